@@ -1,0 +1,56 @@
+/*
+ * locus/common.h - error codes, the error detail struct and version.
+ *
+ * Every fallible function in liblocus returns 0 or a negative LOCUS_E* code.
+ * The numbers are part of the ABI: they are never renumbered, and a retired
+ * code keeps its number.  Error detail goes into an optional caller-owned
+ * locus_error; the library has no global or thread-local "last error".
+ */
+#ifndef LOCUS_COMMON_H
+#define LOCUS_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOCUS_VERSION "0.1.0"
+
+typedef enum locus_error_code {
+	LOCUS_OK = 0,
+	LOCUS_ENOMEM = -1,   /* an allocation failed; nothing was changed */
+	LOCUS_EINVALID = -2, /* malformed input (JSON, policy, arguments) */
+	LOCUS_EUSAGE = -3,   /* a call that breaks the function's contract */
+	LOCUS_ENOTFOUND = -4, /* a named thing (tool, preset, file) does not exist */
+	LOCUS_EIO = -5,      /* a read or write failed; errno is in locus_error.sys */
+	LOCUS_EPATTERN = -6, /* a PCRE2 match hit a limit: callers fail closed */
+	LOCUS_ETOOBIG = -7,  /* input past a configured limit */
+	LOCUS_EDENIED = -8,  /* refused by the gate or the backend (path escape) */
+	LOCUS_ETIMEOUT = -9, /* a deadline passed */
+} locus_error_code;
+
+/*
+ * Optional error detail.  Callers own it (usually on the stack); the library
+ * fills it on failure and leaves it untouched on success.
+ */
+typedef struct locus_error {
+	int code;          /* a locus_error_code */
+	long offset;       /* byte offset in the input, or -1 */
+	int line;          /* 1-based line of the input, or 0 */
+	int sys;           /* errno for LOCUS_EIO, else 0 */
+	char message[256]; /* NUL-terminated, human readable */
+} locus_error;
+
+/** Return the library version string, e.g. "0.1.0".  Never NULL. */
+const char *locus_version(void);
+
+/** Return a static English name for a locus_error_code.  Never NULL. */
+const char *locus_error_code_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,168 @@
+/*
+ * locus/labels.h - kinds, exec:* tags, the never-allow floor and Actions.
+ *
+ * An Action is what one tool call would do (spec shell.md section 2,
+ * policy.md section 1): the tool's name, its kind, a set of tags (always
+ * holding the tool's name), an asset, and for `bash` the full shell analysis
+ * of the command.  The policy engine decides on Actions; the harness derives
+ * one for every call before it runs anything.
+ *
+ * Ownership: a locus_action owns everything reachable from it.  Strings and
+ * the shell result returned by accessors are borrowed until
+ * locus_action_free().  Actions are not shared between threads while being
+ * modified (locus_action_add_tag and the setters); reading is thread safe.
+ */
+#ifndef LOCUS_LABELS_H
+#define LOCUS_LABELS_H
+
+#include "common.h"
+#include "shell.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum locus_kind {
+	LOCUS_KIND_READ = 0,  /* "workspace.read" */
+	LOCUS_KIND_WRITE = 1, /* "workspace.write" */
+	LOCUS_KIND_EXEC = 2,  /* "workspace.exec" */
+	LOCUS_KIND_NETWORK = 3, /* "network" (web tools) */
+} locus_kind;
+
+/** "workspace.read", ... ; never NULL ("" for an out-of-range value). */
+const char *locus_kind_name(locus_kind kind);
+
+/* The exec:* tags, as bits; locus_tag_name() gives the string. */
+enum {
+	LOCUS_TAG_DESTRUCTIVE = 1u << 0, /* exec:destructive */
+	LOCUS_TAG_VCS_PUSH = 1u << 1,    /* exec:vcs-push */
+	LOCUS_TAG_FORCE_PUSH = 1u << 2,  /* exec:force-push */
+	LOCUS_TAG_NETWORK = 1u << 3,     /* exec:network */
+	LOCUS_TAG_REMOTE_CODE = 1u << 4, /* exec:remote-code */
+	LOCUS_TAG_SHUTDOWN = 1u << 5,    /* exec:shutdown */
+	LOCUS_TAG_CHECK = 1u << 6,       /* exec:check */
+	LOCUS_TAG_NEVER = 1u << 7,       /* exec:never */
+	LOCUS_TAG_BACKGROUND = 1u << 8,  /* exec:background */
+	LOCUS_TAG_UNPARSED = 1u << 9,    /* exec:unparsed */
+	LOCUS_TAG_STDIN = 1u << 10,      /* exec:stdin */
+};
+#define LOCUS_TAG_COUNT 11
+
+/** "exec:destructive" for LOCUS_TAG_DESTRUCTIVE...; NULL for a value that is
+ *  not exactly one known bit. */
+const char *locus_tag_name(uint32_t tag_bit);
+
+/**
+ * The shell verdict for one line: what the labeller concluded from a parse
+ * result.  A value struct filled by locus_shell_label(); `never` and
+ * `reasons` point into static tables or into the result, so they live as
+ * long as the result passed in.
+ */
+typedef struct locus_shell_verdict {
+	locus_kind kind;    /* LOCUS_KIND_READ or LOCUS_KIND_EXEC */
+	uint32_t tags;      /* LOCUS_TAG_* bits */
+	const char *never;  /* the floor's reason, e.g. "recursive delete", or
+	                       NULL */
+	size_t nreasons;
+	const char *reasons[32]; /* "rm deletes files", ...; static strings or
+	                            owned by the labeller's scratch (see
+	                            locus_action for owned copies) */
+} locus_shell_verdict;
+
+typedef struct locus_action locus_action;
+
+/**
+ * Derive the Action of a tool call.
+ *
+ * @param[out] out  the action, freed with locus_action_free(); NULL on error
+ * @param parser    used for `bash` commands; borrowed; may be NULL, then a
+ *                  temporary parser with default limits is made
+ * @param tool      tool name (NUL-terminated), e.g. "bash", "write"
+ * @param args_json the call's arguments as a JSON object, borrowed, need not
+ *                  be NUL-terminated; args_len is its byte count.  NULL or
+ *                  "" mean {}.
+ * @param err       optional detail on failure
+ * @return 0; LOCUS_ENOTFOUND for a tool that is not a harness tool
+ *         ("no harness tool named 'x'"); LOCUS_EINVALID for arguments that
+ *         are not a JSON object or have a wrong type (`command` not a
+ *         string...); LOCUS_ENOMEM.
+ */
+int locus_action_derive(locus_action **out, locus_shell_parser *parser,
+                        const char *tool, const char *args_json,
+                        size_t args_len, locus_error *err);
+
+/**
+ * Classify one bash line: the Action of {"tool":"bash","arguments":
+ * {"command": line}}.  Same contract as locus_action_derive().
+ */
+int locus_action_classify(locus_action **out, locus_shell_parser *parser,
+                          const char *line, size_t len, locus_error *err);
+
+/** Free an action.  NULL is accepted. */
+void locus_action_free(locus_action *action);
+
+const char *locus_action_tool(const locus_action *action);
+locus_kind locus_action_kind(const locus_action *action);
+const char *locus_action_asset(const locus_action *action);
+const char *locus_action_environment(const locus_action *action);
+int64_t locus_action_blast_radius(const locus_action *action);
+double locus_action_cost_usd(const locus_action *action);
+
+/** Sorted, de-duplicated tag strings (the tool name and exec:* tags among
+ *  them).  Borrowed. */
+size_t locus_action_tag_count(const locus_action *action);
+const char *locus_action_tag(const locus_action *action, size_t i);
+bool locus_action_has_tag(const locus_action *action, const char *tag);
+
+/** The exec:* tags as LOCUS_TAG_* bits. */
+uint32_t locus_action_exec_tags(const locus_action *action);
+
+/** The floor's reason, or NULL. */
+const char *locus_action_never(const locus_action *action);
+
+/** Reasons, in the order found.  Borrowed. */
+size_t locus_action_reason_count(const locus_action *action);
+const char *locus_action_reason(const locus_action *action, size_t i);
+
+/** The shell analysis for `bash` actions, else NULL.  Borrowed. */
+const locus_shell_result *locus_action_shell(const locus_action *action);
+
+/** Add a tag (copied), keeping the set sorted.  0 or LOCUS_ENOMEM. */
+int locus_action_add_tag(locus_action *action, const char *tag);
+
+/** Setters for the policy's inputs.  `environment` is copied.
+ *  0, LOCUS_ENOMEM or LOCUS_EINVALID (negative blast radius or cost,
+ *  NaN). */
+int locus_action_set_environment(locus_action *action, const char *env);
+int locus_action_set_blast_radius(locus_action *action, int64_t radius);
+int locus_action_set_cost_usd(locus_action *action, double cost);
+
+/**
+ * Label a parse result (spec shell.md section 2).  Pure: reads `result`
+ * only.
+ *
+ * @param result    from locus_shell_parser_parse(); borrowed
+ * @param[out] out  filled in full
+ */
+void locus_shell_label(const locus_shell_result *result,
+                       locus_shell_verdict *out);
+
+/** Flags for locus_action_json(). */
+enum {
+	LOCUS_JSON_PRETTY = 1 << 0,   /* indent */
+	LOCUS_JSON_COMMANDS = 1 << 1, /* include "commands" for bash */
+};
+
+/**
+ * Render an action as the `locus classify` JSON object (spec shell.md
+ * section 3).
+ *
+ * @param[out] out  malloc'd NUL-terminated text, freed with free()
+ * @return 0 or LOCUS_ENOMEM
+ */
+int locus_action_json(const locus_action *action, int flags, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

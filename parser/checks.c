@@ -1,0 +1,2 @@
+/* parser/checks.c - placeholder; written by the parser work. */
+#include "internal.h"

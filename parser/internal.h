@@ -1,0 +1,186 @@
+/*
+ * parser/internal.h - what the parser's files share (not public API).
+ *
+ * The parser is split in two halves that meet at lp_emit():
+ *
+ *   walk side (parse.c, walk.c, word.c, checks.c, vars.c): bytes -> tree ->
+ *     "raw commands": each simple command's words evaluated (quote removal,
+ *     same-line constants), its assignments, redirects, connector, pipeline,
+ *     origin, and what feeds its stdin.  Substitutions found in its words are
+ *     walked after it, with the command as their parent.
+ *
+ *   see-through side (seethrough.c, wrappers.c, inline.c): lp_emit() takes
+ *     one raw command, peels wrappers (emitting each wrapper as its own
+ *     command too), and finds code the command runs: `sh -c`, eval, xargs,
+ *     find -exec, git aliases, ssh, interpreters' inline code, scripts fed
+ *     on stdin.  Nested scripts go back to the walk side through
+ *     lp_parse_nested(); nested argv (xargs rm ...) go through lp_emit()
+ *     again with a new origin.
+ *
+ * Everything lives in the result's arena: nothing here is freed piecemeal.
+ */
+#ifndef LOCUS_PARSER_INTERNAL_H
+#define LOCUS_PARSER_INTERNAL_H
+
+#include <stdarg.h>
+#include <time.h>
+
+#include "locus/shell.h"
+
+/* ---- arena ------------------------------------------------------------ */
+
+typedef struct lp_arena_block lp_arena_block;
+typedef struct lp_arena {
+	lp_arena_block *head;
+	size_t used_total; /* bytes handed out, for the memory cap */
+	bool failed;       /* an allocation failed: the result is NULL */
+} lp_arena;
+
+void lp_arena_init(lp_arena *a);
+void lp_arena_release(lp_arena *a);
+/* Zeroed memory, 16-byte aligned; NULL (and a->failed) on OOM. */
+void *lp_arena_alloc(lp_arena *a, size_t n);
+/* Copy of s[0..n) plus a NUL. */
+char *lp_arena_strndup(lp_arena *a, const char *s, size_t n);
+char *lp_arena_strdup(lp_arena *a, const char *s);
+/* printf into the arena. */
+char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Grow an arena-backed array: returns a new block of cap*elem bytes holding
+   the old contents (the old block is simply abandoned). */
+void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes);
+
+/* A growable byte buffer in the arena. */
+typedef struct lp_buf {
+	char *data;
+	size_t len, cap;
+} lp_buf;
+bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n);
+bool lp_buf_putc(lp_arena *a, lp_buf *b, char c);
+/* NUL-terminated view (appends a NUL that is not counted in len). */
+const char *lp_buf_cstr(lp_arena *a, lp_buf *b);
+
+/* ---- the result ------------------------------------------------------- */
+
+struct locus_shell_result {
+	lp_arena arena;
+	const char *source;
+	size_t source_len;
+	bool parsed;
+	const char *reason;
+	bool has_substitution;
+	bool has_background;
+	bool has_fork_bomb;
+	locus_shell_command *commands;
+	size_t ncommands, cap;
+};
+
+/* ---- words and raw commands ------------------------------------------ */
+
+typedef struct lp_word {
+	const char *value; /* after quote removal and constant resolution */
+	const char *text;  /* as written */
+	uint32_t flags;    /* LOCUS_WORD_* */
+} lp_word;
+
+typedef enum lp_stdin_kind {
+	LP_STDIN_NONE = 0,
+	LP_STDIN_HEREDOC,    /* stdin_text = body; stdin_flags say if the body
+	                        had expansions (DYNAMIC) */
+	LP_STDIN_HERESTRING, /* stdin_text = the string's value */
+	LP_STDIN_PIPE,       /* fed by the previous pipeline stage: see
+	                        stdin_producer */
+	LP_STDIN_FILE,       /* < file */
+} lp_stdin_kind;
+
+typedef struct lp_raw_command {
+	size_t nwords;
+	lp_word *words; /* command name first, then arguments, in argv order
+	                   (arguments after a redirect or heredoc operator merged
+	                   back in, as bash does) */
+	size_t nassigns;
+	lp_word *assigns; /* leading NAME=value; value holds "NAME=value" */
+	size_t nredirects;
+	locus_shell_redirect *redirects;
+
+	const char *connector;
+	size_t pipeline;
+	const char *origin;
+	size_t parent;
+	unsigned depth;
+	const char *function_name;
+	uint32_t flags; /* LOCUS_CMD_* known to the walk (BACKGROUND,
+	                   WRITES_FILES, READS_FILE, SUBST, PIPED_IN,
+	                   FUNCTION_DEF) */
+	size_t start, end;
+
+	lp_stdin_kind stdin_kind;
+	const char *stdin_text; /* heredoc body or herestring value */
+	uint32_t stdin_flags;   /* LOCUS_WORD_* of that text */
+	size_t stdin_producer;  /* LP_STDIN_PIPE: index of the command whose
+	                           stdout feeds this one (innermost command of
+	                           the previous stage), else
+	                           LOCUS_SHELL_NO_PARENT */
+} lp_raw_command;
+
+/* ---- the parse context ----------------------------------------------- */
+
+typedef struct lp_vars lp_vars; /* same-line constants (vars.c) */
+typedef struct lp_inline_table lp_inline_table; /* compiled PCRE2 table */
+
+typedef struct lp_ctx {
+	struct locus_shell_parser *parser;
+	locus_shell_result *result;
+	lp_arena *arena; /* == &result->arena */
+	locus_shell_options opts;
+	struct timespec deadline;
+	bool timed_out;
+	unsigned steps; /* work counter; the clock is read every 256 steps */
+	lp_vars *vars;
+} lp_ctx;
+
+/* The parser object behind locus_shell_parser (parse.c). */
+struct locus_shell_parser {
+	void *ts; /* TSParser * */
+	locus_shell_options opts;
+	lp_inline_table *inline_table;
+};
+
+/* Mark the line unparsed.  The first reason is kept; later ones are
+   ignored.  Parsing continues so that every findable command is listed. */
+void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* True once the time budget is spent (marks the line unparsed the first
+   time).  Cheap: reads the clock every 256 calls. */
+bool lp_out_of_time(lp_ctx *ctx);
+
+/* Append a finished command to the result; returns its index, or
+   LOCUS_SHELL_NO_PARENT when the command cap is reached (the line is then
+   unparsed) or memory ran out. */
+size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd);
+
+/* Walk side: parse `text` (a script found inside the line: `sh -c` payload,
+   eval string, heredoc fed to a shell...) and emit its commands with the
+   given origin and parent, at depth `depth`.  Past opts.max_depth the line
+   is unparsed and nothing is emitted.  `text` is copied as needed. */
+void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
+                     const char *origin, size_t parent, unsigned depth);
+
+/* See-through side: emit one raw command (and whatever it runs).  Returns
+   the index of the innermost command that really runs (the peeled one), or
+   LOCUS_SHELL_NO_PARENT if nothing was emitted. */
+size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw);
+
+/* Build the public command for `raw` as is (no peeling) and push it.
+   Shared helper for the see-through side: computes name (basename of
+   argv[0]), the argv/words/flags arrays, GLOB_ARGS and DYNAMIC_ARGS. */
+size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw,
+                   size_t first_argv, size_t nwrappers,
+                   const char *const *wrappers);
+
+/* inline.c: compile / free the interpreter pattern table. */
+lp_inline_table *lp_inline_table_new(void);
+void lp_inline_table_free(lp_inline_table *t);
+
+#endif

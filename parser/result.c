@@ -1,0 +1,185 @@
+/*
+ * parser/result.c - the public accessors of locus_shell_result, and the
+ * one place commands are appended to it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void locus_shell_result_free(locus_shell_result *r)
+{
+	if (!r)
+		return;
+	lp_arena arena = r->arena; /* the result itself lives in its arena */
+	lp_arena_release(&arena);
+}
+
+bool locus_shell_result_parsed(const locus_shell_result *r)
+{
+	return r && r->parsed;
+}
+
+const char *locus_shell_result_reason(const locus_shell_result *r)
+{
+	return r && !r->parsed ? r->reason : NULL;
+}
+
+const char *locus_shell_result_source(const locus_shell_result *r, size_t *len)
+{
+	if (len)
+		*len = r ? r->source_len : 0;
+	return r ? r->source : NULL;
+}
+
+size_t locus_shell_result_count(const locus_shell_result *r)
+{
+	return r ? r->ncommands : 0;
+}
+
+const locus_shell_command *
+locus_shell_result_command(const locus_shell_result *r, size_t i)
+{
+	if (!r || i >= r->ncommands)
+		return NULL;
+	return &r->commands[i];
+}
+
+bool locus_shell_result_has_substitution(const locus_shell_result *r)
+{
+	return r && r->has_substitution;
+}
+
+bool locus_shell_result_has_background(const locus_shell_result *r)
+{
+	return r && r->has_background;
+}
+
+bool locus_shell_result_has_fork_bomb(const locus_shell_result *r)
+{
+	return r && r->has_fork_bomb;
+}
+
+void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
+{
+	locus_shell_result *r = ctx->result;
+	if (!r->parsed)
+		return;
+	r->parsed = false;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	r->reason = lp_arena_strdup(ctx->arena, buf);
+	if (!r->reason)
+		r->reason = "out of memory";
+}
+
+size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
+{
+	locus_shell_result *r = ctx->result;
+	if (r->ncommands >= ctx->opts.max_commands) {
+		lp_unparsed(ctx, "more than %zu commands", ctx->opts.max_commands);
+		return LOCUS_SHELL_NO_PARENT;
+	}
+	if (r->ncommands == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		locus_shell_command *c = lp_arena_grow(
+			ctx->arena, r->commands, r->ncommands * sizeof *c,
+			cap * sizeof *c);
+		if (!c)
+			return LOCUS_SHELL_NO_PARENT;
+		r->commands = c;
+		r->cap = cap;
+	}
+	r->commands[r->ncommands] = *cmd;
+	return r->ncommands++;
+}
+
+/* Basename as the spec defines `name`: /usr/bin/rm -> rm. */
+static const char *base_name(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	return slash ? slash + 1 : s;
+}
+
+size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
+                   size_t nwrappers, const char *const *wrappers)
+{
+	lp_arena *a = ctx->arena;
+	locus_shell_command c;
+	memset(&c, 0, sizeof c);
+
+	size_t argc = first_argv <= raw->nwords ? raw->nwords - first_argv : 0;
+	const char **argv = lp_arena_alloc(a, (argc + 1) * sizeof *argv);
+	uint32_t *aflags = lp_arena_alloc(a, (argc + 1) * sizeof *aflags);
+	const char **words = lp_arena_alloc(a, (raw->nassigns + raw->nwords + 1) *
+	                                               sizeof *words);
+	const char **assigns =
+		lp_arena_alloc(a, (raw->nassigns + 1) * sizeof *assigns);
+	const char **wr = lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr);
+	if (!argv || !aflags || !words || !assigns || !wr)
+		return LOCUS_SHELL_NO_PARENT;
+
+	uint32_t flags = raw->flags;
+	for (size_t i = 0; i < argc; i++) {
+		const lp_word *w = &raw->words[first_argv + i];
+		argv[i] = w->value ? w->value : "";
+		aflags[i] = w->flags;
+		if (i > 0 && (w->flags & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
+			flags |= LOCUS_CMD_GLOB_ARGS;
+		if (w->flags & LOCUS_WORD_DYNAMIC)
+			flags |= i == 0 ? LOCUS_CMD_DYNAMIC
+			                : LOCUS_CMD_DYNAMIC_ARGS;
+		if (w->flags & LOCUS_WORD_SUBST)
+			flags |= LOCUS_CMD_SUBST;
+	}
+	size_t nw = 0;
+	for (size_t i = 0; i < raw->nassigns; i++) {
+		words[nw++] = raw->assigns[i].text ? raw->assigns[i].text : "";
+		assigns[i] = raw->assigns[i].value ? raw->assigns[i].value : "";
+		if (raw->assigns[i].flags & LOCUS_WORD_DYNAMIC)
+			flags |= LOCUS_CMD_DYNAMIC_ARGS;
+		if (raw->assigns[i].flags & LOCUS_WORD_SUBST)
+			flags |= LOCUS_CMD_SUBST;
+	}
+	for (size_t i = 0; i < raw->nwords; i++)
+		words[nw++] = raw->words[i].text ? raw->words[i].text : "";
+	for (size_t i = 0; i < raw->nredirects; i++) {
+		if (raw->redirects[i].target_flags & LOCUS_WORD_DYNAMIC)
+			flags |= LOCUS_CMD_DYNAMIC_ARGS;
+		if (raw->redirects[i].target_flags & LOCUS_WORD_SUBST)
+			flags |= LOCUS_CMD_SUBST;
+	}
+	for (size_t i = 0; i < nwrappers; i++)
+		wr[i] = wrappers[i];
+
+	c.argc = argc;
+	c.argv = argv;
+	c.argv_flags = aflags;
+	c.name = argc ? base_name(argv[0]) : "";
+	c.nwords = nw;
+	c.words = words;
+	c.nwrappers = nwrappers;
+	c.wrappers = wr;
+	c.nassignments = raw->nassigns;
+	c.assignments = assigns;
+	c.nredirects = raw->nredirects;
+	c.redirects = raw->redirects;
+	c.connector = raw->connector ? raw->connector : "";
+	c.pipeline = raw->pipeline;
+	c.origin = raw->origin ? raw->origin : "";
+	c.parent = raw->parent;
+	c.depth = raw->depth;
+	c.function_name = raw->function_name;
+	c.flags = flags;
+	c.start = raw->start;
+	c.end = raw->end;
+	if (flags & LOCUS_CMD_SUBST)
+		ctx->result->has_substitution = true;
+	if (flags & LOCUS_CMD_BACKGROUND)
+		ctx->result->has_background = true;
+	return lp_push_command(ctx, &c);
+}
