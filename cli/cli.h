@@ -9,6 +9,8 @@
 #ifndef LOCUS_CLI_H
 #define LOCUS_CLI_H
 
+#include <stdio.h>
+
 int cli_classify(int argc, char **argv); /* cli/classify.c */
 int cli_corpus(int argc, char **argv);   /* cli/corpus.c */
 int cli_gate(int argc, char **argv);     /* cli/gate.c (policy engine) */
@@ -16,5 +18,18 @@ int cli_policy(int argc, char **argv);   /* cli/policy.c: policy show */
 int cli_audit(int argc, char **argv);    /* cli/audit.c: audit verify */
 int cli_tool(int argc, char **argv);     /* cli/tool.c (harness) */
 int cli_bench(int argc, char **argv);    /* cli/bench.c */
+
+/*
+ * Policy golden cases, hooked into `locus corpus` (cli/corpus.c).  A file is
+ * handed to this runner when its first non-comment line is `format: policy`
+ * or when it sits in a directory named `policy` (corpus/policy/...).  The
+ * runner prints each failure to `out` (expected vs got), adds its counts to
+ * *passed and *failed, and returns 0, or 2 on a format error in the file.
+ * cli/stubs.c holds a weak default that refuses (returns 2); the policy
+ * helper defines the real one (e.g. in cli/policy.c) and documents the
+ * format in docs/corpus.md.
+ */
+int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
+                           int *failed);
 
 #endif

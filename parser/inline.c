@@ -1,14 +1,638 @@
-/* parser/inline.c - placeholder for the interpreter pattern table. */
+/*
+ * parser/inline.c - interpreters given code inline (python -c, perl -e,
+ * node -e, awk PROGRAM, a heredoc fed to python...).
+ *
+ * The code is never read-only (LOCUS_CMD_INLINE_CODE).  Inside it we look
+ * for what we can see without running it: literal shell-outs
+ * (os.system("..."), system("..."), backticks, execSync("...")), which are
+ * parsed as shell with origin inline-code, and calls that delete files
+ * (LOCUS_CMD_INLINE_DELETES).  The patterns live in one static table,
+ * compiled once per parser; a match that hits a PCRE2 limit fails closed.
+ */
+#include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include <pcre2.h>
+
+#include "seethrough.h"
+
+enum {
+	L_PY = 1 << 0,
+	L_PERL = 1 << 1,
+	L_RUBY = 1 << 2,
+	L_JS = 1 << 3,
+	L_PHP = 1 << 4,
+	L_AWK = 1 << 5,
+	L_LUA = 1 << 6,
+	L_OSA = 1 << 7,
+};
+
+enum pat_kind {
+	P_SHELL, /* group 1: a string literal's body, run by a shell */
+	P_CALL,  /* group 1: a call's argument list */
+	P_DELETE,
+};
+
+/* A string literal: group 1 is its body (branch reset over quotes). */
+#define STR "(?|\"((?:[^\"\\\\]|\\\\.)*)\"|'((?:[^'\\\\]|\\\\.)*)')"
+/* A call's arguments, one level of nested parentheses. */
+#define ARGS "\\(((?:[^()]|\\((?:[^()]|\\([^()]*\\))*\\))*)\\)"
+
+static const struct pattern {
+	unsigned langs;
+	enum pat_kind kind;
+	const char *re;
+} patterns[] = {
+	/* shell-outs */
+	{ L_PY, P_CALL,
+	  "\\bos\\s*\\.\\s*(?:system|popen)\\s*" ARGS },
+	{ L_PY, P_CALL,
+	  "\\b(?:subprocess\\s*\\.\\s*)?(?:getoutput|getstatusoutput|"
+	  "check_output|check_call|Popen)\\s*" ARGS },
+	{ L_PY, P_CALL, "\\bsubprocess\\s*\\.\\s*(?:run|call)\\s*" ARGS },
+	{ L_PY, P_CALL,
+	  "(?<![.\\w])(?:run|call|system|popen)\\s*" ARGS },
+	{ L_PY, P_CALL, "\\bpty\\s*\\.\\s*spawn\\s*" ARGS },
+	{ L_PERL | L_RUBY | L_PHP | L_AWK, P_CALL,
+	  "(?<![.\\w$])(?:system|exec|passthru|shell_exec|popen|proc_open|"
+	  "pcntl_exec|spawn)\\s*" ARGS },
+	{ L_PERL | L_RUBY, P_CALL,
+	  "(?<![.\\w$])(?:system|exec)\\s+((?:" STR "\\s*,?\\s*)+)" },
+	{ L_RUBY, P_CALL,
+	  "\\b(?:IO\\s*\\.\\s*popen|Open3\\s*\\.\\s*(?:capture2e?|capture3|"
+	  "popen2e?|popen3|pipeline\\w*))\\s*" ARGS },
+	{ L_PERL | L_RUBY | L_PHP, P_SHELL, "`([^`]*)`" },
+	{ L_PERL, P_SHELL,
+	  "\\bqx\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|/([^/]*)/|!([^!]*)!|"
+	  "\\[([^\\]]*)\\]|'([^']*)')" },
+	{ L_RUBY, P_SHELL,
+	  "%x\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|\\[([^\\]]*)\\]|"
+	  "!([^!]*)!)" },
+	{ L_JS, P_CALL,
+	  "\\b(?:execSync|exec|execFileSync|execFile|spawnSync|spawn)\\s*" ARGS },
+	{ L_AWK, P_SHELL, STR "\\s*\\|\\s*getline" },
+	{ L_AWK, P_SHELL, "(?<!\\|)\\|&?\\s*" STR },
+	{ L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS },
+	{ L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR },
+
+	/* file-deleting calls, however the module is reached */
+	{ L_PY, P_DELETE,
+	  "\\brmtree\\b|\\bos\\s*\\.\\s*(?:remove|unlink|rmdir|removedirs)\\b|"
+	  "\\.\\s*(?:unlink|rmdir)\\s*\\(|"
+	  "__import__\\s*\\(\\s*['\"](?:os|shutil)['\"]\\s*\\)\\s*\\.\\s*"
+	  "(?:remove|unlink|rmdir|removedirs|rmtree)\\b|"
+	  "\\bfrom\\s+os\\s+import\\b[^\\n;]*\\b(?:remove|unlink|rmdir|"
+	  "removedirs)\\b|\\bsend2trash\\b" },
+	{ L_JS, P_DELETE,
+	  "\\b(?:rmSync|unlinkSync|rmdirSync)\\b|"
+	  "\\.\\s*(?:rm|unlink|rmdir)\\s*\\(|"
+	  "\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*=\\s*require\\s*\\(|"
+	  "\\bimport\\s*\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*from\\b|"
+	  "\\b(?:fs|fsp|fsPromises)\\s*\\.\\s*(?:promises\\s*\\.\\s*)?"
+	  "(?:rm|unlink|rmdir)\\b" },
+	{ L_RUBY, P_DELETE,
+	  "\\bFileUtils\\s*(?:\\.|::)\\s*(?:rm_rf|rm_r|rm_f|rm|remove_dir|"
+	  "remove_entry(?:_secure)?|remove_file|remove|rmdir|rmtree)\\b|"
+	  "\\b(?:File|Dir)\\s*(?:\\.|::)\\s*(?:delete|unlink|rmdir)\\b|"
+	  "(?<![.\\w])(?:rm_rf|rm_r|rm_f|rmtree)\\b" },
+	{ L_PERL, P_DELETE, "\\b(?:unlink|rmtree|remove_tree|rmdir)\\b" },
+	{ L_PHP, P_DELETE, "\\b(?:unlink|rmdir)\\b" },
+	{ L_LUA, P_DELETE, "\\bos\\s*\\.\\s*remove\\b" },
+};
+
+#define NPATTERNS (sizeof patterns / sizeof *patterns)
+
+struct lp_inline_table {
+	pcre2_code *code[NPATTERNS];
+	pcre2_match_context *mctx;
+};
 
 lp_inline_table *lp_inline_table_new(void)
 {
-	return NULL;
+	lp_inline_table *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < NPATTERNS; i++) {
+		int err;
+		PCRE2_SIZE off;
+		t->code[i] = pcre2_compile((PCRE2_SPTR)patterns[i].re,
+		                           PCRE2_ZERO_TERMINATED, 0, &err, &off,
+		                           NULL);
+		if (!t->code[i]) {
+			lp_inline_table_free(t);
+			return NULL;
+		}
+		/* JIT is optional: the interpreter honours the same limits */
+		(void)pcre2_jit_compile(t->code[i], PCRE2_JIT_COMPLETE);
+	}
+	t->mctx = pcre2_match_context_create(NULL);
+	if (!t->mctx) {
+		lp_inline_table_free(t);
+		return NULL;
+	}
+	pcre2_set_match_limit(t->mctx, 1000000);
+	pcre2_set_depth_limit(t->mctx, 2000);
+	pcre2_set_heap_limit(t->mctx, 16384); /* KiB */
+	return t;
 }
 
 void lp_inline_table_free(lp_inline_table *t)
 {
-	(void)t;
+	if (!t)
+		return;
+	for (size_t i = 0; i < NPATTERNS; i++)
+		pcre2_code_free(t->code[i]);
+	pcre2_match_context_free(t->mctx);
+	free(t);
+}
+
+/* ---- call arguments -------------------------------------------------- */
+
+/* Decode a string literal's body: the common escapes; others are kept. */
+static void put_unescaped(lp_arena *a, lp_buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '\\' && i + 1 < n) {
+			char d = s[++i];
+			switch (d) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '\\': case '"': case '\'': case '`': c = d; break;
+			default:
+				lp_buf_putc(a, b, '\\');
+				c = d;
+			}
+		}
+		lp_buf_putc(a, b, c);
+	}
+}
+
+/* A dynamic piece of a string expression: an unset variable, so the walk
+   sees a dynamic word. */
+#define DYN "${LOCUS_INLINE_DYNAMIC}"
+
+typedef struct arg {
+	const char *text; /* shell text: literals with DYN for the rest */
+	bool literal;     /* only string literals */
+	bool any_literal;
+	bool list;        /* a [...] list */
+	bool kwarg;       /* name=value or an {options} object */
+	const char *s;    /* source span */
+	size_t n;
+} arg;
+
+/* Split s[0..n) at top-level commas. */
+static size_t split_args(const char *s, size_t n, arg *out, size_t cap)
+{
+	size_t na = 0, start = 0;
+	int depth = 0;
+	char q = 0;
+	for (size_t i = 0; i <= n; i++) {
+		char c = i < n ? s[i] : ',';
+		if (q) {
+			if (c == '\\')
+				i++;
+			else if (c == q)
+				q = 0;
+			continue;
+		}
+		if (c == '"' || c == '\'' || c == '`')
+			q = c;
+		else if (c == '(' || c == '[' || c == '{')
+			depth++;
+		else if (c == ')' || c == ']' || c == '}')
+			depth--;
+		else if (c == ',' && depth <= 0) {
+			size_t a = start, e = i;
+			while (a < e && isspace((unsigned char)s[a]))
+				a++;
+			while (e > a && isspace((unsigned char)s[e - 1]))
+				e--;
+			if (e > a && na < cap) {
+				memset(&out[na], 0, sizeof out[na]);
+				out[na].s = s + a;
+				out[na].n = e - a;
+				na++;
+			}
+			start = i + 1;
+		}
+	}
+	return na;
+}
+
+/* Build an argument's shell text: literals decoded, anything else DYN. */
+static void arg_text(lp_arena *a, arg *g)
+{
+	lp_buf b = { 0 };
+	const char *s = g->s;
+	size_t n = g->n, i = 0;
+	bool dyn_chunk = false;
+	g->literal = true;
+	if (n && s[0] == '[') {
+		g->list = true;
+		g->literal = false;
+		return;
+	}
+	if (n && s[0] == '{') {
+		g->kwarg = true;
+		return;
+	}
+	size_t id = 0;
+	while (id < n && (isalnum((unsigned char)s[id]) || s[id] == '_'))
+		id++;
+	if (id && id < n && s[id] == '=' && (id + 1 >= n || s[id + 1] != '=')) {
+		g->kwarg = true;
+		return;
+	}
+	while (i < n) {
+		char c = s[i];
+		size_t pre = 0;
+		while (i + pre < n && pre < 2 && strchr("rbuRBUfF", s[i + pre]))
+			pre++;
+		if (i + pre < n && (s[i + pre] == '"' || s[i + pre] == '\'') &&
+		    (pre == 0 || i == 0 || !isalnum((unsigned char)s[i - 1]))) {
+			if (memchr(s + i, 'f', pre) || memchr(s + i, 'F', pre))
+				g->literal = false; /* an f-string interpolates */
+			i += pre;
+			char q = s[i++];
+			size_t st = i;
+			while (i < n && s[i] != q) {
+				if (s[i] == '\\')
+					i++;
+				i++;
+			}
+			put_unescaped(a, &b, s + st, (i < n ? i : n) - st);
+			g->any_literal = true;
+			i++;
+			dyn_chunk = false;
+			continue;
+		}
+		if (isspace((unsigned char)c) || c == '+' || c == '.' ||
+		    c == '~') {
+			i++;
+			continue;
+		}
+		/* something computed */
+		g->literal = false;
+		if (!dyn_chunk)
+			lp_buf_append(a, &b, DYN, strlen(DYN));
+		dyn_chunk = true;
+		while (i < n && !isspace((unsigned char)s[i]) && s[i] != '+' &&
+		       s[i] != '"' && s[i] != '\'')
+			i++;
+	}
+	g->text = lp_buf_cstr(a, &b);
+}
+
+#define MAX_ARGS 64
+
+/* Shell text of an argv list: literals quoted, the rest DYN. */
+static void put_argv(lp_arena *a, lp_buf *b, arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (args[i].kwarg)
+			continue;
+		if (b->len)
+			lp_buf_putc(a, b, ' ');
+		if (!args[i].literal) {
+			lp_buf_append(a, b, "\"" DYN "\"", strlen(DYN) + 2);
+			continue;
+		}
+		lp_buf_putc(a, b, '\'');
+		for (const char *p = args[i].text; *p; p++) {
+			if (*p == '\'')
+				lp_buf_append(a, b, "'\\''", 4);
+			else
+				lp_buf_putc(a, b, *p);
+		}
+		lp_buf_putc(a, b, '\'');
+	}
+}
+
+/* The shell text a call runs, or NULL when nothing about it is known. */
+static const char *call_text(lp_arena *a, const char *s, size_t n)
+{
+	arg args[MAX_ARGS];
+	size_t na = split_args(s, n, args, MAX_ARGS), np = 0;
+	arg *pos[MAX_ARGS];
+	for (size_t i = 0; i < na; i++) {
+		arg_text(a, &args[i]);
+		if (!args[i].kwarg)
+			pos[np++] = &args[i];
+	}
+	if (!np)
+		return NULL;
+	lp_buf b = { 0 };
+	if (pos[0]->list || (np > 1 && pos[1]->list)) {
+		/* ["rm", "-rf", x] or ("rm", ["-rf", x]) */
+		if (!pos[0]->list) {
+			put_argv(a, &b, pos[0], 1);
+			pos[0] = pos[1];
+		}
+		arg items[MAX_ARGS];
+		size_t ni = split_args(pos[0]->s + 1, pos[0]->n - 2, items,
+		                       MAX_ARGS);
+		for (size_t i = 0; i < ni; i++)
+			arg_text(a, &items[i]);
+		put_argv(a, &b, items, ni);
+		return lp_buf_cstr(a, &b);
+	}
+	if (!pos[0]->any_literal)
+		return NULL; /* computed at run time: a known limit */
+	if (np == 1)
+		return pos[0]->text;
+	/* system("rm", "-rf", "x"): a list of words */
+	arg flat[MAX_ARGS];
+	for (size_t i = 0; i < np; i++)
+		flat[i] = *pos[i];
+	put_argv(a, &b, flat, np);
+	return lp_buf_cstr(a, &b);
+}
+
+/* ---- scanning -------------------------------------------------------- */
+
+static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
+                      size_t idx, unsigned depth)
+{
+	lp_inline_table *t = ctx->parser ? ctx->parser->inline_table : NULL;
+	if (!t) {
+		lp_unparsed(ctx, "inline code patterns are not available");
+		return;
+	}
+	size_t len = strlen(code);
+	pcre2_match_data *md = pcre2_match_data_create(8, NULL);
+	if (!md) {
+		lp_unparsed(ctx, "out of memory scanning inline code");
+		return;
+	}
+	for (size_t p = 0; p < NPATTERNS; p++) {
+		if (!(patterns[p].langs & lang))
+			continue;
+		if (lp_out_of_time(ctx))
+			break;
+		PCRE2_SIZE off = 0;
+		while (off <= len) {
+			int rc = pcre2_match(t->code[p], (PCRE2_SPTR)code, len, off,
+			                     0, md, t->mctx);
+			if (rc == PCRE2_ERROR_NOMATCH)
+				break;
+			if (rc < 0) {
+				lp_unparsed(ctx, "inline code too complex to scan "
+				                 "(PCRE2 error %d)",
+				            rc);
+				pcre2_match_data_free(md);
+				return;
+			}
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+			size_t ms = ov[0], me = ov[1];
+			size_t gs = rc > 1 ? ov[2] : 0, ge = rc > 1 ? ov[3] : 0;
+			off = me > ms ? me : ms + 1;
+			if (patterns[p].kind == P_DELETE) {
+				ctx->result->commands[idx].flags |=
+					LOCUS_CMD_INLINE_DELETES;
+				break;
+			}
+			if (gs == PCRE2_UNSET || ge < gs)
+				continue;
+			const char *text;
+			if (patterns[p].kind == P_SHELL) {
+				lp_buf b = { 0 };
+				put_unescaped(ctx->arena, &b, code + gs, ge - gs);
+				text = lp_buf_cstr(ctx->arena, &b);
+			} else {
+				text = call_text(ctx->arena, code + gs, ge - gs);
+			}
+			if (!text || !*text)
+				continue;
+			/* the match data is ours (not shared), and the
+			   offsets were copied: nesting is safe */
+			lp_parse_nested(ctx, text, strlen(text),
+			                LOCUS_ORIGIN_INLINE_CODE, idx, depth);
+		}
+	}
+	pcre2_match_data_free(md);
+}
+
+/* ---- interpreters ---------------------------------------------------- */
+
+enum {
+	I_VERSIONED = 1 << 0, /* python3.12, ruby3.1, php8.2, lua5.4 */
+	I_STDIN = 1 << 1,     /* no code and no file: the program is stdin */
+	I_CODE_ENDS = 1 << 2, /* -c ends the options (python) */
+	I_OPERAND = 1 << 3,   /* the first operand is the program (awk) */
+	I_EVAL_SUB = 1 << 4,  /* `deno eval CODE` */
+};
+
+static const struct interp {
+	const char *name;
+	unsigned lang;
+	const char *code;      /* letters whose value is code */
+	const char *code_long; /* "|eval|print|" */
+	const char *val;       /* letters taking a value */
+	const char *val_long;  /* "|require|import|" next-word values */
+	const char *rest;      /* letters taking the rest of the cluster */
+	const char *stop;      /* letters after which no inline code runs */
+	const char *file;      /* letters naming a program file */
+	unsigned flags;
+} interps[] = {
+	{ "python", L_PY, "c", "", "WXQ", "|check-hash-based-pycs|", "", "m",
+	  "", I_VERSIONED | I_STDIN | I_CODE_ENDS },
+	{ "pypy", L_PY, "c", "", "WXQ", "", "", "m", "",
+	  I_VERSIONED | I_STDIN | I_CODE_ENDS },
+	{ "perl", L_PERL, "eE", "", "", "", "0CdDiIlmMxV", "", "",
+	  I_VERSIONED | I_STDIN },
+	{ "ruby", L_RUBY, "e", "", "ICrEF", "", "0KTWx", "", "",
+	  I_VERSIONED | I_STDIN },
+	{ "node", L_JS, "ep", "|eval|print|", "rC",
+	  "|require|import|loader|experimental-loader|input-type|title|"
+	  "conditions|", "", "c", "", I_STDIN },
+	{ "nodejs", L_JS, "ep", "|eval|print|", "rC",
+	  "|require|import|loader|experimental-loader|input-type|title|"
+	  "conditions|", "", "c", "", I_STDIN },
+	{ "bun", L_JS, "ep", "|eval|print|", "r", "|preload|", "", "", "", 0 },
+	{ "deno", L_JS, "", "", "", "", "", "", "", I_EVAL_SUB },
+	{ "php", L_PHP, "rBRE", "", "dcztSA", "", "", "", "fF",
+	  I_VERSIONED | I_STDIN },
+	{ "awk", L_AWK, "e", "|source|", "FvilW",
+	  "|field-separator|assign|include|load|", "odpDLM", "", "fE",
+	  I_OPERAND },
+	{ "gawk", L_AWK, "e", "|source|", "FvilW",
+	  "|field-separator|assign|include|load|", "odpDLM", "", "fE",
+	  I_OPERAND },
+	{ "mawk", L_AWK, "", "", "FvW", "", "", "", "f", I_OPERAND },
+	{ "nawk", L_AWK, "", "", "Fv", "", "", "", "f", I_OPERAND },
+	{ "busybox-awk", L_AWK, "e", "", "Fv", "", "", "", "f", I_OPERAND },
+	{ "lua", L_LUA, "e", "", "l", "", "", "", "", I_VERSIONED | I_STDIN },
+	{ "luajit", L_LUA, "e", "", "l", "", "", "", "", I_STDIN },
+	{ "osascript", L_OSA, "e", "", "l", "", "", "", "", I_STDIN },
+	{ "Rscript", 0, "e", "", "", "", "", "", "", 0 },
+};
+
+static const struct interp *find_interp(const char *name)
+{
+	for (size_t i = 0; i < sizeof interps / sizeof *interps; i++) {
+		const struct interp *it = &interps[i];
+		size_t n = strlen(it->name);
+		if (strncmp(name, it->name, n))
+			continue;
+		const char *rest = name + n;
+		if (!*rest)
+			return it;
+		if ((it->flags & I_VERSIONED) &&
+		    strspn(rest, "0123456789.") == strlen(rest))
+			return it;
+	}
+	return NULL;
+}
+
+static bool in_bar_list(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; (p = strstr(p, "|")) != NULL; p++) {
+		if (!strncmp(p + 1, s, n) && p[1 + n] == '|')
+			return true;
+	}
+	return false;
+}
+
+static bool has(const char *set, char c)
+{
+	return c && strchr(set, c) != NULL;
+}
+
+#define MAX_CODES 32
+
+bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                       size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	const struct interp *it = find_interp(lp_base_name(w[pos].value));
+	if (!it)
+		return false;
+	const char *codes[MAX_CODES];
+	const lp_word *code_words[MAX_CODES];
+	size_t ncodes = 0;
+	bool file = false, stop = false;
+	size_t i = pos + 1;
+	if (it->flags & I_EVAL_SUB) {
+		if (i >= n || strcmp(w[i].value ? w[i].value : "", "eval"))
+			return true; /* deno run FILE: a known limit */
+		i++;
+		while (i < n && w[i].value && w[i].value[0] == '-' &&
+		       !(w[i].flags & LOCUS_WORD_DYNAMIC))
+			i++;
+		if (i < n) {
+			codes[ncodes] = w[i].value;
+			code_words[ncodes++] = &w[i];
+		}
+		i = n;
+	}
+	for (; i < n && !stop; i++) {
+		const lp_word *x = &w[i];
+		const char *v = x->value ? x->value : "";
+		if (x->flags & LOCUS_WORD_DYNAMIC)
+			break;
+		if (!strcmp(v, "--")) {
+			i++;
+			break;
+		}
+		if (v[0] != '-' || !v[1])
+			break;
+		if (v[1] == '-') {
+			const char *name = v + 2, *eq = strchr(name, '=');
+			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+			if (in_bar_list(it->code_long, name, nl)) {
+				const lp_word *cw = x;
+				const char *cv = eq ? eq + 1 : NULL;
+				if (!eq && i + 1 < n) {
+					cw = &w[++i];
+					cv = cw->value;
+				}
+				if (cv && ncodes < MAX_CODES) {
+					codes[ncodes] = cv;
+					code_words[ncodes++] = cw;
+				}
+			} else if (!eq && in_bar_list(it->val_long, name, nl)) {
+				i++;
+			} else if (it->flags & I_OPERAND) {
+				if ((nl == 4 && !strncmp(name, "file", 4)) ||
+				    (nl == 4 && !strncmp(name, "exec", 4))) {
+					file = true;
+					if (!eq)
+						i++;
+				}
+			}
+			continue;
+		}
+		for (size_t j = 1; v[j]; j++) {
+			char c = v[j];
+			bool is_code = has(it->code, c), is_file = has(it->file, c);
+			if (is_code || is_file || has(it->val, c)) {
+				const lp_word *vw = x;
+				const char *vv = v + j + 1;
+				if (!*vv) {
+					if (i + 1 >= n)
+						break;
+					vw = &w[++i];
+					vv = vw->value;
+				}
+				if (is_code && ncodes < MAX_CODES) {
+					codes[ncodes] = vv;
+					code_words[ncodes++] = vw;
+					if (it->flags & I_CODE_ENDS)
+						stop = true;
+				}
+				if (is_file)
+					file = true;
+				break;
+			}
+			if (has(it->rest, c))
+				break;
+			if (has(it->stop, c)) {
+				stop = true;
+				break;
+			}
+		}
+	}
+	locus_shell_command *cmd = &ctx->result->commands[idx];
+	if (!ncodes && !file && !stop && (it->flags & I_OPERAND) && i < n) {
+		codes[ncodes] = w[i].value;
+		code_words[ncodes++] = &w[i];
+	}
+	if (ncodes) {
+		cmd->flags |= LOCUS_CMD_INLINE_CODE;
+		lp_buf all = { 0 };
+		for (size_t k = 0; k < ncodes; k++) {
+			if (code_words[k]->flags & LOCUS_WORD_DYNAMIC) {
+				lp_unparsed(ctx, "%s runs code only known at run "
+				                 "time: %s",
+				            it->name,
+				            code_words[k]->text ? code_words[k]->text
+				                                : "");
+				return true;
+			}
+			if (k)
+				lp_buf_putc(ctx->arena, &all, '\n');
+			const char *c = codes[k] ? codes[k] : "";
+			lp_buf_append(ctx->arena, &all, c, strlen(c));
+		}
+		scan_code(ctx, lp_buf_cstr(ctx->arena, &all), it->lang, idx,
+		          raw->depth + 1);
+		return true;
+	}
+	if (file || stop || !(it->flags & I_STDIN))
+		return true;
+	if (i < n && strcmp(w[i].value ? w[i].value : "", "-"))
+		return true; /* a script file: a known limit */
+	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
+	    raw->stdin_kind != LP_STDIN_HERESTRING &&
+	    raw->stdin_kind != LP_STDIN_PIPE)
+		return true;
+	cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
+	const char *text = lp_stdin_text(ctx, raw, "an interpreter");
+	if (text)
+		scan_code(ctx, text, it->lang, idx, raw->depth + 1);
+	return true;
 }

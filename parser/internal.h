@@ -137,6 +137,7 @@ typedef struct lp_ctx {
 	bool timed_out;
 	unsigned steps; /* work counter; the clock is read every 256 steps */
 	lp_vars *vars;
+	size_t next_pipeline; /* walk side: next free pipeline number */
 } lp_ctx;
 
 /* The parser object behind locus_shell_parser (parse.c). */
@@ -144,6 +145,7 @@ struct locus_shell_parser {
 	void *ts; /* TSParser * */
 	locus_shell_options opts;
 	lp_inline_table *inline_table;
+	void *syms; /* walk side: node kinds looked up once (walk.h lp_syms) */
 };
 
 /* Mark the line unparsed.  The first reason is kept; later ones are

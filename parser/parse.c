@@ -1,29 +1,352 @@
-/* parser/parse.c - placeholder entry points until the walk lands. */
+/*
+ * parser/parse.c - the parser object, the byte-level gates in front of
+ * tree-sitter, and parsing one script (the line or a nested one).
+ *
+ * Order of the gates: size, NUL, UTF-8, complexity estimate.  Any of them
+ * failing gives an unparsed result with zero commands: the labeller then
+ * runs its PCRE2 floor on the raw text, which is all one can do with bytes
+ * that bash and tree-sitter would read differently.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "walk.h"
+
+/*
+ * Memory caps.  tree-sitter has no per-parser allocator (ts_set_allocator
+ * is process-wide, so we must not touch it) and can use ~500 bytes of RSS
+ * per input byte on degenerate inputs (a 175k-stage `cat | cat | ...`
+ * pipeline takes 541 MB).  Its memory grows with the number of tokens, so
+ * we estimate the token count from the bytes before parsing and refuse
+ * past LP_MAX_TOKENS: 200k tokens is about 100 MB of parser memory in the
+ * worst shape measured, while an ordinary 1 MiB line of long words stays
+ * far below it.  The result's own arena is capped separately.
+ */
+#define LP_MAX_TOKENS 200000u
+#define LP_MAX_ARENA ((size_t)64 << 20)
+
+bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} kinds[] = {
+#define K(x) {#x, offsetof(lp_syms, x)}
+		K(program), K(command), K(command_name), K(word), K(string),
+		K(string_content), K(raw_string), K(ansi_c_string),
+		K(translated_string), K(number), K(simple_expansion),
+		K(expansion), K(command_substitution), K(process_substitution),
+		K(arithmetic_expansion), K(brace_expression), K(concatenation),
+		K(variable_name), K(special_variable_name),
+		K(variable_assignment), K(variable_assignments), K(pipeline),
+		K(list), K(redirected_statement), K(subshell),
+		K(compound_statement), K(negated_command), K(if_statement),
+		K(elif_clause), K(else_clause), K(while_statement),
+		K(for_statement), K(c_style_for_statement), K(do_group),
+		K(case_statement), K(case_item), K(function_definition),
+		K(declaration_command), K(unset_command), K(test_command),
+		K(file_redirect), K(heredoc_redirect), K(herestring_redirect),
+		K(heredoc_start), K(heredoc_body), K(heredoc_content),
+		K(heredoc_end), K(file_descriptor), K(comment),
+		K(extglob_pattern), K(regex), K(array), K(subscript),
+		K(test_operator), K(binary_expression), K(postfix_expression),
+		K(unary_expression),
+#undef K
+	};
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define F(x) {#x, offsetof(lp_syms, f_##x)}
+		F(name), F(argument), F(redirect), F(value), F(body),
+		F(destination), F(descriptor), F(operator), F(right),
+		F(variable),
+#undef F
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		TSSymbol sym = ts_language_symbol_for_name(
+			lang, kinds[i].name, (uint32_t)strlen(kinds[i].name),
+			true);
+		if (sym == 0)
+			return false;
+		*(TSSymbol *)((char *)s + kinds[i].off) = sym;
+	}
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		TSFieldId f = ts_language_field_id_for_name(
+			lang, fields[i].name, (uint32_t)strlen(fields[i].name));
+		if (f == 0)
+			return false;
+		*(TSFieldId *)((char *)s + fields[i].off) = f;
+	}
+	return true;
+}
 
 int locus_shell_parser_new(locus_shell_parser **out,
                            const locus_shell_options *opts)
 {
-	*out = calloc(1, sizeof **out);
-	if (!*out)
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	locus_shell_parser *p = calloc(1, sizeof *p);
+	lp_syms *sy = calloc(1, sizeof *sy);
+	TSParser *ts = ts_parser_new();
+	if (!p || !sy || !ts) {
+		free(p);
+		free(sy);
+		if (ts)
+			ts_parser_delete(ts);
 		return LOCUS_ENOMEM;
+	}
+	const TSLanguage *lang = tree_sitter_bash();
+	if (!ts_parser_set_language(ts, lang) || !lp_syms_init(sy, lang)) {
+		free(p);
+		free(sy);
+		ts_parser_delete(ts);
+		return LOCUS_EINVALID;
+	}
+	p->ts = ts;
+	p->syms = sy;
 	if (opts)
-		(*out)->opts = *opts;
+		p->opts = *opts;
+	if (!p->opts.max_bytes)
+		p->opts.max_bytes = LOCUS_SHELL_DEFAULT_MAX_BYTES;
+	if (!p->opts.max_depth)
+		p->opts.max_depth = LOCUS_SHELL_DEFAULT_MAX_DEPTH;
+	if (!p->opts.budget_ms)
+		p->opts.budget_ms = LOCUS_SHELL_DEFAULT_BUDGET_MS;
+	if (!p->opts.max_commands)
+		p->opts.max_commands = LOCUS_SHELL_DEFAULT_MAX_COMMANDS;
+	/* The see-through side's pattern table; it copes with NULL. */
+	p->inline_table = lp_inline_table_new();
+	*out = p;
 	return 0;
 }
 
 void locus_shell_parser_free(locus_shell_parser *p)
 {
+	if (!p)
+		return;
+	if (p->ts)
+		ts_parser_delete(p->ts);
+	free(p->syms);
+	lp_inline_table_free(p->inline_table);
 	free(p);
+}
+
+/* ---- byte gates --------------------------------------------------------- */
+
+/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past
+   U+10FFFF.  Returns the offset of the first bad byte, or len. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n;
+		unsigned char lo = 0x80, hi = 0xBF;
+		if (c >= 0xC2 && c <= 0xDF) {
+			n = 1;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			if (c == 0xE0)
+				lo = 0xA0; /* overlong */
+			else if (c == 0xED)
+				hi = 0x9F; /* surrogates */
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			if (c == 0xF0)
+				lo = 0x90; /* overlong */
+			else if (c == 0xF4)
+				hi = 0x8F; /* > U+10FFFF */
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (size_t k = 2; k <= n; k++)
+			if ((s[i + k] & 0xC0) != 0x80)
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* A cheap upper-bound-ish count of the tokens tree-sitter will make:
+   every run of word bytes and every operator byte is one. */
+static size_t estimate_tokens(const char *s, size_t len)
+{
+	size_t n = 0;
+	bool in_word = false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == ' ' || c == '\t' || c == '\n') {
+			in_word = false;
+		} else if (strchr(";|&()<>`$\"'{}[]=", c)) {
+			in_word = false;
+			n++;
+		} else if (!in_word) {
+			in_word = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+static bool deadline_passed(const struct timespec *d)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > d->tv_sec ||
+	       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
+}
+
+bool lp_out_of_time(lp_ctx *ctx)
+{
+	if (ctx->timed_out)
+		return true;
+	if (ctx->arena->used_total > LP_MAX_ARENA || ctx->arena->failed) {
+		lp_unparsed(ctx, "the analysis needs more than %zu MiB",
+		            LP_MAX_ARENA >> 20);
+		ctx->timed_out = true; /* stop every walk */
+		return true;
+	}
+	if ((ctx->steps++ & 255u) != 0)
+		return false;
+	if (deadline_passed(&ctx->deadline)) {
+		ctx->timed_out = true;
+		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
+		            ctx->opts.budget_ms);
+		return true;
+	}
+	return false;
+}
+
+static bool progress_cb(TSParseState *st)
+{
+	lp_ctx *ctx = st->payload;
+	return deadline_passed(&ctx->deadline);
+}
+
+typedef struct ts_text {
+	const char *s;
+	size_t n;
+} ts_text;
+
+static const char *ts_read(void *payload, uint32_t byte, TSPoint pt,
+                           uint32_t *bytes_read)
+{
+	(void)pt;
+	const ts_text *in = payload;
+	if (byte >= in->n) {
+		*bytes_read = 0;
+		return "";
+	}
+	*bytes_read = (uint32_t)(in->n - byte);
+	return in->s + byte;
+}
+
+/* ---- parse one script ---------------------------------------------------- */
+
+void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
+                  const char *origin, size_t parent, unsigned depth)
+{
+	if (lp_out_of_time(ctx))
+		return;
+	if (len >= UINT32_MAX) {
+		lp_unparsed(ctx, "script too large");
+		return;
+	}
+	lp_tree t;
+	memset(&t, 0, sizeof t);
+	t.ctx = ctx;
+	t.sy = ctx->parser->syms;
+	t.top = top;
+	if (top) {
+		t.src = text;
+		t.len = len;
+	} else {
+		t.src = lp_arena_strndup(ctx->arena, text, len);
+		if (!t.src)
+			return;
+		t.len = len;
+		if (parent != LOCUS_SHELL_NO_PARENT &&
+		    parent < ctx->result->ncommands) {
+			t.range_start = ctx->result->commands[parent].start;
+			t.range_end = ctx->result->commands[parent].end;
+		} else {
+			t.range_start = 0;
+			t.range_end = ctx->result->source_len;
+		}
+		/* Nested scripts go through the same byte gates. */
+		if (memchr(text, '\0', len)) {
+			lp_unparsed(ctx, "nested script holds a NUL byte");
+			return;
+		}
+		if (utf8_invalid_at((const unsigned char *)text, len) != len) {
+			lp_unparsed(ctx, "nested script is not valid UTF-8");
+			return;
+		}
+	}
+	if (estimate_tokens(text, len) > LP_MAX_TOKENS) {
+		lp_unparsed(ctx, "input too complex to analyze (more than %u "
+		                 "tokens)", LP_MAX_TOKENS);
+		return;
+	}
+
+	TSParser *ts = ctx->parser->ts;
+	ts_text in = {t.src, t.len};
+	TSInput input = {.payload = &in,
+	                 .read = ts_read,
+	                 .encoding = TSInputEncodingUTF8};
+	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
+	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
+	if (!tree) {
+		/* Cancelled by the deadline (or out of memory). */
+		ts_parser_reset(ts);
+		ctx->timed_out = true;
+		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
+		            ctx->opts.budget_ms);
+		return;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	lp_vars *saved_vars = ctx->vars;
+	lp_checks_tree(&t, root);
+	t.vars = lp_vars_collect(&t, root);
+	ctx->vars = t.vars;
+	lp_walk_tree(&t, root, origin, parent, depth);
+	ctx->vars = saved_vars;
+	free(t.funcs);
+	ts_tree_delete(tree);
+}
+
+void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
+                     const char *origin, size_t parent, unsigned depth)
+{
+	if (depth > ctx->opts.max_depth) {
+		lp_unparsed(ctx, "nesting deeper than %u", ctx->opts.max_depth);
+		return;
+	}
+	if (!text)
+		return;
+	lp_walk_text(ctx, text, len, false, origin ? origin : "", parent,
+	             depth);
 }
 
 locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
                                              const char *line, size_t len)
 {
-	(void)p;
+	if (!p)
+		return NULL;
+	if (!line)
+		len = 0;
 	lp_arena arena;
 	lp_arena_init(&arena);
 	locus_shell_result *r = lp_arena_alloc(&arena, sizeof *r);
@@ -32,10 +355,47 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		return NULL;
 	}
 	r->arena = arena;
-	r->source = lp_arena_strndup(&r->arena, line, len);
+	r->source = lp_arena_strndup(&r->arena, line ? line : "", len);
+	if (!r->source) {
+		lp_arena a = r->arena;
+		lp_arena_release(&a);
+		return NULL;
+	}
 	r->source_len = len;
-	r->parsed = false;
-	r->reason = "parser not implemented";
+	r->parsed = true;
+
+	lp_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.parser = p;
+	ctx.result = r;
+	ctx.arena = &r->arena;
+	ctx.opts = p->opts;
+	clock_gettime(CLOCK_MONOTONIC, &ctx.deadline);
+	ctx.deadline.tv_sec += ctx.opts.budget_ms / 1000u;
+	ctx.deadline.tv_nsec += (long)(ctx.opts.budget_ms % 1000u) * 1000000L;
+	if (ctx.deadline.tv_nsec >= 1000000000L) {
+		ctx.deadline.tv_sec++;
+		ctx.deadline.tv_nsec -= 1000000000L;
+	}
+
+	size_t bad;
+	if (len > ctx.opts.max_bytes)
+		lp_unparsed(&ctx, "input is larger than %zu bytes",
+		            ctx.opts.max_bytes);
+	else if (memchr(r->source, '\0', len))
+		lp_unparsed(&ctx, "input holds a NUL byte");
+	else if ((bad = utf8_invalid_at((const unsigned char *)r->source,
+	                                len)) != len)
+		lp_unparsed(&ctx, "input is not valid UTF-8 (byte %zu)", bad);
+	else
+		lp_walk_text(&ctx, r->source, len, true, LOCUS_ORIGIN_TOP,
+		             LOCUS_SHELL_NO_PARENT, 0);
+
+	if (r->arena.failed) {
+		lp_arena a = r->arena;
+		lp_arena_release(&a);
+		return NULL;
+	}
 	return r;
 }
 

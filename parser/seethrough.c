@@ -1,10 +1,1266 @@
-/* parser/seethrough.c - placeholder: emits commands as written. */
-#include "internal.h"
+/*
+ * parser/seethrough.c - lp_emit(): one raw command in, every command it
+ * runs out.
+ *
+ * Order: peel wrappers (each one is listed as a command of its own, then
+ * the wrapped command with the wrappers' names), then look at what the
+ * peeled command runs: a shell's -c script or stdin, eval, xargs,
+ * parallel, find -exec, fd -x, git aliases and executable config, ssh's
+ * remote command, watch, trap, interpreters' inline code (inline.c).
+ * Nested scripts go back to the walk through lp_parse_nested(); nested
+ * argv go through lp_emit() again, one level deeper.  Recursion here is
+ * bounded by the depth limit, checked before every nested step.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "seethrough.h"
+
+unsigned lp_max_depth(const lp_ctx *ctx)
+{
+	return ctx->opts.max_depth ? ctx->opts.max_depth
+	                           : LOCUS_SHELL_DEFAULT_MAX_DEPTH;
+}
+
+static const char *wval(const lp_word *w)
+{
+	return w->value ? w->value : "";
+}
+
+static bool wdyn(const lp_word *w)
+{
+	return (w->flags & LOCUS_WORD_DYNAMIC) != 0;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+/* Append s single-quoted, as bash would read it back as one word. */
+static bool put_quoted(lp_arena *a, lp_buf *b, const char *s)
+{
+	if (!lp_buf_putc(a, b, '\''))
+		return false;
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (!lp_buf_append(a, b, "'\\''", 4))
+				return false;
+		} else if (!lp_buf_putc(a, b, *s)) {
+			return false;
+		}
+	}
+	return lp_buf_putc(a, b, '\'');
+}
+
+char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
+                    bool quote)
+{
+	lp_buf b = { 0 };
+	for (size_t i = from; i < to; i++) {
+		const lp_word *w = &words[i];
+		if (i > from && !lp_buf_putc(ctx->arena, &b, ' '))
+			return NULL;
+		/* A dynamic word goes in as written, so that the nested parse
+		   sees it as dynamic too. */
+		if (wdyn(w)) {
+			const char *t = w->text ? w->text : "";
+			if (!lp_buf_append(ctx->arena, &b, t, strlen(t)))
+				return NULL;
+		} else if (quote) {
+			if (!put_quoted(ctx->arena, &b, wval(w)))
+				return NULL;
+		} else if (!lp_buf_append(ctx->arena, &b, wval(w),
+		                          strlen(wval(w)))) {
+			return NULL;
+		}
+	}
+	return (char *)lp_buf_cstr(ctx->arena, &b);
+}
+
+static void parse_text(lp_ctx *ctx, const char *text, const char *origin,
+                       size_t parent, unsigned depth)
+{
+	if (!text)
+		return;
+	lp_parse_nested(ctx, text, strlen(text), origin, parent, depth);
+}
+
+/* Emit words[0..n) as a command reached through `parent`. */
+static size_t emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
+                          const lp_word *words, size_t n, const char *origin,
+                          size_t parent, uint32_t extra_flags)
+{
+	if (raw->depth + 1 > lp_max_depth(ctx)) {
+		lp_unparsed(ctx, "see-through deeper than %u levels",
+		            lp_max_depth(ctx));
+		return LOCUS_SHELL_NO_PARENT;
+	}
+	if (n == 0)
+		return LOCUS_SHELL_NO_PARENT;
+	lp_raw_command nr;
+	memset(&nr, 0, sizeof nr);
+	nr.nwords = n;
+	nr.words = (lp_word *)words;
+	nr.connector = "";
+	nr.pipeline = raw->pipeline;
+	nr.origin = origin;
+	nr.parent = parent;
+	nr.depth = raw->depth + 1;
+	nr.function_name = raw->function_name;
+	nr.flags = (raw->flags & (LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_BACKGROUND)) |
+	           extra_flags;
+	nr.start = raw->start;
+	nr.end = raw->end;
+	nr.stdin_kind = LP_STDIN_NONE;
+	nr.stdin_producer = LOCUS_SHELL_NO_PARENT;
+	return lp_emit(ctx, &nr);
+}
+
+/* ---- what feeds stdin ------------------------------------------------ */
+
+static const char *const downloaders[] = {
+	"curl", "wget", "fetch", "aria2c", "http", "https", "xh", NULL,
+};
+
+static const char *const decoders[] = {
+	"base64", "base32", "basenc", "xxd", "openssl", "tr", "rev",
+	"gunzip", "zcat", "gzip", "bzip2", "bzcat", "bunzip2", "xz", "xzcat",
+	"unxz", "zstd", "zstdcat", "unzstd", "uudecode", "iconv", "od",
+	"lz4", "lzcat", "brotli", "gpg", "age", NULL,
+};
+
+/* echo's output when it is literal, else NULL (sets *decoded when -e
+   would interpret escapes). */
+static const char *echo_text(lp_ctx *ctx, const locus_shell_command *c,
+                             bool *decoded)
+{
+	size_t i = 1;
+	bool e = false, nl = true;
+	for (; i < c->argc; i++) {
+		const char *v = c->argv[i];
+		if (v[0] != '-' || !v[1] || strspn(v + 1, "neE") != strlen(v + 1))
+			break;
+		for (const char *p = v + 1; *p; p++) {
+			if (*p == 'n')
+				nl = false;
+			else if (*p == 'e')
+				e = true;
+			else
+				e = false;
+		}
+	}
+	lp_buf b = { 0 };
+	for (size_t k = i; k < c->argc; k++) {
+		const char *v = c->argv[k];
+		if (e && strchr(v, '\\')) {
+			*decoded = true;
+			return NULL;
+		}
+		if (k > i && !lp_buf_putc(ctx->arena, &b, ' '))
+			return NULL;
+		if (!lp_buf_append(ctx->arena, &b, v, strlen(v)))
+			return NULL;
+	}
+	if (nl && !lp_buf_putc(ctx->arena, &b, '\n'))
+		return NULL;
+	return lp_buf_cstr(ctx->arena, &b);
+}
+
+/* printf's output when its format has no escape and uses only %s and
+   %%; anything else decodes (NULL, *decoded set). */
+static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
+                               bool *decoded)
+{
+	size_t i = 1;
+	if (i < c->argc && !strcmp(c->argv[i], "--"))
+		i++;
+	if (i >= c->argc || c->argv[i][0] == '-') {
+		*decoded = true; /* printf -v VAR prints nothing we can see */
+		return NULL;
+	}
+	const char *fmt = c->argv[i++];
+	lp_buf b = { 0 };
+	do {
+		bool used = false;
+		for (const char *p = fmt; *p; p++) {
+			char ch = *p;
+			if (ch == '\\') {
+				/* an escape is decoding (spec: printf with
+				   escapes is a decoder) */
+				*decoded = true;
+				return NULL;
+			} else if (ch == '%') {
+				p++;
+				if (*p == '%') {
+					ch = '%';
+				} else if (*p == 's') {
+					used = true;
+					const char *arg = i < c->argc ? c->argv[i++] : "";
+					if (!lp_buf_append(ctx->arena, &b, arg, strlen(arg)))
+						return NULL;
+					continue;
+				} else {
+					*decoded = true;
+					return NULL;
+				}
+			}
+			if (!lp_buf_putc(ctx->arena, &b, ch))
+				return NULL;
+			if (b.len > ((size_t)1 << 20)) {
+				*decoded = true;
+				return NULL;
+			}
+		}
+		if (!used)
+			break;
+	} while (i < c->argc);
+	return lp_buf_cstr(ctx->arena, &b);
+}
+
+/* cat's output when it only copies a heredoc or herestring. */
+static const char *cat_text(lp_ctx *ctx, const locus_shell_command *c,
+                            bool *dynamic)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (strcmp(c->argv[i], "-"))
+			return NULL;
+	const char *text = NULL;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->fd > 0 || !r->op || strncmp(r->op, "<<", 2))
+			continue;
+		text = r->target ? r->target : "";
+		*dynamic = (r->target_flags & LOCUS_WORD_DYNAMIC) != 0;
+	}
+	(void)ctx;
+	return text;
+}
+
+static bool any_dynamic_arg(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (c->argv_flags[i] & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_GLOB))
+			return true;
+	return false;
+}
+
+const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
+                          const char *what)
+{
+	switch (raw->stdin_kind) {
+	case LP_STDIN_HEREDOC:
+	case LP_STDIN_HERESTRING:
+		if (raw->stdin_flags & LOCUS_WORD_DYNAMIC)
+			lp_unparsed(ctx, "%s runs a %s whose text is only known "
+			                 "at run time",
+			            what,
+			            raw->stdin_kind == LP_STDIN_HEREDOC
+			                    ? "heredoc"
+			                    : "herestring");
+		return raw->stdin_text ? raw->stdin_text : "";
+	case LP_STDIN_PIPE:
+		break;
+	default:
+		return NULL;
+	}
+	size_t p = raw->stdin_producer;
+	if (p == LOCUS_SHELL_NO_PARENT || p >= ctx->result->ncommands) {
+		lp_unparsed(ctx, "%s runs the output of a compound command", what);
+		return NULL;
+	}
+	const locus_shell_command *c = &ctx->result->commands[p];
+	const char *name = c->name ? c->name : "";
+	if (in_list(downloaders, name))
+		return NULL; /* remote code: the labels tag it */
+	bool decoded = false, dyn = false;
+	const char *text = NULL;
+	if (!strcmp(name, "echo") && !any_dynamic_arg(c))
+		text = echo_text(ctx, c, &decoded);
+	else if (!strcmp(name, "printf") && !any_dynamic_arg(c))
+		text = printf_text(ctx, c, &decoded);
+	else if (!strcmp(name, "cat"))
+		text = cat_text(ctx, c, &dyn);
+	else if (in_list(decoders, name))
+		decoded = true;
+	if (decoded) {
+		lp_unparsed(ctx, "%s runs decoded input (%s)", what, name);
+		return NULL;
+	}
+	if (!text) {
+		lp_unparsed(ctx, "%s runs the output of %s", what,
+		            *name ? name : "a command");
+		return NULL;
+	}
+	if (dyn)
+		lp_unparsed(ctx, "%s runs a heredoc whose text is only known "
+		                 "at run time",
+		            what);
+	return text;
+}
+
+/* ---- shells ---------------------------------------------------------- */
+
+static const char *const shells[] = {
+	"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "fish", "rbash",
+	"pdksh", "oksh", "loksh", "yash", "posh", "csh", "tcsh", "ksh93",
+	NULL,
+};
+
+/* bash, bash5, bash-5.2, ksh93 ... */
+static bool is_shell(const char *name)
+{
+	for (const char *const *s = shells; *s; s++) {
+		size_t n = strlen(*s);
+		if (strncmp(name, *s, n))
+			continue;
+		const char *rest = name + n;
+		if (*rest == '-')
+			rest++;
+		if (strspn(rest, "0123456789.") == strlen(rest))
+			return true;
+	}
+	return false;
+}
+
+/* Origins whose commands get {} replaced by their input. */
+static bool placeholder_origin(const char *o)
+{
+	return o && (!strcmp(o, LOCUS_ORIGIN_XARGS) ||
+	             !strcmp(o, LOCUS_ORIGIN_FIND_EXEC) ||
+	             !strcmp(o, LOCUS_ORIGIN_FD_EXEC) ||
+	             !strcmp(o, LOCUS_ORIGIN_PARALLEL));
+}
+
+/* Long options of the shells that take the next word. */
+static const char *const shell_long_val[] = {
+	"--rcfile", "--init-file", "--init-command", "--debug",
+	"--debug-output", "--profile", "--features", NULL,
+};
+
+/*
+ * words[pos] is a shell (or su's shell arguments start after pos).  Find
+ * its script: a -c in any short cluster makes the first operand the
+ * script; no -c and no operand means it reads stdin.
+ */
+static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                       size_t idx, bool fish, const char *origin)
+{
+	const lp_word *words = raw->words;
+	size_t n = raw->nwords, i = pos + 1;
+	bool have_c = false, have_s = false;
+	const char *script = NULL;
+	const lp_word *script_word = NULL;
+	for (; i < n; i++) {
+		const lp_word *w = &words[i];
+		const char *v = wval(w);
+		if (wdyn(w))
+			break;
+		if (!strcmp(v, "--") || !strcmp(v, "-")) {
+			have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
+			i++;
+			break;
+		}
+		if ((v[0] != '-' && v[0] != '+') || !v[1])
+			break;
+		if (v[0] == '-' && v[1] == '-') {
+			if (!strncmp(v, "--command", 9) && fish) {
+				have_c = true;
+				if (v[9] == '=') {
+					script = v + 10;
+					script_word = w;
+				} else if (i + 1 < n) {
+					script_word = &words[++i];
+					script = wval(script_word);
+				}
+				continue;
+			}
+			if (in_list(shell_long_val, v) && i + 1 < n)
+				i++;
+			continue;
+		}
+		for (size_t j = 1; v[j]; j++) {
+			char c = v[j];
+			if (c == 's' && v[0] == '-' && !fish) {
+				have_s = true; /* operands are arguments */
+			} else if (c == 'c') {
+				have_c = true;
+				if (fish && !script_word) {
+					/* fish -c takes its value like getopt */
+					if (v[j + 1]) {
+						script = v + j + 1;
+						script_word = w;
+					} else if (i + 1 < n) {
+						script_word = &words[++i];
+						script = wval(script_word);
+					}
+					break;
+				}
+			} else if (c == 'o' || c == 'O' ||
+			           (fish && strchr("Cdpf", c))) {
+				if (!v[j + 1] && i + 1 < n)
+					i++;
+				break;
+			}
+		}
+	}
+	if (have_c) {
+		if (!script_word && i < n) {
+			script_word = &words[i];
+			script = wval(script_word);
+		}
+		if (!script_word) {
+			/* `xargs sh -c`: the script is the input */
+			if (raw->flags & LOCUS_CMD_DYNAMIC_ARGS)
+				lp_unparsed(ctx, "a shell -c script comes from input");
+			return;
+		}
+		if (placeholder_origin(raw->origin) && strstr(script, "{}")) {
+			lp_unparsed(ctx, "a shell -c script holds the {} "
+			                 "placeholder: its input becomes code");
+		}
+		if (wdyn(script_word) && script_word != &words[pos]) {
+			lp_unparsed(ctx, "a shell -c script is only known at run "
+			                 "time: %s",
+			            script_word->text ? script_word->text : "");
+			return;
+		}
+		parse_text(ctx, script, origin, idx, raw->depth + 1);
+		return;
+	}
+	if (i < n && !have_s)
+		return; /* a script file: a known limit */
+	if (raw->stdin_kind == LP_STDIN_NONE && raw->origin &&
+	    !strcmp(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
+		/* tee >(sh): the shell runs what the outer command writes */
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx, "a shell in a process substitution runs the "
+		                 "data written to it");
+		return;
+	}
+	if (raw->stdin_kind == LP_STDIN_HEREDOC ||
+	    raw->stdin_kind == LP_STDIN_HERESTRING ||
+	    raw->stdin_kind == LP_STDIN_PIPE)
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+	const char *text = lp_stdin_text(ctx, raw, "a shell");
+	parse_text(ctx, text, LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+}
+
+/* ---- eval, trap ------------------------------------------------------ */
+
+static void see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	size_t from = pos + 1;
+	if (from < raw->nwords && !wdyn(&raw->words[from]) &&
+	    !strcmp(wval(&raw->words[from]), "--"))
+		from++;
+	for (size_t i = from; i < raw->nwords; i++) {
+		if (wdyn(&raw->words[i])) {
+			lp_unparsed(ctx, "eval runs a word only known at run "
+			                 "time: %s",
+			            raw->words[i].text ? raw->words[i].text : "");
+			return;
+		}
+	}
+	if (from >= raw->nwords)
+		return;
+	parse_text(ctx, lp_join_words(ctx, raw->words, from, raw->nwords, false),
+	           LOCUS_ORIGIN_EVAL, idx, raw->depth + 1);
+}
+
+static void see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	size_t i = pos + 1, n = raw->nwords;
+	if (i < n && !wdyn(&raw->words[i]) && !strcmp(wval(&raw->words[i]), "--"))
+		i++;
+	if (i < n && !wdyn(&raw->words[i]) && wval(&raw->words[i])[0] == '-' &&
+	    wval(&raw->words[i])[1])
+		return; /* trap -l, trap -p: they print */
+	if (n - i < 2)
+		return; /* trap SIG resets the signal */
+	const lp_word *w = &raw->words[i];
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "trap runs a command only known at run time: %s",
+		            w->text ? w->text : "");
+		return;
+	}
+	if (!*wval(w) || !strcmp(wval(w), "-"))
+		return;
+	parse_text(ctx, wval(w), LOCUS_ORIGIN_TRAP, idx, raw->depth + 1);
+}
+
+/* ---- xargs, parallel, find, fd ---------------------------------------- */
+
+static void see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                      size_t idx)
+{
+	lp_optscan sc;
+	lp_optscan_run(lp_program_spec("xargs"), raw->words, raw->nwords, pos,
+	               &sc);
+	if (sc.unknown) {
+		lp_unparsed(ctx, "unknown option %s of xargs", sc.unknown);
+		return;
+	}
+	if (sc.query || sc.nocmd)
+		return;
+	/* Without -I, xargs appends its input to the command: the
+	   arguments are only known at run time. */
+	uint32_t f = (sc.seen['I'] || sc.seen['i']) ? 0 : LOCUS_CMD_DYNAMIC_ARGS;
+	/* -I R with R other than {}: a shell script holding R runs input */
+	const char *rs = sc.replace;
+	if (rs && *rs && strcmp(rs, "{}")) {
+		bool shell = false, holds = false;
+		for (size_t i = sc.cmd; i < raw->nwords; i++) {
+			const char *v = wval(&raw->words[i]);
+			shell |= is_shell(lp_base_name(v));
+			holds |= i > sc.cmd && strstr(v, rs) != NULL;
+		}
+		if (shell && holds)
+			lp_unparsed(ctx, "xargs puts its input into a shell "
+			                 "script (-I %s)", rs);
+	}
+	if (sc.cmd >= raw->nwords) {
+		lp_word *echo = lp_arena_alloc(ctx->arena, sizeof *echo);
+		if (!echo)
+			return;
+		echo->value = echo->text = "echo";
+		emit_nested(ctx, raw, echo, 1, LOCUS_ORIGIN_XARGS, idx, f);
+		return;
+	}
+	emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
+	            LOCUS_ORIGIN_XARGS, idx, f);
+}
+
+static bool is_parallel_sep(const lp_word *w)
+{
+	const char *v = wval(w);
+	return !wdyn(w) && (!strcmp(v, ":::") || !strcmp(v, "::::") ||
+	                    !strcmp(v, ":::+") || !strcmp(v, "::::+"));
+}
+
+/* GNU parallel composes a command line and runs it with a shell, unless
+   -q quotes it: without -q the command words are shell text. */
+static void see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                         size_t idx)
+{
+	lp_optscan sc;
+	size_t n = raw->nwords;
+	lp_optscan_run(lp_program_spec("parallel"), raw->words, n, pos, &sc);
+	if (sc.unknown) {
+		lp_unparsed(ctx, "unknown option %s of parallel", sc.unknown);
+		return;
+	}
+	if (sc.query || sc.nocmd)
+		return;
+	size_t sep = sc.cmd;
+	while (sep < n && !is_parallel_sep(&raw->words[sep]))
+		sep++;
+	if (sep > sc.cmd) {
+		if (sc.seen['q'])
+			emit_nested(ctx, raw, raw->words + sc.cmd, sep - sc.cmd,
+			            LOCUS_ORIGIN_PARALLEL, idx, 0);
+		else
+			parse_text(ctx,
+			           lp_join_words(ctx, raw->words, sc.cmd, sep, false),
+			           LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
+		return;
+	}
+	/* No command: the arguments are the commands. */
+	if (sep >= n || strcmp(wval(&raw->words[sep]), ":::")) {
+		lp_unparsed(ctx, "parallel runs commands read from its input");
+		return;
+	}
+	for (size_t i = sep + 1; i < n; i++) {
+		const lp_word *w = &raw->words[i];
+		if (is_parallel_sep(w)) {
+			if (strcmp(wval(w), ":::")) {
+				lp_unparsed(ctx, "parallel runs commands read "
+				                 "from a file");
+				return;
+			}
+			continue;
+		}
+		if (wdyn(w)) {
+			lp_unparsed(ctx, "parallel runs a command only known "
+			                 "at run time: %s",
+			            w->text ? w->text : "");
+			return;
+		}
+		if (raw->depth + 1 > lp_max_depth(ctx)) {
+			lp_unparsed(ctx, "see-through deeper than %u levels",
+			            lp_max_depth(ctx));
+			return;
+		}
+		parse_text(ctx, wval(w), LOCUS_ORIGIN_PARALLEL, idx,
+		           raw->depth + 1);
+	}
+}
+
+static const char *const find_exec[] = {
+	"-exec", "-execdir", "-ok", "-okdir", NULL,
+};
+
+static void see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t i = pos + 1; i < n; i++) {
+		if (wdyn(&w[i]) || !in_list(find_exec, wval(&w[i])))
+			continue;
+		size_t start = i + 1, j = start;
+		/* `;` ends it; `+` only right after {} */
+		for (; j < n; j++) {
+			const char *v = wval(&w[j]);
+			if (wdyn(&w[j]))
+				continue;
+			if (!strcmp(v, ";"))
+				break;
+			if (!strcmp(v, "+") && j > start &&
+			    !strcmp(wval(&w[j - 1]), "{}"))
+				break;
+		}
+		emit_nested(ctx, raw, w + start, j - start,
+		            LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		i = j;
+	}
+}
+
+/* fd -x CMD... [;]  fd -X CMD... [;] (also in a cluster such as -Hx) */
+static bool is_fd_exec(const char *v)
+{
+	if (!strcmp(v, "--exec") || !strcmp(v, "--exec-batch"))
+		return true;
+	if (v[0] != '-' || v[1] == '-' || !v[1])
+		return false;
+	size_t n = strlen(v);
+	for (size_t i = 1; i < n; i++)
+		if (!isalpha((unsigned char)v[i]))
+			return false;
+	return v[n - 1] == 'x' || v[n - 1] == 'X';
+}
+
+static void see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t i = pos + 1; i < n; i++) {
+		if (wdyn(&w[i]) || !is_fd_exec(wval(&w[i])))
+			continue;
+		size_t start = i + 1, j = start;
+		bool placeholder = false;
+		for (; j < n; j++) {
+			if (!wdyn(&w[j]) && !strcmp(wval(&w[j]), ";"))
+				break;
+			if (strchr(wval(&w[j]), '{'))
+				placeholder = true;
+		}
+		emit_nested(ctx, raw, w + start, j - start, LOCUS_ORIGIN_FD_EXEC,
+		            idx, placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+		i = j;
+	}
+}
+
+/* ---- git ------------------------------------------------------------- */
+
+/* Config keys whose value git runs as a shell command ('*' is a
+   subsection). */
+static const char *const git_exec_keys[] = {
+	"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor",
+	"core.askpass", "core.gitproxy", "sequence.editor", "diff.external",
+	"diff.*.command", "diff.*.textconv", "merge.*.driver",
+	"filter.*.clean", "filter.*.smudge", "filter.*.process",
+	"credential.helper", "credential.*.helper", "gpg.program",
+	"gpg.*.program", "pager.*", "interactive.difffilter",
+	"mergetool.*.cmd", "difftool.*.cmd", "remote.*.uploadpack",
+	"remote.*.receivepack", "uploadpack.packobjectshook",
+	"sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd",
+	"browser.*.cmd", "man.*.cmd", "core.hookspath", NULL,
+};
+
+/* key is "section[.sub].var" (n bytes); case-insensitive for section and
+   variable as git compares them. */
+static bool git_key_match(const char *pat, const char *key, size_t n)
+{
+	const char *pdot = strchr(pat, '.');
+	const char *kdot = memchr(key, '.', n);
+	if (!pdot || !kdot)
+		return false;
+	size_t ps = (size_t)(pdot - pat), ks = (size_t)(kdot - key);
+	if (ps != ks || strncasecmp(pat, key, ps))
+		return false;
+	const char *klast = kdot;
+	for (const char *p = kdot; p < key + n; p++)
+		if (*p == '.')
+			klast = p;
+	const char *pvar = strrchr(pat, '.') + 1;
+	bool psub = strchr(pdot + 1, '.') != NULL; /* "a.*.b" */
+	bool ksub = klast != kdot;
+	size_t kvl = (size_t)(key + n - (klast + 1));
+	if (!strcmp(pdot + 1, "*")) /* "pager.*": any var, no subsection */
+		return !ksub && kvl > 0;
+	if (psub != ksub)
+		return false;
+	return strlen(pvar) == kvl && !strncasecmp(pvar, klast + 1, kvl);
+}
+
+static bool git_bool(const char *v)
+{
+	static const char *const b[] = { "", "true", "false", "yes", "no",
+	                                 "on", "off", "1", "0", NULL };
+	for (const char *const *p = b; *p; p++)
+		if (!strcasecmp(*p, v))
+			return true;
+	return false;
+}
+
+typedef struct git_alias {
+	const char *name;
+	size_t nlen;
+	const char *value;
+} git_alias;
+
+/* One -c KEY=VALUE. */
+static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
+                       const lp_word *w, const char *kv, size_t idx,
+                       git_alias *aliases, size_t *naliases, size_t cap)
+{
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
+	const char *value = eq ? eq + 1 : "";
+	bool alias = klen > 6 && !strncasecmp(kv, "alias.", 6);
+	bool exec = false;
+	for (const char *const *k = git_exec_keys; *k && !exec; k++)
+		exec = git_key_match(*k, kv, klen);
+	if (!alias && !exec)
+		return;
+	if (w && wdyn(w)) {
+		lp_unparsed(ctx, "git -c sets %.*s to a value only known at "
+		                 "run time",
+		            (int)klen, kv);
+		return;
+	}
+	if (alias) {
+		if (naliases && *naliases < cap) {
+			aliases[*naliases].name = kv + 6;
+			aliases[*naliases].nlen = klen - 6;
+			aliases[*naliases].value = value;
+			(*naliases)++;
+		}
+		return;
+	}
+	if (git_bool(value) || (klen == 14 && !strncasecmp(kv, "core.hookspath", 14)))
+		return; /* hooksPath names a directory: a known limit */
+	if (!strncasecmp(kv, "credential.", 11)) {
+		/* "!cmd" is shell, an absolute path runs as is, a bare name
+		   is git credential-NAME */
+		if (value[0] == '!')
+			value++;
+		else if (value[0] != '/')
+			return;
+	}
+	parse_text(ctx, value, LOCUS_ORIGIN_GIT_CONFIG, idx, raw->depth + 1);
+}
+
+/* git's split_cmdline: blanks separate, '' and "" quote, \ escapes. */
+static size_t git_split(lp_ctx *ctx, const char *s, lp_word **out)
+{
+	size_t cap = strlen(s) / 2 + 2, n = 0;
+	lp_word *v = lp_arena_alloc(ctx->arena, cap * sizeof *v);
+	if (!v)
+		return 0;
+	const char *p = s;
+	while (*p) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		lp_buf b = { 0 };
+		char q = 0;
+		for (; *p && (q || !isspace((unsigned char)*p)); p++) {
+			if (*p == '\\' && p[1] && q != '\'') {
+				p++;
+			} else if (!q && (*p == '"' || *p == '\'')) {
+				q = *p;
+				continue;
+			} else if (q && *p == q) {
+				q = 0;
+				continue;
+			}
+			lp_buf_putc(ctx->arena, &b, *p);
+		}
+		if (n < cap) {
+			v[n].value = lp_buf_cstr(ctx->arena, &b);
+			v[n].text = v[n].value;
+			v[n].flags = LOCUS_WORD_QUOTED;
+			n++;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static const git_alias *git_find_alias(const git_alias *a, size_t n,
+                                       const char *name)
+{
+	const git_alias *found = NULL;
+	for (size_t i = 0; i < n; i++) /* the last -c wins */
+		if (strlen(name) == a[i].nlen &&
+		    !strncasecmp(name, a[i].name, a[i].nlen))
+			found = &a[i];
+	return found;
+}
+
+/* A command string git runs with a shell (rebase -x, filter-branch...). */
+static void git_run(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
+                    const char *value, const char *origin, size_t idx)
+{
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "git runs a command only known at run time: %s",
+		            w->text ? w->text : "");
+		return;
+	}
+	parse_text(ctx, value, origin, idx, raw->depth + 1);
+}
+
+/* Subcommands that take a shell command: their value is parsed. */
+static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
+                           const lp_word *w, size_t i, size_t n, size_t idx)
+{
+	const char *sub = wval(&w[i]);
+	if (!strcmp(sub, "rebase") || !strcmp(sub, "difftool") ||
+	    !strcmp(sub, "filter-branch")) {
+		bool fb = sub[0] == 'f';
+		for (size_t k = i + 1; k < n; k++) {
+			const char *v = wval(&w[k]);
+			const char *eq = strchr(v, '=');
+			size_t nl = eq ? (size_t)(eq - v) : strlen(v);
+			bool opt;
+			if (fb)
+				opt = nl > 9 && !strncmp(v, "--", 2) &&
+				      !strncmp(v + nl - 7, "-filter", 7);
+			else if (sub[0] == 'r')
+				opt = (nl == 6 && !strncmp(v, "--exec", 6)) ||
+				      !strncmp(v, "-x", 2);
+			else
+				opt = (nl == 8 && !strncmp(v, "--extcmd", 8)) ||
+				      !strncmp(v, "-x", 2);
+			if (!opt || wdyn(&w[k]))
+				continue;
+			if (eq)
+				git_run(ctx, raw, &w[k], eq + 1,
+				        LOCUS_ORIGIN_SHELL_C, idx);
+			else if (v[1] == 'x' && v[2])
+				git_run(ctx, raw, &w[k], v + 2,
+				        LOCUS_ORIGIN_SHELL_C, idx);
+			else if (k + 1 < n) {
+				k++;
+				git_run(ctx, raw, &w[k], wval(&w[k]),
+				        LOCUS_ORIGIN_SHELL_C, idx);
+			}
+		}
+		return;
+	}
+	if (!strcmp(sub, "submodule") || !strcmp(sub, "bisect")) {
+		const char *verb = sub[0] == 's' ? "foreach" : "run";
+		size_t k = i + 1;
+		while (k < n && wval(&w[k])[0] == '-')
+			k++;
+		if (k >= n || strcmp(wval(&w[k]), verb))
+			return;
+		k++;
+		while (k < n && sub[0] == 's' && wval(&w[k])[0] == '-')
+			k++;
+		if (k < n)
+			parse_text(ctx, lp_join_words(ctx, w, k, n, sub[0] == 'b'),
+			           LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
+		return;
+	}
+	if (!strcmp(sub, "config")) {
+		/* git config [opts] [set] KEY VALUE: the value runs later on */
+		static const char *const val_opts[] = {
+			"-f", "--file", "--blob", "--type", "--default",
+			"--comment", "--value", NULL,
+		};
+		size_t k = i + 1, ops[2], nops = 0;
+		for (; k < n && nops < 2; k++) {
+			const char *v = wval(&w[k]);
+			if (v[0] == '-') {
+				if (in_list(val_opts, v))
+					k++;
+				continue;
+			}
+			if (nops == 0 && !strcmp(v, "set"))
+				continue;
+			ops[nops++] = k;
+		}
+		if (nops < 2 || wdyn(&w[ops[0]]))
+			return;
+		const char *key = wval(&w[ops[0]]);
+		const lp_word *vw = &w[ops[1]];
+		size_t kl = strlen(key);
+		if (kl > 6 && !strncasecmp(key, "alias.", 6)) {
+			if (!wdyn(vw) && wval(vw)[0] == '!')
+				git_run(ctx, raw, vw, wval(vw) + 1,
+				        LOCUS_ORIGIN_GIT_ALIAS, idx);
+			else if (wdyn(vw))
+				git_run(ctx, raw, vw, "", LOCUS_ORIGIN_GIT_ALIAS,
+				        idx);
+			return;
+		}
+		char *kv = lp_arena_printf(ctx->arena, "%s=%s", key,
+		                           wdyn(vw) && vw->text ? vw->text
+		                                                : wval(vw));
+		if (kv)
+			git_config(ctx, raw, vw, kv, idx, NULL, NULL, 0);
+	}
+}
+
+#define GIT_MAX_ALIASES 64
+#define GIT_ALIAS_CHAIN 16
+
+static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t idx)
+{
+	static const char *const val_opts[] = {
+		"-C", "--git-dir", "--work-tree", "--namespace",
+		"--super-prefix", "--attr-source", "--list-cmds", NULL,
+	};
+	static const char *const flag_opts[] = {
+		"-p", "--paginate", "-P", "--no-pager", "--bare",
+		"--no-replace-objects", "--literal-pathspecs",
+		"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+		"--no-optional-locks", "--no-lazy-fetch", "--no-advice", NULL,
+	};
+	static const char *const query_opts[] = {
+		"--version", "-v", "--help", "-h", "--exec-path", "--html-path",
+		"--man-path", "--info-path", NULL,
+	};
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords, i = pos + 1;
+	git_alias aliases[GIT_MAX_ALIASES];
+	size_t naliases = 0;
+	for (; i < n; i++) {
+		const char *v = wval(&w[i]);
+		if (wdyn(&w[i]))
+			break;
+		if (v[0] != '-')
+			break;
+		if (!strcmp(v, "-c")) {
+			if (i + 1 < n) {
+				i++;
+				const char *kv = wdyn(&w[i]) && w[i].text ? w[i].text
+				                                          : wval(&w[i]);
+				git_config(ctx, raw, &w[i], kv, idx, aliases,
+				           &naliases, GIT_MAX_ALIASES);
+			}
+			continue;
+		}
+		if (!strncmp(v, "--config-env", 12)) {
+			const char *kv = v[12] == '=' ? v + 13
+			                 : i + 1 < n ? wval(&w[++i]) : "";
+			size_t kl = strcspn(kv, "=");
+			bool risky = kl > 6 && !strncasecmp(kv, "alias.", 6);
+			for (const char *const *k = git_exec_keys; *k && !risky; k++)
+				risky = git_key_match(*k, kv, kl);
+			if (risky)
+				lp_unparsed(ctx, "git --config-env sets %.*s from "
+				                 "the environment",
+				            (int)kl, kv);
+			continue;
+		}
+		if (in_list(val_opts, v)) {
+			i++;
+			continue;
+		}
+		if (in_list(flag_opts, v) || !strncmp(v, "--exec-path=", 12))
+			continue;
+		bool attached = false;
+		for (const char *const *o = val_opts; *o && !attached; o++) {
+			size_t ol = strlen(*o);
+			attached = (*o)[1] == '-' && !strncmp(v, *o, ol) &&
+			           v[ol] == '=';
+		}
+		if (attached || (v[1] == 'C' && v[2]) )
+			continue;
+		if (in_list(query_opts, v))
+			return;
+		lp_unparsed(ctx, "unknown git option %s", v);
+		return;
+	}
+	if (i >= n || wdyn(&w[i]))
+		return;
+	if (!naliases) {
+		git_subcommand(ctx, raw, w, i, n, idx);
+		return;
+	}
+
+	/* Resolve aliases given with -c, chained ones included. */
+	lp_word *cur = (lp_word *)(w + i);
+	size_t ncur = n - i;
+	bool expanded = false;
+	for (unsigned k = 0;; k++) {
+		if (k == GIT_ALIAS_CHAIN) {
+			lp_unparsed(ctx, "git alias chain longer than %u",
+			            GIT_ALIAS_CHAIN);
+			return;
+		}
+		const git_alias *a = git_find_alias(aliases, naliases,
+		                                    wval(&cur[0]));
+		if (!a)
+			break;
+		if (a->value[0] == '!') {
+			/* git runs `sh -c 'VALUE "$@"' VALUE ARGS...` */
+			lp_buf b = { 0 };
+			const char *args = lp_join_words(ctx, cur, 1, ncur, true);
+			if (!args)
+				return;
+			lp_buf_append(ctx->arena, &b, a->value + 1,
+			              strlen(a->value + 1));
+			if (*args) {
+				lp_buf_putc(ctx->arena, &b, ' ');
+				lp_buf_append(ctx->arena, &b, args, strlen(args));
+			}
+			parse_text(ctx, lp_buf_cstr(ctx->arena, &b),
+			           LOCUS_ORIGIN_GIT_ALIAS, idx, raw->depth + 1);
+			return;
+		}
+		lp_word *split;
+		size_t ns = git_split(ctx, a->value, &split);
+		if (!ns)
+			break;
+		if (wval(&split[0])[0] == '-') {
+			lp_unparsed(ctx, "git alias %.*s starts with an option",
+			            (int)a->nlen, a->name);
+			return;
+		}
+		lp_word *next = lp_arena_alloc(ctx->arena,
+		                               (ns + ncur) * sizeof *next);
+		if (!next)
+			return;
+		memcpy(next, split, ns * sizeof *next);
+		memcpy(next + ns, cur + 1, (ncur - 1) * sizeof *next);
+		cur = next;
+		ncur = ns + ncur - 1;
+		expanded = true;
+	}
+	if (!expanded) {
+		git_subcommand(ctx, raw, w, i, n, idx);
+		return;
+	}
+	lp_word *argv = lp_arena_alloc(ctx->arena, (ncur + 1) * sizeof *argv);
+	if (!argv)
+		return;
+	argv[0] = w[pos];
+	memcpy(argv + 1, cur, ncur * sizeof *argv);
+	emit_nested(ctx, raw, argv, ncur + 1, LOCUS_ORIGIN_GIT_ALIAS, idx, 0);
+}
+
+/* ---- ssh, watch ------------------------------------------------------ */
+
+static void see_ssh(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t idx)
+{
+	lp_optscan sc;
+	lp_optscan_run(lp_program_spec("ssh"), raw->words, raw->nwords, pos,
+	               &sc);
+	if (sc.unknown) {
+		lp_unparsed(ctx, "unknown option %s of ssh", sc.unknown);
+		return;
+	}
+	if (sc.query || sc.nocmd || sc.cmd >= raw->nwords)
+		return;
+	/* the remote shell gets the words joined with spaces */
+	parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	           LOCUS_ORIGIN_SSH, idx, raw->depth + 1);
+}
+
+static void see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                      size_t idx)
+{
+	lp_optscan sc;
+	lp_optscan_run(lp_program_spec("watch"), raw->words, raw->nwords, pos,
+	               &sc);
+	if (sc.unknown) {
+		lp_unparsed(ctx, "unknown option %s of watch", sc.unknown);
+		return;
+	}
+	if (sc.query || sc.nocmd || sc.cmd >= raw->nwords)
+		return;
+	if (sc.seen['x']) {
+		emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
+		            LOCUS_ORIGIN_WATCH, idx, 0);
+		return;
+	}
+	/* watch runs `sh -c` with its arguments joined by spaces */
+	parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	           LOCUS_ORIGIN_WATCH, idx, raw->depth + 1);
+}
+
+/* ---- dispatch -------------------------------------------------------- */
+
+typedef void (*see_fn)(lp_ctx *, const lp_raw_command *, size_t, size_t);
+
+static const struct {
+	const char *name;
+	see_fn fn;
+} programs[] = {
+	{ "eval", see_eval },       { "trap", see_trap },
+	{ "xargs", see_xargs },     { "parallel", see_parallel },
+	{ "find", see_find },       { "gfind", see_find },
+	{ "fd", see_fd },           { "fdfind", see_fd },
+	{ "git", see_git },         { "ssh", see_ssh },
+	{ "watch", see_watch },
+};
+
+static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t idx)
+{
+	const char *name = lp_base_name(wval(&raw->words[pos]));
+	if (is_shell(name)) {
+		shell_scan(ctx, raw, pos, idx, !strncmp(name, "fish", 4),
+		           LOCUS_ORIGIN_SHELL_C);
+		return;
+	}
+	for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
+		if (!strcmp(programs[i].name, name)) {
+			programs[i].fn(ctx, raw, pos, idx);
+			return;
+		}
+	}
+	lp_inline_command(ctx, raw, pos, idx);
+}
+
+/* ---- peeling wrappers ------------------------------------------------ */
+
+/* Add env's / sudo's NAME=value words to a pushed command. */
+static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
+                        size_t nextra)
+{
+	if (!nextra || idx == LOCUS_SHELL_NO_PARENT)
+		return;
+	locus_shell_command *c = &ctx->result->commands[idx];
+	const char **a = lp_arena_alloc(ctx->arena, (c->nassignments + nextra + 1) *
+	                                                    sizeof *a);
+	if (!a)
+		return;
+	for (size_t i = 0; i < c->nassignments; i++)
+		a[i] = c->assignments[i];
+	for (size_t i = 0; i < nextra; i++)
+		a[c->nassignments + i] = extra[i];
+	c->assignments = a;
+	c->nassignments += nextra;
+}
+
+/* A wrapper that runs a command string (su -c, flock -c, script -c) or
+   splits one (env -S). */
+static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
+                           const lp_optscan *sc, const char *name,
+                           size_t idx)
+{
+	const lp_word *w = sc->script ? sc->script : sc->split_word;
+	const char *value = sc->script ? sc->script_value : sc->split_value;
+	if (!w || !value)
+		return;
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "%s runs a command string only known at run "
+		                 "time: %s",
+		            name, w->text ? w->text : "");
+		return;
+	}
+	const char *text = value;
+	if (!sc->script && sc->cmd < r->nwords) {
+		/* env -S STRING ARGS: the string's words, then the rest */
+		const char *rest = lp_join_words(ctx, r->words, sc->cmd,
+		                                 r->nwords, true);
+		text = rest ? lp_arena_printf(ctx->arena, "%s %s", value, rest)
+		            : NULL;
+	}
+	parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, r->depth + 1);
+}
 
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
-	return lp_push_raw(ctx, raw, 0, 0, NULL);
-}
+	if (lp_out_of_time(ctx))
+		return lp_push_raw(ctx, raw, 0, 0, NULL);
+	lp_raw_command r = *raw;
+	size_t n = r.nwords, pos = 0, nwr = 0, nextra = 0;
+	const char **wr = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *wr);
+	const char **extra = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *extra);
+	if (!wr || !extra)
+		return LOCUS_SHELL_NO_PARENT;
 
-void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
-                     const char *origin, size_t parent, unsigned depth);
+	while (pos < n && !wdyn(&r.words[pos])) {
+		const char *wname = lp_base_name(wval(&r.words[pos]));
+		const lp_optspec *spec = lp_wrapper_find(wname);
+		if (!spec)
+			break;
+		lp_optscan sc;
+		lp_optscan_run(spec, r.words, n, pos, &sc);
+		bool su_shell = (spec->flags & LP_OPT_SU) && !sc.seen['u'];
+		bool peel = !sc.unknown && !sc.query && !sc.nocmd &&
+		            !sc.script && !sc.split_value && !su_shell &&
+		            sc.cmd < n;
+		lp_raw_command wraw = r;
+		if (sc.query)
+			wraw.flags |= LOCUS_CMD_QUERY_ONLY;
+		if (peel)
+			wraw.flags |= LOCUS_CMD_WRAPPER;
+		size_t idx = lp_push_raw(ctx, &wraw, pos, nwr, wr);
+		if (idx == LOCUS_SHELL_NO_PARENT)
+			return idx;
+		add_assigns(ctx, idx, extra, nextra);
+		if (sc.unknown) {
+			lp_unparsed(ctx, "unknown option %s of wrapper %s",
+			            sc.unknown, spec->name);
+			return idx;
+		}
+		if (sc.query || sc.nocmd)
+			return idx;
+		if (sc.script || sc.split_value) {
+			wrapper_script(ctx, &r, &sc, spec->name, idx);
+			return idx;
+		}
+		if (su_shell) {
+			/* su [-] [user [shell args]]: the args go to the
+			   user's shell, so `su root -c CMD` runs CMD */
+			size_t sh = sc.cmd < n ? sc.cmd : n - 1;
+			lp_raw_command sraw = r;
+			sraw.parent = idx;
+			shell_scan(ctx, &sraw, sh, idx, false,
+			           LOCUS_ORIGIN_WRAPPER_SCRIPT);
+			return idx;
+		}
+		if (!peel)
+			return idx; /* a bare wrapper */
+		if ((spec->flags & LP_OPT_BACKGROUND) ||
+		    (spec->background && sc.seen_bg))
+			r.flags |= LOCUS_CMD_BACKGROUND;
+		for (size_t i = sc.assign_first; i < sc.assign_end; i++) {
+			const lp_word *aw = &r.words[i];
+			extra[nextra++] = wdyn(aw) && aw->text ? aw->text : wval(aw);
+		}
+		wr[nwr++] = spec->name;
+		r.parent = idx;
+		pos = sc.cmd;
+	}
+
+	if (pos < n && wdyn(&r.words[pos]))
+		lp_unparsed(ctx, "command name is dynamic: %s",
+		            r.words[pos].text ? r.words[pos].text : "");
+	size_t idx = lp_push_raw(ctx, &r, pos, nwr, wr);
+	if (idx == LOCUS_SHELL_NO_PARENT)
+		return idx;
+	add_assigns(ctx, idx, extra, nextra);
+	if (pos < n && !wdyn(&r.words[pos]))
+		see_through(ctx, &r, pos, idx);
+	return idx;
+}

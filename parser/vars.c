@@ -1,2 +1,415 @@
-/* parser/vars.c - placeholder; written by the parser work. */
-#include "internal.h"
+/*
+ * parser/vars.c - same-line constants.
+ *
+ * `X=rm; $X -rf /` runs rm, so a name assigned once (or always to the same
+ * value) with a static value, unconditionally, before its use, resolves to
+ * that value.  Everything else stays dynamic, and dynamic is the safe
+ * side: a dynamic command name makes the line unparsed.
+ *
+ * One pre-pass over the tree (cursor walk, an explicit stack of ancestor
+ * kinds) collects assignments and every way a name can change at run time:
+ * assignments that are conditional or inside a subshell / function / loop,
+ * `+=`, prefix assignments (FOO=1 cmd sets it for cmd only), for/select
+ * variables, read/mapfile/getopts/printf -v/let/declare/local/export with
+ * a dynamic value, unset, (( x++ )), ${x:=..}.  `eval`, `source` and `.`
+ * can assign anything: when they appear no name resolves.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk.h"
+
+typedef struct var_entry {
+	const char *name;
+	size_t nlen;
+	const char *value;
+	size_t after; /* uses at or after this byte see the value */
+	bool dynamic;
+} var_entry;
+
+struct lp_vars {
+	var_entry *tab;
+	size_t cap, n;
+	bool ifs;
+	bool all_dynamic;
+	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
+};
+
+/* Commands that assign the names given as arguments. */
+static const char *const assigning_cmds[] = {
+	"read", "mapfile", "readarray", "getopts", "printf", "let", "wait",
+	"unset", "declare", "typeset", "local", "export", "readonly", "shift",
+	NULL,
+};
+/* Commands that can assign anything. */
+static const char *const any_assign_cmds[] = {
+	"eval", "source", ".", NULL,
+};
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return true;
+	return false;
+}
+
+static uint64_t hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
+                       bool create)
+{
+	if (v->cap == 0 || (create && (v->n + 1) * 2 > v->cap)) {
+		if (!create)
+			return NULL;
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		var_entry *t = lp_arena_alloc(a, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < v->cap; i++) {
+			if (!v->tab[i].name)
+				continue;
+			size_t j = hash(v->tab[i].name, v->tab[i].nlen) &
+			           (cap - 1);
+			while (t[j].name)
+				j = (j + 1) & (cap - 1);
+			t[j] = v->tab[i];
+		}
+		v->tab = t;
+		v->cap = cap;
+	}
+	size_t j = hash(name, nlen) & (v->cap - 1);
+	while (v->tab[j].name) {
+		if (v->tab[j].nlen == nlen &&
+		    !memcmp(v->tab[j].name, name, nlen))
+			return &v->tab[j];
+		j = (j + 1) & (v->cap - 1);
+	}
+	if (!create)
+		return NULL;
+	char *nm = lp_arena_strndup(a, name, nlen);
+	if (!nm)
+		return NULL;
+	v->tab[j].name = nm;
+	v->tab[j].nlen = nlen;
+	v->n++;
+	return &v->tab[j];
+}
+
+static void note_ifs(lp_vars *v, const char *name, size_t nlen)
+{
+	if (nlen == 3 && !memcmp(name, "IFS", 3))
+		v->ifs = true;
+}
+
+static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name,
+                         size_t nlen)
+{
+	note_ifs(v, name, nlen);
+	var_entry *e = find(v, a, name, nlen, true);
+	if (e)
+		e->dynamic = true;
+	else
+		v->all_dynamic = true; /* out of memory: resolve nothing */
+}
+
+static void define(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
+                   const char *value, size_t after)
+{
+	note_ifs(v, name, nlen);
+	var_entry *e = find(v, a, name, nlen, true);
+	if (!e) {
+		v->all_dynamic = true;
+		return;
+	}
+	if (e->dynamic)
+		return;
+	if (e->value) {
+		if (strcmp(e->value, value) != 0)
+			e->dynamic = true;
+		return;
+	}
+	e->value = value;
+	e->after = after;
+}
+
+/* Leading identifier of an argument word: NAME, NAME[..], NAME=.. */
+static size_t ident_len(const char *s)
+{
+	size_t i = 0;
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+	      s[0] == '_'))
+		return 0;
+	while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+	       (s[i] >= '0' && s[i] <= '9') || s[i] == '_')
+		i++;
+	return i;
+}
+
+static void span(lp_tree *t, TSNode n, const char **s, size_t *len)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (b > t->len)
+		b = (uint32_t)t->len;
+	if (a > b)
+		a = b;
+	*s = t->src + a;
+	*len = b - a;
+}
+
+static void on_assignment(lp_tree *t, lp_vars *v, TSNode n, bool ok)
+{
+	const lp_syms *sy = t->sy;
+	lp_arena *a = t->ctx->arena;
+	TSNode name = ts_node_child_by_field_id(n, sy->f_name);
+	if (ts_node_is_null(name))
+		return;
+	const char *s;
+	size_t len;
+	if (ts_node_symbol(name) == sy->subscript) {
+		TSNode base = ts_node_child_by_field_id(name, sy->f_name);
+		if (!ts_node_is_null(base)) {
+			span(t, base, &s, &len);
+			mark_dynamic(v, a, s, len);
+		}
+		return;
+	}
+	span(t, name, &s, &len);
+	bool append = false;
+	uint32_t cc = ts_node_child_count(n);
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode c = ts_node_child(n, i);
+		if (!ts_node_is_named(c) && ts_node_end_byte(c) -
+		                                    ts_node_start_byte(c) == 2)
+			append = true; /* "+=" */
+	}
+	if (!ok || append) {
+		mark_dynamic(v, a, s, len);
+		return;
+	}
+	TSNode val = ts_node_child_by_field_id(n, sy->f_value);
+	const char *value = "";
+	if (!ts_node_is_null(val)) {
+		if (ts_node_symbol(val) == sy->array) {
+			mark_dynamic(v, a, s, len);
+			return;
+		}
+		lp_word w = lp_word_value(t, val, false);
+		if (w.flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST) ||
+		    !w.value) {
+			mark_dynamic(v, a, s, len);
+			return;
+		}
+		value = w.value;
+	}
+	define(v, a, s, len, value, ts_node_end_byte(n));
+}
+
+static void on_command(lp_tree *t, lp_vars *v, TSNode n)
+{
+	const lp_syms *sy = t->sy;
+	lp_arena *a = t->ctx->arena;
+	TSNode name = ts_node_child_by_field_id(n, sy->f_name);
+	if (ts_node_is_null(name))
+		return;
+	lp_word nw = lp_word_value(t, name, false);
+	if (!nw.value)
+		return;
+	const char *cmd = nw.value;
+	uint32_t cc = ts_node_child_count(n);
+	uint32_t first_arg = 0;
+	if (!strcmp(cmd, "command") || !strcmp(cmd, "builtin")) {
+		/* command read X: the next word is the real name */
+		for (uint32_t i = 0; i < cc; i++) {
+			TSNode c = ts_node_child(n, i);
+			if (ts_node_eq(c, name) || !ts_node_is_named(c) ||
+			    ts_node_symbol(c) == sy->variable_assignment ||
+			    ts_node_symbol(c) == sy->file_redirect)
+				continue;
+			lp_word w = lp_word_value(t, c, false);
+			if (w.value && w.value[0] != '-') {
+				cmd = w.value;
+				first_arg = i + 1;
+				break;
+			}
+		}
+	}
+	if (in_list(any_assign_cmds, cmd)) {
+		/* the eval's own words still see earlier constants */
+		size_t end = ts_node_end_byte(n);
+		if (end < v->dyn_after)
+			v->dyn_after = end;
+		return;
+	}
+	if (!in_list(assigning_cmds, cmd))
+		return;
+	for (uint32_t i = first_arg; i < cc; i++) {
+		TSNode c = ts_node_child(n, i);
+		if (ts_node_eq(c, name) || !ts_node_is_named(c))
+			continue;
+		TSSymbol k = ts_node_symbol(c);
+		if (k == sy->variable_assignment || k == sy->file_redirect ||
+		    k == sy->herestring_redirect)
+			continue;
+		lp_word w = lp_word_value(t, c, false);
+		if (!w.value)
+			continue;
+		if (w.flags & LOCUS_WORD_DYNAMIC) {
+			/* read $NAME: could be any name */
+			v->all_dynamic = true;
+			return;
+		}
+		size_t il = ident_len(w.value);
+		if (il)
+			mark_dynamic(v, a, w.value, il);
+	}
+}
+
+typedef struct vframe {
+	TSSymbol kind;
+	uint32_t start;
+	bool ok; /* this node runs unconditionally, in the shell itself */
+} vframe;
+
+static bool is_seq(const lp_syms *sy, TSSymbol k)
+{
+	return k == sy->program || k == sy->list ||
+	       k == sy->variable_assignments ||
+	       k == sy->declaration_command || k == sy->compound_statement;
+}
+
+lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
+{
+	const lp_syms *sy = t->sy;
+	lp_arena *a = t->ctx->arena;
+	lp_vars *v = lp_arena_alloc(a, sizeof *v);
+	if (!v)
+		return NULL;
+	v->dyn_after = SIZE_MAX;
+	size_t cap = 64, depth = 0;
+	vframe *st = malloc(cap * sizeof *st);
+	if (!st) {
+		v->all_dynamic = true;
+		return v;
+	}
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	for (;;) {
+		if (lp_out_of_time(t->ctx)) {
+			v->all_dynamic = true;
+			break;
+		}
+		TSNode n = ts_tree_cursor_current_node(&c);
+		TSSymbol k = ts_node_symbol(n);
+		uint32_t start = ts_node_start_byte(n);
+		bool ok = true;
+		if (depth > 0) {
+			/* Only the first element of a list runs
+			   unconditionally (`a && X=1` may not assign). */
+			const vframe *p = &st[depth - 1];
+			ok = p->ok && is_seq(sy, p->kind) &&
+			     (p->kind != sy->list || start == p->start);
+		}
+		if (ok && k == sy->declaration_command) {
+			/* declare -i X=1+1 stores 2, -n makes a reference,
+			   -a an array...: options make values dynamic. */
+			uint32_t cc = ts_node_child_count(n);
+			/* `local` outside a function assigns nothing; inside
+			   one the walk already sees a function ancestor */
+			if (cc && t->src[ts_node_start_byte(ts_node_child(n, 0))] ==
+			                  'l')
+				ok = false;
+			for (uint32_t i = 0; i < cc; i++) {
+				TSNode ch = ts_node_child(n, i);
+				uint32_t cs = ts_node_start_byte(ch);
+				if (ts_node_symbol(ch) == sy->word &&
+				    cs < t->len &&
+				    (t->src[cs] == '-' || t->src[cs] == '+'))
+					ok = false;
+			}
+		}
+		st[depth] = (vframe){k, start, ok};
+		if (depth > 0 && ts_node_is_named(n)) {
+			const vframe *p = &st[depth - 1];
+			if (k == sy->variable_assignment) {
+				on_assignment(t, v, n, ok);
+			} else if (k == sy->variable_name &&
+			           p->kind != sy->simple_expansion &&
+			           p->kind != sy->expansion &&
+			           p->kind != sy->variable_assignment) {
+				const char *s;
+				size_t len;
+				span(t, n, &s, &len);
+				mark_dynamic(v, a, s, len);
+			} else if (k == sy->command) {
+				on_command(t, v, n);
+			} else if (k == sy->expansion) {
+				uint32_t cc = ts_node_child_count(n);
+				for (uint32_t i = 0; i < cc; i++) {
+					TSNode ch = ts_node_child(n, i);
+					const char *s;
+					size_t len;
+					span(t, ch, &s, &len);
+					if (ts_node_is_named(ch) ||
+					    !((len == 2 && !memcmp(s, ":=", 2)) ||
+					      (len == 1 && s[0] == '=')))
+						continue;
+					TSNode vn = ts_node_named_child(n, 0);
+					if (!ts_node_is_null(vn)) {
+						span(t, vn, &s, &len);
+						mark_dynamic(v, a, s, len);
+					}
+				}
+			}
+		}
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			if (depth + 2 > cap) {
+				vframe *ns = realloc(st, cap * 2 * sizeof *st);
+				if (!ns) {
+					v->all_dynamic = true;
+					break;
+				}
+				st = ns;
+				cap *= 2;
+			}
+			depth++;
+			continue;
+		}
+		bool done = false;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) {
+				done = true;
+				break;
+			}
+			depth--;
+		}
+		if (done)
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+	free(st);
+	return v;
+}
+
+const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
+                           size_t at)
+{
+	if (!v || v->all_dynamic || v->cap == 0)
+		return NULL;
+	var_entry *e = find((lp_vars *)v, NULL, name, nlen, false);
+	if (!e || e->dynamic || !e->value || at < e->after ||
+	    at >= v->dyn_after)
+		return NULL;
+	return e->value;
+}
+
+bool lp_vars_ifs_assigned(const lp_vars *v)
+{
+	return !v || v->ifs || v->all_dynamic;
+}

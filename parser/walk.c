@@ -1,2 +1,1297 @@
-/* parser/walk.c - placeholder; written by the parser work. */
-#include "internal.h"
+/*
+ * parser/walk.c - from a tree to raw commands, in source order.
+ *
+ * The walk is a loop over an explicit stack of frames (never recursion on
+ * the input: 100 000 nested subshells are 100 000 heap frames, not C
+ * frames).  Sequences (program, lists, bodies, pipelines) are iterated
+ * lazily, one child per step, so a command and everything found inside it
+ * are finished before its next sibling starts: commands come out in source
+ * order, each parent before the commands nested in it.
+ *
+ * Frame kinds:
+ *   F_STMT   one statement node: a simple command is built and emitted,
+ *            anything else is opened as a sequence;
+ *   F_SEQ    the children of a container, with the connector (; && || &)
+ *            that joins each statement to the previous one;
+ *   F_PIPE   the stages of a pipeline: each stage after the first is fed
+ *            by the last command of the previous stage;
+ *   F_SUBST  a subtree searched for command and process substitutions,
+ *            which are walked with the command they were found in as their
+ *            parent, at depth + 1.
+ *
+ * Redirects on compound statements (`{ a; b; } > f`, and a|b > f, which
+ * tree-sitter attaches to the whole list/pipeline, upstream #345) are
+ * attached to every command inside.  That over-reports writes for the
+ * pipeline/list case (`a | b > f` marks a too), which is the safe side;
+ * for stdin only the innermost redirect wins, as in bash.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk.h"
+
+#define NONE LOCUS_SHELL_NO_PARENT
+#define MAX_FUNCS 256
+
+struct lp_func {
+	const char *name;
+	bool self_spawn; /* calls itself in a pipeline or in the background */
+	bool called;     /* called from outside its own body */
+};
+
+typedef struct redir_chain {
+	TSNode node; /* redirected_statement or function_definition */
+	const struct redir_chain *next;
+} redir_chain;
+
+/* What a statement inherits from where it sits. */
+typedef struct sctx {
+	const char *origin;
+	size_t parent;
+	unsigned depth;
+	const char *function_name;
+	const char *connector; /* for the first command emitted */
+	size_t producer;       /* idem, when piped */
+	bool piped;
+	bool background;
+	bool in_pipeline;
+	size_t pipeline; /* SIZE_MAX: a new number per command */
+	uint32_t scope;  /* substitution scope (for pipe producers) */
+	const redir_chain *redirs;
+} sctx;
+
+enum ftype { F_STMT, F_SEQ, F_PIPE, F_SUBST };
+
+typedef struct frame {
+	enum ftype type;
+	bool has_node;
+	bool first;
+	bool pending_pipe;
+	bool siblings;
+	bool has_cur;
+	TSNode node;
+	TSTreeCursor cur; /* F_SEQ/F_PIPE: at `node`; owned by the frame */
+	const char *pending;
+	size_t mark;
+	sctx c;
+} frame;
+
+typedef struct emit_rec {
+	size_t idx;
+	uint32_t scope;
+} emit_rec;
+
+typedef struct walker {
+	lp_tree *t;
+	lp_ctx *ctx;
+	const lp_syms *sy;
+	frame *st;
+	size_t n, cap;
+	emit_rec *log;
+	size_t nlog, caplog;
+	uint32_t next_scope;
+} walker;
+
+static const char CONN_SEMI[] = ";", CONN_AND[] = "&&", CONN_OR[] = "||",
+		  CONN_PIPE[] = "|", CONN_PIPE_ERR[] = "|&", CONN_BG[] = "&";
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static bool push(walker *w, frame f)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		frame *s = realloc(w->st, cap * sizeof *s);
+		if (!s) {
+			lp_unparsed(w->ctx, "out of memory");
+			w->ctx->timed_out = true;
+			return false;
+		}
+		w->st = s;
+		w->cap = cap;
+	}
+	w->st[w->n++] = f;
+	return true;
+}
+
+static void push_node(walker *w, enum ftype type, TSNode n, const sctx *c)
+{
+	frame f;
+	memset(&f, 0, sizeof f);
+	f.type = type;
+	f.node = n;
+	f.has_node = !ts_node_is_null(n);
+	f.first = true;
+	f.c = *c;
+	if (f.has_node)
+		push(w, f);
+}
+
+/* A sequence frame over the children of n.  It iterates with a cursor:
+   ts_node_next_sibling is linear in the number of siblings, which made
+   long pipelines quadratic. */
+static void push_seq(walker *w, enum ftype type, TSNode n, const sctx *c,
+                     bool first, size_t mark)
+{
+	frame f;
+	memset(&f, 0, sizeof f);
+	f.type = type;
+	f.first = first;
+	f.mark = mark;
+	f.c = *c;
+	f.cur = ts_tree_cursor_new(n);
+	f.has_cur = true;
+	if (!ts_tree_cursor_goto_first_child(&f.cur)) {
+		ts_tree_cursor_delete(&f.cur);
+		return;
+	}
+	f.node = ts_tree_cursor_current_node(&f.cur);
+	f.has_node = true;
+	if (!push(w, f))
+		ts_tree_cursor_delete(&f.cur);
+}
+
+static void push_children(walker *w, enum ftype type, TSNode n, const sctx *c)
+{
+	push_seq(w, type, n, c, true, w->nlog);
+}
+
+static void push_subst(walker *w, TSNode n, const sctx *c, bool siblings)
+{
+	frame f;
+	memset(&f, 0, sizeof f);
+	f.type = F_SUBST;
+	f.node = n;
+	f.has_node = !ts_node_is_null(n);
+	f.siblings = siblings;
+	f.c = *c;
+	if (f.has_node)
+		push(w, f);
+}
+
+static void log_emit(walker *w, size_t idx, uint32_t scope)
+{
+	if (idx == NONE)
+		return;
+	if (w->nlog == w->caplog) {
+		size_t cap = w->caplog ? w->caplog * 2 : 64;
+		emit_rec *l = realloc(w->log, cap * sizeof *l);
+		if (!l)
+			return;
+		w->log = l;
+		w->caplog = cap;
+	}
+	w->log[w->nlog++] = (emit_rec){idx, scope};
+}
+
+/* The last command emitted in `scope` since `mark`: the previous stage's
+   command whose stdout feeds the next stage. */
+static size_t producer_since(walker *w, size_t mark, uint32_t scope)
+{
+	for (size_t i = w->nlog; i > mark; i--)
+		if (w->log[i - 1].scope == scope)
+			return w->log[i - 1].idx;
+	return NONE;
+}
+
+static bool text_is(walker *w, TSNode n, const char *s)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t len = strlen(s);
+	return b - a == len && b <= w->t->len && !memcmp(w->t->src + a, s, len);
+}
+
+static const char *connector_of(walker *w, TSNode tok)
+{
+	static const char *const conns[] = {";", "&&", "||", "|", "|&", "&",
+	                                    ";;", ";&", ";;&", NULL};
+	static const char *const vals[] = {CONN_SEMI, CONN_AND, CONN_OR,
+	                                   CONN_PIPE, CONN_PIPE_ERR, CONN_BG,
+	                                   CONN_SEMI, CONN_SEMI, CONN_SEMI};
+	for (size_t i = 0; conns[i]; i++)
+		if (text_is(w, tok, conns[i]))
+			return vals[i];
+	return NULL;
+}
+
+static bool is_statement(const lp_syms *sy, TSSymbol k)
+{
+	return k == sy->command || k == sy->pipeline || k == sy->list ||
+	       k == sy->redirected_statement || k == sy->subshell ||
+	       k == sy->compound_statement || k == sy->negated_command ||
+	       k == sy->if_statement || k == sy->while_statement ||
+	       k == sy->for_statement || k == sy->c_style_for_statement ||
+	       k == sy->case_statement || k == sy->function_definition ||
+	       k == sy->declaration_command || k == sy->unset_command ||
+	       k == sy->test_command || k == sy->variable_assignment ||
+	       k == sy->variable_assignments || k == sy->do_group ||
+	       k == sy->elif_clause || k == sy->else_clause ||
+	       k == sy->case_item || k == sy->program;
+}
+
+/* Context for the commands found inside a substitution of a command. */
+static sctx nested_ctx(walker *w, const sctx *c, const char *origin)
+{
+	sctx n;
+	memset(&n, 0, sizeof n);
+	n.origin = origin;
+	n.parent = c->parent;
+	n.depth = c->depth + 1;
+	n.function_name = c->function_name;
+	n.connector = "";
+	n.producer = NONE;
+	n.pipeline = SIZE_MAX;
+	n.scope = ++w->next_scope;
+	return n;
+}
+
+/* Context handed to F_SUBST for the words of a command: parent is the
+   command. */
+static sctx subst_ctx(const sctx *c, size_t idx)
+{
+	sctx s = *c;
+	if (idx != NONE)
+		s.parent = idx;
+	return s;
+}
+
+static lp_func *func_find(lp_tree *t, const char *name)
+{
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (!strcmp(t->funcs[i].name, name))
+			return &t->funcs[i];
+	return NULL;
+}
+
+static lp_func *func_add(lp_tree *t, const char *name)
+{
+	lp_func *f = func_find(t, name);
+	if (f)
+		return f;
+	if (t->nfuncs >= MAX_FUNCS)
+		return NULL;
+	if (t->nfuncs == t->capfuncs) {
+		size_t cap = t->capfuncs ? t->capfuncs * 2 : 8;
+		lp_func *nf = realloc(t->funcs, cap * sizeof *nf);
+		if (!nf)
+			return NULL;
+		t->funcs = nf;
+		t->capfuncs = cap;
+	}
+	f = &t->funcs[t->nfuncs++];
+	memset(f, 0, sizeof *f);
+	f->name = name;
+	return f;
+}
+
+/* ---- redirects ------------------------------------------------------------ */
+
+typedef struct cmd_build {
+	lp_wordvec words;
+	TSNode *wnodes; /* word nodes, sorted by start byte */
+	size_t nw, capw;
+	lp_wordvec assigns;
+	locus_shell_redirect *redirs;
+	size_t nredirs, capredirs;
+	uint32_t flags;
+	lp_stdin_kind stdin_kind;
+	const char *stdin_text;
+	uint32_t stdin_flags;
+	TSNode *subst; /* subtrees to search for substitutions */
+	size_t ns, caps;
+} cmd_build;
+
+static void add_node(walker *w, TSNode **arr, size_t *n, size_t *cap, TSNode x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		TSNode *a = lp_arena_grow(w->ctx->arena, *arr, *n * sizeof *a,
+		                          nc * sizeof *a);
+		if (!a)
+			return;
+		*arr = a;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = x;
+}
+
+static void add_redir(walker *w, cmd_build *b, locus_shell_redirect r)
+{
+	if (b->nredirs == b->capredirs) {
+		size_t nc = b->capredirs ? b->capredirs * 2 : 4;
+		locus_shell_redirect *a = lp_arena_grow(
+			w->ctx->arena, b->redirs, b->nredirs * sizeof *a,
+			nc * sizeof *a);
+		if (!a)
+			return;
+		b->redirs = a;
+		b->capredirs = nc;
+	}
+	b->redirs[b->nredirs++] = r;
+}
+
+static bool is_fd_word(const char *s)
+{
+	if (!strcmp(s, "-"))
+		return true;
+	size_t i = 0;
+	while (s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > 0 && (s[i] == '\0' || (s[i] == '-' && s[i + 1] == '\0'));
+}
+
+static int fd_of(walker *w, TSNode r)
+{
+	TSNode d = ts_node_child_by_field_id(r, w->sy->f_descriptor);
+	if (ts_node_is_null(d))
+		return -1;
+	long v = 0;
+	for (uint32_t i = ts_node_start_byte(d); i < ts_node_end_byte(d); i++) {
+		char c = w->t->src[i];
+		if (c < '0' || c > '9' || v > 1000000)
+			return -1;
+		v = v * 10 + (c - '0');
+	}
+	return (int)v;
+}
+
+static const char *op_of(walker *w, TSNode r)
+{
+	uint32_t cc = ts_node_child_count(r);
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode c = ts_node_child(r, i);
+		if (!ts_node_is_named(c))
+			return lp_node_text(w->t, c);
+	}
+	return "";
+}
+
+enum { RD_OWN = 0, RD_FROM_STATEMENT = 1 };
+
+/* One redirect.  `words`: collect extra destinations / heredoc arguments
+   as argv words (only for redirects that belong to this command). */
+static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
+                           lp_stdin_kind *sk, const char **stext,
+                           uint32_t *sflags)
+{
+	const lp_syms *sy = w->sy;
+	TSSymbol k = ts_node_symbol(r);
+	locus_shell_redirect rd;
+	memset(&rd, 0, sizeof rd);
+	rd.fd = fd_of(w, r);
+	rd.op = op_of(w, r);
+	rd.target = "";
+	bool is_stdin = rd.fd == -1 || rd.fd == 0;
+	if (k == sy->file_redirect) {
+		TSNode dest = {0};
+		bool have = false, proc = false;
+		uint32_t cc = ts_node_child_count(r);
+		TSTreeCursor cur = ts_tree_cursor_new(r);
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			do {
+				if (ts_tree_cursor_current_field_id(&cur) !=
+				    sy->f_destination)
+					continue;
+				TSNode d = ts_tree_cursor_current_node(&cur);
+				if (!have) {
+					dest = d;
+					have = true;
+				} else if (words) {
+					/* research S9: `git >/dev/null push`
+					   -- bash passes push as argv */
+					add_node(w, &b->wnodes, &b->nw,
+					         &b->capw, d);
+				}
+			} while (ts_tree_cursor_goto_next_sibling(&cur));
+		}
+		ts_tree_cursor_delete(&cur);
+		(void)cc;
+		if (have) {
+			lp_word v = lp_word_value(w->t, dest, true);
+			rd.target = v.value ? v.value : "";
+			rd.target_flags = v.flags;
+			proc = ts_node_symbol(dest) == sy->process_substitution;
+			if (words)
+				add_node(w, &b->subst, &b->ns, &b->caps, dest);
+		}
+		const char *op = rd.op;
+		bool out = !strcmp(op, ">") || !strcmp(op, ">>") ||
+		           !strcmp(op, ">|") || !strcmp(op, "&>") ||
+		           !strcmp(op, "&>>");
+		bool dyn = rd.target_flags & LOCUS_WORD_DYNAMIC;
+		if (!strcmp(op, ">&") && have && (dyn || !is_fd_word(rd.target)))
+			out = true; /* >&file is &>file */
+		if (out && have && !proc &&
+		    (dyn || strcmp(rd.target, "/dev/null") != 0))
+			b->flags |= LOCUS_CMD_WRITES_FILES;
+		bool in = !strcmp(op, "<") ||
+		          (!strcmp(op, "<&") && have &&
+		           (dyn || !is_fd_word(rd.target)));
+		if (in && have && !proc) {
+			b->flags |= LOCUS_CMD_READS_FILE;
+			if (is_stdin) {
+				*sk = LP_STDIN_FILE;
+				*stext = rd.target;
+				*sflags = rd.target_flags;
+			}
+		}
+	} else if (k == sy->herestring_redirect) {
+		TSNode v = ts_node_named_child(r, 0);
+		if (!ts_node_is_null(v) && ts_node_symbol(v) == sy->file_descriptor)
+			v = ts_node_named_child(r, 1);
+		if (!ts_node_is_null(v)) {
+			lp_word wv = lp_word_value(w->t, v, true);
+			rd.target = wv.value ? wv.value : "";
+			rd.target_flags = wv.flags;
+			if (words)
+				add_node(w, &b->subst, &b->ns, &b->caps, v);
+		}
+		if (is_stdin) {
+			*sk = LP_STDIN_HERESTRING;
+			*stext = rd.target;
+			*sflags = rd.target_flags;
+		}
+	} else if (k == sy->heredoc_redirect) {
+		bool quoted = false;
+		TSNode body = {0};
+		bool have_body = false;
+		TSTreeCursor cur = ts_tree_cursor_new(r);
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			do {
+				TSNode c = ts_tree_cursor_current_node(&cur);
+				TSSymbol ck = ts_node_symbol(c);
+				TSFieldId fid =
+					ts_tree_cursor_current_field_id(&cur);
+				if (ck == sy->heredoc_start) {
+					for (uint32_t i = ts_node_start_byte(c);
+					     i < ts_node_end_byte(c); i++)
+						if (strchr("'\"\\",
+						           w->t->src[i]))
+							quoted = true;
+				} else if (ck == sy->heredoc_body) {
+					body = c;
+					have_body = true;
+				} else if (fid == sy->f_argument && words) {
+					add_node(w, &b->wnodes, &b->nw,
+					         &b->capw, c);
+				} else if (fid == sy->f_redirect) {
+					lp_stdin_kind k2 = LP_STDIN_NONE;
+					const char *t2 = NULL;
+					uint32_t f2 = 0;
+					build_redirect(w, b, c, words, &k2,
+					               &t2, &f2);
+				}
+			} while (ts_tree_cursor_goto_next_sibling(&cur));
+		}
+		ts_tree_cursor_delete(&cur);
+		lp_word v = {"", "", quoted ? LOCUS_WORD_QUOTED : 0};
+		if (have_body) {
+			v = lp_heredoc_value(w->t, body, quoted,
+			                     !strcmp(rd.op, "<<-"));
+			if (words && !quoted)
+				add_node(w, &b->subst, &b->ns, &b->caps, body);
+		}
+		rd.target = v.value ? v.value : "";
+		rd.target_flags = v.flags;
+		if (is_stdin) {
+			*sk = LP_STDIN_HEREDOC;
+			*stext = rd.target;
+			*sflags = rd.target_flags;
+		}
+	} else {
+		return;
+	}
+	add_redir(w, b, rd);
+}
+
+/* The redirect children of a redirected_statement / function_definition
+   (field `redirect`). */
+static void build_statement_redirects(walker *w, cmd_build *b, TSNode rs,
+                                      bool words, lp_stdin_kind *sk,
+                                      const char **st, uint32_t *sf)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(rs);
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			if (ts_tree_cursor_current_field_id(&cur) !=
+			    w->sy->f_redirect)
+				continue;
+			build_redirect(w, b, ts_tree_cursor_current_node(&cur),
+			               words, sk, st, sf);
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+/* ---- emitting commands ---------------------------------------------------- */
+
+/* The bytes between two words are only line continuations. */
+static bool continuation_gap(walker *w, TSNode a, TSNode b)
+{
+	uint32_t s = ts_node_end_byte(a), e = ts_node_start_byte(b);
+	if (e <= s || (e - s) % 2 || e > w->t->len)
+		return false;
+	for (uint32_t i = s; i < e; i += 2)
+		if (w->t->src[i] != '\\' || w->t->src[i + 1] != '\n')
+			return false;
+	return true;
+}
+
+static void sort_nodes(TSNode *v, size_t n)
+{
+	/* insertion sort: the arrays are nearly sorted */
+	for (size_t i = 1; i < n; i++) {
+		TSNode x = v[i];
+		size_t j = i;
+		while (j > 0 && ts_node_start_byte(v[j - 1]) > ts_node_start_byte(x)) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+static size_t finish(walker *w, cmd_build *b, TSNode span_node,
+                     const sctx *c)
+{
+	lp_tree *t = w->t;
+	lp_ctx *ctx = w->ctx;
+	lp_raw_command raw;
+	memset(&raw, 0, sizeof raw);
+	raw.nwords = b->words.n;
+	raw.words = b->words.v;
+	raw.nassigns = b->assigns.n;
+	raw.assigns = b->assigns.v;
+	raw.nredirects = b->nredirs;
+	raw.redirects = b->redirs;
+	raw.connector = c->connector ? c->connector : "";
+	raw.pipeline = c->pipeline == SIZE_MAX ? ctx->next_pipeline++
+	                                       : c->pipeline;
+	raw.origin = c->origin;
+	raw.parent = c->parent;
+	raw.depth = c->depth;
+	raw.function_name = c->function_name;
+	raw.flags = b->flags;
+	if (c->background)
+		raw.flags |= LOCUS_CMD_BACKGROUND;
+	if (c->function_name)
+		raw.flags |= LOCUS_CMD_FUNCTION_DEF;
+	if (t->top) {
+		raw.start = ts_node_start_byte(span_node);
+		raw.end = ts_node_end_byte(span_node);
+	} else {
+		raw.start = t->range_start;
+		raw.end = t->range_end;
+	}
+	raw.stdin_kind = b->stdin_kind;
+	raw.stdin_text = b->stdin_text;
+	raw.stdin_flags = b->stdin_flags;
+	raw.stdin_producer = NONE;
+	if (c->piped) {
+		raw.flags |= LOCUS_CMD_PIPED_IN;
+		if (raw.stdin_kind == LP_STDIN_NONE) {
+			raw.stdin_kind = LP_STDIN_PIPE;
+			raw.stdin_producer = c->producer;
+		}
+	}
+	lp_checks_command(t, &raw);
+
+	/* fork bomb bookkeeping */
+	if (raw.nwords && !(raw.words[0].flags & LOCUS_WORD_DYNAMIC) &&
+	    raw.words[0].value) {
+		const char *name = raw.words[0].value;
+		if (c->function_name && !strcmp(name, c->function_name)) {
+			if (c->in_pipeline || c->background) {
+				lp_func *f = func_find(t, name);
+				if (f)
+					f->self_spawn = true;
+			}
+		} else if (t->nfuncs) {
+			lp_func *f = func_find(t, name);
+			if (f)
+				f->called = true;
+		}
+	}
+	size_t idx = lp_emit(ctx, &raw);
+	log_emit(w, idx, c->scope);
+	return idx;
+}
+
+static void push_substs(walker *w, cmd_build *b, const sctx *c, size_t idx)
+{
+	sort_nodes(b->subst, b->ns);
+	sctx s = subst_ctx(c, idx);
+	for (size_t i = b->ns; i > 0; i--)
+		push_subst(w, b->subst[i - 1], &s, false);
+}
+
+/* Resolve stdin: own redirects beat the enclosing statement's, which beat
+   outer compound statements' (bash applies the innermost last). */
+static void chain_redirects(walker *w, cmd_build *b, const redir_chain *ch)
+{
+	for (; ch; ch = ch->next) {
+		lp_stdin_kind sk = LP_STDIN_NONE;
+		const char *st = NULL;
+		uint32_t sf = 0;
+		build_statement_redirects(w, b, ch->node, false, &sk, &st, &sf);
+		if (b->stdin_kind == LP_STDIN_NONE && sk != LP_STDIN_NONE) {
+			b->stdin_kind = sk;
+			b->stdin_text = st;
+			b->stdin_flags = sf;
+		}
+	}
+}
+
+/* A simple command; `rs` is the redirected_statement whose body it is (or
+   null). */
+static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	lp_arena *a = w->ctx->arena;
+	cmd_build b;
+	memset(&b, 0, sizeof b);
+	bool have_cmd = !ts_node_is_null(cmd);
+	bool have_rs = !ts_node_is_null(rs);
+	lp_stdin_kind sk = LP_STDIN_NONE;
+	const char *stx = NULL;
+	uint32_t sf = 0;
+	TSNode artefacts[8];
+	size_t nart = 0;
+
+	if (have_cmd) {
+		TSTreeCursor cur = ts_tree_cursor_new(cmd);
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			do {
+				TSNode ch = ts_tree_cursor_current_node(&cur);
+				TSFieldId fid =
+					ts_tree_cursor_current_field_id(&cur);
+				TSSymbol k = ts_node_symbol(ch);
+				if (fid == sy->f_name) {
+					TSNode inner = ts_node_named_child(ch, 0);
+					add_node(w, &b.wnodes, &b.nw, &b.capw,
+					         ts_node_is_null(inner) ? ch
+					                                : inner);
+				} else if (fid == sy->f_argument) {
+					add_node(w, &b.wnodes, &b.nw, &b.capw,
+					         ch);
+				} else if (fid == sy->f_redirect) {
+					build_redirect(w, &b, ch, true, &sk,
+					               &stx, &sf);
+				} else if (k == sy->variable_assignment &&
+				           ts_node_is_named(ch)) {
+					lp_word v = {lp_node_text(w->t, ch),
+					             lp_node_text(w->t, ch), 0};
+					TSNode val = ts_node_child_by_field_id(
+						ch, sy->f_value);
+					if (!ts_node_is_null(val)) {
+						lp_word vv = lp_word_value(
+							w->t, val, true);
+						TSNode nm = ts_node_child_by_field_id(
+							ch, sy->f_name);
+						v.value = lp_arena_printf(
+							a, "%s=%s",
+							ts_node_is_null(nm) ? ""
+							: lp_node_text(w->t, nm),
+							vv.value ? vv.value : "");
+						v.flags = vv.flags;
+						add_node(w, &b.subst, &b.ns,
+						         &b.caps, val);
+					}
+					lp_wordvec_push(a, &b.assigns, v);
+				} else if (ts_node_is_named(ch) &&
+				           k != sy->comment && nart < 8) {
+					/* `echo (x)` puts a subshell here */
+					artefacts[nart++] = ch;
+				}
+			} while (ts_tree_cursor_goto_next_sibling(&cur));
+		}
+		ts_tree_cursor_delete(&cur);
+	}
+	if (have_rs) {
+		lp_stdin_kind k2 = LP_STDIN_NONE;
+		const char *t2 = NULL;
+		uint32_t f2 = 0;
+		build_statement_redirects(w, &b, rs, true, &k2, &t2, &f2);
+		if (sk == LP_STDIN_NONE && k2 != LP_STDIN_NONE) {
+			sk = k2;
+			stx = t2;
+			sf = f2;
+		}
+	}
+	b.stdin_kind = sk;
+	b.stdin_text = stx;
+	b.stdin_flags = sf;
+	chain_redirects(w, &b, c->redirs);
+
+	/* argv: name, arguments, extra redirect destinations and heredoc
+	   arguments, in source order, as bash collects them */
+	sort_nodes(b.wnodes, b.nw);
+	for (size_t i = 0; i < b.nw; i++) {
+		TSNode wn = b.wnodes[i];
+		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
+		    i + 1 < b.nw &&
+		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn))
+			continue; /* $"..." : translated string */
+		size_t before = b.words.n;
+		lp_word_fields(w->t, wn, &b.words);
+		add_node(w, &b.subst, &b.ns, &b.caps, wn);
+		/* research S1: `r\<newline>m` is one word to bash; tree-sitter
+		   splits it.  Join the first field onto the previous word. */
+		if (i > 0 && before > 0 && b.words.n > before &&
+		    continuation_gap(w, b.wnodes[i - 1], wn)) {
+			lp_word *prev = &b.words.v[before - 1];
+			lp_word *cur = &b.words.v[before];
+			uint32_t st = ts_node_start_byte(b.wnodes[i - 1]);
+			uint32_t en = ts_node_end_byte(wn);
+			prev->value = lp_arena_printf(a, "%s%s", prev->value,
+			                              cur->value);
+			prev->text = lp_arena_strndup(a, w->t->src + st, en - st);
+			prev->flags |= cur->flags;
+			memmove(cur, cur + 1,
+			        (b.words.n - before - 1) * sizeof *cur);
+			b.words.n--;
+		}
+	}
+	for (size_t i = 0; i < nart; i++)
+		add_node(w, &b.subst, &b.ns, &b.caps, artefacts[i]);
+
+	size_t mark0 = w->nlog;
+	size_t idx = finish(w, &b, have_rs ? rs : cmd, c);
+
+	/* heredoc continuations: `cat <<EOF | sh`, `cat <<EOF && x` */
+	if (have_rs) {
+		TSTreeCursor cur = ts_tree_cursor_new(rs);
+		TSNode conts[8];
+		const char *cconn[8];
+		size_t nc = 0;
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			do {
+				TSNode r = ts_tree_cursor_current_node(&cur);
+				if (ts_node_symbol(r) != sy->heredoc_redirect)
+					continue;
+				const char *op = NULL;
+				TSTreeCursor rc = ts_tree_cursor_new(r);
+				if (ts_tree_cursor_goto_first_child(&rc)) {
+					do {
+						TSNode x = ts_tree_cursor_current_node(&rc);
+						TSFieldId fid =
+							ts_tree_cursor_current_field_id(&rc);
+						if (nc >= 8)
+							break;
+						if (fid == sy->f_operator) {
+							op = connector_of(w, x);
+						} else if (fid == sy->f_right) {
+							conts[nc] = x;
+							cconn[nc++] = op ? op : CONN_SEMI;
+						} else if (ts_node_is_named(x) &&
+						           ts_node_symbol(x) ==
+						                   sy->pipeline) {
+							conts[nc] = x;
+							cconn[nc++] = NULL;
+						}
+					} while (ts_tree_cursor_goto_next_sibling(&rc));
+				}
+				ts_tree_cursor_delete(&rc);
+			} while (ts_tree_cursor_goto_next_sibling(&cur));
+		}
+		ts_tree_cursor_delete(&cur);
+		for (size_t i = nc; i > 0; i--) {
+			TSNode x = conts[i - 1];
+			sctx cc = *c;
+			cc.piped = false;
+			cc.producer = NONE;
+			cc.redirs = c->redirs;
+			if (cconn[i - 1]) {
+				cc.connector = cconn[i - 1];
+				cc.pipeline = SIZE_MAX;
+				cc.in_pipeline = false;
+				push_node(w, F_STMT, x, &cc);
+			} else {
+				/* the pipeline's first token is `|`: F_PIPE
+				   feeds the next stage from cat */
+				cc.in_pipeline = true;
+				push_seq(w, F_PIPE, x, &cc, false, mark0);
+			}
+		}
+	}
+	push_substs(w, &b, c, idx);
+}
+
+static void emit_assignments(walker *w, TSNode n, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	lp_arena *a = w->ctx->arena;
+	cmd_build b;
+	memset(&b, 0, sizeof b);
+	TSNode one[1] = {n};
+	size_t cnt = 1;
+	TSNode *list = one;
+	TSNode *many = NULL;
+	if (ts_node_symbol(n) == sy->variable_assignments) {
+		cnt = ts_node_named_child_count(n);
+		many = lp_arena_alloc(a, (cnt + 1) * sizeof *many);
+		if (!many)
+			return;
+		for (uint32_t i = 0; i < cnt; i++)
+			many[i] = ts_node_named_child(n, i);
+		list = many;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		TSNode as = list[i];
+		if (ts_node_symbol(as) != sy->variable_assignment)
+			continue;
+		TSNode nm = ts_node_child_by_field_id(as, sy->f_name);
+		TSNode val = ts_node_child_by_field_id(as, sy->f_value);
+		lp_word v;
+		v.text = lp_node_text(w->t, as);
+		v.flags = 0;
+		const char *value = "";
+		if (!ts_node_is_null(val)) {
+			lp_word vv = lp_word_value(w->t, val, true);
+			value = vv.value ? vv.value : "";
+			v.flags = vv.flags;
+			add_node(w, &b.subst, &b.ns, &b.caps, val);
+		}
+		if (!ts_node_is_null(nm) && ts_node_symbol(nm) == sy->subscript)
+			add_node(w, &b.subst, &b.ns, &b.caps, nm);
+		v.value = lp_arena_printf(a, "%s=%s",
+		                          ts_node_is_null(nm)
+		                                  ? ""
+		                                  : lp_node_text(w->t, nm),
+		                          value);
+		lp_wordvec_push(a, &b.assigns, v);
+	}
+	b.flags |= LOCUS_CMD_ASSIGN_ONLY;
+	size_t idx = finish(w, &b, n, c);
+	push_substs(w, &b, c, idx);
+}
+
+/* export/declare/local/readonly/typeset/unset: bash runs them as builtins
+   with these words. */
+static void emit_declaration(walker *w, TSNode n, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	lp_arena *a = w->ctx->arena;
+	cmd_build b;
+	memset(&b, 0, sizeof b);
+	uint32_t cc = ts_node_child_count(n);
+	bool have_kw = false;
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode ch = ts_node_child(n, i);
+		if (!ts_node_is_named(ch)) {
+			if (!have_kw) {
+				const char *kw = lp_node_text(w->t, ch);
+				lp_word k = {kw, kw, 0};
+				lp_wordvec_push(a, &b.words, k);
+				have_kw = true;
+			}
+			continue;
+		}
+		TSSymbol k = ts_node_symbol(ch);
+		if (k == sy->comment)
+			continue;
+		if (k == sy->variable_assignment) {
+			TSNode nm = ts_node_child_by_field_id(ch, sy->f_name);
+			TSNode val = ts_node_child_by_field_id(ch, sy->f_value);
+			lp_word v = {NULL, lp_node_text(w->t, ch), 0};
+			const char *value = "";
+			if (!ts_node_is_null(val)) {
+				lp_word vv = lp_word_value(w->t, val, true);
+				value = vv.value ? vv.value : "";
+				v.flags = vv.flags;
+			}
+			v.value = lp_arena_printf(
+				a, "%s=%s",
+				ts_node_is_null(nm) ? "" : lp_node_text(w->t, nm),
+				value);
+			lp_wordvec_push(a, &b.words, v);
+		} else if (k == sy->variable_name) {
+			const char *s = lp_node_text(w->t, ch);
+			lp_word v = {s, s, 0};
+			lp_wordvec_push(a, &b.words, v);
+		} else {
+			lp_word_fields(w->t, ch, &b.words);
+		}
+		add_node(w, &b.subst, &b.ns, &b.caps, ch);
+	}
+	size_t idx = finish(w, &b, n, c);
+	push_substs(w, &b, c, idx);
+}
+
+static void handle_redirected(walker *w, TSNode rs, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	TSNode body = ts_node_child_by_field_id(rs, sy->f_body);
+	sctx bc = *c;
+	/* A heredoc with `| cmd` after its delimiter continues the pipeline
+	   of the body: share the number. */
+	uint32_t cc = ts_node_child_count(rs);
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode r = ts_node_child(rs, i);
+		if (ts_node_symbol(r) != sy->heredoc_redirect)
+			continue;
+		uint32_t rc = ts_node_named_child_count(r);
+		for (uint32_t j = 0; j < rc; j++) {
+			TSNode x = ts_node_named_child(r, j);
+			if (ts_node_symbol(x) == sy->pipeline) {
+				if (bc.pipeline == SIZE_MAX)
+					bc.pipeline = w->ctx->next_pipeline++;
+				bc.in_pipeline = true;
+			}
+		}
+	}
+	if (ts_node_is_null(body) || ts_node_symbol(body) == sy->command) {
+		emit_command(w, body, rs, &bc);
+		return;
+	}
+	/* Compound body: the redirects apply to every command inside. */
+	redir_chain *ch = lp_arena_alloc(w->ctx->arena, sizeof *ch);
+	if (!ch)
+		return;
+	ch->node = rs;
+	ch->next = c->redirs;
+	bc.redirs = ch;
+	/* Heredoc arguments after a compound command cannot be argv. */
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode r = ts_node_child(rs, i);
+		if (ts_node_symbol(r) != sy->heredoc_redirect)
+			continue;
+		if (!ts_node_is_null(ts_node_child_by_field_id(r, sy->f_argument)) ||
+		    !ts_node_is_null(ts_node_child_by_field_id(r, sy->f_right)) ||
+		    bc.in_pipeline)
+			lp_unparsed(w->ctx, "heredoc continuation after a compound "
+			                    "command (unsupported)");
+	}
+	/* Substitutions in the redirect targets, after the body. */
+	cmd_build b;
+	memset(&b, 0, sizeof b);
+	lp_stdin_kind sk = LP_STDIN_NONE;
+	const char *st = NULL;
+	uint32_t sf = 0;
+	build_statement_redirects(w, &b, rs, true, &sk, &st, &sf);
+	push_substs(w, &b, c, NONE);
+	push_node(w, F_STMT, body, &bc);
+}
+
+static void handle_function(walker *w, TSNode n, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	TSNode nm = ts_node_child_by_field_id(n, sy->f_name);
+	TSNode body = ts_node_child_by_field_id(n, sy->f_body);
+	const char *name = "";
+	if (!ts_node_is_null(nm)) {
+		lp_word v = lp_word_value(w->t, nm, false);
+		name = v.value ? v.value : "";
+	}
+	func_add(w->t, name);
+	sctx fc;
+	memset(&fc, 0, sizeof fc);
+	fc.origin = LOCUS_ORIGIN_FUNCTION;
+	fc.parent = c->parent;
+	fc.depth = c->depth;
+	fc.function_name = name;
+	fc.connector = c->connector;
+	fc.producer = NONE;
+	fc.pipeline = SIZE_MAX;
+	fc.scope = ++w->next_scope;
+	fc.redirs = c->redirs;
+	if (!ts_node_is_null(ts_node_child_by_field_id(n, sy->f_redirect))) {
+		redir_chain *ch = lp_arena_alloc(w->ctx->arena, sizeof *ch);
+		if (ch) {
+			ch->node = n;
+			ch->next = c->redirs;
+			fc.redirs = ch;
+		}
+	}
+	push_node(w, F_STMT, body, &fc);
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+static void do_stmt(walker *w, frame *f)
+{
+	const lp_syms *sy = w->sy;
+	TSNode n = f->node;
+	TSSymbol k = ts_node_symbol(n);
+	if (!ts_node_is_named(n))
+		return;
+	if (k == sy->command) {
+		TSNode null = {0};
+		emit_command(w, n, null, &f->c);
+	} else if (k == sy->redirected_statement) {
+		handle_redirected(w, n, &f->c);
+	} else if (k == sy->pipeline) {
+		sctx pc = f->c;
+		if (pc.pipeline == SIZE_MAX)
+			pc.pipeline = w->ctx->next_pipeline++;
+		pc.in_pipeline = true;
+		push_seq(w, F_PIPE, n, &pc, true, w->nlog);
+	} else if (k == sy->function_definition) {
+		handle_function(w, n, &f->c);
+	} else if (k == sy->variable_assignment ||
+	           k == sy->variable_assignments) {
+		emit_assignments(w, n, &f->c);
+	} else if (k == sy->declaration_command || k == sy->unset_command) {
+		emit_declaration(w, n, &f->c);
+	} else if (k == sy->comment) {
+		return;
+	} else if (ts_node_child_count(n) > 0) {
+		/* every other container, ERROR included: its statements are
+		   walked, the rest searched for substitutions */
+		push_children(w, F_SEQ, n, &f->c);
+	} else {
+		push_subst(w, n, &f->c, false);
+	}
+}
+
+static void do_seq(walker *w, frame *f)
+{
+	const lp_syms *sy = w->sy;
+	TSNode ch = f->node;
+	frame g = *f; /* takes over the cursor */
+	TSNode next = {0};
+	if (ts_tree_cursor_goto_next_sibling(&g.cur)) {
+		next = ts_tree_cursor_current_node(&g.cur);
+		g.node = next;
+		g.has_node = true;
+	} else {
+		ts_tree_cursor_delete(&g.cur);
+		g.has_cur = false;
+		g.has_node = false;
+	}
+	if (!ts_node_is_named(ch)) {
+		const char *conn = connector_of(w, ch);
+		if (conn) {
+			g.pending = conn;
+			if (f->type == F_PIPE &&
+			    (conn == CONN_PIPE || conn == CONN_PIPE_ERR))
+				g.pending_pipe = true;
+		}
+		if (g.has_node && !push(w, g))
+			ts_tree_cursor_delete(&g.cur);
+		return;
+	}
+	TSSymbol k = ts_node_symbol(ch);
+	if (k == sy->comment) {
+		if (g.has_node && !push(w, g))
+			ts_tree_cursor_delete(&g.cur);
+		return;
+	}
+	if (!is_statement(sy, k) && !ts_node_is_error(ch)) {
+		if (g.has_node && !push(w, g))
+			ts_tree_cursor_delete(&g.cur);
+		push_subst(w, ch, &f->c, false);
+		return;
+	}
+	sctx cc = f->c;
+	if (f->type == F_PIPE && g.pending_pipe) {
+		cc.connector = g.pending;
+		cc.piped = true;
+		cc.producer = producer_since(w, f->mark, f->c.scope);
+	} else if (!f->first) {
+		cc.connector = g.pending ? g.pending : CONN_SEMI;
+		cc.piped = false;
+		cc.producer = NONE;
+	}
+	/* `stmt &`: the whole statement runs in the background */
+	if (!ts_node_is_null(next) && !ts_node_is_named(next) &&
+	    text_is(w, next, "&"))
+		cc.background = true;
+	g.first = false;
+	g.pending = NULL;
+	g.pending_pipe = false;
+	g.mark = w->nlog;
+	if (g.has_node && !push(w, g))
+		ts_tree_cursor_delete(&g.cur);
+	push_node(w, F_STMT, ch, &cc);
+}
+
+static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
+{
+	lp_tree *t = w->t;
+	lp_arena *a = w->ctx->arena;
+	/* the literal parts of the body, other parts blanked */
+	lp_buf lit = {0};
+	uint32_t pos = ts_node_start_byte(body);
+	uint32_t end = ts_node_end_byte(body);
+	uint32_t cc = ts_node_child_count(body);
+	for (uint32_t i = 0; i <= cc; i++) {
+		uint32_t cs = i < cc ? ts_node_start_byte(ts_node_child(body, i))
+		                     : end;
+		if (cs > pos)
+			lp_buf_append(a, &lit, t->src + pos, cs - pos);
+		if (i == cc)
+			break;
+		TSNode ch = ts_node_child(body, i);
+		uint32_t ce = ts_node_end_byte(ch);
+		if (ts_node_symbol(ch) == t->sy->heredoc_content)
+			lp_buf_append(a, &lit, t->src + cs, ce - cs);
+		else
+			lp_buf_putc(a, &lit, ' ');
+		pos = ce;
+	}
+	if (!lit.data || !memchr(lit.data, '`', lit.len))
+		return;
+	size_t i = 0;
+	while (i < lit.len) {
+		if (lit.data[i] == '\\') {
+			i += 2;
+			continue;
+		}
+		if (lit.data[i] != '`') {
+			i++;
+			continue;
+		}
+		size_t j = i + 1;
+		while (j < lit.len && lit.data[j] != '`') {
+			if (lit.data[j] == '\\')
+				j++;
+			j++;
+		}
+		if (j >= lit.len) {
+			lp_unparsed(w->ctx, "unterminated backtick in a heredoc");
+			return;
+		}
+		lp_parse_nested(w->ctx, lit.data + i + 1, j - i - 1,
+		                LOCUS_ORIGIN_SUBSTITUTION, c->parent,
+		                c->depth + 1);
+		i = j + 1;
+	}
+}
+
+static void do_subst(walker *w, frame *f)
+{
+	const lp_syms *sy = w->sy;
+	TSNode n = f->node;
+	TSSymbol k = ts_node_symbol(n);
+	if (k == sy->heredoc_body)
+		scan_heredoc_backticks(w, n, &f->c);
+	if (ts_node_child_count(n) == 0)
+		return;
+	bool cs = k == sy->command_substitution, ps = k == sy->process_substitution;
+	if (cs && lp_is_fake_arith(w->t, n)) {
+		/* upstream #325: $((..)) in a heredoc parsed as $( (..) ).
+		   Only real substitutions inside it are walked. */
+		size_t base = w->n;
+		TSTreeCursor cur = ts_tree_cursor_new(n);
+		bool first = true;
+		for (;;) {
+			TSNode x = ts_tree_cursor_current_node(&cur);
+			TSSymbol xk = ts_node_symbol(x);
+			if (!first && (xk == sy->command_substitution ||
+			               xk == sy->process_substitution)) {
+				push_subst(w, x, &f->c, false);
+			} else if (ts_tree_cursor_goto_first_child(&cur)) {
+				first = false;
+				continue;
+			}
+			first = false;
+			bool done = false;
+			while (!ts_tree_cursor_goto_next_sibling(&cur))
+				if (!ts_tree_cursor_goto_parent(&cur)) {
+					done = true;
+					break;
+				}
+			if (done)
+				break;
+		}
+		ts_tree_cursor_delete(&cur);
+		for (size_t i = base, j = w->n; i + 1 < j; i++, j--) {
+			frame tmp = w->st[i];
+			w->st[i] = w->st[j - 1];
+			w->st[j - 1] = tmp;
+		}
+		return;
+	}
+	if (cs || ps ||
+	    (is_statement(sy, k) && k != sy->variable_assignment &&
+	     k != sy->variable_assignments)) {
+		if (f->c.depth + 1 > w->ctx->opts.max_depth) {
+			lp_unparsed(w->ctx, "nesting deeper than %u",
+			            w->ctx->opts.max_depth);
+			return;
+		}
+		sctx nc = nested_ctx(w, &f->c,
+		                     ps ? LOCUS_ORIGIN_PROCESS_SUBSTITUTION
+		                        : LOCUS_ORIGIN_SUBSTITUTION);
+		if (cs || ps)
+			push_children(w, F_SEQ, n, &nc);
+		else
+			push_node(w, F_STMT, n, &nc);
+		return;
+	}
+	if (k == sy->heredoc_redirect) {
+		/* only the body and nested redirects; `| cmd` and `&& cmd`
+		   are statements handled by the walk */
+		uint32_t rc = ts_node_named_child_count(n);
+		for (uint32_t i = rc; i > 0; i--) {
+			TSNode x = ts_node_named_child(n, i - 1);
+			TSSymbol xk = ts_node_symbol(x);
+			if (xk == sy->heredoc_body || xk == sy->file_redirect)
+				push_subst(w, x, &f->c, false);
+		}
+		return;
+	}
+	/* all named children, pushed in reverse so they pop in order */
+	size_t base = w->n;
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			TSNode x = ts_tree_cursor_current_node(&cur);
+			if (ts_node_is_named(x) && ts_node_child_count(x) > 0)
+				push_subst(w, x, &f->c, false);
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+	for (size_t i = base, j = w->n; i + 1 < j; i++, j--) {
+		frame tmp = w->st[i];
+		w->st[i] = w->st[j - 1];
+		w->st[j - 1] = tmp;
+	}
+}
+
+void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
+                  unsigned depth)
+{
+	walker w;
+	memset(&w, 0, sizeof w);
+	w.t = t;
+	w.ctx = t->ctx;
+	w.sy = t->sy;
+	sctx base;
+	memset(&base, 0, sizeof base);
+	base.origin = origin;
+	base.parent = parent;
+	base.depth = depth;
+	base.connector = "";
+	base.producer = NONE;
+	base.pipeline = SIZE_MAX;
+	push_node(&w, F_STMT, root, &base);
+	while (w.n > 0) {
+		if (lp_out_of_time(w.ctx))
+			break;
+		frame f = w.st[--w.n];
+		switch (f.type) {
+		case F_STMT:
+			do_stmt(&w, &f);
+			break;
+		case F_SEQ:
+		case F_PIPE:
+			do_seq(&w, &f);
+			break;
+		case F_SUBST:
+			do_subst(&w, &f);
+			break;
+		}
+	}
+	/* frames left by a timeout own cursors */
+	for (size_t i = 0; i < w.n; i++)
+		if (w.st[i].has_cur)
+			ts_tree_cursor_delete(&w.st[i].cur);
+	for (size_t i = 0; i < t->nfuncs; i++)
+		if (t->funcs[i].self_spawn && t->funcs[i].called)
+			w.ctx->result->has_fork_bomb = true;
+	free(w.st);
+	free(w.log);
+}

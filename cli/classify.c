@@ -1,0 +1,309 @@
+/*
+ * cli/classify.c - `locus classify`: label bash lines (spec shell.md s. 3).
+ *
+ *   locus classify [--pretty] [--] WORD...   the words joined by one space
+ *                                            form ONE command
+ *   locus classify [--pretty]                one command per stdin line
+ *   locus classify [--pretty] --jsonl        one JSON object per stdin line:
+ *       {"command": "..."}                   a bash line (may hold newlines)
+ *       {"tool": NAME, "arguments": {...}}   a tool call: its full Action
+ *
+ * One JSON object is printed per input, in input order (locus_action_json
+ * with the commands).  A malformed input line prints {"error":..,"line":N}
+ * in its place and a message on stderr; the other lines are still
+ * processed and the exit status is 2.  Exit 1 on memory or output failure.
+ *
+ * Bytes: lines are taken with the length getline() reports, so NUL bytes
+ * and invalid UTF-8 reach the analyzer as data (which calls such a line
+ * unparsed).  In plain-line mode only the "\n" is removed: a "\r" before it
+ * is part of the command, as it would be for bash.  In --jsonl mode a
+ * trailing "\r" is JSON whitespace and is dropped, and blank lines are
+ * skipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "locus/labels.h"
+#include "cli.h"
+
+typedef struct classify_ctx {
+	locus_shell_parser *parser; /* one parser for every line */
+	int json_flags;             /* LOCUS_JSON_* */
+	int status;                 /* 0, 2 after a malformed line */
+	bool fatal;                 /* out of memory: stop */
+} classify_ctx;
+
+static void classify_usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: locus classify [--pretty] [--] COMMAND WORDS...\n"
+	        "       locus classify [--pretty] < lines\n"
+	        "       locus classify [--pretty] --jsonl < objects\n"
+	        "\n"
+	        "Prints one JSON object per command: kind, tags, never, reasons\n"
+	        "and the simple commands found.  With arguments, all of them\n"
+	        "joined by one space are one command.  With --jsonl each line\n"
+	        "is {\"command\": STRING} or a tool call {\"tool\": NAME,\n"
+	        "\"arguments\": OBJECT}.  A malformed line prints\n"
+	        "{\"error\": ..., \"line\": N}; the exit status is then 2.\n");
+}
+
+/* Print the error object for input line `line` and note the failure. */
+static void emit_error(classify_ctx *c, unsigned long line, const char *msg)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *txt = NULL;
+	if (o && cJSON_AddStringToObject(o, "error", msg) &&
+	    cJSON_AddNumberToObject(o, "line", (double)line))
+		txt = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!txt) {
+		c->fatal = true;
+		return;
+	}
+	printf("%s\n", txt);
+	cJSON_free(txt);
+	fprintf(stderr, "locus classify: line %lu: %s\n", line, msg);
+	if (c->status == 0)
+		c->status = 2;
+}
+
+/* Print an action, or the error that deriving it gave. */
+static void emit_action(classify_ctx *c, unsigned long line, int rc,
+                        locus_action *a, const locus_error *err)
+{
+	if (rc == LOCUS_ENOMEM) {
+		c->fatal = true;
+		return;
+	}
+	if (rc != 0 || !a) {
+		emit_error(c, line, err->message[0] ? err->message
+		                                    : locus_error_code_name(rc));
+		return;
+	}
+	char *txt = NULL;
+	if (locus_action_json(a, c->json_flags, &txt) != 0 || !txt) {
+		c->fatal = true;
+		return;
+	}
+	printf("%s\n", txt);
+	free(txt);
+}
+
+static void classify_line(classify_ctx *c, unsigned long line,
+                          const char *s, size_t n)
+{
+	locus_action *a = NULL;
+	locus_error err = {0};
+	int rc = locus_action_classify(&a, c->parser, s, n, &err);
+	emit_action(c, line, rc, a, &err);
+	locus_action_free(a);
+}
+
+/*
+ * True when the JSON text holds a \u0000 escape inside a string.  cJSON
+ * keeps strings NUL-terminated, so such a string would be cut short and a
+ * command like "ls\u0000; rm -rf /" would be judged on "ls" alone: the
+ * line is refused instead.
+ */
+static bool json_has_nul_escape(const char *s, size_t n)
+{
+	bool in_str = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!in_str) {
+			in_str = s[i] == '"';
+			continue;
+		}
+		if (s[i] == '"') {
+			in_str = false;
+		} else if (s[i] == '\\' && i + 1 < n) {
+			if (s[i + 1] == 'u' && i + 5 < n &&
+			    !memcmp(s + i + 2, "0000", 4))
+				return true;
+			i++; /* skip the escaped character */
+		}
+	}
+	return false;
+}
+
+static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
+                           size_t n)
+{
+	if (n && s[n - 1] == '\r')
+		n--;
+	size_t k = 0;
+	while (k < n && (s[k] == ' ' || s[k] == '\t'))
+		k++;
+	if (k == n)
+		return; /* blank line: nothing to classify */
+	if (memchr(s, '\0', n)) {
+		emit_error(c, line, "line holds a NUL byte");
+		return;
+	}
+	if (json_has_nul_escape(s, n)) {
+		emit_error(c, line, "JSON string holds \\u0000");
+		return;
+	}
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (!root) {
+		emit_error(c, line, "malformed JSON");
+		return;
+	}
+	while (end && (size_t)(end - s) < n &&
+	       (*end == ' ' || *end == '\t' || *end == '\r'))
+		end++;
+	if (!end || (size_t)(end - s) != n) {
+		emit_error(c, line, "text after the JSON object");
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		emit_error(c, line, "line is not a JSON object");
+		goto out;
+	}
+	cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool");
+	cJSON *cmd = cJSON_GetObjectItemCaseSensitive(root, "command");
+	if (tool) {
+		if (!cJSON_IsString(tool)) {
+			emit_error(c, line, "\"tool\" is not a string");
+			goto out;
+		}
+		cJSON *args = cJSON_GetObjectItemCaseSensitive(root,
+		                                               "arguments");
+		if (args && !cJSON_IsObject(args)) {
+			emit_error(c, line, "\"arguments\" is not an object");
+			goto out;
+		}
+		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
+		if (args && !args_txt) {
+			c->fatal = true;
+			goto out;
+		}
+		locus_action *a = NULL;
+		locus_error err = {0};
+		int rc = locus_action_derive(&a, c->parser, tool->valuestring,
+		                             args_txt ? args_txt : "{}",
+		                             args_txt ? strlen(args_txt) : 2,
+		                             &err);
+		cJSON_free(args_txt);
+		emit_action(c, line, rc, a, &err);
+		locus_action_free(a);
+	} else if (cmd) {
+		if (!cJSON_IsString(cmd)) {
+			emit_error(c, line, "\"command\" is not a string");
+			goto out;
+		}
+		classify_line(c, line, cmd->valuestring,
+		              strlen(cmd->valuestring));
+	} else {
+		emit_error(c, line, "object has no \"command\" or \"tool\"");
+	}
+out:
+	cJSON_Delete(root);
+}
+
+/* Join argv[0..argc) with single spaces; malloc'd, NULL on OOM. */
+static char *join_words(int argc, char **argv, size_t *len)
+{
+	size_t n = 0;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	size_t at = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t k = strlen(argv[i]);
+		if (i)
+			s[at++] = ' ';
+		memcpy(s + at, argv[i], k);
+		at += k;
+	}
+	s[at] = '\0';
+	*len = at;
+	return s;
+}
+
+int cli_classify(int argc, char **argv)
+{
+	bool jsonl = false;
+	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS};
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *o = argv[i];
+		if (!strcmp(o, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(o, "--pretty")) {
+			c.json_flags |= LOCUS_JSON_PRETTY;
+		} else if (!strcmp(o, "--jsonl")) {
+			jsonl = true;
+		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			classify_usage(stdout);
+			return 0;
+		} else if (o[0] == '-' && o[1] == '-') {
+			fprintf(stderr,
+			        "locus classify: unknown option '%s' (use -- "
+			        "before a command that starts with --)\n",
+			        o);
+			classify_usage(stderr);
+			return 2;
+		} else {
+			break; /* the command's first word */
+		}
+	}
+	if (jsonl && i < argc) {
+		fprintf(stderr, "locus classify: --jsonl reads stdin and "
+		                "takes no command arguments\n");
+		return 2;
+	}
+	int rc = locus_shell_parser_new(&c.parser, NULL);
+	if (rc) {
+		fprintf(stderr, "locus classify: cannot create the parser: %s\n",
+		        locus_error_code_name(rc));
+		return 1;
+	}
+
+	if (i < argc) {
+		size_t len = 0;
+		char *line = join_words(argc - i, argv + i, &len);
+		if (!line)
+			c.fatal = true;
+		else
+			classify_line(&c, 1, line, len);
+		free(line);
+	} else {
+		char *buf = NULL;
+		size_t cap = 0;
+		ssize_t got;
+		unsigned long lineno = 0;
+		while (!c.fatal && (got = getline(&buf, &cap, stdin)) >= 0) {
+			size_t n = (size_t)got;
+			lineno++;
+			if (n && buf[n - 1] == '\n')
+				n--;
+			if (jsonl)
+				classify_jsonl(&c, lineno, buf, n);
+			else
+				classify_line(&c, lineno, buf, n);
+		}
+		if (ferror(stdin)) {
+			perror("locus classify: reading stdin");
+			c.status = 1;
+		}
+		free(buf);
+	}
+	locus_shell_parser_free(c.parser);
+	if (c.fatal) {
+		fprintf(stderr, "locus classify: out of memory\n");
+		return 1;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("locus classify: writing stdout");
+		return 1;
+	}
+	return c.status;
+}

@@ -1,0 +1,903 @@
+/*
+ * cli/corpus.c - `locus corpus DIR|FILE...`: run golden cases.
+ *
+ * The format is documented in docs/corpus.md.  In short, a shell case is
+ *
+ *     # comment
+ *     $ sudo -u bob rm -rf /srv            (or `$e` with C escapes, or
+ *     > continuation line                   `tool: {"tool":..,"arguments":..}`)
+ *     kind: workspace.exec
+ *     tags+: exec:destructive exec:never
+ *
+ * and cases are separated by blank lines.  Each case is classified with
+ * the same code as `locus classify` (locus_action_classify / _derive and
+ * locus_action_json), so the expectations are checked against exactly
+ * what the CLI prints.  Files whose first non-comment line is
+ * `format: policy`, or that sit in a directory named `policy`, go to
+ * cli_corpus_policy_file() (cli/cli.h).
+ *
+ * Output: one block per failing case (expected vs got), then the last line
+ * `N passed, N failed`.  Exit 0 when nothing failed, 1 when a case failed,
+ * 2 on a usage or format error (a malformed case also counts as failed).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "locus/labels.h"
+#include "cli.h"
+
+/* ---- small helpers ----------------------------------------------------- */
+
+typedef struct sbuf {
+	char *p;
+	size_t len, cap;
+} sbuf;
+
+static bool sbuf_add(sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return false;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return true;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Decode the C-escape form of `$e` lines into `out`.  Returns NULL on
+ * success or a static message naming the bad escape.
+ */
+static const char *decode_escapes(const char *s, sbuf *out)
+{
+	for (size_t i = 0; s[i]; i++) {
+		char c = s[i];
+		if (c != '\\') {
+			if (!sbuf_add(out, &c, 1))
+				return "out of memory";
+			continue;
+		}
+		char e = s[++i];
+		switch (e) {
+		case 'n': c = '\n'; break;
+		case 't': c = '\t'; break;
+		case 'r': c = '\r'; break;
+		case 'v': c = '\v'; break;
+		case 'f': c = '\f'; break;
+		case 'a': c = '\a'; break;
+		case 'e': c = 27; break;
+		case '0': c = '\0'; break;
+		case '\\': c = '\\'; break;
+		case 's': c = ' '; break; /* a visible trailing space */
+		case 'x': {
+			int h = hexval(s[i + 1]), l = h < 0 ? -1 : hexval(s[i + 2]);
+			if (h < 0 || l < 0)
+				return "\\x needs two hex digits";
+			c = (char)(h * 16 + l);
+			i += 2;
+			break;
+		}
+		default:
+			return "unknown escape (use \\\\ for a backslash)";
+		}
+		if (!sbuf_add(out, &c, 1))
+			return "out of memory";
+	}
+	return NULL;
+}
+
+/* ---- cases ------------------------------------------------------------- */
+
+typedef struct expect {
+	char *key;   /* "kind", "tags+", ... */
+	char *value; /* the rest of the line, trimmed */
+	unsigned long line;
+} expect;
+
+typedef struct corpus_case {
+	unsigned long line; /* of the `$`/`tool:` line */
+	char *shown;        /* the input line as written, for reports */
+	bool escaped;       /* `$e`: continuation lines are decoded too */
+	bool is_tool;       /* `tool:` case */
+	sbuf input;         /* the command bytes, or the tool call JSON */
+	expect *ex;
+	size_t nex, capex;
+	const char *format_error; /* set: the case is malformed */
+	unsigned long error_line;
+} corpus_case;
+
+typedef struct corpus_run {
+	locus_shell_parser *parser;
+	int passed, failed;
+	bool format_errors;
+	bool fatal;
+} corpus_run;
+
+static void case_clear(corpus_case *k)
+{
+	free(k->shown);
+	free(k->input.p);
+	for (size_t i = 0; i < k->nex; i++) {
+		free(k->ex[i].key);
+		free(k->ex[i].value);
+	}
+	free(k->ex);
+	memset(k, 0, sizeof *k);
+}
+
+static void case_format_error(corpus_case *k, unsigned long line,
+                              const char *msg)
+{
+	if (!k->format_error) {
+		k->format_error = msg;
+		k->error_line = line;
+	}
+}
+
+/* The keys a case may use; anything else is a format error. */
+static const char *const known_keys[] = {
+	"kind",  "tags",  "tags+",    "tags-",     "never",  "parsed",
+	"commands", "commands+", "commands-", "command", "reason+",
+	"asset", "error",
+};
+
+static bool key_known(const char *key)
+{
+	for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
+		if (!strcmp(key, known_keys[i]))
+			return true;
+	return false;
+}
+
+/* ---- checking ---------------------------------------------------------- */
+
+/* Split a space-separated list into a cJSON array of strings. */
+static cJSON *split_words(const char *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	while (a && *s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		const char *w = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		char tmp[512];
+		size_t n = (size_t)(s - w);
+		if (n >= sizeof tmp)
+			n = sizeof tmp - 1;
+		memcpy(tmp, w, n);
+		tmp[n] = '\0';
+		/* "-" stands for the empty name of an assignment-only command */
+		cJSON *item = cJSON_CreateString(strcmp(tmp, "-") ? tmp : "");
+		if (!item) {
+			cJSON_Delete(a);
+			return NULL;
+		}
+		cJSON_AddItemToArray(a, item);
+	}
+	return a;
+}
+
+static bool array_has_string(const cJSON *arr, const char *s)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, s))
+			return true;
+	}
+	return false;
+}
+
+/* Space-joined strings of a JSON array, for messages. */
+static void print_list(FILE *f, const cJSON *arr)
+{
+	const cJSON *it;
+	bool first = true;
+	fputc('[', f);
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!first)
+			fputc(' ', f);
+		first = false;
+		if (cJSON_IsString(it))
+			fputs(it->valuestring[0] ? it->valuestring : "-", f);
+		else
+			fputs("?", f);
+	}
+	fputc(']', f);
+}
+
+/* The names of the commands, as a new JSON array. */
+static cJSON *command_names(const cJSON *got)
+{
+	cJSON *names = cJSON_CreateArray();
+	const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(got, "commands");
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cmds)
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+		cJSON_AddItemToArray(names, cJSON_CreateString(
+		        cJSON_IsString(n) ? n->valuestring : "?"));
+	}
+	return names;
+}
+
+/* Do all members of `want` equal the same members of `have`? */
+static bool subset_match(const cJSON *want, const cJSON *have)
+{
+	const cJSON *w;
+	cJSON_ArrayForEach(w, want)
+	{
+		const cJSON *h =
+		        cJSON_GetObjectItemCaseSensitive(have, w->string);
+		if (!h || !cJSON_Compare(w, h, true))
+			return false;
+	}
+	return true;
+}
+
+typedef struct checker {
+	FILE *out;
+	const char *path;
+	corpus_case *k;
+	bool failed;
+} checker;
+
+static void fail_header(checker *ck)
+{
+	if (ck->failed)
+		return;
+	ck->failed = true;
+	fprintf(ck->out, "FAIL %s:%lu: %s\n", ck->path, ck->k->line,
+	        ck->k->shown);
+}
+
+/* Check one expectation against the rendered action `got`. */
+static void check_one(checker *ck, const expect *e, const cJSON *got,
+                      int derive_rc, const char *derive_msg)
+{
+	FILE *o = ck->out;
+	const char *key = e->key, *val = e->value;
+
+	if (!strcmp(key, "error")) {
+		bool want = !strcmp(val, "yes") || !strcmp(val, "true");
+		if (want != (derive_rc != 0)) {
+			fail_header(ck);
+			fprintf(o, "  error: expected %s got %s%s%s\n",
+			        want ? "an error" : "no error",
+			        derive_rc ? "error: " : "success",
+			        derive_rc ? derive_msg : "", "");
+		}
+		return;
+	}
+	if (!got) {
+		fail_header(ck);
+		fprintf(o, "  %s: expected %s got no action (%s)\n", key, val,
+		        derive_msg);
+		return;
+	}
+	if (!strcmp(key, "kind") || !strcmp(key, "asset")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, key);
+		if (!cJSON_IsString(v) || strcmp(v->valuestring, val)) {
+			fail_header(ck);
+			fprintf(o, "  %s: expected %s got %s\n", key, val,
+			        cJSON_IsString(v) ? v->valuestring : "(none)");
+		}
+	} else if (!strcmp(key, "parsed")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "parsed");
+		bool want = !strcmp(val, "true");
+		if (!cJSON_IsBool(v) || cJSON_IsTrue(v) != want) {
+			fail_header(ck);
+			fprintf(o, "  parsed: expected %s got %s\n", val,
+			        !cJSON_IsBool(v) ? "(none)"
+			        : cJSON_IsTrue(v) ? "true" : "false");
+		}
+	} else if (!strcmp(key, "never")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "never");
+		const char *have = cJSON_IsString(v) ? v->valuestring : NULL;
+		bool ok;
+		if (!strcmp(val, "null"))
+			ok = have == NULL;
+		else if (!strcmp(val, "*"))
+			ok = have != NULL;
+		else
+			ok = have && !strcmp(have, val);
+		if (!ok) {
+			fail_header(ck);
+			fprintf(o, "  never: expected %s got %s\n", val,
+			        have ? have : "null");
+		}
+	} else if (!strncmp(key, "tags", 4) || !strncmp(key, "commands", 8)) {
+		bool tags = key[0] == 't';
+		char mode = key[tags ? 4 : 8]; /* '\0', '+' or '-' */
+		cJSON *want = split_words(val);
+		cJSON *have_owned = tags ? NULL : command_names(got);
+		const cJSON *have =
+		        tags ? cJSON_GetObjectItemCaseSensitive(got, "tags")
+		             : have_owned;
+		bool ok = true;
+		const cJSON *w;
+		if (mode == '\0') {
+			/* exact: same set for tags, same sequence for commands */
+			if (tags) {
+				ok = cJSON_GetArraySize(want) ==
+				     cJSON_GetArraySize(have);
+				cJSON_ArrayForEach(w, want) ok =
+				        ok && array_has_string(have,
+				                               w->valuestring);
+			} else {
+				ok = cJSON_Compare(want, have, true);
+			}
+		} else {
+			cJSON_ArrayForEach(w, want)
+			{
+				bool in = array_has_string(have, w->valuestring);
+				if (in != (mode == '+'))
+					ok = false;
+			}
+		}
+		if (!ok) {
+			fail_header(ck);
+			fprintf(o, "  %s: expected %s%s [%s] got ", key,
+			        mode == '+' ? "to include" : "",
+			        mode == '-' ? "to exclude" : "", val);
+			print_list(o, have);
+			fputc('\n', o);
+		}
+		cJSON_Delete(want);
+		cJSON_Delete(have_owned);
+	} else if (!strcmp(key, "reason+")) {
+		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(got,
+		                                                   "reasons");
+		const cJSON *r;
+		bool ok = false;
+		cJSON_ArrayForEach(r, rs)
+		{
+			if (cJSON_IsString(r) && strstr(r->valuestring, val))
+				ok = true;
+		}
+		if (!ok) {
+			fail_header(ck);
+			fprintf(o, "  reason+: expected a reason holding '%s'\n",
+			        val);
+		}
+	} else if (!strcmp(key, "command")) {
+		/* `command: NAME`, `command: NAME {json}` or `command: {json}`:
+		   some command matches every field given */
+		char name[256] = "";
+		const char *js = val;
+		if (*val != '{') {
+			size_t n = strcspn(val, " \t");
+			if (n >= sizeof name)
+				n = sizeof name - 1;
+			memcpy(name, val, n);
+			name[n] = '\0';
+			js = val + strcspn(val, " \t");
+			while (*js == ' ' || *js == '\t')
+				js++;
+			if (!strcmp(name, "-"))
+				name[0] = '\0';
+		}
+		cJSON *want = *js ? cJSON_Parse(js) : cJSON_CreateObject();
+		if (!cJSON_IsObject(want)) {
+			cJSON_Delete(want);
+			fail_header(ck);
+			fprintf(o, "  command: bad JSON in the expectation\n");
+			return;
+		}
+		if (*val != '{')
+			cJSON_AddItemToObject(want, "name",
+			                      cJSON_CreateString(name));
+		const cJSON *cmds =
+		        cJSON_GetObjectItemCaseSensitive(got, "commands");
+		const cJSON *c;
+		bool ok = false;
+		cJSON_ArrayForEach(c, cmds)
+		{
+			if (subset_match(want, c))
+				ok = true;
+		}
+		if (!ok) {
+			fail_header(ck);
+			fprintf(o, "  command: expected one matching %s\n", val);
+		}
+		cJSON_Delete(want);
+	}
+}
+
+/* Classify one case, check it, count it. */
+static void run_case(corpus_run *run, FILE *out, const char *path,
+                     corpus_case *k)
+{
+	checker ck = {.out = out, .path = path, .k = k};
+	if (!k->format_error && k->nex == 0)
+		case_format_error(k, k->line, "case has no expectation");
+	if (k->format_error) {
+		fprintf(out, "FORMAT %s:%lu: %s\n", path, k->error_line,
+		        k->format_error);
+		run->format_errors = true;
+		run->failed++;
+		return;
+	}
+
+	locus_action *a = NULL;
+	locus_error err = {0};
+	int rc;
+	if (k->is_tool) {
+		cJSON *call = cJSON_Parse(k->input.p ? k->input.p : "");
+		const cJSON *tool = cJSON_GetObjectItemCaseSensitive(call,
+		                                                     "tool");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(call,
+		                                                     "arguments");
+		if (!cJSON_IsString(tool) || (args && !cJSON_IsObject(args))) {
+			cJSON_Delete(call);
+			fprintf(out, "FORMAT %s:%lu: tool: needs {\"tool\": "
+			             "STRING, \"arguments\": OBJECT}\n",
+			        path, k->line);
+			run->format_errors = true;
+			run->failed++;
+			return;
+		}
+		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
+		rc = locus_action_derive(&a, run->parser, tool->valuestring,
+		                         args_txt ? args_txt : "{}",
+		                         args_txt ? strlen(args_txt) : 2,
+		                         &err);
+		cJSON_free(args_txt);
+		cJSON_Delete(call);
+	} else {
+		rc = locus_action_classify(&a, run->parser,
+		                           k->input.p ? k->input.p : "",
+		                           k->input.len, &err);
+	}
+	if (rc == LOCUS_ENOMEM) {
+		run->fatal = true;
+		return;
+	}
+	char *txt = NULL;
+	cJSON *got = NULL;
+	if (rc == 0 && a) {
+		if (locus_action_json(a, LOCUS_JSON_COMMANDS, &txt) != 0) {
+			locus_action_free(a);
+			run->fatal = true;
+			return;
+		}
+		got = cJSON_Parse(txt);
+		if (!got) {
+			fail_header(&ck);
+			fprintf(out, "  locus_action_json printed invalid "
+			             "JSON\n");
+		}
+	}
+	const char *msg = err.message[0] ? err.message
+	                                 : locus_error_code_name(rc);
+	for (size_t i = 0; i < k->nex; i++)
+		check_one(&ck, &k->ex[i], got, rc, msg);
+	if (ck.failed) {
+		run->failed++;
+		if (txt) {
+			/* a very long line would drown the report */
+			size_t n = strlen(txt);
+			fprintf(out, "  got: %.*s%s\n", n > 4000 ? 4000 : (int)n,
+			        txt, n > 4000 ? "..." : "");
+		}
+	} else {
+		run->passed++;
+	}
+	cJSON_Delete(got);
+	free(txt);
+	locus_action_free(a);
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static void trim_right(char *s, size_t *n)
+{
+	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t' ||
+	              s[*n - 1] == '\r'))
+		s[--*n] = '\0';
+}
+
+/* Start a case from a `$`, `$e` or `tool:` line. */
+static void case_start(corpus_case *k, unsigned long lineno, char *line)
+{
+	k->line = lineno;
+	k->shown = xstrdup(line);
+	const char *text;
+	if (!strncmp(line, "tool:", 5)) {
+		k->is_tool = true;
+		text = line + 5;
+		while (*text == ' ')
+			text++;
+	} else if (!strncmp(line, "$e ", 3) || !strcmp(line, "$e")) {
+		k->escaped = true;
+		text = line[2] ? line + 3 : "";
+	} else if (!strcmp(line, "$")) {
+		text = "";
+	} else if (!strncmp(line, "$ ", 2)) {
+		text = line + 2;
+	} else {
+		text = "";
+		case_format_error(k, lineno,
+		                  "a case starts with `$ `, `$e ` or `tool: `");
+	}
+	if (!k->shown) {
+		case_format_error(k, lineno, "out of memory");
+		return;
+	}
+	const char *bad = NULL;
+	if (k->escaped)
+		bad = decode_escapes(text, &k->input);
+	else if (!sbuf_add(&k->input, text, strlen(text)))
+		bad = "out of memory";
+	if (!bad && !k->input.p && !sbuf_add(&k->input, "", 0))
+		bad = "out of memory";
+	if (bad)
+		case_format_error(k, lineno, bad);
+}
+
+static void case_continue(corpus_case *k, unsigned long lineno, char *line)
+{
+	const char *text = line[1] ? line + 2 : "";
+	if (line[1] && line[1] != ' ') {
+		case_format_error(k, lineno, "continuation is `> TEXT`");
+		return;
+	}
+	if (k->is_tool || k->nex) {
+		case_format_error(k, lineno,
+		                  "`>` continues the command: it must come "
+		                  "right after the `$` line");
+		return;
+	}
+	const char *bad = NULL;
+	if (!sbuf_add(&k->input, "\n", 1))
+		bad = "out of memory";
+	else if (k->escaped)
+		bad = decode_escapes(text, &k->input);
+	else if (!sbuf_add(&k->input, text, strlen(text)))
+		bad = "out of memory";
+	if (bad)
+		case_format_error(k, lineno, bad);
+}
+
+static void case_expect(corpus_case *k, unsigned long lineno, char *line)
+{
+	char *colon = strchr(line, ':');
+	if (!colon) {
+		case_format_error(k, lineno, "expected `key: value`");
+		return;
+	}
+	*colon = '\0';
+	const char *val = colon + 1;
+	while (*val == ' ' || *val == '\t')
+		val++;
+	if (!key_known(line)) {
+		case_format_error(k, lineno, "unknown key");
+		return;
+	}
+	if (k->nex == k->capex) {
+		size_t cap = k->capex ? k->capex * 2 : 8;
+		expect *ex = realloc(k->ex, cap * sizeof *ex);
+		if (!ex) {
+			case_format_error(k, lineno, "out of memory");
+			return;
+		}
+		k->ex = ex;
+		k->capex = cap;
+	}
+	expect *e = &k->ex[k->nex];
+	e->key = xstrdup(line);
+	e->value = xstrdup(val);
+	e->line = lineno;
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		case_format_error(k, lineno, "out of memory");
+		return;
+	}
+	k->nex++;
+	if (!strcmp(line, "parsed") && strcmp(val, "true") &&
+	    strcmp(val, "false"))
+		case_format_error(k, lineno, "parsed: is true or false");
+}
+
+/* Does the file open with a `format: NAME` header?  Returns NAME or "". */
+static void read_format(FILE *f, char *name, size_t cap)
+{
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+	name[0] = '\0';
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		size_t n = (size_t)got;
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		trim_right(line, &n);
+		if (n == 0 || line[0] == '#')
+			continue;
+		if (!strncmp(line, "format:", 7)) {
+			const char *v = line + 7;
+			while (*v == ' ')
+				v++;
+			snprintf(name, cap, "%s", v);
+		}
+		break;
+	}
+	free(line);
+	rewind(f);
+}
+
+static bool parent_is_policy(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return false;
+	const char *end = slash;
+	while (end > path && end[-1] == '/')
+		end--;
+	const char *start = end;
+	while (start > path && start[-1] != '/')
+		start--;
+	return end - start == 6 && !strncmp(start, "policy", 6);
+}
+
+static void run_file(corpus_run *run, FILE *out, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "locus corpus: %s: %s\n", path, strerror(errno));
+		run->format_errors = true;
+		return;
+	}
+	char format[64];
+	read_format(f, format, sizeof format);
+	if (!strcmp(format, "policy") ||
+	    (!format[0] && parent_is_policy(path))) {
+		fclose(f);
+		if (cli_corpus_policy_file(path, out, &run->passed,
+		                           &run->failed) != 0)
+			run->format_errors = true;
+		return;
+	}
+	if (format[0] && strcmp(format, "shell")) {
+		fclose(f);
+		fprintf(out, "FORMAT %s: unknown format '%s'\n", path, format);
+		run->format_errors = true;
+		return;
+	}
+
+	corpus_case k = {0};
+	bool open = false, seen_case = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned long lineno = 0;
+	while (!run->fatal && (got = getline(&line, &cap, f)) >= 0) {
+		size_t n = (size_t)got;
+		lineno++;
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (memchr(line, '\0', n)) {
+			fprintf(out, "FORMAT %s:%lu: NUL byte in the file (use "
+			             "$e and \\0)\n", path, lineno);
+			run->format_errors = true;
+			continue;
+		}
+		/* a command line keeps its trailing blanks except a CR */
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (line[0] == '$' || !strncmp(line, "tool:", 5)) {
+			if (open)
+				run_case(run, out, path, &k);
+			case_clear(&k);
+			open = true;
+			seen_case = true;
+			case_start(&k, lineno, line);
+			continue;
+		}
+		if (line[0] == '>') {
+			if (!open) {
+				fprintf(out, "FORMAT %s:%lu: `>` outside a "
+				             "case\n", path, lineno);
+				run->format_errors = true;
+			} else {
+				case_continue(&k, lineno, line);
+			}
+			continue;
+		}
+		trim_right(line, &n);
+		if (n == 0) {
+			if (open)
+				run_case(run, out, path, &k);
+			case_clear(&k);
+			open = false;
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		if (!open) {
+			if (!strncmp(line, "format:", 7) && !seen_case)
+				continue; /* the header, read above */
+			fprintf(out, "FORMAT %s:%lu: expectation outside a "
+			             "case\n", path, lineno);
+			run->format_errors = true;
+			continue;
+		}
+		case_expect(&k, lineno, line);
+	}
+	if (open && !run->fatal)
+		run_case(run, out, path, &k);
+	case_clear(&k);
+	free(line);
+	if (ferror(f)) {
+		fprintf(stderr, "locus corpus: %s: read error\n", path);
+		run->format_errors = true;
+	}
+	fclose(f);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/*
+ * Run every *.txt under `root`, in sorted order, with an explicit stack
+ * (no recursion); symlinked directories are not followed.
+ */
+static void run_dir(corpus_run *run, FILE *out, const char *root)
+{
+	size_t cap = 16, n = 0;
+	char **stack = malloc(cap * sizeof *stack);
+	char *first = xstrdup(root);
+	if (!stack || !first) {
+		free(stack);
+		free(first);
+		run->fatal = true;
+		return;
+	}
+	stack[n++] = first;
+	while (n && !run->fatal) {
+		char *dir = stack[--n];
+		struct dirent **ents = NULL;
+		int m = scandir(dir, &ents, NULL, alphasort);
+		if (m < 0) {
+			fprintf(stderr, "locus corpus: %s: %s\n", dir,
+			        strerror(errno));
+			run->format_errors = true;
+			free(dir);
+			continue;
+		}
+		/* files first, in order; then push subdirectories in reverse
+		   so they pop in order */
+		size_t sub_base = n;
+		for (int i = 0; i < m; i++) {
+			const char *nm = ents[i]->d_name;
+			if (nm[0] == '.')
+				continue;
+			size_t plen = strlen(dir) + strlen(nm) + 2;
+			char *p = malloc(plen);
+			if (!p) {
+				run->fatal = true;
+				break;
+			}
+			snprintf(p, plen, "%s/%s", dir, nm);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+				if (n == cap) {
+					char **s2 = realloc(stack, 2 * cap *
+					                    sizeof *stack);
+					if (!s2) {
+						free(p);
+						run->fatal = true;
+						break;
+					}
+					stack = s2;
+					cap *= 2;
+				}
+				stack[n++] = p;
+				continue;
+			}
+			if (S_ISREG(st.st_mode) && has_suffix(nm, ".txt"))
+				run_file(run, out, p);
+			free(p);
+		}
+		for (size_t a = sub_base, b = n; b > a + 1; a++, b--) {
+			char *t = stack[a];
+			stack[a] = stack[b - 1];
+			stack[b - 1] = t;
+		}
+		for (int i = 0; i < m; i++)
+			free(ents[i]);
+		free(ents);
+		free(dir);
+	}
+	while (n)
+		free(stack[--n]);
+	free(stack);
+}
+
+int cli_corpus(int argc, char **argv)
+{
+	int first = 1;
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: locus corpus DIR|FILE...\n"
+		       "Runs the golden cases (docs/corpus.md): prints each "
+		       "failure, then `N passed, N failed`.\n"
+		       "Exit 0 when every case passed, 1 when one failed, 2 on "
+		       "a usage or format error.\n");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--"))
+		first = 2;
+	if (first >= argc) {
+		fprintf(stderr, "usage: locus corpus DIR|FILE...\n");
+		return 2;
+	}
+	corpus_run run = {0};
+	int rc = locus_shell_parser_new(&run.parser, NULL);
+	if (rc) {
+		fprintf(stderr, "locus corpus: cannot create the parser: %s\n",
+		        locus_error_code_name(rc));
+		return 1;
+	}
+	for (int i = first; i < argc && !run.fatal; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) != 0) {
+			fprintf(stderr, "locus corpus: %s: %s\n", argv[i],
+			        strerror(errno));
+			run.format_errors = true;
+		} else if (S_ISDIR(st.st_mode)) {
+			run_dir(&run, stdout, argv[i]);
+		} else {
+			run_file(&run, stdout, argv[i]);
+		}
+	}
+	locus_shell_parser_free(run.parser);
+	if (run.fatal)
+		fprintf(stderr, "locus corpus: out of memory\n");
+	printf("%d passed, %d failed\n", run.passed, run.failed);
+	fflush(stdout);
+	if (run.fatal)
+		return 1;
+	if (run.format_errors)
+		return 2;
+	return run.failed ? 1 : 0;
+}

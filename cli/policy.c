@@ -1,0 +1,159 @@
+/*
+ * cli/policy.c - `locus policy show [--preset NAME | --policy FILE]
+ * [--claude-settings FILE] [--compact]`: print the effective policy as JSON.
+ * Also the policy loading shared with `locus gate`.
+ *
+ * Exit status: 0, or 2 for a usage error, an unknown preset or a bad
+ * policy/settings file (nothing is evaluated on a bad file).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "policy_cli.h"
+
+int cli_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return -1;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	int bad = !buf || ferror(f);
+	int e = buf ? errno : ENOMEM;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int cli_policy_build(const char *policy_file, const char *preset,
+                     const char *claude_file, locus_policy **out)
+{
+	*out = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	locus_policy *p = NULL;
+	int rc;
+	if (policy_file && preset) {
+		fprintf(stderr, "locus: --policy and --preset exclude each other\n");
+		return 2;
+	}
+	if (policy_file) {
+		rc = locus_policy_load_file(&p, policy_file, &err);
+		if (rc) {
+			fprintf(stderr, "locus: %s: %s\n", policy_file, err.message);
+			return 2;
+		}
+	} else {
+		rc = locus_policy_preset(&p, preset ? preset : "standard", &err);
+		if (rc) {
+			fprintf(stderr, "locus: %s\n", err.message);
+			return 2;
+		}
+	}
+	if (claude_file) {
+		char *buf;
+		size_t len;
+		if (cli_read_file(claude_file, (size_t)4 << 20, &buf, &len)) {
+			fprintf(stderr, "locus: %s: %s\n", claude_file, strerror(errno));
+			locus_policy_free(p);
+			return 2;
+		}
+		rc = locus_policy_add_claude_settings(p, buf, len, &err);
+		free(buf);
+		if (rc) {
+			fprintf(stderr, "locus: %s: %s\n", claude_file, err.message);
+			locus_policy_free(p);
+			return 2;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: locus policy show [--preset NAME | --policy FILE] "
+	           "[--claude-settings FILE] [--compact]\n"
+	           "presets: standard (default), strict, permissive, readonly\n");
+}
+
+int cli_policy(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "show") != 0) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+	const char *policy_file = NULL, *preset = NULL, *claude = NULL;
+	bool compact = false;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--compact")) {
+			compact = true;
+		} else if ((!strcmp(a, "--preset") || !strcmp(a, "--policy") ||
+		            !strcmp(a, "--claude-settings")) && i + 1 < argc) {
+			const char **slot = !strcmp(a, "--preset")   ? &preset
+			                    : !strcmp(a, "--policy") ? &policy_file
+			                                             : &claude;
+			*slot = argv[++i];
+		} else {
+			fprintf(stderr, "locus policy: unknown or incomplete option "
+			                "'%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	locus_policy *p;
+	int rc = cli_policy_build(policy_file, preset, claude, &p);
+	if (rc)
+		return rc;
+	char *s = NULL;
+	if (locus_policy_json(p, compact ? 0 : LOCUS_JSON_PRETTY, &s)) {
+		fprintf(stderr, "locus policy: out of memory\n");
+		locus_policy_free(p);
+		return 2;
+	}
+	printf("%s\n", s);
+	free(s);
+	locus_policy_free(p);
+	return 0;
+}

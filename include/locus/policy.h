@@ -1,0 +1,281 @@
+/*
+ * locus/policy.h - the ControlPolicy, permission rules, the gate and the
+ * audit trail (spec policy.md, issue 3).
+ *
+ * A policy decides on an Action: allow, require_human or deny.  Every rule
+ * that fires adds a check (outcome, reason); the strongest outcome wins and
+ * the reason is the fired reasons joined by "; " (or "all policy checks
+ * passed").  Permission rules in the coding agents' syntax (Bash(git
+ * diff:*), Edit(/etc/...), WebFetch(domain:x.com), mcp__server, *) give a
+ * verdict that becomes the label permission:allow|ask|deny.
+ *
+ * Ownership: every object returned through `**out` is the caller's and is
+ * freed with its type's _free function (all NULL-safe).  Strings returned by
+ * accessors are borrowed from their object.  Policies are immutable once
+ * loaded (except locus_policy_add_claude_settings) and may be shared by
+ * threads for reading.
+ */
+#ifndef LOCUS_POLICY_H
+#define LOCUS_POLICY_H
+
+#include "common.h"
+#include "labels.h"
+#include "shell.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Outcomes, ordered: the strongest (largest) wins. */
+typedef enum locus_outcome {
+	LOCUS_OUTCOME_ALLOW = 0,
+	LOCUS_OUTCOME_REQUIRE_HUMAN = 1,
+	LOCUS_OUTCOME_DENY = 2,
+} locus_outcome;
+
+/** "allow", "require_human", "deny"; "" for an out-of-range value. */
+const char *locus_outcome_name(locus_outcome outcome);
+
+/* Finding severities (the original's Severity: low < medium < high <
+ * critical).  A finding below the policy's min_severity is denied. */
+typedef enum locus_severity {
+	LOCUS_SEVERITY_LOW = 0,
+	LOCUS_SEVERITY_MEDIUM = 1,
+	LOCUS_SEVERITY_HIGH = 2,
+	LOCUS_SEVERITY_CRITICAL = 3,
+} locus_severity;
+
+/** "low" ... "critical"; "" for an out-of-range value. */
+const char *locus_severity_name(locus_severity severity);
+
+/** Parse "low" ... "critical" (exact, lower case).  0 or LOCUS_EINVALID. */
+int locus_severity_parse(const char *name, locus_severity *out);
+
+typedef struct locus_policy locus_policy;
+
+/**
+ * A policy with the library's defaults (faithful to the original):
+ * require_verification_score 0.8, max_blast_radius 1, require_human_for
+ * {production}, min_severity low, everything else empty.
+ *
+ * @return 0 or LOCUS_ENOMEM
+ */
+int locus_policy_new(locus_policy **out);
+
+/**
+ * Load a policy document (JSON object; every field optional; see
+ * docs/policy.md).  Strict: unknown fields, wrong types, out-of-range
+ * numbers, duplicate keys, invalid UTF-8, bad permission rules are errors.
+ *
+ * @param[out] out  the policy, or NULL on error
+ * @param json      bytes, borrowed, need not be NUL-terminated
+ * @param len       their count (at most 4 MiB)
+ * @param err       optional; message names the field, offset/line set
+ * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG or LOCUS_ENOMEM
+ */
+int locus_policy_load(locus_policy **out, const char *json, size_t len,
+                      locus_error *err);
+
+/** Read and load a policy file.  Adds LOCUS_EIO (err->sys = errno). */
+int locus_policy_load_file(locus_policy **out, const char *path,
+                           locus_error *err);
+
+/**
+ * A named preset (standard, strict, permissive, readonly), embedded as
+ * JSON text and loaded with locus_policy_load().
+ *
+ * @return 0, LOCUS_ENOTFOUND for an unknown name, LOCUS_ENOMEM
+ */
+int locus_policy_preset(locus_policy **out, const char *name,
+                        locus_error *err);
+
+/** The preset's JSON text (static), or NULL for an unknown name. */
+const char *locus_policy_preset_json(const char *name);
+
+/** The preset names, NULL-terminated, static. */
+const char *const *locus_policy_preset_names(void);
+
+/**
+ * Merge the permission rules of a Claude Code settings.json
+ * (`permissions.allow/ask/deny`; every other key is ignored, since the
+ * file is not ours) into `policy`.  Rules are a union; precedence stays
+ * deny > ask > allow.  On error the policy is unchanged.
+ *
+ * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG or LOCUS_ENOMEM
+ */
+int locus_policy_add_claude_settings(locus_policy *policy, const char *json,
+                                     size_t len, locus_error *err);
+
+/** Free a policy.  NULL is accepted. */
+void locus_policy_free(locus_policy *policy);
+
+/** The policy's `version` ("" by default).  Borrowed. */
+const char *locus_policy_version(const locus_policy *policy);
+
+/** Number of permission rules of each list (0 allow, 1 ask, 2 deny). */
+size_t locus_policy_rule_count(const locus_policy *policy, int list);
+
+/**
+ * The effective policy as JSON (every field, defaults included).
+ *
+ * @param flags     LOCUS_JSON_PRETTY to indent
+ * @param[out] out  malloc'd text, freed with free()
+ * @return 0 or LOCUS_ENOMEM
+ */
+int locus_policy_json(const locus_policy *policy, int flags, char **out);
+
+/*
+ * What the caller knows besides the tool call: the action's environment,
+ * blast radius and cost, extra tags, the verification result, a finding,
+ * what was already spent, and the workspace root that relative paths in
+ * path rules are resolved against.  Zero-initialise (LOCUS_GATE_INPUT_INIT)
+ * and set what you know.
+ */
+typedef struct locus_gate_input {
+	const char *environment;    /* NULL: the action's ("unknown") */
+	bool has_blast_radius;
+	int64_t blast_radius;       /* >= 0 */
+	bool has_cost;
+	double cost_usd;            /* >= 0 */
+	const char *const *tags;    /* extra tags (e.g. "sandboxed"), copied */
+	size_t ntags;
+	bool has_verification;      /* false: no verification provided */
+	bool survives;
+	double confidence;          /* 0..1 */
+	bool has_finding;
+	locus_severity finding_severity;
+	double spent_usd;           /* spent so far in this scope, >= 0 */
+	const char *workspace_root; /* absolute, or NULL */
+} locus_gate_input;
+
+#define LOCUS_GATE_INPUT_INIT {0}
+
+typedef struct locus_decision locus_decision;
+
+/**
+ * Decide on an Action.
+ *
+ * @param[out] out   the decision, freed with locus_decision_free()
+ * @param policy     borrowed
+ * @param action     borrowed (not modified)
+ * @param in         optional (NULL: nothing known)
+ * @return 0, LOCUS_EINVALID (negative or NaN numbers in `in`), LOCUS_ENOMEM
+ */
+int locus_decide(locus_decision **out, const locus_policy *policy,
+                 const locus_action *action, const locus_gate_input *in,
+                 locus_error *err);
+
+/**
+ * The gate: derive the Action of a tool call and decide on it.  Tool names
+ * of the harness ("bash", "write"...) and Claude Code's ("Bash", "Write",
+ * "MultiEdit"...) are understood; `file_path`/`notebook_path` stand for
+ * `path`.  A tool that is not a harness tool is labelled by its name with
+ * kind workspace.exec (web fetch/search tools: network), fail closed.
+ *
+ * @param parser     borrowed; may be NULL (a temporary one is made)
+ * @param tool       NUL-terminated
+ * @param args_json  the arguments object, borrowed, args_len bytes; NULL or
+ *                   "" mean {}
+ * @return 0, LOCUS_EINVALID (arguments not an object, wrong types),
+ *         LOCUS_ENOMEM
+ */
+int locus_gate(locus_decision **out, const locus_policy *policy,
+               locus_shell_parser *parser, const char *tool,
+               const char *args_json, size_t args_len,
+               const locus_gate_input *in, locus_error *err);
+
+/** Free a decision.  NULL is accepted. */
+void locus_decision_free(locus_decision *decision);
+
+locus_outcome locus_decision_outcome(const locus_decision *d);
+/** The fired reasons joined by "; ", or "all policy checks passed". */
+const char *locus_decision_reason(const locus_decision *d);
+/** The tool name and asset of the action decided on.  Borrowed. */
+const char *locus_decision_action(const locus_decision *d);
+const char *locus_decision_asset(const locus_decision *d);
+/** Checks that fired, in evaluation order. */
+size_t locus_decision_check_count(const locus_decision *d);
+locus_outcome locus_decision_check_outcome(const locus_decision *d, size_t i);
+const char *locus_decision_check_reason(const locus_decision *d, size_t i);
+/** require_human checks waived by a permission allow verdict. */
+size_t locus_decision_waived_count(const locus_decision *d);
+const char *locus_decision_waived_reason(const locus_decision *d, size_t i);
+/** The labels the policy saw (sorted).  Borrowed. */
+size_t locus_decision_label_count(const locus_decision *d);
+const char *locus_decision_label(const locus_decision *d, size_t i);
+bool locus_decision_has_label(const locus_decision *d, const char *label);
+/** "allow", "ask", "deny", or NULL when no permission rule matched; and
+ *  the rule (as written) that gave it. */
+const char *locus_decision_permission(const locus_decision *d);
+const char *locus_decision_permission_rule(const locus_decision *d);
+/** The policy version the decision was made under.  Borrowed. */
+const char *locus_decision_policy_version(const locus_decision *d);
+
+/**
+ * The decision record: {"action","asset","kind","outcome","reason",
+ * "checks":[{"outcome","reason"}],"waived":[..],"labels":[..],
+ * "permission":{"verdict","rule"}|null,"policy_version"}.
+ *
+ * @param[out] out  malloc'd, freed with free()
+ * @return 0 or LOCUS_ENOMEM
+ */
+int locus_decision_json(const locus_decision *d, int flags, char **out);
+
+/**
+ * The refusal JSON handed to the model when the tool does not run:
+ * {"status":"denied"|"held_for_approval","outcome","action","asset",
+ * "reason"}.
+ *
+ * @return 0, LOCUS_EUSAGE for an allow decision, LOCUS_ENOMEM
+ */
+int locus_decision_refusal_json(const locus_decision *d, char **out);
+
+/*
+ * Audit trail: one JSON object per line, hash-chained.  Each record holds
+ * seq, time, action, asset, outcome, reason, checks, labels, permission,
+ * policy_version, `prev` (SHA-256 hex of the previous line, without its
+ * newline; 64 zeros for the first) and `hash` (SHA-256 hex of the record
+ * itself with `hash` left out: the text up to `,"hash":` followed by `}`).
+ * Appends hold an exclusive flock(2) while reading the last line and
+ * writing, and write each record with one write(2) on an O_APPEND
+ * descriptor, so concurrent writers never tear a line or fork the chain.
+ */
+typedef struct locus_audit locus_audit;
+
+enum {
+	LOCUS_AUDIT_FSYNC = 1 << 0, /* fsync(2) after every record */
+};
+
+/**
+ * Open (create) an audit file for appending.
+ * @return 0, LOCUS_EIO, LOCUS_ENOMEM
+ */
+int locus_audit_open(locus_audit **out, const char *path, int flags,
+                     locus_error *err);
+
+/**
+ * Append the record of a decision.
+ * @return 0, LOCUS_EIO, LOCUS_EINVALID (the file ends with a partial or
+ *         unparsable line, so the chain cannot be continued), LOCUS_ENOMEM
+ */
+int locus_audit_append(locus_audit *audit, const locus_decision *d,
+                       locus_error *err);
+
+/** Close.  NULL is accepted. */
+void locus_audit_close(locus_audit *audit);
+
+/**
+ * Verify an audit file's chain.
+ *
+ * @param[out] records   number of intact records read (optional)
+ * @param[out] bad_line  1-based line of the first broken link, 0 if intact
+ * @return 0 when intact; LOCUS_EINVALID when broken (err says why);
+ *         LOCUS_EIO; LOCUS_ENOMEM
+ */
+int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
+                       locus_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

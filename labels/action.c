@@ -1,0 +1,769 @@
+/*
+ * labels/action.c - Actions: what one tool call would do (spec shell.md
+ * section 2), derived from the tool name and its JSON arguments, and their
+ * `locus classify` JSON rendering (section 3).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+
+struct locus_action {
+	char *tool;
+	locus_kind kind;
+	char **tags; /* sorted, unique */
+	size_t ntags, cap;
+	uint32_t exec_tags;
+	char *asset;
+	char *environment;
+	int64_t blast_radius;
+	double cost_usd;
+	const char *never; /* static */
+	char **reasons;
+	size_t nreasons;
+	bool is_bash;
+	char *command; /* bash only */
+	locus_shell_result *shell;
+};
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *const kind_names[] = {
+	"workspace.read", "workspace.write", "workspace.exec", "network",
+};
+
+const char *locus_kind_name(locus_kind kind)
+{
+	if ((unsigned)kind >= sizeof kind_names / sizeof *kind_names)
+		return "";
+	return kind_names[kind];
+}
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+} tag_names[LOCUS_TAG_COUNT] = {
+	{ LOCUS_TAG_DESTRUCTIVE, "exec:destructive" },
+	{ LOCUS_TAG_VCS_PUSH, "exec:vcs-push" },
+	{ LOCUS_TAG_FORCE_PUSH, "exec:force-push" },
+	{ LOCUS_TAG_NETWORK, "exec:network" },
+	{ LOCUS_TAG_REMOTE_CODE, "exec:remote-code" },
+	{ LOCUS_TAG_SHUTDOWN, "exec:shutdown" },
+	{ LOCUS_TAG_CHECK, "exec:check" },
+	{ LOCUS_TAG_NEVER, "exec:never" },
+	{ LOCUS_TAG_BACKGROUND, "exec:background" },
+	{ LOCUS_TAG_UNPARSED, "exec:unparsed" },
+	{ LOCUS_TAG_STDIN, "exec:stdin" },
+};
+
+const char *locus_tag_name(uint32_t bit)
+{
+	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++)
+		if (tag_names[i].bit == bit)
+			return tag_names[i].name;
+	return NULL;
+}
+
+uint32_t ll_tag_bit(const char *name)
+{
+	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++)
+		if (strcmp(tag_names[i].name, name) == 0)
+			return tag_names[i].bit;
+	return 0;
+}
+
+/* The harness tools and their kinds (spec section 2). */
+enum { TOOL_BASH = 1, TOOL_STDIN = 2, TOOL_PATCH = 4 };
+
+static const struct {
+	const char *name;
+	locus_kind kind;
+	unsigned flags;
+} tools[] = {
+	{ "read", LOCUS_KIND_READ, 0 },
+	{ "ls", LOCUS_KIND_READ, 0 },
+	{ "glob", LOCUS_KIND_READ, 0 },
+	{ "grep", LOCUS_KIND_READ, 0 },
+	{ "bash_output", LOCUS_KIND_READ, 0 },
+	{ "todo_write", LOCUS_KIND_READ, 0 },
+	{ "todo_read", LOCUS_KIND_READ, 0 },
+	{ "write", LOCUS_KIND_WRITE, 0 },
+	{ "edit", LOCUS_KIND_WRITE, 0 },
+	{ "multi_edit", LOCUS_KIND_WRITE, 0 },
+	{ "apply_patch", LOCUS_KIND_WRITE, TOOL_PATCH },
+	{ "notebook_edit", LOCUS_KIND_WRITE, 0 },
+	{ "bash", LOCUS_KIND_EXEC, TOOL_BASH },
+	{ "write_stdin", LOCUS_KIND_EXEC, TOOL_STDIN },
+	{ "kill_shell", LOCUS_KIND_EXEC, 0 },
+};
+
+/* Arguments that name the asset, first present wins. */
+static const char *const asset_keys[] = { "path", "command", "handle" };
+
+/* ---- errors ------------------------------------------------------------ */
+
+static int fail(locus_error *err, int code, const char *fmt, const char *arg)
+{
+	if (err) {
+		memset(err, 0, sizeof *err);
+		err->code = code;
+		err->offset = -1;
+		snprintf(err->message, sizeof err->message, fmt,
+		         arg ? arg : "");
+	}
+	return code;
+}
+
+/* ---- the action object ------------------------------------------------- */
+
+void locus_action_free(locus_action *a)
+{
+	if (!a)
+		return;
+	free(a->tool);
+	for (size_t i = 0; i < a->ntags; i++)
+		free(a->tags[i]);
+	free(a->tags);
+	free(a->asset);
+	free(a->environment);
+	for (size_t i = 0; i < a->nreasons; i++)
+		free(a->reasons[i]);
+	free(a->reasons);
+	free(a->command);
+	locus_shell_result_free(a->shell);
+	free(a);
+}
+
+static locus_action *action_new(const char *tool, locus_kind kind)
+{
+	locus_action *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->kind = kind;
+	a->blast_radius = 1;
+	a->tool = strdup(tool);
+	a->environment = strdup("unknown");
+	a->asset = strdup("");
+	if (!a->tool || !a->environment || !a->asset) {
+		locus_action_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Binary search in the sorted tag array: index of `tag` or of where it
+   would go. */
+static size_t tag_pos(const locus_action *a, const char *tag, bool *found)
+{
+	size_t lo = 0, hi = a->ntags;
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(a->tags[mid], tag);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int locus_action_add_tag(locus_action *a, const char *tag)
+{
+	if (!a || !tag)
+		return LOCUS_EUSAGE;
+	bool found;
+	size_t pos = tag_pos(a, tag, &found);
+	if (found)
+		return 0;
+	if (a->ntags == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 8;
+		char **t = realloc(a->tags, cap * sizeof *t);
+		if (!t)
+			return LOCUS_ENOMEM;
+		a->tags = t;
+		a->cap = cap;
+	}
+	char *copy = strdup(tag);
+	if (!copy)
+		return LOCUS_ENOMEM;
+	memmove(a->tags + pos + 1, a->tags + pos,
+	        (a->ntags - pos) * sizeof *a->tags);
+	a->tags[pos] = copy;
+	a->ntags++;
+	a->exec_tags |= ll_tag_bit(tag);
+	return 0;
+}
+
+static int add_reason(locus_action *a, const char *text)
+{
+	char **r = realloc(a->reasons, (a->nreasons + 1) * sizeof *r);
+	if (!r)
+		return LOCUS_ENOMEM;
+	a->reasons = r;
+	a->reasons[a->nreasons] = strdup(text);
+	if (!a->reasons[a->nreasons])
+		return LOCUS_ENOMEM;
+	a->nreasons++;
+	return 0;
+}
+
+static int add_exec_tags(locus_action *a, uint32_t bits)
+{
+	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++) {
+		if (!(bits & tag_names[i].bit))
+			continue;
+		int rc = locus_action_add_tag(a, tag_names[i].name);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Parse and label a bash line into `a` (kind, tags, reasons, shell). */
+static int label_bash(locus_action *a, locus_shell_parser *parser,
+                      const char *line, size_t len)
+{
+	a->is_bash = true;
+	a->command = malloc(len + 1);
+	if (!a->command)
+		return LOCUS_ENOMEM;
+	memcpy(a->command, line, len);
+	a->command[len] = '\0';
+	a->shell = parser ? locus_shell_parser_parse(parser, line, len)
+	                  : locus_shell_parse(line, len, NULL);
+	if (!a->shell)
+		return LOCUS_ENOMEM;
+	locus_shell_verdict v;
+	locus_shell_label(a->shell, &v);
+	a->kind = v.kind;
+	a->never = v.never;
+	int rc = add_exec_tags(a, v.tags);
+	for (size_t i = 0; !rc && i < v.nreasons; i++) {
+		if (strcmp(v.reasons[i], LL_REASON_UNPARSED) == 0) {
+			/* The verdict's text is static; the action owns the
+			   full "could not be parsed: <why>". */
+			const char *why = locus_shell_result_reason(a->shell);
+			size_t n = strlen(LL_REASON_UNPARSED) + 2 +
+			           (why ? strlen(why) : 0) + 1;
+			char *s = malloc(n);
+			if (!s)
+				return LOCUS_ENOMEM;
+			snprintf(s, n, "%s%s%s", LL_REASON_UNPARSED,
+			         why ? ": " : "", why ? why : "");
+			rc = add_reason(a, s);
+			free(s);
+		} else {
+			rc = add_reason(a, v.reasons[i]);
+		}
+	}
+	return rc;
+}
+
+static int set_string(char **dst, const char *s)
+{
+	char *copy = strdup(s);
+	if (!copy)
+		return LOCUS_ENOMEM;
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Two equal keys in one object: parsers disagree on which wins, so a
+   harness could run the one we did not judge.  Refused. */
+static const char *duplicate_key(const cJSON *obj, const char **scratch,
+                                 size_t n)
+{
+	size_t i = 0;
+	for (const cJSON *c = obj->child; c && i < n; c = c->next)
+		scratch[i++] = c->string ? c->string : "";
+	qsort(scratch, i, sizeof *scratch, cmp_str);
+	for (size_t k = 1; k < i; k++)
+		if (strcmp(scratch[k - 1], scratch[k]) == 0)
+			return scratch[k];
+	return NULL;
+}
+
+/* Parse the arguments object; NULL/"" is {}.  Sets *obj (caller frees). */
+static int parse_args(const char *json, size_t len, cJSON **obj,
+                      locus_error *err)
+{
+	*obj = NULL;
+	if (!json || len == 0) {
+		*obj = cJSON_CreateObject();
+		return *obj ? 0 : LOCUS_ENOMEM;
+	}
+	/* A NUL (raw or escaped) would cut the C string cJSON hands back:
+	   we would judge less than the caller runs. */
+	if (memchr(json, '\0', len))
+		return fail(err, LOCUS_EINVALID, "arguments hold a NUL byte",
+		            NULL);
+	for (size_t i = 0; i + 6 <= len; i++)
+		if (json[i] == '\\' && json[i + 1] == 'u' &&
+		    memcmp(json + i + 2, "0000", 4) == 0)
+			return fail(err, LOCUS_EINVALID,
+			            "arguments hold an escaped NUL (\\u0000)",
+			            NULL);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	if (!root)
+		return fail(err, LOCUS_EINVALID,
+		            "arguments are not valid JSON", NULL);
+	/* Nothing but whitespace may follow the object. */
+	for (const char *p = end; p && p < json + len; p++) {
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+			cJSON_Delete(root);
+			return fail(err, LOCUS_EINVALID,
+			            "arguments have text after the JSON value",
+			            NULL);
+		}
+	}
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return fail(err, LOCUS_EINVALID,
+		            "arguments must be a JSON object", NULL);
+	}
+	size_t n = 0;
+	for (const cJSON *c = root->child; c; c = c->next)
+		n++;
+	if (n > 1) {
+		const char **scratch = malloc(n * sizeof *scratch);
+		if (!scratch) {
+			cJSON_Delete(root);
+			return LOCUS_ENOMEM;
+		}
+		const char *dup = duplicate_key(root, scratch, n);
+		int rc = 0;
+		if (dup)
+			rc = fail(err, LOCUS_EINVALID,
+			          "arguments repeat the key '%.200s'", dup);
+		free(scratch);
+		if (rc) {
+			cJSON_Delete(root);
+			return rc;
+		}
+	}
+	*obj = root;
+	return 0;
+}
+
+/* Present: there and not null. */
+static const cJSON *arg(const cJSON *obj, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return it && !cJSON_IsNull(it) ? it : NULL;
+}
+
+static int derive(locus_action **out, locus_shell_parser *parser,
+                  const char *tool, const cJSON *args, locus_error *err)
+{
+	size_t t = 0;
+	while (t < sizeof tools / sizeof *tools && strcmp(tools[t].name, tool))
+		t++;
+	if (t == sizeof tools / sizeof *tools)
+		return fail(err, LOCUS_ENOTFOUND, "no harness tool named '%.200s'",
+		            tool);
+
+	const char *asset = NULL;
+	for (size_t i = 0; i < sizeof asset_keys / sizeof *asset_keys; i++) {
+		const cJSON *it = arg(args, asset_keys[i]);
+		if (!it)
+			continue;
+		if (!cJSON_IsString(it))
+			return fail(err, LOCUS_EINVALID,
+			            "argument '%s' must be a string",
+			            asset_keys[i]);
+		asset = it->valuestring;
+		break;
+	}
+	const char *command = NULL;
+	bool background = false;
+	if (tools[t].flags & TOOL_BASH) {
+		const cJSON *c = arg(args, "command");
+		if (!c || !cJSON_IsString(c))
+			return fail(err, LOCUS_EINVALID,
+			            "argument 'command' must be a string", NULL);
+		command = c->valuestring;
+		const cJSON *bg = arg(args, "background");
+		if (bg && !cJSON_IsBool(bg))
+			return fail(err, LOCUS_EINVALID,
+			            "argument 'background' must be a boolean",
+			            NULL);
+		background = bg && cJSON_IsTrue(bg);
+	}
+
+	locus_action *a = action_new(tool, tools[t].kind);
+	if (!a)
+		return LOCUS_ENOMEM;
+	int rc = 0;
+	if (asset)
+		rc = set_string(&a->asset, asset);
+	else if (tools[t].flags & TOOL_PATCH)
+		rc = set_string(&a->asset, "patch");
+	if (!rc)
+		rc = locus_action_add_tag(a, tool);
+	if (!rc && command)
+		rc = label_bash(a, parser, command, strlen(command));
+	if (!rc && background) {
+		rc = locus_action_add_tag(a, "exec:background");
+		bool have = false;
+		for (size_t i = 0; i < a->nreasons; i++)
+			have |= strcmp(a->reasons[i], LL_REASON_BACKGROUND) == 0;
+		if (!rc && !have)
+			rc = add_reason(a, LL_REASON_BACKGROUND);
+	}
+	if (!rc && (tools[t].flags & TOOL_STDIN))
+		rc = locus_action_add_tag(a, "exec:stdin");
+	if (rc) {
+		locus_action_free(a);
+		return rc == LOCUS_ENOMEM ? rc : fail(err, rc, "%s", "");
+	}
+	/* A background bash line is never read-only. */
+	if (background)
+		a->kind = LOCUS_KIND_EXEC;
+	*out = a;
+	return 0;
+}
+
+int locus_action_derive(locus_action **out, locus_shell_parser *parser,
+                        const char *tool, const char *args_json,
+                        size_t args_len, locus_error *err)
+{
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	if (!tool)
+		return fail(err, LOCUS_EUSAGE, "no tool name", NULL);
+	cJSON *args;
+	int rc = parse_args(args_json, args_len, &args, err);
+	if (rc)
+		return rc == LOCUS_ENOMEM ? fail(err, rc, "out of memory", NULL)
+		                          : rc;
+	rc = derive(out, parser, tool, args, err);
+	cJSON_Delete(args);
+	return rc;
+}
+
+int locus_action_classify(locus_action **out, locus_shell_parser *parser,
+                          const char *line, size_t len, locus_error *err)
+{
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	if (!line && len)
+		return fail(err, LOCUS_EUSAGE, "no line", NULL);
+	locus_action *a = action_new("bash", LOCUS_KIND_EXEC);
+	if (!a)
+		return fail(err, LOCUS_ENOMEM, "out of memory", NULL);
+	/* The asset is the line (up to a NUL byte, which makes it
+	   unparsed anyway). */
+	char *asset = malloc(len + 1);
+	int rc = asset ? 0 : LOCUS_ENOMEM;
+	if (asset) {
+		if (len)
+			memcpy(asset, line, len);
+		asset[len] = '\0';
+		free(a->asset);
+		a->asset = asset;
+	}
+	if (!rc)
+		rc = locus_action_add_tag(a, "bash");
+	if (!rc)
+		rc = label_bash(a, parser, line ? line : "", len);
+	if (rc) {
+		locus_action_free(a);
+		return fail(err, rc, "out of memory", NULL);
+	}
+	*out = a;
+	return 0;
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+const char *locus_action_tool(const locus_action *a)
+{
+	return a ? a->tool : "";
+}
+
+locus_kind locus_action_kind(const locus_action *a)
+{
+	return a ? a->kind : LOCUS_KIND_EXEC;
+}
+
+const char *locus_action_asset(const locus_action *a)
+{
+	return a ? a->asset : "";
+}
+
+const char *locus_action_environment(const locus_action *a)
+{
+	return a ? a->environment : "";
+}
+
+int64_t locus_action_blast_radius(const locus_action *a)
+{
+	return a ? a->blast_radius : 0;
+}
+
+double locus_action_cost_usd(const locus_action *a)
+{
+	return a ? a->cost_usd : 0.0;
+}
+
+size_t locus_action_tag_count(const locus_action *a)
+{
+	return a ? a->ntags : 0;
+}
+
+const char *locus_action_tag(const locus_action *a, size_t i)
+{
+	return a && i < a->ntags ? a->tags[i] : NULL;
+}
+
+bool locus_action_has_tag(const locus_action *a, const char *tag)
+{
+	if (!a || !tag)
+		return false;
+	bool found;
+	tag_pos(a, tag, &found);
+	return found;
+}
+
+uint32_t locus_action_exec_tags(const locus_action *a)
+{
+	return a ? a->exec_tags : 0;
+}
+
+const char *locus_action_never(const locus_action *a)
+{
+	return a ? a->never : NULL;
+}
+
+size_t locus_action_reason_count(const locus_action *a)
+{
+	return a ? a->nreasons : 0;
+}
+
+const char *locus_action_reason(const locus_action *a, size_t i)
+{
+	return a && i < a->nreasons ? a->reasons[i] : NULL;
+}
+
+const locus_shell_result *locus_action_shell(const locus_action *a)
+{
+	return a ? a->shell : NULL;
+}
+
+int locus_action_set_environment(locus_action *a, const char *env)
+{
+	if (!a || !env)
+		return LOCUS_EINVALID;
+	return set_string(&a->environment, env);
+}
+
+int locus_action_set_blast_radius(locus_action *a, int64_t radius)
+{
+	if (!a || radius < 0)
+		return LOCUS_EINVALID;
+	a->blast_radius = radius;
+	return 0;
+}
+
+int locus_action_set_cost_usd(locus_action *a, double cost)
+{
+	if (!a || isnan(cost) || cost < 0)
+		return LOCUS_EINVALID;
+	a->cost_usd = cost;
+	return 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Copy with invalid UTF-8 replaced by U+FFFD, so the output is always
+   valid JSON text whatever bytes the line held. */
+static char *utf8_clean(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = malloc(n * 3 + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
+		           : (c >> 3) == 30 ? 4 : 0;
+		bool ok = len > 0 && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[i + k] & 0xC0) == 0x80;
+		if (ok && len > 1) {
+			unsigned cp = c & (0x7F >> len);
+			for (size_t k = 1; k < len; k++)
+				cp = (cp << 6) | (p[i + k] & 0x3F);
+			static const unsigned minimum[5] = { 0, 0, 0x80, 0x800,
+			                                     0x10000 };
+			if (cp < minimum[len] || cp > 0x10FFFF ||
+			    (cp >= 0xD800 && cp <= 0xDFFF))
+				ok = false;
+		}
+		if (ok) {
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+typedef struct jb {
+	bool oom;
+} jb;
+
+static cJSON *jstr(jb *b, const char *s)
+{
+	char *clean = utf8_clean(s ? s : "");
+	cJSON *it = clean ? cJSON_CreateString(clean) : NULL;
+	free(clean);
+	if (!it)
+		b->oom = true;
+	return it;
+}
+
+static void put(jb *b, cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		b->oom = true;
+	}
+}
+
+static void push(jb *b, cJSON *arr, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		b->oom = true;
+	}
+}
+
+static cJSON *str_array(jb *b, const char *const *v, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	if (!arr) {
+		b->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		push(b, arr, jstr(b, v[i]));
+	return arr;
+}
+
+static cJSON *command_json(jb *b, const locus_shell_command *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o) {
+		b->oom = true;
+		return NULL;
+	}
+	put(b, o, "name", jstr(b, c->name));
+	put(b, o, "argv", str_array(b, c->argv, c->argc));
+	put(b, o, "words", str_array(b, c->words, c->nwords));
+	put(b, o, "wrappers", str_array(b, c->wrappers, c->nwrappers));
+	put(b, o, "assignments",
+	    str_array(b, c->assignments, c->nassignments));
+	cJSON *reds = cJSON_CreateArray();
+	if (!reds)
+		b->oom = true;
+	for (size_t i = 0; reds && i < c->nredirects; i++) {
+		cJSON *r = cJSON_CreateObject();
+		if (!r) {
+			b->oom = true;
+			break;
+		}
+		put(b, r, "op", jstr(b, c->redirects[i].op));
+		put(b, r, "target", jstr(b, c->redirects[i].target));
+		push(b, reds, r);
+	}
+	put(b, o, "redirects", reds);
+	put(b, o, "writes_files",
+	    cJSON_CreateBool(c->flags & LOCUS_CMD_WRITES_FILES));
+	put(b, o, "connector", jstr(b, c->connector));
+	put(b, o, "pipeline", cJSON_CreateNumber((double)c->pipeline));
+	put(b, o, "origin", jstr(b, c->origin));
+	put(b, o, "dynamic", cJSON_CreateBool(c->flags & LOCUS_CMD_DYNAMIC));
+	put(b, o, "parent", c->parent == LOCUS_SHELL_NO_PARENT
+	                            ? cJSON_CreateNull()
+	                            : cJSON_CreateNumber((double)c->parent));
+	put(b, o, "depth", cJSON_CreateNumber(c->depth));
+	return o;
+}
+
+int locus_action_json(const locus_action *a, int flags, char **out)
+{
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	if (!a)
+		return LOCUS_EUSAGE;
+	jb b = { false };
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return LOCUS_ENOMEM;
+	if (a->is_bash)
+		put(&b, o, "command", jstr(&b, a->command));
+	put(&b, o, "tool", jstr(&b, a->tool));
+	put(&b, o, "kind", jstr(&b, locus_kind_name(a->kind)));
+	put(&b, o, "tags",
+	    str_array(&b, (const char *const *)a->tags, a->ntags));
+	put(&b, o, "asset", jstr(&b, a->asset));
+	if (a->is_bash) {
+		bool parsed = locus_shell_result_parsed(a->shell);
+		put(&b, o, "parsed", cJSON_CreateBool(parsed));
+		if (!parsed)
+			put(&b, o, "unparsed_reason",
+			    jstr(&b, locus_shell_result_reason(a->shell)));
+		put(&b, o, "never",
+		    a->never ? jstr(&b, a->never) : cJSON_CreateNull());
+		put(&b, o, "reasons",
+		    str_array(&b, (const char *const *)a->reasons,
+		              a->nreasons));
+		if (flags & LOCUS_JSON_COMMANDS) {
+			cJSON *cmds = cJSON_CreateArray();
+			if (!cmds)
+				b.oom = true;
+			size_t n = locus_shell_result_count(a->shell);
+			for (size_t i = 0; cmds && i < n; i++)
+				push(&b, cmds,
+				     command_json(&b, locus_shell_result_command(
+							      a->shell, i)));
+			put(&b, o, "commands", cmds);
+		}
+	}
+	char *text = NULL;
+	if (!b.oom)
+		text = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
+		                                   : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return LOCUS_ENOMEM;
+	*out = text;
+	return 0;
+}

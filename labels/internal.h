@@ -1,0 +1,75 @@
+/*
+ * labels/internal.h - what the labeller's files share (not public API).
+ *
+ * tables.c holds every program table (data, not if-chains) and the pure
+ * per-command judgements built on them; label.c combines them into a
+ * line's verdict (locus_shell_label) and applies the raw-text floor
+ * patterns to unparsed lines; action.c turns verdicts into Actions.
+ */
+#ifndef LOCUS_LABELS_INTERNAL_H
+#define LOCUS_LABELS_INTERNAL_H
+
+#include "locus/labels.h"
+
+/* Static reason texts shared by label.c and action.c. */
+#define LL_REASON_UNPARSED "could not be parsed"
+#define LL_REASON_BACKGROUND "runs in the background"
+#define LL_REASON_CHECK "runs tests or linters"
+#define LL_REASON_REMOTE_CODE "runs code it downloaded"
+#define LL_REASON_INLINE_DELETES "inline code deletes files"
+#define LL_REASON_PUSH "pushes commits"
+#define LL_REASON_FORCE_PUSH "rewrites or deletes remote history"
+
+/* Floor reasons (the `never` strings). */
+#define LL_NEVER_RM "recursive delete"
+#define LL_NEVER_FS "destroys a filesystem"
+#define LL_NEVER_FORCE_PUSH "force-push without lease"
+#define LL_NEVER_RESET "discards uncommitted work"
+#define LL_NEVER_FORK_BOMB "fork bomb"
+#define LL_NEVER_REMOTE_CODE "pipes a download into a shell"
+#define LL_NEVER_STOP "stops the machine"
+
+/* What one command does, judged alone.  Reason strings are static. */
+typedef struct ll_judgement {
+	uint32_t tags;           /* LOCUS_TAG_* (never NEVER or CHECK) */
+	const char *reasons[4];  /* tag reasons, in order */
+	size_t nreasons;
+	const char *never;       /* floor reason (LL_NEVER_*), or NULL */
+} ll_judgement;
+
+/* Tags, reasons and floor reason of one command (not the line-level ones:
+   remote code, background, check, unparsed). */
+void ll_judge_command(const locus_shell_command *c, ll_judgement *out);
+
+/* The command is on the read-only list with its argument rules, and
+   top-level, static, unwrapped, unassigned, not writing or reading files. */
+bool ll_command_read_only(const locus_shell_command *c);
+
+/* The command is a check (test runner, linter, type checker) in a form
+   allowed on an exec:check line (assignments and output redirects
+   allowed; no wrappers, not nested, static). */
+bool ll_command_check(const locus_shell_command *c);
+
+/* Program classes used by the line-level remote-code rule. */
+bool ll_is_downloader(const char *name);
+bool ll_is_interpreter(const char *name);
+/* A downloader that leaves a file behind (curl -o, wget, > file). */
+bool ll_downloader_writes_file(const locus_shell_command *c);
+/* The program file a command runs: an interpreter's script path, the
+   file of `source f` / `. f`, or argv[0] when it is not a bare name or a
+   system path (./install.sh).  NULL when it runs no file. */
+const char *ll_file_run(const locus_shell_command *c);
+/* Downloader `d` saves a file whose name matches `run` (basename), or
+   whose name cannot be known. */
+bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run);
+
+/* Floor patterns for the raw text of an unparsed line: fills up to `max`
+   floor reasons (static strings) matched in `text`, returns the count.  A
+   PCRE2 error counts as a match (fail closed). */
+size_t ll_floor_patterns(const char *text, size_t len, const char **out,
+                         size_t max);
+
+/* Tag name -> bit (0 when not an exec:* tag). */
+uint32_t ll_tag_bit(const char *name);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * labels/label.c - a line's verdict (spec shell.md section 2) and the
+ * raw-text floor patterns for lines that do not parse.
+ */
+#include <string.h>
+
+#include <pcre2.h>
+
+#include "internal.h"
+
+/* ---- the floor -------------------------------------------------------- */
+
+/* Each floor reason with its reasons-line text and the tag it implies. */
+typedef struct floor_row {
+	const char *never;
+	const char *text; /* "<never> is on the never-allow floor" */
+	uint32_t tag;
+} floor_row;
+
+#define FLOOR(n, t) { n, n " is on the never-allow floor", t }
+
+static const floor_row floor_rows[] = {
+	FLOOR(LL_NEVER_RM, LOCUS_TAG_DESTRUCTIVE),
+	FLOOR(LL_NEVER_FS, LOCUS_TAG_DESTRUCTIVE),
+	FLOOR(LL_NEVER_FORCE_PUSH, LOCUS_TAG_FORCE_PUSH | LOCUS_TAG_VCS_PUSH),
+	FLOOR(LL_NEVER_RESET, LOCUS_TAG_DESTRUCTIVE),
+	FLOOR(LL_NEVER_FORK_BOMB, LOCUS_TAG_DESTRUCTIVE),
+	FLOOR(LL_NEVER_REMOTE_CODE, LOCUS_TAG_REMOTE_CODE),
+	FLOOR(LL_NEVER_STOP, LOCUS_TAG_SHUTDOWN),
+};
+
+static const floor_row *floor_row_of(const char *never)
+{
+	for (size_t i = 0; i < sizeof floor_rows / sizeof *floor_rows; i++)
+		if (strcmp(floor_rows[i].never, never) == 0)
+			return &floor_rows[i];
+	return NULL;
+}
+
+/*
+ * Raw-text patterns for unparsed lines.  They match anywhere in the text,
+ * data included: an unparsable line that mentions `rm -rf` is treated as
+ * running it (fail closed).  Compiled case-insensitive with DOTALL off;
+ * `[^\n]*` keeps each match on one physical line where that is enough.
+ */
+typedef struct floor_pattern {
+	const char *re;
+	const char *never;
+} floor_pattern;
+
+#define DL "(?:curl|wget|fetch|aria2c|https?|xhs?)"
+#define INTERP                                                               \
+	"(?:(?:ba|z|k|da|a|mk)?sh|fish|busybox|python[0-9.]*|perl|ruby|node|" \
+	"php|deno|bun|eval|source)"
+
+static const floor_pattern floor_patterns[] = {
+	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM },
+	{ "\\bmkfs\\b|\\bmkfs\\.|\\bwipefs\\b|\\bshred\\b", LL_NEVER_FS },
+	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS },
+	{ "\\bgit\\b[^\\n]*\\bpush\\b[^\\n]*(?:--force(?!-with-lease|-if-"
+	  "includes)|\\s['\"]?-[a-z]*f|\\s['\"]?\\+[^\\s]|--mirror)",
+	  LL_NEVER_FORCE_PUSH },
+	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET },
+	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB },
+	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]*?\\1\\s*\\|\\s*\\1",
+	  LL_NEVER_FORK_BOMB },
+	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE },
+	{ "(?:^|[\\s;&|(`])(?:" INTERP "|\\.)\\s[^\\n]*(?:\\$\\(|<\\(|`)\\s*"
+	  "(?:sudo\\s+)?" DL "\\b",
+	  LL_NEVER_REMOTE_CODE },
+	{ "(?:^|[;&|(\\n])\\s*(?:\\$\\(|`)\\s*" DL "\\b", LL_NEVER_REMOTE_CODE },
+	{ "\\b(?:shutdown|reboot|halt|poweroff)\\b", LL_NEVER_STOP },
+	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP },
+	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP },
+};
+
+#define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
+
+/*
+ * Compiled per call: only unparsed lines reach here, compiling the table
+ * takes well under a millisecond (see tests), and it keeps the library free
+ * of global mutable state.  Limits bound the work on hostile 1 MiB input;
+ * hitting one is a match.
+ */
+size_t ll_floor_patterns(const char *text, size_t len, const char **out,
+                         size_t max)
+{
+	size_t n = 0;
+	pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+	if (mctx) {
+		pcre2_set_match_limit(mctx, 2000000);
+		pcre2_set_depth_limit(mctx, 10000);
+	}
+	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
+		const char *never = floor_patterns[i].never;
+		bool seen = false;
+		for (size_t k = 0; k < n; k++)
+			if (out[k] == never)
+				seen = true;
+		if (seen)
+			continue;
+		int errcode;
+		PCRE2_SIZE erroff;
+		pcre2_code *re = pcre2_compile(
+			(PCRE2_SPTR)floor_patterns[i].re, PCRE2_ZERO_TERMINATED,
+			PCRE2_CASELESS, &errcode, &erroff, NULL);
+		pcre2_match_data *md =
+			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+		bool hit = true; /* any failure fails closed */
+		if (re && md && mctx) {
+			int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md,
+			                     mctx);
+			hit = rc != PCRE2_ERROR_NOMATCH;
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+		if (hit)
+			out[n++] = never;
+	}
+	pcre2_match_context_free(mctx);
+	return n;
+}
+
+/* ---- the verdict ------------------------------------------------------ */
+
+static void add_reason(locus_shell_verdict *v, const char *r)
+{
+	for (size_t i = 0; i < v->nreasons; i++)
+		if (v->reasons[i] == r || strcmp(v->reasons[i], r) == 0)
+			return;
+	if (v->nreasons < sizeof v->reasons / sizeof v->reasons[0])
+		v->reasons[v->nreasons++] = r;
+}
+
+/* Floor reasons in the order found; the first becomes `never`. */
+typedef struct floor_set {
+	const char *items[8];
+	size_t n;
+} floor_set;
+
+static void floor_add(floor_set *f, const char *never)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->items[i] == never || strcmp(f->items[i], never) == 0)
+			return;
+	if (f->n < sizeof f->items / sizeof f->items[0])
+		f->items[f->n++] = never;
+}
+
+static bool is_substitution_origin(const char *origin)
+{
+	return origin && (strcmp(origin, LOCUS_ORIGIN_SUBSTITUTION) == 0 ||
+	                  strcmp(origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION) ==
+	                          0);
+}
+
+/*
+ * Remote code: what a downloader fetched reaches an interpreter.
+ *  - pipeline: a downloader upstream of an interpreter in one pipeline;
+ *  - substitution: a downloader inside $(..)/<(..) on a line that runs an
+ *    interpreter (sh <(curl), bash -c "$(curl)", eval "$(curl)");
+ *  - file: a downloader saves a file that a later command runs.
+ */
+static bool remote_code(const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	bool any_interp = false;
+	for (size_t k = 0; k < n; k++) {
+		const locus_shell_command *c = locus_shell_result_command(r, k);
+		if (c->argc && ll_is_interpreter(c->name))
+			any_interp = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *d = locus_shell_result_command(r, i);
+		if (d->argc == 0 || !ll_is_downloader(d->name))
+			continue;
+		if (any_interp && is_substitution_origin(d->origin))
+			return true;
+		for (size_t k = i + 1; k < n; k++) {
+			const locus_shell_command *c =
+				locus_shell_result_command(r, k);
+			if (c->argc == 0)
+				continue;
+			if (c->pipeline == d->pipeline &&
+			    ll_is_interpreter(c->name))
+				return true;
+			const char *run = ll_file_run(c);
+			if (!run)
+				continue;
+			if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) &&
+			    ll_downloader_writes_file(d))
+				return true;
+			if (ll_downloaded_file_runs(d, run))
+				return true;
+		}
+	}
+	return false;
+}
+
+void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = LOCUS_KIND_EXEC;
+	bool parsed = locus_shell_result_parsed(r);
+	size_t n = locus_shell_result_count(r);
+	floor_set fl = { { NULL }, 0 };
+
+	if (!parsed) {
+		out->tags |= LOCUS_TAG_UNPARSED;
+		add_reason(out, LL_REASON_UNPARSED);
+	}
+	bool background = locus_shell_result_has_background(r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		ll_judgement j;
+		ll_judge_command(c, &j);
+		out->tags |= j.tags;
+		for (size_t k = 0; k < j.nreasons; k++)
+			add_reason(out, j.reasons[k]);
+		if (j.never)
+			floor_add(&fl, j.never);
+		if (c->flags & LOCUS_CMD_BACKGROUND)
+			background = true;
+	}
+	if (background) {
+		out->tags |= LOCUS_TAG_BACKGROUND;
+		add_reason(out, LL_REASON_BACKGROUND);
+	}
+	if (locus_shell_result_has_fork_bomb(r)) {
+		out->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(out, "a fork bomb exhausts the machine");
+		floor_add(&fl, LL_NEVER_FORK_BOMB);
+	}
+	if (remote_code(r)) {
+		out->tags |= LOCUS_TAG_REMOTE_CODE;
+		add_reason(out, LL_REASON_REMOTE_CODE);
+		floor_add(&fl, LL_NEVER_REMOTE_CODE);
+	}
+	if (!parsed) {
+		size_t len = 0;
+		const char *src = locus_shell_result_source(r, &len);
+		const char *hits[NPATTERNS];
+		size_t nh = ll_floor_patterns(src ? src : "", src ? len : 0,
+		                              hits, NPATTERNS);
+		for (size_t i = 0; i < nh; i++)
+			floor_add(&fl, hits[i]);
+	}
+
+	for (size_t i = 0; i < fl.n; i++) {
+		const floor_row *row = floor_row_of(fl.items[i]);
+		if (!row)
+			continue;
+		out->tags |= row->tag | LOCUS_TAG_NEVER;
+		add_reason(out, row->text);
+	}
+	if (fl.n)
+		out->never = floor_row_of(fl.items[0])->never;
+
+	/* exec:check: checks and read-only commands only, no other tag. */
+	bool all_ok = parsed && n > 0 && out->tags == 0 &&
+	              !locus_shell_result_has_substitution(r);
+	bool any_check = false, all_read = all_ok;
+	for (size_t i = 0; all_ok && i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		bool ro = ll_command_read_only(c);
+		bool ck = !ro && ll_command_check(c);
+		any_check |= ck;
+		all_read &= ro;
+		all_ok &= ro || ck;
+	}
+	if (all_ok && any_check) {
+		out->tags |= LOCUS_TAG_CHECK;
+		add_reason(out, LL_REASON_CHECK);
+	} else if (all_ok && all_read) {
+		out->kind = LOCUS_KIND_READ;
+	}
+}

@@ -1,0 +1,1348 @@
+/*
+ * labels/tables.c - program tables and per-command judgements.
+ *
+ * Every list of programs, subcommands and options lives in a static const
+ * table below; the code only walks tables.  Judgements are pure functions
+ * of one locus_shell_command.  Where a rule is unsure (an option that might
+ * take a value, an abbreviated long option) it answers the way that adds a
+ * tag or removes "read-only": over-labelling is safe, under-labelling is not.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (streq(*list, s))
+			return true;
+	return false;
+}
+
+/* `-abc`: a cluster of short options (not `-`, not `--x`). */
+static bool is_cluster(const char *a)
+{
+	return a[0] == '-' && a[1] != '\0' && a[1] != '-';
+}
+
+static bool cluster_has(const char *a, char ch)
+{
+	return is_cluster(a) && strchr(a + 1, ch) != NULL;
+}
+
+/*
+ * `a` names the long option `full` (exactly, as `full=value`, or as an
+ * unambiguous-looking abbreviation of at least `min` bytes: getopt_long and
+ * git's parse-options both accept abbreviations, so `rm --recur` recurses).
+ */
+static bool long_opt(const char *a, const char *full, size_t min)
+{
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	size_t n = strcspn(a, "=");
+	if (n < min)
+		return false;
+	return strncmp(a, full, n) == 0;
+}
+
+/* Exactly `opt`, or `opt=...`. */
+static bool opt_eq(const char *a, const char *opt)
+{
+	size_t n = strlen(opt);
+	return strncmp(a, opt, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+static bool is_option(const char *a)
+{
+	return a[0] == '-' && a[1] != '\0';
+}
+
+/* ---- program classes ------------------------------------------------- */
+
+static const char *const downloaders[] = {
+	"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "xhs", NULL,
+};
+
+/* Network programs that are not downloaders. */
+static const char *const network_only[] = {
+	"ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat",
+	"telnet", "ftp", "mosh", NULL,
+};
+
+static const char *const interpreters[] = {
+	"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "fish", "busybox",
+	"perl", "ruby", "node", "php", "deno", "bun", "eval", "source", ".",
+	"pypy", "pypy3", NULL,
+};
+
+/* python, python3, python3.12 ... */
+static bool is_python(const char *name)
+{
+	if (!starts_with(name, "python"))
+		return false;
+	for (const char *p = name + 6; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return false;
+	return true;
+}
+
+bool ll_is_downloader(const char *name)
+{
+	return in_list(downloaders, name);
+}
+
+bool ll_is_interpreter(const char *name)
+{
+	return in_list(interpreters, name) || is_python(name);
+}
+
+/* ---- command views ---------------------------------------------------- */
+
+/*
+ * What a command runs, seen as "program + arguments": `git-log x` is git
+ * with subcommand log, `python3 -m pip install` is pip with arguments
+ * `install`.
+ */
+typedef struct view {
+	const char *prog;
+	const char *const *args; /* after prog (and after the git subcommand
+	                            for git) */
+	size_t nargs;
+	const char *sub;         /* git: the subcommand, or NULL */
+	bool git_bad_global;     /* git: a global option other than the
+	                            harmless ones (read-only rule) */
+	bool module;             /* reached through `python -m` */
+} view;
+
+/* Git global options that take a separate value (`-C dir`).  --exec-path
+   takes one only as `--exec-path=DIR`: alone it prints and exits, so the
+   next word is read as the subcommand (more tags, never fewer). */
+static const char *const git_global_with_value[] = {
+	"-C", "-c", "--git-dir", "--work-tree", "--namespace",
+	"--config-env", "--super-prefix", "--list-cmds", NULL,
+};
+
+/* Global options that keep a git command read-only. */
+static const char *const git_global_harmless[] = {
+	"--no-pager", "-P", "--no-optional-locks", NULL,
+};
+
+static void git_view(const locus_shell_command *c, view *v)
+{
+	size_t i = 1;
+	v->prog = "git";
+	v->sub = NULL;
+	v->git_bad_global = false;
+	if (!streq(c->name, "git")) {
+		/* git-X dashed helper: counts as `git X`. */
+		v->sub = c->name + 4;
+		v->args = c->argv + 1;
+		v->nargs = c->argc - 1;
+		return;
+	}
+	while (i < c->argc) {
+		const char *a = c->argv[i];
+		if (!is_option(a))
+			break;
+		if (streq(a, "--")) {
+			v->git_bad_global = true;
+			i++;
+			break;
+		}
+		if (!in_list(git_global_harmless, a))
+			v->git_bad_global = true;
+		if (in_list(git_global_with_value, a))
+			i++;
+		i++;
+	}
+	if (i < c->argc) {
+		v->sub = c->argv[i];
+		i++;
+	}
+	if (i > c->argc)
+		i = c->argc;
+	v->args = c->argv + i;
+	v->nargs = c->argc - i;
+}
+
+static bool is_git_name(const char *name)
+{
+	return streq(name, "git") || (starts_with(name, "git-") && name[4]);
+}
+
+static void make_view(const locus_shell_command *c, view *v)
+{
+	memset(v, 0, sizeof *v);
+	if (is_git_name(c->name)) {
+		git_view(c, v);
+		return;
+	}
+	v->prog = c->name;
+	v->args = c->argv + 1;
+	v->nargs = c->argc - 1;
+	/* python -m MODULE ARGS: judge MODULE ARGS. */
+	if (is_python(c->name) && c->argc >= 3 && streq(c->argv[1], "-m")) {
+		v->prog = c->argv[2];
+		v->args = c->argv + 3;
+		v->nargs = c->argc - 3;
+		v->module = true;
+	}
+}
+
+/*
+ * Subcommand candidates of a non-git program: the first non-option
+ * argument, and when options came before it also the second one (an option
+ * may have taken the first as its value: `npm --prefix dir install`).
+ */
+static size_t sub_candidates(const view *v, const char *out[2])
+{
+	size_t n = 0;
+	bool saw_option = false;
+	for (size_t i = 0; i < v->nargs && n < 2; i++) {
+		const char *a = v->args[i];
+		if (is_option(a) || a[0] == '+') {
+			saw_option = true;
+			continue;
+		}
+		out[n++] = a;
+		if (n == 1 && !saw_option)
+			break;
+	}
+	return n;
+}
+
+/* First non-option argument of a git subcommand (git remote -v show). */
+static const char *git_sub2(const view *v)
+{
+	for (size_t i = 0; i < v->nargs; i++)
+		if (!is_option(v->args[i]))
+			return v->args[i];
+	return NULL;
+}
+
+/* ---- subcommand tables ------------------------------------------------ */
+
+/* A (program, subcommand, second word) row.  sub NULL: any invocation;
+   sub2 NULL: any second word. */
+typedef struct sub_row {
+	const char *prog;
+	const char *sub;
+	const char *sub2;
+	const char *reason;
+} sub_row;
+
+#define NET(p, s) { p, s, NULL, p " " s " reaches the network" }
+#define NET_ANY(p) { p, NULL, NULL, p " reaches the network" }
+
+static const sub_row network_subs[] = {
+	NET("git", "push"), NET("git", "pull"), NET("git", "fetch"),
+	NET("git", "clone"), NET("git", "ls-remote"), NET("git", "submodule"),
+	NET("git", "send-email"), NET("git", "request-pull"),
+	{ "git", "remote", "show", "git remote show reaches the network" },
+	{ "git", "remote", "update", "git remote update reaches the network" },
+	{ "git", "remote", "prune", "git remote prune reaches the network" },
+	NET("pip", "install"), NET("pip", "download"),
+	NET("pip3", "install"), NET("pip3", "download"),
+	NET("uv", "pip"), NET("uv", "add"), NET("uv", "sync"),
+	NET("uv", "lock"), NET("uv", "run"), NET("uv", "tool"),
+	NET("npm", "i"), NET("npm", "install"), NET("npm", "ci"),
+	NET("npm", "add"), NET("npm", "publish"), NET("npm", "update"),
+	NET("npm", "exec"), NET("npm", "x"), NET("npm", "install-test"),
+	NET("npm", "it"), NET("npm", "up"),
+	NET("pnpm", "install"), NET("pnpm", "i"), NET("pnpm", "add"),
+	NET("pnpm", "publish"), NET("pnpm", "update"), NET("pnpm", "upgrade"),
+	NET("pnpm", "dlx"),
+	NET("yarn", "install"), NET("yarn", "i"), NET("yarn", "add"),
+	NET("yarn", "publish"), NET("yarn", "update"), NET("yarn", "upgrade"),
+	NET("yarn", "dlx"),
+	NET("bun", "install"), NET("bun", "i"), NET("bun", "add"),
+	NET("bun", "publish"), NET("bun", "update"), NET("bun", "upgrade"),
+	NET("bun", "x"),
+	NET_ANY("npx"), NET_ANY("bunx"), NET_ANY("uvx"), NET_ANY("gh"),
+	NET("pipx", "run"), NET("pipx", "install"), NET("pipx", "upgrade"),
+	NET("cargo", "install"), NET("cargo", "fetch"),
+	NET("cargo", "publish"), NET("cargo", "update"), NET("cargo", "add"),
+	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
+	NET("apt", "install"), NET("apt", "update"), NET("apt", "upgrade"),
+	NET("apt", "full-upgrade"), NET("apt", "dist-upgrade"),
+	NET("apt-get", "install"), NET("apt-get", "update"),
+	NET("apt-get", "upgrade"), NET("apt-get", "dist-upgrade"),
+	NET("apt-get", "source"), NET("apt-get", "download"),
+	NET("docker", "pull"), NET("docker", "push"), NET("docker", "login"),
+	NET("brew", "install"), NET("brew", "update"), NET("brew", "upgrade"),
+	NET("brew", "fetch"), NET("brew", "tap"),
+	NET("gem", "install"), NET("gem", "update"), NET("gem", "push"),
+	{ NULL, NULL, NULL, NULL },
+};
+
+#define PROG_ANY(p, r) { p, NULL, NULL, r }
+
+/* Machine stop.  `init`/`telinit` runlevels are matched exactly. */
+static const sub_row shutdown_subs[] = {
+	PROG_ANY("shutdown", "shutdown stops the machine"),
+	PROG_ANY("reboot", "reboot stops the machine"),
+	PROG_ANY("halt", "halt stops the machine"),
+	PROG_ANY("poweroff", "poweroff stops the machine"),
+	{ "systemctl", "poweroff", NULL, "systemctl poweroff stops the machine" },
+	{ "systemctl", "reboot", NULL, "systemctl reboot stops the machine" },
+	{ "systemctl", "halt", NULL, "systemctl halt stops the machine" },
+	{ "systemctl", "kexec", NULL, "systemctl kexec stops the machine" },
+	{ "systemctl", "soft-reboot", NULL,
+	  "systemctl soft-reboot stops the machine" },
+	{ "loginctl", "poweroff", NULL, "loginctl poweroff stops the machine" },
+	{ "loginctl", "reboot", NULL, "loginctl reboot stops the machine" },
+	{ "init", "0", NULL, "init 0 stops the machine" },
+	{ "init", "6", NULL, "init 6 stops the machine" },
+	{ "telinit", "0", NULL, "telinit 0 stops the machine" },
+	{ "telinit", "6", NULL, "telinit 6 stops the machine" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/*
+ * Checks.  Matched strictly: the subcommand must be the first argument
+ * (and sub2 the second), so `make -C x install test` is not a check.
+ */
+static const sub_row check_subs[] = {
+	PROG_ANY("pytest", NULL), PROG_ANY("py.test", NULL),
+	PROG_ANY("ruff", NULL), PROG_ANY("mypy", NULL),
+	PROG_ANY("pyright", NULL), PROG_ANY("black", NULL),
+	PROG_ANY("flake8", NULL), PROG_ANY("tox", NULL), PROG_ANY("nox", NULL),
+	PROG_ANY("vitest", NULL), PROG_ANY("jest", NULL), PROG_ANY("tsc", NULL),
+	PROG_ANY("eslint", NULL), PROG_ANY("prettier", NULL),
+	PROG_ANY("ctest", NULL),
+	{ "npm", "test", NULL, NULL }, { "pnpm", "test", NULL, NULL },
+	{ "yarn", "test", NULL, NULL }, { "bun", "test", NULL, NULL },
+	{ "npm", "run", "test", NULL }, { "npm", "run", "lint", NULL },
+	{ "npm", "run", "typecheck", NULL },
+	{ "pnpm", "run", "test", NULL }, { "pnpm", "run", "lint", NULL },
+	{ "pnpm", "run", "typecheck", NULL },
+	{ "yarn", "run", "test", NULL }, { "yarn", "run", "lint", NULL },
+	{ "yarn", "run", "typecheck", NULL },
+	{ "bun", "run", "test", NULL }, { "bun", "run", "lint", NULL },
+	{ "bun", "run", "typecheck", NULL },
+	{ "go", "test", NULL, NULL }, { "go", "vet", NULL, NULL },
+	{ "cargo", "test", NULL, NULL }, { "cargo", "check", NULL, NULL },
+	{ "cargo", "clippy", NULL, NULL },
+	{ "make", "test", NULL, NULL }, { "make", "check", NULL, NULL },
+	{ "make", "lint", NULL, NULL },
+	{ "meson", "test", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Python modules that are checks under `python -m`. */
+static const char *const check_modules[] = {
+	"pytest", "unittest", "mypy", NULL,
+};
+
+/* Make targets allowed on a check line (`make test lint`). */
+static const char *const make_check_targets[] = {
+	"test", "check", "lint", NULL,
+};
+
+/* Network and shutdown rows: does `v` match `r`? */
+static bool row_matches(const sub_row *r, const view *v)
+{
+	if (!streq(r->prog, v->prog))
+		return false;
+	if (!r->sub)
+		return true;
+	if (streq(v->prog, "git")) {
+		if (!v->sub || !streq(v->sub, r->sub))
+			return false;
+		if (!r->sub2)
+			return true;
+		const char *s2 = git_sub2(v);
+		return s2 && streq(s2, r->sub2);
+	}
+	const char *cand[2];
+	size_t n = sub_candidates(v, cand);
+	for (size_t i = 0; i < n; i++)
+		if (streq(cand[i], r->sub))
+			return true;
+	return false;
+}
+
+static const sub_row *find_row(const sub_row *rows, const view *v)
+{
+	for (const sub_row *r = rows; r->prog; r++)
+		if (row_matches(r, v))
+			return r;
+	return NULL;
+}
+
+/* ---- destructive programs -------------------------------------------- */
+
+typedef struct prog_row {
+	const char *name;
+	bool prefix;        /* name is a prefix (mkfs.ext4) */
+	const char *reason;
+	const char *never;  /* floor reason, or NULL */
+} prog_row;
+
+static const prog_row destructive_progs[] = {
+	{ "rm", false, "rm deletes files", NULL }, /* floor: see rm_floor */
+	{ "rmdir", false, "rmdir deletes directories", NULL },
+	{ "unlink", false, "unlink deletes files", NULL },
+	{ "shred", false, "shred destroys files", LL_NEVER_FS },
+	{ "truncate", false, "truncate discards file contents", NULL },
+	{ "wipefs", false, "wipefs erases filesystem signatures", LL_NEVER_FS },
+	{ "mkfs", true, "mkfs makes a new filesystem", LL_NEVER_FS },
+	{ "srm", false, "srm destroys files", LL_NEVER_FS },
+	{ NULL, false, NULL, NULL },
+};
+
+/* rm with -r -R -f (any cluster), --recursive, --force (abbreviations
+   too), before `--`. */
+static bool rm_floor(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(a, "--"))
+			return false;
+		if (long_opt(a, "--recursive", 3) || long_opt(a, "--force", 3))
+			return true;
+		if (cluster_has(a, 'r') || cluster_has(a, 'R') ||
+		    cluster_has(a, 'f'))
+			return true;
+	}
+	return false;
+}
+
+/* Devices that are not storage: writing them destroys nothing. */
+static const char *const harmless_devices[] = {
+	"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", NULL,
+};
+
+/* ---- git judgements --------------------------------------------------- */
+
+static bool any_arg(const view *v, bool (*pred)(const char *))
+{
+	for (size_t i = 0; i < v->nargs; i++) {
+		if (streq(v->args[i], "--"))
+			return false;
+		if (pred(v->args[i]))
+			return true;
+	}
+	return false;
+}
+
+static bool is_force(const char *a)
+{
+	return long_opt(a, "--force", 3) && !opt_eq(a, "--force-with-lease") &&
+	       !opt_eq(a, "--force-if-includes");
+}
+
+static bool is_force_f(const char *a)
+{
+	return is_force(a) || cluster_has(a, 'f');
+}
+
+static bool reset_discards(const char *a)
+{
+	return long_opt(a, "--hard", 4) || long_opt(a, "--merge", 4);
+}
+
+static bool git_reset(const view *v)
+{
+	return any_arg(v, reset_discards);
+}
+
+static bool git_clean(const view *v)
+{
+	return any_arg(v, is_force_f);
+}
+
+static bool git_checkout(const view *v)
+{
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i];
+		/* `git checkout [REF] -- PATHS` overwrites the paths. */
+		if (streq(a, "--"))
+			return i + 1 < v->nargs;
+		if (is_force_f(a) || streq(a, ".") ||
+		    long_opt(a, "--pathspec-from-file", 4))
+			return true;
+	}
+	return false;
+}
+
+static bool git_restore(const view *v)
+{
+	bool staged = false, worktree = false;
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i];
+		if (streq(a, "--"))
+			break;
+		if (long_opt(a, "--staged", 4))
+			staged = true;
+		else if (long_opt(a, "--worktree", 4))
+			worktree = true;
+		else if (is_cluster(a) && a[1] != 's') {
+			/* -s takes the source tree as its value. */
+			if (strchr(a, 'S'))
+				staged = true;
+			if (strchr(a, 'W'))
+				worktree = true;
+		}
+	}
+	/* Only --staged touches the index alone; anything else rewrites
+	   the working tree. */
+	return !(staged && !worktree);
+}
+
+static bool is_discard_changes(const char *a)
+{
+	return is_force_f(a) || long_opt(a, "--discard-changes", 4);
+}
+
+static bool git_switch(const view *v)
+{
+	return any_arg(v, is_discard_changes);
+}
+
+static bool git_always(const view *v)
+{
+	(void)v;
+	return true;
+}
+
+static bool git_branch(const view *v)
+{
+	bool del = false, force = false;
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i];
+		if (streq(a, "--"))
+			break;
+		if (cluster_has(a, 'D'))
+			return true;
+		if (long_opt(a, "--delete", 5) || cluster_has(a, 'd'))
+			del = true;
+		if (is_force_f(a))
+			force = true;
+	}
+	return del && force;
+}
+
+static bool git_stash(const view *v)
+{
+	const char *s = git_sub2(v);
+	return s && (streq(s, "drop") || streq(s, "clear"));
+}
+
+static bool git_worktree(const view *v)
+{
+	const char *s = git_sub2(v);
+	return s && streq(s, "remove") && any_arg(v, is_force_f);
+}
+
+/* --delete, -d in a cluster, :ref (force-push and destructive). */
+static bool push_deletes_ref(const char *a)
+{
+	return long_opt(a, "--delete", 4) || cluster_has(a, 'd') ||
+	       (a[0] == ':' && a[1] != '\0');
+}
+
+static bool push_prunes(const char *a)
+{
+	return long_opt(a, "--prune", 4);
+}
+
+static bool any_arg_all(const view *v, bool (*pred)(const char *))
+{
+	for (size_t i = 0; i < v->nargs; i++)
+		if (pred(v->args[i]))
+			return true;
+	return false;
+}
+
+/* Deletes remote refs: --delete, :ref, or --prune (destructive). */
+static bool git_push_deletes(const view *v)
+{
+	return any_arg_all(v, push_deletes_ref) || any_arg(v, push_prunes);
+}
+
+/* Forced without lease: --force (even beside --force-with-lease), -f in a
+   cluster, +ref, --mirror. */
+static bool git_push_forced(const view *v)
+{
+	bool after_dd = false;
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i];
+		if (streq(a, "--")) {
+			after_dd = true;
+			continue;
+		}
+		if (a[0] == '+' && a[1] != '\0')
+			return true;
+		if (after_dd)
+			continue;
+		if (is_force_f(a) || long_opt(a, "--mirror", 4))
+			return true;
+	}
+	return false;
+}
+
+typedef struct git_rule {
+	const char *sub;
+	bool (*applies)(const view *v);
+	const char *reason;
+	const char *never;
+} git_rule;
+
+static const git_rule git_destructive[] = {
+	{ "reset", git_reset, "git reset discards uncommitted work", NULL },
+	{ "clean", git_clean, "git clean -f deletes untracked files", NULL },
+	{ "checkout", git_checkout, "git checkout overwrites working files",
+	  NULL },
+	{ "restore", git_restore, "git restore discards working changes",
+	  NULL },
+	{ "switch", git_switch, "git switch discards working changes", NULL },
+	{ "rm", git_always, "git rm deletes files", NULL },
+	{ "branch", git_branch, "git branch force-deletes a branch", NULL },
+	{ "stash", git_stash, "git stash drops saved work", NULL },
+	{ "worktree", git_worktree, "git worktree remove --force discards work",
+	  NULL },
+	{ "push", git_push_deletes, "git push deletes remote refs", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static bool reset_hard(const char *a)
+{
+	return long_opt(a, "--hard", 4);
+}
+
+/* ---- the per-command judgement ---------------------------------------- */
+
+static void add_reason(ll_judgement *j, const char *r)
+{
+	for (size_t i = 0; i < j->nreasons; i++)
+		if (j->reasons[i] == r || streq(j->reasons[i], r))
+			return;
+	if (j->nreasons < sizeof j->reasons / sizeof j->reasons[0])
+		j->reasons[j->nreasons++] = r;
+}
+
+static void set_never(ll_judgement *j, const char *never)
+{
+	if (!j->never)
+		j->never = never;
+}
+
+static void judge_git(const locus_shell_command *c, const view *v,
+                      ll_judgement *j)
+{
+	if (!v->sub)
+		return;
+	for (const git_rule *r = git_destructive; r->sub; r++) {
+		if (streq(r->sub, v->sub) && r->applies(v)) {
+			j->tags |= LOCUS_TAG_DESTRUCTIVE;
+			add_reason(j, r->reason);
+		}
+	}
+	if (streq(v->sub, "reset") && any_arg(v, reset_hard))
+		set_never(j, LL_NEVER_RESET);
+	if (streq(v->sub, "push")) {
+		j->tags |= LOCUS_TAG_VCS_PUSH;
+		add_reason(j, LL_REASON_PUSH);
+		bool forced = git_push_forced(v);
+		if (forced || any_arg_all(v, push_deletes_ref)) {
+			j->tags |= LOCUS_TAG_FORCE_PUSH;
+			add_reason(j, LL_REASON_FORCE_PUSH);
+		}
+		if (forced)
+			set_never(j, LL_NEVER_FORCE_PUSH);
+	}
+	(void)c;
+}
+
+void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
+{
+	memset(j, 0, sizeof *j);
+	if (c->flags & LOCUS_CMD_INLINE_DELETES) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, LL_REASON_INLINE_DELETES);
+	}
+	if (c->argc == 0 || !c->name[0])
+		return;
+	view v;
+	make_view(c, &v);
+
+	if (in_list(downloaders, c->name) || in_list(network_only, c->name)) {
+		/* Reason text: "<name> reaches the network"; the tables keep
+		   one static string per program. */
+		static const char *const net_reasons[][2] = {
+			{ "curl", "curl reaches the network" },
+			{ "wget", "wget reaches the network" },
+			{ "fetch", "fetch reaches the network" },
+			{ "aria2c", "aria2c reaches the network" },
+			{ "http", "http reaches the network" },
+			{ "https", "https reaches the network" },
+			{ "xh", "xh reaches the network" },
+			{ "xhs", "xhs reaches the network" },
+			{ "ssh", "ssh reaches the network" },
+			{ "scp", "scp reaches the network" },
+			{ "sftp", "sftp reaches the network" },
+			{ "rsync", "rsync reaches the network" },
+			{ "nc", "nc reaches the network" },
+			{ "ncat", "ncat reaches the network" },
+			{ "netcat", "netcat reaches the network" },
+			{ "socat", "socat reaches the network" },
+			{ "telnet", "telnet reaches the network" },
+			{ "ftp", "ftp reaches the network" },
+			{ "mosh", "mosh reaches the network" },
+		};
+		j->tags |= LOCUS_TAG_NETWORK;
+		const char *r = "a network program reaches the network";
+		for (size_t i = 0; i < sizeof net_reasons / sizeof *net_reasons;
+		     i++)
+			if (streq(net_reasons[i][0], c->name))
+				r = net_reasons[i][1];
+		add_reason(j, r);
+	}
+	const sub_row *nr = find_row(network_subs, &v);
+	if (nr) {
+		j->tags |= LOCUS_TAG_NETWORK;
+		add_reason(j, nr->reason);
+	}
+
+	for (const prog_row *p = destructive_progs; p->name; p++) {
+		bool hit = p->prefix ? starts_with(c->name, p->name)
+		                     : streq(c->name, p->name);
+		if (!hit)
+			continue;
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, p->reason);
+		if (p->never)
+			set_never(j, p->never);
+	}
+	if (streq(c->name, "rm") && rm_floor(c))
+		set_never(j, LL_NEVER_RM);
+	if (streq(c->name, "dd")) {
+		for (size_t i = 1; i < c->argc; i++) {
+			const char *a = c->argv[i];
+			if (!starts_with(a, "of="))
+				continue;
+			j->tags |= LOCUS_TAG_DESTRUCTIVE;
+			add_reason(j, "dd overwrites its output");
+			if (starts_with(a + 3, "/dev/") &&
+			    !in_list(harmless_devices, a + 3))
+				set_never(j, LL_NEVER_FS);
+		}
+	}
+	if (streq(c->name, "find")) {
+		for (size_t i = 1; i < c->argc; i++)
+			if (streq(c->argv[i], "-delete")) {
+				j->tags |= LOCUS_TAG_DESTRUCTIVE;
+				add_reason(j, "find -delete deletes files");
+			}
+	}
+	if (streq(v.prog, "git"))
+		judge_git(c, &v, j);
+
+	const sub_row *sr = find_row(shutdown_subs, &v);
+	if (sr) {
+		j->tags |= LOCUS_TAG_SHUTDOWN;
+		add_reason(j, sr->reason);
+		set_never(j, LL_NEVER_STOP);
+	}
+}
+
+/* ---- remote-code helpers ---------------------------------------------- */
+
+/* curl/http/xh options that save the body to a file. */
+static bool curl_saves(const char *a)
+{
+	return long_opt(a, "--output", 5) || long_opt(a, "--remote-name", 5) ||
+	       long_opt(a, "--remote-name-all", 5) ||
+	       long_opt(a, "--download", 5) || cluster_has(a, 'o') ||
+	       cluster_has(a, 'O') || cluster_has(a, 'd');
+}
+
+bool ll_downloader_writes_file(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !ll_is_downloader(c->name))
+		return false;
+	if (c->flags & LOCUS_CMD_WRITES_FILES)
+		return true;
+	/* wget, fetch and aria2c save to a file by default. */
+	if (streq(c->name, "wget") || streq(c->name, "fetch") ||
+	    streq(c->name, "aria2c"))
+		return true;
+	for (size_t i = 1; i < c->argc; i++)
+		if (curl_saves(c->argv[i]))
+			return true;
+	return false;
+}
+
+static const char *const system_dirs[] = {
+	"/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin",
+	"/usr/local/sbin", NULL,
+};
+
+/* argv[0] is a bare name, or a path right under a system directory. */
+static bool system_program(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	if (!slash)
+		return true;
+	for (const char *const *d = system_dirs; *d; d++) {
+		size_t n = strlen(*d);
+		if ((size_t)(slash - argv0) == n && strncmp(argv0, *d, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Interpreter options whose value is code or a module, not a file. */
+static const char *const inline_code_opts[] = {
+	"-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print",
+	"--command", NULL,
+};
+
+const char *ll_file_run(const locus_shell_command *c)
+{
+	if (c->argc == 0)
+		return NULL;
+	if (!system_program(c->argv[0]))
+		return c->argv[0]; /* ./install.sh, /tmp/x/run */
+	if (!ll_is_interpreter(c->name) || streq(c->name, "eval"))
+		return NULL;
+	if (streq(c->name, "source") || streq(c->name, "."))
+		return c->argc >= 2 ? c->argv[1] : NULL;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (in_list(inline_code_opts, a))
+			return NULL;
+		/* sh -ec, bash -lc: the cluster holds -c. */
+		if (is_cluster(a) && strchr(a, 'c') && !is_python(c->name))
+			return NULL;
+		if (!is_option(a))
+			return a;
+	}
+	return NULL;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Last path segment of a URL, without query or fragment, into buf. */
+static const char *url_base(const char *url, char *buf, size_t cap)
+{
+	size_t n = strcspn(url, "?#");
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	size_t start = n;
+	while (start > 0 && url[start - 1] != '/')
+		start--;
+	size_t len = n - start;
+	if (len == 0 || len >= cap)
+		return NULL;
+	memcpy(buf, url + start, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Long options of downloaders that name the output file in the next word
+   (short ones are clusters ending in o or O: -o, -fsSLo, -qO). */
+static const char *const output_opts[] = {
+	"--output", "--output-document", "--out", NULL,
+};
+
+static bool names_output(const char *a)
+{
+	if (in_list(output_opts, a))
+		return true;
+	size_t n = strlen(a);
+	return is_cluster(a) && (a[n - 1] == 'o' || a[n - 1] == 'O');
+}
+
+bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
+{
+	if (!ll_downloader_writes_file(d))
+		return false;
+	/* A name we cannot know (a dynamic word, curl -J): assume it is the
+	   file being run. */
+	if (d->flags & LOCUS_CMD_DYNAMIC_ARGS)
+		return true;
+	const char *want = base_of(run);
+	char buf[256];
+	for (size_t i = 0; i < d->nredirects; i++) {
+		const char *op = d->redirects[i].op;
+		const char *t = d->redirects[i].target;
+		if (op && strchr(op, '>') && t && streq(base_of(t), want))
+			return true;
+	}
+	for (size_t i = 1; i < d->argc; i++) {
+		const char *a = d->argv[i];
+		if (streq(a, "-J") || long_opt(a, "--remote-header-name", 10) ||
+		    cluster_has(a, 'J'))
+			return true;
+		if (names_output(a) && i + 1 < d->argc &&
+		    streq(base_of(d->argv[i + 1]), want))
+			return true;
+		const char *eq = strchr(a, '=');
+		if (eq && a[0] == '-' && a[1] == '-' &&
+		    streq(base_of(eq + 1), want))
+			return true;
+		if (strstr(a, "://")) {
+			const char *b = url_base(a, buf, sizeof buf);
+			if (b && streq(b, want))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- read-only ------------------------------------------------------- */
+
+/* Flags that take a command out of read-only whatever its program. */
+#define NOT_READ_FLAGS                                                       \
+	(LOCUS_CMD_DYNAMIC | LOCUS_CMD_DYNAMIC_ARGS | LOCUS_CMD_SUBST |        \
+	 LOCUS_CMD_BACKGROUND | LOCUS_CMD_WRITES_FILES |                       \
+	 LOCUS_CMD_READS_FILE | LOCUS_CMD_INLINE_CODE |                        \
+	 LOCUS_CMD_INLINE_DELETES | LOCUS_CMD_STDIN_SCRIPT |                   \
+	 LOCUS_CMD_WRAPPER | LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_ASSIGN_ONLY)
+
+/* Read-only programs without argument rules: a glob is fine for them. */
+static const char *const read_plain[] = {
+	"ls", "pwd", "cat", "head", "tail", "wc", "grep", "stat", "du", "df",
+	"which", "basename", "dirname", "realpath", "uname", "diff", "cut",
+	"jq", "echo", "printf", "true", "false", "test", "[", "id", "whoami",
+	"nl", "paste", "rev", "seq", "tr", "tac", "cmp", "comm", "column",
+	"fold", "expand", "od", "hexdump", "strings", "readlink", "md5sum",
+	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd", NULL,
+};
+
+static bool args_none_match(const locus_shell_command *c,
+                            bool (*bad)(const char *))
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (bad(c->argv[i]))
+			return false;
+	return true;
+}
+
+static const char *const find_writers[] = {
+	"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint",
+	"-fprint0", "-fprintf", NULL,
+};
+
+static bool find_bad(const char *a)
+{
+	return in_list(find_writers, a);
+}
+
+static bool rg_bad(const char *a)
+{
+	return long_opt(a, "--pre", 5) || long_opt(a, "--hostname-bin", 4) ||
+	       long_opt(a, "--search-zip", 4) || cluster_has(a, 'z');
+}
+
+static bool sort_bad(const char *a)
+{
+	return long_opt(a, "--output", 5) ||
+	       long_opt(a, "--compress-program", 4) || cluster_has(a, 'o');
+}
+
+static bool tree_bad(const char *a)
+{
+	/* -o FILE writes; -R with -H writes 00Tree.html files. */
+	return long_opt(a, "--output", 5) || cluster_has(a, 'o') ||
+	       cluster_has(a, 'R');
+}
+
+static bool date_bad(const char *a)
+{
+	return long_opt(a, "--set", 4) || cluster_has(a, 's');
+}
+
+static bool base64_bad(const char *a)
+{
+	return long_opt(a, "--output", 5) || cluster_has(a, 'o');
+}
+
+static bool file_bad(const char *a)
+{
+	/* file -C compiles a magic file into the working directory. */
+	return long_opt(a, "--compile", 4) || cluster_has(a, 'C');
+}
+
+/* uniq IN OUT writes OUT.  -f -s -w take a separate value. */
+static bool uniq_ok(const locus_shell_command *c)
+{
+	static const char *const with_value[] = { "-f", "-s", "-w", NULL };
+	size_t operands = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (in_list(with_value, a)) {
+			i++;
+			continue;
+		}
+		if (!is_option(a) || streq(a, "-"))
+			operands++;
+	}
+	return operands < 2;
+}
+
+/*
+ * A sed script that only prints: addresses (line numbers, $, /regex/,
+ * \cREGEXc, first~step, ranges, !) and the commands p P = l q Q n N d D
+ * h H g G x { } separated by ; or newlines.  No s (its w/e flags), no
+ * w W e r R a i c y, no labels or branches.
+ */
+static bool sed_script_print_only(const char *s)
+{
+	static const char cmds[] = "pP=lqQnNdDhHgGx{}";
+	const char *p = s;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';')
+			p++;
+		if (!*p)
+			return true;
+		/* addresses */
+		for (int k = 0; k < 2; k++) {
+			if (*p >= '0' && *p <= '9') {
+				while ((*p >= '0' && *p <= '9') || *p == '~')
+					p++;
+			} else if (*p == '$') {
+				p++;
+			} else if (*p == '/' || *p == '\\') {
+				char delim = '/';
+				if (*p == '\\') {
+					p++;
+					if (!*p || *p == '\n' || *p == '\\')
+						return false;
+				}
+				delim = *p++;
+				while (*p && *p != delim) {
+					if (*p == '\\' && p[1])
+						p++;
+					p++;
+				}
+				if (!*p)
+					return false;
+				p++;
+				while (*p == 'I' || *p == 'M')
+					p++;
+			} else if (k == 1 && *p == '+') {
+				p++;
+				while (*p >= '0' && *p <= '9')
+					p++;
+			}
+			if (k == 0 && *p == ',')
+				p++;
+			else
+				break;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		if (!*p)
+			return false; /* an address with no command */
+		if (!strchr(cmds, *p))
+			return false;
+		char cmd = *p++;
+		if (cmd == '{')
+			continue; /* a block: its commands follow directly */
+		if (cmd == 'q' || cmd == 'Q' || cmd == 'l') {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && *p != ';' && *p != '\n' && *p != '}')
+			return false;
+	}
+}
+
+static bool sed_ok(const locus_shell_command *c)
+{
+	bool quiet = false, have_e = false;
+	const char *scripts[16];
+	size_t nscripts = 0;
+	size_t operands = 0;
+	const char *first_operand = NULL;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(a, "--")) {
+			operands += c->argc - i - 1;
+			if (!first_operand && i + 1 < c->argc)
+				first_operand = c->argv[i + 1];
+			break;
+		}
+		if (streq(a, "--quiet") || streq(a, "--silent")) {
+			quiet = true;
+		} else if (opt_eq(a, "--expression")) {
+			const char *v = strchr(a, '=');
+			if (!v && i + 1 >= c->argc)
+				return false;
+			if (nscripts == 16)
+				return false;
+			scripts[nscripts++] = v ? v + 1 : c->argv[++i];
+			have_e = true;
+		} else if (streq(a, "--regexp-extended") || streq(a, "--posix") ||
+		           streq(a, "--separate") || streq(a, "--unbuffered") ||
+		           streq(a, "--null-data") || streq(a, "--debug") ||
+		           streq(a, "--sandbox")) {
+			continue;
+		} else if (is_cluster(a)) {
+			for (const char *q = a + 1; *q; q++) {
+				if (*q == 'n') {
+					quiet = true;
+				} else if (*q == 'e') {
+					const char *v = q[1] ? q + 1 : NULL;
+					if (!v && i + 1 >= c->argc)
+						return false;
+					if (nscripts == 16)
+						return false;
+					scripts[nscripts++] =
+						v ? v : c->argv[++i];
+					have_e = true;
+					break;
+				} else if (strchr("Ersuz", *q)) {
+					continue;
+				} else {
+					return false; /* -i -f -l ... */
+				}
+			}
+		} else if (is_option(a)) {
+			return false; /* --in-place, --file, unknown */
+		} else {
+			if (!first_operand)
+				first_operand = a;
+			operands++;
+		}
+	}
+	if (!quiet)
+		return false;
+	if (!have_e) {
+		if (!first_operand)
+			return false;
+		scripts[nscripts++] = first_operand;
+	}
+	for (size_t i = 0; i < nscripts; i++)
+		if (!sed_script_print_only(scripts[i]))
+			return false;
+	return true;
+}
+
+static bool node_ok(const locus_shell_command *c)
+{
+	if (c->argc < 2 ||
+	    !(streq(c->argv[1], "--check") || streq(c->argv[1], "-c")))
+		return false;
+	for (size_t i = 2; i < c->argc; i++)
+		if (is_option(c->argv[i]))
+			return false;
+	return true;
+}
+
+static bool command_query_ok(const locus_shell_command *c)
+{
+	bool query = false;
+	size_t i = 1;
+	for (; i < c->argc && is_option(c->argv[i]); i++) {
+		const char *a = c->argv[i];
+		for (const char *q = a + 1; *q; q++) {
+			if (*q == 'v' || *q == 'V')
+				query = true;
+			else if (*q != 'p')
+				return false;
+		}
+	}
+	return query;
+}
+
+/* git options that run programs or write files, on any subcommand. */
+static bool git_arg_bad(const char *a)
+{
+	return opt_eq(a, "--output") || streq(a, "--ext-diff") ||
+	       streq(a, "--textconv") || opt_eq(a, "--exec") ||
+	       long_opt(a, "--open-files-in-pager", 4) ||
+	       long_opt(a, "--upload-pack", 4) ||
+	       long_opt(a, "--receive-pack", 4);
+}
+
+static const char *const git_read_subs[] = {
+	"status", "log", "diff", "show", "branch", "remote", "rev-parse",
+	"ls-files", "blame", "grep", "describe", "rev-list", "shortlog",
+	"cat-file", "show-ref", NULL,
+};
+
+static const char *const git_branch_ok[] = {
+	"-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "-l",
+	"--show-current", NULL,
+};
+
+static bool git_read_ok(const locus_shell_command *c)
+{
+	view v;
+	git_view(c, &v);
+	if (v.git_bad_global || !v.sub || !in_list(git_read_subs, v.sub))
+		return false;
+	for (size_t i = 0; i < v.nargs; i++)
+		if (git_arg_bad(v.args[i]))
+			return false;
+	if (streq(v.sub, "grep")) {
+		for (size_t i = 0; i < v.nargs; i++)
+			if (streq(v.args[i], "--"))
+				break;
+			else if (cluster_has(v.args[i], 'O'))
+				return false;
+	}
+	if (streq(v.sub, "branch")) {
+		bool list = false;
+		for (size_t i = 0; i < v.nargs; i++) {
+			const char *a = v.args[i];
+			if (streq(a, "--list") || streq(a, "-l"))
+				list = true;
+			if (in_list(git_branch_ok, a) ||
+			    starts_with(a, "--format="))
+				continue;
+			if (list && !is_option(a))
+				continue; /* a pattern after --list */
+			return false;
+		}
+	}
+	if (streq(v.sub, "remote")) {
+		size_t i = 0;
+		while (i < v.nargs && (streq(v.args[i], "-v") ||
+		                       streq(v.args[i], "--verbose")))
+			i++;
+		if (i < v.nargs) {
+			if (!streq(v.args[i], "get-url") || i + 2 != v.nargs ||
+			    is_option(v.args[i + 1]))
+				return false;
+		}
+	}
+	if (streq(v.sub, "cat-file")) {
+		size_t modes = 0;
+		for (size_t i = 0; i < v.nargs; i++) {
+			const char *a = v.args[i];
+			if (streq(a, "-p") || streq(a, "-t") || streq(a, "-s"))
+				modes++;
+			else if (is_option(a))
+				return false;
+		}
+		if (modes != 1)
+			return false;
+	}
+	return true;
+}
+
+/* Read-only programs with argument rules: no glob allowed. */
+typedef struct read_rule {
+	const char *name;
+	bool (*bad_arg)(const char *a);              /* per argument */
+	bool (*ok)(const locus_shell_command *c);    /* whole command */
+} read_rule;
+
+static const read_rule read_rules[] = {
+	{ "find", find_bad, NULL },
+	{ "rg", rg_bad, NULL },
+	{ "sort", sort_bad, NULL },
+	{ "tree", tree_bad, NULL },
+	{ "date", date_bad, NULL },
+	{ "base64", base64_bad, NULL },
+	{ "file", file_bad, NULL },
+	{ "uniq", NULL, uniq_ok },
+	{ "sed", NULL, sed_ok },
+	{ "node", NULL, node_ok },
+	{ "command", NULL, command_query_ok },
+	{ NULL, NULL, NULL },
+};
+
+bool ll_command_read_only(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !c->name[0])
+		return false;
+	if (c->flags & NOT_READ_FLAGS)
+		return false;
+	if (c->origin && c->origin[0])
+		return false;
+	if (c->nwrappers || c->nassignments)
+		return false;
+	if (!system_program(c->argv[0]))
+		return false;
+	if (in_list(read_plain, c->name))
+		return true;
+	/* Everything below has argument rules: a glob could smuggle an
+	   option (a file named --pre=sh). */
+	if (c->flags & LOCUS_CMD_GLOB_ARGS)
+		return false;
+	if (is_git_name(c->name))
+		return git_read_ok(c);
+	for (const read_rule *r = read_rules; r->name; r++) {
+		if (!streq(r->name, c->name))
+			continue;
+		if (r->bad_arg && !args_none_match(c, r->bad_arg))
+			return false;
+		if (r->ok && !r->ok(c))
+			return false;
+		return true;
+	}
+	return false;
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static bool check_row_matches(const sub_row *r, const view *v)
+{
+	if (!streq(r->prog, v->prog))
+		return false;
+	if (!r->sub)
+		return true;
+	if (v->nargs < 1 || !streq(v->args[0], r->sub))
+		return false;
+	if (r->sub2 && (v->nargs < 2 || !streq(v->args[1], r->sub2)))
+		return false;
+	if (streq(v->prog, "make")) {
+		/* every target must be a check target */
+		for (size_t i = 0; i < v->nargs; i++)
+			if (!is_option(v->args[i]) &&
+			    !strchr(v->args[i], '=') &&
+			    !in_list(make_check_targets, v->args[i]))
+				return false;
+	}
+	return true;
+}
+
+bool ll_command_check(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !c->name[0])
+		return false;
+	/* Assignments and output redirects are allowed on checks. */
+	uint32_t bad = NOT_READ_FLAGS & ~(uint32_t)LOCUS_CMD_WRITES_FILES;
+	if (c->flags & bad)
+		return false;
+	if ((c->origin && c->origin[0]) || c->nwrappers)
+		return false;
+	if (!system_program(c->argv[0]))
+		return false;
+	view v;
+	make_view(c, &v);
+	if (v.module)
+		return in_list(check_modules, v.prog);
+	if (is_git_name(c->name))
+		return false;
+	for (const sub_row *r = check_subs; r->prog; r++)
+		if (check_row_matches(r, &v))
+			return true;
+	return false;
+}

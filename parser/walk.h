@@ -1,0 +1,117 @@
+/*
+ * parser/walk.h - what the walk side's files share (parse.c, walk.c,
+ * word.c, checks.c, vars.c).  Not seen by the see-through side, which only
+ * uses internal.h.
+ */
+#ifndef LOCUS_PARSER_WALK_H
+#define LOCUS_PARSER_WALK_H
+
+#include <tree_sitter/api.h>
+
+#include "internal.h"
+
+const TSLanguage *tree_sitter_bash(void);
+
+/* Node kinds and fields, looked up once per parser so that the walk
+   compares integers, never strings. */
+typedef struct lp_syms {
+	TSSymbol program, command, command_name, word, string, string_content,
+		raw_string, ansi_c_string, translated_string, number,
+		simple_expansion, expansion, command_substitution,
+		process_substitution, arithmetic_expansion, brace_expression,
+		concatenation, variable_name, special_variable_name,
+		variable_assignment, variable_assignments, pipeline, list,
+		redirected_statement, subshell, compound_statement,
+		negated_command, if_statement, elif_clause, else_clause,
+		while_statement, for_statement, c_style_for_statement, do_group,
+		case_statement, case_item, function_definition,
+		declaration_command, unset_command, test_command, file_redirect,
+		heredoc_redirect, herestring_redirect, heredoc_start,
+		heredoc_body, heredoc_content, heredoc_end, file_descriptor,
+		comment, extglob_pattern, regex, array, subscript,
+		test_operator, binary_expression, postfix_expression,
+		unary_expression;
+	TSFieldId f_name, f_argument, f_redirect, f_value, f_body,
+		f_destination, f_descriptor, f_operator, f_right, f_variable;
+} lp_syms;
+
+/* Fill `s` from the bash grammar; false if a name is missing (grammar
+   mismatch). */
+bool lp_syms_init(lp_syms *s, const TSLanguage *lang);
+
+typedef struct lp_func lp_func;
+
+/* One script being walked: the top-level line or a nested script. */
+typedef struct lp_tree {
+	lp_ctx *ctx;
+	const lp_syms *sy;
+	const char *src; /* arena copy, NUL-terminated */
+	size_t len;
+	bool top;        /* node byte ranges are ranges of the input line */
+	size_t range_start, range_end; /* for nested scripts: the span
+	                                   reported for every command */
+	lp_vars *vars;
+	lp_func *funcs; /* functions defined / called (fork bomb shape) */
+	size_t nfuncs, capfuncs;
+} lp_tree;
+
+/* ---- parse.c ---------------------------------------------------------- */
+
+/* Parse and walk one script.  Used for the line and by lp_parse_nested. */
+void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
+                  const char *origin, size_t parent, unsigned depth);
+
+/* ---- walk.c ----------------------------------------------------------- */
+
+void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
+                  unsigned depth);
+
+/* ---- word.c ----------------------------------------------------------- */
+
+/* Growable array of words (a word may split into several fields). */
+typedef struct lp_wordvec {
+	lp_word *v;
+	size_t n, cap;
+} lp_wordvec;
+bool lp_wordvec_push(lp_arena *a, lp_wordvec *wv, lp_word w);
+
+/* Evaluate a word node to its argv fields (field splitting of resolved
+   unquoted constants included).  `use_vars` false disables constant
+   resolution (assignment values seen by the vars pre-pass). */
+void lp_word_fields(lp_tree *t, TSNode n, lp_wordvec *out);
+/* Evaluate a word node to one value (no field splitting: assignment values,
+   redirect targets, herestrings). */
+lp_word lp_word_value(lp_tree *t, TSNode n, bool use_vars);
+/* The body of a heredoc. */
+lp_word lp_heredoc_value(lp_tree *t, TSNode body, bool quoted, bool strip_tabs);
+/* A command_substitution that is really $((..)) (upstream #325). */
+bool lp_is_fake_arith(lp_tree *t, TSNode n);
+/* Decode $'...' contents (between the quotes) into `out`. */
+bool lp_ansi_c_decode(lp_arena *a, lp_buf *out, const char *s, size_t n);
+/* Node text as an arena string. */
+const char *lp_node_text(lp_tree *t, TSNode n);
+/* True when any descendant of n (n included) has kind `sym` (explicit
+   cursor walk, no recursion). */
+bool lp_has_descendant(lp_tree *t, TSNode n, TSSymbol sym, TSSymbol sym2);
+
+/* ---- vars.c ----------------------------------------------------------- */
+
+lp_vars *lp_vars_collect(lp_tree *t, TSNode root);
+/* Constant value of `name` for a use at byte `at`, or NULL (dynamic). */
+const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
+                           size_t at);
+/* IFS is assigned on the line: every unquoted expansion is dynamic. */
+bool lp_vars_ifs_assigned(const lp_vars *v);
+
+/* ---- checks.c --------------------------------------------------------- */
+
+/* Tree-wide fail-closed checks (research 2.4): syntax errors, newlines
+   inside commands, commands under test_command, heredoc shapes, backticks,
+   control characters, line continuations inside words. */
+void lp_checks_tree(lp_tree *t, TSNode root);
+/* Checks on one simple command's evaluated words. */
+void lp_checks_command(lp_tree *t, const lp_raw_command *raw);
+/* Reserved words the grammar lets through as command names. */
+bool lp_is_reserved_word(const char *s);
+
+#endif

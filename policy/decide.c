@@ -1,0 +1,686 @@
+/*
+ * policy/decide.c - evaluation of a ControlPolicy on an Action (spec
+ * policy.md sections 1-4): the checks in their fixed order, the permission
+ * verdict, the decision record and the refusal JSON; and the gate, which
+ * derives the Action of a tool call first.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct check {
+	locus_outcome outcome;
+	char *reason;
+} check;
+
+struct locus_decision {
+	locus_outcome outcome;
+	char *reason;
+	char *action;
+	char *asset;
+	char *kind;
+	check *checks;
+	size_t nchecks, capchecks;
+	char **waived;
+	size_t nwaived;
+	pl_strset labels;
+	const char *permission; /* static "allow" "ask" "deny" or NULL */
+	char *permission_rule;
+	char *version;
+	bool oom;
+};
+
+/* What the policy looks at, whatever the action came from. */
+typedef struct subject {
+	const char *tool;
+	const char *kind;
+	const char *asset;
+	const char *env;
+	int64_t blast;
+	double cost;
+	pl_strset tags;
+	const locus_shell_result *shell;
+	cJSON *args;
+} subject;
+
+void locus_decision_free(locus_decision *d)
+{
+	if (!d)
+		return;
+	free(d->reason);
+	free(d->action);
+	free(d->asset);
+	free(d->kind);
+	for (size_t i = 0; i < d->nchecks; i++)
+		free(d->checks[i].reason);
+	free(d->checks);
+	for (size_t i = 0; i < d->nwaived; i++)
+		free(d->waived[i]);
+	free(d->waived);
+	pl_strset_free(&d->labels);
+	free(d->permission_rule);
+	free(d->version);
+	free(d);
+}
+
+static void add_check(locus_decision *d, locus_outcome o, bool waive,
+                      const char *reason)
+{
+	char *r = strdup(reason);
+	if (!r) {
+		d->oom = true;
+		return;
+	}
+	if (waive) {
+		char **nw = realloc(d->waived, (d->nwaived + 1) * sizeof(*nw));
+		if (!nw) {
+			free(r);
+			d->oom = true;
+			return;
+		}
+		d->waived = nw;
+		d->waived[d->nwaived++] = r;
+		return;
+	}
+	if (d->nchecks == d->capchecks) {
+		size_t nc = d->capchecks ? d->capchecks * 2 : 8;
+		check *n = realloc(d->checks, nc * sizeof(*n));
+		if (!n) {
+			free(r);
+			d->oom = true;
+			return;
+		}
+		d->checks = n;
+		d->capchecks = nc;
+	}
+	d->checks[d->nchecks].outcome = o;
+	d->checks[d->nchecks].reason = r;
+	d->nchecks++;
+	if (o > d->outcome)
+		d->outcome = o;
+}
+
+/* "['a', 'b']": the labels of `d` that are in `set` or equal `extra`,
+ * sorted, as the original (Python) printed them.  NULL when none. */
+static char *intersect(const locus_decision *d, const pl_strset *set,
+                       const char *extra)
+{
+	size_t len = 3, count = 0;
+	for (size_t i = 0; i < d->labels.n; i++) {
+		const char *l = d->labels.items[i];
+		if (pl_strset_has(set, l) || (extra && strcmp(l, extra) == 0)) {
+			len += strlen(l) + 4;
+			count++;
+		}
+	}
+	if (!count)
+		return NULL;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	size_t o = 0;
+	s[o++] = '[';
+	bool first = true;
+	for (size_t i = 0; i < d->labels.n; i++) {
+		const char *l = d->labels.items[i];
+		if (!(pl_strset_has(set, l) || (extra && strcmp(l, extra) == 0)))
+			continue;
+		if (!first) {
+			s[o++] = ',';
+			s[o++] = ' ';
+		}
+		first = false;
+		s[o++] = '\'';
+		size_t ll = strlen(l);
+		memcpy(s + o, l, ll);
+		o += ll;
+		s[o++] = '\'';
+	}
+	s[o++] = ']';
+	s[o] = '\0';
+	return s;
+}
+
+static bool bad_number(double v)
+{
+	return !isfinite(v) || v < 0;
+}
+
+/* The evaluation proper (spec policy.md section 2, in order). */
+static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
+                    const locus_gate_input *in, locus_error *err)
+{
+	locus_decision *d = calloc(1, sizeof(*d));
+	if (!d)
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	d->outcome = LOCUS_OUTCOME_ALLOW;
+	d->action = strdup(s->tool);
+	d->asset = strdup(s->asset ? s->asset : "");
+	d->kind = strdup(s->kind ? s->kind : "");
+	d->version = strdup(p->version ? p->version : "");
+	if (!d->action || !d->asset || !d->kind || !d->version)
+		d->oom = true;
+
+	/* the permission verdict becomes a label */
+	bool perm_allow = false;
+	if (p->rules[0].n || p->rules[1].n || p->rules[2].n) {
+		pl_call call = {s->tool, s->args, s->shell,
+		                in ? in->workspace_root : NULL};
+		const pl_rule *rule = NULL;
+		int v = pl_permission(p->rules, &call, &rule);
+		static const char *const vn[3] = {"allow", "ask", "deny"};
+		static const char *const vl[3] = {"permission:allow", "permission:ask",
+		                                  "permission:deny"};
+		if (v >= 0) {
+			d->permission = vn[v];
+			d->permission_rule = strdup(pl_rule_text(rule));
+			if (!d->permission_rule || pl_strset_add(&s->tags, vl[v]))
+				d->oom = true;
+			perm_allow = v == PL_ALLOW;
+		}
+	}
+
+	/* labels = {environment, kind} | tags, empty strings dropped */
+	const char *base[2] = {s->env, s->kind};
+	for (int i = 0; i < 2; i++)
+		if (base[i] && base[i][0] && pl_strset_add(&d->labels, base[i]))
+			d->oom = true;
+	for (size_t i = 0; i < s->tags.n; i++)
+		if (s->tags.items[i][0] && pl_strset_add(&d->labels, s->tags.items[i]))
+			d->oom = true;
+
+	char buf[512];
+	char *l;
+	/* 1. deny_for (permission:deny always enforced) */
+	if ((l = intersect(d, &p->deny_for, "permission:deny"))) {
+		snprintf(buf, sizeof(buf), "labels %s are denied by policy", l);
+		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+		free(l);
+	}
+	/* 2. require_sandbox_for */
+	if (!pl_strset_has(&d->labels, "sandboxed") &&
+	    (l = intersect(d, &p->require_sandbox_for, NULL))) {
+		snprintf(buf, sizeof(buf),
+		         "labels %s require a sandbox and the action is not "
+		         "sandboxed",
+		         l);
+		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+		free(l);
+	}
+	/* 3. min_severity */
+	if (in && in->has_finding && in->finding_severity < p->min_severity) {
+		snprintf(buf, sizeof(buf),
+		         "finding severity %s is below the minimum %s",
+		         locus_severity_name(in->finding_severity),
+		         locus_severity_name(p->min_severity));
+		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+	}
+	/* 4. verification */
+	if (p->require_verification_score > 0) {
+		if (!in || !in->has_verification) {
+			add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow,
+			          "no verification provided");
+		} else if (!in->survives) {
+			add_check(d, LOCUS_OUTCOME_DENY, false,
+			          "verification says the action does not survive");
+		} else if (in->confidence < p->require_verification_score) {
+			snprintf(buf, sizeof(buf),
+			         "verification confidence %.2f is below the bar %.2f",
+			         in->confidence, p->require_verification_score);
+			add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
+		}
+	}
+	/* 5. blast radius */
+	if (s->blast > p->max_blast_radius) {
+		snprintf(buf, sizeof(buf), "blast radius %lld exceeds the maximum %lld",
+		         (long long)s->blast, (long long)p->max_blast_radius);
+		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
+	}
+	/* 6. cost needing approval */
+	if (p->has_human_over && s->cost > p->require_human_over_usd) {
+		snprintf(buf, sizeof(buf),
+		         "cost %.2f USD exceeds the approval threshold %.2f USD",
+		         s->cost, p->require_human_over_usd);
+		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
+	}
+	/* 7. spend limit: no approval overrides it */
+	double spent = in ? in->spent_usd : 0;
+	if (p->has_spend_limit && spent + s->cost > p->spend_limit_usd) {
+		snprintf(buf, sizeof(buf),
+		         "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f USD",
+		         spent, s->cost, p->spend_limit_usd);
+		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+	}
+	/* 8. require_human_for (permission:ask always enforced) */
+	if ((l = intersect(d, &p->require_human_for, "permission:ask"))) {
+		snprintf(buf, sizeof(buf), "labels %s require human approval", l);
+		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
+		free(l);
+	}
+
+	/* reason: the fired checks joined by "; " */
+	size_t len = 1;
+	for (size_t i = 0; i < d->nchecks; i++)
+		len += strlen(d->checks[i].reason) + 2;
+	d->reason = malloc(len < 32 ? 32 : len);
+	if (d->reason) {
+		d->reason[0] = '\0';
+		if (!d->nchecks)
+			strcpy(d->reason, "all policy checks passed");
+		for (size_t i = 0; i < d->nchecks; i++) {
+			if (i)
+				strcat(d->reason, "; ");
+			strcat(d->reason, d->checks[i].reason);
+		}
+	} else {
+		d->oom = true;
+	}
+	if (d->oom) {
+		locus_decision_free(d);
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	*out = d;
+	return 0;
+}
+
+static int apply_input(subject *s, const locus_gate_input *in,
+                       locus_error *err)
+{
+	if (!in)
+		return 0;
+	if (in->environment)
+		s->env = in->environment;
+	if (in->has_blast_radius) {
+		if (in->blast_radius < 0)
+			return pl_error(err, LOCUS_EINVALID,
+			                "blast_radius must not be negative");
+		s->blast = in->blast_radius;
+	}
+	if (in->has_cost) {
+		if (bad_number(in->cost_usd))
+			return pl_error(err, LOCUS_EINVALID,
+			                "cost_usd must be a non-negative number");
+		s->cost = in->cost_usd;
+	}
+	if (bad_number(in->spent_usd))
+		return pl_error(err, LOCUS_EINVALID,
+		                "spent_usd must be a non-negative number");
+	if (in->has_verification &&
+	    (!isfinite(in->confidence) || in->confidence < 0 || in->confidence > 1))
+		return pl_error(err, LOCUS_EINVALID,
+		                "verification confidence must be within 0..1");
+	if (in->has_finding && (unsigned)in->finding_severity > 3)
+		return pl_error(err, LOCUS_EINVALID, "unknown finding severity");
+	for (size_t i = 0; i < in->ntags; i++)
+		if (in->tags[i] && pl_strset_add(&s->tags, in->tags[i]))
+			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int subject_from_action(subject *s, const locus_action *a)
+{
+	memset(s, 0, sizeof(*s));
+	s->tool = locus_action_tool(a);
+	s->kind = locus_kind_name(locus_action_kind(a));
+	s->asset = locus_action_asset(a);
+	s->env = locus_action_environment(a);
+	s->blast = locus_action_blast_radius(a);
+	s->cost = locus_action_cost_usd(a);
+	s->shell = locus_action_shell(a);
+	size_t n = locus_action_tag_count(a);
+	for (size_t i = 0; i < n; i++)
+		if (pl_strset_add(&s->tags, locus_action_tag(a, i)))
+			return LOCUS_ENOMEM;
+	return 0;
+}
+
+int locus_decide(locus_decision **out, const locus_policy *policy,
+                 const locus_action *action, const locus_gate_input *in,
+                 locus_error *err)
+{
+	*out = NULL;
+	if (!policy || !action)
+		return pl_error(err, LOCUS_EUSAGE, "policy and action are required");
+	subject s;
+	int rc = subject_from_action(&s, action);
+	if (rc) {
+		pl_strset_free(&s.tags);
+		return pl_error(err, rc, "out of memory");
+	}
+	rc = apply_input(&s, in, err);
+	if (!rc)
+		rc = evaluate(out, policy, &s, in, err);
+	pl_strset_free(&s.tags);
+	return rc;
+}
+
+/* --- the gate -------------------------------------------------------------- */
+
+/* Coding agents' tool names (Claude Code, Gemini CLI), normalised (lower
+ * case, '_' '-' dropped) -> harness tool. */
+static const struct {
+	const char *norm;
+	const char *tool;
+} tool_map[] = {
+	{"bash", "bash"},           {"shell", "bash"},
+	{"runshellcommand", "bash"}, {"read", "read"},
+	{"readfile", "read"},       {"write", "write"},
+	{"writefile", "write"},     {"edit", "edit"},
+	{"replace", "edit"},        {"multiedit", "multi_edit"},
+	{"applypatch", "apply_patch"}, {"notebookedit", "notebook_edit"},
+	{"ls", "ls"},               {"listdirectory", "ls"},
+	{"glob", "glob"},           {"grep", "grep"},
+	{"searchfilecontent", "grep"}, {"bashoutput", "bash_output"},
+	{"killshell", "kill_shell"}, {"killbash", "kill_shell"},
+	{"writestdin", "write_stdin"}, {"todowrite", "todo_write"},
+	{"todoread", "todo_read"},
+};
+
+/* Web tools get kind `network`; every other unknown tool workspace.exec. */
+static const char *const web_tools[] = {"webfetch", "websearch", "fetch",
+                                        "googlewebsearch", "webfetchtool",
+                                        NULL};
+
+static const char *const generic_asset_keys[] = {
+	"path", "file_path", "command", "url", "query", "asset", "host",
+	"hostname", "target", "resource", "resource_id", "account", "user",
+	"username", "email", "order_id", "id", "ip", NULL};
+
+static void norm_name(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < cap; in++) {
+		if (*in == '_' || *in == '-')
+			continue;
+		char c = *in;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		out[n++] = c;
+	}
+	out[n] = '\0';
+}
+
+/* Agents' argument names -> the harness's: file_path/notebook_path ->
+ * path, run_in_background -> background, old_string/new_string ->
+ * old/new.  Only when the harness name is absent. */
+static int map_args(cJSON *args)
+{
+	static const char *const ren[][2] = {
+		{"file_path", "path"},     {"notebook_path", "path"},
+		{"absolute_path", "path"}, {"run_in_background", "background"},
+		{"old_string", "old"},     {"new_string", "new"},
+		{"new_source", "source"},
+	};
+	for (size_t i = 0; i < sizeof(ren) / sizeof(ren[0]); i++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(args, ren[i][0]);
+		if (!v || cJSON_GetObjectItemCaseSensitive(args, ren[i][1]))
+			continue;
+		cJSON *dup = cJSON_Duplicate(v, true);
+		if (!dup)
+			return LOCUS_ENOMEM;
+		if (!cJSON_AddItemToObject(args, ren[i][1], dup)) {
+			cJSON_Delete(dup);
+			return LOCUS_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int locus_gate(locus_decision **out, const locus_policy *policy,
+               locus_shell_parser *parser, const char *tool,
+               const char *args_json, size_t args_len,
+               const locus_gate_input *in, locus_error *err)
+{
+	*out = NULL;
+	if (!policy || !tool)
+		return pl_error(err, LOCUS_EUSAGE, "policy and tool are required");
+	/* tool names are identifiers (harness, agents', mcp__server__tool):
+	   anything else is refused rather than echoed into records */
+	size_t tl = strlen(tool);
+	if (tl == 0 || tl > 256 ||
+	    strspn(tool, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                 "0123456789_-.:") != tl)
+		return pl_error(err, LOCUS_EINVALID,
+		                "tool name must be 1 to 256 letters, digits, _ - . :");
+	/* the arguments, strictly: a duplicate key would let the tool run a
+	   value the policy never saw */
+	pl_doc doc;
+	int rc;
+	if (!args_json || args_len == 0)
+		rc = pl_doc_parse(&doc, "arguments", "{}", 2, err);
+	else
+		rc = pl_doc_parse(&doc, "arguments", args_json, args_len, err);
+	if (rc)
+		return rc;
+	if (!cJSON_IsObject(doc.root)) {
+		pl_doc_free(&doc);
+		return pl_error(err, LOCUS_EINVALID,
+		                "arguments: expected a JSON object");
+	}
+	char norm[128];
+	norm_name(tool, norm, sizeof(norm));
+	const char *htool = tool;
+	if (strncmp(tool, "mcp__", 5) != 0)
+		for (size_t i = 0; i < sizeof(tool_map) / sizeof(tool_map[0]); i++)
+			if (strcmp(norm, tool_map[i].norm) == 0)
+				htool = tool_map[i].tool;
+	rc = map_args(doc.root);
+	char *args = rc ? NULL : cJSON_PrintUnformatted(doc.root);
+	if (!args) {
+		pl_doc_free(&doc);
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	locus_action *action = NULL;
+	locus_error derr;
+	memset(&derr, 0, sizeof(derr));
+	rc = locus_action_derive(&action, parser, htool, args, strlen(args),
+	                         &derr);
+	cJSON_free(args);
+	subject s;
+	memset(&s, 0, sizeof(s));
+	if (rc == 0) {
+		rc = subject_from_action(&s, action);
+		if (rc)
+			pl_error(err, rc, "out of memory");
+	} else if (rc == LOCUS_ENOTFOUND) {
+		/* not a harness tool: labelled by its name, fail closed */
+		bool web = false;
+		for (size_t i = 0; web_tools[i]; i++)
+			web |= strcmp(norm, web_tools[i]) == 0 &&
+			       strncmp(tool, "mcp__", 5) != 0;
+		s.tool = tool;
+		s.kind = web ? "network" : "workspace.exec";
+		s.env = "unknown";
+		s.blast = 1;
+		s.cost = 0;
+		s.asset = "";
+		for (size_t i = 0; generic_asset_keys[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			        doc.root, generic_asset_keys[i]);
+			if (cJSON_IsString(v)) {
+				s.asset = v->valuestring;
+				break;
+			}
+		}
+		rc = pl_strset_add(&s.tags, tool);
+		if (rc)
+			pl_error(err, rc, "out of memory");
+	} else {
+		if (err)
+			*err = derr;
+	}
+	if (!rc) {
+		s.args = doc.root;
+		rc = apply_input(&s, in, err);
+	}
+	if (!rc)
+		rc = evaluate(out, policy, &s, in, err);
+	pl_strset_free(&s.tags);
+	locus_action_free(action);
+	pl_doc_free(&doc);
+	return rc;
+}
+
+/* --- accessors and JSON ------------------------------------------------ */
+
+locus_outcome locus_decision_outcome(const locus_decision *d)
+{
+	return d->outcome;
+}
+const char *locus_decision_reason(const locus_decision *d)
+{
+	return d->reason;
+}
+const char *locus_decision_action(const locus_decision *d)
+{
+	return d->action;
+}
+const char *locus_decision_asset(const locus_decision *d)
+{
+	return d->asset;
+}
+size_t locus_decision_check_count(const locus_decision *d)
+{
+	return d->nchecks;
+}
+locus_outcome locus_decision_check_outcome(const locus_decision *d, size_t i)
+{
+	return i < d->nchecks ? d->checks[i].outcome : LOCUS_OUTCOME_DENY;
+}
+const char *locus_decision_check_reason(const locus_decision *d, size_t i)
+{
+	return i < d->nchecks ? d->checks[i].reason : NULL;
+}
+size_t locus_decision_waived_count(const locus_decision *d)
+{
+	return d->nwaived;
+}
+const char *locus_decision_waived_reason(const locus_decision *d, size_t i)
+{
+	return i < d->nwaived ? d->waived[i] : NULL;
+}
+size_t locus_decision_label_count(const locus_decision *d)
+{
+	return d->labels.n;
+}
+const char *locus_decision_label(const locus_decision *d, size_t i)
+{
+	return i < d->labels.n ? d->labels.items[i] : NULL;
+}
+bool locus_decision_has_label(const locus_decision *d, const char *label)
+{
+	return label && pl_strset_has(&d->labels, label);
+}
+const char *locus_decision_permission(const locus_decision *d)
+{
+	return d->permission;
+}
+const char *locus_decision_permission_rule(const locus_decision *d)
+{
+	return d->permission_rule;
+}
+const char *locus_decision_policy_version(const locus_decision *d)
+{
+	return d->version;
+}
+
+static bool put(cJSON *o, const char *k, cJSON *v)
+{
+	if (!v)
+		return false;
+	if (!cJSON_AddItemToObject(o, k, v)) {
+		cJSON_Delete(v);
+		return false;
+	}
+	return true;
+}
+
+bool pl_decision_fields(const locus_decision *d, cJSON *o)
+{
+	bool ok = put(o, "action", cJSON_CreateString(d->action));
+	ok = ok && put(o, "asset", cJSON_CreateString(d->asset));
+	ok = ok && put(o, "kind", cJSON_CreateString(d->kind));
+	ok = ok && put(o, "outcome",
+	               cJSON_CreateString(locus_outcome_name(d->outcome)));
+	ok = ok && put(o, "reason", cJSON_CreateString(d->reason));
+	cJSON *checks = ok ? cJSON_CreateArray() : NULL;
+	ok = ok && put(o, "checks", checks);
+	for (size_t i = 0; ok && i < d->nchecks; i++) {
+		cJSON *c = cJSON_CreateObject();
+		ok = c && cJSON_AddItemToArray(checks, c);
+		if (!ok) {
+			cJSON_Delete(c);
+			break;
+		}
+		ok = put(c, "outcome",
+		         cJSON_CreateString(locus_outcome_name(d->checks[i].outcome)));
+		ok = ok && put(c, "reason", cJSON_CreateString(d->checks[i].reason));
+	}
+	cJSON *w = ok ? cJSON_CreateArray() : NULL;
+	ok = ok && put(o, "waived", w);
+	for (size_t i = 0; ok && i < d->nwaived; i++)
+		ok = cJSON_AddItemToArray(w, cJSON_CreateString(d->waived[i]));
+	cJSON *l = ok ? cJSON_CreateArray() : NULL;
+	ok = ok && put(o, "labels", l);
+	for (size_t i = 0; ok && i < d->labels.n; i++)
+		ok = cJSON_AddItemToArray(l, cJSON_CreateString(d->labels.items[i]));
+	if (ok && d->permission) {
+		cJSON *p = cJSON_CreateObject();
+		ok = put(o, "permission", p);
+		ok = ok && put(p, "verdict", cJSON_CreateString(d->permission));
+		ok = ok && put(p, "rule", cJSON_CreateString(d->permission_rule));
+	} else if (ok) {
+		ok = put(o, "permission", cJSON_CreateNull());
+	}
+	ok = ok && put(o, "policy_version", cJSON_CreateString(d->version));
+	return ok;
+}
+
+static int print(cJSON *o, int flags, char **out)
+{
+	char *s = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
+	                                      : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return LOCUS_ENOMEM;
+	*out = strdup(s);
+	cJSON_free(s);
+	return *out ? 0 : LOCUS_ENOMEM;
+}
+
+int locus_decision_json(const locus_decision *d, int flags, char **out)
+{
+	*out = NULL;
+	cJSON *o = cJSON_CreateObject();
+	if (!o || !pl_decision_fields(d, o)) {
+		cJSON_Delete(o);
+		return LOCUS_ENOMEM;
+	}
+	return print(o, flags, out);
+}
+
+int locus_decision_refusal_json(const locus_decision *d, char **out)
+{
+	*out = NULL;
+	if (d->outcome == LOCUS_OUTCOME_ALLOW)
+		return LOCUS_EUSAGE;
+	cJSON *o = cJSON_CreateObject();
+	bool ok = o != NULL;
+	ok = ok && put(o, "status",
+	               cJSON_CreateString(d->outcome == LOCUS_OUTCOME_DENY
+	                                          ? "denied"
+	                                          : "held_for_approval"));
+	ok = ok && put(o, "outcome",
+	               cJSON_CreateString(locus_outcome_name(d->outcome)));
+	ok = ok && put(o, "action", cJSON_CreateString(d->action));
+	ok = ok && put(o, "asset", cJSON_CreateString(d->asset));
+	ok = ok && put(o, "reason", cJSON_CreateString(d->reason));
+	if (!ok) {
+		cJSON_Delete(o);
+		return LOCUS_ENOMEM;
+	}
+	return print(o, 0, out);
+}

@@ -1,0 +1,510 @@
+/*
+ * policy/policy.c - the ControlPolicy: defaults, the strict loader, the
+ * embedded presets, and the effective policy as JSON (spec policy.md s. 2).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* --- string sets -------------------------------------------------------- */
+
+int pl_strset_add(pl_strset *s, const char *v)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->items[mid], v);
+		if (c == 0)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 8;
+		char **ni = realloc(s->items, nc * sizeof(*ni));
+		if (!ni)
+			return LOCUS_ENOMEM;
+		s->items = ni;
+		s->cap = nc;
+	}
+	char *copy = strdup(v);
+	if (!copy)
+		return LOCUS_ENOMEM;
+	memmove(s->items + lo + 1, s->items + lo, (s->n - lo) * sizeof(char *));
+	s->items[lo] = copy;
+	s->n++;
+	return 0;
+}
+
+bool pl_strset_has(const pl_strset *s, const char *v)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->items[mid], v);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+void pl_strset_free(pl_strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->items[i]);
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- names -------------------------------------------------------------- */
+
+static const char *const outcome_names[] = {"allow", "require_human", "deny"};
+static const char *const severity_names[] = {"low", "medium", "high",
+                                             "critical"};
+
+const char *locus_outcome_name(locus_outcome o)
+{
+	return ((unsigned)o < 3) ? outcome_names[o] : "";
+}
+
+const char *locus_severity_name(locus_severity s)
+{
+	return ((unsigned)s < 4) ? severity_names[s] : "";
+}
+
+int locus_severity_parse(const char *name, locus_severity *out)
+{
+	for (int i = 0; name && i < 4; i++) {
+		if (strcmp(name, severity_names[i]) == 0) {
+			*out = (locus_severity)i;
+			return 0;
+		}
+	}
+	return LOCUS_EINVALID;
+}
+
+/* --- construction ------------------------------------------------------- */
+
+int locus_policy_new(locus_policy **out)
+{
+	*out = NULL;
+	locus_policy *p = calloc(1, sizeof(*p));
+	if (!p)
+		return LOCUS_ENOMEM;
+	p->min_severity = LOCUS_SEVERITY_LOW;
+	p->require_verification_score = 0.8;
+	p->max_blast_radius = 1;
+	p->version = strdup("");
+	if (!p->version || pl_strset_add(&p->require_human_for, "production")) {
+		locus_policy_free(p);
+		return LOCUS_ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void locus_policy_free(locus_policy *p)
+{
+	if (!p)
+		return;
+	pl_strset_free(&p->deny_for);
+	pl_strset_free(&p->require_sandbox_for);
+	pl_strset_free(&p->require_human_for);
+	for (int i = 0; i < 3; i++)
+		pl_rules_free(&p->rules[i]);
+	free(p->version);
+	free(p);
+}
+
+const char *locus_policy_version(const locus_policy *p)
+{
+	return p && p->version ? p->version : "";
+}
+
+size_t locus_policy_rule_count(const locus_policy *p, int list)
+{
+	return (p && list >= 0 && list < 3) ? p->rules[list].n : 0;
+}
+
+/* --- the loader --------------------------------------------------------- */
+
+/* Largest integer a double holds exactly: bigger counts are refused
+ * rather than silently rounded. */
+#define PL_MAX_INT 9007199254740991.0
+
+static int load_labels(const pl_doc *doc, const cJSON *v, const char *field,
+                       pl_strset *set, locus_error *err)
+{
+	if (!cJSON_IsArray(v))
+		return pl_doc_error(doc, v, field, err,
+		                    "expected an array of label strings");
+	pl_strset_free(set);
+	for (const cJSON *c = v->child; c; c = c->next) {
+		if (!cJSON_IsString(c))
+			return pl_doc_error(doc, c, field, err,
+			                    "expected a label string");
+		if (c->valuestring[0] == '\0')
+			return pl_doc_error(doc, c, field, err,
+			                    "a label is never empty");
+		if (pl_strset_add(set, c->valuestring))
+			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int load_usd(const pl_doc *doc, const cJSON *v, const char *field,
+                    bool *has, double *out, locus_error *err)
+{
+	if (cJSON_IsNull(v)) {
+		*has = false;
+		return 0;
+	}
+	if (!cJSON_IsNumber(v))
+		return pl_doc_error(doc, v, field, err,
+		                    "expected a number of US dollars or null");
+	if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    v->valuedouble > 1e15)
+		return pl_doc_error(doc, v, field, err,
+		                    "out of range (0 to 1e15 US dollars)");
+	*has = true;
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
+                      locus_error *err)
+{
+	const char *k = v->string;
+	if (strcmp(k, "deny_for") == 0)
+		return load_labels(doc, v, k, &p->deny_for, err);
+	if (strcmp(k, "require_sandbox_for") == 0)
+		return load_labels(doc, v, k, &p->require_sandbox_for, err);
+	if (strcmp(k, "require_human_for") == 0)
+		return load_labels(doc, v, k, &p->require_human_for, err);
+	if (strcmp(k, "min_severity") == 0) {
+		if (!cJSON_IsString(v) ||
+		    locus_severity_parse(v->valuestring, &p->min_severity))
+			return pl_doc_error(doc, v, k, err,
+			                    "expected one of \"low\", \"medium\", "
+			                    "\"high\", \"critical\"");
+		return 0;
+	}
+	if (strcmp(k, "require_verification_score") == 0) {
+		if (!cJSON_IsNumber(v))
+			return pl_doc_error(doc, v, k, err, "expected a number");
+		if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
+		    v->valuedouble > 1)
+			return pl_doc_error(doc, v, k, err,
+			                    "out of range (0 to 1)");
+		p->require_verification_score = v->valuedouble;
+		return 0;
+	}
+	if (strcmp(k, "max_blast_radius") == 0) {
+		if (!cJSON_IsNumber(v))
+			return pl_doc_error(doc, v, k, err, "expected an integer");
+		double d = v->valuedouble;
+		if (!isfinite(d) || d < 0 || d > PL_MAX_INT || floor(d) != d)
+			return pl_doc_error(doc, v, k, err,
+			                    "out of range (an integer from 0 to "
+			                    "2^53-1)");
+		p->max_blast_radius = (int64_t)d;
+		return 0;
+	}
+	if (strcmp(k, "require_human_over_usd") == 0)
+		return load_usd(doc, v, k, &p->has_human_over,
+		                &p->require_human_over_usd, err);
+	if (strcmp(k, "spend_limit_usd") == 0)
+		return load_usd(doc, v, k, &p->has_spend_limit, &p->spend_limit_usd,
+		                err);
+	if (strcmp(k, "version") == 0) {
+		if (!cJSON_IsString(v))
+			return pl_doc_error(doc, v, k, err, "expected a string");
+		char *nv = strdup(v->valuestring);
+		if (!nv)
+			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		free(p->version);
+		p->version = nv;
+		return 0;
+	}
+	if (strcmp(k, "permissions") == 0)
+		return pl_load_permissions(doc, v, k, true, p->rules, err);
+	return pl_doc_error(doc, v, k, err, "unknown field");
+}
+
+int locus_policy_load(locus_policy **out, const char *json, size_t len,
+                      locus_error *err)
+{
+	*out = NULL;
+	pl_doc doc;
+	int rc = pl_doc_parse(&doc, "policy", json ? json : "", json ? len : 0,
+	                      err);
+	if (rc)
+		return rc;
+	locus_policy *p = NULL;
+	if (!cJSON_IsObject(doc.root)) {
+		rc = pl_doc_error(&doc, doc.root, "", err,
+		                  "a policy is a JSON object");
+		goto done;
+	}
+	rc = locus_policy_new(&p);
+	if (rc) {
+		pl_error(err, rc, "out of memory");
+		goto done;
+	}
+	for (const cJSON *c = doc.root->child; c && !rc; c = c->next)
+		rc = load_field(p, &doc, c, err);
+done:
+	pl_doc_free(&doc);
+	if (rc) {
+		locus_policy_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int locus_policy_load_file(locus_policy **out, const char *path,
+                           locus_error *err)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+		if (err)
+			err->sys = e;
+		return LOCUS_EIO;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int rc = buf ? 0 : LOCUS_ENOMEM;
+	while (!rc) {
+		if (n == cap) {
+			if (cap > PL_MAX_DOC) {
+				rc = pl_error(err, LOCUS_ETOOBIG,
+				              "%s: file is larger than %zu bytes", path,
+				              PL_MAX_DOC);
+				break;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				int e = errno;
+				rc = pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+				if (err)
+					err->sys = e;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	if (rc == LOCUS_ENOMEM)
+		pl_error(err, rc, "out of memory");
+	if (!rc)
+		rc = locus_policy_load(out, buf, n, err);
+	free(buf);
+	return rc;
+}
+
+/* --- presets -------------------------------------------------------------- */
+
+/* Embedded JSON (spec policy.md section 2): each preset sets
+ * require_verification_score to 0 and leaves `production` out of
+ * require_human_for. */
+static const struct {
+	const char *name;
+	const char *json;
+} presets[] = {
+	{"standard",
+	 "{\"version\": \"standard@1\",\n"
+	 " \"require_verification_score\": 0,\n"
+	 " \"deny_for\": [\"exec:never\"],\n"
+	 " \"require_human_for\": [\"exec:destructive\", \"exec:force-push\",\n"
+	 "   \"exec:vcs-push\", \"exec:remote-code\", \"exec:shutdown\",\n"
+	 "   \"exec:unparsed\", \"exec:network\", \"exec:background\"]}\n"},
+	{"strict",
+	 "{\"version\": \"strict@1\",\n"
+	 " \"require_verification_score\": 0,\n"
+	 " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
+	 " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
+	 "   \"network\"]}\n"},
+	{"permissive",
+	 "{\"version\": \"permissive@1\",\n"
+	 " \"require_verification_score\": 0,\n"
+	 " \"deny_for\": [\"exec:never\"],\n"
+	 " \"require_human_for\": []}\n"},
+	{"readonly",
+	 "{\"version\": \"readonly@1\",\n"
+	 " \"require_verification_score\": 0,\n"
+	 " \"deny_for\": [\"workspace.write\", \"workspace.exec\", \"network\"],\n"
+	 " \"require_human_for\": []}\n"},
+};
+
+static const char *const preset_names[] = {"standard", "strict", "permissive",
+                                           "readonly", NULL};
+
+const char *const *locus_policy_preset_names(void)
+{
+	return preset_names;
+}
+
+const char *locus_policy_preset_json(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return presets[i].json;
+	return NULL;
+}
+
+int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
+{
+	*out = NULL;
+	const char *j = locus_policy_preset_json(name);
+	if (!j)
+		return pl_error(err, LOCUS_ENOTFOUND,
+		                "unknown preset \"%s\" (standard, strict, permissive, "
+		                "readonly)",
+		                name ? name : "");
+	return locus_policy_load(out, j, strlen(j), err);
+}
+
+/* --- Claude Code settings ------------------------------------------------ */
+
+int locus_policy_add_claude_settings(locus_policy *p, const char *json,
+                                     size_t len, locus_error *err)
+{
+	pl_doc doc;
+	int rc = pl_doc_parse(&doc, "settings", json ? json : "", json ? len : 0,
+	                      err);
+	if (rc)
+		return rc;
+	pl_rules tmp[3];
+	memset(tmp, 0, sizeof(tmp));
+	if (!cJSON_IsObject(doc.root)) {
+		rc = pl_doc_error(&doc, doc.root, "", err,
+		                  "a settings file is a JSON object");
+		goto done;
+	}
+	const cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc.root,
+	                                                     "permissions");
+	if (perm)
+		rc = pl_load_permissions(&doc, perm, "permissions", false, tmp, err);
+	if (rc)
+		goto done;
+	/* move the parsed rules over only now: on error nothing changed */
+	for (int l = 0; l < 3 && !rc; l++) {
+		size_t need = p->rules[l].n + tmp[l].n;
+		if (need > p->rules[l].cap) {
+			pl_rule **ni = realloc(p->rules[l].items, need * sizeof(*ni));
+			if (!ni) {
+				rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+				break;
+			}
+			p->rules[l].items = ni;
+			p->rules[l].cap = need;
+		}
+	}
+	if (!rc) {
+		for (int l = 0; l < 3; l++) {
+			for (size_t i = 0; i < tmp[l].n; i++)
+				p->rules[l].items[p->rules[l].n++] = tmp[l].items[i];
+			tmp[l].n = 0;
+		}
+	}
+done:
+	for (int l = 0; l < 3; l++)
+		pl_rules_free(&tmp[l]);
+	pl_doc_free(&doc);
+	return rc;
+}
+
+/* --- the effective policy as JSON ----------------------------------------- */
+
+static cJSON *set_json(const pl_strset *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < s->n; i++) {
+		cJSON *it = cJSON_CreateString(s->items[i]);
+		if (!it || !cJSON_AddItemToArray(a, it)) {
+			cJSON_Delete(it);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static bool add(cJSON *o, const char *k, cJSON *v)
+{
+	if (!v)
+		return false;
+	if (!cJSON_AddItemToObject(o, k, v)) {
+		cJSON_Delete(v);
+		return false;
+	}
+	return true;
+}
+
+int locus_policy_json(const locus_policy *p, int flags, char **out)
+{
+	*out = NULL;
+	cJSON *o = cJSON_CreateObject();
+	bool ok = o != NULL;
+	ok = ok && add(o, "version", cJSON_CreateString(p->version));
+	ok = ok && add(o, "deny_for", set_json(&p->deny_for));
+	ok = ok && add(o, "require_sandbox_for", set_json(&p->require_sandbox_for));
+	ok = ok && add(o, "min_severity",
+	               cJSON_CreateString(locus_severity_name(p->min_severity)));
+	ok = ok && add(o, "require_verification_score",
+	               cJSON_CreateNumber(p->require_verification_score));
+	ok = ok && add(o, "max_blast_radius",
+	               cJSON_CreateNumber((double)p->max_blast_radius));
+	ok = ok && add(o, "require_human_over_usd",
+	               p->has_human_over
+	                       ? cJSON_CreateNumber(p->require_human_over_usd)
+	                       : cJSON_CreateNull());
+	ok = ok && add(o, "spend_limit_usd",
+	               p->has_spend_limit ? cJSON_CreateNumber(p->spend_limit_usd)
+	                                  : cJSON_CreateNull());
+	ok = ok && add(o, "require_human_for", set_json(&p->require_human_for));
+	cJSON *perm = ok ? cJSON_CreateObject() : NULL;
+	ok = ok && add(o, "permissions", perm);
+	static const char *const lists[3] = {"allow", "ask", "deny"};
+	for (int l = 0; ok && l < 3; l++) {
+		cJSON *a = cJSON_CreateArray();
+		ok = add(perm, lists[l], a);
+		for (size_t i = 0; ok && i < p->rules[l].n; i++)
+			ok = cJSON_AddItemToArray(
+			        a, cJSON_CreateString(pl_rule_text(p->rules[l].items[i])));
+	}
+	char *s = NULL;
+	if (ok)
+		s = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
+		                                : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return LOCUS_ENOMEM;
+	/* hand out a free()-able copy: callers must not need cJSON_free */
+	*out = strdup(s);
+	cJSON_free(s);
+	return *out ? 0 : LOCUS_ENOMEM;
+}

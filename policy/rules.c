@@ -1,0 +1,1108 @@
+/*
+ * policy/rules.c - permission rules in the coding agents' syntax (spec
+ * policy.md section 3): parsing, tool aliases, and the any/every matching
+ * that turns them into a verdict.
+ *
+ * Forms: `Tool`, `Tool(spec)`, `*`, `mcp__server`, `mcp__server__tool`,
+ * `mcp__server__*`.  Shell specs: `git diff:*` (word prefix), `npm test`
+ * (exact), `npm run *` (glob, `*` matches anything).  Path specs: globs with
+ * `*` (within a segment), `**` (across), `?`; `/abs`, `//abs`, `~/home`,
+ * `./rel` or `rel` (relative to the workspace root; a pattern without a
+ * slash matches a name at any depth, like .gitignore).  Fetch specs:
+ * `domain:HOST` (the host and its subdomains).
+ *
+ * Soundness: an allow rule must cover EVERY element of the call (each
+ * simple command of a shell line, wrappers and nested ones included; each
+ * file of a patch); a word whose value is only known at run time can only
+ * be covered by a `*`.  Ask and deny match when ANY element matches, and
+ * there an unknown word matches anything.  When in doubt, allow does not
+ * match and deny does.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcre2.h>
+
+#include "internal.h"
+
+#define PL_MAX_RULE 4096
+#define DYN '\x01' /* stands for a word whose value is unknown */
+
+enum group {
+	G_NAME,      /* an exact (normalised) tool name */
+	G_ANY,       /* `*` */
+	G_BASH,      /* bash, shell */
+	G_EDIT,      /* every file-changing tool */
+	G_READ,      /* read, ls, glob, grep */
+	G_WEBFETCH,  /* webfetch, fetch */
+	G_WEBSEARCH, /* websearch */
+	G_MCP,       /* mcp__server or mcp__server__tool */
+	G_MCP_GLOB,  /* mcp__server__* */
+};
+
+enum spec {
+	S_NONE,
+	S_CMD,    /* shell: alternatives in pat[] */
+	S_PATH,   /* path glob: re (anchored), re_any (at any depth) */
+	S_DOMAIN, /* host suffix */
+	S_VALUE,  /* glob over the call's main value */
+};
+
+enum pathroot { P_REL, P_ABS, P_HOME };
+
+struct pl_rule {
+	char *text;
+	char *name; /* as written before the '(' */
+	enum group group;
+	enum spec spec;
+	char *pat[2]; /* S_CMD alternatives; S_DOMAIN host in pat[0] */
+	enum pathroot root;
+	pcre2_code *re;
+	pcre2_code *re_any;
+};
+
+/* Tool families, over names normalised by norm_tool(). */
+static const char *const edit_tools[] = {"edit", "write", "multiedit",
+                                         "applypatch", "notebookedit",
+                                         "append", NULL};
+static const char *const read_tools[] = {"read", "ls", "glob", "grep", NULL};
+static const char *const bash_tools[] = {"bash", "shell", NULL};
+static const char *const fetch_tools[] = {"webfetch", "fetch", NULL};
+static const char *const search_tools[] = {"websearch", NULL};
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (strcmp(*l, s) == 0)
+			return true;
+	return false;
+}
+
+/* Lower case, '_' and '-' dropped: "MultiEdit", "multi_edit" -> "multiedit".
+ * Not for mcp__ names, whose underscores are structure. */
+static void norm_tool(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < cap; in++) {
+		if (*in == '_' || *in == '-')
+			continue;
+		out[n++] = (char)tolower((unsigned char)*in);
+	}
+	out[n] = '\0';
+}
+
+static bool is_mcp(const char *s)
+{
+	return strncmp(s, "mcp__", 5) == 0;
+}
+
+const char *pl_rule_text(const pl_rule *r)
+{
+	return r->text;
+}
+
+void pl_rule_free(pl_rule *r)
+{
+	if (!r)
+		return;
+	free(r->text);
+	free(r->name);
+	free(r->pat[0]);
+	free(r->pat[1]);
+	pcre2_code_free(r->re);
+	pcre2_code_free(r->re_any);
+	free(r);
+}
+
+int pl_rules_push(pl_rules *rs, pl_rule *r)
+{
+	if (rs->n == rs->cap) {
+		size_t nc = rs->cap ? rs->cap * 2 : 8;
+		pl_rule **ni = realloc(rs->items, nc * sizeof(*ni));
+		if (!ni)
+			return LOCUS_ENOMEM;
+		rs->items = ni;
+		rs->cap = nc;
+	}
+	rs->items[rs->n++] = r;
+	return 0;
+}
+
+void pl_rules_free(pl_rules *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		pl_rule_free(rs->items[i]);
+	free(rs->items);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* --- glob to PCRE2 ------------------------------------------------------- */
+
+typedef struct buf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+} buf;
+
+static void bput(buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 64;
+		while (nc < b->n + n + 1)
+			nc *= 2;
+		char *ns = realloc(b->s, nc);
+		if (!ns) {
+			b->oom = true;
+			return;
+		}
+		b->s = ns;
+		b->cap = nc;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+static void bputs(buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+/* Append the regex for glob `g`; `path` makes `*` stop at '/'. */
+static void glob_to_re(buf *b, const char *g, bool path)
+{
+	for (size_t i = 0; g[i]; i++) {
+		char c = g[i];
+		if (c == '*') {
+			if (path && g[i + 1] == '*') {
+				if (g[i + 2] == '/') {
+					bputs(b, "(?:.*/)?");
+					i += 2;
+				} else {
+					bputs(b, ".*");
+					i += 1;
+				}
+			} else {
+				bputs(b, path ? "[^/]*" : ".*");
+			}
+		} else if (c == '?' && path) {
+			bputs(b, "[^/]");
+		} else if (isalnum((unsigned char)c) || (unsigned char)c >= 0x80) {
+			bput(b, &c, 1);
+		} else {
+			char esc[8];
+			snprintf(esc, sizeof(esc), "\\x{%02x}", (unsigned char)c);
+			bputs(b, esc);
+		}
+	}
+}
+
+static pcre2_code *compile(const char *re)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	return pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+	                     PCRE2_DOTALL | PCRE2_ANCHORED | PCRE2_ENDANCHORED,
+	                     &ec, &eo, NULL);
+}
+
+/* 1 match, 0 no match, -1 error (a limit): callers fail closed. */
+static int re_match(const pcre2_code *re, const char *s)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	if (!md || !mc) {
+		pcre2_match_data_free(md);
+		pcre2_match_context_free(mc);
+		return -1;
+	}
+	pcre2_set_match_limit(mc, 1000000);
+	pcre2_set_depth_limit(mc, 10000);
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, mc);
+	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	return rc < 0 ? -1 : 1;
+}
+
+/* --- parsing --------------------------------------------------------------- */
+
+static int fail(char *why, size_t wl, const char *msg)
+{
+	snprintf(why, wl, "%s", msg);
+	return LOCUS_EINVALID;
+}
+
+static bool valid_name(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!(isalnum(c) || c == '_' || c == '-' || c == '.' || c == '*'))
+			return false;
+	}
+	return true;
+}
+
+static int parse_path_spec(pl_rule *r, const char *spec, char *why,
+                           size_t wl)
+{
+	const char *g = spec;
+	if (strncmp(g, "//", 2) == 0) {
+		r->root = P_ABS;
+		g += 1;
+	} else if (g[0] == '/') {
+		r->root = P_ABS;
+	} else if (g[0] == '~' && (g[1] == '/' || g[1] == '\0')) {
+		r->root = P_HOME;
+	} else {
+		r->root = P_REL;
+		while (g[0] == '.' && g[1] == '/')
+			g += 2;
+	}
+	size_t gl = strlen(g);
+	while (gl > 1 && g[gl - 1] == '/')
+		gl--; /* "dir/" is "dir" and everything under it */
+	/* a trailing "/ **" means the folder and everything under it: itself
+	   too (a search of it reads what is under it) */
+	if (gl > 3 && strncmp(g + gl - 3, "/**", 3) == 0)
+		gl -= 3;
+	char *trim = strndup(g, gl);
+	if (!trim)
+		return LOCUS_ENOMEM;
+	if (!trim[0]) {
+		free(trim);
+		return fail(why, wl, "empty path pattern");
+	}
+	/* a relative pattern without an inner slash matches at any depth */
+	bool basename = r->root == P_REL && !strchr(trim, '/');
+	buf a = {0}, b = {0};
+	if (basename)
+		bputs(&a, "(?:.*/)?");
+	glob_to_re(&a, trim, true);
+	bputs(&a, "(?:/.*)?"); /* a path names itself and all under it */
+	bputs(&b, "(?:.*/)?");
+	glob_to_re(&b, trim, true);
+	bputs(&b, "(?:/.*)?");
+	free(trim);
+	int rc = 0;
+	if (a.oom || b.oom) {
+		rc = LOCUS_ENOMEM;
+	} else {
+		r->re = compile(a.s);
+		r->re_any = compile(b.s);
+		if (!r->re || !r->re_any)
+			rc = fail(why, wl, "path pattern does not compile");
+	}
+	free(a.s);
+	free(b.s);
+	return rc;
+}
+
+static int parse_value_spec(pl_rule *r, const char *spec, char *why,
+                            size_t wl)
+{
+	buf a = {0};
+	glob_to_re(&a, spec, false);
+	if (a.oom)
+		return LOCUS_ENOMEM;
+	r->re = compile(a.s);
+	free(a.s);
+	return r->re ? 0 : fail(why, wl, "pattern does not compile");
+}
+
+static int parse_cmd_spec(pl_rule *r, const char *spec, char *why, size_t wl)
+{
+	size_t n = strlen(spec);
+	const char *colon = strstr(spec, ":*");
+	if (colon && colon != spec + n - 2)
+		return fail(why, wl, "\":*\" may only end a shell rule");
+	if (colon) {
+		/* word prefix: "X" alone or "X" followed by a space and more */
+		if (n == 2)
+			return fail(why, wl, "empty command prefix before \":*\"");
+		r->pat[0] = strndup(spec, n - 2);
+		if (!r->pat[0])
+			return LOCUS_ENOMEM;
+		size_t pl = n - 2;
+		r->pat[1] = malloc(pl + 3);
+		if (!r->pat[1])
+			return LOCUS_ENOMEM;
+		memcpy(r->pat[1], spec, pl);
+		memcpy(r->pat[1] + pl, " *", 3);
+		return 0;
+	}
+	r->pat[0] = strdup(spec);
+	if (!r->pat[0])
+		return LOCUS_ENOMEM;
+	/* "npm run *" also matches a bare "npm run" */
+	if (n > 2 && strcmp(spec + n - 2, " *") == 0) {
+		r->pat[1] = strndup(spec, n - 2);
+		if (!r->pat[1])
+			return LOCUS_ENOMEM;
+	}
+	return 0;
+}
+
+int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t wl)
+{
+	*out = NULL;
+	size_t n = strlen(text);
+	if (n == 0)
+		return fail(why, wl, "empty rule");
+	if (n > PL_MAX_RULE)
+		return fail(why, wl, "rule longer than 4096 bytes");
+	pl_rule *r = calloc(1, sizeof(*r));
+	if (!r)
+		return LOCUS_ENOMEM;
+	int rc = 0;
+	r->text = strdup(text);
+	const char *open = strchr(text, '(');
+	size_t nl = open ? (size_t)(open - text) : n;
+	r->name = strndup(text, nl);
+	if (!r->text || !r->name) {
+		rc = LOCUS_ENOMEM;
+		goto out;
+	}
+	if (!valid_name(text, nl)) {
+		rc = fail(why, wl, "a rule starts with a tool name (letters, "
+		                   "digits, _ - .), `*` or mcp__server");
+		goto out;
+	}
+	char norm[128];
+	norm_tool(r->name, norm, sizeof(norm));
+	if (strcmp(r->name, "*") == 0) {
+		r->group = G_ANY;
+	} else if (is_mcp(r->name)) {
+		r->group = strchr(r->name, '*') ? G_MCP_GLOB : G_MCP;
+	} else if (strchr(r->name, '*')) {
+		rc = fail(why, wl, "`*` in a tool name is only allowed as `*` or in "
+		                   "mcp__server__*");
+		goto out;
+	} else if (in_list(bash_tools, norm)) {
+		r->group = G_BASH;
+	} else if (strcmp(norm, "edit") == 0) {
+		r->group = G_EDIT;
+	} else if (strcmp(norm, "read") == 0) {
+		r->group = G_READ;
+	} else if (in_list(fetch_tools, norm)) {
+		r->group = G_WEBFETCH;
+	} else if (in_list(search_tools, norm)) {
+		r->group = G_WEBSEARCH;
+	} else {
+		r->group = G_NAME;
+	}
+	if (!open) {
+		r->spec = S_NONE;
+		goto out;
+	}
+	if (text[n - 1] != ')') {
+		rc = fail(why, wl, "a rule with `(` must end with `)`");
+		goto out;
+	}
+	char *spec = strndup(open + 1, n - nl - 2);
+	if (!spec) {
+		rc = LOCUS_ENOMEM;
+		goto out;
+	}
+	if (!spec[0]) {
+		rc = fail(why, wl, "empty specifier `()`");
+	} else if (r->group == G_ANY || r->group == G_MCP ||
+	           r->group == G_MCP_GLOB) {
+		rc = fail(why, wl, "`*` and mcp__ rules take no specifier");
+	} else if (r->group == G_BASH) {
+		r->spec = S_CMD;
+		rc = parse_cmd_spec(r, spec, why, wl);
+	} else if (r->group == G_EDIT || r->group == G_READ ||
+	           in_list(edit_tools, norm) || in_list(read_tools, norm)) {
+		r->spec = S_PATH;
+		rc = parse_path_spec(r, spec, why, wl);
+	} else if (r->group == G_WEBFETCH && strncmp(spec, "domain:", 7) == 0) {
+		r->spec = S_DOMAIN;
+		const char *d = spec + 7;
+		if (strncmp(d, "*.", 2) == 0)
+			d += 2;
+		if (!*d) {
+			rc = fail(why, wl, "empty domain");
+		} else {
+			r->pat[0] = strdup(d);
+			if (!r->pat[0])
+				rc = LOCUS_ENOMEM;
+			for (char *p = r->pat[0]; p && *p; p++)
+				*p = (char)tolower((unsigned char)*p);
+		}
+	} else {
+		r->spec = S_VALUE;
+		rc = parse_value_spec(r, spec, why, wl);
+	}
+	free(spec);
+out:
+	if (rc) {
+		if (rc == LOCUS_ENOMEM)
+			snprintf(why, wl, "out of memory");
+		pl_rule_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
+                        const char *field, bool strict, pl_rules lists[3],
+                        locus_error *err)
+{
+	static const char *const names[3] = {"allow", "ask", "deny"};
+	if (!cJSON_IsObject(perm))
+		return pl_doc_error(doc, perm, field, err,
+		                    "expected an object with allow, ask, deny");
+	for (const cJSON *c = perm->child; c; c = c->next) {
+		int l = -1;
+		for (int k = 0; k < 3; k++)
+			if (strcmp(c->string, names[k]) == 0)
+				l = k;
+		char fname[64];
+		snprintf(fname, sizeof(fname), "%s.%.40s", field, c->string);
+		if (l < 0) {
+			if (strict)
+				return pl_doc_error(doc, c, fname, err, "unknown field");
+			continue;
+		}
+		if (!cJSON_IsArray(c))
+			return pl_doc_error(doc, c, fname, err,
+			                    "expected an array of rule strings");
+		size_t idx = 0;
+		for (const cJSON *it = c->child; it; it = it->next, idx++) {
+			char iname[96];
+			snprintf(iname, sizeof(iname), "%s[%zu]", fname, idx);
+			if (!cJSON_IsString(it))
+				return pl_doc_error(doc, it, iname, err,
+				                    "expected a rule string");
+			char why[128];
+			pl_rule *r = NULL;
+			int rc = pl_rule_parse(&r, it->valuestring, why, sizeof(why));
+			if (rc == LOCUS_ENOMEM)
+				return pl_error(err, rc, "out of memory");
+			if (rc)
+				return pl_doc_error(doc, it, iname, err, "bad rule: %s",
+				                    why);
+			if (pl_rules_push(&lists[l], r)) {
+				pl_rule_free(r);
+				return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			}
+		}
+	}
+	return 0;
+}
+
+/* --- matching ----------------------------------------------------------- */
+
+/*
+ * Does glob `p` (only `*` is special: any run of characters) match subject
+ * `s`?  A DYN byte in `s` is a word whose value is unknown: with `any`
+ * (ask/deny) it may stand for any stretch of the pattern; without (allow)
+ * only a `*` may consume it.  NFA simulation over pattern positions: linear
+ * in the subject, no recursion.
+ */
+static int cmd_glob(const char *p, const char *s, bool any)
+{
+	size_t pn = strlen(p);
+	bool *cur = calloc(2 * (pn + 1), sizeof(bool));
+	if (!cur)
+		return -1;
+	bool *nxt = cur + pn + 1;
+	cur[0] = true;
+	for (size_t i = 0; i < pn; i++)
+		if (cur[i] && p[i] == '*')
+			cur[i + 1] = true;
+	for (; *s; s++) {
+		memset(nxt, 0, pn + 1);
+		bool alive = false;
+		if (*s == DYN && any) {
+			size_t lo = pn + 1;
+			for (size_t i = 0; i <= pn; i++)
+				if (cur[i]) {
+					lo = i;
+					break;
+				}
+			for (size_t i = lo; i <= pn; i++)
+				nxt[i] = true;
+		} else {
+			for (size_t i = 0; i < pn; i++) {
+				if (!cur[i])
+					continue;
+				if (p[i] == '*')
+					nxt[i] = true;
+				else if (p[i] == *s && *s != DYN)
+					nxt[i + 1] = true;
+			}
+		}
+		for (size_t i = 0; i <= pn; i++) {
+			if (i < pn && nxt[i] && p[i] == '*')
+				nxt[i + 1] = true;
+			alive |= nxt[i];
+		}
+		bool *t = cur;
+		cur = nxt;
+		nxt = t;
+		if (!alive)
+			break;
+	}
+	int res = cur[pn];
+	free(cur < nxt ? cur : nxt);
+	return res;
+}
+
+/* The text a shell rule is matched against: assignments (when asked) then
+ * argv, joined by spaces; unknown words become DYN.  Glob words are
+ * literal for allow (the rule must spell the same glob) and DYN for
+ * ask/deny (a glob can expand to anything, an option included). */
+static char *cmd_text(const locus_shell_command *c, bool with_assign,
+                      bool any, bool by_name)
+{
+	buf b = {0};
+	bputs(&b, "");
+	bool first = true;
+	if (with_assign) {
+		for (size_t i = 0; i < c->nassignments; i++) {
+			if (!first)
+				bputs(&b, " ");
+			bputs(&b, c->assignments[i]);
+			first = false;
+		}
+	}
+	for (size_t i = 0; i < c->argc; i++) {
+		if (!first)
+			bputs(&b, " ");
+		first = false;
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : LOCUS_WORD_DYNAMIC;
+		uint32_t unknown = LOCUS_WORD_DYNAMIC;
+		if (any)
+			unknown |= LOCUS_WORD_GLOB | LOCUS_WORD_BRACE;
+		if (f & unknown) {
+			char d = DYN;
+			bput(&b, &d, 1);
+		} else {
+			/* by_name: `/bin/rm` is matched as `rm` */
+			const char *word = (i == 0 && by_name && c->name && c->name[0])
+			                           ? c->name
+			                           : c->argv[i];
+			/* a DYN byte can never come from a real word */
+			for (const char *w = word; *w; w++)
+				bput(&b, *w == DYN ? "?" : w, 1);
+		}
+	}
+	if (c->flags & LOCUS_CMD_DYNAMIC) {
+		/* the program itself is unknown */
+		char d = DYN;
+		b.n = 0;
+		bput(&b, &d, 1);
+	}
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* 1 / 0; -1 on a resource failure (callers fail closed). */
+static int cmd_rule_match(const pl_rule *r, const locus_shell_command *c,
+                          bool any)
+{
+	if (r->spec == S_NONE)
+		return 1;
+	int res = 0;
+	for (int pass = 0; pass < 4 && res == 0; pass++) {
+		/* allow: the text with assignments, program as written (FOO=1
+		   git diff is not `git diff`, ./git is not git); ask/deny: with
+		   and without assignments, the program as written and by its
+		   name (`/bin/rm` is `rm`) */
+		bool with_assign = (pass & 1) == 0;
+		bool by_name = (pass & 2) != 0;
+		if (!any && pass > 0)
+			break;
+		if (!with_assign && c->nassignments == 0)
+			continue;
+		if (by_name && (c->argc == 0 || !c->name ||
+		                strcmp(c->name, c->argv[0]) == 0))
+			continue;
+		char *t = cmd_text(c, with_assign, any, by_name);
+		if (!t)
+			return -1;
+		for (int k = 0; k < 2 && res == 0; k++)
+			if (r->pat[k])
+				res = cmd_glob(r->pat[k], t, any);
+		free(t);
+	}
+	return res;
+}
+
+static bool rule_tool_matches(const pl_rule *r, const char *tool)
+{
+	char norm[128];
+	norm_tool(tool, norm, sizeof(norm));
+	switch (r->group) {
+	case G_ANY: return true;
+	case G_BASH: return !is_mcp(tool) && in_list(bash_tools, norm);
+	case G_EDIT: return !is_mcp(tool) && in_list(edit_tools, norm);
+	case G_READ: return !is_mcp(tool) && in_list(read_tools, norm);
+	case G_WEBFETCH: return !is_mcp(tool) && in_list(fetch_tools, norm);
+	case G_WEBSEARCH: return !is_mcp(tool) && in_list(search_tools, norm);
+	case G_MCP: {
+		size_t n = strlen(r->name);
+		return strncmp(tool, r->name, n) == 0 &&
+		       (tool[n] == '\0' || strncmp(tool + n, "__", 2) == 0);
+	}
+	case G_MCP_GLOB: {
+		buf b = {0};
+		glob_to_re(&b, r->name, false);
+		if (b.oom)
+			return false;
+		pcre2_code *re = compile(b.s);
+		free(b.s);
+		int m = re ? re_match(re, tool) : 0;
+		pcre2_code_free(re);
+		return m == 1;
+	}
+	case G_NAME: {
+		if (is_mcp(tool))
+			return false;
+		char rn[128];
+		norm_tool(r->name, rn, sizeof(rn));
+		return strcmp(rn, norm) == 0;
+	}
+	}
+	return false;
+}
+
+/* --- the elements of a call ------------------------------------------------ */
+
+typedef struct strs {
+	char **v;
+	size_t n, cap;
+	bool oom;
+} strs;
+
+static void spush(strs *s, char *v)
+{
+	if (!v) {
+		s->oom = true;
+		return;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 8;
+		char **nv = realloc(s->v, nc * sizeof(*nv));
+		if (!nv) {
+			free(v);
+			s->oom = true;
+			return;
+		}
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n++] = v;
+}
+
+static void sfree(strs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+static const char *arg_str(const cJSON *args, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, *keys);
+		if (cJSON_IsString(v))
+			return v->valuestring;
+	}
+	return NULL;
+}
+
+/* Files an apply_patch call touches: "*** Add/Update/Delete File: P",
+ * "*** Move to: P", and unified-diff "--- a/P" / "+++ b/P" lines. */
+static void patch_paths(const char *patch, strs *out)
+{
+	static const char *const heads[] = {"*** Add File: ", "*** Update File: ",
+	                                    "*** Delete File: ", "*** Move to: ",
+	                                    "--- ", "+++ ", NULL};
+	const char *p = patch;
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+		for (const char *const *h = heads; *h; h++) {
+			size_t hl = strlen(*h);
+			if (ll > hl && strncmp(p, *h, hl) == 0) {
+				const char *s = p + hl;
+				size_t sl = ll - hl;
+				while (sl && (s[sl - 1] == '\r' || s[sl - 1] == ' '))
+					sl--;
+				bool diff = (*h)[0] == '-' || (*h)[0] == '+';
+				if (diff && sl == 9 && strncmp(s, "/dev/null", 9) == 0)
+					break;
+				if (diff && sl > 2 && (s[0] == 'a' || s[0] == 'b') &&
+				    s[1] == '/') {
+					s += 2;
+					sl -= 2;
+				}
+				/* "--- a/x\t2020-..." : drop a tab-separated date */
+				const char *tab = memchr(s, '\t', sl);
+				if (tab)
+					sl = (size_t)(tab - s);
+				if (sl)
+					spush(out, strndup(s, sl));
+				break;
+			}
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+/* Lexical normalisation: collapse "//" and ".", resolve "..".  `abs`
+ * keeps a leading '/'.  *escapes: a relative path climbing out. */
+static char *collapse(const char *in, bool *escapes)
+{
+	bool abs = in[0] == '/';
+	size_t n = strlen(in);
+	char *out = malloc(n + 2);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	size_t floor = 0; /* output length that ".." may not pop below */
+	if (abs)
+		out[o++] = '/';
+	floor = o;
+	const char *p = in;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *e = strchr(p, '/');
+		size_t sl = e ? (size_t)(e - p) : strlen(p);
+		if (sl == 1 && p[0] == '.') {
+			/* skip */
+		} else if (sl == 2 && p[0] == '.' && p[1] == '.') {
+			if (o > floor) {
+				while (o > floor && out[o - 1] != '/')
+					o--;
+				if (o > floor)
+					o--; /* the separator */
+				else if (abs)
+					o = floor;
+			} else if (!abs) {
+				if (escapes)
+					*escapes = true;
+				if (o)
+					out[o++] = '/';
+				memcpy(out + o, "..", 2);
+				o += 2;
+				floor = o;
+			}
+		} else {
+			if (o > 0 && out[o - 1] != '/')
+				out[o++] = '/';
+			memcpy(out + o, p, sl);
+			o += sl;
+		}
+		p += sl;
+	}
+	if (o == 0)
+		out[o++] = '.';
+	out[o] = '\0';
+	return out;
+}
+
+/* 1 / 0 / -1 (error) for a path rule against one path. */
+static int path_match(const pl_rule *r, const char *path, const char *root,
+                      bool any)
+{
+	if (r->root == P_HOME) {
+		if (strncmp(path, "~", 1) != 0)
+			return 0;
+		return re_match(r->re, path);
+	}
+	if (path[0] == '~')
+		return any ? (r->root == P_ABS ? 1 : 0) : 0;
+	bool esc = false;
+	char *abs = NULL, *rel = NULL;
+	int res = 0;
+	if (path[0] == '/') {
+		abs = collapse(path, NULL);
+		if (!abs)
+			return -1;
+		if (root) {
+			char *rt = collapse(root, NULL);
+			if (!rt) {
+				free(abs);
+				return -1;
+			}
+			size_t rl = strlen(rt);
+			if (strcmp(rt, "/") == 0)
+				rel = strdup(abs[1] ? abs + 1 : ".");
+			else if (strncmp(abs, rt, rl) == 0 && abs[rl] == '/')
+				rel = strdup(abs + rl + 1);
+			else if (strcmp(abs, rt) == 0)
+				rel = strdup(".");
+			free(rt);
+		}
+	} else {
+		rel = collapse(path, &esc);
+		if (!rel)
+			return -1;
+		if (root) {
+			size_t l = strlen(root) + strlen(path) + 2;
+			char *j = malloc(l);
+			if (j) {
+				snprintf(j, l, "%s/%s", root, path);
+				abs = collapse(j, NULL);
+				free(j);
+			}
+		}
+		if (esc) {
+			free(rel);
+			rel = NULL;
+		}
+	}
+	if (r->root == P_ABS) {
+		if (abs)
+			res = re_match(r->re, abs);
+		else
+			res = any ? 1 : 0; /* where it lands is unknown */
+	} else {
+		if (rel)
+			res = re_match(r->re, rel);
+		else if (any && abs)
+			/* the workspace is unknown: a deny on a relative pattern
+			   matches the name anywhere in the absolute path */
+			res = re_match(r->re_any, abs);
+		else
+			res = 0;
+	}
+	free(abs);
+	free(rel);
+	return res;
+}
+
+static char *url_host(const char *url)
+{
+	const char *p = strstr(url, "://");
+	p = p ? p + 3 : url;
+	size_t n = strcspn(p, "/?#\\");
+	const char *at = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '@')
+			at = p + i;
+	if (at) {
+		n -= (size_t)(at + 1 - p);
+		p = at + 1;
+	}
+	size_t hl;
+	if (p[0] == '[') {
+		const char *e = memchr(p, ']', n);
+		hl = e ? (size_t)(e - p) + 1 : n;
+	} else {
+		const char *c = memchr(p, ':', n);
+		hl = c ? (size_t)(c - p) : n;
+	}
+	while (hl && p[hl - 1] == '.')
+		hl--;
+	char *h = strndup(p, hl);
+	for (char *q = h; q && *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return h;
+}
+
+static int domain_match(const pl_rule *r, const char *url)
+{
+	char *h = url_host(url);
+	if (!h)
+		return -1;
+	size_t hl = strlen(h), dl = strlen(r->pat[0]);
+	int res = hl > 0 && (strcmp(h, r->pat[0]) == 0 ||
+	                     (hl > dl && h[hl - dl - 1] == '.' &&
+	                      strcmp(h + hl - dl, r->pat[0]) == 0));
+	free(h);
+	return res;
+}
+
+/*
+ * Does one rule of a list match the call?  For allow (any == false) the
+ * call's elements must each be covered by some rule of the list, so this
+ * answers per element (index `el`); for ask/deny any element counts.
+ */
+
+static const char *const path_keys[] = {"path", "file_path", "notebook_path",
+                                        NULL};
+static const char *const value_keys[] = {
+	"path", "command", "url", "query", "asset", "host", "hostname",
+	"target", "resource", "resource_id", "account", "user", "username",
+	"email", "order_id", "id", "ip", NULL};
+
+typedef struct elems {
+	int family; /* S_CMD, S_PATH, S_VALUE */
+	strs items; /* paths or values */
+	bool unknown; /* the call has no value to match: allow cannot cover */
+} elems;
+
+static void call_elems(const pl_call *call, elems *e)
+{
+	char norm[128];
+	norm_tool(call->tool, norm, sizeof(norm));
+	memset(e, 0, sizeof(*e));
+	if (!is_mcp(call->tool) && in_list(bash_tools, norm)) {
+		e->family = S_CMD;
+		return;
+	}
+	if (!is_mcp(call->tool) &&
+	    (in_list(edit_tools, norm) || in_list(read_tools, norm))) {
+		e->family = S_PATH;
+		if (strcmp(norm, "applypatch") == 0) {
+			const char *patch = arg_str(call->args, (const char *const[]){
+			                                            "patch", "input", NULL});
+			if (patch)
+				patch_paths(patch, &e->items);
+		} else {
+			const char *p = arg_str(call->args, path_keys);
+			if (!p && (strcmp(norm, "ls") == 0 || strcmp(norm, "glob") == 0 ||
+			           strcmp(norm, "grep") == 0))
+				p = "."; /* their default: the workspace root */
+			if (p)
+				spush(&e->items, strdup(p));
+		}
+		e->unknown = e->items.n == 0;
+		return;
+	}
+	e->family = S_VALUE;
+	const char *v = arg_str(call->args, value_keys);
+	if (v)
+		spush(&e->items, strdup(v));
+	e->unknown = e->items.n == 0;
+}
+
+/* Rule vs element `i` of the call (S_PATH/S_VALUE). */
+static int rule_elem_match(const pl_rule *r, const pl_call *call,
+                           const char *item, bool any)
+{
+	switch (r->spec) {
+	case S_NONE: return 1;
+	case S_CMD: return 0; /* a shell spec on a non-shell call */
+	case S_PATH: return path_match(r, item, call->workspace_root, any);
+	case S_DOMAIN: return domain_match(r, item);
+	case S_VALUE: return re_match(r->re, item);
+	}
+	return 0;
+}
+
+/* Ask/deny: does any rule of `list` match any element?  Errors count as
+ * a match (fail closed). */
+static const pl_rule *list_any(const pl_rules *list, const pl_call *call,
+                               const elems *e)
+{
+	for (size_t k = 0; k < list->n; k++) {
+		const pl_rule *r = list->items[k];
+		if (!rule_tool_matches(r, call->tool))
+			continue;
+		if (r->spec == S_NONE)
+			return r;
+		if (e->family == S_CMD) {
+			if (!call->shell)
+				return r; /* no analysis: fail closed */
+			size_t n = locus_shell_result_count(call->shell);
+			for (size_t i = 0; i < n; i++) {
+				const locus_shell_command *c =
+				        locus_shell_result_command(call->shell, i);
+				if (c && cmd_rule_match(r, c, true) != 0)
+					return r;
+			}
+			continue;
+		}
+		if (e->unknown || e->items.oom)
+			return r; /* nothing to look at: fail closed */
+		for (size_t i = 0; i < e->items.n; i++)
+			if (rule_elem_match(r, call, e->items.v[i], true) != 0)
+				return r;
+	}
+	return NULL;
+}
+
+/* Allow: is every element covered by some rule of `list`?  Returns the
+ * first covering rule, or NULL. */
+static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
+                                 const elems *e)
+{
+	const pl_rule *first = NULL;
+	if (e->family == S_CMD) {
+		const locus_shell_result *sh = call->shell;
+		size_t n = sh ? locus_shell_result_count(sh) : 0;
+		if (!sh || !locus_shell_result_parsed(sh) || n == 0)
+			return NULL;
+		for (size_t i = 0; i < n; i++) {
+			const locus_shell_command *c = locus_shell_result_command(sh, i);
+			if (!c || (c->flags & LOCUS_CMD_WRITES_FILES))
+				return NULL;
+			const pl_rule *cov = NULL;
+			for (size_t k = 0; k < list->n && !cov; k++) {
+				const pl_rule *r = list->items[k];
+				if (rule_tool_matches(r, call->tool) &&
+				    cmd_rule_match(r, c, false) == 1)
+					cov = r;
+			}
+			if (!cov)
+				return NULL;
+			if (!first)
+				first = cov;
+		}
+		return first;
+	}
+	if (e->items.oom)
+		return NULL;
+	if (e->unknown) {
+		/* only a rule without specifier covers a call with no value */
+		for (size_t k = 0; k < list->n; k++)
+			if (rule_tool_matches(list->items[k], call->tool) &&
+			    list->items[k]->spec == S_NONE)
+				return list->items[k];
+		return NULL;
+	}
+	for (size_t i = 0; i < e->items.n; i++) {
+		const pl_rule *cov = NULL;
+		for (size_t k = 0; k < list->n && !cov; k++) {
+			const pl_rule *r = list->items[k];
+			if (rule_tool_matches(r, call->tool) &&
+			    rule_elem_match(r, call, e->items.v[i], false) == 1)
+				cov = r;
+		}
+		if (!cov)
+			return NULL;
+		if (!first)
+			first = cov;
+	}
+	return first;
+}
+
+int pl_permission(const pl_rules lists[3], const pl_call *call,
+                  const pl_rule **rule)
+{
+	elems e;
+	call_elems(call, &e);
+	int verdict = -1;
+	const pl_rule *r = NULL;
+	if ((r = list_any(&lists[PL_DENY], call, &e))) {
+		verdict = PL_DENY;
+	} else if ((r = list_any(&lists[PL_ASK], call, &e))) {
+		verdict = PL_ASK;
+	} else if ((r = list_every(&lists[PL_ALLOW], call, &e))) {
+		verdict = PL_ALLOW;
+	}
+	sfree(&e.items);
+	if (rule)
+		*rule = r;
+	return verdict;
+}

@@ -1,0 +1,602 @@
+/*
+ * tests/test_cli.c - the `locus` command as a black box (LOCUS_BIN).
+ *
+ * Each test spawns the built binary with a given stdin and collects its
+ * stdout, stderr and exit status (poll() on all three pipes, so a 1 MiB
+ * input cannot deadlock against a full output pipe).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+typedef struct run_out {
+	char *out, *err;
+	size_t out_len, err_len;
+	int status; /* exit code, or 128+signal */
+} run_out;
+
+static const char *locus_bin(void)
+{
+	const char *b = getenv("LOCUS_BIN");
+	ck_assert_msg(b && *b, "LOCUS_BIN is not set");
+	return b;
+}
+
+static void append(char **buf, size_t *len, const char *s, size_t n)
+{
+	char *p = realloc(*buf, *len + n + 1);
+	ck_assert_ptr_nonnull(p);
+	memcpy(p + *len, s, n);
+	*len += n;
+	p[*len] = '\0';
+	*buf = p;
+}
+
+/* Run LOCUS_BIN with argv (NULL-terminated, argv[0] ignored). */
+static run_out run(const char *const *argv, const char *in, size_t in_len)
+{
+	int pin[2], pout[2], perr[2];
+	ck_assert_int_eq(pipe(pin), 0);
+	ck_assert_int_eq(pipe(pout), 0);
+	ck_assert_int_eq(pipe(perr), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		close(perr[0]);
+		close(perr[1]);
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **av = calloc(n + 1, sizeof *av);
+		av[0] = (char *)locus_bin();
+		for (size_t i = 1; i < n; i++)
+			av[i] = (char *)argv[i];
+		execv(av[0], av);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	signal(SIGPIPE, SIG_IGN);
+	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+
+	run_out r = {0};
+	append(&r.out, &r.out_len, "", 0);
+	append(&r.err, &r.err_len, "", 0);
+	size_t sent = 0;
+	int wfd = pin[1];
+	if (!in || in_len == 0) {
+		close(wfd);
+		wfd = -1;
+	}
+	bool out_open = true, err_open = true;
+	while (out_open || err_open || wfd >= 0) {
+		struct pollfd p[3] = {{.fd = out_open ? pout[0] : -1,
+		                       .events = POLLIN},
+		                      {.fd = err_open ? perr[0] : -1,
+		                       .events = POLLIN},
+		                      {.fd = wfd, .events = POLLOUT}};
+		int k = poll(p, 3, 60000);
+		ck_assert_msg(k > 0, "locus did not answer within 60 s");
+		char buf[65536];
+		if (p[0].revents) {
+			ssize_t got = read(pout[0], buf, sizeof buf);
+			if (got > 0)
+				append(&r.out, &r.out_len, buf, (size_t)got);
+			else
+				out_open = false;
+		}
+		if (p[1].revents) {
+			ssize_t got = read(perr[0], buf, sizeof buf);
+			if (got > 0)
+				append(&r.err, &r.err_len, buf, (size_t)got);
+			else
+				err_open = false;
+		}
+		if (wfd >= 0 && p[2].revents) {
+			ssize_t put = write(wfd, in + sent, in_len - sent);
+			if (put > 0)
+				sent += (size_t)put;
+			if (put < 0 && errno != EAGAIN) /* reader gone */
+				sent = in_len;
+			if (sent == in_len) {
+				close(wfd);
+				wfd = -1;
+			}
+		}
+	}
+	close(pout[0]);
+	close(perr[0]);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return r;
+}
+
+static void run_free(run_out *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Split stdout into lines; returns the count, lines in *out (malloc'd). */
+static size_t split_lines(char *s, char ***out)
+{
+	size_t n = 0, cap = 8;
+	char **v = malloc(cap * sizeof *v);
+	for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		if (n == cap)
+			v = realloc(v, (cap *= 2) * sizeof *v);
+		v[n++] = line;
+	}
+	*out = v;
+	return n;
+}
+
+static cJSON *parse_obj(const char *line)
+{
+	cJSON *o = cJSON_Parse(line);
+	ck_assert_msg(cJSON_IsObject(o), "not a JSON object: %.200s", line);
+	return o;
+}
+
+static bool has_tag(const cJSON *o, const char *tag)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(o, "tags"))
+	{
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, tag))
+			return true;
+	}
+	return false;
+}
+
+static const char *str_field(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* ---- top level --------------------------------------------------------- */
+
+START_TEST(help_lists_subcommands)
+{
+	const char *av[] = {"locus", "--help", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	const char *names[] = {"classify", "corpus", "gate", "policy",
+	                       "audit", "tool", "bench"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		ck_assert_msg(strstr(r.out, names[i]), "--help lacks %s",
+		              names[i]);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(version)
+{
+	const char *av[] = {"locus", "--version", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "locus 0.1.0\n");
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(unknown_subcommand)
+{
+	const char *av[] = {"locus", "frobnicate", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_uint_eq(r.out_len, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "frobnicate"));
+	run_free(&r);
+
+	const char *av2[] = {"locus", NULL};
+	r = run(av2, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- classify ---------------------------------------------------------- */
+
+START_TEST(classify_args_are_one_command)
+{
+	/* joined: sudo sh -c 'rm -rf build' (the quotes are the shell's) */
+	const char *av[] = {"locus", "classify", "sudo", "sh", "-c",
+	                    "'rm -rf build'", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 1);
+	cJSON *o = parse_obj(lines[0]);
+	ck_assert_str_eq(str_field(o, "command"),
+	                 "sudo sh -c 'rm -rf build'");
+	ck_assert_str_eq(str_field(o, "kind"), "workspace.exec");
+	ck_assert(has_tag(o, "bash"));
+	ck_assert(has_tag(o, "exec:never"));
+	ck_assert(cJSON_IsArray(cJSON_GetObjectItem(o, "commands")));
+	cJSON_Delete(o);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_read_line)
+{
+	const char *av[] = {"locus", "classify", "ls", "-la", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	cJSON *o = parse_obj(r.out);
+	ck_assert_str_eq(str_field(o, "kind"), "workspace.read");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "tags")),
+	                 1);
+	cJSON_Delete(o);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_stdin_lines)
+{
+	const char *av[] = {"locus", "classify", NULL};
+	const char *in = "ls -la\nrm -rf /\ngit push --force\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 3);
+	cJSON *a = parse_obj(lines[0]), *b = parse_obj(lines[1]),
+	      *c = parse_obj(lines[2]);
+	ck_assert_str_eq(str_field(a, "command"), "ls -la");
+	ck_assert_str_eq(str_field(b, "command"), "rm -rf /");
+	ck_assert(has_tag(b, "exec:never"));
+	ck_assert(!has_tag(a, "exec:never"));
+	ck_assert(has_tag(c, "exec:force-push"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_stdin_last_line_without_newline)
+{
+	const char *av[] = {"locus", "classify", NULL};
+	const char *in = "ls\nreboot";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	ck_assert_uint_eq(split_lines(r.out, &lines), 2);
+	cJSON *o = parse_obj(lines[1]);
+	ck_assert_str_eq(str_field(o, "command"), "reboot");
+	cJSON_Delete(o);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_jsonl)
+{
+	const char *av[] = {"locus", "classify", "--jsonl", NULL};
+	const char *in =
+	        "{\"command\":\"cat <<EOF | sh\\nrm -rf /\\nEOF\"}\r\n"
+	        "\n"
+	        "{\"tool\":\"write\",\"arguments\":{\"path\":\"a.txt\","
+	        "\"content\":\"x\"}}\n"
+	        "{\"tool\":\"bash\",\"arguments\":{\"command\":\"sleep 1\","
+	        "\"background\":true}}\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 3); /* the blank line is skipped */
+	cJSON *a = parse_obj(lines[0]), *b = parse_obj(lines[1]),
+	      *c = parse_obj(lines[2]);
+	ck_assert(has_tag(a, "exec:never"));
+	ck_assert_str_eq(str_field(b, "kind"), "workspace.write");
+	ck_assert_str_eq(str_field(b, "asset"), "a.txt");
+	ck_assert(has_tag(b, "write"));
+	ck_assert(has_tag(c, "exec:background"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_pretty)
+{
+	const char *av[] = {"locus", "classify", "--pretty", "ls", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	/* indented: more than one line, and still one valid JSON object */
+	ck_assert_ptr_nonnull(strchr(r.out, '\n'));
+	ck_assert_ptr_ne(strchr(r.out, '\n'), r.out + r.out_len - 1);
+	cJSON *o = parse_obj(r.out);
+	ck_assert_str_eq(str_field(o, "kind"), "workspace.read");
+	cJSON_Delete(o);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_bad_lines_are_reported_and_skipped)
+{
+	const char *av[] = {"locus", "classify", "--jsonl", NULL};
+	const char *in = "{\"command\":\"ls\"}\n"
+	                 "{not json\n"
+	                 "{\"command\":42}\n"
+	                 "[1,2]\n"
+	                 "{\"tool\":\"nope\",\"arguments\":{}}\n"
+	                 "{\"other\":1}\n"
+	                 "{\"command\":\"ls\\u0000; rm -rf /\"}\n"
+	                 "{\"command\":\"reboot\"}\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 2);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 8);
+	for (size_t i = 1; i <= 6; i++) {
+		cJSON *o = parse_obj(lines[i]);
+		ck_assert_msg(str_field(o, "error"), "line %zu: %s", i + 1,
+		              lines[i]);
+		const cJSON *ln = cJSON_GetObjectItem(o, "line");
+		ck_assert(cJSON_IsNumber(ln));
+		ck_assert_int_eq(ln->valueint, (int)i + 1);
+		cJSON_Delete(o);
+	}
+	cJSON *last = parse_obj(lines[7]);
+	ck_assert(has_tag(last, "exec:shutdown"));
+	cJSON_Delete(last);
+	ck_assert_ptr_nonnull(strstr(r.err, "line 2"));
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_one_mib_line)
+{
+	const size_t n = (size_t)1 << 20;
+	char *in = malloc(n + 16);
+	/* `echo aaaa...a; rm -rf /` padded past 1 MiB */
+	memcpy(in, "echo ", 5);
+	memset(in + 5, 'a', n - 5);
+	memcpy(in + n, "; rm -rf /\n", 11);
+	const char *av[] = {"locus", "classify", NULL};
+	run_out r = run(av, in, n + 11);
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	ck_assert_uint_eq(split_lines(r.out, &lines), 1);
+	cJSON *o = parse_obj(lines[0]);
+	/* past the 1 MiB size limit: unparsed, and never read-only */
+	ck_assert_str_eq(str_field(o, "kind"), "workspace.exec");
+	ck_assert(has_tag(o, "exec:unparsed"));
+	cJSON_Delete(o);
+	free(lines);
+	free(in);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_nul_and_invalid_utf8)
+{
+	const char in[] = "ls\0; rm -rf /\n"
+	                  "rm \xff\xfe -rf /\n"
+	                  "ls -la\n";
+	const char *av[] = {"locus", "classify", NULL};
+	run_out r = run(av, in, sizeof in - 1);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_eq(memchr(r.out, '\0', r.out_len), NULL);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *o = parse_obj(lines[i]);
+		ck_assert(has_tag(o, "exec:unparsed"));
+		ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(o, "parsed")));
+		ck_assert_str_eq(str_field(o, "kind"), "workspace.exec");
+		cJSON_Delete(o);
+	}
+	cJSON *o = parse_obj(lines[2]);
+	ck_assert_str_eq(str_field(o, "kind"), "workspace.read");
+	cJSON_Delete(o);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_cr_is_part_of_plain_line)
+{
+	const char *av[] = {"locus", "classify", NULL};
+	const char *in = "ls\r\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 0);
+	cJSON *o = parse_obj(r.out);
+	ck_assert_str_eq(str_field(o, "command"), "ls\r");
+	cJSON_Delete(o);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(classify_unknown_option)
+{
+	const char *av[] = {"locus", "classify", "--frob", "ls", NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	const char *av2[] = {"locus", "classify", "--", "--frob", NULL};
+	r = run(av2, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	cJSON *o = parse_obj(r.out);
+	ck_assert_str_eq(str_field(o, "command"), "--frob");
+	cJSON_Delete(o);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- corpus ------------------------------------------------------------ */
+
+static char tmpdir[64];
+
+static void write_file(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/locus-cli-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -r '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The last line of the output. */
+static const char *last_line(run_out *r)
+{
+	while (r->out_len && r->out[r->out_len - 1] == '\n')
+		r->out[--r->out_len] = '\0';
+	const char *nl = strrchr(r->out, '\n');
+	return nl ? nl + 1 : r->out;
+}
+
+START_TEST(corpus_counts_passes_and_failures)
+{
+	make_tmpdir();
+	write_file("a.txt", "# two passing cases\n"
+	                    "$ ls -la\n"
+	                    "kind: workspace.read\n"
+	                    "tags: bash\n"
+	                    "\n"
+	                    "$ rm -rf build\n"
+	                    "tags+: exec:destructive exec:never\n"
+	                    "tags-: exec:check\n");
+	write_file("b.txt", "# a deliberately wrong expectation\n"
+	                    "$ rm -rf build\n"
+	                    "kind: workspace.read\n"
+	                    "\n"
+	                    "$e ls\\0\n"
+	                    "parsed: false\n"
+	                    "\n"
+	                    "$ cat <<EOF | sh\n"
+	                    "> rm -rf /\n"
+	                    "> EOF\n"
+	                    "tags+: exec:never\n");
+	write_file("ignored.md", "$ ls\nkind: nonsense\n");
+	const char *av[] = {"locus", "corpus", tmpdir, NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "FAIL "));
+	ck_assert_ptr_nonnull(strstr(r.out, "b.txt:2"));
+	ck_assert_ptr_nonnull(strstr(r.out, "expected workspace.read"));
+	ck_assert_str_eq(last_line(&r), "4 passed, 1 failed");
+	run_free(&r);
+
+	/* one file alone, all passing: exit 0 */
+	char path[256];
+	snprintf(path, sizeof path, "%s/a.txt", tmpdir);
+	const char *av2[] = {"locus", "corpus", path, NULL};
+	r = run(av2, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "2 passed, 0 failed\n");
+	run_free(&r);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(corpus_format_errors)
+{
+	make_tmpdir();
+	write_file("bad.txt", "$ ls\n"
+	                      "colour: blue\n"
+	                      "\n"
+	                      "$ ls\n"
+	                      "\n"
+	                      "$e ls\\q\n"
+	                      "kind: workspace.read\n");
+	const char *av[] = {"locus", "corpus", tmpdir, NULL};
+	run_out r = run(av, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "FORMAT"));
+	ck_assert_str_eq(last_line(&r), "0 passed, 3 failed");
+	run_free(&r);
+	remove_tmpdir();
+
+	const char *av2[] = {"locus", "corpus", NULL};
+	r = run(av2, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	const char *av3[] = {"locus", "corpus", "/nonexistent/corpus", NULL};
+	r = run(av3, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *t = tcase_create("main");
+	tcase_add_test(t, help_lists_subcommands);
+	tcase_add_test(t, version);
+	tcase_add_test(t, unknown_subcommand);
+	suite_add_tcase(s, t);
+	t = tcase_create("classify");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, classify_args_are_one_command);
+	tcase_add_test(t, classify_read_line);
+	tcase_add_test(t, classify_stdin_lines);
+	tcase_add_test(t, classify_stdin_last_line_without_newline);
+	tcase_add_test(t, classify_jsonl);
+	tcase_add_test(t, classify_pretty);
+	tcase_add_test(t, classify_bad_lines_are_reported_and_skipped);
+	tcase_add_test(t, classify_one_mib_line);
+	tcase_add_test(t, classify_nul_and_invalid_utf8);
+	tcase_add_test(t, classify_cr_is_part_of_plain_line);
+	tcase_add_test(t, classify_unknown_option);
+	suite_add_tcase(s, t);
+	t = tcase_create("corpus");
+	tcase_add_test(t, corpus_counts_passes_and_failures);
+	tcase_add_test(t, corpus_format_errors);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cli_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

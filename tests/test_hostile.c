@@ -1,0 +1,349 @@
+/*
+ * tests/test_hostile.c - input meant to crash, hang or exhaust the parser:
+ * NUL bytes, invalid UTF-8, 1 MiB lines, 100 000-deep nesting, long
+ * pipelines, unterminated constructs, random soup.  Every case must give a
+ * result (parsed or unparsed) within a generous time bound; the ASan/UBSan
+ * build catches memory errors and leaks.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "locus/shell.h"
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* pre + unit*k + mid + unit2*k2 */
+static char *build(const char *pre, const char *unit, size_t k,
+                   const char *mid, const char *unit2, size_t k2,
+                   size_t *len)
+{
+	size_t lu = strlen(unit), lu2 = strlen(unit2);
+	size_t n = strlen(pre) + lu * k + strlen(mid) + lu2 * k2;
+	char *s = malloc(n + 1), *p = s;
+	ck_assert_ptr_nonnull(s);
+	p += sprintf(p, "%s", pre);
+	for (size_t i = 0; i < k; i++, p += lu)
+		memcpy(p, unit, lu);
+	p += sprintf(p, "%s", mid);
+	for (size_t i = 0; i < k2; i++, p += lu2)
+		memcpy(p, unit2, lu2);
+	*p = 0;
+	*len = n;
+	return s;
+}
+
+/* Parse, check the result is sane, return parsed. */
+static bool run(const char *s, size_t n, const char **reason)
+{
+	double t0 = now_ms();
+	locus_shell_result *r = locus_shell_parse(s, n, NULL);
+	double dt = now_ms() - t0;
+	ck_assert_ptr_nonnull(r);
+	/* default budget is 500 ms; this bound is only a sanity guard for
+	   a slow sanitizer build on a shared machine */
+	ck_assert_msg(dt < 5000, "took %.0f ms", dt);
+	bool parsed = locus_shell_result_parsed(r);
+	if (!parsed)
+		ck_assert_ptr_nonnull(locus_shell_result_reason(r));
+	size_t len;
+	ck_assert_ptr_nonnull(locus_shell_result_source(r, &len));
+	ck_assert_uint_eq(len, n);
+	for (size_t i = 0; i < locus_shell_result_count(r); i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		ck_assert_ptr_nonnull(c->name);
+		for (size_t j = 0; j < c->argc; j++)
+			ck_assert_ptr_nonnull(c->argv[j]);
+		ck_assert(c->parent == LOCUS_SHELL_NO_PARENT || c->parent < i);
+	}
+	static char why[256];
+	snprintf(why, sizeof why, "%s",
+	         parsed ? "" : locus_shell_result_reason(r));
+	if (reason)
+		*reason = why;
+	locus_shell_result_free(r);
+	return parsed;
+}
+
+START_TEST(hostile_nul)
+{
+	static const char s[] = "echo hi\0; rm -rf /";
+	const char *why;
+	ck_assert(!run(s, sizeof s - 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "NUL"));
+	ck_assert(!run("\0", 1, &why));
+	ck_assert(!run("'a\0b'; rm -rf /", 15, &why));
+}
+END_TEST
+
+START_TEST(hostile_utf8)
+{
+	static const char *bad[] = {
+		"rm \xff\xfe -rf /", /* not UTF-8 at all */
+		"rm \xc0\xaf",       /* overlong / */
+		"rm \xe0\x80\xaf",   /* overlong, 3 bytes */
+		"rm \xed\xa0\x80",   /* surrogate */
+		"rm \xf4\x90\x80\x80", /* > U+10FFFF */
+		"rm \xc3",           /* truncated */
+		"r\xffm",
+	};
+	const char *why;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(!run(bad[i], strlen(bad[i]), &why), "%zu", i);
+		ck_assert_ptr_nonnull(strstr(why, "UTF-8"));
+	}
+	static const char *good[] = {"echo \xc3\xa9", "echo \xe2\x82\xac",
+	                             "echo \xf0\x9f\x98\x80",
+	                             "echo \xed\x9f\xbf"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		ck_assert_msg(run(good[i], strlen(good[i]), &why), "%zu: %s",
+		              i, why);
+}
+END_TEST
+
+START_TEST(hostile_big_line)
+{
+	size_t n;
+	const char *why;
+	/* a 1 MiB line of one long word: within the limit */
+	char *s = build("echo ", "a", (1u << 20) - 5, "", "", 0, &n);
+	ck_assert_uint_eq(n, 1u << 20);
+	run(s, n, &why);
+	free(s);
+	/* one byte over the limit */
+	s = build("echo ", "a", (1u << 20) - 4, "", "", 0, &n);
+	ck_assert(!run(s, n, &why));
+	ck_assert_ptr_nonnull(strstr(why, "larger"));
+	free(s);
+	/* 1 MiB of short words: refused as too complex or out of time */
+	s = build("echo", " a", (1u << 19) - 3, "", "", 0, &n);
+	ck_assert(!run(s, n, &why));
+	free(s);
+	/* 1 MiB of "$x " */
+	s = build("echo \"", "$x ", 349000, "\"", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_deep_subst)
+{
+	size_t n;
+	const char *why;
+	char *s = build("", "echo $(", 100000, "rm -rf /", ")", 100000, &n);
+	ck_assert(!run(s, n, &why));
+	free(s);
+	/* deep enough to matter, small enough to pass the token gate */
+	s = build("", "$(", 30000, "id", ")", 30000, &n);
+	ck_assert(!run(s, n, &why));
+	free(s);
+	s = build("echo ", "\"$(echo ", 20000, "x", ")\"", 20000, &n);
+	ck_assert(!run(s, n, &why));
+	free(s);
+	s = build("echo ", "${x:-", 30000, "a", "}", 30000, &n);
+	run(s, n, &why);
+	free(s);
+	s = build("echo ", "$((1+", 30000, "1", "))", 30000, &n);
+	run(s, n, &why);
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_deep_subshells)
+{
+	size_t n;
+	const char *why;
+	char *s = build("", "( ", 100000, "rm -rf /", " )", 100000, &n);
+	ck_assert(!run(s, n, &why));
+	free(s);
+	s = build("", "( ", 30000, "rm -rf /", " )", 30000, &n);
+	run(s, n, &why);
+	free(s);
+	s = build("", "{ ", 30000, "rm -rf /", "; }", 30000, &n);
+	run(s, n, &why);
+	free(s);
+	s = build("", "if a; then ", 10000, "rm x", "; fi", 10000, &n);
+	run(s, n, &why);
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_pipes)
+{
+	size_t n;
+	const char *why;
+	char *s = build("cat", " | cat", 10000, "", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+	s = build("true", " && true", 20000, "", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+	s = build("", "rm -rf x\n", 20000, "", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+	/* a small one must be fully listed */
+	s = build("cat", " | cat", 200, "", "", 0, &n);
+	locus_shell_result *r = locus_shell_parse(s, n, NULL);
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 201);
+	const locus_shell_command *last = locus_shell_result_command(r, 200);
+	ck_assert(last->flags & LOCUS_CMD_PIPED_IN);
+	ck_assert_uint_eq(last->pipeline,
+	                  locus_shell_result_command(r, 0)->pipeline);
+	locus_shell_result_free(r);
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_unterminated)
+{
+	static const char *cases[] = {
+		"cat <<EOF\nnever terminated",
+		"echo \"unterminated",
+		"echo 'unterminated",
+		"echo $(x",
+		"echo `x",
+		"echo ${x",
+		"echo $((1+",
+		"cat <<",
+		"<<<",
+		"(((((",
+		"))))",
+		"case x in",
+		"f() {",
+		"\\",
+		"echo \"a\" \"b\nrm -rf /",
+	};
+	const char *why;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_msg(!run(cases[i], strlen(cases[i]), &why), "%s",
+		              cases[i]);
+}
+END_TEST
+
+START_TEST(hostile_heredoc_stress)
+{
+	size_t n;
+	const char *why;
+	/* a 2 KB delimiter (past the scanner's serialization buffer) */
+	char *d = build("", "D", 2048, "", "", 0, &n);
+	size_t cap = 3 * n + 64;
+	char *s = malloc(cap);
+	snprintf(s, cap, "cat <<%s\nx\n%s\nrm -rf /", d, d);
+	run(s, strlen(s), &why);
+	free(s);
+	free(d);
+	/* 300 heredocs */
+	s = build("", "cat <<EOF\nx\nEOF\n", 300, "", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+	/* a heredoc full of backticks */
+	s = build("cat <<EOF\n", "`id` ", 2000, "\nEOF", "", 0, &n);
+	run(s, n, &why);
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_soup)
+{
+	static const char alphabet[] = "'\"$(){}[]`\\|&;<> \n\tabc=#!*?-~0123";
+	unsigned seed = 12345;
+	char buf[4097];
+	locus_shell_parser *p = NULL;
+	ck_assert_int_eq(locus_shell_parser_new(&p, NULL), 0);
+	for (int it = 0; it < 300; it++) {
+		seed = seed * 1103515245u + 12345u;
+		size_t n = 1 + (seed >> 8) % 4096;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+		}
+		buf[n] = 0;
+		double t0 = now_ms();
+		locus_shell_result *r = locus_shell_parser_parse(p, buf, n);
+		ck_assert_ptr_nonnull(r);
+		ck_assert(now_ms() - t0 < 5000);
+		locus_shell_result_free(r);
+	}
+	/* the parser still works after all that */
+	locus_shell_result *r = locus_shell_parser_parse(p, "ls", 2);
+	ck_assert(locus_shell_result_parsed(r));
+	locus_shell_result_free(r);
+	locus_shell_parser_free(p);
+}
+END_TEST
+
+START_TEST(hostile_timeout_then_reuse)
+{
+	locus_shell_parser *p = NULL;
+	locus_shell_options o = {.budget_ms = 1};
+	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+	size_t n;
+	char *s = build("cat", " | cat", 30000, "", "", 0, &n);
+	locus_shell_result *r = locus_shell_parser_parse(p, s, n);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r), "time"));
+	locus_shell_result_free(r);
+	free(s);
+	r = locus_shell_parser_parse(p, "ls -l", 5);
+	ck_assert_ptr_nonnull(r);
+	/* a 1 ms budget may or may not suffice; it must not crash and an
+	   unparsed result must say why */
+	if (locus_shell_result_parsed(r))
+		ck_assert_uint_eq(locus_shell_result_count(r), 1);
+	else
+		ck_assert_ptr_nonnull(locus_shell_result_reason(r));
+	locus_shell_result_free(r);
+	locus_shell_parser_free(p);
+}
+END_TEST
+
+START_TEST(hostile_null_args)
+{
+	locus_shell_result *r = locus_shell_parse(NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(locus_shell_result_count(r), 0);
+	locus_shell_result_free(r);
+	r = locus_shell_parse("", 0, NULL);
+	ck_assert(locus_shell_result_parsed(r));
+	locus_shell_result_free(r);
+	ck_assert_int_eq(locus_shell_parser_new(NULL, NULL), LOCUS_EUSAGE);
+	ck_assert_ptr_null(locus_shell_parser_parse(NULL, "ls", 2));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *tc = tcase_create("hostile");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, hostile_nul);
+	tcase_add_test(tc, hostile_utf8);
+	tcase_add_test(tc, hostile_big_line);
+	tcase_add_test(tc, hostile_deep_subst);
+	tcase_add_test(tc, hostile_deep_subshells);
+	tcase_add_test(tc, hostile_pipes);
+	tcase_add_test(tc, hostile_unterminated);
+	tcase_add_test(tc, hostile_heredoc_stress);
+	tcase_add_test(tc, hostile_soup);
+	tcase_add_test(tc, hostile_timeout_then_reuse);
+	tcase_add_test(tc, hostile_null_args);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

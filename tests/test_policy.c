@@ -1,0 +1,771 @@
+/*
+ * tests/test_policy.c - the ControlPolicy, its strict loader, presets,
+ * permission rules and the gate (issue 3).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "locus/policy.h"
+
+static locus_policy *load(const char *json)
+{
+	locus_policy *p = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	int rc = locus_policy_load(&p, json, strlen(json), &err);
+	ck_assert_msg(rc == 0, "load failed: %s", err.message);
+	return p;
+}
+
+/* Gate one call; returns the decision (caller frees). */
+static locus_decision *gate(const locus_policy *p, const char *tool,
+                            const char *args, const locus_gate_input *in)
+{
+	locus_decision *d = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	int rc = locus_gate(&d, p, NULL, tool, args, args ? strlen(args) : 0, in,
+	                    &err);
+	ck_assert_msg(rc == 0, "gate failed: %s", err.message);
+	return d;
+}
+
+static void expect(const locus_policy *p, const char *tool, const char *args,
+                   const locus_gate_input *in, locus_outcome o,
+                   const char *reason)
+{
+	locus_decision *d = gate(p, tool, args, in);
+	ck_assert_msg(locus_decision_outcome(d) == o, "%s %s: outcome %s (%s)",
+	              tool, args, locus_outcome_name(locus_decision_outcome(d)),
+	              locus_decision_reason(d));
+	if (reason)
+		ck_assert_str_eq(locus_decision_reason(d), reason);
+	locus_decision_free(d);
+}
+
+static const char *perm(const locus_policy *p, const char *tool,
+                        const char *args, const char *root)
+{
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.workspace_root = root;
+	locus_decision *d = gate(p, tool, args, &in);
+	const char *v = locus_decision_permission(d);
+	static char buf[16];
+	snprintf(buf, sizeof(buf), "%s", v ? v : "none");
+	/* the verdict is also a label */
+	if (v) {
+		char l[32];
+		snprintf(l, sizeof(l), "permission:%s", v);
+		ck_assert(locus_decision_has_label(d, l));
+	}
+	locus_decision_free(d);
+	return buf;
+}
+
+/* --- defaults and each check ------------------------------------------------ */
+
+START_TEST(library_defaults)
+{
+	locus_policy *p = NULL;
+	ck_assert_int_eq(locus_policy_new(&p), 0);
+	/* faithful to the original: no verification -> every call is held */
+	expect(p, "read", "{\"path\":\"a.txt\"}", NULL,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN, "no verification provided");
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.has_verification = true;
+	in.survives = true;
+	in.confidence = 0.9;
+	expect(p, "read", "{\"path\":\"a.txt\"}", &in, LOCUS_OUTCOME_ALLOW,
+	       "all policy checks passed");
+	in.environment = "production";
+	expect(p, "read", "{\"path\":\"a.txt\"}", &in,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['production'] require human approval");
+	ck_assert_str_eq(locus_policy_version(p), "");
+	locus_policy_free(p);
+	locus_policy_free(NULL);
+	locus_decision_free(NULL);
+	locus_audit_close(NULL);
+}
+END_TEST
+
+START_TEST(each_check_reason)
+{
+	locus_policy *p = load("{\"require_verification_score\": 0,"
+	                       " \"deny_for\": [\"workspace.write\"],"
+	                       " \"require_sandbox_for\": [\"workspace.read\"],"
+	                       " \"min_severity\": \"high\","
+	                       " \"max_blast_radius\": 3,"
+	                       " \"require_human_over_usd\": 1.5,"
+	                       " \"spend_limit_usd\": 10,"
+	                       " \"require_human_for\": [\"staging\"],"
+	                       " \"version\": \"v7\"}");
+	const char *rd = "{\"path\":\"a\"}";
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	expect(p, "write", "{\"path\":\"a\",\"content\":\"x\"}", &in,
+	       LOCUS_OUTCOME_DENY, "labels ['workspace.write'] are denied by policy");
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
+	       "labels ['workspace.read'] require a sandbox and the action is "
+	       "not sandboxed");
+	const char *sb[] = {"sandboxed"};
+	in.tags = sb;
+	in.ntags = 1;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, "all policy checks passed");
+	in.has_finding = true;
+	in.finding_severity = LOCUS_SEVERITY_MEDIUM;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
+	       "finding severity medium is below the minimum high");
+	in.finding_severity = LOCUS_SEVERITY_CRITICAL;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, NULL);
+	in.has_blast_radius = true;
+	in.blast_radius = 4;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "blast radius 4 exceeds the maximum 3");
+	in.blast_radius = 3;
+	in.has_cost = true;
+	in.cost_usd = 2;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "cost 2.00 USD exceeds the approval threshold 1.50 USD");
+	in.cost_usd = 1;
+	in.spent_usd = 9.5;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
+	       "spend 9.50 USD plus cost 1.00 USD exceeds the limit 10.00 USD");
+	in.spent_usd = 9;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, NULL);
+	in.environment = "staging";
+	locus_decision *d = gate(p, "read", rd, &in);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_REQUIRE_HUMAN);
+	ck_assert_str_eq(locus_decision_reason(d),
+	                 "labels ['staging'] require human approval");
+	ck_assert_str_eq(locus_decision_policy_version(d), "v7");
+	ck_assert_uint_eq(locus_decision_check_count(d), 1);
+	locus_decision_free(d);
+	/* negative inputs are refused */
+	in.cost_usd = -1;
+	locus_error err;
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", rd, strlen(rd), &in, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(d);
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(verification_rules)
+{
+	locus_policy *p = load("{\"require_human_for\": []}");
+	const char *rd = "{\"path\":\"a\"}";
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.has_verification = true;
+	in.survives = false;
+	in.confidence = 0.99;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
+	       "verification says the action does not survive");
+	in.survives = true;
+	in.confidence = 0.5;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "verification confidence 0.50 is below the bar 0.80");
+	in.confidence = 0.8;
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, NULL);
+	locus_policy_free(p);
+}
+END_TEST
+
+/* The original's rogue demo: every fired check, strongest wins, "; ". */
+START_TEST(strongest_wins_and_order)
+{
+	locus_policy *p = load("{\"deny_for\": [\"irreversible\"],"
+	                       " \"require_verification_score\": 0}");
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	const char *tags[] = {"irreversible"};
+	in.tags = tags;
+	in.ntags = 1;
+	in.environment = "production";
+	in.has_blast_radius = true;
+	in.blast_radius = 999;
+	locus_decision *d = gate(p, "wipe_database", "{}", &in);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	ck_assert_str_eq(locus_decision_reason(d),
+	                 "labels ['irreversible'] are denied by policy; blast "
+	                 "radius 999 exceeds the maximum 1; labels ['production'] "
+	                 "require human approval");
+	ck_assert_uint_eq(locus_decision_check_count(d), 3);
+	ck_assert_int_eq(locus_decision_check_outcome(d, 1),
+	                 LOCUS_OUTCOME_REQUIRE_HUMAN);
+	/* unknown tools are exec, fail closed */
+	ck_assert(locus_decision_has_label(d, "workspace.exec"));
+	ck_assert(locus_decision_has_label(d, "wipe_database"));
+	char *r = NULL;
+	ck_assert_int_eq(locus_decision_refusal_json(d, &r), 0);
+	ck_assert_str_eq(r, "{\"status\":\"denied\",\"outcome\":\"deny\","
+	                    "\"action\":\"wipe_database\",\"asset\":\"\","
+	                    "\"reason\":\"labels ['irreversible'] are denied by "
+	                    "policy; blast radius 999 exceeds the maximum 1; "
+	                    "labels ['production'] require human approval\"}");
+	free(r);
+	locus_decision_free(d);
+	d = gate(p, "read", "{\"path\":\"x\"}", NULL);
+	ck_assert_int_eq(locus_decision_refusal_json(d, &r), LOCUS_EUSAGE);
+	locus_decision_free(d);
+	locus_policy_free(p);
+}
+END_TEST
+
+/* --- the loader ------------------------------------------------------------ */
+
+static const struct bad_doc {
+	const char *json;
+	size_t len; /* 0: strlen */
+	const char *want; /* in the message */
+	int line;         /* expected error line, 0: any */
+} bad_docs[] = {
+	{"", 0, "empty document", 1},
+	{"{\"deny_for\": [\"a\"", 0, "malformed JSON", 1},
+	{"{\"deny_for\": [\"a\"]", 0, "malformed JSON", 1},
+	{"[1, 2]", 0, "a policy is a JSON object", 1},
+	{"{\"deny_for\": \"exec:never\"}", 0, "field \"deny_for\"", 1},
+	{"{\"deny_for\": [1]}", 0, "field \"deny_for\": expected a label", 1},
+	{"{\"deny_for\": [\"\"]}", 0, "never empty", 1},
+	{"{\"require_human_for\": {}}", 0, "field \"require_human_for\"", 1},
+	{"{\"min_severity\": \"severe\"}", 0, "field \"min_severity\"", 1},
+	{"{\"min_severity\": 2}", 0, "field \"min_severity\"", 1},
+	{"{\"require_verification_score\": 1.5}", 0, "out of range", 1},
+	{"{\"require_verification_score\": -0.1}", 0, "out of range", 1},
+	{"{\"require_verification_score\": \"0.8\"}", 0, "expected a number", 1},
+	{"{\"max_blast_radius\": 1e999}", 0, "field \"max_blast_radius\"", 1},
+	{"{\"max_blast_radius\": 1.5}", 0, "field \"max_blast_radius\"", 1},
+	{"{\"max_blast_radius\": -1}", 0, "field \"max_blast_radius\"", 1},
+	{"{\"max_blast_radius\": 99999999999999999999}", 0, "out of range", 1},
+	{"{\"max_blast_radius\": NaN}", 0, "malformed JSON", 1},
+	{"{\"max_blast_radius\": Infinity}", 0, "malformed JSON", 1},
+	{"{\"max_blast_radius\": 01}", 0, "malformed number", 1},
+	{"{\"spend_limit_usd\": -5}", 0, "field \"spend_limit_usd\"", 1},
+	{"{\"spend_limit_usd\": \"5\"}", 0, "field \"spend_limit_usd\"", 1},
+	{"{\"require_human_over_usd\": true}", 0, "require_human_over_usd", 1},
+	{"{\"version\": 3}", 0, "field \"version\"", 1},
+	{"{\"versoin\": \"x\"}", 0, "field \"versoin\": unknown field", 1},
+	{"{\n  \"deny_for\": [],\n  \"deny_for\": [\"x\"]\n}", 0,
+	 "field \"deny_for\": duplicate key", 3},
+	{"{\"permissions\": {\"allow\": [\"Bash\"], \"allow\": []}}", 0,
+	 "duplicate key", 1},
+	{"{\"permissions\": {\"allow\": [\"Bash(\"]}}", 0,
+	 "permissions.allow[0]", 1},
+	{"{\"permissions\": {\"allow\": [\"\"]}}", 0, "empty rule", 1},
+	{"{\"permissions\": {\"deny\": [\"Bash(git:* x)\"]}}", 0, ":*", 1},
+	{"{\"permissions\": {\"deny\": [\"Bash()\"]}}", 0, "empty specifier", 1},
+	{"{\"permissions\": {\"deny\": [\"mcp__x(y)\"]}}", 0, "no specifier", 1},
+	{"{\"permissions\": {\"deny\": [\"Ba sh\"]}}", 0, "tool name", 1},
+	{"{\"permissions\": {\"deny\": [7]}}", 0, "expected a rule string", 1},
+	{"{\"permissions\": {\"allow\": [], \"defaultMode\": \"x\"}}", 0,
+	 "permissions.defaultMode", 1},
+	{"{\"permissions\": []}", 0, "field \"permissions\"", 1},
+	{"{\"version\": \"a\\u0000b\"}", 0, "\\u0000", 1},
+	{"{\"version\": \"\xff\"}", 0, "invalid UTF-8", 1},
+	{"{\"version\": \"\xc0\xaf\"}", 0, "invalid UTF-8", 1},
+	{"{\"version\": \"\xed\xa0\x80\"}", 0, "invalid UTF-8", 1},
+	{"{\"version\": \"a\"}\0{}", 18, "NUL byte", 1},
+	{"{\"version\": \"a\"} {}", 0, "malformed JSON", 1},
+	{"{\"version\": \"a\",}", 0, "malformed JSON", 1},
+	{"{\"version\": \"\\ud800\"}", 0, "malformed JSON", 1},
+	{"\n\n   {\"deny_for\": [\"a\", 2]}", 0, "line 3, column 23", 3},
+};
+
+START_TEST(loader_rejects)
+{
+	const struct bad_doc *b = &bad_docs[_i];
+	size_t len = b->len ? b->len : strlen(b->json);
+	locus_policy *p = (locus_policy *)1;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	int rc = locus_policy_load(&p, b->json, len, &err);
+	ck_assert_msg(rc == LOCUS_EINVALID, "case %d: rc %d", _i, rc);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err.message, b->want), "case %d: '%s' lacks '%s'",
+	              _i, err.message, b->want);
+	ck_assert_msg(strncmp(err.message, "policy: line ", 13) == 0 ||
+	                      strncmp(err.message, "policy: ", 8) == 0,
+	              "case %d: %s", _i, err.message);
+	if (b->line)
+		ck_assert_msg(err.line == b->line, "case %d: line %d want %d (%s)",
+		              _i, err.line, b->line, err.message);
+}
+END_TEST
+
+START_TEST(loader_hostile)
+{
+	/* deep nesting: past cJSON's limit is a parse error, no crash */
+	size_t n = 200000;
+	char *deep = malloc(2 * n + 32);
+	size_t o = 0;
+	o += (size_t)sprintf(deep, "{\"deny_for\": ");
+	for (size_t i = 0; i < n; i++)
+		deep[o++] = '[';
+	for (size_t i = 0; i < n; i++)
+		deep[o++] = ']';
+	deep[o++] = '}';
+	locus_policy *p = NULL;
+	locus_error err;
+	ck_assert_int_eq(locus_policy_load(&p, deep, o, &err), LOCUS_EINVALID);
+	ck_assert_ptr_null(p);
+	/* nesting under the limit: still a wrong type */
+	o = (size_t)sprintf(deep, "{\"deny_for\": [[[[[[[[[[\"x\"]]]]]]]]]]}");
+	ck_assert_int_eq(locus_policy_load(&p, deep, o, &err), LOCUS_EINVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "deny_for"));
+	free(deep);
+	/* too big */
+	size_t big = (size_t)5 << 20;
+	char *huge = malloc(big);
+	memset(huge, ' ', big);
+	huge[0] = '{';
+	huge[big - 1] = '}';
+	ck_assert_int_eq(locus_policy_load(&p, huge, big, &err), LOCUS_ETOOBIG);
+	free(huge);
+	/* every truncation of a valid document fails cleanly */
+	const char *good = "{\"deny_for\": [\"exec:never\"], \"permissions\": "
+	                   "{\"allow\": [\"Bash(git diff:*)\"]}, \"version\": "
+	                   "\"x\", \"spend_limit_usd\": 2.5}";
+	size_t gl = strlen(good);
+	for (size_t i = 0; i < gl; i++) {
+		int rc = locus_policy_load(&p, good, i, &err);
+		ck_assert_msg(rc == LOCUS_EINVALID, "prefix %zu loaded", i);
+		ck_assert_ptr_null(p);
+	}
+	ck_assert_int_eq(locus_policy_load(&p, good, gl, &err), 0);
+	locus_policy_free(p);
+	/* every single-byte corruption: never a crash, either outcome */
+	char *mut = strdup(good);
+	static const char junk[] = {'\0', '"', '{', ']', '\xff', ',', ':', '\\'};
+	for (size_t i = 0; i < gl; i++) {
+		for (size_t j = 0; j < sizeof(junk); j++) {
+			memcpy(mut, good, gl);
+			mut[i] = junk[j];
+			int rc = locus_policy_load(&p, mut, gl, &err);
+			ck_assert(rc == 0 || rc == LOCUS_EINVALID);
+			ck_assert(rc != 0 || p != NULL);
+			locus_policy_free(p);
+		}
+	}
+	free(mut);
+}
+END_TEST
+
+/* --- presets ------------------------------------------------------------ */
+
+START_TEST(presets)
+{
+	const char *const *names = locus_policy_preset_names();
+	size_t count = 0;
+	for (; names[count]; count++) {
+		locus_policy *p = NULL;
+		ck_assert_int_eq(locus_policy_preset(&p, names[count], NULL), 0);
+		char *j = NULL;
+		ck_assert_int_eq(locus_policy_json(p, 0, &j), 0);
+		ck_assert_ptr_nonnull(strstr(j, "\"require_verification_score\":0"));
+		ck_assert_ptr_null(strstr(j, "production"));
+		/* the printed policy loads back to the same policy */
+		locus_policy *q = load(j);
+		char *j2 = NULL;
+		ck_assert_int_eq(locus_policy_json(q, 0, &j2), 0);
+		ck_assert_str_eq(j, j2);
+		free(j);
+		free(j2);
+		locus_policy_free(q);
+		locus_policy_free(p);
+	}
+	ck_assert_uint_eq(count, 4);
+	locus_policy *p = NULL;
+	locus_error err;
+	ck_assert_int_eq(locus_policy_preset(&p, "lenient", &err), LOCUS_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "lenient"));
+
+	/* standard: exec:never denied, pushes held, reads allowed */
+	locus_policy_preset(&p, "standard", NULL);
+	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "write", "{\"path\":\"a\",\"content\":\"\"}", NULL,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "mcp__github__create_issue", "{}", NULL, LOCUS_OUTCOME_ALLOW,
+	       NULL);
+	locus_policy_free(p);
+	/* strict: writes, exec and network held */
+	locus_policy_preset(&p, "strict", NULL);
+	expect(p, "write", "{\"path\":\"a\",\"content\":\"\"}", NULL,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['workspace.write'] require human approval");
+	expect(p, "WebFetch", "{\"url\":\"https://x.com\"}", NULL,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['network'] require human approval");
+	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
+	locus_policy_free(p);
+	/* readonly: reads only */
+	locus_policy_preset(&p, "readonly", NULL);
+	expect(p, "edit", "{\"path\":\"a\",\"old\":\"x\",\"new\":\"y\"}", NULL,
+	       LOCUS_OUTCOME_DENY, "labels ['workspace.write'] are denied by policy");
+	expect(p, "grep", "{\"pattern\":\"x\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "some_tool", "{}", NULL, LOCUS_OUTCOME_DENY,
+	       "labels ['workspace.exec'] are denied by policy");
+	locus_policy_free(p);
+}
+END_TEST
+
+/* Shell-dependent: these need the parser (issue 2). */
+START_TEST(presets_shell)
+{
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	const char *rm = "{\"command\":\"rm -rf /\"}";
+	locus_decision *d = gate(p, "bash", rm, NULL);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	ck_assert_ptr_nonnull(strstr(locus_decision_reason(d),
+	                             "'exec:never'"));
+	locus_decision_free(d);
+	expect(p, "bash", "{\"command\":\"git push origin main\"}", NULL,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['exec:network', 'exec:vcs-push'] require human approval");
+	expect(p, "bash", "{\"command\":\"ls -la\"}", NULL, LOCUS_OUTCOME_ALLOW,
+	       "all policy checks passed");
+	expect(p, "bash", "{\"command\":\"make build\"}", NULL,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	locus_policy_free(p);
+	locus_policy_preset(&p, "permissive", NULL);
+	expect(p, "bash", "{\"command\":\"git push origin main\"}", NULL,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "bash", "{\"command\":\"sudo sh -c 'rm -rf build'\"}", NULL,
+	       LOCUS_OUTCOME_DENY, NULL);
+	locus_policy_free(p);
+	locus_policy_preset(&p, "readonly", NULL);
+	expect(p, "bash", "{\"command\":\"cat a.txt | wc -l\"}", NULL,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "bash", "{\"command\":\"cat a > b\"}", NULL, LOCUS_OUTCOME_DENY,
+	       NULL);
+	locus_policy_free(p);
+}
+END_TEST
+
+/* --- permission rules ------------------------------------------------------ */
+
+static locus_policy *rules(const char *allow, const char *ask,
+                           const char *deny)
+{
+	char buf[2048];
+	snprintf(buf, sizeof(buf),
+	         "{\"require_verification_score\": 0, \"permissions\": "
+	         "{\"allow\": [%s], \"ask\": [%s], \"deny\": [%s]}}",
+	         allow, ask, deny);
+	return load(buf);
+}
+
+#define BASH(c) "{\"command\":\"" c "\"}"
+
+START_TEST(shell_rules)
+{
+	locus_policy *p = rules("\"Bash(git diff:*)\", \"Bash(npm test)\", "
+	                        "\"Bash(npm run *)\", \"Bash(ls:*)\"",
+	                        "\"Bash(git push:*)\"", "\"Bash(rm:*)\"");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff --stat"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diffx"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("npm test"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("npm test --watch"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("npm run build"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "Bash", BASH("npm run"), NULL), "allow");
+	/* every command must be covered: wrappers and nested ones too */
+	ck_assert_str_eq(perm(p, "bash", BASH("sudo git diff"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff && ls"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff && make"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff $(make)"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("ls | sh -c 'make'"), NULL), "none");
+	/* no writing redirect, and the line must parse */
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff > out.txt"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff 2>/dev/null"), NULL),
+	                 "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff \\\"unclosed"), NULL),
+	                 "none");
+	/* assignments are part of the command for allow */
+	ck_assert_str_eq(perm(p, "bash", BASH("GIT_EXTERNAL_DIFF=x git diff"),
+	                      NULL), "none");
+	/* a word only known at run time is covered by `*` only */
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff $REF"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git $SUB"), NULL), "ask");
+	/* ($SUB may be `push`: the ask rule matches, fail closed) */
+	/* ask/deny: any command, wrappers looked through */
+	ck_assert_str_eq(perm(p, "bash", BASH("git push origin"), NULL), "ask");
+	ck_assert_str_eq(perm(p, "bash", BASH("sudo rm -rf x"), NULL), "deny");
+	ck_assert_str_eq(perm(p, "bash", BASH("echo $(rm x)"), NULL), "deny");
+	ck_assert_str_eq(perm(p, "bash", BASH("ls; rm x"), NULL), "deny");
+	ck_assert_str_eq(perm(p, "bash", BASH("find . -exec rm {} +"), NULL),
+	                 "deny");
+	/* deny beats ask beats allow, whatever the order */
+	ck_assert_str_eq(perm(p, "bash", BASH("git push; rm x"), NULL), "deny");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff; git push"), NULL), "ask");
+	/* quoted data is not a command */
+	ck_assert_str_eq(perm(p, "bash", BASH("ls 'rm -rf /'"), NULL), "allow");
+	locus_policy_free(p);
+
+	/* a dynamic word may be anything for deny */
+	p = rules("", "", "\"Bash(rm -rf:*)\"");
+	ck_assert_str_eq(perm(p, "bash", BASH("rm $F /"), NULL), "deny");
+	ck_assert_str_eq(perm(p, "bash", BASH("rm -r /"), NULL), "none");
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(path_and_other_rules)
+{
+	locus_policy *p = rules("\"Read(src/**)\", \"Edit(docs/*.md)\", "
+	                        "\"WebFetch(domain:x.com)\", \"mcp__github\"",
+	                        "\"Edit(*.lock)\"",
+	                        "\"Edit(/etc/**)\", \"Read(.env)\", "
+	                        "\"mcp__github__delete_repo\"");
+	const char *root = "/w";
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"src/a/b.c\"}", root), "allow");
+	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/src/x.c\"}", root),
+	                 "allow");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"srcx/a.c\"}", root), "none");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"src/../../x\"}", root),
+	                 "none");
+	ck_assert_str_eq(perm(p, "grep", "{\"pattern\":\"x\",\"path\":\"src\"}",
+	                      root), "allow");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"a/.env\"}", root), "deny");
+	ck_assert_str_eq(perm(p, "edit", "{\"path\":\"docs/a.md\",\"old\":\"a\","
+	                                 "\"new\":\"b\"}", root), "allow");
+	ck_assert_str_eq(perm(p, "edit", "{\"path\":\"docs/x/a.md\",\"old\":\"a\","
+	                                 "\"new\":\"b\"}", root), "none");
+	ck_assert_str_eq(perm(p, "write", "{\"path\":\"/etc/passwd\","
+	                                  "\"content\":\"\"}", root), "deny");
+	ck_assert_str_eq(perm(p, "write", "{\"path\":\"../../etc/passwd\","
+	                                  "\"content\":\"\"}", root), "deny");
+	ck_assert_str_eq(perm(p, "write", "{\"path\":\"/etc//./x/../shadow\","
+	                                  "\"content\":\"\"}", root), "deny");
+	ck_assert_str_eq(perm(p, "write", "{\"path\":\"sub/Cargo.lock\","
+	                                  "\"content\":\"\"}", root), "ask");
+	ck_assert_str_eq(perm(p, "apply_patch",
+	                      "{\"patch\":\"*** Begin Patch\\n*** Update File: "
+	                      "docs/a.md\\n*** Add File: /etc/cron.d/x\\n*** End "
+	                      "Patch\\n\"}", root), "deny");
+	ck_assert_str_eq(perm(p, "apply_patch",
+	                      "{\"patch\":\"*** Begin Patch\\n*** Update File: "
+	                      "docs/a.md\\n*** End Patch\\n\"}", root), "allow");
+	ck_assert_str_eq(perm(p, "webfetch", "{\"url\":\"https://api.x.com/a\"}",
+	                      root), "allow");
+	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com.evil.io/\"}",
+	                      root), "none");
+	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com@evil.io/\"}",
+	                      root), "none");
+	ck_assert_str_eq(perm(p, "mcp__github__create_issue", "{}", root), "allow");
+	ck_assert_str_eq(perm(p, "mcp__github__delete_repo", "{}", root), "deny");
+	ck_assert_str_eq(perm(p, "mcp__githubx__create_issue", "{}", root), "none");
+	locus_policy_free(p);
+
+	p = rules("\"*\"", "", "\"mcp__db__*\"");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"a\"}", NULL), "allow");
+	ck_assert_str_eq(perm(p, "anything", "{}", NULL), "allow");
+	ck_assert_str_eq(perm(p, "mcp__db__drop", "{}", NULL), "deny");
+	ck_assert_str_eq(perm(p, "mcp__dbx__drop", "{}", NULL), "allow");
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(allow_waives_require_human_only)
+{
+	/* library defaults hold every call without verification ... */
+	locus_policy *p = load("{\"deny_for\": [\"exec:never\"], "
+	                       "\"permissions\": {\"allow\": [\"Read\", "
+	                       "\"Bash(rm:*)\"]}}");
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.environment = "production";
+	in.has_blast_radius = true;
+	in.blast_radius = 50;
+	locus_decision *d = gate(p, "read", "{\"path\":\"a\"}", &in);
+	/* ... an allow rule is approval given in advance */
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_ALLOW);
+	ck_assert_str_eq(locus_decision_reason(d), "all policy checks passed");
+	ck_assert_uint_eq(locus_decision_waived_count(d), 3);
+	ck_assert_str_eq(locus_decision_waived_reason(d, 0),
+	                 "no verification provided");
+	ck_assert_str_eq(locus_decision_permission_rule(d), "Read");
+	locus_decision_free(d);
+	/* but never a deny check */
+	d = gate(p, "bash", BASH("rm -rf /"), NULL);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	ck_assert_str_eq(locus_decision_permission(d), "allow");
+	locus_decision_free(d);
+	locus_policy_free(p);
+	/* ask and deny are enforced without listing permission:* labels */
+	p = rules("", "\"Read\"", "\"Write\"");
+	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['permission:ask'] require human approval");
+	expect(p, "write", "{\"path\":\"a\",\"content\":\"\"}", NULL,
+	       LOCUS_OUTCOME_DENY,
+	       "labels ['permission:deny'] are denied by policy");
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(claude_settings)
+{
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	const char *s = "{\"model\": \"x\", \"hooks\": {}, \"permissions\": "
+	                "{\"allow\": [\"Read(src/**)\", \"Bash(git diff:*)\"], "
+	                "\"deny\": [\"Read(./.env)\"], \"defaultMode\": "
+	                "\"acceptEdits\"}}";
+	locus_error err;
+	ck_assert_int_eq(locus_policy_add_claude_settings(p, s, strlen(s), &err),
+	                 0);
+	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 2);
+	ck_assert_uint_eq(locus_policy_rule_count(p, 2), 1);
+	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/.env\"}", "/w"),
+	                 "deny");
+	/* a bad rule: error, policy unchanged */
+	const char *bad = "{\"permissions\": {\"allow\": [\"Edit\", \"Bash(\"]}}";
+	ck_assert_int_eq(locus_policy_add_claude_settings(p, bad, strlen(bad),
+	                                                  &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "permissions.allow[1]"));
+	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 2);
+	const char *dup = "{\"permissions\": {}, \"permissions\": {}}";
+	ck_assert_int_eq(locus_policy_add_claude_settings(p, dup, strlen(dup),
+	                                                  &err),
+	                 LOCUS_EINVALID);
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(gate_hostile_arguments)
+{
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	locus_decision *d = NULL;
+	locus_error err;
+	/* a duplicate key would let the tool run what the policy never saw */
+	const char *dup = "{\"command\":\"ls\",\"command\":\"rm -rf /\"}";
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", dup, strlen(dup), NULL,
+	                            &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(d);
+	const char *arr = "[1]";
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", arr, 3, NULL, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", "{\"command\":", 11, NULL,
+	                            &err),
+	                 LOCUS_EINVALID);
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "", "{}", 2, NULL, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "b\xff" "ash", "{}", 2, NULL,
+	                            &err),
+	                 LOCUS_EINVALID);
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash;rm", "{}", 2, NULL, &err),
+	                 LOCUS_EINVALID);
+	const char *nul = "{\"command\":\"ls\\u0000; rm -rf /\"}";
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", nul, strlen(nul), NULL,
+	                            &err),
+	                 LOCUS_EINVALID);
+	/* a 1 MiB command: decided, never allowed blindly */
+	size_t n = (size_t)1 << 20;
+	char *big = malloc(n + 64);
+	size_t o = (size_t)sprintf(big, "{\"command\":\"");
+	for (size_t i = 0; i < n; i++)
+		big[o++] = (i % 3) ? 'a' : ' ';
+	o += (size_t)sprintf(big + o, "\"}");
+	int rc = locus_gate(&d, p, NULL, "bash", big, o, NULL, &err);
+	ck_assert_int_eq(rc, 0);
+	locus_decision_free(d);
+	free(big);
+	locus_policy_free(p);
+}
+END_TEST
+
+/* --- the CLI --------------------------------------------------------------- */
+
+static int run(const char *cmd, char *out, size_t cap)
+{
+	FILE *f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(out, 1, cap - 1, f);
+	out[n] = '\0';
+	int st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(cli_gate_and_show)
+{
+	const char *bin = getenv("LOCUS_BIN");
+	ck_assert_ptr_nonnull(bin);
+	char cmd[1024], out[8192];
+	snprintf(cmd, sizeof(cmd),
+	         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
+	         "\"a\"}}' 'not json' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	         "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
+	         bin);
+	int st = run(cmd, out, sizeof(out));
+	ck_assert_int_eq(st, 2); /* a bad line */
+	char *l2 = strchr(out, '\n');
+	ck_assert_ptr_nonnull(l2);
+	ck_assert_ptr_nonnull(strstr(out, "\"outcome\":\"allow\""));
+	ck_assert(strncmp(l2 + 1, "{\"error\":", 9) == 0);
+	ck_assert_ptr_nonnull(strstr(l2, "\"line\":2"));
+	ck_assert_ptr_nonnull(strstr(l2, "\"outcome\":\"deny\""));
+	snprintf(cmd, sizeof(cmd),
+	         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
+	         "\"a\"}}' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	         "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
+	         bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 4);
+	snprintf(cmd, sizeof(cmd),
+	         "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict --exit-code",
+	         bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 3);
+	snprintf(cmd, sizeof(cmd),
+	         "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict", bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+	snprintf(cmd, sizeof(cmd), "%s gate --preset nope </dev/null 2>&1", bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "nope"));
+	snprintf(cmd, sizeof(cmd), "%s policy show --preset strict --compact",
+	         bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@1\""));
+	snprintf(cmd, sizeof(cmd),
+	         "f=$(mktemp) && printf '{\"deny_for\": 1}' >$f && "
+	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st", bin);
+	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "deny_for"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *t = tcase_create("policy");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, library_defaults);
+	tcase_add_test(t, each_check_reason);
+	tcase_add_test(t, verification_rules);
+	tcase_add_test(t, strongest_wins_and_order);
+	tcase_add_loop_test(t, loader_rejects, 0,
+	                    (int)(sizeof(bad_docs) / sizeof(bad_docs[0])));
+	tcase_add_test(t, loader_hostile);
+	tcase_add_test(t, presets);
+	tcase_add_test(t, path_and_other_rules);
+	tcase_add_test(t, allow_waives_require_human_only);
+	tcase_add_test(t, claude_settings);
+	tcase_add_test(t, gate_hostile_arguments);
+	tcase_add_test(t, cli_gate_and_show);
+	suite_add_tcase(s, t);
+	/* these need the shell parser (issue 2) */
+	TCase *sh = tcase_create("shell");
+	tcase_set_timeout(sh, 120);
+	tcase_add_test(sh, presets_shell);
+	tcase_add_test(sh, shell_rules);
+	suite_add_tcase(s, sh);
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_ENV);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
