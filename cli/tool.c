@@ -1,0 +1,180 @@
+/*
+ * cli/tool.c - `locus tool`: call harness tools through the policy gate.
+ *
+ *   locus tool NAME 'JSON' [--root DIR] [--backend local|memory|bwrap]
+ *              [--policy FILE | --preset NAME] [--no-read-check]
+ *   locus tool - [options]      one {"tool":..., "arguments":{...}} per
+ *                               stdin line, one result line each:
+ *                               {"tool":..., "is_error":..., "output":...}
+ *
+ * The gate is the policy (default preset "standard"); a call it holds for a
+ * person is refused (there is nobody to ask).  The harness lives for the
+ * whole run, so `-` can read a file and then edit it.  With NAME, the
+ * result text goes to stdout.  Exit status: 0 the call(s) succeeded,
+ * 1 a tool refused or failed, 2 usage error or a bad policy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "locus/harness.h"
+#include "policy_cli.h"
+
+static void warn(const char *m, void *p)
+{
+	(void)p;
+	fprintf(stderr, "locus tool: warning: %s\n", m);
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+	        "usage: locus tool NAME 'JSON' [--root DIR] [--backend "
+	        "local|memory|bwrap]\n"
+	        "                  [--policy FILE | --preset NAME] "
+	        "[--no-read-check]\n"
+	        "       locus tool - [options]   (JSON lines on stdin)\n");
+	return 2;
+}
+
+static int run_lines(locus_harness *h)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int status = 0;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		cJSON *in = cJSON_ParseWithLength(line, (size_t)n);
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "tool");
+		cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "arguments");
+		cJSON *res = cJSON_CreateObject();
+		if (!cJSON_IsString(t) || (a && !cJSON_IsObject(a))) {
+			cJSON_AddStringToObject(res, "error",
+			                        "expected {\"tool\":NAME,"
+			                        "\"arguments\":{...}}");
+			status = 2;
+		} else {
+			char *args = a ? cJSON_PrintUnformatted(a) : NULL;
+			char *out = NULL;
+			bool is_err = true;
+			locus_error err = {0};
+			int rc = locus_harness_call(h, t->valuestring,
+			                            args ? args : "{}", &out,
+			                            &is_err, &err);
+			cJSON_AddStringToObject(res, "tool", t->valuestring);
+			cJSON_AddBoolToObject(res, "is_error", rc || is_err);
+			cJSON_AddStringToObject(res, "output",
+			                        rc ? err.message : out);
+			if ((rc || is_err) && status == 0)
+				status = 1;
+			free(out);
+			free(args);
+		}
+		char *o = cJSON_PrintUnformatted(res);
+		if (o)
+			printf("%s\n", o);
+		free(o);
+		cJSON_Delete(res);
+		cJSON_Delete(in);
+		fflush(stdout);
+	}
+	free(line);
+	return status;
+}
+
+int cli_tool(int argc, char **argv)
+{
+	const char *name = NULL, *json = NULL, *root = ".", *backend = "local";
+	const char *policy_file = NULL, *preset = NULL;
+	bool no_read = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--root") && i + 1 < argc)
+			root = argv[++i];
+		else if (!strcmp(a, "--backend") && i + 1 < argc)
+			backend = argv[++i];
+		else if (!strcmp(a, "--policy") && i + 1 < argc)
+			policy_file = argv[++i];
+		else if (!strcmp(a, "--preset") && i + 1 < argc)
+			preset = argv[++i];
+		else if (!strcmp(a, "--no-read-check"))
+			no_read = true;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return usage();
+		else if (a[0] == '-' && a[1] == '-')
+			return usage();
+		else if (!name)
+			name = a;
+		else if (!json)
+			json = a;
+		else
+			return usage();
+	}
+	if (!name || (strcmp(name, "-") && !json) ||
+	    (!strcmp(name, "-") && json))
+		return usage();
+	locus_policy *pol = NULL;
+	if (cli_policy_build(policy_file, preset, NULL, &pol))
+		return 2;
+	locus_backend *b = NULL;
+	locus_error err = {0};
+	int rc;
+	if (!strcmp(backend, "local")) {
+		rc = locus_backend_local_new(&b, root, NULL, &err);
+	} else if (!strcmp(backend, "memory")) {
+		rc = locus_backend_memory_new(&b, &err);
+	} else if (!strcmp(backend, "bwrap")) {
+		locus_session *s = NULL;
+		rc = locus_session_bwrap_new(&s, root, &err);
+		if (!rc)
+			rc = locus_backend_session_new(
+			    &b, s, "/workspace", "bwrap sandbox", true, &err);
+	} else {
+		locus_policy_free(pol);
+		return usage();
+	}
+	if (rc) {
+		fprintf(stderr, "locus tool: %s\n", err.message);
+		locus_policy_free(pol);
+		return 2;
+	}
+	char *real = realpath(root, NULL);
+	locus_policy_wrap gate = {0};
+	gate.policy = pol;
+	gate.workspace_root = real;
+	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
+	cfg.require_read = !no_read;
+	cfg.on_warning = warn;
+	locus_harness *h = NULL;
+	rc = locus_harness_new(
+	    &h, b, locus_all_tools[0] && b->can_exec ? locus_all_tools : NULL,
+	    locus_harness_policy_wrap, &gate, &cfg, &err);
+	int status = 2;
+	if (rc) {
+		fprintf(stderr, "locus tool: %s\n", err.message);
+	} else if (!strcmp(name, "-")) {
+		status = run_lines(h);
+	} else {
+		char *out = NULL;
+		bool is_err = true;
+		rc = locus_harness_call(h, name, json, &out, &is_err, &err);
+		if (rc) {
+			fprintf(stderr, "locus tool: %s\n", err.message);
+			status = 2;
+		} else {
+			fputs(out, is_err ? stderr : stdout);
+			if (*out && out[strlen(out) - 1] != '\n')
+				fputc('\n', is_err ? stderr : stdout);
+			status = is_err ? 1 : 0;
+		}
+		free(out);
+	}
+	locus_harness_free(h);
+	locus_backend_free(b);
+	locus_policy_free(pol);
+	free(real);
+	return status;
+}

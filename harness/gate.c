@@ -1,0 +1,57 @@
+/*
+ * harness/gate.c - the standard wrap: every tool call goes through the
+ * policy engine's gate before its body runs (the single-gate rule).
+ * Anything but a clear allow refuses: deny, a hold nobody approved, and
+ * any error of the gate itself (fail closed).
+ */
+#include "internal.h"
+#include "locus/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *refusal(const char *prefix, const char *reason)
+{
+	lh_buf b = {0};
+	lh_buf_printf(&b, "%s%s", prefix, reason ? reason : "");
+	return lh_buf_take(&b);
+}
+
+char *locus_harness_policy_wrap(const char *tool, const char *args_json,
+                                void *wrap_payload)
+{
+	const locus_policy_wrap *w = wrap_payload;
+	if (!w || !w->policy)
+		return refusal("not run: no policy to decide this call", NULL);
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.environment = w->environment;
+	in.workspace_root = w->workspace_root;
+	locus_decision *d = NULL;
+	locus_error err = {0};
+	const char *args = args_json ? args_json : "{}";
+	int rc = locus_gate(&d, w->policy, NULL, tool, args, strlen(args), &in,
+	                    &err);
+	if (rc) {
+		locus_decision_free(d);
+		return refusal("not run: the gate could not decide this call: ",
+		               err.message[0] ? err.message : "error");
+	}
+	if (w->on_decision) {
+		char *j = NULL;
+		if (locus_decision_json(d, 0, &j) == 0 && j)
+			w->on_decision(j, w->payload);
+		free(j);
+	}
+	locus_outcome o = locus_decision_outcome(d);
+	const char *reason = locus_decision_reason(d);
+	char *res = NULL;
+	if (o == LOCUS_OUTCOME_DENY)
+		res = refusal("denied by policy: ", reason);
+	else if (o == LOCUS_OUTCOME_REQUIRE_HUMAN &&
+	         !(w->approve && w->approve(tool, args, reason, w->payload)))
+		res = refusal("held for a person's approval: ", reason);
+	else if (o != LOCUS_OUTCOME_ALLOW && o != LOCUS_OUTCOME_REQUIRE_HUMAN)
+		res = refusal("denied: unknown outcome", NULL);
+	locus_decision_free(d);
+	return res;
+}

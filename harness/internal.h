@@ -1,0 +1,75 @@
+/*
+ * harness/internal.h - helpers shared by the backends and the tools.
+ */
+#ifndef LOCUS_HARNESS_INTERNAL_H
+#define LOCUS_HARNESS_INTERNAL_H
+
+#include "locus/harness.h"
+
+#include <stdarg.h>
+
+/* A growable byte buffer; d is always NUL-terminated when non-NULL. */
+typedef struct lh_buf {
+	char *d;
+	size_t len, cap;
+	bool oom; /* an append failed: the contents are incomplete */
+} lh_buf;
+
+void lh_buf_add(lh_buf *b, const char *s, size_t n);
+void lh_buf_puts(lh_buf *b, const char *s);
+void lh_buf_printf(lh_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Hand over the contents (never NULL unless oom); the buffer is reset. */
+char *lh_buf_take(lh_buf *b);
+void lh_buf_free(lh_buf *b);
+
+/* Fill err (if any) and return code. */
+int lh_err(locus_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void lh_sha256_hex(const void *data, size_t len, char out[65]);
+
+bool lh_is_skip_dir(const char *name);
+
+/*
+ * Lexical normalisation of a path against a root: absolute paths must lie
+ * under root; "." and empty parts dropped; ".." pops (and may not leave the
+ * root).  *out is the relative path ("" for the root itself), malloc'd.
+ */
+int lh_path_rel(const char *root, const char *path, char **out,
+                locus_error *err);
+
+/* Single-quote s for POSIX sh. */
+void lh_buf_shquote(lh_buf *b, const char *s);
+
+double lh_now(void);
+
+/* Tests: make a LocalBackend resolve paths without openat2. */
+void lh_local_disable_openat2(locus_backend *b);
+
+/* A unified diff (malloc'd); old or new_ NULL for a created or deleted
+ * file.  NULL on allocation failure. */
+char *lh_unified_diff(const char *path, const char *old, size_t olen,
+                      const char *new_, size_t nlen);
+
+/* One planned file change of a tool call (write, edit, apply_patch...). */
+typedef struct lh_change {
+	char *path;
+	bool had; /* the file existed: old holds its bytes */
+	char *old;
+	size_t olen;
+	bool del; /* remove the file */
+	char *data;
+	size_t len;
+} lh_change;
+
+void lh_changes_free(lh_change *c, size_t n);
+
+/*
+ * Plan an apply_patch call against the backend's files.  On a malformed
+ * patch or one that does not apply, returns LOCUS_EINVALID with *msg set
+ * (malloc'd) and no plan.
+ */
+int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
+                  size_t *n, char **msg);
+#endif

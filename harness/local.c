@@ -1,0 +1,1090 @@
+/*
+ * harness/local.c - LocalBackend: a host folder, commands on the host.
+ *
+ * Every path is resolved beneath the root's directory fd: with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) when the kernel has it,
+ * else component by component with O_NOFOLLOW, following symlinks by hand
+ * and refusing any that leads out (absolute targets outside the root,
+ * `..` above it).  The fd that is finally used is the one that was checked,
+ * so a symlink swapped in later cannot redirect it.
+ *
+ * Commands run under /bin/sh -c in a new session (own process group), with
+ * output to a file in a private state folder; background commands read
+ * stdin from a FIFO.  A timeout kills the whole group.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILE_BYTES (256u << 20)
+#define MAX_SYMLINKS   40
+
+typedef struct job {
+	char handle[16];
+	pid_t pid;
+	int stdin_fd; /* -1 when closed or none */
+	bool finished;
+	int exit_code;
+	char *out_path;
+	double start;
+} job;
+
+typedef struct local_backend {
+	locus_backend base;
+	char *root;      /* as given, for messages and absolute paths */
+	char *root_real; /* realpath */
+	int root_fd;
+	bool no_openat2;
+	char *state_dir; /* mkdtemp, made on first exec */
+	job *jobs;
+	size_t njobs, cap_jobs;
+	unsigned next_handle;
+	unsigned seq;
+} local_backend;
+
+static local_backend *L(locus_backend *b)
+{
+	return (local_backend *)b;
+}
+
+static void l_free(locus_backend *b);
+
+void lh_local_disable_openat2(locus_backend *b)
+{
+	if (b && b->free == l_free)
+		L(b)->no_openat2 = true;
+}
+
+/* ---------------- path resolution ---------------- */
+
+static int escape_err(locus_error *err, const char *path, const char *root)
+{
+	return lh_err(err, LOCUS_EDENIED,
+	              "%s resolves outside the workspace %s: refused", path,
+	              root);
+}
+
+/* Turn the user's path into a path relative to the root. */
+static int to_rel(local_backend *lb, const char *path, char **rel,
+                  locus_error *err)
+{
+	if (path && path[0] == '/' && lb->root_real &&
+	    strncmp(path, lb->root, strlen(lb->root)) != 0) {
+		size_t rl = strlen(lb->root_real);
+		if (!strncmp(path, lb->root_real, rl) &&
+		    (path[rl] == '/' || path[rl] == '\0'))
+			return lh_path_rel(lb->root_real, path, rel, err);
+	}
+	return lh_path_rel(lb->root, path, rel, err);
+}
+
+static int try_openat2(local_backend *lb, const char *rel, int flags,
+                       int *fd_out)
+{
+	struct open_how how;
+	memset(&how, 0, sizeof how);
+	how.flags = (unsigned long long)(flags | O_CLOEXEC);
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	long r = syscall(SYS_openat2, lb->root_fd, *rel ? rel : ".", &how,
+	                 sizeof how);
+	if (r < 0)
+		return -errno;
+	*fd_out = (int)r;
+	return 0;
+}
+
+/*
+ * Manual resolution.  The path is a queue of components; a stack of fds
+ * remembers the folders walked so `..` can pop.  Symlinks are read and
+ * their target spliced in front of the remaining components.
+ */
+static int walk_open(local_backend *lb, const char *rel, int flags, int *fd_out)
+{
+	size_t cap = 16, depth = 0;
+	int *stack = malloc(cap * sizeof *stack);
+	char *todo = strdup(rel);
+	int rc = 0, links = 0;
+	if (!stack || !todo) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	stack[0] = -1; /* the root; root_fd is not ours to close */
+	for (;;) {
+		char *p = todo;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		char *e = p;
+		while (*e && *e != '/')
+			e++;
+		bool last = true;
+		for (char *q = e; *q; q++)
+			if (*q != '/')
+				last = false;
+		char comp[NAME_MAX + 2];
+		size_t cl = (size_t)(e - p);
+		if (cl > NAME_MAX) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(comp, p, cl);
+		comp[cl] = '\0';
+		memmove(todo, e, strlen(e) + 1);
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			if (depth == 0) {
+				rc = -EXDEV;
+				goto out;
+			}
+			close(stack[depth--]);
+			continue;
+		}
+		int cur = depth ? stack[depth] : lb->root_fd;
+		struct stat st;
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (++links > MAX_SYMLINKS) {
+				rc = -ELOOP;
+				goto out;
+			}
+			char target[PATH_MAX + 1];
+			ssize_t tl = readlinkat(cur, comp, target, PATH_MAX);
+			if (tl < 0) {
+				rc = -errno;
+				goto out;
+			}
+			target[tl] = '\0';
+			if (target[0] == '/') {
+				/* absolute: only if it names a place under
+				 * the root, then restart from the root */
+				size_t rl = strlen(lb->root_real);
+				if (strncmp(target, lb->root_real, rl) ||
+				    (target[rl] != '/' && target[rl] != '\0')) {
+					rc = -EXDEV;
+					goto out;
+				}
+				while (depth)
+					close(stack[depth--]);
+				memmove(target, target + rl,
+				        strlen(target + rl) + 1);
+			}
+			size_t tl2 = strlen(target), rem = strlen(todo);
+			char *nt = malloc(tl2 + rem + 2);
+			if (!nt) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			memcpy(nt, target, tl2);
+			nt[tl2] = '/';
+			memcpy(nt + tl2 + 1, todo, rem + 1);
+			free(todo);
+			todo = nt;
+			continue;
+		}
+		if (last) {
+			int fd =
+			    openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0) {
+				rc = -errno;
+				goto out;
+			}
+			*fd_out = fd;
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = -ENOTDIR;
+			goto out;
+		}
+		int fd = openat(cur, comp,
+		                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (depth + 1 >= cap) {
+			int *ns = realloc(stack, 2 * cap * sizeof *ns);
+			if (!ns) {
+				close(fd);
+				rc = -ENOMEM;
+				goto out;
+			}
+			stack = ns;
+			cap *= 2;
+		}
+		stack[++depth] = fd;
+	}
+	/* the path named the root itself (or ended in "..") */
+	{
+		int cur = depth ? stack[depth] : lb->root_fd;
+		int fd = openat(cur, ".", flags | O_CLOEXEC);
+		if (fd < 0)
+			rc = -errno;
+		else
+			*fd_out = fd;
+	}
+out:
+	while (stack && depth)
+		close(stack[depth--]);
+	free(stack);
+	free(todo);
+	return rc;
+}
+
+/* Open rel beneath the root; negative errno on failure. */
+static int open_beneath(local_backend *lb, const char *rel, int flags,
+                        int *fd_out)
+{
+	if (!lb->no_openat2) {
+		int rc = try_openat2(lb, rel, flags, fd_out);
+		if (rc != -ENOSYS && rc != -EPERM)
+			return rc;
+		/* seccomp or an old kernel: resolve by hand */
+	}
+	return walk_open(lb, rel, flags, fd_out);
+}
+
+static int map_errno(locus_error *err, int e, const char *path,
+                     const char *root)
+{
+	switch (e) {
+	case EXDEV:
+	case ELOOP:
+		return escape_err(err, path, root);
+	case ENOENT:
+		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+	case ENOTDIR:
+		return lh_err(err, LOCUS_ENOTFOUND,
+		              "%s: a part of the path is not a folder", path);
+	case ENOMEM:
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	default: {
+		int rc = lh_err(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+		if (err)
+			err->sys = e;
+		return rc;
+	}
+	}
+}
+
+/* Resolve a user path to an open fd (flags for the final open). */
+static int resolve(local_backend *lb, const char *path, int flags, int *fd_out,
+                   locus_error *err)
+{
+	char *rel = NULL;
+	int rc = to_rel(lb, path, &rel, err);
+	if (rc)
+		return rc;
+	int e = open_beneath(lb, rel, flags, fd_out);
+	free(rel);
+	if (e < 0)
+		return map_errno(err, -e, path, lb->root);
+	return 0;
+}
+
+/*
+ * Resolve the parent folder of a path for a change (write, remove): the
+ * parent is opened (created if missing when mk) and the last name returned.
+ */
+static int resolve_parent(local_backend *lb, const char *path, bool mk,
+                          int *dirfd, char **name, locus_error *err)
+{
+	char *rel = NULL;
+	*name = NULL;
+	int rc = to_rel(lb, path, &rel, err);
+	if (rc)
+		return rc;
+	if (!*rel) {
+		free(rel);
+		return lh_err(err, LOCUS_EINVALID,
+		              "%s is the workspace folder, not a file", path);
+	}
+	char *slash = strrchr(rel, '/');
+	const char *base = slash ? slash + 1 : rel;
+	if (slash)
+		*slash = '\0';
+	const char *dir = slash ? rel : "";
+	int e = open_beneath(lb, dir, O_PATH | O_DIRECTORY, dirfd);
+	if (e == -ENOENT && mk) {
+		/* create the missing folders one by one, each checked */
+		char *p = rel;
+		for (;;) {
+			char *s = strchr(p, '/');
+			if (s)
+				*s = '\0';
+			int fd;
+			e = open_beneath(lb, rel, O_PATH | O_DIRECTORY, &fd);
+			if (e == -ENOENT) {
+				char *ls = strrchr(rel, '/');
+				int pfd = lb->root_fd, own = -1;
+				if (ls) {
+					*ls = '\0';
+					e = open_beneath(lb, rel,
+					                 O_PATH | O_DIRECTORY,
+					                 &own);
+					*ls = '/';
+					if (e < 0)
+						break;
+					pfd = own;
+				}
+				if (mkdirat(pfd, ls ? ls + 1 : rel, 0777) < 0 &&
+				    errno != EEXIST)
+					e = -errno;
+				else
+					e = 0;
+				if (own >= 0)
+					close(own);
+				if (e < 0)
+					break;
+			} else if (e < 0) {
+				break;
+			} else {
+				close(fd);
+			}
+			if (!s)
+				break;
+			*s = '/';
+			p = s + 1;
+		}
+		if (e == 0)
+			e = open_beneath(lb, rel, O_PATH | O_DIRECTORY, dirfd);
+	}
+	if (e < 0) {
+		free(rel);
+		return map_errno(err, -e, path, lb->root);
+	}
+	if (!strcmp(base, ".") || !strcmp(base, "..")) {
+		close(*dirfd);
+		free(rel);
+		return lh_err(err, LOCUS_EINVALID, "%s is not a file name",
+		              path);
+	}
+	*name = strdup(base);
+	free(rel);
+	if (!*name) {
+		close(*dirfd);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* ---------------- files ---------------- */
+
+static int l_stat(locus_backend *b, const char *path, locus_stat *out,
+                  locus_error *err)
+{
+	local_backend *lb = L(b);
+	memset(out, 0, sizeof *out);
+	int fd;
+	int rc = resolve(lb, path, O_PATH, &fd, err);
+	if (rc == LOCUS_ENOTFOUND)
+		return 0; /* exists = false */
+	if (rc)
+		return rc;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return map_errno(err, errno, path, lb->root);
+	}
+	close(fd);
+	out->exists = true;
+	out->is_dir = S_ISDIR(st.st_mode);
+	out->size = (uint64_t)st.st_size;
+	out->mtime_ns =
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return 0;
+}
+
+static int read_fd_all(int fd, const char *path, char **out, size_t *len,
+                       locus_error *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return lh_err(err, LOCUS_EIO, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		              path);
+	if (!S_ISREG(st.st_mode))
+		return lh_err(err, LOCUS_EINVALID, "%s is not a regular file",
+		              path);
+	lh_buf buf = {0};
+	char tmp[65536];
+	for (;;) {
+		ssize_t r = read(fd, tmp, sizeof tmp);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			lh_buf_free(&buf);
+			return lh_err(err, LOCUS_EIO, "%s: %s", path,
+			              strerror(errno));
+		}
+		if (r == 0)
+			break;
+		if (buf.len + (size_t)r > MAX_FILE_BYTES) {
+			lh_buf_free(&buf);
+			return lh_err(err, LOCUS_ETOOBIG,
+			              "%s is larger than %u bytes", path,
+			              MAX_FILE_BYTES);
+		}
+		lh_buf_add(&buf, tmp, (size_t)r);
+	}
+	*len = buf.len;
+	*out = lh_buf_take(&buf);
+	if (!*out)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int l_read(locus_backend *b, const char *path, char **out, size_t *len,
+                  locus_error *err)
+{
+	local_backend *lb = L(b);
+	*out = NULL;
+	*len = 0;
+	int fd;
+	int rc = resolve(lb, path, O_RDONLY | O_NONBLOCK, &fd, err);
+	if (rc)
+		return rc;
+	rc = read_fd_all(fd, path, out, len, err);
+	close(fd);
+	return rc;
+}
+
+static int l_write(locus_backend *b, const char *path, const char *data,
+                   size_t len, locus_error *err)
+{
+	local_backend *lb = L(b);
+	int dfd;
+	char *name;
+	int rc = resolve_parent(lb, path, true, &dfd, &name, err);
+	if (rc)
+		return rc;
+	struct stat st;
+	mode_t mode = 0666 & ~(mode_t)0; /* umask applies at creation */
+	bool had = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (had && S_ISLNK(st.st_mode)) {
+		/* write through a link only when it leads to a place inside
+		 * the root: then write that place, atomically */
+		close(dfd);
+		free(name);
+		int fd;
+		rc = resolve(lb, path, O_PATH, &fd, err);
+		if (rc == LOCUS_ENOTFOUND)
+			return lh_err(err, LOCUS_EINVALID,
+			              "%s is a dangling link: refused", path);
+		if (rc)
+			return rc;
+		char lp[64], target[PATH_MAX + 1];
+		snprintf(lp, sizeof lp, "/proc/self/fd/%d", fd);
+		ssize_t tl = readlink(lp, target, PATH_MAX);
+		close(fd);
+		size_t rl = strlen(lb->root_real);
+		if (tl <= 0 || (size_t)tl <= rl ||
+		    strncmp(target, lb->root_real, rl) || target[rl] != '/')
+			return escape_err(err, path, lb->root);
+		target[tl] = '\0';
+		return l_write(b, target, data, len, err);
+	}
+	if (had && S_ISDIR(st.st_mode)) {
+		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		            path);
+		goto out;
+	}
+	char tmp[NAME_MAX + 1];
+	int fd = -1;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(tmp, sizeof tmp, ".%.200s.locus-%d-%u", name,
+		         (int)getpid(), lb->seq++);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		            mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		rc = map_errno(err, errno, path, lb->root);
+		goto out;
+	}
+	if (had && S_ISREG(st.st_mode))
+		(void)fchmod(fd, st.st_mode & 07777);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = map_errno(err, errno, path, lb->root);
+			close(fd);
+			unlinkat(dfd, tmp, 0);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, name) < 0) {
+		rc = map_errno(err, errno, path, lb->root);
+		unlinkat(dfd, tmp, 0);
+	}
+out:
+	close(dfd);
+	free(name);
+	return rc;
+}
+
+static int l_remove(locus_backend *b, const char *path, locus_error *err)
+{
+	local_backend *lb = L(b);
+	int dfd;
+	char *name;
+	int rc = resolve_parent(lb, path, false, &dfd, &name, err);
+	if (rc)
+		return rc;
+	if (unlinkat(dfd, name, 0) < 0)
+		rc = map_errno(err, errno, path, lb->root);
+	close(dfd);
+	free(name);
+	return rc;
+}
+
+static int cmp_dirent(const void *a, const void *b)
+{
+	return strcmp(((const locus_dirent *)a)->name,
+	              ((const locus_dirent *)b)->name);
+}
+
+static int push_ent(locus_dirent **ents, size_t *n, size_t *cap,
+                    const char *name, const struct stat *st)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		locus_dirent *ne = realloc(*ents, nc * sizeof *ne);
+		if (!ne)
+			return LOCUS_ENOMEM;
+		*ents = ne;
+		*cap = nc;
+	}
+	locus_dirent *d = &(*ents)[*n];
+	d->name = strdup(name);
+	if (!d->name)
+		return LOCUS_ENOMEM;
+	d->is_dir = S_ISDIR(st->st_mode);
+	d->size = (uint64_t)st->st_size;
+	d->mtime_ns =
+	    (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	(*n)++;
+	return 0;
+}
+
+static int l_list(locus_backend *b, const char *path, locus_dirent **out,
+                  size_t *n, locus_error *err)
+{
+	local_backend *lb = L(b);
+	*out = NULL;
+	*n = 0;
+	int fd;
+	int rc = resolve(lb, path, O_RDONLY | O_DIRECTORY, &fd, err);
+	if (rc)
+		return rc;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return map_errno(err, errno, path, lb->root);
+	}
+	size_t cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (push_ent(out, n, &cap, de->d_name, &st)) {
+			closedir(d);
+			locus_dirents_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		}
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_dirent);
+	return 0;
+}
+
+/* Iterative walk: a stack of (dir fd, relative prefix). */
+static int l_walk(locus_backend *b, const char *path, size_t max,
+                  locus_dirent **out, size_t *n, locus_error *err)
+{
+	local_backend *lb = L(b);
+	*out = NULL;
+	*n = 0;
+	int fd;
+	int rc = resolve(lb, path, O_RDONLY | O_DIRECTORY, &fd, err);
+	if (rc)
+		return rc;
+	typedef struct {
+		DIR *d;
+		char *prefix;
+	} frame;
+	size_t depth = 0, fcap = 16, cap = 0;
+	frame *st = malloc(fcap * sizeof *st);
+	if (!st) {
+		close(fd);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	st[0].d = fdopendir(fd);
+	st[0].prefix = strdup("");
+	if (!st[0].d || !st[0].prefix) {
+		if (st[0].d)
+			closedir(st[0].d);
+		else
+			close(fd);
+		free(st[0].prefix);
+		free(st);
+		return lh_err(err, LOCUS_ENOMEM, "cannot open %s", path);
+	}
+	depth = 1;
+	rc = 0;
+	while (depth && *n < max) {
+		frame *f = &st[depth - 1];
+		struct dirent *de = readdir(f->d);
+		if (!de) {
+			closedir(f->d);
+			free(f->prefix);
+			depth--;
+			continue;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		struct stat sb;
+		if (fstatat(dirfd(f->d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+			continue;
+		size_t pl = strlen(f->prefix);
+		char *full = malloc(pl + strlen(de->d_name) + 2);
+		if (!full) {
+			rc = LOCUS_ENOMEM;
+			break;
+		}
+		sprintf(full, "%s%s%s", f->prefix, pl ? "/" : "", de->d_name);
+		if (S_ISDIR(sb.st_mode)) {
+			if (lh_is_skip_dir(de->d_name)) {
+				free(full);
+				continue;
+			}
+			int cfd = openat(dirfd(f->d), de->d_name,
+			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			                     O_CLOEXEC);
+			DIR *cd = cfd >= 0 ? fdopendir(cfd) : NULL;
+			if (!cd) {
+				if (cfd >= 0)
+					close(cfd);
+				free(full);
+				continue;
+			}
+			if (depth == fcap) {
+				frame *ns = realloc(st, 2 * fcap * sizeof *ns);
+				if (!ns) {
+					closedir(cd);
+					free(full);
+					rc = LOCUS_ENOMEM;
+					break;
+				}
+				st = ns;
+				fcap *= 2;
+			}
+			st[depth].d = cd;
+			st[depth].prefix = full;
+			depth++;
+			continue;
+		}
+		/* symlinks are not followed: their targets may lie outside */
+		if (S_ISREG(sb.st_mode) && push_ent(out, n, &cap, full, &sb)) {
+			free(full);
+			rc = LOCUS_ENOMEM;
+			break;
+		}
+		free(full);
+	}
+	while (depth) {
+		closedir(st[depth - 1].d);
+		free(st[depth - 1].prefix);
+		depth--;
+	}
+	free(st);
+	if (rc) {
+		locus_dirents_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return lh_err(err, rc, "out of memory");
+	}
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_dirent);
+	return 0;
+}
+
+/* ---------------- commands ---------------- */
+
+static int ensure_state(local_backend *lb, locus_error *err)
+{
+	if (lb->state_dir)
+		return 0;
+	const char *tmp = getenv("TMPDIR");
+	char templ[4096];
+	snprintf(templ, sizeof templ, "%s/locus-harness-XXXXXX",
+	         tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(templ))
+		return lh_err(err, LOCUS_EIO, "cannot make a state folder: %s",
+		              strerror(errno));
+	lb->state_dir = strdup(templ);
+	if (!lb->state_dir) {
+		rmdir(templ);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static job *find_job(local_backend *lb, const char *handle)
+{
+	for (size_t i = 0; i < lb->njobs; i++)
+		if (!strcmp(lb->jobs[i].handle, handle))
+			return &lb->jobs[i];
+	return NULL;
+}
+
+static int decode_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+static void job_poll(job *j)
+{
+	if (j->finished)
+		return;
+	int st;
+	pid_t r = waitpid(j->pid, &st, WNOHANG);
+	if (r == j->pid) {
+		j->finished = true;
+		j->exit_code = decode_status(st);
+	}
+}
+
+static void kill_group_wait(pid_t pid, job *j)
+{
+	kill(-pid, SIGKILL);
+	if (j && j->finished)
+		return;
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (j) {
+		j->finished = true;
+		j->exit_code = decode_status(st);
+	}
+}
+
+static int read_file_from(const char *p, size_t since, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	lh_buf buf = {0};
+	char tmp[65536];
+	off_t off = (off_t)since;
+	for (;;) {
+		ssize_t r = pread(fd, tmp, sizeof tmp, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		lh_buf_add(&buf, tmp, (size_t)r);
+		off += r;
+		if (buf.len > MAX_FILE_BYTES)
+			break;
+	}
+	close(fd);
+	*len = buf.len;
+	*out = lh_buf_take(&buf);
+	return *out ? 0 : -1;
+}
+
+static int l_exec(locus_backend *b, const char *command, double timeout_s,
+                  int flags, locus_exec_result *res, locus_error *err)
+{
+	local_backend *lb = L(b);
+	memset(res, 0, sizeof *res);
+	int rc = ensure_state(lb, err);
+	if (rc)
+		return rc;
+	if (lb->njobs == lb->cap_jobs) {
+		size_t nc = lb->cap_jobs ? lb->cap_jobs * 2 : 8;
+		job *nj = realloc(lb->jobs, nc * sizeof *nj);
+		if (!nj)
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lb->jobs = nj;
+		lb->cap_jobs = nc;
+	}
+	unsigned id = ++lb->seq;
+	char outp[4200], inp[4200];
+	snprintf(outp, sizeof outp, "%s/%u.out", lb->state_dir, id);
+	snprintf(inp, sizeof inp, "%s/%u.in", lb->state_dir, id);
+	bool bg = flags & LOCUS_EXEC_BACKGROUND;
+	bool keep = flags & LOCUS_EXEC_KEEP;
+	int ofd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (ofd < 0)
+		return lh_err(err, LOCUS_EIO, "cannot make %s: %s", outp,
+		              strerror(errno));
+	int infd = -1;
+	if (bg) {
+		if (mkfifo(inp, 0600) == 0)
+			infd = open(inp, O_RDWR | O_CLOEXEC);
+		if (infd < 0) {
+			close(ofd);
+			return lh_err(err, LOCUS_EIO, "cannot make a FIFO: %s",
+			              strerror(errno));
+		}
+	}
+	double start = lh_now();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(ofd);
+		if (infd >= 0)
+			close(infd);
+		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* child: own session and group; only async-signal-safe
+		 * calls from here */
+		setsid();
+		if (fchdir(lb->root_fd) < 0)
+			_exit(126);
+		int i0 = bg ? open(inp, O_RDONLY) : open("/dev/null", O_RDONLY);
+		if (i0 < 0 || dup2(i0, 0) < 0 || dup2(ofd, 1) < 0 ||
+		    dup2(ofd, 2) < 0)
+			_exit(126);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* may fail after the child's setsid: fine */
+	close(ofd);
+	job j;
+	memset(&j, 0, sizeof j);
+	j.pid = pid;
+	j.stdin_fd = bg ? infd : -1;
+	if (!bg && infd >= 0)
+		close(infd);
+	j.start = start;
+	j.out_path = strdup(outp);
+	if (!bg) {
+		useconds_t nap = 2000;
+		for (;;) {
+			job_poll(&j);
+			if (j.finished)
+				break;
+			if (lh_now() - start >= timeout_s) {
+				res->timed_out = true;
+				break;
+			}
+			usleep(nap);
+			if (nap < 50000)
+				nap *= 2;
+		}
+		if (j.finished) {
+			/* the leader is done: stragglers it left in its
+			 * group are killed, never orphaned */
+			kill(-pid, SIGKILL);
+		} else if (!keep) {
+			kill_group_wait(pid, &j);
+			j.finished = false; /* killed, no exit status */
+		}
+	}
+	res->duration_s = lh_now() - start;
+	read_file_from(outp, 0, &res->output, &res->output_len);
+	if (bg || (res->timed_out && keep)) {
+		snprintf(j.handle, sizeof j.handle, "sh%u", ++lb->next_handle);
+		memcpy(res->handle, j.handle, sizeof j.handle);
+		if (!j.out_path) {
+			kill_group_wait(pid, &j);
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		}
+		lb->jobs[lb->njobs++] = j;
+		res->finished = false;
+		return 0;
+	}
+	res->finished = j.finished;
+	res->exit_code = j.finished ? j.exit_code : -1;
+	unlink(outp);
+	free(j.out_path);
+	return 0;
+}
+
+static int l_bg_output(locus_backend *b, const char *handle, size_t since,
+                       char **out, size_t *len, locus_bg_status *st,
+                       locus_error *err)
+{
+	job *j = find_job(L(b), handle);
+	*out = NULL;
+	*len = 0;
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	job_poll(j);
+	st->running = !j->finished;
+	st->exit_code = j->exit_code;
+	read_file_from(j->out_path, since, out, len);
+	st->next = since + *len;
+	return 0;
+}
+
+static int l_bg_write(locus_backend *b, const char *handle, const char *data,
+                      size_t len, bool close_stdin, locus_error *err)
+{
+	job *j = find_job(L(b), handle);
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	job_poll(j);
+	if (j->stdin_fd < 0)
+		return lh_err(err, LOCUS_EINVALID, "%s has no open stdin",
+		              handle);
+	if (j->finished)
+		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(j->stdin_fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return lh_err(err, LOCUS_EIO, "%s stdin: %s", handle,
+			              strerror(errno));
+		off += (size_t)w;
+	}
+	if (close_stdin) {
+		close(j->stdin_fd);
+		j->stdin_fd = -1;
+	}
+	return 0;
+}
+
+static int l_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
+                     locus_error *err)
+{
+	job *j = find_job(L(b), handle);
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	job_poll(j);
+	kill_group_wait(j->pid, j);
+	if (j->stdin_fd >= 0) {
+		close(j->stdin_fd);
+		j->stdin_fd = -1;
+	}
+	st->running = false;
+	st->exit_code = j->exit_code;
+	st->next = 0;
+	return 0;
+}
+
+static void l_free(locus_backend *b)
+{
+	local_backend *lb = L(b);
+	for (size_t i = 0; i < lb->njobs; i++) {
+		job *j = &lb->jobs[i];
+		job_poll(j);
+		kill_group_wait(j->pid, j);
+		if (j->stdin_fd >= 0)
+			close(j->stdin_fd);
+		free(j->out_path);
+	}
+	free(lb->jobs);
+	if (lb->state_dir) {
+		DIR *d = opendir(lb->state_dir);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d)))
+				if (de->d_name[0] != '.')
+					unlinkat(dirfd(d), de->d_name, 0);
+			closedir(d);
+		}
+		rmdir(lb->state_dir);
+		free(lb->state_dir);
+	}
+	if (lb->root_fd >= 0)
+		close(lb->root_fd);
+	free(lb->root);
+	free(lb->root_real);
+	free((char *)lb->base.label);
+	free(lb);
+}
+
+int locus_backend_local_new(locus_backend **out, const char *root,
+                            const char *label, locus_error *err)
+{
+	*out = NULL;
+	if (!root || !*root)
+		return lh_err(err, LOCUS_EUSAGE, "no root folder");
+	local_backend *lb = calloc(1, sizeof *lb);
+	if (!lb)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	lb->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lb->root_fd < 0) {
+		int e = errno;
+		free(lb);
+		return lh_err(err, e == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
+		              "cannot open the workspace %s: %s", root,
+		              strerror(e));
+	}
+	lb->root_real = realpath(root, NULL);
+	lb->root = strdup(root);
+	size_t rl = lb->root ? strlen(lb->root) : 0;
+	while (rl > 1 && lb->root[rl - 1] == '/')
+		lb->root[--rl] = '\0';
+	lb->base.label = strdup(label ? label : "UNISOLATED: host shell");
+	if (!lb->root_real || !lb->root || !lb->base.label) {
+		l_free(&lb->base);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	lb->base.version = LOCUS_BACKEND_VERSION;
+	lb->base.root = lb->root;
+	lb->base.can_exec = true;
+	lb->base.isolated = false;
+	lb->base.stat = l_stat;
+	lb->base.read = l_read;
+	lb->base.write = l_write;
+	lb->base.remove = l_remove;
+	lb->base.list = l_list;
+	lb->base.walk = l_walk;
+	lb->base.exec = l_exec;
+	lb->base.bg_output = l_bg_output;
+	lb->base.bg_write = l_bg_write;
+	lb->base.bg_kill = l_bg_kill;
+	lb->base.free = l_free;
+	*out = &lb->base;
+	return 0;
+}

@@ -1,0 +1,1165 @@
+/*
+ * harness/session.c - SessionBackend (any sandbox with exec, upload and
+ * download) and the bubblewrap session shipped with locus.
+ *
+ * SessionBackend does everything with short POSIX sh scripts through
+ * exec, every path single-quoted.  Paths are normalised lexically against
+ * the root, then resolved inside the sandbox (readlink -f of the deepest
+ * existing ancestor) and refused unless the result stays under the root:
+ * the sandbox is the isolation boundary, this check keeps the tools to the
+ * workspace inside it.  Background commands are process groups started
+ * with setsid, output in ROOT/.locus-harness/N.out, stdin on a FIFO held
+ * open by a sleeping writer until write_stdin(close=true).  Listings use
+ * GNU find -printf (NUL-separated), search rg when present else grep -P.
+ *
+ * The bwrap session runs one sandbox for its whole life: bwrap starts a
+ * small sh server reading "run ID" / "kill ID" lines on its stdin; scripts
+ * and results pass through a host folder bound at /run/locus.  The host
+ * opens files there only with O_NOFOLLOW relative to a folder fd it holds,
+ * so the sandbox cannot point it elsewhere.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STATE ".locus-harness"
+
+/* ================= the bwrap session ================= */
+
+typedef struct bwrap_session {
+	locus_session base;
+	pid_t pid; /* bwrap */
+	int ctl;   /* its stdin */
+	int xfd;   /* host transfer folder */
+	char *xdir;
+	unsigned seq;
+} bwrap_session;
+
+static const char SERVER[] =
+    "cd /workspace || exit 1\n"
+    "while IFS= read -r line; do\n"
+    "  case \"$line\" in\n"
+    "  run\\ *) id=${line#run }\n"
+    "    ( setsid -w sh -c 'echo $$ > \"/run/locus/$0.pid\"; "
+    "exec sh \"/run/locus/$0.sh\"' \"$id\" </dev/null "
+    ">\"/run/locus/$id.out\" 2>&1; echo $? >\"/run/locus/$id.rc.tmp\"; "
+    "mv \"/run/locus/$id.rc.tmp\" \"/run/locus/$id.rc\" ) &\n"
+    "    ;;\n"
+    "  kill\\ *) id=${line#kill }\n"
+    "    p=$(cat \"/run/locus/$id.pid\" 2>/dev/null)\n"
+    "    [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
+    "    ;;\n"
+    "  esac\n"
+    "done\n";
+
+static int x_write(bwrap_session *s, const char *name, const char *data,
+                   size_t len)
+{
+	unlinkat(s->xfd, name, 0);
+	int fd =
+	    openat(s->xfd, name,
+	           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return close(fd);
+}
+
+/* Read a regular file of the transfer folder; -1 when absent. */
+static int x_read(bwrap_session *s, const char *name, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	int fd = openat(s->xfd, name,
+	                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	lh_buf b = {0};
+	char tmp[65536];
+	ssize_t r;
+	while ((r = read(fd, tmp, sizeof tmp)) > 0)
+		lh_buf_add(&b, tmp, (size_t)r);
+	close(fd);
+	*len = b.len;
+	*out = lh_buf_take(&b);
+	return *out ? 0 : -1;
+}
+
+static bool alive(bwrap_session *s)
+{
+	int st;
+	return s->pid > 0 && waitpid(s->pid, &st, WNOHANG) == 0;
+}
+
+static int ctl_send(bwrap_session *s, const char *verb, unsigned id)
+{
+	char line[64];
+	int n = snprintf(line, sizeof line, "%s %u\n", verb, id);
+	return write(s->ctl, line, (size_t)n) == n ? 0 : -1;
+}
+
+static void x_clean(bwrap_session *s, unsigned id)
+{
+	static const char *const ext[] = {"sh",  "out",    "rc",
+	                                  "pid", "rc.tmp", NULL};
+	char name[64];
+	for (size_t i = 0; ext[i]; i++) {
+		snprintf(name, sizeof name, "%u.%s", id, ext[i]);
+		unlinkat(s->xfd, name, 0);
+	}
+}
+
+static int bw_exec(locus_session *ss, const char *command, double timeout_s,
+                   int *exit_code, char **out, size_t *len, locus_error *err)
+{
+	bwrap_session *s = (bwrap_session *)ss;
+	*exit_code = -1;
+	*out = NULL;
+	*len = 0;
+	if (!alive(s))
+		return lh_err(err, LOCUS_EIO, "the bwrap sandbox has ended");
+	unsigned id = ++s->seq;
+	char name[64];
+	snprintf(name, sizeof name, "%u.sh", id);
+	if (x_write(s, name, command, strlen(command)) ||
+	    ctl_send(s, "run", id))
+		return lh_err(err, LOCUS_EIO, "cannot reach the sandbox: %s",
+		              strerror(errno));
+	double start = lh_now();
+	useconds_t nap = 500;
+	snprintf(name, sizeof name, "%u.rc", id);
+	char *rc = NULL;
+	size_t rl;
+	bool killed = false;
+	for (;;) {
+		if (x_read(s, name, &rc, &rl) == 0)
+			break;
+		if (!alive(s)) {
+			x_clean(s, id);
+			return lh_err(err, LOCUS_EIO,
+			              "the bwrap sandbox has ended");
+		}
+		if (!killed && lh_now() - start >= timeout_s) {
+			ctl_send(s, "kill", id);
+			killed = true;
+			start = lh_now();
+			timeout_s = 5; /* grace for the rc to appear */
+		} else if (killed && lh_now() - start >= timeout_s) {
+			break;
+		}
+		usleep(nap);
+		if (nap < 20000)
+			nap *= 2;
+	}
+	if (rc && !killed)
+		*exit_code = atoi(rc);
+	free(rc);
+	snprintf(name, sizeof name, "%u.out", id);
+	x_read(s, name, out, len);
+	x_clean(s, id);
+	return 0;
+}
+
+static int bw_upload(locus_session *ss, const char *path, const char *data,
+                     size_t len, locus_error *err)
+{
+	bwrap_session *s = (bwrap_session *)ss;
+	unsigned id = ++s->seq;
+	char name[64];
+	snprintf(name, sizeof name, "u%u", id);
+	if (x_write(s, name, data, len))
+		return lh_err(err, LOCUS_EIO, "upload: %s", strerror(errno));
+	lh_buf cmd = {0};
+	lh_buf_printf(&cmd, "cat /run/locus/%s > ", name);
+	lh_buf_shquote(&cmd, path);
+	int code;
+	char *o;
+	size_t ol;
+	int rc = bw_exec(ss, cmd.d ? cmd.d : "false", 60, &code, &o, &ol, err);
+	lh_buf_free(&cmd);
+	unlinkat(s->xfd, name, 0);
+	if (!rc && code != 0)
+		rc = lh_err(err, LOCUS_EIO, "upload to %s failed: %.200s", path,
+		            o ? o : "");
+	free(o);
+	return rc;
+}
+
+static int bw_download(locus_session *ss, const char *path, char **out,
+                       size_t *len, locus_error *err)
+{
+	bwrap_session *s = (bwrap_session *)ss;
+	*out = NULL;
+	*len = 0;
+	unsigned id = ++s->seq;
+	char name[64];
+	snprintf(name, sizeof name, "d%u", id);
+	lh_buf cmd = {0};
+	lh_buf_puts(&cmd, "cat -- ");
+	lh_buf_shquote(&cmd, path);
+	lh_buf_printf(&cmd, " > /run/locus/%s", name);
+	int code;
+	char *o;
+	size_t ol;
+	int rc = bw_exec(ss, cmd.d ? cmd.d : "false", 60, &code, &o, &ol, err);
+	lh_buf_free(&cmd);
+	free(o);
+	if (!rc && code != 0)
+		rc = lh_err(err, LOCUS_ENOTFOUND, "%s cannot be read", path);
+	if (!rc && x_read(s, name, out, len))
+		rc = lh_err(err, LOCUS_EIO, "download of %s failed", path);
+	unlinkat(s->xfd, name, 0);
+	return rc;
+}
+
+static void bw_free(locus_session *ss)
+{
+	bwrap_session *s = (bwrap_session *)ss;
+	if (s->ctl >= 0)
+		close(s->ctl);
+	if (s->pid > 0) {
+		kill(-s->pid, SIGKILL);
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (s->xfd >= 0) {
+		DIR *d = fdopendir(s->xfd);
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d)))
+				if (strcmp(de->d_name, ".") &&
+				    strcmp(de->d_name, ".."))
+					unlinkat(dirfd(d), de->d_name, 0);
+			closedir(d);
+		} else {
+			close(s->xfd);
+		}
+	}
+	if (s->xdir) {
+		rmdir(s->xdir);
+		free(s->xdir);
+	}
+	free(s);
+}
+
+int locus_session_bwrap_new(locus_session **out, const char *dir,
+                            locus_error *err)
+{
+	*out = NULL;
+	char *real = dir ? realpath(dir, NULL) : NULL;
+	if (!real)
+		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s",
+		              dir ? dir : "(null)");
+	bwrap_session *s = calloc(1, sizeof *s);
+	if (!s) {
+		free(real);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	s->ctl = s->xfd = -1;
+	s->base.version = LOCUS_SESSION_VERSION;
+	s->base.exec = bw_exec;
+	s->base.upload = bw_upload;
+	s->base.download = bw_download;
+	s->base.free = bw_free;
+	const char *tmp = getenv("TMPDIR");
+	char templ[4096];
+	snprintf(templ, sizeof templ, "%s/locus-bwrap-XXXXXX",
+	         tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(templ) || !(s->xdir = strdup(templ)) ||
+	    (s->xfd = open(templ, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		int e = errno;
+		free(real);
+		bw_free(&s->base);
+		return lh_err(err, LOCUS_EIO,
+		              "cannot make a transfer folder: %s", strerror(e));
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		free(real);
+		bw_free(&s->base);
+		return lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+	}
+	const char *argv[] = {
+	    "bwrap",
+	    "--unshare-all",
+	    "--die-with-parent",
+	    "--new-session",
+	    "--cap-drop",
+	    "ALL",
+	    "--ro-bind",
+	    "/usr",
+	    "/usr",
+	    "--ro-bind-try",
+	    "/bin",
+	    "/bin",
+	    "--ro-bind-try",
+	    "/sbin",
+	    "/sbin",
+	    "--ro-bind-try",
+	    "/lib",
+	    "/lib",
+	    "--ro-bind-try",
+	    "/lib64",
+	    "/lib64",
+	    "--ro-bind-try",
+	    "/etc",
+	    "/etc",
+	    "--proc",
+	    "/proc",
+	    "--dev",
+	    "/dev",
+	    "--tmpfs",
+	    "/tmp",
+	    "--bind",
+	    real,
+	    "/workspace",
+	    "--bind",
+	    s->xdir,
+	    "/run/locus",
+	    "--chdir",
+	    "/workspace",
+	    "--clearenv",
+	    "--setenv",
+	    "PATH",
+	    "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+	    "--setenv",
+	    "HOME",
+	    "/tmp",
+	    "--setenv",
+	    "LANG",
+	    "C.UTF-8",
+	    "/bin/sh",
+	    "-c",
+	    SERVER,
+	    NULL,
+	};
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		free(real);
+		bw_free(&s->base);
+		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		setsid();
+		int nul = open("/dev/null", O_RDWR);
+		if (dup2(p[0], 0) < 0 || nul < 0 || dup2(nul, 1) < 0 ||
+		    dup2(nul, 2) < 0)
+			_exit(126);
+		execvp("bwrap", (char *const *)argv);
+		_exit(127);
+	}
+	close(p[0]);
+	free(real);
+	s->pid = pid;
+	s->ctl = p[1];
+	/* prove the sandbox runs before handing it out */
+	int code;
+	char *o;
+	size_t ol;
+	int rc = bw_exec(&s->base, "echo ready", 20, &code, &o, &ol, err);
+	bool ok = !rc && code == 0 && o && !strcmp(o, "ready\n");
+	free(o);
+	if (!ok) {
+		bw_free(&s->base);
+		return rc ? rc
+		          : lh_err(
+		                err, LOCUS_EIO,
+		                "bwrap did not start (is bubblewrap installed "
+		                "and allowed to make namespaces?)");
+	}
+	*out = &s->base;
+	return 0;
+}
+
+/* ================= SessionBackend ================= */
+
+typedef struct sjob {
+	char handle[16];
+	unsigned n;
+	bool finished;
+	int exit_code;
+} sjob;
+
+typedef struct session_backend {
+	locus_backend base;
+	locus_session *s;
+	char *root;
+	char *label;
+	sjob *jobs;
+	size_t njobs, cap;
+	unsigned seq, next_handle;
+} session_backend;
+
+static session_backend *S(locus_backend *b)
+{
+	return (session_backend *)b;
+}
+
+/* Run a script; exit code and output. */
+static int srun(session_backend *sb, const char *script, double timeout,
+                int *code, char **out, size_t *len, locus_error *err)
+{
+	char *o = NULL;
+	size_t ol = 0;
+	int c = -1;
+	int rc = sb->s->exec(sb->s, script, timeout, &c, &o, &ol, err);
+	if (rc) {
+		free(o);
+		return rc;
+	}
+	*code = c;
+	if (out) {
+		*out = o;
+		*len = ol;
+	} else {
+		free(o);
+	}
+	return 0;
+}
+
+/* Absolute sandbox path of a user path (lexically inside the root). */
+static int sabs(session_backend *sb, const char *path, lh_buf *abs,
+                locus_error *err)
+{
+	char *rel;
+	int rc = lh_path_rel(sb->root, path, &rel, err);
+	if (rc)
+		return rc;
+	lh_buf_puts(abs, sb->root);
+	if (*rel) {
+		lh_buf_puts(abs, "/");
+		lh_buf_puts(abs, rel);
+	}
+	free(rel);
+	return abs->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory") : 0;
+}
+
+/*
+ * The prelude every path script starts with: P is the path; the deepest
+ * existing ancestor is resolved and must stay under the root (exit 91).
+ */
+static void prelude(lh_buf *sc, session_backend *sb, const char *abs)
+{
+	lh_buf_puts(sc, "P=");
+	lh_buf_shquote(sc, abs);
+	lh_buf_puts(sc, "; R=");
+	lh_buf_shquote(sc, sb->root);
+	lh_buf_puts(sc,
+	            "\nd=\"$P\"; while [ ! -e \"$d\" ] && [ ! -L \"$d\" ]; do "
+	            "d=$(dirname -- \"$d\"); done\n"
+	            "r=$(readlink -f -- \"$d\") || exit 91\n"
+	            "case \"$r\" in \"$R\"|\"$R\"/*) ;; *) exit 91;; esac\n"
+	            /* magic links (/proc/self/cwd...) resolve per process:
+	             * a link into /proc is refused outright */
+	            "x=\"$R\"; set -f; o=$IFS; IFS=/\n"
+	            "for c in ${P#\"$R\"}; do [ -z \"$c\" ] && continue; "
+	            "x=\"$x/$c\"; if [ -L \"$x\" ]; then "
+	            "case $(readlink -- \"$x\") in /proc|/proc/*) exit 91;; "
+	            "esac; fi; done; IFS=$o; set +f\n"
+	            "if [ -L \"$P\" ] && [ ! -e \"$P\" ]; then exit 92; fi\n");
+}
+
+static int path_script(session_backend *sb, const char *path, const char *body,
+                       int *code, char **out, size_t *len, locus_error *err)
+{
+	lh_buf abs = {0}, sc = {0};
+	int rc = sabs(sb, path, &abs, err);
+	if (rc)
+		return rc;
+	prelude(&sc, sb, abs.d);
+	lh_buf_puts(&sc, body);
+	lh_buf_free(&abs);
+	if (sc.oom) {
+		lh_buf_free(&sc);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	rc = srun(sb, sc.d, 120, code, out, len, err);
+	lh_buf_free(&sc);
+	if (!rc && (*code == 91 || *code == 92)) {
+		if (out) {
+			free(*out);
+			*out = NULL;
+		}
+		return *code == 91
+		           ? lh_err(err, LOCUS_EDENIED,
+		                    "%s resolves outside the workspace %s: "
+		                    "refused",
+		                    path, sb->root)
+		           : lh_err(err, LOCUS_EINVALID,
+		                    "%s is a dangling link: refused", path);
+	}
+	return rc;
+}
+
+static int s_stat(locus_backend *b, const char *path, locus_stat *st,
+                  locus_error *err)
+{
+	memset(st, 0, sizeof *st);
+	int code;
+	char *o;
+	size_t ol;
+	int rc =
+	    path_script(S(b), path,
+	                "if [ -d \"$P\" ]; then echo d; elif [ -e \"$P\" ]; "
+	                "then find \"$P\" -maxdepth 0 -printf 'f %s "
+	                "%T@\\n'; else echo n; fi\n",
+	                &code, &o, &ol, err);
+	if (rc)
+		return rc;
+	if (o && o[0] == 'd') {
+		st->exists = st->is_dir = true;
+	} else if (o && o[0] == 'f') {
+		unsigned long long sz = 0;
+		double t = 0;
+		sscanf(o + 2, "%llu %lf", &sz, &t);
+		st->exists = true;
+		st->size = sz;
+		st->mtime_ns = (int64_t)(t * 1e9);
+	}
+	free(o);
+	return 0;
+}
+
+static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
+                  locus_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	int code;
+	int rc = path_script(S(b), path,
+	                     "if [ -d \"$P\" ]; then exit 3; fi; "
+	                     "[ -f \"$P\" ] || exit 4\n",
+	                     &code, NULL, NULL, err);
+	if (rc)
+		return rc;
+	if (code == 3)
+		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		              path);
+	if (code == 4)
+		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+	lh_buf abs = {0};
+	rc = sabs(S(b), path, &abs, err);
+	if (!rc)
+		rc = S(b)->s->download(S(b)->s, abs.d, out, len, err);
+	lh_buf_free(&abs);
+	return rc;
+}
+
+static int s_write(locus_backend *b, const char *path, const char *data,
+                   size_t len, locus_error *err)
+{
+	session_backend *sb = S(b);
+	int code;
+	int rc = path_script(sb, path,
+	                     "[ -d \"$P\" ] && exit 3\n"
+	                     "mkdir -p -- \"$R/" STATE "\" \"$(dirname -- "
+	                     "\"$P\")\" || exit 4\n",
+	                     &code, NULL, NULL, err);
+	if (rc)
+		return rc;
+	if (code == 3)
+		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		              path);
+	if (code != 0)
+		return lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
+		              path);
+	lh_buf tmp = {0}, body = {0};
+	lh_buf_printf(&tmp, "%s/" STATE "/w%u", sb->root, ++sb->seq);
+	rc = sb->s->upload(sb->s, tmp.d, data, len, err);
+	if (!rc) {
+		/* keep the mode of a replaced file; rename is atomic */
+		lh_buf_puts(&body, "T=");
+		lh_buf_shquote(&body, tmp.d);
+		lh_buf_puts(&body,
+		            "\n[ -f \"$P\" ] && chmod --reference=\"$P\" "
+		            "\"$T\" 2>/dev/null\n"
+		            "[ -L \"$P\" ] && P=$(readlink -f -- \"$P\")\n"
+		            "mv -f -- \"$T\" \"$P\" || { rm -f -- \"$T\"; "
+		            "exit 5; }\n");
+		rc = path_script(sb, path, body.d, &code, NULL, NULL, err);
+		if (!rc && code != 0)
+			rc = lh_err(err, LOCUS_EIO, "cannot write %s", path);
+	}
+	lh_buf_free(&tmp);
+	lh_buf_free(&body);
+	return rc;
+}
+
+static int s_remove(locus_backend *b, const char *path, locus_error *err)
+{
+	int code;
+	int rc = path_script(S(b), path,
+	                     "[ -d \"$P\" ] && exit 3; [ -e \"$P\" ] || "
+	                     "[ -L \"$P\" ] || exit 4; rm -f -- \"$P\"\n",
+	                     &code, NULL, NULL, err);
+	if (rc)
+		return rc;
+	if (code == 4)
+		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+	if (code)
+		return lh_err(err, LOCUS_EIO, "cannot remove %s", path);
+	return 0;
+}
+
+/* Parse "TYPE SIZE MTIME NAME\0" records from find -printf. */
+static int parse_find(const char *o, size_t ol, bool files_only, size_t max,
+                      locus_dirent **out, size_t *n)
+{
+	size_t cap = 0;
+	const char *p = o, *end = o + ol;
+	while (p < end && *n < max) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		if (!z)
+			break;
+		char type = *p;
+		unsigned long long sz = 0;
+		double t = 0;
+		int used = 0;
+		if (sscanf(p + 1, " %llu %lf %n", &sz, &t, &used) < 2 ||
+		    !used) {
+			p = z + 1;
+			continue;
+		}
+		const char *name = p + 1 + used;
+		if (!(files_only && type != 'f') && *name) {
+			if (*n == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				locus_dirent *ne =
+				    realloc(*out, nc * sizeof *ne);
+				if (!ne)
+					return LOCUS_ENOMEM;
+				*out = ne;
+				cap = nc;
+			}
+			locus_dirent *d = &(*out)[*n];
+			d->name = strndup(name, (size_t)(z - name));
+			if (!d->name)
+				return LOCUS_ENOMEM;
+			d->is_dir = type == 'd';
+			d->size = sz;
+			d->mtime_ns = (int64_t)(t * 1e9);
+			(*n)++;
+		}
+		p = z + 1;
+	}
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const locus_dirent *)a)->name,
+	              ((const locus_dirent *)b)->name);
+}
+
+static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
+                      locus_dirent **out, size_t *n, locus_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	lh_buf body = {0};
+	lh_buf_puts(&body, "[ -e \"$P\" ] || exit 4; [ -d \"$P\" ] || exit 3\n"
+	                   "cd -- \"$P\" || exit 4\n");
+	if (walk) {
+		lh_buf_puts(&body, "find . -mindepth 1 \\( -type d \\( -name "
+		                   ".locus-harness");
+		for (size_t i = 0; locus_skip_dirs[i]; i++)
+			lh_buf_printf(&body, " -o -name '%s'",
+			              locus_skip_dirs[i]);
+		lh_buf_puts(&body, " \\) -prune \\) -o -type f -printf '%y %s "
+		                   "%T@ %P\\0'\n");
+	} else {
+		lh_buf_puts(&body, "find . -mindepth 1 -maxdepth 1 -printf '%y "
+		                   "%s %T@ %P\\0'\n");
+	}
+	int code;
+	char *o = NULL;
+	size_t ol = 0;
+	int rc = body.oom
+	             ? LOCUS_ENOMEM
+	             : path_script(S(b), path, body.d, &code, &o, &ol, err);
+	lh_buf_free(&body);
+	if (rc)
+		return rc;
+	if (code == 4 || code == 3) {
+		free(o);
+		return code == 4 ? lh_err(err, LOCUS_ENOTFOUND,
+		                          "%s does not exist", path)
+		                 : lh_err(err, LOCUS_EINVALID,
+		                          "%s is not a folder", path);
+	}
+	rc = parse_find(o ? o : "", ol, walk, max, out, n);
+	free(o);
+	if (rc) {
+		locus_dirents_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return lh_err(err, rc, "out of memory");
+	}
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_name);
+	return 0;
+}
+
+static int s_list(locus_backend *b, const char *path, locus_dirent **out,
+                  size_t *n, locus_error *err)
+{
+	return s_listwalk(b, path, false, SIZE_MAX, out, n, err);
+}
+
+static int s_walk(locus_backend *b, const char *path, size_t max,
+                  locus_dirent **out, size_t *n, locus_error *err)
+{
+	return s_listwalk(b, path, true, max, out, n, err);
+}
+
+/* ---- commands ---- */
+
+static sjob *s_find(session_backend *sb, const char *handle)
+{
+	for (size_t i = 0; i < sb->njobs; i++)
+		if (!strcmp(sb->jobs[i].handle, handle))
+			return &sb->jobs[i];
+	return NULL;
+}
+
+/* Start a background job N: script file, FIFO with a holder, setsid. */
+static int s_start(session_backend *sb, const char *command, unsigned *id,
+                   locus_error *err)
+{
+	*id = ++sb->seq;
+	lh_buf dir = {0}, sc = {0}, f = {0};
+	lh_buf_printf(&dir, "%s/" STATE, sb->root);
+	lh_buf_printf(&f, "%s/j%u.sh", dir.d, *id);
+	int code;
+	int rc = srun(sb, "mkdir -p -- '.locus-harness'", 30, &code, NULL, NULL,
+	              err);
+	if (!rc)
+		rc = sb->s->upload(sb->s, f.d, command, strlen(command), err);
+	if (!rc) {
+		lh_buf_puts(&sc, "cd ");
+		lh_buf_shquote(&sc, sb->root);
+		lh_buf_printf(&sc, " || exit 1\nJ=");
+		lh_buf_shquote(&sc, dir.d);
+		lh_buf_printf(
+		    &sc,
+		    "/j%u\nrm -f \"$J.in\" && mkfifo \"$J.in\" || exit 1\n"
+		    "setsid sh -c 'echo $$ > \"$0.pid\"; "
+		    "sleep 2147483647 > \"$0.in\" & echo $! > "
+		    "\"$0.hold\"; sh \"$0.sh\" < \"$0.in\" > \"$0.out\" "
+		    "2>&1; echo $? > \"$0.rc.tmp\"; mv \"$0.rc.tmp\" "
+		    "\"$0.rc\"; kill $(cat \"$0.hold\") 2>/dev/null' "
+		    "\"$J\" </dev/null >/dev/null 2>&1 &\n"
+		    "i=0; while [ ! -s \"$J.pid\" ] && [ $i -lt 500 ]; "
+		    "do sleep 0.01; i=$((i+1)); done\n",
+		    *id);
+		rc = sc.oom ? LOCUS_ENOMEM
+		            : srun(sb, sc.d, 30, &code, NULL, NULL, err);
+		if (!rc && code != 0)
+			rc = lh_err(err, LOCUS_EIO, "cannot start the command");
+	}
+	lh_buf_free(&dir);
+	lh_buf_free(&sc);
+	lh_buf_free(&f);
+	return rc;
+}
+
+/* Status and output of job id from byte since. */
+static int s_poll(session_backend *sb, unsigned id, size_t since,
+                  bool *finished, int *exit_code, char **out, size_t *len,
+                  locus_error *err)
+{
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "J=");
+	lh_buf_shquote(&sc, sb->root);
+	lh_buf_printf(&sc,
+	              "/" STATE "/j%u\n"
+	              "if [ -f \"$J.rc\" ]; then printf 'rc %%s\\n' "
+	              "\"$(cat \"$J.rc\")\"; else echo run; fi\n"
+	              "tail -c +%zu \"$J.out\" 2>/dev/null\n",
+	              id, since + 1);
+	int code;
+	char *o = NULL;
+	size_t ol = 0;
+	int rc =
+	    sc.oom ? LOCUS_ENOMEM : srun(sb, sc.d, 30, &code, &o, &ol, err);
+	lh_buf_free(&sc);
+	if (rc)
+		return rc;
+	char *nl = o ? memchr(o, '\n', ol) : NULL;
+	if (!nl) {
+		free(o);
+		return lh_err(err, LOCUS_EIO, "lost track of the command");
+	}
+	*finished = !strncmp(o, "rc ", 3);
+	*exit_code = *finished ? atoi(o + 3) : -1;
+	size_t skip = (size_t)(nl - o) + 1;
+	*len = ol - skip;
+	memmove(o, o + skip, *len);
+	o[*len] = '\0';
+	*out = o;
+	return 0;
+}
+
+static int s_kill_job(session_backend *sb, unsigned id, locus_error *err)
+{
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "J=");
+	lh_buf_shquote(&sc, sb->root);
+	lh_buf_printf(
+	    &sc,
+	    "/" STATE "/j%u\np=$(cat \"$J.pid\" 2>/dev/null)\n"
+	    "[ -n \"$p\" ] || exit 0\nkill -9 -\"$p\" 2>/dev/null\n"
+	    "i=0; while kill -0 -\"$p\" 2>/dev/null && [ $i -lt 500 ];"
+	    " do sleep 0.01; i=$((i+1)); done\n",
+	    id);
+	int code;
+	int rc =
+	    sc.oom ? LOCUS_ENOMEM : srun(sb, sc.d, 30, &code, NULL, NULL, err);
+	lh_buf_free(&sc);
+	return rc;
+}
+
+static sjob *s_add_job(session_backend *sb, unsigned id)
+{
+	if (sb->njobs == sb->cap) {
+		size_t nc = sb->cap ? sb->cap * 2 : 8;
+		sjob *nj = realloc(sb->jobs, nc * sizeof *nj);
+		if (!nj)
+			return NULL;
+		sb->jobs = nj;
+		sb->cap = nc;
+	}
+	sjob *j = &sb->jobs[sb->njobs++];
+	memset(j, 0, sizeof *j);
+	j->n = id;
+	snprintf(j->handle, sizeof j->handle, "sh%u", ++sb->next_handle);
+	return j;
+}
+
+static int s_exec(locus_backend *b, const char *command, double timeout_s,
+                  int flags, locus_exec_result *res, locus_error *err)
+{
+	session_backend *sb = S(b);
+	memset(res, 0, sizeof *res);
+	double start = lh_now();
+	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP))) {
+		lh_buf sc = {0};
+		lh_buf_puts(&sc, "cd ");
+		lh_buf_shquote(&sc, sb->root);
+		lh_buf_puts(&sc, " || exit 125\n");
+		lh_buf_puts(&sc, command);
+		int code;
+		int rc = sc.oom ? LOCUS_ENOMEM
+		                : srun(sb, sc.d, timeout_s, &code, &res->output,
+		                       &res->output_len, err);
+		lh_buf_free(&sc);
+		if (rc)
+			return rc;
+		res->finished = code >= 0;
+		res->exit_code = code;
+		res->timed_out = code < 0;
+		res->duration_s = lh_now() - start;
+		return 0;
+	}
+	unsigned id;
+	int rc = s_start(sb, command, &id, err);
+	if (rc)
+		return rc;
+	sjob *j = s_add_job(sb, id);
+	if (!j) {
+		s_kill_job(sb, id, err);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	if (flags & LOCUS_EXEC_BACKGROUND) {
+		memcpy(res->handle, j->handle, sizeof j->handle);
+		res->duration_s = lh_now() - start;
+		return 0;
+	}
+	useconds_t nap = 5000;
+	for (;;) {
+		bool fin;
+		int code;
+		free(res->output);
+		res->output = NULL;
+		rc = s_poll(sb, id, 0, &fin, &code, &res->output,
+		            &res->output_len, err);
+		if (rc)
+			return rc;
+		if (fin) {
+			/* done in time: an ordinary foreground result */
+			sb->njobs--;
+			res->finished = true;
+			res->exit_code = code;
+			break;
+		}
+		if (lh_now() - start >= timeout_s) {
+			res->timed_out = true;
+			memcpy(res->handle, j->handle, sizeof j->handle);
+			break;
+		}
+		usleep(nap);
+		if (nap < 100000)
+			nap *= 2;
+	}
+	res->duration_s = lh_now() - start;
+	return 0;
+}
+
+static int s_bg_output(locus_backend *b, const char *handle, size_t since,
+                       char **out, size_t *len, locus_bg_status *st,
+                       locus_error *err)
+{
+	session_backend *sb = S(b);
+	*out = NULL;
+	*len = 0;
+	sjob *j = s_find(sb, handle);
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	bool fin;
+	int code;
+	int rc = s_poll(sb, j->n, since, &fin, &code, out, len, err);
+	if (rc)
+		return rc;
+	if (fin && !j->finished) {
+		j->finished = true;
+		j->exit_code = code;
+	}
+	st->running = !j->finished;
+	st->exit_code = j->exit_code;
+	st->next = since + *len;
+	return 0;
+}
+
+static int s_bg_write(locus_backend *b, const char *handle, const char *data,
+                      size_t len, bool close_stdin, locus_error *err)
+{
+	session_backend *sb = S(b);
+	sjob *j = s_find(sb, handle);
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	if (j->finished)
+		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+	lh_buf f = {0}, sc = {0};
+	lh_buf_printf(&f, "%s/" STATE "/j%u", sb->root, j->n);
+	lh_buf_puts(&sc, "J=");
+	lh_buf_shquote(&sc, f.d);
+	lh_buf_puts(&sc, "\n[ -f \"$J.rc\" ] && exit 3\n"
+	                 "[ -e \"$J.hold\" ] || exit 4\n");
+	int rc = 0;
+	if (len) {
+		lh_buf up = {0};
+		lh_buf_printf(&up, "%s.w%u", f.d, ++sb->seq);
+		rc = sb->s->upload(sb->s, up.d, data, len, err);
+		lh_buf_puts(&sc, "W=");
+		lh_buf_shquote(&sc, up.d);
+		lh_buf_puts(&sc, "\ncat \"$W\" > \"$J.in\"; rm -f \"$W\"\n");
+		lh_buf_free(&up);
+	}
+	if (close_stdin)
+		lh_buf_puts(&sc, "kill $(cat \"$J.hold\") 2>/dev/null; "
+		                 "rm -f \"$J.hold\"\n");
+	int code = 0;
+	if (!rc)
+		rc = sc.oom ? LOCUS_ENOMEM
+		            : srun(sb, sc.d, 10, &code, NULL, NULL, err);
+	lh_buf_free(&f);
+	lh_buf_free(&sc);
+	if (rc)
+		return rc;
+	if (code == 3)
+		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+	if (code == 4)
+		return lh_err(err, LOCUS_EINVALID, "%s has no open stdin",
+		              handle);
+	if (code)
+		return lh_err(err, LOCUS_EIO, "%s stdin: write failed", handle);
+	return 0;
+}
+
+static int s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
+                     locus_error *err)
+{
+	session_backend *sb = S(b);
+	sjob *j = s_find(sb, handle);
+	if (!j)
+		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
+		              handle);
+	if (!j->finished) {
+		int rc = s_kill_job(sb, j->n, err);
+		if (rc)
+			return rc;
+		/* the wrapper died with its group: no rc file, SIGKILL */
+		j->finished = true;
+		j->exit_code = 128 + SIGKILL;
+	}
+	st->running = false;
+	st->exit_code = j->exit_code;
+	st->next = 0;
+	return 0;
+}
+
+static int s_search(locus_backend *b, const char *pattern, const char *path,
+                    const char *glob, bool ci, int context, int mode,
+                    size_t limit, char **out, locus_error *err)
+{
+	session_backend *sb = S(b);
+	*out = NULL;
+	lh_buf body = {0}, rel = {0};
+	char *r = NULL;
+	int rc = lh_path_rel(sb->root, path, &r, err);
+	if (rc)
+		return rc;
+	lh_buf_puts(&rel, *r ? r : ".");
+	free(r);
+	lh_buf_puts(&body, "cd \"$R\" || exit 4\nQ=");
+	lh_buf_shquote(&body, pattern);
+	lh_buf_puts(&body, "; G=");
+	lh_buf_shquote(&body, glob);
+	lh_buf_puts(&body, "; D=");
+	lh_buf_shquote(&body, rel.d);
+	lh_buf_printf(&body, "\nset -- -e \"$Q\"%s%s", ci ? " -i" : "",
+	              mode == 1   ? " -l"
+	              : mode == 2 ? " -c"
+	                          : "");
+	if (context && mode == 0)
+		lh_buf_printf(&body, " -C %d", context);
+	lh_buf_puts(&body, "\nif command -v rg >/dev/null 2>&1; then\n"
+	                   "  [ -n \"$G\" ] && set -- \"$@\" -g \"$G\"\n"
+	                   "  rg -n --no-heading --color never --hidden -g "
+	                   "'!.locus-harness'");
+	for (size_t i = 0; locus_skip_dirs[i]; i++)
+		lh_buf_printf(&body, " -g '!%s'", locus_skip_dirs[i]);
+	lh_buf_puts(&body, " \"$@\" -- \"$D\"\nelse\n"
+	                   "  [ -n \"$G\" ] && set -- \"$@\" --include=\"$G\"\n"
+	                   "  grep -rnIP --exclude-dir=.locus-harness");
+	for (size_t i = 0; locus_skip_dirs[i]; i++)
+		lh_buf_printf(&body, " --exclude-dir='%s'", locus_skip_dirs[i]);
+	lh_buf_printf(&body,
+	              " \"$@\" -- \"$D\"%s\nfi > \"/tmp/.locus-grep\" "
+	              "2>&1\ns=$?\n"
+	              "sed 's|^\\./||' /tmp/.locus-grep | head -n %zu\n"
+	              "n=$(wc -l < /tmp/.locus-grep); rm -f "
+	              "/tmp/.locus-grep\n"
+	              "[ \"$n\" -gt %zu ] && echo \"... (stopped at "
+	              "limit=%zu)\"\nexit $s\n",
+	              mode == 2 ? " | grep -v ':0$'" : "", limit, limit, limit);
+	int code;
+	char *o = NULL;
+	size_t ol;
+	rc = body.oom ? LOCUS_ENOMEM
+	              : path_script(sb, path, body.d, &code, &o, &ol, err);
+	lh_buf_free(&body);
+	lh_buf_free(&rel);
+	if (rc)
+		return rc;
+	if (code == 1 && (!o || !*o)) {
+		free(o);
+		lh_buf nb = {0};
+		lh_buf_printf(&nb, "No matches for %s", pattern);
+		*out = lh_buf_take(&nb);
+		return 0;
+	}
+	if (code != 0 && code != 1) {
+		rc = lh_err(err, LOCUS_EINVALID, "grep failed: %.200s",
+		            o ? o : "");
+		free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+static void s_free(locus_backend *b)
+{
+	session_backend *sb = S(b);
+	locus_error err;
+	for (size_t i = 0; i < sb->njobs; i++)
+		if (!sb->jobs[i].finished)
+			s_kill_job(sb, sb->jobs[i].n, &err);
+	if (sb->njobs) {
+		int code;
+		srun(sb, "rm -rf -- '.locus-harness'", 30, &code, NULL, NULL,
+		     &err);
+	}
+	locus_session_free(sb->s);
+	free(sb->jobs);
+	free(sb->root);
+	free(sb->label);
+	free(sb);
+}
+
+int locus_backend_session_new(locus_backend **out, locus_session *session,
+                              const char *root, const char *label,
+                              bool isolated, locus_error *err)
+{
+	*out = NULL;
+	if (!session || session->version != LOCUS_SESSION_VERSION ||
+	    !session->exec || !session->upload || !session->download) {
+		locus_session_free(session);
+		return lh_err(err, LOCUS_EUSAGE, "an incomplete session");
+	}
+	session_backend *sb = calloc(1, sizeof *sb);
+	if (!sb) {
+		locus_session_free(session);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	sb->s = session;
+	sb->root = strdup(root && *root ? root : "/workspace");
+	sb->label = strdup(label ? label : "sandbox session");
+	if (!sb->root || !sb->label) {
+		s_free(&sb->base);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	size_t rl = strlen(sb->root);
+	while (rl > 1 && sb->root[rl - 1] == '/')
+		sb->root[--rl] = '\0';
+	sb->base.version = LOCUS_BACKEND_VERSION;
+	sb->base.label = sb->label;
+	sb->base.root = sb->root;
+	sb->base.can_exec = true;
+	sb->base.isolated = isolated;
+	sb->base.stat = s_stat;
+	sb->base.read = s_read;
+	sb->base.write = s_write;
+	sb->base.remove = s_remove;
+	sb->base.list = s_list;
+	sb->base.walk = s_walk;
+	sb->base.exec = s_exec;
+	sb->base.bg_output = s_bg_output;
+	sb->base.bg_write = s_bg_write;
+	sb->base.bg_kill = s_bg_kill;
+	sb->base.search = s_search;
+	sb->base.free = s_free;
+	*out = &sb->base;
+	return 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * locus/harness.h - the coding harness: workspace backends and tools.
+ *
+ * Spec: shared/spec/harness.md.  A backend is a struct of function pointers
+ * (libgit2 sys/odb_backend style: a version field and a required free).  The
+ * harness builds tools over one backend; a tool call is JSON in, text out.
+ *
+ * Paths given to a backend are relative to its root or absolute inside it;
+ * anything that resolves outside the root is refused with LOCUS_EDENIED and
+ * a message naming the path.  Strings returned through **out are malloc'd
+ * and freed with free(); objects with their own _free.
+ */
+#ifndef LOCUS_HARNESS_H
+#define LOCUS_HARNESS_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Backends                                                             */
+/* ------------------------------------------------------------------ */
+
+#define LOCUS_BACKEND_VERSION 1
+#define LOCUS_SESSION_VERSION 1
+
+/* Folders every walk (ls, glob, grep) leaves out.  NULL-terminated. */
+extern const char *const locus_skip_dirs[];
+
+typedef struct locus_stat {
+	bool exists;
+	bool is_dir;
+	uint64_t size;
+	int64_t mtime_ns; /* 0 when the backend has no clock */
+} locus_stat;
+
+typedef struct locus_dirent {
+	char *name; /* walk: path relative to the walked folder ("a/b.c") */
+	bool is_dir;
+	uint64_t size;
+	int64_t mtime_ns;
+} locus_dirent;
+
+/** Free an array of entries from list or walk.  NULL is accepted. */
+void locus_dirents_free(locus_dirent *ents, size_t n);
+
+/* Flags for exec. */
+enum {
+	LOCUS_EXEC_BACKGROUND = 1 << 0, /* start, return a handle at once */
+	LOCUS_EXEC_KEEP = 1 << 1,       /* on timeout keep it under a handle
+	                                   instead of killing its group */
+};
+
+typedef struct locus_exec_result {
+	bool finished; /* false: still running (handle set) or killed */
+	int exit_code; /* valid when finished; 128+N for signal N */
+	bool timed_out;
+	char handle[16]; /* "sh1"... when the command lives on, else "" */
+	char *output;    /* malloc'd (may be NULL when empty) */
+	size_t output_len;
+	double duration_s;
+} locus_exec_result;
+
+/** Free the output of a result (not the struct). */
+void locus_exec_result_clear(locus_exec_result *r);
+
+/* State of a background command, from bg_output. */
+typedef struct locus_bg_status {
+	bool running;
+	int exit_code; /* when !running */
+	size_t next;   /* offset to pass as `since` next time */
+} locus_bg_status;
+
+typedef struct locus_backend locus_backend;
+struct locus_backend {
+	unsigned version;  /* LOCUS_BACKEND_VERSION */
+	const char *label; /* "UNISOLATED: host shell", "memory", ... */
+	const char *root;  /* shown in prompts */
+	bool can_exec;
+	bool isolated;
+
+	int (*stat)(locus_backend *b, const char *path, locus_stat *out,
+	            locus_error *err);
+	/* Read a whole file (out is NUL-terminated past len). */
+	int (*read)(locus_backend *b, const char *path, char **out, size_t *len,
+	            locus_error *err);
+	/* Create or replace atomically; creates parent folders. */
+	int (*write)(locus_backend *b, const char *path, const char *data,
+	             size_t len, locus_error *err);
+	int (*remove)(locus_backend *b, const char *path, locus_error *err);
+	/* Entries of one folder, sorted by name. */
+	int (*list)(locus_backend *b, const char *path, locus_dirent **out,
+	            size_t *n, locus_error *err);
+	/* Every file below path (SKIP_DIRS and .locus-harness left out),
+	 * names relative to path, sorted.  At most max entries. */
+	int (*walk)(locus_backend *b, const char *path, size_t max,
+	            locus_dirent **out, size_t *n, locus_error *err);
+
+	/* Shell; NULL when can_exec is false. */
+	int (*exec)(locus_backend *b, const char *command, double timeout_s,
+	            int flags, locus_exec_result *out, locus_error *err);
+	/* Output of a background command from byte `since`. */
+	int (*bg_output)(locus_backend *b, const char *handle, size_t since,
+	                 char **out, size_t *len, locus_bg_status *st,
+	                 locus_error *err);
+	int (*bg_write)(locus_backend *b, const char *handle, const char *data,
+	                size_t len, bool close_stdin, locus_error *err);
+	/* Kill the group; st gets the exit status. */
+	int (*bg_kill)(locus_backend *b, const char *handle,
+	               locus_bg_status *st, locus_error *err);
+
+	/* Optional search (grep) for backends where reading every file
+	 * would be slow (sessions); NULL: the harness searches natively with
+	 * PCRE2 over walk and read.  mode: 0 content, 1 files, 2 count.
+	 * *out is the tool's text. */
+	int (*search)(locus_backend *b, const char *pattern, const char *path,
+	              const char *glob, bool case_insensitive, int context,
+	              int mode, size_t limit, char **out, locus_error *err);
+
+	void (*free)(locus_backend *b); /* required */
+};
+
+/** Free a backend through its vtable.  NULL is accepted. */
+void locus_backend_free(locus_backend *b);
+
+/**
+ * A folder on the host.  Files are confined to root (component by component,
+ * symlinks re-checked, openat2(RESOLVE_BENEATH) when the kernel has it);
+ * commands run with root as working folder, each in its own process group.
+ * Not isolated: label "UNISOLATED: host shell" unless `label` is given.
+ */
+int locus_backend_local_new(locus_backend **out, const char *root,
+                            const char *label, locus_error *err);
+
+/** An in-memory map of files, no shell.  Starts empty. */
+int locus_backend_memory_new(locus_backend **out, locus_error *err);
+
+/**
+ * The three-call session interface any sandbox can provide.  `exec` runs a
+ * POSIX sh command line in the sandbox; *exit_code is -1 when it did not
+ * finish within timeout_s (the session must stop it then).
+ */
+typedef struct locus_session locus_session;
+struct locus_session {
+	unsigned version; /* LOCUS_SESSION_VERSION */
+	int (*exec)(locus_session *s, const char *command, double timeout_s,
+	            int *exit_code, char **out, size_t *len, locus_error *err);
+	int (*upload)(locus_session *s, const char *path, const char *data,
+	              size_t len, locus_error *err);
+	int (*download)(locus_session *s, const char *path, char **out,
+	                size_t *len, locus_error *err);
+	void (*free)(locus_session *s); /* required */
+};
+
+void locus_session_free(locus_session *s);
+
+/**
+ * A bubblewrap sandbox over the host folder `dir`: new namespaces (no
+ * network), `dir` bound read-write at /workspace, /usr /bin /lib /lib64
+ * /etc read-only, private /proc /dev /tmp.  One sandbox lives as long as
+ * the session.  LOCUS_EIO when bwrap is missing or cannot start.
+ */
+int locus_session_bwrap_new(locus_session **out, const char *dir,
+                            locus_error *err);
+
+/**
+ * A backend over a session, doing stat/list/walk/search/background with
+ * short shell scripts.  Takes ownership of `session` (also on failure).
+ * `root` is the workspace path inside the sandbox ("/workspace").
+ */
+int locus_backend_session_new(locus_backend **out, locus_session *session,
+                              const char *root, const char *label,
+                              bool isolated, locus_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Harness                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct locus_exec_record {
+	char command_sha256[65];
+	bool has_exit_code;
+	int exit_code;
+	double duration_s; /* ms precision */
+	bool timed_out;
+	char output_sha256[65]; /* of the kept output */
+	size_t output_bytes;
+	bool truncated;
+	const char *backend_label;
+	bool background;
+} locus_exec_record;
+
+/* The gate: return NULL to allow, or a malloc'd refusal reason. */
+typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
+                               void *payload);
+
+typedef struct locus_harness_config {
+	unsigned version; /* 1 */
+	bool require_read;
+	int bash_timeout;
+	int bash_max_timeout;
+	bool on_timeout_kill; /* false: background (the default) */
+	size_t output_chars;
+	size_t output_head_chars;
+	bool vision;
+	const char *environment;
+	/* Over-long bash output: store it, return an id (malloc'd) or NULL. */
+	char *(*result_store)(const char *data, size_t len, void *payload);
+	void (*on_exec)(const locus_exec_record *rec, void *payload);
+	void (*on_change)(const char *path, void *payload);
+	/* "ungated shell tools" on an unisolated backend with no wrap. */
+	void (*on_warning)(const char *message, void *payload);
+	void *payload;
+} locus_harness_config;
+
+#define LOCUS_HARNESS_CONFIG_INIT                                              \
+	{                                                                      \
+		1, true, 120, 600, false, 30000, 8000, false, "unknown", NULL, \
+		    NULL, NULL, NULL, NULL                                     \
+	}
+
+/* Tool sets (NULL-terminated); selected with these or an explicit list. */
+extern const char *const locus_all_tools[];     /* the order of the spec */
+extern const char *const locus_default_tools[]; /* all but apply_patch */
+extern const char *const locus_patch_tools[];   /* all but edit, multi_edit,
+                                                   write */
+
+typedef struct locus_harness locus_harness;
+
+/**
+ * Build a harness.  The backend is borrowed (outlives the harness).
+ * `tools`: NULL-terminated names; NULL means locus_default_tools (minus the
+ * shell tools when the backend has no shell).  An unknown name, or a shell
+ * tool on a no-shell backend, is LOCUS_ENOTFOUND / LOCUS_EINVALID with a
+ * message naming it.  `wrap` may be NULL (then, with shell tools on an
+ * unisolated backend, config->on_warning gets "ungated shell tools").
+ */
+int locus_harness_new(locus_harness **out, locus_backend *backend,
+                      const char *const *tools, locus_wrap_fn wrap,
+                      void *wrap_payload, const locus_harness_config *config,
+                      locus_error *err);
+void locus_harness_free(locus_harness *h);
+
+/** True when the harness was built with a wrap, or warned that it was not. */
+bool locus_harness_gated(const locus_harness *h);
+
+size_t locus_harness_tool_count(const locus_harness *h);
+const char *locus_harness_tool_name(const locus_harness *h, size_t i);
+const char *locus_harness_tool_description(const locus_harness *h,
+                                           const char *name);
+/** JSON Schema of the tool's parameters (static text), or NULL. */
+const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
+
+/**
+ * Call a tool through the wrap.  *out gets the text result (malloc'd) for
+ * successes and refusals alike; *is_error is set for refusals and failures.
+ * Returns 0 when *out was produced, LOCUS_ENOTFOUND for a tool not built,
+ * LOCUS_ENOMEM.
+ */
+int locus_harness_call(locus_harness *h, const char *tool,
+                       const char *args_json, char **out, bool *is_error,
+                       locus_error *err);
+
+/** The prompt fragment (malloc'd). */
+char *locus_harness_prompt_fragment(const locus_harness *h);
+
+/**
+ * The unified diff a file-changing call would make, or the refusal it would
+ * get, without making it.  *out NULL for non-file tools.
+ */
+int locus_harness_preview(locus_harness *h, const char *tool,
+                          const char *args_json, char **out, locus_error *err);
+
+/* ------------------------------------------------------------------ */
+/* The standard wrap: the policy engine's gate (locus/policy.h)          */
+/* ------------------------------------------------------------------ */
+
+struct locus_policy;
+
+/*
+ * Payload of locus_harness_policy_wrap.  `policy` is borrowed.  A call the
+ * policy holds for a person (require_human) is refused unless `approve`
+ * is set and returns true for it; a gate error refuses (fail closed).
+ * `on_decision`, when set, sees every decision's JSON record (for audit).
+ */
+typedef struct locus_policy_wrap {
+	const struct locus_policy *policy;
+	const char *environment;    /* NULL: "unknown" */
+	const char *workspace_root; /* for path rules; NULL: none */
+	bool (*approve)(const char *tool, const char *args_json,
+	                const char *reason, void *payload);
+	void (*on_decision)(const char *decision_json, void *payload);
+	void *payload;
+} locus_policy_wrap;
+
+/** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload. */
+char *locus_harness_policy_wrap(const char *tool, const char *args_json,
+                                void *wrap_payload);
+
+struct locus_action;
+
+/**
+ * The Action a call would be (the tool's spec): locus_action_derive() with
+ * the config's environment set.  LOCUS_ENOTFOUND for a tool not built.
+ * Freed with locus_action_free().
+ */
+int locus_harness_spec(const locus_harness *h, const char *tool,
+                       const char *args_json, struct locus_action **out,
+                       locus_error *err);
+
+/** The todo list as JSON (malloc'd). */
+char *locus_harness_todos_json(const locus_harness *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
