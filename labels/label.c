@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <pcre2.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -77,6 +78,38 @@ static const floor_pattern floor_patterns[] = {
 #define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
 
 /*
+ * The same text with the quoting bash removes before running it taken out
+ * and brace-expansion punctuation turned into blanks, so that `r''m -rf /`,
+ * `\\rm -rf /` and `{rm,-rf,/}` meet the patterns as `rm -rf /`.  Matching
+ * both the raw and this text only adds matches (fail closed).  Returns a
+ * malloc'd copy with *out_len == 0 when it equals the input, NULL on OOM.
+ */
+static char *normalize(const char *text, size_t len, size_t *out_len)
+{
+	char *o = malloc(len + 1);
+	if (!o)
+		return NULL;
+	size_t k = 0;
+	bool changed = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\'' || c == '"' || c == '\\') {
+			changed = true;
+			continue;
+		}
+		if (c == '{' || c == '}' || c == ',') {
+			o[k++] = ' ';
+			changed = true;
+			continue;
+		}
+		o[k++] = c;
+	}
+	o[k] = '\0';
+	*out_len = changed ? k : 0;
+	return o;
+}
+
+/*
  * Compiled per call: only unparsed lines reach here, compiling the table
  * takes well under a millisecond (see tests), and it keeps the library free
  * of global mutable state.  Limits bound the work on hostile 1 MiB input;
@@ -86,6 +119,8 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
                          size_t max)
 {
 	size_t n = 0;
+	size_t norm_len = 0;
+	char *norm = normalize(text, len, &norm_len);
 	pcre2_match_context *mctx = pcre2_match_context_create(NULL);
 	if (mctx) {
 		pcre2_set_match_limit(mctx, 2000000);
@@ -107,9 +142,12 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 		pcre2_match_data *md =
 			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
 		bool hit = true; /* any failure fails closed */
-		if (re && md && mctx) {
+		if (re && md && mctx && norm) {
 			int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md,
 			                     mctx);
+			if (rc == PCRE2_ERROR_NOMATCH && norm_len)
+				rc = pcre2_match(re, (PCRE2_SPTR)norm, norm_len,
+				                 0, 0, md, mctx);
 			hit = rc != PCRE2_ERROR_NOMATCH;
 		}
 		pcre2_match_data_free(md);
@@ -118,6 +156,7 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 			out[n++] = never;
 	}
 	pcre2_match_context_free(mctx);
+	free(norm);
 	return n;
 }
 

@@ -922,7 +922,7 @@ bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
 static const char *const read_plain[] = {
 	"ls", "pwd", "cat", "head", "tail", "wc", "grep", "stat", "du", "df",
 	"which", "basename", "dirname", "realpath", "uname", "diff", "cut",
-	"jq", "echo", "printf", "true", "false", "test", "[", "id", "whoami",
+	"jq", "echo", "printf", "true", "false", "test", "[", "[[", "id", "whoami",
 	"nl", "paste", "rev", "seq", "tr", "tac", "cmp", "comm", "column",
 	"fold", "expand", "od", "hexdump", "strings", "readlink", "md5sum",
 	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd", NULL,

@@ -48,7 +48,7 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		            w0->text ? w0->text : name);
 		return;
 	}
-	if (lp_is_reserved_word(name)) {
+	if (lp_is_reserved_word(name) && !t->test_keyword) {
 		lp_unparsed(ctx, "reserved word '%s' used as a command name "
 		                 "(misparse)", name);
 		return;

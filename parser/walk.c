@@ -919,6 +919,81 @@ static void emit_declaration(walker *w, TSNode n, const sctx *c)
 	push_substs(w, &b, c, idx);
 }
 
+/* `[ ... ]` and `[[ ... ]]`: listed as a command named `[` / `[[` whose
+   argv are the test's words in source order, so that the labeller and the
+   permission rules see it like `test`.  Word-like nodes are taken whole
+   (their substitutions are walked after the command); operators and the
+   brackets are anonymous tokens taken as written. */
+static bool test_word_kind(const lp_syms *sy, TSSymbol k)
+{
+	return k == sy->word || k == sy->string || k == sy->raw_string ||
+	       k == sy->ansi_c_string || k == sy->translated_string ||
+	       k == sy->number || k == sy->simple_expansion ||
+	       k == sy->expansion || k == sy->command_substitution ||
+	       k == sy->process_substitution ||
+	       k == sy->arithmetic_expansion || k == sy->concatenation ||
+	       k == sy->regex || k == sy->extglob_pattern ||
+	       k == sy->test_operator || k == sy->brace_expression;
+}
+
+static void emit_test(walker *w, TSNode n, const sctx *c)
+{
+	const lp_syms *sy = w->sy;
+	lp_arena *a = w->ctx->arena;
+	cmd_build b;
+	memset(&b, 0, sizeof b);
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	bool more = ts_tree_cursor_goto_first_child(&cur);
+	while (more) {
+		TSNode x = ts_tree_cursor_current_node(&cur);
+		TSSymbol k = ts_node_symbol(x);
+		bool descend = false;
+		if (!ts_node_is_named(x)) {
+			const char *s = lp_node_text(w->t, x);
+			lp_word v = {s, s, 0};
+			if (s && *s)
+				lp_wordvec_push(a, &b.words, v);
+		} else if (test_word_kind(sy, k)) {
+			lp_word_fields(w->t, x, &b.words);
+			add_node(w, &b.subst, &b.ns, &b.caps, x);
+		} else if (k != sy->comment) {
+			/* binary/unary/parenthesized expressions: their
+			   operands and operators, in order */
+			descend = true;
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+			if (!ts_tree_cursor_goto_parent(&cur) ||
+			    ts_node_eq(ts_tree_cursor_current_node(&cur), n)) {
+				more = false;
+				break;
+			}
+		}
+	}
+	ts_tree_cursor_delete(&cur);
+	if (b.words.n == 0)
+		return;
+	chain_redirects(w, &b, c->redirs);
+	w->t->test_keyword = true;
+	size_t idx = finish(w, &b, n, c);
+	w->t->test_keyword = false;
+	push_substs(w, &b, c, idx);
+}
+
+/* The S7 misparse puts a command or redirected_statement directly under
+   test_command (checks.c makes that line unparsed). */
+static bool test_is_misparse(const lp_syms *sy, TSNode n)
+{
+	uint32_t cc = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < cc; i++) {
+		TSSymbol k = ts_node_symbol(ts_node_named_child(n, i));
+		if (k == sy->command || k == sy->redirected_statement)
+			return true;
+	}
+	return false;
+}
+
 static void handle_redirected(walker *w, TSNode rs, const sctx *c)
 {
 	const lp_syms *sy = w->sy;
@@ -1034,6 +1109,10 @@ static void do_stmt(walker *w, frame *f)
 		emit_assignments(w, n, &f->c);
 	} else if (k == sy->declaration_command || k == sy->unset_command) {
 		emit_declaration(w, n, &f->c);
+	} else if (k == sy->test_command && !test_is_misparse(sy, n)) {
+		/* (a command under the test is the S7 misparse: checks.c
+		   makes the line unparsed and the generic walk lists it) */
+		emit_test(w, n, &f->c);
 	} else if (k == sy->comment) {
 		return;
 	} else if (ts_node_child_count(n) > 0) {

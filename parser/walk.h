@@ -51,6 +51,8 @@ typedef struct lp_tree {
 	size_t range_start, range_end; /* for nested scripts: the span
 	                                   reported for every command */
 	lp_vars *vars;
+	bool test_keyword; /* emitting a `[[ ]]` test: its name is the
+	                      keyword itself, not a misparse */
 	lp_func *funcs; /* functions defined / called (fork bomb shape) */
 	size_t nfuncs, capfuncs;
 } lp_tree;
