@@ -12,10 +12,18 @@ mkdir -p "$out"
 want=${1:-10000}
 
 grep -h '^\$ ' corpus/shell/*.txt | sed 's/^\$ //' |
-	awk 'length($0) > 0 && length($0) < 300' | sort -u > "$out/seed.raw"
+	awk 'length($0) > 0 && length($0) < 300 && $0 !~ /\\$/' | sort -u > "$out/seed.raw"
 : > "$out/seed.txt"
+# A seed line must satisfy `bash -n` without a word on stderr (a heredoc
+# cut off at the line's end is only a warning for bash) and parse in shfmt,
+# since shfmt stops at the first line it cannot read and would then be timed
+# on a fraction of the batch.
+ok() {
+	[ -z "$(bash -n <(printf '%s\n' "$1") 2>&1)" ] &&
+		printf '%s\n' "$1" | shfmt >/dev/null 2>&1
+}
 while IFS= read -r l; do
-	if bash -n <(printf '%s\n' "$l") 2>/dev/null; then
+	if ok "$l"; then
 		printf '%s\n' "$l" >> "$out/seed.txt"
 	fi
 done < "$out/seed.raw"
@@ -46,10 +54,14 @@ awk -v want="$want" -v n="$n" '
 # Keep only lines bash accepts; refill from the seed lines when one is dropped.
 : > "$out/batch.txt"
 while IFS= read -r l; do
-	if bash -n <(printf '%s\n' "$l") 2>/dev/null; then
+	if ok "$l"; then
 		printf '%s\n' "$l" >> "$out/batch.txt"
 	else
 		sed -n "$(( (RANDOM % n) + 1 ))p" "$out/seed.txt" >> "$out/batch.txt"
 	fi
 done < "$out/candidates.txt"
 echo "batch: $(wc -l < "$out/batch.txt") lines from $n corpus lines"
+# The batch as a whole must be accepted too (a line could end in a way that
+# changes how the next one reads).
+bash -n "$out/batch.txt" || { echo "bash -n rejects the batch" >&2; exit 1; }
+shfmt "$out/batch.txt" > /dev/null || { echo "shfmt rejects the batch" >&2; exit 1; }

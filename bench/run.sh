@@ -35,19 +35,29 @@ read -r shfmt_ms _ < <(t "shfmt (batch)" -- shfmt $batch)
 read -r one_ms one_rss < <(t "one-line locus classify process" -n $((runs * 5)) -- $B/locus classify "git status --short")
 read -r true_ms _ < <(t "baseline: /bin/true process" -n $((runs * 5)) -- /bin/true)
 
-# Single inputs of growing size: a realistic script made of batch lines,
-# fed as one command through --jsonl.
+# Single inputs of growing size: a realistic script made of batch lines that
+# locus parses on their own (one line with a syntax error would make the
+# whole script unparsed early and flatter the figure), fed as one command
+# through --jsonl.
 declare -A size_ms
+if [ ! -s $out/parsed-lines.txt ]; then
+	$B/locus classify < $batch | paste -d '\t' - $batch |
+		awk -F '\t' 'index($1, "\"parsed\":true") { print $2 }' > $out/parsed-lines.txt
+fi
 for kib in 1 16 256 1024; do
 	f=$out/single-$kib.jsonl
 	if [ ! -s $f ]; then
-		head -c $((kib * 1024)) < <(while :; do cat $batch; done) |
-			sed '$d' | node -e '
-				let s = require("fs").readFileSync(0, "utf8");
-				process.stdout.write(JSON.stringify({command: s}) + "\n");' > $f
+		node -e '
+			const fs = require("fs");
+			const lines = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+			const want = Number(process.argv[2]) * 1024 - 64;
+			let s = "", i = 0;
+			while (s.length + lines[i % lines.length].length + 1 < want) s += lines[i++ % lines.length] + "\n";
+			process.stdout.write(JSON.stringify({command: s}) + "\n");' $out/parsed-lines.txt $kib > $f
 	fi
 	read -r ms _ < <(t "single input ${kib} KiB" -i $f -- $B/locus classify --jsonl)
 	size_ms[$kib]=$ms
+	echo "  $( $B/locus classify --jsonl < $f | grep -o '"parsed":[a-z]*' | head -1) $( $B/locus classify --jsonl < $f | grep -o '"unparsed_reason":"[^"]*"' | head -1)" >&2
 done
 
 echo

@@ -593,127 +593,215 @@ int locus_action_set_cost_usd(locus_action *a, double cost)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* Copy with invalid UTF-8 replaced by U+FFFD, so the output is always
-   valid JSON text whatever bytes the line held. */
-static char *utf8_clean(const char *s)
+/*
+ * The classify output is written straight into one growing buffer: building
+ * a cJSON tree per line, printing it and freeing it was a third of the
+ * batch's cost (callgrind).  Strings are escaped per RFC 8259 and invalid
+ * UTF-8 becomes U+FFFD, so the output is valid JSON whatever bytes the line
+ * held.  --pretty goes through cJSON once more (a human's view; speed does
+ * not matter there).
+ */
+typedef struct jw {
+	char *p;
+	size_t n, cap;
+	bool oom;
+} jw;
+
+static void jw_put(jw *w, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-	char *out = malloc(n * 3 + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	const unsigned char *p = (const unsigned char *)s;
+	if (w->oom)
+		return;
+	if (w->n + n + 1 > w->cap) {
+		size_t cap = w->cap ? w->cap : 1024;
+		while (cap < w->n + n + 1)
+			cap *= 2;
+		char *p = realloc(w->p, cap);
+		if (!p) {
+			w->oom = true;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	memcpy(w->p + w->n, s, n);
+	w->n += n;
+	w->p[w->n] = '\0';
+}
+
+static void jw_lit(jw *w, const char *s)
+{
+	jw_put(w, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at p[0..n), or 0 if it is not one
+   (overlong forms, surrogates and code points past U+10FFFF are invalid). */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
+	           : (c >> 3) == 30 ? 4 : 0;
+	if (len == 0 || len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((p[k] & 0xC0) != 0x80)
+			return 0;
+	if (len > 1) {
+		unsigned cp = c & (0x7F >> len);
+		for (size_t k = 1; k < len; k++)
+			cp = (cp << 6) | (p[k] & 0x3F);
+		static const unsigned minimum[5] = { 0, 0, 0x80, 0x800,
+		                                     0x10000 };
+		if (cp < minimum[len] || cp > 0x10FFFF ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			return 0;
+	}
+	return len;
+}
+
+static void jw_str(jw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = strlen((const char *)p);
+	jw_put(w, "\"", 1);
+	size_t run = 0; /* start of the pending plain run */
 	for (size_t i = 0; i < n;) {
 		unsigned c = p[i];
-		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
-		           : (c >> 3) == 30 ? 4 : 0;
-		bool ok = len > 0 && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (p[i + k] & 0xC0) == 0x80;
-		if (ok && len > 1) {
-			unsigned cp = c & (0x7F >> len);
-			for (size_t k = 1; k < len; k++)
-				cp = (cp << 6) | (p[i + k] & 0x3F);
-			static const unsigned minimum[5] = { 0, 0, 0x80, 0x800,
-			                                     0x10000 };
-			if (cp < minimum[len] || cp > 0x10FFFF ||
-			    (cp >= 0xD800 && cp <= 0xDFFF))
-				ok = false;
-		}
-		if (ok) {
-			memcpy(out + o, p + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(out + o, "\xEF\xBF\xBD", 3);
-			o += 3;
+		const char *esc = NULL;
+		char u[6];
+		size_t elen = 0, adv = 1;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			i++;
+			continue;
 		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
-typedef struct jb {
-	bool oom;
-} jb;
-
-static cJSON *jstr(jb *b, const char *s)
-{
-	char *clean = utf8_clean(s ? s : "");
-	cJSON *it = clean ? cJSON_CreateString(clean) : NULL;
-	free(clean);
-	if (!it)
-		b->oom = true;
-	return it;
-}
-
-static void put(jb *b, cJSON *obj, const char *key, cJSON *item)
-{
-	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		b->oom = true;
-	}
-}
-
-static void push(jb *b, cJSON *arr, cJSON *item)
-{
-	if (!item || !cJSON_AddItemToArray(arr, item)) {
-		cJSON_Delete(item);
-		b->oom = true;
-	}
-}
-
-static cJSON *str_array(jb *b, const char *const *v, size_t n)
-{
-	cJSON *arr = cJSON_CreateArray();
-	if (!arr) {
-		b->oom = true;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		push(b, arr, jstr(b, v[i]));
-	return arr;
-}
-
-static cJSON *command_json(jb *b, const locus_shell_command *c)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o) {
-		b->oom = true;
-		return NULL;
-	}
-	put(b, o, "name", jstr(b, c->name));
-	put(b, o, "argv", str_array(b, c->argv, c->argc));
-	put(b, o, "words", str_array(b, c->words, c->nwords));
-	put(b, o, "wrappers", str_array(b, c->wrappers, c->nwrappers));
-	put(b, o, "assignments",
-	    str_array(b, c->assignments, c->nassignments));
-	cJSON *reds = cJSON_CreateArray();
-	if (!reds)
-		b->oom = true;
-	for (size_t i = 0; reds && i < c->nredirects; i++) {
-		cJSON *r = cJSON_CreateObject();
-		if (!r) {
-			b->oom = true;
-			break;
+		if (c >= 0x80) {
+			size_t len = utf8_seq(p + i, n - i);
+			if (len) {
+				i += len;
+				continue;
+			}
+			esc = "\xEF\xBF\xBD";
+			elen = 3;
+		} else {
+			switch (c) {
+			case '"': esc = "\\\""; elen = 2; break;
+			case '\\': esc = "\\\\"; elen = 2; break;
+			case '\n': esc = "\\n"; elen = 2; break;
+			case '\r': esc = "\\r"; elen = 2; break;
+			case '\t': esc = "\\t"; elen = 2; break;
+			case '\b': esc = "\\b"; elen = 2; break;
+			case '\f': esc = "\\f"; elen = 2; break;
+			default:
+				memcpy(u, "\\u00", 4);
+				u[4] = hex[c >> 4];
+				u[5] = hex[c & 15];
+				jw_put(w, (const char *)p + run, i - run);
+				jw_put(w, u, 6);
+				i += adv;
+				run = i;
+				continue;
+			}
 		}
-		put(b, r, "op", jstr(b, c->redirects[i].op));
-		put(b, r, "target", jstr(b, c->redirects[i].target));
-		push(b, reds, r);
+		jw_put(w, (const char *)p + run, i - run);
+		jw_put(w, esc, elen);
+		i += adv;
+		run = i;
 	}
-	put(b, o, "redirects", reds);
-	put(b, o, "writes_files",
-	    cJSON_CreateBool(c->flags & LOCUS_CMD_WRITES_FILES));
-	put(b, o, "connector", jstr(b, c->connector));
-	put(b, o, "pipeline", cJSON_CreateNumber((double)c->pipeline));
-	put(b, o, "origin", jstr(b, c->origin));
-	put(b, o, "dynamic", cJSON_CreateBool(c->flags & LOCUS_CMD_DYNAMIC));
-	put(b, o, "parent", c->parent == LOCUS_SHELL_NO_PARENT
-	                            ? cJSON_CreateNull()
-	                            : cJSON_CreateNumber((double)c->parent));
-	put(b, o, "depth", cJSON_CreateNumber(c->depth));
-	return o;
+	jw_put(w, (const char *)p + run, n - run);
+	jw_put(w, "\"", 1);
+}
+
+/* Keys are our own ASCII literals: no escaping needed. */
+static void jw_key(jw *w, const char *key, bool first)
+{
+	char buf[40];
+	size_t n = strlen(key);
+	if (n + 4 > sizeof buf) {
+		w->oom = true; /* a programming error; never reached */
+		return;
+	}
+	size_t k = 0;
+	if (!first)
+		buf[k++] = ',';
+	buf[k++] = '"';
+	memcpy(buf + k, key, n);
+	k += n;
+	buf[k++] = '"';
+	buf[k++] = ':';
+	jw_put(w, buf, k);
+}
+
+static void jw_strs(jw *w, const char *const *v, size_t n)
+{
+	jw_put(w, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			jw_put(w, ",", 1);
+		jw_str(w, v[i]);
+	}
+	jw_put(w, "]", 1);
+}
+
+static void jw_size(jw *w, size_t v)
+{
+	char buf[32];
+	int k = snprintf(buf, sizeof buf, "%zu", v);
+	jw_put(w, buf, (size_t)k);
+}
+
+static void command_json(jw *w, const locus_shell_command *c)
+{
+	jw_key(w, "name", true);
+	jw_str(w, c->name);
+	jw_key(w, "argv", false);
+	jw_strs(w, c->argv, c->argc);
+	jw_key(w, "words", false);
+	jw_strs(w, c->words, c->nwords);
+	jw_key(w, "wrappers", false);
+	jw_strs(w, c->wrappers, c->nwrappers);
+	jw_key(w, "assignments", false);
+	jw_strs(w, c->assignments, c->nassignments);
+	jw_key(w, "redirects", false);
+	jw_put(w, "[", 1);
+	for (size_t i = 0; i < c->nredirects; i++) {
+		jw_put(w, i ? ",{" : "{", i ? 2 : 1);
+		jw_key(w, "op", true);
+		jw_str(w, c->redirects[i].op);
+		jw_key(w, "target", false);
+		jw_str(w, c->redirects[i].target);
+		jw_put(w, "}", 1);
+	}
+	jw_put(w, "]", 1);
+	jw_key(w, "writes_files", false);
+	jw_lit(w, (c->flags & LOCUS_CMD_WRITES_FILES) ? "true" : "false");
+	jw_key(w, "connector", false);
+	jw_str(w, c->connector);
+	jw_key(w, "pipeline", false);
+	jw_size(w, c->pipeline);
+	jw_key(w, "origin", false);
+	jw_str(w, c->origin);
+	jw_key(w, "dynamic", false);
+	jw_lit(w, (c->flags & LOCUS_CMD_DYNAMIC) ? "true" : "false");
+	jw_key(w, "parent", false);
+	if (c->parent == LOCUS_SHELL_NO_PARENT)
+		jw_lit(w, "null");
+	else
+		jw_size(w, c->parent);
+	jw_key(w, "depth", false);
+	jw_size(w, c->depth);
+}
+
+/* Re-print compact JSON indented (cJSON's layout). */
+static char *pretty(char *compact)
+{
+	cJSON *o = cJSON_Parse(compact);
+	char *text = o ? cJSON_Print(o) : NULL;
+	cJSON_Delete(o);
+	if (!text)
+		return NULL;
+	/* cJSON_Print's memory comes from cJSON's allocator, which is
+	   malloc here (no hooks are installed): free() is right for it. */
+	return text;
 }
 
 int locus_action_json(const locus_action *a, int flags, char **out)
@@ -723,47 +811,63 @@ int locus_action_json(const locus_action *a, int flags, char **out)
 	*out = NULL;
 	if (!a)
 		return LOCUS_EUSAGE;
-	jb b = { false };
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return LOCUS_ENOMEM;
-	if (a->is_bash)
-		put(&b, o, "command", jstr(&b, a->command));
-	put(&b, o, "tool", jstr(&b, a->tool));
-	put(&b, o, "kind", jstr(&b, locus_kind_name(a->kind)));
-	put(&b, o, "tags",
-	    str_array(&b, (const char *const *)a->tags, a->ntags));
-	put(&b, o, "asset", jstr(&b, a->asset));
+	jw w = { NULL, 0, 0, false };
+	jw_put(&w, "{", 1);
+	bool first = true;
+	if (a->is_bash) {
+		jw_key(&w, "command", true);
+		jw_str(&w, a->command);
+		first = false;
+	}
+	jw_key(&w, "tool", first);
+	jw_str(&w, a->tool);
+	jw_key(&w, "kind", false);
+	jw_str(&w, locus_kind_name(a->kind));
+	jw_key(&w, "tags", false);
+	jw_strs(&w, (const char *const *)a->tags, a->ntags);
+	jw_key(&w, "asset", false);
+	jw_str(&w, a->asset);
 	if (a->is_bash) {
 		bool parsed = locus_shell_result_parsed(a->shell);
-		put(&b, o, "parsed", cJSON_CreateBool(parsed));
-		if (!parsed)
-			put(&b, o, "unparsed_reason",
-			    jstr(&b, locus_shell_result_reason(a->shell)));
-		put(&b, o, "never",
-		    a->never ? jstr(&b, a->never) : cJSON_CreateNull());
-		put(&b, o, "reasons",
-		    str_array(&b, (const char *const *)a->reasons,
-		              a->nreasons));
+		jw_key(&w, "parsed", false);
+		jw_lit(&w, parsed ? "true" : "false");
+		if (!parsed) {
+			jw_key(&w, "unparsed_reason", false);
+			jw_str(&w, locus_shell_result_reason(a->shell));
+		}
+		jw_key(&w, "never", false);
+		if (a->never)
+			jw_str(&w, a->never);
+		else
+			jw_lit(&w, "null");
+		jw_key(&w, "reasons", false);
+		jw_strs(&w, (const char *const *)a->reasons, a->nreasons);
 		if (flags & LOCUS_JSON_COMMANDS) {
-			cJSON *cmds = cJSON_CreateArray();
-			if (!cmds)
-				b.oom = true;
+			jw_key(&w, "commands", false);
+			jw_put(&w, "[", 1);
 			size_t n = locus_shell_result_count(a->shell);
-			for (size_t i = 0; cmds && i < n; i++)
-				push(&b, cmds,
-				     command_json(&b, locus_shell_result_command(
-							      a->shell, i)));
-			put(&b, o, "commands", cmds);
+			for (size_t i = 0; i < n; i++) {
+				jw_put(&w, i ? ",{" : "{", i ? 2 : 1);
+				command_json(&w, locus_shell_result_command(
+							 a->shell, i));
+				jw_put(&w, "}", 1);
+			}
+			jw_put(&w, "]", 1);
 		}
 	}
-	char *text = NULL;
-	if (!b.oom)
-		text = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
-		                                   : cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!text)
+	jw_put(&w, "}", 1);
+	if (w.oom) {
+		free(w.p);
 		return LOCUS_ENOMEM;
-	*out = text;
+	}
+	if (flags & LOCUS_JSON_PRETTY) {
+		char *p = pretty(w.p);
+		free(w.p);
+		if (!p)
+			return LOCUS_ENOMEM;
+		*out = p;
+		return 0;
+	}
+	*out = w.p;
 	return 0;
 }

@@ -47,33 +47,74 @@ static const floor_row *floor_row_of(const char *never)
 typedef struct floor_pattern {
 	const char *re;
 	const char *never;
+	/* Literals one of which every match contains (compared ignoring
+	   case): a pattern is compiled and run only when the text holds one,
+	   so ordinary unparsed lines skip PCRE2 entirely. */
+	const char *need[8];
 } floor_pattern;
 
 #define DL "(?:curl|wget|fetch|aria2c|https?|xhs?)"
+#define DL_NEED "curl", "wget", "fetch", "aria2c", "http", "xh"
 #define INTERP                                                               \
 	"(?:(?:ba|z|k|da|a|mk)?sh|fish|busybox|python[0-9.]*|perl|ruby|node|" \
 	"php|deno|bun|eval|source)"
 
 static const floor_pattern floor_patterns[] = {
-	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM },
-	{ "\\bmkfs\\b|\\bmkfs\\.|\\bwipefs\\b|\\bshred\\b", LL_NEVER_FS },
-	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS },
+	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" } },
+	{ "\\bmkfs\\b|\\bmkfs\\.|\\bwipefs\\b|\\bshred\\b", LL_NEVER_FS,
+	  { "mkfs", "wipefs", "shred" } },
+	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS, { "of=" } },
 	{ "\\bgit\\b[^\\n]*\\bpush\\b[^\\n]*(?:--force(?!-with-lease|-if-"
 	  "includes)|\\s['\"]?-[a-z]*f|\\s['\"]?\\+[^\\s]|--mirror)",
-	  LL_NEVER_FORCE_PUSH },
-	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET },
-	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB },
+	  LL_NEVER_FORCE_PUSH, { "push" } },
+	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET,
+	  { "--hard" } },
+	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB, { "(" } },
 	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]*?\\1\\s*\\|\\s*\\1",
-	  LL_NEVER_FORK_BOMB },
-	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE },
+	  LL_NEVER_FORK_BOMB, { "(" } },
+	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE,
+	  { DL_NEED } },
 	{ "(?:^|[\\s;&|(`])(?:" INTERP "|\\.)\\s[^\\n]*(?:\\$\\(|<\\(|`)\\s*"
 	  "(?:sudo\\s+)?" DL "\\b",
-	  LL_NEVER_REMOTE_CODE },
-	{ "(?:^|[;&|(\\n])\\s*(?:\\$\\(|`)\\s*" DL "\\b", LL_NEVER_REMOTE_CODE },
-	{ "\\b(?:shutdown|reboot|halt|poweroff)\\b", LL_NEVER_STOP },
-	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP },
-	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP },
+	  LL_NEVER_REMOTE_CODE, { DL_NEED } },
+	{ "(?:^|[;&|(\\n])\\s*(?:\\$\\(|`)\\s*" DL "\\b", LL_NEVER_REMOTE_CODE,
+	  { DL_NEED } },
+	{ "\\b(?:shutdown|reboot|halt|poweroff)\\b", LL_NEVER_STOP,
+	  { "shutdown", "reboot", "halt", "poweroff" } },
+	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP, { "init" } },
+	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP, { "kexec" } },
 };
+
+/* Case-insensitive (ASCII) search for `needle` in text[0..len). */
+static bool contains_ci(const char *text, size_t len, const char *needle)
+{
+	size_t m = strlen(needle);
+	if (m == 0 || m > len)
+		return m == 0;
+	for (size_t i = 0; i + m <= len; i++) {
+		size_t k = 0;
+		while (k < m) {
+			unsigned char a = (unsigned char)text[i + k];
+			unsigned char b = (unsigned char)needle[k];
+			if (a >= 'A' && a <= 'Z')
+				a = (unsigned char)(a - 'A' + 'a');
+			if (a != b)
+				break;
+			k++;
+		}
+		if (k == m)
+			return true;
+	}
+	return false;
+}
+
+static bool may_match(const floor_pattern *fp, const char *text, size_t len)
+{
+	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++)
+		if (fp->need[i] && contains_ci(text, len, fp->need[i]))
+			return true;
+	return false;
+}
 
 #define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
 
@@ -93,6 +134,11 @@ static char *normalize(const char *text, size_t len, size_t *out_len)
 	bool changed = false;
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
+		if (c == '\\' && i + 1 < len && text[i + 1] == '\n') {
+			i++; /* a line continuation joins the words around it */
+			changed = true;
+			continue;
+		}
 		if (c == '\'' || c == '"' || c == '\\') {
 			changed = true;
 			continue;
@@ -133,6 +179,12 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 			if (out[k] == never)
 				seen = true;
 		if (seen)
+			continue;
+		/* Removing quotes can create a literal the raw text lacks
+		   (r''m -> rm): look in both texts. */
+		if (!may_match(&floor_patterns[i], text, len) &&
+		    !(norm && norm_len &&
+		      may_match(&floor_patterns[i], norm, norm_len)))
 			continue;
 		int errcode;
 		PCRE2_SIZE erroff;

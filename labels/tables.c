@@ -13,9 +13,11 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static bool streq(const char *a, const char *b)
+/* The tables are scanned linearly; comparing the first byte inline skips
+   the strcmp call for almost every row. */
+static inline bool streq(const char *a, const char *b)
 {
-	return strcmp(a, b) == 0;
+	return a[0] == b[0] && strcmp(a, b) == 0;
 }
 
 static bool starts_with(const char *s, const char *prefix)

@@ -104,15 +104,29 @@ static const struct pattern {
 #define NPATTERNS (sizeof patterns / sizeof *patterns)
 
 struct lp_inline_table {
+	bool compiled; /* patterns are compiled on first use */
+	bool failed;   /* compiling failed: every scan fails closed */
 	pcre2_code *code[NPATTERNS];
 	pcre2_match_context *mctx;
 };
 
+/*
+ * The table is compiled lazily, the first time inline code is scanned: most
+ * lines run no interpreter, and compiling (with JIT) every pattern up front
+ * was the largest cost of a one-line `locus classify` process (the hook
+ * path).  A parser is used by one thread at a time (shell.h), so filling it
+ * in on first use needs no lock.
+ */
 lp_inline_table *lp_inline_table_new(void)
 {
-	lp_inline_table *t = calloc(1, sizeof *t);
-	if (!t)
-		return NULL;
+	return calloc(1, sizeof(lp_inline_table));
+}
+
+static bool table_ready(lp_inline_table *t)
+{
+	if (t->compiled)
+		return !t->failed;
+	t->compiled = true;
 	for (size_t i = 0; i < NPATTERNS; i++) {
 		int err;
 		PCRE2_SIZE off;
@@ -120,21 +134,21 @@ lp_inline_table *lp_inline_table_new(void)
 		                           PCRE2_ZERO_TERMINATED, 0, &err, &off,
 		                           NULL);
 		if (!t->code[i]) {
-			lp_inline_table_free(t);
-			return NULL;
+			t->failed = true;
+			return false;
 		}
 		/* JIT is optional: the interpreter honours the same limits */
 		(void)pcre2_jit_compile(t->code[i], PCRE2_JIT_COMPLETE);
 	}
 	t->mctx = pcre2_match_context_create(NULL);
 	if (!t->mctx) {
-		lp_inline_table_free(t);
-		return NULL;
+		t->failed = true;
+		return false;
 	}
 	pcre2_set_match_limit(t->mctx, 1000000);
 	pcre2_set_depth_limit(t->mctx, 2000);
 	pcre2_set_heap_limit(t->mctx, 16384); /* KiB */
-	return t;
+	return true;
 }
 
 void lp_inline_table_free(lp_inline_table *t)
@@ -357,7 +371,7 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
                       size_t idx, unsigned depth)
 {
 	lp_inline_table *t = ctx->parser ? ctx->parser->inline_table : NULL;
-	if (!t) {
+	if (!t || !table_ready(t)) {
 		lp_unparsed(ctx, "inline code patterns are not available");
 		return;
 	}

@@ -319,7 +319,9 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	TSNode root = ts_tree_root_node(tree);
 	lp_vars *saved_vars = ctx->vars;
 	lp_checks_tree(&t, root);
-	t.vars = lp_vars_collect(&t, root);
+	/* Constants only matter to expansions, and every expansion starts
+	   with `$`: most lines have none and skip the pre-pass. */
+	t.vars = memchr(t.src, '$', t.len) ? lp_vars_collect(&t, root) : NULL;
 	ctx->vars = t.vars;
 	lp_walk_tree(&t, root, origin, parent, depth);
 	ctx->vars = saved_vars;
