@@ -10,7 +10,7 @@
  * The gate is the policy (default preset "standard"); a call it holds for a
  * person is refused (there is nobody to ask).  The harness lives for the
  * whole run, so `-` can read a file and then edit it.  With NAME, the
- * result text goes to stdout.  Exit status: 0 the call(s) succeeded,
+ * result text (a refusal JSON for a refused call) goes to stdout.  Exit status: 0 the call(s) succeeded,
  * 1 a tool refused or failed, 2 usage error or a bad policy.
  */
 #include <stdio.h>
@@ -165,9 +165,11 @@ int cli_tool(int argc, char **argv)
 			fprintf(stderr, "locus tool: %s\n", err.message);
 			status = 2;
 		} else {
-			fputs(out, is_err ? stderr : stdout);
+			/* the result is the result, refused or not: the
+			   exit status tells them apart */
+			fputs(out, stdout);
 			if (*out && out[strlen(out) - 1] != '\n')
-				fputc('\n', is_err ? stderr : stdout);
+				fputc('\n', stdout);
 			status = is_err ? 1 : 0;
 		}
 		free(out);

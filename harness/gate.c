@@ -7,14 +7,31 @@
 #include "internal.h"
 #include "locus/policy.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *refusal(const char *prefix, const char *reason)
+/* A refusal JSON for a call the policy engine could not decide (it made
+   no decision to render): same keys as locus_decision_refusal_json(). */
+static char *refusal(const char *tool, const char *prefix, const char *reason)
 {
-	lh_buf b = {0};
-	lh_buf_printf(&b, "%s%s", prefix, reason ? reason : "");
-	return lh_buf_take(&b);
+	lh_buf why = {0};
+	lh_buf_printf(&why, "%s%s", prefix, reason ? reason : "");
+	char *w = lh_buf_take(&why);
+	cJSON *o = cJSON_CreateObject();
+	char *text = NULL;
+	if (o && w && cJSON_AddStringToObject(o, "status", "denied") &&
+	    cJSON_AddStringToObject(o, "outcome", "deny") &&
+	    cJSON_AddStringToObject(o, "action", tool ? tool : "") &&
+	    cJSON_AddStringToObject(o, "asset", "") &&
+	    cJSON_AddStringToObject(o, "reason", w))
+		text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text) /* still a refusal, even out of memory */
+		text = w ? w : strdup("refused");
+	else
+		free(w);
+	return text;
 }
 
 char *locus_harness_policy_wrap(const char *tool, const char *args_json,
@@ -22,7 +39,8 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 {
 	const locus_policy_wrap *w = wrap_payload;
 	if (!w || !w->policy)
-		return refusal("not run: no policy to decide this call", NULL);
+		return refusal(tool, "not run: no policy to decide this call",
+		               NULL);
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.environment = w->environment;
 	in.workspace_root = w->workspace_root;
@@ -33,7 +51,8 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 	                    &err);
 	if (rc) {
 		locus_decision_free(d);
-		return refusal("not run: the gate could not decide this call: ",
+		return refusal(tool,
+		               "not run: the gate could not decide this call: ",
 		               err.message[0] ? err.message : "error");
 	}
 	if (w->on_decision) {
@@ -45,13 +64,15 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 	locus_outcome o = locus_decision_outcome(d);
 	const char *reason = locus_decision_reason(d);
 	char *res = NULL;
-	if (o == LOCUS_OUTCOME_DENY)
-		res = refusal("denied by policy: ", reason);
-	else if (o == LOCUS_OUTCOME_REQUIRE_HUMAN &&
-	         !(w->approve && w->approve(tool, args, reason, w->payload)))
-		res = refusal("held for a person's approval: ", reason);
-	else if (o != LOCUS_OUTCOME_ALLOW && o != LOCUS_OUTCOME_REQUIRE_HUMAN)
-		res = refusal("denied: unknown outcome", NULL);
+	bool refuse = o == LOCUS_OUTCOME_DENY ||
+	              (o == LOCUS_OUTCOME_REQUIRE_HUMAN &&
+	               !(w->approve && w->approve(tool, args, reason, w->payload)));
+	if (o != LOCUS_OUTCOME_ALLOW && o != LOCUS_OUTCOME_REQUIRE_HUMAN &&
+	    o != LOCUS_OUTCOME_DENY)
+		res = refusal(tool, "denied: unknown outcome", NULL);
+	else if (refuse && locus_decision_refusal_json(d, &res) != 0)
+		res = refusal(tool, "not run: out of memory rendering the "
+		                    "refusal", NULL);
 	locus_decision_free(d);
 	return res;
 }

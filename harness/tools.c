@@ -1802,7 +1802,9 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		char *why =
 		    h->wrap(tool, args && *args ? args : "{}", h->wrap_payload);
 		if (why) {
-			lh_buf_printf(&o, "refused: %s", why);
+			/* the wrap's text is what the model gets: the
+			   policy wrap gives the refusal JSON */
+			lh_buf_puts(&o, why);
 			free(why);
 			goto done;
 		}

@@ -987,7 +987,7 @@ static char *test_gate(const char *tool, const char *args, void *p)
 {
 	(*(int *)p)++;
 	if (!strcmp(tool, "write") || strstr(args, "forbidden"))
-		return strdup("denied by test policy");
+		return strdup("refused: denied by test policy");
 	return NULL;
 }
 
@@ -1166,7 +1166,8 @@ START_TEST(harness_build)
 	free(pf);
 	/* specs: the Action of a call */
 	locus_action *act;
-	ck_assert_int_eq(locus_harness_spec(h, "bash", "{\"command\":\"rm -rf build\"}",
+	ck_assert_int_eq(locus_harness_spec(h, "bash",
+	                                    "{\"command\":\"rm -rf build\"}",
 	                                    &act, &err),
 	                 0);
 	ck_assert(locus_action_has_tag(act, "bash"));
@@ -1373,11 +1374,12 @@ START_TEST(policy_gate_wrap)
 	ck_assert_int_eq(f.rec.warnings, 0);
 	put(&f, "build/keep.txt", "k\n");
 	call_err(&f, "bash", "{\"command\":\"rm -rf build\"}",
-	         "denied by policy: ");
+	         "{\"status\":\"denied\",\"outcome\":\"deny\"");
 	expect_file(&f, "build/keep.txt", "k\n");
 	call_err(&f, "bash",
 	         "{\"command\":\"curl -s http://example.test > got.txt\"}",
-	         "held for a person's approval: ");
+	         "{\"status\":\"held_for_approval\","
+	         "\"outcome\":\"require_human\"");
 	ck_assert_int_eq(asked, 1);
 	expect_file(&f, "got.txt", NULL);
 	ck_assert_int_eq(f.rec.execs, 0);
@@ -1427,9 +1429,66 @@ START_TEST(cli_tool_lines)
 	ck_assert_ptr_nonnull(
 	    strstr(o, "\"output\":\"Updated a.txt (2 bytes)\\n\""));
 	ck_assert_ptr_nonnull(strstr(
-	    o, "\"is_error\":true,\"output\":\"refused: denied by policy"));
+	    o, "\"is_error\":true,\"output\":\"{\\\"status\\\":\\\"denied\\\""));
 	ck_assert_ptr_nonnull(strstr(o, "\"output\":\"     1\\ty\\n\"}\n1\n"));
 	free(o);
+	rm_tmp();
+}
+END_TEST
+
+static char *store_it(const char *data, size_t len, void *p)
+{
+	recorder *r = p;
+	r->changes = (int)len; /* reuse: the stored length */
+	(void)data;
+	return strdup("res-1");
+}
+
+/* Config: a small output cap, the result store, kill on timeout. */
+START_TEST(config_store_kill)
+{
+	mk_tmp();
+	locus_backend *b;
+	locus_error err;
+	ck_assert_int_eq(locus_backend_local_new(&b, g_root, NULL, &err), 0);
+	recorder rec = {0};
+	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
+	cfg.output_chars = 100;
+	cfg.output_head_chars = 40;
+	cfg.on_timeout_kill = true;
+	cfg.bash_timeout = 1;
+	cfg.result_store = store_it;
+	cfg.on_exec = rec_exec;
+	cfg.payload = &rec;
+	locus_harness *h;
+	ck_assert_int_eq(locus_harness_new(&h, b, NULL, NULL, NULL, &cfg, &err),
+	                 0);
+	char *o;
+	bool e;
+	ck_assert_int_eq(locus_harness_call(h, "bash",
+	                                    "{\"command\":\"seq 1 1000\"}", &o,
+	                                    &e, &err),
+	                 0);
+	ck_assert(!e);
+	ck_assert_ptr_nonnull(
+	    strstr(o, "characters truncated from the middle"));
+	ck_assert_ptr_nonnull(strstr(o, "[full output stored as res-1]"));
+	ck_assert_ptr_nonnull(strstr(o, "\n1000\n"));
+	ck_assert_int_eq(rec.changes, 3893); /* bytes of seq 1 1000 */
+	free(o);
+	ck_assert_int_eq(locus_harness_call(h, "bash",
+	                                    "{\"command\":\"sleep 20\"}", &o,
+	                                    &e, &err),
+	                 0);
+	ck_assert(e);
+	ck_assert_ptr_nonnull(
+	    strstr(o, "timed out after 1s; the command was killed"));
+	free(o);
+	char *pf = locus_harness_prompt_fragment(h);
+	ck_assert_ptr_nonnull(strstr(pf, "bash waits 1s by default"));
+	free(pf);
+	locus_harness_free(h);
+	locus_backend_free(b);
 	rm_tmp();
 }
 END_TEST
@@ -1467,6 +1526,7 @@ int main(void)
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_BWRAP,
 	                    BK_BWRAP + 1);
 	tcase_add_test(tt, harness_build);
+	tcase_add_test(tt, config_store_kill);
 	tcase_add_test(tt, cli_tool_lines);
 	tcase_add_test(tt, policy_gate_wrap);
 	tcase_add_loop_test(tt, policy_gate_wrap, BK_BWRAP, BK_BWRAP + 1);

@@ -191,7 +191,8 @@ typedef struct locus_exec_record {
 	bool background;
 } locus_exec_record;
 
-/* The gate: return NULL to allow, or a malloc'd refusal reason. */
+/* The gate: return NULL to allow, or a malloc'd refusal: the text the
+   caller (the model) gets as the refused call's result, verbatim. */
 typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
                                void *payload);
 
