@@ -9,6 +9,7 @@
 #ifndef LOCUS_CLI_H
 #define LOCUS_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 int cli_classify(int argc, char **argv); /* cli/classify.c */
@@ -17,7 +18,8 @@ int cli_gate(int argc, char **argv);     /* cli/gate.c (policy engine) */
 int cli_policy(int argc, char **argv);   /* cli/policy.c: policy show */
 int cli_audit(int argc, char **argv);    /* cli/audit.c: audit verify */
 int cli_tool(int argc, char **argv);     /* cli/tool.c (harness) */
-int cli_bench(int argc, char **argv);    /* cli/bench.c */
+int cli_hook(int argc, char **argv);     /* cli/hook.c: agent hooks */
+int cli_mcp(int argc, char **argv);      /* cli/mcp.c: MCP server */
 
 /*
  * Policy golden cases, hooked into `locus corpus` (cli/corpus.c).  A file is
@@ -25,11 +27,14 @@ int cli_bench(int argc, char **argv);    /* cli/bench.c */
  * or when it sits in a directory named `policy` (corpus/policy/...).  The
  * runner prints each failure to `out` (expected vs got), adds its counts to
  * *passed and *failed, and returns 0, or 2 on a format error in the file.
- * cli/stubs.c holds a weak default that refuses (returns 2); the policy
- * helper defines the real one (e.g. in cli/policy.c) and documents the
- * format in docs/corpus.md.
+ * Defined in cli/gate.c; the format is in docs/corpus.md.
  */
 int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
                            int *failed);
+
+/* cli/util.c: true when a JSON object holds the same key twice (direct
+   children only).  NULL is false. */
+struct cJSON;
+bool cli_json_dup_keys(const struct cJSON *object);
 
 #endif

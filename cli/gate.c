@@ -55,14 +55,6 @@ static void gate_call_free(gate_call *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static bool dup_keys(const cJSON *o)
-{
-	for (const cJSON *c = o->child; c; c = c->next)
-		for (const cJSON *p = o->child; p != c; p = p->next)
-			if (!strcmp(p->string, c->string))
-				return true;
-	return false;
-}
 
 static bool nonneg(const cJSON *v)
 {
@@ -78,7 +70,7 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 		snprintf(why, wl, "a tool call is a JSON object");
 		return -1;
 	}
-	if (dup_keys(o)) {
+	if (cli_json_dup_keys(o)) {
 		snprintf(why, wl, "duplicate key in the tool call");
 		return -1;
 	}
@@ -144,7 +136,7 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 		} else if (!strcmp(k, "verification")) {
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "survives");
 			const cJSON *cf = cJSON_GetObjectItemCaseSensitive(f, "confidence");
-			if (!cJSON_IsObject(f) || dup_keys(f) || !cJSON_IsBool(s) ||
+			if (!cJSON_IsObject(f) || cli_json_dup_keys(f) || !cJSON_IsBool(s) ||
 			    !cJSON_IsNumber(cf) || !isfinite(cf->valuedouble) ||
 			    cf->valuedouble < 0 || cf->valuedouble > 1 ||
 			    cJSON_GetArraySize(f) != 2) {

@@ -28,7 +28,9 @@ static const cli_entry cli_table[] = {
 	{"policy", cli_policy, "inspect a policy (policy show)"},
 	{"audit", cli_audit, "check an audit trail (audit verify)"},
 	{"tool", cli_tool, "run one harness tool call"},
-	{"bench", cli_bench, "measure parse and classify throughput"},
+	{"hook", cli_hook,
+	 "permission hook for claude-code, codex, gemini (JSON on stdin)"},
+	{"mcp", cli_mcp, "serve the harness as an MCP server on stdio"},
 };
 
 #define CLI_TABLE_LEN (sizeof cli_table / sizeof cli_table[0])

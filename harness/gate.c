@@ -55,6 +55,11 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 		               "not run: the gate could not decide this call: ",
 		               err.message[0] ? err.message : "error");
 	}
+	if (w->audit && locus_audit_append(w->audit, d, &err) != 0) {
+		locus_decision_free(d);
+		return refusal(tool, "not run: no audit record, no decision: ",
+		               err.message[0] ? err.message : "write failed");
+	}
 	if (w->on_decision) {
 		char *j = NULL;
 		if (locus_decision_json(d, 0, &j) == 0 && j)

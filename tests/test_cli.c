@@ -182,7 +182,7 @@ START_TEST(help_lists_subcommands)
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	const char *names[] = {"classify", "corpus", "gate", "policy",
-	                       "audit", "tool", "bench"};
+	                       "audit", "tool", "hook", "mcp"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		ck_assert_msg(strstr(r.out, names[i]), "--help lacks %s",
 		              names[i]);

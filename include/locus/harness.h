@@ -293,6 +293,10 @@ typedef struct locus_policy_wrap {
 	                const char *reason, void *payload);
 	void (*on_decision)(const char *decision_json, void *payload);
 	void *payload;
+	/* Optional audit trail (borrowed): every decision is appended before
+	   the call may run; a record that cannot be written refuses the call
+	   (no audit record, no decision). */
+	struct locus_audit *audit;
 } locus_policy_wrap;
 
 /** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload. */

@@ -1,0 +1,90 @@
+// tests/mcp/hook-snippets.mjs - the hook configurations of
+// docs/integrations.md, run as the agents run them: the snippet's command
+// string through `sh -c`, in a project folder, with a recorded payload on
+// stdin (tests/hook-payloads/), `locus` found on PATH.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { check, done, locusBin, cannotRun, tempDir, envWithLocus, snippet, sourceRoot } from './lib.mjs';
+
+if (!locusBin) cannotRun('LOCUS_BIN is not set');
+const env = envWithLocus();
+const project = tempDir('project');
+const payload = (f) => fs.readFileSync(path.join(sourceRoot, 'tests', 'hook-payloads', f), 'utf8');
+
+// Claude Code: the settings file is the project's .claude/settings.json
+const claudeText = snippet('claude-settings');
+const claude = JSON.parse(claudeText);
+fs.mkdirSync(path.join(project, '.claude'));
+fs.writeFileSync(path.join(project, '.claude', 'settings.json'), claudeText);
+const claudeHook = claude.hooks.PreToolUse[0];
+const claudeCmd = claudeHook.hooks[0].command;
+check(claudeHook.hooks[0].type === 'command' && /^locus hook claude-code\b/.test(claudeCmd),
+  'claude-code snippet runs locus hook claude-code', claudeCmd);
+
+// Codex: config.toml (the lines we need, read without a TOML library)
+const codexText = snippet('codex-config');
+const codexCmd = (codexText.match(/\[\[hooks\.PreToolUse\.hooks\]\][^[]*?command = "([^"]+)"/) || [])[1];
+check(/^locus hook codex\b/.test(codexCmd || ''), 'codex snippet runs locus hook codex', codexCmd);
+check(/\[mcp_servers\.locus\]\s*\ncommand = "locus"\s*\nargs = \["mcp"/.test(codexText),
+  'codex snippet declares the locus MCP server');
+
+// Gemini: settings.json
+const gemini = JSON.parse(snippet('gemini-settings'));
+const geminiCmd = gemini.hooks.BeforeTool[0].hooks[0].command;
+check(/^locus hook gemini\b/.test(geminiCmd), 'gemini snippet runs locus hook gemini', geminiCmd);
+check(gemini.mcpServers?.locus?.command === 'locus' && gemini.mcpServers.locus.args[0] === 'mcp',
+  'gemini snippet declares the locus MCP server');
+
+function runHook(cmd, input) {
+  const r = spawnSync('sh', ['-c', cmd], { cwd: project, env, input, encoding: 'utf8', timeout: 60000 });
+  let json = null;
+  try { json = r.stdout ? JSON.parse(r.stdout) : null; } catch { /* checked by callers */ }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+const matches = (matcher, tool) => new RegExp(`^(?:${matcher})$`).test(tool);
+
+// [command, matcher, payload file, expected answer]
+const cases = [
+  [claudeCmd, claudeHook.matcher, 'claude-bash-allow.json', 'allow'],
+  [claudeCmd, claudeHook.matcher, 'claude-bash-hold.json', 'ask'],
+  [claudeCmd, claudeHook.matcher, 'claude-bash-deny.json', 'deny'],
+  // the deny rule of the same settings file, read through --claude-settings
+  [claudeCmd, claudeHook.matcher, 'claude-read-env.json', 'deny'],
+  [claudeCmd, claudeHook.matcher, 'claude-write-allow.json', 'allow'],
+  [codexCmd, 'Bash|apply_patch', 'codex-bash-allow.json', 'silent'],
+  [codexCmd, 'Bash|apply_patch', 'codex-bash-hold.json', 'deny'],
+  [codexCmd, 'Bash|apply_patch', 'codex-bash-deny.json', 'deny'],
+  [codexCmd, 'Bash|apply_patch', 'codex-apply-patch.json', 'silent'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-allow.json', 'allow'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-hold.json', 'deny'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-deny.json', 'deny'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-write-file.json', 'allow'],
+];
+const codexMatcher = (codexText.match(/\[\[hooks\.PreToolUse\]\]\s*\nmatcher = "([^"]+)"/) || [])[1];
+check(codexMatcher === 'Bash|apply_patch', 'codex matcher as documented', codexMatcher);
+
+for (const [cmd, matcher, file, want] of cases) {
+  const input = payload(file);
+  const tool = JSON.parse(input).tool_name;
+  check(matches(matcher, tool), `${file}: the snippet's matcher sends ${tool} to locus`, matcher);
+  const r = runHook(cmd, input);
+  let got;
+  if (cmd === geminiCmd)
+    got = r.json?.decision;
+  else if (r.stdout === '')
+    got = 'silent';
+  else
+    got = r.json?.hookSpecificOutput?.permissionDecision;
+  check(r.status === 0 && got === want, `${file}: ${want}`, `exit ${r.status}, got ${got}: ${r.stdout} ${r.stderr}`);
+}
+
+// malformed input through a snippet: blocked (exit 2, stderr says why)
+for (const cmd of [claudeCmd, codexCmd, geminiCmd]) {
+  const r = runHook(cmd, '{"tool_name": ');
+  check(r.status === 2 && /blocked/.test(r.stderr), `${cmd}: malformed input is blocked`, `${r.status} ${r.stderr}`);
+}
+
+fs.rmSync(project, { recursive: true, force: true });
+done();

@@ -1,0 +1,123 @@
+// tests/mcp/protocol.mjs - `locus mcp` at the wire: JSON-RPC edge cases the
+// official clients never send (needs only node).  All requests go in one
+// stream; notifications must get no answer, so the answers line up with the
+// requests that have an id (or that are broken) in order.
+import { spawn } from 'node:child_process';
+import { check, done, locusBin, cannotRun } from './lib.mjs';
+
+if (!locusBin) cannotRun('LOCUS_BIN is not set');
+
+const J = (o) => JSON.stringify(o);
+const req = (id, method, params) => J(params === undefined
+  ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+const note = (method, params) => J({ jsonrpc: '2.0', method, params });
+
+// [line, expectation or null for "no answer"]
+const cases = [
+  [req(1, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+    (a) => a.id === 1 && a.result.protocolVersion === '2024-11-05' && a.result.serverInfo.name === 'locus' &&
+      a.result.capabilities.tools !== undefined && typeof a.result.instructions === 'string'],
+  [note('notifications/initialized'), null],
+  [req(2, 'initialize', { protocolVersion: '1999-01-01', capabilities: {} }),
+    (a) => a.id === 2 && a.result.protocolVersion === '2025-11-25'],
+  [req(3, 'initialize'), (a) => a.id === 3 && a.result.protocolVersion === '2025-11-25'],
+  [req(4, 'initialize', { protocolVersion: '2025-06-18' }), (a) => a.result.protocolVersion === '2025-06-18'],
+  [req(5, 'initialize', { protocolVersion: '2025-03-26' }), (a) => a.result.protocolVersion === '2025-03-26'],
+  [note('notifications/whatever', { x: 1 }), null],
+  [J({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'write', arguments: { path: 'n.txt', content: 'x' } } }), null],
+  [note('notifications/cancelled', 'not even an object'), null],
+  [req('abc', 'ping'), (a) => a.id === 'abc' && J(a.result) === '{}'],
+  [req(0, 'ping'), (a) => a.id === 0 && J(a.result) === '{}'],
+  [req(-7, 'ping', {}), (a) => a.id === -7],
+  [req(9007199254740991, 'ping'), (a) => a.id === 9007199254740991],
+  [req('', 'ping'), (a) => a.id === ''],
+  [req(6, 'tools/list'), (a) => a.id === 6 && Array.isArray(a.result.tools) && a.result.tools.length > 0],
+  [req(7, 'tools/list', {}), (a) => a.id === 7 && Array.isArray(a.result.tools)],
+  [req(8, 'tools/list', []), (a) => a.id === 8 && a.error.code === -32602],
+  [req(9, 'resources/list', {}), (a) => a.id === 9 && a.error.code === -32601],
+  [req('m', 'no/such/method'), (a) => a.id === 'm' && a.error.code === -32601],
+  ['garbage', (a) => a.id === null && a.error.code === -32700],
+  ['{"jsonrpc":"2.0","id":1,"method":"ping"', (a) => a.id === null && a.error.code === -32700],
+  ['{"jsonrpc":"2.0","id":1,"method":"ping"} trailing', (a) => a.id === null && a.error.code === -32700],
+  ['{"jsonrpc":"2.0","id":1,\u0000"method":"ping"}', (a) => a.id === null && a.error.code === -32700],
+  ['\u00ff\u00fe\u0001binary', (a) => a.id === null && a.error.code === -32700],
+  ['', null],
+  ['   ', null],
+  ['[]', (a) => a.id === null && a.error.code === -32600],
+  [`[${req(10, 'ping')}]`, (a) => a.id === null && a.error.code === -32600],
+  ['42', (a) => a.id === null && a.error.code === -32600],
+  ['"ping"', (a) => a.id === null && a.error.code === -32600],
+  [J({ jsonrpc: '2.0', id: null, method: 'ping' }), (a) => a.id === null && a.error.code === -32600],
+  [J({ jsonrpc: '2.0', id: { x: 1 }, method: 'ping' }), (a) => a.id === null && a.error.code === -32600],
+  [J({ jsonrpc: '2.0', id: true, method: 'ping' }), (a) => a.id === null && a.error.code === -32600],
+  [J({ jsonrpc: '1.0', id: 11, method: 'ping' }), (a) => a.id === 11 && a.error.code === -32600],
+  [J({ id: 12, method: 'ping' }), (a) => a.id === 12 && a.error.code === -32600],
+  [J({ jsonrpc: '2.0', id: 13, method: 5 }), (a) => a.id === 13 && a.error.code === -32600],
+  ['{"jsonrpc":"2.0","id":14,"method":"ping","method":"tools/list"}', (a) => a.id === 14 && a.error.code === -32600],
+  [J({ jsonrpc: '2.0', id: 15, result: {} }), null], // a response: ignored
+  [J({ jsonrpc: '2.0', id: 16, error: { code: 1, message: 'x' } }), null],
+  [req(17, 'tools/call', { name: 'nope', arguments: {} }), (a) => a.id === 17 && a.error.code === -32602],
+  [req(18, 'tools/call', { arguments: {} }), (a) => a.id === 18 && a.error.code === -32602],
+  [req(19, 'tools/call', { name: 'read', arguments: 'x' }), (a) => a.id === 19 && a.error.code === -32602],
+  [req(20, 'tools/call', { name: 'read', arguments: { path: 7 } }), (a) => a.id === 20 && a.error.code === -32602],
+  [req(21, 'tools/call'), (a) => a.id === 21 && a.error.code === -32602],
+  [req(22, 'tools/call', { name: 'write', arguments: { path: 'a.txt', content: 'caf\u00e9 \u{1F600}\n' } }),
+    (a) => a.id === 22 && a.result.isError === false && a.result.content[0].type === 'text'],
+  [req(23, 'tools/call', { name: 'read', arguments: { path: 'a.txt' } }),
+    (a) => a.id === 23 && a.result.isError === false && a.result.content[0].text.includes('caf\u00e9 \u{1F600}')],
+  [req(24, 'tools/call', { name: 'read', arguments: { path: 'missing.txt' } }),
+    (a) => a.id === 24 && a.result.isError === true],
+  [req(25, 'tools/call', { name: 'todo_read' }), (a) => a.id === 25 && a.result.isError === false],
+  [req(26, 'tools/call', { name: 'todo_read', arguments: null }), (a) => a.id === 26 && a.result.isError === false],
+  [req(27, 'tools/call', { name: 'write', arguments: { path: '../../etc/x', content: 'x' } }),
+    (a) => a.id === 27 && a.result.isError === true],
+  [req(28, 'ping', null), (a) => a.id === 28 && J(a.result) === '{}'],
+  // the notification above that carried a tools/call did not run it
+  [req(29, 'tools/call', { name: 'read', arguments: { path: 'n.txt' } }),
+    (a) => a.id === 29 && a.result.isError === true],
+  [req(1.5, 'ping'), (a) => a.id === 1.5],
+];
+
+// a line over the 16 MiB cap, then the server must still answer
+const huge = `{"jsonrpc":"2.0","id":99,"method":"ping","pad":"${'a'.repeat(17 << 20)}"}`;
+cases.push([huge, (a) => a.id === null && a.error.code === -32600]);
+cases.push([req('after-huge', 'ping'), (a) => a.id === 'after-huge']);
+// a last line without its newline at EOF is still served
+const last = req('last', 'ping');
+
+const child = spawn(locusBin, ['mcp', '--backend', 'memory'], { stdio: ['pipe', 'pipe', 'pipe'] });
+let out = '', err = '';
+child.stdout.setEncoding('utf8');
+child.stdout.on('data', (d) => { out += d; });
+child.stderr.on('data', (d) => { err += d; });
+const input = cases.map(([l]) => l).join('\n') + '\n' + last;
+child.stdin.on('error', () => {});
+child.stdin.end(input);
+const timer = setTimeout(() => child.kill('SIGKILL'), 120000);
+const status = await new Promise((res) => child.on('close', (code, sig) => res(sig ? `signal ${sig}` : code)));
+clearTimeout(timer);
+
+check(status === 0, 'exit status 0 at EOF', `${status} ${err}`);
+const lines = out.split('\n');
+check(lines[lines.length - 1] === '', 'stdout ends with a newline');
+lines.pop();
+let answers = [];
+let allJson = true;
+for (const l of lines) {
+  try { answers.push(JSON.parse(l)); } catch { allJson = false; }
+}
+check(allJson, 'every stdout line is one JSON message', out.slice(0, 300));
+check(answers.every((a) => a.jsonrpc === '2.0'), 'every answer is JSON-RPC 2.0');
+const expected = cases.filter(([, e]) => e !== null);
+check(answers.length === expected.length + 1, `${expected.length + 1} answers (notifications unanswered)`,
+  `${answers.length}`);
+expected.forEach(([line, e], i) => {
+  const a = answers[i];
+  let ok = false;
+  try { ok = a !== undefined && e(a); } catch { ok = false; }
+  check(ok, `answer to ${line.length > 80 ? line.slice(0, 60) + '...' : line}`, J(a)?.slice(0, 300));
+});
+const a = answers[expected.length];
+check(a && a.id === 'last' && a.result !== undefined, 'a last line without newline is served', J(a));
+check(/serving/.test(err), 'logs on stderr');
+done();
