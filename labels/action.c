@@ -228,6 +228,34 @@ static int add_exec_tags(locus_action *a, uint32_t bits)
 	return 0;
 }
 
+/* The verdict says "a command's arguments hold a dangerous command" (its
+   reasons are static); the action names each such command once:
+   "NAME's arguments hold a dangerous command". */
+static int add_args_reasons(locus_action *a)
+{
+	static const char suffix[] = "'s arguments hold a dangerous command";
+	size_t n = locus_shell_result_count(a->shell);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c =
+			locus_shell_result_command(a->shell, i);
+		if (!ll_args_floor(c))
+			continue;
+		size_t len = strlen(c->name) + sizeof suffix;
+		char *s = malloc(len);
+		if (!s)
+			return LOCUS_ENOMEM;
+		snprintf(s, len, "%s%s", c->name, suffix);
+		bool have = false;
+		for (size_t k = 0; k < a->nreasons; k++)
+			have |= strcmp(a->reasons[k], s) == 0;
+		int rc = have ? 0 : add_reason(a, s);
+		free(s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Parse and label a bash line into `a` (kind, tags, reasons, shell). */
 static int label_bash(locus_action *a, locus_shell_parser *parser,
                       const char *line, size_t len)
@@ -261,6 +289,8 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 			         why ? ": " : "", why ? why : "");
 			rc = add_reason(a, s);
 			free(s);
+		} else if (strcmp(v.reasons[i], LL_REASON_ARGS_FLOOR) == 0) {
+			rc = add_args_reasons(a);
 		} else {
 			rc = add_reason(a, v.reasons[i]);
 		}

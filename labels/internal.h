@@ -19,6 +19,10 @@
 #define LL_REASON_INLINE_DELETES "inline code deletes files"
 #define LL_REASON_PUSH "pushes commits"
 #define LL_REASON_FORCE_PUSH "rewrites or deletes remote history"
+#define LL_REASON_NET_REDIRECT "a /dev/tcp or /dev/udp redirect reaches the network"
+/* The static form in a verdict; the Action names the program
+   ("NAME's arguments hold a dangerous command"). */
+#define LL_REASON_ARGS_FLOOR "a command's arguments hold a dangerous command"
 
 /* Floor reasons (the `never` strings). */
 #define LL_NEVER_RM "recursive delete"
@@ -50,9 +54,25 @@ bool ll_command_read_only(const locus_shell_command *c);
    allowed; no wrappers, not nested, static). */
 bool ll_command_check(const locus_shell_command *c);
 
+/* A redirect to or from /dev/tcp/... or /dev/udp/... (a socket). */
+bool ll_net_redirect(const locus_shell_command *c);
+
+/* The program is in none of the labeller's tables (not read-only listed,
+   not a known network, destructive, shutdown, check, git, package-manager,
+   shell or interpreter program) and is not a wrapper the parser peeled. */
+bool ll_unknown_program(const locus_shell_command *c);
+
+/* G2: for an unknown program or a command with inline code, the floor
+   reason (static) when the raw-text floor patterns match its arguments
+   joined by spaces (heredoc/herestring bodies included), else NULL. */
+const char *ll_args_floor(const locus_shell_command *c);
+
 /* Program classes used by the line-level remote-code rule. */
 bool ll_is_downloader(const char *name);
 bool ll_is_interpreter(const char *name);
+/* awk whose program runs commands (system(), `| getline`, print | "cmd"):
+   fed a download, it runs it. */
+bool ll_awk_runs_input(const locus_shell_command *c);
 /* A downloader that leaves a file behind (curl -o, wget, > file). */
 bool ll_downloader_writes_file(const locus_shell_command *c);
 /* The program file a command runs: an interpreter's script path, the

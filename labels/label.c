@@ -70,7 +70,10 @@ static const floor_pattern floor_patterns[] = {
 	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET,
 	  { "--hard" } },
 	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB, { "(" } },
-	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]*?\\1\\s*\\|\\s*\\1",
+	/* The body before `f|f` is bounded: an unbounded lazy run made this
+	   quadratic on `x(){` repeated without a `}` (12 s for 64 KiB). */
+	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]{0,64}?\\1\\s*\\|"
+	  "\\s*\\1",
 	  LL_NEVER_FORK_BOMB, { "(" } },
 	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE,
 	  { DL_NEED } },
@@ -212,6 +215,74 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 	return n;
 }
 
+/*
+ * G2: programs we know nothing about (vim -c, gdb -ex, sqlite3 .shell,
+ * emacs --eval, a tclsh heredoc...) and interpreter code we scanned only
+ * for known call shapes may run a command written in their arguments.  The
+ * raw-text floor patterns are matched against the arguments joined by
+ * spaces, with heredoc and herestring bodies (code fed on stdin).  Known
+ * data-taking programs (echo, git commit -m, grep) are not matched: their
+ * arguments are data.  Over-reporting on unknown programs is accepted.
+ */
+/* An unknown program's own subcommand with a machine-stop name acts on
+   what the program manages (`vagrant halt`, `virsh reboot vm`), not on
+   the machine: that first word is left out of its text. */
+static const char *const stop_subcommands[] = {
+	"shutdown", "reboot", "halt", "poweroff", NULL,
+};
+
+static size_t args_start(const locus_shell_command *c)
+{
+	if ((c->flags & LOCUS_CMD_INLINE_CODE) || c->argc < 2)
+		return 1;
+	for (const char *const *w = stop_subcommands; *w; w++)
+		if (strcmp(c->argv[1], *w) == 0)
+			return 2;
+	return 1;
+}
+
+const char *ll_args_floor(const locus_shell_command *c)
+{
+	if (c->argc < 2 && c->nredirects == 0)
+		return NULL;
+	if (!(c->flags & LOCUS_CMD_INLINE_CODE) && !ll_unknown_program(c))
+		return NULL;
+	size_t first = args_start(c);
+	size_t len = 0;
+	for (size_t i = first; i < c->argc; i++)
+		len += strlen(c->argv[i]) + 1;
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (c->redirects[i].op && c->redirects[i].target &&
+		    strncmp(c->redirects[i].op, "<<", 2) == 0)
+			len += strlen(c->redirects[i].target) + 1;
+	if (len == 0)
+		return NULL;
+	char *text = malloc(len + 1);
+	if (!text)
+		return LL_NEVER_RM; /* out of memory: fail closed */
+	size_t k = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		size_t m = strlen(c->argv[i]);
+		memcpy(text + k, c->argv[i], m);
+		k += m;
+		text[k++] = ' ';
+	}
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (!r->op || !r->target || strncmp(r->op, "<<", 2) != 0)
+			continue;
+		size_t m = strlen(r->target);
+		memcpy(text + k, r->target, m);
+		k += m;
+		text[k++] = '\n';
+	}
+	text[k] = '\0';
+	const char *hit = NULL;
+	ll_floor_patterns(text, k, &hit, 1);
+	free(text);
+	return hit;
+}
+
 /* ---- the verdict ------------------------------------------------------ */
 
 static void add_reason(locus_shell_verdict *v, const char *r)
@@ -252,18 +323,99 @@ static bool is_substitution_origin(const char *origin)
  *    interpreter (sh <(curl), bash -c "$(curl)", eval "$(curl)");
  *  - file: a downloader saves a file that a later command runs.
  */
+/* An input redirect (`<`, `<>`, `<&`, on any descriptor: a script can
+   read fd 3 too): not an output or a heredoc. */
+static bool input_op(const locus_shell_redirect *rd)
+{
+	const char *op = rd->op ? rd->op : "";
+	while (*op >= '0' && *op <= '9')
+		op++; /* `3<>` written with its descriptor */
+	return op[0] == '<' && op[1] != '<';
+}
+
+static bool dup_op(const char *op)
+{
+	while (op && *op >= '0' && *op <= '9')
+		op++;
+	return op && strncmp(op, "<&", 2) == 0;
+}
+
+/* An interpreter reading its program from a socket: `sh </dev/tcp/h/p`,
+   or from a descriptor (`sh <&3`) on a line that opened one. */
+static bool interp_reads_socket(const locus_shell_command *c, bool line_net)
+{
+	if (c->argc == 0 || !ll_is_interpreter(c->name))
+		return false;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *rd = &c->redirects[i];
+		if (!input_op(rd))
+			continue;
+		const char *t = rd->target ? rd->target : "";
+		if (strncmp(t, "/dev/tcp/", 9) == 0 ||
+		    strncmp(t, "/dev/udp/", 9) == 0)
+			return true;
+		if (line_net && dup_op(rd->op))
+			return true;
+	}
+	return false;
+}
+
+/* What reaches the network and yields data: a downloader, or any command
+   redirected to or from /dev/tcp|udp (`cat </dev/tcp/h/80`). */
+static bool net_source(const locus_shell_command *d)
+{
+	return (d->argc && ll_is_downloader(d->name)) || ll_net_redirect(d);
+}
+
+/* Programs that give a file a new name: `curl -o i x; mv i j; sh j`. */
+static const char *const renamers[] = { "mv", "cp", "ln", "install", NULL };
+
+/* A command between the download (index i) and the run (index k) copies
+   or moves a downloaded file to the name that runs (one step). */
+static bool renamed_download(const locus_shell_result *r,
+                             const locus_shell_command *d, size_t i,
+                             size_t k, const char *run)
+{
+	const char *slash = strrchr(run, '/');
+	const char *want = slash ? slash + 1 : run;
+	for (size_t m = i + 1; m < k; m++) {
+		const locus_shell_command *c = locus_shell_result_command(r, m);
+		bool renamer = false;
+		for (const char *const *p = renamers; *p && c->argc; p++)
+			renamer |= strcmp(*p, c->name) == 0;
+		if (!renamer || c->argc < 3)
+			continue;
+		const char *dst = c->argv[c->argc - 1];
+		const char *ds = strrchr(dst, '/');
+		/* `mv i dir/` keeps the name: the direct check covers it. */
+		if (strcmp(ds ? ds + 1 : dst, want) != 0)
+			continue;
+		for (size_t a = 1; a + 1 < c->argc; a++)
+			if (c->argv[a][0] != '-' &&
+			    ll_downloaded_file_runs(d, c->argv[a]))
+				return true;
+	}
+	return false;
+}
+
 static bool remote_code(const locus_shell_result *r)
 {
 	size_t n = locus_shell_result_count(r);
-	bool any_interp = false;
+	bool any_interp = false, line_net = false;
 	for (size_t k = 0; k < n; k++) {
 		const locus_shell_command *c = locus_shell_result_command(r, k);
 		if (c->argc && ll_is_interpreter(c->name))
 			any_interp = true;
+		if (ll_net_redirect(c))
+			line_net = true;
 	}
+	for (size_t k = 0; line_net && k < n; k++)
+		if (interp_reads_socket(locus_shell_result_command(r, k),
+		                        line_net))
+			return true;
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *d = locus_shell_result_command(r, i);
-		if (d->argc == 0 || !ll_is_downloader(d->name))
+		if (!net_source(d))
 			continue;
 		if (any_interp && is_substitution_origin(d->origin))
 			return true;
@@ -273,7 +425,7 @@ static bool remote_code(const locus_shell_result *r)
 			if (c->argc == 0)
 				continue;
 			if (c->pipeline == d->pipeline &&
-			    ll_is_interpreter(c->name))
+			    (ll_is_interpreter(c->name) || ll_awk_runs_input(c)))
 				return true;
 			const char *run = ll_file_run(c);
 			if (!run)
@@ -282,6 +434,8 @@ static bool remote_code(const locus_shell_result *r)
 			    ll_downloader_writes_file(d))
 				return true;
 			if (ll_downloaded_file_runs(d, run))
+				return true;
+			if (renamed_download(r, d, i, k, run))
 				return true;
 		}
 	}
@@ -312,6 +466,11 @@ void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 			floor_add(&fl, j.never);
 		if (c->flags & LOCUS_CMD_BACKGROUND)
 			background = true;
+		const char *af = ll_args_floor(c);
+		if (af) {
+			add_reason(out, LL_REASON_ARGS_FLOOR);
+			floor_add(&fl, af);
+		}
 	}
 	if (background) {
 		out->tags |= LOCUS_TAG_BACKGROUND;

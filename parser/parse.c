@@ -320,8 +320,15 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	lp_vars *saved_vars = ctx->vars;
 	lp_checks_tree(&t, root);
 	/* Constants only matter to expansions, and every expansion starts
-	   with `$`: most lines have none and skip the pre-pass. */
-	t.vars = memchr(t.src, '$', t.len) ? lp_vars_collect(&t, root) : NULL;
+	   with `$`: most lines have none and skip the pre-pass, unless they
+	   may assign a name that changes what runs (vars.c
+	   sensitive_names; the pre-pass finds every way to assign it). */
+	t.vars = memchr(t.src, '$', t.len) || lp_mentions_sensitive(t.src, t.len)
+	                 ? lp_vars_collect(&t, root)
+	                 : NULL;
+	if (lp_vars_sensitive(t.vars))
+		lp_unparsed(ctx, "assignment to %s changes what runs",
+		            lp_vars_sensitive(t.vars));
 	ctx->vars = t.vars;
 	lp_walk_tree(&t, root, origin, parent, depth);
 	ctx->vars = saved_vars;
@@ -390,8 +397,14 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 	                                len)) != len)
 		lp_unparsed(&ctx, "input is not valid UTF-8 (byte %zu)", bad);
 	else
+	{
 		lp_walk_text(&ctx, r->source, len, true, LOCUS_ORIGIN_TOP,
 		             LOCUS_SHELL_NO_PARENT, 0);
+		lp_checks_reeval(&ctx);
+		lp_checks_source(&ctx);
+		lp_checks_env(&ctx);
+		lp_checks_shell_input(&ctx);
+	}
 
 	if (r->arena.failed) {
 		lp_arena a = r->arena;

@@ -304,6 +304,69 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 	return text;
 }
 
+/* Paths that name the process's own stdin: a script operand that is one
+   of them makes a shell or interpreter read its program from stdin. */
+static const char *const stdin_paths[] = {
+	"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/fd/00",
+	NULL,
+};
+
+bool lp_is_stdin_word(const lp_word *w)
+{
+	return w && !wdyn(w) && in_list(stdin_paths, wval(w));
+}
+
+/* A `< <(...)` redirect of stdin: the script is another command's
+   output. */
+bool lp_stdin_procsub(const lp_raw_command *raw)
+{
+	for (size_t i = 0; i < raw->nredirects; i++) {
+		const locus_shell_redirect *r = &raw->redirects[i];
+		if (!r->op || strcmp(r->op, "<") || r->fd > 0)
+			continue;
+		const char *t = r->target ? r->target : "";
+		if ((r->target_flags & LOCUS_WORD_SUBST) || !strncmp(t, "<(", 2) ||
+		    !strncmp(t, ">(", 2))
+			return true;
+	}
+	return false;
+}
+
+static const char *skip_dot_slash(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
+/*
+ * True when an earlier command of the line writes `path`: an output
+ * redirect to it or a tee operand.  `echo 'rm -rf /' > x.sh; sh x.sh` runs
+ * text we saw as data; the analysis cannot follow it.
+ */
+static bool written_on_line(const lp_ctx *ctx, const char *path)
+{
+	path = skip_dot_slash(path);
+	if (!*path)
+		return false;
+	for (size_t i = 0; i < ctx->result->ncommands; i++) {
+		const locus_shell_command *c = &ctx->result->commands[i];
+		for (size_t k = 0; k < c->nredirects; k++) {
+			const locus_shell_redirect *r = &c->redirects[k];
+			if (!r->op || !strchr(r->op, '>') || !r->target ||
+			    !strcmp(r->op, ">&"))
+				continue;
+			if (!strcmp(skip_dot_slash(r->target), path))
+				return true;
+		}
+		if (c->name && !strcmp(c->name, "tee"))
+			for (size_t k = 1; k < c->argc; k++)
+				if (!strcmp(skip_dot_slash(c->argv[k]), path))
+					return true;
+	}
+	return false;
+}
+
 /* ---- shells ---------------------------------------------------------- */
 
 static const char *const shells[] = {
@@ -433,8 +496,19 @@ static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		parse_text(ctx, script, origin, idx, raw->depth + 1);
 		return;
 	}
-	if (i < n && !have_s)
+	if (i < n && !have_s && !lp_is_stdin_word(&words[i])) {
+		if (!wdyn(&words[i]) && written_on_line(ctx, wval(&words[i])))
+			lp_unparsed(ctx, "a shell runs %s, a file written "
+			                 "earlier on the line",
+			            wval(&words[i]));
 		return; /* a script file: a known limit */
+	}
+	if (lp_stdin_procsub(raw)) {
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx, "a shell reads its script from a process "
+		                 "substitution");
+		return;
+	}
 	if (raw->stdin_kind == LP_STDIN_NONE && raw->origin &&
 	    !strcmp(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
 		/* tee >(sh): the shell runs what the outer command writes */
@@ -671,6 +745,9 @@ static void see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 
 /* ---- git ------------------------------------------------------------- */
 
+static void see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t sub, size_t idx);
+
 /* Config keys whose value git runs as a shell command ('*' is a
    subsection). */
 static const char *const git_exec_keys[] = {
@@ -740,6 +817,12 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
 	bool exec = false;
 	for (const char *const *k = git_exec_keys; *k && !exec; k++)
 		exec = git_key_match(*k, kv, klen);
+	if (!alias && !exec && w && wdyn(w) &&
+	    (memchr(kv, '$', klen) || memchr(kv, '`', klen))) {
+		lp_unparsed(ctx, "git -c sets a key only known at run time: %s",
+		            kv);
+		return;
+	}
 	if (!alias && !exec)
 		return;
 	if (w && wdyn(w)) {
@@ -996,8 +1079,21 @@ static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		lp_unparsed(ctx, "unknown git option %s", v);
 		return;
 	}
-	if (i >= n || wdyn(&w[i]))
+	for (size_t k = pos + 1; k < n; k++)
+		if (!wdyn(&w[k]) && !strncasecmp(wval(&w[k]), "ext::", 5)) {
+			/* git runs the rest of an ext:: URL as a command */
+			lp_unparsed(ctx, "git ext:: URL runs a command: %s",
+			            wval(&w[k]));
+			return;
+		}
+	if (i < n && wdyn(&w[i])) {
+		lp_unparsed(ctx, "subcommand of git is dynamic: %s",
+		            w[i].text ? w[i].text : "");
 		return;
+	}
+	if (i >= n)
+		return;
+	see_optvals(ctx, raw, pos, i, idx);
 	if (!naliases) {
 		git_subcommand(ctx, raw, w, i, n, idx);
 		return;
@@ -1105,6 +1201,323 @@ static void see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	           LOCUS_ORIGIN_WATCH, idx, raw->depth + 1);
 }
 
+/* ---- scheduled and stdin-fed programs --------------------------------- */
+
+/* at/batch read a shell script on stdin (or -f FILE) and run it later. */
+static void see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx)
+{
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		const char *v = wval(w);
+		if (wdyn(w) || v[0] != '-' || !strcmp(v, "--"))
+			continue;
+		/* list, remove, cat, version: nothing is queued */
+		if (strpbrk(v + 1, "lrdcV") && !strchr(v + 1, 'f'))
+			return;
+		if (strchr(v + 1, 'f')) {
+			const char *f = strchr(v, 'f')[1] ? strchr(v, 'f') + 1
+			                : i + 1 < raw->nwords
+			                        ? wval(&raw->words[i + 1])
+			                        : "";
+			if (!in_list(stdin_paths, f)) {
+				if (written_on_line(ctx, f))
+					lp_unparsed(ctx, "at runs %s, a file "
+					                 "written earlier on the line",
+					            f);
+				return;
+			}
+		}
+	}
+	if (lp_stdin_procsub(raw)) {
+		lp_unparsed(ctx, "at reads its script from a process "
+		                 "substitution");
+		return;
+	}
+	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
+	    raw->stdin_kind != LP_STDIN_HERESTRING &&
+	    raw->stdin_kind != LP_STDIN_PIPE)
+		return;
+	ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+	parse_text(ctx, lp_stdin_text(ctx, raw, "at"),
+	           LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+}
+
+/* crontab FILE / crontab - / crontab fed on stdin installs commands that
+   run later, in a format we do not parse. */
+static void see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t idx)
+{
+	(void)idx;
+	bool operand = false;
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		const char *v = wval(w);
+		if (!wdyn(w) && v[0] == '-' && v[1]) {
+			if (strpbrk(v + 1, "lerTV"))
+				return; /* list, edit, remove, test, version */
+			if (!strcmp(v, "-u") || !strcmp(v, "-s"))
+				i++;
+			continue;
+		}
+		operand = true;
+	}
+	if (operand || raw->stdin_kind != LP_STDIN_NONE)
+		lp_unparsed(ctx, "crontab installs a table of commands that run "
+		                 "later");
+}
+
+/* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
+   stdin. */
+static void see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const char *v = wval(&raw->words[i]);
+		const char *f = NULL;
+		if (!strcmp(v, "-f") || !strcmp(v, "--file") ||
+		    !strcmp(v, "--makefile"))
+			f = i + 1 < raw->nwords ? wval(&raw->words[i + 1]) : "";
+		else if (!strncmp(v, "-f", 2))
+			f = v + 2;
+		else if (!strncmp(v, "--file=", 7))
+			f = v + 7;
+		else if (!strncmp(v, "--makefile=", 11))
+			f = v + 11;
+		if (!f)
+			continue;
+		if (!in_list(stdin_paths, f) && !written_on_line(ctx, f))
+			continue;
+		lp_unparsed(ctx, "make reads a makefile fed by the line: "
+		                 "its recipes are not fully analysed");
+		if (!in_list(stdin_paths, f))
+			return;
+		const char *text = lp_stdin_text(ctx, raw, "make");
+		/* recipe lines start with a tab; @ - + are make's prefixes */
+		for (const char *p = text; p && *p;) {
+			const char *e = strchr(p, '\n');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			if (*p == '\t') {
+				size_t k = strspn(p, "\t @-+");
+				if (k < len)
+					lp_parse_nested(ctx, p + k, len - k,
+					                LOCUS_ORIGIN_STDIN_SCRIPT, idx,
+					                raw->depth + 1);
+			}
+			p = e ? e + 1 : NULL;
+		}
+		return;
+	}
+}
+
+/* ---- program-valued options -------------------------------------------- */
+
+/*
+ * Options whose value is a command the program runs with a shell (or as a
+ * program): the value is parsed as shell with origin "option".  `longs`
+ * accept unambiguous abbreviations as getopt_long and git parse-options
+ * do (any prefix of three letters or more); `keys` are -o KEY=VALUE
+ * settings (ssh -o ProxyCommand=...), compared without case; `prefix` is
+ * a value prefix (tar --checkpoint-action=exec=CMD).
+ */
+static const struct optval_rule {
+	const char *prog;
+	const char *sub;    /* "|clone|" or NULL */
+	const char *shorts; /* letters taking a command value */
+	const char *longs;  /* "|upload-pack|" */
+	const char *keys;   /* "|proxycommand|": -o KEY=CMD */
+	const char *prefix; /* the value starts with this: the rest runs */
+} optval_rules[] = {
+	{ "git", "|grep|", "O", "|open-files-in-pager|", NULL, NULL },
+	{ "git", "|clone|", "u", "|upload-pack|", NULL, NULL },
+	{ "git", "|fetch|pull|ls-remote|fetch-pack|", NULL,
+	  "|upload-pack|exec|", NULL, NULL },
+	{ "git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL },
+	{ "git", "|archive|", NULL, "|exec|", NULL, NULL },
+	{ "man", NULL, "P", "|pager|", NULL, NULL },
+	{ "tar", NULL, "IF",
+	  "|to-command|use-compress-program|info-script|new-volume-script|"
+	  "rsh-command|",
+	  NULL, NULL },
+	{ "gtar", NULL, "IF",
+	  "|to-command|use-compress-program|info-script|new-volume-script|"
+	  "rsh-command|",
+	  NULL, NULL },
+	{ "tar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
+	{ "gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
+	{ "rg", NULL, NULL, "|pre|", NULL, NULL },
+	{ "sort", NULL, NULL, "|compress-program|", NULL, NULL },
+	{ "ssh", NULL, NULL, NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	{ "scp", NULL, "S", NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	{ "sftp", NULL, "S", NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	{ "rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL },
+	{ "nodemon", NULL, "x", "|exec|", NULL, NULL },
+	{ "nix-shell", NULL, NULL, "|run|command|", NULL, NULL },
+	{ "vagrant", "|ssh|", "c", "|command|", NULL, NULL },
+	{ "zip", NULL, NULL, "|unzip-command|", NULL, NULL },
+};
+
+static bool bar_has(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
+		if (n && !strncmp(p + 1, s, n) && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+/* --name (n bytes) is `name` from the list or an abbreviation of one. */
+static bool long_matches(const char *list, const char *name, size_t n)
+{
+	if (!list || !n)
+		return false;
+	for (const char *p = list; (p = strchr(p, '|')) != NULL && p[1]; p++) {
+		const char *e = strchr(p + 1, '|');
+		size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
+		if (n <= len && (n >= 3 || n == len) && !strncmp(p + 1, name, n))
+			return true;
+	}
+	return false;
+}
+
+static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
+                       const struct optval_rule *rl, const lp_word *w,
+                       const char *value, size_t idx)
+{
+	if (!value)
+		return;
+	if (rl->keys) {
+		size_t kl = strcspn(value, "= \t");
+		char key[64];
+		if (kl == 0 || kl >= sizeof key)
+			return;
+		for (size_t i = 0; i < kl; i++)
+			key[i] = (char)tolower((unsigned char)value[i]);
+		key[kl] = '\0';
+		if (!bar_has(rl->keys, key, kl))
+			return;
+		value += kl;
+		value += strspn(value, " \t");
+		if (*value == '=')
+			value++;
+	}
+	if (rl->prefix) {
+		size_t pl = strlen(rl->prefix);
+		if (strncmp(value, rl->prefix, pl))
+			return;
+		value += pl;
+	}
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "%s runs a command given in an option only "
+		                 "known at run time: %s",
+		            rl->prog, w->text ? w->text : "");
+		return;
+	}
+	parse_text(ctx, value, LOCUS_ORIGIN_OPTION, idx, raw->depth + 1);
+}
+
+/* Look for program-valued options of words[pos] (sub: index of its
+   subcommand word, or 0). */
+static void see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t sub, size_t idx)
+{
+	const char *name = lp_base_name(wval(&raw->words[pos]));
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules; r++) {
+		const struct optval_rule *rl = &optval_rules[r];
+		if (strcmp(rl->prog, name))
+			continue;
+		size_t from = pos + 1;
+		if (rl->sub) {
+			if (!sub || sub >= n || wdyn(&w[sub]) ||
+			    !bar_has(rl->sub, wval(&w[sub]), strlen(wval(&w[sub]))))
+				continue;
+			from = sub + 1;
+		}
+		const char *shorts = rl->shorts ? rl->shorts
+		                     : rl->keys ? "o" : "";
+		if (rl->keys && rl->shorts)
+			shorts = "oS";
+		for (size_t i = from; i < n; i++) {
+			const char *v = wval(&w[i]);
+			if (!strcmp(v, "--"))
+				break;
+			if (v[0] != '-' || !v[1])
+				continue;
+			if (v[1] == '-') {
+				const char *nm = v + 2, *eq = strchr(nm, '=');
+				size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
+				if (!long_matches(rl->longs, nm, nl))
+					continue;
+				if (eq)
+					optval_run(ctx, raw, rl, &w[i], eq + 1, idx);
+				else if (i + 1 < n) {
+					i++;
+					optval_run(ctx, raw, rl, &w[i], wval(&w[i]),
+					           idx);
+				}
+				continue;
+			}
+			for (size_t j = 1; v[j]; j++) {
+				if (!strchr(shorts, v[j]))
+					continue;
+				bool key_only = rl->keys && v[j] == 'o';
+				bool cmd = rl->shorts && strchr(rl->shorts, v[j]);
+				if (!key_only && !cmd)
+					break;
+				const struct optval_rule *use = rl;
+				struct optval_rule plain = *rl;
+				if (!key_only) {
+					plain.keys = NULL;
+					use = &plain;
+				}
+				if (v[j + 1])
+					optval_run(ctx, raw, use, &w[i], v + j + 1,
+					           idx);
+				else if (i + 1 < n) {
+					i++;
+					optval_run(ctx, raw, use, &w[i], wval(&w[i]),
+					           idx);
+				}
+				break;
+			}
+		}
+	}
+}
+
+/* Environment values that carry code (GIT_EDITOR=..., LD_PRELOAD=...) are
+   handled once for the whole line by lp_checks_env() in checks.c. */
+
+/* ---- dynamic subcommands ---------------------------------------------- */
+
+/* Programs whose first operand picks what they do: a dynamic one could
+   be anything (`systemctl ${X:-poweroff}`). */
+static const char *const subcommand_programs[] = {
+	"systemctl", "npm", "pnpm", "yarn", "bun", "docker", "podman",
+	"kubectl", "apt", "apt-get", "pip", "pip3", "cargo", "go", "gh",
+	"brew", "dnf", "yum", "snap", "helm", NULL,
+};
+
+static void check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
+                                     size_t pos, const char *name)
+{
+	if (!in_list(subcommand_programs, name))
+		return;
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		if (wdyn(w)) {
+			lp_unparsed(ctx, "subcommand of %s is dynamic: %s", name,
+			            w->text ? w->text : "");
+			return;
+		}
+		if (wval(w)[0] != '-')
+			return;
+	}
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 
 typedef void (*see_fn)(lp_ctx *, const lp_raw_command *, size_t, size_t);
@@ -1119,12 +1532,17 @@ static const struct {
 	{ "fd", see_fd },           { "fdfind", see_fd },
 	{ "git", see_git },         { "ssh", see_ssh },
 	{ "watch", see_watch },
+	{ "at", see_at },           { "batch", see_at },
+	{ "crontab", see_crontab }, { "make", see_make },
+	{ "gmake", see_make },
 };
 
 static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                         size_t idx)
 {
 	const char *name = lp_base_name(wval(&raw->words[pos]));
+	see_optvals(ctx, raw, pos, 0, idx);
+	check_dynamic_subcommand(ctx, raw, pos, name);
 	if (is_shell(name)) {
 		shell_scan(ctx, raw, pos, idx, !strncmp(name, "fish", 4),
 		           LOCUS_ORIGIN_SHELL_C);
@@ -1187,6 +1605,63 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 	parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, r->depth + 1);
 }
 
+/*
+ * su -s PROG [user [args]]: PROG is run as the login shell with the
+ * arguments after the user (getopt drops a `--`), so `su -s /bin/rm root
+ * -- -rf /` runs `rm -rf /`.  A shell PROG is left to shell_scan; true
+ * when the command was handled here.
+ */
+static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
+                       const lp_optscan *sc, size_t idx)
+{
+	if (!sc->seen['s'])
+		return false;
+	const lp_word *prog = NULL;
+	size_t end = sc->cmd < r->nwords ? sc->cmd : r->nwords;
+	for (size_t i = pos + 1; i < end; i++) {
+		const char *v = wval(&r->words[i]);
+		if (!strcmp(v, "-s") || !strcmp(v, "--shell")) {
+			if (i + 1 < end)
+				prog = &r->words[++i];
+		} else if (!strncmp(v, "--shell=", 8) ||
+		           (v[0] == '-' && v[1] != '-' && strchr(v, 's'))) {
+			prog = NULL; /* attached or clustered: checked below */
+			lp_unparsed(ctx, "%s: the login shell option is written "
+			                 "in a form not analysed: %s",
+			            wval(&r->words[pos]), v);
+			return true;
+		}
+	}
+	if (!prog)
+		return false;
+	if (wdyn(prog)) {
+		lp_unparsed(ctx, "%s runs a login shell only known at run time: "
+		                 "%s",
+		            wval(&r->words[pos]), prog->text ? prog->text : "");
+		return true;
+	}
+	if (is_shell(lp_base_name(wval(prog))))
+		return false;
+	if (sc->script) {
+		lp_unparsed(ctx, "%s runs %s as the shell of a -c command",
+		            wval(&r->words[pos]), wval(prog));
+		return true;
+	}
+	size_t from = sc->cmd < r->nwords ? sc->cmd + 1 : r->nwords;
+	if (from < r->nwords && !wdyn(&r->words[from]) &&
+	    !strcmp(wval(&r->words[from]), "--"))
+		from++;
+	size_t na = 1 + (r->nwords - from);
+	lp_word *argv = lp_arena_alloc(ctx->arena, na * sizeof *argv);
+	if (!argv)
+		return true;
+	argv[0] = *prog;
+	for (size_t i = from; i < r->nwords; i++)
+		argv[1 + i - from] = r->words[i];
+	emit_nested(ctx, r, argv, na, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, 0);
+	return true;
+}
+
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
 	if (lp_out_of_time(ctx))
@@ -1199,12 +1674,12 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		return LOCUS_SHELL_NO_PARENT;
 
 	while (pos < n && !wdyn(&r.words[pos])) {
-		const char *wname = lp_base_name(wval(&r.words[pos]));
-		const lp_optspec *spec = lp_wrapper_find(wname);
+		size_t at;
+		const lp_optspec *spec = lp_wrapper_match(r.words, n, pos, &at);
 		if (!spec)
 			break;
 		lp_optscan sc;
-		lp_optscan_run(spec, r.words, n, pos, &sc);
+		lp_optscan_run(spec, r.words, n, at, &sc);
 		bool su_shell = (spec->flags & LP_OPT_SU) && !sc.seen['u'];
 		bool peel = !sc.unknown && !sc.query && !sc.nocmd &&
 		            !sc.script && !sc.split_value && !su_shell &&
@@ -1229,6 +1704,8 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			wrapper_script(ctx, &r, &sc, spec->name, idx);
 			return idx;
 		}
+		if (su_shell && su_program(ctx, &r, pos, &sc, idx))
+			return idx;
 		if (su_shell) {
 			/* su [-] [user [shell args]]: the args go to the
 			   user's shell, so `su root -c CMD` runs CMD */
@@ -1256,10 +1733,19 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 	if (pos < n && wdyn(&r.words[pos]))
 		lp_unparsed(ctx, "command name is dynamic: %s",
 		            r.words[pos].text ? r.words[pos].text : "");
+	else if (pos < n && (strrchr(wval(&r.words[pos]), '/')
+	                             ? strrchr(wval(&r.words[pos]), '/')[1]
+	                             : wval(&r.words[pos])[0]) == '\0')
+		lp_unparsed(ctx, "command name is empty");
 	size_t idx = lp_push_raw(ctx, &r, pos, nwr, wr);
 	if (idx == LOCUS_SHELL_NO_PARENT)
 		return idx;
 	add_assigns(ctx, idx, extra, nextra);
+	if (pos < n && !wdyn(&r.words[pos]) && strchr(wval(&r.words[pos]), '/') &&
+	    written_on_line(ctx, wval(&r.words[pos])))
+		lp_unparsed(ctx, "%s is run after being written earlier on the "
+		                 "line",
+		            wval(&r.words[pos]));
 	if (pos < n && !wdyn(&r.words[pos]))
 		see_through(ctx, &r, pos, idx);
 	return idx;

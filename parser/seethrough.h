@@ -50,6 +50,9 @@ typedef struct lp_optspec {
 	                           background (sudo -b) */
 	unsigned npos;      /* operands before the command (timeout 5) */
 	uint32_t flags;     /* LP_OPT_* */
+	const char *sub;    /* "|exec|x|": the row applies only when the
+	                       next word is one of these subcommands (npm
+	                       exec, uv run); options are scanned after it */
 } lp_optspec;
 
 typedef struct lp_optscan {
@@ -74,6 +77,12 @@ void lp_optscan_run(const lp_optspec *spec, const lp_word *words,
 
 /* The wrapper whose basename is `name`, or NULL. */
 const lp_optspec *lp_wrapper_find(const char *name);
+
+/* The wrapper row for words[pos] (a subcommand runner such as `npm exec`
+   included), or NULL.  *at is the word after which its options start:
+   pos, or pos + 1 for a subcommand runner. */
+const lp_optspec *lp_wrapper_match(const lp_word *words, size_t n,
+                                   size_t pos, size_t *at);
 
 /* The option grammar of a see-through program that is not a wrapper
    (xargs, ssh, watch, parallel, fd...), or NULL. */
@@ -102,6 +111,14 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
    reader in reasons ("a shell", "an interpreter"). */
 const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
                           const char *what);
+
+/* True when w names the process's own stdin as a script operand: "-",
+   /dev/stdin, /dev/fd/0, /proc/self/fd/0. */
+bool lp_is_stdin_word(const lp_word *w);
+
+/* True when stdin is redirected from a process substitution (`< <(...)`):
+   the program read there is another command's output. */
+bool lp_stdin_procsub(const lp_raw_command *raw);
 
 /* Join values of words[from..to) with spaces; dynamic words contribute
    their text as written.  `quote` single-quotes each value. */

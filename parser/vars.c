@@ -34,6 +34,19 @@ struct lp_vars {
 	bool ifs;
 	bool all_dynamic;
 	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
+	const char *sensitive; /* first name of sensitive_names assigned */
+	bool unsetting;        /* marking `unset` operands (not an assignment) */
+};
+
+/* Names whose value decides what later commands run: the command hash
+   table and alias table (`BASH_CMDS[ls]=/bin/rm; ls` runs rm), prompts
+   (PS4 is expanded, command substitution included, for every `set -x`
+   trace line; PS0-PS2 and PROMPT_COMMAND in interactive shells), and
+   startup files / options read by child shells.  Assigning one, in any
+   way the pre-pass sees, makes the line unparsed. */
+static const char *const sensitive_names[] = {
+	"BASH_CMDS", "BASH_ALIASES", "PS0", "PS1", "PS2", "PS3", "PS4",
+	"PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", NULL,
 };
 
 /* Commands that assign the names given as arguments. */
@@ -44,7 +57,20 @@ static const char *const assigning_cmds[] = {
 };
 /* Commands that can assign anything. */
 static const char *const any_assign_cmds[] = {
-	"eval", "source", ".", NULL,
+	"eval", "source", ".",
+	NULL,
+};
+/* Commands after which no constant can be trusted anywhere on the line:
+   a DEBUG trap assigns before every later simple command, including the
+   ones in functions defined earlier in the text. */
+static const char *const all_dynamic_cmds[] = {
+	"trap",
+	NULL,
+};
+/* Declaration builtins: `-n` makes a nameref, and `y=rm` then assigns
+   whatever y names (`declare -n y=x; y=rm; $x`). */
+static const char *const declaring[] = {
+	"declare", "typeset", "local", NULL,
 };
 
 static bool in_list(const char *const *l, const char *s)
@@ -107,6 +133,20 @@ static void note_ifs(lp_vars *v, const char *name, size_t nlen)
 {
 	if (nlen == 3 && !memcmp(name, "IFS", 3))
 		v->ifs = true;
+	if (v->sensitive || v->unsetting)
+		return;
+	for (size_t i = 0; sensitive_names[i]; i++)
+		if (strlen(sensitive_names[i]) == nlen &&
+		    !memcmp(sensitive_names[i], name, nlen)) {
+			v->sensitive = sensitive_names[i];
+			return;
+		}
+}
+
+/* `-n`, `-gn`... among a declaration's options. */
+static bool nameref_option(const char *s)
+{
+	return s[0] == '-' && s[1] != '-' && strchr(s + 1, 'n') != NULL;
 }
 
 static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name,
@@ -241,6 +281,10 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			}
 		}
 	}
+	if (in_list(all_dynamic_cmds, cmd)) {
+		v->all_dynamic = true;
+		return;
+	}
 	if (in_list(any_assign_cmds, cmd)) {
 		/* the eval's own words still see earlier constants */
 		size_t end = ts_node_end_byte(n);
@@ -266,9 +310,21 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			v->all_dynamic = true;
 			return;
 		}
+		if (in_list(declaring, cmd) && nameref_option(w.value)) {
+			v->all_dynamic = true;
+			return;
+		}
 		size_t il = ident_len(w.value);
-		if (il)
+		if (il) {
+			/* only NAME, NAME[..], NAME=.., NAME+=.. assign it
+			   (not `printf 'PS1 is'`); unset assigns nothing */
+			char nx = w.value[il];
+			v->unsetting = !strcmp(cmd, "unset") ||
+			               !(nx == '\0' || nx == '[' || nx == '=' ||
+			                 (nx == '+' && w.value[il + 1] == '='));
 			mark_dynamic(v, a, w.value, il);
+			v->unsetting = false;
+		}
 	}
 }
 
@@ -334,6 +390,24 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 					ok = false;
 			}
 		}
+		if (k == sy->declaration_command) {
+			/* `declare -n` (anywhere: in a function, after &&),
+			   or an option we cannot read (`declare $o y=x`): a
+			   nameref may redirect every later assignment */
+			uint32_t cc = ts_node_child_count(n);
+			for (uint32_t i = 1; i < cc; i++) {
+				TSNode ch = ts_node_child(n, i);
+				TSSymbol ck = ts_node_symbol(ch);
+				if (!ts_node_is_named(ch) ||
+				    ck == sy->variable_assignment ||
+				    ck == sy->variable_name)
+					continue;
+				lp_word ow = lp_word_value(t, ch, false);
+				if (!ow.value || (ow.flags & LOCUS_WORD_DYNAMIC) ||
+				    nameref_option(ow.value))
+					v->all_dynamic = true;
+			}
+		}
 		st[depth] = (vframe){k, start, ok};
 		if (depth > 0 && ts_node_is_named(n)) {
 			const vframe *p = &st[depth - 1];
@@ -346,7 +420,10 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 				const char *s;
 				size_t len;
 				span(t, n, &s, &len);
+				/* `unset PS4` changes nothing that runs */
+				v->unsetting = p->kind == sy->unset_command;
 				mark_dynamic(v, a, s, len);
+				v->unsetting = false;
 			} else if (k == sy->command) {
 				on_command(t, v, n);
 			} else if (k == sy->expansion) {
@@ -407,6 +484,25 @@ const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
 	    at >= v->dyn_after)
 		return NULL;
 	return e->value;
+}
+
+bool lp_mentions_sensitive(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strchr("BPES", s[i]) || s[i] == '\0')
+			continue;
+		for (size_t k = 0; sensitive_names[k]; k++) {
+			size_t l = strlen(sensitive_names[k]);
+			if (l <= n - i && !memcmp(s + i, sensitive_names[k], l))
+				return true;
+		}
+	}
+	return false;
+}
+
+const char *lp_vars_sensitive(const lp_vars *v)
+{
+	return v ? v->sensitive : NULL;
 }
 
 bool lp_vars_ifs_assigned(const lp_vars *v)

@@ -38,7 +38,25 @@ struct lp_func {
 	const char *name;
 	bool self_spawn; /* calls itself in a pipeline or in the background */
 	bool called;     /* called from outside its own body */
+	bool uses_args;  /* its body reads $@ $* $1..: the caller's words */
+	bool called_with_args;
 };
+
+/* `$@`, `$*`, `$1`, `${1}`, `${@:2}`... in text as written: the command
+   gets words from the function's caller, which the walk does not carry
+   into the body (bash would run `rm -rf /` for `f(){ rm "$@"; }; f -rf
+   /`). */
+static bool reads_positional(const char *s)
+{
+	for (; s && (s = strchr(s, '$')); s++) {
+		const char *p = s + 1;
+		if (*p == '{')
+			p++;
+		if (*p == '@' || *p == '*' || (*p >= '1' && *p <= '9'))
+			return true;
+	}
+	return false;
+}
 
 typedef struct redir_chain {
 	TSNode node; /* redirected_statement or function_definition */
@@ -526,11 +544,37 @@ static void build_statement_redirects(walker *w, cmd_build *b, TSNode rs,
 
 /* ---- emitting commands ---------------------------------------------------- */
 
-/* The bytes between two words are only line continuations. */
-static bool continuation_gap(walker *w, TSNode a, TSNode b)
+/* A `number` argument glued to redirect `r` (`sh 0<<<x`) is really its
+   descriptor.  Returns the descriptor, -1 when there is none, -2 when the
+   glued text is not a plain descriptor (`0x1<<<x`: fail closed). */
+static int glued_fd(walker *w, const cmd_build *b, TSNode r)
 {
-	uint32_t s = ts_node_end_byte(a), e = ts_node_start_byte(b);
-	if (e <= s || (e - s) % 2 || e > w->t->len)
+	if (b->nw == 0)
+		return -1;
+	TSNode n = b->wnodes[b->nw - 1];
+	if (ts_node_symbol(n) != w->sy->number ||
+	    ts_node_end_byte(n) != ts_node_start_byte(r))
+		return -1;
+	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+	if (e > w->t->len || e <= s || e - s > 6)
+		return -2;
+	int v = 0;
+	for (uint32_t i = s; i < e; i++) {
+		char c = w->t->src[i];
+		if (c < '0' || c > '9')
+			return -2;
+		v = v * 10 + (c - '0');
+	}
+	return v;
+}
+
+/* The bytes between two words are only line continuations, or there are
+   none: bash splits words on blanks and operators only, so two nodes that
+   touch are one word (the grammar splits `'r'\m` into `r` and `m`; found
+   by fuzz_bypass). */
+static bool continuation_gap(walker *w, uint32_t s, uint32_t e)
+{
+	if (e < s || (e - s) % 2 || e > w->t->len)
 		return false;
 	for (uint32_t i = s; i < e; i += 2)
 		if (w->t->src[i] != '\\' || w->t->src[i + 1] != '\n')
@@ -609,9 +653,25 @@ static size_t finish(walker *w, cmd_build *b, TSNode span_node,
 			}
 		} else if (t->nfuncs) {
 			lp_func *f = func_find(t, name);
-			if (f)
+			if (f) {
 				f->called = true;
+				if (raw.nwords > 1)
+					f->called_with_args = true;
+			}
 		}
+	}
+	if (c->function_name && t->nfuncs) {
+		bool reads = false;
+		for (size_t i = 0; i < raw.nwords && !reads; i++)
+			reads = reads_positional(raw.words[i].text);
+		for (size_t i = 0; i < raw.nassigns && !reads; i++)
+			reads = reads_positional(raw.assigns[i].text);
+		for (size_t i = 0; i < raw.nredirects && !reads; i++)
+			reads = raw.redirects[i].target_flags & LOCUS_WORD_DYNAMIC &&
+			        reads_positional(raw.redirects[i].target);
+		lp_func *f = reads ? func_find(t, c->function_name) : NULL;
+		if (f)
+			f->uses_args = true;
 	}
 	size_t idx = lp_emit(ctx, &raw);
 	log_emit(w, idx, c->scope);
@@ -676,8 +736,36 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 					add_node(w, &b.wnodes, &b.nw, &b.capw,
 					         ch);
 				} else if (fid == sy->f_redirect) {
+					/* `sh 0<<<'rm -rf /'`: the grammar
+					   reads the descriptor of a here-string
+					   as an argument (found by the oracle).
+					   Digits glued to the operator are the
+					   descriptor: take them back from argv
+					   so that fd 0 feeds stdin as `<<<`. */
+					int gfd = glued_fd(w, &b, ch);
+					if (gfd == -2)
+						lp_unparsed(w->ctx,
+						            "a descriptor before a "
+						            "redirect read as an "
+						            "argument at byte %u "
+						            "(misparse)",
+						            ts_node_start_byte(ch));
+					if (gfd >= 0)
+						b.nw--;
+					lp_stdin_kind sk0 = sk;
+					const char *stx0 = stx;
+					uint32_t sf0 = sf;
+					size_t nr0 = b.nredirs;
 					build_redirect(w, &b, ch, true, &sk,
 					               &stx, &sf);
+					if (gfd >= 0 && b.nredirs > nr0)
+						b.redirs[b.nredirs - 1].fd = gfd;
+					if (gfd > 0) {
+						/* 3<<<x is not stdin */
+						sk = sk0;
+						stx = stx0;
+						sf = sf0;
+					}
 				} else if (k == sy->variable_assignment &&
 				           ts_node_is_named(ch)) {
 					lp_word v = {lp_node_text(w->t, ch),
@@ -708,6 +796,23 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		}
 		ts_tree_cursor_delete(&cur);
 	}
+	if (have_rs && b.nw > 0 &&
+	    ts_node_symbol(b.wnodes[b.nw - 1]) == sy->number) {
+		/* `cat 0<x`: the descriptor is read as an argument of the
+		   body and the redirect hangs on the statement */
+		uint32_t end = ts_node_end_byte(b.wnodes[b.nw - 1]);
+		uint32_t rc = ts_node_child_count(rs);
+		for (uint32_t i = 0; i < rc; i++) {
+			TSNode r = ts_node_child(rs, i);
+			if (ts_node_start_byte(r) == end &&
+			    ts_node_symbol(r) != sy->command) {
+				lp_unparsed(w->ctx, "a descriptor before a "
+				                    "redirect read as an argument "
+				                    "at byte %u (misparse)", end);
+				break;
+			}
+		}
+	}
 	if (have_rs) {
 		lp_stdin_kind k2 = LP_STDIN_NONE;
 		const char *t2 = NULL;
@@ -727,22 +832,71 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 	/* argv: name, arguments, extra redirect destinations and heredoc
 	   arguments, in source order, as bash collects them */
 	sort_nodes(b.wnodes, b.nw);
+	uint32_t prev_end = 0, word_start = 0, dollar = UINT32_MAX;
 	for (size_t i = 0; i < b.nw; i++) {
 		TSNode wn = b.wnodes[i];
 		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
 		    i + 1 < b.nw &&
-		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn))
-			continue; /* $"..." : translated string */
+		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn)) {
+			/* $"..." : translated string; the word starts at $ */
+			dollar = ts_node_start_byte(wn);
+			continue;
+		}
+		/* The grammar also glues what precedes $"..." into one
+		   anonymous `$` token (`-r$"f"` is `-r$` and "f"; found by
+		   fuzz_bypass): the word is the text before the $, and the
+		   string joins it.  Only plain characters are taken as they
+		   are; anything else fails closed. */
+		if (!ts_node_is_named(wn) && i + 1 < b.nw &&
+		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn) &&
+		    ts_node_end_byte(wn) - ts_node_start_byte(wn) > 1 &&
+		    w->t->src[ts_node_end_byte(wn) - 1] == '$' &&
+		    (ts_node_symbol(b.wnodes[i + 1]) == sy->string ||
+		     (ts_node_symbol(b.wnodes[i + 1]) == sy->concatenation &&
+		      ts_node_symbol(ts_node_child(b.wnodes[i + 1], 0)) ==
+		              sy->string))) {
+			uint32_t st0 = ts_node_start_byte(wn);
+			size_t plen = ts_node_end_byte(wn) - 1 - st0;
+			const char *pre = w->t->src + st0;
+			if (strspn(pre, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+			                "OPQRSTUVWXYZ0123456789_.,:@%+=/-") < plen) {
+				lp_unparsed(w->ctx, "unusual text before $\"...\" "
+				                    "at byte %u (misparse)", st0);
+				continue;
+			}
+			bool glue = i > 0 && continuation_gap(w, prev_end, st0);
+			lp_word pw = {lp_arena_strndup(a, pre, plen),
+			              lp_arena_strndup(a, pre, plen + 1), 0};
+			if (glue && b.words.n > 0) {
+				lp_word *prev = &b.words.v[b.words.n - 1];
+				prev->value = lp_arena_printf(a, "%s%s", prev->value,
+				                              pw.value);
+			} else {
+				lp_wordvec_push(a, &b.words, pw);
+				word_start = st0;
+			}
+			dollar = UINT32_MAX;
+			/* the string right after is glued by the gap rule */
+			prev_end = ts_node_end_byte(wn);
+			continue;
+		}
+		uint32_t wstart = dollar != UINT32_MAX ? dollar
+		                                       : ts_node_start_byte(wn);
+		dollar = UINT32_MAX;
 		size_t before = b.words.n;
 		lp_word_fields(w->t, wn, &b.words);
 		add_node(w, &b.subst, &b.ns, &b.caps, wn);
 		/* research S1: `r\<newline>m` is one word to bash; tree-sitter
 		   splits it.  Join the first field onto the previous word. */
-		if (i > 0 && before > 0 && b.words.n > before &&
-		    continuation_gap(w, b.wnodes[i - 1], wn)) {
+		bool join = i > 0 && before > 0 && b.words.n > before &&
+		            continuation_gap(w, prev_end, wstart);
+		prev_end = ts_node_end_byte(wn);
+		if (!join)
+			word_start = wstart;
+		if (join) {
 			lp_word *prev = &b.words.v[before - 1];
 			lp_word *cur = &b.words.v[before];
-			uint32_t st = ts_node_start_byte(b.wnodes[i - 1]);
+			uint32_t st = word_start;
 			uint32_t en = ts_node_end_byte(wn);
 			prev->value = lp_arena_printf(a, "%s%s", prev->value,
 			                              cur->value);
@@ -1027,6 +1181,29 @@ static void handle_redirected(walker *w, TSNode rs, const sctx *c)
 	ch->node = rs;
 	ch->next = c->redirs;
 	bc.redirs = ch;
+	/* Words after a redirect's target belong to the last simple
+	   command of a list or pipeline (`a && git >/dev/null reset
+	   --hard`), and are a syntax error after a compound command; the
+	   grammar hangs them on the redirect of the whole body (found by
+	   fuzz_bypass).  Fail closed. */
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode r = ts_node_child(rs, i);
+		if (ts_node_symbol(r) != sy->file_redirect)
+			continue;
+		unsigned ndest = 0;
+		uint32_t rn = ts_node_child_count(r);
+		for (uint32_t j = 0; j < rn; j++)
+			if (ts_node_field_name_for_child(r, j) &&
+			    !strcmp(ts_node_field_name_for_child(r, j),
+			            "destination"))
+				ndest++;
+		if (ndest > 1) {
+			lp_unparsed(w->ctx, "words after a redirect of a list, "
+			                    "pipeline or compound command "
+			                    "(misparse)");
+			break;
+		}
+	}
 	/* Heredoc arguments after a compound command cannot be argv. */
 	for (uint32_t i = 0; i < cc; i++) {
 		TSNode r = ts_node_child(rs, i);
@@ -1223,11 +1400,23 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 			continue;
 		}
 		size_t j = i + 1;
+		bool nested = false;
 		while (j < lit.len && lit.data[j] != '`') {
-			if (lit.data[j] == '\\')
+			if (lit.data[j] == '\\') {
+				/* research S8: `\`` inside backticks opens a
+				   nested substitution once the outer text is
+				   re-read; the nested parse below sees it as
+				   a plain word */
+				if (j + 1 < lit.len && lit.data[j + 1] == '`')
+					nested = true;
 				j++;
+			}
 			j++;
 		}
+		if (nested)
+			lp_unparsed(w->ctx, "escaped backticks inside a "
+			                    "backtick substitution in a "
+			                    "heredoc");
 		if (j >= lit.len) {
 			lp_unparsed(w->ctx, "unterminated backtick in a heredoc");
 			return;
@@ -1368,9 +1557,14 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 	for (size_t i = 0; i < w.n; i++)
 		if (w.st[i].has_cur)
 			ts_tree_cursor_delete(&w.st[i].cur);
-	for (size_t i = 0; i < t->nfuncs; i++)
+	for (size_t i = 0; i < t->nfuncs; i++) {
 		if (t->funcs[i].self_spawn && t->funcs[i].called)
 			w.ctx->result->has_fork_bomb = true;
+		if (t->funcs[i].uses_args && t->funcs[i].called_with_args)
+			lp_unparsed(w.ctx, "function %s passes its caller's "
+			            "arguments to commands in its body",
+			            t->funcs[i].name);
+	}
 	free(w.st);
 	free(w.log);
 }

@@ -102,6 +102,13 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root);
 /* Constant value of `name` for a use at byte `at`, or NULL (dynamic). */
 const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
                            size_t at);
+/* The first name the script assigns among those that change what later
+   commands run (BASH_CMDS, BASH_ALIASES, PS0-PS4, PROMPT_COMMAND,
+   BASH_ENV, ENV, SHELLOPTS, BASHOPTS), or NULL. */
+const char *lp_vars_sensitive(const lp_vars *v);
+/* The text holds one of those names (cheap byte scan): the pre-pass must
+   run even without a `$`. */
+bool lp_mentions_sensitive(const char *s, size_t n);
 /* IFS is assigned on the line: every unquoted expansion is dynamic. */
 bool lp_vars_ifs_assigned(const lp_vars *v);
 
@@ -113,6 +120,14 @@ bool lp_vars_ifs_assigned(const lp_vars *v);
 void lp_checks_tree(lp_tree *t, TSNode root);
 /* Checks on one simple command's evaluated words. */
 void lp_checks_command(lp_tree *t, const lp_raw_command *raw);
+/* Line-level checks after the walk (parser/checks.c): literal command text
+   on a line that evaluates data; source fed by the line. */
+void lp_checks_reeval(lp_ctx *ctx);
+void lp_checks_source(lp_ctx *ctx);
+/* Environment names that carry code: parsed, or unparsed when hidden. */
+void lp_checks_env(lp_ctx *ctx);
+/* Shells reading a script from input, or from a file the line wrote. */
+void lp_checks_shell_input(lp_ctx *ctx);
 /* Reserved words the grammar lets through as command names. */
 bool lp_is_reserved_word(const char *s);
 

@@ -669,6 +669,28 @@ static void part(wstate *w, TSNode n, bool quoted)
 				opaque(w, c, 0);
 				continue;
 			}
+			/* `r$"m"` is `rm`: inside a concatenation the grammar
+			   gives $"..." as an anonymous "$" token (holding any
+			   text glued before it, `-$`) and a string
+			   (fuzz_bypass): keep the text, drop the $. */
+			uint32_t cs0 = ts_node_start_byte(c);
+			uint32_t ce0 = ts_node_end_byte(c);
+			if (!ts_node_is_named(c) && i + 1 < cc && !quoted &&
+			    ce0 > cs0 && w->t->src[ce0 - 1] == '$') {
+				TSNode nx = ts_node_child(n, i + 1);
+				if (ts_node_symbol(nx) == sy->string &&
+				    ts_node_start_byte(nx) == ce0) {
+					size_t pl = ce0 - 1 - cs0;
+					const char *ps = w->t->src + cs0;
+					if (strspn(ps, "abcdefghijklmnopqrstuvwxyz"
+					               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					               "0123456789_.,:@%+=/-") < pl)
+						opaque(w, c, 0);
+					else if (pl)
+						put(w, ps, pl, false);
+					continue;
+				}
+			}
 			part(w, c, quoted);
 		}
 	} else if (k == sy->number) {

@@ -238,8 +238,11 @@ static const lp_optspec wrappers[] = {
 	           "logging-format:m1|output-limit:o1|quiet:q0|timing:t?",
 	  .query = "hV",
 	  .script = "c",
-	  /* the operand is the typescript file, never a command */
-	  .nocmd = "" },
+	  /* the operand is the typescript file, never a command; util-linux
+	     permutes, so `script FILE -qc CMD` still runs CMD */
+	  .nocmd = "",
+	  .npos = 1,
+	  .flags = LP_OPT_PERMUTE },
 	{ .name = "eatmydata" },
 	{ .name = "fakeroot",
 	  .short_val = "lfsib",
@@ -258,6 +261,215 @@ static const lp_optspec wrappers[] = {
 	  .longs = "config-file:-1|dbus-daemon:-1" },
 	{ .name = "catchsegv" },
 	{ .name = "nocache" },
+	/* toybox is busybox's sibling: `toybox APPLET ARGS` */
+	{ .name = "toybox", .longs = "long:L0", .nocmd = "L" },
+	/* libfaketime: faketime [-m] [-f] [-p PID] TIMESTAMP PROG ARGS */
+	{ .name = "faketime",
+	  .short_val = "p",
+	  .short_flag = "mf",
+	  .longs = "exclude-monotonic:-0|disable-shm:-0|date-prog:-1",
+	  .npos = 1 },
+	{ .name = "setpriv",
+	  .short_flag = "dhV",
+	  .longs = "dump:d0|no-new-privs:-0|nnp:-0|inh-caps:-1|"
+	           "ambient-caps:-1|bounding-set:-1|keep-groups:-0|"
+	           "clear-groups:-0|init-groups:-0|groups:-1|rgid:-1|egid:-1|"
+	           "regid:-1|ruid:-1|euid:-1|reuid:-1|securebits:-1|"
+	           "pdeathsig:-1|selinux-label:-1|apparmor-profile:-1|"
+	           "landlock-access:-1|landlock-rule:-1|reset-env:-0",
+	  .query = "dhV" },
+	{ .name = "prlimit",
+	  .short_val = "po",
+	  .short_opt = "cdefilmnqrstuvxy",
+	  .short_flag = "hV",
+	  .longs = "core:c?|data:d?|nice:e?|fsize:f?|sigpending:i?|"
+	           "memlock:l?|rss:m?|nofile:n?|msgqueue:q?|rtprio:r?|"
+	           "stack:s?|cpu:t?|nproc:u?|as:v?|locks:x?|rttime:y?|pid:p1|"
+	           "output:o1|noheadings:-0|raw:-0|verbose:-0",
+	  .query = "hV",
+	  .nocmd = "p" },
+	{ .name = "numactl",
+	  .short_val = "ipPmNCwoLMISf",
+	  .short_flag = "albsHtuTV",
+	  .longs = "all:a0|interleave:i1|preferred:p1|preferred-many:P1|"
+	           "membind:m1|cpunodebind:N1|physcpubind:C1|localalloc:l0|"
+	           "balancing:b0|weighted-interleave:w1|show:s0|hardware:H0|"
+	           "offset:o1|length:L1|shmmode:M1|shmid:I1|shm:S1|file:f1|"
+	           "strict:t0|huge:u0|touch:T0",
+	  .query = "sHV" },
+	{ .name = "cgexec",
+	  .short_val = "g",
+	  .short_flag = "h",
+	  .longs = "sticky:-0",
+	  .query = "h" },
+	/* valgrind takes every option as --name=value */
+	{ .name = "valgrind",
+	  .short_flag = "hvqd",
+	  .query = "h",
+	  .flags = LP_OPT_LONG_EQ },
+	{ .name = "dbus-launch", .flags = LP_OPT_LONG_EQ },
+	{ .name = "ssh-agent",
+	  .short_val = "aEOPt",
+	  .short_flag = "csDdk",
+	  .nocmd = "k" },
+	{ .name = "fakechroot",
+	  .short_val = "ldec",
+	  .short_flag = "shv",
+	  .longs = "lib:l1|elfloader:d1|use-system-libs:s0|environment:e1|"
+	           "config-dir:c1",
+	  .query = "hv" },
+	{ .name = "schroot",
+	  .short_val = "cudno",
+	  .short_flag = "hVlipaqvbref",
+	  .longs = "chroot:c1|user:u1|directory:d1|session-name:n1|option:o1|"
+	           "preserve-environment:p0|all:a0|quiet:q0|verbose:v0|"
+	           "begin-session:b0|run-session:r0|end-session:e0|force:f0|"
+	           "list:l0|info:i0|config:l0|location:l0|"
+	           "automatic-session:-0|recover-session:-0|all-chroots:a0|"
+	           "all-sessions:a0|all-source-chroots:a0|"
+	           "exclude-aliases:-0",
+	  .query = "hVli",
+	  .nocmd = "be" },
+	{ .name = "daemonize",
+	  .short_val = "ceopluE",
+	  .short_flag = "av",
+	  .flags = LP_OPT_BACKGROUND },
+	/* task spooler: queues the command */
+	{ .name = "tsp",
+	  .short_val = "LDWN",
+	  .short_flag = "ngfmdEBhVlKCS",
+	  .query = "hVlKCS",
+	  .flags = LP_OPT_BACKGROUND },
+	{ .name = "nq", .short_flag = "cqt", .flags = LP_OPT_BACKGROUND },
+	/* entr -s makes the operand a shell string: not listed, so the
+	   scan reports it and the line is unparsed */
+	{ .name = "entr", .short_flag = "acdnprz" },
+	{ .name = "screen",
+	  .short_val = "cehpSTt",
+	  .short_flag = "aAdDfilLmOqQrRUvx",
+	  .query = "v" },
+	{ .name = "dtach",
+	  .short_val = "acAner",
+	  .short_flag = "Ez",
+	  .nocmd = "a" },
+	{ .name = "sshpass",
+	  .short_val = "fdpP",
+	  .short_flag = "evhV",
+	  .query = "hV" },
+	{ .name = "retry",
+	  .short_val = "tsmx",
+	  .longs = "tries:t1|sleep:s1|min:m1|max:x1|until:-1|delay:-1|"
+	           "times:-1" },
+	{ .name = "ifne", .short_flag = "n" },
+	{ .name = "systemd-inhibit",
+	  .longs = "what:-1|who:-1|why:-1|mode:-1|list:-0|no-pager:-0|"
+	           "no-legend:-0" },
+	{ .name = "systemd-cat",
+	  .short_val = "tp",
+	  .longs = "identifier:t1|priority:p1|stderr-priority:-1|"
+	           "level-prefix:-1|namespace:-1" },
+	/* sg [-] [group [-c] command]: like su, the rest goes to sh */
+	{ .name = "sg", .flags = LP_OPT_DASH | LP_OPT_SU },
+	/* subcommand runners: the rest of argv after their options */
+	{ .name = "npm", .sub = "|exec|x|",
+	  .short_val = "cw",
+	  .short_flag = "y",
+	  .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"
+	           "include-workspace-root:-0|yes:y0|no:-0",
+	  .script = "c" },
+	{ .name = "npx",
+	  .short_val = "pc",
+	  .short_flag = "yq",
+	  .longs = "package:p1|call:c1|yes:y0|no:-0|quiet:q0",
+	  .script = "c" },
+	{ .name = "pnpm", .sub = "|exec|dlx|",
+	  .short_val = "cF",
+	  .longs = "recursive:r0|parallel:-0|package:-1|shell-mode:c0|"
+	           "filter:F1|silent:s0|no-bail:-0",
+	  .short_flag = "rs" },
+	{ .name = "yarn", .sub = "|exec|dlx|",
+	  .short_val = "p",
+	  .short_flag = "q",
+	  .longs = "package:p1|quiet:q0" },
+	{ .name = "bun", .sub = "|x|",
+	  .longs = "bun:-0|silent:-0|verbose:-0|package:-1" },
+	{ .name = "bunx", .longs = "bun:-0|silent:-0|verbose:-0|package:-1" },
+	{ .name = "uv", .sub = "|run|",
+	  .short_val = "p",
+	  .short_flag = "qv",
+	  .longs = "python:p1|with:-1|with-requirements:-1|with-editable:-1|"
+	           "project:-1|directory:-1|package:-1|extra:-1|group:-1|"
+	           "env-file:-1|index:-1|index-url:-1|all-extras:-0|"
+	           "all-packages:-0|all-groups:-0|no-project:-0|no-sync:-0|"
+	           "frozen:-0|locked:-0|isolated:-0|active:-0|no-dev:-0|"
+	           "no-env-file:-0|only-dev:-0|offline:-0|quiet:q0|"
+	           "verbose:v0|script:-0|module:-0|no-config:-0|exact:-0" },
+	{ .name = "uvx",
+	  .short_val = "p",
+	  .short_flag = "qv",
+	  .longs = "python:p1|with:-1|from:-1|quiet:q0|verbose:v0|"
+	           "isolated:-0|offline:-0" },
+	{ .name = "poetry", .sub = "|run|",
+	  .short_val = "CP",
+	  .short_flag = "qvn",
+	  .longs = "directory:C1|project:P1|quiet:q0|verbose:v0|"
+	           "no-interaction:n0|no-ansi:-0|ansi:-0" },
+	{ .name = "pipenv", .sub = "|run|",
+	  .longs = "python:-1|verbose:-0|quiet:-0" },
+	{ .name = "conda", .sub = "|run|",
+	  .short_val = "np",
+	  .short_flag = "qv",
+	  .longs = "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-stream:-0|"
+	           "quiet:q0|verbose:v0|dev:-0" },
+	{ .name = "mamba", .sub = "|run|",
+	  .short_val = "np",
+	  .longs = "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-stream:-0" },
+	{ .name = "asdf", .sub = "|exec|" },
+	{ .name = "direnv", .sub = "|exec|", .npos = 1 },
+	{ .name = "devcontainer", .sub = "|exec|",
+	  .longs = "workspace-folder:-1|container-id:-1|id-label:-1|"
+	           "config:-1|remote-env:-1|user-data-folder:-1|"
+	           "docker-path:-1|log-level:-1|log-format:-1|"
+	           "skip-post-create:-0|terminal-columns:-1|terminal-rows:-1" },
+	/* docker run IMAGE CMD / docker exec CONTAINER CMD */
+	{ .name = "docker", .sub = "|run|exec|",
+	  .short_val = "acehlmpuvwe",
+	  .short_flag = "diPqt",
+	  .longs = "rm:-0|detach:d0|interactive:i0|tty:t0|privileged:-0|"
+	           "init:-0|read-only:-0|publish-all:P0|quiet:q0|"
+	           "no-healthcheck:-0|oom-kill-disable:-0|sig-proxy:-?|"
+	           "attach:a1|cpu-shares:c1|env:e1|env-file:-1|hostname:h1|"
+	           "label:l1|memory:m1|publish:p1|user:u1|volume:v1|"
+	           "workdir:w1|name:-1|network:-1|net:-1|entrypoint:-1|"
+	           "mount:-1|platform:-1|pull:-1|cpus:-1|gpus:-1|"
+	           "add-host:-1|cap-add:-1|cap-drop:-1|device:-1|dns:-1|"
+	           "ipc:-1|pid:-1|restart:-1|runtime:-1|security-opt:-1|"
+	           "shm-size:-1|stop-signal:-1|tmpfs:-1|ulimit:-1|"
+	           "userns:-1|uts:-1|volumes-from:-1|expose:-1|"
+	           "health-cmd:-1|log-driver:-1|log-opt:-1|cidfile:-1|"
+	           "group-add:-1|memory-swap:-1|detach-keys:-1|"
+	           "privileged:-0|network-alias:-1|label-file:-1",
+	  .npos = 1 },
+	{ .name = "podman", .sub = "|run|exec|",
+	  .short_val = "acehlmpuvwe",
+	  .short_flag = "diPqt",
+	  .longs = "rm:-0|detach:d0|interactive:i0|tty:t0|privileged:-0|"
+	           "init:-0|read-only:-0|publish-all:P0|quiet:q0|"
+	           "attach:a1|env:e1|env-file:-1|hostname:h1|label:l1|"
+	           "memory:m1|publish:p1|user:u1|volume:v1|workdir:w1|"
+	           "name:-1|network:-1|net:-1|entrypoint:-1|mount:-1|"
+	           "platform:-1|pull:-1|cap-add:-1|cap-drop:-1|device:-1|"
+	           "security-opt:-1|userns:-1|pod:-1",
+	  .npos = 1 },
+	/* kubectl exec POD [-c C] -- CMD */
+	{ .name = "kubectl", .sub = "|exec|",
+	  .short_val = "cnf",
+	  .short_flag = "itq",
+	  .longs = "container:c1|namespace:n1|filename:f1|stdin:i0|tty:t0|"
+	           "quiet:q0|pod-running-timeout:-1|context:-1|"
+	           "kubeconfig:-1",
+	  .npos = 1,
+	  .flags = LP_OPT_PERMUTE },
 };
 
 /* Programs seen through without being wrappers: their command operand is
@@ -518,7 +730,11 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 			const lp_word *w = &words[i];
 			const char *t = (w->flags & LOCUS_WORD_DYNAMIC) ? w->text
 			                                                : w->value;
-			if (!lp_is_assignment(t))
+			/* env and sudo take any NAME=VALUE word here, not
+			   only shell identifiers: `env 'A%=1' rm` runs rm, and
+			   `env 'BASH_FUNC_ls%%=() {..}' bash` imports a function
+			   (found by the oracle). */
+			if (!t || t[0] == '=' || !strchr(t, '='))
 				break;
 			i++;
 		}
@@ -562,7 +778,43 @@ static const lp_optspec *find_spec(const lp_optspec *t, size_t n,
 
 const lp_optspec *lp_wrapper_find(const char *name)
 {
-	return find_spec(wrappers, sizeof wrappers / sizeof *wrappers, name);
+	/* subcommand runners (npm exec) need the next word: see
+	   lp_wrapper_match() */
+	for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++)
+		if (!wrappers[i].sub && !strcmp(wrappers[i].name, name))
+			return &wrappers[i];
+	return NULL;
+}
+
+static bool in_sub_list(const char *list, const char *s)
+{
+	size_t n = strlen(s);
+	for (const char *p = list; (p = strchr(p, '|')) != NULL; p++)
+		if (n && !strncmp(p + 1, s, n) && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+const lp_optspec *lp_wrapper_match(const lp_word *words, size_t n,
+                                   size_t pos, size_t *at)
+{
+	const char *name = lp_base_name(words[pos].value ? words[pos].value
+	                                                 : "");
+	*at = pos;
+	for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++) {
+		const lp_optspec *s = &wrappers[i];
+		if (strcmp(s->name, name))
+			continue;
+		if (!s->sub)
+			return s;
+		if (pos + 1 < n && !(words[pos + 1].flags & LOCUS_WORD_DYNAMIC) &&
+		    words[pos + 1].value &&
+		    in_sub_list(s->sub, words[pos + 1].value)) {
+			*at = pos + 1;
+			return s;
+		}
+	}
+	return NULL;
 }
 
 const lp_optspec *lp_program_spec(const char *name)

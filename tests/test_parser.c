@@ -112,6 +112,10 @@ static const form_case forms[] = {
 	{"git pu\\\nsh --force", "git push --force"},
 	{"X=rm; eval \"$X -rf /\"", ";eval rm -rf /;rm -rf /"},
 	{"cat <<EOF\n$((1+2)) $(( $(id) ))\nEOF", "cat;id"},
+	/* a descriptor glued to `<<<` is not an argument: fd 0 is stdin */
+	{"sh 0<<<'rm -rf /'", "sh;rm -rf /"},
+	{"cat 0<<<x", "cat"},
+	{"sh a 0<<<x b", "sh a b"},
 };
 
 START_TEST(walk_forms)
@@ -413,6 +417,15 @@ static const const_case consts[] = {
 	{"$HOME/bin/x", false, "$HOME/bin/x"},
 	{"X+=rm; $X", false, "$X"},
 	{"f() { X=ls; }; X=rm; f; $X", false, "$X"},
+	/* a DEBUG trap assigns before every command, also in functions
+	   defined earlier in the text */
+	{"X=rm; f() { $X x; }; trap 'X=ls' DEBUG; f; $X", false, "$X"},
+	{"trap 'X=ls' DEBUG; X=rm; $X", false, "$X"},
+	/* a nameref (or options we cannot read) redirects assignments */
+	{"X=rm; command declare -n Y=X; Y=ls; $X", false, "$X"},
+	{"X=rm; declare $o Y=X; Y=ls; $X", false, "$X"},
+	{"X=rm; true && declare $o Y=X; Y=ls; $X", false, "$X"},
+	{"X=rm; declare -x Y=1; $X", true, "rm"},
 };
 
 START_TEST(walk_constants)
@@ -507,6 +520,49 @@ static const check_case checks[] = {
 	/* bytes */
 	{"rm \xff", "UTF-8"},
 	{"ls \xc3\xa9", NULL},
+	/* assignments that change what later commands run */
+	{"BASH_CMDS[ls]=/bin/rm; ls", "assignment to BASH_CMDS"},
+	{"BASH_ALIASES=([ls]=x); ls", "assignment to BASH_ALIASES"},
+	{"PS4='x' bash -xc true", "assignment to PS4"},
+	{"export BASH_ENV=/tmp/x; bash f", "assignment to BASH_ENV"},
+	{"declare -x ENV=x", "assignment to ENV"},
+	{"printf -v PS4 %s x", "assignment to PS4"},
+	{"read PROMPT_COMMAND", "assignment to PROMPT_COMMAND"},
+	{"for SHELLOPTS in a; do :; done", "assignment to SHELLOPTS"},
+	{"echo ${BASHOPTS:=x}", "assignment to BASHOPTS"},
+	{"bash -c 'PS1=x'", "assignment to PS1"},
+	{"env PS4=\"$x\" bash -xc true", "PS4"},
+	{"unset PS4", NULL},
+	{"echo $PS1 $PS4", NULL},
+	{"printf 'PS1 is %s' x", NULL},
+	/* prompt expansion runs the value's substitutions */
+	{"echo \"${x@P}\"", "@P"},
+	{"echo ${a[@]@P}", "@P"},
+	{"echo ${x@Q} ${x@U}", NULL},
+	/* quotes do not stop $( ) inside arithmetic */
+	{"echo $(( '$(rm -rf /)' ))", "arithmetic"},
+	{"echo $(( 1 + '`id`' ))", "arithmetic"},
+	{"echo $[ 'a[$(id)]' ]", "arithmetic"},
+	{"(( 'a[$(id)]' ))", "arithmetic"},
+	{"echo ${a['$(id)']}", "arithmetic"},
+	{"echo ${a[$'\\x60id\\x60']}", "arithmetic"},
+	{"a[$'\\x24(id)']=1", "arithmetic"},
+	{"echo \"$(( '$(id)' ))\"", "arithmetic"},
+	{"echo $(( \"$(date +%s)\" - 1 ))", NULL},
+	{"echo ${a[$(id)]} $(( 1 + 2 )) ${a[1]}", NULL},
+	/* subscripts in data that reaches arithmetic */
+	{"x='a[$(id)]'; echo $((x))", "subscript could run code"},
+	{"x=$'a[\\x60id\\x60]'", "subscript could run code"},
+	{"test -v $'a[\\x24\\x28id)]'", "subscript could run code"},
+	{"[[ 1 -eq 'a[`id`]' ]]", "subscript could run code"},
+	{"printf -v 'a[$(id)]' x", "subscript could run code"},
+	{"unset 'a[$(id)]'", "subscript could run code"},
+	{"read x <<< 'a[$(id)]'", "subscript could run code"},
+	{"awk '{ s[$(NF-1)]++ }' f", NULL},
+	{"echo 'a[$(id)]'", NULL},
+	/* S8 in the hand scan of an unquoted heredoc body */
+	{"cat <<EOF\n`echo \\`rm -rf /\\``\nEOF", "escaped backticks"},
+	{"cat <<EOF\nx `echo hi` \\`y\\`\nEOF", NULL},
 };
 
 START_TEST(walk_checks)

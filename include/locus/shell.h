@@ -90,6 +90,9 @@ enum {
 #define LOCUS_ORIGIN_FUNCTION "function"
 #define LOCUS_ORIGIN_WRAPPER_SCRIPT "wrapper -c" /* su -c, script -c, env -S */
 #define LOCUS_ORIGIN_TRAP "trap"
+#define LOCUS_ORIGIN_OPTION "option" /* a program-valued option: git grep -O,
+                                       tar --to-command, ssh -o ProxyCommand */
+#define LOCUS_ORIGIN_ENVIRONMENT "environment" /* GIT_EDITOR=..., PAGER=... */
 
 typedef struct locus_shell_redirect {
 	const char *op;     /* as written: "<" ">" ">>" "&>" "&>>" ">|" "<&" ">&"
