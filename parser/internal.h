@@ -23,9 +23,27 @@
 #define LOCUS_PARSER_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
 #include <time.h>
 
 #include "locus/shell.h"
+
+/* String equality with the first byte compared inline: the see-through
+   and label tables are scanned linearly for every command, and this skips
+   the strcmp call for almost every row. */
+static inline bool lp_streq(const char *a, const char *b)
+{
+	return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
+/* `s` is one of the NULL-terminated `list`. */
+static inline bool lp_in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (lp_streq(*list, s))
+			return true;
+	return false;
+}
 
 /* ---- arena ------------------------------------------------------------ */
 

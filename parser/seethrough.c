@@ -34,14 +34,6 @@ static bool wdyn(const lp_word *w)
 	return (w->flags & LOCUS_WORD_DYNAMIC) != 0;
 }
 
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
-
 /* Append s single-quoted, as bash would read it back as one word. */
 static bool put_quoted(lp_arena *a, lp_buf *b, const char *s)
 {
@@ -178,7 +170,7 @@ static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
                                bool *decoded)
 {
 	size_t i = 1;
-	if (i < c->argc && !strcmp(c->argv[i], "--"))
+	if (i < c->argc && lp_streq(c->argv[i], "--"))
 		i++;
 	if (i >= c->argc || c->argv[i][0] == '-') {
 		*decoded = true; /* printf -v VAR prints nothing we can see */
@@ -276,17 +268,17 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 	}
 	const locus_shell_command *c = &ctx->result->commands[p];
 	const char *name = c->name ? c->name : "";
-	if (in_list(downloaders, name))
+	if (lp_in_list(downloaders, name))
 		return NULL; /* remote code: the labels tag it */
 	bool decoded = false, dyn = false;
 	const char *text = NULL;
-	if (!strcmp(name, "echo") && !any_dynamic_arg(c))
+	if (lp_streq(name, "echo") && !any_dynamic_arg(c))
 		text = echo_text(ctx, c, &decoded);
-	else if (!strcmp(name, "printf") && !any_dynamic_arg(c))
+	else if (lp_streq(name, "printf") && !any_dynamic_arg(c))
 		text = printf_text(ctx, c, &decoded);
-	else if (!strcmp(name, "cat"))
+	else if (lp_streq(name, "cat"))
 		text = cat_text(ctx, c, &dyn);
-	else if (in_list(decoders, name))
+	else if (lp_in_list(decoders, name))
 		decoded = true;
 	if (decoded) {
 		lp_unparsed(ctx, "%s runs decoded input (%s)", what, name);
@@ -313,7 +305,7 @@ static const char *const stdin_paths[] = {
 
 bool lp_is_stdin_word(const lp_word *w)
 {
-	return w && !wdyn(w) && in_list(stdin_paths, wval(w));
+	return w && !wdyn(w) && lp_in_list(stdin_paths, wval(w));
 }
 
 /* A `< <(...)` redirect of stdin: the script is another command's
@@ -354,14 +346,14 @@ static bool written_on_line(const lp_ctx *ctx, const char *path)
 		for (size_t k = 0; k < c->nredirects; k++) {
 			const locus_shell_redirect *r = &c->redirects[k];
 			if (!r->op || !strchr(r->op, '>') || !r->target ||
-			    !strcmp(r->op, ">&"))
+			    lp_streq(r->op, ">&"))
 				continue;
-			if (!strcmp(skip_dot_slash(r->target), path))
+			if (lp_streq(skip_dot_slash(r->target), path))
 				return true;
 		}
-		if (c->name && !strcmp(c->name, "tee"))
+		if (c->name && lp_streq(c->name, "tee"))
 			for (size_t k = 1; k < c->argc; k++)
-				if (!strcmp(skip_dot_slash(c->argv[k]), path))
+				if (lp_streq(skip_dot_slash(c->argv[k]), path))
 					return true;
 	}
 	return false;
@@ -394,10 +386,10 @@ static bool is_shell(const char *name)
 /* Origins whose commands get {} replaced by their input. */
 static bool placeholder_origin(const char *o)
 {
-	return o && (!strcmp(o, LOCUS_ORIGIN_XARGS) ||
-	             !strcmp(o, LOCUS_ORIGIN_FIND_EXEC) ||
-	             !strcmp(o, LOCUS_ORIGIN_FD_EXEC) ||
-	             !strcmp(o, LOCUS_ORIGIN_PARALLEL));
+	return o && (lp_streq(o, LOCUS_ORIGIN_XARGS) ||
+	             lp_streq(o, LOCUS_ORIGIN_FIND_EXEC) ||
+	             lp_streq(o, LOCUS_ORIGIN_FD_EXEC) ||
+	             lp_streq(o, LOCUS_ORIGIN_PARALLEL));
 }
 
 /* Long options of the shells that take the next word. */
@@ -424,7 +416,7 @@ static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		const char *v = wval(w);
 		if (wdyn(w))
 			break;
-		if (!strcmp(v, "--") || !strcmp(v, "-")) {
+		if (lp_streq(v, "--") || lp_streq(v, "-")) {
 			have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
 			i++;
 			break;
@@ -443,7 +435,7 @@ static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				}
 				continue;
 			}
-			if (in_list(shell_long_val, v) && i + 1 < n)
+			if (lp_in_list(shell_long_val, v) && i + 1 < n)
 				i++;
 			continue;
 		}
@@ -510,7 +502,7 @@ static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return;
 	}
 	if (raw->stdin_kind == LP_STDIN_NONE && raw->origin &&
-	    !strcmp(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
+	    lp_streq(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
 		/* tee >(sh): the shell runs what the outer command writes */
 		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 		lp_unparsed(ctx, "a shell in a process substitution runs the "
@@ -532,7 +524,7 @@ static void see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 {
 	size_t from = pos + 1;
 	if (from < raw->nwords && !wdyn(&raw->words[from]) &&
-	    !strcmp(wval(&raw->words[from]), "--"))
+	    lp_streq(wval(&raw->words[from]), "--"))
 		from++;
 	for (size_t i = from; i < raw->nwords; i++) {
 		if (wdyn(&raw->words[i])) {
@@ -552,7 +544,7 @@ static void see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                      size_t idx)
 {
 	size_t i = pos + 1, n = raw->nwords;
-	if (i < n && !wdyn(&raw->words[i]) && !strcmp(wval(&raw->words[i]), "--"))
+	if (i < n && !wdyn(&raw->words[i]) && lp_streq(wval(&raw->words[i]), "--"))
 		i++;
 	if (i < n && !wdyn(&raw->words[i]) && wval(&raw->words[i])[0] == '-' &&
 	    wval(&raw->words[i])[1])
@@ -565,7 +557,7 @@ static void see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		            w->text ? w->text : "");
 		return;
 	}
-	if (!*wval(w) || !strcmp(wval(w), "-"))
+	if (!*wval(w) || lp_streq(wval(w), "-"))
 		return;
 	parse_text(ctx, wval(w), LOCUS_ORIGIN_TRAP, idx, raw->depth + 1);
 }
@@ -615,8 +607,8 @@ static void see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 static bool is_parallel_sep(const lp_word *w)
 {
 	const char *v = wval(w);
-	return !wdyn(w) && (!strcmp(v, ":::") || !strcmp(v, "::::") ||
-	                    !strcmp(v, ":::+") || !strcmp(v, "::::+"));
+	return !wdyn(w) && (lp_streq(v, ":::") || lp_streq(v, "::::") ||
+	                    lp_streq(v, ":::+") || lp_streq(v, "::::+"));
 }
 
 /* GNU parallel composes a command line and runs it with a shell, unless
@@ -687,7 +679,7 @@ static void see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
 	for (size_t i = pos + 1; i < n; i++) {
-		if (wdyn(&w[i]) || !in_list(find_exec, wval(&w[i])))
+		if (wdyn(&w[i]) || !lp_in_list(find_exec, wval(&w[i])))
 			continue;
 		size_t start = i + 1, j = start;
 		/* `;` ends it; `+` only right after {} */
@@ -695,10 +687,10 @@ static void see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			const char *v = wval(&w[j]);
 			if (wdyn(&w[j]))
 				continue;
-			if (!strcmp(v, ";"))
+			if (lp_streq(v, ";"))
 				break;
-			if (!strcmp(v, "+") && j > start &&
-			    !strcmp(wval(&w[j - 1]), "{}"))
+			if (lp_streq(v, "+") && j > start &&
+			    lp_streq(wval(&w[j - 1]), "{}"))
 				break;
 		}
 		emit_nested(ctx, raw, w + start, j - start,
@@ -710,7 +702,7 @@ static void see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 /* fd -x CMD... [;]  fd -X CMD... [;] (also in a cluster such as -Hx) */
 static bool is_fd_exec(const char *v)
 {
-	if (!strcmp(v, "--exec") || !strcmp(v, "--exec-batch"))
+	if (lp_streq(v, "--exec") || lp_streq(v, "--exec-batch"))
 		return true;
 	if (v[0] != '-' || v[1] == '-' || !v[1])
 		return false;
@@ -732,7 +724,7 @@ static void see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		size_t start = i + 1, j = start;
 		bool placeholder = false;
 		for (; j < n; j++) {
-			if (!wdyn(&w[j]) && !strcmp(wval(&w[j]), ";"))
+			if (!wdyn(&w[j]) && lp_streq(wval(&w[j]), ";"))
 				break;
 			if (strchr(wval(&w[j]), '{'))
 				placeholder = true;
@@ -782,7 +774,7 @@ static bool git_key_match(const char *pat, const char *key, size_t n)
 	bool psub = strchr(pdot + 1, '.') != NULL; /* "a.*.b" */
 	bool ksub = klast != kdot;
 	size_t kvl = (size_t)(key + n - (klast + 1));
-	if (!strcmp(pdot + 1, "*")) /* "pager.*": any var, no subsection */
+	if (lp_streq(pdot + 1, "*")) /* "pager.*": any var, no subsection */
 		return !ksub && kvl > 0;
 	if (psub != ksub)
 		return false;
@@ -919,8 +911,8 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                            const lp_word *w, size_t i, size_t n, size_t idx)
 {
 	const char *sub = wval(&w[i]);
-	if (!strcmp(sub, "rebase") || !strcmp(sub, "difftool") ||
-	    !strcmp(sub, "filter-branch")) {
+	if (lp_streq(sub, "rebase") || lp_streq(sub, "difftool") ||
+	    lp_streq(sub, "filter-branch")) {
 		bool fb = sub[0] == 'f';
 		for (size_t k = i + 1; k < n; k++) {
 			const char *v = wval(&w[k]);
@@ -952,7 +944,7 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 		}
 		return;
 	}
-	if (!strcmp(sub, "submodule") || !strcmp(sub, "bisect")) {
+	if (lp_streq(sub, "submodule") || lp_streq(sub, "bisect")) {
 		const char *verb = sub[0] == 's' ? "foreach" : "run";
 		size_t k = i + 1;
 		while (k < n && wval(&w[k])[0] == '-')
@@ -967,7 +959,7 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 			           LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
 		return;
 	}
-	if (!strcmp(sub, "config")) {
+	if (lp_streq(sub, "config")) {
 		/* git config [opts] [set] KEY VALUE: the value runs later on */
 		static const char *const val_opts[] = {
 			"-f", "--file", "--blob", "--type", "--default",
@@ -977,11 +969,11 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 		for (; k < n && nops < 2; k++) {
 			const char *v = wval(&w[k]);
 			if (v[0] == '-') {
-				if (in_list(val_opts, v))
+				if (lp_in_list(val_opts, v))
 					k++;
 				continue;
 			}
-			if (nops == 0 && !strcmp(v, "set"))
+			if (nops == 0 && lp_streq(v, "set"))
 				continue;
 			ops[nops++] = k;
 		}
@@ -1037,7 +1029,7 @@ static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			break;
 		if (v[0] != '-')
 			break;
-		if (!strcmp(v, "-c")) {
+		if (lp_streq(v, "-c")) {
 			if (i + 1 < n) {
 				i++;
 				const char *kv = wdyn(&w[i]) && w[i].text ? w[i].text
@@ -1060,11 +1052,11 @@ static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				            (int)kl, kv);
 			continue;
 		}
-		if (in_list(val_opts, v)) {
+		if (lp_in_list(val_opts, v)) {
 			i++;
 			continue;
 		}
-		if (in_list(flag_opts, v) || !strncmp(v, "--exec-path=", 12))
+		if (lp_in_list(flag_opts, v) || !strncmp(v, "--exec-path=", 12))
 			continue;
 		bool attached = false;
 		for (const char *const *o = val_opts; *o && !attached; o++) {
@@ -1074,7 +1066,7 @@ static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		}
 		if (attached || (v[1] == 'C' && v[2]) )
 			continue;
-		if (in_list(query_opts, v))
+		if (lp_in_list(query_opts, v))
 			return;
 		lp_unparsed(ctx, "unknown git option %s", v);
 		return;
@@ -1210,7 +1202,7 @@ static void see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
 		const char *v = wval(w);
-		if (wdyn(w) || v[0] != '-' || !strcmp(v, "--"))
+		if (wdyn(w) || v[0] != '-' || lp_streq(v, "--"))
 			continue;
 		/* list, remove, cat, version: nothing is queued */
 		if (strpbrk(v + 1, "lrdcV") && !strchr(v + 1, 'f'))
@@ -1220,7 +1212,7 @@ static void see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			                : i + 1 < raw->nwords
 			                        ? wval(&raw->words[i + 1])
 			                        : "";
-			if (!in_list(stdin_paths, f)) {
+			if (!lp_in_list(stdin_paths, f)) {
 				if (written_on_line(ctx, f))
 					lp_unparsed(ctx, "at runs %s, a file "
 					                 "written earlier on the line",
@@ -1256,7 +1248,7 @@ static void see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		if (!wdyn(w) && v[0] == '-' && v[1]) {
 			if (strpbrk(v + 1, "lerTV"))
 				return; /* list, edit, remove, test, version */
-			if (!strcmp(v, "-u") || !strcmp(v, "-s"))
+			if (lp_streq(v, "-u") || lp_streq(v, "-s"))
 				i++;
 			continue;
 		}
@@ -1275,8 +1267,8 @@ static void see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const char *v = wval(&raw->words[i]);
 		const char *f = NULL;
-		if (!strcmp(v, "-f") || !strcmp(v, "--file") ||
-		    !strcmp(v, "--makefile"))
+		if (lp_streq(v, "-f") || lp_streq(v, "--file") ||
+		    lp_streq(v, "--makefile"))
 			f = i + 1 < raw->nwords ? wval(&raw->words[i + 1]) : "";
 		else if (!strncmp(v, "-f", 2))
 			f = v + 2;
@@ -1286,11 +1278,11 @@ static void see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			f = v + 11;
 		if (!f)
 			continue;
-		if (!in_list(stdin_paths, f) && !written_on_line(ctx, f))
+		if (!lp_in_list(stdin_paths, f) && !written_on_line(ctx, f))
 			continue;
 		lp_unparsed(ctx, "make reads a makefile fed by the line: "
 		                 "its recipes are not fully analysed");
-		if (!in_list(stdin_paths, f))
+		if (!lp_in_list(stdin_paths, f))
 			return;
 		const char *text = lp_stdin_text(ctx, raw, "make");
 		/* recipe lines start with a tab; @ - + are make's prefixes */
@@ -1443,7 +1435,7 @@ static void see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			shorts = "oS";
 		for (size_t i = from; i < n; i++) {
 			const char *v = wval(&w[i]);
-			if (!strcmp(v, "--"))
+			if (lp_streq(v, "--"))
 				break;
 			if (v[0] != '-' || !v[1])
 				continue;
@@ -1504,7 +1496,7 @@ static const char *const subcommand_programs[] = {
 static void check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                                      size_t pos, const char *name)
 {
-	if (!in_list(subcommand_programs, name))
+	if (!lp_in_list(subcommand_programs, name))
 		return;
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
@@ -1549,7 +1541,7 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return;
 	}
 	for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
-		if (!strcmp(programs[i].name, name)) {
+		if (lp_streq(programs[i].name, name)) {
 			programs[i].fn(ctx, raw, pos, idx);
 			return;
 		}
@@ -1620,7 +1612,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	size_t end = sc->cmd < r->nwords ? sc->cmd : r->nwords;
 	for (size_t i = pos + 1; i < end; i++) {
 		const char *v = wval(&r->words[i]);
-		if (!strcmp(v, "-s") || !strcmp(v, "--shell")) {
+		if (lp_streq(v, "-s") || lp_streq(v, "--shell")) {
 			if (i + 1 < end)
 				prog = &r->words[++i];
 		} else if (!strncmp(v, "--shell=", 8) ||
@@ -1649,7 +1641,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	}
 	size_t from = sc->cmd < r->nwords ? sc->cmd + 1 : r->nwords;
 	if (from < r->nwords && !wdyn(&r->words[from]) &&
-	    !strcmp(wval(&r->words[from]), "--"))
+	    lp_streq(wval(&r->words[from]), "--"))
 		from++;
 	size_t na = 1 + (r->nwords - from);
 	lp_word *argv = lp_arena_alloc(ctx->arena, na * sizeof *argv);

@@ -73,14 +73,6 @@ static const char *const declaring[] = {
 	"declare", "typeset", "local", NULL,
 };
 
-static bool in_list(const char *const *l, const char *s)
-{
-	for (; *l; l++)
-		if (!strcmp(*l, s))
-			return true;
-	return false;
-}
-
 static uint64_t hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -281,18 +273,18 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			}
 		}
 	}
-	if (in_list(all_dynamic_cmds, cmd)) {
+	if (lp_in_list(all_dynamic_cmds, cmd)) {
 		v->all_dynamic = true;
 		return;
 	}
-	if (in_list(any_assign_cmds, cmd)) {
+	if (lp_in_list(any_assign_cmds, cmd)) {
 		/* the eval's own words still see earlier constants */
 		size_t end = ts_node_end_byte(n);
 		if (end < v->dyn_after)
 			v->dyn_after = end;
 		return;
 	}
-	if (!in_list(assigning_cmds, cmd))
+	if (!lp_in_list(assigning_cmds, cmd))
 		return;
 	for (uint32_t i = first_arg; i < cc; i++) {
 		TSNode c = ts_node_child(n, i);
@@ -310,7 +302,7 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			v->all_dynamic = true;
 			return;
 		}
-		if (in_list(declaring, cmd) && nameref_option(w.value)) {
+		if (lp_in_list(declaring, cmd) && nameref_option(w.value)) {
 			v->all_dynamic = true;
 			return;
 		}

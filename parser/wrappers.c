@@ -781,7 +781,7 @@ const lp_optspec *lp_wrapper_find(const char *name)
 	/* subcommand runners (npm exec) need the next word: see
 	   lp_wrapper_match() */
 	for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++)
-		if (!wrappers[i].sub && !strcmp(wrappers[i].name, name))
+		if (!wrappers[i].sub && lp_streq(wrappers[i].name, name))
 			return &wrappers[i];
 	return NULL;
 }
@@ -803,7 +803,7 @@ const lp_optspec *lp_wrapper_match(const lp_word *words, size_t n,
 	*at = pos;
 	for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++) {
 		const lp_optspec *s = &wrappers[i];
-		if (strcmp(s->name, name))
+		if (!lp_streq(s->name, name))
 			continue;
 		if (!s->sub)
 			return s;
