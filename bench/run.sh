@@ -50,9 +50,17 @@ for kib in 1 16 256 1024; do
 		node -e '
 			const fs = require("fs");
 			const lines = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-			const want = Number(process.argv[2]) * 1024 - 64;
+			const want = Number(process.argv[2]) * 1024 - 1024;
 			let s = "", i = 0;
-			while (s.length + lines[i % lines.length].length + 1 < want) s += lines[i++ % lines.length] + "\n";
+			/* `;` before each newline: a multi-stage pipeline followed by a
+			   line with && is a known grammar misparse (research S6) that
+			   would make the whole script unparsed */
+			const sep = (l) => /&\s*$/.test(l) ? "\n" : ";\n";
+			for (;;) {
+				const l = lines[i++ % lines.length];
+				if (Buffer.byteLength(s) + Buffer.byteLength(l) + 2 >= want) break;
+				s += l + sep(l);
+			}
 			process.stdout.write(JSON.stringify({command: s}) + "\n");' $out/parsed-lines.txt $kib > $f
 	fi
 	read -r ms _ < <(t "single input ${kib} KiB" -i $f -- $B/locus classify --jsonl)
