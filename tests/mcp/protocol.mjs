@@ -115,7 +115,10 @@ expected.forEach(([line, e], i) => {
   const a = answers[i];
   let ok = false;
   try { ok = a !== undefined && e(a); } catch { ok = false; }
-  check(ok, `answer to ${line.length > 80 ? line.slice(0, 60) + '...' : line}`, J(a)?.slice(0, 300));
+  // control bytes (a NUL case among them) shown escaped: the CI log stays text
+  const shown = (line.length > 80 ? line.slice(0, 60) + '...' : line)
+    .replace(/[\x00-\x1f\x7f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'));
+  check(ok, `answer to ${shown}`, J(a)?.slice(0, 300));
 });
 const a = answers[expected.length];
 check(a && a.id === 'last' && a.result !== undefined, 'a last line without newline is served', J(a));
