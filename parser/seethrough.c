@@ -564,17 +564,29 @@ static void see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 
 /* ---- xargs, parallel, find, fd ---------------------------------------- */
 
+/*
+ * Scan the options of a see-through program (`name`, from the spec table)
+ * in words[pos..n).  False when it runs nothing to see: an unknown option
+ * (the line is then unparsed: we cannot tell where its command starts), a
+ * query-only form, or an option that takes no command.
+ */
+static bool scan_program(lp_ctx *ctx, const char *name,
+                         const lp_raw_command *raw, size_t n, size_t pos,
+                         lp_optscan *sc)
+{
+	lp_optscan_run(lp_program_spec(name), raw->words, n, pos, sc);
+	if (sc->unknown) {
+		lp_unparsed(ctx, "unknown option %s of %s", sc->unknown, name);
+		return false;
+	}
+	return !sc->query && !sc->nocmd;
+}
+
 static void see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                       size_t idx)
 {
 	lp_optscan sc;
-	lp_optscan_run(lp_program_spec("xargs"), raw->words, raw->nwords, pos,
-	               &sc);
-	if (sc.unknown) {
-		lp_unparsed(ctx, "unknown option %s of xargs", sc.unknown);
-		return;
-	}
-	if (sc.query || sc.nocmd)
+	if (!scan_program(ctx, "xargs", raw, raw->nwords, pos, &sc))
 		return;
 	/* Without -I, xargs appends its input to the command: the
 	   arguments are only known at run time. */
@@ -618,12 +630,7 @@ static void see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 {
 	lp_optscan sc;
 	size_t n = raw->nwords;
-	lp_optscan_run(lp_program_spec("parallel"), raw->words, n, pos, &sc);
-	if (sc.unknown) {
-		lp_unparsed(ctx, "unknown option %s of parallel", sc.unknown);
-		return;
-	}
-	if (sc.query || sc.nocmd)
+	if (!scan_program(ctx, "parallel", raw, n, pos, &sc))
 		return;
 	size_t sep = sc.cmd;
 	while (sep < n && !is_parallel_sep(&raw->words[sep]))
@@ -1158,13 +1165,8 @@ static void see_ssh(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                     size_t idx)
 {
 	lp_optscan sc;
-	lp_optscan_run(lp_program_spec("ssh"), raw->words, raw->nwords, pos,
-	               &sc);
-	if (sc.unknown) {
-		lp_unparsed(ctx, "unknown option %s of ssh", sc.unknown);
-		return;
-	}
-	if (sc.query || sc.nocmd || sc.cmd >= raw->nwords)
+	if (!scan_program(ctx, "ssh", raw, raw->nwords, pos, &sc) ||
+	    sc.cmd >= raw->nwords)
 		return;
 	/* the remote shell gets the words joined with spaces */
 	parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
@@ -1175,13 +1177,8 @@ static void see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                       size_t idx)
 {
 	lp_optscan sc;
-	lp_optscan_run(lp_program_spec("watch"), raw->words, raw->nwords, pos,
-	               &sc);
-	if (sc.unknown) {
-		lp_unparsed(ctx, "unknown option %s of watch", sc.unknown);
-		return;
-	}
-	if (sc.query || sc.nocmd || sc.cmd >= raw->nwords)
+	if (!scan_program(ctx, "watch", raw, raw->nwords, pos, &sc) ||
+	    sc.cmd >= raw->nwords)
 		return;
 	if (sc.seen['x']) {
 		emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
