@@ -81,3 +81,30 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 	locus_decision_free(d);
 	return res;
 }
+
+/* What the policy says of a background command, without deciding (no audit
+   record, nobody asked): for the prompt fragment.  1 allowed, 0 refused
+   (denied, or held with nobody to approve), -1 held for a person who may
+   approve, -2 not the policy wrap (unknown). */
+int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload)
+{
+	const locus_policy_wrap *w = wrap_payload;
+	if (wrap != locus_harness_policy_wrap || !w)
+		return -2;
+	if (!w->policy)
+		return 0;
+	static const char probe[] = "{\"command\":\"sleep 1\","
+	                            "\"background\":true}";
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.environment = w->environment;
+	in.workspace_root = w->workspace_root;
+	locus_decision *d = NULL;
+	locus_error err = {0};
+	int rc = locus_gate(&d, w->policy, NULL, "bash", probe,
+	                    sizeof probe - 1, &in, &err);
+	locus_outcome o = rc ? LOCUS_OUTCOME_DENY : locus_decision_outcome(d);
+	locus_decision_free(d);
+	if (o == LOCUS_OUTCOME_ALLOW)
+		return 1;
+	return o == LOCUS_OUTCOME_REQUIRE_HUMAN && w->approve ? -1 : 0;
+}

@@ -72,4 +72,7 @@ void lh_changes_free(lh_change *c, size_t n);
  */
 int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
                   size_t *n, char **msg);
+
+/* The policy's word on background commands, for the prompt (gate.c). */
+int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload);
 #endif

@@ -1263,6 +1263,32 @@ static void bg_note(locus_harness *h, const char *handle, size_t since)
 	e->since = since;
 }
 
+/*
+ * A command still running at its timeout becomes a background job only when
+ * the gate allows this very call with background=true (exec:background):
+ * the same gate, re-asked, audited like any decision.  Otherwise it is
+ * killed.  NULL: keep it; else the refusal text (malloc'd).  Without a wrap
+ * (an ungated harness) there is nobody to ask and it is kept, as before.
+ */
+static char *keep_refused(locus_harness *h, const cJSON *a)
+{
+	if (!h->wrap)
+		return NULL;
+	cJSON *bg = cJSON_Duplicate(a, true);
+	char *args = NULL;
+	if (bg) {
+		cJSON_DeleteItemFromObjectCaseSensitive(bg, "background");
+		if (cJSON_AddTrueToObject(bg, "background"))
+			args = cJSON_PrintUnformatted(bg);
+	}
+	cJSON_Delete(bg);
+	if (!args) /* cannot ask: fail closed */
+		return strdup("out of memory asking the gate");
+	char *why = h->wrap("bash", args, h->wrap_payload);
+	cJSON_free(args);
+	return why;
+}
+
 static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
                    lh_change **plan, size_t *np)
 {
@@ -1304,7 +1330,19 @@ static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 		locus_exec_result_clear(&r);
 		return true;
 	}
-	if (r.timed_out && r.handle[0]) {
+	char *refused = r.timed_out && r.handle[0] ? keep_refused(h, a) : NULL;
+	if (refused) {
+		locus_bg_status st;
+		locus_error kerr = {0};
+		h->b->bg_kill(h->b, r.handle, &st, &kerr);
+		r.handle[0] = '\0';
+		lh_buf_printf(out,
+		              "timed out after %lds; the command was killed: "
+		              "the policy does not let it go on in the "
+		              "background (exec:background): %s\n",
+		              timeout, refused);
+		free(refused);
+	} else if (r.timed_out && r.handle[0]) {
 		bg_note(h, r.handle, r.output_len);
 		lh_buf_printf(out,
 		              "timed out after %lds; still running as %s: read "
@@ -1858,6 +1896,29 @@ int locus_harness_preview(locus_harness *h, const char *tool,
 	return run_tool(h, tool, args_json, true, out, &e, err);
 }
 
+/* What bash does at its timeout: only what the gate really allows. */
+static void bash_fragment(const locus_harness *h, lh_buf *o)
+{
+	int bg = h->wrap ? lh_wrap_background(h->wrap, h->wrap_payload) : 1;
+	lh_buf_printf(o, "bash waits %ds by default (at most %ds). ",
+	              h->cfg.bash_timeout, h->cfg.bash_max_timeout);
+	if (bg == 1)
+		lh_buf_puts(o, "Run servers and watchers with background=true "
+		               "and read them with bash_output.\n");
+	else if (bg == 0)
+		lh_buf_puts(o, "This policy does not allow background "
+		               "commands (exec:background): background=true "
+		               "is refused and a command still running at its "
+		               "timeout is killed, so do not start servers or "
+		               "watchers.\n");
+	else
+		lh_buf_puts(o, "A background command (background=true, or "
+		               "one still running at its timeout) needs the "
+		               "policy's approval (exec:background); without "
+		               "it the command is refused or killed at its "
+		               "timeout.\n");
+}
+
 char *locus_harness_prompt_fragment(const locus_harness *h)
 {
 	lh_buf o = {0};
@@ -1879,11 +1940,7 @@ char *locus_harness_prompt_fragment(const locus_harness *h)
 		            "file you have not read, or that changed since "
 		            "you read it, is refused.\n");
 	if (built(h, "bash"))
-		lh_buf_printf(&o,
-		              "bash waits %ds by default (at most %ds). Run "
-		              "servers and watchers with background=true "
-		              "and read them with bash_output.\n",
-		              h->cfg.bash_timeout, h->cfg.bash_max_timeout);
+		bash_fragment(h, &o);
 	if (built(h, "apply_patch"))
 		lh_buf_puts(&o, "Change files with apply_patch.\n");
 	return lh_buf_take(&o);

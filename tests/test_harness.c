@@ -1398,6 +1398,96 @@ START_TEST(policy_gate_wrap)
 }
 END_TEST
 
+static void count_decision(const char *j, void *p)
+{
+	(void)j;
+	(*(int *)p)++;
+}
+
+/* The pid a command wrote to `file` in the workspace, or 0. */
+static pid_t pid_in(fx *f, const char *file)
+{
+	char *d = get(f, file);
+	pid_t pid = d ? (pid_t)atoi(d) : 0;
+	free(d);
+	return pid;
+}
+
+/*
+ * A timeout never turns a command into a background job the policy
+ * refuses: under `standard` (exec:background held, nobody to approve) the
+ * command is killed at its timeout, after the gate was re-asked with
+ * background=true (an audited decision), and nothing of it lives on.
+ * Under `permissive` the same call is kept as a handle.
+ */
+START_TEST(policy_timeout_no_background)
+{
+	locus_policy *pol;
+	locus_error err;
+	ck_assert_int_eq(locus_policy_preset(&pol, "standard", &err), 0);
+	int decisions = 0;
+	locus_policy_wrap w = {0};
+	w.policy = pol;
+	w.on_decision = count_decision;
+	w.payload = &decisions;
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w)) {
+		locus_policy_free(pol);
+		return;
+	}
+	char *frag = locus_harness_prompt_fragment(f.h);
+	ck_assert_msg(strstr(frag, "does not allow background") &&
+	                  !strstr(frag, "with background=true and read"),
+	              "%s", frag);
+	free(frag);
+	double t0 = lh_now();
+	call_err(&f, "bash",
+	         "{\"command\":\"echo $$ > pid.txt; exec sleep 30\","
+	         "\"timeout\":1}",
+	         "timed out after 1s; the command was killed: the policy does "
+	         "not let it go on in the background (exec:background)");
+	ck_assert(lh_now() - t0 < 10);
+	ck_assert_int_eq(decisions, 2); /* the call, then the re-ask */
+	ck_assert(f.rec.last.timed_out && !f.rec.last.background);
+	pid_t pid = pid_in(&f, "pid.txt");
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(kill(pid, 0) == -1 && errno == ESRCH,
+	              "pid %d still alive", (int)pid);
+	/* on_timeout=background asked explicitly: the same */
+	call_err(&f, "bash",
+	         "{\"command\":\"sleep 30\",\"timeout\":1,"
+	         "\"on_timeout\":\"background\"}",
+	         "exec:background");
+	/* the killed jobs are over (their handles were never given out) */
+	call_ok(&f, "bash_output", "{\"handle\":\"sh2\"}", "sh2: exited");
+	/* a command that ends in time is not asked about twice */
+	decisions = 0;
+	call_ok(&f, "bash", "{\"command\":\"true\"}", "exit 0");
+	ck_assert_int_eq(decisions, 1);
+	fx_close(&f);
+	locus_policy_free(pol);
+
+	ck_assert_int_eq(locus_policy_preset(&pol, "permissive", &err), 0);
+	w.policy = pol;
+	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w)) {
+		locus_policy_free(pol);
+		return;
+	}
+	frag = locus_harness_prompt_fragment(f.h);
+	ck_assert_msg(strstr(frag, "with background=true"), "%s", frag);
+	free(frag);
+	call_ok(&f, "bash",
+	        "{\"command\":\"echo $$ > pid.txt; exec sleep 30\","
+	        "\"timeout\":1}",
+	        "still running as sh1");
+	pid = pid_in(&f, "pid.txt");
+	ck_assert_int_eq(kill(pid, 0), 0);
+	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "sh1 killed");
+	fx_close(&f);
+	locus_policy_free(pol);
+}
+END_TEST
+
 /* `locus tool`: one harness for the whole run, through the gate. */
 START_TEST(cli_tool_lines)
 {
@@ -1522,6 +1612,7 @@ int main(void)
 	/* shell tools: Local and bwrap */
 	tcase_add_test(tt, tool_bash);
 	tcase_add_test(tt, tool_bash_timeout_background);
+	tcase_add_test(tt, policy_timeout_no_background);
 	tcase_add_loop_test(tt, tool_bash, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_BWRAP,
 	                    BK_BWRAP + 1);
