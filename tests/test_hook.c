@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,33 +88,41 @@ static const char *str_of(const cJSON *o, const char *k)
 }
 
 /*
- * Check an answer in the agent's protocol; returns the reason text
- * (malloc'd, "" when none).
+ * Check an answer in the agent's protocol for `event` (PreToolUse,
+ * PermissionRequest; Gemini's BeforeTool when NULL); returns the reason
+ * text (malloc'd, "" when none).  ANS_NONE is no decision: no output for
+ * Claude Code and Codex, `{}` for Gemini.
  */
-static char *check_answer(const char *agent, const run_out *r, ans want)
+static char *check_answer_ev(const char *agent, const char *event,
+                             const run_out *r, ans want)
 {
 	char *reason = strdup("");
-	if (!strcmp(agent, "codex") && want == ANS_NONE) {
+	if (!event)
+		event = "PreToolUse";
+	bool pr = !strcmp(event, "PermissionRequest");
+	if (strcmp(agent, "gemini") != 0 && want == ANS_NONE) {
 		ck_assert_msg(r->out_len == 0,
-		              "codex allow must be silent, got "
-		              "[%s]",
+		              "%s: no decision must be silent, got [%s]", agent,
 		              r->out);
 		return reason;
 	}
 	cJSON *o = one_object(r);
 	if (!strcmp(agent, "gemini")) {
 		const char *d = str_of(o, "decision");
-		ck_assert_msg(d != NULL, "gemini answer without decision");
-		const char *w = want == ANS_ALLOW ? "allow" : "deny";
-		ck_assert_str_eq(d, w);
 		const char *why = str_of(o, "reason");
-		if (want == ANS_ALLOW) {
-			ck_assert_msg(why == NULL,
-			              "gemini allow with a reason");
+		if (want == ANS_NONE) {
+			ck_assert_msg(cJSON_GetArraySize(o) == 0,
+			              "gemini no decision must be {}: [%s]", r->out);
+		} else if (want == ANS_ALLOW) {
+			ck_assert_msg(d && !strcmp(d, "allow"), "[%s]", r->out);
+			ck_assert_msg(why == NULL, "gemini allow with a reason");
 			ck_assert_int_eq(cJSON_GetArraySize(o), 1);
 		} else {
-			ck_assert_msg(why && *why,
-			              "gemini deny needs a reason");
+			ck_assert_msg(d != NULL, "gemini answer without decision");
+			ck_assert_str_eq(d, ans_name(want));
+			ck_assert_msg(why && *why, "gemini %s needs a reason", d);
+			if (want == ANS_ASK)
+				ck_assert_str_eq(str_of(o, "systemMessage"), why);
 			free(reason);
 			reason = strdup(why);
 		}
@@ -122,21 +131,50 @@ static char *check_answer(const char *agent, const run_out *r, ans want)
 		    cJSON_GetObjectItemCaseSensitive(o, "hookSpecificOutput");
 		ck_assert_msg(cJSON_IsObject(h), "no hookSpecificOutput: [%s]",
 		              r->out);
-		ck_assert_str_eq(str_of(h, "hookEventName"), "PreToolUse");
-		const char *d = str_of(h, "permissionDecision");
-		ck_assert_msg(d != NULL, "no permissionDecision");
-		ck_assert_str_eq(d, ans_name(want));
-		const char *why = str_of(h, "permissionDecisionReason");
-		/* Codex only honours a deny with a non-empty reason */
-		ck_assert_msg(why && *why, "permissionDecisionReason empty");
+		ck_assert_str_eq(str_of(h, "hookEventName"), event);
+		const char *why = NULL;
+		if (pr) {
+			/* decision.behavior allow|deny; an ask is silence */
+			ck_assert_msg(want == ANS_ALLOW || want == ANS_DENY,
+			              "PermissionRequest cannot answer %s",
+			              ans_name(want));
+			const cJSON *d =
+			    cJSON_GetObjectItemCaseSensitive(h, "decision");
+			ck_assert_msg(cJSON_IsObject(d), "no decision: [%s]",
+			              r->out);
+			ck_assert_str_eq(str_of(d, "behavior"), ans_name(want));
+			ck_assert_ptr_null(
+			    cJSON_GetObjectItem(h, "permissionDecision"));
+			why = str_of(d, "message");
+			if (want == ANS_DENY)
+				ck_assert_msg(why && *why, "deny without message");
+			else
+				ck_assert_msg(why == NULL, "allow with a message");
+		} else {
+			const char *d = str_of(h, "permissionDecision");
+			ck_assert_msg(d != NULL, "no permissionDecision");
+			ck_assert_str_eq(d, ans_name(want));
+			why = str_of(h, "permissionDecisionReason");
+			/* Codex only honours a deny with a non-empty reason */
+			ck_assert_msg(why && *why, "permissionDecisionReason empty");
+			ck_assert_msg(strcmp(agent, "codex") != 0 ||
+			                  want == ANS_DENY,
+			              "codex PreToolUse only takes a deny: [%s]",
+			              r->out);
+		}
 		free(reason);
-		reason = strdup(why);
+		reason = strdup(why ? why : "");
 		/* the legacy top-level fields would be read differently */
 		ck_assert_ptr_null(cJSON_GetObjectItem(o, "decision"));
 		ck_assert_ptr_null(cJSON_GetObjectItem(o, "continue"));
 	}
 	cJSON_Delete(o);
 	return reason;
+}
+
+static char *check_answer(const char *agent, const run_out *r, ans want)
+{
+	return check_answer_ev(agent, NULL, r, want);
 }
 
 /* ---- recorded payloads ----------------------------------------------- */
@@ -152,6 +190,7 @@ typedef struct pcase {
 #define SETTINGS "--claude-settings"
 
 static const pcase pcases[] = {
+    /* read-only inside the workspace: known safe, allowed */
     {"claude-code", "claude-bash-allow.json", NULL, NULL, ANS_ALLOW,
      "all policy checks passed"},
     {"claude-code", "claude-bash-hold.json", NULL, NULL, ANS_ASK,
@@ -160,8 +199,11 @@ static const pcase pcases[] = {
      "exec:never"},
     {"claude-code", "claude-bash-background.json", NULL, NULL, ANS_ASK,
      "exec:background"},
-    {"claude-code", "claude-write-allow.json", NULL, NULL, ANS_ALLOW, NULL},
-    {"claude-code", "claude-edit-allow.json", NULL, NULL, ANS_ALLOW, NULL},
+    /* allowed by the preset but not known safe: Claude's own prompt */
+    {"claude-code", "claude-write-allow.json", NULL, NULL, ANS_NONE, NULL},
+    {"claude-code", "claude-edit-allow.json", NULL, NULL, ANS_NONE, NULL},
+    {"claude-code", "claude-write-allow.json", "--answer-allow", NULL,
+     ANS_ALLOW, NULL},
     {"claude-code", "claude-read-env.json", NULL, NULL, ANS_ALLOW, NULL},
     /* the same read under the project's settings.json deny rule */
     {"claude-code", "claude-read-env.json", SETTINGS, "claude-settings.json",
@@ -173,23 +215,29 @@ static const pcase pcases[] = {
     {"claude-code", "claude-write-allow.json", "--preset", "readonly", ANS_DENY,
      "workspace.write"},
 
+    /* Codex PreToolUse takes only a deny: a hold is Codex's own approval */
     {"codex", "codex-bash-allow.json", NULL, NULL, ANS_NONE, NULL},
-    {"codex", "codex-bash-hold.json", NULL, NULL, ANS_DENY, "approval"},
+    {"codex", "codex-bash-hold.json", NULL, NULL, ANS_NONE, NULL},
+    {"codex", "codex-bash-hold.json", "--answer-allow", NULL, ANS_DENY,
+     "approval"},
     {"codex", "codex-bash-deny.json", NULL, NULL, ANS_DENY, "exec:never"},
     {"codex", "codex-bash-argv.json", NULL, NULL, ANS_DENY, "exec:never"},
     {"codex", "codex-apply-patch.json", NULL, NULL, ANS_NONE, NULL},
-    {"codex", "codex-apply-patch.json", "--preset", "strict", ANS_DENY,
+    {"codex", "codex-apply-patch.json", "--preset", "strict", ANS_NONE, NULL},
+    {"codex", "codex-apply-patch.json", "--preset", "readonly", ANS_DENY,
      "workspace.write"},
 
     {"gemini", "gemini-shell-allow.json", NULL, NULL, ANS_ALLOW, NULL},
-    {"gemini", "gemini-shell-hold.json", NULL, NULL, ANS_DENY, "approval"},
+    {"gemini", "gemini-shell-hold.json", NULL, NULL, ANS_ASK, "approval"},
     {"gemini", "gemini-shell-deny.json", NULL, NULL, ANS_DENY, "exec:never"},
-    {"gemini", "gemini-shell-obfuscated.json", NULL, NULL, ANS_DENY,
+    {"gemini", "gemini-shell-obfuscated.json", NULL, NULL, ANS_ASK,
      "exec:unparsed"},
-    {"gemini", "gemini-write-file.json", NULL, NULL, ANS_ALLOW, NULL},
+    {"gemini", "gemini-write-file.json", NULL, NULL, ANS_NONE, NULL},
+    {"gemini", "gemini-write-file.json", "--answer-allow", NULL, ANS_ALLOW,
+     NULL},
     {"gemini", "gemini-write-file.json", "--preset", "readonly", ANS_DENY,
      "workspace.write"},
-    {"gemini", "gemini-mcp-tool.json", "--preset", "strict", ANS_DENY,
+    {"gemini", "gemini-mcp-tool.json", "--preset", "strict", ANS_ASK,
      "workspace.exec"},
     {"gemini", "gemini-mcp-tool.json", "--preset", "readonly", ANS_DENY,
      "denied"},
@@ -208,6 +256,8 @@ START_TEST(recorded_payload)
 		opt2 = payload_path(c->opt2);
 	const char *av[] = {
 	    "locus", "hook", c->agent, c->opt1, opt2 ? opt2 : c->opt2, NULL};
+	if (!c->opt1)
+		av[3] = NULL;
 	run_out r = run(av, in, len);
 	ck_assert_msg(r.status == 0, "%s %s: exit %d, stderr [%s]", c->agent,
 	              c->file, r.status, r.err);
@@ -230,20 +280,66 @@ START_TEST(recorded_payload)
 }
 END_TEST
 
-/* A held call names the hold in the reason for agents that cannot ask. */
+/* PermissionRequest (Claude Code, Codex): the agent is about to show its
+ * own prompt.  Only a known-safe call is approved; a hold is silence (the
+ * prompt is shown); a deny is decision.behavior deny with a message. */
+static const struct {
+	const char *agent, *file, *opt;
+	ans want;
+	const char *reason_has;
+} prcases[] = {
+    {"claude-code", "claude-permission-read.json", NULL, ANS_ALLOW, NULL},
+    {"claude-code", "claude-permission-write.json", NULL, ANS_NONE, NULL},
+    {"claude-code", "claude-permission-hold.json", NULL, ANS_NONE, NULL},
+    {"claude-code", "claude-permission-hold.json", "--answer-allow", ANS_NONE,
+     NULL},
+    {"claude-code", "claude-permission-deny.json", NULL, ANS_DENY,
+     "exec:never"},
+    {"codex", "codex-permission-read.json", NULL, ANS_ALLOW, NULL},
+    {"codex", "codex-permission-hold.json", NULL, ANS_NONE, NULL},
+    {"codex", "codex-permission-deny.json", NULL, ANS_DENY, "exec:never"},
+    {"codex", "codex-permission-network.json", NULL, ANS_NONE, NULL},
+};
+
+START_TEST(permission_request)
+{
+	char *path = payload_path(prcases[_i].file);
+	size_t len;
+	char *in = slurp(path, &len);
+	const char *av[] = {"locus", "hook", prcases[_i].agent, prcases[_i].opt,
+	                    NULL};
+	run_out r = run(av, in, len);
+	ck_assert_msg(r.status == 0, "%s: exit %d [%s]", prcases[_i].file,
+	              r.status, r.err);
+	char *why = check_answer_ev(prcases[_i].agent, "PermissionRequest", &r,
+	                            prcases[_i].want);
+	if (prcases[_i].reason_has)
+		ck_assert_msg(strstr(why, prcases[_i].reason_has), "[%s]", why);
+	ck_assert_msg(r.err_len == 0, "stderr: [%s]", r.err);
+	free(why);
+	run_free(&r);
+	free(in);
+	free(path);
+}
+END_TEST
+
+/* A held call names the hold in the reason: Gemini's ask, and Codex's
+ * deny when locus is the only gate (--answer-allow). */
 START_TEST(hold_reason_names_the_hold)
 {
 	const char *agents[] = {"codex", "gemini"};
 	const char *files[] = {"codex-bash-hold.json",
 	                       "gemini-shell-hold.json"};
+	const ans want[] = {ANS_DENY, ANS_ASK};
 	for (size_t i = 0; i < 2; i++) {
 		char *path = payload_path(files[i]);
 		size_t len;
 		char *in = slurp(path, &len);
-		const char *av[] = {"locus", "hook", agents[i], NULL};
+		const char *av[] = {"locus", "hook", agents[i], "--answer-allow",
+		                    NULL};
 		run_out r = run(av, in, len);
 		ck_assert_int_eq(r.status, 0);
-		char *why = check_answer(agents[i], &r, ANS_DENY);
+		char *why = check_answer(agents[i], &r, want[i]);
 		ck_assert_msg(strstr(why, "held") || strstr(why, "holds"),
 		              "hold not named: %s", why);
 		ck_assert_msg(strstr(why, "approval"), "hold not named: %s",
@@ -253,6 +349,216 @@ START_TEST(hold_reason_names_the_hold)
 		free(in);
 		free(path);
 	}
+}
+END_TEST
+
+/* ---- never more permissive than the agent (issue 11, item 1) ---------- */
+
+static void assert_blocked(const char *agent, const run_out *r,
+                           const char *err_has);
+
+/* A fresh workspace: notes.txt, sub/, and outlink -> /etc. */
+static char *make_workspace(void)
+{
+	char *dir = strdup("/tmp/locus-hook-ws-XXXXXX");
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char p[512];
+	snprintf(p, sizeof p, "%s/notes.txt", dir);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("hello\n", f);
+	fclose(f);
+	snprintf(p, sizeof p, "%s/sub", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/outlink", dir);
+	ck_assert_int_eq(symlink("/etc", p), 0);
+	return dir;
+}
+
+static void remove_workspace(char *dir)
+{
+	char p[512];
+	const char *names[] = {"notes.txt", "outlink", "sub"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		(void)remove(p);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+/* The payload of `tool` with `input` (taken) in workspace `cwd`. */
+static char *payload_of(const char *event, const char *tool, cJSON *input,
+                        const char *cwd)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "session_id", "s-e2e");
+	cJSON_AddStringToObject(o, "cwd", cwd);
+	cJSON_AddStringToObject(o, "hook_event_name", event);
+	cJSON_AddStringToObject(o, "tool_name", tool);
+	cJSON_AddItemToObject(o, "tool_input", input);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+static char *bash_payload(const char *event, const char *line,
+                          const char *cwd)
+{
+	cJSON *in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "command", line);
+	return payload_of(event, "Bash", in, cwd);
+}
+
+/* Does the answer approve the call (skip the agent's prompt)? */
+static bool approves(const run_out *r)
+{
+	return strstr(r->out, "\"permissionDecision\":\"allow\"") ||
+	       strstr(r->out, "\"behavior\":\"allow\"") ||
+	       strstr(r->out, "\"decision\":\"allow\"");
+}
+
+/* Each line of a tests/hook-payloads/ list (comments and blanks out). */
+static size_t read_lines(const char *file, char ***out)
+{
+	char *path = payload_path(file);
+	size_t len;
+	char *text = slurp(path, &len);
+	free(path);
+	char **v = NULL;
+	size_t n = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!line[0] || line[0] == '#')
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[n++] = strdup(line);
+	}
+	free(text);
+	*out = v;
+	return n;
+}
+
+START_TEST(never_allows_what_it_does_not_know)
+{
+	char *ws = make_workspace();
+	char **lines;
+	size_t n = read_lines("not-known-safe.txt", &lines);
+	ck_assert_uint_gt(n, 40);
+	const char *events[] = {"PreToolUse", "PermissionRequest"};
+	for (size_t i = 0; i < n; i++) {
+		for (size_t e = 0; e < 2; e++) {
+			char *in = bash_payload(events[e], lines[i], ws);
+			const char *av[] = {"locus", "hook", "claude-code", NULL};
+			run_out r = run(av, in, strlen(in));
+			ck_assert_msg(r.status == 0, "[%s]: exit %d", lines[i],
+			              r.status);
+			ck_assert_msg(!approves(&r), "%s [%s] approved: %s",
+			              events[e], lines[i], r.out);
+			run_free(&r);
+			free(in);
+		}
+		/* Gemini and Codex the same */
+		char *in = bash_payload("BeforeTool", lines[i], ws);
+		const char *gv[] = {"locus", "hook", "gemini", NULL};
+		run_out r = run(gv, in, strlen(in));
+		ck_assert_msg(!approves(&r), "gemini [%s] approved: %s", lines[i],
+		              r.out);
+		run_free(&r);
+		free(in);
+		in = bash_payload("PermissionRequest", lines[i], ws);
+		const char *cv[] = {"locus", "hook", "codex", NULL};
+		r = run(cv, in, strlen(in));
+		ck_assert_msg(!approves(&r), "codex [%s] approved: %s", lines[i],
+		              r.out);
+		run_free(&r);
+		free(in);
+		free(lines[i]);
+	}
+	free(lines);
+	remove_workspace(ws);
+}
+END_TEST
+
+START_TEST(allows_what_it_knows)
+{
+	char *ws = make_workspace();
+	char **lines;
+	size_t n = read_lines("known-safe.txt", &lines);
+	ck_assert_uint_gt(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		char *in = bash_payload("PreToolUse", lines[i], ws);
+		const char *av[] = {"locus", "hook", "claude-code", NULL};
+		run_out r = run(av, in, strlen(in));
+		ck_assert_int_eq(r.status, 0);
+		char *why = check_answer("claude-code", &r, ANS_ALLOW);
+		free(why);
+		run_free(&r);
+		free(in);
+		free(lines[i]);
+	}
+	free(lines);
+	remove_workspace(ws);
+}
+END_TEST
+
+/* File tools: a read inside the workspace is known safe; one outside it,
+ * through a symlink, or with paths that disagree is not. */
+START_TEST(file_tools_known_safe_inside_only)
+{
+	char *ws = make_workspace();
+	char inside[600], link[600];
+	snprintf(inside, sizeof inside, "%s/notes.txt", ws);
+	snprintf(link, sizeof link, "%s/outlink/hostname", ws);
+	static const struct {
+		const char *tool, *key;
+		int which; /* 0 inside, 1 /etc/passwd, 2 via the link, 3 ~ */
+		ans want;
+	} c[] = {
+	    {"Read", "file_path", 0, ANS_ALLOW},
+	    {"Read", "file_path", 1, ANS_NONE},
+	    {"Read", "file_path", 2, ANS_NONE},
+	    {"Read", "file_path", 3, ANS_NONE},
+	    {"Grep", "path", 0, ANS_ALLOW},
+	    {"Grep", "path", 1, ANS_NONE},
+	    {"Glob", "path", 2, ANS_NONE},
+	    {"LS", "path", 0, ANS_ALLOW},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		const char *v = c[i].which == 0   ? inside
+		                : c[i].which == 1 ? "/etc/passwd"
+		                : c[i].which == 2 ? link
+		                                  : "~/.ssh/id_rsa";
+		cJSON *in = cJSON_CreateObject();
+		cJSON_AddStringToObject(in, c[i].key, v);
+		if (!strcmp(c[i].tool, "Grep") || !strcmp(c[i].tool, "Glob"))
+			cJSON_AddStringToObject(in, "pattern", "/etc");
+		char *p = payload_of("PreToolUse", c[i].tool, in, ws);
+		const char *av[] = {"locus", "hook", "claude-code", NULL};
+		run_out r = run(av, p, strlen(p));
+		ck_assert_msg(r.status == 0, "%s %s: %d [%s]", c[i].tool, v,
+		              r.status, r.err);
+		if (c[i].want == ANS_ALLOW)
+			free(check_answer("claude-code", &r, ANS_ALLOW));
+		else
+			ck_assert_msg(!approves(&r), "%s %s approved: %s",
+			              c[i].tool, v, r.out);
+		run_free(&r);
+		free(p);
+	}
+	/* two path fields that disagree: blocked */
+	cJSON *in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "file_path", inside);
+	cJSON_AddStringToObject(in, "path", "/etc/shadow");
+	char *p = payload_of("PreToolUse", "Read", in, ws);
+	const char *av[] = {"locus", "hook", "claude-code", NULL};
+	run_out r = run(av, p, strlen(p));
+	assert_blocked("claude-code", &r, "different paths");
+	run_free(&r);
+	free(p);
+	remove_workspace(ws);
 }
 END_TEST
 
@@ -397,7 +703,8 @@ START_TEST(big_input_decided)
 	const char *av[] = {"locus", "hook", "claude-code", NULL};
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 0);
-	char *why = check_answer("claude-code", &r, ANS_ALLOW);
+	/* a write is allowed by the preset, not known safe: no decision */
+	char *why = check_answer("claude-code", &r, ANS_NONE);
 	free(why);
 	run_free(&r);
 	free(in);
@@ -536,6 +843,14 @@ static Suite *hook_suite(void)
 	TCase *t = tcase_create("payloads");
 	tcase_add_loop_test(t, recorded_payload, 0, (int)NPCASES);
 	tcase_add_test(t, hold_reason_names_the_hold);
+	tcase_add_loop_test(t, permission_request, 0,
+	                    (int)(sizeof prcases / sizeof prcases[0]));
+	suite_add_tcase(s, t);
+	t = tcase_create("known-safe");
+	tcase_set_timeout(t, 300);
+	tcase_add_test(t, never_allows_what_it_does_not_know);
+	tcase_add_test(t, allows_what_it_knows);
+	tcase_add_test(t, file_tools_known_safe_inside_only);
 	suite_add_tcase(s, t);
 	t = tcase_create("malformed");
 	tcase_set_timeout(t, 60);

@@ -8,8 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { check, done, locusBin, cannotRun, tempDir, envWithLocus, snippet, sourceRoot } from './lib.mjs';
 
 if (!locusBin) cannotRun('LOCUS_BIN is not set');
-const env = envWithLocus();
 const project = tempDir('project');
+const home = tempDir('home');
+// the agents set these for their hooks; HOME is a fresh folder so the
+// developer's own ~/.claude/settings.json is not read
+const env = { ...envWithLocus(), CLAUDE_PROJECT_DIR: project, GEMINI_PROJECT_DIR: project, HOME: home };
 const payload = (f) => fs.readFileSync(path.join(sourceRoot, 'tests', 'hook-payloads', f), 'utf8');
 
 // Claude Code: the settings file is the project's .claude/settings.json
@@ -19,20 +22,24 @@ fs.mkdirSync(path.join(project, '.claude'));
 fs.writeFileSync(path.join(project, '.claude', 'settings.json'), claudeText);
 const claudeHook = claude.hooks.PreToolUse[0];
 const claudeCmd = claudeHook.hooks[0].command;
-check(claudeHook.hooks[0].type === 'command' && /^locus hook claude-code\b/.test(claudeCmd),
+check(claudeHook.hooks[0].type === 'command' && /\blocus hook claude-code --claude-project "\$CLAUDE_PROJECT_DIR"/.test(claudeCmd),
   'claude-code snippet runs locus hook claude-code', claudeCmd);
 
 // Codex: config.toml (the lines we need, read without a TOML library)
 const codexText = snippet('codex-config');
+function codexMatcherOf(event) {
+  const re = new RegExp(`\\[\\[hooks\\.${event}\\]\\]\\s*\\nmatcher = "([^"]+)"`);
+  return (codexText.match(re) || [])[1];
+}
 const codexCmd = (codexText.match(/\[\[hooks\.PreToolUse\.hooks\]\][^[]*?command = "([^"]+)"/) || [])[1];
-check(/^locus hook codex\b/.test(codexCmd || ''), 'codex snippet runs locus hook codex', codexCmd);
+check(/\blocus hook codex\b/.test(codexCmd || ''), 'codex snippet runs locus hook codex', codexCmd);
 check(/\[mcp_servers\.locus\]\s*\ncommand = "locus"\s*\nargs = \["mcp"/.test(codexText),
   'codex snippet declares the locus MCP server');
 
 // Gemini: settings.json
 const gemini = JSON.parse(snippet('gemini-settings'));
 const geminiCmd = gemini.hooks.BeforeTool[0].hooks[0].command;
-check(/^locus hook gemini\b/.test(geminiCmd), 'gemini snippet runs locus hook gemini', geminiCmd);
+check(/\blocus hook gemini\b/.test(geminiCmd), 'gemini snippet runs locus hook gemini', geminiCmd);
 check(gemini.mcpServers?.locus?.command === 'locus' && gemini.mcpServers.locus.args[0] === 'mcp',
   'gemini snippet declares the locus MCP server');
 
@@ -52,18 +59,24 @@ const cases = [
   [claudeCmd, claudeHook.matcher, 'claude-bash-deny.json', 'deny'],
   // the deny rule of the same settings file, read through --claude-settings
   [claudeCmd, claudeHook.matcher, 'claude-read-env.json', 'deny'],
-  [claudeCmd, claudeHook.matcher, 'claude-write-allow.json', 'allow'],
-  [codexCmd, 'Bash|apply_patch', 'codex-bash-allow.json', 'silent'],
-  [codexCmd, 'Bash|apply_patch', 'codex-bash-hold.json', 'deny'],
-  [codexCmd, 'Bash|apply_patch', 'codex-bash-deny.json', 'deny'],
-  [codexCmd, 'Bash|apply_patch', 'codex-apply-patch.json', 'silent'],
+  // allowed but not known safe: no decision, Claude's own prompt applies
+  [claudeCmd, claudeHook.matcher, 'claude-write-allow.json', 'silent'],
+  [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-read.json', 'allow'],
+  [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-hold.json', 'silent'],
+  [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-deny.json', 'deny'],
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-allow.json', 'silent'],
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-hold.json', 'silent'],
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-deny.json', 'deny'],
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-apply-patch.json', 'silent'],
+  [codexCmd, codexMatcherOf('PermissionRequest'), 'codex-permission-read.json', 'allow'],
+  [codexCmd, codexMatcherOf('PermissionRequest'), 'codex-permission-deny.json', 'deny'],
   [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-allow.json', 'allow'],
-  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-hold.json', 'deny'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-hold.json', 'ask'],
   [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-shell-deny.json', 'deny'],
-  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-write-file.json', 'allow'],
+  [geminiCmd, gemini.hooks.BeforeTool[0].matcher, 'gemini-write-file.json', 'none'],
 ];
-const codexMatcher = (codexText.match(/\[\[hooks\.PreToolUse\]\]\s*\nmatcher = "([^"]+)"/) || [])[1];
-check(codexMatcher === 'Bash|apply_patch', 'codex matcher as documented', codexMatcher);
+check(codexMatcherOf('PreToolUse') === 'Bash|apply_patch|mcp__.*', 'codex matcher as documented',
+  codexMatcherOf('PreToolUse'));
 
 for (const [cmd, matcher, file, want] of cases) {
   const input = payload(file);
@@ -72,11 +85,11 @@ for (const [cmd, matcher, file, want] of cases) {
   const r = runHook(cmd, input);
   let got;
   if (cmd === geminiCmd)
-    got = r.json?.decision;
+    got = r.json?.decision ?? (r.json && Object.keys(r.json).length === 0 ? 'none' : undefined);
   else if (r.stdout === '')
     got = 'silent';
   else
-    got = r.json?.hookSpecificOutput?.permissionDecision;
+    got = r.json?.hookSpecificOutput?.permissionDecision ?? r.json?.hookSpecificOutput?.decision?.behavior;
   check(r.status === 0 && got === want, `${file}: ${want}`, `exit ${r.status}, got ${got}: ${r.stdout} ${r.stderr}`);
 }
 
@@ -86,5 +99,15 @@ for (const cmd of [claudeCmd, codexCmd, geminiCmd]) {
   check(r.status === 2 && /blocked/.test(r.stderr), `${cmd}: malformed input is blocked`, `${r.status} ${r.stderr}`);
 }
 
+// no locus on PATH: the guard blocks (exit 2 and a reason), it never lets
+// the call through as a failed hook would
+const noLocus = { ...env, PATH: '/usr/bin:/bin' };
+for (const cmd of [claudeCmd, codexCmd, geminiCmd]) {
+  const r = spawnSync('sh', ['-c', cmd], { cwd: project, env: noLocus, input: payload('claude-bash-allow.json'),
+    encoding: 'utf8', timeout: 60000 });
+  check(r.status === 2 && /not installed/.test(r.stderr), `${cmd}: a missing locus blocks`, `${r.status} ${r.stderr}`);
+}
+
 fs.rmSync(project, { recursive: true, force: true });
+fs.rmSync(home, { recursive: true, force: true });
 done();
