@@ -44,6 +44,12 @@ void lh_buf_shquote(lh_buf *b, const char *s);
 
 double lh_now(void);
 
+/* 32 random hex characters (getrandom); -1 when there is no randomness. */
+int lh_nonce(char out[33]);
+
+/* Remove a folder and everything under it, never following a link. */
+void lh_rmtree(const char *path);
+
 /* Tests: make a LocalBackend resolve paths without openat2. */
 void lh_local_disable_openat2(locus_backend *b);
 

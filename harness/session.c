@@ -28,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define STATE ".locus-harness"
 
 /* ================= the bwrap session ================= */
 
@@ -43,22 +45,40 @@ typedef struct bwrap_session {
 	int xfd;   /* host transfer folder */
 	char *xdir;
 	unsigned seq;
+	char nonce[33]; /* in every rc file this session's server writes */
 } bwrap_session;
 
-static const char SERVER[] =
+/*
+ * The server inside the sandbox.  `run ID NONCE`: the script /run/locus/ID.sh
+ * runs as its own setsid group, marked LOCUS_JOB=ID in its environment;
+ * stdout and stderr go through a pipe that keeps the first CAP bytes in
+ * ID.out (dd writes as it reads; head would buffer) and counts the rest; when the leader ends, whatever is left of its
+ * group, and every process still marked with its id (double forks, setsid
+ * escapes), is killed; then ID.rc gets "NONCE STATUS".  `kill ID`: the same
+ * kill, at once.  CAP is substituted by the host (printf %zu).
+ */
+static const char SERVER_FMT[] =
     "cd /workspace || exit 1\n"
+    "CAP=%zu\n"
+    "reap() { p=$(cat \"/run/locus/$1.pid\" 2>/dev/null); "
+    "[ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null; "
+    "for d in /proc/[0-9]*; do "
+    "grep -qxz \"LOCUS_JOB=$1\" \"$d/environ\" 2>/dev/null && "
+    "kill -9 \"${d#/proc/}\" 2>/dev/null; done; }\n"
+    "cap() { dd bs=65536 count=\"$CAP\" iflag=count_bytes status=none; "
+    "c=$(wc -c); [ \"$c\" -gt 0 ] && printf "
+    "'\\n[... %%s more bytes dropped: the output cap is %%s bytes ...]\\n' "
+    "\"$c\" \"$CAP\"; }\n"
     "while IFS= read -r line; do\n"
-    "  case \"$line\" in\n"
-    "  run\\ *) id=${line#run }\n"
-    "    ( setsid -w sh -c 'echo $$ > \"/run/locus/$0.pid\"; "
-    "exec sh \"/run/locus/$0.sh\"' \"$id\" </dev/null "
-    ">\"/run/locus/$id.out\" 2>&1; echo $? >\"/run/locus/$id.rc.tmp\"; "
-    "mv \"/run/locus/$id.rc.tmp\" \"/run/locus/$id.rc\" ) &\n"
+    "  set -f; set -- $line; set +f\n"
+    "  case \"$1\" in\n"
+    "  run) id=$2; n=$3; J=/run/locus/$id\n"
+    "    ( { LOCUS_JOB=$id setsid -w sh -c 'echo $$ > \"$0.pid\"; "
+    "exec sh \"$0.sh\"' \"$J\" </dev/null 2>&1; echo $? >\"$J.st\"; "
+    "reap \"$id\"; } | cap >\"$J.out\"; s=$(cat \"$J.st\" 2>/dev/null); "
+    "echo \"$n ${s:--1}\" >\"$J.rc.tmp\"; mv \"$J.rc.tmp\" \"$J.rc\" ) &\n"
     "    ;;\n"
-    "  kill\\ *) id=${line#kill }\n"
-    "    p=$(cat \"/run/locus/$id.pid\" 2>/dev/null)\n"
-    "    [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
-    "    ;;\n"
+    "  kill) reap \"$2\" ;;\n"
     "  esac\n"
     "done\n";
 
@@ -118,15 +138,30 @@ static bool alive(bwrap_session *s)
 
 static int ctl_send(bwrap_session *s, const char *verb, unsigned id)
 {
-	char line[64];
-	int n = snprintf(line, sizeof line, "%s %u\n", verb, id);
+	char line[96];
+	int n = snprintf(line, sizeof line, "%s %u %s\n", verb, id, s->nonce);
 	return write(s->ctl, line, (size_t)n) == n ? 0 : -1;
+}
+
+/* An rc file is an answer only when it carries this session's nonce: a
+ * file the session did not write (planted, stale) is no answer. */
+static bool rc_parse(const bwrap_session *s, const char *rc, size_t len,
+                     int *code)
+{
+	if (len < 34 || memcmp(rc, s->nonce, 32) || rc[32] != ' ')
+		return false;
+	char *end;
+	long v = strtol(rc + 33, &end, 10);
+	if (end == rc + 33 || (*end && *end != '\n') || v < -1 || v > 255)
+		return false;
+	*code = (int)v;
+	return true;
 }
 
 static void x_clean(bwrap_session *s, unsigned id)
 {
-	static const char *const ext[] = {"sh",  "out",    "rc",
-	                                  "pid", "rc.tmp", NULL};
+	static const char *const ext[] = {"sh",     "out", "rc", "pid",
+	                                  "rc.tmp", "st",  NULL};
 	char name[64];
 	for (size_t i = 0; ext[i]; i++) {
 		snprintf(name, sizeof name, "%u.%s", id, ext[i]);
@@ -145,6 +180,7 @@ static int bw_exec(locus_session *ss, const char *command, double timeout_s,
 		return lh_err(err, LOCUS_EIO, "the bwrap sandbox has ended");
 	unsigned id = ++s->seq;
 	char name[64];
+	x_clean(s, id); /* nothing of an earlier life answers for this id */
 	snprintf(name, sizeof name, "%u.sh", id);
 	if (x_write(s, name, command, strlen(command)) ||
 	    ctl_send(s, "run", id))
@@ -155,10 +191,16 @@ static int bw_exec(locus_session *ss, const char *command, double timeout_s,
 	snprintf(name, sizeof name, "%u.rc", id);
 	char *rc = NULL;
 	size_t rl;
-	bool killed = false;
+	bool killed = false, answered = false;
+	int code = -1;
 	for (;;) {
-		if (x_read(s, name, &rc, &rl) == 0)
-			break;
+		if (x_read(s, name, &rc, &rl) == 0) {
+			answered = rc_parse(s, rc, rl, &code);
+			free(rc);
+			rc = NULL;
+			if (answered)
+				break;
+		}
 		if (!alive(s)) {
 			x_clean(s, id);
 			return lh_err(err, LOCUS_EIO,
@@ -176,9 +218,8 @@ static int bw_exec(locus_session *ss, const char *command, double timeout_s,
 		if (nap < 20000)
 			nap *= 2;
 	}
-	if (rc && !killed)
-		*exit_code = atoi(rc);
-	free(rc);
+	if (answered && !killed)
+		*exit_code = code;
 	snprintf(name, sizeof name, "%u.out", id);
 	x_read(s, name, out, len);
 	x_clean(s, id);
@@ -248,30 +289,165 @@ static void bw_free(locus_session *ss)
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (s->xfd >= 0) {
-		DIR *d = fdopendir(s->xfd);
-		if (d) {
-			struct dirent *de;
-			while ((de = readdir(d)))
-				if (strcmp(de->d_name, ".") &&
-				    strcmp(de->d_name, ".."))
-					unlinkat(dirfd(d), de->d_name, 0);
-			closedir(d);
-		} else {
-			close(s->xfd);
-		}
-	}
+	if (s->xfd >= 0)
+		close(s->xfd);
 	if (s->xdir) {
-		rmdir(s->xdir);
+		lh_rmtree(s->xdir); /* the sandbox may have made folders */
 		free(s->xdir);
 	}
 	free(s);
 }
 
-int locus_session_bwrap_new(locus_session **out, const char *dir,
-                            locus_error *err)
+/*
+ * Which host user the sandbox runs as (never uid 0), and whether it can
+ * write the workspace.  Not root: our own uid, nothing to choose.
+ */
+static int pick_user(const char *real, const locus_bwrap_options *o,
+                     uid_t *uid, gid_t *gid, bool *drop, locus_error *err)
+{
+	*drop = geteuid() == 0;
+	if (!*drop) {
+		if (o->uid >= 0 || o->gid >= 0)
+			return lh_err(err, LOCUS_EUSAGE,
+			              "only root can choose the sandbox's uid");
+		*uid = getuid();
+		*gid = getgid();
+		return 0;
+	}
+	struct stat st;
+	if (stat(real, &st) < 0)
+		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s", real);
+	bool own = o->uid < 0 && st.st_uid != 0;
+	*uid = o->uid >= 0 ? (uid_t)o->uid : own ? st.st_uid : 65534;
+	*gid = o->gid >= 0              ? (gid_t)o->gid
+	       : own && st.st_gid != 0 ? st.st_gid
+	                               : 65534;
+	if (*uid == 0 || *gid == 0)
+		return lh_err(err, LOCUS_EDENIED,
+		              "the bwrap sandbox never runs as host uid or "
+		              "gid 0: choose an unprivileged one");
+	mode_t need = st.st_uid == *uid   ? S_IWUSR | S_IXUSR
+	              : st.st_gid == *gid ? S_IWGRP | S_IXGRP
+	                                  : S_IWOTH | S_IXOTH;
+	if ((st.st_mode & need) != need)
+		return lh_err(err, LOCUS_EDENIED,
+		              "the bwrap sandbox runs as host uid %u, not as "
+		              "root, and uid %u cannot write %s (owned by uid "
+		              "%u): give the workspace to that user (chown -R "
+		              "%u:%u %s) or choose its owner as the sandbox uid",
+		              (unsigned)*uid, (unsigned)*uid, real,
+		              (unsigned)st.st_uid, (unsigned)*uid,
+		              (unsigned)*gid, real);
+	return 0;
+}
+
+/*
+ * The child: become the sandbox user (when root), then exec bwrap.
+ * bwrap resolves its bind sources as that user, and the workspace may lie
+ * under folders only root can enter (/root/...): so root first binds it,
+ * in a mount namespace of the child's own, on `mnt` (a folder the user can
+ * reach), and bwrap binds `mnt`.
+ */
+static void bw_child(int ctl, const char *ws, const char *mnt,
+                     bool drop, uid_t uid, gid_t gid, char *const *argv)
+{
+	setsid();
+	int nul = open("/dev/null", O_RDWR);
+	if (dup2(ctl, 0) < 0 || nul < 0 || dup2(nul, 1) < 0)
+		_exit(126);
+	if (drop && (unshare(CLONE_NEWNS) < 0 ||
+	             mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	             mount(ws, mnt, NULL, MS_BIND | MS_REC, NULL) < 0))
+		_exit(126);
+	if (drop && (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+	             setresuid(uid, uid, uid) < 0))
+		_exit(126);
+	if (drop && (getuid() == 0 || geteuid() == 0 || getegid() == 0))
+		_exit(126); /* never hand uid 0 to the sandbox */
+	execvp("bwrap", argv);
+	_exit(127);
+}
+
+static int bw_start(bwrap_session *s, const char *real,
+                    const locus_bwrap_options *o, locus_error *err)
+{
+	uid_t uid;
+	gid_t gid;
+	bool drop;
+	int rc = pick_user(real, o, &uid, &gid, &drop, err);
+	if (rc)
+		return rc;
+	if (drop && fchown(s->xfd, uid, gid) < 0)
+		return lh_err(err, LOCUS_EIO, "cannot hand the transfer folder "
+		                              "to the sandbox user: %s",
+		              strerror(errno));
+	lh_buf server = {0}, mnt = {0}, xd = {0};
+	lh_buf_printf(&server, SERVER_FMT, o->output_max ? o->output_max
+	                                                 : (size_t)64 << 20);
+	lh_buf_printf(&mnt, "%s/w", s->xdir);
+	lh_buf_printf(&xd, "%s/x", s->xdir);
+	char tmp_s[32];
+	snprintf(tmp_s, sizeof tmp_s, "%zu",
+	         o->tmp_max ? o->tmp_max : (size_t)256 << 20);
+	if (mnt.oom || xd.oom || (drop && mkdir(mnt.d, 0700) < 0)) {
+		lh_buf_free(&server);
+		lh_buf_free(&mnt);
+		lh_buf_free(&xd);
+		return lh_err(err, LOCUS_EIO, "cannot make a mount point: %s",
+		              strerror(errno));
+	}
+	int p[2];
+	if (server.oom || pipe2(p, O_CLOEXEC) < 0) {
+		lh_buf_free(&server);
+		lh_buf_free(&mnt);
+		lh_buf_free(&xd);
+		return lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+	}
+	const char *argv[] = {
+	    "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+	    "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--ro-bind-try",
+	    "/bin", "/bin", "--ro-bind-try", "/sbin", "/sbin", "--ro-bind-try",
+	    "/lib", "/lib", "--ro-bind-try", "/lib64", "/lib64",
+	    "--ro-bind-try", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+	    "--size", tmp_s, "--tmpfs", "/tmp",
+	    /* bwrap binds nosuid (and nodev when unprivileged): the test
+	     * checks /proc/self/mountinfo says both */
+	    "--bind", drop ? mnt.d : real, "/workspace", "--bind", xd.d,
+	    "/run/locus", "--chdir", "/workspace", "--clearenv", "--setenv",
+	    "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "--setenv",
+	    "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8", "/bin/sh", "-c",
+	    server.d, NULL};
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		lh_buf_free(&server);
+		lh_buf_free(&mnt);
+		lh_buf_free(&xd);
+		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0)
+		bw_child(p[0], real, mnt.d, drop, uid, gid,
+		         (char *const *)argv);
+	close(p[0]);
+	lh_buf_free(&server);
+	lh_buf_free(&mnt);
+	lh_buf_free(&xd);
+	s->pid = pid;
+	s->ctl = p[1];
+	return 0;
+}
+
+int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
+                                const locus_bwrap_options *opts,
+                                locus_error *err)
 {
 	*out = NULL;
+	locus_bwrap_options def = LOCUS_BWRAP_OPTIONS_INIT;
+	const locus_bwrap_options *o = opts ? opts : &def;
+	if (o->version != LOCUS_BWRAP_OPTIONS_VERSION)
+		return lh_err(err, LOCUS_EUSAGE,
+		              "bwrap options of another version");
 	char *real = dir ? realpath(dir, NULL) : NULL;
 	if (!real)
 		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s",
@@ -291,102 +467,35 @@ int locus_session_bwrap_new(locus_session **out, const char *dir,
 	char templ[4096];
 	snprintf(templ, sizeof templ, "%s/locus-bwrap-XXXXXX",
 	         tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(templ) || !(s->xdir = strdup(templ)) ||
-	    (s->xfd = open(templ, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	/* templ/x is the transfer folder (the sandbox user's), templ/w the
+	 * mount point of the workspace when root; templ is entered only */
+	lh_buf xd = {0};
+	bool made = !lh_nonce(s->nonce) && mkdtemp(templ);
+	lh_buf_printf(&xd, "%s/x", templ);
+	if (!made || xd.oom || !(s->xdir = strdup(templ)) ||
+	    chmod(templ, 0711) < 0 || mkdir(xd.d, 0700) < 0 ||
+	    (s->xfd = open(xd.d, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		int e = errno;
+		lh_buf_free(&xd);
 		free(real);
 		bw_free(&s->base);
 		return lh_err(err, LOCUS_EIO,
 		              "cannot make a transfer folder: %s", strerror(e));
 	}
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		free(real);
-		bw_free(&s->base);
-		return lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
-	}
-	const char *argv[] = {
-	    "bwrap",
-	    "--unshare-all",
-	    "--die-with-parent",
-	    "--new-session",
-	    "--cap-drop",
-	    "ALL",
-	    "--ro-bind",
-	    "/usr",
-	    "/usr",
-	    "--ro-bind-try",
-	    "/bin",
-	    "/bin",
-	    "--ro-bind-try",
-	    "/sbin",
-	    "/sbin",
-	    "--ro-bind-try",
-	    "/lib",
-	    "/lib",
-	    "--ro-bind-try",
-	    "/lib64",
-	    "/lib64",
-	    "--ro-bind-try",
-	    "/etc",
-	    "/etc",
-	    "--proc",
-	    "/proc",
-	    "--dev",
-	    "/dev",
-	    "--tmpfs",
-	    "/tmp",
-	    "--bind",
-	    real,
-	    "/workspace",
-	    "--bind",
-	    s->xdir,
-	    "/run/locus",
-	    "--chdir",
-	    "/workspace",
-	    "--clearenv",
-	    "--setenv",
-	    "PATH",
-	    "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
-	    "--setenv",
-	    "HOME",
-	    "/tmp",
-	    "--setenv",
-	    "LANG",
-	    "C.UTF-8",
-	    "/bin/sh",
-	    "-c",
-	    SERVER,
-	    NULL,
-	};
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		free(real);
-		bw_free(&s->base);
-		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		setsid();
-		int nul = open("/dev/null", O_RDWR);
-		if (dup2(p[0], 0) < 0 || nul < 0 || dup2(nul, 1) < 0 ||
-		    dup2(nul, 2) < 0)
-			_exit(126);
-		execvp("bwrap", (char *const *)argv);
-		_exit(127);
-	}
-	close(p[0]);
+	lh_buf_free(&xd);
+	int rc = bw_start(s, real, o, err);
 	free(real);
-	s->pid = pid;
-	s->ctl = p[1];
+	if (rc) {
+		bw_free(&s->base);
+		return rc;
+	}
 	/* prove the sandbox runs before handing it out */
 	int code;
-	char *o;
+	char *out_ = NULL;
 	size_t ol;
-	int rc = bw_exec(&s->base, "echo ready", 20, &code, &o, &ol, err);
-	bool ok = !rc && code == 0 && o && !strcmp(o, "ready\n");
-	free(o);
+	rc = bw_exec(&s->base, "echo ready", 20, &code, &out_, &ol, err);
+	bool ok = !rc && code == 0 && out_ && !strcmp(out_, "ready\n");
+	free(out_);
 	if (!ok) {
 		bw_free(&s->base);
 		return rc ? rc
@@ -399,12 +508,19 @@ int locus_session_bwrap_new(locus_session **out, const char *dir,
 	return 0;
 }
 
+int locus_session_bwrap_new(locus_session **out, const char *dir,
+                            locus_error *err)
+{
+	return locus_session_bwrap_new_ext(out, dir, NULL, err);
+}
+
 /* ================= SessionBackend ================= */
 
 typedef struct sjob {
 	char handle[16];
 	unsigned n;
 	bool finished;
+	bool collected; /* its files are gone: finished and read to the end */
 	int exit_code;
 } sjob;
 
@@ -413,10 +529,14 @@ typedef struct session_backend {
 	locus_session *s;
 	char *root;
 	char *label;
+	char *state; /* private job folder in the sandbox (mktemp -d), or NULL */
+	char nonce[33];
 	sjob *jobs;
 	size_t njobs, cap;
 	unsigned seq, next_handle;
 } session_backend;
+
+#define SESSION_OUTPUT_MAX ((size_t)64 << 20)
 
 static session_backend *S(locus_backend *b)
 {
@@ -580,8 +700,7 @@ static int s_write(locus_backend *b, const char *path, const char *data,
 	int code;
 	int rc = path_script(sb, path,
 	                     "[ -d \"$P\" ] && exit 3\n"
-	                     "mkdir -p -- \"$R/" STATE "\" \"$(dirname -- "
-	                     "\"$P\")\" || exit 4\n",
+	                     "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
 	                     &code, NULL, NULL, err);
 	if (rc)
 		return rc;
@@ -591,9 +710,18 @@ static int s_write(locus_backend *b, const char *path, const char *data,
 	if (code != 0)
 		return lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
 		              path);
-	lh_buf tmp = {0}, body = {0};
-	lh_buf_printf(&tmp, "%s/" STATE "/w%u", sb->root, ++sb->seq);
-	rc = sb->s->upload(sb->s, tmp.d, data, len, err);
+	/* the temporary file lies beside the target (rename stays on one
+	 * file system), under a name no repository ships */
+	lh_buf tmp = {0}, body = {0}, ab = {0};
+	rc = sabs(sb, path, &ab, err);
+	if (rc)
+		return rc;
+	char *slash = strrchr(ab.d, '/');
+	lh_buf_add(&tmp, ab.d, (size_t)(slash - ab.d));
+	lh_buf_printf(&tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
+	lh_buf_free(&ab);
+	rc = tmp.oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+	             : sb->s->upload(sb->s, tmp.d, data, len, err);
 	if (!rc) {
 		/* keep the mode of a replaced file; rename is atomic */
 		lh_buf_puts(&body, "T=");
@@ -689,7 +817,7 @@ static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
 	                   "cd -- \"$P\" || exit 4\n");
 	if (walk) {
 		lh_buf_puts(&body, "find . -mindepth 1 \\( -type d \\( -name "
-		                   ".locus-harness");
+		                   "'.locus-harness*'");
 		for (size_t i = 0; locus_skip_dirs[i]; i++)
 			lh_buf_printf(&body, " -o -name '%s'",
 			              locus_skip_dirs[i]);
@@ -750,61 +878,108 @@ static sjob *s_find(session_backend *sb, const char *handle)
 	return NULL;
 }
 
-/* Start a background job N: script file, FIFO with a holder, setsid. */
+/*
+ * The private folder for job files: mktemp -d (mkdir, so never an
+ * existing one; 0700) in the sandbox's $TMPDIR or /tmp, or, where only
+ * the workspace is writable, ROOT/.locus-harness-XXXXXXXX (skipped by
+ * every walk).  Made once a session, removed when the backend is freed.
+ */
+static int s_state(session_backend *sb, locus_error *err)
+{
+	if (sb->state)
+		return 0;
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "umask 077; d=$(mktemp -d \"${TMPDIR:-/tmp}/"
+	                 ".locus-harness-XXXXXXXX\" 2>/dev/null) || d=$(mktemp "
+	                 "-d ");
+	lh_buf_shquote(&sc, sb->root);
+	lh_buf_puts(&sc, "/.locus-harness-XXXXXXXX) || exit 1\n"
+	                 "chmod 700 \"$d\" && printf '%s' \"$d\"\n");
+	int code = -1;
+	char *o = NULL;
+	size_t ol = 0;
+	int rc = sc.oom ? LOCUS_ENOMEM : srun(sb, sc.d, 30, &code, &o, &ol, err);
+	lh_buf_free(&sc);
+	if (!rc && (code != 0 || !o || o[0] != '/' || memchr(o, '\'', ol) ||
+	            memchr(o, '\n', ol)))
+		rc = lh_err(err, LOCUS_EIO,
+		            "cannot make a private folder for commands");
+	if (!rc)
+		sb->state = o;
+	else
+		free(o);
+	return rc;
+}
+
+/* "J=<state>/jN\n": the job's files, as a script line. */
+static void job_var(lh_buf *sc, session_backend *sb, unsigned id)
+{
+	lh_buf_printf(sc, "J=%s/j%u\n", sb->state, id);
+}
+
+/* Start a background job N: script file, FIFO with a holder, setsid.
+ * Its output passes a cap (the first SESSION_OUTPUT_MAX bytes kept, the
+ * rest counted); its rc file carries the session's nonce. */
 static int s_start(session_backend *sb, const char *command, unsigned *id,
                    locus_error *err)
 {
 	*id = ++sb->seq;
-	lh_buf dir = {0}, sc = {0}, f = {0};
-	lh_buf_printf(&dir, "%s/" STATE, sb->root);
-	lh_buf_printf(&f, "%s/j%u.sh", dir.d, *id);
+	int rc = s_state(sb, err);
+	if (rc)
+		return rc;
+	lh_buf sc = {0}, f = {0};
+	lh_buf_printf(&f, "%s/j%u.sh", sb->state, *id);
 	int code;
-	int rc = srun(sb, "mkdir -p -- '.locus-harness'", 30, &code, NULL, NULL,
-	              err);
-	if (!rc)
-		rc = sb->s->upload(sb->s, f.d, command, strlen(command), err);
+	rc = sb->s->upload(sb->s, f.d, command, strlen(command), err);
 	if (!rc) {
 		lh_buf_puts(&sc, "cd ");
 		lh_buf_shquote(&sc, sb->root);
-		lh_buf_printf(&sc, " || exit 1\nJ=");
-		lh_buf_shquote(&sc, dir.d);
+		lh_buf_puts(&sc, " || exit 1\n");
+		job_var(&sc, sb, *id);
 		lh_buf_printf(
 		    &sc,
-		    "/j%u\nrm -f \"$J.in\" && mkfifo \"$J.in\" || exit 1\n"
-		    "setsid sh -c 'echo $$ > \"$0.pid\"; "
-		    "sleep 2147483647 > \"$0.in\" & echo $! > "
-		    "\"$0.hold\"; sh \"$0.sh\" < \"$0.in\" > \"$0.out\" "
-		    "2>&1; echo $? > \"$0.rc.tmp\"; mv \"$0.rc.tmp\" "
-		    "\"$0.rc\"; kill $(cat \"$0.hold\") 2>/dev/null' "
-		    "\"$J\" </dev/null >/dev/null 2>&1 &\n"
+		    "rm -f \"$J.in\" \"$J.rc\" \"$J.out\" \"$J.pid\" && "
+		    "mkfifo -m 600 \"$J.in\" || exit 1\n"
+		    "LOCUS_JOB=b%u-%s setsid sh -c 'echo $$ > \"$0.pid\"; "
+		    "sleep 2147483647 > \"$0.in\" & echo $! > \"$0.hold\"; "
+		    "{ sh \"$0.sh\" < \"$0.in\"; echo $? > \"$0.st\"; } 2>&1 | "
+		    "{ dd bs=65536 count=%zu iflag=count_bytes status=none; "
+		    "c=$(wc -c); [ \"$c\" -gt 0 ] && printf "
+		    "\"\\n[... %%s more bytes dropped: the output cap is %zu "
+		    "bytes ...]\\n\" \"$c\"; } > \"$0.out\"; "
+		    "echo \"$1 $(cat \"$0.st\" 2>/dev/null || echo -1)\" > "
+		    "\"$0.rc.tmp\"; mv \"$0.rc.tmp\" \"$0.rc\"; "
+		    "kill $(cat \"$0.hold\") 2>/dev/null' \"$J\" %s "
+		    "</dev/null >/dev/null 2>&1 &\n"
 		    "i=0; while [ ! -s \"$J.pid\" ] && [ $i -lt 500 ]; "
 		    "do sleep 0.01; i=$((i+1)); done\n",
-		    *id);
+		    *id, sb->nonce, SESSION_OUTPUT_MAX, SESSION_OUTPUT_MAX,
+		    sb->nonce);
 		rc = sc.oom ? LOCUS_ENOMEM
 		            : srun(sb, sc.d, 30, &code, NULL, NULL, err);
 		if (!rc && code != 0)
 			rc = lh_err(err, LOCUS_EIO, "cannot start the command");
 	}
-	lh_buf_free(&dir);
 	lh_buf_free(&sc);
 	lh_buf_free(&f);
 	return rc;
 }
 
-/* Status and output of job id from byte since. */
+/* Status and output of job id from byte since.  Only an rc file that
+ * carries this session's nonce counts as the job's end. */
 static int s_poll(session_backend *sb, unsigned id, size_t since,
                   bool *finished, int *exit_code, char **out, size_t *len,
                   locus_error *err)
 {
 	lh_buf sc = {0};
-	lh_buf_puts(&sc, "J=");
-	lh_buf_shquote(&sc, sb->root);
+	job_var(&sc, sb, id);
 	lh_buf_printf(&sc,
-	              "/" STATE "/j%u\n"
-	              "if [ -f \"$J.rc\" ]; then printf 'rc %%s\\n' "
-	              "\"$(cat \"$J.rc\")\"; else echo run; fi\n"
-	              "tail -c +%zu \"$J.out\" 2>/dev/null\n",
-	              id, since + 1);
+	              "if [ -f \"$J.rc\" ] && [ ! -L \"$J.rc\" ]; then "
+	              "printf 'rc %%s\\n' \"$(head -c 64 \"$J.rc\")\"; "
+	              "else echo run; fi\n"
+	              "[ -L \"$J.out\" ] || tail -c +%zu \"$J.out\" "
+	              "2>/dev/null\n",
+	              since + 1);
 	int code;
 	char *o = NULL;
 	size_t ol = 0;
@@ -818,8 +993,17 @@ static int s_poll(session_backend *sb, unsigned id, size_t since,
 		free(o);
 		return lh_err(err, LOCUS_EIO, "lost track of the command");
 	}
-	*finished = !strncmp(o, "rc ", 3);
-	*exit_code = *finished ? atoi(o + 3) : -1;
+	*finished = false;
+	*exit_code = -1;
+	if (!strncmp(o, "rc ", 3) && (size_t)(nl - o) > 3 + 33 &&
+	    !memcmp(o + 3, sb->nonce, 32) && o[35] == ' ') {
+		char *end;
+		long v = strtol(o + 36, &end, 10);
+		if (end != o + 36 && end == nl && v >= -1 && v <= 255) {
+			*finished = true;
+			*exit_code = (int)v;
+		}
+	}
 	size_t skip = (size_t)(nl - o) + 1;
 	*len = ol - skip;
 	memmove(o, o + skip, *len);
@@ -828,23 +1012,45 @@ static int s_poll(session_backend *sb, unsigned id, size_t since,
 	return 0;
 }
 
+/* Kill the job's group and every process still marked with its id. */
 static int s_kill_job(session_backend *sb, unsigned id, locus_error *err)
 {
 	lh_buf sc = {0};
-	lh_buf_puts(&sc, "J=");
-	lh_buf_shquote(&sc, sb->root);
+	job_var(&sc, sb, id);
 	lh_buf_printf(
 	    &sc,
-	    "/" STATE "/j%u\np=$(cat \"$J.pid\" 2>/dev/null)\n"
-	    "[ -n \"$p\" ] || exit 0\nkill -9 -\"$p\" 2>/dev/null\n"
+	    "p=$(cat \"$J.pid\" 2>/dev/null)\n"
+	    "[ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
+	    "for d in /proc/[0-9]*; do grep -qxz 'LOCUS_JOB=b%u-%s' "
+	    "\"$d/environ\" 2>/dev/null && kill -9 \"${d#/proc/}\" "
+	    "2>/dev/null; done\n"
+	    "[ -n \"$p\" ] || exit 0\n"
 	    "i=0; while kill -0 -\"$p\" 2>/dev/null && [ $i -lt 500 ];"
 	    " do sleep 0.01; i=$((i+1)); done\n",
-	    id);
+	    id, sb->nonce);
 	int code;
 	int rc =
 	    sc.oom ? LOCUS_ENOMEM : srun(sb, sc.d, 30, &code, NULL, NULL, err);
 	lh_buf_free(&sc);
 	return rc;
+}
+
+/* A collected job leaves nothing behind: script, output, FIFO, status. */
+static void s_collect(session_backend *sb, sjob *j)
+{
+	if (!sb->state || (j && j->collected))
+		return;
+	lh_buf sc = {0};
+	job_var(&sc, sb, j->n);
+	lh_buf_puts(&sc, "rm -f \"$J.sh\" \"$J.out\" \"$J.in\" \"$J.rc\" "
+	                 "\"$J.rc.tmp\" \"$J.st\" \"$J.pid\" \"$J.hold\" "
+	                 "\"$J\".w*\n");
+	int code;
+	locus_error e;
+	if (!sc.oom && srun(sb, sc.d, 30, &code, NULL, NULL, &e) == 0 &&
+	    code == 0)
+		j->collected = true;
+	lh_buf_free(&sc);
 }
 
 static sjob *s_add_job(session_backend *sb, unsigned id)
@@ -915,7 +1121,9 @@ static int s_exec(locus_backend *b, const char *command, double timeout_s,
 			return rc;
 		if (fin) {
 			/* done in time: an ordinary foreground result */
-			sb->njobs--;
+			s_collect(sb, j);
+			sb->njobs--; /* it was the last added: its handle too */
+			sb->next_handle--;
 			res->finished = true;
 			res->exit_code = code;
 			break;
@@ -944,15 +1152,19 @@ static int s_bg_output(locus_backend *b, const char *handle, size_t since,
 	if (!j)
 		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
 		              handle);
-	bool fin;
-	int code;
-	int rc = s_poll(sb, j->n, since, &fin, &code, out, len, err);
+	bool fin = false;
+	int code = -1;
+	int rc = j->collected
+	             ? 0
+	             : s_poll(sb, j->n, since, &fin, &code, out, len, err);
 	if (rc)
 		return rc;
 	if (fin && !j->finished) {
 		j->finished = true;
 		j->exit_code = code;
 	}
+	if (j->finished)
+		s_collect(sb, j); /* read to the end: nothing stays behind */
 	st->running = !j->finished;
 	st->exit_code = j->exit_code;
 	st->next = since + *len;
@@ -970,10 +1182,9 @@ static int s_bg_write(locus_backend *b, const char *handle, const char *data,
 	if (j->finished)
 		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
 	lh_buf f = {0}, sc = {0};
-	lh_buf_printf(&f, "%s/" STATE "/j%u", sb->root, j->n);
-	lh_buf_puts(&sc, "J=");
-	lh_buf_shquote(&sc, f.d);
-	lh_buf_puts(&sc, "\n[ -f \"$J.rc\" ] && exit 3\n"
+	lh_buf_printf(&f, "%s/j%u", sb->state, j->n);
+	job_var(&sc, sb, j->n);
+	lh_buf_puts(&sc, "[ -f \"$J.rc\" ] && exit 3\n"
 	                 "[ -e \"$J.hold\" ] || exit 4\n");
 	int rc = 0;
 	if (len) {
@@ -1022,6 +1233,7 @@ static int s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
 		j->finished = true;
 		j->exit_code = 128 + SIGKILL;
 	}
+	s_collect(sb, j);
 	st->running = false;
 	st->exit_code = j->exit_code;
 	st->next = 0;
@@ -1056,12 +1268,12 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	lh_buf_puts(&body, "\nif command -v rg >/dev/null 2>&1; then\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" -g \"$G\"\n"
 	                   "  rg -n --no-heading --color never --hidden -g "
-	                   "'!.locus-harness'");
+	                   "'!.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
 		lh_buf_printf(&body, " -g '!%s'", locus_skip_dirs[i]);
 	lh_buf_puts(&body, " \"$@\" -- \"$D\"\nelse\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" --include=\"$G\"\n"
-	                   "  grep -rnIP --exclude-dir=.locus-harness");
+	                   "  grep -rnIP --exclude-dir='.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
 		lh_buf_printf(&body, " --exclude-dir='%s'", locus_skip_dirs[i]);
 	lh_buf_printf(&body,
@@ -1106,10 +1318,15 @@ static void s_free(locus_backend *b)
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (!sb->jobs[i].finished)
 			s_kill_job(sb, sb->jobs[i].n, &err);
-	if (sb->njobs) {
+	if (sb->state) {
+		lh_buf sc = {0};
 		int code;
-		srun(sb, "rm -rf -- '.locus-harness'", 30, &code, NULL, NULL,
-		     &err);
+		lh_buf_puts(&sc, "rm -rf -- ");
+		lh_buf_shquote(&sc, sb->state);
+		if (!sc.oom)
+			srun(sb, sc.d, 30, &code, NULL, NULL, &err);
+		lh_buf_free(&sc);
+		free(sb->state);
 	}
 	locus_session_free(sb->s);
 	free(sb->jobs);
@@ -1134,6 +1351,10 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	sb->s = session;
+	if (lh_nonce(sb->nonce)) {
+		s_free(&sb->base);
+		return lh_err(err, LOCUS_EIO, "no randomness for a nonce");
+	}
 	sb->root = strdup(root && *root ? root : "/workspace");
 	sb->label = strdup(label ? label : "sandbox session");
 	if (!sb->root || !sb->label) {

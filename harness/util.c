@@ -1,9 +1,15 @@
 /*
  * harness/util.c - buffers, errors, digests and lexical paths.
  */
+#define _GNU_SOURCE
 #include "internal.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/random.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +26,7 @@ bool lh_is_skip_dir(const char *name)
 		if (!strcmp(name, locus_skip_dirs[i]))
 			return true;
 	/* the session backend's own state is never shown */
-	return !strcmp(name, ".locus-harness");
+	return !strncmp(name, ".locus-harness", 14);
 }
 
 static bool buf_reserve(lh_buf *b, size_t extra)
@@ -248,4 +254,63 @@ void locus_session_free(locus_session *s)
 {
 	if (s && s->free)
 		s->free(s);
+}
+
+int lh_nonce(char out[33])
+{
+	unsigned char r[16];
+	size_t got = 0;
+	while (got < sizeof r) {
+		ssize_t n = getrandom(r + got, sizeof r - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < sizeof r; i++) {
+		out[2 * i] = hex[r[i] >> 4];
+		out[2 * i + 1] = hex[r[i] & 15];
+	}
+	out[32] = '\0';
+	return 0;
+}
+
+/* Depth-first, never following links: each folder is opened O_NOFOLLOW
+ * beneath the one before, so a link planted inside cannot lead out. */
+static void rmtree_in(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || depth > 64)
+			continue;
+		int c = openat(dirfd(d), de->d_name,
+		               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (c >= 0) {
+			rmtree_in(c, depth + 1);
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+void lh_rmtree(const char *path)
+{
+	if (!path)
+		return;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlink(path);
+		return;
+	}
+	rmtree_in(fd, 0);
+	rmdir(path);
 }

@@ -165,6 +165,40 @@ void locus_session_free(locus_session *s);
 int locus_session_bwrap_new(locus_session **out, const char *dir,
                             locus_error *err);
 
+#define LOCUS_BWRAP_OPTIONS_VERSION 1
+
+/*
+ * Options of the bwrap session (versioned, libgit2 style: start from
+ * LOCUS_BWRAP_OPTIONS_INIT).
+ *
+ * Sandboxed code never runs as host uid 0.  When locus runs as root, bwrap
+ * is started as `uid`/`gid` (setresuid before exec), so everything the
+ * sandbox creates is owned by that unprivileged host user; -1 picks the
+ * owner of `dir` when that is not root, else 65534 (nobody).  uid 0 is
+ * refused, and so is a uid that cannot write `dir` (LOCUS_EDENIED, the
+ * message says what to chown).  When locus does not run as root, the
+ * sandbox runs as locus's own uid and uid/gid must be -1.  The workspace
+ * is bound nosuid,nodev.
+ *
+ * output_max: bytes of output kept on disk per command (stdout and stderr
+ * together); the rest is counted and dropped.  0: 64 MiB.
+ * tmp_max: size of the sandbox's private /tmp (a tmpfs).  0: 256 MiB.
+ */
+typedef struct locus_bwrap_options {
+	unsigned version;
+	long uid;
+	long gid;
+	size_t output_max;
+	size_t tmp_max;
+} locus_bwrap_options;
+
+#define LOCUS_BWRAP_OPTIONS_INIT {LOCUS_BWRAP_OPTIONS_VERSION, -1, -1, 0, 0}
+
+/** locus_session_bwrap_new with options (NULL: the defaults). */
+int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
+                                const locus_bwrap_options *opts,
+                                locus_error *err);
+
 /**
  * A backend over a session, doing stat/list/walk/search/background with
  * short shell scripts.  Takes ownership of `session` (also on failure).

@@ -1,0 +1,273 @@
+/*
+ * tests/harness_fx.h - fixtures shared by the harness suites: a per-test
+ * mkdtemp scratch folder, shell set-up, and a harness over one of the
+ * three backends (Local, Memory, bwrap; bwrap reported as skipped, never
+ * as passed, when it cannot make namespaces here).
+ */
+#ifndef LOCUS_TEST_HARNESS_FX_H
+#define LOCUS_TEST_HARNESS_FX_H
+
+#define _GNU_SOURCE
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/internal.h"
+#include "locus/harness.h"
+#include "locus/labels.h"
+#include "locus/policy.h"
+
+/* ---------------- fixtures ---------------- */
+
+static char g_tmp[512];  /* per-test scratch: T */
+static char g_root[600]; /* T/ws */
+
+static inline void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	ck_assert_msg(rc == 0, "setup failed: %s", cmd);
+}
+
+static inline void mk_tmp(void)
+{
+	/* Check forks a process per test and the subreaper bit is not
+	 * inherited: killed groups' members are re-parented to us, and we
+	 * reap them so "no process left" sees absence, not zombies */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	snprintf(g_tmp, sizeof g_tmp, "/tmp/locus-ht-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+	snprintf(g_root, sizeof g_root, "%s/ws", g_tmp);
+	ck_assert_int_eq(mkdir(g_root, 0755), 0);
+}
+
+static inline void rm_tmp(void)
+{
+	if (g_tmp[0]) {
+		char cmd[700];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+		(void)system(cmd);
+	}
+}
+
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	lh_buf b = {0};
+	char tmp[4096];
+	size_t r;
+	while ((r = fread(tmp, 1, sizeof tmp, f)) > 0)
+		lh_buf_add(&b, tmp, r);
+	fclose(f);
+	if (len)
+		*len = b.len;
+	return lh_buf_take(&b);
+}
+
+/* Reap whatever the killed groups left to us (we are their subreaper). */
+static inline void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static inline bool group_gone(pid_t pgid)
+{
+	for (int i = 0; i < 200; i++) {
+		reap();
+		if (kill(-pgid, 0) == -1 && errno == ESRCH)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+enum { BK_LOCAL, BK_MEMORY, BK_BWRAP, BK_COUNT };
+static const char *const bk_names[] = {"local", "memory", "bwrap"};
+
+static int bwrap_state = -1; /* -1 unknown, 0 cannot, 1 can */
+
+static inline bool bwrap_works(void)
+{
+	if (bwrap_state < 0)
+		bwrap_state = system("bwrap --unshare-all --die-with-parent "
+		                     "--ro-bind / / true >/dev/null 2>&1") == 0;
+	return bwrap_state == 1;
+}
+
+typedef struct recorder {
+	int execs;
+	locus_exec_record last;
+	int warnings;
+	char warning[256];
+	int changes;
+} recorder;
+
+static inline void rec_exec(const locus_exec_record *r, void *p)
+{
+	recorder *rc = p;
+	rc->execs++;
+	rc->last = *r;
+}
+
+static inline void rec_warn(const char *m, void *p)
+{
+	recorder *rc = p;
+	rc->warnings++;
+	snprintf(rc->warning, sizeof rc->warning, "%s", m);
+}
+
+static inline void rec_change(const char *path, void *p)
+{
+	(void)path;
+	((recorder *)p)->changes++;
+}
+
+typedef struct fx {
+	int kind;
+	locus_backend *b;
+	locus_harness *h;
+	recorder rec;
+	locus_harness_config cfg;
+} fx;
+
+/* false: this backend cannot run here (reported, not counted as a pass) */
+static inline bool fx_open(fx *f, int kind, const char *const *tools,
+                    locus_wrap_fn wrap, void *wp)
+{
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	mk_tmp();
+	locus_error err = {0};
+	int rc;
+	if (kind == BK_LOCAL) {
+		rc = locus_backend_local_new(&f->b, g_root, NULL, &err);
+	} else if (kind == BK_MEMORY) {
+		rc = locus_backend_memory_new(&f->b, &err);
+	} else {
+		if (!bwrap_works()) {
+			fprintf(stderr, "SKIPPED (not passed): bwrap cannot "
+			                "create namespaces here\n");
+			rm_tmp();
+			return false;
+		}
+		locus_session *s;
+		/* as root the sandbox runs as nobody: the workspace is
+		 * theirs (never host uid 0 in the sandbox) */
+		if (geteuid() == 0)
+			sh("chown 65534:65534 '%s'", g_root);
+		rc = locus_session_bwrap_new(&s, g_root, &err);
+		if (!rc)
+			rc = locus_backend_session_new(&f->b, s, "/workspace",
+			                               "bwrap sandbox", true,
+			                               &err);
+	}
+	ck_assert_msg(rc == 0, "%s backend: %s", bk_names[kind], err.message);
+	locus_harness_config def = LOCUS_HARNESS_CONFIG_INIT;
+	f->cfg = def;
+	f->cfg.on_exec = rec_exec;
+	f->cfg.on_warning = rec_warn;
+	f->cfg.on_change = rec_change;
+	f->cfg.payload = &f->rec;
+	static const char *const all_but_shell[] = {
+	    "read",          "ls",         "glob",      "grep",
+	    "edit",          "multi_edit", "write",     "apply_patch",
+	    "notebook_edit", "todo_write", "todo_read", NULL};
+	if (!tools)
+		tools = f->b->can_exec ? locus_all_tools : all_but_shell;
+	rc = locus_harness_new(&f->h, f->b, tools, wrap, wp, &f->cfg, &err);
+	ck_assert_msg(rc == 0, "harness: %s", err.message);
+	return true;
+}
+
+static inline void fx_close(fx *f)
+{
+	locus_harness_free(f->h);
+	locus_backend_free(f->b);
+	rm_tmp();
+}
+
+static inline void put(fx *f, const char *path, const char *data)
+{
+	locus_error err = {0};
+	ck_assert_msg(f->b->write(f->b, path, data, strlen(data), &err) == 0,
+	              "put %s: %s", path, err.message);
+}
+
+static inline char *get(fx *f, const char *path)
+{
+	char *d = NULL;
+	size_t len;
+	locus_error err;
+	if (f->b->read(f->b, path, &d, &len, &err))
+		return NULL;
+	return d;
+}
+
+/* Call a tool; returns its text (caller frees), *is_err its flag. */
+static inline char *call(fx *f, const char *tool, const char *args, bool *is_err)
+{
+	char *out = NULL;
+	bool e = true;
+	locus_error err = {0};
+	int rc = locus_harness_call(f->h, tool, args, &out, &e, &err);
+	ck_assert_msg(rc == 0, "%s: rc %d %s", tool, rc, err.message);
+	ck_assert_ptr_nonnull(out);
+	if (is_err)
+		*is_err = e;
+	return out;
+}
+
+static inline void call_ok(fx *f, const char *tool, const char *args,
+                    const char *want_sub)
+{
+	bool e;
+	char *o = call(f, tool, args, &e);
+	ck_assert_msg(!e, "%s %s failed: %s", tool, args, o);
+	if (want_sub)
+		ck_assert_msg(strstr(o, want_sub), "%s %s: no '%s' in:\n%s",
+		              tool, args, want_sub, o);
+	free(o);
+}
+
+static inline void call_err(fx *f, const char *tool, const char *args,
+                     const char *want_sub)
+{
+	bool e;
+	char *o = call(f, tool, args, &e);
+	ck_assert_msg(e, "%s %s should fail: %s", tool, args, o);
+	if (want_sub)
+		ck_assert_msg(strstr(o, want_sub), "%s %s: no '%s' in:\n%s",
+		              tool, args, want_sub, o);
+	free(o);
+}
+
+static inline void expect_file(fx *f, const char *path, const char *want)
+{
+	char *d = get(f, path);
+	if (!want) {
+		ck_assert_msg(d == NULL, "%s should not exist", path);
+		return;
+	}
+	ck_assert_msg(d != NULL, "%s missing", path);
+	ck_assert_msg(!strcmp(d, want), "%s is\n%s\nnot\n%s", path, d, want);
+	free(d);
+}
+
+#endif

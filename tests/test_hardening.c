@@ -1,0 +1,211 @@
+/*
+ * tests/test_hardening.c - the harness's hardening (issue 13): no privilege
+ * leak from the bwrap sandbox, job state out of the workspace's reach,
+ * writes that lose nothing, bounded processes.  Workspaces are mkdtemp
+ * folders; the stress cases are bounded so the suite stays short.
+ */
+#include "harness_fx.h"
+
+#include <sys/resource.h>
+
+/* Run a shell tool call and return its text (caller frees). */
+static char *bash(fx *f, const char *cmd)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "command", cmd);
+	char *a = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	bool e;
+	char *out = call(f, "bash", a, &e);
+	free(a);
+	return out;
+}
+
+/* Does the workspace hold anything named .locus-* (job state, temp)? */
+static bool ws_has_locus_files(void)
+{
+	char cmd[800];
+	snprintf(cmd, sizeof cmd,
+	         "test -n \"$(find '%s' -name '.locus*' -print -quit)\"",
+	         g_root);
+	return system(cmd) == 0;
+}
+
+/* ---------------- bwrap: never host uid 0 ---------------- */
+
+START_TEST(bwrap_setuid_attempt_fails)
+{
+	fx f;
+	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
+		return;
+	/* the sandbox tries to leave a setuid binary for host users */
+	char *o = bash(&f, "cp /bin/true suid && chmod 4755 suid; "
+	                   "grep ' /workspace ' /proc/self/mountinfo; id -u");
+	ck_assert_msg(strstr(o, "nosuid") && strstr(o, "nodev"),
+	              "workspace not mounted nosuid,nodev: %s", o);
+	if (geteuid() == 0)
+		ck_assert_msg(!strstr(o, "\n0\n"), "sandbox runs as 0: %s", o);
+	free(o);
+	char p[800];
+	snprintf(p, sizeof p, "%s/suid", g_root);
+	struct stat st;
+	ck_assert_int_eq(stat(p, &st), 0);
+	/* whatever its bits, it is not a root-owned setuid file */
+	ck_assert_msg(st.st_uid != 0 || !(st.st_mode & S_ISUID),
+	              "setuid-root file left: uid %u mode %o",
+	              (unsigned)st.st_uid, (unsigned)st.st_mode);
+	if (geteuid() == 0)
+		ck_assert_uint_eq(st.st_uid, 65534);
+	/* setuid does not work inside either: a root-owned setuid copy
+	 * made on the host runs without privilege in the sandbox */
+	if (geteuid() == 0) {
+		sh("cp /usr/bin/id '%s/rootid' && chown 0:0 '%s/rootid' && "
+		   "chmod 4755 '%s/rootid'",
+		   g_root, g_root, g_root);
+		o = bash(&f, "./rootid -u");
+		ck_assert_msg(strstr(o, "exit 0\n65534\n"), "%s", o);
+		free(o);
+	}
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(bwrap_uid_choice)
+{
+	if (!bwrap_works() || geteuid() != 0) {
+		fprintf(stderr, "SKIPPED (not passed): needs root and bwrap\n");
+		return;
+	}
+	mk_tmp();
+	locus_session *s = NULL;
+	locus_error err = {0};
+	/* a root-owned workspace: the default user (nobody) cannot write it */
+	sh("chmod 755 '%s'", g_root);
+	ck_assert_int_eq(locus_session_bwrap_new(&s, g_root, &err),
+	                 LOCUS_EDENIED);
+	ck_assert_msg(strstr(err.message, "chown -R 65534:65534"), "%s",
+	              err.message);
+	/* uid 0 is never accepted */
+	locus_bwrap_options o = LOCUS_BWRAP_OPTIONS_INIT;
+	o.uid = 0;
+	ck_assert_int_eq(locus_session_bwrap_new_ext(&s, g_root, &o, &err),
+	                 LOCUS_EDENIED);
+	/* a workspace of another user: the sandbox runs as its owner */
+	sh("chown 4242:4243 '%s'", g_root);
+	ck_assert_int_eq(locus_session_bwrap_new(&s, g_root, &err), 0);
+	int code;
+	char *out;
+	size_t len;
+	ck_assert_int_eq(
+	    s->exec(s, "id -u; id -g; touch f", 10, &code, &out, &len, &err), 0);
+	ck_assert_str_eq(out, "4242\n4243\n");
+	free(out);
+	locus_session_free(s);
+	char p[800];
+	snprintf(p, sizeof p, "%s/f", g_root);
+	struct stat st;
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 4242);
+	rm_tmp();
+}
+END_TEST
+
+/* ---------------- job state out of reach ---------------- */
+
+START_TEST(planted_job_files)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	/* a repository ships forged job state where the old layout kept it */
+	sh("mkdir -p '%s/.locus-harness' && cd '%s/.locus-harness' && "
+	   "for i in 1 2 3 4 5 6 7 8 9; do echo 0 > j$i.rc; "
+	   "echo FORGED > j$i.out; echo 1 > j$i.pid; done",
+	   g_root, g_root);
+	if (geteuid() == 0 && _i == BK_BWRAP)
+		sh("chown -R 65534:65534 '%s'", g_root);
+	char *o = bash(&f, "echo real; exit 3");
+	ck_assert_msg(!strncmp(o, "exit 3\nreal\n", 12), "%s", o);
+	free(o);
+	call_ok(&f, "bash", "{\"command\":\"echo bg; exit 4\",\"background\":"
+	                    "true}", "sh");
+	/* sandboxed code plants answers for the next commands it can guess */
+	free(bash(&f, "mkdir -p /tmp/x; for i in $(seq 1 300); do "
+	              "echo 0 > /run/locus/$i.rc 2>/dev/null; "
+	              "echo FORGED > /run/locus/$i.out 2>/dev/null; done; true"));
+	o = bash(&f, "echo real2; exit 5");
+	ck_assert_msg(!strncmp(o, "exit 5\nreal2\n", 13), "%s", o);
+	free(o);
+	bool e;
+	for (int i = 0; i < 100; i++) {
+		o = call(&f, "bash_output", "{\"handle\":\"sh1\",\"since\":0}",
+		         &e);
+		if (strstr(o, "exited"))
+			break;
+		free(o);
+		o = NULL;
+		usleep(50000);
+	}
+	ck_assert_msg(o && strstr(o, "sh1: exited 4\nbg\n"), "%s", o);
+	ck_assert_msg(!strstr(o, "FORGED"), "%s", o);
+	free(o);
+	/* nothing of the commands stays in the workspace */
+	sh("rm -rf '%s/.locus-harness'", g_root);
+	ck_assert_msg(!ws_has_locus_files(), "job files in the workspace");
+	fx_close(&f);
+}
+END_TEST
+
+/* A finished job leaves nothing behind: no script, output or FIFO. */
+START_TEST(nothing_left_behind)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	put(&f, "a.txt", "x\n");
+	call_ok(&f, "read", "{\"path\":\"a.txt\"}", NULL);
+	call_ok(&f, "write", "{\"path\":\"a.txt\",\"content\":\"y\\n\"}",
+	        "Updated");
+	free(bash(&f, "echo SECRET_TOKEN"));
+	call_ok(&f, "bash",
+	        "{\"command\":\"echo SECRET2\",\"background\":true}", "sh1");
+	bool e;
+	char *o = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(o);
+		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+		if (strstr(o, "exited"))
+			break;
+		usleep(50000);
+	}
+	free(o);
+	/* the job folder holds nothing of sh1 once it was read to the end */
+	o = bash(&f, "grep -rl 'SECR''ET' ${TMPDIR:-/tmp}/.locus-harness-* "
+	             "/run/locus 2>/dev/null; echo done");
+	ck_assert_msg(strstr(o, "exit 0\ndone\n"), "left behind: %s", o);
+	free(o);
+	ck_assert_msg(!ws_has_locus_files(), "state in the workspace");
+	fx_close(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hardening");
+	TCase *tb = tcase_create("bwrap");
+	tcase_set_timeout(tb, 120);
+	tcase_add_test(tb, bwrap_setuid_attempt_fails);
+	tcase_add_test(tb, bwrap_uid_choice);
+	suite_add_tcase(s, tb);
+	TCase *tj = tcase_create("jobs");
+	tcase_set_timeout(tj, 120);
+	tcase_add_loop_test(tj, planted_job_files, BK_BWRAP, BK_BWRAP + 1);
+	tcase_add_loop_test(tj, nothing_left_behind, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(tj, nothing_left_behind, BK_BWRAP, BK_BWRAP + 1);
+	suite_add_tcase(s, tj);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
