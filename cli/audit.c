@@ -14,12 +14,17 @@
 
 int cli_audit(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "transcripts"))
+		return cli_audit_transcripts(argc, argv);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: locus audit verify FILE...\n");
+		printf("usage: locus audit verify FILE...\n"
+		       "       locus audit transcripts [OPTIONS] [PATH...]\n");
 		return 0;
 	}
 	if (argc < 3 || strcmp(argv[1], "verify") != 0) {
-		fprintf(stderr, "usage: locus audit verify FILE...\n");
+		fprintf(stderr, "usage: locus audit verify FILE...\n"
+		                "       locus audit transcripts [OPTIONS] "
+		                "[PATH...]\n");
 		return 2;
 	}
 	int status = 0;

@@ -1,0 +1,362 @@
+/*
+ * cli/audit_transcripts.c - `locus audit transcripts`: judge every tool
+ * call of agents' session logs under a policy (docs/audit.md).
+ *
+ *   locus audit transcripts [--policy FILE | --preset NAME]
+ *       [--claude-settings FILE] [--since TIME] [--project DIR]
+ *       [--format jsonl|sarif|html|text [-o FILE]]... [--all] [--quiet]
+ *       [PATH...]
+ *
+ * PATHs are files or folders (searched for *.jsonl and *.json); none means
+ * the agents' own folders (~/.claude/projects, ~/.codex/sessions,
+ * ~/.gemini/tmp) that exist.  Each call goes through locus_gate() exactly
+ * as the hook would have sent it; a call whose arguments the gate refuses
+ * is reported as denied (the hook fails closed the same way).  Unknown and
+ * malformed lines are counted per file and reported, never fatal.
+ *
+ * Exit status: 0 when the report was written; 2 for a usage error, a bad
+ * policy, a PATH that cannot be read or an output that cannot be written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "audit_report.h"
+#include "cli.h"
+#include "policy_cli.h"
+
+#define AU_MAX_OUTPUTS 8
+
+typedef struct au_output {
+	const char *format; /* jsonl, sarif, html, text */
+	const char *path;   /* NULL: stdout */
+} au_output;
+
+typedef struct au_opts {
+	const char *policy, *preset, *claude, *project;
+	bool has_since, all, quiet;
+	double since;
+	au_output out[AU_MAX_OUTPUTS];
+	size_t nout;
+	const char **paths;
+	size_t npaths;
+} au_opts;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: locus audit transcripts [--policy FILE | --preset NAME]\n"
+	        "         [--claude-settings FILE] [--since TIME] [--project DIR]\n"
+	        "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
+	        "         [--quiet] [PATH...]\n"
+	        "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
+	        "session logs; TIME is ISO 8601 (2026-11-30 or "
+	        "2026-11-30T12:00:00Z)\n");
+}
+
+/* ---- time ---- */
+
+int cli_parse_time(const char *s, double *out)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	int y, mo, d, h = 0, mi = 0, n = 0;
+	double sec = 0;
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return -1;
+	const char *p = s + n;
+	if (*p == 'T' || *p == ' ') {
+		int m = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &m) != 2 || m != 5)
+			return -1;
+		p += 1 + m;
+		if (*p == ':') {
+			char *end;
+			sec = strtod(p + 1, &end);
+			if (end == p + 1)
+				return -1;
+			p = end;
+		}
+	}
+	double off = 0;
+	if (*p == 'Z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om, m = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &m) != 2 || m != 5)
+			return -1;
+		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
+		p += 1 + m;
+	}
+	if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    sec < 0 || sec >= 61)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	*out = (double)timegm(&tm) + sec - off;
+	return 0;
+}
+
+/* ---- options ---- */
+
+static int parse_opts(au_opts *o, int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "--all")) {
+			o->all = true;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--format") && v) {
+			if (strcmp(v, "jsonl") && strcmp(v, "sarif") &&
+			    strcmp(v, "html") && strcmp(v, "text")) {
+				fprintf(stderr, "locus audit: unknown format '%s' "
+				                "(jsonl, sarif, html, text)\n", v);
+				return 2;
+			}
+			if (o->nout == AU_MAX_OUTPUTS) {
+				fprintf(stderr, "locus audit: too many --format\n");
+				return 2;
+			}
+			o->out[o->nout++] = (au_output){v, NULL};
+			i++;
+		} else if (!strcmp(a, "-o") && v) {
+			if (!o->nout || o->out[o->nout - 1].path) {
+				fprintf(stderr, "locus audit: -o FILE follows the "
+				                "--format it is for\n");
+				return 2;
+			}
+			o->out[o->nout - 1].path = v;
+			i++;
+		} else if (!strcmp(a, "--since") && v) {
+			if (cli_parse_time(v, &o->since)) {
+				fprintf(stderr, "locus audit: --since '%s' is not an "
+				                "ISO 8601 date or time\n", v);
+				return 2;
+			}
+			o->has_since = true;
+			i++;
+		} else if ((!strcmp(a, "--policy") || !strcmp(a, "--preset") ||
+		            !strcmp(a, "--claude-settings") ||
+		            !strcmp(a, "--project")) && v) {
+			const char **slot = !strcmp(a, "--policy")   ? &o->policy
+			                    : !strcmp(a, "--preset") ? &o->preset
+			                    : !strcmp(a, "--project")
+			                        ? &o->project
+			                        : &o->claude;
+			*slot = v;
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "locus audit: unknown or incomplete option "
+			                "'%s'\n", a);
+			usage(stderr);
+			return 2;
+		} else {
+			o->paths[o->npaths++] = a;
+		}
+	}
+	if (!o->nout)
+		o->out[o->nout++] = (au_output){"text", NULL};
+	int to_stdout = 0;
+	for (size_t i = 0; i < o->nout; i++)
+		to_stdout += !o->out[i].path;
+	if (to_stdout > 1) {
+		fprintf(stderr, "locus audit: only one format can go to "
+		                "stdout; give the others -o FILE\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- filters ---- */
+
+static void sha256_hex(const char *s, char out[65])
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+	out[0] = '\0';
+	if (!EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) || n != 32)
+		return;
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static bool in_project(const au_opts *o, const tr_set *s, const tr_call *c,
+                       const char *hash)
+{
+	if (!o->project)
+		return true;
+	const tr_file *f = &s->files[c->file];
+	if (f->project && !strcmp(f->project, hash))
+		return true;
+	if (!c->cwd)
+		return false;
+	size_t n = strlen(o->project);
+	while (n > 1 && o->project[n - 1] == '/')
+		n--;
+	return !strncmp(c->cwd, o->project, n) &&
+	       (c->cwd[n] == '\0' || c->cwd[n] == '/');
+}
+
+static bool in_time(const au_opts *o, const tr_call *c)
+{
+	double t;
+	if (!o->has_since || !c->time || cli_parse_time(c->time, &t))
+		return true; /* a call of unknown time is kept */
+	return t >= o->since;
+}
+
+/* ---- judging ---- */
+
+static void progress(const au_opts *o, size_t i, size_t n)
+{
+	if (o->quiet || n < 200 || !isatty(2))
+		return;
+	if (i % 64 && i != n)
+		return;
+	int w = 40, done = (int)(w * i / n);
+	fprintf(stderr, "\rlocus audit: [%.*s%*s] %zu/%zu calls", done,
+	        "########################################", w - done, "", i,
+	        n);
+	if (i == n)
+		fputc('\n', stderr);
+}
+
+static int run(const au_opts *o, locus_policy *policy, const char *pname)
+{
+	tr_set set = {0};
+	int status = 0;
+	for (size_t i = 0; i < o->npaths; i++)
+		if (tr_read_path(&set, o->paths[i])) {
+			fprintf(stderr, "locus audit: %s: %s\n", o->paths[i],
+			        strerror(errno));
+			status = 2;
+		}
+	if (set.oom) {
+		fprintf(stderr, "locus audit: out of memory\n");
+		tr_set_free(&set);
+		return 2;
+	}
+	char hash[65] = "";
+	if (o->project)
+		sha256_hex(o->project, hash);
+	au_report rep = {.set = &set, .policy_name = pname,
+	                 .files = (long)set.nfiles};
+	rep.rows = calloc(set.ncalls ? set.ncalls : 1, sizeof *rep.rows);
+	locus_shell_parser *parser = NULL;
+	if (!rep.rows || locus_shell_parser_new(&parser, NULL)) {
+		fprintf(stderr, "locus audit: out of memory\n");
+		free(rep.rows);
+		tr_set_free(&set);
+		return 2;
+	}
+	for (size_t i = 0; i < set.nfiles; i++) {
+		rep.unknown += set.files[i].unknown;
+		rep.malformed += set.files[i].malformed;
+		rep.lines += set.files[i].lines;
+	}
+	for (size_t i = 0; i < set.ncalls; i++) {
+		progress(o, i + 1, set.ncalls);
+		const tr_call *c = &set.calls[i];
+		if (!in_time(o, c) || !in_project(o, &set, c, hash))
+			continue;
+		if (au_judge(&rep.rows[rep.n], policy, parser, c,
+		             set.files[c->file].path) == 0)
+			rep.n++;
+	}
+	for (size_t i = 0; i < o->nout && status != 1; i++) {
+		const au_output *out = &o->out[i];
+		FILE *f = out->path ? fopen(out->path, "w") : stdout;
+		if (!f) {
+			fprintf(stderr, "locus audit: %s: %s\n", out->path,
+			        strerror(errno));
+			status = 2;
+			continue;
+		}
+		int rc = !strcmp(out->format, "jsonl")   ? au_write_jsonl(&rep, f)
+		         : !strcmp(out->format, "sarif") ? au_write_sarif(&rep, f)
+		         : !strcmp(out->format, "html")  ? au_write_html(&rep, f)
+		                                         : au_write_text(&rep, f,
+		                                                         o->all);
+		if (fflush(f) || ferror(f))
+			rc = -1;
+		if (out->path && fclose(f))
+			rc = -1;
+		if (rc) {
+			fprintf(stderr, "locus audit: cannot write the %s report\n",
+			        out->format);
+			status = 2;
+		}
+	}
+	for (size_t i = 0; i < rep.n; i++)
+		au_row_free(&rep.rows[i]);
+	free(rep.rows);
+	locus_shell_parser_free(parser);
+	tr_set_free(&set);
+	return status;
+}
+
+/* The agents' own folders, those that exist. */
+static size_t default_paths(const char **paths, char bufs[3][4096])
+{
+	static const char *const rel[] = {".claude/projects", ".codex/sessions",
+	                                  ".gemini/tmp"};
+	const char *home = getenv("HOME");
+	size_t n = 0;
+	for (size_t i = 0; home && i < 3; i++) {
+		snprintf(bufs[n], 4096, "%s/%s", home, rel[i]);
+		if (access(bufs[n], R_OK) == 0)
+			paths[n] = bufs[n], n++;
+	}
+	return n;
+}
+
+int cli_audit_transcripts(int argc, char **argv)
+{
+	au_opts o;
+	memset(&o, 0, sizeof o);
+	o.paths = calloc((size_t)argc + 3, sizeof *o.paths);
+	if (!o.paths)
+		return 2;
+	int rc = parse_opts(&o, argc, argv);
+	if (rc) {
+		free(o.paths);
+		return rc == 1 ? 0 : rc;
+	}
+	char bufs[3][4096];
+	if (!o.npaths)
+		o.npaths = default_paths(o.paths, bufs);
+	if (!o.npaths) {
+		fprintf(stderr, "locus audit: no PATH given and no agent "
+		                "folder found under $HOME\n");
+		free(o.paths);
+		return 2;
+	}
+	locus_policy *policy = NULL;
+	rc = cli_policy_build(o.policy, o.preset, o.claude, &policy);
+	if (rc) {
+		free(o.paths);
+		return rc;
+	}
+	char pname[512];
+	snprintf(pname, sizeof pname, "%s%s%s%s",
+	         o.policy ? o.policy : "preset ",
+	         o.policy ? "" : (o.preset ? o.preset : "standard"),
+	         o.claude ? " + " : "", o.claude ? o.claude : "");
+	rc = run(&o, policy, pname);
+	locus_policy_free(policy);
+	free(o.paths);
+	return rc;
+}

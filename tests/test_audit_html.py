@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""The HTML report of `locus audit transcripts`, in a real browser: headless
+Chromium (Debian `chromium`) loads it, the summary's figures are read back
+from the DOM and must match the JSONL of the same run, the filters (set
+from the URL) and the see-through tree work, nothing is fetched, and a
+screenshot is kept as a test artefact (LOCUS_ARTIFACT_DIR)."""
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BIN = os.environ["LOCUS_BIN"]
+ROOT = os.environ["LOCUS_SOURCE_ROOT"]
+ART = os.environ.get("LOCUS_ARTIFACT_DIR", ".")
+SAMPLES = os.path.join(ROOT, "tests", "transcripts")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+browser = shutil.which("chromium") or shutil.which("chromium-browser")
+if not browser:
+    print("SKIP: no chromium (Debian package chromium, .ci/setup installs it)")
+    sys.exit(77)
+
+tmp = tempfile.mkdtemp()
+profile = os.path.join(tmp, "profile")
+
+
+def chromium(*args):
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--no-first-run", "--user-data-dir=" + profile,
+                        "--hide-scrollbars", *args],
+                       capture_output=True, text=True, timeout=120)
+    return p
+
+
+def dom(fragment=""):
+    p = chromium("--dump-dom", "file://" + html + fragment)
+    check(p.returncode == 0 and 'data-ready="1"' in p.stdout,
+          "chromium ran the page's script (%s): %s" % (fragment, p.stderr[-300:]))
+    return p.stdout
+
+
+html = os.path.join(tmp, "report.html")
+jsonl = os.path.join(tmp, "report.jsonl")
+p = subprocess.run([BIN, "audit", "transcripts", "--format", "html", "-o", html,
+                    "--format", "jsonl", "-o", jsonl, "."], cwd=SAMPLES,
+                   capture_output=True, text=True, timeout=120)
+check(p.returncode == 0, "audit exits 0: %s" % p.stderr)
+with open(jsonl) as f:
+    recs = [json.loads(l) for l in f]
+calls = [r for r in recs if r["type"] == "call"]
+summary = [r for r in recs if r["type"] == "summary"][0]
+
+# self-contained: nothing loaded from anywhere
+with open(html) as f:
+    page = f.read()
+check(not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=", page, re.I),
+      "no external script, image, style or frame")
+check("default-src 'none'" in page, "a CSP that forbids fetches")
+
+d = dom()
+
+
+def fig(name):
+    m = re.search(r'id="s-%s">(\d+)<' % re.escape(name), d)
+    return int(m.group(1)) if m else None
+
+
+outcomes = collections.Counter(c["outcome"] for c in calls)
+check(fig("calls") == len(calls), "calls %s vs %d" % (fig("calls"), len(calls)))
+for oc in ("allow", "require_human", "deny"):
+    check(fig(oc) == outcomes[oc], "%s %s vs %d" % (oc, fig(oc), outcomes[oc]))
+check(fig("dangerous") == sum(1 for c in calls if c["dangerous"] and c["outcome"] == "allow"),
+      "dangerous allowed")
+check(fig("files") == summary["files"] and fig("unknown") == summary["unknown_lines"]
+      and fig("malformed") == summary["malformed_lines"], "files and lines")
+sessions = {c["session"] or c["file"] for c in calls}
+check(fig("sessions") == len(sessions), "sessions %s vs %d" % (fig("sessions"), len(sessions)))
+
+
+def table(attr):
+    return {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'<tr %s="([^"]+)">.*?<td class="n">(\d+)</td></tr>' % attr, d)}
+
+
+kinds = collections.Counter(c["kind"] or "none" for c in calls)
+tags = collections.Counter(t for c in calls for t in c["tags"])
+agents = collections.Counter(c["agent"] for c in calls)
+check(table("data-kind") == dict(kinds), "by kind %s vs %s" % (table("data-kind"), dict(kinds)))
+check(table("data-tag") == dict(tags), "by tag")
+check(table("data-agent") == dict(agents), "by agent")
+held = re.search(r'<table id="held">.*?</table>', d, re.S).group(0)
+check(held.count("<tr data-outcome=") == sum(1 for c in calls if c["outcome"] != "allow" or c["dangerous"]),
+      "held-or-denied list")
+check(d.count('class="session"') == len(sessions), "one timeline per session")
+check(d.count('class="dot ') == len(calls), "one timeline dot per call")
+check(int(re.search(r'id="shown">(\d+)<', d).group(1)) == len(calls), "all rows shown")
+
+# the filters, set from the URL
+for frag, want in [("#outcome=deny", outcomes["deny"]),
+                   ("#tag=exec:never&q=rm", sum(1 for c in calls if "exec:never" in c["tags"]
+                                              and "rm" in (c["text"] + " " + c["reason"] + " " + c["tool"]).lower())),
+                   ("#session=" + calls[0]["session"], sum(1 for c in calls if c["session"] == calls[0]["session"]))]:
+    dd = dom(frag)
+    rows = re.search(r'<table id="calls">.*?</table>', dd, re.S).group(0)
+    n = rows.count('<tr class="call"')
+    check(n == want and int(re.search(r'id="shown">(\d+)<', dd).group(1)) == want,
+          "filter %s: %d rows, want %d" % (frag, n, want))
+# the see-through tree of `rm -rf build && sudo rm -rf /`: rm, then sudo with its rm inside
+dd = dom("#q=sudo&open=1")
+tree = re.search(r'<tr class="detail">.*?</tr>', dd, re.S)
+check(tree and re.search(r'<li data-index="1"><code>sudo rm -rf /</code><ul class="tree">'
+                         r'<li data-index="2"><code>rm -rf /</code>', tree.group(0)),
+      "nested tree: %s" % (tree.group(0)[:400] if tree else None))
+
+# the screenshot, kept as an artefact and looked at by a person
+shot = os.path.join(ART, "audit-report.png")
+p = chromium("--window-size=1400,2600", "--screenshot=" + shot, "file://" + html)
+ok = os.path.isfile(shot) and os.path.getsize(shot) > 20000
+if ok:
+    with open(shot, "rb") as f:
+        ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
+check(ok, "screenshot written: %s" % shot)
+print("screenshot:", shot)
+shutil.rmtree(tmp, ignore_errors=True)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
