@@ -150,6 +150,22 @@ int lh_os_encode_name(lh_os_frame *out, lh_os_name_rpc rpc, const char *name,
 	return lh_err(err, LOCUS_EUSAGE, "unknown request");
 }
 
+/* A bytes field as a callback (nanopb's heap bytes are 16-bit sized). */
+typedef struct bytes_arg {
+	const uint8_t *data;
+	size_t len;
+} bytes_arg;
+
+static bool encode_bytes(pb_ostream_t *os, const pb_field_t *field,
+                         void *const *arg)
+{
+	const bytes_arg *b = *arg;
+	if (!b->len)
+		return true; /* proto3: the default is left out */
+	return pb_encode_tag_for_field(os, field) &&
+	       pb_encode_string(os, b->data, b->len);
+}
+
 int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req,
                       locus_error *err)
 {
@@ -166,19 +182,10 @@ int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req,
 	if (req->nenv && !env)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	m.environment = (void *)env;
-	pb_bytes_array_t *in = NULL;
-	if (req->stdin_len) {
-		if (req->stdin_len > (pb_size_t)-1 ||
-		    !(in = malloc(PB_BYTES_ARRAY_T_ALLOCSIZE(req->stdin_len)))) {
-			free(env);
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
-		}
-		in->size = (pb_size_t)req->stdin_len;
-		memcpy(in->bytes, req->stdin_data, req->stdin_len);
-	}
-	m.stdin = in;
+	bytes_arg in = {req->stdin_data, req->stdin_len};
+	m.stdin.funcs.encode = encode_bytes;
+	m.stdin.arg = &in;
 	int rc = encode(out, openshell_v1_ExecSandboxRequest_fields, &m, err);
-	free(in);
 	free(env);
 	return rc;
 }
@@ -284,6 +291,53 @@ int lh_os_decode_deleted(const uint8_t *msg, size_t len, bool *deleted,
 	return rc;
 }
 
+/* Decoding an event: the chunk is handed on in pieces as it is read. */
+typedef struct chunk_arg {
+	int (*on_data)(void *p, int kind, const uint8_t *d, size_t n);
+	void *payload;
+	int kind;
+	int rc; /* on_data's refusal */
+} chunk_arg;
+
+static bool decode_chunk(pb_istream_t *is, const pb_field_t *field,
+                         void **arg)
+{
+	(void)field;
+	chunk_arg *c = *arg;
+	uint8_t piece[16384];
+	while (is->bytes_left) {
+		size_t n = is->bytes_left < sizeof piece ? is->bytes_left
+		                                         : sizeof piece;
+		if (!pb_read(is, piece, n))
+			return false;
+		if (c->on_data && (c->rc = c->on_data(c->payload, c->kind,
+		                                      piece, n)))
+			return false;
+	}
+	return true;
+}
+
+/* Called when the oneof's sub-message starts: point its data at us. */
+static bool payload_started(pb_istream_t *is, const pb_field_t *field,
+                            void **arg)
+{
+	(void)is;
+	chunk_arg *c = *arg;
+	pb_callback_t *data = NULL;
+	if (field->tag == openshell_v1_ExecSandboxEvent_stdout_tag) {
+		c->kind = LH_OS_EV_STDOUT;
+		data = &((openshell_v1_ExecSandboxStdout *)field->pData)->data;
+	} else if (field->tag == openshell_v1_ExecSandboxEvent_stderr_tag) {
+		c->kind = LH_OS_EV_STDERR;
+		data = &((openshell_v1_ExecSandboxStderr *)field->pData)->data;
+	}
+	if (data) {
+		data->funcs.decode = decode_chunk;
+		data->arg = c;
+	}
+	return true;
+}
+
 int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
                        int *exit_code,
                        int (*on_data)(void *p, int kind, const uint8_t *d,
@@ -292,19 +346,21 @@ int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
 {
 	*kind = LH_OS_EV_NONE;
 	openshell_v1_ExecSandboxEvent m = openshell_v1_ExecSandboxEvent_init_zero;
+	chunk_arg c = {.on_data = on_data, .payload = payload};
+	m.cb_payload.funcs.decode = payload_started;
+	m.cb_payload.arg = &c;
 	int rc = decode(msg, len, openshell_v1_ExecSandboxEvent_fields, &m,
 	                "ExecSandboxEvent", err);
+	if (c.rc)
+		return c.rc;
 	if (rc)
 		return rc;
-	const pb_bytes_array_t *d = NULL;
 	switch (m.which_payload) {
 	case openshell_v1_ExecSandboxEvent_stdout_tag:
 		*kind = LH_OS_EV_STDOUT;
-		d = m.payload.stdout.data;
 		break;
 	case openshell_v1_ExecSandboxEvent_stderr_tag:
 		*kind = LH_OS_EV_STDERR;
-		d = m.payload.stderr.data;
 		break;
 	case openshell_v1_ExecSandboxEvent_exit_tag:
 		/* the presence of the oneof member, not of exit_code (0 is
@@ -315,10 +371,7 @@ int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
 	default:
 		break;
 	}
-	if (d && d->size && on_data)
-		rc = on_data(payload, (int)*kind, d->bytes, d->size);
-	pb_release(openshell_v1_ExecSandboxEvent_fields, &m);
-	return rc;
+	return 0;
 }
 
 const char *lh_os_phase_name(int phase)

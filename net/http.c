@@ -666,6 +666,13 @@ static void set_transport(lhttp_client *c, const char *url)
 		        ? CURL_HTTP_VERSION_2TLS
 		        : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 	api.easy_setopt(cu, CURLOPT_HTTP_VERSION, v);
+	/* libcurl before 8.0 breaks a reused h2c prior-knowledge connection
+	   ("Error in the HTTP2 framing layer" on the second request, curl
+	   #10634, fixed by #10643): one connection per request there. */
+	if (v == CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) {
+		api.easy_setopt(cu, CURLOPT_FRESH_CONNECT, 1L);
+		api.easy_setopt(cu, CURLOPT_FORBID_REUSE, 1L);
+	}
 }
 
 static long attempt_timeout_ms(const attempt *a, long per_attempt)

@@ -199,6 +199,56 @@ int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
                                 const locus_bwrap_options *opts,
                                 locus_error *err);
 
+/* ---- NVIDIA OpenShell (docs/sandboxes.md; issue 15) ---- */
+
+#define LOCUS_OPENSHELL_OPTIONS_VERSION 1
+
+typedef struct locus_openshell_options {
+	unsigned version; /* LOCUS_OPENSHELL_OPTIONS_VERSION */
+	/* The gateway, "HOST:PORT" (or an http:// / https:// URL); NULL:
+	   "127.0.0.1:17670".  TLS when ca_file or cert_file is set. */
+	const char *endpoint;
+	/* Exactly one of: attach to the sandbox with this id (metadata.id;
+	   never stopped or deleted by locus), or create one with this name
+	   (owned: deleted on free, and on any failure before return). */
+	const char *sandbox_id;
+	const char *create_name;
+	const char *workspace; /* NULL: the gateway's "default" */
+	const char *image;     /* create: template image; NULL: default */
+	const char *const *providers; /* create: provider records to attach
+	                                 (NULL-terminated; may be NULL) */
+	const char *bearer_token;     /* borrowed; NULL: none */
+	const char *ca_file;          /* PEM CA to trust (TLS) */
+	const char *cert_file;        /* client certificate (mTLS) */
+	const char *key_file;         /* its key */
+	double ready_timeout_s;       /* create: wait for READY; 0: 300 */
+	double poll_interval_s;       /* 0: 1 */
+} locus_openshell_options;
+
+#define LOCUS_OPENSHELL_OPTIONS_INIT                                           \
+	{                                                                      \
+		.version = LOCUS_OPENSHELL_OPTIONS_VERSION                     \
+	}
+
+/**
+ * A session in an OpenShell sandbox through its gateway (gRPC over HTTP/2:
+ * h2c, or TLS with ALPN h2 and optional client certificates).  Commands
+ * run in /sandbox through ExecSandbox (the gateway's `bash -lc`), framed by
+ * random markers so login-shell output never reaches the caller; files
+ * move through exec (stdin in parts under 1 MiB per request, base64 back,
+ * SHA-256 checked).  Checks the gateway (Health) and the sandbox (one
+ * exec) before returning.  *label_out (may be NULL) gets the ExecRecord
+ * label "openshell:<endpoint>/<sandbox id>" (malloc'd).
+ */
+int locus_session_openshell_new(locus_session **out, char **label_out,
+                                const locus_openshell_options *opt,
+                                locus_error *err);
+
+/** The session above under a SessionBackend rooted at /sandbox. */
+int locus_backend_openshell_new(locus_backend **out,
+                                const locus_openshell_options *opt,
+                                locus_error *err);
+
 /**
  * A backend over a session, doing stat/list/walk/search/background with
  * short shell scripts.  Takes ownership of `session` (also on failure).

@@ -1,0 +1,585 @@
+/*
+ * harness/openshell.c - the OpenShell session and backend (issue 15).
+ *
+ * A locus_session over the gateway client (openshell_client.h).  The
+ * gateway runs every argv as `/bin/bash -lc '<escaped argv>'`, so login
+ * files are sourced and may print to stdout or stderr.  Every command is
+ * therefore run by a small sh wrapper that prints a random begin marker,
+ * runs the script with stderr joined to stdout (in the order written),
+ * and prints an end marker with the exit status: only the bytes between
+ * the markers are output, and the marker's status is the command's.  The
+ * script travels as an argument when it is valid UTF-8 and small enough
+ * for the gateway's per-argument limit, else on stdin into a temp file.
+ *
+ * Timeouts: the wrapper runs the script under coreutils `timeout` at the
+ * caller's deadline (the sandbox stops it, process group and all) and
+ * the gateway's timeout_seconds is a backstop a little later; a 124 from
+ * either at the deadline, or an end without the end marker after the
+ * gateway's 124, is "did not finish" (exit code -1).
+ *
+ * Files: upload sends stdin in parts of at most PART bytes (each request
+ * stays under the gateway's 1 MiB), the last part checking the SHA-256 of
+ * what arrived; download copies the file aside, then prints its base64
+ * and SHA-256 between the markers, and the hash is checked here.
+ *
+ * Provider credentials are placeholders in the sandbox
+ * (openshell:resolve:env:KEY); nothing here reads, prints or logs the
+ * sandbox's environment, and error messages quote only the gateway's
+ * status text and at most a short tail of a failed command's output.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "net/http.h"
+#include "openshell_client.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROOT "/sandbox"
+#define DEFAULT_ENDPOINT "127.0.0.1:17670"
+#define PART (768u * 1024)       /* stdin bytes per upload request */
+#define ARG_MAX_SCRIPT (30u * 1024) /* the gateway allows 32 KiB per arg */
+#define MAX_DOWNLOAD (256u << 20)   /* base64 text of one download */
+
+typedef struct os_session {
+	locus_session base;
+	lh_os_client cli;
+	char *workspace;
+	char *id;   /* metadata.id: exec key */
+	char *name; /* owned sandboxes: lifecycle key */
+	bool owned;
+} os_session;
+
+/* ================= running a script ================= */
+
+typedef struct collect {
+	lh_buf out; /* stdout (the wrapper's only stream) */
+	lh_buf err; /* stderr: login noise, or the wrapper failing */
+	size_t max;
+	bool over;
+} collect;
+
+static int on_chunk(void *p, int kind, const uint8_t *d, size_t n)
+{
+	collect *c = p;
+	lh_buf *b = kind == LH_OS_EV_STDOUT ? &c->out : &c->err;
+	if (kind != LH_OS_EV_STDOUT && b->len > 4096)
+		return 0; /* only a tail of stderr is ever shown */
+	if (b->len + n > c->max) {
+		c->over = true;
+		return LOCUS_ETOOBIG;
+	}
+	lh_buf_add(b, (const char *)d, n);
+	return b->oom ? LOCUS_ENOMEM : 0;
+}
+
+static bool valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1
+		                     : (*p & 0xf0) == 0xe0 ? 2
+		                     : (*p & 0xf8) == 0xf0 ? 3
+		                                           : -1;
+		if (n < 0 || (n == 1 && *p < 0xc2) || (n == 3 && *p > 0xf4))
+			return false;
+		unsigned cp = n ? (*p & (0x3f >> n)) : *p;
+		p++;
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+	}
+	return true;
+}
+
+/* Split the collected stdout at the markers. */
+static int unframe(collect *c, const char *tok, int *status, bool *ended,
+                   char **out, size_t *len)
+{
+	char b[48], e[48];
+	snprintf(b, sizeof b, "\nB%s\n", tok);
+	snprintf(e, sizeof e, "\nE%s ", tok);
+	*ended = false;
+	*out = NULL;
+	*len = 0;
+	const char *d = c->out.d ? c->out.d : "";
+	const char *start = memmem(d, c->out.len, b, strlen(b));
+	if (!start)
+		return -1;
+	start += strlen(b);
+	size_t rest = c->out.len - (size_t)(start - d);
+	/* the last end marker: the script's own output cannot know tok */
+	const char *end = NULL, *p = start;
+	while ((p = memmem(p, rest - (size_t)(p - start), e, strlen(e)))) {
+		end = p;
+		p++;
+	}
+	size_t n = end ? (size_t)(end - start) : rest;
+	if (end) {
+		*ended = true;
+		*status = atoi(end + strlen(e));
+	}
+	char *o = malloc(n + 1);
+	if (!o)
+		return -2;
+	memcpy(o, start, n);
+	o[n] = '\0';
+	*out = o;
+	*len = n;
+	return 0;
+}
+
+/*
+ * The wrapper: B and E are the markers around the script's output, t the
+ * in-sandbox timeout.  The script is $S (set in front of the wrapper, in
+ * the same argument) or, with script_stdin, read from stdin into a temp
+ * file first.  pass_stdin keeps stdin for the script (uploads).
+ */
+static void build_wrapper(lh_buf *w, const char *tok, long t,
+                          bool script_stdin, bool pass_stdin)
+{
+	if (script_stdin)
+		lh_buf_puts(w, "f=$(mktemp) || exit 97\n"
+		               "cat > \"$f\" || exit 97\n");
+	lh_buf_printf(w, "printf '\\n%%s\\n' 'B%s'\n", tok);
+	lh_buf_printf(w,
+	              "cd " ROOT " || { printf '\\nE%s %%s\\n' 125; exit 125; "
+	              "}\n",
+	              tok);
+	lh_buf_puts(w, "if command -v timeout >/dev/null 2>&1; then "
+	               "set -- timeout -k 2 ");
+	lh_buf_printf(w, "%ld", t);
+	lh_buf_puts(w, " sh; else set -- sh; fi\n");
+	if (script_stdin)
+		lh_buf_puts(w, "\"$@\" \"$f\" </dev/null 2>&1\nrc=$?\nrm -f "
+		               "\"$f\"\n");
+	else if (pass_stdin)
+		lh_buf_puts(w, "\"$@\" -c \"$S\" sh 2>&1\nrc=$?\n");
+	else
+		lh_buf_puts(w, "\"$@\" -c \"$S\" sh </dev/null 2>&1\nrc=$?\n");
+	lh_buf_printf(w, "printf '\\nE%s %%s\\n' \"$rc\"\nexit \"$rc\"\n", tok);
+}
+
+/*
+ * Run `script` in the sandbox: *code is its exit status, or -1 when it did
+ * not finish within timeout_s.  `in` (may be NULL) is the script's stdin;
+ * without it the script reads /dev/null.  *out is what it wrote to stdout
+ * and stderr, in order (malloc'd, NUL-terminated).
+ */
+static int os_run(os_session *s, const char *script, const uint8_t *in,
+                  size_t in_len, double timeout_s, size_t max_out, int *code,
+                  char **out, size_t *len, locus_error *err)
+{
+	*code = -1;
+	*out = NULL;
+	*len = 0;
+	char tok[33];
+	if (lhttp_random_token(tok))
+		return lh_err(err, LOCUS_EIO, "no random bytes for a marker");
+	long t = timeout_s >= 1 ? (long)ceil(timeout_s) : 1;
+	/* one argument: S='script' then the wrapper, if it fits the
+	   gateway's per-argument limit as valid UTF-8 (a proto3 string);
+	   else the script goes on stdin */
+	lh_buf full = {0};
+	bool script_stdin = strlen(script) > ARG_MAX_SCRIPT ||
+	                    !valid_utf8(script);
+	if (!script_stdin) {
+		lh_buf_puts(&full, "S=");
+		lh_buf_shquote(&full, script);
+		lh_buf_puts(&full, "\n");
+		if (full.len > ARG_MAX_SCRIPT) {
+			lh_buf_free(&full);
+			script_stdin = true;
+		}
+	}
+	if (script_stdin && in)
+		return lh_err(err, LOCUS_EUSAGE,
+		              "a large script cannot also take stdin");
+	build_wrapper(&full, tok, t, script_stdin, in != NULL);
+	if (full.oom) {
+		lh_buf_free(&full);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	const char *argv[] = {"sh", "-c", full.d};
+	lh_os_exec req = {.sandbox_id = s->id, .argv = argv, .argc = 3};
+	/* the gateway's timeout: a backstop after the sandbox's own */
+	req.timeout_seconds = (uint32_t)(t + 5);
+	if (script_stdin) {
+		req.stdin_data = (const uint8_t *)script;
+		req.stdin_len = strlen(script);
+	} else if (in) {
+		req.stdin_data = in;
+		req.stdin_len = in_len;
+	}
+	collect c = {.max = max_out};
+	int gw_code = -1;
+	double t0 = lh_now();
+	int rc = lh_os_exec_stream(&s->cli, &req, on_chunk, &c, &gw_code, err);
+	double took = lh_now() - t0;
+	lh_buf_free(&full);
+	if (rc) {
+		if (c.over)
+			rc = lh_err(err, LOCUS_ETOOBIG,
+			            "openshell: the command's output is over %zu "
+			            "bytes",
+			            max_out);
+		lh_buf_free(&c.out);
+		lh_buf_free(&c.err);
+		return rc;
+	}
+	int status = -1;
+	bool ended;
+	int u = unframe(&c, tok, &status, &ended, out, len);
+	if (u == -2) {
+		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+	} else if (u < 0 && gw_code != 124) {
+		/* the wrapper never ran (no /bin/sh?) or died before its
+		   marker: the tail of stderr says why */
+		const char *e = c.err.d ? c.err.d : "";
+		size_t el = c.err.len > 200 ? 200 : c.err.len;
+		rc = lh_err(err, LOCUS_EIO,
+		            "openshell: the command ran without locus's framing "
+		            "(exit %d): %.*s",
+		            gw_code, (int)el, e + c.err.len - el);
+	} else if (!ended || (status == 124 && took + 0.5 >= (double)t)) {
+		*code = -1; /* did not finish in time */
+	} else {
+		*code = status;
+	}
+	lh_buf_free(&c.out);
+	lh_buf_free(&c.err);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*len = 0;
+	}
+	return rc;
+}
+
+/* ================= session ================= */
+
+static int os_exec(locus_session *ss, const char *command, double timeout_s,
+                   int *exit_code, char **out, size_t *len, locus_error *err)
+{
+	os_session *s = (os_session *)ss;
+	return os_run(s, command, NULL, 0, timeout_s > 0 ? timeout_s : 120,
+	              64u << 20, exit_code, out, len, err);
+}
+
+static int os_upload(locus_session *ss, const char *path, const char *data,
+                     size_t len, locus_error *err)
+{
+	os_session *s = (os_session *)ss;
+	char hash[65];
+	lh_sha256_hex(data, len, hash);
+	size_t off = 0;
+	do {
+		size_t n = len - off > PART ? PART : len - off;
+		bool last = off + n == len;
+		lh_buf sc = {0};
+		lh_buf_puts(&sc, "P=");
+		lh_buf_shquote(&sc, path);
+		lh_buf_printf(&sc, "\ncat %s \"$P\" || exit 3\n",
+		              off == 0 ? ">" : ">>");
+		if (last)
+			lh_buf_printf(&sc,
+			              "h=$(sha256sum < \"$P\") || exit 4\n"
+			              "[ \"${h%%%% *}\" = %s ] || exit 5\n",
+			              hash);
+		if (sc.oom)
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		int code;
+		char *o;
+		size_t ol;
+		int rc = os_run(s, sc.d, (const uint8_t *)data + off, n, 120,
+		                1u << 20, &code, &o, &ol, err);
+		lh_buf_free(&sc);
+		if (!rc && code != 0)
+			rc = lh_err(err, LOCUS_EIO,
+			            "upload to %s failed (%s): %.160s", path,
+			            code == 5   ? "the SHA-256 of what arrived "
+			                          "differs"
+			            : code < 0 ? "timed out"
+			                       : "cannot write",
+			            o ? o : "");
+		free(o);
+		if (rc)
+			return rc;
+		off += n;
+	} while (off < len);
+	return 0;
+}
+
+static int b64val(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* Decode base64 text (line breaks allowed); -1 on anything else. */
+static int b64_decode(const char *in, size_t n, char **out, size_t *len)
+{
+	char *o = malloc(n / 4 * 3 + 4);
+	if (!o)
+		return -2;
+	size_t k = 0;
+	unsigned acc = 0;
+	int bits = 0, pad = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = in[i];
+		if (ch == '\n' || ch == '\r')
+			continue;
+		if (ch == '=') {
+			pad++;
+			continue;
+		}
+		int v = b64val((unsigned char)ch);
+		if (v < 0 || pad) {
+			free(o);
+			return -1;
+		}
+		acc = acc << 6 | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			o[k++] = (char)(acc >> bits);
+		}
+	}
+	if (pad > 2) {
+		free(o);
+		return -1;
+	}
+	o[k] = '\0';
+	*out = o;
+	*len = k;
+	return 0;
+}
+
+static int os_download(locus_session *ss, const char *path, char **out,
+                       size_t *len, locus_error *err)
+{
+	os_session *s = (os_session *)ss;
+	*out = NULL;
+	*len = 0;
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "P=");
+	lh_buf_shquote(&sc, path);
+	lh_buf_puts(&sc, "\n[ -f \"$P\" ] || exit 3\n"
+	                 "t=$(mktemp) || exit 4\n"
+	                 "cat -- \"$P\" > \"$t\" || { rm -f \"$t\"; exit 3; }\n"
+	                 "base64 < \"$t\" && h=$(sha256sum < \"$t\") || "
+	                 "{ rm -f \"$t\"; exit 4; }\n"
+	                 "rm -f \"$t\"\nprintf '#%s\\n' \"${h%% *}\"\n");
+	if (sc.oom)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	int code;
+	char *o;
+	size_t ol;
+	int rc = os_run(s, sc.d, NULL, 0, 300, MAX_DOWNLOAD, &code, &o, &ol,
+	                err);
+	lh_buf_free(&sc);
+	if (rc)
+		return rc;
+	if (code != 0) {
+		free(o);
+		return code == 3 ? lh_err(err, LOCUS_ENOTFOUND,
+		                          "%s cannot be read", path)
+		                 : lh_err(err, LOCUS_EIO, "download of %s failed",
+		                          path);
+	}
+	char *hashline = NULL;
+	for (size_t i = ol; i-- > 0;)
+		if (o[i] == '#' && (i == 0 || o[i - 1] == '\n')) {
+			hashline = o + i;
+			break;
+		}
+	char want[65] = "", got[65];
+	if (hashline && strlen(hashline) >= 65) {
+		memcpy(want, hashline + 1, 64);
+		want[64] = '\0';
+	}
+	int d = hashline ? b64_decode(o, (size_t)(hashline - o), out, len) : -1;
+	free(o);
+	if (d == -2)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (d == 0)
+		lh_sha256_hex(*out, *len, got);
+	if (d < 0 || strcmp(got, want)) {
+		free(*out);
+		*out = NULL;
+		*len = 0;
+		return lh_err(err, LOCUS_EIO,
+		              "download of %s: the content did not arrive intact "
+		              "(base64 or SHA-256 mismatch)",
+		              path);
+	}
+	return 0;
+}
+
+static void os_free(locus_session *ss)
+{
+	os_session *s = (os_session *)ss;
+	if (s->owned && s->name) {
+		bool deleted;
+		locus_error e;
+		lh_os_delete_sandbox(&s->cli, s->name, &deleted, &e);
+	}
+	lh_grpc_channel_free(s->cli.ch);
+	free(s->workspace);
+	free(s->id);
+	free(s->name);
+	free(s);
+}
+
+/* ================= construction ================= */
+
+static int os_connect(os_session *s, const locus_openshell_options *o,
+                      const char *token, locus_error *err)
+{
+	lh_grpc_channel_opts co = {0};
+	co.endpoint = o->endpoint ? o->endpoint : DEFAULT_ENDPOINT;
+	co.ca_file = o->ca_file;
+	co.cert_file = o->cert_file;
+	co.key_file = o->key_file;
+	co.bearer_token = token;
+	int rc = lh_grpc_channel_new(&s->cli.ch, &co, err);
+	if (rc)
+		return rc;
+	int st = 0;
+	char *ver = NULL;
+	rc = lh_os_health(&s->cli, &st, &ver, err);
+	free(ver);
+	if (!rc && st != 1 && st != 2)
+		rc = lh_err(err, LOCUS_EIO,
+		            "openshell gateway %s is not healthy (status %d)",
+		            co.endpoint, st);
+	return rc;
+}
+
+static int os_create(os_session *s, const locus_openshell_options *o,
+                     locus_error *err)
+{
+	size_t np = 0;
+	while (o->providers && o->providers[np])
+		np++;
+	lh_os_create cr = {.name = o->create_name, .image = o->image,
+	                   .providers = o->providers, .nproviders = np};
+	lh_os_sandbox sb;
+	int rc = lh_os_create_sandbox(&s->cli, &cr, &sb, err);
+	if (rc)
+		return rc;
+	/* owned from here: any later failure deletes it (os_free) */
+	s->owned = true;
+	s->name = sb.name ? strdup(sb.name) : NULL;
+	lh_os_sandbox_clear(&sb);
+	if (!s->name)
+		return lh_err(err, LOCUS_EIO,
+		              "openshell CreateSandbox answered without a name");
+	rc = lh_os_wait_ready(&s->cli, s->name,
+	                      o->ready_timeout_s > 0 ? o->ready_timeout_s : 300,
+	                      o->poll_interval_s > 0 ? o->poll_interval_s : 1,
+	                      &sb, err);
+	if (rc)
+		return rc;
+	s->id = strdup(sb.id);
+	lh_os_sandbox_clear(&sb);
+	return s->id ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+}
+
+int locus_session_openshell_new(locus_session **out, char **label_out,
+                                const locus_openshell_options *o,
+                                locus_error *err)
+{
+	*out = NULL;
+	if (label_out)
+		*label_out = NULL;
+	if (!o || o->version != LOCUS_OPENSHELL_OPTIONS_VERSION)
+		return lh_err(err, LOCUS_EUSAGE,
+		              "locus_openshell_options: wrong version");
+	if (!(o->sandbox_id && *o->sandbox_id) ==
+	    !(o->create_name && *o->create_name))
+		return lh_err(err, LOCUS_EINVALID,
+		              "openshell: give a sandbox id to attach to, or a "
+		              "name to create (exactly one)");
+	os_session *s = calloc(1, sizeof *s);
+	if (!s)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	s->base.version = LOCUS_SESSION_VERSION;
+	s->base.exec = os_exec;
+	s->base.upload = os_upload;
+	s->base.download = os_download;
+	s->base.free = os_free;
+	s->cli.call_timeout_s = 30;
+	if (o->workspace && !(s->workspace = strdup(o->workspace))) {
+		os_free(&s->base);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	s->cli.workspace = s->workspace;
+	int rc = os_connect(s, o, o->bearer_token, err);
+	if (!rc && o->sandbox_id) {
+		s->id = strdup(o->sandbox_id);
+		if (!s->id)
+			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+	} else if (!rc) {
+		rc = os_create(s, o, err);
+	}
+	/* prove the sandbox runs commands (and that the id is right) */
+	int code = -1;
+	char *probe = NULL;
+	size_t pl;
+	if (!rc)
+		rc = os_run(s, "echo ready", NULL, 0, 60, 4096, &code, &probe, &pl,
+		            err);
+	if (!rc && (code != 0 || !probe || strcmp(probe, "ready\n")))
+		rc = lh_err(err, LOCUS_EIO,
+		            "openshell sandbox %s does not run commands in " ROOT
+		            " (exit %d)",
+		            s->id, code);
+	free(probe);
+	if (rc) {
+		os_free(&s->base);
+		return rc;
+	}
+	if (label_out) {
+		lh_buf b = {0};
+		lh_buf_printf(&b, "openshell:%s/%s",
+		              o->endpoint ? o->endpoint : DEFAULT_ENDPOINT, s->id);
+		if (!(*label_out = lh_buf_take(&b))) {
+			os_free(&s->base);
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		}
+	}
+	*out = &s->base;
+	return 0;
+}
+
+int locus_backend_openshell_new(locus_backend **out,
+                                const locus_openshell_options *o,
+                                locus_error *err)
+{
+	*out = NULL;
+	locus_session *s;
+	char *label;
+	int rc = locus_session_openshell_new(&s, &label, o, err);
+	if (rc)
+		return rc;
+	rc = locus_backend_session_new(out, s, ROOT, label, true, err);
+	free(label);
+	return rc;
+}

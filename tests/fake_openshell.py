@@ -1,0 +1,503 @@
+#!/usr/bin/python3
+"""tests/fake_openshell.py - a strict loopback fake of NVIDIA OpenShell's gateway.
+
+Run with Debian's /usr/bin/python3 (python3-grpcio, python3-protobuf,
+protobuf-compiler): another python3 first on PATH may not see them.
+
+It speaks the real wire format (gRPC over HTTP/2, service openshell.v1.OpenShell)
+with messages generated at start-up by protoc from the same .proto the C client
+is generated from (harness/openshell.proto), through generic handlers that get
+raw bytes.  Strict where the client could be wrong:
+
+- every request is parsed and re-serialised deterministically and must match
+  the received bytes exactly (wrong field numbers or wire types, fields out of
+  order, defaults sent, unsorted map entries, unknown fields: all refused with
+  INVALID_ARGUMENT "fake: non-canonical ..."; each one is also written to
+  stderr);
+- auth: --token T requires `authorization: Bearer T` on every call but Health
+  (UNAUTHENTICATED otherwise); --tls DIR makes a throwaway CA, a server
+  certificate for 127.0.0.1 and a client certificate (python3-cryptography),
+  writes DIR/ca.crt, DIR/client.crt and DIR/client.key, and serves TLS; with
+  --require-client-cert the handshake fails without a client certificate
+  signed by that CA (the gateway's mTLS);
+- the gateway's ExecSandbox validations (INVALID_ARGUMENT), NOT_FOUND for an
+  unknown id or name, FAILED_PRECONDITION "sandbox is not ready" unless READY,
+  ALREADY_EXISTS for a taken name, and a request over 1 MiB refused with
+  OUT_OF_RANGE and tonic's message (--oversize resource_exhausted: grpcio's
+  own limit, RESOURCE_EXHAUSTED, as the gateway's interceptor layer does).
+
+Sandboxes go PROVISIONING -> READY after --polls GetSandbox calls.  Exec runs
+the command as the gateway does, `/bin/bash -lc '<K=v ... escaped argv>'`, in a
+bubblewrap sandbox (no network) whose /sandbox is the sandbox's folder, with a
+login profile that prints noise to stdout and stderr (including the provider
+credential placeholder) and GITHUB_TOKEN=openshell:resolve:env:GITHUB_TOKEN in
+the environment.  timeout_seconds ends the command's group and sends exit 124.
+
+Faults (--fault, repeatable): cut-stream (exec ends without the exit event),
+unavailable (exec fails UNAVAILABLE), unknown-phase (GetSandbox reports phase 9
+before READY), error-phase (the sandbox goes to ERROR), never-ready.
+
+--sandbox NAME:ID:DIR makes a READY sandbox over an existing folder.  Prints
+"PORT <n>" once listening (tests/fake_proc.h) and ends when stdin closes, on
+SIGTERM, or after --lifetime seconds whatever happens.  Loopback only.
+"""
+
+import argparse
+import os
+import queue
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent import futures
+
+import grpc
+
+SERVICE = "openshell.v1.OpenShell"
+MAX_DECODE = 1048576  # tonic's MAX_GRPC_DECODE_SIZE in the gateway
+PLACEHOLDER = "openshell:resolve:env:GITHUB_TOKEN"
+ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+PROVISIONING, READY, ERROR, STOPPED, STARTING = 1, 2, 3, 7, 8
+
+
+def log(msg):
+    sys.stderr.write("fake_openshell: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def load_messages(proto):
+    out = tempfile.mkdtemp(prefix="fake-openshell-pb-")
+    protoc = shutil.which("protoc") or "/usr/bin/protoc"
+    subprocess.run([protoc, "-I", os.path.dirname(os.path.abspath(proto)),
+                    "--python_out", out, os.path.abspath(proto)], check=True)
+    sys.path.insert(0, out)
+    import openshell_pb2  # noqa: E402
+
+    shutil.rmtree(out, ignore_errors=True)
+    return openshell_pb2
+
+
+def make_certs(d):
+    """A CA, a server certificate (127.0.0.1) and a client certificate."""
+    import datetime
+    import ipaddress
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.utcnow()
+    pem = serialization.Encoding.PEM
+
+    def name(cn):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def issue(subject, key, issuer, issuer_key, serial, ca=False, san=None, usage=None):
+        b = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer)
+             .public_key(key.public_key()).serial_number(serial)
+             .not_valid_before(now - datetime.timedelta(minutes=5))
+             .not_valid_after(now + datetime.timedelta(hours=2))
+             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), True))
+        if san:
+            b = b.add_extension(x509.SubjectAlternativeName(san), False)
+        if usage:
+            b = b.add_extension(x509.ExtendedKeyUsage([usage]), False)
+        return b.sign(issuer_key, hashes.SHA256())
+
+    def key_pem(k):
+        return k.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                               serialization.NoEncryption())
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = issue(name("locus openshell test CA"), ca_key, name("locus openshell test CA"),
+               ca_key, 1, ca=True)
+    out = {"ca.crt": ca.public_bytes(pem)}
+    for role, serial, san, usage in (
+            ("server", 2, [x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                           x509.DNSName("localhost")], ExtendedKeyUsageOID.SERVER_AUTH),
+            ("client", 3, None, ExtendedKeyUsageOID.CLIENT_AUTH)):
+        k = ec.generate_private_key(ec.SECP256R1())
+        c = issue(name("locus-" + role), k, ca.subject, ca_key, serial, san=san, usage=usage)
+        out[role + ".crt"] = c.public_bytes(pem)
+        out[role + ".key"] = key_pem(k)
+    for n, data in out.items():
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(data)
+    return out
+
+
+def shell_escape(value):
+    """The gateway's shell_escape (crates/openshell-server/src/grpc/sandbox.rs)."""
+    if value == "":
+        return "''"
+    if all(c.isascii() and (c.isalnum() or c in "./-_") for c in value):
+        return value
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+class Sandbox:
+    def __init__(self, name, workspace, folder, owned, polls):
+        self.id = "sb-" + secrets.token_hex(8)
+        self.name = name
+        self.workspace = workspace
+        self.dir = folder
+        self.owned = owned
+        self.polls = polls
+        self.phase = PROVISIONING if polls > 0 else READY
+        self.tmp = tempfile.mkdtemp(prefix="fake-openshell-tmp-")
+
+
+class Gateway:
+    def __init__(self, pb, args):
+        self.pb = pb
+        self.args = args
+        self.faults = set(args.fault or [])
+        self.lock = threading.Lock()
+        self.sandboxes = {}
+        self.home = tempfile.mkdtemp(prefix="fake-openshell-home-")
+        with open(os.path.join(self.home, ".bash_profile"), "w") as f:
+            # login noise on both streams, with the credential placeholder
+            f.write('echo "fake-login: welcome, token $GITHUB_TOKEN"\n'
+                    'echo "fake-login: stderr noise $GITHUB_TOKEN" >&2\n')
+
+    # ---------------- strictness ----------------
+
+    def parse(self, cls, raw, context):
+        if len(raw) > MAX_DECODE and self.args.oversize == "out_of_range":
+            context.abort(grpc.StatusCode.OUT_OF_RANGE,
+                          "Error, decoded message length too large: found %d "
+                          "bytes, the limit is: %d bytes" % (len(raw), MAX_DECODE))
+        msg = cls()
+        try:
+            msg.ParseFromString(raw)
+        except Exception as e:  # DecodeError and friends
+            self.violation(context, "%s does not parse: %s" % (cls.__name__, e))
+        probe = cls()
+        probe.CopyFrom(msg)
+        probe.DiscardUnknownFields()
+        canon = probe.SerializeToString(deterministic=True)
+        if canon != raw:
+            self.violation(context, "non-canonical %s: got %s want %s" %
+                           (cls.__name__, raw.hex()[:400], canon.hex()[:400]))
+        return msg
+
+    def violation(self, context, what):
+        log("VIOLATION " + what)
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, "fake: " + what)
+
+    def auth(self, context):
+        if not self.args.token:
+            return
+        md = dict(context.invocation_metadata())
+        got = md.get("authorization")
+        if got is None:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                          "missing authorization header")
+        if got != "Bearer " + self.args.token:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "invalid token")
+
+    # ---------------- sandboxes ----------------
+
+    def add(self, name, workspace, folder, owned, polls):
+        sb = Sandbox(name, workspace, folder, owned, polls)
+        self.sandboxes[sb.id] = sb
+        return sb
+
+    def by_name(self, name, workspace, context):
+        ws = workspace or "default"
+        for sb in self.sandboxes.values():
+            if sb.name == name and sb.workspace == ws:
+                return sb
+        context.abort(grpc.StatusCode.NOT_FOUND, "sandbox not found")
+
+    def message(self, sb):
+        pb = self.pb
+        st = pb.SandboxStatus(phase=sb.phase)
+        if sb.phase == ERROR:
+            st.conditions.add(type="Ready", status="False", reason="ImagePullFailed",
+                              message="the image could not be pulled")
+            st.exit_code = 1
+        elif sb.phase == READY:
+            st.conditions.add(type="Ready", status="True", reason="Ready")
+        spec = pb.SandboxSpec(environment={"GITHUB_TOKEN": PLACEHOLDER})
+        meta = pb.ObjectMeta(id=sb.id, name=sb.name, workspace=sb.workspace,
+                             created_at_ms=int(time.time() * 1000))
+        return pb.SandboxResponse(sandbox=pb.Sandbox(metadata=meta, spec=spec,
+                                                     status=st)).SerializeToString()
+
+    def health(self, raw, context):
+        self.parse(self.pb.HealthRequest, raw, context)
+        return self.pb.HealthResponse(status=1, version="fake-0.0.111").SerializeToString()
+
+    def create(self, raw, context):
+        self.auth(context)
+        req = self.parse(self.pb.CreateSandboxRequest, raw, context)
+        if not req.HasField("spec"):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "spec is required")
+        name = req.name or "sandbox-" + secrets.token_hex(4)
+        if len(name) > 63 or not re.match(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", name):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                          "name must be a DNS label (a-z, 0-9, '-')")
+        ws = req.workspace or "default"
+        with self.lock:
+            if any(s.name == name and s.workspace == ws for s in self.sandboxes.values()):
+                context.abort(grpc.StatusCode.ALREADY_EXISTS, "sandbox already exists")
+            folder = tempfile.mkdtemp(prefix="fake-openshell-sbx-")
+            sb = self.add(name, ws, folder, True, max(self.args.polls, 1))
+            sb.phase = PROVISIONING
+            return self.message(sb)
+
+    def get(self, raw, context):
+        self.auth(context)
+        req = self.parse(self.pb.GetSandboxRequest, raw, context)
+        with self.lock:
+            sb = self.by_name(req.name, req.workspace, context)
+            if sb.phase in (PROVISIONING, STARTING, 9):
+                if "error-phase" in self.faults:
+                    sb.phase = ERROR
+                elif "never-ready" in self.faults:
+                    pass
+                elif "unknown-phase" in self.faults and sb.phase != 9 and sb.polls > 0:
+                    sb.phase = 9
+                else:
+                    sb.polls -= 1
+                    if sb.polls <= 0:
+                        sb.phase = READY
+            return self.message(sb)
+
+    def delete(self, raw, context):
+        self.auth(context)
+        req = self.parse(self.pb.DeleteSandboxRequest, raw, context)
+        with self.lock:
+            sb = self.by_name(req.name, req.workspace, context)
+            del self.sandboxes[sb.id]
+        if sb.owned:
+            shutil.rmtree(sb.dir, ignore_errors=True)
+        shutil.rmtree(sb.tmp, ignore_errors=True)
+        return self.pb.DeleteSandboxResponse(deleted=True).SerializeToString()
+
+    def stop(self, raw, context):
+        self.auth(context)
+        req = self.parse(self.pb.StopSandboxRequest, raw, context)
+        with self.lock:
+            sb = self.by_name(req.name, req.workspace, context)
+            sb.phase = STOPPED
+            return self.message(sb)
+
+    def start(self, raw, context):
+        self.auth(context)
+        req = self.parse(self.pb.StartSandboxRequest, raw, context)
+        with self.lock:
+            sb = self.by_name(req.name, req.workspace, context)
+            if sb.phase == STOPPED:
+                sb.phase = STARTING
+                sb.polls = 1
+            return self.message(sb)
+
+    # ---------------- exec ----------------
+
+    def validate_exec(self, req, context):
+        bad = lambda m: context.abort(grpc.StatusCode.INVALID_ARGUMENT, m)
+        if not req.sandbox_id:
+            bad("sandbox_id is required")
+        if not req.command:
+            bad("command is required")
+        if len(req.command) > 1024:
+            bad("command array exceeds 1024 argument limit")
+        for i, a in enumerate(req.command):
+            if len(a.encode()) > 32 * 1024:
+                bad("command argument %d exceeds 32768 byte limit" % i)
+            if "\0" in a:
+                bad("command argument %d contains null bytes" % i)
+        if len(req.environment) > 128:
+            bad("environment exceeds 128 entries")
+        for k, v in req.environment.items():
+            if not ENV_KEY.match(k):
+                bad("environment key '%s' is invalid" % k)
+            if len(v.encode()) > 32 * 1024:
+                bad("environment value for '%s' exceeds 32768 byte limit" % k)
+            if CONTROL.search(v):
+                bad("environment value for '%s' contains control characters" % k)
+        if len(req.workdir.encode()) > 4096:
+            bad("workdir exceeds 4096 byte limit")
+        if CONTROL.search(req.workdir):
+            bad("workdir contains control characters")
+        parts = ["%s=%s" % (k, shell_escape(v)) for k, v in sorted(req.environment.items())]
+        parts += [shell_escape(a) for a in req.command]
+        cmd = " ".join(parts)
+        if req.workdir:
+            cmd = "cd %s && %s" % (shell_escape(req.workdir), cmd)
+        if len(cmd.encode()) > 256 * 1024:
+            bad("assembled command string exceeds 262144 byte limit")
+        return cmd
+
+    def bwrap(self, sb, cmd):
+        return ["bwrap", "--unshare-user", "--unshare-ipc", "--unshare-net",
+                "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+                "--ro-bind", "/usr", "/usr", "--ro-bind-try", "/bin", "/bin",
+                "--ro-bind-try", "/sbin", "/sbin", "--ro-bind-try", "/lib", "/lib",
+                "--ro-bind-try", "/lib64", "/lib64", "--ro-bind-try", "/etc", "/etc",
+                "--ro-bind", "/proc", "/proc", "--dev", "/dev",
+                "--bind", sb.tmp, "/tmp", "--bind", sb.dir, "/sandbox",
+                "--ro-bind", self.home, "/home/sandbox", "--chdir", "/sandbox",
+                "--clearenv", "--setenv", "HOME", "/home/sandbox",
+                "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+                "--setenv", "LANG", "C.UTF-8", "--setenv", "GITHUB_TOKEN", PLACEHOLDER,
+                "/bin/bash", "-lc", cmd]
+
+    def exec(self, raw, context):
+        self.auth(context)
+        pb = self.pb
+        req = self.parse(pb.ExecSandboxRequest, raw, context)
+        cmd = self.validate_exec(req, context)
+        with self.lock:
+            sb = self.sandboxes.get(req.sandbox_id)
+            if sb is None:
+                context.abort(grpc.StatusCode.NOT_FOUND, "sandbox not found")
+            if sb.phase != READY:
+                context.abort(grpc.StatusCode.FAILED_PRECONDITION, "sandbox is not ready")
+        if "unavailable" in self.faults:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "supervisor relay failed")
+        proc = subprocess.Popen(self.bwrap(sb, cmd), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        events = queue.Queue()
+
+        def pump(fd, kind):
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                events.put((kind, chunk))
+            events.put((kind, None))
+
+        def feed():
+            try:
+                if req.stdin:
+                    proc.stdin.write(req.stdin)
+                proc.stdin.close()
+            except OSError:
+                pass
+
+        threads = [threading.Thread(target=pump, args=(proc.stdout.fileno(), 1), daemon=True),
+                   threading.Thread(target=pump, args=(proc.stderr.fileno(), 2), daemon=True),
+                   threading.Thread(target=feed, daemon=True)]
+        for t in threads:
+            t.start()
+        deadline = time.time() + req.timeout_seconds if req.timeout_seconds else None
+        open_streams, timed_out = 2, False
+        try:
+            while open_streams:
+                if not context.is_active():
+                    return
+                wait = 0.2
+                if deadline is not None:
+                    wait = min(wait, max(deadline - time.time(), 0))
+                    if wait <= 0:
+                        timed_out = True
+                        break
+                try:
+                    kind, chunk = events.get(timeout=wait)
+                except queue.Empty:
+                    continue
+                if chunk is None:
+                    open_streams -= 1
+                elif kind == 1:
+                    yield pb.ExecSandboxEvent(stdout=pb.ExecSandboxStdout(data=chunk)).SerializeToString()
+                else:
+                    yield pb.ExecSandboxEvent(stderr=pb.ExecSandboxStderr(data=chunk)).SerializeToString()
+            if "cut-stream" in self.faults:
+                log("fault: exec stream cut before the exit event")
+                return
+            if timed_out:
+                code = 124
+            else:
+                rc = proc.wait()
+                code = rc if rc >= 0 else 128 - rc
+            yield pb.ExecSandboxEvent(exit=pb.ExecSandboxExit(exit_code=code)).SerializeToString()
+        finally:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--proto", required=True)
+    ap.add_argument("--token")
+    ap.add_argument("--tls")
+    ap.add_argument("--require-client-cert", action="store_true")
+    ap.add_argument("--polls", type=int, default=2)
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--oversize", choices=["out_of_range", "resource_exhausted"],
+                    default="out_of_range")
+    ap.add_argument("--sandbox", action="append", default=[])
+    ap.add_argument("--lifetime", type=float, default=600)
+    args = ap.parse_args()
+
+    timer = threading.Timer(args.lifetime, lambda: os._exit(3))
+    timer.daemon = True
+    timer.start()
+    pb = load_messages(args.proto)
+    gw = Gateway(pb, args)
+    limit = 1048581 if args.oversize == "resource_exhausted" else 4 << 20
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16),
+                         options=[("grpc.max_receive_message_length", limit),
+                                  ("grpc.max_send_message_length", 4 << 20)])
+    u = grpc.unary_unary_rpc_method_handler
+    handlers = {
+        "Health": u(gw.health),
+        "CreateSandbox": u(gw.create),
+        "GetSandbox": u(gw.get),
+        "DeleteSandbox": u(gw.delete),
+        "StopSandbox": u(gw.stop),
+        "StartSandbox": u(gw.start),
+        "ExecSandbox": grpc.unary_stream_rpc_method_handler(gw.exec),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    if args.tls:
+        c = make_certs(args.tls)
+        creds = grpc.ssl_server_credentials(
+            [(c["server.key"], c["server.crt"])],
+            root_certificates=c["ca.crt"] if args.require_client_cert else None,
+            require_client_auth=args.require_client_cert)
+        port = server.add_secure_port("127.0.0.1:0", creds)
+    else:
+        port = server.add_insecure_port("127.0.0.1:0")
+    for spec in args.sandbox:
+        name, sid, folder = spec.split(":", 2)
+        sb = gw.add(name, "default", os.path.abspath(folder), False, 0)
+        del gw.sandboxes[sb.id]
+        sb.id = sid
+        gw.sandboxes[sid] = sb
+    server.start()
+
+    def cleanup(*_):
+        for sb in list(gw.sandboxes.values()):
+            if sb.owned:
+                shutil.rmtree(sb.dir, ignore_errors=True)
+            shutil.rmtree(sb.tmp, ignore_errors=True)
+        shutil.rmtree(gw.home, ignore_errors=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, cleanup)
+    print("PORT %d" % port, flush=True)
+    # tests/fake_proc.h: the fake ends when its stdin closes
+    sys.stdin.read()
+    cleanup()
+
+
+if __name__ == "__main__":
+    main()
