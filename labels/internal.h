@@ -73,16 +73,6 @@ bool ll_is_interpreter(const char *name);
 /* awk whose program runs commands (system(), `| getline`, print | "cmd"):
    fed a download, it runs it. */
 bool ll_awk_runs_input(const locus_shell_command *c);
-/* A downloader that leaves a file behind (curl -o, wget, > file). */
-bool ll_downloader_writes_file(const locus_shell_command *c);
-/* The program file a command runs: an interpreter's script path, the
-   file of `source f` / `. f`, or argv[0] when it is not a bare name or a
-   system path (./install.sh).  NULL when it runs no file. */
-const char *ll_file_run(const locus_shell_command *c);
-/* Downloader `d` saves a file whose name matches `run` (basename), or
-   whose name cannot be known. */
-bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run);
-
 /* Floor patterns for the raw text of an unparsed line: fills up to `max`
    floor reasons (static strings) matched in `text`, returns the count.  A
    PCRE2 error counts as a match (fail closed). */

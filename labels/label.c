@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../knowledge/linefacts.h"
+#include "../knowledge/programs.h"
 
 /* ---- the floor -------------------------------------------------------- */
 
@@ -53,16 +55,18 @@ typedef struct floor_pattern {
 	const char *need[8];
 } floor_pattern;
 
-#define DL "(?:curl|wget|fetch|aria2c|https?|xhs?)"
-#define DL_NEED "curl", "wget", "fetch", "aria2c", "http", "xh"
-#define INTERP                                                               \
-	"(?:(?:ba|z|k|da|a|mk)?sh|fish|busybox|python[0-9.]*|perl|ruby|node|" \
-	"php|deno|bun|eval|source)"
+/* Program-name alternations are built from the program table when the
+   patterns are compiled: DL the downloaders, INTERP the shells and
+   interpreters, WIPE the programs that make or erase a filesystem.  As a
+   `need` literal the same marker stands for "any of those names". */
+#define DL "\001D"
+#define INTERP "\001I"
+#define WIPE "\001W"
+#define DL_NEED DL
 
 static const floor_pattern floor_patterns[] = {
 	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" } },
-	{ "\\bmkfs\\b|\\bmkfs\\.|\\bwipefs\\b|\\bshred\\b", LL_NEVER_FS,
-	  { "mkfs", "wipefs", "shred" } },
+	{ "\\b" WIPE "\\b", LL_NEVER_FS, { WIPE } },
 	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS, { "of=" } },
 	{ "\\bgit\\b[^\\n]*\\bpush\\b[^\\n]*(?:--force(?!-with-lease|-if-"
 	  "includes)|\\s['\"]?-[a-z]*f|\\s['\"]?\\+[^\\s]|--mirror)",
@@ -111,12 +115,65 @@ static bool contains_ci(const char *text, size_t len, const char *needle)
 	return false;
 }
 
+static uint32_t marker_class(char m)
+{
+	return m == 'D' ? LK_DOWNLOADER
+	       : m == 'I' ? LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE
+	                  : LK_WIPES_DEVICE;
+}
+
+/* The text holds the name of a program of class `cls`. */
+static bool contains_class(const char *text, size_t len, uint32_t cls)
+{
+	for (size_t i = 0;; i++) {
+		const lk_program *p = lk_program_at(i);
+		if (!p)
+			return false;
+		if ((p->cls & cls) && contains_ci(text, len, p->name))
+			return true;
+	}
+}
+
 static bool may_match(const floor_pattern *fp, const char *text, size_t len)
 {
-	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++)
-		if (fp->need[i] && contains_ci(text, len, fp->need[i]))
+	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++) {
+		const char *nd = fp->need[i];
+		if (!nd)
+			continue;
+		if (nd[0] == '\x01' ? contains_class(text, len,
+		                                     marker_class(nd[1]))
+		                    : contains_ci(text, len, nd))
 			return true;
+	}
 	return false;
+}
+
+/* The pattern with each program-class marker replaced by the names'
+   alternation; malloc'd, NULL on OOM or overflow (fails closed). */
+static char *expand_pattern(const char *re)
+{
+	size_t cap = strlen(re) + 1;
+	for (const char *m = strchr(re, '\x01'); m; m = strchr(m + 1, '\x01'))
+		cap += 8192;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (const char *p = re; *p; p++) {
+		if (*p != '\x01') {
+			out[k++] = *p;
+			continue;
+		}
+		size_t n = lk_names_regex(marker_class(p[1]), out + k, cap - k);
+		if (n == 0) {
+			free(out);
+			return NULL;
+		}
+		k += n;
+		p++;
+	}
+	out[k] = '\0';
+	return out;
 }
 
 #define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
@@ -191,9 +248,13 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 			continue;
 		int errcode;
 		PCRE2_SIZE erroff;
-		pcre2_code *re = pcre2_compile(
-			(PCRE2_SPTR)floor_patterns[i].re, PCRE2_ZERO_TERMINATED,
-			PCRE2_CASELESS, &errcode, &erroff, NULL);
+		char *src = expand_pattern(floor_patterns[i].re);
+		pcre2_code *re = src ? pcre2_compile((PCRE2_SPTR)src,
+		                                     PCRE2_ZERO_TERMINATED,
+		                                     PCRE2_CASELESS, &errcode,
+		                                     &erroff, NULL)
+		                     : NULL;
+		free(src);
 		pcre2_match_data *md =
 			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
 		bool hit = true; /* any failure fails closed */
@@ -367,32 +428,32 @@ static bool net_source(const locus_shell_command *d)
 	return (d->argc && ll_is_downloader(d->name)) || ll_net_redirect(d);
 }
 
-/* Programs that give a file a new name: `curl -o i x; mv i j; sh j`. */
-static const char *const renamers[] = { "mv", "cp", "ln", "install", NULL };
-
-/* A command between the download (index i) and the run (index k) copies
-   or moves a downloaded file to the name that runs (one step). */
-static bool renamed_download(const locus_shell_result *r,
-                             const locus_shell_command *d, size_t i,
-                             size_t k, const char *run)
+/* A file the line downloaded (or read from a socket) is run by command
+   k, under any name it got (knowledge/linefacts.c follows cp, mv, ln,
+   tee, archives).  `wr` is computed on first use. */
+static bool runs_download(const locus_shell_result *r, size_t k,
+                          lk_writers *wr, bool *have_wr)
 {
-	const char *slash = strrchr(run, '/');
-	const char *want = slash ? slash + 1 : run;
-	for (size_t m = i + 1; m < k; m++) {
-		const locus_shell_command *c = locus_shell_result_command(r, m);
-		bool renamer = false;
-		for (const char *const *p = renamers; *p && c->argc; p++)
-			renamer |= strcmp(*p, c->name) == 0;
-		if (!renamer || c->argc < 3)
-			continue;
-		const char *dst = c->argv[c->argc - 1];
-		const char *ds = strrchr(dst, '/');
-		/* `mv i dir/` keeps the name: the direct check covers it. */
-		if (strcmp(ds ? ds + 1 : dst, want) != 0)
-			continue;
-		for (size_t a = 1; a + 1 < c->argc; a++)
-			if (c->argv[a][0] != '-' &&
-			    ll_downloaded_file_runs(d, c->argv[a]))
+	const locus_shell_command *c = locus_shell_result_command(r, k);
+	lk_run runs[LK_MAX_RUNS + 1];
+	size_t nr = lk_command_runs(c, runs, LK_MAX_RUNS);
+	/* `xargs sh`: the script operand comes from input: any file */
+	if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) && ll_is_interpreter(c->name))
+		runs[nr++] = (lk_run){ "", LOCUS_WORD_DYNAMIC, LK_MATCH_BASE,
+		                       LK_RUN_SHELL };
+	if (nr == 0)
+		return false;
+	if (!*have_wr) {
+		lk_line_writers(r, wr);
+		*have_wr = true;
+	}
+	if (wr->overflow)
+		return true; /* too many files written to tell: fail closed */
+	for (size_t i = 0; i < nr; i++) {
+		lk_write w[LK_MAX_WRITES];
+		size_t nw = lk_line_writes(r, wr, k, &runs[i], w, LK_MAX_WRITES);
+		for (size_t m = 0; m < nw; m++)
+			if (w[m].content == LK_CONTENT_DOWNLOAD)
 				return true;
 	}
 	return false;
@@ -400,6 +461,7 @@ static bool renamed_download(const locus_shell_result *r,
 
 static bool remote_code(const locus_shell_result *r)
 {
+	lk_writers wr;
 	size_t n = locus_shell_result_count(r);
 	bool any_interp = false, line_net = false;
 	for (size_t k = 0; k < n; k++) {
@@ -427,18 +489,15 @@ static bool remote_code(const locus_shell_result *r)
 			if (c->pipeline == d->pipeline &&
 			    (ll_is_interpreter(c->name) || ll_awk_runs_input(c)))
 				return true;
-			const char *run = ll_file_run(c);
-			if (!run)
-				continue;
-			if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) &&
-			    ll_downloader_writes_file(d))
-				return true;
-			if (ll_downloaded_file_runs(d, run))
-				return true;
-			if (renamed_download(r, d, i, k, run))
-				return true;
 		}
 	}
+	/* a downloaded file that runs, by any name */
+	bool have_wr = false, any_dl = false;
+	for (size_t i = 0; i < n && !any_dl; i++)
+		any_dl = net_source(locus_shell_result_command(r, i));
+	for (size_t k = 0; any_dl && k < n; k++)
+		if (runs_download(r, k, &wr, &have_wr))
+			return true;
 	return false;
 }
 

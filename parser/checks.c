@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "walk.h"
+#include "../knowledge/programs.h"
 
 /* Reserved words (and `{ }`) that bash never runs as a command name when
    unquoted; tree-sitter lets some through (research S2, S3, `fi;`).
@@ -729,10 +730,6 @@ static const char *const fed_paths[] = {
 	"/dev/stdin", "/dev/fd/", "/proc/self/fd/", "-", NULL,
 };
 
-static const char *const fed_downloaders[] = {
-	"curl", "wget", "fetch", "aria2c", "http", "xh", NULL,
-};
-
 void lp_checks_source(lp_ctx *ctx)
 {
 	const locus_shell_result *r = ctx->result;
@@ -753,10 +750,8 @@ void lp_checks_source(lp_ctx *ctx)
 		for (size_t j = i + 1; fed && j < n; j++) {
 			const locus_shell_command *p =
 				locus_shell_result_command(r, j);
-			for (size_t k = 0; p->parent == i && fed_downloaders[k];
-			     k++)
-				if (!strcmp(p->name, fed_downloaders[k]))
-					fed = false;
+			if (p->parent == i && lk_is(p->name, LK_DOWNLOADER))
+				fed = false;
 		}
 		if (fed) {
 			lp_unparsed(ctx, "'%s' runs text fed by the line",
@@ -845,41 +840,10 @@ void lp_checks_env(lp_ctx *ctx)
    `bash < <(echo rm -rf /)`, `sh 0<<<'rm -rf /'`: a shell with no -c and
    no script file reads its program from stdin.  When no command was
    parsed from that input (origin stdin-script), the line is not
-   understood.  And `echo 'rm -rf /' > x.sh; sh x.sh`: a shell running a
-   file the line itself wrote runs text we did not parse. */
-static const char *const shell_names[] = {
-	"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish", "rbash",
-	NULL,
-};
-
+   understood.  (A script file the line wrote is parsed in written.c.) */
 static bool is_shell(const char *name)
 {
-	for (size_t k = 0; shell_names[k]; k++)
-		if (!strcmp(name, shell_names[k]))
-			return true;
-	return false;
-}
-
-static bool written_on_line(const locus_shell_result *r, const char *path)
-{
-	size_t n = locus_shell_result_count(r);
-	for (size_t i = 0; i < n; i++) {
-		const locus_shell_command *c = locus_shell_result_command(r, i);
-		for (size_t k = 0; k < c->nredirects; k++) {
-			const char *op = c->redirects[k].op;
-			if (strchr(op, '>') && !strchr(op, '&') &&
-			    !strcmp(c->redirects[k].target, path))
-				return true;
-			if (!strcmp(op, "&>") && !strcmp(c->redirects[k].target, path))
-				return true;
-		}
-		if (!strcmp(c->name, "tee") || !strcmp(c->name, "cp") ||
-		    !strcmp(c->name, "mv") || !strcmp(c->name, "install"))
-			for (size_t k = 1; k < c->argc; k++)
-				if (!strcmp(c->argv[k], path))
-					return true;
-	}
-	return false;
+	return lk_is(name, LK_SHELL);
 }
 
 void lp_checks_shell_input(lp_ctx *ctx)
@@ -908,14 +872,8 @@ void lp_checks_shell_input(lp_ctx *ctx)
 		}
 		if (inline_c)
 			continue;
-		if (script) {
-			if (written_on_line(r, script)) {
-				lp_unparsed(ctx, "%s runs %s, written on the line",
-				            c->name, script);
-				return;
-			}
-			continue;
-		}
+		if (script)
+			continue; /* a file: written.c */
 		bool fed = (c->flags & (LOCUS_CMD_PIPED_IN |
 		                        LOCUS_CMD_STDIN_SCRIPT)) != 0;
 		for (size_t k = 0; k < c->nredirects && !fed; k++) {

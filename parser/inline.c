@@ -17,15 +17,16 @@
 
 #include "seethrough.h"
 
+/* Languages of the program table's interpreters (knowledge/programs.h). */
 enum {
-	L_PY = 1 << 0,
-	L_PERL = 1 << 1,
-	L_RUBY = 1 << 2,
-	L_JS = 1 << 3,
-	L_PHP = 1 << 4,
-	L_AWK = 1 << 5,
-	L_LUA = 1 << 6,
-	L_OSA = 1 << 7,
+	L_PY = LK_LANG_PY,
+	L_PERL = LK_LANG_PERL,
+	L_RUBY = LK_LANG_RUBY,
+	L_JS = LK_LANG_JS,
+	L_PHP = LK_LANG_PHP,
+	L_AWK = LK_LANG_AWK,
+	L_LUA = LK_LANG_LUA,
+	L_OSA = LK_LANG_OSA,
 };
 
 enum pat_kind {
@@ -480,78 +481,16 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 	pcre2_match_data_free(md);
 }
 
-/* ---- interpreters ---------------------------------------------------- */
-
-enum {
-	I_VERSIONED = 1 << 0, /* python3.12, ruby3.1, php8.2, lua5.4 */
-	I_STDIN = 1 << 1,     /* no code and no file: the program is stdin */
-	I_CODE_ENDS = 1 << 2, /* -c ends the options (python) */
-	I_OPERAND = 1 << 3,   /* the first operand is the program (awk) */
-	I_EVAL_SUB = 1 << 4,  /* `deno eval CODE` */
-};
-
-static const struct interp {
-	const char *name;
-	unsigned lang;
-	const char *code;      /* letters whose value is code */
-	const char *code_long; /* "|eval|print|" */
-	const char *val;       /* letters taking a value */
-	const char *val_long;  /* "|require|import|" next-word values */
-	const char *rest;      /* letters taking the rest of the cluster */
-	const char *stop;      /* letters after which no inline code runs */
-	const char *file;      /* letters naming a program file */
-	unsigned flags;
-} interps[] = {
-	{ "python", L_PY, "c", "", "WXQ", "|check-hash-based-pycs|", "", "m",
-	  "", I_VERSIONED | I_STDIN | I_CODE_ENDS },
-	{ "pypy", L_PY, "c", "", "WXQ", "", "", "m", "",
-	  I_VERSIONED | I_STDIN | I_CODE_ENDS },
-	{ "perl", L_PERL, "eE", "", "", "", "0CdDiIlmMxV", "", "",
-	  I_VERSIONED | I_STDIN },
-	{ "ruby", L_RUBY, "e", "", "ICrEF", "", "0KTWx", "", "",
-	  I_VERSIONED | I_STDIN },
-	{ "node", L_JS, "ep", "|eval|print|", "rC",
-	  "|require|import|loader|experimental-loader|input-type|title|"
-	  "conditions|", "", "c", "", I_STDIN },
-	{ "nodejs", L_JS, "ep", "|eval|print|", "rC",
-	  "|require|import|loader|experimental-loader|input-type|title|"
-	  "conditions|", "", "c", "", I_STDIN },
-	{ "bun", L_JS, "ep", "|eval|print|", "r", "|preload|", "", "", "", 0 },
-	{ "deno", L_JS, "", "", "", "", "", "", "", I_EVAL_SUB },
-	{ "php", L_PHP, "rBRE", "", "dcztSA", "", "", "", "fF",
-	  I_VERSIONED | I_STDIN },
-	{ "awk", L_AWK, "e", "|source|", "FvilW",
-	  "|field-separator|assign|include|load|", "odpDLM", "", "fE",
-	  I_OPERAND },
-	{ "gawk", L_AWK, "e", "|source|", "FvilW",
-	  "|field-separator|assign|include|load|", "odpDLM", "", "fE",
-	  I_OPERAND },
-	{ "mawk", L_AWK, "", "", "FvW", "", "", "", "f", I_OPERAND },
-	{ "nawk", L_AWK, "", "", "Fv", "", "", "", "f", I_OPERAND },
-	{ "busybox-awk", L_AWK, "e", "", "Fv", "", "", "", "f", I_OPERAND },
-	{ "lua", L_LUA, "e", "", "l", "", "", "", "", I_VERSIONED | I_STDIN },
-	{ "luajit", L_LUA, "e", "", "l", "", "", "", "", I_STDIN },
-	{ "osascript", L_OSA, "e", "", "l", "", "", "", "", I_STDIN },
-	{ "Rscript", 0, "e", "", "", "", "", "", "", 0 },
-};
-
-static const struct interp *find_interp(const char *name)
+void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
+                    unsigned depth)
 {
-	for (size_t i = 0; i < sizeof interps / sizeof *interps; i++) {
-		const struct interp *it = &interps[i];
-		size_t n = strlen(it->name);
-		if (strncmp(name, it->name, n))
-			continue;
-		const char *rest = name + n;
-		if (!*rest)
-			return it;
-		if ((it->flags & I_VERSIONED) &&
-		    strspn(rest, "0123456789.") == strlen(rest))
-			return it;
-	}
-	return NULL;
+	scan_code(ctx, code, lang, idx, depth);
 }
 
+/* ---- interpreters ---------------------------------------------------- */
+
+/* How each interpreter takes code is a row of the program table:
+   lk_interp (code and value letters, stdin, operand programs). */
 static bool in_bar_list(const char *list, const char *s, size_t n)
 {
 	for (const char *p = list; (p = strstr(p, "|")) != NULL; p++) {
@@ -573,7 +512,8 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	const struct interp *it = find_interp(lp_base_name(w[pos].value));
+	const lk_program *prog = lp_program(w[pos].value);
+	const lk_interp *it = prog ? prog->interp : NULL;
 	if (!it)
 		return false;
 	const char *codes[MAX_CODES];
@@ -581,7 +521,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	size_t ncodes = 0;
 	bool file = false, stop = false, stdin_file = false;
 	size_t i = pos + 1;
-	if (it->flags & I_EVAL_SUB) {
+	if (it->flags & LK_I_EVAL_SUB) {
 		if (i >= n || strcmp(w[i].value ? w[i].value : "", "eval"))
 			return true; /* deno run FILE: a known limit */
 		i++;
@@ -621,7 +561,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				}
 			} else if (!eq && in_bar_list(it->val_long, name, nl)) {
 				i++;
-			} else if (it->flags & I_OPERAND) {
+			} else if (it->flags & LK_I_OPERAND) {
 				if ((nl == 4 && !strncmp(name, "file", 4)) ||
 				    (nl == 4 && !strncmp(name, "exec", 4))) {
 					file = true;
@@ -646,7 +586,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				if (is_code && ncodes < MAX_CODES) {
 					codes[ncodes] = vv;
 					code_words[ncodes++] = vw;
-					if (it->flags & I_CODE_ENDS)
+					if (it->flags & LK_I_CODE_ENDS)
 						stop = true;
 				}
 				if (is_file && !lp_is_stdin_word(vw))
@@ -665,7 +605,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	}
 	locus_shell_command *cmd = &ctx->result->commands[idx];
 	if (!ncodes && !file && !stop && !stdin_file &&
-	    (it->flags & I_OPERAND) && i < n) {
+	    (it->flags & LK_I_OPERAND) && i < n) {
 		codes[ncodes] = w[i].value;
 		code_words[ncodes++] = &w[i];
 	}
@@ -676,7 +616,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			if (code_words[k]->flags & LOCUS_WORD_DYNAMIC) {
 				lp_unparsed(ctx, "%s runs code only known at run "
 				                 "time: %s",
-				            it->name,
+				            prog->name,
 				            code_words[k]->text ? code_words[k]->text
 				                                : "");
 				return true;
@@ -690,13 +630,13 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		          raw->depth + 1);
 		return true;
 	}
-	if (file || stop || (!(it->flags & I_STDIN) && !stdin_file))
+	if (file || stop || (!(it->flags & LK_I_STDIN) && !stdin_file))
 		return true;
 	if (lp_stdin_procsub(raw)) {
 		cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
 		lp_unparsed(ctx, "%s reads its program from a process "
 		                 "substitution",
-		            it->name);
+		            prog->name);
 		return true;
 	}
 	if (!stdin_file && i < n && !lp_is_stdin_word(&w[i]))

@@ -91,6 +91,9 @@ struct locus_shell_result {
 	bool has_fork_bomb;
 	locus_shell_command *commands;
 	size_t ncommands, cap;
+	size_t *producers; /* per command: the command whose stdout feeds its
+	                      stdin through a pipe, or LOCUS_SHELL_NO_PARENT
+	                      (capacity cap) */
 };
 
 /* ---- words and raw commands ------------------------------------------ */
@@ -192,12 +195,21 @@ void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
    LOCUS_SHELL_NO_PARENT if nothing was emitted. */
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw);
 
+/* The command whose stdout feeds command idx through a pipe (the
+   innermost command of the previous stage), or LOCUS_SHELL_NO_PARENT
+   (none, or a compound command). */
+size_t lp_producer(const lp_ctx *ctx, size_t idx);
+
 /* Build the public command for `raw` as is (no peeling) and push it.
    Shared helper for the see-through side: computes name (basename of
    argv[0]), the argv/words/flags arrays, GLOB_ARGS and DYNAMIC_ARGS. */
 size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw,
                    size_t first_argv, size_t nwrappers,
                    const char *const *wrappers);
+
+/* written.c: files the line writes and then runs are parsed as the
+   runner's input, or the line is unparsed (after the walk). */
+void lp_checks_written(lp_ctx *ctx);
 
 /* inline.c: compile / free the interpreter pattern table. */
 lp_inline_table *lp_inline_table_new(void);

@@ -403,6 +403,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		lp_checks_reeval(&ctx);
 		lp_checks_source(&ctx);
 		lp_checks_env(&ctx);
+		lp_checks_written(&ctx);
 		lp_checks_shell_input(&ctx);
 	}
 

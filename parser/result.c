@@ -91,11 +91,24 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 			cap * sizeof *c);
 		if (!c)
 			return LOCUS_SHELL_NO_PARENT;
+		size_t *pr = lp_arena_grow(ctx->arena, r->producers,
+		                           r->ncommands * sizeof *pr,
+		                           cap * sizeof *pr);
+		if (!pr)
+			return LOCUS_SHELL_NO_PARENT;
 		r->commands = c;
+		r->producers = pr;
 		r->cap = cap;
 	}
 	r->commands[r->ncommands] = *cmd;
+	r->producers[r->ncommands] = LOCUS_SHELL_NO_PARENT;
 	return r->ncommands++;
+}
+
+size_t lp_producer(const lp_ctx *ctx, size_t idx)
+{
+	const locus_shell_result *r = ctx->result;
+	return idx < r->ncommands ? r->producers[idx] : LOCUS_SHELL_NO_PARENT;
 }
 
 /* Basename as the spec defines `name`: /usr/bin/rm -> rm. */
@@ -181,5 +194,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 		ctx->result->has_substitution = true;
 	if (flags & LOCUS_CMD_BACKGROUND)
 		ctx->result->has_background = true;
-	return lp_push_command(ctx, &c);
+	size_t idx = lp_push_command(ctx, &c);
+	if (idx != LOCUS_SHELL_NO_PARENT && raw->stdin_kind == LP_STDIN_PIPE)
+		ctx->result->producers[idx] = raw->stdin_producer;
+	return idx;
 }

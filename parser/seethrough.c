@@ -116,17 +116,6 @@ static size_t emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
 
 /* ---- what feeds stdin ------------------------------------------------ */
 
-static const char *const downloaders[] = {
-	"curl", "wget", "fetch", "aria2c", "http", "https", "xh", NULL,
-};
-
-static const char *const decoders[] = {
-	"base64", "base32", "basenc", "xxd", "openssl", "tr", "rev",
-	"gunzip", "zcat", "gzip", "bzip2", "bzcat", "bunzip2", "xz", "xzcat",
-	"unxz", "zstd", "zstdcat", "unzstd", "uudecode", "iconv", "od",
-	"lz4", "lzcat", "brotli", "gpg", "age", NULL,
-};
-
 /* echo's output when it is literal, else NULL (sets *decoded when -e
    would interpret escapes). */
 static const char *echo_text(lp_ctx *ctx, const locus_shell_command *c,
@@ -266,21 +255,19 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 		lp_unparsed(ctx, "%s runs the output of a compound command", what);
 		return NULL;
 	}
+	return lp_output_or_unparsed(ctx, p, what);
+}
+
+const char *lp_output_or_unparsed(lp_ctx *ctx, size_t p, const char *what)
+{
 	const locus_shell_command *c = &ctx->result->commands[p];
 	const char *name = c->name ? c->name : "";
-	if (lp_in_list(downloaders, name))
+	bool dyn = false;
+	lp_output out;
+	const char *text = lp_command_output(ctx, p, &out, &dyn);
+	if (out == LP_OUT_DOWNLOAD)
 		return NULL; /* remote code: the labels tag it */
-	bool decoded = false, dyn = false;
-	const char *text = NULL;
-	if (lp_streq(name, "echo") && !any_dynamic_arg(c))
-		text = echo_text(ctx, c, &decoded);
-	else if (lp_streq(name, "printf") && !any_dynamic_arg(c))
-		text = printf_text(ctx, c, &decoded);
-	else if (lp_streq(name, "cat"))
-		text = cat_text(ctx, c, &dyn);
-	else if (lp_in_list(decoders, name))
-		decoded = true;
-	if (decoded) {
+	if (out == LP_OUT_DECODED) {
 		lp_unparsed(ctx, "%s runs decoded input (%s)", what, name);
 		return NULL;
 	}
@@ -294,6 +281,70 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 		                 "at run time",
 		            what);
 	return text;
+}
+
+/* The heredoc or herestring on stdin of a command, or NULL. */
+static const char *stdin_doc(const locus_shell_command *c, bool *dynamic)
+{
+	const char *text = NULL;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->fd > 0 || !r->op || strncmp(r->op, "<<", 2))
+			continue;
+		text = r->target ? r->target : "";
+		*dynamic = (r->target_flags & LOCUS_WORD_DYNAMIC) != 0;
+	}
+	return text;
+}
+
+
+#define OUTPUT_DEPTH 8
+
+static const char *output_depth(lp_ctx *ctx, size_t idx, lp_output *out,
+                                bool *dyn, unsigned depth)
+{
+	*out = LP_OUT_UNKNOWN;
+	if (idx >= ctx->result->ncommands || depth > OUTPUT_DEPTH)
+		return NULL;
+	const locus_shell_command *c = &ctx->result->commands[idx];
+	const char *name = c->name ? c->name : "";
+	uint32_t cls = lk_classes(name);
+	/* a socket read by cat is left unknown: the line is unparsed (and
+	   the labeller still sees the network and the floor) */
+	if (cls & LK_DOWNLOADER) {
+		*out = LP_OUT_DOWNLOAD;
+		return NULL;
+	}
+	bool decoded = false;
+	const char *text = NULL;
+	if (lp_streq(name, "echo") && !any_dynamic_arg(c))
+		text = echo_text(ctx, c, &decoded);
+	else if (lp_streq(name, "printf") && !any_dynamic_arg(c))
+		text = printf_text(ctx, c, &decoded);
+	else if (lp_streq(name, "cat"))
+		text = cat_text(ctx, c, dyn);
+	else if (cls & LK_WRITES_ARGS) {
+		/* tee copies its input */
+		text = stdin_doc(c, dyn);
+		if (!text && (c->flags & LOCUS_CMD_PIPED_IN))
+			return output_depth(ctx, lp_producer(ctx, idx), out, dyn,
+			                    depth + 1);
+	} else if (cls & LK_DECODER)
+		decoded = true;
+	if (decoded) {
+		*out = LP_OUT_DECODED;
+		return NULL;
+	}
+	if (text)
+		*out = LP_OUT_TEXT;
+	return text;
+}
+
+const char *lp_command_output(lp_ctx *ctx, size_t idx, lp_output *out,
+                              bool *dyn)
+{
+	*dyn = false;
+	return output_depth(ctx, idx, out, dyn, 0);
 }
 
 /* Paths that name the process's own stdin: a script operand that is one
@@ -324,63 +375,12 @@ bool lp_stdin_procsub(const lp_raw_command *raw)
 	return false;
 }
 
-static const char *skip_dot_slash(const char *p)
-{
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	return p;
-}
-
-/*
- * True when an earlier command of the line writes `path`: an output
- * redirect to it or a tee operand.  `echo 'rm -rf /' > x.sh; sh x.sh` runs
- * text we saw as data; the analysis cannot follow it.
- */
-static bool written_on_line(const lp_ctx *ctx, const char *path)
-{
-	path = skip_dot_slash(path);
-	if (!*path)
-		return false;
-	for (size_t i = 0; i < ctx->result->ncommands; i++) {
-		const locus_shell_command *c = &ctx->result->commands[i];
-		for (size_t k = 0; k < c->nredirects; k++) {
-			const locus_shell_redirect *r = &c->redirects[k];
-			if (!r->op || !strchr(r->op, '>') || !r->target ||
-			    lp_streq(r->op, ">&"))
-				continue;
-			if (lp_streq(skip_dot_slash(r->target), path))
-				return true;
-		}
-		if (c->name && lp_streq(c->name, "tee"))
-			for (size_t k = 1; k < c->argc; k++)
-				if (lp_streq(skip_dot_slash(c->argv[k]), path))
-					return true;
-	}
-	return false;
-}
-
 /* ---- shells ---------------------------------------------------------- */
 
-static const char *const shells[] = {
-	"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "fish", "rbash",
-	"pdksh", "oksh", "loksh", "yash", "posh", "csh", "tcsh", "ksh93",
-	NULL,
-};
-
-/* bash, bash5, bash-5.2, ksh93 ... */
+/* bash, bash5, bash-5.2, ksh93, mksh-static ... (the program table) */
 static bool is_shell(const char *name)
 {
-	for (const char *const *s = shells; *s; s++) {
-		size_t n = strlen(*s);
-		if (strncmp(name, *s, n))
-			continue;
-		const char *rest = name + n;
-		if (*rest == '-')
-			rest++;
-		if (strspn(rest, "0123456789.") == strlen(rest))
-			return true;
-	}
-	return false;
+	return lk_is(name, LK_SHELL);
 }
 
 /* Origins whose commands get {} replaced by their input. */
@@ -488,13 +488,9 @@ static void shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		parse_text(ctx, script, origin, idx, raw->depth + 1);
 		return;
 	}
-	if (i < n && !have_s && !lp_is_stdin_word(&words[i])) {
-		if (!wdyn(&words[i]) && written_on_line(ctx, wval(&words[i])))
-			lp_unparsed(ctx, "a shell runs %s, a file written "
-			                 "earlier on the line",
-			            wval(&words[i]));
-		return; /* a script file: a known limit */
-	}
+	if (i < n && !have_s && !lp_is_stdin_word(&words[i]))
+		return; /* a script file: parsed when the line wrote it
+		           (written.c), else a known limit */
 	if (lp_stdin_procsub(raw)) {
 		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 		lp_unparsed(ctx, "a shell reads its script from a process "
@@ -1209,13 +1205,8 @@ static void see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			                : i + 1 < raw->nwords
 			                        ? wval(&raw->words[i + 1])
 			                        : "";
-			if (!lp_in_list(stdin_paths, f)) {
-				if (written_on_line(ctx, f))
-					lp_unparsed(ctx, "at runs %s, a file "
-					                 "written earlier on the line",
-					            f);
-				return;
-			}
+			if (!lp_in_list(stdin_paths, f))
+				return; /* a file: see written.c */
 		}
 	}
 	if (lp_stdin_procsub(raw)) {
@@ -1256,8 +1247,25 @@ static void see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		                 "later");
 }
 
+void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
+                     unsigned depth)
+{
+	/* recipe lines start with a tab; @ - + are make's prefixes */
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (*p == '\t') {
+			size_t k = strspn(p, "\t @-+");
+			if (k < len)
+				lp_parse_nested(ctx, p + k, len - k,
+				                LOCUS_ORIGIN_STDIN_SCRIPT, idx, depth);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
 /* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
-   stdin. */
+   stdin; a makefile the line wrote is handled in written.c. */
 static void see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                      size_t idx)
 {
@@ -1273,28 +1281,12 @@ static void see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			f = v + 7;
 		else if (!strncmp(v, "--makefile=", 11))
 			f = v + 11;
-		if (!f)
-			continue;
-		if (!lp_in_list(stdin_paths, f) && !written_on_line(ctx, f))
+		if (!f || !lp_in_list(stdin_paths, f))
 			continue;
 		lp_unparsed(ctx, "make reads a makefile fed by the line: "
 		                 "its recipes are not fully analysed");
-		if (!lp_in_list(stdin_paths, f))
-			return;
-		const char *text = lp_stdin_text(ctx, raw, "make");
-		/* recipe lines start with a tab; @ - + are make's prefixes */
-		for (const char *p = text; p && *p;) {
-			const char *e = strchr(p, '\n');
-			size_t len = e ? (size_t)(e - p) : strlen(p);
-			if (*p == '\t') {
-				size_t k = strspn(p, "\t @-+");
-				if (k < len)
-					lp_parse_nested(ctx, p + k, len - k,
-					                LOCUS_ORIGIN_STDIN_SCRIPT, idx,
-					                raw->depth + 1);
-			}
-			p = e ? e + 1 : NULL;
-		}
+		lp_make_recipes(ctx, lp_stdin_text(ctx, raw, "make"), idx,
+		                raw->depth + 1);
 		return;
 	}
 }
@@ -1484,16 +1476,10 @@ static void see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 
 /* Programs whose first operand picks what they do: a dynamic one could
    be anything (`systemctl ${X:-poweroff}`). */
-static const char *const subcommand_programs[] = {
-	"systemctl", "npm", "pnpm", "yarn", "bun", "docker", "podman",
-	"kubectl", "apt", "apt-get", "pip", "pip3", "cargo", "go", "gh",
-	"brew", "dnf", "yum", "snap", "helm", NULL,
-};
-
 static void check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                                      size_t pos, const char *name)
 {
-	if (!lp_in_list(subcommand_programs, name))
+	if (!lk_is(name, LK_SUBCOMMANDS))
 		return;
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
@@ -1517,13 +1503,11 @@ static const struct {
 } programs[] = {
 	{ "eval", see_eval },       { "trap", see_trap },
 	{ "xargs", see_xargs },     { "parallel", see_parallel },
-	{ "find", see_find },       { "gfind", see_find },
-	{ "fd", see_fd },           { "fdfind", see_fd },
+	{ "find", see_find },       { "fd", see_fd },
 	{ "git", see_git },         { "ssh", see_ssh },
-	{ "watch", see_watch },
-	{ "at", see_at },           { "batch", see_at },
-	{ "crontab", see_crontab }, { "make", see_make },
-	{ "gmake", see_make },
+	{ "watch", see_watch },     { "at", see_at },
+	{ "batch", see_at },        { "crontab", see_crontab },
+	{ "make", see_make },
 };
 
 static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
@@ -1532,13 +1516,16 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const char *name = lp_base_name(wval(&raw->words[pos]));
 	see_optvals(ctx, raw, pos, 0, idx);
 	check_dynamic_subcommand(ctx, raw, pos, name);
-	if (is_shell(name)) {
-		shell_scan(ctx, raw, pos, idx, !strncmp(name, "fish", 4),
+	const lk_program *prog = lk_program_find(name);
+	if (prog && (prog->cls & LK_SHELL)) {
+		shell_scan(ctx, raw, pos, idx, lp_streq(prog->name, "fish"),
 		           LOCUS_ORIGIN_SHELL_C);
 		return;
 	}
+	/* dispatched on the canonical name: gfind is find, gmake is make */
+	const char *canon = prog ? prog->name : name;
 	for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
-		if (lp_streq(programs[i].name, name)) {
+		if (lp_streq(programs[i].name, canon)) {
 			programs[i].fn(ctx, raw, pos, idx);
 			return;
 		}
@@ -1664,12 +1651,13 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 
 	while (pos < n && !wdyn(&r.words[pos])) {
 		size_t at;
-		const lp_optspec *spec = lp_wrapper_match(r.words, n, pos, &at);
-		if (!spec)
+		const lk_program *wp = lp_wrapper_match(r.words, n, pos, &at);
+		if (!wp)
 			break;
+		const lp_optspec *spec = wp->opts;
 		lp_optscan sc;
 		lp_optscan_run(spec, r.words, n, at, &sc);
-		bool su_shell = (spec->flags & LP_OPT_SU) && !sc.seen['u'];
+		bool su_shell = (spec->flags & LK_OPT_SU) && !sc.seen['u'];
 		bool peel = !sc.unknown && !sc.query && !sc.nocmd &&
 		            !sc.script && !sc.split_value && !su_shell &&
 		            sc.cmd < n;
@@ -1684,13 +1672,13 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		add_assigns(ctx, idx, extra, nextra);
 		if (sc.unknown) {
 			lp_unparsed(ctx, "unknown option %s of wrapper %s",
-			            sc.unknown, spec->name);
+			            sc.unknown, wp->name);
 			return idx;
 		}
 		if (sc.query || sc.nocmd)
 			return idx;
 		if (sc.script || sc.split_value) {
-			wrapper_script(ctx, &r, &sc, spec->name, idx);
+			wrapper_script(ctx, &r, &sc, wp->name, idx);
 			return idx;
 		}
 		if (su_shell && su_program(ctx, &r, pos, &sc, idx))
@@ -1707,14 +1695,14 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		}
 		if (!peel)
 			return idx; /* a bare wrapper */
-		if ((spec->flags & LP_OPT_BACKGROUND) ||
+		if ((spec->flags & LK_OPT_BACKGROUND) ||
 		    (spec->background && sc.seen_bg))
 			r.flags |= LOCUS_CMD_BACKGROUND;
 		for (size_t i = sc.assign_first; i < sc.assign_end; i++) {
 			const lp_word *aw = &r.words[i];
 			extra[nextra++] = wdyn(aw) && aw->text ? aw->text : wval(aw);
 		}
-		wr[nwr++] = spec->name;
+		wr[nwr++] = wp->name;
 		r.parent = idx;
 		pos = sc.cmd;
 	}
@@ -1730,11 +1718,6 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 	if (idx == LOCUS_SHELL_NO_PARENT)
 		return idx;
 	add_assigns(ctx, idx, extra, nextra);
-	if (pos < n && !wdyn(&r.words[pos]) && strchr(wval(&r.words[pos]), '/') &&
-	    written_on_line(ctx, wval(&r.words[pos])))
-		lp_unparsed(ctx, "%s is run after being written earlier on the "
-		                 "line",
-		            wval(&r.words[pos]));
 	if (pos < n && !wdyn(&r.words[pos]))
 		see_through(ctx, &r, pos, idx);
 	return idx;

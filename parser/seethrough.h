@@ -7,53 +7,13 @@
 #define LOCUS_PARSER_SEETHROUGH_H
 
 #include "internal.h"
+#include "../knowledge/programs.h"
 
 /* ---- option grammars (wrappers.c) ------------------------------------ */
 
-enum {
-	LP_OPT_ASSIGNS = 1 << 0,    /* NAME=value words after the options (env, sudo) */
-	LP_OPT_NUMERIC = 1 << 1,    /* -N is a number option (nice -10) */
-	LP_OPT_LONG_EQ = 1 << 2,    /* every --name[=value] is one word (firejail) */
-	LP_OPT_BACKGROUND = 1 << 3, /* the wrapped command runs in the background */
-	LP_OPT_DASH = 1 << 4,       /* a lone "-" is an option (env -, su -) */
-	LP_OPT_H_HOST = 1 << 5,     /* sudo: -h HOST when a non-option follows,
-	                               else -h is --help */
-	LP_OPT_SU = 1 << 6,         /* su/runuser: [user [shell args...]] */
-	LP_OPT_POS_SCRIPT = 1 << 7, /* flock FILE -c CMD: a script option may
-	                               follow the operand */
-	LP_OPT_OPT_POS = 1 << 8,    /* the operands before the command are
-	                               optional (chroot: no command = shell) */
-	LP_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
-};
-
-/*
- * One program's option grammar, from its manual.  Short option sets are
- * strings of letters.  `longs` is a '|'-separated list of "name:LA" where
- * L is the equivalent short letter ('-' for none) and A the arity: '0' a
- * flag, '1' '2' '3' that many values (in the same word after '=' for the
- * first, or the next words), '?' an optional value given only after '='.
- * --help and --version are query options of every program.
- */
-typedef struct lp_optspec {
-	const char *name;
-	const char *short_val;  /* take a value (attached or next word) */
-	const char *short_opt;  /* optional value, attached only (-i[ext]) */
-	const char *short_flag; /* no value */
-	const char *longs;
-	const char *query;  /* letters after which nothing else runs */
-	const char *script; /* letters whose value is a shell command string */
-	const char *nocmd;  /* letters after which the operands are not a
-	                       command (ionice -p PID, sudo -e FILE) */
-	const char *split;  /* letters whose value is split into the command
-	                       (env -S) */
-	const char *background; /* letters that run the command in the
-	                           background (sudo -b) */
-	unsigned npos;      /* operands before the command (timeout 5) */
-	uint32_t flags;     /* LP_OPT_* */
-	const char *sub;    /* "|exec|x|": the row applies only when the
-	                       next word is one of these subcommands (npm
-	                       exec, uv run); options are scanned after it */
-} lp_optspec;
+/* The grammars themselves are rows of the program table
+   (knowledge/programs.h); wrappers.c scans words with them. */
+typedef lk_optspec lp_optspec;
 
 typedef struct lp_optscan {
 	size_t cmd;          /* first word of the command; == nwords if none */
@@ -75,17 +35,14 @@ typedef struct lp_optscan {
 void lp_optscan_run(const lp_optspec *spec, const lp_word *words,
                     size_t nwords, size_t at, lp_optscan *out);
 
-/* The wrapper whose basename is `name`, or NULL. */
-const lp_optspec *lp_wrapper_find(const char *name);
-
 /* The wrapper row for words[pos] (a subcommand runner such as `npm exec`
    included), or NULL.  *at is the word after which its options start:
    pos, or pos + 1 for a subcommand runner. */
-const lp_optspec *lp_wrapper_match(const lp_word *words, size_t n,
+const lk_program *lp_wrapper_match(const lp_word *words, size_t n,
                                    size_t pos, size_t *at);
 
 /* The option grammar of a see-through program that is not a wrapper
-   (xargs, ssh, watch, parallel, fd...), or NULL. */
+   (xargs, ssh, watch, parallel...), or NULL. */
 const lp_optspec *lp_program_spec(const char *name);
 
 /* True when `s` is NAME=... with a valid shell name. */
@@ -93,6 +50,12 @@ bool lp_is_assignment(const char *s);
 
 /* Basename: /usr/bin/rm -> rm. */
 const char *lp_base_name(const char *s);
+
+/* The table row of a command word's basename, or NULL. */
+static inline const lk_program *lp_program(const char *word)
+{
+	return word ? lk_program_find(lp_base_name(word)) : NULL;
+}
 
 /* ---- interpreters (inline.c) ---------------------------------------- */
 
@@ -112,6 +75,24 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
                           const char *what);
 
+/* What a command writes on its stdout, when known statically: echo and
+   printf of literal words, cat and tee of a heredoc, tee of a pipe whose
+   producer is known.  Returns the text (LP_OUT_TEXT; *dyn set when a
+   heredoc in it had expansions), or NULL with *out saying why. */
+typedef enum lp_output {
+	LP_OUT_UNKNOWN = 0, /* any other program */
+	LP_OUT_TEXT,
+	LP_OUT_DOWNLOAD,    /* a downloader or a socket: remote code */
+	LP_OUT_DECODED,     /* a decoder (base64 -d, printf with escapes) */
+} lp_output;
+const char *lp_command_output(lp_ctx *ctx, size_t idx, lp_output *out,
+                              bool *dyn);
+
+/* lp_command_output() for a reader (`what`: "a shell"...): the text, or
+   NULL after marking the line unparsed (decoded or unknown output), or
+   NULL for a download (left to the labeller). */
+const char *lp_output_or_unparsed(lp_ctx *ctx, size_t idx, const char *what);
+
 /* True when w names the process's own stdin as a script operand: "-",
    /dev/stdin, /dev/fd/0, /proc/self/fd/0. */
 bool lp_is_stdin_word(const lp_word *w);
@@ -124,6 +105,16 @@ bool lp_stdin_procsub(const lp_raw_command *raw);
    their text as written.  `quote` single-quotes each value. */
 char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from,
                     size_t to, bool quote);
+
+/* The recipes of makefile text (lines starting with a tab), parsed as
+   shell under command idx at `depth`. */
+void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
+                     unsigned depth);
+
+/* inline.c: scan `code` of language `lang` (LK_LANG_*) as interpreter
+   idx's inline code at `depth` (shell-outs parsed, deletes flagged). */
+void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
+                    unsigned depth);
 
 /* Effective depth limit. */
 unsigned lp_max_depth(const lp_ctx *ctx);

@@ -203,14 +203,21 @@ static void log_emit(walker *w, size_t idx, uint32_t scope)
 	w->log[w->nlog++] = (emit_rec){idx, scope};
 }
 
-/* The last command emitted in `scope` since `mark`: the previous stage's
-   command whose stdout feeds the next stage. */
+/* The command emitted in `scope` since `mark` when it is the only one:
+   the previous stage's command whose stdout feeds the next stage.  A
+   stage of several commands (`{ echo a; echo b; } | sh`, an `if`) is a
+   compound command whose output is not one command's: NONE. */
 static size_t producer_since(walker *w, size_t mark, uint32_t scope)
 {
-	for (size_t i = w->nlog; i > mark; i--)
-		if (w->log[i - 1].scope == scope)
-			return w->log[i - 1].idx;
-	return NONE;
+	size_t found = NONE;
+	for (size_t i = w->nlog; i > mark; i--) {
+		if (w->log[i - 1].scope != scope)
+			continue;
+		if (found != NONE)
+			return NONE;
+		found = w->log[i - 1].idx;
+	}
+	return found;
 }
 
 static bool text_is(walker *w, TSNode n, const char *s)

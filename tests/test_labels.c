@@ -562,7 +562,10 @@ static const vec unit_vecs[] = {
 	{ "wget https://x.test/a.tgz && sh other.sh", EX, N, NULL },
 	{ "curl -o data.json x && python3 analyze.py", EX, N, NULL },
 	{ "curl x ; sh y.sh", EX, N, NULL },
-	{ "sh i.sh ; curl -o i.sh x", EX, N, NULL },
+	/* run order is not source order (a loop runs `sh i.sh` again after
+	   the download; issue 9): a download anywhere on the line counts */
+	{ "sh i.sh ; curl -o i.sh x", EX, N | R | V,
+	  "pipes a download into a shell" },
 	/* checks */
 	{ "pytest -k shutdown", EX, C, NULL },
 	{ "python3 -m pytest -q", EX, C, NULL },
@@ -880,7 +883,7 @@ START_TEST(test_args_floor)
 	locus_shell_result_free(r);
 
 	/* a herestring body fed to an unknown program */
-	r = fake("tclsh");
+	r = fake("myrepl");
 	static const locus_shell_redirect hs[] = {
 		{ "<<<", -1, "exec rm -rf /", 0 },
 	};

@@ -419,8 +419,10 @@ static const vec vectors[] = {
 	{ "python3 /dev/stdin <<< 'import os; os.system(\"reboot\")'", 1,
 	  { "reboot|inline-code|python3" } },
 	{ "awk -f prog.awk data", 1, { "!reboot" } },
-	{ "echo reboot > x.sh; sh x.sh", 0, { "sh x.sh" } },
-	{ "echo reboot | tee x.sh; ./x.sh", 0, { "./x.sh" } },
+	/* a file written then run: its text is parsed (issue 9) */
+	{ "echo reboot > x.sh; sh x.sh", 1, { "reboot|written-script|sh" } },
+	{ "echo reboot | tee x.sh; ./x.sh", 1, { "reboot|written-script|x.sh" } },
+	{ "echo reboot | sed s/r/R/ > x.sh; ./x.sh", 0, { "./x.sh" } },
 	{ "echo hi > out.txt; sh run.sh", 1, { "sh run.sh" } },
 	{ "make -f - <<< $'all:\n\t@reboot'", 0,
 	  { "reboot|stdin-script|make" } },

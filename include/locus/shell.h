@@ -93,6 +93,8 @@ enum {
 #define LOCUS_ORIGIN_OPTION "option" /* a program-valued option: git grep -O,
                                        tar --to-command, ssh -o ProxyCommand */
 #define LOCUS_ORIGIN_ENVIRONMENT "environment" /* GIT_EDITOR=..., PAGER=... */
+#define LOCUS_ORIGIN_WRITTEN_SCRIPT "written-script" /* a file the line wrote,
+                                                        then ran */
 
 typedef struct locus_shell_redirect {
 	const char *op;     /* as written: "<" ">" ">>" "&>" "&>>" ">|" "<&" ">&"

@@ -1,0 +1,830 @@
+/*
+ * knowledge/linefacts.c - files a line writes and runs (see linefacts.h).
+ *
+ * Everything here reads the public commands of a result and the program
+ * table; nothing is allocated.  Where the analysis cannot tell (a dynamic
+ * name, an archive's contents, a name too long for the buffers), it says
+ * "this may be the file": the callers then fail closed.
+ */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "linefacts.h"
+#include "programs.h"
+
+#define NAME_MAX_LEN 512
+#define COPY_DEPTH   8 /* copies of copies followed */
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static bool is_option(const char *a)
+{
+	return a[0] == '-' && a[1] != '\0';
+}
+
+static bool has_letter(const char *set, char c)
+{
+	return set && c && strchr(set, c) != NULL;
+}
+
+/* "|a|b|" holds the n bytes of s. */
+static bool bar_has(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
+		if (n && strncmp(p + 1, s, n) == 0 && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+const char *lk_path_base(const char *path, char *buf, size_t cap)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t s = n;
+	while (s > 0 && path[s - 1] != '/')
+		s--;
+	if (n - s >= cap)
+		return NULL;
+	memcpy(buf, path + s, n - s);
+	buf[n - s] = '\0';
+	return buf;
+}
+
+/* The path with `./` segments and repeated slashes dropped, into buf. */
+static const char *clean_path(const char *path, char *buf, size_t cap)
+{
+	size_t k = 0;
+	for (const char *p = path; *p;) {
+		if (p[0] == '.' && p[1] == '/' && (p == path || p[-1] == '/')) {
+			p += 2;
+			continue;
+		}
+		if (p[0] == '/' && k > 0 && buf[k - 1] == '/') {
+			p++;
+			continue;
+		}
+		if (k + 1 >= cap)
+			return NULL;
+		buf[k++] = *p++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* `written` ends with the segments of `tail` (".git/config"). */
+static bool ends_with_segments(const char *written, const char *tail)
+{
+	size_t w = strlen(written), t = strlen(tail);
+	if (t > w || strcmp(written + w - t, tail) != 0)
+		return false;
+	return t == w || written[w - t - 1] == '/';
+}
+
+static bool name_matches(const char *written, const lk_run *run);
+
+/* A URL's name: its last segment with the query (wget), or without the
+   query and fragment (curl -O). */
+static bool url_matches(const char *url, const lk_run *run)
+{
+	if (name_matches(url, run))
+		return true;
+	char buf[NAME_MAX_LEN];
+	size_t n = strcspn(url, "?#");
+	if (n == strlen(url) || n >= sizeof buf)
+		return false;
+	memcpy(buf, url, n);
+	buf[n] = '\0';
+	return name_matches(buf, run);
+}
+
+/* A written name (NULL: any name) may be the file `run` names. */
+static bool name_matches(const char *written, const lk_run *run)
+{
+	if (!written)
+		/* a name we cannot know (curl -J, an archive) may be any file
+		   run from a directory, not a program found on PATH */
+		return run->match != LK_MATCH_PATH &&
+		       run->match != LK_MATCH_EXACT;
+	if (run->flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_BRACE))
+		return true;
+	char wb[NAME_MAX_LEN], pb[NAME_MAX_LEN], wc[NAME_MAX_LEN],
+	    pc[NAME_MAX_LEN];
+	const char *w = clean_path(written, wc, sizeof wc);
+	const char *p = clean_path(run->path, pc, sizeof pc);
+	if (!w || !p)
+		return true; /* too long to compare: assume it is */
+	switch (run->match) {
+	case LK_MATCH_EXACT:
+		return streq(w, p);
+	case LK_MATCH_SUFFIX:
+		return ends_with_segments(w, p);
+	case LK_MATCH_DIR:
+		return strstr(w, p) != NULL;
+	case LK_MATCH_MODULE: {
+		/* python -m MOD: MOD.py or the package MOD/ */
+		size_t pl = strlen(p);
+		const char *b = strrchr(w, '/');
+		b = b ? b + 1 : w;
+		if (strncmp(b, p, pl) == 0 && streq(b + pl, ".py"))
+			return true;
+		for (const char *q = strstr(w, p); q; q = strstr(q + 1, p))
+			if ((q == w || q[-1] == '/') && q[pl] == '/')
+				return true;
+		return false;
+	}
+	case LK_MATCH_PATH: {
+		/* a bare name: something written into a bin directory */
+		const char *slash = strrchr(w, '/');
+		if (!slash || !streq(slash + 1, p))
+			return false;
+		return (slash - w >= 3 && strncmp(slash - 3, "bin", 3) == 0);
+	}
+	case LK_MATCH_BASE:
+		break;
+	}
+	const char *a = lk_path_base(w, wb, sizeof wb);
+	const char *b = lk_path_base(p, pb, sizeof pb);
+	if (!a || !b)
+		return true;
+	if (run->flags & LOCUS_WORD_GLOB) {
+		/* extglobs and classes fnmatch does not know: assume a match */
+		if (strpbrk(b, "()"))
+			return true;
+		return fnmatch(b, a, 0) == 0;
+	}
+	return streq(a, b);
+}
+
+/* ---- what a command writes ------------------------------------------ */
+
+/* One name a command writes, with how. */
+typedef struct wname {
+	const char *name; /* NULL: any name */
+	lk_content content;
+	bool append;
+	const char *copy_of; /* a copy: the source's name */
+	uint32_t copy_flags;
+	bool url; /* a URL: its last segment, with or without the
+	             query, is the name */
+} wname;
+
+#define MAX_NAMES 32
+
+typedef struct wset {
+	wname v[MAX_NAMES];
+	size_t n;
+	bool overflow; /* more names than fit: any name */
+} wset;
+
+static void add_name(wset *s, const char *name, lk_content content, bool append)
+{
+	if (s->n == MAX_NAMES) {
+		s->overflow = true;
+		return;
+	}
+	s->v[s->n++] = (wname){name, content, append, NULL, 0, false};
+}
+
+static void add_copy(wset *s, const char *name, const char *src,
+                     uint32_t src_flags)
+{
+	if (s->n == MAX_NAMES) {
+		s->overflow = true;
+		return;
+	}
+	s->v[s->n++] =
+	    (wname){name, LK_CONTENT_UNKNOWN, false, src, src_flags, false};
+}
+
+static bool net_redirect(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const char *t = c->redirects[i].target;
+		if (t && (strncmp(t, "/dev/tcp/", 9) == 0 ||
+		          strncmp(t, "/dev/udp/", 9) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* What command i's stdout carries when it goes to a file. */
+static lk_content stdout_content(const locus_shell_command *c)
+{
+	if ((c->argc && lk_is(c->name, LK_DOWNLOADER)) || net_redirect(c))
+		return LK_CONTENT_DOWNLOAD;
+	return LK_CONTENT_STDOUT;
+}
+
+/* Output redirects: `> f`, `>> f`, `&> f`, `>| f`, `2> f`, `>& f`. */
+static void redirect_writes(const locus_shell_command *c, wset *s)
+{
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		const char *op = r->op ? r->op : "";
+		const char *t = r->target;
+		if (!strchr(op, '>') || !t)
+			continue;
+		if (strstr(op, ">&") &&
+		    !(r->target_flags & LOCUS_WORD_DYNAMIC) &&
+		    (strspn(t, "0123456789") == strlen(t) || streq(t, "-")))
+			continue; /* a descriptor duplication */
+		if (strstr(t, "/dev/tcp/") == t || strstr(t, "/dev/udp/") == t)
+			continue;
+		bool out = r->fd == -1 || r->fd == 1 || op[0] == '&';
+		const char *name =
+		    (r->target_flags & LOCUS_WORD_DYNAMIC) ? NULL : t;
+		add_name(s, name, out ? stdout_content(c) : LK_CONTENT_UNKNOWN,
+		         strstr(op, ">>") != NULL);
+	}
+}
+
+/* The last segment of a URL with and without its query, both written
+   names (wget keeps `?x=1` in the name, curl -O does not). */
+static void url_names(wset *s, const char *url, lk_content content)
+{
+	add_name(s, url, content, false);
+	if (s->n && s->v[s->n - 1].name == url)
+		s->v[s->n - 1].url = true;
+}
+
+/* A downloader's output files: -o F, --output=F, -O (the URL's name),
+   -J (the server's name: any), wget's default. */
+static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
+                         wset *s)
+{
+	bool named = false, save_url = f->saves, to_stdout = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		bool dyn =
+		    c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC);
+		if (dyn && is_option(a)) {
+			add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
+			continue;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *nm = a + 2, *eq = strchr(nm, '=');
+			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
+			if (bar_has(f->out_long, nm, nl)) {
+				const char *v = eq                ? eq + 1
+				                : i + 1 < c->argc ? c->argv[++i]
+				                                  : NULL;
+				if (v && streq(v, "-"))
+					to_stdout = true;
+				else if (v)
+					add_name(s, v, LK_CONTENT_DOWNLOAD,
+					         false);
+				named = true;
+			} else if (bar_has(f->save_long, nm, nl)) {
+				save_url = true;
+			} else if (bar_has(f->server_long, nm, nl)) {
+				add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
+			}
+			continue;
+		}
+		if (!is_option(a))
+			continue;
+		for (const char *p = a + 1; *p; p++) {
+			if (has_letter(f->out_short, *p)) {
+				const char *v = p[1]              ? p + 1
+				                : i + 1 < c->argc ? c->argv[++i]
+				                                  : NULL;
+				if (v && streq(v, "-"))
+					to_stdout = true;
+				else if (v)
+					add_name(s, v, LK_CONTENT_DOWNLOAD,
+					         false);
+				named = true;
+				break;
+			}
+			if (has_letter(f->save_short, *p))
+				save_url = true;
+			if (has_letter(f->server_short, *p))
+				add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
+		}
+	}
+	if (save_url && !(named && f->saves) && !to_stdout) {
+		/* every operand is a URL (wget evil.com/i.sh saves i.sh) */
+		for (size_t i = 1; i < c->argc; i++)
+			if (!is_option(c->argv[i]))
+				url_names(s, c->argv[i], LK_CONTENT_DOWNLOAD);
+	}
+}
+
+/* Option letters of cp/mv/ln/install that take a value. */
+static const char *copy_values(const char *name)
+{
+	return streq(name, "install") ? "gmoSt" : "St";
+}
+
+/* cp/mv/ln/install SRC... DEST, or -t DIR SRC...: the destination and,
+   as it may be a directory, each source's basename. */
+static void copy_writes(const locus_shell_command *c, wset *s)
+{
+	const char *ops[64];
+	uint32_t opf[64];
+	size_t n = 0;
+	const char *dir = NULL;
+	bool dd = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t fl = c->argv_flags ? c->argv_flags[i] : 0;
+		if (!dd && streq(a, "--")) {
+			dd = true;
+			continue;
+		}
+		if (!dd && strncmp(a, "--target-directory=", 19) == 0) {
+			dir = a + 19;
+			continue;
+		}
+		if (!dd && streq(a, "--target-directory") && i + 1 < c->argc) {
+			dir = c->argv[++i];
+			continue;
+		}
+		if (!dd && a[0] == '-' && a[1] == '-')
+			continue;
+		if (!dd && is_option(a)) {
+			const char *vals = copy_values(c->name);
+			for (const char *p = a + 1; *p; p++) {
+				if (!has_letter(vals, *p))
+					continue;
+				const char *v = p[1]              ? p + 1
+				                : i + 1 < c->argc ? c->argv[++i]
+				                                  : "";
+				if (*p == 't')
+					dir = v;
+				break;
+			}
+			continue;
+		}
+		if (n == 64) {
+			s->overflow = true;
+			return;
+		}
+		opf[n] = fl;
+		ops[n++] = a;
+	}
+	if (n == 0)
+		return;
+	size_t nsrc = dir ? n : n - 1;
+	if (!dir) {
+		bool dyn = opf[n - 1] & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_GLOB);
+		for (size_t k = 0; k < nsrc; k++)
+			add_copy(s, dyn ? NULL : ops[n - 1], ops[k], opf[k]);
+	}
+	/* into a directory: the source's own name */
+	for (size_t k = 0; k < nsrc; k++)
+		add_copy(s, (opf[k] & LOCUS_WORD_DYNAMIC) ? NULL : ops[k],
+		         ops[k], opf[k]);
+}
+
+/* Any command of the pipeline of c before it fetches from the network. */
+static bool fed_by_download(const locus_shell_result *r, size_t at)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, at);
+	if (!(c->flags & LOCUS_CMD_PIPED_IN))
+		return false;
+	for (size_t k = at; k-- > 0;) {
+		const locus_shell_command *p = locus_shell_result_command(r, k);
+		if (p->pipeline != c->pipeline)
+			break;
+		if (stdout_content(p) == LK_CONTENT_DOWNLOAD)
+			return true;
+	}
+	return false;
+}
+
+/* tar x / unzip / 7z x / cpio -i: which files come out is in the archive. */
+static bool extracts(const locus_shell_command *c)
+{
+	if (streq(c->name, "tar") || streq(c->name, "gtar") ||
+	    streq(c->name, "bsdtar") || streq(c->name, "busybox-tar")) {
+		for (size_t i = 1; i < c->argc; i++) {
+			const char *a = c->argv[i];
+			if (strncmp(a, "--extract", 9) == 0 ||
+			    streq(a, "--get"))
+				return true;
+			/* `tar xzf F`, `tar -xzf F`, `tar -C d -x` */
+			if (i == 1 && a[0] != '-' && strchr(a, 'x'))
+				return true;
+			if (a[0] == '-' && a[1] && a[1] != '-' &&
+			    strchr(a + 1, 'x'))
+				return true;
+		}
+		return false;
+	}
+	if (streq(c->name, "cpio")) {
+		for (size_t i = 1; i < c->argc; i++)
+			if ((c->argv[i][0] == '-' && c->argv[i][1] != '-' &&
+			     strchr(c->argv[i], 'i')) ||
+			    streq(c->argv[i], "--extract"))
+				return true;
+		return false;
+	}
+	return true; /* unzip, 7z, unrar, ar, pax: assume they extract */
+}
+
+/* Programs that rewrite a file in place (sed -i, perl -i): whatever was
+   written there before is no longer known. */
+static bool in_place(const locus_shell_command *c)
+{
+	if (!streq(c->name, "sed") && !streq(c->name, "perl") &&
+	    !lk_is(c->name, LK_INTERP))
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strncmp(a, "--in-place", 10) == 0)
+			return true;
+		if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'i') &&
+		    (streq(c->name, "sed") || a[1] == 'i'))
+			return true;
+	}
+	return false;
+}
+
+static size_t writes_depth(const locus_shell_result *r, const lk_writers *wr,
+                           size_t at, const lk_run *path, lk_write *out,
+                           size_t max, unsigned depth);
+
+/* Every name command j writes.  `wr` (may be NULL while the writer list
+   is being built) and `depth` are for following an archive to its
+   download. */
+static void command_writes(const locus_shell_result *r, const lk_writers *wr,
+                           size_t j, wset *s, unsigned depth)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, j);
+	redirect_writes(c, s);
+	if (c->argc == 0)
+		return;
+	const lk_program *p = lk_program_find(c->name);
+	uint32_t cls = p ? p->cls : 0;
+	if (cls & LK_WRITES_ARGS) {
+		lk_content ct = fed_by_download(r, j) ? LK_CONTENT_DOWNLOAD
+		                                      : LK_CONTENT_STDOUT;
+		for (size_t i = 1; i < c->argc; i++)
+			if (!is_option(c->argv[i]))
+				add_name(s,
+				         (c->argv_flags[i] & LOCUS_WORD_DYNAMIC)
+				             ? NULL
+				             : c->argv[i],
+				         ct, false);
+	}
+	if ((cls & LK_DOWNLOADER) && p->fetch)
+		fetch_writes(c, p->fetch, s);
+	if (cls & LK_COPIES)
+		copy_writes(c, s);
+	if ((cls & LK_EXTRACTS) && extracts(c)) {
+		bool dl = fed_by_download(r, j) || !wr || depth >= COPY_DEPTH;
+		for (size_t i = 1; i < c->argc && !dl; i++) {
+			lk_run a = {c->argv[i], c->argv_flags[i], LK_MATCH_BASE,
+			            LK_RUN_EXEC};
+			lk_write w[4];
+			size_t nw =
+			    is_option(c->argv[i])
+			        ? 0
+			        : writes_depth(r, wr, j, &a, w, 4, depth + 1);
+			for (size_t k = 0; k < nw; k++)
+				dl |= w[k].content == LK_CONTENT_DOWNLOAD;
+		}
+		add_name(s, NULL, dl ? LK_CONTENT_DOWNLOAD : LK_CONTENT_UNKNOWN,
+		         false);
+	}
+	if (in_place(c))
+		for (size_t i = 1; i < c->argc; i++)
+			if (!is_option(c->argv[i]))
+				add_name(s, c->argv[i], LK_CONTENT_UNKNOWN,
+				         false);
+	/* dd of=F, sort -o F */
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(c->name, "dd") && strncmp(a, "of=", 3) == 0)
+			add_name(s, a + 3, LK_CONTENT_UNKNOWN, false);
+		if (streq(c->name, "sort") &&
+		    (strncmp(a, "-o", 2) == 0 ||
+		     strncmp(a, "--output", 8) == 0)) {
+			const char *v = a[1] == 'o' && a[2] ? a + 2
+			                : strchr(a, '=')    ? strchr(a, '=') + 1
+			                : i + 1 < c->argc   ? c->argv[i + 1]
+			                                    : NULL;
+			add_name(s, v, LK_CONTENT_UNKNOWN, false);
+		}
+	}
+}
+
+/* Commands whose writes may come before `at` runs: every other command
+   of the line.  Source order is not run order: a function body is listed
+   where it is defined and runs where it is called, a loop runs its body
+   again after a later command of it wrote, a pipeline's stages run at
+   once. */
+static bool before(const locus_shell_result *r, size_t j, size_t at)
+{
+	(void)r;
+	return j != at;
+}
+
+static size_t writes_depth(const locus_shell_result *r, const lk_writers *wr,
+                           size_t at, const lk_run *path, lk_write *out,
+                           size_t max, unsigned depth)
+{
+	size_t n = 0;
+	for (size_t x = 0; x < wr->n && n < max; x++) {
+		size_t j = wr->idx[x];
+		if (!before(r, j, at))
+			continue;
+		wset s;
+		s.n = 0;
+		s.overflow = false;
+		command_writes(r, wr, j, &s, depth);
+		if (s.overflow)
+			add_name(&s, NULL, LK_CONTENT_UNKNOWN, false);
+		for (size_t k = 0; k < s.n && n < max; k++) {
+			const wname *w = &s.v[k];
+			if (!(w->url ? url_matches(w->name, path)
+			             : name_matches(w->name, path)))
+				continue;
+			if (!w->copy_of) {
+				out[n++] = (lk_write){j, w->content, w->append,
+				                      false, w->name};
+				continue;
+			}
+			/* a copy: the writes of its source, before the copy */
+			if (depth >= COPY_DEPTH) {
+				out[n++] = (lk_write){j, LK_CONTENT_UNKNOWN,
+				                      false, true, w->name};
+				continue;
+			}
+			lk_run src = {w->copy_of, w->copy_flags, LK_MATCH_BASE,
+			              path->as};
+			lk_write sub[LK_MAX_WRITES];
+			size_t ns = writes_depth(r, wr, j, &src, sub,
+			                         LK_MAX_WRITES, depth + 1);
+			for (size_t m = 0; m < ns && n < max; m++) {
+				sub[m].copy = true;
+				out[n++] = sub[m];
+			}
+		}
+	}
+	return n;
+}
+
+void lk_line_writers(const locus_shell_result *r, lk_writers *out)
+{
+	out->n = 0;
+	out->overflow = false;
+	size_t count = locus_shell_result_count(r);
+	for (size_t j = 0; j < count; j++) {
+		wset s;
+		s.n = 0;
+		s.overflow = false;
+		command_writes(r, NULL, j, &s, 0);
+		if (!s.n && !s.overflow)
+			continue;
+		if (out->n == LK_MAX_WRITERS) {
+			out->overflow = true;
+			return;
+		}
+		out->idx[out->n++] = j;
+	}
+}
+
+size_t lk_line_writes(const locus_shell_result *r, const lk_writers *wr,
+                      size_t at, const lk_run *path, lk_write *out, size_t max)
+{
+	return writes_depth(r, wr, at, path, out, max, 0);
+}
+
+/* ---- what a command runs ---------------------------------------------- */
+
+static const char *const system_dirs[] = {
+    "/bin/",           "/usr/bin/",        "/sbin/", "/usr/sbin/",
+    "/usr/local/bin/", "/usr/local/sbin/", NULL,
+};
+
+static bool in_system_dir(const char *p)
+{
+	for (const char *const *d = system_dirs; *d; d++) {
+		size_t n = strlen(*d);
+		if (strncmp(p, *d, n) == 0 && !strchr(p + n, '/'))
+			return true;
+	}
+	return false;
+}
+
+static void add_run(lk_run *out, size_t *n, size_t max, const char *path,
+                    uint32_t flags, lk_match m, lk_runner as)
+{
+	if (*n < max && path && *path)
+		out[(*n)++] = (lk_run){path, flags, m, as};
+}
+
+/* A shell's script operand: the first operand, unless -c or -s. */
+static void shell_script(const locus_shell_command *c, lk_run *out, size_t *n,
+                         size_t max)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(a, "--") || streq(a, "-")) {
+			if (a[1] == '-' && i + 1 < c->argc)
+				add_run(out, n, max, c->argv[i + 1],
+				        c->argv_flags[i + 1], LK_MATCH_BASE,
+				        LK_RUN_SHELL);
+			return;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			if ((streq(a, "--rcfile") || streq(a, "--init-file")) &&
+			    i + 1 < c->argc) {
+				i++;
+				add_run(out, n, max, c->argv[i],
+				        c->argv_flags[i], LK_MATCH_BASE,
+				        LK_RUN_SHELL);
+			}
+			if (streq(a, "--command") || streq(a, "--debugger"))
+				return;
+			continue;
+		}
+		if ((a[0] == '-' || a[0] == '+') && a[1]) {
+			if (strpbrk(a + 1, "cs"))
+				return; /* a -c script or stdin */
+			if (strpbrk(a + 1, "oO") && i + 1 < c->argc)
+				i++;
+			continue;
+		}
+		add_run(out, n, max, a, c->argv_flags[i], LK_MATCH_BASE,
+		        LK_RUN_SHELL);
+		return;
+	}
+}
+
+/* An interpreter's program file: the value of a file option (awk -f F,
+   php -f F), or the first operand when no code option was given. */
+static void interp_script(const locus_shell_command *c, const lk_interp *it,
+                          lk_run *out, size_t *n, size_t max)
+{
+	bool code = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t fl = c->argv_flags[i];
+		if (streq(a, "--")) {
+			if (!code && !(it->flags & LK_I_OPERAND) &&
+			    i + 1 < c->argc)
+				add_run(out, n, max, c->argv[i + 1],
+				        c->argv_flags[i + 1], LK_MATCH_BASE,
+				        LK_RUN_INTERP);
+			return;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *nm = a + 2, *eq = strchr(nm, '=');
+			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
+			if (bar_has(it->code_long, nm, nl))
+				code = true;
+			if (!eq && (bar_has(it->code_long, nm, nl) ||
+			            bar_has(it->val_long, nm, nl)))
+				i++;
+			continue;
+		}
+		if (!is_option(a)) {
+			if (!code && !(it->flags & LK_I_OPERAND))
+				add_run(out, n, max, a, fl, LK_MATCH_BASE,
+				        LK_RUN_INTERP);
+			return;
+		}
+		for (const char *p = a + 1; *p; p++) {
+			bool is_code = has_letter(it->code, *p);
+			bool is_file = has_letter(it->file, *p);
+			if (is_code || is_file || has_letter(it->val, *p) ||
+			    has_letter(it->stop, *p)) {
+				const char *v = p[1]              ? p + 1
+				                : i + 1 < c->argc ? c->argv[++i]
+				                                  : NULL;
+				uint32_t vf = p[1] ? fl : c->argv_flags[i];
+				if (is_file)
+					add_run(out, n, max, v, vf,
+					        LK_MATCH_BASE, LK_RUN_INTERP);
+				if (has_letter(it->stop, *p) && *p == 'm' &&
+				    v) {
+					/* python -m MOD runs MOD.py */
+					add_run(out, n, max, v, vf,
+					        LK_MATCH_MODULE, LK_RUN_INTERP);
+					return;
+				}
+				if (is_code || has_letter(it->stop, *p))
+					code = true;
+				break;
+			}
+			if (has_letter(it->rest, *p))
+				break;
+		}
+	}
+}
+
+static void make_files(const locus_shell_command *c, lk_run *out, size_t *n,
+                       size_t max)
+{
+	bool named = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		const char *f = NULL;
+		uint32_t fl = c->argv_flags[i];
+		if ((streq(a, "-f") || streq(a, "--file") ||
+		     streq(a, "--makefile")) &&
+		    i + 1 < c->argc) {
+			f = c->argv[++i];
+			fl = c->argv_flags[i];
+		} else if (strncmp(a, "-f", 2) == 0 && a[2]) {
+			f = a + 2;
+		} else if (strncmp(a, "--file=", 7) == 0) {
+			f = a + 7;
+		} else if (strncmp(a, "--makefile=", 11) == 0) {
+			f = a + 11;
+		}
+		if (f) {
+			named = true;
+			add_run(out, n, max, f, fl, LK_MATCH_BASE, LK_RUN_MAKE);
+		}
+	}
+	if (!named) {
+		add_run(out, n, max, "Makefile", 0, LK_MATCH_BASE, LK_RUN_MAKE);
+		add_run(out, n, max, "makefile", 0, LK_MATCH_BASE, LK_RUN_MAKE);
+		add_run(out, n, max, "GNUmakefile", 0, LK_MATCH_BASE,
+		        LK_RUN_MAKE);
+	}
+}
+
+static const char *const git_config_vars[] = {
+    "GIT_CONFIG_GLOBAL=",
+    "GIT_CONFIG_SYSTEM=",
+    "GIT_CONFIG=",
+    NULL,
+};
+
+static void git_files(const locus_shell_command *c, lk_run *out, size_t *n,
+                      size_t max)
+{
+	for (size_t i = 0; i < c->nassignments; i++)
+		for (const char *const *v = git_config_vars; *v; v++)
+			if (strncmp(c->assignments[i], *v, strlen(*v)) == 0)
+				add_run(out, n, max,
+				        c->assignments[i] + strlen(*v), 0,
+				        LK_MATCH_BASE, LK_RUN_CONFIG);
+	add_run(out, n, max, ".git/config", 0, LK_MATCH_SUFFIX, LK_RUN_CONFIG);
+	add_run(out, n, max, ".gitconfig", 0, LK_MATCH_SUFFIX, LK_RUN_CONFIG);
+	add_run(out, n, max, "git/config", 0, LK_MATCH_SUFFIX, LK_RUN_CONFIG);
+	add_run(out, n, max, ".git/hooks/", 0, LK_MATCH_DIR, LK_RUN_CONFIG);
+	add_run(out, n, max, ".gitattributes", 0, LK_MATCH_SUFFIX,
+	        LK_RUN_CONFIG);
+}
+
+static bool is_git(const char *name)
+{
+	return streq(name, "git") || strncmp(name, "git-", 4) == 0;
+}
+
+size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
+{
+	size_t n = 0;
+	if (c->argc == 0)
+		return 0;
+	const char *a0 = c->argv[0];
+	if (strchr(a0, '/'))
+		add_run(out, &n, max, a0, c->argv_flags[0],
+		        in_system_dir(a0) ? LK_MATCH_EXACT : LK_MATCH_BASE,
+		        LK_RUN_EXEC);
+	else
+		add_run(out, &n, max, a0, c->argv_flags[0], LK_MATCH_PATH,
+		        LK_RUN_EXEC);
+	const lk_program *p = lk_program_find(c->name);
+	uint32_t cls = p ? p->cls : 0;
+	if (cls & LK_SHELL)
+		shell_script(c, out, &n, max);
+	if (cls & LK_SOURCE) {
+		size_t i = c->argc > 2 && streq(c->argv[1], "--") ? 2 : 1;
+		if (i < c->argc)
+			add_run(out, &n, max, c->argv[i], c->argv_flags[i],
+			        LK_MATCH_BASE, LK_RUN_SHELL);
+	}
+	if ((cls & (LK_INTERP | LK_AWK)) && p->interp)
+		interp_script(c, p->interp, out, &n, max);
+	if (p && streq(p->name, "make"))
+		make_files(c, out, &n, max);
+	if (is_git(c->name))
+		git_files(c, out, &n, max);
+	if (p && (streq(p->name, "npm") || streq(p->name, "pnpm") ||
+	          streq(p->name, "yarn") || streq(p->name, "bun") ||
+	          streq(p->name, "npx"))) {
+		add_run(out, &n, max, "package.json", 0, LK_MATCH_BASE,
+		        LK_RUN_CONFIG);
+		add_run(out, &n, max, ".npmrc", 0, LK_MATCH_BASE,
+		        LK_RUN_CONFIG);
+	}
+	if (p && streq(p->name, "at")) {
+		for (size_t i = 1; i + 1 < c->argc; i++)
+			if (streq(c->argv[i], "-f"))
+				add_run(out, &n, max, c->argv[i + 1],
+				        c->argv_flags[i + 1], LK_MATCH_BASE,
+				        LK_RUN_SHELL);
+	}
+	return n;
+}

@@ -1,0 +1,110 @@
+/*
+ * knowledge/linefacts.h - facts about one line, read off its commands.
+ *
+ * The one place that answers "which files does this line write, with
+ * what, under which names", "which files does a command run as code" and
+ * "which directory is current for a command": the parser (a file written
+ * then run is parsed as the runner's input, or the line is unparsed) and
+ * the labeller (a downloaded file that runs is remote code) both ask here.
+ * Same-line constants are the parser's (parser/vars.c): they are needed
+ * while words are evaluated, before any command exists.
+ *
+ * Matching is conservative: names are compared by basename after `./`
+ * and repeated slashes are dropped (a file written as `a/x.sh` and run as
+ * `b/x.sh` matches), a glob matches every name it could expand to, and a
+ * dynamic word, `curl -J` or an archive extraction match every name.
+ */
+#ifndef LOCUS_KNOWLEDGE_LINEFACTS_H
+#define LOCUS_KNOWLEDGE_LINEFACTS_H
+
+#include "locus/shell.h"
+
+typedef enum lk_content {
+	LK_CONTENT_UNKNOWN = 0, /* not known statically (tee of a pipe, sed -i,
+	                           an extraction, a dynamic name) */
+	LK_CONTENT_STDOUT,      /* the stdout of command `by` (`> f`) */
+	LK_CONTENT_DOWNLOAD,    /* fetched from the network by `by` */
+} lk_content;
+
+/* One write of a file by a command of the line. */
+typedef struct lk_write {
+	size_t by;          /* index of the command whose action writes */
+	lk_content content; /* after following copies to the original */
+	bool append;        /* `>>`: adds to what was there */
+	bool copy;          /* reached through cp/mv/ln/install */
+	const char *name;   /* the name written, as the writer gave it (NULL
+	                       when it matches any name) */
+} lk_write;
+
+#define LK_MAX_WRITES  16
+#define LK_MAX_WRITERS 256
+
+/* The commands of a line that write any file (computed once per line). */
+typedef struct lk_writers {
+	size_t idx[LK_MAX_WRITERS];
+	size_t n;
+	bool overflow; /* more writers than fit: callers fail closed */
+} lk_writers;
+
+void lk_line_writers(const locus_shell_result *r, lk_writers *out);
+
+/* How a run names its file (lk_run.match). */
+typedef enum lk_match {
+	LK_MATCH_BASE = 0, /* same basename */
+	LK_MATCH_EXACT,    /* the same path (/usr/bin/x: a system program
+	                      only matches a write of that very path) */
+	LK_MATCH_PATH,     /* a bare command name: a file written into a
+	                      `bin` directory (~/.local/bin/x, /usr/local/bin/x) */
+	LK_MATCH_SUFFIX,   /* the written path ends with these segments
+	                      (.git/config) */
+	LK_MATCH_DIR,      /* the written path holds this directory
+	                      (.git/hooks/) */
+	LK_MATCH_MODULE,   /* python -m MOD: MOD.py or a package MOD/ */
+} lk_match;
+
+/* What the runner makes of the file (lk_run.as). */
+typedef enum lk_runner {
+	LK_RUN_EXEC = 0, /* executed: its #! line picks the interpreter, a
+	                    shell without one */
+	LK_RUN_SHELL,    /* read by a shell (sh F, source F, at -f F) */
+	LK_RUN_INTERP,   /* read by the interpreter of the command */
+	LK_RUN_MAKE,     /* a makefile: its recipes are shell */
+	LK_RUN_CONFIG,   /* a configuration that names programs (git config,
+	                    hooks, package.json, .npmrc) */
+} lk_runner;
+
+/* A file a command runs as code, and how. */
+typedef struct lk_run {
+	const char *path; /* as written (or the default name: Makefile) */
+	uint32_t flags;   /* LOCUS_WORD_* of the word, 0 for a default */
+	lk_match match;
+	lk_runner as;
+} lk_run;
+
+/*
+ * The writes, by any command of the line other than `at` (source order is
+ * not run order: functions, loops and pipelines), of a file `path` may
+ * name (its word flags and match mode), in source order.  Fills up
+ * to `max` entries and returns their count.  A copy (`cp a b`) is
+ * followed to the writes of its source; a copy of a file the line did not
+ * write is not a write.
+ */
+size_t lk_line_writes(const locus_shell_result *r, const lk_writers *wr,
+                      size_t at, const lk_run *path, lk_write *out, size_t max);
+
+#define LK_MAX_RUNS 8
+
+/*
+ * The files command `c` runs as code: argv[0] when it is a path (./x,
+ * /tmp/x), a shell's or interpreter's script operand, `source F`/`. F`,
+ * `python -m MOD` (MOD.py), make's makefile (-f F or the default names),
+ * git's config files (GIT_CONFIG_GLOBAL=F, .git/config, .git/hooks/...)
+ * and npm's package.json.  Returns the count (at most `max`).
+ */
+size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max);
+
+/* The last non-empty segment of a path (`a//b/` -> `b`), into buf;
+   NULL when it does not fit. */
+const char *lk_path_base(const char *path, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,1257 @@
+/*
+ * knowledge/programs.c - the one program-knowledge table (see programs.h).
+ *
+ * Data, not code: one row per program, grouped by what it is; a program
+ * that is several things (ssh: network and see-through; npm: subcommands
+ * and `npm exec` runner) has one row with every class.  Option grammars
+ * and inline-code options come from the programs' manuals.  Every other
+ * name a program goes by is resolved in lk_program_find(): the version
+ * and build rules of its row, then the alias table.
+ */
+#include <string.h>
+
+#include "programs.h"
+
+#define OPTS(...)   (&(const lk_optspec){__VA_ARGS__})
+#define INTERP(...) (&(const lk_interp){__VA_ARGS__})
+
+/* How downloaders name what they save (lk_fetch). */
+static const lk_fetch fetch_curl = {
+    .out_short = "o",
+    .out_long = "|output|",
+    .save_short = "O",
+    .save_long = "|remote-name|remote-name-all|",
+    .server_short = "J",
+    .server_long = "|remote-header-name|",
+};
+/* wget -o FILE is its log: still a file the line writes */
+static const lk_fetch fetch_wget = {
+    .saves = true,
+    .out_short = "Oo",
+    .out_long = "|output-document|output-file|",
+};
+static const lk_fetch fetch_saves_o = {
+    .saves = true,
+    .out_short = "o",
+    .out_long = "|output|",
+};
+static const lk_fetch fetch_aria2c = {
+    .saves = true,
+    .out_short = "o",
+    .out_long = "|out|",
+};
+static const lk_fetch fetch_httpie = {
+    .out_short = "o",
+    .out_long = "|output|",
+    .save_short = "d",
+    .save_long = "|download|",
+};
+static const lk_fetch fetch_saves = {.saves = true};
+
+static const lk_program programs[] = {
+
+    /* ---- shells: -c SCRIPT, a script file, or their program on stdin ---- */
+    {.name = "sh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "bash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "dash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "zsh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "ksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "ash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "mksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "lksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "pdksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "oksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "loksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "yash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "posh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "fish", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "csh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "tcsh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "bsd-csh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "rbash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "rksh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "elvish", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "xonsh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "nu", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "osh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "ysh", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "rc", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "es", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+    {.name = "sash", .cls = LK_SHELL, .names = LK_VERSIONED | LK_BUILDS},
+
+    /* ---- interpreters and their inline-code options ---- */
+    {.name = "python",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED | LK_BUILDS,
+     .interp = INTERP(LK_LANG_PY, "c", "", "WXQ", "|check-hash-based-pycs|", "",
+                      "m", "", LK_I_STDIN | LK_I_CODE_ENDS)},
+    {.name = "pypy",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_PY, "c", "", "WXQ", "", "", "m", "",
+                      LK_I_STDIN | LK_I_CODE_ENDS)},
+    {.name = "perl",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_PERL, "eE", "", "", "", "0CdDiIlmMxV", "", "",
+                      LK_I_STDIN)},
+    {.name = "ruby",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_RUBY, "e", "", "ICrEF", "", "0KTWx", "", "",
+                      LK_I_STDIN)},
+    {.name = "node",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rC",
+                      "|require|import|loader|experimental-loader|input-type|"
+                      "title|conditions|",
+                      "", "c", "", LK_I_STDIN)},
+    {.name = "bun",
+     .cls = LK_INTERP | LK_SUBCOMMANDS | LK_WRAPPER,
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|preload|", "",
+                      "", "", 0),
+     .opts =
+         OPTS(.sub = "|x|", .longs = "bun:-0|silent:-0|verbose:-0|package:-1")},
+    {.name = "deno",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_JS, "", "", "", "", "", "", "", LK_I_EVAL_SUB)},
+    {.name = "php",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_PHP, "rBRE", "", "dcztSA", "", "", "", "fF",
+                      LK_I_STDIN)},
+    {.name = "lua",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_LUA, "e", "", "l", "", "", "", "", LK_I_STDIN)},
+    {.name = "luajit",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_LUA, "e", "", "l", "", "", "", "", LK_I_STDIN)},
+    {.name = "osascript",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OSA, "e", "", "l", "", "", "", "", LK_I_STDIN)},
+    {.name = "Rscript",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "", 0)},
+    {.name = "tclsh",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_TCL, "", "", "", "", "", "", "", LK_I_STDIN)},
+    {.name = "wish",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_TCL, "", "", "", "", "", "", "", LK_I_STDIN)},
+    {.name = "expect",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_TCL, "c", "", "", "", "", "", "f", LK_I_STDIN)},
+    {.name = "raku",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "I", "", "", "", "", LK_I_STDIN)},
+    {.name = "perl6",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "I", "", "", "", "", LK_I_STDIN)},
+    {.name = "julia",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp = INTERP(LK_LANG_OTHER, "eE", "|eval|print|", "", "", "", "", "",
+                      LK_I_STDIN)},
+    {.name = "R",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "f", LK_I_STDIN)},
+    {.name = "pwsh",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "c", "|command|", "", "", "", "", "f",
+                      LK_I_STDIN)},
+    {.name = "guile",
+     .cls = LK_INTERP,
+     .names = LK_VERSIONED,
+     .interp =
+         INTERP(LK_LANG_OTHER, "ce", "", "lL", "", "", "", "s", LK_I_STDIN)},
+    {.name = "gnuplot",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "", LK_I_STDIN)},
+    {.name = "m4",
+     .cls = LK_INTERP,
+     .interp =
+         INTERP(LK_LANG_OTHER, "", "", "DUIsdF", "", "", "", "", LK_I_STDIN)},
+    {.name = "qjs",
+     .cls = LK_INTERP,
+     .interp =
+         INTERP(LK_LANG_JS, "e", "|eval|", "I", "", "", "", "", LK_I_STDIN)},
+    {.name = "ts-node",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|require|", "",
+                      "", "", LK_I_STDIN)},
+    {.name = "tsx",
+     .cls = LK_INTERP,
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|require|import|",
+                      "", "", "", LK_I_STDIN)},
+
+    /* ---- awks: the program operand may run its input ---- */
+    {.name = "awk",
+     .cls = LK_AWK,
+     .interp = INTERP(LK_LANG_AWK, "e", "|source|", "FvilW",
+                      "|field-separator|assign|include|load|", "odpDLM", "",
+                      "fE", LK_I_OPERAND)},
+    {.name = "gawk",
+     .cls = LK_AWK,
+     .interp = INTERP(LK_LANG_AWK, "e", "|source|", "FvilW",
+                      "|field-separator|assign|include|load|", "odpDLM", "",
+                      "fE", LK_I_OPERAND)},
+    {.name = "mawk",
+     .cls = LK_AWK,
+     .interp =
+         INTERP(LK_LANG_AWK, "", "", "FvW", "", "", "", "f", LK_I_OPERAND)},
+    {.name = "nawk",
+     .cls = LK_AWK,
+     .interp =
+         INTERP(LK_LANG_AWK, "", "", "Fv", "", "", "", "f", LK_I_OPERAND)},
+    {.name = "original-awk",
+     .cls = LK_AWK,
+     .interp =
+         INTERP(LK_LANG_AWK, "", "", "Fv", "", "", "", "f", LK_I_OPERAND)},
+    {.name = "busybox-awk",
+     .cls = LK_AWK,
+     .interp =
+         INTERP(LK_LANG_AWK, "e", "", "Fv", "", "", "", "f", LK_I_OPERAND)},
+    {.name = "goawk",
+     .cls = LK_AWK,
+     .interp =
+         INTERP(LK_LANG_AWK, "", "", "Fv", "", "", "", "f", LK_I_OPERAND)},
+
+    /* ---- builtins that run a string or a file ---- */
+    {.name = "eval", .cls = LK_EVAL},
+    {.name = "source", .cls = LK_SOURCE},
+    {.name = ".", .cls = LK_SOURCE},
+
+    /* ---- downloaders and how they name what they save ---- */
+    {.name = "curl",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "curl reaches the network",
+     .fetch = &fetch_curl},
+    {.name = "curlie",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "curlie reaches the network",
+     .fetch = &fetch_curl},
+    {.name = "wget",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "wget reaches the network",
+     .fetch = &fetch_wget},
+    {.name = "wget2",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "wget2 reaches the network",
+     .fetch = &fetch_wget},
+    {.name = "fetch",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "fetch reaches the network",
+     .fetch = &fetch_saves_o},
+    {.name = "aria2c",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "aria2c reaches the network",
+     .fetch = &fetch_aria2c},
+    {.name = "axel",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "axel reaches the network",
+     .fetch = &fetch_saves_o},
+    {.name = "http",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "http reaches the network",
+     .fetch = &fetch_httpie},
+    {.name = "https",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "https reaches the network",
+     .fetch = &fetch_httpie},
+    {.name = "xh",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "xh reaches the network",
+     .fetch = &fetch_httpie},
+    {.name = "xhs",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "xhs reaches the network",
+     .fetch = &fetch_httpie},
+    {.name = "lwp-download",
+     .cls = LK_DOWNLOADER | LK_NETWORK,
+     .net = "lwp-download reaches the network",
+     .fetch = &fetch_saves},
+
+    /* ---- other network programs ---- */
+    {.name = "ssh",
+     .cls = LK_NETWORK | LK_SEES,
+     .net = "ssh reaches the network",
+     .opts = OPTS(.short_val = "BbcDEeFIiJLlmOoPpQRSWw",
+                  .short_flag = "46AaCfGgKkMNnqsTtVvXxYy", .query = "GVQ",
+                  .nocmd = "NsOW", .npos = 1, .flags = LK_OPT_PERMUTE)},
+    {.name = "scp", .cls = LK_NETWORK, .net = "scp reaches the network"},
+    {.name = "sftp", .cls = LK_NETWORK, .net = "sftp reaches the network"},
+    {.name = "rsync", .cls = LK_NETWORK, .net = "rsync reaches the network"},
+    {.name = "nc", .cls = LK_NETWORK, .net = "nc reaches the network"},
+    {.name = "ncat", .cls = LK_NETWORK, .net = "ncat reaches the network"},
+    {.name = "netcat", .cls = LK_NETWORK, .net = "netcat reaches the network"},
+    {.name = "socat", .cls = LK_NETWORK, .net = "socat reaches the network"},
+    {.name = "telnet", .cls = LK_NETWORK, .net = "telnet reaches the network"},
+    {.name = "ftp", .cls = LK_NETWORK, .net = "ftp reaches the network"},
+    {.name = "mosh", .cls = LK_NETWORK, .net = "mosh reaches the network"},
+    {.name = "nc.openbsd",
+     .cls = LK_NETWORK,
+     .net = "nc.openbsd reaches the network"},
+    {.name = "nc.traditional",
+     .cls = LK_NETWORK,
+     .net = "nc.traditional reaches the network"},
+    {.name = "lftp", .cls = LK_NETWORK, .net = "lftp reaches the network"},
+    {.name = "tftp", .cls = LK_NETWORK, .net = "tftp reaches the network"},
+    {.name = "autossh",
+     .cls = LK_NETWORK,
+     .net = "autossh reaches the network"},
+    {.name = "rclone", .cls = LK_NETWORK, .net = "rclone reaches the network"},
+    {.name = "sshfs", .cls = LK_NETWORK, .net = "sshfs reaches the network"},
+
+    /* ---- decoders: the output is a transform of the input ---- */
+    {.name = "base64", .cls = LK_DECODER},
+    {.name = "base32", .cls = LK_DECODER},
+    {.name = "basenc", .cls = LK_DECODER},
+    {.name = "xxd", .cls = LK_DECODER},
+    {.name = "openssl", .cls = LK_DECODER},
+    {.name = "tr", .cls = LK_DECODER},
+    {.name = "rev", .cls = LK_DECODER},
+    {.name = "gunzip", .cls = LK_DECODER},
+    {.name = "zcat", .cls = LK_DECODER},
+    {.name = "gzip", .cls = LK_DECODER},
+    {.name = "bzip2", .cls = LK_DECODER},
+    {.name = "bzcat", .cls = LK_DECODER},
+    {.name = "bunzip2", .cls = LK_DECODER},
+    {.name = "xz", .cls = LK_DECODER},
+    {.name = "xzcat", .cls = LK_DECODER},
+    {.name = "unxz", .cls = LK_DECODER},
+    {.name = "zstd", .cls = LK_DECODER},
+    {.name = "zstdcat", .cls = LK_DECODER},
+    {.name = "unzstd", .cls = LK_DECODER},
+    {.name = "uudecode", .cls = LK_DECODER},
+    {.name = "iconv", .cls = LK_DECODER},
+    {.name = "od", .cls = LK_DECODER},
+    {.name = "lz4", .cls = LK_DECODER},
+    {.name = "lzcat", .cls = LK_DECODER},
+    {.name = "brotli", .cls = LK_DECODER},
+    {.name = "gpg", .cls = LK_DECODER},
+    {.name = "age", .cls = LK_DECODER},
+    {.name = "lzma", .cls = LK_DECODER},
+    {.name = "unlzma", .cls = LK_DECODER},
+    {.name = "compress", .cls = LK_DECODER},
+    {.name = "uncompress", .cls = LK_DECODER},
+    {.name = "rot13", .cls = LK_DECODER},
+    {.name = "recode", .cls = LK_DECODER},
+    {.name = "ccrypt", .cls = LK_DECODER},
+    {.name = "sed", .cls = LK_DECODER},
+
+    /* ---- programs whose first operand picks what they do ---- */
+    {.name = "systemctl", .cls = LK_SUBCOMMANDS},
+    /* subcommand runners: the rest of argv after their options */
+    {.name = "npm",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(.sub = "|exec|x|", .short_val = "cw", .short_flag = "y",
+                  .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"
+                           "include-workspace-root:-0|yes:y0|no:-0",
+                  .script = "c")},
+    {.name = "pnpm",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "cF",
+                  .longs = "recursive:r0|parallel:-0|package:-1|shell-mode:c0|"
+                           "filter:F1|silent:s0|no-bail:-0",
+                  .short_flag = "rs")},
+    {.name = "yarn",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
+                  .longs = "package:p1|quiet:q0")},
+    /* docker run IMAGE CMD / docker exec CONTAINER CMD */
+    {.name = "docker",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts =
+         OPTS(.sub = "|run|exec|", .short_val = "acehlmpuvwe",
+              .short_flag = "diPqt",
+              .longs = "rm:-0|detach:d0|interactive:i0|tty:t0|privileged:-0|"
+                       "init:-0|read-only:-0|publish-all:P0|quiet:q0|"
+                       "no-healthcheck:-0|oom-kill-disable:-0|sig-proxy:-?|"
+                       "attach:a1|cpu-shares:c1|env:e1|env-file:-1|hostname:h1|"
+                       "label:l1|memory:m1|publish:p1|user:u1|volume:v1|"
+                       "workdir:w1|name:-1|network:-1|net:-1|entrypoint:-1|"
+                       "mount:-1|platform:-1|pull:-1|cpus:-1|gpus:-1|"
+                       "add-host:-1|cap-add:-1|cap-drop:-1|device:-1|dns:-1|"
+                       "ipc:-1|pid:-1|restart:-1|runtime:-1|security-opt:-1|"
+                       "shm-size:-1|stop-signal:-1|tmpfs:-1|ulimit:-1|"
+                       "userns:-1|uts:-1|volumes-from:-1|expose:-1|"
+                       "health-cmd:-1|log-driver:-1|log-opt:-1|cidfile:-1|"
+                       "group-add:-1|memory-swap:-1|detach-keys:-1|"
+                       "privileged:-0|network-alias:-1|label-file:-1",
+              .npos = 1)},
+    {.name = "podman",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts =
+         OPTS(.sub = "|run|exec|", .short_val = "acehlmpuvwe",
+              .short_flag = "diPqt",
+              .longs = "rm:-0|detach:d0|interactive:i0|tty:t0|privileged:-0|"
+                       "init:-0|read-only:-0|publish-all:P0|quiet:q0|"
+                       "attach:a1|env:e1|env-file:-1|hostname:h1|label:l1|"
+                       "memory:m1|publish:p1|user:u1|volume:v1|workdir:w1|"
+                       "name:-1|network:-1|net:-1|entrypoint:-1|mount:-1|"
+                       "platform:-1|pull:-1|cap-add:-1|cap-drop:-1|device:-1|"
+                       "security-opt:-1|userns:-1|pod:-1",
+              .npos = 1)},
+    /* kubectl exec POD [-c C] -- CMD */
+    {.name = "kubectl",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts =
+         OPTS(.sub = "|exec|", .short_val = "cnf", .short_flag = "itq",
+              .longs = "container:c1|namespace:n1|filename:f1|stdin:i0|tty:t0|"
+                       "quiet:q0|pod-running-timeout:-1|context:-1|"
+                       "kubeconfig:-1",
+              .npos = 1, .flags = LK_OPT_PERMUTE)},
+    {.name = "apt", .cls = LK_SUBCOMMANDS},
+    {.name = "apt-get", .cls = LK_SUBCOMMANDS},
+    {.name = "pip", .cls = LK_SUBCOMMANDS},
+    {.name = "pip3", .cls = LK_SUBCOMMANDS},
+    {.name = "cargo", .cls = LK_SUBCOMMANDS},
+    {.name = "go", .cls = LK_SUBCOMMANDS},
+    {.name = "gh", .cls = LK_SUBCOMMANDS},
+    {.name = "brew", .cls = LK_SUBCOMMANDS},
+    {.name = "dnf", .cls = LK_SUBCOMMANDS},
+    {.name = "yum", .cls = LK_SUBCOMMANDS},
+    {.name = "snap", .cls = LK_SUBCOMMANDS},
+    {.name = "helm", .cls = LK_SUBCOMMANDS},
+    {.name = "terraform", .cls = LK_SUBCOMMANDS},
+    {.name = "tofu", .cls = LK_SUBCOMMANDS},
+    {.name = "aws", .cls = LK_SUBCOMMANDS},
+    {.name = "gcloud", .cls = LK_SUBCOMMANDS},
+    {.name = "az", .cls = LK_SUBCOMMANDS},
+    {.name = "nix", .cls = LK_SUBCOMMANDS},
+    {.name = "zypper", .cls = LK_SUBCOMMANDS},
+    {.name = "apk", .cls = LK_SUBCOMMANDS},
+    {.name = "pacman", .cls = LK_SUBCOMMANDS},
+    {.name = "rustup", .cls = LK_SUBCOMMANDS},
+    {.name = "dotnet", .cls = LK_SUBCOMMANDS},
+    {.name = "pipx", .cls = LK_SUBCOMMANDS},
+    {.name = "uv",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(.sub = "|run|", .short_val = "p", .short_flag = "qv",
+                  .longs =
+                      "python:p1|with:-1|with-requirements:-1|with-editable:-1|"
+                      "project:-1|directory:-1|package:-1|extra:-1|group:-1|"
+                      "env-file:-1|index:-1|index-url:-1|all-extras:-0|"
+                      "all-packages:-0|all-groups:-0|no-project:-0|no-sync:-0|"
+                      "frozen:-0|locked:-0|isolated:-0|active:-0|no-dev:-0|"
+                      "no-env-file:-0|only-dev:-0|offline:-0|quiet:q0|"
+                      "verbose:v0|script:-0|module:-0|no-config:-0|exact:-0")},
+    {.name = "poetry",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(.sub = "|run|", .short_val = "CP", .short_flag = "qvn",
+                  .longs = "directory:C1|project:P1|quiet:q0|verbose:v0|"
+                           "no-interaction:n0|no-ansi:-0|ansi:-0")},
+    {.name = "conda",
+     .cls = LK_SUBCOMMANDS | LK_WRAPPER,
+     .opts = OPTS(
+             .sub = "|run|", .short_val = "np", .short_flag = "qv",
+             .longs =
+                 "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-stream:-0|"
+                 "quiet:q0|verbose:v0|dev:-0")},
+    {.name = "flatpak", .cls = LK_SUBCOMMANDS},
+    {.name = "journalctl", .cls = LK_SUBCOMMANDS},
+    {.name = "loginctl", .cls = LK_SUBCOMMANDS},
+    {.name = "git-lfs", .cls = LK_SUBCOMMANDS},
+    {.name = "svn", .cls = LK_SUBCOMMANDS},
+    {.name = "hg", .cls = LK_SUBCOMMANDS},
+
+    /* ---- wrappers and see-through programs (option grammars from their
+       manuals) ---- */
+    {.name = "sudo",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "aCcDgprRtTUu", .short_flag = "ABbEeHiKklNnPSsVv",
+              .longs =
+                  "askpass:A0|bell:B0|background:b0|close-from:C1|chdir:D1|"
+                  "preserve-env:E?|edit:e0|group:g1|set-home:H0|host:-1|"
+                  "login:i0|remove-timestamp:K0|reset-timestamp:k0|list:l0|"
+                  "no-update:N0|non-interactive:n0|preserve-groups:P0|"
+                  "prompt:p1|chroot:R1|role:r1|stdin:S0|shell:s0|type:t1|"
+                  "command-timeout:T1|other-user:U1|user:u1|validate:v0|"
+                  "login-class:c1|auth-type:a1",
+              .query = "KlvV", .nocmd = "e", .background = "b",
+              .flags = LK_OPT_ASSIGNS | LK_OPT_H_HOST)},
+    {.name = "doas",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "Cu", .short_flag = "Lns", .query = "CL",
+                  .nocmd = "s")},
+    {.name = "su",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "cgGsw", .short_flag = "flmpPhV",
+              .longs = "command:c1|session-command:c1|fast:f0|group:g1|"
+                       "supp-group:G1|login:l0|preserve-environment:p0|pty:P0|"
+                       "shell:s1|whitelist-environment:w1",
+              .query = "hV", .script = "c", .flags = LK_OPT_DASH | LK_OPT_SU)},
+    {.name = "runuser",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "cgGswu", .short_flag = "flmpPhV",
+              .longs = "command:c1|session-command:c1|fast:f0|group:g1|"
+                       "supp-group:G1|login:l0|preserve-environment:p0|pty:P0|"
+                       "shell:s1|whitelist-environment:w1|user:u1",
+              .query = "hV", .script = "c", .flags = LK_OPT_DASH | LK_OPT_SU)},
+    {.name = "run0",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "ugD",
+              .longs = "no-ask-password:-0|unit:-1|property:-1|description:-1|"
+                       "slice:-1|slice-inherit:-0|user:u1|group:g1|nice:-1|"
+                       "chdir:D1|setenv:-1|background:-1|pty:-0|pipe:-0|"
+                       "shell-prompt-prefix:-1|lightweight:-1|machine:-1|"
+                       "area:-1|via-shell:-0|empower:-0")},
+    {.name = "pkexec",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "user:u1|keep-cwd:-0|disable-internal-agent:-0")},
+    {.name = "env",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "uCSa", .short_flag = "i0v",
+                  .longs = "ignore-environment:i0|null:00|unset:u1|chdir:C1|"
+                           "split-string:S1|debug:v0|block-signal:-?|"
+                           "default-signal:-?|ignore-signal:-?|"
+                           "list-signal-handling:-0|argv0:a1",
+                  .split = "S", .flags = LK_OPT_ASSIGNS | LK_OPT_DASH)},
+    {.name = "nohup", .cls = LK_WRAPPER, .opts = OPTS()},
+    {.name = "time",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "fo", .short_flag = "apqvV",
+                  .longs =
+                      "format:f1|output:o1|append:a0|portability:p0|verbose:v0|"
+                      "quiet:q0",
+                  .query = "V")},
+    {.name = "command",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_flag = "pvV", .query = "vV")},
+    {.name = "builtin", .cls = LK_WRAPPER, .opts = OPTS()},
+    {.name = "exec",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "a", .short_flag = "cl")},
+    {.name = "nice",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "n", .longs = "adjustment:n1",
+                  .flags = LK_OPT_NUMERIC)},
+    {.name = "ionice",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "cnpPu", .short_flag = "t",
+              .longs = "class:c1|classdata:n1|pid:p1|pgid:P1|uid:u1|ignore:t0",
+              .nocmd = "pPu")},
+    {.name = "stdbuf",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "ioe", .longs = "input:i1|output:o1|error:e1")},
+    {.name = "timeout",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "sk", .short_flag = "fpv",
+              .longs =
+                  "signal:s1|kill-after:k1|foreground:f0|preserve-status:p0|"
+                  "verbose:v0",
+              .npos = 1)},
+    {.name = "unbuffer", .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "p")},
+    {.name = "chronic", .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "ev")},
+    {.name = "setsid",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_flag = "cfw", .longs = "ctty:c0|fork:f0|wait:w0")},
+    {.name = "flock",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "wEc", .short_flag = "sexnouFhV",
+                  .longs = "shared:s0|exclusive:x0|unlock:u0|nonblock:n0|nb:n0|"
+                           "timeout:w1|wait:w1|conflict-exit-code:E1|close:o0|"
+                           "command:c1|no-fork:F0|verbose:-0",
+                  .query = "hV", .script = "c", .npos = 1,
+                  .flags = LK_OPT_POS_SCRIPT)},
+    {.name = "taskset",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_flag = "acphV", .longs = "all-tasks:a0|cpu-list:c0|pid:p0",
+              .query = "hV", .nocmd = "p", .npos = 1)},
+    {.name = "chroot",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "groups:-1|userspec:-1|skip-chdir:-0", .npos = 1,
+                  .flags = LK_OPT_OPT_POS)},
+    {.name = "unshare",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "RwSG", .short_opt = "muinpUCT",
+              .short_flag = "frchV",
+              .longs = "mount:m?|uts:u?|ipc:i?|net:n?|pid:p?|user:U?|cgroup:C?|"
+                       "time:T?|fork:f0|kill-child:-?|mount-proc:-?|"
+                       "map-root-user:r0|map-current-user:c0|map-user:-1|"
+                       "map-group:-1|map-users:-1|map-groups:-1|map-auto:-0|"
+                       "propagation:-1|setgroups:-1|root:R1|wd:w1|setuid:S1|"
+                       "setgid:G1|monotonic:-1|boottime:-1|keep-caps:-0|"
+                       "load-interp:-1",
+              .query = "hV")},
+    {.name = "nsenter",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "tSGW", .short_opt = "muinpCUTrw",
+              .short_flag = "aFZechV",
+              .longs = "target:t1|all:a0|mount:m?|uts:u?|ipc:i?|net:n?|pid:p?|"
+                       "cgroup:C?|user:U?|time:T?|setuid:S1|setgid:G1|"
+                       "preserve-credentials:-0|root:r?|wd:w?|wdns:W1|env:e0|"
+                       "no-fork:F0|follow-context:Z0|join-cgroup:c0|"
+                       "user-parent:-0|keep-caps:-0",
+              .query = "hV")},
+    {.name = "strace",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "abeIoOpPsSUXEu",
+              .short_flag = "AcCdDfFhiknqrtTvVwxyYzZ",
+              .longs = "output:o1|output-separately:-0|trace:-1|trace-path:-1|"
+                       "trace-fds:-1|status:-1|signal:-1|abbrev:-1|verbose:-1|"
+                       "raw:-1|read:-1|write:-1|fault:-1|inject:-1|kvm:-1|"
+                       "quiet:-?|silent:-?|decode-fds:-?|decode-pids:-1|"
+                       "secontext:-?|summary-only:c0|summary:C0|"
+                       "summary-wall-clock:w0|summary-sort-by:S1|"
+                       "summary-columns:U1|summary-syscall-overhead:O1|"
+                       "syscall-times:-?|timestamps:-?|absolute-timestamps:-?|"
+                       "relative-timestamps:-?|follow-forks:f0|daemonize:-?|"
+                       "attach:p1|user:u1|env:E1|columns:a1|string-limit:s1|"
+                       "strings-in-hex:-?|const-print-style:X1|seccomp-bpf:-0|"
+                       "stack-trace:k0|stack-traces:k0|debug:d0|tips:-?|"
+                       "instruction-pointer:i0|no-abbrev:v0|interruptible:I1|"
+                       "argv0:-1|successful-only:z0|failed-only:Z0|"
+                       "syscall-limit:-1|always-show-pid:-0",
+              .query = "hV")},
+    {.name = "ltrace",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "aADeFlnopsuwxX", .short_flag = "bcCfhiLrStTV",
+              .longs = "output:o1|library:l1|config:F1|align:a1|demangle:C0|"
+                       "indent:n1",
+              .query = "hV")},
+    {.name = "systemd-run",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "upEHM", .short_flag = "rtPqGdSh",
+                  .longs =
+                      "unit:u1|property:p1|description:-1|slice:-1|"
+                      "slice-inherit:-0|remain-after-exit:r0|send-sighup:-0|"
+                      "service-type:-1|uid:-1|gid:-1|nice:-1|"
+                      "working-directory:-1|same-dir:d0|setenv:E1|pty:t0|"
+                      "pipe:P0|quiet:q0|collect:G0|user:-0|system:-0|host:H1|"
+                      "machine:M1|scope:-0|on-active:-1|on-boot:-1|"
+                      "on-startup:-1|on-unit-active:-1|on-unit-inactive:-1|"
+                      "on-calendar:-1|on-clock-change:-0|on-timezone-change:-0|"
+                      "timer-property:-1|path-property:-1|socket-property:-1|"
+                      "no-block:-0|wait:-0|shell:S0|no-ask-password:-0|"
+                      "job-mode:-1|expand-environment:-1|json:-1|"
+                      "ignore-failure:-0|background:-1",
+                  .query = "h", .nocmd = "S")},
+    /* firejail takes every option as one word, values after '='. */
+    {.name = "firejail",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.flags = LK_OPT_LONG_EQ)},
+    {.name = "bwrap",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs =
+                      "args:-1|argv0:-1|level-prefix:-0|unshare-all:-0|"
+                      "share-net:-0|unshare-user:-0|unshare-user-try:-0|"
+                      "unshare-ipc:-0|unshare-pid:-0|unshare-net:-0|"
+                      "unshare-uts:-0|unshare-cgroup:-0|unshare-cgroup-try:-0|"
+                      "userns:-1|userns2:-1|disable-userns:-0|"
+                      "assert-userns-disabled:-0|pidns:-1|uid:-1|gid:-1|"
+                      "hostname:-1|chdir:-1|clearenv:-0|setenv:-2|unsetenv:-1|"
+                      "lock-file:-1|sync-fd:-1|bind:-2|bind-try:-2|dev-bind:-2|"
+                      "dev-bind-try:-2|ro-bind:-2|ro-bind-try:-2|remount-ro:-1|"
+                      "overlay-src:-1|overlay:-3|tmp-overlay:-1|ro-overlay:-1|"
+                      "exec-label:-1|file-label:-1|proc:-1|dev:-1|tmpfs:-1|"
+                      "mqueue:-1|dir:-1|file:-2|bind-data:-2|ro-bind-data:-2|"
+                      "symlink:-2|seccomp:-1|add-seccomp-fd:-1|block-fd:-1|"
+                      "userns-block-fd:-1|info-fd:-1|json-status-fd:-1|"
+                      "new-session:-0|die-with-parent:-0|as-pid-1:-0|"
+                      "cap-add:-1|cap-drop:-1|perms:-1|size:-1|chmod:-2|"
+                      "bind-fd:-2|ro-bind-fd:-2")},
+    {.name = "xvfb-run",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "efnpsw", .short_flag = "adlh",
+                  .longs = "auto-servernum:a0|auto-display:d0|error-file:e1|"
+                           "auth-file:f1|server-num:n1|listen-tcp:l0|"
+                           "xauth-protocol:p1|server-args:s1|wait:w1",
+                  .query = "h")},
+    {.name = "caffeinate",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "tw", .short_flag = "dimsu")},
+    {.name = "coproc",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.flags = LK_OPT_BACKGROUND)},
+    {.name = "busybox",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "list:L0|list-full:L0|install:L0|show:L1",
+                  .nocmd = "L")},
+    {.name = "chrt",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "TPD", .short_flag = "bdfiormRapvhV",
+              .longs = "batch:b0|deadline:d0|fifo:f0|idle:i0|other:o0|rr:r0|"
+                       "ext:e0|reset-on-fork:R0|all-tasks:a0|max:m0|pid:p0|"
+                       "verbose:v0|sched-runtime:T1|sched-period:P1|"
+                       "sched-deadline:D1",
+              .query = "mhV", .nocmd = "p", .npos = 1)},
+    {.name = "script",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "cEBIOTmo", .short_opt = "t", .short_flag = "aefqhV",
+              .longs = "append:a0|command:c1|echo:E1|return:e0|flush:f0|"
+                       "force:-0|log-io:B1|log-in:I1|log-out:O1|log-timing:T1|"
+                       "logging-format:m1|output-limit:o1|quiet:q0|timing:t?",
+              .query = "hV", .script = "c",
+              /* the operand is the typescript file, never a command; util-linux
+              permutes, so `script FILE -qc CMD` still runs CMD */
+              .nocmd = "", .npos = 1, .flags = LK_OPT_PERMUTE)},
+    {.name = "eatmydata", .cls = LK_WRAPPER, .opts = OPTS()},
+    {.name = "fakeroot",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "lfsib", .short_flag = "uhv",
+              .longs = "lib:l1|faked:f1|unknown-is-real:u0", .query = "hv")},
+    {.name = "torsocks",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "uapP", .short_flag = "idqh",
+              .longs = "user:u1|pass:p1|address:a1|port:P1|isolate:i0|debug:d0|"
+                       "quiet:q0|shell:-0",
+              .query = "h")},
+    {.name = "proxychains",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "f", .short_flag = "q")},
+    {.name = "proxychains4",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "f", .short_flag = "q")},
+    {.name = "dbus-run-session",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "config-file:-1|dbus-daemon:-1")},
+    {.name = "catchsegv", .cls = LK_WRAPPER, .opts = OPTS()},
+    {.name = "nocache", .cls = LK_WRAPPER, .opts = OPTS()},
+    /* toybox is busybox's sibling: `toybox APPLET ARGS` */
+    {.name = "toybox",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "long:L0", .nocmd = "L")},
+    /* libfaketime: faketime [-m] [-f] [-p PID] TIMESTAMP PROG ARGS */
+    {.name = "faketime",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "p", .short_flag = "mf",
+                  .longs = "exclude-monotonic:-0|disable-shm:-0|date-prog:-1",
+                  .npos = 1)},
+    {.name = "setpriv",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_flag = "dhV",
+              .longs =
+                  "dump:d0|no-new-privs:-0|nnp:-0|inh-caps:-1|"
+                  "ambient-caps:-1|bounding-set:-1|keep-groups:-0|"
+                  "clear-groups:-0|init-groups:-0|groups:-1|rgid:-1|egid:-1|"
+                  "regid:-1|ruid:-1|euid:-1|reuid:-1|securebits:-1|"
+                  "pdeathsig:-1|selinux-label:-1|apparmor-profile:-1|"
+                  "landlock-access:-1|landlock-rule:-1|reset-env:-0",
+              .query = "dhV")},
+    {.name = "prlimit",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "po", .short_opt = "cdefilmnqrstuvxy",
+              .short_flag = "hV",
+              .longs =
+                  "core:c?|data:d?|nice:e?|fsize:f?|sigpending:i?|"
+                  "memlock:l?|rss:m?|nofile:n?|msgqueue:q?|rtprio:r?|"
+                  "stack:s?|cpu:t?|nproc:u?|as:v?|locks:x?|rttime:y?|pid:p1|"
+                  "output:o1|noheadings:-0|raw:-0|verbose:-0",
+              .query = "hV", .nocmd = "p")},
+    {.name = "numactl",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "ipPmNCwoLMISf", .short_flag = "albsHtuTV",
+                  .longs =
+                      "all:a0|interleave:i1|preferred:p1|preferred-many:P1|"
+                      "membind:m1|cpunodebind:N1|physcpubind:C1|localalloc:l0|"
+                      "balancing:b0|weighted-interleave:w1|show:s0|hardware:H0|"
+                      "offset:o1|length:L1|shmmode:M1|shmid:I1|shm:S1|file:f1|"
+                      "strict:t0|huge:u0|touch:T0",
+                  .query = "sHV")},
+    {.name = "cgexec",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "g", .short_flag = "h", .longs = "sticky:-0",
+                  .query = "h")},
+    /* valgrind takes every option as --name=value */
+    {.name = "valgrind",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_flag = "hvqd", .query = "h", .flags = LK_OPT_LONG_EQ)},
+    {.name = "dbus-launch",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.flags = LK_OPT_LONG_EQ)},
+    {.name = "ssh-agent",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "aEOPt", .short_flag = "csDdk", .nocmd = "k")},
+    {.name = "fakechroot",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "ldec", .short_flag = "shv",
+              .longs = "lib:l1|elfloader:d1|use-system-libs:s0|environment:e1|"
+                       "config-dir:c1",
+              .query = "hv")},
+    {.name = "schroot",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.short_val = "cudno", .short_flag = "hVlipaqvbref",
+              .longs =
+                  "chroot:c1|user:u1|directory:d1|session-name:n1|option:o1|"
+                  "preserve-environment:p0|all:a0|quiet:q0|verbose:v0|"
+                  "begin-session:b0|run-session:r0|end-session:e0|force:f0|"
+                  "list:l0|info:i0|config:l0|location:l0|"
+                  "automatic-session:-0|recover-session:-0|all-chroots:a0|"
+                  "all-sessions:a0|all-source-chroots:a0|"
+                  "exclude-aliases:-0",
+              .query = "hVli", .nocmd = "be")},
+    {.name = "daemonize",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "ceopluE", .short_flag = "av",
+                  .flags = LK_OPT_BACKGROUND)},
+    /* task spooler: queues the command */
+    {.name = "tsp",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "LDWN", .short_flag = "ngfmdEBhVlKCS",
+                  .query = "hVlKCS", .flags = LK_OPT_BACKGROUND)},
+    {.name = "nq",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_flag = "cqt", .flags = LK_OPT_BACKGROUND)},
+    /* entr -s makes the operand a shell string: not listed, so the
+     scan reports it and the line is unparsed */
+    {.name = "entr", .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "acdnprz")},
+    {.name = "screen",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "cehpSTt", .short_flag = "aAdDfilLmOqQrRUvx",
+                  .query = "v")},
+    {.name = "dtach",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "acAner", .short_flag = "Ez", .nocmd = "a")},
+    {.name = "sshpass",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "fdpP", .short_flag = "evhV", .query = "hV")},
+    {.name = "retry",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "tsmx",
+                  .longs = "tries:t1|sleep:s1|min:m1|max:x1|until:-1|delay:-1|"
+                           "times:-1")},
+    {.name = "ifne", .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "n")},
+    {.name = "systemd-inhibit",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "what:-1|who:-1|why:-1|mode:-1|list:-0|no-pager:-0|"
+                           "no-legend:-0")},
+    {.name = "systemd-cat",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "tp",
+                  .longs = "identifier:t1|priority:p1|stderr-priority:-1|"
+                           "level-prefix:-1|namespace:-1")},
+    /* sg [-] [group [-c] command]: like su, the rest goes to sh */
+    {.name = "sg",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.flags = LK_OPT_DASH | LK_OPT_SU)},
+    {.name = "npx",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "pc", .short_flag = "yq",
+                  .longs = "package:p1|call:c1|yes:y0|no:-0|quiet:q0",
+                  .script = "c")},
+    {.name = "bunx",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.longs = "bun:-0|silent:-0|verbose:-0|package:-1")},
+    {.name = "uvx",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "p", .short_flag = "qv",
+                  .longs = "python:p1|with:-1|from:-1|quiet:q0|verbose:v0|"
+                           "isolated:-0|offline:-0")},
+    {.name = "pipenv",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.sub = "|run|", .longs = "python:-1|verbose:-0|quiet:-0")},
+    {.name = "mamba",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.sub = "|run|", .short_val = "np",
+                  .longs = "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-"
+                           "stream:-0")},
+    {.name = "asdf", .cls = LK_WRAPPER, .opts = OPTS(.sub = "|exec|")},
+    {.name = "direnv",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.sub = "|exec|", .npos = 1)},
+    {.name = "devcontainer",
+     .cls = LK_WRAPPER,
+     .opts =
+         OPTS(.sub = "|exec|",
+              .longs =
+                  "workspace-folder:-1|container-id:-1|id-label:-1|"
+                  "config:-1|remote-env:-1|user-data-folder:-1|"
+                  "docker-path:-1|log-level:-1|log-format:-1|"
+                  "skip-post-create:-0|terminal-columns:-1|terminal-rows:-1")},
+    {.name = "xargs",
+     .cls = LK_SEES,
+     .opts =
+         OPTS(.short_val = "aEdIsnPLJRS", .short_opt = "eil",
+              .short_flag = "0optrx",
+              .longs = "null:00|arg-file:a1|delimiter:d1|eof:e?|replace:i?|"
+                       "max-lines:l?|max-args:n1|max-procs:P1|open-tty:o0|"
+                       "interactive:p0|process-slot-var:-1|no-run-if-empty:r0|"
+                       "max-chars:s1|show-limits:-0|verbose:t0|exit:x0",
+              .flags = LK_OPT_REPLACE)},
+    {.name = "parallel",
+     .cls = LK_SEES,
+     .opts =
+         OPTS(.short_val = "aCdEIjLnNPsSe", .short_flag = "0kmquvXrg",
+              .longs =
+                  "arg-file:a1|arg-file-sep:-1|arg-sep:-1|bar:-0|"
+                  "basefile:-1|bf:-1|block:-1|block-size:-1|cat:-0|"
+                  "colsep:C1|delay:-1|delimiter:d1|env:-1|eta:-0|fifo:-0|"
+                  "group:-0|halt:-1|halt-on-error:-1|header:-1|joblog:-1|"
+                  "jobs:j1|keep-order:k0|max-lines:L1|max-args:n1|nice:-1|"
+                  "pipe:-0|progress:-0|results:-1|res:-1|retries:-1|"
+                  "return:-1|sshlogin:S1|sshloginfile:-1|slf:-1|tag:-0|"
+                  "tagstring:-1|timeout:-1|tmpdir:-1|trc:-1|transferfile:-1|"
+                  "tf:-1|workdir:-1|wd:-1|dry-run:-0|null:00|memfree:-1|"
+                  "load:-1|line-buffer:-0|lb:-0|ungroup:u0|xargs:m0|"
+                  "max-chars:s1|will-cite:-0|no-notice:-0|quote:q0|"
+                  "shuf:-0|verbose:v0|no-run-if-empty:r0|linebuffer:-0|"
+                  "keep-order:k0|plus:-0|resume:-0|resume-failed:-0|"
+                  "compress:-0|eof:E1|replace:I1|max-replace-args:N1|"
+                  "max-procs:P1|transfer:-0|cleanup:-0|fg:-0|bg:-0|"
+                  "tty:-0|id:-1|semaphore:-0|shebang:-0|citation:-0")},
+    {.name = "watch",
+     .cls = LK_SEES,
+     .opts =
+         OPTS(.short_val = "nq", .short_flag = "bcCdegprtwxhv",
+              .longs = "beep:b0|color:c0|no-color:C0|differences:d?|errexit:e0|"
+                       "chgexit:g0|interval:n1|precise:p0|no-rerun:r0|"
+                       "no-title:t0|no-wrap:w0|exec:x0|equexit:q1",
+              .query = "hv")},
+
+    /* ---- other programs that run commands found in their arguments ---- */
+    {.name = "find", .cls = LK_SEES},
+    {.name = "fd", .cls = LK_SEES},
+    {.name = "make", .cls = LK_SEES},
+    {.name = "git", .cls = LK_SEES},
+    {.name = "at", .cls = LK_SEES},
+    {.name = "batch", .cls = LK_SEES},
+    {.name = "crontab", .cls = LK_SEES},
+    {.name = "trap", .cls = LK_SEES},
+
+    /* ---- programs that write files: copies and tee ---- */
+    {.name = "cp", .cls = LK_COPIES | LK_INERT},
+    {.name = "mv", .cls = LK_COPIES | LK_INERT},
+    {.name = "install", .cls = LK_COPIES | LK_INERT},
+    {.name = "ln", .cls = LK_COPIES | LK_INERT},
+    {.name = "gcp", .cls = LK_COPIES | LK_INERT},
+    {.name = "gmv", .cls = LK_COPIES | LK_INERT},
+    {.name = "tee", .cls = LK_WRITES_ARGS | LK_INERT},
+
+    /* ---- archive extractors: the names of the files they write come from the
+       archive ---- */
+    {.name = "tar", .cls = LK_EXTRACTS},
+    {.name = "gtar", .cls = LK_EXTRACTS},
+    {.name = "bsdtar", .cls = LK_EXTRACTS},
+    {.name = "unzip", .cls = LK_EXTRACTS},
+    {.name = "7z", .cls = LK_EXTRACTS},
+    {.name = "7za", .cls = LK_EXTRACTS},
+    {.name = "7zr", .cls = LK_EXTRACTS},
+    {.name = "cpio", .cls = LK_EXTRACTS},
+    {.name = "unrar", .cls = LK_EXTRACTS},
+    {.name = "ar", .cls = LK_EXTRACTS},
+    {.name = "pax", .cls = LK_EXTRACTS},
+    {.name = "busybox-tar", .cls = LK_EXTRACTS},
+
+    /* ---- programs that take data, never code ---- */
+    {.name = "touch", .cls = LK_INERT},
+    {.name = "mkdir", .cls = LK_INERT},
+    {.name = "chmod", .cls = LK_INERT},
+    {.name = "chown", .cls = LK_INERT},
+    {.name = "chgrp", .cls = LK_INERT},
+    {.name = "sleep", .cls = LK_INERT},
+    {.name = "kill", .cls = LK_INERT},
+    {.name = "wait", .cls = LK_INERT},
+    {.name = "logger", .cls = LK_INERT},
+    {.name = "export", .cls = LK_INERT},
+    {.name = "declare", .cls = LK_INERT},
+    {.name = "typeset", .cls = LK_INERT},
+    {.name = "local", .cls = LK_INERT},
+    {.name = "readonly", .cls = LK_INERT},
+    {.name = "unset", .cls = LK_INERT},
+    {.name = "set", .cls = LK_INERT},
+    {.name = "shift", .cls = LK_INERT},
+    {.name = "exit", .cls = LK_INERT},
+    {.name = "return", .cls = LK_INERT},
+    {.name = "read", .cls = LK_INERT},
+    {.name = "true", .cls = LK_INERT},
+    {.name = "false", .cls = LK_INERT},
+    {.name = ":", .cls = LK_INERT},
+    {.name = "break", .cls = LK_INERT},
+    {.name = "continue", .cls = LK_INERT},
+    {.name = "shopt", .cls = LK_INERT},
+    {.name = "umask", .cls = LK_INERT},
+
+    /* ---- programs whose operands are names of things (data) ---- */
+    {.name = "man", .cls = LK_NAMES_DATA},
+    {.name = "info", .cls = LK_NAMES_DATA},
+    {.name = "whatis", .cls = LK_NAMES_DATA},
+    {.name = "apropos", .cls = LK_NAMES_DATA},
+    {.name = "tldr", .cls = LK_NAMES_DATA},
+    {.name = "help", .cls = LK_NAMES_DATA},
+    {.name = "which", .cls = LK_NAMES_DATA},
+    {.name = "whereis", .cls = LK_NAMES_DATA},
+    {.name = "pgrep", .cls = LK_NAMES_DATA},
+    {.name = "pidof", .cls = LK_NAMES_DATA},
+    {.name = "dpkg-query", .cls = LK_NAMES_DATA},
+    {.name = "apt-cache", .cls = LK_NAMES_DATA},
+    {.name = "command-not-found", .cls = LK_NAMES_DATA},
+    {.name = "locate", .cls = LK_NAMES_DATA},
+    {.name = "plocate", .cls = LK_NAMES_DATA},
+    {.name = "mlocate", .cls = LK_NAMES_DATA},
+    {.name = "getent", .cls = LK_NAMES_DATA},
+    {.name = "finger", .cls = LK_NAMES_DATA},
+    {.name = "look", .cls = LK_NAMES_DATA},
+
+    /* ---- pagers: operands are files ---- */
+    {.name = "less", .cls = LK_PAGER},
+    {.name = "more", .cls = LK_PAGER},
+    {.name = "most", .cls = LK_PAGER},
+    {.name = "pg", .cls = LK_PAGER},
+    {.name = "pager", .cls = LK_PAGER},
+    {.name = "sensible-pager", .cls = LK_PAGER},
+
+    /* ---- programs that delete files or their contents ---- */
+    {.name = "rm",
+     .cls = LK_DELETES,
+     .destroys = "rm deletes files",
+     .query = "|--help|--version|"},
+    {.name = "rmdir",
+     .cls = LK_DELETES,
+     .destroys = "rmdir deletes directories",
+     .query = "|--help|--version|"},
+    {.name = "unlink",
+     .cls = LK_DELETES,
+     .destroys = "unlink deletes files",
+     .query = "|--help|--version|"},
+    {.name = "truncate",
+     .cls = LK_DELETES,
+     .destroys = "truncate discards file contents",
+     .query = "|--help|--version|"},
+
+    /* ---- programs that make or erase a filesystem or partition table (floor)
+       ---- */
+    {.name = "mkfs",
+     .cls = LK_WIPES_DEVICE,
+     .names = LK_DOTTED,
+     .destroys = "mkfs makes a new filesystem",
+     .query = "|-h|--help|-V|--version|"},
+    {.name = "mke2fs",
+     .cls = LK_WIPES_DEVICE,
+     .names = LK_DOTTED,
+     .destroys = "mke2fs makes a new filesystem",
+     .query = "|-V|"},
+    {.name = "mkswap",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkswap overwrites a device with swap",
+     .query = "|-h|--help|-V|--version|"},
+    {.name = "wipefs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "wipefs erases filesystem signatures",
+     .query = "|-h|--help|-V|--version|"},
+    {.name = "shred",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "shred destroys files",
+     .query = "|--help|--version|"},
+    {.name = "mkdosfs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkdosfs makes a new filesystem"},
+    {.name = "mkntfs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkntfs makes a new filesystem"},
+    {.name = "mkexfatfs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkexfatfs makes a new filesystem"},
+    {.name = "mkreiserfs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkreiserfs makes a new filesystem"},
+    {.name = "jfs_mkfs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "jfs_mkfs makes a new filesystem"},
+    {.name = "mkudffs",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mkudffs makes a new filesystem"},
+    {.name = "sgdisk",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "sgdisk rewrites a partition table",
+     .query = "|-p|--print|-i|--info|-v|--verify|-L|--list-types|-O|--print-"
+              "mbr|-?|--help|-V|--version|"},
+    {.name = "sfdisk",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "sfdisk rewrites a partition table",
+     .query =
+         "|-l|--list|-d|--dump|-s|--show-size|-J|--json|-V|--verify|-g|--show-"
+         "geometry|-F|--list-free|-r|--reorder-dry|-h|--help|-v|--version|"},
+    {.name = "blkdiscard",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "blkdiscard discards every block of a device",
+     .query = "|-h|--help|-V|--version|"},
+    {.name = "flash_erase",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "flash_erase erases flash memory"},
+    {.name = "flash_eraseall",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "flash_eraseall erases flash memory"},
+    {.name = "srm", .cls = LK_WIPES_DEVICE, .destroys = "srm destroys files"},
+    {.name = "mformat",
+     .cls = LK_WIPES_DEVICE,
+     .destroys = "mformat makes a new filesystem"},
+};
+
+#define NPROGRAMS (sizeof programs / sizeof *programs)
+
+/* Names a program goes by that no version or build rule derives: the
+   distribution's renames and the alternatives it installs. */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+    {"nodejs", "node"},       {"iojs", "node"},         {"js", "node"},
+    {"ipython", "python"},    {"jruby", "ruby"},        {"truffleruby", "ruby"},
+    {"mruby", "ruby"},        {"php-cli", "php"},       {"php-cgi", "php"},
+    {"sh.distrib", "sh"},     {"bash.distrib", "bash"}, {"ksh93", "ksh"},
+    {"ksh2020", "ksh"},       {"jimsh", "tclsh"},       {"gsed", "sed"},
+    {"ncat.openbsd", "ncat"}, {"gfind", "find"},        {"fdfind", "fd"},
+    {"gmake", "make"},        {"bmake", "make"},        {"pmake", "make"},
+    {"remake", "make"},
+};
+
+static const lk_program *exact(const char *name)
+{
+	for (size_t i = 0; i < NPROGRAMS; i++)
+		if (programs[i].name[0] == name[0] &&
+		    strcmp(programs[i].name, name) == 0)
+			return &programs[i];
+	return NULL;
+}
+
+/* `rest` (what follows a row's name) is a version or build suffix the
+   row allows: [-]1.2.3, -static, -dbg, or a version then a build. */
+static bool suffix_ok(uint32_t names, const char *rest)
+{
+	if (names & LK_VERSIONED) {
+		const char *p = rest + (rest[0] == '-');
+		size_t digits = strspn(p, "0123456789.");
+		if (digits && p[0] >= '0' && p[0] <= '9') {
+			rest = p + digits;
+			if (!*rest)
+				return true;
+		}
+	}
+	if (names & LK_BUILDS)
+		return strcmp(rest, "-static") == 0 ||
+		       strcmp(rest, "-dbg") == 0;
+	if (names & LK_DOTTED)
+		return rest[0] == '.' && rest[1] != '\0';
+	return false;
+}
+
+const lk_program *lk_program_find(const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	const lk_program *p = exact(name);
+	if (p)
+		return p;
+	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+		if (strcmp(aliases[i].alias, name) == 0)
+			return exact(aliases[i].name);
+	for (size_t i = 0; i < NPROGRAMS; i++) {
+		const lk_program *r = &programs[i];
+		size_t n = strlen(r->name);
+		if (r->names && r->name[0] == name[0] &&
+		    strncmp(r->name, name, n) == 0 &&
+		    suffix_ok(r->names, name + n))
+			return r;
+	}
+	/* a versioned alias: ipython3, nodejs18 */
+	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
+		size_t n = strlen(aliases[i].alias);
+		const lk_program *r;
+		if (strncmp(aliases[i].alias, name, n) == 0 &&
+		    (r = exact(aliases[i].name)) != NULL && r->names &&
+		    suffix_ok(r->names, name + n))
+			return r;
+	}
+	return NULL;
+}
+
+uint32_t lk_classes(const char *name)
+{
+	const lk_program *p = lk_program_find(name);
+	return p ? p->cls : 0;
+}
+
+const lk_program *lk_program_at(size_t i)
+{
+	return i < NPROGRAMS ? &programs[i] : NULL;
+}
+
+/* Append s to buf (with regex metacharacters escaped) if it fits. */
+static bool put_re(char *buf, size_t cap, size_t *len, const char *s,
+                   bool escape)
+{
+	for (; *s; s++) {
+		bool meta = escape && strchr(".+*?()[]{}|^$\\", *s);
+		if (*len + 2 + meta >= cap)
+			return false;
+		if (meta)
+			buf[(*len)++] = '\\';
+		buf[(*len)++] = *s;
+	}
+	buf[*len] = '\0';
+	return true;
+}
+
+/* Names of one or two letters (R, rc, es, nu) are left out: matched
+   case-insensitively as words anywhere in a line they would put ordinary
+   text on the floor; `sh` is kept. */
+static bool regex_name(const char *name)
+{
+	return strlen(name) >= 3 || strcmp(name, "sh") == 0;
+}
+
+static bool put_name(char *buf, size_t cap, size_t *len, bool *first,
+                     const char *name, uint32_t names)
+{
+	if (!regex_name(name))
+		return true;
+	if (!*first && !put_re(buf, cap, len, "|", false))
+		return false;
+	*first = false;
+	if (!put_re(buf, cap, len, name, true))
+		return false;
+	if ((names & LK_VERSIONED) &&
+	    !put_re(buf, cap, len, "-?[0-9.]*", false))
+		return false;
+	if ((names & LK_DOTTED) &&
+	    !put_re(buf, cap, len, "(?:\\.\\w+)?", false))
+		return false;
+	return true;
+}
+
+size_t lk_names_regex(uint32_t cls, char *buf, size_t cap)
+{
+	size_t len = 0;
+	bool first = true;
+	if (!put_re(buf, cap, &len, "(?:", false))
+		return 0;
+	for (size_t i = 0; i < NPROGRAMS; i++)
+		if ((programs[i].cls & cls) &&
+		    !put_name(buf, cap, &len, &first, programs[i].name,
+		              programs[i].names))
+			return 0;
+	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
+		const lk_program *r = exact(aliases[i].name);
+		if (r && (r->cls & cls) &&
+		    !put_name(buf, cap, &len, &first, aliases[i].alias,
+		              r->names))
+			return 0;
+	}
+	if (!put_re(buf, cap, &len, ")", false))
+		return 0;
+	return len;
+}

@@ -1,0 +1,204 @@
+/*
+ * knowledge/programs.h - the one table of what locus knows about programs.
+ *
+ * Bottom layer: parser/ (see-through, checks) and labels/ (tags, floor,
+ * remote code) both read this table and keep no program list of their own
+ * for the facts it holds.  It depends on nothing above it.
+ *
+ * A row is one program under its canonical name.  lk_program_find() maps
+ * every other name a program goes by onto its row: versioned and
+ * distribution names (python3.12, bash-5.2, ksh93, perl5.36, nodejs),
+ * restricted and alternative shells (rbash, lksh, mksh-static), the names
+ * Debian's alternatives install (awk, nawk, js, editor...).  A basename is
+ * expected (`/usr/bin/rm` -> `rm`): callers strip the directory.
+ *
+ * Per-program knowledge packs (labels/, danger packs: terraform, kubectl,
+ * psql...) attach to a row through its `pack` field: add an LK_PACK_*
+ * value below and set it in the row; labels/ maps the value to the pack.
+ */
+#ifndef LOCUS_KNOWLEDGE_PROGRAMS_H
+#define LOCUS_KNOWLEDGE_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- what a program is (lk_program.cls) ------------------------------ */
+enum {
+	LK_SHELL = 1u << 0,  /* runs -c SCRIPT, a script file, or stdin */
+	LK_INTERP = 1u << 1, /* interpreter: .interp says how it takes code */
+	LK_DOWNLOADER = 1u << 2, /* fetches URLs; .fetch: how it names output */
+	LK_DECODER = 1u << 3,    /* output is a transform of its input (base64
+	                            -d, gunzip, openssl): fed to a shell, the
+	                            script is unknown */
+	LK_WRAPPER = 1u << 4, /* runs the command after its options (.opts) */
+	LK_SEES = 1u << 5,    /* runs commands found in its arguments
+	                         (xargs, ssh, watch; .opts when it has a
+	                         grammar) */
+	LK_NETWORK = 1u << 6, /* reaches the network, whatever its arguments */
+	LK_SUBCOMMANDS = 1u << 7,   /* the first operand picks what it does: a
+	                               dynamic one could be anything */
+	LK_INERT = 1u << 8,         /* takes data, never code */
+	LK_AWK = 1u << 9,           /* an awk: its program may run its input */
+	LK_SOURCE = 1u << 10,       /* source / . : runs a file in this shell */
+	LK_COPIES = 1u << 11,       /* cp mv install ln: writes the last operand
+	                               (or -t DIR) with the sources' content */
+	LK_WRITES_ARGS = 1u << 12,  /* tee: every operand gets its stdin */
+	LK_NAMES_DATA = 1u << 13,   /* man, which, pgrep, dpkg -L...: operands
+	                               are names of things, not commands */
+	LK_PAGER = 1u << 14,        /* less, more, most: operands are files */
+	LK_WIPES_DEVICE = 1u << 15, /* makes or erases a filesystem (floor) */
+	LK_EXTRACTS = 1u << 16,     /* tar, unzip, cpio: writes files whose
+	                               names come from its input */
+	LK_EVAL = 1u << 17,         /* a builtin that runs a string (eval) */
+	LK_DELETES = 1u << 18,      /* deletes files or their contents (rm) */
+};
+
+/* ---- name rules (lk_program.names) ----------------------------------- */
+enum {
+	/* NAME followed by a version (digits and dots, optionally after a
+	   '-'): python3.12, bash-5.2, ksh93, perl5.36.0, lua5.4 */
+	LK_VERSIONED = 1u << 0,
+	/* NAME-static, NAME-dbg (Debian's static and debug builds) */
+	LK_BUILDS = 1u << 1,
+	/* NAME.ANYTHING: mkfs.ext4, mkfs.xfs */
+	LK_DOTTED = 1u << 2,
+};
+
+/* ---- option grammars (wrappers and see-through programs) ------------- */
+enum {
+	LK_OPT_ASSIGNS =
+	    1 << 0, /* NAME=value words after the options (env, sudo) */
+	LK_OPT_NUMERIC = 1 << 1, /* -N is a number option (nice -10) */
+	LK_OPT_LONG_EQ =
+	    1 << 2, /* every --name[=value] is one word (firejail) */
+	LK_OPT_BACKGROUND =
+	    1 << 3,             /* the wrapped command runs in the background */
+	LK_OPT_DASH = 1 << 4,   /* a lone "-" is an option (env -, su -) */
+	LK_OPT_H_HOST = 1 << 5, /* sudo: -h HOST when a non-option follows,
+	                           else -h is --help */
+	LK_OPT_SU = 1 << 6,     /* su/runuser: [user [shell args...]] */
+	LK_OPT_POS_SCRIPT = 1 << 7, /* flock FILE -c CMD: a script option may
+	                               follow the operand */
+	LK_OPT_OPT_POS = 1 << 8,    /* the operands before the command are
+	                               optional (chroot: no command = shell) */
+	LK_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
+	LK_OPT_REPLACE = 1 << 10, /* xargs: -I/-i VALUE is the replace string */
+};
+
+/*
+ * One program's option grammar, from its manual.  Short option sets are
+ * strings of letters.  `longs` is a '|'-separated list of "name:LA" where
+ * L is the equivalent short letter ('-' for none) and A the arity: '0' a
+ * flag, '1' '2' '3' that many values (in the same word after '=' for the
+ * first, or the next words), '?' an optional value given only after '='.
+ * --help and --version are query options of every program.
+ */
+typedef struct lk_optspec {
+	const char *short_val;  /* take a value (attached or next word) */
+	const char *short_opt;  /* optional value, attached only (-i[ext]) */
+	const char *short_flag; /* no value */
+	const char *longs;
+	const char *query;  /* letters after which nothing else runs */
+	const char *script; /* letters whose value is a shell command string */
+	const char *nocmd;  /* letters after which the operands are not a
+	                       command (ionice -p PID, sudo -e FILE) */
+	const char *split;  /* letters whose value is split into the command
+	                       (env -S) */
+	const char *background; /* letters that run the command in the
+	                           background (sudo -b) */
+	unsigned npos;          /* operands before the command (timeout 5) */
+	uint32_t flags;         /* LK_OPT_* */
+	const char *sub;        /* "|exec|x|": the grammar applies only when the
+	                           next word is one of these subcommands (npm
+	                           exec, uv run); options are scanned after it */
+} lk_optspec;
+
+/* ---- interpreters' inline code --------------------------------------- */
+enum {
+	LK_LANG_PY = 1 << 0,
+	LK_LANG_PERL = 1 << 1,
+	LK_LANG_RUBY = 1 << 2,
+	LK_LANG_JS = 1 << 3,
+	LK_LANG_PHP = 1 << 4,
+	LK_LANG_AWK = 1 << 5,
+	LK_LANG_LUA = 1 << 6,
+	LK_LANG_OSA = 1 << 7,
+	LK_LANG_TCL = 1 << 8,
+	LK_LANG_OTHER = 1 << 9, /* no pattern table: any code is opaque */
+};
+
+enum {
+	LK_I_STDIN = 1 << 1,     /* no code and no file: the program is stdin */
+	LK_I_CODE_ENDS = 1 << 2, /* -c ends the options (python) */
+	LK_I_OPERAND = 1 << 3,   /* the first operand is the program (awk) */
+	LK_I_EVAL_SUB = 1 << 4,  /* `deno eval CODE` */
+};
+
+typedef struct lk_interp {
+	unsigned lang;         /* LK_LANG_* */
+	const char *code;      /* letters whose value is code */
+	const char *code_long; /* "|eval|print|" */
+	const char *val;       /* letters taking a value */
+	const char *val_long;  /* "|require|import|" next-word values */
+	const char *rest;      /* letters taking the rest of the cluster */
+	const char *stop;      /* letters after which no inline code runs */
+	const char *file;      /* letters naming a program file */
+	unsigned flags;        /* LK_I_* */
+} lk_interp;
+
+/* ---- downloaders: where the body goes -------------------------------- */
+typedef struct lk_fetch {
+	bool saves;             /* saves to a file by default (wget) */
+	const char *out_short;  /* letters whose value names the output file */
+	const char *out_long;   /* "|output|output-document|" */
+	const char *save_short; /* letters that save under the URL's name */
+	const char *save_long;
+	const char *server_short; /* letters that take the name from the
+	                             server (curl -J): unknown */
+	const char *server_long;
+} lk_fetch;
+
+/* ---- danger packs (labels/): extend here, keep NONE first ------------ */
+typedef enum lk_pack { LK_PACK_NONE = 0, LK_PACK_COUNT } lk_pack;
+
+typedef struct lk_program {
+	const char *name;        /* canonical name */
+	uint32_t cls;            /* LK_* class bits */
+	uint32_t names;          /* LK_VERSIONED, LK_BUILDS */
+	const char *net;         /* LK_NETWORK: "curl reaches the network" */
+	const char *destroys;    /* LK_DELETES / LK_WIPES_DEVICE: reason text */
+	const char *query;       /* "|--help|--version|": option words after
+	                            which the program only prints (help,
+	                            version, a listing) and exits */
+	const lk_optspec *opts;  /* LK_WRAPPER / LK_SEES: option grammar */
+	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
+	const lk_fetch *fetch;   /* LK_DOWNLOADER */
+	lk_pack pack;            /* per-program pack, LK_PACK_NONE if none */
+} lk_program;
+
+/* The row of `name` (a basename), through every other name it goes by;
+   NULL when the program is not in the table. */
+const lk_program *lk_program_find(const char *name);
+
+/* The row's class bits, 0 for NULL or an unknown name. */
+uint32_t lk_classes(const char *name);
+
+/* lk_classes(name) & cls != 0. */
+static inline bool lk_is(const char *name, uint32_t cls)
+{
+	return (lk_classes(name) & cls) != 0;
+}
+
+/* Iterate over rows (for tests, docs and regex building): row i, or NULL
+   past the end. */
+const lk_program *lk_program_at(size_t i);
+
+/*
+ * Write a PCRE2 alternation "(?:a|b|c...)" of every name (canonical and
+ * alias) of the programs with any of `cls`, versioned names as
+ * NAME[-0-9.]*, into buf.  Returns the length, or 0 when cap is too small.
+ */
+size_t lk_names_regex(uint32_t cls, char *buf, size_t cap);
+
+#endif

