@@ -180,13 +180,25 @@ static void print_error(const char *why, unsigned long line)
 	cJSON_Delete(o);
 }
 
+/* Is the key outside the workspace root (both resolved)? */
+static bool cli_key_outside(const char *key, const char *root)
+{
+	char *k = realpath(key, NULL), *r = root ? realpath(root, NULL) : NULL;
+	size_t rl = r ? strlen(r) : 0;
+	bool inside = k && r && !strncmp(k, r, rl) &&
+	              (k[rl] == '/' || k[rl] == '\0' || !strcmp(r, "/"));
+	free(k);
+	free(r);
+	return !inside;
+}
+
 static void gate_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus gate [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]\n"
-	        "                  [--audit FILE] [--fsync] [--root DIR] "
-	        "[--exit-code]\n"
+	        "                  [--audit FILE [--audit-key KEY]] [--fsync] "
+	        "[--root DIR] [--exit-code]\n"
 	        "reads tool calls as JSON lines on stdin: "
 	        "{\"tool\":...,\"arguments\":{...}}\n");
 }
@@ -194,7 +206,7 @@ static void gate_usage(FILE *f)
 int cli_gate(int argc, char **argv)
 {
 	const char *policy_file = NULL, *preset = NULL, *claude = NULL;
-	const char *audit_file = NULL, *root = NULL;
+	const char *audit_file = NULL, *root = NULL, *audit_key = NULL;
 	bool exit_code = false, do_fsync = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -213,6 +225,8 @@ int cli_gate(int argc, char **argv)
 			claude = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--audit")) {
 			audit_file = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--audit-key")) {
+			audit_key = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--root")) {
 			root = argv[++i];
 		} else {
@@ -232,9 +246,21 @@ int cli_gate(int argc, char **argv)
 	locus_audit *audit = NULL;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
-	if (audit_file &&
-	    locus_audit_open(&audit, audit_file, do_fsync ? LOCUS_AUDIT_FSYNC : 0,
-	                     &err)) {
+	locus_audit_options aopt = LOCUS_AUDIT_OPTIONS_INIT;
+	aopt.flags = do_fsync ? LOCUS_AUDIT_FSYNC : 0;
+	aopt.key_path = audit_key;
+	if (audit_key && !cli_key_outside(audit_key, root)) {
+		fprintf(stderr, "locus gate: the audit key %s lies inside the "
+		                "workspace %s: keep it where the agent cannot "
+		                "reach it\n", audit_key, root);
+		locus_policy_free(policy);
+		return 2;
+	}
+	if ((audit_key && !audit_file) ||
+	    (audit_file && locus_audit_open_ext(&audit, audit_file, &aopt, &err))) {
+		if (!audit_file)
+			snprintf(err.message, sizeof(err.message),
+			         "--audit-key needs --audit FILE");
 		fprintf(stderr, "locus gate: %s\n", err.message);
 		locus_policy_free(policy);
 		return 2;

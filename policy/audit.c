@@ -13,8 +13,24 @@
  * processes append; O_APPEND and the single write keep lines whole.  flock
  * locks belong to the open file description: each process (or thread) must
  * open the file itself; a descriptor inherited across fork() shares the
- * lock and gives no exclusion.
+ * lock and gives no exclusion.  The lock is taken with LOCK_NB and retried
+ * until a deadline, so a process that holds it cannot stall the gate.
+ *
+ * The trail cannot be ended silently: the writer remembers the file's
+ * device, inode and size and the hash of the last record, and checks them
+ * under the lock before each append (the path still names the same inode,
+ * which still has a link; the line that ends where we stopped is still
+ * ours; what others appended since continues the chain).  Any mismatch
+ * latches `broken`: every later append fails, and the gate refuses.
+ *
+ * Keyed checkpoints: with a key, a record {"checkpoint":{"final":B,
+ * "hmac":H}} is appended every N records and at close, H =
+ * HMAC-SHA256(key, "locus-audit-checkpoint v1\n" seq "\n" prev "\n" B).
+ * `prev` commits to every line before it, so the key holder can tell a
+ * trail that was cut at a record boundary (it does not end with a final
+ * checkpoint), appended to (records after it) or re-chained (HMACs fail).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +41,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "internal.h"
 
@@ -35,10 +53,26 @@
 static const char zero_hash[65] =
         "0000000000000000000000000000000000000000000000000000000000000000";
 
+#define KEY_MIN   16
+#define KEY_MAX   4096
+#define CKPT_TAG  "locus-audit-checkpoint v1\n"
+
 struct locus_audit {
 	int fd;
 	int flags;
-	char *path;
+	char *path; /* realpath */
+	char *key_path;
+	unsigned char *key;
+	size_t key_len;
+	unsigned every, since_ckpt;
+	double lock_timeout;
+	/* what we last saw: the file and the end of the chain */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	char last[65];
+	double seq; /* seq of the last record */
+	bool broken;
 };
 
 int pl_sha256_hex(const void *data, size_t len, char out[65])
@@ -65,48 +99,15 @@ static int sys_error(locus_error *err, const char *what, const char *path)
 	return LOCUS_EIO;
 }
 
-int locus_audit_open(locus_audit **out, const char *path, int flags,
-                     locus_error *err)
-{
-	*out = NULL;
-	locus_audit *a = calloc(1, sizeof(*a));
-	if (!a || !(a->path = strdup(path))) {
-		free(a);
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
-	}
-	a->flags = flags;
-	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (a->fd < 0) {
-		int rc = sys_error(err, "cannot open audit file", path);
-		free(a->path);
-		free(a);
-		return rc;
-	}
-	*out = a;
-	return 0;
-}
-
-void locus_audit_close(locus_audit *a)
-{
-	if (!a)
-		return;
-	if (a->fd >= 0)
-		close(a->fd);
-	free(a->path);
-	free(a);
-}
-
 /* Read the last line (without its newline) of the file; *line NULL for an
- * empty file.  LOCUS_EINVALID when the file does not end with '\n'. */
-static int last_line(int fd, const char *path, char **line, size_t *len,
-                     locus_error *err)
+ * empty file.  LOCUS_EINVALID when the file does not end with '\n'.
+ * line_before: the line that ends at byte `size` (the file's end, or where
+ * this writer stopped). */
+static int line_before(int fd, off_t size, const char *path, char **line,
+                       size_t *len, locus_error *err)
 {
 	*line = NULL;
 	*len = 0;
-	struct stat st;
-	if (fstat(fd, &st))
-		return sys_error(err, "cannot stat", path);
-	off_t size = st.st_size;
 	if (size == 0)
 		return 0;
 	char c;
@@ -191,59 +192,189 @@ static const char *check_line(const char *line, size_t len,
 	return why;
 }
 
-int locus_audit_append(locus_audit *a, const locus_decision *d,
-                       locus_error *err)
+static void when_now(char when[96])
 {
-	if (!a || !d)
-		return pl_error(err, LOCUS_EUSAGE, "audit and decision are required");
-	if (flock(a->fd, LOCK_EX))
-		return sys_error(err, "cannot lock", a->path);
-	char *last = NULL, *body = NULL, *line = NULL;
-	size_t ll = 0;
-	cJSON *o = NULL;
-	int rc = last_line(a->fd, a->path, &last, &ll, err);
-	if (rc)
-		goto out;
-	char prev[65];
-	double seq = 1;
-	memcpy(prev, zero_hash, sizeof(prev));
-	if (last) {
-		cJSON *lo = cJSON_ParseWithLength(last, ll);
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(lo, "seq");
-		if (!cJSON_IsNumber(s)) {
-			cJSON_Delete(lo);
-			rc = pl_error(err, LOCUS_EINVALID,
-			              "%s: the last line is not an audit record",
-			              a->path);
-			goto out;
-		}
-		seq = s->valuedouble + 1;
-		cJSON_Delete(lo);
-		if (pl_sha256_hex(last, ll, prev)) {
-			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
-			goto out;
-		}
-	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	struct tm tm;
 	gmtime_r(&ts.tv_sec, &tm);
 	/* Wide enough for any int fields gcc can imagine, so -O2's
 	   format-truncation analysis has nothing to warn about. */
-	char when[96];
-	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+	snprintf(when, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 	         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 	         tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
-	o = cJSON_CreateObject();
-	bool ok = o && cJSON_AddNumberToObject(o, "seq", seq) &&
-	          cJSON_AddStringToObject(o, "time", when) &&
-	          pl_decision_fields(d, o) &&
-	          cJSON_AddStringToObject(o, "prev", prev);
-	body = ok ? cJSON_PrintUnformatted(o) : NULL;
-	if (!body) {
-		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
-		goto out;
+}
+
+static int hmac_hex(const unsigned char *key, size_t kl, double seq,
+                    const char *prev, bool final, char out[65])
+{
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), CKPT_TAG "%.0f\n%s\n%d", seq, prev,
+	                 final ? 1 : 0);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int ml = 0;
+	if (n < 0 || !HMAC(EVP_sha256(), key, (int)kl, (unsigned char *)msg,
+	                   (size_t)n, md, &ml) ||
+	    ml != 32)
+		return LOCUS_ENOMEM;
+	static const char hex[] = "0123456789abcdef";
+	for (unsigned i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
 	}
+	out[64] = '\0';
+	return 0;
+}
+
+/* The lock, waited for until the deadline (never forever). */
+static int lock_bounded(locus_audit *a, locus_error *err)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	useconds_t nap = 1000;
+	for (;;) {
+		if (flock(a->fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return sys_error(err, "cannot lock", a->path);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double el = (double)(now.tv_sec - t0.tv_sec) +
+		            (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el >= a->lock_timeout)
+			return pl_error(err, LOCUS_EIO,
+			                "%s: another process has held the lock for "
+			                "more than %.1f s: nothing recorded",
+			                a->path, a->lock_timeout);
+		usleep(nap);
+		if (nap < 50000)
+			nap *= 2;
+	}
+}
+
+static int tampered(locus_audit *a, locus_error *err, const char *why)
+{
+	a->broken = true;
+	return pl_error(err, LOCUS_EINVALID,
+	                "%s: %s: the trail is no longer the one this writer "
+	                "kept; nothing more is recorded",
+	                a->path, why);
+}
+
+/* Seq and hash of a line (already checked). */
+static int line_state(const char *line, size_t ll, double *seq,
+                      char hash[65])
+{
+	cJSON *lo = cJSON_ParseWithLength(line, ll);
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(lo, "seq");
+	bool ok = cJSON_IsNumber(s);
+	if (ok)
+		*seq = s->valuedouble;
+	cJSON_Delete(lo);
+	if (!ok)
+		return LOCUS_EINVALID;
+	return pl_sha256_hex(line, ll, hash);
+}
+
+/*
+ * Under the lock: is the file still ours, and where does the chain end?
+ * First use: take the end as it is (its last line must check out).
+ * Later: same inode at the path, still linked, not shorter, the line that
+ * ends where we stopped hashes to our last record, and every line added
+ * since (by other writers) continues the chain.
+ */
+static int sync_state(locus_audit *a, locus_error *err)
+{
+	if (a->broken)
+		return pl_error(err, LOCUS_EINVALID,
+		                "%s: the trail was tampered with earlier: "
+		                "nothing more is recorded",
+		                a->path);
+	struct stat fs, ps;
+	if (fstat(a->fd, &fs))
+		return sys_error(err, "cannot stat", a->path);
+	if (a->dev || a->ino) {
+		if (fs.st_nlink == 0)
+			return tampered(a, err, "the file was removed");
+		if (stat(a->path, &ps) || ps.st_dev != a->dev ||
+		    ps.st_ino != a->ino)
+			return tampered(a, err,
+			                "the path names another file now "
+			                "(replaced or moved)");
+		if (fs.st_size < a->size)
+			return tampered(a, err, "the file was truncated");
+	}
+	char *line = NULL;
+	size_t ll = 0;
+	int rc = 0;
+	if (a->dev || a->ino) {
+		rc = line_before(a->fd, a->size, a->path, &line, &ll, err);
+		char h[65] = "";
+		if (!rc && a->size && (!line || pl_sha256_hex(line, ll, h) ||
+		                       strcmp(h, a->last)))
+			rc = tampered(a, err, "the last record was rewritten");
+		if (!rc && !a->size && strcmp(a->last, zero_hash))
+			rc = tampered(a, err, "the file was emptied");
+		free(line);
+		line = NULL;
+		if (rc)
+			return rc;
+		/* lines others appended since must continue our chain */
+		off_t pos = a->size;
+		while (!rc && pos < fs.st_size) {
+			size_t n = (size_t)(fs.st_size - pos);
+			if (n > MAX_LINE)
+				n = MAX_LINE;
+			char *buf = malloc(n + 1);
+			if (!buf)
+				return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			ssize_t r = pread(a->fd, buf, n, pos);
+			char *nl = r > 0 ? memchr(buf, '\n', (size_t)r) : NULL;
+			if (!nl) {
+				free(buf);
+				return pl_error(err, LOCUS_EINVALID,
+				                "%s ends with a partial line: the "
+				                "chain cannot be continued",
+				                a->path);
+			}
+			size_t l = (size_t)(nl - buf);
+			const char *why =
+			    check_line(buf, l, a->last, a->seq + 1);
+			if (why) {
+				free(buf);
+				return tampered(a, err, why);
+			}
+			rc = line_state(buf, l, &a->seq, a->last);
+			pos += (off_t)l + 1;
+			free(buf);
+		}
+		a->size = pos;
+		return rc;
+	}
+	rc = line_before(a->fd, fs.st_size, a->path, &line, &ll, err);
+	if (rc)
+		return rc;
+	memcpy(a->last, zero_hash, sizeof(a->last));
+	a->seq = 0;
+	if (line && line_state(line, ll, &a->seq, a->last))
+		rc = pl_error(err, LOCUS_EINVALID,
+		              "%s: the last line is not an audit record", a->path);
+	free(line);
+	if (!rc) {
+		a->dev = fs.st_dev;
+		a->ino = fs.st_ino;
+		a->size = fs.st_size;
+	}
+	return rc;
+}
+
+/* Hash `o` (with prev), write it as one line; the state moves on. */
+static int write_record(locus_audit *a, cJSON *o, locus_error *err)
+{
+	char *body = NULL, *line = NULL;
+	int rc = 0;
+	if (!cJSON_AddStringToObject(o, "prev", a->last) ||
+	    !(body = cJSON_PrintUnformatted(o)))
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
 	size_t bl = strlen(body);
 	char h[65];
 	if (pl_sha256_hex(body, bl, h)) {
@@ -267,26 +398,247 @@ int locus_audit_append(locus_audit *a, const locus_decision *d,
 	} else if ((a->flags & LOCUS_AUDIT_FSYNC) && fsync(a->fd)) {
 		rc = sys_error(err, "cannot fsync", a->path);
 	}
+	if (!rc) {
+		a->size += (off_t)n;
+		a->seq += 1;
+		if (pl_sha256_hex(line, n - 1, a->last))
+			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
+	} else {
+		a->broken = true; /* a torn or missing line: stop */
+	}
 out:
-	flock(a->fd, LOCK_UN);
-	cJSON_Delete(o);
-	if (body)
-		cJSON_free(body);
+	cJSON_free(body);
 	free(line);
-	free(last);
 	return rc;
 }
 
-int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
+static int write_checkpoint(locus_audit *a, bool final, locus_error *err)
+{
+	char when[96], mac[65];
+	when_now(when);
+	if (hmac_hex(a->key, a->key_len, a->seq + 1, a->last, final, mac))
+		return pl_error(err, LOCUS_ENOMEM, "HMAC failed");
+	cJSON *o = cJSON_CreateObject(), *c = NULL;
+	bool ok = o && cJSON_AddNumberToObject(o, "seq", a->seq + 1) &&
+	          cJSON_AddStringToObject(o, "time", when) &&
+	          (c = cJSON_AddObjectToObject(o, "checkpoint")) &&
+	          cJSON_AddBoolToObject(c, "final", final) &&
+	          cJSON_AddStringToObject(c, "hmac", mac);
+	int rc = ok ? write_record(a, o, err)
+	            : pl_error(err, LOCUS_ENOMEM, "out of memory");
+	cJSON_Delete(o);
+	if (!rc)
+		a->since_ckpt = 0;
+	return rc;
+}
+
+int locus_audit_append(locus_audit *a, const locus_decision *d,
                        locus_error *err)
 {
-	if (records)
-		*records = 0;
-	if (bad_line)
-		*bad_line = 0;
+	if (!a || !d)
+		return pl_error(err, LOCUS_EUSAGE, "audit and decision are required");
+	int rc = lock_bounded(a, err);
+	if (rc)
+		return rc;
+	cJSON *o = NULL;
+	rc = sync_state(a, err);
+	if (rc)
+		goto out;
+	char when[96];
+	when_now(when);
+	o = cJSON_CreateObject();
+	bool ok = o && cJSON_AddNumberToObject(o, "seq", a->seq + 1) &&
+	          cJSON_AddStringToObject(o, "time", when) &&
+	          pl_decision_fields(d, o);
+	rc = ok ? write_record(a, o, err)
+	        : pl_error(err, LOCUS_ENOMEM, "out of memory");
+	if (!rc && a->key && ++a->since_ckpt >= a->every)
+		rc = write_checkpoint(a, false, err);
+out:
+	flock(a->fd, LOCK_UN);
+	cJSON_Delete(o);
+	return rc;
+}
+
+static int read_key(const char *path, unsigned char **key, size_t *len,
+                    locus_error *err)
+{
+	*key = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return sys_error(err, "cannot open the audit key", path);
+	unsigned char *k = malloc(KEY_MAX);
+	ssize_t n = k ? read(fd, k, KEY_MAX) : -1;
+	close(fd);
+	if (n < KEY_MIN) {
+		if (k)
+			OPENSSL_cleanse(k, KEY_MAX);
+		free(k);
+		return pl_error(err, LOCUS_EINVALID,
+		                "the audit key %s must hold at least %d bytes",
+		                path, KEY_MIN);
+	}
+	*key = k;
+	*len = (size_t)n;
+	return 0;
+}
+
+int locus_audit_open_ext(locus_audit **out, const char *path,
+                         const locus_audit_options *opts, locus_error *err)
+{
+	*out = NULL;
+	locus_audit_options def = LOCUS_AUDIT_OPTIONS_INIT;
+	const locus_audit_options *o = opts ? opts : &def;
+	if (!path || o->version != LOCUS_AUDIT_OPTIONS_VERSION)
+		return pl_error(err, LOCUS_EUSAGE,
+		                "an audit path and options of this version");
+	locus_audit *a = calloc(1, sizeof(*a));
+	if (!a)
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	a->fd = -1;
+	a->flags = o->flags;
+	a->every = o->checkpoint_every ? o->checkpoint_every : 100;
+	a->lock_timeout = o->lock_timeout_s > 0 ? o->lock_timeout_s : 5;
+	int rc = 0;
+	a->fd = open(path,
+	             O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	struct stat st;
+	if (a->fd < 0 || fstat(a->fd, &st)) {
+		rc = sys_error(err, "cannot open audit file", path);
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = pl_error(err, LOCUS_EINVALID,
+		              "the audit file %s is not a regular file", path);
+	} else {
+		if (st.st_uid == geteuid() && (st.st_mode & 077))
+			(void)fchmod(a->fd, st.st_mode & 0700); /* ours: 0600 */
+		a->path = realpath(path, NULL);
+		if (!a->path)
+			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	if (!rc && o->key_path) {
+		rc = read_key(o->key_path, &a->key, &a->key_len, err);
+		if (!rc && !(a->key_path = realpath(o->key_path, NULL)))
+			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	if (!rc && !(rc = lock_bounded(a, err))) {
+		rc = sync_state(a, err);
+		flock(a->fd, LOCK_UN);
+	}
+	if (rc) {
+		if (a->key)
+			OPENSSL_cleanse(a->key, KEY_MAX);
+		free(a->key);
+		free(a->key_path);
+		if (a->fd >= 0)
+			close(a->fd);
+		free(a->path);
+		free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+int locus_audit_open(locus_audit **out, const char *path, int flags,
+                     locus_error *err)
+{
+	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
+	o.flags = flags;
+	return locus_audit_open_ext(out, path, &o, err);
+}
+
+const char *locus_audit_path(const locus_audit *a)
+{
+	return a ? a->path : NULL;
+}
+
+const char *locus_audit_key_path(const locus_audit *a)
+{
+	return a ? a->key_path : NULL;
+}
+
+int locus_audit_finish(locus_audit *a, locus_error *err)
+{
+	if (!a)
+		return 0;
+	int rc = 0;
+	if (a->key && !a->broken && !(rc = lock_bounded(a, err))) {
+		rc = sync_state(a, err);
+		if (!rc)
+			rc = write_checkpoint(a, true, err);
+		flock(a->fd, LOCK_UN);
+	}
+	if (a->fd >= 0)
+		close(a->fd);
+	if (a->key)
+		OPENSSL_cleanse(a->key, KEY_MAX);
+	free(a->key);
+	free(a->key_path);
+	free(a->path);
+	free(a);
+	return rc;
+}
+
+void locus_audit_close(locus_audit *a)
+{
+	locus_error e;
+	(void)locus_audit_finish(a, &e);
+}
+
+/* A checkpoint line: its HMAC under the key (when there is one). */
+static const char *check_checkpoint(const char *line, size_t len,
+                                    const unsigned char *key, size_t kl,
+                                    const char *prev, double seq, bool *is_ckpt,
+                                    bool *final)
+{
+	*is_ckpt = *final = false;
+	if (!memmem(line, len, "\"checkpoint\":", 13))
+		return NULL;
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "checkpoint");
+	const char *why = NULL;
+	if (c) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "final");
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(c, "hmac");
+		*is_ckpt = true;
+		*final = cJSON_IsTrue(f);
+		char mac[65];
+		if (!cJSON_IsBool(f) || !cJSON_IsString(h))
+			why = "a malformed checkpoint";
+		else if (key && hmac_hex(key, kl, seq, prev, *final, mac))
+			why = "HMAC failed";
+		else if (key && (strlen(h->valuestring) != 64 ||
+		                 CRYPTO_memcmp(mac, h->valuestring, 64)))
+			why = "the checkpoint's HMAC does not match the key (forged "
+			      "or re-chained)";
+	}
+	cJSON_Delete(o);
+	return why;
+}
+
+int locus_audit_verify_ext(const char *path, const char *key_path,
+                           locus_audit_report *rep, locus_error *err)
+{
+	locus_audit_report mine;
+	if (!rep)
+		rep = &mine;
+	memset(rep, 0, sizeof(*rep));
+	memcpy(rep->last_hash, zero_hash, sizeof(rep->last_hash));
+	unsigned char *key = NULL;
+	size_t kl = 0;
+	if (key_path) {
+		int krc = read_key(key_path, &key, &kl, err);
+		if (krc)
+			return krc;
+	}
 	FILE *f = fopen(path, "rb");
-	if (!f)
+	if (!f) {
+		if (key)
+			OPENSSL_cleanse(key, KEY_MAX);
+		free(key);
 		return sys_error(err, "cannot open", path);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -298,6 +650,7 @@ int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
 		lineno++;
 		const char *why = NULL;
 		size_t len = (size_t)n;
+		bool ck = false, fin = false;
 		if (line[len - 1] != '\n')
 			why = "partial line (no newline at the end)";
 		else
@@ -306,26 +659,51 @@ int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
 			why = "NUL byte in the record";
 		if (!why)
 			why = check_line(line, len, prev, (double)lineno);
+		if (!why)
+			why = check_checkpoint(line, len, key, kl, prev,
+			                       (double)lineno, &ck, &fin);
 		if (why) {
 			rc = LOCUS_EINVALID;
 			if (err) {
 				pl_error(err, rc, "%s: line %zu: %s", path, lineno, why);
 				err->line = (int)lineno;
 			}
-			if (bad_line)
-				*bad_line = lineno;
+			rep->bad_line = lineno;
 			break;
 		}
 		if (pl_sha256_hex(line, len, prev)) {
 			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
 			break;
 		}
-		if (records)
-			*records = lineno;
+		rep->records = lineno;
+		rep->checkpoints += ck;
+		rep->closed = ck && fin;
+		memcpy(rep->last_hash, prev, sizeof(prev));
 	}
 	if (!rc && ferror(f))
 		rc = sys_error(err, "cannot read", path);
+	if (!rc && key && !rep->closed)
+		rc = pl_error(err, LOCUS_EINVALID,
+		              "%s: %zu records, but the trail does not end with a "
+		              "closing checkpoint: cut short, appended to without "
+		              "the key, or still being written",
+		              path, rep->records);
 	free(line);
 	fclose(f);
+	if (key)
+		OPENSSL_cleanse(key, KEY_MAX);
+	free(key);
+	return rc;
+}
+
+int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
+                       locus_error *err)
+{
+	locus_audit_report r;
+	int rc = locus_audit_verify_ext(path, NULL, &r, err);
+	if (records)
+		*records = r.records;
+	if (bad_line)
+		*bad_line = r.bad_line;
 	return rc;
 }

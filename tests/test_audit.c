@@ -6,7 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -165,14 +170,12 @@ START_TEST(tamper_is_named)
 	ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, NULL),
 	                 LOCUS_EINVALID);
 	ck_assert_uint_eq(bad, 2);
-	/* and appending after it is refused: the chain cannot continue */
+	/* and appending after it is refused: the chain cannot continue
+	 * (the writer checks the end of the chain when it opens) */
 	locus_audit *a = NULL;
-	ck_assert_int_eq(locus_audit_open(&a, path, 0, NULL), 0);
-	locus_decision *d = decision(p, 1);
 	locus_error err;
-	ck_assert_int_eq(locus_audit_append(a, d, &err), LOCUS_EINVALID);
-	locus_decision_free(d);
-	locus_audit_close(a);
+	ck_assert_int_eq(locus_audit_open(&a, path, 0, &err), LOCUS_EINVALID);
+	ck_assert_ptr_null(a);
 	free(b);
 	/* garbage lines */
 	spit(path, "hello\n", 6);
@@ -293,6 +296,234 @@ START_TEST(cli_verify)
 }
 END_TEST
 
+/* ---- an audit trail the agent cannot end silently (issue 13) ---- */
+
+static locus_audit *open_opts(const char *path, const char *key,
+                              unsigned every)
+{
+	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
+	o.key_path = key;
+	o.checkpoint_every = every;
+	locus_audit *a = NULL;
+	locus_error err = {0};
+	ck_assert_msg(locus_audit_open_ext(&a, path, &o, &err) == 0, "%s",
+	              err.message);
+	return a;
+}
+
+static void add(locus_audit *a, const locus_policy *p, int i, int want)
+{
+	locus_decision *d = decision(p, i);
+	locus_error err = {0};
+	int rc = locus_audit_append(a, d, &err);
+	ck_assert_msg(rc == want, "append: %d (%s), wanted %d", rc,
+	              err.message, want);
+	locus_decision_free(d);
+}
+
+static char g_key[64], g_key2[64];
+
+static void make_keys(void)
+{
+	snprintf(g_key, sizeof(g_key), "/tmp/locus-akey-XXXXXX");
+	int fd = mkstemp(g_key);
+	ck_assert(write(fd, "0123456789abcdef-secret-key", 27) == 27);
+	close(fd);
+	snprintf(g_key2, sizeof(g_key2), "/tmp/locus-akey-XXXXXX");
+	fd = mkstemp(g_key2);
+	ck_assert(write(fd, "another-key-of-the-attacker", 27) == 27);
+	close(fd);
+}
+
+/* `head -n1 audit.jsonl > t && mv t audit.jsonl` under a live writer. */
+START_TEST(replaced_file_stops_the_writer)
+{
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	const char *path = tmpfile_path();
+	unlink(path);
+	locus_audit *a = open_opts(path, NULL, 0);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600); /* created 0600 */
+	add(a, p, 1, 0);
+	add(a, p, 2, 0);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "head -n1 %s > %s.t && mv %s.t %s", path,
+	         path, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	add(a, p, 3, LOCUS_EINVALID); /* replaced: stop */
+	add(a, p, 4, LOCUS_EINVALID); /* and it stays stopped */
+	locus_audit_close(a);
+	/* truncation and an in-place rewrite are caught the same way */
+	spit(path, "", 0);
+	a = open_opts(path, NULL, 0);
+	add(a, p, 1, 0);
+	add(a, p, 2, 0);
+	ck_assert_int_eq(truncate(path, 0), 0);
+	add(a, p, 3, LOCUS_EINVALID);
+	locus_audit_close(a);
+	spit(path, "", 0);
+	a = open_opts(path, NULL, 0);
+	add(a, p, 1, 0);
+	add(a, p, 2, 0);
+	size_t n;
+	char *b = slurp(path, &n);
+	char *f = strstr(line_at(b, 2), "file-");
+	f[5] = '7';
+	int fd = open(path, O_WRONLY); /* same inode, same size */
+	ck_assert(pwrite(fd, b, n, 0) == (ssize_t)n);
+	close(fd);
+	free(b);
+	add(a, p, 3, LOCUS_EINVALID);
+	locus_audit_close(a);
+	/* another writer's records in between continue the chain: fine */
+	spit(path, "", 0);
+	a = open_opts(path, NULL, 0);
+	add(a, p, 1, 0);
+	append_n(path, p, 3, 0);
+	add(a, p, 2, 0);
+	locus_audit_close(a);
+	size_t records = 0;
+	ck_assert_int_eq(locus_audit_verify(path, &records, NULL, NULL), 0);
+	ck_assert_uint_eq(records, 5);
+	unlink(path);
+	locus_policy_free(p);
+}
+END_TEST
+
+START_TEST(keyed_checkpoints)
+{
+	make_keys();
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	const char *path = tmpfile_path();
+	locus_audit_report r;
+	locus_error err = {0};
+	/* an empty trail: fine without a key (0 records, an anchor of
+	 * zeros), not with one (nothing proves it was never longer) */
+	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_uint_eq(r.records, 0);
+	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	                 LOCUS_EINVALID);
+	/* 7 records, a checkpoint every 3, one at close */
+	locus_audit *a = open_opts(path, g_key, 3);
+	ck_assert_str_eq(locus_audit_key_path(a), g_key);
+	for (int i = 0; i < 7; i++)
+		add(a, p, i, 0);
+	ck_assert_int_eq(locus_audit_finish(a, &err), 0);
+	ck_assert_msg(locus_audit_verify_ext(path, g_key, &r, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(r.records, 10);
+	ck_assert_uint_eq(r.checkpoints, 3);
+	ck_assert(r.closed);
+	char anchor[65];
+	memcpy(anchor, r.last_hash, sizeof(anchor));
+	size_t n;
+	char *full = slurp(path, &n);
+	/* a cut at a record boundary (after the second checkpoint): the
+	 * chain alone still verifies, the key does not */
+	char *cut = line_at(full, 9);
+	spit(path, full, (size_t)(cut - full));
+	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_uint_eq(r.records, 8);
+	ck_assert_str_ne(r.last_hash, anchor); /* an anchor tells too */
+	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_msg(strstr(err.message, "closing checkpoint"), "%s",
+	              err.message);
+	/* a forged append after the close (by a writer without the key) */
+	spit(path, full, n);
+	append_n(path, p, 1, 0);
+	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	                 LOCUS_EINVALID);
+	/* ... even with a closing checkpoint of another key */
+	spit(path, full, n);
+	a = open_opts(path, g_key2, 100);
+	add(a, p, 1, 0);
+	locus_audit_close(a);
+	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_msg(strstr(err.message, "HMAC"), "%s", err.message);
+	/* a re-chained rewrite: drop record 2, chain the rest anew */
+	spit(path, "", 0);
+	a = open_opts(path, g_key2, 3);
+	for (int i = 0; i < 6; i++)
+		add(a, p, i, 0);
+	locus_audit_close(a);
+	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	                 LOCUS_EINVALID);
+	/* the CLI: audit verify --key, with counts and the last hash */
+	const char *bin = getenv("LOCUS_BIN");
+	if (bin) {
+		spit(path, full, n);
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "%s audit verify --key %s %s", bin,
+		         g_key, path);
+		FILE *o = popen(cmd, "r");
+		char out[600] = "";
+		size_t got = fread(out, 1, sizeof(out) - 1, o);
+		out[got] = '\0';
+		int st = pclose(o);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+		ck_assert_msg(strstr(out, "10 records") && strstr(out, anchor) &&
+		                  strstr(out, "3 checkpoints"),
+		              "%s", out);
+		spit(path, full, (size_t)(cut - full));
+		st = system(cmd);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	}
+	free(full);
+	unlink(path);
+	unlink(g_key);
+	unlink(g_key2);
+	locus_policy_free(p);
+}
+END_TEST
+
+/* A process that holds the lock stalls nobody for longer than the bound. */
+START_TEST(lock_stall_bounded)
+{
+	locus_policy *p = NULL;
+	locus_policy_preset(&p, "standard", NULL);
+	const char *path = tmpfile_path();
+	int sync[2];
+	ck_assert_int_eq(pipe(sync), 0);
+	pid_t kid = fork();
+	if (kid == 0) {
+		int fd = open(path, O_RDONLY);
+		flock(fd, LOCK_EX);
+		ck_assert(write(sync[1], "x", 1) == 1);
+		sleep(30);
+		_exit(0);
+	}
+	char c;
+	ck_assert(read(sync[0], &c, 1) == 1);
+	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
+	o.lock_timeout_s = 0.5;
+	locus_audit *a = NULL;
+	locus_error err = {0};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(locus_audit_open_ext(&a, path, &o, &err), LOCUS_EIO);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double el = (double)(t1.tv_sec - t0.tv_sec) +
+	            (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_msg(el >= 0.4 && el < 3, "waited %.2f s", el);
+	ck_assert_msg(strstr(err.message, "held the lock"), "%s", err.message);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	/* once it is gone, appends go through */
+	a = open_opts(path, NULL, 0);
+	add(a, p, 1, 0);
+	locus_audit_close(a);
+	unlink(path);
+	locus_policy_free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("audit");
@@ -302,6 +533,9 @@ int main(void)
 	tcase_add_test(t, tamper_is_named);
 	tcase_add_test(t, concurrent_appends);
 	tcase_add_test(t, cli_verify);
+	tcase_add_test(t, replaced_file_stops_the_writer);
+	tcase_add_test(t, keyed_checkpoints);
+	tcase_add_test(t, lock_stall_bounded);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_ENV);

@@ -261,8 +261,75 @@ int locus_audit_open(locus_audit **out, const char *path, int flags,
 int locus_audit_append(locus_audit *audit, const locus_decision *d,
                        locus_error *err);
 
-/** Close.  NULL is accepted. */
+#define LOCUS_AUDIT_OPTIONS_VERSION 1
+
+/*
+ * Options of an audit trail (start from LOCUS_AUDIT_OPTIONS_INIT).
+ *
+ * key_path: a file of at least 16 bytes, kept where the agent cannot reach
+ * it.  With it, every `checkpoint_every` records (0: 100) and at close the
+ * writer appends a checkpoint record whose `hmac` is HMAC-SHA256(key, the
+ * chain up to it); locus_audit_verify_ext() with the key then tells a trail
+ * cut short, appended to, or re-chained by someone without the key.
+ * lock_timeout_s: how long an append waits for the file's lock (0: 5 s);
+ * longer is an error (the call is refused), never a hang.
+ */
+typedef struct locus_audit_options {
+	unsigned version;
+	int flags; /* LOCUS_AUDIT_FSYNC */
+	const char *key_path;
+	unsigned checkpoint_every;
+	double lock_timeout_s;
+} locus_audit_options;
+
+#define LOCUS_AUDIT_OPTIONS_INIT {LOCUS_AUDIT_OPTIONS_VERSION, 0, NULL, 0, 0}
+
+/**
+ * Open (create, mode 0600) an audit file with options (NULL: defaults).
+ *
+ * The writer remembers the file's identity (device, inode, size) and the
+ * hash of the last record, and checks them before every append: a file
+ * replaced, removed, truncated or rewritten under it is LOCUS_EINVALID,
+ * and from then on every append fails (the gate refuses: fail closed).
+ * Records other writers appended in between must continue the chain.
+ * @return 0, LOCUS_EIO, LOCUS_EINVALID, LOCUS_ENOMEM
+ */
+int locus_audit_open_ext(locus_audit **out, const char *path,
+                         const locus_audit_options *opts, locus_error *err);
+
+/** The audit file's resolved path and the key's (NULL when none). */
+const char *locus_audit_path(const locus_audit *audit);
+const char *locus_audit_key_path(const locus_audit *audit);
+
+/**
+ * Close: with a key, a closing checkpoint is appended first (its failure
+ * is reported through err).  NULL is accepted.
+ * @return 0, or the error of the closing checkpoint
+ */
+int locus_audit_finish(locus_audit *audit, locus_error *err);
+
+/** Close (locus_audit_finish, errors ignored).  NULL is accepted. */
 void locus_audit_close(locus_audit *audit);
+
+/* What locus_audit_verify_ext found. */
+typedef struct locus_audit_report {
+	size_t records;     /* intact records (checkpoints included) */
+	size_t checkpoints; /* of them, checkpoints (checked with the key) */
+	char last_hash[65]; /* SHA-256 of the last intact line: an anchor */
+	bool closed;        /* the trail ends with a closing checkpoint */
+	size_t bad_line;    /* 1-based first broken line, 0 if none */
+} locus_audit_report;
+
+/**
+ * Verify a trail; with key_path, also every checkpoint's HMAC and that the
+ * trail ends with a closing checkpoint (else LOCUS_EINVALID: cut short,
+ * appended to without the key, or still being written).  Without a key
+ * the chain alone is checked: compare report->records and last_hash with
+ * an anchor kept elsewhere.
+ * @return 0, LOCUS_EINVALID (err says why), LOCUS_EIO, LOCUS_ENOMEM
+ */
+int locus_audit_verify_ext(const char *path, const char *key_path,
+                           locus_audit_report *report, locus_error *err);
 
 /**
  * Verify an audit file's chain.
