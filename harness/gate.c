@@ -4,12 +4,16 @@
  * Anything but a clear allow refuses: deny, a hold nobody approved, and
  * any error of the gate itself (fail closed).
  */
+#define _GNU_SOURCE
 #include "internal.h"
 #include "locus/policy.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* A refusal JSON for a call the policy engine could not decide (it made
    no decision to render): same keys as locus_decision_refusal_json(). */
@@ -34,31 +38,141 @@ static char *refusal(const char *tool, const char *prefix, const char *reason)
 	return text;
 }
 
-char *locus_harness_policy_wrap(const char *tool, const char *args_json,
-                                void *wrap_payload)
+/* ---- the built-in deny: the audit trail and its key ---- */
+
+/* Is `p` (a path as a tool gives it) the file `target` names?  Compared
+ * lexically and resolved (a symlink to it), and by inode (a hard link). */
+static bool same_file(const char *root, const char *p, const char *target)
 {
-	const locus_policy_wrap *w = wrap_payload;
-	if (!w || !w->policy)
-		return refusal(tool, "not run: no policy to decide this call",
+	if (!p || !target || !*p)
+		return false;
+	lh_buf full = {0};
+	if (p[0] != '/') {
+		char cwd[4096];
+		const char *base = root ? root : getcwd(cwd, sizeof cwd);
+		lh_buf_printf(&full, "%s/", base ? base : ".");
+	}
+	lh_buf_puts(&full, p);
+	if (full.oom)
+		return true; /* cannot tell: treat as touching it */
+	bool hit = !strcmp(full.d, target);
+	char *real = hit ? NULL : realpath(full.d, NULL);
+	hit = hit || (real && !strcmp(real, target));
+	free(real);
+	struct stat a, b;
+	if (!hit && stat(full.d, &a) == 0 && stat(target, &b) == 0)
+		hit = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	lh_buf_free(&full);
+	return hit;
+}
+
+/* The paths a patch names (Add/Update/Delete File, Move to). */
+static bool patch_touches(const char *root, const char *patch,
+                          const char *target)
+{
+	static const char *const heads[] = {"*** Add File: ", "*** Update File: ",
+	                                    "*** Delete File: ", "*** Move to: ",
+	                                    NULL};
+	for (const char *l = patch; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t ll = nl ? (size_t)(nl - l) : strlen(l);
+		for (size_t i = 0; heads[i]; i++) {
+			size_t hl = strlen(heads[i]);
+			if (ll > hl && !strncmp(l, heads[i], hl)) {
+				char *p = strndup(l + hl, ll - hl);
+				bool hit = !p || same_file(root, p, target);
+				free(p);
+				if (hit)
+					return true;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* Does the call name the file?  For commands: its path or its name
+ * appears in the text (a first line; the writer's identity check is what
+ * guarantees the trail). */
+static bool call_touches(const char *root, const cJSON *a, const char *target)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(a, "path");
+	const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "patch");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(a, "command");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(a, "text");
+	if (cJSON_IsString(p) && same_file(root, p->valuestring, target))
+		return true;
+	if (cJSON_IsString(pa) && patch_touches(root, pa->valuestring, target))
+		return true;
+	const char *name = strrchr(target, '/');
+	name = name ? name + 1 : target;
+	for (int i = 0; i < 2; i++) {
+		const cJSON *x = i ? t : c;
+		if (cJSON_IsString(x) && (strstr(x->valuestring, target) ||
+		                          (*name && strstr(x->valuestring, name))))
+			return true;
+	}
+	return false;
+}
+
+/* NULL, or the refusal reason when the call touches the audit trail. */
+static const char *audit_guard(const locus_policy_wrap *w, const char *args)
+{
+	if (!w->audit)
+		return NULL;
+	const char *ap = locus_audit_path(w->audit);
+	const char *kp = locus_audit_key_path(w->audit);
+	cJSON *a = cJSON_Parse(args);
+	if (!a)
+		return "the arguments cannot be read";
+	const char *why = NULL;
+	if (ap && call_touches(w->workspace_root, a, ap))
+		why = "the call names the audit trail: tools never touch it";
+	else if (kp && call_touches(w->workspace_root, a, kp))
+		why = "the call names the audit key: tools never touch it";
+	cJSON_Delete(a);
+	return why;
+}
+
+/*
+ * The decision, explicit: 1 only for a clear allow; 0 refuses with *res
+ * the refusal text (malloc'd, or NULL when even that could not be made:
+ * the caller shows a fixed refusal).  Anything unexpected refuses.
+ */
+static int policy_decide(const char *tool, const char *args_json,
+                         const locus_policy_wrap *w, char **res)
+{
+	*res = NULL;
+	if (!w || !w->policy) {
+		*res = refusal(tool, "not run: no policy to decide this call",
 		               NULL);
+		return 0;
+	}
+	const char *args = args_json ? args_json : "{}";
+	const char *guard = audit_guard(w, args);
+	if (guard) {
+		*res = refusal(tool, "denied: ", guard);
+		return 0;
+	}
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.environment = w->environment;
 	in.workspace_root = w->workspace_root;
 	locus_decision *d = NULL;
 	locus_error err = {0};
-	const char *args = args_json ? args_json : "{}";
 	int rc = locus_gate(&d, w->policy, NULL, tool, args, strlen(args), &in,
 	                    &err);
-	if (rc) {
+	if (rc || !d) {
 		locus_decision_free(d);
-		return refusal(tool,
+		*res = refusal(tool,
 		               "not run: the gate could not decide this call: ",
 		               err.message[0] ? err.message : "error");
+		return 0;
 	}
 	if (w->audit && locus_audit_append(w->audit, d, &err) != 0) {
 		locus_decision_free(d);
-		return refusal(tool, "not run: no audit record, no decision: ",
+		*res = refusal(tool, "not run: no audit record, no decision: ",
 		               err.message[0] ? err.message : "write failed");
+		return 0;
 	}
 	if (w->on_decision) {
 		char *j = NULL;
@@ -67,19 +181,38 @@ char *locus_harness_policy_wrap(const char *tool, const char *args_json,
 		free(j);
 	}
 	locus_outcome o = locus_decision_outcome(d);
-	const char *reason = locus_decision_reason(d);
-	char *res = NULL;
-	bool refuse = o == LOCUS_OUTCOME_DENY ||
-	              (o == LOCUS_OUTCOME_REQUIRE_HUMAN &&
-	               !(w->approve && w->approve(tool, args, reason, w->payload)));
-	if (o != LOCUS_OUTCOME_ALLOW && o != LOCUS_OUTCOME_REQUIRE_HUMAN &&
-	    o != LOCUS_OUTCOME_DENY)
-		res = refusal(tool, "denied: unknown outcome", NULL);
-	else if (refuse && locus_decision_refusal_json(d, &res) != 0)
-		res = refusal(tool, "not run: out of memory rendering the "
-		                    "refusal", NULL);
+	int allowed = 0;
+	if (o == LOCUS_OUTCOME_ALLOW)
+		allowed = 1;
+	else if (o == LOCUS_OUTCOME_REQUIRE_HUMAN && w->approve &&
+	         w->approve(tool, args, locus_decision_reason(d), w->payload))
+		allowed = 1;
+	else if (o != LOCUS_OUTCOME_REQUIRE_HUMAN && o != LOCUS_OUTCOME_DENY)
+		*res = refusal(tool, "denied: unknown outcome", NULL);
+	else if (locus_decision_refusal_json(d, res) != 0)
+		*res = refusal(tool, "not run: out of memory rendering the "
+		                     "refusal", NULL);
 	locus_decision_free(d);
-	return res;
+	return allowed;
+}
+
+char *locus_harness_policy_wrap(const char *tool, const char *args_json,
+                                void *wrap_payload)
+{
+	char *res = NULL;
+	if (policy_decide(tool, args_json, wrap_payload, &res) == 1)
+		return NULL;
+	return res ? res : strdup("refused");
+}
+
+bool lh_wrap_allows(locus_wrap_fn wrap, void *payload, const char *tool,
+                    const char *args, char **why)
+{
+	*why = NULL;
+	if (wrap == locus_harness_policy_wrap) /* the explicit form */
+		return policy_decide(tool, args, payload, why) == 1;
+	*why = wrap(tool, args, payload);
+	return *why == NULL;
 }
 
 /* What the policy says of a background command, without deciding (no audit

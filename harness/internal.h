@@ -81,4 +81,13 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 
 /* The policy's word on background commands, for the prompt (gate.c). */
 int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload);
+
+/*
+ * Ask the wrap, with an explicit outcome: true only for a clear allow.
+ * The standard policy wrap is asked in its explicit form, so an allocation
+ * failure while building a refusal still refuses; *why is the refusal
+ * (malloc'd; NULL when it could not be made: show a fixed text).
+ */
+bool lh_wrap_allows(locus_wrap_fn wrap, void *payload, const char *tool,
+                    const char *args, char **why);
 #endif

@@ -1267,13 +1267,15 @@ static void bg_note(locus_harness *h, const char *handle, size_t since)
  * A command still running at its timeout becomes a background job only when
  * the gate allows this very call with background=true (exec:background):
  * the same gate, re-asked, audited like any decision.  Otherwise it is
- * killed.  NULL: keep it; else the refusal text (malloc'd).  Without a wrap
- * (an ungated harness) there is nobody to ask and it is kept, as before.
+ * killed.  True: keep it; else *why is the refusal text (malloc'd, or NULL
+ * when it could not be made).  Without a wrap (an ungated harness) there
+ * is nobody to ask and it is kept, as before.
  */
-static char *keep_refused(locus_harness *h, const cJSON *a)
+static bool keep_allowed(locus_harness *h, const cJSON *a, char **why)
 {
+	*why = NULL;
 	if (!h->wrap)
-		return NULL;
+		return true;
 	cJSON *bg = cJSON_Duplicate(a, true);
 	char *args = NULL;
 	if (bg) {
@@ -1282,11 +1284,11 @@ static char *keep_refused(locus_harness *h, const cJSON *a)
 			args = cJSON_PrintUnformatted(bg);
 	}
 	cJSON_Delete(bg);
-	if (!args) /* cannot ask: fail closed */
-		return strdup("out of memory asking the gate");
-	char *why = h->wrap("bash", args, h->wrap_payload);
+	/* cannot ask: fail closed */
+	bool keep = args && lh_wrap_allows(h->wrap, h->wrap_payload, "bash",
+	                                   args, why);
 	cJSON_free(args);
-	return why;
+	return keep;
 }
 
 static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
@@ -1330,8 +1332,8 @@ static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 		locus_exec_result_clear(&r);
 		return true;
 	}
-	char *refused = r.timed_out && r.handle[0] ? keep_refused(h, a) : NULL;
-	if (refused) {
+	char *refused = NULL;
+	if (r.timed_out && r.handle[0] && !keep_allowed(h, a, &refused)) {
 		locus_bg_status st;
 		locus_error kerr = {0};
 		h->b->bg_kill(h->b, r.handle, &st, &kerr);
@@ -1340,7 +1342,7 @@ static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 		              "timed out after %lds; the command was killed: "
 		              "the policy does not let it go on in the "
 		              "background (exec:background): %s\n",
-		              timeout, refused);
+		              timeout, refused ? refused : "out of memory");
 		free(refused);
 	} else if (r.timed_out && r.handle[0]) {
 		bg_note(h, r.handle, r.output_len);
@@ -1837,12 +1839,13 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 	}
 	if (!preview && h->wrap) {
 		/* the single gate: nothing runs unless it allows */
-		char *why =
-		    h->wrap(tool, args && *args ? args : "{}", h->wrap_payload);
-		if (why) {
+		char *why = NULL;
+		if (!lh_wrap_allows(h->wrap, h->wrap_payload, tool,
+		                    args && *args ? args : "{}", &why)) {
 			/* the wrap's text is what the model gets: the
 			   policy wrap gives the refusal JSON */
-			lh_buf_puts(&o, why);
+			lh_buf_puts(&o, why ? why : "refused: the gate did "
+			                            "not allow this call");
 			free(why);
 			goto done;
 		}

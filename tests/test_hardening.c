@@ -189,6 +189,63 @@ START_TEST(nothing_left_behind)
 }
 END_TEST
 
+/* ---------------- the audit trail under a live agent ---------------- */
+
+START_TEST(audit_out_of_the_tools_reach)
+{
+	fx f;
+	locus_policy *pol = NULL;
+	locus_policy_preset(&pol, "standard", NULL);
+	locus_policy_wrap w = {.policy = pol};
+	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
+		return;
+	w.workspace_root = g_root;
+	char ap[800], kp[800];
+	snprintf(ap, sizeof ap, "%s/audit.jsonl", g_root);
+	snprintf(kp, sizeof kp, "%s/audit.key", g_tmp);
+	sh("printf 'k3y-k3y-k3y-k3y-k3y-k3y' > '%s'", kp);
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.key_path = kp;
+	ao.checkpoint_every = 4;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_audit_open_ext(&w.audit, ap, &ao, &err), 0);
+	call_ok(&f, "bash", "{\"command\":\"echo hi\"}", "exit 0\nhi\n");
+	/* the tools never touch the trail or the key */
+	call_err(&f, "write",
+	         "{\"path\":\"audit.jsonl\",\"content\":\"{}\\n\"}",
+	         "audit trail");
+	call_err(&f, "read", "{\"path\":\"audit.jsonl\"}", "audit trail");
+	sh("ln -s audit.jsonl '%s/l' && ln '%s' '%s/hard'", g_root, ap, g_root);
+	call_err(&f, "edit", "{\"path\":\"l\",\"old\":\"a\",\"new\":\"b\"}",
+	         "audit trail");
+	call_err(&f, "write", "{\"path\":\"hard\",\"content\":\"x\"}",
+	         "audit trail");
+	call_err(&f, "apply_patch",
+	         "{\"patch\":\"*** Begin Patch\\n*** Delete File: "
+	         "audit.jsonl\\n*** End Patch\"}",
+	         "audit trail");
+	call_err(&f, "bash",
+	         "{\"command\":\"head -n1 audit.jsonl > t && mv t "
+	         "audit.jsonl\"}",
+	         "audit trail");
+	char cmd[1000];
+	snprintf(cmd, sizeof cmd, "{\"command\":\"cat %s\"}", kp);
+	call_err(&f, "bash", cmd, "audit key");
+	/* a command that hides the name still cannot end the trail
+	 * silently: the next call finds the file replaced and refuses */
+	call_ok(&f, "bash",
+	        "{\"command\":\"f=$(ls | grep '^aud'); head -n1 $f > t && "
+	        "mv t $f; echo done\"}",
+	        "done");
+	call_err(&f, "bash", "{\"command\":\"echo after\"}",
+	         "no audit record, no decision");
+	call_err(&f, "read", "{\"path\":\"t\"}", "no audit record");
+	locus_audit_close(w.audit);
+	fx_close(&f);
+	locus_policy_free(pol);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hardening");
@@ -203,6 +260,9 @@ int main(void)
 	tcase_add_loop_test(tj, nothing_left_behind, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(tj, nothing_left_behind, BK_BWRAP, BK_BWRAP + 1);
 	suite_add_tcase(s, tj);
+	TCase *ta = tcase_create("audit");
+	tcase_add_test(ta, audit_out_of_the_tools_reach);
+	suite_add_tcase(s, ta);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
