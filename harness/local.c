@@ -830,8 +830,39 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 	return *out ? 0 : -1;
 }
 
+/* One wait step of a foreground command under ctl: progress about once a
+   second; true when the call was cancelled. */
+static bool ctl_step(const locus_call_ctl *ctl, int ofd, double start,
+                     double *last)
+{
+	if (!ctl)
+		return false;
+	if (locus_call_cancelled(ctl))
+		return true;
+	double now = lh_now();
+	if (ctl->progress && now - *last >= 1.0) {
+		struct stat st;
+		*last = now;
+		ctl->progress(now - start,
+		              fstat(ofd, &st) == 0 ? (size_t)st.st_size : 0,
+		              ctl->payload);
+	}
+	return false;
+}
+
+static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
+                      int flags, const locus_call_ctl *ctl,
+                      locus_exec_result *res, locus_error *err);
+
 static int l_exec(locus_backend *b, const char *command, double timeout_s,
                   int flags, locus_exec_result *res, locus_error *err)
+{
+	return l_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
+}
+
+static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
+                      int flags, const locus_call_ctl *ctl,
+                      locus_exec_result *res, locus_error *err)
 {
 	local_backend *lb = L(b);
 	memset(res, 0, sizeof *res);
@@ -892,7 +923,6 @@ static int l_exec(locus_backend *b, const char *command, double timeout_s,
 		_exit(127);
 	}
 	setpgid(pid, pid); /* may fail after the child's setsid: fine */
-	close(ofd);
 	job j;
 	memset(&j, 0, sizeof j);
 	j.pid = pid;
@@ -903,10 +933,15 @@ static int l_exec(locus_backend *b, const char *command, double timeout_s,
 	j.out_path = strdup(outp);
 	if (!bg) {
 		useconds_t nap = 2000;
+		double last = start;
 		for (;;) {
 			job_poll(&j);
 			if (j.finished)
 				break;
+			if (ctl_step(ctl, ofd, start, &last)) {
+				res->cancelled = true;
+				break;
+			}
 			if (lh_now() - start >= timeout_s) {
 				res->timed_out = true;
 				break;
@@ -919,11 +954,12 @@ static int l_exec(locus_backend *b, const char *command, double timeout_s,
 			/* the leader is done: stragglers it left in its
 			 * group are killed, never orphaned */
 			kill(-pid, SIGKILL);
-		} else if (!keep) {
+		} else if (!keep || res->cancelled) {
 			kill_group_wait(pid, &j);
 			j.finished = false; /* killed, no exit status */
 		}
 	}
+	close(ofd);
 	res->duration_s = lh_now() - start;
 	read_file_from(outp, 0, &res->output, &res->output_len);
 	if (bg || (res->timed_out && keep)) {
@@ -1081,6 +1117,7 @@ int locus_backend_local_new(locus_backend **out, const char *root,
 	lb->base.list = l_list;
 	lb->base.walk = l_walk;
 	lb->base.exec = l_exec;
+	lb->base.exec_ctl = l_exec_ctl;
 	lb->base.bg_output = l_bg_output;
 	lb->base.bg_write = l_bg_write;
 	lb->base.bg_kill = l_bg_kill;

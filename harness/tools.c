@@ -53,6 +53,7 @@ struct locus_harness {
 	cJSON *todos;
 	bg_ent *bgs;
 	size_t nbgs, capbgs;
+	locus_call_ctl *ctl; /* the call in progress (borrowed), or NULL */
 };
 
 /* A tool body.  File tools fill a plan (and leave `out` empty); the others
@@ -1316,8 +1317,20 @@ static bool t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 	locus_exec_result r;
 	locus_error err = {0};
 	int flags = bg ? LOCUS_EXEC_BACKGROUND : kill_on ? 0 : LOCUS_EXEC_KEEP;
-	if (h->b->exec(h->b, cmd, (double)timeout, flags, &r, &err)) {
+	int erc = h->ctl && h->b->exec_ctl
+	              ? h->b->exec_ctl(h->b, cmd, (double)timeout, flags,
+	                               h->ctl, &r, &err)
+	              : h->b->exec(h->b, cmd, (double)timeout, flags, &r, &err);
+	if (erc) {
 		err_text(out, &err, NULL);
+		return false;
+	}
+	if (r.cancelled) {
+		lh_buf_puts(out, "cancelled: the command's process group was "
+		                 "killed\n");
+		emit_exec(h, cmd, false, 0, r.duration_s, false, "", 0, false,
+		          false);
+		locus_exec_result_clear(&r);
 		return false;
 	}
 	if (bg) {
@@ -1837,7 +1850,7 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		lh_buf_puts(&o, "the arguments must be a JSON object");
 		goto done;
 	}
-	if (!preview && h->wrap) {
+	if (!preview && h->wrap && !locus_call_cancelled(h->ctl)) {
 		/* the single gate: nothing runs unless it allows */
 		char *why = NULL;
 		if (!lh_wrap_allows(h->wrap, h->wrap_payload, tool,
@@ -1850,6 +1863,10 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 			goto done;
 		}
 	}
+	if (locus_call_cancelled(h->ctl)) {
+		lh_buf_puts(&o, "cancelled before it started: nothing ran");
+		goto done;
+	}
 	lh_change *plan = NULL;
 	size_t np = 0;
 	if (preview && !t->changes_files) {
@@ -1857,7 +1874,11 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		return 0; /* *out NULL: not a file tool */
 	}
 	ok = t->fn(h, a, &o, &plan, &np);
-	if (ok && t->changes_files) {
+	if (ok && t->changes_files && locus_call_cancelled(h->ctl)) {
+		/* cancelled while planning: the change is never made */
+		ok = false;
+		lh_buf_puts(&o, "cancelled: no file was changed");
+	} else if (ok && t->changes_files) {
 		if (preview) {
 			for (size_t i = 0; i < np; i++) {
 				char *d = lh_unified_diff(
@@ -1890,6 +1911,29 @@ int locus_harness_call(locus_harness *h, const char *tool,
                        locus_error *err)
 {
 	return run_tool(h, tool, args_json, false, out, is_error, err);
+}
+
+void locus_call_cancel(locus_call_ctl *ctl)
+{
+	if (ctl)
+		__atomic_store_n(&ctl->cancelled, 1, __ATOMIC_SEQ_CST);
+}
+
+bool locus_call_cancelled(const locus_call_ctl *ctl)
+{
+	return ctl && __atomic_load_n(&ctl->cancelled, __ATOMIC_SEQ_CST);
+}
+
+int locus_harness_call_ctl(locus_harness *h, const char *tool,
+                           const char *args_json, locus_call_ctl *ctl,
+                           char **out, bool *is_error, locus_error *err)
+{
+	h->ctl = ctl;
+	int rc = run_tool(h, tool, args_json, false, out, is_error, err);
+	h->ctl = NULL;
+	if (!rc && locus_call_cancelled(ctl) && is_error)
+		*is_error = true;
+	return rc;
 }
 
 int locus_harness_preview(locus_harness *h, const char *tool,

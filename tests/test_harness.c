@@ -7,6 +7,8 @@
  */
 #include "harness_fx.h"
 
+#include <pthread.h>
+
 /* ---------------- path escapes (LocalBackend) ---------------- */
 
 /*
@@ -1149,6 +1151,23 @@ static void count_decision(const char *j, void *p)
 	(*(int *)p)++;
 }
 
+/* A process that runs (a zombie nobody reaped yet does not). */
+static bool alive(pid_t pid)
+{
+	if (kill(pid, 0) != 0)
+		return false;
+	char p[64], buf[512];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	FILE *fp = fopen(p, "r");
+	if (!fp)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *rp = strrchr(buf, ')');
+	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
 /* The pid a command wrote to `file` in the workspace, or 0. */
 static pid_t pid_in(fx *f, const char *file)
 {
@@ -1230,6 +1249,92 @@ START_TEST(policy_timeout_no_background)
 	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "sh1 killed");
 	fx_close(&f);
 	locus_policy_free(pol);
+}
+END_TEST
+
+typedef struct cancel_after {
+	locus_call_ctl *ctl;
+	useconds_t us;
+} cancel_after;
+
+static void *cancel_thread(void *p)
+{
+	cancel_after *c = p;
+	usleep(c->us);
+	locus_call_cancel(c->ctl);
+	return NULL;
+}
+
+static void count_progress(double elapsed, size_t bytes, void *p)
+{
+	int *n = p;
+	(*n)++;
+	ck_assert(elapsed >= 0.9);
+	(void)bytes;
+}
+
+/* locus_harness_call_ctl: a running command is killed on cancel (its whole
+   group), a cancelled write writes nothing, progress comes once a second. */
+START_TEST(call_ctl_cancel_progress)
+{
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
+		return;
+	int progress = 0;
+	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
+	ctl.progress = count_progress;
+	ctl.payload = &progress;
+	char *out = NULL;
+	bool e = false;
+	locus_error err = {0};
+	/* progress: a 2.5 s command, about one a second */
+	ck_assert_int_eq(locus_harness_call_ctl(
+	                     f.h, "bash",
+	                     "{\"command\":\"echo a; sleep 2.5; echo b\"}",
+	                     &ctl, &out, &e, &err),
+	                 0);
+	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
+	free(out);
+	ck_assert_msg(progress >= 1 && progress <= 3, "%d", progress);
+	/* cancel a running command: it and its background child die */
+	cancel_after c = {&ctl, 300000};
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
+	double t0 = lh_now();
+	ck_assert_int_eq(
+	    locus_harness_call_ctl(f.h, "bash",
+	                           "{\"command\":\"sleep 30 & echo $! > "
+	                           "kid.txt; echo $$ > pid.txt; wait\"}",
+	                           &ctl, &out, &e, &err),
+	    0);
+	pthread_join(th, NULL);
+	ck_assert(lh_now() - t0 < 5);
+	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
+	free(out);
+	pid_t pid = pid_in(&f, "pid.txt"), kid = pid_in(&f, "kid.txt");
+	ck_assert(pid > 0 && kid > 0);
+	ck_assert(!alive(pid));
+	ck_assert_msg(!alive(kid), "the group's child %d lives on", (int)kid);
+	/* cancelled before it starts: nothing runs, nothing is written */
+	ck_assert_int_eq(
+	    locus_harness_call_ctl(f.h, "write",
+	                           "{\"path\":\"n.txt\",\"content\":\"x\"}",
+	                           &ctl, &out, &e, &err),
+	    0);
+	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
+	free(out);
+	expect_file(&f, "n.txt", NULL);
+	ck_assert(locus_call_cancelled(&ctl) && !locus_call_cancelled(NULL));
+	/* a NULL ctl is a plain call */
+	ck_assert_int_eq(locus_harness_call_ctl(
+	                     f.h, "write",
+	                     "{\"path\":\"n.txt\",\"content\":\"x\"}",
+	                     NULL, &out, &e, &err),
+	                 0);
+	ck_assert_msg(!e, "%s", out);
+	free(out);
+	expect_file(&f, "n.txt", "x");
+	fx_close(&f);
 }
 END_TEST
 
@@ -1358,6 +1463,7 @@ int main(void)
 	tcase_add_test(tt, tool_bash);
 	tcase_add_test(tt, tool_bash_timeout_background);
 	tcase_add_test(tt, policy_timeout_no_background);
+	tcase_add_test(tt, call_ctl_cancel_progress);
 	tcase_add_loop_test(tt, tool_bash, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_BWRAP,
 	                    BK_BWRAP + 1);

@@ -61,6 +61,7 @@ typedef struct locus_exec_result {
 	char *output;    /* malloc'd (may be NULL when empty) */
 	size_t output_len;
 	double duration_s;
+	bool cancelled; /* stopped by locus_call_cancel (group killed) */
 } locus_exec_result;
 
 /** Free the output of a result (not the struct). */
@@ -72,6 +73,31 @@ typedef struct locus_bg_status {
 	int exit_code; /* when !running */
 	size_t next;   /* offset to pass as `since` next time */
 } locus_bg_status;
+
+/*
+ * Control of one tool call in progress (locus_harness_call_ctl).  Another
+ * thread (or a signal handler) may cancel the call with locus_call_cancel():
+ * a call cancelled before it starts runs nothing (not even the gate), a
+ * running command's process group is killed (backends with exec_ctl), and
+ * a file change not yet made is never made.  While a command runs,
+ * `progress` (optional) is called from the calling thread at most about
+ * once a second with the seconds elapsed and the bytes of output so far.
+ * Initialise with LOCUS_CALL_CTL_INIT; `cancelled` is only read and set
+ * through the two functions below.
+ */
+typedef struct locus_call_ctl {
+	unsigned version; /* 1 */
+	int cancelled;
+	void (*progress)(double elapsed_s, size_t output_bytes, void *payload);
+	void *payload;
+} locus_call_ctl;
+
+#define LOCUS_CALL_CTL_INIT {1, 0, NULL, NULL}
+
+/** Cancel the call (any thread; async-signal-safe; idempotent). */
+void locus_call_cancel(locus_call_ctl *ctl);
+/** True once locus_call_cancel() was called; false for NULL. */
+bool locus_call_cancelled(const locus_call_ctl *ctl);
 
 typedef struct locus_backend locus_backend;
 struct locus_backend {
@@ -120,6 +146,16 @@ struct locus_backend {
 	              int mode, size_t limit, char **out, locus_error *err);
 
 	void (*free)(locus_backend *b); /* required */
+
+	/* Optional: exec under a call's control (NULL: exec is used and the
+	 * command cannot be cancelled).  While the command runs it polls
+	 * locus_call_cancelled(ctl) and kills the command's process group
+	 * when set (then out->cancelled), and calls ctl->progress about once
+	 * a second.  ctl may be NULL (then exactly exec). */
+	int (*exec_ctl)(locus_backend *b, const char *command,
+	                double timeout_s, int flags,
+	                const struct locus_call_ctl *ctl,
+	                locus_exec_result *out, locus_error *err);
 };
 
 /** Free a backend through its vtable.  NULL is accepted. */
@@ -346,6 +382,16 @@ const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
 int locus_harness_call(locus_harness *h, const char *tool,
                        const char *args_json, char **out, bool *is_error,
                        locus_error *err);
+
+/**
+ * locus_harness_call() under `ctl` (may be NULL): see locus_call_ctl.  A
+ * cancelled call returns 0 with *is_error set and *out "cancelled..." (the
+ * caller that cancelled it usually drops the result).  One call at a time
+ * per harness: the harness is not thread-safe, only ctl is shared.
+ */
+int locus_harness_call_ctl(locus_harness *h, const char *tool,
+                           const char *args_json, locus_call_ctl *ctl,
+                           char **out, bool *is_error, locus_error *err);
 
 /** The prompt fragment (malloc'd). */
 char *locus_harness_prompt_fragment(const locus_harness *h);
