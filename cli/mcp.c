@@ -1,530 +1,175 @@
 /*
  * cli/mcp.c - `locus mcp`: the harness as an MCP server over stdio
- * (spec integrations.md section 1, docs/integrations.md).
+ * (spec integrations.md section 1, docs/mcp.md, docs/integrations.md).
  *
- *   locus mcp [--root DIR] [--backend local|memory|bwrap]
+ *   locus mcp [--root DIR] [--allow-broad-root] [--backend local|memory|bwrap]
  *             [--policy FILE | --preset NAME] [--claude-settings FILE]
  *             [--audit FILE] [--tools a,b,c] [--no-read-check]
+ *             [--max-calls N]
  *
- * JSON-RPC 2.0, one message per line; nothing but MCP on stdout, logs on
- * stderr.  Methods: initialize, ping, tools/list, tools/call; every
- * notification is ignored (never answered).  Every tool call passes the
- * policy gate; a call it refuses (deny, or a hold: there is nobody to ask
- * over MCP) does not run and comes back as an isError result whose text is
- * the refusal JSON {"status","outcome","action","asset","reason"}.
+ * This file: options, the workspace, the read loop and shutdown.  The
+ * protocol is in mcp_rpc.c, tool calls in mcp_calls.c (see mcp.h).
  *
  * Robustness: a line that is not JSON gets -32700 (id null) and the server
  * goes on; a line over MCP_MAX_LINE (16 MiB) is skipped without being
- * buffered past the cap and answered with -32600 (id null); EOF on stdin
- * ends the server with status 0.  Requests are served one at a time.
+ * buffered past the cap and answered with -32600 (id null).  EOF on stdin:
+ * the calls already received run, then every background job is ended and
+ * the server exits 0.  SIGTERM, SIGINT, SIGHUP: queued calls are dropped,
+ * the running one is cancelled (its process group killed), every job is
+ * ended, exit 0.
  *
- * Exit status: 0 at EOF (or when the client stops reading), 2 for a usage
- * error, a bad policy, or a backend/harness that cannot be built.
+ * Exit status: 0 at EOF, on SIGTERM or when the client stops reading; 2
+ * for a usage error, a bad policy, a root refused, or a backend/harness
+ * that cannot be built.
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "cli.h"
-#include "locus/harness.h"
+#include "mcp.h"
 #include "policy_cli.h"
 
-#define MCP_MAX_LINE  ((size_t)16 << 20)
 #define MCP_MAX_TOOLS 64
 
-/* JSON-RPC error codes. */
-enum {
-	RPC_PARSE_ERROR = -32700,
-	RPC_INVALID_REQUEST = -32600,
-	RPC_METHOD_NOT_FOUND = -32601,
-	RPC_INVALID_PARAMS = -32602,
-	RPC_INTERNAL_ERROR = -32603,
-};
+static volatile sig_atomic_t g_term;
 
-/* Protocol versions we speak, newest first: a client's version from this
- * list is echoed, any other gets the newest. */
-static const char *const mcp_versions[] = {
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
-};
-
-#define MCP_NVERSIONS (sizeof mcp_versions / sizeof mcp_versions[0])
-
-typedef struct mcp_server {
-	locus_harness *harness;
-	locus_policy_wrap gate; /* the standard wrap's payload */
-	bool out_broken; /* the client stopped reading */
-} mcp_server;
-
-/* --- output -----------------------------------------------------------------
- */
-
-/* A copy of s that is valid UTF-8 (each bad byte becomes U+FFFD), so the
- * client's JSON parser sees exactly what we mean. */
-static char *utf8_clean(const char *s)
+static void on_term(int sig)
 {
-	size_t n = strlen(s);
-	char *o = malloc(3 * n + 1);
-	if (!o)
-		return NULL;
-	size_t k = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		unsigned c = p[i];
-		size_t len = 0;
-		unsigned min = 0, cp = 0;
-		if (c < 0x80) {
-			o[k++] = (char)c;
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			len = 2, min = 0x80, cp = c & 0x1F;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			len = 3, min = 0x800, cp = c & 0x0F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			len = 4, min = 0x10000, cp = c & 0x07;
-		}
-		bool ok = len > 0 && i + len <= n;
-		for (size_t j = 1; ok && j < len; j++) {
-			if ((p[i + j] & 0xC0) != 0x80)
-				ok = false;
-			else
-				cp = (cp << 6) | (p[i + j] & 0x3F);
-		}
-		if (ok && (cp < min || cp > 0x10FFFF ||
-		           (cp >= 0xD800 && cp <= 0xDFFF)))
-			ok = false;
-		if (ok) {
-			memcpy(o + k, p + i, len);
-			k += len;
-			i += len;
-		} else {
-			memcpy(o + k, "\xEF\xBF\xBD", 3);
-			k += 3;
-			i++;
-		}
-	}
-	o[k] = '\0';
-	return o;
+	(void)sig;
+	g_term = 1;
 }
 
-/* Write one message as one line.  Takes `msg`. */
-static void send_msg(mcp_server *s, cJSON *msg)
+static void warn(const char *m, void *p)
 {
-	char *text = msg ? cJSON_PrintUnformatted(msg) : NULL;
-	cJSON_Delete(msg);
-	if (!text) {
-		/* cannot build the answer: say so in a fixed text */
-		text =
-		    strdup("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
-		           "{\"code\":-32603,\"message\":\"out of memory\"}}");
-		if (!text)
-			return;
-	}
-	if (!s->out_broken &&
-	    (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-	     fflush(stdout) == EOF))
-		s->out_broken = true;
-	cJSON_free(text);
+	(void)p;
+	fprintf(stderr, "locus mcp: warning: %s\n", m);
 }
 
-static cJSON *response(const cJSON *id)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
-	/* a number id goes back as the same double: cJSON's own printing
-	   rounds large integers (9007199254740991 came back ...990) */
-	char num[40];
-	cJSON *i;
-	if (cJSON_IsNumber(id)) {
-		snprintf(num, sizeof(num), "%.17g", id->valuedouble);
-		i = cJSON_CreateRaw(num);
-	} else {
-		i = id ? cJSON_Duplicate(id, true) : cJSON_CreateNull();
-	}
-	if (!i || !cJSON_AddItemToObject(o, "id", i)) {
-		cJSON_Delete(i);
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
-}
+/* --- the workspace ---------------------------------------------------- */
 
-static void send_error(mcp_server *s, const cJSON *id, int code,
-                       const char *message)
+static int open_backend(mcp_server *s, const char *root, const char *real,
+                        locus_backend **b, locus_error *err)
 {
-	cJSON *o = response(id);
-	cJSON *e = o ? cJSON_AddObjectToObject(o, "error") : NULL;
-	if (e) {
-		cJSON_AddNumberToObject(e, "code", code);
-		char *m = utf8_clean(message);
-		cJSON_AddStringToObject(e, "message", m ? m : "error");
-		free(m);
-	}
-	send_msg(s, e ? o : (cJSON_Delete(o), NULL));
-}
-
-static void send_result(mcp_server *s, const cJSON *id, cJSON *result)
-{
-	cJSON *o = response(id);
-	if (!o || !result || !cJSON_AddItemToObject(o, "result", result)) {
-		cJSON_Delete(result);
-		cJSON_Delete(o);
-		send_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-		return;
-	}
-	send_msg(s, o);
-}
-
-/* --- methods ---------------------------------------------------------------
- */
-
-static void do_initialize(mcp_server *s, const cJSON *id, const cJSON *params)
-{
-	const cJSON *v =
-	    cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-	const char *version = mcp_versions[0];
-	for (size_t i = 0; cJSON_IsString(v) && i < MCP_NVERSIONS; i++)
-		if (!strcmp(v->valuestring, mcp_versions[i]))
-			version = mcp_versions[i];
-	cJSON *r = cJSON_CreateObject();
-	if (!r) {
-		send_result(s, id, NULL);
-		return;
-	}
-	cJSON_AddStringToObject(r, "protocolVersion", version);
-	cJSON *caps = cJSON_AddObjectToObject(r, "capabilities");
-	cJSON *tools = caps ? cJSON_AddObjectToObject(caps, "tools") : NULL;
-	if (tools)
-		cJSON_AddFalseToObject(tools, "listChanged");
-	cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
-	if (info) {
-		cJSON_AddStringToObject(info, "name", "locus");
-		cJSON_AddStringToObject(info, "title",
-		                        "locus coding harness (policy-gated)");
-		cJSON_AddStringToObject(info, "version", locus_version());
-	}
-	char *frag = locus_harness_prompt_fragment(s->harness);
-	char *clean = frag ? utf8_clean(frag) : NULL;
-	if (clean)
-		cJSON_AddStringToObject(r, "instructions", clean);
-	free(clean);
-	free(frag);
-	send_result(s, id, r);
-}
-
-static void do_tools_list(mcp_server *s, const cJSON *id)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON *arr = r ? cJSON_AddArrayToObject(r, "tools") : NULL;
-	size_t n = locus_harness_tool_count(s->harness);
-	for (size_t i = 0; arr && i < n; i++) {
-		const char *name = locus_harness_tool_name(s->harness, i);
-		const char *desc =
-		    locus_harness_tool_description(s->harness, name);
-		const char *schema =
-		    locus_harness_tool_schema(s->harness, name);
-		cJSON *t = cJSON_CreateObject();
-		cJSON *sc = schema ? cJSON_Parse(schema) : NULL;
-		if (!cJSON_IsObject(sc)) {
-			cJSON_Delete(sc);
-			sc = cJSON_Parse("{\"type\":\"object\"}");
-		}
-		if (!t || !sc) {
-			cJSON_Delete(t);
-			cJSON_Delete(sc);
-			cJSON_Delete(r);
-			r = NULL;
-			break;
-		}
-		cJSON_AddStringToObject(t, "name", name);
-		cJSON_AddStringToObject(t, "description", desc ? desc : "");
-		cJSON_AddItemToObject(t, "inputSchema", sc);
-		cJSON_AddItemToArray(arr, t);
-	}
-	send_result(s, id, r);
-}
-
-/* JSON type check against one schema "type" name. */
-static bool type_ok(const cJSON *v, const char *type)
-{
-	if (!strcmp(type, "string"))
-		return cJSON_IsString(v);
-	if (!strcmp(type, "boolean"))
-		return cJSON_IsBool(v);
-	if (!strcmp(type, "number"))
-		return cJSON_IsNumber(v);
-	if (!strcmp(type, "integer"))
-		return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
-		       floor(v->valuedouble) == v->valuedouble;
-	if (!strcmp(type, "array"))
-		return cJSON_IsArray(v);
-	if (!strcmp(type, "object"))
-		return cJSON_IsObject(v);
-	if (!strcmp(type, "null"))
-		return cJSON_IsNull(v);
-	return true; /* a type we do not know: the tool checks */
-}
-
-/*
- * Check the arguments against the top level of the tool's schema
- * (required keys, each property's type and enum).  Deeper structure is the
- * tool's to check.  0, or -1 with a message.
- */
-static int check_args(const char *schema_text, const cJSON *args, char *why,
-                      size_t wl)
-{
-	cJSON *schema = schema_text ? cJSON_Parse(schema_text) : NULL;
-	if (!schema)
-		return 0;
-	int rc = 0;
-	const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
-	const cJSON *r;
-	cJSON_ArrayForEach(r, req)
-	{
-		if (cJSON_IsString(r) &&
-		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
-			snprintf(why, wl, "missing required argument '%s'",
-			         r->valuestring);
-			rc = -1;
-			goto out;
-		}
-	}
-	const cJSON *props =
-	    cJSON_GetObjectItemCaseSensitive(schema, "properties");
-	const cJSON *a;
-	cJSON_ArrayForEach(a, args)
-	{
-		const cJSON *p =
-		    cJSON_GetObjectItemCaseSensitive(props, a->string);
-		if (!p)
-			continue;
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "type");
-		bool ok = true;
-		if (cJSON_IsString(t)) {
-			ok = type_ok(a, t->valuestring);
-		} else if (cJSON_IsArray(t)) {
-			ok = false;
-			const cJSON *e;
-			cJSON_ArrayForEach(e, t)
-			{
-				ok |= cJSON_IsString(e) &&
-				      type_ok(a, e->valuestring);
-			}
-		}
-		const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "enum");
-		if (ok && cJSON_IsArray(en)) {
-			ok = false;
-			const cJSON *e;
-			cJSON_ArrayForEach(e, en)
-			{
-				ok |= cJSON_Compare(e, a, true);
-			}
-		}
-		if (!ok) {
-			snprintf(why, wl,
-			         "argument '%.60s' does not match the "
-			         "tool's inputSchema",
-			         a->string);
-			rc = -1;
-			goto out;
-		}
-	}
-out:
-	cJSON_Delete(schema);
+	const char *kind = s->opt.backend;
+	if (!strcmp(kind, "local"))
+		return locus_backend_local_new(b, real, NULL, err);
+	if (!strcmp(kind, "memory"))
+		return locus_backend_memory_new(b, err);
+	locus_session *ses = NULL;
+	int rc = locus_session_bwrap_new(&ses, root, err);
+	if (!rc)
+		rc = locus_backend_session_new(b, ses, "/workspace",
+		                               "bwrap sandbox", true, err);
 	return rc;
 }
 
-static bool tool_built(const locus_harness *h, const char *name)
+static char *why_text(const char *fmt, const char *a)
 {
-	size_t n = locus_harness_tool_count(h);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(locus_harness_tool_name(h, i), name))
-			return true;
-	return false;
+	char buf[600];
+	snprintf(buf, sizeof buf, fmt, a);
+	return strdup(buf);
 }
 
-static void do_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
+int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 {
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
-	const cJSON *args =
-	    cJSON_GetObjectItemCaseSensitive(params, "arguments");
-	char why[300];
-	if (!cJSON_IsString(name)) {
-		send_error(s, id, RPC_INVALID_PARAMS,
-		           "tools/call needs params.name (a string)");
-		return;
+	*why = NULL;
+	bool memory = !strcmp(s->opt.backend, "memory");
+	char *real = memory ? NULL : realpath(root, NULL);
+	if (!memory && !real) {
+		*why = why_text("the workspace %.400s is not a folder", root);
+		return -1;
 	}
-	if (!tool_built(s->harness, name->valuestring)) {
-		char *n = utf8_clean(name->valuestring);
-		snprintf(why, sizeof(why), "unknown tool: %.100s", n ? n : "?");
-		free(n);
-		send_error(s, id, RPC_INVALID_PARAMS, why);
-		return;
+	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
+		*why = why_text("the workspace %.400s is / or the home folder: "
+		                "give a project folder with --root (or "
+		                "--allow-broad-root)",
+		                real);
+		free(real);
+		return -1;
 	}
-	if (args && !cJSON_IsObject(args) && !cJSON_IsNull(args)) {
-		send_error(s, id, RPC_INVALID_PARAMS,
-		           "tools/call params.arguments must be an object");
-		return;
-	}
-	if (cJSON_IsObject(args) &&
-	    check_args(locus_harness_tool_schema(s->harness, name->valuestring),
-	               args, why, sizeof(why))) {
-		send_error(s, id, RPC_INVALID_PARAMS, why);
-		return;
-	}
-	char *a = cJSON_IsObject(args) ? cJSON_PrintUnformatted(args) : NULL;
-	if (cJSON_IsObject(args) && !a) {
-		send_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-		return;
-	}
-	char *out = NULL;
-	bool is_error = true;
 	locus_error err;
-	memset(&err, 0, sizeof(err));
-	int rc = locus_harness_call(s->harness, name->valuestring, a ? a : "{}",
-	                            &out, &is_error, &err);
-	cJSON_free(a);
+	memset(&err, 0, sizeof err);
+	locus_backend *b = NULL;
+	locus_harness *h = NULL;
+	int rc = open_backend(s, root, real, &b, &err);
+	if (!rc) {
+		locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
+		cfg.require_read = !s->opt.no_read_check;
+		cfg.on_warning = warn;
+		/* path rules are resolved against the root the tools see */
+		s->gate.workspace_root = strcmp(s->opt.backend, "local") || !real
+		                             ? b->root
+		                             : real;
+		rc = locus_harness_new(&h, b, s->opt.tools,
+		                       locus_harness_policy_wrap, &s->gate, &cfg,
+		                       &err);
+	}
 	if (rc) {
-		free(out);
-		send_error(s, id,
-		           rc == LOCUS_ENOTFOUND ? RPC_INVALID_PARAMS
-		                                 : RPC_INTERNAL_ERROR,
-		           err.message[0] ? err.message
-		                          : locus_error_code_name(rc));
-		return;
+		*why = why_text("%s", err.message[0] ? err.message
+		                                     : "cannot build the harness");
+		locus_backend_free(b);
+		if (s->root_real && s->backend)
+			s->gate.workspace_root =
+			    strcmp(s->opt.backend, "local") ? s->backend->root
+			                                    : s->root_real;
+		free(real);
+		return -1;
 	}
-	/* a refusal by the gate: the text is the refusal JSON */
-	char *clean = utf8_clean(out ? out : "");
-	free(out);
-	cJSON *r = cJSON_CreateObject();
-	cJSON *content = r ? cJSON_AddArrayToObject(r, "content") : NULL;
-	cJSON *block = content ? cJSON_CreateObject() : NULL;
-	if (!clean || !block) {
-		free(clean);
-		cJSON_Delete(block);
-		cJSON_Delete(r);
-		send_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-		return;
-	}
-	cJSON_AddStringToObject(block, "type", "text");
-	cJSON_AddStringToObject(block, "text", clean);
-	cJSON_AddItemToArray(content, block);
-	cJSON_AddBoolToObject(r, "isError", is_error);
-	free(clean);
-	send_result(s, id, r);
+	/* the old harness ends its background jobs as it goes */
+	pthread_mutex_lock(&s->ws_lock);
+	locus_harness *oh = s->harness;
+	locus_backend *ob = s->backend;
+	char *oreal = s->root_real;
+	s->harness = h;
+	s->backend = b;
+	s->root_real = real;
+	free(s->no_workspace);
+	s->no_workspace = NULL;
+	pthread_mutex_unlock(&s->ws_lock);
+	locus_harness_free(oh);
+	locus_backend_free(ob);
+	free(oreal);
+	fprintf(stderr, "locus mcp: serving %zu tools on %s (%s), policy %s\n",
+	        locus_harness_tool_count(h), b->label, b->root ? b->root : "",
+	        locus_policy_version(s->policy));
+	return 0;
 }
 
-/* --- dispatch ----------------------------------------------------------------
- */
-
-
-static void handle_line(mcp_server *s, const char *line, size_t n)
+void mcp_workspace_close(mcp_server *s)
 {
-	/* blank lines carry no message */
-	size_t k = 0;
-	while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r'))
-		k++;
-	if (k == n)
-		return;
-	const char *end = NULL;
-	cJSON *msg = memchr(line, '\0', n)
-	                 ? NULL
-	                 : cJSON_ParseWithLengthOpts(line, n, &end, false);
-	if (msg) {
-		while (end < line + n &&
-		       (*end == ' ' || *end == '\t' || *end == '\r'))
-			end++;
-		if (end != line + n) {
-			cJSON_Delete(msg);
-			msg = NULL;
-		}
+	locus_harness_free(s->harness);
+	locus_backend_free(s->backend);
+	s->harness = NULL;
+	s->backend = NULL;
+	free(s->root_real);
+	s->root_real = NULL;
+	free(s->no_workspace);
+	s->no_workspace = NULL;
+}
+
+/* --- the read loop ---------------------------------------------------- */
+
+static const char too_long[] =
+    "Invalid Request: the message is over the 16 MiB line limit";
+
+/* Wait for input, 100 ms at a time, so a SIGTERM is seen promptly. */
+static bool wait_input(void)
+{
+	struct pollfd p = {0, POLLIN, 0};
+	while (!g_term) {
+		int r = poll(&p, 1, 100);
+		if (r > 0)
+			return true;
+		if (r < 0 && errno != EINTR)
+			return true; /* let read() report it */
 	}
-	if (!msg) {
-		send_error(s, NULL, RPC_PARSE_ERROR,
-		           "Parse error: the line is "
-		           "not one JSON value");
-		return;
-	}
-	if (cJSON_IsArray(msg)) {
-		/* batching was removed from MCP in 2025-06-18 */
-		send_error(s, NULL, RPC_INVALID_REQUEST,
-		           "Invalid Request: batches are not supported");
-		cJSON_Delete(msg);
-		return;
-	}
-	if (!cJSON_IsObject(msg)) {
-		send_error(s, NULL, RPC_INVALID_REQUEST,
-		           "Invalid Request: a message is a JSON object");
-		cJSON_Delete(msg);
-		return;
-	}
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
-	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
-	bool id_ok = cJSON_IsString(id) ||
-	             (cJSON_IsNumber(id) && isfinite(id->valuedouble));
-	if (!id && method) {
-		/* a notification: never answered, whatever it is */
-		cJSON_Delete(msg);
-		return;
-	}
-	if (!method && !id_ok &&
-	    (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
-	     cJSON_GetObjectItemCaseSensitive(msg, "error"))) {
-		/* a response without a usable id: nothing to answer */
-		cJSON_Delete(msg);
-		return;
-	}
-	if (!method && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
-	                cJSON_GetObjectItemCaseSensitive(msg, "error"))) {
-		/* a response to a request we never sent: ignored */
-		cJSON_Delete(msg);
-		return;
-	}
-	if (!id_ok || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") ||
-	    !cJSON_IsString(method) || cli_json_dup_keys(msg)) {
-		send_error(s, id_ok ? id : NULL, RPC_INVALID_REQUEST,
-		           "Invalid Request: expected {\"jsonrpc\":\"2.0\", "
-		           "\"id\": string or number, \"method\": string}");
-		cJSON_Delete(msg);
-		return;
-	}
-	const char *m = method->valuestring;
-	bool known = !strcmp(m, "initialize") || !strcmp(m, "ping") ||
-	             !strcmp(m, "tools/list") || !strcmp(m, "tools/call");
-	if (!known) {
-		char why[200];
-		char *c = utf8_clean(m);
-		snprintf(why, sizeof(why), "Method not found: %.100s",
-		         c ? c : "?");
-		free(c);
-		send_error(s, id, RPC_METHOD_NOT_FOUND, why);
-	} else if (params && !cJSON_IsObject(params) && !cJSON_IsNull(params)) {
-		send_error(s, id, RPC_INVALID_PARAMS,
-		           "Invalid params: params must be an object");
-	} else if (!strcmp(m, "initialize")) {
-		do_initialize(s, id, params);
-	} else if (!strcmp(m, "ping")) {
-		send_result(s, id, cJSON_CreateObject());
-	} else if (!strcmp(m, "tools/list")) {
-		do_tools_list(s, id);
-	} else {
-		do_tools_call(s, id, params);
-	}
-	cJSON_Delete(msg);
+	return false;
 }
 
 /*
@@ -541,19 +186,21 @@ static void serve(mcp_server *s)
 		fprintf(stderr, "locus mcp: out of memory\n");
 		return;
 	}
-	while (!s->out_broken) {
+	for (;;) {
+		pthread_mutex_lock(&s->out_lock);
+		bool broken = s->out_broken;
+		pthread_mutex_unlock(&s->out_lock);
+		if (broken)
+			break;
 		char *nl = memchr(buf + scanned, '\n', len - scanned);
 		if (nl) {
 			size_t n = (size_t)(nl - buf);
-			if (skipping) {
-				send_error(
-				    s, NULL, RPC_INVALID_REQUEST,
-				    "Invalid Request: the message is over "
-				    "the 16 MiB line limit");
-				skipping = false;
-			} else {
-				handle_line(s, buf, n);
-			}
+			if (skipping)
+				mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+				               too_long);
+			else
+				mcp_handle_line(s, buf, n);
+			skipping = false;
 			memmove(buf, nl + 1, len - n - 1);
 			len -= n + 1;
 			scanned = 0;
@@ -565,27 +212,26 @@ static void serve(mcp_server *s)
 			len = scanned = 0;
 		}
 		if (cap - len < (1 << 16)) {
-			size_t nc = cap * 2;
-			char *p = realloc(buf, nc);
+			char *p = realloc(buf, cap * 2);
 			if (!p) {
 				fprintf(stderr, "locus mcp: out of memory\n");
 				break;
 			}
 			buf = p;
-			cap = nc;
+			cap *= 2;
 		}
+		if (!wait_input())
+			break;
 		ssize_t got = read(0, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
 			/* EOF: a last line without its newline still counts */
 			if (skipping)
-				send_error(
-				    s, NULL, RPC_INVALID_REQUEST,
-				    "Invalid Request: the message is over "
-				    "the 16 MiB line limit");
+				mcp_send_error(s, NULL, RPC_INVALID_REQUEST,
+				               too_long);
 			else if (len)
-				handle_line(s, buf, len);
+				mcp_handle_line(s, buf, len);
 			break;
 		}
 		len += (size_t)got;
@@ -593,22 +239,17 @@ static void serve(mcp_server *s)
 	free(buf);
 }
 
-/* --- setup ---------------------------------------------------------------- */
-
-static void warn(const char *m, void *p)
-{
-	(void)p;
-	fprintf(stderr, "locus mcp: warning: %s\n", m);
-}
+/* --- options ---------------------------------------------------------- */
 
 static void mcp_usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: locus mcp [--root DIR] [--backend local|memory|bwrap]\n"
+	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
+	        "                 [--backend local|memory|bwrap]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]\n"
 	        "                 [--audit FILE] [--tools a,b,c] "
-	        "[--no-read-check]\n"
+	        "[--no-read-check] [--max-calls N]\n"
 	        "serves the harness as an MCP server on stdin/stdout "
 	        "(JSON-RPC, one message a line)\n");
 }
@@ -634,33 +275,44 @@ static int split_tools(char *list, const char **names, size_t max)
 	return n ? 0 : -1;
 }
 
-int cli_mcp(int argc, char **argv)
+/* 0, 1 for --help, 2 for a usage error. */
+static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 {
-	const char *root = ".", *backend = "local", *policy_file = NULL;
-	const char *preset = NULL, *claude = NULL, *audit_file = NULL;
-	char *tools_arg = NULL;
-	bool no_read = false;
+	o->backend = "local";
+	o->max_calls = MCP_DEFAULT_CALLS;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		bool more = i + 1 < argc;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			mcp_usage(stdout);
-			return 0;
+			return 1;
 		} else if (!strcmp(a, "--no-read-check")) {
-			no_read = true;
-		} else if (i + 1 < argc && !strcmp(a, "--root")) {
-			root = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--backend")) {
-			backend = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--policy")) {
-			policy_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--preset")) {
-			preset = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--claude-settings")) {
-			claude = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--audit")) {
-			audit_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--tools")) {
-			tools_arg = argv[++i];
+			o->no_read_check = true;
+		} else if (!strcmp(a, "--allow-broad-root")) {
+			o->allow_broad_root = true;
+		} else if (more && !strcmp(a, "--root")) {
+			o->root = argv[++i];
+		} else if (more && !strcmp(a, "--backend")) {
+			o->backend = argv[++i];
+		} else if (more && !strcmp(a, "--policy")) {
+			o->policy_file = argv[++i];
+		} else if (more && !strcmp(a, "--preset")) {
+			o->preset = argv[++i];
+		} else if (more && !strcmp(a, "--claude-settings")) {
+			o->claude = argv[++i];
+		} else if (more && !strcmp(a, "--audit")) {
+			o->audit_file = argv[++i];
+		} else if (more && !strcmp(a, "--tools")) {
+			*tools = argv[++i];
+		} else if (more && !strcmp(a, "--max-calls")) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 1024) {
+				fprintf(stderr, "locus mcp: --max-calls is "
+				                "1 to 1024\n");
+				return 2;
+			}
+			o->max_calls = (size_t)v;
 		} else {
 			fprintf(stderr,
 			        "locus mcp: unknown or incomplete option "
@@ -670,6 +322,70 @@ int cli_mcp(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
+	    strcmp(o->backend, "bwrap")) {
+		fprintf(stderr, "locus mcp: --backend is local, memory or "
+		                "bwrap\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* The first workspace: --root, or the current folder unless that is too
+   broad (then the client's roots may still give one). */
+static int first_workspace(mcp_server *s)
+{
+	char *why = NULL;
+	if (!mcp_workspace_open(s, s->opt.root ? s->opt.root : ".", &why))
+		return 0;
+	if (s->opt.root) {
+		fprintf(stderr, "locus mcp: %s\n", why ? why : "cannot start");
+		free(why);
+		return -1;
+	}
+	char *cwd = realpath(".", NULL);
+	bool broad = cwd && mcp_root_broad(cwd) && !s->opt.allow_broad_root;
+	free(cwd);
+	if (!broad) {
+		fprintf(stderr, "locus mcp: %s\n", why ? why : "cannot start");
+		free(why);
+		return -1;
+	}
+	/* no workspace until the client's roots give one */
+	fprintf(stderr, "locus mcp: %s; waiting for the client's roots\n",
+	        why);
+	s->no_workspace = why;
+	return 0;
+}
+
+static void serve_until_done(mcp_server *s)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a client that goes away must not kill us mid-record */
+	signal(SIGPIPE, SIG_IGN);
+	if (mcp_calls_start(s)) {
+		fprintf(stderr, "locus mcp: cannot start the worker thread\n");
+		return;
+	}
+	serve(s);
+	mcp_calls_stop(s, g_term != 0);
+	mcp_calls_join(s, &g_term);
+}
+
+int cli_mcp(int argc, char **argv)
+{
+	mcp_server s;
+	memset(&s, 0, sizeof s);
+	char *tools_arg = NULL;
+	int prc = parse_args(argc, argv, &s.opt, &tools_arg);
+	if (prc)
+		return prc == 1 ? 0 : 2;
 	const char *tool_names[MCP_MAX_TOOLS + 1];
 	char *tools_copy = tools_arg ? strdup(tools_arg) : NULL;
 	if (tools_arg && (!tools_copy || split_tools(tools_copy, tool_names,
@@ -679,75 +395,40 @@ int cli_mcp(int argc, char **argv)
 		free(tools_copy);
 		return 2;
 	}
-	if (strcmp(backend, "local") && strcmp(backend, "memory") &&
-	    strcmp(backend, "bwrap")) {
-		fprintf(stderr, "locus mcp: --backend is local, memory or "
-		                "bwrap\n");
+	s.opt.tools = tools_arg ? tool_names : NULL;
+	if (cli_policy_build(s.opt.policy_file, s.opt.preset, s.opt.claude,
+	                     &s.policy)) {
 		free(tools_copy);
 		return 2;
 	}
-	mcp_server s;
-	memset(&s, 0, sizeof(s));
-	locus_policy *policy = NULL;
-	if (cli_policy_build(policy_file, preset, claude, &policy)) {
-		free(tools_copy);
-		return 2;
-	}
-	s.gate.policy = policy;
-	locus_error err;
-	memset(&err, 0, sizeof(err));
+	pthread_mutex_init(&s.out_lock, NULL);
+	pthread_mutex_init(&s.ws_lock, NULL);
+	pthread_mutex_init(&s.calls_lock, NULL);
+	pthread_cond_init(&s.calls_cond, NULL);
+	s.gate.policy = s.policy;
 	int status = 2;
-	locus_backend *b = NULL;
-	char *real = NULL;
-	int rc;
-	if (audit_file &&
-	    locus_audit_open(&s.gate.audit, audit_file, 0, &err)) {
+	locus_error err;
+	memset(&err, 0, sizeof err);
+	if (s.opt.audit_file &&
+	    locus_audit_open(&s.audit, s.opt.audit_file, 0, &err)) {
 		fprintf(stderr, "locus mcp: %s\n", err.message);
 		goto done;
 	}
-	/* an absolute root in prompts, and for the policy's path rules */
-	if (strcmp(backend, "memory"))
-		real = realpath(root, NULL);
-	if (!strcmp(backend, "local")) {
-		rc =
-		    locus_backend_local_new(&b, real ? real : root, NULL, &err);
-	} else if (!strcmp(backend, "memory")) {
-		rc = locus_backend_memory_new(&b, &err);
-	} else {
-		locus_session *ses = NULL;
-		rc = locus_session_bwrap_new(&ses, root, &err);
-		if (!rc)
-			rc = locus_backend_session_new(
-			    &b, ses, "/workspace", "bwrap sandbox", true, &err);
-	}
-	if (rc) {
-		fprintf(stderr, "locus mcp: %s\n", err.message);
+	s.gate.audit = s.audit;
+	if (first_workspace(&s))
 		goto done;
-	}
-	/* path rules are resolved against the root the tools see */
-	s.gate.workspace_root = strcmp(backend, "local") || !real ? b->root : real;
-	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
-	cfg.require_read = !no_read;
-	cfg.on_warning = warn;
-	rc = locus_harness_new(&s.harness, b, tools_arg ? tool_names : NULL,
-	                       locus_harness_policy_wrap, &s.gate, &cfg, &err);
-	if (rc) {
-		fprintf(stderr, "locus mcp: %s\n", err.message);
-		goto done;
-	}
-	fprintf(stderr, "locus mcp: serving %zu tools on %s (%s), policy %s\n",
-	        locus_harness_tool_count(s.harness), b->label,
-	        b->root ? b->root : "", locus_policy_version(policy));
-	/* a client that goes away must not kill us mid-record */
-	signal(SIGPIPE, SIG_IGN);
-	serve(&s);
+	serve_until_done(&s);
 	status = 0;
 done:
-	locus_harness_free(s.harness);
-	locus_backend_free(b);
-	locus_audit_close(s.gate.audit);
-	locus_policy_free(policy);
-	free(real);
+	/* every background job the harness started ends here */
+	mcp_workspace_close(&s);
+	free(s.new_root);
+	locus_audit_close(s.audit);
+	locus_policy_free(s.policy);
+	pthread_cond_destroy(&s.calls_cond);
+	pthread_mutex_destroy(&s.calls_lock);
+	pthread_mutex_destroy(&s.ws_lock);
+	pthread_mutex_destroy(&s.out_lock);
 	free(tools_copy);
 	return status;
 }

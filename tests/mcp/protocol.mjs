@@ -1,8 +1,12 @@
 // tests/mcp/protocol.mjs - `locus mcp` at the wire: JSON-RPC edge cases the
 // official clients never send (needs only node).  All requests go in one
-// stream; notifications must get no answer, so the answers line up with the
-// requests that have an id (or that are broken) in order.
+// stream; notifications must get no answer.  Tool calls run on a worker and
+// may be answered after later pings, so answers are matched by id (those
+// with id null in order), and tool-call answers must keep the calls' order.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { check, done, locusBin, cannotRun } from './lib.mjs';
 
 if (!locusBin) cannotRun('LOCUS_BIN is not set');
@@ -58,8 +62,20 @@ const cases = [
   [J({ jsonrpc: '2.0', id: 16, error: { code: 1, message: 'x' } }), null],
   [req(17, 'tools/call', { name: 'nope', arguments: {} }), (a) => a.id === 17 && a.error.code === -32602],
   [req(18, 'tools/call', { arguments: {} }), (a) => a.id === 18 && a.error.code === -32602],
-  [req(19, 'tools/call', { name: 'read', arguments: 'x' }), (a) => a.id === 19 && a.error.code === -32602],
-  [req(20, 'tools/call', { name: 'read', arguments: { path: 7 } }), (a) => a.id === 20 && a.error.code === -32602],
+  [req(19, 'tools/call', { name: 'read', arguments: 'x' }),
+    (a) => a.id === 19 && a.result.isError === true && /'arguments' must be an object/.test(a.result.content[0].text)],
+  [req(20, 'tools/call', { name: 'read', arguments: { path: 7 } }),
+    (a) => a.id === 20 && a.result.isError === true && /'path' must be a string, not a number/.test(a.result.content[0].text)],
+  [req(30, 'tools/call', { name: 'read', arguments: { path: 'a.txt', bogus: 1 } }),
+    (a) => a.id === 30 && a.result.isError === true && /unknown argument 'bogus'/.test(a.result.content[0].text)],
+  [req(31, 'tools/call', { name: 'read', arguments: {} }),
+    (a) => a.id === 31 && a.result.isError === true && /missing required argument 'path'/.test(a.result.content[0].text)],
+  [req(32, 'tools/call', { name: 'write', arguments: { path: 'z.txt', content: 'a\u0000b' } }),
+    (a) => a.id === 32 && a.result.isError === true && /NUL/.test(a.result.content[0].text)],
+  [req(33, 'tools/call', { name: 'write', arguments: { path: 'z\u0000.txt', content: 'x' } }),
+    (a) => a.id === 33 && a.result.isError === true && /NUL/.test(a.result.content[0].text)],
+  [req(34, 'tools/call', { name: 'read', arguments: { path: 'z.txt' } }),
+    (a) => a.id === 34 && a.result.isError === true && /does not exist/.test(a.result.content[0].text)],
   [req(21, 'tools/call'), (a) => a.id === 21 && a.error.code === -32602],
   [req(22, 'tools/call', { name: 'write', arguments: { path: 'a.txt', content: 'caf\u00e9 \u{1F600}\n' } }),
     (a) => a.id === 22 && a.result.isError === false && a.result.content[0].type === 'text'],
@@ -111,8 +127,32 @@ check(answers.every((a) => a.jsonrpc === '2.0'), 'every answer is JSON-RPC 2.0')
 const expected = cases.filter(([, e]) => e !== null);
 check(answers.length === expected.length + 1, `${expected.length + 1} answers (notifications unanswered)`,
   `${answers.length}`);
-expected.forEach(([line, e], i) => {
-  const a = answers[i];
+// pair each expectation with its answer: by id, or the next id-null one
+const requestId = (line) => { try { return JSON.parse(line).id; } catch { return undefined; } };
+const used = new Set();
+const pick = (line) => {
+  const want = requestId(line);
+  const nullish = want === undefined || want === null || typeof want === 'object' || typeof want === 'boolean';
+  for (let i = 0; i < answers.length; i++) {
+    if (used.has(i)) continue;
+    const a = answers[i];
+    if (nullish ? a.id === null : a.id === want) {
+      // a broken line with a usable id is answered with that id
+      used.add(i);
+      return a;
+    }
+  }
+  // a broken request whose id is usable but the line is not JSON
+  for (let i = 0; i < answers.length; i++)
+    if (!used.has(i) && answers[i].id === null) { used.add(i); return answers[i]; }
+  return undefined;
+};
+const callIds = cases.filter(([l, e]) => e !== null && /"method":"tools\/call"/.test(l)).map(([l]) => requestId(l));
+const answeredCalls = answers.map((a) => a.id).filter((id) => callIds.includes(id));
+check(JSON.stringify(answeredCalls) === JSON.stringify(callIds), 'tool calls are answered in the order sent',
+  JSON.stringify(answeredCalls));
+expected.forEach(([line, e]) => {
+  const a = pick(line);
   let ok = false;
   try { ok = a !== undefined && e(a); } catch { ok = false; }
   // control bytes (a NUL case among them) shown escaped: the CI log stays text
@@ -120,7 +160,69 @@ expected.forEach(([line, e], i) => {
     .replace(/[\x00-\x1f\x7f]/g, (c) => '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0'));
   check(ok, `answer to ${shown}`, J(a)?.slice(0, 300));
 });
-const a = answers[expected.length];
-check(a && a.id === 'last' && a.result !== undefined, 'a last line without newline is served', J(a));
+const a = answers.find((x) => x.id === 'last');
+check(a && a.result !== undefined, 'a last line without newline is served', J(a));
 check(/serving/.test(err), 'logs on stderr');
+
+// A second session, on a real folder: before initialize, exact ids, a call
+// cancelled while it runs (no answer for it, its process gone), a queued
+// call cancelled before it starts (nothing ran), the in-flight bound.
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'locus-proto-'));
+const raw = (s) => s; // lines sent as written (the big id must not be a JS number)
+const lines2 = [
+  req('p0', 'ping'),
+  req('early', 'tools/list'),
+  req(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
+  note('notifications/initialized'),
+  raw('{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}'),
+  raw('{"jsonrpc":"2.0","id":-12345678901234567890,"method":"ping"}'),
+  raw('{"jsonrpc":"2.0","id":1e3,"method":"ping"}'),
+  req('run', 'tools/call', { name: 'bash', arguments: { command: 'echo $$ > pid.txt; exec sleep 30' } }),
+  req('queued', 'tools/call', { name: 'write', arguments: { path: 'never.txt', content: 'x' } }),
+  note('notifications/cancelled', { requestId: 'queued', reason: 'test' }),
+  req('p1', 'ping'),
+];
+const child2 = spawn(locusBin, ['mcp', '--root', work, '--preset', 'standard', '--max-calls', '2'],
+  { stdio: ['pipe', 'pipe', 'pipe'] });
+let out2 = '', err2 = '';
+child2.stdout.setEncoding('utf8');
+child2.stdout.on('data', (d) => { out2 += d; });
+child2.stderr.on('data', (d) => { err2 += d; });
+child2.stdin.on('error', () => {});
+const t0 = Date.now();
+child2.stdin.write(lines2.join('\n') + '\n');
+const waitFor = async (pred, ms) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !pred()) await new Promise((r) => setTimeout(r, 20));
+  return pred();
+};
+await waitFor(() => out2.includes('"id":"p1"') && fs.existsSync(path.join(work, 'pid.txt')), 5000);
+check(Date.now() - t0 < 3000, 'pings answered while a 30 s bash runs', `${Date.now() - t0} ms`);
+// two in flight (run + one more): a third is busy
+child2.stdin.write(req('q1', 'tools/call', { name: 'todo_read' }) + '\n' +
+  req('q2', 'tools/call', { name: 'todo_read' }) + '\n');
+await waitFor(() => out2.includes('"id":"q2"'), 3000);
+const pid = Number(fs.readFileSync(path.join(work, 'pid.txt'), 'utf8'));
+child2.stdin.write(note('notifications/cancelled', { requestId: 'run' }) + '\n');
+const gone = await waitFor(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 3000);
+check(gone, 'a cancelled bash has its process killed', `pid ${pid}`);
+child2.stdin.end();
+const status2 = await new Promise((res) => child2.on('close', (code, sig) => res(sig ? `signal ${sig}` : code)));
+check(status2 === 0, 'second session exits 0', `${status2} ${err2}`);
+const got = out2.split('\n').filter((l) => l).map((l) => { try { return [l, JSON.parse(l)]; } catch { return [l, null]; } });
+const by = (id) => got.find(([, m]) => m && m.id === id);
+check(by('p0') && J(by('p0')[1].result) === '{}', 'ping before initialize is answered');
+check(by('early') && by('early')[1].error?.code === -32600, 'tools/list before initialize is refused',
+  by('early') && by('early')[0]);
+check(got.some(([l]) => l.includes('"id":9223372036854775807,')), 'a 64-bit id comes back as written',
+  out2.slice(0, 400));
+check(got.some(([l]) => l.includes('"id":-12345678901234567890,')), 'a big negative id comes back as written');
+check(got.some(([l]) => l.includes('"id":1e3,')), 'an id 1e3 comes back as written');
+check(!by('run'), 'no answer for the cancelled call', by('run') && by('run')[0]);
+check(!by('queued'), 'no answer for the call cancelled before it started');
+check(!fs.existsSync(path.join(work, 'never.txt')), 'the cancelled write wrote nothing');
+check(by('q1') && by('q1')[1].result?.isError === false, 'a call within the bound runs', by('q1') && by('q1')[0]);
+check(by('q2') && by('q2')[1].error?.code === -32000 && /busy/.test(by('q2')[1].error.message),
+  'a call past --max-calls gets -32000 busy', by('q2') && by('q2')[0]);
+fs.rmSync(work, { recursive: true, force: true });
 done();

@@ -91,18 +91,23 @@ async function main() {
   r = await client.callTool({ name: 'read', arguments: { path: 'missing.txt' } });
   check(r.isError === true && !/"status"/.test(text(r)), 'a failing tool is isError with its message', text(r));
 
-  // JSON-RPC errors surface as McpError with the code
-  for (const [what, call] of [
-    ['unknown tool', { name: 'no_such_tool', arguments: {} }],
-    ['bad arguments', { name: 'bash', arguments: { command: 5 } }],
-    ['missing required argument', { name: 'read', arguments: {} }],
+  // arguments that do not fit are a tool error the model sees (SEP-1303)
+  for (const [what, call, re] of [
+    ['a wrong type', { name: 'bash', arguments: { command: 5 } }, /'command' must be a string, not a number/],
+    ['a missing argument', { name: 'read', arguments: {} }, /missing required argument 'path'/],
+    ['an unknown argument', { name: 'read', arguments: { path: 'notes.txt', lines: 3 } }, /unknown argument 'lines'/],
+    ['a value outside the enum', { name: 'bash', arguments: { command: 'true', on_timeout: 'never' } },
+      /'on_timeout' must be one of/],
   ]) {
-    try {
-      await client.callTool(call);
-      check(false, `${what} is -32602`, 'no error');
-    } catch (e) {
-      check(e.code === -32602, `${what} is -32602`, `${e.code} ${e.message}`);
-    }
+    r = await client.callTool(call);
+    check(r.isError === true && re.test(text(r)), `${what} is isError naming the field`, text(r));
+  }
+  // an unknown tool stays a protocol error
+  try {
+    await client.callTool({ name: 'no_such_tool', arguments: {} });
+    check(false, 'unknown tool is -32602', 'no error');
+  } catch (e) {
+    check(e.code === -32602, 'unknown tool is -32602', `${e.code} ${e.message}`);
   }
   try {
     await client.request({ method: 'resources/list', params: {} },

@@ -1,0 +1,273 @@
+/*
+ * cli/mcp_io.c - `locus mcp` output: every message is one whole line
+ * written under a lock (the worker and the main thread both answer), ids
+ * go back exactly as the client wrote them, text is made valid UTF-8.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+char *mcp_utf8_clean(const char *s)
+{
+	size_t n = strlen(s);
+	char *o = malloc(3 * n + 1);
+	if (!o)
+		return NULL;
+	size_t k = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		size_t len = 0;
+		unsigned min = 0, cp = 0;
+		if (c < 0x80) {
+			o[k++] = (char)c;
+			i++;
+			continue;
+		} else if (c >= 0xC2 && c <= 0xDF) {
+			len = 2, min = 0x80, cp = c & 0x1F;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			len = 3, min = 0x800, cp = c & 0x0F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			len = 4, min = 0x10000, cp = c & 0x07;
+		}
+		bool ok = len > 0 && i + len <= n;
+		for (size_t j = 1; ok && j < len; j++) {
+			if ((p[i + j] & 0xC0) != 0x80)
+				ok = false;
+			else
+				cp = (cp << 6) | (p[i + j] & 0x3F);
+		}
+		if (ok && (cp < min || cp > 0x10FFFF ||
+		           (cp >= 0xD800 && cp <= 0xDFFF)))
+			ok = false;
+		if (ok) {
+			memcpy(o + k, p + i, len);
+			k += len;
+			i += len;
+		} else {
+			memcpy(o + k, "\xEF\xBF\xBD", 3);
+			k += 3;
+			i++;
+		}
+	}
+	o[k] = '\0';
+	return o;
+}
+
+void mcp_send(mcp_server *s, cJSON *msg)
+{
+	char *text = msg ? cJSON_PrintUnformatted(msg) : NULL;
+	cJSON_Delete(msg);
+	if (!text) {
+		/* cannot build the answer: say so in a fixed text */
+		text =
+		    strdup("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+		           "{\"code\":-32603,\"message\":\"out of memory\"}}");
+		if (!text)
+			return;
+	}
+	pthread_mutex_lock(&s->out_lock);
+	/* one write of the whole line: a reader never sees two messages
+	   interleaved, whichever thread answers */
+	if (!s->out_broken &&
+	    (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
+	     fflush(stdout) == EOF))
+		s->out_broken = true;
+	pthread_mutex_unlock(&s->out_lock);
+	cJSON_free(text);
+}
+
+cJSON *mcp_envelope(const char *id_raw)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON *i = id_raw ? cJSON_CreateRaw(id_raw) : cJSON_CreateNull();
+	if (!cJSON_AddStringToObject(o, "jsonrpc", "2.0") || !i ||
+	    !cJSON_AddItemToObject(o, "id", i)) {
+		cJSON_Delete(i);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+void mcp_send_error(mcp_server *s, const char *id_raw, int code,
+                    const char *message)
+{
+	cJSON *o = mcp_envelope(id_raw);
+	cJSON *e = o ? cJSON_AddObjectToObject(o, "error") : NULL;
+	if (e) {
+		cJSON_AddNumberToObject(e, "code", code);
+		char *m = mcp_utf8_clean(message);
+		cJSON_AddStringToObject(e, "message", m ? m : "error");
+		free(m);
+	}
+	mcp_send(s, e ? o : (cJSON_Delete(o), NULL));
+}
+
+void mcp_send_result(mcp_server *s, const char *id_raw, cJSON *result)
+{
+	cJSON *o = mcp_envelope(id_raw);
+	if (!o || !result || !cJSON_AddItemToObject(o, "result", result)) {
+		cJSON_Delete(result);
+		cJSON_Delete(o);
+		mcp_send_error(s, id_raw, RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	mcp_send(s, o);
+}
+
+/* --- raw scanning (the text is valid JSON: cJSON parsed it) --- */
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+	                 p[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* Past the string that starts at p[i] == '"'. */
+static size_t skip_string(const char *p, size_t i, size_t n)
+{
+	for (i++; i < n && p[i] != '"'; i++)
+		if (p[i] == '\\')
+			i++;
+	return i < n ? i + 1 : n;
+}
+
+/* Past the value that starts at p[i]. */
+static size_t skip_value(const char *p, size_t i, size_t n)
+{
+	if (i < n && p[i] == '"')
+		return skip_string(p, i, n);
+	if (i < n && (p[i] == '{' || p[i] == '[')) {
+		size_t depth = 0;
+		while (i < n) {
+			if (p[i] == '"') {
+				i = skip_string(p, i, n);
+				continue;
+			}
+			if (p[i] == '{' || p[i] == '[')
+				depth++;
+			else if ((p[i] == '}' || p[i] == ']') && --depth == 0)
+				return i + 1;
+			i++;
+		}
+		return n;
+	}
+	while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' &&
+	       p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
+		i++;
+	return i;
+}
+
+int mcp_raw_member(const char *json, size_t n, const char *key,
+                   const char **at, size_t *len)
+{
+	size_t kl = strlen(key);
+	size_t i = skip_ws(json, 0, n);
+	if (i >= n || json[i] != '{')
+		return -1;
+	i++;
+	for (;;) {
+		i = skip_ws(json, i, n);
+		if (i >= n || json[i] != '"')
+			return -1;
+		size_t ks = i + 1, ke = skip_string(json, i, n) - 1;
+		i = skip_ws(json, ke + 1, n);
+		if (i >= n || json[i] != ':')
+			return -1;
+		i = skip_ws(json, i + 1, n);
+		size_t vs = i;
+		i = skip_value(json, i, n);
+		/* a key written with escapes is not matched: callers fall
+		   back to cJSON's decoded value */
+		if (ke - ks == kl && !memcmp(json + ks, key, kl)) {
+			*at = json + vs;
+			*len = i - vs;
+			return 0;
+		}
+		i = skip_ws(json, i, n);
+		if (i >= n || json[i] != ',')
+			return -1;
+		i++;
+	}
+}
+
+char *mcp_id_text(const char *line, size_t n, const cJSON *id)
+{
+	if (cJSON_IsString(id)) {
+		char *c = mcp_utf8_clean(id->valuestring);
+		cJSON *s = c ? cJSON_CreateString(c) : NULL;
+		char *t = s ? cJSON_PrintUnformatted(s) : NULL;
+		free(c);
+		cJSON_Delete(s);
+		return t;
+	}
+	if (!cJSON_IsNumber(id) || !isfinite(id->valuedouble))
+		return NULL;
+	const char *at;
+	size_t len;
+	if (line && mcp_raw_member(line, n, "id", &at, &len) == 0 && len &&
+	    len < 400 && (at[0] == '-' || (at[0] >= '0' && at[0] <= '9'))) {
+		char *t = malloc(len + 1);
+		if (t) {
+			memcpy(t, at, len);
+			t[len] = '\0';
+		}
+		return t;
+	}
+	char num[40];
+	snprintf(num, sizeof num, "%.17g", id->valuedouble);
+	return strdup(num);
+}
+
+char *mcp_id_key(const char *raw)
+{
+	if (!raw)
+		return NULL;
+	size_t n = strlen(raw);
+	char *k = malloc(n + 3);
+	if (!k)
+		return NULL;
+	if (raw[0] == '"') {
+		/* compare strings by their value, not their escapes */
+		cJSON *s = cJSON_Parse(raw);
+		const char *v = cJSON_IsString(s) ? s->valuestring : "";
+		char *kk = realloc(k, strlen(v) + 3);
+		if (kk) {
+			k = kk;
+			snprintf(k, strlen(v) + 3, "s:%s", v);
+		}
+		cJSON_Delete(s);
+		return k;
+	}
+	snprintf(k, n + 3, "n:%s", raw);
+	return k;
+}
+
+bool mcp_has_nul_escape(const char *p, size_t n)
+{
+	bool in = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!in) {
+			in = p[i] == '"';
+			continue;
+		}
+		if (p[i] == '"') {
+			in = false;
+		} else if (p[i] == '\\' && i + 1 < n) {
+			if (p[i + 1] == 'u' && i + 5 < n && p[i + 2] == '0' &&
+			    p[i + 3] == '0' && p[i + 4] == '0' &&
+			    p[i + 5] == '0')
+				return true;
+			i++;
+		}
+	}
+	return false;
+}

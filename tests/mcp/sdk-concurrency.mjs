@@ -1,0 +1,178 @@
+// tests/mcp/sdk-concurrency.mjs - `locus mcp` under the official client
+// (@modelcontextprotocol/sdk) beyond one call at a time: a ping answered
+// while a long bash runs, cancellation (AbortSignal -> notifications/
+// cancelled) killing the command's process group, progress notifications,
+// tool annotations and schemas (Ajv strict), structured results, the
+// timeout->background rule under `standard`, a 1 MiB write_stdin, and no
+// process left alive once the client closes.  Every wait is bounded.
+import fs from 'node:fs';
+import path from 'node:path';
+import { check, done, requirePackages, tempDir, locusBin } from './lib.mjs';
+
+requirePackages('@modelcontextprotocol/sdk', 'ajv');
+const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+const Ajv = (await import('ajv')).default;
+
+const text = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const alive = (pid) => {
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return !/^\S+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+};
+const until = async (pred, ms) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !pred()) await sleep(20);
+  return pred();
+};
+// live processes whose process group is pgid
+const group = (pgid) => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+  try {
+    const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return f[0] !== 'Z' && f[0] !== 'X' && Number(f[2]) === pgid;
+  } catch { return false; }
+}).map(Number);
+const pidIn = (work, f) => { try { return Number(fs.readFileSync(path.join(work, f), 'utf8')); } catch { return 0; } };
+
+async function open(preset, work) {
+  const transport = new StdioClientTransport({
+    command: locusBin, args: ['mcp', '--root', work, '--preset', preset], cwd: work, stderr: 'pipe',
+  });
+  const client = new Client({ name: 'locus-concurrency-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+async function standard() {
+  const work = tempDir('conc');
+  const client = await open('standard', work);
+
+  // annotations, titles, schemas that compile under Ajv strict mode
+  const { tools } = await client.listTools();
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  for (const t of tools) {
+    const a = t.annotations || {};
+    check(typeof t.title === 'string' && ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
+      .every((k) => typeof a[k] === 'boolean'), `${t.name} has a title and the four hints`, JSON.stringify(t));
+    let ok = true, why = '';
+    try { ajv.compile(t.inputSchema); if (t.outputSchema) ajv.compile(t.outputSchema); } catch (e) { ok = false; why = e.message; }
+    check(ok, `${t.name} schemas compile under Ajv strict`, why);
+  }
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  check(byName.read.annotations.readOnlyHint && !byName.read.annotations.openWorldHint, 'read is read-only, closed world');
+  check(!byName.bash.annotations.readOnlyHint && byName.bash.annotations.destructiveHint &&
+    byName.bash.annotations.openWorldHint, 'bash on the host shell is destructive and open world');
+  check(byName.write.annotations.idempotentHint && byName.write.annotations.destructiveHint, 'write is idempotent, destructive');
+  check(byName.todo_read.outputSchema !== undefined, 'todo_read has an outputSchema');
+
+  // structured results (the SDK validates them against outputSchema)
+  await client.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'x', status: 'pending' }] } });
+  let r = await client.callTool({ name: 'todo_read', arguments: {} });
+  check(!r.isError && r.structuredContent && r.structuredContent.todos[0].content === 'x',
+    'todo_read gives structuredContent', JSON.stringify(r));
+  r = await client.callTool({ name: 'bash', arguments: { command: 'rm -rf /' } });
+  check(r.isError && r.structuredContent && r.structuredContent.status === 'denied' &&
+    r.structuredContent.outcome === 'deny', 'a refusal carries the refusal JSON as structuredContent', JSON.stringify(r));
+
+  // a ping while a 5 s bash runs: answered within 200 ms
+  const long = client.callTool({ name: 'bash', arguments: { command: 'sleep 5; echo slept' } },
+    undefined, { timeout: 20000 });
+  await sleep(300);
+  let t0 = Date.now();
+  await client.ping();
+  const pingMs = Date.now() - t0;
+  check(pingMs < 200, 'ping answered within 200 ms while a 5 s bash runs', `${pingMs} ms`);
+  t0 = Date.now();
+  await client.listTools();
+  check(Date.now() - t0 < 200, 'tools/list answered while it runs', `${Date.now() - t0} ms`);
+  r = await long;
+  check(!r.isError && /slept/.test(text(r)), 'the long bash finishes', text(r));
+
+  // progress: a 3 s command sends notifications/progress about once a second
+  const seen = [];
+  r = await client.callTool({ name: 'bash', arguments: { command: 'echo begin; sleep 3; echo end' } }, undefined,
+    { onprogress: (p) => seen.push(p), timeout: 20000 });
+  check(!r.isError, 'the command with a progress token runs', text(r));
+  check(seen.length >= 2 && seen.length <= 4, `progress notifications arrive (${seen.length})`, JSON.stringify(seen));
+  check(seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress), 'progress grows', JSON.stringify(seen));
+  check(seen.some((p) => /bytes of output/.test(p.message || '')), 'progress says the output so far', JSON.stringify(seen));
+
+  // cancellation: the command's process group is killed
+  const ac = new AbortController();
+  const cancelled = client.callTool({ name: 'bash',
+    arguments: { command: 'echo $$ > pid.txt; sleep 60 | cat; echo never' } },
+    undefined, { signal: ac.signal, timeout: 20000 });
+  await until(() => pidIn(work, 'pid.txt') > 0, 3000);
+  const pid = pidIn(work, 'pid.txt');
+  await until(() => group(pid).length >= 3, 2000);
+  const members = group(pid);
+  check(members.length >= 3, 'the command runs as a group (sh, sleep, cat)', JSON.stringify(members));
+  ac.abort('test');
+  let threw = false;
+  try { await cancelled; } catch { threw = true; }
+  check(threw, 'the cancelled call rejects on the client');
+  check(pid > 0 && await until(() => group(pid).length === 0, 3000),
+    'cancellation kills the process group (no member left)', JSON.stringify(group(pid)));
+  await client.ping();
+  check(true, 'the server goes on after a cancellation');
+
+  // (6) a timeout never makes a background job under `standard`
+  r = await client.callTool({ name: 'bash', arguments: { command: 'echo $$ > t.txt; exec sleep 60', timeout: 1 } },
+    undefined, { timeout: 20000 });
+  const tpid = pidIn(work, 't.txt');
+  check(r.isError && /killed/.test(text(r)) && /exec:background/.test(text(r)),
+    'a command outliving its timeout is killed under standard', text(r));
+  check(tpid > 0 && await until(() => !alive(tpid), 2000), 'and no process of it is left alive', `${tpid}`);
+  check(!/background=true and read/.test(client.getInstructions() || ''),
+    'the instructions do not advise background under standard', client.getInstructions());
+
+  await client.close();
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+async function permissive() {
+  const work = tempDir('conc');
+  const client = await open('permissive', work);
+  // a 1 MiB write_stdin neither hangs nor blocks a ping
+  let r = await client.callTool({ name: 'bash', arguments: { command: 'wc -c', background: true } });
+  const h = (text(r).match(/sh\d+/) || [])[0];
+  check(!r.isError && h, 'a background reader starts', text(r));
+  const big = 'x'.repeat(1 << 20);
+  const w = client.callTool({ name: 'write_stdin', arguments: { handle: h, text: big, close: true } },
+    undefined, { timeout: 20000 });
+  const t0 = Date.now();
+  await client.ping();
+  check(Date.now() - t0 < 200, 'ping answered during a 1 MiB write_stdin', `${Date.now() - t0} ms`);
+  r = await w;
+  check(!r.isError, 'the 1 MiB write_stdin completes', text(r).slice(0, 200));
+  let o = '';
+  for (let i = 0; i < 100 && !/exited/.test(o); i++) {
+    o = text(await client.callTool({ name: 'bash_output', arguments: { handle: h, since: 0 } }));
+    await sleep(50);
+  }
+  check(/1048576/.test(o), 'the reader got every byte', o.slice(0, 200));
+
+  // closing the client ends every job the server started
+  r = await client.callTool({ name: 'bash', arguments: { command: 'echo $$ > bg.txt; exec sleep 300', background: true } });
+  check(!r.isError, 'a background job starts', text(r));
+  const running = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > fg.txt; exec sleep 300' } },
+    undefined, { timeout: 20000 }).catch(() => null);
+  await until(() => pidIn(work, 'bg.txt') > 0 && pidIn(work, 'fg.txt') > 0, 3000);
+  const bg = pidIn(work, 'bg.txt'), fg = pidIn(work, 'fg.txt');
+  check(alive(bg) && alive(fg), 'both run before the close');
+  const t1 = Date.now();
+  await client.close();
+  await running;
+  check(await until(() => !alive(bg) && !alive(fg), 3000), 'after close no job is left alive', `${bg} ${fg}`);
+  check(Date.now() - t1 < 6000, 'the server ended within the client\'s grace time', `${Date.now() - t1} ms`);
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+try {
+  await standard();
+  await permissive();
+} catch (e) {
+  check(false, 'the client session', e && e.stack ? e.stack : String(e));
+}
+done();
