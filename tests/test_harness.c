@@ -1314,6 +1314,7 @@ START_TEST(call_ctl_cancel_progress)
 	pid_t pid = pid_in(&f, "pid.txt"), kid = pid_in(&f, "kid.txt");
 	ck_assert(pid > 0 && kid > 0);
 	ck_assert(!alive(pid));
+	ck_assert_msg(group_gone(pid), "the group of %d lives on", (int)pid);
 	ck_assert_msg(!alive(kid), "the group's child %d lives on", (int)kid);
 	/* cancelled before it starts: nothing runs, nothing is written */
 	ck_assert_int_eq(
