@@ -23,9 +23,44 @@
 /* The managed settings file of Claude Code on Linux. */
 static const char managed_settings[] = "/etc/claude-code/managed-settings.json";
 
-/* Add one settings file.  `optional`: a file that does not exist is
- * skipped.  0 or 2 (message printed). */
-static int add_settings(locus_policy *p, const char *path, bool optional)
+static void warn_stderr(void *ctx, const char *message)
+{
+	fprintf(stderr, "locus: %s: warning: %s\n", (const char *)ctx, message);
+}
+
+/*
+ * The project a settings file belongs to: DIR for DIR/.claude/settings*.json
+ * (so Claude's "/x" rules are DIR/x), none for the user's own
+ * ~/.claude/settings.json or any other file (then the rules are read
+ * against the workspace the call comes from).  Malloc'd or NULL.
+ */
+static char *project_of(const char *path)
+{
+	char *abs = realpath(path, NULL);
+	if (!abs)
+		return NULL;
+	char *slash = strrchr(abs, '/');
+	if (slash && slash > abs) {
+		*slash = '\0';
+		char *dir = strrchr(abs, '/');
+		if (dir && strcmp(dir + 1, ".claude") == 0) {
+			*dir = '\0';
+			const char *home = getenv("HOME");
+			char *h = home ? realpath(home, NULL) : NULL;
+			bool user = h && strcmp(h, abs[0] ? abs : "/") == 0;
+			free(h);
+			if (!user) {
+				if (!abs[0])
+					strcpy(abs, "/");
+				return abs;
+			}
+		}
+	}
+	free(abs);
+	return NULL;
+}
+
+int cli_add_claude_settings(locus_policy *p, const char *path, bool optional)
 {
 	char *buf;
 	size_t len;
@@ -35,10 +70,16 @@ static int add_settings(locus_policy *p, const char *path, bool optional)
 		fprintf(stderr, "locus: %s: %s\n", path, strerror(errno));
 		return 2;
 	}
+	char *project = project_of(path);
+	locus_claude_settings_options opts = LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT;
+	opts.project_root = project;
+	opts.warn = warn_stderr;
+	opts.warn_ctx = (void *)path;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
-	int rc = locus_policy_add_claude_settings(p, buf, len, &err);
+	int rc = locus_policy_add_claude_settings_ex(p, buf, len, &opts, &err);
 	free(buf);
+	free(project);
 	if (rc) {
 		fprintf(stderr, "locus: %s: %s\n", path, err.message);
 		return 2;
@@ -56,10 +97,10 @@ static int add_project(locus_policy *p, const char *project)
 	}
 	const char *home = getenv("HOME");
 	char path[4096];
-	int rc = add_settings(p, managed_settings, true);
+	int rc = cli_add_claude_settings(p, managed_settings, true);
 	if (!rc && home && home[0]) {
 		snprintf(path, sizeof(path), "%s/.claude/settings.json", home);
-		rc = add_settings(p, path, true);
+		rc = cli_add_claude_settings(p, path, true);
 	}
 	static const char *const local[] = {".claude/settings.json",
 	                                    ".claude/settings.local.json"};
@@ -69,7 +110,7 @@ static int add_project(locus_policy *p, const char *project)
 			fprintf(stderr, "locus: --claude-project: path too long\n");
 			return 2;
 		}
-		rc = add_settings(p, path, true);
+		rc = cli_add_claude_settings(p, path, true);
 	}
 	return rc;
 }
@@ -82,7 +123,7 @@ int cli_policy_build_ex(const char *policy_file, const char *preset,
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < nsettings; i++)
-		rc = add_settings(*out, settings[i], false);
+		rc = cli_add_claude_settings(*out, settings[i], false);
 	if (!rc && project)
 		rc = add_project(*out, project);
 	if (rc) {

@@ -83,21 +83,9 @@ int cli_policy_build(const char *policy_file, const char *preset,
 			return 2;
 		}
 	}
-	if (claude_file) {
-		char *buf;
-		size_t len;
-		if (cli_read_file(claude_file, (size_t)4 << 20, &buf, &len)) {
-			fprintf(stderr, "locus: %s: %s\n", claude_file, strerror(errno));
-			locus_policy_free(p);
-			return 2;
-		}
-		rc = locus_policy_add_claude_settings(p, buf, len, &err);
-		free(buf);
-		if (rc) {
-			fprintf(stderr, "locus: %s: %s\n", claude_file, err.message);
-			locus_policy_free(p);
-			return 2;
-		}
+	if (claude_file && cli_add_claude_settings(p, claude_file, false)) {
+		locus_policy_free(p);
+		return 2;
 	}
 	*out = p;
 	return 0;

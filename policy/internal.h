@@ -58,8 +58,22 @@ typedef struct pl_rules {
 	size_t n, cap;
 } pl_rules;
 
-/* Parse one rule text.  0, LOCUS_EINVALID (message in `why`), ENOMEM. */
-int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t whylen);
+/* How rule texts are read (docs/policy.md, "Claude Code settings"). */
+typedef struct pl_rule_ctx {
+	bool claude;      /* Claude Code's reading: "/x" is relative to the
+	                     project, "//x" absolute; bad rules are skipped
+	                     (allow) or hold their tool (ask, deny) */
+	const char *base; /* the project root relative paths are read against;
+	                     NULL: the call's workspace root */
+	const char *home; /* what "~/" stands for; NULL: $HOME at parse time */
+	void (*warn)(void *ctx, const char *message); /* may be NULL */
+	void *warn_ctx;
+} pl_rule_ctx;
+
+/* Parse one rule text.  0, LOCUS_EINVALID (message in `why`), ENOMEM.
+ * `ctx` may be NULL (locus's own policy format). */
+int pl_rule_parse(pl_rule **out, const char *text, const pl_rule_ctx *ctx,
+                  char *why, size_t whylen);
 void pl_rule_free(pl_rule *r);
 const char *pl_rule_text(const pl_rule *r);
 int pl_rules_push(pl_rules *rs, pl_rule *r);
@@ -77,6 +91,24 @@ typedef struct pl_call {
  * no rule matched; *rule gets the rule that gave it. */
 int pl_permission(const pl_rules lists[3], const pl_call *call,
                   const pl_rule **rule);
+
+/* --- shell facts for rules (policy/rules_shell.c) ----------------- */
+
+/* How many argv words after `git` are global options (0: not git). */
+size_t pl_git_globals(const locus_shell_command *c);
+
+/* The first argv word at or after *from that carries an action for its
+ * program (find -delete, sed -i, git -c, --output...); *from is set to
+ * its index.  NULL when none. */
+const char *pl_action_word(const locus_shell_command *c, size_t *from);
+
+/* The paths a line reads (PL_PATHS_READ) and/or writes (PL_PATHS_WRITE),
+ * each handed to `cb` (NULL for a word known only at run time).  A
+ * non-zero return from cb stops the walk and is returned. */
+enum { PL_PATHS_READ = 1, PL_PATHS_WRITE = 2 };
+typedef int (*pl_path_cb)(void *ctx, const char *path);
+int pl_shell_paths(const locus_shell_result *sh, int kind, pl_path_cb cb,
+                   void *ctx);
 
 /* --- the policy -------------------------------------------------------- */
 
@@ -96,9 +128,11 @@ struct locus_policy {
 };
 
 /* Load the "permissions" object into `lists` (strict: only allow, ask,
- * deny when `strict`, else other keys are ignored). */
+ * deny when `strict`, else other keys are ignored).  `ctx` as for
+ * pl_rule_parse (NULL: locus's own format, every bad rule an error). */
 int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
-                        const char *field, bool strict, pl_rules lists[3],
+                        const char *field, bool strict,
+                        const pl_rule_ctx *ctx, pl_rules lists[3],
                         locus_error *err);
 
 /* Fill `o` with a decision's fields (decision JSON and audit record). */

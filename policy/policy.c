@@ -237,7 +237,7 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 		return 0;
 	}
 	if (strcmp(k, "permissions") == 0)
-		return pl_load_permissions(doc, v, k, true, p->rules, err);
+		return pl_load_permissions(doc, v, k, true, NULL, p->rules, err);
 	return pl_doc_error(doc, v, k, err, "unknown field");
 }
 
@@ -392,6 +392,20 @@ int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
 int locus_policy_add_claude_settings(locus_policy *p, const char *json,
                                      size_t len, locus_error *err)
 {
+	return locus_policy_add_claude_settings_ex(p, json, len, NULL, err);
+}
+
+int locus_policy_add_claude_settings_ex(
+        locus_policy *p, const char *json, size_t len,
+        const locus_claude_settings_options *opts, locus_error *err)
+{
+	pl_rule_ctx ctx = {true, NULL, NULL, NULL, NULL};
+	if (opts) {
+		ctx.base = opts->project_root;
+		ctx.home = opts->home;
+		ctx.warn = opts->warn;
+		ctx.warn_ctx = opts->warn_ctx;
+	}
 	pl_doc doc;
 	int rc = pl_doc_parse(&doc, "settings", json ? json : "", json ? len : 0,
 	                      err);
@@ -407,7 +421,8 @@ int locus_policy_add_claude_settings(locus_policy *p, const char *json,
 	const cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc.root,
 	                                                     "permissions");
 	if (perm)
-		rc = pl_load_permissions(&doc, perm, "permissions", false, tmp, err);
+		rc = pl_load_permissions(&doc, perm, "permissions", false, &ctx,
+		                         tmp, err);
 	if (rc)
 		goto done;
 	/* move the parsed rules over only now: on error nothing changed */

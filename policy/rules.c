@@ -19,6 +19,8 @@
  * match and deny does.
  */
 #include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,7 @@ enum group {
 	G_WEBSEARCH, /* websearch */
 	G_MCP,       /* mcp__server or mcp__server__tool */
 	G_MCP_GLOB,  /* mcp__server__* */
+	G_AGENT,     /* agent, task (subagents) */
 };
 
 enum spec {
@@ -48,9 +51,13 @@ enum spec {
 	S_PATH,   /* path glob: re (anchored), re_any (at any depth) */
 	S_DOMAIN, /* host suffix */
 	S_VALUE,  /* glob over the call's main value */
+	S_PARAM,  /* Tool(param:value): glob over one argument's value */
+	S_AGENT,  /* Agent(Explore): the subagent type */
 };
 
-enum pathroot { P_REL, P_ABS, P_HOME };
+/* P_PROJ: Claude's "/x", relative to the project root (and, for ask and
+ * deny, also read as the absolute /x: stricter, never looser) */
+enum pathroot { P_REL, P_ABS, P_HOME, P_PROJ };
 
 struct pl_rule {
 	char *text;
@@ -61,6 +68,13 @@ struct pl_rule {
 	enum pathroot root;
 	pcre2_code *re;
 	pcre2_code *re_any;
+	pcre2_code *re_abs; /* P_PROJ read as an absolute path */
+	pcre2_code *re_here; /* "./x": anchored at the root, for allow rules */
+	char *param;        /* S_PARAM: the argument's name */
+	char *base;         /* project root of the rule's file, or NULL */
+	char *home;         /* what "~" stands for, or NULL */
+	bool sub;           /* S_DOMAIN: "*.host" (subdomains only) */
+	bool here;          /* written "./x" */
 };
 
 /* Tool families, over names normalised by norm_tool(). */
@@ -71,6 +85,7 @@ static const char *const read_tools[] = {"read", "ls", "glob", "grep", NULL};
 static const char *const bash_tools[] = {"bash", "shell", NULL};
 static const char *const fetch_tools[] = {"webfetch", "fetch", NULL};
 static const char *const search_tools[] = {"websearch", NULL};
+static const char *const agent_tools[] = {"agent", "task", NULL};
 
 static bool in_list(const char *const *l, const char *s)
 {
@@ -113,6 +128,11 @@ void pl_rule_free(pl_rule *r)
 	free(r->pat[1]);
 	pcre2_code_free(r->re);
 	pcre2_code_free(r->re_any);
+	pcre2_code_free(r->re_abs);
+	pcre2_code_free(r->re_here);
+	free(r->param);
+	free(r->base);
+	free(r->home);
 	free(r);
 }
 
@@ -250,22 +270,52 @@ static bool valid_name(const char *s, size_t n)
 	return true;
 }
 
-static int parse_path_spec(pl_rule *r, const char *spec, char *why,
-                           size_t wl)
+/* The pattern of a path rule, its root resolved: "//x" absolute, "/x"
+ * absolute (locus) or project-relative (Claude), "~/x" under the home
+ * directory (expanded when it is known), else relative.  Malloc'd. */
+static char *path_pattern(pl_rule *r, const char *spec, bool claude,
+                          const char *home)
 {
-	const char *g = spec;
-	if (strncmp(g, "//", 2) == 0) {
+	if (strncmp(spec, "//", 2) == 0) {
 		r->root = P_ABS;
-		g += 1;
-	} else if (g[0] == '/') {
-		r->root = P_ABS;
-	} else if (g[0] == '~' && (g[1] == '/' || g[1] == '\0')) {
-		r->root = P_HOME;
-	} else {
-		r->root = P_REL;
-		while (g[0] == '.' && g[1] == '/')
-			g += 2;
+		return strdup(spec + 1);
 	}
+	if (spec[0] == '/') {
+		r->root = claude ? P_PROJ : P_ABS;
+		return strdup(claude ? spec + 1 : spec);
+	}
+	if (spec[0] == '~' && (spec[1] == '/' || spec[1] == '\0')) {
+		if (!home || home[0] != '/') {
+			r->root = P_HOME;
+			return strdup(spec);
+		}
+		/* ~/x is the home directory's x: Claude sends absolute paths */
+		r->root = P_ABS;
+		size_t hl = strlen(home);
+		while (hl > 1 && home[hl - 1] == '/')
+			hl--;
+		size_t n = hl + strlen(spec) + 1;
+		char *o = malloc(n);
+		if (o)
+			snprintf(o, n, "%.*s%s", (int)hl, home, spec + 1);
+		return o;
+	}
+	r->root = P_REL;
+	if (spec[0] == '.' && spec[1] == '/')
+		r->here = true;
+	while (spec[0] == '.' && spec[1] == '/')
+		spec += 2;
+	return strdup(spec);
+}
+
+static int parse_path_spec(pl_rule *r, const char *spec, const pl_rule_ctx *ctx,
+                           char *why, size_t wl)
+{
+	bool claude = ctx && ctx->claude;
+	char *pat = path_pattern(r, spec, claude, r->home);
+	if (!pat)
+		return LOCUS_ENOMEM;
+	const char *g = pat;
 	size_t gl = strlen(g);
 	while (gl > 1 && g[gl - 1] == '/')
 		gl--; /* "dir/" is "dir" and everything under it */
@@ -274,15 +324,17 @@ static int parse_path_spec(pl_rule *r, const char *spec, char *why,
 	if (gl > 3 && strncmp(g + gl - 3, "/**", 3) == 0)
 		gl -= 3;
 	char *trim = strndup(g, gl);
+	free(pat);
 	if (!trim)
 		return LOCUS_ENOMEM;
-	if (!trim[0]) {
+	if (!trim[0] || (r->root == P_PROJ && !strcmp(trim, "/"))) {
 		free(trim);
 		return fail(why, wl, "empty path pattern");
 	}
-	/* a relative pattern without an inner slash matches at any depth */
+	/* a relative pattern without an inner slash matches at any depth; a
+	   project-anchored one ("/x") only at the root */
 	bool basename = r->root == P_REL && !strchr(trim, '/');
-	buf a = {0}, b = {0};
+	buf a = {0}, b = {0}, c = {0};
 	if (basename)
 		bputs(&a, "(?:.*/)?");
 	glob_to_re(&a, trim, true);
@@ -290,18 +342,37 @@ static int parse_path_spec(pl_rule *r, const char *spec, char *why,
 	bputs(&b, "(?:.*/)?");
 	glob_to_re(&b, trim, true);
 	bputs(&b, "(?:/.*)?");
+	if (r->root == P_PROJ) {
+		bputs(&c, "/");
+		glob_to_re(&c, trim, true);
+		bputs(&c, "(?:/.*)?");
+	}
+	/* "./x" is the x at the root: an allow covers only that one (a deny
+	   still matches the name at any depth, like "x") */
+	buf d = {0};
+	if (basename && r->here) {
+		glob_to_re(&d, trim, true);
+		bputs(&d, "(?:/.*)?");
+	}
 	free(trim);
 	int rc = 0;
-	if (a.oom || b.oom) {
+	if (a.oom || b.oom || c.oom || d.oom) {
 		rc = LOCUS_ENOMEM;
 	} else {
 		r->re = compile(a.s);
 		r->re_any = compile(b.s);
-		if (!r->re || !r->re_any)
+		if (c.s)
+			r->re_abs = compile(c.s);
+		if (d.s)
+			r->re_here = compile(d.s);
+		if (!r->re || !r->re_any || (c.s && !r->re_abs) ||
+		    (d.s && !r->re_here))
 			rc = fail(why, wl, "path pattern does not compile");
 	}
 	free(a.s);
 	free(b.s);
+	free(c.s);
+	free(d.s);
 	return rc;
 }
 
@@ -350,7 +421,122 @@ static int parse_cmd_spec(pl_rule *r, const char *spec, char *why, size_t wl)
 	return 0;
 }
 
-int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t wl)
+/* Known arguments of the tool families, for Tool(param:value) rules of
+ * tools whose specifier may itself hold a ':' (a shell prefix, a path). */
+static const char *const bash_params[] = {
+	"run_in_background", "dangerouslyDisableSandbox", "timeout",
+	"description", "is_background", "dir_path", NULL};
+static const char *const file_params[] = {
+	"file_path", "path", "notebook_path", "pattern", "glob", "offset",
+	"limit", "replace_all", "output_mode", "type", "edit_mode", NULL};
+
+/* "name:value" with an identifier name: the name's length, else 0. */
+static size_t param_name_len(const char *spec)
+{
+	size_t n = 0;
+	if (!(isalpha((unsigned char)spec[0]) || spec[0] == '_'))
+		return 0;
+	while (isalnum((unsigned char)spec[n]) || spec[n] == '_')
+		n++;
+	return spec[n] == ':' ? n : 0;
+}
+
+static int parse_param_spec(pl_rule *r, const char *spec, size_t nl,
+                            char *why, size_t wl)
+{
+	r->spec = S_PARAM;
+	r->param = strndup(spec, nl);
+	r->pat[0] = strdup(spec + nl + 1);
+	if (!r->param || !r->pat[0])
+		return LOCUS_ENOMEM;
+	if (!spec[nl + 1])
+		return fail(why, wl, "empty value after \"param:\"");
+	return parse_value_spec(r, spec + nl + 1, why, wl);
+}
+
+static int parse_domain_spec(pl_rule *r, const char *d, char *why, size_t wl)
+{
+	r->spec = S_DOMAIN;
+	/* Claude Code: domain:x is that host exactly, domain:*.x its
+	   subdomains */
+	if (strncmp(d, "*.", 2) == 0) {
+		r->sub = true;
+		d += 2;
+	}
+	if (!*d || strchr(d, '*'))
+		return fail(why, wl, "a domain is a host name, or *.host");
+	r->pat[0] = strdup(d);
+	if (!r->pat[0])
+		return LOCUS_ENOMEM;
+	for (char *p = r->pat[0]; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	size_t n = strlen(r->pat[0]);
+	while (n > 1 && r->pat[0][n - 1] == '.')
+		r->pat[0][--n] = '\0';
+	return 0;
+}
+
+static enum group group_of(const char *name, const char *norm)
+{
+	if (strcmp(name, "*") == 0)
+		return G_ANY;
+	if (is_mcp(name))
+		return strchr(name, '*') ? G_MCP_GLOB : G_MCP;
+	if (in_list(bash_tools, norm))
+		return G_BASH;
+	if (strcmp(norm, "edit") == 0)
+		return G_EDIT;
+	if (strcmp(norm, "read") == 0)
+		return G_READ;
+	if (in_list(fetch_tools, norm))
+		return G_WEBFETCH;
+	if (in_list(search_tools, norm))
+		return G_WEBSEARCH;
+	if (in_list(agent_tools, norm))
+		return G_AGENT;
+	return G_NAME;
+}
+
+/* The specifier of `r` (a group already set). */
+static int parse_spec(pl_rule *r, const char *spec, const char *norm,
+                      const pl_rule_ctx *ctx, char *why, size_t wl)
+{
+	size_t pn = param_name_len(spec);
+	bool files = r->group == G_EDIT || r->group == G_READ ||
+	             in_list(edit_tools, norm) || in_list(read_tools, norm);
+	if (!spec[0])
+		return fail(why, wl, "empty specifier `()`");
+	if (r->group == G_ANY || r->group == G_MCP || r->group == G_MCP_GLOB)
+		return fail(why, wl, "`*` and mcp__ rules take no specifier");
+	if (r->group == G_WEBFETCH && strncmp(spec, "domain:", 7) == 0)
+		return parse_domain_spec(r, spec + 7, why, wl);
+	if (pn) {
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(pn < 63 ? pn : 63), spec);
+		bool known = r->group == G_BASH   ? in_list(bash_params, name)
+		             : files              ? in_list(file_params, name)
+		                                  : true;
+		if (known)
+			return parse_param_spec(r, spec, pn, why, wl);
+	}
+	if (r->group == G_BASH) {
+		r->spec = S_CMD;
+		return parse_cmd_spec(r, spec, why, wl);
+	}
+	if (files) {
+		r->spec = S_PATH;
+		return parse_path_spec(r, spec, ctx, why, wl);
+	}
+	if (r->group == G_AGENT) {
+		r->spec = S_AGENT;
+		return parse_value_spec(r, spec, why, wl);
+	}
+	r->spec = S_VALUE;
+	return parse_value_spec(r, spec, why, wl);
+}
+
+int pl_rule_parse(pl_rule **out, const char *text, const pl_rule_ctx *ctx,
+                  char *why, size_t wl)
 {
 	*out = NULL;
 	size_t n = strlen(text);
@@ -366,7 +552,13 @@ int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t wl)
 	const char *open = strchr(text, '(');
 	size_t nl = open ? (size_t)(open - text) : n;
 	r->name = strndup(text, nl);
-	if (!r->text || !r->name) {
+	const char *home = ctx && ctx->home ? ctx->home : getenv("HOME");
+	if (home && home[0] == '/')
+		r->home = strdup(home);
+	if (ctx && ctx->base && ctx->base[0] == '/')
+		r->base = strdup(ctx->base);
+	if (!r->text || !r->name || (home && home[0] == '/' && !r->home) ||
+	    (ctx && ctx->base && ctx->base[0] == '/' && !r->base)) {
 		rc = LOCUS_ENOMEM;
 		goto out;
 	}
@@ -377,27 +569,13 @@ int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t wl)
 	}
 	char norm[128];
 	norm_tool(r->name, norm, sizeof(norm));
-	if (strcmp(r->name, "*") == 0) {
-		r->group = G_ANY;
-	} else if (is_mcp(r->name)) {
-		r->group = strchr(r->name, '*') ? G_MCP_GLOB : G_MCP;
-	} else if (strchr(r->name, '*')) {
+	if (strchr(r->name, '*') && strcmp(r->name, "*") != 0 &&
+	    !is_mcp(r->name)) {
 		rc = fail(why, wl, "`*` in a tool name is only allowed as `*` or in "
 		                   "mcp__server__*");
 		goto out;
-	} else if (in_list(bash_tools, norm)) {
-		r->group = G_BASH;
-	} else if (strcmp(norm, "edit") == 0) {
-		r->group = G_EDIT;
-	} else if (strcmp(norm, "read") == 0) {
-		r->group = G_READ;
-	} else if (in_list(fetch_tools, norm)) {
-		r->group = G_WEBFETCH;
-	} else if (in_list(search_tools, norm)) {
-		r->group = G_WEBSEARCH;
-	} else {
-		r->group = G_NAME;
 	}
+	r->group = group_of(r->name, norm);
 	if (!open) {
 		r->spec = S_NONE;
 		goto out;
@@ -411,36 +589,12 @@ int pl_rule_parse(pl_rule **out, const char *text, char *why, size_t wl)
 		rc = LOCUS_ENOMEM;
 		goto out;
 	}
-	if (!spec[0]) {
-		rc = fail(why, wl, "empty specifier `()`");
-	} else if (r->group == G_ANY || r->group == G_MCP ||
-	           r->group == G_MCP_GLOB) {
-		rc = fail(why, wl, "`*` and mcp__ rules take no specifier");
-	} else if (r->group == G_BASH) {
-		r->spec = S_CMD;
-		rc = parse_cmd_spec(r, spec, why, wl);
-	} else if (r->group == G_EDIT || r->group == G_READ ||
-	           in_list(edit_tools, norm) || in_list(read_tools, norm)) {
-		r->spec = S_PATH;
-		rc = parse_path_spec(r, spec, why, wl);
-	} else if (r->group == G_WEBFETCH && strncmp(spec, "domain:", 7) == 0) {
-		r->spec = S_DOMAIN;
-		const char *d = spec + 7;
-		if (strncmp(d, "*.", 2) == 0)
-			d += 2;
-		if (!*d) {
-			rc = fail(why, wl, "empty domain");
-		} else {
-			r->pat[0] = strdup(d);
-			if (!r->pat[0])
-				rc = LOCUS_ENOMEM;
-			for (char *p = r->pat[0]; p && *p; p++)
-				*p = (char)tolower((unsigned char)*p);
-		}
-	} else {
-		r->spec = S_VALUE;
-		rc = parse_value_spec(r, spec, why, wl);
-	}
+	/* Tool(*) is Tool */
+	if (strcmp(spec, "*") == 0 && r->group != G_ANY &&
+	    r->group != G_MCP && r->group != G_MCP_GLOB)
+		r->spec = S_NONE;
+	else
+		rc = parse_spec(r, spec, norm, ctx, why, wl);
 	free(spec);
 out:
 	if (rc) {
@@ -453,11 +607,78 @@ out:
 	return 0;
 }
 
+static void warn(const pl_rule_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(const pl_rule_ctx *ctx, const char *fmt, ...)
+{
+	if (!ctx || !ctx->warn)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx->warn(ctx->warn_ctx, msg);
+}
+
+/* An allow rule Claude Code does not apply: `*`, or an mcp__ glob whose
+ * server part is a glob (mcp__*, mcp__*__x): not anchored to a tool or a
+ * server. */
+static bool unanchored_allow(const pl_rule *r)
+{
+	if (r->group == G_ANY)
+		return true;
+	if (r->group != G_MCP_GLOB)
+		return false;
+	const char *server = r->name + 5;
+	const char *end = strstr(server, "__");
+	size_t sl = end ? (size_t)(end - server) : strlen(server);
+	return memchr(server, '*', sl) != NULL;
+}
+
+/*
+ * Claude's reading of a rule that does not parse: an allow rule is skipped;
+ * an ask or deny rule holds its tool (an ask rule for the tool name, `*`
+ * when even that is unreadable), so what it meant to stop is never let
+ * through and nothing else is blocked.  0 or LOCUS_ENOMEM.
+ */
+static int bad_rule(const pl_rule_ctx *ctx, int list, const char *iname,
+                    const char *text, const char *why, pl_rules lists[3])
+{
+	if (list == PL_ALLOW) {
+		warn(ctx, "%s: bad rule \"%.200s\" (%s): skipped", iname, text,
+		     why);
+		return 0;
+	}
+	char name[160];
+	size_t nl = strcspn(text, "(");
+	snprintf(name, sizeof(name), "%.*s", (int)(nl < 150 ? nl : 150), text);
+	pl_rule *r = NULL;
+	char w2[128];
+	if (!name[0] || pl_rule_parse(&r, name, ctx, w2, sizeof(w2)) ||
+	    r->group == G_ANY) {
+		pl_rule_free(r);
+		r = NULL;
+		snprintf(name, sizeof(name), "*");
+		if (pl_rule_parse(&r, "*", ctx, w2, sizeof(w2)))
+			return LOCUS_ENOMEM;
+	}
+	warn(ctx, "%s: bad rule \"%.200s\" (%s): every %s call is held instead",
+	     iname, text, why, name);
+	if (pl_rules_push(&lists[PL_ASK], r)) {
+		pl_rule_free(r);
+		return LOCUS_ENOMEM;
+	}
+	return 0;
+}
+
 int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
-                        const char *field, bool strict, pl_rules lists[3],
+                        const char *field, bool strict,
+                        const pl_rule_ctx *ctx, pl_rules lists[3],
                         locus_error *err)
 {
 	static const char *const names[3] = {"allow", "ask", "deny"};
+	bool claude = ctx && ctx->claude;
 	if (!cJSON_IsObject(perm))
 		return pl_doc_error(doc, perm, field, err,
 		                    "expected an object with allow, ask, deny");
@@ -485,12 +706,31 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
 				                    "expected a rule string");
 			char why[128];
 			pl_rule *r = NULL;
-			int rc = pl_rule_parse(&r, it->valuestring, why, sizeof(why));
+			int rc = pl_rule_parse(&r, it->valuestring, ctx, why,
+			                       sizeof(why));
 			if (rc == LOCUS_ENOMEM)
 				return pl_error(err, rc, "out of memory");
+			if (rc && claude) {
+				if (bad_rule(ctx, l, iname, it->valuestring, why, lists))
+					return pl_error(err, LOCUS_ENOMEM, "out of memory");
+				continue;
+			}
 			if (rc)
 				return pl_doc_error(doc, it, iname, err, "bad rule: %s",
 				                    why);
+			if (claude && l == PL_ALLOW && unanchored_allow(r)) {
+				warn(ctx, "%s: allow rule \"%.200s\" names no tool or "
+				          "server; Claude Code skips it, and so does locus",
+				     iname, it->valuestring);
+				pl_rule_free(r);
+				continue;
+			}
+			if (claude && l != PL_ALLOW && r->root == P_PROJ &&
+			    r->spec == S_PATH)
+				warn(ctx, "%s: \"%.200s\" is relative to the project in "
+				          "Claude Code (write //path for an absolute "
+				          "path); locus also matches it as absolute",
+				     iname, it->valuestring);
 			if (pl_rules_push(&lists[l], r)) {
 				pl_rule_free(r);
 				return pl_error(err, LOCUS_ENOMEM, "out of memory");
@@ -563,7 +803,7 @@ static int cmd_glob(const char *p, const char *s, bool any)
  * literal for allow (the rule must spell the same glob) and DYN for
  * ask/deny (a glob can expand to anything, an option included). */
 static char *cmd_text(const locus_shell_command *c, bool with_assign,
-                      bool any, bool by_name)
+                      bool any, bool by_name, size_t skip)
 {
 	buf b = {0};
 	bputs(&b, "");
@@ -577,6 +817,8 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 		}
 	}
 	for (size_t i = 0; i < c->argc; i++) {
+		if (i >= 1 && i <= skip)
+			continue; /* git's global options, seen through */
 		if (!first)
 			bputs(&b, " ");
 		first = false;
@@ -610,34 +852,62 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 	return b.s;
 }
 
+/* Does the allow rule's own text spell `word` (as a whole word)?  Then
+ * the user allowed that option by name. */
+static bool rule_spells(const pl_rule *r, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = r->pat[0]; p && (p = strstr(p, word)); p++)
+		if ((p == r->pat[0] || p[-1] == ' ') &&
+		    (p[wl] == '\0' || p[wl] == ' ' || p[wl] == '='))
+			return true;
+	return false;
+}
+
 /* 1 / 0; -1 on a resource failure (callers fail closed). */
 static int cmd_rule_match(const pl_rule *r, const locus_shell_command *c,
                           bool any)
 {
 	if (r->spec == S_NONE)
 		return 1;
+	if (r->spec != S_CMD)
+		return 0;
+	size_t git = pl_git_globals(c);
 	int res = 0;
-	for (int pass = 0; pass < 4 && res == 0; pass++) {
+	for (int pass = 0; pass < 8 && res == 0; pass++) {
 		/* allow: the text with assignments, program as written (FOO=1
 		   git diff is not `git diff`, ./git is not git); ask/deny: with
 		   and without assignments, the program as written and by its
-		   name (`/bin/rm` is `rm`) */
+		   name (`/bin/rm` is `rm`); both: git's global options seen
+		   through (`git -C repo push` is `git push`) */
 		bool with_assign = (pass & 1) == 0;
 		bool by_name = (pass & 2) != 0;
-		if (!any && pass > 0)
-			break;
+		size_t skip = (pass & 4) ? git : 0;
+		if (!any && (pass & 3) != 0)
+			continue;
+		if ((pass & 4) && git == 0)
+			continue;
 		if (!with_assign && c->nassignments == 0)
 			continue;
 		if (by_name && (c->argc == 0 || !c->name ||
 		                strcmp(c->name, c->argv[0]) == 0))
 			continue;
-		char *t = cmd_text(c, with_assign, any, by_name);
+		char *t = cmd_text(c, with_assign, any, by_name, skip);
 		if (!t)
 			return -1;
 		for (int k = 0; k < 2 && res == 0; k++)
 			if (r->pat[k])
 				res = cmd_glob(r->pat[k], t, any);
 		free(t);
+	}
+	/* a wildcard allow never covers an option that carries an action
+	   (find -delete, sed -i, git -c, --output...) the rule does not
+	   spell itself */
+	if (res == 1 && !any && strchr(r->text, '*')) {
+		const char *w;
+		for (size_t from = 1; (w = pl_action_word(c, &from)); from++)
+			if (!rule_spells(r, w))
+				return 0;
 	}
 	return res;
 }
@@ -653,6 +923,7 @@ static bool rule_tool_matches(const pl_rule *r, const char *tool)
 	case G_READ: return !is_mcp(tool) && in_list(read_tools, norm);
 	case G_WEBFETCH: return !is_mcp(tool) && in_list(fetch_tools, norm);
 	case G_WEBSEARCH: return !is_mcp(tool) && in_list(search_tools, norm);
+	case G_AGENT: return !is_mcp(tool) && in_list(agent_tools, norm);
 	case G_MCP: {
 		size_t n = strlen(r->name);
 		return strncmp(tool, r->name, n) == 0 &&
@@ -819,75 +1090,166 @@ static char *collapse(const char *in, bool *escapes)
 	return out;
 }
 
-/* 1 / 0 / -1 (error) for a path rule against one path. */
-static int path_match(const pl_rule *r, const char *path, const char *root,
-                      bool any)
+/* `abs` (collapsed) relative to `root`: "." for the root itself, NULL
+ * when it is not under it.  Malloc'd; *oom on allocation failure. */
+static char *rel_to(const char *abs, const char *root, bool *oom)
 {
-	if (r->root == P_HOME) {
-		if (strncmp(path, "~", 1) != 0)
-			return 0;
-		return re_match(r->re, path);
+	char *rt = collapse(root, NULL);
+	char *rel = NULL;
+	if (!rt) {
+		*oom = true;
+		return NULL;
 	}
-	if (path[0] == '~')
-		return any ? (r->root == P_ABS ? 1 : 0) : 0;
-	bool esc = false;
+	size_t rl = strlen(rt);
+	if (strcmp(rt, "/") == 0)
+		rel = strdup(abs[1] ? abs + 1 : ".");
+	else if (strncmp(abs, rt, rl) == 0 && abs[rl] == '/')
+		rel = strdup(abs + rl + 1);
+	else if (strcmp(abs, rt) == 0)
+		rel = strdup(".");
+	else {
+		free(rt);
+		return NULL;
+	}
+	free(rt);
+	if (!rel)
+		*oom = true;
+	return rel;
+}
+
+/*
+ * 1 / 0 / -1 (error) for a path rule against one path.  A relative `path`
+ * is relative to the call's workspace `call_root`; the rule's relative
+ * patterns to its own project (r->base) or, without one, the same root.
+ */
+static int path_match(const pl_rule *r, const char *path,
+                      const char *call_root, bool any)
+{
+	const char *base = r->base ? r->base : call_root;
+	char *exp = NULL;
+	if (r->home && path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
+		size_t n = strlen(r->home) + strlen(path) + 1;
+		exp = malloc(n);
+		if (!exp)
+			return -1;
+		snprintf(exp, n, "%s%s", r->home, path + 1);
+		path = exp;
+	}
+	if (r->root == P_HOME || path[0] == '~') {
+		/* the home directory is unknown: "~/x" matches "~/x" as
+		   written; an absolute deny matches any "~" path */
+		int res;
+		if (r->root == P_HOME)
+			res = path[0] == '~' ? re_match(r->re, path) : 0;
+		else
+			res = any && r->root == P_ABS ? 1 : 0;
+		free(exp);
+		return res;
+	}
+	bool esc = false, oom = false;
 	char *abs = NULL, *rel = NULL;
 	int res = 0;
 	if (path[0] == '/') {
 		abs = collapse(path, NULL);
-		if (!abs)
-			return -1;
-		if (root) {
-			char *rt = collapse(root, NULL);
-			if (!rt) {
-				free(abs);
-				return -1;
-			}
-			size_t rl = strlen(rt);
-			if (strcmp(rt, "/") == 0)
-				rel = strdup(abs[1] ? abs + 1 : ".");
-			else if (strncmp(abs, rt, rl) == 0 && abs[rl] == '/')
-				rel = strdup(abs + rl + 1);
-			else if (strcmp(abs, rt) == 0)
-				rel = strdup(".");
-			free(rt);
+		oom = !abs;
+	} else if (call_root) {
+		size_t l = strlen(call_root) + strlen(path) + 2;
+		char *j = malloc(l);
+		if (j) {
+			snprintf(j, l, "%s/%s", call_root, path);
+			abs = collapse(j, NULL);
+			free(j);
 		}
-	} else {
+		oom = !abs;
+	}
+	if (!oom && abs && base)
+		rel = rel_to(abs, base, &oom);
+	else if (!oom && !abs && path[0] != '/') {
+		/* no workspace known: the path relative to an unknown root */
 		rel = collapse(path, &esc);
-		if (!rel)
-			return -1;
-		if (root) {
-			size_t l = strlen(root) + strlen(path) + 2;
-			char *j = malloc(l);
-			if (j) {
-				snprintf(j, l, "%s/%s", root, path);
-				abs = collapse(j, NULL);
-				free(j);
-			}
-		}
+		oom = !rel;
 		if (esc) {
 			free(rel);
 			rel = NULL;
 		}
 	}
-	if (r->root == P_ABS) {
+	if (oom) {
+		res = -1;
+	} else if (r->root == P_ABS) {
 		if (abs)
 			res = re_match(r->re, abs);
 		else
 			res = any ? 1 : 0; /* where it lands is unknown */
 	} else {
 		if (rel)
-			res = re_match(r->re, rel);
+			res = re_match(!any && r->re_here ? r->re_here : r->re, rel);
 		else if (any && abs)
-			/* the workspace is unknown: a deny on a relative pattern
-			   matches the name anywhere in the absolute path */
+			/* outside the project, or the project is unknown: a
+			   deny on a relative pattern matches the name anywhere in
+			   the absolute path */
 			res = re_match(r->re_any, abs);
-		else
-			res = 0;
+		/* Claude's "/x" is project-relative; ask and deny also read it
+		   as the absolute /x (what its writer may have meant) */
+		if (res == 0 && any && abs && r->re_abs)
+			res = re_match(r->re_abs, abs);
 	}
 	free(abs);
 	free(rel);
+	free(exp);
 	return res;
+}
+
+/*
+ * The path as it really is when it exists: resolved with realpath(3) and,
+ * when it lands inside the (resolved) root, rewritten under `root` as
+ * written, so relative rules still read it.  NULL when it does not exist,
+ * cannot be resolved, or resolves to itself.
+ */
+static char *resolved_path(const char *path, const char *root)
+{
+	if (path[0] == '~' || (!root && path[0] != '/'))
+		return NULL;
+	char joined[PATH_MAX], real[PATH_MAX], realroot[PATH_MAX];
+	if (path[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", path);
+	else if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", root, path) >=
+	         sizeof(joined))
+		return NULL;
+	if (!realpath(joined, real))
+		return NULL;
+	char *col = collapse(joined, NULL);
+	bool same = col && strcmp(col, real) == 0;
+	free(col);
+	if (same)
+		return NULL;
+	if (root && realpath(root, realroot)) {
+		size_t rl = strlen(realroot);
+		if (strncmp(real, realroot, rl) == 0 &&
+		    (real[rl] == '/' || real[rl] == '\0') && strcmp(realroot, "/")) {
+			size_t n = strlen(root) + strlen(real + rl) + 1;
+			char *o = malloc(n);
+			if (o)
+				snprintf(o, n, "%s%s", root, real + rl);
+			return o;
+		}
+	}
+	return strdup(real);
+}
+
+/* path_match() on the path as written and, when it exists, as it really
+ * is (symlinks resolved): ask/deny match either, allow must cover both. */
+static int path_match_real(const pl_rule *r, const char *path,
+                           const char *root, bool any)
+{
+	int res = path_match(r, path, root, any);
+	if (res < 0 || (any && res == 1) || (!any && res == 0))
+		return res;
+	char *real = resolved_path(path, root);
+	if (!real)
+		return res;
+	int res2 = path_match(r, real, root, any);
+	free(real);
+	return res2;
 }
 
 static char *url_host(const char *url)
@@ -919,15 +1281,19 @@ static char *url_host(const char *url)
 	return h;
 }
 
-static int domain_match(const pl_rule *r, const char *url)
+/* domain:x is the host x (Claude Code), domain:*.x a host below x; an ask
+ * or deny rule (`any`) on domain:x also covers x's subdomains (stricter
+ * than Claude, never looser). */
+static int domain_match(const pl_rule *r, const char *url, bool any)
 {
 	char *h = url_host(url);
 	if (!h)
 		return -1;
 	size_t hl = strlen(h), dl = strlen(r->pat[0]);
-	int res = hl > 0 && (strcmp(h, r->pat[0]) == 0 ||
-	                     (hl > dl && h[hl - dl - 1] == '.' &&
-	                      strcmp(h + hl - dl, r->pat[0]) == 0));
+	bool below = hl > dl && h[hl - dl - 1] == '.' &&
+	             strcmp(h + hl - dl, r->pat[0]) == 0;
+	bool same = strcmp(h, r->pat[0]) == 0;
+	int res = hl > 0 && (r->sub ? below : (same || (any && below)));
 	free(h);
 	return res;
 }
@@ -980,6 +1346,13 @@ static void call_elems(const pl_call *call, elems *e)
 		return;
 	}
 	e->family = S_VALUE;
+	if (!is_mcp(call->tool) && in_list(agent_tools, norm)) {
+		/* Agent(Explore): the subagent type; none is the default one */
+		const char *t = arg_str(call->args, (const char *const[]){
+		                                        "subagent_type", NULL});
+		spush(&e->items, strdup(t ? t : "general-purpose"));
+		return;
+	}
 	const char *v = arg_str(call->args, value_keys);
 	if (v)
 		spush(&e->items, strdup(v));
@@ -993,10 +1366,70 @@ static int rule_elem_match(const pl_rule *r, const pl_call *call,
 	switch (r->spec) {
 	case S_NONE: return 1;
 	case S_CMD: return 0; /* a shell spec on a non-shell call */
-	case S_PATH: return path_match(r, item, call->workspace_root, any);
-	case S_DOMAIN: return domain_match(r, item);
-	case S_VALUE: return re_match(r->re, item);
+	case S_PATH: return path_match_real(r, item, call->workspace_root, any);
+	case S_DOMAIN: return domain_match(r, item, any);
+	case S_VALUE:
+	case S_AGENT: return re_match(r->re, item);
+	case S_PARAM: return 0; /* judged on the whole call */
 	}
+	return 0;
+}
+
+/*
+ * Tool(param:value): 1 when the call's argument `param` has that value
+ * (strings as they are, true/false, numbers as written); an argument that
+ * is absent is false.  -1 on error.
+ */
+static int param_match(const pl_rule *r, const cJSON *args)
+{
+	const cJSON *v =
+	        args ? cJSON_GetObjectItemCaseSensitive(args, r->param) : NULL;
+	if (!v)
+		return strcmp(r->pat[0], "false") == 0;
+	if (cJSON_IsString(v))
+		return re_match(r->re, v->valuestring);
+	if (cJSON_IsBool(v))
+		return re_match(r->re, cJSON_IsTrue(v) ? "true" : "false");
+	char *t = cJSON_PrintUnformatted(v);
+	if (!t)
+		return -1;
+	int res = re_match(r->re, t);
+	cJSON_free(t);
+	return res;
+}
+
+/* A Read or Edit rule against the paths a shell line reads or writes. */
+typedef struct shell_paths_ctx {
+	const pl_rule *rule;
+	const char *root;
+} shell_paths_ctx;
+
+static int shell_path_cb(void *vctx, const char *path)
+{
+	const shell_paths_ctx *x = vctx;
+	if (!path)
+		return 1; /* known only at run time: it may be that file */
+	if (x->rule->spec == S_NONE)
+		return 1;
+	return path_match_real(x->rule, path, x->root, true) != 0;
+}
+
+/* Is `r` a Read or an Edit rule (on paths, or on the whole tool)?  Its
+ * PL_PATHS_* kind, else 0. */
+static int file_rule_kind(const pl_rule *r)
+{
+	if (r->spec != S_PATH && r->spec != S_NONE)
+		return 0;
+	if (r->group == G_READ)
+		return PL_PATHS_READ;
+	if (r->group == G_EDIT)
+		return PL_PATHS_WRITE;
+	char norm[128];
+	norm_tool(r->name, norm, sizeof(norm));
+	if (r->group == G_NAME && !is_mcp(r->name) && in_list(edit_tools, norm))
+		return PL_PATHS_WRITE;
+	if (r->group == G_NAME && !is_mcp(r->name) && in_list(read_tools, norm))
+		return PL_PATHS_READ;
 	return 0;
 }
 
@@ -1007,10 +1440,23 @@ static const pl_rule *list_any(const pl_rules *list, const pl_call *call,
 {
 	for (size_t k = 0; k < list->n; k++) {
 		const pl_rule *r = list->items[k];
+		/* Read and Edit rules reach the shell: `cat .env`, `> src/a` */
+		int fk = e->family == S_CMD ? file_rule_kind(r) : 0;
+		if (fk && call->shell) {
+			shell_paths_ctx x = {r, call->workspace_root};
+			if (pl_shell_paths(call->shell, fk, shell_path_cb, &x))
+				return r;
+			continue;
+		}
 		if (!rule_tool_matches(r, call->tool))
 			continue;
 		if (r->spec == S_NONE)
 			return r;
+		if (r->spec == S_PARAM) {
+			if (param_match(r, call->args) != 0)
+				return r;
+			continue;
+		}
 		if (e->family == S_CMD) {
 			if (!call->shell)
 				return r; /* no analysis: fail closed */
@@ -1063,6 +1509,13 @@ static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
 	}
 	if (e->items.oom)
 		return NULL;
+	/* a Tool(param:value) allow covers a (non-shell) call whole */
+	for (size_t k = 0; k < list->n; k++) {
+		const pl_rule *r = list->items[k];
+		if (r->spec == S_PARAM && rule_tool_matches(r, call->tool) &&
+		    param_match(r, call->args) == 1)
+			return r;
+	}
 	if (e->unknown) {
 		/* only a rule without specifier covers a call with no value */
 		for (size_t k = 0; k < list->n; k++)

@@ -177,6 +177,9 @@ static char *check_answer(const char *agent, const run_out *r, ans want)
 	return check_answer_ev(agent, NULL, r, want);
 }
 
+static void assert_blocked(const char *agent, const run_out *r,
+                           const char *err_has);
+
 /* ---- recorded payloads ----------------------------------------------- */
 
 typedef struct pcase {
@@ -241,6 +244,26 @@ static const pcase pcases[] = {
      "workspace.exec"},
     {"gemini", "gemini-mcp-tool.json", "--preset", "readonly", ANS_DENY,
      "denied"},
+
+    /* every tool the agents really send (issue 11, item 3) */
+    {"claude-code", "claude-monitor.json", NULL, NULL, ANS_ALLOW, NULL},
+    {"claude-code", "claude-monitor.json", "--preset", "strict", ANS_ALLOW,
+     NULL},
+    {"claude-code", "claude-powershell.json", NULL, NULL, ANS_NONE, NULL},
+    {"claude-code", "claude-mcp-command.json", NULL, NULL, ANS_DENY,
+     "exec:never"},
+    {"claude-code", "claude-bash-unsandboxed.json", NULL, NULL, ANS_ASK,
+     "dangerouslyDisableSandbox"},
+    {"claude-code", "claude-bash-unsandboxed.json", "--answer-allow", NULL,
+     ANS_ASK, "dangerouslyDisableSandbox"},
+    {"gemini", "gemini-grep-search.json", NULL, NULL, ANS_ALLOW, NULL},
+    {"gemini", "gemini-read-many-files.json", NULL, NULL, ANS_NONE, NULL},
+    {"gemini", "gemini-read-many-files.json", "--preset", "readonly",
+     ANS_NONE, NULL},
+    {"gemini", "gemini-shell-background.json", NULL, NULL, ANS_ASK,
+     "exec:background"},
+    {"gemini", "gemini-web-fetch.json", SETTINGS, "claude-settings-rules.json",
+     ANS_DENY, "permission:deny"},
 };
 
 #define NPCASES (sizeof pcases / sizeof pcases[0])
@@ -299,6 +322,9 @@ static const struct {
     {"codex", "codex-permission-hold.json", NULL, ANS_NONE, NULL},
     {"codex", "codex-permission-deny.json", NULL, ANS_DENY, "exec:never"},
     {"codex", "codex-permission-network.json", NULL, ANS_NONE, NULL},
+    /* bash -lc 'npm test' is judged as `npm test`: not known safe alone,
+       covered by an allow rule Bash(npm test:*) */
+    {"codex", "codex-permission-lc.json", NULL, ANS_NONE, NULL},
 };
 
 START_TEST(permission_request)
@@ -317,6 +343,33 @@ START_TEST(permission_request)
 		ck_assert_msg(strstr(why, prcases[_i].reason_has), "[%s]", why);
 	ck_assert_msg(r.err_len == 0, "stderr: [%s]", r.err);
 	free(why);
+	run_free(&r);
+	free(in);
+	free(path);
+}
+END_TEST
+
+/* Rules written for Bash cover Codex's `bash -lc '...'` wrapper. */
+START_TEST(codex_lc_rule_covers_script)
+{
+	char *path = payload_path("codex-permission-lc.json");
+	char *settings = payload_path("claude-settings-rules.json");
+	size_t len;
+	char *in = slurp(path, &len);
+	const char *av[] = {"locus", "hook", "codex", SETTINGS, settings, NULL};
+	run_out r = run(av, in, len);
+	ck_assert_int_eq(r.status, 0);
+	free(check_answer_ev("codex", "PermissionRequest", &r, ANS_ALLOW));
+	run_free(&r);
+	free(in);
+	free(settings);
+	free(path);
+	/* two path fields naming different files: refused */
+	path = payload_path("claude-read-two-paths.json");
+	in = slurp(path, &len);
+	const char *av2[] = {"locus", "hook", "claude-code", NULL};
+	r = run(av2, in, len);
+	assert_blocked("claude-code", &r, "different paths");
 	run_free(&r);
 	free(in);
 	free(path);
@@ -353,9 +406,6 @@ START_TEST(hold_reason_names_the_hold)
 END_TEST
 
 /* ---- never more permissive than the agent (issue 11, item 1) ---------- */
-
-static void assert_blocked(const char *agent, const run_out *r,
-                           const char *err_has);
 
 /* A fresh workspace: notes.txt, sub/, and outlink -> /etc. */
 static char *make_workspace(void)
@@ -843,6 +893,7 @@ static Suite *hook_suite(void)
 	TCase *t = tcase_create("payloads");
 	tcase_add_loop_test(t, recorded_payload, 0, (int)NPCASES);
 	tcase_add_test(t, hold_reason_names_the_hold);
+	tcase_add_test(t, codex_lc_rule_covers_script);
 	tcase_add_loop_test(t, permission_request, 0,
 	                    (int)(sizeof prcases / sizeof prcases[0]));
 	suite_add_tcase(s, t);

@@ -548,8 +548,9 @@ START_TEST(path_and_other_rules)
 	ck_assert_str_eq(perm(p, "apply_patch",
 	                      "{\"patch\":\"*** Begin Patch\\n*** Update File: "
 	                      "docs/a.md\\n*** End Patch\\n\"}", root), "allow");
+	/* domain:x.com is that host (Claude Code): not its subdomains */
 	ck_assert_str_eq(perm(p, "webfetch", "{\"url\":\"https://api.x.com/a\"}",
-	                      root), "allow");
+	                      root), "none");
 	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com.evil.io/\"}",
 	                      root), "none");
 	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com@evil.io/\"}",
@@ -619,13 +620,17 @@ START_TEST(claude_settings)
 	ck_assert_uint_eq(locus_policy_rule_count(p, 2), 1);
 	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/.env\"}", "/w"),
 	                 "deny");
-	/* a bad rule: error, policy unchanged */
+	/* a bad allow rule is skipped (as Claude Code does), the rest kept */
 	const char *bad = "{\"permissions\": {\"allow\": [\"Edit\", \"Bash(\"]}}";
 	ck_assert_int_eq(locus_policy_add_claude_settings(p, bad, strlen(bad),
 	                                                  &err),
+	                 0);
+	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 3);
+	/* the file itself still has to be right */
+	const char *notarr = "{\"permissions\": {\"allow\": \"Bash\"}}";
+	ck_assert_int_eq(locus_policy_add_claude_settings(p, notarr,
+	                                                  strlen(notarr), &err),
 	                 LOCUS_EINVALID);
-	ck_assert_ptr_nonnull(strstr(err.message, "permissions.allow[1]"));
-	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 2);
 	const char *dup = "{\"permissions\": {}, \"permissions\": {}}";
 	ck_assert_int_eq(locus_policy_add_claude_settings(p, dup, strlen(dup),
 	                                                  &err),

@@ -98,13 +98,52 @@ const char *const *locus_policy_preset_names(void);
 /**
  * Merge the permission rules of a Claude Code settings.json
  * (`permissions.allow/ask/deny`; every other key is ignored, since the
- * file is not ours) into `policy`.  Rules are a union; precedence stays
- * deny > ask > allow.  On error the policy is unchanged.
+ * file is not ours) into `policy`, read as Claude Code reads them (see
+ * locus_policy_add_claude_settings_ex(); this is it with NULL options).
+ * Rules are a union; precedence stays deny > ask > allow.  On error the
+ * policy is unchanged.
  *
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG or LOCUS_ENOMEM
  */
 int locus_policy_add_claude_settings(locus_policy *policy, const char *json,
                                      size_t len, locus_error *err);
+
+/*
+ * How a Claude Code settings file is read: the project its relative path
+ * rules belong to, the home directory, and where warnings go.
+ */
+typedef struct locus_claude_settings_options {
+	unsigned version; /* LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION */
+	/* absolute: "/x", "./x" and "x" in path rules are relative to it (the
+	   folder holding .claude/); NULL: the gate's workspace_root */
+	const char *project_root;
+	/* what "~/" stands for; NULL: $HOME when the file is read */
+	const char *home;
+	/* told about every rule skipped or weakened (a bad allow rule is
+	   skipped, a bad ask/deny rule holds its tool, an unanchored allow
+	   glob is skipped); may be NULL */
+	void (*warn)(void *ctx, const char *message);
+	void *warn_ctx;
+} locus_claude_settings_options;
+
+#define LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION 1
+#define LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT \
+	{ LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION, NULL, NULL, NULL, NULL }
+
+/**
+ * locus_policy_add_claude_settings() with options (NULL: the defaults).
+ * Rules are read as Claude Code reads them (docs/policy.md): a rule that
+ * does not parse is reported to `opts->warn` and skipped when it is an
+ * allow rule; a bad ask or deny rule holds every call of its tool (an ask
+ * rule for the tool name; `*` when even the name is unreadable).  Errors
+ * are only for the file itself (not JSON, `permissions` not an object,
+ * a rule that is not a string).
+ *
+ * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG, LOCUS_ENOMEM
+ */
+int locus_policy_add_claude_settings_ex(
+        locus_policy *policy, const char *json, size_t len,
+        const locus_claude_settings_options *opts, locus_error *err);
 
 /** Free a policy.  NULL is accepted. */
 void locus_policy_free(locus_policy *policy);
