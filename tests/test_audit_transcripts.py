@@ -152,15 +152,17 @@ with tempfile.TemporaryDirectory() as tmp:
         text = f.read()
     check("DENY" in text and "27 calls in 5 files" in text, "text report")
     # a permissive grant: find -delete is then allowed although dangerous
+    # (a rule that spells -delete: a bare Bash(find:*) never covers an
+    # option that carries an action, docs/policy.md)
     settings = os.path.join(tmp, "settings.json")
     with open(settings, "w") as f:
-        json.dump({"permissions": {"allow": ["Bash(find:*)"]}}, f)
+        json.dump({"permissions": {"allow": ["Bash(find * -delete)"]}}, f)
     rc, out, _ = audit("--format", "jsonl", "--claude-settings", settings, ".")
     calls2, _, summ2 = records(out)
     fd = [c for c in calls2 if c["text"] == "find . -name '*.o' -delete"]
     check(fd and fd[0]["outcome"] == "allow" and fd[0]["dangerous"]
-          and fd[0]["permission"] == {"verdict": "allow", "rule": "Bash(find:*)"},
-          "Bash(find:*) admits find -delete: %s" % (fd[0] if fd else None))
+          and fd[0]["permission"] == {"verdict": "allow", "rule": "Bash(find * -delete)"},
+          "Bash(find * -delete) admits find -delete: %s" % (fd[0] if fd else None))
     check(summ2[0]["dangerous_allowed"] >= 1, "dangerous_allowed counted")
     rc, out, _ = audit("--claude-settings", settings, ".")
     check("ALLOW!" in out, "text marks allowed dangerous calls")
