@@ -8,7 +8,8 @@
  *   mcp_calls.c  the tools/call queue: one worker in arrival order, the
  *                in-flight bound, cancellation, progress
  *   mcp_tools.c  tools/list (titles, annotations, strict schemas, output
- *                schemas), argument checking, structured results
+ *                schemas), argument checking, the call's result
+ *   mcp_struct.c ls, glob and grep text read back as structuredContent
  *   mcp_roots.c  the client's roots as the workspace
  *
  * Threads: the main thread reads stdin and answers everything but
@@ -149,7 +150,12 @@ cJSON *mcp_tools_list(const mcp_server *s);
 char *mcp_check_args(const char *schema_text, const cJSON *args);
 /* The tools/call result for a tool's text (worker thread). */
 cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
-                       const char *text, bool is_error);
+                       const char *args, const char *text, bool is_error);
+
+/* --- mcp_struct.c --- */
+
+/* structuredContent for ls, glob and grep from their text, or NULL. */
+cJSON *mcp_struct_of(const char *tool, const char *text, const char *args);
 /* A tool-error result with a message (argument errors and the like). */
 cJSON *mcp_error_result(const char *message);
 

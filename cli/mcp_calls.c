@@ -108,7 +108,7 @@ static void run_call(mcp_server *s, mcp_call *c)
 			free(out);
 			return;
 		}
-		result = mcp_tool_result(s, c->tool, out ? out : "", is_error);
+		result = mcp_tool_result(s, c->tool, c->args, out ? out : "", is_error);
 		free(out);
 	}
 	if (locus_call_cancelled(&c->ctl))

@@ -58,17 +58,43 @@ static const tool_info *info_of(const char *name)
 	"\"asset\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}},"   \
 	"\"required\":[\"status\",\"outcome\",\"action\",\"reason\"]}"
 
-/* Output schemas: the tool's own structure, or the refusal. */
+/* Output schemas: the tool's own structure or the refusal (oneOf: a
+   client validating structuredContent accepts both). */
+#define ONE_OF(result) \
+	"{\"type\":\"object\",\"oneOf\":[" result "," REFUSAL_SCHEMA "]}"
+#define STR "{\"type\":\"string\"}"
+#define INT "{\"type\":\"integer\"}"
+#define TRUNC ",\"truncated\":{\"type\":\"boolean\"}"
+
 static const struct {
 	const char *tool, *schema;
 } outputs[] = {
     {"todo_read",
-     "{\"type\":\"object\",\"oneOf\":[{\"type\":\"object\",\"properties\":"
-     "{\"todos\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-     "\"properties\":{\"id\":{\"type\":\"string\"},\"content\":{\"type\":"
-     "\"string\"},\"status\":{\"type\":\"string\",\"enum\":[\"pending\","
-     "\"in_progress\",\"completed\"]}},\"required\":[\"content\","
-     "\"status\"]}}},\"required\":[\"todos\"]}," REFUSAL_SCHEMA "]}"},
+     ONE_OF("{\"type\":\"object\",\"properties\":{\"todos\":{\"type\":"
+            "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+            "\"id\":" STR ",\"content\":" STR ",\"status\":{\"type\":"
+            "\"string\",\"enum\":[\"pending\",\"in_progress\","
+            "\"completed\"]}},\"required\":[\"content\",\"status\"]}}},"
+            "\"required\":[\"todos\"]}")},
+    {"ls",
+     ONE_OF("{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":"
+            "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+            "\"path\":" STR ",\"type\":{\"type\":\"string\",\"enum\":["
+            "\"file\",\"dir\"]}},\"required\":[\"path\",\"type\"]}}" TRUNC
+            "},\"required\":[\"entries\"]}")},
+    {"glob",
+     ONE_OF("{\"type\":\"object\",\"properties\":{\"files\":{\"type\":"
+            "\"array\",\"items\":" STR "}" TRUNC "},\"required\":[\"files\"]}")},
+    {"grep",
+     ONE_OF("{\"type\":\"object\",\"properties\":{\"matches\":{\"type\":"
+            "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+            "\"path\":" STR ",\"line\":" INT ",\"text\":" STR ",\"context\":"
+            "{\"type\":\"boolean\"}},\"required\":[\"path\",\"line\","
+            "\"text\"]}},\"files\":{\"type\":\"array\",\"items\":" STR "},"
+            "\"counts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+            "\"properties\":{\"path\":" STR ",\"count\":" INT "},"
+            "\"required\":[\"path\",\"count\"]}}" TRUNC "},"
+            "\"required\":[\"truncated\"]}")},
 };
 
 static const char *output_schema(const char *tool)
@@ -379,7 +405,7 @@ static cJSON *refusal_of(const char *text)
 }
 
 cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
-                       const char *text, bool is_error)
+                       const char *args, const char *text, bool is_error)
 {
 	cJSON *r = text_result(text, is_error);
 	if (!r)
@@ -395,6 +421,8 @@ cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
 		else
 			cJSON_Delete(list);
 	}
+	if (!is_error && !sc)
+		sc = mcp_struct_of(tool, text, args);
 	if (sc)
 		cJSON_AddItemToObject(r, "structuredContent", sc);
 	return r;

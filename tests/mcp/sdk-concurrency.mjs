@@ -64,13 +64,28 @@ async function standard() {
   check(!byName.bash.annotations.readOnlyHint && byName.bash.annotations.destructiveHint &&
     byName.bash.annotations.openWorldHint, 'bash on the host shell is destructive and open world');
   check(byName.write.annotations.idempotentHint && byName.write.annotations.destructiveHint, 'write is idempotent, destructive');
-  check(byName.todo_read.outputSchema !== undefined, 'todo_read has an outputSchema');
+  for (const n of ['todo_read', 'ls', 'glob', 'grep'])
+    check(byName[n].outputSchema !== undefined, `${n} has an outputSchema`);
 
   // structured results (the SDK validates them against outputSchema)
   await client.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'x', status: 'pending' }] } });
   let r = await client.callTool({ name: 'todo_read', arguments: {} });
   check(!r.isError && r.structuredContent && r.structuredContent.todos[0].content === 'x',
     'todo_read gives structuredContent', JSON.stringify(r));
+  fs.mkdirSync(path.join(work, 'src'));
+  fs.writeFileSync(path.join(work, 'src', 'a.txt'), 'one\ntwo\n');
+  r = await client.callTool({ name: 'ls', arguments: {} });
+  check(!r.isError && r.structuredContent?.entries?.some((e) => e.path === 'src/a.txt' && e.type === 'file') &&
+    r.structuredContent.entries.some((e) => e.path === 'src' && e.type === 'dir'), 'ls gives entries', JSON.stringify(r.structuredContent));
+  r = await client.callTool({ name: 'glob', arguments: { pattern: '**/*.txt' } });
+  check(!r.isError && JSON.stringify(r.structuredContent?.files) === '["src/a.txt"]', 'glob gives files',
+    JSON.stringify(r.structuredContent));
+  r = await client.callTool({ name: 'grep', arguments: { pattern: 'tw' } });
+  const m = r.structuredContent?.matches || [];
+  check(!r.isError && m.length === 1 && m[0].path === 'src/a.txt' && m[0].line === 2 && m[0].text === 'two',
+    'grep gives matches', JSON.stringify(r.structuredContent));
+  r = await client.callTool({ name: 'grep', arguments: { pattern: 'o', output_mode: 'count' } });
+  check(!r.isError && r.structuredContent?.counts?.[0]?.count === 2, 'grep count gives counts', JSON.stringify(r.structuredContent));
   r = await client.callTool({ name: 'bash', arguments: { command: 'rm -rf /' } });
   check(r.isError && r.structuredContent && r.structuredContent.status === 'denied' &&
     r.structuredContent.outcome === 'deny', 'a refusal carries the refusal JSON as structuredContent', JSON.stringify(r));
