@@ -57,6 +57,7 @@ async function withRoots() {
   r = await client.callTool({ name: 'write', arguments: { path: 'c.txt', content: 'three' } });
   check(!r.isError && fs.existsSync(path.join(w2, 'c.txt')) && !fs.existsSync(path.join(home, 'c.txt')),
     'the home folder as a root is refused', text(r));
+  for (let i = 0; i < 100 && !/home folder: refused/.test(stderr); i++) await sleep(20);
   check(/home folder: refused/.test(stderr), 'and the refusal is logged', stderr);
   await client.close();
 }
