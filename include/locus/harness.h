@@ -294,6 +294,71 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
                               const char *root, const char *label,
                               bool isolated, locus_error *err);
 
+/*
+ * OCI Generative AI Sandboxes (docs/backends.md).  Either connect to
+ * `sandbox_id` (never deleted by locus) or create one in the project
+ * `create_project` (owned: stopped and deleted by the session's free, and
+ * by any failure before this returns).  Requests are signed with the
+ * `~/.oci/config` profile (API key or session token).  Paths and stream
+ * framing the research could not confirm come from `routes_file` and
+ * `stream`.  Strings are copied.
+ */
+#define LOCUS_OCI_OPTIONS_VERSION 1
+
+typedef struct locus_oci_options {
+	unsigned version;           /* LOCUS_OCI_OPTIONS_VERSION */
+	const char *sandbox_id;     /* connect; or: */
+	const char *create_project; /* create (project OCID) */
+	const char *region;         /* NULL: the profile's region */
+	const char *config_file;    /* NULL: $OCI_CONFIG_FILE, ~/.oci/config */
+	const char *profile;        /* NULL: $OCI_CLI_PROFILE, "DEFAULT" */
+	const char *endpoint;       /* NULL: https://inference.generativeai.
+	                               <region>.oci.oraclecloud.com */
+	const char *ca_file;        /* PEM CA bundle; NULL: the system's */
+	const char *routes_file;    /* JSON {"create": "POST /...", ...} */
+	const char *stream;         /* "sse", "ndjson"; NULL: Content-Type */
+	const char *expiration;     /* create: ISO 8601, NULL: "PT1H" */
+	const char *shape;          /* create: NULL: "SMALL" */
+	const char *runtime;        /* create: NULL: "python-3.11" */
+	const char *display_name;   /* create: NULL: "locus-harness-<rand>" */
+	const char *warmpool_name;  /* create: optional */
+	const char *const *env;     /* create: "NAME=value", NULL-terminated */
+	size_t max_output_bytes;    /* kept per command; 0: 900 kB */
+	double ready_timeout_s;     /* create: 0: 300 */
+	double poll_interval_s;     /* create: 0: 2 */
+	bool data_base64;           /* event data is base64 (else text) */
+	bool expires_in_minutes;    /* create sends expiresInMinutes */
+	size_t write_part_bytes;    /* larger writes go in parts; 0: 8 MiB */
+} locus_oci_options;
+
+#define LOCUS_OCI_OPTIONS_INIT {.version = LOCUS_OCI_OPTIONS_VERSION}
+
+/**
+ * A session in an OCI sandbox (root /workspace).  LOCUS_EINVALID for bad
+ * options or config, LOCUS_EDENIED when the service refuses the
+ * signature, LOCUS_ENOTFOUND for an unknown sandbox, LOCUS_EIO,
+ * LOCUS_ETIMEOUT when it does not become RUNNING in time.
+ */
+int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
+                          locus_error *err);
+
+/** The sandbox id and "oci-sandbox:<region>/<id>" of an OCI session. */
+const char *locus_session_oci_id(const locus_session *s);
+const char *locus_session_oci_label(const locus_session *s);
+
+/** Extend the sandbox's life by an ISO 8601 duration; *expires gets the
+    new expiry time as the service writes it (malloc'd). */
+int locus_session_oci_extend(locus_session *s, const char *duration,
+                             char **expires, locus_error *err);
+
+/**
+ * locus_session_oci_new wrapped in a SessionBackend (root /workspace,
+ * label "oci-sandbox:<region>/<id>", isolated).  *session_out, when not
+ * NULL, gets the session (owned by the backend) for extend.
+ */
+int locus_backend_oci_new(locus_backend **out, locus_session **session_out,
+                          const locus_oci_options *opt, locus_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Harness                                                              */
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,380 @@
+/*
+ * harness/oci.c - OCISandboxBackend: a locus_session over the OCI client
+ * (spec sandboxes.md), wrapped by harness/session.c into a backend.
+ *
+ * exec runs the command under `timeout` inside the sandbox, its output
+ * going to a file under /workspace/.locus-harness; what comes back is at
+ * most max_output_bytes (head and tail with a note of what was dropped)
+ * followed by a marker line with the exit status, or "timeout" when the
+ * command did not finish: then there is no exit status.  Files go through
+ * the file API with their SHA-256; writes above the part size go in parts
+ * joined (and hash-checked) inside the sandbox.
+ */
+#include "harness/oci.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/internal.h"
+
+#define STATE_DIR "/workspace/.locus-harness"
+#define MARK      "\n\036locus-rc "
+
+typedef struct oci_session {
+	locus_session base;
+	loci_client *c;
+	char *id;
+	char *label;
+	bool owned;
+	size_t max_out;
+	size_t part;
+	unsigned seq;
+} oci_session;
+
+const char *locus_session_oci_id(const locus_session *s)
+{
+	return ((const oci_session *)s)->id;
+}
+
+const char *locus_session_oci_label(const locus_session *s)
+{
+	return ((const oci_session *)s)->label;
+}
+
+int locus_session_oci_extend(locus_session *ss, const char *duration,
+                             char **expires, locus_error *err)
+{
+	oci_session *s = (oci_session *)ss;
+	return loci_sandbox_extend(s->c, s->id, duration, expires, err);
+}
+
+/* The script that runs `command` capped and under timeout. */
+static void wrap_command(lh_buf *sc, const oci_session *s, unsigned id,
+                         const char *command, long secs)
+{
+	size_t head = s->max_out / 2;
+	size_t tail = s->max_out > head + 100 ? s->max_out - head - 100 : 0;
+	lh_buf_printf(sc,
+	              "F=" STATE_DIR "/x%u\n"
+	              "mkdir -p " STATE_DIR " || exit 125\n"
+	              "timeout -k 2 %ld sh -c 'sh -c \"$1\" </dev/null "
+	              ">\"$2.out\" 2>&1; echo $? >\"$2.rc\"' locus-exec ",
+	              id, secs);
+	lh_buf_shquote(sc, command);
+	lh_buf_printf(
+	    sc,
+	    " \"$F\"\n"
+	    "if [ -f \"$F.rc\" ]; then R=$(cat \"$F.rc\"); else R=timeout; fi\n"
+	    "S=$(wc -c <\"$F.out\" 2>/dev/null || echo 0)\n"
+	    "if [ \"$S\" -le %zu ]; then cat \"$F.out\" 2>/dev/null; else\n"
+	    "head -c %zu \"$F.out\"\n"
+	    "printf '\\n[... %%s bytes of output dropped ...]\\n' "
+	    "$((S - %zu))\n"
+	    "tail -c %zu \"$F.out\"; fi\n"
+	    "rm -f \"$F.out\" \"$F.rc\"\n"
+	    "printf '\\n\\036locus-rc %%s\\n' \"$R\"\n",
+	    s->max_out, head, head + tail, tail);
+}
+
+/* Split the marker off: *code the exit status, -1 after a timeout. */
+static int take_marker(char *out, size_t *len, int *code, locus_error *err)
+{
+	/* The last marker is ours: the command's output came before it. */
+	char *m = NULL;
+	size_t ml = sizeof MARK - 1;
+	for (size_t i = *len >= ml ? *len - ml + 1 : 0; i-- > 0;)
+		if (out[i] == '\n' && !memcmp(out + i, MARK, ml)) {
+			m = out + i;
+			break;
+		}
+	if (!m)
+		return lh_err(err, LOCUS_EIO,
+		              "OCI exec: the command's status line is missing");
+	const char *v = m + sizeof MARK - 1;
+	if (!strncmp(v, "timeout", 7)) {
+		*code = -1;
+	} else {
+		char *end;
+		long c = strtol(v, &end, 10);
+		if (end == v || *end != '\n' || c < 0 || c > 255)
+			return lh_err(err, LOCUS_EIO,
+			              "OCI exec: a bad status line");
+		*code = (int)c;
+	}
+	*len = (size_t)(m - out);
+	out[*len] = '\0';
+	return 0;
+}
+
+static int o_exec(locus_session *ss, const char *command, double timeout_s,
+                  int *exit_code, char **out, size_t *len, locus_error *err)
+{
+	oci_session *s = (oci_session *)ss;
+	*exit_code = -1;
+	*out = NULL;
+	*len = 0;
+	long secs = timeout_s < 1 ? 1 : (long)(timeout_s + 0.999);
+	lh_buf sc = {0};
+	wrap_command(&sc, s, ++s->seq, command, secs);
+	if (sc.oom) {
+		lh_buf_free(&sc);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	loci_run_result r;
+	/* Room for the cap's note and the status line. */
+	int rc = loci_run(s->c, s->id, sc.d, "/workspace", (double)secs,
+	                  s->max_out + 4096, &r, err);
+	lh_buf_free(&sc);
+	if (!rc)
+		rc = take_marker(r.out, &r.len, exit_code, err);
+	if (!rc) {
+		*out = r.out;
+		*len = r.len;
+		r.out = NULL;
+	}
+	loci_run_result_clear(&r);
+	return rc;
+}
+
+/* A write in parts: each part through the file API, then joined. */
+static int upload_parts(oci_session *s, const char *path, const char *data,
+                        size_t len, locus_error *err)
+{
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "P=");
+	lh_buf_shquote(&sc, path);
+	lh_buf_puts(&sc, "\nset -e\n: > \"$P.join\"\n");
+	size_t k = 0;
+	int rc = 0;
+	for (size_t off = 0; off < len && !rc; off += s->part, k++) {
+		size_t n = len - off < s->part ? len - off : s->part;
+		lh_buf part = {0};
+		lh_buf_printf(&part, "%s.part%zu", path, k);
+		rc = part.oom ? LOCUS_ENOMEM
+		              : loci_file_write(s->c, s->id, part.d, data + off,
+		                                n, err);
+		lh_buf_free(&part);
+		lh_buf_printf(&sc, "cat \"$P.part%zu\" >> \"$P.join\"\n", k);
+	}
+	char hex[65];
+	lh_sha256_hex(data, len, hex);
+	lh_buf_printf(&sc,
+	              "rm -f \"$P\".part*\n"
+	              "H=$(sha256sum \"$P.join\" | cut -d' ' -f1)\n"
+	              "[ \"$H\" = %s ] || { rm -f \"$P.join\"; exit 7; }\n"
+	              "mv -f \"$P.join\" \"$P\"\n",
+	              hex);
+	int code = 0;
+	char *o = NULL;
+	size_t ol;
+	if (!rc)
+		rc = sc.oom ? LOCUS_ENOMEM
+		            : o_exec(&s->base, sc.d, 120, &code, &o, &ol, err);
+	if (!rc && code != 0)
+		rc = lh_err(err, LOCUS_EIO,
+		            "OCI write %s: joining %zu parts failed (%s)", path,
+		            k, code == 7 ? "hash mismatch" : "exit status");
+	free(o);
+	lh_buf_free(&sc);
+	return rc;
+}
+
+static int o_upload(locus_session *ss, const char *path, const char *data,
+                    size_t len, locus_error *err)
+{
+	oci_session *s = (oci_session *)ss;
+	if (len > s->part)
+		return upload_parts(s, path, data, len, err);
+	return loci_file_write(s->c, s->id, path, data, len, err);
+}
+
+static int o_download(locus_session *ss, const char *path, char **out,
+                      size_t *len, locus_error *err)
+{
+	oci_session *s = (oci_session *)ss;
+	return loci_file_read(s->c, s->id, path, out, len, err);
+}
+
+static void o_free(locus_session *ss)
+{
+	oci_session *s = (oci_session *)ss;
+	if (!s)
+		return;
+	if (s->owned && s->id) {
+		locus_error err;
+		loci_sandbox_destroy(s->c, s->id, &err);
+	}
+	loci_client_free(s->c);
+	free(s->id);
+	free(s->label);
+	free(s);
+}
+
+/* ---------------------------------------------------------------- */
+/* Construction                                                       */
+/* ---------------------------------------------------------------- */
+
+static int read_small(const char *path, char **out, size_t *len,
+                      locus_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return lh_err(err, LOCUS_ENOTFOUND, "%s: cannot open", path);
+	lh_buf b = {0};
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < 65536)
+		lh_buf_add(&b, chunk, n);
+	fclose(f);
+	if (b.oom || b.len >= 65536) {
+		lh_buf_free(&b);
+		return lh_err(err, LOCUS_ETOOBIG, "%s: over 64 KiB", path);
+	}
+	*len = b.len;
+	*out = lh_buf_take(&b);
+	return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+}
+
+static int make_routes(loci_routes *rt, const char *file, locus_error *err)
+{
+	int rc = loci_routes_default(rt, err);
+	if (rc || !file)
+		return rc;
+	char *text = NULL;
+	size_t len = 0;
+	rc = read_small(file, &text, &len, err);
+	if (!rc)
+		rc = loci_routes_apply_json(rt, text, len, err);
+	free(text);
+	if (rc)
+		loci_routes_clear(rt);
+	return rc;
+}
+
+static int make_client(loci_client **out, const locus_oci_options *opt,
+                       locus_error *err)
+{
+	*out = NULL;
+	loci_stream_framing fr = LOCI_STREAM_AUTO;
+	if (opt->stream && !strcmp(opt->stream, "sse"))
+		fr = LOCI_STREAM_SSE;
+	else if (opt->stream && !strcmp(opt->stream, "ndjson"))
+		fr = LOCI_STREAM_NDJSON;
+	else if (opt->stream)
+		return lh_err(err, LOCUS_EINVALID,
+		              "OCI: stream framing must be sse or ndjson");
+	loci_config cfg;
+	int rc = loci_config_load(&cfg, opt->config_file, opt->profile, err);
+	if (rc)
+		return rc;
+	loci_signer *sg = NULL;
+	loci_routes rt = {0};
+	if (!(rc = loci_signer_from_config(&sg, &cfg, err)) &&
+	    !(rc = make_routes(&rt, opt->routes_file, err))) {
+		loci_client_options co = {0};
+		co.endpoint = opt->endpoint;
+		co.region = opt->region ? opt->region : cfg.region;
+		co.ca_file = opt->ca_file;
+		co.framing = fr;
+		co.data_base64 = opt->data_base64;
+		co.expires_in_minutes = opt->expires_in_minutes;
+		if (!co.region || !*co.region)
+			rc = lh_err(err, LOCUS_EINVALID,
+			            "OCI: no region (--oci-region or the "
+			            "profile's region)");
+		else
+			rc = loci_client_new(out, &co, sg, &rt, err);
+		sg = NULL;
+	}
+	loci_signer_free(sg);
+	loci_routes_clear(&rt);
+	loci_config_clear(&cfg);
+	return rc;
+}
+
+static int open_sandbox(oci_session *s, const locus_oci_options *opt,
+                        locus_error *err)
+{
+	if (opt->sandbox_id) {
+		if (!(s->id = strdup(opt->sandbox_id)))
+			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return loci_sandbox_attach(s->c, s->id, 300, err);
+	}
+	loci_create in = {.project_id = opt->create_project,
+	                  .display_name = opt->display_name,
+	                  .runtime = opt->runtime,
+	                  .shape = opt->shape,
+	                  .expiration = opt->expiration,
+	                  .warmpool_name = opt->warmpool_name,
+	                  .env = opt->env,
+	                  .ready_timeout_s = opt->ready_timeout_s,
+	                  .poll_interval_s = opt->poll_interval_s};
+	int rc = loci_sandbox_create(s->c, &in, &s->id, err);
+	s->owned = s->id != NULL; /* from here on, o_free deletes it */
+	return rc;
+}
+
+int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
+                          locus_error *err)
+{
+	*out = NULL;
+	if (!opt || opt->version != LOCUS_OCI_OPTIONS_VERSION)
+		return lh_err(err, LOCUS_EUSAGE, "locus_oci_options version");
+	if (!opt->sandbox_id == !opt->create_project)
+		return lh_err(err, LOCUS_EINVALID,
+		              "OCI: give a sandbox id or a project to create "
+		              "one in (not both)");
+	oci_session *s = calloc(1, sizeof *s);
+	if (!s)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	s->base.version = LOCUS_SESSION_VERSION;
+	s->base.exec = o_exec;
+	s->base.upload = o_upload;
+	s->base.download = o_download;
+	s->base.free = o_free;
+	s->max_out = opt->max_output_bytes ? opt->max_output_bytes : 900000;
+	s->part =
+	    opt->write_part_bytes ? opt->write_part_bytes : (size_t)8 << 20;
+	int rc = make_client(&s->c, opt, err);
+	if (!rc)
+		rc = open_sandbox(s, opt, err);
+	if (!rc) {
+		lh_buf l = {0};
+		lh_buf_printf(&l, "oci-sandbox:%s/%s", loci_client_region(s->c),
+		              s->id);
+		s->label = lh_buf_take(&l);
+		if (!s->label)
+			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	if (rc) {
+		/* Keep the first error: the clean-up may fail too. */
+		locus_error first;
+		if (err)
+			first = *err;
+		o_free(&s->base);
+		if (err)
+			*err = first;
+		return rc;
+	}
+	*out = &s->base;
+	return 0;
+}
+
+int locus_backend_oci_new(locus_backend **out, locus_session **session_out,
+                          const locus_oci_options *opt, locus_error *err)
+{
+	*out = NULL;
+	if (session_out)
+		*session_out = NULL;
+	locus_session *s;
+	int rc = locus_session_oci_new(&s, opt, err);
+	if (rc)
+		return rc;
+	/* The label is copied by the session backend. */
+	rc = locus_backend_session_new(out, s, "/workspace",
+	                               locus_session_oci_label(s), true, err);
+	if (!rc && session_out)
+		*session_out = s;
+	return rc;
+}
