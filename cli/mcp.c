@@ -2,7 +2,8 @@
  * cli/mcp.c - `locus mcp`: the harness as an MCP server over stdio
  * (spec integrations.md section 1, docs/mcp.md, docs/integrations.md).
  *
- *   locus mcp [--root DIR] [--allow-broad-root] [--backend local|memory|bwrap]
+ *   locus mcp [--root DIR] [--allow-broad-root]
+ *             [--backend local|memory|bwrap|oci] [--oci-* as locus tool]
  *             [--policy FILE | --preset NAME] [--claude-settings FILE]
  *             [--audit FILE] [--tools a,b,c] [--no-read-check]
  *             [--max-calls N]
@@ -57,6 +58,8 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
                         locus_backend **b, locus_error *err)
 {
 	const char *kind = s->opt.backend;
+	if (!strcmp(kind, "oci"))
+		return cli_backend_open(&s->opt.cloud, kind, b, err);
 	if (!strcmp(kind, "local"))
 		return locus_backend_local_new(b, real, NULL, err);
 	if (!strcmp(kind, "memory"))
@@ -79,7 +82,9 @@ static char *why_text(const char *fmt, const char *a)
 int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 {
 	*why = NULL;
-	bool memory = !strcmp(s->opt.backend, "memory");
+	/* memory and a cloud sandbox have no host folder */
+	bool memory = !strcmp(s->opt.backend, "memory") ||
+	              !strcmp(s->opt.backend, "oci");
 	char *real = memory ? NULL : realpath(root, NULL);
 	if (!memory && !real) {
 		*why = why_text("the workspace %.400s is not a folder", root);
@@ -245,7 +250,8 @@ static void mcp_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
-	        "                 [--backend local|memory|bwrap]\n"
+	        "                 [--backend local|memory|bwrap|oci] "
+	        "[--oci-* as for locus tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]\n"
 	        "                 [--audit FILE] [--tools a,b,c] "
@@ -280,10 +286,18 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 {
 	o->backend = "local";
 	o->max_calls = MCP_DEFAULT_CALLS;
+	cli_backend_init(&o->cloud);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		int f = cli_backend_flag(&o->cloud, argc, argv, &i);
+		if (f > 0)
+			continue;
+		if (f < 0) {
+			fprintf(stderr, "locus mcp: bad option '%s'\n", a);
+			mcp_usage(stderr);
+			return 2;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			mcp_usage(stdout);
 			return 1;
 		} else if (!strcmp(a, "--no-read-check")) {
@@ -323,9 +337,9 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 		}
 	}
 	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
-	    strcmp(o->backend, "bwrap")) {
-		fprintf(stderr, "locus mcp: --backend is local, memory or "
-		                "bwrap\n");
+	    strcmp(o->backend, "bwrap") && strcmp(o->backend, "oci")) {
+		fprintf(stderr, "locus mcp: --backend is local, memory, bwrap "
+		                "or oci\n");
 		return 2;
 	}
 	return 0;

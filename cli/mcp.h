@@ -29,6 +29,7 @@
 
 #include "locus/harness.h"
 #include "locus/policy.h"
+#include "cli.h"
 
 /* JSON-RPC error codes. */
 enum {
@@ -54,6 +55,7 @@ typedef struct mcp_options {
 	bool no_read_check;
 	bool allow_broad_root;
 	size_t max_calls;
+	cli_backend_opts cloud; /* --oci-* (cli/backend.c) */
 } mcp_options;
 
 typedef struct mcp_server {

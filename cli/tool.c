@@ -1,8 +1,9 @@
 /*
  * cli/tool.c - `locus tool`: call harness tools through the policy gate.
  *
- *   locus tool NAME 'JSON' [--root DIR] [--backend local|memory|bwrap]
+ *   locus tool NAME 'JSON' [--root DIR] [--backend local|memory|bwrap|oci]
  *              [--policy FILE | --preset NAME] [--no-read-check]
+ *              [--oci-* options: cli/backend.c]
  *   locus tool - [options]      one {"tool":..., "arguments":{...}} per
  *                               stdin line, one result line each:
  *                               {"tool":..., "is_error":..., "output":...}
@@ -33,10 +34,18 @@ static int usage(void)
 {
 	fprintf(stderr,
 	        "usage: locus tool NAME 'JSON' [--root DIR] [--backend "
-	        "local|memory|bwrap]\n"
+	        "local|memory|bwrap|oci]\n"
 	        "                  [--policy FILE | --preset NAME] "
 	        "[--no-read-check]\n"
-	        "       locus tool - [options]   (JSON lines on stdin)\n");
+	        "       locus tool - [options]   (JSON lines on stdin)\n"
+	        "  oci: --oci-sandbox ID | --oci-create PROJECT_OCID "
+	        "[--oci-region R]\n"
+	        "       [--oci-profile NAME] [--oci-config FILE] "
+	        "[--oci-endpoint URL]\n"
+	        "       [--oci-ca FILE] [--oci-routes FILE] "
+	        "[--oci-stream sse|ndjson]\n"
+	        "       [--oci-expiration PT1H] [--oci-shape SMALL] "
+	        "(docs/backends.md)\n");
 	return 2;
 }
 
@@ -90,8 +99,15 @@ int cli_tool(int argc, char **argv)
 	const char *name = NULL, *json = NULL, *root = ".", *backend = "local";
 	const char *policy_file = NULL, *preset = NULL;
 	bool no_read = false;
+	cli_backend_opts bo;
+	cli_backend_init(&bo);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int f = cli_backend_flag(&bo, argc, argv, &i);
+		if (f < 0)
+			return usage();
+		if (f > 0)
+			continue;
 		if (!strcmp(a, "--root") && i + 1 < argc)
 			root = argv[++i];
 		else if (!strcmp(a, "--backend") && i + 1 < argc)
@@ -122,7 +138,9 @@ int cli_tool(int argc, char **argv)
 	locus_backend *b = NULL;
 	locus_error err = {0};
 	int rc;
-	if (!strcmp(backend, "local")) {
+	if (bo.any_oci || !strcmp(backend, "oci")) {
+		rc = cli_backend_open(&bo, backend, &b, &err);
+	} else if (!strcmp(backend, "local")) {
 		rc = locus_backend_local_new(&b, root, NULL, &err);
 	} else if (!strcmp(backend, "memory")) {
 		rc = locus_backend_memory_new(&b, &err);
@@ -144,7 +162,8 @@ int cli_tool(int argc, char **argv)
 	char *real = realpath(root, NULL);
 	locus_policy_wrap gate = {0};
 	gate.policy = pol;
-	gate.workspace_root = real;
+	/* a sandbox's paths are its own, not the host's */
+	gate.workspace_root = strcmp(backend, "oci") ? real : b->root;
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
 	cfg.require_read = !no_read;
 	cfg.on_warning = warn;

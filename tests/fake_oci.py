@@ -18,9 +18,10 @@ Strict as the service is (research oci-openshell.md 4.1):
     unknown ids, 409 for an operation in the wrong state, expiry (STOPPED).
   * bodies: unknown fields 400; shape, runtime, durations (at most 48 h),
     absolute cwd; opc-retry-token replays the first answer.
-  * commands run for real with /workspace mapped to a per-sandbox folder
-    (the text "/workspace" in the command and cwd is replaced, and the
-    folder's name turned back into /workspace in the output); events get
+  * commands run for real in bubblewrap with a per-sandbox folder bound at
+    /workspace and another at /tmp (where bubblewrap cannot run, the text
+    "/workspace" in the command is replaced by the folder and back in the
+    output; GET /_fake/mode says which); events get
     seq 1, 2, ...; run_and_stream and stream_events (fromSeq, untilSeq)
     in SSE or NDJSON (--stream).
   * files: paths absolute under /workspace without "..", the
@@ -265,6 +266,7 @@ def op_delete(vars_, body):
         c.kill()
     sb["lifecycleState"] = "DELETED"
     shutil.rmtree(sb["_root"], ignore_errors=True)
+    shutil.rmtree(sb["_root"] + ".tmp", ignore_errors=True)
     return 204, None
 
 
@@ -306,17 +308,33 @@ class Command:
         if not cwd.startswith("/workspace"):
             raise Reply(400, "InvalidParameter", "cwd outside /workspace")
         self.timeout = iso_minutes(body["timeout"]) * 60 if "timeout" in body else 3600
-        env = dict(os.environ, HOME=root, **sb["_env"])
+        tmp = sb["_root"] + ".tmp"  # the sandbox's own /tmp
+        os.makedirs(tmp, exist_ok=True)
+        env = dict(os.environ, HOME=root, TMPDIR=tmp, **sb["_env"])
         for e in body.get("environmentVariables", []):
             check_fields(e, ("name", "value"), ("name", "value"))
             env[e["name"]] = e["value"]
-        cmd = body["command"].replace("/workspace", root)
         args = body.get("args", [])
         self.root = root
+        if STATE["bwrap"]:
+            # /workspace and /tmp are the sandbox's own folders; no PID
+            # namespace, so background jobs outlive the command, as in
+            # the real sandbox.
+            argv = ["bwrap", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+                    "--ro-bind", "/usr", "/usr"]
+            for d in ("/bin", "/sbin", "/lib", "/lib64", "/etc"):
+                argv += ["--ro-bind-try", d, d]
+            argv += ["--proc", "/proc", "--dev", "/dev", "--bind", root,
+                     "/workspace", "--bind", tmp, "/tmp", "--chdir", cwd,
+                     "--setenv", "HOME", "/workspace", "--setenv", "TMPDIR", "/tmp",
+                     "sh", "-c", body["command"], "sh"] + args
+            run_cwd = root
+        else:
+            argv = ["sh", "-c", body["command"].replace("/workspace", root), "sh"] + args
+            run_cwd = cwd.replace("/workspace", root, 1)
         self.proc = subprocess.Popen(
-            ["sh", "-c", cmd, "sh"] + args, cwd=cwd.replace("/workspace", root, 1),
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True)
+            argv, cwd=run_cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.add("STARTED", None)
         self.readers = [threading.Thread(target=self.pump, args=(f, k), daemon=True)
                         for f, k in ((self.proc.stdout, "STDOUT"), (self.proc.stderr, "STDERR"))]
@@ -340,7 +358,9 @@ class Command:
             chunk = os.read(f.fileno(), 4096)
             if not chunk:
                 return
-            text = chunk.decode("utf-8", "replace").replace(self.root, "/workspace")
+            text = chunk.decode("utf-8", "replace")
+            if not STATE["bwrap"]:
+                text = text.replace(self.root, "/workspace")
             self.add(kind, text)
 
     def wait(self):
@@ -523,6 +543,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             if self.command == "GET" and parts[1] == "sandboxes":
                 data = {k: v["lifecycleState"] for k, v in STATE["sandboxes"].items()}
+            elif self.command == "GET" and parts[1] == "mode":
+                data = {"bwrap": STATE["bwrap"]}
             elif self.command == "GET" and parts[1] == "log":
                 data = STATE["log"]
             elif self.command == "POST" and parts[1] == "faults":
@@ -678,6 +700,12 @@ def main():
         STATE["routes"] = compile_routes(json.load(f))
     STATE.update(stream=a.stream, ready_polls=a.ready_polls, max_body=a.max_body,
                  workdir=tempfile.mkdtemp(prefix="locus-fake-oci-"))
+    # Commands run in bubblewrap with the sandbox's folder at /workspace
+    # when it works here; else "/workspace" is replaced in the text.
+    STATE["bwrap"] = subprocess.run(
+        ["bwrap", "--unshare-ipc", "--ro-bind", "/", "/", "true"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
+        if shutil.which("bwrap") else False
     srv = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     print("PORT %d" % srv.server_address[1], flush=True)

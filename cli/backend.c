@@ -1,0 +1,96 @@
+/*
+ * cli/backend.c - the cloud sandbox backends' command-line options, shared
+ * by `locus tool` and `locus mcp`:
+ *
+ *   --backend oci  --oci-sandbox ID | --oci-create PROJECT_OCID
+ *       [--oci-region R] [--oci-profile NAME] [--oci-config FILE]
+ *       [--oci-endpoint URL] [--oci-ca FILE] [--oci-routes FILE]
+ *       [--oci-stream sse|ndjson] [--oci-expiration PT1H]
+ *       [--oci-shape SMALL|MEDIUM|LARGE] [--oci-data text|base64]
+ *       [--oci-expiry-field duration|minutes]
+ *
+ * docs/backends.md explains each.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *flag;
+	size_t off;
+} oci_flags[] = {
+    {"--oci-sandbox", offsetof(locus_oci_options, sandbox_id)},
+    {"--oci-create", offsetof(locus_oci_options, create_project)},
+    {"--oci-region", offsetof(locus_oci_options, region)},
+    {"--oci-profile", offsetof(locus_oci_options, profile)},
+    {"--oci-config", offsetof(locus_oci_options, config_file)},
+    {"--oci-endpoint", offsetof(locus_oci_options, endpoint)},
+    {"--oci-ca", offsetof(locus_oci_options, ca_file)},
+    {"--oci-routes", offsetof(locus_oci_options, routes_file)},
+    {"--oci-stream", offsetof(locus_oci_options, stream)},
+    {"--oci-expiration", offsetof(locus_oci_options, expiration)},
+    {"--oci-shape", offsetof(locus_oci_options, shape)},
+};
+
+void cli_backend_init(cli_backend_opts *o)
+{
+	locus_oci_options def = LOCUS_OCI_OPTIONS_INIT;
+	memset(o, 0, sizeof *o);
+	o->oci = def;
+}
+
+int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (strncmp(a, "--oci-", 6) != 0)
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	const char *v = argv[*i + 1];
+	for (size_t k = 0; k < sizeof oci_flags / sizeof oci_flags[0]; k++)
+		if (!strcmp(a, oci_flags[k].flag)) {
+			*(const char **)((char *)&o->oci + oci_flags[k].off) =
+			    v;
+			o->any_oci = true;
+			*i += 1;
+			return 1;
+		}
+	if (!strcmp(a, "--oci-data") &&
+	    (!strcmp(v, "text") || !strcmp(v, "base64"))) {
+		o->oci.data_base64 = !strcmp(v, "base64");
+	} else if (!strcmp(a, "--oci-expiry-field") &&
+	           (!strcmp(v, "duration") || !strcmp(v, "minutes"))) {
+		o->oci.expires_in_minutes = !strcmp(v, "minutes");
+	} else {
+		return -1;
+	}
+	o->any_oci = true;
+	*i += 1;
+	return 1;
+}
+
+int cli_backend_open(const cli_backend_opts *o, const char *backend,
+                     locus_backend **out, locus_error *err)
+{
+	*out = NULL;
+	if (o->any_oci && strcmp(backend, "oci")) {
+		snprintf(err->message, sizeof err->message,
+		         "--oci-* options need --backend oci");
+		return err->code = LOCUS_EINVALID;
+	}
+	if (!o->oci.sandbox_id == !o->oci.create_project) {
+		snprintf(err->message, sizeof err->message,
+		         "--backend oci needs --oci-sandbox ID or --oci-create "
+		         "PROJECT_OCID");
+		return err->code = LOCUS_EINVALID;
+	}
+	int rc = locus_backend_oci_new(out, NULL, &o->oci, err);
+	if (rc) {
+		char m[sizeof err->message];
+		snprintf(m, sizeof m, "OCI sandbox: %s", err->message);
+		memcpy(err->message, m, sizeof m);
+	}
+	return rc;
+}
