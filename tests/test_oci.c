@@ -984,6 +984,38 @@ START_TEST(cli_tool_oci)
 }
 END_TEST
 
+START_TEST(cli_mcp_oci)
+{
+	int before = count_state("RUNNING");
+	const char *in =
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":"
+	    "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"bash\",\"arguments\":{\"command\":"
+	    "\"echo from-mcp\"}}}\n";
+	const char *argv[] = {locus_bin(),
+	                      "mcp",
+	                      "--backend",
+	                      "oci",
+	                      "--oci-create",
+	                      "p",
+	                      "--oci-config",
+	                      fx.config,
+	                      "--oci-endpoint",
+	                      fx.endpoint,
+	                      NULL};
+	run_out r = run(argv, in, strlen(in));
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "from-mcp") != NULL, "%s\n%s", r.out,
+	              r.err);
+	ck_assert_ptr_nonnull(strstr(r.err, "oci-sandbox:us-chicago-1/sbx-"));
+	run_free(&r);
+	ck_assert_int_eq(count_state("RUNNING"), before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oci");
@@ -1014,6 +1046,7 @@ int main(void)
 	tcase_add_test(tf, extend_and_expiry);
 	tcase_add_test(tf, alternative_routes);
 	tcase_add_test(tf, cli_tool_oci);
+	tcase_add_test(tf, cli_mcp_oci);
 	suite_add_tcase(s, tf);
 	snprintf(cfg_dir, sizeof cfg_dir, "/tmp/locus-ocicfg-XXXXXX");
 	if (!mkdtemp(cfg_dir))
