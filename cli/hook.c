@@ -580,6 +580,10 @@ static int respond(hook_run *r, const hook_opts *o)
 
 int cli_hook(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "install"))
+		return cli_hook_install(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "doctor"))
+		return cli_hook_doctor(argc - 1, argv + 1);
 	hook_opts o;
 	const char *agent_name;
 	int prc = parse_opts(argc, argv, &o, &agent_name);

@@ -56,6 +56,10 @@ void hook_plan_free(hook_plan *plan);
 bool hook_known_safe(const locus_decision *d, const hook_call *call,
                      const char *root);
 
+/* cli/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
+int cli_hook_install(int argc, char **argv);
+int cli_hook_doctor(int argc, char **argv);
+
 /*
  * cli/hook_settings.c: the effective policy of a hook (or MCP) run:
  * --policy FILE or --preset NAME, then the permission rules of every

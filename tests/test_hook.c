@@ -832,6 +832,222 @@ START_TEST(usage_errors)
 }
 END_TEST
 
+/* ---- install and doctor (issue 11, item 6) ---------------------------- */
+
+/* The code block after `<!-- snippet: NAME -->` in docs/integrations.md. */
+static char *doc_snippet(const char *name)
+{
+	const char *root = getenv("LOCUS_SOURCE_ROOT");
+	char path[512];
+	snprintf(path, sizeof path, "%s/docs/integrations.md", root);
+	size_t len;
+	char *doc = slurp(path, &len);
+	char marker[128];
+	snprintf(marker, sizeof marker, "<!-- snippet: %s -->", name);
+	char *m = strstr(doc, marker);
+	ck_assert_ptr_nonnull(m);
+	char *b = strstr(m, "```");
+	ck_assert_ptr_nonnull(b);
+	b = strchr(b, '\n') + 1;
+	char *e = strstr(b, "\n```");
+	ck_assert_ptr_nonnull(e);
+	char *out = strndup(b, (size_t)(e - b) + 1);
+	free(doc);
+	return out;
+}
+
+static char *make_tmp(const char *tag)
+{
+	char *d = malloc(64);
+	snprintf(d, 64, "/tmp/locus-%s-XXXXXX", tag);
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	return d;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* What install writes is what the docs show. */
+START_TEST(install_writes_the_documented_hooks)
+{
+	char *proj = make_tmp("proj");
+	const char *agents2[] = {"claude-code", "gemini"};
+	const char *snips[] = {"claude-settings", "gemini-settings"};
+	for (int i = 0; i < 2; i++) {
+		const char *av[] = {"locus", "hook", "install", agents2[i],
+		                    "--project", proj, NULL};
+		run_out r = run(av, "", 0);
+		ck_assert_msg(r.status == 0, "%s: %d [%s]", agents2[i], r.status,
+		              r.err);
+		ck_assert_ptr_nonnull(strstr(r.err, "dry run"));
+		cJSON *got = cJSON_Parse(r.out);
+		char *sn = doc_snippet(snips[i]);
+		cJSON *want = cJSON_Parse(sn);
+		ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(got, "hooks"),
+		                            cJSON_GetObjectItem(want, "hooks"), true),
+		              "%s: install and the docs differ:\n%s\n%s", agents2[i],
+		              r.out, sn);
+		cJSON_Delete(got);
+		cJSON_Delete(want);
+		free(sn);
+		run_free(&r);
+	}
+	const char *av[] = {"locus", "hook", "install", "codex", "--project", proj,
+	                    NULL};
+	run_out r = run(av, "", 0);
+	ck_assert_int_eq(r.status, 0);
+	char *sn = doc_snippet("codex-config");
+	char *hooks_part = strndup(sn, (size_t)(strstr(sn, "[mcp_servers") - sn));
+	/* the docs' block minus its trailing blank line */
+	hooks_part[strlen(hooks_part) - 1] = '\0';
+	ck_assert_msg(strstr(r.out, hooks_part), "codex: [%s] lacks [%s]", r.out,
+	              hooks_part);
+	free(hooks_part);
+	free(sn);
+	run_free(&r);
+	/* a dry run writes nothing */
+	char p[600];
+	snprintf(p, sizeof p, "%s/.claude", proj);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	rm_rf(proj);
+	free(proj);
+}
+END_TEST
+
+/* --write merges: other settings and hooks stay, ours is replaced, twice
+ * is the same as once; a file that is not JSON is left alone. */
+START_TEST(install_merges)
+{
+	char *proj = make_tmp("proj");
+	char p[600];
+	snprintf(p, sizeof p, "%s/.claude", proj);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/.claude/settings.json", proj);
+	FILE *f = fopen(p, "w");
+	fputs("{\"model\": \"opus\", \"permissions\": {\"deny\": [\"Read(./.env)\"]},"
+	      " \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": "
+	      "[{\"type\": \"command\", \"command\": \"./audit.sh\"}]}, "
+	      "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
+	      "\"command\": \"locus hook claude-code\"}]}]}}",
+	      f);
+	fclose(f);
+	for (int k = 0; k < 2; k++) {
+		const char *av[] = {"locus",     "hook", "install", "claude-code",
+		                    "--project", proj,   "--write", NULL};
+		run_out r = run(av, "", 0);
+		ck_assert_msg(r.status == 0, "[%s]", r.err);
+		run_free(&r);
+	}
+	size_t len;
+	char *text = slurp(p, &len);
+	cJSON *o = cJSON_Parse(text);
+	ck_assert_str_eq(cJSON_GetObjectItem(o, "model")->valuestring, "opus");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(o, "permissions"));
+	cJSON *pre = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "hooks"),
+	                                 "PreToolUse");
+	ck_assert_int_eq(cJSON_GetArraySize(pre), 2); /* audit.sh + ours */
+	ck_assert_ptr_nonnull(strstr(text, "./audit.sh"));
+	ck_assert_ptr_nonnull(strstr(text, "command -v locus"));
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
+	                     cJSON_GetObjectItem(o, "hooks"), "PermissionRequest")),
+	                 1);
+	cJSON_Delete(o);
+	free(text);
+	/* not JSON: refused, untouched */
+	f = fopen(p, "w");
+	fputs("{ not json", f);
+	fclose(f);
+	const char *av[] = {"locus",     "hook", "install", "claude-code",
+	                    "--project", proj,   "--write", NULL};
+	run_out r = run(av, "", 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	text = slurp(p, &len);
+	ck_assert_str_eq(text, "{ not json");
+	free(text);
+	rm_rf(proj);
+	free(proj);
+}
+END_TEST
+
+/* doctor: a good setup passes (it runs the hook commands themselves); a
+ * missing hook, a missing guard and a missing binary are problems. */
+START_TEST(doctor_checks_a_setup)
+{
+	char *proj = make_tmp("proj"), *home = make_tmp("home"),
+	     *bin = make_tmp("bin");
+	char p[600];
+	snprintf(p, sizeof p, "%s/locus", bin);
+	char *abs = realpath(getenv("LOCUS_BIN"), NULL);
+	ck_assert_int_eq(symlink(abs, p), 0);
+	free(abs);
+	char *old_path = strdup(getenv("PATH"));
+	char *old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
+	char np[4096];
+	snprintf(np, sizeof np, "%s:/usr/bin:/bin", bin);
+	setenv("PATH", np, 1);
+	setenv("HOME", home, 1);
+	for (int i = 0; i < 3; i++) {
+		const char *av[] = {"locus",     "hook", "install", agents[i],
+		                    "--project", proj,   "--write", NULL};
+		run_out r = run(av, "", 0);
+		ck_assert_int_eq(r.status, 0);
+		run_free(&r);
+	}
+	const char *av[] = {"locus", "hook", "doctor", "--project", proj, NULL};
+	run_out r = run(av, "", 0);
+	ck_assert_msg(r.status == 0, "doctor: %d\n%s", r.status, r.out);
+	ck_assert_ptr_nonnull(strstr(r.out, "rm -rf /) is denied"));
+	ck_assert_ptr_nonnull(strstr(r.out, "0 problems"));
+	run_free(&r);
+	/* a hook without the guard */
+	snprintf(p, sizeof p, "%s/.gemini/settings.json", proj);
+	FILE *f = fopen(p, "w");
+	fputs("{\"hooks\": {\"BeforeTool\": [{\"matcher\": \"run_shell_command\","
+	      " \"hooks\": [{\"type\": \"command\", \"command\": \"locus hook "
+	      "gemini\"}]}]}}",
+	      f);
+	fclose(f);
+	const char *av2[] = {"locus",     "hook", "doctor", "gemini",
+	                     "--project", proj,   NULL};
+	r = run(av2, "", 0);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "no guard"));
+	ck_assert_ptr_nonnull(strstr(r.out, "does not send write_file"));
+	run_free(&r);
+	/* no locus on PATH: the guard blocks, doctor says so */
+	setenv("PATH", "/usr/bin:/bin", 1);
+	const char *av3[] = {"locus",     "hook", "doctor", "claude-code",
+	                     "--project", proj,   NULL};
+	r = run(av3, "", 0);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "locus is not on PATH"));
+	run_free(&r);
+	/* nothing installed */
+	setenv("PATH", np, 1);
+	rm_rf(proj);
+	ck_assert_int_eq(mkdir(proj, 0755), 0);
+	r = run(av3, "", 0);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "no locus hook is installed"));
+	run_free(&r);
+	setenv("PATH", old_path, 1);
+	setenv("HOME", old_home, 1);
+	free(old_path);
+	free(old_home);
+	rm_rf(proj);
+	rm_rf(home);
+	rm_rf(bin);
+	free(proj);
+	free(home);
+	free(bin);
+}
+END_TEST
+
 /* ---- audit -------------------------------------------------------------- */
 
 START_TEST(audit_appends_records)
@@ -913,6 +1129,12 @@ static Suite *hook_suite(void)
 	tcase_add_test(t, deep_nesting_blocked);
 	tcase_add_test(t, stdin_never_closed_times_out);
 	tcase_add_test(t, usage_errors);
+	suite_add_tcase(s, t);
+	t = tcase_create("install");
+	tcase_set_timeout(t, 300);
+	tcase_add_test(t, install_writes_the_documented_hooks);
+	tcase_add_test(t, install_merges);
+	tcase_add_test(t, doctor_checks_a_setup);
 	suite_add_tcase(s, t);
 	t = tcase_create("audit");
 	tcase_add_test(t, audit_appends_records);
