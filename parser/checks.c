@@ -69,6 +69,51 @@ static bool rebinds(const lp_raw_command *raw, const char *name)
 	return false;
 }
 
+/*
+ * History expansion and `fc`: with `set -o history` (and -H /
+ * histexpand), bash -c expands `!!`, `!str` on the lines it reads next and
+ * `fc -s` / `fc -e PROG` re-run earlier commands (fc -e runs PROG as the
+ * editor, then the edited text; checked in a sandbox).  A line that turns
+ * history on, or runs fc other than to list, does what its text does not
+ * show.  Shells started with -H, -o history or -i (interactive: history
+ * expansion on its input, and its startup files) are caught the same way.
+ */
+static bool history_on(const lp_raw_command *raw, const char *name)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	bool is_set = !strcmp(base, "set") || lk_is(base, LK_SHELL);
+	if (!strcmp(base, "fc")) {
+		for (size_t i = 1; i < raw->nwords; i++) {
+			const char *v = raw->words[i].value;
+			if (v && v[0] == '-' && strchr(v, 'l') && !strchr(v, 'e') &&
+			    !strchr(v, 's'))
+				return false; /* fc -l lists */
+		}
+		return true;
+	}
+	if (!is_set)
+		return false;
+	for (size_t i = 1; i < raw->nwords; i++) {
+		const char *v = raw->words[i].value;
+		if (!v || (v[0] != '-' && v[0] != '+'))
+			break;
+		if (v[0] == '-' && v[1] != '-' && strchr(v + 1, 'H'))
+			return true;
+		/* an interactive shell expands history on what it reads and
+		   runs its startup files */
+		if (strcmp(base, "set") && v[0] == '-' && v[1] != '-' &&
+		    strchr(v + 1, 'i'))
+			return true;
+		if (strchr(v + 1, 'o') && i + 1 < raw->nwords) {
+			const char *o = raw->words[i + 1].value;
+			if (v[0] == '-' && o &&
+			    (!strcmp(o, "history") || !strcmp(o, "histexpand")))
+				return true;
+		}
+	}
+	return false;
+}
+
 bool lp_is_reserved_word(const char *s)
 {
 	for (const char *const *r = reserved; *r; r++)
@@ -156,6 +201,12 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		   and bash runs nothing; a line we cannot read as bash does
 		   is not understood (fuzz_shell). */
 		lp_unparsed(ctx, "command name is empty");
+		return;
+	}
+	if (history_on(raw, name)) {
+		lp_unparsed(ctx, "'%s' turns on history or re-runs history: "
+		                 "later text is expanded or re-executed",
+		            name);
 		return;
 	}
 	if (rebinds(raw, name)) {
@@ -509,10 +560,43 @@ static uint32_t first_error_byte(TSNode root)
 	return at;
 }
 
+/*
+ * Backslash-newline is removed by bash before tokens are formed, also
+ * inside double quotes and unquoted heredoc bodies, where the grammar
+ * keeps it: `"$\<newline>(cmd)"` runs cmd, `"$\<newline>X"` expands X
+ * (checked in a sandbox).  A `$` followed by line continuations and then
+ * anything that can follow `$` in an expansion is a join the grammar does
+ * not see: fail closed.  (Between other characters the join is done by
+ * the walk for words, and is harmless inside quotes: "a\<newline>b".)
+ */
+static void check_dollar_continuation(lp_tree *t)
+{
+	const char *s = t->src;
+	size_t n = t->len;
+	for (size_t i = 0; i + 2 < n; i++) {
+		if (s[i] == '\\') {
+			i++; /* an escaped byte, `\$` included */
+			continue;
+		}
+		if (s[i] != '$' || s[i + 1] != '\\' || s[i + 2] != '\n')
+			continue;
+		size_t j = i + 1;
+		while (j + 1 < n && s[j] == '\\' && s[j + 1] == '\n')
+			j += 2;
+		if (j < n && !strchr(" \t\n\"'", s[j])) {
+			lp_unparsed(t->ctx, "a line continuation after $ at byte "
+			                    "%zu joins an expansion the grammar "
+			                    "does not see", i);
+			return;
+		}
+	}
+}
+
 void lp_checks_tree(lp_tree *t, TSNode root)
 {
 	lp_ctx *ctx = t->ctx;
 	const lp_syms *sy = t->sy;
+	check_dollar_continuation(t);
 	if (ts_node_has_error(root))
 		lp_unparsed(ctx, "the parser found a syntax error at byte %u%s",
 		            first_error_byte(root),

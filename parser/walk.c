@@ -1435,6 +1435,20 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 	}
 }
 
+/* A leaf the grammar left as text that may hold a substitution
+   (plaintext.c): an expansion's operand, a [[ ]] pattern or regex. */
+static bool plain_leaf(walker *w, TSNode x)
+{
+	TSSymbol k = ts_node_symbol(x);
+	if (k != w->sy->word && k != w->sy->regex && k != w->sy->extglob_pattern)
+		return false;
+	uint32_t s = ts_node_start_byte(x), e = ts_node_end_byte(x);
+	if (e > w->t->len || s >= e)
+		return false;
+	return memchr(w->t->src + s, '`', e - s) ||
+	       memchr(w->t->src + s, '(', e - s);
+}
+
 static void do_subst(walker *w, frame *f)
 {
 	const lp_syms *sy = w->sy;
@@ -1442,8 +1456,16 @@ static void do_subst(walker *w, frame *f)
 	TSSymbol k = ts_node_symbol(n);
 	if (k == sy->heredoc_body)
 		scan_heredoc_backticks(w, n, &f->c);
-	if (ts_node_child_count(n) == 0)
+	if (ts_node_child_count(n) == 0) {
+		/* ${x:-`cmd`}, [[ a =~ x$(cmd) ]]: text the grammar left
+		   plain (plaintext.c) */
+		if (plain_leaf(w, n) &&
+		    lp_leaf_substs(w->t, n, f->c.parent, f->c.depth + 1) &&
+		    f->c.parent < w->ctx->result->ncommands)
+			w->ctx->result->commands[f->c.parent].flags |=
+				LOCUS_CMD_SUBST;
 		return;
+	}
 	bool cs = k == sy->command_substitution, ps = k == sy->process_substitution;
 	if (cs && lp_is_fake_arith(w->t, n)) {
 		/* upstream #325: $((..)) in a heredoc parsed as $( (..) ).
@@ -1514,7 +1536,8 @@ static void do_subst(walker *w, frame *f)
 	if (ts_tree_cursor_goto_first_child(&cur)) {
 		do {
 			TSNode x = ts_tree_cursor_current_node(&cur);
-			if (ts_node_is_named(x) && ts_node_child_count(x) > 0)
+			if (ts_node_is_named(x) && (ts_node_child_count(x) > 0 ||
+			                            plain_leaf(w, x)))
 				push_subst(w, x, &f->c, false);
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}

@@ -68,6 +68,18 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
                   unsigned depth);
 
+/* ---- plaintext.c ------------------------------------------------------ */
+
+/* Parse the substitutions (backticks, $(..), <(..) / >(..) unless
+   `quoted`) found in s[0..n) as scripts under `parent` at `depth`.
+   True when one was found (or the text was unterminated: unparsed). */
+bool lp_text_substs(lp_ctx *ctx, const char *s, size_t n, bool quoted,
+                    size_t parent, unsigned depth);
+
+/* lp_text_substs() over a leaf node (an expansion's operand, a [[ ]]
+   pattern or regex), quoted when it sits in double quotes or a heredoc. */
+bool lp_leaf_substs(lp_tree *t, TSNode leaf, size_t parent, unsigned depth);
+
 /* ---- word.c ----------------------------------------------------------- */
 
 /* Growable array of words (a word may split into several fields). */
