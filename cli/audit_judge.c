@@ -107,6 +107,7 @@ static int judged(au_row *r, const locus_decision *d,
 	r->reason = dup0(locus_decision_reason(d));
 	r->verdict = dup0(locus_decision_permission(d));
 	r->rule = dup0(locus_decision_permission_rule(d));
+	r->waived = locus_decision_waived_count(d) > 0;
 	if (!r->reason || take_tags(r, d))
 		return -1;
 	if (!r->kind)

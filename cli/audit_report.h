@@ -28,6 +28,7 @@ typedef struct au_row {
 	char *commands;         /* bash: locus_action_json with commands */
 	const char *family;     /* the most telling tag, or "other" */
 	bool dangerous;         /* a tag that warrants a look */
+	bool waived;            /* an allow rule waived a hold */
 } au_row;
 
 typedef struct au_report {
@@ -76,7 +77,8 @@ sarif_doc *sarif_new(void);
 /*
  * Add a result.  `rule_id` is "<outcome>/<tag>" (e.g. "deny/exec:never",
  * "allow/exec:destructive"); its rule is added on first use with help from
- * docs/tags.md.  `uri` is a path (made a relative or file:// URI here),
+ * docs/tags.md.  `uri` is a path (made a relative or file:// URI here;
+ * NULL: no location),
  * `line` 1-based (0: no region).  `props` (may be NULL) is taken over.
  */
 int sarif_add(sarif_doc *d, const char *rule_id, const char *level,

@@ -95,11 +95,15 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: locus policy show [--preset NAME | --policy FILE] "
 	           "[--claude-settings FILE] [--compact]\n"
+	           "       locus policy fuzz [OPTIONS] (locus policy fuzz "
+	           "--help)\n"
 	           "presets: standard (default), strict, permissive, readonly\n");
 }
 
 int cli_policy(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
+		return cli_policy_fuzz(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			usage(stdout);

@@ -60,6 +60,9 @@ bool cli_tag_help(const char *tag, char *title, size_t tcap, char **body)
 /* What an outcome means, for the rules' descriptions. */
 static const char *outcome_text(const char *oc)
 {
+	if (!strcmp(oc, "admit"))
+		return "Admitted by a grant: `locus policy fuzz` found a dangerous "
+		       "line that this allow rule lets through.";
 	if (!strcmp(oc, "deny"))
 		return "Denied: the policy refuses this call; the tool would not "
 		       "have run under locus.";
@@ -101,6 +104,7 @@ static cJSON *make_rule(const char *id)
 	snprintf(shorttext, sizeof shorttext, "%s: %s.",
 	         !strcmp(oc, "deny")            ? "Denied"
 	         : !strcmp(oc, "require_human") ? "Held for a human"
+	         : !strcmp(oc, "admit")         ? "Admitted by a grant"
 	                                        : "Allowed although dangerous",
 	         title);
 	cJSON *sd = cJSON_AddObjectToObject(r, "shortDescription");
@@ -121,7 +125,8 @@ static cJSON *make_rule(const char *id)
 	free(body);
 	cJSON *dc = cJSON_AddObjectToObject(r, "defaultConfiguration");
 	cJSON_AddStringToObject(dc, "level",
-	                        !strcmp(oc, "deny")            ? "error"
+	                        !strcmp(oc, "deny") || !strcmp(oc, "admit")
+	                            ? "error"
 	                        : !strcmp(oc, "require_human") ? "warning"
 	                                                       : "note");
 	cJSON *pr = cJSON_AddObjectToObject(r, "properties");
@@ -129,7 +134,8 @@ static cJSON *make_rule(const char *id)
 	cJSON_AddItemToArray(tags, cJSON_CreateString("security"));
 	cJSON_AddItemToArray(tags, cJSON_CreateString(tag));
 	cJSON_AddStringToObject(pr, "security-severity",
-	                        !strcmp(oc, "deny")            ? "8.0"
+	                        !strcmp(oc, "deny") || !strcmp(oc, "admit")
+	                            ? "8.0"
 	                        : !strcmp(oc, "require_human") ? "5.0"
 	                                                       : "7.0");
 	return r;
@@ -234,8 +240,10 @@ int sarif_add(sarif_doc *d, const char *rule_id, const char *level,
 	cJSON_AddStringToObject(res, "level", level);
 	cJSON *m = cJSON_AddObjectToObject(res, "message");
 	cJSON_AddStringToObject(m, "text", message);
-	cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-	cJSON_AddItemToArray(locs, location(uri, line));
+	if (uri) {
+		cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+		cJSON_AddItemToArray(locs, location(uri, line));
+	}
 	if (props)
 		cJSON_AddItemToObject(res, "properties", props);
 	cJSON_AddItemToArray(d->results, res);

@@ -1,0 +1,112 @@
+/*
+ * cli/policy_fuzz.h - `locus policy fuzz` (cli/policy_fuzz.c) and its
+ * built-in library (cli/fuzz_intents.c): dangerous intents, the options
+ * that carry a command into a program, and the workspace files that
+ * programs run.  docs/audit.md "locus policy fuzz".
+ */
+#ifndef LOCUS_CLI_POLICY_FUZZ_H
+#define LOCUS_CLI_POLICY_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit_report.h"
+
+/* Relative paths in the probes are resolved against this workspace. */
+#define PF_ROOT "/fuzz/workspace"
+
+typedef struct pf_rule {
+	char *text;       /* as written; "(preset standard)" for allowances */
+	const char *file; /* where it is written, or NULL */
+	long line;
+	char *prefix;     /* Bash rules: the words before :* or *, else NULL */
+	bool plain;       /* every line (Bash, Bash(*), *, the allowances) */
+	bool writes;      /* Edit, Write or "*": the write probes */
+	char **lines, **intents; /* its base candidates */
+	locus_policy *alone; /* the policy with this rule as its only allow */
+	size_t n, cap;
+} pf_rule;
+
+typedef struct pf_finding {
+	size_t rule;
+	char *intent, *example, *family, *tags;
+	char *write_file, *write_content; /* runner findings: the plant */
+	long admitted;
+	char *fix, *fix_rule;
+	bool verified;
+} pf_finding;
+
+/* One fuzz run (cli/policy_fuzz.c searches, cli/policy_fuzz_cmd.c reads
+   the options, reduces, fixes and reports). */
+typedef struct pf_ctx {
+	locus_policy *policy;
+	locus_shell_parser *parser;
+	pf_rule *rules;
+	size_t nrules;
+	pf_finding *found;
+	size_t nfound, capfound;
+	long tested, count;
+	double deadline;
+	uint64_t seed;
+	size_t cur; /* the rule whose candidates are being made */
+	bool quiet;
+} pf_ctx;
+
+/* Gate one call of `tool` with one or two string arguments under `p`;
+   fills `row` (au_judge) and counts the line.  0 or -1. */
+int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
+             const char *key, const char *value, const char *key2,
+             const char *value2, au_row *row);
+/* Allowed although it carries a telling tag (au_dangerous). */
+bool pf_worth(const au_row *r);
+bool pf_budget_left(const pf_ctx *c);
+/* A copy of `p`: with `only_allow` ("" for none) as the only allow rule
+   when non-NULL, and `value` added to `list` ("deny" for
+   permissions.deny, or a label set such as "require_human_for",
+   "deny_for") when `list` is non-NULL.  NULL on failure. */
+locus_policy *pf_policy_edit(const locus_policy *p, const char *only_allow,
+                             const char *list, const char *value);
+/* The base candidates and probes of every rule, then metamorphic rounds
+   until the budget ends; findings in c->found. */
+void pf_search(pf_ctx *c);
+
+
+/* A dangerous thing to do, as one shell line. */
+typedef struct pf_intent {
+	const char *name;     /* "delete-home" */
+	const char *category; /* floor, packs, secrets, persistence,
+	                         privilege, outside-workspace */
+	const char *cmd;      /* the line; no ' or " (it goes into quotes) */
+} pf_intent;
+
+extern const pf_intent pf_intents[];
+extern const size_t pf_nintents;
+
+/*
+ * Lines a rule on `program` might admit, built from the rule's prefix
+ * (its words before `:*`): PREFIX + a carrier filled with an intent, or a
+ * program form dangerous by itself.  Calls `emit(ctx, line, intent)` for
+ * each; `intent` names the intent or the form.  Returns the number made.
+ */
+typedef void (*pf_emit_fn)(void *ctx, const char *line, const char *intent);
+size_t pf_candidates(const char *prefix, pf_emit_fn emit, void *ctx);
+
+/* Lines with no rule prefix: every intent as written (the preset's
+   allowances). */
+size_t pf_plain_candidates(pf_emit_fn emit, void *ctx);
+
+/*
+ * A program that runs a workspace file: the file to write (relative to the
+ * workspace), its content with `cmd` as the code run, and the line that
+ * runs it.  Filled for a rule prefix that names such a program; 0, or -1
+ * when the prefix is not one.  Strings are written into the buffers.
+ */
+typedef struct pf_runner {
+	char file[64];
+	char content[1024];
+	char run[256];
+} pf_runner;
+int pf_runner_for(const char *prefix, const char *cmd, pf_runner *out);
+
+#endif

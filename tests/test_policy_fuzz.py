@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""`locus policy fuzz` on Claude Code settings with known-bad grants
+(tests/policy-fuzz/bad-*.json: Bash(find:*), Bash(python3:*), Bash(git:*),
+Bash(npm run:*)), which must be reported with the rule that admits the
+line, a reduced example and a fix checked against the gate, and a tight
+settings file that must come out clean.  The SARIF output is checked with
+Microsoft's validator and points at the rule's line."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sarif_check  # noqa: E402
+
+BIN = os.environ["LOCUS_BIN"]
+ROOT = os.environ["LOCUS_SOURCE_ROOT"]
+DIR = os.path.join(ROOT, "tests", "policy-fuzz")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def fuzz(*args):
+    p = subprocess.run([BIN, "policy", "fuzz", "--count", "1500", "--time", "120",
+                        *args], cwd=DIR, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def findings(out):
+    recs = [json.loads(l) for l in out.splitlines()]
+    return [r for r in recs if r["type"] == "finding"], recs
+
+
+# each known-bad grant alone: reported, with a checked fix
+want = {
+    "find": lambda f: f["family"] == "exec:destructive" and "-delete" in f["example"],
+    "python3": lambda f: "shutil.rmtree" in f["example"] or
+    (f["write"] and f["write"]["file"] == "locus_fuzz.py"),
+    "git": lambda f: f["example"].startswith("git ") and
+    f["family"] in ("exec:destructive", "exec:vcs-push"),
+    "npm-run": lambda f: f["write"] and f["write"]["file"] == "package.json" and
+    f["example"] == "npm run locus-fuzz" and "scripts" in f["write"]["content"],
+}
+for name, ok in want.items():
+    rc, out, err = fuzz("--claude-settings", "bad-%s.json" % name, "--format", "jsonl")
+    check(rc == 1, "bad-%s: exit 1 (got %d: %s)" % (name, rc, err))
+    fs, recs = findings(out)
+    mine = [f for f in fs if f["rule"].startswith("Bash(")]
+    check(mine and all(f["file"] == "bad-%s.json" % name and f["line"] == 4 for f in mine),
+          "bad-%s: findings name the rule and its line" % name)
+    good = [f for f in mine if ok(f)]
+    check(good, "bad-%s: the expected finding: %s" % (name, [f["example"] for f in mine]))
+    check(all(f["fix"]["checked"] for f in good), "bad-%s: fixes checked" % name)
+    for f in mine:
+        check(all(t in f["tags"] for t in ([] if f["family"] == "indirect" else [f["family"]])),
+              "family among the tags")
+    summary = [r for r in recs if r["type"] == "summary"][0]
+    check(summary["tested"] == 1500 and summary["findings"] == len(fs), "bad-%s: summary" % name)
+
+# determinism by --seed (the count ends the run)
+a = fuzz("--claude-settings", "bad-all.json", "--format", "jsonl", "--seed", "7")
+b = fuzz("--claude-settings", "bad-all.json", "--format", "jsonl", "--seed", "7")
+check(a[1] == b[1] and a[0] == 1, "same seed, same findings")
+
+# the combined file: every bad grant reported at its own line; ls is clean
+fs, recs = findings(a[1])
+lines = {f["rule"]: f["line"] for f in fs}
+check(lines == {"Bash(find:*)": 6, "Bash(python3:*)": 7, "Bash(git:*)": 8,
+                "Bash(npm run:*)": 9}, "rules and lines: %s" % lines)
+rules = {r["rule"]: r["findings"] for r in recs if r["type"] == "rule"}
+check(rules.get("Bash(ls:*)") == 0, "Bash(ls:*) is clean")
+
+# a fix, applied, makes the finding go away
+with tempfile.TemporaryDirectory() as tmp:
+    fixed = os.path.join(tmp, "fixed.json")
+    deny = sorted({f["fix"]["deny_rule"] for f in fs
+                   if f["rule"] == "Bash(find:*)" and "deny_rule" in f["fix"]})
+    check(deny, "a deny rule is proposed for Bash(find:*)")
+    with open(fixed, "w") as f:
+        json.dump({"permissions": {"allow": ["Bash(find:*)"], "deny": deny}}, f)
+    rc, out, _ = fuzz("--claude-settings", fixed, "--format", "jsonl")
+    after = [f for f in findings(out)[0] if f["rule"] == "Bash(find:*)"]
+    check(not [f for f in after if "-delete" in f["example"]],
+          "after %s no find -delete finding: %s" % (deny, [f["example"] for f in after]))
+
+    # SARIF: validated, one result per finding, located at the rule's line
+    sarif = os.path.join(tmp, "fuzz.sarif")
+    rc, out, err = fuzz("--claude-settings", "bad-all.json", "--format", "sarif", "-o", sarif,
+                        "--format", "text")
+    check(rc == 1 and "admits dangerous lines" in out, "text and sarif together")
+    ok, vout = sarif_check.validate(sarif)
+    print(vout)
+    check(ok, "the SARIF validator accepts the fuzz report")
+    with open(sarif) as f:
+        doc = json.load(f)
+    res = doc["runs"][0]["results"]
+    check(len(res) == len(fs), "one SARIF result per finding")
+    for r in res:
+        loc = r["locations"][0]["physicalLocation"]
+        check(loc["artifactLocation"]["uri"] == "bad-all.json" and
+              loc["region"]["startLine"] == lines[r["properties"]["permissionRule"]] and
+              r["level"] == "error" and r["ruleId"].startswith("admit/"),
+              "SARIF result %s" % r["ruleId"])
+
+# the tight settings: clean, exit 0
+rc, out, err = fuzz("--claude-settings", "tight.json")
+check(rc == 0 and "0 findings" in out and "admits" not in out,
+      "tight settings are clean (rc %d):\n%s" % (rc, out))
+
+# usage errors
+for args in (["--count", "x"], ["--preset", "nope"], ["--format", "pdf"],
+             ["--policy", "a", "--preset", "standard"], ["--claude-settings", "missing.json"],
+             ["--bogus"]):
+    rc, _, _ = fuzz(*args)
+    check(rc == 2, "usage error %s -> 2 (got %d)" % (args, rc))
+# a time budget ends the run cleanly
+rc, out, _ = fuzz("--claude-settings", "bad-all.json", "--time", "0.001")
+check(rc in (0, 1) and "lines tested" in out, "a tiny --time still reports")
+
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
