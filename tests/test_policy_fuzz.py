@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """`locus policy fuzz` on Claude Code settings with known-bad grants
-(tests/policy-fuzz/bad-*.json: Bash(find:*), Bash(python3:*), Bash(git:*),
-Bash(npm run:*)), which must be reported with the rule that admits the
-line, a reduced example and a fix checked against the gate, and a tight
-settings file that must come out clean.  The SARIF output is checked with
+(tests/policy-fuzz/bad-*.json: Bash(python3:*), Bash(git:*), Bash(npm
+run:*), Bash(find * -delete)), which must be reported with the rule that
+admits the line, a reduced example and a fix checked against the gate, and
+tight settings that must come out clean: tight.json, and a bare
+Bash(find:*), which Claude Code (and locus, docs/policy.md) never lets
+cover an option that carries an action (-delete, -exec): its forms are
+tried and refused.  The SARIF output is checked with
 Microsoft's validator and points at the rule's line."""
 import json
 import os
@@ -39,7 +42,7 @@ def findings(out):
 
 # each known-bad grant alone: reported, with a checked fix
 want = {
-    "find": lambda f: f["family"] == "exec:destructive" and "-delete" in f["example"],
+    "find-delete": lambda f: f["family"] == "exec:destructive" and "-delete" in f["example"],
     "python3": lambda f: "shutil.rmtree" in f["example"] or
     (f["write"] and f["write"]["file"] == "locus_fuzz.py"),
     "git": lambda f: f["example"].startswith("git ") and
@@ -63,6 +66,13 @@ for name, ok in want.items():
     summary = [r for r in recs if r["type"] == "summary"][0]
     check(summary["tested"] == 1500 and summary["findings"] == len(fs), "bad-%s: summary" % name)
 
+# a bare Bash(find:*): its -delete and -exec forms are tried, none admitted
+rc, out, err = fuzz("--claude-settings", "bad-find.json", "--format", "jsonl")
+fs, recs = findings(out)
+rule = [r for r in recs if r["type"] == "rule" and r["rule"] == "Bash(find:*)"]
+check(rc == 0 and not fs and rule and rule[0]["candidates"] > 100,
+      "Bash(find:*) tried and clean (rc %d, %s)" % (rc, [f["example"] for f in fs]))
+
 # determinism by --seed (the count ends the run)
 a = fuzz("--claude-settings", "bad-all.json", "--format", "jsonl", "--seed", "7")
 b = fuzz("--claude-settings", "bad-all.json", "--format", "jsonl", "--seed", "7")
@@ -71,7 +81,7 @@ check(a[1] == b[1] and a[0] == 1, "same seed, same findings")
 # the combined file: every bad grant reported at its own line; ls is clean
 fs, recs = findings(a[1])
 lines = {f["rule"]: f["line"] for f in fs}
-check(lines == {"Bash(find:*)": 6, "Bash(python3:*)": 7, "Bash(git:*)": 8,
+check(lines == {"Bash(find * -delete)": 6, "Bash(python3:*)": 7, "Bash(git:*)": 8,
                 "Bash(npm run:*)": 9}, "rules and lines: %s" % lines)
 rules = {r["rule"]: r["findings"] for r in recs if r["type"] == "rule"}
 check(rules.get("Bash(ls:*)") == 0, "Bash(ls:*) is clean")
@@ -80,14 +90,14 @@ check(rules.get("Bash(ls:*)") == 0, "Bash(ls:*) is clean")
 with tempfile.TemporaryDirectory() as tmp:
     fixed = os.path.join(tmp, "fixed.json")
     deny = sorted({f["fix"]["deny_rule"] for f in fs
-                   if f["rule"] == "Bash(find:*)" and "deny_rule" in f["fix"]})
-    check(deny, "a deny rule is proposed for Bash(find:*)")
+                   if f["rule"] == "Bash(git:*)" and "deny_rule" in f["fix"]})
+    check(deny, "deny rules are proposed for Bash(git:*)")
     with open(fixed, "w") as f:
-        json.dump({"permissions": {"allow": ["Bash(find:*)"], "deny": deny}}, f)
+        json.dump({"permissions": {"allow": ["Bash(git:*)"], "deny": deny}}, f)
     rc, out, _ = fuzz("--claude-settings", fixed, "--format", "jsonl")
-    after = [f for f in findings(out)[0] if f["rule"] == "Bash(find:*)"]
-    check(not [f for f in after if "-delete" in f["example"]],
-          "after %s no find -delete finding: %s" % (deny, [f["example"] for f in after]))
+    after = [f for f in findings(out)[0] if f["rule"] == "Bash(git:*)"
+             and f["family"] != "indirect"]
+    check(not after, "after %s no direct git finding: %s" % (deny, [f["example"] for f in after]))
 
     # SARIF: validated, one result per finding, located at the rule's line
     sarif = os.path.join(tmp, "fuzz.sarif")
