@@ -42,6 +42,20 @@ check(r.status === 0, 'tools/list exits 0', `${r.status} ${r.stderr}`);
 for (const n of ['read', 'write', 'edit', 'bash'])
   check(names.includes(n), `tools/list has ${n}`, names.join(','));
 
+// the inspector's schema portability lint (--strict: exit 6 on a finding)
+r = viaDocs('--method', 'tools/list', '--strict');
+check(r.status === 0 && !r.out?.schemaFindings, 'tools/list passes the inspector --strict schema lint',
+  `${r.status} ${JSON.stringify(r.out?.schemaFindings)} ${r.stderr}`);
+const listed = r.out?.result?.tools || [];
+check(listed.length > 0 && listed.every((t) => t.title && t.annotations &&
+  typeof t.annotations.readOnlyHint === 'boolean' && typeof t.annotations.openWorldHint === 'boolean'),
+  'every tool has a title and annotations', JSON.stringify(listed.map((t) => [t.name, t.annotations])));
+
+// arguments that do not fit: a tool error the model sees (exit 5), naming the field
+r = call('read', { path: 'hello.txt', offset: 'x', nope: 1 });
+check(r.status === 5 && r.out?.result?.isError === true && /'(offset|nope)'/.test(toolText(r)),
+  'a bad argument is isError naming the field', `${r.status} ${r.stdout}`);
+
 r = call('write', { path: 'hello.txt', content: 'written by the inspector\n' });
 check(r.status === 0 && r.out?.result?.isError === false, 'write a file', `${r.status} ${r.stdout} ${r.stderr}`);
 check(fs.existsSync(path.join(work, 'hello.txt')) &&
