@@ -57,4 +57,7 @@ int cli_backend_open(const cli_backend_opts *o, const char *backend,
 struct cJSON;
 bool cli_json_dup_keys(const struct cJSON *object);
 
+/* cli/util.c: the value of a hex digit, or -1. */
+int cli_hex_digit(int c);
+
 #endif

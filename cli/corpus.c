@@ -66,17 +66,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Decode the C-escape form of `$e` lines into `out`.  Returns NULL on
  * success or a static message naming the bad escape.
@@ -103,7 +92,7 @@ static const char *decode_escapes(const char *s, sbuf *out)
 		case '\\': c = '\\'; break;
 		case 's': c = ' '; break; /* a visible trailing space */
 		case 'x': {
-			int h = hexval(s[i + 1]), l = h < 0 ? -1 : hexval(s[i + 2]);
+			int h = cli_hex_digit(s[i + 1]), l = h < 0 ? -1 : cli_hex_digit(s[i + 2]);
 			if (h < 0 || l < 0)
 				return "\\x needs two hex digits";
 			c = (char)(h * 16 + l);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "mcp.h"
 
 #define ROOTS_ID_PREFIX "locus-roots-"
@@ -49,17 +50,6 @@ void mcp_roots_request(mcp_server *s)
 	mcp_send(s, o);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The path of a file:// URI (percent-decoded), or NULL. */
 static char *uri_path(const char *uri)
 {
@@ -76,7 +66,7 @@ static char *uri_path(const char *uri)
 	for (size_t i = 0; o && i < n; i++) {
 		int hi, lo;
 		if (p[i] == '%' && i + 2 < n + 1 &&
-		    (hi = hexval(p[i + 1])) >= 0 && (lo = hexval(p[i + 2])) >= 0) {
+		    (hi = cli_hex_digit(p[i + 1])) >= 0 && (lo = cli_hex_digit(p[i + 2])) >= 0) {
 			o[k++] = (char)(hi * 16 + lo);
 			i += 2;
 		} else if (p[i] == '?' || p[i] == '#') {

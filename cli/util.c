@@ -21,3 +21,14 @@ bool cli_json_dup_keys(const cJSON *object)
 				return true;
 	return false;
 }
+
+int cli_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
