@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -468,8 +469,141 @@ static int l_read(locus_backend *b, const char *path, char **out, size_t *len,
 	return rc;
 }
 
-static int l_write(locus_backend *b, const char *path, const char *data,
-                   size_t len, locus_error *err)
+/*
+ * The temporary file's owner and mode: the replaced file's.  As root the
+ * owner is kept with fchown; when it cannot be kept (not root, or fchown
+ * refused), setuid and setgid are cleared, so agent content never ends up
+ * setuid to a user who did not write it.  fchown clears the bits itself,
+ * so the mode is set after it.
+ */
+static void keep_meta(int fd, const struct stat *st)
+{
+	mode_t mode = st->st_mode & 07777;
+	struct stat t;
+	bool uid_kept = false, gid_kept = false;
+	if (fstat(fd, &t) == 0) {
+		if ((t.st_uid != st->st_uid || t.st_gid != st->st_gid) &&
+		    geteuid() == 0)
+			(void)fchown(fd, st->st_uid, st->st_gid);
+		if (fstat(fd, &t) == 0) {
+			uid_kept = t.st_uid == st->st_uid;
+			gid_kept = t.st_gid == st->st_gid;
+		}
+	}
+	if (!uid_kept)
+		mode &= ~(mode_t)S_ISUID;
+	if (!gid_kept || !uid_kept)
+		mode &= ~(mode_t)S_ISGID;
+	(void)fchmod(fd, mode);
+}
+
+/* Under the folder's lock: is name still what the caller read? */
+static int cas_check(int dfd, const char *name, const char *expect,
+                     const char *path, locus_error *err)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	                               O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && !expect)
+			return 0;
+		if (errno == ENOENT)
+			return lh_err(err, LOCUS_ECONFLICT,
+			              "%s was removed on disk since it was read",
+			              path);
+		return map_errno(err, errno, path, "");
+	}
+	if (!expect) {
+		close(fd);
+		return lh_err(err, LOCUS_ECONFLICT,
+		              "%s was created on disk meanwhile", path);
+	}
+	char *data = NULL;
+	size_t len = 0;
+	int rc = read_fd_all(fd, path, &data, &len, err);
+	close(fd);
+	if (rc)
+		return rc;
+	char sha[65];
+	lh_sha256_hex(data, len, sha);
+	free(data);
+	if (strcmp(sha, expect))
+		return lh_err(err, LOCUS_ECONFLICT,
+		              "%s changed on disk since it was read", path);
+	return 0;
+}
+
+/* Write data to a new temporary file beside name; *tmp gets its name. */
+static int write_temp(local_backend *lb, int dfd, const char *name,
+                      const struct stat *had, const char *data, size_t len,
+                      char tmp[NAME_MAX + 1], const char *path,
+                      locus_error *err)
+{
+	int fd = -1;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(tmp, NAME_MAX + 1, ".%.200s.locus-%d-%u", name,
+		         (int)getpid(), lb->seq++);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		            0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return map_errno(err, errno, path, lb->root);
+	if (had)
+		keep_meta(fd, had);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int rc = map_errno(err, errno, path, lb->root);
+			close(fd);
+			unlinkat(dfd, tmp, 0);
+			return rc;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0) {
+		int rc = map_errno(err, errno, path, lb->root);
+		unlinkat(dfd, tmp, 0);
+		return rc;
+	}
+	return 0;
+}
+
+static int l_write_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, bool cas, const char *expect,
+                      locus_error *err);
+
+/* A link that stays inside the root: write the place it names. */
+static int write_through_link(locus_backend *b, const char *path,
+                              const char *data, size_t len, bool cas,
+                              const char *expect, locus_error *err)
+{
+	local_backend *lb = L(b);
+	int fd;
+	int rc = resolve(lb, path, O_PATH, &fd, err);
+	if (rc == LOCUS_ENOTFOUND)
+		return lh_err(err, LOCUS_EINVALID,
+		              "%s is a dangling link: refused", path);
+	if (rc)
+		return rc;
+	char lp[64], target[PATH_MAX + 1];
+	snprintf(lp, sizeof lp, "/proc/self/fd/%d", fd);
+	ssize_t tl = readlink(lp, target, PATH_MAX);
+	close(fd);
+	size_t rl = strlen(lb->root_real);
+	if (tl <= 0 || (size_t)tl <= rl || strncmp(target, lb->root_real, rl) ||
+	    target[rl] != '/')
+		return escape_err(err, path, lb->root);
+	target[tl] = '\0';
+	return l_write_at(b, target, data, len, cas, expect, err);
+}
+
+static int l_write_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, bool cas, const char *expect,
+                      locus_error *err)
 {
 	local_backend *lb = L(b);
 	int dfd;
@@ -478,73 +612,66 @@ static int l_write(locus_backend *b, const char *path, const char *data,
 	if (rc)
 		return rc;
 	struct stat st;
-	mode_t mode = 0666 & ~(mode_t)0; /* umask applies at creation */
 	bool had = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (had && S_ISLNK(st.st_mode)) {
-		/* write through a link only when it leads to a place inside
-		 * the root: then write that place, atomically */
 		close(dfd);
 		free(name);
-		int fd;
-		rc = resolve(lb, path, O_PATH, &fd, err);
-		if (rc == LOCUS_ENOTFOUND)
-			return lh_err(err, LOCUS_EINVALID,
-			              "%s is a dangling link: refused", path);
-		if (rc)
-			return rc;
-		char lp[64], target[PATH_MAX + 1];
-		snprintf(lp, sizeof lp, "/proc/self/fd/%d", fd);
-		ssize_t tl = readlink(lp, target, PATH_MAX);
-		close(fd);
-		size_t rl = strlen(lb->root_real);
-		if (tl <= 0 || (size_t)tl <= rl ||
-		    strncmp(target, lb->root_real, rl) || target[rl] != '/')
-			return escape_err(err, path, lb->root);
-		target[tl] = '\0';
-		return l_write(b, target, data, len, err);
+		return write_through_link(b, path, data, len, cas, expect, err);
 	}
+	int lockfd = -1;
+	char tmp[NAME_MAX + 1];
 	if (had && S_ISDIR(st.st_mode)) {
 		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		            path);
 		goto out;
 	}
-	char tmp[NAME_MAX + 1];
-	int fd = -1;
-	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(tmp, sizeof tmp, ".%.200s.locus-%d-%u", name,
-		         (int)getpid(), lb->seq++);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		            mode);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		rc = map_errno(err, errno, path, lb->root);
+	rc = write_temp(lb, dfd, name, had && S_ISREG(st.st_mode) ? &st : NULL,
+	                data, len, tmp, path, err);
+	if (rc)
 		goto out;
-	}
-	if (had && S_ISREG(st.st_mode))
-		(void)fchmod(fd, st.st_mode & 07777);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = map_errno(err, errno, path, lb->root);
-			close(fd);
-			unlinkat(dfd, tmp, 0);
-			goto out;
+	if (cas) {
+		/* the check and the rename under one lock of the folder:
+		 * every CAS writer of this folder takes it */
+		lockfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		while (lockfd >= 0 && flock(lockfd, LOCK_EX) < 0 &&
+		       errno == EINTR)
+			;
+		rc = lockfd < 0 ? map_errno(err, errno, path, lb->root)
+		                : cas_check(dfd, name, expect, path, err);
+		if (!rc && expect && fstatat(dfd, name, &st,
+		                             AT_SYMLINK_NOFOLLOW) == 0) {
+			/* the file may have been replaced (same bytes,
+			 * other owner): the temp takes the current one's */
+			int tfd = openat(dfd, tmp, O_WRONLY | O_NOFOLLOW |
+			                               O_CLOEXEC);
+			if (tfd >= 0) {
+				keep_meta(tfd, &st);
+				close(tfd);
+			}
 		}
-		off += (size_t)w;
 	}
-	if (close(fd) < 0 || renameat(dfd, tmp, dfd, name) < 0) {
+	if (!rc && renameat(dfd, tmp, dfd, name) < 0)
 		rc = map_errno(err, errno, path, lb->root);
+	if (rc)
 		unlinkat(dfd, tmp, 0);
-	}
 out:
+	if (lockfd >= 0)
+		close(lockfd); /* drops the lock */
 	close(dfd);
 	free(name);
 	return rc;
+}
+
+static int l_write(locus_backend *b, const char *path, const char *data,
+                   size_t len, locus_error *err)
+{
+	return l_write_at(b, path, data, len, false, NULL, err);
+}
+
+static int l_write_cas(locus_backend *b, const char *path, const char *data,
+                       size_t len, const char *expect, locus_error *err)
+{
+	return l_write_at(b, path, data, len, true, expect, err);
 }
 
 static int l_remove(locus_backend *b, const char *path, locus_error *err)
@@ -1113,6 +1240,7 @@ int locus_backend_local_new(locus_backend **out, const char *root,
 	lb->base.stat = l_stat;
 	lb->base.read = l_read;
 	lb->base.write = l_write;
+	lb->base.write_cas = l_write_cas;
 	lb->base.remove = l_remove;
 	lb->base.list = l_list;
 	lb->base.walk = l_walk;

@@ -190,6 +190,27 @@ static int m_write(locus_backend *b, const char *path, const char *data,
 	return 0;
 }
 
+/* One thread at a time owns a backend: the check and the write are one
+ * step here. */
+static int m_write_cas(locus_backend *b, const char *path, const char *data,
+                       size_t len, const char *expect, locus_error *err)
+{
+	char *cur = NULL;
+	size_t cl = 0;
+	locus_error e2;
+	int rc = m_read(b, path, &cur, &cl, &e2);
+	if (rc && rc != LOCUS_ENOTFOUND)
+		return lh_err(err, rc, "%s", e2.message);
+	char sha[65] = "";
+	if (!rc)
+		lh_sha256_hex(cur, cl, sha);
+	free(cur);
+	if ((!expect && !rc) || (expect && (rc || strcmp(sha, expect))))
+		return lh_err(err, LOCUS_ECONFLICT,
+		              "%s changed since it was read", path);
+	return m_write(b, path, data, len, err);
+}
+
 static int m_remove(locus_backend *b, const char *path, locus_error *err)
 {
 	mem_backend *m = M(b);
@@ -356,6 +377,7 @@ int locus_backend_memory_new(locus_backend **out, locus_error *err)
 	m->base.stat = m_stat;
 	m->base.read = m_read;
 	m->base.write = m_write;
+	m->base.write_cas = m_write_cas;
 	m->base.remove = m_remove;
 	m->base.list = m_list;
 	m->base.walk = m_walk;

@@ -218,6 +218,23 @@ static int set_change(locus_backend *b, lh_change **c, size_t *n, size_t *cap,
 	return 0;
 }
 
+/* m[i] = v, growing m as needed. */
+static bool map_set(size_t **m, size_t *cap, size_t i, size_t v)
+{
+	if (i >= *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		while (nc <= i)
+			nc *= 2;
+		size_t *x = realloc(*m, nc * sizeof *x);
+		if (!x)
+			return false;
+		*m = x;
+		*cap = nc;
+	}
+	(*m)[i] = v;
+	return true;
+}
+
 int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
                   size_t *nout, char **msg)
 {
@@ -232,6 +249,7 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 	int rc = 0;
 	char *path = NULL, *data = NULL;
 	svec F = {0}, oldl = {0}, newl = {0};
+	size_t *nmap = NULL, nmap_cap = 0; /* newl[k]: its line in oldl */
 	lh_buf nb = {0};
 	size_t i = 0;
 	while (i < L.n && trim(L.v[i], true).n == 0)
@@ -274,6 +292,15 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 			rc = current(b, c, n, path, &data, &dl, &ex);
 			free(data);
 			data = NULL;
+			/* anything there refuses: a file too large or
+			 * unreadable to read, a FIFO, a folder */
+			locus_stat st = {0};
+			locus_error se;
+			bool planned_del = planned(c, n, path) && !ex;
+			if (!planned_del && !ex && rc != LOCUS_EDENIED &&
+			    (rc != 0 || b->stat(b, path, &st, &se) != 0 ||
+			     st.exists))
+				ex = true;
 			if (rc == LOCUS_EDENIED || ex) {
 				rc = fail(
 				    msg,
@@ -369,14 +396,18 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 				sv x = L.v[i];
 				char op = x.n ? x.s[0] : ' ';
 				sv body = x.n ? (sv){x.s + 1, x.n - 1} : x;
-				if (op == ' ') {
+				bool ctx = op == ' ';
+				if (ctx || op == '-')
 					svec_push(&oldl, body.s, body.n);
+				if (ctx || op == '+') {
 					svec_push(&newl, body.s, body.n);
-				} else if (op == '-') {
-					svec_push(&oldl, body.s, body.n);
-				} else if (op == '+') {
-					svec_push(&newl, body.s, body.n);
-				} else {
+					if (!map_set(&nmap, &nmap_cap, newl.n - 1,
+					             ctx ? oldl.n - 1 : SIZE_MAX)) {
+						rc = LOCUS_ENOMEM;
+						free(move);
+						goto out;
+					}
+				} else if (op != '-') {
 					rc = fail(
 					    msg,
 					    "%s: a hunk line must start with "
@@ -408,6 +439,11 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 				free(move);
 				goto out;
 			}
+			/* context lines keep the file's own bytes (tabs, \r):
+			 * they were matched fuzzily, not rewritten */
+			for (size_t k = 0; k < newl.n; k++)
+				if (nmap[k] != SIZE_MAX)
+					newl.v[k] = F.v[pos + nmap[k]];
 			/* F := F[0..pos) + newl + F[pos+oldl.n..) */
 			size_t tail = F.n - pos - oldl.n;
 			size_t need = pos + newl.n + tail;
@@ -485,6 +521,7 @@ out:
 	free(F.v);
 	free(oldl.v);
 	free(newl.v);
+	free(nmap);
 	lh_buf_free(&nb);
 	if (rc) {
 		lh_changes_free(c, n);

@@ -693,8 +693,25 @@ static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
 	return rc;
 }
 
+static int s_write_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, bool cas, const char *expect,
+                      locus_error *err);
+
 static int s_write(locus_backend *b, const char *path, const char *data,
                    size_t len, locus_error *err)
+{
+	return s_write_at(b, path, data, len, false, NULL, err);
+}
+
+static int s_write_cas(locus_backend *b, const char *path, const char *data,
+                       size_t len, const char *expect, locus_error *err)
+{
+	return s_write_at(b, path, data, len, true, expect, err);
+}
+
+static int s_write_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, bool cas, const char *expect,
+                      locus_error *err)
 {
 	session_backend *sb = S(b);
 	int code;
@@ -726,14 +743,33 @@ static int s_write(locus_backend *b, const char *path, const char *data,
 		/* keep the mode of a replaced file; rename is atomic */
 		lh_buf_puts(&body, "T=");
 		lh_buf_shquote(&body, tmp.d);
+		/* the mode of a replaced file, without setuid/setgid: the
+		 * sandbox user writes it, so its owner may not be kept */
 		lh_buf_puts(&body,
-		            "\n[ -f \"$P\" ] && chmod --reference=\"$P\" "
-		            "\"$T\" 2>/dev/null\n"
-		            "[ -L \"$P\" ] && P=$(readlink -f -- \"$P\")\n"
-		            "mv -f -- \"$T\" \"$P\" || { rm -f -- \"$T\"; "
-		            "exit 5; }\n");
+		            "\n[ -L \"$P\" ] && P=$(readlink -f -- \"$P\")\n"
+		            "[ -f \"$P\" ] && chmod --reference=\"$P\" "
+		            "\"$T\" 2>/dev/null && chmod ug-s \"$T\"\n");
+		if (cas) {
+			/* compare right before the rename, under flock(1)
+			 * of the folder when the sandbox has it */
+			lh_buf_puts(&body, "E=");
+			lh_buf_shquote(&body, expect ? expect : "");
+			lh_buf_puts(&body,
+			            "\ncas() { if [ -z \"$E\" ]; then [ ! -e "
+			            "\"$P\" ]; else [ \"$(sha256sum < \"$P\" "
+			            "2>/dev/null | cut -c1-64)\" = \"$E\" ]; "
+			            "fi; }\n"
+			            "if command -v flock >/dev/null 2>&1; then "
+			            "exec 9<\"$(dirname -- \"$P\")\"; flock 9; fi\n"
+			            "cas || { rm -f -- \"$T\"; exit 6; }\n");
+		}
+		lh_buf_puts(&body, "mv -f -- \"$T\" \"$P\" || { rm -f -- "
+		                   "\"$T\"; exit 5; }\n");
 		rc = path_script(sb, path, body.d, &code, NULL, NULL, err);
-		if (!rc && code != 0)
+		if (!rc && code == 6)
+			rc = lh_err(err, LOCUS_ECONFLICT,
+			            "%s changed on disk since it was read", path);
+		else if (!rc && code != 0)
 			rc = lh_err(err, LOCUS_EIO, "cannot write %s", path);
 	}
 	lh_buf_free(&tmp);
@@ -1372,6 +1408,7 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
 	sb->base.stat = s_stat;
 	sb->base.read = s_read;
 	sb->base.write = s_write;
+	sb->base.write_cas = s_write_cas;
 	sb->base.remove = s_remove;
 	sb->base.list = s_list;
 	sb->base.walk = s_walk;

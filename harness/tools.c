@@ -1768,21 +1768,49 @@ const char *locus_harness_tool_schema(const locus_harness *h, const char *name)
 	return t ? t->schema : NULL;
 }
 
-/* Commit a plan; on a failure part way, put back what was changed. */
+/* Write one planned change: compare-and-swap against what the plan was
+ * made from (the bytes read, or "absent"), when the backend can. */
+static int commit_write(locus_harness *h, const lh_change *c, locus_error *err)
+{
+	if (!h->b->write_cas)
+		return h->b->write(h->b, c->path, c->data, c->len, err);
+	char sha[65];
+	if (c->had)
+		lh_sha256_hex(c->old, c->olen, sha);
+	return h->b->write_cas(h->b, c->path, c->data, c->len,
+	                       c->had ? sha : NULL, err);
+}
+
+/* Commit a plan; on a failure part way, put back what was changed.  Files
+ * are written first and removed last, so a failure rolls back writes (the
+ * backend's write keeps the replaced file's mode and owner). */
 static bool commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 {
 	locus_error err = {0};
 	size_t i = 0;
+	/* writes in plan order, then removals: stable sort by `del` */
+	for (size_t a = 0, w = 0; a < n; a++)
+		if (!c[a].del) {
+			lh_change t = c[a];
+			memmove(&c[w + 1], &c[w], (a - w) * sizeof *c);
+			c[w++] = t;
+		}
 	for (; i < n; i++) {
 		int rc = c[i].del ? h->b->remove(h->b, c[i].path, &err)
-		                  : h->b->write(h->b, c[i].path, c[i].data,
-		                                c[i].len, &err);
+		                  : commit_write(h, &c[i], &err);
 		if (rc)
 			break;
 	}
 	if (i < n) {
-		lh_buf_printf(out, "%s: %s. Nothing was written.", c[i].path,
-		              err.message);
+		if (err.code == LOCUS_ECONFLICT)
+			lh_buf_printf(out,
+			              "%s changed on disk since it was read — "
+			              "read it again before changing it. Nothing "
+			              "was written.",
+			              c[i].path);
+		else
+			lh_buf_printf(out, "%s: %s. Nothing was written.",
+			              c[i].path, err.message);
 		while (i-- > 0) {
 			locus_error e2;
 			if (c[i].had)

@@ -19,6 +19,7 @@ const char *locus_error_code_name(int code)
 	case LOCUS_ETOOBIG: return "too big";
 	case LOCUS_EDENIED: return "denied";
 	case LOCUS_ETIMEOUT: return "timed out";
+	case LOCUS_ECONFLICT: return "changed since it was read";
 	}
 	return "unknown error";
 }

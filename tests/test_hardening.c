@@ -246,6 +246,216 @@ START_TEST(audit_out_of_the_tools_reach)
 }
 END_TEST
 
+/* ---------------- writes that lose nothing ---------------- */
+
+START_TEST(add_file_refuses_what_exists)
+{
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, locus_all_tools, NULL, NULL))
+		return;
+	sh("cd '%s' && echo keep > plain && mkfifo fifo && mkdir dir && "
+	   "truncate -s 300M big && ln -s nowhere dangling",
+	   g_root);
+	static const char *const names[] = {"plain", "fifo", "dir", "big",
+	                                    NULL};
+	for (size_t i = 0; names[i]; i++) {
+		char a[300];
+		snprintf(a, sizeof a,
+		         "{\"patch\":\"*** Begin Patch\\n*** Add File: %s\\n"
+		         "+new\\n*** End Patch\"}",
+		         names[i]);
+		call_err(&f, "apply_patch", a, "already exists");
+	}
+	expect_file(&f, "plain", "keep\n");
+	struct stat st;
+	char p[800];
+	snprintf(p, sizeof p, "%s/big", g_root);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 300 << 20);
+	snprintf(p, sizeof p, "%s/fifo", g_root);
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	/* a dangling link is not written through either */
+	call_err(&f, "apply_patch",
+	         "{\"patch\":\"*** Begin Patch\\n*** Add File: dangling\\n"
+	         "+new\\n*** End Patch\"}",
+	         NULL);
+	snprintf(p, sizeof p, "%s/nowhere", g_root);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	fx_close(&f);
+}
+END_TEST
+
+static void stat_of(const char *name, struct stat *st)
+{
+	char p[800];
+	snprintf(p, sizeof p, "%s/%s", g_root, name);
+	ck_assert_int_eq(lstat(p, st), 0);
+}
+
+START_TEST(writes_keep_owner_and_roll_back_metadata)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIPPED (not passed): needs root\n");
+		return;
+	}
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, locus_all_tools, NULL, NULL))
+		return;
+	sh("cd '%s' && printf 'a\\nb\\n' > f.txt && chown 4242:4243 f.txt && "
+	   "chmod 4750 f.txt && echo x > a.txt",
+	   g_root);
+	call_ok(&f, "read", "{\"path\":\"f.txt\"}", NULL);
+	call_ok(&f, "edit", "{\"path\":\"f.txt\",\"old\":\"a\",\"new\":\"A\"}",
+	        "Updated");
+	struct stat st;
+	stat_of("f.txt", &st);
+	ck_assert_uint_eq(st.st_uid, 4242); /* fchown as root */
+	ck_assert_uint_eq(st.st_gid, 4243);
+	ck_assert_uint_eq(st.st_mode & 07777, 04750);
+	/* a patch whose second part fails: the first file is put back
+	 * with its content, mode and owner */
+	call_ok(&f, "read", "{\"path\":\"f.txt\"}", NULL);
+	call_err(&f, "apply_patch",
+	         "{\"patch\":\"*** Begin Patch\\n*** Update File: f.txt\\n@@\\n"
+	         "-A\\n+Z\\n*** Add File: a.txt/under\\n+x\\n*** End Patch\"}",
+	         "Nothing was written");
+	expect_file(&f, "f.txt", "A\nb\n");
+	stat_of("f.txt", &st);
+	ck_assert_uint_eq(st.st_uid, 4242);
+	ck_assert_uint_eq(st.st_mode & 07777, 04750);
+	fx_close(&f);
+	/* not root: the owner cannot be kept, so setuid/setgid go */
+	mk_tmp();
+	sh("chmod 755 '%s' && chmod 777 '%s' && printf 'x\\n' > '%s/s' && "
+	   "chown 4242 '%s/s' && chmod 6777 '%s/s'",
+	   g_tmp, g_root, g_root, g_root, g_root);
+	pid_t kid = fork();
+	if (kid == 0) {
+		if (setresgid(4244, 4244, 4244) || setresuid(4244, 4244, 4244))
+			_exit(2);
+		locus_backend *b;
+		locus_error err;
+		if (locus_backend_local_new(&b, g_root, NULL, &err))
+			_exit(3);
+		int rc = b->write(b, "s", "agent\n", 6, &err);
+		locus_backend_free(b);
+		_exit(rc ? 4 : 0);
+	}
+	int ws;
+	waitpid(kid, &ws, 0);
+	ck_assert_int_eq(WEXITSTATUS(ws), 0);
+	stat_of("s", &st);
+	ck_assert_uint_eq(st.st_uid, 4244);
+	ck_assert_uint_eq(st.st_mode & 07777, 0777);
+	rm_tmp();
+}
+END_TEST
+
+/* Two harnesses edit one file 1,500 times each: no update is lost. */
+static void edit_loop(int who, int n)
+{
+	locus_backend *b;
+	locus_harness *h;
+	locus_error err;
+	if (locus_backend_local_new(&b, g_root, NULL, &err) ||
+	    locus_harness_new(&h, b, locus_all_tools, NULL, NULL, NULL, &err))
+		_exit(2);
+	int conflicts = 0;
+	for (int i = 0; i < n;) {
+		char *o;
+		bool e;
+		if (locus_harness_call(h, "read", "{\"path\":\"c.txt\"}", &o,
+		                       &e, &err))
+			_exit(3);
+		free(o);
+		char *cur;
+		size_t len;
+		if (b->read(b, "c.txt", &cur, &len, &err))
+			_exit(4);
+		cJSON *a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "path", "c.txt");
+		lh_buf nb = {0};
+		lh_buf_add(&nb, cur, len);
+		lh_buf_printf(&nb, "p%d-%d\n", who, i);
+		cJSON_AddStringToObject(a, "content", nb.d);
+		char *args = cJSON_PrintUnformatted(a);
+		if (locus_harness_call(h, "write", args, &o, &e, &err))
+			_exit(5);
+		if (!e)
+			i++;
+		else if (strstr(o, "changed"))
+			conflicts++;
+		else
+			_exit(6);
+		free(o);
+		free(args);
+		cJSON_Delete(a);
+		lh_buf_free(&nb);
+		free(cur);
+	}
+	locus_harness_free(h);
+	locus_backend_free(b);
+	_exit(conflicts ? 0 : 0);
+}
+
+START_TEST(concurrent_edits_lose_nothing)
+{
+	enum { N = 1500 };
+	mk_tmp();
+	sh("echo head > '%s/c.txt'", g_root);
+	pid_t k[2];
+	for (int w = 0; w < 2; w++)
+		if ((k[w] = fork()) == 0)
+			edit_loop(w, N);
+	for (int w = 0; w < 2; w++) {
+		int st;
+		waitpid(k[w], &st, 0);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		              "editor %d: %d", w, st);
+	}
+	char p[800];
+	snprintf(p, sizeof p, "%s/c.txt", g_root);
+	size_t len;
+	char *d = slurp(p, &len);
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += d[i] == '\n';
+	ck_assert_uint_eq(lines, 2 * N + 1); /* every edit is there */
+	for (int w = 0; w < 2; w++) {
+		char tok[32];
+		snprintf(tok, sizeof tok, "\np%d-%d\n", w, N - 1);
+		ck_assert_msg(strstr(d, tok), "%s missing", tok);
+	}
+	free(d);
+	rm_tmp();
+}
+END_TEST
+
+/* Context lines are matched loosely but keep the file's own bytes. */
+START_TEST(patch_keeps_context_bytes)
+{
+	static const char *const tools[] = {"read", "apply_patch", NULL};
+	fx f;
+	if (!fx_open(&f, _i, tools, NULL, NULL))
+		return;
+	put(&f, "Makefile", "all:\n\tcc -o x x.c\n\techo done\n");
+	put(&f, "dos.txt", "one\r\ntwo\r\nthree\r\n");
+	call_ok(&f, "read", "{\"path\":\"Makefile\"}", NULL);
+	call_ok(&f, "read", "{\"path\":\"dos.txt\"}", NULL);
+	/* the model wrote spaces for the tab and no \r */
+	call_ok(&f, "apply_patch",
+	        "{\"patch\":\"*** Begin Patch\\n*** Update File: Makefile\\n@@\\n"
+	        " all:\\n     cc -o x x.c\\n-    echo done\\n+\\techo ok\\n"
+	        "*** Update File: dos.txt\\n@@\\n one\\n-two\\n+TWO\\r\\n three\\n"
+	        "*** End Patch\"}",
+	        "Updated");
+	expect_file(&f, "Makefile", "all:\n\tcc -o x x.c\n\techo ok\n");
+	expect_file(&f, "dos.txt", "one\r\nTWO\r\nthree\r\n");
+	fx_close(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hardening");
@@ -260,6 +470,13 @@ int main(void)
 	tcase_add_loop_test(tj, nothing_left_behind, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(tj, nothing_left_behind, BK_BWRAP, BK_BWRAP + 1);
 	suite_add_tcase(s, tj);
+	TCase *tw = tcase_create("writes");
+	tcase_set_timeout(tw, 300);
+	tcase_add_test(tw, add_file_refuses_what_exists);
+	tcase_add_test(tw, writes_keep_owner_and_roll_back_metadata);
+	tcase_add_test(tw, concurrent_edits_lose_nothing);
+	tcase_add_loop_test(tw, patch_keeps_context_bytes, 0, BK_COUNT);
+	suite_add_tcase(s, tw);
 	TCase *ta = tcase_create("audit");
 	tcase_add_test(ta, audit_out_of_the_tools_reach);
 	suite_add_tcase(s, ta);

@@ -30,6 +30,7 @@ typedef enum locus_error_code {
 	LOCUS_ETOOBIG = -7,  /* input past a configured limit */
 	LOCUS_EDENIED = -8,  /* refused by the gate or the backend (path escape) */
 	LOCUS_ETIMEOUT = -9, /* a deadline passed */
+	LOCUS_ECONFLICT = -10, /* changed by someone else since it was read */
 } locus_error_code;
 
 /*

@@ -156,6 +156,16 @@ struct locus_backend {
 	                double timeout_s, int flags,
 	                const struct locus_call_ctl *ctl,
 	                locus_exec_result *out, locus_error *err);
+
+	/* Optional compare-and-swap write: like write, but only while the
+	 * file's SHA-256 is still `expect_sha256` (NULL: while it does not
+	 * exist), checked under a lock right before the rename; otherwise
+	 * LOCUS_ECONFLICT and nothing is written.  The harness uses it for
+	 * every change it commits, so of two concurrent edits of one file one
+	 * wins and the other is refused.  NULL: plain write. */
+	int (*write_cas)(locus_backend *b, const char *path, const char *data,
+	                 size_t len, const char *expect_sha256,
+	                 locus_error *err);
 };
 
 /** Free a backend through its vtable.  NULL is accepted. */
