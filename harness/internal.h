@@ -7,6 +7,7 @@
 #include "locus/harness.h"
 
 #include <stdarg.h>
+#include <sys/types.h>
 
 /* A growable byte buffer; d is always NUL-terminated when non-NULL. */
 typedef struct lh_buf {
@@ -46,6 +47,35 @@ double lh_now(void);
 
 /* 32 random hex characters (getrandom); -1 when there is no randomness. */
 int lh_nonce(char out[33]);
+
+/* A host command under a supervisor (harness/supervise.c). */
+typedef struct lh_spawn_opts {
+	int root_fd;            /* working folder */
+	const char *command;    /* for /bin/sh -c */
+	const char *stdin_path; /* a FIFO, or NULL for /dev/null */
+	int out_fd;             /* the output file */
+	size_t output_max;      /* bytes kept; the rest counted */
+	long rlimit_nproc, rlimit_fsize; /* 0: unchanged */
+} lh_spawn_opts;
+
+/*
+ * Start the supervisor; returns its pid (-1 on failure, err set), *pgid
+ * the command's session/group once it exists (-1 when the exec failed).
+ * Its exit status is the command's (128+N for signal N; 137 when killed).
+ * SIGTERM to it kills the command's whole tree; it also gets SIGTERM when
+ * the thread that started it ends (PR_SET_PDEATHSIG).
+ */
+pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err);
+
+/*
+ * notebook_edit on the text: mode 0 replace the source of cell idx, 1
+ * insert a cell before idx (idx == cells: append), 2 delete it.  Bytes
+ * outside the change are kept.  LOCUS_EINVALID when the text is not a
+ * notebook or idx is out of range; *out malloc'd.
+ */
+int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
+                       const char *source, const char *ctype, char **out,
+                       size_t *olen);
 
 /* Remove a folder and everything under it, never following a link. */
 void lh_rmtree(const char *path);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,9 @@ typedef struct job {
 
 typedef struct local_backend {
 	locus_backend base;
+	size_t output_max; /* bytes of a command's output kept on disk */
+	long rlimit_nproc, rlimit_fsize;
+	double stdin_timeout;
 	char *root;      /* as given, for messages and absolute paths */
 	char *root_real; /* realpath */
 	int root_fd;
@@ -916,11 +920,13 @@ static void job_poll(job *j)
 	}
 }
 
+/* Stop a command: its supervisor kills the whole tree (its group, setsid
+ * escapes, double forks) and exits; we reap it. */
 static void kill_group_wait(pid_t pid, job *j)
 {
-	kill(-pid, SIGKILL);
 	if (j && j->finished)
 		return;
+	kill(pid, SIGTERM);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -993,6 +999,15 @@ static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 {
 	local_backend *lb = L(b);
 	memset(res, 0, sizeof *res);
+	/* finished background jobs are reaped and their FIFOs closed here,
+	 * so a session of many short jobs holds no zombies or fds */
+	for (size_t i = 0; i < lb->njobs; i++) {
+		job_poll(&lb->jobs[i]);
+		if (lb->jobs[i].finished && lb->jobs[i].stdin_fd >= 0) {
+			close(lb->jobs[i].stdin_fd);
+			lb->jobs[i].stdin_fd = -1;
+		}
+	}
 	int rc = ensure_state(lb, err);
 	if (rc)
 		return rc;
@@ -1025,31 +1040,20 @@ static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 		}
 	}
 	double start = lh_now();
-	pid_t pid = fork();
+	/* a supervisor (harness/supervise.c) runs the command in its own
+	 * session, caps its output and kills whatever it leaves behind */
+	lh_spawn_opts so = {lb->root_fd,      command,
+	                    bg ? inp : NULL,  ofd,
+	                    lb->output_max,   lb->rlimit_nproc,
+	                    lb->rlimit_fsize};
+	pid_t pgid;
+	pid_t pid = lh_spawn(&so, &pgid, err);
 	if (pid < 0) {
 		close(ofd);
 		if (infd >= 0)
 			close(infd);
-		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		return LOCUS_EIO;
 	}
-	if (pid == 0) {
-		/* child: own session and group; only async-signal-safe
-		 * calls from here */
-		setsid();
-		if (fchdir(lb->root_fd) < 0)
-			_exit(126);
-		int i0 = bg ? open(inp, O_RDONLY) : open("/dev/null", O_RDONLY);
-		if (i0 < 0 || dup2(i0, 0) < 0 || dup2(ofd, 1) < 0 ||
-		    dup2(ofd, 2) < 0)
-			_exit(126);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* may fail after the child's setsid: fine */
 	job j;
 	memset(&j, 0, sizeof j);
 	j.pid = pid;
@@ -1077,11 +1081,7 @@ static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 			if (nap < 50000)
 				nap *= 2;
 		}
-		if (j.finished) {
-			/* the leader is done: stragglers it left in its
-			 * group are killed, never orphaned */
-			kill(-pid, SIGKILL);
-		} else if (!keep || res->cancelled) {
+		if (!j.finished && (!keep || res->cancelled)) {
 			kill_group_wait(pid, &j);
 			j.finished = false; /* killed, no exit status */
 		}
@@ -1128,7 +1128,8 @@ static int l_bg_output(locus_backend *b, const char *handle, size_t since,
 static int l_bg_write(locus_backend *b, const char *handle, const char *data,
                       size_t len, bool close_stdin, locus_error *err)
 {
-	job *j = find_job(L(b), handle);
+	local_backend *lb = L(b);
+	job *j = find_job(lb, handle);
 	if (!j)
 		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
 		              handle);
@@ -1138,11 +1139,27 @@ static int l_bg_write(locus_backend *b, const char *handle, const char *data,
 		              handle);
 	if (j->finished)
 		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+	/* never block on a command that does not read: non-blocking
+	 * writes, and poll for room until the deadline */
+	int fl = fcntl(j->stdin_fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(j->stdin_fd, F_SETFL, fl | O_NONBLOCK);
 	size_t off = 0;
+	double until = lh_now() + lb->stdin_timeout;
 	while (off < len) {
 		ssize_t w = write(j->stdin_fd, data + off, len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			double left = until - lh_now();
+			struct pollfd pf = {j->stdin_fd, POLLOUT, 0};
+			if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0)
+				return lh_err(err, LOCUS_ETIMEOUT,
+				              "%s is not reading its stdin: %zu of "
+				              "%zu bytes written in %.0f s",
+				              handle, off, len, lb->stdin_timeout);
+			continue;
+		}
 		if (w < 0)
 			return lh_err(err, LOCUS_EIO, "%s stdin: %s", handle,
 			              strerror(errno));
@@ -1209,12 +1226,29 @@ static void l_free(locus_backend *b)
 int locus_backend_local_new(locus_backend **out, const char *root,
                             const char *label, locus_error *err)
 {
+	return locus_backend_local_new_ext(out, root, label, NULL, err);
+}
+
+int locus_backend_local_new_ext(locus_backend **out, const char *root,
+                                const char *label,
+                                const locus_local_options *opts,
+                                locus_error *err)
+{
 	*out = NULL;
+	locus_local_options def = LOCUS_LOCAL_OPTIONS_INIT;
+	const locus_local_options *o = opts ? opts : &def;
+	if (o->version != LOCUS_LOCAL_OPTIONS_VERSION)
+		return lh_err(err, LOCUS_EUSAGE,
+		              "local options of another version");
 	if (!root || !*root)
 		return lh_err(err, LOCUS_EUSAGE, "no root folder");
 	local_backend *lb = calloc(1, sizeof *lb);
 	if (!lb)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	lb->output_max = o->output_max ? o->output_max : (size_t)64 << 20;
+	lb->rlimit_nproc = o->rlimit_nproc;
+	lb->rlimit_fsize = o->rlimit_fsize;
+	lb->stdin_timeout = o->stdin_timeout_s > 0 ? o->stdin_timeout_s : 10;
 	lb->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lb->root_fd < 0) {
 		int e = errno;

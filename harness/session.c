@@ -915,6 +915,31 @@ static sjob *s_find(session_backend *sb, const char *handle)
 }
 
 /*
+ * The job runner, uploaded once a session as STATE/run.sh: run.sh J NONCE
+ * MARK CAP.  The job runs as its own setsid group marked LOCUS_JOB=MARK,
+ * stdin the FIFO J.in (held open by a sleeping writer), output through a
+ * cap; when its leader ends, its group and every process still marked are
+ * killed; then J.rc gets "NONCE STATUS".  The runner itself is not marked.
+ */
+static const char RUNNER[] =
+    "J=$1; N=$2; M=$3; CAP=$4\n"
+    "echo $$ > \"$J.pid\"\n"
+    "sleep 2147483647 > \"$J.in\" & echo $! > \"$J.hold\"\n"
+    "{ LOCUS_JOB=$M setsid -w sh -c 'echo $$ > \"$0.jpid\"; "
+    "exec sh \"$0.sh\"' \"$J\" < \"$J.in\"; echo $? > \"$J.st\"\n"
+    "  p=$(cat \"$J.jpid\" 2>/dev/null)\n"
+    "  [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
+    "  for d in /proc/[0-9]*; do grep -qxz \"LOCUS_JOB=$M\" \"$d/environ\" "
+    "2>/dev/null && kill -9 \"${d#/proc/}\" 2>/dev/null; done\n"
+    "} 2>&1 | { dd bs=65536 count=\"$CAP\" iflag=count_bytes status=none; "
+    "c=$(wc -c); [ \"$c\" -gt 0 ] && printf '\\n[... %s more bytes "
+    "dropped: the output cap is %s bytes ...]\\n' \"$c\" \"$CAP\"; } "
+    "> \"$J.out\"\n"
+    "echo \"$N $(cat \"$J.st\" 2>/dev/null || echo -1)\" > \"$J.rc.tmp\"\n"
+    "mv \"$J.rc.tmp\" \"$J.rc\"\n"
+    "kill $(cat \"$J.hold\") 2>/dev/null\n";
+
+/*
  * The private folder for job files: mktemp -d (mkdir, so never an
  * existing one; 0700) in the sandbox's $TMPDIR or /tmp, or, where only
  * the workspace is writable, ROOT/.locus-harness-XXXXXXXX (skipped by
@@ -940,10 +965,17 @@ static int s_state(session_backend *sb, locus_error *err)
 	            memchr(o, '\n', ol)))
 		rc = lh_err(err, LOCUS_EIO,
 		            "cannot make a private folder for commands");
-	if (!rc)
+	if (!rc) {
 		sb->state = o;
-	else
+		lh_buf rp = {0};
+		lh_buf_printf(&rp, "%s/run.sh", sb->state);
+		rc = rp.oom ? LOCUS_ENOMEM
+		            : sb->s->upload(sb->s, rp.d, RUNNER,
+		                            sizeof RUNNER - 1, err);
+		lh_buf_free(&rp);
+	} else {
 		free(o);
+	}
 	return rc;
 }
 
@@ -974,23 +1006,14 @@ static int s_start(session_backend *sb, const char *command, unsigned *id,
 		job_var(&sc, sb, *id);
 		lh_buf_printf(
 		    &sc,
-		    "rm -f \"$J.in\" \"$J.rc\" \"$J.out\" \"$J.pid\" && "
-		    "mkfifo -m 600 \"$J.in\" || exit 1\n"
-		    "LOCUS_JOB=b%u-%s setsid sh -c 'echo $$ > \"$0.pid\"; "
-		    "sleep 2147483647 > \"$0.in\" & echo $! > \"$0.hold\"; "
-		    "{ sh \"$0.sh\" < \"$0.in\"; echo $? > \"$0.st\"; } 2>&1 | "
-		    "{ dd bs=65536 count=%zu iflag=count_bytes status=none; "
-		    "c=$(wc -c); [ \"$c\" -gt 0 ] && printf "
-		    "\"\\n[... %%s more bytes dropped: the output cap is %zu "
-		    "bytes ...]\\n\" \"$c\"; } > \"$0.out\"; "
-		    "echo \"$1 $(cat \"$0.st\" 2>/dev/null || echo -1)\" > "
-		    "\"$0.rc.tmp\"; mv \"$0.rc.tmp\" \"$0.rc\"; "
-		    "kill $(cat \"$0.hold\") 2>/dev/null' \"$J\" %s "
-		    "</dev/null >/dev/null 2>&1 &\n"
+		    "rm -f \"$J.in\" \"$J.rc\" \"$J.out\" \"$J.pid\" "
+		    "\"$J.jpid\" && mkfifo -m 600 \"$J.in\" || exit 1\n"
+		    "LOCUS_JOB=w%u-%s setsid sh \"${J%%/*}/run.sh\" \"$J\" %s "
+		    "b%u-%s %zu </dev/null >/dev/null 2>&1 &\n"
 		    "i=0; while [ ! -s \"$J.pid\" ] && [ $i -lt 500 ]; "
 		    "do sleep 0.01; i=$((i+1)); done\n",
-		    *id, sb->nonce, SESSION_OUTPUT_MAX, SESSION_OUTPUT_MAX,
-		    sb->nonce);
+		    *id, sb->nonce, sb->nonce, *id, sb->nonce,
+		    SESSION_OUTPUT_MAX);
 		rc = sc.oom ? LOCUS_ENOMEM
 		            : srun(sb, sc.d, 30, &code, NULL, NULL, err);
 		if (!rc && code != 0)
@@ -1055,6 +1078,8 @@ static int s_kill_job(session_backend *sb, unsigned id, locus_error *err)
 	job_var(&sc, sb, id);
 	lh_buf_printf(
 	    &sc,
+	    "q=$(cat \"$J.jpid\" 2>/dev/null)\n"
+	    "[ -n \"$q\" ] && kill -9 -\"$q\" 2>/dev/null\n"
 	    "p=$(cat \"$J.pid\" 2>/dev/null)\n"
 	    "[ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
 	    "for d in /proc/[0-9]*; do grep -qxz 'LOCUS_JOB=b%u-%s' "
@@ -1079,8 +1104,8 @@ static void s_collect(session_backend *sb, sjob *j)
 	lh_buf sc = {0};
 	job_var(&sc, sb, j->n);
 	lh_buf_puts(&sc, "rm -f \"$J.sh\" \"$J.out\" \"$J.in\" \"$J.rc\" "
-	                 "\"$J.rc.tmp\" \"$J.st\" \"$J.pid\" \"$J.hold\" "
-	                 "\"$J\".w*\n");
+	                 "\"$J.rc.tmp\" \"$J.st\" \"$J.pid\" \"$J.jpid\" "
+	                 "\"$J.hold\" \"$J\".w*\n");
 	int code;
 	locus_error e;
 	if (!sc.oom && srun(sb, sc.d, 30, &code, NULL, NULL, &e) == 0 &&
@@ -1301,15 +1326,18 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	                          : "");
 	if (context && mode == 0)
 		lh_buf_printf(&body, " -C %d", context);
-	lh_buf_puts(&body, "\nif command -v rg >/dev/null 2>&1; then\n"
+	/* a time budget in the sandbox too: timeout(1) when it is there */
+	lh_buf_puts(&body, "\nT=; command -v timeout >/dev/null 2>&1 && "
+	                   "T='timeout 10'\n"
+	                   "if command -v rg >/dev/null 2>&1; then\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" -g \"$G\"\n"
-	                   "  rg -n --no-heading --color never --hidden -g "
+	                   "  $T rg -n --no-heading --color never --hidden -g "
 	                   "'!.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
 		lh_buf_printf(&body, " -g '!%s'", locus_skip_dirs[i]);
 	lh_buf_puts(&body, " \"$@\" -- \"$D\"\nelse\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" --include=\"$G\"\n"
-	                   "  grep -rnIP --exclude-dir='.locus-harness*'");
+	                   "  $T grep -rnIP --exclude-dir='.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
 		lh_buf_printf(&body, " --exclude-dir='%s'", locus_skip_dirs[i]);
 	lh_buf_printf(&body,
@@ -1336,6 +1364,15 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 		lh_buf_printf(&nb, "No matches for %s", pattern);
 		*out = lh_buf_take(&nb);
 		return 0;
+	}
+	if (code == 124) {
+		lh_buf nb = {0};
+		lh_buf_printf(&nb, "%s... (stopped: the search's time budget of "
+		                   "10 s ran out; narrow the path or the "
+		                   "pattern)\n", o ? o : "");
+		free(o);
+		*out = lh_buf_take(&nb);
+		return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (code != 0 && code != 1) {
 		rc = lh_err(err, LOCUS_EINVALID, "grep failed: %.200s",

@@ -624,29 +624,6 @@ static bool t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- notebook_edit ---------------- */
 
-static cJSON *nb_source(const char *src)
-{
-	/* Jupyter keeps source as a list of lines, each with its '\n' */
-	cJSON *arr = cJSON_CreateArray();
-	if (!arr)
-		return NULL;
-	const char *p = src;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
-		char *line = strndup(p, n);
-		cJSON *s = line ? cJSON_CreateString(line) : NULL;
-		free(line);
-		if (!s) {
-			cJSON_Delete(arr);
-			return NULL;
-		}
-		cJSON_AddItemToArray(arr, s);
-		p += n;
-	}
-	return arr;
-}
-
 static bool t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
                             lh_change **plan, size_t *np)
 {
@@ -712,57 +689,22 @@ static bool t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 		free(data);
 		return false;
 	}
-	bool ok = true;
-	if (m == 2) {
-		cJSON_DeleteItemFromArray(cells, (int)idx);
-	} else {
-		cJSON *src = nb_source(source);
-		if (!src) {
-			ok = false;
-		} else if (m == 0) {
-			cJSON *c = cJSON_GetArrayItem(cells, (int)idx);
-			if (cJSON_GetObjectItemCaseSensitive(c, "source"))
-				cJSON_ReplaceItemInObjectCaseSensitive(
-				    c, "source", src);
-			else
-				cJSON_AddItemToObject(c, "source", src);
-		} else {
-			cJSON *c = cJSON_CreateObject();
-			ok = c &&
-			     cJSON_AddStringToObject(c, "cell_type", ctype) &&
-			     cJSON_AddObjectToObject(c, "metadata");
-			if (ok && !strcmp(ctype, "code"))
-				ok = cJSON_AddNullToObject(c,
-				                           "execution_count") &&
-				     cJSON_AddArrayToObject(c, "outputs");
-			if (ok) {
-				cJSON_AddItemToObject(c, "source", src);
-				cJSON_InsertItemInArray(cells, (int)idx, c);
-			} else {
-				cJSON_Delete(c);
-				cJSON_Delete(src);
-			}
-		}
-	}
-	char *text = ok ? cJSON_Print(nb) : NULL;
 	cJSON_Delete(nb);
-	if (!text) {
+	/* the change is spliced into the text: untouched cells keep their
+	 * bytes (numbers, key order, indentation) */
+	char *text = NULL;
+	size_t tl = 0;
+	int rc = lh_notebook_splice(data, len, idx, m, source, ctype, &text,
+	                            &tl);
+	if (rc) {
 		free(data);
-		lh_buf_puts(out, "out of memory. Nothing was written.");
+		lh_buf_puts(out, rc == LOCUS_ENOMEM
+		                     ? "out of memory. Nothing was written."
+		                     : "the notebook's cells could not be "
+		                       "edited in place. Nothing was written.");
 		return false;
 	}
-	size_t tl = strlen(text);
-	ok = plan_write(plan, np, path, true, data, len, text, tl, out);
-	/* Jupyter files end with a newline */
-	if (ok && (*plan)[*np - 1].len == tl) {
-		char *d = realloc((*plan)[*np - 1].data, tl + 2);
-		if (d) {
-			d[tl] = '\n';
-			d[tl + 1] = '\0';
-			(*plan)[*np - 1].data = d;
-			(*plan)[*np - 1].len = tl + 1;
-		}
-	}
+	bool ok = plan_write(plan, np, path, true, data, len, text, tl, out);
 	free(text);
 	return ok;
 }
@@ -860,6 +802,12 @@ static bool t_ls(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- glob ---------------- */
 
+static double search_budget(const locus_harness *h)
+{
+	return h->cfg.search_budget_s > 0 ? h->cfg.search_budget_s : 10;
+}
+
+
 /* Does rel (a/b/c) match the pattern segments?  DP over segments, so `**`
  * costs no recursion. */
 static bool glob_match(const char *pattern, const char *rel)
@@ -937,8 +885,12 @@ static bool t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
 		return false;
 	}
 	size_t k = 0;
+	double deadline = lh_now() + search_budget(h);
+	bool out_of_time = false;
 	for (size_t i = 0; i < n; i++) {
-		if (glob_match(pattern, e[i].name))
+		if (!out_of_time && (i & 255) == 0 && lh_now() > deadline)
+			out_of_time = true;
+		if (!out_of_time && glob_match(pattern, e[i].name))
 			e[k++] = e[i];
 		else
 			free(e[i].name);
@@ -951,6 +903,11 @@ static bool t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
 	}
 	if (k > GLOB_MAX)
 		lh_buf_printf(out, "... %zu more\n", k - GLOB_MAX);
+	if (out_of_time)
+		lh_buf_printf(out,
+		              "... (stopped: the search's time budget of %.0f s "
+		              "ran out)\n",
+		              search_budget(h));
 	if (!k)
 		lh_buf_printf(out, "No files match %s", pattern);
 	locus_dirents_free(e, k);
@@ -1013,7 +970,11 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 	if (mc) {
 		pcre2_set_match_limit(mc, 1000000);
 		pcre2_set_depth_limit(mc, 10000);
+		pcre2_set_heap_limit(mc, 20000); /* KiB */
 	}
+	/* a total time budget: catastrophic patterns over many lines stop */
+	double deadline = lh_now() + search_budget(h);
+	bool out_of_time = false;
 	locus_stat st;
 	locus_dirent *e = NULL;
 	size_t n = 0;
@@ -1059,6 +1020,12 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 			lh_buf_free(&fp);
 			continue; /* binary */
 		}
+		if (lh_now() > deadline) {
+			out_of_time = stop = true;
+			lh_buf_free(&fp);
+			free(data);
+			break;
+		}
 		size_t count = 0, pos = 0, lineno = 0, last_shown = 0;
 		/* line starts, for context before a match */
 		size_t ring[101];
@@ -1069,10 +1036,15 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 			size_t ll = nl ? (size_t)(nl - data - pos) : len - pos;
 			lineno++;
 			ring[lineno % 101] = pos;
+			if ((lineno & 63) == 0 && lh_now() > deadline) {
+				out_of_time = stop = true;
+				break;
+			}
 			int r = pcre2_match(re, (PCRE2_SPTR)(data + pos), ll, 0,
 			                    0, md, mc);
 			if (r == PCRE2_ERROR_MATCHLIMIT ||
-			    r == PCRE2_ERROR_DEPTHLIMIT) {
+			    r == PCRE2_ERROR_DEPTHLIMIT ||
+			    r == PCRE2_ERROR_HEAPLIMIT) {
 				lh_buf_printf(out,
 				              "%s:%zu: the pattern hit the "
 				              "match limit\n",
@@ -1157,6 +1129,11 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 	}
 	if (limited)
 		lh_buf_printf(out, "... (stopped at limit=%ld)\n", limit);
+	if (out_of_time)
+		lh_buf_printf(out,
+		              "... (stopped: the search's time budget of %.0f s "
+		              "ran out; narrow the path or the pattern)\n",
+		              search_budget(h));
 	if (!nfiles)
 		lh_buf_printf(out, "No matches for %s", pattern);
 	locus_dirents_free(e, n);

@@ -6,6 +6,7 @@
  */
 #include "harness_fx.h"
 
+#include <dirent.h>
 #include <sys/resource.h>
 
 /* Run a shell tool call and return its text (caller frees). */
@@ -456,6 +457,353 @@ START_TEST(patch_keeps_context_bytes)
 }
 END_TEST
 
+/* notebook_edit keeps every byte it was not asked to change. */
+START_TEST(notebook_number_fidelity)
+{
+	static const char *const tools[] = {"read", "notebook_edit", NULL};
+	fx f;
+	if (!fx_open(&f, _i, tools, NULL, NULL))
+		return;
+	static const char nb[] =
+	    "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n"
+	    "   \"execution_count\": 12345678901234567890,\n"
+	    "   \"metadata\": {\"x\": 1.50, \"y\": 1e400},\n"
+	    "   \"outputs\": [],\n   \"source\": [\"a = 1\\n\"]\n  },\n"
+	    "  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n"
+	    "   \"source\": [\"old\"]\n  },\n"
+	    "  {\"cell_type\": \"raw\", \"metadata\": {\"n\": -0.0}, "
+	    "\"source\": []}\n ],\n"
+	    " \"metadata\": {\"v\": 4.000},\n \"nbformat\": 4,\n"
+	    " \"nbformat_minor\": 5\n}\n";
+	put(&f, "n.ipynb", nb);
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_ok(&f, "notebook_edit",
+	        "{\"path\":\"n.ipynb\",\"cell\":1,\"source\":\"new\\ntext\"}",
+	        "Updated");
+	char *d = get(&f, "n.ipynb");
+	/* only the source value changed */
+	const char *at = strstr(nb, "[\"old\"]");
+	size_t pre = (size_t)(at - nb);
+	ck_assert_msg(!strncmp(d, nb, pre), "prefix changed:\n%s", d);
+	ck_assert_msg(!strncmp(d + pre, "[\"new\\n\",\"text\"]", 16), "%s", d);
+	ck_assert_str_eq(d + pre + 16, at + 7);
+	free(d);
+	/* insert in the middle and at the end, delete both again */
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_ok(&f, "notebook_edit",
+	        "{\"path\":\"n.ipynb\",\"cell\":1,\"mode\":\"insert\","
+	        "\"source\":\"mid\"}",
+	        "Updated");
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_ok(&f, "notebook_edit",
+	        "{\"path\":\"n.ipynb\",\"cell\":4,\"mode\":\"insert\","
+	        "\"cell_type\":\"markdown\",\"source\":\"end\"}",
+	        "Updated");
+	d = get(&f, "n.ipynb");
+	ck_assert_msg(strstr(d, "12345678901234567890") &&
+	                  strstr(d, "1e400") && strstr(d, "-0.0") &&
+	                  strstr(d, "4.000") && strstr(d, "1.50"),
+	              "numbers rewritten:\n%s", d);
+	cJSON *j = cJSON_Parse(d);
+	cJSON *cells = cJSON_GetObjectItem(j, "cells");
+	ck_assert_int_eq(cJSON_GetArraySize(cells), 5);
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(
+	                     cJSON_GetArrayItem(cells, 1), "source"), 0)
+	                     ->valuestring,
+	                 "mid");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cells, 4),
+	                                     "cell_type")
+	                     ->valuestring,
+	                 "markdown");
+	cJSON_Delete(j);
+	free(d);
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_ok(&f, "notebook_edit",
+	        "{\"path\":\"n.ipynb\",\"cell\":4,\"mode\":\"delete\"}",
+	        "Updated");
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_ok(&f, "notebook_edit",
+	        "{\"path\":\"n.ipynb\",\"cell\":1,\"mode\":\"delete\"}",
+	        "Updated");
+	d = get(&f, "n.ipynb");
+	at = strstr(d, "[\"new\\n\",\"text\"]");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_msg(!strncmp(d, nb, pre), "after delete:\n%s", d);
+	ck_assert_str_eq(d + pre + 16, strstr(nb, "[\"old\"]") + 7);
+	free(d);
+	fx_close(&f);
+}
+END_TEST
+
+/* ---------------- bounded processes ---------------- */
+
+static bool pid_alive(pid_t p)
+{
+	for (int i = 0; i < 200; i++) {
+		reap();
+		if (kill(p, 0) < 0 && errno == ESRCH)
+			return false;
+		/* a zombie waiting for us is not alive */
+		char path[64], st[512];
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+		FILE *fp = fopen(path, "r");
+		if (fp) {
+			size_t n = fread(st, 1, sizeof st - 1, fp);
+			fclose(fp);
+			st[n] = '\0';
+			char *c = strrchr(st, ')');
+			if (c && c[1] == ' ' && c[2] == 'Z')
+				return false;
+		}
+		usleep(10000);
+	}
+	return true;
+}
+
+/* `setsid` and double-fork children do not outlive their command. */
+START_TEST(setsid_escape_is_killed)
+{
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
+		return;
+	char *o = bash(&f, "setsid sleep 300 >/dev/null 2>&1 & echo $!; "
+	                   "( ( sleep 301 >/dev/null 2>&1 & echo $! > df ) & ); "
+	                   "sleep 0.3; cat df");
+	int a = 0, b = 0;
+	ck_assert_msg(sscanf(o, "exit 0\n%d\n%d", &a, &b) == 2, "%s", o);
+	free(o);
+	ck_assert_msg(!pid_alive(a), "setsid child %d survived", a);
+	ck_assert_msg(!pid_alive(b), "double fork %d survived", b);
+	/* kill_shell and a timeout kill the escapees too */
+	call_ok(&f, "bash",
+	        "{\"command\":\"setsid sleep 302 >/dev/null 2>&1 & echo $!; "
+	        "sleep 300\",\"background\":true}",
+	        "sh1");
+	usleep(300000);
+	bool e;
+	o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+	int c = 0;
+	ck_assert_msg(sscanf(strchr(o, '\n') + 1, "%d", &c) == 1, "%s", o);
+	free(o);
+	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
+	ck_assert_msg(!pid_alive(c), "escapee %d survived kill_shell", c);
+	o = bash(&f, "x");
+	free(o);
+	call_err(&f, "bash",
+	         "{\"command\":\"setsid sleep 303 & echo $! > pid; sleep 30\","
+	         "\"timeout\":1,\"on_timeout\":\"kill\"}",
+	         "killed");
+	char *pf = get(&f, "pid");
+	ck_assert_ptr_nonnull(pf);
+	ck_assert_msg(!pid_alive(atoi(pf)), "escapee survived the timeout");
+	free(pf);
+	/* freeing the backend (the harness closing) kills them too */
+	call_ok(&f, "bash",
+	        "{\"command\":\"setsid sleep 304 & echo $! > pid2; sleep 300\","
+	        "\"background\":true}",
+	        "sh");
+	usleep(300000);
+	pf = get(&f, "pid2");
+	ck_assert_ptr_nonnull(pf);
+	int d = atoi(pf);
+	free(pf);
+	fx_close(&f);
+	ck_assert_msg(!pid_alive(d), "escapee %d survived close", d);
+}
+END_TEST
+
+START_TEST(bwrap_setsid_escape_is_killed)
+{
+	fx f;
+	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
+		return;
+	free(bash(&f, "setsid sleep 300 >/dev/null 2>&1 & "
+	              "( ( sleep 301 >/dev/null 2>&1 & ) & ); echo started"));
+	/* asked directly (no job, no stdin holder of its own) */
+	locus_exec_result r;
+	locus_error err;
+	ck_assert_int_eq(f.b->exec(f.b, "ps -eo args | grep -c '^sleep 30'",
+	                           10, 0, &r, &err),
+	                 0);
+	ck_assert_msg(!strcmp(r.output, "0\n"), "escapees left: %s", r.output);
+	locus_exec_result_clear(&r);
+	fx_close(&f);
+}
+END_TEST
+
+/* Every command has its own session, with no race. */
+START_TEST(own_session_every_time)
+{
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
+		return;
+	for (int i = 0; i < 100; i++) {
+		char *o = bash(&f, "read -r p _ _ _ _ s _ < /proc/$$/stat; "
+		                   "[ \"$p\" = \"$s\" ] && echo own");
+		ck_assert_msg(strstr(o, "exit 0\nown\n"), "run %d: %s", i, o);
+		free(o);
+	}
+	fx_close(&f);
+}
+END_TEST
+
+/* A flood of output is capped on disk and in memory. */
+START_TEST(output_flood_capped)
+{
+	mk_tmp();
+	locus_backend *b;
+	locus_error err;
+	if (_i == BK_LOCAL) {
+		locus_local_options o = LOCUS_LOCAL_OPTIONS_INIT;
+		o.output_max = 1 << 20;
+		ck_assert_int_eq(
+		    locus_backend_local_new_ext(&b, g_root, NULL, &o, &err), 0);
+	} else {
+		if (!bwrap_works()) {
+			fprintf(stderr, "SKIPPED (not passed): no bwrap\n");
+			rm_tmp();
+			return;
+		}
+		if (geteuid() == 0)
+			sh("chown 65534:65534 '%s'", g_root);
+		locus_bwrap_options o = LOCUS_BWRAP_OPTIONS_INIT;
+		o.output_max = 1 << 20;
+		locus_session *s;
+		ck_assert_int_eq(locus_session_bwrap_new_ext(&s, g_root, &o, &err),
+		                 0);
+		ck_assert_int_eq(locus_backend_session_new(&b, s, "/workspace",
+		                                           "bwrap", true, &err),
+		                 0);
+	}
+	/* 200 MiB of output: no more than the cap is kept */
+	locus_exec_result r;
+	double t0 = lh_now();
+	ck_assert_int_eq(b->exec(b, "head -c 209715200 /dev/zero | tr '\\0' a; "
+	                            "echo; echo tail-line",
+	                         120, 0, &r, &err),
+	                 0);
+	ck_assert_msg(r.finished && r.exit_code == 0, "exit %d", r.exit_code);
+	ck_assert_uint_le(r.output_len, (1 << 20) + 200);
+	ck_assert_msg(strstr(r.output, "more bytes dropped: the output cap is "
+	                               "1048576 bytes"),
+	              "no note");
+	locus_exec_result_clear(&r);
+	ck_assert(lh_now() - t0 < 60);
+	locus_backend_free(b);
+	rm_tmp();
+}
+END_TEST
+
+/* 1,100 background jobs: reaped, their FIFOs closed, no EMFILE. */
+START_TEST(many_background_jobs)
+{
+	fx f;
+	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
+		return;
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	struct rlimit low = {256, rl.rlim_max}; /* EMFILE early if leaking */
+	setrlimit(RLIMIT_NOFILE, &low);
+	for (int i = 0; i < 1100; i++) {
+		bool e;
+		char *o = call(&f, "bash",
+		               "{\"command\":\"true\",\"background\":true}", &e);
+		ck_assert_msg(!e, "job %d: %s", i, o);
+		free(o);
+	}
+	/* one more call reaps the last ones */
+	usleep(200000);
+	free(bash(&f, "true"));
+	char cmd[200];
+	snprintf(cmd, sizeof cmd,
+	         "test $(ps -o stat= --ppid %d | grep -c Z) -le 2", (int)getpid());
+	ck_assert_msg(system(cmd) == 0, "zombies left");
+	int fds = 0;
+	DIR *d = opendir("/proc/self/fd");
+	while (d && readdir(d))
+		fds++;
+	if (d)
+		closedir(d);
+	ck_assert_msg(fds < 60, "%d fds open", fds);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	fx_close(&f);
+}
+END_TEST
+
+/* write_stdin to a command that does not read returns, it never hangs. */
+START_TEST(write_stdin_non_reader)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	if (_i == BK_LOCAL) {
+		/* a short deadline for the test */
+		locus_harness_free(f.h);
+		locus_backend_free(f.b);
+		locus_local_options o = LOCUS_LOCAL_OPTIONS_INIT;
+		o.stdin_timeout_s = 1;
+		locus_error err;
+		ck_assert_int_eq(
+		    locus_backend_local_new_ext(&f.b, g_root, NULL, &o, &err), 0);
+		ck_assert_int_eq(locus_harness_new(&f.h, f.b, NULL, NULL, NULL,
+		                                   NULL, &err),
+		                 0);
+	}
+	call_ok(&f, "bash", "{\"command\":\"sleep 60\",\"background\":true}",
+	        "sh1");
+	/* 1 MiB: far more than a pipe holds */
+	lh_buf big = {0};
+	lh_buf_puts(&big, "{\"handle\":\"sh1\",\"text\":\"");
+	for (int i = 0; i < (1 << 20) / 64; i++)
+		lh_buf_puts(&big, "0123456789012345678901234567890123456789"
+		                  "012345678901234567890123");
+	lh_buf_puts(&big, "\"}");
+	double t0 = lh_now();
+	bool e;
+	char *o = call(&f, "write_stdin", big.d, &e);
+	double el = lh_now() - t0;
+	ck_assert_msg(e, "should fail: %s", o);
+	ck_assert_msg(el < 20, "write_stdin took %.1f s", el);
+	free(o);
+	lh_buf_free(&big);
+	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
+	fx_close(&f);
+}
+END_TEST
+
+/* A catastrophic pattern over many lines stops at the time budget. */
+START_TEST(catastrophic_grep_bounded)
+{
+	static const char *const tools[] = {"grep", NULL};
+	fx f;
+	if (!fx_open(&f, _i, tools, NULL, NULL))
+		return;
+	if (_i != BK_BWRAP) {
+		locus_harness_free(f.h);
+		f.cfg.search_budget_s = 2;
+		locus_error err;
+		ck_assert_int_eq(locus_harness_new(&f.h, f.b, tools, NULL, NULL,
+		                                   &f.cfg, &err),
+		                 0);
+	}
+	lh_buf t = {0};
+	for (int i = 0; i < 3000; i++)
+		lh_buf_puts(&t, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
+	put(&f, "a.txt", t.d);
+	put(&f, "b.txt", t.d);
+	lh_buf_free(&t);
+	double t0 = lh_now();
+	bool e;
+	char *o = call(&f, "grep", "{\"pattern\":\"(a|aa|a?a)+$\"}", &e);
+	double el = lh_now() - t0;
+	ck_assert_msg(el < 30, "grep took %.1f s", el);
+	if (_i != BK_BWRAP)
+		ck_assert_msg(el < 8, "grep took %.1f s: %.300s", el, o);
+	free(o);
+	fx_close(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hardening");
@@ -476,7 +824,20 @@ int main(void)
 	tcase_add_test(tw, writes_keep_owner_and_roll_back_metadata);
 	tcase_add_test(tw, concurrent_edits_lose_nothing);
 	tcase_add_loop_test(tw, patch_keeps_context_bytes, 0, BK_COUNT);
+	tcase_add_loop_test(tw, notebook_number_fidelity, 0, BK_COUNT);
 	suite_add_tcase(s, tw);
+	TCase *tp = tcase_create("processes");
+	tcase_set_timeout(tp, 300);
+	tcase_add_test(tp, setsid_escape_is_killed);
+	tcase_add_test(tp, own_session_every_time);
+	tcase_add_test(tp, bwrap_setsid_escape_is_killed);
+	tcase_add_loop_test(tp, output_flood_capped, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(tp, output_flood_capped, BK_BWRAP, BK_BWRAP + 1);
+	tcase_add_test(tp, many_background_jobs);
+	tcase_add_loop_test(tp, write_stdin_non_reader, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(tp, write_stdin_non_reader, BK_BWRAP, BK_BWRAP + 1);
+	tcase_add_loop_test(tp, catastrophic_grep_bounded, 0, BK_COUNT);
+	suite_add_tcase(s, tp);
 	TCase *ta = tcase_create("audit");
 	tcase_add_test(ta, audit_out_of_the_tools_reach);
 	suite_add_tcase(s, ta);

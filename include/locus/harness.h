@@ -180,6 +180,32 @@ void locus_backend_free(locus_backend *b);
 int locus_backend_local_new(locus_backend **out, const char *root,
                             const char *label, locus_error *err);
 
+#define LOCUS_LOCAL_OPTIONS_VERSION 1
+
+/*
+ * Options of the LocalBackend (start from LOCUS_LOCAL_OPTIONS_INIT).
+ * output_max: bytes of a command's output kept on disk (the rest counted
+ * and dropped, with a note); 0: 64 MiB.  rlimit_nproc, rlimit_fsize:
+ * RLIMIT_NPROC and RLIMIT_FSIZE (bytes) set for every command; 0: left as
+ * they are.  stdin_timeout_s: how long write_stdin waits for a command to
+ * read (0: 10 s); then it fails, it never blocks.
+ */
+typedef struct locus_local_options {
+	unsigned version;
+	size_t output_max;
+	long rlimit_nproc;
+	long rlimit_fsize;
+	double stdin_timeout_s;
+} locus_local_options;
+
+#define LOCUS_LOCAL_OPTIONS_INIT {LOCUS_LOCAL_OPTIONS_VERSION, 0, 0, 0, 0}
+
+/** locus_backend_local_new with options (NULL: the defaults). */
+int locus_backend_local_new_ext(locus_backend **out, const char *root,
+                                const char *label,
+                                const locus_local_options *opts,
+                                locus_error *err);
+
 /** An in-memory map of files, no shell.  Starts empty. */
 int locus_backend_memory_new(locus_backend **out, locus_error *err);
 
@@ -408,12 +434,15 @@ typedef struct locus_harness_config {
 	/* "ungated shell tools" on an unisolated backend with no wrap. */
 	void (*on_warning)(const char *message, void *payload);
 	void *payload;
+	/* grep and glob stop after this many seconds in all (0: 10 s) with a
+	 * note saying so; PCRE2 match, depth and heap limits hold per line. */
+	double search_budget_s;
 } locus_harness_config;
 
 #define LOCUS_HARNESS_CONFIG_INIT                                              \
 	{                                                                      \
 		1, true, 120, 600, false, 30000, 8000, false, "unknown", NULL, \
-		    NULL, NULL, NULL, NULL                                     \
+		    NULL, NULL, NULL, NULL, 0                                  \
 	}
 
 /* Tool sets (NULL-terminated); selected with these or an explicit list. */
