@@ -26,7 +26,7 @@ typedef struct fake_proc {
 
 /* Start `/usr/bin/python3 $LOCUS_SOURCE_ROOT/tests/<script> args...`
    (args NULL-terminated, at most 30).  0 or -1 (message on stderr). */
-static int fake_start(fake_proc *f, const char *script, const char *const *args)
+static inline int fake_start(fake_proc *f, const char *script, const char *const *args)
 {
 	const char *root = getenv("LOCUS_SOURCE_ROOT");
 	char path[4096];
@@ -83,7 +83,7 @@ static int fake_start(fake_proc *f, const char *script, const char *const *args)
 	return 0;
 }
 
-static void fake_stop(fake_proc *f)
+static inline void fake_stop(fake_proc *f)
 {
 	if (f->pid <= 0)
 		return;

@@ -26,6 +26,7 @@
 #include "locus/harness.h"
 #include "locus/labels.h"
 #include "locus/policy.h"
+#include "oci_fixture.h"
 
 /* ---------------- fixtures ---------------- */
 
@@ -98,8 +99,10 @@ static inline bool group_gone(pid_t pgid)
 	return false;
 }
 
-enum { BK_LOCAL, BK_MEMORY, BK_BWRAP, BK_COUNT };
-static const char *const bk_names[] = {"local", "memory", "bwrap"};
+/* BK_OCI (the strict OCI fake, tests/oci_fixture.h) is outside the
+   0..BK_COUNT loops: suites add it per test. */
+enum { BK_LOCAL, BK_MEMORY, BK_BWRAP, BK_COUNT, BK_OCI = BK_COUNT };
+static const char *const bk_names[] = {"local", "memory", "bwrap", "oci"};
 
 static int bwrap_state = -1; /* -1 unknown, 0 cannot, 1 can */
 
@@ -160,6 +163,8 @@ static inline bool fx_open(fx *f, int kind, const char *const *tools,
 		rc = locus_backend_local_new(&f->b, g_root, NULL, &err);
 	} else if (kind == BK_MEMORY) {
 		rc = locus_backend_memory_new(&f->b, &err);
+	} else if (kind == BK_OCI) {
+		rc = fx_oci_open(&f->b, &err);
 	} else {
 		if (!bwrap_works()) {
 			fprintf(stderr, "SKIPPED (not passed): bwrap cannot "
@@ -200,6 +205,8 @@ static inline void fx_close(fx *f)
 {
 	locus_harness_free(f->h);
 	locus_backend_free(f->b);
+	if (f->kind == BK_OCI)
+		fx_oci_close();
 	rm_tmp();
 }
 

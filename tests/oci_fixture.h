@@ -32,7 +32,7 @@ typedef struct oci_fx {
 	char key[128];
 } oci_fx;
 
-static int oci_fx_write(const char *path, const char *text)
+static inline int oci_fx_write(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -41,7 +41,7 @@ static int oci_fx_write(const char *path, const char *text)
 	return fclose(f);
 }
 
-static int oci_fx_keygen(const char *path)
+static inline int oci_fx_keygen(const char *path)
 {
 	EVP_PKEY *k = EVP_RSA_gen(2048);
 	FILE *f = k ? fopen(path, "w") : NULL;
@@ -53,7 +53,7 @@ static int oci_fx_keygen(const char *path)
 }
 
 /* Start the fake; extra fake arguments in args (NULL-terminated). */
-static int oci_fx_start(oci_fx *f, const char *const *args)
+static inline int oci_fx_start(oci_fx *f, const char *const *args)
 {
 	memset(f, 0, sizeof *f);
 	snprintf(f->dir, sizeof f->dir, "/tmp/locus-oci-XXXXXX");
@@ -96,7 +96,7 @@ static int oci_fx_start(oci_fx *f, const char *const *args)
 	return 0;
 }
 
-static void oci_fx_stop(oci_fx *f)
+static inline void oci_fx_stop(oci_fx *f)
 {
 	fake_stop(&f->fake);
 	char cmd[128];
@@ -106,7 +106,7 @@ static void oci_fx_stop(oci_fx *f)
 }
 
 /* Options for a sandbox created in the fake. */
-static void oci_fx_options(const oci_fx *f, locus_oci_options *o)
+static inline void oci_fx_options(const oci_fx *f, locus_oci_options *o)
 {
 	locus_oci_options def = LOCUS_OCI_OPTIONS_INIT;
 	*o = def;
@@ -119,7 +119,7 @@ static void oci_fx_options(const oci_fx *f, locus_oci_options *o)
 
 /* An unsigned call to the fake's /_fake/ routes; the body (malloc'd) or
    NULL. */
-static char *oci_fx_call(const oci_fx *f, const char *method, const char *path,
+static inline char *oci_fx_call(const oci_fx *f, const char *method, const char *path,
                          const char *body)
 {
 	lhttp_options o = LHTTP_OPTIONS_INIT;
@@ -145,11 +145,32 @@ static char *oci_fx_call(const oci_fx *f, const char *method, const char *path,
 }
 
 /* Set the fake's faults (a JSON object); 0 on success. */
-static int oci_fx_faults(const oci_fx *f, const char *json)
+static inline int oci_fx_faults(const oci_fx *f, const char *json)
 {
 	char *r = oci_fx_call(f, "POST", "/_fake/faults", json);
 	free(r);
 	return r ? 0 : -1;
+}
+
+/* The shared tool suite's OCI backend (tests/harness_fx.h): a fake per
+   test process, one created sandbox, both gone at fx_oci_close. */
+static oci_fx g_oci_fx;
+
+static inline int fx_oci_open(locus_backend **b, locus_error *err)
+{
+	if (oci_fx_start(&g_oci_fx, NULL)) {
+		snprintf(err->message, sizeof err->message,
+		         "the OCI fake did not start");
+		return LOCUS_EIO;
+	}
+	locus_oci_options o;
+	oci_fx_options(&g_oci_fx, &o);
+	return locus_backend_oci_new(b, NULL, &o, err);
+}
+
+static inline void fx_oci_close(void)
+{
+	oci_fx_stop(&g_oci_fx);
 }
 
 #endif

@@ -1473,6 +1473,21 @@ int main(void)
 	tcase_add_test(tt, cli_tool_lines);
 	tcase_add_test(tt, policy_gate_wrap);
 	tcase_add_loop_test(tt, policy_gate_wrap, BK_BWRAP, BK_BWRAP + 1);
+	/* the OCI backend against its strict fake: every tool */
+	tcase_add_loop_test(tt, tool_read, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_write_ledger, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_edit, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_multi_edit_atomic, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_apply_patch, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_notebook, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_ls_glob, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_grep, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_preview_todos, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_gate_refuses, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_bash, BK_OCI, BK_OCI + 1);
+	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_OCI,
+	                    BK_OCI + 1);
+	tcase_add_loop_test(tt, policy_gate_wrap, BK_OCI, BK_OCI + 1);
 	tcase_add_test(tt, bwrap_isolation);
 	tcase_add_test(tt, escape_bwrap);
 	tcase_add_test(tt, bwrap_kill_no_orphan);
