@@ -320,6 +320,7 @@ typedef struct hook_run {
 	locus_outcome outcome;
 	char *reason;
 	bool known_safe;
+	bool plan_mode; /* permission_mode "plan": only reading may run */
 } hook_run;
 
 static void hook_run_free(hook_run *r)
@@ -422,7 +423,7 @@ static int decide_call(hook_run *r, const hook_call *c)
 		return blocked(r->agent, r->event, why);
 	}
 	locus_outcome oc = locus_decision_outcome(d);
-	if (!hook_known_safe(d, c, r->has_root ? r->root : NULL))
+	if (!hook_known_safe(d, c, r->has_root ? r->root : NULL, !r->plan_mode))
 		r->known_safe = false;
 	if (!r->reason || oc > r->outcome) {
 		free(r->reason);
@@ -456,6 +457,11 @@ static int decide(hook_run *r, const hook_opts *o)
 		return blocked(a, r->event, "\"cwd\" must be a string");
 	const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(r->doc,
 	                                                    "mcp_context");
+	/* in plan mode a hook allow may run what the mode would not: only
+	   reading is approved there, never on an allow rule's word alone */
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(r->doc,
+	                                                     "permission_mode");
+	r->plan_mode = cJSON_IsString(mode) && !strcmp(mode->valuestring, "plan");
 	rc = hook_plan_build(&r->plan, tn->valuestring, ti,
 	                     cJSON_IsObject(mcp) ? mcp : NULL, why, sizeof(why));
 	if (rc < 0)
@@ -559,7 +565,7 @@ static int respond(hook_run *r, const hook_opts *o)
 {
 	const hook_agent *a = r->agent;
 	hook_verdict v = verdict_for(a, r->event, r->outcome, r->known_safe,
-	                             o->answer_allow);
+	                             o->answer_allow && !r->plan_mode);
 	char *why = reason_text(v, r->outcome, r->reason);
 	bool none = false;
 	char *out = why ? answer(a, r->event, v, why, &none) : NULL;

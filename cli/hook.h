@@ -52,9 +52,11 @@ void hook_plan_free(hook_plan *plan);
  * workspace.read, no exec:* tag) whose every path stays inside `root`
  * (symlinks resolved when the path exists).  `call` is what the decision
  * was made on; `root` is absolute or NULL (nothing is inside NULL).
+ * `trust_rules` false: an allow rule alone does not make a call known
+ * safe (Claude Code's plan mode, where nothing but reading may run).
  */
 bool hook_known_safe(const locus_decision *d, const hook_call *call,
-                     const char *root);
+                     const char *root, bool trust_rules);
 
 /* cli/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
 int cli_hook_install(int argc, char **argv);

@@ -273,12 +273,12 @@ static bool files_ok(const hook_call *call, const char *root, bool glob_tool)
 }
 
 bool hook_known_safe(const locus_decision *d, const hook_call *call,
-                     const char *root)
+                     const char *root, bool trust_rules)
 {
 	if (!d || locus_decision_outcome(d) != LOCUS_OUTCOME_ALLOW)
 		return false;
 	const char *perm = locus_decision_permission(d);
-	if (perm && strcmp(perm, "allow") == 0)
+	if (trust_rules && perm && strcmp(perm, "allow") == 0)
 		return true;
 	if (!root || root[0] != '/')
 		return false;

@@ -264,6 +264,11 @@ static const pcase pcases[] = {
      "exec:background"},
     {"gemini", "gemini-web-fetch.json", SETTINGS, "claude-settings-rules.json",
      ANS_DENY, "permission:deny"},
+    /* plan mode: an allow rule alone, or --answer-allow, approves nothing */
+    {"claude-code", "claude-plan-write.json", SETTINGS,
+     "claude-settings-rules.json", ANS_NONE, NULL},
+    {"claude-code", "claude-plan-write.json", "--answer-allow", NULL, ANS_NONE,
+     NULL},
 };
 
 #define NPCASES (sizeof pcases / sizeof pcases[0])
@@ -491,40 +496,31 @@ static size_t read_lines(const char *file, char ***out)
 	return n;
 }
 
+/* `line` sent by `agent` on `event`: must not be approved. */
+static void assert_not_approved(const char *agent, const char *event,
+                                const char *line, const char *ws)
+{
+	char *in = bash_payload(event, line, ws);
+	const char *av[] = {"locus", "hook", agent, NULL};
+	run_out r = run(av, in, strlen(in));
+	ck_assert_msg(r.status == 0, "%s [%s]: exit %d", agent, line, r.status);
+	ck_assert_msg(!approves(&r), "%s %s [%s] approved: %s", agent, event,
+	              line, r.out);
+	run_free(&r);
+	free(in);
+}
+
 START_TEST(never_allows_what_it_does_not_know)
 {
 	char *ws = make_workspace();
 	char **lines;
 	size_t n = read_lines("not-known-safe.txt", &lines);
 	ck_assert_uint_gt(n, 40);
-	const char *events[] = {"PreToolUse", "PermissionRequest"};
 	for (size_t i = 0; i < n; i++) {
-		for (size_t e = 0; e < 2; e++) {
-			char *in = bash_payload(events[e], lines[i], ws);
-			const char *av[] = {"locus", "hook", "claude-code", NULL};
-			run_out r = run(av, in, strlen(in));
-			ck_assert_msg(r.status == 0, "[%s]: exit %d", lines[i],
-			              r.status);
-			ck_assert_msg(!approves(&r), "%s [%s] approved: %s",
-			              events[e], lines[i], r.out);
-			run_free(&r);
-			free(in);
-		}
-		/* Gemini and Codex the same */
-		char *in = bash_payload("BeforeTool", lines[i], ws);
-		const char *gv[] = {"locus", "hook", "gemini", NULL};
-		run_out r = run(gv, in, strlen(in));
-		ck_assert_msg(!approves(&r), "gemini [%s] approved: %s", lines[i],
-		              r.out);
-		run_free(&r);
-		free(in);
-		in = bash_payload("PermissionRequest", lines[i], ws);
-		const char *cv[] = {"locus", "hook", "codex", NULL};
-		r = run(cv, in, strlen(in));
-		ck_assert_msg(!approves(&r), "codex [%s] approved: %s", lines[i],
-		              r.out);
-		run_free(&r);
-		free(in);
+		assert_not_approved("claude-code", "PreToolUse", lines[i], ws);
+		assert_not_approved("claude-code", "PermissionRequest", lines[i], ws);
+		assert_not_approved("gemini", "BeforeTool", lines[i], ws);
+		assert_not_approved("codex", "PermissionRequest", lines[i], ws);
 		free(lines[i]);
 	}
 	free(lines);
@@ -1048,6 +1044,75 @@ START_TEST(doctor_checks_a_setup)
 }
 END_TEST
 
+/* --claude-project reads the hierarchy Claude Code reads: the user's
+ * settings, the project's, the local ones; "/x" is the project's even
+ * when the session runs in a subfolder. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(claude_project_hierarchy)
+{
+	char *proj = make_tmp("proj"), *home = make_tmp("home");
+	char p[600];
+	snprintf(p, sizeof p, "%s/.claude", proj);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/sub", proj);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/.claude", home);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/.claude/settings.json", proj);
+	write_file(p, "{\"permissions\": {\"allow\": [\"Bash(npm test:*)\"], "
+	              "\"deny\": [\"Edit(/gen/**)\"]}}");
+	snprintf(p, sizeof p, "%s/.claude/settings.local.json", proj);
+	write_file(p, "{\"permissions\": {\"deny\": [\"Read(./.env)\"]}}");
+	snprintf(p, sizeof p, "%s/.claude/settings.json", home);
+	write_file(p, "{\"permissions\": {\"deny\": [\"Bash(curl:*)\"]}}");
+	char *old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
+	setenv("HOME", home, 1);
+	char sub[600], envf[600], gen[600];
+	snprintf(sub, sizeof sub, "%s/sub", proj);
+	snprintf(envf, sizeof envf, "%s/.env", proj);
+	snprintf(gen, sizeof gen, "%s/gen/out.c", proj);
+	const char *av[] = {"locus", "hook", "claude-code", "--claude-project",
+	                    proj, NULL};
+	struct {
+		char *payload;
+		ans want;
+	} c[4];
+	c[0].payload = bash_payload("PreToolUse", "npm test", proj);
+	c[0].want = ANS_ALLOW; /* the project's allow rule */
+	cJSON *in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "file_path", envf);
+	c[1].payload = payload_of("PreToolUse", "Read", in, sub);
+	c[1].want = ANS_DENY; /* settings.local.json */
+	c[2].payload = bash_payload("PreToolUse", "curl -s https://x.test", proj);
+	c[2].want = ANS_DENY; /* the user's settings */
+	in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "file_path", gen);
+	cJSON_AddStringToObject(in, "content", "");
+	c[3].payload = payload_of("PreToolUse", "Write", in, sub);
+	c[3].want = ANS_DENY; /* "/gen" is the project's gen/, cwd sub/ */
+	for (int i = 0; i < 4; i++) {
+		run_out r = run(av, c[i].payload, strlen(c[i].payload));
+		ck_assert_msg(r.status == 0, "%d: %d [%s]", i, r.status, r.err);
+		free(check_answer("claude-code", &r, c[i].want));
+		run_free(&r);
+		free(c[i].payload);
+	}
+	setenv("HOME", old_home, 1);
+	free(old_home);
+	rm_rf(proj);
+	rm_rf(home);
+	free(proj);
+	free(home);
+}
+END_TEST
+
 /* ---- audit -------------------------------------------------------------- */
 
 START_TEST(audit_appends_records)
@@ -1135,6 +1200,7 @@ static Suite *hook_suite(void)
 	tcase_add_test(t, install_writes_the_documented_hooks);
 	tcase_add_test(t, install_merges);
 	tcase_add_test(t, doctor_checks_a_setup);
+	tcase_add_test(t, claude_project_hierarchy);
 	suite_add_tcase(s, t);
 	t = tcase_create("audit");
 	tcase_add_test(t, audit_appends_records);
