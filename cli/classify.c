@@ -1,7 +1,8 @@
 /*
  * cli/classify.c - `locus classify`: label bash lines (spec shell.md s. 3).
  *
- *   locus classify [--pretty] [--] WORD...   the words joined by one space
+ *   locus classify [--pretty] [--root DIR] [--] WORD...
+ *                                            the words joined by one space
  *                                            form ONE command
  *   locus classify [--pretty]                one command per stdin line
  *   locus classify [--pretty] --jsonl        one JSON object per stdin line:
@@ -34,15 +35,19 @@ typedef struct classify_ctx {
 	int json_flags;             /* LOCUS_JSON_* */
 	int status;                 /* 0, 2 after a malformed line */
 	bool fatal;                 /* out of memory: stop */
+	locus_action_options opts;  /* the workspace root (--root) */
 } classify_ctx;
 
 static void classify_usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: locus classify [--pretty] [--] COMMAND WORDS...\n"
-	        "       locus classify [--pretty] < lines\n"
-	        "       locus classify [--pretty] --jsonl < objects\n"
+	        "usage: locus classify [--pretty] [--root DIR] [--] COMMAND "
+	        "WORDS...\n"
+	        "       locus classify [--pretty] [--root DIR] < lines\n"
+	        "       locus classify [--pretty] [--root DIR] --jsonl < objects\n"
 	        "\n"
+	        "--root DIR is the workspace root for the outside-workspace\n"
+	        "label (default: the current directory).\n"
 	        "Prints one JSON object per command: kind, tags, never, reasons\n"
 	        "and the simple commands found.  With arguments, all of them\n"
 	        "joined by one space are one command.  With --jsonl each line\n"
@@ -98,7 +103,8 @@ static void classify_line(classify_ctx *c, unsigned long line,
 {
 	locus_action *a = NULL;
 	locus_error err = {0};
-	int rc = locus_action_classify(&a, c->parser, s, n, &err);
+	int rc = locus_action_classify_with(&a, c->parser, s, n, &c->opts,
+	                                    &err);
 	emit_action(c, line, rc, a, &err);
 	locus_action_free(a);
 }
@@ -184,10 +190,11 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		}
 		locus_action *a = NULL;
 		locus_error err = {0};
-		int rc = locus_action_derive(&a, c->parser, tool->valuestring,
-		                             args_txt ? args_txt : "{}",
-		                             args_txt ? strlen(args_txt) : 2,
-		                             &err);
+		int rc = locus_action_derive_with(&a, c->parser,
+		                                  tool->valuestring,
+		                                  args_txt ? args_txt : "{}",
+		                                  args_txt ? strlen(args_txt) : 2,
+		                                  &c->opts, &err);
 		cJSON_free(args_txt);
 		emit_action(c, line, rc, a, &err);
 		locus_action_free(a);
@@ -230,7 +237,9 @@ static char *join_words(int argc, char **argv, size_t *len)
 int cli_classify(int argc, char **argv)
 {
 	bool jsonl = false;
-	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS};
+	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS,
+	                  .opts = LOCUS_ACTION_OPTIONS_INIT};
+	char *root = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *o = argv[i];
@@ -241,6 +250,14 @@ int cli_classify(int argc, char **argv)
 			c.json_flags |= LOCUS_JSON_PRETTY;
 		} else if (!strcmp(o, "--jsonl")) {
 			jsonl = true;
+		} else if (!strcmp(o, "--root") && i + 1 < argc) {
+			free(root);
+			root = cli_absolute_dir(argv[++i]);
+			if (!root) {
+				fprintf(stderr, "locus classify: --root %s: not a "
+				                "directory\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
 			classify_usage(stdout);
 			return 0;
@@ -258,8 +275,10 @@ int cli_classify(int argc, char **argv)
 	if (jsonl && i < argc) {
 		fprintf(stderr, "locus classify: --jsonl reads stdin and "
 		                "takes no command arguments\n");
+		free(root);
 		return 2;
 	}
+	c.opts.workspace_root = root;
 	int rc = locus_shell_parser_new(&c.parser, NULL);
 	if (rc) {
 		fprintf(stderr, "locus classify: cannot create the parser: %s\n",
@@ -297,6 +316,7 @@ int cli_classify(int argc, char **argv)
 		free(buf);
 	}
 	locus_shell_parser_free(c.parser);
+	free(root);
 	if (c.fatal) {
 		fprintf(stderr, "locus classify: out of memory\n");
 		return 1;

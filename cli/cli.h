@@ -14,6 +14,11 @@
 
 int cli_classify(int argc, char **argv); /* cli/classify.c */
 int cli_corpus(int argc, char **argv);   /* cli/corpus.c */
+
+/* The workspace root shell corpus cases are judged against
+   (docs/corpus.md). */
+#define CLI_CORPUS_ROOT "/home/user/project"
+
 int cli_gate(int argc, char **argv);     /* cli/gate.c (policy engine) */
 int cli_policy(int argc, char **argv);   /* cli/policy.c: policy show */
 int cli_audit(int argc, char **argv);    /* cli/audit.c: audit verify */
@@ -59,5 +64,9 @@ bool cli_json_dup_keys(const struct cJSON *object);
 
 /* cli/util.c: the value of a hex digit, or -1. */
 int cli_hex_digit(int c);
+
+/* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
+   NULL when it is not an existing directory. */
+char *cli_absolute_dir(const char *dir);
 
 #endif

@@ -448,6 +448,10 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 	locus_action *a = NULL;
 	locus_error err = {0};
 	int rc;
+	/* One fixed workspace root, so outside-workspace cases mean the same
+	   wherever the corpus runs (docs/corpus.md). */
+	locus_action_options opts = LOCUS_ACTION_OPTIONS_INIT;
+	opts.workspace_root = CLI_CORPUS_ROOT;
 	if (k->is_tool) {
 		cJSON *call = cJSON_Parse(k->input.p ? k->input.p : "");
 		const cJSON *tool = cJSON_GetObjectItemCaseSensitive(call,
@@ -464,16 +468,17 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 			return;
 		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
-		rc = locus_action_derive(&a, run->parser, tool->valuestring,
-		                         args_txt ? args_txt : "{}",
-		                         args_txt ? strlen(args_txt) : 2,
-		                         &err);
+		rc = locus_action_derive_with(&a, run->parser,
+		                              tool->valuestring,
+		                              args_txt ? args_txt : "{}",
+		                              args_txt ? strlen(args_txt) : 2,
+		                              &opts, &err);
 		cJSON_free(args_txt);
 		cJSON_Delete(call);
 	} else {
-		rc = locus_action_classify(&a, run->parser,
-		                           k->input.p ? k->input.p : "",
-		                           k->input.len, &err);
+		rc = locus_action_classify_with(&a, run->parser,
+		                                k->input.p ? k->input.p : "",
+		                                k->input.len, &opts, &err);
 	}
 	if (rc == LOCUS_ENOMEM) {
 		run->fatal = true;

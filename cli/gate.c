@@ -241,6 +241,18 @@ int cli_gate(int argc, char **argv)
 	if (rc)
 		return rc;
 	char rootbuf[PATH_MAX];
+	char *root_real = NULL;
+	if (root) {
+		/* the label and the path rules need an absolute root */
+		root_real = cli_absolute_dir(root);
+		if (!root_real) {
+			fprintf(stderr, "locus gate: --root %s: not a directory\n",
+			        root);
+			locus_policy_free(policy);
+			return 2;
+		}
+		root = root_real;
+	}
 	if (!root && getcwd(rootbuf, sizeof(rootbuf)))
 		root = rootbuf;
 	locus_audit *audit = NULL;
@@ -262,6 +274,7 @@ int cli_gate(int argc, char **argv)
 			snprintf(err.message, sizeof(err.message),
 			         "--audit-key needs --audit FILE");
 		fprintf(stderr, "locus gate: %s\n", err.message);
+		free(root_real);
 		locus_policy_free(policy);
 		return 2;
 	}
@@ -269,6 +282,7 @@ int cli_gate(int argc, char **argv)
 	if (locus_shell_parser_new(&parser, NULL)) {
 		fprintf(stderr, "locus gate: cannot create the shell parser\n");
 		locus_audit_close(audit);
+		free(root_real);
 		locus_policy_free(policy);
 		return 2;
 	}
@@ -349,6 +363,7 @@ int cli_gate(int argc, char **argv)
 	free(line);
 	locus_shell_parser_free(parser);
 	locus_audit_close(audit);
+	free(root_real);
 	locus_policy_free(policy);
 	if (bad)
 		return 2;

@@ -3,10 +3,12 @@
  * section 2), derived from the tool name and its JSON arguments, and their
  * `locus classify` JSON rendering (section 3).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -58,6 +60,10 @@ static const struct {
 	{ LOCUS_TAG_BACKGROUND, "exec:background" },
 	{ LOCUS_TAG_UNPARSED, "exec:unparsed" },
 	{ LOCUS_TAG_STDIN, "exec:stdin" },
+	{ LOCUS_TAG_SECRETS, "exec:secrets" },
+	{ LOCUS_TAG_PERSISTENCE, "exec:persistence" },
+	{ LOCUS_TAG_PRIVILEGE, "exec:privilege" },
+	{ LOCUS_TAG_OUTSIDE, "outside-workspace" },
 };
 
 const char *locus_tag_name(uint32_t bit)
@@ -398,8 +404,114 @@ static const cJSON *arg(const cJSON *obj, const char *key)
 	return it && !cJSON_IsNull(it) ? it : NULL;
 }
 
+/* ---- outside-workspace ------------------------------------------------- */
+
+/* Paths an apply_patch text adds, updates, deletes or moves to. */
+static const char *const patch_heads[] = {
+	"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:",
+	NULL,
+};
+
+/* The first path of a patch outside the root, copied into buf. */
+static bool patch_outside(const char *patch, const char *root, char *buf,
+                          size_t cap, bool *oom)
+{
+	for (const char *l = patch; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		for (const char *const *h = patch_heads; *h; h++) {
+			size_t hn = strlen(*h);
+			if (n < hn || strncmp(l, *h, hn) != 0)
+				continue;
+			const char *p = l + hn;
+			size_t pn = n - hn;
+			while (pn && (*p == ' ' || *p == '\t')) {
+				p++;
+				pn--;
+			}
+			while (pn && (p[pn - 1] == ' ' || p[pn - 1] == '\r'))
+				pn--;
+			if (pn >= cap)
+				pn = cap - 1;
+			memcpy(buf, p, pn);
+			buf[pn] = '\0';
+			if (ll_outside_path(buf, root, oom))
+				return true;
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* The argument keys of a file tool that name paths (glob's pattern may be
+   absolute: /etc/ and below). */
+static const char *const path_keys[] = { "path", "pattern", "glob", NULL };
+
+static int add_outside(locus_action *a, const cJSON *args, const char *root)
+{
+	bool oom = false;
+	const char *hit = NULL;
+	char buf[512];
+	if (a->is_bash) {
+		hit = ll_outside_shell(a->shell, root, &oom);
+	} else {
+		for (size_t i = 0; !hit && path_keys[i]; i++) {
+			/* grep's pattern is a regex, not a path */
+			if (strcmp(a->tool, "grep") == 0 &&
+			    strcmp(path_keys[i], "pattern") == 0)
+				continue;
+			const cJSON *it = arg(args, path_keys[i]);
+			if (!cJSON_IsString(it))
+				continue;
+			/* glob patterns: only their fixed leading part is a
+			   path (`**` / `*` may not climb). */
+			if (ll_outside_path(it->valuestring, root, &oom))
+				hit = it->valuestring;
+		}
+		const cJSON *patch = arg(args, "patch");
+		if (!hit && cJSON_IsString(patch) &&
+		    patch_outside(patch->valuestring, root, buf, sizeof buf, &oom))
+			hit = buf;
+	}
+	if (oom)
+		return LOCUS_ENOMEM;
+	if (!hit)
+		return 0;
+	int rc = locus_action_add_tag(a, "outside-workspace");
+	if (rc)
+		return rc;
+	static const char prefix[] = "outside-workspace: ";
+	static const char suffix[] = " is outside the workspace root";
+	char text[sizeof prefix + 200 + sizeof suffix];
+	snprintf(text, sizeof text, "%s%.200s%s", prefix, hit, suffix);
+	return add_reason(a, text);
+}
+
+/* The root to judge against: the caller's, else the current directory,
+   else none (buf holds the copy). */
+static int resolve_root(const locus_action_options *opts, char *buf,
+                        size_t cap, const char **root, locus_error *err)
+{
+	*root = NULL;
+	if (opts && opts->version != LOCUS_ACTION_OPTIONS_VERSION)
+		return fail(err, LOCUS_EINVALID,
+		            "unknown locus_action_options version", NULL);
+	if (opts && opts->workspace_root) {
+		if (opts->workspace_root[0] != '/')
+			return fail(err, LOCUS_EINVALID,
+			            "workspace root must be absolute: '%.200s'",
+			            opts->workspace_root);
+		*root = opts->workspace_root;
+		return 0;
+	}
+	if (getcwd(buf, cap))
+		*root = buf;
+	return 0;
+}
+
 static int derive(locus_action **out, locus_shell_parser *parser,
-                  const char *tool, const cJSON *args, locus_error *err)
+                  const char *tool, const cJSON *args, const char *root,
+                  locus_error *err)
 {
 	size_t t = 0;
 	while (t < sizeof tools / sizeof *tools && strcmp(tools[t].name, tool))
@@ -458,6 +570,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	}
 	if (!rc && (tools[t].flags & TOOL_STDIN))
 		rc = locus_action_add_tag(a, "exec:stdin");
+	if (!rc)
+		rc = add_outside(a, args, root);
 	if (rc) {
 		locus_action_free(a);
 		return rc == LOCUS_ENOMEM ? rc : fail(err, rc, "%s", "");
@@ -469,33 +583,61 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	return 0;
 }
 
-int locus_action_derive(locus_action **out, locus_shell_parser *parser,
-                        const char *tool, const char *args_json,
-                        size_t args_len, locus_error *err)
+int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
+                             const char *tool, const char *args_json,
+                             size_t args_len,
+                             const locus_action_options *opts,
+                             locus_error *err)
 {
 	if (!out)
 		return LOCUS_EUSAGE;
 	*out = NULL;
 	if (!tool)
 		return fail(err, LOCUS_EUSAGE, "no tool name", NULL);
+	char buf[PATH_MAX];
+	const char *root;
+	int rc = resolve_root(opts, buf, sizeof buf, &root, err);
+	if (rc)
+		return rc;
 	cJSON *args;
-	int rc = parse_args(args_json, args_len, &args, err);
+	rc = parse_args(args_json, args_len, &args, err);
 	if (rc)
 		return rc == LOCUS_ENOMEM ? fail(err, rc, "out of memory", NULL)
 		                          : rc;
-	rc = derive(out, parser, tool, args, err);
+	rc = derive(out, parser, tool, args, root, err);
 	cJSON_Delete(args);
 	return rc;
 }
 
+int locus_action_derive(locus_action **out, locus_shell_parser *parser,
+                        const char *tool, const char *args_json,
+                        size_t args_len, locus_error *err)
+{
+	return locus_action_derive_with(out, parser, tool, args_json, args_len,
+	                                NULL, err);
+}
+
 int locus_action_classify(locus_action **out, locus_shell_parser *parser,
                           const char *line, size_t len, locus_error *err)
+{
+	return locus_action_classify_with(out, parser, line, len, NULL, err);
+}
+
+int locus_action_classify_with(locus_action **out, locus_shell_parser *parser,
+                               const char *line, size_t len,
+                               const locus_action_options *opts,
+                               locus_error *err)
 {
 	if (!out)
 		return LOCUS_EUSAGE;
 	*out = NULL;
 	if (!line && len)
 		return fail(err, LOCUS_EUSAGE, "no line", NULL);
+	char buf[PATH_MAX];
+	const char *root;
+	int rrc = resolve_root(opts, buf, sizeof buf, &root, err);
+	if (rrc)
+		return rrc;
 	locus_action *a = action_new("bash", LOCUS_KIND_EXEC);
 	if (!a)
 		return fail(err, LOCUS_ENOMEM, "out of memory", NULL);
@@ -514,6 +656,8 @@ int locus_action_classify(locus_action **out, locus_shell_parser *parser,
 		rc = locus_action_add_tag(a, "bash");
 	if (!rc)
 		rc = label_bash(a, parser, line ? line : "", len);
+	if (!rc)
+		rc = add_outside(a, NULL, root);
 	if (rc) {
 		locus_action_free(a);
 		return fail(err, rc, "out of memory", NULL);

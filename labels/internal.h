@@ -79,6 +79,15 @@ bool ll_awk_runs_input(const locus_shell_command *c);
 size_t ll_floor_patterns(const char *text, size_t len, const char **out,
                          size_t max);
 
+/* outside.c: the first path of a bash line outside `root` (borrowed from
+   the result, or a static string), or NULL; `root` NULL means no root is
+   known (every path counts as outside).  *oom set when memory ran out
+   (the answer is then "outside"). */
+const char *ll_outside_shell(const locus_shell_result *r, const char *root,
+                             bool *oom);
+/* A file tool's path (relative to the root, or absolute) is outside. */
+bool ll_outside_path(const char *path, const char *root, bool *oom);
+
 /* Tag name -> bit (0 when not an exec:* tag). */
 uint32_t ll_tag_bit(const char *name);
 

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "../knowledge/linefacts.h"
 #include "../knowledge/programs.h"
+#include "pack.h"
 
 /* ---- the floor -------------------------------------------------------- */
 
@@ -501,6 +502,23 @@ static bool remote_code(const locus_shell_result *r)
 	return false;
 }
 
+/* The previous stage of command i's pipeline (same pipeline, depth and
+   parent), when i reads it. */
+static const locus_shell_command *piped_producer(const locus_shell_result *r,
+                                                 size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
+	if (!(c->flags & LOCUS_CMD_PIPED_IN))
+		return NULL;
+	for (size_t k = i; k-- > 0;) {
+		const locus_shell_command *p = locus_shell_result_command(r, k);
+		if (p->pipeline == c->pipeline && p->depth == c->depth &&
+		    p->parent == c->parent)
+			return p;
+	}
+	return NULL;
+}
+
 void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -518,6 +536,9 @@ void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		ll_judgement j;
 		ll_judge_command(c, &j);
+		const locus_shell_command *prod = piped_producer(r, i);
+		if (prod)
+			pk_db_piped(c, prod, &j);
 		out->tags |= j.tags;
 		for (size_t k = 0; k < j.nreasons; k++)
 			add_reason(out, j.reasons[k]);

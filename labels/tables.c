@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "../knowledge/programs.h"
+#include "pack.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -840,6 +841,9 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		add_reason(j, sr->reason);
 		set_never(j, LL_NEVER_STOP);
 	}
+	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
+	   privilege. */
+	pk_judge(c, j);
 }
 
 static const char *const system_dirs[] = {

@@ -477,8 +477,12 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	locus_action *action = NULL;
 	locus_error derr;
 	memset(&derr, 0, sizeof(derr));
-	rc = locus_action_derive(&action, parser, htool, args, strlen(args),
-	                         &derr);
+	/* outside-workspace is judged against the caller's root (the hook's
+	   cwd, the harness root, --root), else the current directory */
+	locus_action_options aopts = LOCUS_ACTION_OPTIONS_INIT;
+	aopts.workspace_root = in ? in->workspace_root : NULL;
+	rc = locus_action_derive_with(&action, parser, htool, args,
+	                              strlen(args), &aopts, &derr);
 	cJSON_free(args);
 	subject s;
 	memset(&s, 0, sizeof(s));
@@ -507,6 +511,10 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 			}
 		}
 		rc = pl_strset_add(&s.tags, tool);
+		/* a tool locus does not know: `standard` and `strict` hold it
+		   (fail closed); web tools are also kind `network` */
+		if (!rc)
+			rc = pl_strset_add(&s.tags, "unknown-tool");
 		if (rc)
 			pl_error(err, rc, "out of memory");
 	} else {

@@ -335,23 +335,26 @@ static const struct {
 	const char *json;
 } presets[] = {
 	{"standard",
-	 "{\"version\": \"standard@1\",\n"
+	 "{\"version\": \"standard@2\",\n"
 	 " \"require_verification_score\": 0,\n"
 	 " \"deny_for\": [\"exec:never\"],\n"
 	 " \"require_human_for\": [\"exec:destructive\", \"exec:force-push\",\n"
 	 "   \"exec:vcs-push\", \"exec:remote-code\", \"exec:shutdown\",\n"
-	 "   \"exec:unparsed\", \"exec:network\", \"exec:background\"]}\n"},
+	 "   \"exec:unparsed\", \"exec:network\", \"exec:background\",\n"
+	 "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\",\n"
+	 "   \"outside-workspace\", \"network\", \"unknown-tool\"]}\n"},
 	{"strict",
-	 "{\"version\": \"strict@1\",\n"
+	 "{\"version\": \"strict@2\",\n"
 	 " \"require_verification_score\": 0,\n"
 	 " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
 	 " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
-	 "   \"network\"]}\n"},
+	 "   \"network\", \"outside-workspace\", \"unknown-tool\",\n"
+	 "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\"]}\n"},
 	{"permissive",
-	 "{\"version\": \"permissive@1\",\n"
+	 "{\"version\": \"permissive@2\",\n"
 	 " \"require_verification_score\": 0,\n"
 	 " \"deny_for\": [\"exec:never\"],\n"
-	 " \"require_human_for\": []}\n"},
+	 " \"require_human_for\": [\"exec:secrets\", \"exec:persistence\"]}\n"},
 	{"readonly",
 	 "{\"version\": \"readonly@1\",\n"
 	 " \"require_verification_score\": 0,\n"

@@ -113,7 +113,7 @@ START_TEST(append_and_verify)
 		              "missing %s", keys[i]);
 	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(o, "policy_version")
 	                         ->valuestring,
-	                 "strict@1");
+	                 "strict@2");
 	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring,
 	                 "require_human");
 	cJSON_Delete(o);

@@ -126,6 +126,42 @@ START_TEST(classify_args_are_one_command)
 }
 END_TEST
 
+/* --root DIR is the workspace root of outside-workspace (issue 10). */
+START_TEST(classify_and_gate_root)
+{
+	const char *in_root[] = {"locus", "classify", "--root", "/tmp", "--",
+	                         "cat", "/tmp/x", NULL};
+	run_out r = run(in_root, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "outside-workspace"));
+	run_free(&r);
+	const char *out_root[] = {"locus", "classify", "--root", "/usr", "--",
+	                          "cat", "/tmp/x", NULL};
+	r = run(out_root, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"outside-workspace\""));
+	run_free(&r);
+	const char *bad[] = {"locus", "classify", "--root", "/nonexistent/dir",
+	                     "ls", NULL};
+	r = run(bad, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	/* the gate holds a read outside its root under standard */
+	const char *gate[] = {"locus", "gate", "--root", "/usr", NULL};
+	const char *call =
+	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"/tmp/x\"}}\n"
+	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"/usr/x\"}}\n";
+	r = run(gate, call, strlen(call));
+	ck_assert_int_eq(r.status, 0);
+	char *second = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(second);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"outcome\":\"require_human\""));
+	ck_assert(strstr(r.out, "\"outcome\":\"require_human\"") < second);
+	ck_assert_ptr_nonnull(strstr(second, "\"outcome\":\"allow\""));
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(classify_read_line)
 {
 	const char *av[] = {"locus", "classify", "ls", "-la", NULL};
@@ -460,6 +496,7 @@ static Suite *cli_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, classify_args_are_one_command);
 	tcase_add_test(t, classify_read_line);
+	tcase_add_test(t, classify_and_gate_root);
 	tcase_add_test(t, classify_stdin_lines);
 	tcase_add_test(t, classify_stdin_last_line_without_newline);
 	tcase_add_test(t, classify_jsonl);

@@ -196,7 +196,9 @@ START_TEST(audit_out_of_the_tools_reach)
 {
 	fx f;
 	locus_policy *pol = NULL;
-	locus_policy_preset(&pol, "standard", NULL);
+	/* permissive: the name-hiding command below must run (standard holds
+	   its dynamic mv target as outside-workspace since issue 10) */
+	locus_policy_preset(&pol, "permissive", NULL);
 	locus_policy_wrap w = {.policy = pol};
 	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
 		return;

@@ -249,7 +249,9 @@ static const pcase pcases[] = {
     {"claude-code", "claude-monitor.json", NULL, NULL, ANS_ALLOW, NULL},
     {"claude-code", "claude-monitor.json", "--preset", "strict", ANS_ALLOW,
      NULL},
-    {"claude-code", "claude-powershell.json", NULL, NULL, ANS_NONE, NULL},
+    /* a tool locus does not know is held under standard (issue 10) */
+    {"claude-code", "claude-powershell.json", NULL, NULL, ANS_ASK,
+     "unknown-tool"},
     {"claude-code", "claude-mcp-command.json", NULL, NULL, ANS_DENY,
      "exec:never"},
     {"claude-code", "claude-bash-unsandboxed.json", NULL, NULL, ANS_ASK,
@@ -257,7 +259,9 @@ static const pcase pcases[] = {
     {"claude-code", "claude-bash-unsandboxed.json", "--answer-allow", NULL,
      ANS_ASK, "dangerouslyDisableSandbox"},
     {"gemini", "gemini-grep-search.json", NULL, NULL, ANS_ALLOW, NULL},
-    {"gemini", "gemini-read-many-files.json", NULL, NULL, ANS_NONE, NULL},
+    /* /etc/passwd is outside the payload's cwd: held (issue 10) */
+    {"gemini", "gemini-read-many-files.json", NULL, NULL, ANS_ASK,
+     "outside-workspace"},
     {"gemini", "gemini-read-many-files.json", "--preset", "readonly",
      ANS_NONE, NULL},
     {"gemini", "gemini-shell-background.json", NULL, NULL, ANS_ASK,
@@ -737,7 +741,8 @@ START_TEST(big_input_decided)
 	/* 1 MiB Write content is under the cap: decided, not blocked */
 	size_t body = (size_t)1 << 20;
 	const char *head =
-	    "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":"
+	    "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"/w\","
+	    "\"tool_name\":"
 	    "\"Write\",\"tool_input\":{\"file_path\":\"/w/a.txt\","
 	    "\"content\":\"";
 	size_t hl = strlen(head);

@@ -386,8 +386,10 @@ START_TEST(presets)
 	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
 	expect(p, "write", "{\"path\":\"a\",\"content\":\"\"}", NULL,
 	       LOCUS_OUTCOME_ALLOW, NULL);
-	expect(p, "mcp__github__create_issue", "{}", NULL, LOCUS_OUTCOME_ALLOW,
-	       NULL);
+	/* a tool locus does not know is held (fail closed, issue 10) */
+	expect(p, "mcp__github__create_issue", "{}", NULL,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['unknown-tool'] require human approval");
 	locus_policy_free(p);
 	/* strict: writes, exec and network held */
 	locus_policy_preset(&p, "strict", NULL);
@@ -396,7 +398,7 @@ START_TEST(presets)
 	       "labels ['workspace.write'] require human approval");
 	expect(p, "WebFetch", "{\"url\":\"https://x.com\"}", NULL,
 	       LOCUS_OUTCOME_REQUIRE_HUMAN,
-	       "labels ['network'] require human approval");
+	       "labels ['network', 'unknown-tool'] require human approval");
 	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
 	locus_policy_free(p);
 	/* readonly: reads only */
@@ -734,7 +736,7 @@ START_TEST(cli_gate_and_show)
 	snprintf(cmd, sizeof(cmd), "%s policy show --preset strict --compact",
 	         bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
-	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@1\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@2\""));
 	snprintf(cmd, sizeof(cmd),
 	         "f=$(mktemp) && printf '{\"deny_for\": 1}' >$f && "
 	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st", bin);

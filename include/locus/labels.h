@@ -45,8 +45,15 @@ enum {
 	LOCUS_TAG_BACKGROUND = 1u << 8,  /* exec:background */
 	LOCUS_TAG_UNPARSED = 1u << 9,    /* exec:unparsed */
 	LOCUS_TAG_STDIN = 1u << 10,      /* exec:stdin */
+	LOCUS_TAG_SECRETS = 1u << 11,    /* exec:secrets */
+	LOCUS_TAG_PERSISTENCE = 1u << 12, /* exec:persistence */
+	LOCUS_TAG_PRIVILEGE = 1u << 13,  /* exec:privilege */
+	/* "outside-workspace": not an exec:* tag but a label of any tool (a
+	   path outside the workspace root).  locus_shell_label() never sets
+	   it (it has no root); locus_action_derive_with() does. */
+	LOCUS_TAG_OUTSIDE = 1u << 14,
 };
-#define LOCUS_TAG_COUNT 11
+#define LOCUS_TAG_COUNT 15
 
 /** "exec:destructive" for LOCUS_TAG_DESTRUCTIVE...; NULL for a value that is
  *  not exactly one known bit. */
@@ -97,6 +104,46 @@ int locus_action_derive(locus_action **out, locus_shell_parser *parser,
  */
 int locus_action_classify(locus_action **out, locus_shell_parser *parser,
                           const char *line, size_t len, locus_error *err);
+
+/**
+ * What the labeller knows besides the call: the workspace root, against
+ * which the `outside-workspace` label is judged (a path the call reads,
+ * writes, deletes, moves or changes modes of that is not under the root:
+ * absolute paths elsewhere, `~`/`$HOME`, `..` that climbs out, relative
+ * paths after a `cd` out, targets only known at run time).  Versioned:
+ * initialise with LOCUS_ACTION_OPTIONS_INIT.
+ */
+typedef struct locus_action_options {
+	unsigned version;           /* LOCUS_ACTION_OPTIONS_VERSION */
+	const char *workspace_root; /* an absolute directory, borrowed for the
+	                               call; NULL: the process's current
+	                               directory (getcwd); when that cannot be
+	                               read either, every path counts as
+	                               outside */
+} locus_action_options;
+
+#define LOCUS_ACTION_OPTIONS_VERSION 1
+#define LOCUS_ACTION_OPTIONS_INIT { LOCUS_ACTION_OPTIONS_VERSION, NULL }
+
+/**
+ * locus_action_derive() with options (NULL: the defaults).  The plain
+ * locus_action_derive() and locus_action_classify() use the current
+ * directory as the root.
+ *
+ * @return as locus_action_derive(); LOCUS_EINVALID also for an options
+ *         struct of an unknown version or a relative workspace_root
+ */
+int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
+                             const char *tool, const char *args_json,
+                             size_t args_len,
+                             const locus_action_options *opts,
+                             locus_error *err);
+
+/** locus_action_classify() with options (NULL: the defaults). */
+int locus_action_classify_with(locus_action **out, locus_shell_parser *parser,
+                               const char *line, size_t len,
+                               const locus_action_options *opts,
+                               locus_error *err);
 
 /** Free an action.  NULL is accepted. */
 void locus_action_free(locus_action *action);

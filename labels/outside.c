@@ -1,0 +1,507 @@
+/*
+ * labels/outside.c - the outside-workspace label: a tool call that reads,
+ * writes, deletes, moves or changes modes of a path outside the workspace
+ * root (issue 10; docs/tags.md says which words count as paths).
+ *
+ * Paths are judged lexically: `.` and `..` segments and repeated slashes
+ * are folded, symlinks are not followed (the sandbox's job).  `~` and
+ * `$HOME` are outside; so is a `..` that climbs above the root, a relative
+ * path after a `cd` that left the root, and a target whose value is only
+ * known at run time (a dynamic word given to a program that writes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+#include "pack.h"
+
+/* Devices and descriptors that are not files of anyone's. */
+static const char *const harmless[] = {
+    "/dev/null",   "/dev/zero",   "/dev/random", "/dev/urandom", "/dev/stdin",
+    "/dev/stdout", "/dev/stderr", "/dev/tty",    "/dev/full",    NULL,
+};
+/* /dev/tcp and /dev/udp are sockets (exec:network says so), not files. */
+static const char *const harmless_prefixes[] = {
+    "/dev/fd/", "/proc/self/fd/", "/dev/tcp/", "/dev/udp/", NULL,
+};
+
+/* Where programs live: running one is not touching a path. */
+static const char *const program_dirs[] = {
+    "/usr/",       "/bin/",
+    "/sbin/",      "/opt/homebrew/",
+    "/nix/store/", "/run/current-system/",
+    NULL,
+};
+
+/* Cloud and platform CLIs name remote things with leading slashes (log
+   groups, parameters, API endpoints): their operands are not local paths,
+   except `file://PATH` parameters and the storage subcommands that copy
+   local files (aws s3, gcloud storage, gsutil). */
+static const char *const remote_name_programs =
+    "aws awslocal gcloud az gh glab";
+static const char *const local_copy_subcommands = "s3 storage";
+
+/* Programs that write, delete, move or change the modes of their
+   operands: a dynamic operand may be anywhere. */
+static const char *const writers =
+    "rm rmdir unlink mv cp ln chmod chown chgrp touch mkdir tee truncate "
+    "install dd rsync scp shred tar unzip cpio patch sed";
+
+static bool starts_with(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* ---- lexical paths ------------------------------------------------------ */
+
+/* Fold `base/rel` (base absolute, may be NULL when rel is absolute) into a
+   normalised absolute path in a malloc'd buffer: no `.`, `..` or empty
+   segments; `..` at the top stays at `/`.  NULL on OOM. */
+static char *fold(const char *base, const char *rel)
+{
+	size_t bl = base ? strlen(base) : 0, rl = strlen(rel);
+	char *out = malloc(bl + rl + 3);
+	if (!out)
+		return NULL;
+	size_t n = 0;
+	out[n++] = '/';
+	const char *parts[2] = {rel[0] == '/' ? NULL : base, rel};
+	for (int k = 0; k < 2; k++) {
+		const char *p = parts[k];
+		while (p && *p) {
+			while (*p == '/')
+				p++;
+			const char *e = p;
+			while (*e && *e != '/')
+				e++;
+			size_t m = (size_t)(e - p);
+			if (m == 0 || (m == 1 && p[0] == '.')) {
+				/* nothing */
+			} else if (m == 2 && p[0] == '.' && p[1] == '.') {
+				while (n > 1 && out[n - 1] != '/')
+					n--;
+				if (n > 1)
+					n--; /* the slash before the segment */
+			} else {
+				if (out[n - 1] != '/')
+					out[n++] = '/';
+				memcpy(out + n, p, m);
+				n += m;
+			}
+			p = e;
+		}
+	}
+	if (n > 1 && out[n - 1] == '/')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+/* `abs` (folded) is the root or below it. */
+static bool under(const char *abs, const char *root)
+{
+	if (!root)
+		return false;
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(abs, root, n) == 0 && (abs[n] == '\0' || abs[n] == '/');
+}
+
+static bool harmless_path(const char *p)
+{
+	for (const char *const *h = harmless; *h; h++)
+		if (strcmp(p, *h) == 0)
+			return true;
+	for (const char *const *h = harmless_prefixes; *h; h++)
+		if (starts_with(p, *h))
+			return true;
+	return false;
+}
+
+/* The cwd candidates of a line: every directory the line may be in when a
+   command runs (cd in a subshell or after a failing && does not persist,
+   so candidates are only ever added).  `lost` means a cd went somewhere we
+   cannot know or outside the root. */
+enum { MAX_CWD = 8 };
+
+typedef struct cwds {
+	char *dir[MAX_CWD];
+	bool active[MAX_CWD]; /* where the next command may run: after
+	                         `cd X &&` only X's results, else all */
+	size_t n;
+	bool lost;
+	bool oom;
+	const char *root; /* folded */
+} cwds;
+
+/* Path `p` (a static word value) as seen from every candidate: outside? */
+static bool path_outside(cwds *w, const char *p)
+{
+	if (!p || !*p)
+		return false;
+	if (p[0] == '~')
+		return true;
+	if (starts_with(p, "$HOME") || starts_with(p, "${HOME"))
+		return true;
+	if (p[0] == '/') {
+		if (harmless_path(p))
+			return false;
+		char *f = fold(NULL, p);
+		if (!f) {
+			w->oom = true;
+			return true;
+		}
+		bool out = !under(f, w->root);
+		free(f);
+		return out;
+	}
+	if (w->lost)
+		return true;
+	/* relative: only `..` can climb out */
+	if (!strstr(p, ".."))
+		return false;
+	for (size_t i = 0; i < w->n; i++) {
+		if (!w->active[i])
+			continue;
+		char *f = fold(w->dir[i], p);
+		if (!f) {
+			w->oom = true;
+			return true;
+		}
+		bool out = !under(f, w->root);
+		free(f);
+		if (out)
+			return true;
+	}
+	return false;
+}
+
+static void cwds_free(cwds *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->dir[i]);
+	w->n = 0;
+}
+
+static void activate_all(cwds *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		w->active[i] = true;
+}
+
+/* cd/pushd TARGET from every active candidate.  `chain`: the next command
+   runs only if the cd succeeded (`cd X && ...`), so it runs in X. */
+static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
+{
+	if (!target || dynamic || target[0] == '~' ||
+	    starts_with(target, "$")) {
+		w->lost = true;
+		return;
+	}
+	if (strcmp(target, "-") == 0) {
+		activate_all(w); /* back to one of the candidates */
+		return;
+	}
+	bool result[MAX_CWD] = {false};
+	size_t n = w->n;
+	for (size_t i = 0; i < n && !w->lost; i++) {
+		if (!w->active[i])
+			continue;
+		char *f = fold(w->dir[i], target);
+		if (!f) {
+			w->oom = w->lost = true;
+			return;
+		}
+		if (!under(f, w->root)) {
+			free(f);
+			w->lost = true;
+			return;
+		}
+		size_t at = w->n;
+		for (size_t k = 0; k < w->n; k++)
+			if (strcmp(w->dir[k], f) == 0)
+				at = k;
+		if (at == w->n) {
+			if (w->n == MAX_CWD) {
+				/* past the cap the candidates are unknown */
+				free(f);
+				w->lost = true;
+				return;
+			}
+			w->dir[w->n++] = f;
+		} else {
+			free(f);
+		}
+		result[at] = true;
+	}
+	for (size_t i = 0; i < w->n; i++)
+		w->active[i] = chain ? result[i] : true;
+}
+
+/* ---- bash lines --------------------------------------------------------- */
+
+static bool ancestor_remote(const locus_shell_result *r,
+                            const locus_shell_command *c)
+{
+	static const char *const remote_wrappers =
+	    "docker podman nerdctl kubectl oc";
+	for (unsigned hops = 0; c && hops < 64; hops++) {
+		if (c->origin && strcmp(c->origin, LOCUS_ORIGIN_SSH) == 0)
+			return true;
+		for (size_t i = 0; i < c->nwrappers; i++)
+			if (pk_word_in(remote_wrappers, c->wrappers[i]))
+				return true;
+		if ((c->flags & LOCUS_CMD_WRAPPER) &&
+		    pk_word_in(remote_wrappers, c->name))
+			return true;
+		if (c->parent == LOCUS_SHELL_NO_PARENT)
+			return false;
+		c = locus_shell_result_command(r, c->parent);
+	}
+	return false;
+}
+
+/* The part of a word that names a path: `--opt=PATH`, `-IPATH`, `@PATH`
+   (curl -d @file), `NAME=PATH`; else the word.  NULL when the word holds
+   no path position. */
+static const char *path_part(const char *a)
+{
+	if (starts_with(a, "file://") || starts_with(a, "fileb://"))
+		return strstr(a, "://") + 3;
+	if (strstr(a, "://"))
+		return NULL;
+	if (a[0] == '@')
+		return a + 1;
+	if (a[0] == '-') {
+		const char *eq = strchr(a, '=');
+		if (eq)
+			return eq + 1;
+		if (a[1] && a[1] != '-' && (a[2] == '/' || a[2] == '~'))
+			return a + 2;
+		return NULL;
+	}
+	const char *eq = strchr(a, '=');
+	if (eq && eq > a) {
+		bool ident = true;
+		for (const char *p = a; p < eq; p++)
+			ident &= (*p >= 'A' && *p <= 'Z') ||
+			         (*p >= 'a' && *p <= 'z') ||
+			         (*p >= '0' && *p <= '9') || *p == '_';
+		if (ident)
+			return eq + 1;
+	}
+	return a;
+}
+
+static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
+{
+	const char *op = rd->op ? rd->op : "";
+	while (*op >= '0' && *op <= '9')
+		op++;
+	if (starts_with(op, "<<"))
+		return false; /* heredoc or herestring: text, not a file */
+	const char *t = rd->target ? rd->target : "";
+	bool dup = strchr(op, '&') && op[0] != '&';
+	if (dup &&
+	    (strcmp(t, "-") == 0 || strspn(t, "0123456789") == strlen(t)))
+		return false; /* 2>&1, >&- */
+	if (rd->target_flags & LOCUS_WORD_DYNAMIC)
+		return true;
+	return path_outside(w, t);
+}
+
+/* The first outside path of command c, or NULL. */
+static const char *command_outside(cwds *w, const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (redirect_outside(w, &c->redirects[i]))
+			return c->redirects[i].target ? c->redirects[i].target
+			                              : "?";
+	if (c->argc == 0)
+		return NULL;
+	const char *a0 = c->argv[0];
+	if (strchr(a0, '/') || a0[0] == '~') {
+		bool sys = false;
+		for (const char *const *d = program_dirs; *d; d++)
+			sys |= starts_with(a0, *d);
+		if (!sys && path_outside(w, a0))
+			return a0;
+	}
+	if (pk_data_program(c->name))
+		return NULL;
+	bool remote =
+	    pk_word_in(remote_name_programs, c->name) &&
+	    !(c->argc > 1 && pk_word_in(local_copy_subcommands, c->argv[1]));
+	size_t pattern = pk_pattern_operand(c);
+	bool writer = pk_word_in(writers, c->name);
+	bool after_dd = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (strcmp(a, "--") == 0) {
+			after_dd = true;
+			continue;
+		}
+		bool opt = !after_dd && pk_is_option(a);
+		if (i == pattern)
+			continue; /* grep's pattern, sed's script: data */
+		if ((f & LOCUS_WORD_DYNAMIC) && writer && !opt)
+			return a;
+		const char *p = path_part(a);
+		if (remote && p && p[0] == '/' && !starts_with(a, "file"))
+			continue; /* a remote name */
+		if (p && !(f & LOCUS_WORD_DYNAMIC) && path_outside(w, p))
+			return a;
+		if (p && (f & LOCUS_WORD_DYNAMIC) &&
+		    (p[0] == '~' || starts_with(p, "$HOME") ||
+		     starts_with(p, "${HOME")))
+			return a;
+	}
+	return NULL;
+}
+
+/* Interpreter code given inline names paths inside string literals:
+   open('/etc/x'), "~/.bashrc".  A quote followed by `/` or `~` counts. */
+static const char *inline_code_outside(cwds *w, const locus_shell_command *c)
+{
+	if (!(c->flags & LOCUS_CMD_INLINE_CODE))
+		return NULL;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		for (const char *q = strpbrk(a, "'\"`"); q;
+		     q = strpbrk(q + 1, "'\"`")) {
+			if (q[1] != '/' && q[1] != '~')
+				continue;
+			size_t n = strcspn(q + 1, "'\"` \t\n)");
+			char buf[512];
+			if (n >= sizeof buf)
+				return a;
+			memcpy(buf, q + 1, n);
+			buf[n] = '\0';
+			if (path_outside(w, buf))
+				return a;
+		}
+	}
+	return NULL;
+}
+
+static bool is_cd(const locus_shell_command *c)
+{
+	return c->argc &&
+	       (strcmp(c->name, "cd") == 0 || strcmp(c->name, "pushd") == 0);
+}
+
+/* The cd target (skipping -L -P -e -@); NULL for `cd` alone (HOME). */
+static const char *cd_target(const locus_shell_command *c, bool *dynamic)
+{
+	*dynamic = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			continue;
+		if (pk_is_option(a) && strcmp(a, "-") != 0)
+			continue;
+		*dynamic =
+		    c->argv_flags &&
+		    (c->argv_flags[i] & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_GLOB));
+		return a;
+	}
+	return NULL;
+}
+
+const char *ll_outside_shell(const locus_shell_result *r, const char *root,
+                             bool *oom)
+{
+	cwds w;
+	memset(&w, 0, sizeof w);
+	*oom = false;
+	char *froot = root ? fold(NULL, root) : NULL;
+	if (root && !froot) {
+		*oom = true;
+		return "?";
+	}
+	w.root = froot;
+	const char *hit = NULL;
+	if (froot) {
+		w.dir[0] = strdup(froot);
+		if (!w.dir[0])
+			w.oom = true;
+		else
+			w.n = 1;
+		w.active[0] = true;
+	} else {
+		w.lost = true; /* no root known: every path is outside */
+	}
+	size_t n = locus_shell_result_count(r);
+	size_t srclen = 0;
+	const char *src = locus_shell_result_source(r, &srclen);
+	size_t prev_end = 0;
+	for (size_t i = 0; i < n && !hit && !w.oom; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		/* only `&&` keeps a cd's result alone in view, and not past
+		   the `)` that ends a subshell the cd ran in */
+		if (!c->connector || strcmp(c->connector, "&&") != 0)
+			activate_all(&w);
+		if (c->depth == 0 && src && c->start >= prev_end &&
+		    c->start <= srclen &&
+		    memchr(src + prev_end, ')', c->start - prev_end))
+			activate_all(&w);
+		if (c->depth == 0 && c->end <= srclen)
+			prev_end = c->end;
+		if (ancestor_remote(r, c))
+			continue;
+		if (is_cd(c)) {
+			bool dyn;
+			const char *t = cd_target(c, &dyn);
+			const locus_shell_command *next =
+			    i + 1 < n ? locus_shell_result_command(r, i + 1)
+			              : NULL;
+			bool chain = next && c->depth == 0 &&
+			             (!c->origin || !c->origin[0]) &&
+			             next->connector &&
+			             strcmp(next->connector, "&&") == 0 &&
+			             next->depth == c->depth &&
+			             next->parent == c->parent &&
+			             !(c->flags & LOCUS_CMD_PIPED_IN);
+			change_dir(&w, t, dyn, chain);
+			if (w.lost)
+				hit = t ? t : "~";
+			continue;
+		}
+		hit = command_outside(&w, c);
+		if (!hit)
+			hit = inline_code_outside(&w, c);
+	}
+	*oom = w.oom;
+	cwds_free(&w);
+	free(froot);
+	return hit;
+}
+
+/* ---- file tools ------------------------------------------------------- */
+
+bool ll_outside_path(const char *path, const char *root, bool *oom)
+{
+	cwds w;
+	memset(&w, 0, sizeof w);
+	*oom = false;
+	char *froot = root ? fold(NULL, root) : NULL;
+	w.root = froot;
+	if (froot) {
+		w.dir[0] = froot;
+		w.active[0] = true;
+		w.n = 1;
+	} else {
+		w.lost = true;
+	}
+	bool out = path_outside(&w, path && *path ? path : ".");
+	/* a relative path always starts inside the root */
+	*oom = w.oom || (root && !froot);
+	free(froot);
+	return out || *oom;
+}

@@ -1,0 +1,413 @@
+/*
+ * labels/pack.c - the one generic matcher of the knowledge packs (the
+ * rule language is described in pack.h; the tables are packs_*.c).
+ */
+#include <string.h>
+
+#include "pack.h"
+
+static const pk_pack *const all_packs[] = {
+    &pk_infrastructure, &pk_kubernetes,  &pk_containers, &pk_databases,
+    &pk_cloud,          &pk_platforms,   &pk_git,        &pk_system,
+    &pk_secrets,        &pk_persistence, &pk_privilege,
+};
+#define NPACKS (sizeof all_packs / sizeof *all_packs)
+
+/* ---- tokens of a space-separated list ---------------------------------- */
+
+/* The next token of *p (advanced past it); its length in *n; NULL at the
+   end. */
+static const char *next_tok(const char **p, size_t *n)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return NULL;
+	const char *e = s;
+	while (*e && *e != ' ')
+		e++;
+	*n = (size_t)(e - s);
+	*p = e;
+	return s;
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* tok[0..n) equals w (ignoring case when nocase). */
+static bool tok_eq(const char *tok, size_t n, const char *w, bool nocase)
+{
+	for (size_t i = 0; i < n; i++) {
+		char a = tok[i], b = w[i];
+		if (!b)
+			return false;
+		if (nocase ? lower(a) != lower(b) : a != b)
+			return false;
+	}
+	return w[n] == '\0';
+}
+
+bool pk_word_in(const char *list, const char *w)
+{
+	const char *p = list ? list : "";
+	const char *t;
+	size_t n;
+	while ((t = next_tok(&p, &n)))
+		if (tok_eq(t, n, w, false))
+			return true;
+	return false;
+}
+
+bool pk_is_option(const char *a)
+{
+	return a[0] == '-' && a[1] != '\0';
+}
+
+bool pk_any_arg_contains(const locus_shell_command *c, const char *needle)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (strstr(c->argv[i], needle))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target && strncmp(r->op, "<<", 2) == 0 &&
+		    strstr(r->target, needle))
+			return true;
+	}
+	return false;
+}
+
+/* ---- data operands ------------------------------------------------------ */
+
+static const char *const data_programs =
+    "echo printf true false : logger basename dirname which type";
+static const char *const pattern_programs =
+    "grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq perl";
+
+bool pk_data_program(const char *name)
+{
+	return pk_word_in(data_programs, name);
+}
+
+size_t pk_pattern_operand(const locus_shell_command *c)
+{
+	if (!pk_word_in(pattern_programs, c->name))
+		return 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			return i + 1 < c->argc ? i + 1 : 0;
+		if (!pk_is_option(a))
+			return i;
+		/* -e PATTERN / -f FILE: no operand is the pattern */
+		if (strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0 ||
+		    strncmp(a, "--regexp", 8) == 0 ||
+		    strncmp(a, "--file", 6) == 0 ||
+		    strncmp(a, "--expression", 12) == 0)
+			return 0;
+	}
+	return 0;
+}
+
+/* ---- operands ---------------------------------------------------------- */
+
+enum { MAX_OPERANDS = 64 };
+
+typedef struct operands {
+	const char *w[MAX_OPERANDS];
+	bool skippable[MAX_OPERANDS]; /* may be an option's value */
+	size_t n;
+	bool truncated; /* more operands than MAX_OPERANDS */
+} operands;
+
+static const pk_grammar *grammar_of(const pk_pack *pk, const char *name)
+{
+	for (const pk_grammar *g = pk->grammars; g && g->progs; g++)
+		if (pk_word_in(g->progs, name))
+			return g;
+	return NULL;
+}
+
+static void collect(const locus_shell_command *c, const pk_grammar *g,
+                    operands *o)
+{
+	o->n = 0;
+	o->truncated = false;
+	bool maybe_value = false, after_dd = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!after_dd && strcmp(a, "--") == 0) {
+			after_dd = true;
+			maybe_value = false;
+			continue;
+		}
+		if (!after_dd && pk_is_option(a)) {
+			maybe_value = false;
+			if (strchr(a, '='))
+				continue;
+			if (g && pk_word_in(g->value_opts, a)) {
+				i++; /* its value */
+				continue;
+			}
+			if (!(g && pk_word_in(g->flag_opts, a)))
+				maybe_value = true;
+			continue;
+		}
+		if (o->n == MAX_OPERANDS) {
+			o->truncated = true;
+			return;
+		}
+		o->w[o->n] = a;
+		o->skippable[o->n] = maybe_value;
+		o->n++;
+		maybe_value = false;
+	}
+}
+
+/* One pattern token against one operand: literal, a|b, prefix*, *. */
+static bool word_matches(const char *tok, size_t n, const char *w, bool nocase)
+{
+	if (n == 1 && tok[0] == '*')
+		return true;
+	const char *end = tok + n;
+	while (tok < end) {
+		const char *bar = memchr(tok, '|', (size_t)(end - tok));
+		size_t m = bar ? (size_t)(bar - tok) : (size_t)(end - tok);
+		if (m && tok[m - 1] == '*') {
+			size_t k = m - 1;
+			bool ok = strlen(w) >= k;
+			for (size_t i = 0; ok && i < k; i++)
+				ok = nocase ? lower(tok[i]) == lower(w[i])
+				            : tok[i] == w[i];
+			if (ok)
+				return true;
+		} else if (tok_eq(tok, m, w, nocase)) {
+			return true;
+		}
+		tok += m + (bar ? 1 : 0);
+	}
+	return false;
+}
+
+enum { MAX_PAT = 8 };
+
+typedef struct pattern {
+	const char *tok[MAX_PAT];
+	size_t len[MAX_PAT];
+	size_t n;
+} pattern;
+
+/* Match pattern tokens k.. against operands j..; on success *end is the
+   index after the last matched operand. */
+static bool match_from(const pattern *p, size_t k, const operands *o, size_t j,
+                       bool nocase, size_t *end)
+{
+	if (k == p->n) {
+		*end = j;
+		return true;
+	}
+	if (p->len[k] == 3 && memcmp(p->tok[k], "...", 3) == 0) {
+		for (size_t jj = j; jj <= o->n; jj++)
+			if (match_from(p, k + 1, o, jj, nocase, end))
+				return true;
+		return false;
+	}
+	for (; j < o->n; j++) {
+		if (word_matches(p->tok[k], p->len[k], o->w[j], nocase) &&
+		    match_from(p, k + 1, o, j + 1, nocase, end))
+			return true;
+		if (!o->skippable[j])
+			return false;
+	}
+	return false;
+}
+
+/* ---- conditions --------------------------------------------------------- */
+
+static bool value_eq(const char *a, const char *v, size_t n)
+{
+	return tok_eq(v, n, a, true);
+}
+
+/* `-x` in a cluster, before `--`. */
+static bool has_short(const locus_shell_command *c, char x)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			return false;
+		if (a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, x))
+			return true;
+	}
+	return false;
+}
+
+/* The option `opt` (opt_n bytes) as a word, or `opt=...`.  For a
+   single-dash long option (-word) the double-dash form counts too. */
+static bool opt_word(const char *a, const char *opt, size_t opt_n)
+{
+	if (strncmp(a, opt, opt_n) == 0 &&
+	    (a[opt_n] == '\0' || a[opt_n] == '='))
+		return true;
+	if (opt[1] != '-' && a[0] == '-' && a[1] == '-')
+		return strncmp(a + 1, opt, opt_n) == 0 &&
+		       (a[opt_n + 1] == '\0' || a[opt_n + 1] == '=');
+	return false;
+}
+
+static bool has_opt(const locus_shell_command *c, const char *opt, size_t n)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--") == 0)
+			return false;
+		if (opt_word(c->argv[i], opt, n))
+			return true;
+	}
+	return false;
+}
+
+/* OPT=V: `OPT=V`, `OPT V`, and for a short OPT also `-XV`. */
+static bool has_opt_value(const locus_shell_command *c, const char *opt,
+                          size_t on, const char *v, size_t vn)
+{
+	bool is_short = on == 2 && opt[1] != '-';
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			return false;
+		if (!opt_word(a, opt, on) &&
+		    !(is_short && strncmp(a, opt, 2) == 0 && a[2]))
+			continue;
+		const char *eq = strchr(a, '=');
+		const char *val = NULL;
+		if (eq)
+			val = eq + 1;
+		else if (is_short && a[2])
+			val = a + 2;
+		else if (i + 1 < c->argc)
+			val = c->argv[i + 1];
+		if (val && value_eq(val, v, vn))
+			return true;
+	}
+	return false;
+}
+
+static bool any_dynamic(const locus_shell_command *c)
+{
+	if (!c->argv_flags)
+		return false;
+	for (size_t i = 1; i < c->argc; i++)
+		if (c->argv_flags[i] & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST))
+			return true;
+	return false;
+}
+
+/* `strict` (the `unless` list, which makes a command look safer): a short
+   option counts only as a word of its own, never inside a cluster (in
+   `-chdir=x` of a Go program there is no -h). */
+static bool condition(const locus_shell_command *c, const char *t, size_t n,
+                      const operands *o, size_t end, bool nocase, bool strict)
+{
+	if (n == 1 && t[0] == '#')
+		return end < o->n;
+	if (n == 1 && t[0] == '$')
+		return any_dynamic(c);
+	if (t[0] == '~') {
+		char buf[96];
+		if (n - 1 >= sizeof buf)
+			return true; /* a table error: fail closed */
+		memcpy(buf, t + 1, n - 1);
+		buf[n - 1] = '\0';
+		return pk_any_arg_contains(c, buf);
+	}
+	if (t[0] == '^') {
+		for (size_t j = end; j < o->n; j++)
+			if (tok_eq(t + 1, n - 1, o->w[j], nocase))
+				return true;
+		return false;
+	}
+	const char *eq = memchr(t, '=', n);
+	if (eq)
+		return has_opt_value(c, t, (size_t)(eq - t), eq + 1,
+		                     n - (size_t)(eq - t) - 1);
+	if (n == 2 && t[0] == '-' && !strict)
+		return has_short(c, t[1]);
+	return has_opt(c, t, n);
+}
+
+static bool any_condition(const locus_shell_command *c, const char *list,
+                          const operands *o, size_t end, bool nocase,
+                          bool strict)
+{
+	const char *p = list;
+	const char *t;
+	size_t n;
+	while ((t = next_tok(&p, &n)))
+		if (condition(c, t, n, o, end, nocase, strict))
+			return true;
+	return false;
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
+                         const operands *o)
+{
+	bool nocase = (r->flags & PK_NOCASE) != 0;
+	size_t end = 0;
+	if (r->words && r->words[0]) {
+		pattern p = {{NULL}, {0}, 0};
+		const char *s = r->words;
+		const char *t;
+		size_t n;
+		while (p.n < MAX_PAT && (t = next_tok(&s, &n))) {
+			p.tok[p.n] = t;
+			p.len[p.n++] = n;
+		}
+		if (!match_from(&p, 0, o, 0, nocase, &end))
+			return false;
+	}
+	if (r->with && !any_condition(c, r->with, o, end, nocase, false))
+		return false;
+	if (r->unless && any_condition(c, r->unless, o, end, nocase, true))
+		return false;
+	return !r->check || r->check(c);
+}
+
+static void add(ll_judgement *j, uint32_t tag, const char *reason)
+{
+	j->tags |= tag;
+	for (size_t i = 0; i < j->nreasons; i++)
+		if (j->reasons[i] == reason ||
+		    strcmp(j->reasons[i], reason) == 0)
+			return;
+	if (j->nreasons < sizeof j->reasons / sizeof j->reasons[0])
+		j->reasons[j->nreasons++] = reason;
+}
+
+void pk_judge(const locus_shell_command *c, ll_judgement *j)
+{
+	if (c->argc == 0 || !c->name[0])
+		return;
+	for (size_t k = 0; k < NPACKS; k++) {
+		const pk_pack *pk = all_packs[k];
+		bool collected = false;
+		operands o;
+		for (const pk_rule *r = pk->rules; r->progs; r++) {
+			if (strcmp(r->progs, "*") != 0 &&
+			    !pk_word_in(r->progs, c->name))
+				continue;
+			if (!collected) {
+				collect(c, grammar_of(pk, c->name), &o);
+				collected = true;
+			}
+			/* Past the operand cap the pattern cannot be judged:
+			   every rule of the program applies (fail closed). */
+			if (o.truncated || rule_matches(r, c, &o))
+				add(j, r->tag, r->reason);
+		}
+	}
+}

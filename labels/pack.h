@@ -1,0 +1,125 @@
+/*
+ * labels/pack.h - knowledge packs (not public API).
+ *
+ * A pack is data about one family of programs (infrastructure,
+ * kubernetes, containers, databases, cloud CLIs, platforms, git plumbing,
+ * processes and services, secrets, persistence, privilege): which
+ * invocations destroy, leak or install something, the tag that says so and
+ * a reason naming the pack ("kubernetes: kubectl delete removes cluster
+ * resources").  One generic matcher (pack.c) reads every pack; the tables
+ * live in labels/packs_*.c, one file per family.
+ *
+ * Matching a rule against a command (argv after wrappers are peeled):
+ *  1. the program: `progs` lists names separated by spaces ("kubectl oc"),
+ *     or is "*" for every program;
+ *  2. the operands: argv[1..] with options removed.  An option's value
+ *     given as a separate word is not an operand; which options take one
+ *     is read from the family's grammar (`value_opts`), and options known
+ *     to take none from `flag_opts`.  After an option of neither list the
+ *     next word may be its value or an operand: the matcher tries both
+ *     (over-matching is safe, under-matching is not);
+ *  3. `words`: a pattern over the operands, space separated, matched from
+ *     the first operand: a literal ("delete"), alternatives ("rm|remove"),
+ *     a prefix ("delete-*"), any one operand ("*") or any run of operands
+ *     ("...").  NULL or "" matches every invocation;
+ *  4. `with`: when set, at least one of its conditions holds; `unless`:
+ *     when set, none of its conditions holds.  Conditions, space separated:
+ *       -x          the short option x, alone or in a cluster (-xv)
+ *       --long      --long or --long=VALUE (abbreviations are not
+ *                   accepted by the Go and Python CLIs these packs cover)
+ *       -word       a single-dash long option (Go's flag package): -word,
+ *                   -word=V, --word, --word=V
+ *       OPT=V       that option with the value V (OPT=V or OPT V)
+ *       ~TEXT       some argument contains TEXT
+ *       ^TEXT       some operand after the matched words equals TEXT
+ *       #           some operand follows the matched words
+ *       $           some argument is dynamic (an expansion or substitution)
+ *  5. `check`: when set, a predicate on the whole command (the few rules
+ *     that are not patterns: `kill -9 -1`, SQL given to a client).
+ * PK_NOCASE compares words ignoring ASCII case (redis-cli flushall).
+ */
+#ifndef LOCUS_LABELS_PACK_H
+#define LOCUS_LABELS_PACK_H
+
+#include "internal.h"
+
+enum {
+	PK_NOCASE = 1 << 0, /* words compared ignoring ASCII case */
+};
+
+typedef struct pk_grammar {
+	const char *progs;      /* names, space separated */
+	const char *value_opts; /* options taking a separate value */
+	const char *flag_opts;  /* options taking no value */
+} pk_grammar;
+
+typedef struct pk_rule {
+	const char *progs;  /* names, space separated; NULL ends a table */
+	const char *words;  /* operand pattern, or NULL: any */
+	const char *with;   /* any-of conditions, or NULL */
+	const char *unless; /* none-of conditions, or NULL */
+	uint32_t tag;       /* LOCUS_TAG_* */
+	const char *reason; /* "pack: what it does" (static) */
+	bool (*check)(const locus_shell_command *c); /* or NULL */
+	unsigned flags;                              /* LK_* */
+} pk_rule;
+
+typedef struct pk_pack {
+	const char *name;
+	const pk_grammar *grammars; /* ends with a NULL progs; may be NULL */
+	const pk_rule *rules;       /* ends with a NULL progs */
+} pk_pack;
+
+/* The packs, one per family (packs_*.c). */
+extern const pk_pack pk_infrastructure;
+extern const pk_pack pk_kubernetes;
+extern const pk_pack pk_containers;
+extern const pk_pack pk_databases;
+extern const pk_pack pk_cloud;
+extern const pk_pack pk_platforms;
+extern const pk_pack pk_git;
+extern const pk_pack pk_system;
+extern const pk_pack pk_secrets;
+extern const pk_pack pk_persistence;
+extern const pk_pack pk_privilege;
+
+/* The judgement of one command by every pack: adds tags and reasons to
+   `j` (never a floor reason: the packs hold, the floor stays the spec's). */
+void pk_judge(const locus_shell_command *c, ll_judgement *j);
+
+/* A database client fed by the previous stage of its pipeline: a literal
+   producer (echo/printf/cat of a heredoc) whose statements destroy data
+   tags the client (packs_db.c). */
+void pk_db_piped(const locus_shell_command *client,
+                 const locus_shell_command *producer, ll_judgement *j);
+
+/* Helpers the packs' predicates share. */
+bool pk_word_in(const char *list, const char *w); /* space-separated list */
+bool pk_is_option(const char *a);
+/* `c` runs with an argument (or heredoc/herestring body) whose text
+   contains `needle`. */
+bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
+
+/* Programs whose operands are data, never paths or files (echo, printf,
+   basename, which...). */
+bool pk_data_program(const char *name);
+/* The argv index of the pattern or program operand of grep, rg, sed, awk,
+   jq... (data, not a path); 0 when none (-e/-f given). */
+size_t pk_pattern_operand(const locus_shell_command *c);
+
+/* Path facts (packs_paths.c): a path names a credential store / a file
+   that makes programs run later / a sudoers file.  `p` is a word as
+   written or its value (`~/.ssh/id_rsa`, `/home/u/.aws/credentials`). */
+bool pk_secret_path(const char *p);
+bool pk_persistence_path(const char *p);
+bool pk_sudoers_path(const char *p);
+/* The command only reads its path operands (cat, grep, ls...), so a
+   startup file it names is not being changed. */
+bool pk_reader_program(const char *name);
+
+/* The SQL classifier (sql.c): the statement text destroys data (DROP,
+   TRUNCATE, DELETE/UPDATE without WHERE, ALTER ... DROP, FLUSHALL,
+   dropDatabase()...).  `len` bytes of `text`. */
+bool pk_sql_destructive(const char *text, size_t len);
+
+#endif

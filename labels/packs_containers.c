@@ -1,0 +1,79 @@
+/*
+ * labels/packs_containers.c - the containers pack: docker, podman,
+ * nerdctl and their compose tools (rules language: pack.h).
+ */
+#include "pack.h"
+
+#define D       LOCUS_TAG_DESTRUCTIVE
+#define DOCKER  "docker podman nerdctl"
+#define COMPOSE "docker-compose podman-compose"
+
+#define DOCKER_VALUES                                                          \
+	"-H --host -c --context --config -l --log-level --tlscacert "          \
+	"--tlscert --tlskey --url --connection --root --runroot "              \
+	"--storage-driver --namespace -n --address -a --cgroup-manager"
+#define COMPOSE_VALUES                                                         \
+	"-f --file -p --project-name --profile --env-file "                    \
+	"--project-directory --ansi --parallel --progress -t --timeout --rmi"
+
+static const pk_grammar grammars[] = {
+    {DOCKER, DOCKER_VALUES " " COMPOSE_VALUES,
+     "-D --debug --tls --tlsverify -v --volumes --remove-orphans "
+     "-a --all -f --force"},
+    {COMPOSE, COMPOSE_VALUES,
+     "-v --volumes --remove-orphans -f --force -s --stop"},
+    {NULL, NULL, NULL},
+};
+
+static const pk_rule rules[] = {
+    {DOCKER, "system|volume|image|network|container|builder|buildx prune", NULL,
+     "--help -h", D,
+     "containers: docker prune deletes containers, images, volumes or "
+     "networks",
+     NULL, 0},
+    {"podman", "system reset|renumber", NULL, "--help -h", D,
+     "containers: podman system reset deletes every container, image "
+     "and volume",
+     NULL, 0},
+    {DOCKER, "rm", "-f --force -v --volumes $", "--help -h", D,
+     "containers: docker rm -f removes running containers (or their "
+     "volumes)",
+     NULL, 0},
+    {DOCKER, "container rm|remove", "-f --force -v --volumes $", "--help -h", D,
+     "containers: docker rm -f removes running containers (or their "
+     "volumes)",
+     NULL, 0},
+    {DOCKER, "rmi", "-f --force $", "--help -h", D,
+     "containers: docker rmi -f deletes images in use", NULL, 0},
+    {DOCKER, "image rm|remove", "-f --force $", "--help -h", D,
+     "containers: docker rmi -f deletes images in use", NULL, 0},
+    {DOCKER, "volume rm|remove", NULL, "--help -h", D,
+     "containers: docker volume rm deletes a volume's data", NULL, 0},
+    {DOCKER, "stop|kill", "$ -a --all", "--help -h", D,
+     "containers: docker stop/kill of computed container lists stops "
+     "everything",
+     NULL, 0},
+    {DOCKER, "container stop|kill", "$ -a --all", "--help -h", D,
+     "containers: docker stop/kill of computed container lists stops "
+     "everything",
+     NULL, 0},
+    {DOCKER, "pod rm|prune|kill", NULL, "--help -h", D,
+     "containers: podman pod rm/prune deletes pods", NULL, 0},
+    {DOCKER, "service|stack rm|remove", NULL, "--help -h", D,
+     "containers: docker service/stack rm removes a deployment", NULL, 0},
+    {DOCKER, "swarm leave", "-f --force", "--help -h", D,
+     "containers: docker swarm leave --force drops a manager's state", NULL, 0},
+    {DOCKER, "compose down", "-v --volumes --rmi", "--help -h", D,
+     "containers: compose down -v/--rmi deletes volumes or images", NULL, 0},
+    {DOCKER, "compose rm", "-v --volumes -f --force", "--help -h", D,
+     "containers: compose rm -f/-v deletes containers or their volumes", NULL,
+     0},
+    {COMPOSE, "down", "-v --volumes --rmi", "--help -h", D,
+     "containers: compose down -v/--rmi deletes volumes or images", NULL, 0},
+    {COMPOSE, "rm", "-v --volumes -f --force", "--help -h", D,
+     "containers: compose rm -f/-v deletes containers or their volumes", NULL,
+     0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_containers = {"containers", grammars, rules};

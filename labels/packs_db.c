@@ -1,0 +1,222 @@
+/*
+ * labels/packs_db.c - the databases pack: SQL and document-store clients
+ * with statements given inline (judged by the SQL classifier, sql.c), and
+ * the tools that drop databases or users (rules language: pack.h).
+ *
+ * Where the statements come from: `-c`/`-e`/`--eval`-style options,
+ * operands (sqlite3 DB SQL, redis-cli CMD), a heredoc or herestring, or a
+ * literal pipe (`echo 'DROP TABLE t' | psql`: see pk_db_piped).  SQL read
+ * from a file (`-f f`, `< f`) or from another program's output is not
+ * visible: the command stays plain workspace.exec.
+ */
+#include <string.h>
+
+#include "pack.h"
+
+#define D LOCUS_TAG_DESTRUCTIVE
+
+/* How one client takes statements inline. */
+typedef struct client {
+	const char *names;      /* space separated */
+	char short_opt;         /* -c, -e ... (in clusters too), or 0 */
+	const char *long_opts;  /* "--command --execute", space separated */
+	unsigned operands_from; /* operands from this index on are statements
+	                           (1: all, 2: after the database), 0: none */
+} client;
+
+static const client clients[] = {
+    {"psql", 'c', "--command", 0},
+    {"mysql mariadb", 'e', "--execute", 0},
+    {"sqlite3 sqlite duckdb", 'c', "-cmd --cmd", 2},
+    {"mongosh mongo", 0, "--eval", 0},
+    {"redis-cli valkey-cli keydb-cli", 0, NULL, 1},
+    {"clickhouse-client", 'q', "--query", 0},
+    {"clickhouse", 'q', "--query", 0},
+    {"cqlsh", 'e', "--execute", 0},
+    {"sqlcmd", 'Q', "-q", 0},
+    {"usql", 'c', "--command", 0},
+    {"snowsql", 'q', "--query", 0},
+    {"cockroach", 'e', "--execute", 0},
+    {"bq", 0, NULL, 2},
+    {NULL, 0, NULL, 0},
+};
+
+/* Options of redis-cli and sqlite3 that take a value (so the value is not
+   read as a statement operand). */
+static const char *const operand_values =
+    "-h -p -s -a -u -r -i -n -d -D --user --pass -x --eval -init -vfs "
+    "-separator -newline -nullvalue -mmap -cmd --cmd";
+
+static const client *client_of(const char *name)
+{
+	for (const client *k = clients; k->names; k++)
+		if (pk_word_in(k->names, name))
+			return k;
+	return NULL;
+}
+
+static bool text_destroys(const char *t)
+{
+	return t && pk_sql_destructive(t, strlen(t));
+}
+
+/* The value of a long option at argv[i] (`--o=V` or `--o V`). */
+static const char *long_value(const locus_shell_command *c, size_t *i,
+                              const char *opts)
+{
+	const char *a = c->argv[*i];
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : strlen(a);
+	char name[32];
+	if (n == 0 || n >= sizeof name)
+		return NULL;
+	memcpy(name, a, n);
+	name[n] = '\0';
+	if (!pk_word_in(opts, name))
+		return NULL;
+	if (eq)
+		return eq + 1;
+	if (*i + 1 < c->argc)
+		return c->argv[++*i];
+	return NULL;
+}
+
+static bool inline_statements_destroy(const locus_shell_command *c,
+                                      const client *k)
+{
+	unsigned operand = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (k->long_opts && a[0] == '-') {
+			size_t j = i;
+			const char *v = long_value(c, &j, k->long_opts);
+			if (v) {
+				i = j;
+				if (text_destroys(v))
+					return true;
+				continue;
+			}
+		}
+		if (k->short_opt && a[0] == '-' && a[1] != '-') {
+			const char *at = strchr(a + 1, k->short_opt);
+			if (at) {
+				const char *v = at[1]             ? at + 1
+				                : i + 1 < c->argc ? c->argv[++i]
+				                                  : NULL;
+				if (text_destroys(v))
+					return true;
+				continue;
+			}
+		}
+		if (pk_is_option(a)) {
+			if (pk_word_in(operand_values, a))
+				i++;
+			continue;
+		}
+		operand++;
+		if (k->operands_from && operand >= k->operands_from &&
+		    text_destroys(a))
+			return true;
+	}
+	/* redis-cli FLUSHALL as separate words: the operands together. */
+	return false;
+}
+
+static bool body_destroys(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target && strncmp(r->op, "<<", 2) == 0 &&
+		    text_destroys(r->target))
+			return true;
+	}
+	return false;
+}
+
+static bool sql_destroys(const locus_shell_command *c)
+{
+	const client *k = client_of(c->name);
+	return k && (inline_statements_destroy(c, k) || body_destroys(c));
+}
+
+/* psql's \! and \o |cmd, mysql's system / \!, sqlite's .shell / .system:
+   the client runs a shell command we do not see. */
+static bool shell_escape(const locus_shell_command *c)
+{
+	return pk_any_arg_contains(c, "\\!") ||
+	       pk_any_arg_contains(c, ".shell") ||
+	       pk_any_arg_contains(c, ".system") ||
+	       pk_any_arg_contains(c, "\\o |") ||
+	       pk_any_arg_contains(c, "\\o|") ||
+	       pk_any_arg_contains(c, "system ");
+}
+
+void pk_db_piped(const locus_shell_command *client_cmd,
+                 const locus_shell_command *producer, ll_judgement *j)
+{
+	if (!client_of(client_cmd->name) || producer->argc == 0)
+		return;
+	bool literal = strcmp(producer->name, "echo") == 0 ||
+	               strcmp(producer->name, "printf") == 0;
+	bool bad = false;
+	for (size_t i = 1; literal && !bad && i < producer->argc; i++)
+		bad = text_destroys(producer->argv[i]);
+	if (!bad && strcmp(producer->name, "cat") == 0)
+		bad = body_destroys(producer);
+	if (!bad)
+		return;
+	j->tags |= D;
+	static const char reason[] =
+	    "databases: the statements piped into the client destroy data";
+	if (j->nreasons < sizeof j->reasons / sizeof j->reasons[0])
+		j->reasons[j->nreasons++] = reason;
+}
+
+#define CLIENTS                                                                \
+	"psql mysql mariadb sqlite3 sqlite duckdb mongosh mongo redis-cli "    \
+	"valkey-cli keydb-cli clickhouse-client clickhouse cqlsh sqlcmd "      \
+	"usql snowsql cockroach bq"
+
+static const pk_grammar grammars[] = {
+    {"redis-cli valkey-cli keydb-cli",
+     "-h -p -s -a -u -r -i -n -d -D --user --pass --eval --cacert "
+     "--cert --key --sni",
+     "-c -x --tls --no-auth-warning --raw"},
+    {NULL, NULL, NULL},
+};
+
+static const pk_rule rules[] = {
+    {CLIENTS, NULL, NULL, NULL, D,
+     "databases: the statements given to the client destroy data (DROP, "
+     "TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL...)",
+     sql_destroys, 0},
+    {"psql mysql mariadb sqlite3 sqlite duckdb", NULL, NULL, NULL, D,
+     "databases: a client's shell escape (\\!, .shell, system) runs a "
+     "command locus does not see",
+     shell_escape, 0},
+    {"redis-cli valkey-cli keydb-cli",
+     "flushall|flushdb|shutdown|del|unlink|swapdb", NULL, NULL, D,
+     "databases: redis-cli FLUSHALL/FLUSHDB/DEL deletes keys", NULL, PK_NOCASE},
+    {"redis-cli valkey-cli keydb-cli",
+     "config|debug|script|function|cluster set|segfault|sleep|flush|"
+     "reset|reload",
+     NULL, NULL, D,
+     "databases: redis-cli CONFIG SET/DEBUG/FLUSH changes or crashes the "
+     "server",
+     NULL, PK_NOCASE},
+    {"dropdb dropuser pg_dropcluster", NULL, NULL, "--help -? --version", D,
+     "databases: dropdb/dropuser deletes a database or role", NULL, 0},
+    {"mysqladmin mariadb-admin", "drop|shutdown|flush-*|purge", NULL,
+     "--help -? --version", D, "databases: mysqladmin drop deletes a database",
+     NULL, PK_NOCASE},
+    {"pg_restore", NULL, "-c --clean", NULL, D,
+     "databases: pg_restore --clean drops objects before restoring", NULL, 0},
+    {"mongorestore", NULL, "--drop", NULL, D,
+     "databases: mongorestore --drop drops collections before restoring", NULL,
+     0},
+    {"influx", "delete|bucket delete", NULL, "--help -h", D,
+     "databases: influx delete removes data", NULL, 0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_databases = {"databases", grammars, rules};

@@ -1,0 +1,179 @@
+/*
+ * labels/packs_git.c - git plumbing and porcelain that discard work, on
+ * top of the spec's forms in tables.c (rules language: pack.h).
+ * `git-X` dashed helpers are listed as programs of their own.
+ */
+#include <string.h>
+
+#include "pack.h"
+
+#define D LOCUS_TAG_DESTRUCTIVE
+#define P LOCUS_TAG_PERSISTENCE
+
+static const pk_grammar grammars[] = {
+    {"git",
+     "-C -c --git-dir --work-tree --namespace --config-env "
+     "--super-prefix --exec-path",
+     "--no-pager -P -p --paginate --bare --no-replace-objects "
+     "--literal-pathspecs --no-optional-locks"},
+    {NULL, NULL, NULL},
+};
+
+/* Config keys (lower case, as git compares them) whose value is a
+   program git runs later, or that make git run hooks or templates from
+   elsewhere; a key ending in '.' is a prefix, one starting with '.' a
+   suffix (diff.NAME.textconv). */
+static const char *const program_keys[] = {
+    "core.hookspath",
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.askpass",
+    "core.gitproxy",
+    "core.worktree",
+    "sequence.editor",
+    "diff.external",
+    "credential.helper",
+    "gpg.program",
+    "gpg.ssh.program",
+    "init.templatedir",
+    "include.path",
+    "includeif.",
+    "pager.",
+    "protocol.",
+    "uploadpack.",
+    "receive.",
+    ".textconv",
+    ".clean",
+    ".smudge",
+    ".process",
+    ".command",
+    ".cmd",
+    ".tool",
+    ".driver",
+    ".helper",
+    ".path",
+    NULL,
+};
+
+static bool ci_has(const char *hay, const char *needle)
+{
+	size_t n = strlen(hay), m = strlen(needle);
+	for (size_t k = 0; k + m <= n; k++) {
+		size_t i = 0;
+		while (i < m) {
+			char ch = hay[k + i];
+			if (ch >= 'A' && ch <= 'Z')
+				ch = (char)(ch - 'A' + 'a');
+			if (ch != needle[i])
+				break;
+			i++;
+		}
+		if (i == m)
+			return true;
+	}
+	return false;
+}
+
+/* `-c clean.requireForce=false`: `git clean` without -f then deletes. */
+static bool require_force_off(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (ci_has(c->argv[i], "clean.requireforce"))
+			return true;
+	return false;
+}
+
+static bool program_key(const char *key, const char *value)
+{
+	for (const char *const *k = program_keys; *k; k++)
+		if (ci_has(key, *k))
+			return true;
+	/* alias.X=!cmd runs a shell command; a plain alias runs git. */
+	return ci_has(key, "alias.") && (!value || value[0] == '!');
+}
+
+/* git config --global|--system|--file F KEY VALUE with a program-valued
+   KEY: it runs in every repository later.  (The repository's own
+   core.hooksPath has a rule of its own.) */
+static bool global_program_key(const locus_shell_command *c)
+{
+	bool scope = false;
+	const char *key = NULL, *value = NULL;
+	size_t i = 1;
+	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
+		i++;
+	for (i++; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--global") == 0 || strcmp(a, "--system") == 0 ||
+		    strncmp(a, "--file", 6) == 0 || strcmp(a, "-f") == 0) {
+			scope = true;
+			if (strcmp(a, "--file") == 0 || strcmp(a, "-f") == 0)
+				i++;
+			continue;
+		}
+		if (pk_is_option(a))
+			continue;
+		if (strcmp(a, "set") == 0 && !key)
+			continue; /* git config set KEY VALUE (git 2.46) */
+		if (!key)
+			key = a;
+		else if (!value)
+			value = a;
+	}
+	return scope && key && value && program_key(key, value);
+}
+
+static const pk_rule rules[] = {
+    {"git", "branch", "-f --force -M -C", "--help -h", D,
+     "git: branch -f/-M/-C moves or overwrites a branch, losing its "
+     "commits",
+     NULL, 0},
+    {"git-branch", NULL, "-f --force -M -C", NULL, D,
+     "git: branch -f/-M/-C moves or overwrites a branch, losing its "
+     "commits",
+     NULL, 0},
+    {"git", "read-tree", "--reset -u", "--help -h", D,
+     "git: read-tree --reset/-u overwrites the index and working files", NULL,
+     0},
+    {"git-read-tree", NULL, "--reset -u", NULL, D,
+     "git: read-tree --reset/-u overwrites the index and working files", NULL,
+     0},
+    {"git", "checkout-index", "-f --force", "--help -h", D,
+     "git: checkout-index -f overwrites working files", NULL, 0},
+    {"git-checkout-index", NULL, "-f --force", NULL, D,
+     "git: checkout-index -f overwrites working files", NULL, 0},
+    {"git", "clean", NULL, "--help -h -n --dry-run", D,
+     "git: clean with clean.requireForce=false deletes untracked files",
+     require_force_off, 0},
+    {"git", "filter-branch|filter-repo", NULL, "--help -h --dry-run", D,
+     "git: filter-branch/filter-repo rewrites every commit", NULL, 0},
+    {"git-filter-branch git-filter-repo", NULL, NULL, "--help -h --dry-run", D,
+     "git: filter-branch/filter-repo rewrites every commit", NULL, 0},
+    {"git", "tag", "-d --delete", "--help -h", D, "git: tag -d deletes a tag",
+     NULL, 0},
+    {"git", "symbolic-ref", "-d --delete", "--help -h", D,
+     "git: symbolic-ref -d deletes a ref", NULL, 0},
+    {"git", "submodule deinit", "-f --force --all", "--help -h", D,
+     "git: submodule deinit -f discards a submodule's working tree", NULL, 0},
+    {"git", "update-index", "--force-remove", "--help -h", D,
+     "git: update-index --force-remove drops files from the index", NULL, 0},
+    {"git", "config", "~hooksPath ~hookspath ~HOOKSPATH",
+     "--help -h "
+     "--get --get-all --list -l --get-regexp",
+     P,
+     "persistence: git config core.hooksPath makes git run other hooks "
+     "later",
+     NULL, 0},
+    {"git", "config", NULL,
+     "--help -h --get --get-all --list -l "
+     "--get-regexp --unset --unset-all",
+     P,
+     "persistence: a program-valued --global/--system git config runs "
+     "later in every repository",
+     global_program_key, 0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_git = {"git", grammars, rules};

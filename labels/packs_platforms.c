@@ -1,0 +1,82 @@
+/*
+ * labels/packs_platforms.c - hosted platforms and package registries: gh,
+ * glab, hub, and publishing/unpublishing packages (rules language:
+ * pack.h).  Everything `gh` does is already exec:network; these rules add
+ * what destroys.
+ */
+#include "pack.h"
+
+#define D LOCUS_TAG_DESTRUCTIVE
+#define N LOCUS_TAG_NETWORK
+#define S LOCUS_TAG_SECRETS
+
+static const pk_grammar grammars[] = {
+    {"gh glab",
+     "-R --repo -X --method -H --header -f --field -F "
+     "--raw-field --hostname -q --jq -t --template",
+     "--yes -y --confirm --paginate -i --include --silent"},
+    {"npm pnpm yarn",
+     "--registry --otp --tag --access --workspace -w "
+     "--prefix -C --dir",
+     NULL},
+    {NULL, NULL, NULL},
+};
+
+static const pk_rule rules[] = {
+    {"glab hub", NULL, NULL, "--help -h --version", N,
+     "platforms: glab/hub reach the hosted platform", NULL, 0},
+    {"gh glab",
+     "repo|release|secret|variable|gist|issue|run|cache|label|"
+     "ssh-key|gpg-key|deploy-key|project|ruleset|environment|codespace|"
+     "extension|alias|mr|snippet|schedule|token "
+     "delete|remove|rm|del|purge",
+     NULL, "--help -h", D,
+     "platforms: gh/glab delete removes hosted repositories, releases, "
+     "secrets or other resources",
+     NULL, 0},
+    {"gh glab", "repo deploy-key delete|remove", NULL, "--help -h", D,
+     "platforms: gh/glab delete removes hosted repositories, releases, "
+     "secrets or other resources",
+     NULL, 0},
+    {"gh glab", "repo archive|edit", "--visibility ~archive", "--help -h", D,
+     "platforms: gh repo archive/visibility change alters a hosted "
+     "repository",
+     NULL, 0},
+    {"gh glab", "api",
+     "-X=DELETE --method=DELETE -X=PUT --method=PUT "
+     "-X=PATCH --method=PATCH",
+     "--help -h", D,
+     "platforms: gh api -X DELETE/PUT/PATCH changes hosted resources", NULL, 0},
+    {"gh", "auth token", NULL, "--help -h", S,
+     "platforms: gh auth token prints the GitHub token", NULL, 0},
+    {"gh glab", "auth status", "-t --show-token", "--help -h", S,
+     "platforms: gh auth status --show-token prints the token", NULL, 0},
+    {"hub", "delete", NULL, "--help -h", D,
+     "platforms: hub delete removes a hosted repository", NULL, 0},
+    {"npm pnpm", "unpublish|deprecate", NULL, "--help -h --dry-run", D,
+     "platforms: npm unpublish/deprecate withdraws a published package", NULL,
+     0},
+    {"npm pnpm yarn", "dist-tag|dist-tags rm|remove", NULL, "--help -h", D,
+     "platforms: npm dist-tag rm withdraws a published tag", NULL, 0},
+    {"npm", "token list|ls|create", NULL, "--help -h", S,
+     "platforms: npm token prints registry tokens", NULL, 0},
+    {"cargo", "yank|owner", NULL, "--help -h", D | N,
+     "platforms: cargo yank withdraws a published crate", NULL, 0},
+    {"gem", "yank|owner", NULL, "--help -h", D | N,
+     "platforms: gem yank withdraws a published gem", NULL, 0},
+    {"twine", "upload|register", NULL, "--help -h", N,
+     "platforms: twine upload publishes a package", NULL, 0},
+    {"poetry pdm flit hatch uv", "publish", NULL, "--help -h --dry-run", N,
+     "platforms: publish uploads a package to a registry", NULL, 0},
+    {"mvn mvnw", "...", "~deploy ~release:perform", "--help -h", N,
+     "platforms: mvn deploy publishes artifacts", NULL, 0},
+    {"gradle gradlew", "...", "~publish", "--help -h", N,
+     "platforms: gradle publish uploads artifacts", NULL, 0},
+    {"dotnet", "nuget push|delete", NULL, "--help -h", N,
+     "platforms: dotnet nuget push/delete changes a registry", NULL, 0},
+    {"dotnet", "nuget delete", NULL, "--help -h", D,
+     "platforms: dotnet nuget delete withdraws a package", NULL, 0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_platforms = {"platforms", grammars, rules};

@@ -1,0 +1,240 @@
+/*
+ * labels/packs_secrets.c - exec:secrets: reading or printing credentials
+ * (private keys and credential stores by any program, .env files,
+ * environment dumps, token printers), exec:persistence and
+ * exec:privilege (rules language: pack.h; path facts: packs_paths.c).
+ */
+#include <string.h>
+
+#include "pack.h"
+
+#define S LOCUS_TAG_SECRETS
+#define P LOCUS_TAG_PERSISTENCE
+#define V LOCUS_TAG_PRIVILEGE
+
+/* ---- secrets ----------------------------------------------------------- */
+
+static bool word_is_secret(const char *w)
+{
+	return pk_secret_path(w);
+}
+
+/* Some argument, redirect target or heredoc body names a credential
+   store (any program: cat, grep, base64, cp, tar, scp, an interpreter's
+   inline code...). */
+static bool names_secret(const locus_shell_command *c)
+{
+	size_t pattern = pk_pattern_operand(c);
+	bool data = pk_data_program(c->name);
+	for (size_t i = 1; i < c->argc && !data; i++)
+		if (i != pattern && word_is_secret(c->argv[i]))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (word_is_secret(c->redirects[i].target))
+			return true;
+	return false;
+}
+
+/* `env` with no command to run prints the environment (options such as
+   -0, -u NAME and assignments included). */
+static bool env_dump(const locus_shell_command *c)
+{
+	if (c->flags & (LOCUS_CMD_WRAPPER | LOCUS_CMD_QUERY_ONLY))
+		return false;
+	for (size_t i = 1; i < c->argc; i++)
+		if (strcmp(c->argv[i], "--help") == 0 ||
+		    strcmp(c->argv[i], "--version") == 0)
+			return false;
+	return true;
+}
+
+/* export/declare/typeset/readonly with no names print variables; `set`
+   alone prints them too (set -o prints options). */
+static bool declare_dump(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (!pk_is_option(c->argv[i]))
+			return false;
+	if (strcmp(c->name, "set") == 0)
+		return c->argc == 1;
+	return true;
+}
+
+/* ps with BSD `e` (auxe, eww) prints every process's environment. */
+static bool ps_environment(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] != '-' && strchr(a, 'e'))
+			return true;
+	}
+	return false;
+}
+
+/* echo/printf of a variable whose name says it holds a secret. */
+static bool prints_secret_variable(const locus_shell_command *c)
+{
+	static const char *const marks[] = {
+	    "TOKEN",      "SECRET", "PASSWORD",    "PASSWD",
+	    "API_KEY",    "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
+	    "CREDENTIAL", "_PAT",   "_KEY",        NULL,
+	};
+	for (size_t i = 1; i < c->nwords; i++) {
+		const char *w = c->words[i];
+		for (const char *d = strchr(w, '$'); d;
+		     d = strchr(d + 1, '$')) {
+			const char *s = d + 1;
+			if (*s == '{')
+				s++;
+			char name[64];
+			size_t n = 0;
+			while (n + 1 < sizeof name &&
+			       ((*s >= 'A' && *s <= 'Z') ||
+			        (*s >= 'a' && *s <= 'z') ||
+			        (*s >= '0' && *s <= '9') || *s == '_')) {
+				char ch = *s++;
+				name[n++] = ch >= 'a' && ch <= 'z'
+				                ? (char)(ch - 'a' + 'A')
+				                : ch;
+			}
+			name[n] = '\0';
+			for (const char *const *m = marks; *m; m++)
+				if (n && strstr(name, *m))
+					return true;
+		}
+	}
+	return false;
+}
+
+static const pk_rule secret_rules[] = {
+    {"*", NULL, NULL, NULL, S,
+     "secrets: a credential store or .env file is read or copied", names_secret,
+     0},
+    {"env", NULL, NULL, NULL, S,
+     "secrets: env without a command prints the environment", env_dump, 0},
+    {"printenv", NULL, NULL, "--help --version", S,
+     "secrets: printenv prints the environment", NULL, 0},
+    {"export declare typeset readonly set", NULL, NULL, NULL, S,
+     "secrets: export -p/declare -p/set print every variable", declare_dump, 0},
+    {"ps", NULL, NULL, NULL, S,
+     "secrets: ps e prints the environment of processes", ps_environment, 0},
+    {"echo printf", NULL, NULL, NULL, S,
+     "secrets: a token or password variable is printed", prints_secret_variable,
+     0},
+    {"security",
+     "find-generic-password|find-internet-password|"
+     "find-certificate|dump-keychain|export",
+     NULL, NULL, S, "secrets: security prints keychain items", NULL, 0},
+    {"pass gopass", NULL, NULL, "--help --version", S,
+     "secrets: pass prints stored passwords", NULL, 0},
+    {"op", "read|item|document|inject|run|signin|whoami", NULL, "--help -h", S,
+     "secrets: op read/item get prints 1Password items", NULL, 0},
+    {"bw lpass keepassxc-cli", "get|list|export|show|ls|export", NULL,
+     "--help -h", S, "secrets: a password manager CLI prints secrets", NULL, 0},
+    {"kubectl oc",
+     "get secret|secrets|secret/*|secrets/*|sa|"
+     "serviceaccount",
+     "-o=yaml -o=json --output=yaml --output=json "
+     "~jsonpath ~go-template ~custom-columns",
+     "--help -h", S, "secrets: kubectl get secret -o yaml prints secret data",
+     NULL, 0},
+    {"kubectl oc", "config view", "--raw --flatten", "--help -h", S,
+     "secrets: kubectl config view --raw prints cluster credentials", NULL, 0},
+    {"kubectl oc", "create token", NULL, "--help -h", S,
+     "secrets: kubectl create token prints a service account token", NULL, 0},
+    {"gpg gpg2", NULL,
+     "--export-secret-keys --export-secret-subkeys "
+     "-d --decrypt",
+     NULL, S,
+     "secrets: gpg --export-secret-keys/--decrypt prints secret material", NULL,
+     0},
+    {"git",
+     "credential|credential-store|credential-cache "
+     "fill|get",
+     NULL, NULL, S, "secrets: git credential fill prints stored credentials",
+     NULL, 0},
+    {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
+     "secrets: sops -d prints decrypted secrets", NULL, 0},
+    {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,
+     "secrets: doppler/infisical print secrets", NULL, 0},
+    {"heroku", "config", NULL, "--help -h", S,
+     "secrets: heroku config prints an app's secrets", NULL, 0},
+    {"vercel netlify", "env", NULL, "--help -h", S,
+     "secrets: vercel/netlify env pulls or prints secrets", NULL, 0},
+    {"docker podman", "secret inspect", NULL, NULL, S,
+     "secrets: docker secret inspect prints a secret", NULL, 0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
+
+/* ---- persistence ------------------------------------------------------- */
+
+static bool output_redirect(const locus_shell_redirect *r)
+{
+	const char *op = r->op ? r->op : "";
+	while (*op >= '0' && *op <= '9')
+		op++;
+	return (op[0] == '>' || (op[0] == '&' && op[1] == '>') ||
+	        strcmp(op, "<>") == 0) &&
+	       strcmp(op, ">&") != 0;
+}
+
+/* Writes (or may write) a file that makes something run later: a
+   redirect into one, or any program but a pure reader naming one. */
+static bool writes_persistence(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (output_redirect(&c->redirects[i]) &&
+		    pk_persistence_path(c->redirects[i].target))
+			return true;
+	if (pk_reader_program(c->name))
+		return false;
+	for (size_t i = 1; i < c->argc; i++)
+		if (pk_persistence_path(c->argv[i]))
+			return true;
+	return false;
+}
+
+/* crontab FILE, crontab -, crontab -e install or edit jobs; -l lists and
+   -r removes (destructive, tables.c). */
+static bool crontab_installs(const locus_shell_command *c)
+{
+	bool list_or_remove = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "-u") == 0) {
+			i++; /* the user */
+			continue;
+		}
+		if (!pk_is_option(a) || strchr(a, 'e'))
+			return true; /* a file, `-`, or -e */
+		if (strchr(a, 'l') || strchr(a, 'r'))
+			list_or_remove = true;
+	}
+	return !list_or_remove;
+}
+
+static const pk_rule persistence_rules[] = {
+    {"*", NULL, NULL, NULL, P,
+     "persistence: a shell startup file, scheduler, service unit, git "
+     "hook, ssh or loader file is changed",
+     writes_persistence, 0},
+    {"crontab", NULL, NULL, "--help -V", P,
+     "persistence: crontab installs or edits scheduled jobs", crontab_installs,
+     0},
+    {"at batch", NULL, NULL, "-l -d -r -c -V --help", P,
+     "persistence: at/batch schedules a command to run later", NULL, 0},
+    {"systemd-run", NULL, "~--on- --timer-property", NULL, P,
+     "persistence: systemd-run --on-calendar schedules a command", NULL, 0},
+    {"loginctl", "enable-linger", NULL, NULL, P,
+     "persistence: loginctl enable-linger keeps user services running", NULL,
+     0},
+    {"ssh-copy-id", NULL, NULL, "-h --help", P | LOCUS_TAG_NETWORK,
+     "persistence: ssh-copy-id installs an authorized key", NULL, 0},
+    {"visudo sudoedit", NULL, NULL, "-c --check -h --help -V", P | V,
+     "privilege: sudoers is edited", NULL, 0},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
+};
+
+const pk_pack pk_persistence = {"persistence", NULL, persistence_rules};
