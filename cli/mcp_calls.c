@@ -213,7 +213,15 @@ static char *progress_token(const char *line, size_t n)
 	    mcp_raw_member(m, ml, "progressToken", &t, &tl) || !tl ||
 	    !(t[0] == '"' || t[0] == '-' || (t[0] >= '0' && t[0] <= '9')))
 		return NULL;
-	return dup_n(t, tl);
+	if (t[0] != '"' || tl > 4096)
+		return tl > 4096 ? NULL : dup_n(t, tl);
+	/* a string token goes back as clean UTF-8, re-encoded */
+	char *raw = dup_n(t, tl);
+	cJSON *j = raw ? cJSON_Parse(raw) : NULL;
+	free(raw);
+	char *id = cJSON_IsString(j) ? mcp_id_text(NULL, 0, j) : NULL;
+	cJSON_Delete(j);
+	return id;
 }
 
 void mcp_calls_submit(mcp_server *s, const char *id, const char *line,

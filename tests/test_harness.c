@@ -1340,6 +1340,41 @@ START_TEST(call_ctl_cancel_progress)
 END_TEST
 
 /* `locus tool`: one harness for the whole run, through the gate. */
+/* `locus tool` (default preset standard): a timeout is no way into the
+   background either. */
+START_TEST(cli_tool_timeout_no_background)
+{
+	const char *bin = getenv("LOCUS_BIN");
+	if (!bin || access(bin, X_OK)) {
+		fprintf(stderr, "SKIPPED (not passed): LOCUS_BIN not set\n");
+		return;
+	}
+	mk_tmp();
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd,
+	         "'%s' tool bash '{\"command\":\"echo $$ > p.txt; exec sleep "
+	         "30\",\"timeout\":1}' --root '%s' > '%s/out.txt'; echo $? >> "
+	         "'%s/out.txt'",
+	         bin, g_root, g_tmp, g_tmp);
+	double t0 = lh_now();
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(lh_now() - t0 < 10);
+	char p[800];
+	snprintf(p, sizeof p, "%s/out.txt", g_tmp);
+	char *o = slurp(p, NULL);
+	ck_assert_msg(strstr(o, "the command was killed") &&
+	                  strstr(o, "exec:background") && strstr(o, "\n1\n"),
+	              "%s", o);
+	free(o);
+	snprintf(p, sizeof p, "%s/p.txt", g_root);
+	o = slurp(p, NULL);
+	pid_t pid = o ? (pid_t)atoi(o) : 0;
+	free(o);
+	ck_assert(pid > 0 && !alive(pid));
+	rm_tmp();
+}
+END_TEST
+
 START_TEST(cli_tool_lines)
 {
 	const char *bin = getenv("LOCUS_BIN");
@@ -1465,6 +1500,7 @@ int main(void)
 	tcase_add_test(tt, tool_bash_timeout_background);
 	tcase_add_test(tt, policy_timeout_no_background);
 	tcase_add_test(tt, call_ctl_cancel_progress);
+	tcase_add_test(tt, cli_tool_timeout_no_background);
 	tcase_add_loop_test(tt, tool_bash, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_BWRAP,
 	                    BK_BWRAP + 1);

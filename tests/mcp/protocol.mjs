@@ -92,6 +92,23 @@ const cases = [
   [req(29, 'tools/call', { name: 'read', arguments: { path: 'n.txt' } }),
     (a) => a.id === 29 && a.result.isError === true],
   [req(1.5, 'ping'), (a) => a.id === 1.5],
+  // hostile shapes: every one answered, none crashes the server
+  ['{"jsonrpc":"2.0","\\u0069d":"esc","method":"ping"}', (a) => a.id === 'esc' && J(a.result) === '{}'],
+  ['{"jsonrpc":"2.0","id":1e400,"method":"ping"}', (a) => a.id === null && a.error.code === -32600],
+  // past a double's range: not a usable id
+  [`{"jsonrpc":"2.0","id":${'9'.repeat(500)},"method":"ping"}`, (a) => a.id === null && a.error.code === -32600],
+  [`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt","x":${'['.repeat(5000)}${']'.repeat(5000)}}}}`,
+    (a) => a.error?.code === -32700 || a.result?.isError === true],
+  [req('tok', 'tools/call', { name: 'todo_read', arguments: {}, _meta: { progressToken: { not: 'valid' } } }),
+    (a) => a.id === 'tok' && a.result.isError === false],
+  [note('notifications/cancelled', { requestId: { x: 1 } }), null],
+  [note('notifications/cancelled', { requestId: 'nobody' }), null],
+  [note('notifications/cancelled', {}), null],
+  [req('bigarg', 'tools/call', { name: 'write', arguments: { path: 'big.txt', content: 'y'.repeat(1 << 20) } }),
+    (a) => a.id === 'bigarg' && a.result.isError === false],
+  // a lone surrogate escape is not JSON to cJSON: a parse error, nothing runs
+  [req('badutf', 'tools/call', { name: 'write', arguments: { path: '\udc00x', content: 'x' } }),
+    (a) => a.id === null && a.error.code === -32700],
 ];
 
 // a line over the 16 MiB cap, then the server must still answer
@@ -148,7 +165,7 @@ const pick = (line) => {
   return undefined;
 };
 // the calls that reach the worker (the others are answered at once)
-const callIds = [34, 22, 23, 24, 25, 26, 27, 29];
+const callIds = [34, 22, 23, 24, 25, 26, 27, 29, 'tok', 'bigarg'];
 const answeredCalls = answers.map((a) => a.id).filter((id) => callIds.includes(id));
 check(JSON.stringify(answeredCalls) === JSON.stringify(callIds), 'tool calls are answered in the order sent',
   JSON.stringify(answeredCalls));
