@@ -103,15 +103,57 @@ static void call_free(tr_call *c)
 	free(c->status);
 }
 
+static size_t hash_id(const char *s)
+{
+	size_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* Calls are found by id in a hash table of the file's calls: transcripts
+   hold 100,000 calls, a scan per result would be quadratic. */
 static tr_call *find_call(tr_reader *r, const char *id)
 {
-	if (!id)
+	if (!id || !r->capids)
 		return NULL;
-	for (size_t i = r->first_call; i < r->set->ncalls; i++)
-		if (r->set->calls[i].call_id &&
-		    !strcmp(r->set->calls[i].call_id, id))
-			return &r->set->calls[i];
-	return NULL;
+	for (size_t i = hash_id(id) & (r->capids - 1);; i = (i + 1) & (r->capids - 1)) {
+		size_t v = r->ids[i];
+		if (!v)
+			return NULL;
+		tr_call *c = &r->set->calls[v - 1];
+		if (!strcmp(c->call_id, id))
+			return c;
+	}
+}
+
+static void index_call(tr_reader *r, size_t idx)
+{
+	if ((r->nids + 1) * 2 > r->capids) {
+		size_t cap = r->capids ? r->capids * 2 : 256;
+		size_t *n = calloc(cap, sizeof *n);
+		if (!n) {
+			r->set->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < r->capids; i++) {
+			size_t v = r->ids[i];
+			if (!v)
+				continue;
+			size_t k = hash_id(r->set->calls[v - 1].call_id) & (cap - 1);
+			while (n[k])
+				k = (k + 1) & (cap - 1);
+			n[k] = v;
+		}
+		free(r->ids);
+		r->ids = n;
+		r->capids = cap;
+	}
+	size_t k = hash_id(r->set->calls[idx].call_id) & (r->capids - 1);
+	while (r->ids[k])
+		k = (k + 1) & (r->capids - 1);
+	r->ids[k] = idx + 1;
+	r->nids++;
 }
 
 int tr_add_call(tr_reader *r, const char *time, const char *tool,
@@ -159,6 +201,8 @@ int tr_add_call(tr_reader *r, const char *time, const char *tool,
 	}
 	s->calls[s->ncalls++] = c;
 	s->files[r->file].calls++;
+	if (c.call_id)
+		index_call(r, s->ncalls - 1);
 	return 0;
 }
 
@@ -446,8 +490,7 @@ static int read_file(tr_set *s, const char *path)
 		s->oom = 1;
 		return 0;
 	}
-	tr_reader r = {.set = s, .file = s->nfiles - 1,
-	               .first_call = s->ncalls};
+	tr_reader r = {.set = s, .file = s->nfiles - 1};
 	int done = 0;
 	if (ends_with(path, ".json")) {
 		done = read_document(&r, fp) == 0;
@@ -462,6 +505,7 @@ static int read_file(tr_set *s, const char *path)
 		read_lines(&r, fp);
 	fclose(fp);
 	apply_pending(&r);
+	free(r.ids);
 	free(r.session);
 	free(r.cwd);
 	return 0;

@@ -86,9 +86,11 @@ void tr_set_free(tr_set *set);
 typedef struct tr_reader {
 	tr_set *set;
 	size_t file;
-	size_t first_call; /* index of the file's first call */
 	long line;         /* the line being read */
 	char *session, *cwd;
+	/* call ids of this file -> call index + 1 (open addressing) */
+	size_t *ids;
+	size_t capids, nids;
 	/* a whole-file document: its text, to find each call's line */
 	const char *doc, *doc_pos;
 	long doc_line;

@@ -206,5 +206,28 @@ with tempfile.TemporaryDirectory() as tmp:
     check(cj.get("agent") == "unknown" and cj.get("unknown_lines") == 2,
           "c.jsonl: format unknown, 2 unknown lines (%s)" % cj)
 
+# ---- the progress bar, on a terminal (util-linux `script` gives one) ----
+import shutil  # noqa: E402
+if shutil.which("script"):
+    with tempfile.TemporaryDirectory() as tmp:
+        t = os.path.join(tmp, "many.jsonl")
+        with open(t, "w") as f:
+            for i in range(300):
+                f.write(json.dumps({"type": "assistant", "sessionId": "s", "uuid": "u%d" % i,
+                                    "message": {"role": "assistant", "content": [
+                                        {"type": "tool_use", "id": "t%d" % i, "name": "Bash",
+                                         "input": {"command": "ls %d" % i}}]}}) + "\n")
+        cmd = "%s audit transcripts --format jsonl -o %s %s" % (
+            BIN, os.path.join(tmp, "o.jsonl"), t)
+        p = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True,
+                           text=True, timeout=120)
+        check(p.returncode == 0 and "locus audit: [" in p.stdout and "300/300 calls" in p.stdout,
+              "progress bar on a terminal: %r" % p.stdout[-200:])
+        p = subprocess.run(["script", "-qec", cmd + " --quiet", "/dev/null"],
+                           capture_output=True, text=True, timeout=120)
+        check("locus audit: [" not in p.stdout, "--quiet: no progress bar")
+        rc, out, err = audit("--format", "jsonl", "-o", os.path.join(tmp, "p.jsonl"), t)
+        check("locus audit: [" not in err, "no progress bar when stderr is not a terminal")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
