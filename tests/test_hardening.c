@@ -190,6 +190,36 @@ START_TEST(nothing_left_behind)
 }
 END_TEST
 
+/* ---------------- rules see resolved paths ---------------- */
+
+START_TEST(rules_see_resolved_paths)
+{
+	fx f;
+	locus_policy *pol = NULL;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_policy_preset(&pol, "standard", NULL), 0);
+	static const char rules[] =
+	    "{\"permissions\": {\"deny\": [\"Read(./.env)\"]}}";
+	ck_assert_msg(locus_policy_add_claude_settings(pol, rules,
+	                                               sizeof rules - 1,
+	                                               &err) == 0,
+	              "%s", err.message);
+	locus_policy_wrap w = {.policy = pol};
+	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
+		return;
+	w.workspace_root = g_root;
+	sh("cd '%s' && echo SECRET=1 > .env && ln -s .env l && mkdir d && "
+	   "ln -s ../.env d/inner",
+	   g_root);
+	call_err(&f, "read", "{\"path\":\".env\"}", "denied");
+	call_err(&f, "read", "{\"path\":\"l\"}", "denied");
+	call_err(&f, "read", "{\"path\":\"d/inner\"}", "denied");
+	call_ok(&f, "bash", "{\"command\":\"echo fine\"}", "fine");
+	fx_close(&f);
+	locus_policy_free(pol);
+}
+END_TEST
+
 /* ---------------- the audit trail under a live agent ---------------- */
 
 START_TEST(audit_out_of_the_tools_reach)
@@ -842,6 +872,7 @@ int main(void)
 	suite_add_tcase(s, tp);
 	TCase *ta = tcase_create("audit");
 	tcase_add_test(ta, audit_out_of_the_tools_reach);
+	tcase_add_test(ta, rules_see_resolved_paths);
 	suite_add_tcase(s, ta);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
