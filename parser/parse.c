@@ -323,12 +323,18 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	   with `$`: most lines have none and skip the pre-pass, unless they
 	   may assign a name that changes what runs (vars.c
 	   sensitive_names; the pre-pass finds every way to assign it). */
-	t.vars = memchr(t.src, '$', t.len) || lp_mentions_sensitive(t.src, t.len)
+	/* Arithmetic ((, [ subscripts and let read names too (arith.c). */
+	bool arith = strstr(t.src, "((") || memchr(t.src, '[', t.len) ||
+	             strstr(t.src, "let") || strstr(t.src, "-i");
+	t.vars = memchr(t.src, '$', t.len) || arith ||
+	                         lp_mentions_sensitive(t.src, t.len)
 	                 ? lp_vars_collect(&t, root)
 	                 : NULL;
 	if (lp_vars_sensitive(t.vars))
 		lp_unparsed(ctx, "assignment to %s changes what runs",
 		            lp_vars_sensitive(t.vars));
+	if (t.vars)
+		lp_checks_arith(&t, root);
 	ctx->vars = t.vars;
 	lp_walk_tree(&t, root, origin, parent, depth);
 	ctx->vars = saved_vars;

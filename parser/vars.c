@@ -26,6 +26,10 @@ typedef struct var_entry {
 	const char *value;
 	size_t after; /* uses at or after this byte see the value */
 	bool dynamic;
+	bool nonnum;  /* assigned something other than a number literal or an
+	                 arithmetic result: as arithmetic its value may be an
+	                 expression (a[$(cmd)]) */
+	bool numset;  /* assigned a number literal or by arithmetic */
 } var_entry;
 
 struct lp_vars {
@@ -36,6 +40,20 @@ struct lp_vars {
 	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
 	const char *sensitive; /* first name of sensitive_names assigned */
 	bool unsetting;        /* marking `unset` operands (not an assignment) */
+	bool arith;            /* marking a name assigned by arithmetic */
+	bool int_decl;         /* declare -i seen: assignments are arithmetic */
+};
+
+/* Names bash sets itself, whatever the line assigned: `$_` is the last
+   argument of the previous command, read/select set REPLY, mapfile
+   MAPFILE, getopts OPTARG/OPTIND, [[ =~ ]] BASH_REMATCH, cd PWD/OLDPWD.
+   They never resolve to a constant. */
+static const char *const bash_set_names[] = {
+	"_", "REPLY", "MAPFILE", "OPTARG", "OPTIND", "BASH_REMATCH", "COPROC",
+	"PWD", "OLDPWD", "RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID",
+	"FUNCNAME", "BASH_COMMAND", "PIPESTATUS", "HISTCMD", "EPOCHREALTIME",
+	"EPOCHSECONDS", "BASH_ARGV", "BASH_ARGC", "BASH_LINENO",
+	"BASH_SOURCE", "BASH_SUBSHELL", NULL,
 };
 
 /* Names whose value decides what later commands run: the command hash
@@ -146,10 +164,36 @@ static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name,
 {
 	note_ifs(v, name, nlen);
 	var_entry *e = find(v, a, name, nlen, true);
-	if (e)
+	if (e) {
 		e->dynamic = true;
-	else
+		if (!v->arith)
+			e->nonnum = true;
+		else if (!v->unsetting)
+			e->numset = true;
+	} else {
 		v->all_dynamic = true; /* out of memory: resolve nothing */
+	}
+}
+
+/* A number bash's arithmetic reads as itself: 12, -3, 0x1f, 2#101. */
+static bool numeric_literal(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!*s)
+		return false;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && s[2])
+		return strspn(s + 2, "0123456789abcdefABCDEF") == strlen(s + 2);
+	size_t d = strspn(s, "0123456789");
+	if (d && s[d] == '#' && s[d + 1])
+		s += d + 1;
+	else
+		return d && !s[d];
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || *s == '@' || *s == '_'))
+			return false;
+	return true;
 }
 
 static void define(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
@@ -161,6 +205,10 @@ static void define(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 		v->all_dynamic = true;
 		return;
 	}
+	if (!numeric_literal(value))
+		e->nonnum = true;
+	else
+		e->numset = true;
 	if (e->dynamic)
 		return;
 	if (e->value) {
@@ -306,6 +354,17 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			v->all_dynamic = true;
 			return;
 		}
+		if (lp_in_list(declaring, cmd) && w.value[0] == '-' &&
+		    strchr(w.value, 'i'))
+			v->int_decl = true;
+		/* -vNAME (printf), -aNAME (read), -pNAME (wait): the name is
+		   attached to the option */
+		if (w.value[0] == '-' && w.value[1] && strchr("vap", w.value[1]) &&
+		    ident_len(w.value + 2)) {
+			mark_dynamic(v, a, w.value + 2, ident_len(w.value + 2));
+			continue;
+		}
+		v->arith = !strcmp(cmd, "let");
 		size_t il = ident_len(w.value);
 		if (il) {
 			/* only NAME, NAME[..], NAME=.., NAME+=.. assign it
@@ -317,6 +376,7 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			mark_dynamic(v, a, w.value, il);
 			v->unsetting = false;
 		}
+		v->arith = false;
 	}
 }
 
@@ -324,7 +384,36 @@ typedef struct vframe {
 	TSSymbol kind;
 	uint32_t start;
 	bool ok; /* this node runs unconditionally, in the shell itself */
+	bool arith; /* inside $(( )), (( )), for (( )) or a subscript */
 } vframe;
+
+/* declare -i / local -i / typeset -i: the values are arithmetic. */
+bool lp_int_declaration(const lp_tree *t, TSNode n)
+{
+	if (ts_node_symbol(n) != t->sy->declaration_command)
+		return false;
+	uint32_t cc = ts_node_child_count(n);
+	for (uint32_t i = 1; i < cc; i++) {
+		TSNode ch = ts_node_child(n, i);
+		uint32_t s = ts_node_start_byte(ch), e = ts_node_end_byte(ch);
+		if (ts_node_symbol(ch) == t->sy->word && e <= t->len && s < e &&
+		    t->src[s] == '-' && memchr(t->src + s, 'i', e - s))
+			return true;
+	}
+	return false;
+}
+
+static bool arith_node(const lp_tree *t, TSNode n)
+{
+	const lp_syms *sy = t->sy;
+	TSSymbol k = ts_node_symbol(n);
+	if (k == sy->arithmetic_expansion || k == sy->c_style_for_statement ||
+	    k == sy->subscript)
+		return true;
+	uint32_t s = ts_node_start_byte(n);
+	return k == sy->compound_statement && s + 1 < t->len &&
+	       t->src[s] == '(' && t->src[s + 1] == '(';
+}
 
 static bool is_seq(const lp_syms *sy, TSSymbol k)
 {
@@ -398,13 +487,22 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 				if (!ow.value || (ow.flags & LOCUS_WORD_DYNAMIC) ||
 				    nameref_option(ow.value))
 					v->all_dynamic = true;
+				else if (ow.value[0] == '-' &&
+				         strchr(ow.value, 'i'))
+					v->int_decl = true;
 			}
 		}
-		st[depth] = (vframe){k, start, ok};
+		bool ar = arith_node(t, n) || lp_int_declaration(t, n) ||
+		          (depth > 0 && st[depth - 1].arith &&
+		           k != sy->command_substitution);
+		st[depth] = (vframe){k, start, ok, ar};
 		if (depth > 0 && ts_node_is_named(n)) {
 			const vframe *p = &st[depth - 1];
 			if (k == sy->variable_assignment) {
+				/* i=0 in for (( )): an arithmetic result */
+				v->arith = st[depth].arith;
 				on_assignment(t, v, n, ok);
+				v->arith = false;
 			} else if (k == sy->variable_name &&
 			           p->kind != sy->simple_expansion &&
 			           p->kind != sy->expansion &&
@@ -414,12 +512,23 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 				span(t, n, &s, &len);
 				/* `unset PS4` changes nothing that runs */
 				v->unsetting = p->kind == sy->unset_command;
+				v->arith = st[depth].arith;
 				mark_dynamic(v, a, s, len);
 				v->unsetting = false;
+				v->arith = false;
 			} else if (k == sy->command) {
 				on_command(t, v, n);
 			} else if (k == sy->expansion) {
 				uint32_t cc = ts_node_child_count(n);
+				uint32_t es = ts_node_start_byte(n);
+				/* ${!ref:=v} assigns the name ref holds */
+				if (es + 2 < t->len && t->src[es + 2] == '!') {
+					const char *s;
+					size_t len;
+					span(t, n, &s, &len);
+					if (memchr(s, '=', len))
+						v->all_dynamic = true;
+				}
 				for (uint32_t i = 0; i < cc; i++) {
 					TSNode ch = ts_node_child(n, i);
 					const char *s;
@@ -471,11 +580,37 @@ const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
 {
 	if (!v || v->all_dynamic || v->cap == 0)
 		return NULL;
+	for (size_t i = 0; bash_set_names[i]; i++)
+		if (strlen(bash_set_names[i]) == nlen &&
+		    !memcmp(bash_set_names[i], name, nlen))
+			return NULL;
 	var_entry *e = find((lp_vars *)v, NULL, name, nlen, false);
 	if (!e || e->dynamic || !e->value || at < e->after ||
 	    at >= v->dyn_after)
 		return NULL;
 	return e->value;
+}
+
+bool lp_vars_numeric(const lp_vars *v, const char *name, size_t nlen)
+{
+	if (!v || v->all_dynamic || v->cap == 0 || v->dyn_after != SIZE_MAX)
+		return false;
+	var_entry *e = find((lp_vars *)v, NULL, name, nlen, false);
+	/* a static number assigned, nothing else (names only read by
+	   arithmetic have no value: they come from the environment) */
+	return e && !e->nonnum && e->numset;
+}
+
+bool lp_vars_int_decl(const lp_vars *v)
+{
+	if (!v || !v->int_decl)
+		return false;
+	if (v->all_dynamic)
+		return true;
+	for (size_t i = 0; i < v->cap; i++)
+		if (v->tab[i].name && v->tab[i].nonnum)
+			return true;
+	return false;
 }
 
 bool lp_mentions_sensitive(const char *s, size_t n)

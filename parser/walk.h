@@ -121,6 +121,19 @@ const char *lp_vars_sensitive(const lp_vars *v);
 /* The text holds one of those names (cheap byte scan): the pre-pass must
    run even without a `$`. */
 bool lp_mentions_sensitive(const char *s, size_t n);
+/* Every assignment of `name` on the line is a number literal or an
+   arithmetic result (and there is one): read as arithmetic, its value is
+   a number, not an expression.  False for names the line never assigns. */
+bool lp_vars_numeric(const lp_vars *v, const char *name, size_t nlen);
+/* A declaration with -i was seen (assignments to it are evaluated as
+   arithmetic) and some name is assigned a value that is not a number. */
+bool lp_vars_int_decl(const lp_vars *v);
+/* n is a declaration with -i (declare -i, local -i, typeset -i). */
+bool lp_int_declaration(const lp_tree *t, TSNode n);
+/* Arithmetic that reads a value which is not a static number (a name the
+   line does not assign a number, a substitution's output) makes the line
+   unparsed (arith.c; after the vars pre-pass). */
+void lp_checks_arith(lp_tree *t, TSNode root);
 /* IFS is assigned on the line: every unquoted expansion is dynamic. */
 bool lp_vars_ifs_assigned(const lp_vars *v);
 

@@ -129,8 +129,13 @@ START_TEST(walk_forms)
 	              locus_shell_result_reason(r)
 	                      ? locus_shell_result_reason(r)
 	                      : "parsed");
-	ck_assert_msg(locus_shell_result_parsed(r), "%s: unparsed: %s",
-	              fc->line, locus_shell_result_reason(r));
+	/* A substitution inside arithmetic is listed, and its output is
+	   evaluated as an expression: such lines are unparsed (issue 9). */
+	const char *why = locus_shell_result_reason(r);
+	ck_assert_msg(locus_shell_result_parsed(r) ||
+	                      (why && strstr(why, "arithmetic") &&
+	                       strstr(fc->line, "$(id)")),
+	              "%s: unparsed: %s", fc->line, why);
 	locus_shell_result_free(r);
 }
 END_TEST
@@ -444,8 +449,10 @@ START_TEST(walk_constants)
 	              locus_shell_result_reason(r));
 	if (!cc->parsed) {
 		ck_assert(cmd(r, n - 1)->flags & LOCUS_CMD_DYNAMIC);
-		ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r),
-		                             "dynamic"));
+		/* (( X++ )) on X=rm: arithmetic reading a non-number is the
+		   first reason found (issue 9) */
+		ck_assert(strstr(locus_shell_result_reason(r), "dynamic") ||
+		          strstr(locus_shell_result_reason(r), "arithmetic"));
 	}
 	locus_shell_result_free(r);
 }
@@ -548,13 +555,15 @@ static const check_case checks[] = {
 	{"echo ${a[$'\\x60id\\x60']}", "arithmetic"},
 	{"a[$'\\x24(id)']=1", "arithmetic"},
 	{"echo \"$(( '$(id)' ))\"", "arithmetic"},
-	{"echo $(( \"$(date +%s)\" - 1 ))", NULL},
-	{"echo ${a[$(id)]} $(( 1 + 2 )) ${a[1]}", NULL},
+	/* a substitution's output in arithmetic is evaluated as an
+	   expression (issue 9: checked in a sandbox) */
+	{"echo $(( \"$(date +%s)\" - 1 ))", "arithmetic"},
+	{"echo ${a[$(id)]} $(( 1 + 2 )) ${a[1]}", "arithmetic"},
 	/* subscripts in data that reaches arithmetic */
-	{"x='a[$(id)]'; echo $((x))", "subscript could run code"},
+	{"x='a[$(id)]'; echo $((x))", "arithmetic"},
 	{"x=$'a[\\x60id\\x60]'", "subscript could run code"},
 	{"test -v $'a[\\x24\\x28id)]'", "subscript could run code"},
-	{"[[ 1 -eq 'a[`id`]' ]]", "subscript could run code"},
+	{"[[ 1 -eq 'a[`id`]' ]]", "arithmetic"},
 	{"printf -v 'a[$(id)]' x", "subscript could run code"},
 	{"unset 'a[$(id)]'", "subscript could run code"},
 	{"read x <<< 'a[$(id)]'", "subscript could run code"},
