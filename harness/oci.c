@@ -83,29 +83,6 @@ static void wrap_command(lh_buf *sc, const oci_session *s, unsigned id,
 	    s->max_out, head, head + tail, tail);
 }
 
-/* The base64 output back to bytes, in place. */
-static int unbase64(char *b, size_t *len, locus_error *err)
-{
-	size_t n = *len;
-	while (n && (b[n - 1] == '\n' || b[n - 1] == '\r'))
-		n--;
-	if (n == 0) {
-		*len = 0;
-		b[0] = '\0';
-		return 0;
-	}
-	size_t pad = (n >= 1 && b[n - 1] == '=') + (n >= 2 && b[n - 2] == '=');
-	int m = n % 4 ? -1
-	              : EVP_DecodeBlock((unsigned char *)b, (unsigned char *)b,
-	                                (int)n);
-	if (m < 0 || (size_t)m < pad)
-		return lh_err(err, LOCUS_EIO,
-		              "OCI exec: the output came back garbled");
-	*len = (size_t)m - pad;
-	b[*len] = '\0';
-	return 0;
-}
-
 /* Split the marker off: *code the exit status, -1 after a timeout. */
 static int take_marker(char *out, size_t *len, int *code, locus_error *err)
 {
@@ -157,13 +134,9 @@ static int o_exec(locus_session *ss, const char *command, double timeout_s,
 	lh_buf_free(&sc);
 	if (!rc)
 		rc = take_marker(r.out, &r.len, exit_code, err);
-	if (!rc)
-		rc = unbase64(r.out, &r.len, err);
-	if (!rc) {
-		*out = r.out;
-		*len = r.len;
-		r.out = NULL;
-	}
+	if (!rc && loci_b64_decode(r.out, r.len, out, len))
+		rc = lh_err(err, LOCUS_EIO,
+		            "OCI exec: the output came back garbled");
 	loci_run_result_clear(&r);
 	return rc;
 }
@@ -292,25 +265,20 @@ static int download_exec(oci_session *s, const char *path, char **out,
 	int rc = exec_ok(s, &sc, "read", path, &o, &ol, err);
 	if (rc)
 		return rc;
-	char *nl1 = memchr(o, '\n', ol),
-	     *nl2 = nl1 ? strchr(nl1 + 1, '\n') : NULL;
+	char *nl1 = memchr(o, '\n', ol);
+	char *nl2 =
+	    nl1 ? memchr(nl1 + 1, '\n', ol - (size_t)(nl1 + 1 - o)) : NULL;
 	size_t want = nl1 ? strtoul(o, NULL, 10) : 0;
 	char *bytes = NULL;
-	int n = -1;
-	if (nl2 && want <= s->max_out / 2) {
-		bytes = malloc(ol);
-		n = bytes ? EVP_DecodeBlock((unsigned char *)bytes,
-		                            (unsigned char *)nl2 + 1,
-		                            (int)strlen(nl2 + 1))
-		          : -1;
-	}
+	size_t n = 0;
 	char hex[65];
-	if (n >= 0 && (size_t)n >= want) {
-		lh_sha256_hex(bytes, want, hex);
+	if (nl2 &&
+	    !loci_b64_decode(nl2 + 1, ol - (size_t)(nl2 + 1 - o), &bytes, &n) &&
+	    n == want) {
+		lh_sha256_hex(bytes, n, hex);
 		if (!strncmp(hex, nl1 + 1, 64)) {
-			bytes[want] = '\0';
 			*out = bytes;
-			*len = want;
+			*len = n;
 			free(o);
 			return 0;
 		}
@@ -318,8 +286,7 @@ static int download_exec(oci_session *s, const char *path, char **out,
 	free(bytes);
 	free(o);
 	return lh_err(err, LOCUS_EIO,
-	              "OCI read %s through the shell: bad or over-long copy",
-	              path);
+	              "OCI read %s through the shell: a bad copy", path);
 }
 
 static int o_upload(locus_session *ss, const char *path, const char *data,

@@ -77,6 +77,10 @@ int loci_prepare(void *ctx, const lhttp_request *req, const char *url,
     opc-content-sha256.  out: 45 bytes. */
 void loci_sha256_b64(const void *data, size_t len, char out[48]);
 
+/** Strict base64 (padding optional, no line breaks inside) into *out
+    (malloc'd, NUL-terminated past *len).  LOCUS_EINVALID when malformed. */
+int loci_b64_decode(const char *s, size_t n, char **out, size_t *len);
+
 /* ---------------------------------------------------------------- */
 /* ~/.oci/config                                                      */
 /* ---------------------------------------------------------------- */

@@ -52,54 +52,23 @@ static int stream_fail(stream *s, int code, const char *why)
 	return code;
 }
 
-static int b64val(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
-}
-
-/* Strict base64 (padding optional) into b; false on a bad character. */
-static bool b64_append(lh_buf *b, const char *s)
-{
-	unsigned acc = 0;
-	int bits = 0;
-	for (; *s && *s != '='; s++) {
-		int v = b64val((unsigned char)*s);
-		if (v < 0)
-			return false;
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			char ch = (char)((acc >> bits) & 0xff);
-			lh_buf_add(b, &ch, 1);
-		}
-	}
-	return true;
-}
-
 static void keep_output(stream *s, const char *d)
 {
-	lh_buf tmp = {0};
+	char *dec = NULL;
 	const char *bytes = d;
 	size_t n = strlen(d);
 	if (s->c->data_base64) {
-		if (!b64_append(&tmp, d)) {
-			lh_buf_free(&tmp);
-			stream_fail(s, LOCUS_EIO, "event data is not base64");
+		int rc = loci_b64_decode(d, n, &dec, &n);
+		if (rc) {
+			stream_fail(s, rc == LOCUS_ENOMEM ? rc : LOCUS_EIO,
+			            "event data is not base64");
 			return;
 		}
-		bytes = tmp.d ? tmp.d : "";
-		n = tmp.len;
+		bytes = dec;
 	}
 	size_t room = s->out.len < s->max_out ? s->max_out - s->out.len : 0;
 	lh_buf_add(&s->out, bytes, n < room ? n : room);
-	lh_buf_free(&tmp);
+	free(dec);
 	if (s->out.oom)
 		stream_fail(s, LOCUS_ENOMEM, "out of memory");
 }

@@ -37,7 +37,9 @@ live under /_fake/):
    "drip_ms": D,     events are written in small pieces, D ms apart
    "create_fails": true,   new sandboxes go CREATING -> FAILED
    "bad_read_hash": true,  read_file answers with a wrong hash
-   "bad_write_hash": true} write_file claims another hash
+   "bad_write_hash": true, write_file claims another hash
+   "data_base64": true,    event data is sent base64-encoded
+   "bad_event": true}      events after STARTED lack seq and kind
 GET /_fake/sandboxes -> {id: state}; GET /_fake/log -> [[method, op,
 status], ...]; POST /_fake/expire/<id> makes a sandbox expire now.
 """
@@ -657,6 +659,10 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b"5\r\ndata:")  # a torn chunk, then EOF
                     self.wfile.flush()
                     return
+            if STATE["faults"].get("data_base64") and "data" in ev:
+                ev = dict(ev, data=base64.b64encode(ev["data"].encode()).decode())
+            if STATE["faults"].get("bad_event"):
+                ev = {"noseq": True} if ev["event"] != "STARTED" else ev
             line = json.dumps(ev).encode()
             frame = b"data: " + line + b"\n\n" if sse else line + b"\n"
             for _ in range(2 if STATE["faults"].get("duplicate") else 1):

@@ -420,6 +420,33 @@ START_TEST(routes_override_and_paths)
 }
 END_TEST
 
+START_TEST(base64_decode)
+{
+	char *o;
+	size_t n;
+	ck_assert_int_eq(loci_b64_decode("aGk=", 4, &o, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(o, "hi");
+	free(o);
+	ck_assert_int_eq(loci_b64_decode("aGk", 3, &o, &n), 0); /* unpadded */
+	ck_assert_str_eq(o, "hi");
+	free(o);
+	ck_assert_int_eq(loci_b64_decode("AAEC\n", 5, &o, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(o[0] == 0 && o[1] == 1 && o[2] == 2);
+	free(o);
+	ck_assert_int_eq(loci_b64_decode("", 0, &o, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	static const char *const bad[] = {
+	    "a", "aG=k", "a b=", " aGk=", "aGk*", "aGk==="};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(loci_b64_decode(bad[i], strlen(bad[i]), &o, &n) ==
+		                  LOCUS_EINVALID,
+		              "accepted %s", bad[i]);
+}
+END_TEST
+
 START_TEST(durations)
 {
 	long m;
@@ -657,6 +684,72 @@ START_TEST(stream_faults)
 }
 END_TEST
 
+/* A client of the fake, signing with the fixture's API key (and clock). */
+static loci_client *fx_client(int64_t (*clock)(void *))
+{
+	loci_config cfg;
+	locus_error err;
+	ck_assert_int_eq(loci_config_load(&cfg, fx.config, NULL, &err), 0);
+	loci_signer *sg;
+	ck_assert_int_eq(loci_signer_from_config(&sg, &cfg, &err), 0);
+	loci_config_clear(&cfg);
+	if (clock)
+		loci_signer_set_clock(sg, clock, NULL);
+	loci_routes rt;
+	ck_assert_int_eq(loci_routes_default(&rt, &err), 0);
+	loci_client_options co = {.endpoint = fx.endpoint,
+	                          .region = "us-chicago-1"};
+	loci_client *c;
+	ck_assert_int_eq(loci_client_new(&c, &co, sg, &rt, &err), 0);
+	return c;
+}
+
+static int64_t skewed(void *p)
+{
+	(void)p;
+	return (int64_t)time(NULL) - 400;
+}
+
+START_TEST(stream_data_base64_and_lies)
+{
+	locus_oci_options o;
+	oci_fx_options(&fx, &o);
+	o.data_base64 = true;
+	locus_session *s = open_session(&o);
+	faults("{\"data_base64\": true}");
+	sh_run(s, "printf 'b64\\n'", 10, 0, "b64\n");
+	/* Text data read as base64: refused, not garbage passed on. */
+	faults("{}");
+	int code;
+	char *out;
+	size_t len;
+	locus_error err;
+	ck_assert_int_eq(
+	    s->exec(s, "echo 'not base64!'", 10, &code, &out, &len, &err),
+	    LOCUS_EIO);
+	locus_session_free(s);
+	oci_fx_options(&fx, &o);
+	s = open_session(&o);
+	faults("{\"bad_event\": true}");
+	ck_assert_int_eq(s->exec(s, "echo x", 10, &code, &out, &len, &err),
+	                 LOCUS_EIO);
+	ck_assert_ptr_nonnull(strstr(err.message, "without seq"));
+	faults("{}");
+	/* Outside /workspace: through the shell, both ways, any bytes. */
+	char bin[300];
+	for (int i = 0; i < 300; i++)
+		bin[i] = (char)(i * 7);
+	ck_assert_int_eq(s->upload(s, "/tmp/j.bin", bin, sizeof bin, &err), 0);
+	ck_assert_int_eq(s->download(s, "/tmp/j.bin", &out, &len, &err), 0);
+	ck_assert_uint_eq(len, sizeof bin);
+	ck_assert(memcmp(out, bin, len) == 0);
+	free(out);
+	ck_assert_int_eq(s->download(s, "/tmp/none", &out, &len, &err),
+	                 LOCUS_ENOTFOUND);
+	locus_session_free(s);
+}
+END_TEST
+
 START_TEST(stream_resume_counts)
 {
 	locus_oci_options o;
@@ -667,17 +760,7 @@ START_TEST(stream_resume_counts)
 	loci_run_result r;
 	locus_error err;
 	const char *id = locus_session_oci_id(s);
-	loci_client *c = NULL;
-	loci_config cfg;
-	ck_assert_int_eq(loci_config_load(&cfg, fx.config, NULL, &err), 0);
-	loci_signer *sg;
-	ck_assert_int_eq(loci_signer_from_config(&sg, &cfg, &err), 0);
-	loci_config_clear(&cfg);
-	loci_routes rt;
-	ck_assert_int_eq(loci_routes_default(&rt, &err), 0);
-	loci_client_options co = {.endpoint = fx.endpoint,
-	                          .region = "us-chicago-1"};
-	ck_assert_int_eq(loci_client_new(&c, &co, sg, &rt, &err), 0);
+	loci_client *c = fx_client(NULL);
 	ck_assert_int_eq(loci_run(c, id, "echo a; echo b; echo c", NULL, 10,
 	                          1 << 20, &r, &err),
 	                 0);
@@ -757,26 +840,10 @@ START_TEST(refused_signatures)
 }
 END_TEST
 
-static int64_t skewed(void *p)
-{
-	(void)p;
-	return (int64_t)time(NULL) - 400;
-}
-
 START_TEST(refused_clock_skew)
 {
-	loci_config cfg;
 	locus_error err;
-	ck_assert_int_eq(loci_config_load(&cfg, fx.config, NULL, &err), 0);
-	loci_signer *sg;
-	ck_assert_int_eq(loci_signer_from_config(&sg, &cfg, &err), 0);
-	loci_config_clear(&cfg);
-	loci_signer_set_clock(sg, skewed, NULL);
-	loci_routes rt;
-	ck_assert_int_eq(loci_routes_default(&rt, &err), 0);
-	loci_client_options co = {.endpoint = fx.endpoint, .region = "r"};
-	loci_client *c;
-	ck_assert_int_eq(loci_client_new(&c, &co, sg, &rt, &err), 0);
+	loci_client *c = fx_client(skewed);
 	char *st;
 	ck_assert_int_eq(loci_sandbox_state(c, "sbx-x", &st, NULL, &err),
 	                 LOCUS_EDENIED);
@@ -1029,6 +1096,7 @@ int main(void)
 	tcase_add_test(tu, routes_default_matches_fake_table);
 	tcase_add_test(tu, routes_override_and_paths);
 	tcase_add_test(tu, durations);
+	tcase_add_test(tu, base64_decode);
 	suite_add_tcase(s, tu);
 	TCase *tf = tcase_create("fake");
 	tcase_add_unchecked_fixture(tf, fake_up, fake_down);
@@ -1039,6 +1107,7 @@ int main(void)
 	tcase_add_test(tf, exec_timeout_and_cap);
 	tcase_add_test(tf, stream_faults);
 	tcase_add_test(tf, stream_resume_counts);
+	tcase_add_test(tf, stream_data_base64_and_lies);
 	tcase_add_test(tf, retries_and_tokens);
 	tcase_add_test(tf, refused_signatures);
 	tcase_add_test(tf, refused_clock_skew);
