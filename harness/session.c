@@ -371,9 +371,9 @@ static void bw_child(int ctl, const char *ws, const char *mnt,
 static int bw_start(bwrap_session *s, const char *real,
                     const locus_bwrap_options *o, locus_error *err)
 {
-	uid_t uid;
-	gid_t gid;
-	bool drop;
+	uid_t uid = (uid_t)-1; /* set by pick_user when drop */
+	gid_t gid = (gid_t)-1;
+	bool drop = false;
 	int rc = pick_user(real, o, &uid, &gid, &drop, err);
 	if (rc)
 		return rc;
