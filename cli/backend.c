@@ -9,7 +9,9 @@
  *       [--oci-shape SMALL|MEDIUM|LARGE] [--oci-data text|base64]
  *       [--oci-expiry-field duration|minutes]
  *
- * docs/backends.md explains each.
+ *   --backend openshell  (the --openshell-* options of cli/openshell_cli.c)
+ *
+ * docs/backends.md explains each (OpenShell: docs/openshell.md).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -37,13 +39,18 @@ static const struct {
 void cli_backend_init(cli_backend_opts *o)
 {
 	locus_oci_options def = LOCUS_OCI_OPTIONS_INIT;
+	cli_openshell os = CLI_OPENSHELL_INIT;
 	memset(o, 0, sizeof *o);
 	o->oci = def;
+	o->os = os;
 }
 
 int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
+	int os = cli_openshell_arg(&o->os, argc, argv, i);
+	if (os)
+		return os;
 	if (strncmp(a, "--oci-", 6) != 0)
 		return 0;
 	if (*i + 1 >= argc)
@@ -75,6 +82,15 @@ int cli_backend_open(const cli_backend_opts *o, const char *backend,
                      locus_backend **out, locus_error *err)
 {
 	*out = NULL;
+	if (o->os.seen && strcmp(backend, "openshell")) {
+		snprintf(err->message, sizeof err->message,
+		         "--openshell-* options need --backend openshell");
+		return err->code = LOCUS_EINVALID;
+	}
+	if (!strcmp(backend, "openshell")) {
+		cli_openshell os = o->os; /* the token is filled in a copy */
+		return cli_openshell_backend(&os, out, err);
+	}
 	if (o->any_oci && strcmp(backend, "oci")) {
 		snprintf(err->message, sizeof err->message,
 		         "--oci-* options need --backend oci");

@@ -44,16 +44,18 @@ int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
 
 /* cli/backend.c: the cloud sandbox backends' --oci-* options. */
 #include "locus/harness.h"
+#include "openshell_cli.h"
 typedef struct cli_backend_opts {
 	locus_oci_options oci;
 	bool any_oci;
+	cli_openshell os; /* --openshell-* (cli/openshell_cli.c) */
 } cli_backend_opts;
 void cli_backend_init(cli_backend_opts *o);
 /* argv[*i] is one of ours: 1 (and *i moved past its value), not ours: 0,
    ours but malformed: -1. */
 int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i);
-/* Build backend "oci" from the options; 0 or a LOCUS_E* code with the
-   message in err. */
+/* Build backend "oci" or "openshell" from the options; 0 or a LOCUS_E*
+   code with the message in err. */
 int cli_backend_open(const cli_backend_opts *o, const char *backend,
                      locus_backend **out, locus_error *err);
 

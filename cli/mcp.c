@@ -3,7 +3,8 @@
  * (spec integrations.md section 1, docs/mcp.md, docs/integrations.md).
  *
  *   locus mcp [--root DIR] [--allow-broad-root]
- *             [--backend local|memory|bwrap|oci] [--oci-* as locus tool]
+ *             [--backend local|memory|bwrap|oci|openshell]
+ *             [--oci-* / --openshell-* as locus tool]
  *             [--policy FILE | --preset NAME] [--claude-settings FILE]
  *             [--audit FILE] [--tools a,b,c] [--no-read-check]
  *             [--max-calls N]
@@ -58,7 +59,7 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
                         locus_backend **b, locus_error *err)
 {
 	const char *kind = s->opt.backend;
-	if (!strcmp(kind, "oci"))
+	if (!strcmp(kind, "oci") || !strcmp(kind, "openshell"))
 		return cli_backend_open(&s->opt.cloud, kind, b, err);
 	if (!strcmp(kind, "local"))
 		return locus_backend_local_new(b, real, NULL, err);
@@ -84,7 +85,8 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	*why = NULL;
 	/* memory and a cloud sandbox have no host folder */
 	bool memory = !strcmp(s->opt.backend, "memory") ||
-	              !strcmp(s->opt.backend, "oci");
+	              !strcmp(s->opt.backend, "oci") ||
+	              !strcmp(s->opt.backend, "openshell");
 	char *real = memory ? NULL : realpath(root, NULL);
 	if (!memory && !real) {
 		*why = why_text("the workspace %.400s is not a folder", root);
@@ -250,8 +252,9 @@ static void mcp_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
-	        "                 [--backend local|memory|bwrap|oci] "
-	        "[--oci-* as for locus tool]\n"
+	        "                 [--backend local|memory|bwrap|oci|openshell]"
+	        "\n                 [--oci-*, --openshell-* as for locus "
+	        "tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]\n"
 	        "                 [--audit FILE] [--tools a,b,c] "
@@ -337,9 +340,15 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 		}
 	}
 	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
-	    strcmp(o->backend, "bwrap") && strcmp(o->backend, "oci")) {
-		fprintf(stderr, "locus mcp: --backend is local, memory, bwrap "
-		                "or oci\n");
+	    strcmp(o->backend, "bwrap") && strcmp(o->backend, "oci") &&
+	    strcmp(o->backend, "openshell")) {
+		fprintf(stderr, "locus mcp: --backend is local, memory, bwrap, "
+		                "oci or openshell\n");
+		return 2;
+	}
+	if (o->cloud.os.seen && strcmp(o->backend, "openshell")) {
+		fprintf(stderr, "locus mcp: --openshell-* options need "
+		                "--backend openshell\n");
 		return 2;
 	}
 	return 0;

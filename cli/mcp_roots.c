@@ -31,7 +31,8 @@ bool mcp_root_broad(const char *real)
 void mcp_roots_request(mcp_server *s)
 {
 	if (s->opt.root || !s->client_roots ||
-	    !strcmp(s->opt.backend, "memory") || !strcmp(s->opt.backend, "oci"))
+	    !strcmp(s->opt.backend, "memory") || !strcmp(s->opt.backend, "oci") ||
+	    !strcmp(s->opt.backend, "openshell"))
 		return;
 	char id[64];
 	snprintf(id, sizeof id, ROOTS_ID_PREFIX "%u", ++s->next_request);

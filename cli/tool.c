@@ -1,7 +1,8 @@
 /*
  * cli/tool.c - `locus tool`: call harness tools through the policy gate.
  *
- *   locus tool NAME 'JSON' [--root DIR] [--backend local|memory|bwrap|oci]
+ *   locus tool NAME 'JSON' [--root DIR]
+ *              [--backend local|memory|bwrap|oci|openshell]
  *              [--policy FILE | --preset NAME] [--no-read-check]
  *              [--oci-* options: cli/backend.c]
  *   locus tool - [options]      one {"tool":..., "arguments":{...}} per
@@ -34,7 +35,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 	        "usage: locus tool NAME 'JSON' [--root DIR] [--backend "
-	        "local|memory|bwrap|oci]\n"
+	        "local|memory|bwrap|oci|openshell]\n"
 	        "                  [--policy FILE | --preset NAME] "
 	        "[--no-read-check]\n"
 	        "       locus tool - [options]   (JSON lines on stdin)\n"
@@ -45,7 +46,9 @@ static int usage(void)
 	        "       [--oci-ca FILE] [--oci-routes FILE] "
 	        "[--oci-stream sse|ndjson]\n"
 	        "       [--oci-expiration PT1H] [--oci-shape SMALL] "
-	        "(docs/backends.md)\n");
+	        "(docs/backends.md)\n"
+	        "  openshell (docs/openshell.md):\n%s",
+	        cli_openshell_usage);
 	return 2;
 }
 
@@ -138,7 +141,8 @@ int cli_tool(int argc, char **argv)
 	locus_backend *b = NULL;
 	locus_error err = {0};
 	int rc;
-	if (bo.any_oci || !strcmp(backend, "oci")) {
+	if (bo.any_oci || bo.os.seen || !strcmp(backend, "oci") ||
+	    !strcmp(backend, "openshell")) {
 		rc = cli_backend_open(&bo, backend, &b, &err);
 	} else if (!strcmp(backend, "local")) {
 		rc = locus_backend_local_new(&b, root, NULL, &err);
@@ -163,7 +167,9 @@ int cli_tool(int argc, char **argv)
 	locus_policy_wrap gate = {0};
 	gate.policy = pol;
 	/* a sandbox's paths are its own, not the host's */
-	gate.workspace_root = strcmp(backend, "oci") ? real : b->root;
+	gate.workspace_root =
+	    strcmp(backend, "oci") && strcmp(backend, "openshell") ? real
+	                                                           : b->root;
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
 	cfg.require_read = !no_read;
 	cfg.on_warning = warn;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake_proc.h"
@@ -466,6 +467,83 @@ START_TEST(placeholder_never_shown)
 }
 END_TEST
 
+/* Run a shell line, its stdout (caller frees) and exit status. */
+static char *sh_out(const char *cmd, int *status)
+{
+	FILE *f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	char *buf = calloc(1, 65536);
+	size_t n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	int st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return buf;
+}
+
+/* The front ends: `locus tool` and `locus mcp` with --backend openshell,
+   the token from the environment, over mTLS. */
+START_TEST(cli_front_ends)
+{
+	gw g;
+	const char *extra[] = {"--require-client-cert", "--token", "tok-1",
+	                       NULL};
+	gw_start(&g, true, extra);
+	const char *bin = getenv("LOCUS_BIN");
+	ck_assert_ptr_nonnull(bin);
+	char opts[1024], cmd[2048];
+	snprintf(opts, sizeof opts,
+	         "--backend openshell --openshell-endpoint %s "
+	         "--openshell-sandbox sb-pre --openshell-token-env OS_TOK "
+	         "--openshell-ca %s --openshell-cert %s --openshell-key %s",
+	         g.endpoint, g.ca, g.cert, g.key);
+	int st;
+	snprintf(cmd, sizeof cmd,
+	         "OS_TOK=tok-1 %s tool write "
+	         "'{\"path\":\"cli.txt\",\"content\":\"from cli\\n\"}' %s",
+	         bin, opts);
+	char *out = sh_out(cmd, &st);
+	ck_assert_msg(st == 0, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd,
+	         "OS_TOK=tok-1 %s tool bash '{\"command\":\"cat cli.txt\"}' %s",
+	         bin, opts);
+	out = sh_out(cmd, &st);
+	ck_assert_msg(st == 0 && strstr(out, "from cli"), "%s", out);
+	ck_assert(no_placeholder(out));
+	free(out);
+	/* the token variable unset: a usage error, nothing sent */
+	snprintf(cmd, sizeof cmd, "%s tool ls '{}' %s 2>&1", bin, opts);
+	out = sh_out(cmd, &st);
+	ck_assert_int_eq(st, 2);
+	ck_assert_ptr_nonnull(strstr(out, "OS_TOK"));
+	free(out);
+	/* a wrong token: refused by the gateway; the token is not echoed */
+	snprintf(cmd, sizeof cmd, "OS_TOK=bad-tok %s tool ls '{}' %s 2>&1",
+	         bin, opts);
+	out = sh_out(cmd, &st);
+	ck_assert_int_eq(st, 2);
+	ck_assert_ptr_nonnull(strstr(out, "UNAUTHENTICATED"));
+	ck_assert_ptr_null(strstr(out, "bad-tok"));
+	free(out);
+	/* locus mcp serves the sandbox */
+	snprintf(cmd, sizeof cmd,
+	         "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	         "\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":"
+	         "{\"path\":\"cli.txt\"}}}' | OS_TOK=tok-1 %s mcp %s",
+	         bin, opts);
+	out = sh_out(cmd, &st);
+	ck_assert_msg(st == 0 && strstr(out, "from cli"), "%s", out);
+	free(out);
+	/* options without the backend */
+	snprintf(cmd, sizeof cmd,
+	         "%s tool ls '{}' --openshell-endpoint 127.0.0.1:1 2>&1", bin);
+	out = sh_out(cmd, &st);
+	ck_assert_int_eq(st, 2);
+	free(out);
+	gw_stop(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("openshell");
@@ -477,6 +555,7 @@ static Suite *suite(void)
 	tcase_add_test(t, oversize_resource_exhausted);
 	tcase_add_test(t, faults);
 	tcase_add_test(t, placeholder_never_shown);
+	tcase_add_test(t, cli_front_ends);
 	suite_add_tcase(s, t);
 	return s;
 }
