@@ -1,8 +1,9 @@
 /*
  * tests/harness_fx.h - fixtures shared by the harness suites: a per-test
  * mkdtemp scratch folder, shell set-up, and a harness over one of the
- * three backends (Local, Memory, bwrap; bwrap reported as skipped, never
- * as passed, when it cannot make namespaces here).
+ * backends (Local, Memory, bwrap, OpenShell over h2c and over mTLS against
+ * the fake gateway; bwrap and OpenShell reported as skipped, never as
+ * passed, when they cannot run here).
  */
 #ifndef LOCUS_TEST_HARNESS_FX_H
 #define LOCUS_TEST_HARNESS_FX_H
@@ -27,6 +28,7 @@
 #include "locus/labels.h"
 #include "locus/policy.h"
 #include "oci_fixture.h"
+#include "openshell_fx.h"
 
 /* ---------------- fixtures ---------------- */
 
@@ -99,10 +101,22 @@ static inline bool group_gone(pid_t pgid)
 	return false;
 }
 
-/* BK_OCI (the strict OCI fake, tests/oci_fixture.h) is outside the
-   0..BK_COUNT loops: suites add it per test. */
-enum { BK_LOCAL, BK_MEMORY, BK_BWRAP, BK_COUNT, BK_OCI = BK_COUNT };
-static const char *const bk_names[] = {"local", "memory", "bwrap", "oci"};
+/* BK_OCI (the strict OCI fake, tests/oci_fixture.h) and the OpenShell
+   kinds (the strict fake gateway, tests/openshell_fx.h, over h2c and over
+   mTLS with a token) are outside the 0..BK_COUNT loops: suites add them
+   per test. */
+enum {
+	BK_LOCAL,
+	BK_MEMORY,
+	BK_BWRAP,
+	BK_COUNT,
+	BK_OCI = BK_COUNT,
+	BK_OS_H2C,
+	BK_OS_MTLS,
+	BK_OS_END
+};
+static const char *const bk_names[] = {"local", "memory",        "bwrap",
+                                       "oci",   "openshell-h2c", "openshell-mtls"};
 
 static int bwrap_state = -1; /* -1 unknown, 0 cannot, 1 can */
 
@@ -144,6 +158,7 @@ static inline void rec_change(const char *path, void *p)
 
 typedef struct fx {
 	int kind;
+	fake_proc os; /* the OpenShell kinds' fake gateway */
 	locus_backend *b;
 	locus_harness *h;
 	recorder rec;
@@ -165,6 +180,15 @@ static inline bool fx_open(fx *f, int kind, const char *const *tools,
 		rc = locus_backend_memory_new(&f->b, &err);
 	} else if (kind == BK_OCI) {
 		rc = fx_oci_open(&f->b, &err);
+	} else if (kind == BK_OS_H2C || kind == BK_OS_MTLS) {
+		if (!os_fx_works()) {
+			fprintf(stderr, "SKIPPED (not passed): the fake "
+			                "OpenShell gateway cannot run here\n");
+			rm_tmp();
+			return false;
+		}
+		rc = os_fx_open(&f->os, kind == BK_OS_MTLS, g_root, g_tmp,
+		                &f->b, &err);
 	} else {
 		if (!bwrap_works()) {
 			fprintf(stderr, "SKIPPED (not passed): bwrap cannot "
@@ -207,6 +231,7 @@ static inline void fx_close(fx *f)
 	locus_backend_free(f->b);
 	if (f->kind == BK_OCI)
 		fx_oci_close();
+	fake_stop(&f->os);
 	rm_tmp();
 }
 

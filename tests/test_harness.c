@@ -1524,6 +1524,21 @@ int main(void)
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_OCI,
 	                    BK_OCI + 1);
 	tcase_add_loop_test(tt, policy_gate_wrap, BK_OCI, BK_OCI + 1);
+	/* ... and over the OpenShell backend (h2c, mTLS) */
+	tcase_add_loop_test(tt, tool_read, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_write_ledger, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_edit, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_multi_edit_atomic, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_apply_patch, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_notebook, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_ls_glob, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_grep, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_preview_todos, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_gate_refuses, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_bash, BK_OS_H2C, BK_OS_END);
+	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_OS_H2C,
+	                    BK_OS_END);
+	tcase_add_loop_test(tt, policy_gate_wrap, BK_OS_H2C, BK_OS_END);
 	tcase_add_test(tt, bwrap_isolation);
 	tcase_add_test(tt, escape_bwrap);
 	tcase_add_test(tt, bwrap_kill_no_orphan);
