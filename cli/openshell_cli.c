@@ -56,22 +56,26 @@ int cli_openshell_backend(cli_openshell *c, locus_backend **out,
 {
 	*out = NULL;
 	if (!c->o.endpoint)
-		return usage_err(err, "%s--backend openshell needs "
-		                      "--openshell-endpoint HOST:PORT",
+		return usage_err(err,
+		                 "%s--backend openshell needs "
+		                 "--openshell-endpoint HOST:PORT",
 		                 "");
 	if (!c->o.sandbox_id == !c->o.create_name)
-		return usage_err(err, "%sgive --openshell-sandbox ID or "
-		                      "--openshell-create NAME (one of them)",
+		return usage_err(err,
+		                 "%sgive --openshell-sandbox ID or "
+		                 "--openshell-create NAME (one of them)",
 		                 "");
 	if (!c->o.cert_file != !c->o.key_file)
-		return usage_err(err, "%s--openshell-cert and --openshell-key "
-		                      "go together",
+		return usage_err(err,
+		                 "%s--openshell-cert and --openshell-key "
+		                 "go together",
 		                 "");
 	if (c->token_env) {
 		const char *t = getenv(c->token_env);
 		if (!t || !*t)
-			return usage_err(err, "--openshell-token-env %s: the "
-			                      "variable is not set",
+			return usage_err(err,
+			                 "--openshell-token-env %s: the "
+			                 "variable is not set",
 			                 c->token_env);
 		c->o.bearer_token = t;
 	}

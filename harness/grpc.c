@@ -180,7 +180,8 @@ void lh_grpc_percent_decode(const char *in, size_t n, char *out, size_t cap)
 		return;
 	for (size_t i = 0; i < n && o + 1 < cap; i++) {
 		int hi, lo;
-		if (in[i] == '%' && i + 2 < n && (hi = hexval(in[i + 1])) >= 0 &&
+		if (in[i] == '%' && i + 2 < n &&
+		    (hi = hexval(in[i + 1])) >= 0 &&
 		    (lo = hexval(in[i + 2])) >= 0) {
 			out[o++] = (char)(hi << 4 | lo);
 			i += 2;
@@ -197,8 +198,7 @@ static bool name_is(const char *name, size_t n, const char *want)
 }
 
 void lh_grpc_status_header(lh_grpc_status *st, const char *name,
-                           size_t name_len, const char *value,
-                           size_t value_len)
+                           size_t name_len, const char *value, size_t value_len)
 {
 	while (value_len && isspace((unsigned char)*value)) {
 		value++;
@@ -238,7 +238,8 @@ void lh_grpc_status_line(lh_grpc_status *st, const char *line, size_t len)
 		const char *sp = memchr(line, ' ', len);
 		int code = 0;
 		if (sp)
-			for (sp++; sp < line + len && isdigit((unsigned char)*sp);
+			for (sp++;
+			     sp < line + len && isdigit((unsigned char)*sp);
 			     sp++)
 				code = code * 10 + (*sp - '0');
 		memset(st, 0, sizeof *st);

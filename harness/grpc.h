@@ -81,7 +81,8 @@ void lh_grpc_reader_free(lh_grpc_reader *r);
  */
 typedef struct lh_grpc_status {
 	int http_status;   /* 0 until the status line */
-	bool content_type; /* seen, and application/grpc or application/grpc+... */
+	bool content_type; /* seen, and application/grpc or application/grpc+...
+	                    */
 	bool have_code;
 	int code;
 	char message[512]; /* percent-decoded grpc-message, cut to fit */

@@ -118,8 +118,8 @@ static int on_body(void *p, const lhttp_response *resp, const char *data,
 {
 	(void)resp;
 	call_ctx *c = p;
-	int rc = lh_grpc_reader_feed(&c->reader, data, len, c->on_msg,
-	                             c->payload);
+	int rc =
+	    lh_grpc_reader_feed(&c->reader, data, len, c->on_msg, c->payload);
 	if (rc == 0)
 		return 0;
 	if (c->reader.failed)
@@ -156,10 +156,10 @@ static int request_headers(lh_grpc_channel *ch, double timeout_s,
 	return rc;
 }
 
-int lh_grpc_call(lh_grpc_channel *ch, const char *method,
-                 const uint8_t *frame, size_t frame_len, double timeout_s,
-                 bool idempotent, lh_grpc_msg_fn on_msg, void *payload,
-                 lh_grpc_result *res, locus_error *err)
+int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
+                 size_t frame_len, double timeout_s, bool idempotent,
+                 lh_grpc_msg_fn on_msg, void *payload, lh_grpc_result *res,
+                 locus_error *err)
 {
 	res->code = LH_GRPC_UNKNOWN;
 	res->message[0] = '\0';

@@ -16,8 +16,9 @@
 #include "locus/common.h"
 
 typedef struct lh_grpc_channel_opts {
-	const char *endpoint; /* "host:port", "http://host:port" or "https://..." */
-	bool tls;             /* "host:port" over TLS (also when a CA or cert given) */
+	const char
+	    *endpoint; /* "host:port", "http://host:port" or "https://..." */
+	bool tls;      /* "host:port" over TLS (also when a CA or cert given) */
 	const char *ca_file;
 	const char *cert_file; /* client certificate (mTLS) */
 	const char *key_file;
@@ -54,9 +55,9 @@ typedef struct lh_grpc_result {
  * LOCUS_EIO (connection, TLS, not HTTP/2, a framing violation),
  * LOCUS_ETIMEOUT (the deadline), LOCUS_ENOMEM, or on_msg's code.
  */
-int lh_grpc_call(lh_grpc_channel *ch, const char *method,
-                 const uint8_t *frame, size_t frame_len, double timeout_s,
-                 bool idempotent, lh_grpc_msg_fn on_msg, void *payload,
-                 lh_grpc_result *res, locus_error *err);
+int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
+                 size_t frame_len, double timeout_s, bool idempotent,
+                 lh_grpc_msg_fn on_msg, void *payload, lh_grpc_result *res,
+                 locus_error *err);
 
 #endif

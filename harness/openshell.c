@@ -37,11 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROOT "/sandbox"
+#define ROOT             "/sandbox"
 #define DEFAULT_ENDPOINT "127.0.0.1:17670"
-#define PART (768u * 1024)       /* stdin bytes per upload request */
-#define ARG_MAX_SCRIPT (30u * 1024) /* the gateway allows 32 KiB per arg */
-#define MAX_DOWNLOAD (256u << 20)   /* base64 text of one download */
+#define PART             (768u * 1024) /* stdin bytes per upload request */
+#define ARG_MAX_SCRIPT   (30u * 1024)  /* the gateway allows 32 KiB per arg */
+#define MAX_DOWNLOAD     (256u << 20)  /* base64 text of one download */
 
 typedef struct os_session {
 	locus_session base;
@@ -79,10 +79,11 @@ static bool valid_utf8(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1
-		                     : (*p & 0xf0) == 0xe0 ? 2
-		                     : (*p & 0xf8) == 0xf0 ? 3
-		                                           : -1;
+		int n = *p < 0x80             ? 0
+		        : (*p & 0xe0) == 0xc0 ? 1
+		        : (*p & 0xf0) == 0xe0 ? 2
+		        : (*p & 0xf8) == 0xf0 ? 3
+		                              : -1;
 		if (n < 0 || (n == 1 && *p < 0xc2) || (n == 3 && *p > 0xf4))
 			return false;
 		unsigned cp = n ? (*p & (0x3f >> n)) : *p;
@@ -92,7 +93,8 @@ static bool valid_utf8(const char *s)
 				return false;
 			cp = cp << 6 | (*p & 0x3f);
 		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		if ((n == 2 &&
+		     (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
 			return false;
 	}
@@ -142,8 +144,8 @@ static int unframe(collect *c, const char *tok, int *status, bool *ended,
  * the same argument) or, with script_stdin, read from stdin into a temp
  * file first.  pass_stdin keeps stdin for the script (uploads).
  */
-static void build_wrapper(lh_buf *w, const char *tok, long t,
-                          bool script_stdin, bool pass_stdin)
+static void build_wrapper(lh_buf *w, const char *tok, long t, bool script_stdin,
+                          bool pass_stdin)
 {
 	if (script_stdin)
 		lh_buf_puts(w, "f=$(mktemp) || exit 97\n"
@@ -188,8 +190,8 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 	   gateway's per-argument limit as valid UTF-8 (a proto3 string);
 	   else the script goes on stdin */
 	lh_buf full = {0};
-	bool script_stdin = strlen(script) > ARG_MAX_SCRIPT ||
-	                    !valid_utf8(script);
+	bool script_stdin =
+	    strlen(script) > ARG_MAX_SCRIPT || !valid_utf8(script);
 	if (!script_stdin) {
 		lh_buf_puts(&full, "S=");
 		lh_buf_shquote(&full, script);
@@ -226,10 +228,11 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 	lh_buf_free(&full);
 	if (rc) {
 		if (c.over)
-			rc = lh_err(err, LOCUS_ETOOBIG,
-			            "openshell: the command's output is over %zu "
-			            "bytes",
-			            max_out);
+			rc = lh_err(
+			    err, LOCUS_ETOOBIG,
+			    "openshell: the command's output is over %zu "
+			    "bytes",
+			    max_out);
 		lh_buf_free(&c.out);
 		lh_buf_free(&c.err);
 		return rc;
@@ -244,10 +247,11 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 		   marker: the tail of stderr says why */
 		const char *e = c.err.d ? c.err.d : "";
 		size_t el = c.err.len > 200 ? 200 : c.err.len;
-		rc = lh_err(err, LOCUS_EIO,
-		            "openshell: the command ran without locus's framing "
-		            "(exit %d): %.*s",
-		            gw_code, (int)el, e + c.err.len - el);
+		rc =
+		    lh_err(err, LOCUS_EIO,
+		           "openshell: the command ran without locus's framing "
+		           "(exit %d): %.*s",
+		           gw_code, (int)el, e + c.err.len - el);
 	} else if (!ended || (status == 124 && took + 0.5 >= (double)t)) {
 		*code = -1; /* did not finish in time */
 	} else {
@@ -304,8 +308,8 @@ static int os_upload(locus_session *ss, const char *path, const char *data,
 		if (!rc && code != 0)
 			rc = lh_err(err, LOCUS_EIO,
 			            "upload to %s failed (%s): %.160s", path,
-			            code == 5   ? "the SHA-256 of what arrived "
-			                          "differs"
+			            code == 5  ? "the SHA-256 of what arrived "
+			                         "differs"
 			            : code < 0 ? "timed out"
 			                       : "cannot write",
 			            o ? o : "");
@@ -391,8 +395,8 @@ static int os_download(locus_session *ss, const char *path, char **out,
 	int code;
 	char *o;
 	size_t ol;
-	int rc = os_run(s, sc.d, NULL, 0, 300, MAX_DOWNLOAD, &code, &o, &ol,
-	                err);
+	int rc =
+	    os_run(s, sc.d, NULL, 0, 300, MAX_DOWNLOAD, &code, &o, &ol, err);
 	lh_buf_free(&sc);
 	if (rc)
 		return rc;
@@ -400,8 +404,8 @@ static int os_download(locus_session *ss, const char *path, char **out,
 		free(o);
 		return code == 3 ? lh_err(err, LOCUS_ENOTFOUND,
 		                          "%s cannot be read", path)
-		                 : lh_err(err, LOCUS_EIO, "download of %s failed",
-		                          path);
+		                 : lh_err(err, LOCUS_EIO,
+		                          "download of %s failed", path);
 	}
 	char *hashline = NULL;
 	for (size_t i = ol; i-- > 0;)
@@ -424,10 +428,11 @@ static int os_download(locus_session *ss, const char *path, char **out,
 		free(*out);
 		*out = NULL;
 		*len = 0;
-		return lh_err(err, LOCUS_EIO,
-		              "download of %s: the content did not arrive intact "
-		              "(base64 or SHA-256 mismatch)",
-		              path);
+		return lh_err(
+		    err, LOCUS_EIO,
+		    "download of %s: the content did not arrive intact "
+		    "(base64 or SHA-256 mismatch)",
+		    path);
 	}
 	return 0;
 }
@@ -478,8 +483,10 @@ static int os_create(os_session *s, const locus_openshell_options *o,
 	size_t np = 0;
 	while (o->providers && o->providers[np])
 		np++;
-	lh_os_create cr = {.name = o->create_name, .image = o->image,
-	                   .providers = o->providers, .nproviders = np};
+	lh_os_create cr = {.name = o->create_name,
+	                   .image = o->image,
+	                   .providers = o->providers,
+	                   .nproviders = np};
 	lh_os_sandbox sb;
 	int rc = lh_os_create_sandbox(&s->cli, &cr, &sb, err);
 	if (rc)
@@ -489,12 +496,12 @@ static int os_create(os_session *s, const locus_openshell_options *o,
 	s->name = sb.name ? strdup(sb.name) : NULL;
 	lh_os_sandbox_clear(&sb);
 	if (!s->name)
-		return lh_err(err, LOCUS_EIO,
-		              "openshell CreateSandbox answered without a name");
-	rc = lh_os_wait_ready(&s->cli, s->name,
-	                      o->ready_timeout_s > 0 ? o->ready_timeout_s : 300,
-	                      o->poll_interval_s > 0 ? o->poll_interval_s : 1,
-	                      &sb, err);
+		return lh_err(
+		    err, LOCUS_EIO,
+		    "openshell CreateSandbox answered without a name");
+	rc = lh_os_wait_ready(
+	    &s->cli, s->name, o->ready_timeout_s > 0 ? o->ready_timeout_s : 300,
+	    o->poll_interval_s > 0 ? o->poll_interval_s : 1, &sb, err);
 	if (rc)
 		return rc;
 	s->id = strdup(sb.id);
@@ -544,13 +551,14 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	char *probe = NULL;
 	size_t pl;
 	if (!rc)
-		rc = os_run(s, "echo ready", NULL, 0, 60, 4096, &code, &probe, &pl,
-		            err);
+		rc = os_run(s, "echo ready", NULL, 0, 60, 4096, &code, &probe,
+		            &pl, err);
 	if (!rc && (code != 0 || !probe || strcmp(probe, "ready\n")))
-		rc = lh_err(err, LOCUS_EIO,
-		            "openshell sandbox %s does not run commands in " ROOT
-		            " (exit %d)",
-		            s->id, code);
+		rc =
+		    lh_err(err, LOCUS_EIO,
+		           "openshell sandbox %s does not run commands in " ROOT
+		           " (exit %d)",
+		           s->id, code);
 	free(probe);
 	if (rc) {
 		os_free(&s->base);
@@ -559,7 +567,8 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	if (label_out) {
 		lh_buf b = {0};
 		lh_buf_printf(&b, "openshell:%s/%s",
-		              o->endpoint ? o->endpoint : DEFAULT_ENDPOINT, s->id);
+		              o->endpoint ? o->endpoint : DEFAULT_ENDPOINT,
+		              s->id);
 		if (!(*label_out = lh_buf_take(&b))) {
 			os_free(&s->base);
 			return lh_err(err, LOCUS_ENOMEM, "out of memory");

@@ -81,8 +81,9 @@ static int unary_call(lh_os_client *c, const char *rpc, const lh_os_frame *f,
 	int rc = lh_grpc_call(c->ch, method, f->data, f->len, call_timeout(c),
 	                      idempotent, keep_msg, u, &res, err);
 	if (rc == LOCUS_EINVALID && u->count > 1)
-		rc = lh_err(err, LOCUS_EIO,
-		            "openshell %s: more than one response message", rpc);
+		rc =
+		    lh_err(err, LOCUS_EIO,
+		           "openshell %s: more than one response message", rpc);
 	else if (!rc && res.code != LH_GRPC_OK)
 		rc = status_error(rpc, &res, err);
 	else if (!rc && u->count != 1)
@@ -95,8 +96,7 @@ static int unary_call(lh_os_client *c, const char *rpc, const lh_os_frame *f,
 	return rc;
 }
 
-int lh_os_health(lh_os_client *c, int *status, char **version,
-                 locus_error *err)
+int lh_os_health(lh_os_client *c, int *status, char **version, locus_error *err)
 {
 	lh_os_frame f;
 	unary u;
@@ -112,8 +112,7 @@ int lh_os_health(lh_os_client *c, int *status, char **version,
 }
 
 static int sandbox_call(lh_os_client *c, const char *rpc, lh_os_frame *f,
-                        bool idempotent, lh_os_sandbox *out,
-                        locus_error *err)
+                        bool idempotent, lh_os_sandbox *out, locus_error *err)
 {
 	unary u;
 	memset(out, 0, sizeof *out);
@@ -210,20 +209,22 @@ int lh_os_wait_ready(lh_os_client *c, const char *name, double timeout_s,
 		if (out->phase == LH_OS_PHASE_READY)
 			return 0;
 		if (out->phase == LH_OS_PHASE_ERROR) {
-			rc = lh_err(err, LOCUS_EIO,
-			            "openshell sandbox %s is in phase ERROR: %.160s",
-			            name,
-			            out->condition ? out->condition
-			                           : "(no condition given)");
+			rc = lh_err(
+			    err, LOCUS_EIO,
+			    "openshell sandbox %s is in phase ERROR: %.160s",
+			    name,
+			    out->condition ? out->condition
+			                   : "(no condition given)");
 			lh_os_sandbox_clear(out);
 			return rc;
 		}
 		lh_os_sandbox_clear(out);
 		if (lh_now() + poll_s > end)
-			return lh_err(err, LOCUS_ETIMEOUT,
-			              "openshell sandbox %s not READY within %.0f "
-			              "s (last phase %s)",
-			              name, timeout_s, last);
+			return lh_err(
+			    err, LOCUS_ETIMEOUT,
+			    "openshell sandbox %s not READY within %.0f "
+			    "s (last phase %s)",
+			    name, timeout_s, last);
 		nap(poll_s);
 	}
 }
@@ -260,8 +261,8 @@ static int on_event(void *p, const uint8_t *m, size_t len)
 }
 
 int lh_os_exec_stream(lh_os_client *c, const lh_os_exec *req,
-                      lh_os_chunk_fn on_chunk,
-               void *payload, int *exit_code, locus_error *err)
+                      lh_os_chunk_fn on_chunk, void *payload, int *exit_code,
+                      locus_error *err)
 {
 	*exit_code = -1;
 	lh_os_frame f;
@@ -271,11 +272,12 @@ int lh_os_exec_stream(lh_os_client *c, const lh_os_exec *req,
 	if (f.len > LH_OS_MAX_REQUEST) {
 		size_t n = f.len;
 		lh_os_frame_free(&f);
-		return lh_err(err, LOCUS_ETOOBIG,
-		              "openshell ExecSandbox: a request of %zu bytes is "
-		              "over the %u-byte limit kept under the gateway's 1 "
-		              "MiB",
-		              n, LH_OS_MAX_REQUEST);
+		return lh_err(
+		    err, LOCUS_ETOOBIG,
+		    "openshell ExecSandbox: a request of %zu bytes is "
+		    "over the %u-byte limit kept under the gateway's 1 "
+		    "MiB",
+		    n, LH_OS_MAX_REQUEST);
 	}
 	double deadline = call_timeout(c);
 	if (req->timeout_seconds && req->timeout_seconds + 10.0 > deadline)

@@ -63,7 +63,7 @@ typedef int (*lh_os_chunk_fn)(void *payload, int kind, const uint8_t *data,
  * LOCUS_ETOOBIG before anything is sent.
  */
 int lh_os_exec_stream(lh_os_client *c, const lh_os_exec *req,
-                      lh_os_chunk_fn on_chunk,
-               void *payload, int *exit_code, locus_error *err);
+                      lh_os_chunk_fn on_chunk, void *payload, int *exit_code,
+                      locus_error *err);
 
 #endif

@@ -32,15 +32,14 @@ static char *opt(const char *s)
 }
 
 /* Encode a filled struct as a framed message. */
-static int encode(lh_os_frame *out, const pb_msgdesc_t *fields,
-                  const void *msg, locus_error *err)
+static int encode(lh_os_frame *out, const pb_msgdesc_t *fields, const void *msg,
+                  locus_error *err)
 {
 	out->data = NULL;
 	out->len = 0;
 	size_t n;
 	if (!pb_get_encoded_size(&n, fields, msg))
-		return lh_err(err, LOCUS_EINVALID,
-		              "cannot encode the request");
+		return lh_err(err, LOCUS_EINVALID, "cannot encode the request");
 	if (n > UINT32_MAX - 5)
 		return lh_err(err, LOCUS_ETOOBIG, "request too large");
 	uint8_t *buf = malloc(n + 5);
@@ -50,7 +49,8 @@ static int encode(lh_os_frame *out, const pb_msgdesc_t *fields,
 	pb_ostream_t os = pb_ostream_from_buffer(buf + 5, n);
 	if (!pb_encode(&os, fields, msg) || os.bytes_written != n) {
 		free(buf);
-		return lh_err(err, LOCUS_EINVALID, "cannot encode the request: %s",
+		return lh_err(err, LOCUS_EINVALID,
+		              "cannot encode the request: %s",
 		              PB_GET_ERROR(&os));
 	}
 	out->data = buf;
@@ -115,8 +115,8 @@ int lh_os_encode_create(lh_os_frame *out, const lh_os_create *req,
 	m.spec.providers = (char **)req->providers;
 	m.name = opt(req->name);
 	m.workspace = opt(req->workspace);
-	kv_entry *labels = kv_sorted(req->labels, req->nlabels,
-	                             &m.labels_count);
+	kv_entry *labels =
+	    kv_sorted(req->labels, req->nlabels, &m.labels_count);
 	if (req->nlabels && !labels)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	m.labels = (void *)labels;
@@ -166,8 +166,7 @@ static bool encode_bytes(pb_ostream_t *os, const pb_field_t *field,
 	       pb_encode_string(os, b->data, b->len);
 }
 
-int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req,
-                      locus_error *err)
+int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req, locus_error *err)
 {
 	openshell_v1_ExecSandboxRequest m =
 	    openshell_v1_ExecSandboxRequest_init_zero;
@@ -260,8 +259,9 @@ int lh_os_decode_sandbox(const uint8_t *msg, size_t len, lh_os_sandbox *out,
 	if (!m.has_sandbox || !s->has_metadata || !s->metadata.id ||
 	    !*s->metadata.id) {
 		pb_release(openshell_v1_SandboxResponse_fields, &m);
-		return lh_err(err, LOCUS_EINVALID,
-		              "the gateway's SandboxResponse has no sandbox id");
+		return lh_err(
+		    err, LOCUS_EINVALID,
+		    "the gateway's SandboxResponse has no sandbox id");
 	}
 	out->id = dup_or_null(s->metadata.id);
 	out->name = dup_or_null(s->metadata.name);
@@ -285,8 +285,8 @@ int lh_os_decode_deleted(const uint8_t *msg, size_t len, bool *deleted,
 {
 	openshell_v1_DeleteSandboxResponse m =
 	    openshell_v1_DeleteSandboxResponse_init_zero;
-	int rc = decode(msg, len, openshell_v1_DeleteSandboxResponse_fields,
-	                &m, "DeleteSandboxResponse", err);
+	int rc = decode(msg, len, openshell_v1_DeleteSandboxResponse_fields, &m,
+	                "DeleteSandboxResponse", err);
 	*deleted = !rc && m.deleted;
 	return rc;
 }
@@ -299,8 +299,7 @@ typedef struct chunk_arg {
 	int rc; /* on_data's refusal */
 } chunk_arg;
 
-static bool decode_chunk(pb_istream_t *is, const pb_field_t *field,
-                         void **arg)
+static bool decode_chunk(pb_istream_t *is, const pb_field_t *field, void **arg)
 {
 	(void)field;
 	chunk_arg *c = *arg;
@@ -310,8 +309,8 @@ static bool decode_chunk(pb_istream_t *is, const pb_field_t *field,
 		                                         : sizeof piece;
 		if (!pb_read(is, piece, n))
 			return false;
-		if (c->on_data && (c->rc = c->on_data(c->payload, c->kind,
-		                                      piece, n)))
+		if (c->on_data &&
+		    (c->rc = c->on_data(c->payload, c->kind, piece, n)))
 			return false;
 	}
 	return true;
@@ -345,7 +344,8 @@ int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
                        void *payload, locus_error *err)
 {
 	*kind = LH_OS_EV_NONE;
-	openshell_v1_ExecSandboxEvent m = openshell_v1_ExecSandboxEvent_init_zero;
+	openshell_v1_ExecSandboxEvent m =
+	    openshell_v1_ExecSandboxEvent_init_zero;
 	chunk_arg c = {.on_data = on_data, .payload = payload};
 	m.cb_payload.funcs.decode = payload_started;
 	m.cb_payload.arg = &c;

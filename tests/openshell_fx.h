@@ -37,10 +37,18 @@ static inline int os_fx_open(fake_proc *p, bool mtls, const char *root,
 	snprintf(proto, sizeof proto, "%s/harness/openshell.proto",
 	         src ? src : ".");
 	snprintf(pre, sizeof pre, "ws:sb-ws:%s", root);
-	const char *args[] = {"--proto", proto, "--sandbox", pre,
-	                      "--lifetime", "300", mtls ? "--tls" : NULL,
-	                      tmp, "--require-client-cert", "--token",
-	                      "fx-token", NULL};
+	const char *args[] = {"--proto",
+	                      proto,
+	                      "--sandbox",
+	                      pre,
+	                      "--lifetime",
+	                      "300",
+	                      mtls ? "--tls" : NULL,
+	                      tmp,
+	                      "--require-client-cert",
+	                      "--token",
+	                      "fx-token",
+	                      NULL};
 	if (fake_start(p, "fake_openshell.py", args))
 		return LOCUS_EIO;
 	char ep[64], ca[1024], cert[1024], key[1024];

@@ -68,7 +68,8 @@ START_TEST(reader_any_split)
 		ck_assert_int_eq(lh_grpc_reader_feed(&r, body, cut, on_msg, &c),
 		                 0);
 		ck_assert_int_eq(
-		    lh_grpc_reader_feed(&r, body + cut, n - cut, on_msg, &c), 0);
+		    lh_grpc_reader_feed(&r, body + cut, n - cut, on_msg, &c),
+		    0);
 		ck_assert_int_eq(lh_grpc_reader_finish(&r), 0);
 		ck_assert_str_eq(c.got, "[hello][][second message]");
 		lh_grpc_reader_free(&r);
@@ -76,8 +77,8 @@ START_TEST(reader_any_split)
 	lh_grpc_reader r = {0};
 	collect c = {0};
 	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(lh_grpc_reader_feed(&r, body + i, 1, on_msg, &c),
-		                 0);
+		ck_assert_int_eq(
+		    lh_grpc_reader_feed(&r, body + i, 1, on_msg, &c), 0);
 	ck_assert_int_eq(lh_grpc_reader_finish(&r), 0);
 	ck_assert_str_eq(c.got, "[hello][][second message]");
 	lh_grpc_reader_free(&r);
@@ -115,8 +116,7 @@ START_TEST(reader_refuses_compressed_and_big)
 	lh_grpc_reader r4 = {0};
 	lh_grpc_prefix(body, LH_GRPC_MAX_MESSAGE + 1);
 	ck_assert_int_eq(lh_grpc_reader_feed(&r4, body, 3, on_msg, &c), 0);
-	ck_assert_int_eq(lh_grpc_reader_feed(&r4, body + 3, 2, on_msg, &c),
-	                 -1);
+	ck_assert_int_eq(lh_grpc_reader_feed(&r4, body + 3, 2, on_msg, &c), -1);
 	lh_grpc_reader_free(&r4);
 }
 END_TEST
@@ -154,10 +154,8 @@ START_TEST(status_from_trailers)
 {
 	lh_grpc_status st = {0};
 	const char *const l[] = {"HTTP/2 200\r\n",
-	                         "content-type: application/grpc\r\n",
-	                         "\r\n",
-	                         "grpc-status: 0\r\n",
-	                         NULL};
+	                         "content-type: application/grpc\r\n", "\r\n",
+	                         "grpc-status: 0\r\n", NULL};
 	lines(&st, l);
 	const char *msg;
 	ck_assert_int_eq(lh_grpc_status_final(&st, &msg), LH_GRPC_OK);
@@ -195,7 +193,8 @@ START_TEST(status_missing_and_http)
 
 	/* 200 but not gRPC */
 	lh_grpc_status st2 = {0};
-	const char *const b[] = {"HTTP/2 200\r\n", "content-type: text/html\r\n",
+	const char *const b[] = {"HTTP/2 200\r\n",
+	                         "content-type: text/html\r\n",
 	                         "grpc-status: 0\r\n", NULL};
 	lines(&st2, b);
 	ck_assert_int_eq(lh_grpc_status_final(&st2, &msg), LH_GRPC_INTERNAL);
@@ -210,11 +209,11 @@ START_TEST(status_missing_and_http)
 
 	/* a non-200 wins over any grpc-status it carries */
 	static const int http[][2] = {
-	    {400, LH_GRPC_INTERNAL},         {401, LH_GRPC_UNAUTHENTICATED},
+	    {400, LH_GRPC_INTERNAL},          {401, LH_GRPC_UNAUTHENTICATED},
 	    {403, LH_GRPC_PERMISSION_DENIED}, {404, LH_GRPC_UNIMPLEMENTED},
-	    {429, LH_GRPC_UNAVAILABLE},      {502, LH_GRPC_UNAVAILABLE},
-	    {503, LH_GRPC_UNAVAILABLE},      {504, LH_GRPC_UNAVAILABLE},
-	    {500, LH_GRPC_UNKNOWN},          {302, LH_GRPC_UNKNOWN}};
+	    {429, LH_GRPC_UNAVAILABLE},       {502, LH_GRPC_UNAVAILABLE},
+	    {503, LH_GRPC_UNAVAILABLE},       {504, LH_GRPC_UNAVAILABLE},
+	    {500, LH_GRPC_UNKNOWN},           {302, LH_GRPC_UNKNOWN}};
 	for (size_t i = 0; i < sizeof http / sizeof *http; i++) {
 		lh_grpc_status s = {0};
 		char line[32];
@@ -239,8 +238,7 @@ START_TEST(status_missing_and_http)
 	/* a 100-continue before the real response starts over */
 	lh_grpc_status h = {0};
 	const char *const e[] = {"HTTP/1.1 100 Continue\r\n",
-	                         "grpc-status: 0\r\n",
-	                         "HTTP/2 503\r\n", NULL};
+	                         "grpc-status: 0\r\n", "HTTP/2 503\r\n", NULL};
 	lines(&h, e);
 	ck_assert_int_eq(lh_grpc_status_final(&h, &msg), LH_GRPC_UNAVAILABLE);
 }
@@ -317,8 +315,8 @@ START_TEST(encode_vectors)
 	lh_os_frame_free(&f);
 
 	const lh_os_kv labels[] = {{"b", "2"}, {"a", "1"}, {"e", ""}};
-	lh_os_create c = {.name = "box", .workspace = "", .labels = labels,
-	                  .nlabels = 3};
+	lh_os_create c = {
+	    .name = "box", .workspace = "", .labels = labels, .nlabels = 3};
 	ck_assert_int_eq(lh_os_encode_create(&f, &c, NULL), 0);
 	h = body_hex(&f);
 	ck_assert_str_eq(h, "0a001203626f781a060a01611201311a060a01621201321a"
@@ -327,7 +325,8 @@ START_TEST(encode_vectors)
 	lh_os_frame_free(&f);
 
 	const char *const prov[] = {"gh", "oai"};
-	lh_os_create c2 = {.image = "img:1", .providers = prov, .nproviders = 2};
+	lh_os_create c2 = {
+	    .image = "img:1", .providers = prov, .nproviders = 2};
 	ck_assert_int_eq(lh_os_encode_create(&f, &c2, NULL), 0);
 	h = body_hex(&f);
 	ck_assert_str_eq(h, "0a1232070a05696d673a314202676842036f6169");
@@ -353,9 +352,14 @@ START_TEST(encode_vectors)
 	const char *const argv[] = {"sh", "-c", "", ""};
 	const lh_os_kv env[] = {{"Z", "1"}, {"A", ""}};
 	const uint8_t in[] = {0x00, 0xff};
-	lh_os_exec e = {.sandbox_id = "sb-1", .argv = argv, .argc = 4,
-	                .env = env, .nenv = 2, .timeout_seconds = 30,
-	                .stdin_data = in, .stdin_len = 2};
+	lh_os_exec e = {.sandbox_id = "sb-1",
+	                .argv = argv,
+	                .argc = 4,
+	                .env = env,
+	                .nenv = 2,
+	                .timeout_seconds = 30,
+	                .stdin_data = in,
+	                .stdin_len = 2};
 	ck_assert_int_eq(lh_os_encode_exec(&f, &e, NULL), 0);
 	h = body_hex(&f);
 	ck_assert_str_eq(h, "0a0473622d311202736812022d63120012002205"
@@ -465,6 +469,56 @@ START_TEST(decode_sandbox)
 }
 END_TEST
 
+static int count_data(void *p, int kind, const uint8_t *d, size_t n)
+{
+	size_t *total = p;
+	ck_assert_int_eq(kind, LH_OS_EV_STDERR);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(d[i], (uint8_t)((*total + i) % 251));
+	*total += n;
+	return 0;
+}
+
+/* A chunk over 64 KiB (nanopb's heap bytes would stop at 65535). */
+START_TEST(decode_big_chunk)
+{
+	size_t n = 300000;
+	uint8_t *m = malloc(n + 16);
+	/* 12 <len> { 0a <len> data } */
+	size_t k = 0, inner = n + 1 + 3; /* tag + 3-byte varint */
+	m[k++] = 0x12;
+	m[k++] = (uint8_t)(0x80 | (inner & 0x7f));
+	m[k++] = (uint8_t)(0x80 | ((inner >> 7) & 0x7f));
+	m[k++] = (uint8_t)(inner >> 14);
+	m[k++] = 0x0a;
+	m[k++] = (uint8_t)(0x80 | (n & 0x7f));
+	m[k++] = (uint8_t)(0x80 | ((n >> 7) & 0x7f));
+	m[k++] = (uint8_t)(n >> 14);
+	for (size_t i = 0; i < n; i++)
+		m[k++] = (uint8_t)(i % 251);
+	lh_os_event_kind kind;
+	int code;
+	size_t total = 0;
+	ck_assert_int_eq(
+	    lh_os_decode_event(m, k, &kind, &code, count_data, &total, NULL),
+	    0);
+	ck_assert_int_eq(kind, LH_OS_EV_STDERR);
+	ck_assert_uint_eq(total, n);
+	/* and a stdin of 300000 bytes encodes whole */
+	const char *argv[] = {"cat"};
+	lh_os_exec e = {.sandbox_id = "s",
+	                .argv = argv,
+	                .argc = 1,
+	                .stdin_data = m,
+	                .stdin_len = n};
+	lh_os_frame f;
+	ck_assert_int_eq(lh_os_encode_exec(&f, &e, NULL), 0);
+	ck_assert_uint_gt(f.len, n);
+	lh_os_frame_free(&f);
+	free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("grpc");
@@ -485,6 +539,7 @@ static Suite *suite(void)
 	tcase_add_test(t, encode_vectors);
 	tcase_add_test(t, decode_events);
 	tcase_add_test(t, decode_sandbox);
+	tcase_add_test(t, decode_big_chunk);
 	suite_add_tcase(s, t);
 	return s;
 }

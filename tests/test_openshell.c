@@ -21,8 +21,8 @@
 typedef struct gw {
 	fake_proc p;
 	char endpoint[64];
-	char dir[64];  /* certificates (TLS) */
-	char sbx[64];  /* a preset sandbox's folder */
+	char dir[64]; /* certificates (TLS) */
+	char sbx[64]; /* a preset sandbox's folder */
 	char ca[128], cert[128], key[128];
 } gw;
 
@@ -40,8 +40,8 @@ static void gw_start(gw *g, bool tls, const char *const *extra)
 	snprintf(proto, sizeof proto, "%s/harness/openshell.proto",
 	         root ? root : ".");
 	snprintf(pre, sizeof pre, "pre:sb-pre:%s", g->sbx);
-	const char *args[32] = {"--proto", proto, "--sandbox", pre,
-	                        "--polls", "2", "--lifetime", "240"};
+	const char *args[32] = {"--proto", proto, "--sandbox",  pre,
+	                        "--polls", "2",   "--lifetime", "240"};
 	int n = 8;
 	if (tls) {
 		args[n++] = "--tls";
@@ -273,8 +273,8 @@ START_TEST(lifecycle_and_status_codes)
 	ck_assert_int_eq(code, 0);
 	/* the gateway's timeout: exit 124 as it reports it */
 	const char *slp[] = {"sleep", "20"};
-	lh_os_exec ex2 = {.sandbox_id = id, .argv = slp, .argc = 2,
-	                  .timeout_seconds = 1};
+	lh_os_exec ex2 = {
+	    .sandbox_id = id, .argv = slp, .argc = 2, .timeout_seconds = 1};
 	ck_assert_int_eq(lh_os_exec_stream(&c, &ex2, NULL, NULL, &code, &err),
 	                 0);
 	ck_assert_int_eq(code, 124);
@@ -292,8 +292,8 @@ START_TEST(lifecycle_and_status_codes)
 	                 0);
 	/* INVALID_ARGUMENT: the gateway's env key rule */
 	const lh_os_kv env[] = {{"1BAD", "x"}};
-	lh_os_exec ex3 = {.sandbox_id = id, .argv = argv, .argc = 1,
-	                  .env = env, .nenv = 1};
+	lh_os_exec ex3 = {
+	    .sandbox_id = id, .argv = argv, .argc = 1, .env = env, .nenv = 1};
 	ck_assert_int_eq(lh_os_exec_stream(&c, &ex3, NULL, NULL, &code, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_ptr_nonnull(strstr(err.message, "INVALID_ARGUMENT"));
@@ -304,8 +304,11 @@ START_TEST(lifecycle_and_status_codes)
 	/* over 1 MiB: refused here before sending ... */
 	size_t n = 1100000;
 	uint8_t *in = calloc(1, n);
-	lh_os_exec ex5 = {.sandbox_id = id, .argv = argv, .argc = 1,
-	                  .stdin_data = in, .stdin_len = n};
+	lh_os_exec ex5 = {.sandbox_id = id,
+	                  .argv = argv,
+	                  .argc = 1,
+	                  .stdin_data = in,
+	                  .stdin_len = n};
 	ck_assert_int_eq(lh_os_exec_stream(&c, &ex5, NULL, NULL, &code, &err),
 	                 LOCUS_ETOOBIG);
 	/* ... and the gateway's OUT_OF_RANGE maps to the same */
@@ -429,9 +432,9 @@ START_TEST(placeholder_never_shown)
 	ck_assert_int_eq(locus_backend_openshell_new(&b, &o, &err), 0);
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
 	locus_harness *h;
-	ck_assert_int_eq(locus_harness_new(&h, b, locus_all_tools, NULL, NULL,
-	                                   &cfg, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_new(&h, b, locus_all_tools, NULL, NULL, &cfg, &err),
+	    0);
 	static const char *const calls[][2] = {
 	    {"write", "{\"file_path\":\"a.txt\",\"content\":\"x\\n\"}"},
 	    {"read", "{\"file_path\":\"a.txt\"}"},
@@ -518,19 +521,25 @@ START_TEST(cli_front_ends)
 	ck_assert_ptr_nonnull(strstr(out, "OS_TOK"));
 	free(out);
 	/* a wrong token: refused by the gateway; the token is not echoed */
-	snprintf(cmd, sizeof cmd, "OS_TOK=bad-tok %s tool ls '{}' %s 2>&1",
-	         bin, opts);
+	snprintf(cmd, sizeof cmd, "OS_TOK=bad-tok %s tool ls '{}' %s 2>&1", bin,
+	         opts);
 	out = sh_out(cmd, &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_ptr_nonnull(strstr(out, "UNAUTHENTICATED"));
 	ck_assert_ptr_null(strstr(out, "bad-tok"));
 	free(out);
 	/* locus mcp serves the sandbox */
-	snprintf(cmd, sizeof cmd,
-	         "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
-	         "\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":"
-	         "{\"path\":\"cli.txt\"}}}' | OS_TOK=tok-1 %s mcp %s",
-	         bin, opts);
+	snprintf(
+	    cmd, sizeof cmd,
+	    "printf '%%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+	    "\"version\":\"1\"}}}' '{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}' "
+	    "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":"
+	    "{\"path\":\"cli.txt\"}}}' | OS_TOK=tok-1 %s mcp %s",
+	    bin, opts);
 	out = sh_out(cmd, &st);
 	ck_assert_msg(st == 0 && strstr(out, "from cli"), "%s", out);
 	free(out);
@@ -541,6 +550,35 @@ START_TEST(cli_front_ends)
 	ck_assert_int_eq(st, 2);
 	free(out);
 	gw_stop(&g);
+}
+END_TEST
+
+/* An HTTP/1.1-only server (tests/fake_http.py) is not a gRPC gateway:
+   over TLS libcurl would fall back to 1.1, which is refused. */
+START_TEST(http1_refused)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/locus-os-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *args[] = {"--tls", dir, NULL};
+	fake_proc p;
+	ck_assert_int_eq(fake_start(&p, "fake_http.py", args), 0);
+	char ep[64], ca[128];
+	snprintf(ep, sizeof ep, "127.0.0.1:%d", p.port);
+	snprintf(ca, sizeof ca, "%s/ca.pem", dir);
+	lh_grpc_channel_opts co = {.endpoint = ep, .ca_file = ca};
+	lh_os_client c = {.call_timeout_s = 10};
+	locus_error err;
+	ck_assert_int_eq(lh_grpc_channel_new(&c.ch, &co, &err), 0);
+	int st;
+	char *ver = NULL;
+	ck_assert_int_eq(lh_os_health(&c, &st, &ver, &err), LOCUS_EIO);
+	ck_assert_msg(strstr(err.message, "HTTP/2"), "%s", err.message);
+	lh_grpc_channel_free(c.ch);
+	fake_stop(&p);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -556,6 +594,7 @@ static Suite *suite(void)
 	tcase_add_test(t, faults);
 	tcase_add_test(t, placeholder_never_shown);
 	tcase_add_test(t, cli_front_ends);
+	tcase_add_test(t, http1_refused);
 	suite_add_tcase(s, t);
 	return s;
 }
