@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "../knowledge/programs.h"
 #include "pack.h"
 
 #define S LOCUS_TAG_SECRETS
@@ -22,12 +23,32 @@ static bool word_is_secret(const char *w)
 /* Some argument, redirect target or heredoc body names a credential
    store (any program: cat, grep, base64, cp, tar, scp, an interpreter's
    inline code...). */
+/* cp/mv/install/ln SRC... DEST: DEST is written, not read (`cp
+   .env.example .env`); with -t/--target-directory every operand is a
+   source.  0 when there is no such destination. */
+static size_t copy_destination(const locus_shell_command *c)
+{
+	if (!lk_is(c->name, LK_COPIES))
+		return 0;
+	size_t last = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "-t") == 0 ||
+		    strncmp(a, "--target-directory", 18) == 0)
+			return 0;
+		if (!pk_is_option(a))
+			last = i;
+	}
+	return last;
+}
+
 static bool names_secret(const locus_shell_command *c)
 {
 	size_t pattern = pk_pattern_operand(c);
+	size_t dest = copy_destination(c);
 	bool data = pk_data_program(c->name);
 	for (size_t i = 1; i < c->argc && !data; i++)
-		if (i != pattern && word_is_secret(c->argv[i]))
+		if (i != pattern && i != dest && word_is_secret(c->argv[i]))
 			return true;
 	for (size_t i = 0; i < c->nredirects; i++)
 		if (word_is_secret(c->redirects[i].target))

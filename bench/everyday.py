@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Precision on everyday agent traffic (issue 10, item 5).
+
+Runs every line of corpus/everyday/agent-lines.jsonl (one JSON string per
+line: a bash command as an agent sends it) through `locus gate` under a
+preset (standard by default), with a fresh empty directory as the workspace
+root, and prints how many lines are allowed, held and denied, and why (the
+labels that held them, with examples).
+
+    /usr/bin/python3 bench/everyday.py [--locus build/locus] [--preset standard]
+                                       [--examples N] [--max-asked N]
+
+--max-asked N fails (exit 1) when more than N lines are held or denied:
+the `everyday` test guards the figure of docs/tags.md this way (a bound,
+so a change elsewhere that asks less does not break it).
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--locus", default=os.path.join(ROOT, "build", "locus"))
+    ap.add_argument("--preset", default="standard")
+    ap.add_argument("--lines",
+                    default=os.path.join(ROOT, "corpus", "everyday",
+                                         "agent-lines.jsonl"))
+    ap.add_argument("--examples", type=int, default=3)
+    ap.add_argument("--max-asked", type=int, default=None)
+    a = ap.parse_args()
+
+    with open(a.lines, encoding="utf-8") as f:
+        lines = [json.loads(l) for l in f if l.strip()]
+    calls = "".join(json.dumps({"tool": "bash", "arguments": {"command": l}})
+                    + "\n" for l in lines)
+    with tempfile.TemporaryDirectory() as root:
+        p = subprocess.run([a.locus, "gate", "--preset", a.preset,
+                            "--root", root], input=calls.encode(),
+                           stdout=subprocess.PIPE, check=False)
+    if p.returncode != 0:
+        print("locus gate exited %d" % p.returncode, file=sys.stderr)
+        return 2
+    out = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    if len(out) != len(lines):
+        print("got %d decisions for %d lines" % (len(out), len(lines)),
+              file=sys.stderr)
+        return 2
+    count = collections.Counter(d["outcome"] for d in out)
+    why = collections.Counter()
+    examples = collections.defaultdict(list)
+    for line, d in zip(lines, out):
+        if d["outcome"] == "allow":
+            continue
+        # the labels that fired, from the checks' reasons
+        fired = set()
+        for c in d["checks"]:
+            r = c["reason"]
+            if "[" in r:
+                fired.update(x.strip(" '") for x in
+                             r[r.index("[") + 1:r.index("]")].split(","))
+        for lab in sorted(fired):
+            why[(d["outcome"], lab)] += 1
+            if len(examples[(d["outcome"], lab)]) < a.examples:
+                examples[(d["outcome"], lab)].append(line)
+    n = len(lines)
+    A, H, D = count["allow"], count["require_human"], count["deny"]
+    print("%d everyday lines under --preset %s: %d allowed (%.1f%%), "
+          "%d held (%.1f%%), %d denied (%.1f%%)"
+          % (n, a.preset, A, 100.0 * A / n, H, 100.0 * H / n, D,
+             100.0 * D / n))
+    new = {"exec:secrets", "exec:persistence", "exec:privilege",
+           "outside-workspace", "network", "unknown-tool"}
+    only_new = 0
+    for d in out:
+        if d["outcome"] == "allow":
+            continue
+        fired = set()
+        for c in d["checks"]:
+            r = c["reason"]
+            if "[" in r:
+                fired.update(x.strip(" '") for x in
+                             r[r.index("[") + 1:r.index("]")].split(","))
+        if fired and fired <= new:
+            only_new += 1
+    print("held only by the labels issue 10 added (secrets, persistence, "
+          "privilege, outside-workspace): %d" % only_new)
+    print("why (a line can carry several labels):")
+    for (oc, lab), k in why.most_common():
+        ex = "; ".join(x.replace("\n", "\\n")[:60] for x in examples[(oc, lab)])
+        print("  %-14s %-22s %4d   e.g. %s" % (oc, lab, k, ex))
+    if a.max_asked is not None and H + D > a.max_asked:
+        print("%d lines held or denied, more than the bound %d: a person "
+              "would be asked about everyday work (docs/tags.md)"
+              % (H + D, a.max_asked), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
