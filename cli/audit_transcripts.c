@@ -3,7 +3,7 @@
  * call of agents' session logs under a policy (docs/audit.md).
  *
  *   locus audit transcripts [--policy FILE | --preset NAME]
- *       [--claude-settings FILE] [--since TIME] [--project DIR]
+ *       [--claude-settings FILE]... [--since TIME] [--project DIR]
  *       [--format jsonl|sarif|html|text [-o FILE]]... [--all] [--quiet]
  *       [PATH...]
  *
@@ -38,7 +38,9 @@ typedef struct au_output {
 } au_output;
 
 typedef struct au_opts {
-	const char *policy, *preset, *claude, *project;
+	const char *policy, *preset, *project;
+	const char *claude[16];
+	size_t nclaude;
 	bool has_since, all, quiet;
 	double since;
 	au_output out[AU_MAX_OUTPUTS];
@@ -51,7 +53,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus audit transcripts [--policy FILE | --preset NAME]\n"
-	        "         [--claude-settings FILE] [--since TIME] [--project DIR]\n"
+	        "         [--claude-settings FILE]... [--since TIME] [--project DIR]\n"
 	        "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
 	        "         [--quiet] [PATH...]\n"
 	        "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
@@ -148,14 +150,18 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 			}
 			o->has_since = true;
 			i++;
+		} else if (!strcmp(a, "--claude-settings") && v) {
+			if (o->nclaude == sizeof o->claude / sizeof o->claude[0]) {
+				fprintf(stderr, "locus audit: too many --claude-settings\n");
+				return 2;
+			}
+			o->claude[o->nclaude++] = v;
+			i++;
 		} else if ((!strcmp(a, "--policy") || !strcmp(a, "--preset") ||
-		            !strcmp(a, "--claude-settings") ||
 		            !strcmp(a, "--project")) && v) {
 			const char **slot = !strcmp(a, "--policy")   ? &o->policy
 			                    : !strcmp(a, "--preset") ? &o->preset
-			                    : !strcmp(a, "--project")
-			                        ? &o->project
-			                        : &o->claude;
+			                                             : &o->project;
 			*slot = v;
 			i++;
 		} else if (a[0] == '-' && a[1]) {
@@ -345,16 +351,24 @@ int cli_audit_transcripts(int argc, char **argv)
 		return 2;
 	}
 	locus_policy *policy = NULL;
-	rc = cli_policy_build(o.policy, o.preset, o.claude, &policy);
+	rc = cli_policy_build(o.policy, o.preset, NULL, &policy);
+	char pname[1024];
+	int pn = snprintf(pname, sizeof pname, "%s%s",
+	                  o.policy ? o.policy : "preset ",
+	                  o.policy ? "" : (o.preset ? o.preset : "standard"));
+	for (size_t i = 0; !rc && i < o.nclaude; i++) {
+		/* read as Claude Code reads them (cli/hook_settings.c) */
+		if (cli_add_claude_settings(policy, o.claude[i], false))
+			rc = 2;
+		else if (pn > 0 && (size_t)pn < sizeof pname)
+			pn += snprintf(pname + pn, sizeof pname - (size_t)pn, " + %s",
+			               o.claude[i]);
+	}
 	if (rc) {
+		locus_policy_free(policy);
 		free(o.paths);
 		return rc;
 	}
-	char pname[512];
-	snprintf(pname, sizeof pname, "%s%s%s%s",
-	         o.policy ? o.policy : "preset ",
-	         o.policy ? "" : (o.preset ? o.preset : "standard"),
-	         o.claude ? " + " : "", o.claude ? o.claude : "");
 	rc = run(&o, policy, pname);
 	locus_policy_free(policy);
 	free(o.paths);

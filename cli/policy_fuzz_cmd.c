@@ -252,21 +252,9 @@ static int build(pf_ctx *c, const pf_opts *o)
 	if (o->policy && (rc = rules_of(c, o->policy)))
 		return rc;
 	for (size_t i = 0; i < o->nsettings; i++) {
-		char *buf;
-		size_t len;
-		locus_error err;
-		memset(&err, 0, sizeof err);
-		if (cli_read_file(o->settings[i], (size_t)4 << 20, &buf, &len)) {
-			fprintf(stderr, "locus: %s: %s\n", o->settings[i],
-			        strerror(errno));
+		/* read as Claude Code reads them (cli/hook_settings.c) */
+		if (cli_add_claude_settings(c->policy, o->settings[i], false))
 			return 2;
-		}
-		rc = locus_policy_add_claude_settings(c->policy, buf, len, &err);
-		free(buf);
-		if (rc) {
-			fprintf(stderr, "locus: %s: %s\n", o->settings[i], err.message);
-			return 2;
-		}
 		if ((rc = rules_of(c, o->settings[i])))
 			return rc;
 	}

@@ -166,6 +166,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(summ2[0]["dangerous_allowed"] >= 1, "dangerous_allowed counted")
     rc, out, _ = audit("--claude-settings", settings, ".")
     check("ALLOW!" in out, "text marks allowed dangerous calls")
+    # several settings files: their rules are a union (deny > ask > allow)
+    s2 = os.path.join(tmp, "settings2.json")
+    with open(s2, "w") as f:
+        json.dump({"permissions": {"deny": ["Bash(npm test)"]}}, f)
+    rc, out, _ = audit("--format", "jsonl", "--claude-settings", settings,
+                       "--claude-settings", s2, ".")
+    c3 = records(out)[0]
+    check([c for c in c3 if c["text"] == "npm test"][0]["outcome"] == "deny" and
+          [c for c in c3 if c["text"] == "find . -name '*.o' -delete"][0]["outcome"] == "allow",
+          "two --claude-settings files")
+    check(records(out)[2][0]["policy"] == "preset standard + %s + %s" % (settings, s2),
+          "the policy's name lists the settings")
     rc, _, err = audit("--preset", "no-such-preset", ".")
     check(rc == 2, "unknown preset is exit 2")
 

@@ -118,6 +118,21 @@ with tempfile.TemporaryDirectory() as tmp:
               r["level"] == "error" and r["ruleId"].startswith("admit/"),
               "SARIF result %s" % r["ruleId"])
 
+# a locus policy file's own allow rules, located in it; its allowances
+rc, out, err = fuzz("--policy", "policy-git.json", "--format", "jsonl")
+fs, recs = findings(out)
+check(rc == 1 and fs and all(f["file"] == "policy-git.json" for f in fs) and
+      {f["rule"] for f in fs} == {"Bash(git:*)"} and all(f["line"] == 6 for f in fs),
+      "policy file rules: %s" % [(f["rule"], f["line"]) for f in fs])
+check([r for r in recs if r["type"] == "rule" and r["rule"] == "(policy policy-git.json allowances)"],
+      "the policy's allowances are fuzzed too")
+# the permissive preset allows dangerous lines without any rule
+rc, out, err = fuzz("--preset", "permissive", "--format", "jsonl")
+fs, _ = findings(out)
+check(rc == 1 and fs and all(f["rule"] == "(preset permissive allowances)" and f["file"] is None
+                             for f in fs) and all(f["fix"]["checked"] for f in fs),
+      "preset allowances: %s" % [(f["rule"], f["example"]) for f in fs][:5])
+
 # the tight settings: clean, exit 0
 rc, out, err = fuzz("--claude-settings", "tight.json")
 check(rc == 0 and "0 findings" in out and "admits" not in out,
