@@ -218,6 +218,41 @@ with tempfile.TemporaryDirectory() as tmp:
     check(cj.get("agent") == "unknown" and cj.get("unknown_lines") == 2,
           "c.jsonl: format unknown, 2 unknown lines (%s)" % cj)
 
+# ---- mutated samples (seeded): never a crash, always valid JSON out ----
+import glob  # noqa: E402
+import random  # noqa: E402
+rnd = random.Random(17)
+samples = sorted(f for f in glob.glob(SAMPLES + "/**/*.json*", recursive=True))
+with tempfile.TemporaryDirectory() as tmp:
+    for it in range(12):
+        d = os.path.join(tmp, "m%d" % it)
+        os.makedirs(d)
+        for k, path in enumerate(samples):
+            with open(path, "rb") as f:
+                b = bytearray(f.read())
+            for _ in range(rnd.randint(1, 40)):
+                i = rnd.randrange(len(b))
+                op = rnd.random()
+                if op < 0.3:
+                    b[i] = rnd.randrange(256)
+                elif op < 0.5:
+                    del b[i:i + rnd.randint(1, 50)]
+                elif op < 0.75:
+                    b[i:i] = rnd.choice([b"{", b"}", b"[", b"]", b'"', b"\\", b"\n", b"null",
+                                         b'"toolCalls"', b'"tool_use"', b'"payload"',
+                                         b"\\u0000", b"\xf0\x9f"])
+                else:
+                    j = rnd.randrange(len(b))
+                    b[i:i] = b[j:j + rnd.randint(1, 200)]
+            with open(os.path.join(d, "f%d%s" % (k, os.path.splitext(path)[1])), "wb") as f:
+                f.write(bytes(b))
+        rc, out, err = audit("--format", "jsonl", d, cwd=tmp)
+        check(rc == 0, "mutated round %d: rc %d %s" % (it, rc, err[-300:]))
+        try:
+            records(out)
+        except ValueError as e:
+            check(False, "mutated round %d: output not JSON: %s" % (it, e))
+
 # ---- the progress bar, on a terminal (util-linux `script` gives one) ----
 import shutil  # noqa: E402
 if shutil.which("script"):
