@@ -123,10 +123,17 @@ void mcp_send_result(mcp_server *s, const char *id_raw, cJSON *result)
 
 /* --- raw scanning (the text is valid JSON: cJSON parsed it) --- */
 
+/* cJSON's whitespace: every byte up to the space (it skips control bytes
+   too, so the scanner must, or it would read a value from the wrong
+   place). */
+static bool ws(char c)
+{
+	return (unsigned char)c <= 32 && c != '\0';
+}
+
 static size_t skip_ws(const char *p, size_t i, size_t n)
 {
-	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
-	                 p[i] == '\n'))
+	while (i < n && ws(p[i]))
 		i++;
 	return i;
 }
@@ -160,8 +167,7 @@ static size_t skip_value(const char *p, size_t i, size_t n)
 		}
 		return n;
 	}
-	while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' &&
-	       p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
+	while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && !ws(p[i]))
 		i++;
 	return i;
 }

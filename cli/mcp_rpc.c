@@ -224,13 +224,18 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 			mcp_roots_response(s, msg);
 		return;
 	}
-	char *idt = id_ok ? mcp_id_text(line, n, id) : NULL;
-	if (!id_ok || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") ||
-	    !cJSON_IsString(method) || cli_json_dup_keys(msg)) {
+	/* duplicate keys are refused; with two ids, which is meant? */
+	bool dup = cli_json_dup_keys(msg);
+	size_t ids = 0;
+	for (const cJSON *c = msg->child; c; c = c->next)
+		ids += c->string && !strcmp(c->string, "id");
+	char *idt = id_ok && ids == 1 ? mcp_id_text(line, n, id) : NULL;
+	if (!id_ok || dup || !cJSON_IsString(ver) ||
+	    strcmp(ver->valuestring, "2.0") || !cJSON_IsString(method)) {
 		mcp_send_error(s, idt, RPC_INVALID_REQUEST,
 		               "Invalid Request: expected {\"jsonrpc\":\"2.0\", "
 		               "\"id\": string or number, \"method\": string}");
-	} else if (id_ok && !idt) {
+	} else if (!idt) {
 		mcp_send_error(s, NULL, RPC_INTERNAL_ERROR, "out of memory");
 	} else {
 		dispatch(s, idt, method->valuestring, line, n, params);

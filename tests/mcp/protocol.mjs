@@ -58,6 +58,8 @@ const cases = [
   [J({ id: 12, method: 'ping' }), (a) => a.id === 12 && a.error.code === -32600],
   [J({ jsonrpc: '2.0', id: 13, method: 5 }), (a) => a.id === 13 && a.error.code === -32600],
   ['{"jsonrpc":"2.0","id":14,"method":"ping","method":"tools/list"}', (a) => a.id === 14 && a.error.code === -32600],
+  // two ids (one spelled with an escape): refused, and answered with id null
+  ['{"jsonrpc":"2.0","\\u0069d":15,"id":16,"method":"ping"}', (a) => a.id === null && a.error.code === -32600],
   [J({ jsonrpc: '2.0', id: 15, result: {} }), null], // a response: ignored
   [J({ jsonrpc: '2.0', id: 16, error: { code: 1, message: 'x' } }), null],
   [req(17, 'tools/call', { name: 'nope', arguments: {} }), (a) => a.id === 17 && a.error.code === -32602],

@@ -1,0 +1,105 @@
+/*
+ * fuzz_mcp - the text handling of `locus mcp` that is not cJSON's: the raw
+ * member scanner behind exact ids and progress tokens, id keys for
+ * cancellation, the escaped-NUL check, and the readers of ls/glob/grep
+ * text into structuredContent (cli/mcp_io.c, cli/mcp_struct.c).
+ *
+ * Input: any bytes.  When they parse as one JSON object (as the server
+ * checks before scanning), the scanner must find a member cJSON has
+ * (unless its key is spelled with escapes), inside the input, and a
+ * number id's raw text must parse to the same number.  Every input is
+ * also read as ls, glob and grep output: the structure is an object.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/mcp.h"
+
+#include "fuzz_check.h"
+
+static void check_member(const char *s, size_t n, const cJSON *obj,
+                         const char *key)
+{
+	const char *at;
+	size_t len;
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	size_t same = 0;
+	for (const cJSON *c = obj->child; c; c = c->next)
+		same += c->string && !strcmp(c->string, key);
+	if (same > 1)
+		return; /* the server refuses duplicate keys first */
+	if (mcp_raw_member(s, n, key, &at, &len) != 0)
+		return; /* not found: a key with escapes, or none */
+	FUZZ_CHECK(it != NULL, "found '%s' cJSON does not have", key);
+	FUZZ_CHECK(at >= s && at + len <= s + n, "span outside the input");
+	cJSON *v = cJSON_ParseWithLength(at, len);
+	FUZZ_CHECK(v != NULL, "the raw value of '%s' is not JSON", key);
+	/* cJSON_Compare never finds two infinities equal (1e400) */
+	bool same_inf = cJSON_IsNumber(v) && cJSON_IsNumber(it) &&
+	                isinf(v->valuedouble) &&
+	                v->valuedouble == it->valuedouble;
+	FUZZ_CHECK(same_inf || cJSON_Compare(v, it, true),
+	           "the raw value of '%s' differs", key);
+	cJSON_Delete(v);
+}
+
+static void check_id(const char *s, size_t n, const cJSON *obj)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	for (const cJSON *c = obj->child; c; c = c->next)
+		if (c != id && c->string && !strcmp(c->string, "id"))
+			return; /* duplicate keys: refused before this */
+	char *t = mcp_id_text(s, n, id);
+	if (!t)
+		return;
+	cJSON *back = cJSON_Parse(t);
+	FUZZ_CHECK(back != NULL, "id text is not JSON: %s", t);
+	if (cJSON_IsNumber(id))
+		FUZZ_CHECK(cJSON_IsNumber(back) &&
+		               back->valuedouble == id->valuedouble,
+		           "number id changed: %s", t);
+	char *k = mcp_id_key(t);
+	FUZZ_CHECK(k && (k[0] == 'n' || k[0] == 's') && k[1] == ':',
+	           "bad key");
+	free(k);
+	cJSON_Delete(back);
+	free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > (1u << 20))
+		return 0;
+	char *s = malloc(size + 1);
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	(void)mcp_has_nul_escape(s, size);
+	cJSON *obj = memchr(s, '\0', size) ? NULL
+	                                   : cJSON_ParseWithLength(s, size);
+	if (cJSON_IsObject(obj)) {
+		check_member(s, size, obj, "id");
+		check_member(s, size, obj, "params");
+		check_member(s, size, obj, "method");
+		check_id(s, size, obj);
+	}
+	cJSON_Delete(obj);
+	static const char *const tools[] = {"ls", "glob", "grep"};
+	static const char *const args[] = {
+	    NULL, "{\"output_mode\":\"files\"}", "{\"output_mode\":\"count\"}"};
+	for (size_t t = 0; t < 3; t++)
+		for (size_t a = 0; a < 3; a++) {
+			cJSON *o = mcp_struct_of(tools[t], s, args[a]);
+			FUZZ_CHECK(o == NULL || cJSON_IsObject(o),
+			           "structure of %s is not an object", tools[t]);
+			cJSON_Delete(o);
+		}
+	free(s);
+	return 0;
+}
