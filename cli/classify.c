@@ -112,12 +112,14 @@ static void classify_line(classify_ctx *c, unsigned long line,
 /*
  * True when the JSON text holds a \u0000 escape inside a string.  cJSON
  * keeps strings NUL-terminated, so such a string would be cut short and a
- * command like "ls\u0000; rm -rf /" would be judged on "ls" alone: the
- * line is refused instead.
+ * command like "ls\u0000; rm -rf /" would be judged on "ls" alone.  With
+ * `mark`, every such escape is rewritten in place to \u0001 (same length),
+ * so that the decoded string keeps its length; classify_nul_command()
+ * turns the marks back into NUL bytes.
  */
-static bool json_has_nul_escape(const char *s, size_t n)
+static bool json_has_nul_escape(char *s, size_t n, bool mark)
 {
-	bool in_str = false;
+	bool in_str = false, found = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!in_str) {
 			in_str = s[i] == '"';
@@ -127,12 +129,48 @@ static bool json_has_nul_escape(const char *s, size_t n)
 			in_str = false;
 		} else if (s[i] == '\\' && i + 1 < n) {
 			if (s[i + 1] == 'u' && i + 5 < n &&
-			    !memcmp(s + i + 2, "0000", 4))
-				return true;
+			    !memcmp(s + i + 2, "0000", 4)) {
+				if (!mark)
+					return true;
+				s[i + 5] = '1';
+				found = true;
+			}
 			i++; /* skip the escaped character */
 		}
 	}
-	return false;
+	return found;
+}
+
+/*
+ * A command holding NUL bytes (written \u0000 in the JSON, marked as
+ * \x01 by json_has_nul_escape): classified with the NULs put back, so the
+ * parser calls it unparsed and the floor patterns see the raw text (what
+ * runs is the text before the first NUL, which that text holds).  Every
+ * \x01 becomes a NUL: a real \u0001 beside a \u0000 changes nothing, the
+ * line is unparsed either way.
+ */
+static void classify_nul_command(classify_ctx *c, unsigned long line,
+                                 const char *cmd)
+{
+	size_t n = strlen(cmd);
+	char *s = malloc(n + 1);
+	if (!s) {
+		c->fatal = true;
+		return;
+	}
+	for (size_t i = 0; i <= n; i++)
+		s[i] = cmd[i] == '\x01' ? '\0' : cmd[i];
+	classify_line(c, line, s, n);
+	free(s);
+}
+
+/* The bash tool's command of a tool call whose arguments held \u0000. */
+static const char *nul_tool_command(cJSON *tool, cJSON *args)
+{
+	if (strcmp(tool->valuestring, "bash") || !cJSON_IsObject(args))
+		return NULL;
+	cJSON *cmd = cJSON_GetObjectItemCaseSensitive(args, "command");
+	return cJSON_IsString(cmd) ? cmd->valuestring : NULL;
 }
 
 static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
@@ -149,10 +187,7 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		emit_error(c, line, "line holds a NUL byte");
 		return;
 	}
-	if (json_has_nul_escape(s, n)) {
-		emit_error(c, line, "JSON string holds \\u0000");
-		return;
-	}
+	bool nul = json_has_nul_escape(s, n, true);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!root) {
@@ -183,6 +218,16 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 			emit_error(c, line, "\"arguments\" is not an object");
 			goto out;
 		}
+		if (nul) {
+			/* the bash tool's command is judged with its NULs;
+			   any other argument holding one is refused */
+			const char *bc = nul_tool_command(tool, args);
+			if (bc)
+				classify_nul_command(c, line, bc);
+			else
+				emit_error(c, line, "JSON string holds \\u0000");
+			goto out;
+		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
 		if (args && !args_txt) {
 			c->fatal = true;
@@ -203,8 +248,11 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 			emit_error(c, line, "\"command\" is not a string");
 			goto out;
 		}
-		classify_line(c, line, cmd->valuestring,
-		              strlen(cmd->valuestring));
+		if (nul)
+			classify_nul_command(c, line, cmd->valuestring);
+		else
+			classify_line(c, line, cmd->valuestring,
+			              strlen(cmd->valuestring));
 	} else {
 		emit_error(c, line, "object has no \"command\" or \"tool\"");
 	}

@@ -819,6 +819,23 @@ size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
 		add_run(out, &n, max, ".npmrc", 0, LK_MATCH_BASE,
 		        LK_RUN_CONFIG);
 	}
+	/* configs and scripts read by name: ssh -F, sed -f */
+	if (p && (streq(p->name, "ssh") || streq(p->name, "scp") ||
+	          streq(p->name, "sftp") || streq(p->name, "sed"))) {
+		char opt = streq(p->name, "sed") ? 'f' : 'F';
+		for (size_t i = 1; i < c->argc; i++) {
+			const char *a = c->argv[i];
+			if (a[0] != '-' || a[1] != opt)
+				continue;
+			if (a[2])
+				add_run(out, &n, max, a + 2, c->argv_flags[i],
+				        LK_MATCH_BASE, LK_RUN_CONFIG);
+			else if (i + 1 < c->argc)
+				add_run(out, &n, max, c->argv[i + 1],
+				        c->argv_flags[i + 1], LK_MATCH_BASE,
+				        LK_RUN_CONFIG);
+		}
+	}
 	if (p && streq(p->name, "at")) {
 		for (size_t i = 1; i + 1 < c->argc; i++)
 			if (streq(c->argv[i], "-f"))

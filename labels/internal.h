@@ -45,6 +45,20 @@ typedef struct ll_judgement {
    remote code, background, check, unparsed). */
 void ll_judge_command(const locus_shell_command *c, ll_judgement *out);
 
+/* Git settings on the line that make commands destructive (-c KEY=VALUE
+   or `git config KEY VALUE`): remote.*.mirror / + push refspecs force
+   pushes, clean.requireForce=false lets `git clean` delete, gc prune
+   expiry now/all deletes at once. */
+enum {
+	LL_GITCFG_FORCE_PUSH = 1 << 0,
+	LL_GITCFG_CLEAN_NOFORCE = 1 << 1,
+	LL_GITCFG_PRUNE_NOW = 1 << 2,
+};
+uint32_t ll_git_line_config(const locus_shell_result *r);
+/* Add what those settings make command c do to j. */
+void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
+                         ll_judgement *j);
+
 /* The command is on the read-only list with its argument rules, and
    top-level, static, unwrapped, unassigned, not writing or reading files. */
 bool ll_command_read_only(const locus_shell_command *c);

@@ -487,8 +487,14 @@ static bool remote_code(const locus_shell_result *r)
 				locus_shell_result_command(r, k);
 			if (c->argc == 0)
 				continue;
+			/* sed with e runs its input too (parser/sed.c) */
+			bool sed_runs = lk_program_find(c->name) &&
+			                !strcmp(lk_program_find(c->name)->name,
+			                        "sed") &&
+			                (c->flags & LOCUS_CMD_INLINE_CODE);
 			if (c->pipeline == d->pipeline &&
-			    (ll_is_interpreter(c->name) || ll_awk_runs_input(c)))
+			    (ll_is_interpreter(c->name) || ll_awk_runs_input(c) ||
+			     sed_runs))
 				return true;
 		}
 	}
@@ -532,10 +538,12 @@ void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 		add_reason(out, LL_REASON_UNPARSED);
 	}
 	bool background = locus_shell_result_has_background(r);
+	uint32_t gitcfg = ll_git_line_config(r);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		ll_judgement j;
 		ll_judge_command(c, &j);
+		ll_judge_git_config(c, gitcfg, &j);
 		const locus_shell_command *prod = piped_producer(r, i);
 		if (prod)
 			pk_db_piped(c, prod, &j);

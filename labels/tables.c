@@ -8,6 +8,7 @@
  * tag or removes "read-only": over-labelling is safe, under-labelling is not.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 #include "../knowledge/programs.h"
@@ -681,6 +682,66 @@ static bool git_prune(const view *v)
 	return !any_arg(v, prune_dry_run);
 }
 
+/* Plumbing and forms that overwrite or discard work (issue 9): read-tree
+   -u with --reset or -m writes the working tree, checkout-index -f
+   overwrites files, filter-branch rewrites history, tag -d deletes tags,
+   branch -M/-C and checkout -B / switch -C overwrite an existing branch,
+   merge/am/rebase/cherry-pick --abort reset the working tree. */
+static bool is_u_flag(const char *a)
+{
+	return streq(a, "-u");
+}
+
+static bool read_tree_resets(const char *a)
+{
+	return streq(a, "--reset") || streq(a, "-m");
+}
+
+static bool git_read_tree(const view *v)
+{
+	return any_arg(v, is_u_flag) && any_arg(v, read_tree_resets);
+}
+
+static bool is_force_opt(const char *a)
+{
+	return long_opt(a, "--force", 3) || cluster_has(a, 'f');
+}
+
+static bool git_checkout_index(const view *v)
+{
+	return any_arg(v, is_force_opt);
+}
+
+static bool tag_deletes(const char *a)
+{
+	return long_opt(a, "--delete", 3) || cluster_has(a, 'd');
+}
+
+static bool git_tag(const view *v)
+{
+	return any_arg(v, tag_deletes);
+}
+
+static bool overwrites_branch(const char *a)
+{
+	return cluster_has(a, 'M') || cluster_has(a, 'C') || cluster_has(a, 'B');
+}
+
+static bool git_overwrite_branch(const view *v)
+{
+	return any_arg(v, overwrites_branch);
+}
+
+static bool is_abort(const char *a)
+{
+	return streq(a, "--abort");
+}
+
+static bool git_abort(const view *v)
+{
+	return any_arg(v, is_abort);
+}
+
 typedef struct git_rule {
 	const char *sub;
 	bool (*applies)(const view *v);
@@ -710,6 +771,25 @@ static const git_rule git_destructive[] = {
 	  NULL },
 	{ "gc", git_gc, "git gc --prune deletes unreachable commits", NULL },
 	{ "prune", git_prune, "git prune deletes unreachable commits", NULL },
+	{ "read-tree", git_read_tree, "git read-tree -u overwrites working files",
+	  NULL },
+	{ "checkout-index", git_checkout_index,
+	  "git checkout-index -f overwrites working files", NULL },
+	{ "filter-branch", git_always, "git filter-branch rewrites history",
+	  NULL },
+	{ "filter-repo", git_always, "git filter-repo rewrites history", NULL },
+	{ "tag", git_tag, "git tag -d deletes tags", NULL },
+	{ "branch", git_overwrite_branch,
+	  "git branch -M/-C overwrites an existing branch", NULL },
+	{ "checkout", git_overwrite_branch,
+	  "git checkout -B resets an existing branch", NULL },
+	{ "switch", git_overwrite_branch,
+	  "git switch -C resets an existing branch", NULL },
+	{ "merge", git_abort, "git merge --abort discards working changes",
+	  NULL },
+	{ "am", git_abort, "git am --abort discards working changes", NULL },
+	{ "cherry-pick", git_abort,
+	  "git cherry-pick --abort discards working changes", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -761,6 +841,127 @@ static void judge_git(const locus_shell_command *c, const view *v,
 			set_never(j, LL_NEVER_FORCE_PUSH);
 	}
 	(void)c;
+}
+
+/* ---- git settings that drop a safety (issue 9) ------------------------ */
+
+/* "section.sub.var" (or "section.var") names the key `sec`.*.`var`
+   (sub NULL: no subsection), compared without case as git does. */
+static bool cfg_key(const char *key, size_t klen, const char *sec,
+                    bool sub, const char *var)
+{
+	size_t sl = strlen(sec), vl = strlen(var);
+	if (klen < sl + vl + 1 || strncasecmp(key, sec, sl) || key[sl] != '.')
+		return false;
+	if (strncasecmp(key + klen - vl, var, vl) || key[klen - vl - 1] != '.')
+		return false;
+	bool has_sub = klen - vl - 1 > sl;
+	return has_sub == sub;
+}
+
+static bool cfg_true(const char *v)
+{
+	return !*v || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+	       !strcasecmp(v, "on") || !strcmp(v, "1");
+}
+
+static bool cfg_false(const char *v)
+{
+	return !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+	       !strcasecmp(v, "off") || !strcmp(v, "0");
+}
+
+static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
+{
+	uint32_t f = 0;
+	if (cfg_key(key, klen, "remote", true, "mirror") && cfg_true(value))
+		f |= LL_GITCFG_FORCE_PUSH;
+	if ((cfg_key(key, klen, "remote", true, "push") && value[0] == '+'))
+		f |= LL_GITCFG_FORCE_PUSH;
+	if (cfg_key(key, klen, "clean", false, "requireForce") &&
+	    cfg_false(value))
+		f |= LL_GITCFG_CLEAN_NOFORCE;
+	if ((cfg_key(key, klen, "gc", false, "pruneExpire") ||
+	     cfg_key(key, klen, "gc", false, "reflogExpire") ||
+	     cfg_key(key, klen, "gc", false, "reflogExpireUnreachable")) &&
+	    (!strcasecmp(value, "now") || !strcasecmp(value, "all")))
+		f |= LL_GITCFG_PRUNE_NOW;
+	return f;
+}
+
+/* Options of `git config` that take a value. */
+static const char *const git_config_val_opts[] = {
+	"-f", "--file", "--blob", "--type", "--default", "--comment",
+	"--value", NULL,
+};
+
+uint32_t ll_git_line_config(const locus_shell_result *r)
+{
+	uint32_t f = 0;
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		if (c->argc < 2 || !streq(c->name, "git"))
+			continue;
+		size_t k = 1;
+		for (; k < c->argc && is_option(c->argv[k]); k++) {
+			const char *a = c->argv[k];
+			if (streq(a, "-c") && k + 1 < c->argc) {
+				const char *kv = c->argv[++k];
+				const char *eq = strchr(kv, '=');
+				size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
+				f |= cfg_pair(kv, kl, eq ? eq + 1 : "");
+			} else if (in_list(git_global_with_value, a)) {
+				k++;
+			}
+		}
+		if (k >= c->argc || !streq(c->argv[k], "config"))
+			continue;
+		const char *ops[3];
+		size_t nops = 0;
+		for (k++; k < c->argc && nops < 3; k++) {
+			const char *a = c->argv[k];
+			if (is_option(a)) {
+				if (in_list(git_config_val_opts, a))
+					k++;
+				continue;
+			}
+			if (nops == 0 && streq(a, "set"))
+				continue;
+			ops[nops++] = a;
+		}
+		if (nops >= 2)
+			f |= cfg_pair(ops[0], strlen(ops[0]), ops[1]);
+	}
+	return f;
+}
+
+void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
+                         ll_judgement *j)
+{
+	if (!cfg || c->argc == 0 || !is_git_name(c->name))
+		return;
+	view v;
+	git_view(c, &v);
+	if (!v.sub)
+		return;
+	if ((cfg & LL_GITCFG_FORCE_PUSH) && streq(v.sub, "push")) {
+		j->tags |= LOCUS_TAG_VCS_PUSH | LOCUS_TAG_FORCE_PUSH;
+		add_reason(j, "git push is forced by a mirror or + refspec "
+		              "setting on the line");
+		set_never(j, LL_NEVER_FORCE_PUSH);
+	}
+	if ((cfg & LL_GITCFG_CLEAN_NOFORCE) && streq(v.sub, "clean") &&
+	    !any_arg(&v, prune_dry_run)) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, "git clean deletes untracked files "
+		              "(clean.requireForce is off)");
+	}
+	if ((cfg & LL_GITCFG_PRUNE_NOW) &&
+	    (streq(v.sub, "gc") || streq(v.sub, "maintenance"))) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, "git gc prunes unreachable commits at once");
+	}
 }
 
 void ll_judge_command(const locus_shell_command *c, ll_judgement *j)

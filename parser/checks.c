@@ -47,6 +47,10 @@ static const struct rebinder {
 	{"local", 'n'},
 	{"compgen", 'C'}, /* runs its -C text as a command */
 	{"compgen", 'F'}, /* calls a function */
+	{"complete", 'C'}, /* registers a command run on completion */
+	{"mapfile", 'C'}, /* evaluates its -C callback every -c lines */
+	{"readarray", 'C'},
+	{"bind", 'x'},    /* binds a key to a shell command */
 	{NULL, 0},
 };
 
@@ -857,7 +861,13 @@ static const char *const env_shell_text[] = {
 	"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
 	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
 	"SSH_ASKPASS", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND", "MANPAGER",
-	"SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND", NULL,
+	"SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND",
+	/* issue 9: programs named by the environment of rsync, cvs, sudo,
+	   fc, kubectl, systemctl edit, xdg-open and friends */
+	"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SUDO_ASKPASS",
+	"SUDO_EDITOR", "FCEDIT", "KUBE_EDITOR", "SYSTEMD_EDITOR", "BROWSER",
+	"GIT_SSH_VARIANT", "SVN_EDITOR", "SVN_SSH", "HGEDITOR", "TAR_RSH",
+	NULL,
 };
 static const char *const env_hidden_code[] = {
 	"BASH_FUNC_", /* prefix: an exported function */

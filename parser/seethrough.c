@@ -755,7 +755,11 @@ static const char *const git_exec_keys[] = {
 	"mergetool.*.cmd", "difftool.*.cmd", "remote.*.uploadpack",
 	"remote.*.receivepack", "uploadpack.packobjectshook",
 	"sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd",
-	"browser.*.cmd", "man.*.cmd", "core.hookspath", NULL,
+	"browser.*.cmd", "man.*.cmd", "core.hookspath",
+	/* issue 9: more program-valued keys */
+	"core.alternaterefscommand", "gpg.*.defaultkeycommand",
+	"submodule.*.update", "sendemail.smtpserver", "include.path",
+	"includeif.*.path", "sendemail.*.smtpserver", NULL,
 };
 
 /* key is "section[.sub].var" (n bytes); case-insensitive for section and
@@ -844,6 +848,20 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
 			value++;
 		else if (value[0] != '/')
 			return;
+	}
+	if (!strncasecmp(kv, "submodule.", 10)) {
+		/* update = !cmd runs cmd; checkout, rebase, merge, none */
+		if (value[0] != '!')
+			return;
+		value++;
+	}
+	if (!strncasecmp(kv, "sendemail.", 10) && value[0] != '/')
+		return; /* smtpServer is a host unless it is a program path */
+	if (!strncasecmp(kv, "include", 7)) {
+		lp_unparsed(ctx, "git reads configuration from %s, which the "
+		                 "line does not show",
+		            value);
+		return;
 	}
 	parse_text(ctx, value, LOCUS_ORIGIN_GIT_CONFIG, idx, raw->depth + 1);
 }
@@ -1332,7 +1350,8 @@ static const struct optval_rule {
 	  "|proxycommand|localcommand|knownhostscommand|", NULL },
 	{ "scp", NULL, "S", NULL,
 	  "|proxycommand|localcommand|knownhostscommand|", NULL },
-	{ "sftp", NULL, "S", NULL,
+	/* sftp -D runs a local sftp server program */
+	{ "sftp", NULL, "SD", NULL,
 	  "|proxycommand|localcommand|knownhostscommand|", NULL },
 	{ "rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL },
 	{ "nodemon", NULL, "x", "|exec|", NULL, NULL },
@@ -1418,10 +1437,14 @@ static void see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				continue;
 			from = sub + 1;
 		}
+		char both[16];
 		const char *shorts = rl->shorts ? rl->shorts
 		                     : rl->keys ? "o" : "";
-		if (rl->keys && rl->shorts)
-			shorts = "oS";
+		if (rl->keys && rl->shorts) {
+			/* -o KEY=CMD and the command letters */
+			snprintf(both, sizeof both, "o%s", rl->shorts);
+			shorts = both;
+		}
 		for (size_t i = from; i < n; i++) {
 			const char *v = wval(&w[i]);
 			if (lp_streq(v, "--"))
@@ -1493,6 +1516,58 @@ static void check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 	}
 }
 
+/* ---- ssh's other ways to name local code (issue 9) ---------------------- */
+
+/* ssh, scp, sftp: a config read from stdin or a descriptor (-F), a
+   PKCS#11 or security-key library (-I, -o PKCS11Provider=,
+   SecurityKeyProvider=) and config includes load code the line does not
+   show. */
+static void ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
+                               size_t pos, const char *name)
+{
+	static const char *const family[] = { "ssh", "scp", "sftp", "autossh",
+	                                      "sshfs", NULL };
+	if (!lp_in_list(family, name))
+		return;
+	static const char *const code_keys[] = {
+		"pkcs11provider", "securitykeyprovider", "include", "match",
+		NULL,
+	};
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const char *v = wval(&raw->words[i]);
+		const char *val = NULL;
+		if (v[0] != '-' || v[1] == '-')
+			continue;
+		char opt = v[1];
+		if (opt != 'F' && opt != 'I' && opt != 'o')
+			continue;
+		val = v[2] ? v + 2 : i + 1 < raw->nwords ? wval(&raw->words[i + 1])
+		                                         : "";
+		if (opt == 'I') {
+			lp_unparsed(ctx, "%s -I loads a PKCS#11 library", name);
+			return;
+		}
+		if (opt == 'F') {
+			if (lp_in_list(stdin_paths, val) || !strncmp(val, "/dev/fd/", 8) ||
+			    !strncmp(val, "/proc/", 6) || !strncmp(val, "<(", 2)) {
+				lp_unparsed(ctx, "%s reads its configuration from "
+				                 "input: %s", name, val);
+				return;
+			}
+			continue;
+		}
+		for (size_t k = 0; code_keys[k]; k++) {
+			size_t kl = strlen(code_keys[k]);
+			if (!strncasecmp(val, code_keys[k], kl) &&
+			    (val[kl] == '=' || val[kl] == ' ')) {
+				lp_unparsed(ctx, "%s -o %s names code the line does "
+				                 "not show", name, code_keys[k]);
+				return;
+			}
+		}
+	}
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 
 typedef void (*see_fn)(lp_ctx *, const lp_raw_command *, size_t, size_t);
@@ -1507,7 +1582,7 @@ static const struct {
 	{ "git", see_git },         { "ssh", see_ssh },
 	{ "watch", see_watch },     { "at", see_at },
 	{ "batch", see_at },        { "crontab", see_crontab },
-	{ "make", see_make },
+	{ "make", see_make },       { "sed", lp_sed_command },
 };
 
 static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
@@ -1516,6 +1591,7 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const char *name = lp_base_name(wval(&raw->words[pos]));
 	see_optvals(ctx, raw, pos, 0, idx);
 	check_dynamic_subcommand(ctx, raw, pos, name);
+	ssh_config_sources(ctx, raw, pos, name);
 	const lk_program *prog = lk_program_find(name);
 	if (prog && (prog->cls & LK_SHELL)) {
 		shell_scan(ctx, raw, pos, idx, lp_streq(prog->name, "fish"),

@@ -116,6 +116,11 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
 void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
                     unsigned depth);
 
+/* sed.c: GNU sed's e command and s///e flag in the scripts of the
+   command at idx (words[pos] is sed). */
+void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t idx);
+
 /* Effective depth limit. */
 unsigned lp_max_depth(const lp_ctx *ctx);
 

@@ -246,6 +246,33 @@ START_TEST(classify_jsonl)
 }
 END_TEST
 
+/* A command holding \u0000 is judged, not refused (issue 9): unparsed,
+   with the floor on its raw text, and every line judged exits 0. */
+START_TEST(classify_jsonl_nul_command)
+{
+	const char *av[] = {"locus", "classify", "--jsonl", NULL};
+	const char *in =
+	        "{\"command\":\"ls\\u0000; rm -rf /\"}\n"
+	        "{\"tool\":\"bash\",\"arguments\":{\"command\":"
+	        "\"rm -rf /\\u0000 ls\"}}\n"
+	        "{\"command\":\"echo a\\u0000b\"}\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = parse_obj(lines[i]);
+		ck_assert_msg(!str_field(o, "error"), "%s", lines[i]);
+		ck_assert(has_tag(o, "exec:unparsed"));
+		ck_assert(has_tag(o, "exec:never") == (i < 2));
+		cJSON_Delete(o);
+	}
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(classify_pretty)
 {
 	const char *av[] = {"locus", "classify", "--pretty", "ls", NULL};
@@ -270,7 +297,7 @@ START_TEST(classify_bad_lines_are_reported_and_skipped)
 	                 "[1,2]\n"
 	                 "{\"tool\":\"nope\",\"arguments\":{}}\n"
 	                 "{\"other\":1}\n"
-	                 "{\"command\":\"ls\\u0000; rm -rf /\"}\n"
+	                 "{\"tool\":\"read\",\"arguments\":{\"path\":\"a\\u0000\"}}\n"
 	                 "{\"command\":\"reboot\"}\n";
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 2);
@@ -500,6 +527,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(t, classify_stdin_lines);
 	tcase_add_test(t, classify_stdin_last_line_without_newline);
 	tcase_add_test(t, classify_jsonl);
+	tcase_add_test(t, classify_jsonl_nul_command);
 	tcase_add_test(t, classify_pretty);
 	tcase_add_test(t, classify_bad_lines_are_reported_and_skipped);
 	tcase_add_test(t, classify_one_mib_line);

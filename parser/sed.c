@@ -1,0 +1,230 @@
+/*
+ * parser/sed.c - GNU sed commands that run programs.
+ *
+ * GNU sed's `e COMMAND` runs COMMAND with a shell, a bare `e` runs the
+ * pattern space, and the `e` flag of `s///e` runs the pattern space after
+ * the substitution (checked in a sandbox): `sed 's/x/rm -rf y/e'` deletes.
+ * The scripts of a sed command (-e, --expression, the first operand) are
+ * scanned: `e COMMAND` is parsed as shell (origin inline-code), a pattern
+ * space run is input turned into code (unparsed; fed by a download it is
+ * remote code, tagged by the labeller through LOCUS_CMD_INLINE_CODE).
+ * `--sandbox` refuses e, r and w.  A script the scanner cannot follow
+ * that holds an `e` fails closed.
+ */
+#include <string.h>
+
+#include "seethrough.h"
+
+typedef struct sed_scan {
+	lp_ctx *ctx;
+	size_t idx;
+	unsigned depth;
+	bool runs; /* something runs: the command carries inline code */
+} sed_scan;
+
+/* Skip to the end of a `;`- or newline-terminated argument. */
+static const char *to_end(const char *p, bool semicolon)
+{
+	while (*p && *p != '\n' && !(semicolon && (*p == ';' || *p == '}')))
+		p++;
+	return p;
+}
+
+/* The body of a delimited part (regex or replacement) ending in `d`;
+   NULL when unterminated. */
+static const char *delimited(const char *p, char d)
+{
+	for (; *p && *p != d; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == d ? p + 1 : NULL;
+}
+
+static const char *address(const char *p)
+{
+	for (int k = 0; k < 2; k++) {
+		if (*p >= '0' && *p <= '9') {
+			while ((*p >= '0' && *p <= '9') || *p == '~')
+				p++;
+		} else if (*p == '$') {
+			p++;
+		} else if (*p == '/' || *p == '\\') {
+			char d = '/';
+			if (*p == '\\') {
+				if (!p[1])
+					return NULL;
+				d = p[1];
+				p++;
+			}
+			p = delimited(p + 1, d);
+			if (!p)
+				return NULL;
+			while (*p == 'I' || *p == 'M')
+				p++;
+		} else if (k == 1 && (*p == '+' || *p == '~')) {
+			p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		}
+		if (k == 0 && *p == ',')
+			p++;
+		else
+			break;
+	}
+	return p;
+}
+
+/* Scan one script; false when it cannot be followed. */
+static bool scan_script(sed_scan *s, const char *p)
+{
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';' ||
+		       *p == '}')
+			p++;
+		if (!*p)
+			return true;
+		if (*p == '#') {
+			p = to_end(p, false);
+			continue;
+		}
+		p = address(p);
+		if (!p)
+			return false;
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		char cmd = *p ? *p++ : 0;
+		switch (cmd) {
+		case '{':
+		case '=': case 'd': case 'D': case 'g': case 'G': case 'h':
+		case 'H': case 'x': case 'n': case 'N': case 'p': case 'P':
+		case 'z': case 'F':
+			break;
+		case 'q': case 'Q': case 'l': case 'L': case 'v':
+		case ':': case 'b': case 't': case 'T':
+			p = to_end(p, cmd != ':');
+			break;
+		case 'a': case 'i': case 'c': case 'r': case 'R': case 'w':
+		case 'W':
+			/* text or a file name to the end of the line */
+			p = to_end(p, false);
+			break;
+		case 'e': {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			const char *e = to_end(p, false);
+			s->runs = true;
+			if (e == p) {
+				lp_unparsed(s->ctx, "sed e runs its pattern space "
+				                    "(input) as a command");
+			} else {
+				lp_parse_nested(s->ctx, p, (size_t)(e - p),
+				                LOCUS_ORIGIN_INLINE_CODE, s->idx,
+				                s->depth);
+			}
+			p = e;
+			break;
+		}
+		case 's':
+		case 'y': {
+			char d = *p;
+			if (!d || d == '\n' || d == '\\')
+				return false;
+			p = delimited(p + 1, d);
+			p = p ? delimited(p, d) : NULL;
+			if (!p)
+				return false;
+			if (cmd == 'y')
+				break;
+			/* flags: g p i I m M e NUMBER, w FILE ends the line */
+			for (; *p && strchr("gpiImMe0123456789w", *p); p++) {
+				if (*p == 'e') {
+					s->runs = true;
+					lp_unparsed(s->ctx, "sed s///e runs the pattern "
+					                    "space (input) as a command");
+				}
+				if (*p == 'w') {
+					p = to_end(p, false);
+					break;
+				}
+			}
+			break;
+		}
+		default:
+			return false;
+		}
+	}
+}
+
+static void scan(sed_scan *s, const lp_word *w, const char *text)
+{
+	if (!text || !strchr(text, 'e'))
+		return; /* no e anywhere: nothing runs */
+	if (w && (w->flags & LOCUS_WORD_DYNAMIC)) {
+		lp_unparsed(s->ctx, "sed runs a script only known at run time");
+		return;
+	}
+	if (!scan_script(s, text))
+		lp_unparsed(s->ctx, "a sed script holding e is not understood: "
+		                    "%s",
+		            text);
+}
+
+void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	sed_scan s = { ctx, idx, raw->depth + 1, false };
+	bool have_e = false, have_f = false;
+	for (size_t i = pos + 1; i < n; i++) {
+		const char *v = w[i].value ? w[i].value : "";
+		if (!strcmp(v, "--sandbox"))
+			return; /* e, r and w are refused */
+	}
+	size_t first = n;
+	for (size_t i = pos + 1; i < n; i++) {
+		const char *v = w[i].value ? w[i].value : "";
+		if (!strcmp(v, "--")) {
+			if (first == n && i + 1 < n)
+				first = i + 1;
+			break;
+		}
+		if (!strncmp(v, "--expression", 12)) {
+			have_e = true;
+			if (v[12] == '=')
+				scan(&s, &w[i], v + 13);
+			else if (i + 1 < n)
+				scan(&s, &w[i + 1], w[i + 1].value), i++;
+			continue;
+		}
+		if (!strncmp(v, "--file", 6)) {
+			have_f = true;
+			continue;
+		}
+		if (v[0] == '-' && v[1] && v[1] != '-') {
+			for (const char *q = v + 1; *q; q++) {
+				if (*q == 'e' || *q == 'f' || *q == 'l') {
+					const lp_word *vw = &w[i];
+					const char *val = q + 1;
+					if (!*val && i + 1 < n) {
+						vw = &w[++i];
+						val = vw->value;
+					}
+					if (*q == 'e') {
+						have_e = true;
+						scan(&s, vw, val);
+					}
+					have_f |= *q == 'f';
+					break;
+				}
+			}
+			continue;
+		}
+		if (first == n && v[0] != '-')
+			first = i;
+	}
+	if (!have_e && !have_f && first < n)
+		scan(&s, &w[first], w[first].value);
+	if (s.runs)
+		ctx->result->commands[idx].flags |= LOCUS_CMD_INLINE_CODE;
+}
