@@ -160,7 +160,21 @@ typedef struct lk_fetch {
 } lk_fetch;
 
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
-typedef enum lk_pack { LK_PACK_NONE = 0, LK_PACK_COUNT } lk_pack;
+typedef enum lk_pack {
+	LK_PACK_NONE = 0,
+	LK_PACK_INFRASTRUCTURE, /* labels/packs_infra.c */
+	LK_PACK_KUBERNETES,     /* labels/packs_k8s.c */
+	LK_PACK_CONTAINERS,     /* labels/packs_containers.c */
+	LK_PACK_DATABASES,      /* labels/packs_db.c */
+	LK_PACK_CLOUD,          /* labels/packs_cloud.c */
+	LK_PACK_PLATFORMS,      /* labels/packs_platforms.c */
+	LK_PACK_GIT,            /* labels/packs_git.c */
+	LK_PACK_SYSTEM,         /* labels/packs_system.c */
+	LK_PACK_SECRETS,        /* labels/packs_secrets.c */
+	LK_PACK_PERSISTENCE,    /* labels/packs_secrets.c (persistence) */
+	LK_PACK_PRIVILEGE,      /* labels/packs_privilege.c */
+	LK_PACK_COUNT
+} lk_pack;
 
 typedef struct lk_program {
 	const char *name;        /* canonical name */

@@ -2,16 +2,27 @@
  * labels/pack.c - the one generic matcher of the knowledge packs (the
  * rule language is described in pack.h; the tables are packs_*.c).
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "../knowledge/programs.h"
 #include "pack.h"
 
-static const pk_pack *const all_packs[] = {
-    &pk_infrastructure, &pk_kubernetes,  &pk_containers, &pk_databases,
-    &pk_cloud,          &pk_platforms,   &pk_git,        &pk_system,
-    &pk_secrets,        &pk_persistence, &pk_privilege,
+/* Each pack under the id a program's row in the program table names
+   (knowledge/programs.h, lk_program.pack). */
+static const pk_pack *const by_id[LK_PACK_COUNT] = {
+    [LK_PACK_INFRASTRUCTURE] = &pk_infrastructure,
+    [LK_PACK_KUBERNETES] = &pk_kubernetes,
+    [LK_PACK_CONTAINERS] = &pk_containers,
+    [LK_PACK_DATABASES] = &pk_databases,
+    [LK_PACK_CLOUD] = &pk_cloud,
+    [LK_PACK_PLATFORMS] = &pk_platforms,
+    [LK_PACK_GIT] = &pk_git,
+    [LK_PACK_SYSTEM] = &pk_system,
+    [LK_PACK_SECRETS] = &pk_secrets,
+    [LK_PACK_PERSISTENCE] = &pk_persistence,
+    [LK_PACK_PRIVILEGE] = &pk_privilege,
 };
-#define NPACKS (sizeof all_packs / sizeof *all_packs)
 
 /* ---- tokens of a space-separated list ---------------------------------- */
 
@@ -388,26 +399,77 @@ static void add(ll_judgement *j, uint32_t tag, const char *reason)
 		j->reasons[j->nreasons++] = reason;
 }
 
+static bool every_program(const pk_rule *r)
+{
+	return strcmp(r->progs, "*") == 0;
+}
+
+/* The rules of `pk` for the program `canon`, or with canon NULL its
+   rules for every program. */
+static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
+                       const char *canon, ll_judgement *j)
+{
+	bool collected = false;
+	operands o;
+	for (const pk_rule *r = pk->rules; r->progs; r++) {
+		if (canon ? every_program(r) || !pk_word_in(r->progs, canon)
+		          : !every_program(r))
+			continue;
+		if (!collected) {
+			collect(c, grammar_of(pk, canon ? canon : c->name), &o);
+			collected = true;
+		}
+		/* Past the operand cap the pattern cannot be judged:
+		   every rule of the program applies (fail closed). */
+		if (o.truncated || rule_matches(r, c, &o))
+			add(j, r->tag, r->reason);
+	}
+}
+
 void pk_judge(const locus_shell_command *c, ll_judgement *j)
 {
 	if (c->argc == 0 || !c->name[0])
 		return;
-	for (size_t k = 0; k < NPACKS; k++) {
-		const pk_pack *pk = all_packs[k];
-		bool collected = false;
-		operands o;
-		for (const pk_rule *r = pk->rules; r->progs; r++) {
-			if (strcmp(r->progs, "*") != 0 &&
-			    !pk_word_in(r->progs, c->name))
+	/* rules about paths and words any program may hold */
+	for (size_t k = 1; k < LK_PACK_COUNT; k++)
+		judge_pack(by_id[k], c, NULL, j);
+	/* the program's own pack, found through the program table under
+	   its canonical name (every name it goes by maps there) */
+	const lk_program *p = lk_program_find(c->name);
+	if (p && p->pack != LK_PACK_NONE && p->pack < LK_PACK_COUNT)
+		judge_pack(by_id[p->pack], c, p->name, j);
+}
+
+bool pk_tables_consistent(char *why, size_t cap)
+{
+	for (size_t k = 1; k < LK_PACK_COUNT; k++) {
+		if (!by_id[k]) {
+			snprintf(why, cap, "pack id %zu has no table", k);
+			return false;
+		}
+		for (const pk_rule *r = by_id[k]->rules; r->progs; r++) {
+			if (every_program(r))
 				continue;
-			if (!collected) {
-				collect(c, grammar_of(pk, c->name), &o);
-				collected = true;
+			const char *s = r->progs, *t;
+			size_t n;
+			while ((t = next_tok(&s, &n))) {
+				char name[64];
+				if (n >= sizeof name)
+					n = sizeof name - 1;
+				memcpy(name, t, n);
+				name[n] = '\0';
+				const lk_program *p = lk_program_find(name);
+				if (!p || p->pack != (lk_pack)k ||
+				    strcmp(p->name, name) != 0) {
+					snprintf(
+					    why, cap,
+					    "%s pack: '%s' is not a program "
+					    "table row of that pack",
+					    by_id[k]->name, name);
+					return false;
+				}
 			}
-			/* Past the operand cap the pattern cannot be judged:
-			   every rule of the program applies (fail closed). */
-			if (o.truncated || rule_matches(r, c, &o))
-				add(j, r->tag, r->reason);
 		}
 	}
+	return true;
 }

@@ -10,8 +10,10 @@
  * live in labels/packs_*.c, one file per family.
  *
  * Matching a rule against a command (argv after wrappers are peeled):
- *  1. the program: `progs` lists names separated by spaces ("kubectl oc"),
- *     or is "*" for every program;
+ *  1. the program: `progs` lists canonical names of the program table
+ *     (knowledge/programs.c) separated by spaces ("kubectl oc"); their rows
+ *     name this pack, and a command reaches its row through every name
+ *     the program goes by.  "*" is every program (rules about paths);
  *  2. the operands: argv[1..] with options removed.  An option's value
  *     given as a separate word is not an operand; which options take one
  *     is read from the family's grammar (`value_opts`), and options known
@@ -83,15 +85,28 @@ extern const pk_pack pk_secrets;
 extern const pk_pack pk_persistence;
 extern const pk_pack pk_privilege;
 
-/* The judgement of one command by every pack: adds tags and reasons to
-   `j` (never a floor reason: the packs hold, the floor stays the spec's). */
+/* The judgement of one command: the rules for every program (paths,
+   words) of every pack, then the rules of the program's own pack, which
+   its row in the program table names (knowledge/programs.h: `pack`).
+   Adds tags and reasons to `j` (never a floor reason: the packs hold,
+   the floor stays the spec's). */
 void pk_judge(const locus_shell_command *c, ll_judgement *j);
+
+/* Every program a rule names is a row of the program table, under its
+   canonical name, whose `pack` is the rule's pack (tests call this; `why`
+   says what is wrong). */
+bool pk_tables_consistent(char *why, size_t cap);
 
 /* A database client fed by the previous stage of its pipeline: a literal
    producer (echo/printf/cat of a heredoc) whose statements destroy data
    tags the client (packs_db.c). */
 void pk_db_piped(const locus_shell_command *client,
                  const locus_shell_command *producer, ll_judgement *j);
+
+/* The statements a database client is given inline (options, operands,
+   heredoc) destroy data (packs_db.c; bq query reuses it from the cloud
+   pack). */
+bool pk_sql_statements_destroy(const locus_shell_command *c);
 
 /* Helpers the packs' predicates share. */
 bool pk_word_in(const char *list, const char *w); /* space-separated list */

@@ -84,6 +84,10 @@ static const pk_rule rules[] = {
      "cloud: gsutil rm/rb deletes objects or buckets", NULL, 0},
     {"gsutil", "rsync", "-d", NULL, D, "cloud: gsutil rsync -d deletes objects",
      NULL, 0},
+    {"bq", "query", NULL, "--help", D,
+     "databases: the statements given to the client destroy data (DROP, "
+     "TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL...)",
+     pk_sql_statements_destroy, 0},
     {"bq", "rm", NULL, "--help", D, "cloud: bq rm deletes datasets or tables",
      NULL, 0},
     {"az",
@@ -112,6 +116,8 @@ static const pk_rule rules[] = {
      "cloud: vault delete/destroy removes secrets", NULL, 0},
     {"vault", "secrets|auth|lease disable|revoke", NULL, "--help -h", D,
      "cloud: vault delete/destroy removes secrets", NULL, 0},
+    {"heroku", "config", NULL, "--help -h", S,
+     "secrets: heroku config prints an app's secrets", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 

@@ -5,6 +5,7 @@
 #include "pack.h"
 
 #define D       LOCUS_TAG_DESTRUCTIVE
+#define S       LOCUS_TAG_SECRETS
 #define DOCKER  "docker podman nerdctl"
 #define COMPOSE "docker-compose podman-compose"
 
@@ -73,6 +74,8 @@ static const pk_rule rules[] = {
     {COMPOSE, "rm", "-v --volumes -f --force", "--help -h", D,
      "containers: compose rm -f/-v deletes containers or their volumes", NULL,
      0},
+    {"docker podman", "secret inspect", NULL, NULL, S,
+     "secrets: docker secret inspect prints a secret", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 

@@ -133,7 +133,7 @@ static bool body_destroys(const locus_shell_command *c)
 	return false;
 }
 
-static bool sql_destroys(const locus_shell_command *c)
+bool pk_sql_statements_destroy(const locus_shell_command *c)
 {
 	const client *k = client_of(c->name);
 	return k && (inline_statements_destroy(c, k) || body_destroys(c));
@@ -175,7 +175,7 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 #define CLIENTS                                                                \
 	"psql mysql mariadb sqlite3 sqlite duckdb mongosh mongo redis-cli "    \
 	"valkey-cli keydb-cli clickhouse-client clickhouse cqlsh sqlcmd "      \
-	"usql snowsql cockroach bq"
+	"usql snowsql cockroach"
 
 static const pk_grammar grammars[] = {
     {"redis-cli valkey-cli keydb-cli",
@@ -189,7 +189,7 @@ static const pk_rule rules[] = {
     {CLIENTS, NULL, NULL, NULL, D,
      "databases: the statements given to the client destroy data (DROP, "
      "TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL...)",
-     sql_destroys, 0},
+     pk_sql_statements_destroy, 0},
     {"psql mysql mariadb sqlite3 sqlite duckdb", NULL, NULL, NULL, D,
      "databases: a client's shell escape (\\!, .shell, system) runs a "
      "command locus does not see",

@@ -8,6 +8,7 @@
 #include "pack.h"
 
 #define D LOCUS_TAG_DESTRUCTIVE
+#define S LOCUS_TAG_SECRETS
 #define P LOCUS_TAG_PERSISTENCE
 
 static const pk_grammar grammars[] = {
@@ -173,6 +174,11 @@ static const pk_rule rules[] = {
      "persistence: a program-valued --global/--system git config runs "
      "later in every repository",
      global_program_key, 0},
+    {"git",
+     "credential|credential-store|credential-cache "
+     "fill|get",
+     NULL, NULL, S, "secrets: git credential fill prints stored credentials",
+     NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 

@@ -8,6 +8,7 @@
 #include "pack.h"
 
 #define D       LOCUS_TAG_DESTRUCTIVE
+#define S       LOCUS_TAG_SECRETS
 #define KUBECTL "kubectl oc kubecolor"
 
 /* kubectl's global options that take a value may come before the verb:
@@ -101,6 +102,17 @@ static const pk_rule rules[] = {
      "kubernetes: kind/minikube delete removes a cluster", NULL, 0},
     {"k3d", "cluster|node|registry delete", NULL, "--help -h", D,
      "kubernetes: kind/minikube delete removes a cluster", NULL, 0},
+    {"kubectl oc",
+     "get secret|secrets|secret/*|secrets/*|sa|"
+     "serviceaccount",
+     "-o=yaml -o=json --output=yaml --output=json "
+     "~jsonpath ~go-template ~custom-columns",
+     "--help -h", S, "secrets: kubectl get secret -o yaml prints secret data",
+     NULL, 0},
+    {"kubectl oc", "config view", "--raw --flatten", "--help -h", S,
+     "secrets: kubectl config view --raw prints cluster credentials", NULL, 0},
+    {"kubectl oc", "create token", NULL, "--help -h", S,
+     "secrets: kubectl create token prints a service account token", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 

@@ -152,38 +152,18 @@ static const pk_rule secret_rules[] = {
      "secrets: op read/item get prints 1Password items", NULL, 0},
     {"bw lpass keepassxc-cli", "get|list|export|show|ls|export", NULL,
      "--help -h", S, "secrets: a password manager CLI prints secrets", NULL, 0},
-    {"kubectl oc",
-     "get secret|secrets|secret/*|secrets/*|sa|"
-     "serviceaccount",
-     "-o=yaml -o=json --output=yaml --output=json "
-     "~jsonpath ~go-template ~custom-columns",
-     "--help -h", S, "secrets: kubectl get secret -o yaml prints secret data",
-     NULL, 0},
-    {"kubectl oc", "config view", "--raw --flatten", "--help -h", S,
-     "secrets: kubectl config view --raw prints cluster credentials", NULL, 0},
-    {"kubectl oc", "create token", NULL, "--help -h", S,
-     "secrets: kubectl create token prints a service account token", NULL, 0},
     {"gpg gpg2", NULL,
      "--export-secret-keys --export-secret-subkeys "
      "-d --decrypt",
      NULL, S,
      "secrets: gpg --export-secret-keys/--decrypt prints secret material", NULL,
      0},
-    {"git",
-     "credential|credential-store|credential-cache "
-     "fill|get",
-     NULL, NULL, S, "secrets: git credential fill prints stored credentials",
-     NULL, 0},
     {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
      "secrets: sops -d prints decrypted secrets", NULL, 0},
     {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,
      "secrets: doppler/infisical print secrets", NULL, 0},
-    {"heroku", "config", NULL, "--help -h", S,
-     "secrets: heroku config prints an app's secrets", NULL, 0},
     {"vercel netlify", "env", NULL, "--help -h", S,
      "secrets: vercel/netlify env pulls or prints secrets", NULL, 0},
-    {"docker podman", "secret inspect", NULL, NULL, S,
-     "secrets: docker secret inspect prints a secret", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 

@@ -20,6 +20,7 @@
 
 #include "locus/labels.h"
 #include "parser/internal.h"
+#include "labels/pack.h"
 
 /* Short tag names for the tables. */
 #define D LOCUS_TAG_DESTRUCTIVE
@@ -1727,6 +1728,23 @@ START_TEST(test_outside_reason_and_verdict)
 }
 END_TEST
 
+/* The packs attach to the program table: every program a rule names is a
+   row whose `pack` is that rule's pack, under its canonical name. */
+START_TEST(test_packs_attached_to_program_table)
+{
+	char why[200] = "";
+	ck_assert_msg(pk_tables_consistent(why, sizeof why), "%s", why);
+	/* names a program goes by reach its pack through the table */
+	const char *line = "tofu destroy";
+	locus_action *a = NULL;
+	ck_assert_int_eq(locus_action_classify(&a, NULL, line, strlen(line),
+	                                       NULL),
+	                 0);
+	ck_assert(locus_action_exec_tags(a) & D);
+	locus_action_free(a);
+}
+END_TEST
+
 /* SQL given inline, judged by the classifier (labels/sql.c). */
 static const struct {
 	const char *line;
@@ -1810,6 +1828,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_outside_root_option);
 	tcase_add_test(t, test_outside_reason_and_verdict);
 	tcase_add_loop_test(t, test_sql_classifier, 0, N_OF(sql_vecs));
+	tcase_add_test(t, test_packs_attached_to_program_table);
 	suite_add_tcase(s, t);
 	return s;
 }
