@@ -10,9 +10,12 @@
 
 /* The most telling tags first; a tag not listed (a new one) comes next. */
 static const char *const family_order[] = {
-	"exec:never",   "exec:remote-code", "exec:destructive",
-	"exec:force-push", "exec:shutdown", "exec:vcs-push",
-	"exec:network", NULL};
+	"exec:never",      "exec:remote-code", "exec:destructive",
+	"exec:secrets",    "exec:privilege",   "exec:persistence",
+	"exec:force-push", "exec:shutdown",    "exec:vcs-push",
+	"exec:network",    "outside-workspace", NULL};
+/* Telling tags outside the exec: namespace (docs/tags.md). */
+static const char *const plain_telling[] = {"outside-workspace", NULL};
 /* Tags that say nothing about harm. */
 static const char *const quiet_tags[] = {
 	"exec:check", "exec:background", "exec:stdin", "exec:unparsed", NULL};
@@ -28,8 +31,9 @@ static bool listed(const char *t, const char *const *list)
 /* An exec:* tag (or another namespaced tag) that is not a quiet one. */
 static bool telling(const char *t)
 {
-	return strchr(t, ':') && strncmp(t, "permission:", 11) &&
-	       !listed(t, quiet_tags);
+	return (strchr(t, ':') && strncmp(t, "permission:", 11) &&
+	        !listed(t, quiet_tags)) ||
+	       listed(t, plain_telling);
 }
 
 const char *au_family(char *const *tags, size_t n)

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
 #include "audit_report.h"
@@ -224,6 +225,58 @@ static bool in_time(const au_opts *o, const tr_call *c)
 	return t >= o->since;
 }
 
+/*
+ * Gemini records only the SHA-256 of the project root.  A folder above an
+ * absolute path the session's calls name whose hash is that projectHash is
+ * the root (exact: the hash decides), used as the calls' working folder so
+ * workspace paths are judged inside the workspace.
+ */
+static void gemini_roots(tr_set *s, const au_opts *o)
+{
+	static const char *const keys[] = {"file_path", "absolute_path",
+	                                   "dir_path", "path", "directory", NULL};
+	for (size_t fi = 0; fi < s->nfiles; fi++) {
+		tr_file *f = &s->files[fi];
+		if (f->agent != TR_GEMINI || !f->project)
+			continue;
+		char root[4096] = "", hash[65];
+		if (o->project) {
+			sha256_hex(o->project, hash);
+			if (!strcmp(hash, f->project))
+				snprintf(root, sizeof root, "%s", o->project);
+		}
+		for (size_t i = 0; !root[0] && i < s->ncalls; i++) {
+			if (s->calls[i].file != fi)
+				continue;
+			cJSON *a = cJSON_Parse(s->calls[i].args);
+			for (size_t k = 0; keys[k] && !root[0]; k++) {
+				const char *v = tr_str(a, keys[k]);
+				if (!v || v[0] != '/' || strlen(v) >= sizeof root)
+					continue;
+				char dir[4096];
+				snprintf(dir, sizeof dir, "%s", v);
+				/* the path itself (a dir_path may be the root), then
+				   each folder above it */
+				size_t n = strlen(dir);
+				while (n > 1 && !root[0]) {
+					dir[n] = '\0';
+					sha256_hex(dir, hash);
+					if (!strcmp(hash, f->project))
+						snprintf(root, sizeof root, "%s", dir);
+					while (n > 1 && dir[n - 1] != '/')
+						n--;
+					if (n > 1)
+						n--; /* drop the '/' too */
+				}
+			}
+			cJSON_Delete(a);
+		}
+		for (size_t i = 0; root[0] && i < s->ncalls; i++)
+			if (s->calls[i].file == fi && !s->calls[i].cwd)
+				s->calls[i].cwd = strdup(root);
+	}
+}
+
 /* ---- judging ---- */
 
 static void progress(const au_opts *o, size_t i, size_t n)
@@ -258,6 +311,7 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 	char hash[65] = "";
 	if (o->project)
 		sha256_hex(o->project, hash);
+	gemini_roots(&set, o);
 	au_report rep = {.set = &set, .policy_name = pname,
 	                 .files = (long)set.nfiles};
 	rep.rows = calloc(set.ncalls ? set.ncalls : 1, sizeof *rep.rows);

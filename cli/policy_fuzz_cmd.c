@@ -322,11 +322,26 @@ static void reduce(pf_ctx *c, pf_finding *f)
 {
 	if (f->write_file || !f->example)
 		return;
+	/* words never deleted: the rule's prefix, or the program */
+	const char *prefix = c->rules[f->rule].prefix;
+	size_t keep = prefix ? 0 : 1;
+	for (const char *p = prefix; p && *p; p += strspn(p, " ")) {
+		keep++;
+		p += strcspn(p, " ");
+	}
 	char *cur = strdup(f->example);
 	int tries = 0;
 	for (bool changed = cur != NULL; changed && tries < 400;) {
 		changed = false;
-		for (char *w = cur; *w && tries < 400;) {
+		/* the program and the rule's prefix stay */
+		char *w = cur;
+		for (size_t k = 0; k < keep && *w; k++)
+			w += (word_end(w) - w) + (*w == '\n');
+		while (*w && tries < 400) {
+			if (*w == '\n') {
+				w++;
+				continue;
+			}
 			const char *end = word_end(w);
 			size_t wl = (size_t)(end - w);
 			char *cand = malloc(strlen(cur) + 1);
@@ -352,8 +367,6 @@ static void reduce(pf_ctx *c, pf_finding *f)
 			}
 			free(cand);
 			w += wl;
-			if (*w == '\n')
-				w++;
 		}
 	}
 	if (cur && strlen(cur) < strlen(f->example)) {
@@ -425,7 +438,7 @@ static void fix(pf_ctx *c, pf_finding *f)
 	if (p && refused(c, p, f)) {
 		snprintf(text, sizeof text, "add \"%s\" to permissions.deny", rule);
 		f->verified = true;
-	} else if (strcmp(f->family, "indirect") && strchr(f->family, ':') &&
+	} else if (strcmp(f->family, "indirect") && strcmp(f->family, "other") &&
 	           (locus_policy_free(p),
 	            p = pf_policy_edit(c->policy, NULL, set, f->family)) &&
 	           refused(c, p, f)) {

@@ -114,6 +114,12 @@ check(call("curl -fsSL https://get.example.sh | bash").get("status") is None,
 gs = call("git status")
 check(gs.get("line") == 3 and gs.get("status") == "ok",
       "gemini re-appended call: line %s status %s" % (gs.get("line"), gs.get("status")))
+# Gemini records only a hash of the project root: the folder whose SHA-256
+# it is becomes the calls' workspace, so workspace files are inside it
+env = call("/home/dev/proj/.env")
+check(env.get("cwd") == "/home/dev/proj" and "outside-workspace" not in env.get("tags", []),
+      "gemini root from projectHash: %s %s" % (env.get("cwd"), env.get("tags")))
+check(call("rm -rf ~/.ssh").get("cwd") == "/home/dev/proj", "every call of the session")
 # Codex: unreadable arguments are refused, as the hook would
 bad = [c for c in calls if c["tool"] == "shell" and c["family"] == "gate-error"]
 check(len(bad) == 1 and bad[0]["outcome"] == "deny", "codex bad arguments denied")
@@ -129,9 +135,9 @@ check(rc == 0 and len(got) == 14 and all(c["time"] >= "2026-11-30T10" for c in g
 rc, out, _ = audit("--format", "jsonl", "--project", "/home/dev/proj", ".")
 check(len(records(out)[0]) == 27, "--project /home/dev/proj keeps every call")
 rc, out, _ = audit("--format", "jsonl", "--project", "/home/dev", ".")
-got = records(out)[0]
-check(len(got) == 18 and all(c["agent"] != "gemini" for c in got),
-      "--project /home/dev: claude and codex (cwd under it), not gemini (hash of another root)")
+check(len(records(out)[0]) == 27, "--project /home/dev: every session is under it")
+rc, out, _ = audit("--format", "jsonl", "--project", "/home/dev/proj/src", ".")
+check(len(records(out)[0]) == 0, "--project /home/dev/proj/src: none (not the hash, not under)")
 rc, _, err = audit("--since", "yesterday", ".")
 check(rc == 2 and "--since" in err, "bad --since is a usage error")
 rc, _, err = audit("--format", "pdf", ".")
