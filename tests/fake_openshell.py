@@ -13,7 +13,7 @@ raw bytes.  Strict where the client could be wrong:
   the received bytes exactly (wrong field numbers or wire types, fields out of
   order, defaults sent, unsorted map entries, unknown fields: all refused with
   INVALID_ARGUMENT "fake: non-canonical ..."; each one is also written to
-  stderr);
+  stderr), and so is a call without grpc-timeout;
 - auth: --token T requires `authorization: Bearer T` on every call but Health
   (UNAUTHENTICATED otherwise); --tls DIR makes a throwaway CA, a server
   certificate for 127.0.0.1 and a client certificate (python3-cryptography),
@@ -170,6 +170,11 @@ class Gateway:
     # ---------------- strictness ----------------
 
     def parse(self, cls, raw, context):
+        # the client must bound every call (grpc-timeout): a real gateway
+        # would not insist, this fake does
+        left = context.time_remaining()  # no deadline: None or "infinite"
+        if left is None or left > 10 * 365 * 86400:
+            self.violation(context, "%s sent without grpc-timeout" % cls.__name__)
         if len(raw) > MAX_DECODE and self.args.oversize == "out_of_range":
             context.abort(grpc.StatusCode.OUT_OF_RANGE,
                           "Error, decoded message length too large: found %d "

@@ -582,6 +582,59 @@ START_TEST(http1_refused)
 }
 END_TEST
 
+/* The fake's strictness itself: what a sloppy encoder or a call without
+   a deadline would send is refused (so the suites above prove locus sends
+   neither). */
+START_TEST(fake_is_strict)
+{
+	gw g;
+	gw_start(&g, false, NULL);
+	lh_os_client c = client(&g, false, NULL);
+	locus_error err;
+	lh_grpc_result res;
+	/* GetSandbox{name:"box", workspace:"ws"} with the fields reversed */
+	static const uint8_t rev[] = {0,   0,   0,    0, 9,   0x12, 2,
+	                              'w', 's', 0x0a, 3, 'b', 'o',  'x'};
+	ck_assert_int_eq(
+	    lh_grpc_call(c.ch, "/openshell.v1.OpenShell/GetSandbox", rev,
+	                 sizeof rev, 10, true, NULL, NULL, &res, &err),
+	    0);
+	ck_assert_int_eq(res.code, LH_GRPC_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(res.message, "non-canonical"), "%s", res.message);
+	/* a default sent (workspace "") and an unknown field (9) */
+	static const uint8_t def[] = {0, 0,   0,   0,   7,    0x0a,
+	                              3, 'b', 'o', 'x', 0x12, 0};
+	ck_assert_int_eq(lh_grpc_call(c.ch,
+	                              "/openshell.v1.OpenShell/GetSandbox", def,
+	                              12, 10, true, NULL, NULL, &res, &err),
+	                 0);
+	ck_assert_int_eq(res.code, LH_GRPC_INVALID_ARGUMENT);
+	static const uint8_t unk[] = {0, 0,   0,   0,   7,    0x0a,
+	                              3, 'b', 'o', 'x', 0x48, 1};
+	ck_assert_int_eq(lh_grpc_call(c.ch,
+	                              "/openshell.v1.OpenShell/GetSandbox", unk,
+	                              12, 10, true, NULL, NULL, &res, &err),
+	                 0);
+	ck_assert_int_eq(res.code, LH_GRPC_INVALID_ARGUMENT);
+	/* the canonical form passes that check (and finds no such box) */
+	static const uint8_t ok[] = {0, 0, 0, 0, 5, 0x0a, 3, 'b', 'o', 'x'};
+	ck_assert_int_eq(
+	    lh_grpc_call(c.ch, "/openshell.v1.OpenShell/GetSandbox", ok,
+	                 sizeof ok, 10, true, NULL, NULL, &res, &err),
+	    0);
+	ck_assert_int_eq(res.code, LH_GRPC_NOT_FOUND);
+	/* no grpc-timeout (timeout 0): refused */
+	ck_assert_int_eq(
+	    lh_grpc_call(c.ch, "/openshell.v1.OpenShell/GetSandbox", ok,
+	                 sizeof ok, 0, true, NULL, NULL, &res, &err),
+	    0);
+	ck_assert_int_eq(res.code, LH_GRPC_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(res.message, "grpc-timeout"), "%s", res.message);
+	lh_grpc_channel_free(c.ch);
+	gw_stop(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("openshell");
@@ -595,6 +648,7 @@ static Suite *suite(void)
 	tcase_add_test(t, placeholder_never_shown);
 	tcase_add_test(t, cli_front_ends);
 	tcase_add_test(t, http1_refused);
+	tcase_add_test(t, fake_is_strict);
 	suite_add_tcase(s, t);
 	return s;
 }
