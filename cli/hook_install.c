@@ -43,7 +43,7 @@
 
 static const char claude_matcher[] =
         "Bash|Monitor|PowerShell|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|"
-        "Grep|LS|WebFetch|WebSearch|Agent|Task|mcp__.*";
+        "Grep|LS|WebFetch|WebSearch|mcp__.*";
 static const char claude_command[] =
         GUARD "locus hook claude-code --claude-project \"$CLAUDE_PROJECT_DIR\"";
 static const char gemini_matcher[] =
