@@ -598,6 +598,26 @@ START_TEST(file_tools_known_safe_inside_only)
 		run_free(&r);
 		free(p);
 	}
+	/* Gemini's shell runs in dir_path: outside the workspace, `ls` lists
+	   outside it */
+	const char *dirs[] = {"sub", "/etc", "outlink"};
+	const ans dwant[] = {ANS_ALLOW, ANS_NONE, ANS_NONE};
+	for (size_t i = 0; i < 3; i++) {
+		cJSON *gin = cJSON_CreateObject();
+		cJSON_AddStringToObject(gin, "command", "ls");
+		cJSON_AddStringToObject(gin, "dir_path", dirs[i]);
+		char *gp = payload_of("BeforeTool", "run_shell_command", gin, ws);
+		const char *gv[] = {"locus", "hook", "gemini", NULL};
+		run_out gr = run(gv, gp, strlen(gp));
+		ck_assert_int_eq(gr.status, 0);
+		if (dwant[i] == ANS_ALLOW)
+			free(check_answer("gemini", &gr, ANS_ALLOW));
+		else
+			ck_assert_msg(!approves(&gr), "dir_path %s approved: %s",
+			              dirs[i], gr.out);
+		run_free(&gr);
+		free(gp);
+	}
 	/* two path fields that disagree: blocked */
 	cJSON *in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "file_path", inside);
