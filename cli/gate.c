@@ -265,6 +265,7 @@ int cli_gate(int argc, char **argv)
 		fprintf(stderr, "locus gate: the audit key %s lies inside the "
 		                "workspace %s: keep it where the agent cannot "
 		                "reach it\n", audit_key, root);
+		free(root_real);
 		locus_policy_free(policy);
 		return 2;
 	}

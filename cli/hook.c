@@ -285,7 +285,7 @@ static void hook_usage(FILE *f)
 	        "--preset NAME]\n"
 	        "                  [--claude-settings FILE]... "
 	        "[--claude-project DIR]\n"
-	        "                  [--audit FILE] [--root DIR] "
+	        "                  [--audit FILE [--audit-key KEY]] [--root DIR] "
 	        "[--timeout SECONDS] [--answer-allow]\n"
 	        "       locus hook install claude-code|codex|gemini "
 	        "[--project DIR] [--write]\n"
@@ -298,6 +298,7 @@ static void hook_usage(FILE *f)
 /* The options of one run. */
 typedef struct hook_opts {
 	const char *policy_file, *preset, *audit_file, *root;
+	const char *audit_key; /* --audit-key: keyed checkpoints */
 	const char *settings[HOOK_MAX_SETTINGS];
 	size_t nsettings;
 	const char *project;
@@ -483,8 +484,10 @@ static int decide(hook_run *r, const hook_opts *o)
 
 	locus_error err;
 	memset(&err, 0, sizeof(err));
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.key_path = o->audit_key;
 	if (o->audit_file &&
-	    locus_audit_open(&r->audit, o->audit_file, 0, &err)) {
+	    locus_audit_open_ext(&r->audit, o->audit_file, &ao, &err)) {
 		snprintf(why, sizeof(why), "audit: %s", err.message);
 		return blocked(a, r->event, why);
 	}
@@ -535,6 +538,8 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 			o->project = argv[++i];
 		} else if (has && !strcmp(s, "--audit")) {
 			o->audit_file = argv[++i];
+		} else if (has && !strcmp(s, "--audit-key")) {
+			o->audit_key = argv[++i];
 		} else if (has && !strcmp(s, "--root")) {
 			o->root = argv[++i];
 		} else if (has && !strcmp(s, "--timeout")) {

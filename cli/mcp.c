@@ -257,7 +257,8 @@ static void mcp_usage(FILE *f)
 	        "tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]\n"
-	        "                 [--audit FILE] [--tools a,b,c] "
+	        "                 [--audit FILE [--audit-key KEY]] "
+	        "[--tools a,b,c] "
 	        "[--no-read-check] [--max-calls N]\n"
 	        "serves the harness as an MCP server on stdin/stdout "
 	        "(JSON-RPC, one message a line)\n");
@@ -319,6 +320,8 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 			o->claude = argv[++i];
 		} else if (more && !strcmp(a, "--audit")) {
 			o->audit_file = argv[++i];
+		} else if (more && !strcmp(a, "--audit-key")) {
+			o->audit_key = argv[++i];
 		} else if (more && !strcmp(a, "--tools")) {
 			*tools = argv[++i];
 		} else if (more && !strcmp(a, "--max-calls")) {
@@ -432,8 +435,14 @@ int cli_mcp(int argc, char **argv)
 	int status = 2;
 	locus_error err;
 	memset(&err, 0, sizeof err);
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.key_path = s.opt.audit_key;
+	if (s.opt.audit_key && !s.opt.audit_file) {
+		fprintf(stderr, "locus mcp: --audit-key needs --audit FILE\n");
+		goto done;
+	}
 	if (s.opt.audit_file &&
-	    locus_audit_open(&s.audit, s.opt.audit_file, 0, &err)) {
+	    locus_audit_open_ext(&s.audit, s.opt.audit_file, &ao, &err)) {
 		fprintf(stderr, "locus mcp: %s\n", err.message);
 		goto done;
 	}

@@ -51,6 +51,7 @@ typedef struct mcp_options {
 	const char *root; /* NULL: not given */
 	const char *backend;
 	const char *policy_file, *preset, *claude, *audit_file;
+	const char *audit_key; /* --audit-key: keyed checkpoints */
 	const char *const *tools; /* NULL: the default set */
 	bool no_read_check;
 	bool allow_broad_root;

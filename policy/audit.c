@@ -75,18 +75,23 @@ struct locus_audit {
 	bool broken;
 };
 
-int pl_sha256_hex(const void *data, size_t len, char out[65])
+static void hex32(const unsigned char md[32], char out[65])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int ml = 0;
-	if (!EVP_Digest(data, len, md, &ml, EVP_sha256(), NULL) || ml != 32)
-		return LOCUS_ENOMEM;
 	static const char hex[] = "0123456789abcdef";
 	for (unsigned i = 0; i < 32; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
 	out[64] = '\0';
+}
+
+int pl_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int ml = 0;
+	if (!EVP_Digest(data, len, md, &ml, EVP_sha256(), NULL) || ml != 32)
+		return LOCUS_ENOMEM;
+	hex32(md, out);
 	return 0;
 }
 
@@ -217,12 +222,7 @@ static int hmac_hex(const unsigned char *key, size_t kl, double seq,
 	                   (size_t)n, md, &ml) ||
 	    ml != 32)
 		return LOCUS_ENOMEM;
-	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
+	hex32(md, out);
 	return 0;
 }
 

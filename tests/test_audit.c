@@ -474,6 +474,16 @@ START_TEST(keyed_checkpoints)
 		spit(path, full, (size_t)(cut - full));
 		st = system(cmd);
 		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+		/* `locus gate --audit-key` closes with a checkpoint */
+		spit(path, "", 0);
+		snprintf(cmd, sizeof(cmd),
+		         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":"
+		         "{\"path\":\"a\"}}' | %s gate --root /usr "
+		         "--audit %s --audit-key %s >/dev/null && "
+		         "%s audit verify --key %s %s >/dev/null",
+		         bin, path, g_key, bin, g_key, path);
+		st = system(cmd);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", cmd);
 	}
 	free(full);
 	unlink(path);
