@@ -663,6 +663,67 @@ START_TEST(bwrap_setsid_escape_is_killed)
 }
 END_TEST
 
+/* When locus itself gets SIGTERM or SIGHUP, its commands' trees go too. */
+START_TEST(locus_killed_commands_go)
+{
+	int sigs[] = {SIGTERM, SIGHUP};
+	for (int k = 0; k < 2; k++) {
+		mk_tmp();
+		int pp[2];
+		ck_assert_int_eq(pipe(pp), 0);
+		pid_t kid = fork();
+		if (kid == 0) {
+			/* a stand-in for locus: default signal actions (not
+			 * Check's handlers), a group of its own */
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			setpgid(0, 0);
+			close(pp[0]);
+			locus_backend *b;
+			locus_error err;
+			if (locus_backend_local_new(&b, g_root, NULL, &err))
+				_exit(2);
+			locus_exec_result r;
+			if (b->exec(b,
+			            "setsid sleep 305 >/dev/null 2>&1 & echo $!; "
+			            "sleep 300",
+			            60, LOCUS_EXEC_BACKGROUND, &r, &err))
+				_exit(3);
+			locus_exec_result_clear(&r);
+			char *o;
+			size_t len;
+			locus_bg_status st;
+			for (int i = 0; i < 200; i++) {
+				if (b->bg_output(b, r.handle, 0, &o, &len, &st,
+				                 &err))
+					_exit(4);
+				if (len) {
+					if (write(pp[1], o, len) < 0)
+						_exit(5);
+					break;
+				}
+				free(o);
+				usleep(10000);
+			}
+			pause(); /* until the signal ends us, default action */
+			_exit(0);
+		}
+		close(pp[1]);
+		char buf[64] = "";
+		ck_assert_int_gt(read(pp[0], buf, sizeof buf - 1), 0);
+		close(pp[0]);
+		int esc = atoi(buf);
+		ck_assert_int_gt(esc, 0);
+		ck_assert_int_eq(kill(esc, 0), 0);
+		kill(kid, sigs[k]);
+		waitpid(kid, NULL, 0);
+		ck_assert_msg(!pid_alive(esc), "escapee %d outlived locus (%d)",
+		              esc, sigs[k]);
+		rm_tmp();
+	}
+}
+END_TEST
+
 /* Every command has its own session, with no race. */
 START_TEST(own_session_every_time)
 {
@@ -862,6 +923,7 @@ int main(void)
 	tcase_set_timeout(tp, 300);
 	tcase_add_test(tp, setsid_escape_is_killed);
 	tcase_add_test(tp, own_session_every_time);
+	tcase_add_test(tp, locus_killed_commands_go);
 	tcase_add_test(tp, bwrap_setsid_escape_is_killed);
 	tcase_add_loop_test(tp, output_flood_capped, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(tp, output_flood_capped, BK_BWRAP, BK_BWRAP + 1);
