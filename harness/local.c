@@ -576,14 +576,34 @@ static int write_temp(local_backend *lb, int dfd, const char *name,
 	return 0;
 }
 
-static int l_write_at(locus_backend *b, const char *path, const char *data,
-                      size_t len, bool cas, const char *expect,
-                      locus_error *err);
+/* A write made in two steps: the bytes in a temporary file beside the
+ * target (stage), then the rename over it (commit). */
+typedef struct staged {
+	int dfd;
+	char *name, *path;
+	char tmp[NAME_MAX + 1];
+} staged;
 
-/* A link that stays inside the root: write the place it names. */
-static int write_through_link(locus_backend *b, const char *path,
-                              const char *data, size_t len, bool cas,
-                              const char *expect, locus_error *err)
+static void staged_free(staged *t, bool unlink_tmp)
+{
+	if (!t)
+		return;
+	if (unlink_tmp && t->tmp[0])
+		unlinkat(t->dfd, t->tmp, 0);
+	if (t->dfd >= 0)
+		close(t->dfd);
+	free(t->name);
+	free(t->path);
+	free(t);
+}
+
+static int l_stage_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, staged **out, int depth, locus_error *err);
+
+/* A link that stays inside the root: stage the place it names. */
+static int stage_through_link(locus_backend *b, const char *path,
+                              const char *data, size_t len, staged **out,
+                              int depth, locus_error *err)
 {
 	local_backend *lb = L(b);
 	int fd;
@@ -598,18 +618,18 @@ static int write_through_link(locus_backend *b, const char *path,
 	ssize_t tl = readlink(lp, target, PATH_MAX);
 	close(fd);
 	size_t rl = strlen(lb->root_real);
-	if (tl <= 0 || (size_t)tl <= rl || strncmp(target, lb->root_real, rl) ||
-	    target[rl] != '/')
+	if (depth > MAX_SYMLINKS || tl <= 0 || (size_t)tl <= rl ||
+	    strncmp(target, lb->root_real, rl) || target[rl] != '/')
 		return escape_err(err, path, lb->root);
 	target[tl] = '\0';
-	return l_write_at(b, target, data, len, cas, expect, err);
+	return l_stage_at(b, target, data, len, out, depth + 1, err);
 }
 
-static int l_write_at(locus_backend *b, const char *path, const char *data,
-                      size_t len, bool cas, const char *expect,
-                      locus_error *err)
+static int l_stage_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, staged **out, int depth, locus_error *err)
 {
 	local_backend *lb = L(b);
+	*out = NULL;
 	int dfd;
 	char *name;
 	int rc = resolve_parent(lb, path, true, &dfd, &name, err);
@@ -620,50 +640,99 @@ static int l_write_at(locus_backend *b, const char *path, const char *data,
 	if (had && S_ISLNK(st.st_mode)) {
 		close(dfd);
 		free(name);
-		return write_through_link(b, path, data, len, cas, expect, err);
+		return stage_through_link(b, path, data, len, out, depth, err);
 	}
-	int lockfd = -1;
-	char tmp[NAME_MAX + 1];
-	if (had && S_ISDIR(st.st_mode)) {
+	staged *t = calloc(1, sizeof *t);
+	if (!t || !(t->path = strdup(path))) {
+		free(t);
+		close(dfd);
+		free(name);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	t->dfd = dfd;
+	t->name = name;
+	if (had && S_ISDIR(st.st_mode))
 		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		            path);
-		goto out;
+	else
+		rc = write_temp(lb, dfd, name,
+		                had && S_ISREG(st.st_mode) ? &st : NULL, data,
+		                len, t->tmp, path, err);
+	if (rc) {
+		t->tmp[0] = '\0';
+		staged_free(t, false);
+		return rc;
 	}
-	rc = write_temp(lb, dfd, name, had && S_ISREG(st.st_mode) ? &st : NULL,
-	                data, len, tmp, path, err);
-	if (rc)
-		goto out;
+	*out = t;
+	return 0;
+}
+
+/* Rename a staged file over its target; with cas, only while the target
+ * is still what the caller read, checked under a lock of the folder that
+ * every CAS writer of it takes.  The token is freed. */
+static int l_commit_at(local_backend *lb, staged *t, bool cas,
+                       const char *expect, locus_error *err)
+{
+	int rc = 0, lockfd = -1;
+	struct stat st;
 	if (cas) {
-		/* the check and the rename under one lock of the folder:
-		 * every CAS writer of this folder takes it */
-		lockfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		lockfd = openat(t->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		while (lockfd >= 0 && flock(lockfd, LOCK_EX) < 0 &&
 		       errno == EINTR)
 			;
-		rc = lockfd < 0 ? map_errno(err, errno, path, lb->root)
-		                : cas_check(dfd, name, expect, path, err);
-		if (!rc && expect && fstatat(dfd, name, &st,
-		                             AT_SYMLINK_NOFOLLOW) == 0) {
+		rc = lockfd < 0 ? map_errno(err, errno, t->path, lb->root)
+		                : cas_check(t->dfd, t->name, expect, t->path,
+		                            err);
+		if (!rc && expect &&
+		    fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			/* the file may have been replaced (same bytes,
 			 * other owner): the temp takes the current one's */
-			int tfd = openat(dfd, tmp, O_WRONLY | O_NOFOLLOW |
-			                               O_CLOEXEC);
+			int tfd = openat(t->dfd, t->tmp,
+			                 O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 			if (tfd >= 0) {
 				keep_meta(tfd, &st);
 				close(tfd);
 			}
 		}
 	}
-	if (!rc && renameat(dfd, tmp, dfd, name) < 0)
-		rc = map_errno(err, errno, path, lb->root);
-	if (rc)
-		unlinkat(dfd, tmp, 0);
-out:
+	if (!rc && renameat(t->dfd, t->tmp, t->dfd, t->name) < 0)
+		rc = map_errno(err, errno, t->path, lb->root);
+	if (!rc)
+		t->tmp[0] = '\0'; /* renamed: nothing to remove */
 	if (lockfd >= 0)
 		close(lockfd); /* drops the lock */
-	close(dfd);
-	free(name);
+	staged_free(t, true);
 	return rc;
+}
+
+static int l_write_at(locus_backend *b, const char *path, const char *data,
+                      size_t len, bool cas, const char *expect,
+                      locus_error *err)
+{
+	staged *t;
+	int rc = l_stage_at(b, path, data, len, &t, 0, err);
+	return rc ? rc : l_commit_at(L(b), t, cas, expect, err);
+}
+
+static int l_stage(locus_backend *b, const char *path, const char *data,
+                   size_t len, void **token, locus_error *err)
+{
+	staged *t = NULL;
+	int rc = l_stage_at(b, path, data, len, &t, 0, err);
+	*token = t;
+	return rc;
+}
+
+static int l_commit_staged(locus_backend *b, void *token, const char *expect,
+                           locus_error *err)
+{
+	return l_commit_at(L(b), token, true, expect, err);
+}
+
+static void l_abort_staged(locus_backend *b, void *token)
+{
+	(void)b;
+	staged_free(token, true);
 }
 
 static int l_write(locus_backend *b, const char *path, const char *data,
@@ -1275,6 +1344,9 @@ int locus_backend_local_new_ext(locus_backend **out, const char *root,
 	lb->base.read = l_read;
 	lb->base.write = l_write;
 	lb->base.write_cas = l_write_cas;
+	lb->base.stage = l_stage;
+	lb->base.commit_staged = l_commit_staged;
+	lb->base.abort_staged = l_abort_staged;
 	lb->base.remove = l_remove;
 	lb->base.list = l_list;
 	lb->base.walk = l_walk;

@@ -1772,11 +1772,53 @@ static bool commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 			memmove(&c[w + 1], &c[w], (a - w) * sizeof *c);
 			c[w++] = t;
 		}
+	void **tok = NULL;
+	size_t nw = 0; /* writes come first in c */
+	while (nw < n && !c[nw].del)
+		nw++;
+	bool two_phase = h->b->stage && h->b->commit_staged &&
+	                 h->b->abort_staged && nw > 1 &&
+	                 (tok = calloc(nw, sizeof *tok));
+	if (two_phase) {
+		/* every file staged before any is renamed: a plan that cannot
+		 * be written (a folder in the way, a full disk) changes
+		 * nothing at all */
+		size_t k = 0;
+		for (; k < nw; k++)
+			if (h->b->stage(h->b, c[k].path, c[k].data, c[k].len,
+			                &tok[k], &err))
+				break;
+		if (k < nw) {
+			size_t f = k;
+			while (k-- > 0)
+				h->b->abort_staged(h->b, tok[k]);
+			free(tok);
+			lh_buf_printf(out, "%s: %s. Nothing was written.",
+			              c[f].path, err.message);
+			return false;
+		}
+	}
 	for (; i < n; i++) {
-		int rc = c[i].del ? h->b->remove(h->b, c[i].path, &err)
-		                  : commit_write(h, &c[i], &err);
+		int rc;
+		if (two_phase && i < nw) {
+			char sha[65];
+			if (c[i].had)
+				lh_sha256_hex(c[i].old, c[i].olen, sha);
+			rc = h->b->commit_staged(h->b, tok[i],
+			                         c[i].had ? sha : NULL, &err);
+			tok[i] = NULL;
+		} else {
+			rc = c[i].del ? h->b->remove(h->b, c[i].path, &err)
+			              : commit_write(h, &c[i], &err);
+		}
 		if (rc)
 			break;
+	}
+	if (two_phase) {
+		for (size_t k = i; k < nw; k++)
+			if (tok[k])
+				h->b->abort_staged(h->b, tok[k]);
+		free(tok);
 	}
 	if (i < n) {
 		if (err.code == LOCUS_ECONFLICT)

@@ -27,7 +27,8 @@ static bool ws_has_locus_files(void)
 {
 	char cmd[800];
 	snprintf(cmd, sizeof cmd,
-	         "test -n \"$(find '%s' -name '.locus*' -print -quit)\"",
+	         "test -n \"$(find '%s' \\( -name '.locus*' -o -name "
+	         "'*.locus-*' \\) -print -quit)\"",
 	         g_root);
 	return system(cmd) == 0;
 }
@@ -354,9 +355,13 @@ START_TEST(writes_keep_owner_and_roll_back_metadata)
 	         "-A\\n+Z\\n*** Add File: a.txt/under\\n+x\\n*** End Patch\"}",
 	         "Nothing was written");
 	expect_file(&f, "f.txt", "A\nb\n");
-	stat_of("f.txt", &st);
-	ck_assert_uint_eq(st.st_uid, 4242);
-	ck_assert_uint_eq(st.st_mode & 07777, 04750);
+	struct stat st2;
+	stat_of("f.txt", &st2);
+	ck_assert_uint_eq(st2.st_uid, 4242);
+	ck_assert_uint_eq(st2.st_mode & 07777, 04750);
+	/* staged before any rename: f.txt was never replaced at all */
+	ck_assert_uint_eq(st2.st_ino, st.st_ino);
+	ck_assert_msg(!ws_has_locus_files(), "a staged file was left");
 	fx_close(&f);
 	/* not root: the owner cannot be kept, so setuid/setgid go */
 	mk_tmp();

@@ -166,6 +166,19 @@ struct locus_backend {
 	int (*write_cas)(locus_backend *b, const char *path, const char *data,
 	                 size_t len, const char *expect_sha256,
 	                 locus_error *err);
+
+	/* Optional two-phase write, so a change of several files stages
+	 * every one before it renames any: stage puts the bytes in a
+	 * temporary file beside path (the replaced file's mode and owner
+	 * taken over) and returns a token; commit_staged renames it over
+	 * path, only while the file's SHA-256 is still expect_sha256 (NULL:
+	 * while absent; else LOCUS_ECONFLICT); abort_staged removes it.
+	 * commit and abort free the token.  All three or none. */
+	int (*stage)(locus_backend *b, const char *path, const char *data,
+	             size_t len, void **token, locus_error *err);
+	int (*commit_staged)(locus_backend *b, void *token,
+	                     const char *expect_sha256, locus_error *err);
+	void (*abort_staged)(locus_backend *b, void *token);
 };
 
 /** Free a backend through its vtable.  NULL is accepted. */
