@@ -26,6 +26,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
+def fired_labels(decision):
+    """The labels named by the checks that fired ("labels ['a', 'b'] ...")."""
+    fired = set()
+    for c in decision["checks"]:
+        r = c["reason"]
+        if "[" in r:
+            fired.update(x.strip(" '") for x in
+                         r[r.index("[") + 1:r.index("]")].split(","))
+    return fired
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--locus", default=os.path.join(ROOT, "build", "locus"))
@@ -59,14 +70,7 @@ def main():
     for line, d in zip(lines, out):
         if d["outcome"] == "allow":
             continue
-        # the labels that fired, from the checks' reasons
-        fired = set()
-        for c in d["checks"]:
-            r = c["reason"]
-            if "[" in r:
-                fired.update(x.strip(" '") for x in
-                             r[r.index("[") + 1:r.index("]")].split(","))
-        for lab in sorted(fired):
+        for lab in sorted(fired_labels(d)):
             why[(d["outcome"], lab)] += 1
             if len(examples[(d["outcome"], lab)]) < a.examples:
                 examples[(d["outcome"], lab)].append(line)
@@ -82,12 +86,7 @@ def main():
     for d in out:
         if d["outcome"] == "allow":
             continue
-        fired = set()
-        for c in d["checks"]:
-            r = c["reason"]
-            if "[" in r:
-                fired.update(x.strip(" '") for x in
-                             r[r.index("[") + 1:r.index("]")].split(","))
+        fired = fired_labels(d)
         if fired and fired <= new:
             only_new += 1
     print("held only by the labels issue 10 added (secrets, persistence, "

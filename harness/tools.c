@@ -2055,7 +2055,12 @@ int locus_harness_spec(const locus_harness *h, const char *tool,
 		              "no tool named '%s' in this harness",
 		              tool ? tool : "(null)");
 	const char *a = args_json && *args_json ? args_json : "{}";
-	int rc = locus_action_derive(out, NULL, tool, a, strlen(a), err);
+	/* outside-workspace is judged against the backend's root */
+	locus_action_options ao = LOCUS_ACTION_OPTIONS_INIT;
+	if (h->b->root && h->b->root[0] == '/')
+		ao.workspace_root = h->b->root;
+	int rc = locus_action_derive_with(out, NULL, tool, a, strlen(a), &ao,
+	                                  err);
 	if (!rc && h->cfg.environment &&
 	    locus_action_set_environment(*out, h->cfg.environment)) {
 		locus_action_free(*out);

@@ -354,6 +354,33 @@ END_TEST
 
 /* --- presets ------------------------------------------------------------ */
 
+/* outside-workspace follows the gate input's root (issue 10) */
+START_TEST(gate_root_outside_workspace)
+{
+	locus_policy *p = NULL;
+	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.workspace_root = "/srv/app";
+	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "bash", "{\"command\":\"cat ../x\"}", &in,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['outside-workspace'] require human approval");
+	in.workspace_root = "/";
+	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in,
+	       LOCUS_OUTCOME_ALLOW, NULL);
+	/* a relative root is refused, not guessed */
+	in.workspace_root = "srv/app";
+	locus_decision *d = NULL;
+	locus_error err;
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12,
+	                            &in, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(d);
+	locus_policy_free(p);
+}
+END_TEST
+
 START_TEST(presets)
 {
 	const char *const *names = locus_policy_preset_names();
@@ -751,6 +778,7 @@ int main(void)
 	TCase *t = tcase_create("policy");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, library_defaults);
+	tcase_add_test(t, gate_root_outside_workspace);
 	tcase_add_test(t, each_check_reason);
 	tcase_add_test(t, verification_rules);
 	tcase_add_test(t, strongest_wins_and_order);

@@ -535,7 +535,9 @@ struct locus_policy;
 typedef struct locus_policy_wrap {
 	const struct locus_policy *policy;
 	const char *environment;    /* NULL: "unknown" */
-	const char *workspace_root; /* for path rules; NULL: none */
+	const char *workspace_root; /* for path rules and outside-workspace;
+	                               NULL: none for rules, the current
+	                               directory for the label */
 	bool (*approve)(const char *tool, const char *args_json,
 	                const char *reason, void *payload);
 	void (*on_decision)(const char *decision_json, void *payload);

@@ -184,7 +184,14 @@ typedef struct locus_gate_input {
 	bool has_finding;
 	locus_severity finding_severity;
 	double spent_usd;           /* spent so far in this scope, >= 0 */
-	const char *workspace_root; /* absolute, or NULL */
+	/* The workspace root, absolute, or NULL: relative paths of path rules
+	   are resolved against it, and it is the root of the
+	   outside-workspace label (a path the call reads or writes that is
+	   not under it).  `locus gate --root DIR`, the hook payload's `cwd`
+	   and the harness root set it; NULL means the process's current
+	   directory for the label.  A relative root is refused
+	   (LOCUS_EINVALID from locus_gate). */
+	const char *workspace_root;
 } locus_gate_input;
 
 #define LOCUS_GATE_INPUT_INIT {0}
