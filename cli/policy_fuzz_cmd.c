@@ -333,6 +333,17 @@ static void reduce(pf_ctx *c, pf_finding *f)
 	int tries = 0;
 	for (bool changed = cur != NULL; changed && tries < 400;) {
 		changed = false;
+		/* a line of its own after a newline may be the whole finding */
+		const char *nl = strchr(cur, '\n');
+		if (nl && nl[1] && (tries++, still(c, f, nl + 1))) {
+			char *rest = strdup(nl + 1);
+			if (rest) {
+				free(cur);
+				cur = rest;
+				changed = true;
+				continue;
+			}
+		}
 		/* the program and the rule's prefix stay */
 		char *w = cur;
 		for (size_t k = 0; k < keep && *w; k++)
@@ -420,6 +431,10 @@ static void deny_rule_for(const pf_rule *r, const pf_finding *f, char *out,
 	size_t n = strcspn(use, opt ? " =" : " ");
 	if (!n || n > 64 || memchr(use, ')', n) || memchr(use, '(', n))
 		return;
+	/* a path or an expansion is no subcommand to deny by name */
+	for (size_t i = 0; !opt && i < n; i++)
+		if (strchr("/~.$`'\"\\*?", use[i]))
+			return;
 	if (opt)
 		snprintf(out, cap, "Bash(%s *%.*s*)", r->prefix, (int)n, use);
 	else
