@@ -168,18 +168,51 @@ async function permissive() {
   }
   check(/1048576/.test(o), 'the reader got every byte', o.slice(0, 200));
 
+  // a 1 MiB write_stdin to a command that never reads: bounded, pings go on
+  r = await client.callTool({ name: 'bash', arguments: { command: 'exec sleep 300', background: true } });
+  const deaf = (text(r).match(/sh\d+/) || [])[0];
+  const t2 = Date.now();
+  const w2 = client.callTool({ name: 'write_stdin', arguments: { handle: deaf, text: big } },
+    undefined, { timeout: 60000 });
+  await sleep(300);
+  const t3 = Date.now();
+  await client.ping();
+  check(Date.now() - t3 < 200, 'ping answered while a write_stdin is stuck', `${Date.now() - t3} ms`);
+  r = await w2;
+  check(Date.now() - t2 < 30000, 'a write_stdin nobody reads returns (its deadline)',
+    `${Date.now() - t2} ms: ${text(r).slice(0, 200)}`);
+  await client.callTool({ name: 'kill_shell', arguments: { handle: deaf } });
+
+  // a cancelled command takes its setsid escapee along
+  const ac = new AbortController();
+  const esc = client.callTool({ name: 'bash',
+    arguments: { command: 'setsid sleep 300 & echo $! > esc.txt; wait' } },
+    undefined, { signal: ac.signal, timeout: 20000 }).catch(() => null);
+  await until(() => pidIn(work, 'esc.txt') > 0, 3000);
+  const escPid = pidIn(work, 'esc.txt');
+  await sleep(100);
+  check(escPid > 0 && alive(escPid), 'the setsid escapee runs');
+  ac.abort('test');
+  await esc;
+  check(await until(() => !alive(escPid), 3000), 'cancellation kills the setsid escapee too', `${escPid}`);
+
   // closing the client ends every job the server started
   r = await client.callTool({ name: 'bash', arguments: { command: 'echo $$ > bg.txt; exec sleep 300', background: true } });
   check(!r.isError, 'a background job starts', text(r));
+  r = await client.callTool({ name: 'bash',
+    arguments: { command: 'setsid sleep 300 & echo $! > bgesc.txt; wait', background: true } });
+  check(!r.isError, 'a background job with a setsid child starts', text(r));
   const running = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > fg.txt; exec sleep 300' } },
     undefined, { timeout: 20000 }).catch(() => null);
   await until(() => pidIn(work, 'bg.txt') > 0 && pidIn(work, 'fg.txt') > 0, 3000);
-  const bg = pidIn(work, 'bg.txt'), fg = pidIn(work, 'fg.txt');
-  check(alive(bg) && alive(fg), 'both run before the close');
+  await until(() => pidIn(work, 'bgesc.txt') > 0, 3000);
+  const bg = pidIn(work, 'bg.txt'), fg = pidIn(work, 'fg.txt'), bgesc = pidIn(work, 'bgesc.txt');
+  check(alive(bg) && alive(fg) && alive(bgesc), 'all run before the close');
   const t1 = Date.now();
   await client.close();
   await running;
-  check(await until(() => !alive(bg) && !alive(fg), 3000), 'after close no job is left alive', `${bg} ${fg}`);
+  check(await until(() => !alive(bg) && !alive(fg) && !alive(bgesc), 3000),
+    'after close no job is left alive (setsid children included)', `${bg} ${fg} ${bgesc}`);
   check(Date.now() - t1 < 6000, 'the server ended within the client\'s grace time', `${Date.now() - t1} ms`);
   fs.rmSync(work, { recursive: true, force: true });
 }
