@@ -18,6 +18,7 @@
  * command it cannot parse) is not known safe: the agent then decides.
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,28 @@ static bool word_ok(const char *root, const char *base, const char *w)
 	return value_ok(root, base, w);
 }
 
+/* A glob word names what it expands to: every match must stay inside
+ * (`cat out*' with out -> /etc).  Expanded here as bash would, relative to
+ * `base`; too many matches is not known safe. */
+static bool glob_ok(const char *root, const char *base, const char *w)
+{
+	if (w[0] == '/' || w[0] == '~')
+		return false; /* judged by word_ok already; be plain */
+	char pat[PATH_MAX];
+	if ((size_t)snprintf(pat, sizeof(pat), "%s/%s", base, w) >= sizeof(pat))
+		return false;
+	glob_t g;
+	int rc = glob(pat, GLOB_NOSORT, NULL, &g);
+	if (rc == GLOB_NOMATCH)
+		return true; /* bash passes the word as written */
+	bool ok = rc == 0 && g.gl_pathc <= 10000;
+	for (size_t i = 0; ok && i < g.gl_pathc; i++)
+		ok = path_inside(root, root, g.gl_pathv[i], true);
+	if (rc == 0)
+		globfree(&g);
+	return ok;
+}
+
 static bool is_dir_change(const char *name)
 {
 	return !strcmp(name, "cd") || !strcmp(name, "pushd") ||
@@ -199,9 +222,13 @@ static bool command_ok(const char *root, const char *base,
 			return false;
 		return path_inside(root, base, c->argv[1], true);
 	}
-	for (size_t i = 0; i < c->argc; i++)
+	for (size_t i = 0; i < c->argc; i++) {
 		if (!word_ok(root, base, c->argv[i]))
 			return false;
+		if (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_GLOB) &&
+		    !glob_ok(root, base, c->argv[i]))
+			return false;
+	}
 	return true;
 }
 
