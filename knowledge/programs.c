@@ -48,6 +48,27 @@ static const lk_fetch fetch_httpie = {
 };
 static const lk_fetch fetch_saves = {.saves = true};
 
+/* util-linux setarch ARCH [options] PROG, and its per-architecture names
+   (linux32, i386...) without the ARCH operand; options permute. */
+static const lk_optspec opts_setarch = {
+	.short_flag = "BFILRSTXZ3v",
+	.longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
+	         "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
+	         "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
+	         "4gb:-0|uname-2.6:-0|verbose:v0|list:-0",
+	.query = "hV",
+	.npos = 1,
+	.flags = LK_OPT_PERMUTE,
+};
+static const lk_optspec opts_setarch_alias = {
+	.short_flag = "BFILRSTXZ3v",
+	.longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
+	         "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
+	         "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
+	         "4gb:-0|uname-2.6:-0|verbose:v0",
+	.query = "hV",
+};
+
 static const lk_program programs[] = {
 
     /* ---- shells: -c SCRIPT, a script file, or their program on stdin ---- */
@@ -413,10 +434,10 @@ static const lk_program programs[] = {
     {.name = "cargo", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "go", .cls = LK_SUBCOMMANDS},
     {.name = "gh", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "brew", .cls = LK_SUBCOMMANDS},
-    {.name = "dnf", .cls = LK_SUBCOMMANDS},
-    {.name = "yum", .cls = LK_SUBCOMMANDS},
-    {.name = "snap", .cls = LK_SUBCOMMANDS},
+    {.name = "brew", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "dnf", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "yum", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "snap", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "helm", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_KUBERNETES},
     {.name = "terraform", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_INFRASTRUCTURE},
     {.name = "tofu", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_INFRASTRUCTURE},
@@ -424,9 +445,9 @@ static const lk_program programs[] = {
     {.name = "gcloud", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_CLOUD},
     {.name = "az", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_CLOUD},
     {.name = "nix", .cls = LK_SUBCOMMANDS},
-    {.name = "zypper", .cls = LK_SUBCOMMANDS},
-    {.name = "apk", .cls = LK_SUBCOMMANDS},
-    {.name = "pacman", .cls = LK_SUBCOMMANDS},
+    {.name = "zypper", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "apk", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "pacman", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "rustup", .cls = LK_SUBCOMMANDS},
     {.name = "dotnet", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "pipx", .cls = LK_SUBCOMMANDS},
@@ -453,7 +474,7 @@ static const lk_program programs[] = {
              .longs =
                  "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-stream:-0|"
                  "quiet:q0|verbose:v0|dev:-0")},
-    {.name = "flatpak", .cls = LK_SUBCOMMANDS},
+    {.name = "flatpak", .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "journalctl", .cls = LK_SUBCOMMANDS},
     {.name = "loginctl", .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "git-lfs", .cls = LK_SUBCOMMANDS},
@@ -846,6 +867,70 @@ static const lk_program programs[] = {
                   .longs = "identifier:t1|priority:p1|stderr-priority:-1|"
                            "level-prefix:-1|namespace:-1")},
     /* sg [-] [group [-c] command]: like su, the rest goes to sh */
+    /* issue 9: more programs that run the command after their options
+       (util-linux setarch and its aliases, choom; daemontools/s6
+       privilege droppers; gosu/su-exec; cpulimit, trickle; perf stat /
+       record / trace; proot; AppArmor's aa-exec; GPU offload runners) */
+    {.name = "setarch",
+     .cls = LK_WRAPPER,
+     .opts = &opts_setarch,
+     .names = 0},
+    {.name = "linux32", .cls = LK_WRAPPER, .opts = &opts_setarch_alias},
+    {.name = "linux64", .cls = LK_WRAPPER, .opts = &opts_setarch_alias},
+    {.name = "i386", .cls = LK_WRAPPER, .opts = &opts_setarch_alias},
+    {.name = "x86_64", .cls = LK_WRAPPER, .opts = &opts_setarch_alias},
+    {.name = "uname26", .cls = LK_WRAPPER, .opts = &opts_setarch_alias},
+    {.name = "choom",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "np", .short_flag = "hV",
+                  .longs = "adjust:n1|pid:p1", .query = "hV",
+                  .nocmd = "p")},
+    {.name = "gosu", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "su-exec", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "setuidgid", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "envuidgid", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "envdir", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "s6-setuidgid", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "s6-envdir", .cls = LK_WRAPPER, .opts = OPTS(.npos = 1)},
+    {.name = "softlimit",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "madslfcrtop")},
+    {.name = "cpulimit",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "lpPe", .short_flag = "bzikvfqrh",
+                  .longs = "limit:l1|pid:p1|exe:e1|path:P1|background:b0|"
+                           "lazy:z0|include-children:i0|kill:k0|"
+                           "verbose:v0|foreground:f0|quiet:q0|help:h0",
+                  .query = "h", .nocmd = "pPe", .background = "b")},
+    {.name = "trickle",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "wtlnduLP", .short_flag = "hvVs",
+                  .query = "hV")},
+    {.name = "perf",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.sub = "|stat|record|trace|",
+                  .short_val = "eorFpCxcGt", .short_flag = "agqvsBniA",
+                  .longs = "event:e1|output:o1|repeat:r1|freq:F1|pid:p1|"
+                           "cpu:C1|field-separator:x1|count:c1|cgroup:G1|"
+                           "tid:t1|all-cpus:a0|call-graph:-1|quiet:q0|"
+                           "verbose:v0|append:A0",
+                  .nocmd = "pt")},
+    {.name = "proot",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "rbqwkivRS", .short_flag = "0Vh",
+                  .longs = "rootfs:r1|bind:b1|mount:b1|qemu:q1|cwd:w1|"
+                           "pwd:w1|kernel-release:k1|verbose:v1|"
+                           "kill-on-exit:-0|link2symlink:-0|change-id:i1|"
+                           "root-id:00",
+                  .query = "Vh")},
+    {.name = "aa-exec",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.short_val = "pn", .short_flag = "idvh",
+                  .longs = "profile:p1|namespace:n1|immediate:i0|"
+                           "verbose:v0|debug:d0",
+                  .query = "h")},
+    {.name = "prime-run", .cls = LK_WRAPPER, .opts = OPTS(.npos = 0)},
+    {.name = "primusrun", .cls = LK_WRAPPER, .opts = OPTS(.npos = 0)},
     {.name = "sg",
      .cls = LK_WRAPPER,
      .opts = OPTS(.flags = LK_OPT_DASH | LK_OPT_SU)},
@@ -1006,6 +1091,17 @@ static const lk_program programs[] = {
     {.name = "getent", .cls = LK_NAMES_DATA},
     {.name = "finger", .cls = LK_NAMES_DATA},
     {.name = "look", .cls = LK_NAMES_DATA},
+
+    /* package tools: their operands are package and file names */
+    {.name = "dpkg", .cls = LK_NAMES_DATA},
+    {.name = "rpm", .cls = LK_NAMES_DATA},
+    {.name = "apt-file", .cls = LK_NAMES_DATA},
+    /* machine stop: the labeller's shutdown rows; only the query forms
+       are here (systemd's shutdown --help prints) */
+    {.name = "shutdown", .query = "|--help|--version|"},
+    {.name = "reboot", .query = "|--help|--version|"},
+    {.name = "halt", .query = "|--help|--version|"},
+    {.name = "poweroff", .query = "|--help|--version|"},
 
     /* ---- pagers: operands are files ---- */
     {.name = "less", .cls = LK_PAGER},

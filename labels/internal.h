@@ -68,6 +68,15 @@ bool ll_command_read_only(const locus_shell_command *c);
    allowed; no wrappers, not nested, static). */
 bool ll_command_check(const locus_shell_command *c);
 
+/* `path` resolved lexically (//, ., .., /proc/PID/root), into buf; NULL
+   when it does not fit. */
+const char *ll_normal_path(const char *path, char *buf, size_t cap);
+/* After `cd dir`, a relative redirect target or dd of= of c names a
+   storage device (cd /dev; dd of=sda). */
+bool ll_device_after_cd(const locus_shell_command *c, const char *dir);
+/* An output redirect of c overwrites a storage device (/dev/sda...). */
+bool ll_writes_device(const locus_shell_command *c);
+
 /* A redirect to or from /dev/tcp/... or /dev/udp/... (a socket). */
 bool ll_net_redirect(const locus_shell_command *c);
 

@@ -2,6 +2,7 @@
  * labels/label.c - a line's verdict (spec shell.md section 2) and the
  * raw-text floor patterns for lines that do not parse.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <pcre2.h>
@@ -525,6 +526,73 @@ static const locus_shell_command *piped_producer(const locus_shell_result *r,
 	return NULL;
 }
 
+/* The line creates a file whose name starts with '-' (touch -- -rf,
+   > ./-rf, mkdir ./-f): a later glob can hand it to a program as an
+   option. */
+static bool dash_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return (s ? s[1] : p[0]) == '-';
+}
+
+static bool creates_dash_file(const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		for (size_t k = 0; k < c->nredirects; k++)
+			if (c->redirects[k].op && strchr(c->redirects[k].op, '>') &&
+			    c->redirects[k].target && dash_base(c->redirects[k].target))
+				return true;
+		if (strcmp(c->name, "touch") && strcmp(c->name, "mkdir") &&
+		    strcmp(c->name, "cp") && strcmp(c->name, "mv") &&
+		    strcmp(c->name, "ln") && strcmp(c->name, "install"))
+			continue;
+		bool dd = false;
+		for (size_t k = 1; k < c->argc; k++) {
+			const char *a = c->argv[k];
+			if (!dd && !strcmp(a, "--")) {
+				dd = true;
+				continue;
+			}
+			if ((dd || a[0] != '-') && dash_base(a))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A command of an `sh -c` script with dynamic arguments ("$@", $1): the
+   floor patterns over its name and the arguments given to the script. */
+static const char *positional_floor(const locus_shell_result *r,
+                                    const locus_shell_command *c)
+{
+	if (!(c->flags & LOCUS_CMD_DYNAMIC_ARGS) || !c->argc || !c->origin ||
+	    strcmp(c->origin, LOCUS_ORIGIN_SHELL_C) ||
+	    c->parent >= locus_shell_result_count(r))
+		return NULL;
+	const locus_shell_command *p = locus_shell_result_command(r, c->parent);
+	size_t len = strlen(c->name) + 1;
+	for (size_t i = 1; i < p->argc; i++)
+		len += strlen(p->argv[i]) + 1;
+	char *text = malloc(len + 1);
+	if (!text)
+		return LL_NEVER_RM; /* fail closed */
+	size_t k = 0;
+	memcpy(text, c->name, strlen(c->name));
+	k += strlen(c->name);
+	for (size_t i = 1; i < p->argc; i++) {
+		text[k++] = ' ';
+		memcpy(text + k, p->argv[i], strlen(p->argv[i]));
+		k += strlen(p->argv[i]);
+	}
+	text[k] = '\0';
+	const char *hit = NULL;
+	ll_floor_patterns(text, k, &hit, 1);
+	free(text);
+	return hit;
+}
+
 void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -539,11 +607,39 @@ void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 	}
 	bool background = locus_shell_result_has_background(r);
 	uint32_t gitcfg = ll_git_line_config(r);
+	bool dash_file = creates_dash_file(r);
+	const char *cwd = NULL; /* the last static `cd DIR` seen */
+	char cwdbuf[512];
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		ll_judgement j;
 		ll_judge_command(c, &j);
 		ll_judge_git_config(c, gitcfg, &j);
+		/* sh -c 'rm "$@"' _ -rf /: the options reach the command as
+		   the script's positional parameters (issue 9) */
+		const char *pf = positional_floor(r, c);
+		if (pf && !j.never)
+			j.never = pf;
+		/* touch ./-rf; rm *: the glob hands rm the option */
+		if (dash_file && !strcmp(c->name, "rm") &&
+		    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
+			j.never = LL_NEVER_RM;
+		/* relative paths after cd (issue 9): cd /dev; dd of=sda */
+		if (cwd && ll_device_after_cd(c, cwd)) {
+			j.tags |= LOCUS_TAG_DESTRUCTIVE;
+			if (!j.never)
+				j.never = LL_NEVER_FS;
+		}
+		if (c->argc >= 2 && (!strcmp(c->name, "cd") ||
+		                     !strcmp(c->name, "pushd"))) {
+			char join[512];
+			const char *d = c->argv[c->argc - 1];
+			if (d[0] != '/' && cwd)
+				snprintf(join, sizeof join, "%s/%s", cwd, d);
+			else
+				snprintf(join, sizeof join, "%s", d);
+			cwd = ll_normal_path(join, cwdbuf, sizeof cwdbuf);
+		}
 		const locus_shell_command *prod = piped_producer(r, i);
 		if (prod)
 			pk_db_piped(c, prod, &j);

@@ -7,6 +7,7 @@
  * take a value, an abbreviated long option) it answers the way that adds a
  * tag or removes "read-only": over-labelling is safe, under-labelling is not.
  */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -472,6 +473,118 @@ static const char *const harmless_devices[] = {
 	"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", NULL,
 };
 
+/*
+ * A path as the kernel resolves it, lexically (issue 9): repeated
+ * slashes and `.` segments dropped, `..` applied, and the /proc/PID/root
+ * prefix (the root seen through a process: /proc/self/root/dev/sda is
+ * /dev/sda) removed, into buf.  NULL when it does not fit.
+ */
+const char *ll_normal_path(const char *p, char *buf, size_t cap)
+{
+	size_t k = 0;
+	bool abs = p[0] == '/';
+	if (abs)
+		buf[k++] = '/';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0)
+			break;
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && k > 1) {
+			k--;
+			while (k > 1 && buf[k - 1] != '/')
+				k--;
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && abs) {
+			/* /.. is / */
+		} else {
+			if (k + n + 2 >= cap)
+				return NULL;
+			if (k > 0 && buf[k - 1] != '/')
+				buf[k++] = '/';
+			memcpy(buf + k, p, n);
+			k += n;
+		}
+		p += n;
+	}
+	buf[k] = '\0';
+	/* /proc/<pid>/root/...: the same path from the root */
+	if (!strncmp(buf, "/proc/", 6)) {
+		const char *r = strchr(buf + 6, '/');
+		if (r && !strncmp(r, "/root", 5) && (r[5] == '/' || !r[5])) {
+			memmove(buf, r + 5, strlen(r + 5) + 1);
+			if (!buf[0])
+				strcpy(buf, "/");
+		}
+	}
+	return buf;
+}
+
+/* Storage devices: writing one (dd of=, a redirect) destroys what is on
+   it.  /proc/PID/cwd and /proc/PID/fd/N may lead anywhere. */
+static bool storage_device(const char *path)
+{
+	static const char *const prefixes[] = {
+		"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop",
+		"sr", "disk/", "mapper/", "mem", "kmem", "port", "nbd", "rbd",
+		"zd", "mtd", "ram", "bcache", "drbd", "block/", NULL,
+	};
+	char buf[512];
+	const char *n = ll_normal_path(path, buf, sizeof buf);
+	if (!n)
+		return true;
+	if (!strncmp(n, "/proc/", 6) &&
+	    (strstr(n, "/cwd") || strstr(n, "/fd/")))
+		return true;
+	if (strncmp(n, "/dev/", 5))
+		return false;
+	for (const char *const *p = prefixes; *p; p++)
+		if (!strncmp(n + 5, *p, strlen(*p)))
+			return true;
+	return false;
+}
+
+bool ll_device_after_cd(const locus_shell_command *c, const char *dir)
+{
+	char buf[1024];
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		const char *op = r->op ? r->op : "";
+		if (!strchr(op, '>') || !r->target || strstr(op, ">&") ||
+		    r->target[0] == '/')
+			continue;
+		snprintf(buf, sizeof buf, "%s/%s", dir, r->target);
+		if (storage_device(buf))
+			return true;
+	}
+	if (!streq(c->name, "dd"))
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!starts_with(a, "of=") || a[3] == '/')
+			continue;
+		snprintf(buf, sizeof buf, "%s/%s", dir, a + 3);
+		if (storage_device(buf))
+			return true;
+	}
+	return false;
+}
+
+bool ll_writes_device(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		const char *op = r->op ? r->op : "";
+		if (strchr(op, '>') && r->target && !strstr(op, ">&") &&
+		    storage_device(r->target))
+			return true;
+	}
+	return false;
+}
+
 /* ---- git judgements --------------------------------------------------- */
 
 static bool any_arg(const view *v, bool (*pred)(const char *))
@@ -800,6 +913,8 @@ static bool reset_hard(const char *a)
 
 /* ---- the per-command judgement ---------------------------------------- */
 
+static bool query_form(const lk_program *p, const locus_shell_command *c);
+
 static void add_reason(ll_judgement *j, const char *r)
 {
 	for (size_t i = 0; i < j->nreasons; i++)
@@ -815,10 +930,29 @@ static void set_never(ll_judgement *j, const char *never)
 		j->never = never;
 }
 
+static bool git_help(const char *a)
+{
+	return streq(a, "--help") || streq(a, "-h");
+}
+
+static bool git_dry_run(const char *a)
+{
+	return long_opt(a, "--dry-run", 3) || streq(a, "-n");
+}
+
 static void judge_git(const locus_shell_command *c, const view *v,
                       ll_judgement *j)
 {
 	if (!v->sub)
+		return;
+	/* `git push --help`, `git reset -h`: git prints help and exits */
+	if (any_arg(v, git_help))
+		return;
+	/* dry runs change nothing: push -n, rm -n (clean -n and prune -n
+	   are the rules' own) */
+	if ((streq(v->sub, "push") || streq(v->sub, "rm") ||
+	     streq(v->sub, "send-pack")) &&
+	    any_arg(v, git_dry_run))
 		return;
 	for (const git_rule *r = git_destructive; r->sub; r++) {
 		if (streq(r->sub, v->sub) && r->applies(v)) {
@@ -971,6 +1105,12 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, LL_REASON_INLINE_DELETES);
 	}
+	/* `> /dev/sda`, `>/dev//./sda`: a storage device overwritten */
+	if (ll_writes_device(c)) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, "a redirect overwrites a storage device");
+		set_never(j, LL_NEVER_FS);
+	}
 	/* Also on a bare redirect (`> /dev/tcp/h/80`) or `exec 3<>...`. */
 	if (ll_net_redirect(c)) {
 		j->tags |= LOCUS_TAG_NETWORK;
@@ -987,7 +1127,9 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		add_reason(j, prog->net ? prog->net
 		                        : "a network program reaches the network");
 	}
-	if (prog && (prog->cls & (LK_DELETES | LK_WIPES_DEVICE))) {
+	/* help and version forms print and exit: nothing is deleted */
+	bool query = query_form(prog, c);
+	if (!query && prog && (prog->cls & (LK_DELETES | LK_WIPES_DEVICE))) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, prog->destroys);
 		if (prog->cls & LK_WIPES_DEVICE)
@@ -1012,7 +1154,7 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 			}
 		}
 	}
-	if (streq(c->name, "rm") && rm_floor(c))
+	if (streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	if (streq(c->name, "dd")) {
 		for (size_t i = 1; i < c->argc; i++) {
@@ -1021,8 +1163,11 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 				continue;
 			j->tags |= LOCUS_TAG_DESTRUCTIVE;
 			add_reason(j, "dd overwrites its output");
-			if (starts_with(a + 3, "/dev/") &&
-			    !in_list(harmless_devices, a + 3))
+			char nb[512];
+			const char *np = ll_normal_path(a + 3, nb, sizeof nb);
+			if (!np || storage_device(a + 3) ||
+			    (starts_with(np, "/dev/") &&
+			     !in_list(harmless_devices, np)))
 				set_never(j, LL_NEVER_FS);
 		}
 	}
@@ -1036,7 +1181,7 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	if (streq(v.prog, "git"))
 		judge_git(c, &v, j);
 
-	const sub_row *sr = find_row(shutdown_subs, &v);
+	const sub_row *sr = query ? NULL : find_row(shutdown_subs, &v);
 	if (sr) {
 		j->tags |= LOCUS_TAG_SHUTDOWN;
 		add_reason(j, sr->reason);
@@ -1083,8 +1228,29 @@ static const char *const read_plain[] = {
 	"jq", "echo", "true", "false", "test", "[", "[[", "id", "whoami",
 	"nl", "paste", "rev", "seq", "tr", "tac", "cmp", "comm", "column",
 	"fold", "expand", "od", "hexdump", "strings", "readlink", "md5sum",
-	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd", NULL,
+	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd",
+	/* names of things as data (issue 9): manual and process lookups */
+	"whatis", "apropos", "whereis", "pgrep", "pidof", NULL,
 };
+
+/* The program prints and exits: an option word of its row's `query`
+   list (rm --help, mkfs -V, shutdown --help) before `--`. */
+static bool query_form(const lk_program *p, const locus_shell_command *c)
+{
+	if (!p || !p->query)
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(a, "--"))
+			return false;
+		size_t n = strlen(a);
+		for (const char *q = strstr(p->query, a); n && q;
+		     q = strstr(q + 1, a))
+			if (q[-1] == '|' && q[n] == '|')
+				return true;
+	}
+	return false;
+}
 
 static bool args_none_match(const locus_shell_command *c,
                             bool (*bad)(const char *))

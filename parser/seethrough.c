@@ -600,6 +600,12 @@ static void see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			lp_unparsed(ctx, "xargs puts its input into a shell "
 			                 "script (-I %s)", rs);
 	}
+	/* xargs -I X X ARGS: the program is the input */
+	const char *ph = (sc.seen['I'] || sc.seen['i']) ? (rs && *rs ? rs : "{}")
+	                                               : NULL;
+	if (ph && sc.cmd < raw->nwords && strstr(wval(&raw->words[sc.cmd]), ph))
+		lp_unparsed(ctx, "xargs fills the program name in from its input "
+		                 "(-I %s)", ph);
 	if (sc.cmd >= raw->nwords) {
 		lp_word *echo = lp_arena_alloc(ctx->arena, sizeof *echo);
 		if (!echo)
@@ -696,6 +702,9 @@ static void see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			    lp_streq(wval(&w[j - 1]), "{}"))
 				break;
 		}
+		if (start < j && strstr(wval(&w[start]), "{}"))
+			lp_unparsed(ctx, "find -exec runs the file it found as "
+			                 "the program: %s", wval(&w[start]));
 		emit_nested(ctx, raw, w + start, j - start,
 		            LOCUS_ORIGIN_FIND_EXEC, idx, 0);
 		i = j;
@@ -732,6 +741,9 @@ static void see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			if (strchr(wval(&w[j]), '{'))
 				placeholder = true;
 		}
+		if (start < j && strchr(wval(&w[start]), '{'))
+			lp_unparsed(ctx, "fd -x runs the file it found as the "
+			                 "program: %s", wval(&w[start]));
 		emit_nested(ctx, raw, w + start, j - start, LOCUS_ORIGIN_FD_EXEC,
 		            idx, placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
 		i = j;
@@ -1630,6 +1642,72 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
 	c->nassignments += nextra;
 }
 
+/*
+ * env -S STRING split as GNU env does (checked in a sandbox), into the
+ * words single-quoted for the shell parse: blanks and \_ separate outside
+ * quotes, '...' is literal, "..." and bare text decode \t \n \v \f \r
+ * \" \' \\ \$ \# (and \_ is a space inside double quotes), \c ends
+ * the string, # starts a comment at a word's start, ${NAME} expands (a
+ * value we do not know: NULL, the caller fails closed).
+ */
+static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
+{
+	lp_buf out = { 0 }, word = { 0 };
+	bool in_word = false;
+	char q = 0;
+	*dynamic = false;
+	for (const char *p = s;; p++) {
+		char c = *p;
+		bool sep = !q && (c == ' ' || c == '\t' || c == '\n' ||
+		                  c == '\v' || c == '\f' || c == '\r' ||
+		                  (c == '\\' && p[1] == '_'));
+		if (!c || sep || (!q && c == '\\' && p[1] == 'c')) {
+			if (in_word) {
+				if (out.len)
+					lp_buf_putc(ctx->arena, &out, ' ');
+				put_quoted(ctx->arena, &out,
+				           lp_buf_cstr(ctx->arena, &word));
+				word.len = 0;
+				in_word = false;
+			}
+			if (!c || (c == '\\' && p[1] == 'c'))
+				break;
+			if (c == '\\')
+				p++; /* \_ */
+			continue;
+		}
+		if (!q && !in_word && c == '#')
+			break; /* a comment to the end */
+		in_word = true;
+		if (c == q) {
+			q = 0;
+			continue;
+		}
+		if (!q && (c == '\'' || c == '"')) {
+			q = c;
+			continue;
+		}
+		if (c == '$' && q != '\'') {
+			*dynamic = true; /* ${NAME}: the environment */
+			return NULL;
+		}
+		if (c == '\\' && q != '\'' && p[1]) {
+			static const char from[] = "tnvfr\"'\\$#_", to[] =
+				"\t\n\v\f\r\"'\\$# ";
+			const char *e = strchr(from, p[1]);
+			if (!e)
+				return NULL; /* an escape env refuses */
+			c = to[e - from];
+			p++;
+		} else if (c == '\\' && q == '\'' &&
+		           (p[1] == '\\' || p[1] == '\'')) {
+			c = *++p;
+		}
+		lp_buf_putc(ctx->arena, &word, c);
+	}
+	return (char *)lp_buf_cstr(ctx->arena, &out);
+}
+
 /* A wrapper that runs a command string (su -c, flock -c, script -c) or
    splits one (env -S). */
 static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
@@ -1647,11 +1725,22 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 		return;
 	}
 	const char *text = value;
+	if (!sc->script) {
+		bool dyn;
+		text = env_split(ctx, value, &dyn);
+		if (!text) {
+			lp_unparsed(ctx, "%s -S splits a string %s: %s", name,
+			            dyn ? "with ${NAME} expansions"
+			                : "with an escape it refuses",
+			            value);
+			return;
+		}
+	}
 	if (!sc->script && sc->cmd < r->nwords) {
 		/* env -S STRING ARGS: the string's words, then the rest */
 		const char *rest = lp_join_words(ctx, r->words, sc->cmd,
 		                                 r->nwords, true);
-		text = rest ? lp_arena_printf(ctx->arena, "%s %s", value, rest)
+		text = rest ? lp_arena_printf(ctx->arena, "%s %s", text, rest)
 		            : NULL;
 	}
 	parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, r->depth + 1);
@@ -1666,6 +1755,26 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
                        const lp_optscan *sc, size_t idx)
 {
+	/* util-linux su permutes: `su root -s /bin/rm -- -rf /` gives -s
+	   after the user (getopt reads options up to `--`) */
+	for (size_t i = sc->cmd + 1; i < r->nwords; i++) {
+		const char *v = wval(&r->words[i]);
+		if (lp_streq(v, "--"))
+			break;
+		if (lp_streq(v, "-s") || !strncmp(v, "--shell", 7) ||
+		    (v[0] == '-' && v[1] != '-' && strchr(v, 's') &&
+		     !strchr(v, 'c'))) {
+			const char *sh = v[1] == 's' && !v[2] && i + 1 < r->nwords
+			                         ? wval(&r->words[i + 1])
+			                         : "";
+			if (!is_shell(lp_base_name(sh))) {
+				lp_unparsed(ctx, "%s: a login shell option after "
+				                 "the user (options permute): %s",
+				            wval(&r->words[pos]), v);
+				return true;
+			}
+		}
+	}
 	if (!sc->seen['s'])
 		return false;
 	const lp_word *prog = NULL;
