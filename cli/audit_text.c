@@ -13,7 +13,7 @@
 
 #include "audit_report.h"
 
-static int print_json(cJSON *o, FILE *out)
+int au_print_json(cJSON *o, FILE *out)
 {
 	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
 	cJSON_Delete(o);
@@ -48,12 +48,12 @@ cJSON *au_file_json(const tr_file *f)
 int au_write_jsonl(const au_report *rep, FILE *out)
 {
 	for (size_t i = 0; i < rep->n; i++)
-		if (print_json(au_row_json(&rep->rows[i]), out))
+		if (au_print_json(au_row_json(&rep->rows[i]), out))
 			return -1;
 	for (size_t i = 0; i < rep->set->nfiles; i++)
-		if (print_json(au_file_json(&rep->set->files[i]), out))
+		if (au_print_json(au_file_json(&rep->set->files[i]), out))
 			return -1;
-	return print_json(au_summary(rep), out);
+	return au_print_json(au_summary(rep), out);
 }
 
 /* A command on one line: control characters shown as spaces, cut at

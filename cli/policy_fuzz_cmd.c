@@ -591,21 +591,10 @@ static cJSON *finding_json(const pf_ctx *c, const pf_finding *f)
 	return o;
 }
 
-static int put(cJSON *o, FILE *out)
-{
-	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (!s)
-		return -1;
-	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
-	cJSON_free(s);
-	return rc;
-}
-
 static int write_jsonl(const pf_ctx *c, FILE *out)
 {
 	for (size_t i = 0; i < c->nfound; i++)
-		if (put(finding_json(c, &c->found[i]), out))
+		if (au_print_json(finding_json(c, &c->found[i]), out))
 			return -1;
 	for (size_t ri = 0; ri < c->nrules; ri++) {
 		const pf_rule *r = &c->rules[ri];
@@ -617,7 +606,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 		cJSON_AddNumberToObject(o, "line", (double)r->line);
 		cJSON_AddNumberToObject(o, "candidates", (double)r->n);
 		cJSON_AddNumberToObject(o, "findings", (double)rule_findings(c, ri));
-		if (put(o, out))
+		if (au_print_json(o, out))
 			return -1;
 	}
 	cJSON *s = cJSON_CreateObject();
@@ -626,7 +615,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 	cJSON_AddNumberToObject(s, "tested", (double)c->tested);
 	cJSON_AddNumberToObject(s, "findings", (double)c->nfound);
 	cJSON_AddNumberToObject(s, "seed", (double)c->seed);
-	return put(s, out);
+	return au_print_json(s, out);
 }
 
 static int write_sarif(const pf_ctx *c, FILE *out)

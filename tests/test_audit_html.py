@@ -13,17 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-BIN = os.environ["LOCUS_BIN"]
-ROOT = os.environ["LOCUS_SOURCE_ROOT"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audit_common import BIN, ROOT, SAMPLES, check, finish  # noqa: E402
+
 ART = os.environ.get("LOCUS_ARTIFACT_DIR", ".")
-SAMPLES = os.path.join(ROOT, "tests", "transcripts")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 browser = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -133,5 +126,4 @@ if ok:
 check(ok, "screenshot written: %s" % shot)
 print("screenshot:", shot)
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -10,18 +10,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audit_common import BIN, ROOT, SAMPLES, check, finish  # noqa: E402
 import sarif_check  # noqa: E402
 
-BIN = os.environ["LOCUS_BIN"]
-ROOT = os.environ["LOCUS_SOURCE_ROOT"]
-SAMPLES = os.path.join(ROOT, "tests", "transcripts")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -66,5 +57,4 @@ with tempfile.TemporaryDirectory() as tmp:
     notes = run["invocations"][0]["toolExecutionNotifications"]
     check(len(notes) == 3, "one notification per file with unreadable lines")
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

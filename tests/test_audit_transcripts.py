@@ -11,16 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-BIN = os.environ["LOCUS_BIN"]
-ROOT = os.environ["LOCUS_SOURCE_ROOT"]
-SAMPLES = os.path.join(ROOT, "tests", "transcripts")
-failures = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audit_common import BIN, ROOT, SAMPLES, check, finish  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def audit(*args, cwd=SAMPLES):
@@ -282,5 +275,4 @@ if shutil.which("script"):
         rc, out, err = audit("--format", "jsonl", "-o", os.path.join(tmp, "p.jsonl"), t)
         check("locus audit: [" not in err, "no progress bar when stderr is not a terminal")
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

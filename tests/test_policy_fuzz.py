@@ -15,18 +15,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audit_common import BIN, ROOT, SAMPLES, check, finish  # noqa: E402
 import sarif_check  # noqa: E402
 
-BIN = os.environ["LOCUS_BIN"]
-ROOT = os.environ["LOCUS_SOURCE_ROOT"]
 DIR = os.path.join(ROOT, "tests", "policy-fuzz")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def fuzz(*args):
@@ -148,5 +140,4 @@ for args in (["--count", "x"], ["--preset", "nope"], ["--format", "pdf"],
 rc, out, _ = fuzz("--claude-settings", "bad-all.json", "--time", "0.001")
 check(rc in (0, 1) and "lines tested" in out, "a tiny --time still reports")
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()
