@@ -749,6 +749,15 @@ static bool unsent(CURLcode rc)
 	       rc == CURLE_COULDNT_RESOLVE_PROXY;
 }
 
+/* Failures no retry can mend: a certificate or key, a malformed URL. */
+static bool permanent(CURLcode rc)
+{
+	return rc == CURLE_PEER_FAILED_VERIFICATION ||
+	       rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM ||
+	       rc == CURLE_SSL_CIPHER || rc == CURLE_URL_MALFORMAT ||
+	       rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_SSL_ISSUER_ERROR;
+}
+
 static bool transient_status(long s)
 {
 	return s == 500 || s == 502 || s == 503 || s == 504;
@@ -797,7 +806,8 @@ static long retry_delay(const lhttp_client *c, const lhttp_request *req,
 		return -1;
 	bool again;
 	if (crc != CURLE_OK)
-		again = req->retry == LHTTP_RETRY_IDEMPOTENT || unsent(crc);
+		again = !permanent(crc) &&
+		        (req->retry == LHTTP_RETRY_IDEMPOTENT || unsent(crc));
 	else if (resp->status == 429)
 		again = true;
 	else

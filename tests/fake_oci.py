@@ -701,6 +701,7 @@ def main():
     ap.add_argument("--ready-polls", type=int, default=1)
     ap.add_argument("--max-body", type=int, default=8 << 20)
     ap.add_argument("--lifetime", type=float, default=600)
+    ap.add_argument("--tls", help="serve HTTPS; write a test CA to DIR/ca.pem")
     a = ap.parse_args()
     with open(a.keys) as f:
         for kid, path in json.load(f).items():
@@ -722,6 +723,13 @@ def main():
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
         if shutil.which("bwrap") else False
     srv = Server(("127.0.0.1", 0), Handler)
+    if a.tls:
+        import ssl
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from fake_http import make_tls  # the same throwaway CA
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(make_tls(a.tls))
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     print("PORT %d" % srv.server_address[1], flush=True)
     t = threading.Thread(target=sys.stdin.read, daemon=True)

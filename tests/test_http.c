@@ -597,12 +597,17 @@ START_TEST(tls_with_ca_file)
 	ck_assert_int_eq(r.status, 200);
 	lhttp_response_clear(&r);
 	lhttp_client_free(c);
-	/* Without the CA the server's certificate is not trusted. */
+	/* Without the CA the server's certificate is not trusted, and no
+	   retry can change that. */
+	sleeps s = {0};
 	lhttp_options o2 = LHTTP_OPTIONS_INIT;
 	o2.base_url = tls_base;
-	c = client(&o2, NULL);
+	c = client(&o2, &s);
+	rq.retry = LHTTP_RETRY_IDEMPOTENT;
 	ck_assert_int_eq(lhttp_perform(c, &rq, &r, &err), LOCUS_EIO);
 	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(r.attempts, 1);
+	ck_assert_int_eq(s.n, 0);
 	lhttp_response_clear(&r);
 	lhttp_client_free(c);
 }

@@ -939,6 +939,35 @@ START_TEST(extend_and_expiry)
 }
 END_TEST
 
+START_TEST(tls_with_ca_file)
+{
+	oci_fx t;
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/locus-ocitls-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *args[] = {"--tls", dir, NULL};
+	ck_assert_int_eq(oci_fx_start(&t, args), 0);
+	char https[80], ca[96];
+	snprintf(https, sizeof https, "https://127.0.0.1:%d", t.fake.port);
+	snprintf(ca, sizeof ca, "%s/ca.pem", dir);
+	locus_oci_options o;
+	oci_fx_options(&t, &o);
+	o.endpoint = https;
+	locus_session *s;
+	locus_error err;
+	/* Not trusted without the CA, trusted with it. */
+	ck_assert_int_eq(locus_session_oci_new(&s, &o, &err), LOCUS_EIO);
+	o.ca_file = ca;
+	s = open_session(&o);
+	sh_run(s, "echo tls", 10, 0, "tls\n");
+	locus_session_free(s);
+	oci_fx_stop(&t);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(alternative_routes)
 {
 	/* Both sides re-pointed by one route file. */
@@ -1114,6 +1143,7 @@ int main(void)
 	tcase_add_test(tf, files_round_trip);
 	tcase_add_test(tf, extend_and_expiry);
 	tcase_add_test(tf, alternative_routes);
+	tcase_add_test(tf, tls_with_ca_file);
 	tcase_add_test(tf, cli_tool_oci);
 	tcase_add_test(tf, cli_mcp_oci);
 	suite_add_tcase(s, tf);
