@@ -371,6 +371,7 @@ static const struct {
 	{"writefile", "write"},     {"edit", "edit"},
 	{"replace", "edit"},        {"multiedit", "multi_edit"},
 	{"applypatch", "apply_patch"}, {"notebookedit", "notebook_edit"},
+	{"notebookread", "read"},
 	{"ls", "ls"},               {"listdirectory", "ls"},
 	{"glob", "glob"},           {"grep", "grep"},
 	{"searchfilecontent", "grep"}, {"grepsearch", "grep"},
