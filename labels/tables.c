@@ -1635,6 +1635,229 @@ static bool printf_ok(const locus_shell_command *c)
 	return true;
 }
 
+/*
+ * An awk program that only reads its input and prints to stdout: no
+ * `system`, no `getline` (from a command or a file), no `|` (a pipe to
+ * or from a command, `|&` a coprocess; `||` is a logical or), no `>`
+ * after the first `print`/`printf` (output redirection only follows one
+ * of them, so a `>` before any is a comparison: `$3 > 100 {print}`), no
+ * `@` (gawk's @load, @include, indirect calls `@f()`) and no
+ * backslash-newline.  Strings are not skipped: a regex `/"/` would make
+ * a string scanner lose its place, so the scan is over the raw text and
+ * `print "a>b"` stays exec (over-labelling, never under).
+ */
+static bool awk_program_data(const char *s)
+{
+	static const char *const bad_words[] = {
+		"system", "getline", "@", "\\\n", "\\\r", NULL,
+	};
+	for (const char *const *w = bad_words; *w; w++)
+		if (strstr(s, *w))
+			return false;
+	for (const char *b = strchr(s, '|'); b; b = strchr(b + 1, '|')) {
+		if (b[1] != '|')
+			return false;
+		b++; /* `||` */
+	}
+	const char *print = strstr(s, "print");
+	return !print || !strchr(print, '>');
+}
+
+/*
+ * awk [-F FS] [-v NAME=VALUE] [--] 'PROGRAM' [FILE | NAME=VALUE]...
+ * with a print-only program (awk_program_data).  Any other option is
+ * exec: -f/-E/--file (a program we cannot see), gawk's -i/-l/--load/
+ * --include, -e/--source, mawk's -W.  An operand under /inet is a gawk
+ * network special file; an option after the program is exec too (an awk
+ * whose getopt permutes would take `-f x` there).
+ */
+static bool awk_ok(const locus_shell_command *c)
+{
+	size_t i = 1;
+	for (; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (streq(a, "--")) {
+			i++;
+			break;
+		}
+		if (!is_option(a))
+			break;
+		if (a[1] == 'F' || a[1] == 'v') {
+			if (!a[2])
+				i++;
+			continue;
+		}
+		if (opt_eq(a, "--field-separator") || opt_eq(a, "--assign")) {
+			if (!strchr(a, '='))
+				i++;
+			continue;
+		}
+		return false;
+	}
+	if (i >= c->argc || !awk_program_data(c->argv[i]))
+		return false;
+	for (i++; i < c->argc; i++)
+		if (starts_with(c->argv[i], "/inet") ||
+		    (is_option(c->argv[i]) && !streq(c->argv[i], "-")))
+			return false; /* and no option after the program */
+	return true;
+}
+
+/*
+ * A pager given files: every option a cluster of `flags` (flag letters
+ * that neither take a value nor write: less's -o/-O log files, -k lesskey
+ * files, -t/-T tags are not among them), no long option, and no word
+ * starting with `+` (an initial command: `less +!cmd` runs a shell,
+ * `more +/re` searches), even after `--`.
+ */
+static bool pager_ok(const locus_shell_command *c, const char *flags)
+{
+	bool opts = true;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] == '+')
+			return false;
+		if (!opts || !is_option(a))
+			continue;
+		if (streq(a, "--")) {
+			opts = false;
+			continue;
+		}
+		for (const char *q = a + 1; *q; q++)
+			if (!strchr(flags, *q))
+				return false;
+	}
+	return true;
+}
+
+static bool less_ok(const locus_shell_command *c)
+{
+	return pager_ok(c, "aBcCdeEfFgGiIJKLmMnNqQrRsSuUwWX~");
+}
+
+/* util-linux more: -d -l -f -p -c -s -u -e and -NUM (lines per page). */
+static bool more_ok(const locus_shell_command *c)
+{
+	return pager_ok(c, "dlfpcsue0123456789");
+}
+
+static bool most_ok(const locus_shell_command *c)
+{
+	return pager_ok(c, "");
+}
+
+/*
+ * Inline code that only prints literals (issue 9): `python3 -c
+ * 'print(1)'`, `node -e 'console.log("x")'`, `perl -e 'print "x\n"'`.
+ * One row per language: the print call, whether its parentheses may be
+ * left out (perl), and the characters a double-quoted string may not
+ * hold because the language interpolates them (perl: `"@{[system x]}"`
+ * runs code).
+ */
+typedef struct print_lang {
+	unsigned lang;          /* LK_LANG_* */
+	const char *call;       /* the print function */
+	bool bare;              /* `print "x"` without parentheses */
+	const char *dq_forbid;  /* not allowed inside "..." */
+} print_lang;
+
+static const print_lang print_langs[] = {
+	{ LK_LANG_PY, "print", false, "" },
+	{ LK_LANG_JS, "console.log", false, "" },
+	{ LK_LANG_PERL, "print", true, "$@" },
+	{ 0, NULL, false, NULL },
+};
+
+/* A literal at p: digits, or a quoted string whose only escapes are \n
+   and \t.  Returns the end, or NULL. */
+static const char *print_literal(const char *p, const print_lang *l)
+{
+	if (*p >= '0' && *p <= '9') {
+		while ((*p >= '0' && *p <= '9') || *p == '.')
+			p++;
+		return p;
+	}
+	if (*p != '"' && *p != '\'')
+		return NULL;
+	char q = *p++;
+	for (; *p && *p != q; p++) {
+		if (*p == '\\') {
+			if (p[1] != 'n' && p[1] != 't')
+				return NULL;
+			p++;
+		} else if (q == '"' && strchr(l->dq_forbid, *p)) {
+			return NULL;
+		} else if (*p == '\n' || *p == '`') {
+			return NULL;
+		}
+	}
+	return *p ? p + 1 : NULL;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Statements `CALL(LIT, LIT...)` separated by `;` or newlines. */
+static bool code_prints_only(const char *s, const print_lang *l)
+{
+	size_t n = strlen(l->call);
+	const char *p = s;
+	bool any = false;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';')
+			p++;
+		if (!*p)
+			return any;
+		if (strncmp(p, l->call, n) != 0)
+			return false;
+		p = skip_blanks(p + n);
+		bool paren = *p == '(';
+		if (!paren && !l->bare)
+			return false;
+		if (paren)
+			p = skip_blanks(p + 1);
+		for (;;) {
+			p = print_literal(p, l);
+			if (!p)
+				return false;
+			p = skip_blanks(p);
+			if (*p != ',')
+				break;
+			p = skip_blanks(p + 1);
+		}
+		if (paren) {
+			if (*p != ')')
+				return false;
+			p = skip_blanks(p + 1);
+		}
+		if (*p && *p != ';' && *p != '\n')
+			return false;
+		any = true;
+	}
+}
+
+/* PROG -X CODE exactly, X one of the row's inline-code letters, CODE
+   print-only in the row's language.  Any other option or operand stays
+   exec (`python3 -i -c ...` reads more code from stdin). */
+static bool inline_print_ok(const locus_shell_command *c)
+{
+	const lk_program *p = lk_program_find(c->name);
+	if (!p || !(p->cls & LK_INTERP) || !p->interp || !p->interp->code ||
+	    c->argc != 3)
+		return false;
+	const char *o = c->argv[1];
+	if (o[0] != '-' || !o[1] || o[2] || !strchr(p->interp->code, o[1]))
+		return false;
+	for (const print_lang *l = print_langs; l->call; l++)
+		if (l->lang == p->interp->lang)
+			return code_prints_only(c->argv[2], l);
+	return false;
+}
+
 /* Read-only programs with argument rules.  No glob argument allowed
    unless glob_ok (the rule checks where globs sit itself). */
 typedef struct read_rule {
@@ -1657,6 +1880,9 @@ static const read_rule read_rules[] = {
 	{ "node", NULL, node_ok, false },
 	{ "command", NULL, command_query_ok, false },
 	{ "printf", NULL, printf_ok, true },
+	{ "less", NULL, less_ok, false },
+	{ "more", NULL, more_ok, false },
+	{ "most", NULL, most_ok, false },
 	{ NULL, NULL, NULL, false },
 };
 
@@ -1664,7 +1890,13 @@ bool ll_command_read_only(const locus_shell_command *c)
 {
 	if (c->argc == 0 || !c->name[0])
 		return false;
-	if (c->flags & NOT_READ_FLAGS)
+	/* An awk's program is inline code: data when it only prints. */
+	uint32_t not_read = NOT_READ_FLAGS;
+	bool awk = lk_is(c->name, LK_AWK);
+	bool prints = !awk && inline_print_ok(c);
+	if (awk || prints)
+		not_read &= ~(uint32_t)LOCUS_CMD_INLINE_CODE;
+	if (c->flags & not_read)
 		return false;
 	if (c->origin && c->origin[0])
 		return false;
@@ -1679,6 +1911,10 @@ bool ll_command_read_only(const locus_shell_command *c)
 	bool glob = (c->flags & LOCUS_CMD_GLOB_ARGS) != 0;
 	if (is_git_name(c->name))
 		return !glob && git_read_ok(c);
+	if (awk)
+		return !glob && awk_ok(c);
+	if (prints)
+		return !glob;
 	for (const read_rule *r = read_rules; r->name; r++) {
 		if (!streq(r->name, c->name))
 			continue;
