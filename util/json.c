@@ -1,0 +1,385 @@
+/*
+ * util/json.c - strict JSON: byte checks, cJSON, then a scan of the text.
+ *
+ * cJSON records no positions.  Values appear in the text in the same
+ * pre-order as in cJSON's tree, so one scanner both checks what cJSON
+ * lets through ("\u0000", malformed numbers, depth) and finds the offset of
+ * the Nth value, which locates any node of the tree in the text.
+ */
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "utf8.h"
+
+#define NONE ((size_t)-1)
+
+/* What one pass of the scanner found. */
+typedef struct scan_out {
+	size_t found;            /* offset of value number `target`, or NONE */
+	size_t bad;              /* offset of the first problem, or NONE */
+	lu_json_problem problem; /* which */
+} scan_out;
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether t[s..e) is a JSON number: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? */
+static bool json_number(const char *t, size_t s, size_t e)
+{
+	size_t k = s;
+	if (k < e && t[k] == '-')
+		k++;
+	if (k < e && t[k] == '0') {
+		k++;
+	} else if (k < e && t[k] >= '1' && t[k] <= '9') {
+		while (k < e && t[k] >= '0' && t[k] <= '9')
+			k++;
+	} else {
+		return false;
+	}
+	if (k < e && t[k] == '.') {
+		size_t d = ++k;
+		while (k < e && t[k] >= '0' && t[k] <= '9')
+			k++;
+		if (k == d)
+			return false;
+	}
+	if (k < e && (t[k] == 'e' || t[k] == 'E')) {
+		k++;
+		if (k < e && (t[k] == '+' || t[k] == '-'))
+			k++;
+		size_t d = k;
+		while (k < e && t[k] >= '0' && t[k] <= '9')
+			k++;
+		if (k == d)
+			return false;
+	}
+	return k == e;
+}
+
+static void flag(scan_out *o, size_t at, lu_json_problem p)
+{
+	if (o->bad == NONE) {
+		o->bad = at;
+		o->problem = p;
+	}
+}
+
+/* Skip the string starting at t[i] == '"'; returns the offset after it. */
+static size_t scan_string(const char *t, size_t len, size_t i, bool check,
+                          scan_out *o)
+{
+	for (i++; i < len && t[i] != '"'; i++) {
+		if (t[i] != '\\' || i + 1 >= len)
+			continue;
+		if (check && t[i + 1] == 'u' && i + 5 < len &&
+		    memcmp(t + i + 2, "0000", 4) == 0)
+			flag(o, i, LU_JSON_ESCAPED_NUL);
+		i++;
+	}
+	return i + 1;
+}
+
+/*
+ * One pass over the text.  Counts value starts in pre-order and records
+ * where value number `target` starts; with `check`, also records the first
+ * "\u0000", malformed number or nesting past max_depth.  Iterative, with a
+ * fixed stack: it never recurses and never reads past len, whatever the
+ * text (it also runs on text cJSON refused, to tell depth from syntax).
+ */
+static void scan(const char *t, size_t len, size_t target, bool check,
+                 unsigned max_depth, scan_out *o)
+{
+	char stack[LU_JSON_MAX_DEPTH + 8];
+	size_t depth = 0, count = 0, i = 0;
+	bool expect_value = true;
+	o->found = o->bad = NONE;
+	o->problem = LU_JSON_OK;
+	while (i < len) {
+		char c = t[i];
+		if (is_ws(c)) {
+			i++;
+			continue;
+		}
+		if (expect_value && c == ']') {
+			/* an empty array: no value here */
+			depth -= depth > 0;
+			expect_value = false;
+			i++;
+			continue;
+		}
+		if (!expect_value && c != '"') {
+			/* between values */
+			char top = depth && depth <= sizeof stack
+			                   ? stack[depth - 1] : 0;
+			if (c == ',')
+				expect_value = top == '[';
+			else if (c == ':')
+				expect_value = true;
+			else if (c == '}' || c == ']')
+				depth -= depth > 0;
+			i++;
+			continue;
+		}
+		if (expect_value) {
+			if (count == target)
+				o->found = i;
+			count++;
+		}
+		expect_value = false;
+		if (c == '"') {
+			i = scan_string(t, len, i, check, o);
+		} else if (c == '{' || c == '[') {
+			if (depth < sizeof stack)
+				stack[depth] = c;
+			if (++depth > max_depth && check)
+				flag(o, i, LU_JSON_DEPTH);
+			expect_value = c == '[';
+			i++;
+		} else {
+			size_t s = i;
+			while (i < len && !strchr(",]} \t\r\n", t[i]))
+				i++;
+			if (check && (c == '-' || (c >= '0' && c <= '9')) &&
+			    !json_number(t, s, i))
+				flag(o, s, LU_JSON_NUMBER);
+		}
+	}
+}
+
+/* ---- positions --------------------------------------------------------- */
+
+/* Pre-order index of `node` under root, or NONE.  cJSON has no parent
+   pointers: the walk keeps the pending siblings on a stack. */
+static size_t preorder_index(const cJSON *root, const cJSON *node)
+{
+	Array(const cJSON *) stack = LU_ARRAY_INIT;
+	size_t idx = 0, found = NONE;
+	if (!lu_array_push(&stack, root))
+		return NONE;
+	while (stack.size) {
+		const cJSON *cur = lu_array_pop(&stack);
+		if (cur == node) {
+			found = idx;
+			break;
+		}
+		idx++;
+		/* the next sibling first, so the child is visited before it */
+		if ((cur != root && cur->next &&
+		     !lu_array_push(&stack, cur->next)) ||
+		    (cur->child && !lu_array_push(&stack, cur->child)))
+			break;
+	}
+	lu_array_delete(&stack);
+	return found;
+}
+
+size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
+                         const cJSON *node)
+{
+	if (!root || !node || !text)
+		return 0;
+	size_t idx = preorder_index(root, node);
+	if (idx == NONE)
+		return 0;
+	scan_out o;
+	scan(text, len, idx, false, LU_JSON_MAX_DEPTH, &o);
+	return o.found == NONE ? 0 : o.found;
+}
+
+/* ---- duplicate keys ---------------------------------------------------- */
+
+typedef struct member {
+	const char *key;
+	size_t pos; /* in the object */
+	const cJSON *node;
+} member;
+
+typedef Array(member) member_array;
+
+static int cmp_member(const void *x, const void *y)
+{
+	const member *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+	if (c)
+		return c;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The member of obj that repeats an earlier key, the earliest such; NULL
+   when none.  Sorting keeps objects of 100,000 keys fast. */
+static const cJSON *object_duplicate(const cJSON *obj, member_array *scratch,
+                                     bool *oom)
+{
+	lu_array_clear(scratch);
+	size_t pos = 0;
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		member m = {c->string ? c->string : "", pos++, c};
+		if (!lu_array_push(scratch, m)) {
+			*oom = true;
+			return NULL;
+		}
+	}
+	if (scratch->size < 2)
+		return NULL;
+	qsort(scratch->contents, scratch->size, sizeof(member), cmp_member);
+	const member *best = NULL;
+	for (size_t k = 1; k < scratch->size; k++) {
+		const member *m = lu_array_get(scratch, k);
+		if (!strcmp(lu_array_get(scratch, k - 1)->key, m->key) &&
+		    (!best || m->pos < best->pos))
+			best = m;
+	}
+	return best ? best->node : NULL;
+}
+
+const cJSON *lu_json_duplicate(const cJSON *root, bool *oom)
+{
+	bool dummy = false;
+	if (!oom)
+		oom = &dummy;
+	*oom = false;
+	if (!root)
+		return NULL;
+	Array(const cJSON *) stack = LU_ARRAY_INIT;
+	member_array scratch = LU_ARRAY_INIT;
+	const cJSON *dup = NULL;
+	if (!lu_array_push(&stack, root))
+		*oom = true;
+	while (stack.size && !dup && !*oom) {
+		const cJSON *cur = lu_array_pop(&stack);
+		if (cJSON_IsObject(cur))
+			dup = object_duplicate(cur, &scratch, oom);
+		if ((cur != root && cur->next &&
+		     !lu_array_push(&stack, cur->next)) ||
+		    (cur->child && !lu_array_push(&stack, cur->child)))
+			*oom = true;
+	}
+	lu_array_delete(&stack);
+	lu_array_delete(&scratch);
+	return *oom ? NULL : dup;
+}
+
+/* ---- the reader -------------------------------------------------------- */
+
+static lu_json_problem failed(lu_json_fail *why, lu_json_problem p,
+                              size_t off)
+{
+	if (why) {
+		memset(why, 0, sizeof *why);
+		why->problem = p;
+		why->offset = off;
+	}
+	return p;
+}
+
+/* cJSON over a NUL-terminated copy (its strings are C strings anyway). */
+static lu_json_problem parse(cJSON **out, const char *text, size_t len,
+                             unsigned depth, lu_json_fail *why)
+{
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return failed(why, LU_JSON_NOMEM, 0);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	const char *end = NULL;
+	*out = cJSON_ParseWithLengthOpts(copy, len, &end, false);
+	size_t off = end && end >= copy && end <= copy + len
+	                     ? (size_t)(end - copy) : 0;
+	free(copy);
+	if (!*out) {
+		/* nesting past the limit is refused by cJSON as a syntax
+		   error: say which it was */
+		scan_out o;
+		scan(text, len, NONE, true, depth, &o);
+		if (o.problem == LU_JSON_DEPTH && o.bad <= off)
+			return failed(why, LU_JSON_DEPTH, o.bad);
+		return failed(why, LU_JSON_SYNTAX, off);
+	}
+	while (off < len && is_ws(text[off]))
+		off++;
+	if (off < len) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return failed(why, LU_JSON_TRAILING, off);
+	}
+	return LU_JSON_OK;
+}
+
+lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
+                             const lu_json_opts *opts, lu_json_fail *why)
+{
+	static const lu_json_opts def = LU_JSON_OPTS_INIT;
+	if (!opts || opts->version != LU_JSON_OPTS_VERSION)
+		opts = &def;
+	unsigned depth = opts->max_depth && opts->max_depth < LU_JSON_MAX_DEPTH
+	                         ? opts->max_depth : LU_JSON_MAX_DEPTH;
+	*out = NULL;
+	if (!text)
+		len = 0;
+	if (opts->max_len && len > opts->max_len)
+		return failed(why, LU_JSON_TOOBIG, opts->max_len);
+	const char *nul = len ? memchr(text, '\0', len) : NULL;
+	size_t bad = opts->any_bytes ? len : lu_utf8_invalid_at(text, len);
+	if (nul && (size_t)(nul - text) <= bad)
+		return failed(why, LU_JSON_NUL, (size_t)(nul - text));
+	if (bad < len)
+		return failed(why, LU_JSON_UTF8, bad);
+	cJSON *root = NULL;
+	lu_json_problem p = parse(&root, text ? text : "", len, depth, why);
+	if (p)
+		return p;
+	scan_out o;
+	scan(text, len, NONE, true, depth, &o);
+	if (o.bad != NONE) {
+		cJSON_Delete(root);
+		return failed(why, o.problem, o.bad);
+	}
+	if (!opts->duplicates) {
+		bool oom = false;
+		const cJSON *dup = lu_json_duplicate(root, &oom);
+		if (oom || dup) {
+			size_t off = dup ? lu_json_offset_of(root, text, len,
+			                                     dup) : 0;
+			if (dup && why) {
+				failed(why, LU_JSON_DUPLICATE, off);
+				snprintf(why->key, sizeof why->key, "%s",
+				         dup->string ? dup->string : "");
+			}
+			cJSON_Delete(root);
+			return oom ? failed(why, LU_JSON_NOMEM, 0)
+			           : LU_JSON_DUPLICATE;
+		}
+	}
+	if (opts->object && !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return failed(why, LU_JSON_NOT_OBJECT, 0);
+	}
+	*out = root;
+	return LU_JSON_OK;
+}
+
+const char *lu_json_problem_text(lu_json_problem p)
+{
+	switch (p) {
+	case LU_JSON_OK: return "no problem";
+	case LU_JSON_NOMEM: return "out of memory";
+	case LU_JSON_TOOBIG: return "too large";
+	case LU_JSON_NUL: return "NUL byte";
+	case LU_JSON_UTF8: return "invalid UTF-8";
+	case LU_JSON_SYNTAX: return "malformed JSON";
+	case LU_JSON_TRAILING: return "text after the JSON value";
+	case LU_JSON_DEPTH: return "nested too deeply";
+	case LU_JSON_ESCAPED_NUL: return "\\u0000 is not allowed in a string";
+	case LU_JSON_NUMBER: return "malformed number";
+	case LU_JSON_DUPLICATE: return "duplicate key";
+	case LU_JSON_NOT_OBJECT: return "not a JSON object";
+	}
+	return "unknown problem";
+}

@@ -1,0 +1,82 @@
+/*
+ * util/json.h - the one strict JSON reader (over cJSON).
+ *
+ * cJSON is lenient where locus must not be: it takes invalid UTF-8, keeps
+ * duplicate keys (lookups find the first, so a second "command" or
+ * "deny_for" would be the one another consumer acts on), reads "\u0000" as
+ * the end of a string, accepts numbers like "01" or "1." and ignores text
+ * after the value.  lu_json_read() refuses each of these and says which
+ * problem it found and where, so every caller (the CLI's inputs, the policy
+ * loader, tool-call arguments, MCP) words its own message over one set of
+ * checks.
+ */
+#ifndef LOCUS_UTIL_JSON_H
+#define LOCUS_UTIL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* cJSON's own nesting limit: deeper text never parses. */
+#define LU_JSON_MAX_DEPTH 1000
+
+typedef enum lu_json_problem {
+	LU_JSON_OK = 0,
+	LU_JSON_NOMEM,       /* out of memory */
+	LU_JSON_TOOBIG,      /* longer than max_len */
+	LU_JSON_NUL,         /* a raw NUL byte */
+	LU_JSON_UTF8,        /* invalid UTF-8 */
+	LU_JSON_SYNTAX,      /* not JSON (cJSON refused it; also empty text) */
+	LU_JSON_TRAILING,    /* text other than white space after the value */
+	LU_JSON_DEPTH,       /* nested deeper than max_depth */
+	LU_JSON_ESCAPED_NUL, /* "\u0000" in a string */
+	LU_JSON_NUMBER,      /* a number JSON does not allow (01, 1., .5) */
+	LU_JSON_DUPLICATE,   /* one key twice in one object */
+	LU_JSON_NOT_OBJECT,  /* `object` asked for and the value is not one */
+} lu_json_problem;
+
+typedef struct lu_json_opts {
+	unsigned version;   /* LU_JSON_OPTS_VERSION */
+	size_t max_len;     /* 0: no limit */
+	unsigned max_depth; /* 0 or more than LU_JSON_MAX_DEPTH: that */
+	bool object;        /* the value must be an object */
+	bool any_bytes;     /* invalid UTF-8 is kept, not refused */
+	bool duplicates;    /* duplicate keys are kept: the caller checks them
+	                       itself with lu_json_duplicate() */
+} lu_json_opts;
+
+#define LU_JSON_OPTS_VERSION 1
+#define LU_JSON_OPTS_INIT {LU_JSON_OPTS_VERSION, 0, 0, false, false, false}
+
+/* Why a read failed. */
+typedef struct lu_json_fail {
+	lu_json_problem problem;
+	size_t offset; /* byte offset of the problem in the text */
+	char key[256]; /* LU_JSON_DUPLICATE: the key (cut short if longer) */
+} lu_json_fail;
+
+/*
+ * Parse text[0..len) (need not end in NUL; not retained).  On success *out
+ * is the value, the caller's, freed with cJSON_Delete(), and 0 is returned.
+ * On failure *out is NULL, `why` (optional) says what and where, and the
+ * problem is returned.  A NULL or wrong-version opts is LU_JSON_OPTS_INIT.
+ */
+lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
+                             const lu_json_opts *opts, lu_json_fail *why);
+
+/* The first member, in document order, whose key an earlier member of the
+   same object already has, in any object of the tree; NULL when none (or
+   out of memory: *oom set, if given).  O(n log n) in the members. */
+const cJSON *lu_json_duplicate(const cJSON *root, bool *oom);
+
+/* The byte offset in text (the text `root` was parsed from) where `node`'s
+   value starts, or 0 when it is not found. */
+size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
+                         const cJSON *node);
+
+/* A short English phrase for a problem ("duplicate key", "invalid
+   UTF-8"...). */
+const char *lu_json_problem_text(lu_json_problem p);
+
+#endif

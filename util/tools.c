@@ -1,0 +1,89 @@
+/*
+ * util/tools.c - the tool table and agents' names for its tools.
+ */
+#include "tools.h"
+
+#include <string.h>
+
+static const lu_tool tools[] = {
+#define ROW(n, k, f, d, p) {#n, k, f},
+	LU_TOOLS(ROW)
+#undef ROW
+};
+
+const lu_tool *lu_tool_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
+		if (!strcmp(tools[i].name, name))
+			return &tools[i];
+	return NULL;
+}
+
+const lu_tool *lu_tool_at(size_t i)
+{
+	return i < sizeof tools / sizeof *tools ? &tools[i] : NULL;
+}
+
+void lu_tool_norm(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (; *in && n + 1 < cap; in++) {
+		if (*in == '_' || *in == '-')
+			continue;
+		char c = *in;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		out[n++] = c;
+	}
+	out[n] = '\0';
+}
+
+/* Coding agents' tool names, normalised -> harness tool.  Every harness
+   tool is here under its own normalised name too. */
+static const struct {
+	const char *norm;
+	const char *tool;
+} agent_names[] = {
+	{"bash", "bash"},           {"shell", "bash"},
+	{"runshellcommand", "bash"}, {"read", "read"},
+	{"readfile", "read"},       {"write", "write"},
+	{"writefile", "write"},     {"edit", "edit"},
+	{"replace", "edit"},        {"multiedit", "multi_edit"},
+	{"applypatch", "apply_patch"}, {"notebookedit", "notebook_edit"},
+	{"notebookread", "read"},
+	{"ls", "ls"},               {"listdirectory", "ls"},
+	{"glob", "glob"},           {"grep", "grep"},
+	{"searchfilecontent", "grep"}, {"grepsearch", "grep"},
+	{"bashoutput", "bash_output"},
+	{"killshell", "kill_shell"}, {"killbash", "kill_shell"},
+	{"writestdin", "write_stdin"}, {"todowrite", "todo_write"},
+	{"todoread", "todo_read"},
+};
+
+const char *lu_tool_from_agent(const char *name)
+{
+	if (!name || !strncmp(name, "mcp__", 5))
+		return NULL;
+	char norm[128];
+	lu_tool_norm(name, norm, sizeof norm);
+	for (size_t i = 0; i < sizeof agent_names / sizeof *agent_names; i++)
+		if (!strcmp(norm, agent_names[i].norm))
+			return agent_names[i].tool;
+	return NULL;
+}
+
+bool lu_tool_is_web(const char *name)
+{
+	static const char *const web[] = {"webfetch", "websearch", "fetch",
+	                                  "googlewebsearch", "webfetchtool"};
+	if (!name || !strncmp(name, "mcp__", 5))
+		return false;
+	char norm[128];
+	lu_tool_norm(name, norm, sizeof norm);
+	for (size_t i = 0; i < sizeof web / sizeof *web; i++)
+		if (!strcmp(norm, web[i]))
+			return true;
+	return false;
+}
