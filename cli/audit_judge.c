@@ -68,7 +68,7 @@ void au_row_free(au_row *r)
 	free(r->tags);
 	free(r->verdict);
 	free(r->rule);
-	free(r->commands);
+	locus_free(r->commands);
 	memset(r, 0, sizeof *r);
 }
 
@@ -122,7 +122,7 @@ static int judged(au_row *r, const locus_decision *d,
 		locus_action *a = NULL;
 		if (locus_action_classify(&a, parser, line, strlen(line),
 		                          NULL) == 0)
-			locus_action_json(a, LOCUS_JSON_COMMANDS, &r->commands);
+			locus_action_json(&r->commands, a, LOCUS_JSON_COMMANDS);
 		locus_action_free(a);
 	}
 	return r->kind ? 0 : -1;

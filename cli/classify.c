@@ -32,7 +32,7 @@
 
 typedef struct classify_ctx {
 	locus_shell_parser *parser; /* one parser for every line */
-	int json_flags;             /* LOCUS_JSON_* */
+	unsigned json_flags;           /* LOCUS_JSON_* */
 	int status;                 /* 0, 2 after a malformed line */
 	bool fatal;                 /* out of memory: stop */
 	locus_action_options opts;  /* the workspace root (--root) */
@@ -90,12 +90,12 @@ static void emit_action(classify_ctx *c, unsigned long line, int rc,
 		return;
 	}
 	char *txt = NULL;
-	if (locus_action_json(a, c->json_flags, &txt) != 0 || !txt) {
+	if (locus_action_json(&txt, a, c->json_flags) != 0 || !txt) {
 		c->fatal = true;
 		return;
 	}
 	printf("%s\n", txt);
-	free(txt);
+	locus_free(txt);
 }
 
 static void classify_line(classify_ctx *c, unsigned long line,

@@ -487,7 +487,7 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 	char *txt = NULL;
 	cJSON *got = NULL;
 	if (rc == 0 && a) {
-		if (locus_action_json(a, LOCUS_JSON_COMMANDS, &txt) != 0) {
+		if (locus_action_json(&txt, a, LOCUS_JSON_COMMANDS) != 0) {
 			locus_action_free(a);
 			run->fatal = true;
 			return;
@@ -515,7 +515,7 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 		run->passed++;
 	}
 	cJSON_Delete(got);
-	free(txt);
+	locus_free(txt);
 	locus_action_free(a);
 }
 

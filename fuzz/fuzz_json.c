@@ -42,7 +42,7 @@ static void check_action(const locus_action *a, const char *tool)
 	char *js = NULL;
 	for (int flags = 0; flags <= (LOCUS_JSON_PRETTY | LOCUS_JSON_COMMANDS);
 	     flags += LOCUS_JSON_COMMANDS) {
-		int rc = locus_action_json(a, flags, &js);
+		int rc = locus_action_json(&js, a, (unsigned)flags);
 		if (rc == LOCUS_ENOMEM)
 			return;
 		FUZZ_CHECK(rc == 0 && js, "action_json rc %d", rc);

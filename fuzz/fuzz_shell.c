@@ -93,23 +93,31 @@ static void check_result(const locus_shell_result *r, size_t len)
 
 static void check_verdict(const locus_shell_result *r)
 {
-	locus_shell_verdict v;
-	locus_shell_label(r, &v);
-	FUZZ_CHECK(v.kind == LOCUS_KIND_READ || v.kind == LOCUS_KIND_EXEC,
-	           "kind %d", (int)v.kind);
-	FUZZ_CHECK(v.tags < (1u << LOCUS_TAG_COUNT), "tags 0x%x", v.tags);
-	if (v.kind == LOCUS_KIND_READ)
-		FUZZ_CHECK(v.tags == 0, "workspace.read with exec tags 0x%x",
-		           v.tags);
+	locus_shell_verdict *v = NULL;
+	if (locus_shell_label(&v, r) == LOCUS_ENOMEM)
+		return;
+	FUZZ_CHECK(v != NULL, "label gave no verdict");
+	locus_kind kind = locus_shell_verdict_kind(v);
+	uint32_t tags = locus_shell_verdict_tags(v);
+	FUZZ_CHECK(kind == LOCUS_KIND_READ || kind == LOCUS_KIND_EXEC,
+	           "kind %d", (int)kind);
+	FUZZ_CHECK(tags < (1u << LOCUS_TAG_COUNT), "tags 0x%x", tags);
+	if (kind == LOCUS_KIND_READ)
+		FUZZ_CHECK(tags == 0, "workspace.read with exec tags 0x%x", tags);
 	if (!locus_shell_result_parsed(r))
-		FUZZ_CHECK(v.kind == LOCUS_KIND_EXEC &&
-		                   (v.tags & LOCUS_TAG_UNPARSED),
+		FUZZ_CHECK(kind == LOCUS_KIND_EXEC && (tags & LOCUS_TAG_UNPARSED),
 		           "unparsed line not exec:unparsed");
-	if (v.never)
-		FUZZ_CHECK(v.tags & LOCUS_TAG_NEVER, "never without exec:never");
-	FUZZ_CHECK(v.nreasons <= 32, "nreasons %zu", v.nreasons);
-	for (size_t i = 0; i < v.nreasons; i++)
-		check_word(v.reasons[i]);
+	if (locus_shell_verdict_never(v))
+		FUZZ_CHECK(tags & LOCUS_TAG_NEVER, "never without exec:never");
+	size_t nreasons = locus_shell_verdict_reason_count(v);
+	for (size_t i = 0; i < nreasons; i++) {
+		FUZZ_CHECK(locus_shell_verdict_reason(v, i) != NULL,
+		           "reason %zu of %zu is NULL", i, nreasons);
+		check_word(locus_shell_verdict_reason(v, i));
+	}
+	FUZZ_CHECK(locus_shell_verdict_reason(v, nreasons) == NULL,
+	           "reason past the count");
+	locus_shell_verdict_free(v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -276,31 +276,38 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 	                  : locus_shell_parse(line, len, NULL);
 	if (!a->shell)
 		return LOCUS_ENOMEM;
-	locus_shell_verdict v;
-	locus_shell_label(a->shell, &v);
-	a->kind = v.kind;
-	a->never = v.never;
-	int rc = add_exec_tags(a, v.tags);
-	for (size_t i = 0; !rc && i < v.nreasons; i++) {
-		if (strcmp(v.reasons[i], LL_REASON_UNPARSED) == 0) {
+	locus_shell_verdict *v;
+	int rc = locus_shell_label(&v, a->shell);
+	if (rc)
+		return rc;
+	a->kind = locus_shell_verdict_kind(v);
+	a->never = locus_shell_verdict_never(v); /* static */
+	rc = add_exec_tags(a, locus_shell_verdict_tags(v));
+	size_t nreasons = locus_shell_verdict_reason_count(v);
+	for (size_t i = 0; !rc && i < nreasons; i++) {
+		const char *reason = locus_shell_verdict_reason(v, i);
+		if (strcmp(reason, LL_REASON_UNPARSED) == 0) {
 			/* The verdict's text is static; the action owns the
 			   full "could not be parsed: <why>". */
 			const char *why = locus_shell_result_reason(a->shell);
 			size_t n = strlen(LL_REASON_UNPARSED) + 2 +
 			           (why ? strlen(why) : 0) + 1;
 			char *s = malloc(n);
-			if (!s)
-				return LOCUS_ENOMEM;
+			if (!s) {
+				rc = LOCUS_ENOMEM;
+				break;
+			}
 			snprintf(s, n, "%s%s%s", LL_REASON_UNPARSED,
 			         why ? ": " : "", why ? why : "");
 			rc = add_reason(a, s);
 			free(s);
-		} else if (strcmp(v.reasons[i], LL_REASON_ARGS_FLOOR) == 0) {
+		} else if (strcmp(reason, LL_REASON_ARGS_FLOOR) == 0) {
 			rc = add_args_reasons(a);
 		} else {
-			rc = add_reason(a, v.reasons[i]);
+			rc = add_reason(a, reason);
 		}
 	}
+	locus_shell_verdict_free(v);
 	return rc;
 }
 
@@ -973,12 +980,15 @@ static char *pretty(char *compact)
 	cJSON_Delete(o);
 	if (!text)
 		return NULL;
-	/* cJSON_Print's memory comes from cJSON's allocator, which is
-	   malloc here (no hooks are installed): free() is right for it. */
-	return text;
+	/* cJSON_Print's memory is cJSON's to free (cJSON_free); what we hand
+	   out is freed with locus_free(): copy it (one allocator contract per
+	   returned buffer, issue 19). */
+	char *copy = strdup(text);
+	cJSON_free(text);
+	return copy;
 }
 
-int locus_action_json(const locus_action *a, int flags, char **out)
+int locus_action_json(char **out, const locus_action *a, unsigned flags)
 {
 	if (!out)
 		return LOCUS_EUSAGE;

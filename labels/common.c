@@ -1,4 +1,6 @@
 /* labels/common.c - version and error-code names (shared by every module). */
+#include <stdlib.h>
+
 #include "locus/common.h"
 
 const char *locus_version(void)
@@ -22,4 +24,9 @@ const char *locus_error_code_name(int code)
 	case LOCUS_ECONFLICT: return "changed since it was read";
 	}
 	return "unknown error";
+}
+
+void locus_free(void *ptr)
+{
+	free(ptr);
 }

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "../knowledge/linefacts.h"
+#include "../util/invariant.h"
 #include "../knowledge/programs.h"
 #include "pack.h"
 
@@ -348,18 +349,41 @@ const char *ll_args_floor(const locus_shell_command *c)
 
 /* ---- the verdict ------------------------------------------------------ */
 
+/* The opaque verdict (labels.h): reasons grow as needed (it was a
+   caller-allocated struct with a silent cap of 32 reasons; issue 19). */
+struct locus_shell_verdict {
+	locus_kind kind;
+	uint32_t tags;
+	const char *never;
+	size_t nreasons, cap;
+	const char **reasons; /* static strings or the result's */
+	bool oom;             /* a reason could not be kept */
+};
+
 static void add_reason(locus_shell_verdict *v, const char *r)
 {
 	for (size_t i = 0; i < v->nreasons; i++)
 		if (v->reasons[i] == r || strcmp(v->reasons[i], r) == 0)
 			return;
-	if (v->nreasons < sizeof v->reasons / sizeof v->reasons[0])
-		v->reasons[v->nreasons++] = r;
+	if (v->nreasons == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 8;
+		const char **grown = realloc(v->reasons, cap * sizeof *grown);
+		if (!grown) {
+			v->oom = true;
+			return;
+		}
+		v->reasons = grown;
+		v->cap = cap;
+	}
+	v->reasons[v->nreasons++] = r;
 }
 
-/* Floor reasons in the order found; the first becomes `never`. */
+#define NFLOOR_ROWS (sizeof floor_rows / sizeof *floor_rows)
+
+/* Floor reasons in the order found; the first becomes `never`.  Every
+   reason is one of floor_rows (deduplicated), so the set cannot fill. */
 typedef struct floor_set {
-	const char *items[8];
+	const char *items[NFLOOR_ROWS];
 	size_t n;
 } floor_set;
 
@@ -368,8 +392,12 @@ static void floor_add(floor_set *f, const char *never)
 	for (size_t i = 0; i < f->n; i++)
 		if (f->items[i] == never || strcmp(f->items[i], never) == 0)
 			return;
-	if (f->n < sizeof f->items / sizeof f->items[0])
-		f->items[f->n++] = never;
+	/* a reason outside floor_rows would be dropped below: in release
+	   it is kept as destroying (fail closed), in debug it traps */
+	if (NEVER(!floor_row_of(never)))
+		never = LL_NEVER_RM;
+	assert(f->n < NFLOOR_ROWS);
+	f->items[f->n++] = never;
 }
 
 static bool is_substitution_origin(const char *origin)
@@ -593,9 +621,61 @@ static const char *positional_floor(const locus_shell_result *r,
 	return hit;
 }
 
-void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
+static void label_line(const locus_shell_result *r, locus_shell_verdict *out);
+
+int locus_shell_label(locus_shell_verdict **vout, const locus_shell_result *r)
 {
-	memset(out, 0, sizeof *out);
+	if (!vout)
+		return LOCUS_EUSAGE;
+	*vout = NULL;
+	locus_shell_verdict *v = calloc(1, sizeof *v);
+	if (!v)
+		return LOCUS_ENOMEM;
+	label_line(r, v);
+	if (v->oom) {
+		locus_shell_verdict_free(v);
+		return LOCUS_ENOMEM;
+	}
+	*vout = v;
+	return 0;
+}
+
+void locus_shell_verdict_free(locus_shell_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->reasons);
+	free(v);
+}
+
+locus_kind locus_shell_verdict_kind(const locus_shell_verdict *v)
+{
+	return v ? v->kind : LOCUS_KIND_EXEC;
+}
+
+uint32_t locus_shell_verdict_tags(const locus_shell_verdict *v)
+{
+	return v ? v->tags : LOCUS_TAG_UNPARSED;
+}
+
+const char *locus_shell_verdict_never(const locus_shell_verdict *v)
+{
+	return v ? v->never : NULL;
+}
+
+size_t locus_shell_verdict_reason_count(const locus_shell_verdict *v)
+{
+	return v ? v->nreasons : 0;
+}
+
+const char *locus_shell_verdict_reason(const locus_shell_verdict *v, size_t i)
+{
+	return v && i < v->nreasons ? v->reasons[i] : NULL;
+}
+
+/* The verdict of one line into a zeroed `out`. */
+static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
+{
 	out->kind = LOCUS_KIND_EXEC;
 	bool parsed = locus_shell_result_parsed(r);
 	size_t n = locus_shell_result_count(r);
@@ -688,7 +768,7 @@ void locus_shell_label(const locus_shell_result *r, locus_shell_verdict *out)
 		add_reason(out, row->text);
 	}
 	if (fl.n)
-		out->never = floor_row_of(fl.items[0])->never;
+		out->never = floor_row_of(fl.items[0])->never; /* a row: above */
 
 	/* exec:check: checks and read-only commands only, no other tag. */
 	bool all_ok = parsed && n > 0 && out->tags == 0 &&

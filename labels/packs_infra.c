@@ -73,11 +73,15 @@ static bool ansible_destroys(const locus_shell_command *c)
 		bad = strncmp(name, "ansible", 7) == 0;
 	}
 	if (!bad) {
-		locus_shell_verdict v;
-		locus_shell_label(r, &v);
-		bad = (v.tags & (LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |
-		                 LOCUS_TAG_SHUTDOWN | LOCUS_TAG_FORCE_PUSH |
-		                 LOCUS_TAG_REMOTE_CODE)) != 0;
+		const uint32_t destroying =
+		        LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |
+		        LOCUS_TAG_SHUTDOWN | LOCUS_TAG_FORCE_PUSH |
+		        LOCUS_TAG_REMOTE_CODE;
+		locus_shell_verdict *v;
+		/* out of memory: fail closed (held) */
+		bad = locus_shell_label(&v, r) != 0 ||
+		      (locus_shell_verdict_tags(v) & destroying) != 0;
+		locus_shell_verdict_free(v);
 	}
 	locus_shell_result_free(r);
 	return bad;

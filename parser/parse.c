@@ -87,6 +87,8 @@ int locus_shell_parser_new(locus_shell_parser **out,
 	if (!out)
 		return LOCUS_EUSAGE;
 	*out = NULL;
+	if (opts && opts->version != LOCUS_SHELL_OPTIONS_VERSION)
+		return LOCUS_EINVALID;
 	locus_shell_parser *p = calloc(1, sizeof *p);
 	lp_syms *sy = calloc(1, sizeof *sy);
 	TSParser *ts = ts_parser_new();

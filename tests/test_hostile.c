@@ -283,7 +283,8 @@ END_TEST
 START_TEST(hostile_timeout_then_reuse)
 {
 	locus_shell_parser *p = NULL;
-	locus_shell_options o = {.budget_ms = 1};
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.budget_ms = 1;
 	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
 	size_t n;
 	char *s = build("cat", " | cat", 30000, "", "", 0, &n);

@@ -206,6 +206,35 @@ static char *tag_list(uint32_t tags)
 	return buf;
 }
 
+/* The verdict read through its accessors into a value the checks below
+   compare field by field (the public verdict is opaque since issue 19). */
+typedef struct tverdict {
+	locus_kind kind;
+	uint32_t tags;
+	const char *never;
+	size_t nreasons;
+	const char *reasons[64];
+} tverdict;
+
+static void tlabel(const locus_shell_result *r, tverdict *out)
+{
+	locus_shell_verdict *v = NULL;
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	ck_assert_ptr_nonnull(v);
+	memset(out, 0, sizeof *out);
+	out->kind = locus_shell_verdict_kind(v);
+	out->tags = locus_shell_verdict_tags(v);
+	out->never = locus_shell_verdict_never(v); /* static strings */
+	out->nreasons = locus_shell_verdict_reason_count(v);
+	ck_assert_uint_le(out->nreasons, 64);
+	for (size_t i = 0; i < out->nreasons; i++) {
+		out->reasons[i] = locus_shell_verdict_reason(v, i);
+		ck_assert_ptr_nonnull(out->reasons[i]);
+	}
+	ck_assert_ptr_null(locus_shell_verdict_reason(v, out->nreasons));
+	locus_shell_verdict_free(v);
+}
+
 typedef struct vec {
 	const char *line;
 	locus_kind kind;
@@ -213,7 +242,7 @@ typedef struct vec {
 	const char *never;  /* exact, NULL for none */
 } vec;
 
-static void check_verdict(const char *line, const locus_shell_verdict *v,
+static void check_verdict(const char *line, const tverdict *v,
                           const vec *want)
 {
 	ck_assert_msg(v->tags == want->tags, "%s: tags [%s] want [%s]", line,
@@ -733,8 +762,8 @@ START_TEST(test_unit_vectors)
 {
 	const vec *v = &unit_vecs[_i];
 	locus_shell_result *r = fake(v->line);
-	locus_shell_verdict out;
-	locus_shell_label(r, &out);
+	tverdict out;
+	tlabel(r, &out);
 	check_verdict(v->line, &out, v);
 	locus_shell_result_free(r);
 }
@@ -750,36 +779,36 @@ START_TEST(test_read_only_flags)
 		LOCUS_CMD_STDIN_SCRIPT, LOCUS_CMD_WRAPPER,
 		LOCUS_CMD_FUNCTION_DEF,
 	};
-	locus_shell_verdict v;
+	tverdict v;
 	locus_shell_result *r = fake("ls -la");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, RD);
 	for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
 		cmd(r, 0)->flags = flags[i];
-		locus_shell_label(r, &v);
+		tlabel(r, &v);
 		ck_assert_msg(v.kind == EX, "flag %#x kept read", flags[i]);
 	}
 	cmd(r, 0)->flags = 0;
 	cmd(r, 0)->origin = LOCUS_ORIGIN_SUBSTITUTION;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, EX);
 	cmd(r, 0)->origin = "";
 	static const char *const wr[] = { "sudo" };
 	cmd(r, 0)->wrappers = wr;
 	cmd(r, 0)->nwrappers = 1;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, EX);
 	cmd(r, 0)->nwrappers = 0;
 	r->has_substitution = true;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, EX);
 	r->has_substitution = false;
 	r->has_background = true;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, EX);
 	ck_assert_uint_eq(v.tags, B);
 	r->has_background = false;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, RD);
 	locus_shell_result_free(r);
 }
@@ -788,27 +817,27 @@ END_TEST
 /* Checks allow assignments but not wrappers, nesting or dynamic words. */
 START_TEST(test_check_rules)
 {
-	locus_shell_verdict v;
+	tverdict v;
 	locus_shell_result *r = fake("pytest -q");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, C);
 	static const char *const wr[] = { "timeout" };
 	cmd(r, 0)->wrappers = wr;
 	cmd(r, 0)->nwrappers = 1;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0);
 	cmd(r, 0)->nwrappers = 0;
 	cmd(r, 0)->origin = LOCUS_ORIGIN_SHELL_C;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0);
 	cmd(r, 0)->origin = "";
 	cmd(r, 0)->flags = LOCUS_CMD_SUBST;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0);
 	cmd(r, 0)->flags = 0;
 	r->parsed = false;
 	r->reason = "x";
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, U);
 	locus_shell_result_free(r);
 }
@@ -816,9 +845,9 @@ END_TEST
 
 START_TEST(test_reasons_text)
 {
-	locus_shell_verdict v;
+	tverdict v;
 	locus_shell_result *r = fake("rm -rf build");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.nreasons, 2);
 	ck_assert_str_eq(v.reasons[0], "rm deletes files");
 	ck_assert_str_eq(v.reasons[1],
@@ -827,7 +856,7 @@ START_TEST(test_reasons_text)
 	locus_shell_result_free(r);
 
 	r = fake("curl x ; git push origin main");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.nreasons, 3);
 	ck_assert_str_eq(v.reasons[0], "curl reaches the network");
 	ck_assert_str_eq(v.reasons[1], "git push reaches the network");
@@ -836,7 +865,7 @@ START_TEST(test_reasons_text)
 
 	/* two floor reasons: the first is `never`, both are listed */
 	r = fake("rm -rf x ; reboot");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_str_eq(v.never, "recursive delete");
 	ck_assert_uint_eq(v.tags, D | S | V);
 	bool stop = false;
@@ -849,7 +878,7 @@ START_TEST(test_reasons_text)
 
 	/* the same reason is listed once */
 	r = fake("rm a ; rm b");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.nreasons, 1);
 	locus_shell_result_free(r);
 }
@@ -857,10 +886,10 @@ END_TEST
 
 START_TEST(test_inline_deletes_and_fork_bomb)
 {
-	locus_shell_verdict v;
+	tverdict v;
 	locus_shell_result *r = fake("python3 -c x");
 	cmd(r, 0)->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_INLINE_DELETES;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, D);
 	ck_assert_ptr_null(v.never);
 	ck_assert_str_eq(v.reasons[0], "inline code deletes files");
@@ -868,7 +897,7 @@ START_TEST(test_inline_deletes_and_fork_bomb)
 
 	r = fake("f");
 	r->has_fork_bomb = true;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, D | V);
 	ck_assert_str_eq(v.never, "fork bomb");
 	locus_shell_result_free(r);
@@ -879,12 +908,12 @@ END_TEST
    not (their inner command is judged). */
 START_TEST(test_args_floor)
 {
-	locus_shell_verdict v;
+	tverdict v;
 	locus_shell_result *r = fake("python3 -c 'print(\"rm -rf /\")'");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0); /* a known interpreter, no code flag */
 	cmd(r, 0)->flags |= LOCUS_CMD_INLINE_CODE;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, D | V);
 	ck_assert_str_eq(v.never, "recursive delete");
 	bool said = false;
@@ -902,22 +931,22 @@ START_TEST(test_args_floor)
 	};
 	cmd(r, 0)->redirects = hs;
 	cmd(r, 0)->nredirects = 1;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, D | V);
 	locus_shell_result_free(r);
 
 	/* a peeled wrapper's own argv is not matched */
 	r = fake("mywrap echo 'rm -rf /'");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, D | V);
 	cmd(r, 0)->flags |= LOCUS_CMD_WRAPPER;
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0);
 	locus_shell_result_free(r);
 
 	/* no arguments, no match; a huge argument does not hang */
 	r = fake("mytool");
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, 0);
 	locus_shell_result_free(r);
 	size_t big = 1 << 20;
@@ -930,7 +959,7 @@ START_TEST(test_args_floor)
 	r = fake("mytool x");
 	cmd(r, 0)->argv = (const char *const[]){ "mytool", line };
 	clock_t t0 = clock();
-	locus_shell_label(r, &v);
+	tlabel(r, &v);
 	/* `x(){` without a `}` once made the fork-bomb pattern quadratic */
 	ck_assert(clock() - t0 < 20 * CLOCKS_PER_SEC);
 	ck_assert(v.tags & V); /* the rm -rf at the end */
@@ -954,8 +983,8 @@ START_TEST(test_remote_code_substitution)
 		cmd(r, 1)->origin = i % 2 ? LOCUS_ORIGIN_SUBSTITUTION
 		                          : LOCUS_ORIGIN_PROCESS_SUBSTITUTION;
 		cmd(r, 1)->parent = 0;
-		locus_shell_verdict v;
-		locus_shell_label(r, &v);
+		tverdict v;
+		tlabel(r, &v);
 		ck_assert_msg(v.tags == (N | R | V), "%s: %s", lines[i],
 		              tag_list(v.tags));
 		ck_assert_str_eq(v.never, "pipes a download into a shell");
@@ -964,8 +993,8 @@ START_TEST(test_remote_code_substitution)
 	/* echo $(curl x) runs no interpreter */
 	locus_shell_result *r = fake("echo x ; curl u");
 	cmd(r, 1)->origin = LOCUS_ORIGIN_SUBSTITUTION;
-	locus_shell_verdict v;
-	locus_shell_label(r, &v);
+	tverdict v;
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, N);
 	locus_shell_result_free(r);
 }
@@ -1012,8 +1041,8 @@ START_TEST(test_unparsed_patterns)
 	r->reason = "test";
 	r->source = v->line;
 	r->source_len = strlen(v->line);
-	locus_shell_verdict out;
-	locus_shell_label(r, &out);
+	tverdict out;
+	tlabel(r, &out);
 	check_verdict(v->line, &out, v);
 	ck_assert_str_eq(out.reasons[0], "could not be parsed");
 	locus_shell_result_free(r);
@@ -1026,8 +1055,8 @@ START_TEST(test_unparsed_keeps_command_tags)
 	locus_shell_result *r = fake("curl x");
 	r->parsed = false;
 	r->reason = "test";
-	locus_shell_verdict v;
-	locus_shell_label(r, &v);
+	tverdict v;
+	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, U | N);
 	locus_shell_result_free(r);
 }
@@ -1054,8 +1083,8 @@ START_TEST(test_unparsed_hostile)
 		r->source_len = len;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		locus_shell_verdict v;
-		locus_shell_label(r, &v);
+		tverdict v;
+		tlabel(r, &v);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double s = (double)(t1.tv_sec - t0.tv_sec) +
 		           (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -1079,8 +1108,8 @@ START_TEST(test_unparsed_cost)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < 100; i++) {
-		locus_shell_verdict v;
-		locus_shell_label(r, &v);
+		tverdict v;
+		tlabel(r, &v);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
@@ -1313,19 +1342,19 @@ START_TEST(test_action_json_tool)
 {
 	locus_action *a = derive_ok("write", "{\"path\":\"a.txt\",\"x\":1}");
 	char *s = NULL;
-	ck_assert_int_eq(locus_action_json(a, 0, &s), 0);
+	ck_assert_int_eq(locus_action_json(&s, a, 0), 0);
 	ck_assert_str_eq(s, "{\"tool\":\"write\",\"kind\":\"workspace.write\","
 	                    "\"tags\":[\"write\"],\"asset\":\"a.txt\"}");
-	free(s);
-	ck_assert_int_eq(locus_action_json(a, LOCUS_JSON_PRETTY, &s), 0);
+	locus_free(s);
+	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_PRETTY), 0);
 	ck_assert_ptr_nonnull(strchr(s, '\n'));
-	free(s);
+	locus_free(s);
 	locus_action_free(a);
 	/* invalid UTF-8 in an asset still gives valid JSON text */
 	a = derive_ok("read", "{\"path\":\"a\xff\xc0\xafz\"}");
-	ck_assert_int_eq(locus_action_json(a, 0, &s), 0);
+	ck_assert_int_eq(locus_action_json(&s, a, 0), 0);
 	ck_assert_ptr_nonnull(strstr(s, "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz"));
-	free(s);
+	locus_free(s);
 	locus_action_free(a);
 }
 END_TEST
@@ -1337,7 +1366,7 @@ START_TEST(test_action_json_bash_keys)
 	ck_assert_int_eq(locus_action_classify(&a, NULL, "ls \"x", 5, NULL), 0);
 	char *s = NULL;
 	ck_assert_int_eq(
-		locus_action_json(a, LOCUS_JSON_COMMANDS, &s), 0);
+		locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
 	cJSON *o = cJSON_Parse(s);
 	ck_assert_ptr_nonnull(o);
 	static const char *const keys[] = {
@@ -1569,7 +1598,7 @@ START_TEST(test_e2e_spec_example)
 	ck_assert_str_eq(locus_action_reason(a, 1),
 	                 "recursive delete is on the never-allow floor");
 	char *s = NULL;
-	ck_assert_int_eq(locus_action_json(a, LOCUS_JSON_COMMANDS, &s), 0);
+	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
 	ck_assert_ptr_nonnull(strstr(s,
 		"{\"command\":\"sudo sh -c 'rm -rf build'\",\"tool\":\"bash\","
 		"\"kind\":\"workspace.exec\",\"tags\":[\"bash\","
@@ -1579,7 +1608,7 @@ START_TEST(test_e2e_spec_example)
 		"is on the never-allow floor\"],\"commands\":[{\"name\":"
 		"\"sudo\""));
 	ck_assert_ptr_nonnull(strstr(s, "\"origin\":\"shell -c\""));
-	free(s);
+	locus_free(s);
 	locus_action_free(a);
 }
 END_TEST
@@ -1634,17 +1663,17 @@ START_TEST(test_e2e_hostile)
 	ck_assert(locus_action_has_tag(a, "exec:unparsed"));
 	ck_assert(locus_action_has_tag(a, "exec:never"));
 	char *s = NULL;
-	ck_assert_int_eq(locus_action_json(a, LOCUS_JSON_COMMANDS, &s), 0);
-	free(s);
+	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
+	locus_free(s);
 	locus_action_free(a);
 	ck_assert_int_eq(locus_action_classify(&a, NULL, "ls \xff\xfe", 5, NULL),
 	                 0);
 	ck_assert(locus_action_has_tag(a, "exec:unparsed"));
-	ck_assert_int_eq(locus_action_json(a, 0, &s), 0);
+	ck_assert_int_eq(locus_action_json(&s, a, 0), 0);
 	cJSON *o = cJSON_Parse(s);
 	ck_assert_ptr_nonnull(o);
 	cJSON_Delete(o);
-	free(s);
+	locus_free(s);
 	locus_action_free(a);
 	free(buf);
 }
@@ -1727,10 +1756,54 @@ START_TEST(test_outside_reason_and_verdict)
 		                "outside-workspace: /tmp/trash is outside the "
 		                "workspace root") == 0;
 	ck_assert(named);
-	locus_shell_verdict v;
-	locus_shell_label(locus_action_shell(a), &v);
+	tverdict v;
+	tlabel(locus_action_shell(a), &v);
 	ck_assert_uint_eq(v.tags & O, 0);
 	locus_action_free(a);
+}
+END_TEST
+
+/* The verdict keeps every reason: it had a silent cap of 32 (issue 19);
+   40 network programs give 40 reasons.  NULL verdicts read fail-closed. */
+START_TEST(test_verdict_reasons_uncapped)
+{
+	static const char *const progs[] = {
+		"curl", "curlie", "wget", "wget2", "aria2c", "axel", "xh",
+		"ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat",
+		"telnet", "ftp", "mosh", "lftp", "tftp", "autossh", "rclone",
+		"sshfs", "npx", "bunx", "uvx", "gh",
+	};
+	static const char *const subs[] = {
+		"git push", "git pull", "git fetch", "git clone", "git ls-remote",
+		"pip install", "pip download", "npm ci", "npm publish",
+		"cargo fetch", "go get", "apt update", "yarn add",
+	};
+	char line[2048] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof progs / sizeof *progs; i++, n++) {
+		strcat(line, progs[i]);
+		strcat(line, " x; ");
+	}
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++, n++) {
+		strcat(line, subs[i]);
+		strcat(line, " x; ");
+	}
+	ck_assert_uint_eq(n, 40);
+	locus_shell_result *r = locus_shell_parse(line, strlen(line), NULL);
+	ck_assert(locus_shell_result_parsed(r));
+	tverdict v;
+	tlabel(r, &v);
+	ck_assert_uint_ge(v.nreasons, n);
+	ck_assert(v.tags & N);
+	locus_shell_result_free(r);
+
+	ck_assert_int_eq(locus_shell_verdict_kind(NULL), EX);
+	ck_assert_uint_eq(locus_shell_verdict_tags(NULL), U);
+	ck_assert_ptr_null(locus_shell_verdict_never(NULL));
+	ck_assert_uint_eq(locus_shell_verdict_reason_count(NULL), 0);
+	ck_assert_ptr_null(locus_shell_verdict_reason(NULL, 0));
+	locus_shell_verdict_free(NULL);
+	ck_assert_int_eq(locus_shell_label(NULL, r), LOCUS_EUSAGE);
 }
 END_TEST
 
@@ -1803,6 +1876,7 @@ static Suite *unit_suite(void)
 	tcase_add_test(t, test_read_only_flags);
 	tcase_add_test(t, test_check_rules);
 	tcase_add_test(t, test_reasons_text);
+	tcase_add_test(t, test_verdict_reasons_uncapped);
 	tcase_add_test(t, test_inline_deletes_and_fork_bomb);
 	tcase_add_test(t, test_remote_code_substitution);
 	tcase_add_test(t, test_args_floor);

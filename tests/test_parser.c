@@ -629,7 +629,9 @@ END_TEST
 START_TEST(walk_parser_reuse_and_options)
 {
 	locus_shell_parser *p = NULL;
-	locus_shell_options o = {.max_bytes = 16, .max_commands = 2};
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.max_bytes = 16;
+	o.max_commands = 2;
 	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
 	locus_shell_result *r = locus_shell_parser_parse(p, "a; b; c", 7);
 	ck_assert(!locus_shell_result_parsed(r));
@@ -646,6 +648,14 @@ START_TEST(walk_parser_reuse_and_options)
 	}
 	locus_shell_parser_free(p);
 	locus_shell_parser_free(NULL);
+	/* an options struct of an unknown version is refused (issue 19) */
+	locus_shell_options bad = LOCUS_SHELL_OPTIONS_INIT;
+	bad.version = 0;
+	p = (locus_shell_parser *)&bad;
+	ck_assert_int_eq(locus_shell_parser_new(&p, &bad), LOCUS_EINVALID);
+	ck_assert_ptr_null(p);
+	bad.version = LOCUS_SHELL_OPTIONS_VERSION + 1;
+	ck_assert_ptr_null(locus_shell_parse("ls", 2, &bad));
 	locus_shell_result_free(NULL);
 }
 END_TEST

@@ -591,7 +591,8 @@ END_TEST
 START_TEST(test_depth_option)
 {
 	/* the original's vector: eval x12 fails with a limit of 8 */
-	locus_shell_options o = { .max_depth = 8 };
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.max_depth = 8;
 	const char *l12 = "eval eval eval eval eval eval eval eval eval eval "
 	                  "eval eval reboot";
 	locus_shell_result *r = locus_shell_parse(l12, strlen(l12), &o);
@@ -608,7 +609,8 @@ START_TEST(test_sh_c_deep)
 {
 	/* sh -c 'sh -c '\''sh -c ...'\''' nested 6 deep with a limit of 4
 	   (quoting grows 3x per level, so the limit is lowered) */
-	locus_shell_options o = { .max_depth = 4 };
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.max_depth = 4;
 	char *s = strdup("reboot");
 	for (int i = 0; i < 6; i++) {
 		size_t n = strlen(s);

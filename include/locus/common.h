@@ -17,7 +17,13 @@
 extern "C" {
 #endif
 
-#define LOCUS_VERSION "0.1.0"
+/* 0.2.0: the API pass of issue 19 (docs/api.md): out-parameters first,
+   versioned option structs checked by the library, (ptr, len) text,
+   opaque verdicts, locus_free() for every returned buffer. */
+#define LOCUS_VERSION "0.2.0"
+#define LOCUS_VERSION_MAJOR 0
+#define LOCUS_VERSION_MINOR 2
+#define LOCUS_VERSION_PATCH 0
 
 typedef enum locus_error_code {
 	LOCUS_OK = 0,
@@ -45,11 +51,19 @@ typedef struct locus_error {
 	char message[256]; /* NUL-terminated, human readable */
 } locus_error;
 
-/** Return the library version string, e.g. "0.1.0".  Never NULL. */
+/** Return the library version string, e.g. "0.2.0".  Never NULL. */
 const char *locus_version(void);
 
 /** Return a static English name for a locus_error_code.  Never NULL. */
 const char *locus_error_code_name(int code);
+
+/**
+ * Free a buffer the library returned through a `char **out` (JSON texts,
+ * refusals, tool results, prompts, diffs...) or as a `char *` result.
+ * Every such buffer has this one contract, whatever made it inside (our
+ * writer, cJSON): do not mix allocators.  NULL is accepted.
+ */
+void locus_free(void *ptr);
 
 #ifdef __cplusplus
 }

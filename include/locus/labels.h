@@ -61,20 +61,12 @@ const char *locus_tag_name(uint32_t tag_bit);
 
 /**
  * The shell verdict for one line: what the labeller concluded from a parse
- * result.  A value struct filled by locus_shell_label(); `never` and
- * `reasons` point into static tables or into the result, so they live as
- * long as the result passed in.
+ * result.  Opaque, made by locus_shell_label() and freed with
+ * locus_shell_verdict_free(); read through the accessors below.  The
+ * strings it returns (`never`, reasons) are static or borrowed from the
+ * parse result: valid while both the verdict and the result live.
  */
-typedef struct locus_shell_verdict {
-	locus_kind kind;    /* LOCUS_KIND_READ or LOCUS_KIND_EXEC */
-	uint32_t tags;      /* LOCUS_TAG_* bits */
-	const char *never;  /* the floor's reason, e.g. "recursive delete", or
-	                       NULL */
-	size_t nreasons;
-	const char *reasons[32]; /* "rm deletes files", ...; static strings or
-	                            owned by the labeller's scratch (see
-	                            locus_action for owned copies) */
-} locus_shell_verdict;
+typedef struct locus_shell_verdict locus_shell_verdict;
 
 typedef struct locus_action locus_action;
 
@@ -188,26 +180,54 @@ int locus_action_set_cost_usd(locus_action *action, double cost);
  * Label a parse result (spec shell.md section 2).  Pure: reads `result`
  * only.
  *
- * @param result    from locus_shell_parser_parse(); borrowed
- * @param[out] out  filled in full
+ * @param[out] out  the verdict, freed with locus_shell_verdict_free();
+ *                  NULL on error
+ * @param result    from locus_shell_parser_parse(); borrowed, must outlive
+ *                  the verdict; NULL is labelled as an empty unparsed line
+ * @return 0, LOCUS_ENOMEM, or LOCUS_EUSAGE when out is NULL
  */
-void locus_shell_label(const locus_shell_result *result,
-                       locus_shell_verdict *out);
+int locus_shell_label(locus_shell_verdict **out,
+                      const locus_shell_result *result);
 
-/** Flags for locus_action_json(). */
-enum {
+/** Free a verdict.  NULL is accepted. */
+void locus_shell_verdict_free(locus_shell_verdict *verdict);
+
+/** LOCUS_KIND_READ or LOCUS_KIND_EXEC (LOCUS_KIND_EXEC for NULL). */
+locus_kind locus_shell_verdict_kind(const locus_shell_verdict *verdict);
+
+/** LOCUS_TAG_* bits (LOCUS_TAG_UNPARSED for NULL: fail closed). */
+uint32_t locus_shell_verdict_tags(const locus_shell_verdict *verdict);
+
+/** The floor's reason, e.g. "recursive delete", or NULL. */
+const char *locus_shell_verdict_never(const locus_shell_verdict *verdict);
+
+/** Reasons ("rm deletes files", ...), in the order found, deduplicated;
+ *  NULL for i out of range.  Static strings (see locus_action for the
+ *  Action's owned copies, which carry the unparsed reason's detail). */
+size_t locus_shell_verdict_reason_count(const locus_shell_verdict *verdict);
+const char *locus_shell_verdict_reason(const locus_shell_verdict *verdict,
+                                       size_t i);
+
+/** Flags of the JSON renderers (locus_action_json, locus_policy_json,
+ *  locus_decision_json), or'd together. */
+typedef enum locus_json_flags {
+	LOCUS_JSON_DEFAULT = 0,       /* compact */
 	LOCUS_JSON_PRETTY = 1 << 0,   /* indent */
 	LOCUS_JSON_COMMANDS = 1 << 1, /* include "commands" for bash */
-};
+} locus_json_flags;
 
 /**
  * Render an action as the `locus classify` JSON object (spec shell.md
  * section 3).
  *
- * @param[out] out  malloc'd NUL-terminated text, freed with free()
- * @return 0 or LOCUS_ENOMEM
+ * @param[out] out  NUL-terminated text, freed with locus_free(); NULL on
+ *                  error
+ * @param action    borrowed
+ * @param flags     LOCUS_JSON_* or'd
+ * @return 0, LOCUS_ENOMEM, or LOCUS_EUSAGE for a NULL out or action
  */
-int locus_action_json(const locus_action *action, int flags, char **out);
+int locus_action_json(char **out, const locus_action *action,
+                      unsigned flags);
 
 #ifdef __cplusplus
 }

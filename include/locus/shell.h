@@ -150,12 +150,21 @@ typedef struct locus_shell_command {
 
 #define LOCUS_SHELL_NO_PARENT ((size_t)-1)
 
+/*
+ * Limits of a parser.  Versioned (libgit2 style): start from
+ * LOCUS_SHELL_OPTIONS_INIT and set what you need; a struct whose version
+ * the library does not know is refused (LOCUS_EINVALID).
+ */
 typedef struct locus_shell_options {
+	unsigned version;      /* LOCUS_SHELL_OPTIONS_VERSION */
 	size_t max_bytes;      /* input size limit; 0 = default 1 MiB */
 	unsigned max_depth;    /* see-through depth limit; 0 = default 16 */
 	unsigned budget_ms;    /* time budget for the whole parse; 0 = 500 */
 	size_t max_commands;   /* cap on commands listed; 0 = default 100000 */
 } locus_shell_options;
+
+#define LOCUS_SHELL_OPTIONS_VERSION 1
+#define LOCUS_SHELL_OPTIONS_INIT { .version = LOCUS_SHELL_OPTIONS_VERSION }
 
 #define LOCUS_SHELL_DEFAULT_MAX_BYTES ((size_t)1 << 20)
 #define LOCUS_SHELL_DEFAULT_MAX_DEPTH 16u
@@ -174,7 +183,7 @@ typedef struct locus_shell_parser locus_shell_parser;
  * @param[out] out   the parser, freed with locus_shell_parser_free()
  * @param opts       optional limits, copied; NULL for defaults
  * @return 0, LOCUS_ENOMEM, or LOCUS_EINVALID if the grammar's ABI does not
- *         match the runtime
+ *         match the runtime or `opts` has an unknown version
  */
 int locus_shell_parser_new(locus_shell_parser **out,
                            const locus_shell_options *opts);
@@ -195,7 +204,10 @@ void locus_shell_parser_free(locus_shell_parser *parser);
 locus_shell_result *locus_shell_parser_parse(locus_shell_parser *parser,
                                              const char *line, size_t len);
 
-/** One-shot convenience: a temporary parser with `opts` (may be NULL). */
+/**
+ * One-shot convenience: a temporary parser with `opts` (may be NULL).
+ * NULL when memory runs out or `opts` has an unknown version.
+ */
 locus_shell_result *locus_shell_parse(const char *line, size_t len,
                                       const locus_shell_options *opts);
 
