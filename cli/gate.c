@@ -66,6 +66,7 @@ static bool nonneg(const cJSON *v)
 static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 {
 	memset(c, 0, sizeof(*c));
+	c->in = (locus_gate_input)LOCUS_GATE_INPUT_INIT;
 	if (!cJSON_IsObject(o)) {
 		snprintf(why, wl, "a tool call is a JSON object");
 		return -1;
@@ -151,7 +152,7 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
 			if (!cJSON_IsObject(f) || cJSON_GetArraySize(f) != 1 ||
 			    !cJSON_IsString(s) ||
-			    locus_severity_parse(s->valuestring, &c->in.finding_severity)) {
+			    locus_severity_parse(&c->in.finding_severity, s->valuestring)) {
 				snprintf(why, wl, "\"finding\" must be {\"severity\": "
 				                  "\"low\"|\"medium\"|\"high\"|\"critical\"}");
 				return -1;
@@ -348,9 +349,9 @@ int cli_gate(int argc, char **argv)
 			continue;
 		}
 		char *s = NULL;
-		if (locus_decision_json(d, 0, &s) == 0) {
+		if (locus_decision_json(&s, d, 0) == 0) {
 			printf("%s\n", s);
-			free(s);
+			locus_free(s);
 		}
 		fflush(stdout);
 		locus_outcome oc = locus_decision_outcome(d);
@@ -435,9 +436,9 @@ static int block_policy(const pcase *k, const pctx *ctx, locus_policy **out,
 	else if (ctx->policy) {
 		/* settings on top of the current policy: rebuild it from JSON */
 		char *j = NULL;
-		if (locus_policy_json(ctx->policy, 0, &j) == 0) {
+		if (locus_policy_json(&j, ctx->policy, 0) == 0) {
 			rc = locus_policy_load(out, j, strlen(j), &err);
-			free(j);
+			locus_free(j);
 		} else {
 			rc = LOCUS_ENOMEM;
 		}
@@ -595,10 +596,10 @@ static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
 	}
 	if (bad[0]) {
 		char *j = NULL;
-		locus_decision_json(d, 0, &j);
+		locus_decision_json(&j, d, 0);
 		fprintf(out, "FAIL %s:%lu: %s\n  call: %s\n  got: %s\n", path,
 		        k->line, bad, k->call, j ? j : "?");
-		free(j);
+		locus_free(j);
 		(*failed)++;
 	} else {
 		(*passed)++;

@@ -139,13 +139,13 @@ int cli_policy(int argc, char **argv)
 	if (rc)
 		return rc;
 	char *s = NULL;
-	if (locus_policy_json(p, compact ? 0 : LOCUS_JSON_PRETTY, &s)) {
+	if (locus_policy_json(&s, p, compact ? 0 : LOCUS_JSON_PRETTY)) {
 		fprintf(stderr, "locus policy: out of memory\n");
 		locus_policy_free(p);
 		return 2;
 	}
 	printf("%s\n", s);
-	free(s);
+	locus_free(s);
 	locus_policy_free(p);
 	return 0;
 }

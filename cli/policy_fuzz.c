@@ -45,10 +45,10 @@ locus_policy *pf_policy_edit(const locus_policy *p, const char *only_allow,
                              const char *list, const char *value)
 {
 	char *json = NULL;
-	if (locus_policy_json(p, 0, &json))
+	if (locus_policy_json(&json, p, 0))
 		return NULL;
 	cJSON *doc = cJSON_Parse(json);
-	free(json);
+	locus_free(json);
 	cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc, "permissions");
 	bool ok = cJSON_IsObject(perm);
 	if (ok && only_allow) {

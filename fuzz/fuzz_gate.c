@@ -51,19 +51,19 @@ static void gate(const locus_policy *pol, locus_shell_parser *parser,
 		FUZZ_CHECK(o != LOCUS_OUTCOME_ALLOW,
 		           "standard preset allows a never/unparsed call");
 	char *js = NULL;
-	if (locus_decision_json(d, 0, &js) == 0) {
+	if (locus_decision_json(&js, d, 0) == 0) {
 		cJSON *j = cJSON_Parse(js);
 		FUZZ_CHECK(j && cJSON_IsObject(j), "decision JSON: %s", js);
 		cJSON_Delete(j);
 	}
-	free(js);
+	locus_free(js);
 	js = NULL;
-	rc = locus_decision_refusal_json(d, &js);
+	rc = locus_decision_refusal_json(&js, d);
 	if (o == LOCUS_OUTCOME_ALLOW)
 		FUZZ_CHECK(rc == LOCUS_EUSAGE, "refusal of an allow: %d", rc);
 	else
 		FUZZ_CHECK(rc == 0 || rc == LOCUS_ENOMEM, "refusal rc %d", rc);
-	free(js);
+	locus_free(js);
 	locus_decision_free(d);
 }
 

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           "error without a message");
 	} else {
 		char *js = NULL;
-		rc = locus_policy_json(p, 0, &js);
+		rc = locus_policy_json(&js, p, 0);
 		if (rc == 0) {
 			locus_policy *p2 = NULL;
 			rc = locus_policy_load(&p2, js, strlen(js), &err);
@@ -40,14 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           "effective policy does not load: %s\n%s",
 			           err.message, js);
 			char *js2 = NULL;
-			if (p2 && locus_policy_json(p2, 0, &js2) == 0)
+			if (p2 && locus_policy_json(&js2, p2, 0) == 0)
 				FUZZ_CHECK(!strcmp(js, js2),
 				           "policy JSON not idempotent:\n%s\n%s",
 				           js, js2);
-			free(js2);
+			locus_free(js2);
 			locus_policy_free(p2);
 		}
-		free(js);
+		locus_free(js);
 	}
 	locus_policy_free(p);
 
@@ -57,10 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	size_t before[3], after[3];
 	for (int i = 0; i < 3; i++)
-		before[i] = locus_policy_rule_count(base, i);
+		before[i] = locus_policy_rule_count(base, (locus_rule_list)i);
 	rc = locus_policy_add_claude_settings(base, d, size, &err);
 	for (int i = 0; i < 3; i++)
-		after[i] = locus_policy_rule_count(base, i);
+		after[i] = locus_policy_rule_count(base, (locus_rule_list)i);
 	if (rc != 0)
 		FUZZ_CHECK(!memcmp(before, after, sizeof before),
 		           "failed merge changed the policy");

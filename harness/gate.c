@@ -176,9 +176,9 @@ static int policy_decide(const char *tool, const char *args_json,
 	}
 	if (w->on_decision) {
 		char *j = NULL;
-		if (locus_decision_json(d, 0, &j) == 0 && j)
+		if (locus_decision_json(&j, d, 0) == 0 && j)
 			w->on_decision(j, w->payload);
-		free(j);
+		locus_free(j);
 	}
 	locus_outcome o = locus_decision_outcome(d);
 	int allowed = 0;
@@ -189,7 +189,7 @@ static int policy_decide(const char *tool, const char *args_json,
 		allowed = 1;
 	else if (o != LOCUS_OUTCOME_REQUIRE_HUMAN && o != LOCUS_OUTCOME_DENY)
 		*res = refusal(tool, "denied: unknown outcome", NULL);
-	else if (locus_decision_refusal_json(d, res) != 0)
+	else if (locus_decision_refusal_json(res, d) != 0)
 		*res = refusal(tool, "not run: out of memory rendering the "
 		                     "refusal", NULL);
 	locus_decision_free(d);

@@ -487,12 +487,16 @@ static int read_key(const char *path, unsigned char **key, size_t *len,
 int locus_audit_open_ext(locus_audit **out, const char *path,
                          const locus_audit_options *opts, locus_error *err)
 {
+	if (!out)
+		return pl_error(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	locus_audit_options def = LOCUS_AUDIT_OPTIONS_INIT;
 	const locus_audit_options *o = opts ? opts : &def;
-	if (!path || o->version != LOCUS_AUDIT_OPTIONS_VERSION)
-		return pl_error(err, LOCUS_EUSAGE,
-		                "an audit path and options of this version");
+	if (!path)
+		return pl_error(err, LOCUS_EUSAGE, "an audit path is required");
+	if (o->version != LOCUS_AUDIT_OPTIONS_VERSION)
+		return pl_error(err, LOCUS_EINVALID,
+		                "audit options: unknown version %u", o->version);
 	locus_audit *a = calloc(1, sizeof(*a));
 	if (!a)
 		return pl_error(err, LOCUS_ENOMEM, "out of memory");
@@ -540,7 +544,7 @@ int locus_audit_open_ext(locus_audit **out, const char *path,
 	return 0;
 }
 
-int locus_audit_open(locus_audit **out, const char *path, int flags,
+int locus_audit_open(locus_audit **out, const char *path, unsigned flags,
                      locus_error *err)
 {
 	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
@@ -617,14 +621,16 @@ static const char *check_checkpoint(const char *line, size_t len,
 	return why;
 }
 
-int locus_audit_verify_ext(const char *path, const char *key_path,
-                           locus_audit_report *rep, locus_error *err)
+int locus_audit_verify_ext(locus_audit_report *rep, const char *path,
+                           const char *key_path, locus_error *err)
 {
 	locus_audit_report mine;
 	if (!rep)
 		rep = &mine;
 	memset(rep, 0, sizeof(*rep));
 	memcpy(rep->last_hash, zero_hash, sizeof(rep->last_hash));
+	if (!path)
+		return pl_error(err, LOCUS_EUSAGE, "an audit path is required");
 	unsigned char *key = NULL;
 	size_t kl = 0;
 	if (key_path) {
@@ -696,11 +702,11 @@ int locus_audit_verify_ext(const char *path, const char *key_path,
 	return rc;
 }
 
-int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
+int locus_audit_verify(size_t *records, size_t *bad_line, const char *path,
                        locus_error *err)
 {
 	locus_audit_report r;
-	int rc = locus_audit_verify_ext(path, NULL, &r, err);
+	int rc = locus_audit_verify_ext(&r, path, NULL, err);
 	if (records)
 		*records = r.records;
 	if (bad_line)

@@ -286,6 +286,18 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 	return 0;
 }
 
+/* A gate input of a version we do not know is refused: its fields may
+   not mean what we would read (fail closed). */
+static int check_input_version(const locus_gate_input *in, locus_error *err)
+{
+	if (in && in->version != LOCUS_GATE_INPUT_VERSION)
+		return pl_error(err, LOCUS_EINVALID,
+		                "gate input: unknown version %u (start from "
+		                "LOCUS_GATE_INPUT_INIT)",
+		                in->version);
+	return 0;
+}
+
 static int apply_input(subject *s, const locus_gate_input *in,
                        locus_error *err)
 {
@@ -341,9 +353,14 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
                  const locus_action *action, const locus_gate_input *in,
                  locus_error *err)
 {
+	if (!out)
+		return pl_error(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !action)
 		return pl_error(err, LOCUS_EUSAGE, "policy and action are required");
+	int vrc = check_input_version(in, err);
+	if (vrc)
+		return vrc;
 	subject s;
 	int rc = subject_from_action(&s, action);
 	if (rc) {
@@ -436,9 +453,14 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
                const char *args_json, size_t args_len,
                const locus_gate_input *in, locus_error *err)
 {
+	if (!out)
+		return pl_error(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !tool)
 		return pl_error(err, LOCUS_EUSAGE, "policy and tool are required");
+	int vrc = check_input_version(in, err);
+	if (vrc)
+		return vrc;
 	/* tool names are identifiers (harness, agents', mcp__server__tool):
 	   anything else is refused rather than echoed into records */
 	size_t tl = strlen(tool);
@@ -538,63 +560,63 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 
 locus_outcome locus_decision_outcome(const locus_decision *d)
 {
-	return d->outcome;
+	return d ? d->outcome : LOCUS_OUTCOME_DENY;
 }
 const char *locus_decision_reason(const locus_decision *d)
 {
-	return d->reason;
+	return d ? d->reason : "";
 }
 const char *locus_decision_action(const locus_decision *d)
 {
-	return d->action;
+	return d ? d->action : "";
 }
 const char *locus_decision_asset(const locus_decision *d)
 {
-	return d->asset;
+	return d ? d->asset : "";
 }
 size_t locus_decision_check_count(const locus_decision *d)
 {
-	return d->nchecks;
+	return d ? d->nchecks : 0;
 }
 locus_outcome locus_decision_check_outcome(const locus_decision *d, size_t i)
 {
-	return i < d->nchecks ? d->checks[i].outcome : LOCUS_OUTCOME_DENY;
+	return d && i < d->nchecks ? d->checks[i].outcome : LOCUS_OUTCOME_DENY;
 }
 const char *locus_decision_check_reason(const locus_decision *d, size_t i)
 {
-	return i < d->nchecks ? d->checks[i].reason : NULL;
+	return d && i < d->nchecks ? d->checks[i].reason : NULL;
 }
 size_t locus_decision_waived_count(const locus_decision *d)
 {
-	return d->nwaived;
+	return d ? d->nwaived : 0;
 }
 const char *locus_decision_waived_reason(const locus_decision *d, size_t i)
 {
-	return i < d->nwaived ? d->waived[i] : NULL;
+	return d && i < d->nwaived ? d->waived[i] : NULL;
 }
 size_t locus_decision_label_count(const locus_decision *d)
 {
-	return d->labels.n;
+	return d ? d->labels.n : 0;
 }
 const char *locus_decision_label(const locus_decision *d, size_t i)
 {
-	return i < d->labels.n ? d->labels.items[i] : NULL;
+	return d && i < d->labels.n ? d->labels.items[i] : NULL;
 }
 bool locus_decision_has_label(const locus_decision *d, const char *label)
 {
-	return label && pl_strset_has(&d->labels, label);
+	return d && label && pl_strset_has(&d->labels, label);
 }
 const char *locus_decision_permission(const locus_decision *d)
 {
-	return d->permission;
+	return d ? d->permission : NULL;
 }
 const char *locus_decision_permission_rule(const locus_decision *d)
 {
-	return d->permission_rule;
+	return d ? d->permission_rule : NULL;
 }
 const char *locus_decision_policy_version(const locus_decision *d)
 {
-	return d->version;
+	return d ? d->version : "";
 }
 
 static bool put(cJSON *o, const char *k, cJSON *v)
@@ -649,7 +671,7 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 	return ok;
 }
 
-static int print(cJSON *o, int flags, char **out)
+static int print(cJSON *o, unsigned flags, char **out)
 {
 	char *s = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
 	                                      : cJSON_PrintUnformatted(o);
@@ -661,9 +683,13 @@ static int print(cJSON *o, int flags, char **out)
 	return *out ? 0 : LOCUS_ENOMEM;
 }
 
-int locus_decision_json(const locus_decision *d, int flags, char **out)
+int locus_decision_json(char **out, const locus_decision *d, unsigned flags)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
+	if (!d)
+		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	if (!o || !pl_decision_fields(d, o)) {
 		cJSON_Delete(o);
@@ -672,10 +698,12 @@ int locus_decision_json(const locus_decision *d, int flags, char **out)
 	return print(o, flags, out);
 }
 
-int locus_decision_refusal_json(const locus_decision *d, char **out)
+int locus_decision_refusal_json(char **out, const locus_decision *d)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
-	if (d->outcome == LOCUS_OUTCOME_ALLOW)
+	if (!d || d->outcome == LOCUS_OUTCOME_ALLOW)
 		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;

@@ -82,9 +82,9 @@ const char *locus_severity_name(locus_severity s)
 	return ((unsigned)s < 4) ? severity_names[s] : "";
 }
 
-int locus_severity_parse(const char *name, locus_severity *out)
+int locus_severity_parse(locus_severity *out, const char *name)
 {
-	for (int i = 0; name && i < 4; i++) {
+	for (int i = 0; out && name && i < 4; i++) {
 		if (strcmp(name, severity_names[i]) == 0) {
 			*out = (locus_severity)i;
 			return 0;
@@ -97,6 +97,8 @@ int locus_severity_parse(const char *name, locus_severity *out)
 
 int locus_policy_new(locus_policy **out)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
 	locus_policy *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -131,9 +133,10 @@ const char *locus_policy_version(const locus_policy *p)
 	return p && p->version ? p->version : "";
 }
 
-size_t locus_policy_rule_count(const locus_policy *p, int list)
+size_t locus_policy_rule_count(const locus_policy *p, locus_rule_list list)
 {
-	return (p && list >= 0 && list < 3) ? p->rules[list].n : 0;
+	unsigned i = (unsigned)list;
+	return p && i < sizeof p->rules / sizeof p->rules[0] ? p->rules[i].n : 0;
 }
 
 /* --- the loader --------------------------------------------------------- */
@@ -193,7 +196,7 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 		return load_labels(doc, v, k, &p->require_human_for, err);
 	if (strcmp(k, "min_severity") == 0) {
 		if (!cJSON_IsString(v) ||
-		    locus_severity_parse(v->valuestring, &p->min_severity))
+		    locus_severity_parse(&p->min_severity, v->valuestring))
 			return pl_doc_error(doc, v, k, err,
 			                    "expected one of \"low\", \"medium\", "
 			                    "\"high\", \"critical\"");
@@ -244,6 +247,8 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 int locus_policy_load(locus_policy **out, const char *json, size_t len,
                       locus_error *err)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
 	pl_doc doc;
 	int rc = pl_doc_parse(&doc, "policy", json ? json : "", json ? len : 0,
@@ -276,6 +281,8 @@ done:
 int locus_policy_load_file(locus_policy **out, const char *path,
                            locus_error *err)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -380,6 +387,8 @@ const char *locus_policy_preset_json(const char *name)
 
 int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
 	const char *j = locus_policy_preset_json(name);
 	if (!j)
@@ -403,6 +412,10 @@ int locus_policy_add_claude_settings_ex(
         const locus_claude_settings_options *opts, locus_error *err)
 {
 	pl_rule_ctx ctx = {true, NULL, NULL, NULL, NULL};
+	if (opts && opts->version != LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION)
+		return pl_error(err, LOCUS_EINVALID,
+		                "claude settings options: unknown version %u",
+		                opts->version);
 	if (opts) {
 		ctx.base = opts->project_root;
 		ctx.home = opts->home;
@@ -482,9 +495,13 @@ static bool add(cJSON *o, const char *k, cJSON *v)
 	return true;
 }
 
-int locus_policy_json(const locus_policy *p, int flags, char **out)
+int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
 	*out = NULL;
+	if (!p)
+		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
 	ok = ok && add(o, "version", cJSON_CreateString(p->version));
@@ -521,7 +538,7 @@ int locus_policy_json(const locus_policy *p, int flags, char **out)
 	cJSON_Delete(o);
 	if (!s)
 		return LOCUS_ENOMEM;
-	/* hand out a free()-able copy: callers must not need cJSON_free */
+	/* hand out a copy freed with locus_free(), not cJSON_free (issue 19) */
 	*out = strdup(s);
 	cJSON_free(s);
 	return *out ? 0 : LOCUS_ENOMEM;

@@ -91,12 +91,12 @@ START_TEST(append_and_verify)
 	append_n(path, p, 5, LOCUS_AUDIT_FSYNC);
 	size_t records = 9, bad = 9;
 	locus_error err;
-	ck_assert_int_eq(locus_audit_verify(path, &records, &bad, &err), 0);
+	ck_assert_int_eq(locus_audit_verify(&records, &bad, path, &err), 0);
 	ck_assert_uint_eq(records, 5);
 	ck_assert_uint_eq(bad, 0);
 	/* reopen and continue the chain */
 	append_n(path, p, 3, 0);
-	ck_assert_int_eq(locus_audit_verify(path, &records, &bad, &err), 0);
+	ck_assert_int_eq(locus_audit_verify(&records, &bad, path, &err), 0);
 	ck_assert_uint_eq(records, 8);
 	/* each record carries what the spec asks */
 	size_t n;
@@ -141,7 +141,7 @@ START_TEST(tamper_is_named)
 		spit(path, b, n);
 		size_t bad = 0;
 		locus_error err;
-		ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, &err),
+		ck_assert_int_eq(locus_audit_verify(NULL, &bad, path, &err),
 		                 LOCUS_EINVALID);
 		ck_assert_uint_eq(bad, (size_t)k);
 		ck_assert_int_eq(err.line, k);
@@ -158,7 +158,7 @@ START_TEST(tamper_is_named)
 	memmove(l2, l3, strlen(l3) + 1);
 	spit(path, b, strlen(b));
 	size_t bad = 0;
-	ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, NULL),
+	ck_assert_int_eq(locus_audit_verify(NULL, &bad, path, NULL),
 	                 LOCUS_EINVALID);
 	ck_assert_uint_eq(bad, 2);
 	free(b);
@@ -167,7 +167,7 @@ START_TEST(tamper_is_named)
 	append_n(path, p, 2, 0);
 	b = slurp(path, &n);
 	spit(path, b, n - 10);
-	ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, NULL),
+	ck_assert_int_eq(locus_audit_verify(NULL, &bad, path, NULL),
 	                 LOCUS_EINVALID);
 	ck_assert_uint_eq(bad, 2);
 	/* and appending after it is refused: the chain cannot continue
@@ -179,12 +179,12 @@ START_TEST(tamper_is_named)
 	free(b);
 	/* garbage lines */
 	spit(path, "hello\n", 6);
-	ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, NULL),
+	ck_assert_int_eq(locus_audit_verify(NULL, &bad, path, NULL),
 	                 LOCUS_EINVALID);
 	ck_assert_uint_eq(bad, 1);
 	spit(path, "", 0);
-	ck_assert_int_eq(locus_audit_verify(path, NULL, &bad, NULL), 0);
-	ck_assert_int_eq(locus_audit_verify("/nonexistent/x", NULL, &bad, &err),
+	ck_assert_int_eq(locus_audit_verify(NULL, &bad, path, NULL), 0);
+	ck_assert_int_eq(locus_audit_verify(NULL, &bad, "/nonexistent/x", &err),
 	                 LOCUS_EIO);
 	unlink(path);
 	locus_policy_free(p);
@@ -243,7 +243,7 @@ START_TEST(concurrent_appends)
 	free(b);
 	size_t records = 0, bad = 0;
 	locus_error err;
-	ck_assert_msg(locus_audit_verify(path, &records, &bad, &err) == 0, "%s",
+	ck_assert_msg(locus_audit_verify(&records, &bad, path, &err) == 0, "%s",
 	              err.message);
 	ck_assert_uint_eq(records, N * M);
 	unlink(path);
@@ -385,7 +385,7 @@ START_TEST(replaced_file_stops_the_writer)
 	add(a, p, 2, 0);
 	locus_audit_close(a);
 	size_t records = 0;
-	ck_assert_int_eq(locus_audit_verify(path, &records, NULL, NULL), 0);
+	ck_assert_int_eq(locus_audit_verify(&records, NULL, path, NULL), 0);
 	ck_assert_uint_eq(records, 5);
 	unlink(path);
 	locus_policy_free(p);
@@ -402,9 +402,9 @@ START_TEST(keyed_checkpoints)
 	locus_error err = {0};
 	/* an empty trail: fine without a key (0 records, an anchor of
 	 * zeros), not with one (nothing proves it was never longer) */
-	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
 	ck_assert_uint_eq(r.records, 0);
-	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* 7 records, a checkpoint every 3, one at close */
 	locus_audit *a = open_opts(path, g_key, 3);
@@ -412,7 +412,7 @@ START_TEST(keyed_checkpoints)
 	for (int i = 0; i < 7; i++)
 		add(a, p, i, 0);
 	ck_assert_int_eq(locus_audit_finish(a, &err), 0);
-	ck_assert_msg(locus_audit_verify_ext(path, g_key, &r, &err) == 0, "%s",
+	ck_assert_msg(locus_audit_verify_ext(&r, path, g_key, &err) == 0, "%s",
 	              err.message);
 	ck_assert_uint_eq(r.records, 10);
 	ck_assert_uint_eq(r.checkpoints, 3);
@@ -425,25 +425,25 @@ START_TEST(keyed_checkpoints)
 	 * chain alone still verifies, the key does not */
 	char *cut = line_at(full, 9);
 	spit(path, full, (size_t)(cut - full));
-	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
 	ck_assert_uint_eq(r.records, 8);
 	ck_assert_str_ne(r.last_hash, anchor); /* an anchor tells too */
-	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_msg(strstr(err.message, "closing checkpoint"), "%s",
 	              err.message);
 	/* a forged append after the close (by a writer without the key) */
 	spit(path, full, n);
 	append_n(path, p, 1, 0);
-	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
-	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* ... even with a closing checkpoint of another key */
 	spit(path, full, n);
 	a = open_opts(path, g_key2, 100);
 	add(a, p, 1, 0);
 	locus_audit_close(a);
-	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_msg(strstr(err.message, "HMAC"), "%s", err.message);
 	/* a re-chained rewrite: drop record 2, chain the rest anew */
@@ -452,8 +452,8 @@ START_TEST(keyed_checkpoints)
 	for (int i = 0; i < 6; i++)
 		add(a, p, i, 0);
 	locus_audit_close(a);
-	ck_assert_int_eq(locus_audit_verify_ext(path, NULL, &r, &err), 0);
-	ck_assert_int_eq(locus_audit_verify_ext(path, g_key, &r, &err),
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* the CLI: audit verify --key, with counts and the last hash */
 	const char *bin = getenv("LOCUS_BIN");

@@ -143,9 +143,9 @@ START_TEST(bad_rules)
 	ck_assert_ptr_nonnull(strstr(w.text, "skipped"));
 	ck_assert_ptr_nonnull(strstr(w.text, "every WebFetch call is held"));
 	ck_assert_ptr_nonnull(strstr(w.text, "every * call is held"));
-	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 2);
-	ck_assert_uint_eq(locus_policy_rule_count(p, 2), 0);
-	ck_assert_uint_eq(locus_policy_rule_count(p, 1), 2);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ALLOW), 2);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_DENY), 0);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ASK), 2);
 	/* the bad WebFetch deny holds fetches, not everything ... but the
 	   unreadable "Ba sh(x)" holds every call */
 	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.test\"}",

@@ -66,6 +66,96 @@ static const char *perm(const locus_policy *p, const char *tool,
 	return buf;
 }
 
+/* --- the API contract (issue 19) ------------------------------------------ */
+
+/* Option structs carry a version the library checks; getters take NULL
+   and answer fail-closed; buffers come out through out-parameters first. */
+START_TEST(api_versions_and_null_getters)
+{
+	locus_policy *p = NULL;
+	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
+	locus_decision *d = (locus_decision *)p; /* must be reset to NULL */
+	locus_error err = {0};
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	ck_assert_uint_eq(in.version, LOCUS_GATE_INPUT_VERSION);
+	in.version = 0; /* a zeroed struct of the old API */
+	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12,
+	                            &in, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(err.message, "version"));
+	ck_assert_int_eq(locus_gate(NULL, p, NULL, "read", NULL, 0, NULL, NULL),
+	                 LOCUS_EUSAGE);
+	locus_action *a = NULL;
+	ck_assert_int_eq(locus_action_classify(&a, NULL, "ls", 2, NULL), 0);
+	ck_assert_int_eq(locus_decide(&d, p, a, &in, NULL), LOCUS_EINVALID);
+	ck_assert_ptr_null(d);
+	in.version = LOCUS_GATE_INPUT_VERSION;
+	ck_assert_int_eq(locus_decide(&d, p, a, &in, NULL), 0);
+	char *j = NULL;
+	ck_assert_int_eq(locus_decision_json(&j, d, LOCUS_JSON_PRETTY), 0);
+	ck_assert_ptr_nonnull(strchr(j, '\n'));
+	locus_free(j);
+	ck_assert_int_eq(locus_decision_json(&j, NULL, 0), LOCUS_EUSAGE);
+	ck_assert_ptr_null(j);
+	ck_assert_int_eq(locus_decision_refusal_json(&j, NULL), LOCUS_EUSAGE);
+	ck_assert_int_eq(locus_policy_json(&j, NULL, 0), LOCUS_EUSAGE);
+	ck_assert_int_eq(locus_policy_json(NULL, p, 0), LOCUS_EUSAGE);
+	locus_decision_free(d);
+	locus_action_free(a);
+
+	/* NULL decisions read as denied and empty */
+	ck_assert_int_eq(locus_decision_outcome(NULL), LOCUS_OUTCOME_DENY);
+	ck_assert_str_eq(locus_decision_reason(NULL), "");
+	ck_assert_str_eq(locus_decision_action(NULL), "");
+	ck_assert_str_eq(locus_decision_asset(NULL), "");
+	ck_assert_uint_eq(locus_decision_check_count(NULL), 0);
+	ck_assert_int_eq(locus_decision_check_outcome(NULL, 0),
+	                 LOCUS_OUTCOME_DENY);
+	ck_assert_ptr_null(locus_decision_check_reason(NULL, 0));
+	ck_assert_uint_eq(locus_decision_waived_count(NULL), 0);
+	ck_assert_ptr_null(locus_decision_waived_reason(NULL, 0));
+	ck_assert_uint_eq(locus_decision_label_count(NULL), 0);
+	ck_assert_ptr_null(locus_decision_label(NULL, 0));
+	ck_assert(!locus_decision_has_label(NULL, "bash"));
+	ck_assert_ptr_null(locus_decision_permission(NULL));
+	ck_assert_ptr_null(locus_decision_permission_rule(NULL));
+	ck_assert_str_eq(locus_decision_policy_version(NULL), "");
+
+	/* rule lists are an enum; an unknown one counts nothing */
+	ck_assert_uint_eq(locus_policy_rule_count(NULL, LOCUS_RULES_DENY), 0);
+	ck_assert_uint_eq(locus_policy_rule_count(p, (locus_rule_list)3), 0);
+	ck_assert_uint_eq(locus_policy_rule_count(p, (locus_rule_list)-1), 0);
+
+	/* Claude settings options and audit options are checked too */
+	locus_claude_settings_options co = LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT;
+	co.version = 2;
+	ck_assert_int_eq(locus_policy_add_claude_settings_ex(p, "{}", 2, &co,
+	                                                     NULL),
+	                 LOCUS_EINVALID);
+	co.version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION;
+	ck_assert_int_eq(locus_policy_add_claude_settings_ex(p, "{}", 2, &co,
+	                                                     NULL),
+	                 0);
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.version = 0;
+	locus_audit *au = (locus_audit *)p;
+	ck_assert_int_eq(locus_audit_open_ext(&au, "/nonexistent/a", &ao, NULL),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(au);
+	size_t records = 7;
+	ck_assert_int_eq(locus_audit_verify(&records, NULL, NULL, NULL),
+	                 LOCUS_EUSAGE);
+
+	locus_severity sev = LOCUS_SEVERITY_LOW;
+	ck_assert_int_eq(locus_severity_parse(&sev, "high"), 0);
+	ck_assert_int_eq(sev, LOCUS_SEVERITY_HIGH);
+	ck_assert_int_eq(locus_severity_parse(&sev, "High"), LOCUS_EINVALID);
+	ck_assert_int_eq(sev, LOCUS_SEVERITY_HIGH);
+	locus_policy_free(p);
+}
+END_TEST
+
 /* --- defaults and each check ------------------------------------------------ */
 
 START_TEST(library_defaults)
@@ -199,16 +289,16 @@ START_TEST(strongest_wins_and_order)
 	ck_assert(locus_decision_has_label(d, "workspace.exec"));
 	ck_assert(locus_decision_has_label(d, "wipe_database"));
 	char *r = NULL;
-	ck_assert_int_eq(locus_decision_refusal_json(d, &r), 0);
+	ck_assert_int_eq(locus_decision_refusal_json(&r, d), 0);
 	ck_assert_str_eq(r, "{\"status\":\"denied\",\"outcome\":\"deny\","
 	                    "\"action\":\"wipe_database\",\"asset\":\"\","
 	                    "\"reason\":\"labels ['irreversible'] are denied by "
 	                    "policy; blast radius 999 exceeds the maximum 1; "
 	                    "labels ['production'] require human approval\"}");
-	free(r);
+	locus_free(r);
 	locus_decision_free(d);
 	d = gate(p, "read", "{\"path\":\"x\"}", NULL);
-	ck_assert_int_eq(locus_decision_refusal_json(d, &r), LOCUS_EUSAGE);
+	ck_assert_int_eq(locus_decision_refusal_json(&r, d), LOCUS_EUSAGE);
 	locus_decision_free(d);
 	locus_policy_free(p);
 }
@@ -389,16 +479,16 @@ START_TEST(presets)
 		locus_policy *p = NULL;
 		ck_assert_int_eq(locus_policy_preset(&p, names[count], NULL), 0);
 		char *j = NULL;
-		ck_assert_int_eq(locus_policy_json(p, 0, &j), 0);
+		ck_assert_int_eq(locus_policy_json(&j, p, 0), 0);
 		ck_assert_ptr_nonnull(strstr(j, "\"require_verification_score\":0"));
 		ck_assert_ptr_null(strstr(j, "production"));
 		/* the printed policy loads back to the same policy */
 		locus_policy *q = load(j);
 		char *j2 = NULL;
-		ck_assert_int_eq(locus_policy_json(q, 0, &j2), 0);
+		ck_assert_int_eq(locus_policy_json(&j2, q, 0), 0);
 		ck_assert_str_eq(j, j2);
-		free(j);
-		free(j2);
+		locus_free(j);
+		locus_free(j2);
 		locus_policy_free(q);
 		locus_policy_free(p);
 	}
@@ -645,8 +735,8 @@ START_TEST(claude_settings)
 	locus_error err;
 	ck_assert_int_eq(locus_policy_add_claude_settings(p, s, strlen(s), &err),
 	                 0);
-	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 2);
-	ck_assert_uint_eq(locus_policy_rule_count(p, 2), 1);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ALLOW), 2);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_DENY), 1);
 	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/.env\"}", "/w"),
 	                 "deny");
 	/* a bad allow rule is skipped (as Claude Code does), the rest kept */
@@ -654,7 +744,7 @@ START_TEST(claude_settings)
 	ck_assert_int_eq(locus_policy_add_claude_settings(p, bad, strlen(bad),
 	                                                  &err),
 	                 0);
-	ck_assert_uint_eq(locus_policy_rule_count(p, 0), 3);
+	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ALLOW), 3);
 	/* the file itself still has to be right */
 	const char *notarr = "{\"permissions\": {\"allow\": \"Bash\"}}";
 	ck_assert_int_eq(locus_policy_add_claude_settings(p, notarr,
@@ -778,6 +868,7 @@ int main(void)
 	TCase *t = tcase_create("policy");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, library_defaults);
+	tcase_add_test(t, api_versions_and_null_getters);
 	tcase_add_test(t, gate_root_outside_workspace);
 	tcase_add_test(t, each_check_reason);
 	tcase_add_test(t, verification_rules);

@@ -48,8 +48,9 @@ typedef enum locus_severity {
 /** "low" ... "critical"; "" for an out-of-range value. */
 const char *locus_severity_name(locus_severity severity);
 
-/** Parse "low" ... "critical" (exact, lower case).  0 or LOCUS_EINVALID. */
-int locus_severity_parse(const char *name, locus_severity *out);
+/** Parse "low" ... "critical" (exact, lower case) into *out.  0, or
+ *  LOCUS_EINVALID (*out untouched) for any other name or NULL. */
+int locus_severity_parse(locus_severity *out, const char *name);
 
 typedef struct locus_policy locus_policy;
 
@@ -128,7 +129,7 @@ typedef struct locus_claude_settings_options {
 
 #define LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION 1
 #define LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT \
-	{ LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION, NULL, NULL, NULL, NULL }
+	{ .version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION }
 
 /**
  * locus_policy_add_claude_settings() with options (NULL: the defaults).
@@ -137,7 +138,7 @@ typedef struct locus_claude_settings_options {
  * allow rule; a bad ask or deny rule holds every call of its tool (an ask
  * rule for the tool name; `*` when even the name is unreadable).  Errors
  * are only for the file itself (not JSON, `permissions` not an object,
- * a rule that is not a string).
+ * a rule that is not a string) and for options of an unknown version.
  *
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG, LOCUS_ENOMEM
  */
@@ -151,26 +152,39 @@ void locus_policy_free(locus_policy *policy);
 /** The policy's `version` ("" by default).  Borrowed. */
 const char *locus_policy_version(const locus_policy *policy);
 
-/** Number of permission rules of each list (0 allow, 1 ask, 2 deny). */
-size_t locus_policy_rule_count(const locus_policy *policy, int list);
+/* The three permission rule lists (policy.md: deny > ask > allow). */
+typedef enum locus_rule_list {
+	LOCUS_RULES_ALLOW = 0,
+	LOCUS_RULES_ASK = 1,
+	LOCUS_RULES_DENY = 2,
+} locus_rule_list;
+
+/** Number of permission rules in one list; 0 for NULL or an unknown
+ *  list. */
+size_t locus_policy_rule_count(const locus_policy *policy,
+                               locus_rule_list list);
 
 /**
  * The effective policy as JSON (every field, defaults included).
  *
+ * @param[out] out  the text, freed with locus_free(); NULL on error
+ * @param policy    borrowed
  * @param flags     LOCUS_JSON_PRETTY to indent
- * @param[out] out  malloc'd text, freed with free()
- * @return 0 or LOCUS_ENOMEM
+ * @return 0, LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out or policy)
  */
-int locus_policy_json(const locus_policy *policy, int flags, char **out);
+int locus_policy_json(char **out, const locus_policy *policy,
+                      unsigned flags);
 
 /*
  * What the caller knows besides the tool call: the action's environment,
  * blast radius and cost, extra tags, the verification result, a finding,
  * what was already spent, and the workspace root that relative paths in
- * path rules are resolved against.  Zero-initialise (LOCUS_GATE_INPUT_INIT)
- * and set what you know.
+ * path rules are resolved against.  Versioned: start from
+ * LOCUS_GATE_INPUT_INIT and set what you know; an unknown version is
+ * refused (LOCUS_EINVALID).
  */
 typedef struct locus_gate_input {
+	unsigned version;           /* LOCUS_GATE_INPUT_VERSION */
 	const char *environment;    /* NULL: the action's ("unknown") */
 	bool has_blast_radius;
 	int64_t blast_radius;       /* >= 0 */
@@ -194,7 +208,8 @@ typedef struct locus_gate_input {
 	const char *workspace_root;
 } locus_gate_input;
 
-#define LOCUS_GATE_INPUT_INIT {0}
+#define LOCUS_GATE_INPUT_VERSION 1
+#define LOCUS_GATE_INPUT_INIT { .version = LOCUS_GATE_INPUT_VERSION }
 
 typedef struct locus_decision locus_decision;
 
@@ -205,7 +220,9 @@ typedef struct locus_decision locus_decision;
  * @param policy     borrowed
  * @param action     borrowed (not modified)
  * @param in         optional (NULL: nothing known)
- * @return 0, LOCUS_EINVALID (negative or NaN numbers in `in`), LOCUS_ENOMEM
+ * @return 0, LOCUS_EINVALID (negative or NaN numbers in `in`, or `in` of
+ *         an unknown version), LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out,
+ *         policy or action)
  */
 int locus_decide(locus_decision **out, const locus_policy *policy,
                  const locus_action *action, const locus_gate_input *in,
@@ -222,8 +239,9 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
  * @param tool       NUL-terminated
  * @param args_json  the arguments object, borrowed, args_len bytes; NULL or
  *                   "" mean {}
- * @return 0, LOCUS_EINVALID (arguments not an object, wrong types),
- *         LOCUS_ENOMEM
+ * @return 0, LOCUS_EINVALID (arguments not an object, wrong types, a
+ *         tool name that is not an identifier, `in` as for locus_decide),
+ *         LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out, policy or tool)
  */
 int locus_gate(locus_decision **out, const locus_policy *policy,
                locus_shell_parser *parser, const char *tool,
@@ -233,10 +251,16 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 /** Free a decision.  NULL is accepted. */
 void locus_decision_free(locus_decision *decision);
 
+/*
+ * Decision getters: borrowed from the decision.  Each accepts NULL and
+ * then gives the fail-closed or empty answer: outcome LOCUS_OUTCOME_DENY,
+ * strings "" (NULL for the permission and its rule), counts 0, has_label
+ * false.  An index past its count gives NULL (check outcomes: DENY).
+ */
 locus_outcome locus_decision_outcome(const locus_decision *d);
 /** The fired reasons joined by "; ", or "all policy checks passed". */
 const char *locus_decision_reason(const locus_decision *d);
-/** The tool name and asset of the action decided on.  Borrowed. */
+/** The tool name and asset of the action decided on. */
 const char *locus_decision_action(const locus_decision *d);
 const char *locus_decision_asset(const locus_decision *d);
 /** Checks that fired, in evaluation order. */
@@ -262,19 +286,22 @@ const char *locus_decision_policy_version(const locus_decision *d);
  * "checks":[{"outcome","reason"}],"waived":[..],"labels":[..],
  * "permission":{"verdict","rule"}|null,"policy_version"}.
  *
- * @param[out] out  malloc'd, freed with free()
- * @return 0 or LOCUS_ENOMEM
+ * @param[out] out  the text, freed with locus_free(); NULL on error
+ * @param flags     LOCUS_JSON_PRETTY to indent
+ * @return 0, LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out or d)
  */
-int locus_decision_json(const locus_decision *d, int flags, char **out);
+int locus_decision_json(char **out, const locus_decision *d, unsigned flags);
 
 /**
  * The refusal JSON handed to the model when the tool does not run:
  * {"status":"denied"|"held_for_approval","outcome","action","asset",
  * "reason"}.
  *
- * @return 0, LOCUS_EUSAGE for an allow decision, LOCUS_ENOMEM
+ * @param[out] out  the text, freed with locus_free(); NULL on error
+ * @return 0, LOCUS_EUSAGE for an allow decision (or NULL out or d),
+ *         LOCUS_ENOMEM
  */
-int locus_decision_refusal_json(const locus_decision *d, char **out);
+int locus_decision_refusal_json(char **out, const locus_decision *d);
 
 /*
  * Audit trail: one JSON object per line, hash-chained.  Each record holds
@@ -288,15 +315,17 @@ int locus_decision_refusal_json(const locus_decision *d, char **out);
  */
 typedef struct locus_audit locus_audit;
 
-enum {
+/* Flags of an audit trail (or'd). */
+typedef enum locus_audit_flags {
 	LOCUS_AUDIT_FSYNC = 1 << 0, /* fsync(2) after every record */
-};
+} locus_audit_flags;
 
 /**
  * Open (create) an audit file for appending.
+ * @param flags  LOCUS_AUDIT_* or'd
  * @return 0, LOCUS_EIO, LOCUS_ENOMEM
  */
-int locus_audit_open(locus_audit **out, const char *path, int flags,
+int locus_audit_open(locus_audit **out, const char *path, unsigned flags,
                      locus_error *err);
 
 /**
@@ -321,17 +350,18 @@ int locus_audit_append(locus_audit *audit, const locus_decision *d,
  * longer is an error (the call is refused), never a hang.
  */
 typedef struct locus_audit_options {
-	unsigned version;
-	int flags; /* LOCUS_AUDIT_FSYNC */
+	unsigned version; /* LOCUS_AUDIT_OPTIONS_VERSION */
+	unsigned flags;   /* LOCUS_AUDIT_* or'd */
 	const char *key_path;
 	unsigned checkpoint_every;
 	double lock_timeout_s;
 } locus_audit_options;
 
-#define LOCUS_AUDIT_OPTIONS_INIT {LOCUS_AUDIT_OPTIONS_VERSION, 0, NULL, 0, 0}
+#define LOCUS_AUDIT_OPTIONS_INIT { .version = LOCUS_AUDIT_OPTIONS_VERSION }
 
 /**
- * Open (create, mode 0600) an audit file with options (NULL: defaults).
+ * Open (create, mode 0600) an audit file with options (NULL: defaults;
+ * an unknown version: LOCUS_EINVALID).
  *
  * The writer remembers the file's identity (device, inode, size) and the
  * hash of the last record, and checks them before every append: a file
@@ -372,20 +402,22 @@ typedef struct locus_audit_report {
  * appended to without the key, or still being written).  Without a key
  * the chain alone is checked: compare report->records and last_hash with
  * an anchor kept elsewhere.
+ * @param[out] report  filled in full, also on failure (optional)
  * @return 0, LOCUS_EINVALID (err says why), LOCUS_EIO, LOCUS_ENOMEM
  */
-int locus_audit_verify_ext(const char *path, const char *key_path,
-                           locus_audit_report *report, locus_error *err);
+int locus_audit_verify_ext(locus_audit_report *report, const char *path,
+                           const char *key_path, locus_error *err);
 
 /**
  * Verify an audit file's chain.
  *
  * @param[out] records   number of intact records read (optional)
  * @param[out] bad_line  1-based line of the first broken link, 0 if intact
+ *                       (optional)
  * @return 0 when intact; LOCUS_EINVALID when broken (err says why);
  *         LOCUS_EIO; LOCUS_ENOMEM
  */
-int locus_audit_verify(const char *path, size_t *records, size_t *bad_line,
+int locus_audit_verify(size_t *records, size_t *bad_line, const char *path,
                        locus_error *err);
 
 #ifdef __cplusplus
