@@ -377,8 +377,10 @@ static size_t default_paths(const char **paths, char bufs[3][4096])
 	size_t n = 0;
 	for (size_t i = 0; home && i < 3; i++) {
 		snprintf(bufs[n], 4096, "%s/%s", home, rel[i]);
-		if (access(bufs[n], R_OK) == 0)
-			paths[n] = bufs[n], n++;
+		if (access(bufs[n], R_OK) == 0) {
+			paths[n] = bufs[n];
+			n++;
+		}
 	}
 	return n;
 }

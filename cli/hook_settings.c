@@ -74,7 +74,7 @@ int cli_add_claude_settings(locus_policy *p, const char *path, bool optional)
 	locus_claude_settings_options opts = LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT;
 	opts.project_root = project;
 	opts.warn = warn_stderr;
-	opts.warn_ctx = (void *)path;
+	opts.warn_ctx = (void *)(uintptr_t)path;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
 	int rc = locus_policy_add_claude_settings_ex(p, buf, len, &opts, &err);

@@ -27,11 +27,17 @@ char *mcp_utf8_clean(const char *s)
 			i++;
 			continue;
 		} else if (c >= 0xC2 && c <= 0xDF) {
-			len = 2, min = 0x80, cp = c & 0x1F;
+			len = 2;
+			min = 0x80;
+			cp = c & 0x1F;
 		} else if (c >= 0xE0 && c <= 0xEF) {
-			len = 3, min = 0x800, cp = c & 0x0F;
+			len = 3;
+			min = 0x800;
+			cp = c & 0x0F;
 		} else if (c >= 0xF0 && c <= 0xF4) {
-			len = 4, min = 0x10000, cp = c & 0x07;
+			len = 4;
+			min = 0x10000;
+			cp = c & 0x07;
 		}
 		bool ok = len > 0 && i + len <= n;
 		for (size_t j = 1; ok && j < len; j++) {
@@ -106,7 +112,7 @@ void mcp_send_error(mcp_server *s, const char *id_raw, int code,
 		cJSON_AddStringToObject(e, "message", m ? m : "error");
 		free(m);
 	}
-	mcp_send(s, e ? o : (cJSON_Delete(o), NULL));
+	mcp_send(s, e ? o : ((void)cJSON_Delete(o), NULL));
 }
 
 void mcp_send_result(mcp_server *s, const char *id_raw, cJSON *result)

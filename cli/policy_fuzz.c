@@ -91,8 +91,9 @@ int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
 	cJSON_Delete(o);
 	if (!args)
 		return -1;
-	tr_call call = {.gate_tool = (char *)tool, .tool = (char *)tool,
-	                .args = args, .text = (char *)value,
+	tr_call call = {.gate_tool = (char *)(uintptr_t)tool,
+	                .tool = (char *)(uintptr_t)tool,
+	                .args = args, .text = (char *)(uintptr_t)value,
 	                .cwd = (char *)PF_ROOT};
 	int rc = au_judge(row, p, c->parser, &call, "");
 	free(args);
@@ -162,13 +163,23 @@ static void record(pf_ctx *c, size_t ri, const au_row *tags_of,
 	char *wf = wfile ? strdup(wfile) : NULL;
 	char *wc = wcontent ? strdup(wcontent) : NULL;
 	if (!ex || !fam || !tags || (wfile && !wf) || (wcontent && !wc)) {
-		free(ex), free(fam), free(tags), free(wf), free(wc);
+		free(ex);
+		free(fam);
+		free(tags);
+		free(wf);
+		free(wc);
 		return;
 	}
-	free(f->example), free(f->family), free(f->tags);
-	free(f->write_file), free(f->write_content);
-	f->example = ex, f->family = fam, f->tags = tags;
-	f->write_file = wf, f->write_content = wc;
+	free(f->example);
+	free(f->family);
+	free(f->tags);
+	free(f->write_file);
+	free(f->write_content);
+	f->example = ex;
+	f->family = fam;
+	f->tags = tags;
+	f->write_file = wf;
+	f->write_content = wc;
 }
 
 static void test_line(pf_ctx *c, size_t ri, const char *line,

@@ -105,7 +105,9 @@ static int one_opt(pf_opts *o, const char *a, const char *v)
 
 static int parse_opts(pf_opts *o, int argc, char **argv)
 {
-	o->seconds = 30, o->count = 20000, o->seed = 1;
+	o->seconds = 30;
+	o->count = 20000;
+	o->seed = 1;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -335,7 +337,7 @@ static void reduce(pf_ctx *c, pf_finding *f)
 		changed = false;
 		/* a line of its own after a newline may be the whole finding */
 		const char *nl = strchr(cur, '\n');
-		if (nl && nl[1] && (tries++, still(c, f, nl + 1))) {
+		if (nl && nl[1] && ((void)tries++, still(c, f, nl + 1))) {
 			char *rest = strdup(nl + 1);
 			if (rest) {
 				free(cur);
@@ -454,7 +456,7 @@ static void fix(pf_ctx *c, pf_finding *f)
 		snprintf(text, sizeof text, "add \"%s\" to permissions.deny", rule);
 		f->verified = true;
 	} else if (strcmp(f->family, "indirect") && strcmp(f->family, "other") &&
-	           (locus_policy_free(p),
+	           ((void)locus_policy_free(p),
 	            p = pf_policy_edit(c->policy, NULL, set, f->family)) &&
 	           refused(c, p, f)) {
 		rule[0] = '\0';
@@ -493,8 +495,12 @@ static void merge(pf_ctx *c)
 		}
 		if (k < out) {
 			c->found[k].admitted += f->admitted;
-			free(f->intent), free(f->example), free(f->family);
-			free(f->tags), free(f->write_file), free(f->write_content);
+			free(f->intent);
+			free(f->example);
+			free(f->family);
+			free(f->tags);
+			free(f->write_file);
+			free(f->write_content);
 			continue;
 		}
 		c->found[out++] = *f;
@@ -664,9 +670,14 @@ static void ctx_free(pf_ctx *c)
 	free(c->rules);
 	for (size_t i = 0; i < c->nfound; i++) {
 		pf_finding *f = &c->found[i];
-		free(f->intent), free(f->example), free(f->family), free(f->tags);
-		free(f->write_file), free(f->write_content);
-		free(f->fix), free(f->fix_rule);
+		free(f->intent);
+		free(f->example);
+		free(f->family);
+		free(f->tags);
+		free(f->write_file);
+		free(f->write_content);
+		free(f->fix);
+		free(f->fix_rule);
 	}
 	free(c->found);
 	locus_shell_parser_free(c->parser);

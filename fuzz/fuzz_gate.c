@@ -67,6 +67,7 @@ static void gate(const locus_policy *pol, locus_shell_parser *parser,
 	locus_decision_free(d);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static locus_shell_parser *parser;

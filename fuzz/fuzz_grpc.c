@@ -62,6 +62,7 @@ static int on_msg(void *p, const uint8_t *m, size_t len)
 	return 0;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)

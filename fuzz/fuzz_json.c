@@ -83,6 +83,7 @@ static void derive(locus_shell_parser *p, const char *tool, const char *args,
 	locus_action_free(a);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static locus_shell_parser *parser;

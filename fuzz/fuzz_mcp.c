@@ -71,6 +71,7 @@ static void check_id(const char *s, size_t n, const cJSON *obj)
 	free(t);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > (1u << 20))

@@ -16,6 +16,7 @@
 
 #include "fuzz_check.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *d = (const char *)data;

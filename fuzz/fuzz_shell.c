@@ -120,6 +120,7 @@ static void check_verdict(const locus_shell_result *r)
 	locus_shell_verdict_free(v);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* One parser for the whole run, as a real caller keeps it. */

@@ -89,7 +89,8 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 		while (i < ma || j < mb) {
 			if (i < ma && j < mb && eq(&A[pre + i], &B[pre + j])) {
 				steps[ns++] = (step){' ', pre + i, pre + j};
-				i++, j++;
+				i++;
+				j++;
 			} else if (j == mb ||
 			           (i < ma && AT(i + 1, j) >= AT(i, j + 1))) {
 				steps[ns++] = (step){'-', pre + i, pre + j};

@@ -1288,7 +1288,7 @@ static void l_free(locus_backend *b)
 		close(lb->root_fd);
 	free(lb->root);
 	free(lb->root_real);
-	free((char *)lb->base.label);
+	free((void *)(uintptr_t)lb->base.label);
 	free(lb);
 }
 

@@ -164,7 +164,7 @@ char *loci_pct_encode(const char *s, bool keep_slash)
 			lh_buf_add(&b, e, 3);
 		}
 	}
-	return b.oom ? (lh_buf_free(&b), NULL) : lh_buf_take(&b);
+	return b.oom ? ((void)lh_buf_free(&b), NULL) : lh_buf_take(&b);
 }
 
 /* The value of variable name (len n) in vars, or NULL. */
@@ -212,5 +212,5 @@ char *loci_route_path(const loci_routes *rt, loci_op op,
 		b.oom |= !e;
 		free(e);
 	}
-	return b.oom ? (lh_buf_free(&b), NULL) : lh_buf_take(&b);
+	return b.oom ? ((void)lh_buf_free(&b), NULL) : lh_buf_take(&b);
 }

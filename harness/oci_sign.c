@@ -100,7 +100,7 @@ int loci_signer_new(loci_signer **out, const char *key_id, const char *pem,
 	if (!bio)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	EVP_PKEY *key =
-	    PEM_read_bio_PrivateKey(bio, NULL, pass_cb, (void *)passphrase);
+	    PEM_read_bio_PrivateKey(bio, NULL, pass_cb, (void *)(uintptr_t)passphrase);
 	BIO_free(bio);
 	if (!key)
 		return lh_err(err, LOCUS_EINVALID,

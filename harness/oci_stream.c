@@ -141,8 +141,10 @@ static void sse_line(stream *s, const char *l, size_t n)
 		return; /* comment, or event:, id:, retry: (not needed) */
 	const char *v = l + 5;
 	size_t vn = n - 5;
-	if (vn && *v == ' ')
-		v++, vn--;
+	if (vn && *v == ' ') {
+		v++;
+		vn--;
+	}
 	if (s->has_data)
 		lh_buf_add(&s->data, "\n", 1);
 	lh_buf_add(&s->data, v, vn);

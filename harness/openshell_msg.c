@@ -28,7 +28,7 @@ void lh_os_frame_free(lh_os_frame *f)
 
 static char *opt(const char *s)
 {
-	return s && *s ? (char *)s : NULL;
+	return s && *s ? (char *)(uintptr_t)s : NULL;
 }
 
 /* Encode a filled struct as a framed message. */
@@ -90,8 +90,8 @@ static kv_entry *kv_sorted(const lh_os_kv *kv, size_t n, pb_size_t *count)
 	/* a map entry carries key and value even when empty (as protobuf's
 	 * own serialisers write them): "" is sent, never NULL */
 	for (size_t i = 0; i < n; i++) {
-		e[i].key = (char *)(kv[i].key ? kv[i].key : "");
-		e[i].value = (char *)(kv[i].value ? kv[i].value : "");
+		e[i].key = (char *)(uintptr_t)(kv[i].key ? kv[i].key : "");
+		e[i].value = (char *)(uintptr_t)(kv[i].value ? kv[i].value : "");
 	}
 	qsort(e, n, sizeof *e, kv_cmp);
 	*count = (pb_size_t)n;
@@ -107,12 +107,12 @@ int lh_os_encode_create(lh_os_frame *out, const lh_os_create *req,
 	m.has_spec = true;
 	if (req->image && *req->image) {
 		m.spec.has_template = true;
-		m.spec.template.image = (char *)req->image;
+		m.spec.template.image = (char *)(uintptr_t)req->image;
 	}
 	if (req->nproviders > (pb_size_t)-1)
 		return lh_err(err, LOCUS_EINVALID, "too many providers");
 	m.spec.providers_count = (pb_size_t)req->nproviders;
-	m.spec.providers = (char **)req->providers;
+	m.spec.providers = (char **)(uintptr_t)req->providers;
 	m.name = opt(req->name);
 	m.workspace = opt(req->workspace);
 	kv_entry *labels =
@@ -174,7 +174,7 @@ int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req, locus_error *err)
 		return lh_err(err, LOCUS_EINVALID, "too many arguments");
 	m.sandbox_id = opt(req->sandbox_id);
 	m.command_count = (pb_size_t)req->argc;
-	m.command = (char **)req->argv;
+	m.command = (char **)(uintptr_t)req->argv;
 	m.workdir = opt(req->workdir);
 	m.timeout_seconds = req->timeout_seconds;
 	kv_entry *env = kv_sorted(req->env, req->nenv, &m.environment_count);

@@ -67,8 +67,10 @@ static char *rest_of(sv l, const char *p)
 	size_t pl = strlen(p);
 	const char *s = l.s + pl;
 	size_t n = l.n - pl;
-	while (n && (*s == ' ' || *s == '\t'))
-		s++, n--;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
 		n--;
 	return strndup(s, n);
@@ -79,8 +81,10 @@ static sv trim(sv l, bool left)
 	while (l.n && (l.s[l.n - 1] == ' ' || l.s[l.n - 1] == '\t' ||
 	               l.s[l.n - 1] == '\r'))
 		l.n--;
-	while (left && l.n && (*l.s == ' ' || *l.s == '\t'))
-		l.s++, l.n--;
+	while (left && l.n && (*l.s == ' ' || *l.s == '\t')) {
+		l.s++;
+		l.n--;
+	}
 	return l;
 }
 
@@ -132,7 +136,12 @@ static void split_lines(const char *t, size_t len, svec *out, bool *final_nl)
 static int fail(char **msg, const char *fmt, const char *arg, size_t line)
 {
 	lh_buf b = {0};
+	/* fmt is always one of this file's literals (-Wformat-nonliteral
+	   cannot see that) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	lh_buf_printf(&b, fmt, arg ? arg : "");
+#pragma GCC diagnostic pop
 	if (line)
 		lh_buf_printf(&b, " (patch line %zu)", line);
 	lh_buf_puts(&b, ". Nothing was changed.");

@@ -428,7 +428,7 @@ static int bw_start(bwrap_session *s, const char *real,
 	}
 	if (pid == 0)
 		bw_child(p[0], real, mnt.d, drop, uid, gid,
-		         (char *const *)argv);
+		         (char *const *)(uintptr_t)argv);
 	close(p[0]);
 	lh_buf_free(&server);
 	lh_buf_free(&mnt);

@@ -118,8 +118,13 @@ static int fail(locus_error *err, int code, const char *fmt, const char *arg)
 		memset(err, 0, sizeof *err);
 		err->code = code;
 		err->offset = -1;
+		/* fmt is always one of this file's literals:
+		   -Wformat-nonliteral cannot see that */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		snprintf(err->message, sizeof err->message, fmt,
 		         arg ? arg : "");
+#pragma GCC diagnostic pop
 	}
 	return code;
 }

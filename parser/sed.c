@@ -193,8 +193,10 @@ void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			have_e = true;
 			if (v[12] == '=')
 				scan(&s, &w[i], v + 13);
-			else if (i + 1 < n)
-				scan(&s, &w[i + 1], w[i + 1].value), i++;
+			else if (i + 1 < n) {
+				scan(&s, &w[i + 1], w[i + 1].value);
+				i++;
+			}
 			continue;
 		}
 		if (!strncmp(v, "--file", 6)) {

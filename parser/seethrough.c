@@ -72,7 +72,7 @@ char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
 			return NULL;
 		}
 	}
-	return (char *)lp_buf_cstr(ctx->arena, &b);
+	return (char *)(uintptr_t)lp_buf_cstr(ctx->arena, &b);
 }
 
 static void parse_text(lp_ctx *ctx, const char *text, const char *origin,
@@ -98,7 +98,7 @@ static size_t emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
 	lp_raw_command nr;
 	memset(&nr, 0, sizeof nr);
 	nr.nwords = n;
-	nr.words = (lp_word *)words;
+	nr.words = (lp_word *)(uintptr_t)words;
 	nr.connector = "";
 	nr.pipeline = raw->pipeline;
 	nr.origin = origin;
@@ -1125,7 +1125,7 @@ static void see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	}
 
 	/* Resolve aliases given with -c, chained ones included. */
-	lp_word *cur = (lp_word *)(w + i);
+	lp_word *cur = (lp_word *)(uintptr_t)(w + i);
 	size_t ncur = n - i;
 	bool expanded = false;
 	for (unsigned k = 0;; k++) {
@@ -1705,7 +1705,7 @@ static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
 		}
 		lp_buf_putc(ctx->arena, &word, c);
 	}
-	return (char *)lp_buf_cstr(ctx->arena, &out);
+	return (char *)(uintptr_t)lp_buf_cstr(ctx->arena, &out);
 }
 
 /* A wrapper that runs a command string (su -c, flock -c, script -c) or

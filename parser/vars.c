@@ -584,7 +584,7 @@ const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
 		if (strlen(bash_set_names[i]) == nlen &&
 		    !memcmp(bash_set_names[i], name, nlen))
 			return NULL;
-	var_entry *e = find((lp_vars *)v, NULL, name, nlen, false);
+	var_entry *e = find((lp_vars *)(uintptr_t)v, NULL, name, nlen, false);
 	if (!e || e->dynamic || !e->value || at < e->after ||
 	    at >= v->dyn_after)
 		return NULL;
@@ -595,7 +595,7 @@ bool lp_vars_numeric(const lp_vars *v, const char *name, size_t nlen)
 {
 	if (!v || v->all_dynamic || v->cap == 0 || v->dyn_after != SIZE_MAX)
 		return false;
-	var_entry *e = find((lp_vars *)v, NULL, name, nlen, false);
+	var_entry *e = find((lp_vars *)(uintptr_t)v, NULL, name, nlen, false);
 	/* a static number assigned, nothing else (names only read by
 	   arithmetic have no value: they come from the environment) */
 	return e && !e->nonnum && e->numset;

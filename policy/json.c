@@ -235,7 +235,7 @@ void pl_doc_free(pl_doc *doc)
 	if (!doc)
 		return;
 	cJSON_Delete(doc->root);
-	free((char *)doc->text);
+	free((void *)(uintptr_t)doc->text);
 	memset(doc, 0, sizeof(*doc));
 }
 

@@ -172,9 +172,10 @@ const char *pl_action_word(const locus_shell_command *c, size_t *from)
 		if (i > 1 && (eq(c->argv[i - 1], "-e") ||
 		              eq(c->argv[i - 1], "--expression")))
 			is_script = true;
-		else if (strncmp(w, "--expression=", 13) == 0)
-			is_script = true, w += 13;
-		else if (w[0] != '-' && !sed_script_seen &&
+		else if (strncmp(w, "--expression=", 13) == 0) {
+			is_script = true;
+			w += 13;
+		} else if (w[0] != '-' && !sed_script_seen &&
 		         !(i > 1 && (eq(c->argv[i - 1], "-f") ||
 		                     eq(c->argv[i - 1], "--file"))))
 			is_script = true;

@@ -49,7 +49,7 @@ static inline int fake_start(fake_proc *f, const char *script, const char *const
 		for (int i = 0; args && args[i] && n < 33; i++)
 			argv[n++] = args[i];
 		argv[n] = NULL;
-		execv(argv[0], (char *const *)argv);
+		execv(argv[0], (char *const *)(uintptr_t)argv);
 		_exit(127);
 	}
 	close(in[0]);

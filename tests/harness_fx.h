@@ -29,12 +29,14 @@
 #include "locus/policy.h"
 #include "oci_fixture.h"
 #include "openshell_fx.h"
+#include "skip.h"
 
 /* ---------------- fixtures ---------------- */
 
 static char g_tmp[512];  /* per-test scratch: T */
 static char g_root[600]; /* T/ws */
 
+__attribute__((format(printf, 1, 2)))
 static inline void sh(const char *fmt, ...)
 {
 	char cmd[4096];
@@ -182,8 +184,7 @@ static inline bool fx_open(fx *f, int kind, const char *const *tools,
 		rc = fx_oci_open(&f->b, &err);
 	} else if (kind == BK_OS_H2C || kind == BK_OS_MTLS) {
 		if (!os_fx_works()) {
-			fprintf(stderr, "SKIPPED (not passed): the fake "
-			                "OpenShell gateway cannot run here\n");
+			test_skip("the fake OpenShell gateway cannot run here");
 			rm_tmp();
 			return false;
 		}
@@ -191,8 +192,7 @@ static inline bool fx_open(fx *f, int kind, const char *const *tools,
 		                &f->b, &err);
 	} else {
 		if (!bwrap_works()) {
-			fprintf(stderr, "SKIPPED (not passed): bwrap cannot "
-			                "create namespaces here\n");
+			test_skip("bwrap cannot create namespaces here");
 			rm_tmp();
 			return false;
 		}

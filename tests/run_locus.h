@@ -72,9 +72,9 @@ static run_out run_ex(const char *const *argv, const char *in, size_t in_len,
 		while (argv[n])
 			n++;
 		char **av = calloc(n + 1, sizeof *av);
-		av[0] = (char *)locus_bin();
+		av[0] = (char *)(uintptr_t)locus_bin();
 		for (size_t i = 1; i < n; i++)
-			av[i] = (char *)argv[i];
+			av[i] = (char *)(uintptr_t)argv[i];
 		execv(av[0], av);
 		_exit(127);
 	}

@@ -28,6 +28,17 @@ void *__real_realloc(void *p, size_t n);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 
+/* the link-time wrappers below (declared here: nothing else calls them) */
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+TSParser *__wrap_ts_parser_new(void);
+bool __wrap_ts_parser_set_language(TSParser *p, const TSLanguage *l);
+TSTree *__wrap_ts_parser_parse_with_options(TSParser *p, const TSTree *t,
+                                            TSInput in, TSParseOptions o);
+
 static long g_fail_at, g_count;
 static int g_in_ts; /* inside tree-sitter: never fail (it would abort) */
 

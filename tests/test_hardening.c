@@ -82,7 +82,7 @@ END_TEST
 START_TEST(bwrap_uid_choice)
 {
 	if (!bwrap_works() || geteuid() != 0) {
-		fprintf(stderr, "SKIPPED (not passed): needs root and bwrap\n");
+		test_skip("needs root and bwrap");
 		return;
 	}
 	mk_tmp();
@@ -337,7 +337,7 @@ static void stat_of(const char *name, struct stat *st)
 START_TEST(writes_keep_owner_and_roll_back_metadata)
 {
 	if (geteuid() != 0) {
-		fprintf(stderr, "SKIPPED (not passed): needs root\n");
+		test_skip("needs root");
 		return;
 	}
 	fx f;
@@ -766,7 +766,7 @@ START_TEST(output_flood_capped)
 		    locus_backend_local_new_ext(&b, g_root, NULL, &o, &err), 0);
 	} else {
 		if (!bwrap_works()) {
-			fprintf(stderr, "SKIPPED (not passed): no bwrap\n");
+			test_skip("no bwrap");
 			rm_tmp();
 			return;
 		}
@@ -953,5 +953,5 @@ int main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed ? 1 : 0;
+	return test_exit(failed);
 }

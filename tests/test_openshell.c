@@ -15,6 +15,7 @@
 #include "fake_proc.h"
 #include "harness/openshell_client.h"
 #include "locus/harness.h"
+#include "skip.h"
 
 #define PLACEHOLDER "openshell:resolve:env:GITHUB_TOKEN"
 
@@ -663,11 +664,11 @@ int main(void)
 		fprintf(stderr, "SKIPPED (not passed): the fake gateway needs "
 		                "/usr/bin/python3 with grpcio and protobuf, "
 		                "and bwrap\n");
-		return 77;
+		return TEST_SKIPPED;
 	}
 	SRunner *sr = srunner_create(suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed ? 1 : 0;
+	return test_exit(failed);
 }

@@ -154,7 +154,7 @@ static char *run_batch(const opts *o, const char *batch, size_t *outlen)
 		dup2(in, 0);
 		dup2(pfd[1], 1);
 		close(pfd[0]);
-		execv(o->bwrap, (char *const *)argv);
+		execv(o->bwrap, (char *const *)(uintptr_t)argv);
 		_exit(127);
 	}
 	close(pfd[1]);
