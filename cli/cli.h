@@ -64,9 +64,6 @@ int cli_backend_open(const cli_backend_opts *o, const char *backend,
 struct cJSON;
 bool cli_json_dup_keys(const struct cJSON *object);
 
-/* cli/util.c: the value of a hex digit, or -1. */
-int cli_hex_digit(int c);
-
 /* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);

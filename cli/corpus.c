@@ -31,30 +31,16 @@
 
 #include "locus/labels.h"
 #include "cli.h"
+#include "../util/buf.h"
+#include "../util/sha256.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
-typedef struct sbuf {
-	char *p;
-	size_t len, cap;
-} sbuf;
-
-static bool sbuf_add(sbuf *b, const char *s, size_t n)
+/* Append; false when out of memory (then and after). */
+static bool cli_buf_add(lu_buf *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return false;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return true;
+	lu_buf_add(b, s, n);
+	return !b->oom;
 }
 
 static char *xstrdup(const char *s)
@@ -70,12 +56,12 @@ static char *xstrdup(const char *s)
  * Decode the C-escape form of `$e` lines into `out`.  Returns NULL on
  * success or a static message naming the bad escape.
  */
-static const char *decode_escapes(const char *s, sbuf *out)
+static const char *decode_escapes(const char *s, lu_buf *out)
 {
 	for (size_t i = 0; s[i]; i++) {
 		char c = s[i];
 		if (c != '\\') {
-			if (!sbuf_add(out, &c, 1))
+			if (!cli_buf_add(out, &c, 1))
 				return "out of memory";
 			continue;
 		}
@@ -92,7 +78,7 @@ static const char *decode_escapes(const char *s, sbuf *out)
 		case '\\': c = '\\'; break;
 		case 's': c = ' '; break; /* a visible trailing space */
 		case 'x': {
-			int h = cli_hex_digit(s[i + 1]), l = h < 0 ? -1 : cli_hex_digit(s[i + 2]);
+			int h = lu_hex_digit(s[i + 1]), l = h < 0 ? -1 : lu_hex_digit(s[i + 2]);
 			if (h < 0 || l < 0)
 				return "\\x needs two hex digits";
 			c = (char)(h * 16 + l);
@@ -102,7 +88,7 @@ static const char *decode_escapes(const char *s, sbuf *out)
 		default:
 			return "unknown escape (use \\\\ for a backslash)";
 		}
-		if (!sbuf_add(out, &c, 1))
+		if (!cli_buf_add(out, &c, 1))
 			return "out of memory";
 	}
 	return NULL;
@@ -121,7 +107,7 @@ typedef struct corpus_case {
 	char *shown;        /* the input line as written, for reports */
 	bool escaped;       /* `$e`: continuation lines are decoded too */
 	bool is_tool;       /* `tool:` case */
-	sbuf input;         /* the command bytes, or the tool call JSON */
+	lu_buf input;       /* the command bytes, or the tool call JSON */
 	expect *ex;
 	size_t nex, capex;
 	const char *format_error; /* set: the case is malformed */
@@ -138,7 +124,7 @@ typedef struct corpus_run {
 static void case_clear(corpus_case *k)
 {
 	free(k->shown);
-	free(k->input.p);
+	free(k->input.d);
 	for (size_t i = 0; i < k->nex; i++) {
 		free(k->ex[i].key);
 		free(k->ex[i].value);
@@ -453,7 +439,7 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 	locus_action_options opts = LOCUS_ACTION_OPTIONS_INIT;
 	opts.workspace_root = CLI_CORPUS_ROOT;
 	if (k->is_tool) {
-		cJSON *call = cJSON_Parse(k->input.p ? k->input.p : "");
+		cJSON *call = cJSON_Parse(k->input.d ? k->input.d : "");
 		const cJSON *tool = cJSON_GetObjectItemCaseSensitive(call,
 		                                                     "tool");
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(call,
@@ -477,7 +463,7 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 		cJSON_Delete(call);
 	} else {
 		rc = locus_action_classify_with(&a, run->parser,
-		                                k->input.p ? k->input.p : "",
+		                                k->input.d ? k->input.d : "",
 		                                k->input.len, &opts, &err);
 	}
 	if (rc == LOCUS_ENOMEM) {
@@ -558,9 +544,9 @@ static void case_start(corpus_case *k, unsigned long lineno, char *line)
 	const char *bad = NULL;
 	if (k->escaped)
 		bad = decode_escapes(text, &k->input);
-	else if (!sbuf_add(&k->input, text, strlen(text)))
+	else if (!cli_buf_add(&k->input, text, strlen(text)))
 		bad = "out of memory";
-	if (!bad && !k->input.p && !sbuf_add(&k->input, "", 0))
+	if (!bad && !k->input.d && !cli_buf_add(&k->input, "", 0))
 		bad = "out of memory";
 	if (bad)
 		case_format_error(k, lineno, bad);
@@ -580,11 +566,11 @@ static void case_continue(corpus_case *k, unsigned long lineno, char *line)
 		return;
 	}
 	const char *bad = NULL;
-	if (!sbuf_add(&k->input, "\n", 1))
+	if (!cli_buf_add(&k->input, "\n", 1))
 		bad = "out of memory";
 	else if (k->escaped)
 		bad = decode_escapes(text, &k->input);
-	else if (!sbuf_add(&k->input, text, strlen(text)))
+	else if (!cli_buf_add(&k->input, text, strlen(text)))
 		bad = "out of memory";
 	if (bad)
 		case_format_error(k, lineno, bad);

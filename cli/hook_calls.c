@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "hook.h"
+#include "../util/buf.h"
 #include "locus/shell.h"
 
 void hook_plan_free(hook_plan *plan)
@@ -87,36 +88,6 @@ static int set_str(cJSON *o, const char *k, const char *v)
 }
 
 /* --- shell lines ---------------------------------------------------------- */
-
-/* Append `s` single-quoted for sh ('...' with ' written '\''). */
-static bool sh_quote(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t need = *len + 3 + 4 * strlen(s) + 2;
-	if (need > *cap) {
-		size_t c = need * 2;
-		char *p = realloc(*buf, c);
-		if (!p)
-			return false;
-		*buf = p;
-		*cap = c;
-	}
-	char *o = *buf + *len;
-	if (*len)
-		*o++ = ' ';
-	*o++ = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	*len = (size_t)(o - *buf);
-	return true;
-}
 
 static bool is_posix_shell(const char *argv0)
 {
@@ -208,13 +179,13 @@ static int shell_line(cJSON *input)
 		if (k) {
 			line = strdup(argv[k]);
 		} else {
-			size_t len = 0, cap = 0;
-			for (i = 0; i < argc; i++)
-				if (!sh_quote(&line, &len, &cap, argv[i])) {
-					free(line);
-					line = NULL;
-					break;
-				}
+			lu_buf b = LU_BUF_INIT;
+			for (i = 0; i < argc; i++) {
+				if (i)
+					lu_buf_putc(&b, ' ');
+				lu_buf_shquote(&b, argv[i]);
+			}
+			line = lu_buf_take(&b);
 		}
 		free(argv);
 		if (!line)

@@ -9,58 +9,11 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "../util/utf8.h"
 
 char *mcp_utf8_clean(const char *s)
 {
-	size_t n = strlen(s);
-	char *o = malloc(3 * n + 1);
-	if (!o)
-		return NULL;
-	size_t k = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		unsigned c = p[i];
-		size_t len = 0;
-		unsigned min = 0, cp = 0;
-		if (c < 0x80) {
-			o[k++] = (char)c;
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			len = 2;
-			min = 0x80;
-			cp = c & 0x1F;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			len = 3;
-			min = 0x800;
-			cp = c & 0x0F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			len = 4;
-			min = 0x10000;
-			cp = c & 0x07;
-		}
-		bool ok = len > 0 && i + len <= n;
-		for (size_t j = 1; ok && j < len; j++) {
-			if ((p[i + j] & 0xC0) != 0x80)
-				ok = false;
-			else
-				cp = (cp << 6) | (p[i + j] & 0x3F);
-		}
-		if (ok && (cp < min || cp > 0x10FFFF ||
-		           (cp >= 0xD800 && cp <= 0xDFFF)))
-			ok = false;
-		if (ok) {
-			memcpy(o + k, p + i, len);
-			k += len;
-			i += len;
-		} else {
-			memcpy(o + k, "\xEF\xBF\xBD", 3);
-			k += 3;
-			i++;
-		}
-	}
-	o[k] = '\0';
-	return o;
+	return lu_utf8_clean(s, strlen(s));
 }
 
 void mcp_send(mcp_server *s, cJSON *msg)

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "mcp.h"
+#include "../util/sha256.h"
 
 #define ROOTS_ID_PREFIX "locus-roots-"
 
@@ -67,7 +68,7 @@ static char *uri_path(const char *uri)
 	for (size_t i = 0; o && i < n; i++) {
 		int hi, lo;
 		if (p[i] == '%' && i + 2 < n + 1 &&
-		    (hi = cli_hex_digit(p[i + 1])) >= 0 && (lo = cli_hex_digit(p[i + 2])) >= 0) {
+		    (hi = lu_hex_digit(p[i + 1])) >= 0 && (lo = lu_hex_digit(p[i + 2])) >= 0) {
 			o[k++] = (char)(hi * 16 + lo);
 			i += 2;
 		} else if (p[i] == '?' || p[i] == '#') {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "transcript.h"
+#include "../util/utf8.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -314,30 +315,6 @@ static void dispatch(tr_reader *r, const cJSON *rec)
 	}
 }
 
-/* Strict UTF-8 (no overlongs, surrogates or values past U+10FFFF): a
-   report must never carry bytes that break its JSON or HTML. */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned c = s[i];
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2
-		             : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (!len || i + len > n || (len == 2 && c < 0xc2))
-			return false;
-		unsigned cp = len == 1 ? c : c & (0x7f >> len);
-		for (size_t k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += len;
-	}
-	return true;
-}
-
 static void one_line(tr_reader *r, const char *buf, size_t n)
 {
 	while (n && (buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
@@ -350,7 +327,7 @@ static void one_line(tr_reader *r, const char *buf, size_t n)
 		tr_malformed(r, "a NUL byte");
 		return;
 	}
-	if (!utf8_ok((const unsigned char *)buf, n)) {
+	if (!lu_utf8_valid(buf, n)) {
 		tr_malformed(r, "invalid UTF-8");
 		return;
 	}
@@ -453,7 +430,7 @@ static int read_document(tr_reader *r, FILE *fp)
 	cJSON *doc = cJSON_ParseWithLength(buf, n);
 	int rc = -1;
 	if (doc && !memchr(buf, '\0', n) && !strstr(buf, "\\u0000") &&
-	    utf8_ok((const unsigned char *)buf, n)) {
+	    lu_utf8_valid(buf, n)) {
 		f->records = 1;
 		rc = tr_gemini_document(r, doc, buf);
 	}

@@ -8,6 +8,7 @@
  * Codex argv becomes the one quoted line that runs exactly it).
  */
 #include "transcript.h"
+#include "../util/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,39 +34,20 @@ char *tr_argv_line(const cJSON *argv)
 {
 	if (!cJSON_IsArray(argv) || !argv->child)
 		return NULL;
-	size_t need = 1;
+	lu_buf b = LU_BUF_INIT;
 	for (const cJSON *e = argv->child; e; e = e->next) {
-		if (!cJSON_IsString(e))
+		if (!cJSON_IsString(e)) {
+			lu_buf_free(&b);
 			return NULL;
-		need += 4 * strlen(e->valuestring) + 3;
-	}
-	char *out = malloc(need);
-	if (!out)
-		return NULL;
-	char *o = out;
-	for (const cJSON *e = argv->child; e; e = e->next) {
-		const char *s = e->valuestring;
-		if (o != out)
-			*o++ = ' ';
-		if (plain_word(s)) {
-			size_t n = strlen(s);
-			memcpy(o, s, n);
-			o += n;
-			continue;
 		}
-		*o++ = '\'';
-		for (; *s; s++) {
-			if (*s == '\'') {
-				memcpy(o, "'\\''", 4);
-				o += 4;
-			} else {
-				*o++ = *s;
-			}
-		}
-		*o++ = '\'';
+		if (e != argv->child)
+			lu_buf_putc(&b, ' ');
+		if (plain_word(e->valuestring))
+			lu_buf_puts(&b, e->valuestring);
+		else
+			lu_buf_shquote(&b, e->valuestring);
 	}
-	*o = '\0';
-	return out;
+	return lu_buf_take(&b);
 }
 
 /* What a call shows: its command, patch, path, URL... */

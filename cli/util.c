@@ -25,17 +25,6 @@ bool cli_json_dup_keys(const cJSON *object)
 	return false;
 }
 
-int cli_hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *cli_absolute_dir(const char *dir)
 {
 	char *real = dir ? realpath(dir, NULL) : NULL;

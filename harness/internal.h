@@ -5,30 +5,26 @@
 #define LOCUS_HARNESS_INTERNAL_H
 
 #include "locus/harness.h"
+#include "../util/buf.h"
+#include "../util/sha256.h"
 
 #include <stdarg.h>
 #include <sys/types.h>
 
-/* A growable byte buffer; d is always NUL-terminated when non-NULL. */
-typedef struct lh_buf {
-	char *d;
-	size_t len, cap;
-	bool oom; /* an append failed: the contents are incomplete */
-} lh_buf;
-
-void lh_buf_add(lh_buf *b, const char *s, size_t n);
-void lh_buf_puts(lh_buf *b, const char *s);
-void lh_buf_printf(lh_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Hand over the contents (never NULL unless oom); the buffer is reset. */
-char *lh_buf_take(lh_buf *b);
-void lh_buf_free(lh_buf *b);
+/* The harness's byte buffer and digest are util's (util/buf.h,
+   util/sha256.h); the lh_ names stay for the harness's many callers. */
+typedef lu_buf lh_buf;
+#define lh_buf_add lu_buf_add
+#define lh_buf_puts lu_buf_puts
+#define lh_buf_printf lu_buf_printf
+#define lh_buf_take lu_buf_take
+#define lh_buf_free lu_buf_free
+#define lh_buf_shquote lu_buf_shquote
+#define lh_sha256_hex(data, len, out) ((void)lu_sha256_hex(data, len, out))
 
 /* Fill err (if any) and return code. */
 int lh_err(locus_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-void lh_sha256_hex(const void *data, size_t len, char out[65]);
 
 bool lh_is_skip_dir(const char *name);
 
@@ -39,9 +35,6 @@ bool lh_is_skip_dir(const char *name);
  */
 int lh_path_rel(const char *root, const char *path, char **out,
                 locus_error *err);
-
-/* Single-quote s for POSIX sh. */
-void lh_buf_shquote(lh_buf *b, const char *s);
 
 double lh_now(void);
 

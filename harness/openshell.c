@@ -31,6 +31,7 @@
 #include "internal.h"
 #include "net/http.h"
 #include "openshell_client.h"
+#include "../util/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,32 +74,6 @@ static int on_chunk(void *p, int kind, const uint8_t *d, size_t n)
 	}
 	lh_buf_add(b, (const char *)d, n);
 	return b->oom ? LOCUS_ENOMEM : 0;
-}
-
-static bool valid_utf8(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		int n = *p < 0x80             ? 0
-		        : (*p & 0xe0) == 0xc0 ? 1
-		        : (*p & 0xf0) == 0xe0 ? 2
-		        : (*p & 0xf8) == 0xf0 ? 3
-		                              : -1;
-		if (n < 0 || (n == 1 && *p < 0xc2) || (n == 3 && *p > 0xf4))
-			return false;
-		unsigned cp = n ? (*p & (0x3f >> n)) : *p;
-		p++;
-		for (int i = 0; i < n; i++, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (*p & 0x3f);
-		}
-		if ((n == 2 &&
-		     (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return false;
-	}
-	return true;
 }
 
 /* Split the collected stdout at the markers. */
@@ -191,7 +166,7 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 	   else the script goes on stdin */
 	lh_buf full = {0};
 	bool script_stdin =
-	    strlen(script) > ARG_MAX_SCRIPT || !valid_utf8(script);
+	    strlen(script) > ARG_MAX_SCRIPT || !lu_utf8_valid(script, strlen(script));
 	if (!script_stdin) {
 		lh_buf_puts(&full, "S=");
 		lh_buf_shquote(&full, script);

@@ -3,11 +3,11 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "../util/sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -29,93 +29,6 @@ bool lh_is_skip_dir(const char *name)
 	return !strncmp(name, ".locus-harness", 14);
 }
 
-static bool buf_reserve(lh_buf *b, size_t extra)
-{
-	if (b->oom)
-		return false;
-	if (b->len + extra + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + extra + 1) {
-		if (cap > SIZE_MAX / 2) {
-			b->oom = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	char *d = realloc(b->d, cap);
-	if (!d) {
-		b->oom = true;
-		return false;
-	}
-	b->d = d;
-	b->cap = cap;
-	return true;
-}
-
-void lh_buf_add(lh_buf *b, const char *s, size_t n)
-{
-	if (!buf_reserve(b, n))
-		return;
-	if (n)
-		memcpy(b->d + b->len, s, n);
-	b->len += n;
-	b->d[b->len] = '\0';
-}
-
-void lh_buf_puts(lh_buf *b, const char *s)
-{
-	lh_buf_add(b, s, strlen(s));
-}
-
-void lh_buf_printf(lh_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !buf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->d + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-char *lh_buf_take(lh_buf *b)
-{
-	if (b->oom) {
-		lh_buf_free(b);
-		return NULL;
-	}
-	char *d = b->d;
-	if (!d)
-		d = calloc(1, 1);
-	b->d = NULL;
-	b->len = b->cap = 0;
-	return d;
-}
-
-void lh_buf_free(lh_buf *b)
-{
-	free(b->d);
-	b->d = NULL;
-	b->len = b->cap = 0;
-	b->oom = false;
-}
-
-void lh_buf_shquote(lh_buf *b, const char *s)
-{
-	lh_buf_add(b, "'", 1);
-	for (; *s; s++) {
-		if (*s == '\'')
-			lh_buf_puts(b, "'\\''");
-		else
-			lh_buf_add(b, s, 1);
-	}
-	lh_buf_add(b, "'", 1);
-}
-
 int lh_err(locus_error *err, int code, const char *fmt, ...)
 {
 	if (err) {
@@ -128,26 +41,6 @@ int lh_err(locus_error *err, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
-}
-
-void lh_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	static const char hex[] = "0123456789abcdef";
-	if (!EVP_Digest(data ? data : "", len, md, &mdlen, EVP_sha256(),
-	                NULL) ||
-	    mdlen != 32) {
-		/* never a valid digest: compares unequal to any real one */
-		memset(out, '?', 64);
-		out[64] = '\0';
-		return;
-	}
-	for (unsigned i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 double lh_now(void)
@@ -268,12 +161,7 @@ int lh_nonce(char out[33])
 			return -1;
 		got += (size_t)n;
 	}
-	static const char hex[] = "0123456789abcdef";
-	for (size_t i = 0; i < sizeof r; i++) {
-		out[2 * i] = hex[r[i] >> 4];
-		out[2 * i + 1] = hex[r[i] & 15];
-	}
-	out[32] = '\0';
+	lu_hex(r, sizeof r, out);
 	return 0;
 }
 

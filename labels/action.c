@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../util/utf8.h"
 
 struct locus_action {
 	char *tool;
@@ -819,31 +820,6 @@ static void jw_lit(jw *w, const char *s)
 	jw_put(w, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at p[0..n), or 0 if it is not one
-   (overlong forms, surrogates and code points past U+10FFFF are invalid). */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
-	           : (c >> 3) == 30 ? 4 : 0;
-	if (len == 0 || len > n)
-		return 0;
-	for (size_t k = 1; k < len; k++)
-		if ((p[k] & 0xC0) != 0x80)
-			return 0;
-	if (len > 1) {
-		unsigned cp = c & (0x7F >> len);
-		for (size_t k = 1; k < len; k++)
-			cp = (cp << 6) | (p[k] & 0x3F);
-		static const unsigned minimum[5] = { 0, 0, 0x80, 0x800,
-		                                     0x10000 };
-		if (cp < minimum[len] || cp > 0x10FFFF ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return 0;
-	}
-	return len;
-}
-
 static void jw_str(jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -861,7 +837,7 @@ static void jw_str(jw *w, const char *s)
 			continue;
 		}
 		if (c >= 0x80) {
-			size_t len = utf8_seq(p + i, n - i);
+			size_t len = lu_utf8_seq((const char *)p + i, n - i);
 			if (len) {
 				i += len;
 				continue;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "walk.h"
+#include "../util/utf8.h"
 
 /*
  * Memory caps.  tree-sitter has no per-parser allocator (ts_set_allocator
@@ -137,48 +138,6 @@ void locus_shell_parser_free(locus_shell_parser *p)
 
 /* ---- byte gates --------------------------------------------------------- */
 
-/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past
-   U+10FFFF.  Returns the offset of the first bad byte, or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = s[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t n;
-		unsigned char lo = 0x80, hi = 0xBF;
-		if (c >= 0xC2 && c <= 0xDF) {
-			n = 1;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			n = 2;
-			if (c == 0xE0)
-				lo = 0xA0; /* overlong */
-			else if (c == 0xED)
-				hi = 0x9F; /* surrogates */
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			n = 3;
-			if (c == 0xF0)
-				lo = 0x90; /* overlong */
-			else if (c == 0xF4)
-				hi = 0x8F; /* > U+10FFFF */
-		} else {
-			return i;
-		}
-		if (len - i <= n)
-			return i;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (size_t k = 2; k <= n; k++)
-			if ((s[i + k] & 0xC0) != 0x80)
-				return i;
-		i += n + 1;
-	}
-	return len;
-}
-
 /* A cheap upper-bound-ish count of the tokens tree-sitter will make:
    every run of word bytes and every operator byte is one. */
 static size_t estimate_tokens(const char *s, size_t len)
@@ -292,7 +251,7 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 			lp_unparsed(ctx, "nested script holds a NUL byte");
 			return;
 		}
-		if (utf8_invalid_at((const unsigned char *)text, len) != len) {
+		if (lu_utf8_invalid_at(text, len) != len) {
 			lp_unparsed(ctx, "nested script is not valid UTF-8");
 			return;
 		}
@@ -401,8 +360,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		            ctx.opts.max_bytes);
 	else if (memchr(r->source, '\0', len))
 		lp_unparsed(&ctx, "input holds a NUL byte");
-	else if ((bad = utf8_invalid_at((const unsigned char *)r->source,
-	                                len)) != len)
+	else if ((bad = lu_utf8_invalid_at(r->source, len)) != len)
 		lp_unparsed(&ctx, "input is not valid UTF-8 (byte %zu)", bad);
 	else
 	{

@@ -46,6 +46,7 @@
 #include <openssl/hmac.h>
 
 #include "internal.h"
+#include "../util/sha256.h"
 
 #define HASH_TAIL_LEN 75 /* ,"hash":"<64 hex>"} */
 #define MAX_LINE ((size_t)64 << 20)
@@ -74,26 +75,6 @@ struct locus_audit {
 	double seq; /* seq of the last record */
 	bool broken;
 };
-
-static void hex32(const unsigned char md[32], char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
-}
-
-int pl_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int ml = 0;
-	if (!EVP_Digest(data, len, md, &ml, EVP_sha256(), NULL) || ml != 32)
-		return LOCUS_ENOMEM;
-	hex32(md, out);
-	return 0;
-}
 
 static int sys_error(locus_error *err, const char *what, const char *path)
 {
@@ -176,7 +157,7 @@ static const char *check_line(const char *line, size_t len,
 	body[bl + 1] = '\0';
 	char h[65];
 	const char *why = NULL;
-	if (pl_sha256_hex(body, bl + 1, h)) {
+	if (lu_sha256_hex(body, bl + 1, h)) {
 		why = "hashing failed";
 	} else if (memcmp(h, line + len - 66, 64) != 0) {
 		why = "the record does not match its hash (it was changed)";
@@ -222,7 +203,7 @@ static int hmac_hex(const unsigned char *key, size_t kl, double seq,
 	                   (size_t)n, md, &ml) ||
 	    ml != 32)
 		return LOCUS_ENOMEM;
-	hex32(md, out);
+	lu_hex(md, 32, out);
 	return 0;
 }
 
@@ -272,7 +253,7 @@ static int line_state(const char *line, size_t ll, double *seq,
 	cJSON_Delete(lo);
 	if (!ok)
 		return LOCUS_EINVALID;
-	return pl_sha256_hex(line, ll, hash);
+	return lu_sha256_hex(line, ll, hash) ? LOCUS_ENOMEM : 0;
 }
 
 /*
@@ -309,7 +290,7 @@ static int sync_state(locus_audit *a, locus_error *err)
 	if (a->dev || a->ino) {
 		rc = line_before(a->fd, a->size, a->path, &line, &ll, err);
 		char h[65] = "";
-		if (!rc && a->size && (!line || pl_sha256_hex(line, ll, h) ||
+		if (!rc && a->size && (!line || lu_sha256_hex(line, ll, h) ||
 		                       strcmp(h, a->last)))
 			rc = tampered(a, err, "the last record was rewritten");
 		if (!rc && !a->size && strcmp(a->last, zero_hash))
@@ -377,7 +358,7 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 		return pl_error(err, LOCUS_ENOMEM, "out of memory");
 	size_t bl = strlen(body);
 	char h[65];
-	if (pl_sha256_hex(body, bl, h)) {
+	if (lu_sha256_hex(body, bl, h)) {
 		rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
 		goto out;
 	}
@@ -401,7 +382,7 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 	if (!rc) {
 		a->size += (off_t)n;
 		a->seq += 1;
-		if (pl_sha256_hex(line, n - 1, a->last))
+		if (lu_sha256_hex(line, n - 1, a->last))
 			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
 	} else {
 		a->broken = true; /* a torn or missing line: stop */
@@ -677,7 +658,7 @@ int locus_audit_verify_ext(locus_audit_report *rep, const char *path,
 			rep->bad_line = lineno;
 			break;
 		}
-		if (pl_sha256_hex(line, len, prev)) {
+		if (lu_sha256_hex(line, len, prev)) {
 			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
 			break;
 		}

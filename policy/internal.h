@@ -139,6 +139,5 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
 bool pl_decision_fields(const locus_decision *d, cJSON *o);
 
 /* SHA-256 of data as 64 lower-case hex digits plus NUL. */
-int pl_sha256_hex(const void *data, size_t len, char out[65]);
 
 #endif

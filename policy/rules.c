@@ -28,6 +28,7 @@
 #include <pcre2.h>
 
 #include "internal.h"
+#include "../util/buf.h"
 
 #define PL_MAX_RULE 4096
 #define DYN '\x01' /* stands for a word whose value is unknown */
@@ -160,63 +161,31 @@ void pl_rules_free(pl_rules *rs)
 
 /* --- glob to PCRE2 ------------------------------------------------------- */
 
-typedef struct buf {
-	char *s;
-	size_t n, cap;
-	bool oom;
-} buf;
-
-static void bput(buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 64;
-		while (nc < b->n + n + 1)
-			nc *= 2;
-		char *ns = realloc(b->s, nc);
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = nc;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
-static void bputs(buf *b, const char *s)
-{
-	bput(b, s, strlen(s));
-}
-
 /* Append the regex for glob `g`; `path` makes `*` stop at '/'. */
-static void glob_to_re(buf *b, const char *g, bool path)
+static void glob_to_re(lu_buf *b, const char *g, bool path)
 {
 	for (size_t i = 0; g[i]; i++) {
 		char c = g[i];
 		if (c == '*') {
 			if (path && g[i + 1] == '*') {
 				if (g[i + 2] == '/') {
-					bputs(b, "(?:.*/)?");
+					lu_buf_puts(b, "(?:.*/)?");
 					i += 2;
 				} else {
-					bputs(b, ".*");
+					lu_buf_puts(b, ".*");
 					i += 1;
 				}
 			} else {
-				bputs(b, path ? "[^/]*" : ".*");
+				lu_buf_puts(b, path ? "[^/]*" : ".*");
 			}
 		} else if (c == '?' && path) {
-			bputs(b, "[^/]");
+			lu_buf_puts(b, "[^/]");
 		} else if (isalnum((unsigned char)c) || (unsigned char)c >= 0x80) {
-			bput(b, &c, 1);
+			lu_buf_add(b, &c, 1);
 		} else {
 			char esc[8];
 			snprintf(esc, sizeof(esc), "\\x{%02x}", (unsigned char)c);
-			bputs(b, esc);
+			lu_buf_puts(b, esc);
 		}
 	}
 }
@@ -334,57 +303,57 @@ static int parse_path_spec(pl_rule *r, const char *spec, const pl_rule_ctx *ctx,
 	/* a relative pattern without an inner slash matches at any depth; a
 	   project-anchored one ("/x") only at the root */
 	bool basename = r->root == P_REL && !strchr(trim, '/');
-	buf a = {0}, b = {0}, c = {0};
+	lu_buf a = LU_BUF_INIT, b = LU_BUF_INIT, c = LU_BUF_INIT;
 	if (basename)
-		bputs(&a, "(?:.*/)?");
+		lu_buf_puts(&a, "(?:.*/)?");
 	glob_to_re(&a, trim, true);
-	bputs(&a, "(?:/.*)?"); /* a path names itself and all under it */
-	bputs(&b, "(?:.*/)?");
+	lu_buf_puts(&a, "(?:/.*)?"); /* a path names itself and all under it */
+	lu_buf_puts(&b, "(?:.*/)?");
 	glob_to_re(&b, trim, true);
-	bputs(&b, "(?:/.*)?");
+	lu_buf_puts(&b, "(?:/.*)?");
 	if (r->root == P_PROJ) {
-		bputs(&c, "/");
+		lu_buf_puts(&c, "/");
 		glob_to_re(&c, trim, true);
-		bputs(&c, "(?:/.*)?");
+		lu_buf_puts(&c, "(?:/.*)?");
 	}
 	/* "./x" is the x at the root: an allow covers only that one (a deny
 	   still matches the name at any depth, like "x") */
-	buf d = {0};
+	lu_buf d = LU_BUF_INIT;
 	if (basename && r->here) {
 		glob_to_re(&d, trim, true);
-		bputs(&d, "(?:/.*)?");
+		lu_buf_puts(&d, "(?:/.*)?");
 	}
 	free(trim);
 	int rc = 0;
 	if (a.oom || b.oom || c.oom || d.oom) {
 		rc = LOCUS_ENOMEM;
 	} else {
-		r->re = compile(a.s);
-		r->re_any = compile(b.s);
-		if (c.s)
-			r->re_abs = compile(c.s);
-		if (d.s)
-			r->re_here = compile(d.s);
-		if (!r->re || !r->re_any || (c.s && !r->re_abs) ||
-		    (d.s && !r->re_here))
+		r->re = compile(a.d);
+		r->re_any = compile(b.d);
+		if (c.d)
+			r->re_abs = compile(c.d);
+		if (d.d)
+			r->re_here = compile(d.d);
+		if (!r->re || !r->re_any || (c.d && !r->re_abs) ||
+		    (d.d && !r->re_here))
 			rc = fail(why, wl, "path pattern does not compile");
 	}
-	free(a.s);
-	free(b.s);
-	free(c.s);
-	free(d.s);
+	free(a.d);
+	free(b.d);
+	free(c.d);
+	free(d.d);
 	return rc;
 }
 
 static int parse_value_spec(pl_rule *r, const char *spec, char *why,
                             size_t wl)
 {
-	buf a = {0};
+	lu_buf a = LU_BUF_INIT;
 	glob_to_re(&a, spec, false);
 	if (a.oom)
 		return LOCUS_ENOMEM;
-	r->re = compile(a.s);
-	free(a.s);
+	r->re = compile(a.d);
+	free(a.d);
 	return r->re ? 0 : fail(why, wl, "pattern does not compile");
 }
 
@@ -805,14 +774,14 @@ static int cmd_glob(const char *p, const char *s, bool any)
 static char *cmd_text(const locus_shell_command *c, bool with_assign,
                       bool any, bool by_name, size_t skip)
 {
-	buf b = {0};
-	bputs(&b, "");
+	lu_buf b = LU_BUF_INIT;
+	lu_buf_puts(&b, "");
 	bool first = true;
 	if (with_assign) {
 		for (size_t i = 0; i < c->nassignments; i++) {
 			if (!first)
-				bputs(&b, " ");
-			bputs(&b, c->assignments[i]);
+				lu_buf_puts(&b, " ");
+			lu_buf_puts(&b, c->assignments[i]);
 			first = false;
 		}
 	}
@@ -820,7 +789,7 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 		if (i >= 1 && i <= skip)
 			continue; /* git's global options, seen through */
 		if (!first)
-			bputs(&b, " ");
+			lu_buf_puts(&b, " ");
 		first = false;
 		uint32_t f = c->argv_flags ? c->argv_flags[i] : LOCUS_WORD_DYNAMIC;
 		uint32_t unknown = LOCUS_WORD_DYNAMIC;
@@ -828,7 +797,7 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 			unknown |= LOCUS_WORD_GLOB | LOCUS_WORD_BRACE;
 		if (f & unknown) {
 			char d = DYN;
-			bput(&b, &d, 1);
+			lu_buf_add(&b, &d, 1);
 		} else {
 			/* by_name: `/bin/rm` is matched as `rm` */
 			const char *word = (i == 0 && by_name && c->name && c->name[0])
@@ -836,20 +805,16 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 			                           : c->argv[i];
 			/* a DYN byte can never come from a real word */
 			for (const char *w = word; *w; w++)
-				bput(&b, *w == DYN ? "?" : w, 1);
+				lu_buf_add(&b, *w == DYN ? "?" : w, 1);
 		}
 	}
 	if (c->flags & LOCUS_CMD_DYNAMIC) {
 		/* the program itself is unknown */
 		char d = DYN;
-		b.n = 0;
-		bput(&b, &d, 1);
+		lu_buf_clear(&b);
+		lu_buf_add(&b, &d, 1);
 	}
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return lu_buf_take(&b);
 }
 
 /* Does the allow rule's own text spell `word` (as a whole word)?  Then
@@ -930,12 +895,12 @@ static bool rule_tool_matches(const pl_rule *r, const char *tool)
 		       (tool[n] == '\0' || strncmp(tool + n, "__", 2) == 0);
 	}
 	case G_MCP_GLOB: {
-		buf b = {0};
+		lu_buf b = LU_BUF_INIT;
 		glob_to_re(&b, r->name, false);
 		if (b.oom)
 			return false;
-		pcre2_code *re = compile(b.s);
-		free(b.s);
+		pcre2_code *re = compile(b.d);
+		free(b.d);
 		int m = re ? re_match(re, tool) : 0;
 		pcre2_code_free(re);
 		return m == 1;
