@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "locus/labels.h"
+#include "../util/regex.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -952,26 +953,18 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 		free(text);
 		return true;
 	}
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *re = pcre2_compile(
-	    (PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+	lu_re_error rerr;
+	pcre2_code *re = lu_re_compile(
+	    pattern,
 	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (ci ? PCRE2_CASELESS : 0),
-	    &ec, &eo, NULL);
+	    false, &rerr);
 	if (!re) {
-		PCRE2_UCHAR msg[256];
-		pcre2_get_error_message(ec, msg, sizeof msg);
-		lh_buf_printf(out, "bad pattern at offset %zu: %s", (size_t)eo,
-		              (char *)msg);
+		lh_buf_printf(out, "bad pattern at offset %zu: %s", rerr.offset,
+		              rerr.message);
 		return false;
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	pcre2_match_context *mc = pcre2_match_context_create(NULL);
-	if (mc) {
-		pcre2_set_match_limit(mc, 1000000);
-		pcre2_set_depth_limit(mc, 10000);
-		pcre2_set_heap_limit(mc, 20000); /* KiB */
-	}
+	pcre2_match_context *mc = lu_re_context(NULL);
 	/* a total time budget: catastrophic patterns over many lines stop */
 	double deadline = lh_now() + search_budget(h);
 	bool out_of_time = false;
@@ -1040,11 +1033,9 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 				out_of_time = stop = true;
 				break;
 			}
-			int r = pcre2_match(re, (PCRE2_SPTR)(data + pos), ll, 0,
-			                    0, md, mc);
-			if (r == PCRE2_ERROR_MATCHLIMIT ||
-			    r == PCRE2_ERROR_DEPTHLIMIT ||
-			    r == PCRE2_ERROR_HEAPLIMIT) {
+			int r;
+			lu_re_match(re, data + pos, ll, 0, md, mc, &r);
+			if (lu_re_is_limit(r)) {
 				lh_buf_printf(out,
 				              "%s:%zu: the pattern hit the "
 				              "match limit\n",
@@ -1091,10 +1082,9 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 						    e3 ? (size_t)(e3 - data -
 						                  p2)
 						       : len - p2;
-						if (pcre2_match(
-						        re,
-						        (PCRE2_SPTR)(data + p2),
-						        el, 0, 0, md, mc) > 0)
+						if (lu_re_match(re, data + p2,
+						                el, 0, md, mc,
+						                NULL) == LU_RE_MATCH)
 							break;
 						lh_buf_printf(out, "%s-%zu-",
 						              fp.d,

@@ -13,6 +13,7 @@
 #include "../util/invariant.h"
 #include "../knowledge/programs.h"
 #include "pack.h"
+#include "../util/regex.h"
 
 /* ---- the floor -------------------------------------------------------- */
 
@@ -230,11 +231,8 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 	size_t n = 0;
 	size_t norm_len = 0;
 	char *norm = normalize(text, len, &norm_len);
-	pcre2_match_context *mctx = pcre2_match_context_create(NULL);
-	if (mctx) {
-		pcre2_set_match_limit(mctx, 2000000);
-		pcre2_set_depth_limit(mctx, 10000);
-	}
+	static const lu_re_limits limits = {2000000, 10000, 20000};
+	pcre2_match_context *mctx = lu_re_context(&limits);
 	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
 		const char *never = floor_patterns[i].never;
 		bool seen = false;
@@ -249,25 +247,21 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 		    !(norm && norm_len &&
 		      may_match(&floor_patterns[i], norm, norm_len)))
 			continue;
-		int errcode;
-		PCRE2_SIZE erroff;
 		char *src = expand_pattern(floor_patterns[i].re);
-		pcre2_code *re = src ? pcre2_compile((PCRE2_SPTR)src,
-		                                     PCRE2_ZERO_TERMINATED,
-		                                     PCRE2_CASELESS, &errcode,
-		                                     &erroff, NULL)
+		pcre2_code *re = src ? lu_re_compile(src, PCRE2_CASELESS, false,
+		                                     NULL)
 		                     : NULL;
 		free(src);
 		pcre2_match_data *md =
 			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
 		bool hit = true; /* any failure fails closed */
 		if (re && md && mctx && norm) {
-			int rc = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md,
-			                     mctx);
-			if (rc == PCRE2_ERROR_NOMATCH && norm_len)
-				rc = pcre2_match(re, (PCRE2_SPTR)norm, norm_len,
-				                 0, 0, md, mctx);
-			hit = rc != PCRE2_ERROR_NOMATCH;
+			lu_re_result m =
+			        lu_re_match(re, text, len, 0, md, mctx, NULL);
+			if (m == LU_RE_NOMATCH && norm_len)
+				m = lu_re_match(re, norm, norm_len, 0, md, mctx,
+				                NULL);
+			hit = m != LU_RE_NOMATCH;
 		}
 		pcre2_match_data_free(md);
 		pcre2_code_free(re);

@@ -16,6 +16,7 @@
 #include <pcre2.h>
 
 #include "seethrough.h"
+#include "../util/regex.h"
 
 /* Languages of the program table's interpreters (knowledge/programs.h). */
 enum {
@@ -158,26 +159,19 @@ static bool table_ready(lp_inline_table *t)
 		return !t->failed;
 	t->compiled = true;
 	for (size_t i = 0; i < NPATTERNS; i++) {
-		int err;
-		PCRE2_SIZE off;
-		t->code[i] = pcre2_compile((PCRE2_SPTR)patterns[i].re,
-		                           PCRE2_ZERO_TERMINATED, 0, &err, &off,
-		                           NULL);
+		/* compiled once per parser: worth the JIT */
+		t->code[i] = lu_re_compile(patterns[i].re, 0, true, NULL);
 		if (!t->code[i]) {
 			t->failed = true;
 			return false;
 		}
-		/* JIT is optional: the interpreter honours the same limits */
-		(void)pcre2_jit_compile(t->code[i], PCRE2_JIT_COMPLETE);
 	}
-	t->mctx = pcre2_match_context_create(NULL);
+	static const lu_re_limits limits = {1000000, 2000, 16384};
+	t->mctx = lu_re_context(&limits);
 	if (!t->mctx) {
 		t->failed = true;
 		return false;
 	}
-	pcre2_set_match_limit(t->mctx, 1000000);
-	pcre2_set_depth_limit(t->mctx, 2000);
-	pcre2_set_heap_limit(t->mctx, 16384); /* KiB */
 	return true;
 }
 
@@ -418,11 +412,12 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 			break;
 		PCRE2_SIZE off = 0;
 		while (off <= len) {
-			int rc = pcre2_match(t->code[p], (PCRE2_SPTR)code, len, off,
-			                     0, md, t->mctx);
-			if (rc == PCRE2_ERROR_NOMATCH)
+			int rc;
+			lu_re_result m = lu_re_match(t->code[p], code, len, off,
+			                             md, t->mctx, &rc);
+			if (m == LU_RE_NOMATCH)
 				break;
-			if (rc < 0) {
+			if (m == LU_RE_ERROR) {
 				lp_unparsed(ctx, "inline code too complex to scan "
 				                 "(PCRE2 error %d)",
 				            rc);

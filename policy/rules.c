@@ -29,6 +29,7 @@
 
 #include "internal.h"
 #include "../util/buf.h"
+#include "../util/regex.h"
 
 #define PL_MAX_RULE 4096
 #define DYN '\x01' /* stands for a word whose value is unknown */
@@ -192,31 +193,14 @@ static void glob_to_re(lu_buf *b, const char *g, bool path)
 
 static pcre2_code *compile(const char *re)
 {
-	int ec;
-	PCRE2_SIZE eo;
-	return pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-	                     PCRE2_DOTALL | PCRE2_ANCHORED | PCRE2_ENDANCHORED,
-	                     &ec, &eo, NULL);
+	return lu_re_compile(re, PCRE2_DOTALL | PCRE2_ANCHORED |
+	                             PCRE2_ENDANCHORED, false, NULL);
 }
 
 /* 1 match, 0 no match, -1 error (a limit): callers fail closed. */
 static int re_match(const pcre2_code *re, const char *s)
 {
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	pcre2_match_context *mc = pcre2_match_context_create(NULL);
-	if (!md || !mc) {
-		pcre2_match_data_free(md);
-		pcre2_match_context_free(mc);
-		return -1;
-	}
-	pcre2_set_match_limit(mc, 1000000);
-	pcre2_set_depth_limit(mc, 10000);
-	int rc = pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, mc);
-	pcre2_match_data_free(md);
-	pcre2_match_context_free(mc);
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return 0;
-	return rc < 0 ? -1 : 1;
+	return (int)lu_re_match_once(re, s, strlen(s), NULL);
 }
 
 /* --- parsing --------------------------------------------------------------- */

@@ -21,6 +21,7 @@
 #include <pcre2.h>
 
 #include "internal.h"
+#include "../util/regex.h"
 
 static bool eq(const char *a, const char *b)
 {
@@ -133,19 +134,12 @@ static bool sed_script_acts(const char *script)
 	        /* or a flag of s/// */
 	        "|s(.)(?:(?!\\1)[^\\\\]|\\\\.)*\\1(?:(?!\\1)[^\\\\]|\\\\.)*\\1"
 	        "[gpiImM0-9]*[we]";
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-	                                 0, &ec, &eo, NULL);
+	pcre2_code *code = lu_re_compile(re, 0, false, NULL);
 	if (!code)
 		return true;
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-	int rc = md ? pcre2_match(code, (PCRE2_SPTR)script, strlen(script), 0, 0,
-	                          md, NULL)
-	            : -1;
-	pcre2_match_data_free(md);
+	lu_re_result m = lu_re_match_once(code, script, strlen(script), NULL);
 	pcre2_code_free(code);
-	return rc != PCRE2_ERROR_NOMATCH;
+	return m != LU_RE_NOMATCH;
 }
 
 const char *pl_action_word(const locus_shell_command *c, size_t *from)
