@@ -59,11 +59,6 @@ int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i);
 int cli_backend_open(const cli_backend_opts *o, const char *backend,
                      locus_backend **out, locus_error *err);
 
-/* cli/util.c: true when a JSON object holds the same key twice (direct
-   children only).  NULL is false. */
-struct cJSON;
-bool cli_json_dup_keys(const struct cJSON *object);
-
 /* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);

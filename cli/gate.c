@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "policy_cli.h"
+#include "../util/json.h"
 
 /* One parsed input line; owns its strings. */
 typedef struct gate_call {
@@ -69,10 +70,6 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 	c->in = (locus_gate_input)LOCUS_GATE_INPUT_INIT;
 	if (!cJSON_IsObject(o)) {
 		snprintf(why, wl, "a tool call is a JSON object");
-		return -1;
-	}
-	if (cli_json_dup_keys(o)) {
-		snprintf(why, wl, "duplicate key in the tool call");
 		return -1;
 	}
 	for (const cJSON *f = o->child; f; f = f->next) {
@@ -137,7 +134,7 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 		} else if (!strcmp(k, "verification")) {
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "survives");
 			const cJSON *cf = cJSON_GetObjectItemCaseSensitive(f, "confidence");
-			if (!cJSON_IsObject(f) || cli_json_dup_keys(f) || !cJSON_IsBool(s) ||
+			if (!cJSON_IsObject(f) || !cJSON_IsBool(s) ||
 			    !cJSON_IsNumber(cf) || !isfinite(cf->valuedouble) ||
 			    cf->valuedouble < 0 || cf->valuedouble > 1 ||
 			    cJSON_GetArraySize(f) != 2) {
@@ -306,12 +303,15 @@ int cli_gate(int argc, char **argv)
 		if (k == n)
 			continue;
 		char why[300];
-		cJSON *o = memchr(line, '\0', n) ? NULL
-		                                 : cJSON_ParseWithLength(line, n);
+		cJSON *o = NULL;
+		lu_json_problem jp = lu_json_read(&o, line, n, NULL, NULL);
 		gate_call c;
 		memset(&c, 0, sizeof(c));
 		if (!o) {
-			snprintf(why, sizeof(why), "line is not JSON");
+			snprintf(why, sizeof(why), "%s",
+			         jp == LU_JSON_DUPLICATE
+			                 ? "duplicate key in the tool call"
+			                 : "line is not JSON");
 			print_error(why, lineno);
 			bad = true;
 			continue;
@@ -538,7 +538,8 @@ static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
 			return;
 		}
 	}
-	cJSON *o = cJSON_Parse(k->call);
+	cJSON *o = NULL;
+	lu_json_read(&o, k->call, strlen(k->call), NULL, NULL);
 	gate_call c;
 	memset(&c, 0, sizeof(c));
 	char why[300];

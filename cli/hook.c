@@ -44,6 +44,7 @@
 #include "cli.h"
 #include "hook.h"
 #include "policy_cli.h"
+#include "../util/json.h"
 
 #define HOOK_MAX_INPUT       ((size_t)16 << 20)
 #define HOOK_DEFAULT_TIMEOUT 10
@@ -351,23 +352,26 @@ static int read_payload(hook_run *r)
 		return blocked(a, r->event, "cannot read the hook input");
 	if (len == 0)
 		return blocked(a, r->event, "no hook input on stdin");
-	if (memchr(r->input, '\0', len))
+	lu_json_opts jo = LU_JSON_OPTS_INIT;
+	jo.object = true;
+	switch (lu_json_read(&r->doc, r->input, len, &jo, NULL)) {
+	case LU_JSON_OK:
+		break;
+	case LU_JSON_NUL:
 		return blocked(a, r->event, "the hook input holds a NUL byte");
-	const char *end = NULL;
-	r->doc = cJSON_ParseWithLengthOpts(r->input, len, &end, false);
-	if (!r->doc)
-		return blocked(a, r->event, "the hook input is not valid JSON");
-	while (end && end < r->input + len &&
-	       (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
-		end++;
-	if (end != r->input + len)
+	case LU_JSON_TRAILING:
 		return blocked(a, r->event,
 		               "text after the hook input's JSON object");
-	if (!cJSON_IsObject(r->doc))
+	case LU_JSON_NOT_OBJECT:
 		return blocked(a, r->event,
 		               "the hook input must be a JSON object");
-	if (cli_json_dup_keys(r->doc))
+	case LU_JSON_DUPLICATE:
 		return blocked(a, r->event, "duplicate key in the hook input");
+	case LU_JSON_UTF8:
+		return blocked(a, r->event, "the hook input is not valid UTF-8");
+	default:
+		return blocked(a, r->event, "the hook input is not valid JSON");
+	}
 	const cJSON *ev =
 	    cJSON_GetObjectItemCaseSensitive(r->doc, "hook_event_name");
 	if (ev) {

@@ -36,6 +36,7 @@
 #include "cli.h"
 #include "hook.h"
 #include "policy_cli.h"
+#include "../util/json.h"
 
 #define GUARD                                                                 \
 	"command -v locus >/dev/null 2>&1 || { echo 'locus is not installed: "  \
@@ -192,8 +193,14 @@ static int merge_event(cJSON *hooks, const char *event, agent_id a,
 static char *merge_json(agent_id a, const char *path, const char *text,
                         size_t len)
 {
-	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : cJSON_CreateObject();
-	if (!doc || !cJSON_IsObject(doc) || (text && cli_json_dup_keys(doc))) {
+	lu_json_opts jo = LU_JSON_OPTS_INIT;
+	jo.object = true;
+	cJSON *doc = NULL;
+	if (text)
+		lu_json_read(&doc, text, len, &jo, NULL);
+	else
+		doc = cJSON_CreateObject();
+	if (!doc) {
 		fprintf(stderr,
 		        "locus hook install: %s is not a JSON object (or has a "
 		        "duplicate key); left alone\n",

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "mcp.h"
+#include "../util/json.h"
 
 /* Protocol versions we speak, newest first: a client's version from this
  * list is echoed, any other gets the newest. */
@@ -183,21 +184,17 @@ static void dispatch(mcp_server *s, const char *id, const char *m,
 	}
 }
 
-/* The line as one JSON value, or NULL (not JSON, trailing bytes, NUL). */
+/* The line as one JSON value, or NULL (not JSON, trailing bytes, NUL,
+   invalid UTF-8).  Duplicate keys are kept: handle_message answers them
+   as an Invalid Request that carries the id; so is "\u0000", which the
+   gate refuses in a tool error. */
 static cJSON *parse_line(const char *line, size_t n)
 {
-	if (memchr(line, '\0', n))
-		return NULL;
-	const char *end = NULL;
-	cJSON *msg = cJSON_ParseWithLengthOpts(line, n, &end, false);
-	if (!msg)
-		return NULL;
-	while (end < line + n && (*end == ' ' || *end == '\t' || *end == '\r'))
-		end++;
-	if (end != line + n) {
-		cJSON_Delete(msg);
-		return NULL;
-	}
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.duplicates = true;
+	o.escaped_nul = true; /* the gate refuses it, as a tool error */
+	cJSON *msg = NULL;
+	lu_json_read(&msg, line, n, &o, NULL);
 	return msg;
 }
 
@@ -225,7 +222,7 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 		return;
 	}
 	/* duplicate keys are refused; with two ids, which is meant? */
-	bool dup = cli_json_dup_keys(msg);
+	bool dup = lu_json_duplicate(msg, NULL) != NULL;
 	size_t ids = 0;
 	for (const cJSON *c = msg->child; c; c = c->next)
 		ids += c->string && !strcmp(c->string, "id");

@@ -10,21 +10,6 @@
 
 #include "cli.h"
 
-bool cli_json_dup_keys(const cJSON *object)
-{
-	/* cJSON keeps every duplicate and lookups find the first: a second
-	   "command" would be the one a naive consumer runs.  Objects here are
-	   small (tool calls, hook payloads), so the quadratic scan is fine. */
-	if (!object)
-		return false;
-	for (const cJSON *c = object->child; c; c = c->next)
-		for (const cJSON *p = object->child; p != c; p = p->next)
-			if (c->string && p->string &&
-			    !strcmp(p->string, c->string))
-				return true;
-	return false;
-}
-
 char *cli_absolute_dir(const char *dir)
 {
 	char *real = dir ? realpath(dir, NULL) : NULL;

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../util/json.h"
 #include "../util/utf8.h"
 
 struct locus_action {
@@ -327,26 +328,6 @@ static int set_string(char **dst, const char *s)
 	return 0;
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-/* Two equal keys in one object: parsers disagree on which wins, so a
-   harness could run the one we did not judge.  Refused. */
-static const char *duplicate_key(const cJSON *obj, const char **scratch,
-                                 size_t n)
-{
-	size_t i = 0;
-	for (const cJSON *c = obj->child; c && i < n; c = c->next)
-		scratch[i++] = c->string ? c->string : "";
-	qsort(scratch, i, sizeof *scratch, cmp_str);
-	for (size_t k = 1; k < i; k++)
-		if (strcmp(scratch[k - 1], scratch[k]) == 0)
-			return scratch[k];
-	return NULL;
-}
-
 /* Parse the arguments object; NULL/"" is {}.  Sets *obj (caller frees). */
 static int parse_args(const char *json, size_t len, cJSON **obj,
                       locus_error *err)
@@ -356,58 +337,41 @@ static int parse_args(const char *json, size_t len, cJSON **obj,
 		*obj = cJSON_CreateObject();
 		return *obj ? 0 : LOCUS_ENOMEM;
 	}
-	/* A NUL (raw or escaped) would cut the C string cJSON hands back:
-	   we would judge less than the caller runs. */
-	if (memchr(json, '\0', len))
+	/* A NUL (raw or escaped) would cut the C string cJSON hands back: we
+	   would judge less than the caller runs; two equal keys: parsers
+	   disagree on which wins, so a harness could run the one we did not
+	   judge. */
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	/* Bytes that are not UTF-8 are kept: a path on Linux is bytes, a
+	   command holding them is unparsed by the parser, and
+	   locus_action_json() writes them as U+FFFD. */
+	o.any_bytes = true;
+	lu_json_fail why;
+	switch (lu_json_read(obj, json, len, &o, &why)) {
+	case LU_JSON_OK:
+		return 0;
+	case LU_JSON_NOMEM:
+		return LOCUS_ENOMEM;
+	case LU_JSON_NUL:
 		return fail(err, LOCUS_EINVALID, "arguments hold a NUL byte",
 		            NULL);
-	for (size_t i = 0; i + 6 <= len; i++)
-		if (json[i] == '\\' && json[i + 1] == 'u' &&
-		    memcmp(json + i + 2, "0000", 4) == 0)
-			return fail(err, LOCUS_EINVALID,
-			            "arguments hold an escaped NUL (\\u0000)",
-			            NULL);
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
-	if (!root)
+	case LU_JSON_ESCAPED_NUL:
 		return fail(err, LOCUS_EINVALID,
-		            "arguments are not valid JSON", NULL);
-	/* Nothing but whitespace may follow the object. */
-	for (const char *p = end; p && p < json + len; p++) {
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			cJSON_Delete(root);
-			return fail(err, LOCUS_EINVALID,
-			            "arguments have text after the JSON value",
-			            NULL);
-		}
-	}
-	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
+		            "arguments hold an escaped NUL (\\u0000)", NULL);
+	case LU_JSON_TRAILING:
+		return fail(err, LOCUS_EINVALID,
+		            "arguments have text after the JSON value", NULL);
+	case LU_JSON_NOT_OBJECT:
 		return fail(err, LOCUS_EINVALID,
 		            "arguments must be a JSON object", NULL);
+	case LU_JSON_DUPLICATE:
+		return fail(err, LOCUS_EINVALID,
+		            "arguments repeat the key '%.200s'", why.key);
+	default:
+		return fail(err, LOCUS_EINVALID,
+		            "arguments are not valid JSON", NULL);
 	}
-	size_t n = 0;
-	for (const cJSON *c = root->child; c; c = c->next)
-		n++;
-	if (n > 1) {
-		const char **scratch = malloc(n * sizeof *scratch);
-		if (!scratch) {
-			cJSON_Delete(root);
-			return LOCUS_ENOMEM;
-		}
-		const char *dup = duplicate_key(root, scratch, n);
-		int rc = 0;
-		if (dup)
-			rc = fail(err, LOCUS_EINVALID,
-			          "arguments repeat the key '%.200s'", dup);
-		free(scratch);
-		if (rc) {
-			cJSON_Delete(root);
-			return rc;
-		}
-	}
-	*obj = root;
-	return 0;
 }
 
 /* Present: there and not null. */

@@ -273,6 +273,14 @@ START_TEST(test_json_options)
 	ck_assert_uint_eq(lu_json_offset_of(v, "{\"a\":1,\"a\":2}", 13, d), 11);
 	cJSON_Delete(v);
 	o.duplicates = false;
+	o.escaped_nul = true;
+	ck_assert_int_eq(lu_json_read(&v, "[\"a\\u0000\"]", 11, &o, &why),
+	                 LU_JSON_OK);
+	cJSON_Delete(v);
+	/* the other checks still run */
+	ck_assert_int_eq(lu_json_read(&v, "[\"\\u0000\", 01]", 14, &o, &why),
+	                 LU_JSON_NUMBER);
+	o.escaped_nul = false;
 	o.max_depth = 3;
 	ck_assert_int_eq(lu_json_read(&v, "[[[1]]]", 7, &o, &why), LU_JSON_OK);
 	cJSON_Delete(v);

@@ -17,6 +17,9 @@
 
 #define NONE ((size_t)-1)
 
+/* What the scanner checks. */
+enum { C_NUL = 1, C_OTHER = 2, C_ALL = 3 };
+
 /* What one pass of the scanner found. */
 typedef struct scan_out {
 	size_t found;            /* offset of value number `target`, or NONE */
@@ -72,13 +75,13 @@ static void flag(scan_out *o, size_t at, lu_json_problem p)
 }
 
 /* Skip the string starting at t[i] == '"'; returns the offset after it. */
-static size_t scan_string(const char *t, size_t len, size_t i, bool check,
+static size_t scan_string(const char *t, size_t len, size_t i, unsigned check,
                           scan_out *o)
 {
 	for (i++; i < len && t[i] != '"'; i++) {
 		if (t[i] != '\\' || i + 1 >= len)
 			continue;
-		if (check && t[i + 1] == 'u' && i + 5 < len &&
+		if ((check & C_NUL) && t[i + 1] == 'u' && i + 5 < len &&
 		    memcmp(t + i + 2, "0000", 4) == 0)
 			flag(o, i, LU_JSON_ESCAPED_NUL);
 		i++;
@@ -88,12 +91,13 @@ static size_t scan_string(const char *t, size_t len, size_t i, bool check,
 
 /*
  * One pass over the text.  Counts value starts in pre-order and records
- * where value number `target` starts; with `check`, also records the first
- * "\u0000", malformed number or nesting past max_depth.  Iterative, with a
+ * where value number `target` starts; `check` (C_*) asks it to record the
+ * first "\u0000" (C_NUL), malformed number or nesting past max_depth
+ * (C_OTHER).  Iterative, with a
  * fixed stack: it never recurses and never reads past len, whatever the
  * text (it also runs on text cJSON refused, to tell depth from syntax).
  */
-static void scan(const char *t, size_t len, size_t target, bool check,
+static void scan(const char *t, size_t len, size_t target, unsigned check,
                  unsigned max_depth, scan_out *o)
 {
 	char stack[LU_JSON_MAX_DEPTH + 8];
@@ -138,7 +142,7 @@ static void scan(const char *t, size_t len, size_t target, bool check,
 		} else if (c == '{' || c == '[') {
 			if (depth < sizeof stack)
 				stack[depth] = c;
-			if (++depth > max_depth && check)
+			if (++depth > max_depth && (check & C_OTHER))
 				flag(o, i, LU_JSON_DEPTH);
 			expect_value = c == '[';
 			i++;
@@ -146,7 +150,7 @@ static void scan(const char *t, size_t len, size_t target, bool check,
 			size_t s = i;
 			while (i < len && !strchr(",]} \t\r\n", t[i]))
 				i++;
-			if (check && (c == '-' || (c >= '0' && c <= '9')) &&
+			if ((check & C_OTHER) && (c == '-' || (c >= '0' && c <= '9')) &&
 			    !json_number(t, s, i))
 				flag(o, s, LU_JSON_NUMBER);
 		}
@@ -189,7 +193,7 @@ size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
 	if (idx == NONE)
 		return 0;
 	scan_out o;
-	scan(text, len, idx, false, LU_JSON_MAX_DEPTH, &o);
+	scan(text, len, idx, 0, LU_JSON_MAX_DEPTH, &o);
 	return o.found == NONE ? 0 : o.found;
 }
 
@@ -297,7 +301,7 @@ static lu_json_problem parse(cJSON **out, const char *text, size_t len,
 		/* nesting past the limit is refused by cJSON as a syntax
 		   error: say which it was */
 		scan_out o;
-		scan(text, len, NONE, true, depth, &o);
+		scan(text, len, NONE, C_OTHER, depth, &o);
 		if (o.problem == LU_JSON_DEPTH && o.bad <= off)
 			return failed(why, LU_JSON_DEPTH, o.bad);
 		return failed(why, LU_JSON_SYNTAX, off);
@@ -336,7 +340,7 @@ lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
 	if (p)
 		return p;
 	scan_out o;
-	scan(text, len, NONE, true, depth, &o);
+	scan(text, len, NONE, opts->escaped_nul ? C_OTHER : C_ALL, depth, &o);
 	if (o.bad != NONE) {
 		cJSON_Delete(root);
 		return failed(why, o.problem, o.bad);

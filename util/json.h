@@ -44,10 +44,14 @@ typedef struct lu_json_opts {
 	bool any_bytes;     /* invalid UTF-8 is kept, not refused */
 	bool duplicates;    /* duplicate keys are kept: the caller checks them
 	                       itself with lu_json_duplicate() */
+	bool escaped_nul;   /* "\u0000" is kept: the caller refuses it where it
+	                       can answer in context (MCP: a tool error that
+	                       carries the request's id) */
 } lu_json_opts;
 
 #define LU_JSON_OPTS_VERSION 1
-#define LU_JSON_OPTS_INIT {LU_JSON_OPTS_VERSION, 0, 0, false, false, false}
+#define LU_JSON_OPTS_INIT                                                      \
+	{LU_JSON_OPTS_VERSION, 0, 0, false, false, false, false}
 
 /* Why a read failed. */
 typedef struct lu_json_fail {
