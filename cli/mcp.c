@@ -436,6 +436,7 @@ int cli_mcp(int argc, char **argv)
 	pthread_mutex_init(&s.ws_lock, NULL);
 	pthread_mutex_init(&s.calls_lock, NULL);
 	pthread_cond_init(&s.calls_cond, NULL);
+	s.gate = (locus_policy_wrap)LOCUS_POLICY_WRAP_INIT;
 	s.gate.policy = s.policy;
 	int status = 2;
 	locus_error err;

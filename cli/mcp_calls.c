@@ -93,8 +93,9 @@ static void run_call(mcp_server *s, mcp_call *c)
 		                              ? s->no_workspace
 		                              : "no workspace is open");
 	} else {
-		int rc = locus_harness_call_ctl(s->harness, c->tool, c->args,
-		                                &c->ctl, &out, &is_error, &err);
+		int rc = locus_harness_call_ctl(&out, &is_error, s->harness,
+		                                c->tool, c->args,
+		                                strlen(c->args), &c->ctl, &err);
 		if (rc) {
 			result = NULL;
 			if (!locus_call_cancelled(&c->ctl))
@@ -105,11 +106,11 @@ static void run_call(mcp_server *s, mcp_call *c)
 				               err.message[0]
 				                   ? err.message
 				                   : locus_error_code_name(rc));
-			free(out);
+			locus_free(out);
 			return;
 		}
 		result = mcp_tool_result(s, c->tool, c->args, out ? out : "", is_error);
-		free(out);
+		locus_free(out);
 	}
 	if (locus_call_cancelled(&c->ctl))
 		cJSON_Delete(result);

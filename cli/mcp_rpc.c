@@ -57,13 +57,16 @@ static void do_initialize(mcp_server *s, const char *id, const cJSON *params)
 		                        "locus coding harness (policy-gated)");
 		cJSON_AddStringToObject(info, "version", locus_version());
 	}
-	char *frag = s->harness ? locus_harness_prompt_fragment(s->harness)
-	                        : strdup(s->no_workspace ? s->no_workspace : "");
+	char *frag = NULL;
+	if (s->harness)
+		locus_harness_prompt_fragment(&frag, s->harness);
+	else
+		frag = strdup(s->no_workspace ? s->no_workspace : "");
 	char *clean = frag ? mcp_utf8_clean(frag) : NULL;
 	if (clean)
 		cJSON_AddStringToObject(r, "instructions", clean);
 	free(clean);
-	free(frag);
+	locus_free(frag); /* free() for the strdup: the same allocator */
 	s->initialized = true;
 	mcp_send_result(s, id, r);
 }

@@ -417,9 +417,10 @@ cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
 		return NULL;
 	cJSON *sc = is_error ? refusal_of(text) : NULL;
 	if (!is_error && !strcmp(tool, "todo_read") && s->harness) {
-		char *todos = locus_harness_todos_json(s->harness);
+		char *todos = NULL;
+		locus_harness_todos_json(&todos, s->harness);
 		cJSON *list = todos ? cJSON_Parse(todos) : NULL;
-		free(todos);
+		locus_free(todos);
 		sc = cJSON_IsArray(list) ? cJSON_CreateObject() : NULL;
 		if (sc)
 			cJSON_AddItemToObject(sc, "todos", list);

@@ -73,17 +73,18 @@ static int run_lines(locus_harness *h)
 			char *out = NULL;
 			bool is_err = true;
 			locus_error err = {0};
-			int rc = locus_harness_call(h, t->valuestring,
-			                            args ? args : "{}", &out,
-			                            &is_err, &err);
+			int rc = locus_harness_call(&out, &is_err, h,
+			                            t->valuestring, args,
+			                            args ? strlen(args) : 0,
+			                            &err);
 			cJSON_AddStringToObject(res, "tool", t->valuestring);
 			cJSON_AddBoolToObject(res, "is_error", rc || is_err);
 			cJSON_AddStringToObject(res, "output",
 			                        rc ? err.message : out);
 			if ((rc || is_err) && status == 0)
 				status = 1;
-			free(out);
-			free(args);
+			locus_free(out);
+			cJSON_free(args);
 		}
 		char *o = cJSON_PrintUnformatted(res);
 		if (o)
@@ -164,7 +165,7 @@ int cli_tool(int argc, char **argv)
 		return 2;
 	}
 	char *real = realpath(root, NULL);
-	locus_policy_wrap gate = {0};
+	locus_policy_wrap gate = LOCUS_POLICY_WRAP_INIT;
 	gate.policy = pol;
 	/* a sandbox's paths are its own, not the host's */
 	gate.workspace_root =
@@ -185,7 +186,8 @@ int cli_tool(int argc, char **argv)
 	} else {
 		char *out = NULL;
 		bool is_err = true;
-		rc = locus_harness_call(h, name, json, &out, &is_err, &err);
+		rc = locus_harness_call(&out, &is_err, h, name, json,
+		                        json ? strlen(json) : 0, &err);
 		if (rc) {
 			fprintf(stderr, "locus tool: %s\n", err.message);
 			status = 2;
@@ -197,7 +199,7 @@ int cli_tool(int argc, char **argv)
 				fputc('\n', stdout);
 			status = is_err ? 1 : 0;
 		}
-		free(out);
+		locus_free(out);
 	}
 	locus_harness_free(h);
 	locus_backend_free(b);

@@ -138,17 +138,23 @@ static const char *audit_guard(const locus_policy_wrap *w, const char *args)
  * The decision, explicit: 1 only for a clear allow; 0 refuses with *res
  * the refusal text (malloc'd, or NULL when even that could not be made:
  * the caller shows a fixed refusal).  Anything unexpected refuses.
+ * `args` is NUL-terminated, `args_len` bytes.
  */
-static int policy_decide(const char *tool, const char *args_json,
-                         const locus_policy_wrap *w, char **res)
+static int policy_decide_z(const char *tool, const char *args,
+                           size_t args_len, const locus_policy_wrap *w,
+                           char **res)
 {
-	*res = NULL;
+	if (w && w->version != LOCUS_POLICY_WRAP_VERSION) {
+		*res = refusal(tool, "not run: a policy wrap of an unknown "
+		                     "version (start from LOCUS_POLICY_WRAP_INIT)",
+		               NULL);
+		return 0;
+	}
 	if (!w || !w->policy) {
 		*res = refusal(tool, "not run: no policy to decide this call",
 		               NULL);
 		return 0;
 	}
-	const char *args = args_json ? args_json : "{}";
 	const char *guard = audit_guard(w, args);
 	if (guard) {
 		*res = refusal(tool, "denied: ", guard);
@@ -159,7 +165,7 @@ static int policy_decide(const char *tool, const char *args_json,
 	in.workspace_root = w->workspace_root;
 	locus_decision *d = NULL;
 	locus_error err = {0};
-	int rc = locus_gate(&d, w->policy, NULL, tool, args, strlen(args), &in,
+	int rc = locus_gate(&d, w->policy, NULL, tool, args, args_len, &in,
 	                    &err);
 	if (rc || !d) {
 		locus_decision_free(d);
@@ -185,7 +191,8 @@ static int policy_decide(const char *tool, const char *args_json,
 	if (o == LOCUS_OUTCOME_ALLOW)
 		allowed = 1;
 	else if (o == LOCUS_OUTCOME_REQUIRE_HUMAN && w->approve &&
-	         w->approve(tool, args, locus_decision_reason(d), w->payload))
+	         w->approve(tool, args, args_len, locus_decision_reason(d),
+	                    w->payload))
 		allowed = 1;
 	else if (o != LOCUS_OUTCOME_REQUIRE_HUMAN && o != LOCUS_OUTCOME_DENY)
 		*res = refusal(tool, "denied: unknown outcome", NULL);
@@ -196,22 +203,45 @@ static int policy_decide(const char *tool, const char *args_json,
 	return allowed;
 }
 
+/* policy_decide_z() over (ptr, len) arguments (NULL: {}), on a
+   NUL-terminated copy: the audit guard parses it as text. */
+static int policy_decide(const char *tool, const char *args_json,
+                         size_t args_len, const locus_policy_wrap *w,
+                         char **res)
+{
+	*res = NULL;
+	if (!args_json) {
+		args_json = "{}";
+		args_len = 2;
+	}
+	char *z = malloc(args_len + 1);
+	if (!z) {
+		*res = refusal(tool, "not run: out of memory", NULL);
+		return 0;
+	}
+	memcpy(z, args_json, args_len);
+	z[args_len] = '\0';
+	int rc = policy_decide_z(tool, z, args_len, w, res);
+	free(z);
+	return rc;
+}
+
 char *locus_harness_policy_wrap(const char *tool, const char *args_json,
-                                void *wrap_payload)
+                                size_t args_len, void *wrap_payload)
 {
 	char *res = NULL;
-	if (policy_decide(tool, args_json, wrap_payload, &res) == 1)
+	if (policy_decide(tool, args_json, args_len, wrap_payload, &res) == 1)
 		return NULL;
 	return res ? res : strdup("refused");
 }
 
 bool lh_wrap_allows(locus_wrap_fn wrap, void *payload, const char *tool,
-                    const char *args, char **why)
+                    const char *args, size_t args_len, char **why)
 {
 	*why = NULL;
 	if (wrap == locus_harness_policy_wrap) /* the explicit form */
-		return policy_decide(tool, args, payload, why) == 1;
-	*why = wrap(tool, args, payload);
+		return policy_decide(tool, args, args_len, payload, why) == 1;
+	*why = wrap(tool, args, args_len, payload);
 	return *why == NULL;
 }
 
@@ -224,8 +254,8 @@ int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload)
 	const locus_policy_wrap *w = wrap_payload;
 	if (wrap != locus_harness_policy_wrap || !w)
 		return -2;
-	if (!w->policy)
-		return 0;
+	if (w->version != LOCUS_POLICY_WRAP_VERSION || !w->policy)
+		return 0; /* every call is refused */
 	static const char probe[] = "{\"command\":\"sleep 1\","
 	                            "\"background\":true}";
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;

@@ -112,5 +112,5 @@ int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload);
  * (malloc'd; NULL when it could not be made: show a fixed text).
  */
 bool lh_wrap_allows(locus_wrap_fn wrap, void *payload, const char *tool,
-                    const char *args, char **why);
+                    const char *args, size_t args_len, char **why);
 #endif

@@ -1302,8 +1302,9 @@ static int s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
 }
 
 static int s_search(locus_backend *b, const char *pattern, const char *path,
-                    const char *glob, bool ci, int context, int mode,
-                    size_t limit, char **out, locus_error *err)
+                    const char *glob, bool ci, int context,
+                    locus_grep_mode mode, size_t limit, char **out,
+                    locus_error *err)
 {
 	session_backend *sb = S(b);
 	*out = NULL;
@@ -1321,10 +1322,10 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	lh_buf_puts(&body, "; D=");
 	lh_buf_shquote(&body, rel.d);
 	lh_buf_printf(&body, "\nset -- -e \"$Q\"%s%s", ci ? " -i" : "",
-	              mode == 1   ? " -l"
-	              : mode == 2 ? " -c"
-	                          : "");
-	if (context && mode == 0)
+	              mode == LOCUS_GREP_FILES   ? " -l"
+	              : mode == LOCUS_GREP_COUNT ? " -c"
+	                                         : "");
+	if (context && mode == LOCUS_GREP_CONTENT)
 		lh_buf_printf(&body, " -C %d", context);
 	/* a time budget in the sandbox too: timeout(1) when it is there */
 	lh_buf_puts(&body, "\nT=; command -v timeout >/dev/null 2>&1 && "
@@ -1348,7 +1349,8 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	              "/tmp/.locus-grep\n"
 	              "[ \"$n\" -gt %zu ] && echo \"... (stopped at "
 	              "limit=%zu)\"\nexit $s\n",
-	              mode == 2 ? " | grep -v ':0$'" : "", limit, limit, limit);
+	              mode == LOCUS_GREP_COUNT ? " | grep -v ':0$'" : "", limit,
+	              limit, limit);
 	int code;
 	char *o = NULL;
 	size_t ol;

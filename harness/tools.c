@@ -933,11 +933,12 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 	    !arg_int(a, "context", 0, 0, 100, &ctx, out) ||
 	    !arg_int(a, "limit", 200, 1, 100000, &limit, out))
 		return false;
-	int mode = !strcmp(mode_s, "content") ? 0
-	           : !strcmp(mode_s, "files") ? 1
-	           : !strcmp(mode_s, "count") ? 2
-	                                      : -1;
-	if (mode < 0) {
+	int m = !strcmp(mode_s, "content") ? LOCUS_GREP_CONTENT
+	        : !strcmp(mode_s, "files") ? LOCUS_GREP_FILES
+	        : !strcmp(mode_s, "count") ? LOCUS_GREP_COUNT
+	                                   : -1;
+	locus_grep_mode mode = (locus_grep_mode)m;
+	if (m < 0) {
 		lh_buf_puts(out, "output_mode must be content, files or count");
 		return false;
 	}
@@ -1042,7 +1043,7 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 				              fp.d, lineno);
 			} else if (r > 0) {
 				count++;
-				if (mode == 0) {
+				if (mode == LOCUS_GREP_CONTENT) {
 					size_t from = lineno > (size_t)ctx
 					                  ? lineno - (size_t)ctx
 					                  : 1;
@@ -1104,11 +1105,11 @@ static bool t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
 		}
 		if (count) {
 			nfiles++;
-			if (mode == 1) {
+			if (mode == LOCUS_GREP_FILES) {
 				lh_buf_printf(out, "%s\n", fp.d);
 				if (++lines >= (size_t)limit)
 					stop = limited = true;
-			} else if (mode == 2) {
+			} else if (mode == LOCUS_GREP_COUNT) {
 				lh_buf_printf(out, "%s:%zu\n", fp.d, count);
 				if (++lines >= (size_t)limit)
 					stop = limited = true;
@@ -1254,7 +1255,7 @@ static bool keep_allowed(locus_harness *h, const cJSON *a, char **why)
 	cJSON_Delete(bg);
 	/* cannot ask: fail closed */
 	bool keep = args && lh_wrap_allows(h->wrap, h->wrap_payload, "bash",
-	                                   args, why);
+	                                   args, strlen(args), why);
 	cJSON_free(args);
 	return keep;
 }
@@ -1630,10 +1631,17 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
                       void *wrap_payload, const locus_harness_config *cfg,
                       locus_error *err)
 {
+	if (!out)
+		return lh_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!b || b->version != LOCUS_BACKEND_VERSION || !b->free)
 		return lh_err(err, LOCUS_EUSAGE,
 		              "the backend is missing or of another version");
+	if (cfg && cfg->version != LOCUS_HARNESS_CONFIG_VERSION)
+		return lh_err(err, LOCUS_EINVALID,
+		              "harness config: unknown version %u (start from "
+		              "LOCUS_HARNESS_CONFIG_INIT)",
+		              cfg->version);
 	locus_harness *h = calloc(1, sizeof *h);
 	if (!h)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
@@ -1864,11 +1872,42 @@ static bool has_nul_escape(const char *s)
 }
 
 static int run_tool(locus_harness *h, const char *tool, const char *args,
-                    bool preview, char **out, bool *is_error, locus_error *err)
+                    size_t args_len, bool preview, char **out, bool *is_error,
+                    locus_error *err);
+
+/*
+ * The public entry: `args_len` bytes of arguments, not NUL-terminated.  A
+ * raw NUL byte among them is refused like an escaped one (the gate and the
+ * body must see one text); the rest runs on a NUL-terminated copy.
+ */
+static int run_call(locus_harness *h, const char *tool, const char *args,
+                    size_t args_len, bool preview, char **out, bool *is_error,
+                    locus_error *err)
 {
+	if (!out)
+		return lh_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (is_error)
 		*is_error = true;
+	if (!h || !tool)
+		return lh_err(err, LOCUS_EUSAGE, "a harness and a tool name");
+	if (!args)
+		args_len = 0;
+	char *z = malloc(args_len + 1);
+	if (!z)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (args_len)
+		memcpy(z, args, args_len);
+	z[args_len] = '\0';
+	int rc = run_tool(h, tool, z, args_len, preview, out, is_error, err);
+	free(z);
+	return rc;
+}
+
+static int run_tool(locus_harness *h, const char *tool, const char *args,
+                    size_t args_len, bool preview, char **out, bool *is_error,
+                    locus_error *err)
+{
 	const tooldef *t = built(h, tool);
 	if (!t)
 		return lh_err(err, LOCUS_ENOTFOUND,
@@ -1878,11 +1917,11 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 	lh_buf o = {0};
 	bool ok = false;
 	cJSON *a = NULL;
-	if (args && has_nul_escape(args)) {
+	if (strlen(args) != args_len || has_nul_escape(args)) {
 		lh_buf_puts(&o, "the arguments may not contain NUL characters");
 		goto done;
 	}
-	a = cJSON_Parse(args && *args ? args : "{}");
+	a = cJSON_Parse(*args ? args : "{}");
 	if (!cJSON_IsObject(a)) {
 		lh_buf_puts(&o, "the arguments must be a JSON object");
 		goto done;
@@ -1891,7 +1930,8 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		/* the single gate: nothing runs unless it allows */
 		char *why = NULL;
 		if (!lh_wrap_allows(h->wrap, h->wrap_payload, tool,
-		                    args && *args ? args : "{}", &why)) {
+		                    *args ? args : "{}", *args ? args_len : 2,
+		                    &why)) {
 			/* the wrap's text is what the model gets: the
 			   policy wrap gives the refusal JSON */
 			lh_buf_puts(&o, why ? why : "refused: the gate did "
@@ -1943,11 +1983,12 @@ done:
 	return 0;
 }
 
-int locus_harness_call(locus_harness *h, const char *tool,
-                       const char *args_json, char **out, bool *is_error,
-                       locus_error *err)
+int locus_harness_call(char **out, bool *is_error, locus_harness *h,
+                       const char *tool, const char *args_json,
+                       size_t args_len, locus_error *err)
 {
-	return run_tool(h, tool, args_json, false, out, is_error, err);
+	return run_call(h, tool, args_json, args_len, false, out, is_error,
+	                err);
 }
 
 void locus_call_cancel(locus_call_ctl *ctl)
@@ -1961,23 +2002,35 @@ bool locus_call_cancelled(const locus_call_ctl *ctl)
 	return ctl && __atomic_load_n(&ctl->cancelled, __ATOMIC_SEQ_CST);
 }
 
-int locus_harness_call_ctl(locus_harness *h, const char *tool,
-                           const char *args_json, locus_call_ctl *ctl,
-                           char **out, bool *is_error, locus_error *err)
+int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
+                           const char *tool, const char *args_json,
+                           size_t args_len, locus_call_ctl *ctl,
+                           locus_error *err)
 {
+	if (ctl && ctl->version != LOCUS_CALL_CTL_VERSION) {
+		if (out)
+			*out = NULL;
+		return lh_err(err, LOCUS_EINVALID,
+		              "call control: unknown version %u", ctl->version);
+	}
+	if (!h)
+		return run_call(h, tool, args_json, args_len, false, out,
+		                is_error, err);
 	h->ctl = ctl;
-	int rc = run_tool(h, tool, args_json, false, out, is_error, err);
+	int rc = run_call(h, tool, args_json, args_len, false, out, is_error,
+	                  err);
 	h->ctl = NULL;
 	if (!rc && locus_call_cancelled(ctl) && is_error)
 		*is_error = true;
 	return rc;
 }
 
-int locus_harness_preview(locus_harness *h, const char *tool,
-                          const char *args_json, char **out, locus_error *err)
+int locus_harness_preview(char **out, locus_harness *h, const char *tool,
+                          const char *args_json, size_t args_len,
+                          locus_error *err)
 {
 	bool e;
-	return run_tool(h, tool, args_json, true, out, &e, err);
+	return run_call(h, tool, args_json, args_len, true, out, &e, err);
 }
 
 /* What bash does at its timeout: only what the gate really allows. */
@@ -2003,8 +2056,13 @@ static void bash_fragment(const locus_harness *h, lh_buf *o)
 		               "timeout.\n");
 }
 
-char *locus_harness_prompt_fragment(const locus_harness *h)
+int locus_harness_prompt_fragment(char **out, const locus_harness *h)
 {
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	if (!h)
+		return LOCUS_EUSAGE;
 	lh_buf o = {0};
 	lh_buf_printf(&o,
 	              "## Workspace\nThe workspace is %s, rooted at %s. "
@@ -2027,30 +2085,45 @@ char *locus_harness_prompt_fragment(const locus_harness *h)
 		bash_fragment(h, &o);
 	if (built(h, "apply_patch"))
 		lh_buf_puts(&o, "Change files with apply_patch.\n");
-	return lh_buf_take(&o);
+	*out = lh_buf_take(&o);
+	return *out ? 0 : LOCUS_ENOMEM;
 }
 
-char *locus_harness_todos_json(const locus_harness *h)
+int locus_harness_todos_json(char **out, const locus_harness *h)
 {
-	return cJSON_PrintUnformatted(h->todos);
+	if (!out)
+		return LOCUS_EUSAGE;
+	*out = NULL;
+	if (!h)
+		return LOCUS_EUSAGE;
+	/* cJSON's buffer is copied: what we hand out is locus_free's */
+	char *s = cJSON_PrintUnformatted(h->todos);
+	if (!s)
+		return LOCUS_ENOMEM;
+	*out = strdup(s);
+	cJSON_free(s);
+	return *out ? 0 : LOCUS_ENOMEM;
 }
 
-int locus_harness_spec(const locus_harness *h, const char *tool,
-                       const char *args_json, struct locus_action **out,
-                       locus_error *err)
+int locus_harness_spec(struct locus_action **out, const locus_harness *h,
+                       const char *tool, const char *args_json,
+                       size_t args_len, locus_error *err)
 {
+	if (!out)
+		return lh_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!h || !tool || !built(h, tool))
 		return lh_err(err, LOCUS_ENOTFOUND,
 		              "no tool named '%s' in this harness",
 		              tool ? tool : "(null)");
-	const char *a = args_json && *args_json ? args_json : "{}";
+	bool empty = !args_json || args_len == 0;
 	/* outside-workspace is judged against the backend's root */
 	locus_action_options ao = LOCUS_ACTION_OPTIONS_INIT;
 	if (h->b->root && h->b->root[0] == '/')
 		ao.workspace_root = h->b->root;
-	int rc = locus_action_derive_with(out, NULL, tool, a, strlen(a), &ao,
-	                                  err);
+	int rc = locus_action_derive_with(out, NULL, tool,
+	                                  empty ? "{}" : args_json,
+	                                  empty ? 2 : args_len, &ao, err);
 	if (!rc && h->cfg.environment &&
 	    locus_action_set_environment(*out, h->cfg.environment)) {
 		locus_action_free(*out);

@@ -31,6 +31,18 @@
 #include "openshell_fx.h"
 #include "skip.h"
 
+/* A string literal as the (ptr, len) pair the harness API takes. */
+#define JS(lit) (lit), (sizeof(lit) - 1)
+
+/* The prompt fragment, which must be made (freed with locus_free). */
+static inline char *fx_prompt(const locus_harness *h)
+{
+	char *pf = NULL;
+	ck_assert_int_eq(locus_harness_prompt_fragment(&pf, h), 0);
+	ck_assert_ptr_nonnull(pf);
+	return pf;
+}
+
 /* ---------------- fixtures ---------------- */
 
 static char g_tmp[512];  /* per-test scratch: T */
@@ -258,7 +270,7 @@ static inline char *call(fx *f, const char *tool, const char *args, bool *is_err
 	char *out = NULL;
 	bool e = true;
 	locus_error err = {0};
-	int rc = locus_harness_call(f->h, tool, args, &out, &e, &err);
+	int rc = locus_harness_call(&out, &e, f->h, tool, args, strlen(args), &err);
 	ck_assert_msg(rc == 0, "%s: rc %d %s", tool, rc, err.message);
 	ck_assert_ptr_nonnull(out);
 	if (is_err)

@@ -231,7 +231,9 @@ START_TEST(no_tool_runs_after_a_failed_allocation)
 	cJSON_InitHooks(&hooks);
 	locus_policy *p = NULL;
 	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
-	locus_policy_wrap w = {.policy = p, .workspace_root = "/ws"};
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
+	w.policy = p;
+	w.workspace_root = "/ws";
 	locus_harness *h = NULL;
 	locus_error err;
 	ck_assert_int_eq(locus_harness_new(&h, &fake, locus_all_tools,
@@ -245,7 +247,7 @@ START_TEST(no_tool_runs_after_a_failed_allocation)
 	g_ran = 0;
 	char *out = NULL;
 	bool is_err = false;
-	ck_assert_int_eq(locus_harness_call(h, tool, args, &out, &is_err, &err),
+	ck_assert_int_eq(locus_harness_call(&out, &is_err, h, tool, args, strlen(args), &err),
 	                 0);
 	ck_assert_msg(is_err && g_ran == 0, "not refused: %s", out);
 	free(out);
@@ -257,7 +259,7 @@ START_TEST(no_tool_runs_after_a_failed_allocation)
 		g_count = 0;
 		g_ran = 0;
 		out = NULL;
-		int rc = locus_harness_call(h, tool, args, &out, &is_err, &err);
+		int rc = locus_harness_call(&out, &is_err, h, tool, args, strlen(args), &err);
 		g_fail_at = 0;
 		ck_assert_msg(g_ran == 0,
 		              "%s %s ran after allocation %ld of %ld failed "

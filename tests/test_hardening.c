@@ -212,7 +212,8 @@ START_TEST(rules_see_resolved_paths)
 	                                               sizeof rules - 1,
 	                                               &err) == 0,
 	              "%s", err.message);
-	locus_policy_wrap w = {.policy = pol};
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
+	w.policy = pol;
 	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
 		return;
 	w.workspace_root = g_root;
@@ -237,7 +238,8 @@ START_TEST(audit_out_of_the_tools_reach)
 	/* permissive: the name-hiding command below must run (standard holds
 	   its dynamic mv target as outside-workspace since issue 10) */
 	locus_policy_preset(&pol, "permissive", NULL);
-	locus_policy_wrap w = {.policy = pol};
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
+	w.policy = pol;
 	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
 		return;
 	w.workspace_root = g_root;
@@ -410,8 +412,7 @@ static void edit_loop(int who, int n)
 	for (int i = 0; i < n;) {
 		char *o;
 		bool e;
-		if (locus_harness_call(h, "read", "{\"path\":\"c.txt\"}", &o,
-		                       &e, &err))
+		if (locus_harness_call(&o, &e, h, "read", JS("{\"path\":\"c.txt\"}"), &err))
 			_exit(3);
 		free(o);
 		char *cur;
@@ -425,7 +426,7 @@ static void edit_loop(int who, int n)
 		lh_buf_printf(&nb, "p%d-%d\n", who, i);
 		cJSON_AddStringToObject(a, "content", nb.d);
 		char *args = cJSON_PrintUnformatted(a);
-		if (locus_harness_call(h, "write", args, &o, &e, &err))
+		if (locus_harness_call(&o, &e, h, "write", args, strlen(args), &err))
 			_exit(5);
 		if (!e)
 			i++;

@@ -684,32 +684,23 @@ START_TEST(tool_preview_todos)
 	call_ok(&f, "read", "{\"path\":\"v.txt\"}", NULL);
 	char *o = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_harness_preview(
-	                     f.h, "edit",
-	                     "{\"path\":\"v.txt\",\"old\":\"b\",\"new\":\"B\"}",
-	                     &o, &err),
+	ck_assert_int_eq(locus_harness_preview(&o, f.h, "edit", JS("{\"path\":\"v.txt\",\"old\":\"b\",\"new\":\"B\"}"), &err),
 	                 0);
 	ck_assert_str_eq(
 	    o, "--- a/v.txt\n+++ b/v.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
 	free(o);
 	expect_file(&f, "v.txt", "a\nb\nc\n");
 	ck_assert_int_eq(
-	    locus_harness_preview(f.h, "write",
-	                          "{\"path\":\"w.txt\",\"content\":\"x\\n\"}",
-	                          &o, &err),
+	    locus_harness_preview(&o, f.h, "write", JS("{\"path\":\"w.txt\",\"content\":\"x\\n\"}"), &err),
 	    0);
 	ck_assert_str_eq(o,
 	                 "--- /dev/null\n+++ b/w.txt\n@@ -0,0 +1,1 @@\n+x\n");
 	free(o);
 	expect_file(&f, "w.txt", NULL);
-	ck_assert_int_eq(locus_harness_preview(
-	                     f.h, "read", "{\"path\":\"v.txt\"}", &o, &err),
+	ck_assert_int_eq(locus_harness_preview(&o, f.h, "read", JS("{\"path\":\"v.txt\"}"), &err),
 	                 0);
 	ck_assert_ptr_null(o);
-	ck_assert_int_eq(locus_harness_preview(
-	                     f.h, "edit",
-	                     "{\"path\":\"v.txt\",\"old\":\"q\",\"new\":\"B\"}",
-	                     &o, &err),
+	ck_assert_int_eq(locus_harness_preview(&o, f.h, "edit", JS("{\"path\":\"v.txt\",\"old\":\"q\",\"new\":\"B\"}"), &err),
 	                 0);
 	ck_assert_ptr_nonnull(strstr(o, "not found"));
 	free(o);
@@ -728,8 +719,10 @@ START_TEST(tool_preview_todos)
 END_TEST
 
 /* A gate that refuses writes and any command mentioning "forbidden". */
-static char *test_gate(const char *tool, const char *args, void *p)
+static char *test_gate(const char *tool, const char *args, size_t len,
+                       void *p)
 {
+	ck_assert_uint_eq(strlen(args), len); /* NUL-terminated past len */
 	(*(int *)p)++;
 	if (!strcmp(tool, "write") || strstr(args, "forbidden"))
 		return strdup("refused: denied by test policy");
@@ -863,6 +856,76 @@ START_TEST(tool_bash_timeout_background)
 }
 END_TEST
 
+/* The API contract (issue 19): versioned config and call control are
+   checked, arguments are (ptr, len) with raw NUL bytes refused, returned
+   texts come out first and are freed with locus_free. */
+START_TEST(harness_api_contract)
+{
+	locus_backend *mem;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_backend_memory_new(&mem, &err), 0);
+	locus_harness *h = (locus_harness *)mem;
+	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
+	ck_assert_uint_eq(cfg.version, LOCUS_HARNESS_CONFIG_VERSION);
+	ck_assert(cfg.require_read);
+	ck_assert_int_eq(cfg.bash_timeout, 120);
+	ck_assert_str_eq(cfg.environment, "unknown");
+	cfg.version = 0;
+	ck_assert_int_eq(locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(h);
+	cfg.version = LOCUS_HARNESS_CONFIG_VERSION;
+	ck_assert_int_eq(locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err),
+	                 0);
+	char *o = NULL;
+	bool e = false;
+	/* only args_len bytes are read */
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "write",
+	                                    "{\"path\":\"a\",\"content\":\"x\"}junk",
+	                                    26, &err),
+	                 0);
+	ck_assert_msg(!e, "%s", o);
+	locus_free(o);
+	/* a raw NUL byte inside the arguments is refused */
+	static const char nul[] = "{\"path\":\"a\0b\"}";
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "read", nul,
+	                                    sizeof nul - 1, &err),
+	                 0);
+	ck_assert(e);
+	ck_assert_ptr_nonnull(strstr(o, "NUL"));
+	locus_free(o);
+	/* NULL arguments are {} */
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "todo_read", NULL, 0,
+	                                    &err),
+	                 0);
+	locus_free(o);
+	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
+	ctl.version = 9;
+	o = (char *)h;
+	ck_assert_int_eq(locus_harness_call_ctl(&o, &e, h, "todo_read",
+	                                        JS("{}"), &ctl, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_ptr_null(o);
+	ck_assert_int_eq(locus_harness_call(NULL, &e, h, "read", JS("{}"), &err),
+	                 LOCUS_EUSAGE);
+	ck_assert_int_eq(locus_harness_call(&o, &e, NULL, "read", JS("{}"), &err),
+	                 LOCUS_EUSAGE);
+	char *todos = NULL;
+	ck_assert_int_eq(locus_harness_todos_json(&todos, h), 0);
+	ck_assert_str_eq(todos, "[]");
+	locus_free(todos);
+	ck_assert_int_eq(locus_harness_todos_json(&todos, NULL), LOCUS_EUSAGE);
+	ck_assert_int_eq(locus_harness_prompt_fragment(&todos, NULL),
+	                 LOCUS_EUSAGE);
+	ck_assert_ptr_null(todos);
+	ck_assert_uint_eq(locus_harness_tool_count(NULL), 0);
+	ck_assert_ptr_null(locus_harness_tool_name(h, 99));
+	ck_assert_ptr_null(locus_harness_tool_description(NULL, "read"));
+	locus_harness_free(h);
+	locus_backend_free(mem);
+}
+END_TEST
+
 START_TEST(harness_build)
 {
 	locus_backend *mem, *loc;
@@ -901,7 +964,7 @@ START_TEST(harness_build)
 	ck_assert_int_eq(rec.warnings, 1);
 	ck_assert_ptr_nonnull(strstr(rec.warning, "ungated shell tools"));
 	ck_assert(!locus_harness_gated(h));
-	char *pf = locus_harness_prompt_fragment(h);
+	char *pf = fx_prompt(h);
 	ck_assert_ptr_nonnull(strstr(pf, "## Workspace\nThe workspace is "
 	                                 "UNISOLATED: host shell, rooted at "));
 	ck_assert_ptr_nonnull(strstr(pf, "anything a command does is real."));
@@ -911,15 +974,13 @@ START_TEST(harness_build)
 	free(pf);
 	/* specs: the Action of a call */
 	locus_action *act;
-	ck_assert_int_eq(locus_harness_spec(h, "bash",
-	                                    "{\"command\":\"rm -rf build\"}",
-	                                    &act, &err),
+	ck_assert_int_eq(locus_harness_spec(&act, h, "bash", JS("{\"command\":\"rm -rf build\"}"), &err),
 	                 0);
 	ck_assert(locus_action_has_tag(act, "bash"));
 	ck_assert(locus_action_has_tag(act, "exec:destructive"));
 	ck_assert_str_eq(locus_action_environment(act), "unknown");
 	locus_action_free(act);
-	ck_assert_int_eq(locus_harness_spec(h, "write", "{}", &act, &err),
+	ck_assert_int_eq(locus_harness_spec(&act, h, "write", JS("{}"), &err),
 	                 LOCUS_ENOTFOUND);
 	locus_harness_free(h);
 	/* PATCH_TOOLS: apply_patch, no edit/write */
@@ -928,13 +989,13 @@ START_TEST(harness_build)
 	                 0);
 	ck_assert_ptr_null(locus_harness_tool_schema(h, "edit"));
 	ck_assert_ptr_nonnull(locus_harness_tool_schema(h, "apply_patch"));
-	pf = locus_harness_prompt_fragment(h);
+	pf = fx_prompt(h);
 	ck_assert_ptr_nonnull(strstr(pf, "Change files with apply_patch."));
 	ck_assert_ptr_nonnull(strstr(pf, "Read a file before you change it."));
 	free(pf);
 	char *o;
 	bool e;
-	ck_assert_int_eq(locus_harness_call(h, "edit", "{}", &o, &e, &err),
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "edit", JS("{}"), &err),
 	                 LOCUS_ENOTFOUND);
 	locus_harness_free(h);
 	/* every schema is valid JSON */
@@ -1093,10 +1154,11 @@ START_TEST(bwrap_kill_no_orphan)
 }
 END_TEST
 
-static bool approve_none(const char *t, const char *a, const char *r, void *p)
+static bool approve_none(const char *t, const char *a, size_t len,
+                         const char *r, void *p)
 {
 	(void)t;
-	(void)a;
+	ck_assert_uint_eq(strlen(a), len);
 	(void)r;
 	(*(int *)p)++;
 	return false;
@@ -1109,7 +1171,7 @@ START_TEST(policy_gate_wrap)
 	locus_error err;
 	ck_assert_int_eq(locus_policy_preset(&pol, "standard", &err), 0);
 	int asked = 0;
-	locus_policy_wrap w = {0};
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
 	w.policy = pol;
 	w.approve = approve_none;
 	w.payload = &asked;
@@ -1136,10 +1198,21 @@ START_TEST(policy_gate_wrap)
 	        "Created");
 	call_ok(&f, "read", "{\"path\":\"w.txt\"}", "w");
 	/* no policy: fail closed */
-	locus_policy_wrap none = {0};
-	char *r = locus_harness_policy_wrap("read", "{}", &none);
+	locus_policy_wrap none = LOCUS_POLICY_WRAP_INIT;
+	char *r = locus_harness_policy_wrap("read", JS("{}"), &none);
 	ck_assert_ptr_nonnull(r);
 	free(r);
+	/* a wrap payload of an unknown version refuses (issue 19) */
+	locus_policy_wrap old = {0};
+	old.policy = pol;
+	r = locus_harness_policy_wrap("read", JS("{\"path\":\"w.txt\"}"), &old);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_nonnull(strstr(r, "unknown version"));
+	free(r);
+	/* (ptr, len): the bytes past len are not read */
+	r = locus_harness_policy_wrap("read", "{\"path\":\"w.txt\"}garbage", 16,
+	                              &w);
+	ck_assert_ptr_null(r);
 	fx_close(&f);
 	locus_policy_free(pol);
 }
@@ -1190,7 +1263,7 @@ START_TEST(policy_timeout_no_background)
 	locus_error err;
 	ck_assert_int_eq(locus_policy_preset(&pol, "standard", &err), 0);
 	int decisions = 0;
-	locus_policy_wrap w = {0};
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
 	w.policy = pol;
 	w.on_decision = count_decision;
 	w.payload = &decisions;
@@ -1199,7 +1272,7 @@ START_TEST(policy_timeout_no_background)
 		locus_policy_free(pol);
 		return;
 	}
-	char *frag = locus_harness_prompt_fragment(f.h);
+	char *frag = fx_prompt(f.h);
 	ck_assert_msg(strstr(frag, "does not allow background") &&
 	                  !strstr(frag, "with background=true and read"),
 	              "%s", frag);
@@ -1237,7 +1310,7 @@ START_TEST(policy_timeout_no_background)
 		locus_policy_free(pol);
 		return;
 	}
-	frag = locus_harness_prompt_fragment(f.h);
+	frag = fx_prompt(f.h);
 	ck_assert_msg(strstr(frag, "with background=true"), "%s", frag);
 	free(frag);
 	call_ok(&f, "bash",
@@ -1288,10 +1361,7 @@ START_TEST(call_ctl_cancel_progress)
 	bool e = false;
 	locus_error err = {0};
 	/* progress: a 2.5 s command, about one a second */
-	ck_assert_int_eq(locus_harness_call_ctl(
-	                     f.h, "bash",
-	                     "{\"command\":\"echo a; sleep 2.5; echo b\"}",
-	                     &ctl, &out, &e, &err),
+	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", JS("{\"command\":\"echo a; sleep 2.5; echo b\"}"), &ctl, &err),
 	                 0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
@@ -1302,10 +1372,7 @@ START_TEST(call_ctl_cancel_progress)
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	double t0 = lh_now();
 	ck_assert_int_eq(
-	    locus_harness_call_ctl(f.h, "bash",
-	                           "{\"command\":\"sleep 30 & echo $! > "
-	                           "kid.txt; echo $$ > pid.txt; wait\"}",
-	                           &ctl, &out, &e, &err),
+	    locus_harness_call_ctl(&out, &e, f.h, "bash", JS("{\"command\":\"sleep 30 & echo $! > " "kid.txt; echo $$ > pid.txt; wait\"}"), &ctl, &err),
 	    0);
 	pthread_join(th, NULL);
 	ck_assert(lh_now() - t0 < 5);
@@ -1318,19 +1385,14 @@ START_TEST(call_ctl_cancel_progress)
 	ck_assert_msg(!alive(kid), "the group's child %d lives on", (int)kid);
 	/* cancelled before it starts: nothing runs, nothing is written */
 	ck_assert_int_eq(
-	    locus_harness_call_ctl(f.h, "write",
-	                           "{\"path\":\"n.txt\",\"content\":\"x\"}",
-	                           &ctl, &out, &e, &err),
+	    locus_harness_call_ctl(&out, &e, f.h, "write", JS("{\"path\":\"n.txt\",\"content\":\"x\"}"), &ctl, &err),
 	    0);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	expect_file(&f, "n.txt", NULL);
 	ck_assert(locus_call_cancelled(&ctl) && !locus_call_cancelled(NULL));
 	/* a NULL ctl is a plain call */
-	ck_assert_int_eq(locus_harness_call_ctl(
-	                     f.h, "write",
-	                     "{\"path\":\"n.txt\",\"content\":\"x\"}",
-	                     NULL, &out, &e, &err),
+	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "write", JS("{\"path\":\"n.txt\",\"content\":\"x\"}"), NULL, &err),
 	                 0);
 	ck_assert_msg(!e, "%s", out);
 	free(out);
@@ -1437,9 +1499,7 @@ START_TEST(config_store_kill)
 	                 0);
 	char *o;
 	bool e;
-	ck_assert_int_eq(locus_harness_call(h, "bash",
-	                                    "{\"command\":\"seq 1 1000\"}", &o,
-	                                    &e, &err),
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash", JS("{\"command\":\"seq 1 1000\"}"), &err),
 	                 0);
 	ck_assert(!e);
 	ck_assert_ptr_nonnull(
@@ -1448,15 +1508,13 @@ START_TEST(config_store_kill)
 	ck_assert_ptr_nonnull(strstr(o, "\n1000\n"));
 	ck_assert_int_eq(rec.changes, 3893); /* bytes of seq 1 1000 */
 	free(o);
-	ck_assert_int_eq(locus_harness_call(h, "bash",
-	                                    "{\"command\":\"sleep 20\"}", &o,
-	                                    &e, &err),
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash", JS("{\"command\":\"sleep 20\"}"), &err),
 	                 0);
 	ck_assert(e);
 	ck_assert_ptr_nonnull(
 	    strstr(o, "timed out after 1s; the command was killed"));
 	free(o);
-	char *pf = locus_harness_prompt_fragment(h);
+	char *pf = fx_prompt(h);
 	ck_assert_ptr_nonnull(strstr(pf, "bash waits 1s by default"));
 	free(pf);
 	locus_harness_free(h);
@@ -1472,6 +1530,7 @@ int main(void)
 	Suite *s = suite_create("harness");
 	TCase *tc = tcase_create("backends");
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, harness_api_contract);
 	tcase_add_test(tc, escape_local_openat2);
 	tcase_add_test(tc, escape_local_manual);
 	tcase_add_test(tc, local_exec_basic);

@@ -450,16 +450,16 @@ START_TEST(placeholder_never_shown)
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
 		char *out;
 		bool is_err;
-		ck_assert_int_eq(locus_harness_call(h, calls[i][0], calls[i][1],
-		                                    &out, &is_err, &err),
+		ck_assert_int_eq(locus_harness_call(&out, &is_err, h, calls[i][0], calls[i][1], strlen(calls[i][1]), &err),
 		                 0);
 		ck_assert_msg(no_placeholder(out), "%s leaked: %s", calls[i][0],
 		              out);
 		free(out);
 	}
-	char *frag = locus_harness_prompt_fragment(h);
+	char *frag = NULL;
+	ck_assert_int_eq(locus_harness_prompt_fragment(&frag, h), 0);
 	ck_assert(no_placeholder(frag));
-	free(frag);
+	locus_free(frag);
 	/* the value is a placeholder the sandbox holds, not a secret */
 	int code;
 	char *out = run(b, "printf %s \"$GITHUB_TOKEN\"", 10, &code);

@@ -7,8 +7,14 @@
  *
  * Paths given to a backend are relative to its root or absolute inside it;
  * anything that resolves outside the root is refused with LOCUS_EDENIED and
- * a message naming the path.  Strings returned through **out are malloc'd
- * and freed with free(); objects with their own _free.
+ * a message naming the path.
+ *
+ * Allocators (docs/api.md): every buffer the harness returns to its caller
+ * (tool results, previews, prompts, todos) is freed with locus_free().
+ * Buffers flowing the other way, from a backend, a session or a callback
+ * into the library (a backend's read/list/exec output, a wrap's refusal,
+ * a result_store id), are allocated with malloc(3) by their maker and
+ * released by the library with free(3).  Objects have their own _free.
  */
 #ifndef LOCUS_HARNESS_H
 #define LOCUS_HARNESS_H
@@ -82,23 +88,44 @@ typedef struct locus_bg_status {
  * a file change not yet made is never made.  While a command runs,
  * `progress` (optional) is called from the calling thread at most about
  * once a second with the seconds elapsed and the bytes of output so far.
- * Initialise with LOCUS_CALL_CTL_INIT; `cancelled` is only read and set
- * through the two functions below.
+ * Initialise with LOCUS_CALL_CTL_INIT (an unknown version is refused:
+ * LOCUS_EINVALID); `cancelled` is only read and set through the two
+ * functions below.
  */
 typedef struct locus_call_ctl {
-	unsigned version; /* 1 */
+	unsigned version; /* LOCUS_CALL_CTL_VERSION */
 	int cancelled;
 	void (*progress)(double elapsed_s, size_t output_bytes, void *payload);
 	void *payload;
 } locus_call_ctl;
 
-#define LOCUS_CALL_CTL_INIT {1, 0, NULL, NULL}
+#define LOCUS_CALL_CTL_VERSION 1
+#define LOCUS_CALL_CTL_INIT { .version = LOCUS_CALL_CTL_VERSION }
 
 /** Cancel the call (any thread; async-signal-safe; idempotent). */
 void locus_call_cancel(locus_call_ctl *ctl);
 /** True once locus_call_cancel() was called; false for NULL. */
 bool locus_call_cancelled(const locus_call_ctl *ctl);
 
+/* What a search (grep) reports. */
+typedef enum locus_grep_mode {
+	LOCUS_GREP_CONTENT = 0, /* matching lines, with context */
+	LOCUS_GREP_FILES = 1,   /* names of files that match */
+	LOCUS_GREP_COUNT = 2,   /* matches per file */
+} locus_grep_mode;
+
+/*
+ * A workspace backend.  Every fallible member returns 0 or a negative
+ * LOCUS_E* code and then fills `err` (optional) with a message naming the
+ * path; on failure its out-parameters are left NULL/0 and nothing was
+ * changed unless the member says otherwise.  Codes every member may give:
+ * LOCUS_ENOMEM, LOCUS_EIO (err->sys = errno; a remote backend: the
+ * transport failed), LOCUS_ETIMEOUT (a remote backend did not answer in
+ * time), LOCUS_EDENIED (the path resolves outside the root); the members
+ * list the others.  Buffers a member returns through `char **out` or in
+ * locus_exec_result/locus_dirent are malloc'd by the backend and freed by
+ * the harness with free() (locus_dirents_free, locus_exec_result_clear).
+ */
 typedef struct locus_backend locus_backend;
 struct locus_backend {
 	unsigned version;  /* LOCUS_BACKEND_VERSION */
@@ -107,51 +134,73 @@ struct locus_backend {
 	bool can_exec;
 	bool isolated;
 
+	/* Facts about a path.  A path that does not exist is not an
+	 * error: 0 with out->exists false.  Required. */
 	int (*stat)(locus_backend *b, const char *path, locus_stat *out,
 	            locus_error *err);
-	/* Read a whole file (out is NUL-terminated past len). */
+	/* Read a whole file (out is NUL-terminated past len).  Required.
+	 * LOCUS_ENOTFOUND: no such file; LOCUS_EINVALID: a folder;
+	 * LOCUS_ETOOBIG: past the backend's size limit. */
 	int (*read)(locus_backend *b, const char *path, char **out, size_t *len,
 	            locus_error *err);
-	/* Create or replace atomically; creates parent folders. */
+	/* Create or replace atomically; creates parent folders.  Required.
+	 * LOCUS_EINVALID: the path is a folder; LOCUS_ENOTFOUND: a part of
+	 * the path is a file. */
 	int (*write)(locus_backend *b, const char *path, const char *data,
 	             size_t len, locus_error *err);
+	/* Remove a file.  Required.  LOCUS_ENOTFOUND: no such file. */
 	int (*remove)(locus_backend *b, const char *path, locus_error *err);
-	/* Entries of one folder, sorted by name. */
+	/* Entries of one folder, sorted by name (*out freed with
+	 * locus_dirents_free).  Required.  LOCUS_ENOTFOUND: no such folder;
+	 * LOCUS_EINVALID: not a folder. */
 	int (*list)(locus_backend *b, const char *path, locus_dirent **out,
 	            size_t *n, locus_error *err);
 	/* Every file below path (SKIP_DIRS and .locus-harness left out),
-	 * names relative to path, sorted.  At most max entries. */
+	 * names relative to path, sorted.  At most max entries (more are
+	 * not an error: the first max are returned).  Required.
+	 * LOCUS_ENOTFOUND: no such folder. */
 	int (*walk)(locus_backend *b, const char *path, size_t max,
 	            locus_dirent **out, size_t *n, locus_error *err);
 
-	/* Shell; NULL when can_exec is false. */
+	/* Run a shell command (flags: LOCUS_EXEC_*); NULL when can_exec is
+	 * false.  A command that fails or times out is not an error: 0 with
+	 * out->finished/exit_code/timed_out set (clear it with
+	 * locus_exec_result_clear).  LOCUS_EIO: the command could not be
+	 * started. */
 	int (*exec)(locus_backend *b, const char *command, double timeout_s,
 	            int flags, locus_exec_result *out, locus_error *err);
-	/* Output of a background command from byte `since`. */
+	/* Output of a background command from byte `since`.
+	 * LOCUS_ENOTFOUND: no command with that handle. */
 	int (*bg_output)(locus_backend *b, const char *handle, size_t since,
 	                 char **out, size_t *len, locus_bg_status *st,
 	                 locus_error *err);
+	/* Write to a background command's stdin (and close it).
+	 * LOCUS_ENOTFOUND: no such handle; LOCUS_ETIMEOUT: the command did
+	 * not read in time (nothing more is written); LOCUS_EIO: it exited
+	 * or closed its stdin. */
 	int (*bg_write)(locus_backend *b, const char *handle, const char *data,
 	                size_t len, bool close_stdin, locus_error *err);
-	/* Kill the group; st gets the exit status. */
+	/* Kill the group; st gets the exit status.
+	 * LOCUS_ENOTFOUND: no such handle. */
 	int (*bg_kill)(locus_backend *b, const char *handle,
 	               locus_bg_status *st, locus_error *err);
 
 	/* Optional search (grep) for backends where reading every file
 	 * would be slow (sessions); NULL: the harness searches natively with
-	 * PCRE2 over walk and read.  mode: 0 content, 1 files, 2 count.
-	 * *out is the tool's text. */
+	 * PCRE2 over walk and read.  *out is the tool's text (malloc'd).
+	 * LOCUS_EINVALID: a pattern the backend's engine refuses. */
 	int (*search)(locus_backend *b, const char *pattern, const char *path,
 	              const char *glob, bool case_insensitive, int context,
-	              int mode, size_t limit, char **out, locus_error *err);
+	              locus_grep_mode mode, size_t limit, char **out,
+	              locus_error *err);
 
-	void (*free)(locus_backend *b); /* required */
+	void (*free)(locus_backend *b); /* required; never fails */
 
 	/* Optional: exec under a call's control (NULL: exec is used and the
 	 * command cannot be cancelled).  While the command runs it polls
 	 * locus_call_cancelled(ctl) and kills the command's process group
 	 * when set (then out->cancelled), and calls ctl->progress about once
-	 * a second.  ctl may be NULL (then exactly exec). */
+	 * a second.  ctl may be NULL (then exactly exec).  Codes as exec. */
 	int (*exec_ctl)(locus_backend *b, const char *command,
 	                double timeout_s, int flags,
 	                const struct locus_call_ctl *ctl,
@@ -162,7 +211,8 @@ struct locus_backend {
 	 * exist), checked under a lock right before the rename; otherwise
 	 * LOCUS_ECONFLICT and nothing is written.  The harness uses it for
 	 * every change it commits, so of two concurrent edits of one file one
-	 * wins and the other is refused.  NULL: plain write. */
+	 * wins and the other is refused.  NULL: plain write.  Codes as
+	 * write, plus LOCUS_ECONFLICT. */
 	int (*write_cas)(locus_backend *b, const char *path, const char *data,
 	                 size_t len, const char *expect_sha256,
 	                 locus_error *err);
@@ -173,7 +223,10 @@ struct locus_backend {
 	 * taken over) and returns a token; commit_staged renames it over
 	 * path, only while the file's SHA-256 is still expect_sha256 (NULL:
 	 * while absent; else LOCUS_ECONFLICT); abort_staged removes it.
-	 * commit and abort free the token.  All three or none. */
+	 * commit and abort free the token.  All three or none.  stage: codes
+	 * as write (no token on failure); commit_staged: as write, plus
+	 * LOCUS_ECONFLICT (the temporary file is removed either way);
+	 * abort_staged cannot fail. */
 	int (*stage)(locus_backend *b, const char *path, const char *data,
 	             size_t len, void **token, locus_error *err);
 	int (*commit_staged)(locus_backend *b, void *token,
@@ -223,9 +276,16 @@ int locus_backend_local_new_ext(locus_backend **out, const char *root,
 int locus_backend_memory_new(locus_backend **out, locus_error *err);
 
 /**
- * The three-call session interface any sandbox can provide.  `exec` runs a
- * POSIX sh command line in the sandbox; *exit_code is -1 when it did not
- * finish within timeout_s (the session must stop it then).
+ * The three-call session interface any sandbox can provide.  Each member
+ * returns 0 or a negative LOCUS_E* code with `err` filled (optional):
+ * LOCUS_EIO (the sandbox or its transport failed), LOCUS_ETIMEOUT (no
+ * answer in time), LOCUS_EDENIED (the service refused the credentials),
+ * LOCUS_ENOMEM.  `exec` runs a POSIX sh command line in the sandbox;
+ * *exit_code is -1 when it did not finish within timeout_s (the session
+ * must stop it then; that is not an error); *out (malloc'd, freed by the
+ * caller with free()) holds stdout and stderr.  `upload` creates or
+ * replaces a file (parents created); `download` reads one
+ * (LOCUS_ENOTFOUND when absent; *out malloc'd, NUL-terminated past *len).
  */
 typedef struct locus_session locus_session;
 struct locus_session {
@@ -236,7 +296,7 @@ struct locus_session {
 	              size_t len, locus_error *err);
 	int (*download)(locus_session *s, const char *path, char **out,
 	                size_t *len, locus_error *err);
-	void (*free)(locus_session *s); /* required */
+	void (*free)(locus_session *s); /* required; never fails */
 };
 
 void locus_session_free(locus_session *s);
@@ -425,13 +485,23 @@ typedef struct locus_exec_record {
 	bool background;
 } locus_exec_record;
 
-/* The gate: return NULL to allow, or a malloc'd refusal: the text the
-   caller (the model) gets as the refused call's result, verbatim. */
+/*
+ * The gate: return NULL to allow, or a refusal allocated with malloc(3)
+ * (the harness frees it with free(3)): the text the caller (the model)
+ * gets as the refused call's result, verbatim.  `args_json` holds
+ * `args_len` bytes (a JSON object, NUL-terminated past them as a
+ * convenience); both are borrowed for the call.
+ */
 typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
-                               void *payload);
+                               size_t args_len, void *payload);
 
+/*
+ * How a harness behaves.  Versioned: start from LOCUS_HARNESS_CONFIG_INIT
+ * (which holds the defaults below) and set what you need; an unknown
+ * version is refused by locus_harness_new (LOCUS_EINVALID).
+ */
 typedef struct locus_harness_config {
-	unsigned version; /* 1 */
+	unsigned version; /* LOCUS_HARNESS_CONFIG_VERSION */
 	bool require_read;
 	int bash_timeout;
 	int bash_max_timeout;
@@ -440,7 +510,8 @@ typedef struct locus_harness_config {
 	size_t output_head_chars;
 	bool vision;
 	const char *environment;
-	/* Over-long bash output: store it, return an id (malloc'd) or NULL. */
+	/* Over-long bash output: store it, return an id (malloc'd; the
+	   harness frees it with free()) or NULL. */
 	char *(*result_store)(const char *data, size_t len, void *payload);
 	void (*on_exec)(const locus_exec_record *rec, void *payload);
 	void (*on_change)(const char *path, void *payload);
@@ -452,10 +523,13 @@ typedef struct locus_harness_config {
 	double search_budget_s;
 } locus_harness_config;
 
+#define LOCUS_HARNESS_CONFIG_VERSION 1
 #define LOCUS_HARNESS_CONFIG_INIT                                              \
 	{                                                                      \
-		1, true, 120, 600, false, 30000, 8000, false, "unknown", NULL, \
-		    NULL, NULL, NULL, NULL, 0                                  \
+		.version = LOCUS_HARNESS_CONFIG_VERSION, .require_read = true, \
+		.bash_timeout = 120, .bash_max_timeout = 600,                  \
+		.output_chars = 30000, .output_head_chars = 8000,              \
+		.environment = "unknown",                                      \
 	}
 
 /* Tool sets (NULL-terminated); selected with these or an explicit list. */
@@ -473,6 +547,11 @@ typedef struct locus_harness locus_harness;
  * tool on a no-shell backend, is LOCUS_ENOTFOUND / LOCUS_EINVALID with a
  * message naming it.  `wrap` may be NULL (then, with shell tools on an
  * unisolated backend, config->on_warning gets "ungated shell tools").
+ * `config` is copied (NULL: LOCUS_HARNESS_CONFIG_INIT).
+ *
+ * @return 0; LOCUS_ENOTFOUND (unknown tool); LOCUS_EINVALID (a shell tool
+ *         without a shell, a config of an unknown version); LOCUS_EUSAGE
+ *         (no backend, or one of another version); LOCUS_ENOMEM
  */
 int locus_harness_new(locus_harness **out, locus_backend *backend,
                       const char *const *tools, locus_wrap_fn wrap,
@@ -483,42 +562,67 @@ void locus_harness_free(locus_harness *h);
 /** True when the harness was built with a wrap, or warned that it was not. */
 bool locus_harness_gated(const locus_harness *h);
 
+/** Tools built, in the spec's order (0 and NULL for a NULL harness or an
+ *  index past the count).  Names are static. */
 size_t locus_harness_tool_count(const locus_harness *h);
 const char *locus_harness_tool_name(const locus_harness *h, size_t i);
+/** The tool's description (static text), or NULL for a tool not built. */
 const char *locus_harness_tool_description(const locus_harness *h,
                                            const char *name);
 /** JSON Schema of the tool's parameters (static text), or NULL. */
 const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
 
 /**
- * Call a tool through the wrap.  *out gets the text result (malloc'd) for
- * successes and refusals alike; *is_error is set for refusals and failures.
- * Returns 0 when *out was produced, LOCUS_ENOTFOUND for a tool not built,
- * LOCUS_ENOMEM.
+ * Call a tool through the wrap.
+ *
+ * @param[out] out       the text result, for successes and refusals alike;
+ *                       freed with locus_free(); NULL on error
+ * @param[out] is_error  optional; set for refusals and failures
+ * @param h              the harness
+ * @param tool           a tool name (NUL-terminated)
+ * @param args_json      the arguments object, borrowed, `args_len` bytes
+ *                       (need not end in NUL; a NUL byte among them is
+ *                       refused as a tool error); NULL or 0 bytes mean {}
+ * @return 0 when *out was produced (refusals and tool failures included);
+ *         LOCUS_ENOTFOUND for a tool not built; LOCUS_EUSAGE (NULL out, h
+ *         or tool); LOCUS_ENOMEM
  */
-int locus_harness_call(locus_harness *h, const char *tool,
-                       const char *args_json, char **out, bool *is_error,
-                       locus_error *err);
+int locus_harness_call(char **out, bool *is_error, locus_harness *h,
+                       const char *tool, const char *args_json,
+                       size_t args_len, locus_error *err);
 
 /**
  * locus_harness_call() under `ctl` (may be NULL): see locus_call_ctl.  A
  * cancelled call returns 0 with *is_error set and *out "cancelled..." (the
  * caller that cancelled it usually drops the result).  One call at a time
  * per harness: the harness is not thread-safe, only ctl is shared.
+ *
+ * @return as locus_harness_call(); LOCUS_EINVALID for a ctl of an unknown
+ *         version (nothing runs)
  */
-int locus_harness_call_ctl(locus_harness *h, const char *tool,
-                           const char *args_json, locus_call_ctl *ctl,
-                           char **out, bool *is_error, locus_error *err);
+int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
+                           const char *tool, const char *args_json,
+                           size_t args_len, locus_call_ctl *ctl,
+                           locus_error *err);
 
-/** The prompt fragment (malloc'd). */
-char *locus_harness_prompt_fragment(const locus_harness *h);
+/**
+ * The prompt fragment: what the model should know about this workspace.
+ *
+ * @param[out] out  freed with locus_free(); NULL on error
+ * @return 0, LOCUS_EUSAGE (NULL out or h), LOCUS_ENOMEM
+ */
+int locus_harness_prompt_fragment(char **out, const locus_harness *h);
 
 /**
  * The unified diff a file-changing call would make, or the refusal it would
- * get, without making it.  *out NULL for non-file tools.
+ * get, without making it (the gate is not asked).
+ *
+ * @param[out] out  freed with locus_free(); NULL for non-file tools
+ * @return as locus_harness_call()
  */
-int locus_harness_preview(locus_harness *h, const char *tool,
-                          const char *args_json, char **out, locus_error *err);
+int locus_harness_preview(char **out, locus_harness *h, const char *tool,
+                          const char *args_json, size_t args_len,
+                          locus_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The standard wrap: the policy engine's gate (locus/policy.h)          */
@@ -530,16 +634,21 @@ struct locus_policy;
  * Payload of locus_harness_policy_wrap.  `policy` is borrowed.  A call the
  * policy holds for a person (require_human) is refused unless `approve`
  * is set and returns true for it; a gate error refuses (fail closed).
- * `on_decision`, when set, sees every decision's JSON record (for audit).
+ * `on_decision`, when set, sees every decision's JSON record (for audit;
+ * borrowed for the callback).  Versioned: start from
+ * LOCUS_POLICY_WRAP_INIT; a payload of an unknown version refuses every
+ * call.
  */
 typedef struct locus_policy_wrap {
+	unsigned version; /* LOCUS_POLICY_WRAP_VERSION */
 	const struct locus_policy *policy;
 	const char *environment;    /* NULL: "unknown" */
 	const char *workspace_root; /* for path rules and outside-workspace;
 	                               NULL: none for rules, the current
 	                               directory for the label */
+	/* args_json: args_len bytes (NUL-terminated past them) */
 	bool (*approve)(const char *tool, const char *args_json,
-	                const char *reason, void *payload);
+	                size_t args_len, const char *reason, void *payload);
 	void (*on_decision)(const char *decision_json, void *payload);
 	void *payload;
 	/* Optional audit trail (borrowed): every decision is appended before
@@ -548,23 +657,36 @@ typedef struct locus_policy_wrap {
 	struct locus_audit *audit;
 } locus_policy_wrap;
 
-/** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload. */
+#define LOCUS_POLICY_WRAP_VERSION 1
+#define LOCUS_POLICY_WRAP_INIT { .version = LOCUS_POLICY_WRAP_VERSION }
+
+/** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload.  The
+ *  refusal it returns is the gate's refusal JSON (malloc'd). */
 char *locus_harness_policy_wrap(const char *tool, const char *args_json,
-                                void *wrap_payload);
+                                size_t args_len, void *wrap_payload);
 
 struct locus_action;
 
 /**
  * The Action a call would be (the tool's spec): locus_action_derive() with
- * the config's environment set.  LOCUS_ENOTFOUND for a tool not built.
- * Freed with locus_action_free().
+ * the config's environment set.
+ *
+ * @param[out] out  freed with locus_action_free(); NULL on error
+ * @param args_json `args_len` bytes, borrowed; NULL or 0 bytes mean {}
+ * @return 0; LOCUS_ENOTFOUND for a tool not built; LOCUS_EUSAGE (NULL
+ *         out); the codes of locus_action_derive()
  */
-int locus_harness_spec(const locus_harness *h, const char *tool,
-                       const char *args_json, struct locus_action **out,
-                       locus_error *err);
+int locus_harness_spec(struct locus_action **out, const locus_harness *h,
+                       const char *tool, const char *args_json,
+                       size_t args_len, locus_error *err);
 
-/** The todo list as JSON (malloc'd). */
-char *locus_harness_todos_json(const locus_harness *h);
+/**
+ * The todo list as JSON.
+ *
+ * @param[out] out  freed with locus_free(); NULL on error
+ * @return 0, LOCUS_EUSAGE (NULL out or h), LOCUS_ENOMEM
+ */
+int locus_harness_todos_json(char **out, const locus_harness *h);
 
 #ifdef __cplusplus
 }
