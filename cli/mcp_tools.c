@@ -12,43 +12,7 @@
 #include <string.h>
 
 #include "mcp.h"
-
-/* What each tool does, for annotations (hints a client may show or use to
-   decide what to confirm; the gate decides regardless). */
-typedef struct tool_info {
-	const char *name, *title;
-	bool read_only, destructive, idempotent;
-	bool shell; /* open world unless the backend is isolated */
-} tool_info;
-
-static const tool_info infos[] = {
-    {"read", "Read a file", true, false, true, false},
-    {"ls", "List a folder tree", true, false, true, false},
-    {"glob", "Find files by pattern", true, false, true, false},
-    {"grep", "Search file contents", true, false, true, false},
-    {"edit", "Edit a file (replace text)", false, true, false, false},
-    {"multi_edit", "Several edits to one file", false, true, false, false},
-    {"write", "Create or replace a file", false, true, true, false},
-    {"apply_patch", "Apply a patch", false, true, false, false},
-    {"notebook_edit", "Edit a notebook cell", false, true, false, false},
-    {"bash", "Run a shell command", false, true, false, true},
-    /* reading output moves the reader's offset: not idempotent */
-    {"bash_output", "Read a background command's output", true, false,
-     false, true},
-    {"kill_shell", "Stop a background command", false, true, true, true},
-    {"write_stdin", "Send text to a background command", false, true,
-     false, true},
-    {"todo_write", "Replace the todo list", false, false, true, false},
-    {"todo_read", "Read the todo list", true, false, true, false},
-};
-
-static const tool_info *info_of(const char *name)
-{
-	for (size_t i = 0; i < sizeof infos / sizeof *infos; i++)
-		if (!strcmp(infos[i].name, name))
-			return &infos[i];
-	return NULL;
-}
+#include "../util/tools.h"
 
 /* The refusal JSON of the gate (locus_decision_refusal_json). */
 #define REFUSAL_SCHEMA                                                         \
@@ -147,19 +111,24 @@ static void strict_schema(cJSON *sc)
 	strict_schema(cJSON_GetObjectItemCaseSensitive(sc, "items"));
 }
 
-static cJSON *annotations(const mcp_server *s, const tool_info *in)
+/* What a tool does, as hints a client may show or use to decide what to
+   confirm (the gate decides regardless); the facts are util/tools.c's. */
+static cJSON *annotations(const mcp_server *s, const lu_tool *in)
 {
 	cJSON *a = cJSON_CreateObject();
 	if (!a)
 		return NULL;
 	bool isolated = s->backend && s->backend->isolated;
 	cJSON_AddStringToObject(a, "title", in->title);
-	cJSON_AddBoolToObject(a, "readOnlyHint", in->read_only);
-	cJSON_AddBoolToObject(a, "destructiveHint", in->destructive);
-	cJSON_AddBoolToObject(a, "idempotentHint", in->idempotent);
+	cJSON_AddBoolToObject(a, "readOnlyHint", in->flags & LU_TOOL_READ_ONLY);
+	cJSON_AddBoolToObject(a, "destructiveHint",
+	                      in->flags & LU_TOOL_DESTRUCTIVE);
+	cJSON_AddBoolToObject(a, "idempotentHint",
+	                      in->flags & LU_TOOL_IDEMPOTENT);
 	/* a host shell reaches whatever the machine reaches; the bwrap
 	   sandbox has no network; file tools stay in the workspace */
-	cJSON_AddBoolToObject(a, "openWorldHint", in->shell && !isolated);
+	cJSON_AddBoolToObject(a, "openWorldHint",
+	                      (in->flags & LU_TOOL_PROCESS) && !isolated);
 	return a;
 }
 
@@ -167,7 +136,7 @@ static cJSON *tool_entry(const mcp_server *s, const char *name)
 {
 	const char *desc = locus_harness_tool_description(s->harness, name);
 	const char *schema = locus_harness_tool_schema(s->harness, name);
-	const tool_info *in = info_of(name);
+	const lu_tool *in = lu_tool_find(name);
 	cJSON *t = cJSON_CreateObject();
 	cJSON *sc = schema ? cJSON_Parse(schema) : NULL;
 	if (!cJSON_IsObject(sc)) {

@@ -11,6 +11,8 @@
 #include "internal.h"
 #include "locus/labels.h"
 #include "../util/regex.h"
+#include "../util/tools.h"
+#include "../util/array.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -72,22 +74,16 @@ struct tooldef {
 	bool shell;
 };
 
-const char *const locus_all_tools[] = {
-    "read",          "ls",         "glob",        "grep",
-    "edit",          "multi_edit", "write",       "apply_patch",
-    "notebook_edit", "bash",       "bash_output", "kill_shell",
-    "write_stdin",   "todo_write", "todo_read",   NULL,
-};
-const char *const locus_default_tools[] = {
-    "read",       "ls",          "glob",          "grep",      "edit",
-    "multi_edit", "write",       "notebook_edit", "bash",      "bash_output",
-    "kill_shell", "write_stdin", "todo_write",    "todo_read", NULL,
-};
-const char *const locus_patch_tools[] = {
-    "read",          "ls",        "glob",        "grep",       "apply_patch",
-    "notebook_edit", "bash",      "bash_output", "kill_shell", "write_stdin",
-    "todo_write",    "todo_read", NULL,
-};
+/* The public name lists, built from util/tools.h's table. */
+#define ALL_(n, k, f, d, p, t) #n,
+#define DEFAULT_(n, k, f, d, p, t) LU_IF_##d(#n, )
+#define PATCHSET_(n, k, f, d, p, t) LU_IF_##p(#n, )
+const char *const locus_all_tools[] = {LU_TOOLS(ALL_) NULL};
+const char *const locus_default_tools[] = {LU_TOOLS(DEFAULT_) NULL};
+const char *const locus_patch_tools[] = {LU_TOOLS(PATCHSET_) NULL};
+#undef ALL_
+#undef DEFAULT_
+#undef PATCHSET_
 
 /* ---------------- arguments ---------------- */
 
@@ -175,15 +171,9 @@ static void ledger_note(locus_harness *h, const char *path, const char *data,
 		return;
 	ledger_ent *e = ledger_find(h, key);
 	if (!e) {
-		if (h->nled == h->capled) {
-			size_t nc = h->capled ? h->capled * 2 : 16;
-			ledger_ent *nl = realloc(h->led, nc * sizeof *nl);
-			if (!nl) {
-				free(key);
-				return; /* unnoted: a later change is refused */
-			}
-			h->led = nl;
-			h->capled = nc;
+		if (!lu_reserve(&h->led, &h->capled, h->nled + 1)) {
+			free(key);
+			return; /* unnoted: a later change is refused */
 		}
 		e = &h->led[h->nled++];
 		e->key = key;
@@ -1217,14 +1207,8 @@ static void bg_note(locus_harness *h, const char *handle, size_t since)
 {
 	bg_ent *e = bg_find(h, handle);
 	if (!e) {
-		if (h->nbgs == h->capbgs) {
-			size_t nc = h->capbgs ? h->capbgs * 2 : 8;
-			bg_ent *nb = realloc(h->bgs, nc * sizeof *nb);
-			if (!nb)
-				return;
-			h->bgs = nb;
-			h->capbgs = nc;
-		}
+		if (!lu_reserve(&h->bgs, &h->capbgs, h->nbgs + 1))
+			return;
 		e = &h->bgs[h->nbgs++];
 		memset(e, 0, sizeof *e);
 		snprintf(e->handle, sizeof e->handle, "%s", handle);

@@ -14,7 +14,9 @@
 
 #include "internal.h"
 #include "../util/json.h"
+#include "../util/tools.h"
 #include "../util/utf8.h"
+#include "../util/array.h"
 
 struct locus_action {
 	char *tool;
@@ -84,30 +86,13 @@ uint32_t ll_tag_bit(const char *name)
 	return 0;
 }
 
-/* The harness tools and their kinds (spec section 2). */
-enum { TOOL_BASH = 1, TOOL_STDIN = 2, TOOL_PATCH = 4 };
-
-static const struct {
-	const char *name;
-	locus_kind kind;
-	unsigned flags;
-} tools[] = {
-	{ "read", LOCUS_KIND_READ, 0 },
-	{ "ls", LOCUS_KIND_READ, 0 },
-	{ "glob", LOCUS_KIND_READ, 0 },
-	{ "grep", LOCUS_KIND_READ, 0 },
-	{ "bash_output", LOCUS_KIND_READ, 0 },
-	{ "todo_write", LOCUS_KIND_READ, 0 },
-	{ "todo_read", LOCUS_KIND_READ, 0 },
-	{ "write", LOCUS_KIND_WRITE, 0 },
-	{ "edit", LOCUS_KIND_WRITE, 0 },
-	{ "multi_edit", LOCUS_KIND_WRITE, 0 },
-	{ "apply_patch", LOCUS_KIND_WRITE, TOOL_PATCH },
-	{ "notebook_edit", LOCUS_KIND_WRITE, 0 },
-	{ "bash", LOCUS_KIND_EXEC, TOOL_BASH },
-	{ "write_stdin", LOCUS_KIND_EXEC, TOOL_STDIN },
-	{ "kill_shell", LOCUS_KIND_EXEC, 0 },
-};
+/* A harness tool's kind (its row is util/tools.c's). */
+static locus_kind tool_kind(const lu_tool *t)
+{
+	return t->kind == LU_TOOL_WRITES  ? LOCUS_KIND_WRITE
+	       : t->kind == LU_TOOL_EXECS ? LOCUS_KIND_EXEC
+	                                  : LOCUS_KIND_READ;
+}
 
 /* Arguments that name the asset, first present wins. */
 static const char *const asset_keys[] = { "path", "command", "handle" };
@@ -197,14 +182,8 @@ int locus_action_add_tag(locus_action *a, const char *tag)
 	size_t pos = tag_pos(a, tag, &found);
 	if (found)
 		return 0;
-	if (a->ntags == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 8;
-		char **t = realloc(a->tags, cap * sizeof *t);
-		if (!t)
-			return LOCUS_ENOMEM;
-		a->tags = t;
-		a->cap = cap;
-	}
+	if (!lu_reserve(&a->tags, &a->cap, a->ntags + 1))
+		return LOCUS_ENOMEM;
 	char *copy = strdup(tag);
 	if (!copy)
 		return LOCUS_ENOMEM;
@@ -490,10 +469,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
                   const char *tool, const cJSON *args, const char *root,
                   locus_error *err)
 {
-	size_t t = 0;
-	while (t < sizeof tools / sizeof *tools && strcmp(tools[t].name, tool))
-		t++;
-	if (t == sizeof tools / sizeof *tools)
+	const lu_tool *t = lu_tool_find(tool);
+	if (!t)
 		return fail(err, LOCUS_ENOTFOUND, "no harness tool named '%.200s'",
 		            tool);
 
@@ -511,7 +488,7 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	}
 	const char *command = NULL;
 	bool background = false;
-	if (tools[t].flags & TOOL_BASH) {
+	if (t->flags & LU_TOOL_SHELL) {
 		const cJSON *c = arg(args, "command");
 		if (!c || !cJSON_IsString(c))
 			return fail(err, LOCUS_EINVALID,
@@ -525,13 +502,13 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		background = bg && cJSON_IsTrue(bg);
 	}
 
-	locus_action *a = action_new(tool, tools[t].kind);
+	locus_action *a = action_new(tool, tool_kind(t));
 	if (!a)
 		return LOCUS_ENOMEM;
 	int rc = 0;
 	if (asset)
 		rc = set_string(&a->asset, asset);
-	else if (tools[t].flags & TOOL_PATCH)
+	else if (t->flags & LU_TOOL_PATCH)
 		rc = set_string(&a->asset, "patch");
 	if (!rc)
 		rc = locus_action_add_tag(a, tool);
@@ -545,7 +522,7 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		if (!rc && !have)
 			rc = add_reason(a, LL_REASON_BACKGROUND);
 	}
-	if (!rc && (tools[t].flags & TOOL_STDIN))
+	if (!rc && (t->flags & LU_TOOL_STDIN))
 		rc = locus_action_add_tag(a, "exec:stdin");
 	if (!rc)
 		rc = add_outside(a, args, root);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/tools.h"
+#include "../util/array.h"
 
 typedef struct check {
 	locus_outcome outcome;
@@ -85,16 +87,10 @@ static void add_check(locus_decision *d, locus_outcome o, bool waive,
 		d->waived[d->nwaived++] = r;
 		return;
 	}
-	if (d->nchecks == d->capchecks) {
-		size_t nc = d->capchecks ? d->capchecks * 2 : 8;
-		check *n = realloc(d->checks, nc * sizeof(*n));
-		if (!n) {
-			free(r);
-			d->oom = true;
-			return;
-		}
-		d->checks = n;
-		d->capchecks = nc;
+	if (!lu_reserve(&d->checks, &d->capchecks, d->nchecks + 1)) {
+		free(r);
+		d->oom = true;
+		return;
 	}
 	d->checks[d->nchecks].outcome = o;
 	d->checks[d->nchecks].reason = r;
@@ -376,51 +372,10 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 
 /* --- the gate -------------------------------------------------------------- */
 
-/* Coding agents' tool names (Claude Code, Gemini CLI), normalised (lower
- * case, '_' '-' dropped) -> harness tool. */
-static const struct {
-	const char *norm;
-	const char *tool;
-} tool_map[] = {
-	{"bash", "bash"},           {"shell", "bash"},
-	{"runshellcommand", "bash"}, {"read", "read"},
-	{"readfile", "read"},       {"write", "write"},
-	{"writefile", "write"},     {"edit", "edit"},
-	{"replace", "edit"},        {"multiedit", "multi_edit"},
-	{"applypatch", "apply_patch"}, {"notebookedit", "notebook_edit"},
-	{"notebookread", "read"},
-	{"ls", "ls"},               {"listdirectory", "ls"},
-	{"glob", "glob"},           {"grep", "grep"},
-	{"searchfilecontent", "grep"}, {"grepsearch", "grep"},
-	{"bashoutput", "bash_output"},
-	{"killshell", "kill_shell"}, {"killbash", "kill_shell"},
-	{"writestdin", "write_stdin"}, {"todowrite", "todo_write"},
-	{"todoread", "todo_read"},
-};
-
-/* Web tools get kind `network`; every other unknown tool workspace.exec. */
-static const char *const web_tools[] = {"webfetch", "websearch", "fetch",
-                                        "googlewebsearch", "webfetchtool",
-                                        NULL};
-
 static const char *const generic_asset_keys[] = {
 	"path", "file_path", "command", "url", "query", "asset", "host",
 	"hostname", "target", "resource", "resource_id", "account", "user",
 	"username", "email", "order_id", "id", "ip", NULL};
-
-static void norm_name(const char *in, char *out, size_t cap)
-{
-	size_t n = 0;
-	for (; *in && n + 1 < cap; in++) {
-		if (*in == '_' || *in == '-')
-			continue;
-		char c = *in;
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		out[n++] = c;
-	}
-	out[n] = '\0';
-}
 
 /* Agents' argument names -> the harness's: file_path/notebook_path ->
  * path, run_in_background -> background, old_string/new_string ->
@@ -484,13 +439,9 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 		return pl_error(err, LOCUS_EINVALID,
 		                "arguments: expected a JSON object");
 	}
-	char norm[128];
-	norm_name(tool, norm, sizeof(norm));
-	const char *htool = tool;
-	if (strncmp(tool, "mcp__", 5) != 0)
-		for (size_t i = 0; i < sizeof(tool_map) / sizeof(tool_map[0]); i++)
-			if (strcmp(norm, tool_map[i].norm) == 0)
-				htool = tool_map[i].tool;
+	const char *htool = lu_tool_from_agent(tool);
+	if (!htool)
+		htool = tool;
 	rc = map_args(doc.root);
 	char *args = rc ? NULL : cJSON_PrintUnformatted(doc.root);
 	if (!args) {
@@ -515,10 +466,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 			pl_error(err, rc, "out of memory");
 	} else if (rc == LOCUS_ENOTFOUND) {
 		/* not a harness tool: labelled by its name, fail closed */
-		bool web = false;
-		for (size_t i = 0; web_tools[i]; i++)
-			web |= strcmp(norm, web_tools[i]) == 0 &&
-			       strncmp(tool, "mcp__", 5) != 0;
+		bool web = lu_tool_is_web(tool);
 		s.tool = tool;
 		s.kind = web ? "network" : "workspace.exec";
 		s.env = "unknown";

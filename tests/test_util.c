@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/path.h"
 #include "util/regex.h"
 #include "util/sha256.h"
 #include "util/tools.h"
@@ -330,6 +331,41 @@ START_TEST(test_json_wide)
 }
 END_TEST
 
+/* ---- paths -------------------------------------------------------------- */
+
+static const struct {
+	const char *in, *out;
+	bool escapes;
+} path_cases[] = {
+	{"/", "/", false},
+	{"//a//b/", "/a/b", false},
+	{"/a/./b/.", "/a/b", false},
+	{"/a/../b", "/b", false},
+	{"/../../a", "/a", false},
+	{"/a/b/../..", "/", false},
+	{"a/b/../c", "a/c", false},
+	{"a/..", ".", false},
+	{"", ".", false},
+	{"./", ".", false},
+	{"../a", "../a", true},
+	{"a/../../b", "../b", true},
+	{"../../x/..", "../..", true},
+};
+
+START_TEST(test_path)
+{
+	bool esc = false;
+	char *p = lu_path_collapse(path_cases[_i].in, &esc);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p, path_cases[_i].out);
+	ck_assert(esc == path_cases[_i].escapes);
+	free(p);
+	p = lu_path_collapse(path_cases[_i].in, NULL);
+	ck_assert_str_eq(p, path_cases[_i].out);
+	free(p);
+}
+END_TEST
+
 /* ---- PCRE2 -------------------------------------------------------------- */
 
 START_TEST(test_regex)
@@ -377,9 +413,9 @@ END_TEST
 
 /* ---- the tool table ----------------------------------------------------- */
 
-#define NAME(n, k, f, d, p) #n,
-#define DEF(n, k, f, d, p) LU_IF_##d(#n, )
-#define PATCHSET(n, k, f, d, p) LU_IF_##p(#n, )
+#define NAME(n, k, f, d, p, t) #n,
+#define DEF(n, k, f, d, p, t) LU_IF_##d(#n, )
+#define PATCHSET(n, k, f, d, p, t) LU_IF_##p(#n, )
 static const char *const all[] = {LU_TOOLS(NAME) NULL};
 static const char *const def[] = {LU_TOOLS(DEF) NULL};
 static const char *const patch[] = {LU_TOOLS(PATCHSET) NULL};
@@ -391,6 +427,7 @@ START_TEST(test_tools)
 		const lu_tool *t = lu_tool_at(n);
 		ck_assert_str_eq(t->name, all[n]);
 		ck_assert_ptr_eq(lu_tool_find(t->name), t);
+		ck_assert(t->title && t->title[0]);
 		/* every tool is reached from its own name */
 		ck_assert_str_eq(lu_tool_from_agent(t->name), t->name);
 		for (size_t k = 0; k < n; k++)
@@ -408,9 +445,10 @@ START_TEST(test_tools)
 	for (; patch[np]; np++) {
 		ck_assert_str_ne(patch[np], "edit");
 		ck_assert_str_ne(patch[np], "multi_edit");
+		ck_assert_str_ne(patch[np], "write");
 	}
 	ck_assert_uint_eq(nd, 14);
-	ck_assert_uint_eq(np, 13);
+	ck_assert_uint_eq(np, 12);
 	ck_assert_int_eq(lu_tool_find("bash")->kind, LU_TOOL_EXECS);
 	ck_assert(lu_tool_find("bash")->flags & LU_TOOL_SHELL);
 	ck_assert(lu_tool_find("write_stdin")->flags & LU_TOOL_STDIN);
@@ -450,6 +488,8 @@ static Suite *suite(void)
 	                    sizeof utf8_cases / sizeof *utf8_cases);
 	tcase_add_test(tt, test_utf8_clean);
 	tcase_add_test(tt, test_sha256);
+	tcase_add_loop_test(tt, test_path, 0,
+	                    sizeof path_cases / sizeof *path_cases);
 	suite_add_tcase(s, tt);
 	TCase *tj = tcase_create("json");
 	tcase_add_loop_test(tj, test_json, 0,

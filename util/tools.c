@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const lu_tool tools[] = {
-#define ROW(n, k, f, d, p) {#n, k, f},
+#define ROW(n, k, f, d, p, title) {#n, k, f, title},
 	LU_TOOLS(ROW)
 #undef ROW
 };

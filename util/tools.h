@@ -7,7 +7,7 @@
  * X-macro so that data tables elsewhere (the public name lists of
  * include/locus/harness.h) are built from it at compile time:
  *
- *     X(name, kind, flags, in_default_set, in_patch_set)
+ *     X(name, kind, flags, in_default_set, in_patch_set, title)
  *
  * in the order of the spec (harness.md section 2).  The two set columns are
  * 1 or 0 so that LU_IF_1/LU_IF_0 can select entries.
@@ -39,26 +39,35 @@ enum {
 
 #define LU_TOOL_RO_ (LU_TOOL_READ_ONLY | LU_TOOL_IDEMPOTENT)
 #define LU_TOOL_RW_ LU_TOOL_DESTRUCTIVE
+/* reading output moves the reader's offset: bash_output is not idempotent */
 #define LU_TOOLS(X)                                                            \
-	X(read, LU_TOOL_READS, LU_TOOL_RO_, 1, 1)                              \
-	X(ls, LU_TOOL_READS, LU_TOOL_RO_, 1, 1)                                \
-	X(glob, LU_TOOL_READS, LU_TOOL_RO_, 1, 1)                              \
-	X(grep, LU_TOOL_READS, LU_TOOL_RO_, 1, 1)                              \
-	X(edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 0)                             \
-	X(multi_edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 0)                       \
-	X(write, LU_TOOL_WRITES, LU_TOOL_RW_ | LU_TOOL_IDEMPOTENT, 1, 1)       \
-	X(apply_patch, LU_TOOL_WRITES, LU_TOOL_RW_ | LU_TOOL_PATCH, 0, 1)      \
-	X(notebook_edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 1)                    \
+	X(read, LU_TOOL_READS, LU_TOOL_RO_, 1, 1, "Read a file")               \
+	X(ls, LU_TOOL_READS, LU_TOOL_RO_, 1, 1, "List a folder tree")          \
+	X(glob, LU_TOOL_READS, LU_TOOL_RO_, 1, 1, "Find files by pattern")     \
+	X(grep, LU_TOOL_READS, LU_TOOL_RO_, 1, 1, "Search file contents")      \
+	X(edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 0,                             \
+	  "Edit a file (replace text)")                                        \
+	X(multi_edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 0,                       \
+	  "Several edits to one file")                                         \
+	X(write, LU_TOOL_WRITES, LU_TOOL_RW_ | LU_TOOL_IDEMPOTENT, 1, 0,       \
+	  "Create or replace a file")                                          \
+	X(apply_patch, LU_TOOL_WRITES, LU_TOOL_RW_ | LU_TOOL_PATCH, 0, 1,      \
+	  "Apply a patch")                                                     \
+	X(notebook_edit, LU_TOOL_WRITES, LU_TOOL_RW_, 1, 1,                    \
+	  "Edit a notebook cell")                                              \
 	X(bash, LU_TOOL_EXECS, LU_TOOL_RW_ | LU_TOOL_SHELL | LU_TOOL_PROCESS,  \
-	  1, 1)                                                                \
+	  1, 1, "Run a shell command")                                         \
 	X(bash_output, LU_TOOL_READS, LU_TOOL_READ_ONLY | LU_TOOL_PROCESS, 1, \
-	  1)                                                                   \
+	  1, "Read a background command's output")                             \
 	X(kill_shell, LU_TOOL_EXECS,                                           \
-	  LU_TOOL_RW_ | LU_TOOL_IDEMPOTENT | LU_TOOL_PROCESS, 1, 1)            \
+	  LU_TOOL_RW_ | LU_TOOL_IDEMPOTENT | LU_TOOL_PROCESS, 1, 1,            \
+	  "Stop a background command")                                         \
 	X(write_stdin, LU_TOOL_EXECS,                                          \
-	  LU_TOOL_RW_ | LU_TOOL_STDIN | LU_TOOL_PROCESS, 1, 1)                 \
-	X(todo_write, LU_TOOL_READS, LU_TOOL_IDEMPOTENT, 1, 1)                 \
-	X(todo_read, LU_TOOL_READS, LU_TOOL_RO_, 1, 1)
+	  LU_TOOL_RW_ | LU_TOOL_STDIN | LU_TOOL_PROCESS, 1, 1,                 \
+	  "Send text to a background command")                                 \
+	X(todo_write, LU_TOOL_READS, LU_TOOL_IDEMPOTENT, 1, 1,                 \
+	  "Replace the todo list")                                             \
+	X(todo_read, LU_TOOL_READS, LU_TOOL_RO_, 1, 1, "Read the todo list")
 
 /* Select an X-macro entry by its 1/0 set column. */
 #define LU_IF_1(...) __VA_ARGS__
@@ -67,7 +76,8 @@ enum {
 typedef struct lu_tool {
 	const char *name;
 	lu_tool_kind kind;
-	unsigned flags; /* LU_TOOL_* facts */
+	unsigned flags;    /* LU_TOOL_* facts */
+	const char *title; /* a short human title (MCP annotations) */
 } lu_tool;
 
 /* The row of a harness tool name (exact, case-sensitive), or NULL. */
