@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "../util/buf.h"
 #include "../util/sha256.h"
+#include "../util/array.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -591,15 +592,9 @@ static void case_expect(corpus_case *k, unsigned long lineno, char *line)
 		case_format_error(k, lineno, "unknown key");
 		return;
 	}
-	if (k->nex == k->capex) {
-		size_t cap = k->capex ? k->capex * 2 : 8;
-		expect *ex = realloc(k->ex, cap * sizeof *ex);
-		if (!ex) {
-			case_format_error(k, lineno, "out of memory");
-			return;
-		}
-		k->ex = ex;
-		k->capex = cap;
+	if (!lu_reserve(&k->ex, &k->capex, k->nex + 1)) {
+		case_format_error(k, lineno, "out of memory");
+		return;
 	}
 	expect *e = &k->ex[k->nex];
 	e->key = xstrdup(line);

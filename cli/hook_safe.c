@@ -25,43 +25,8 @@
 #include <string.h>
 
 #include "hook.h"
+#include "../util/path.h"
 #include "locus/shell.h"
-
-/* Lexical normalisation of an absolute path: "//" and "." collapse, ".."
- * pops (never above "/").  Returns malloc'd text. */
-static char *collapse_abs(const char *p)
-{
-	size_t n = strlen(p);
-	char *out = malloc(n + 2);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	out[o++] = '/';
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *e = strchr(p, '/');
-		size_t sl = e ? (size_t)(e - p) : strlen(p);
-		if (sl == 1 && p[0] == '.') {
-			/* nothing */
-		} else if (sl == 2 && p[0] == '.' && p[1] == '.') {
-			while (o > 1 && out[o - 1] != '/')
-				o--;
-			if (o > 1)
-				o--;
-		} else {
-			if (o > 1)
-				out[o++] = '/';
-			memcpy(out + o, p, sl);
-			o += sl;
-		}
-		p += sl;
-	}
-	out[o] = '\0';
-	return out;
-}
 
 /* Is `p` equal to `root` or below it?  Both collapsed absolute paths. */
 static bool under(const char *root, const char *p)
@@ -90,8 +55,8 @@ static bool path_inside(const char *root, const char *base, const char *p,
 		if (joined)
 			snprintf(joined, n, "%s/%s", base, p);
 	}
-	char *abs = joined ? collapse_abs(joined) : NULL;
-	char *rt = collapse_abs(root);
+	char *abs = joined ? lu_path_collapse(joined, NULL) : NULL;
+	char *rt = lu_path_collapse(root, NULL);
 	bool ok = abs && rt && under(rt, abs);
 	if (ok && resolve) {
 		char real[PATH_MAX], realroot[PATH_MAX];

@@ -33,6 +33,7 @@
 #include "fuzz/bypass/gen.h"
 #include "policy_cli.h"
 #include "policy_fuzz.h"
+#include "../util/array.h"
 
 static double now(void)
 {
@@ -128,14 +129,8 @@ static pf_finding *finding_for(pf_ctx *c, size_t rule, const char *intent)
 	for (size_t i = 0; i < c->nfound; i++)
 		if (c->found[i].rule == rule && !strcmp(c->found[i].intent, intent))
 			return &c->found[i];
-	if (c->nfound == c->capfound) {
-		size_t cap = c->capfound ? c->capfound * 2 : 32;
-		pf_finding *n = realloc(c->found, cap * sizeof *n);
-		if (!n)
-			return NULL;
-		c->found = n;
-		c->capfound = cap;
-	}
+	if (!lu_reserve(&c->found, &c->capfound, c->nfound + 1))
+		return NULL;
 	pf_finding *f = &c->found[c->nfound];
 	memset(f, 0, sizeof *f);
 	f->rule = rule;

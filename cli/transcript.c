@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "transcript.h"
 #include "../util/utf8.h"
+#include "../util/array.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -171,15 +172,9 @@ int tr_add_call(tr_reader *r, const char *time, const char *tool,
 		replace(&old->status, status);
 		return 0;
 	}
-	if (s->ncalls == s->capcalls) {
-		size_t cap = s->capcalls ? s->capcalls * 2 : 64;
-		tr_call *n = realloc(s->calls, cap * sizeof *n);
-		if (!n) {
-			s->oom = 1;
-			return -1;
-		}
-		s->calls = n;
-		s->capcalls = cap;
+	if (!lu_reserve(&s->calls, &s->capcalls, s->ncalls + 1)) {
+		s->oom = 1;
+		return -1;
 	}
 	tr_call c = {
 		.file = r->file,
@@ -216,14 +211,8 @@ void tr_result(tr_reader *r, const char *id, const char *status)
 		replace(&c->status, status);
 		return;
 	}
-	if (r->npending == r->cappending) {
-		size_t cap = r->cappending ? r->cappending * 2 : 16;
-		struct tr_pending *n = realloc(r->pending, cap * sizeof *n);
-		if (!n)
-			return;
-		r->pending = n;
-		r->cappending = cap;
-	}
+	if (!lu_reserve(&r->pending, &r->cappending, r->npending + 1))
+		return;
 	char *i = strdup(id), *st = strdup(status);
 	if (!i || !st) {
 		free(i);
@@ -280,14 +269,8 @@ tr_agent tr_detect(const cJSON *rec)
 
 static int add_file(tr_set *s, const char *path)
 {
-	if (s->nfiles == s->capfiles) {
-		size_t cap = s->capfiles ? s->capfiles * 2 : 16;
-		tr_file *n = realloc(s->files, cap * sizeof *n);
-		if (!n)
-			return -1;
-		s->files = n;
-		s->capfiles = cap;
-	}
+	if (!lu_reserve(&s->files, &s->capfiles, s->nfiles + 1))
+		return -1;
 	tr_file f = {.path = strdup(path)};
 	if (!f.path)
 		return -1;
@@ -504,14 +487,8 @@ static int read_dir(tr_set *s, const char *path, int depth)
 	while ((e = readdir(d)) != NULL) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			char **nn = realloc(names, nc * sizeof *nn);
-			if (!nn)
-				break;
-			names = nn;
-			cap = nc;
-		}
+		if (!lu_reserve(&names, &cap, n + 1))
+			break;
 		size_t len = strlen(path) + strlen(e->d_name) + 2;
 		if (!(names[n] = malloc(len)))
 			break;

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "../util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -771,14 +772,8 @@ static int cmp_dirent(const void *a, const void *b)
 static int push_ent(locus_dirent **ents, size_t *n, size_t *cap,
                     const char *name, const struct stat *st)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 32;
-		locus_dirent *ne = realloc(*ents, nc * sizeof *ne);
-		if (!ne)
-			return LOCUS_ENOMEM;
-		*ents = ne;
-		*cap = nc;
-	}
+	if (!lu_reserve(ents, cap, *n + 1))
+		return LOCUS_ENOMEM;
 	locus_dirent *d = &(*ents)[*n];
 	d->name = strdup(name);
 	if (!d->name)
@@ -1080,14 +1075,8 @@ static int l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	int rc = ensure_state(lb, err);
 	if (rc)
 		return rc;
-	if (lb->njobs == lb->cap_jobs) {
-		size_t nc = lb->cap_jobs ? lb->cap_jobs * 2 : 8;
-		job *nj = realloc(lb->jobs, nc * sizeof *nj);
-		if (!nj)
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
-		lb->jobs = nj;
-		lb->cap_jobs = nc;
-	}
+	if (!lu_reserve(&lb->jobs, &lb->cap_jobs, lb->njobs + 1))
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	unsigned id = ++lb->seq;
 	char outp[4200], inp[4200];
 	snprintf(outp, sizeof outp, "%s/%u.out", lb->state_dir, id);

@@ -6,6 +6,7 @@
  * above it.  mtime is a counter, so newer writes sort first in glob.
  */
 #include "internal.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,17 +168,11 @@ static int m_write(locus_backend *b, const char *path, const char *data,
 		free(m->files[i].data);
 		free(rel);
 	} else {
-		if (m->n == m->cap) {
-			size_t nc = m->cap ? m->cap * 2 : 16;
-			mfile *nf = realloc(m->files, nc * sizeof *nf);
-			if (!nf) {
-				free(copy);
-				free(rel);
-				return lh_err(err, LOCUS_ENOMEM,
-				              "out of memory");
-			}
-			m->files = nf;
-			m->cap = nc;
+		if (!lu_reserve(&m->files, &m->cap, m->n + 1)) {
+			free(copy);
+			free(rel);
+			return lh_err(err, LOCUS_ENOMEM,
+			              "out of memory");
 		}
 		memmove(&m->files[i + 1], &m->files[i],
 		        (m->n - i) * sizeof *m->files);
@@ -234,14 +229,8 @@ static int m_remove(locus_backend *b, const char *path, locus_error *err)
 static int add_ent(locus_dirent **out, size_t *n, size_t *cap, const char *name,
                    size_t nl, bool dir, const mfile *f)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		locus_dirent *ne = realloc(*out, nc * sizeof *ne);
-		if (!ne)
-			return LOCUS_ENOMEM;
-		*out = ne;
-		*cap = nc;
-	}
+	if (!lu_reserve(out, cap, *n + 1))
+		return LOCUS_ENOMEM;
 	locus_dirent *d = &(*out)[*n];
 	d->name = strndup(name, nl);
 	if (!d->name)

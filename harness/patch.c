@@ -15,6 +15,7 @@
  * exactly, then ignoring trailing blanks, then ignoring surrounding blanks.
  */
 #include "internal.h"
+#include "../util/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +33,8 @@ typedef struct svec {
 
 static bool svec_push(svec *a, const char *s, size_t n)
 {
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 16;
-		sv *nv = realloc(a->v, nc * sizeof *nv);
-		if (!nv)
-			return false;
-		a->v = nv;
-		a->cap = nc;
-	}
+	if (!lu_reserve(&a->v, &a->cap, a->n + 1))
+		return false;
 	a->v[a->n++] = (sv){s, n};
 	return true;
 }
@@ -151,14 +146,8 @@ static int fail(char **msg, const char *fmt, const char *arg, size_t line)
 
 static lh_change *add_change(lh_change **c, size_t *n, size_t *cap)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		lh_change *x = realloc(*c, nc * sizeof *x);
-		if (!x)
-			return NULL;
-		*c = x;
-		*cap = nc;
-	}
+	if (!lu_reserve(c, cap, *n + 1))
+		return NULL;
 	memset(&(*c)[*n], 0, sizeof **c);
 	return &(*c)[(*n)++];
 }

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "../util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -814,15 +815,8 @@ static int parse_find(const char *o, size_t ol, bool files_only, size_t max,
 		}
 		const char *name = p + 1 + used;
 		if (!(files_only && type != 'f') && *name) {
-			if (*n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				locus_dirent *ne =
-				    realloc(*out, nc * sizeof *ne);
-				if (!ne)
-					return LOCUS_ENOMEM;
-				*out = ne;
-				cap = nc;
-			}
+			if (!lu_reserve(out, &cap, *n + 1))
+				return LOCUS_ENOMEM;
 			locus_dirent *d = &(*out)[*n];
 			d->name = strndup(name, (size_t)(z - name));
 			if (!d->name)
@@ -1116,14 +1110,8 @@ static void s_collect(session_backend *sb, sjob *j)
 
 static sjob *s_add_job(session_backend *sb, unsigned id)
 {
-	if (sb->njobs == sb->cap) {
-		size_t nc = sb->cap ? sb->cap * 2 : 8;
-		sjob *nj = realloc(sb->jobs, nc * sizeof *nj);
-		if (!nj)
-			return NULL;
-		sb->jobs = nj;
-		sb->cap = nc;
-	}
+	if (!lu_reserve(&sb->jobs, &sb->cap, sb->njobs + 1))
+		return NULL;
 	sjob *j = &sb->jobs[sb->njobs++];
 	memset(j, 0, sizeof *j);
 	j->n = id;

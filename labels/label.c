@@ -14,6 +14,7 @@
 #include "../knowledge/programs.h"
 #include "pack.h"
 #include "../util/regex.h"
+#include "../util/array.h"
 
 /* ---- the floor -------------------------------------------------------- */
 
@@ -359,15 +360,9 @@ static void add_reason(locus_shell_verdict *v, const char *r)
 	for (size_t i = 0; i < v->nreasons; i++)
 		if (v->reasons[i] == r || strcmp(v->reasons[i], r) == 0)
 			return;
-	if (v->nreasons == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-		const char **grown = realloc(v->reasons, cap * sizeof *grown);
-		if (!grown) {
-			v->oom = true;
-			return;
-		}
-		v->reasons = grown;
-		v->cap = cap;
+	if (!lu_reserve(&v->reasons, &v->cap, v->nreasons + 1)) {
+		v->oom = true;
+		return;
 	}
 	v->reasons[v->nreasons++] = r;
 }

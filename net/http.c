@@ -8,6 +8,7 @@
  * callback streams 2xx bodies to the caller and buffers everything else.
  */
 #include "net/http.h"
+#include "../util/array.h"
 
 #include <curl/curl.h>
 #include <openssl/rand.h>
@@ -140,14 +141,8 @@ static int fail(locus_error *err, int code, const char *fmt, ...)
 
 int lhttp_headers_add(lhttp_headers *h, const char *name, const char *value)
 {
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 8;
-		lhttp_header *v = realloc(h->v, cap * sizeof *v);
-		if (!v)
-			return LOCUS_ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (!lu_reserve(&h->v, &h->cap, h->n + 1))
+		return LOCUS_ENOMEM;
 	char *n = strdup(name), *val = strdup(value ? value : "");
 	if (!n || !val) {
 		free(n);

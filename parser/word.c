@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "walk.h"
+#include "../util/sha256.h"
 
 bool lp_wordvec_push(lp_arena *a, lp_wordvec *wv, lp_word w)
 {
@@ -74,17 +75,6 @@ bool lp_has_descendant(lp_tree *t, TSNode n, TSSymbol sym, TSSymbol sym2)
 }
 
 /* ---- $'...' -------------------------------------------------------------- */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static bool put_utf8(lp_arena *a, lp_buf *b, uint32_t cp)
 {
@@ -151,9 +141,9 @@ bool lp_ansi_c_decode(lp_arena *a, lp_buf *out, const char *s, size_t n)
 		if (e == 'x' || e == 'u' || e == 'U') {
 			size_t max = e == 'x' ? 2 : e == 'u' ? 4 : 8;
 			j = i + 2;
-			for (k = 0; k < max && j < n && hexval(s[j]) >= 0;
+			for (k = 0; k < max && j < n && lu_hex_digit(s[j]) >= 0;
 			     k++, j++)
-				v = v * 16 + (uint32_t)hexval(s[j]);
+				v = v * 16 + (uint32_t)lu_hex_digit(s[j]);
 			if (k == 0) { /* no digits: kept as written */
 				if (!lp_buf_append(a, out, s + i, 2))
 					return false;

@@ -30,6 +30,9 @@
 #include "internal.h"
 #include "../util/buf.h"
 #include "../util/regex.h"
+#include "../util/path.h"
+#include "../util/tools.h"
+#include "../util/array.h"
 
 #define PL_MAX_RULE 4096
 #define DYN '\x01' /* stands for a word whose value is unknown */
@@ -79,7 +82,7 @@ struct pl_rule {
 	bool here;          /* written "./x" */
 };
 
-/* Tool families, over names normalised by norm_tool(). */
+/* Tool families, over names normalised by lu_tool_norm(). */
 static const char *const edit_tools[] = {"edit", "write", "multiedit",
                                          "applypatch", "notebookedit",
                                          "append", NULL};
@@ -95,19 +98,6 @@ static bool in_list(const char *const *l, const char *s)
 		if (strcmp(*l, s) == 0)
 			return true;
 	return false;
-}
-
-/* Lower case, '_' and '-' dropped: "MultiEdit", "multi_edit" -> "multiedit".
- * Not for mcp__ names, whose underscores are structure. */
-static void norm_tool(const char *in, char *out, size_t cap)
-{
-	size_t n = 0;
-	for (; *in && n + 1 < cap; in++) {
-		if (*in == '_' || *in == '-')
-			continue;
-		out[n++] = (char)tolower((unsigned char)*in);
-	}
-	out[n] = '\0';
 }
 
 static bool is_mcp(const char *s)
@@ -140,14 +130,8 @@ void pl_rule_free(pl_rule *r)
 
 int pl_rules_push(pl_rules *rs, pl_rule *r)
 {
-	if (rs->n == rs->cap) {
-		size_t nc = rs->cap ? rs->cap * 2 : 8;
-		pl_rule **ni = realloc(rs->items, nc * sizeof(*ni));
-		if (!ni)
-			return LOCUS_ENOMEM;
-		rs->items = ni;
-		rs->cap = nc;
-	}
+	if (!lu_reserve(&rs->items, &rs->cap, rs->n + 1))
+		return LOCUS_ENOMEM;
 	rs->items[rs->n++] = r;
 	return 0;
 }
@@ -521,7 +505,7 @@ int pl_rule_parse(pl_rule **out, const char *text, const pl_rule_ctx *ctx,
 		goto out;
 	}
 	char norm[128];
-	norm_tool(r->name, norm, sizeof(norm));
+	lu_tool_norm(r->name, norm, sizeof(norm));
 	if (strchr(r->name, '*') && strcmp(r->name, "*") != 0 &&
 	    !is_mcp(r->name)) {
 		rc = fail(why, wl, "`*` in a tool name is only allowed as `*` or in "
@@ -864,7 +848,7 @@ static int cmd_rule_match(const pl_rule *r, const locus_shell_command *c,
 static bool rule_tool_matches(const pl_rule *r, const char *tool)
 {
 	char norm[128];
-	norm_tool(tool, norm, sizeof(norm));
+	lu_tool_norm(tool, norm, sizeof(norm));
 	switch (r->group) {
 	case G_ANY: return true;
 	case G_BASH: return !is_mcp(tool) && in_list(bash_tools, norm);
@@ -893,7 +877,7 @@ static bool rule_tool_matches(const pl_rule *r, const char *tool)
 		if (is_mcp(tool))
 			return false;
 		char rn[128];
-		norm_tool(r->name, rn, sizeof(rn));
+		lu_tool_norm(r->name, rn, sizeof(rn));
 		return strcmp(rn, norm) == 0;
 	}
 	}
@@ -914,16 +898,10 @@ static void spush(strs *s, char *v)
 		s->oom = true;
 		return;
 	}
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 8;
-		char **nv = realloc(s->v, nc * sizeof(*nv));
-		if (!nv) {
-			free(v);
-			s->oom = true;
-			return;
-		}
-		s->v = nv;
-		s->cap = nc;
+	if (!lu_reserve(&s->v, &s->cap, s->n + 1)) {
+		free(v);
+		s->oom = true;
+		return;
 	}
 	s->v[s->n++] = v;
 }
@@ -984,66 +962,11 @@ static void patch_paths(const char *patch, strs *out)
 	}
 }
 
-/* Lexical normalisation: collapse "//" and ".", resolve "..".  `abs`
- * keeps a leading '/'.  *escapes: a relative path climbing out. */
-static char *collapse(const char *in, bool *escapes)
-{
-	bool abs = in[0] == '/';
-	size_t n = strlen(in);
-	char *out = malloc(n + 2);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	size_t floor = 0; /* output length that ".." may not pop below */
-	if (abs)
-		out[o++] = '/';
-	floor = o;
-	const char *p = in;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *e = strchr(p, '/');
-		size_t sl = e ? (size_t)(e - p) : strlen(p);
-		if (sl == 1 && p[0] == '.') {
-			/* skip */
-		} else if (sl == 2 && p[0] == '.' && p[1] == '.') {
-			if (o > floor) {
-				while (o > floor && out[o - 1] != '/')
-					o--;
-				if (o > floor)
-					o--; /* the separator */
-				else if (abs)
-					o = floor;
-			} else if (!abs) {
-				if (escapes)
-					*escapes = true;
-				if (o)
-					out[o++] = '/';
-				memcpy(out + o, "..", 2);
-				o += 2;
-				floor = o;
-			}
-		} else {
-			if (o > 0 && out[o - 1] != '/')
-				out[o++] = '/';
-			memcpy(out + o, p, sl);
-			o += sl;
-		}
-		p += sl;
-	}
-	if (o == 0)
-		out[o++] = '.';
-	out[o] = '\0';
-	return out;
-}
-
 /* `abs` (collapsed) relative to `root`: "." for the root itself, NULL
  * when it is not under it.  Malloc'd; *oom on allocation failure. */
 static char *rel_to(const char *abs, const char *root, bool *oom)
 {
-	char *rt = collapse(root, NULL);
+	char *rt = lu_path_collapse(root, NULL);
 	char *rel = NULL;
 	if (!rt) {
 		*oom = true;
@@ -1099,14 +1022,14 @@ static int path_match(const pl_rule *r, const char *path,
 	char *abs = NULL, *rel = NULL;
 	int res = 0;
 	if (path[0] == '/') {
-		abs = collapse(path, NULL);
+		abs = lu_path_collapse(path, NULL);
 		oom = !abs;
 	} else if (call_root) {
 		size_t l = strlen(call_root) + strlen(path) + 2;
 		char *j = malloc(l);
 		if (j) {
 			snprintf(j, l, "%s/%s", call_root, path);
-			abs = collapse(j, NULL);
+			abs = lu_path_collapse(j, NULL);
 			free(j);
 		}
 		oom = !abs;
@@ -1115,7 +1038,7 @@ static int path_match(const pl_rule *r, const char *path,
 		rel = rel_to(abs, base, &oom);
 	else if (!oom && !abs && path[0] != '/') {
 		/* no workspace known: the path relative to an unknown root */
-		rel = collapse(path, &esc);
+		rel = lu_path_collapse(path, &esc);
 		oom = !rel;
 		if (esc) {
 			free(rel);
@@ -1166,7 +1089,7 @@ static char *resolved_path(const char *path, const char *root)
 		return NULL;
 	if (!realpath(joined, real))
 		return NULL;
-	char *col = collapse(joined, NULL);
+	char *col = lu_path_collapse(joined, NULL);
 	bool same = col && strcmp(col, real) == 0;
 	free(col);
 	if (same)
@@ -1269,7 +1192,7 @@ typedef struct elems {
 static void call_elems(const pl_call *call, elems *e)
 {
 	char norm[128];
-	norm_tool(call->tool, norm, sizeof(norm));
+	lu_tool_norm(call->tool, norm, sizeof(norm));
 	memset(e, 0, sizeof(*e));
 	if (!is_mcp(call->tool) && in_list(bash_tools, norm)) {
 		e->family = S_CMD;
@@ -1374,7 +1297,7 @@ static int file_rule_kind(const pl_rule *r)
 	if (r->group == G_EDIT)
 		return PL_PATHS_WRITE;
 	char norm[128];
-	norm_tool(r->name, norm, sizeof(norm));
+	lu_tool_norm(r->name, norm, sizeof(norm));
 	if (r->group == G_NAME && !is_mcp(r->name) && in_list(edit_tools, norm))
 		return PL_PATHS_WRITE;
 	if (r->group == G_NAME && !is_mcp(r->name) && in_list(read_tools, norm))

@@ -53,6 +53,13 @@
 	                          sizeof *(a)->contents)                       \
 	         : NULL)
 
+/* The same growth for a (pointer, size_t capacity) pair of any struct whose
+   fields are not an Array(T): make room for `need` elements in *ptr.
+   False when out of memory (nothing changed).
+       if (!lu_reserve(&rs->items, &rs->cap, rs->n + 1)) return ENOMEM; */
+#define lu_reserve(ptr, cap, need)                                             \
+	lu_array__reserve((ptr), (cap), (need), sizeof **(ptr))
+
 /* A pointer to element i; asserts i < size. */
 #define lu_array_get(a, i)                                                     \
 	(assert((size_t)(i) < (a)->size), &(a)->contents[(size_t)(i)])
