@@ -1441,6 +1441,10 @@ static bool t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
 		return false;
 	}
 	cJSON *copy = cJSON_CreateArray();
+	if (!copy) {
+		lh_buf_puts(out, "out of memory");
+		return false;
+	}
 	const cJSON *t;
 	int k = 0;
 	cJSON_ArrayForEach(t, todos)

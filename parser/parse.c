@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "walk.h"
 #include "../util/utf8.h"
 
@@ -92,6 +93,7 @@ int locus_shell_parser_new(locus_shell_parser **out,
 		return LOCUS_EINVALID;
 	locus_shell_parser *p = calloc(1, sizeof *p);
 	lp_syms *sy = calloc(1, sizeof *sy);
+	locus__alloc_failed_reset(); /* util/alloc.h */
 	TSParser *ts = ts_parser_new();
 	if (!p || !sy || !ts) {
 		free(p);
@@ -101,11 +103,12 @@ int locus_shell_parser_new(locus_shell_parser **out,
 		return LOCUS_ENOMEM;
 	}
 	const TSLanguage *lang = tree_sitter_bash();
-	if (!ts_parser_set_language(ts, lang) || !lp_syms_init(sy, lang)) {
+	if (!ts_parser_set_language(ts, lang) || !lp_syms_init(sy, lang) ||
+	    locus__alloc_failed()) {
 		free(p);
 		free(sy);
 		ts_parser_delete(ts);
-		return LOCUS_EINVALID;
+		return locus__alloc_failed() ? LOCUS_ENOMEM : LOCUS_EINVALID;
 	}
 	p->ts = ts;
 	p->syms = sy;
@@ -119,8 +122,13 @@ int locus_shell_parser_new(locus_shell_parser **out,
 		p->opts.budget_ms = LOCUS_SHELL_DEFAULT_BUDGET_MS;
 	if (!p->opts.max_commands)
 		p->opts.max_commands = LOCUS_SHELL_DEFAULT_MAX_COMMANDS;
-	/* The see-through side's pattern table; it copes with NULL. */
+	/* The see-through side's pattern table; it copes with NULL, but a
+	   parser made under a failed allocation is not made (alloc.h). */
 	p->inline_table = lp_inline_table_new();
+	if (!p->inline_table) {
+		locus_shell_parser_free(p);
+		return LOCUS_ENOMEM;
+	}
 	*out = p;
 	return 0;
 }
@@ -323,6 +331,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		return NULL;
 	if (!line)
 		len = 0;
+	locus__alloc_failed_reset(); /* any failure below: NULL (util/alloc.h) */
 	lp_arena arena;
 	lp_arena_init(&arena);
 	locus_shell_result *r = lp_arena_alloc(&arena, sizeof *r);
@@ -373,7 +382,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		lp_checks_shell_input(&ctx);
 	}
 
-	if (r->arena.failed) {
+	if (r->arena.failed || locus__alloc_failed()) {
 		lp_arena a = r->arena;
 		lp_arena_release(&a);
 		return NULL;

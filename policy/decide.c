@@ -100,8 +100,10 @@ static void add_check(locus_decision *d, locus_outcome o, bool waive,
 }
 
 /* "['a', 'b']": the labels of `d` that are in `set` or equal `extra`,
- * sorted, as the original (Python) printed them.  NULL when none. */
-static char *intersect(const locus_decision *d, const pl_strset *set,
+ * sorted, as the original (Python) printed them.  NULL when none, or when
+ * out of memory: then d->oom, so a skipped check never allows
+ * (tests/test_allocfail.c). */
+static char *intersect(locus_decision *d, const pl_strset *set,
                        const char *extra)
 {
 	size_t len = 3, count = 0;
@@ -115,8 +117,10 @@ static char *intersect(const locus_decision *d, const pl_strset *set,
 	if (!count)
 		return NULL;
 	char *s = malloc(len);
-	if (!s)
+	if (!s) {
+		d->oom = true;
 		return NULL;
+	}
 	size_t o = 0;
 	s[o++] = '[';
 	bool first = true;

@@ -293,10 +293,13 @@ static lu_json_problem parse(cJSON **out, const char *text, size_t len,
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	const char *end = NULL;
+	locus__alloc_failed_reset(); /* cJSON's NULL may be out of memory */
 	*out = cJSON_ParseWithLengthOpts(copy, len, &end, false);
 	size_t off = end && end >= copy && end <= copy + len
 	                     ? (size_t)(end - copy) : 0;
 	free(copy);
+	if (!*out && locus__alloc_failed())
+		return failed(why, LU_JSON_NOMEM, 0);
 	if (!*out) {
 		/* nesting past the limit is refused by cJSON as a syntax
 		   error: say which it was */

@@ -6,6 +6,7 @@
  * labels.h   kinds, exec:* tags, the never-allow floor, Actions
  * policy.h   ControlPolicy, permission rules, the gate, the audit trail
  * harness.h  the coding tools over Local, Memory and Session backends
+ * alloc.h    the allocator hook (process-wide, set before any other call)
  *
  * Link with `pkg-config --cflags --libs locus`.
  */
@@ -17,5 +18,6 @@
 #include "labels.h"
 #include "policy.h"
 #include "harness.h"
+#include "alloc.h"
 
 #endif
