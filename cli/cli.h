@@ -30,6 +30,7 @@ int cli_policy_fuzz(int argc, char **argv);
 int cli_tool(int argc, char **argv);     /* cli/tool.c (harness) */
 int cli_hook(int argc, char **argv);     /* cli/hook.c: agent hooks */
 int cli_mcp(int argc, char **argv);      /* cli/mcp.c: MCP server */
+int cli_runner(int argc, char **argv);   /* cli/runner.c: the box runner */
 
 /*
  * Policy golden cases, hooked into `locus corpus` (cli/corpus.c).  A file is

@@ -33,6 +33,8 @@ static const cli_entry cli_table[] = {
 	{"hook", cli_hook,
 	 "permission hook for claude-code, codex, gemini (JSON on stdin)"},
 	{"mcp", cli_mcp, "serve the harness as an MCP server on stdio"},
+	{"runner", cli_runner,
+	 "the box runner: one agent's run in a sandbox under a gateway"},
 };
 
 #define CLI_TABLE_LEN (sizeof cli_table / sizeof cli_table[0])

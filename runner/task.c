@@ -1,0 +1,219 @@
+/*
+ * runner/task.c - the `task` tool: a child run.  The gateway makes the
+ * child (`POST /internal/v1/runs/{id}/children {call_id, agent, prompt}`
+ * -> `{run_id, admit_token}`), and the child's own runner process runs in
+ * the same box with the child's token, its state under
+ * .locus/children/<child run id>/.  The parent waits for it (up to its own
+ * time left) and gives the model the child's final message, read from the
+ * child's result.json.  The child's token goes only into the child's
+ * environment; the child wipes it like any runner before its commands run.
+ */
+#include "runner/runner.h"
+
+#include "harness/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *const child_fields[] = {"run_id", "admit_token", NULL};
+
+static char *dupmsg(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 1;
+	char *t = malloc(n);
+	if (t)
+		snprintf(t, n, "%s%s", a, b);
+	return t;
+}
+
+/* environ minus LOCUS_*, plus the child's variables and the placeholders
+   the parent holds (the child's manifest may name them too). */
+static char **child_environ(lr_run *r, const char *child_id,
+                            const char *token, const char *state)
+{
+	size_t n = 0;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	char **v = calloc(n + r->secrets.n + 8, sizeof *v);
+	if (!v)
+		return NULL;
+	size_t k = 0;
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "LOCUS_", 6))
+			v[k++] = strdup(*e);
+	const char *pairs[][2] = {{"LOCUS_ADMIT_URL", r->env->url},
+	                          {"LOCUS_ADMIT_TOKEN", token},
+	                          {"LOCUS_RUN_ID", child_id},
+	                          {"LOCUS_RUNNER_ROOT", r->env->root},
+	                          {"LOCUS_RUNNER_STATE_DIR", state},
+	                          {"LOCUS_RUNNER_HARDEN",
+	                           r->env->harden ? "non-dumpable" : NULL}};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		if (!pairs[i][1])
+			continue;
+		char *kv = malloc(strlen(pairs[i][0]) + strlen(pairs[i][1]) + 2);
+		if (kv) {
+			sprintf(kv, "%s=%s", pairs[i][0], pairs[i][1]);
+			v[k++] = kv;
+		}
+	}
+	for (size_t i = 0; i < r->secrets.n; i++) {
+		if (!strcmp(r->secrets.names[i], "LOCUS_ADMIT_TOKEN"))
+			continue;
+		v[k] = malloc(strlen(r->secrets.names[i]) +
+		              strlen(r->secrets.values[i]) + 2);
+		if (v[k])
+			sprintf(v[k++], "%s=%s", r->secrets.names[i],
+			        r->secrets.values[i]);
+	}
+	return v;
+}
+
+static void free_environ(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++) {
+		explicit_bzero(v[i], strlen(v[i]));
+		free(v[i]);
+	}
+	free(v);
+}
+
+/* Wait for pid up to `left` seconds; its exit code, or -1 (killed). */
+static int wait_child(pid_t pid, double left)
+{
+	double end = lh_now() + left;
+	for (;;) {
+		int st;
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (lh_now() > end) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		struct timespec ts = {0, 50 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The child's result.json: its status and final message (or error). */
+static char *child_outcome(lr_run *r, const char *state, int code,
+                           bool *is_error)
+{
+	size_t n = strlen(r->env->root) + strlen(state) + 16;
+	char *p = malloc(n);
+	char buf[65536];
+	size_t got = 0;
+	if (p) {
+		snprintf(p, n, "%s/%s/result.json", r->env->root, state);
+		FILE *f = fopen(p, "re");
+		if (f) {
+			got = fread(buf, 1, sizeof buf, f);
+			fclose(f);
+		}
+		free(p);
+	}
+	cJSON *res = NULL;
+	locus_error err;
+	if (!got || lr_json_parse(buf, got, &res, &err)) {
+		cJSON_Delete(res);
+		*is_error = true;
+		char m[120];
+		snprintf(m, sizeof m, "the child run ended (exit %d) without a "
+		                      "readable result",
+		         code);
+		return strdup(m);
+	}
+	const char *status = lr_json_str(res, "status", NULL);
+	const char *msg = lr_json_str(res, "final_message", NULL);
+	const char *emsg = lr_json_str(res, "error", NULL);
+	*is_error = !status || strcmp(status, "done") || code != 0;
+	char *out;
+	if (!*is_error)
+		out = strdup(msg ? msg : "");
+	else {
+		char head[120];
+		snprintf(head, sizeof head, "the child run ended %s (exit %d)%s",
+		         status ? status : "without a status", code,
+		         emsg ? ": " : "");
+		out = dupmsg(head, emsg ? emsg : "");
+	}
+	cJSON_Delete(res);
+	return out;
+}
+
+char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
+                  bool *is_error)
+{
+	*is_error = true;
+	const char *agent = lr_json_str(args, "agent", NULL);
+	const char *prompt = lr_json_str(args, "prompt", NULL);
+	if (!prompt)
+		return strdup("task needs a \"prompt\" string");
+	cJSON *body = cJSON_CreateObject();
+	if (!body)
+		return NULL;
+	cJSON_AddStringToObject(body, "call_id", call_id);
+	if (agent)
+		cJSON_AddStringToObject(body, "agent", agent);
+	else
+		cJSON_AddNullToObject(body, "agent");
+	cJSON_AddStringToObject(body, "prompt", prompt);
+	char path[300];
+	lr_gw_run_path(&r->gw, "children", path, sizeof path);
+	cJSON *ans = NULL;
+	locus_error err;
+	int rc = lr_gw_request(&r->gw, "POST", path, body, LHTTP_RETRY_UNSENT,
+	                       &ans, NULL, &err);
+	cJSON_Delete(body);
+	const char *cid = ans ? lr_json_str(ans, "run_id", NULL) : NULL;
+	const char *tok = ans ? lr_json_str(ans, "admit_token", NULL) : NULL;
+	if (rc || !cid || !tok || !*tok ||
+	    lr_json_known(ans, child_fields, "the child", &err) ||
+	    strspn(cid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                "0123456789._-") != strlen(cid) ||
+	    !strcmp(cid, ".") || !strcmp(cid, "..") || !*cid ||
+	    !strcmp(cid, r->env->run_id)) {
+		cJSON_Delete(ans);
+		return dupmsg("the gateway did not make a child run: ",
+		              rc ? err.message : "a malformed answer");
+	}
+	char state[400];
+	snprintf(state, sizeof state, "%s/children/%s", r->env->state_dir, cid);
+	char **env = child_environ(r, cid, tok, state);
+	lr_logf(&r->log, "task %s: child run %s", call_id, cid);
+	explicit_bzero((char *)tok, strlen(tok));
+	cJSON_Delete(ans);
+	if (!env)
+		return NULL;
+	const char *exe = r->env->self_exe ? r->env->self_exe : "/proc/self/exe";
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		char *const argv[] = {"locus", "runner", NULL};
+		execve(exe, argv, env);
+		_exit(127);
+	}
+	free_environ(env);
+	if (pid < 0)
+		return strdup("the child runner could not be started");
+	int code = wait_child(pid, lr_run_left(r));
+	lr_logf(&r->log, "task %s: child exit %d", call_id, code);
+	return child_outcome(r, state, code, is_error);
+}
