@@ -13,6 +13,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -222,19 +223,19 @@ static int rewrite_spool(lr_events *e, cJSON **items, size_t from, size_t n)
 			return LOCUS_EIO;
 		return 0;
 	}
-	lh_buf b = {0};
+	lu_buf b = {0};
 	for (size_t k = from; k < n; k++) {
 		char *t = lr_json_canonical(items[k]);
 		if (!t) {
-			lh_buf_free(&b);
+			lu_buf_free(&b);
 			return LOCUS_ENOMEM;
 		}
-		lh_buf_puts(&b, t);
-		lh_buf_puts(&b, "\n");
+		lu_buf_puts(&b, t);
+		lu_buf_puts(&b, "\n");
 		free(t);
 	}
 	int rc = b.oom ? LOCUS_ENOMEM : write_file(e->spool_path, b.d, b.len);
-	lh_buf_free(&b);
+	lu_buf_free(&b);
 	return rc;
 }
 

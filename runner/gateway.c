@@ -7,6 +7,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,9 @@
 #include "runner/json.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
+#include "util/sha256.h"
+#include "util/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,33 +39,12 @@ static void jp_ws(jp *p)
 static int jp_value(jp *p, cJSON **out);
 
 /* One raw UTF-8 sequence at p->i (first byte >= 0x80), copied to b. */
-static int jp_utf8(jp *p, lh_buf *b)
+static int jp_utf8(jp *p, lu_buf *b)
 {
-	const unsigned char *u = (const unsigned char *)p->s + p->i;
-	size_t left = p->n - p->i, len;
-	unsigned cp;
-	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
-		len = 2;
-		cp = u[0] & 0x1f;
-	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
-		len = 3;
-		cp = u[0] & 0x0f;
-	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
-		len = 4;
-		cp = u[0] & 0x07;
-	} else
+	size_t len = lu_utf8_seq(p->s + p->i, p->n - p->i);
+	if (!len)
 		return jp_fail(p, "invalid UTF-8");
-	if (left < len)
-		return jp_fail(p, "truncated UTF-8");
-	for (size_t k = 1; k < len; k++) {
-		if ((u[k] & 0xc0) != 0x80)
-			return jp_fail(p, "invalid UTF-8");
-		cp = (cp << 6) | (u[k] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return jp_fail(p, "invalid UTF-8 (overlong or surrogate)");
-	lh_buf_add(b, p->s + p->i, len);
+	lu_buf_add(b, p->s + p->i, len);
 	p->i += len;
 	return 0;
 }
@@ -73,11 +55,7 @@ static int jp_hex4(jp *p, unsigned *v)
 		return jp_fail(p, "truncated \\u escape");
 	*v = 0;
 	for (int k = 0; k < 4; k++) {
-		char h = p->s[p->i + k];
-		int d = h >= '0' && h <= '9'   ? h - '0'
-		        : h >= 'a' && h <= 'f' ? h - 'a' + 10
-		        : h >= 'A' && h <= 'F' ? h - 'A' + 10
-		                               : -1;
+		int d = lu_hex_digit((unsigned char)p->s[p->i + k]);
 		if (d < 0)
 			return jp_fail(p, "bad \\u escape");
 		*v = (*v << 4) | (unsigned)d;
@@ -86,7 +64,7 @@ static int jp_hex4(jp *p, unsigned *v)
 	return 0;
 }
 
-static void put_cp(lh_buf *b, unsigned cp)
+static void put_cp(lu_buf *b, unsigned cp)
 {
 	char o[4];
 	size_t n;
@@ -109,10 +87,10 @@ static void put_cp(lh_buf *b, unsigned cp)
 		o[3] = (char)(0x80 | (cp & 0x3f));
 		n = 4;
 	}
-	lh_buf_add(b, o, n);
+	lu_buf_add(b, o, n);
 }
 
-static int jp_escape(jp *p, lh_buf *b)
+static int jp_escape(jp *p, lu_buf *b)
 {
 	if (p->i >= p->n)
 		return jp_fail(p, "truncated escape");
@@ -120,7 +98,7 @@ static int jp_escape(jp *p, lh_buf *b)
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *k = c ? strchr(from, c) : NULL;
 	if (k) {
-		lh_buf_add(b, &to[k - from], 1);
+		lu_buf_add(b, &to[k - from], 1);
 		return 0;
 	}
 	if (c != 'u')
@@ -150,7 +128,7 @@ static int jp_escape(jp *p, lh_buf *b)
 /* A string at p->i (the opening quote); *out malloc'd. */
 static int jp_string(jp *p, char **out)
 {
-	lh_buf b = {0};
+	lu_buf b = {0};
 	p->i++;
 	int rc = 0;
 	for (;;) {
@@ -178,21 +156,21 @@ static int jp_string(jp *p, char **out)
 			       (unsigned char)p->s[j] < 0x80 && p->s[j] != '"' &&
 			       p->s[j] != '\\')
 				j++;
-			lh_buf_add(&b, p->s + p->i, j - p->i);
+			lu_buf_add(&b, p->s + p->i, j - p->i);
 			p->i = j;
 		}
 		if (rc)
 			break;
 	}
 	if (!rc && !b.d)
-		lh_buf_add(&b, "", 0);
+		lu_buf_add(&b, "", 0);
 	if (!rc && b.oom)
 		rc = lh_err(p->err, LOCUS_ENOMEM, "out of memory");
 	if (rc) {
-		lh_buf_free(&b);
+		lu_buf_free(&b);
 		return rc;
 	}
-	*out = lh_buf_take(&b);
+	*out = lu_buf_take(&b);
 	return 0;
 }
 
@@ -443,7 +421,7 @@ int lr_json_parse(const char *text, size_t len, cJSON **out, locus_error *err)
 /* Python's repr() of a finite double: the shortest digits that read back
    the same, fixed notation for exponents -4..15 (with ".0" when integral),
    else d[.ddd]e[+-]XX. */
-static void py_float_repr(double v, lh_buf *b)
+static void py_float_repr(double v, lu_buf *b)
 {
 	char tmp[40];
 	int prec;
@@ -466,30 +444,30 @@ static void py_float_repr(double v, lh_buf *b)
 	while (nd > 1 && digits[nd - 1] == '0')
 		nd--;
 	if (neg)
-		lh_buf_puts(b, "-");
+		lu_buf_puts(b, "-");
 	if (exp >= -4 && exp < 16) {
 		if (exp < 0) {
-			lh_buf_puts(b, "0.");
+			lu_buf_puts(b, "0.");
 			for (int k = -1; k > exp; k--)
-				lh_buf_puts(b, "0");
-			lh_buf_add(b, digits, nd);
+				lu_buf_puts(b, "0");
+			lu_buf_add(b, digits, nd);
 		} else {
 			for (int k = 0; k <= exp; k++)
-				lh_buf_add(b, (size_t)k < nd ? &digits[k] : "0", 1);
-			lh_buf_puts(b, ".");
+				lu_buf_add(b, (size_t)k < nd ? &digits[k] : "0", 1);
+			lu_buf_puts(b, ".");
 			if ((size_t)exp + 1 < nd)
-				lh_buf_add(b, digits + exp + 1, nd - (size_t)exp - 1);
+				lu_buf_add(b, digits + exp + 1, nd - (size_t)exp - 1);
 			else
-				lh_buf_puts(b, "0");
+				lu_buf_puts(b, "0");
 		}
 		return;
 	}
-	lh_buf_add(b, digits, 1);
+	lu_buf_add(b, digits, 1);
 	if (nd > 1) {
-		lh_buf_puts(b, ".");
-		lh_buf_add(b, digits + 1, nd - 1);
+		lu_buf_puts(b, ".");
+		lu_buf_add(b, digits + 1, nd - 1);
 	}
-	lh_buf_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+	lu_buf_printf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
 }
 
 static bool lexeme_is_int(const char *s)
@@ -497,27 +475,27 @@ static bool lexeme_is_int(const char *s)
 	return s && !strpbrk(s, ".eE");
 }
 
-static bool put_number(const cJSON *v, lh_buf *b)
+static bool put_number(const cJSON *v, lu_buf *b)
 {
 	const char *lex = v->valuestring;
 	if (lexeme_is_int(lex)) {
-		lh_buf_puts(b, strcmp(lex, "-0") ? lex : "0");
+		lu_buf_puts(b, strcmp(lex, "-0") ? lex : "0");
 		return true;
 	}
 	double d = v->valuedouble;
 	if (!isfinite(d))
 		return false;
 	if (!lex && d == floor(d) && fabs(d) < 9007199254740992.0) {
-		lh_buf_printf(b, "%.0f", d == 0 ? 0.0 : d);
+		lu_buf_printf(b, "%.0f", d == 0 ? 0.0 : d);
 		return true;
 	}
 	py_float_repr(d, b);
 	return true;
 }
 
-static void put_string(const char *s, lh_buf *b)
+static void put_string(const char *s, lu_buf *b)
 {
-	lh_buf_puts(b, "\"");
+	lu_buf_puts(b, "\"");
 	const char *run = s;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -538,16 +516,16 @@ static void put_string(const char *s, lh_buf *b)
 			}
 		}
 		if (esc) {
-			lh_buf_add(b, run, (size_t)(s - run));
-			lh_buf_puts(b, esc);
+			lu_buf_add(b, run, (size_t)(s - run));
+			lu_buf_puts(b, esc);
 			run = s + 1;
 		}
 	}
-	lh_buf_add(b, run, (size_t)(s - run));
-	lh_buf_puts(b, "\"");
+	lu_buf_add(b, run, (size_t)(s - run));
+	lu_buf_puts(b, "\"");
 }
 
-static bool put_value(const cJSON *v, lh_buf *b);
+static bool put_value(const cJSON *v, lu_buf *b);
 
 /* Code-point order: byte order of UTF-8 (keys hold no NUL). */
 static int item_cmp(const void *a, const void *b)
@@ -556,7 +534,7 @@ static int item_cmp(const void *a, const void *b)
 	return strcmp(x->string ? x->string : "", y->string ? y->string : "");
 }
 
-static bool put_object(const cJSON *v, lh_buf *b)
+static bool put_object(const cJSON *v, lu_buf *b)
 {
 	size_t n = 0, k = 0;
 	for (const cJSON *c = v->child; c; c = c->next)
@@ -571,40 +549,40 @@ static bool put_object(const cJSON *v, lh_buf *b)
 	if (n > 1)
 		qsort(items, n, sizeof *items, item_cmp);
 	bool ok = true;
-	lh_buf_puts(b, "{");
+	lu_buf_puts(b, "{");
 	for (size_t i = 0; i < n && ok; i++) {
 		if (i)
-			lh_buf_puts(b, ",");
+			lu_buf_puts(b, ",");
 		put_string(items[i]->string ? items[i]->string : "", b);
-		lh_buf_puts(b, ":");
+		lu_buf_puts(b, ":");
 		ok = put_value(items[i], b);
 	}
-	lh_buf_puts(b, "}");
+	lu_buf_puts(b, "}");
 	free(items);
 	return ok;
 }
 
-static bool put_value(const cJSON *v, lh_buf *b)
+static bool put_value(const cJSON *v, lu_buf *b)
 {
 	if (cJSON_IsNull(v))
-		lh_buf_puts(b, "null");
+		lu_buf_puts(b, "null");
 	else if (cJSON_IsTrue(v))
-		lh_buf_puts(b, "true");
+		lu_buf_puts(b, "true");
 	else if (cJSON_IsFalse(v))
-		lh_buf_puts(b, "false");
+		lu_buf_puts(b, "false");
 	else if (cJSON_IsNumber(v))
 		return put_number(v, b);
 	else if (cJSON_IsString(v))
 		put_string(v->valuestring ? v->valuestring : "", b);
 	else if (cJSON_IsArray(v)) {
-		lh_buf_puts(b, "[");
+		lu_buf_puts(b, "[");
 		for (const cJSON *c = v->child; c; c = c->next) {
 			if (c != v->child)
-				lh_buf_puts(b, ",");
+				lu_buf_puts(b, ",");
 			if (!put_value(c, b))
 				return false;
 		}
-		lh_buf_puts(b, "]");
+		lu_buf_puts(b, "]");
 	} else if (cJSON_IsObject(v))
 		return put_object(v, b);
 	else
@@ -614,12 +592,12 @@ static bool put_value(const cJSON *v, lh_buf *b)
 
 char *lr_json_canonical(const cJSON *v)
 {
-	lh_buf b = {0};
+	lu_buf b = {0};
 	if (!v || !put_value(v, &b) || b.oom) {
-		lh_buf_free(&b);
+		lu_buf_free(&b);
 		return NULL;
 	}
-	return lh_buf_take(&b);
+	return lu_buf_take(&b);
 }
 
 int lr_json_digest(const cJSON *v, char out[72])
@@ -628,7 +606,7 @@ int lr_json_digest(const cJSON *v, char out[72])
 	if (!t)
 		return LOCUS_EINVALID;
 	char hex[65];
-	lh_sha256_hex(t, strlen(t), hex);
+	lu_sha256_hex(t, strlen(t), hex);
 	free(t);
 	snprintf(out, 72, "sha256:%s", hex);
 	return 0;

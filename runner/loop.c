@@ -12,6 +12,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

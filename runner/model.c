@@ -11,6 +11,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,16 @@
 #define LR_MAX_MODEL_BODY (16u << 20)
 
 typedef struct slot {
-	lh_buf id, name, args;
+	lu_buf id, name, args;
 	bool used;
 } slot;
 
 typedef struct sse {
 	lr_run *r;
-	lh_buf line, data, whole;
+	lu_buf line, data, whole;
 	int mode; /* 0 unknown, 1 SSE, 2 one JSON body */
 	bool done;
-	lh_buf content, reasoning;
+	lu_buf content, reasoning;
 	slot calls[LR_MAX_TOOL_CALLS];
 	long prompt_tokens, completion_tokens;
 	double cost;
@@ -97,11 +98,11 @@ static int take_call_delta(sse *s, const cJSON *tc)
 		return fail(s, "a tool call is not of type function");
 	sl->used = true;
 	if (id)
-		lh_buf_puts(&sl->id, id);
+		lu_buf_puts(&sl->id, id);
 	if (name)
-		lh_buf_puts(&sl->name, name);
+		lu_buf_puts(&sl->name, name);
 	if (args)
-		lh_buf_puts(&sl->args, args);
+		lu_buf_puts(&sl->args, args);
 	return 0;
 }
 
@@ -140,11 +141,11 @@ static int take_object(sse *s, const cJSON *o)
 		if (b)
 			return fail(s, "a delta has a mistyped field");
 		if (text && *text) {
-			lh_buf_puts(&s->content, text);
+			lu_buf_puts(&s->content, text);
 			emit_token(s->r, text);
 		}
 		if (think)
-			lh_buf_puts(&s->reasoning, think);
+			lu_buf_puts(&s->reasoning, think);
 		long k = 0;
 		for (const cJSON *tc = tcs ? tcs->child : NULL; tc;
 		     tc = tc->next, k++) {
@@ -193,8 +194,8 @@ static int sse_line(sse *s, const char *l, size_t n)
 	if (n >= 5 && !memcmp(l, "data:", 5)) {
 		size_t o = n > 5 && l[5] == ' ' ? 6 : 5;
 		if (s->data.len)
-			lh_buf_add(&s->data, "\n", 1);
-		lh_buf_add(&s->data, l + o, n - o);
+			lu_buf_add(&s->data, "\n", 1);
+		lu_buf_add(&s->data, l + o, n - o);
 		if (s->data.oom)
 			return fail(s, "out of memory");
 	}
@@ -212,7 +213,7 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *data,
 	if (s->mode == 2) {
 		if (s->whole.len + len > LR_MAX_MODEL_BODY)
 			return fail(s, "longer than 16 MiB");
-		lh_buf_add(&s->whole, data, len);
+		lu_buf_add(&s->whole, data, len);
 		return 0;
 	}
 	for (size_t i = 0; i < len && !s->rc; i++) {
@@ -226,7 +227,7 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *data,
 		} else {
 			if (s->line.len > (4u << 20))
 				return fail(s, "an SSE line longer than 4 MiB");
-			lh_buf_add(&s->line, &c, 1);
+			lu_buf_add(&s->line, &c, 1);
 		}
 	}
 	return s->rc;
@@ -274,8 +275,8 @@ static int finish(sse *s, lr_turn *out)
 		cJSON_AddItemToObject(tc, "function", fn);
 		cJSON_AddItemToArray(out->tool_calls, tc);
 	}
-	out->content = s->content.len ? lh_buf_take(&s->content) : NULL;
-	out->reasoning = s->reasoning.len ? lh_buf_take(&s->reasoning) : NULL;
+	out->content = s->content.len ? lu_buf_take(&s->content) : NULL;
+	out->reasoning = s->reasoning.len ? lu_buf_take(&s->reasoning) : NULL;
 	out->prompt_tokens = s->prompt_tokens;
 	out->completion_tokens = s->completion_tokens;
 	out->cost_usd = s->cost;
@@ -285,15 +286,15 @@ static int finish(sse *s, lr_turn *out)
 
 static void sse_free(sse *s)
 {
-	lh_buf_free(&s->line);
-	lh_buf_free(&s->data);
-	lh_buf_free(&s->whole);
-	lh_buf_free(&s->content);
-	lh_buf_free(&s->reasoning);
+	lu_buf_free(&s->line);
+	lu_buf_free(&s->data);
+	lu_buf_free(&s->whole);
+	lu_buf_free(&s->content);
+	lu_buf_free(&s->reasoning);
 	for (size_t i = 0; i < LR_MAX_TOOL_CALLS; i++) {
-		lh_buf_free(&s->calls[i].id);
-		lh_buf_free(&s->calls[i].name);
-		lh_buf_free(&s->calls[i].args);
+		lu_buf_free(&s->calls[i].id);
+		lu_buf_free(&s->calls[i].name);
+		lu_buf_free(&s->calls[i].args);
 	}
 }
 

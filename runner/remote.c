@@ -11,6 +11,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +30,18 @@ static char *dupf(const char *fmt, const char *a, const char *b)
 
 /* Percent-encode everything but A-Z a-z 0-9 _ . - ~ (space as plus when
    `plus`: the query's form encoding). */
-static void quote(lh_buf *b, const char *s, bool plus)
+static void quote(lu_buf *b, const char *s, bool plus)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
 		    c == '~')
-			lh_buf_add(b, (const char *)&c, 1);
+			lu_buf_add(b, (const char *)&c, 1);
 		else if (c == ' ' && plus)
-			lh_buf_puts(b, "+");
+			lu_buf_puts(b, "+");
 		else
-			lh_buf_printf(b, "%%%02X", c);
+			lu_buf_printf(b, "%%%02X", c);
 	}
 }
 
@@ -55,12 +56,12 @@ static char *scalar(const cJSON *v)
 char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
                         const cJSON *args, bool *is_error)
 {
-	lh_buf tail = {0};
-	lh_buf_puts(&tail, "tools/");
+	lu_buf tail = {0};
+	lu_buf_puts(&tail, "tools/");
 	quote(&tail, t->name, false);
 	char path[600];
 	lr_gw_run_path(&r->gw, tail.d ? tail.d : "", path, sizeof path);
-	lh_buf_free(&tail);
+	lu_buf_free(&tail);
 	cJSON *body = cJSON_CreateObject();
 	if (!body)
 		return NULL;
@@ -303,14 +304,14 @@ static char *mcp_text(const cJSON *answer, const char *mount, bool *is_error)
 	}
 	const cJSON *res = lr_json_obj(answer, "result", NULL);
 	const cJSON *content = res ? lr_json_arr(res, "content", NULL) : NULL;
-	lh_buf b = {0};
+	lu_buf b = {0};
 	for (const cJSON *c = content ? content->child : NULL; c; c = c->next) {
 		const char *type = lr_json_str(c, "type", NULL);
 		const char *text = lr_json_str(c, "text", NULL);
 		if (type && text && !strcmp(type, "text")) {
 			if (b.len)
-				lh_buf_puts(&b, "\n");
-			lh_buf_puts(&b, text);
+				lu_buf_puts(&b, "\n");
+			lu_buf_puts(&b, text);
 		}
 	}
 	bool err = false;
@@ -318,12 +319,12 @@ static char *mcp_text(const cJSON *answer, const char *mount, bool *is_error)
 		lr_json_bool(res, "isError", &err, NULL);
 	*is_error = err || !res;
 	if (!res) {
-		lh_buf_free(&b);
+		lu_buf_free(&b);
 		return dupf("MCP %s: the answer has no result%s", mount, "");
 	}
 	if (!b.d)
-		lh_buf_puts(&b, "");
-	return lh_buf_take(&b);
+		lu_buf_puts(&b, "");
+	return lu_buf_take(&b);
 }
 
 char *lr_remote_mcp(lr_run *r, const lr_tool *t, const cJSON *args,
@@ -372,18 +373,18 @@ static int api_build(const lr_tool *t, const lr_connector *c,
                      size_t cap)
 {
 	cJSON *rest = cJSON_Duplicate(args, 1);
-	lh_buf u = {0};
+	lu_buf u = {0};
 	if (!rest)
 		return LOCUS_ENOMEM;
 	size_t bl = strcspn(c->base_url, "?#");
 	while (bl && c->base_url[bl - 1] == '/')
 		bl--;
-	lh_buf_add(&u, c->base_url, bl);
+	lu_buf_add(&u, c->base_url, bl);
 	int rc = 0;
 	for (const char *p = t->op_path; *p && !rc;) {
 		const char *close = *p == '{' ? strchr(p, '}') : NULL;
 		if (!close) {
-			lh_buf_add(&u, p++, 1);
+			lu_buf_add(&u, p++, 1);
 			continue;
 		}
 		char name[130];
@@ -407,9 +408,9 @@ static int api_build(const lr_tool *t, const lr_connector *c,
 		    rest, q->valuestring);
 		if (v && !cJSON_IsNull(v)) {
 			char *s = scalar(v);
-			lh_buf_puts(&u, first ? "?" : "&");
+			lu_buf_puts(&u, first ? "?" : "&");
 			quote(&u, q->valuestring, true);
-			lh_buf_puts(&u, "=");
+			lu_buf_puts(&u, "=");
 			quote(&u, s ? s : "", true);
 			free(s);
 			first = false;
@@ -425,8 +426,8 @@ static int api_build(const lr_tool *t, const lr_connector *c,
 		rc = LOCUS_EINVALID;
 	}
 	cJSON_Delete(rest);
-	*url = rc ? NULL : lh_buf_take(&u);
-	lh_buf_free(&u);
+	*url = rc ? NULL : lu_buf_take(&u);
+	lu_buf_free(&u);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -227,22 +228,36 @@ static int build_runtime(lr_run *r, locus_error *err)
 	return lhttp_client_new(&r->model_http, &o, err);
 }
 
-/* The secrets: the token and every placeholder the manifest names. */
+/* The secrets: the token, every placeholder the manifest names, and the
+   variables a parent runner named in LOCUS_RUNNER_SECRETS (a child run
+   inherits the parent's placeholders and must wipe them all, not only the
+   ones its own manifest names). */
 static int take_secrets(lr_run *r)
 {
 	const lr_manifest *m = &r->m;
-	size_t n = 2 + m->n_mcp + m->n_api, k = 0;
-	const char **names = calloc(n, sizeof *names);
-	if (!names)
+	const char *inherited = getenv("LOCUS_RUNNER_SECRETS");
+	char *list = strdup(inherited ? inherited : "");
+	size_t n = 3 + m->n_mcp + m->n_api, k = 0;
+	for (const char *p = list ? list : ""; *p; p++)
+		n += *p == ',';
+	const char **names = calloc(n + 1, sizeof *names);
+	if (!names || !list) {
+		free(names);
+		free(list);
 		return LOCUS_ENOMEM;
+	}
 	names[k++] = "LOCUS_ADMIT_TOKEN";
 	names[k++] = m->model_key_env;
 	for (size_t i = 0; i < m->n_mcp; i++)
 		names[k++] = m->mcp[i].credential_env;
 	for (size_t i = 0; i < m->n_api; i++)
 		names[k++] = m->api[i].credential_env;
+	for (char *save = NULL, *t = strtok_r(list, ",", &save); t && k < n;
+	     t = strtok_r(NULL, ",", &save))
+		names[k++] = t;
 	int rc = lr_secrets_take(&r->secrets, names, k);
 	free(names);
+	free(list);
 	return rc;
 }
 

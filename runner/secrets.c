@@ -14,6 +14,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -79,11 +80,11 @@ static bool proc_shows(const lr_secrets *s)
 	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false; /* no /proc: nothing for a command to read either */
-	lh_buf b = {0};
+	lu_buf b = {0};
 	char buf[8192];
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
-		lh_buf_add(&b, buf, (size_t)n);
+		lu_buf_add(&b, buf, (size_t)n);
 	close(fd);
 	bool found = false;
 	for (size_t i = 0; i < s->n && !found && b.d; i++) {
@@ -93,7 +94,7 @@ static bool proc_shows(const lr_secrets *s)
 	}
 	if (b.d)
 		explicit_bzero(b.d, b.len);
-	lh_buf_free(&b);
+	lu_buf_free(&b);
 	return found;
 }
 

@@ -11,6 +11,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,12 +43,14 @@ static char **child_environ(lr_run *r, const char *child_id,
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
 		n++;
-	char **v = calloc(n + r->secrets.n + 8, sizeof *v);
+	char **v = calloc(n + r->secrets.n + 9, sizeof *v);
 	if (!v)
 		return NULL;
 	size_t k = 0;
+	/* the runner's own variables are the child's own, set below */
 	for (char **e = environ; e && *e; e++)
-		if (strncmp(*e, "LOCUS_", 6))
+		if (strncmp(*e, "LOCUS_ADMIT_", 12) && strncmp(*e, "LOCUS_RUN_ID=", 13) &&
+		    strncmp(*e, "LOCUS_RUNNER_", 13))
 			v[k++] = strdup(*e);
 	const char *pairs[][2] = {{"LOCUS_ADMIT_URL", r->env->url},
 	                          {"LOCUS_ADMIT_TOKEN", token},
@@ -65,6 +68,17 @@ static char **child_environ(lr_run *r, const char *child_id,
 			v[k++] = kv;
 		}
 	}
+	/* the names (not values) of every secret, for the child to wipe */
+	lu_buf names = {0};
+	lu_buf_puts(&names, "LOCUS_RUNNER_SECRETS=");
+	for (size_t i = 0; i < r->secrets.n; i++)
+		if (strcmp(r->secrets.names[i], "LOCUS_ADMIT_TOKEN")) {
+			lu_buf_puts(&names, r->secrets.names[i]);
+			lu_buf_puts(&names, ",");
+		}
+	char *nv = lu_buf_take(&names);
+	if (nv)
+		v[k++] = nv;
 	for (size_t i = 0; i < r->secrets.n; i++) {
 		if (!strcmp(r->secrets.names[i], "LOCUS_ADMIT_TOKEN"))
 			continue;

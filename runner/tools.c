@@ -10,6 +10,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -447,13 +447,24 @@ class RunnerTest(unittest.TestCase):
         b.script([{"tool_calls": [{"id": "t1", "name": "task",
                                    "arguments": {"agent": "helper", "prompt": "count files"}}]},
                   lambda msgs: {"content": "parent got: " + msgs[-1]["content"]}])
-        b.script([bash("echo child-was-here > child.txt", "k1"), {"content": "child says hi"}],
+        b.extra_env = {"CONN_PLACEHOLDER": "ph-conn-parent", "_secrets": ["ph-conn-parent"]}
+        b.manifest["api"] = [{"id": "c", "base_url": "http://127.0.0.1:9", "credential_env": "CONN_PLACEHOLDER"}]
+        b.manifest["tools"].append({"name": "noop", "runs": "api:c", "operation": {"path": "/"}})
+        b.script([bash("echo child-was-here > child.txt; env", "k1"), {"content": "child says hi"}],
                  input_="count files")
         try:
             self.assertEqual(b.go(), 0, b.last_stderr)
             child = b.gw.runs["run-1-c1"]
             self.assertEqual(child.results[0]["status"], "done")
             self.assertEqual([a["call_id"] for a in child.admissions], ["k1"])
+            seen = b.tool_results()["k1"]
+            self.assertIn("LOCUS_SENTINEL=visible-sentinel", seen)
+            for s in b.secrets() + [child.token]:
+                self.assertNotIn(s, seen)
+            with open(os.path.join(b.root, ".locus", "children", "run-1-c1", "runner.log")) as f:
+                clog = f.read()
+            for s in b.secrets() + [child.token]:
+                self.assertNotIn(s, clog)
             self.assertEqual(b.run.results[0]["final_message"], "parent got: child says hi")
             self.assertTrue(os.path.exists(os.path.join(b.root, "child.txt")))
             self.assertTrue(os.path.exists(os.path.join(b.root, ".locus", "children", "run-1-c1",
@@ -538,6 +549,24 @@ class RunnerTest(unittest.TestCase):
 
     def test_secrets_kept_from_commands_hardened(self):
         self._secret_case(True)
+
+    def test_digest_vector(self):
+        # the research note's vector, its digest written out (not computed
+        # by the fake): the runner's canonical JSON must reproduce it
+        b = Box(self)
+        b.manifest["definition"] = {"environment": "dev", "limits": {"Mid": {"a": "1", "b": "2"},
+                                    "alpha": [True, False, None], "zeta": 1}, "name": "box-agent",
+                                    "note": "caf\u00e9 \u2013 \"quoted\" \\ back\nslash", "revision": 3}
+        b.manifest["definition_digest"] = \
+            "sha256:566fc5ed4eaa12106b413d569e31c5d2f3074e46af774b9b2bd101af11bb905f"
+        b.script([{"content": "fine"}])
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            b.manifest["definition"]["revision"] = 4
+            b.run.next_ops = [{"op": "start"}]
+            self.assertEqual(b.go(), 2)
+        finally:
+            b.finish()
 
     def test_budget_max_iterations(self):
         b = Box(self)
