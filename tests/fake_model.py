@@ -19,28 +19,10 @@ or "garbage" (a stream with a malformed chunk).  Every request is kept in
 `requests`; violations go to `violations`.
 """
 import json
-import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-from fake_gateway import strict_loads
-
-
-class _H(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def do_POST(self):
-        self.server.owner.handle(self)
-
-    def do_GET(self):
-        self.server.owner.refuse(self, 405, "GET")
+from fake_gateway import Handler, strict_loads
 
 
 class FakeModel:
@@ -51,7 +33,7 @@ class FakeModel:
         self.requests = []
         self.violations = []
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.httpd.owner = self
         self.url = "http://127.0.0.1:%d/v1" % self.httpd.server_address[1]
@@ -106,8 +88,8 @@ class FakeModel:
             return "tool calls left unanswered: %s" % sorted(open_calls)
         return None
 
-    def handle(self, h):
-        if h.path != "/v1/chat/completions":
+    def handle(self, h, method):
+        if method != "POST" or h.path != "/v1/chat/completions":
             return self.refuse(h, 404, "path %s" % h.path)
         if h.headers.get("Authorization") != "Bearer " + self.key:
             return self.refuse(h, 401, "wrong model key")
