@@ -28,21 +28,12 @@ void lr_admission_clear(lr_admission *a)
 	memset(a, 0, sizeof *a);
 }
 
-static char *textf(const char *fmt, const char *a, const char *b)
-{
-	size_t n = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
-	char *t = malloc(n);
-	if (t)
-		snprintf(t, n, fmt, a, b ? b : "");
-	return t;
-}
-
 static void undecided(lr_admission *out, const char *why)
 {
 	out->verdict = LR_UNDECIDED;
-	out->text = textf("not run: the gateway could not decide this call "
-	                  "(%s)",
-	                  why, NULL);
+	out->text = lr_strf("not run: the gateway could not decide this call "
+	                    "(%s)",
+	                    why);
 }
 
 /* Safe in a URL path segment. */
@@ -91,16 +82,14 @@ static void read_answer(const cJSON *a, lr_admission *out)
 	if (!strcmp(outcome, "require_human") && approval && id_ok(approval)) {
 		out->verdict = LR_HOLD;
 		out->approval_id = strdup(approval);
-		char head[300];
-		snprintf(head, sizeof head, "held for a person's approval (%s): ",
-		         approval);
-		out->text = textf("%s%s", head, reason);
+		out->text = lr_strf("held for a person's approval (%s): %s",
+		                    approval, reason);
 		return;
 	}
 	/* deny, an unknown outcome, allow with allowed:false, a hold without
 	   a usable approval id */
 	out->verdict = LR_DENY;
-	out->text = textf("denied by the gateway: %s%s", reason,
+	out->text = lr_strf("denied by the gateway: %s%s", reason,
 	                  strcmp(outcome, "deny") &&
 	                          strcmp(outcome, "require_human")
 	                      ? " (an answer this runner does not run)"
@@ -119,7 +108,7 @@ void lr_admit(lr_run *r, const char *call_id, const char *tool,
 	cJSON_AddStringToObject(body, "run_id", r->env->run_id);
 	cJSON_AddStringToObject(body, "call_id", call_id);
 	cJSON_AddStringToObject(body, "tool", tool);
-	cJSON_AddItemReferenceToObject(body, "arguments", (cJSON *)args);
+	cJSON_AddItemToObject(body, "arguments", cJSON_Duplicate(args, 1));
 	if (approval_id)
 		cJSON_AddStringToObject(body, "approval_id", approval_id);
 	cJSON *ans = NULL;

@@ -6,6 +6,7 @@
 #include "runner/runner.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,21 @@ void lr_logf(lr_log *l, const char *fmt, ...)
 	vfprintf(l->f, fmt, ap);
 	va_end(ap);
 	fputc('\n', l->f);
+}
+
+char *lr_strf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (t) {
+		va_start(ap, fmt);
+		vsnprintf(t, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return t;
 }
 
 void lr_log_close(lr_log *l)

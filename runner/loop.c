@@ -36,14 +36,11 @@ void lr_end_clear(lr_end *e)
 	memset(e, 0, sizeof *e);
 }
 
-static void end_error(lr_end *end, const char *fmt, const char *detail)
+static void end_error(lr_end *end, const char *what, const char *detail)
 {
-	size_t n = strlen(fmt) + strlen(detail) + 1;
 	end->status = "error";
 	free(end->error);
-	end->error = malloc(n);
-	if (end->error)
-		snprintf(end->error, n, fmt, detail);
+	end->error = lr_strf("%s%s", what, detail);
 }
 
 static void add_message(lr_run *r, const char *role, const char *content,
@@ -81,7 +78,7 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 		cJSON_Delete(body);
 		cJSON_Delete(state);
 		cJSON_Delete(waiting);
-		end_error(end, "%s", "out of memory");
+		end_error(end, "", "out of memory");
 		return;
 	}
 	cJSON_AddItemReferenceToObject(state, "messages", r->messages);
@@ -100,7 +97,7 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 	if (rc || !cid || !*cid) {
 		cJSON_Delete(ans);
 		cJSON_Delete(waiting);
-		end_error(end, "the run could not be checkpointed to park: %s",
+		end_error(end, "the run could not be checkpointed to park: ",
 		          rc ? err.message : "no checkpoint_id in the answer");
 		return;
 	}
@@ -142,7 +139,7 @@ static bool run_calls(lr_run *r, const cJSON *calls, int from, lr_end *end)
 		const char *name = fn ? lr_json_str(fn, "name", NULL) : NULL;
 		const char *args = fn ? lr_json_str(fn, "arguments", NULL) : NULL;
 		if (!id || !name || !args) {
-			end_error(end, "%s", "a malformed tool call");
+			end_error(end, "", "a malformed tool call");
 			return false;
 		}
 		lr_call_result res;
@@ -156,7 +153,7 @@ static bool run_calls(lr_run *r, const cJSON *calls, int from, lr_end *end)
 		if (o == LR_FATAL) {
 			free(res.text);
 			cJSON_Delete(res.waiting);
-			end_error(end, "%s", "a tool call failed (out of memory)");
+			end_error(end, "", "a tool call failed (out of memory)");
 			return false;
 		}
 		add_message(r, "tool", res.text, id);
@@ -217,7 +214,7 @@ static void flush(lr_run *r, lr_end *end)
 {
 	locus_error err;
 	if (lr_events_flush(&r->ev, &err) == LOCUS_EINVALID && !end->status)
-		end_error(end, "%s", err.message);
+		end_error(end, "", err.message);
 }
 
 static void agent_loop(lr_run *r, lr_end *end)
@@ -230,7 +227,7 @@ static void agent_loop(lr_run *r, lr_end *end)
 		if (lr_model_call(r, &t, &err)) {
 			lr_logf(&r->log, "model call failed (%s)",
 			        locus_error_code_name(err.code));
-			end_error(end, "the model call failed: %s", err.message);
+			end_error(end, "the model call failed: ", err.message);
 			break;
 		}
 		r->prompt_tokens += t.prompt_tokens;
@@ -370,7 +367,7 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 	if (!kind || !calls ||
 	    lr_json_known(pending, pending_fields, "pending", &err) ||
 	    lr_json_known(resume, resume_fields, "the resume", &err)) {
-		end_error(end, "%s", "the checkpoint's pending call or the resume "
+		end_error(end, "", "the checkpoint's pending call or the resume "
 		                     "is malformed");
 		return;
 	}
@@ -381,7 +378,7 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 	if (!strcmp(kind, "question")) {
 		const cJSON *ans = cJSON_GetObjectItem(resume, "answer");
 		if (!ans) {
-			end_error(end, "%s", "the run waits for an answer, the "
+			end_error(end, "", "the run waits for an answer, the "
 			                     "resume has none");
 			return;
 		}
@@ -397,7 +394,7 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 		const char *got = lr_json_str(resume, "approval_id", NULL);
 		const char *decision = lr_json_str(resume, "decision", NULL);
 		if (!want || !got || strcmp(want, got) || !name || !args) {
-			end_error(end, "%s", "the resume names another approval "
+			end_error(end, "", "the resume names another approval "
 			                     "than the parked call's");
 			return;
 		}
@@ -425,7 +422,7 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 		free(res.text);
 		cJSON_Delete(res.waiting);
 	} else {
-		end_error(end, "%s", "the checkpoint waits for an unknown kind");
+		end_error(end, "", "the checkpoint waits for an unknown kind");
 		return;
 	}
 	run_calls(r, calls, idx + 1, end);
@@ -437,7 +434,7 @@ static void resume_run(lr_run *r, const cJSON *resume, lr_end *end)
 	locus_error err;
 	int rc = load_checkpoint(r, &state, &err);
 	if (rc) {
-		end_error(end, "the checkpoint could not be read: %s", err.message);
+		end_error(end, "the checkpoint could not be read: ", err.message);
 		return;
 	}
 	const cJSON *msgs = lr_json_arr(state, "messages", NULL);
@@ -446,7 +443,7 @@ static void resume_run(lr_run *r, const cJSON *resume, lr_end *end)
 	if (lr_json_known(state, state_fields, "the checkpoint", &err) ||
 	    !msgs || !pending || !ctr || load_counters(r, ctr, &err)) {
 		cJSON_Delete(state);
-		end_error(end, "the checkpoint is malformed: %s", err.message);
+		end_error(end, "the checkpoint is malformed: ", err.message);
 		return;
 	}
 	cJSON_Delete(r->messages);

@@ -76,10 +76,12 @@ static int take_usage(sse *s, const cJSON *u)
 	return 0;
 }
 
-static int take_call_delta(sse *s, const cJSON *tc)
+/* One tool-call delta; `pos` is its place in a whole message (mode 2,
+   where calls carry no index). */
+static int take_call_delta(sse *s, const cJSON *tc, long pos)
 {
 	const char *b = NULL;
-	double idx = 0;
+	double idx = (double)pos;
 	if (!cJSON_IsObject(tc))
 		return fail(s, "a tool call is not an object");
 	if (!lr_json_num(tc, "index", &idx, &b) && s->mode == 1)
@@ -149,11 +151,7 @@ static int take_object(sse *s, const cJSON *o)
 		long k = 0;
 		for (const cJSON *tc = tcs ? tcs->child : NULL; tc;
 		     tc = tc->next, k++) {
-			if (s->mode == 2 && cJSON_IsObject(tc) &&
-			    !cJSON_GetObjectItem(tc, "index"))
-				cJSON_AddNumberToObject((cJSON *)tc, "index",
-				                        (double)k);
-			if (take_call_delta(s, tc))
+			if (take_call_delta(s, tc, k))
 				return s->rc;
 		}
 	}

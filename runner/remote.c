@@ -19,15 +19,6 @@
 #define LR_DECISION_HEADER "x-locus-decision"
 #define LR_MCP_VERSION "2025-06-18"
 
-static char *dupf(const char *fmt, const char *a, const char *b)
-{
-	size_t n = strlen(fmt) + strlen(a) + strlen(b ? b : "") + 1;
-	char *t = malloc(n);
-	if (t)
-		snprintf(t, n, fmt, a, b ? b : "");
-	return t;
-}
-
 /* Percent-encode everything but A-Z a-z 0-9 _ . - ~ (space as plus when
    `plus`: the query's form encoding). */
 static void quote(lu_buf *b, const char *s, bool plus)
@@ -66,7 +57,7 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 	if (!body)
 		return NULL;
 	cJSON_AddStringToObject(body, "call_id", call_id);
-	cJSON_AddItemReferenceToObject(body, "arguments", (cJSON *)args);
+	cJSON_AddItemToObject(body, "arguments", cJSON_Duplicate(args, 1));
 	cJSON *ans = NULL;
 	locus_error err;
 	int rc = lr_gw_request(&r->gw, "POST", path, body, LHTTP_RETRY_UNSENT,
@@ -76,17 +67,17 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 	char *out = NULL;
 	*is_error = true;
 	if (rc)
-		out = dupf("the gateway could not perform %s: %s", t->name,
+		out = lr_strf("the gateway could not perform %s: %s", t->name,
 		           rc == LOCUS_EIO ? "it is unavailable" : err.message);
 	else if (!ans || lr_json_known(ans, fields, "the tool's answer", &err))
-		out = dupf("the gateway's answer for %s is malformed%s",
+		out = lr_strf("the gateway's answer for %s is malformed%s",
 		           t->name, "");
 	else {
 		const cJSON *e = cJSON_GetObjectItem(ans, "error");
 		const cJSON *c = cJSON_GetObjectItem(ans, "content");
 		if (e && !cJSON_IsNull(e) && !cJSON_IsFalse(e)) {
 			char *et = scalar(e);
-			out = dupf("%s failed: %s", t->name, et ? et : "");
+			out = lr_strf("%s failed: %s", t->name, et ? et : "");
 			free(et);
 		} else {
 			*is_error = false;
@@ -300,7 +291,7 @@ static char *mcp_text(const cJSON *answer, const char *mount, bool *is_error)
 		const char *msg = cJSON_IsObject(e) ? lr_json_str(e, "message",
 		                                                  NULL)
 		                                    : NULL;
-		return dupf("MCP %s: %s", mount, msg ? msg : "an error");
+		return lr_strf("MCP %s: %s", mount, msg ? msg : "an error");
 	}
 	const cJSON *res = lr_json_obj(answer, "result", NULL);
 	const cJSON *content = res ? lr_json_arr(res, "content", NULL) : NULL;
@@ -320,7 +311,7 @@ static char *mcp_text(const cJSON *answer, const char *mount, bool *is_error)
 	*is_error = err || !res;
 	if (!res) {
 		lu_buf_free(&b);
-		return dupf("MCP %s: the answer has no result%s", mount, "");
+		return lr_strf("MCP %s: the answer has no result%s", mount, "");
 	}
 	if (!b.d)
 		lu_buf_puts(&b, "");
@@ -359,7 +350,7 @@ char *lr_remote_mcp(lr_run *r, const lr_tool *t, const cJSON *args,
 			answer = c;
 	}
 	char *out = answer ? mcp_text(answer, m->id, is_error)
-	                   : dupf("MCP %s: no answer to tools/call %s", m->id,
+	                   : lr_strf("MCP %s: no answer to tools/call %s", m->id,
 	                          t->name);
 	cJSON_Delete(msgs);
 	return out;
@@ -465,11 +456,11 @@ char *lr_remote_api(lr_run *r, const lr_tool *t, const cJSON *args,
 		lhttp_response resp = {0};
 		rc = lhttp_perform(cl, &req, &resp, &err);
 		if (rc)
-			out = dupf("%s %s: unreachable", t->op_method, c->id);
+			out = lr_strf("%s %s: unreachable", t->op_method, c->id);
 		else if (resp.status >= 300) {
 			char st[32];
 			snprintf(st, sizeof st, "%ld", resp.status);
-			out = dupf("%s answered %s", c->id, st);
+			out = lr_strf("%s answered %s", c->id, st);
 		} else {
 			*is_error = false;
 			out = strdup(resp.body ? resp.body : "");

@@ -73,14 +73,11 @@ static bool safe_rel(const char *s)
 	return true;
 }
 
-static int refuse(lr_end *end, const char *fmt, const char *a)
+static int refuse(lr_end *end, char *why)
 {
 	end->status = "refused";
-	size_t n = strlen(fmt) + strlen(a) + 1;
 	free(end->error);
-	end->error = malloc(n);
-	if (end->error)
-		snprintf(end->error, n, fmt, a);
+	end->error = why;
 	return LOCUS_EDENIED;
 }
 
@@ -89,12 +86,12 @@ static int check_capabilities(lr_run *r, lr_end *end)
 {
 	const lr_manifest *m = &r->m;
 	if (strcmp(m->provider, "openai"))
-		return refuse(end, "the model provider '%.60s' is not one this "
+		return refuse(end, lr_strf("the model provider '%.60s' is not one this "
 		                   "runner has (openai)",
-		              m->provider);
+		              m->provider));
 	if (!getenv(m->model_key_env))
-		return refuse(end, "the model's key variable %.80s is not set",
-		              m->model_key_env);
+		return refuse(end, lr_strf("the model's key variable %.80s is not set",
+		              m->model_key_env));
 	for (size_t i = 0; i < m->n_tools; i++) {
 		const lr_tool *t = &m->tools[i];
 		bool ok = true;
@@ -104,35 +101,35 @@ static int check_capabilities(lr_run *r, lr_end *end)
 			for (size_t k = 0; !ok && locus_all_tools[k]; k++)
 				ok = !strcmp(t->name, locus_all_tools[k]);
 			if (!ok)
-				return refuse(end, "the box has no tool named "
+				return refuse(end, lr_strf("the box has no tool named "
 				                   "'%.80s'",
-				              t->name);
+				              t->name));
 		} else if (t->runs == LR_RUNS_MCP) {
 			const lr_mount *mt = &m->mcp[t->target_index];
 			if (strcmp(mt->transport, "streamable_http"))
-				return refuse(end, "MCP mount '%.80s': this runner "
+				return refuse(end, lr_strf("MCP mount '%.80s': this runner "
 				                   "speaks streamable_http only",
-				              mt->id);
+				              mt->id));
 			bool listed = !mt->tools || !mt->tools->child;
 			for (const cJSON *c = mt->tools ? mt->tools->child : NULL;
 			     c && !listed; c = c->next)
 				listed = !strcmp(c->valuestring, t->name);
 			if (!listed)
-				return refuse(end, "tool '%.80s' is not among its "
+				return refuse(end, lr_strf("tool '%.80s' is not among its "
 				                   "mount's tools",
-				              t->name);
+				              t->name));
 		}
 	}
 	for (size_t i = 0; i < m->n_mcp; i++)
 		if (m->mcp[i].credential_env && !getenv(m->mcp[i].credential_env))
-			return refuse(end, "the credential variable %.80s is "
+			return refuse(end, lr_strf("the credential variable %.80s is "
 			                   "not set",
-			              m->mcp[i].credential_env);
+			              m->mcp[i].credential_env));
 	for (size_t i = 0; i < m->n_api; i++)
 		if (m->api[i].credential_env && !getenv(m->api[i].credential_env))
-			return refuse(end, "the credential variable %.80s is "
+			return refuse(end, lr_strf("the credential variable %.80s is "
 			                   "not set",
-			              m->api[i].credential_env);
+			              m->api[i].credential_env));
 	return 0;
 }
 
@@ -365,20 +362,20 @@ static int get_manifest(lr_run *r, lr_end *end)
 	int rc = lr_gw_request(&r->gw, "GET", "/internal/v1/runner/manifest",
 	                       NULL, LHTTP_RETRY_IDEMPOTENT, &root, NULL, &err);
 	if (rc == LOCUS_EINVALID || (!rc && !root))
-		return refuse(end, "the manifest is malformed: %s",
-		              rc ? err.message : "empty");
+		return refuse(end, lr_strf("the manifest is malformed: %s",
+		              rc ? err.message : "empty"));
 	if (rc) {
 		end->status = "error";
 		end->error = strdup("the manifest could not be fetched");
 		return rc;
 	}
 	if ((rc = lr_manifest_load(&r->m, root, &err)))
-		return refuse(end, "%s", err.message);
+		return refuse(end, lr_strf("%s", err.message));
 	lr_logf(&r->log, "manifest %s (%zu tools)", r->m.digest, r->m.n_tools);
 	if (strcmp(r->m.run_id, r->env->run_id))
-		return refuse(end, "the manifest is for run '%.80s', not this "
+		return refuse(end, lr_strf("the manifest is for run '%.80s', not this "
 		                   "box's",
-		              r->m.run_id);
+		              r->m.run_id));
 	return 0;
 }
 

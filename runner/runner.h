@@ -53,6 +53,8 @@ void lr_log_open(lr_log *l, const char *path);
 void lr_logf(lr_log *l, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lr_log_close(lr_log *l);
+/* A malloc'd formatted string, or NULL (out of memory). */
+char *lr_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- gateway.c ---- */
 typedef struct lr_gw {

@@ -207,7 +207,8 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	snprintf(state, sizeof state, "%s/children/%s", r->env->state_dir, cid);
 	char **env = child_environ(r, cid, tok, state);
 	lr_logf(&r->log, "task %s: child run %s", call_id, cid);
-	explicit_bzero((char *)tok, strlen(tok));
+	cJSON *tv = cJSON_GetObjectItem(ans, "admit_token");
+	explicit_bzero(tv->valuestring, strlen(tv->valuestring));
 	cJSON_Delete(ans);
 	if (!env)
 		return NULL;
