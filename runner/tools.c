@@ -104,11 +104,18 @@ static lr_outcome perform(lr_run *r, const lr_tool *t, const char *call_id,
 		char *canon = lr_json_canonical(args);
 		locus_error err;
 		r->cur_call_id = call_id;
-		int rc = canon ? locus_harness_call(r->harness, t->name, canon,
-		                                    &text, &is_error, &err)
+		int rc = canon ? locus_harness_call(&text, &is_error, r->harness,
+		                                    t->name, canon, strlen(canon),
+		                                    &err)
 		               : LOCUS_ENOMEM;
 		r->cur_call_id = NULL;
 		free(canon);
+		/* the library's buffers go back through locus_free */
+		char *own = !rc && text ? strdup(text) : NULL;
+		locus_free(text);
+		text = own;
+		if (!rc && !text)
+			rc = LOCUS_ENOMEM;
 		if (rc) {
 			free(text);
 			text = NULL;
