@@ -30,6 +30,7 @@
 #include "audit_report.h"
 #include "cli.h"
 #include "policy_cli.h"
+#include "../util/sha256.h"
 
 #define AU_MAX_OUTPUTS 8
 
@@ -189,17 +190,6 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 
 /* ---- filters ---- */
 
-static void sha256_hex(const char *s, char out[65])
-{
-	unsigned char md[32];
-	unsigned int n = 0;
-	out[0] = '\0';
-	if (!EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) || n != 32)
-		return;
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 static bool in_project(const au_opts *o, const tr_set *s, const tr_call *c,
                        const char *hash)
 {
@@ -241,7 +231,7 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 			continue;
 		char root[4096] = "", hash[65];
 		if (o->project) {
-			sha256_hex(o->project, hash);
+			lu_sha256_hex(o->project, strlen(o->project), hash);
 			if (!strcmp(hash, f->project))
 				snprintf(root, sizeof root, "%s", o->project);
 		}
@@ -260,7 +250,7 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 				size_t n = strlen(dir);
 				while (n > 1 && !root[0]) {
 					dir[n] = '\0';
-					sha256_hex(dir, hash);
+					lu_sha256_hex(dir, strlen(dir), hash);
 					if (!strcmp(hash, f->project))
 						snprintf(root, sizeof root, "%s", dir);
 					while (n > 1 && dir[n - 1] != '/')
@@ -310,7 +300,7 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 	}
 	char hash[65] = "";
 	if (o->project)
-		sha256_hex(o->project, hash);
+		lu_sha256_hex(o->project, strlen(o->project), hash);
 	gemini_roots(&set, o);
 	au_report rep = {.set = &set, .policy_name = pname,
 	                 .files = (long)set.nfiles};

@@ -45,6 +45,7 @@
 #include "hook.h"
 #include "policy_cli.h"
 #include "../util/json.h"
+#include "../util/read.h"
 
 #define HOOK_MAX_INPUT       ((size_t)16 << 20)
 #define HOOK_DEFAULT_TIMEOUT 10
@@ -237,48 +238,6 @@ static int blocked(const hook_agent *a, const char *event, const char *why)
 	return 2;
 }
 
-/* Read all of stdin, at most `max` bytes.  0; 1 when over; -1 on error. */
-static int read_all(size_t max, char **out, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -1;
-	for (;;) {
-		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				return 1;
-			}
-			cap *= 2;
-			char *p = realloc(buf, cap + 1);
-			if (!p) {
-				free(buf);
-				return -1;
-			}
-			buf = p;
-		}
-		ssize_t got = read(0, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			return -1;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > max) {
-			free(buf);
-			return 1;
-		}
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 static void hook_usage(FILE *f)
 {
 	fprintf(f,
@@ -342,7 +301,7 @@ static int read_payload(hook_run *r)
 	const hook_agent *a = r->agent;
 	char why[512];
 	size_t len = 0;
-	int rc = read_all(HOOK_MAX_INPUT, &r->input, &len);
+	int rc = lu_read_all(0, HOOK_MAX_INPUT, &r->input, &len);
 	if (rc > 0) {
 		snprintf(why, sizeof(why), "the hook input is over %zu MiB",
 		         HOOK_MAX_INPUT >> 20);

@@ -13,49 +13,14 @@
 
 #include "cli.h"
 #include "policy_cli.h"
+#include "../util/read.h"
 
 int cli_read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	*out = NULL;
-	*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return -1;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	int bad = !buf || ferror(f);
-	int e = buf ? errno : ENOMEM;
-	fclose(f);
-	if (bad) {
-		free(buf);
-		errno = e ? e : EIO;
-		return -1;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
+	int rc = lu_read_path(path, max, out, len);
+	if (rc > 0)
+		errno = EFBIG;
+	return rc ? -1 : 0;
 }
 
 int cli_policy_build(const char *policy_file, const char *preset,

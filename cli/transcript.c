@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "transcript.h"
-#include "../util/utf8.h"
+#include "../util/json.h"
 #include "../util/array.h"
 
 #include <dirent.h>
@@ -306,17 +306,23 @@ static void one_line(tr_reader *r, const char *buf, size_t n)
 	if (!n)
 		return;
 	tr_file *f = &r->set->files[r->file];
-	if (memchr(buf, '\0', n) || memmem(buf, n, "\\u0000", 6)) {
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	cJSON *rec = NULL;
+	switch (lu_json_read(&rec, buf, n, &o, NULL)) {
+	case LU_JSON_OK:
+		break;
+	case LU_JSON_NUL:
+	case LU_JSON_ESCAPED_NUL:
 		tr_malformed(r, "a NUL byte");
 		return;
-	}
-	if (!lu_utf8_valid(buf, n)) {
+	case LU_JSON_UTF8:
 		tr_malformed(r, "invalid UTF-8");
 		return;
-	}
-	cJSON *rec = cJSON_ParseWithLength(buf, n);
-	if (!rec || !cJSON_IsObject(rec)) {
-		cJSON_Delete(rec);
+	case LU_JSON_DUPLICATE:
+		tr_malformed(r, "a duplicate key");
+		return;
+	default:
 		tr_malformed(r, "not a JSON object");
 		return;
 	}
@@ -410,10 +416,9 @@ static int read_document(tr_reader *r, FILE *fp)
 		f->lines += buf[i] == '\n';
 	if (n && buf[n - 1] != '\n')
 		f->lines++;
-	cJSON *doc = cJSON_ParseWithLength(buf, n);
+	cJSON *doc = NULL;
 	int rc = -1;
-	if (doc && !memchr(buf, '\0', n) && !strstr(buf, "\\u0000") &&
-	    lu_utf8_valid(buf, n)) {
+	if (lu_json_read(&doc, buf, n, NULL, NULL) == LU_JSON_OK) {
 		f->records = 1;
 		rc = tr_gemini_document(r, doc, buf);
 	}

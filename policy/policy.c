@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/read.h"
 
 /* --- string sets -------------------------------------------------------- */
 
@@ -284,48 +285,21 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 	if (!out)
 		return LOCUS_EUSAGE;
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *buf = NULL;
+	size_t n = 0;
+	int r = lu_read_path(path, PL_MAX_DOC, &buf, &n);
+	int rc = 0;
+	if (r > 0) {
+		rc = pl_error(err, LOCUS_ETOOBIG, "%s: file is larger than %zu bytes",
+		              path, PL_MAX_DOC);
+	} else if (r < 0 && errno == ENOMEM) {
+		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+	} else if (r < 0) {
 		int e = errno;
-		pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+		rc = pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
 		if (err)
 			err->sys = e;
-		return LOCUS_EIO;
 	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	int rc = buf ? 0 : LOCUS_ENOMEM;
-	while (!rc) {
-		if (n == cap) {
-			if (cap > PL_MAX_DOC) {
-				rc = pl_error(err, LOCUS_ETOOBIG,
-				              "%s: file is larger than %zu bytes", path,
-				              PL_MAX_DOC);
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = LOCUS_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0) {
-			if (ferror(f)) {
-				int e = errno;
-				rc = pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
-				if (err)
-					err->sys = e;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	if (rc == LOCUS_ENOMEM)
-		pl_error(err, rc, "out of memory");
 	if (!rc)
 		rc = locus_policy_load(out, buf, n, err);
 	free(buf);

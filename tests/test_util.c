@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/array.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/path.h"
+#include "util/read.h"
 #include "util/regex.h"
 #include "util/sha256.h"
 #include "util/tools.h"
@@ -366,6 +370,62 @@ START_TEST(test_path)
 }
 END_TEST
 
+/* ---- bounded reads ------------------------------------------------------ */
+
+START_TEST(test_read)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	/* more than one read's worth, with a NUL inside */
+	size_t n = 200000;
+	char *big = malloc(n);
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	big[7] = '\0';
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		ssize_t w = write(p[1], big, n);
+		_exit(w == (ssize_t)n ? 0 : 1);
+	}
+	close(p[1]);
+	char *out = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(lu_read_all(p[0], n, &out, &len), 0);
+	close(p[0]);
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert_mem_eq(out, big, n);
+	ck_assert_int_eq(out[n], '\0');
+	free(out);
+	/* one byte over the limit: refused, nothing returned */
+	char dir[] = "/tmp/locus-util-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof path, "%s/f", dir);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(big, 1, 100, f), 100);
+	fclose(f);
+	ck_assert_int_eq(lu_read_path(path, 99, &out, &len), 1);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(lu_read_path(path, 100, &out, &len), 0);
+	ck_assert_uint_eq(len, 100);
+	free(out);
+	unlink(path);
+	rmdir(dir);
+	errno = 0;
+	ck_assert_int_eq(lu_read_path(path, 100, &out, &len), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(lu_read_path("/", 100, &out, &len), -1);
+	free(big);
+}
+END_TEST
+
 /* ---- PCRE2 -------------------------------------------------------------- */
 
 START_TEST(test_regex)
@@ -488,6 +548,7 @@ static Suite *suite(void)
 	                    sizeof utf8_cases / sizeof *utf8_cases);
 	tcase_add_test(tt, test_utf8_clean);
 	tcase_add_test(tt, test_sha256);
+	tcase_add_test(tt, test_read);
 	tcase_add_loop_test(tt, test_path, 0,
 	                    sizeof path_cases / sizeof *path_cases);
 	suite_add_tcase(s, tt);
