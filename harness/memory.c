@@ -9,6 +9,7 @@
 #include "../util/array.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 typedef struct mfile {
@@ -33,21 +34,8 @@ static mem_backend *M(locus_backend *b)
 /* Binary search: index of path, or the insertion point with *found false. */
 static size_t m_find(mem_backend *m, const char *path, bool *found)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(m->files[mid].path, path);
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
+	return lu_sorted_find(m->files, m->n, sizeof *m->files,
+	                      offsetof(mfile, path), path, found);
 }
 
 static bool under(const char *file, const char *dir)

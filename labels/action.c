@@ -153,44 +153,12 @@ static locus_action *action_new(const char *tool, locus_kind kind)
 	return a;
 }
 
-/* Binary search in the sorted tag array: index of `tag` or of where it
-   would go. */
-static size_t tag_pos(const locus_action *a, const char *tag, bool *found)
-{
-	size_t lo = 0, hi = a->ntags;
-	*found = false;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(a->tags[mid], tag);
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 int locus_action_add_tag(locus_action *a, const char *tag)
 {
 	if (!a || !tag)
 		return LOCUS_EUSAGE;
-	bool found;
-	size_t pos = tag_pos(a, tag, &found);
-	if (found)
-		return 0;
-	if (!lu_reserve(&a->tags, &a->cap, a->ntags + 1))
+	if (lu_strs_insert(&a->tags, &a->ntags, &a->cap, tag, NULL))
 		return LOCUS_ENOMEM;
-	char *copy = strdup(tag);
-	if (!copy)
-		return LOCUS_ENOMEM;
-	memmove(a->tags + pos + 1, a->tags + pos,
-	        (a->ntags - pos) * sizeof *a->tags);
-	a->tags[pos] = copy;
-	a->ntags++;
 	a->exec_tags |= ll_tag_bit(tag);
 	return 0;
 }
@@ -667,7 +635,7 @@ bool locus_action_has_tag(const locus_action *a, const char *tag)
 	if (!a || !tag)
 		return false;
 	bool found;
-	tag_pos(a, tag, &found);
+	lu_sorted_find(a->tags, a->ntags, sizeof *a->tags, 0, tag, &found);
 	return found;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/json.h"
 #include "../util/tools.h"
 #include "../util/array.h"
 
@@ -571,27 +572,17 @@ const char *locus_decision_policy_version(const locus_decision *d)
 	return d ? d->version : "";
 }
 
-static bool put(cJSON *o, const char *k, cJSON *v)
-{
-	if (!v)
-		return false;
-	if (!cJSON_AddItemToObject(o, k, v)) {
-		cJSON_Delete(v);
-		return false;
-	}
-	return true;
-}
 
 bool pl_decision_fields(const locus_decision *d, cJSON *o)
 {
-	bool ok = put(o, "action", cJSON_CreateString(d->action));
-	ok = ok && put(o, "asset", cJSON_CreateString(d->asset));
-	ok = ok && put(o, "kind", cJSON_CreateString(d->kind));
-	ok = ok && put(o, "outcome",
+	bool ok = lu_json_add(o, "action", cJSON_CreateString(d->action));
+	ok = ok && lu_json_add(o, "asset", cJSON_CreateString(d->asset));
+	ok = ok && lu_json_add(o, "kind", cJSON_CreateString(d->kind));
+	ok = ok && lu_json_add(o, "outcome",
 	               cJSON_CreateString(locus_outcome_name(d->outcome)));
-	ok = ok && put(o, "reason", cJSON_CreateString(d->reason));
+	ok = ok && lu_json_add(o, "reason", cJSON_CreateString(d->reason));
 	cJSON *checks = ok ? cJSON_CreateArray() : NULL;
-	ok = ok && put(o, "checks", checks);
+	ok = ok && lu_json_add(o, "checks", checks);
 	for (size_t i = 0; ok && i < d->nchecks; i++) {
 		cJSON *c = cJSON_CreateObject();
 		ok = c && cJSON_AddItemToArray(checks, c);
@@ -599,27 +590,27 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 			cJSON_Delete(c);
 			break;
 		}
-		ok = put(c, "outcome",
+		ok = lu_json_add(c, "outcome",
 		         cJSON_CreateString(locus_outcome_name(d->checks[i].outcome)));
-		ok = ok && put(c, "reason", cJSON_CreateString(d->checks[i].reason));
+		ok = ok && lu_json_add(c, "reason", cJSON_CreateString(d->checks[i].reason));
 	}
 	cJSON *w = ok ? cJSON_CreateArray() : NULL;
-	ok = ok && put(o, "waived", w);
+	ok = ok && lu_json_add(o, "waived", w);
 	for (size_t i = 0; ok && i < d->nwaived; i++)
 		ok = cJSON_AddItemToArray(w, cJSON_CreateString(d->waived[i]));
 	cJSON *l = ok ? cJSON_CreateArray() : NULL;
-	ok = ok && put(o, "labels", l);
+	ok = ok && lu_json_add(o, "labels", l);
 	for (size_t i = 0; ok && i < d->labels.n; i++)
 		ok = cJSON_AddItemToArray(l, cJSON_CreateString(d->labels.items[i]));
 	if (ok && d->permission) {
 		cJSON *p = cJSON_CreateObject();
-		ok = put(o, "permission", p);
-		ok = ok && put(p, "verdict", cJSON_CreateString(d->permission));
-		ok = ok && put(p, "rule", cJSON_CreateString(d->permission_rule));
+		ok = lu_json_add(o, "permission", p);
+		ok = ok && lu_json_add(p, "verdict", cJSON_CreateString(d->permission));
+		ok = ok && lu_json_add(p, "rule", cJSON_CreateString(d->permission_rule));
 	} else if (ok) {
-		ok = put(o, "permission", cJSON_CreateNull());
+		ok = lu_json_add(o, "permission", cJSON_CreateNull());
 	}
-	ok = ok && put(o, "policy_version", cJSON_CreateString(d->version));
+	ok = ok && lu_json_add(o, "policy_version", cJSON_CreateString(d->version));
 	return ok;
 }
 
@@ -659,15 +650,15 @@ int locus_decision_refusal_json(char **out, const locus_decision *d)
 		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
-	ok = ok && put(o, "status",
+	ok = ok && lu_json_add(o, "status",
 	               cJSON_CreateString(d->outcome == LOCUS_OUTCOME_DENY
 	                                          ? "denied"
 	                                          : "held_for_approval"));
-	ok = ok && put(o, "outcome",
+	ok = ok && lu_json_add(o, "outcome",
 	               cJSON_CreateString(locus_outcome_name(d->outcome)));
-	ok = ok && put(o, "action", cJSON_CreateString(d->action));
-	ok = ok && put(o, "asset", cJSON_CreateString(d->asset));
-	ok = ok && put(o, "reason", cJSON_CreateString(d->reason));
+	ok = ok && lu_json_add(o, "action", cJSON_CreateString(d->action));
+	ok = ok && lu_json_add(o, "asset", cJSON_CreateString(d->asset));
+	ok = ok && lu_json_add(o, "reason", cJSON_CreateString(d->reason));
 	if (!ok) {
 		cJSON_Delete(o);
 		return LOCUS_ENOMEM;

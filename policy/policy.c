@@ -9,54 +9,23 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/array.h"
+#include "../util/json.h"
 #include "../util/read.h"
 
 /* --- string sets -------------------------------------------------------- */
 
 int pl_strset_add(pl_strset *s, const char *v)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(s->items[mid], v);
-		if (c == 0)
-			return 0;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 8;
-		char **ni = realloc(s->items, nc * sizeof(*ni));
-		if (!ni)
-			return LOCUS_ENOMEM;
-		s->items = ni;
-		s->cap = nc;
-	}
-	char *copy = strdup(v);
-	if (!copy)
-		return LOCUS_ENOMEM;
-	memmove(s->items + lo + 1, s->items + lo, (s->n - lo) * sizeof(char *));
-	s->items[lo] = copy;
-	s->n++;
-	return 0;
+	return lu_strs_insert(&s->items, &s->n, &s->cap, v, NULL) ? LOCUS_ENOMEM
+	                                                          : 0;
 }
 
 bool pl_strset_has(const pl_strset *s, const char *v)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(s->items[mid], v);
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	bool found;
+	lu_sorted_find(s->items, s->n, sizeof *s->items, 0, v, &found);
+	return found;
 }
 
 void pl_strset_free(pl_strset *s)
@@ -458,16 +427,6 @@ static cJSON *set_json(const pl_strset *s)
 	return a;
 }
 
-static bool add(cJSON *o, const char *k, cJSON *v)
-{
-	if (!v)
-		return false;
-	if (!cJSON_AddItemToObject(o, k, v)) {
-		cJSON_Delete(v);
-		return false;
-	}
-	return true;
-}
 
 int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 {
@@ -478,29 +437,29 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
-	ok = ok && add(o, "version", cJSON_CreateString(p->version));
-	ok = ok && add(o, "deny_for", set_json(&p->deny_for));
-	ok = ok && add(o, "require_sandbox_for", set_json(&p->require_sandbox_for));
-	ok = ok && add(o, "min_severity",
+	ok = ok && lu_json_add(o, "version", cJSON_CreateString(p->version));
+	ok = ok && lu_json_add(o, "deny_for", set_json(&p->deny_for));
+	ok = ok && lu_json_add(o, "require_sandbox_for", set_json(&p->require_sandbox_for));
+	ok = ok && lu_json_add(o, "min_severity",
 	               cJSON_CreateString(locus_severity_name(p->min_severity)));
-	ok = ok && add(o, "require_verification_score",
+	ok = ok && lu_json_add(o, "require_verification_score",
 	               cJSON_CreateNumber(p->require_verification_score));
-	ok = ok && add(o, "max_blast_radius",
+	ok = ok && lu_json_add(o, "max_blast_radius",
 	               cJSON_CreateNumber((double)p->max_blast_radius));
-	ok = ok && add(o, "require_human_over_usd",
+	ok = ok && lu_json_add(o, "require_human_over_usd",
 	               p->has_human_over
 	                       ? cJSON_CreateNumber(p->require_human_over_usd)
 	                       : cJSON_CreateNull());
-	ok = ok && add(o, "spend_limit_usd",
+	ok = ok && lu_json_add(o, "spend_limit_usd",
 	               p->has_spend_limit ? cJSON_CreateNumber(p->spend_limit_usd)
 	                                  : cJSON_CreateNull());
-	ok = ok && add(o, "require_human_for", set_json(&p->require_human_for));
+	ok = ok && lu_json_add(o, "require_human_for", set_json(&p->require_human_for));
 	cJSON *perm = ok ? cJSON_CreateObject() : NULL;
-	ok = ok && add(o, "permissions", perm);
+	ok = ok && lu_json_add(o, "permissions", perm);
 	static const char *const lists[3] = {"allow", "ask", "deny"};
 	for (int l = 0; ok && l < 3; l++) {
 		cJSON *a = cJSON_CreateArray();
-		ok = add(perm, lists[l], a);
+		ok = lu_json_add(perm, lists[l], a);
 		for (size_t i = 0; ok && i < p->rules[l].n; i++)
 			ok = cJSON_AddItemToArray(
 			        a, cJSON_CreateString(pl_rule_text(p->rules[l].items[i])));

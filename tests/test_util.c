@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,47 @@ START_TEST(test_array_get_asserts)
 	int v = *lu_array_get(&a, 1); /* past the end: the assert fires */
 	(void)v;
 	lu_array_delete(&a);
+}
+END_TEST
+
+START_TEST(test_sorted)
+{
+	char **items = NULL;
+	size_t n = 0, cap = 0;
+	bool added;
+	const char *in[] = {"m", "b", "z", "b", "a", "m"};
+	for (size_t i = 0; i < 6; i++) {
+		ck_assert_int_eq(lu_strs_insert(&items, &n, &cap, in[i], &added),
+		                 0);
+		ck_assert(added == (i != 3 && i != 5));
+	}
+	ck_assert_uint_eq(n, 4);
+	ck_assert_str_eq(items[0], "a");
+	ck_assert_str_eq(items[1], "b");
+	ck_assert_str_eq(items[2], "m");
+	ck_assert_str_eq(items[3], "z");
+	bool found;
+	ck_assert_uint_eq(lu_sorted_find(items, n, sizeof *items, 0, "m", &found),
+	                  2);
+	ck_assert(found);
+	ck_assert_uint_eq(lu_sorted_find(items, n, sizeof *items, 0, "c", &found),
+	                  2);
+	ck_assert(!found);
+	ck_assert_uint_eq(lu_sorted_find(items, 0, sizeof *items, 0, "c", &found),
+	                  0);
+	/* a member at an offset */
+	struct row {
+		int x;
+		const char *name;
+	} rows[] = {{1, "ant"}, {2, "bee"}, {3, "cat"}};
+	ck_assert_uint_eq(lu_sorted_find(rows, 3, sizeof *rows,
+	                                 offsetof(struct row, name), "cat",
+	                                 &found),
+	                  2);
+	ck_assert(found);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
 }
 END_TEST
 
@@ -308,6 +350,12 @@ START_TEST(test_json_options)
 	ck_assert_int_eq(lu_json_read(&v, "[1]", 3, &o, NULL), LU_JSON_OK);
 	cJSON_Delete(v);
 	ck_assert_int_eq(lu_json_read(&v, NULL, 0, NULL, NULL), LU_JSON_SYNTAX);
+	/* lu_json_add owns v either way */
+	cJSON *obj = cJSON_CreateObject();
+	ck_assert(lu_json_add(obj, "a", cJSON_CreateNumber(1)));
+	ck_assert(!lu_json_add(obj, "b", NULL));
+	ck_assert_int_eq(cJSON_GetArraySize(obj), 1);
+	cJSON_Delete(obj);
 }
 END_TEST
 
@@ -541,6 +589,7 @@ static Suite *suite(void)
 	tcase_add_test_raise_signal(tc, test_array_get_asserts, SIGABRT);
 #endif
 	tcase_add_test(tc, test_grow_capacity);
+	tcase_add_test(tc, test_sorted);
 	tcase_add_test(tc, test_buf);
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("text");

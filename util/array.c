@@ -54,3 +54,50 @@ void *lu_array__zero(void *p, size_t elem)
 {
 	return memset(p, 0, elem);
 }
+
+size_t lu_sorted_find(const void *base, size_t n, size_t size, size_t offset,
+                      const char *key, bool *found)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *s;
+		memcpy(&s, b + mid * size + offset, sizeof s);
+		int c = strcmp(s, key);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int lu_strs_insert(char ***items, size_t *n, size_t *cap, const char *s,
+                   bool *added)
+{
+	bool found;
+	size_t pos = lu_sorted_find(*items, *n, sizeof **items, 0, s, &found);
+	if (added)
+		*added = false;
+	if (found)
+		return 0;
+	if (!lu_reserve(items, cap, *n + 1))
+		return -1;
+	size_t len = strlen(s) + 1;
+	char *copy = malloc(len);
+	if (!copy)
+		return -1;
+	memcpy(copy, s, len);
+	memmove(*items + pos + 1, *items + pos, (*n - pos) * sizeof **items);
+	(*items)[pos] = copy;
+	(*n)++;
+	if (added)
+		*added = true;
+	return 0;
+}

@@ -85,6 +85,25 @@
  */
 size_t lu_grow_capacity(size_t cap, size_t need, size_t first, size_t elem);
 
+/* ---- sorted arrays of strings ------------------------------------------ */
+
+/*
+ * Binary search in n elements of `size` bytes at base, sorted by the
+ * `const char *` member at byte `offset` of each (strcmp order; offset 0
+ * and size sizeof(char *) for a plain array of strings).  Returns the index
+ * of `key`, *found true, or the index it would be inserted at, *found false.
+ */
+size_t lu_sorted_find(const void *base, size_t n, size_t size, size_t offset,
+                      const char *key, bool *found);
+
+/*
+ * Insert a copy of s into the sorted array of unique strings *items
+ * (*n used, *cap allocated).  0 when inserted or already there (*added,
+ * if given, says which), -1 when out of memory (nothing changed).
+ */
+int lu_strs_insert(char ***items, size_t *n, size_t *cap, const char *s,
+                   bool *added);
+
 /* ---- type-erased helpers (use the macros above) ----------------------- */
 
 /* `contents` is the address of a T* (passed as void * so any T works

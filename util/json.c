@@ -372,6 +372,17 @@ lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
 	return LU_JSON_OK;
 }
 
+bool lu_json_add(cJSON *o, const char *k, cJSON *v)
+{
+	if (!v)
+		return false;
+	if (!cJSON_AddItemToObject(o, k, v)) {
+		cJSON_Delete(v);
+		return false;
+	}
+	return true;
+}
+
 const char *lu_json_problem_text(lu_json_problem p)
 {
 	switch (p) {

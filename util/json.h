@@ -79,6 +79,10 @@ const cJSON *lu_json_duplicate(const cJSON *root, bool *oom);
 size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
                          const cJSON *node);
 
+/* Add v to object o under key k: true, or false with v deleted (cJSON
+   takes ownership only on success; a NULL v, a failed create, is false). */
+bool lu_json_add(cJSON *o, const char *k, cJSON *v);
+
 /* A short English phrase for a problem ("duplicate key", "invalid
    UTF-8"...). */
 const char *lu_json_problem_text(lu_json_problem p);
