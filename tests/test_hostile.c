@@ -293,15 +293,22 @@ START_TEST(hostile_timeout_then_reuse)
 	ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r), "time"));
 	locus_shell_result_free(r);
 	free(s);
-	r = locus_shell_parser_parse(p, "ls -l", 5);
-	ck_assert_ptr_nonnull(r);
-	/* a 1 ms budget may or may not suffice; it must not crash and an
-	   unparsed result must say why */
-	if (locus_shell_result_parsed(r))
-		ck_assert_uint_eq(locus_shell_result_count(r), 1);
-	else
-		ck_assert_ptr_nonnull(locus_shell_result_reason(r));
-	locus_shell_result_free(r);
+	/* the parser is reusable after a timeout: `ls -l` takes microseconds,
+	   so out of five tries under the 1 ms budget one parses (a loaded
+	   machine may miss a few), and a try that does not is the budget */
+	bool ok = false;
+	for (int i = 0; i < 5 && !ok; i++) {
+		r = locus_shell_parser_parse(p, "ls -l", 5);
+		ck_assert_ptr_nonnull(r);
+		ok = locus_shell_result_parsed(r);
+		if (ok)
+			ck_assert_uint_eq(locus_shell_result_count(r), 1);
+		else
+			ck_assert_ptr_nonnull(
+			    strstr(locus_shell_result_reason(r), "time"));
+		locus_shell_result_free(r);
+	}
+	ck_assert_msg(ok, "ls -l timed out five times in a row");
 	locus_shell_parser_free(p);
 }
 END_TEST

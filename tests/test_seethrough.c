@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "locus/labels.h"
 #include "locus/shell.h"
 #include "parser/internal.h"
 
@@ -685,24 +686,74 @@ START_TEST(test_reasons)
 }
 END_TEST
 
-/* Hostile shapes: never crash, always a result. */
+/* Hostile shapes: a wrapper, shell or interpreter missing its operand.
+   Each gives a result whose first command is the program named, parsed
+   (the program runs and fails, or runs nothing) except where the
+   operands come from stdin at run time, and never a read. */
 START_TEST(test_odd_shapes)
 {
-	static const char *const lines[] = {
-		"", "sudo", "timeout", "xargs", "sh -c", "find . -exec",
-		"env -S", "su -c", "git -c", "git -c alias.x", "ssh", "ssh -p",
-		"watch", "trap", "eval", "python3 -c", "awk", "node -e",
-		"perl -e 'system(' ", "python3 -c 'os.system(\"'",
-		"python3 -c 'subprocess.run([\"a\", [\"b\"'", "parallel",
-		"parallel :::", "fd -x", "bwrap --bind a", "sudo -u",
-		"git -c alias.x='!' x", "python3 -c 'os.system((((((((x'",
-		"env -u", "flock f -c", "nice -", "sudo -h",
-		"perl -e 'qx{' ", "ruby -e '%x('",
+	static const struct {
+		const char *line, *first; /* first command's name */
+		bool parsed;
+	} rows[] = {
+	    {"sudo", "sudo", true},
+	    {"timeout", "timeout", true},
+	    {"xargs", "xargs", true}, /* then echo, xargs' default */
+	    {"sh -c", "sh", true},
+	    {"find . -exec", "find", true},
+	    {"env -S", "env", true},
+	    {"su -c", "su", true},
+	    {"git -c", "git", true},
+	    {"git -c alias.x", "git", true},
+	    {"ssh", "ssh", true},
+	    {"ssh -p", "ssh", true},
+	    {"watch", "watch", true},
+	    {"trap", "trap", true},
+	    {"eval", "eval", true},
+	    {"python3 -c", "python3", true},
+	    {"awk", "awk", true},
+	    {"node -e", "node", true},
+	    {"perl -e 'system(' ", "perl", true},
+	    {"python3 -c 'os.system(\"'", "python3", true},
+	    {"python3 -c 'subprocess.run([\"a\", [\"b\"'", "python3", true},
+	    /* commands read from stdin at run time */
+	    {"parallel", "parallel", false},
+	    {"parallel :::", "parallel", true},
+	    {"fd -x", "fd", true},
+	    {"bwrap --bind a", "bwrap", true},
+	    {"sudo -u", "sudo", true},
+	    {"git -c alias.x='!' x", "git", true},
+	    {"python3 -c 'os.system((((((((x'", "python3", true},
+	    {"env -u", "env", true},
+	    {"flock f -c", "flock", true},
+	    {"nice -", "nice", true},
+	    {"sudo -h", "sudo", true},
+	    {"perl -e 'qx{' ", "perl", true},
+	    {"ruby -e '%x('", "ruby", true},
 	};
-	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
-		locus_shell_result *r = parse(lines[i]);
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		locus_shell_result *r = parse(rows[i].line);
+		ck_assert_msg(r, "%s: no result", rows[i].line);
+		ck_assert_msg(locus_shell_result_parsed(r) == rows[i].parsed,
+		              "%s: parsed %d (%s)", rows[i].line,
+		              locus_shell_result_parsed(r),
+		              locus_shell_result_reason(r));
+		ck_assert_msg(locus_shell_result_count(r) >= 1, "%s: no command",
+		              rows[i].line);
+		ck_assert_str_eq(locus_shell_result_command(r, 0)->name,
+		                 rows[i].first);
+		locus_shell_verdict *v = NULL;
+		ck_assert_int_eq(locus_shell_label(&v, r), 0);
+		ck_assert_msg(locus_shell_verdict_kind(v) == LOCUS_KIND_EXEC,
+		              "%s: not exec", rows[i].line);
+		locus_shell_verdict_free(v);
 		locus_shell_result_free(r);
 	}
+	/* the empty line: parsed, nothing runs */
+	locus_shell_result *r = parse("");
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 0);
+	locus_shell_result_free(r);
 }
 END_TEST
 
