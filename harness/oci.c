@@ -44,8 +44,8 @@ const char *locus_session_oci_label(const locus_session *s)
 	return ((const oci_session *)s)->label;
 }
 
-int locus_session_oci_extend(locus_session *ss, const char *duration,
-                             char **expires, locus_error *err)
+int locus_session_oci_extend(char **expires, locus_session *ss,
+                             const char *duration, locus_error *err)
 {
 	oci_session *s = (oci_session *)ss;
 	return loci_sandbox_extend(s->c, s->id, duration, expires, err);

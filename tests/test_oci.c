@@ -916,12 +916,12 @@ START_TEST(extend_and_expiry)
 	locus_session *s = open_session(&o);
 	locus_error err;
 	char *e1 = NULL, *e2 = NULL;
-	ck_assert_int_eq(locus_session_oci_extend(s, "PT30M", &e1, &err), 0);
-	ck_assert_int_eq(locus_session_oci_extend(s, "PT1H", &e2, &err), 0);
+	ck_assert_int_eq(locus_session_oci_extend(&e1, s, "PT30M", &err), 0);
+	ck_assert_int_eq(locus_session_oci_extend(&e2, s, "PT1H", &err), 0);
 	ck_assert_str_gt(e2, e1); /* RFC 3339 sorts as time */
-	free(e1);
-	free(e2);
-	ck_assert_int_eq(locus_session_oci_extend(s, "PT49H", &e1, &err),
+	locus_free(e1);
+	locus_free(e2);
+	ck_assert_int_eq(locus_session_oci_extend(&e1, s, "PT49H", &err),
 	                 LOCUS_EINVALID);
 	/* Expired: commands get 409 IncorrectState. */
 	char path[128];

@@ -52,12 +52,12 @@ typedef struct locus_dirent {
 /** Free an array of entries from list or walk.  NULL is accepted. */
 void locus_dirents_free(locus_dirent *ents, size_t n);
 
-/* Flags for exec. */
-enum {
+/* Flags for exec (or'd). */
+typedef enum locus_exec_flags {
 	LOCUS_EXEC_BACKGROUND = 1 << 0, /* start, return a handle at once */
 	LOCUS_EXEC_KEEP = 1 << 1,       /* on timeout keep it under a handle
 	                                   instead of killing its group */
-};
+} locus_exec_flags;
 
 typedef struct locus_exec_result {
 	bool finished; /* false: still running (handle set) or killed */
@@ -264,7 +264,7 @@ typedef struct locus_local_options {
 	double stdin_timeout_s;
 } locus_local_options;
 
-#define LOCUS_LOCAL_OPTIONS_INIT {LOCUS_LOCAL_OPTIONS_VERSION, 0, 0, 0, 0}
+#define LOCUS_LOCAL_OPTIONS_INIT { .version = LOCUS_LOCAL_OPTIONS_VERSION }
 
 /** locus_backend_local_new with options (NULL: the defaults). */
 int locus_backend_local_new_ext(locus_backend **out, const char *root,
@@ -337,7 +337,8 @@ typedef struct locus_bwrap_options {
 	size_t tmp_max;
 } locus_bwrap_options;
 
-#define LOCUS_BWRAP_OPTIONS_INIT {LOCUS_BWRAP_OPTIONS_VERSION, -1, -1, 0, 0}
+#define LOCUS_BWRAP_OPTIONS_INIT                                               \
+	{ .version = LOCUS_BWRAP_OPTIONS_VERSION, .uid = -1, .gid = -1 }
 
 /** locus_session_bwrap_new with options (NULL: the defaults). */
 int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
@@ -383,7 +384,7 @@ typedef struct locus_openshell_options {
  * move through exec (stdin in parts under 1 MiB per request, base64 back,
  * SHA-256 checked).  Checks the gateway (Health) and the sandbox (one
  * exec) before returning.  *label_out (may be NULL) gets the ExecRecord
- * label "openshell:<endpoint>/<sandbox id>" (malloc'd).
+ * label "openshell:<endpoint>/<sandbox id>" (freed with locus_free()).
  */
 int locus_session_openshell_new(locus_session **out, char **label_out,
                                 const locus_openshell_options *opt,
@@ -456,9 +457,10 @@ const char *locus_session_oci_id(const locus_session *s);
 const char *locus_session_oci_label(const locus_session *s);
 
 /** Extend the sandbox's life by an ISO 8601 duration; *expires gets the
-    new expiry time as the service writes it (malloc'd). */
-int locus_session_oci_extend(locus_session *s, const char *duration,
-                             char **expires, locus_error *err);
+    new expiry time as the service writes it (freed with locus_free()).
+    LOCUS_EINVALID for a duration the service refuses. */
+int locus_session_oci_extend(char **expires, locus_session *s,
+                             const char *duration, locus_error *err);
 
 /**
  * locus_session_oci_new wrapped in a SessionBackend (root /workspace,

@@ -32,8 +32,9 @@ typedef enum locus_kind {
 /** "workspace.read", ... ; never NULL ("" for an out-of-range value). */
 const char *locus_kind_name(locus_kind kind);
 
-/* The exec:* tags, as bits; locus_tag_name() gives the string. */
-enum {
+/* The exec:* tags, as bits of a uint32_t; locus_tag_name() gives the
+   string. */
+typedef enum locus_tag {
 	LOCUS_TAG_DESTRUCTIVE = 1u << 0, /* exec:destructive */
 	LOCUS_TAG_VCS_PUSH = 1u << 1,    /* exec:vcs-push */
 	LOCUS_TAG_FORCE_PUSH = 1u << 2,  /* exec:force-push */
@@ -52,7 +53,7 @@ enum {
 	   path outside the workspace root).  locus_shell_label() never sets
 	   it (it has no root); locus_action_derive_with() does. */
 	LOCUS_TAG_OUTSIDE = 1u << 14,
-};
+} locus_tag;
 #define LOCUS_TAG_COUNT 15
 
 /** "exec:destructive" for LOCUS_TAG_DESTRUCTIVE...; NULL for a value that is
@@ -115,7 +116,7 @@ typedef struct locus_action_options {
 } locus_action_options;
 
 #define LOCUS_ACTION_OPTIONS_VERSION 1
-#define LOCUS_ACTION_OPTIONS_INIT { LOCUS_ACTION_OPTIONS_VERSION, NULL }
+#define LOCUS_ACTION_OPTIONS_INIT { .version = LOCUS_ACTION_OPTIONS_VERSION }
 
 /**
  * locus_action_derive() with options (NULL: the defaults).  The plain

@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* Flags of one word (argv element, assignment value, redirect target). */
-enum {
+/* Flags of one word (argv element, assignment value, redirect target),
+   bits of a uint32_t. */
+typedef enum locus_word_flags {
 	LOCUS_WORD_DYNAMIC = 1 << 0, /* value not known before run time: an
 	                                unresolved $VAR, ${..}, $(..), `..` */
 	LOCUS_WORD_GLOB = 1 << 1,    /* unquoted * ? [ (pathname expansion) */
@@ -36,10 +37,10 @@ enum {
 	LOCUS_WORD_ARITH = 1 << 5,   /* holds $((..)); static when its operands
 	                                are, so it does not set DYNAMIC alone */
 	LOCUS_WORD_QUOTED = 1 << 6,  /* some part was quoted or escaped */
-};
+} locus_word_flags;
 
-/* Flags of one simple command. */
-enum {
+/* Flags of one simple command, bits of a uint32_t. */
+typedef enum locus_cmd_flags {
 	LOCUS_CMD_DYNAMIC = 1 << 0,       /* argv[0] computed at run time and not
 	                                     resolved: the line is unparsed */
 	LOCUS_CMD_WRITES_FILES = 1 << 1,  /* a > >> &> >| redirect to a file
@@ -69,7 +70,7 @@ enum {
 	                                     reported as a command with argc 0 */
 	LOCUS_CMD_PIPED_IN = 1 << 14,     /* stdin comes from the previous stage
 	                                     of its pipeline (connector | or |&) */
-};
+} locus_cmd_flags;
 
 /* Where a nested command came from (`origin`). Strings are stable names. */
 #define LOCUS_ORIGIN_TOP ""
