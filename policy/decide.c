@@ -4,7 +4,9 @@
  * verdict, the decision record and the refusal JSON; and the gate, which
  * derives the Action of a tool call first.
  */
+#include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "../util/json.h"
 #include "../util/tools.h"
 #include "../util/array.h"
+#include "../util/invariant.h"
 
 typedef struct check {
 	locus_outcome outcome;
@@ -69,14 +72,29 @@ void locus_decision_free(locus_decision *d)
 	free(d);
 }
 
+/* Record a fired check (or, with `waive`, a require_human check waived by
+ * a permission allow).  The reason is formatted to its full length: no
+ * fixed buffer cuts a long label list short.  Out of memory sets d->oom,
+ * which fails the whole decision (never a check silently skipped). */
 static void add_check(locus_decision *d, locus_outcome o, bool waive,
-                      const char *reason)
+                      const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static void add_check(locus_decision *d, locus_outcome o, bool waive,
+                      const char *fmt, ...)
 {
-	char *r = strdup(reason);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *r = n < 0 ? NULL : malloc((size_t)n + 1);
 	if (!r) {
 		d->oom = true;
 		return;
 	}
+	va_start(ap, fmt);
+	vsnprintf(r, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	if (waive) {
 		char **nw = realloc(d->waived, (d->nwaived + 1) * sizeof(*nw));
 		if (!nw) {
@@ -100,17 +118,22 @@ static void add_check(locus_decision *d, locus_outcome o, bool waive,
 		d->outcome = o;
 }
 
+static bool in_set(const pl_strset *set, const char *extra, const char *l)
+{
+	return pl_strset_has(set, l) || (extra && strcmp(l, extra) == 0);
+}
+
 /* "['a', 'b']": the labels of `d` that are in `set` or equal `extra`,
- * sorted, as the original (Python) printed them.  NULL when none, or when
- * out of memory: then d->oom, so a skipped check never allows
- * (tests/test_allocfail.c). */
+ * sorted, as the original (Python) printed them.  NULL when none, and
+ * when memory runs out (then d->oom: the decision fails, the check is
+ * never skipped). */
 static char *intersect(locus_decision *d, const pl_strset *set,
                        const char *extra)
 {
 	size_t len = 3, count = 0;
 	for (size_t i = 0; i < d->labels.n; i++) {
 		const char *l = d->labels.items[i];
-		if (pl_strset_has(set, l) || (extra && strcmp(l, extra) == 0)) {
+		if (in_set(set, extra, l)) {
 			len += strlen(l) + 4;
 			count++;
 		}
@@ -124,16 +147,14 @@ static char *intersect(locus_decision *d, const pl_strset *set,
 	}
 	size_t o = 0;
 	s[o++] = '[';
-	bool first = true;
-	for (size_t i = 0; i < d->labels.n; i++) {
+	for (size_t i = 0, k = 0; i < d->labels.n; i++) {
 		const char *l = d->labels.items[i];
-		if (!(pl_strset_has(set, l) || (extra && strcmp(l, extra) == 0)))
+		if (!in_set(set, extra, l))
 			continue;
-		if (!first) {
+		if (k++) {
 			s[o++] = ',';
 			s[o++] = ' ';
 		}
-		first = false;
 		s[o++] = '\'';
 		size_t ll = strlen(l);
 		memcpy(s + o, l, ll);
@@ -141,6 +162,7 @@ static char *intersect(locus_decision *d, const pl_strset *set,
 		s[o++] = '\'';
 	}
 	s[o++] = ']';
+	assert(o < len);
 	s[o] = '\0';
 	return s;
 }
@@ -150,13 +172,12 @@ static bool bad_number(double v)
 	return !isfinite(v) || v < 0;
 }
 
-/* The evaluation proper (spec policy.md section 2, in order). */
-static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
-                    const locus_gate_input *in, locus_error *err)
+/* A decision for `s` under `p` with nothing fired yet. */
+static locus_decision *decision_new(const locus_policy *p, const subject *s)
 {
 	locus_decision *d = calloc(1, sizeof(*d));
 	if (!d)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return NULL;
 	d->outcome = LOCUS_OUTCOME_ALLOW;
 	d->action = strdup(s->tool);
 	d->asset = strdup(s->asset ? s->asset : "");
@@ -164,27 +185,41 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 	d->version = strdup(p->version ? p->version : "");
 	if (!d->action || !d->asset || !d->kind || !d->version)
 		d->oom = true;
+	return d;
+}
 
-	/* the permission verdict becomes a label */
-	bool perm_allow = false;
-	if (p->rules[0].n || p->rules[1].n || p->rules[2].n) {
-		pl_call call = {s->tool, s->args, s->shell,
-		                in ? in->workspace_root : NULL};
-		const pl_rule *rule = NULL;
-		int v = pl_permission(p->rules, &call, &rule);
-		static const char *const vn[3] = {"allow", "ask", "deny"};
-		static const char *const vl[3] = {"permission:allow", "permission:ask",
-		                                  "permission:deny"};
-		if (v >= 0) {
-			d->permission = vn[v];
-			d->permission_rule = strdup(pl_rule_text(rule));
-			if (!d->permission_rule || pl_strset_add(&s->tags, vl[v]))
-				d->oom = true;
-			perm_allow = v == PL_ALLOW;
-		}
+/* The permission verdict of the rules, which becomes a label
+ * (permission:allow|ask|deny).  True when it is allow: require_human
+ * checks are then waived. */
+static bool permission_verdict(locus_decision *d, const locus_policy *p,
+                               subject *s, const locus_gate_input *in)
+{
+	if (!p->rules[PL_ALLOW].n && !p->rules[PL_ASK].n && !p->rules[PL_DENY].n)
+		return false;
+	pl_call call = {s->tool, s->args, s->shell,
+	                in ? in->workspace_root : NULL};
+	const pl_rule *rule = NULL;
+	int v = pl_permission(p->rules, &call, &rule);
+	static const char *const vn[3] = {"allow", "ask", "deny"};
+	static const char *const vl[3] = {"permission:allow", "permission:ask",
+	                                  "permission:deny"};
+	if (v < 0)
+		return false;
+	/* pl_permission gives -1 or a list index, with the rule that fired */
+	if (NEVER(v > PL_DENY || !rule)) {
+		d->oom = true; /* fail the decision: closed */
+		return false;
 	}
+	d->permission = vn[v];
+	d->permission_rule = strdup(pl_rule_text(rule));
+	if (!d->permission_rule || pl_strset_add(&s->tags, vl[v]))
+		d->oom = true;
+	return v == PL_ALLOW;
+}
 
-	/* labels = {environment, kind} | tags, empty strings dropped */
+/* labels = {environment, kind} | tags, empty strings dropped */
+static void collect_labels(locus_decision *d, const subject *s)
+{
 	const char *base[2] = {s->env, s->kind};
 	for (int i = 0; i < 2; i++)
 		if (base[i] && base[i][0] && pl_strset_add(&d->labels, base[i]))
@@ -192,97 +227,121 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 	for (size_t i = 0; i < s->tags.n; i++)
 		if (s->tags.items[i][0] && pl_strset_add(&d->labels, s->tags.items[i]))
 			d->oom = true;
+}
 
-	char buf[512];
+/* Checks 1-3 (spec policy.md section 2): labels denied, labels needing a
+ * sandbox, a finding below the minimum severity. */
+static void deny_checks(locus_decision *d, const locus_policy *p,
+                        const locus_gate_input *in)
+{
 	char *l;
 	/* 1. deny_for (permission:deny always enforced) */
 	if ((l = intersect(d, &p->deny_for, "permission:deny"))) {
-		snprintf(buf, sizeof(buf), "labels %s are denied by policy", l);
-		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+		add_check(d, LOCUS_OUTCOME_DENY, false,
+		          "labels %s are denied by policy", l);
 		free(l);
 	}
 	/* 2. require_sandbox_for */
 	if (!pl_strset_has(&d->labels, "sandboxed") &&
 	    (l = intersect(d, &p->require_sandbox_for, NULL))) {
-		snprintf(buf, sizeof(buf),
-		         "labels %s require a sandbox and the action is not "
-		         "sandboxed",
-		         l);
-		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
+		add_check(d, LOCUS_OUTCOME_DENY, false,
+		          "labels %s require a sandbox and the action is not "
+		          "sandboxed",
+		          l);
 		free(l);
 	}
 	/* 3. min_severity */
-	if (in && in->has_finding && in->finding_severity < p->min_severity) {
-		snprintf(buf, sizeof(buf),
-		         "finding severity %s is below the minimum %s",
-		         locus_severity_name(in->finding_severity),
-		         locus_severity_name(p->min_severity));
-		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
-	}
+	if (in && in->has_finding && in->finding_severity < p->min_severity)
+		add_check(d, LOCUS_OUTCOME_DENY, false,
+		          "finding severity %s is below the minimum %s",
+		          locus_severity_name(in->finding_severity),
+		          locus_severity_name(p->min_severity));
+}
+
+/* Checks 4-8: verification, blast radius, cost, spend limit, labels
+ * needing a person.  A permission allow waives the require_human ones,
+ * never a deny. */
+static void bound_checks(locus_decision *d, const locus_policy *p,
+                         const subject *s, const locus_gate_input *in,
+                         bool waive)
+{
+	const locus_outcome H = LOCUS_OUTCOME_REQUIRE_HUMAN;
 	/* 4. verification */
 	if (p->require_verification_score > 0) {
-		if (!in || !in->has_verification) {
-			add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow,
-			          "no verification provided");
-		} else if (!in->survives) {
+		if (!in || !in->has_verification)
+			add_check(d, H, waive, "no verification provided");
+		else if (!in->survives)
 			add_check(d, LOCUS_OUTCOME_DENY, false,
 			          "verification says the action does not survive");
-		} else if (in->confidence < p->require_verification_score) {
-			snprintf(buf, sizeof(buf),
-			         "verification confidence %.2f is below the bar %.2f",
-			         in->confidence, p->require_verification_score);
-			add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
-		}
+		else if (in->confidence < p->require_verification_score)
+			add_check(d, H, waive,
+			          "verification confidence %.2f is below the bar %.2f",
+			          in->confidence, p->require_verification_score);
 	}
 	/* 5. blast radius */
-	if (s->blast > p->max_blast_radius) {
-		snprintf(buf, sizeof(buf), "blast radius %lld exceeds the maximum %lld",
-		         (long long)s->blast, (long long)p->max_blast_radius);
-		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
-	}
+	if (s->blast > p->max_blast_radius)
+		add_check(d, H, waive, "blast radius %lld exceeds the maximum %lld",
+		          (long long)s->blast, (long long)p->max_blast_radius);
 	/* 6. cost needing approval */
-	if (p->has_human_over && s->cost > p->require_human_over_usd) {
-		snprintf(buf, sizeof(buf),
-		         "cost %.2f USD exceeds the approval threshold %.2f USD",
-		         s->cost, p->require_human_over_usd);
-		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
-	}
+	if (p->has_human_over && s->cost > p->require_human_over_usd)
+		add_check(d, H, waive,
+		          "cost %.2f USD exceeds the approval threshold %.2f USD",
+		          s->cost, p->require_human_over_usd);
 	/* 7. spend limit: no approval overrides it */
 	double spent = in ? in->spent_usd : 0;
-	if (p->has_spend_limit && spent + s->cost > p->spend_limit_usd) {
-		snprintf(buf, sizeof(buf),
-		         "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f USD",
-		         spent, s->cost, p->spend_limit_usd);
-		add_check(d, LOCUS_OUTCOME_DENY, false, buf);
-	}
+	if (p->has_spend_limit && spent + s->cost > p->spend_limit_usd)
+		add_check(d, LOCUS_OUTCOME_DENY, false,
+		          "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f "
+		          "USD",
+		          spent, s->cost, p->spend_limit_usd);
 	/* 8. require_human_for (permission:ask always enforced) */
-	if ((l = intersect(d, &p->require_human_for, "permission:ask"))) {
-		snprintf(buf, sizeof(buf), "labels %s require human approval", l);
-		add_check(d, LOCUS_OUTCOME_REQUIRE_HUMAN, perm_allow, buf);
+	char *l = intersect(d, &p->require_human_for, "permission:ask");
+	if (l) {
+		add_check(d, H, waive, "labels %s require human approval", l);
 		free(l);
 	}
+}
 
-	/* reason: the fired checks joined by "; " */
-	size_t len = 1;
+/* reason: the fired checks joined by "; " */
+static void join_reason(locus_decision *d)
+{
+	static const char passed[] = "all policy checks passed";
+	size_t len = sizeof passed;
 	for (size_t i = 0; i < d->nchecks; i++)
 		len += strlen(d->checks[i].reason) + 2;
-	d->reason = malloc(len < 32 ? 32 : len);
-	if (d->reason) {
-		d->reason[0] = '\0';
-		if (!d->nchecks)
-			strcpy(d->reason, "all policy checks passed");
-		for (size_t i = 0; i < d->nchecks; i++) {
-			if (i)
-				strcat(d->reason, "; ");
-			strcat(d->reason, d->checks[i].reason);
-		}
-	} else {
+	d->reason = malloc(len);
+	if (!d->reason) {
 		d->oom = true;
+		return;
 	}
+	d->reason[0] = '\0';
+	if (!d->nchecks)
+		strcpy(d->reason, passed);
+	for (size_t i = 0; i < d->nchecks; i++) {
+		if (i)
+			strcat(d->reason, "; ");
+		strcat(d->reason, d->checks[i].reason);
+	}
+}
+
+/* The evaluation proper (spec policy.md section 2, in order). */
+static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
+                    const locus_gate_input *in, locus_error *err)
+{
+	locus_decision *d = decision_new(p, s);
+	if (!d)
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	bool perm_allow = permission_verdict(d, p, s, in);
+	collect_labels(d, s);
+	deny_checks(d, p, in);
+	bound_checks(d, p, s, in, perm_allow);
+	join_reason(d);
 	if (d->oom) {
 		locus_decision_free(d);
 		return pl_error(err, LOCUS_ENOMEM, "out of memory");
 	}
+	/* the strongest fired check is the outcome; waived ones never count */
+	assert(d->nchecks || d->outcome == LOCUS_OUTCOME_ALLOW);
 	*out = d;
 	return 0;
 }
@@ -408,6 +467,35 @@ static int map_args(cJSON *args)
 	return 0;
 }
 
+/* The subject of a tool that is not a harness tool: labelled by its name,
+ * fail closed.  The asset is the first string of generic_asset_keys; the
+ * strings are borrowed from `tool` and `args`.  0 or LOCUS_ENOMEM. */
+static int unknown_tool_subject(subject *s, const char *tool,
+                                const cJSON *args)
+{
+	bool web = lu_tool_is_web(tool);
+	s->tool = tool;
+	s->kind = web ? "network" : "workspace.exec";
+	s->env = "unknown";
+	s->blast = 1;
+	s->cost = 0;
+	s->asset = "";
+	for (size_t i = 0; generic_asset_keys[i]; i++) {
+		const cJSON *v =
+		        cJSON_GetObjectItemCaseSensitive(args, generic_asset_keys[i]);
+		if (cJSON_IsString(v)) {
+			s->asset = v->valuestring;
+			break;
+		}
+	}
+	int rc = pl_strset_add(&s->tags, tool);
+	/* a tool locus does not know: `standard` and `strict` hold it (fail
+	   closed); web tools are also kind `network` */
+	if (!rc)
+		rc = pl_strset_add(&s->tags, "unknown-tool");
+	return rc;
+}
+
 int locus_gate(locus_decision **out, const locus_policy *policy,
                locus_shell_parser *parser, const char *tool,
                const char *args_json, size_t args_len,
@@ -470,27 +558,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 		if (rc)
 			pl_error(err, rc, "out of memory");
 	} else if (rc == LOCUS_ENOTFOUND) {
-		/* not a harness tool: labelled by its name, fail closed */
-		bool web = lu_tool_is_web(tool);
-		s.tool = tool;
-		s.kind = web ? "network" : "workspace.exec";
-		s.env = "unknown";
-		s.blast = 1;
-		s.cost = 0;
-		s.asset = "";
-		for (size_t i = 0; generic_asset_keys[i]; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-			        doc.root, generic_asset_keys[i]);
-			if (cJSON_IsString(v)) {
-				s.asset = v->valuestring;
-				break;
-			}
-		}
-		rc = pl_strset_add(&s.tags, tool);
-		/* a tool locus does not know: `standard` and `strict` hold it
-		   (fail closed); web tools are also kind `network` */
-		if (!rc)
-			rc = pl_strset_add(&s.tags, "unknown-tool");
+		rc = unknown_tool_subject(&s, tool, doc.root);
 		if (rc)
 			pl_error(err, rc, "out of memory");
 	} else {

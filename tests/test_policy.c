@@ -147,6 +147,33 @@ START_TEST(api_versions_and_null_getters)
 	ck_assert_int_eq(locus_audit_verify(&records, NULL, NULL, NULL),
 	                 LOCUS_EUSAGE);
 
+	/* a reason is never cut short: 60 denied labels (it was a 512-byte
+	   buffer, issue 19) */
+	char doc[8192] = "{\"deny_for\":[";
+	const char *tags[60];
+	char names[60][32];
+	for (int i = 0; i < 60; i++) {
+		snprintf(names[i], sizeof names[i], "label-%02d-abcdefghij", i);
+		tags[i] = names[i];
+		snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "%s\"%s\"",
+		         i ? "," : "", names[i]);
+	}
+	strcat(doc, "]}");
+	locus_policy *many = NULL;
+	ck_assert_int_eq(locus_policy_load(&many, doc, strlen(doc), NULL), 0);
+	locus_gate_input tin = LOCUS_GATE_INPUT_INIT;
+	tin.tags = tags;
+	tin.ntags = 60;
+	ck_assert_int_eq(locus_gate(&d, many, NULL, "read", "{\"path\":\"a\"}",
+	                            12, &tin, NULL),
+	                 0);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	const char *why = locus_decision_check_reason(d, 0);
+	ck_assert_uint_gt(strlen(why), 60 * 20);
+	ck_assert_ptr_nonnull(strstr(why, "'label-59-abcdefghij'] are denied"));
+	locus_decision_free(d);
+	locus_policy_free(many);
+
 	locus_severity sev = LOCUS_SEVERITY_LOW;
 	ck_assert_int_eq(locus_severity_parse(&sev, "high"), 0);
 	ck_assert_int_eq(sev, LOCUS_SEVERITY_HIGH);
