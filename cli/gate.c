@@ -190,6 +190,146 @@ static bool cli_key_outside(const char *key, const char *root)
 	return !inside;
 }
 
+/* One `locus gate` run: what every input line is decided with, and what
+   the lines so far came to. */
+typedef struct gate_run {
+	const locus_policy *policy;
+	locus_shell_parser *parser;
+	locus_audit *audit;
+	const char *root; /* absolute, or NULL when getcwd failed */
+	bool bad;         /* a line could not be decided */
+	int strongest;    /* the strongest outcome so far, -1 before any */
+	double spent;     /* cost of the calls allowed so far */
+} gate_run;
+
+/* The audit trail (refused when its key lies in the workspace) and the
+   parser.  0, or 2 after printing why. */
+static int gate_open(gate_run *g, const char *audit_file,
+                     const char *audit_key, bool do_fsync)
+{
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	locus_audit_options aopt = LOCUS_AUDIT_OPTIONS_INIT;
+	aopt.flags = do_fsync ? LOCUS_AUDIT_FSYNC : 0;
+	aopt.key_path = audit_key;
+	if (audit_key && !cli_key_outside(audit_key, g->root)) {
+		fprintf(stderr, "locus gate: the audit key %s lies inside the "
+		                "workspace %s: keep it where the agent cannot "
+		                "reach it\n", audit_key, g->root);
+		return 2;
+	}
+	if ((audit_key && !audit_file) ||
+	    (audit_file &&
+	     locus_audit_open_ext(&g->audit, audit_file, &aopt, &err))) {
+		if (!audit_file)
+			snprintf(err.message, sizeof(err.message),
+			         "--audit-key needs --audit FILE");
+		fprintf(stderr, "locus gate: %s\n", err.message);
+		return 2;
+	}
+	if (locus_shell_parser_new(&g->parser, NULL)) {
+		fprintf(stderr, "locus gate: cannot create the shell parser\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Decide one parsed call and print its record (an error line when it
+   cannot be decided, or its audit record cannot be written: no record,
+   no decision). */
+static void gate_decide(gate_run *g, gate_call *c, unsigned long lineno)
+{
+	char why[300];
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	if (!c->has_spent)
+		c->in.spent_usd = g->spent;
+	c->in.workspace_root = g->root;
+	locus_decision *d = NULL;
+	int rc = locus_gate(&d, g->policy, g->parser, c->tool, c->args,
+	                    c->args ? strlen(c->args) : 0, &c->in, &err);
+	if (rc) {
+		print_error(err.message[0] ? err.message
+		                           : locus_error_code_name(rc),
+		            lineno);
+		g->bad = true;
+		return;
+	}
+	if (g->audit && locus_audit_append(g->audit, d, &err)) {
+		/* no record, no decision: fail closed */
+		snprintf(why, sizeof(why), "audit: %s", err.message);
+		print_error(why, lineno);
+		g->bad = true;
+		locus_decision_free(d);
+		return;
+	}
+	char *s = NULL;
+	if (locus_decision_json(&s, d, 0) == 0) {
+		printf("%s\n", s);
+		locus_free(s);
+	}
+	fflush(stdout);
+	locus_outcome oc = locus_decision_outcome(d);
+	if ((int)oc > g->strongest)
+		g->strongest = (int)oc;
+	if (oc == LOCUS_OUTCOME_ALLOW && c->in.has_cost)
+		g->spent += c->in.cost_usd;
+	locus_decision_free(d);
+}
+
+/* One input line: blank lines are skipped, anything that is not a call
+   object is an error line. */
+static void gate_line(gate_run *g, const char *line, size_t n,
+                      unsigned long lineno)
+{
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	size_t k = 0;
+	while (k < n && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	if (k == n)
+		return;
+	char why[300];
+	cJSON *o = NULL;
+	lu_json_problem jp = lu_json_read(&o, line, n, NULL, NULL);
+	if (!o) {
+		snprintf(why, sizeof(why), "%s",
+		         jp == LU_JSON_DUPLICATE ? "duplicate key in the tool call"
+		                                 : "line is not JSON");
+		print_error(why, lineno);
+		g->bad = true;
+		return;
+	}
+	gate_call c;
+	memset(&c, 0, sizeof(c));
+	if (parse_call(o, &c, why, sizeof(why))) {
+		print_error(why, lineno);
+		g->bad = true;
+	} else {
+		gate_decide(g, &c, lineno);
+	}
+	cJSON_Delete(o);
+	gate_call_free(&c);
+}
+
+/* Every line of stdin; the exit status (2 when a line could not be
+   decided; with --exit-code 3 for a hold, 4 for a deny). */
+static int gate_lines(gate_run *g, bool exit_code)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned long lineno = 0;
+	while ((got = getline(&line, &cap, stdin)) >= 0)
+		gate_line(g, line, (size_t)got, ++lineno);
+	free(line);
+	if (g->bad)
+		return 2;
+	if (!exit_code || g->strongest <= 0)
+		return 0;
+	return g->strongest == LOCUS_OUTCOME_DENY ? 4 : 3;
+}
+
 static void gate_usage(FILE *f)
 {
 	fprintf(f,
@@ -253,125 +393,15 @@ int cli_gate(int argc, char **argv)
 	}
 	if (!root && getcwd(rootbuf, sizeof(rootbuf)))
 		root = rootbuf;
-	locus_audit *audit = NULL;
-	locus_error err;
-	memset(&err, 0, sizeof(err));
-	locus_audit_options aopt = LOCUS_AUDIT_OPTIONS_INIT;
-	aopt.flags = do_fsync ? LOCUS_AUDIT_FSYNC : 0;
-	aopt.key_path = audit_key;
-	if (audit_key && !cli_key_outside(audit_key, root)) {
-		fprintf(stderr, "locus gate: the audit key %s lies inside the "
-		                "workspace %s: keep it where the agent cannot "
-		                "reach it\n", audit_key, root);
-		free(root_real);
-		locus_policy_free(policy);
-		return 2;
-	}
-	if ((audit_key && !audit_file) ||
-	    (audit_file && locus_audit_open_ext(&audit, audit_file, &aopt, &err))) {
-		if (!audit_file)
-			snprintf(err.message, sizeof(err.message),
-			         "--audit-key needs --audit FILE");
-		fprintf(stderr, "locus gate: %s\n", err.message);
-		free(root_real);
-		locus_policy_free(policy);
-		return 2;
-	}
-	locus_shell_parser *parser = NULL;
-	if (locus_shell_parser_new(&parser, NULL)) {
-		fprintf(stderr, "locus gate: cannot create the shell parser\n");
-		locus_audit_close(audit);
-		free(root_real);
-		locus_policy_free(policy);
-		return 2;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	unsigned long lineno = 0;
-	bool bad = false;
-	int strongest = -1;
-	double spent = 0;
-	while ((got = getline(&line, &cap, stdin)) >= 0) {
-		lineno++;
-		size_t n = (size_t)got;
-		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			n--;
-		size_t k = 0;
-		while (k < n && (line[k] == ' ' || line[k] == '\t'))
-			k++;
-		if (k == n)
-			continue;
-		char why[300];
-		cJSON *o = NULL;
-		lu_json_problem jp = lu_json_read(&o, line, n, NULL, NULL);
-		gate_call c;
-		memset(&c, 0, sizeof(c));
-		if (!o) {
-			snprintf(why, sizeof(why), "%s",
-			         jp == LU_JSON_DUPLICATE
-			                 ? "duplicate key in the tool call"
-			                 : "line is not JSON");
-			print_error(why, lineno);
-			bad = true;
-			continue;
-		}
-		if (parse_call(o, &c, why, sizeof(why))) {
-			print_error(why, lineno);
-			bad = true;
-			cJSON_Delete(o);
-			gate_call_free(&c);
-			continue;
-		}
-		cJSON_Delete(o);
-		if (!c.has_spent)
-			c.in.spent_usd = spent;
-		c.in.workspace_root = root;
-		locus_decision *d = NULL;
-		memset(&err, 0, sizeof(err));
-		rc = locus_gate(&d, policy, parser, c.tool, c.args,
-		                c.args ? strlen(c.args) : 0, &c.in, &err);
-		if (rc) {
-			print_error(err.message[0] ? err.message
-			                           : locus_error_code_name(rc),
-			            lineno);
-			bad = true;
-			gate_call_free(&c);
-			continue;
-		}
-		if (audit && locus_audit_append(audit, d, &err)) {
-			/* no record, no decision: fail closed */
-			snprintf(why, sizeof(why), "audit: %s", err.message);
-			print_error(why, lineno);
-			bad = true;
-			locus_decision_free(d);
-			gate_call_free(&c);
-			continue;
-		}
-		char *s = NULL;
-		if (locus_decision_json(&s, d, 0) == 0) {
-			printf("%s\n", s);
-			locus_free(s);
-		}
-		fflush(stdout);
-		locus_outcome oc = locus_decision_outcome(d);
-		if ((int)oc > strongest)
-			strongest = (int)oc;
-		if (oc == LOCUS_OUTCOME_ALLOW && c.in.has_cost)
-			spent += c.in.cost_usd;
-		locus_decision_free(d);
-		gate_call_free(&c);
-	}
-	free(line);
-	locus_shell_parser_free(parser);
-	locus_audit_close(audit);
+	gate_run g = {.policy = policy, .root = root, .strongest = -1};
+	int status = gate_open(&g, audit_file, audit_key, do_fsync);
+	if (!status)
+		status = gate_lines(&g, exit_code);
+	locus_shell_parser_free(g.parser);
+	locus_audit_close(g.audit);
 	free(root_real);
 	locus_policy_free(policy);
-	if (bad)
-		return 2;
-	if (!exit_code || strongest <= 0)
-		return 0;
-	return strongest == LOCUS_OUTCOME_DENY ? 4 : 3;
+	return status;
 }
 
 /* --- the policy corpus ------------------------------------------------------ */
@@ -476,38 +506,123 @@ static bool word_in(const locus_decision *d, const char *list, bool want,
 }
 
 /* Run one block. */
+/* An `error:` block: its policy must fail to load with that text. */
+static bool block_load_error(const char *path, const pcase *k,
+                             const pctx *ctx, FILE *out)
+{
+	char msg[400];
+	locus_policy *p = NULL;
+	if (!(k->policy || k->preset || k->settings)) {
+		fprintf(out, "FAIL %s:%lu: error: needs policy:, preset: or "
+		             "settings:\n", path, k->line);
+		return false;
+	}
+	if (block_policy(k, ctx, &p, msg, sizeof(msg)) == 0) {
+		fprintf(out, "FAIL %s:%lu: expected a load error containing "
+		             "'%s', the policy loaded\n", path, k->line, k->error);
+		locus_policy_free(p);
+		return false;
+	}
+	if (!strstr(msg, k->error)) {
+		fprintf(out, "FAIL %s:%lu: expected a load error containing "
+		             "'%s'\n  got: %s\n", path, k->line, k->error, msg);
+		return false;
+	}
+	return true;
+}
+
+/* What of a case's expectations the decision misses, into `bad` (left
+   "" when it meets them all). */
+static void case_mismatch(const pcase *k, const locus_decision *d, char *bad,
+                          size_t bl)
+{
+	const char *got_out = locus_outcome_name(locus_decision_outcome(d));
+	const char *got_reason = locus_decision_reason(d);
+	const char *got_perm = locus_decision_permission(d);
+	char miss[128];
+	bad[0] = '\0';
+	if (strcmp(k->outcome, got_out))
+		snprintf(bad, bl, "outcome: expected %s", k->outcome);
+	else if (k->reason && strcmp(k->reason, got_reason))
+		snprintf(bad, bl, "reason: expected '%s'", k->reason);
+	else if (k->reason_has && !strstr(got_reason, k->reason_has))
+		snprintf(bad, bl, "reason: expected to contain '%s'",
+		         k->reason_has);
+	else if (k->permission &&
+	         strcmp(k->permission, got_perm ? got_perm : "none"))
+		snprintf(bad, bl, "permission: expected %s", k->permission);
+	else if (k->labels_in &&
+	         !word_in(d, k->labels_in, true, miss, sizeof(miss)))
+		snprintf(bad, bl, "labels+: %s missing", miss);
+	else if (k->labels_out &&
+	         !word_in(d, k->labels_out, false, miss, sizeof(miss)))
+		snprintf(bad, bl, "labels-: %s present", miss);
+	else if (k->waived_has) {
+		bool found = false;
+		for (size_t i = 0; i < locus_decision_waived_count(d); i++)
+			found |= strstr(locus_decision_waived_reason(d, i),
+			                k->waived_has) != NULL;
+		if (!found)
+			snprintf(bad, bl, "waived~: none contains '%s'",
+			         k->waived_has);
+	}
+}
+
+/* A case's call, decided under the block's policy and checked. */
+static bool case_call(const char *path, const pcase *k, const pctx *ctx,
+                      FILE *out)
+{
+	cJSON *o = NULL;
+	lu_json_read(&o, k->call, strlen(k->call), NULL, NULL);
+	gate_call c;
+	memset(&c, 0, sizeof(c));
+	char why[300];
+	if (!o || parse_call(o, &c, why, sizeof(why))) {
+		fprintf(out, "FAIL %s:%lu: bad call: %s\n", path, k->line,
+		        o ? why : "not JSON");
+		cJSON_Delete(o);
+		gate_call_free(&c);
+		return false;
+	}
+	cJSON_Delete(o);
+	c.in.workspace_root = ctx->root;
+	locus_decision *d = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	int rc = locus_gate(&d, ctx->policy, NULL, c.tool, c.args,
+	                    c.args ? strlen(c.args) : 0, &c.in, &err);
+	gate_call_free(&c);
+	if (rc) {
+		fprintf(out, "FAIL %s:%lu: gate error: %s\n", path, k->line,
+		        err.message);
+		return false;
+	}
+	char bad[300];
+	case_mismatch(k, d, bad, sizeof(bad));
+	if (bad[0]) {
+		char *j = NULL;
+		locus_decision_json(&j, d, 0);
+		fprintf(out, "FAIL %s:%lu: %s\n  call: %s\n  got: %s\n", path,
+		        k->line, bad, k->call, j ? j : "?");
+		locus_free(j);
+	}
+	locus_decision_free(d);
+	return !bad[0];
+}
+
 static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
                       int *passed, int *failed)
 {
 	char msg[400];
-	bool sets = k->policy || k->preset || k->settings;
 	if (k->root) {
 		free(ctx->root);
 		ctx->root = strdup(k->root);
 	}
 	if (k->error) {
-		locus_policy *p = NULL;
-		if (!sets) {
-			fprintf(out, "FAIL %s:%lu: error: needs policy:, preset: or "
-			             "settings:\n", path, k->line);
-			(*failed)++;
-			return;
-		}
-		if (block_policy(k, ctx, &p, msg, sizeof(msg)) == 0) {
-			fprintf(out, "FAIL %s:%lu: expected a load error containing "
-			             "'%s', the policy loaded\n", path, k->line, k->error);
-			locus_policy_free(p);
-			(*failed)++;
-		} else if (!strstr(msg, k->error)) {
-			fprintf(out, "FAIL %s:%lu: expected a load error containing "
-			             "'%s'\n  got: %s\n", path, k->line, k->error, msg);
-			(*failed)++;
-		} else {
-			(*passed)++;
-		}
+		(*(block_load_error(path, k, ctx, out) ? passed : failed))++;
 		return;
 	}
-	if (sets) {
+	if (k->policy || k->preset || k->settings) {
 		locus_policy *p = NULL;
 		locus_policy_free(ctx->policy);
 		ctx->policy = NULL;
@@ -532,80 +647,12 @@ static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
 		(*failed)++;
 		return;
 	}
-	if (!ctx->policy) {
-		if (locus_policy_preset(&ctx->policy, "standard", NULL)) {
-			(*failed)++;
-			return;
-		}
-	}
-	cJSON *o = NULL;
-	lu_json_read(&o, k->call, strlen(k->call), NULL, NULL);
-	gate_call c;
-	memset(&c, 0, sizeof(c));
-	char why[300];
-	if (!o || parse_call(o, &c, why, sizeof(why))) {
-		fprintf(out, "FAIL %s:%lu: bad call: %s\n", path, k->line,
-		        o ? why : "not JSON");
-		cJSON_Delete(o);
-		gate_call_free(&c);
+	if (!ctx->policy &&
+	    locus_policy_preset(&ctx->policy, "standard", NULL)) {
 		(*failed)++;
 		return;
 	}
-	cJSON_Delete(o);
-	c.in.workspace_root = ctx->root;
-	locus_decision *d = NULL;
-	locus_error err;
-	memset(&err, 0, sizeof(err));
-	int rc = locus_gate(&d, ctx->policy, NULL, c.tool, c.args,
-	                    c.args ? strlen(c.args) : 0, &c.in, &err);
-	gate_call_free(&c);
-	if (rc) {
-		fprintf(out, "FAIL %s:%lu: gate error: %s\n", path, k->line,
-		        err.message);
-		(*failed)++;
-		return;
-	}
-	const char *got_out = locus_outcome_name(locus_decision_outcome(d));
-	const char *got_reason = locus_decision_reason(d);
-	const char *got_perm = locus_decision_permission(d);
-	char bad[300] = "";
-	char miss[128];
-	if (strcmp(k->outcome, got_out))
-		snprintf(bad, sizeof(bad), "outcome: expected %s", k->outcome);
-	else if (k->reason && strcmp(k->reason, got_reason))
-		snprintf(bad, sizeof(bad), "reason: expected '%s'", k->reason);
-	else if (k->reason_has && !strstr(got_reason, k->reason_has))
-		snprintf(bad, sizeof(bad), "reason: expected to contain '%s'",
-		         k->reason_has);
-	else if (k->permission &&
-	         strcmp(k->permission, got_perm ? got_perm : "none"))
-		snprintf(bad, sizeof(bad), "permission: expected %s", k->permission);
-	else if (k->labels_in &&
-	         !word_in(d, k->labels_in, true, miss, sizeof(miss)))
-		snprintf(bad, sizeof(bad), "labels+: %s missing", miss);
-	else if (k->labels_out &&
-	         !word_in(d, k->labels_out, false, miss, sizeof(miss)))
-		snprintf(bad, sizeof(bad), "labels-: %s present", miss);
-	else if (k->waived_has) {
-		bool found = false;
-		for (size_t i = 0; i < locus_decision_waived_count(d); i++)
-			found |= strstr(locus_decision_waived_reason(d, i),
-			                k->waived_has) != NULL;
-		if (!found)
-			snprintf(bad, sizeof(bad), "waived~: none contains '%s'",
-			         k->waived_has);
-	}
-	if (bad[0]) {
-		char *j = NULL;
-		locus_decision_json(&j, d, 0);
-		fprintf(out, "FAIL %s:%lu: %s\n  call: %s\n  got: %s\n", path,
-		        k->line, bad, k->call, j ? j : "?");
-		locus_free(j);
-		(*failed)++;
-	} else {
-		(*passed)++;
-	}
-	locus_decision_free(d);
+	(*(case_call(path, k, ctx, out) ? passed : failed))++;
 }
 
 int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
