@@ -98,6 +98,30 @@ static int run_lines(locus_harness *h)
 	return status;
 }
 
+/* The backend named by --backend (and the OCI/OpenShell options): 0, a
+   LOCUS_E* code, or 1 for a name that is no backend (usage). */
+static int open_backend(cli_backend_opts *bo, const char *backend,
+                        const char *root, locus_backend **b,
+                        locus_error *err)
+{
+	if (bo->any_oci || bo->os.seen || !strcmp(backend, "oci") ||
+	    !strcmp(backend, "openshell"))
+		return cli_backend_open(bo, backend, b, err);
+	if (!strcmp(backend, "local"))
+		return locus_backend_local_new(b, root, NULL, err);
+	if (!strcmp(backend, "memory"))
+		return locus_backend_memory_new(b, err);
+	if (!strcmp(backend, "bwrap")) {
+		locus_session *s = NULL;
+		int rc = locus_session_bwrap_new(&s, root, err);
+		if (!rc)
+			rc = locus_backend_session_new(
+			    b, s, "/workspace", "bwrap sandbox", true, err);
+		return rc;
+	}
+	return 1;
+}
+
 int cli_tool(int argc, char **argv)
 {
 	const char *name = NULL, *json = NULL, *root = ".", *backend = "local";
@@ -141,21 +165,8 @@ int cli_tool(int argc, char **argv)
 		return 2;
 	locus_backend *b = NULL;
 	locus_error err = {0};
-	int rc;
-	if (bo.any_oci || bo.os.seen || !strcmp(backend, "oci") ||
-	    !strcmp(backend, "openshell")) {
-		rc = cli_backend_open(&bo, backend, &b, &err);
-	} else if (!strcmp(backend, "local")) {
-		rc = locus_backend_local_new(&b, root, NULL, &err);
-	} else if (!strcmp(backend, "memory")) {
-		rc = locus_backend_memory_new(&b, &err);
-	} else if (!strcmp(backend, "bwrap")) {
-		locus_session *s = NULL;
-		rc = locus_session_bwrap_new(&s, root, &err);
-		if (!rc)
-			rc = locus_backend_session_new(
-			    &b, s, "/workspace", "bwrap sandbox", true, &err);
-	} else {
+	int rc = open_backend(&bo, backend, root, &b, &err);
+	if (rc == 1) {
 		locus_policy_free(pol);
 		return usage();
 	}
