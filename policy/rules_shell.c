@@ -278,15 +278,35 @@ static bool has_option(const locus_shell_command *c, const char *const *opts)
 	return false;
 }
 
+static int operand_paths(const locus_shell_command *c, int kind,
+                         pl_path_cb cb, void *ctx, const size_t *idx,
+                         size_t n);
+
 static int command_paths(const locus_shell_command *c, int kind,
                          pl_path_cb cb, void *ctx)
 {
 	int rc = redirect_paths(c, kind, cb, ctx);
 	if (rc || c->argc == 0 || !c->name)
 		return rc;
+	/* every operand (a fixed 256 let the 257th path of a long command
+	   line past the Read/Edit rules, issue 19); out of memory: a path
+	   known only at run time, which the rules treat as a match */
+	size_t *idx = malloc(c->argc * sizeof *idx);
+	if (!idx)
+		return cb(ctx, NULL);
+	size_t n = operands(c, idx, c->argc);
+	rc = operand_paths(c, kind, cb, ctx, idx, n);
+	free(idx);
+	return rc;
+}
+
+/* command_paths() over the operands idx[0..n-1] of c. */
+static int operand_paths(const locus_shell_command *c, int kind,
+                         pl_path_cb cb, void *ctx, const size_t *idx,
+                         size_t n)
+{
+	int rc = 0;
 	const char *name = c->name;
-	size_t idx[256];
-	size_t n = operands(c, idx, 256);
 	size_t first = 0;
 	static const char *const pattern_opts[] = {"-e", "-f", "--regexp",
 	                                           "--file", "--expression",

@@ -174,6 +174,26 @@ START_TEST(api_versions_and_null_getters)
 	locus_decision_free(d);
 	locus_policy_free(many);
 
+	/* every operand of a long command line meets the Read rules (the
+	   first 256 did, issue 19) */
+	locus_policy *rd = NULL;
+	static const char rdoc[] =
+	        "{\"permissions\":{\"deny\":[\"Read(secret.txt)\"]}}";
+	ck_assert_int_eq(locus_policy_load(&rd, rdoc, sizeof rdoc - 1, NULL), 0);
+	char cmd[4096] = "{\"command\":\"cat";
+	for (int i = 0; i < 300; i++)
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " f%d", i);
+	strcat(cmd, " secret.txt\"}");
+	locus_gate_input rin = LOCUS_GATE_INPUT_INIT;
+	rin.workspace_root = "/ws";
+	ck_assert_int_eq(locus_gate(&d, rd, NULL, "bash", cmd, strlen(cmd), &rin,
+	                            NULL),
+	                 0);
+	ck_assert_str_eq(locus_decision_permission(d), "deny");
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	locus_decision_free(d);
+	locus_policy_free(rd);
+
 	locus_severity sev = LOCUS_SEVERITY_LOW;
 	ck_assert_int_eq(locus_severity_parse(&sev, "high"), 0);
 	ck_assert_int_eq(sev, LOCUS_SEVERITY_HIGH);
