@@ -20,7 +20,16 @@ struct lh_grpc_channel {
 	char *url;
 	char *auth; /* "Bearer ..." or NULL */
 	uint32_t max_message;
+	bool (*cancel)(void *ctx);
+	void *cancel_ctx;
 };
+
+void lh_grpc_channel_set_cancel(lh_grpc_channel *ch, bool (*fn)(void *ctx),
+                                void *ctx)
+{
+	ch->cancel = fn;
+	ch->cancel_ctx = ctx;
+}
 
 const char *lh_grpc_channel_url(const lh_grpc_channel *ch)
 {
@@ -111,7 +120,14 @@ typedef struct call_ctx {
 	lh_grpc_msg_fn on_msg;
 	void *payload;
 	int stop; /* on_msg's code */
+	const lh_grpc_channel *ch;
 } call_ctx;
+
+static bool call_cancelled(void *p)
+{
+	const lh_grpc_channel *ch = ((call_ctx *)p)->ch;
+	return ch->cancel && ch->cancel(ch->cancel_ctx);
+}
 
 static int on_body(void *p, const lhttp_response *resp, const char *data,
                    size_t len)
@@ -168,7 +184,7 @@ int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
 		lhttp_headers_clear(&h);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	call_ctx c = {.on_msg = on_msg, .payload = payload};
+	call_ctx c = {.on_msg = on_msg, .payload = payload, .ch = ch};
 	c.reader.max = ch->max_message;
 	lhttp_request req = {0};
 	req.method = "POST";
@@ -182,6 +198,7 @@ int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
 	   little longer so the server's DEADLINE_EXCEEDED can arrive */
 	req.timeout_ms = timeout_s > 0 ? (long)(timeout_s * 1000) + 5000 : 0;
 	req.on_body = on_body;
+	req.cancel = call_cancelled;
 	req.ctx = &c;
 	lhttp_response resp = {0};
 	int rc = lhttp_perform(ch->http, &req, &resp, err);

@@ -34,6 +34,14 @@ int lh_grpc_channel_new(lh_grpc_channel **out, const lh_grpc_channel_opts *o,
                         locus_error *err);
 void lh_grpc_channel_free(lh_grpc_channel *ch);
 
+/*
+ * A cancel check for the channel's calls from now on (fn NULL: none):
+ * polled about every second while a call runs; true ends the call with
+ * LOCUS_EDENIED ("cancelled").  Called on the calling thread.
+ */
+void lh_grpc_channel_set_cancel(lh_grpc_channel *ch, bool (*fn)(void *ctx),
+                                void *ctx);
+
 /** The URL the channel sends to ("http://127.0.0.1:17670"). */
 const char *lh_grpc_channel_url(const lh_grpc_channel *ch);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/cancel_guard.h"
 #include "harness/internal.h"
 
 #define STATE_DIR "/workspace/.locus-harness"
@@ -57,20 +58,25 @@ int locus_session_oci_extend(char **expires, locus_session *ss,
  * UTF-8 would not survive it), then the status line.
  */
 static void wrap_command(lh_buf *sc, const oci_session *s, unsigned id,
-                         const char *command, long secs)
+                         const char *gtok, const char *command, long secs)
 {
 	size_t head = s->max_out / 2;
 	size_t tail = s->max_out > head + 100 ? s->max_out - head - 100 : 0;
 	lh_buf_printf(sc,
 	              "F=" STATE_DIR "/x%u\n"
-	              "mkdir -p " STATE_DIR " || exit 125\n"
+	              "mkdir -p " STATE_DIR " || exit 125\n",
+	              id);
+	/* under the cancel guard (cancel_guard.h) */
+	lh_guard_prefix(sc, STATE_DIR, gtok);
+	lh_buf_printf(sc,
 	              "timeout -k 2 %ld sh -c 'sh -c \"$1\" </dev/null "
 	              ">\"$2.out\" 2>&1; echo $? >\"$2.rc\"' locus-exec ",
-	              id, secs);
+	              secs);
 	lh_buf_shquote(sc, command);
+	lh_buf_puts(sc, " \"$F\"\n");
+	lh_guard_cleanup(sc, STATE_DIR, gtok);
 	lh_buf_printf(
 	    sc,
-	    " \"$F\"\n"
 	    "if [ -f \"$F.rc\" ]; then R=$(cat \"$F.rc\"); else R=timeout; fi\n"
 	    "S=$(wc -c <\"$F.out\" 2>/dev/null || echo 0)\n"
 	    "{ if [ \"$S\" -le %zu ]; then cat \"$F.out\" 2>/dev/null; else\n"
@@ -113,25 +119,94 @@ static int take_marker(char *out, size_t *len, int *code, locus_error *err)
 	return 0;
 }
 
-static int o_exec(locus_session *ss, const char *command, double timeout_s,
-                  int *exit_code, char **out, size_t *len, locus_error *err)
+/* The client's cancel check during an exec: ctl polled, progress about
+   once a second (no output count: the output comes back at the end). */
+typedef struct exec_watch {
+	const locus_call_ctl *ctl;
+	double start, last;
+	bool cancelled;
+} exec_watch;
+
+static bool watch(void *p)
 {
-	oci_session *s = (oci_session *)ss;
-	*exit_code = -1;
-	*out = NULL;
-	*len = 0;
-	long secs = timeout_s < 1 ? 1 : (long)(timeout_s + 0.999);
+	exec_watch *w = p;
+	if (locus_call_cancelled(w->ctl))
+		return w->cancelled = true;
+	double now = lh_now();
+	if (w->ctl->progress && now - w->last >= 1.0) {
+		w->last = now;
+		w->ctl->progress(now - w->start, 0, w->ctl->payload);
+	}
+	return false;
+}
+
+/* Stop a cancelled command: the service's cancel (SIGKILL) for what it
+   started, when the command id is known, then the guard's kill script
+   for the tree below (the service's signal does not reach the group
+   `timeout` makes, nor a setsid child). */
+static int stop_command(oci_session *s, const char *command_id,
+                        const char *gtok, locus_error *err)
+{
+	locus_error ignored;
+	if (command_id[0])
+		loci_command_cancel(s->c, s->id, command_id, "SIGKILL",
+		                    &ignored);
 	lh_buf sc = {0};
-	wrap_command(&sc, s, ++s->seq, command, secs);
+	lh_guard_kill_script(&sc, STATE_DIR, gtok);
 	if (sc.oom) {
 		lh_buf_free(&sc);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	loci_run_result r;
+	int rc = loci_run(s->c, s->id, sc.d, "/workspace", 30, 4096, &r, err);
+	lh_buf_free(&sc);
+	if (!rc && (!r.has_exit_code || r.exit_code != 0))
+		rc = lh_err(err, LOCUS_EIO,
+		            "OCI: the cancelled command %s may still run in "
+		            "sandbox %s (the kill script exited %d)",
+		            command_id, s->id, r.exit_code);
+	loci_run_result_clear(&r);
+	return rc;
+}
+
+static int o_exec_ctl(locus_session *ss, const char *command,
+                      double timeout_s, const locus_call_ctl *ctl,
+                      int *exit_code, char **out, size_t *len,
+                      bool *cancelled, locus_error *err)
+{
+	oci_session *s = (oci_session *)ss;
+	*exit_code = -1;
+	*out = NULL;
+	*len = 0;
+	if (cancelled)
+		*cancelled = false;
+	long secs = timeout_s < 1 ? 1 : (long)(timeout_s + 0.999);
+	char gtok[33];
+	if (lhttp_random_token(gtok))
+		return lh_err(err, LOCUS_EIO, "OCI: no random bytes");
+	lh_buf sc = {0};
+	wrap_command(&sc, s, ++s->seq, gtok, command, secs);
+	if (sc.oom) {
+		lh_buf_free(&sc);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	double t0 = lh_now();
+	exec_watch w = {.ctl = ctl, .start = t0, .last = t0};
+	if (ctl)
+		loci_client_set_cancel(s->c, watch, &w);
+	loci_run_result r;
 	/* Room for base64, the cap's note and the status line. */
 	int rc = loci_run(s->c, s->id, sc.d, "/workspace", (double)secs,
 	                  s->max_out / 3 * 4 + 8192, &r, err);
+	loci_client_set_cancel(s->c, NULL, NULL);
 	lh_buf_free(&sc);
+	if (w.cancelled) {
+		if (cancelled)
+			*cancelled = true;
+		rc = stop_command(s, r.command_id, gtok, err);
+		loci_run_result_clear(&r);
+		return rc;
+	}
 	if (!rc)
 		rc = take_marker(r.out, &r.len, exit_code, err);
 	if (!rc && loci_b64_decode(r.out, r.len, out, len))
@@ -139,6 +214,13 @@ static int o_exec(locus_session *ss, const char *command, double timeout_s,
 		            "OCI exec: the output came back garbled");
 	loci_run_result_clear(&r);
 	return rc;
+}
+
+static int o_exec(locus_session *ss, const char *command, double timeout_s,
+                  int *exit_code, char **out, size_t *len, locus_error *err)
+{
+	return o_exec_ctl(ss, command, timeout_s, NULL, exit_code, out, len,
+	                  NULL, err);
 }
 
 /* A write in parts: each part through the file API, then joined. */
@@ -446,6 +528,7 @@ int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
 	s->base.upload = o_upload;
 	s->base.download = o_download;
 	s->base.free = o_free;
+	s->base.exec_ctl = o_exec_ctl;
 	s->max_out = opt->max_output_bytes ? opt->max_output_bytes : 900000;
 	s->part =
 	    opt->write_part_bytes ? opt->write_part_bytes : (size_t)8 << 20;

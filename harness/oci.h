@@ -262,6 +262,19 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
              const char *cwd, double timeout_s, size_t max_out,
              loci_run_result *out, locus_error *err);
 
+/**
+ * A cancel check for the client's requests from now on (fn NULL: none):
+ * polled about every second while a request runs and between retries;
+ * true ends the request with LOCUS_EDENIED ("cancelled").  Called on the
+ * calling thread.
+ */
+void loci_client_set_cancel(loci_client *c, bool (*fn)(void *ctx), void *ctx);
+
+/** cancel_sandbox_command: signal "SIGTERM" or "SIGKILL". */
+int loci_command_cancel(loci_client *c, const char *sandbox,
+                        const char *command_id, const char *signal,
+                        locus_error *err);
+
 /** Write one file (opc-content-sha256 sent; the answer's hash checked). */
 int loci_file_write(loci_client *c, const char *sandbox, const char *path,
                     const void *data, size_t len, locus_error *err);

@@ -100,7 +100,20 @@ typedef struct tramp {
 	loci_signer *signer;
 	lhttp_body_fn on_body;
 	void *ctx;
+	const loci_client *c;
 } tramp;
+
+void loci_client_set_cancel(loci_client *c, bool (*fn)(void *ctx), void *ctx)
+{
+	c->cancel = fn;
+	c->cancel_ctx = ctx;
+}
+
+static bool tramp_cancel(void *ctx)
+{
+	const loci_client *c = ((tramp *)ctx)->c;
+	return c->cancel && c->cancel(c->cancel_ctx);
+}
 
 static int tramp_prepare(void *ctx, const lhttp_request *req, const char *url,
                          lhttp_headers *h, locus_error *err)
@@ -152,7 +165,7 @@ int loci_request(loci_client *c, const loci_call *call, lhttp_response *resp,
 		if (lhttp_headers_add(&h, call->extra[i], call->extra[i + 1]))
 			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
 	/* prepare (the signer) and on_body share net/http's one ctx. */
-	tramp tr = {c->signer, call->on_body, call->body_ctx};
+	tramp tr = {c->signer, call->on_body, call->body_ctx, c};
 	if (!rc) {
 		lhttp_request rq = {
 		    .method = rt->method,
@@ -168,6 +181,7 @@ int loci_request(loci_client *c, const loci_call *call, lhttp_response *resp,
 		    .idle_timeout_ms = call->idle_timeout_ms,
 		    .prepare = tramp_prepare,
 		    .on_body = call->on_body ? tramp_body : NULL,
+		    .cancel = tramp_cancel,
 		    .ctx = &tr,
 		};
 		rc = lhttp_perform(c->http, &rq, resp, err);
@@ -479,6 +493,19 @@ int loci_duration_minutes(const char *iso, long *minutes, locus_error *err)
 bad:
 	return lh_err(err, LOCUS_EINVALID,
 	              "OCI: \"%.40s\" is not an ISO 8601 duration (PT1H)", iso);
+}
+
+int loci_command_cancel(loci_client *c, const char *sandbox,
+                        const char *command_id, const char *signal,
+                        locus_error *err)
+{
+	const char *vars[] = {"sandboxId", sandbox, "commandId", command_id,
+	                      NULL};
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "signal", signal);
+	int rc = json_call(c, LOCI_CANCEL, vars, b, NULL, err);
+	cJSON_Delete(b);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- */

@@ -16,6 +16,8 @@ struct loci_client {
 	bool data_base64;
 	bool expires_in_minutes;
 	long timeout_ms;
+	bool (*cancel)(void *ctx); /* loci_client_set_cancel */
+	void *cancel_ctx;
 };
 
 /* One request of an operation. */

@@ -28,6 +28,7 @@
  * status text and at most a short tail of a failed command's output.
  */
 #define _GNU_SOURCE
+#include "cancel_guard.h"
 #include "internal.h"
 #include "net/http.h"
 #include "openshell_client.h"
@@ -51,29 +52,82 @@ typedef struct os_session {
 	char *id;   /* metadata.id: exec key */
 	char *name; /* owned sandboxes: lifecycle key */
 	bool owned;
+	size_t output_max;
 } os_session;
+
+struct run_opts;
+static int os_run(os_session *s, const char *script, const struct run_opts *o,
+                  int *code, char **out, size_t *len, bool *cancelled,
+                  locus_error *err);
 
 /* ================= running a script ================= */
 
 typedef struct collect {
-	lh_buf out; /* stdout (the wrapper's only stream) */
-	lh_buf err; /* stderr: login noise, or the wrapper failing */
+	lh_buf out;  /* stdout (the wrapper's only stream); the head once
+	                the window is passed */
+	lh_buf tail; /* window mode: the bytes after the head, the last
+	                `max - max / 2` kept */
+	lh_buf err;  /* stderr: login noise, or the wrapper failing */
 	size_t max;
+	bool window;    /* past max: keep head and tail (else fail) */
+	size_t dropped; /* window mode: bytes dropped between them */
 	bool over;
 } collect;
+
+/* Window mode: append to the tail, dropping its oldest bytes past twice
+   its size (amortised: each byte is moved at most once). */
+static void tail_add(collect *c, const uint8_t *d, size_t n)
+{
+	size_t keep = c->max - c->max / 2;
+	lh_buf_add(&c->tail, (const char *)d, n);
+	if (c->tail.len > 2 * keep + 65536) {
+		size_t drop = c->tail.len - keep;
+		memmove(c->tail.d, c->tail.d + drop, keep);
+		c->tail.len = keep;
+		c->tail.d[keep] = '\0';
+		c->dropped += drop;
+	}
+}
 
 static int on_chunk(void *p, int kind, const uint8_t *d, size_t n)
 {
 	collect *c = p;
-	lh_buf *b = kind == LH_OS_EV_STDOUT ? &c->out : &c->err;
-	if (kind != LH_OS_EV_STDOUT && b->len > 4096)
-		return 0; /* only a tail of stderr is ever shown */
-	if (b->len + n > c->max) {
+	if (kind != LH_OS_EV_STDOUT) {
+		if (c->err.len <= 4096) /* only a tail of it is ever shown */
+			lh_buf_add(&c->err, (const char *)d, n);
+		return c->err.oom ? LOCUS_ENOMEM : 0;
+	}
+	if (!c->window && c->out.len + n > c->max) {
 		c->over = true;
 		return LOCUS_ETOOBIG;
 	}
-	lh_buf_add(b, (const char *)d, n);
-	return b->oom ? LOCUS_ENOMEM : 0;
+	size_t head = c->window ? c->max / 2 : c->max;
+	size_t take = c->out.len < head ? head - c->out.len : 0;
+	take = take < n ? take : n;
+	lh_buf_add(&c->out, (const char *)d, take);
+	if (take < n)
+		tail_add(c, d + take, n - take);
+	return c->out.oom || c->tail.oom ? LOCUS_ENOMEM : 0;
+}
+
+/* Window mode, at the end: the tail cut to its size, then joined to the
+   head (with a note when bytes were dropped). */
+static void window_join(collect *c)
+{
+	size_t keep = c->max - c->max / 2;
+	if (c->tail.len > keep) {
+		size_t drop = c->tail.len - keep;
+		memmove(c->tail.d, c->tail.d + drop, keep);
+		c->tail.len = keep;
+		c->dropped += drop;
+	}
+	if (c->dropped)
+		lh_buf_printf(&c->out,
+		              "\n[... %zu bytes of output dropped: the output "
+		              "cap is %zu bytes ...]\n",
+		              c->dropped, c->max);
+	lh_buf_add(&c->out, c->tail.d ? c->tail.d : "", c->tail.len);
+	lh_buf_free(&c->tail);
 }
 
 /* Split the collected stdout at the markers. */
@@ -113,14 +167,18 @@ static int unframe(collect *c, const char *tok, int *status, bool *ended,
 	return 0;
 }
 
+/* Where the guard of a command keeps its pid (cancel_guard.h). */
+#define GUARD_DIR "${TMPDIR:-/tmp}"
+
 /*
  * The wrapper: B and E are the markers around the script's output, t the
  * in-sandbox timeout.  The script is $S (set in front of the wrapper, in
  * the same argument) or, with script_stdin, read from stdin into a temp
- * file first.  pass_stdin keeps stdin for the script (uploads).
+ * file first.  pass_stdin keeps stdin for the script (uploads).  The
+ * script runs under the cancel guard `gtok`.
  */
-static void build_wrapper(lh_buf *w, const char *tok, long t, bool script_stdin,
-                          bool pass_stdin)
+static void build_wrapper(lh_buf *w, const char *tok, const char *gtok,
+                          long t, bool script_stdin, bool pass_stdin)
 {
 	if (script_stdin)
 		lh_buf_puts(w, "f=$(mktemp) || exit 97\n"
@@ -131,9 +189,11 @@ static void build_wrapper(lh_buf *w, const char *tok, long t, bool script_stdin,
 	              "}\n",
 	              tok);
 	lh_buf_puts(w, "if command -v timeout >/dev/null 2>&1; then "
-	               "set -- timeout -k 2 ");
-	lh_buf_printf(w, "%ld", t);
-	lh_buf_puts(w, " sh; else set -- sh; fi\n");
+	               "set -- ");
+	lh_guard_prefix(w, GUARD_DIR, gtok);
+	lh_buf_printf(w, "timeout -k 2 %ld sh; else set -- ", t);
+	lh_guard_prefix(w, GUARD_DIR, gtok);
+	lh_buf_puts(w, "sh; fi\n");
 	if (script_stdin)
 		lh_buf_puts(w, "\"$@\" \"$f\" </dev/null 2>&1\nrc=$?\nrm -f "
 		               "\"$f\"\n");
@@ -141,48 +201,122 @@ static void build_wrapper(lh_buf *w, const char *tok, long t, bool script_stdin,
 		lh_buf_puts(w, "\"$@\" -c \"$S\" sh 2>&1\nrc=$?\n");
 	else
 		lh_buf_puts(w, "\"$@\" -c \"$S\" sh </dev/null 2>&1\nrc=$?\n");
+	lh_guard_cleanup(w, GUARD_DIR, gtok);
 	lh_buf_printf(w, "printf '\\nE%s %%s\\n' \"$rc\"\nexit \"$rc\"\n", tok);
+}
+
+/* One script run: what goes in, and how. */
+struct run_opts {
+	const uint8_t *in; /* the script's stdin; NULL: /dev/null */
+	size_t in_len;
+	double timeout_s;
+	size_t max_out;
+	bool window; /* past max_out keep head and tail (commands); else
+	                LOCUS_ETOOBIG (file transfers) */
+	const locus_call_ctl *ctl; /* may be NULL */
+};
+typedef struct run_opts run_opts;
+
+/* The gateway exec's cancel check: ctl polled, progress about once a
+   second, from the calling thread (grpc_call.h). */
+typedef struct run_watch {
+	const locus_call_ctl *ctl;
+	const collect *c;
+	double start, last;
+	bool cancelled;
+} run_watch;
+
+static bool watch(void *p)
+{
+	run_watch *w = p;
+	if (locus_call_cancelled(w->ctl))
+		return w->cancelled = true;
+	double now = lh_now();
+	if (w->ctl->progress && now - w->last >= 1.0) {
+		w->last = now;
+		w->ctl->progress(now - w->start,
+		                 w->c->out.len + w->c->tail.len + w->c->dropped,
+		                 w->ctl->payload);
+	}
+	return false;
+}
+
+/* The request of one run: the script as one argument S='...' in front of
+   the wrapper when it fits the gateway's per-argument limit as valid
+   UTF-8 (a proto3 string), else on stdin. */
+static int build_request(const char *script, const run_opts *o,
+                         const char *tok, const char *gtok, lh_buf *full,
+                         bool *script_stdin, locus_error *err)
+{
+	long t = o->timeout_s >= 1 ? (long)ceil(o->timeout_s) : 1;
+	*script_stdin = strlen(script) > ARG_MAX_SCRIPT ||
+	                !lu_utf8_valid(script, strlen(script));
+	if (!*script_stdin) {
+		lh_buf_puts(full, "S=");
+		lh_buf_shquote(full, script);
+		lh_buf_puts(full, "\n");
+		if (full->len > ARG_MAX_SCRIPT) {
+			lh_buf_free(full);
+			*script_stdin = true;
+		}
+	}
+	if (*script_stdin && o->in)
+		return lh_err(err, LOCUS_EUSAGE,
+		              "a large script cannot also take stdin");
+	build_wrapper(full, tok, gtok, t, *script_stdin, o->in != NULL);
+	return full->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory") : 0;
+}
+
+/* Stop a cancelled command: the guard's kill script, as a command of its
+   own (the gateway has no cancel: the first one runs on otherwise). */
+static int kill_guarded(os_session *s, const char *gtok, locus_error *err)
+{
+	lh_buf sc = {0};
+	lh_guard_kill_script(&sc, GUARD_DIR, gtok);
+	if (sc.oom) {
+		lh_buf_free(&sc);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	}
+	run_opts ko = {.timeout_s = 30, .max_out = 4096};
+	int code = -1;
+	char *o = NULL;
+	size_t ol;
+	int rc = os_run(s, sc.d, &ko, &code, &o, &ol, NULL, err);
+	free(o);
+	lh_buf_free(&sc);
+	if (!rc && code != 0)
+		rc = lh_err(err, LOCUS_EIO,
+		            "openshell: the cancelled command may still run in "
+		            "sandbox %s (the kill script exited %d)",
+		            s->id, code);
+	return rc;
 }
 
 /*
  * Run `script` in the sandbox: *code is its exit status, or -1 when it did
- * not finish within timeout_s.  `in` (may be NULL) is the script's stdin;
- * without it the script reads /dev/null.  *out is what it wrote to stdout
- * and stderr, in order (malloc'd, NUL-terminated).
+ * not finish within timeout_s.  *out is what it wrote to stdout and
+ * stderr, in order (malloc'd, NUL-terminated).  Under o->ctl a cancel
+ * stops the exec, kills the command (kill_guarded) and sets *cancelled.
  */
-static int os_run(os_session *s, const char *script, const uint8_t *in,
-                  size_t in_len, double timeout_s, size_t max_out, int *code,
-                  char **out, size_t *len, locus_error *err)
+static int os_run(os_session *s, const char *script, const run_opts *o,
+                  int *code, char **out, size_t *len, bool *cancelled,
+                  locus_error *err)
 {
 	*code = -1;
 	*out = NULL;
 	*len = 0;
-	char tok[33];
-	if (lhttp_random_token(tok))
+	if (cancelled)
+		*cancelled = false;
+	char tok[33], gtok[33];
+	if (lhttp_random_token(tok) || lhttp_random_token(gtok))
 		return lh_err(err, LOCUS_EIO, "no random bytes for a marker");
-	long t = timeout_s >= 1 ? (long)ceil(timeout_s) : 1;
-	/* one argument: S='script' then the wrapper, if it fits the
-	   gateway's per-argument limit as valid UTF-8 (a proto3 string);
-	   else the script goes on stdin */
+	long t = o->timeout_s >= 1 ? (long)ceil(o->timeout_s) : 1;
 	lh_buf full = {0};
-	bool script_stdin =
-	    strlen(script) > ARG_MAX_SCRIPT || !lu_utf8_valid(script, strlen(script));
-	if (!script_stdin) {
-		lh_buf_puts(&full, "S=");
-		lh_buf_shquote(&full, script);
-		lh_buf_puts(&full, "\n");
-		if (full.len > ARG_MAX_SCRIPT) {
-			lh_buf_free(&full);
-			script_stdin = true;
-		}
-	}
-	if (script_stdin && in)
-		return lh_err(err, LOCUS_EUSAGE,
-		              "a large script cannot also take stdin");
-	build_wrapper(&full, tok, t, script_stdin, in != NULL);
-	if (full.oom) {
+	bool script_stdin;
+	int rc = build_request(script, o, tok, gtok, &full, &script_stdin, err);
+	if (rc) {
 		lh_buf_free(&full);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return rc;
 	}
 	const char *argv[] = {"sh", "-c", full.d};
 	lh_os_exec req = {.sandbox_id = s->id, .argv = argv, .argc = 3};
@@ -191,30 +325,45 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 	if (script_stdin) {
 		req.stdin_data = (const uint8_t *)script;
 		req.stdin_len = strlen(script);
-	} else if (in) {
-		req.stdin_data = in;
-		req.stdin_len = in_len;
+	} else if (o->in) {
+		req.stdin_data = o->in;
+		req.stdin_len = o->in_len;
 	}
-	collect c = {.max = max_out};
+	collect c = {.max = o->max_out, .window = o->window};
 	int gw_code = -1;
 	double t0 = lh_now();
-	int rc = lh_os_exec_stream(&s->cli, &req, on_chunk, &c, &gw_code, err);
+	run_watch w = {.ctl = o->ctl, .c = &c, .start = t0, .last = t0};
+	if (o->ctl)
+		lh_grpc_channel_set_cancel(s->cli.ch, watch, &w);
+	rc = lh_os_exec_stream(&s->cli, &req, on_chunk, &c, &gw_code, err);
+	lh_grpc_channel_set_cancel(s->cli.ch, NULL, NULL);
 	double took = lh_now() - t0;
 	lh_buf_free(&full);
+	if (w.cancelled) {
+		lh_buf_free(&c.out);
+		lh_buf_free(&c.tail);
+		lh_buf_free(&c.err);
+		if (cancelled)
+			*cancelled = true;
+		return kill_guarded(s, gtok, err);
+	}
 	if (rc) {
 		if (c.over)
 			rc = lh_err(
 			    err, LOCUS_ETOOBIG,
 			    "openshell: the command's output is over %zu "
 			    "bytes",
-			    max_out);
+			    o->max_out);
 		lh_buf_free(&c.out);
+		lh_buf_free(&c.tail);
 		lh_buf_free(&c.err);
 		return rc;
 	}
+	if (c.window)
+		window_join(&c);
 	int status = -1;
 	bool ended;
-	int u = unframe(&c, tok, &status, &ended, out, len);
+	int u = c.out.oom ? -2 : unframe(&c, tok, &status, &ended, out, len);
 	if (u == -2) {
 		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
 	} else if (u < 0 && gw_code != 124) {
@@ -244,12 +393,31 @@ static int os_run(os_session *s, const char *script, const uint8_t *in,
 
 /* ================= session ================= */
 
+/* Output kept of one command; past it the head and tail halves. */
+#define OUTPUT_MAX ((size_t)64 << 20)
+
+static int os_exec_ctl(locus_session *ss, const char *command,
+                       double timeout_s, const locus_call_ctl *ctl,
+                       int *exit_code, char **out, size_t *len,
+                       bool *cancelled, locus_error *err)
+{
+	os_session *s = (os_session *)ss;
+	run_opts o = {.timeout_s = timeout_s > 0 ? timeout_s : 120,
+	              .max_out = s->output_max,
+	              .window = true,
+	              .ctl = ctl};
+	bool c = false;
+	int rc = os_run(s, command, &o, exit_code, out, len, &c, err);
+	if (cancelled)
+		*cancelled = c;
+	return rc;
+}
+
 static int os_exec(locus_session *ss, const char *command, double timeout_s,
                    int *exit_code, char **out, size_t *len, locus_error *err)
 {
-	os_session *s = (os_session *)ss;
-	return os_run(s, command, NULL, 0, timeout_s > 0 ? timeout_s : 120,
-	              64u << 20, exit_code, out, len, err);
+	return os_exec_ctl(ss, command, timeout_s, NULL, exit_code, out, len,
+	                   NULL, err);
 }
 
 static int os_upload(locus_session *ss, const char *path, const char *data,
@@ -277,8 +445,11 @@ static int os_upload(locus_session *ss, const char *path, const char *data,
 		int code;
 		char *o;
 		size_t ol;
-		int rc = os_run(s, sc.d, (const uint8_t *)data + off, n, 120,
-		                1u << 20, &code, &o, &ol, err);
+		run_opts ro = {.in = (const uint8_t *)data + off,
+		               .in_len = n,
+		               .timeout_s = 120,
+		               .max_out = 1u << 20};
+		int rc = os_run(s, sc.d, &ro, &code, &o, &ol, NULL, err);
 		lh_buf_free(&sc);
 		if (!rc && code != 0)
 			rc = lh_err(err, LOCUS_EIO,
@@ -370,8 +541,8 @@ static int os_download(locus_session *ss, const char *path, char **out,
 	int code;
 	char *o;
 	size_t ol;
-	int rc =
-	    os_run(s, sc.d, NULL, 0, 300, MAX_DOWNLOAD, &code, &o, &ol, err);
+	run_opts ro = {.timeout_s = 300, .max_out = MAX_DOWNLOAD};
+	int rc = os_run(s, sc.d, &ro, &code, &o, &ol, NULL, err);
 	lh_buf_free(&sc);
 	if (rc)
 		return rc;
@@ -507,6 +678,8 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	s->base.upload = os_upload;
 	s->base.download = os_download;
 	s->base.free = os_free;
+	s->base.exec_ctl = os_exec_ctl;
+	s->output_max = o->output_max ? o->output_max : OUTPUT_MAX;
 	s->cli.call_timeout_s = 30;
 	if (o->workspace && !(s->workspace = strdup(o->workspace))) {
 		os_free(&s->base);
@@ -525,9 +698,9 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	int code = -1;
 	char *probe = NULL;
 	size_t pl;
+	run_opts ro = {.timeout_s = 60, .max_out = 4096};
 	if (!rc)
-		rc = os_run(s, "echo ready", NULL, 0, 60, 4096, &code, &probe,
-		            &pl, err);
+		rc = os_run(s, "echo ready", &ro, &code, &probe, &pl, NULL, err);
 	if (!rc && (code != 0 || !probe || strcmp(probe, "ready\n")))
 		rc =
 		    lh_err(err, LOCUS_EIO,

@@ -32,6 +32,9 @@ bubblewrap sandbox (no network) whose /sandbox is the sandbox's folder, with a
 login profile that prints noise to stdout and stderr (including the provider
 credential placeholder) and GITHUB_TOKEN=openshell:resolve:env:GITHUB_TOKEN in
 the environment.  timeout_seconds ends the command's group and sends exit 124.
+A client that cancels the stream stops the relaying only: the command runs on
+until it ends or its timeout_seconds passes, as with the gateway (it has no
+cancel RPC, and dropping the SSH channel signals nothing).
 
 Faults (--fault, repeatable): cut-stream (exec ends without the exit event),
 unavailable (exec fails UNAVAILABLE), unknown-phase (GetSandbox reports phase 9
@@ -397,10 +400,11 @@ class Gateway:
         for t in threads:
             t.start()
         deadline = time.time() + req.timeout_seconds if req.timeout_seconds else None
-        open_streams, timed_out = 2, False
+        open_streams, timed_out, gone = 2, False, False
         try:
             while open_streams:
                 if not context.is_active():
+                    gone = True
                     return
                 wait = 0.2
                 if deadline is not None:
@@ -428,6 +432,14 @@ class Gateway:
                 code = rc if rc >= 0 else 128 - rc
             yield pb.ExecSandboxEvent(exit=pb.ExecSandboxExit(exit_code=code)).SerializeToString()
         finally:
+            if gone and proc.poll() is None:
+                # as the gateway: a client that goes away stops the relay,
+                # not the command (there is no cancel RPC); it runs on,
+                # drained, until it ends or its timeout_seconds
+                log("exec: the client went away; the command runs on")
+                threading.Thread(target=self.run_on, args=(proc, events, deadline),
+                                 daemon=True).start()
+                return
             if proc.poll() is None:
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -436,6 +448,23 @@ class Gateway:
                 proc.wait()
             proc.stdout.close()
             proc.stderr.close()
+
+
+    @staticmethod
+    def run_on(proc, events, deadline):
+        while proc.poll() is None and (deadline is None or time.time() < deadline):
+            try:
+                events.get(timeout=0.2)
+            except queue.Empty:
+                pass
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 def main():

@@ -6,11 +6,13 @@
  * files, retries, refused signatures, and `locus tool --backend oci`.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -776,6 +778,99 @@ START_TEST(stream_resume_counts)
 }
 END_TEST
 
+/* ---- cancellation (exec_ctl) ---- */
+
+typedef struct canceller {
+	locus_call_ctl ctl;
+	double after_s;
+	int progress_calls;
+} canceller;
+
+static void *cancel_later(void *p)
+{
+	canceller *c = p;
+	usleep((useconds_t)(c->after_s * 1e6));
+	locus_call_cancel(&c->ctl);
+	return NULL;
+}
+
+static void on_progress(double elapsed, size_t bytes, void *p)
+{
+	(void)elapsed;
+	(void)bytes;
+	((canceller *)p)->progress_calls++;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The service's cancel signals the command it started; the fake, like a
+   process-group kill, stops that one, but not the group `timeout` makes
+   nor a setsid child: the guard's kill script must. */
+START_TEST(cancel_kills_the_command)
+{
+	locus_oci_options o;
+	oci_fx_options(&fx, &o);
+	locus_session *s = open_session(&o);
+	ck_assert_ptr_nonnull(s->exec_ctl);
+	canceller c = {.ctl = LOCUS_CALL_CTL_INIT, .after_s = 1.6};
+	c.ctl.progress = on_progress;
+	c.ctl.payload = &c;
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &c), 0);
+	int code = 0;
+	char *out = NULL;
+	size_t len;
+	bool cancelled = false;
+	locus_error err;
+	double t0 = mono();
+	int rc = s->exec_ctl(
+	    s,
+	    "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > "
+	    "/workspace/esc; sleep 0.05; done' & i=0; while :; do "
+	    "i=$((i+1)); echo $i > /workspace/tick; sleep 0.05; done",
+	    60, &c.ctl, &code, &out, &len, &cancelled, &err);
+	double took = mono() - t0;
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", err.message);
+	ck_assert(cancelled);
+	ck_assert_int_eq(code, -1);
+	ck_assert_msg(took < 10, "cancel took %.1f s", took);
+	ck_assert_int_ge(c.progress_calls, 1);
+	free(out);
+	/* the service was asked too */
+	char *log = oci_fx_call(&fx, "GET", "/_fake/log", NULL);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(strstr(log, "\"cancel\", 202"));
+	free(log);
+	/* nothing ticks any more */
+	ck_assert_int_eq(s->exec(s,
+	                         "a=$(cat tick esc); sleep 0.6; b=$(cat tick "
+	                         "esc); [ -n \"$a\" ] && [ \"$a\" = \"$b\" ]",
+	                         20, &code, &out, &len, &err),
+	                 0);
+	ck_assert_msg(code == 0, "still running after the cancel");
+	free(out);
+	/* never cancelled: an ordinary result, and no guard file left but
+	   this command's own */
+	locus_call_ctl quiet = LOCUS_CALL_CTL_INIT;
+	ck_assert_int_eq(s->exec_ctl(s, "echo fine; exit 4", 20, &quiet, &code,
+	                             &out, &len, &cancelled, &err),
+	                 0);
+	ck_assert(!cancelled);
+	ck_assert_int_eq(code, 4);
+	ck_assert_str_eq(out, "fine\n");
+	free(out);
+	sh_run(s, "ls -a /workspace/.locus-harness | grep -c locus-c-", 20, 0,
+	       "1\n");
+	locus_session_free(s);
+}
+END_TEST
+
 START_TEST(retries_and_tokens)
 {
 	int before = count_state("RUNNING") + count_state("DELETED");
@@ -1146,6 +1241,7 @@ int main(void)
 	tcase_add_test(tf, tls_with_ca_file);
 	tcase_add_test(tf, cli_tool_oci);
 	tcase_add_test(tf, cli_mcp_oci);
+	tcase_add_test(tf, cancel_kills_the_command);
 	suite_add_tcase(s, tf);
 	snprintf(cfg_dir, sizeof cfg_dir, "/tmp/locus-ocicfg-XXXXXX");
 	if (!mkdtemp(cfg_dir))

@@ -5,11 +5,13 @@
  * over the same backend in tests/test_harness.c.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_proc.h"
@@ -80,6 +82,13 @@ static lh_os_client client(gw *g, bool tls, const char *token)
 	ck_assert_msg(lh_grpc_channel_new(&c.ch, &co, &err) == 0, "%s",
 	              err.message);
 	return c;
+}
+
+static double lh_now_for_tests(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static bool no_placeholder(const char *s)
@@ -636,6 +645,167 @@ START_TEST(fake_is_strict)
 }
 END_TEST
 
+/* ---- cancellation (exec_ctl) and the output window ---- */
+
+typedef struct canceller {
+	locus_call_ctl ctl;
+	double after_s;
+	int progress_calls;
+	double last_elapsed;
+} canceller;
+
+static void *cancel_later(void *p)
+{
+	canceller *c = p;
+	usleep((useconds_t)(c->after_s * 1e6));
+	locus_call_cancel(&c->ctl);
+	return NULL;
+}
+
+static void on_progress(double elapsed, size_t bytes, void *p)
+{
+	(void)bytes;
+	canceller *c = p;
+	c->progress_calls++;
+	c->last_elapsed = elapsed;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return strdup("");
+	char buf[256];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static locus_session *attach_pre(gw *g, size_t output_max)
+{
+	locus_openshell_options o = LOCUS_OPENSHELL_OPTIONS_INIT;
+	o.endpoint = g->endpoint;
+	o.sandbox_id = "sb-pre";
+	o.output_max = output_max;
+	locus_session *s;
+	locus_error err;
+	ck_assert_msg(locus_session_openshell_new(&s, NULL, &o, &err) == 0,
+	              "%s", err.message);
+	ck_assert_ptr_nonnull(s->exec_ctl);
+	return s;
+}
+
+/* The gateway has no cancel and the (strict) fake, like it, lets a
+   command whose stream was cancelled run on: only locus's kill script
+   stops it, its setsid child too. */
+START_TEST(cancel_kills_the_command)
+{
+	gw g;
+	gw_start(&g, false, NULL);
+	locus_session *s = attach_pre(&g, 0);
+	canceller c = {.ctl = LOCUS_CALL_CTL_INIT, .after_s = 1.6};
+	c.ctl.progress = on_progress;
+	c.ctl.payload = &c;
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &c), 0);
+	int code = 0;
+	char *out = NULL;
+	size_t len;
+	bool cancelled = false;
+	locus_error err;
+	double t0 = lh_now_for_tests();
+	int rc = s->exec_ctl(
+	    s,
+	    "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > esc; "
+	    "sleep 0.05; done' & i=0; while :; do i=$((i+1)); echo $i > tick; "
+	    "sleep 0.05; done",
+	    60, &c.ctl, &code, &out, &len, &cancelled, &err);
+	double took = lh_now_for_tests() - t0;
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", err.message);
+	ck_assert(cancelled);
+	ck_assert_int_eq(code, -1);
+	ck_assert_msg(took < 10, "cancel took %.1f s", took);
+	ck_assert_int_ge(c.progress_calls, 1);
+	free(out);
+	char tick[256], esc[256];
+	snprintf(tick, sizeof tick, "%s/tick", g.sbx);
+	snprintf(esc, sizeof esc, "%s/esc", g.sbx);
+	char *t1 = slurp(tick), *e1 = slurp(esc);
+	ck_assert_str_ne(t1, "");
+	ck_assert_str_ne(e1, "");
+	usleep(600000);
+	char *t2 = slurp(tick), *e2 = slurp(esc);
+	ck_assert_msg(!strcmp(t1, t2), "still running: %s then %s", t1, t2);
+	ck_assert_msg(!strcmp(e1, e2), "setsid child still running: %s, %s",
+	              e1, e2);
+	free(t1), free(t2), free(e1), free(e2);
+
+	/* a ctl never cancelled: an ordinary result */
+	locus_call_ctl quiet = LOCUS_CALL_CTL_INIT;
+	ck_assert_int_eq(s->exec_ctl(s, "echo fine; exit 4", 20, &quiet, &code,
+	                             &out, &len, &cancelled, &err),
+	                 0);
+	ck_assert(!cancelled);
+	ck_assert_int_eq(code, 4);
+	ck_assert_str_eq(out, "fine\n");
+	free(out);
+	/* the guard's files are gone after a normal end and after the
+	   cancel: only this command's own pid file is there */
+	ck_assert_int_eq(s->exec(s,
+	                         "ls -a \"${TMPDIR:-/tmp}\" | grep -c "
+	                         "locus-c- || true",
+	                         20, &code, &out, &len, &err),
+	                 0);
+	ck_assert_str_eq(out, "1\n");
+	free(out);
+	locus_session_free(s);
+	gw_stop(&g);
+}
+END_TEST
+
+/* Output past the cap is cut to its head and tail with a note, not an
+   error (issue 12, as the other backends). */
+START_TEST(output_window)
+{
+	gw g;
+	gw_start(&g, false, NULL);
+	locus_session *s = attach_pre(&g, 1u << 20);
+	int code;
+	char *out;
+	size_t len;
+	locus_error err;
+	ck_assert_msg(s->exec(s,
+	                      "echo START; head -c 3000000 /dev/zero | tr "
+	                      "'\\0' a; echo; echo END",
+	                      60, &code, &out, &len, &err) == 0,
+	              "%s", err.message);
+	ck_assert_int_eq(code, 0);
+	ck_assert_uint_le(len, (1u << 20) + 200);
+	ck_assert_uint_ge(len, (1u << 20) - 400);
+	ck_assert(!strncmp(out, "START\naaaa", 10));
+	ck_assert_str_eq(out + len - 5, "\nEND\n");
+	ck_assert_msg(strstr(out, "bytes of output dropped"), "no note");
+	/* head + dropped + tail = everything the command wrote */
+	const char *note = strstr(out, "\n[... ");
+	ck_assert_ptr_nonnull(note);
+	size_t dropped = strtoul(note + 6, NULL, 10);
+	size_t kept = len - (size_t)(strchr(note + 1, '\n') + 1 - note);
+	ck_assert_uint_eq(kept + dropped, 6 + 3000000 + 1 + 4);
+	free(out);
+	/* under the cap: whole, no note */
+	ck_assert_int_eq(s->exec(s, "head -c 500000 /dev/zero | tr '\\0' b",
+	                         60, &code, &out, &len, &err),
+	                 0);
+	ck_assert_uint_eq(len, 500000);
+	ck_assert_ptr_null(strstr(out, "dropped"));
+	free(out);
+	locus_session_free(s);
+	gw_stop(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("openshell");
@@ -650,6 +820,8 @@ static Suite *suite(void)
 	tcase_add_test(t, cli_front_ends);
 	tcase_add_test(t, http1_refused);
 	tcase_add_test(t, fake_is_strict);
+	tcase_add_test(t, cancel_kills_the_command);
+	tcase_add_test(t, output_window);
 	suite_add_tcase(s, t);
 	return s;
 }

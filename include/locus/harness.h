@@ -297,6 +297,21 @@ struct locus_session {
 	int (*download)(locus_session *s, const char *path, char **out,
 	                size_t *len, locus_error *err);
 	void (*free)(locus_session *s); /* required; never fails */
+
+	/* Optional (NULL: exec, which cannot be cancelled): exec under a
+	 * call's control.  While the command runs it polls
+	 * locus_call_cancelled(ctl) (at least about once a second) and calls
+	 * ctl->progress about once a second (seconds elapsed; bytes of output
+	 * so far where the sandbox streams them, else 0).  Once cancelled it
+	 * stops the command as far as the sandbox allows (docs/backends.md
+	 * says how far, per backend) and returns 0 with *cancelled set and
+	 * *exit_code -1; when it could not confirm the command stopped it
+	 * returns LOCUS_EIO (with *cancelled set) naming what is left.  ctl
+	 * NULL: exactly exec (*cancelled false). */
+	int (*exec_ctl)(locus_session *s, const char *command,
+	                double timeout_s, const struct locus_call_ctl *ctl,
+	                int *exit_code, char **out, size_t *len,
+	                bool *cancelled, locus_error *err);
 };
 
 void locus_session_free(locus_session *s);
@@ -369,6 +384,9 @@ typedef struct locus_openshell_options {
 	const char *key_file;         /* its key */
 	double ready_timeout_s;       /* create: wait for READY; 0: 300 */
 	double poll_interval_s;       /* 0: 1 */
+	/* A command's output kept: past it, the first and the last half
+	   with a note of what was dropped between them.  0: 64 MiB. */
+	size_t output_max;
 } locus_openshell_options;
 
 #define LOCUS_OPENSHELL_OPTIONS_INIT                                           \
