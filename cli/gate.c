@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "hook.h"
 #include "policy_cli.h"
 #include "../util/json.h"
 
@@ -333,8 +334,9 @@ static int gate_lines(gate_run *g, bool exit_code)
 static void gate_usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: locus gate [--policy FILE | --preset NAME] "
-	        "[--claude-settings FILE]\n"
+	        "usage: locus gate [--policy FILE | --preset NAME]\n"
+	        "                  [--claude-settings FILE]... "
+	        "[--claude-project DIR]\n"
 	        "                  [--audit FILE [--audit-key KEY]] [--fsync] "
 	        "[--root DIR] [--exit-code]\n"
 	        "reads tool calls as JSON lines on stdin: "
@@ -343,7 +345,9 @@ static void gate_usage(FILE *f)
 
 int cli_gate(int argc, char **argv)
 {
-	const char *policy_file = NULL, *preset = NULL, *claude = NULL;
+	const char *policy_file = NULL, *preset = NULL;
+	cli_claude_opts claude = {0};
+	int cf;
 	const char *audit_file = NULL, *root = NULL, *audit_key = NULL;
 	bool exit_code = false, do_fsync = false;
 	for (int i = 1; i < argc; i++) {
@@ -359,8 +363,10 @@ int cli_gate(int argc, char **argv)
 			policy_file = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--preset")) {
 			preset = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--claude-settings")) {
-			claude = argv[++i];
+		} else if ((cf = cli_claude_flag(&claude, "gate", argc, argv,
+		                                 &i)) != 0) {
+			if (cf == 2)
+				return 2;
 		} else if (i + 1 < argc && !strcmp(a, "--audit")) {
 			audit_file = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--audit-key")) {
@@ -375,7 +381,7 @@ int cli_gate(int argc, char **argv)
 		}
 	}
 	locus_policy *policy;
-	int rc = cli_policy_build(policy_file, preset, claude, &policy);
+	int rc = cli_policy_build_claude(policy_file, preset, &claude, &policy);
 	if (rc)
 		return rc;
 	char rootbuf[PATH_MAX];

@@ -75,4 +75,27 @@ int cli_policy_build_ex(const char *policy_file, const char *preset,
                         const char *const *settings, size_t nsettings,
                         const char *project, locus_policy **out);
 
+/* The Claude Code settings options every policy-taking command accepts
+   (locus hook, gate, policy show, mcp): --claude-settings FILE, up to
+   CLI_MAX_SETTINGS times, and --claude-project DIR. */
+#define CLI_MAX_SETTINGS 16
+
+typedef struct cli_claude_opts {
+	const char *settings[CLI_MAX_SETTINGS];
+	size_t nsettings;
+	const char *project;
+} cli_claude_opts;
+
+/*
+ * argv[*i] when it is one of those options (its value taken, *i moved
+ * past it): 1; 0 when it is not one of them; 2 when there are too many
+ * --claude-settings (the error printed, naming `cmd`).
+ */
+int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc,
+                    char **argv, int *i);
+
+/* cli_policy_build_ex with those options. */
+int cli_policy_build_claude(const char *policy_file, const char *preset,
+                            const cli_claude_opts *o, locus_policy **out);
+
 #endif

@@ -132,3 +132,31 @@ int cli_policy_build_ex(const char *policy_file, const char *preset,
 	}
 	return rc;
 }
+
+int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc,
+                    char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (*i + 1 >= argc)
+		return 0;
+	if (!strcmp(a, "--claude-project")) {
+		o->project = argv[++*i];
+		return 1;
+	}
+	if (strcmp(a, "--claude-settings"))
+		return 0;
+	if (o->nsettings == CLI_MAX_SETTINGS) {
+		fprintf(stderr, "locus %s: at most %d --claude-settings\n", cmd,
+		        CLI_MAX_SETTINGS);
+		return 2;
+	}
+	o->settings[o->nsettings++] = argv[++*i];
+	return 1;
+}
+
+int cli_policy_build_claude(const char *policy_file, const char *preset,
+                            const cli_claude_opts *o, locus_policy **out)
+{
+	return cli_policy_build_ex(policy_file, preset, o->settings,
+	                           o->nsettings, o->project, out);
+}

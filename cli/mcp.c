@@ -170,11 +170,12 @@ void mcp_workspace_close(mcp_server *s)
 static const char too_long[] =
     "Invalid Request: the message is over the 16 MiB line limit";
 
-/* Wait for input, 100 ms at a time, so a SIGTERM is seen promptly. */
-static bool wait_input(void)
+/* Wait for input, 100 ms at a time, so a SIGTERM or a dropped client is
+   seen promptly. */
+static bool wait_input(mcp_server *s)
 {
 	struct pollfd p = {0, POLLIN, 0};
-	while (!g_term) {
+	while (!g_term && !atomic_load(&s->out_broken)) {
 		int r = poll(&p, 1, 100);
 		if (r > 0)
 			return true;
@@ -199,10 +200,7 @@ static void serve(mcp_server *s)
 		return;
 	}
 	for (;;) {
-		pthread_mutex_lock(&s->out_lock);
-		bool broken = s->out_broken;
-		pthread_mutex_unlock(&s->out_lock);
-		if (broken)
+		if (atomic_load(&s->out_broken))
 			break;
 		char *nl = memchr(buf + scanned, '\n', len - scanned);
 		if (nl) {
@@ -232,7 +230,7 @@ static void serve(mcp_server *s)
 			buf = p;
 			cap *= 2;
 		}
-		if (!wait_input())
+		if (!wait_input(s))
 			break;
 		ssize_t got = read(0, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
@@ -261,10 +259,12 @@ static void mcp_usage(FILE *f)
 	        "\n                 [--oci-*, --openshell-* as for locus "
 	        "tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
-	        "[--claude-settings FILE]\n"
-	        "                 [--audit FILE [--audit-key KEY]] "
-	        "[--tools a,b,c] "
-	        "[--no-read-check] [--max-calls N]\n"
+	        "[--claude-settings FILE]...\n"
+	        "                 [--claude-project DIR] "
+	        "[--audit FILE [--audit-key KEY]]\n"
+	        "                 [--tools a,b,c] [--no-read-check] "
+	        "[--max-calls N]\n"
+	        "                 [--write-timeout SECONDS]\n"
 	        "serves the harness as an MCP server on stdin/stdout "
 	        "(JSON-RPC, one message a line)\n");
 }
@@ -321,8 +321,10 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 			o->policy_file = argv[++i];
 		} else if (more && !strcmp(a, "--preset")) {
 			o->preset = argv[++i];
-		} else if (more && !strcmp(a, "--claude-settings")) {
-			o->claude = argv[++i];
+		} else if ((f = cli_claude_flag(&o->claude, "mcp", argc, argv,
+		                                &i)) != 0) {
+			if (f == 2)
+				return 2;
 		} else if (more && !strcmp(a, "--audit")) {
 			o->audit_file = argv[++i];
 		} else if (more && !strcmp(a, "--audit-key")) {
@@ -338,6 +340,15 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 				return 2;
 			}
 			o->max_calls = (size_t)v;
+		} else if (more && !strcmp(a, "--write-timeout")) {
+			char *end;
+			double v = strtod(argv[++i], &end);
+			if (*end || !(v >= 0.1 && v <= 3600)) {
+				fprintf(stderr, "locus mcp: --write-timeout is "
+				                "0.1 to 3600 seconds\n");
+				return 2;
+			}
+			o->write_timeout_s = v;
 		} else {
 			fprintf(stderr,
 			        "locus mcp: unknown or incomplete option "
@@ -400,12 +411,17 @@ static void serve_until_done(mcp_server *s)
 	sigaction(SIGHUP, &sa, NULL);
 	/* a client that goes away must not kill us mid-record */
 	signal(SIGPIPE, SIG_IGN);
+	s->term = &g_term;
+	s->write_timeout_s = s->opt.write_timeout_s;
+	mcp_output_init(s);
 	if (mcp_calls_start(s)) {
 		fprintf(stderr, "locus mcp: cannot start the worker thread\n");
 		return;
 	}
 	serve(s);
-	mcp_calls_stop(s, g_term != 0);
+	/* a signal, or a client dropped: what is queued or running is for
+	   nobody; else (EOF) the queue drains */
+	mcp_calls_stop(s, g_term != 0 || atomic_load(&s->out_broken));
 	mcp_calls_join(s, &g_term);
 }
 
@@ -427,8 +443,8 @@ int cli_mcp(int argc, char **argv)
 		return 2;
 	}
 	s.opt.tools = tools_arg ? tool_names : NULL;
-	if (cli_policy_build(s.opt.policy_file, s.opt.preset, s.opt.claude,
-	                     &s.policy)) {
+	if (cli_policy_build_claude(s.opt.policy_file, s.opt.preset,
+	                            &s.opt.claude, &s.policy)) {
 		free(tools_copy);
 		return 2;
 	}

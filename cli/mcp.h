@@ -20,6 +20,7 @@
 #define LOCUS_CLI_MCP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <time.h>
 #include <stdbool.h>
@@ -30,6 +31,7 @@
 #include "locus/harness.h"
 #include "locus/policy.h"
 #include "cli.h"
+#include "hook.h"
 
 /* JSON-RPC error codes. */
 enum {
@@ -44,18 +46,21 @@ enum {
 #define MCP_MAX_LINE       ((size_t)16 << 20)
 #define MCP_DEFAULT_CALLS  16
 #define MCP_ROOTS_WAIT_S   10.0
+#define MCP_WRITE_TIMEOUT_S 30.0
 
 typedef struct mcp_call mcp_call;
 
 typedef struct mcp_options {
 	const char *root; /* NULL: not given */
 	const char *backend;
-	const char *policy_file, *preset, *claude, *audit_file;
+	const char *policy_file, *preset, *audit_file;
+	cli_claude_opts claude; /* --claude-settings, --claude-project */
 	const char *audit_key; /* --audit-key: keyed checkpoints */
 	const char *const *tools; /* NULL: the default set */
 	bool no_read_check;
 	bool allow_broad_root;
 	size_t max_calls;
+	double write_timeout_s;
 	cli_backend_opts cloud; /* --oci-* (cli/backend.c) */
 } mcp_options;
 
@@ -75,8 +80,11 @@ typedef struct mcp_server {
 	char *no_workspace; /* why there is none yet (malloc'd), or NULL */
 
 	/* output */
-	pthread_mutex_t out_lock;
-	bool out_broken; /* under out_lock */
+	pthread_mutex_t out_lock; /* held while one message is written */
+	_Atomic bool out_broken;  /* the client is gone or was dropped */
+	double write_timeout_s;   /* --write-timeout: no byte taken this
+	                             long, the client is dropped */
+	const volatile sig_atomic_t *term; /* SIGTERM/INT/HUP seen */
 
 	/* protocol state (main thread) */
 	bool initialized;
@@ -102,7 +110,13 @@ typedef struct mcp_server {
 
 /* A copy of s that is valid UTF-8 (bad bytes become U+FFFD). */
 char *mcp_utf8_clean(const char *s);
-/* Write one message as one line (takes msg; NULL is "out of memory"). */
+/* Make stdout non-blocking when it is a pipe or a socket, so a client
+   that stops reading cannot block a writer for good (mcp_send). */
+void mcp_output_init(mcp_server *s);
+/* Write one message as one line (takes msg; NULL is "out of memory").
+   A client that takes no byte for write_timeout_s, or a SIGTERM while
+   waiting, drops the client: out_broken, a line on stderr, nothing more
+   is written. */
 void mcp_send(mcp_server *s, cJSON *msg);
 /* {"jsonrpc":"2.0","id":<id_raw>}; id_raw is JSON text or NULL (null). */
 cJSON *mcp_envelope(const char *id_raw);

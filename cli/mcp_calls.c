@@ -339,8 +339,10 @@ void mcp_calls_join(mcp_server *s, const volatile sig_atomic_t *term)
 		pthread_mutex_unlock(&s->calls_lock);
 		if (done)
 			break;
-		if (!aborted && term && *term) {
-			/* SIGTERM while draining: stop now */
+		if (!aborted &&
+		    ((term && *term) || atomic_load(&s->out_broken))) {
+			/* SIGTERM, or the client dropped, while draining:
+			   stop now */
 			mcp_calls_stop(s, true);
 			aborted = true;
 		}

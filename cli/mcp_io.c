@@ -3,10 +3,16 @@
  * written under a lock (the worker and the main thread both answer), ids
  * go back exactly as the client wrote them, text is made valid UTF-8.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mcp.h"
 #include "../util/utf8.h"
@@ -14,6 +20,78 @@
 char *mcp_utf8_clean(const char *s)
 {
 	return lu_utf8_clean(s, strlen(s));
+}
+
+void mcp_output_init(mcp_server *s)
+{
+	struct stat st;
+	int fl = fcntl(1, F_GETFL);
+	if (fstat(1, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+	    fl >= 0)
+		fcntl(1, F_SETFL, fl | O_NONBLOCK);
+	if (s->write_timeout_s <= 0)
+		s->write_timeout_s = MCP_WRITE_TIMEOUT_S;
+}
+
+/* Drop the client, once, saying why on stderr. */
+static void drop_client(mcp_server *s, const char *why, size_t unsent)
+{
+	if (!atomic_exchange(&s->out_broken, true))
+		fprintf(stderr,
+		        "locus mcp: %s (%zu bytes of the message unsent): the "
+		        "client is dropped, the server stops\n",
+		        why, unsent);
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Write n bytes to stdout (caller holds out_lock).  On a non-blocking
+ * pipe a full buffer is waited for in 100 ms polls: SIGTERM ends the wait
+ * at once, and no byte taken for write_timeout_s drops the client.  An
+ * error (EPIPE: the client closed its end) ends the output silently.
+ */
+static void write_all(mcp_server *s, const char *d, size_t n)
+{
+	size_t off = 0;
+	double idle_since = mono_now();
+	while (off < n && !atomic_load(&s->out_broken)) {
+		ssize_t w = write(1, d + off, n - off);
+		if (w > 0) {
+			off += (size_t)w;
+			idle_since = mono_now();
+			continue;
+		}
+		if (w < 0 && errno == EINTR && !(s->term && *s->term))
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+		              errno == EINTR)) {
+			if (s->term && *s->term) {
+				drop_client(s, "stopping on a signal while "
+				               "the client was not reading",
+				            n - off);
+				return;
+			}
+			if (mono_now() - idle_since >= s->write_timeout_s) {
+				char why[128];
+				snprintf(why, sizeof why,
+				         "the client has not read its output for "
+				         "%.0f s",
+				         s->write_timeout_s);
+				drop_client(s, why, n - off);
+				return;
+			}
+			struct pollfd p = {1, POLLOUT, 0};
+			poll(&p, 1, 100);
+			continue;
+		}
+		atomic_store(&s->out_broken, true); /* gone: nobody to tell */
+	}
 }
 
 void mcp_send(mcp_server *s, cJSON *msg)
@@ -29,12 +107,10 @@ void mcp_send(mcp_server *s, cJSON *msg)
 			return;
 	}
 	pthread_mutex_lock(&s->out_lock);
-	/* one write of the whole line: a reader never sees two messages
+	/* the whole line under the lock: a reader never sees two messages
 	   interleaved, whichever thread answers */
-	if (!s->out_broken &&
-	    (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-	     fflush(stdout) == EOF))
-		s->out_broken = true;
+	write_all(s, text, strlen(text));
+	write_all(s, "\n", 1);
 	pthread_mutex_unlock(&s->out_lock);
 	cJSON_free(text);
 }

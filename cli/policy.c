@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hook.h"
 #include "policy_cli.h"
 #include "../util/read.h"
 
@@ -59,7 +60,9 @@ int cli_policy_build(const char *policy_file, const char *preset,
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: locus policy show [--preset NAME | --policy FILE] "
-	           "[--claude-settings FILE] [--compact]\n"
+	           "[--claude-settings FILE]...\n"
+	           "                         [--claude-project DIR] "
+	           "[--compact]\n"
 	           "       locus policy fuzz [OPTIONS] (locus policy fuzz "
 	           "--help)\n"
 	           "presets: standard (default), strict, permissive, readonly\n");
@@ -77,7 +80,9 @@ int cli_policy(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	const char *policy_file = NULL, *preset = NULL, *claude = NULL;
+	const char *policy_file = NULL, *preset = NULL;
+	cli_claude_opts claude = {0};
+	int cf;
 	bool compact = false;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -86,11 +91,14 @@ int cli_policy(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--compact")) {
 			compact = true;
-		} else if ((!strcmp(a, "--preset") || !strcmp(a, "--policy") ||
-		            !strcmp(a, "--claude-settings")) && i + 1 < argc) {
-			const char **slot = !strcmp(a, "--preset")   ? &preset
-			                    : !strcmp(a, "--policy") ? &policy_file
-			                                             : &claude;
+		} else if ((cf = cli_claude_flag(&claude, "policy", argc, argv,
+		                                 &i)) != 0) {
+			if (cf == 2)
+				return 2;
+		} else if ((!strcmp(a, "--preset") || !strcmp(a, "--policy")) &&
+		           i + 1 < argc) {
+			const char **slot =
+			    !strcmp(a, "--preset") ? &preset : &policy_file;
 			*slot = argv[++i];
 		} else {
 			fprintf(stderr, "locus policy: unknown or incomplete option "
@@ -100,7 +108,7 @@ int cli_policy(int argc, char **argv)
 		}
 	}
 	locus_policy *p;
-	int rc = cli_policy_build(policy_file, preset, claude, &p);
+	int rc = cli_policy_build_claude(policy_file, preset, &claude, &p);
 	if (rc)
 		return rc;
 	char *s = NULL;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -511,6 +512,107 @@ START_TEST(corpus_format_errors)
 }
 END_TEST
 
+/* --claude-settings (repeatable) and --claude-project DIR work the same in
+   gate, policy show and mcp as in hook (docs/integrations.md). */
+START_TEST(claude_project_everywhere)
+{
+	make_tmpdir();
+	char home[160], proj[160];
+	snprintf(home, sizeof home, "%s/home", tmpdir);
+	snprintf(proj, sizeof proj, "%s/p", tmpdir);
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	ck_assert_int_eq(mkdir(proj, 0700), 0);
+	char claude_dir[200];
+	snprintf(claude_dir, sizeof claude_dir, "%s/.claude", proj);
+	ck_assert_int_eq(mkdir(claude_dir, 0700), 0);
+	write_file("p/.claude/settings.json",
+	           "{\"permissions\":{\"deny\":[\"Bash(rm:*)\"]}}");
+	write_file("p/.claude/settings.local.json",
+	           "{\"permissions\":{\"ask\":[\"Read(./secret/**)\"]}}");
+	write_file("extra.json",
+	           "{\"permissions\":{\"deny\":[\"Bash(curl:*)\"]}}");
+	/* the user's own settings are read from $HOME: keep it empty */
+	ck_assert_int_eq(setenv("HOME", home, 1), 0);
+	char extra[200];
+	snprintf(extra, sizeof extra, "%s/extra.json", tmpdir);
+
+	const char *show[] = {"locus", "policy", "show", "--compact",
+	                      "--claude-project", proj, "--claude-settings",
+	                      extra, NULL};
+	run_out r = run(show, NULL, 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\"Bash(rm:*)\"") &&
+	                  strstr(r.out, "\"Read(./secret/**)\"") &&
+	                  strstr(r.out, "\"Bash(curl:*)\""),
+	              "%s", r.out);
+	run_free(&r);
+
+	const char *gate[] = {"locus", "gate", "--preset", "permissive",
+	                      "--root", proj, "--claude-project", proj, NULL};
+	const char *calls =
+	    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"rm -f x\"}}\n"
+	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"secret/k\"}}\n"
+	    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"ls\"}}\n";
+	r = run(gate, calls, strlen(calls));
+	ck_assert_int_eq(r.status, 0);
+	char *l2 = strchr(r.out, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+	ck_assert_ptr_nonnull(l3);
+	*l2 = *l3 = '\0';
+	ck_assert_msg(strstr(r.out, "\"outcome\":\"deny\""), "%s", r.out);
+	ck_assert_msg(strstr(l2 + 1, "\"outcome\":\"require_human\""), "%s",
+	              l2 + 1);
+	ck_assert_msg(strstr(l3 + 1, "\"outcome\":\"allow\""), "%s", l3 + 1);
+	run_free(&r);
+
+	const char *mcp[] = {"locus", "mcp", "--preset", "permissive", "--root",
+	                     proj, "--claude-project", proj, NULL};
+	const char *msgs =
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+	    "{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -f "
+	    "keep\"}}}\n";
+	write_file("p/keep", "x");
+	r = run(mcp, msgs, strlen(msgs));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\"id\":2") &&
+	                  strstr(r.out, "\\\"status\\\":\\\"denied\\\""),
+	              "%s", r.out);
+	char keep[200];
+	snprintf(keep, sizeof keep, "%s/keep", proj);
+	ck_assert_int_eq(access(keep, F_OK), 0);
+	run_free(&r);
+
+	/* a project that is not a folder, and too many files: exit 2 */
+	const char *bad_show[] = {"locus", "policy", "show",
+	                          "--claude-project", "/nonexistent/p", NULL};
+	const char *bad_gate[] = {"locus", "gate", "--claude-project",
+	                          "/nonexistent/p", NULL};
+	const char *bad_mcp[] = {"locus", "mcp", "--root", proj,
+	                         "--claude-project", "/nonexistent/p", NULL};
+	const char *const *bad[] = {bad_show, bad_gate, bad_mcp};
+	for (size_t i = 0; i < 3; i++) {
+		r = run(bad[i], "", 0);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "not a folder"));
+		run_free(&r);
+	}
+	const char *many[40] = {"locus", "gate"};
+	size_t n = 2;
+	for (int k = 0; k < 17; k++) {
+		many[n++] = "--claude-settings";
+		many[n++] = extra;
+	}
+	many[n] = NULL;
+	r = run(many, "", 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "at most 16"));
+	run_free(&r);
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -538,6 +640,7 @@ static Suite *cli_suite(void)
 	t = tcase_create("corpus");
 	tcase_add_test(t, corpus_counts_passes_and_failures);
 	tcase_add_test(t, corpus_format_errors);
+	tcase_add_test(t, claude_project_everywhere);
 	suite_add_tcase(s, t);
 	return s;
 }
