@@ -740,7 +740,10 @@ START_TEST(cancel_kills_the_command)
 	ck_assert_msg(!strcmp(t1, t2), "still running: %s then %s", t1, t2);
 	ck_assert_msg(!strcmp(e1, e2), "setsid child still running: %s, %s",
 	              e1, e2);
-	free(t1), free(t2), free(e1), free(e2);
+	free(t1);
+	free(t2);
+	free(e1);
+	free(e2);
 
 	/* a ctl never cancelled: an ordinary result */
 	locus_call_ctl quiet = LOCUS_CALL_CTL_INIT;
