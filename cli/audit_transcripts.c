@@ -5,14 +5,16 @@
  *   locus audit transcripts [--policy FILE | --preset NAME]
  *       [--claude-settings FILE]... [--since TIME] [--project DIR]
  *       [--format jsonl|sarif|html|text [-o FILE]]... [--all] [--quiet]
- *       [PATH...]
+ *       [--jobs N] [PATH...]
  *
  * PATHs are files or folders (searched for *.jsonl and *.json); none means
  * the agents' own folders (~/.claude/projects, ~/.codex/sessions,
  * ~/.gemini/tmp) that exist.  Each call goes through locus_gate() exactly
  * as the hook would have sent it; a call whose arguments the gate refuses
  * is reported as denied (the hook fails closed the same way).  Unknown and
- * malformed lines are counted per file and reported, never fatal.
+ * malformed lines are counted per file and reported, never fatal.  With
+ * --jobs N the calls are judged on N threads, one parser each, into rows
+ * kept in the calls' order: the reports are the same bytes.
  *
  * Exit status: 0 when the report was written; 2 for a usage error, a bad
  * policy, a PATH that cannot be read or an output that cannot be written.
@@ -29,6 +31,7 @@
 
 #include "audit_report.h"
 #include "cli.h"
+#include "parallel.h"
 #include "policy_cli.h"
 #include "../util/sha256.h"
 
@@ -44,6 +47,7 @@ typedef struct au_opts {
 	const char *claude[16];
 	size_t nclaude;
 	bool has_since, all, quiet;
+	size_t jobs;
 	double since;
 	au_output out[AU_MAX_OUTPUTS];
 	size_t nout;
@@ -57,7 +61,7 @@ static void usage(FILE *f)
 	        "usage: locus audit transcripts [--policy FILE | --preset NAME]\n"
 	        "         [--claude-settings FILE]... [--since TIME] [--project DIR]\n"
 	        "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
-	        "         [--quiet] [PATH...]\n"
+	        "         [--quiet] [--jobs N] [PATH...]\n"
 	        "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
 	        "session logs; TIME is ISO 8601 (2026-11-30 or "
 	        "2026-11-30T12:00:00Z)\n");
@@ -123,6 +127,10 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 			o->all = true;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
+		} else if (!strcmp(a, "--jobs") && v) {
+			if (!cli_parse_jobs("audit", v, &o->jobs))
+				return 2;
+			i++;
 		} else if (!strcmp(a, "--format") && v) {
 			if (strcmp(v, "jsonl") && strcmp(v, "sarif") &&
 			    strcmp(v, "html") && strcmp(v, "text")) {
@@ -283,6 +291,66 @@ static void progress(const au_opts *o, size_t i, size_t n)
 		fputc('\n', stderr);
 }
 
+/* --jobs: the calls to judge, each into its own row. */
+typedef struct judge_job {
+	const locus_policy *policy;
+	const tr_set *set;
+	const size_t *calls; /* indexes into set->calls */
+	au_row *rows;
+	bool *ok;
+} judge_job;
+
+static void *judge_parser(void *arg)
+{
+	(void)arg;
+	locus_shell_parser *p = NULL;
+	return locus_shell_parser_new(&p, NULL) ? NULL : p;
+}
+
+static void judge_parser_free(void *state, void *arg)
+{
+	(void)arg;
+	locus_shell_parser_free(state);
+}
+
+static void judge_one(void *state, size_t i, void *arg)
+{
+	judge_job *j = arg;
+	const tr_call *c = &j->set->calls[j->calls[i]];
+	j->ok[i] = au_judge(&j->rows[i], j->policy, state, c,
+	                    j->set->files[c->file].path) == 0;
+}
+
+/* The selected calls judged on o->jobs threads, the rows that came out
+   moved down in order into rep->rows.  -1 when out of memory. */
+static int judge_parallel(const au_opts *o, locus_policy *policy,
+                          const tr_set *set, const char *hash,
+                          au_report *rep)
+{
+	size_t *sel = malloc((set->ncalls ? set->ncalls : 1) * sizeof *sel);
+	bool *ok = calloc(set->ncalls ? set->ncalls : 1, sizeof *ok);
+	size_t n = 0;
+	for (size_t i = 0; sel && i < set->ncalls; i++)
+		if (in_time(o, &set->calls[i]) &&
+		    in_project(o, set, &set->calls[i], hash))
+			sel[n++] = i;
+	judge_job j = {policy, set, sel, rep->rows, ok};
+	cli_parallel p = {o->jobs, judge_parser, judge_parser_free, judge_one,
+	                  &j};
+	int rc = sel && ok ? cli_parallel_run(&p, 0, n) : -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!ok[i])
+			continue;
+		if (rc)
+			au_row_free(&rep->rows[i]);
+		else
+			rep->rows[rep->n++] = rep->rows[i];
+	}
+	free(sel);
+	free(ok);
+	return rc;
+}
+
 static int run(const au_opts *o, locus_policy *policy, const char *pname)
 {
 	tr_set set = {0};
@@ -317,7 +385,11 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 		rep.malformed += set.files[i].malformed;
 		rep.lines += set.files[i].lines;
 	}
-	for (size_t i = 0; i < set.ncalls; i++) {
+	if (o->jobs > 1 && judge_parallel(o, policy, &set, hash, &rep)) {
+		fprintf(stderr, "locus audit: out of memory\n");
+		status = 2;
+	}
+	for (size_t i = 0; o->jobs <= 1 && i < set.ncalls; i++) {
 		progress(o, i + 1, set.ncalls);
 		const tr_call *c = &set.calls[i];
 		if (!in_time(o, c) || !in_project(o, &set, c, hash))

@@ -14,6 +14,10 @@
  * in its place and a message on stderr; the other lines are still
  * processed and the exit status is 2.  Exit 1 on memory or output failure.
  *
+ * --jobs N classifies stdin lines on N threads, one parser each, in blocks
+ * of BATCH_LINES lines; each line's output is captured and the block is
+ * printed in input order, so the output is the bytes --jobs 1 prints.
+ *
  * Bytes: lines are taken with the length getline() reports, so NUL bytes
  * and invalid UTF-8 reach the analyzer as data (which calls such a line
  * unparsed).  In plain-line mode only the "\n" is removed: a "\r" before it
@@ -29,6 +33,10 @@
 
 #include "locus/labels.h"
 #include "cli.h"
+#include "parallel.h"
+
+#define BATCH_LINES 1024           /* lines per block with --jobs */
+#define BATCH_BYTES ((size_t)32 << 20) /* or this much text */
 
 typedef struct classify_ctx {
 	locus_shell_parser *parser; /* one parser for every line */
@@ -36,6 +44,7 @@ typedef struct classify_ctx {
 	int status;                 /* 0, 2 after a malformed line */
 	bool fatal;                 /* out of memory: stop */
 	locus_action_options opts;  /* the workspace root (--root) */
+	FILE *out, *err;            /* stdout, stderr (or a capture) */
 } classify_ctx;
 
 static void classify_usage(FILE *f)
@@ -45,6 +54,8 @@ static void classify_usage(FILE *f)
 	        "WORDS...\n"
 	        "       locus classify [--pretty] [--root DIR] < lines\n"
 	        "       locus classify [--pretty] [--root DIR] --jsonl < objects\n"
+	        "       (with stdin: --jobs N classifies on N threads, output "
+	        "in input order)\n"
 	        "\n"
 	        "--root DIR is the workspace root for the outside-workspace\n"
 	        "label (default: the current directory).\n"
@@ -69,9 +80,9 @@ static void emit_error(classify_ctx *c, unsigned long line, const char *msg)
 		c->fatal = true;
 		return;
 	}
-	printf("%s\n", txt);
+	fprintf(c->out, "%s\n", txt);
 	cJSON_free(txt);
-	fprintf(stderr, "locus classify: line %lu: %s\n", line, msg);
+	fprintf(c->err, "locus classify: line %lu: %s\n", line, msg);
 	if (c->status == 0)
 		c->status = 2;
 }
@@ -94,7 +105,7 @@ static void emit_action(classify_ctx *c, unsigned long line, int rc,
 		c->fatal = true;
 		return;
 	}
-	printf("%s\n", txt);
+	fprintf(c->out, "%s\n", txt);
 	locus_free(txt);
 }
 
@@ -260,6 +271,131 @@ out:
 	cJSON_Delete(root);
 }
 
+/* ---- --jobs N -------------------------------------------------------- */
+
+typedef struct batch_line {
+	char *text; /* a copy of the line (jsonl mode edits it) */
+	size_t n;
+	unsigned long lineno;
+	cli_capture cap;
+	int status;
+	bool fatal;
+} batch_line;
+
+typedef struct batch {
+	const classify_ctx *proto; /* flags and options for every thread */
+	bool jsonl;
+	batch_line *lines;
+} batch;
+
+static void *batch_state_new(void *arg)
+{
+	const batch *b = arg;
+	classify_ctx *c = malloc(sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *b->proto;
+	if (locus_shell_parser_new(&c->parser, NULL)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void batch_state_free(void *state, void *arg)
+{
+	(void)arg;
+	classify_ctx *c = state;
+	locus_shell_parser_free(c->parser);
+	free(c);
+}
+
+static void batch_run(void *state, size_t i, void *arg)
+{
+	classify_ctx *c = state;
+	batch_line *l = &((batch *)arg)->lines[i];
+	if (!cli_capture_open(&l->cap)) {
+		l->fatal = true;
+		return;
+	}
+	c->out = l->cap.fout;
+	c->err = l->cap.ferr;
+	c->status = 0;
+	c->fatal = false;
+	if (((batch *)arg)->jsonl)
+		classify_jsonl(c, l->lineno, l->text, l->n);
+	else
+		classify_line(c, l->lineno, l->text, l->n);
+	cli_capture_close(&l->cap);
+	l->status = c->status;
+	l->fatal = c->fatal;
+}
+
+/* Classify one block on the threads, then print it in order. */
+static void batch_flush(classify_ctx *c, batch *b, size_t n, size_t jobs)
+{
+	cli_parallel p = {jobs, batch_state_new, batch_state_free, batch_run,
+	                  b};
+	if (cli_parallel_run(&p, 0, n))
+		c->fatal = true;
+	for (size_t i = 0; i < n; i++) {
+		batch_line *l = &b->lines[i];
+		if (!c->fatal && !l->fatal)
+			cli_capture_flush(&l->cap);
+		else
+			cli_capture_discard(&l->cap);
+		c->fatal |= l->fatal;
+		if (l->status && !c->status)
+			c->status = l->status;
+		free(l->text);
+		memset(l, 0, sizeof *l);
+	}
+}
+
+/* stdin on `jobs` threads: blocks of BATCH_LINES lines (or BATCH_BYTES). */
+static void classify_batch(classify_ctx *c, bool jsonl, size_t jobs)
+{
+	batch b = {.proto = c, .jsonl = jsonl};
+	b.lines = calloc(BATCH_LINES, sizeof *b.lines);
+	if (!b.lines) {
+		c->fatal = true;
+		return;
+	}
+	char *buf = NULL;
+	size_t cap = 0, n = 0, bytes = 0;
+	ssize_t got;
+	unsigned long lineno = 0;
+	while (!c->fatal && (got = getline(&buf, &cap, stdin)) >= 0) {
+		size_t len = (size_t)got;
+		lineno++;
+		if (len && buf[len - 1] == '\n')
+			len--;
+		batch_line *l = &b.lines[n];
+		l->text = malloc(len + 1);
+		if (!l->text) {
+			c->fatal = true;
+			break;
+		}
+		memcpy(l->text, buf, len);
+		l->text[len] = '\0';
+		l->n = len;
+		l->lineno = lineno;
+		bytes += len;
+		if (++n == BATCH_LINES || bytes >= BATCH_BYTES) {
+			batch_flush(c, &b, n, jobs);
+			n = bytes = 0;
+		}
+	}
+	if (n)
+		batch_flush(c, &b, n, jobs);
+	if (ferror(stdin)) {
+		perror("locus classify: reading stdin");
+		c->status = 1;
+	}
+	free(buf);
+	free(b.lines);
+}
+
 /* Join argv[0..argc) with single spaces; malloc'd, NULL on OOM. */
 static char *join_words(int argc, char **argv, size_t *len)
 {
@@ -286,7 +422,10 @@ int cli_classify(int argc, char **argv)
 {
 	bool jsonl = false;
 	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS,
-	                  .opts = LOCUS_ACTION_OPTIONS_INIT};
+	                  .opts = LOCUS_ACTION_OPTIONS_INIT,
+	                  .out = stdout,
+	                  .err = stderr};
+	size_t jobs = 1;
 	char *root = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
@@ -298,6 +437,11 @@ int cli_classify(int argc, char **argv)
 			c.json_flags |= LOCUS_JSON_PRETTY;
 		} else if (!strcmp(o, "--jsonl")) {
 			jsonl = true;
+		} else if (!strcmp(o, "--jobs") && i + 1 < argc) {
+			if (!cli_parse_jobs("classify", argv[++i], &jobs)) {
+				free(root);
+				return 2;
+			}
 		} else if (!strcmp(o, "--root") && i + 1 < argc) {
 			free(root);
 			root = cli_absolute_dir(argv[++i]);
@@ -342,6 +486,8 @@ int cli_classify(int argc, char **argv)
 		else
 			classify_line(&c, 1, line, len);
 		free(line);
+	} else if (jobs > 1) {
+		classify_batch(&c, jsonl, jobs);
 	} else {
 		char *buf = NULL;
 		size_t cap = 0;

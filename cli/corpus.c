@@ -16,6 +16,10 @@
  * `format: policy`, or that sit in a directory named `policy`, go to
  * cli_corpus_policy_file() (cli/cli.h).
  *
+ * --jobs N runs the files on N threads, one parser each; each file's
+ * report is captured and printed in the files' order, so the output is
+ * the bytes --jobs 1 prints.
+ *
  * Output: one block per failing case (expected vs got), then the last line
  * `N passed, N failed`.  Exit 0 when nothing failed, 1 when a case failed,
  * 2 on a usage or format error (a malformed case also counts as failed).
@@ -31,6 +35,7 @@
 
 #include "locus/labels.h"
 #include "cli.h"
+#include "parallel.h"
 #include "../util/buf.h"
 #include "../util/sha256.h"
 #include "../util/array.h"
@@ -120,6 +125,7 @@ typedef struct corpus_run {
 	int passed, failed;
 	bool format_errors;
 	bool fatal;
+	FILE *err; /* stderr, or a file's capture */
 } corpus_run;
 
 static void case_clear(corpus_case *k)
@@ -656,7 +662,8 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		fprintf(stderr, "locus corpus: %s: %s\n", path, strerror(errno));
+		fprintf(run->err, "locus corpus: %s: %s\n", path,
+		        strerror(errno));
 		run->format_errors = true;
 		return;
 	}
@@ -741,7 +748,7 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 	case_clear(&k);
 	free(line);
 	if (ferror(f)) {
-		fprintf(stderr, "locus corpus: %s: read error\n", path);
+		fprintf(run->err, "locus corpus: %s: read error\n", path);
 		run->format_errors = true;
 	}
 	fclose(f);
@@ -753,11 +760,40 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
+/* The files to run, in order, each with what a --jobs run keeps of it. */
+typedef struct corpus_file {
+	char *path;
+	cli_capture cap;
+	corpus_run r;
+} corpus_file;
+
+typedef struct file_list {
+	corpus_file *v;
+	size_t n, cap;
+} file_list;
+
+static bool add_file(file_list *l, const char *path)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 64;
+		corpus_file *v = realloc(l->v, nc * sizeof *v);
+		if (!v)
+			return false;
+		l->v = v;
+		l->cap = nc;
+	}
+	memset(&l->v[l->n], 0, sizeof l->v[l->n]);
+	if (!(l->v[l->n].path = xstrdup(path)))
+		return false;
+	l->n++;
+	return true;
+}
+
 /*
- * Run every *.txt under `root`, in sorted order, with an explicit stack
+ * List every *.txt under `root`, in sorted order, with an explicit stack
  * (no recursion); symlinked directories are not followed.
  */
-static void run_dir(corpus_run *run, FILE *out, const char *root)
+static void run_dir(corpus_run *run, file_list *out, const char *root)
 {
 	size_t cap = 16, n = 0;
 	char **stack = malloc(cap * sizeof *stack);
@@ -810,8 +846,9 @@ static void run_dir(corpus_run *run, FILE *out, const char *root)
 				stack[n++] = p;
 				continue;
 			}
-			if (S_ISREG(st.st_mode) && has_suffix(nm, ".txt"))
-				run_file(run, out, p);
+			if (S_ISREG(st.st_mode) && has_suffix(nm, ".txt") &&
+			    !add_file(out, p))
+				run->fatal = true;
 			free(p);
 		}
 		for (size_t a = sub_base, b = n; b > a + 1; a++, b--) {
@@ -829,24 +866,85 @@ static void run_dir(corpus_run *run, FILE *out, const char *root)
 	free(stack);
 }
 
+/* --jobs: a thread's parser, a file's run. */
+static void *job_parser(void *arg)
+{
+	(void)arg;
+	locus_shell_parser *p = NULL;
+	return locus_shell_parser_new(&p, NULL) ? NULL : p;
+}
+
+static void job_parser_free(void *state, void *arg)
+{
+	(void)arg;
+	locus_shell_parser_free(state);
+}
+
+static void job_file(void *state, size_t i, void *arg)
+{
+	corpus_file *f = &((file_list *)arg)->v[i];
+	if (!cli_capture_open(&f->cap)) {
+		f->r.fatal = true;
+		return;
+	}
+	f->r.parser = state;
+	f->r.err = f->cap.ferr;
+	run_file(&f->r, f->cap.fout, f->path);
+	cli_capture_close(&f->cap);
+}
+
+/* Run the listed files: here (one job), or on threads then reported in
+   order; the counts summed into run. */
+static void run_files(corpus_run *run, file_list *l, size_t jobs)
+{
+	if (jobs == 1) {
+		for (size_t i = 0; i < l->n && !run->fatal; i++)
+			run_file(run, stdout, l->v[i].path);
+		return;
+	}
+	cli_parallel p = {jobs, job_parser, job_parser_free, job_file, l};
+	if (cli_parallel_run(&p, 0, l->n))
+		run->fatal = true;
+	for (size_t i = 0; i < l->n; i++) {
+		corpus_file *f = &l->v[i];
+		if (!run->fatal)
+			cli_capture_flush(&f->cap);
+		else
+			cli_capture_discard(&f->cap);
+		run->passed += f->r.passed;
+		run->failed += f->r.failed;
+		run->format_errors |= f->r.format_errors;
+		run->fatal |= f->r.fatal;
+	}
+}
+
 int cli_corpus(int argc, char **argv)
 {
 	int first = 1;
+	size_t jobs = 1;
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: locus corpus DIR|FILE...\n"
+		printf("usage: locus corpus [--jobs N] DIR|FILE...\n"
 		       "Runs the golden cases (docs/corpus.md): prints each "
 		       "failure, then `N passed, N failed`.\n"
 		       "Exit 0 when every case passed, 1 when one failed, 2 on "
-		       "a usage or format error.\n");
+		       "a usage or format error.  --jobs N runs the files on N "
+		       "threads\n(the output is the same, in the same "
+		       "order).\n");
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "--"))
-		first = 2;
+	if (argc > 2 && !strcmp(argv[1], "--jobs")) {
+		if (!cli_parse_jobs("corpus", argv[2], &jobs))
+			return 2;
+		first = 3;
+	}
+	if (argc > first && !strcmp(argv[first], "--"))
+		first++;
 	if (first >= argc) {
-		fprintf(stderr, "usage: locus corpus DIR|FILE...\n");
+		fprintf(stderr, "usage: locus corpus [--jobs N] DIR|FILE...\n");
 		return 2;
 	}
-	corpus_run run = {0};
+	corpus_run run = {.err = stderr};
+	file_list files = {0};
 	int rc = locus_shell_parser_new(&run.parser, NULL);
 	if (rc) {
 		fprintf(stderr, "locus corpus: cannot create the parser: %s\n",
@@ -860,11 +958,16 @@ int cli_corpus(int argc, char **argv)
 			        strerror(errno));
 			run.format_errors = true;
 		} else if (S_ISDIR(st.st_mode)) {
-			run_dir(&run, stdout, argv[i]);
-		} else {
-			run_file(&run, stdout, argv[i]);
+			run_dir(&run, &files, argv[i]);
+		} else if (!add_file(&files, argv[i])) {
+			run.fatal = true;
 		}
 	}
+	if (!run.fatal)
+		run_files(&run, &files, jobs);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.v[i].path);
+	free(files.v);
 	locus_shell_parser_free(run.parser);
 	if (run.fatal)
 		fprintf(stderr, "locus corpus: out of memory\n");

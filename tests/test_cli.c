@@ -613,6 +613,74 @@ START_TEST(claude_project_everywhere)
 }
 END_TEST
 
+/* --jobs N: the same bytes as one job, in input order, and the same exit
+   status (docs/batch.md).  The ThreadSanitizer run is tests/test_tsan.sh. */
+START_TEST(jobs_same_output)
+{
+	static const char *const samples[] = {
+	    "ls -la", "rm -rf /", "git push --force origin main",
+	    "curl -s x | sh", "echo 'unterminated", "sudo env X=1 sh -c id",
+	    "cat README.md | grep x", "find . -delete"};
+	char *lines = NULL;
+	size_t len = 0;
+	for (int k = 0; k < 600; k++) {
+		const char *l = samples[k % 8];
+		append(&lines, &len, l, strlen(l));
+		char tail[32];
+		int n = snprintf(tail, sizeof tail, " # %d\n", k);
+		append(&lines, &len, tail, (size_t)n);
+	}
+	const char *one[] = {"locus", "classify", NULL};
+	const char *four[] = {"locus", "classify", "--jobs", "4", NULL};
+	run_out a = run(one, lines, len), b = run(four, lines, len);
+	ck_assert_int_eq(a.status, 0);
+	ck_assert_int_eq(b.status, 0);
+	ck_assert_uint_eq(a.out_len, b.out_len);
+	ck_assert_int_eq(memcmp(a.out, b.out, a.out_len), 0);
+	run_free(&a);
+	run_free(&b);
+	free(lines);
+
+	const char *jl = "{\"command\":\"ls\"}\nnot json\n\n"
+	                 "{\"tool\":\"read\",\"arguments\":{\"path\":\"x\"}}\n"
+	                 "{\"command\":7}\n{\"command\":\"rm -rf ~\"}\n";
+	const char *j1[] = {"locus", "classify", "--jsonl", NULL};
+	const char *j3[] = {"locus", "classify", "--jsonl", "--jobs", "3",
+	                    NULL};
+	a = run(j1, jl, strlen(jl));
+	b = run(j3, jl, strlen(jl));
+	ck_assert_int_eq(a.status, 2);
+	ck_assert_int_eq(b.status, 2);
+	ck_assert_str_eq(a.out, b.out);
+	ck_assert_str_eq(a.err, b.err);
+	run_free(&a);
+	run_free(&b);
+
+	const char *bad[][5] = {{"locus", "classify", "--jobs", "0", NULL},
+	                        {"locus", "corpus", "--jobs", "x", NULL},
+	                        {"locus", "classify", "--jobs", "257", NULL}};
+	for (int k = 0; k < 3; k++) {
+		a = run(bad[k], "", 0);
+		ck_assert_int_eq(a.status, 2);
+		ck_assert_ptr_nonnull(strstr(a.err, "--jobs"));
+		run_free(&a);
+	}
+
+	const char *src = getenv("LOCUS_SOURCE_ROOT");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/corpus/shell", src ? src : ".");
+	const char *c1[] = {"locus", "corpus", dir, NULL};
+	const char *c4[] = {"locus", "corpus", "--jobs", "4", dir, NULL};
+	a = run(c1, NULL, 0);
+	b = run(c4, NULL, 0);
+	ck_assert_int_eq(a.status, b.status);
+	ck_assert_str_eq(a.out, b.out);
+	ck_assert_ptr_nonnull(strstr(b.out, " passed, 0 failed"));
+	run_free(&a);
+	run_free(&b);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -641,6 +709,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(t, corpus_counts_passes_and_failures);
 	tcase_add_test(t, corpus_format_errors);
 	tcase_add_test(t, claude_project_everywhere);
+	tcase_add_test(t, jobs_same_output);
 	suite_add_tcase(s, t);
 	return s;
 }
