@@ -300,19 +300,6 @@ typedef struct judge_job {
 	bool *ok;
 } judge_job;
 
-static void *judge_parser(void *arg)
-{
-	(void)arg;
-	locus_shell_parser *p = NULL;
-	return locus_shell_parser_new(&p, NULL) ? NULL : p;
-}
-
-static void judge_parser_free(void *state, void *arg)
-{
-	(void)arg;
-	locus_shell_parser_free(state);
-}
-
 static void judge_one(void *state, size_t i, void *arg)
 {
 	judge_job *j = arg;
@@ -335,7 +322,8 @@ static int judge_parallel(const au_opts *o, locus_policy *policy,
 		    in_project(o, set, &set->calls[i], hash))
 			sel[n++] = i;
 	judge_job j = {policy, set, sel, rep->rows, ok};
-	cli_parallel p = {o->jobs, judge_parser, judge_parser_free, judge_one,
+	cli_parallel p = {o->jobs, cli_parallel_parser_new,
+	                  cli_parallel_parser_free, judge_one,
 	                  &j};
 	int rc = sel && ok ? cli_parallel_run(&p, 0, n) : -1;
 	for (size_t i = 0; i < n; i++) {

@@ -867,19 +867,6 @@ static void run_dir(corpus_run *run, file_list *out, const char *root)
 }
 
 /* --jobs: a thread's parser, a file's run. */
-static void *job_parser(void *arg)
-{
-	(void)arg;
-	locus_shell_parser *p = NULL;
-	return locus_shell_parser_new(&p, NULL) ? NULL : p;
-}
-
-static void job_parser_free(void *state, void *arg)
-{
-	(void)arg;
-	locus_shell_parser_free(state);
-}
-
 static void job_file(void *state, size_t i, void *arg)
 {
 	corpus_file *f = &((file_list *)arg)->v[i];
@@ -902,7 +889,8 @@ static void run_files(corpus_run *run, file_list *l, size_t jobs)
 			run_file(run, stdout, l->v[i].path);
 		return;
 	}
-	cli_parallel p = {jobs, job_parser, job_parser_free, job_file, l};
+	cli_parallel p = {jobs, cli_parallel_parser_new,
+	                  cli_parallel_parser_free, job_file, l};
 	if (cli_parallel_run(&p, 0, l->n))
 		run->fatal = true;
 	for (size_t i = 0; i < l->n; i++) {

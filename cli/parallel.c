@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locus/shell.h"
+
 typedef struct pjob {
 	const cli_parallel *p;
 	atomic_size_t next;
@@ -56,6 +58,19 @@ int cli_parallel_run(const cli_parallel *p, size_t from, size_t to)
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	return atomic_load(&j.failed) ? -1 : 0;
+}
+
+void *cli_parallel_parser_new(void *arg)
+{
+	(void)arg;
+	locus_shell_parser *p = NULL;
+	return locus_shell_parser_new(&p, NULL) ? NULL : p;
+}
+
+void cli_parallel_parser_free(void *state, void *arg)
+{
+	(void)arg;
+	locus_shell_parser_free(state);
 }
 
 bool cli_parse_jobs(const char *cmd, const char *value, size_t *jobs)

@@ -36,6 +36,11 @@ typedef struct cli_parallel {
  */
 int cli_parallel_run(const cli_parallel *p, size_t from, size_t to);
 
+/* A thread state that is just a parser of its own (state_new and
+   state_free of a cli_parallel). */
+void *cli_parallel_parser_new(void *arg);
+void cli_parallel_parser_free(void *state, void *arg);
+
 /* "--jobs N": N in 1..CLI_MAX_JOBS into *jobs; false (message printed,
    naming cmd) for anything else. */
 bool cli_parse_jobs(const char *cmd, const char *value, size_t *jobs);

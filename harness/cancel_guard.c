@@ -94,3 +94,25 @@ void lh_guard_kill_script(lh_buf *sc, const char *dir, const char *tok)
 	    "exit 0\n",
 	    tok);
 }
+
+void lh_watch_init(lh_watch *w, const locus_call_ctl *ctl,
+                   size_t (*bytes)(const void *arg), const void *bytes_arg)
+{
+	double now = lh_now();
+	*w = (lh_watch){ctl, now, now, bytes, bytes_arg, false};
+}
+
+bool lh_watch_poll(void *p)
+{
+	lh_watch *w = p;
+	if (locus_call_cancelled(w->ctl))
+		return w->cancelled = true;
+	double now = lh_now();
+	if (w->ctl->progress && now - w->last >= 1.0) {
+		w->last = now;
+		w->ctl->progress(now - w->start,
+		                 w->bytes ? w->bytes(w->bytes_arg) : 0,
+		                 w->ctl->payload);
+	}
+	return false;
+}

@@ -47,4 +47,22 @@ void lh_guard_cleanup(lh_buf *sc, const char *dir, const char *tok);
  */
 void lh_guard_kill_script(lh_buf *sc, const char *dir, const char *tok);
 
+/*
+ * The cancel check of a session's exec (the net/http cancel hook, polled
+ * about once a second on the calling thread): true once ctl is cancelled
+ * (then w->cancelled); else ctl->progress about once a second with the
+ * seconds since w->start and bytes(bytes_arg) (NULL: 0).
+ */
+typedef struct lh_watch {
+	const locus_call_ctl *ctl;
+	double start, last;
+	size_t (*bytes)(const void *arg);
+	const void *bytes_arg;
+	bool cancelled;
+} lh_watch;
+
+void lh_watch_init(lh_watch *w, const locus_call_ctl *ctl,
+                   size_t (*bytes)(const void *arg), const void *bytes_arg);
+bool lh_watch_poll(void *w);
+
 #endif

@@ -119,27 +119,6 @@ static int take_marker(char *out, size_t *len, int *code, locus_error *err)
 	return 0;
 }
 
-/* The client's cancel check during an exec: ctl polled, progress about
-   once a second (no output count: the output comes back at the end). */
-typedef struct exec_watch {
-	const locus_call_ctl *ctl;
-	double start, last;
-	bool cancelled;
-} exec_watch;
-
-static bool watch(void *p)
-{
-	exec_watch *w = p;
-	if (locus_call_cancelled(w->ctl))
-		return w->cancelled = true;
-	double now = lh_now();
-	if (w->ctl->progress && now - w->last >= 1.0) {
-		w->last = now;
-		w->ctl->progress(now - w->start, 0, w->ctl->payload);
-	}
-	return false;
-}
-
 /* Stop a cancelled command: the service's cancel (SIGKILL) for what it
    started, when the command id is known, then the guard's kill script
    for the tree below (the service's signal does not reach the group
@@ -190,10 +169,11 @@ static int o_exec_ctl(locus_session *ss, const char *command,
 		lh_buf_free(&sc);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	double t0 = lh_now();
-	exec_watch w = {.ctl = ctl, .start = t0, .last = t0};
+	/* progress without a byte count: the output comes back at the end */
+	lh_watch w;
+	lh_watch_init(&w, ctl, NULL, NULL);
 	if (ctl)
-		loci_client_set_cancel(s->c, watch, &w);
+		loci_client_set_cancel(s->c, lh_watch_poll, &w);
 	loci_run_result r;
 	/* Room for base64, the cap's note and the status line. */
 	int rc = loci_run(s->c, s->id, sc.d, "/workspace", (double)secs,

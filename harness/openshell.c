@@ -217,28 +217,11 @@ struct run_opts {
 };
 typedef struct run_opts run_opts;
 
-/* The gateway exec's cancel check: ctl polled, progress about once a
-   second, from the calling thread (grpc_call.h). */
-typedef struct run_watch {
-	const locus_call_ctl *ctl;
-	const collect *c;
-	double start, last;
-	bool cancelled;
-} run_watch;
-
-static bool watch(void *p)
+/* Output bytes so far, for progress. */
+static size_t collected(const void *p)
 {
-	run_watch *w = p;
-	if (locus_call_cancelled(w->ctl))
-		return w->cancelled = true;
-	double now = lh_now();
-	if (w->ctl->progress && now - w->last >= 1.0) {
-		w->last = now;
-		w->ctl->progress(now - w->start,
-		                 w->c->out.len + w->c->tail.len + w->c->dropped,
-		                 w->ctl->payload);
-	}
-	return false;
+	const collect *c = p;
+	return c->out.len + c->tail.len + c->dropped;
 }
 
 /* The request of one run: the script as one argument S='...' in front of
@@ -332,9 +315,10 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 	collect c = {.max = o->max_out, .window = o->window};
 	int gw_code = -1;
 	double t0 = lh_now();
-	run_watch w = {.ctl = o->ctl, .c = &c, .start = t0, .last = t0};
+	lh_watch w;
+	lh_watch_init(&w, o->ctl, collected, &c);
 	if (o->ctl)
-		lh_grpc_channel_set_cancel(s->cli.ch, watch, &w);
+		lh_grpc_channel_set_cancel(s->cli.ch, lh_watch_poll, &w);
 	rc = lh_os_exec_stream(&s->cli, &req, on_chunk, &c, &gw_code, err);
 	lh_grpc_channel_set_cancel(s->cli.ch, NULL, NULL);
 	double took = lh_now() - t0;

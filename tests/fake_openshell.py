@@ -440,23 +440,11 @@ class Gateway:
                 threading.Thread(target=self.run_on, args=(proc, events, deadline),
                                  daemon=True).start()
                 return
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                proc.wait()
-            proc.stdout.close()
-            proc.stderr.close()
-
+            self.end(proc)
 
     @staticmethod
-    def run_on(proc, events, deadline):
-        while proc.poll() is None and (deadline is None or time.time() < deadline):
-            try:
-                events.get(timeout=0.2)
-            except queue.Empty:
-                pass
+    def end(proc):
+        """Kill what is left of the command's group and reap it."""
         if proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -465,6 +453,14 @@ class Gateway:
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+    def run_on(self, proc, events, deadline):
+        while proc.poll() is None and (deadline is None or time.time() < deadline):
+            try:
+                events.get(timeout=0.2)
+            except queue.Empty:
+                pass
+        self.end(proc)
 
 
 def main():

@@ -97,6 +97,18 @@ def start(root, timeout):
     return p, r, bg
 
 
+def wait_end(p, secs):
+    """Exit status and seconds taken (None, after a kill, past secs)."""
+    t0 = time.time()
+    try:
+        code = p.wait(timeout=secs)
+    except subprocess.TimeoutExpired:
+        code = None
+        p.kill()
+        p.wait()
+    return code, time.time() - t0
+
+
 def flood(p):
     """Requests whose answers (tools/list, ~30 KB each) fill the pipe."""
     for i in range(100, 140):
@@ -113,12 +125,7 @@ def main():
         p, r, bg = start(root, 2)
         t0 = time.time()
         flood(p)
-        try:
-            code = p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            code = None
-            p.kill()
-            p.wait()
+        code, _ = wait_end(p, 15)
         took = time.time() - t0
         err = p.stderr.read().decode()
         check(code == 0, "the server ends by itself", code)
@@ -134,15 +141,8 @@ def main():
         flood(p)
         time.sleep(1.5)  # the pipe is full, a writer waits
         check(p.poll() is None, "with a long write timeout the server waits")
-        t0 = time.time()
         p.send_signal(signal.SIGTERM)
-        try:
-            code = p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            code = None
-            p.kill()
-            p.wait()
-        took = time.time() - t0
+        code, took = wait_end(p, 10)
         check(code == 0, "SIGTERM ends it", code)
         check(took < 3, "at once", "%.1f s" % took)
         check(until(lambda: not alive(bg), 3), "with its background job", bg)

@@ -18,6 +18,7 @@
 
 #include "harness/oci.h"
 #include "harness/oci_client.h"
+#include "cancel_fx.h"
 #include "oci_fixture.h"
 #include "run_locus.h"
 #include "skip.h"
@@ -780,34 +781,6 @@ END_TEST
 
 /* ---- cancellation (exec_ctl) ---- */
 
-typedef struct canceller {
-	locus_call_ctl ctl;
-	double after_s;
-	int progress_calls;
-} canceller;
-
-static void *cancel_later(void *p)
-{
-	canceller *c = p;
-	usleep((useconds_t)(c->after_s * 1e6));
-	locus_call_cancel(&c->ctl);
-	return NULL;
-}
-
-static void on_progress(double elapsed, size_t bytes, void *p)
-{
-	(void)elapsed;
-	(void)bytes;
-	((canceller *)p)->progress_calls++;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The service's cancel signals the command it started; the fake, like a
    process-group kill, stops that one, but not the group `timeout` makes
    nor a setsid child: the guard's kill script must. */
@@ -817,31 +790,12 @@ START_TEST(cancel_kills_the_command)
 	oci_fx_options(&fx, &o);
 	locus_session *s = open_session(&o);
 	ck_assert_ptr_nonnull(s->exec_ctl);
-	canceller c = {.ctl = LOCUS_CALL_CTL_INIT, .after_s = 1.6};
-	c.ctl.progress = on_progress;
-	c.ctl.payload = &c;
-	pthread_t th;
-	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &c), 0);
-	int code = 0;
-	char *out = NULL;
+	cancel_fx_ticker(s, "/workspace/");
+	int code;
+	char *out;
 	size_t len;
-	bool cancelled = false;
+	bool cancelled;
 	locus_error err;
-	double t0 = mono();
-	int rc = s->exec_ctl(
-	    s,
-	    "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > "
-	    "/workspace/esc; sleep 0.05; done' & i=0; while :; do "
-	    "i=$((i+1)); echo $i > /workspace/tick; sleep 0.05; done",
-	    60, &c.ctl, &code, &out, &len, &cancelled, &err);
-	double took = mono() - t0;
-	pthread_join(th, NULL);
-	ck_assert_msg(rc == 0, "%s", err.message);
-	ck_assert(cancelled);
-	ck_assert_int_eq(code, -1);
-	ck_assert_msg(took < 10, "cancel took %.1f s", took);
-	ck_assert_int_ge(c.progress_calls, 1);
-	free(out);
 	/* the service was asked too */
 	char *log = oci_fx_call(&fx, "GET", "/_fake/log", NULL);
 	ck_assert_ptr_nonnull(log);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cancel_fx.h"
 #include "fake_proc.h"
 #include "harness/openshell_client.h"
 #include "locus/harness.h"
@@ -82,13 +83,6 @@ static lh_os_client client(gw *g, bool tls, const char *token)
 	ck_assert_msg(lh_grpc_channel_new(&c.ch, &co, &err) == 0, "%s",
 	              err.message);
 	return c;
-}
-
-static double lh_now_for_tests(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static bool no_placeholder(const char *s)
@@ -647,29 +641,6 @@ END_TEST
 
 /* ---- cancellation (exec_ctl) and the output window ---- */
 
-typedef struct canceller {
-	locus_call_ctl ctl;
-	double after_s;
-	int progress_calls;
-	double last_elapsed;
-} canceller;
-
-static void *cancel_later(void *p)
-{
-	canceller *c = p;
-	usleep((useconds_t)(c->after_s * 1e6));
-	locus_call_cancel(&c->ctl);
-	return NULL;
-}
-
-static void on_progress(double elapsed, size_t bytes, void *p)
-{
-	(void)bytes;
-	canceller *c = p;
-	c->progress_calls++;
-	c->last_elapsed = elapsed;
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -704,31 +675,12 @@ START_TEST(cancel_kills_the_command)
 	gw g;
 	gw_start(&g, false, NULL);
 	locus_session *s = attach_pre(&g, 0);
-	canceller c = {.ctl = LOCUS_CALL_CTL_INIT, .after_s = 1.6};
-	c.ctl.progress = on_progress;
-	c.ctl.payload = &c;
-	pthread_t th;
-	ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &c), 0);
-	int code = 0;
-	char *out = NULL;
+	cancel_fx_ticker(s, "");
+	int code;
+	char *out;
 	size_t len;
-	bool cancelled = false;
+	bool cancelled;
 	locus_error err;
-	double t0 = lh_now_for_tests();
-	int rc = s->exec_ctl(
-	    s,
-	    "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > esc; "
-	    "sleep 0.05; done' & i=0; while :; do i=$((i+1)); echo $i > tick; "
-	    "sleep 0.05; done",
-	    60, &c.ctl, &code, &out, &len, &cancelled, &err);
-	double took = lh_now_for_tests() - t0;
-	pthread_join(th, NULL);
-	ck_assert_msg(rc == 0, "%s", err.message);
-	ck_assert(cancelled);
-	ck_assert_int_eq(code, -1);
-	ck_assert_msg(took < 10, "cancel took %.1f s", took);
-	ck_assert_int_ge(c.progress_calls, 1);
-	free(out);
 	char tick[256], esc[256];
 	snprintf(tick, sizeof tick, "%s/tick", g.sbx);
 	snprintf(esc, sizeof esc, "%s/esc", g.sbx);
