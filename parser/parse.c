@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "walk.h"
+#include "fastpath.h"
 #include "../util/utf8.h"
 
 /*
@@ -122,6 +122,8 @@ int locus_shell_parser_new(locus_shell_parser **out,
 		p->opts.budget_ms = LOCUS_SHELL_DEFAULT_BUDGET_MS;
 	if (!p->opts.max_commands)
 		p->opts.max_commands = LOCUS_SHELL_DEFAULT_MAX_COMMANDS;
+	if (lp_fastpath_env_off())
+		p->opts.flags |= LOCUS_SHELL_NO_FASTPATH;
 	/* The see-through side's pattern table; it copes with NULL, but a
 	   parser made under a failed allocation is not made (alloc.h). */
 	p->inline_table = lp_inline_table_new();
@@ -269,6 +271,9 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 		                 "tokens)", LP_MAX_TOKENS);
 		return;
 	}
+	/* Plain words, | && || ; and simple quotes: no tree (fastpath.c). */
+	if (lp_fastpath_walk(&t, origin, parent, depth))
+		return;
 
 	TSParser *ts = ctx->parser->ts;
 	ts_text in = {t.src, t.len};

@@ -162,10 +162,20 @@ typedef struct locus_shell_options {
 	unsigned max_depth;    /* see-through depth limit; 0 = default 16 */
 	unsigned budget_ms;    /* time budget for the whole parse; 0 = 500 */
 	size_t max_commands;   /* cap on commands listed; 0 = default 100000 */
+	unsigned flags;        /* LOCUS_SHELL_* below; 0 = defaults */
 } locus_shell_options;
 
 #define LOCUS_SHELL_OPTIONS_VERSION 1
 #define LOCUS_SHELL_OPTIONS_INIT { .version = LOCUS_SHELL_OPTIONS_VERSION }
+
+/* Flags of locus_shell_options. */
+enum {
+	/* Never use the plain-word fast path: every script goes through
+	   tree-sitter (the differential tests; the benchmark's baseline).
+	   The environment variable LOCUS_FASTPATH=0 does the same for every
+	   parser made while it is set. */
+	LOCUS_SHELL_NO_FASTPATH = 1u << 0,
+};
 
 #define LOCUS_SHELL_DEFAULT_MAX_BYTES ((size_t)1 << 20)
 #define LOCUS_SHELL_DEFAULT_MAX_DEPTH 16u

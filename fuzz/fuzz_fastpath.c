@@ -1,0 +1,82 @@
+/*
+ * fuzz_fastpath - the plain-word fast path (parser/fastpath.c) against
+ * tree-sitter.
+ *
+ * Each input is one bash line, classified twice: by a parser with the fast
+ * path and by one with LOCUS_SHELL_NO_FASTPATH, where every script goes
+ * through tree-sitter.  The two `locus classify` JSON objects (with
+ * commands) must be byte-identical.  Every input is compared, not only
+ * those the fast path reads at the top: a nested script (`sh -c '...'`)
+ * of a refused line may still take the fast path.  A difference prints
+ * both objects and aborts.
+ *
+ * Also built into tests/test_fastpath.c (a generated batch) and replayed
+ * on fuzz/fuzz_fastpath/corpus by the plain standalone driver.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "locus/labels.h"
+#include "locus/shell.h"
+#include "parser/fastpath.h"
+
+#include "fuzz_check.h"
+
+size_t fuzz_fastpath_accepted; /* inputs the fast path read at the top */
+size_t fuzz_fastpath_total;
+/* Set by tests/test_fastpath.c --keep-going: count and print differences
+   instead of aborting on the first. */
+bool fuzz_fastpath_keep_going;
+size_t fuzz_fastpath_differences;
+
+static char *classify(locus_shell_parser *p, const uint8_t *data, size_t size)
+{
+	locus_action *a = NULL;
+	locus_error err = {0};
+	int rc = locus_action_classify_with(&a, p, (const char *)data, size,
+	                                    NULL, &err);
+	char *txt = NULL;
+	if (rc == 0 && a)
+		FUZZ_CHECK(locus_action_json(a, LOCUS_JSON_COMMANDS, &txt) == 0,
+		           "locus_action_json failed");
+	else
+		FUZZ_CHECK(rc == LOCUS_EINVALID || rc == LOCUS_ETOOBIG,
+		           "classify returned %d", rc);
+	locus_action_free(a);
+	return txt;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* One parser of each kind for the whole run, as a caller keeps it. */
+	static locus_shell_parser *fast, *tree;
+	if (!fast) {
+		locus_shell_options o = {0};
+		o.flags = LOCUS_SHELL_NO_FASTPATH;
+		if (locus_shell_parser_new(&fast, NULL) != 0 ||
+		    locus_shell_parser_new(&tree, &o) != 0)
+			abort();
+	}
+	fuzz_fastpath_total++;
+	if (lp_fastpath_accepts((const char *)data, size))
+		fuzz_fastpath_accepted++;
+	char *a = classify(fast, data, size);
+	char *b = classify(tree, data, size);
+	bool same = (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
+	if (!same && fuzz_fastpath_keep_going) {
+		fuzz_fastpath_differences++;
+		fprintf(stderr, "DIFF %.*s\n  fast: %s\n  tree: %s\n",
+		        (int)size, (const char *)data, a ? a : "(error)",
+		        b ? b : "(error)");
+		same = true;
+	}
+	FUZZ_CHECK(same,
+	           "the fast path changes the output of %.*s\n"
+	           "  fast path:   %s\n  tree-sitter: %s",
+	           (int)size, (const char *)data, a ? a : "(error)",
+	           b ? b : "(error)");
+	free(a);
+	free(b);
+	return 0;
+}

@@ -1,0 +1,374 @@
+/*
+ * parser/fastpath.c - lines of plain words, read without tree-sitter.
+ *
+ * Most agent lines are plain words joined by `|`, `&&`, `||` and `;`, with
+ * some single- and double-quoted strings.  For them the tree-sitter parse
+ * and the walks over its tree are most of the cost.  This file reads such
+ * a script with a small hand-written lexer and builds the same raw
+ * commands (lp_raw_command: words, connector, pipeline, stdin) that
+ * walk.c and word.c build from the tree, and hands each to lp_emit(), so
+ * every later stage (see-through, nested scripts, line-level checks,
+ * labels) is unchanged.  It is used for the top-level line and for nested
+ * scripts (`sh -c 'ls | wc -l'`) alike.
+ *
+ * Accepted, and nothing else:
+ *   - words of the bytes [A-Za-z0-9] and - _ . / : , + % @ ^ =, and
+ *     strings '...' (any printable byte, tab and newline inside) and
+ *     "..." (the same, except $ and backquote; a backslash before a
+ *     newline is refused), glued together in any order;
+ *   - blanks (space, tab) between words, and the operators | && || ;
+ *     between commands (a `;` may end the line);
+ *   - a command's first word must not be or start with a reserved or
+ *     declaration word of the grammar (if, then, for, export, unset...)
+ *     or `let`, nor hold = % @ + outside quotes (first_word_ok); no word
+ *     may start with `=` (`==` and `=~` are tokens of the grammar);
+ *   - a pipeline of three or more stages must not be followed by && or
+ *     || (the grammar reads the next command into the pipeline).
+ * Refused to tree-sitter: every other byte ($, backquote, glob and brace
+ * characters, ~, #, !, \ outside double quotes, < > ( ) &, control and
+ * non-ASCII bytes, a newline outside quotes), an empty command, and any
+ * line naming a variable that changes what runs (vars.c sensitive
+ * names), since those need the constants pre-pass.
+ *
+ * The claim that both paths give the same result is checked rather than
+ * argued: fuzz/fuzz_fastpath.c (libFuzzer) and tests/test_fastpath.c
+ * compare the `locus classify` JSON of each line with the fast path on and
+ * off, byte for byte (docs/design.md, "The fast path").
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fastpath.h"
+
+#define NONE LOCUS_SHELL_NO_PARENT
+
+typedef enum fp_op { FP_END, FP_SEMI, FP_AND, FP_OR, FP_PIPE } fp_op;
+
+/* Connector strings as walk.c spells them (compared by value only). */
+static const char *const fp_conn[] = {"", ";", "&&", "||", "|"};
+
+/* Unquoted bytes of a plain word. */
+static bool plain_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("-_./:,+%@^=", c));
+}
+
+/* Inside quotes: printable ASCII, tab, newline. */
+static bool quoted_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n';
+}
+
+/* Words the grammar reads as keywords in a command's first position
+   (statements, declarations), and `let` (arithmetic: arith.c). */
+static const char *const first_word_refused[] = {
+	"if", "then", "elif", "else", "fi", "case", "esac", "for", "select",
+	"while", "until", "do", "done", "in", "function", "declare",
+	"typeset", "export", "local", "readonly", "unset", "unsetenv", "let",
+	"-", /* `- a=b x`: the grammar drops the `-` and reads an assignment */
+	NULL,
+};
+
+typedef struct fp_word {
+	size_t start, end;
+	bool quoted;   /* some part is quoted */
+} fp_word;
+
+/* Lex one word at s[*i]; false when it holds anything not accepted. */
+static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
+{
+	size_t k = *i;
+	w->start = k;
+	w->quoted = false;
+	if (s[k] == '=')
+		return false;
+	while (k < n) {
+		unsigned char c = (unsigned char)s[k];
+		if (c == '\'') {
+			for (k++; k < n && s[k] != '\''; k++)
+				if (!quoted_byte((unsigned char)s[k]))
+					return false;
+			if (k >= n)
+				return false;
+			k++;
+			w->quoted = true;
+		} else if (c == '"') {
+			bool blank = true;
+			for (k++; k < n && s[k] != '"'; k++) {
+				if (s[k] != ' ' && s[k] != '\t' && s[k] != '\n')
+					blank = false;
+				unsigned char q = (unsigned char)s[k];
+				if (!quoted_byte(q) || q == '$' || q == '`')
+					return false;
+				if (q == '\\') {
+					if (k + 1 >= n || s[k + 1] == '\n' ||
+					    !quoted_byte((unsigned char)s[k + 1]) ||
+					    s[k + 1] == '$' || s[k + 1] == '`')
+						return false;
+					k++; /* the escaped byte */
+				}
+			}
+			if (k >= n)
+				return false;
+			/* The grammar makes the closing quote of a string of
+			   blanks one token with the blanks, and word.c keeps
+			   that `"` in the value (`" "` is ` "`; found by the
+			   differential test): leave it to tree-sitter. */
+			if (blank && s[k - 1] != '"')
+				return false;
+			k++;
+			w->quoted = true;
+		} else if (plain_byte(c)) {
+			k++;
+		} else {
+			break;
+		}
+	}
+	w->end = k;
+	*i = k;
+	return k > w->start;
+}
+
+static size_t skip_blanks(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* The operator at s[*i] (after blanks), or FP_END at the end; -1 for
+   anything else. */
+static int lex_op(const char *s, size_t n, size_t *i)
+{
+	size_t k = *i;
+	if (k >= n)
+		return FP_END;
+	int op;
+	if (s[k] == ';') {
+		op = FP_SEMI;
+		k++;
+		if (k < n && (s[k] == ';' || s[k] == '&'))
+			return -1; /* ;; ;& */
+	} else if (s[k] == '&' && k + 1 < n && s[k + 1] == '&') {
+		op = FP_AND;
+		k += 2;
+	} else if (s[k] == '|' && k + 1 < n && s[k + 1] == '|') {
+		op = FP_OR;
+		k += 2;
+	} else if (s[k] == '|') {
+		op = FP_PIPE;
+		k++;
+		if (k < n && s[k] == '&')
+			return -1; /* |& */
+	} else {
+		return -1;
+	}
+	*i = k;
+	return op;
+}
+
+/* The grammar's rules for a command's first word, narrower than bash's
+   (each found by the differential test, tests/test_fastpath.c): an
+   unquoted `=` makes an assignment (also `1=x`, which bash runs as a
+   command); `%` or `@` after a word byte (`x%1`, `z@x`) and `+:` (`x+:`)
+   are syntax errors to the grammar; a keyword glued to a quote
+   (`if"x"`, `typeset'a'`) is read as the keyword. */
+static bool first_word_ok(const char *s, const fp_word *w)
+{
+	size_t run = 0; /* the leading unquoted bytes */
+	while (w->start + run < w->end && s[w->start + run] != '\'' &&
+	       s[w->start + run] != '"')
+		run++;
+	for (size_t k = w->start; k < w->end; k++) {
+		if (s[k] == '\'' || s[k] == '"') {
+			char q = s[k];
+			for (k++; s[k] != q; k++)
+				if (q == '"' && s[k] == '\\')
+					k++;
+			continue;
+		}
+		if (strchr("=%@+", s[k]))
+			return false;
+	}
+	for (const char *const *kw = first_word_refused; *kw; kw++)
+		if (strlen(*kw) == run && !memcmp(*kw, s + w->start, run))
+			return false;
+	return true;
+}
+
+bool lp_fastpath_accepts(const char *s, size_t n)
+{
+	if (!s || n == 0 || lp_mentions_sensitive(s, n))
+		return false;
+	size_t i = 0;
+	size_t stages = 1; /* of the current pipeline */
+	for (;;) {
+		/* one command: at least one word */
+		i = skip_blanks(s, n, i);
+		size_t nw = 0;
+		for (;;) {
+			fp_word w;
+			if (i >= n || (!plain_byte((unsigned char)s[i]) &&
+			               s[i] != '\'' && s[i] != '"'))
+				break;
+			if (!lex_word(s, n, &i, &w))
+				return false;
+			if (nw == 0 && !first_word_ok(s, &w))
+				return false;
+			nw++;
+			i = skip_blanks(s, n, i);
+		}
+		if (nw == 0)
+			return false; /* empty command, or a refused byte */
+		int op = lex_op(s, n, &i);
+		if (op < 0)
+			return false;
+		if (op == FP_END)
+			return true;
+		/* The grammar reads `a | b | c && d` as a pipeline whose last
+		   stage is `c && d` (found by the differential test; bash
+		   runs d after the pipeline): a different pipeline number,
+		   so leave such lines to tree-sitter. */
+		if ((op == FP_AND || op == FP_OR) && stages >= 3)
+			return false;
+		stages = op == FP_PIPE ? stages + 1 : 1;
+		if (op == FP_SEMI && skip_blanks(s, n, i) >= n)
+			return true; /* `cmd;` */
+	}
+}
+
+/* ---- building the raw commands ------------------------------------------ */
+
+/* The argv value of an accepted word: quote removal as word.c does it
+   (inside "...", a backslash escapes only \ and "). */
+static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
+{
+	char *v = lp_arena_alloc(a, w->end - w->start + 1);
+	if (!v)
+		return NULL;
+	size_t o = 0;
+	for (size_t k = w->start; k < w->end; k++) {
+		char c = s[k];
+		if (c == '\'') {
+			for (k++; s[k] != '\''; k++)
+				v[o++] = s[k];
+		} else if (c == '"') {
+			for (k++; s[k] != '"'; k++) {
+				if (s[k] == '\\' &&
+				    (s[k + 1] == '\\' || s[k + 1] == '"'))
+					k++;
+				v[o++] = s[k];
+			}
+		} else {
+			v[o++] = c;
+		}
+	}
+	v[o] = '\0';
+	return v;
+}
+
+typedef struct fp_state {
+	lp_tree *t;
+	const char *origin;
+	size_t parent;
+	unsigned depth;
+	const char *connector;
+	bool piped;
+	size_t producer;
+	size_t pipeline; /* SIZE_MAX: a number of its own (finish() in walk.c) */
+} fp_state;
+
+/* One command from s[*i]; returns the operator after it. */
+static int emit_one(fp_state *st, size_t *i)
+{
+	lp_tree *t = st->t;
+	lp_ctx *ctx = t->ctx;
+	const char *s = t->src;
+	size_t n = t->len;
+	lp_wordvec words = {0};
+	size_t start = 0, end = 0;
+	*i = skip_blanks(s, n, *i);
+	while (*i < n && (plain_byte((unsigned char)s[*i]) || s[*i] == '\'' ||
+	                  s[*i] == '"')) {
+		fp_word w;
+		lex_word(s, n, i, &w);
+		if (words.n == 0)
+			start = w.start;
+		end = w.end;
+		lp_word lw = {word_value(ctx->arena, s, &w),
+		              lp_arena_strndup(ctx->arena, s + w.start,
+		                               w.end - w.start),
+		              w.quoted ? LOCUS_WORD_QUOTED : 0};
+		if (!lw.value || !lw.text)
+			lw.value = lw.text = "";
+		lp_wordvec_push(ctx->arena, &words, lw);
+		*i = skip_blanks(s, n, *i);
+	}
+	int op = lex_op(s, n, i);
+
+	/* A pipeline's number is taken when it starts, a lone command's in
+	   finish(): both before the first command is emitted. */
+	if (!st->piped)
+		st->pipeline = op == FP_PIPE ? ctx->next_pipeline++ : SIZE_MAX;
+	lp_raw_command raw;
+	memset(&raw, 0, sizeof raw);
+	raw.nwords = words.n;
+	raw.words = words.v;
+	raw.connector = st->connector;
+	raw.pipeline = st->pipeline == SIZE_MAX ? ctx->next_pipeline++
+	                                        : st->pipeline;
+	raw.origin = st->origin;
+	raw.parent = st->parent;
+	raw.depth = st->depth;
+	if (t->top) {
+		raw.start = start;
+		raw.end = end;
+	} else {
+		raw.start = t->range_start;
+		raw.end = t->range_end;
+	}
+	raw.stdin_producer = NONE;
+	if (st->piped) {
+		raw.flags |= LOCUS_CMD_PIPED_IN;
+		raw.stdin_kind = LP_STDIN_PIPE;
+		raw.stdin_producer = st->producer;
+	}
+	lp_checks_command(t, &raw);
+	size_t idx = lp_emit(ctx, &raw);
+
+	st->piped = op == FP_PIPE;
+	st->producer = st->piped ? idx : NONE;
+	st->connector = op > FP_END ? fp_conn[op] : "";
+	return op;
+}
+
+bool lp_fastpath_walk(lp_tree *t, const char *origin, size_t parent,
+                      unsigned depth)
+{
+	lp_ctx *ctx = t->ctx;
+	if ((ctx->opts.flags & LOCUS_SHELL_NO_FASTPATH) ||
+	    !lp_fastpath_accepts(t->src, t->len))
+		return false;
+	/* As the walk does: no constants for this script's words. */
+	lp_vars *saved = ctx->vars;
+	ctx->vars = NULL;
+	fp_state st = {t, origin, parent, depth, "", false, NONE, SIZE_MAX};
+	size_t i = 0;
+	for (;;) {
+		if (lp_out_of_time(ctx))
+			break;
+		int op = emit_one(&st, &i);
+		if (op == FP_END || skip_blanks(t->src, t->len, i) >= t->len)
+			break;
+	}
+	ctx->vars = saved;
+	return true;
+}
+
+bool lp_fastpath_env_off(void)
+{
+	const char *e = getenv("LOCUS_FASTPATH");
+	return e && (!strcmp(e, "0") || !strcmp(e, "off"));
+}

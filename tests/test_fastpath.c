@@ -1,0 +1,271 @@
+/*
+ * test_fastpath - the plain-word fast path (parser/fastpath.c) proven
+ * against tree-sitter on a generated batch.
+ *
+ *   test_fastpath [--seed N] [--count N] [--print]
+ *
+ * 1. Rules: lines the fast path must read and lines it must refuse
+ *    (docs/design.md, "The fast path").
+ * 2. A seeded batch of generated lines (plain words of every accepted
+ *    byte, keywords in every position, quoted strings holding scripts fed
+ *    to `sh -c`, the refused bytes, every operator) goes through the
+ *    differential check of fuzz/fuzz_fastpath.c: classify JSON with and
+ *    without the fast path must be byte-identical.  The fast path must
+ *    read at least a fifth of the batch, so a fast path that refuses
+ *    everything fails too.
+ * --print writes the generated lines (one per line) instead of checking;
+ * --keep-going prints every difference instead of stopping at the first.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/fastpath.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern size_t fuzz_fastpath_accepted, fuzz_fastpath_total;
+extern bool fuzz_fastpath_keep_going;
+extern size_t fuzz_fastpath_differences;
+
+static const char *const must_accept[] = {
+	"ls -la",
+	"git status --short | head -3",
+	"a && b || c; d;",
+	"grep -rn 'foo bar' src | wc -l",
+	"echo \"it's \\\"quoted\\\"\" 'x\"y'",
+	"bash -c 'ls | wc -l'",
+	"env A=1 B=2 make -j4",
+	"git commit -m \"line one\nline two\"",
+	"time make",
+	"x'y'\"z\"w",
+	NULL,
+};
+
+static const char *const must_refuse[] = {
+	"", " ", "ls &", "ls |& wc", "ls >out", "echo $HOME", "echo `id`",
+	"ls *.c", "echo {a,b}", "cd ~", "A=1 ls", "ls # c", "echo a\\ b",
+	"if true; then ls; fi", "export A", "unset A", "let x", "! ls",
+	"ls\nwc", "echo \" \"", "echo \"\t\"x", "z@x", "x%1", "x+: a",
+	"if\"x\"", "typeset'a'", "- a=b x", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)", "echo \"$x\"",
+	"echo \"a\\\n\"", "echo 'open", "echo \xc3\xa9", "ls\r", "read PS4",
+	"a | b | c && d", "a | b | c | d || e", "echo ==", "== x", "[ -f x ]",
+	NULL,
+};
+
+/* ---- generator (splitmix64) ---------------------------------------------- */
+
+static uint64_t rng;
+static uint64_t next(void)
+{
+	uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static size_t pick(size_t n) { return (size_t)(next() % n); }
+#define PICK(a) ((a)[pick(sizeof(a) / sizeof(a)[0])])
+
+static const char *const programs[] = {
+	"ls", "cat", "grep", "git", "rm", "sudo", "sh", "bash", "env", "xargs",
+	"find", "curl", "wget", "python3", "node", "timeout", "nohup", "time",
+	"coproc", "command", "builtin", "exec", "eval", "source", ".", "read",
+	"printf", "echo", "test", "true", "false", "kill", "make", "npm",
+	"docker", "ssh", "tee", "sed", "awk", "head", "tail", "wc", "sort",
+	"chmod", "mv", "cp", "mkdir", "dd", "tar", "base64", "perl", "watch",
+	"nice", "su", "busybox", "parallel", "mapfile", "hash", "alias",
+	"enable", "fc", "set", "shopt", "trap", "cd", "exit", "shift", "wait",
+	"getopts", "compgen", "complete", "bind", "type", "which", "zsh",
+	"dash", "ksh", "fish", "doas", "strace", "chroot", "git-upload-pack",
+	"shutdown", "reboot", "mkfs", "kubectl", "terraform", "psql", "cargo",
+	"pip", "go", "rustc", "gcc", "fd", "rg", "jq", "yes", "seq", ":",
+	"0", "-1", "2", "0x1F", "10#5", "-", "--", "a-b", "%1", "^x", "@x",
+	"x,y", "a:b", "..", "/bin/rm", "./run.sh", "../x", "git-foo",
+};
+
+static const char *const keywords[] = {
+	"if", "then", "elif", "else", "fi", "case", "esac", "for", "select",
+	"while", "until", "do", "done", "in", "function", "declare",
+	"typeset", "export", "local", "readonly", "unset", "unsetenv", "let",
+	"time", "coproc", "{", "}", "[[", "]]", "!", "[", "]", "((", "))",
+};
+
+static const char *const args[] = {
+	"-la", "-rf", "-c", "-e", "-i", "-n", "-0", "-1", "2", "0x1F", "--force",
+	"--help", "--", "-", "-s", "-x", "-o", "-H", "-v", "-p", "-C", "-f",
+	"+x", "/tmp/x", "./a", "../b", "a/b", "/dev/null", "/etc/passwd",
+	"a.txt", "build/", "x,y", "a:b", "a@b", "%1", "^x", "a=b", "FOO=1",
+	"PS1=x", "A=B", "history", "-l", "-d", "origin", "main", "push",
+	"--hard", "reset", "clean", "-fdx", "status", "-9", "1", "x=", "=x",
+	"==", "=~", "-rf/", "HEAD~1", "1000", "-u", "root", "alias.x=!rm",
+	"-m", "msg", "-S", "-t", "-E", "-exec", "{}", ";", "+", "-P", "4",
+};
+
+/* Scripts put inside quotes (as sh -c / eval payloads, or as data). */
+static const char *const payloads[] = {
+	"ls | wc -l", "rm -rf /", "a; b", "x && y", "curl x | sh", "it\\\"s",
+	"say \"hi\"", "$HOME", "`id`", "a\nb", "echo done", "sudo rm -rf /tmp",
+	"git push --force", "", " ", "a  b", "#c", "*.c", "{a,b}", "~", "x=1",
+	"if true; then rm x; fi", "a | b | c && d", "cat /etc/shadow",
+	"python3 -c 'import os'", "\\\\", "!x", "a\tb", "-rf", "sh -c 'rm x'",
+};
+
+static const char charset[] =
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t\n";
+
+static void add(char *buf, size_t *n, size_t cap, const char *s)
+{
+	size_t l = strlen(s);
+	if (*n + l + 1 >= cap)
+		return;
+	memcpy(buf + *n, s, l);
+	*n += l;
+	buf[*n] = '\0';
+}
+
+static void add_quoted(char *buf, size_t *n, size_t cap, const char *s)
+{
+	char q[2] = {pick(2) ? '\'' : '"', 0};
+	add(buf, n, cap, q);
+	add(buf, n, cap, s);
+	add(buf, n, cap, q);
+}
+
+static void gen_word(char *buf, size_t *n, size_t cap, bool first)
+{
+	size_t pieces = 1 + (pick(4) == 0) + (pick(8) == 0);
+	for (size_t p = 0; p < pieces; p++) {
+		size_t r = pick(100);
+		if (r < 8) {
+			add(buf, n, cap, PICK(keywords));
+		} else if (r < 16) {
+			add_quoted(buf, n, cap, PICK(payloads));
+		} else if (r < 22) {
+			add_quoted(buf, n, cap, PICK(programs));
+		} else if (r < 30) {
+			/* random bytes: probes which ones are accepted */
+			char w[8];
+			size_t l = 1 + pick(5);
+			for (size_t i = 0; i < l; i++)
+				w[i] = charset[pick(sizeof charset - 1)];
+			w[l] = '\0';
+			add(buf, n, cap, w);
+		} else if (first) {
+			add(buf, n, cap, PICK(programs));
+		} else {
+			add(buf, n, cap, PICK(args));
+		}
+	}
+}
+
+static void gen_line(char *buf, size_t cap);
+
+/* `sh -c '<a generated line>'`: a nested script for the fast path. */
+static void gen_nested(char *buf, size_t *n, size_t cap)
+{
+	static const char *const shells[] = {"sh -c ", "bash -c ", "eval ",
+	                                     "sudo sh -c ", "env A=1 bash -c ",
+	                                     "xargs sh -c ", "ssh host "};
+	char inner[160];
+	gen_line(inner, sizeof inner);
+	if (strchr(inner, '\''))
+		return;
+	add(buf, n, cap, PICK(shells));
+	add(buf, n, cap, "'");
+	add(buf, n, cap, inner);
+	add(buf, n, cap, "'");
+}
+
+static void gen_line(char *buf, size_t cap)
+{
+	static const char *const ops[] = {" | ", "|", " && ", "||", " ; ",
+	                                  ";", " || ", " | ", " & ", "\n",
+	                                  "  |  ", "\t&&\t"};
+	size_t n = 0;
+	buf[0] = '\0';
+	size_t cmds = 1 + pick(4);
+	for (size_t c = 0; c < cmds; c++) {
+		if (c)
+			add(buf, &n, cap, PICK(ops));
+		if (pick(8) == 0) {
+			gen_nested(buf, &n, cap);
+			continue;
+		}
+		size_t words = 1 + pick(5);
+		for (size_t w = 0; w < words; w++) {
+			if (w)
+				add(buf, &n, cap, pick(10) ? " " : "  ");
+			gen_word(buf, &n, cap, w == 0);
+		}
+	}
+	if (pick(10) == 0)
+		add(buf, &n, cap, pick(2) ? ";" : " ");
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = 1;
+	size_t count = 20000;
+	bool print = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			count = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--print"))
+			print = true;
+		else if (!strcmp(argv[i], "--keep-going"))
+			fuzz_fastpath_keep_going = true;
+		else {
+			fprintf(stderr, "usage: test_fastpath [--seed N] "
+			                "[--count N] [--print]\n");
+			return 2;
+		}
+	}
+	/* The comparison needs the fast path on in one of the parsers. */
+	unsetenv("LOCUS_FASTPATH");
+	rng = seed;
+	char line[512];
+	if (print) {
+		for (size_t i = 0; i < count; i++) {
+			gen_line(line, sizeof line);
+			printf("%s\n", line);
+		}
+		return 0;
+	}
+	int fails = 0;
+	for (size_t i = 0; must_accept[i]; i++) {
+		if (!lp_fastpath_accepts(must_accept[i], strlen(must_accept[i]))) {
+			fprintf(stderr, "not accepted: %s\n", must_accept[i]);
+			fails++;
+		}
+		LLVMFuzzerTestOneInput((const uint8_t *)must_accept[i],
+		                       strlen(must_accept[i]));
+	}
+	for (size_t i = 0; must_refuse[i]; i++) {
+		if (lp_fastpath_accepts(must_refuse[i], strlen(must_refuse[i]))) {
+			fprintf(stderr, "not refused: %s\n", must_refuse[i]);
+			fails++;
+		}
+		LLVMFuzzerTestOneInput((const uint8_t *)must_refuse[i],
+		                       strlen(must_refuse[i]));
+	}
+	size_t acc0 = fuzz_fastpath_accepted, tot0 = fuzz_fastpath_total;
+	for (size_t i = 0; i < count; i++) {
+		gen_line(line, sizeof line);
+		LLVMFuzzerTestOneInput((const uint8_t *)line, strlen(line));
+	}
+	size_t acc = fuzz_fastpath_accepted - acc0;
+	size_t tot = fuzz_fastpath_total - tot0;
+	printf("seed %llu: %zu lines, %zu read by the fast path at the top\n", (unsigned long long)seed, tot, acc);
+	if (acc * 5 < tot) {
+		fprintf(stderr, "the fast path read fewer than a fifth of "
+		                "the batch\n");
+		fails++;
+	}
+	if (fuzz_fastpath_differences) {
+		fprintf(stderr, "%zu lines differ\n", fuzz_fastpath_differences);
+		fails++;
+	}
+	return fails ? 1 : 0;
+}
