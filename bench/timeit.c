@@ -3,8 +3,9 @@
  *
  *   timeit [-n RUNS] [-i STDIN_FILE] -- COMMAND ARGS...
  *
- * Prints one line: "median_ms=.. min_ms=.. max_ms=.. maxrss_kb=.." where
- * maxrss is the largest peak RSS of any run (from wait4).  stdout of the
+ * Prints one line: "median_ms=.. min_ms=.. max_ms=.. cpu_ms=.. maxrss_kb=.."
+ * where cpu_ms is the median user+system CPU time of a run and maxrss the
+ * largest peak RSS of any run (both from wait4).  stdout of the
  * command goes to /dev/null.  Medians, not means: this machine is shared
  * and noisy, and one slow run says little.
  */
@@ -45,6 +46,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	double *ms = calloc((size_t)runs, sizeof *ms);
+	double *cpu = calloc((size_t)runs, sizeof *cpu);
+	if (!ms || !cpu)
+		return 2;
 	long maxrss = 0;
 	int failures = 0;
 	for (int r = 0; r < runs; r++) {
@@ -70,17 +74,23 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 		        (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		cpu[r] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 		if (ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
 			failures++;
 	}
 	qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+	qsort(cpu, (size_t)runs, sizeof *cpu, cmp_double);
 	double med = runs % 2 ? ms[runs / 2]
 	                      : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
-	printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f maxrss_kb=%ld "
-	       "failed_runs=%d\n",
-	       med, ms[0], ms[runs - 1], maxrss, failures);
+	double cmed = runs % 2 ? cpu[runs / 2]
+	                       : (cpu[runs / 2 - 1] + cpu[runs / 2]) / 2;
+	printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f cpu_ms=%.3f "
+	       "maxrss_kb=%ld failed_runs=%d\n",
+	       med, ms[0], ms[runs - 1], cmed, maxrss, failures);
 	free(ms);
+	free(cpu);
 	return failures ? 1 : 0;
 }

@@ -1,10 +1,13 @@
 /*
  * bench/ts_raw.c - the baseline: raw tree-sitter parsing of a batch.
  *
- * Reads lines from a file, parses each with one reused TSParser and walks
- * the tree with a cursor (so both sides of the comparison touch every node),
- * and prints the node count so the work cannot be optimised away.  This is
- * the floor locus's own cost is measured against.
+ *   ts_raw FILE        every line of FILE parsed on its own
+ *   ts_raw -w FILE     the whole file parsed as one script
+ *
+ * One reused TSParser; the tree is walked with a cursor (so both sides of
+ * the comparison touch every node), and the node count is printed so the
+ * work cannot be optimised away.  This is the floor locus's own cost is
+ * measured against.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +17,34 @@
 
 const TSLanguage *tree_sitter_bash(void);
 
+static unsigned long parse_walk(TSParser *p, const char *s, size_t n)
+{
+	unsigned long nodes = 0;
+	TSTree *t = ts_parser_parse_string(p, NULL, s, (uint32_t)n);
+	TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
+	for (bool more = true; more;) {
+		nodes++;
+		if (ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (more && !ts_tree_cursor_goto_next_sibling(&c))
+			more = ts_tree_cursor_goto_parent(&c);
+	}
+	ts_tree_cursor_delete(&c);
+	ts_tree_delete(t);
+	return nodes;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: ts_raw FILE\n");
+	bool whole = argc == 3 && !strcmp(argv[1], "-w");
+	if (argc != 2 && !whole) {
+		fprintf(stderr, "usage: ts_raw [-w] FILE\n");
 		return 2;
 	}
-	FILE *f = fopen(argv[1], "r");
+	const char *path = argv[argc - 1];
+	FILE *f = fopen(path, "r");
 	if (!f) {
-		perror(argv[1]);
+		perror(path);
 		return 2;
 	}
 	TSParser *p = ts_parser_new();
@@ -34,20 +56,18 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	ssize_t n;
 	unsigned long nodes = 0, lines = 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
+	if (whole) {
+		/* the file as one script, like one --jsonl command */
+		n = getdelim(&line, &cap, '\0', f);
+		if (n > 0) {
+			nodes = parse_walk(p, line, (size_t)n);
+			lines = 1;
+		}
+	}
+	while (!whole && (n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			n--;
-		TSTree *t = ts_parser_parse_string(p, NULL, line, (uint32_t)n);
-		TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(t));
-		for (bool more = true; more;) {
-			nodes++;
-			if (ts_tree_cursor_goto_first_child(&c))
-				continue;
-			while (more && !ts_tree_cursor_goto_next_sibling(&c))
-				more = ts_tree_cursor_goto_parent(&c);
-		}
-		ts_tree_cursor_delete(&c);
-		ts_tree_delete(t);
+		nodes += parse_walk(p, line, (size_t)n);
 		lines++;
 	}
 	free(line);
