@@ -38,7 +38,7 @@ static char *classify(locus_shell_parser *p, const uint8_t *data, size_t size)
 	                                    NULL, &err);
 	char *txt = NULL;
 	if (rc == 0 && a)
-		FUZZ_CHECK(locus_action_json(a, LOCUS_JSON_COMMANDS, &txt) == 0,
+		FUZZ_CHECK(locus_action_json(&txt, a, LOCUS_JSON_COMMANDS) == 0,
 		           "locus_action_json failed");
 	else
 		FUZZ_CHECK(rc == LOCUS_EINVALID || rc == LOCUS_ETOOBIG,
@@ -52,7 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* One parser of each kind for the whole run, as a caller keeps it. */
 	static locus_shell_parser *fast, *tree;
 	if (!fast) {
-		locus_shell_options o = {0};
+		/* LOCUS_FASTPATH=0 would turn it off in both */
+		FUZZ_CHECK(!lp_fastpath_env_off(), "LOCUS_FASTPATH is off");
+		locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
 		o.flags = LOCUS_SHELL_NO_FASTPATH;
 		if (locus_shell_parser_new(&fast, NULL) != 0 ||
 		    locus_shell_parser_new(&tree, &o) != 0)
@@ -76,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	           "  fast path:   %s\n  tree-sitter: %s",
 	           (int)size, (const char *)data, a ? a : "(error)",
 	           b ? b : "(error)");
-	free(a);
-	free(b);
+	locus_free(a);
+	locus_free(b);
 	return 0;
 }
