@@ -114,14 +114,19 @@ BEGIN {
 	printf "peak RSS: batch %.1f MB, one line %.1f MB  target <= 16 MB  %s\n", rss / 1024, orss / 1024, v(rss / 1024 <= 16)
 }'
 
-# Single inputs of growing size: a realistic script made of batch lines that
-# locus parses on their own (one line with a syntax error would make the
-# whole script unparsed early and flatter the figure), fed as one command
-# through --jsonl; the same text parsed whole by ts_raw -w.
+# Single inputs of growing size: a realistic script made of everyday agent
+# lines (corpus/everyday) that locus parses on their own (one line with a
+# syntax error would make the whole script unparsed early and flatter the
+# figure; the batch's hostile corpus lines trip line-level rules when joined),
+# fed as one command through --jsonl; the same text parsed whole by ts_raw -w.
 echo
 echo "== single scripts =="
 if [ ! -s $out/parsed-lines.txt ]; then
-	paste -d '\t' $out/fast.jsonl $batch |
+	/usr/bin/python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if "\n" not in s: print(s)' corpus/everyday/agent-lines.jsonl > $out/everyday.txt
+	$locus classify < $out/everyday.txt | paste -d '\t' - $out/everyday.txt |
 		awk -F '\t' 'index($1, "\"parsed\":true") { print $2 }' > $out/parsed-lines.txt
 fi
 for kib in 1 16 256 1024; do
