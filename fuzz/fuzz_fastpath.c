@@ -47,6 +47,7 @@ static char *classify(locus_shell_parser *p, const uint8_t *data, size_t size)
 	return txt;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* One parser of each kind for the whole run, as a caller keeps it. */
