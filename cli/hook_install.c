@@ -572,7 +572,8 @@ static void check_hook(doctor *d, agent_id a, const char *event,
 static bool doctor_json(doctor *d, agent_id a, const char *path,
                         const char *text, size_t len)
 {
-	cJSON *doc = cJSON_ParseWithLength(text, len);
+	cJSON *doc = NULL;
+	lu_json_read(&doc, text, len, NULL, NULL);
 	if (!cJSON_IsObject(doc)) {
 		problem(d, "%s is not a JSON object%s", path, "");
 		cJSON_Delete(doc);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "policy_cli.h"
 #include "policy_fuzz.h"
+#include "../util/json.h"
 
 #define PF_MAX_SETTINGS 16
 #define PF_MAX_OUT      4
@@ -227,7 +228,8 @@ static int rules_of(pf_ctx *c, const char *file)
 		fprintf(stderr, "locus: %s: %s\n", file, strerror(errno));
 		return 2;
 	}
-	cJSON *doc = cJSON_ParseWithLength(buf, len);
+	cJSON *doc = NULL;
+	lu_json_read(&doc, buf, len, NULL, NULL);
 	const cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc, "permissions");
 	const cJSON *allow = cJSON_GetObjectItemCaseSensitive(perm, "allow");
 	const cJSON *e;

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "locus/harness.h"
 #include "policy_cli.h"
+#include "../util/json.h"
 
 static void warn(const char *m, void *p)
 {
@@ -59,7 +60,8 @@ static int run_lines(locus_harness *h)
 	ssize_t n;
 	int status = 0;
 	while ((n = getline(&line, &cap, stdin)) > 0) {
-		cJSON *in = cJSON_ParseWithLength(line, (size_t)n);
+		cJSON *in = NULL;
+		lu_json_read(&in, line, (size_t)n, NULL, NULL);
 		cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "tool");
 		cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "arguments");
 		cJSON *res = cJSON_CreateObject();

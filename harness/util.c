@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "../util/path.h"
 #include "../util/sha256.h"
 
 #include <dirent.h>
@@ -73,48 +74,20 @@ int lh_path_rel(const char *root, const char *path, char **out,
 			              "%s is outside the workspace %s: refused",
 			              path, root);
 	}
-	size_t n = strlen(rest);
-	char *res = malloc(n + 1);
-	size_t *starts = malloc((n / 2 + 2) * sizeof *starts);
-	if (!res || !starts) {
-		free(res);
-		free(starts);
+	while (*rest == '/')
+		rest++;
+	bool escapes = false;
+	char *res = lu_path_collapse(rest, &escapes);
+	if (!res)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (escapes) {
+		free(res);
+		return lh_err(err, LOCUS_EDENIED,
+		              "%s resolves outside the workspace %s: refused",
+		              path, root);
 	}
-	size_t depth = 0, o = 0;
-	for (const char *p = rest; *p;) {
-		while (*p == '/')
-			p++;
-		const char *e = p;
-		while (*e && *e != '/')
-			e++;
-		size_t cl = (size_t)(e - p);
-		if (cl == 0 || (cl == 1 && p[0] == '.')) {
-			/* nothing */
-		} else if (cl == 2 && p[0] == '.' && p[1] == '.') {
-			if (depth == 0) {
-				free(res);
-				free(starts);
-				return lh_err(
-				    err, LOCUS_EDENIED,
-				    "%s resolves outside the workspace "
-				    "%s: refused",
-				    path, root);
-			}
-			o = starts[--depth];
-			if (o > 0)
-				o--; /* the '/' before it */
-		} else {
-			if (o > 0)
-				res[o++] = '/';
-			starts[depth++] = o;
-			memcpy(res + o, p, cl);
-			o += cl;
-		}
-		p = e;
-	}
-	res[o] = '\0';
-	free(starts);
+	if (!strcmp(res, "."))
+		res[0] = '\0'; /* the root itself */
 	*out = res;
 	return 0;
 }
