@@ -684,14 +684,8 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 
 static int print(cJSON *o, unsigned flags, char **out)
 {
-	char *s = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
-	                                      : cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!s)
-		return LOCUS_ENOMEM;
-	*out = strdup(s);
-	cJSON_free(s);
-	return *out ? 0 : LOCUS_ENOMEM;
+	return lu_json_print(out, o, flags & LOCUS_JSON_PRETTY) ? LOCUS_ENOMEM
+	                                                        : 0;
 }
 
 int locus_decision_json(char **out, const locus_decision *d, unsigned flags)

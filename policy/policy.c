@@ -464,15 +464,11 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 			ok = cJSON_AddItemToArray(
 			        a, cJSON_CreateString(pl_rule_text(p->rules[l].items[i])));
 	}
-	char *s = NULL;
-	if (ok)
-		s = (flags & LOCUS_JSON_PRETTY) ? cJSON_Print(o)
-		                                : cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!s)
+	if (!ok) {
+		cJSON_Delete(o);
 		return LOCUS_ENOMEM;
-	/* hand out a copy freed with locus_free(), not cJSON_free (issue 19) */
-	*out = strdup(s);
-	cJSON_free(s);
-	return *out ? 0 : LOCUS_ENOMEM;
+	}
+	/* a copy freed with locus_free(), not cJSON_free (issue 19) */
+	return lu_json_print(out, o, flags & LOCUS_JSON_PRETTY) ? LOCUS_ENOMEM
+	                                                        : 0;
 }

@@ -355,7 +355,12 @@ START_TEST(test_json_options)
 	ck_assert(lu_json_add(obj, "a", cJSON_CreateNumber(1)));
 	ck_assert(!lu_json_add(obj, "b", NULL));
 	ck_assert_int_eq(cJSON_GetArraySize(obj), 1);
-	cJSON_Delete(obj);
+	char *txt = NULL;
+	ck_assert_int_eq(lu_json_print(&txt, obj, false), 0);
+	ck_assert_str_eq(txt, "{\"a\":1}");
+	free(txt);
+	ck_assert_int_eq(lu_json_print(&txt, NULL, true), -1);
+	ck_assert_ptr_null(txt);
 }
 END_TEST
 

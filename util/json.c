@@ -383,6 +383,22 @@ bool lu_json_add(cJSON *o, const char *k, cJSON *v)
 	return true;
 }
 
+int lu_json_print(char **out, cJSON *o, bool pretty)
+{
+	*out = NULL;
+	char *s = o ? (pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o))
+	            : NULL;
+	cJSON_Delete(o);
+	if (!s)
+		return -1;
+	size_t n = strlen(s) + 1;
+	*out = malloc(n);
+	if (*out)
+		memcpy(*out, s, n);
+	cJSON_free(s);
+	return *out ? 0 : -1;
+}
+
 const char *lu_json_problem_text(lu_json_problem p)
 {
 	switch (p) {

@@ -83,6 +83,12 @@ size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
    takes ownership only on success; a NULL v, a failed create, is false). */
 bool lu_json_add(cJSON *o, const char *k, cJSON *v);
 
+/* Print o (compact, or indented with `pretty`) into *out, malloc'd with
+   the library's allocator (the caller frees: locus_free() outside), and
+   delete o.  0, or -1 when out of memory (*out NULL).  cJSON's own print
+   buffer never leaves here (issue 19: one allocator per returned buffer). */
+int lu_json_print(char **out, cJSON *o, bool pretty);
+
 /* A short English phrase for a problem ("duplicate key", "invalid
    UTF-8"...). */
 const char *lu_json_problem_text(lu_json_problem p);
