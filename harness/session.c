@@ -7,9 +7,10 @@
  * the root, then resolved inside the sandbox (readlink -f of the deepest
  * existing ancestor) and refused unless the result stays under the root:
  * the sandbox is the isolation boundary, this check keeps the tools to the
- * workspace inside it.  Background commands are process groups started
- * with setsid, output in ROOT/.locus-harness/N.out, stdin on a FIFO held
- * open by a sleeping writer until write_stdin(close=true).  Listings use
+ * workspace inside it.  The agent's commands are jobs (run.sh): setsid
+ * groups, each in a pid namespace of its own where the sandbox can make
+ * one, output in a private state folder, stdin on a FIFO held open by a
+ * sleeping writer until write_stdin(close=true).  Listings use
  * GNU find -printf (NUL-separated), search rg when present else grep -P.
  *
  * The bwrap session runs one sandbox for its whole life: bwrap starts a
@@ -53,10 +54,14 @@ typedef struct bwrap_session {
  * The server inside the sandbox.  `run ID NONCE`: the script /run/locus/ID.sh
  * runs as its own setsid group, marked LOCUS_JOB=ID in its environment;
  * stdout and stderr go through a pipe that keeps the first CAP bytes in
- * ID.out (dd writes as it reads; head would buffer) and counts the rest; when the leader ends, whatever is left of its
- * group, and every process still marked with its id (double forks, setsid
- * escapes), is killed; then ID.rc gets "NONCE STATUS".  `kill ID`: the same
- * kill, at once.  CAP is substituted by the host (printf %zu).
+ * ID.out (dd writes as it reads; head would buffer) and counts the rest;
+ * when the leader ends, whatever is left of its group, and every process
+ * still marked with its id (double forks, setsid escapes), is killed; then
+ * ID.rc gets "NONCE STATUS".  `kill ID`: the same kill, at once.  CAP is
+ * substituted by the host (printf %zu).  These are the SessionBackend's own
+ * scripts: it runs the agent's commands as jobs (run.sh below), each in a
+ * pid namespace of its own.  A server command is not in one, so that a job
+ * it starts outlives it.
  */
 static const char SERVER_FMT[] =
     "cd /workspace || exit 1\n"
@@ -909,6 +914,28 @@ static sjob *s_find(session_backend *sb, const char *handle)
 }
 
 /*
+ * Every command's tree in a pid namespace of its own, so that nothing it
+ * starts outlives it: not a setsid child, not a double fork, not a process
+ * that cleared its environment (and with it the LOCUS_JOB mark).  NS is the
+ * prefix that makes one, probed once (util-linux unshare: a nested user
+ * namespace mapping the sandbox user to itself, so no privilege changes;
+ * a mount namespace with a /proc of the new pid namespace, so $$ and
+ * /proc agree and ps works; --kill-child: when unshare dies, SIGKILL
+ * reaches the namespace's init).
+ * The init is a shell that runs the job as its child and waits: when the
+ * job ends, or the init is killed, the kernel kills every process left in
+ * the namespace.  Without unshare (or user namespaces) NS is empty and
+ * the LOCUS_JOB mark is the only net.  NS_INIT's "$0" is the job's path
+ * stem; the job's stdin is passed on (an async list would get /dev/null).
+ */
+#define NS_PROBE                                                               \
+	"NS=; unshare -U --map-current-user -m -p -f --mount-proc "           \
+	"--kill-child true >/dev/null 2>&1 && NS='unshare -U "                \
+	"--map-current-user -m -p -f --mount-proc --kill-child'\n"
+#define NS_INIT_LINE                                                           \
+	"NS_INIT='exec 3<&0; sh \"$0.sh\" <&3 3<&- & wait $!'\n"
+
+/*
  * The job runner, uploaded once a session as STATE/run.sh: run.sh J NONCE
  * MARK CAP.  The job runs as its own setsid group marked LOCUS_JOB=MARK,
  * stdin the FIFO J.in (held open by a sleeping writer), output through a
@@ -917,10 +944,12 @@ static sjob *s_find(session_backend *sb, const char *handle)
  */
 static const char RUNNER[] =
     "J=$1; N=$2; M=$3; CAP=$4\n"
-    "echo $$ > \"$J.pid\"\n"
+    "echo $$ > \"$J.pid\"\n" NS_PROBE NS_INIT_LINE
     "sleep 2147483647 > \"$J.in\" & echo $! > \"$J.hold\"\n"
     "{ LOCUS_JOB=$M setsid -w sh -c 'echo $$ > \"$0.jpid\"; "
-    "exec sh \"$0.sh\"' \"$J\" < \"$J.in\"; echo $? > \"$J.st\"\n"
+    "exec $1 sh -c \"$2\" \"$0\"' \"$J\" \"$NS\" \"$NS_INIT\" "
+    "< \"$J.in\"; "
+    "echo $? > \"$J.st\"\n"
     "  p=$(cat \"$J.jpid\" 2>/dev/null)\n"
     "  [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
     "  for d in /proc/[0-9]*; do grep -qxz \"LOCUS_JOB=$M\" \"$d/environ\" "
@@ -1119,31 +1148,121 @@ static sjob *s_add_job(session_backend *sb, unsigned id)
 	return j;
 }
 
-static int s_exec(locus_backend *b, const char *command, double timeout_s,
-                  int flags, locus_exec_result *res, locus_error *err)
+/* One wait step of a job under ctl: progress about once a second; true
+ * when the call was cancelled. */
+static bool s_ctl_step(const locus_call_ctl *ctl, double start, double *last,
+                       size_t bytes)
+{
+	if (!ctl)
+		return false;
+	if (locus_call_cancelled(ctl))
+		return true;
+	double now = lh_now();
+	if (ctl->progress && now - *last >= 1.0) {
+		*last = now;
+		ctl->progress(now - start, bytes, ctl->payload);
+	}
+	return false;
+}
+
+/* A command run directly by the session (no job): not cancellable, and
+ * only the session's own kill at its end. */
+static int s_exec_direct(session_backend *sb, const char *command,
+                         double timeout_s, locus_exec_result *res,
+                         locus_error *err)
+{
+	double start = lh_now();
+	lh_buf sc = {0};
+	lh_buf_puts(&sc, "cd ");
+	lh_buf_shquote(&sc, sb->root);
+	lh_buf_puts(&sc, " || exit 125\n");
+	lh_buf_puts(&sc, command);
+	int code;
+	int rc = sc.oom ? LOCUS_ENOMEM
+	                : srun(sb, sc.d, timeout_s, &code, &res->output,
+	                       &res->output_len, err);
+	lh_buf_free(&sc);
+	if (rc)
+		return rc;
+	res->finished = code >= 0;
+	res->exit_code = code;
+	res->timed_out = code < 0;
+	res->duration_s = lh_now() - start;
+	return 0;
+}
+
+/* Wait for the job of a foreground command: it finishes (collected, no
+ * handle), is cancelled or times out without KEEP (killed, collected), or
+ * times out with KEEP (lives on under its handle). */
+static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
+                      int flags, const locus_call_ctl *ctl,
+                      locus_exec_result *res, locus_error *err)
+{
+	double start = lh_now(), last = start;
+	useconds_t nap = 5000;
+	for (;;) {
+		bool fin;
+		int code;
+		free(res->output);
+		res->output = NULL;
+		int rc = s_poll(sb, j->n, 0, &fin, &code, &res->output,
+		                &res->output_len, err);
+		if (rc)
+			return rc;
+		if (fin) {
+			res->finished = true;
+			res->exit_code = code;
+			break;
+		}
+		if (s_ctl_step(ctl, start, &last, res->output_len))
+			res->cancelled = true;
+		else if (lh_now() - start >= timeout_s)
+			res->timed_out = true;
+		if (res->timed_out && (flags & LOCUS_EXEC_KEEP)) {
+			memcpy(res->handle, j->handle, sizeof j->handle);
+			return 0;
+		}
+		if (res->cancelled || res->timed_out) {
+			/* its whole tree goes (the job's pid namespace) */
+			rc = s_kill_job(sb, j->n, err);
+			if (rc)
+				return rc;
+			locus_error e2;
+			free(res->output);
+			res->output = NULL;
+			if (s_poll(sb, j->n, 0, &fin, &code, &res->output,
+			           &res->output_len, &e2))
+				res->output_len = 0;
+			break;
+		}
+		usleep(nap);
+		if (nap < 100000)
+			nap *= 2;
+	}
+	/* done, one way or the other: an ordinary foreground result */
+	s_collect(sb, j);
+	sb->njobs--; /* it was the last added: its handle too */
+	sb->next_handle--;
+	return 0;
+}
+
+/*
+ * The agent's commands run as jobs (run.sh: a pid namespace each, so
+ * nothing they start outlives them), on the bwrap session always, on other
+ * sessions when backgrounded, kept on timeout or run under a call's
+ * control (cancellable).  Otherwise, a plain command goes straight through
+ * the session's exec, with fewer round trips.
+ */
+static int s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
+                      int flags, const locus_call_ctl *ctl,
+                      locus_exec_result *res, locus_error *err)
 {
 	session_backend *sb = S(b);
 	memset(res, 0, sizeof *res);
 	double start = lh_now();
-	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP))) {
-		lh_buf sc = {0};
-		lh_buf_puts(&sc, "cd ");
-		lh_buf_shquote(&sc, sb->root);
-		lh_buf_puts(&sc, " || exit 125\n");
-		lh_buf_puts(&sc, command);
-		int code;
-		int rc = sc.oom ? LOCUS_ENOMEM
-		                : srun(sb, sc.d, timeout_s, &code, &res->output,
-		                       &res->output_len, err);
-		lh_buf_free(&sc);
-		if (rc)
-			return rc;
-		res->finished = code >= 0;
-		res->exit_code = code;
-		res->timed_out = code < 0;
-		res->duration_s = lh_now() - start;
-		return 0;
-	}
+	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP)) && !ctl &&
+	    sb->s->free != bw_free)
+		return s_exec_direct(sb, command, timeout_s, res, err);
 	unsigned id;
 	int rc = s_start(sb, command, &id, err);
 	if (rc)
@@ -1153,41 +1272,18 @@ static int s_exec(locus_backend *b, const char *command, double timeout_s,
 		s_kill_job(sb, id, err);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	if (flags & LOCUS_EXEC_BACKGROUND) {
+	if (flags & LOCUS_EXEC_BACKGROUND)
 		memcpy(res->handle, j->handle, sizeof j->handle);
-		res->duration_s = lh_now() - start;
-		return 0;
-	}
-	useconds_t nap = 5000;
-	for (;;) {
-		bool fin;
-		int code;
-		free(res->output);
-		res->output = NULL;
-		rc = s_poll(sb, id, 0, &fin, &code, &res->output,
-		            &res->output_len, err);
-		if (rc)
-			return rc;
-		if (fin) {
-			/* done in time: an ordinary foreground result */
-			s_collect(sb, j);
-			sb->njobs--; /* it was the last added: its handle too */
-			sb->next_handle--;
-			res->finished = true;
-			res->exit_code = code;
-			break;
-		}
-		if (lh_now() - start >= timeout_s) {
-			res->timed_out = true;
-			memcpy(res->handle, j->handle, sizeof j->handle);
-			break;
-		}
-		usleep(nap);
-		if (nap < 100000)
-			nap *= 2;
-	}
+	else
+		rc = s_wait_job(sb, j, timeout_s, flags, ctl, res, err);
 	res->duration_s = lh_now() - start;
-	return 0;
+	return rc;
+}
+
+static int s_exec(locus_backend *b, const char *command, double timeout_s,
+                  int flags, locus_exec_result *res, locus_error *err)
+{
+	return s_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
 
 static int s_bg_output(locus_backend *b, const char *handle, size_t since,
@@ -1440,6 +1536,7 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
 	sb->base.list = s_list;
 	sb->base.walk = s_walk;
 	sb->base.exec = s_exec;
+	sb->base.exec_ctl = s_exec_ctl;
 	sb->base.bg_output = s_bg_output;
 	sb->base.bg_write = s_bg_write;
 	sb->base.bg_kill = s_bg_kill;

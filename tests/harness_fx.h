@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -113,6 +114,59 @@ static inline bool group_gone(pid_t pgid)
 		usleep(10000);
 	}
 	return false;
+}
+
+/* Alive right now (a zombie is not)? */
+static inline bool pid_alive_once(pid_t p)
+{
+	char path[64], st[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	size_t n = fread(st, 1, sizeof st - 1, fp);
+	fclose(fp);
+	st[n] = '\0';
+	char *c = strrchr(st, ')');
+	return !(c && c[1] == ' ' && c[2] == 'Z');
+}
+
+/* Host view, once: is a process with the command line `sleep ARG` alive? */
+static inline bool host_sleep_alive_once(const char *arg)
+{
+	char want[64];
+	int wl = snprintf(want, sizeof want, "sleep%c%s", '\0', arg) + 1;
+	bool found = false;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char p[300], buf[128];
+		snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+		FILE *fp = fopen(p, "r");
+		size_t n = fp ? fread(buf, 1, sizeof buf, fp) : 0;
+		if (fp)
+			fclose(fp);
+		found = n == (size_t)wl && !memcmp(buf, want, n) &&
+		        pid_alive_once(atoi(e->d_name));
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Host view: is a `sleep ARG` still alive after up to 2 s?  (A killed
+   tree takes a moment to go.) */
+static inline bool host_sleep_alive(const char *arg)
+{
+	for (int i = 0; i < 200; i++) {
+		reap();
+		if (!host_sleep_alive_once(arg))
+			return false;
+		usleep(10000);
+	}
+	return true;
 }
 
 /* BK_OCI (the strict OCI fake, tests/oci_fixture.h) and the OpenShell

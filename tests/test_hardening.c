@@ -663,17 +663,52 @@ START_TEST(bwrap_setsid_escape_is_killed)
 	fx f;
 	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
 		return;
-	free(bash(&f, "setsid sleep 300 >/dev/null 2>&1 & "
-	              "( ( sleep 301 >/dev/null 2>&1 & ) & ); echo started"));
-	/* asked directly (no job, no stdin holder of its own) */
-	locus_exec_result r;
-	locus_error err;
-	ck_assert_int_eq(f.b->exec(f.b, "ps -eo args | grep -c '^sleep 30'",
-	                           10, 0, &r, &err),
-	                 0);
-	ck_assert_msg(!strcmp(r.output, "0\n"), "escapees left: %s", r.output);
-	locus_exec_result_clear(&r);
+	free(bash(&f, "setsid sleep 4710.1 >/dev/null 2>&1 & "
+	              "( ( sleep 4710.2 >/dev/null 2>&1 & ) & ); echo started"));
+	/* seen from the host, where no namespace hides anything */
+	ck_assert_msg(!host_sleep_alive("4710.1"), "setsid escapee left");
+	ck_assert_msg(!host_sleep_alive("4710.2"), "double fork left");
 	fx_close(&f);
+}
+END_TEST
+
+/* Escapees that clear their environment (no LOCUS_JOB mark), setsid and
+   double-fork do not outlive their command in the bwrap sandbox: at its
+   end, on kill_shell, on a timeout and on close. */
+START_TEST(bwrap_envclear_escape_is_killed)
+{
+	fx f;
+	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
+		return;
+	char *o = bash(&f, "env -i /bin/sh -c 'setsid sleep 4711.1 >/dev/null "
+	                   "2>&1 & (setsid sleep 4711.2 >/dev/null 2>&1 &) &'; "
+	                   "sleep 0.2; echo started");
+	ck_assert_msg(strstr(o, "exit 0\nstarted"), "%s", o);
+	free(o);
+	ck_assert_msg(!host_sleep_alive("4711.1"), "env -i setsid survived");
+	ck_assert_msg(!host_sleep_alive("4711.2"), "double fork survived");
+	call_ok(&f, "bash",
+	        "{\"command\":\"env -i setsid sleep 4711.3 >/dev/null 2>&1 & "
+	        "sleep 300\",\"background\":true}",
+	        "sh1");
+	for (int i = 0; i < 100 && !host_sleep_alive_once("4711.3"); i++)
+		usleep(20000);
+	ck_assert_msg(host_sleep_alive_once("4711.3"), "escapee never ran");
+	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
+	ck_assert_msg(!host_sleep_alive("4711.3"), "survived kill_shell");
+	call_err(&f, "bash",
+	         "{\"command\":\"env -i setsid sleep 4711.4 >/dev/null 2>&1 & "
+	         "sleep 300\",\"timeout\":1,\"on_timeout\":\"kill\"}",
+	         "killed");
+	ck_assert_msg(!host_sleep_alive("4711.4"), "survived the timeout");
+	call_ok(&f, "bash",
+	        "{\"command\":\"env -i setsid sleep 4711.5 >/dev/null 2>&1 & "
+	        "sleep 300\",\"background\":true}",
+	        "sh");
+	for (int i = 0; i < 100 && !host_sleep_alive_once("4711.5"); i++)
+		usleep(20000);
+	fx_close(&f);
+	ck_assert_msg(!host_sleep_alive("4711.5"), "survived close");
 }
 END_TEST
 
@@ -939,6 +974,7 @@ int main(void)
 	tcase_add_test(tp, own_session_every_time);
 	tcase_add_test(tp, locus_killed_commands_go);
 	tcase_add_test(tp, bwrap_setsid_escape_is_killed);
+	tcase_add_test(tp, bwrap_envclear_escape_is_killed);
 	tcase_add_loop_test(tp, output_flood_capped, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(tp, output_flood_capped, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(tp, many_background_jobs);

@@ -1121,35 +1121,26 @@ START_TEST(bwrap_kill_no_orphan)
 	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
 		return;
 	call_ok(&f, "bash",
-	        "{\"command\":\"sleep 300 & sleep 300\",\"background\":true}",
+	        "{\"command\":\"sleep 4720.1 & sleep 4720.2\","
+	        "\"background\":true}",
 	        "sh1");
-	usleep(200000);
-	/* host view: the sandbox's sleeps exist */
-	locus_exec_result r;
-	locus_error err;
-	ck_assert_int_eq(
-	    f.b->exec(f.b, "ps -eo comm | grep -c '^sleep'", 10, 0, &r, &err),
-	    0);
-	int before = atoi(r.output);
-	locus_exec_result_clear(&r);
-	ck_assert_int_ge(before, 3); /* two sleeps + the stdin holder */
+	/* host view (each command has a pid namespace of its own, so a ps
+	 * inside the sandbox sees only itself): the sleeps exist */
+	for (int i = 0; i < 100 && !host_sleep_alive_once("4720.2"); i++)
+		usleep(20000);
+	ck_assert(host_sleep_alive_once("4720.1"));
+	ck_assert(host_sleep_alive_once("4720.2"));
 	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}",
 	        "sh1 killed (exit 137)");
-	ck_assert_int_eq(
-	    f.b->exec(f.b, "ps -eo comm | grep -c '^sleep'", 10, 0, &r, &err),
-	    0);
-	ck_assert_int_eq(atoi(r.output), 0);
-	locus_exec_result_clear(&r);
+	ck_assert(!host_sleep_alive("4720.1"));
+	ck_assert(!host_sleep_alive("4720.2"));
 	/* kill on timeout: the group goes too */
 	call_err(&f, "bash",
-	         "{\"command\":\"sleep 300 & sleep 300\",\"timeout\":1,"
+	         "{\"command\":\"sleep 4720.3 & sleep 4720.4\",\"timeout\":1,"
 	         "\"on_timeout\":\"kill\"}",
 	         "killed");
-	ck_assert_int_eq(
-	    f.b->exec(f.b, "ps -eo comm | grep -c '^sleep'", 10, 0, &r, &err),
-	    0);
-	ck_assert_int_eq(atoi(r.output), 0);
-	locus_exec_result_clear(&r);
+	ck_assert(!host_sleep_alive("4720.3"));
+	ck_assert(!host_sleep_alive("4720.4"));
 	fx_close(&f);
 }
 END_TEST
@@ -1401,6 +1392,55 @@ START_TEST(call_ctl_cancel_progress)
 }
 END_TEST
 
+/* Cancelling a running command kills its whole tree, escapees that
+   cleared their environment included, on Local and on bwrap (the
+   SessionBackend's exec_ctl); progress comes while it runs. */
+START_TEST(call_ctl_cancel_tree)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	int progress = 0;
+	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
+	ctl.progress = count_progress;
+	ctl.payload = &progress;
+	char *out = NULL;
+	bool e = false;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_harness_call_ctl(
+	                     f.h, "bash",
+	                     "{\"command\":\"echo a; sleep 1.5; echo b\"}",
+	                     &ctl, &out, &e, &err),
+	                 0);
+	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
+	free(out);
+	ck_assert_msg(progress >= 1 && progress <= 2, "%d", progress);
+	char arg[3][32];
+	for (int k = 0; k < 3; k++)
+		snprintf(arg[k], sizeof arg[k], "47%02d.%d%d", (int)getpid() % 100,
+		         _i, k);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+	         "{\"command\":\"env -i setsid sleep %s >/dev/null 2>&1 & "
+	         "(sleep %s >/dev/null 2>&1 &); sleep %s\"}",
+	         arg[0], arg[1], arg[2]);
+	cancel_after c = {&ctl, 1500000};
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
+	double t0 = lh_now();
+	ck_assert_int_eq(
+	    locus_harness_call_ctl(f.h, "bash", cmd, &ctl, &out, &e, &err), 0);
+	pthread_join(th, NULL);
+	ck_assert(lh_now() - t0 < 10);
+	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
+	free(out);
+	for (int k = 0; k < 3; k++)
+		ck_assert_msg(!host_sleep_alive(arg[k]), "%s lives on (%s)",
+		              arg[k], bk_names[_i]);
+	fx_close(&f);
+}
+END_TEST
+
 /* `locus tool`: one harness for the whole run, through the gate. */
 /* `locus tool` (default preset standard): a timeout is no way into the
    background either. */
@@ -1555,6 +1595,8 @@ int main(void)
 	tcase_add_test(tt, tool_bash_timeout_background);
 	tcase_add_test(tt, policy_timeout_no_background);
 	tcase_add_test(tt, call_ctl_cancel_progress);
+	tcase_add_loop_test(tt, call_ctl_cancel_tree, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(tt, call_ctl_cancel_tree, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(tt, cli_tool_timeout_no_background);
 	tcase_add_loop_test(tt, tool_bash, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(tt, tool_bash_timeout_background, BK_BWRAP,
