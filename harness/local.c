@@ -715,25 +715,170 @@ static int l_write_at(locus_backend *b, const char *path, const char *data,
 	return rc ? rc : l_commit_at(L(b), t, cas, expect, err);
 }
 
-static int l_stage(locus_backend *b, const char *path, const char *data,
-                   size_t len, void **token, locus_error *err)
+/* ---- write_many: stage all, swap each under its check, undo on failure */
+
+/* One change of a batch: its staged file (writes) or its folder and name
+ * (removes), the file it replaced or removed kept aside as `bak`. */
+typedef struct lop {
+	staged *t;   /* writes: dfd, name, tmp */
+	int dfd;     /* removes */
+	char *name;  /* removes */
+	char bak[NAME_MAX + 1]; /* the replaced/removed file, kept aside */
+	bool done, created;
+} lop;
+
+static int lop_dfd(const lop *o)
 {
-	staged *t = NULL;
-	int rc = l_stage_at(b, path, data, len, &t, 0, err);
-	*token = t;
+	return o->t ? o->t->dfd : o->dfd;
+}
+
+static const char *lop_name(const lop *o)
+{
+	return o->t ? o->t->name : o->name;
+}
+
+/* A fresh hidden name beside name for the file kept aside. */
+static void bak_name(local_backend *lb, const char *name,
+                     char bak[NAME_MAX + 1])
+{
+	snprintf(bak, NAME_MAX + 1, ".%.200s.locus-bak-%d-%u", name,
+	         (int)getpid(), lb->seq++);
+}
+
+static int lock_dir(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+/*
+ * Make one change under its folder's lock.  A write over a file swaps the
+ * staged file in with renameat2(RENAME_EXCHANGE), so the old file lives on
+ * under the temporary name (or is hard-linked aside first where the file
+ * system cannot exchange); a new file goes in with RENAME_NOREPLACE; a
+ * removal renames the file aside.
+ */
+static int lop_do(local_backend *lb, lop *o, const locus_write_op *op,
+                  locus_error *err)
+{
+	int dfd = lop_dfd(o);
+	const char *name = lop_name(o);
+	int lk = lock_dir(dfd);
+	if (lk < 0)
+		return map_errno(err, errno, op->path, lb->root);
+	int rc = cas_check(dfd, name, op->expect_sha256, op->path, err);
+	struct stat st;
+	if (!rc && o->t && op->expect_sha256 &&
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		int tfd = openat(dfd, o->t->tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (tfd >= 0) {
+			keep_meta(tfd, &st); /* the current file's owner */
+			close(tfd);
+		}
+	}
+	if (!rc && !o->t) {
+		bak_name(lb, name, o->bak);
+		if (renameat2(dfd, name, dfd, o->bak, RENAME_NOREPLACE) < 0 &&
+		    (errno != EINVAL || renameat(dfd, name, dfd, o->bak) < 0))
+			rc = map_errno(err, errno, op->path, lb->root);
+	} else if (!rc && !op->expect_sha256) {
+		o->created = true;
+		int r = renameat2(dfd, o->t->tmp, dfd, name, RENAME_NOREPLACE);
+		if (r < 0 && errno == EINVAL) /* no NOREPLACE: link, unlink */
+			r = linkat(dfd, o->t->tmp, dfd, name, 0) < 0
+			        ? -1
+			        : unlinkat(dfd, o->t->tmp, 0);
+		if (r < 0)
+			rc = errno == EEXIST
+			         ? lh_err(err, LOCUS_ECONFLICT,
+			                  "%s was created on disk meanwhile",
+			                  op->path)
+			         : map_errno(err, errno, op->path, lb->root);
+	} else if (!rc) {
+		if (renameat2(dfd, o->t->tmp, dfd, name, RENAME_EXCHANGE) == 0) {
+			memcpy(o->bak, o->t->tmp, sizeof o->bak);
+		} else {
+			bak_name(lb, name, o->bak);
+			if (linkat(dfd, name, dfd, o->bak, 0) < 0 ||
+			    renameat(dfd, o->t->tmp, dfd, name) < 0) {
+				rc = map_errno(err, errno, op->path, lb->root);
+				unlinkat(dfd, o->bak, 0);
+				o->bak[0] = '\0';
+			}
+		}
+	}
+	if (!rc) {
+		o->done = true;
+		if (o->t)
+			o->t->tmp[0] = '\0'; /* in place: nothing to remove */
+	}
+	close(lk);
 	return rc;
 }
 
-static int l_commit_staged(locus_backend *b, void *token, const char *expect,
-                           locus_error *err)
+/* Undo a change made: the file kept aside goes back (the very inode:
+ * content, mode, owner), a created one goes. */
+static void lop_undo(lop *o)
 {
-	return l_commit_at(L(b), token, true, expect, err);
+	int dfd = lop_dfd(o);
+	const char *name = lop_name(o);
+	int lk = lock_dir(dfd);
+	if (o->bak[0]) {
+		if (renameat(dfd, o->bak, dfd, name) == 0)
+			o->bak[0] = '\0';
+	} else if (o->created) {
+		unlinkat(dfd, name, 0);
+	}
+	if (lk >= 0)
+		close(lk);
 }
 
-static void l_abort_staged(locus_backend *b, void *token)
+static void lop_free(lop *o)
 {
-	(void)b;
-	staged_free(token, true);
+	if (o->bak[0])
+		unlinkat(lop_dfd(o), o->bak, 0);
+	staged_free(o->t, true);
+	if (!o->t && o->dfd >= 0)
+		close(o->dfd);
+	free(o->name);
+}
+
+static int l_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
+                        size_t *failed, locus_error *err)
+{
+	local_backend *lb = L(b);
+	*failed = 0;
+	lop *o = calloc(n ? n : 1, sizeof *o);
+	if (!o)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	int rc = 0;
+	size_t i = 0, k;
+	for (k = 0; k < n; k++)
+		o[k].dfd = -1;
+	/* stage every write (and find every removal's folder) first */
+	for (; i < n && !rc; i++) {
+		if (ops[i].remove)
+			rc = resolve_parent(lb, ops[i].path, false, &o[i].dfd,
+			                    &o[i].name, err);
+		else
+			rc = l_stage_at(b, ops[i].path, ops[i].data, ops[i].len,
+			                &o[i].t, 0, err);
+	}
+	if (!rc)
+		for (i = 0; i < n && !rc; i++)
+			rc = lop_do(lb, &o[i], &ops[i], err);
+	if (rc) {
+		*failed = i - 1;
+		for (k = *failed; k-- > 0;)
+			if (o[k].done)
+				lop_undo(&o[k]);
+	}
+	for (k = 0; k < n; k++)
+		lop_free(&o[k]);
+	free(o);
+	return rc;
 }
 
 static int l_write(locus_backend *b, const char *path, const char *data,
@@ -1333,9 +1478,7 @@ int locus_backend_local_new_ext(locus_backend **out, const char *root,
 	lb->base.read = l_read;
 	lb->base.write = l_write;
 	lb->base.write_cas = l_write_cas;
-	lb->base.stage = l_stage;
-	lb->base.commit_staged = l_commit_staged;
-	lb->base.abort_staged = l_abort_staged;
+	lb->base.write_many = l_write_many;
 	lb->base.remove = l_remove;
 	lb->base.list = l_list;
 	lb->base.walk = l_walk;

@@ -116,52 +116,45 @@ static int m_read(locus_backend *b, const char *path, char **out, size_t *len,
 	return 0;
 }
 
-static int m_write(locus_backend *b, const char *path, const char *data,
-                   size_t len, locus_error *err)
+/* May a file be written at rel: not a folder, no file where one of its
+ * parent folders must be? */
+static int m_check_write(mem_backend *m, char *rel, const char *path,
+                         locus_error *err)
 {
-	mem_backend *m = M(b);
-	char *rel;
-	int rc = lh_path_rel("/", path, &rel, err);
-	if (rc)
-		return rc;
-	if (!*rel || m_is_dir(m, rel)) {
-		free(rel);
+	if (!*rel || m_is_dir(m, rel))
 		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		              path);
-	}
-	/* a file may not sit where a parent folder must be */
 	for (char *s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
 		bool f;
 		m_find(m, rel, &f);
 		*s = '/';
-		if (f) {
-			free(rel);
+		if (f)
 			return lh_err(err, LOCUS_ENOTFOUND,
 			              "%s: a part of the path is not a folder",
 			              path);
-		}
 	}
-	char *copy = malloc(len + 1);
-	if (!copy) {
-		free(rel);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	}
-	if (len)
-		memcpy(copy, data, len);
-	copy[len] = '\0';
+	return 0;
+}
+
+static int m_reserve(mem_backend *m, size_t more)
+{
+	return lu_reserve(&m->files, &m->cap, m->n + more) ? 0 : LOCUS_ENOMEM;
+}
+
+/* Put the bytes `copy` (taken) at rel (taken, or freed); the slot was
+ * reserved.  True when a file was replaced: *old gets its bytes. */
+static bool m_put(mem_backend *m, char *rel, char *copy, size_t len,
+                  mfile *old)
+{
 	bool f;
 	size_t i = m_find(m, rel, &f);
 	if (f) {
-		free(m->files[i].data);
+		*old = m->files[i];
+		old->path = NULL;
 		free(rel);
 	} else {
-		if (!lu_reserve(&m->files, &m->cap, m->n + 1)) {
-			free(copy);
-			free(rel);
-			return lh_err(err, LOCUS_ENOMEM,
-			              "out of memory");
-		}
+		memset(old, 0, sizeof *old);
 		memmove(&m->files[i + 1], &m->files[i],
 		        (m->n - i) * sizeof *m->files);
 		m->n++;
@@ -170,6 +163,32 @@ static int m_write(locus_backend *b, const char *path, const char *data,
 	m->files[i].data = copy;
 	m->files[i].len = len;
 	m->files[i].mtime = ++m->clock;
+	return f;
+}
+
+static int m_write(locus_backend *b, const char *path, const char *data,
+                   size_t len, locus_error *err)
+{
+	mem_backend *m = M(b);
+	char *rel;
+	int rc = lh_path_rel("/", path, &rel, err);
+	if (rc)
+		return rc;
+	rc = m_check_write(m, rel, path, err);
+	char *copy = rc ? NULL : malloc(len + 1);
+	if (!rc && (!copy || m_reserve(m, 1)))
+		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (rc) {
+		free(copy);
+		free(rel);
+		return rc;
+	}
+	if (len)
+		memcpy(copy, data, len);
+	copy[len] = '\0';
+	mfile old;
+	m_put(m, rel, copy, len, &old);
+	free(old.data);
 	return 0;
 }
 
@@ -212,6 +231,146 @@ static int m_remove(locus_backend *b, const char *path, locus_error *err)
 	        (m->n - i - 1) * sizeof *m->files);
 	m->n--;
 	return 0;
+}
+
+/*
+ * write_many: every compare-and-swap check and every allocation first;
+ * then the changes, each one's previous state kept, so that a change that
+ * cannot be made (a file where an earlier change of the batch made a
+ * folder, or the other way round) undoes the ones before it without
+ * allocating.
+ */
+typedef struct mundo {
+	char *rel, *copy; /* owned until used */
+	char *key;        /* the normalised path, to undo by */
+	mfile old;        /* the replaced or removed file */
+	bool done, had;   /* made; a file was replaced or removed */
+} mundo;
+
+static int m_check_cas(locus_backend *b, const locus_write_op *op,
+                       locus_error *err)
+{
+	char *cur = NULL;
+	size_t cl = 0;
+	locus_error e2;
+	int rc = m_read(b, op->path, &cur, &cl, &e2);
+	if (rc && rc != LOCUS_ENOTFOUND)
+		return lh_err(err, rc, "%s", e2.message);
+	char sha[65] = "";
+	if (!rc)
+		lh_sha256_hex(cur, cl, sha);
+	free(cur);
+	const char *expect = op->expect_sha256;
+	if ((!expect && !rc) || (expect && (rc || strcmp(sha, expect))))
+		return lh_err(err, LOCUS_ECONFLICT,
+		              "%s changed since it was read", op->path);
+	return 0;
+}
+
+/* Make change k (its allocations done); 0 or the error. */
+static int m_apply(mem_backend *m, const locus_write_op *op, mundo *u,
+                   locus_error *err)
+{
+	bool f;
+	if (op->remove) {
+		size_t i = m_find(m, u->rel, &f);
+		if (!f)
+			return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist",
+			              op->path);
+		u->old = m->files[i];
+		u->had = true;
+		memmove(&m->files[i], &m->files[i + 1],
+		        (m->n - i - 1) * sizeof *m->files);
+		m->n--;
+		free(u->rel);
+	} else {
+		int rc = m_check_write(m, u->rel, op->path, err);
+		if (rc)
+			return rc;
+		u->had = m_put(m, u->rel, u->copy, op->len, &u->old);
+		u->copy = NULL;
+	}
+	u->rel = NULL;
+	u->done = true;
+	return 0;
+}
+
+/* Undo a change made: the previous bytes (or file) back, a new one gone.
+ * Nothing is allocated. */
+static void m_undo(mem_backend *m, const locus_write_op *op, mundo *u)
+{
+	bool f;
+	size_t i = m_find(m, u->key, &f);
+	if (op->remove) {
+		/* re-insert: the slot it left is there */
+		memmove(&m->files[i + 1], &m->files[i],
+		        (m->n - i) * sizeof *m->files);
+		m->files[i] = u->old;
+		m->n++;
+	} else if (u->had && f) {
+		free(m->files[i].data);
+		m->files[i].data = u->old.data;
+		m->files[i].len = u->old.len;
+		m->files[i].mtime = u->old.mtime;
+	} else if (f) {
+		free(m->files[i].path);
+		free(m->files[i].data);
+		memmove(&m->files[i], &m->files[i + 1],
+		        (m->n - i - 1) * sizeof *m->files);
+		m->n--;
+	}
+	memset(&u->old, 0, sizeof u->old);
+}
+
+static int m_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
+                        size_t *failed, locus_error *err)
+{
+	mem_backend *m = M(b);
+	*failed = 0;
+	mundo *u = calloc(n ? n : 1, sizeof *u);
+	int rc = u && !m_reserve(m, n) ? 0 : LOCUS_ENOMEM;
+	if (rc)
+		lh_err(err, rc, "out of memory");
+	size_t i = 0;
+	for (; !rc && i < n; i++) {
+		rc = lh_path_rel("/", ops[i].path, &u[i].rel, err);
+		if (!rc && !(u[i].key = strdup(u[i].rel)))
+			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		if (!rc)
+			rc = m_check_cas(b, &ops[i], err);
+		if (!rc && !ops[i].remove) {
+			u[i].copy = malloc(ops[i].len + 1);
+			if (!u[i].copy) {
+				rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			} else {
+				if (ops[i].len)
+					memcpy(u[i].copy, ops[i].data,
+					       ops[i].len);
+				u[i].copy[ops[i].len] = '\0';
+			}
+		}
+	}
+	for (size_t k = 0; !rc && k < n; k++) {
+		rc = m_apply(m, &ops[k], &u[k], err);
+		i = k + 1;
+	}
+	if (rc) {
+		*failed = i ? i - 1 : 0;
+		for (size_t k = *failed; k-- > 0;)
+			if (u[k].done)
+				m_undo(m, &ops[k], &u[k]);
+	}
+	for (size_t k = 0; u && k < n; k++) {
+		free(u[k].rel);
+		free(u[k].key);
+		free(u[k].copy);
+		if (!rc) {
+			free(u[k].old.path);
+			free(u[k].old.data);
+		}
+	}
+	free(u);
+	return rc;
 }
 
 static int add_ent(locus_dirent **out, size_t *n, size_t *cap, const char *name,
@@ -355,6 +514,7 @@ int locus_backend_memory_new(locus_backend **out, locus_error *err)
 	m->base.read = m_read;
 	m->base.write = m_write;
 	m->base.write_cas = m_write_cas;
+	m->base.write_many = m_write_many;
 	m->base.remove = m_remove;
 	m->base.list = m_list;
 	m->base.walk = m_walk;

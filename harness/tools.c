@@ -1744,78 +1744,72 @@ static int commit_write(locus_harness *h, const lh_change *c, locus_error *err)
 	                       c->had ? sha : NULL, err);
 }
 
-/* Commit a plan; on a failure part way, put back what was changed.  Files
- * are written first and removed last, so a failure rolls back writes (the
- * backend's write keeps the replaced file's mode and owner). */
+/* The text of a commit that failed at path. */
+static void commit_refusal(lh_buf *out, const locus_error *err,
+                           const char *path)
+{
+	if (err->code == LOCUS_ECONFLICT)
+		lh_buf_printf(out,
+		              "%s changed on disk since it was read — read it "
+		              "again before changing it. Nothing was written.",
+		              path);
+	else
+		lh_buf_printf(out, "%s: %s. Nothing was written.", path,
+		              err->message);
+}
+
+/* Commit a plan.  With the backend's write_many, as one batch (all or
+ * nothing).  Else one file after another, writes first and removals last,
+ * and on a failure part way what was changed is put back (the backend's
+ * write keeps the replaced file's mode and owner; a removed file comes
+ * back with default metadata). */
 static bool commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 {
 	locus_error err = {0};
 	size_t i = 0;
-	/* writes in plan order, then removals: stable sort by `del` */
-	for (size_t a = 0, w = 0; a < n; a++)
+	bool batch = h->b->write_many && n > 1;
+	/* one after another: writes in plan order, then removals (stable
+	 * sort by `del`), so a failure can put the removed files back */
+	for (size_t a = 0, w = 0; !batch && a < n; a++)
 		if (!c[a].del) {
 			lh_change t = c[a];
 			memmove(&c[w + 1], &c[w], (a - w) * sizeof *c);
 			c[w++] = t;
 		}
-	void **tok = NULL;
-	size_t nw = 0; /* writes come first in c */
-	while (nw < n && !c[nw].del)
-		nw++;
-	bool two_phase = h->b->stage && h->b->commit_staged &&
-	                 h->b->abort_staged && nw > 1 &&
-	                 (tok = calloc(nw, sizeof *tok));
-	if (two_phase) {
-		/* every file staged before any is renamed: a plan that cannot
-		 * be written (a folder in the way, a full disk) changes
-		 * nothing at all */
-		size_t k = 0;
-		for (; k < nw; k++)
-			if (h->b->stage(h->b, c[k].path, c[k].data, c[k].len,
-			                &tok[k], &err))
-				break;
-		if (k < nw) {
-			size_t f = k;
-			while (k-- > 0)
-				h->b->abort_staged(h->b, tok[k]);
-			free(tok);
-			lh_buf_printf(out, "%s: %s. Nothing was written.",
-			              c[f].path, err.message);
+	if (batch) {
+		/* one batch: all or nothing, the originals put back on a
+		 * failure part way (mode and owner included) */
+		locus_write_op *ops = calloc(n, sizeof *ops);
+		char (*sha)[65] = calloc(n, sizeof *sha);
+		int rc = ops && sha ? 0 : LOCUS_ENOMEM;
+		for (size_t k = 0; !rc && k < n; k++) {
+			if (c[k].had)
+				lh_sha256_hex(c[k].old, c[k].olen, sha[k]);
+			ops[k] = (locus_write_op){c[k].path, c[k].data, c[k].len,
+			                          c[k].del,
+			                          c[k].had ? sha[k] : NULL};
+		}
+		size_t failed = 0;
+		if (rc)
+			lh_err(&err, rc, "out of memory");
+		else
+			rc = h->b->write_many(h->b, ops, n, &failed, &err);
+		free(ops);
+		free(sha);
+		if (rc) {
+			commit_refusal(out, &err, c[failed < n ? failed : 0].path);
 			return false;
 		}
+		i = n;
 	}
 	for (; i < n; i++) {
-		int rc;
-		if (two_phase && i < nw) {
-			char sha[65];
-			if (c[i].had)
-				lh_sha256_hex(c[i].old, c[i].olen, sha);
-			rc = h->b->commit_staged(h->b, tok[i],
-			                         c[i].had ? sha : NULL, &err);
-			tok[i] = NULL;
-		} else {
-			rc = c[i].del ? h->b->remove(h->b, c[i].path, &err)
-			              : commit_write(h, &c[i], &err);
-		}
+		int rc = c[i].del ? h->b->remove(h->b, c[i].path, &err)
+		                  : commit_write(h, &c[i], &err);
 		if (rc)
 			break;
 	}
-	if (two_phase) {
-		for (size_t k = i; k < nw; k++)
-			if (tok[k])
-				h->b->abort_staged(h->b, tok[k]);
-		free(tok);
-	}
 	if (i < n) {
-		if (err.code == LOCUS_ECONFLICT)
-			lh_buf_printf(out,
-			              "%s changed on disk since it was read — "
-			              "read it again before changing it. Nothing "
-			              "was written.",
-			              c[i].path);
-		else
-			lh_buf_printf(out, "%s: %s. Nothing was written.",
-			              c[i].path, err.message);
+		commit_refusal(out, &err, c[i].path);
 		while (i-- > 0) {
 			locus_error e2;
 			if (c[i].had)

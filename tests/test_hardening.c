@@ -478,6 +478,137 @@ START_TEST(concurrent_edits_lose_nothing)
 }
 END_TEST
 
+/* Metadata of a workspace file as the host sees it (Local, bwrap). */
+typedef struct meta {
+	bool exists;
+	ino_t ino;
+	mode_t mode;
+	uid_t uid;
+} meta;
+
+static meta meta_of(const char *name)
+{
+	char p[800];
+	snprintf(p, sizeof p, "%s/%s", g_root, name);
+	struct stat st;
+	meta m = {0};
+	if (lstat(p, &st) == 0)
+		m = (meta){true, st.st_ino, st.st_mode & 07777, st.st_uid};
+	return m;
+}
+
+/* x and y with modes (and, as root, an owner) of their own. */
+static void batch_setup(fx *f, bool host)
+{
+	put(f, "x", "x1\n");
+	put(f, "y", "y1\n");
+	if (host) {
+		sh("chmod 0754 '%s/x' && chmod 0705 '%s/y'", g_root, g_root);
+		if (geteuid() == 0)
+			sh("chown 4242:4243 '%s/x' '%s/y'", g_root, g_root);
+	}
+}
+
+static void expect_same(const meta *before, const char *name)
+{
+	meta now = meta_of(name);
+	ck_assert_msg(now.exists, "%s is gone", name);
+	ck_assert_msg(now.ino == before->ino && now.mode == before->mode &&
+	                  now.uid == before->uid,
+	              "%s: inode %lu mode %o uid %u, was %lu %o %u", name,
+	              (unsigned long)now.ino, (unsigned)now.mode,
+	              (unsigned)now.uid, (unsigned long)before->ino,
+	              (unsigned)before->mode, (unsigned)before->uid);
+}
+
+/* write_many: a failure part way (here a compare-and-swap that no longer
+   holds, after a write, a removal and a new file were made) undoes every
+   change: the very files come back (content, inode, mode, owner), the new
+   one goes, no temporary or kept-aside file stays. */
+START_TEST(write_many_rolls_back)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	ck_assert_ptr_nonnull(f.b->write_many);
+	bool host = _i != BK_MEMORY;
+	batch_setup(&f, host);
+	meta mx = meta_of("x"), my = meta_of("y");
+	char sx[65], sy[65];
+	lh_sha256_hex("x1\n", 3, sx);
+	lh_sha256_hex("y1\n", 3, sy);
+	locus_write_op ops[] = {
+	    {"x", "x2\n", 3, false, sx},
+	    {"y", NULL, 0, true, sy},
+	    {"sub/n", "new\n", 4, false, NULL},
+	    {"x2", "z\n", 2, false, sx}, /* x2 does not exist: a conflict */
+	};
+	size_t failed = 99;
+	locus_error err = {0};
+	ck_assert_int_eq(f.b->write_many(f.b, ops, 4, &failed, &err),
+	                 LOCUS_ECONFLICT);
+	ck_assert_uint_eq(failed, 3);
+	expect_file(&f, "x", "x1\n");
+	expect_file(&f, "y", "y1\n");
+	expect_file(&f, "sub/n", NULL);
+	if (host) {
+		expect_same(&mx, "x");
+		expect_same(&my, "y");
+		ck_assert_msg(!ws_has_locus_files(), "temporary files left");
+	}
+	/* a removed file that is gone meanwhile is a conflict too */
+	locus_write_op gone[] = {{"x", "x3\n", 3, false, sx},
+	                         {"nope", NULL, 0, true, sy}};
+	ck_assert_int_ne(f.b->write_many(f.b, gone, 2, &failed, &err), 0);
+	ck_assert_uint_eq(failed, 1);
+	expect_file(&f, "x", "x1\n");
+	/* all of it when nothing is in the way; x keeps its mode */
+	ck_assert_int_eq(f.b->write_many(f.b, ops, 3, &failed, &err), 0);
+	expect_file(&f, "x", "x2\n");
+	expect_file(&f, "y", NULL);
+	expect_file(&f, "sub/n", "new\n");
+	if (host) {
+		ck_assert_uint_eq(meta_of("x").mode, 0754);
+		if (_i == BK_LOCAL && geteuid() == 0)
+			ck_assert_uint_eq(meta_of("x").uid, 4242);
+		ck_assert_msg(!ws_has_locus_files(), "temporary files left");
+	}
+	fx_close(&f);
+}
+END_TEST
+
+/* apply_patch of several files that fails part way (an Add File whose
+   path became a folder when a later Add File made its parent) changes
+   nothing: updated and deleted files are back with their mode and owner,
+   added ones are gone.  On every backend. */
+START_TEST(patch_fails_mid_way_rolls_back)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	bool host = _i != BK_MEMORY;
+	batch_setup(&f, host);
+	meta mx = meta_of("x"), my = meta_of("y");
+	call_ok(&f, "read", "{\"path\":\"x\"}", NULL);
+	call_ok(&f, "read", "{\"path\":\"y\"}", NULL);
+	call_err(&f, "apply_patch",
+	         "{\"patch\":\"*** Begin Patch\\n*** Update File: x\\n@@\\n-x1\\n"
+	         "+x2\\n*** Delete File: y\\n*** Add File: d\\n+file\\n"
+	         "*** Add File: d/e\\n+inner\\n*** End Patch\"}",
+	         "Nothing was written");
+	expect_file(&f, "x", "x1\n");
+	expect_file(&f, "y", "y1\n");
+	expect_file(&f, "d/e", NULL);
+	if (host) {
+		expect_same(&mx, "x");
+		expect_same(&my, "y");
+		ck_assert(!meta_of("d/e").exists);
+		ck_assert_msg(!ws_has_locus_files(), "temporary files left");
+	}
+	fx_close(&f);
+}
+END_TEST
+
 /* Context lines are matched loosely but keep the file's own bytes. */
 START_TEST(patch_keeps_context_bytes)
 {
@@ -966,6 +1097,8 @@ int main(void)
 	tcase_add_test(tw, writes_keep_owner_and_roll_back_metadata);
 	tcase_add_test(tw, concurrent_edits_lose_nothing);
 	tcase_add_loop_test(tw, patch_keeps_context_bytes, 0, BK_COUNT);
+	tcase_add_loop_test(tw, write_many_rolls_back, 0, BK_COUNT);
+	tcase_add_loop_test(tw, patch_fails_mid_way_rolls_back, 0, BK_COUNT);
 	tcase_add_loop_test(tw, notebook_number_fidelity, 0, BK_COUNT);
 	suite_add_tcase(s, tw);
 	TCase *tp = tcase_create("processes");

@@ -107,6 +107,16 @@ void locus_call_cancel(locus_call_ctl *ctl);
 /** True once locus_call_cancel() was called; false for NULL. */
 bool locus_call_cancelled(const locus_call_ctl *ctl);
 
+/* One change of a write_many batch. */
+typedef struct locus_write_op {
+	const char *path;
+	const char *data; /* the new bytes (unused when remove) */
+	size_t len;
+	bool remove;      /* remove the file instead of writing it */
+	const char *expect_sha256; /* what the file must still be; NULL:
+	                              it must not exist */
+} locus_write_op;
+
 /* What a search (grep) reports. */
 typedef enum locus_grep_mode {
 	LOCUS_GREP_CONTENT = 0, /* matching lines, with context */
@@ -217,21 +227,20 @@ struct locus_backend {
 	                 size_t len, const char *expect_sha256,
 	                 locus_error *err);
 
-	/* Optional two-phase write, so a change of several files stages
-	 * every one before it renames any: stage puts the bytes in a
-	 * temporary file beside path (the replaced file's mode and owner
-	 * taken over) and returns a token; commit_staged renames it over
-	 * path, only while the file's SHA-256 is still expect_sha256 (NULL:
-	 * while absent; else LOCUS_ECONFLICT); abort_staged removes it.
-	 * commit and abort free the token.  All three or none.  stage: codes
-	 * as write (no token on failure); commit_staged: as write, plus
-	 * LOCUS_ECONFLICT (the temporary file is removed either way);
-	 * abort_staged cannot fail. */
-	int (*stage)(locus_backend *b, const char *path, const char *data,
-	             size_t len, void **token, locus_error *err);
-	int (*commit_staged)(locus_backend *b, void *token,
-	                     const char *expect_sha256, locus_error *err);
-	void (*abort_staged)(locus_backend *b, void *token);
+	/* Optional: several changes all or nothing (the harness's commit of
+	 * a plan: apply_patch of several files, a Move).  Every write is
+	 * staged first (its bytes in a temporary file beside the target, the
+	 * replaced file's mode and owner taken over); then each change is
+	 * made under its compare-and-swap check (the file's SHA-256 must
+	 * still be op.expect_sha256, NULL: it must not exist), the file it
+	 * replaces or removes kept aside; when one fails, every change made
+	 * is undone (the very files put back: content, mode, owner) and
+	 * *failed is its index.  0: all made; LOCUS_ECONFLICT (a file changed
+	 * meanwhile), LOCUS_EINVALID, LOCUS_ENOTFOUND, LOCUS_EDENIED,
+	 * LOCUS_EIO, LOCUS_ENOMEM: nothing changed (folders made for new
+	 * files may stay).  NULL: the harness writes one after another. */
+	int (*write_many)(locus_backend *b, const struct locus_write_op *ops,
+	                  size_t n, size_t *failed, locus_error *err);
 };
 
 /** Free a backend through its vtable.  NULL is accepted. */
