@@ -1407,11 +1407,12 @@ START_TEST(call_ctl_cancel_tree)
 	char *out = NULL;
 	bool e = false;
 	locus_error err = {0};
-	ck_assert_int_eq(locus_harness_call_ctl(
-	                     f.h, "bash",
-	                     "{\"command\":\"echo a; sleep 1.5; echo b\"}",
-	                     &ctl, &out, &e, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_call_ctl(&out, &e, f.h, "bash",
+	                           JS("{\"command\":\"echo a; sleep 1.5; "
+	                              "echo b\"}"),
+	                           &ctl, &err),
+	    0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
 	ck_assert_msg(progress >= 1 && progress <= 2, "%d", progress);
@@ -1429,7 +1430,9 @@ START_TEST(call_ctl_cancel_tree)
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	double t0 = lh_now();
 	ck_assert_int_eq(
-	    locus_harness_call_ctl(f.h, "bash", cmd, &ctl, &out, &e, &err), 0);
+	    locus_harness_call_ctl(&out, &e, f.h, "bash", cmd, strlen(cmd), &ctl,
+	                           &err),
+	    0);
 	pthread_join(th, NULL);
 	ck_assert(lh_now() - t0 < 10);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
