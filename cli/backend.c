@@ -11,10 +11,15 @@
  *
  *   --backend openshell  (the --openshell-* options of cli/openshell_cli.c)
  *
+ *   --backend bwrap  [--bwrap-uid UID] [--bwrap-gid GID]: the host user the
+ *       sandbox runs as when locus runs as root (never 0; default: the
+ *       workspace's owner when not root, else 65534)
+ *
  * docs/backends.md explains each (OpenShell: docs/openshell.md).
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -40,9 +45,57 @@ void cli_backend_init(cli_backend_opts *o)
 {
 	locus_oci_options def = LOCUS_OCI_OPTIONS_INIT;
 	cli_openshell os = CLI_OPENSHELL_INIT;
+	locus_bwrap_options bw = LOCUS_BWRAP_OPTIONS_INIT;
 	memset(o, 0, sizeof *o);
 	o->oci = def;
 	o->os = os;
+	o->bwrap = bw;
+}
+
+/* --bwrap-uid N / --bwrap-gid N: a decimal id (0 is refused later, by
+   the library, with its reason). */
+static int bwrap_flag(cli_backend_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	bool uid = !strcmp(a, "--bwrap-uid");
+	if (!uid && strcmp(a, "--bwrap-gid"))
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	char *end;
+	const char *v = argv[*i + 1];
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || n < 0 || n > 2147483647L)
+		return -1;
+	if (uid)
+		o->bwrap.uid = n;
+	else
+		o->bwrap.gid = n;
+	o->any_bwrap = true;
+	*i += 1;
+	return 1;
+}
+
+int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
+                    locus_error *err)
+{
+	if (!o->any_bwrap || !strcmp(backend, "bwrap"))
+		return 0;
+	snprintf(err->message, sizeof err->message,
+	         "--bwrap-uid and --bwrap-gid need --backend bwrap");
+	return err->code = LOCUS_EINVALID;
+}
+
+int cli_bwrap_open(const cli_backend_opts *o, const char *root,
+                   locus_backend **out, locus_error *err)
+{
+	*out = NULL;
+	locus_session *s = NULL;
+	int rc = locus_session_bwrap_new_ext(&s, root, &o->bwrap, err);
+	if (!rc)
+		rc = locus_backend_session_new(out, s, "/workspace",
+		                               "bwrap sandbox", true, err);
+	return rc;
 }
 
 int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i)
@@ -51,6 +104,9 @@ int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i)
 	int os = cli_openshell_arg(&o->os, argc, argv, i);
 	if (os)
 		return os;
+	int bw = bwrap_flag(o, argc, argv, i);
+	if (bw)
+		return bw;
 	if (strncmp(a, "--oci-", 6) != 0)
 		return 0;
 	if (*i + 1 >= argc)

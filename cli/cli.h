@@ -50,6 +50,8 @@ typedef struct cli_backend_opts {
 	locus_oci_options oci;
 	bool any_oci;
 	cli_openshell os; /* --openshell-* (cli/openshell_cli.c) */
+	locus_bwrap_options bwrap; /* --bwrap-uid, --bwrap-gid */
+	bool any_bwrap;
 } cli_backend_opts;
 void cli_backend_init(cli_backend_opts *o);
 /* argv[*i] is one of ours: 1 (and *i moved past its value), not ours: 0,
@@ -59,6 +61,13 @@ int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i);
    code with the message in err. */
 int cli_backend_open(const cli_backend_opts *o, const char *backend,
                      locus_backend **out, locus_error *err);
+/* The bwrap session over root (with --bwrap-uid/--bwrap-gid) and the
+   SessionBackend over it; 0 or a LOCUS_E* code with the message in err.
+   A --bwrap-* option with another backend is LOCUS_EINVALID. */
+int cli_bwrap_open(const cli_backend_opts *o, const char *root,
+                   locus_backend **out, locus_error *err);
+int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
+                    locus_error *err);
 
 /* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
    NULL when it is not an existing directory. */

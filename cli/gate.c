@@ -179,18 +179,6 @@ static void print_error(const char *why, unsigned long line)
 	cJSON_Delete(o);
 }
 
-/* Is the key outside the workspace root (both resolved)? */
-static bool cli_key_outside(const char *key, const char *root)
-{
-	char *k = realpath(key, NULL), *r = root ? realpath(root, NULL) : NULL;
-	size_t rl = r ? strlen(r) : 0;
-	bool inside = k && r && !strncmp(k, r, rl) &&
-	              (k[rl] == '/' || k[rl] == '\0' || !strcmp(r, "/"));
-	free(k);
-	free(r);
-	return !inside;
-}
-
 /* One `locus gate` run: what every input line is decided with, and what
    the lines so far came to. */
 typedef struct gate_run {
@@ -203,7 +191,7 @@ typedef struct gate_run {
 	double spent;     /* cost of the calls allowed so far */
 } gate_run;
 
-/* The audit trail (refused when its key lies in the workspace) and the
+/* The audit trail (the library refuses a key in the workspace) and the
    parser.  0, or 2 after printing why. */
 static int gate_open(gate_run *g, const char *audit_file,
                      const char *audit_key, bool do_fsync)
@@ -213,12 +201,7 @@ static int gate_open(gate_run *g, const char *audit_file,
 	locus_audit_options aopt = LOCUS_AUDIT_OPTIONS_INIT;
 	aopt.flags = do_fsync ? LOCUS_AUDIT_FSYNC : 0;
 	aopt.key_path = audit_key;
-	if (audit_key && !cli_key_outside(audit_key, g->root)) {
-		fprintf(stderr, "locus gate: the audit key %s lies inside the "
-		                "workspace %s: keep it where the agent cannot "
-		                "reach it\n", audit_key, g->root);
-		return 2;
-	}
+	aopt.workspace = g->root; /* the key must lie outside it */
 	if ((audit_key && !audit_file) ||
 	    (audit_file &&
 	     locus_audit_open_ext(&g->audit, audit_file, &aopt, &err))) {

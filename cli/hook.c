@@ -449,6 +449,7 @@ static int decide(hook_run *r, const hook_opts *o)
 	memset(&err, 0, sizeof(err));
 	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
 	ao.key_path = o->audit_key;
+	ao.workspace = r->has_root ? r->root : NULL;
 	if (o->audit_file &&
 	    locus_audit_open_ext(&r->audit, o->audit_file, &ao, &err)) {
 		snprintf(why, sizeof(why), "audit: %s", err.message);

@@ -65,12 +65,7 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
 		return locus_backend_local_new(b, real, NULL, err);
 	if (!strcmp(kind, "memory"))
 		return locus_backend_memory_new(b, err);
-	locus_session *ses = NULL;
-	int rc = locus_session_bwrap_new(&ses, root, err);
-	if (!rc)
-		rc = locus_backend_session_new(b, ses, "/workspace",
-		                               "bwrap sandbox", true, err);
-	return rc;
+	return cli_bwrap_open(&s->opt.cloud, root, b, err);
 }
 
 static char *why_text(const char *fmt, const char *a)
@@ -256,8 +251,8 @@ static void mcp_usage(FILE *f)
 	fprintf(f,
 	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
 	        "                 [--backend local|memory|bwrap|oci|openshell]"
-	        "\n                 [--oci-*, --openshell-* as for locus "
-	        "tool]\n"
+	        "\n                 [--oci-*, --openshell-*, --bwrap-uid/gid "
+	        "as for locus tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]...\n"
 	        "                 [--claude-project DIR] "
@@ -365,6 +360,11 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 		                "oci or openshell\n");
 		return 2;
 	}
+	locus_error be = {0};
+	if (cli_bwrap_check(&o->cloud, o->backend, &be)) {
+		fprintf(stderr, "locus mcp: %s\n", be.message);
+		return 2;
+	}
 	if (o->cloud.os.seen && strcmp(o->backend, "openshell")) {
 		fprintf(stderr, "locus mcp: --openshell-* options need "
 		                "--backend openshell\n");
@@ -459,6 +459,7 @@ int cli_mcp(int argc, char **argv)
 	memset(&err, 0, sizeof err);
 	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
 	ao.key_path = s.opt.audit_key;
+	ao.workspace = s.opt.root; /* NULL: the working folder */
 	if (s.opt.audit_key && !s.opt.audit_file) {
 		fprintf(stderr, "locus mcp: --audit-key needs --audit FILE\n");
 		goto done;

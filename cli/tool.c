@@ -4,7 +4,7 @@
  *   locus tool NAME 'JSON' [--root DIR]
  *              [--backend local|memory|bwrap|oci|openshell]
  *              [--policy FILE | --preset NAME] [--no-read-check]
- *              [--oci-* options: cli/backend.c]
+ *              [--oci-*, --bwrap-uid/--bwrap-gid options: cli/backend.c]
  *   locus tool - [options]      one {"tool":..., "arguments":{...}} per
  *                               stdin line, one result line each:
  *                               {"tool":..., "is_error":..., "output":...}
@@ -40,6 +40,8 @@ static int usage(void)
 	        "                  [--policy FILE | --preset NAME] "
 	        "[--no-read-check]\n"
 	        "       locus tool - [options]   (JSON lines on stdin)\n"
+	        "  bwrap: [--bwrap-uid UID] [--bwrap-gid GID] (as root: the "
+	        "sandbox's host user)\n"
 	        "  oci: --oci-sandbox ID | --oci-create PROJECT_OCID "
 	        "[--oci-region R]\n"
 	        "       [--oci-profile NAME] [--oci-config FILE] "
@@ -106,6 +108,9 @@ static int open_backend(cli_backend_opts *bo, const char *backend,
                         const char *root, locus_backend **b,
                         locus_error *err)
 {
+	int rc = cli_bwrap_check(bo, backend, err);
+	if (rc)
+		return rc; /* a --bwrap-* option with another backend */
 	if (bo->any_oci || bo->os.seen || !strcmp(backend, "oci") ||
 	    !strcmp(backend, "openshell"))
 		return cli_backend_open(bo, backend, b, err);
@@ -113,14 +118,8 @@ static int open_backend(cli_backend_opts *bo, const char *backend,
 		return locus_backend_local_new(b, root, NULL, err);
 	if (!strcmp(backend, "memory"))
 		return locus_backend_memory_new(b, err);
-	if (!strcmp(backend, "bwrap")) {
-		locus_session *s = NULL;
-		int rc = locus_session_bwrap_new(&s, root, err);
-		if (!rc)
-			rc = locus_backend_session_new(
-			    b, s, "/workspace", "bwrap sandbox", true, err);
-		return rc;
-	}
+	if (!strcmp(backend, "bwrap"))
+		return cli_bwrap_open(bo, root, b, err);
 	return 1;
 }
 

@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,32 @@ static int read_key(const char *path, unsigned char **key, size_t *len,
 	return 0;
 }
 
+int locus_audit_check_key(const char *key_path, const char *workspace,
+                          locus_error *err)
+{
+	char cwd[PATH_MAX];
+	if (!workspace && !(workspace = getcwd(cwd, sizeof cwd)))
+		return sys_error(err, "cannot tell the workspace", ".");
+	char *k = key_path ? realpath(key_path, NULL) : NULL;
+	char *r = realpath(workspace, NULL);
+	int rc = 0;
+	if (!k || !r) {
+		rc = pl_error(err, LOCUS_ENOTFOUND, "cannot resolve %s",
+		              !k ? (key_path ? key_path : "(null)") : workspace);
+	} else {
+		size_t rl = strlen(r);
+		if (!strcmp(r, "/") ||
+		    (!strncmp(k, r, rl) && (k[rl] == '/' || k[rl] == '\0')))
+			rc = pl_error(err, LOCUS_EDENIED,
+			              "the audit key %s lies inside the workspace "
+			              "%s: keep it where the agent cannot reach it",
+			              key_path, workspace);
+	}
+	free(k);
+	free(r);
+	return rc;
+}
+
 int locus_audit_open_ext(locus_audit **out, const char *path,
                          const locus_audit_options *opts, locus_error *err)
 {
@@ -501,6 +528,8 @@ int locus_audit_open_ext(locus_audit **out, const char *path,
 		if (!a->path)
 			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
 	}
+	if (!rc && o->key_path)
+		rc = locus_audit_check_key(o->key_path, o->workspace, err);
 	if (!rc && o->key_path) {
 		rc = read_key(o->key_path, &a->key, &a->key_len, err);
 		if (!rc && !(a->key_path = realpath(o->key_path, NULL)))

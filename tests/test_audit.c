@@ -3,6 +3,7 @@
  * tampering, torn lines, concurrent appenders (issue 3).
  */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,110 @@ START_TEST(keyed_checkpoints)
 }
 END_TEST
 
+/* Run a shell command line; its exit status, and its stdout+stderr in
+   out (NUL-terminated, cut to cap). */
+static int run_capture(const char *cmd, char *out, size_t cap)
+{
+	FILE *o = popen(cmd, "r");
+	ck_assert_ptr_nonnull(o);
+	size_t got = fread(out, 1, cap - 1, o);
+	out[got] = '\0';
+	int st = pclose(o);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The audit key must lie outside the workspace, checked by the library
+   for every front end that opens a keyed trail (gate, hook, mcp). */
+START_TEST(audit_key_outside_workspace)
+{
+	char ws[] = "/tmp/locus-aws-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(ws));
+	char key_in[300], key_out[300], link_out[300], trail[300];
+	snprintf(key_in, sizeof key_in, "%s/sub/k", ws);
+	snprintf(trail, sizeof trail, "%s.jsonl", ws);
+	snprintf(key_out, sizeof key_out, "%s.key", ws);
+	snprintf(link_out, sizeof link_out, "%s.link", ws);
+	char sub[300];
+	snprintf(sub, sizeof sub, "%s/sub", ws);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	FILE *f = fopen(key_in, "w");
+	fputs("0123456789abcdef-secret", f);
+	fclose(f);
+	f = fopen(key_out, "w");
+	fputs("0123456789abcdef-secret", f);
+	fclose(f);
+	/* a link outside that leads to the key inside: resolved, refused */
+	ck_assert_int_eq(symlink(key_in, link_out), 0);
+	locus_error err = {0};
+	ck_assert_int_eq(locus_audit_check_key(key_in, ws, &err),
+	                 LOCUS_EDENIED);
+	ck_assert_msg(strstr(err.message, "lies inside the workspace"), "%s",
+	              err.message);
+	ck_assert_int_eq(locus_audit_check_key(link_out, ws, &err),
+	                 LOCUS_EDENIED);
+	ck_assert_int_eq(locus_audit_check_key(key_out, ws, &err), 0);
+	ck_assert_int_eq(locus_audit_check_key(key_out, "/", &err),
+	                 LOCUS_EDENIED);
+	ck_assert_int_eq(locus_audit_check_key("/nonexistent/k", ws, &err),
+	                 LOCUS_ENOTFOUND);
+	/* the open refuses, and leaves no trail behind */
+	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
+	o.key_path = key_in;
+	o.workspace = ws;
+	locus_audit *a = NULL;
+	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err),
+	                 LOCUS_EDENIED);
+	ck_assert_ptr_null(a);
+	/* workspace NULL: the working folder */
+	char old[PATH_MAX];
+	ck_assert_ptr_nonnull(getcwd(old, sizeof old));
+	ck_assert_int_eq(chdir(ws), 0);
+	o.workspace = NULL;
+	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err),
+	                 LOCUS_EDENIED);
+	ck_assert_int_eq(chdir(old), 0);
+	o.key_path = key_out;
+	o.workspace = ws;
+	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err), 0);
+	locus_audit_close(a);
+	/* every front end that writes a keyed trail: gate, hook, mcp */
+	const char *bin = getenv("LOCUS_BIN");
+	if (bin) {
+		char cmd[2000], out[2000];
+		snprintf(cmd, sizeof cmd,
+		         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":"
+		         "{\"path\":\"a\"}}' | %s gate --root %s --audit %s "
+		         "--audit-key %s 2>&1",
+		         bin, ws, trail, key_in);
+		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
+		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
+		              out);
+		snprintf(cmd, sizeof cmd,
+		         "printf '%%s' '{\"hook_event_name\":\"PreToolUse\","
+		         "\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":"
+		         "\"a\"},\"cwd\":\"%s\"}' | %s hook claude-code --root %s "
+		         "--audit %s --audit-key %s 2>&1",
+		         ws, bin, ws, trail, key_in);
+		int st = run_capture(cmd, out, sizeof out);
+		ck_assert_msg(st != 0 && strstr(out, "lies inside the workspace"),
+		              "%d %s", st, out);
+		snprintf(cmd, sizeof cmd,
+		         "%s mcp --root %s --audit %s --audit-key %s </dev/null "
+		         "2>&1",
+		         bin, ws, trail, key_in);
+		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
+		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
+		              out);
+	}
+	unlink(key_in);
+	unlink(key_out);
+	unlink(link_out);
+	unlink(trail);
+	rmdir(sub);
+	rmdir(ws);
+}
+END_TEST
+
 /* A process that holds the lock stalls nobody for longer than the bound. */
 START_TEST(lock_stall_bounded)
 {
@@ -546,6 +651,7 @@ int main(void)
 	tcase_add_test(t, replaced_file_stops_the_writer);
 	tcase_add_test(t, keyed_checkpoints);
 	tcase_add_test(t, lock_stall_bounded);
+	tcase_add_test(t, audit_key_outside_workspace);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_ENV);

@@ -119,6 +119,56 @@ START_TEST(bwrap_uid_choice)
 }
 END_TEST
 
+/* The sandbox's host user from the command line: --bwrap-uid/--bwrap-gid,
+   parsed once (cli/backend.c) for locus tool and locus mcp. */
+START_TEST(bwrap_uid_flag)
+{
+	const char *bin = getenv("LOCUS_BIN");
+	if (!bin || !bwrap_works() || geteuid() != 0) {
+		test_skip("needs LOCUS_BIN, root and bwrap");
+		return;
+	}
+	mk_tmp();
+	char cmd[2000], out[2000];
+	sh("chown 4321:777 '%s'", g_root);
+	snprintf(cmd, sizeof cmd,
+	         "%s tool bash '{\"command\":\"id -u; id -g; touch f\"}' "
+	         "--backend bwrap --bwrap-uid 4321 --bwrap-gid 777 --root '%s' "
+	         "2>&1",
+	         bin, g_root);
+	FILE *o = popen(cmd, "r");
+	size_t got = fread(out, 1, sizeof out - 1, o);
+	out[got] = '\0';
+	ck_assert_int_eq(pclose(o), 0);
+	ck_assert_msg(strstr(out, "exit 0\n4321\n777\n"), "%s", out);
+	struct stat st;
+	char p[800];
+	snprintf(p, sizeof p, "%s/f", g_root);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 4321);
+	/* uid 0 is refused; the flags need --backend bwrap (tool and mcp) */
+	const char *bad[] = {
+	    "%s tool bash '{\"command\":\"id -u\"}' --backend bwrap "
+	    "--bwrap-uid 0 --root '%s' 2>&1",
+	    "%s tool read '{\"path\":\"f\"}' --bwrap-uid 4321 --root '%s' 2>&1",
+	    "%s mcp --bwrap-gid 777 --root '%s' </dev/null 2>&1",
+	    "%s tool read '{}' --bwrap-uid x --root '%s' 2>&1"};
+	const char *why[] = {"never runs as host uid", "need --backend bwrap",
+	                     "need --backend bwrap", "usage"};
+	for (int k = 0; k < 4; k++) {
+		snprintf(cmd, sizeof cmd, bad[k], bin, g_root);
+		o = popen(cmd, "r");
+		got = fread(out, 1, sizeof out - 1, o);
+		out[got] = '\0';
+		int rc = pclose(o);
+		ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2,
+		              "%s: %d %s", cmd, rc, out);
+		ck_assert_msg(strstr(out, why[k]), "%s: %s", cmd, out);
+	}
+	rm_tmp();
+}
+END_TEST
+
 /* ---------------- job state out of reach ---------------- */
 
 START_TEST(planted_job_files)
@@ -1084,6 +1134,7 @@ int main(void)
 	tcase_set_timeout(tb, 120);
 	tcase_add_test(tb, bwrap_setuid_attempt_fails);
 	tcase_add_test(tb, bwrap_uid_choice);
+	tcase_add_test(tb, bwrap_uid_flag);
 	suite_add_tcase(s, tb);
 	TCase *tj = tcase_create("jobs");
 	tcase_set_timeout(tj, 120);

@@ -336,7 +336,7 @@ int locus_audit_open(locus_audit **out, const char *path, unsigned flags,
 int locus_audit_append(locus_audit *audit, const locus_decision *d,
                        locus_error *err);
 
-#define LOCUS_AUDIT_OPTIONS_VERSION 1
+#define LOCUS_AUDIT_OPTIONS_VERSION 2
 
 /*
  * Options of an audit trail (start from LOCUS_AUDIT_OPTIONS_INIT).
@@ -348,6 +348,10 @@ int locus_audit_append(locus_audit *audit, const locus_decision *d,
  * cut short, appended to, or re-chained by someone without the key.
  * lock_timeout_s: how long an append waits for the file's lock (0: 5 s);
  * longer is an error (the call is refused), never a hang.
+ * workspace: the folder the agent's tools reach (version 2).  With a key,
+ * the key must lie outside it (both resolved; locus_audit_check_key), else
+ * the open fails with LOCUS_EDENIED.  NULL: the current working folder,
+ * every front end's default workspace.
  */
 typedef struct locus_audit_options {
 	unsigned version; /* LOCUS_AUDIT_OPTIONS_VERSION */
@@ -355,6 +359,7 @@ typedef struct locus_audit_options {
 	const char *key_path;
 	unsigned checkpoint_every;
 	double lock_timeout_s;
+	const char *workspace;
 } locus_audit_options;
 
 #define LOCUS_AUDIT_OPTIONS_INIT { .version = LOCUS_AUDIT_OPTIONS_VERSION }
@@ -372,6 +377,16 @@ typedef struct locus_audit_options {
  */
 int locus_audit_open_ext(locus_audit **out, const char *path,
                          const locus_audit_options *opts, locus_error *err);
+
+/**
+ * Is the audit key outside the workspace (both resolved; NULL workspace:
+ * the current working folder)?  A key the agent can read lets it forge
+ * checkpoints.  Front ends that change workspace call it for the new one.
+ * @return 0, LOCUS_EDENIED (inside, with the message saying so),
+ *         LOCUS_ENOTFOUND (the key or the workspace cannot be resolved)
+ */
+int locus_audit_check_key(const char *key_path, const char *workspace,
+                          locus_error *err);
 
 /** The audit file's resolved path and the key's (NULL when none). */
 const char *locus_audit_path(const locus_audit *audit);
