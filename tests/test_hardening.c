@@ -148,15 +148,15 @@ START_TEST(bwrap_uid_flag)
 	ck_assert_uint_eq(st.st_uid, 4321);
 	/* uid 0 is refused; the flags need --backend bwrap (tool and mcp) */
 	const char *bad[] = {
-	    "%s tool bash '{\"command\":\"id -u\"}' --backend bwrap "
-	    "--bwrap-uid 0 --root '%s' 2>&1",
-	    "%s tool read '{\"path\":\"f\"}' --bwrap-uid 4321 --root '%s' 2>&1",
-	    "%s mcp --bwrap-gid 777 --root '%s' </dev/null 2>&1",
-	    "%s tool read '{}' --bwrap-uid x --root '%s' 2>&1"};
+	    "tool bash '{}' --backend bwrap --bwrap-uid 0",
+	    "tool read '{}' --bwrap-uid 4321",
+	    "mcp --bwrap-gid 777 </dev/null",
+	    "tool read '{}' --bwrap-uid x"};
 	const char *why[] = {"never runs as host uid", "need --backend bwrap",
 	                     "need --backend bwrap", "usage"};
 	for (int k = 0; k < 4; k++) {
-		snprintf(cmd, sizeof cmd, bad[k], bin, g_root);
+		snprintf(cmd, sizeof cmd, "%s %s --root '%s' 2>&1", bin, bad[k],
+		         g_root);
 		o = popen(cmd, "r");
 		got = fread(out, 1, sizeof out - 1, o);
 		out[got] = '\0';
