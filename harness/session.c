@@ -1354,11 +1354,12 @@ static bool s_ctl_step(const locus_call_ctl *ctl, double start, double *last,
 	return false;
 }
 
-/* A command run directly by the session (no job): not cancellable, and
- * only the session's own kill at its end. */
+/* A command run directly by the session (no job): cancellable only
+ * through the session's own exec_ctl, and only the session's own kill at
+ * its end. */
 static int s_exec_direct(session_backend *sb, const char *command,
-                         double timeout_s, locus_exec_result *res,
-                         locus_error *err)
+                         double timeout_s, const locus_call_ctl *ctl,
+                         locus_exec_result *res, locus_error *err)
 {
 	double start = lh_now();
 	lh_buf sc = {0};
@@ -1366,16 +1367,23 @@ static int s_exec_direct(session_backend *sb, const char *command,
 	lh_buf_shquote(&sc, sb->root);
 	lh_buf_puts(&sc, " || exit 125\n");
 	lh_buf_puts(&sc, command);
-	int code;
-	int rc = sc.oom ? LOCUS_ENOMEM
-	                : srun(sb, sc.d, timeout_s, &code, &res->output,
-	                       &res->output_len, err);
+	int code = -1;
+	int rc;
+	if (sc.oom)
+		rc = LOCUS_ENOMEM;
+	else if (ctl && sb->s->exec_ctl)
+		rc = sb->s->exec_ctl(sb->s, sc.d, timeout_s, ctl, &code,
+		                     &res->output, &res->output_len,
+		                     &res->cancelled, err);
+	else
+		rc = srun(sb, sc.d, timeout_s, &code, &res->output,
+		          &res->output_len, err);
 	lh_buf_free(&sc);
 	if (rc)
 		return rc;
-	res->finished = code >= 0;
+	res->finished = code >= 0 && !res->cancelled;
 	res->exit_code = code;
-	res->timed_out = code < 0;
+	res->timed_out = code < 0 && !res->cancelled;
 	res->duration_s = lh_now() - start;
 	return 0;
 }
@@ -1438,9 +1446,10 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
 /*
  * The agent's commands run as jobs (run.sh: a pid namespace each, so
  * nothing they start outlives them), on the bwrap session always, on other
- * sessions when backgrounded, kept on timeout or run under a call's
- * control (cancellable).  Otherwise, a plain command goes straight through
- * the session's exec, with fewer round trips.
+ * sessions when backgrounded, kept on timeout, or run under a call's
+ * control on a session without exec_ctl (a job can be killed).
+ * Otherwise, a plain command goes straight through the session's exec
+ * (its exec_ctl under a call's control), with fewer round trips.
  */
 static int s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
                       int flags, const locus_call_ctl *ctl,
@@ -1449,9 +1458,9 @@ static int s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	session_backend *sb = S(b);
 	memset(res, 0, sizeof *res);
 	double start = lh_now();
-	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP)) && !ctl &&
-	    sb->s->free != bw_free)
-		return s_exec_direct(sb, command, timeout_s, res, err);
+	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP)) &&
+	    (!ctl || sb->s->exec_ctl) && sb->s->free != bw_free)
+		return s_exec_direct(sb, command, timeout_s, ctl, res, err);
 	unsigned id;
 	int rc = s_start(sb, command, &id, err);
 	if (rc)
