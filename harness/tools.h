@@ -1,0 +1,152 @@
+/*
+ * harness/tools.h - what the harness's files share: the harness itself,
+ * the tool table's entry, the read ledger, plans and the tool bodies
+ * (harness/tools.c builds the table from them).
+ */
+#ifndef LOCUS_HARNESS_TOOLS_H
+#define LOCUS_HARNESS_TOOLS_H
+
+#include "internal.h"
+
+#include <cjson/cJSON.h>
+
+#define MAX_READ_BYTES  200000
+#define MAX_LINE_CHARS  2000
+#define MAX_IMAGE_BYTES 5000000
+#define LS_PER_DIR      40
+#define LS_MAX_LINES    400
+#define GLOB_MAX        1000
+#define WALK_MAX        200000
+#define GREP_MAX_FILE   (16u << 20)
+
+typedef struct ledger_ent {
+	char *key;
+	char sha[65];
+} ledger_ent;
+
+typedef struct bg_ent {
+	char handle[16];
+	size_t since;
+	char *command_sha;
+	double start;
+} bg_ent;
+
+typedef struct tooldef tooldef;
+
+struct locus_harness {
+	locus_backend *b;
+	locus_harness_config cfg;
+	locus_wrap_fn wrap;
+	void *wrap_payload;
+	const tooldef *tools[16];
+	size_t ntools;
+	ledger_ent *led;
+	size_t nled, capled;
+	cJSON *todos;
+	bg_ent *bgs;
+	size_t nbgs, capbgs;
+	locus_call_ctl *ctl; /* the call in progress (borrowed), or NULL */
+};
+
+/* A tool body.  File tools fill a plan (and leave `out` empty); the others
+ * write their text to out.  Returns true on success, false for a refusal
+ * or failure whose text is in out. */
+typedef bool (*tool_fn)(locus_harness *h, const cJSON *args, lh_buf *out,
+                        lh_change **plan, size_t *nplan);
+
+struct tooldef {
+	const char *name;
+	const char *description;
+	const char *schema;
+	tool_fn fn;
+	bool changes_files;
+	bool shell;
+};
+
+/* Fetch an optional argument of a type; false (with a message in out) on
+ * a wrong type. */
+bool lh_arg_str(const cJSON *a, const char *k, const char *def,
+                    const char **v, lh_buf *out);
+
+bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
+                    long *v, lh_buf *out);
+
+bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v,
+                     lh_buf *out);
+
+void lh_ledger_note(locus_harness *h, const char *path, const char *data,
+                        size_t len);
+
+void lh_ledger_forget(locus_harness *h, const char *path);
+
+/* NULL when a change to an existing file (with these current bytes) may
+ * go ahead; else the refusal text (static format filled into out). */
+bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
+                         size_t len, lh_buf *out);
+
+/* Plan replacing path's content; `old` is taken over (may be NULL). */
+bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
+                       char *old, size_t olen, const char *data, size_t len,
+                       lh_buf *out);
+
+void lh_err_text(lh_buf *out, const locus_error *err, const char *tail);
+
+/* Read a file that must exist, and pass the ledger. */
+bool lh_load_for_change(locus_harness *h, const char *path, char **data,
+                            size_t *len, lh_buf *out);
+
+size_t lh_utf8_chars(const char *s, size_t n);
+
+bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out,
+                   lh_change **plan, size_t *np);
+
+bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out,
+                    lh_change **plan, size_t *np);
+
+bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out,
+                   lh_change **plan, size_t *np);
+
+bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
+                         lh_change **plan, size_t *np);
+
+bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
+                          lh_change **plan, size_t *np);
+
+bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
+                            lh_change **plan, size_t *np);
+
+bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out,
+                 lh_change **plan, size_t *np);
+
+bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
+                   lh_change **plan, size_t *np);
+
+bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
+                   lh_change **plan, size_t *np);
+
+bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
+                   lh_change **plan, size_t *np);
+
+bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
+                          lh_change **plan, size_t *np);
+
+bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
+                          lh_change **plan, size_t *np);
+
+bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out,
+                         lh_change **plan, size_t *np);
+
+bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
+                         lh_change **plan, size_t *np);
+
+bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out,
+                        lh_change **plan, size_t *np);
+
+/* Commit a plan.  With the backend's write_many, as one batch (all or
+ * nothing).  Else one file after another, writes first and removals last,
+ * and on a failure part way what was changed is put back (the backend's
+ * write keeps the replaced file's mode and owner; a removed file comes
+ * back with default metadata). */
+bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out);
+
+#endif
