@@ -79,6 +79,41 @@ static int try_openat2(local_backend *lb, const char *rel, int flags,
 }
 
 /*
+ * A symlink met while walking (comp in the folder cur): its target is
+ * put in front of the rest of the path (*todo).  An absolute target must
+ * name a place under the root; the walk then restarts from the root (the
+ * stack of folders is popped).  0 or a negative errno.
+ */
+static int splice_link(local_backend *lb, int cur, const char *comp,
+                       char **todo, int *stack, size_t *depth)
+{
+	char target[PATH_MAX + 1];
+	ssize_t tl = readlinkat(cur, comp, target, PATH_MAX);
+	if (tl < 0)
+		return -errno;
+	target[tl] = '\0';
+	if (target[0] == '/') {
+		size_t rl = strlen(lb->root_real);
+		if (strncmp(target, lb->root_real, rl) ||
+		    (target[rl] != '/' && target[rl] != '\0'))
+			return -EXDEV;
+		while (*depth)
+			close(stack[(*depth)--]);
+		memmove(target, target + rl, strlen(target + rl) + 1);
+	}
+	size_t tl2 = strlen(target), rem = strlen(*todo);
+	char *nt = malloc(tl2 + rem + 2);
+	if (!nt)
+		return -ENOMEM;
+	memcpy(nt, target, tl2);
+	nt[tl2] = '/';
+	memcpy(nt + tl2 + 1, *todo, rem + 1);
+	free(*todo);
+	*todo = nt;
+	return 0;
+}
+
+/*
  * Manual resolution.  The path is a queue of components; a stack of fds
  * remembers the folders walked so `..` can pop.  Symlinks are read and
  * their target spliced in front of the remaining components.
@@ -133,42 +168,12 @@ static int walk_open(local_backend *lb, const char *rel, int flags, int *fd_out)
 			goto out;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			if (++links > MAX_SYMLINKS) {
-				rc = -ELOOP;
+			rc = ++links > MAX_SYMLINKS
+			         ? -ELOOP
+			         : splice_link(lb, cur, comp, &todo, stack,
+			                       &depth);
+			if (rc)
 				goto out;
-			}
-			char target[PATH_MAX + 1];
-			ssize_t tl = readlinkat(cur, comp, target, PATH_MAX);
-			if (tl < 0) {
-				rc = -errno;
-				goto out;
-			}
-			target[tl] = '\0';
-			if (target[0] == '/') {
-				/* absolute: only if it names a place under
-				 * the root, then restart from the root */
-				size_t rl = strlen(lb->root_real);
-				if (strncmp(target, lb->root_real, rl) ||
-				    (target[rl] != '/' && target[rl] != '\0')) {
-					rc = -EXDEV;
-					goto out;
-				}
-				while (depth)
-					close(stack[depth--]);
-				memmove(target, target + rl,
-				        strlen(target + rl) + 1);
-			}
-			size_t tl2 = strlen(target), rem = strlen(todo);
-			char *nt = malloc(tl2 + rem + 2);
-			if (!nt) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			memcpy(nt, target, tl2);
-			nt[tl2] = '/';
-			memcpy(nt + tl2 + 1, todo, rem + 1);
-			free(todo);
-			todo = nt;
 			continue;
 		}
 		if (last) {

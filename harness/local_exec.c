@@ -149,14 +149,10 @@ int lh_l_exec(locus_backend *b, const char *command, double timeout_s,
 	return lh_l_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
 
-int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                      int flags, const locus_call_ctl *ctl,
-                      locus_exec_result *res, locus_error *err)
+/* Reap finished background jobs and close their FIFOs, so a session of
+ * many short jobs holds no zombies or fds. */
+static void reap_finished(local_backend *lb)
 {
-	local_backend *lb = L(b);
-	memset(res, 0, sizeof *res);
-	/* finished background jobs are reaped and their FIFOs closed here,
-	 * so a session of many short jobs holds no zombies or fds */
 	for (size_t i = 0; i < lb->njobs; i++) {
 		lh_job_poll(&lb->jobs[i]);
 		if (lb->jobs[i].finished && lb->jobs[i].stdin_fd >= 0) {
@@ -164,31 +160,82 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 			lb->jobs[i].stdin_fd = -1;
 		}
 	}
+}
+
+/* The output file of command id, and for a background one its stdin
+ * FIFO (held open read-write in *infd). */
+static int open_job_files(local_backend *lb, unsigned id, bool bg,
+                          char outp[4200], char inp[4200], int *ofd,
+                          int *infd, locus_error *err)
+{
+	snprintf(outp, 4200, "%s/%u.out", lb->state_dir, id);
+	snprintf(inp, 4200, "%s/%u.in", lb->state_dir, id);
+	*infd = -1;
+	*ofd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (*ofd < 0)
+		return lh_err(err, LOCUS_EIO, "cannot make %s: %s", outp,
+		              strerror(errno));
+	if (bg) {
+		if (mkfifo(inp, 0600) == 0)
+			*infd = open(inp, O_RDWR | O_CLOEXEC);
+		if (*infd < 0) {
+			close(*ofd);
+			return lh_err(err, LOCUS_EIO, "cannot make a FIFO: %s",
+			              strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* Wait for a foreground command: it ends, is cancelled or times out; a
+ * cancelled one, or one timed out without KEEP, is killed (tree and all). */
+static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
+                            const locus_call_ctl *ctl,
+                            locus_exec_result *res)
+{
+	useconds_t nap = 2000;
+	double last = j->start;
+	for (;;) {
+		lh_job_poll(j);
+		if (j->finished)
+			break;
+		if (ctl_step(ctl, ofd, j->start, &last)) {
+			res->cancelled = true;
+			break;
+		}
+		if (lh_now() - j->start >= timeout_s) {
+			res->timed_out = true;
+			break;
+		}
+		usleep(nap);
+		if (nap < 50000)
+			nap *= 2;
+	}
+	if (!j->finished && (!keep || res->cancelled)) {
+		lh_kill_group_wait(j->pid, j);
+		j->finished = false; /* killed, no exit status */
+	}
+}
+
+int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
+                  int flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err)
+{
+	local_backend *lb = L(b);
+	memset(res, 0, sizeof *res);
+	reap_finished(lb);
 	int rc = ensure_state(lb, err);
 	if (rc)
 		return rc;
 	if (!lu_reserve(&lb->jobs, &lb->cap_jobs, lb->njobs + 1))
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	unsigned id = ++lb->seq;
-	char outp[4200], inp[4200];
-	snprintf(outp, sizeof outp, "%s/%u.out", lb->state_dir, id);
-	snprintf(inp, sizeof inp, "%s/%u.in", lb->state_dir, id);
 	bool bg = flags & LOCUS_EXEC_BACKGROUND;
 	bool keep = flags & LOCUS_EXEC_KEEP;
-	int ofd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (ofd < 0)
-		return lh_err(err, LOCUS_EIO, "cannot make %s: %s", outp,
-		              strerror(errno));
-	int infd = -1;
-	if (bg) {
-		if (mkfifo(inp, 0600) == 0)
-			infd = open(inp, O_RDWR | O_CLOEXEC);
-		if (infd < 0) {
-			close(ofd);
-			return lh_err(err, LOCUS_EIO, "cannot make a FIFO: %s",
-			              strerror(errno));
-		}
-	}
+	char outp[4200], inp[4200];
+	int ofd, infd;
+	rc = open_job_files(lb, ++lb->seq, bg, outp, inp, &ofd, &infd, err);
+	if (rc)
+		return rc;
 	double start = lh_now();
 	/* a supervisor (harness/supervise.c) runs the command in its own
 	 * session, caps its output and kills whatever it leaves behind */
@@ -207,35 +254,11 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	job j;
 	memset(&j, 0, sizeof j);
 	j.pid = pid;
-	j.stdin_fd = bg ? infd : -1;
-	if (!bg && infd >= 0)
-		close(infd);
+	j.stdin_fd = infd; /* -1 unless background */
 	j.start = start;
 	j.out_path = strdup(outp);
-	if (!bg) {
-		useconds_t nap = 2000;
-		double last = start;
-		for (;;) {
-			lh_job_poll(&j);
-			if (j.finished)
-				break;
-			if (ctl_step(ctl, ofd, start, &last)) {
-				res->cancelled = true;
-				break;
-			}
-			if (lh_now() - start >= timeout_s) {
-				res->timed_out = true;
-				break;
-			}
-			usleep(nap);
-			if (nap < 50000)
-				nap *= 2;
-		}
-		if (!j.finished && (!keep || res->cancelled)) {
-			lh_kill_group_wait(pid, &j);
-			j.finished = false; /* killed, no exit status */
-		}
-	}
+	if (!bg)
+		wait_foreground(&j, ofd, timeout_s, keep, ctl, res);
 	close(ofd);
 	res->duration_s = lh_now() - start;
 	read_file_from(outp, 0, &res->output, &res->output_len);

@@ -604,46 +604,52 @@ int lh_l_list(locus_backend *b, const char *path, locus_dirent **out,
 }
 
 /* Iterative walk: a stack of (dir fd, relative prefix). */
-int lh_l_walk(locus_backend *b, const char *path, size_t max,
-                  locus_dirent **out, size_t *n, locus_error *err)
+/* A folder being walked, and the path of its entries. */
+typedef struct walk_frame {
+	DIR *d;
+	char *prefix;
+} walk_frame;
+
+typedef struct walk_stack {
+	walk_frame *f;
+	size_t depth, cap;
+} walk_stack;
+
+/* Enter a sub-folder (name in the top frame's folder, never through a
+ * link); full is its path (taken).  An unreadable folder is skipped. */
+static int walk_enter(walk_stack *w, const char *name, char *full)
 {
-	local_backend *lb = L(b);
-	*out = NULL;
-	*n = 0;
-	int fd;
-	int rc = lh_resolve(lb, path, O_RDONLY | O_DIRECTORY, &fd, err);
-	if (rc)
-		return rc;
-	typedef struct {
-		DIR *d;
-		char *prefix;
-	} frame;
-	size_t depth = 0, fcap = 16, cap = 0;
-	frame *st = malloc(fcap * sizeof *st);
-	if (!st) {
-		close(fd);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	walk_frame *top = &w->f[w->depth - 1];
+	int cfd = openat(dirfd(top->d), name,
+	                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *cd = cfd >= 0 ? fdopendir(cfd) : NULL;
+	if (!cd) {
+		if (cfd >= 0)
+			close(cfd);
+		free(full);
+		return 0;
 	}
-	st[0].d = fdopendir(fd);
-	st[0].prefix = strdup("");
-	if (!st[0].d || !st[0].prefix) {
-		if (st[0].d)
-			closedir(st[0].d);
-		else
-			close(fd);
-		free(st[0].prefix);
-		free(st);
-		return lh_err(err, LOCUS_ENOMEM, "cannot open %s", path);
+	if (!lu_reserve(&w->f, &w->cap, w->depth + 1)) {
+		closedir(cd);
+		free(full);
+		return LOCUS_ENOMEM;
 	}
-	depth = 1;
-	rc = 0;
-	while (depth && *n < max) {
-		frame *f = &st[depth - 1];
+	w->f[w->depth++] = (walk_frame){cd, full};
+	return 0;
+}
+
+/* Walk until done or max entries: regular files are listed, SKIP_DIRS
+ * left out, links never followed.  0 or LOCUS_ENOMEM. */
+static int walk_run(walk_stack *w, size_t max, locus_dirent **out, size_t *n)
+{
+	size_t cap = 0;
+	while (w->depth && *n < max) {
+		walk_frame *f = &w->f[w->depth - 1];
 		struct dirent *de = readdir(f->d);
 		if (!de) {
 			closedir(f->d);
 			free(f->prefix);
-			depth--;
+			w->depth--;
 			continue;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -653,56 +659,59 @@ int lh_l_walk(locus_backend *b, const char *path, size_t max,
 			continue;
 		size_t pl = strlen(f->prefix);
 		char *full = malloc(pl + strlen(de->d_name) + 2);
-		if (!full) {
-			rc = LOCUS_ENOMEM;
-			break;
-		}
+		if (!full)
+			return LOCUS_ENOMEM;
 		sprintf(full, "%s%s%s", f->prefix, pl ? "/" : "", de->d_name);
 		if (S_ISDIR(sb.st_mode)) {
 			if (lh_is_skip_dir(de->d_name)) {
 				free(full);
 				continue;
 			}
-			int cfd = openat(dirfd(f->d), de->d_name,
-			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			                     O_CLOEXEC);
-			DIR *cd = cfd >= 0 ? fdopendir(cfd) : NULL;
-			if (!cd) {
-				if (cfd >= 0)
-					close(cfd);
-				free(full);
-				continue;
-			}
-			if (depth == fcap) {
-				frame *ns = realloc(st, 2 * fcap * sizeof *ns);
-				if (!ns) {
-					closedir(cd);
-					free(full);
-					rc = LOCUS_ENOMEM;
-					break;
-				}
-				st = ns;
-				fcap *= 2;
-			}
-			st[depth].d = cd;
-			st[depth].prefix = full;
-			depth++;
+			int rc = walk_enter(w, de->d_name, full);
+			if (rc)
+				return rc;
 			continue;
 		}
 		/* symlinks are not followed: their targets may lie outside */
-		if (S_ISREG(sb.st_mode) && push_ent(out, n, &cap, full, &sb)) {
-			free(full);
-			rc = LOCUS_ENOMEM;
-			break;
-		}
+		int rc = S_ISREG(sb.st_mode) ? push_ent(out, n, &cap, full, &sb)
+		                             : 0;
 		free(full);
+		if (rc)
+			return LOCUS_ENOMEM;
 	}
-	while (depth) {
-		closedir(st[depth - 1].d);
-		free(st[depth - 1].prefix);
-		depth--;
+	return 0;
+}
+
+int lh_l_walk(locus_backend *b, const char *path, size_t max,
+              locus_dirent **out, size_t *n, locus_error *err)
+{
+	local_backend *lb = L(b);
+	*out = NULL;
+	*n = 0;
+	int fd;
+	int rc = lh_resolve(lb, path, O_RDONLY | O_DIRECTORY, &fd, err);
+	if (rc)
+		return rc;
+	walk_stack w = {0};
+	DIR *d = fdopendir(fd);
+	char *prefix = strdup("");
+	if (!d || !prefix || !lu_reserve(&w.f, &w.cap, 16)) {
+		if (d)
+			closedir(d);
+		else
+			close(fd);
+		free(prefix);
+		free(w.f);
+		return lh_err(err, LOCUS_ENOMEM, "cannot open %s", path);
 	}
-	free(st);
+	w.f[w.depth++] = (walk_frame){d, prefix};
+	rc = walk_run(&w, max, out, n);
+	while (w.depth) {
+		closedir(w.f[w.depth - 1].d);
+		free(w.f[w.depth - 1].prefix);
+		w.depth--;
+	}
+	free(w.f);
 	if (rc) {
 		locus_dirents_free(*out, *n);
 		*out = NULL;

@@ -233,299 +233,305 @@ static bool map_set(size_t **m, size_t *cap, size_t i, size_t v)
 	return true;
 }
 
+/* One patch being planned: its lines, the plan so far, and the scratch
+ * of the Update File section being read. */
+typedef struct pplan {
+	locus_backend *b;
+	svec L;   /* the patch's lines */
+	size_t i; /* the next line to read */
+	lh_change *c;
+	size_t n, cap;
+	char **msg;
+	svec F;          /* the updated file's lines (views into data) */
+	svec oldl, newl; /* a hunk's old lines (context, '-') and new */
+	size_t *nmap, nmap_cap; /* newl[k]: its line in oldl, or SIZE_MAX */
+	char *data;             /* the updated file's bytes */
+	lh_buf nb;              /* a file's new text */
+} pplan;
+
+/* *** Add File: PATH, then lines starting with '+'.  Anything already at
+ * the path refuses: a file too large or unreadable to read, a FIFO, a
+ * folder. */
+static int plan_add(pplan *p, const char *path)
+{
+	size_t at = p->i + 1;
+	p->i++;
+	lh_buf_free(&p->nb);
+	while (p->i < p->L.n && !starts(p->L.v[p->i], "***")) {
+		sv l = p->L.v[p->i];
+		if (!l.n || l.s[0] != '+')
+			return fail(p->msg,
+			            "%s: every line of an added file starts "
+			            "with +",
+			            path, p->i + 1);
+		lh_buf_add(&p->nb, l.s + 1, l.n - 1);
+		lh_buf_add(&p->nb, "\n", 1);
+		p->i++;
+	}
+	bool ex;
+	size_t dl;
+	char *data = NULL;
+	int rc = current(p->b, p->c, p->n, path, &data, &dl, &ex);
+	free(data);
+	locus_stat st = {0};
+	locus_error se;
+	bool planned_del = planned(p->c, p->n, path) && !ex;
+	if (!planned_del && !ex && rc != LOCUS_EDENIED &&
+	    (rc != 0 || p->b->stat(p->b, path, &st, &se) != 0 || st.exists))
+		ex = true;
+	if (rc == LOCUS_EDENIED || ex)
+		return fail(p->msg,
+		            ex ? "%s already exists: use Update File"
+		               : "%s is outside the workspace",
+		            path, at);
+	return set_change(p->b, &p->c, &p->n, &p->cap, path, false,
+	                  p->nb.d ? p->nb.d : "", p->nb.len);
+}
+
+/* *** Delete File: PATH */
+static int plan_delete(pplan *p, const char *path)
+{
+	bool ex;
+	size_t dl;
+	char *data = NULL;
+	int rc = current(p->b, p->c, p->n, path, &data, &dl, &ex);
+	free(data);
+	if (rc || !ex)
+		return fail(p->msg, "%s does not exist: cannot delete it", path,
+		            p->i + 1);
+	p->i++;
+	return set_change(p->b, &p->c, &p->n, &p->cap, path, true, NULL, 0);
+}
+
+/* Read a hunk's lines (up to the next @@ or ***) into oldl and newl, and
+ * an `*** End of File` after them (*eof). */
+static int read_hunk(pplan *p, const char *path, bool *eof)
+{
+	p->oldl.n = p->newl.n = 0;
+	*eof = false;
+	while (p->i < p->L.n && !starts(p->L.v[p->i], "@@") &&
+	       !starts(p->L.v[p->i], "*** ")) {
+		sv x = p->L.v[p->i];
+		char op = x.n ? x.s[0] : ' ';
+		sv body = x.n ? (sv){x.s + 1, x.n - 1} : x;
+		bool ctx = op == ' ';
+		if (ctx || op == '-')
+			svec_push(&p->oldl, body.s, body.n);
+		if (ctx || op == '+') {
+			svec_push(&p->newl, body.s, body.n);
+			if (!map_set(&p->nmap, &p->nmap_cap, p->newl.n - 1,
+			             ctx ? p->oldl.n - 1 : SIZE_MAX))
+				return LOCUS_ENOMEM;
+		} else if (op != '-') {
+			return fail(p->msg,
+			            "%s: a hunk line must start with ' ', '-' "
+			            "or '+'",
+			            path, p->i + 1);
+		}
+		p->i++;
+	}
+	if (p->i < p->L.n &&
+	    sv_eq(p->L.v[p->i], (sv){"*** End of File", 15}, 1)) {
+		*eof = true;
+		p->i++;
+	}
+	return 0;
+}
+
+/* Find the hunk's old lines in F from *cursor and put its new lines in
+ * their place (context lines keep the file's own bytes). */
+static int apply_hunk(pplan *p, const char *path, size_t *cursor, bool eof,
+                      size_t chunk_at)
+{
+	svec *F = &p->F;
+	size_t pos;
+	if (p->oldl.n == 0)
+		pos = eof || *cursor == 0 ? F->n : *cursor;
+	else
+		pos = find_seq(F, *cursor, p->oldl.v, p->oldl.n, eof);
+	if (pos == SIZE_MAX)
+		return fail(p->msg,
+		            "%s: a hunk's old lines were not found (the file "
+		            "differs from what the patch expects)",
+		            path, chunk_at);
+	/* context lines keep the file's own bytes (tabs, \r): they were
+	 * matched fuzzily, not rewritten */
+	for (size_t k = 0; k < p->newl.n; k++)
+		if (p->nmap[k] != SIZE_MAX)
+			p->newl.v[k] = F->v[pos + p->nmap[k]];
+	/* F := F[0..pos) + newl + F[pos+oldl.n..) */
+	size_t tail = F->n - pos - p->oldl.n;
+	size_t need = pos + p->newl.n + tail;
+	if (!lu_reserve(&F->v, &F->cap, need + 1))
+		return LOCUS_ENOMEM;
+	memmove(F->v + pos + p->newl.n, F->v + pos + p->oldl.n,
+	        tail * sizeof *F->v);
+	if (p->newl.n)
+		memcpy(F->v + pos, p->newl.v, p->newl.n * sizeof *F->v);
+	F->n = need;
+	*cursor = pos + p->newl.n;
+	return 0;
+}
+
+/* The hunks of an Update File section, applied to F in order. */
+static int update_hunks(pplan *p, const char *path, size_t at)
+{
+	size_t cursor = 0;
+	bool any = false;
+	/* F's views point into data; replaced lines point into the patch
+	 * (which outlives the plan) */
+	while (p->i < p->L.n && !starts(p->L.v[p->i], "*** ")) {
+		sv h = p->L.v[p->i];
+		char *find = NULL;
+		if (starts(h, "@@")) {
+			find = rest_of(h, "@@");
+			p->i++;
+		} else if (any) {
+			break;
+		}
+		if (find && *find) {
+			size_t k = find_seq(&p->F, cursor,
+			                    &(sv){find, strlen(find)}, 1, false);
+			if (k == SIZE_MAX) {
+				free(find);
+				return fail(p->msg,
+				            "%s: cannot find the @@ line", path,
+				            p->i);
+			}
+			cursor = k + 1;
+		}
+		free(find);
+		bool eof;
+		size_t chunk_at = p->i + 1;
+		int rc = read_hunk(p, path, &eof);
+		if (!rc)
+			rc = apply_hunk(p, path, &cursor, eof, chunk_at);
+		if (rc)
+			return rc;
+		any = true;
+		if (p->i < p->L.n && starts(p->L.v[p->i], "*** "))
+			break;
+	}
+	return any ? 0 : fail(p->msg, "%s: an update with no hunks", path, at);
+}
+
+/* *** Update File: PATH, an optional *** Move to: NEWPATH, then hunks. */
+static int plan_update(pplan *p, const char *path)
+{
+	size_t at = p->i + 1;
+	p->i++;
+	char *move = NULL;
+	if (p->i < p->L.n && starts(p->L.v[p->i], "*** Move to:"))
+		move = rest_of(p->L.v[p->i++], "*** Move to:");
+	bool ex, fnl;
+	size_t dl = 0;
+	free(p->data);
+	p->data = NULL;
+	int rc = current(p->b, p->c, p->n, path, &p->data, &dl, &ex);
+	if (rc || !ex) {
+		free(move);
+		return fail(p->msg, "%s does not exist: cannot update it", path,
+		            at);
+	}
+	p->F.n = 0;
+	split_lines(p->data, dl, &p->F, &fnl);
+	rc = update_hunks(p, path, at);
+	lh_buf_free(&p->nb);
+	for (size_t k = 0; !rc && k < p->F.n; k++) {
+		lh_buf_add(&p->nb, p->F.v[k].s, p->F.v[k].n);
+		if (k + 1 < p->F.n || fnl)
+			lh_buf_add(&p->nb, "\n", 1);
+	}
+	if (!rc && p->nb.oom)
+		rc = LOCUS_ENOMEM;
+	if (!rc && move) {
+		bool mex;
+		char *md = NULL;
+		size_t ml;
+		rc = current(p->b, p->c, p->n, move, &md, &ml, &mex);
+		free(md);
+		if (rc || mex)
+			rc = fail(p->msg, "cannot move to %s: it exists", move,
+			          at);
+		else
+			rc = set_change(p->b, &p->c, &p->n, &p->cap, path, true,
+			                NULL, 0);
+	}
+	if (!rc)
+		rc = set_change(p->b, &p->c, &p->n, &p->cap, move ? move : path,
+		                false, p->nb.d ? p->nb.d : "", p->nb.len);
+	free(move);
+	free(p->data);
+	p->data = NULL;
+	return rc;
+}
+
+/* The sections between *** Begin Patch and *** End Patch. */
+static int plan_sections(pplan *p)
+{
+	while (p->i < p->L.n) {
+		sv l = p->L.v[p->i];
+		if (sv_eq(l, (sv){"*** End Patch", 13}, 1))
+			return p->n ? 0
+			            : fail(p->msg, "the patch changes nothing",
+			                   NULL, 0);
+		const char *kind = starts(l, "*** Add File:")      ? "*** Add File:"
+		                   : starts(l, "*** Delete File:") ? "*** Delete File:"
+		                   : starts(l, "*** Update File:") ? "*** Update File:"
+		                                                   : NULL;
+		if (!kind)
+			return fail(p->msg,
+			            "expected *** Add File, *** Update File, "
+			            "*** Delete File or *** End Patch",
+			            NULL, p->i + 1);
+		char *path = rest_of(l, kind);
+		if (!path)
+			return LOCUS_ENOMEM;
+		int rc = kind[4] == 'A'   ? plan_add(p, path)
+		         : kind[4] == 'D' ? plan_delete(p, path)
+		                          : plan_update(p, path);
+		free(path);
+		if (rc)
+			return rc;
+	}
+	return fail(p->msg, "the patch must end with *** End Patch", NULL,
+	            p->L.n);
+}
+
 int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
                   size_t *nout, char **msg)
 {
 	*out = NULL;
 	*nout = 0;
 	*msg = NULL;
-	svec L = {0};
+	pplan p = {.b = b, .msg = msg};
 	bool nl;
-	split_lines(patch, strlen(patch), &L, &nl);
-	lh_change *c = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	char *path = NULL, *data = NULL;
-	svec F = {0}, oldl = {0}, newl = {0};
-	size_t *nmap = NULL, nmap_cap = 0; /* newl[k]: its line in oldl */
-	lh_buf nb = {0};
-	size_t i = 0;
-	while (i < L.n && trim(L.v[i], true).n == 0)
-		i++;
-	if (i >= L.n || !sv_eq(L.v[i], (sv){"*** Begin Patch", 15}, 1)) {
-		rc = fail(msg, "the patch must start with *** Begin Patch",
-		          NULL, i + 1);
-		goto out;
+	split_lines(patch, strlen(patch), &p.L, &nl);
+	while (p.i < p.L.n && trim(p.L.v[p.i], true).n == 0)
+		p.i++;
+	int rc;
+	if (p.i >= p.L.n ||
+	    !sv_eq(p.L.v[p.i], (sv){"*** Begin Patch", 15}, 1)) {
+		rc = fail(msg, "the patch must start with *** Begin Patch", NULL,
+		          p.i + 1);
+	} else {
+		p.i++;
+		rc = plan_sections(&p);
 	}
-	i++;
-	bool ended = false;
-	while (i < L.n && !ended) {
-		sv l = L.v[i];
-		if (sv_eq(l, (sv){"*** End Patch", 13}, 1)) {
-			ended = true;
-			break;
-		}
-		free(path);
-		path = NULL;
-		if (starts(l, "*** Add File:")) {
-			path = rest_of(l, "*** Add File:");
-			size_t at = i + 1;
-			i++;
-			lh_buf_free(&nb);
-			while (i < L.n && !starts(L.v[i], "***")) {
-				if (!L.v[i].n || L.v[i].s[0] != '+') {
-					rc = fail(
-					    msg,
-					    "%s: every line of an added file "
-					    "starts with +",
-					    path, i + 1);
-					goto out;
-				}
-				lh_buf_add(&nb, L.v[i].s + 1, L.v[i].n - 1);
-				lh_buf_add(&nb, "\n", 1);
-				i++;
-			}
-			bool ex;
-			size_t dl;
-			rc = current(b, c, n, path, &data, &dl, &ex);
-			free(data);
-			data = NULL;
-			/* anything there refuses: a file too large or
-			 * unreadable to read, a FIFO, a folder */
-			locus_stat st = {0};
-			locus_error se;
-			bool planned_del = planned(c, n, path) && !ex;
-			if (!planned_del && !ex && rc != LOCUS_EDENIED &&
-			    (rc != 0 || b->stat(b, path, &st, &se) != 0 ||
-			     st.exists))
-				ex = true;
-			if (rc == LOCUS_EDENIED || ex) {
-				rc = fail(
-				    msg,
-				    ex ? "%s already exists: use Update File"
-				       : "%s is outside the workspace",
-				    path, at);
-				goto out;
-			}
-			rc = set_change(b, &c, &n, &cap, path, false,
-			                nb.d ? nb.d : "", nb.len);
-			if (rc)
-				goto out;
-			continue;
-		}
-		if (starts(l, "*** Delete File:")) {
-			path = rest_of(l, "*** Delete File:");
-			bool ex;
-			size_t dl;
-			rc = current(b, c, n, path, &data, &dl, &ex);
-			free(data);
-			data = NULL;
-			if (rc || !ex) {
-				rc = fail(msg,
-				          "%s does not exist: cannot delete it",
-				          path, i + 1);
-				goto out;
-			}
-			rc = set_change(b, &c, &n, &cap, path, true, NULL, 0);
-			if (rc)
-				goto out;
-			i++;
-			continue;
-		}
-		if (!starts(l, "*** Update File:")) {
-			rc = fail(msg,
-			          "expected *** Add File, *** Update File, "
-			          "*** Delete File or *** End Patch",
-			          NULL, i + 1);
-			goto out;
-		}
-		path = rest_of(l, "*** Update File:");
-		size_t at = i + 1;
-		i++;
-		char *move = NULL;
-		if (i < L.n && starts(L.v[i], "*** Move to:"))
-			move = rest_of(L.v[i++], "*** Move to:");
-		bool ex;
-		size_t dl = 0;
-		rc = current(b, c, n, path, &data, &dl, &ex);
-		if (rc || !ex) {
-			free(move);
-			rc = fail(msg, "%s does not exist: cannot update it",
-			          path, at);
-			goto out;
-		}
-		F.n = 0;
-		bool fnl;
-		split_lines(data, dl, &F, &fnl);
-		size_t cursor = 0;
-		bool any = false;
-		/* F's views point into data; replaced lines point into the
-		 * patch (which outlives this loop) */
-		while (i < L.n && !starts(L.v[i], "*** ")) {
-			sv h = L.v[i];
-			char *find = NULL;
-			if (starts(h, "@@")) {
-				find = rest_of(h, "@@");
-				i++;
-			} else if (any) {
-				free(find);
-				break;
-			}
-			if (find && *find) {
-				size_t k = find_seq(&F, cursor,
-				                    &(sv){find, strlen(find)},
-				                    1, false);
-				if (k == SIZE_MAX) {
-					rc = fail(msg,
-					          "%s: cannot find the @@ line",
-					          path, i);
-					free(find);
-					free(move);
-					goto out;
-				}
-				cursor = k + 1;
-			}
-			free(find);
-			oldl.n = newl.n = 0;
-			bool eof = false;
-			size_t chunk_at = i + 1;
-			while (i < L.n && !starts(L.v[i], "@@") &&
-			       !starts(L.v[i], "*** ")) {
-				sv x = L.v[i];
-				char op = x.n ? x.s[0] : ' ';
-				sv body = x.n ? (sv){x.s + 1, x.n - 1} : x;
-				bool ctx = op == ' ';
-				if (ctx || op == '-')
-					svec_push(&oldl, body.s, body.n);
-				if (ctx || op == '+') {
-					svec_push(&newl, body.s, body.n);
-					if (!map_set(&nmap, &nmap_cap, newl.n - 1,
-					             ctx ? oldl.n - 1 : SIZE_MAX)) {
-						rc = LOCUS_ENOMEM;
-						free(move);
-						goto out;
-					}
-				} else if (op != '-') {
-					rc = fail(
-					    msg,
-					    "%s: a hunk line must start with "
-					    "' ', '-' or '+'",
-					    path, i + 1);
-					free(move);
-					goto out;
-				}
-				i++;
-			}
-			if (i < L.n &&
-			    sv_eq(L.v[i], (sv){"*** End of File", 15}, 1)) {
-				eof = true;
-				i++;
-			}
-			any = true;
-			size_t pos;
-			if (oldl.n == 0)
-				pos = eof || cursor == 0 ? F.n : cursor;
-			else
-				pos = find_seq(&F, cursor, oldl.v, oldl.n, eof);
-			if (pos == SIZE_MAX) {
-				rc = fail(
-				    msg,
-				    "%s: a hunk's old lines were not found "
-				    "(the file differs from what the patch "
-				    "expects)",
-				    path, chunk_at);
-				free(move);
-				goto out;
-			}
-			/* context lines keep the file's own bytes (tabs, \r):
-			 * they were matched fuzzily, not rewritten */
-			for (size_t k = 0; k < newl.n; k++)
-				if (nmap[k] != SIZE_MAX)
-					newl.v[k] = F.v[pos + nmap[k]];
-			/* F := F[0..pos) + newl + F[pos+oldl.n..) */
-			size_t tail = F.n - pos - oldl.n;
-			size_t need = pos + newl.n + tail;
-			while (F.cap < need + 1) {
-				size_t nc = F.cap ? F.cap * 2 : 16;
-				sv *nv = realloc(F.v, nc * sizeof *nv);
-				if (!nv) {
-					rc = LOCUS_ENOMEM;
-					free(move);
-					goto out;
-				}
-				F.v = nv;
-				F.cap = nc;
-			}
-			memmove(F.v + pos + newl.n, F.v + pos + oldl.n,
-			        tail * sizeof *F.v);
-			if (newl.n)
-				memcpy(F.v + pos, newl.v, newl.n * sizeof *F.v);
-			F.n = need;
-			cursor = pos + newl.n;
-			if (i < L.n && starts(L.v[i], "*** "))
-				break;
-		}
-		if (!any) {
-			rc = fail(msg, "%s: an update with no hunks", path, at);
-			free(move);
-			goto out;
-		}
-		lh_buf_free(&nb);
-		for (size_t k = 0; k < F.n; k++) {
-			lh_buf_add(&nb, F.v[k].s, F.v[k].n);
-			if (k + 1 < F.n || fnl)
-				lh_buf_add(&nb, "\n", 1);
-		}
-		if (nb.oom) {
-			rc = LOCUS_ENOMEM;
-			free(move);
-			goto out;
-		}
-		const char *dest = move ? move : path;
-		if (move) {
-			bool mex;
-			char *md = NULL;
-			size_t ml;
-			rc = current(b, c, n, move, &md, &ml, &mex);
-			free(md);
-			if (rc || mex) {
-				rc = fail(msg, "cannot move to %s: it exists",
-				          move, at);
-				free(move);
-				goto out;
-			}
-			rc = set_change(b, &c, &n, &cap, path, true, NULL, 0);
-		}
-		if (!rc)
-			rc = set_change(b, &c, &n, &cap, dest, false,
-			                nb.d ? nb.d : "", nb.len);
-		free(move);
-		free(data);
-		data = NULL;
-		if (rc)
-			goto out;
-	}
-	if (!ended)
-		rc = fail(msg, "the patch must end with *** End Patch", NULL,
-		          L.n);
-	else if (n == 0)
-		rc = fail(msg, "the patch changes nothing", NULL, 0);
-out:
 	if (rc == LOCUS_ENOMEM && !*msg)
 		*msg = strdup("out of memory. Nothing was changed.");
-	free(path);
-	free(data);
-	free(L.v);
-	free(F.v);
-	free(oldl.v);
-	free(newl.v);
-	free(nmap);
-	lh_buf_free(&nb);
+	free(p.data);
+	free(p.L.v);
+	free(p.F.v);
+	free(p.oldl.v);
+	free(p.newl.v);
+	free(p.nmap);
+	lh_buf_free(&p.nb);
 	if (rc) {
-		lh_changes_free(c, n);
-		return rc ? rc : LOCUS_EINVALID;
+		lh_changes_free(p.c, p.n);
+		return rc;
 	}
-	*out = c;
-	*nout = n;
+	*out = p.c;
+	*nout = p.n;
 	return 0;
 }

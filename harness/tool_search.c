@@ -225,227 +225,258 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- grep ---------------- */
 
+/* One native grep run: the compiled pattern, what to show, and where the
+ * shown lines and the time budget stand. */
+typedef struct grep_run {
+	pcre2_code *re;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	locus_grep_mode mode;
+	long ctx, limit;
+	double deadline;
+	size_t lines; /* output lines so far (against limit) */
+	bool stop, limited, out_of_time;
+	lh_buf *out;
+} grep_run;
+
+/* Count one output line against the limit. */
+static void grep_line_done(grep_run *g)
+{
+	if (++g->lines >= (size_t)g->limit)
+		g->stop = g->limited = true;
+}
+
+/* The length of the line that starts at s. */
+static size_t line_len(const char *data, size_t len, size_t s)
+{
+	const char *e = memchr(data + s, '\n', len - s);
+	return e ? (size_t)(e - data - s) : len - s;
+}
+
+/*
+ * Show a match at line `lineno` (starting at pos, ll bytes): the context
+ * before it (line starts in ring), the line, then up to ctx lines after
+ * it that do not match themselves.  *last_shown is the last line shown.
+ */
+static void grep_show(grep_run *g, const char *name, const char *data,
+                      size_t len, const size_t ring[101], size_t lineno,
+                      size_t next, size_t *last_shown)
+{
+	size_t ctx = (size_t)g->ctx;
+	size_t from = lineno > ctx ? lineno - ctx : 1;
+	if (from <= *last_shown)
+		from = *last_shown + 1;
+	else if (*last_shown && ctx)
+		lh_buf_puts(g->out, "--\n");
+	for (size_t l = from; l <= lineno && !g->stop; l++) {
+		size_t s = ring[l % 101];
+		lh_buf_printf(g->out, "%s%c%zu%c", name, l == lineno ? ':' : '-',
+		              l, l == lineno ? ':' : '-');
+		lh_buf_add(g->out, data + s, line_len(data, len, s));
+		lh_buf_add(g->out, "\n", 1);
+		grep_line_done(g);
+	}
+	*last_shown = lineno;
+	/* after-context: the following lines, up to the next match */
+	size_t p2 = next;
+	for (size_t c = 0; c < ctx && !g->stop && p2 < len; c++) {
+		size_t el = line_len(data, len, p2);
+		if (lu_re_match(g->re, data + p2, el, 0, g->md, g->mc, NULL) ==
+		    LU_RE_MATCH)
+			break;
+		lh_buf_printf(g->out, "%s-%zu-", name, *last_shown + 1);
+		lh_buf_add(g->out, data + p2, el);
+		lh_buf_add(g->out, "\n", 1);
+		(*last_shown)++;
+		grep_line_done(g);
+		p2 += el + (p2 + el < len ? 1 : 0);
+	}
+}
+
+/* Search one file's text line by line; the number of matching lines. */
+static size_t grep_text(grep_run *g, const char *name, const char *data,
+                        size_t len)
+{
+	size_t count = 0, pos = 0, lineno = 0, last_shown = 0;
+	size_t ring[101]; /* line starts, for context before a match */
+	while (pos <= len && !g->stop) {
+		if (pos == len && (len == 0 || data[len - 1] == '\n'))
+			break;
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - data - pos) : len - pos;
+		lineno++;
+		ring[lineno % 101] = pos;
+		if ((lineno & 63) == 0 && lh_now() > g->deadline) {
+			g->out_of_time = g->stop = true;
+			break;
+		}
+		int r;
+		lu_re_match(g->re, data + pos, ll, 0, g->md, g->mc, &r);
+		if (lu_re_is_limit(r)) {
+			lh_buf_printf(g->out,
+			              "%s:%zu: the pattern hit the match limit\n",
+			              name, lineno);
+		} else if (r > 0) {
+			count++;
+			if (g->mode == LOCUS_GREP_CONTENT)
+				grep_show(g, name, data, len, ring, lineno,
+				          pos + ll + (nl ? 1 : 0), &last_shown);
+		}
+		pos += ll + 1;
+		if (!nl)
+			break;
+	}
+	return count;
+}
+
+/* Search one file of the walk (glob, size and binary checks first);
+ * true when it matched. */
+static bool grep_file(grep_run *g, locus_harness *h, const char *path,
+                      const char *glob, const locus_dirent *e, bool single)
+{
+	const char *base = strrchr(e->name, '/') ? strrchr(e->name, '/') + 1
+	                                         : e->name;
+	if (*glob && !glob_match(glob, strchr(glob, '/') ? e->name : base))
+		return false;
+	if (e->size > GREP_MAX_FILE)
+		return false;
+	lh_buf fp = {0};
+	if (single)
+		lh_buf_puts(&fp, path);
+	else
+		join(&fp, path, e->name);
+	char *data = NULL;
+	size_t len, count = 0;
+	locus_error err;
+	if (h->b->read(h->b, fp.d, &data, &len, &err)) {
+		lh_buf_free(&fp);
+		return false;
+	}
+	if (memchr(data, '\0', len < 8000 ? len : 8000)) {
+		/* binary */
+	} else if (lh_now() > g->deadline) {
+		g->out_of_time = g->stop = true;
+	} else {
+		count = grep_text(g, fp.d, data, len);
+	}
+	if (count && g->mode == LOCUS_GREP_FILES) {
+		lh_buf_printf(g->out, "%s\n", fp.d);
+		grep_line_done(g);
+	} else if (count && g->mode == LOCUS_GREP_COUNT) {
+		lh_buf_printf(g->out, "%s:%zu\n", fp.d, count);
+		grep_line_done(g);
+	}
+	free(data);
+	lh_buf_free(&fp);
+	return count > 0;
+}
+
+/* The files to search: path itself, or every file of its walk. */
+static bool grep_targets(locus_harness *h, const char *path,
+                         locus_dirent **e, size_t *n, bool *single,
+                         lh_buf *out)
+{
+	locus_stat st;
+	locus_error err = {0};
+	*single = false;
+	if (h->b->stat(h->b, path, &st, &err) || !st.exists) {
+		lh_buf_printf(out, "%s does not exist", path);
+		return false;
+	}
+	if (st.is_dir) {
+		if (h->b->walk(h->b, path, WALK_MAX, e, n, &err)) {
+			lh_err_text(out, &err, NULL);
+			return false;
+		}
+		return true;
+	}
+	*e = calloc(1, sizeof **e);
+	if (!*e || !((*e)->name = strdup(path))) {
+		free(*e);
+		*e = NULL;
+		lh_buf_puts(out, "out of memory");
+		return false;
+	}
+	*n = 1;
+	*single = true;
+	return true;
+}
+
+/* grep with PCRE2 over the backend's walk and read, under the budget. */
+static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
+                        const char *path, const char *glob, bool ci)
+{
+	lu_re_error rerr;
+	g->re = lu_re_compile(
+	    pattern,
+	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (ci ? PCRE2_CASELESS : 0),
+	    false, &rerr);
+	if (!g->re) {
+		lh_buf_printf(g->out, "bad pattern at offset %zu: %s",
+		              rerr.offset, rerr.message);
+		return false;
+	}
+	g->md = pcre2_match_data_create_from_pattern(g->re, NULL);
+	g->mc = lu_re_context(NULL);
+	/* a total time budget: catastrophic patterns over many lines stop */
+	g->deadline = lh_now() + search_budget(h);
+	locus_dirent *e = NULL;
+	size_t n = 0, nfiles = 0;
+	bool single;
+	bool ok = grep_targets(h, path, &e, &n, &single, g->out);
+	for (size_t i = 0; ok && i < n && !g->stop; i++)
+		nfiles += grep_file(g, h, path, glob, &e[i], single);
+	if (ok && g->limited)
+		lh_buf_printf(g->out, "... (stopped at limit=%ld)\n", g->limit);
+	if (ok && g->out_of_time)
+		lh_buf_printf(g->out,
+		              "... (stopped: the search's time budget of %.0f s "
+		              "ran out; narrow the path or the pattern)\n",
+		              search_budget(h));
+	if (ok && !nfiles)
+		lh_buf_printf(g->out, "No matches for %s", pattern);
+	locus_dirents_free(e, n);
+	pcre2_match_context_free(g->mc);
+	pcre2_match_data_free(g->md);
+	pcre2_code_free(g->re);
+	return ok;
+}
+
 bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np)
+               lh_change **plan, size_t *np)
 {
 	(void)plan;
 	(void)np;
 	const char *pattern, *path, *glob, *mode_s;
 	bool ci;
-	long ctx, limit;
+	grep_run g = {.out = out};
 	if (!lh_arg_str(a, "pattern", NULL, &pattern, out) ||
 	    !lh_arg_str(a, "path", ".", &path, out) ||
 	    !lh_arg_str(a, "glob", "", &glob, out) ||
 	    !lh_arg_str(a, "output_mode", "content", &mode_s, out) ||
 	    !lh_arg_bool(a, "case_insensitive", false, &ci, out) ||
-	    !lh_arg_int(a, "context", 0, 0, 100, &ctx, out) ||
-	    !lh_arg_int(a, "limit", 200, 1, 100000, &limit, out))
+	    !lh_arg_int(a, "context", 0, 0, 100, &g.ctx, out) ||
+	    !lh_arg_int(a, "limit", 200, 1, 100000, &g.limit, out))
 		return false;
 	int m = !strcmp(mode_s, "content") ? LOCUS_GREP_CONTENT
 	        : !strcmp(mode_s, "files") ? LOCUS_GREP_FILES
 	        : !strcmp(mode_s, "count") ? LOCUS_GREP_COUNT
 	                                   : -1;
-	locus_grep_mode mode = (locus_grep_mode)m;
 	if (m < 0) {
 		lh_buf_puts(out, "output_mode must be content, files or count");
 		return false;
 	}
+	g.mode = (locus_grep_mode)m;
+	if (!h->b->search)
+		return grep_native(h, &g, pattern, path, glob, ci);
+	char *text = NULL;
 	locus_error err = {0};
-	if (h->b->search) {
-		char *text = NULL;
-		if (h->b->search(h->b, pattern, path, glob, ci, (int)ctx, mode,
-		                 (size_t)limit, &text, &err)) {
-			lh_err_text(out, &err, NULL);
-			return false;
-		}
-		lh_buf_puts(out, text);
-		free(text);
-		return true;
-	}
-	lu_re_error rerr;
-	pcre2_code *re = lu_re_compile(
-	    pattern,
-	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (ci ? PCRE2_CASELESS : 0),
-	    false, &rerr);
-	if (!re) {
-		lh_buf_printf(out, "bad pattern at offset %zu: %s", rerr.offset,
-		              rerr.message);
+	if (h->b->search(h->b, pattern, path, glob, ci, (int)g.ctx, g.mode,
+	                 (size_t)g.limit, &text, &err)) {
+		lh_err_text(out, &err, NULL);
 		return false;
 	}
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	pcre2_match_context *mc = lu_re_context(NULL);
-	/* a total time budget: catastrophic patterns over many lines stop */
-	double deadline = lh_now() + search_budget(h);
-	bool out_of_time = false;
-	locus_stat st;
-	locus_dirent *e = NULL;
-	size_t n = 0;
-	bool single = false;
-	if (h->b->stat(h->b, path, &st, &err) || !st.exists) {
-		lh_buf_printf(out, "%s does not exist", path);
-		goto fail;
-	}
-	if (!st.is_dir) {
-		e = calloc(1, sizeof *e);
-		if (!e || !(e->name = strdup(path)))
-			goto oom;
-		n = 1;
-		single = true;
-	} else if (h->b->walk(h->b, path, WALK_MAX, &e, &n, &err)) {
-		lh_err_text(out, &err, NULL);
-		goto fail;
-	}
-	size_t lines = 0, nfiles = 0;
-	bool stop = false, limited = false;
-	for (size_t i = 0; i < n && !stop; i++) {
-		if (*glob && !glob_match(strchr(glob, '/') ? glob : glob,
-		                         strchr(glob, '/') ? e[i].name
-		                         : strrchr(e[i].name, '/')
-		                             ? strrchr(e[i].name, '/') + 1
-		                             : e[i].name))
-			continue;
-		if (e[i].size > GREP_MAX_FILE)
-			continue;
-		lh_buf fp = {0};
-		if (single)
-			lh_buf_puts(&fp, path);
-		else
-			join(&fp, path, e[i].name);
-		char *data;
-		size_t len;
-		if (h->b->read(h->b, fp.d, &data, &len, &err)) {
-			lh_buf_free(&fp);
-			continue;
-		}
-		if (memchr(data, '\0', len < 8000 ? len : 8000)) {
-			free(data);
-			lh_buf_free(&fp);
-			continue; /* binary */
-		}
-		if (lh_now() > deadline) {
-			out_of_time = stop = true;
-			lh_buf_free(&fp);
-			free(data);
-			break;
-		}
-		size_t count = 0, pos = 0, lineno = 0, last_shown = 0;
-		/* line starts, for context before a match */
-		size_t ring[101];
-		while (pos <= len && !stop) {
-			if (pos == len && (len == 0 || data[len - 1] == '\n'))
-				break;
-			const char *nl = memchr(data + pos, '\n', len - pos);
-			size_t ll = nl ? (size_t)(nl - data - pos) : len - pos;
-			lineno++;
-			ring[lineno % 101] = pos;
-			if ((lineno & 63) == 0 && lh_now() > deadline) {
-				out_of_time = stop = true;
-				break;
-			}
-			int r;
-			lu_re_match(re, data + pos, ll, 0, md, mc, &r);
-			if (lu_re_is_limit(r)) {
-				lh_buf_printf(out,
-				              "%s:%zu: the pattern hit the "
-				              "match limit\n",
-				              fp.d, lineno);
-			} else if (r > 0) {
-				count++;
-				if (mode == LOCUS_GREP_CONTENT) {
-					size_t from = lineno > (size_t)ctx
-					                  ? lineno - (size_t)ctx
-					                  : 1;
-					if (from <= last_shown)
-						from = last_shown + 1;
-					else if (last_shown && ctx)
-						lh_buf_puts(out, "--\n");
-					for (size_t l = from; l <= lineno;
-					     l++) {
-						size_t s = ring[l % 101];
-						const char *e2 = memchr(
-						    data + s, '\n', len - s);
-						size_t el =
-						    e2 ? (size_t)(e2 - data - s)
-						       : len - s;
-						lh_buf_printf(
-						    out, "%s%c%zu%c", fp.d,
-						    l == lineno ? ':' : '-', l,
-						    l == lineno ? ':' : '-');
-						lh_buf_add(out, data + s, el);
-						lh_buf_add(out, "\n", 1);
-						if (++lines >= (size_t)limit) {
-							stop = limited = true;
-							break;
-						}
-					}
-					last_shown = lineno;
-					/* after-context: show following lines
-					 */
-					size_t p2 = pos + ll + (nl ? 1 : 0);
-					for (long c = 0;
-					     c < ctx && !stop && p2 < len;
-					     c++) {
-						const char *e3 = memchr(
-						    data + p2, '\n', len - p2);
-						size_t el =
-						    e3 ? (size_t)(e3 - data -
-						                  p2)
-						       : len - p2;
-						if (lu_re_match(re, data + p2,
-						                el, 0, md, mc,
-						                NULL) == LU_RE_MATCH)
-							break;
-						lh_buf_printf(out, "%s-%zu-",
-						              fp.d,
-						              last_shown + 1);
-						lh_buf_add(out, data + p2, el);
-						lh_buf_add(out, "\n", 1);
-						last_shown++;
-						if (++lines >= (size_t)limit)
-							stop = limited = true;
-						p2 += el + (e3 ? 1 : 0);
-					}
-				}
-			}
-			pos += ll + 1;
-			if (!nl)
-				break;
-		}
-		if (count) {
-			nfiles++;
-			if (mode == LOCUS_GREP_FILES) {
-				lh_buf_printf(out, "%s\n", fp.d);
-				if (++lines >= (size_t)limit)
-					stop = limited = true;
-			} else if (mode == LOCUS_GREP_COUNT) {
-				lh_buf_printf(out, "%s:%zu\n", fp.d, count);
-				if (++lines >= (size_t)limit)
-					stop = limited = true;
-			}
-		}
-		free(data);
-		lh_buf_free(&fp);
-	}
-	if (limited)
-		lh_buf_printf(out, "... (stopped at limit=%ld)\n", limit);
-	if (out_of_time)
-		lh_buf_printf(out,
-		              "... (stopped: the search's time budget of %.0f s "
-		              "ran out; narrow the path or the pattern)\n",
-		              search_budget(h));
-	if (!nfiles)
-		lh_buf_printf(out, "No matches for %s", pattern);
-	locus_dirents_free(e, n);
-	pcre2_match_context_free(mc);
-	pcre2_match_data_free(md);
-	pcre2_code_free(re);
+	lh_buf_puts(out, text);
+	free(text);
 	return true;
-oom:
-	lh_buf_puts(out, "out of memory");
-fail:
-	locus_dirents_free(e, n);
-	pcre2_match_context_free(mc);
-	pcre2_match_data_free(md);
-	pcre2_code_free(re);
-	return false;
 }
