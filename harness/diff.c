@@ -50,16 +50,46 @@ typedef struct step {
 
 #define MAX_CELLS (4u << 20)
 
-char *lh_unified_diff(const char *path, const char *old, size_t olen,
-                      const char *new_, size_t nlen)
+/* Align the middle A[pre..pre+ma) / B[pre..pre+mb) by an LCS table
+ * (lengths from the end), appending steps; false when out of memory. */
+static bool align_lcs(const line *A, const line *B, size_t pre, size_t ma,
+                      size_t mb, step *steps, size_t *ns)
 {
-	size_t na = 0, nb = 0;
-	line *A = split(old ? old : "", old ? olen : 0, &na);
-	line *B = split(new_ ? new_ : "", new_ ? nlen : 0, &nb);
-	step *steps = malloc((na + nb + 1) * sizeof *steps);
-	lh_buf out = {0};
-	if (!A || !B || !steps)
-		goto fail;
+	unsigned *L = calloc((ma + 1) * (mb + 1), sizeof *L);
+	if (!L)
+		return false;
+#define AT(i, j) L[(i) * (mb + 1) + (j)]
+	for (size_t i = ma; i-- > 0;)
+		for (size_t j = mb; j-- > 0;)
+			AT(i, j) = eq(&A[pre + i], &B[pre + j])
+			               ? AT(i + 1, j + 1) + 1
+			           : AT(i + 1, j) >= AT(i, j + 1) ? AT(i + 1, j)
+			                                          : AT(i, j + 1);
+	size_t i = 0, j = 0;
+	while (i < ma || j < mb) {
+		if (i < ma && j < mb && eq(&A[pre + i], &B[pre + j])) {
+			steps[(*ns)++] = (step){' ', pre + i, pre + j};
+			i++;
+			j++;
+		} else if (j == mb || (i < ma && AT(i + 1, j) >= AT(i, j + 1))) {
+			steps[(*ns)++] = (step){'-', pre + i, pre + j};
+			i++;
+		} else {
+			steps[(*ns)++] = (step){'+', pre + i, pre + j};
+			j++;
+		}
+	}
+#undef AT
+	free(L);
+	return true;
+}
+
+/* The steps from A to B: the common head and tail kept, the middle
+ * aligned (or one replaced block when too large); false when out of
+ * memory. */
+static bool align(const line *A, size_t na, const line *B, size_t nb,
+                  step *steps, size_t *ns)
+{
 	size_t pre = 0;
 	while (pre < na && pre < nb && eq(&A[pre], &B[pre]))
 		pre++;
@@ -67,50 +97,82 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 	while (suf < na - pre && suf < nb - pre &&
 	       eq(&A[na - 1 - suf], &B[nb - 1 - suf]))
 		suf++;
-	size_t ns = 0;
+	*ns = 0;
 	for (size_t i = 0; i < pre; i++)
-		steps[ns++] = (step){' ', i, i};
+		steps[(*ns)++] = (step){' ', i, i};
 	size_t ma = na - pre - suf, mb = nb - pre - suf;
 	if (ma && mb && (ma + 1) * (mb + 1) <= MAX_CELLS) {
-		/* LCS lengths from the end: L[i][j] for A[pre+i..], B[pre+j..]
-		 */
-		unsigned *L = calloc((ma + 1) * (mb + 1), sizeof *L);
-		if (!L)
-			goto fail;
-#define AT(i, j) L[(i) * (mb + 1) + (j)]
-		for (size_t i = ma; i-- > 0;)
-			for (size_t j = mb; j-- > 0;)
-				AT(i, j) = eq(&A[pre + i], &B[pre + j])
-				               ? AT(i + 1, j + 1) + 1
-				           : AT(i + 1, j) >= AT(i, j + 1)
-				               ? AT(i + 1, j)
-				               : AT(i, j + 1);
-		size_t i = 0, j = 0;
-		while (i < ma || j < mb) {
-			if (i < ma && j < mb && eq(&A[pre + i], &B[pre + j])) {
-				steps[ns++] = (step){' ', pre + i, pre + j};
-				i++;
-				j++;
-			} else if (j == mb ||
-			           (i < ma && AT(i + 1, j) >= AT(i, j + 1))) {
-				steps[ns++] = (step){'-', pre + i, pre + j};
-				i++;
-			} else {
-				steps[ns++] = (step){'+', pre + i, pre + j};
-				j++;
-			}
-		}
-#undef AT
-		free(L);
+		if (!align_lcs(A, B, pre, ma, mb, steps, ns))
+			return false;
 	} else {
 		for (size_t i = 0; i < ma; i++)
-			steps[ns++] = (step){'-', pre + i, pre};
+			steps[(*ns)++] = (step){'-', pre + i, pre};
 		for (size_t j = 0; j < mb; j++)
-			steps[ns++] = (step){'+', pre + ma, pre + j};
+			steps[(*ns)++] = (step){'+', pre + ma, pre + j};
 	}
 	for (size_t i = 0; i < suf; i++)
-		steps[ns++] = (step){' ', na - suf + i, nb - suf + i};
+		steps[(*ns)++] = (step){' ', na - suf + i, nb - suf + i};
+	return true;
+}
 
+/* The end of the hunk that starts with the change at k: changes with 3
+ * lines of context, runs of at most 6 unchanged lines merged in. */
+static size_t hunk_end(const step *steps, size_t ns, size_t k)
+{
+	size_t he = k;
+	for (;;) {
+		while (he < ns && steps[he].op != ' ')
+			he++;
+		size_t run = he;
+		while (run < ns && steps[run].op == ' ')
+			run++;
+		if (run < ns && run - he <= 6) {
+			he = run;
+			continue;
+		}
+		he = he + 3 < ns ? he + 3 : ns;
+		return he > run ? run : he;
+	}
+}
+
+/* One hunk, steps [hs, he). */
+static void emit_hunk(lh_buf *out, const line *A, const line *B,
+                      const step *steps, size_t hs, size_t he)
+{
+	size_t a0 = steps[hs].a, b0 = steps[hs].b, ac = 0, bc = 0;
+	for (size_t t = hs; t < he; t++) {
+		if (steps[t].op != '+')
+			ac++;
+		if (steps[t].op != '-')
+			bc++;
+	}
+	lh_buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? a0 + 1 : a0, ac,
+	              bc ? b0 + 1 : b0, bc);
+	for (size_t t = hs; t < he; t++) {
+		const line *l =
+		    steps[t].op == '+' ? &B[steps[t].b] : &A[steps[t].a];
+		lh_buf_add(out, &steps[t].op, 1);
+		lh_buf_add(out, l->s, l->n);
+		lh_buf_add(out, "\n", 1);
+		if (!l->nl)
+			lh_buf_puts(out, "\\ No newline at end of file\n");
+	}
+}
+
+char *lh_unified_diff(const char *path, const char *old, size_t olen,
+                      const char *new_, size_t nlen)
+{
+	size_t na = 0, nb = 0, ns = 0;
+	line *A = split(old ? old : "", old ? olen : 0, &na);
+	line *B = split(new_ ? new_ : "", new_ ? nlen : 0, &nb);
+	step *steps = malloc((na + nb + 1) * sizeof *steps);
+	lh_buf out = {0};
+	if (!A || !B || !steps || !align(A, na, B, nb, steps, &ns)) {
+		free(A);
+		free(B);
+		free(steps);
+		return NULL;
+	}
 	if (!old)
 		lh_buf_printf(&out, "--- /dev/null\n+++ b/%s\n", path);
 	else if (!new_)
@@ -124,51 +186,12 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 			k++;
 		if (k >= ns)
 			break;
-		size_t hs = k >= 3 ? k - 3 : 0, he = k;
-		for (;;) {
-			while (he < ns && steps[he].op != ' ')
-				he++;
-			size_t run = he;
-			while (run < ns && steps[run].op == ' ')
-				run++;
-			if (run < ns && run - he <= 6) {
-				he = run;
-				continue;
-			}
-			he = he + 3 < ns ? he + 3 : ns;
-			if (he > run)
-				he = run;
-			break;
-		}
-		size_t a0 = steps[hs].a, b0 = steps[hs].b, ac = 0, bc = 0;
-		for (size_t t = hs; t < he; t++) {
-			if (steps[t].op != '+')
-				ac++;
-			if (steps[t].op != '-')
-				bc++;
-		}
-		lh_buf_printf(&out, "@@ -%zu,%zu +%zu,%zu @@\n",
-		              ac ? a0 + 1 : a0, ac, bc ? b0 + 1 : b0, bc);
-		for (size_t t = hs; t < he; t++) {
-			const line *l = steps[t].op == '+' ? &B[steps[t].b]
-			                                   : &A[steps[t].a];
-			lh_buf_add(&out, &steps[t].op, 1);
-			lh_buf_add(&out, l->s, l->n);
-			lh_buf_add(&out, "\n", 1);
-			if (!l->nl)
-				lh_buf_puts(&out,
-				            "\\ No newline at end of file\n");
-		}
+		size_t hs = k >= 3 ? k - 3 : 0, he = hunk_end(steps, ns, k);
+		emit_hunk(&out, A, B, steps, hs, he);
 		k = he;
 	}
 	free(A);
 	free(B);
 	free(steps);
 	return lh_buf_take(&out);
-fail:
-	free(A);
-	free(B);
-	free(steps);
-	lh_buf_free(&out);
-	return NULL;
 }

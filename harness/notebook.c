@@ -125,6 +125,87 @@ static char *source_json(const char *src)
 	return j;
 }
 
+/* Replace the source of cell c: only the source value changes (or a
+ * "source" member is added before the cell's '}'). */
+static void splice_replace(lh_buf *b, const char *t, size_t n, span c,
+                           const char *src)
+{
+	span sv;
+	if (member(t, n, c.s, "source", &sv)) {
+		lh_buf_add(b, t, sv.s);
+		lh_buf_puts(b, src);
+		lh_buf_add(b, t + sv.e, n - sv.e);
+		return;
+	}
+	size_t close = c.e - 1; /* the cell's '}' */
+	size_t last = close;
+	while (last > c.s + 1 && strchr(" \t\r\n", t[last - 1]))
+		last--;
+	lh_buf_add(b, t, last);
+	lh_buf_puts(b, t[last - 1] == '{' ? "" : ", ");
+	lh_buf_printf(b, "\"source\": %s", src);
+	lh_buf_add(b, t + last, n - last);
+}
+
+/* Insert the cell text `cell` before element idx of the k in `cells`
+ * (idx == k: append), with the separator the file uses. */
+static void splice_insert(lh_buf *b, const char *t, size_t n, span cells,
+                          const span *el, size_t k, size_t idx,
+                          const char *cell)
+{
+	if (k == 0) {
+		lh_buf_add(b, t, cells.s + 1);
+		lh_buf_puts(b, cell);
+		lh_buf_add(b, t + cells.s + 1, n - cells.s - 1);
+	} else if (idx < k) {
+		/* the text between the previous element (or '[') and this
+		 * one separates the new cell from it too */
+		size_t from = idx ? el[idx - 1].e : cells.s + 1;
+		size_t sep = from;
+		if (idx && t[ws(t, n, sep)] == ',')
+			sep = ws(t, n, sep) + 1;
+		lh_buf_add(b, t, el[idx].s);
+		lh_buf_puts(b, cell);
+		lh_buf_puts(b, ",");
+		lh_buf_add(b, t + sep, el[idx].s - sep);
+		lh_buf_add(b, t + el[idx].s, n - el[idx].s);
+	} else {
+		size_t sep = k > 1 ? ws(t, n, el[k - 2].e) + 1 : cells.s + 1;
+		lh_buf_add(b, t, el[k - 1].e);
+		lh_buf_puts(b, ",");
+		lh_buf_add(b, t + sep, el[k - 1].s - sep);
+		lh_buf_puts(b, cell);
+		lh_buf_add(b, t + el[k - 1].e, n - el[k - 1].e);
+	}
+}
+
+/* A new cell of type ctype with the source JSON src (malloc'd). */
+static char *new_cell(const char *ctype, const char *src)
+{
+	lh_buf cell = {0};
+	lh_buf_printf(&cell, "{\"cell_type\": \"%s\", ", ctype);
+	if (!strcmp(ctype, "code"))
+		lh_buf_puts(&cell, "\"execution_count\": null, ");
+	lh_buf_puts(&cell, "\"metadata\": {}, ");
+	if (!strcmp(ctype, "code"))
+		lh_buf_puts(&cell, "\"outputs\": [], ");
+	lh_buf_printf(&cell, "\"source\": %s}", src);
+	return lh_buf_take(&cell);
+}
+
+/* Delete element idx of k with the separator on one side. */
+static void splice_delete(lh_buf *b, const char *t, size_t n, const span *el,
+                          size_t k, size_t idx)
+{
+	size_t s = el[idx].s, e = el[idx].e;
+	if (idx + 1 < k)
+		e = el[idx + 1].s;
+	else if (idx > 0)
+		s = el[idx - 1].e;
+	lh_buf_add(b, t, s);
+	lh_buf_add(b, t + e, n - e);
+}
+
 int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
                        const char *source, const char *ctype, char **out,
                        size_t *olen)
@@ -141,103 +222,35 @@ int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
 	int rc = 0;
 	lh_buf b = {0};
 	char *src = mode == 2 ? NULL : source_json(source);
-	if (mode != 2 && !src) {
-		rc = LOCUS_ENOMEM;
-		goto out;
-	}
-	if (mode == 0) { /* replace: only the source value changes */
-		span sv;
-		if (idx < 0 || (size_t)idx >= k) {
-			rc = LOCUS_EINVALID;
-			goto out;
-		}
-		span c = el[idx];
-		if (member(t, n, c.s, "source", &sv)) {
-			lh_buf_add(&b, t, sv.s);
-			lh_buf_puts(&b, src);
-			lh_buf_add(&b, t + sv.e, n - sv.e);
-		} else {
-			size_t close = c.e - 1; /* the cell's '}' */
-			size_t last = close;
-			while (last > c.s + 1 && strchr(" \t\r\n", t[last - 1]))
-				last--;
-			lh_buf_add(&b, t, last);
-			lh_buf_puts(&b, t[last - 1] == '{' ? "" : ", ");
-			lh_buf_printf(&b, "\"source\": %s", src);
-			lh_buf_add(&b, t + last, n - last);
-		}
-	} else if (mode == 1) { /* insert before idx (k: append) */
-		if (idx < 0 || (size_t)idx > k) {
-			rc = LOCUS_EINVALID;
-			goto out;
-		}
-		lh_buf cell = {0};
-		lh_buf_printf(&cell, "{\"cell_type\": \"%s\", ", ctype);
-		if (!strcmp(ctype, "code"))
-			lh_buf_puts(&cell, "\"execution_count\": null, ");
-		lh_buf_puts(&cell, "\"metadata\": {}, ");
-		if (!strcmp(ctype, "code"))
-			lh_buf_puts(&cell, "\"outputs\": [], ");
-		lh_buf_printf(&cell, "\"source\": %s}", src);
-		if (cell.oom) {
-			lh_buf_free(&cell);
-			rc = LOCUS_ENOMEM;
-			goto out;
-		}
-		if (k == 0) {
-			lh_buf_add(&b, t, cells.s + 1);
-			lh_buf_puts(&b, cell.d);
-			lh_buf_add(&b, t + cells.s + 1, n - cells.s - 1);
-		} else if ((size_t)idx < k) {
-			/* the text between the previous element (or '[') and
-			 * this one separates the new cell from it too */
-			size_t from = idx ? el[idx - 1].e : cells.s + 1;
-			size_t sep = from;
-			if (idx && t[ws(t, n, sep)] == ',')
-				sep = ws(t, n, sep) + 1;
-			lh_buf_add(&b, t, el[idx].s);
-			lh_buf_puts(&b, cell.d);
-			lh_buf_puts(&b, ",");
-			lh_buf_add(&b, t + sep, el[idx].s - sep);
-			lh_buf_add(&b, t + el[idx].s, n - el[idx].s);
-		} else {
-			size_t sep = k > 1 ? ws(t, n, el[k - 2].e) + 1
-			                   : cells.s + 1;
-			lh_buf_add(&b, t, el[k - 1].e);
-			lh_buf_puts(&b, ",");
-			lh_buf_add(&b, t + sep, el[k - 1].s - sep);
-			lh_buf_puts(&b, cell.d);
-			lh_buf_add(&b, t + el[k - 1].e, n - el[k - 1].e);
-		}
-		lh_buf_free(&cell);
-	} else { /* delete idx with the separator on one side */
-		if (idx < 0 || (size_t)idx >= k) {
-			rc = LOCUS_EINVALID;
-			goto out;
-		}
-		size_t s = el[idx].s, e = el[idx].e;
-		if ((size_t)idx + 1 < k)
-			e = el[idx + 1].s;
-		else if (idx > 0)
-			s = el[idx - 1].e;
-		lh_buf_add(&b, t, s);
-		lh_buf_add(&b, t + e, n - e);
-	}
-	if (b.oom) {
-		rc = LOCUS_ENOMEM;
-		goto out;
-	}
-	/* the result must still be a notebook */
-	cJSON *chk = cJSON_ParseWithLength(b.d ? b.d : "", b.len);
-	bool ok = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(chk, "cells"));
-	cJSON_Delete(chk);
-	if (!ok) {
+	char *cell = NULL;
+	/* replace and delete name a cell that exists; insert may append */
+	if (idx < 0 || (size_t)idx > k || ((size_t)idx == k && mode != 1))
 		rc = LOCUS_EINVALID;
-		goto out;
+	else if (mode != 2 && !src)
+		rc = LOCUS_ENOMEM;
+	else if (mode == 0)
+		splice_replace(&b, t, n, el[idx], src);
+	else if (mode == 2)
+		splice_delete(&b, t, n, el, k, (size_t)idx);
+	else if (!(cell = new_cell(ctype, src)))
+		rc = LOCUS_ENOMEM;
+	else
+		splice_insert(&b, t, n, cells, el, k, (size_t)idx, cell);
+	free(cell);
+	if (!rc && b.oom)
+		rc = LOCUS_ENOMEM;
+	if (!rc) {
+		/* the result must still be a notebook */
+		cJSON *chk = cJSON_ParseWithLength(b.d ? b.d : "", b.len);
+		bool ok = cJSON_IsArray(
+		    cJSON_GetObjectItemCaseSensitive(chk, "cells"));
+		cJSON_Delete(chk);
+		rc = ok ? 0 : LOCUS_EINVALID;
 	}
-	*olen = b.len;
-	*out = lh_buf_take(&b);
-out:
+	if (!rc) {
+		*olen = b.len;
+		*out = lh_buf_take(&b);
+	}
 	lh_buf_free(&b);
 	cJSON_free(src);
 	free(el);
