@@ -38,6 +38,12 @@ int lh_path_rel(const char *root, const char *path, char **out,
 
 double lh_now(void);
 
+/* One wait step of a command under a call's control: progress (the bytes
+ * of output so far) about once a second; true once the call is cancelled.
+ * ctl NULL: never cancelled. */
+bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,
+                 size_t bytes);
+
 /* 32 random hex characters (getrandom); -1 when there is no randomness. */
 int lh_nonce(char out[33]);
 

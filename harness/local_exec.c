@@ -119,26 +119,6 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 	return *out ? 0 : -1;
 }
 
-/* One wait step of a foreground command under ctl: progress about once a
-   second; true when the call was cancelled. */
-static bool ctl_step(const locus_call_ctl *ctl, int ofd, double start,
-                     double *last)
-{
-	if (!ctl)
-		return false;
-	if (locus_call_cancelled(ctl))
-		return true;
-	double now = lh_now();
-	if (ctl->progress && now - *last >= 1.0) {
-		struct stat st;
-		*last = now;
-		ctl->progress(now - start,
-		              fstat(ofd, &st) == 0 ? (size_t)st.st_size : 0,
-		              ctl->payload);
-	}
-	return false;
-}
-
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
                       int flags, const locus_call_ctl *ctl,
                       locus_exec_result *res, locus_error *err);
@@ -199,7 +179,11 @@ static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
 		lh_job_poll(j);
 		if (j->finished)
 			break;
-		if (ctl_step(ctl, ofd, j->start, &last)) {
+		struct stat st;
+		size_t bytes = ctl && ctl->progress && fstat(ofd, &st) == 0
+		                   ? (size_t)st.st_size
+		                   : 0;
+		if (lh_ctl_step(ctl, j->start, &last, bytes)) {
 			res->cancelled = true;
 			break;
 		}

@@ -269,23 +269,6 @@ static sjob *s_add_job(session_backend *sb, unsigned id)
 	return j;
 }
 
-/* One wait step of a job under ctl: progress about once a second; true
- * when the call was cancelled. */
-static bool s_ctl_step(const locus_call_ctl *ctl, double start, double *last,
-                       size_t bytes)
-{
-	if (!ctl)
-		return false;
-	if (locus_call_cancelled(ctl))
-		return true;
-	double now = lh_now();
-	if (ctl->progress && now - *last >= 1.0) {
-		*last = now;
-		ctl->progress(now - start, bytes, ctl->payload);
-	}
-	return false;
-}
-
 /* A command run directly by the session (no job): cancellable only
  * through the session's own exec_ctl, and only the session's own kill at
  * its end. */
@@ -343,7 +326,7 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
 			res->exit_code = code;
 			break;
 		}
-		if (s_ctl_step(ctl, start, &last, res->output_len))
+		if (lh_ctl_step(ctl, start, &last, res->output_len))
 			res->cancelled = true;
 		else if (lh_now() - start >= timeout_s)
 			res->timed_out = true;

@@ -175,3 +175,18 @@ void lh_rmtree(const char *path)
 	rmtree_in(fd, 0);
 	rmdir(path);
 }
+
+bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,
+                 size_t bytes)
+{
+	if (!ctl)
+		return false;
+	if (locus_call_cancelled(ctl))
+		return true;
+	double now = lh_now();
+	if (ctl->progress && now - *last >= 1.0) {
+		*last = now;
+		ctl->progress(now - start, bytes, ctl->payload);
+	}
+	return false;
+}

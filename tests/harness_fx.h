@@ -128,7 +128,7 @@ static inline bool pid_alive_once(pid_t p)
 	fclose(fp);
 	st[n] = '\0';
 	char *c = strrchr(st, ')');
-	return !(c && c[1] == ' ' && c[2] == 'Z');
+	return !(c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X'));
 }
 
 /* Host view, once: is a process with the command line `sleep ARG` alive? */

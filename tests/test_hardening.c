@@ -767,20 +767,8 @@ static bool pid_alive(pid_t p)
 {
 	for (int i = 0; i < 200; i++) {
 		reap();
-		if (kill(p, 0) < 0 && errno == ESRCH)
-			return false;
-		/* a zombie waiting for us is not alive */
-		char path[64], st[512];
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
-		FILE *fp = fopen(path, "r");
-		if (fp) {
-			size_t n = fread(st, 1, sizeof st - 1, fp);
-			fclose(fp);
-			st[n] = '\0';
-			char *c = strrchr(st, ')');
-			if (c && c[1] == ' ' && c[2] == 'Z')
-				return false;
-		}
+		if ((kill(p, 0) < 0 && errno == ESRCH) || !pid_alive_once(p))
+			return false; /* a zombie waiting for us is not alive */
 		usleep(10000);
 	}
 	return true;

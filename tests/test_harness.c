@@ -1218,18 +1218,7 @@ static void count_decision(const char *j, void *p)
 /* A process that runs (a zombie nobody reaped yet does not). */
 static bool alive(pid_t pid)
 {
-	if (kill(pid, 0) != 0)
-		return false;
-	char p[64], buf[512];
-	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-	FILE *fp = fopen(p, "r");
-	if (!fp)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	const char *rp = strrchr(buf, ')');
-	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+	return kill(pid, 0) == 0 && pid_alive_once(pid);
 }
 
 /* The pid a command wrote to `file` in the workspace, or 0. */
