@@ -65,6 +65,97 @@ static bool nonneg(const cJSON *v)
 }
 
 /* Parse a call object.  0, or -1 with a message in `why`. */
+/* The "tags" field: strings only; out of memory is an error (a dropped
+   tag would decide the call on less than the caller said). */
+static int parse_tags(const cJSON *f, gate_call *c, char *why, size_t wl)
+{
+	if (!cJSON_IsArray(f)) {
+		snprintf(why, wl, "\"tags\" must be an array of strings");
+		return -1;
+	}
+	int n = cJSON_GetArraySize(f);
+	c->tags = calloc((size_t)n + 1, sizeof(char *));
+	if (!c->tags) {
+		snprintf(why, wl, "out of memory");
+		return -1;
+	}
+	for (const cJSON *t = f->child; t; t = t->next) {
+		if (!cJSON_IsString(t)) {
+			snprintf(why, wl, "\"tags\" must be an array of strings");
+			return -1;
+		}
+		char *tag = strdup(t->valuestring);
+		if (!tag) {
+			snprintf(why, wl, "out of memory");
+			return -1;
+		}
+		c->tags[c->ntags++] = tag;
+	}
+	c->in.tags = (const char *const *)c->tags;
+	c->in.ntags = c->ntags;
+	return 0;
+}
+
+/* The fields a call's gate input comes from: 1 when `f` is one of them
+   (read into c->in), 0 when it is not, -1 with `why` when it is bad. */
+static int parse_input_field(const cJSON *f, gate_call *c, char *why,
+                             size_t wl)
+{
+	const char *k = f->string;
+	if (!strcmp(k, "blast_radius")) {
+		if (!nonneg(f) || floor(f->valuedouble) != f->valuedouble ||
+		    f->valuedouble > 9007199254740991.0) {
+			snprintf(why, wl, "\"blast_radius\" must be an integer >= 0");
+			return -1;
+		}
+		c->in.has_blast_radius = true;
+		c->in.blast_radius = (int64_t)f->valuedouble;
+	} else if (!strcmp(k, "cost_usd")) {
+		if (!nonneg(f)) {
+			snprintf(why, wl, "\"cost_usd\" must be a number >= 0");
+			return -1;
+		}
+		c->in.has_cost = true;
+		c->in.cost_usd = f->valuedouble;
+	} else if (!strcmp(k, "spent_usd")) {
+		if (!nonneg(f)) {
+			snprintf(why, wl, "\"spent_usd\" must be a number >= 0");
+			return -1;
+		}
+		c->has_spent = true;
+		c->in.spent_usd = f->valuedouble;
+	} else if (!strcmp(k, "tags")) {
+		return parse_tags(f, c, why, wl) ? -1 : 1;
+	} else if (!strcmp(k, "verification")) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "survives");
+		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(f, "confidence");
+		if (!cJSON_IsObject(f) || !cJSON_IsBool(s) ||
+		    !cJSON_IsNumber(cf) || !isfinite(cf->valuedouble) ||
+		    cf->valuedouble < 0 || cf->valuedouble > 1 ||
+		    cJSON_GetArraySize(f) != 2) {
+			snprintf(why, wl, "\"verification\" must be {\"survives\": "
+			                  "bool, \"confidence\": 0..1}");
+			return -1;
+		}
+		c->in.has_verification = true;
+		c->in.survives = cJSON_IsTrue(s);
+		c->in.confidence = cf->valuedouble;
+	} else if (!strcmp(k, "finding")) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
+		if (!cJSON_IsObject(f) || cJSON_GetArraySize(f) != 1 ||
+		    !cJSON_IsString(s) ||
+		    locus_severity_parse(&c->in.finding_severity, s->valuestring)) {
+			snprintf(why, wl, "\"finding\" must be {\"severity\": "
+			                  "\"low\"|\"medium\"|\"high\"|\"critical\"}");
+			return -1;
+		}
+		c->in.has_finding = true;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 {
 	memset(c, 0, sizeof(*c));
@@ -75,6 +166,7 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 	}
 	for (const cJSON *f = o->child; f; f = f->next) {
 		const char *k = f->string;
+		int r;
 		if (!strcmp(k, "tool")) {
 			if (!cJSON_IsString(f) || !f->valuestring[0]) {
 				snprintf(why, wl, "\"tool\" must be a non-empty string");
@@ -87,75 +179,24 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 				return -1;
 			}
 			c->args = cJSON_PrintUnformatted(f);
+			if (!c->args) {
+				snprintf(why, wl, "out of memory");
+				return -1;
+			}
 		} else if (!strcmp(k, "environment")) {
 			if (!cJSON_IsString(f)) {
 				snprintf(why, wl, "\"environment\" must be a string");
 				return -1;
 			}
 			c->env = strdup(f->valuestring);
+			if (!c->env) {
+				snprintf(why, wl, "out of memory");
+				return -1;
+			}
 			c->in.environment = c->env;
-		} else if (!strcmp(k, "blast_radius")) {
-			if (!nonneg(f) || floor(f->valuedouble) != f->valuedouble ||
-			    f->valuedouble > 9007199254740991.0) {
-				snprintf(why, wl, "\"blast_radius\" must be an integer >= 0");
+		} else if ((r = parse_input_field(f, c, why, wl)) != 0) {
+			if (r < 0)
 				return -1;
-			}
-			c->in.has_blast_radius = true;
-			c->in.blast_radius = (int64_t)f->valuedouble;
-		} else if (!strcmp(k, "cost_usd")) {
-			if (!nonneg(f)) {
-				snprintf(why, wl, "\"cost_usd\" must be a number >= 0");
-				return -1;
-			}
-			c->in.has_cost = true;
-			c->in.cost_usd = f->valuedouble;
-		} else if (!strcmp(k, "spent_usd")) {
-			if (!nonneg(f)) {
-				snprintf(why, wl, "\"spent_usd\" must be a number >= 0");
-				return -1;
-			}
-			c->has_spent = true;
-			c->in.spent_usd = f->valuedouble;
-		} else if (!strcmp(k, "tags")) {
-			if (!cJSON_IsArray(f)) {
-				snprintf(why, wl, "\"tags\" must be an array of strings");
-				return -1;
-			}
-			int n = cJSON_GetArraySize(f);
-			c->tags = calloc((size_t)n + 1, sizeof(char *));
-			for (const cJSON *t = f->child; c->tags && t; t = t->next) {
-				if (!cJSON_IsString(t)) {
-					snprintf(why, wl, "\"tags\" must be an array of strings");
-					return -1;
-				}
-				c->tags[c->ntags++] = strdup(t->valuestring);
-			}
-			c->in.tags = (const char *const *)c->tags;
-			c->in.ntags = c->ntags;
-		} else if (!strcmp(k, "verification")) {
-			const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "survives");
-			const cJSON *cf = cJSON_GetObjectItemCaseSensitive(f, "confidence");
-			if (!cJSON_IsObject(f) || !cJSON_IsBool(s) ||
-			    !cJSON_IsNumber(cf) || !isfinite(cf->valuedouble) ||
-			    cf->valuedouble < 0 || cf->valuedouble > 1 ||
-			    cJSON_GetArraySize(f) != 2) {
-				snprintf(why, wl, "\"verification\" must be {\"survives\": "
-				                  "bool, \"confidence\": 0..1}");
-				return -1;
-			}
-			c->in.has_verification = true;
-			c->in.survives = cJSON_IsTrue(s);
-			c->in.confidence = cf->valuedouble;
-		} else if (!strcmp(k, "finding")) {
-			const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
-			if (!cJSON_IsObject(f) || cJSON_GetArraySize(f) != 1 ||
-			    !cJSON_IsString(s) ||
-			    locus_severity_parse(&c->in.finding_severity, s->valuestring)) {
-				snprintf(why, wl, "\"finding\" must be {\"severity\": "
-				                  "\"low\"|\"medium\"|\"high\"|\"critical\"}");
-				return -1;
-			}
-			c->in.has_finding = true;
 		} else {
 			snprintf(why, wl, "unknown field \"%.60s\" in the tool call", k);
 			return -1;
