@@ -574,8 +574,14 @@ void lk_line_writers(const locus_shell_result *r, lk_writers *out)
 {
 	out->n = 0;
 	out->overflow = false;
+	lk_line_writers_from(r, out, 0);
+}
+
+void lk_line_writers_from(const locus_shell_result *r, lk_writers *out,
+                          size_t from)
+{
 	size_t count = locus_shell_result_count(r);
-	for (size_t j = 0; j < count; j++) {
+	for (size_t j = from; j < count && !out->overflow; j++) {
 		wset s;
 		s.n = 0;
 		s.overflow = false;

@@ -47,6 +47,11 @@ typedef struct lk_writers {
 } lk_writers;
 
 void lk_line_writers(const locus_shell_result *r, lk_writers *out);
+/* Add the writers among commands [from, count) to `out` (commands a
+   nested parse appended), so that a pass over a growing line stays
+   linear. */
+void lk_line_writers_from(const locus_shell_result *r, lk_writers *out,
+                          size_t from);
 
 /* How a run names its file (lk_run.match). */
 typedef enum lk_match {

@@ -13,6 +13,8 @@
 
 /* Static reason texts shared by label.c and action.c. */
 #define LL_REASON_UNPARSED "could not be parsed"
+#define LL_REASON_UNPARSED_BUDGET \
+	"could not be parsed: labelling exceeded the line's time budget"
 #define LL_REASON_BACKGROUND "runs in the background"
 #define LL_REASON_CHECK "runs tests or linters"
 #define LL_REASON_REMOTE_CODE "runs code it downloaded"

@@ -256,6 +256,11 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 		pcre2_match_data *md =
 			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
 		bool hit = true; /* any failure fails closed */
+		/* Big texts only (not the one-line hook path): the interpreter
+		   spends its whole match limit on a 100 KiB line of `curl a;`
+		   (0.3 s a pattern), the JIT a few milliseconds. */
+		if (re && len > 8192)
+			pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 		if (re && md && mctx && norm) {
 			lu_re_result m =
 			        lu_re_match(re, text, len, 0, md, mctx, NULL);
@@ -478,69 +483,169 @@ static bool runs_download(const locus_shell_result *r, size_t k,
 	return false;
 }
 
-static bool remote_code(const locus_shell_result *r)
+/*
+ * Per-line facts computed once, so that no rule scans the line once per
+ * command (issue 18: every line-level rule is linear, or n log n, in
+ * commands).  Commands are sorted by (pipeline, depth, parent, index):
+ * the stages of one pipeline, seen at one depth under one parent, are
+ * then adjacent and in source order.
+ */
+typedef struct stage_key {
+	size_t pipeline, parent, idx;
+	unsigned depth;
+} stage_key;
+
+static int stage_cmp(const void *a, const void *b)
+{
+	const stage_key *x = a, *y = b;
+	if (x->pipeline != y->pipeline)
+		return x->pipeline < y->pipeline ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef struct line_facts {
+	stage_key *order;  /* every command, sorted (NULL: out of memory) */
+	size_t *prev_stage; /* per command: the command before it in its
+	                       pipeline at its depth and parent, or
+	                       LOCUS_SHELL_NO_PARENT */
+} line_facts;
+
+static bool line_facts_init(line_facts *lf, const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	lf->order = malloc((n ? n : 1) * sizeof *lf->order);
+	lf->prev_stage = malloc((n ? n : 1) * sizeof *lf->prev_stage);
+	if (!lf->order || !lf->prev_stage) {
+		free(lf->order);
+		free(lf->prev_stage);
+		lf->order = NULL;
+		lf->prev_stage = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		lf->order[i] = (stage_key){ c->pipeline, c->parent, i,
+		                            c->depth };
+	}
+	qsort(lf->order, n, sizeof *lf->order, stage_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const stage_key *k = &lf->order[i];
+		const stage_key *p = i ? &lf->order[i - 1] : NULL;
+		lf->prev_stage[k->idx] =
+			p && p->pipeline == k->pipeline && p->depth == k->depth &&
+				p->parent == k->parent
+			? p->idx
+			: LOCUS_SHELL_NO_PARENT;
+	}
+	return true;
+}
+
+static void line_facts_free(line_facts *lf)
+{
+	free(lf->order);
+	free(lf->prev_stage);
+}
+
+/* c runs what it reads on stdin: an interpreter, awk calling system or
+   a pipe, sed with `e` (parser/sed.c). */
+static bool runs_input(const locus_shell_command *c)
+{
+	if (c->argc == 0)
+		return false;
+	if (ll_is_interpreter(c->name) || ll_awk_runs_input(c))
+		return true;
+	const lk_program *p = lk_program_find(c->name);
+	return p && !strcmp(p->name, "sed") && (c->flags & LOCUS_CMD_INLINE_CODE);
+}
+
+/* A network source with a command of the same pipeline after it that runs
+   its input: one pass over each pipeline's group of the sorted order. */
+static bool piped_to_runner(const locus_shell_result *r, const line_facts *lf)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t g = 0; g < n;) {
+		size_t e = g, last_runner = 0;
+		bool runner = false;
+		while (e < n && lf->order[e].pipeline == lf->order[g].pipeline) {
+			size_t i = lf->order[e].idx;
+			if (runs_input(locus_shell_result_command(r, i)) &&
+			    (!runner || i > last_runner)) {
+				runner = true;
+				last_runner = i;
+			}
+			e++;
+		}
+		for (size_t x = g; runner && x < e; x++) {
+			size_t i = lf->order[x].idx;
+			if (i < last_runner &&
+			    net_source(locus_shell_result_command(r, i)))
+				return true;
+		}
+		g = e;
+	}
+	return false;
+}
+
+/* *expired is set when the budget ran out first (the caller fails the
+   line closed as unparsed). */
+static bool remote_code(const locus_shell_result *r, const line_facts *lf,
+                        bool *expired)
 {
 	lk_writers wr;
 	size_t n = locus_shell_result_count(r);
-	bool any_interp = false, line_net = false;
+	bool any_interp = false, line_net = false, any_dl = false;
 	for (size_t k = 0; k < n; k++) {
 		const locus_shell_command *c = locus_shell_result_command(r, k);
 		if (c->argc && ll_is_interpreter(c->name))
 			any_interp = true;
 		if (ll_net_redirect(c))
 			line_net = true;
+		if (net_source(c))
+			any_dl = true;
 	}
+	if (!any_dl && !line_net)
+		return false;
 	for (size_t k = 0; line_net && k < n; k++)
 		if (interp_reads_socket(locus_shell_result_command(r, k),
 		                        line_net))
 			return true;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; any_interp && i < n; i++) {
 		const locus_shell_command *d = locus_shell_result_command(r, i);
-		if (!net_source(d))
-			continue;
-		if (any_interp && is_substitution_origin(d->origin))
+		if (net_source(d) && is_substitution_origin(d->origin))
 			return true;
-		for (size_t k = i + 1; k < n; k++) {
-			const locus_shell_command *c =
-				locus_shell_result_command(r, k);
-			if (c->argc == 0)
-				continue;
-			/* sed with e runs its input too (parser/sed.c) */
-			bool sed_runs = lk_program_find(c->name) &&
-			                !strcmp(lk_program_find(c->name)->name,
-			                        "sed") &&
-			                (c->flags & LOCUS_CMD_INLINE_CODE);
-			if (c->pipeline == d->pipeline &&
-			    (ll_is_interpreter(c->name) || ll_awk_runs_input(c) ||
-			     sed_runs))
-				return true;
-		}
 	}
+	if (!lf->order)
+		return true; /* out of memory: fail closed */
+	if (piped_to_runner(r, lf))
+		return true;
 	/* a downloaded file that runs, by any name */
-	bool have_wr = false, any_dl = false;
-	for (size_t i = 0; i < n && !any_dl; i++)
-		any_dl = net_source(locus_shell_result_command(r, i));
-	for (size_t k = 0; any_dl && k < n; k++)
+	bool have_wr = false;
+	for (size_t k = 0; any_dl && k < n; k++) {
+		if ((k & 255u) == 255u && locus_shell_result_expired(r)) {
+			*expired = true;
+			return false;
+		}
 		if (runs_download(r, k, &wr, &have_wr))
 			return true;
+	}
 	return false;
 }
 
 /* The previous stage of command i's pipeline (same pipeline, depth and
    parent), when i reads it. */
 static const locus_shell_command *piped_producer(const locus_shell_result *r,
+                                                 const line_facts *lf,
                                                  size_t i)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, i);
-	if (!(c->flags & LOCUS_CMD_PIPED_IN))
+	if (!(c->flags & LOCUS_CMD_PIPED_IN) || !lf->prev_stage ||
+	    lf->prev_stage[i] == LOCUS_SHELL_NO_PARENT)
 		return NULL;
-	for (size_t k = i; k-- > 0;) {
-		const locus_shell_command *p = locus_shell_result_command(r, k);
-		if (p->pipeline == c->pipeline && p->depth == c->depth &&
-		    p->parent == c->parent)
-			return p;
-	}
-	return NULL;
+	return locus_shell_result_command(r, lf->prev_stage[i]);
 }
 
 /* The line creates a file whose name starts with '-' (touch -- -rf,
@@ -581,13 +686,28 @@ static bool creates_dash_file(const locus_shell_result *r)
 
 /* A command of an `sh -c` script with dynamic arguments ("$@", $1): the
    floor patterns over its name and the arguments given to the script. */
+/* The last answer: the commands of one script come together, and each
+   would otherwise join all of the script's arguments again (quadratic). */
+typedef struct positional_memo {
+	size_t parent;
+	const char *name;
+	const char *hit;
+} positional_memo;
+
 static const char *positional_floor(const locus_shell_result *r,
-                                    const locus_shell_command *c)
+                                    const locus_shell_command *c,
+                                    positional_memo *memo)
 {
 	if (!(c->flags & LOCUS_CMD_DYNAMIC_ARGS) || !c->argc || !c->origin ||
 	    strcmp(c->origin, LOCUS_ORIGIN_SHELL_C) ||
 	    c->parent >= locus_shell_result_count(r))
 		return NULL;
+	if (memo->name && memo->parent == c->parent &&
+	    !strcmp(memo->name, c->name))
+		return memo->hit;
+	memo->parent = c->parent;
+	memo->name = c->name;
+	memo->hit = NULL;
 	const locus_shell_command *p = locus_shell_result_command(r, c->parent);
 	size_t len = strlen(c->name) + 1;
 	for (size_t i = 1; i < p->argc; i++)
@@ -607,6 +727,7 @@ static const char *positional_floor(const locus_shell_result *r,
 	const char *hit = NULL;
 	ll_floor_patterns(text, k, &hit, 1);
 	free(text);
+	memo->hit = hit;
 	return hit;
 }
 
@@ -679,14 +800,23 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 	bool dash_file = creates_dash_file(r);
 	const char *cwd = NULL; /* the last static `cd DIR` seen */
 	char cwdbuf[512];
+	line_facts lf;
+	line_facts_init(&lf, r); /* NULL arrays on OOM: the rules fail closed */
+	positional_memo memo = { 0, NULL, NULL };
+	bool expired = false;
 	for (size_t i = 0; i < n; i++) {
+		/* every stage after the parse stays inside the line's budget */
+		if ((i & 255u) == 255u && locus_shell_result_expired(r)) {
+			expired = true;
+			break;
+		}
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		ll_judgement j;
 		ll_judge_command(c, &j);
 		ll_judge_git_config(c, gitcfg, &j);
 		/* sh -c 'rm "$@"' _ -rf /: the options reach the command as
 		   the script's positional parameters (issue 9) */
-		const char *pf = positional_floor(r, c);
+		const char *pf = positional_floor(r, c, &memo);
 		if (pf && !j.never)
 			j.never = pf;
 		/* touch ./-rf; rm *: the glob hands rm the option */
@@ -709,7 +839,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 				snprintf(join, sizeof join, "%s", d);
 			cwd = ll_normal_path(join, cwdbuf, sizeof cwdbuf);
 		}
-		const locus_shell_command *prod = piped_producer(r, i);
+		const locus_shell_command *prod = piped_producer(r, &lf, i);
 		if (prod)
 			pk_db_piped(c, prod, &j);
 		out->tags |= j.tags;
@@ -734,10 +864,20 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 		add_reason(out, "a fork bomb exhausts the machine");
 		floor_add(&fl, LL_NEVER_FORK_BOMB);
 	}
-	if (remote_code(r)) {
+	if (!expired && remote_code(r, &lf, &expired)) {
 		out->tags |= LOCUS_TAG_REMOTE_CODE;
 		add_reason(out, LL_REASON_REMOTE_CODE);
 		floor_add(&fl, LL_NEVER_REMOTE_CODE);
+	}
+	line_facts_free(&lf);
+	if (expired || locus_shell_result_expired(r)) {
+		/* out of time: fail closed, as for a line that does not parse
+		   (the raw-text floor below) */
+		if (parsed) {
+			out->tags |= LOCUS_TAG_UNPARSED;
+			add_reason(out, LL_REASON_UNPARSED_BUDGET);
+		}
+		parsed = false;
 	}
 	if (!parsed) {
 		size_t len = 0;

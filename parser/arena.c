@@ -36,7 +36,7 @@ void lp_arena_release(lp_arena *a)
 	a->head = NULL;
 }
 
-void *lp_arena_alloc(lp_arena *a, size_t n)
+void *lp_arena_alloc_raw(lp_arena *a, size_t n)
 {
 	if (a->failed)
 		return NULL;
@@ -71,13 +71,20 @@ void *lp_arena_alloc(lp_arena *a, size_t n)
 	void *p = b->data + b->used;
 	b->used += n;
 	a->used_total += n;
-	memset(p, 0, n);
+	return p;
+}
+
+void *lp_arena_alloc(lp_arena *a, size_t n)
+{
+	void *p = lp_arena_alloc_raw(a, n);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
 char *lp_arena_strndup(lp_arena *a, const char *s, size_t n)
 {
-	char *p = lp_arena_alloc(a, n + 1);
+	char *p = lp_arena_alloc_raw(a, n + 1);
 	if (!p)
 		return NULL;
 	if (n)
@@ -102,7 +109,7 @@ char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
 		va_end(ap2);
 		return NULL;
 	}
-	char *p = lp_arena_alloc(a, (size_t)n + 1);
+	char *p = lp_arena_alloc_raw(a, (size_t)n + 1);
 	if (p)
 		vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
@@ -111,21 +118,32 @@ char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
 
 void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes)
 {
-	void *p = lp_arena_alloc(a, new_bytes);
-	if (p && old && old_bytes)
-		memcpy(p, old, old_bytes < new_bytes ? old_bytes : new_bytes);
+	/* only the copied part is written: the rest is zeroed (callers
+	   rely on it for arrays) */
+	size_t keep = old && old_bytes < new_bytes ? old_bytes
+	              : old                        ? new_bytes
+	                                           : 0;
+	char *p = lp_arena_alloc_raw(a, new_bytes);
+	if (!p)
+		return NULL;
+	if (keep)
+		memcpy(p, old, keep);
+	memset(p + keep, 0, new_bytes - keep);
 	return p;
 }
 
 bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
+		size_t cap = b->cap ? b->cap * 2 : 16;
 		while (cap < b->len + n + 1)
 			cap *= 2;
-		char *d = lp_arena_grow(a, b->data, b->len, cap);
+		/* bytes are written before they are read: no zeroing */
+		char *d = lp_arena_alloc_raw(a, cap);
 		if (!d)
 			return false;
+		if (b->len)
+			memcpy(d, b->data, b->len);
 		b->data = d;
 		b->cap = cap;
 	}

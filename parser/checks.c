@@ -796,6 +796,8 @@ void lp_checks_reeval(lp_ctx *ctx)
 		trigger = strstr(src, reeval_text[i]) != NULL;
 	size_t n = locus_shell_result_count(r);
 	for (size_t i = 0; i < n && !trigger; i++) {
+		if (lp_out_of_time(ctx))
+			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		for (size_t k = 0; reeval_cmds[k] && !trigger; k++)
 			trigger = !strcmp(c->name, reeval_cmds[k]);
@@ -818,11 +820,35 @@ static const char *const fed_paths[] = {
 	"/dev/stdin", "/dev/fd/", "/proc/self/fd/", "-", NULL,
 };
 
+/* What the children of each command are (one pass; children come after
+   their parent), so that no check scans the line once per command. */
+enum { CHILD_DOWNLOADER = 1, CHILD_STDIN_SCRIPT = 2 };
+
+static unsigned char *child_facts(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	size_t n = locus_shell_result_count(r);
+	unsigned char *f = lp_arena_alloc(ctx->arena, n ? n : 1);
+	for (size_t j = 0; f && j < n; j++) {
+		const locus_shell_command *d = locus_shell_result_command(r, j);
+		if (d->parent >= j)
+			continue;
+		if (lk_is(d->name, LK_DOWNLOADER))
+			f[d->parent] |= CHILD_DOWNLOADER;
+		if (!strcmp(d->origin, LOCUS_ORIGIN_STDIN_SCRIPT))
+			f[d->parent] |= CHILD_STDIN_SCRIPT;
+	}
+	return f;
+}
+
 void lp_checks_source(lp_ctx *ctx)
 {
 	const locus_shell_result *r = ctx->result;
 	size_t n = locus_shell_result_count(r);
+	unsigned char *kids = NULL;
 	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		if (c->argc < 2 || (strcmp(c->name, "source") &&
 		                    strcmp(c->name, ".")))
@@ -835,12 +861,10 @@ void lp_checks_source(lp_ctx *ctx)
 			       !strcmp(f, fed_paths[k]));
 		/* a download sourced is remote code, labelled as such
 		   (spec: `source <(curl ...)`); leave it parsed */
-		for (size_t j = i + 1; fed && j < n; j++) {
-			const locus_shell_command *p =
-				locus_shell_result_command(r, j);
-			if (p->parent == i && lk_is(p->name, LK_DOWNLOADER))
-				fed = false;
-		}
+		if (fed && !kids && !(kids = child_facts(ctx)))
+			return;
+		if (fed && (kids[i] & CHILD_DOWNLOADER))
+			fed = false;
 		if (fed) {
 			lp_unparsed(ctx, "'%s' runs text fed by the line",
 			            c->name);
@@ -918,6 +942,8 @@ void lp_checks_env(lp_ctx *ctx)
 	const locus_shell_result *r = ctx->result;
 	size_t n = locus_shell_result_count(r); /* nested ones come after */
 	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		for (size_t k = 0; k < c->nassignments; k++)
 			env_assignment(ctx, c->assignments[k], i, c->depth);
@@ -946,7 +972,10 @@ void lp_checks_shell_input(lp_ctx *ctx)
 	if (!locus_shell_result_parsed(r))
 		return;
 	size_t n = locus_shell_result_count(r);
+	unsigned char *kids = NULL;
 	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		if (c->argc == 0 || !is_shell(c->name) ||
 		    (c->flags & LOCUS_CMD_QUERY_ONLY))
@@ -978,13 +1007,9 @@ void lp_checks_shell_input(lp_ctx *ctx)
 		}
 		if (!fed)
 			continue;
-		bool seen = false;
-		for (size_t j = i + 1; j < n && !seen; j++) {
-			const locus_shell_command *d =
-				locus_shell_result_command(r, j);
-			seen = d->parent == i &&
-			       !strcmp(d->origin, LOCUS_ORIGIN_STDIN_SCRIPT);
-		}
+		if (!kids && !(kids = child_facts(ctx)))
+			return;
+		bool seen = (kids[i] & CHILD_STDIN_SCRIPT) != 0;
 		if (!seen && !(c->flags & LOCUS_CMD_PIPED_IN)) {
 			lp_unparsed(ctx, "%s reads a script from its input that "
 			                 "was not parsed", c->name);

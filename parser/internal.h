@@ -58,6 +58,8 @@ void lp_arena_init(lp_arena *a);
 void lp_arena_release(lp_arena *a);
 /* Zeroed memory, 16-byte aligned; NULL (and a->failed) on OOM. */
 void *lp_arena_alloc(lp_arena *a, size_t n);
+/* The same, not zeroed: for memory the caller writes before reading. */
+void *lp_arena_alloc_raw(lp_arena *a, size_t n);
 /* Copy of s[0..n) plus a NUL. */
 char *lp_arena_strndup(lp_arena *a, const char *s, size_t n);
 char *lp_arena_strdup(lp_arena *a, const char *s);
@@ -89,6 +91,7 @@ struct locus_shell_result {
 	bool has_substitution;
 	bool has_background;
 	bool has_fork_bomb;
+	struct timespec deadline; /* when the time budget of the line ends */
 	locus_shell_command *commands;
 	size_t ncommands, cap;
 	size_t *producers; /* per command: the command whose stdout feeds its
@@ -173,6 +176,9 @@ struct locus_shell_parser {
    ignored.  Parsing continues so that every findable command is listed. */
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The monotonic clock is at or past *d. */
+bool lp_deadline_passed(const struct timespec *d);
 
 /* True once the time budget is spent (marks the line unparsed the first
    time).  Cheap: reads the clock every 256 calls. */

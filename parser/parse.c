@@ -171,14 +171,6 @@ static size_t estimate_tokens(const char *s, size_t len)
 
 /* ---- time --------------------------------------------------------------- */
 
-static bool deadline_passed(const struct timespec *d)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > d->tv_sec ||
-	       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
-}
-
 bool lp_out_of_time(lp_ctx *ctx)
 {
 	if (ctx->timed_out)
@@ -191,7 +183,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 	}
 	if ((ctx->steps++ & 255u) != 0)
 		return false;
-	if (deadline_passed(&ctx->deadline)) {
+	if (lp_deadline_passed(&ctx->deadline)) {
 		ctx->timed_out = true;
 		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
 		            ctx->opts.budget_ms);
@@ -203,7 +195,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 static bool progress_cb(TSParseState *st)
 {
 	lp_ctx *ctx = st->payload;
-	return deadline_passed(&ctx->deadline);
+	return lp_deadline_passed(&ctx->deadline);
 }
 
 typedef struct ts_text {
@@ -367,6 +359,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		ctx.deadline.tv_sec++;
 		ctx.deadline.tv_nsec -= 1000000000L;
 	}
+	r->deadline = ctx.deadline;
 
 	size_t bad;
 	if (len > ctx.opts.max_bytes)
@@ -388,6 +381,8 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 	}
 
 	if (r->arena.failed || locus__alloc_failed()) {
+		free(r->commands);
+		free(r->producers);
 		lp_arena a = r->arena;
 		lp_arena_release(&a);
 		return NULL;

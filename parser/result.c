@@ -12,6 +12,10 @@ void locus_shell_result_free(locus_shell_result *r)
 {
 	if (!r)
 		return;
+	/* the command array is heap memory: it grows without leaving
+	   abandoned copies in the arena */
+	free(r->commands);
+	free(r->producers);
 	lp_arena arena = r->arena; /* the result itself lives in its arena */
 	lp_arena_release(&arena);
 }
@@ -61,6 +65,24 @@ bool locus_shell_result_has_fork_bomb(const locus_shell_result *r)
 	return r && r->has_fork_bomb;
 }
 
+bool lp_deadline_passed(const struct timespec *d)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > d->tv_sec ||
+	       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
+}
+
+bool locus_shell_result_expired(const locus_shell_result *r)
+{
+	if (!r)
+		return true;
+	/* a result built by hand (tests) has no deadline */
+	if (r->deadline.tv_sec == 0 && r->deadline.tv_nsec == 0)
+		return false;
+	return lp_deadline_passed(&r->deadline);
+}
+
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
 {
 	locus_shell_result *r = ctx->result;
@@ -86,18 +108,20 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 	}
 	if (r->ncommands == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		locus_shell_command *c = lp_arena_grow(
-			ctx->arena, r->commands, r->ncommands * sizeof *c,
-			cap * sizeof *c);
-		if (!c)
+		locus_shell_command *c =
+			realloc(r->commands, cap * sizeof *c);
+		if (c)
+			r->commands = c;
+		size_t *pr = c ? realloc(r->producers, cap * sizeof *pr) : NULL;
+		if (pr)
+			r->producers = pr;
+		if (!c || !pr) {
+			ctx->arena->failed = true; /* the result is NULL */
 			return LOCUS_SHELL_NO_PARENT;
-		size_t *pr = lp_arena_grow(ctx->arena, r->producers,
-		                           r->ncommands * sizeof *pr,
-		                           cap * sizeof *pr);
-		if (!pr)
-			return LOCUS_SHELL_NO_PARENT;
-		r->commands = c;
-		r->producers = pr;
+		}
+		/* counted against the memory cap with the arena */
+		ctx->arena->used_total +=
+			(cap - r->cap) * (sizeof *c + sizeof *pr);
 		r->cap = cap;
 	}
 	r->commands[r->ncommands] = *cmd;

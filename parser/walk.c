@@ -100,6 +100,21 @@ typedef struct emit_rec {
 	uint32_t scope;
 } emit_rec;
 
+/* A heap array of nodes a walker reuses for every command. */
+typedef struct node_scratch {
+	TSNode *v;
+	size_t cap;
+	bool lent;
+} node_scratch;
+
+/* A growable list of nodes: the walker's scratch when `from` is set, else
+   arena memory. */
+typedef struct node_list {
+	TSNode *v;
+	size_t n, cap;
+	node_scratch *from;
+} node_list;
+
 typedef struct walker {
 	lp_tree *t;
 	lp_ctx *ctx;
@@ -109,6 +124,11 @@ typedef struct walker {
 	emit_rec *log;
 	size_t nlog, caplog;
 	uint32_t next_scope;
+	/* The per-command scratch arrays (cmd_build.wnodes and .subst):
+	   heap memory reused by every command of the walk, lent to one
+	   cmd_build at a time (a command built while it is lent gets arena
+	   memory). */
+	node_scratch subst_scratch, words_scratch;
 } walker;
 
 static const char CONN_SEMI[] = ";", CONN_AND[] = "&&", CONN_OR[] = "||",
@@ -314,8 +334,7 @@ static lp_func *func_add(lp_tree *t, const char *name)
 
 typedef struct cmd_build {
 	lp_wordvec words;
-	TSNode *wnodes; /* word nodes, sorted by start byte */
-	size_t nw, capw;
+	node_list wn; /* word nodes, sorted by start byte */
 	lp_wordvec assigns;
 	locus_shell_redirect *redirs;
 	size_t nredirs, capredirs;
@@ -323,22 +342,57 @@ typedef struct cmd_build {
 	lp_stdin_kind stdin_kind;
 	const char *stdin_text;
 	uint32_t stdin_flags;
-	TSNode *subst; /* subtrees to search for substitutions */
-	size_t ns, caps;
+	node_list subst; /* subtrees to search for substitutions */
 } cmd_build;
 
-static void add_node(walker *w, TSNode **arr, size_t *n, size_t *cap, TSNode x)
+static void list_borrow(node_list *l, node_scratch *from)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		TSNode *a = lp_arena_grow(w->ctx->arena, *arr, *n * sizeof *a,
-		                          nc * sizeof *a);
-		if (!a)
+	if (from->lent)
+		return;
+	from->lent = true;
+	l->from = from;
+	l->v = from->v;
+	l->cap = from->cap;
+}
+
+static void list_return(node_list *l)
+{
+	if (l->from)
+		l->from->lent = false;
+	l->from = NULL;
+}
+
+/* A new command: empty, with the walker's scratch when it is free. */
+static void cmd_begin(walker *w, cmd_build *b)
+{
+	memset(b, 0, sizeof *b);
+	list_borrow(&b->wn, &w->words_scratch);
+	list_borrow(&b->subst, &w->subst_scratch);
+}
+
+static void add_node(walker *w, node_list *l, TSNode x)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		TSNode *a;
+		if (l->from) {
+			a = realloc(l->v, nc * sizeof *a);
+			if (a) { /* the walker owns it, wherever it moved */
+				l->from->v = a;
+				l->from->cap = nc;
+			}
+		} else {
+			a = lp_arena_grow(w->ctx->arena, l->v, l->n * sizeof *a,
+			                  nc * sizeof *a);
+		}
+		if (!a) {
+			lp_unparsed(w->ctx, "out of memory");
 			return;
-		*arr = a;
-		*cap = nc;
+		}
+		l->v = a;
+		l->cap = nc;
 	}
-	(*arr)[(*n)++] = x;
+	l->v[l->n++] = x;
 }
 
 static void add_redir(walker *w, cmd_build *b, locus_shell_redirect r)
@@ -425,8 +479,7 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 				} else if (words) {
 					/* research S9: `git >/dev/null push`
 					   -- bash passes push as argv */
-					add_node(w, &b->wnodes, &b->nw,
-					         &b->capw, d);
+					add_node(w, &b->wn, d);
 				}
 			} while (ts_tree_cursor_goto_next_sibling(&cur));
 		}
@@ -438,7 +491,7 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 			rd.target_flags = v.flags;
 			proc = ts_node_symbol(dest) == sy->process_substitution;
 			if (words)
-				add_node(w, &b->subst, &b->ns, &b->caps, dest);
+				add_node(w, &b->subst, dest);
 		}
 		const char *op = rd.op;
 		bool out = !strcmp(op, ">") || !strcmp(op, ">>") ||
@@ -470,7 +523,7 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 			rd.target = wv.value ? wv.value : "";
 			rd.target_flags = wv.flags;
 			if (words)
-				add_node(w, &b->subst, &b->ns, &b->caps, v);
+				add_node(w, &b->subst, v);
 		}
 		if (is_stdin) {
 			*sk = LP_STDIN_HERESTRING;
@@ -498,8 +551,7 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 					body = c;
 					have_body = true;
 				} else if (fid == sy->f_argument && words) {
-					add_node(w, &b->wnodes, &b->nw,
-					         &b->capw, c);
+					add_node(w, &b->wn, c);
 				} else if (fid == sy->f_redirect) {
 					lp_stdin_kind k2 = LP_STDIN_NONE;
 					const char *t2 = NULL;
@@ -515,7 +567,7 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 			v = lp_heredoc_value(w->t, body, quoted,
 			                     !strcmp(rd.op, "<<-"));
 			if (words && !quoted)
-				add_node(w, &b->subst, &b->ns, &b->caps, body);
+				add_node(w, &b->subst, body);
 		}
 		rd.target = v.value ? v.value : "";
 		rd.target_flags = v.flags;
@@ -556,9 +608,9 @@ static void build_statement_redirects(walker *w, cmd_build *b, TSNode rs,
    glued text is not a plain descriptor (`0x1<<<x`: fail closed). */
 static int glued_fd(walker *w, const cmd_build *b, TSNode r)
 {
-	if (b->nw == 0)
+	if (b->wn.n == 0)
 		return -1;
-	TSNode n = b->wnodes[b->nw - 1];
+	TSNode n = b->wn.v[b->wn.n - 1];
 	if (ts_node_symbol(n) != w->sy->number ||
 	    ts_node_end_byte(n) != ts_node_start_byte(r))
 		return -1;
@@ -685,12 +737,16 @@ static size_t finish(walker *w, cmd_build *b, TSNode span_node,
 	return idx;
 }
 
+/* The command's substitutions onto the stack; the command is done with
+   its scratch. */
 static void push_substs(walker *w, cmd_build *b, const sctx *c, size_t idx)
 {
-	sort_nodes(b->subst, b->ns);
+	sort_nodes(b->subst.v, b->subst.n);
 	sctx s = subst_ctx(c, idx);
-	for (size_t i = b->ns; i > 0; i--)
-		push_subst(w, b->subst[i - 1], &s, false);
+	for (size_t i = b->subst.n; i > 0; i--)
+		push_subst(w, b->subst.v[i - 1], &s, false);
+	list_return(&b->wn);
+	list_return(&b->subst);
 }
 
 /* Resolve stdin: own redirects beat the enclosing statement's, which beat
@@ -717,7 +773,7 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 	const lp_syms *sy = w->sy;
 	lp_arena *a = w->ctx->arena;
 	cmd_build b;
-	memset(&b, 0, sizeof b);
+	cmd_begin(w, &b);
 	bool have_cmd = !ts_node_is_null(cmd);
 	bool have_rs = !ts_node_is_null(rs);
 	lp_stdin_kind sk = LP_STDIN_NONE;
@@ -736,12 +792,10 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 				TSSymbol k = ts_node_symbol(ch);
 				if (fid == sy->f_name) {
 					TSNode inner = ts_node_named_child(ch, 0);
-					add_node(w, &b.wnodes, &b.nw, &b.capw,
-					         ts_node_is_null(inner) ? ch
+					add_node(w, &b.wn, ts_node_is_null(inner) ? ch
 					                                : inner);
 				} else if (fid == sy->f_argument) {
-					add_node(w, &b.wnodes, &b.nw, &b.capw,
-					         ch);
+					add_node(w, &b.wn, ch);
 				} else if (fid == sy->f_redirect) {
 					/* `sh 0<<<'rm -rf /'`: the grammar
 					   reads the descriptor of a here-string
@@ -758,7 +812,7 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 						            "(misparse)",
 						            ts_node_start_byte(ch));
 					if (gfd >= 0)
-						b.nw--;
+						b.wn.n--;
 					lp_stdin_kind sk0 = sk;
 					const char *stx0 = stx;
 					uint32_t sf0 = sf;
@@ -790,8 +844,7 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 							: lp_node_text(w->t, nm),
 							vv.value ? vv.value : "");
 						v.flags = vv.flags;
-						add_node(w, &b.subst, &b.ns,
-						         &b.caps, val);
+						add_node(w, &b.subst, val);
 					}
 					lp_wordvec_push(a, &b.assigns, v);
 				} else if (ts_node_is_named(ch) &&
@@ -803,11 +856,11 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		}
 		ts_tree_cursor_delete(&cur);
 	}
-	if (have_rs && b.nw > 0 &&
-	    ts_node_symbol(b.wnodes[b.nw - 1]) == sy->number) {
+	if (have_rs && b.wn.n > 0 &&
+	    ts_node_symbol(b.wn.v[b.wn.n - 1]) == sy->number) {
 		/* `cat 0<x`: the descriptor is read as an argument of the
 		   body and the redirect hangs on the statement */
-		uint32_t end = ts_node_end_byte(b.wnodes[b.nw - 1]);
+		uint32_t end = ts_node_end_byte(b.wn.v[b.wn.n - 1]);
 		uint32_t rc = ts_node_child_count(rs);
 		for (uint32_t i = 0; i < rc; i++) {
 			TSNode r = ts_node_child(rs, i);
@@ -838,13 +891,13 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 
 	/* argv: name, arguments, extra redirect destinations and heredoc
 	   arguments, in source order, as bash collects them */
-	sort_nodes(b.wnodes, b.nw);
+	sort_nodes(b.wn.v, b.wn.n);
 	uint32_t prev_end = 0, word_start = 0, dollar = UINT32_MAX;
-	for (size_t i = 0; i < b.nw; i++) {
-		TSNode wn = b.wnodes[i];
+	for (size_t i = 0; i < b.wn.n; i++) {
+		TSNode wn = b.wn.v[i];
 		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
-		    i + 1 < b.nw &&
-		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn)) {
+		    i + 1 < b.wn.n &&
+		    ts_node_start_byte(b.wn.v[i + 1]) == ts_node_end_byte(wn)) {
 			/* $"..." : translated string; the word starts at $ */
 			dollar = ts_node_start_byte(wn);
 			continue;
@@ -854,13 +907,13 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		   fuzz_bypass): the word is the text before the $, and the
 		   string joins it.  Only plain characters are taken as they
 		   are; anything else fails closed. */
-		if (!ts_node_is_named(wn) && i + 1 < b.nw &&
-		    ts_node_start_byte(b.wnodes[i + 1]) == ts_node_end_byte(wn) &&
+		if (!ts_node_is_named(wn) && i + 1 < b.wn.n &&
+		    ts_node_start_byte(b.wn.v[i + 1]) == ts_node_end_byte(wn) &&
 		    ts_node_end_byte(wn) - ts_node_start_byte(wn) > 1 &&
 		    w->t->src[ts_node_end_byte(wn) - 1] == '$' &&
-		    (ts_node_symbol(b.wnodes[i + 1]) == sy->string ||
-		     (ts_node_symbol(b.wnodes[i + 1]) == sy->concatenation &&
-		      ts_node_symbol(ts_node_child(b.wnodes[i + 1], 0)) ==
+		    (ts_node_symbol(b.wn.v[i + 1]) == sy->string ||
+		     (ts_node_symbol(b.wn.v[i + 1]) == sy->concatenation &&
+		      ts_node_symbol(ts_node_child(b.wn.v[i + 1], 0)) ==
 		              sy->string))) {
 			uint32_t st0 = ts_node_start_byte(wn);
 			size_t plen = ts_node_end_byte(wn) - 1 - st0;
@@ -892,7 +945,7 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		dollar = UINT32_MAX;
 		size_t before = b.words.n;
 		lp_word_fields(w->t, wn, &b.words);
-		add_node(w, &b.subst, &b.ns, &b.caps, wn);
+		add_node(w, &b.subst, wn);
 		/* research S1: `r\<newline>m` is one word to bash; tree-sitter
 		   splits it.  Join the first field onto the previous word. */
 		bool join = i > 0 && before > 0 && b.words.n > before &&
@@ -915,7 +968,7 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		}
 	}
 	for (size_t i = 0; i < nart; i++)
-		add_node(w, &b.subst, &b.ns, &b.caps, artefacts[i]);
+		add_node(w, &b.subst, artefacts[i]);
 
 	size_t mark0 = w->nlog;
 	size_t idx = finish(w, &b, have_rs ? rs : cmd, c);
@@ -984,7 +1037,7 @@ static void emit_assignments(walker *w, TSNode n, const sctx *c)
 	const lp_syms *sy = w->sy;
 	lp_arena *a = w->ctx->arena;
 	cmd_build b;
-	memset(&b, 0, sizeof b);
+	cmd_begin(w, &b);
 	TSNode one[1] = {n};
 	size_t cnt = 1;
 	TSNode *list = one;
@@ -1012,10 +1065,10 @@ static void emit_assignments(walker *w, TSNode n, const sctx *c)
 			lp_word vv = lp_word_value(w->t, val, true);
 			value = vv.value ? vv.value : "";
 			v.flags = vv.flags;
-			add_node(w, &b.subst, &b.ns, &b.caps, val);
+			add_node(w, &b.subst, val);
 		}
 		if (!ts_node_is_null(nm) && ts_node_symbol(nm) == sy->subscript)
-			add_node(w, &b.subst, &b.ns, &b.caps, nm);
+			add_node(w, &b.subst, nm);
 		v.value = lp_arena_printf(a, "%s=%s",
 		                          ts_node_is_null(nm)
 		                                  ? ""
@@ -1035,7 +1088,7 @@ static void emit_declaration(walker *w, TSNode n, const sctx *c)
 	const lp_syms *sy = w->sy;
 	lp_arena *a = w->ctx->arena;
 	cmd_build b;
-	memset(&b, 0, sizeof b);
+	cmd_begin(w, &b);
 	uint32_t cc = ts_node_child_count(n);
 	bool have_kw = false;
 	for (uint32_t i = 0; i < cc; i++) {
@@ -1074,7 +1127,7 @@ static void emit_declaration(walker *w, TSNode n, const sctx *c)
 		} else {
 			lp_word_fields(w->t, ch, &b.words);
 		}
-		add_node(w, &b.subst, &b.ns, &b.caps, ch);
+		add_node(w, &b.subst, ch);
 	}
 	size_t idx = finish(w, &b, n, c);
 	push_substs(w, &b, c, idx);
@@ -1102,7 +1155,7 @@ static void emit_test(walker *w, TSNode n, const sctx *c)
 	const lp_syms *sy = w->sy;
 	lp_arena *a = w->ctx->arena;
 	cmd_build b;
-	memset(&b, 0, sizeof b);
+	cmd_begin(w, &b);
 	TSTreeCursor cur = ts_tree_cursor_new(n);
 	bool more = ts_tree_cursor_goto_first_child(&cur);
 	while (more) {
@@ -1116,7 +1169,7 @@ static void emit_test(walker *w, TSNode n, const sctx *c)
 				lp_wordvec_push(a, &b.words, v);
 		} else if (test_word_kind(sy, k)) {
 			lp_word_fields(w->t, x, &b.words);
-			add_node(w, &b.subst, &b.ns, &b.caps, x);
+			add_node(w, &b.subst, x);
 		} else if (k != sy->comment) {
 			/* binary/unary/parenthesized expressions: their
 			   operands and operators, in order */
@@ -1224,7 +1277,7 @@ static void handle_redirected(walker *w, TSNode rs, const sctx *c)
 	}
 	/* Substitutions in the redirect targets, after the body. */
 	cmd_build b;
-	memset(&b, 0, sizeof b);
+	cmd_begin(w, &b);
 	lp_stdin_kind sk = LP_STDIN_NONE;
 	const char *st = NULL;
 	uint32_t sf = 0;
@@ -1597,4 +1650,6 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 	}
 	free(w.st);
 	free(w.log);
+	free(w.subst_scratch.v);
+	free(w.words_scratch.v);
 }

@@ -174,24 +174,23 @@ void lp_checks_written(lp_ctx *ctx)
 	lk_writers *wr = lp_arena_alloc(ctx->arena, sizeof *wr);
 	if (!wr)
 		return;
-	size_t computed = 0; /* commands the writer list covers */
+	lk_line_writers(ctx->result, wr);
+	size_t computed = ctx->result->ncommands; /* commands wr covers */
 	for (size_t i = 0; i < ctx->result->ncommands; i++) {
 		if (lp_out_of_time(ctx))
 			return;
 		if (computed != ctx->result->ncommands) {
 			/* a parse below added commands: they may write too */
-			lk_line_writers(ctx->result, wr);
+			lk_line_writers_from(ctx->result, wr, computed);
 			computed = ctx->result->ncommands;
-			if (wr->overflow) {
-				lp_unparsed(ctx,
-				            "the line writes more than %d "
-				            "files",
-				            LK_MAX_WRITERS);
-				return;
-			}
-			if (wr->n == 0)
-				return; /* nothing is written: nothing to run */
 		}
+		if (wr->overflow) {
+			lp_unparsed(ctx, "the line writes more than %d files",
+			            LK_MAX_WRITERS);
+			return;
+		}
+		if (wr->n == 0)
+			return; /* nothing is written: nothing to run */
 		check_runs(ctx, wr, i);
 	}
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "locus/labels.h"
 #include "locus/shell.h"
 
 static double now_ms(void)
@@ -313,6 +314,106 @@ START_TEST(hostile_timeout_then_reuse)
 }
 END_TEST
 
+/* The sanitizer build runs the same instructions 5-9 times slower
+   (measured: 190 ms release, 1,660 ms ASan+UBSan for the line below); the
+   quadratic passes this guards against took 24 s and more in release. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CPU_SCALE 8
+#else
+#define CPU_SCALE 1
+#endif
+
+static double cpu_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/*
+ * Issue 18: every line-level rule is linear in commands.  The remote-code
+ * rule paired each downloader with every later command (32,000 `curl a;`
+ * took 24 s) and the shell-input check each shell with every later
+ * command.  The whole judgement (parse and label) must take less CPU than
+ * the 500 ms budget, and be exactly what the line is: a download to
+ * stdout, no remote code (nothing runs what curl fetched: `sh x` runs a
+ * file the line never wrote).
+ */
+START_TEST(hostile_linear_rules)
+{
+	size_t n;
+	char *s = build("", "curl a;", 32000, "", "sh x;", 8000, &n);
+	locus_shell_parser *p = NULL;
+	/* a budget no shared machine's scheduling can exhaust: the CPU time
+	   is what is checked against the default budget */
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.budget_ms = 60000;
+	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+	double t0 = cpu_ms();
+	locus_shell_result *r = locus_shell_parser_parse(p, s, n);
+	ck_assert_ptr_nonnull(r);
+	locus_shell_verdict *v = NULL;
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	double dt = cpu_ms() - t0;
+	ck_assert_msg(locus_shell_result_parsed(r), "%s",
+	              locus_shell_result_reason(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 40000);
+	ck_assert_uint_eq(locus_shell_verdict_tags(v), LOCUS_TAG_NETWORK);
+	ck_assert_msg(dt < LOCUS_SHELL_DEFAULT_BUDGET_MS * CPU_SCALE,
+	              "parse and label took %.0f ms of CPU", dt);
+	locus_shell_verdict_free(v);
+	locus_shell_result_free(r);
+	locus_shell_parser_free(p);
+
+	/* Under the default budget the answer comes back in time: parsed as
+	   above, or (a loaded machine) unparsed for the budget. */
+	t0 = now_ms();
+	r = locus_shell_parse(s, n, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	dt = now_ms() - t0;
+	ck_assert_msg(dt < 1000 * CPU_SCALE, "took %.0f ms", dt);
+	uint32_t tags = locus_shell_verdict_tags(v);
+	if (tags & LOCUS_TAG_UNPARSED)
+		ck_assert_uint_eq(tags & ~(uint32_t)LOCUS_TAG_NETWORK,
+		                  LOCUS_TAG_UNPARSED);
+	else
+		ck_assert_uint_eq(tags, LOCUS_TAG_NETWORK);
+	locus_shell_verdict_free(v);
+	locus_shell_result_free(r);
+	free(s);
+}
+END_TEST
+
+/* The labeller runs under the line's budget too: past it, the verdict
+   fails closed (exec:unparsed) even when the parse itself finished. */
+START_TEST(hostile_label_budget)
+{
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.budget_ms = 1;
+	locus_shell_result *r = locus_shell_parse("ls -l", 5, &o);
+	ck_assert_ptr_nonnull(r);
+	struct timespec pause = {0, 5 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+	ck_assert(locus_shell_result_expired(r));
+	locus_shell_verdict *v = NULL;
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	ck_assert(locus_shell_verdict_tags(v) & LOCUS_TAG_UNPARSED);
+	ck_assert_int_eq(locus_shell_verdict_kind(v), LOCUS_KIND_EXEC);
+	locus_shell_verdict_free(v);
+	locus_shell_result_free(r);
+
+	/* and inside the budget nothing changes */
+	r = locus_shell_parse("ls -l", 5, NULL);
+	ck_assert(!locus_shell_result_expired(r));
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	ck_assert_uint_eq(locus_shell_verdict_tags(v), 0);
+	ck_assert_int_eq(locus_shell_verdict_kind(v), LOCUS_KIND_READ);
+	locus_shell_verdict_free(v);
+	locus_shell_result_free(r);
+}
+END_TEST
+
 START_TEST(hostile_null_args)
 {
 	locus_shell_result *r = locus_shell_parse(NULL, 0, NULL);
@@ -343,6 +444,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_soup);
 	tcase_add_test(tc, hostile_timeout_then_reuse);
 	tcase_add_test(tc, hostile_null_args);
+	tcase_add_test(tc, hostile_linear_rules);
+	tcase_add_test(tc, hostile_label_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -61,7 +61,9 @@ static locus_shell_result *fake(const char *spec)
 	r->source_len = strlen(spec);
 	r->parsed = true;
 	r->cap = 64;
-	r->commands = lp_arena_alloc(a, r->cap * sizeof *r->commands);
+	/* heap memory, as the parser's (freed by locus_shell_result_free) */
+	r->commands = calloc(r->cap, sizeof *r->commands);
+	ck_assert_ptr_nonnull(r->commands);
 
 	const char *toks[256];
 	bool quoted[256];

@@ -257,6 +257,13 @@ bool locus_shell_result_has_background(const locus_shell_result *result);
  *  parser; the labeller puts it on the never-allow floor. */
 bool locus_shell_result_has_fork_bomb(const locus_shell_result *result);
 
+/** True once the time budget of the parse that made `result`
+ *  (locus_shell_options.budget_ms, counted from the start of parsing) is
+ *  spent.  Every stage after the parse (the labeller's line-level rules)
+ *  reads it and fails closed (exec:unparsed) past the budget, so that no
+ *  input escapes it.  NULL gives true. */
+bool locus_shell_result_expired(const locus_shell_result *result);
+
 #ifdef __cplusplus
 }
 #endif
