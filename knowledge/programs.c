@@ -1336,13 +1336,63 @@ static const struct {
     {"remake", "make"},
 };
 
+#ifndef LK_GEN_INDEX /* the generator includes the tables only */
+/* rows_by_name, aliases_by_name: the row and alias indices sorted by
+   name (knowledge/gen_index.c, generated at build time). */
+#include "knowledge/programs_index.h"
+
+_Static_assert(sizeof rows_by_name / sizeof *rows_by_name == NPROGRAMS,
+               "the index covers every row");
+_Static_assert(sizeof aliases_by_name / sizeof *aliases_by_name ==
+                   sizeof aliases / sizeof *aliases,
+               "the index covers every alias");
+
+/* strcmp of `key` (the n bytes of name) against `s`. */
+static int key_cmp(const char *name, size_t n, const char *s)
+{
+	int c = strncmp(name, s, n);
+	return c ? c : -(unsigned char)s[n];
+}
+
+/* The row named exactly by the n bytes of name: binary search. */
+static const lk_program *exact_n(const char *name, size_t n)
+{
+	size_t lo = 0, hi = NPROGRAMS;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const lk_program *r = &programs[rows_by_name[mid]];
+		int c = key_cmp(name, n, r->name);
+		if (c == 0)
+			return r;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
 static const lk_program *exact(const char *name)
 {
-	for (size_t i = 0; i < NPROGRAMS; i++)
-		if (programs[i].name[0] == name[0] &&
-		    strcmp(programs[i].name, name) == 0)
-			return &programs[i];
-	return NULL;
+	return exact_n(name, strlen(name));
+}
+
+/* The alias entry named by the n bytes of name, or -1. */
+static long alias_n(const char *name, size_t n)
+{
+	size_t na = sizeof aliases / sizeof *aliases, lo = 0, hi = na;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t a = aliases_by_name[mid];
+		int c = key_cmp(name, n, aliases[a].alias);
+		if (c == 0)
+			return (long)a;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
 }
 
 /* `rest` (what follows a row's name) is a version or build suffix the
@@ -1366,34 +1416,53 @@ static bool suffix_ok(uint32_t names, const char *rest)
 	return false;
 }
 
+/* A version or build suffix starts here: what suffix_ok() accepts
+   begins with '-', '.' or a digit. */
+static bool suffix_start(char c)
+{
+	return c == '-' || c == '.' || (c >= '0' && c <= '9');
+}
+
+/*
+ * Every prefix of `name` that ends where a suffix may start is looked up;
+ * of the rows (then aliases) it names whose rule allows the rest, the
+ * first in table order wins, as a scan of the table in order would give.
+ */
 const lk_program *lk_program_find(const char *name)
 {
 	if (!name || !*name)
 		return NULL;
-	const lk_program *p = exact(name);
+	size_t len = strlen(name);
+	const lk_program *p = exact_n(name, len);
 	if (p)
 		return p;
-	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-		if (strcmp(aliases[i].alias, name) == 0)
-			return exact(aliases[i].name);
-	for (size_t i = 0; i < NPROGRAMS; i++) {
-		const lk_program *r = &programs[i];
-		size_t n = strlen(r->name);
-		if (r->names && r->name[0] == name[0] &&
-		    strncmp(r->name, name, n) == 0 &&
-		    suffix_ok(r->names, name + n))
-			return r;
+	long a = alias_n(name, len);
+	if (a >= 0)
+		return exact(aliases[a].name);
+	const lk_program *best = NULL;
+	for (size_t n = 1; n < len; n++) {
+		if (!suffix_start(name[n]))
+			continue;
+		const lk_program *r = exact_n(name, n);
+		if (r && r->names && suffix_ok(r->names, name + n) &&
+		    (!best || r < best))
+			best = r;
 	}
+	if (best)
+		return best;
 	/* a versioned alias: ipython3, nodejs18 */
-	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
-		size_t n = strlen(aliases[i].alias);
+	long first = -1;
+	for (size_t n = 1; n < len; n++) {
+		if (!suffix_start(name[n]))
+			continue;
+		long k = alias_n(name, n);
 		const lk_program *r;
-		if (strncmp(aliases[i].alias, name, n) == 0 &&
-		    (r = exact(aliases[i].name)) != NULL && r->names &&
+		if (k >= 0 && (first < 0 || k < first) &&
+		    (r = exact(aliases[k].name)) != NULL && r->names &&
 		    suffix_ok(r->names, name + n))
-			return r;
+			first = k;
 	}
-	return NULL;
+	return first >= 0 ? exact(aliases[first].name) : NULL;
 }
 
 uint32_t lk_classes(const char *name)
@@ -1472,3 +1541,4 @@ size_t lk_names_regex(uint32_t cls, char *buf, size_t cap)
 		return 0;
 	return len;
 }
+#endif /* LK_GEN_INDEX */
