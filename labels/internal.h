@@ -103,6 +103,8 @@ bool ll_awk_runs_input(const locus_shell_command *c);
    PCRE2 error counts as a match (fail closed). */
 size_t ll_floor_patterns(const char *text, size_t len, const char **out,
                          size_t max);
+/* At least the number of floor patterns (floor.c checks it). */
+#define LL_FLOOR_PATTERNS_MAX 16
 
 /* outside.c: the first path of a bash line outside `root` (borrowed from
    the result, or a static string), or NULL; `root` NULL means no root is

@@ -1,0 +1,315 @@
+/*
+ * labels/floor.c - the raw-text floor: PCRE2 patterns over the text of a
+ * line that does not parse, and over the arguments of programs we know
+ * nothing about (G2).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcre2.h>
+
+#include "internal.h"
+#include "../knowledge/programs.h"
+#include "../util/regex.h"
+
+/*
+ * Raw-text patterns for unparsed lines.  They match anywhere in the text,
+ * data included: an unparsable line that mentions `rm -rf` is treated as
+ * running it (fail closed).  Compiled case-insensitive with DOTALL off;
+ * `[^\n]*` keeps each match on one physical line where that is enough.
+ */
+typedef struct floor_pattern {
+	const char *re;
+	const char *never;
+	/* Literals one of which every match contains (compared ignoring
+	   case): a pattern is compiled and run only when the text holds one,
+	   so ordinary unparsed lines skip PCRE2 entirely. */
+	const char *need[8];
+} floor_pattern;
+
+/* Program-name alternations are built from the program table when the
+   patterns are compiled: DL the downloaders, INTERP the shells and
+   interpreters, WIPE the programs that make or erase a filesystem.  As a
+   `need` literal the same marker stands for "any of those names". */
+#define DL "\001D"
+#define INTERP "\001I"
+#define WIPE "\001W"
+#define DL_NEED DL
+
+static const floor_pattern floor_patterns[] = {
+	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" } },
+	{ "\\b" WIPE "\\b", LL_NEVER_FS, { WIPE } },
+	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS, { "of=" } },
+	{ "\\bgit\\b[^\\n]*\\bpush\\b[^\\n]*(?:--force(?!-with-lease|-if-"
+	  "includes)|\\s['\"]?-[a-z]*f|\\s['\"]?\\+[^\\s]|--mirror)",
+	  LL_NEVER_FORCE_PUSH, { "push" } },
+	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET,
+	  { "--hard" } },
+	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB, { "(" } },
+	/* The body before `f|f` is bounded: an unbounded lazy run made this
+	   quadratic on `x(){` repeated without a `}` (12 s for 64 KiB). */
+	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]{0,64}?\\1\\s*\\|"
+	  "\\s*\\1",
+	  LL_NEVER_FORK_BOMB, { "(" } },
+	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE,
+	  { DL_NEED } },
+	{ "(?:^|[\\s;&|(`])(?:" INTERP "|\\.)\\s[^\\n]*(?:\\$\\(|<\\(|`)\\s*"
+	  "(?:sudo\\s+)?" DL "\\b",
+	  LL_NEVER_REMOTE_CODE, { DL_NEED } },
+	{ "(?:^|[;&|(\\n])\\s*(?:\\$\\(|`)\\s*" DL "\\b", LL_NEVER_REMOTE_CODE,
+	  { DL_NEED } },
+	{ "\\b(?:shutdown|reboot|halt|poweroff)\\b", LL_NEVER_STOP,
+	  { "shutdown", "reboot", "halt", "poweroff" } },
+	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP, { "init" } },
+	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP, { "kexec" } },
+};
+
+/* Case-insensitive (ASCII) search for `needle` in text[0..len). */
+static bool contains_ci(const char *text, size_t len, const char *needle)
+{
+	size_t m = strlen(needle);
+	if (m == 0 || m > len)
+		return m == 0;
+	for (size_t i = 0; i + m <= len; i++) {
+		size_t k = 0;
+		while (k < m) {
+			unsigned char a = (unsigned char)text[i + k];
+			unsigned char b = (unsigned char)needle[k];
+			if (a >= 'A' && a <= 'Z')
+				a = (unsigned char)(a - 'A' + 'a');
+			if (a != b)
+				break;
+			k++;
+		}
+		if (k == m)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t marker_class(char m)
+{
+	return m == 'D' ? LK_DOWNLOADER
+	       : m == 'I' ? LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE
+	                  : LK_WIPES_DEVICE;
+}
+
+/* The text holds the name of a program of class `cls`. */
+static bool contains_class(const char *text, size_t len, uint32_t cls)
+{
+	for (size_t i = 0;; i++) {
+		const lk_program *p = lk_program_at(i);
+		if (!p)
+			return false;
+		if ((p->cls & cls) && contains_ci(text, len, p->name))
+			return true;
+	}
+}
+
+static bool may_match(const floor_pattern *fp, const char *text, size_t len)
+{
+	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++) {
+		const char *nd = fp->need[i];
+		if (!nd)
+			continue;
+		if (nd[0] == '\x01' ? contains_class(text, len,
+		                                     marker_class(nd[1]))
+		                    : contains_ci(text, len, nd))
+			return true;
+	}
+	return false;
+}
+
+/* The pattern with each program-class marker replaced by the names'
+   alternation; malloc'd, NULL on OOM or overflow (fails closed). */
+static char *expand_pattern(const char *re)
+{
+	size_t cap = strlen(re) + 1;
+	for (const char *m = strchr(re, '\x01'); m; m = strchr(m + 1, '\x01'))
+		cap += 8192;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (const char *p = re; *p; p++) {
+		if (*p != '\x01') {
+			out[k++] = *p;
+			continue;
+		}
+		size_t n = lk_names_regex(marker_class(p[1]), out + k, cap - k);
+		if (n == 0) {
+			free(out);
+			return NULL;
+		}
+		k += n;
+		p++;
+	}
+	out[k] = '\0';
+	return out;
+}
+
+#define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
+
+/*
+ * The same text with the quoting bash removes before running it taken out
+ * and brace-expansion punctuation turned into blanks, so that `r''m -rf /`,
+ * `\\rm -rf /` and `{rm,-rf,/}` meet the patterns as `rm -rf /`.  Matching
+ * both the raw and this text only adds matches (fail closed).  Returns a
+ * malloc'd copy with *out_len == 0 when it equals the input, NULL on OOM.
+ */
+static char *normalize(const char *text, size_t len, size_t *out_len)
+{
+	char *o = malloc(len + 1);
+	if (!o)
+		return NULL;
+	size_t k = 0;
+	bool changed = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\\' && i + 1 < len && text[i + 1] == '\n') {
+			i++; /* a line continuation joins the words around it */
+			changed = true;
+			continue;
+		}
+		if (c == '\'' || c == '"' || c == '\\') {
+			changed = true;
+			continue;
+		}
+		if (c == '{' || c == '}' || c == ',') {
+			o[k++] = ' ';
+			changed = true;
+			continue;
+		}
+		o[k++] = c;
+	}
+	o[k] = '\0';
+	*out_len = changed ? k : 0;
+	return o;
+}
+
+/*
+ * Compiled per call: only unparsed lines reach here, compiling the table
+ * takes well under a millisecond (see tests), and it keeps the library free
+ * of global mutable state.  Limits bound the work on hostile 1 MiB input;
+ * hitting one is a match.
+ */
+size_t ll_floor_patterns(const char *text, size_t len, const char **out,
+                         size_t max)
+{
+	size_t n = 0;
+	size_t norm_len = 0;
+	char *norm = normalize(text, len, &norm_len);
+	static const lu_re_limits limits = {2000000, 10000, 20000};
+	pcre2_match_context *mctx = lu_re_context(&limits);
+	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
+		const char *never = floor_patterns[i].never;
+		bool seen = false;
+		for (size_t k = 0; k < n; k++)
+			if (out[k] == never)
+				seen = true;
+		if (seen)
+			continue;
+		/* Removing quotes can create a literal the raw text lacks
+		   (r''m -> rm): look in both texts. */
+		if (!may_match(&floor_patterns[i], text, len) &&
+		    !(norm && norm_len &&
+		      may_match(&floor_patterns[i], norm, norm_len)))
+			continue;
+		char *src = expand_pattern(floor_patterns[i].re);
+		pcre2_code *re = src ? lu_re_compile(src, PCRE2_CASELESS, false,
+		                                     NULL)
+		                     : NULL;
+		free(src);
+		pcre2_match_data *md =
+			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+		bool hit = true; /* any failure fails closed */
+		/* Big texts only (not the one-line hook path): the interpreter
+		   spends its whole match limit on a 100 KiB line of `curl a;`
+		   (0.3 s a pattern), the JIT a few milliseconds. */
+		if (re && len > 8192)
+			pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+		if (re && md && mctx && norm) {
+			lu_re_result m =
+			        lu_re_match(re, text, len, 0, md, mctx, NULL);
+			if (m == LU_RE_NOMATCH && norm_len)
+				m = lu_re_match(re, norm, norm_len, 0, md, mctx,
+				                NULL);
+			hit = m != LU_RE_NOMATCH;
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+		if (hit)
+			out[n++] = never;
+	}
+	pcre2_match_context_free(mctx);
+	free(norm);
+	return n;
+}
+
+/*
+ * G2: programs we know nothing about (vim -c, gdb -ex, sqlite3 .shell,
+ * emacs --eval, a tclsh heredoc...) and interpreter code we scanned only
+ * for known call shapes may run a command written in their arguments.  The
+ * raw-text floor patterns are matched against the arguments joined by
+ * spaces, with heredoc and herestring bodies (code fed on stdin).  Known
+ * data-taking programs (echo, git commit -m, grep) are not matched: their
+ * arguments are data.  Over-reporting on unknown programs is accepted.
+ */
+/* An unknown program's own subcommand with a machine-stop name acts on
+   what the program manages (`vagrant halt`, `virsh reboot vm`), not on
+   the machine: that first word is left out of its text. */
+static const char *const stop_subcommands[] = {
+	"shutdown", "reboot", "halt", "poweroff", NULL,
+};
+
+static size_t args_start(const locus_shell_command *c)
+{
+	if ((c->flags & LOCUS_CMD_INLINE_CODE) || c->argc < 2)
+		return 1;
+	for (const char *const *w = stop_subcommands; *w; w++)
+		if (strcmp(c->argv[1], *w) == 0)
+			return 2;
+	return 1;
+}
+
+const char *ll_args_floor(const locus_shell_command *c)
+{
+	if (c->argc < 2 && c->nredirects == 0)
+		return NULL;
+	if (!(c->flags & LOCUS_CMD_INLINE_CODE) && !ll_unknown_program(c))
+		return NULL;
+	size_t first = args_start(c);
+	size_t len = 0;
+	for (size_t i = first; i < c->argc; i++)
+		len += strlen(c->argv[i]) + 1;
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (c->redirects[i].op && c->redirects[i].target &&
+		    strncmp(c->redirects[i].op, "<<", 2) == 0)
+			len += strlen(c->redirects[i].target) + 1;
+	if (len == 0)
+		return NULL;
+	char *text = malloc(len + 1);
+	if (!text)
+		return LL_NEVER_RM; /* out of memory: fail closed */
+	size_t k = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		size_t m = strlen(c->argv[i]);
+		memcpy(text + k, c->argv[i], m);
+		k += m;
+		text[k++] = ' ';
+	}
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (!r->op || !r->target || strncmp(r->op, "<<", 2) != 0)
+			continue;
+		size_t m = strlen(r->target);
+		memcpy(text + k, r->target, m);
+		k += m;
+		text[k++] = '\n';
+	}
+	text[k] = '\0';
+	const char *hit = NULL;
+	ll_floor_patterns(text, k, &hit, 1);
+	free(text);
+	return hit;
+}
