@@ -191,14 +191,14 @@ static int add_exec_tags(locus_action *a, uint32_t bits)
 /* The verdict says "a command's arguments hold a dangerous command" (its
    reasons are static); the action names each such command once:
    "NAME's arguments hold a dangerous command". */
-static int add_args_reasons(locus_action *a)
+static int add_args_reasons(locus_action *a, ll_floor *floor)
 {
 	static const char suffix[] = "'s arguments hold a dangerous command";
 	size_t n = locus_shell_result_count(a->shell);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 			locus_shell_result_command(a->shell, i);
-		if (!ll_args_floor(c))
+		if (!ll_args_floor(c, floor))
 			continue;
 		size_t len = strlen(c->name) + sizeof suffix;
 		char *s = malloc(len);
@@ -231,9 +231,15 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 	if (!a->shell)
 		return LOCUS_ENOMEM;
 	locus_shell_verdict *v;
-	int rc = locus_shell_label(&v, a->shell);
-	if (rc)
+	/* the parser's compiled floor patterns; a line of its own without
+	   a parser */
+	ll_floor *own = parser ? NULL : ll_floor_new();
+	ll_floor *floor = parser ? ll_parser_floor(parser) : own;
+	int rc = ll_label(&v, a->shell, floor);
+	if (rc) {
+		ll_floor_free(own);
 		return rc;
+	}
 	a->kind = locus_shell_verdict_kind(v);
 	a->never = locus_shell_verdict_never(v); /* static */
 	rc = add_exec_tags(a, locus_shell_verdict_tags(v));
@@ -256,12 +262,13 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 			rc = add_reason(a, s);
 			free(s);
 		} else if (strcmp(reason, LL_REASON_ARGS_FLOOR) == 0) {
-			rc = add_args_reasons(a);
+			rc = add_args_reasons(a, floor);
 		} else {
 			rc = add_reason(a, reason);
 		}
 	}
 	locus_shell_verdict_free(v);
+	ll_floor_free(own);
 	return rc;
 }
 

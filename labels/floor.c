@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "../knowledge/programs.h"
+#include "../parser/internal.h"
 #include "../util/regex.h"
 
 /*
@@ -94,27 +95,69 @@ static uint32_t marker_class(char m)
 	                  : LK_WIPES_DEVICE;
 }
 
-/* The text holds the name of a program of class `cls`. */
-static bool contains_class(const char *text, size_t len, uint32_t cls)
+/* What the literal prefilter knows about one text: which bytes (folded
+   to lower case) it holds, and the program classes found so far. */
+typedef struct text_facts {
+	const char *text;
+	size_t len;
+	uint8_t bytes[32];  /* bit c: byte c (lower case) occurs */
+	uint8_t known, has; /* per marker D, I, W: looked up, found */
+} text_facts;
+
+static void text_facts_init(text_facts *tf, const char *text, size_t len)
+{
+	memset(tf, 0, sizeof *tf);
+	tf->text = text;
+	tf->len = len;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		tf->bytes[c >> 3] |= (uint8_t)(1u << (c & 7));
+	}
+}
+
+static bool has_byte(const text_facts *tf, unsigned char c)
+{
+	return (tf->bytes[c >> 3] >> (c & 7)) & 1u;
+}
+
+/* The text holds the name of a program of class `cls`: each name is
+   searched only when the text holds its first two bytes. */
+static bool contains_class(const text_facts *tf, uint32_t cls)
 {
 	for (size_t i = 0;; i++) {
 		const lk_program *p = lk_program_at(i);
 		if (!p)
 			return false;
-		if ((p->cls & cls) && contains_ci(text, len, p->name))
+		const unsigned char *nm = (const unsigned char *)p->name;
+		if ((p->cls & cls) && has_byte(tf, nm[0]) &&
+		    (!nm[1] || has_byte(tf, nm[1])) &&
+		    contains_ci(tf->text, tf->len, p->name))
 			return true;
 	}
 }
 
-static bool may_match(const floor_pattern *fp, const char *text, size_t len)
+/* Class lookups are remembered per text: several patterns share them. */
+static bool has_class(text_facts *tf, char marker)
+{
+	uint8_t bit = marker == 'D' ? 1 : marker == 'I' ? 2 : 4;
+	if (!(tf->known & bit)) {
+		tf->known |= bit;
+		if (contains_class(tf, marker_class(marker)))
+			tf->has |= bit;
+	}
+	return (tf->has & bit) != 0;
+}
+
+static bool may_match(const floor_pattern *fp, text_facts *tf)
 {
 	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++) {
 		const char *nd = fp->need[i];
 		if (!nd)
 			continue;
-		if (nd[0] == '\x01' ? contains_class(text, len,
-		                                     marker_class(nd[1]))
-		                    : contains_ci(text, len, nd))
+		if (nd[0] == '\x01' ? has_class(tf, nd[1])
+		                    : contains_ci(tf->text, tf->len, nd))
 			return true;
 	}
 	return false;
@@ -149,6 +192,7 @@ static char *expand_pattern(const char *re)
 }
 
 #define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
+_Static_assert(NPATTERNS <= LL_FLOOR_PATTERNS_MAX, "see internal.h");
 
 /*
  * The same text with the quoting bash removes before running it taken out
@@ -188,19 +232,87 @@ static char *normalize(const char *text, size_t len, size_t *out_len)
 }
 
 /*
- * Compiled per call: only unparsed lines reach here, compiling the table
- * takes well under a millisecond (see tests), and it keeps the library free
- * of global mutable state.  Limits bound the work on hostile 1 MiB input;
+ * The compiled patterns: each compiled the first time a text passes its
+ * literal prefilter, then kept as long as the cache (one per parser for
+ * locus_action_derive(), one per line for locus_shell_label()); JIT-
+ * compiled only when a text over 8 KiB needs it (the one-line hook path
+ * never pays for the JIT).  Limits bound the work on hostile 1 MiB input;
  * hitting one is a match.
  */
-size_t ll_floor_patterns(const char *text, size_t len, const char **out,
-                         size_t max)
+struct ll_floor {
+	pcre2_code *re[NPATTERNS];
+	bool tried[NPATTERNS]; /* compiled (re NULL: failed, fails closed) */
+	bool jit[NPATTERNS];
+	pcre2_match_context *mctx;
+	pcre2_match_data *md; /* one ovector pair: only "does it match" */
+};
+
+#define FLOOR_JIT_BYTES 8192
+
+ll_floor *ll_floor_new(void)
 {
+	ll_floor *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	lu_re_limits lim = {2000000, 10000, 20000};
+	f->mctx = lu_re_context(&lim);
+	f->md = pcre2_match_data_create(1, NULL);
+	if (!f->mctx || !f->md) {
+		ll_floor_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void ll_floor_free(ll_floor *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < NPATTERNS; i++)
+		pcre2_code_free(f->re[i]);
+	pcre2_match_context_free(f->mctx);
+	pcre2_match_data_free(f->md);
+	free(f);
+}
+
+static const pcre2_code *floor_re(ll_floor *f, size_t i, size_t len)
+{
+	if (!f->tried[i]) {
+		f->tried[i] = true;
+		char *src = expand_pattern(floor_patterns[i].re);
+		f->re[i] = src ? lu_re_compile(src, PCRE2_CASELESS, false, NULL)
+		               : NULL;
+		free(src);
+	}
+	/* Big texts only: the interpreter spends its whole match limit on
+	   a 100 KiB line of `curl a;` (0.3 s a pattern), the JIT a few
+	   milliseconds. */
+	if (f->re[i] && !f->jit[i] && len > FLOOR_JIT_BYTES) {
+		f->jit[i] = true;
+		pcre2_jit_compile(f->re[i], PCRE2_JIT_COMPLETE);
+	}
+	return f->re[i];
+}
+
+size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
+                      const char **out, size_t max)
+{
+	ll_floor *own = f ? NULL : ll_floor_new();
+	if (!f && !own) {
+		if (max == 0)
+			return 0;
+		out[0] = LL_NEVER_RM; /* out of memory: fail closed */
+		return 1;
+	}
+	if (!f)
+		f = own;
 	size_t n = 0;
 	size_t norm_len = 0;
 	char *norm = normalize(text, len, &norm_len);
-	static const lu_re_limits limits = {2000000, 10000, 20000};
-	pcre2_match_context *mctx = lu_re_context(&limits);
+	text_facts raw, nrm;
+	text_facts_init(&raw, text, len);
+	if (norm && norm_len)
+		text_facts_init(&nrm, norm, norm_len);
 	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
 		const char *never = floor_patterns[i].never;
 		bool seen = false;
@@ -211,39 +323,48 @@ size_t ll_floor_patterns(const char *text, size_t len, const char **out,
 			continue;
 		/* Removing quotes can create a literal the raw text lacks
 		   (r''m -> rm): look in both texts. */
-		if (!may_match(&floor_patterns[i], text, len) &&
-		    !(norm && norm_len &&
-		      may_match(&floor_patterns[i], norm, norm_len)))
+		if (!may_match(&floor_patterns[i], &raw) &&
+		    !(norm && norm_len && may_match(&floor_patterns[i], &nrm)))
 			continue;
-		char *src = expand_pattern(floor_patterns[i].re);
-		pcre2_code *re = src ? lu_re_compile(src, PCRE2_CASELESS, false,
-		                                     NULL)
-		                     : NULL;
-		free(src);
-		pcre2_match_data *md =
-			re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+		const pcre2_code *re =
+			floor_re(f, i, len > norm_len ? len : norm_len);
 		bool hit = true; /* any failure fails closed */
-		/* Big texts only (not the one-line hook path): the interpreter
-		   spends its whole match limit on a 100 KiB line of `curl a;`
-		   (0.3 s a pattern), the JIT a few milliseconds. */
-		if (re && len > 8192)
-			pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-		if (re && md && mctx && norm) {
-			lu_re_result m =
-			        lu_re_match(re, text, len, 0, md, mctx, NULL);
-			if (m == LU_RE_NOMATCH && norm_len)
-				m = lu_re_match(re, norm, norm_len, 0, md, mctx,
-				                NULL);
-			hit = m != LU_RE_NOMATCH;
+		if (re && norm) {
+			lu_re_result rc = lu_re_match(re, text, len, 0, f->md,
+			                              f->mctx, NULL);
+			if (rc == LU_RE_NOMATCH && norm_len)
+				rc = lu_re_match(re, norm, norm_len, 0, f->md,
+				                 f->mctx, NULL);
+			hit = rc != LU_RE_NOMATCH;
 		}
-		pcre2_match_data_free(md);
-		pcre2_code_free(re);
 		if (hit)
 			out[n++] = never;
 	}
-	pcre2_match_context_free(mctx);
 	free(norm);
+	ll_floor_free(own);
 	return n;
+}
+
+size_t ll_floor_patterns(const char *text, size_t len, const char **out,
+                         size_t max)
+{
+	return ll_floor_match(NULL, text, len, out, max);
+}
+
+static void floor_free_any(void *f)
+{
+	ll_floor_free(f);
+}
+
+ll_floor *ll_parser_floor(locus_shell_parser *p)
+{
+	if (!p)
+		return NULL;
+	if (!p->above) {
+		p->above = ll_floor_new();
+		p->above_free = floor_free_any;
+	}
+	return p->above;
 }
 
 /*
@@ -272,7 +393,7 @@ static size_t args_start(const locus_shell_command *c)
 	return 1;
 }
 
-const char *ll_args_floor(const locus_shell_command *c)
+const char *ll_args_floor(const locus_shell_command *c, ll_floor *floor)
 {
 	if (c->argc < 2 && c->nredirects == 0)
 		return NULL;
@@ -309,7 +430,7 @@ const char *ll_args_floor(const locus_shell_command *c)
 	}
 	text[k] = '\0';
 	const char *hit = NULL;
-	ll_floor_patterns(text, k, &hit, 1);
+	ll_floor_match(floor, text, k, &hit, 1);
 	free(text);
 	return hit;
 }

@@ -90,7 +90,8 @@ bool ll_unknown_program(const locus_shell_command *c);
 /* G2: for an unknown program or a command with inline code, the floor
    reason (static) when the raw-text floor patterns match its arguments
    joined by spaces (heredoc/herestring bodies included), else NULL. */
-const char *ll_args_floor(const locus_shell_command *c);
+typedef struct ll_floor ll_floor;
+const char *ll_args_floor(const locus_shell_command *c, ll_floor *floor);
 
 /* Program classes used by the line-level remote-code rule. */
 bool ll_is_downloader(const char *name);
@@ -103,6 +104,21 @@ bool ll_awk_runs_input(const locus_shell_command *c);
    PCRE2 error counts as a match (fail closed). */
 size_t ll_floor_patterns(const char *text, size_t len, const char **out,
                          size_t max);
+/* The floor's compiled patterns (floor.c): each compiled on first need
+   and kept; NULL on OOM.  One cache must not be used by two threads at
+   once.  ll_floor_match() is ll_floor_patterns() through a cache (NULL:
+   a cache of its own for the call). */
+ll_floor *ll_floor_new(void);
+void ll_floor_free(ll_floor *f);
+size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
+                      const char **out, size_t max);
+/* The verdict of `result` into *out, with the floor patterns cached in
+   `floor` (NULL: a cache for this line only). */
+int ll_label(locus_shell_verdict **out, const locus_shell_result *result,
+             ll_floor *floor);
+/* The floor cache kept by a parser (made on first use; NULL for a NULL
+   parser or on OOM): patterns are compiled once per parser. */
+ll_floor *ll_parser_floor(locus_shell_parser *parser);
 /* At least the number of floor patterns (floor.c checks it). */
 #define LL_FLOOR_PATTERNS_MAX 16
 

@@ -392,7 +392,7 @@ typedef struct positional_memo {
 
 static const char *positional_floor(const locus_shell_result *r,
                                     const locus_shell_command *c,
-                                    positional_memo *memo)
+                                    positional_memo *memo, ll_floor *floor)
 {
 	if (!(c->flags & LOCUS_CMD_DYNAMIC_ARGS) || !c->argc || !c->origin ||
 	    strcmp(c->origin, LOCUS_ORIGIN_SHELL_C) ||
@@ -421,15 +421,22 @@ static const char *positional_floor(const locus_shell_result *r,
 	}
 	text[k] = '\0';
 	const char *hit = NULL;
-	ll_floor_patterns(text, k, &hit, 1);
+	ll_floor_match(floor, text, k, &hit, 1);
 	free(text);
 	memo->hit = hit;
 	return hit;
 }
 
-static void label_line(const locus_shell_result *r, locus_shell_verdict *out);
+static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
+                       ll_floor *floor);
 
 int locus_shell_label(locus_shell_verdict **vout, const locus_shell_result *r)
+{
+	return ll_label(vout, r, NULL);
+}
+
+int ll_label(locus_shell_verdict **vout, const locus_shell_result *r,
+             ll_floor *floor)
 {
 	if (!vout)
 		return LOCUS_EUSAGE;
@@ -437,7 +444,11 @@ int locus_shell_label(locus_shell_verdict **vout, const locus_shell_result *r)
 	locus_shell_verdict *v = calloc(1, sizeof *v);
 	if (!v)
 		return LOCUS_ENOMEM;
-	label_line(r, v);
+	/* without a parser's cache, one for the line: each pattern is
+	   compiled at most once per line */
+	ll_floor *own = floor ? NULL : ll_floor_new();
+	label_line(r, v, floor ? floor : own);
+	ll_floor_free(own);
 	if (v->oom) {
 		locus_shell_verdict_free(v);
 		return LOCUS_ENOMEM;
@@ -480,7 +491,8 @@ const char *locus_shell_verdict_reason(const locus_shell_verdict *v, size_t i)
 }
 
 /* The verdict of one line into a zeroed `out`. */
-static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
+static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
+                       ll_floor *floor)
 {
 	out->kind = LOCUS_KIND_EXEC;
 	bool parsed = locus_shell_result_parsed(r);
@@ -512,7 +524,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 		ll_judge_git_config(c, gitcfg, &j);
 		/* sh -c 'rm "$@"' _ -rf /: the options reach the command as
 		   the script's positional parameters (issue 9) */
-		const char *pf = positional_floor(r, c, &memo);
+		const char *pf = positional_floor(r, c, &memo, floor);
 		if (pf && !j.never)
 			j.never = pf;
 		/* touch ./-rf; rm *: the glob hands rm the option */
@@ -545,7 +557,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 			floor_add(&fl, j.never);
 		if (c->flags & LOCUS_CMD_BACKGROUND)
 			background = true;
-		const char *af = ll_args_floor(c);
+		const char *af = ll_args_floor(c, floor);
 		if (af) {
 			add_reason(out, LL_REASON_ARGS_FLOOR);
 			floor_add(&fl, af);
@@ -579,7 +591,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out)
 		size_t len = 0;
 		const char *src = locus_shell_result_source(r, &len);
 		const char *hits[LL_FLOOR_PATTERNS_MAX];
-		size_t nh = ll_floor_patterns(src ? src : "", src ? len : 0,
+		size_t nh = ll_floor_match(floor, src ? src : "", src ? len : 0,
 		                              hits, LL_FLOOR_PATTERNS_MAX);
 		for (size_t i = 0; i < nh; i++)
 			floor_add(&fl, hits[i]);

@@ -64,6 +64,11 @@ static bool tok_eq(const char *tok, size_t n, const char *w, bool nocase)
 bool pk_word_in(const char *list, const char *w)
 {
 	const char *p = list ? list : "";
+	/* tokens are never empty and hold no blank, and a word the list
+	   does not hold as text is none of its tokens: one (vectorised)
+	   strstr rejects most words without a scan token by token */
+	if (!*w || strchr(w, ' ') || !strstr(p, w))
+		return false;
 	const char *t;
 	size_t n;
 	while ((t = next_tok(&p, &n)))

@@ -5,6 +5,7 @@
  * same tables catch `cat ~/.aws/credentials`, `tar czf x ~/.ssh` and
  * `python3 -c "open('/home/u/.netrc')"`.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "pack.h"
@@ -183,11 +184,21 @@ static bool fragment_in(const char *w, const fragment *f)
 	return false;
 }
 
+/* A literal prefilter: a fragment is searched for only when the word
+   holds its first two bytes (most words hold few of the table's). */
 static bool any_fragment(const char *w, const fragment *table)
 {
-	for (const fragment *f = table; f->text; f++)
+	uint8_t bytes[32] = {0};
+	for (const unsigned char *p = (const unsigned char *)w; *p; p++)
+		bytes[*p >> 3] |= (uint8_t)(1u << (*p & 7));
+	for (const fragment *f = table; f->text; f++) {
+		const unsigned char *t = (const unsigned char *)f->text;
+		if (!((bytes[t[0] >> 3] >> (t[0] & 7)) & 1u) ||
+		    (t[1] && !((bytes[t[1] >> 3] >> (t[1] & 7)) & 1u)))
+			continue;
 		if (fragment_in(w, f))
 			return true;
+	}
 	return false;
 }
 

@@ -170,6 +170,10 @@ struct locus_shell_parser {
 	locus_shell_options opts;
 	lp_inline_table *inline_table;
 	void *syms; /* walk side: node kinds looked up once (walk.h lp_syms) */
+	/* What a layer above keeps per parser (the labeller's compiled
+	   floor patterns: labels/floor.c), freed with the parser. */
+	void *above;
+	void (*above_free)(void *);
 };
 
 /* Mark the line unparsed.  The first reason is kept; later ones are

@@ -143,6 +143,8 @@ void locus_shell_parser_free(locus_shell_parser *p)
 		ts_parser_delete(p->ts);
 	free(p->syms);
 	lp_inline_table_free(p->inline_table);
+	if (p->above && p->above_free)
+		p->above_free(p->above);
 	free(p);
 }
 
