@@ -70,12 +70,15 @@ static const struct {
 	{ LOCUS_TAG_OUTSIDE, "outside-workspace" },
 };
 
+/* Row i holds bit 1 << i: a tag's name is one index away. */
 const char *locus_tag_name(uint32_t bit)
 {
-	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++)
-		if (tag_names[i].bit == bit)
-			return tag_names[i].name;
-	return NULL;
+	if (bit == 0 || (bit & (bit - 1)) != 0)
+		return NULL; /* not exactly one bit */
+	unsigned i = (unsigned)__builtin_ctz(bit);
+	return i < LOCUS_TAG_COUNT && tag_names[i].bit == bit
+	           ? tag_names[i].name
+	           : NULL;
 }
 
 uint32_t ll_tag_bit(const char *name)
@@ -710,22 +713,12 @@ typedef struct jw {
 	bool oom;
 } jw;
 
+static bool jw_reserve(jw *w, size_t extra);
+
 static void jw_put(jw *w, const char *s, size_t n)
 {
-	if (w->oom)
+	if (!jw_reserve(w, n))
 		return;
-	if (w->n + n + 1 > w->cap) {
-		size_t cap = w->cap ? w->cap : 1024;
-		while (cap < w->n + n + 1)
-			cap *= 2;
-		char *p = realloc(w->p, cap);
-		if (!p) {
-			w->oom = true;
-			return;
-		}
-		w->p = p;
-		w->cap = cap;
-	}
 	memcpy(w->p + w->n, s, n);
 	w->n += n;
 	w->p[w->n] = '\0';
@@ -736,57 +729,89 @@ static void jw_lit(jw *w, const char *s)
 	jw_put(w, s, strlen(s));
 }
 
+/* Room for `extra` more bytes (and the NUL); false once out of memory. */
+static bool jw_reserve(jw *w, size_t extra)
+{
+	if (w->oom)
+		return false;
+	if (w->n + extra + 1 <= w->cap)
+		return true;
+	size_t cap = w->cap ? w->cap : 1024;
+	while (cap < w->n + extra + 1)
+		cap *= 2;
+	char *p = realloc(w->p, cap);
+	if (!p) {
+		w->oom = true;
+		return false;
+	}
+	w->p = p;
+	w->cap = cap;
+	return true;
+}
+
+/* How jw_str writes each byte: as is, a two-byte escape (the letter
+   after the backslash), \u00XX, or the start of a UTF-8 sequence to
+   check (table-driven: one lookup per byte). */
+enum { JW_PLAIN = 0, JW_U00 = 1, JW_HIGH = 2 };
+static const unsigned char jw_class[256] = {
+#define JW_U8 JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00
+#define JW_H16                                                               \
+	JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH,       \
+	    JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH, JW_HIGH,   \
+	    JW_HIGH, JW_HIGH
+	/* 0x00-0x1f: control characters */
+	JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00,
+	'b', 't', 'n', JW_U00, 'f', 'r', JW_U00, JW_U00,
+	JW_U8, JW_U8,
+	[0x22] = '"', [0x5c] = '\\',
+	[0x80] = JW_H16, JW_H16, JW_H16, JW_H16, JW_H16, JW_H16, JW_H16, JW_H16,
+#undef JW_U8
+#undef JW_H16
+};
+
 static void jw_str(jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p);
-	jw_put(w, "\"", 1);
-	size_t run = 0; /* start of the pending plain run */
+	/* the worst case is 6 bytes out per byte in (\u00XX; U+FFFD is 3
+	   for 1): one reservation, then plain stores */
+	if (!jw_reserve(w, 6 * n + 2))
+		return;
+	char *o = w->p + w->n;
+	*o++ = '"';
 	for (size_t i = 0; i < n;) {
-		unsigned c = p[i];
-		const char *esc = NULL;
-		char u[6];
-		size_t elen = 0, adv = 1;
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		unsigned char c = p[i], k = jw_class[c];
+		if (k == JW_PLAIN) {
+			*o++ = (char)c;
 			i++;
-			continue;
-		}
-		if (c >= 0x80) {
+		} else if (k == JW_HIGH) {
 			size_t len = lu_utf8_seq((const char *)p + i, n - i);
 			if (len) {
+				memcpy(o, p + i, len);
+				o += len;
 				i += len;
-				continue;
+			} else {
+				memcpy(o, "\xEF\xBF\xBD", 3);
+				o += 3;
+				i++;
 			}
-			esc = "\xEF\xBF\xBD";
-			elen = 3;
+		} else if (k == JW_U00) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+			i++;
 		} else {
-			switch (c) {
-			case '"': esc = "\\\""; elen = 2; break;
-			case '\\': esc = "\\\\"; elen = 2; break;
-			case '\n': esc = "\\n"; elen = 2; break;
-			case '\r': esc = "\\r"; elen = 2; break;
-			case '\t': esc = "\\t"; elen = 2; break;
-			case '\b': esc = "\\b"; elen = 2; break;
-			case '\f': esc = "\\f"; elen = 2; break;
-			default:
-				memcpy(u, "\\u00", 4);
-				u[4] = hex[c >> 4];
-				u[5] = hex[c & 15];
-				jw_put(w, (const char *)p + run, i - run);
-				jw_put(w, u, 6);
-				i += adv;
-				run = i;
-				continue;
-			}
+			o[0] = '\\';
+			o[1] = (char)k;
+			o += 2;
+			i++;
 		}
-		jw_put(w, (const char *)p + run, i - run);
-		jw_put(w, esc, elen);
-		i += adv;
-		run = i;
 	}
-	jw_put(w, (const char *)p + run, n - run);
-	jw_put(w, "\"", 1);
+	*o++ = '"';
+	*o = '\0';
+	w->n = (size_t)(o - w->p);
 }
 
 /* Keys are our own ASCII literals: no escaping needed. */

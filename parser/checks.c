@@ -22,12 +22,19 @@
 /* Reserved words (and `{ }`) that bash never runs as a command name when
    unquoted; tree-sitter lets some through (research S2, S3, `fi;`).
    `time` and `coproc` are not here: before a simple command they are
-   wrappers; before a compound command see lp_checks_command. */
+   wrappers; before a compound command see lp_checks_command.  Sorted
+   (strcmp order) for a binary search: tests/test_parser.c looks every
+   word up. */
 static const char *const reserved[] = {
-	"!", "{", "}", "[[", "]]", "if", "then", "elif", "else", "fi",
-	"case", "esac", "for", "select", "while", "until", "do", "done",
-	"in", "function", NULL,
+	"!", "[[", "]]", "case", "do", "done", "elif", "else", "esac", "fi",
+	"for", "function", "if", "in", "select", "then", "until", "while",
+	"{", "}",
 };
+
+static int cmp_word(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
 
 /* Builtins that rebind what a command name runs for the rest of the line:
    `hash -p /bin/rm ls` makes `ls` run rm; `enable -f x.so NAME` loads a
@@ -120,10 +127,8 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 
 bool lp_is_reserved_word(const char *s)
 {
-	for (const char *const *r = reserved; *r; r++)
-		if (!strcmp(*r, s))
-			return true;
-	return false;
+	return bsearch(s, reserved, sizeof reserved / sizeof *reserved,
+	               sizeof *reserved, cmp_word) != NULL;
 }
 
 /* Commands that evaluate an argument (or what they read) as a variable

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "locus/shell.h"
+#include "parser/walk.h"
 
 static locus_shell_result *parse(const char *s)
 {
@@ -660,6 +661,25 @@ START_TEST(walk_parser_reuse_and_options)
 }
 END_TEST
 
+/* The reserved-word table is binary-searched: every word is found (a
+   word out of order would be missed), and near misses are not. */
+START_TEST(reserved_words_table)
+{
+	static const char *const yes[] = {
+		"!", "{", "}", "[[", "]]", "if", "then", "elif", "else", "fi",
+		"case", "esac", "for", "select", "while", "until", "do",
+		"done", "in", "function",
+	};
+	static const char *const no[] = {
+		"time", "coproc", "", "iff", "f", "{{", "[", "]", "ls", "Fi",
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+		ck_assert_msg(lp_is_reserved_word(yes[i]), "%s", yes[i]);
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		ck_assert_msg(!lp_is_reserved_word(no[i]), "%s", no[i]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("parser");
@@ -667,6 +687,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, walk_forms, 0,
 	                    (int)(sizeof forms / sizeof forms[0]));
 	tcase_add_test(tc, walk_connectors_and_pipelines);
+	tcase_add_test(tc, reserved_words_table);
 	tcase_add_test(tc, walk_background_pipeline);
 	tcase_add_test(tc, walk_substitution_parent_depth);
 	tcase_add_test(tc, walk_depth_limit);
