@@ -152,12 +152,20 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	size_t argc = first_argv <= raw->nwords ? raw->nwords - first_argv : 0;
 	const char **argv = lp_arena_alloc(a, (argc + 1) * sizeof *argv);
 	uint32_t *aflags = lp_arena_alloc(a, (argc + 1) * sizeof *aflags);
-	const char **words = lp_arena_alloc(a, (raw->nassigns + raw->nwords + 1) *
-	                                               sizeof *words);
+	const char **words = lp_arena_alloc_raw(
+		a, (raw->nassigns + raw->nwords + 1) * sizeof *words);
+	/* most commands have no assignments and no wrappers: one shared
+	   empty list (the public arrays are const) */
+	static const char *const none[1] = {NULL};
 	const char **assigns =
-		lp_arena_alloc(a, (raw->nassigns + 1) * sizeof *assigns);
-	const char **wr = lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr);
-	if (!argv || !aflags || !words || !assigns || !wr)
+		raw->nassigns ? lp_arena_alloc(a, (raw->nassigns + 1) *
+		                                      sizeof *assigns)
+		              : NULL;
+	const char **wr = nwrappers
+		? lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr)
+		: NULL;
+	if (!argv || !aflags || !words || (raw->nassigns && !assigns) ||
+	    (nwrappers && !wr))
 		return LOCUS_SHELL_NO_PARENT;
 
 	uint32_t flags = raw->flags;
@@ -184,6 +192,7 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	}
 	for (size_t i = 0; i < raw->nwords; i++)
 		words[nw++] = raw->words[i].text ? raw->words[i].text : "";
+	words[nw] = NULL;
 	for (size_t i = 0; i < raw->nredirects; i++) {
 		if (raw->redirects[i].target_flags & LOCUS_WORD_DYNAMIC)
 			flags |= LOCUS_CMD_DYNAMIC_ARGS;
@@ -200,9 +209,9 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	c.nwords = nw;
 	c.words = words;
 	c.nwrappers = nwrappers;
-	c.wrappers = wr;
+	c.wrappers = wr ? wr : none;
 	c.nassignments = raw->nassigns;
-	c.assignments = assigns;
+	c.assignments = assigns ? assigns : none;
 	c.nredirects = raw->nredirects;
 	c.redirects = raw->redirects;
 	c.connector = raw->connector ? raw->connector : "";

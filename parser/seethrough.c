@@ -1829,10 +1829,17 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		return lp_push_raw(ctx, raw, 0, 0, NULL);
 	lp_raw_command r = *raw;
 	size_t n = r.nwords, pos = 0, nwr = 0, nextra = 0;
-	const char **wr = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *wr);
-	const char **extra = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *extra);
-	if (!wr || !extra)
-		return LOCUS_SHELL_NO_PARENT;
+	/* scratch for the peeled wrappers' names and assignments (both
+	   copied when a command is pushed): on the stack for the usual
+	   short command, in the arena for a long one */
+	const char *wr_small[16], *extra_small[16];
+	const char **wr = wr_small, **extra = extra_small;
+	if (n + 1 > sizeof wr_small / sizeof *wr_small) {
+		wr = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *wr);
+		extra = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *extra);
+		if (!wr || !extra)
+			return LOCUS_SHELL_NO_PARENT;
+	}
 
 	while (pos < n && !wdyn(&r.words[pos])) {
 		size_t at;

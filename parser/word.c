@@ -21,7 +21,7 @@
 bool lp_wordvec_push(lp_arena *a, lp_wordvec *wv, lp_word w)
 {
 	if (wv->n == wv->cap) {
-		size_t cap = wv->cap ? wv->cap * 2 : 8;
+		size_t cap = wv->cap ? wv->cap * 2 : 4;
 		lp_word *v = lp_arena_grow(a, wv->v, wv->n * sizeof *v,
 		                           cap * sizeof *v);
 		if (!v)
@@ -297,7 +297,10 @@ bool lp_is_fake_arith(lp_tree *t, TSNode n)
 typedef struct wstate {
 	lp_tree *t;
 	lp_arena *a;
-	lp_buf cur, shape; /* value; shape has 'q' for quoted bytes */
+	lp_buf cur, shape; /* value; shape has 'q' for quoted bytes, and is
+	                      made only once a quoted byte comes (until then
+	                      it is the value: `shaped` false) */
+	bool shaped;
 	uint32_t flags;
 	bool started; /* the field exists (quoted part or a byte) */
 	bool split;   /* field splitting on (argv words) */
@@ -309,11 +312,17 @@ typedef struct wstate {
 
 static void put(wstate *w, const char *s, size_t n, bool quoted)
 {
+	if (quoted && n && !w->shaped) {
+		/* the first quoted byte: the shape so far is the value */
+		w->shaped = true;
+		lp_buf_append(w->a, &w->shape, w->cur.data ? w->cur.data : "",
+		              w->cur.len);
+	}
 	lp_buf_append(w->a, &w->cur, s, n);
-	if (quoted) {
+	if (w->shaped && quoted) {
 		for (size_t i = 0; i < n; i++)
 			lp_buf_putc(w->a, &w->shape, 'q');
-	} else {
+	} else if (w->shaped) {
 		lp_buf_append(w->a, &w->shape, s, n);
 	}
 	if (n || quoted)
@@ -349,8 +358,9 @@ static uint32_t shape_flags(const char *s, size_t n)
    Sequences {1..3} and nested groups are left as written (BRACE flag). */
 static bool brace_expand(wstate *w, const lp_word *base)
 {
-	const char *sh = w->shape.data, *val = w->cur.data;
-	size_t n = w->shape.len;
+	const lp_buf *shape = w->shaped ? &w->shape : &w->cur;
+	const char *sh = shape->data, *val = w->cur.data;
+	size_t n = shape->len;
 	if (!sh || !val || n != w->cur.len)
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -401,8 +411,9 @@ static void end_field(wstate *w, bool force)
 	if (!wd.value)
 		wd.value = "";
 	wd.text = w->text;
-	wd.flags = w->flags | shape_flags(w->shape.data ? w->shape.data : "",
-	                                  w->shape.len);
+	const lp_buf *shape = w->shaped ? &w->shape : &w->cur;
+	wd.flags = w->flags | shape_flags(shape->data ? shape->data : "",
+	                                  shape->len);
 	if (w->out && (wd.flags & LOCUS_WORD_BRACE) && w->split &&
 	    brace_expand(w, &wd))
 		; /* pushed */
@@ -412,6 +423,7 @@ static void end_field(wstate *w, bool force)
 		w->single = wd;
 	memset(&w->cur, 0, sizeof w->cur);
 	memset(&w->shape, 0, sizeof w->shape);
+	w->shaped = false;
 	w->started = false;
 	/* Flags describe the word as written: kept for every field. */
 }
