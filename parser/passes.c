@@ -1,0 +1,336 @@
+/*
+ * parser/passes.c - fail-closed passes over the finished line, after the
+ * walk (found by the oracle): text bash evaluates again, source fed by the
+ * line, environment that carries code, shells fed a script that was not
+ * parsed.  Each pass reads the public commands once (per-command child
+ * facts instead of a scan per command: issue 18) and stays inside the
+ * line's time budget.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk.h"
+#include "../knowledge/programs.h"
+
+/* ---- text that bash evaluates again (found by the oracle) ---------------
+
+   Bash runs command substitutions found in *data* in a few places: an
+   arithmetic context reads a variable's value as an expression, and an
+   array subscript in it runs `$(..)` (`x='a[$(rm y)]'; echo $((x))`,
+   `let`, `[[ $x -eq 1 ]]`, `declare -i`, `test -v`, `printf -v`, `read`
+   into a name); `${x@P}` and PS4 under `set -x` expand prompts; `compgen
+   -C` runs a command; `declare -a a='(..)'` re-parses.  When the line holds
+   literal command text (`$(` or a backtick inside single quotes or
+   escaped) and one of these evaluators, it is not understood. */
+static const char *const reeval_cmds[] = {
+	"let", "declare", "typeset", "local", "readonly", "export", "printf",
+	"read", "mapfile", "readarray", "test", "[", "compgen", "complete",
+	"set", "unset", NULL,
+};
+static const char *const reeval_text[] = {
+	"((", "$[", "[[", "@P", "PS0=", "PS1=", "PS2=", "PS4=",
+	"PROMPT_COMMAND=", "${", NULL, /* ${a[..]}: a subscript */
+};
+
+/* `$'\x24('`: ANSI-C text that decodes to `$(` or a backtick. */
+static const char *const ansi_code[] = {
+	"\\x24(", "\\044(", "\\u0024(", "\\U00000024(", "\\x60", "\\140",
+	"\\u0060", NULL,
+};
+
+static bool literal_code_text(const char *s, size_t n)
+{
+	bool sq = false, dq = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!sq && !dq && c == '$' && i + 1 < n && s[i + 1] == '\'') {
+			/* $'...': scan to its end (\' does not close it) */
+			size_t j = i + 2;
+			while (j < n && s[j] != '\'') {
+				for (size_t k = 0; ansi_code[k]; k++)
+					if (!strncmp(s + j, ansi_code[k],
+					             strlen(ansi_code[k])))
+						return true;
+				if (s[j] == '`' || (s[j] == '$' && j + 1 < n &&
+				                    s[j + 1] == '('))
+					return true;
+				j += s[j] == '\\' ? 2 : 1;
+			}
+			i = j;
+			continue;
+		}
+		if (sq) {
+			if (c == '\'' )
+				sq = false;
+			else if (c == '`' || (c == '$' && i + 1 < n &&
+			                      s[i + 1] == '('))
+				return true;
+			continue;
+		}
+		if (c == '\\' && i + 1 < n) {
+			if (s[i + 1] == '`' || (s[i + 1] == '$' && i + 2 < n &&
+			                        s[i + 2] == '('))
+				return true;
+			i++;
+			continue;
+		}
+		/* "$(( '$(rm y)' ))": single quotes are literal inside
+		   double quotes, and the substitution runs */
+		if (dq && c == '\'' && i + 2 < n && s[i + 1] == '$' &&
+		    s[i + 2] == '(')
+			return true;
+		if (c == '"')
+			dq = !dq;
+		else if (c == '\'' && !dq)
+			sq = true;
+	}
+	return false;
+}
+
+/* Bash's own tables of command names: writing them (by assignment,
+   printf -v, declare, read...) rebinds names like `hash -p`. */
+static const char *const name_tables[] = {
+	"BASH_CMDS", "BASH_ALIASES", NULL,
+};
+
+void lp_checks_reeval(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	size_t len = 0;
+	const char *src = locus_shell_result_source(r, &len);
+	if (!locus_shell_result_parsed(r))
+		return;
+	for (size_t i = 0; name_tables[i]; i++)
+		if (strstr(src, name_tables[i])) {
+			lp_unparsed(ctx, "the line touches %s (rebinds command "
+			                 "names)", name_tables[i]);
+			return;
+		}
+	if (!literal_code_text(src, len))
+		return;
+	bool trigger = false;
+	for (size_t i = 0; reeval_text[i] && !trigger; i++)
+		trigger = strstr(src, reeval_text[i]) != NULL;
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n && !trigger; i++) {
+		if (lp_out_of_time(ctx))
+			return;
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		for (size_t k = 0; reeval_cmds[k] && !trigger; k++)
+			trigger = !strcmp(c->name, reeval_cmds[k]);
+		/* printf evaluates only what -v names */
+		if (trigger && !strcmp(c->name, "printf")) {
+			trigger = false;
+			for (size_t k = 1; k < c->argc && !trigger; k++)
+				trigger = !strncmp(c->argv[k], "-v", 2);
+		}
+	}
+	if (trigger)
+		lp_unparsed(ctx, "literal command text on a line that "
+		                 "evaluates data (arithmetic, declare, prompt "
+		                 "expansion)");
+}
+
+/* `source /dev/stdin <<< 'rm y'`, `. <(echo rm y)`: source runs text the
+   line feeds it, which we do not parse (found by the oracle). */
+static const char *const fed_paths[] = {
+	"/dev/stdin", "/dev/fd/", "/proc/self/fd/", "-", NULL,
+};
+
+/* What the children of each command are (one pass; children come after
+   their parent), so that no check scans the line once per command. */
+enum { CHILD_DOWNLOADER = 1, CHILD_STDIN_SCRIPT = 2 };
+
+static unsigned char *child_facts(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	size_t n = locus_shell_result_count(r);
+	unsigned char *f = lp_arena_alloc(ctx->arena, n ? n : 1);
+	for (size_t j = 0; f && j < n; j++) {
+		const locus_shell_command *d = locus_shell_result_command(r, j);
+		if (d->parent >= j)
+			continue;
+		if (lk_is(d->name, LK_DOWNLOADER))
+			f[d->parent] |= CHILD_DOWNLOADER;
+		if (!strcmp(d->origin, LOCUS_ORIGIN_STDIN_SCRIPT))
+			f[d->parent] |= CHILD_STDIN_SCRIPT;
+	}
+	return f;
+}
+
+void lp_checks_source(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	size_t n = locus_shell_result_count(r);
+	unsigned char *kids = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		if (c->argc < 2 || (strcmp(c->name, "source") &&
+		                    strcmp(c->name, ".")))
+			continue;
+		const char *f = c->argv[1];
+		bool fed = (c->argv_flags[1] & LOCUS_WORD_SUBST) != 0;
+		for (size_t k = 0; fed_paths[k] && !fed; k++)
+			fed = !strncmp(f, fed_paths[k], strlen(fed_paths[k])) &&
+			      (fed_paths[k][strlen(fed_paths[k]) - 1] == '/' ||
+			       !strcmp(f, fed_paths[k]));
+		/* a download sourced is remote code, labelled as such
+		   (spec: `source <(curl ...)`); leave it parsed */
+		if (fed && !kids && !(kids = child_facts(ctx)))
+			return;
+		if (fed && (kids[i] & CHILD_DOWNLOADER))
+			fed = false;
+		if (fed) {
+			lp_unparsed(ctx, "'%s' runs text fed by the line",
+			            c->name);
+			return;
+		}
+	}
+}
+
+/* ---- environment that carries code (found by hand with the oracle) ------
+
+   Programs run shell text taken from the environment: `GIT_PAGER='rm -rf
+   x' git -p log` runs rm.  Those values are parsed as nested scripts
+   (origin "environment"); names whose code we cannot see (a function
+   imported by bash, a startup file, a preloaded library) make the line
+   unparsed.  Assignments before a command, through env, and given to
+   export/declare all count. */
+static const char *const env_shell_text[] = {
+	"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
+	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
+	"SSH_ASKPASS", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND", "MANPAGER",
+	"SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND",
+	/* issue 9: programs named by the environment of rsync, cvs, sudo,
+	   fc, kubectl, systemctl edit, xdg-open and friends */
+	"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SUDO_ASKPASS",
+	"SUDO_EDITOR", "FCEDIT", "KUBE_EDITOR", "SYSTEMD_EDITOR", "BROWSER",
+	"GIT_SSH_VARIANT", "SVN_EDITOR", "SVN_SSH", "HGEDITOR", "TAR_RSH",
+	NULL,
+};
+static const char *const env_hidden_code[] = {
+	"BASH_FUNC_", /* prefix: an exported function */
+	"BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH",
+	"SHELLOPTS", "BASHOPTS", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "PYTHONSTARTUP", "PERL5OPT",
+	"NODE_OPTIONS", "RUBYOPT",
+	/* prompts a child shell imports (PS4 is expanded for `-x`) */
+	"PS0", "PS1", "PS2", "PS3", "PS4", NULL,
+};
+static const char *const declaring_cmds[] = {
+	"export", "declare", "typeset", "readonly", "local", NULL,
+};
+
+static bool env_name_is(const char *a, size_t n, const char *name)
+{
+	size_t l = strlen(name);
+	if (name[l - 1] == '_') /* prefix entry */
+		return n >= l && !strncmp(a, name, l);
+	return n == l && !strncmp(a, name, l);
+}
+
+static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
+                           unsigned depth)
+{
+	const char *eq = strchr(a, '=');
+	if (!eq)
+		return;
+	size_t n = (size_t)(eq - a);
+	if (n > 0 && a[n - 1] == '+') /* NAME+=value */
+		n--;
+	for (size_t k = 0; env_hidden_code[k]; k++)
+		if (env_name_is(a, n, env_hidden_code[k])) {
+			lp_unparsed(ctx, "%.*s in the environment runs code "
+			                 "the line does not show", (int)n, a);
+			return;
+		}
+	for (size_t k = 0; env_shell_text[k]; k++)
+		if (env_name_is(a, n, env_shell_text[k]) && eq[1]) {
+			lp_parse_nested(ctx, eq + 1, strlen(eq + 1),
+			                "environment", idx, depth + 1);
+			return;
+		}
+}
+
+void lp_checks_env(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	size_t n = locus_shell_result_count(r); /* nested ones come after */
+	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		for (size_t k = 0; k < c->nassignments; k++)
+			env_assignment(ctx, c->assignments[k], i, c->depth);
+		bool decl = false;
+		for (size_t k = 0; declaring_cmds[k] && !decl; k++)
+			decl = !strcmp(c->name, declaring_cmds[k]);
+		for (size_t k = 1; decl && k < c->argc; k++)
+			env_assignment(ctx, c->argv[k], i, c->depth);
+	}
+}
+
+/* ---- shells fed a script the walk did not parse (found by the oracle) ---
+
+   `bash < <(echo rm -rf /)`, `sh 0<<<'rm -rf /'`: a shell with no -c and
+   no script file reads its program from stdin.  When no command was
+   parsed from that input (origin stdin-script), the line is not
+   understood.  (A script file the line wrote is parsed in written.c.) */
+static bool is_shell(const char *name)
+{
+	return lk_is(name, LK_SHELL);
+}
+
+void lp_checks_shell_input(lp_ctx *ctx)
+{
+	const locus_shell_result *r = ctx->result;
+	if (!locus_shell_result_parsed(r))
+		return;
+	size_t n = locus_shell_result_count(r);
+	unsigned char *kids = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (lp_out_of_time(ctx))
+			return;
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		if (c->argc == 0 || !is_shell(c->name) ||
+		    (c->flags & LOCUS_CMD_QUERY_ONLY))
+			continue;
+		const char *script = NULL;
+		bool inline_c = false;
+		for (size_t k = 1; k < c->argc; k++) {
+			const char *a = c->argv[k];
+			if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'c'))
+				inline_c = true;
+			if (a[0] == '-' && strchr(a, 's') && a[1] != '-')
+				break; /* -s: the rest are positional */
+			if (a[0] != '-' && a[0] != '+') {
+				script = a;
+				break;
+			}
+		}
+		if (inline_c)
+			continue;
+		if (script)
+			continue; /* a file: written.c */
+		bool fed = (c->flags & (LOCUS_CMD_PIPED_IN |
+		                        LOCUS_CMD_STDIN_SCRIPT)) != 0;
+		for (size_t k = 0; k < c->nredirects && !fed; k++) {
+			const char *op = c->redirects[k].op;
+			int fd = c->redirects[k].fd;
+			fed = (fd == -1 || fd == 0) && op[0] == '<' &&
+			      strcmp(op, "<&") != 0;
+		}
+		if (!fed)
+			continue;
+		if (!kids && !(kids = child_facts(ctx)))
+			return;
+		bool seen = (kids[i] & CHILD_STDIN_SCRIPT) != 0;
+		if (!seen && !(c->flags & LOCUS_CMD_PIPED_IN)) {
+			lp_unparsed(ctx, "%s reads a script from its input that "
+			                 "was not parsed", c->name);
+			return;
+		}
+	}
+}
