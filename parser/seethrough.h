@@ -1,7 +1,8 @@
 /*
- * parser/seethrough.h - what the see-through files (seethrough.c,
- * wrappers.c, inline.c) share.  Not part of the walk contract in
- * internal.h: only these three files include it.
+ * parser/seethrough.h - what the see-through files share (seethrough.c:
+ * peeling and dispatch; stdin.c, shells.c, git.c, see_programs.c: what a
+ * program runs; wrappers.c: option grammars; inline.c: interpreters'
+ * code).  Not part of the walk contract in internal.h.
  */
 #ifndef LOCUS_PARSER_SEETHROUGH_H
 #define LOCUS_PARSER_SEETHROUGH_H
@@ -123,5 +124,64 @@ void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 
 /* Effective depth limit. */
 unsigned lp_max_depth(const lp_ctx *ctx);
+
+
+/* ---- shared by the see-through files -------------------------------- */
+
+static inline const char *wval(const lp_word *w)
+{
+	return w->value ? w->value : "";
+}
+
+static inline bool wdyn(const lp_word *w)
+{
+	return (w->flags & LOCUS_WORD_DYNAMIC) != 0;
+}
+
+/* seethrough.c: parse `text` (NULL: nothing) as a nested script; emit
+   words[0..n) as a command reached through `parent`. */
+void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,
+                   size_t parent, unsigned depth);
+size_t lp_emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
+                      const lp_word *words, size_t n, const char *origin,
+                      size_t parent, uint32_t extra_flags);
+
+/* stdin.c: the paths that name the process's own stdin. */
+extern const char *const lp_stdin_paths[];
+
+/* shells.c */
+bool lp_is_shell(const char *name);
+void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx, bool fish, const char *origin);
+
+/* see_programs.c: a dynamic first operand of a subcommand runner; ssh's
+   other ways to name local code (issue 9). */
+void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
+                                 size_t pos, const char *name);
+void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
+                           size_t pos, const char *name);
+
+/* The see-through of one program: raw's command at words[pos], emitted
+   as command idx (shells.c, git.c, see_programs.c). */
+#define LP_SEE(name)                                                        \
+	void name(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,       \
+	          size_t idx)
+LP_SEE(lp_see_eval);
+LP_SEE(lp_see_trap);
+LP_SEE(lp_see_xargs);
+LP_SEE(lp_see_parallel);
+LP_SEE(lp_see_find);
+LP_SEE(lp_see_fd);
+LP_SEE(lp_see_git);
+LP_SEE(lp_see_ssh);
+LP_SEE(lp_see_watch);
+LP_SEE(lp_see_at);
+LP_SEE(lp_see_crontab);
+LP_SEE(lp_see_make);
+#undef LP_SEE
+/* Program-valued options of words[pos] (sub: the subcommand's index, for
+   git's per-subcommand options). */
+void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t sub, size_t idx);
 
 #endif

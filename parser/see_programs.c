@@ -1,0 +1,599 @@
+/*
+ * parser/see_programs.c - programs that run commands found in their
+ * arguments: xargs, parallel, find -exec, fd -x, ssh's remote command and
+ * config, watch, at, crontab, make, program-valued options
+ * (--rsh=CMD, --pager=CMD ...), and dynamic subcommands.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "seethrough.h"
+
+/* ---- xargs, parallel, find, fd ---------------------------------------- */
+
+/*
+ * Scan the options of a see-through program (`name`, from the spec table)
+ * in words[pos..n).  False when it runs nothing to see: an unknown option
+ * (the line is then unparsed: we cannot tell where its command starts), a
+ * query-only form, or an option that takes no command.
+ */
+static bool scan_program(lp_ctx *ctx, const char *name,
+                         const lp_raw_command *raw, size_t n, size_t pos,
+                         lp_optscan *sc)
+{
+	lp_optscan_run(lp_program_spec(name), raw->words, n, pos, sc);
+	if (sc->unknown) {
+		lp_unparsed(ctx, "unknown option %s of %s", sc->unknown, name);
+		return false;
+	}
+	return !sc->query && !sc->nocmd;
+}
+
+void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                      size_t idx)
+{
+	lp_optscan sc;
+	if (!scan_program(ctx, "xargs", raw, raw->nwords, pos, &sc))
+		return;
+	/* Without -I, xargs appends its input to the command: the
+	   arguments are only known at run time. */
+	uint32_t f = (sc.seen['I'] || sc.seen['i']) ? 0 : LOCUS_CMD_DYNAMIC_ARGS;
+	/* -I R with R other than {}: a shell script holding R runs input */
+	const char *rs = sc.replace;
+	if (rs && *rs && strcmp(rs, "{}")) {
+		bool shell = false, holds = false;
+		for (size_t i = sc.cmd; i < raw->nwords; i++) {
+			const char *v = wval(&raw->words[i]);
+			shell |= lp_is_shell(lp_base_name(v));
+			holds |= i > sc.cmd && strstr(v, rs) != NULL;
+		}
+		if (shell && holds)
+			lp_unparsed(ctx, "xargs puts its input into a shell "
+			                 "script (-I %s)", rs);
+	}
+	/* xargs -I X X ARGS: the program is the input */
+	const char *ph = (sc.seen['I'] || sc.seen['i']) ? (rs && *rs ? rs : "{}")
+	                                               : NULL;
+	if (ph && sc.cmd < raw->nwords && strstr(wval(&raw->words[sc.cmd]), ph))
+		lp_unparsed(ctx, "xargs fills the program name in from its input "
+		                 "(-I %s)", ph);
+	if (sc.cmd >= raw->nwords) {
+		lp_word *echo = lp_arena_alloc(ctx->arena, sizeof *echo);
+		if (!echo)
+			return;
+		echo->value = echo->text = "echo";
+		lp_emit_nested(ctx, raw, echo, 1, LOCUS_ORIGIN_XARGS, idx, f);
+		return;
+	}
+	lp_emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
+	            LOCUS_ORIGIN_XARGS, idx, f);
+}
+
+static bool is_parallel_sep(const lp_word *w)
+{
+	const char *v = wval(w);
+	return !wdyn(w) && (lp_streq(v, ":::") || lp_streq(v, "::::") ||
+	                    lp_streq(v, ":::+") || lp_streq(v, "::::+"));
+}
+
+/* GNU parallel composes a command line and runs it with a shell, unless
+   -q quotes it: without -q the command words are shell text. */
+void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                         size_t idx)
+{
+	lp_optscan sc;
+	size_t n = raw->nwords;
+	if (!scan_program(ctx, "parallel", raw, n, pos, &sc))
+		return;
+	size_t sep = sc.cmd;
+	while (sep < n && !is_parallel_sep(&raw->words[sep]))
+		sep++;
+	if (sep > sc.cmd) {
+		if (sc.seen['q'])
+			lp_emit_nested(ctx, raw, raw->words + sc.cmd, sep - sc.cmd,
+			            LOCUS_ORIGIN_PARALLEL, idx, 0);
+		else
+			lp_parse_text(ctx,
+			           lp_join_words(ctx, raw->words, sc.cmd, sep, false),
+			           LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
+		return;
+	}
+	/* No command: the arguments are the commands. */
+	if (sep >= n || strcmp(wval(&raw->words[sep]), ":::")) {
+		lp_unparsed(ctx, "parallel runs commands read from its input");
+		return;
+	}
+	for (size_t i = sep + 1; i < n; i++) {
+		const lp_word *w = &raw->words[i];
+		if (is_parallel_sep(w)) {
+			if (strcmp(wval(w), ":::")) {
+				lp_unparsed(ctx, "parallel runs commands read "
+				                 "from a file");
+				return;
+			}
+			continue;
+		}
+		if (wdyn(w)) {
+			lp_unparsed(ctx, "parallel runs a command only known "
+			                 "at run time: %s",
+			            w->text ? w->text : "");
+			return;
+		}
+		if (raw->depth + 1 > lp_max_depth(ctx)) {
+			lp_unparsed(ctx, "see-through deeper than %u levels",
+			            lp_max_depth(ctx));
+			return;
+		}
+		lp_parse_text(ctx, wval(w), LOCUS_ORIGIN_PARALLEL, idx,
+		           raw->depth + 1);
+	}
+}
+
+static const char *const find_exec[] = {
+	"-exec", "-execdir", "-ok", "-okdir", NULL,
+};
+
+void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t i = pos + 1; i < n; i++) {
+		if (wdyn(&w[i]) || !lp_in_list(find_exec, wval(&w[i])))
+			continue;
+		size_t start = i + 1, j = start;
+		/* `;` ends it; `+` only right after {} */
+		for (; j < n; j++) {
+			const char *v = wval(&w[j]);
+			if (wdyn(&w[j]))
+				continue;
+			if (lp_streq(v, ";"))
+				break;
+			if (lp_streq(v, "+") && j > start &&
+			    lp_streq(wval(&w[j - 1]), "{}"))
+				break;
+		}
+		if (start < j && strstr(wval(&w[start]), "{}"))
+			lp_unparsed(ctx, "find -exec runs the file it found as "
+			                 "the program: %s", wval(&w[start]));
+		lp_emit_nested(ctx, raw, w + start, j - start,
+		            LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		i = j;
+	}
+}
+
+/* fd -x CMD... [;]  fd -X CMD... [;] (also in a cluster such as -Hx) */
+static bool is_fd_exec(const char *v)
+{
+	if (lp_streq(v, "--exec") || lp_streq(v, "--exec-batch"))
+		return true;
+	if (v[0] != '-' || v[1] == '-' || !v[1])
+		return false;
+	size_t n = strlen(v);
+	for (size_t i = 1; i < n; i++)
+		if (!isalpha((unsigned char)v[i]))
+			return false;
+	return v[n - 1] == 'x' || v[n - 1] == 'X';
+}
+
+void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t i = pos + 1; i < n; i++) {
+		if (wdyn(&w[i]) || !is_fd_exec(wval(&w[i])))
+			continue;
+		size_t start = i + 1, j = start;
+		bool placeholder = false;
+		for (; j < n; j++) {
+			if (!wdyn(&w[j]) && lp_streq(wval(&w[j]), ";"))
+				break;
+			if (strchr(wval(&w[j]), '{'))
+				placeholder = true;
+		}
+		if (start < j && strchr(wval(&w[start]), '{'))
+			lp_unparsed(ctx, "fd -x runs the file it found as the "
+			                 "program: %s", wval(&w[start]));
+		lp_emit_nested(ctx, raw, w + start, j - start, LOCUS_ORIGIN_FD_EXEC,
+		            idx, placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+		i = j;
+	}
+}
+
+/* ---- ssh, watch ------------------------------------------------------ */
+
+void lp_see_ssh(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                    size_t idx)
+{
+	lp_optscan sc;
+	if (!scan_program(ctx, "ssh", raw, raw->nwords, pos, &sc) ||
+	    sc.cmd >= raw->nwords)
+		return;
+	/* the remote shell gets the words joined with spaces */
+	lp_parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	           LOCUS_ORIGIN_SSH, idx, raw->depth + 1);
+}
+
+void lp_see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                      size_t idx)
+{
+	lp_optscan sc;
+	if (!scan_program(ctx, "watch", raw, raw->nwords, pos, &sc) ||
+	    sc.cmd >= raw->nwords)
+		return;
+	if (sc.seen['x']) {
+		lp_emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
+		            LOCUS_ORIGIN_WATCH, idx, 0);
+		return;
+	}
+	/* watch runs `sh -c` with its arguments joined by spaces */
+	lp_parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	           LOCUS_ORIGIN_WATCH, idx, raw->depth + 1);
+}
+
+/* ---- scheduled and stdin-fed programs --------------------------------- */
+
+/* at/batch read a shell script on stdin (or -f FILE) and run it later. */
+void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx)
+{
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		const char *v = wval(w);
+		if (wdyn(w) || v[0] != '-' || lp_streq(v, "--"))
+			continue;
+		/* list, remove, cat, version: nothing is queued */
+		if (strpbrk(v + 1, "lrdcV") && !strchr(v + 1, 'f'))
+			return;
+		if (strchr(v + 1, 'f')) {
+			const char *f = strchr(v, 'f')[1] ? strchr(v, 'f') + 1
+			                : i + 1 < raw->nwords
+			                        ? wval(&raw->words[i + 1])
+			                        : "";
+			if (!lp_in_list(lp_stdin_paths, f))
+				return; /* a file: see written.c */
+		}
+	}
+	if (lp_stdin_procsub(raw)) {
+		lp_unparsed(ctx, "at reads its script from a process "
+		                 "substitution");
+		return;
+	}
+	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
+	    raw->stdin_kind != LP_STDIN_HERESTRING &&
+	    raw->stdin_kind != LP_STDIN_PIPE)
+		return;
+	ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+	lp_parse_text(ctx, lp_stdin_text(ctx, raw, "at"),
+	           LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+}
+
+/* crontab FILE / crontab - / crontab fed on stdin installs commands that
+   run later, in a format we do not parse. */
+void lp_see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t idx)
+{
+	(void)idx;
+	bool operand = false;
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		const char *v = wval(w);
+		if (!wdyn(w) && v[0] == '-' && v[1]) {
+			if (strpbrk(v + 1, "lerTV"))
+				return; /* list, edit, remove, test, version */
+			if (lp_streq(v, "-u") || lp_streq(v, "-s"))
+				i++;
+			continue;
+		}
+		operand = true;
+	}
+	if (operand || raw->stdin_kind != LP_STDIN_NONE)
+		lp_unparsed(ctx, "crontab installs a table of commands that run "
+		                 "later");
+}
+
+void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
+                     unsigned depth)
+{
+	/* recipe lines start with a tab; @ - + are make's prefixes */
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (*p == '\t') {
+			size_t k = strspn(p, "\t @-+");
+			if (k < len)
+				lp_parse_nested(ctx, p + k, len - k,
+				                LOCUS_ORIGIN_STDIN_SCRIPT, idx, depth);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+/* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
+   stdin; a makefile the line wrote is handled in written.c. */
+void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const char *v = wval(&raw->words[i]);
+		const char *f = NULL;
+		if (lp_streq(v, "-f") || lp_streq(v, "--file") ||
+		    lp_streq(v, "--makefile"))
+			f = i + 1 < raw->nwords ? wval(&raw->words[i + 1]) : "";
+		else if (!strncmp(v, "-f", 2))
+			f = v + 2;
+		else if (!strncmp(v, "--file=", 7))
+			f = v + 7;
+		else if (!strncmp(v, "--makefile=", 11))
+			f = v + 11;
+		if (!f || !lp_in_list(lp_stdin_paths, f))
+			continue;
+		lp_unparsed(ctx, "make reads a makefile fed by the line: "
+		                 "its recipes are not fully analysed");
+		lp_make_recipes(ctx, lp_stdin_text(ctx, raw, "make"), idx,
+		                raw->depth + 1);
+		return;
+	}
+}
+
+/* ---- program-valued options -------------------------------------------- */
+
+/*
+ * Options whose value is a command the program runs with a shell (or as a
+ * program): the value is parsed as shell with origin "option".  `longs`
+ * accept unambiguous abbreviations as getopt_long and git parse-options
+ * do (any prefix of three letters or more); `keys` are -o KEY=VALUE
+ * settings (ssh -o ProxyCommand=...), compared without case; `prefix` is
+ * a value prefix (tar --checkpoint-action=exec=CMD).
+ */
+static const struct optval_rule {
+	const char *prog;
+	const char *sub;    /* "|clone|" or NULL */
+	const char *shorts; /* letters taking a command value */
+	const char *longs;  /* "|upload-pack|" */
+	const char *keys;   /* "|proxycommand|": -o KEY=CMD */
+	const char *prefix; /* the value starts with this: the rest runs */
+} optval_rules[] = {
+	{ "git", "|grep|", "O", "|open-files-in-pager|", NULL, NULL },
+	{ "git", "|clone|", "u", "|upload-pack|", NULL, NULL },
+	{ "git", "|fetch|pull|ls-remote|fetch-pack|", NULL,
+	  "|upload-pack|exec|", NULL, NULL },
+	{ "git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL },
+	{ "git", "|archive|", NULL, "|exec|", NULL, NULL },
+	{ "man", NULL, "P", "|pager|", NULL, NULL },
+	{ "tar", NULL, "IF",
+	  "|to-command|use-compress-program|info-script|new-volume-script|"
+	  "rsh-command|",
+	  NULL, NULL },
+	{ "gtar", NULL, "IF",
+	  "|to-command|use-compress-program|info-script|new-volume-script|"
+	  "rsh-command|",
+	  NULL, NULL },
+	{ "tar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
+	{ "gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
+	{ "rg", NULL, NULL, "|pre|", NULL, NULL },
+	{ "sort", NULL, NULL, "|compress-program|", NULL, NULL },
+	{ "ssh", NULL, NULL, NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	{ "scp", NULL, "S", NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	/* sftp -D runs a local sftp server program */
+	{ "sftp", NULL, "SD", NULL,
+	  "|proxycommand|localcommand|knownhostscommand|", NULL },
+	{ "rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL },
+	{ "nodemon", NULL, "x", "|exec|", NULL, NULL },
+	{ "nix-shell", NULL, NULL, "|run|command|", NULL, NULL },
+	{ "vagrant", "|ssh|", "c", "|command|", NULL, NULL },
+	{ "zip", NULL, NULL, "|unzip-command|", NULL, NULL },
+};
+
+static bool bar_has(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
+		if (n && !strncmp(p + 1, s, n) && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+/* --name (n bytes) is `name` from the list or an abbreviation of one. */
+static bool long_matches(const char *list, const char *name, size_t n)
+{
+	if (!list || !n)
+		return false;
+	for (const char *p = list; (p = strchr(p, '|')) != NULL && p[1]; p++) {
+		const char *e = strchr(p + 1, '|');
+		size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
+		if (n <= len && (n >= 3 || n == len) && !strncmp(p + 1, name, n))
+			return true;
+	}
+	return false;
+}
+
+static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
+                       const struct optval_rule *rl, const lp_word *w,
+                       const char *value, size_t idx)
+{
+	if (!value)
+		return;
+	if (rl->keys) {
+		size_t kl = strcspn(value, "= \t");
+		char key[64];
+		if (kl == 0 || kl >= sizeof key)
+			return;
+		for (size_t i = 0; i < kl; i++)
+			key[i] = (char)tolower((unsigned char)value[i]);
+		key[kl] = '\0';
+		if (!bar_has(rl->keys, key, kl))
+			return;
+		value += kl;
+		value += strspn(value, " \t");
+		if (*value == '=')
+			value++;
+	}
+	if (rl->prefix) {
+		size_t pl = strlen(rl->prefix);
+		if (strncmp(value, rl->prefix, pl))
+			return;
+		value += pl;
+	}
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "%s runs a command given in an option only "
+		                 "known at run time: %s",
+		            rl->prog, w->text ? w->text : "");
+		return;
+	}
+	lp_parse_text(ctx, value, LOCUS_ORIGIN_OPTION, idx, raw->depth + 1);
+}
+
+/* Look for program-valued options of words[pos] (sub: index of its
+   subcommand word, or 0). */
+void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                        size_t sub, size_t idx)
+{
+	const char *name = lp_base_name(wval(&raw->words[pos]));
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules; r++) {
+		const struct optval_rule *rl = &optval_rules[r];
+		if (strcmp(rl->prog, name))
+			continue;
+		size_t from = pos + 1;
+		if (rl->sub) {
+			if (!sub || sub >= n || wdyn(&w[sub]) ||
+			    !bar_has(rl->sub, wval(&w[sub]), strlen(wval(&w[sub]))))
+				continue;
+			from = sub + 1;
+		}
+		char both[16];
+		const char *shorts = rl->shorts ? rl->shorts
+		                     : rl->keys ? "o" : "";
+		if (rl->keys && rl->shorts) {
+			/* -o KEY=CMD and the command letters */
+			snprintf(both, sizeof both, "o%s", rl->shorts);
+			shorts = both;
+		}
+		for (size_t i = from; i < n; i++) {
+			const char *v = wval(&w[i]);
+			if (lp_streq(v, "--"))
+				break;
+			if (v[0] != '-' || !v[1])
+				continue;
+			if (v[1] == '-') {
+				const char *nm = v + 2, *eq = strchr(nm, '=');
+				size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
+				if (!long_matches(rl->longs, nm, nl))
+					continue;
+				if (eq)
+					optval_run(ctx, raw, rl, &w[i], eq + 1, idx);
+				else if (i + 1 < n) {
+					i++;
+					optval_run(ctx, raw, rl, &w[i], wval(&w[i]),
+					           idx);
+				}
+				continue;
+			}
+			for (size_t j = 1; v[j]; j++) {
+				if (!strchr(shorts, v[j]))
+					continue;
+				bool key_only = rl->keys && v[j] == 'o';
+				bool cmd = rl->shorts && strchr(rl->shorts, v[j]);
+				if (!key_only && !cmd)
+					break;
+				const struct optval_rule *use = rl;
+				struct optval_rule plain = *rl;
+				if (!key_only) {
+					plain.keys = NULL;
+					use = &plain;
+				}
+				if (v[j + 1])
+					optval_run(ctx, raw, use, &w[i], v + j + 1,
+					           idx);
+				else if (i + 1 < n) {
+					i++;
+					optval_run(ctx, raw, use, &w[i], wval(&w[i]),
+					           idx);
+				}
+				break;
+			}
+		}
+	}
+}
+
+/* Environment values that carry code (GIT_EDITOR=..., LD_PRELOAD=...) are
+   handled once for the whole line by lp_checks_env() in checks.c. */
+
+/* ---- dynamic subcommands ---------------------------------------------- */
+
+/* Programs whose first operand picks what they do: a dynamic one could
+   be anything (`systemctl ${X:-poweroff}`). */
+void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
+                                     size_t pos, const char *name)
+{
+	if (!lk_is(name, LK_SUBCOMMANDS))
+		return;
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const lp_word *w = &raw->words[i];
+		if (wdyn(w)) {
+			lp_unparsed(ctx, "subcommand of %s is dynamic: %s", name,
+			            w->text ? w->text : "");
+			return;
+		}
+		if (wval(w)[0] != '-')
+			return;
+	}
+}
+
+/* ---- ssh's other ways to name local code (issue 9) ---------------------- */
+
+/* ssh, scp, sftp: a config read from stdin or a descriptor (-F), a
+   PKCS#11 or security-key library (-I, -o PKCS11Provider=,
+   SecurityKeyProvider=) and config includes load code the line does not
+   show. */
+void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
+                               size_t pos, const char *name)
+{
+	static const char *const family[] = { "ssh", "scp", "sftp", "autossh",
+	                                      "sshfs", NULL };
+	if (!lp_in_list(family, name))
+		return;
+	static const char *const code_keys[] = {
+		"pkcs11provider", "securitykeyprovider", "include", "match",
+		NULL,
+	};
+	for (size_t i = pos + 1; i < raw->nwords; i++) {
+		const char *v = wval(&raw->words[i]);
+		const char *val = NULL;
+		if (v[0] != '-' || v[1] == '-')
+			continue;
+		char opt = v[1];
+		if (opt != 'F' && opt != 'I' && opt != 'o')
+			continue;
+		val = v[2] ? v + 2 : i + 1 < raw->nwords ? wval(&raw->words[i + 1])
+		                                         : "";
+		if (opt == 'I') {
+			lp_unparsed(ctx, "%s -I loads a PKCS#11 library", name);
+			return;
+		}
+		if (opt == 'F') {
+			if (lp_in_list(lp_stdin_paths, val) || !strncmp(val, "/dev/fd/", 8) ||
+			    !strncmp(val, "/proc/", 6) || !strncmp(val, "<(", 2)) {
+				lp_unparsed(ctx, "%s reads its configuration from "
+				                 "input: %s", name, val);
+				return;
+			}
+			continue;
+		}
+		for (size_t k = 0; code_keys[k]; k++) {
+			size_t kl = strlen(code_keys[k]);
+			if (!strncasecmp(val, code_keys[k], kl) &&
+			    (val[kl] == '=' || val[kl] == ' ')) {
+				lp_unparsed(ctx, "%s -o %s names code the line does "
+				                 "not show", name, code_keys[k]);
+				return;
+			}
+		}
+	}
+}

@@ -1,0 +1,193 @@
+/*
+ * parser/shells.c - shells and the builtins that run a string: `sh -c`
+ * in any option cluster, a shell's stdin or script operand, eval, trap.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "seethrough.h"
+
+/* ---- shells ---------------------------------------------------------- */
+
+/* bash, bash5, bash-5.2, ksh93, mksh-static ... (the program table) */
+bool lp_is_shell(const char *name)
+{
+	return lk_is(name, LK_SHELL);
+}
+
+/* Origins whose commands get {} replaced by their input. */
+static bool placeholder_origin(const char *o)
+{
+	return o && (lp_streq(o, LOCUS_ORIGIN_XARGS) ||
+	             lp_streq(o, LOCUS_ORIGIN_FIND_EXEC) ||
+	             lp_streq(o, LOCUS_ORIGIN_FD_EXEC) ||
+	             lp_streq(o, LOCUS_ORIGIN_PARALLEL));
+}
+
+/* Long options of the shells that take the next word. */
+static const char *const shell_long_val[] = {
+	"--rcfile", "--init-file", "--init-command", "--debug",
+	"--debug-output", "--profile", "--features", NULL,
+};
+
+/*
+ * words[pos] is a shell (or su's shell arguments start after pos).  Find
+ * its script: a -c in any short cluster makes the first operand the
+ * script; no -c and no operand means it reads stdin.
+ */
+void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                       size_t idx, bool fish, const char *origin)
+{
+	const lp_word *words = raw->words;
+	size_t n = raw->nwords, i = pos + 1;
+	bool have_c = false, have_s = false;
+	const char *script = NULL;
+	const lp_word *script_word = NULL;
+	for (; i < n; i++) {
+		const lp_word *w = &words[i];
+		const char *v = wval(w);
+		if (wdyn(w))
+			break;
+		if (lp_streq(v, "--") || lp_streq(v, "-")) {
+			have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
+			i++;
+			break;
+		}
+		if ((v[0] != '-' && v[0] != '+') || !v[1])
+			break;
+		if (v[0] == '-' && v[1] == '-') {
+			if (!strncmp(v, "--command", 9) && fish) {
+				have_c = true;
+				if (v[9] == '=') {
+					script = v + 10;
+					script_word = w;
+				} else if (i + 1 < n) {
+					script_word = &words[++i];
+					script = wval(script_word);
+				}
+				continue;
+			}
+			if (lp_in_list(shell_long_val, v) && i + 1 < n)
+				i++;
+			continue;
+		}
+		for (size_t j = 1; v[j]; j++) {
+			char c = v[j];
+			if (c == 's' && v[0] == '-' && !fish) {
+				have_s = true; /* operands are arguments */
+			} else if (c == 'c') {
+				have_c = true;
+				if (fish && !script_word) {
+					/* fish -c takes its value like getopt */
+					if (v[j + 1]) {
+						script = v + j + 1;
+						script_word = w;
+					} else if (i + 1 < n) {
+						script_word = &words[++i];
+						script = wval(script_word);
+					}
+					break;
+				}
+			} else if (c == 'o' || c == 'O' ||
+			           (fish && strchr("Cdpf", c))) {
+				if (!v[j + 1] && i + 1 < n)
+					i++;
+				break;
+			}
+		}
+	}
+	if (have_c) {
+		if (!script_word && i < n) {
+			script_word = &words[i];
+			script = wval(script_word);
+		}
+		if (!script_word) {
+			/* `xargs sh -c`: the script is the input */
+			if (raw->flags & LOCUS_CMD_DYNAMIC_ARGS)
+				lp_unparsed(ctx, "a shell -c script comes from input");
+			return;
+		}
+		if (placeholder_origin(raw->origin) && strstr(script, "{}")) {
+			lp_unparsed(ctx, "a shell -c script holds the {} "
+			                 "placeholder: its input becomes code");
+		}
+		if (wdyn(script_word) && script_word != &words[pos]) {
+			lp_unparsed(ctx, "a shell -c script is only known at run "
+			                 "time: %s",
+			            script_word->text ? script_word->text : "");
+			return;
+		}
+		lp_parse_text(ctx, script, origin, idx, raw->depth + 1);
+		return;
+	}
+	if (i < n && !have_s && !lp_is_stdin_word(&words[i]))
+		return; /* a script file: parsed when the line wrote it
+		           (written.c), else a known limit */
+	if (lp_stdin_procsub(raw)) {
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx, "a shell reads its script from a process "
+		                 "substitution");
+		return;
+	}
+	if (raw->stdin_kind == LP_STDIN_NONE && raw->origin &&
+	    lp_streq(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
+		/* tee >(sh): the shell runs what the outer command writes */
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx, "a shell in a process substitution runs the "
+		                 "data written to it");
+		return;
+	}
+	if (raw->stdin_kind == LP_STDIN_HEREDOC ||
+	    raw->stdin_kind == LP_STDIN_HERESTRING ||
+	    raw->stdin_kind == LP_STDIN_PIPE)
+		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
+	const char *text = lp_stdin_text(ctx, raw, "a shell");
+	lp_parse_text(ctx, text, LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+}
+
+/* ---- eval, trap ------------------------------------------------------ */
+
+void lp_see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	size_t from = pos + 1;
+	if (from < raw->nwords && !wdyn(&raw->words[from]) &&
+	    lp_streq(wval(&raw->words[from]), "--"))
+		from++;
+	for (size_t i = from; i < raw->nwords; i++) {
+		if (wdyn(&raw->words[i])) {
+			lp_unparsed(ctx, "eval runs a word only known at run "
+			                 "time: %s",
+			            raw->words[i].text ? raw->words[i].text : "");
+			return;
+		}
+	}
+	if (from >= raw->nwords)
+		return;
+	lp_parse_text(ctx, lp_join_words(ctx, raw->words, from, raw->nwords, false),
+	           LOCUS_ORIGIN_EVAL, idx, raw->depth + 1);
+}
+
+void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                     size_t idx)
+{
+	size_t i = pos + 1, n = raw->nwords;
+	if (i < n && !wdyn(&raw->words[i]) && lp_streq(wval(&raw->words[i]), "--"))
+		i++;
+	if (i < n && !wdyn(&raw->words[i]) && wval(&raw->words[i])[0] == '-' &&
+	    wval(&raw->words[i])[1])
+		return; /* trap -l, trap -p: they print */
+	if (n - i < 2)
+		return; /* trap SIG resets the signal */
+	const lp_word *w = &raw->words[i];
+	if (wdyn(w)) {
+		lp_unparsed(ctx, "trap runs a command only known at run time: %s",
+		            w->text ? w->text : "");
+		return;
+	}
+	if (!*wval(w) || lp_streq(wval(w), "-"))
+		return;
+	lp_parse_text(ctx, wval(w), LOCUS_ORIGIN_TRAP, idx, raw->depth + 1);
+}
