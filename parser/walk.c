@@ -115,6 +115,11 @@ typedef struct node_list {
 	node_scratch *from;
 } node_list;
 
+/* Fixed caps of emit_command; reaching one makes the line unparsed (never
+   a silent drop: the nodes past it would not be walked). */
+#define LP_MAX_ARTEFACTS 8
+#define LP_MAX_HEREDOC_CONTS 8
+
 typedef struct walker {
 	lp_tree *t;
 	lp_ctx *ctx;
@@ -779,7 +784,9 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 	lp_stdin_kind sk = LP_STDIN_NONE;
 	const char *stx = NULL;
 	uint32_t sf = 0;
-	TSNode artefacts[8];
+	/* other named children (`echo (x)` puts a subshell here): their
+	   substitutions are walked; past the cap the line fails closed */
+	TSNode artefacts[LP_MAX_ARTEFACTS];
 	size_t nart = 0;
 
 	if (have_cmd) {
@@ -848,9 +855,15 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 					}
 					lp_wordvec_push(a, &b.assigns, v);
 				} else if (ts_node_is_named(ch) &&
-				           k != sy->comment && nart < 8) {
+				           k != sy->comment) {
 					/* `echo (x)` puts a subshell here */
-					artefacts[nart++] = ch;
+					if (nart < LP_MAX_ARTEFACTS)
+						artefacts[nart++] = ch;
+					else
+						lp_unparsed(w->ctx,
+						            "more than %d other "
+						            "nodes in one command",
+						            LP_MAX_ARTEFACTS);
 				}
 			} while (ts_tree_cursor_goto_next_sibling(&cur));
 		}
@@ -976,8 +989,8 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 	/* heredoc continuations: `cat <<EOF | sh`, `cat <<EOF && x` */
 	if (have_rs) {
 		TSTreeCursor cur = ts_tree_cursor_new(rs);
-		TSNode conts[8];
-		const char *cconn[8];
+		TSNode conts[LP_MAX_HEREDOC_CONTS];
+		const char *cconn[LP_MAX_HEREDOC_CONTS];
 		size_t nc = 0;
 		if (ts_tree_cursor_goto_first_child(&cur)) {
 			do {
@@ -991,8 +1004,16 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 						TSNode x = ts_tree_cursor_current_node(&rc);
 						TSFieldId fid =
 							ts_tree_cursor_current_field_id(&rc);
-						if (nc >= 8)
+						if (nc >= LP_MAX_HEREDOC_CONTS) {
+							/* what follows would not
+							   be walked: fail closed */
+							lp_unparsed(w->ctx,
+							            "more than %d "
+							            "commands after "
+							            "a heredoc",
+							            LP_MAX_HEREDOC_CONTS);
 							break;
+						}
 						if (fid == sy->f_operator) {
 							op = connector_of(w, x);
 						} else if (fid == sy->f_right) {
