@@ -771,109 +771,106 @@ static void chain_redirects(walker *w, cmd_build *b, const redir_chain *ch)
 	}
 }
 
-/* A simple command; `rs` is the redirected_statement whose body it is (or
-   null). */
-static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
+/* What feeds a command's stdin as its redirects are read. */
+typedef struct cmd_stdin {
+	lp_stdin_kind kind;
+	const char *text;
+	uint32_t flags;
+} cmd_stdin;
+
+/* A redirect among a command's children (emit_command): `sh 0<<<'rm -rf
+   /'`, where the grammar reads the descriptor of a here-string as an
+   argument (found by the oracle).  Digits glued to the operator are the
+   descriptor: taken back from argv so that fd 0 feeds stdin as `<<<`. */
+static void command_redirect(walker *w, cmd_build *b, TSNode ch,
+                             cmd_stdin *in)
+{
+	int gfd = glued_fd(w, b, ch);
+	if (gfd == -2)
+		lp_unparsed(w->ctx,
+		            "a descriptor before a redirect read as an "
+		            "argument at byte %u (misparse)",
+		            ts_node_start_byte(ch));
+	if (gfd >= 0)
+		b->wn.n--;
+	cmd_stdin in0 = *in;
+	size_t nr0 = b->nredirs;
+	build_redirect(w, b, ch, true, &in->kind, &in->text, &in->flags);
+	if (gfd >= 0 && b->nredirs > nr0)
+		b->redirs[b->nredirs - 1].fd = gfd;
+	if (gfd > 0)
+		*in = in0; /* 3<<<x is not stdin */
+}
+
+/* A leading NAME=value of a command (emit_command). */
+static void command_assignment(walker *w, cmd_build *b, TSNode ch)
 {
 	const lp_syms *sy = w->sy;
 	lp_arena *a = w->ctx->arena;
-	cmd_build b;
-	cmd_begin(w, &b);
-	bool have_cmd = !ts_node_is_null(cmd);
-	bool have_rs = !ts_node_is_null(rs);
-	lp_stdin_kind sk = LP_STDIN_NONE;
-	const char *stx = NULL;
-	uint32_t sf = 0;
-	/* other named children (`echo (x)` puts a subshell here): their
-	   substitutions are walked; past the cap the line fails closed */
-	TSNode artefacts[LP_MAX_ARTEFACTS];
-	size_t nart = 0;
-
-	if (have_cmd) {
-		TSTreeCursor cur = ts_tree_cursor_new(cmd);
-		if (ts_tree_cursor_goto_first_child(&cur)) {
-			do {
-				TSNode ch = ts_tree_cursor_current_node(&cur);
-				TSFieldId fid =
-					ts_tree_cursor_current_field_id(&cur);
-				TSSymbol k = ts_node_symbol(ch);
-				if (fid == sy->f_name) {
-					TSNode inner = ts_node_named_child(ch, 0);
-					add_node(w, &b.wn, ts_node_is_null(inner) ? ch
-					                                : inner);
-				} else if (fid == sy->f_argument) {
-					add_node(w, &b.wn, ch);
-				} else if (fid == sy->f_redirect) {
-					/* `sh 0<<<'rm -rf /'`: the grammar
-					   reads the descriptor of a here-string
-					   as an argument (found by the oracle).
-					   Digits glued to the operator are the
-					   descriptor: take them back from argv
-					   so that fd 0 feeds stdin as `<<<`. */
-					int gfd = glued_fd(w, &b, ch);
-					if (gfd == -2)
-						lp_unparsed(w->ctx,
-						            "a descriptor before a "
-						            "redirect read as an "
-						            "argument at byte %u "
-						            "(misparse)",
-						            ts_node_start_byte(ch));
-					if (gfd >= 0)
-						b.wn.n--;
-					lp_stdin_kind sk0 = sk;
-					const char *stx0 = stx;
-					uint32_t sf0 = sf;
-					size_t nr0 = b.nredirs;
-					build_redirect(w, &b, ch, true, &sk,
-					               &stx, &sf);
-					if (gfd >= 0 && b.nredirs > nr0)
-						b.redirs[b.nredirs - 1].fd = gfd;
-					if (gfd > 0) {
-						/* 3<<<x is not stdin */
-						sk = sk0;
-						stx = stx0;
-						sf = sf0;
-					}
-				} else if (k == sy->variable_assignment &&
-				           ts_node_is_named(ch)) {
-					lp_word v = {lp_node_text(w->t, ch),
-					             lp_node_text(w->t, ch), 0};
-					TSNode val = ts_node_child_by_field_id(
-						ch, sy->f_value);
-					if (!ts_node_is_null(val)) {
-						lp_word vv = lp_word_value(
-							w->t, val, true);
-						TSNode nm = ts_node_child_by_field_id(
-							ch, sy->f_name);
-						v.value = lp_arena_printf(
-							a, "%s=%s",
-							ts_node_is_null(nm) ? ""
-							: lp_node_text(w->t, nm),
-							vv.value ? vv.value : "");
-						v.flags = vv.flags;
-						add_node(w, &b.subst, val);
-					}
-					lp_wordvec_push(a, &b.assigns, v);
-				} else if (ts_node_is_named(ch) &&
-				           k != sy->comment) {
-					/* `echo (x)` puts a subshell here */
-					if (nart < LP_MAX_ARTEFACTS)
-						artefacts[nart++] = ch;
-					else
-						lp_unparsed(w->ctx,
-						            "more than %d other "
-						            "nodes in one command",
-						            LP_MAX_ARTEFACTS);
-				}
-			} while (ts_tree_cursor_goto_next_sibling(&cur));
-		}
-		ts_tree_cursor_delete(&cur);
+	lp_word v = {lp_node_text(w->t, ch), lp_node_text(w->t, ch), 0};
+	TSNode val = ts_node_child_by_field_id(ch, sy->f_value);
+	if (!ts_node_is_null(val)) {
+		lp_word vv = lp_word_value(w->t, val, true);
+		TSNode nm = ts_node_child_by_field_id(ch, sy->f_name);
+		v.value = lp_arena_printf(a, "%s=%s",
+		                          ts_node_is_null(nm)
+		                              ? ""
+		                              : lp_node_text(w->t, nm),
+		                          vv.value ? vv.value : "");
+		v.flags = vv.flags;
+		add_node(w, &b->subst, val);
 	}
-	if (have_rs && b.wn.n > 0 &&
-	    ts_node_symbol(b.wn.v[b.wn.n - 1]) == sy->number) {
+	lp_wordvec_push(a, &b->assigns, v);
+}
+
+/* The children of a `command` node: name and arguments (b->wn),
+   redirects, assignments, and other named nodes (artefacts). */
+static void command_children(walker *w, cmd_build *b, TSNode cmd,
+                             cmd_stdin *in, TSNode *artefacts, size_t *nart)
+{
+	const lp_syms *sy = w->sy;
+	TSTreeCursor cur = ts_tree_cursor_new(cmd);
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			TSNode ch = ts_tree_cursor_current_node(&cur);
+			TSFieldId fid = ts_tree_cursor_current_field_id(&cur);
+			TSSymbol k = ts_node_symbol(ch);
+			if (fid == sy->f_name) {
+				TSNode inner = ts_node_named_child(ch, 0);
+				add_node(w, &b->wn,
+				         ts_node_is_null(inner) ? ch : inner);
+			} else if (fid == sy->f_argument) {
+				add_node(w, &b->wn, ch);
+			} else if (fid == sy->f_redirect) {
+				command_redirect(w, b, ch, in);
+			} else if (k == sy->variable_assignment &&
+			           ts_node_is_named(ch)) {
+				command_assignment(w, b, ch);
+			} else if (ts_node_is_named(ch) && k != sy->comment) {
+				/* `echo (x)` puts a subshell here */
+				if (*nart < LP_MAX_ARTEFACTS)
+					artefacts[(*nart)++] = ch;
+				else
+					lp_unparsed(w->ctx,
+					            "more than %d other nodes in "
+					            "one command",
+					            LP_MAX_ARTEFACTS);
+			}
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+/* The redirects of the redirected_statement `rs` around a command. */
+static void statement_redirects(walker *w, cmd_build *b, TSNode rs,
+                                cmd_stdin *in)
+{
+	const lp_syms *sy = w->sy;
+	if (b->wn.n > 0 &&
+	    ts_node_symbol(b->wn.v[b->wn.n - 1]) == sy->number) {
 		/* `cat 0<x`: the descriptor is read as an argument of the
 		   body and the redirect hangs on the statement */
-		uint32_t end = ts_node_end_byte(b.wn.v[b.wn.n - 1]);
+		uint32_t end = ts_node_end_byte(b->wn.v[b->wn.n - 1]);
 		uint32_t rc = ts_node_child_count(rs);
 		for (uint32_t i = 0; i < rc; i++) {
 			TSNode r = ts_node_child(rs, i);
@@ -886,31 +883,27 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 			}
 		}
 	}
-	if (have_rs) {
-		lp_stdin_kind k2 = LP_STDIN_NONE;
-		const char *t2 = NULL;
-		uint32_t f2 = 0;
-		build_statement_redirects(w, &b, rs, true, &k2, &t2, &f2);
-		if (sk == LP_STDIN_NONE && k2 != LP_STDIN_NONE) {
-			sk = k2;
-			stx = t2;
-			sf = f2;
-		}
-	}
-	b.stdin_kind = sk;
-	b.stdin_text = stx;
-	b.stdin_flags = sf;
-	chain_redirects(w, &b, c->redirs);
+	cmd_stdin st = {LP_STDIN_NONE, NULL, 0};
+	build_statement_redirects(w, b, rs, true, &st.kind, &st.text,
+	                          &st.flags);
+	if (in->kind == LP_STDIN_NONE && st.kind != LP_STDIN_NONE)
+		*in = st;
+}
 
-	/* argv: name, arguments, extra redirect destinations and heredoc
-	   arguments, in source order, as bash collects them */
-	sort_nodes(b.wn.v, b.wn.n);
+/* argv: name, arguments, extra redirect destinations and heredoc
+   arguments, in source order, as bash collects them (b->wn to
+   b->words). */
+static void command_argv(walker *w, cmd_build *b)
+{
+	const lp_syms *sy = w->sy;
+	lp_arena *a = w->ctx->arena;
+	sort_nodes(b->wn.v, b->wn.n);
 	uint32_t prev_end = 0, word_start = 0, dollar = UINT32_MAX;
-	for (size_t i = 0; i < b.wn.n; i++) {
-		TSNode wn = b.wn.v[i];
+	for (size_t i = 0; i < b->wn.n; i++) {
+		TSNode wn = b->wn.v[i];
 		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
-		    i + 1 < b.wn.n &&
-		    ts_node_start_byte(b.wn.v[i + 1]) == ts_node_end_byte(wn)) {
+		    i + 1 < b->wn.n &&
+		    ts_node_start_byte(b->wn.v[i + 1]) == ts_node_end_byte(wn)) {
 			/* $"..." : translated string; the word starts at $ */
 			dollar = ts_node_start_byte(wn);
 			continue;
@@ -920,13 +913,13 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		   fuzz_bypass): the word is the text before the $, and the
 		   string joins it.  Only plain characters are taken as they
 		   are; anything else fails closed. */
-		if (!ts_node_is_named(wn) && i + 1 < b.wn.n &&
-		    ts_node_start_byte(b.wn.v[i + 1]) == ts_node_end_byte(wn) &&
+		if (!ts_node_is_named(wn) && i + 1 < b->wn.n &&
+		    ts_node_start_byte(b->wn.v[i + 1]) == ts_node_end_byte(wn) &&
 		    ts_node_end_byte(wn) - ts_node_start_byte(wn) > 1 &&
 		    w->t->src[ts_node_end_byte(wn) - 1] == '$' &&
-		    (ts_node_symbol(b.wn.v[i + 1]) == sy->string ||
-		     (ts_node_symbol(b.wn.v[i + 1]) == sy->concatenation &&
-		      ts_node_symbol(ts_node_child(b.wn.v[i + 1], 0)) ==
+		    (ts_node_symbol(b->wn.v[i + 1]) == sy->string ||
+		     (ts_node_symbol(b->wn.v[i + 1]) == sy->concatenation &&
+		      ts_node_symbol(ts_node_child(b->wn.v[i + 1], 0)) ==
 		              sy->string))) {
 			uint32_t st0 = ts_node_start_byte(wn);
 			size_t plen = ts_node_end_byte(wn) - 1 - st0;
@@ -940,12 +933,12 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 			bool glue = i > 0 && continuation_gap(w, prev_end, st0);
 			lp_word pw = {lp_arena_strndup(a, pre, plen),
 			              lp_arena_strndup(a, pre, plen + 1), 0};
-			if (glue && b.words.n > 0) {
-				lp_word *prev = &b.words.v[b.words.n - 1];
+			if (glue && b->words.n > 0) {
+				lp_word *prev = &b->words.v[b->words.n - 1];
 				prev->value = lp_arena_printf(a, "%s%s", prev->value,
 				                              pw.value);
 			} else {
-				lp_wordvec_push(a, &b.words, pw);
+				lp_wordvec_push(a, &b->words, pw);
 				word_start = st0;
 			}
 			dollar = UINT32_MAX;
@@ -956,19 +949,19 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		uint32_t wstart = dollar != UINT32_MAX ? dollar
 		                                       : ts_node_start_byte(wn);
 		dollar = UINT32_MAX;
-		size_t before = b.words.n;
-		lp_word_fields(w->t, wn, &b.words);
-		add_node(w, &b.subst, wn);
+		size_t before = b->words.n;
+		lp_word_fields(w->t, wn, &b->words);
+		add_node(w, &b->subst, wn);
 		/* research S1: `r\<newline>m` is one word to bash; tree-sitter
 		   splits it.  Join the first field onto the previous word. */
-		bool join = i > 0 && before > 0 && b.words.n > before &&
+		bool join = i > 0 && before > 0 && b->words.n > before &&
 		            continuation_gap(w, prev_end, wstart);
 		prev_end = ts_node_end_byte(wn);
 		if (!join)
 			word_start = wstart;
 		if (join) {
-			lp_word *prev = &b.words.v[before - 1];
-			lp_word *cur = &b.words.v[before];
+			lp_word *prev = &b->words.v[before - 1];
+			lp_word *cur = &b->words.v[before];
 			uint32_t st = word_start;
 			uint32_t en = ts_node_end_byte(wn);
 			prev->value = lp_arena_printf(a, "%s%s", prev->value,
@@ -976,80 +969,111 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 			prev->text = lp_arena_strndup(a, w->t->src + st, en - st);
 			prev->flags |= cur->flags;
 			memmove(cur, cur + 1,
-			        (b.words.n - before - 1) * sizeof *cur);
-			b.words.n--;
+			        (b->words.n - before - 1) * sizeof *cur);
+			b->words.n--;
 		}
 	}
+}
+
+/* Heredoc continuations: `cat <<EOF | sh`, `cat <<EOF && x` (the
+   grammar puts what follows the delimiter's line inside the heredoc
+   redirect of `rs`); mark0 is the log mark of the command. */
+static void heredoc_continuations(walker *w, TSNode rs, const sctx *c,
+                                  size_t mark0)
+{
+	const lp_syms *sy = w->sy;
+	TSTreeCursor cur = ts_tree_cursor_new(rs);
+	TSNode conts[LP_MAX_HEREDOC_CONTS];
+	const char *cconn[LP_MAX_HEREDOC_CONTS];
+	size_t nc = 0;
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			TSNode r = ts_tree_cursor_current_node(&cur);
+			if (ts_node_symbol(r) != sy->heredoc_redirect)
+				continue;
+			const char *op = NULL;
+			TSTreeCursor rc = ts_tree_cursor_new(r);
+			if (ts_tree_cursor_goto_first_child(&rc)) {
+				do {
+					TSNode x = ts_tree_cursor_current_node(&rc);
+					TSFieldId fid =
+						ts_tree_cursor_current_field_id(&rc);
+					if (nc >= LP_MAX_HEREDOC_CONTS) {
+						/* what follows would not
+						   be walked: fail closed */
+						lp_unparsed(w->ctx,
+						            "more than %d "
+						            "commands after "
+						            "a heredoc",
+						            LP_MAX_HEREDOC_CONTS);
+						break;
+					}
+					if (fid == sy->f_operator) {
+						op = connector_of(w, x);
+					} else if (fid == sy->f_right) {
+						conts[nc] = x;
+						cconn[nc++] = op ? op : CONN_SEMI;
+					} else if (ts_node_is_named(x) &&
+					           ts_node_symbol(x) ==
+					                   sy->pipeline) {
+						conts[nc] = x;
+						cconn[nc++] = NULL;
+					}
+				} while (ts_tree_cursor_goto_next_sibling(&rc));
+			}
+			ts_tree_cursor_delete(&rc);
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+	for (size_t i = nc; i > 0; i--) {
+		TSNode x = conts[i - 1];
+		sctx cc = *c;
+		cc.piped = false;
+		cc.producer = NONE;
+		cc.redirs = c->redirs;
+		if (cconn[i - 1]) {
+			cc.connector = cconn[i - 1];
+			cc.pipeline = SIZE_MAX;
+			cc.in_pipeline = false;
+			push_node(w, F_STMT, x, &cc);
+		} else {
+			/* the pipeline's first token is `|`: F_PIPE
+			   feeds the next stage from cat */
+			cc.in_pipeline = true;
+			push_seq(w, F_PIPE, x, &cc, false, mark0);
+		}
+	}
+}
+
+/* A simple command; `rs` is the redirected_statement whose body it is (or
+   null). */
+static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
+{
+	cmd_build b;
+	cmd_begin(w, &b);
+	bool have_cmd = !ts_node_is_null(cmd);
+	bool have_rs = !ts_node_is_null(rs);
+	cmd_stdin in = {LP_STDIN_NONE, NULL, 0};
+	/* other named children (`echo (x)` puts a subshell here): their
+	   substitutions are walked; past the cap the line fails closed */
+	TSNode artefacts[LP_MAX_ARTEFACTS];
+	size_t nart = 0;
+	if (have_cmd)
+		command_children(w, &b, cmd, &in, artefacts, &nart);
+	if (have_rs)
+		statement_redirects(w, &b, rs, &in);
+	b.stdin_kind = in.kind;
+	b.stdin_text = in.text;
+	b.stdin_flags = in.flags;
+	chain_redirects(w, &b, c->redirs);
+	command_argv(w, &b);
 	for (size_t i = 0; i < nart; i++)
 		add_node(w, &b.subst, artefacts[i]);
 
 	size_t mark0 = w->nlog;
 	size_t idx = finish(w, &b, have_rs ? rs : cmd, c);
-
-	/* heredoc continuations: `cat <<EOF | sh`, `cat <<EOF && x` */
-	if (have_rs) {
-		TSTreeCursor cur = ts_tree_cursor_new(rs);
-		TSNode conts[LP_MAX_HEREDOC_CONTS];
-		const char *cconn[LP_MAX_HEREDOC_CONTS];
-		size_t nc = 0;
-		if (ts_tree_cursor_goto_first_child(&cur)) {
-			do {
-				TSNode r = ts_tree_cursor_current_node(&cur);
-				if (ts_node_symbol(r) != sy->heredoc_redirect)
-					continue;
-				const char *op = NULL;
-				TSTreeCursor rc = ts_tree_cursor_new(r);
-				if (ts_tree_cursor_goto_first_child(&rc)) {
-					do {
-						TSNode x = ts_tree_cursor_current_node(&rc);
-						TSFieldId fid =
-							ts_tree_cursor_current_field_id(&rc);
-						if (nc >= LP_MAX_HEREDOC_CONTS) {
-							/* what follows would not
-							   be walked: fail closed */
-							lp_unparsed(w->ctx,
-							            "more than %d "
-							            "commands after "
-							            "a heredoc",
-							            LP_MAX_HEREDOC_CONTS);
-							break;
-						}
-						if (fid == sy->f_operator) {
-							op = connector_of(w, x);
-						} else if (fid == sy->f_right) {
-							conts[nc] = x;
-							cconn[nc++] = op ? op : CONN_SEMI;
-						} else if (ts_node_is_named(x) &&
-						           ts_node_symbol(x) ==
-						                   sy->pipeline) {
-							conts[nc] = x;
-							cconn[nc++] = NULL;
-						}
-					} while (ts_tree_cursor_goto_next_sibling(&rc));
-				}
-				ts_tree_cursor_delete(&rc);
-			} while (ts_tree_cursor_goto_next_sibling(&cur));
-		}
-		ts_tree_cursor_delete(&cur);
-		for (size_t i = nc; i > 0; i--) {
-			TSNode x = conts[i - 1];
-			sctx cc = *c;
-			cc.piped = false;
-			cc.producer = NONE;
-			cc.redirs = c->redirs;
-			if (cconn[i - 1]) {
-				cc.connector = cconn[i - 1];
-				cc.pipeline = SIZE_MAX;
-				cc.in_pipeline = false;
-				push_node(w, F_STMT, x, &cc);
-			} else {
-				/* the pipeline's first token is `|`: F_PIPE
-				   feeds the next stage from cat */
-				cc.in_pipeline = true;
-				push_seq(w, F_PIPE, x, &cc, false, mark0);
-			}
-		}
-	}
+	if (have_rs)
+		heredoc_continuations(w, rs, c, mark0);
 	push_substs(w, &b, c, idx);
 }
 
