@@ -74,6 +74,20 @@ void *lp_arena_alloc_raw(lp_arena *a, size_t n)
 	return p;
 }
 
+bool lp_arena_pop(lp_arena *a, const void *p, size_t n)
+{
+	lp_arena_block *b = a->head;
+	n = (n + 15u) & ~(size_t)15u;
+	if (n == 0)
+		n = 16;
+	if (!b || !p || b->used < n ||
+	    (const unsigned char *)p != b->data + b->used - n)
+		return false;
+	b->used -= n;
+	a->used_total -= n;
+	return true;
+}
+
 void *lp_arena_alloc(lp_arena *a, size_t n)
 {
 	void *p = lp_arena_alloc_raw(a, n);

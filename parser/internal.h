@@ -60,6 +60,9 @@ void lp_arena_release(lp_arena *a);
 void *lp_arena_alloc(lp_arena *a, size_t n);
 /* The same, not zeroed: for memory the caller writes before reading. */
 void *lp_arena_alloc_raw(lp_arena *a, size_t n);
+/* Give back p[0..n) when it is the arena's last allocation (true), so
+   that a buffer found to be a copy of another string costs nothing. */
+bool lp_arena_pop(lp_arena *a, const void *p, size_t n);
 /* Copy of s[0..n) plus a NUL. */
 char *lp_arena_strndup(lp_arena *a, const char *s, size_t n);
 char *lp_arena_strdup(lp_arena *a, const char *s);

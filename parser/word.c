@@ -414,6 +414,13 @@ static void end_field(wstate *w, bool force)
 	const lp_buf *shape = w->shaped ? &w->shape : &w->cur;
 	wd.flags = w->flags | shape_flags(shape->data ? shape->data : "",
 	                                  shape->len);
+	/* a plain word's value is its text: share it, and give the value's
+	   buffer back when nothing was allocated after it (not for a brace
+	   word: brace_expand reads the buffer) */
+	if (!(wd.flags & LOCUS_WORD_BRACE) && w->text && w->cur.data &&
+	    !w->shaped && strcmp(w->cur.data, w->text) == 0 &&
+	    lp_arena_pop(w->a, w->cur.data, w->cur.cap))
+		wd.value = w->text;
 	if (w->out && (wd.flags & LOCUS_WORD_BRACE) && w->split &&
 	    brace_expand(w, &wd))
 		; /* pushed */
