@@ -1347,10 +1347,14 @@ _Static_assert(sizeof aliases_by_name / sizeof *aliases_by_name ==
                    sizeof aliases / sizeof *aliases,
                "the index covers every alias");
 
-/* strcmp of `key` (the n bytes of name) against `s`. */
+/* strcmp of `key` (the n bytes of name, n > 0) against `s`; the first
+   byte decides most steps of a search without a call. */
 static int key_cmp(const char *name, size_t n, const char *s)
 {
-	int c = strncmp(name, s, n);
+	int c = (unsigned char)name[0] - (unsigned char)s[0];
+	if (c || !s[0])
+		return c ? c : 1;
+	c = strncmp(name + 1, s + 1, n - 1);
 	return c ? c : -(unsigned char)s[n];
 }
 
@@ -1474,6 +1478,12 @@ uint32_t lk_classes(const char *name)
 const lk_program *lk_program_at(size_t i)
 {
 	return i < NPROGRAMS ? &programs[i] : NULL;
+}
+
+const lk_program *lk_programs(size_t *n)
+{
+	*n = NPROGRAMS;
+	return programs;
 }
 
 /* Append s to buf (with regex metacharacters escaped) if it fits. */

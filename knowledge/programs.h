@@ -207,6 +207,8 @@ static inline bool lk_is(const char *name, uint32_t cls)
 /* Iterate over rows (for tests, docs and regex building): row i, or NULL
    past the end. */
 const lk_program *lk_program_at(size_t i);
+/* The whole table (for scans that visit every row): *n rows. */
+const lk_program *lk_programs(size_t *n);
 
 /*
  * Write a PCRE2 alternation "(?:a|b|c...)" of every name (canonical and

@@ -126,16 +126,17 @@ static bool has_byte(const text_facts *tf, unsigned char c)
    searched only when the text holds its first two bytes. */
 static bool contains_class(const text_facts *tf, uint32_t cls)
 {
-	for (size_t i = 0;; i++) {
-		const lk_program *p = lk_program_at(i);
-		if (!p)
-			return false;
+	size_t n;
+	const lk_program *rows = lk_programs(&n);
+	for (size_t i = 0; i < n; i++) {
+		const lk_program *p = &rows[i];
 		const unsigned char *nm = (const unsigned char *)p->name;
 		if ((p->cls & cls) && has_byte(tf, nm[0]) &&
 		    (!nm[1] || has_byte(tf, nm[1])) &&
 		    contains_ci(tf->text, tf->len, p->name))
 			return true;
 	}
+	return false;
 }
 
 /* Class lookups are remembered per text: several patterns share them. */
