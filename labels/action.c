@@ -238,6 +238,8 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 	   a parser */
 	ll_floor *own = parser ? NULL : ll_floor_new();
 	ll_floor *floor = parser ? ll_parser_floor(parser) : own;
+	if (!floor)
+		return LOCUS_ENOMEM;
 	int rc = ll_label(&v, a->shell, floor);
 	if (rc) {
 		ll_floor_free(own);

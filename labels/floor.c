@@ -242,7 +242,6 @@ static char *normalize(const char *text, size_t len, size_t *out_len)
  */
 struct ll_floor {
 	pcre2_code *re[NPATTERNS];
-	bool tried[NPATTERNS]; /* compiled (re NULL: failed, fails closed) */
 	bool jit[NPATTERNS];
 	pcre2_match_context *mctx;
 	pcre2_match_data *md; /* one ovector pair: only "does it match" */
@@ -278,8 +277,9 @@ void ll_floor_free(ll_floor *f)
 
 static const pcre2_code *floor_re(ll_floor *f, size_t i, size_t len)
 {
-	if (!f->tried[i]) {
-		f->tried[i] = true;
+	if (!f->re[i]) {
+		/* a failure (out of memory) is a match this time and is tried
+		   again next time: never cached */
 		char *src = expand_pattern(floor_patterns[i].re);
 		f->re[i] = src ? lu_re_compile(src, PCRE2_CASELESS, false, NULL)
 		               : NULL;

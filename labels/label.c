@@ -447,6 +447,10 @@ int ll_label(locus_shell_verdict **vout, const locus_shell_result *r,
 	/* without a parser's cache, one for the line: each pattern is
 	   compiled at most once per line */
 	ll_floor *own = floor ? NULL : ll_floor_new();
+	if (!floor && !own) {
+		locus_shell_verdict_free(v);
+		return LOCUS_ENOMEM;
+	}
 	label_line(r, v, floor ? floor : own);
 	ll_floor_free(own);
 	if (v->oom) {
@@ -509,7 +513,10 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 	const char *cwd = NULL; /* the last static `cd DIR` seen */
 	char cwdbuf[512];
 	line_facts lf;
-	line_facts_init(&lf, r); /* NULL arrays on OOM: the rules fail closed */
+	/* out of memory: the verdict is an error, never an answer (a rule
+	   without its facts could be more permissive) */
+	if (!line_facts_init(&lf, r))
+		out->oom = true;
 	positional_memo memo = { 0, NULL, NULL };
 	bool expired = false;
 	for (size_t i = 0; i < n; i++) {
