@@ -292,8 +292,12 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 #define GIT_MAX_ALIASES 64
 #define GIT_ALIAS_CHAIN 16
 
-void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                    size_t idx)
+/* git's global options before the subcommand (-c sets config and
+   aliases): the subcommand's index (n when there is none), or n + 1 when
+   git only prints or the line is unparsed. */
+static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
+                                 size_t pos, size_t idx, git_alias *aliases,
+                                 size_t *naliases)
 {
 	static const char *const val_opts[] = {
 		"-C", "--git-dir", "--work-tree", "--namespace",
@@ -311,8 +315,6 @@ void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	};
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords, i = pos + 1;
-	git_alias aliases[GIT_MAX_ALIASES];
-	size_t naliases = 0;
 	for (; i < n; i++) {
 		const char *v = wval(&w[i]);
 		if (wdyn(&w[i]))
@@ -325,7 +327,7 @@ void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				const char *kv = wdyn(&w[i]) && w[i].text ? w[i].text
 				                                          : wval(&w[i]);
 				git_config(ctx, raw, &w[i], kv, idx, aliases,
-				           &naliases, GIT_MAX_ALIASES);
+				           naliases, GIT_MAX_ALIASES);
 			}
 			continue;
 		}
@@ -357,31 +359,21 @@ void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		if (attached || (v[1] == 'C' && v[2]) )
 			continue;
 		if (lp_in_list(query_opts, v))
-			return;
+			return n + 1; /* only prints */
 		lp_unparsed(ctx, "unknown git option %s", v);
-		return;
+		return n + 1;
 	}
-	for (size_t k = pos + 1; k < n; k++)
-		if (!wdyn(&w[k]) && !strncasecmp(wval(&w[k]), "ext::", 5)) {
-			/* git runs the rest of an ext:: URL as a command */
-			lp_unparsed(ctx, "git ext:: URL runs a command: %s",
-			            wval(&w[k]));
-			return;
-		}
-	if (i < n && wdyn(&w[i])) {
-		lp_unparsed(ctx, "subcommand of git is dynamic: %s",
-		            w[i].text ? w[i].text : "");
-		return;
-	}
-	if (i >= n)
-		return;
-	lp_see_optvals(ctx, raw, pos, i, idx);
-	if (!naliases) {
-		git_subcommand(ctx, raw, w, i, n, idx);
-		return;
-	}
+	return i;
+}
 
-	/* Resolve aliases given with -c, chained ones included. */
+/* Resolve the aliases given with -c (chained ones included) for the
+   subcommand at words[i], and emit or parse what they run. */
+static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
+                               size_t pos, size_t i, size_t idx,
+                               const git_alias *aliases, size_t naliases)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
 	lp_word *cur = (lp_word *)(uintptr_t)(w + i);
 	size_t ncur = n - i;
 	bool expanded = false;
@@ -440,4 +432,37 @@ void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	argv[0] = w[pos];
 	memcpy(argv + 1, cur, ncur * sizeof *argv);
 	lp_emit_nested(ctx, raw, argv, ncur + 1, LOCUS_ORIGIN_GIT_ALIAS, idx, 0);
+}
+
+void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	git_alias aliases[GIT_MAX_ALIASES];
+	size_t naliases = 0;
+	size_t i = git_global_options(ctx, raw, pos, idx, aliases, &naliases);
+	if (i > n)
+		return;
+	for (size_t k = pos + 1; k < n; k++)
+		if (!wdyn(&w[k]) && !strncasecmp(wval(&w[k]), "ext::", 5)) {
+			/* git runs the rest of an ext:: URL as a command */
+			lp_unparsed(ctx, "git ext:: URL runs a command: %s",
+			            wval(&w[k]));
+			return;
+		}
+	if (i < n && wdyn(&w[i])) {
+		lp_unparsed(ctx, "subcommand of git is dynamic: %s",
+		            w[i].text ? w[i].text : "");
+		return;
+	}
+	if (i >= n)
+		return;
+	lp_see_optvals(ctx, raw, pos, i, idx);
+	if (!naliases) {
+		git_subcommand(ctx, raw, w, i, n, idx);
+		return;
+	}
+
+	git_expand_aliases(ctx, raw, pos, i, idx, aliases, naliases);
 }
