@@ -453,6 +453,151 @@ static const char *op_of(walker *w, TSNode r)
 
 enum { RD_OWN = 0, RD_FROM_STATEMENT = 1 };
 
+static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
+                           lp_stdin_kind *sk, const char **stext,
+                           uint32_t *sflags);
+
+/* build_redirect of `>`, `<`, `>&`...: the target, whether the command
+   writes or reads a file, stdin. */
+static void file_redirect(walker *w, cmd_build *b, TSNode r, bool words,
+                          locus_shell_redirect *rdp, bool is_stdin,
+                          lp_stdin_kind *sk, const char **stext,
+                          uint32_t *sflags)
+{
+	const lp_syms *sy = w->sy;
+	TSNode dest = {0};
+	bool have = false, proc = false;
+	uint32_t cc = ts_node_child_count(r);
+	TSTreeCursor cur = ts_tree_cursor_new(r);
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			if (ts_tree_cursor_current_field_id(&cur) !=
+			    sy->f_destination)
+				continue;
+			TSNode d = ts_tree_cursor_current_node(&cur);
+			if (!have) {
+				dest = d;
+				have = true;
+			} else if (words) {
+				/* research S9: `git >/dev/null push`
+				   -- bash passes push as argv */
+				add_node(w, &b->wn, d);
+			}
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+	(void)cc;
+	if (have) {
+		lp_word v = lp_word_value(w->t, dest, true);
+		rdp->target = v.value ? v.value : "";
+		rdp->target_flags = v.flags;
+		proc = ts_node_symbol(dest) == sy->process_substitution;
+		if (words)
+			add_node(w, &b->subst, dest);
+	}
+	const char *op = rdp->op;
+	bool out = !strcmp(op, ">") || !strcmp(op, ">>") ||
+	           !strcmp(op, ">|") || !strcmp(op, "&>") ||
+	           !strcmp(op, "&>>");
+	bool dyn = rdp->target_flags & LOCUS_WORD_DYNAMIC;
+	if (!strcmp(op, ">&") && have && (dyn || !is_fd_word(rdp->target)))
+		out = true; /* >&file is &>file */
+	if (out && have && !proc &&
+	    (dyn || strcmp(rdp->target, "/dev/null") != 0))
+		b->flags |= LOCUS_CMD_WRITES_FILES;
+	bool in = !strcmp(op, "<") ||
+	          (!strcmp(op, "<&") && have &&
+	           (dyn || !is_fd_word(rdp->target)));
+	if (in && have && !proc) {
+		b->flags |= LOCUS_CMD_READS_FILE;
+		if (is_stdin) {
+			*sk = LP_STDIN_FILE;
+			*stext = rdp->target;
+			*sflags = rdp->target_flags;
+		}
+	}
+}
+
+/* build_redirect of `<<<`. */
+static void herestring_redirect(walker *w, cmd_build *b, TSNode r, bool words,
+                                locus_shell_redirect *rdp, bool is_stdin,
+                                lp_stdin_kind *sk, const char **stext,
+                                uint32_t *sflags)
+{
+	const lp_syms *sy = w->sy;
+	TSNode v = ts_node_named_child(r, 0);
+	if (!ts_node_is_null(v) && ts_node_symbol(v) == sy->file_descriptor)
+		v = ts_node_named_child(r, 1);
+	if (!ts_node_is_null(v)) {
+		lp_word wv = lp_word_value(w->t, v, true);
+		rdp->target = wv.value ? wv.value : "";
+		rdp->target_flags = wv.flags;
+		if (words)
+			add_node(w, &b->subst, v);
+	}
+	if (is_stdin) {
+		*sk = LP_STDIN_HERESTRING;
+		*stext = rdp->target;
+		*sflags = rdp->target_flags;
+	}
+}
+
+/* build_redirect of `<<` and `<<-`: the body (its value, and its
+   substitutions when unquoted), the arguments and redirects that follow
+   the delimiter. */
+static void heredoc_redirect(walker *w, cmd_build *b, TSNode r, bool words,
+                             locus_shell_redirect *rdp, bool is_stdin,
+                             lp_stdin_kind *sk, const char **stext,
+                             uint32_t *sflags)
+{
+	const lp_syms *sy = w->sy;
+	bool quoted = false;
+	TSNode body = {0};
+	bool have_body = false;
+	TSTreeCursor cur = ts_tree_cursor_new(r);
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		do {
+			TSNode c = ts_tree_cursor_current_node(&cur);
+			TSSymbol ck = ts_node_symbol(c);
+			TSFieldId fid =
+				ts_tree_cursor_current_field_id(&cur);
+			if (ck == sy->heredoc_start) {
+				for (uint32_t i = ts_node_start_byte(c);
+				     i < ts_node_end_byte(c); i++)
+					if (strchr("'\"\\",
+					           w->t->src[i]))
+						quoted = true;
+			} else if (ck == sy->heredoc_body) {
+				body = c;
+				have_body = true;
+			} else if (fid == sy->f_argument && words) {
+				add_node(w, &b->wn, c);
+			} else if (fid == sy->f_redirect) {
+				lp_stdin_kind k2 = LP_STDIN_NONE;
+				const char *t2 = NULL;
+				uint32_t f2 = 0;
+				build_redirect(w, b, c, words, &k2,
+				               &t2, &f2);
+			}
+		} while (ts_tree_cursor_goto_next_sibling(&cur));
+	}
+	ts_tree_cursor_delete(&cur);
+	lp_word v = {"", "", quoted ? LOCUS_WORD_QUOTED : 0};
+	if (have_body) {
+		v = lp_heredoc_value(w->t, body, quoted,
+		                     !strcmp(rdp->op, "<<-"));
+		if (words && !quoted)
+			add_node(w, &b->subst, body);
+	}
+	rdp->target = v.value ? v.value : "";
+	rdp->target_flags = v.flags;
+	if (is_stdin) {
+		*sk = LP_STDIN_HEREDOC;
+		*stext = rdp->target;
+		*sflags = rdp->target_flags;
+	}
+}
+
 /* One redirect.  `words`: collect extra destinations / heredoc arguments
    as argv words (only for redirects that belong to this command). */
 static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
@@ -467,123 +612,16 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 	rd.op = op_of(w, r);
 	rd.target = "";
 	bool is_stdin = rd.fd == -1 || rd.fd == 0;
-	if (k == sy->file_redirect) {
-		TSNode dest = {0};
-		bool have = false, proc = false;
-		uint32_t cc = ts_node_child_count(r);
-		TSTreeCursor cur = ts_tree_cursor_new(r);
-		if (ts_tree_cursor_goto_first_child(&cur)) {
-			do {
-				if (ts_tree_cursor_current_field_id(&cur) !=
-				    sy->f_destination)
-					continue;
-				TSNode d = ts_tree_cursor_current_node(&cur);
-				if (!have) {
-					dest = d;
-					have = true;
-				} else if (words) {
-					/* research S9: `git >/dev/null push`
-					   -- bash passes push as argv */
-					add_node(w, &b->wn, d);
-				}
-			} while (ts_tree_cursor_goto_next_sibling(&cur));
-		}
-		ts_tree_cursor_delete(&cur);
-		(void)cc;
-		if (have) {
-			lp_word v = lp_word_value(w->t, dest, true);
-			rd.target = v.value ? v.value : "";
-			rd.target_flags = v.flags;
-			proc = ts_node_symbol(dest) == sy->process_substitution;
-			if (words)
-				add_node(w, &b->subst, dest);
-		}
-		const char *op = rd.op;
-		bool out = !strcmp(op, ">") || !strcmp(op, ">>") ||
-		           !strcmp(op, ">|") || !strcmp(op, "&>") ||
-		           !strcmp(op, "&>>");
-		bool dyn = rd.target_flags & LOCUS_WORD_DYNAMIC;
-		if (!strcmp(op, ">&") && have && (dyn || !is_fd_word(rd.target)))
-			out = true; /* >&file is &>file */
-		if (out && have && !proc &&
-		    (dyn || strcmp(rd.target, "/dev/null") != 0))
-			b->flags |= LOCUS_CMD_WRITES_FILES;
-		bool in = !strcmp(op, "<") ||
-		          (!strcmp(op, "<&") && have &&
-		           (dyn || !is_fd_word(rd.target)));
-		if (in && have && !proc) {
-			b->flags |= LOCUS_CMD_READS_FILE;
-			if (is_stdin) {
-				*sk = LP_STDIN_FILE;
-				*stext = rd.target;
-				*sflags = rd.target_flags;
-			}
-		}
-	} else if (k == sy->herestring_redirect) {
-		TSNode v = ts_node_named_child(r, 0);
-		if (!ts_node_is_null(v) && ts_node_symbol(v) == sy->file_descriptor)
-			v = ts_node_named_child(r, 1);
-		if (!ts_node_is_null(v)) {
-			lp_word wv = lp_word_value(w->t, v, true);
-			rd.target = wv.value ? wv.value : "";
-			rd.target_flags = wv.flags;
-			if (words)
-				add_node(w, &b->subst, v);
-		}
-		if (is_stdin) {
-			*sk = LP_STDIN_HERESTRING;
-			*stext = rd.target;
-			*sflags = rd.target_flags;
-		}
-	} else if (k == sy->heredoc_redirect) {
-		bool quoted = false;
-		TSNode body = {0};
-		bool have_body = false;
-		TSTreeCursor cur = ts_tree_cursor_new(r);
-		if (ts_tree_cursor_goto_first_child(&cur)) {
-			do {
-				TSNode c = ts_tree_cursor_current_node(&cur);
-				TSSymbol ck = ts_node_symbol(c);
-				TSFieldId fid =
-					ts_tree_cursor_current_field_id(&cur);
-				if (ck == sy->heredoc_start) {
-					for (uint32_t i = ts_node_start_byte(c);
-					     i < ts_node_end_byte(c); i++)
-						if (strchr("'\"\\",
-						           w->t->src[i]))
-							quoted = true;
-				} else if (ck == sy->heredoc_body) {
-					body = c;
-					have_body = true;
-				} else if (fid == sy->f_argument && words) {
-					add_node(w, &b->wn, c);
-				} else if (fid == sy->f_redirect) {
-					lp_stdin_kind k2 = LP_STDIN_NONE;
-					const char *t2 = NULL;
-					uint32_t f2 = 0;
-					build_redirect(w, b, c, words, &k2,
-					               &t2, &f2);
-				}
-			} while (ts_tree_cursor_goto_next_sibling(&cur));
-		}
-		ts_tree_cursor_delete(&cur);
-		lp_word v = {"", "", quoted ? LOCUS_WORD_QUOTED : 0};
-		if (have_body) {
-			v = lp_heredoc_value(w->t, body, quoted,
-			                     !strcmp(rd.op, "<<-"));
-			if (words && !quoted)
-				add_node(w, &b->subst, body);
-		}
-		rd.target = v.value ? v.value : "";
-		rd.target_flags = v.flags;
-		if (is_stdin) {
-			*sk = LP_STDIN_HEREDOC;
-			*stext = rd.target;
-			*sflags = rd.target_flags;
-		}
-	} else {
+	if (k == sy->file_redirect)
+		file_redirect(w, b, r, words, &rd, is_stdin, sk, stext, sflags);
+	else if (k == sy->herestring_redirect)
+		herestring_redirect(w, b, r, words, &rd, is_stdin, sk, stext,
+		                    sflags);
+	else if (k == sy->heredoc_redirect)
+		heredoc_redirect(w, b, r, words, &rd, is_stdin, sk, stext,
+		                 sflags);
+	else
 		return;
-	}
 	add_redir(w, b, rd);
 }
 
