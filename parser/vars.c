@@ -422,6 +422,81 @@ static bool is_seq(const lp_syms *sy, TSSymbol k)
 	       k == sy->declaration_command || k == sy->compound_statement;
 }
 
+/* A declaration (export, declare, local...): *ok is cleared when its
+   assignments are not constants (options, `local` outside a function);
+   a nameref or an unreadable option makes every name dynamic. */
+static void declaration_facts(lp_tree *t, lp_vars *v, TSNode n, bool *ok)
+{
+	const lp_syms *sy = t->sy;
+	if (*ok) {
+		/* declare -i X=1+1 stores 2, -n makes a reference,
+		   -a an array...: options make values dynamic. */
+		uint32_t cc = ts_node_child_count(n);
+		/* `local` outside a function assigns nothing; inside
+		   one the walk already sees a function ancestor */
+		if (cc && t->src[ts_node_start_byte(ts_node_child(n, 0))] ==
+		                  'l')
+			*ok = false;
+		for (uint32_t i = 0; i < cc; i++) {
+			TSNode ch = ts_node_child(n, i);
+			uint32_t cs = ts_node_start_byte(ch);
+			if (ts_node_symbol(ch) == sy->word &&
+			    cs < t->len &&
+			    (t->src[cs] == '-' || t->src[cs] == '+'))
+				*ok = false;
+		}
+	}
+	/* `declare -n` (anywhere: in a function, after &&),
+	   or an option we cannot read (`declare $o y=x`): a
+	   nameref may redirect every later assignment */
+	uint32_t cc = ts_node_child_count(n);
+	for (uint32_t i = 1; i < cc; i++) {
+		TSNode ch = ts_node_child(n, i);
+		TSSymbol ck = ts_node_symbol(ch);
+		if (!ts_node_is_named(ch) ||
+		    ck == sy->variable_assignment ||
+		    ck == sy->variable_name)
+			continue;
+		lp_word ow = lp_word_value(t, ch, false);
+		if (!ow.value || (ow.flags & LOCUS_WORD_DYNAMIC) ||
+		    nameref_option(ow.value))
+			v->all_dynamic = true;
+		else if (ow.value[0] == '-' &&
+		         strchr(ow.value, 'i'))
+			v->int_decl = true;
+	}
+}
+
+/* ${x:=v} and ${x=v} assign x; ${!ref:=v} assigns the name ref holds. */
+static void default_assignment(lp_tree *t, lp_vars *v, lp_arena *a, TSNode n)
+{
+	uint32_t cc = ts_node_child_count(n);
+	uint32_t es = ts_node_start_byte(n);
+	/* ${!ref:=v} assigns the name ref holds */
+	if (es + 2 < t->len && t->src[es + 2] == '!') {
+		const char *s;
+		size_t len;
+		span(t, n, &s, &len);
+		if (memchr(s, '=', len))
+			v->all_dynamic = true;
+	}
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode ch = ts_node_child(n, i);
+		const char *s;
+		size_t len;
+		span(t, ch, &s, &len);
+		if (ts_node_is_named(ch) ||
+		    !((len == 2 && !memcmp(s, ":=", 2)) ||
+		      (len == 1 && s[0] == '=')))
+			continue;
+		TSNode vn = ts_node_named_child(n, 0);
+		if (!ts_node_is_null(vn)) {
+			span(t, vn, &s, &len);
+			mark_dynamic(v, a, s, len);
+		}
+	}
+}
+
 lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 {
 	const lp_syms *sy = t->sy;
@@ -453,45 +528,8 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 			ok = p->ok && is_seq(sy, p->kind) &&
 			     (p->kind != sy->list || start == p->start);
 		}
-		if (ok && k == sy->declaration_command) {
-			/* declare -i X=1+1 stores 2, -n makes a reference,
-			   -a an array...: options make values dynamic. */
-			uint32_t cc = ts_node_child_count(n);
-			/* `local` outside a function assigns nothing; inside
-			   one the walk already sees a function ancestor */
-			if (cc && t->src[ts_node_start_byte(ts_node_child(n, 0))] ==
-			                  'l')
-				ok = false;
-			for (uint32_t i = 0; i < cc; i++) {
-				TSNode ch = ts_node_child(n, i);
-				uint32_t cs = ts_node_start_byte(ch);
-				if (ts_node_symbol(ch) == sy->word &&
-				    cs < t->len &&
-				    (t->src[cs] == '-' || t->src[cs] == '+'))
-					ok = false;
-			}
-		}
-		if (k == sy->declaration_command) {
-			/* `declare -n` (anywhere: in a function, after &&),
-			   or an option we cannot read (`declare $o y=x`): a
-			   nameref may redirect every later assignment */
-			uint32_t cc = ts_node_child_count(n);
-			for (uint32_t i = 1; i < cc; i++) {
-				TSNode ch = ts_node_child(n, i);
-				TSSymbol ck = ts_node_symbol(ch);
-				if (!ts_node_is_named(ch) ||
-				    ck == sy->variable_assignment ||
-				    ck == sy->variable_name)
-					continue;
-				lp_word ow = lp_word_value(t, ch, false);
-				if (!ow.value || (ow.flags & LOCUS_WORD_DYNAMIC) ||
-				    nameref_option(ow.value))
-					v->all_dynamic = true;
-				else if (ow.value[0] == '-' &&
-				         strchr(ow.value, 'i'))
-					v->int_decl = true;
-			}
-		}
+		if (k == sy->declaration_command)
+			declaration_facts(t, v, n, &ok);
 		bool ar = arith_node(t, n) || lp_int_declaration(t, n) ||
 		          (depth > 0 && st[depth - 1].arith &&
 		           k != sy->command_substitution);
@@ -519,31 +557,7 @@ lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
 			} else if (k == sy->command) {
 				on_command(t, v, n);
 			} else if (k == sy->expansion) {
-				uint32_t cc = ts_node_child_count(n);
-				uint32_t es = ts_node_start_byte(n);
-				/* ${!ref:=v} assigns the name ref holds */
-				if (es + 2 < t->len && t->src[es + 2] == '!') {
-					const char *s;
-					size_t len;
-					span(t, n, &s, &len);
-					if (memchr(s, '=', len))
-						v->all_dynamic = true;
-				}
-				for (uint32_t i = 0; i < cc; i++) {
-					TSNode ch = ts_node_child(n, i);
-					const char *s;
-					size_t len;
-					span(t, ch, &s, &len);
-					if (ts_node_is_named(ch) ||
-					    !((len == 2 && !memcmp(s, ":=", 2)) ||
-					      (len == 1 && s[0] == '=')))
-						continue;
-					TSNode vn = ts_node_named_child(n, 0);
-					if (!ts_node_is_null(vn)) {
-						span(t, vn, &s, &len);
-						mark_dynamic(v, a, s, len);
-					}
-				}
+				default_assignment(t, v, a, n);
 			}
 		}
 		if (ts_tree_cursor_goto_first_child(&c)) {
