@@ -80,6 +80,121 @@ static void apply(const lp_optspec *s, lp_optscan *o, unsigned char c,
 
 enum scan_state { SCAN_MORE, SCAN_STOP, SCAN_END_OPTS };
 
+/* One long option at words[*pi] (--name, --name=value, --name value). */
+static enum scan_state scan_long(const lp_optspec *s, const lp_word *words,
+                                 size_t n, size_t *pi, lp_optscan *o)
+{
+	size_t i = *pi;
+	const lp_word *w = &words[i];
+	const char *v = w->value; /* the caller saw it start with "--" */
+	const char *name = v + 2;
+	const char *eq = strchr(name, '=');
+	size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+	char letter, arity;
+	if (!find_long(s->longs, name, nl, &letter, &arity)) {
+		if ((nl == 4 && !strncmp(name, "help", 4)) ||
+		    (nl == 7 && !strncmp(name, "version", 7))) {
+			o->query = true;
+			*pi = i + 1;
+			return SCAN_MORE;
+		}
+		if (s->flags & LK_OPT_LONG_EQ) {
+			*pi = i + 1;
+			return SCAN_MORE;
+		}
+		o->unknown = w->text ? w->text : v;
+		*pi = i;
+		return SCAN_STOP;
+	}
+	const char *val = NULL;
+	const lp_word *valw = NULL;
+	if (arity == '0') {
+		if (eq) {
+			o->unknown = w->text ? w->text : v;
+			*pi = i;
+			return SCAN_STOP;
+		}
+	} else if (arity == '?') {
+		if (eq) {
+			val = eq + 1;
+			valw = w;
+		}
+	} else {
+		size_t nv = (size_t)(arity - '0');
+		if (eq) {
+			val = eq + 1;
+			valw = w;
+			nv--;
+		} else if (i + 1 < n) {
+			valw = &words[i + 1];
+			val = valw->value;
+		}
+		if (i + nv >= n) {
+			/* missing value: the program fails */
+			o->nocmd = true;
+			*pi = n;
+			return SCAN_STOP;
+		}
+		i += nv;
+	}
+	apply(s, o, (unsigned char)letter, val, valw);
+	*pi = i + 1;
+	return SCAN_MORE;
+}
+
+/* A cluster of short options at words[*pi] (-abc, -ovalue, -o value). */
+static enum scan_state scan_short(const lp_optspec *s, const lp_word *words,
+                                  size_t n, size_t *pi, lp_optscan *o)
+{
+	size_t i = *pi;
+	const lp_word *w = &words[i];
+	const char *v = w->value; /* the caller saw `-` and a letter */
+	for (size_t j = 1; v[j]; j++) {
+		unsigned char c = (unsigned char)v[j];
+		if ((s->flags & LK_OPT_NUMERIC) && isdigit(c))
+			break;
+		if (has_letter(s->short_val, c)) {
+			if (v[j + 1]) {
+				apply(s, o, c, v + j + 1, w);
+			} else if (i + 1 < n) {
+				i++;
+				apply(s, o, c, words[i].value, &words[i]);
+			} else {
+				o->nocmd = true;
+				*pi = n;
+				return SCAN_STOP;
+			}
+			break;
+		}
+		if (has_letter(s->short_opt, c)) {
+			apply(s, o, c, v[j + 1] ? v + j + 1 : NULL, w);
+			break;
+		}
+		if ((s->flags & LK_OPT_H_HOST) && c == 'h') {
+			/* sudo: -hHOST, -h HOST, or -h alone = help */
+			if (v[j + 1])
+				break;
+			if (i + 1 < n &&
+			    !(words[i + 1].flags & LOCUS_WORD_DYNAMIC) &&
+			    words[i + 1].value &&
+			    words[i + 1].value[0] != '-')
+				i++;
+			else
+				o->query = true;
+			break;
+		}
+		if (has_letter(s->short_flag, c)) {
+			apply(s, o, c, NULL, NULL);
+			continue;
+		}
+		o->unknown = w->text ? w->text : v;
+		*pi = i;
+		return SCAN_STOP;
+	}
+	*pi = i + 1;
+	return SCAN_MORE;
+}
+
 /* Scan options from words[*i]; stops at the first operand. */
 static enum scan_state scan_options(const lp_optspec *s, const lp_word *words,
                                     size_t n, size_t *pi, lp_optscan *o)
@@ -106,105 +221,12 @@ static enum scan_state scan_options(const lp_optspec *s, const lp_word *words,
 			}
 			break;
 		}
-		if (v[1] == '-') {
-			const char *name = v + 2;
-			const char *eq = strchr(name, '=');
-			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
-			char letter, arity;
-			if (!find_long(s->longs, name, nl, &letter, &arity)) {
-				if ((nl == 4 && !strncmp(name, "help", 4)) ||
-				    (nl == 7 && !strncmp(name, "version", 7))) {
-					o->query = true;
-					i++;
-					continue;
-				}
-				if (s->flags & LK_OPT_LONG_EQ) {
-					i++;
-					continue;
-				}
-				o->unknown = w->text ? w->text : v;
-				*pi = i;
-				return SCAN_STOP;
-			}
-			const char *val = NULL;
-			const lp_word *valw = NULL;
-			if (arity == '0') {
-				if (eq) {
-					o->unknown = w->text ? w->text : v;
-					*pi = i;
-					return SCAN_STOP;
-				}
-			} else if (arity == '?') {
-				if (eq) {
-					val = eq + 1;
-					valw = w;
-				}
-			} else {
-				size_t nv = (size_t)(arity - '0');
-				if (eq) {
-					val = eq + 1;
-					valw = w;
-					nv--;
-				} else if (i + 1 < n) {
-					valw = &words[i + 1];
-					val = valw->value;
-				}
-				if (i + nv >= n) {
-					/* missing value: the program fails */
-					o->nocmd = true;
-					*pi = n;
-					return SCAN_STOP;
-				}
-				i += nv;
-			}
-			apply(s, o, (unsigned char)letter, val, valw);
-			i++;
-			continue;
-		}
-		/* a cluster of short options */
-		for (size_t j = 1; v[j]; j++) {
-			unsigned char c = (unsigned char)v[j];
-			if ((s->flags & LK_OPT_NUMERIC) && isdigit(c))
-				break;
-			if (has_letter(s->short_val, c)) {
-				if (v[j + 1]) {
-					apply(s, o, c, v + j + 1, w);
-				} else if (i + 1 < n) {
-					i++;
-					apply(s, o, c, words[i].value, &words[i]);
-				} else {
-					o->nocmd = true;
-					*pi = n;
-					return SCAN_STOP;
-				}
-				break;
-			}
-			if (has_letter(s->short_opt, c)) {
-				apply(s, o, c, v[j + 1] ? v + j + 1 : NULL, w);
-				break;
-			}
-			if ((s->flags & LK_OPT_H_HOST) && c == 'h') {
-				/* sudo: -hHOST, -h HOST, or -h alone = help */
-				if (v[j + 1])
-					break;
-				if (i + 1 < n &&
-				    !(words[i + 1].flags & LOCUS_WORD_DYNAMIC) &&
-				    words[i + 1].value &&
-				    words[i + 1].value[0] != '-')
-					i++;
-				else
-					o->query = true;
-				break;
-			}
-			if (has_letter(s->short_flag, c)) {
-				apply(s, o, c, NULL, NULL);
-				continue;
-			}
-			o->unknown = w->text ? w->text : v;
+		st = v[1] == '-' ? scan_long(s, words, n, &i, o)
+		                 : scan_short(s, words, n, &i, o);
+		if (st == SCAN_STOP) {
 			*pi = i;
 			return SCAN_STOP;
 		}
-		i++;
 	}
 	*pi = i;
 	return st;
