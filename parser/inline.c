@@ -502,34 +502,30 @@ static bool has(const char *set, char c)
 
 #define MAX_CODES 32
 
-bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                       size_t idx)
-{
-	const lp_word *w = raw->words;
-	size_t n = raw->nwords;
-	const lk_program *prog = lp_program(w[pos].value);
-	const lk_interp *it = prog ? prog->interp : NULL;
-	if (!it)
-		return false;
+/* What an interpreter's options say: the code given inline (-c, -e,
+   --eval...), a program file, an option after which no code follows. */
+typedef struct interp_scan {
 	const char *codes[MAX_CODES];
 	const lp_word *code_words[MAX_CODES];
-	size_t ncodes = 0;
-	bool file = false, stop = false, stdin_file = false;
-	size_t i = pos + 1;
-	if (it->flags & LK_I_EVAL_SUB) {
-		if (i >= n || strcmp(w[i].value ? w[i].value : "", "eval"))
-			return true; /* deno run FILE: a known limit */
-		i++;
-		while (i < n && w[i].value && w[i].value[0] == '-' &&
-		       !(w[i].flags & LOCUS_WORD_DYNAMIC))
-			i++;
-		if (i < n) {
-			codes[ncodes] = w[i].value;
-			code_words[ncodes++] = &w[i];
-		}
-		i = n;
-	}
-	for (; i < n && !stop; i++) {
+	size_t ncodes;
+	bool file, stop, stdin_file;
+	size_t i;      /* the first word after the options */
+} interp_scan;
+
+static void add_code(interp_scan *sc, const char *code, const lp_word *w)
+{
+	if (sc->ncodes == MAX_CODES)
+		return;
+	sc->codes[sc->ncodes] = code;
+	sc->code_words[sc->ncodes++] = w;
+}
+
+/* Scan words[sc->i..n) as the interpreter's options (grammar `it`). */
+static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
+                           interp_scan *sc)
+{
+	size_t i = sc->i;
+	for (; i < n && !sc->stop; i++) {
 		const lp_word *x = &w[i];
 		const char *v = x->value ? x->value : "";
 		if (x->flags & LOCUS_WORD_DYNAMIC)
@@ -550,16 +546,14 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 					cw = &w[++i];
 					cv = cw->value;
 				}
-				if (cv && ncodes < MAX_CODES) {
-					codes[ncodes] = cv;
-					code_words[ncodes++] = cw;
-				}
+				if (cv)
+					add_code(sc, cv, cw);
 			} else if (!eq && in_bar_list(it->val_long, name, nl)) {
 				i++;
 			} else if (it->flags & LK_I_OPERAND) {
 				if ((nl == 4 && !strncmp(name, "file", 4)) ||
 				    (nl == 4 && !strncmp(name, "exec", 4))) {
-					file = true;
+					sc->file = true;
 					if (!eq)
 						i++;
 				}
@@ -578,30 +572,61 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 					vw = &w[++i];
 					vv = vw->value;
 				}
-				if (is_code && ncodes < MAX_CODES) {
-					codes[ncodes] = vv;
-					code_words[ncodes++] = vw;
+				if (is_code) {
+					add_code(sc, vv, vw);
 					if (it->flags & LK_I_CODE_ENDS)
-						stop = true;
+						sc->stop = true;
 				}
 				if (is_file && !lp_is_stdin_word(vw))
-					file = true;
+					sc->file = true;
 				else if (is_file)
-					stdin_file = true;
+					sc->stdin_file = true;
 				break;
 			}
 			if (has(it->rest, c))
 				break;
 			if (has(it->stop, c)) {
-				stop = true;
+				sc->stop = true;
 				break;
 			}
 		}
 	}
+	sc->i = i;
+}
+
+bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                       size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	const lk_program *prog = lp_program(w[pos].value);
+	const lk_interp *it = prog ? prog->interp : NULL;
+	if (!it)
+		return false;
+	interp_scan sc;
+	memset(&sc, 0, sizeof sc);
+	sc.i = pos + 1;
+	if (it->flags & LK_I_EVAL_SUB) {
+		size_t i = sc.i;
+		if (i >= n || strcmp(w[i].value ? w[i].value : "", "eval"))
+			return true; /* deno run FILE: a known limit */
+		i++;
+		while (i < n && w[i].value && w[i].value[0] == '-' &&
+		       !(w[i].flags & LOCUS_WORD_DYNAMIC))
+			i++;
+		if (i < n)
+			add_code(&sc, w[i].value, &w[i]);
+		sc.i = n;
+	}
+	interp_options(it, w, n, &sc);
+	const char **codes = sc.codes;
+	const lp_word **code_words = sc.code_words;
+	size_t ncodes = sc.ncodes, i = sc.i;
+	bool file = sc.file, stop = sc.stop, stdin_file = sc.stdin_file;
 	locus_shell_command *cmd = &ctx->result->commands[idx];
 	if (!ncodes && !file && !stop && !stdin_file &&
 	    (it->flags & LK_I_OPERAND) && i < n) {
-		codes[ncodes] = w[i].value;
+		codes[ncodes] = w[i].value; /* ncodes is 0 */
 		code_words[ncodes++] = &w[i];
 	}
 	if (ncodes) {
