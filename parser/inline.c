@@ -509,13 +509,16 @@ typedef struct interp_scan {
 	const lp_word *code_words[MAX_CODES];
 	size_t ncodes;
 	bool file, stop, stdin_file;
+	bool overflow; /* more code options than MAX_CODES */
 	size_t i;      /* the first word after the options */
 } interp_scan;
 
 static void add_code(interp_scan *sc, const char *code, const lp_word *w)
 {
-	if (sc->ncodes == MAX_CODES)
+	if (sc->ncodes == MAX_CODES) {
+		sc->overflow = true; /* the rest would not be scanned */
 		return;
+	}
 	sc->codes[sc->ncodes] = code;
 	sc->code_words[sc->ncodes++] = w;
 }
@@ -619,6 +622,11 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		sc.i = n;
 	}
 	interp_options(it, w, n, &sc);
+	if (sc.overflow) {
+		lp_unparsed(ctx, "%s is given more than %d pieces of code",
+		            prog->name, MAX_CODES);
+		return true;
+	}
 	const char **codes = sc.codes;
 	const lp_word **code_words = sc.code_words;
 	size_t ncodes = sc.ncodes, i = sc.i;
