@@ -13,10 +13,10 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../util/array.h"
 #include "../util/json.h"
 #include "../util/tools.h"
 #include "../util/utf8.h"
-#include "../util/array.h"
 
 struct locus_action {
 	char *tool;
@@ -736,12 +736,11 @@ static bool jw_reserve(jw *w, size_t extra)
 {
 	if (w->oom)
 		return false;
-	if (w->n + extra + 1 <= w->cap)
+	if (extra < SIZE_MAX - w->n - 1 && w->n + extra + 1 <= w->cap)
 		return true;
-	size_t cap = w->cap ? w->cap : 1024;
-	while (cap < w->n + extra + 1)
-		cap *= 2;
-	char *p = realloc(w->p, cap);
+	size_t need = w->n + extra + 1;
+	size_t cap = need > w->n ? lu_grow_capacity(w->cap, need, 1024, 1) : 0;
+	char *p = cap ? realloc(w->p, cap) : NULL;
 	if (!p) {
 		w->oom = true;
 		return false;
