@@ -196,44 +196,69 @@ static void git_run(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
 	lp_parse_text(ctx, value, origin, idx, raw->depth + 1);
 }
 
+/*
+ * Subcommands with an option whose value is a shell command git runs:
+ * the long option (`suffix`: any --NAME ending in it, as filter-branch's
+ * --env-filter, --tree-filter...), and the short letter (0: none).
+ */
+static const struct git_cmd_option {
+	const char *sub;
+	const char *opt;
+	bool suffix;
+	char letter;
+} git_cmd_options[] = {
+	{"rebase", "--exec", false, 'x'},
+	{"difftool", "--extcmd", false, 'x'},
+	{"filter-branch", "-filter", true, 0},
+};
+
+static bool git_cmd_option_is(const struct git_cmd_option *o, const char *v,
+                              size_t nl)
+{
+	size_t ol = strlen(o->opt);
+	if (o->suffix)
+		return nl > 2 + ol && !strncmp(v, "--", 2) &&
+		       !strncmp(v + nl - ol, o->opt, ol);
+	return (nl == ol && !strncmp(v, o->opt, ol)) ||
+	       (o->letter && v[0] == '-' && v[1] == o->letter);
+}
+
+/* The value of each of o's options in w[i+1..n) is parsed as a script. */
+static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
+                               const struct git_cmd_option *o,
+                               const lp_word *w, size_t i, size_t n,
+                               size_t idx)
+{
+	for (size_t k = i + 1; k < n; k++) {
+		const char *v = wval(&w[k]);
+		const char *eq = strchr(v, '=');
+		size_t nl = eq ? (size_t)(eq - v) : strlen(v);
+		if (!git_cmd_option_is(o, v, nl) || wdyn(&w[k]))
+			continue;
+		if (eq)
+			git_run(ctx, raw, &w[k], eq + 1, LOCUS_ORIGIN_SHELL_C, idx);
+		else if (v[1] == o->letter && v[2])
+			git_run(ctx, raw, &w[k], v + 2, LOCUS_ORIGIN_SHELL_C, idx);
+		else if (k + 1 < n) {
+			k++;
+			git_run(ctx, raw, &w[k], wval(&w[k]),
+			        LOCUS_ORIGIN_SHELL_C, idx);
+		}
+	}
+}
+
 /* Subcommands that take a shell command: their value is parsed. */
 static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                            const lp_word *w, size_t i, size_t n, size_t idx)
 {
 	const char *sub = wval(&w[i]);
-	if (lp_streq(sub, "rebase") || lp_streq(sub, "difftool") ||
-	    lp_streq(sub, "filter-branch")) {
-		bool fb = sub[0] == 'f';
-		for (size_t k = i + 1; k < n; k++) {
-			const char *v = wval(&w[k]);
-			const char *eq = strchr(v, '=');
-			size_t nl = eq ? (size_t)(eq - v) : strlen(v);
-			bool opt;
-			if (fb)
-				opt = nl > 9 && !strncmp(v, "--", 2) &&
-				      !strncmp(v + nl - 7, "-filter", 7);
-			else if (sub[0] == 'r')
-				opt = (nl == 6 && !strncmp(v, "--exec", 6)) ||
-				      !strncmp(v, "-x", 2);
-			else
-				opt = (nl == 8 && !strncmp(v, "--extcmd", 8)) ||
-				      !strncmp(v, "-x", 2);
-			if (!opt || wdyn(&w[k]))
-				continue;
-			if (eq)
-				git_run(ctx, raw, &w[k], eq + 1,
-				        LOCUS_ORIGIN_SHELL_C, idx);
-			else if (v[1] == 'x' && v[2])
-				git_run(ctx, raw, &w[k], v + 2,
-				        LOCUS_ORIGIN_SHELL_C, idx);
-			else if (k + 1 < n) {
-				k++;
-				git_run(ctx, raw, &w[k], wval(&w[k]),
-				        LOCUS_ORIGIN_SHELL_C, idx);
-			}
+	for (size_t r = 0; r < sizeof git_cmd_options / sizeof *git_cmd_options;
+	     r++)
+		if (lp_streq(sub, git_cmd_options[r].sub)) {
+			git_cmd_option_run(ctx, raw, &git_cmd_options[r], w, i,
+			                   n, idx);
+			return;
 		}
-		return;
-	}
 	if (lp_streq(sub, "submodule") || lp_streq(sub, "bisect")) {
 		const char *verb = sub[0] == 's' ? "foreach" : "run";
 		size_t k = i + 1;
