@@ -15,7 +15,7 @@
  *   - words of the bytes [A-Za-z0-9] and - _ . / : , + % @ ^ =, and
  *     strings '...' (any printable byte, tab and newline inside) and
  *     "..." (the same, except $ and backquote; a backslash before a
- *     newline is refused), glued together in any order;
+ *     newline or a blank is refused), glued together in any order;
  *   - blanks (space, tab) between words, and the operators | && || ;
  *     between commands (a `;` may end the line);
  *   - a command's first word must not be or start with a reserved or
@@ -103,7 +103,10 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 				if (!quoted_byte(q) || q == '$' || q == '`')
 					return false;
 				if (q == '\\') {
+					/* `"\ "`: the grammar's closing quote
+					   takes the blank (libFuzzer) */
 					if (k + 1 >= n || s[k + 1] == '\n' ||
+					    s[k + 1] == ' ' || s[k + 1] == '\t' ||
 					    !quoted_byte((unsigned char)s[k + 1]) ||
 					    s[k + 1] == '$' || s[k + 1] == '`')
 						return false;

@@ -47,7 +47,7 @@ static const char *const must_refuse[] = {
 	"ls *.c", "echo {a,b}", "cd ~", "A=1 ls", "ls # c", "echo a\\ b",
 	"if true; then ls; fi", "export A", "unset A", "let x", "! ls",
 	"ls\nwc", "echo \" \"", "echo \"\t\"x", "z@x", "x%1", "x+: a",
-	"if\"x\"", "typeset'a'", "- a=b x", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)", "echo \"$x\"",
+	"if\"x\"", "typeset'a'", "- a=b x", "\"\\ \"\"h\"", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)", "echo \"$x\"",
 	"echo \"a\\\n\"", "echo 'open", "echo \xc3\xa9", "ls\r", "read PS4",
 	"a | b | c && d", "a | b | c | d || e", "echo ==", "== x", "[ -f x ]",
 	NULL,
