@@ -35,30 +35,26 @@ static void trace(void)
 	}
 }
 
+/* Count an allocation; true when it is the one to fail. */
+static bool fail_this(void)
+{
+	if (++g_count != g_fail_at || !g_fail_at)
+		return false;
+	g_failed = true;
+	trace();
+	return true;
+}
+
 static void *h_alloc(size_t n, void *payload)
 {
 	(void)payload;
-	if (g_fail_at && ++g_count == g_fail_at) {
-		g_failed = true;
-		trace();
-		return NULL;
-	}
-	if (!g_fail_at)
-		g_count++;
-	return malloc(n);
+	return fail_this() ? NULL : malloc(n);
 }
 
 static void *h_resize(void *p, size_t n, void *payload)
 {
 	(void)payload;
-	if (g_fail_at && ++g_count == g_fail_at) {
-		g_failed = true;
-		trace();
-		return NULL;
-	}
-	if (!g_fail_at)
-		g_count++;
-	return realloc(p, n);
+	return fail_this() ? NULL : realloc(p, n);
 }
 
 static void h_release(void *p, void *payload)
