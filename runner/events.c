@@ -9,13 +9,22 @@
  * reaches the gateway once and in order.  A 409 whose body says
  * {"next_seq": N} (the gateway already has events before N: an answer that
  * was lost on the way back) skips what it has.
+ *
+ * The spool sits in the box, where commands can write: every line carries
+ * "mac", HMAC-SHA256 keyed with the run's token over the canonical
+ * {"event","seq"}, so a command cannot add or change an event the runner
+ * then sends as its own (a harness.exec "attested_by: runner").  A line
+ * whose MAC does not match is dropped and counted in the log.
  */
 #include "runner/runner.h"
 
 #include "harness/internal.h"
 #include "util/buf.h"
+#include "util/sha256.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,7 +76,32 @@ static int write_file(const char *path, const char *text, size_t len)
 	return rc;
 }
 
-/* The spool's entries appended to `into` (malformed lines skipped). */
+/* hex HMAC-SHA256(token, canonical {"event","seq"} of w) into out. */
+static bool entry_mac(const lr_events *e, const cJSON *w, char out[65])
+{
+	cJSON *plain = cJSON_CreateObject();
+	if (!plain)
+		return false;
+	cJSON_AddItemReferenceToObject(plain, "event",
+	                               cJSON_GetObjectItem(w, "event"));
+	cJSON_AddItemReferenceToObject(plain, "seq",
+	                               cJSON_GetObjectItem(w, "seq"));
+	char *t = lr_json_canonical(plain);
+	cJSON_Delete(plain);
+	const char *key = e->gw->auth + 7; /* "Bearer " */
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int ml = 0;
+	bool ok = t && HMAC(EVP_sha256(), key, (int)strlen(key),
+	                    (const unsigned char *)t, strlen(t), md, &ml) &&
+	          ml == 32;
+	free(t);
+	if (ok)
+		lu_hex(md, 32, out);
+	return ok;
+}
+
+/* The spool's entries appended to `into` (malformed lines and lines whose
+   MAC does not match skipped). */
 static void read_spool(lr_events *e, cJSON *into)
 {
 	FILE *f = fopen(e->spool_path, "re");
@@ -81,20 +115,29 @@ static void read_spool(lr_events *e, cJSON *into)
 		cJSON *v = NULL;
 		locus_error err;
 		double seq;
+		static const char *const fields[] = {"event", "mac", "seq", NULL};
+		char want[65];
+		const char *mac = NULL;
 		if (lr_json_parse(line, (size_t)(n - (line[n - 1] == '\n')), &v,
 		                  &err) ||
-		    !lr_json_num(v, "seq", &seq, NULL) ||
-		    !lr_json_obj(v, "event", NULL)) {
+		    lr_json_known(v, fields, "spool", &err) ||
+		    !lr_json_is_int(cJSON_GetObjectItem(v, "seq")) ||
+		    !lr_json_num(v, "seq", &seq, NULL) || seq < 0 ||
+		    !lr_json_obj(v, "event", NULL) ||
+		    !(mac = lr_json_str(v, "mac", NULL)) ||
+		    !entry_mac(e, v, want) || strcmp(mac, want)) {
 			cJSON_Delete(v);
 			bad++;
 			continue;
 		}
+		cJSON_DeleteItemFromObject(v, "mac");
 		cJSON_AddItemToArray(into, v);
 	}
 	free(line);
 	fclose(f);
 	if (bad)
-		lr_logf(e->log, "events: %ld malformed spool lines skipped",
+		lr_logf(e->log, "events: %ld spool lines dropped (malformed, "
+		                "or their MAC does not match)",
 		        bad);
 }
 
@@ -225,7 +268,12 @@ static int rewrite_spool(lr_events *e, cJSON **items, size_t from, size_t n)
 	}
 	lu_buf b = {0};
 	for (size_t k = from; k < n; k++) {
-		char *t = lr_json_canonical(items[k]);
+		char mac[65];
+		cJSON *line = cJSON_Duplicate(items[k], 1);
+		if (line && entry_mac(e, items[k], mac))
+			cJSON_AddStringToObject(line, "mac", mac);
+		char *t = line ? lr_json_canonical(line) : NULL;
+		cJSON_Delete(line);
 		if (!t) {
 			lu_buf_free(&b);
 			return LOCUS_ENOMEM;

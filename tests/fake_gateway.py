@@ -155,6 +155,8 @@ class Gateway(Server):
         self.decisions = {}           # token -> (run, call_id, tool, args)
         self.used_decisions = set()
         self.down = False             # every route answers 503
+        self.down_requests = 0        # the next N requests answer 503
+        self.lose_event_answers = 0   # take the next N batches, answer 503
         self.events_down = 0          # the next N event posts answer 503
         self.event_posts = 0
         self.child_manifest = None    # fn(parent run, call_id, agent, prompt)
@@ -210,7 +212,11 @@ class Gateway(Server):
         return True
 
     def handle(self, h, method):
-        if self.down:
+        with self.lock:
+            down = self.down or self.down_requests > 0
+            if self.down_requests > 0:
+                self.down_requests -= 1
+        if down:
             h._body()
             h._send(503, {"detail": "down"})
             return
@@ -342,6 +348,12 @@ class Gateway(Server):
             return self.refuse(h, 422, "mistyped batch")
         if len(evs) > 64:
             return self.refuse(h, 413, "a batch of %d events" % len(evs))
+        if frm < run.next_seq:
+            # a resend after a lost answer is fine if it is the same events
+            have = [e for s, e in run.events if frm <= s < frm + len(evs)]
+            if have != evs[:len(have)]:
+                self.violations.append("events: %d.. resent with other contents" % frm)
+            return h._send(409, {"detail": "already have these", "next_seq": run.next_seq})
         if frm != run.next_seq:
             self.violations.append("events: seq_from %d, expected %d" % (frm, run.next_seq))
             return h._send(409, {"detail": "out of sequence", "next_seq": run.next_seq})
@@ -352,6 +364,9 @@ class Gateway(Server):
         for i, ev in enumerate(evs):
             run.events.append((frm + i, ev))
         run.next_seq = frm + len(evs)
+        if self.lose_event_answers > 0:
+            self.lose_event_answers -= 1
+            return h._send(503, {"detail": "the answer is lost"})
         h._send(200, {"next_seq": run.next_seq})
 
     def _result(self, h, run):

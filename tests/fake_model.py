@@ -15,7 +15,9 @@ restored from a checkpoint) gets the turn after the last one it saw.  A
 turn is {"content": str} or {"tool_calls": [{"name", "arguments"}]}
 (arguments a dict, or a str sent as is), plus optional "reasoning", and
 "mode": "sse" (default, split into small deltas), "json" (one JSON body),
-or "garbage" (a stream with a malformed chunk).  Every request is kept in
+"garbage" (a stream with a malformed chunk), "no_done" (no [DONE]),
+"no_id" (a tool call without an id) or "bad_index" (a tool-call index of
+1000).  Every request is kept in
 `requests`; violations go to `violations`.
 """
 import json
@@ -135,6 +137,12 @@ class FakeModel:
             h.end_headers()
             h.wfile.write(raw)
             return
+        try:
+            self._stream(h, turn, calls, usage, mode)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the runner gave up on a stream it found malformed
+
+    def _stream(self, h, turn, calls, usage, mode):
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")
         h.send_header("Transfer-Encoding", "chunked")
@@ -157,8 +165,11 @@ class FakeModel:
         for k in range(0, len(text), 7):
             delta({"content": text[k:k + 7]})
         for i, c in enumerate(calls):
-            delta({"tool_calls": [{"index": i, "id": c["id"], "type": "function",
-                                   "function": {"name": c["name"], "arguments": ""}}]})
+            first = {"index": 1000 if mode == "bad_index" else i, "type": "function",
+                     "function": {"name": c["name"], "arguments": ""}}
+            if mode != "no_id":
+                first["id"] = c["id"]
+            delta({"tool_calls": [first]})
             a = c["arguments"]
             for k in range(0, len(a), 5):
                 delta({"tool_calls": [{"index": i, "function": {"arguments": a[k:k + 5]}}]})
@@ -166,6 +177,7 @@ class FakeModel:
             send("{\"choices\": [{\"index\": 0, \"delta\": {\"content\": ")
         delta({}, "tool_calls" if calls else "stop")
         send({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": usage})
-        send("[DONE]")
+        if mode != "no_done":
+            send("[DONE]")
         h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()

@@ -281,13 +281,83 @@ class RunnerTest(unittest.TestCase):
                     b.finish()
 
     def test_malformed_model_answer_fails_closed(self):
+        for mode in ("garbage", "no_done", "no_id", "bad_index"):
+            with self.subTest(mode):
+                b = Box(self)
+                b.script([{"mode": mode, **bash("touch never")}])
+                try:
+                    self.assertEqual(b.go(), 1, mode)
+                    self.assertFalse(os.path.exists(os.path.join(b.root, "never")))
+                    self.assertEqual(b.run.admissions, [])
+                    self.assertEqual(b.run.results[0]["status"], "error")
+                finally:
+                    b.finish()
+
+    def test_gateway_outage_mid_run(self):
+        # the gateway goes away at the second call's admission and for the
+        # event posts after it: that call does not run, the events are
+        # spooled, and once it is back they arrive once, in order
         b = Box(self)
-        b.script([{"mode": "garbage", **bash("touch never")}])
+
+        def policy(run, body):
+            if body["call_id"] == "g2":
+                b.gw.down_requests = 3
+                return 503
+            return {"outcome": "allow"}
+        b.gw.policy = policy
+        b.script([bash("touch ran-g1", "g1"), bash("touch ran-g2", "g2"), bash("touch ran-g3", "g3"),
+                  {"content": "done"}])
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            self.assertTrue(os.path.exists(os.path.join(b.root, "ran-g1")))
+            self.assertFalse(os.path.exists(os.path.join(b.root, "ran-g2")))
+            self.assertTrue(os.path.exists(os.path.join(b.root, "ran-g3")))
+            self.assertTrue(b.tool_results()["g2"].startswith("not run: the gateway could not decide"))
+            evs = b.events()
+            self.assertEqual([e["call_id"] for e in evs if e["type"] == "tool_complete"], ["g1", "g2", "g3"])
+            self.assertIn("spooled", b.log())
+            self.assertFalse(os.path.exists(b.state("events.jsonl")))
+        finally:
+            b.finish()
+
+    def test_lost_event_answer_is_not_sent_twice(self):
+        b = Box(self)
+        b.gw.lose_event_answers = 2
+        b.script([bash("echo a", "l1"), bash("echo b", "l2"), {"content": "done"}])
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            evs = b.events()   # numbered once, in order: nothing twice
+            self.assertEqual([e["call_id"] for e in evs if e["type"] == "harness.exec"], ["l1", "l2"])
+            self.assertIn("already", b.log())
+        finally:
+            b.finish()
+
+    def test_forged_spool_lines_are_dropped(self):
+        b = Box(self)
+        b.gw.events_down = 10 ** 6
+        b.script([bash("echo first", "f1"), {"content": "finished"}])
         try:
             self.assertEqual(b.go(), 1)
-            self.assertFalse(os.path.exists(os.path.join(b.root, "never")))
-            self.assertEqual(b.run.admissions, [])
-            self.assertEqual(b.run.results[0]["status"], "error")
+            with open(b.state("events.jsonl")) as f:
+                lines = f.read().splitlines()
+            last = json.loads(lines[-1])
+            forged = {"seq": last["seq"] + 1, "mac": "0" * 64,
+                      "event": {"type": "harness.exec", "call_id": "f1", "command_sha256": "forged",
+                                "exit_code": 0, "duration_s": 0, "timed_out": False,
+                                "output_sha256": "forged", "output_bytes": 0, "truncated": False,
+                                "background": False, "attested_by": "runner"}}
+            unsigned = dict(forged, seq=last["seq"] + 2)
+            del unsigned["mac"]
+            with open(b.state("events.jsonl"), "a") as f:
+                f.write(json.dumps(forged) + "\n" + json.dumps(unsigned) + "\n")
+            b.gw.events_down = 0
+            b.run.next_ops = [{"op": "start"}]
+            b.model.scripts["do the task"] = [{"content": "again"}]
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            evs = b.events()
+            self.assertEqual(len(evs), len(lines) + 2)   # the spooled ones, then this run's think + token
+            self.assertNotIn("forged", json.dumps(evs))
+            self.assertIn("2 spool lines dropped", b.log())
         finally:
             b.finish()
 
