@@ -81,10 +81,33 @@ static int refuse(lr_end *end, char *why)
 	return LOCUS_EDENIED;
 }
 
+/* A credential variable may not be one of the runner's own (LOCUS_*): a
+   manifest naming LOCUS_ADMIT_TOKEN as a model key would send the run's
+   token to the model's host. */
+static const char *own_variable(const lr_manifest *m)
+{
+	if (!strncmp(m->model_key_env, "LOCUS_", 6))
+		return m->model_key_env;
+	for (size_t i = 0; i < m->n_mcp; i++)
+		if (m->mcp[i].credential_env &&
+		    !strncmp(m->mcp[i].credential_env, "LOCUS_", 6))
+			return m->mcp[i].credential_env;
+	for (size_t i = 0; i < m->n_api; i++)
+		if (m->api[i].credential_env &&
+		    !strncmp(m->api[i].credential_env, "LOCUS_", 6))
+			return m->api[i].credential_env;
+	return NULL;
+}
+
 /* What the runner cannot do is refused before anything runs. */
 static int check_capabilities(lr_run *r, lr_end *end)
 {
 	const lr_manifest *m = &r->m;
+	const char *own = own_variable(m);
+	if (own)
+		return refuse(end, lr_strf("the manifest names the runner's own "
+		                           "variable %.80s as a credential",
+		                           own));
 	if (strcmp(m->provider, "openai"))
 		return refuse(end, lr_strf("the model provider '%.60s' is not one this "
 		                   "runner has (openai)",

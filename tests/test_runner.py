@@ -230,6 +230,7 @@ class RunnerTest(unittest.TestCase):
                                                            "operation": {"path": "/x"}})),
             "wrong type": lambda m: m["budgets"].update(max_iterations="10"),
             "tool field": lambda m: m["tools"].append({"name": "t", "runs": "gateway", "extra": 1}),
+            "token as model key": lambda m: m["model"].update(api_key_env="LOCUS_ADMIT_TOKEN"),
         }
         for name, edit in cases.items():
             with self.subTest(name):
@@ -242,6 +243,14 @@ class RunnerTest(unittest.TestCase):
                     self.assertEqual(b.run.admissions, [], name)
                 finally:
                     b.finish()
+
+    def test_gateway_url_with_a_slash(self):
+        b = Box(self)
+        b.script([{"content": "fine"}])
+        try:
+            self.assertEqual(b.go(url=b.gw.url + "/"), 0, b.last_stderr)
+        finally:
+            b.finish()
 
     def test_no_gateway(self):
         b = Box(self)
