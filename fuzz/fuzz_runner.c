@@ -43,6 +43,7 @@ static void check_manifest(cJSON *v)
 	lr_manifest_free(&m);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	cJSON *v = NULL;
