@@ -617,9 +617,15 @@ static void dq_string(wstate *w, TSNode n)
 			if (cs > pos && i > 0)
 				put_dq(w, w->t->src + pos, cs - pos, false);
 			/* the quotes themselves are dropped; another token
-			   (a lone `$`) is text */
-			if (!(ce - cs == 1 && w->t->src[cs] == '"'))
-				put_dq(w, w->t->src + cs, ce - cs, false);
+			   (a lone `$`) is text.  The grammar's closing quote
+			   can hold the blanks before it (`" "` is `"` then
+			   ` "`): those blanks are the string's text. */
+			uint32_t tl = ce - cs;
+			if (tl >= 1 && w->t->src[ce - 1] == '"' &&
+			    (tl == 1 || i + 1 == cc))
+				tl--;
+			if (tl > 0)
+				put_dq(w, w->t->src + cs, tl, false);
 			pos = ce;
 			continue;
 		}
