@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i >= argc || runs < 1) {
-		fprintf(stderr, "usage: timeit [-n RUNS] [-i FILE] -- CMD...\n");
+		fprintf(stderr,
+		        "usage: timeit [-n RUNS] [-i FILE] -- CMD...\n");
 		return 2;
 	}
 	double *ms = calloc((size_t)runs, sizeof *ms);
@@ -56,7 +57,8 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid_t pid = fork();
 		if (pid == 0) {
-			int fd = in ? open(in, O_RDONLY) : open("/dev/null", O_RDONLY);
+			int fd = in ? open(in, O_RDONLY)
+			            : open("/dev/null", O_RDONLY);
 			int out = open("/dev/null", O_WRONLY);
 			if (fd < 0 || out < 0)
 				_exit(127);
@@ -74,8 +76,9 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 		        (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-		cpu[r] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-		         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+		cpu[r] =
+		    (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 		if (ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
@@ -83,10 +86,10 @@ int main(int argc, char **argv)
 	}
 	qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
 	qsort(cpu, (size_t)runs, sizeof *cpu, cmp_double);
-	double med = runs % 2 ? ms[runs / 2]
-	                      : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
-	double cmed = runs % 2 ? cpu[runs / 2]
-	                       : (cpu[runs / 2 - 1] + cpu[runs / 2]) / 2;
+	double med =
+	    runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
+	double cmed =
+	    runs % 2 ? cpu[runs / 2] : (cpu[runs / 2 - 1] + cpu[runs / 2]) / 2;
 	printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f cpu_ms=%.3f "
 	       "maxrss_kb=%ld failed_runs=%d\n",
 	       med, ms[0], ms[runs - 1], cmed, maxrss, failures);

@@ -21,7 +21,8 @@ int cli_audit(int argc, char **argv)
 	    "       locus audit transcripts [OPTIONS] [PATH...]\n";
 	if (argc >= 2 && !strcmp(argv[1], "transcripts"))
 		return cli_audit_transcripts(argc, argv);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", usage);
 		return 0;
 	}
@@ -48,7 +49,8 @@ int cli_audit(int argc, char **argv)
 			       key ? " and every checkpoint authentic" : "",
 			       r.last_hash);
 			if (key)
-				printf(" (%zu checkpoints, closed)", r.checkpoints);
+				printf(" (%zu checkpoints, closed)",
+				       r.checkpoints);
 			printf("\n");
 		} else if (rc == LOCUS_EINVALID) {
 			printf("%s\n", err.message);

@@ -9,16 +9,20 @@
 #include "audit_report.h"
 
 /* The most telling tags first; a tag not listed (a new one) comes next. */
+/* clang-format off */
 static const char *const family_order[] = {
 	"exec:never",      "exec:remote-code", "exec:destructive",
 	"exec:secrets",    "exec:privilege",   "exec:persistence",
 	"exec:force-push", "exec:shutdown",    "exec:vcs-push",
 	"exec:network",    "outside-workspace", NULL};
+/* clang-format on */
 /* Telling tags outside the exec: namespace (docs/tags.md). */
 static const char *const plain_telling[] = {"outside-workspace", NULL};
 /* Tags that say nothing about harm. */
+/* clang-format off */
 static const char *const quiet_tags[] = {
 	"exec:check", "exec:background", "exec:stdin", "exec:unparsed", NULL};
+/* clang-format on */
 
 static bool listed(const char *t, const char *const *list)
 {
@@ -128,8 +132,8 @@ static int judged(au_row *r, const locus_decision *d,
 	return r->kind ? 0 : -1;
 }
 
-int au_judge(au_row *r, const locus_policy *policy,
-             locus_shell_parser *parser, const tr_call *c, const char *file)
+int au_judge(au_row *r, const locus_policy *policy, locus_shell_parser *parser,
+             const tr_call *c, const char *file)
 {
 	memset(r, 0, sizeof *r);
 	r->call = c;
@@ -148,7 +152,8 @@ int au_judge(au_row *r, const locus_policy *policy,
 		/* what the hook would do: refuse the call */
 		char why[400];
 		snprintf(why, sizeof why, "the gate could not decide: %s",
-		         err.message[0] ? err.message : locus_error_code_name(rc));
+		         err.message[0] ? err.message
+		                        : locus_error_code_name(rc));
 		r->gate_error = true;
 		r->outcome = LOCUS_OUTCOME_DENY;
 		r->reason = strdup(why);
@@ -281,8 +286,8 @@ cJSON *au_summary(const au_report *rep)
 		inc(s, "calls");
 		if (r->outcome != LOCUS_OUTCOME_ALLOW)
 			inc(s, on);
-		dangerous_allowed += r->dangerous &&
-		                     r->outcome == LOCUS_OUTCOME_ALLOW;
+		dangerous_allowed +=
+		    r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW;
 	}
 	cJSON_AddNumberToObject(o, "dangerous_allowed",
 	                        (double)dangerous_allowed);

@@ -17,18 +17,18 @@
 /* One call and what locus decided on it.  Strings are malloc'd. */
 typedef struct au_row {
 	const tr_call *call;
-	const char *file;       /* the transcript's path (borrowed) */
+	const char *file; /* the transcript's path (borrowed) */
 	locus_outcome outcome;
-	bool gate_error;        /* the gate refused the arguments: deny */
+	bool gate_error; /* the gate refused the arguments: deny */
 	char *reason;
-	char *kind;             /* "workspace.exec"... */
-	char **tags;            /* the Action's tags, sorted */
+	char *kind;  /* "workspace.exec"... */
+	char **tags; /* the Action's tags, sorted */
 	size_t ntags;
-	char *verdict, *rule;   /* permission verdict and rule, or NULL */
-	char *commands;         /* bash: locus_action_json with commands */
-	const char *family;     /* the most telling tag, or "other" */
-	bool dangerous;         /* a tag that warrants a look */
-	bool waived;            /* an allow rule waived a hold */
+	char *verdict, *rule; /* permission verdict and rule, or NULL */
+	char *commands;       /* bash: locus_action_json with commands */
+	const char *family;   /* the most telling tag, or "other" */
+	bool dangerous;       /* a tag that warrants a look */
+	bool waived;          /* an allow rule waived a hold */
 } au_row;
 
 typedef struct au_report {
@@ -41,8 +41,7 @@ typedef struct au_report {
 
 /* Judge one call with locus_gate() (0, or -1 out of memory). */
 int au_judge(au_row *row, const locus_policy *policy,
-             locus_shell_parser *parser, const tr_call *call,
-             const char *file);
+             locus_shell_parser *parser, const tr_call *call, const char *file);
 void au_row_free(au_row *row);
 
 /* ISO 8601 date or time (Z or +HH:MM; no zone is UTC) to seconds since
@@ -84,8 +83,7 @@ sarif_doc *sarif_new(void);
  * `line` 1-based (0: no region).  `props` (may be NULL) is taken over.
  */
 int sarif_add(sarif_doc *d, const char *rule_id, const char *level,
-              const char *message, const char *uri, long line,
-              cJSON *props);
+              const char *message, const char *uri, long line, cJSON *props);
 /* A notification of the run (an unreadable line, a skipped file). */
 int sarif_note(sarif_doc *d, const char *level, const char *message,
                const char *uri, long line);

@@ -96,9 +96,10 @@ int au_write_text(const au_report *rep, FILE *out, bool all)
 		const au_row *r = &rep->rows[i];
 		if (!all && r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
 			continue;
-		const char *oc = r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous
-		                     ? "ALLOW!"
-		                     : shout[r->outcome];
+		const char *oc =
+		    r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous
+		        ? "ALLOW!"
+		        : shout[r->outcome];
 		fprintf(out, "%s:%ld: %-6s %s ", r->file, r->call->line, oc,
 		        r->call->tool);
 		one_line(out, r->call->text, 160);
@@ -109,10 +110,11 @@ int au_write_text(const au_report *rep, FILE *out, bool all)
 	for (size_t i = 0; i < rep->set->nfiles; i++) {
 		const tr_file *f = &rep->set->files[i];
 		if (f->problem_line)
-			fprintf(out, "%s: %ld unknown, %ld malformed lines (first, "
-			             "line %ld: %s)\n",
-			        f->path, f->unknown, f->malformed, f->problem_line,
-			        f->problem);
+			fprintf(out,
+			        "%s: %ld unknown, %ld malformed lines (first, "
+			        "line %ld: %s)\n",
+			        f->path, f->unknown, f->malformed,
+			        f->problem_line, f->problem);
 	}
 	cJSON *s = au_summary(rep);
 	if (!s)
@@ -126,8 +128,10 @@ int au_write_text(const au_report *rep, FILE *out, bool all)
 	        num(s, "unknown_lines"), num(s, "malformed_lines"),
 	        rep->policy_name, num(oc, "allow"), num(oc, "require_human"),
 	        num(oc, "deny"), num(s, "dangerous_allowed"));
-	print_counts(out, "agents", cJSON_GetObjectItemCaseSensitive(s, "agents"));
-	print_counts(out, "kinds", cJSON_GetObjectItemCaseSensitive(s, "kinds"));
+	print_counts(out, "agents",
+	             cJSON_GetObjectItemCaseSensitive(s, "agents"));
+	print_counts(out, "kinds",
+	             cJSON_GetObjectItemCaseSensitive(s, "kinds"));
 	print_counts(out, "tags", cJSON_GetObjectItemCaseSensitive(s, "tags"));
 	cJSON_Delete(s);
 	return ferror(out) ? -1 : 0;

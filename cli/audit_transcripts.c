@@ -57,14 +57,16 @@ typedef struct au_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: locus audit transcripts [--policy FILE | --preset NAME]\n"
-	        "         [--claude-settings FILE]... [--since TIME] [--project DIR]\n"
-	        "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
-	        "         [--quiet] [--jobs N] [PATH...]\n"
-	        "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
-	        "session logs; TIME is ISO 8601 (2026-11-30 or "
-	        "2026-11-30T12:00:00Z)\n");
+	fprintf(
+	    f,
+	    "usage: locus audit transcripts [--policy FILE | --preset NAME]\n"
+	    "         [--claude-settings FILE]... [--since TIME] [--project "
+	    "DIR]\n"
+	    "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
+	    "         [--quiet] [--jobs N] [PATH...]\n"
+	    "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
+	    "session logs; TIME is ISO 8601 (2026-11-30 or "
+	    "2026-11-30T12:00:00Z)\n");
 }
 
 /* ---- time ---- */
@@ -134,49 +136,61 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 		} else if (!strcmp(a, "--format") && v) {
 			if (strcmp(v, "jsonl") && strcmp(v, "sarif") &&
 			    strcmp(v, "html") && strcmp(v, "text")) {
-				fprintf(stderr, "locus audit: unknown format '%s' "
-				                "(jsonl, sarif, html, text)\n", v);
+				fprintf(stderr,
+				        "locus audit: unknown format '%s' "
+				        "(jsonl, sarif, html, text)\n",
+				        v);
 				return 2;
 			}
 			if (o->nout == AU_MAX_OUTPUTS) {
-				fprintf(stderr, "locus audit: too many --format\n");
+				fprintf(stderr,
+				        "locus audit: too many --format\n");
 				return 2;
 			}
 			o->out[o->nout++] = (au_output){v, NULL};
 			i++;
 		} else if (!strcmp(a, "-o") && v) {
 			if (!o->nout || o->out[o->nout - 1].path) {
-				fprintf(stderr, "locus audit: -o FILE follows the "
-				                "--format it is for\n");
+				fprintf(stderr,
+				        "locus audit: -o FILE follows the "
+				        "--format it is for\n");
 				return 2;
 			}
 			o->out[o->nout - 1].path = v;
 			i++;
 		} else if (!strcmp(a, "--since") && v) {
 			if (cli_parse_time(v, &o->since)) {
-				fprintf(stderr, "locus audit: --since '%s' is not an "
-				                "ISO 8601 date or time\n", v);
+				fprintf(stderr,
+				        "locus audit: --since '%s' is not an "
+				        "ISO 8601 date or time\n",
+				        v);
 				return 2;
 			}
 			o->has_since = true;
 			i++;
 		} else if (!strcmp(a, "--claude-settings") && v) {
-			if (o->nclaude == sizeof o->claude / sizeof o->claude[0]) {
-				fprintf(stderr, "locus audit: too many --claude-settings\n");
+			if (o->nclaude ==
+			    sizeof o->claude / sizeof o->claude[0]) {
+				fprintf(stderr, "locus audit: too many "
+				                "--claude-settings\n");
 				return 2;
 			}
 			o->claude[o->nclaude++] = v;
 			i++;
 		} else if ((!strcmp(a, "--policy") || !strcmp(a, "--preset") ||
-		            !strcmp(a, "--project")) && v) {
-			const char **slot = !strcmp(a, "--policy")   ? &o->policy
-			                    : !strcmp(a, "--preset") ? &o->preset
-			                                             : &o->project;
+		            !strcmp(a, "--project")) &&
+		           v) {
+			const char **slot = !strcmp(a, "--policy") ? &o->policy
+			                    : !strcmp(a, "--preset")
+			                        ? &o->preset
+			                        : &o->project;
 			*slot = v;
 			i++;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "locus audit: unknown or incomplete option "
-			                "'%s'\n", a);
+			fprintf(stderr,
+			        "locus audit: unknown or incomplete option "
+			        "'%s'\n",
+			        a);
 			usage(stderr);
 			return 2;
 		} else {
@@ -232,7 +246,8 @@ static bool in_time(const au_opts *o, const tr_call *c)
 static void gemini_roots(tr_set *s, const au_opts *o)
 {
 	static const char *const keys[] = {"file_path", "absolute_path",
-	                                   "dir_path", "path", "directory", NULL};
+	                                   "dir_path",  "path",
+	                                   "directory", NULL};
 	for (size_t fi = 0; fi < s->nfiles; fi++) {
 		tr_file *f = &s->files[fi];
 		if (f->agent != TR_GEMINI || !f->project)
@@ -249,7 +264,8 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 			cJSON *a = cJSON_Parse(s->calls[i].args);
 			for (size_t k = 0; keys[k] && !root[0]; k++) {
 				const char *v = tr_str(a, keys[k]);
-				if (!v || v[0] != '/' || strlen(v) >= sizeof root)
+				if (!v || v[0] != '/' ||
+				    strlen(v) >= sizeof root)
 					continue;
 				char dir[4096];
 				snprintf(dir, sizeof dir, "%s", v);
@@ -260,7 +276,8 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 					dir[n] = '\0';
 					lu_sha256_hex(dir, strlen(dir), hash);
 					if (!strcmp(hash, f->project))
-						snprintf(root, sizeof root, "%s", dir);
+						snprintf(root, sizeof root,
+						         "%s", dir);
 					while (n > 1 && dir[n - 1] != '/')
 						n--;
 					if (n > 1)
@@ -285,8 +302,7 @@ static void progress(const au_opts *o, size_t i, size_t n)
 		return;
 	int w = 40, done = (int)(w * i / n);
 	fprintf(stderr, "\rlocus audit: [%.*s%*s] %zu/%zu calls", done,
-	        "########################################", w - done, "", i,
-	        n);
+	        "########################################", w - done, "", i, n);
 	if (i == n)
 		fputc('\n', stderr);
 }
@@ -311,8 +327,7 @@ static void judge_one(void *state, size_t i, void *arg)
 /* The selected calls judged on o->jobs threads, the rows that came out
    moved down in order into rep->rows.  -1 when out of memory. */
 static int judge_parallel(const au_opts *o, locus_policy *policy,
-                          const tr_set *set, const char *hash,
-                          au_report *rep)
+                          const tr_set *set, const char *hash, au_report *rep)
 {
 	size_t *sel = malloc((set->ncalls ? set->ncalls : 1) * sizeof *sel);
 	bool *ok = calloc(set->ncalls ? set->ncalls : 1, sizeof *ok);
@@ -323,8 +338,7 @@ static int judge_parallel(const au_opts *o, locus_policy *policy,
 			sel[n++] = i;
 	judge_job j = {policy, set, sel, rep->rows, ok};
 	cli_parallel p = {o->jobs, cli_parallel_parser_new,
-	                  cli_parallel_parser_free, judge_one,
-	                  &j};
+	                  cli_parallel_parser_free, judge_one, &j};
 	int rc = sel && ok ? cli_parallel_run(&p, 0, n) : -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!ok[i])
@@ -358,8 +372,8 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 	if (o->project)
 		lu_sha256_hex(o->project, strlen(o->project), hash);
 	gemini_roots(&set, o);
-	au_report rep = {.set = &set, .policy_name = pname,
-	                 .files = (long)set.nfiles};
+	au_report rep = {
+	    .set = &set, .policy_name = pname, .files = (long)set.nfiles};
 	rep.rows = calloc(set.ncalls ? set.ncalls : 1, sizeof *rep.rows);
 	locus_shell_parser *parser = NULL;
 	if (!rep.rows || locus_shell_parser_new(&parser, NULL)) {
@@ -395,17 +409,19 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 			status = 2;
 			continue;
 		}
-		int rc = !strcmp(out->format, "jsonl")   ? au_write_jsonl(&rep, f)
-		         : !strcmp(out->format, "sarif") ? au_write_sarif(&rep, f)
-		         : !strcmp(out->format, "html")  ? au_write_html(&rep, f)
-		                                         : au_write_text(&rep, f,
-		                                                         o->all);
+		int rc = !strcmp(out->format, "jsonl") ? au_write_jsonl(&rep, f)
+		         : !strcmp(out->format, "sarif")
+		             ? au_write_sarif(&rep, f)
+		         : !strcmp(out->format, "html")
+		             ? au_write_html(&rep, f)
+		             : au_write_text(&rep, f, o->all);
 		if (fflush(f) || ferror(f))
 			rc = -1;
 		if (out->path && fclose(f))
 			rc = -1;
 		if (rc) {
-			fprintf(stderr, "locus audit: cannot write the %s report\n",
+			fprintf(stderr,
+			        "locus audit: cannot write the %s report\n",
 			        out->format);
 			status = 2;
 		}
@@ -467,8 +483,8 @@ int cli_audit_transcripts(int argc, char **argv)
 		if (cli_add_claude_settings(policy, o.claude[i], false))
 			rc = 2;
 		else if (pn > 0 && (size_t)pn < sizeof pname)
-			pn += snprintf(pname + pn, sizeof pname - (size_t)pn, " + %s",
-			               o.claude[i]);
+			pn += snprintf(pname + pn, sizeof pname - (size_t)pn,
+			               " + %s", o.claude[i]);
 	}
 	if (rc) {
 		locus_policy_free(policy);

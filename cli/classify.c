@@ -35,12 +35,12 @@
 #include "cli.h"
 #include "parallel.h"
 
-#define BATCH_LINES 1024           /* lines per block with --jobs */
+#define BATCH_LINES 1024               /* lines per block with --jobs */
 #define BATCH_BYTES ((size_t)32 << 20) /* or this much text */
 
 typedef struct classify_ctx {
 	locus_shell_parser *parser; /* one parser for every line */
-	unsigned json_flags;           /* LOCUS_JSON_* */
+	unsigned json_flags;        /* LOCUS_JSON_* */
 	int status;                 /* 0, 2 after a malformed line */
 	bool fatal;                 /* out of memory: stop */
 	locus_action_options opts;  /* the workspace root (--root) */
@@ -49,22 +49,23 @@ typedef struct classify_ctx {
 
 static void classify_usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: locus classify [--pretty] [--root DIR] [--] COMMAND "
-	        "WORDS...\n"
-	        "       locus classify [--pretty] [--root DIR] < lines\n"
-	        "       locus classify [--pretty] [--root DIR] --jsonl < objects\n"
-	        "       (with stdin: --jobs N classifies on N threads, output "
-	        "in input order)\n"
-	        "\n"
-	        "--root DIR is the workspace root for the outside-workspace\n"
-	        "label (default: the current directory).\n"
-	        "Prints one JSON object per command: kind, tags, never, reasons\n"
-	        "and the simple commands found.  With arguments, all of them\n"
-	        "joined by one space are one command.  With --jsonl each line\n"
-	        "is {\"command\": STRING} or a tool call {\"tool\": NAME,\n"
-	        "\"arguments\": OBJECT}.  A malformed line prints\n"
-	        "{\"error\": ..., \"line\": N}; the exit status is then 2.\n");
+	fprintf(
+	    f,
+	    "usage: locus classify [--pretty] [--root DIR] [--] COMMAND "
+	    "WORDS...\n"
+	    "       locus classify [--pretty] [--root DIR] < lines\n"
+	    "       locus classify [--pretty] [--root DIR] --jsonl < objects\n"
+	    "       (with stdin: --jobs N classifies on N threads, output "
+	    "in input order)\n"
+	    "\n"
+	    "--root DIR is the workspace root for the outside-workspace\n"
+	    "label (default: the current directory).\n"
+	    "Prints one JSON object per command: kind, tags, never, reasons\n"
+	    "and the simple commands found.  With arguments, all of them\n"
+	    "joined by one space are one command.  With --jsonl each line\n"
+	    "is {\"command\": STRING} or a tool call {\"tool\": NAME,\n"
+	    "\"arguments\": OBJECT}.  A malformed line prints\n"
+	    "{\"error\": ..., \"line\": N}; the exit status is then 2.\n");
 }
 
 /* Print the error object for input line `line` and note the failure. */
@@ -96,8 +97,9 @@ static void emit_action(classify_ctx *c, unsigned long line, int rc,
 		return;
 	}
 	if (rc != 0 || !a) {
-		emit_error(c, line, err->message[0] ? err->message
-		                                    : locus_error_code_name(rc));
+		emit_error(c, line,
+		           err->message[0] ? err->message
+		                           : locus_error_code_name(rc));
 		return;
 	}
 	char *txt = NULL;
@@ -109,13 +111,13 @@ static void emit_action(classify_ctx *c, unsigned long line, int rc,
 	locus_free(txt);
 }
 
-static void classify_line(classify_ctx *c, unsigned long line,
-                          const char *s, size_t n)
+static void classify_line(classify_ctx *c, unsigned long line, const char *s,
+                          size_t n)
 {
 	locus_action *a = NULL;
 	locus_error err = {0};
-	int rc = locus_action_classify_with(&a, c->parser, s, n, &c->opts,
-	                                    &err);
+	int rc =
+	    locus_action_classify_with(&a, c->parser, s, n, &c->opts, &err);
 	emit_action(c, line, rc, a, &err);
 	locus_action_free(a);
 }
@@ -223,8 +225,8 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 			emit_error(c, line, "\"tool\" is not a string");
 			goto out;
 		}
-		cJSON *args = cJSON_GetObjectItemCaseSensitive(root,
-		                                               "arguments");
+		cJSON *args =
+		    cJSON_GetObjectItemCaseSensitive(root, "arguments");
 		if (args && !cJSON_IsObject(args)) {
 			emit_error(c, line, "\"arguments\" is not an object");
 			goto out;
@@ -236,7 +238,8 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 			if (bc)
 				classify_nul_command(c, line, bc);
 			else
-				emit_error(c, line, "JSON string holds \\u0000");
+				emit_error(c, line,
+				           "JSON string holds \\u0000");
 			goto out;
 		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
@@ -246,11 +249,10 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		}
 		locus_action *a = NULL;
 		locus_error err = {0};
-		int rc = locus_action_derive_with(&a, c->parser,
-		                                  tool->valuestring,
-		                                  args_txt ? args_txt : "{}",
-		                                  args_txt ? strlen(args_txt) : 2,
-		                                  &c->opts, &err);
+		int rc = locus_action_derive_with(
+		    &a, c->parser, tool->valuestring,
+		    args_txt ? args_txt : "{}", args_txt ? strlen(args_txt) : 2,
+		    &c->opts, &err);
 		cJSON_free(args_txt);
 		emit_action(c, line, rc, a, &err);
 		locus_action_free(a);
@@ -446,8 +448,10 @@ int cli_classify(int argc, char **argv)
 			free(root);
 			root = cli_absolute_dir(argv[++i]);
 			if (!root) {
-				fprintf(stderr, "locus classify: --root %s: not a "
-				                "directory\n", argv[i]);
+				fprintf(stderr,
+				        "locus classify: --root %s: not a "
+				        "directory\n",
+				        argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -473,7 +477,8 @@ int cli_classify(int argc, char **argv)
 	c.opts.workspace_root = root;
 	int rc = locus_shell_parser_new(&c.parser, NULL);
 	if (rc) {
-		fprintf(stderr, "locus classify: cannot create the parser: %s\n",
+		fprintf(stderr,
+		        "locus classify: cannot create the parser: %s\n",
 		        locus_error_code_name(rc));
 		return 1;
 	}

@@ -19,18 +19,18 @@ int cli_corpus(int argc, char **argv);   /* cli/corpus.c */
    (docs/corpus.md). */
 #define CLI_CORPUS_ROOT "/home/user/project"
 
-int cli_gate(int argc, char **argv);     /* cli/gate.c (policy engine) */
-int cli_policy(int argc, char **argv);   /* cli/policy.c: policy show */
-int cli_audit(int argc, char **argv);    /* cli/audit.c: audit verify */
+int cli_gate(int argc, char **argv);   /* cli/gate.c (policy engine) */
+int cli_policy(int argc, char **argv); /* cli/policy.c: policy show */
+int cli_audit(int argc, char **argv);  /* cli/audit.c: audit verify */
 /* cli/audit_transcripts.c: `locus audit transcripts` (argv[1] ==
    "transcripts") */
 int cli_audit_transcripts(int argc, char **argv);
 /* cli/policy_fuzz.c: `locus policy fuzz` (argv[1] == "fuzz") */
 int cli_policy_fuzz(int argc, char **argv);
-int cli_tool(int argc, char **argv);     /* cli/tool.c (harness) */
-int cli_hook(int argc, char **argv);     /* cli/hook.c: agent hooks */
-int cli_mcp(int argc, char **argv);      /* cli/mcp.c: MCP server */
-int cli_runner(int argc, char **argv);   /* cli/runner.c: the box runner */
+int cli_tool(int argc, char **argv);   /* cli/tool.c (harness) */
+int cli_hook(int argc, char **argv);   /* cli/hook.c: agent hooks */
+int cli_mcp(int argc, char **argv);    /* cli/mcp.c: MCP server */
+int cli_runner(int argc, char **argv); /* cli/runner.c: the box runner */
 
 /*
  * Policy golden cases, hooked into `locus corpus` (cli/corpus.c).  A file is
@@ -49,7 +49,7 @@ int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
 typedef struct cli_backend_opts {
 	locus_oci_options oci;
 	bool any_oci;
-	cli_openshell os; /* --openshell-* (cli/openshell_cli.c) */
+	cli_openshell os;          /* --openshell-* (cli/openshell_cli.c) */
 	locus_bwrap_options bwrap; /* --bwrap-uid, --bwrap-gid */
 	bool any_bwrap;
 } cli_backend_opts;

@@ -84,15 +84,15 @@ static const char *decode_escapes(const char *s, lu_buf *out)
 		case '\\': c = '\\'; break;
 		case 's': c = ' '; break; /* a visible trailing space */
 		case 'x': {
-			int h = lu_hex_digit(s[i + 1]), l = h < 0 ? -1 : lu_hex_digit(s[i + 2]);
+			int h = lu_hex_digit(s[i + 1]),
+			    l = h < 0 ? -1 : lu_hex_digit(s[i + 2]);
 			if (h < 0 || l < 0)
 				return "\\x needs two hex digits";
 			c = (char)(h * 16 + l);
 			i += 2;
 			break;
 		}
-		default:
-			return "unknown escape (use \\\\ for a backslash)";
+		default: return "unknown escape (use \\\\ for a backslash)";
 		}
 		if (!cli_buf_add(out, &c, 1))
 			return "out of memory";
@@ -150,11 +150,13 @@ static void case_format_error(corpus_case *k, unsigned long line,
 }
 
 /* The keys a case may use; anything else is a format error. */
+/* clang-format off */
 static const char *const known_keys[] = {
 	"kind",  "tags",  "tags+",    "tags-",     "never",  "parsed",
 	"commands", "commands+", "commands-", "command", "reason+",
 	"asset", "error",
 };
+/* clang-format on */
 
 static bool key_known(const char *key)
 {
@@ -234,8 +236,9 @@ static cJSON *command_names(const cJSON *got)
 	cJSON_ArrayForEach(c, cmds)
 	{
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
-		cJSON_AddItemToArray(names, cJSON_CreateString(
-		        cJSON_IsString(n) ? n->valuestring : "?"));
+		cJSON_AddItemToArray(
+		    names, cJSON_CreateString(cJSON_IsString(n) ? n->valuestring
+		                                                : "?"));
 	}
 	return names;
 }
@@ -247,7 +250,7 @@ static bool subset_match(const cJSON *want, const cJSON *have)
 	cJSON_ArrayForEach(w, want)
 	{
 		const cJSON *h =
-		        cJSON_GetObjectItemCaseSensitive(have, w->string);
+		    cJSON_GetObjectItemCaseSensitive(have, w->string);
 		if (!h || !cJSON_Compare(w, h, true))
 			return false;
 	}
@@ -302,13 +305,15 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 			        cJSON_IsString(v) ? v->valuestring : "(none)");
 		}
 	} else if (!strcmp(key, "parsed")) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "parsed");
+		const cJSON *v =
+		    cJSON_GetObjectItemCaseSensitive(got, "parsed");
 		bool want = !strcmp(val, "true");
 		if (!cJSON_IsBool(v) || cJSON_IsTrue(v) != want) {
 			fail_header(ck);
 			fprintf(o, "  parsed: expected %s got %s\n", val,
-			        !cJSON_IsBool(v) ? "(none)"
-			        : cJSON_IsTrue(v) ? "true" : "false");
+			        !cJSON_IsBool(v)  ? "(none)"
+			        : cJSON_IsTrue(v) ? "true"
+			                          : "false");
 		}
 	} else if (!strcmp(key, "never")) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "never");
@@ -331,8 +336,8 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 		cJSON *want = split_words(val);
 		cJSON *have_owned = tags ? NULL : command_names(got);
 		const cJSON *have =
-		        tags ? cJSON_GetObjectItemCaseSensitive(got, "tags")
-		             : have_owned;
+		    tags ? cJSON_GetObjectItemCaseSensitive(got, "tags")
+		         : have_owned;
 		bool ok = true;
 		const cJSON *w;
 		if (mode == '\0') {
@@ -341,15 +346,16 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 				ok = cJSON_GetArraySize(want) ==
 				     cJSON_GetArraySize(have);
 				cJSON_ArrayForEach(w, want) ok =
-				        ok && array_has_string(have,
-				                               w->valuestring);
+				    ok &&
+				    array_has_string(have, w->valuestring);
 			} else {
 				ok = cJSON_Compare(want, have, true);
 			}
 		} else {
 			cJSON_ArrayForEach(w, want)
 			{
-				bool in = array_has_string(have, w->valuestring);
+				bool in =
+				    array_has_string(have, w->valuestring);
 				if (in != (mode == '+'))
 					ok = false;
 			}
@@ -365,8 +371,8 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 		cJSON_Delete(want);
 		cJSON_Delete(have_owned);
 	} else if (!strcmp(key, "reason+")) {
-		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(got,
-		                                                   "reasons");
+		const cJSON *rs =
+		    cJSON_GetObjectItemCaseSensitive(got, "reasons");
 		const cJSON *r;
 		bool ok = false;
 		cJSON_ArrayForEach(r, rs)
@@ -376,7 +382,8 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 		}
 		if (!ok) {
 			fail_header(ck);
-			fprintf(o, "  reason+: expected a reason holding '%s'\n",
+			fprintf(o,
+			        "  reason+: expected a reason holding '%s'\n",
 			        val);
 		}
 	} else if (!strcmp(key, "command")) {
@@ -407,7 +414,7 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 			cJSON_AddItemToObject(want, "name",
 			                      cJSON_CreateString(name));
 		const cJSON *cmds =
-		        cJSON_GetObjectItemCaseSensitive(got, "commands");
+		    cJSON_GetObjectItemCaseSensitive(got, "commands");
 		const cJSON *c;
 		bool ok = false;
 		cJSON_ArrayForEach(c, cmds)
@@ -417,7 +424,8 @@ static void check_one(checker *ck, const expect *e, const cJSON *got,
 		}
 		if (!ok) {
 			fail_header(ck);
-			fprintf(o, "  command: expected one matching %s\n", val);
+			fprintf(o, "  command: expected one matching %s\n",
+			        val);
 		}
 		cJSON_Delete(want);
 	}
@@ -447,25 +455,25 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 	opts.workspace_root = CLI_CORPUS_ROOT;
 	if (k->is_tool) {
 		cJSON *call = cJSON_Parse(k->input.d ? k->input.d : "");
-		const cJSON *tool = cJSON_GetObjectItemCaseSensitive(call,
-		                                                     "tool");
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(call,
-		                                                     "arguments");
+		const cJSON *tool =
+		    cJSON_GetObjectItemCaseSensitive(call, "tool");
+		const cJSON *args =
+		    cJSON_GetObjectItemCaseSensitive(call, "arguments");
 		if (!cJSON_IsString(tool) || (args && !cJSON_IsObject(args))) {
 			cJSON_Delete(call);
-			fprintf(out, "FORMAT %s:%lu: tool: needs {\"tool\": "
-			             "STRING, \"arguments\": OBJECT}\n",
+			fprintf(out,
+			        "FORMAT %s:%lu: tool: needs {\"tool\": "
+			        "STRING, \"arguments\": OBJECT}\n",
 			        path, k->line);
 			run->format_errors = true;
 			run->failed++;
 			return;
 		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
-		rc = locus_action_derive_with(&a, run->parser,
-		                              tool->valuestring,
-		                              args_txt ? args_txt : "{}",
-		                              args_txt ? strlen(args_txt) : 2,
-		                              &opts, &err);
+		rc = locus_action_derive_with(
+		    &a, run->parser, tool->valuestring,
+		    args_txt ? args_txt : "{}", args_txt ? strlen(args_txt) : 2,
+		    &opts, &err);
 		cJSON_free(args_txt);
 		cJSON_Delete(call);
 	} else {
@@ -492,8 +500,8 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 			             "JSON\n");
 		}
 	}
-	const char *msg = err.message[0] ? err.message
-	                                 : locus_error_code_name(rc);
+	const char *msg =
+	    err.message[0] ? err.message : locus_error_code_name(rc);
 	for (size_t i = 0; i < k->nex; i++)
 		check_one(&ck, &k->ex[i], got, rc, msg);
 	if (ck.failed) {
@@ -501,8 +509,9 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 		if (txt) {
 			/* a very long line would drown the report */
 			size_t n = strlen(txt);
-			fprintf(out, "  got: %.*s%s\n", n > 4000 ? 4000 : (int)n,
-			        txt, n > 4000 ? "..." : "");
+			fprintf(out, "  got: %.*s%s\n",
+			        n > 4000 ? 4000 : (int)n, txt,
+			        n > 4000 ? "..." : "");
 		}
 	} else {
 		run->passed++;
@@ -516,8 +525,8 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 
 static void trim_right(char *s, size_t *n)
 {
-	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t' ||
-	              s[*n - 1] == '\r'))
+	while (*n &&
+	       (s[*n - 1] == ' ' || s[*n - 1] == '\t' || s[*n - 1] == '\r'))
 		s[--*n] = '\0';
 }
 
@@ -696,8 +705,10 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (memchr(line, '\0', n)) {
-			fprintf(out, "FORMAT %s:%lu: NUL byte in the file (use "
-			             "$e and \\0)\n", path, lineno);
+			fprintf(out,
+			        "FORMAT %s:%lu: NUL byte in the file (use "
+			        "$e and \\0)\n",
+			        path, lineno);
 			run->format_errors = true;
 			continue;
 		}
@@ -715,8 +726,10 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 		}
 		if (line[0] == '>') {
 			if (!open) {
-				fprintf(out, "FORMAT %s:%lu: `>` outside a "
-				             "case\n", path, lineno);
+				fprintf(out,
+				        "FORMAT %s:%lu: `>` outside a "
+				        "case\n",
+				        path, lineno);
 				run->format_errors = true;
 			} else {
 				case_continue(&k, lineno, line);
@@ -736,8 +749,10 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 		if (!open) {
 			if (!strncmp(line, "format:", 7) && !seen_case)
 				continue; /* the header, read above */
-			fprintf(out, "FORMAT %s:%lu: expectation outside a "
-			             "case\n", path, lineno);
+			fprintf(out,
+			        "FORMAT %s:%lu: expectation outside a "
+			        "case\n",
+			        path, lineno);
 			run->format_errors = true;
 			continue;
 		}
@@ -833,8 +848,8 @@ static void run_dir(corpus_run *run, file_list *out, const char *root)
 			struct stat st;
 			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 				if (n == cap) {
-					char **s2 = realloc(stack, 2 * cap *
-					                    sizeof *stack);
+					char **s2 = realloc(
+					    stack, 2 * cap * sizeof *stack);
 					if (!s2) {
 						free(p);
 						run->fatal = true;
@@ -910,7 +925,8 @@ int cli_corpus(int argc, char **argv)
 {
 	int first = 1;
 	size_t jobs = 1;
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: locus corpus [--jobs N] DIR|FILE...\n"
 		       "Runs the golden cases (docs/corpus.md): prints each "
 		       "failure, then `N passed, N failed`.\n"

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* clang-format off */
 const pf_intent pf_intents[] = {
 	/* the never-allow floor */
 	{"delete-home", "floor", "rm -rf ~"},
@@ -53,6 +54,7 @@ const pf_intent pf_intents[] = {
 	{"delete-sibling", "outside-workspace", "rm -rf ../other-project"},
 	{"write-system-file", "outside-workspace", "cp hosts /etc/hosts"},
 };
+/* clang-format on */
 const size_t pf_nintents = sizeof pf_intents / sizeof pf_intents[0];
 
 /* Carriers: text after the rule's prefix; %C is the intent's line. */
@@ -61,6 +63,7 @@ typedef struct pf_carrier {
 	const char *tmpl;
 } pf_carrier;
 
+/* clang-format off */
 static const pf_carrier carriers[] = {
 	{"find", ". -exec %C \\;"},
 	{"find", ". -exec %C {} +"},
@@ -139,13 +142,16 @@ static const pf_carrier carriers[] = {
 	{"rm", "-rf .."},
 	{"make", "-f /dev/null --eval='x: ; %C' x"},
 };
+/* clang-format on */
 
 /* Tails any rule may admit: compound lines, substitutions, redirects,
    background.  %C is the intent. */
+/* clang-format off */
 static const char *const tails[] = {
 	"x; %C", "x && %C", "x || %C", "x | %C", "x $(%C)", "x `%C`",
 	"x > ~/.bashrc", "x >> ~/.ssh/authorized_keys", "x &", "x\n%C",
 };
+/* clang-format on */
 
 static const char *base_name(const char *w, size_t n, size_t *len)
 {
@@ -271,10 +277,13 @@ int pf_runner_for(const char *prefix, const char *cmd, pf_runner *o)
 		if (word_is(prefix, 1, named) && word_is(prefix, 2, NULL)) {
 			script = prefix + strcspn(prefix, " ") + 1;
 			snprintf(o->run, sizeof o->run, "%s", prefix);
-		} else if (word_is(prefix, 1, run) && word_is(prefix, 2, NULL)) {
-			snprintf(o->run, sizeof o->run, "%s locus-fuzz", prefix);
+		} else if (word_is(prefix, 1, run) &&
+		           word_is(prefix, 2, NULL)) {
+			snprintf(o->run, sizeof o->run, "%s locus-fuzz",
+			         prefix);
 		} else if (word_is(prefix, 1, NULL)) {
-			snprintf(o->run, sizeof o->run, "%s run locus-fuzz", prefix);
+			snprintf(o->run, sizeof o->run, "%s run locus-fuzz",
+			         prefix);
 		} else {
 			return -1;
 		}
@@ -283,12 +292,14 @@ int pf_runner_for(const char *prefix, const char *cmd, pf_runner *o)
 		         "{\"scripts\": {\"%s\": \"%s\"}}\n", script, cmd);
 	} else if (word_is(prefix, 0, mk) && word_is(prefix, 1, NULL)) {
 		snprintf(o->file, sizeof o->file, "Makefile");
-		snprintf(o->content, sizeof o->content, "locus-fuzz:\n\t%s\n", cmd);
+		snprintf(o->content, sizeof o->content, "locus-fuzz:\n\t%s\n",
+		         cmd);
 		snprintf(o->run, sizeof o->run, "%s locus-fuzz", prefix);
 	} else if ((word_is(prefix, 0, py) || word_is(prefix, 0, nd) ||
 	            word_is(prefix, 0, sh)) &&
 	           word_is(prefix, 1, NULL)) {
-		int is_py = word_is(prefix, 0, py), is_sh = word_is(prefix, 0, sh);
+		int is_py = word_is(prefix, 0, py),
+		    is_sh = word_is(prefix, 0, sh);
 		const char *ext = is_py ? "py" : is_sh ? "sh" : "js";
 		snprintf(o->file, sizeof o->file, "locus_fuzz.%s", ext);
 		snprintf(o->content, sizeof o->content,

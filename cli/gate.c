@@ -81,7 +81,8 @@ static int parse_tags(const cJSON *f, gate_call *c, char *why, size_t wl)
 	}
 	for (const cJSON *t = f->child; t; t = t->next) {
 		if (!cJSON_IsString(t)) {
-			snprintf(why, wl, "\"tags\" must be an array of strings");
+			snprintf(why, wl,
+			         "\"tags\" must be an array of strings");
 			return -1;
 		}
 		char *tag = strdup(t->valuestring);
@@ -98,14 +99,14 @@ static int parse_tags(const cJSON *f, gate_call *c, char *why, size_t wl)
 
 /* The fields a call's gate input comes from: 1 when `f` is one of them
    (read into c->in), 0 when it is not, -1 with `why` when it is bad. */
-static int parse_input_field(const cJSON *f, gate_call *c, char *why,
-                             size_t wl)
+static int parse_input_field(const cJSON *f, gate_call *c, char *why, size_t wl)
 {
 	const char *k = f->string;
 	if (!strcmp(k, "blast_radius")) {
 		if (!nonneg(f) || floor(f->valuedouble) != f->valuedouble ||
 		    f->valuedouble > 9007199254740991.0) {
-			snprintf(why, wl, "\"blast_radius\" must be an integer >= 0");
+			snprintf(why, wl,
+			         "\"blast_radius\" must be an integer >= 0");
 			return -1;
 		}
 		c->in.has_blast_radius = true;
@@ -119,7 +120,8 @@ static int parse_input_field(const cJSON *f, gate_call *c, char *why,
 		c->in.cost_usd = f->valuedouble;
 	} else if (!strcmp(k, "spent_usd")) {
 		if (!nonneg(f)) {
-			snprintf(why, wl, "\"spent_usd\" must be a number >= 0");
+			snprintf(why, wl,
+			         "\"spent_usd\" must be a number >= 0");
 			return -1;
 		}
 		c->has_spent = true;
@@ -127,26 +129,32 @@ static int parse_input_field(const cJSON *f, gate_call *c, char *why,
 	} else if (!strcmp(k, "tags")) {
 		return parse_tags(f, c, why, wl) ? -1 : 1;
 	} else if (!strcmp(k, "verification")) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "survives");
-		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(f, "confidence");
+		const cJSON *s =
+		    cJSON_GetObjectItemCaseSensitive(f, "survives");
+		const cJSON *cf =
+		    cJSON_GetObjectItemCaseSensitive(f, "confidence");
 		if (!cJSON_IsObject(f) || !cJSON_IsBool(s) ||
 		    !cJSON_IsNumber(cf) || !isfinite(cf->valuedouble) ||
 		    cf->valuedouble < 0 || cf->valuedouble > 1 ||
 		    cJSON_GetArraySize(f) != 2) {
-			snprintf(why, wl, "\"verification\" must be {\"survives\": "
-			                  "bool, \"confidence\": 0..1}");
+			snprintf(why, wl,
+			         "\"verification\" must be {\"survives\": "
+			         "bool, \"confidence\": 0..1}");
 			return -1;
 		}
 		c->in.has_verification = true;
 		c->in.survives = cJSON_IsTrue(s);
 		c->in.confidence = cf->valuedouble;
 	} else if (!strcmp(k, "finding")) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
+		const cJSON *s =
+		    cJSON_GetObjectItemCaseSensitive(f, "severity");
 		if (!cJSON_IsObject(f) || cJSON_GetArraySize(f) != 1 ||
 		    !cJSON_IsString(s) ||
-		    locus_severity_parse(&c->in.finding_severity, s->valuestring)) {
-			snprintf(why, wl, "\"finding\" must be {\"severity\": "
-			                  "\"low\"|\"medium\"|\"high\"|\"critical\"}");
+		    locus_severity_parse(&c->in.finding_severity,
+		                         s->valuestring)) {
+			snprintf(why, wl,
+			         "\"finding\" must be {\"severity\": "
+			         "\"low\"|\"medium\"|\"high\"|\"critical\"}");
 			return -1;
 		}
 		c->in.has_finding = true;
@@ -169,13 +177,15 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 		int r;
 		if (!strcmp(k, "tool")) {
 			if (!cJSON_IsString(f) || !f->valuestring[0]) {
-				snprintf(why, wl, "\"tool\" must be a non-empty string");
+				snprintf(why, wl,
+				         "\"tool\" must be a non-empty string");
 				return -1;
 			}
 			c->tool = strdup(f->valuestring);
 		} else if (!strcmp(k, "arguments")) {
 			if (!cJSON_IsObject(f)) {
-				snprintf(why, wl, "\"arguments\" must be an object");
+				snprintf(why, wl,
+				         "\"arguments\" must be an object");
 				return -1;
 			}
 			c->args = cJSON_PrintUnformatted(f);
@@ -185,7 +195,8 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 			}
 		} else if (!strcmp(k, "environment")) {
 			if (!cJSON_IsString(f)) {
-				snprintf(why, wl, "\"environment\" must be a string");
+				snprintf(why, wl,
+				         "\"environment\" must be a string");
 				return -1;
 			}
 			c->env = strdup(f->valuestring);
@@ -198,7 +209,8 @@ static int parse_call(const cJSON *o, gate_call *c, char *why, size_t wl)
 			if (r < 0)
 				return -1;
 		} else {
-			snprintf(why, wl, "unknown field \"%.60s\" in the tool call", k);
+			snprintf(why, wl,
+			         "unknown field \"%.60s\" in the tool call", k);
 			return -1;
 		}
 	}
@@ -234,8 +246,8 @@ typedef struct gate_run {
 
 /* The audit trail (the library refuses a key in the workspace) and the
    parser.  0, or 2 after printing why. */
-static int gate_open(gate_run *g, const char *audit_file,
-                     const char *audit_key, bool do_fsync)
+static int gate_open(gate_run *g, const char *audit_file, const char *audit_key,
+                     bool do_fsync)
 {
 	locus_error err;
 	memset(&err, 0, sizeof(err));
@@ -319,8 +331,9 @@ static void gate_line(gate_run *g, const char *line, size_t n,
 	lu_json_problem jp = lu_json_read(&o, line, n, NULL, NULL);
 	if (!o) {
 		snprintf(why, sizeof(why), "%s",
-		         jp == LU_JSON_DUPLICATE ? "duplicate key in the tool call"
-		                                 : "line is not JSON");
+		         jp == LU_JSON_DUPLICATE
+		             ? "duplicate key in the tool call"
+		             : "line is not JSON");
 		print_error(why, lineno);
 		g->bad = true;
 		return;
@@ -398,8 +411,10 @@ int cli_gate(int argc, char **argv)
 		} else if (i + 1 < argc && !strcmp(a, "--root")) {
 			root = argv[++i];
 		} else {
-			fprintf(stderr, "locus gate: unknown or incomplete option "
-			                "'%s'\n", a);
+			fprintf(stderr,
+			        "locus gate: unknown or incomplete option "
+			        "'%s'\n",
+			        a);
 			gate_usage(stderr);
 			return 2;
 		}
@@ -414,7 +429,8 @@ int cli_gate(int argc, char **argv)
 		/* the label and the path rules need an absolute root */
 		root_real = cli_absolute_dir(root);
 		if (!root_real) {
-			fprintf(stderr, "locus gate: --root %s: not a directory\n",
+			fprintf(stderr,
+			        "locus gate: --root %s: not a directory\n",
 			        root);
 			locus_policy_free(policy);
 			return 2;
@@ -463,10 +479,11 @@ typedef struct pcase {
 
 static void pcase_clear(pcase *k)
 {
-	char **f[] = {&k->policy, &k->preset, &k->settings, &k->root,
-	              &k->error, &k->call, &k->outcome, &k->reason,
-	              &k->reason_has, &k->permission, &k->labels_in,
-	              &k->labels_out, &k->waived_has};
+	char **f[] = {&k->policy,     &k->preset,    &k->settings,
+	              &k->root,       &k->error,     &k->call,
+	              &k->outcome,    &k->reason,    &k->reason_has,
+	              &k->permission, &k->labels_in, &k->labels_out,
+	              &k->waived_has};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		free(*f[i]);
 		*f[i] = NULL;
@@ -506,11 +523,12 @@ static int block_policy(const pcase *k, const pctx *ctx, locus_policy **out,
 		rc = locus_policy_preset(out, "standard", &err);
 	}
 	if (!rc && k->settings)
-		rc = locus_policy_add_claude_settings(*out, k->settings,
-		                                      strlen(k->settings), &err);
+		rc = locus_policy_add_claude_settings(
+		    *out, k->settings, strlen(k->settings), &err);
 	if (rc) {
-		snprintf(msg, ml, "%s", err.message[0] ? err.message
-		                                       : locus_error_code_name(rc));
+		snprintf(msg, ml, "%s",
+		         err.message[0] ? err.message
+		                        : locus_error_code_name(rc));
 		locus_policy_free(*out);
 		*out = NULL;
 		return -1;
@@ -537,25 +555,31 @@ static bool word_in(const locus_decision *d, const char *list, bool want,
 
 /* Run one block. */
 /* An `error:` block: its policy must fail to load with that text. */
-static bool block_load_error(const char *path, const pcase *k,
-                             const pctx *ctx, FILE *out)
+static bool block_load_error(const char *path, const pcase *k, const pctx *ctx,
+                             FILE *out)
 {
 	char msg[400];
 	locus_policy *p = NULL;
 	if (!(k->policy || k->preset || k->settings)) {
-		fprintf(out, "FAIL %s:%lu: error: needs policy:, preset: or "
-		             "settings:\n", path, k->line);
+		fprintf(out,
+		        "FAIL %s:%lu: error: needs policy:, preset: or "
+		        "settings:\n",
+		        path, k->line);
 		return false;
 	}
 	if (block_policy(k, ctx, &p, msg, sizeof(msg)) == 0) {
-		fprintf(out, "FAIL %s:%lu: expected a load error containing "
-		             "'%s', the policy loaded\n", path, k->line, k->error);
+		fprintf(out,
+		        "FAIL %s:%lu: expected a load error containing "
+		        "'%s', the policy loaded\n",
+		        path, k->line, k->error);
 		locus_policy_free(p);
 		return false;
 	}
 	if (!strstr(msg, k->error)) {
-		fprintf(out, "FAIL %s:%lu: expected a load error containing "
-		             "'%s'\n  got: %s\n", path, k->line, k->error, msg);
+		fprintf(out,
+		        "FAIL %s:%lu: expected a load error containing "
+		        "'%s'\n  got: %s\n",
+		        path, k->line, k->error, msg);
 		return false;
 	}
 	return true;
@@ -658,8 +682,8 @@ static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
 		ctx->policy = NULL;
 		ctx->broken = block_policy(k, ctx, &p, msg, sizeof(msg)) != 0;
 		if (ctx->broken) {
-			fprintf(out, "FAIL %s:%lu: policy does not load: %s\n", path,
-			        k->line, msg);
+			fprintf(out, "FAIL %s:%lu: policy does not load: %s\n",
+			        path, k->line, msg);
 			(*failed)++;
 			return;
 		}
@@ -668,7 +692,8 @@ static void run_block(const char *path, pcase *k, pctx *ctx, FILE *out,
 	if (!k->call)
 		return;
 	if (!k->outcome) {
-		fprintf(out, "FAIL %s:%lu: a case needs outcome:\n", path, k->line);
+		fprintf(out, "FAIL %s:%lu: a case needs outcome:\n", path,
+		        k->line);
 		(*failed)++;
 		return;
 	}
@@ -696,20 +721,22 @@ int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
 	static const struct {
 		const char *key;
 		size_t off;
+		/* clang-format off */
 	} keys[] = {
 		{"policy", offsetof(pcase, policy)},
-		{"preset", offsetof(pcase, preset)},
-		{"settings", offsetof(pcase, settings)},
-		{"root", offsetof(pcase, root)},
-		{"error", offsetof(pcase, error)},
-		{"call", offsetof(pcase, call)},
-		{"outcome", offsetof(pcase, outcome)},
-		{"reason", offsetof(pcase, reason)},
-		{"reason~", offsetof(pcase, reason_has)},
-		{"permission", offsetof(pcase, permission)},
-		{"labels+", offsetof(pcase, labels_in)},
-		{"labels-", offsetof(pcase, labels_out)},
-		{"waived~", offsetof(pcase, waived_has)},
+	    /* clang-format on */
+	    {"preset", offsetof(pcase, preset)},
+	    {"settings", offsetof(pcase, settings)},
+	    {"root", offsetof(pcase, root)},
+	    {"error", offsetof(pcase, error)},
+	    {"call", offsetof(pcase, call)},
+	    {"outcome", offsetof(pcase, outcome)},
+	    {"reason", offsetof(pcase, reason)},
+	    {"reason~", offsetof(pcase, reason_has)},
+	    {"permission", offsetof(pcase, permission)},
+	    {"labels+", offsetof(pcase, labels_in)},
+	    {"labels-", offsetof(pcase, labels_out)},
+	    {"waived~", offsetof(pcase, waived_has)},
 	};
 	pcase k;
 	memset(&k, 0, sizeof(k));
@@ -748,18 +775,20 @@ int cli_corpus_policy_file(const char *path, FILE *out, int *passed,
 		char *colon = strstr(line, ": ");
 		size_t klen = colon ? (size_t)(colon - line) : 0;
 		bool known = false;
-		for (size_t i = 0; colon && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		for (size_t i = 0; colon && i < sizeof(keys) / sizeof(keys[0]);
+		     i++) {
 			if (strlen(keys[i].key) == klen &&
 			    !strncmp(line, keys[i].key, klen)) {
-				char **slot = (char **)((char *)&k + keys[i].off);
+				char **slot =
+				    (char **)((char *)&k + keys[i].off);
 				free(*slot);
 				*slot = strdup(colon + 2);
 				known = true;
 			}
 		}
 		if (!known) {
-			fprintf(out, "FORMAT %s:%lu: unknown line '%.60s'\n", path,
-			        lineno, line);
+			fprintf(out, "FORMAT %s:%lu: unknown line '%.60s'\n",
+			        path, lineno, line);
 			status = 2;
 			continue;
 		}

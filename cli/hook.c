@@ -47,9 +47,9 @@
 #include "../util/json.h"
 #include "../util/read.h"
 
-#define HOOK_MAX_INPUT       ((size_t)16 << 20)
+#define HOOK_MAX_INPUT ((size_t)16 << 20)
 #define HOOK_DEFAULT_TIMEOUT 10
-#define HOOK_MAX_SETTINGS    16
+#define HOOK_MAX_SETTINGS 16
 
 /* How an agent is answered. */
 typedef enum hook_style {
@@ -74,7 +74,7 @@ static const hook_agent hook_agents[] = {
 
 /* What the agent is told. */
 typedef enum hook_verdict {
-	V_NONE,  /* no decision: the agent's own flow applies */
+	V_NONE, /* no decision: the agent's own flow applies */
 	V_ALLOW,
 	V_ASK,
 	V_DENY,
@@ -187,8 +187,8 @@ static char *answer(const hook_agent *a, const char *event, hook_verdict v,
 		/* decision.behavior allow|deny (an ask is silence) */
 		cJSON *d = cJSON_AddObjectToObject(h, "decision");
 		if (d) {
-			cJSON_AddStringToObject(d, "behavior",
-			                        v == V_ALLOW ? "allow" : "deny");
+			cJSON_AddStringToObject(
+			    d, "behavior", v == V_ALLOW ? "allow" : "deny");
 			if (v != V_ALLOW)
 				cJSON_AddStringToObject(d, "message", reason);
 		}
@@ -240,19 +240,20 @@ static int blocked(const hook_agent *a, const char *event, const char *why)
 
 static void hook_usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: locus hook claude-code|codex|gemini [--policy FILE | "
-	        "--preset NAME]\n"
-	        "                  [--claude-settings FILE]... "
-	        "[--claude-project DIR]\n"
-	        "                  [--audit FILE [--audit-key KEY]] [--root DIR] "
-	        "[--timeout SECONDS] [--answer-allow]\n"
-	        "       locus hook install claude-code|codex|gemini "
-	        "[--project DIR] [--write]\n"
-	        "       locus hook doctor [claude-code|codex|gemini] "
-	        "[--project DIR]\n"
-	        "reads the agent's hook JSON on stdin, answers in its "
-	        "protocol\n");
+	fprintf(
+	    f,
+	    "usage: locus hook claude-code|codex|gemini [--policy FILE | "
+	    "--preset NAME]\n"
+	    "                  [--claude-settings FILE]... "
+	    "[--claude-project DIR]\n"
+	    "                  [--audit FILE [--audit-key KEY]] [--root DIR] "
+	    "[--timeout SECONDS] [--answer-allow]\n"
+	    "       locus hook install claude-code|codex|gemini "
+	    "[--project DIR] [--write]\n"
+	    "       locus hook doctor [claude-code|codex|gemini] "
+	    "[--project DIR]\n"
+	    "reads the agent's hook JSON on stdin, answers in its "
+	    "protocol\n");
 }
 
 /* The options of one run. */
@@ -314,8 +315,7 @@ static int read_payload(hook_run *r)
 	lu_json_opts jo = LU_JSON_OPTS_INIT;
 	jo.object = true;
 	switch (lu_json_read(&r->doc, r->input, len, &jo, NULL)) {
-	case LU_JSON_OK:
-		break;
+	case LU_JSON_OK: break;
 	case LU_JSON_NUL:
 		return blocked(a, r->event, "the hook input holds a NUL byte");
 	case LU_JSON_TRAILING:
@@ -327,7 +327,8 @@ static int read_payload(hook_run *r)
 	case LU_JSON_DUPLICATE:
 		return blocked(a, r->event, "duplicate key in the hook input");
 	case LU_JSON_UTF8:
-		return blocked(a, r->event, "the hook input is not valid UTF-8");
+		return blocked(a, r->event,
+		               "the hook input is not valid UTF-8");
 	default:
 		return blocked(a, r->event, "the hook input is not valid JSON");
 	}
@@ -349,10 +350,11 @@ static int read_payload(hook_run *r)
 				         "those events)",
 				         a->events[0], a->events[1], a->name);
 			else
-				snprintf(why, sizeof(why),
-				         "hook_event_name must be \"%s\" for %s "
-				         "(configure locus on that event)",
-				         a->events[0], a->name);
+				snprintf(
+				    why, sizeof(why),
+				    "hook_event_name must be \"%s\" for %s "
+				    "(configure locus on that event)",
+				    a->events[0], a->name);
 			return blocked(a, r->event, why);
 		}
 	}
@@ -413,21 +415,25 @@ static int decide(hook_run *r, const hook_opts *o)
 	if (!cJSON_IsString(tn) || !tn->valuestring[0])
 		return blocked(a, r->event,
 		               "\"tool_name\" must be a non-empty string");
-	const cJSON *ti = cJSON_GetObjectItemCaseSensitive(r->doc, "tool_input");
+	const cJSON *ti =
+	    cJSON_GetObjectItemCaseSensitive(r->doc, "tool_input");
 	if (!cJSON_IsObject(ti))
-		return blocked(a, r->event, "\"tool_input\" must be a JSON object");
+		return blocked(a, r->event,
+		               "\"tool_input\" must be a JSON object");
 	const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(r->doc, "cwd");
 	if (cwd && !cJSON_IsString(cwd) && !cJSON_IsNull(cwd))
 		return blocked(a, r->event, "\"cwd\" must be a string");
-	const cJSON *mcp = cJSON_GetObjectItemCaseSensitive(r->doc,
-	                                                    "mcp_context");
+	const cJSON *mcp =
+	    cJSON_GetObjectItemCaseSensitive(r->doc, "mcp_context");
 	/* in plan mode a hook allow may run what the mode would not: only
 	   reading is approved there, never on an allow rule's word alone */
-	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(r->doc,
-	                                                     "permission_mode");
-	r->plan_mode = cJSON_IsString(mode) && !strcmp(mode->valuestring, "plan");
-	rc = hook_plan_build(&r->plan, tn->valuestring, ti,
-	                     cJSON_IsObject(mcp) ? mcp : NULL, why, sizeof(why));
+	const cJSON *mode =
+	    cJSON_GetObjectItemCaseSensitive(r->doc, "permission_mode");
+	r->plan_mode =
+	    cJSON_IsString(mode) && !strcmp(mode->valuestring, "plan");
+	rc =
+	    hook_plan_build(&r->plan, tn->valuestring, ti,
+	                    cJSON_IsObject(mcp) ? mcp : NULL, why, sizeof(why));
 	if (rc < 0)
 		return blocked(a, r->event, "out of memory");
 	if (rc > 0)
@@ -492,8 +498,9 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 			o->preset = argv[++i];
 		} else if (has && !strcmp(s, "--claude-settings")) {
 			if (o->nsettings == HOOK_MAX_SETTINGS) {
-				fprintf(stderr, "locus hook: at most %d "
-				                "--claude-settings\n",
+				fprintf(stderr,
+				        "locus hook: at most %d "
+				        "--claude-settings\n",
 				        HOOK_MAX_SETTINGS);
 				return 2;
 			}
@@ -510,7 +517,8 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 			char *e;
 			errno = 0;
 			o->timeout = strtol(argv[++i], &e, 10);
-			if (errno || *e || o->timeout < 1 || o->timeout > 3600) {
+			if (errno || *e || o->timeout < 1 ||
+			    o->timeout > 3600) {
 				fprintf(stderr, "locus hook: --timeout takes "
 				                "1 to 3600 seconds\n");
 				return 2;
@@ -579,8 +587,8 @@ int cli_hook(int argc, char **argv)
 	}
 
 	/* bounded time: past the limit, the prepared deny answer goes out */
-	char *r = reason_text(V_DENY, LOCUS_OUTCOME_DENY,
-	                      "the hook ran out of time");
+	char *r =
+	    reason_text(V_DENY, LOCUS_OUTCOME_DENY, "the hook ran out of time");
 	bool none;
 	char *line = answer(a, a->events[0], V_DENY, r ? r : "timeout", &none);
 	char msg[160];
@@ -604,7 +612,8 @@ int cli_hook(int argc, char **argv)
 	int status;
 	if (cli_policy_build_ex(o.policy_file, o.preset, o.settings,
 	                        o.nsettings, o.project, &run.policy))
-		status = blocked(a, run.event, "the policy could not be loaded");
+		status =
+		    blocked(a, run.event, "the policy could not be loaded");
 	else
 		status = decide(&run, &o);
 	if (status == 0) {

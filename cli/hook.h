@@ -91,8 +91,8 @@ typedef struct cli_claude_opts {
  * past it): 1; 0 when it is not one of them; 2 when there are too many
  * --claude-settings (the error printed, naming `cmd`).
  */
-int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc,
-                    char **argv, int *i);
+int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc, char **argv,
+                    int *i);
 
 /* cli_policy_build_ex with those options. */
 int cli_policy_build_claude(const char *policy_file, const char *preset,

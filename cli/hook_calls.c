@@ -44,9 +44,9 @@ void hook_plan_free(hook_plan *plan)
 static int add_call(hook_plan *plan, const char *tool, cJSON *input)
 {
 	char *t = strdup(tool);
-	hook_call *n = t && input ? realloc(plan->calls, (plan->ncalls + 1) *
-	                                                         sizeof(*n))
-	                          : NULL;
+	hook_call *n =
+	    t && input ? realloc(plan->calls, (plan->ncalls + 1) * sizeof(*n))
+	               : NULL;
 	if (!n) {
 		free(t);
 		cJSON_Delete(input);
@@ -91,8 +91,8 @@ static int set_str(cJSON *o, const char *k, const char *v)
 
 static bool is_posix_shell(const char *argv0)
 {
-	static const char *const shells[] = {"bash", "sh", "zsh", "dash",
-	                                     "ksh", NULL};
+	static const char *const shells[] = {"bash", "sh",  "zsh",
+	                                     "dash", "ksh", NULL};
 	static const char *const dirs[] = {"", "/bin/", "/usr/bin/",
 	                                   "/usr/local/bin/", NULL};
 	for (size_t d = 0; dirs[d]; d++) {
@@ -131,10 +131,11 @@ static char *unwrap_line(const char *line)
 	char *out = NULL;
 	size_t n = locus_shell_result_count(sh);
 	const locus_shell_command *c =
-	        n ? locus_shell_result_command(sh, 0) : NULL;
+	    n ? locus_shell_result_command(sh, 0) : NULL;
 	bool one_top = c && locus_shell_result_parsed(sh);
 	for (size_t i = 1; one_top && i < n; i++) {
-		const locus_shell_command *o = locus_shell_result_command(sh, i);
+		const locus_shell_command *o =
+		    locus_shell_result_command(sh, i);
 		one_top = o && o->depth > 0;
 	}
 	if (one_top && c->depth == 0 && c->nwrappers == 0 &&
@@ -220,21 +221,23 @@ static int paths_agree(const cJSON *input, char *why, size_t wl)
 	const char *first = NULL, *fname = NULL;
 	for (size_t i = 0; path_fields[i]; i++) {
 		const cJSON *v =
-		        cJSON_GetObjectItemCaseSensitive(input, path_fields[i]);
+		    cJSON_GetObjectItemCaseSensitive(input, path_fields[i]);
 		if (!v)
 			continue;
 		if (!cJSON_IsString(v)) {
-			snprintf(why, wl, "\"%s\" must be a string", path_fields[i]);
+			snprintf(why, wl, "\"%s\" must be a string",
+			         path_fields[i]);
 			return 1;
 		}
 		if (!first) {
 			first = v->valuestring;
 			fname = path_fields[i];
 		} else if (strcmp(first, v->valuestring) != 0) {
-			snprintf(why, wl,
-			         "\"%s\" and \"%s\" name different paths; the call "
-			         "cannot be judged",
-			         fname, path_fields[i]);
+			snprintf(
+			    why, wl,
+			    "\"%s\" and \"%s\" name different paths; the call "
+			    "cannot be judged",
+			    fname, path_fields[i]);
 			return 1;
 		}
 	}
@@ -308,7 +311,8 @@ static int include_reads(hook_plan *plan, const cJSON *input)
 		return 0;
 	for (const cJSON *e = inc->child; e; e = e->next)
 		if (cJSON_IsString(e) &&
-		    add_call(plan, "Read", one_field("file_path", e->valuestring)))
+		    add_call(plan, "Read",
+		             one_field("file_path", e->valuestring)))
 			return -1;
 	return 0;
 }
@@ -325,8 +329,8 @@ static int mcp_shell(hook_plan *plan, const cJSON *input)
 	return 0;
 }
 
-static const char *const bash_like[] = {"Bash", "Monitor", "bash", "shell",
-                                        "run_shell_command", NULL};
+static const char *const bash_like[] = {"Bash",  "Monitor",           "bash",
+                                        "shell", "run_shell_command", NULL};
 
 int hook_plan_build(hook_plan *plan, const char *tool, const cJSON *input,
                     const cJSON *mcp, char *why, size_t whylen)
@@ -349,15 +353,16 @@ int hook_plan_build(hook_plan *plan, const char *tool, const cJSON *input,
 			         "\"command\" must be a string or an array of "
 			         "strings");
 		const cJSON *dis = cJSON_GetObjectItemCaseSensitive(
-		        in, "dangerouslyDisableSandbox");
+		    in, "dangerouslyDisableSandbox");
 		if (cJSON_IsTrue(dis))
 			plan->hold_reason = "the call asks to run outside the "
 			                    "agent's sandbox "
 			                    "(dangerouslyDisableSandbox)";
-		const cJSON *bg = cJSON_GetObjectItemCaseSensitive(in,
-		                                                   "is_background");
+		const cJSON *bg =
+		    cJSON_GetObjectItemCaseSensitive(in, "is_background");
 		if (!rc && cJSON_IsTrue(bg) &&
-		    !cJSON_GetObjectItemCaseSensitive(in, "run_in_background") &&
+		    !cJSON_GetObjectItemCaseSensitive(in,
+		                                      "run_in_background") &&
 		    !cJSON_AddTrueToObject(in, "run_in_background"))
 			rc = -1;
 		/* Monitor runs its command as a watcher: Bash rules apply */

@@ -38,38 +38,37 @@
 #include "policy_cli.h"
 #include "../util/json.h"
 
-#define GUARD                                                                 \
-	"command -v locus >/dev/null 2>&1 || { echo 'locus is not installed: "  \
+#define GUARD                                                                  \
+	"command -v locus >/dev/null 2>&1 || { echo 'locus is not installed: " \
 	"the call is blocked' >&2; exit 2; }; "
 
 static const char claude_matcher[] =
-        "Bash|Monitor|PowerShell|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|"
-        "Grep|LS|WebFetch|WebSearch|mcp__.*";
+    "Bash|Monitor|PowerShell|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|"
+    "Grep|LS|WebFetch|WebSearch|mcp__.*";
 static const char claude_command[] =
-        GUARD "locus hook claude-code --claude-project \"$CLAUDE_PROJECT_DIR\"";
+    GUARD "locus hook claude-code --claude-project \"$CLAUDE_PROJECT_DIR\"";
 static const char gemini_matcher[] =
-        "run_shell_command|read_file|write_file|replace|read_many_files|"
-        "list_directory|glob|grep_search|web_fetch|google_web_search|mcp_.*";
+    "run_shell_command|read_file|write_file|replace|read_many_files|"
+    "list_directory|glob|grep_search|web_fetch|google_web_search|mcp_.*";
 static const char gemini_command[] = GUARD "locus hook gemini";
 
 static const char toml_begin[] = "# >>> locus hook (locus hook install codex)";
 static const char toml_end[] = "# <<< locus hook";
 
 /* The Codex block, as in docs/integrations.md. */
-static const char codex_block[] =
-        "[[hooks.PreToolUse]]\n"
-        "matcher = \"Bash|apply_patch|mcp__.*\"\n"
-        "\n"
-        "[[hooks.PreToolUse.hooks]]\n"
-        "type = \"command\"\n"
-        "command = \"" GUARD "locus hook codex\"\n"
-        "\n"
-        "[[hooks.PermissionRequest]]\n"
-        "matcher = \"Bash|NetworkAccess\"\n"
-        "\n"
-        "[[hooks.PermissionRequest.hooks]]\n"
-        "type = \"command\"\n"
-        "command = \"" GUARD "locus hook codex\"\n";
+static const char codex_block[] = "[[hooks.PreToolUse]]\n"
+                                  "matcher = \"Bash|apply_patch|mcp__.*\"\n"
+                                  "\n"
+                                  "[[hooks.PreToolUse.hooks]]\n"
+                                  "type = \"command\"\n"
+                                  "command = \"" GUARD "locus hook codex\"\n"
+                                  "\n"
+                                  "[[hooks.PermissionRequest]]\n"
+                                  "matcher = \"Bash|NetworkAccess\"\n"
+                                  "\n"
+                                  "[[hooks.PermissionRequest.hooks]]\n"
+                                  "type = \"command\"\n"
+                                  "command = \"" GUARD "locus hook codex\"\n";
 
 typedef enum agent_id { A_CLAUDE, A_CODEX, A_GEMINI } agent_id;
 
@@ -94,8 +93,8 @@ static int config_path(agent_id a, const char *project, char *out, size_t cap)
 	    getenv("CODEX_HOME")[0]) {
 		return (size_t)snprintf(out, cap, "%s/config.toml",
 		                        getenv("CODEX_HOME")) < cap
-		               ? 0
-		               : -1;
+		           ? 0
+		           : -1;
 	}
 	if (!base)
 		base = getenv("HOME");
@@ -216,19 +215,22 @@ static char *merge_json(agent_id a, const char *path, const char *text,
 		rc = merge_event(hooks, "PreToolUse", a,
 		                 our_entry(claude_matcher, claude_command, 30));
 		if (!rc)
-			rc = merge_event(hooks, "PermissionRequest", a,
-			                 our_entry(claude_matcher, claude_command, 30));
+			rc = merge_event(
+			    hooks, "PermissionRequest", a,
+			    our_entry(claude_matcher, claude_command, 30));
 	} else if (!rc) {
-		rc = merge_event(hooks, "BeforeTool", a,
-		                 our_entry(gemini_matcher, gemini_command, 30000));
+		rc = merge_event(
+		    hooks, "BeforeTool", a,
+		    our_entry(gemini_matcher, gemini_command, 30000));
 	}
 	char *out = rc ? NULL : cJSON_Print(doc);
 	cJSON_Delete(doc);
 	if (!out) {
-		fprintf(stderr,
-		        "locus hook install: %s: \"hooks\" (or one of its events) "
-		        "is not of the agent's shape; left alone\n",
-		        path);
+		fprintf(
+		    stderr,
+		    "locus hook install: %s: \"hooks\" (or one of its events) "
+		    "is not of the agent's shape; left alone\n",
+		    path);
 		return NULL;
 	}
 	size_t n = strlen(out);
@@ -259,8 +261,9 @@ static char *merge_toml(const char *text)
 	char *out = malloc(n);
 	if (!out)
 		return NULL;
-	const char *sep =
-	        keep_head && t[keep_head - 1] != '\n' ? "\n\n" : (keep_head ? "\n" : "");
+	const char *sep = keep_head && t[keep_head - 1] != '\n'
+	                      ? "\n\n"
+	                      : (keep_head ? "\n" : "");
 	snprintf(out, n, "%.*s%s%s\n%s%s\n%s", (int)keep_head, t, b ? "" : sep,
 	         toml_begin, codex_block, toml_end, tail);
 	return out;
@@ -321,16 +324,18 @@ int cli_hook_install(int argc, char **argv)
 		else if (argv[i][0] != '-' && !agent)
 			agent = argv[i];
 		else {
-			fprintf(stderr, "usage: locus hook install "
-			                "claude-code|codex|gemini [--project DIR] "
-			                "[--write]\n");
+			fprintf(stderr,
+			        "usage: locus hook install "
+			        "claude-code|codex|gemini [--project DIR] "
+			        "[--write]\n");
 			return 2;
 		}
 	}
 	int a = agent ? agent_of(agent) : -1;
 	if (a < 0) {
-		fprintf(stderr, "locus hook install: expected claude-code, codex "
-		                "or gemini\n");
+		fprintf(stderr,
+		        "locus hook install: expected claude-code, codex "
+		        "or gemini\n");
 		return 2;
 	}
 	char path[PATH_MAX];
@@ -493,8 +498,7 @@ static int run_hook(const char *cmd, const char *dir, const char *input,
 }
 
 /* The configured command, run on a dangerous call and on bad input. */
-static void live_test(doctor *d, agent_id a, const char *event,
-                      const char *cmd)
+static void live_test(doctor *d, agent_id a, const char *event, const char *cmd)
 {
 	const char *tool = a == A_GEMINI ? "run_shell_command" : "Bash";
 	char dir[PATH_MAX];
@@ -512,8 +516,10 @@ static void live_test(doctor *d, agent_id a, const char *event,
 	if (st == 0 && out && strstr(out, "deny"))
 		ok("%s: a dangerous call (rm -rf /) is denied%s", event, "");
 	else
-		problem(d, "%s: the hook command did not deny rm -rf / (exit %s)",
-		        event, st == 2 ? "2: is locus on the agent's PATH?" : "!= 0");
+		problem(d,
+		        "%s: the hook command did not deny rm -rf / (exit %s)",
+		        event,
+		        st == 2 ? "2: is locus on the agent's PATH?" : "!= 0");
 	free(out);
 	st = run_hook(cmd, d->project, "{\"tool_name\": ", &out);
 	if (st == 2)
@@ -537,11 +543,13 @@ static bool matcher_sends(const char *matcher, const char *tool)
 	return m;
 }
 
+/* clang-format off */
 static const char *const main_tools[3][6] = {
 	{"Bash", "Read", "Write", "Edit", "WebFetch", NULL},
 	{"Bash", "apply_patch", NULL},
 	{"run_shell_command", "read_file", "write_file", "replace", NULL},
 };
+/* clang-format on */
 
 /* One configured hook: its matcher, guard, and a live run. */
 static void check_hook(doctor *d, agent_id a, const char *event,
@@ -555,16 +563,17 @@ static void check_hook(doctor *d, agent_id a, const char *event,
 		tools = codex_pr;
 	for (size_t i = 0; tools[i]; i++) {
 		if (!matcher_sends(matcher, tools[i]))
-			problem(d, "%s: the matcher does not send %s to locus", event,
-			        tools[i]);
+			problem(d, "%s: the matcher does not send %s to locus",
+			        event, tools[i]);
 	}
 	if (!strstr(cmd, "command -v locus"))
-		problem(d, "%s: the command has no guard; if locus goes missing "
-		           "the agent ignores the failed hook and runs the call%s",
+		problem(d,
+		        "%s: the command has no guard; if locus goes missing "
+		        "the agent ignores the failed hook and runs the call%s",
 		        event, "");
 	else
-		ok("%s: the command fails closed when locus is missing%s", event,
-		   "");
+		ok("%s: the command fails closed when locus is missing%s",
+		   event, "");
 	live_test(d, a, event, cmd);
 }
 
@@ -582,27 +591,35 @@ static bool doctor_json(doctor *d, agent_id a, const char *path,
 	static const char *const claude_events[] = {"PreToolUse",
 	                                            "PermissionRequest", NULL};
 	static const char *const gemini_events[] = {"BeforeTool", NULL};
-	const char *const *events = a == A_CLAUDE ? claude_events : gemini_events;
+	const char *const *events =
+	    a == A_CLAUDE ? claude_events : gemini_events;
 	const cJSON *hooks = cJSON_GetObjectItemCaseSensitive(doc, "hooks");
 	bool any = false;
 	for (size_t i = 0; events[i]; i++) {
-		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(hooks, events[i]);
+		const cJSON *arr =
+		    cJSON_GetObjectItemCaseSensitive(hooks, events[i]);
 		const cJSON *e, *found = NULL;
 		cJSON_ArrayForEach(e, arr) if (entry_is_ours(e, a)) found = e;
 		if (!found) {
-			problem(d, "%s: no locus hook on %s (locus hook install)", path,
-			        events[i]);
+			problem(d,
+			        "%s: no locus hook on %s (locus hook install)",
+			        path, events[i]);
 			continue;
 		}
 		any = true;
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(found, "matcher");
+		const cJSON *m =
+		    cJSON_GetObjectItemCaseSensitive(found, "matcher");
 		const cJSON *h;
-		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(found, "hooks"))
+		cJSON_ArrayForEach(
+		    h, cJSON_GetObjectItemCaseSensitive(found, "hooks"))
 		{
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(h, "command");
-			if (cJSON_IsString(c) && strstr(c->valuestring, "locus hook"))
+			const cJSON *c =
+			    cJSON_GetObjectItemCaseSensitive(h, "command");
+			if (cJSON_IsString(c) &&
+			    strstr(c->valuestring, "locus hook"))
 				check_hook(d, a, events[i],
-				           cJSON_IsString(m) ? m->valuestring : "",
+				           cJSON_IsString(m) ? m->valuestring
+				                             : "",
 				           c->valuestring);
 		}
 	}
@@ -611,8 +628,7 @@ static bool doctor_json(doctor *d, agent_id a, const char *path,
 }
 
 /* A TOML basic string value on a `key = "..."` line, unescaped. */
-static bool toml_value(const char *line, const char *key, char *out,
-                       size_t cap)
+static bool toml_value(const char *line, const char *key, char *out, size_t cap)
 {
 	size_t kl = strlen(key);
 	while (*line == ' ' || *line == '\t')
@@ -656,21 +672,26 @@ static bool doctor_toml(doctor *d, const char *path, const char *text)
 		for (int e = 0; e < 2; e++) {
 			char t1[64], t2[64];
 			snprintf(t1, sizeof(t1), "[[hooks.%s]]", events[e]);
-			snprintf(t2, sizeof(t2), "[[hooks.%s.hooks]]", events[e]);
-			if (!strcmp(table, t1) && toml_value(line, "matcher", val,
-			                                     sizeof(val)))
-				snprintf(matcher[e], sizeof(matcher[e]), "%s", val);
+			snprintf(t2, sizeof(t2), "[[hooks.%s.hooks]]",
+			         events[e]);
+			if (!strcmp(table, t1) &&
+			    toml_value(line, "matcher", val, sizeof(val)))
+				snprintf(matcher[e], sizeof(matcher[e]), "%s",
+				         val);
 			if (!strcmp(table, t2) &&
 			    toml_value(line, "command", val, sizeof(val)) &&
 			    strstr(val, "locus hook codex")) {
 				found[e] = true;
-				check_hook(d, A_CODEX, events[e], matcher[e], val);
+				check_hook(d, A_CODEX, events[e], matcher[e],
+				           val);
 			}
 		}
 	}
 	for (int e = 0; e < 2; e++)
 		if (!found[e])
-			problem(d, "%s: no locus hook on %s (locus hook install codex)",
+			problem(d,
+			        "%s: no locus hook on %s (locus hook install "
+			        "codex)",
 			        path, events[e]);
 	return found[0] || found[1];
 }
@@ -694,12 +715,14 @@ static void doctor_agent(doctor *d, agent_id a)
 			continue;
 		}
 		printf("  %s\n", paths[i]);
-		installed |= a == A_CODEX ? doctor_toml(d, paths[i], text)
-		                          : doctor_json(d, a, paths[i], text, len);
+		installed |= a == A_CODEX
+		                 ? doctor_toml(d, paths[i], text)
+		                 : doctor_json(d, a, paths[i], text, len);
 		free(text);
 	}
 	if (!installed)
-		problem(d, "no locus hook is installed (locus hook install %s%s)",
+		problem(d,
+		        "no locus hook is installed (locus hook install %s%s)",
 		        agent_names[a], d->project ? " --project DIR" : "");
 }
 
@@ -712,16 +735,18 @@ int cli_hook_doctor(int argc, char **argv)
 		int a;
 		if (!strcmp(argv[i], "--project") && i + 1 < argc) {
 			if (!realpath(argv[++i], proj)) {
-				fprintf(stderr, "locus hook doctor: %s: %s\n", argv[i],
-				        strerror(errno));
+				fprintf(stderr, "locus hook doctor: %s: %s\n",
+				        argv[i], strerror(errno));
 				return 2;
 			}
 			d.project = proj;
 		} else if ((a = agent_of(argv[i])) >= 0) {
 			which[a] = any = true;
 		} else {
-			fprintf(stderr, "usage: locus hook doctor "
-			                "[claude-code|codex|gemini]... [--project DIR]\n");
+			fprintf(
+			    stderr,
+			    "usage: locus hook doctor "
+			    "[claude-code|codex|gemini]... [--project DIR]\n");
 			return 2;
 		}
 	}
@@ -729,8 +754,9 @@ int cli_hook_doctor(int argc, char **argv)
 	if (on_path("locus", bin, sizeof(bin)))
 		printf("locus on PATH: %s\n", bin);
 	else {
-		printf("PROBLEM: locus is not on PATH: every hook call is blocked "
-		       "(the guard exits 2)\n");
+		printf(
+		    "PROBLEM: locus is not on PATH: every hook call is blocked "
+		    "(the guard exits 2)\n");
 		d.problems++;
 	}
 	for (int a = 0; a < 3; a++)

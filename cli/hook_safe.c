@@ -227,7 +227,8 @@ static bool shell_ok(const hook_call *call, const char *root)
 	bool ok = sh && locus_shell_result_parsed(sh) &&
 	          locus_shell_result_count(sh) > 0;
 	for (size_t i = 0; ok && i < locus_shell_result_count(sh); i++) {
-		const locus_shell_command *c = locus_shell_result_command(sh, i);
+		const locus_shell_command *c =
+		    locus_shell_result_command(sh, i);
 		ok = c && command_ok(root, base ? base : root, c);
 	}
 	locus_shell_result_free(sh);
@@ -236,19 +237,21 @@ static bool shell_ok(const hook_call *call, const char *root)
 }
 
 /* The path fields of the agents' file tools (Claude, Gemini, harness). */
+/* clang-format off */
 static const char *const path_fields[] = {
 	"path", "file_path", "notebook_path", "absolute_path", "dir_path",
 	NULL};
+/* clang-format on */
 
 static bool files_ok(const hook_call *call, const char *root, bool glob_tool)
 {
 	for (size_t i = 0; path_fields[i]; i++) {
-		const cJSON *v =
-		        cJSON_GetObjectItemCaseSensitive(call->input, path_fields[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		    call->input, path_fields[i]);
 		if (!v)
 			continue;
-		if (!cJSON_IsString(v) || !path_inside(root, root, v->valuestring,
-		                                       true))
+		if (!cJSON_IsString(v) ||
+		    !path_inside(root, root, v->valuestring, true))
 			return false;
 	}
 	/* a Glob pattern may name its own root ("/etc/ *", "../x/ **"); a

@@ -107,7 +107,8 @@ static int add_project(locus_policy *p, const char *project)
 	for (size_t i = 0; !rc && i < 2; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", project,
 		                     local[i]) >= sizeof(path)) {
-			fprintf(stderr, "locus: --claude-project: path too long\n");
+			fprintf(stderr,
+			        "locus: --claude-project: path too long\n");
 			return 2;
 		}
 		rc = cli_add_claude_settings(p, path, true);
@@ -133,8 +134,8 @@ int cli_policy_build_ex(const char *policy_file, const char *preset,
 	return rc;
 }
 
-int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc,
-                    char **argv, int *i)
+int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc, char **argv,
+                    int *i)
 {
 	const char *a = argv[*i];
 	if (*i + 1 >= argc)

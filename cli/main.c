@@ -18,6 +18,7 @@ typedef struct cli_entry {
 } cli_entry;
 
 /* The subcommand table; --help prints it in this order. */
+/* clang-format off */
 static const cli_entry cli_table[] = {
 	{"classify", cli_classify,
 	 "label bash lines: one JSON object per command (args, stdin, --jsonl)"},
@@ -36,6 +37,7 @@ static const cli_entry cli_table[] = {
 	{"runner", cli_runner,
 	 "the box runner: one agent's run in a sandbox under a gateway"},
 };
+/* clang-format on */
 
 #define CLI_TABLE_LEN (sizeof cli_table / sizeof cli_table[0])
 
@@ -69,8 +71,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < CLI_TABLE_LEN; i++)
 		if (!strcmp(name, cli_table[i].name))
 			return cli_table[i].run(argc - 1, argv + 1);
-	fprintf(stderr,
-	        "locus: unknown command '%s' (run `locus --help` for the list)\n",
-	        name);
+	fprintf(
+	    stderr,
+	    "locus: unknown command '%s' (run `locus --help` for the list)\n",
+	    name);
 	return 2;
 }

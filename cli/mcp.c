@@ -110,21 +110,21 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 		cfg.require_read = !s->opt.no_read_check;
 		cfg.on_warning = warn;
 		/* path rules are resolved against the root the tools see */
-		s->gate.workspace_root = strcmp(s->opt.backend, "local") || !real
-		                             ? b->root
-		                             : real;
+		s->gate.workspace_root =
+		    strcmp(s->opt.backend, "local") || !real ? b->root : real;
 		rc = locus_harness_new(&h, b, s->opt.tools,
-		                       locus_harness_policy_wrap, &s->gate, &cfg,
-		                       &err);
+		                       locus_harness_policy_wrap, &s->gate,
+		                       &cfg, &err);
 	}
 	if (rc) {
-		*why = why_text("%s", err.message[0] ? err.message
-		                                     : "cannot build the harness");
+		*why =
+		    why_text("%s", err.message[0] ? err.message
+		                                  : "cannot build the harness");
 		locus_backend_free(b);
 		if (s->root_real && s->backend)
-			s->gate.workspace_root =
-			    strcmp(s->opt.backend, "local") ? s->backend->root
-			                                    : s->root_real;
+			s->gate.workspace_root = strcmp(s->opt.backend, "local")
+			                             ? s->backend->root
+			                             : s->root_real;
 		free(real);
 		return -1;
 	}
@@ -394,8 +394,7 @@ static int first_workspace(mcp_server *s)
 		return -1;
 	}
 	/* no workspace until the client's roots give one */
-	fprintf(stderr, "locus mcp: %s; waiting for the client's roots\n",
-	        why);
+	fprintf(stderr, "locus mcp: %s; waiting for the client's roots\n", why);
 	s->no_workspace = why;
 	return 0;
 }

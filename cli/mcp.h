@@ -43,9 +43,9 @@ enum {
 	RPC_SERVER_BUSY = -32000, /* the in-flight bound (--max-calls) */
 };
 
-#define MCP_MAX_LINE       ((size_t)16 << 20)
-#define MCP_DEFAULT_CALLS  16
-#define MCP_ROOTS_WAIT_S   10.0
+#define MCP_MAX_LINE ((size_t)16 << 20)
+#define MCP_DEFAULT_CALLS 16
+#define MCP_ROOTS_WAIT_S 10.0
 #define MCP_WRITE_TIMEOUT_S 30.0
 
 typedef struct mcp_call mcp_call;
@@ -54,8 +54,8 @@ typedef struct mcp_options {
 	const char *root; /* NULL: not given */
 	const char *backend;
 	const char *policy_file, *preset, *audit_file;
-	cli_claude_opts claude; /* --claude-settings, --claude-project */
-	const char *audit_key; /* --audit-key: keyed checkpoints */
+	cli_claude_opts claude;   /* --claude-settings, --claude-project */
+	const char *audit_key;    /* --audit-key: keyed checkpoints */
 	const char *const *tools; /* NULL: the default set */
 	bool no_read_check;
 	bool allow_broad_root;
@@ -127,8 +127,8 @@ void mcp_send_result(mcp_server *s, const char *id_raw, cJSON *result);
  * The JSON text of member `key` of the object that `json` (n bytes, a valid
  * JSON object) holds: *at and *len, 0; -1 when it has no such member.
  */
-int mcp_raw_member(const char *json, size_t n, const char *key,
-                   const char **at, size_t *len);
+int mcp_raw_member(const char *json, size_t n, const char *key, const char **at,
+                   size_t *len);
 /* The id of a message as JSON text to answer with (malloc'd): integers and
    other numbers exactly as written, strings re-encoded as clean UTF-8.
    NULL when the id is not a string or a finite number. */
@@ -166,8 +166,8 @@ cJSON *mcp_tools_list(const mcp_server *s);
    message naming the field (malloc'd). */
 char *mcp_check_args(const char *schema_text, const cJSON *args);
 /* The tools/call result for a tool's text (worker thread). */
-cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
-                       const char *args, const char *text, bool is_error);
+cJSON *mcp_tool_result(const mcp_server *s, const char *tool, const char *args,
+                       const char *text, bool is_error);
 
 /* --- mcp_struct.c --- */
 

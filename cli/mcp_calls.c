@@ -24,8 +24,8 @@
 struct mcp_call {
 	mcp_call *next;
 	mcp_server *s;
-	char *id;       /* JSON text of the request id */
-	char *key;      /* mcp_id_key(id) */
+	char *id;  /* JSON text of the request id */
+	char *key; /* mcp_id_key(id) */
 	char *tool;
 	char *args;     /* JSON text */
 	char *progress; /* JSON text of _meta.progressToken, or NULL */
@@ -89,9 +89,8 @@ static void run_call(mcp_server *s, mcp_call *c)
 	memset(&err, 0, sizeof err);
 	cJSON *result;
 	if (!s->harness) {
-		result = mcp_error_result(s->no_workspace
-		                              ? s->no_workspace
-		                              : "no workspace is open");
+		result = mcp_error_result(
+		    s->no_workspace ? s->no_workspace : "no workspace is open");
 	} else {
 		int rc = locus_harness_call_ctl(&out, &is_error, s->harness,
 		                                c->tool, c->args,
@@ -99,17 +98,17 @@ static void run_call(mcp_server *s, mcp_call *c)
 		if (rc) {
 			result = NULL;
 			if (!locus_call_cancelled(&c->ctl))
-				mcp_send_error(s, c->id,
-				               rc == LOCUS_ENOTFOUND
-				                   ? RPC_INVALID_PARAMS
-				                   : RPC_INTERNAL_ERROR,
-				               err.message[0]
-				                   ? err.message
+				mcp_send_error(
+				    s, c->id,
+				    rc == LOCUS_ENOTFOUND ? RPC_INVALID_PARAMS
+				                          : RPC_INTERNAL_ERROR,
+				    err.message[0] ? err.message
 				                   : locus_error_code_name(rc));
 			locus_free(out);
 			return;
 		}
-		result = mcp_tool_result(s, c->tool, c->args, out ? out : "", is_error);
+		result = mcp_tool_result(s, c->tool, c->args, out ? out : "",
+		                         is_error);
 		locus_free(out);
 	}
 	if (locus_call_cancelled(&c->ctl))
@@ -225,8 +224,8 @@ static char *progress_token(const char *line, size_t n)
 	return id;
 }
 
-void mcp_calls_submit(mcp_server *s, const char *id, const char *line,
-                      size_t n, const cJSON *params)
+void mcp_calls_submit(mcp_server *s, const char *id, const char *line, size_t n,
+                      const cJSON *params)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args =

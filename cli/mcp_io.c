@@ -26,8 +26,8 @@ void mcp_output_init(mcp_server *s)
 {
 	struct stat st;
 	int fl = fcntl(1, F_GETFL);
-	if (fstat(1, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
-	    fl >= 0)
+	if (fstat(1, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && fl >= 0)
 		fcntl(1, F_SETFL, fl | O_NONBLOCK);
 	if (s->write_timeout_s <= 0)
 		s->write_timeout_s = MCP_WRITE_TIMEOUT_S;
@@ -72,17 +72,19 @@ static void write_all(mcp_server *s, const char *d, size_t n)
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
 		              errno == EINTR)) {
 			if (s->term && *s->term) {
-				drop_client(s, "stopping on a signal while "
-				               "the client was not reading",
+				drop_client(s,
+				            "stopping on a signal while "
+				            "the client was not reading",
 				            n - off);
 				return;
 			}
 			if (mono_now() - idle_since >= s->write_timeout_s) {
 				char why[128];
-				snprintf(why, sizeof why,
-				         "the client has not read its output for "
-				         "%.0f s",
-				         s->write_timeout_s);
+				snprintf(
+				    why, sizeof why,
+				    "the client has not read its output for "
+				    "%.0f s",
+				    s->write_timeout_s);
 				drop_client(s, why, n - off);
 				return;
 			}
@@ -207,8 +209,8 @@ static size_t skip_value(const char *p, size_t i, size_t n)
 	return i;
 }
 
-int mcp_raw_member(const char *json, size_t n, const char *key,
-                   const char **at, size_t *len)
+int mcp_raw_member(const char *json, size_t n, const char *key, const char **at,
+                   size_t *len)
 {
 	size_t kl = strlen(key);
 	size_t i = skip_ws(json, 0, n);

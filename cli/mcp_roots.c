@@ -32,7 +32,8 @@ bool mcp_root_broad(const char *real)
 void mcp_roots_request(mcp_server *s)
 {
 	if (s->opt.root || !s->client_roots ||
-	    !strcmp(s->opt.backend, "memory") || !strcmp(s->opt.backend, "oci") ||
+	    !strcmp(s->opt.backend, "memory") ||
+	    !strcmp(s->opt.backend, "oci") ||
 	    !strcmp(s->opt.backend, "openshell"))
 		return;
 	char id[64];
@@ -68,7 +69,8 @@ static char *uri_path(const char *uri)
 	for (size_t i = 0; o && i < n; i++) {
 		int hi, lo;
 		if (p[i] == '%' && i + 2 < n + 1 &&
-		    (hi = lu_hex_digit(p[i + 1])) >= 0 && (lo = lu_hex_digit(p[i + 2])) >= 0) {
+		    (hi = lu_hex_digit(p[i + 1])) >= 0 &&
+		    (lo = lu_hex_digit(p[i + 2])) >= 0) {
 			o[k++] = (char)(hi * 16 + lo);
 			i += 2;
 		} else if (p[i] == '?' || p[i] == '#') {
@@ -101,8 +103,9 @@ static char *first_root(const cJSON *msg)
 	char *path = uri_path(uri->valuestring);
 	char *real = path ? realpath(path, NULL) : NULL;
 	if (!real)
-		fprintf(stderr, "locus mcp: the client's root %.200s is not a "
-		                "folder here: keeping the workspace\n",
+		fprintf(stderr,
+		        "locus mcp: the client's root %.200s is not a "
+		        "folder here: keeping the workspace\n",
 		        uri->valuestring);
 	free(path);
 	return real;
@@ -111,14 +114,14 @@ static char *first_root(const cJSON *msg)
 void mcp_roots_response(mcp_server *s, const cJSON *msg)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	if (!cJSON_IsString(id) ||
-	    strncmp(id->valuestring, ROOTS_ID_PREFIX,
-	            sizeof ROOTS_ID_PREFIX - 1))
+	if (!cJSON_IsString(id) || strncmp(id->valuestring, ROOTS_ID_PREFIX,
+	                                   sizeof ROOTS_ID_PREFIX - 1))
 		return; /* not ours: ignored */
 	char *real = first_root(msg);
 	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
-		fprintf(stderr, "locus mcp: the client's root %s is / or the "
-		                "home folder: refused (--allow-broad-root)\n",
+		fprintf(stderr,
+		        "locus mcp: the client's root %s is / or the "
+		        "home folder: refused (--allow-broad-root)\n",
 		        real);
 		free(real);
 		real = NULL;

@@ -35,8 +35,8 @@ static void do_initialize(mcp_server *s, const char *id, const cJSON *params)
 	for (size_t i = 0; cJSON_IsString(v) && i < MCP_NVERSIONS; i++)
 		if (!strcmp(v->valuestring, mcp_versions[i]))
 			version = mcp_versions[i];
-	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params,
-	                                                     "capabilities");
+	const cJSON *caps =
+	    cJSON_GetObjectItemCaseSensitive(params, "capabilities");
 	s->client_roots =
 	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "roots"));
 	cJSON *r = cJSON_CreateObject();
@@ -85,8 +85,7 @@ static void arg_error(mcp_server *s, const char *id, const char *tool,
                       const char *why)
 {
 	char msg[600];
-	snprintf(msg, sizeof msg, "invalid arguments for %.60s: %s", tool,
-	         why);
+	snprintf(msg, sizeof msg, "invalid arguments for %.60s: %s", tool, why);
 	mcp_send_result(s, id, mcp_error_result(msg));
 }
 
@@ -232,9 +231,10 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 	char *idt = id_ok && ids == 1 ? mcp_id_text(line, n, id) : NULL;
 	if (!id_ok || dup || !cJSON_IsString(ver) ||
 	    strcmp(ver->valuestring, "2.0") || !cJSON_IsString(method)) {
-		mcp_send_error(s, idt, RPC_INVALID_REQUEST,
-		               "Invalid Request: expected {\"jsonrpc\":\"2.0\", "
-		               "\"id\": string or number, \"method\": string}");
+		mcp_send_error(
+		    s, idt, RPC_INVALID_REQUEST,
+		    "Invalid Request: expected {\"jsonrpc\":\"2.0\", "
+		    "\"id\": string or number, \"method\": string}");
 	} else if (!idt) {
 		mcp_send_error(s, NULL, RPC_INTERNAL_ERROR, "out of memory");
 	} else {

@@ -87,7 +87,8 @@ static cJSON *ls_struct(const char *text)
 		cJSON *e = cJSON_CreateObject();
 		if (e && k < sizeof path) {
 			cJSON_AddItemToObject(e, "path", str_n(path, k));
-			cJSON_AddStringToObject(e, "type", dir ? "dir" : "file");
+			cJSON_AddStringToObject(e, "type",
+			                        dir ? "dir" : "file");
 			cJSON_AddItemToArray(ents, e);
 		} else {
 			cJSON_Delete(e);

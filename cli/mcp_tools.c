@@ -24,7 +24,7 @@
 
 /* Output schemas: the tool's own structure or the refusal (oneOf: a
    client validating structuredContent accepts both). */
-#define ONE_OF(result) \
+#define ONE_OF(result)                                                         \
 	"{\"type\":\"object\",\"oneOf\":[" result "," REFUSAL_SCHEMA "]}"
 #define STR "{\"type\":\"string\"}"
 #define INT "{\"type\":\"integer\"}"
@@ -32,6 +32,7 @@
 
 static const struct {
 	const char *tool, *schema;
+	/* clang-format off */
 } outputs[] = {
     {"todo_read",
      ONE_OF("{\"type\":\"object\",\"properties\":{\"todos\":{\"type\":"
@@ -40,15 +41,15 @@ static const struct {
             "\"string\",\"enum\":[\"pending\",\"in_progress\","
             "\"completed\"]}},\"required\":[\"content\",\"status\"]}}},"
             "\"required\":[\"todos\"]}")},
-    {"ls",
-     ONE_OF("{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":"
-            "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-            "\"path\":" STR ",\"type\":{\"type\":\"string\",\"enum\":["
-            "\"file\",\"dir\"]}},\"required\":[\"path\",\"type\"]}}" TRUNC
-            "},\"required\":[\"entries\"]}")},
-    {"glob",
-     ONE_OF("{\"type\":\"object\",\"properties\":{\"files\":{\"type\":"
-            "\"array\",\"items\":" STR "}" TRUNC "},\"required\":[\"files\"]}")},
+    /* clang-format on */
+    {"ls", ONE_OF("{\"type\":\"object\",\"properties\":{\"entries\":{\"type\":"
+                  "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+                  "\"path\":" STR ",\"type\":{\"type\":\"string\",\"enum\":["
+                  "\"file\",\"dir\"]}},\"required\":[\"path\",\"type\"]}}" TRUNC
+                  "},\"required\":[\"entries\"]}")},
+    {"glob", ONE_OF("{\"type\":\"object\",\"properties\":{\"files\":{\"type\":"
+                    "\"array\",\"items\":" STR "}" TRUNC
+                    "},\"required\":[\"files\"]}")},
     {"grep",
      ONE_OF("{\"type\":\"object\",\"properties\":{\"matches\":{\"type\":"
             "\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -171,7 +172,8 @@ cJSON *mcp_tools_list(const mcp_server *s)
 	}
 	size_t n = s->harness ? locus_harness_tool_count(s->harness) : 0;
 	for (size_t i = 0; i < n; i++) {
-		cJSON *t = tool_entry(s, locus_harness_tool_name(s->harness, i));
+		cJSON *t =
+		    tool_entry(s, locus_harness_tool_name(s->harness, i));
 		if (!t) {
 			cJSON_Delete(r);
 			return NULL;
@@ -225,8 +227,7 @@ static const char *article(const char *type)
 
 /* The schema's type(s) of a property as text ("a string or an integer"),
    and whether v is one of them. */
-static bool prop_type_ok(const cJSON *p, const cJSON *v, char *want,
-                         size_t wl)
+static bool prop_type_ok(const cJSON *p, const cJSON *v, char *want, size_t wl)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "type");
 	want[0] = '\0';
@@ -305,8 +306,8 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		return NULL;
 	char *why = NULL;
 	const cJSON *r;
-	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(schema,
-	                                                       "required"))
+	cJSON_ArrayForEach(r,
+	                   cJSON_GetObjectItemCaseSensitive(schema, "required"))
 	{
 		if (cJSON_IsString(r) &&
 		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
@@ -378,8 +379,8 @@ static cJSON *refusal_of(const char *text)
 	return NULL;
 }
 
-cJSON *mcp_tool_result(const mcp_server *s, const char *tool,
-                       const char *args, const char *text, bool is_error)
+cJSON *mcp_tool_result(const mcp_server *s, const char *tool, const char *args,
+                       const char *text, bool is_error)
 {
 	cJSON *r = text_result(text, is_error);
 	if (!r)

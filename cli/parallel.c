@@ -78,8 +78,9 @@ bool cli_parse_jobs(const char *cmd, const char *value, size_t *jobs)
 	char *end;
 	long v = strtol(value, &end, 10);
 	if (!*value || *end || v < 1 || v > CLI_MAX_JOBS) {
-		fprintf(stderr, "locus %s: --jobs takes a number of threads, "
-		                "1 to %d\n",
+		fprintf(stderr,
+		        "locus %s: --jobs takes a number of threads, "
+		        "1 to %d\n",
 		        cmd, CLI_MAX_JOBS);
 		return false;
 	}

@@ -33,17 +33,20 @@ int cli_policy_build(const char *policy_file, const char *preset,
 	locus_policy *p = NULL;
 	int rc;
 	if (policy_file && preset) {
-		fprintf(stderr, "locus: --policy and --preset exclude each other\n");
+		fprintf(stderr,
+		        "locus: --policy and --preset exclude each other\n");
 		return 2;
 	}
 	if (policy_file) {
 		rc = locus_policy_load_file(&p, policy_file, &err);
 		if (rc) {
-			fprintf(stderr, "locus: %s: %s\n", policy_file, err.message);
+			fprintf(stderr, "locus: %s: %s\n", policy_file,
+			        err.message);
 			return 2;
 		}
 	} else {
-		rc = locus_policy_preset(&p, preset ? preset : "standard", &err);
+		rc =
+		    locus_policy_preset(&p, preset ? preset : "standard", &err);
 		if (rc) {
 			fprintf(stderr, "locus: %s\n", err.message);
 			return 2;
@@ -59,13 +62,14 @@ int cli_policy_build(const char *policy_file, const char *preset,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: locus policy show [--preset NAME | --policy FILE] "
-	           "[--claude-settings FILE]...\n"
-	           "                         [--claude-project DIR] "
-	           "[--compact]\n"
-	           "       locus policy fuzz [OPTIONS] (locus policy fuzz "
-	           "--help)\n"
-	           "presets: standard (default), strict, permissive, readonly\n");
+	fprintf(f,
+	        "usage: locus policy show [--preset NAME | --policy FILE] "
+	        "[--claude-settings FILE]...\n"
+	        "                         [--claude-project DIR] "
+	        "[--compact]\n"
+	        "       locus policy fuzz [OPTIONS] (locus policy fuzz "
+	        "--help)\n"
+	        "presets: standard (default), strict, permissive, readonly\n");
 }
 
 int cli_policy(int argc, char **argv)
@@ -73,7 +77,8 @@ int cli_policy(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return cli_policy_fuzz(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
-		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		if (argc >= 2 &&
+		    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			usage(stdout);
 			return 0;
 		}
@@ -101,8 +106,10 @@ int cli_policy(int argc, char **argv)
 			    !strcmp(a, "--preset") ? &preset : &policy_file;
 			*slot = argv[++i];
 		} else {
-			fprintf(stderr, "locus policy: unknown or incomplete option "
-			                "'%s'\n", a);
+			fprintf(stderr,
+			        "locus policy: unknown or incomplete option "
+			        "'%s'\n",
+			        a);
 			usage(stderr);
 			return 2;
 		}

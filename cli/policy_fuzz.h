@@ -20,9 +20,9 @@ typedef struct pf_rule {
 	char *text;       /* as written; "(preset standard)" for allowances */
 	const char *file; /* where it is written, or NULL */
 	long line;
-	char *prefix;     /* Bash rules: the words before :* or *, else NULL */
-	bool plain;       /* every line (Bash, Bash(*), *, the allowances) */
-	bool writes;      /* Edit, Write or "*": the write probes */
+	char *prefix; /* Bash rules: the words before :* or *, else NULL */
+	bool plain;   /* every line (Bash, Bash(*), *, the allowances) */
+	bool writes;  /* Edit, Write or "*": the write probes */
 	char **lines, **intents; /* its base candidates */
 	locus_policy *alone; /* the policy with this rule as its only allow */
 	size_t n, cap;

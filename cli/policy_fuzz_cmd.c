@@ -17,7 +17,7 @@
 #include "../util/json.h"
 
 #define PF_MAX_SETTINGS 16
-#define PF_MAX_OUT      4
+#define PF_MAX_OUT 4
 
 typedef struct pf_opts {
 	const char *policy, *preset;
@@ -35,12 +35,13 @@ typedef struct pf_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: locus policy fuzz [--policy FILE | --preset NAME]\n"
-	           "         [--claude-settings FILE]... [--time SECONDS] "
-	           "[--count N] [--seed N]\n"
-	           "         [--format text|jsonl|sarif [-o FILE]]... [--quiet]\n"
-	           "searches the allow rules for dangerous lines they let "
-	           "through; exit 1 when one is found\n");
+	fprintf(f,
+	        "usage: locus policy fuzz [--policy FILE | --preset NAME]\n"
+	        "         [--claude-settings FILE]... [--time SECONDS] "
+	        "[--count N] [--seed N]\n"
+	        "         [--format text|jsonl|sarif [-o FILE]]... [--quiet]\n"
+	        "searches the allow rules for dangerous lines they let "
+	        "through; exit 1 when one is found\n");
 }
 
 static int num_opt(const char *name, const char *v, double lo, double hi,
@@ -50,8 +51,10 @@ static int num_opt(const char *name, const char *v, double lo, double hi,
 	errno = 0;
 	double d = strtod(v, &end);
 	if (errno || end == v || *end || !(d >= lo && d <= hi)) {
-		fprintf(stderr, "locus policy fuzz: %s wants a number from %g to "
-		                "%g, not '%s'\n", name, lo, hi, v);
+		fprintf(stderr,
+		        "locus policy fuzz: %s wants a number from %g to "
+		        "%g, not '%s'\n",
+		        name, lo, hi, v);
 		return -1;
 	}
 	*out = d;
@@ -66,8 +69,10 @@ static int one_opt(pf_opts *o, const char *a, const char *v)
 		*(!strcmp(a, "--policy") ? &o->policy : &o->preset) = v;
 	} else if (!strcmp(a, "--claude-settings")) {
 		if (o->nsettings == PF_MAX_SETTINGS) {
-			fprintf(stderr, "locus policy fuzz: at most %d settings "
-			                "files\n", PF_MAX_SETTINGS);
+			fprintf(stderr,
+			        "locus policy fuzz: at most %d settings "
+			        "files\n",
+			        PF_MAX_SETTINGS);
 			return 2;
 		}
 		o->settings[o->nsettings++] = v;
@@ -82,9 +87,12 @@ static int one_opt(pf_opts *o, const char *a, const char *v)
 		else
 			o->seed = (uint64_t)d;
 	} else if (!strcmp(a, "--format")) {
-		if (strcmp(v, "text") && strcmp(v, "jsonl") && strcmp(v, "sarif")) {
-			fprintf(stderr, "locus policy fuzz: unknown format '%s' "
-			                "(text, jsonl, sarif)\n", v);
+		if (strcmp(v, "text") && strcmp(v, "jsonl") &&
+		    strcmp(v, "sarif")) {
+			fprintf(stderr,
+			        "locus policy fuzz: unknown format '%s' "
+			        "(text, jsonl, sarif)\n",
+			        v);
 			return 2;
 		}
 		if (o->nout == PF_MAX_OUT)
@@ -93,8 +101,9 @@ static int one_opt(pf_opts *o, const char *a, const char *v)
 		o->out[o->nout++].path = NULL;
 	} else if (!strcmp(a, "-o")) {
 		if (!o->nout || o->out[o->nout - 1].path) {
-			fprintf(stderr, "locus policy fuzz: -o FILE follows the "
-			                "--format it is for\n");
+			fprintf(stderr,
+			        "locus policy fuzz: -o FILE follows the "
+			        "--format it is for\n");
 			return 2;
 		}
 		o->out[o->nout - 1].path = v;
@@ -123,15 +132,18 @@ static int parse_opts(pf_opts *o, int argc, char **argv)
 		if (rc > 0)
 			return rc;
 		if (rc < 0) {
-			fprintf(stderr, "locus policy fuzz: unknown or incomplete "
-			                "option '%s'\n", a);
+			fprintf(stderr,
+			        "locus policy fuzz: unknown or incomplete "
+			        "option '%s'\n",
+			        a);
 			usage(stderr);
 			return 2;
 		}
 		i++;
 	}
 	if (o->policy && o->preset) {
-		fprintf(stderr, "locus: --policy and --preset exclude each other\n");
+		fprintf(stderr,
+		        "locus: --policy and --preset exclude each other\n");
 		return 2;
 	}
 	if (!o->nout)
@@ -230,7 +242,8 @@ static int rules_of(pf_ctx *c, const char *file)
 	}
 	cJSON *doc = NULL;
 	lu_json_read(&doc, buf, len, NULL, NULL);
-	const cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc, "permissions");
+	const cJSON *perm =
+	    cJSON_GetObjectItemCaseSensitive(doc, "permissions");
 	const cJSON *allow = cJSON_GetObjectItemCaseSensitive(perm, "allow");
 	const cJSON *e;
 	int rc = 0;
@@ -238,7 +251,8 @@ static int rules_of(pf_ctx *c, const char *file)
 	cJSON_ArrayForEach(e, allow)
 	{
 		if (cJSON_IsString(e) && text &&
-		    add_rule(c, e->valuestring, file, rule_line(text, e->valuestring)))
+		    add_rule(c, e->valuestring, file,
+		             rule_line(text, e->valuestring)))
 			rc = 2;
 	}
 	free(text);
@@ -265,7 +279,9 @@ static int build(pf_ctx *c, const pf_opts *o)
 	char self[300];
 	snprintf(self, sizeof self, "(%s %s allowances)",
 	         o->policy ? "policy" : "preset",
-	         o->policy ? o->policy : o->preset ? o->preset : "standard");
+	         o->policy   ? o->policy
+	         : o->preset ? o->preset
+	                     : "standard");
 	if (add_rule(c, self, o->policy, 0))
 		return 2;
 	c->rules[c->nrules - 1].plain = true;
@@ -273,9 +289,11 @@ static int build(pf_ctx *c, const pf_opts *o)
 	   (deny and ask rules, and the rest of the policy, stay) */
 	for (size_t i = 0; i < c->nrules; i++) {
 		c->rules[i].alone = pf_policy_edit(
-		    c->policy, i + 1 < c->nrules ? c->rules[i].text : "", NULL, NULL);
+		    c->policy, i + 1 < c->nrules ? c->rules[i].text : "", NULL,
+		    NULL);
 		if (!c->rules[i].alone) {
-			fprintf(stderr, "locus policy fuzz: cannot isolate rule %s\n",
+			fprintf(stderr,
+			        "locus policy fuzz: cannot isolate rule %s\n",
 			        c->rules[i].text);
 			return 2;
 		}
@@ -398,11 +416,11 @@ static void reduce(pf_ctx *c, pf_finding *f)
 static bool refused(pf_ctx *c, const locus_policy *p, const pf_finding *f)
 {
 	au_row r;
-	int rc = f->write_file
-	             ? pf_judge(c, p, "Write", "file_path", f->write_file,
-	                        "content", f->write_content ? f->write_content : "x",
-	                        &r)
-	             : pf_judge(c, p, "Bash", "command", f->example, NULL, NULL, &r);
+	int rc =
+	    f->write_file
+	        ? pf_judge(c, p, "Write", "file_path", f->write_file, "content",
+	                   f->write_content ? f->write_content : "x", &r)
+	        : pf_judge(c, p, "Bash", "command", f->example, NULL, NULL, &r);
 	if (rc)
 		return false;
 	bool ok = r.outcome != LOCUS_OUTCOME_ALLOW;
@@ -451,23 +469,27 @@ static void fix(pf_ctx *c, pf_finding *f)
 	bool allowance = f->rule == c->nrules - 1;
 	char rule[200], text[400];
 	deny_rule_for(r, f, rule, sizeof rule);
-	locus_policy *p = rule[0] ? pf_policy_edit(c->policy, NULL, "deny", rule)
-	                          : NULL;
+	locus_policy *p =
+	    rule[0] ? pf_policy_edit(c->policy, NULL, "deny", rule) : NULL;
 	const char *set = allowance ? "require_human_for" : "deny_for";
 	if (p && refused(c, p, f)) {
-		snprintf(text, sizeof text, "add \"%s\" to permissions.deny", rule);
+		snprintf(text, sizeof text, "add \"%s\" to permissions.deny",
+		         rule);
 		f->verified = true;
-	} else if (strcmp(f->family, "indirect") && strcmp(f->family, "other") &&
+	} else if (strcmp(f->family, "indirect") &&
+	           strcmp(f->family, "other") &&
 	           ((void)locus_policy_free(p),
 	            p = pf_policy_edit(c->policy, NULL, set, f->family)) &&
 	           refused(c, p, f)) {
 		rule[0] = '\0';
-		snprintf(text, sizeof text,
-		         allowance ? "add \"%s\" to the policy's require_human_for"
-		                   : "add \"%s\" to the policy's deny_for (an allow "
-		                     "rule waives holds, never denies), or narrow the "
-		                     "rule",
-		         f->family);
+		snprintf(
+		    text, sizeof text,
+		    allowance
+		        ? "add \"%s\" to the policy's require_human_for"
+		        : "add \"%s\" to the policy's deny_for (an allow "
+		          "rule waives holds, never denies), or narrow the "
+		          "rule",
+		    f->family);
 		f->verified = true;
 	} else {
 		rule[0] = '\0';
@@ -492,7 +514,8 @@ static void merge(pf_ctx *c)
 			if (g->rule == f->rule && f->example && g->example &&
 			    !strcmp(g->example, f->example) &&
 			    !g->write_file == !f->write_file &&
-			    (!g->write_file || !strcmp(g->write_file, f->write_file)))
+			    (!g->write_file ||
+			     !strcmp(g->write_file, f->write_file)))
 				break;
 		}
 		if (k < out) {
@@ -537,7 +560,8 @@ static int write_text(const pf_ctx *c, FILE *out)
 		const pf_rule *r = &c->rules[ri];
 		where(r, w, sizeof w);
 		fprintf(out, "%s%s: %s\n", r->text, w,
-		        rule_findings(c, ri) ? "admits dangerous lines" : "clean");
+		        rule_findings(c, ri) ? "admits dangerous lines"
+		                             : "clean");
 		for (size_t i = 0; i < c->nfound; i++) {
 			const pf_finding *f = &c->found[i];
 			if (f->rule != ri)
@@ -553,7 +577,8 @@ static int write_text(const pf_ctx *c, FILE *out)
 			        f->verified ? " (checked: then refused)" : "");
 		}
 	}
-	fprintf(out, "%zu findings in %zu rules; %ld lines tested (seed %llu)\n",
+	fprintf(out,
+	        "%zu findings in %zu rules; %ld lines tested (seed %llu)\n",
 	        c->nfound, c->nrules, c->tested, (unsigned long long)c->seed);
 	return ferror(out) ? -1 : 0;
 }
@@ -586,7 +611,8 @@ static cJSON *finding_json(const pf_ctx *c, const pf_finding *f)
 		cJSON *wr = cJSON_AddObjectToObject(o, "write");
 		cJSON_AddStringToObject(wr, "file", f->write_file);
 		if (f->write_content)
-			cJSON_AddStringToObject(wr, "content", f->write_content);
+			cJSON_AddStringToObject(wr, "content",
+			                        f->write_content);
 	} else {
 		cJSON_AddNullToObject(o, "write");
 	}
@@ -613,7 +639,8 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 			cJSON_AddStringToObject(o, "file", r->file);
 		cJSON_AddNumberToObject(o, "line", (double)r->line);
 		cJSON_AddNumberToObject(o, "candidates", (double)r->n);
-		cJSON_AddNumberToObject(o, "findings", (double)rule_findings(c, ri));
+		cJSON_AddNumberToObject(o, "findings",
+		                        (double)rule_findings(c, ri));
 		if (au_print_json(o, out))
 			return -1;
 	}
@@ -636,8 +663,9 @@ static int write_sarif(const pf_ctx *c, FILE *out)
 		const pf_rule *r = &c->rules[f->rule];
 		char id[160], msg[2400];
 		snprintf(id, sizeof id, "admit/%s", f->family);
-		snprintf(msg, sizeof msg, "%s admits %s%s%s%s (%s; %s). Fix: %s%s.",
-		         r->text, f->write_file ? "writing " : "",
+		snprintf(msg, sizeof msg,
+		         "%s admits %s%s%s%s (%s; %s). Fix: %s%s.", r->text,
+		         f->write_file ? "writing " : "",
 		         f->write_file ? f->write_file : "",
 		         f->write_file ? " then " : "", f->example, f->tags,
 		         f->intent, f->fix, f->verified ? " (checked)" : "");
@@ -692,8 +720,8 @@ static int report(const pf_ctx *c, const pf_opts *o)
 	for (size_t i = 0; i < o->nout; i++) {
 		FILE *f = o->out[i].path ? fopen(o->out[i].path, "w") : stdout;
 		if (!f) {
-			fprintf(stderr, "locus policy fuzz: %s: %s\n", o->out[i].path,
-			        strerror(errno));
+			fprintf(stderr, "locus policy fuzz: %s: %s\n",
+			        o->out[i].path, strerror(errno));
 			status = 2;
 			continue;
 		}
@@ -706,8 +734,10 @@ static int report(const pf_ctx *c, const pf_opts *o)
 		if (o->out[i].path && fclose(f))
 			rc = -1;
 		if (rc) {
-			fprintf(stderr, "locus policy fuzz: cannot write the %s "
-			                "report\n", fm);
+			fprintf(stderr,
+			        "locus policy fuzz: cannot write the %s "
+			        "report\n",
+			        fm);
 			status = 2;
 		}
 	}

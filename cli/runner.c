@@ -20,15 +20,17 @@ int cli_runner(int argc, char **argv)
 {
 	(void)argv;
 	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-		fprintf(help ? stdout : stderr,
-		        "usage: locus runner\n\n"
-		        "Runs one agent for one run inside a sandbox, under the "
-		        "gateway at\nLOCUS_ADMIT_URL (token LOCUS_ADMIT_TOKEN, run "
-		        "LOCUS_RUN_ID); the box is\nLOCUS_RUNNER_ROOT (default "
-		        "/sandbox).  See docs/runner.md.\n"
-		        "Exit status: 0 done, parked or stopped; 2 refused; 1 "
-		        "error.\n");
+		bool help =
+		    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		fprintf(
+		    help ? stdout : stderr,
+		    "usage: locus runner\n\n"
+		    "Runs one agent for one run inside a sandbox, under the "
+		    "gateway at\nLOCUS_ADMIT_URL (token LOCUS_ADMIT_TOKEN, run "
+		    "LOCUS_RUN_ID); the box is\nLOCUS_RUNNER_ROOT (default "
+		    "/sandbox).  See docs/runner.md.\n"
+		    "Exit status: 0 done, parked or stopped; 2 refused; 1 "
+		    "error.\n");
 		return help ? 0 : 2;
 	}
 	char *url = copy_env("LOCUS_ADMIT_URL", NULL);
@@ -46,17 +48,23 @@ int cli_runner(int argc, char **argv)
 		                "non-dumpable or unset\n");
 		return 1;
 	}
-	lr_env env = {.url = url, .token = token, .run_id = run, .root = root,
-	              .state_dir = state, .harden = h && *h};
+	lr_env env = {.url = url,
+	              .token = token,
+	              .run_id = run,
+	              .root = root,
+	              .state_dir = state,
+	              .harden = h && *h};
 	int code = lr_main(&env);
 	explicit_bzero(token, strlen(token));
 	if (code == LR_EXIT_ERROR)
-		fprintf(stderr, "locus runner: the run failed or the gateway "
-		                "could not be used (see %s/%s/runner.log)\n",
+		fprintf(stderr,
+		        "locus runner: the run failed or the gateway "
+		        "could not be used (see %s/%s/runner.log)\n",
 		        root, state);
 	else if (code == LR_EXIT_REFUSED)
-		fprintf(stderr, "locus runner: the run was refused (see "
-		                "%s/%s/runner.log)\n",
+		fprintf(stderr,
+		        "locus runner: the run was refused (see "
+		        "%s/%s/runner.log)\n",
 		        root, state);
 	free(url);
 	free(token);

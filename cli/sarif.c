@@ -35,7 +35,8 @@ bool cli_tag_help(const char *tag, char *title, size_t tcap, char **body)
 		const char *eol = strchr(p, '\n');
 		size_t n = eol ? (size_t)(eol - p) : strlen(p);
 		/* a "### " heading naming the tag as a whole word */
-		const char *hit = n > 4 && !strncmp(p, "### ", 4) ? p + 4 : NULL;
+		const char *hit =
+		    n > 4 && !strncmp(p, "### ", 4) ? p + 4 : NULL;
 		while (hit && (hit = strstr(hit, tag)) && hit < p + n) {
 			char after = hit[tl];
 			if (after == ' ' || after == '\n' || after == '\0')
@@ -61,13 +62,16 @@ bool cli_tag_help(const char *tag, char *title, size_t tcap, char **body)
 static const char *outcome_text(const char *oc)
 {
 	if (!strcmp(oc, "admit"))
-		return "Admitted by a grant: `locus policy fuzz` found a dangerous "
+		return "Admitted by a grant: `locus policy fuzz` found a "
+		       "dangerous "
 		       "line that this allow rule lets through.";
 	if (!strcmp(oc, "deny"))
-		return "Denied: the policy refuses this call; the tool would not "
+		return "Denied: the policy refuses this call; the tool would "
+		       "not "
 		       "have run under locus.";
 	if (!strcmp(oc, "require_human"))
-		return "Held for a human: locus would have asked before running "
+		return "Held for a human: locus would have asked before "
+		       "running "
 		       "this call.";
 	return "Allowed although dangerous: the policy (usually a "
 	       "permission allow rule) let a call through that carries a "
@@ -111,8 +115,9 @@ static cJSON *make_rule(const char *id)
 	cJSON_AddStringToObject(sd, "text", shorttext);
 	cJSON *fd = cJSON_AddObjectToObject(r, "fullDescription");
 	cJSON_AddStringToObject(fd, "text", outcome_text(oc));
-	const char *b = body ? body : "See docs/tags.md (no section for this "
-	                              "tag).\n";
+	const char *b = body ? body
+	                     : "See docs/tags.md (no section for this "
+	                       "tag).\n";
 	size_t ml = strlen(title) + strlen(b) + 64;
 	char *md = malloc(ml);
 	if (md) {
@@ -148,8 +153,9 @@ sarif_doc *sarif_new(void)
 		free(d);
 		return NULL;
 	}
-	cJSON_AddStringToObject(d->root, "$schema",
-	                        "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(
+	    d->root, "$schema",
+	    "https://json.schemastore.org/sarif-2.1.0.json");
 	cJSON_AddStringToObject(d->root, "version", "2.1.0");
 	cJSON *runs = cJSON_AddArrayToObject(d->root, "runs");
 	cJSON *run = cJSON_CreateObject();
@@ -211,8 +217,7 @@ static cJSON *location(const char *uri, long line)
 }
 
 int sarif_add(sarif_doc *d, const char *rule_id, const char *level,
-              const char *message, const char *uri, long line,
-              cJSON *props)
+              const char *message, const char *uri, long line, cJSON *props)
 {
 	int index = 0;
 	const cJSON *r;
@@ -300,7 +305,8 @@ int au_write_sarif(const au_report *rep, FILE *out)
 		         r->family);
 		const char *t = r->call->text;
 		size_t tl = strlen(t) > 1000 ? 1000 : strlen(t);
-		while (tl && tl < strlen(t) && ((unsigned char)t[tl] & 0xc0) == 0x80)
+		while (tl && tl < strlen(t) &&
+		       ((unsigned char)t[tl] & 0xc0) == 0x80)
 			tl--;
 		size_t ml = tl + strlen(r->reason) + strlen(r->call->tool) + 64;
 		char *msg = malloc(ml);
@@ -309,10 +315,11 @@ int au_write_sarif(const au_report *rep, FILE *out)
 			return -1;
 		}
 		snprintf(msg, ml, "%s %s: %.*s%s (%s).",
-		         locus_outcome_name(r->outcome), r->call->tool, (int)tl, t,
-		         tl < strlen(t) ? "..." : "", r->reason);
+		         locus_outcome_name(r->outcome), r->call->tool, (int)tl,
+		         t, tl < strlen(t) ? "..." : "", r->reason);
 		cJSON *p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "agent", tr_agent_name(r->call->agent));
+		cJSON_AddStringToObject(p, "agent",
+		                        tr_agent_name(r->call->agent));
 		if (r->call->session)
 			cJSON_AddStringToObject(p, "session", r->call->session);
 		if (r->call->time)

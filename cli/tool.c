@@ -77,10 +77,9 @@ static int run_lines(locus_harness *h)
 			char *out = NULL;
 			bool is_err = true;
 			locus_error err = {0};
-			int rc = locus_harness_call(&out, &is_err, h,
-			                            t->valuestring, args,
-			                            args ? strlen(args) : 0,
-			                            &err);
+			int rc = locus_harness_call(
+			    &out, &is_err, h, t->valuestring, args,
+			    args ? strlen(args) : 0, &err);
 			cJSON_AddStringToObject(res, "tool", t->valuestring);
 			cJSON_AddBoolToObject(res, "is_error", rc || is_err);
 			cJSON_AddStringToObject(res, "output",
@@ -105,8 +104,7 @@ static int run_lines(locus_harness *h)
 /* The backend named by --backend (and the OCI/OpenShell options): 0, a
    LOCUS_E* code, or 1 for a name that is no backend (usage). */
 static int open_backend(cli_backend_opts *bo, const char *backend,
-                        const char *root, locus_backend **b,
-                        locus_error *err)
+                        const char *root, locus_backend **b, locus_error *err)
 {
 	int rc = cli_bwrap_check(bo, backend, err);
 	if (rc)

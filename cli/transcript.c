@@ -28,14 +28,10 @@
 const char *tr_agent_name(tr_agent agent)
 {
 	switch (agent) {
-	case TR_CLAUDE:
-		return "claude-code";
-	case TR_CODEX:
-		return "codex";
-	case TR_GEMINI:
-		return "gemini";
-	default:
-		return "unknown";
+	case TR_CLAUDE: return "claude-code";
+	case TR_CODEX: return "codex";
+	case TR_GEMINI: return "gemini";
+	default: return "unknown";
 	}
 }
 
@@ -119,7 +115,8 @@ static tr_call *find_call(tr_reader *r, const char *id)
 {
 	if (!id || !r->capids)
 		return NULL;
-	for (size_t i = hash_id(id) & (r->capids - 1);; i = (i + 1) & (r->capids - 1)) {
+	for (size_t i = hash_id(id) & (r->capids - 1);;
+	     i = (i + 1) & (r->capids - 1)) {
 		size_t v = r->ids[i];
 		if (!v)
 			return NULL;
@@ -142,7 +139,8 @@ static void index_call(tr_reader *r, size_t idx)
 			size_t v = r->ids[i];
 			if (!v)
 				continue;
-			size_t k = hash_id(r->set->calls[v - 1].call_id) & (cap - 1);
+			size_t k =
+			    hash_id(r->set->calls[v - 1].call_id) & (cap - 1);
 			while (n[k])
 				k = (k + 1) & (cap - 1);
 			n[k] = v;
@@ -177,18 +175,18 @@ int tr_add_call(tr_reader *r, const char *time, const char *tool,
 		return -1;
 	}
 	tr_call c = {
-		.file = r->file,
-		.line = r->line,
-		.agent = s->files[r->file].agent,
-		.session = dup_or_null(r->session),
-		.time = dup_or_null(time),
-		.cwd = dup_or_null(r->cwd),
-		.tool = dup_or_null(tool),
-		.call_id = dup_or_null(id),
-		.gate_tool = dup_or_null(gate_tool),
-		.args = dup_or_null(args),
-		.text = dup_or_null(text ? text : ""),
-		.status = dup_or_null(status),
+	    .file = r->file,
+	    .line = r->line,
+	    .agent = s->files[r->file].agent,
+	    .session = dup_or_null(r->session),
+	    .time = dup_or_null(time),
+	    .cwd = dup_or_null(r->cwd),
+	    .tool = dup_or_null(tool),
+	    .call_id = dup_or_null(id),
+	    .gate_tool = dup_or_null(gate_tool),
+	    .args = dup_or_null(args),
+	    .text = dup_or_null(text ? text : ""),
+	    .status = dup_or_null(status),
 	};
 	if (!c.tool || !c.gate_tool || !c.args || !c.text) {
 		call_free(&c);
@@ -234,16 +232,22 @@ static int in_list(const char *s, const char *const *list)
 
 tr_agent tr_detect(const cJSON *rec)
 {
+	/* clang-format off */
 	static const char *const codex_types[] = {
 		"session_meta", "response_item", "turn_context", "event_msg",
 		"compacted", NULL};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const codex_bare[] = {
 		"function_call", "function_call_output", "local_shell_call",
 		"custom_tool_call", "custom_tool_call_output", "message",
 		"reasoning", NULL};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const claude_types[] = {
 		"user", "assistant", "summary", "system",
 		"file-history-snapshot", "queue-operation", NULL};
+	/* clang-format on */
 	const char *type = tr_str(rec, "type");
 	if (in_list(type, codex_types) &&
 	    cJSON_GetObjectItemCaseSensitive(rec, "payload"))
@@ -254,9 +258,9 @@ tr_agent tr_detect(const cJSON *rec)
 	    (tr_str(rec, "sessionId") || tr_str(rec, "uuid") ||
 	     tr_str(rec, "leafUuid") || tr_str(rec, "messageId")))
 		return TR_CLAUDE;
-	if (tr_str(rec, "id") && in_list(type, (const char *const[]){
-	                             "user", "gemini", "info", "error",
-	                             "warning", NULL}))
+	if (tr_str(rec, "id") &&
+	    in_list(type, (const char *const[]){"user", "gemini", "info",
+	                                        "error", "warning", NULL}))
 		return TR_GEMINI;
 	/* Codex before September 2025: a bare first line, bare items */
 	if (in_list(type, codex_bare) || tr_str(rec, "record_type") ||
@@ -284,24 +288,17 @@ static void dispatch(tr_reader *r, const cJSON *rec)
 	if (f->agent == TR_UNKNOWN)
 		f->agent = tr_detect(rec);
 	switch (f->agent) {
-	case TR_CLAUDE:
-		tr_claude_record(r, rec);
-		break;
-	case TR_CODEX:
-		tr_codex_record(r, rec);
-		break;
-	case TR_GEMINI:
-		tr_gemini_record(r, rec);
-		break;
-	default:
-		tr_unknown(r, "not a record of a known agent format");
+	case TR_CLAUDE: tr_claude_record(r, rec); break;
+	case TR_CODEX: tr_codex_record(r, rec); break;
+	case TR_GEMINI: tr_gemini_record(r, rec); break;
+	default: tr_unknown(r, "not a record of a known agent format");
 	}
 }
 
 static void one_line(tr_reader *r, const char *buf, size_t n)
 {
-	while (n && (buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
-	             buf[n - 1] == '\t'))
+	while (n &&
+	       (buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	if (!n)
 		return;
@@ -310,21 +307,12 @@ static void one_line(tr_reader *r, const char *buf, size_t n)
 	o.object = true;
 	cJSON *rec = NULL;
 	switch (lu_json_read(&rec, buf, n, &o, NULL)) {
-	case LU_JSON_OK:
-		break;
+	case LU_JSON_OK: break;
 	case LU_JSON_NUL:
-	case LU_JSON_ESCAPED_NUL:
-		tr_malformed(r, "a NUL byte");
-		return;
-	case LU_JSON_UTF8:
-		tr_malformed(r, "invalid UTF-8");
-		return;
-	case LU_JSON_DUPLICATE:
-		tr_malformed(r, "a duplicate key");
-		return;
-	default:
-		tr_malformed(r, "not a JSON object");
-		return;
+	case LU_JSON_ESCAPED_NUL: tr_malformed(r, "a NUL byte"); return;
+	case LU_JSON_UTF8: tr_malformed(r, "invalid UTF-8"); return;
+	case LU_JSON_DUPLICATE: tr_malformed(r, "a duplicate key"); return;
+	default: tr_malformed(r, "not a JSON object"); return;
 	}
 	f->records++;
 	dispatch(r, rec);

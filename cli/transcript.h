@@ -40,8 +40,8 @@ const char *tr_agent_name(tr_agent agent);
 
 /* One tool call.  Every string is malloc'd and owned by the set. */
 typedef struct tr_call {
-	size_t file;     /* index into tr_set.files */
-	long line;       /* 1-based line of the call in its file */
+	size_t file; /* index into tr_set.files */
+	long line;   /* 1-based line of the call in its file */
 	tr_agent agent;
 	char *session;   /* may be NULL */
 	char *time;      /* ISO 8601 as written, may be NULL */
@@ -59,8 +59,8 @@ typedef struct tr_file {
 	tr_agent agent;
 	char *project; /* Gemini's projectHash, else NULL */
 	long lines, records, calls, unknown, malformed;
-	long problem_line;  /* first unknown or malformed line, 0 if none */
-	char problem[160];  /* what was wrong with it */
+	long problem_line; /* first unknown or malformed line, 0 if none */
+	char problem[160]; /* what was wrong with it */
 } tr_file;
 
 typedef struct tr_set {
@@ -86,7 +86,7 @@ void tr_set_free(tr_set *set);
 typedef struct tr_reader {
 	tr_set *set;
 	size_t file;
-	long line;         /* the line being read */
+	long line; /* the line being read */
 	char *session, *cwd;
 	/* call ids of this file -> call index + 1 (open addressing) */
 	size_t *ids;
@@ -97,7 +97,7 @@ typedef struct tr_reader {
 	/* results seen before their call, applied at the end */
 	struct tr_pending {
 		char *id, *status;
-	} *pending;
+	} * pending;
 	size_t npending, cappending;
 } tr_reader;
 
@@ -134,8 +134,7 @@ void tr_gemini_record(tr_reader *r, const struct cJSON *rec);
 
 /* A whole-file Gemini JSON document (session-*.json or logs.json); `text`
    is used to find each call's line.  0, or -1 when it is neither. */
-int tr_gemini_document(tr_reader *r, const struct cJSON *doc,
-                       const char *text);
+int tr_gemini_document(tr_reader *r, const struct cJSON *doc, const char *text);
 
 /* Shell-quote an argv array into the one line that runs exactly it.
    malloc'd, or NULL when an element is not a string (or out of memory). */

@@ -23,9 +23,10 @@ static int plain_word(const char *s)
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		            "0123456789_./:=@%+,-",
-		            *s))
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		        "0123456789_./:=@%+,-",
+		        *s))
 			return 0;
 	return 1;
 }
@@ -53,10 +54,12 @@ char *tr_argv_line(const cJSON *argv)
 /* What a call shows: its command, patch, path, URL... */
 static const char *call_text(const cJSON *args)
 {
+	/* clang-format off */
 	static const char *const keys[] = {
 		"command", "cmd", "file_path", "path", "absolute_path",
 		"notebook_path", "dir_path", "url", "pattern", "query", "patch",
 		"input", "prompt", "description", NULL};
+	/* clang-format on */
 	for (size_t i = 0; keys[i]; i++) {
 		const char *v = tr_str(args, keys[i]);
 		if (v)
@@ -67,16 +70,15 @@ static const char *call_text(const cJSON *args)
 
 /* Add a call whose arguments object is `args` (printed here). */
 static void add_object(tr_reader *r, const char *time, const char *tool,
-                       const char *id, const char *gate_tool,
-                       const cJSON *args, const char *status)
+                       const char *id, const char *gate_tool, const cJSON *args,
+                       const char *status)
 {
 	char *txt = cJSON_PrintUnformatted(args);
 	if (!txt) {
 		r->set->oom = 1;
 		return;
 	}
-	tr_add_call(r, time, tool, id, gate_tool, txt, call_text(args),
-	            status);
+	tr_add_call(r, time, tool, id, gate_tool, txt, call_text(args), status);
 	cJSON_free(txt);
 }
 
@@ -108,7 +110,8 @@ static void claude_blocks(tr_reader *r, const cJSON *rec, int assistant)
 	if (cJSON_IsString(content))
 		return;
 	if (!cJSON_IsArray(content)) {
-		tr_malformed(r, "\"message.content\" is neither text nor a list");
+		tr_malformed(r,
+		             "\"message.content\" is neither text nor a list");
 		return;
 	}
 	const char *time = tr_str(rec, "timestamp");
@@ -123,7 +126,8 @@ static void claude_blocks(tr_reader *r, const cJSON *rec, int assistant)
 			const cJSON *in =
 			    cJSON_GetObjectItemCaseSensitive(b, "input");
 			if (!name || !cJSON_IsObject(in)) {
-				tr_malformed(r, "tool_use without name or input");
+				tr_malformed(r,
+				             "tool_use without name or input");
 				continue;
 			}
 			add_object(r, time, name, tr_str(b, "id"), name, in,
@@ -139,10 +143,12 @@ static void claude_blocks(tr_reader *r, const cJSON *rec, int assistant)
 
 void tr_claude_record(tr_reader *r, const cJSON *rec)
 {
+	/* clang-format off */
 	static const char *const quiet[] = {
 		"summary", "system", "file-history-snapshot", "queue-operation",
 		"progress", "attachment", "custom-title", "ai-title", "tag",
 		"last-prompt", "permission-mode", "agent-name", NULL};
+	/* clang-format on */
 	const char *type = tr_str(rec, "type");
 	if (!type) {
 		tr_unknown(r, "a record without a type");
@@ -186,9 +192,11 @@ static void codex_shell(tr_reader *r, const char *time, const char *name,
 
 static void codex_function(tr_reader *r, const char *time, const cJSON *it)
 {
+	/* clang-format off */
 	static const char *const shells[] = {
 		"shell", "container.exec", "local_shell", "shell_command",
 		"exec_command", NULL};
+	/* clang-format on */
 	const char *name = tr_str(it, "name");
 	const char *raw = tr_str(it, "arguments");
 	const char *id = tr_str(it, "call_id");
@@ -221,13 +229,13 @@ static void codex_function(tr_reader *r, const char *time, const cJSON *it)
 		    cJSON_GetObjectItemCaseSensitive(args, "session_id");
 		char handle[32] = "";
 		if (cJSON_IsNumber(sid))
-			snprintf(handle, sizeof handle, "%.0f", sid->valuedouble);
+			snprintf(handle, sizeof handle, "%.0f",
+			         sid->valuedouble);
 		cJSON *o = cJSON_CreateObject();
 		if (o && cJSON_AddStringToObject(o, "handle", handle) &&
-		    cJSON_AddStringToObject(o, "text",
-		                            tr_str(args, "chars")
-		                                ? tr_str(args, "chars")
-		                                : ""))
+		    cJSON_AddStringToObject(
+		        o, "text",
+		        tr_str(args, "chars") ? tr_str(args, "chars") : ""))
 			add_object(r, time, name, id, "write_stdin", o, NULL);
 		cJSON_Delete(o);
 	} else {
@@ -240,7 +248,8 @@ static void codex_function(tr_reader *r, const char *time, const cJSON *it)
 static const char *codex_status(const cJSON *out)
 {
 	if (cJSON_IsObject(out)) {
-		const cJSON *ok = cJSON_GetObjectItemCaseSensitive(out, "success");
+		const cJSON *ok =
+		    cJSON_GetObjectItemCaseSensitive(out, "success");
 		return cJSON_IsFalse(ok) ? "error" : "ok";
 	}
 	if (!cJSON_IsString(out))
@@ -248,18 +257,19 @@ static const char *codex_status(const cJSON *out)
 	cJSON *j = cJSON_Parse(out->valuestring);
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(j, "metadata");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(meta, "exit_code");
-	const char *st = cJSON_IsNumber(code) && code->valuedouble != 0
-	                     ? "error"
-	                     : "ok";
+	const char *st =
+	    cJSON_IsNumber(code) && code->valuedouble != 0 ? "error" : "ok";
 	cJSON_Delete(j);
 	return st;
 }
 
 static void codex_item(tr_reader *r, const char *time, const cJSON *it)
 {
+	/* clang-format off */
 	static const char *const quiet[] = {
 		"message", "reasoning", "ghost_snapshot", "compaction",
 		"compaction_summary", "other", NULL};
+	/* clang-format on */
 	const char *type = tr_str(it, "type");
 	if (!type) {
 		tr_malformed(r, "a response item without a type");
@@ -271,7 +281,8 @@ static void codex_item(tr_reader *r, const char *time, const cJSON *it)
 		const char *name = tr_str(it, "name");
 		const char *input = tr_str(it, "input");
 		if (!name || !input) {
-			tr_malformed(r, "custom_tool_call without name or input");
+			tr_malformed(r,
+			             "custom_tool_call without name or input");
 			return;
 		}
 		int patch = !strcmp(name, "apply_patch");
@@ -279,21 +290,23 @@ static void codex_item(tr_reader *r, const char *time, const cJSON *it)
 		        patch ? "apply_patch" : name, patch ? "patch" : "input",
 		        input, NULL);
 	} else if (!strcmp(type, "local_shell_call")) {
-		const cJSON *act = cJSON_GetObjectItemCaseSensitive(it, "action");
+		const cJSON *act =
+		    cJSON_GetObjectItemCaseSensitive(it, "action");
 		const char *id = tr_str(it, "call_id");
 		if (!cJSON_IsObject(act)) {
 			tr_malformed(r, "local_shell_call without an action");
 			return;
 		}
-		codex_shell(r, time, "local_shell_call", id ? id : tr_str(it, "id"),
-		            act);
+		codex_shell(r, time, "local_shell_call",
+		            id ? id : tr_str(it, "id"), act);
 	} else if (!strcmp(type, "function_call_output") ||
 	           !strcmp(type, "custom_tool_call_output")) {
 		tr_result(r, tr_str(it, "call_id"),
 		          codex_status(
 		              cJSON_GetObjectItemCaseSensitive(it, "output")));
 	} else if (!strcmp(type, "web_search_call")) {
-		const cJSON *act = cJSON_GetObjectItemCaseSensitive(it, "action");
+		const cJSON *act =
+		    cJSON_GetObjectItemCaseSensitive(it, "action");
 		const char *q = tr_str(act, "query");
 		if (!q)
 			q = tr_str(act, "url");
@@ -325,7 +338,8 @@ void tr_codex_record(tr_reader *r, const cJSON *rec)
 		return;
 	}
 	if (!type || !cJSON_IsObject(payload)) {
-		tr_malformed(r, "a rollout line without type or payload object");
+		tr_malformed(r,
+		             "a rollout line without type or payload object");
 		return;
 	}
 	if (!strcmp(type, "session_meta")) {
@@ -415,9 +429,10 @@ void tr_gemini_record(tr_reader *r, const cJSON *rec)
 {
 	const cJSON *set = cJSON_GetObjectItemCaseSensitive(rec, "$set");
 	if (set) {
-		const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(set, "messages");
-		for (const cJSON *m = cJSON_IsArray(msgs) ? msgs->child : NULL; m;
-		     m = m->next)
+		const cJSON *msgs =
+		    cJSON_GetObjectItemCaseSensitive(set, "messages");
+		for (const cJSON *m = cJSON_IsArray(msgs) ? msgs->child : NULL;
+		     m; m = m->next)
 			gemini_message(r, m);
 		return;
 	}

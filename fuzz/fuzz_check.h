@@ -9,15 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FUZZ_CHECK(cond, ...)                                              \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "invariant broken (%s:%d): %s: ",  \
-			        __FILE__, __LINE__, #cond);                \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-			abort();                                           \
-		}                                                          \
+#define FUZZ_CHECK(cond, ...)                                                  \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr,                                        \
+			        "invariant broken (%s:%d): %s: ", __FILE__,    \
+			        __LINE__, #cond);                              \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fputc('\n', stderr);                                   \
+			abort();                                               \
+		}                                                              \
 	} while (0)
 
 #endif

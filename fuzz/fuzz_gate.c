@@ -21,8 +21,7 @@
 #include "fuzz_check.h"
 
 static void gate(const locus_policy *pol, locus_shell_parser *parser,
-                 const char *tool, const char *args, size_t alen,
-                 int standard)
+                 const char *tool, const char *args, size_t alen, int standard)
 {
 	locus_decision *d = NULL;
 	locus_error err;
@@ -31,7 +30,7 @@ static void gate(const locus_policy *pol, locus_shell_parser *parser,
 	if (rc != 0) {
 		FUZZ_CHECK(d == NULL, "decision set on error");
 		FUZZ_CHECK(rc == LOCUS_EINVALID || rc == LOCUS_ENOMEM ||
-		                   rc == LOCUS_ETOOBIG,
+		               rc == LOCUS_ETOOBIG,
 		           "gate rc %d", rc);
 		return;
 	}
@@ -42,10 +41,8 @@ static void gate(const locus_policy *pol, locus_shell_parser *parser,
 	for (size_t i = 0; i < locus_decision_check_count(d); i++)
 		if (locus_decision_check_outcome(d, i) > strongest)
 			strongest = locus_decision_check_outcome(d, i);
-	FUZZ_CHECK(o == strongest ||
-	                   locus_decision_permission(d) != NULL,
-	           "outcome %d but strongest check %d", (int)o,
-	           (int)strongest);
+	FUZZ_CHECK(o == strongest || locus_decision_permission(d) != NULL,
+	           "outcome %d but strongest check %d", (int)o, (int)strongest);
 	if (standard && (locus_decision_has_label(d, "exec:never") ||
 	                 locus_decision_has_label(d, "exec:unparsed")))
 		FUZZ_CHECK(o != LOCUS_OUTCOME_ALLOW,

@@ -47,15 +47,16 @@ static void check_action(const locus_action *a, const char *tool)
 			return;
 		FUZZ_CHECK(rc == 0 && js, "action_json rc %d", rc);
 		cJSON *o = cJSON_Parse(js);
-		FUZZ_CHECK(o && cJSON_IsObject(o), "action JSON does not parse");
+		FUZZ_CHECK(o && cJSON_IsObject(o),
+		           "action JSON does not parse");
 		cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
 		FUZZ_CHECK(cJSON_IsString(kind) &&
-		                   !strcmp(kind->valuestring, locus_kind_name(k)),
+		               !strcmp(kind->valuestring, locus_kind_name(k)),
 		           "kind field");
 		cJSON *tags = cJSON_GetObjectItemCaseSensitive(o, "tags");
 		FUZZ_CHECK(cJSON_IsArray(tags) &&
-		                   (size_t)cJSON_GetArraySize(tags) ==
-		                           locus_action_tag_count(a),
+		               (size_t)cJSON_GetArraySize(tags) ==
+		                   locus_action_tag_count(a),
 		           "tags field");
 		cJSON_Delete(o);
 		free(js);
@@ -75,7 +76,7 @@ static void derive(locus_shell_parser *p, const char *tool, const char *args,
 	} else {
 		FUZZ_CHECK(a == NULL, "action set on error");
 		FUZZ_CHECK(rc == LOCUS_ENOTFOUND || rc == LOCUS_EINVALID ||
-		                   rc == LOCUS_ETOOBIG || rc == LOCUS_ENOMEM,
+		               rc == LOCUS_ETOOBIG || rc == LOCUS_ENOMEM,
 		           "derive rc %d", rc);
 		FUZZ_CHECK(memchr(err.message, '\0', sizeof err.message),
 		           "error message not terminated");

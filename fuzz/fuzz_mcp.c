@@ -64,8 +64,7 @@ static void check_id(const char *s, size_t n, const cJSON *obj)
 		               back->valuedouble == id->valuedouble,
 		           "number id changed: %s", t);
 	char *k = mcp_id_key(t);
-	FUZZ_CHECK(k && (k[0] == 'n' || k[0] == 's') && k[1] == ':',
-	           "bad key");
+	FUZZ_CHECK(k && (k[0] == 'n' || k[0] == 's') && k[1] == ':', "bad key");
 	free(k);
 	cJSON_Delete(back);
 	free(t);
@@ -82,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	(void)mcp_has_nul_escape(s, size);
-	cJSON *obj = memchr(s, '\0', size) ? NULL
-	                                   : cJSON_ParseWithLength(s, size);
+	cJSON *obj =
+	    memchr(s, '\0', size) ? NULL : cJSON_ParseWithLength(s, size);
 	if (cJSON_IsObject(obj)) {
 		check_member(s, size, obj, "id");
 		check_member(s, size, obj, "params");
@@ -92,13 +91,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cJSON_Delete(obj);
 	static const char *const tools[] = {"ls", "glob", "grep"};
+	/* clang-format off */
 	static const char *const args[] = {
 	    NULL, "{\"output_mode\":\"files\"}", "{\"output_mode\":\"count\"}"};
+	/* clang-format on */
 	for (size_t t = 0; t < 3; t++)
 		for (size_t a = 0; a < 3; a++) {
 			cJSON *o = mcp_struct_of(tools[t], s, args[a]);
 			FUZZ_CHECK(o == NULL || cJSON_IsObject(o),
-			           "structure of %s is not an object", tools[t]);
+			           "structure of %s is not an object",
+			           tools[t]);
 			cJSON_Delete(o);
 		}
 	free(s);

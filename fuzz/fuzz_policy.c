@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != 0) {
 		FUZZ_CHECK(p == NULL, "policy set on error");
 		FUZZ_CHECK(rc == LOCUS_EINVALID || rc == LOCUS_ETOOBIG ||
-		                   rc == LOCUS_ENOMEM,
+		               rc == LOCUS_ENOMEM,
 		           "load rc %d", rc);
 		FUZZ_CHECK(rc == LOCUS_ENOMEM || err.message[0],
 		           "error without a message");
@@ -42,9 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           err.message, js);
 			char *js2 = NULL;
 			if (p2 && locus_policy_json(&js2, p2, 0) == 0)
-				FUZZ_CHECK(!strcmp(js, js2),
-				           "policy JSON not idempotent:\n%s\n%s",
-				           js, js2);
+				FUZZ_CHECK(
+				    !strcmp(js, js2),
+				    "policy JSON not idempotent:\n%s\n%s", js,
+				    js2);
 			locus_free(js2);
 			locus_policy_free(p2);
 		}

@@ -33,10 +33,12 @@ static void check_manifest(cJSON *v)
 		for (size_t i = 0; i < m.n_tools; i++) {
 			const lr_tool *t = &m.tools[i];
 			if (t->runs == LR_RUNS_MCP)
-				FUZZ_CHECK(t->target_index < m.n_mcp, "mcp index");
+				FUZZ_CHECK(t->target_index < m.n_mcp,
+				           "mcp index");
 			if (t->runs == LR_RUNS_API)
 				FUZZ_CHECK(t->target_index < m.n_api &&
-				               t->op_path && t->op_path[0] == '/',
+				               t->op_path &&
+				               t->op_path[0] == '/',
 				           "api index or path");
 		}
 	}

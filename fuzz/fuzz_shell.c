@@ -42,8 +42,8 @@ static void check_result(const locus_shell_result *r, size_t len)
 		check_word(reason);
 	size_t slen = 0;
 	const char *src = locus_shell_result_source(r, &slen);
-	FUZZ_CHECK(src != NULL && slen == len, "source length %zu != %zu",
-	           slen, len);
+	FUZZ_CHECK(src != NULL && slen == len, "source length %zu != %zu", slen,
+	           len);
 	size_t n = locus_shell_result_count(r);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
@@ -60,12 +60,12 @@ static void check_result(const locus_shell_result *r, size_t len)
 			const char *slash = strrchr(c->argv[0], '/');
 			const char *base = slash ? slash + 1 : c->argv[0];
 			FUZZ_CHECK(strcmp(base, c->name) == 0 ||
-			                   (c->flags & LOCUS_CMD_DYNAMIC),
+			               (c->flags & LOCUS_CMD_DYNAMIC),
 			           "name '%s' is not basename of '%s'", c->name,
 			           c->argv[0]);
 			FUZZ_CHECK(c->name[0] != '\0' ||
-			                   (c->flags & LOCUS_CMD_DYNAMIC) ||
-			                   !parsed,
+			               (c->flags & LOCUS_CMD_DYNAMIC) ||
+			               !parsed,
 			           "empty name of static command %zu", i);
 		}
 		for (size_t k = 0; k < c->nwords; k++)
@@ -103,9 +103,11 @@ static void check_verdict(const locus_shell_result *r)
 	           "kind %d", (int)kind);
 	FUZZ_CHECK(tags < (1u << LOCUS_TAG_COUNT), "tags 0x%x", tags);
 	if (kind == LOCUS_KIND_READ)
-		FUZZ_CHECK(tags == 0, "workspace.read with exec tags 0x%x", tags);
+		FUZZ_CHECK(tags == 0, "workspace.read with exec tags 0x%x",
+		           tags);
 	if (!locus_shell_result_parsed(r))
-		FUZZ_CHECK(kind == LOCUS_KIND_EXEC && (tags & LOCUS_TAG_UNPARSED),
+		FUZZ_CHECK(kind == LOCUS_KIND_EXEC &&
+		               (tags & LOCUS_TAG_UNPARSED),
 		           "unparsed line not exec:unparsed");
 	if (locus_shell_verdict_never(v))
 		FUZZ_CHECK(tags & LOCUS_TAG_NEVER, "never without exec:never");
@@ -129,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	double t0 = now_ms();
 	locus_shell_result *r =
-		locus_shell_parser_parse(parser, (const char *)data, size);
+	    locus_shell_parser_parse(parser, (const char *)data, size);
 	FUZZ_CHECK(r != NULL, "parse returned NULL");
 	check_result(r, size);
 	check_verdict(r);

@@ -296,8 +296,8 @@ static void bw_free(locus_session *ss)
  * Which host user the sandbox runs as (never uid 0), and whether it can
  * write the workspace.  Not root: our own uid, nothing to choose.
  */
-static int pick_user(const char *real, const locus_bwrap_options *o,
-                     uid_t *uid, gid_t *gid, bool *drop, locus_error *err)
+static int pick_user(const char *real, const locus_bwrap_options *o, uid_t *uid,
+                     gid_t *gid, bool *drop, locus_error *err)
 {
 	*drop = geteuid() == 0;
 	if (!*drop) {
@@ -313,7 +313,7 @@ static int pick_user(const char *real, const locus_bwrap_options *o,
 		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s", real);
 	bool own = o->uid < 0 && st.st_uid != 0;
 	*uid = o->uid >= 0 ? (uid_t)o->uid : own ? st.st_uid : 65534;
-	*gid = o->gid >= 0              ? (gid_t)o->gid
+	*gid = o->gid >= 0             ? (gid_t)o->gid
 	       : own && st.st_gid != 0 ? st.st_gid
 	                               : 65534;
 	if (*uid == 0 || *gid == 0)
@@ -324,14 +324,14 @@ static int pick_user(const char *real, const locus_bwrap_options *o,
 	              : st.st_gid == *gid ? S_IWGRP | S_IXGRP
 	                                  : S_IWOTH | S_IXOTH;
 	if ((st.st_mode & need) != need)
-		return lh_err(err, LOCUS_EDENIED,
-		              "the bwrap sandbox runs as host uid %u, not as "
-		              "root, and uid %u cannot write %s (owned by uid "
-		              "%u): give the workspace to that user (chown -R "
-		              "%u:%u %s) or choose its owner as the sandbox uid",
-		              (unsigned)*uid, (unsigned)*uid, real,
-		              (unsigned)st.st_uid, (unsigned)*uid,
-		              (unsigned)*gid, real);
+		return lh_err(
+		    err, LOCUS_EDENIED,
+		    "the bwrap sandbox runs as host uid %u, not as "
+		    "root, and uid %u cannot write %s (owned by uid "
+		    "%u): give the workspace to that user (chown -R "
+		    "%u:%u %s) or choose its owner as the sandbox uid",
+		    (unsigned)*uid, (unsigned)*uid, real, (unsigned)st.st_uid,
+		    (unsigned)*uid, (unsigned)*gid, real);
 	return 0;
 }
 
@@ -342,8 +342,8 @@ static int pick_user(const char *real, const locus_bwrap_options *o,
  * in a mount namespace of the child's own, on `mnt` (a folder the user can
  * reach), and bwrap binds `mnt`.
  */
-static void bw_child(int ctl, const char *ws, const char *mnt,
-                     bool drop, uid_t uid, gid_t gid, char *const *argv)
+static void bw_child(int ctl, const char *ws, const char *mnt, bool drop,
+                     uid_t uid, gid_t gid, char *const *argv)
 {
 	setsid();
 	int nul = open("/dev/null", O_RDWR);
@@ -372,12 +372,13 @@ static int bw_start(bwrap_session *s, const char *real,
 	if (rc)
 		return rc;
 	if (drop && fchown(s->xfd, uid, gid) < 0)
-		return lh_err(err, LOCUS_EIO, "cannot hand the transfer folder "
-		                              "to the sandbox user: %s",
+		return lh_err(err, LOCUS_EIO,
+		              "cannot hand the transfer folder "
+		              "to the sandbox user: %s",
 		              strerror(errno));
 	lh_buf server = {0}, mnt = {0}, xd = {0};
-	lh_buf_printf(&server, SERVER_FMT, o->output_max ? o->output_max
-	                                                 : (size_t)64 << 20);
+	lh_buf_printf(&server, SERVER_FMT,
+	              o->output_max ? o->output_max : (size_t)64 << 20);
 	lh_buf_printf(&mnt, "%s/w", s->xdir);
 	lh_buf_printf(&xd, "%s/x", s->xdir);
 	char tmp_s[32];

@@ -61,17 +61,18 @@ static bool align_lcs(const line *A, const line *B, size_t pre, size_t ma,
 #define AT(i, j) L[(i) * (mb + 1) + (j)]
 	for (size_t i = ma; i-- > 0;)
 		for (size_t j = mb; j-- > 0;)
-			AT(i, j) = eq(&A[pre + i], &B[pre + j])
-			               ? AT(i + 1, j + 1) + 1
-			           : AT(i + 1, j) >= AT(i, j + 1) ? AT(i + 1, j)
-			                                          : AT(i, j + 1);
+			AT(i, j) =
+			    eq(&A[pre + i], &B[pre + j]) ? AT(i + 1, j + 1) + 1
+			    : AT(i + 1, j) >= AT(i, j + 1) ? AT(i + 1, j)
+			                                   : AT(i, j + 1);
 	size_t i = 0, j = 0;
 	while (i < ma || j < mb) {
 		if (i < ma && j < mb && eq(&A[pre + i], &B[pre + j])) {
 			steps[(*ns)++] = (step){' ', pre + i, pre + j};
 			i++;
 			j++;
-		} else if (j == mb || (i < ma && AT(i + 1, j) >= AT(i, j + 1))) {
+		} else if (j == mb ||
+		           (i < ma && AT(i + 1, j) >= AT(i, j + 1))) {
 			steps[(*ns)++] = (step){'-', pre + i, pre + j};
 			i++;
 		} else {

@@ -70,9 +70,9 @@ static bool same_file(const char *root, const char *p, const char *target)
 static bool patch_touches(const char *root, const char *patch,
                           const char *target)
 {
-	static const char *const heads[] = {"*** Add File: ", "*** Update File: ",
-	                                    "*** Delete File: ", "*** Move to: ",
-	                                    NULL};
+	static const char *const heads[] = {
+	    "*** Add File: ", "*** Update File: ", "*** Delete File: ",
+	    "*** Move to: ", NULL};
 	for (const char *l = patch; l && *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t ll = nl ? (size_t)(nl - l) : strlen(l);
@@ -108,8 +108,9 @@ static bool call_touches(const char *root, const cJSON *a, const char *target)
 	name = name ? name + 1 : target;
 	for (int i = 0; i < 2; i++) {
 		const cJSON *x = i ? t : c;
-		if (cJSON_IsString(x) && (strstr(x->valuestring, target) ||
-		                          (*name && strstr(x->valuestring, name))))
+		if (cJSON_IsString(x) &&
+		    (strstr(x->valuestring, target) ||
+		     (*name && strstr(x->valuestring, name))))
 			return true;
 	}
 	return false;
@@ -140,13 +141,13 @@ static const char *audit_guard(const locus_policy_wrap *w, const char *args)
  * the caller shows a fixed refusal).  Anything unexpected refuses.
  * `args` is NUL-terminated, `args_len` bytes.
  */
-static int policy_decide_z(const char *tool, const char *args,
-                           size_t args_len, const locus_policy_wrap *w,
-                           char **res)
+static int policy_decide_z(const char *tool, const char *args, size_t args_len,
+                           const locus_policy_wrap *w, char **res)
 {
 	if (w && w->version != LOCUS_POLICY_WRAP_VERSION) {
-		*res = refusal(tool, "not run: a policy wrap of an unknown "
-		                     "version (start from LOCUS_POLICY_WRAP_INIT)",
+		*res = refusal(tool,
+		               "not run: a policy wrap of an unknown "
+		               "version (start from LOCUS_POLICY_WRAP_INIT)",
 		               NULL);
 		return 0;
 	}
@@ -165,8 +166,8 @@ static int policy_decide_z(const char *tool, const char *args,
 	in.workspace_root = w->workspace_root;
 	locus_decision *d = NULL;
 	locus_error err = {0};
-	int rc = locus_gate(&d, w->policy, NULL, tool, args, args_len, &in,
-	                    &err);
+	int rc =
+	    locus_gate(&d, w->policy, NULL, tool, args, args_len, &in, &err);
 	if (rc || !d) {
 		locus_decision_free(d);
 		*res = refusal(tool,
@@ -197,8 +198,10 @@ static int policy_decide_z(const char *tool, const char *args,
 	else if (o != LOCUS_OUTCOME_REQUIRE_HUMAN && o != LOCUS_OUTCOME_DENY)
 		*res = refusal(tool, "denied: unknown outcome", NULL);
 	else if (locus_decision_refusal_json(res, d) != 0)
-		*res = refusal(tool, "not run: out of memory rendering the "
-		                     "refusal", NULL);
+		*res = refusal(tool,
+		               "not run: out of memory rendering the "
+		               "refusal",
+		               NULL);
 	locus_decision_free(d);
 	return allowed;
 }

@@ -261,23 +261,16 @@ void lh_grpc_status_line(lh_grpc_status *st, const char *line, size_t len)
 int lh_grpc_code_from_http(int http_status)
 {
 	switch (http_status) {
-	case 200:
-		return LH_GRPC_OK;
-	case 400:
-		return LH_GRPC_INTERNAL;
-	case 401:
-		return LH_GRPC_UNAUTHENTICATED;
-	case 403:
-		return LH_GRPC_PERMISSION_DENIED;
-	case 404:
-		return LH_GRPC_UNIMPLEMENTED;
+	case 200: return LH_GRPC_OK;
+	case 400: return LH_GRPC_INTERNAL;
+	case 401: return LH_GRPC_UNAUTHENTICATED;
+	case 403: return LH_GRPC_PERMISSION_DENIED;
+	case 404: return LH_GRPC_UNIMPLEMENTED;
 	case 429:
 	case 502:
 	case 503:
-	case 504:
-		return LH_GRPC_UNAVAILABLE;
-	default:
-		return LH_GRPC_UNKNOWN;
+	case 504: return LH_GRPC_UNAVAILABLE;
+	default: return LH_GRPC_UNKNOWN;
 	}
 }
 

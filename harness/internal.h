@@ -49,11 +49,11 @@ int lh_nonce(char out[33]);
 
 /* A host command under a supervisor (harness/supervise.c). */
 typedef struct lh_spawn_opts {
-	int root_fd;            /* working folder */
-	const char *command;    /* for /bin/sh -c */
-	const char *stdin_path; /* a FIFO, or NULL for /dev/null */
-	int out_fd;             /* the output file */
-	size_t output_max;      /* bytes kept; the rest counted */
+	int root_fd;                     /* working folder */
+	const char *command;             /* for /bin/sh -c */
+	const char *stdin_path;          /* a FIFO, or NULL for /dev/null */
+	int out_fd;                      /* the output file */
+	size_t output_max;               /* bytes kept; the rest counted */
 	long rlimit_nproc, rlimit_fsize; /* 0: unchanged */
 } lh_spawn_opts;
 

@@ -37,7 +37,7 @@ static ledger_ent *ledger_find(locus_harness *h, const char *key)
 }
 
 void lh_ledger_note(locus_harness *h, const char *path, const char *data,
-                        size_t len)
+                    size_t len)
 {
 	char *key = ledger_key(h, path);
 	if (!key)
@@ -70,7 +70,7 @@ void lh_ledger_forget(locus_harness *h, const char *path)
 /* NULL when a change to an existing file (with these current bytes) may
  * go ahead; else the refusal text (static format filled into out). */
 bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
-                         size_t len, lh_buf *out)
+                     size_t len, lh_buf *out)
 {
 	if (!h->cfg.require_read)
 		return true;

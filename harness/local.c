@@ -238,20 +238,17 @@ static int open_beneath(local_backend *lb, const char *rel, int flags,
 	return walk_open(lb, rel, flags, fd_out);
 }
 
-int lh_map_errno(locus_error *err, int e, const char *path,
-                     const char *root)
+int lh_map_errno(locus_error *err, int e, const char *path, const char *root)
 {
 	switch (e) {
 	case EXDEV:
-	case ELOOP:
-		return lh_escape_err(err, path, root);
+	case ELOOP: return lh_escape_err(err, path, root);
 	case ENOENT:
 		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	case ENOTDIR:
 		return lh_err(err, LOCUS_ENOTFOUND,
 		              "%s: a part of the path is not a folder", path);
-	case ENOMEM:
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	case ENOMEM: return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	default: {
 		int rc = lh_err(err, LOCUS_EIO, "%s: %s", path, strerror(e));
 		if (err)
@@ -263,7 +260,7 @@ int lh_map_errno(locus_error *err, int e, const char *path,
 
 /* Resolve a user path to an open fd (flags for the final open). */
 int lh_resolve(local_backend *lb, const char *path, int flags, int *fd_out,
-                   locus_error *err)
+               locus_error *err)
 {
 	char *rel = NULL;
 	int rc = to_rel(lb, path, &rel, err);
@@ -280,8 +277,8 @@ int lh_resolve(local_backend *lb, const char *path, int flags, int *fd_out,
  * Resolve the parent folder of a path for a change (write, remove): the
  * parent is opened (created if missing when mk) and the last name returned.
  */
-int lh_resolve_parent(local_backend *lb, const char *path, bool mk,
-                          int *dirfd, char **name, locus_error *err)
+int lh_resolve_parent(local_backend *lb, const char *path, bool mk, int *dirfd,
+                      char **name, locus_error *err)
 {
 	char *rel = NULL;
 	*name = NULL;

@@ -120,11 +120,11 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 }
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                      int flags, const locus_call_ctl *ctl,
-                      locus_exec_result *res, locus_error *err);
+                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
+                  locus_error *err);
 
 int lh_l_exec(locus_backend *b, const char *command, double timeout_s,
-                  int flags, locus_exec_result *res, locus_error *err)
+              int flags, locus_exec_result *res, locus_error *err)
 {
 	return lh_l_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
@@ -145,8 +145,8 @@ static void reap_finished(local_backend *lb)
 /* The output file of command id, and for a background one its stdin
  * FIFO (held open read-write in *infd). */
 static int open_job_files(local_backend *lb, unsigned id, bool bg,
-                          char outp[4200], char inp[4200], int *ofd,
-                          int *infd, locus_error *err)
+                          char outp[4200], char inp[4200], int *ofd, int *infd,
+                          locus_error *err)
 {
 	snprintf(outp, 4200, "%s/%u.out", lb->state_dir, id);
 	snprintf(inp, 4200, "%s/%u.in", lb->state_dir, id);
@@ -170,8 +170,7 @@ static int open_job_files(local_backend *lb, unsigned id, bool bg,
 /* Wait for a foreground command: it ends, is cancelled or times out; a
  * cancelled one, or one timed out without KEEP, is killed (tree and all). */
 static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
-                            const locus_call_ctl *ctl,
-                            locus_exec_result *res)
+                            const locus_call_ctl *ctl, locus_exec_result *res)
 {
 	useconds_t nap = 2000;
 	double last = j->start;
@@ -202,8 +201,8 @@ static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
 }
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl,
-                  locus_exec_result *res, locus_error *err)
+                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
+                  locus_error *err)
 {
 	local_backend *lb = L(b);
 	memset(res, 0, sizeof *res);
@@ -223,10 +222,9 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	double start = lh_now();
 	/* a supervisor (harness/supervise.c) runs the command in its own
 	 * session, caps its output and kills whatever it leaves behind */
-	lh_spawn_opts so = {lb->root_fd,      command,
-	                    bg ? inp : NULL,  ofd,
-	                    lb->output_max,   lb->rlimit_nproc,
-	                    lb->rlimit_fsize};
+	lh_spawn_opts so = {
+	    lb->root_fd,    command,          bg ? inp : NULL, ofd,
+	    lb->output_max, lb->rlimit_nproc, lb->rlimit_fsize};
 	pid_t pgid;
 	pid_t pid = lh_spawn(&so, &pgid, err);
 	if (pid < 0) {
@@ -265,8 +263,8 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 }
 
 int lh_l_bg_output(locus_backend *b, const char *handle, size_t since,
-                       char **out, size_t *len, locus_bg_status *st,
-                       locus_error *err)
+                   char **out, size_t *len, locus_bg_status *st,
+                   locus_error *err)
 {
 	job *j = find_job(L(b), handle);
 	*out = NULL;
@@ -283,7 +281,7 @@ int lh_l_bg_output(locus_backend *b, const char *handle, size_t since,
 }
 
 int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
-                      size_t len, bool close_stdin, locus_error *err)
+                  size_t len, bool close_stdin, locus_error *err)
 {
 	local_backend *lb = L(b);
 	job *j = find_job(lb, handle);
@@ -310,11 +308,13 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
 		if (w < 0 && errno == EAGAIN) {
 			double left = until - lh_now();
 			struct pollfd pf = {j->stdin_fd, POLLOUT, 0};
-			if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0)
-				return lh_err(err, LOCUS_ETIMEOUT,
-				              "%s is not reading its stdin: %zu of "
-				              "%zu bytes written in %.0f s",
-				              handle, off, len, lb->stdin_timeout);
+			if (left <= 0 ||
+			    poll(&pf, 1, (int)(left * 1000) + 1) == 0)
+				return lh_err(
+				    err, LOCUS_ETIMEOUT,
+				    "%s is not reading its stdin: %zu of "
+				    "%zu bytes written in %.0f s",
+				    handle, off, len, lb->stdin_timeout);
 			continue;
 		}
 		if (w < 0)
@@ -330,7 +330,7 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
 }
 
 int lh_l_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
-                     locus_error *err)
+                 locus_error *err)
 {
 	job *j = find_job(L(b), handle);
 	if (!j)

@@ -30,7 +30,7 @@
 /* ---------------- files ---------------- */
 
 int lh_l_stat(locus_backend *b, const char *path, locus_stat *out,
-                  locus_error *err)
+              locus_error *err)
 {
 	local_backend *lb = L(b);
 	memset(out, 0, sizeof *out);
@@ -95,7 +95,7 @@ static int read_fd_all(int fd, const char *path, char **out, size_t *len,
 }
 
 int lh_l_read(locus_backend *b, const char *path, char **out, size_t *len,
-                  locus_error *err)
+              locus_error *err)
 {
 	local_backend *lb = L(b);
 	*out = NULL;
@@ -141,15 +141,15 @@ static void keep_meta(int fd, const struct stat *st)
 static int cas_check(int dfd, const char *name, const char *expect,
                      const char *path, locus_error *err)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	                               O_CLOEXEC);
+	int fd =
+	    openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT && !expect)
 			return 0;
 		if (errno == ENOENT)
-			return lh_err(err, LOCUS_ECONFLICT,
-			              "%s was removed on disk since it was read",
-			              path);
+			return lh_err(
+			    err, LOCUS_ECONFLICT,
+			    "%s was removed on disk since it was read", path);
 		return lh_map_errno(err, errno, path, "");
 	}
 	if (!expect) {
@@ -312,13 +312,14 @@ static int l_commit_at(local_backend *lb, staged *t, bool cas,
 	int rc = 0, lockfd = -1;
 	struct stat st;
 	if (cas) {
-		lockfd = openat(t->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		lockfd =
+		    openat(t->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		while (lockfd >= 0 && flock(lockfd, LOCK_EX) < 0 &&
 		       errno == EINTR)
 			;
-		rc = lockfd < 0 ? lh_map_errno(err, errno, t->path, lb->root)
-		                : cas_check(t->dfd, t->name, expect, t->path,
-		                            err);
+		rc = lockfd < 0
+		         ? lh_map_errno(err, errno, t->path, lb->root)
+		         : cas_check(t->dfd, t->name, expect, t->path, err);
 		if (!rc && expect &&
 		    fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			/* the file may have been replaced (same bytes,
@@ -355,9 +356,9 @@ static int l_write_at(locus_backend *b, const char *path, const char *data,
 /* One change of a batch: its staged file (writes) or its folder and name
  * (removes), the file it replaced or removed kept aside as `bak`. */
 typedef struct lop {
-	staged *t;   /* writes: dfd, name, tmp */
-	int dfd;     /* removes */
-	char *name;  /* removes */
+	staged *t;              /* writes: dfd, name, tmp */
+	int dfd;                /* removes */
+	char *name;             /* removes */
 	char bak[NAME_MAX + 1]; /* the replaced/removed file, kept aside */
 	bool done, created;
 } lop;
@@ -407,7 +408,8 @@ static int lop_do(local_backend *lb, lop *o, const locus_write_op *op,
 	struct stat st;
 	if (!rc && o->t && op->expect_sha256 &&
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		int tfd = openat(dfd, o->t->tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		int tfd =
+		    openat(dfd, o->t->tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (tfd >= 0) {
 			keep_meta(tfd, &st); /* the current file's owner */
 			close(tfd);
@@ -432,13 +434,15 @@ static int lop_do(local_backend *lb, lop *o, const locus_write_op *op,
 			                  op->path)
 			         : lh_map_errno(err, errno, op->path, lb->root);
 	} else if (!rc) {
-		if (renameat2(dfd, o->t->tmp, dfd, name, RENAME_EXCHANGE) == 0) {
+		if (renameat2(dfd, o->t->tmp, dfd, name, RENAME_EXCHANGE) ==
+		    0) {
 			memcpy(o->bak, o->t->tmp, sizeof o->bak);
 		} else {
 			bak_name(lb, name, o->bak);
 			if (linkat(dfd, name, dfd, o->bak, 0) < 0 ||
 			    renameat(dfd, o->t->tmp, dfd, name) < 0) {
-				rc = lh_map_errno(err, errno, op->path, lb->root);
+				rc = lh_map_errno(err, errno, op->path,
+				                  lb->root);
 				unlinkat(dfd, o->bak, 0);
 				o->bak[0] = '\0';
 			}
@@ -481,7 +485,7 @@ static void lop_free(lop *o)
 }
 
 int lh_l_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
-                        size_t *failed, locus_error *err)
+                    size_t *failed, locus_error *err)
 {
 	local_backend *lb = L(b);
 	*failed = 0;
@@ -495,8 +499,8 @@ int lh_l_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	/* stage every write (and find every removal's folder) first */
 	for (; i < n && !rc; i++) {
 		if (ops[i].remove)
-			rc = lh_resolve_parent(lb, ops[i].path, false, &o[i].dfd,
-			                    &o[i].name, err);
+			rc = lh_resolve_parent(lb, ops[i].path, false,
+			                       &o[i].dfd, &o[i].name, err);
 		else
 			rc = l_stage_at(b, ops[i].path, ops[i].data, ops[i].len,
 			                &o[i].t, 0, err);
@@ -516,14 +520,14 @@ int lh_l_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	return rc;
 }
 
-int lh_l_write(locus_backend *b, const char *path, const char *data,
-                   size_t len, locus_error *err)
+int lh_l_write(locus_backend *b, const char *path, const char *data, size_t len,
+               locus_error *err)
 {
 	return l_write_at(b, path, data, len, false, NULL, err);
 }
 
 int lh_l_write_cas(locus_backend *b, const char *path, const char *data,
-                       size_t len, const char *expect, locus_error *err)
+                   size_t len, const char *expect, locus_error *err)
 {
 	return l_write_at(b, path, data, len, true, expect, err);
 }
@@ -566,8 +570,8 @@ static int push_ent(locus_dirent **ents, size_t *n, size_t *cap,
 	return 0;
 }
 
-int lh_l_list(locus_backend *b, const char *path, locus_dirent **out,
-                  size_t *n, locus_error *err)
+int lh_l_list(locus_backend *b, const char *path, locus_dirent **out, size_t *n,
+              locus_error *err)
 {
 	local_backend *lb = L(b);
 	*out = NULL;
@@ -673,8 +677,8 @@ static int walk_run(walk_stack *w, size_t max, locus_dirent **out, size_t *n)
 			continue;
 		}
 		/* symlinks are not followed: their targets may lie outside */
-		int rc = S_ISREG(sb.st_mode) ? push_ent(out, n, &cap, full, &sb)
-		                             : 0;
+		int rc =
+		    S_ISREG(sb.st_mode) ? push_ent(out, n, &cap, full, &sb) : 0;
 		free(full);
 		if (rc)
 			return LOCUS_ENOMEM;

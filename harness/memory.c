@@ -144,8 +144,7 @@ static int m_reserve(mem_backend *m, size_t more)
 
 /* Put the bytes `copy` (taken) at rel (taken, or freed); the slot was
  * reserved.  True when a file was replaced: *old gets its bytes. */
-static bool m_put(mem_backend *m, char *rel, char *copy, size_t len,
-                  mfile *old)
+static bool m_put(mem_backend *m, char *rel, char *copy, size_t len, mfile *old)
 {
 	bool f;
 	size_t i = m_find(m, rel, &f);

@@ -22,8 +22,8 @@ typedef struct span {
 
 static size_t ws(const char *t, size_t n, size_t i)
 {
-	while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' ||
-	                 t[i] == '\r'))
+	while (i < n &&
+	       (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
 		i++;
 	return i;
 }
@@ -59,8 +59,7 @@ static size_t skip_value(const char *t, size_t n, size_t i)
 }
 
 /* The value of member `key` of the object at i; false when absent. */
-static bool member(const char *t, size_t n, size_t i, const char *key,
-                   span *v)
+static bool member(const char *t, size_t n, size_t i, const char *key, span *v)
 {
 	size_t kl = strlen(key);
 	i = ws(t, n, i);

@@ -22,7 +22,7 @@
 #include "harness/internal.h"
 
 #define STATE_DIR "/workspace/.locus-harness"
-#define MARK      "\n\036locus-rc "
+#define MARK "\n\036locus-rc "
 
 typedef struct oci_session {
 	locus_session base;
@@ -148,10 +148,9 @@ static int stop_command(oci_session *s, const char *command_id,
 	return rc;
 }
 
-static int o_exec_ctl(locus_session *ss, const char *command,
-                      double timeout_s, const locus_call_ctl *ctl,
-                      int *exit_code, char **out, size_t *len,
-                      bool *cancelled, locus_error *err)
+static int o_exec_ctl(locus_session *ss, const char *command, double timeout_s,
+                      const locus_call_ctl *ctl, int *exit_code, char **out,
+                      size_t *len, bool *cancelled, locus_error *err)
 {
 	oci_session *s = (oci_session *)ss;
 	*exit_code = -1;

@@ -17,7 +17,7 @@
 
 #include "harness/internal.h"
 
-#define V   "/20231130"
+#define V "/20231130"
 #define SBX V "/sandboxes/{sandboxId}"
 
 static const struct {

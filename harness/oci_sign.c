@@ -101,8 +101,8 @@ int loci_signer_new(loci_signer **out, const char *key_id, const char *pem,
 	BIO *bio = BIO_new_mem_buf(pem, (int)pem_len);
 	if (!bio)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	EVP_PKEY *key =
-	    PEM_read_bio_PrivateKey(bio, NULL, pass_cb, (void *)(uintptr_t)passphrase);
+	EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, pass_cb,
+	                                        (void *)(uintptr_t)passphrase);
 	BIO_free(bio);
 	if (!key)
 		return lh_err(err, LOCUS_EINVALID,

@@ -21,7 +21,7 @@
 
 #include "harness/internal.h"
 
-#define MAX_LINE    ((size_t)8 << 20) /* one event; more is a broken stream */
+#define MAX_LINE ((size_t)8 << 20) /* one event; more is a broken stream */
 #define MAX_RESUMES 20
 
 typedef struct stream {

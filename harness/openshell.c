@@ -39,11 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROOT             "/sandbox"
+#define ROOT "/sandbox"
 #define DEFAULT_ENDPOINT "127.0.0.1:17670"
-#define PART             (768u * 1024) /* stdin bytes per upload request */
-#define ARG_MAX_SCRIPT   (30u * 1024)  /* the gateway allows 32 KiB per arg */
-#define MAX_DOWNLOAD     (256u << 20)  /* base64 text of one download */
+#define PART (768u * 1024)          /* stdin bytes per upload request */
+#define ARG_MAX_SCRIPT (30u * 1024) /* the gateway allows 32 KiB per arg */
+#define MAX_DOWNLOAD (256u << 20)   /* base64 text of one download */
 
 typedef struct os_session {
 	locus_session base;
@@ -177,8 +177,8 @@ static int unframe(collect *c, const char *tok, int *status, bool *ended,
  * file first.  pass_stdin keeps stdin for the script (uploads).  The
  * script runs under the cancel guard `gtok`.
  */
-static void build_wrapper(lh_buf *w, const char *tok, const char *gtok,
-                          long t, bool script_stdin, bool pass_stdin)
+static void build_wrapper(lh_buf *w, const char *tok, const char *gtok, long t,
+                          bool script_stdin, bool pass_stdin)
 {
 	if (script_stdin)
 		lh_buf_puts(w, "f=$(mktemp) || exit 97\n"
@@ -227,9 +227,9 @@ static size_t collected(const void *p)
 /* The request of one run: the script as one argument S='...' in front of
    the wrapper when it fits the gateway's per-argument limit as valid
    UTF-8 (a proto3 string), else on stdin. */
-static int build_request(const char *script, const run_opts *o,
-                         const char *tok, const char *gtok, lh_buf *full,
-                         bool *script_stdin, locus_error *err)
+static int build_request(const char *script, const run_opts *o, const char *tok,
+                         const char *gtok, lh_buf *full, bool *script_stdin,
+                         locus_error *err)
 {
 	long t = o->timeout_s >= 1 ? (long)ceil(o->timeout_s) : 1;
 	*script_stdin = strlen(script) > ARG_MAX_SCRIPT ||
@@ -380,10 +380,9 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 /* Output kept of one command; past it the head and tail halves. */
 #define OUTPUT_MAX ((size_t)64 << 20)
 
-static int os_exec_ctl(locus_session *ss, const char *command,
-                       double timeout_s, const locus_call_ctl *ctl,
-                       int *exit_code, char **out, size_t *len,
-                       bool *cancelled, locus_error *err)
+static int os_exec_ctl(locus_session *ss, const char *command, double timeout_s,
+                       const locus_call_ctl *ctl, int *exit_code, char **out,
+                       size_t *len, bool *cancelled, locus_error *err)
 {
 	os_session *s = (os_session *)ss;
 	run_opts o = {.timeout_s = timeout_s > 0 ? timeout_s : 120,
@@ -684,7 +683,8 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	size_t pl;
 	run_opts ro = {.timeout_s = 60, .max_out = 4096};
 	if (!rc)
-		rc = os_run(s, "echo ready", &ro, &code, &probe, &pl, NULL, err);
+		rc =
+		    os_run(s, "echo ready", &ro, &code, &probe, &pl, NULL, err);
 	if (!rc && (code != 0 || !probe || strcmp(probe, "ready\n")))
 		rc =
 		    lh_err(err, LOCUS_EIO,

@@ -25,25 +25,14 @@ static int status_error(const char *rpc, const lh_grpc_result *r,
 {
 	int code;
 	switch (r->code) {
-	case LH_GRPC_NOT_FOUND:
-		code = LOCUS_ENOTFOUND;
-		break;
+	case LH_GRPC_NOT_FOUND: code = LOCUS_ENOTFOUND; break;
 	case LH_GRPC_UNAUTHENTICATED:
-	case LH_GRPC_PERMISSION_DENIED:
-		code = LOCUS_EDENIED;
-		break;
+	case LH_GRPC_PERMISSION_DENIED: code = LOCUS_EDENIED; break;
 	case LH_GRPC_OUT_OF_RANGE:
-	case LH_GRPC_RESOURCE_EXHAUSTED:
-		code = LOCUS_ETOOBIG;
-		break;
-	case LH_GRPC_DEADLINE_EXCEEDED:
-		code = LOCUS_ETIMEOUT;
-		break;
-	case LH_GRPC_INVALID_ARGUMENT:
-		code = LOCUS_EINVALID;
-		break;
-	default:
-		code = LOCUS_EIO;
+	case LH_GRPC_RESOURCE_EXHAUSTED: code = LOCUS_ETOOBIG; break;
+	case LH_GRPC_DEADLINE_EXCEEDED: code = LOCUS_ETIMEOUT; break;
+	case LH_GRPC_INVALID_ARGUMENT: code = LOCUS_EINVALID; break;
+	default: code = LOCUS_EIO;
 	}
 	return lh_err(err, code, "openshell %s: %s: %.180s", rpc,
 	              lh_grpc_code_name(r->code),

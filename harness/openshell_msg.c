@@ -91,7 +91,8 @@ static kv_entry *kv_sorted(const lh_os_kv *kv, size_t n, pb_size_t *count)
 	 * own serialisers write them): "" is sent, never NULL */
 	for (size_t i = 0; i < n; i++) {
 		e[i].key = (char *)(uintptr_t)(kv[i].key ? kv[i].key : "");
-		e[i].value = (char *)(uintptr_t)(kv[i].value ? kv[i].value : "");
+		e[i].value =
+		    (char *)(uintptr_t)(kv[i].value ? kv[i].value : "");
 	}
 	qsort(e, n, sizeof *e, kv_cmp);
 	*count = (pb_size_t)n;
@@ -368,8 +369,7 @@ int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
 		*kind = LH_OS_EV_EXIT;
 		*exit_code = m.payload.exit.exit_code;
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return 0;
 }

@@ -110,9 +110,9 @@ int lh_os_decode_event(const uint8_t *msg, size_t len, lh_os_event_kind *kind,
 const char *lh_os_phase_name(int phase);
 
 #define LH_OS_PHASE_PROVISIONING 1
-#define LH_OS_PHASE_READY        2
-#define LH_OS_PHASE_ERROR        3
-#define LH_OS_PHASE_DELETING     4
-#define LH_OS_PHASE_STOPPED      7
+#define LH_OS_PHASE_READY 2
+#define LH_OS_PHASE_ERROR 3
+#define LH_OS_PHASE_DELETING 4
+#define LH_OS_PHASE_STOPPED 7
 
 #endif

@@ -242,8 +242,8 @@ typedef struct pplan {
 	lh_change *c;
 	size_t n, cap;
 	char **msg;
-	svec F;          /* the updated file's lines (views into data) */
-	svec oldl, newl; /* a hunk's old lines (context, '-') and new */
+	svec F;                 /* the updated file's lines (views into data) */
+	svec oldl, newl;        /* a hunk's old lines (context, '-') and new */
 	size_t *nmap, nmap_cap; /* newl[k]: its line in oldl, or SIZE_MAX */
 	char *data;             /* the updated file's bytes */
 	lh_buf nb;              /* a file's new text */
@@ -390,8 +390,8 @@ static int update_hunks(pplan *p, const char *path, size_t at)
 			break;
 		}
 		if (find && *find) {
-			size_t k = find_seq(&p->F, cursor,
-			                    &(sv){find, strlen(find)}, 1, false);
+			size_t k = find_seq(
+			    &p->F, cursor, &(sv){find, strlen(find)}, 1, false);
 			if (k == SIZE_MAX) {
 				free(find);
 				return fail(p->msg,
@@ -475,10 +475,11 @@ static int plan_sections(pplan *p)
 			return p->n ? 0
 			            : fail(p->msg, "the patch changes nothing",
 			                   NULL, 0);
-		const char *kind = starts(l, "*** Add File:")      ? "*** Add File:"
-		                   : starts(l, "*** Delete File:") ? "*** Delete File:"
-		                   : starts(l, "*** Update File:") ? "*** Update File:"
-		                                                   : NULL;
+		const char *kind =
+		    starts(l, "*** Add File:")      ? "*** Add File:"
+		    : starts(l, "*** Delete File:") ? "*** Delete File:"
+		    : starts(l, "*** Update File:") ? "*** Update File:"
+		                                    : NULL;
 		if (!kind)
 			return fail(p->msg,
 			            "expected *** Add File, *** Update File, "
@@ -512,8 +513,8 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 	int rc;
 	if (p.i >= p.L.n ||
 	    !sv_eq(p.L.v[p.i], (sv){"*** Begin Patch", 15}, 1)) {
-		rc = fail(msg, "the patch must start with *** Begin Patch", NULL,
-		          p.i + 1);
+		rc = fail(msg, "the patch must start with *** Begin Patch",
+		          NULL, p.i + 1);
 	} else {
 		p.i++;
 		rc = plan_sections(&p);

@@ -22,8 +22,8 @@
 
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */
-bool lh_arg_str(const cJSON *a, const char *k, const char *def,
-                    const char **v, lh_buf *out)
+bool lh_arg_str(const cJSON *a, const char *k, const char *def, const char **v,
+                lh_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
@@ -41,7 +41,7 @@ bool lh_arg_str(const cJSON *a, const char *k, const char *def,
 }
 
 bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
-                    long *v, lh_buf *out)
+                long *v, lh_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
@@ -61,8 +61,7 @@ bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
 	return true;
 }
 
-bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v,
-                     lh_buf *out)
+bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lh_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
@@ -91,8 +90,8 @@ static lh_change *plan_add(lh_change **plan, size_t *n)
 
 /* Plan replacing path's content; `old` is taken over (may be NULL). */
 bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
-                       char *old, size_t olen, const char *data, size_t len,
-                       lh_buf *out)
+                   char *old, size_t olen, const char *data, size_t len,
+                   lh_buf *out)
 {
 	lh_change *c = plan_add(plan, n);
 	if (!c || !(c->path = strdup(path)) || !(c->data = malloc(len + 1))) {
@@ -117,7 +116,7 @@ void lh_err_text(lh_buf *out, const locus_error *err, const char *tail)
 
 /* Read a file that must exist, and pass the ledger. */
 bool lh_load_for_change(locus_harness *h, const char *path, char **data,
-                            size_t *len, lh_buf *out)
+                        size_t *len, lh_buf *out)
 {
 	locus_error err = {0};
 	int rc = h->b->read(h->b, path, data, len, &err);
@@ -182,13 +181,13 @@ bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 		/* one batch: all or nothing, the originals put back on a
 		 * failure part way (mode and owner included) */
 		locus_write_op *ops = calloc(n, sizeof *ops);
-		char (*sha)[65] = calloc(n, sizeof *sha);
+		char(*sha)[65] = calloc(n, sizeof *sha);
 		int rc = ops && sha ? 0 : LOCUS_ENOMEM;
 		for (size_t k = 0; !rc && k < n; k++) {
 			if (c[k].had)
 				lh_sha256_hex(c[k].old, c[k].olen, sha[k]);
-			ops[k] = (locus_write_op){c[k].path, c[k].data, c[k].len,
-			                          c[k].del,
+			ops[k] = (locus_write_op){c[k].path, c[k].data,
+			                          c[k].len, c[k].del,
 			                          c[k].had ? sha[k] : NULL};
 		}
 		size_t failed = 0;
@@ -199,7 +198,8 @@ bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 		free(ops);
 		free(sha);
 		if (rc) {
-			commit_refusal(out, &err, c[failed < n ? failed : 0].path);
+			commit_refusal(out, &err,
+			               c[failed < n ? failed : 0].path);
 			return false;
 		}
 		i = n;

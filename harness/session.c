@@ -32,8 +32,8 @@
 #include <unistd.h>
 
 /* Run a script; exit code and output. */
-int lh_srun(session_backend *sb, const char *script, double timeout,
-                int *code, char **out, size_t *len, locus_error *err)
+int lh_srun(session_backend *sb, const char *script, double timeout, int *code,
+            char **out, size_t *len, locus_error *err)
 {
 	char *o = NULL;
 	size_t ol = 0;
@@ -55,7 +55,7 @@ int lh_srun(session_backend *sb, const char *script, double timeout,
 
 /* Absolute sandbox path of a user path (lexically inside the root). */
 int lh_sabs(session_backend *sb, const char *path, lh_buf *abs,
-                locus_error *err)
+            locus_error *err)
 {
 	char *rel;
 	int rc = lh_path_rel(sb->root, path, &rel, err);
@@ -96,7 +96,7 @@ void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs)
 }
 
 int lh_path_script(session_backend *sb, const char *path, const char *body,
-                       int *code, char **out, size_t *len, locus_error *err)
+                   int *code, char **out, size_t *len, locus_error *err)
 {
 	lh_buf abs = {0}, sc = {0};
 	int rc = lh_sabs(sb, path, &abs, err);
@@ -136,10 +136,10 @@ static int s_stat(locus_backend *b, const char *path, locus_stat *st,
 	size_t ol;
 	int rc =
 	    lh_path_script(S(b), path,
-	                "if [ -d \"$P\" ]; then echo d; elif [ -e \"$P\" ]; "
-	                "then find \"$P\" -maxdepth 0 -printf 'f %s "
-	                "%T@\\n'; else echo n; fi\n",
-	                &code, &o, &ol, err);
+	                   "if [ -d \"$P\" ]; then echo d; elif [ -e \"$P\" ]; "
+	                   "then find \"$P\" -maxdepth 0 -printf 'f %s "
+	                   "%T@\\n'; else echo n; fi\n",
+	                   &code, &o, &ol, err);
 	if (rc)
 		return rc;
 	if (o && o[0] == 'd') {
@@ -163,9 +163,9 @@ static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
 	*len = 0;
 	int code;
 	int rc = lh_path_script(S(b), path,
-	                     "if [ -d \"$P\" ]; then exit 3; fi; "
-	                     "[ -f \"$P\" ] || exit 4\n",
-	                     &code, NULL, NULL, err);
+	                        "if [ -d \"$P\" ]; then exit 3; fi; "
+	                        "[ -f \"$P\" ] || exit 4\n",
+	                        &code, NULL, NULL, err);
 	if (rc)
 		return rc;
 	if (code == 3)
@@ -203,10 +203,11 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 {
 	session_backend *sb = S(b);
 	int code;
-	int rc = lh_path_script(sb, path,
-	                     "[ -d \"$P\" ] && exit 3\n"
-	                     "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
-	                     &code, NULL, NULL, err);
+	int rc =
+	    lh_path_script(sb, path,
+	                   "[ -d \"$P\" ] && exit 3\n"
+	                   "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
+	                   &code, NULL, NULL, err);
 	if (rc)
 		return rc;
 	if (code == 3)
@@ -242,21 +243,23 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 			 * of the folder when the sandbox has it */
 			lh_buf_puts(&body, "E=");
 			lh_buf_shquote(&body, expect ? expect : "");
-			lh_buf_puts(&body,
-			            "\ncas() { if [ -z \"$E\" ]; then [ ! -e "
-			            "\"$P\" ]; else [ \"$(sha256sum < \"$P\" "
-			            "2>/dev/null | cut -c1-64)\" = \"$E\" ]; "
-			            "fi; }\n"
-			            "if command -v flock >/dev/null 2>&1; then "
-			            "exec 9<\"$(dirname -- \"$P\")\"; flock 9; fi\n"
-			            "cas || { rm -f -- \"$T\"; exit 6; }\n");
+			lh_buf_puts(
+			    &body,
+			    "\ncas() { if [ -z \"$E\" ]; then [ ! -e "
+			    "\"$P\" ]; else [ \"$(sha256sum < \"$P\" "
+			    "2>/dev/null | cut -c1-64)\" = \"$E\" ]; "
+			    "fi; }\n"
+			    "if command -v flock >/dev/null 2>&1; then "
+			    "exec 9<\"$(dirname -- \"$P\")\"; flock 9; fi\n"
+			    "cas || { rm -f -- \"$T\"; exit 6; }\n");
 		}
 		lh_buf_puts(&body, "mv -f -- \"$T\" \"$P\" || { rm -f -- "
 		                   "\"$T\"; exit 5; }\n");
 		rc = lh_path_script(sb, path, body.d, &code, NULL, NULL, err);
 		if (!rc && code == 6)
 			rc = lh_err(err, LOCUS_ECONFLICT,
-			            "%s changed on disk since it was read", path);
+			            "%s changed on disk since it was read",
+			            path);
 		else if (!rc && code != 0)
 			rc = lh_err(err, LOCUS_EIO, "cannot write %s", path);
 	}
@@ -269,9 +272,9 @@ static int s_remove(locus_backend *b, const char *path, locus_error *err)
 {
 	int code;
 	int rc = lh_path_script(S(b), path,
-	                     "[ -d \"$P\" ] && exit 3; [ -e \"$P\" ] || "
-	                     "[ -L \"$P\" ] || exit 4; rm -f -- \"$P\"\n",
-	                     &code, NULL, NULL, err);
+	                        "[ -d \"$P\" ] && exit 3; [ -e \"$P\" ] || "
+	                        "[ -L \"$P\" ] || exit 4; rm -f -- \"$P\"\n",
+	                        &code, NULL, NULL, err);
 	if (rc)
 		return rc;
 	if (code == 4)
@@ -453,9 +456,11 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	}
 	if (code == 124) {
 		lh_buf nb = {0};
-		lh_buf_printf(&nb, "%s... (stopped: the search's time budget of "
-		                   "10 s ran out; narrow the path or the "
-		                   "pattern)\n", o ? o : "");
+		lh_buf_printf(&nb,
+		              "%s... (stopped: the search's time budget of "
+		              "10 s ran out; narrow the path or the "
+		              "pattern)\n",
+		              o ? o : "");
 		free(o);
 		*out = lh_buf_take(&nb);
 		return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");

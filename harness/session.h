@@ -22,7 +22,8 @@ typedef struct session_backend {
 	locus_session *s;
 	char *root;
 	char *label;
-	char *state; /* private job folder in the sandbox (mktemp -d), or NULL */
+	char
+	    *state; /* private job folder in the sandbox (mktemp -d), or NULL */
 	char nonce[33];
 	sjob *jobs;
 	size_t njobs, cap;
@@ -40,12 +41,12 @@ static inline session_backend *S(locus_backend *b)
 bool lh_session_is_bwrap(const locus_session *s);
 
 /* Run a script; exit code and output. */
-int lh_srun(session_backend *sb, const char *script, double timeout,
-                int *code, char **out, size_t *len, locus_error *err);
+int lh_srun(session_backend *sb, const char *script, double timeout, int *code,
+            char **out, size_t *len, locus_error *err);
 
 /* Absolute sandbox path of a user path (lexically inside the root). */
 int lh_sabs(session_backend *sb, const char *path, lh_buf *abs,
-                locus_error *err);
+            locus_error *err);
 
 /*
  * The prelude every path script starts with: P is the path; the deepest
@@ -54,10 +55,10 @@ int lh_sabs(session_backend *sb, const char *path, lh_buf *abs,
 void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs);
 
 int lh_path_script(session_backend *sb, const char *path, const char *body,
-                       int *code, char **out, size_t *len, locus_error *err);
+                   int *code, char **out, size_t *len, locus_error *err);
 
 int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
-                        size_t *failed, locus_error *err);
+                    size_t *failed, locus_error *err);
 
 /* Kill the job's group and every process still marked with its id. */
 int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err);
@@ -71,20 +72,20 @@ int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err);
  * (its exec_ctl under a call's control), with fewer round trips.
  */
 int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                      int flags, const locus_call_ctl *ctl,
-                      locus_exec_result *res, locus_error *err);
+                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
+                  locus_error *err);
 
 int lh_s_exec(locus_backend *b, const char *command, double timeout_s,
-                  int flags, locus_exec_result *res, locus_error *err);
+              int flags, locus_exec_result *res, locus_error *err);
 
 int lh_s_bg_output(locus_backend *b, const char *handle, size_t since,
-                       char **out, size_t *len, locus_bg_status *st,
-                       locus_error *err);
+                   char **out, size_t *len, locus_bg_status *st,
+                   locus_error *err);
 
 int lh_s_bg_write(locus_backend *b, const char *handle, const char *data,
-                      size_t len, bool close_stdin, locus_error *err);
+                  size_t len, bool close_stdin, locus_error *err);
 
 int lh_s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
-                     locus_error *err);
+                 locus_error *err);
 
 #endif

@@ -31,15 +31,17 @@ static int s_stage(session_backend *sb, const char *path, const char *data,
                    size_t len, lh_buf *tmp, locus_error *err)
 {
 	int code;
-	int rc = lh_path_script(sb, path,
-	                     "[ -d \"$P\" ] && exit 3\n"
-	                     "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
-	                     &code, NULL, NULL, err);
+	int rc =
+	    lh_path_script(sb, path,
+	                   "[ -d \"$P\" ] && exit 3\n"
+	                   "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
+	                   &code, NULL, NULL, err);
 	if (!rc && code == 3)
 		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		            path);
 	else if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO, "cannot make the folder of %s", path);
+		rc = lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
+		            path);
 	lh_buf ab = {0};
 	if (!rc)
 		rc = lh_sabs(sb, path, &ab, err);
@@ -73,8 +75,7 @@ static const char BATCH_HEAD[] =
  * prelude, in a subshell), the check, the change with the old file kept
  * aside as B<i>, and u<i>, its undo. */
 static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
-                    const locus_write_op *op, const char *tmp,
-                    locus_error *err)
+                    const locus_write_op *op, const char *tmp, locus_error *err)
 {
 	lh_buf abs = {0};
 	int rc = lh_sabs(sb, op->path, &abs, err);
@@ -84,20 +85,22 @@ static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
 	lh_prelude(sc, sb, abs.d);
 	lh_buf_printf(sc, ") || fail %zu $?\nP%zu=", i, i);
 	lh_buf_shquote(sc, abs.d);
-	lh_buf_printf(sc, "\n[ -L \"$P%zu\" ] && P%zu=$(readlink -f -- "
-	                  "\"$P%zu\")\nB%zu=\"$(dirname -- \"$P%zu\")/"
-	                  ".locus-b-%s-%u\"\nlk \"$P%zu\"\n",
+	lh_buf_printf(sc,
+	              "\n[ -L \"$P%zu\" ] && P%zu=$(readlink -f -- "
+	              "\"$P%zu\")\nB%zu=\"$(dirname -- \"$P%zu\")/"
+	              ".locus-b-%s-%u\"\nlk \"$P%zu\"\n",
 	              i, i, i, i, i, sb->nonce, ++sb->seq, i);
 	lh_buf_printf(sc, "[ -d \"$P%zu\" ] && { ul; fail %zu 3; }\n", i, i);
 	lh_buf_printf(sc, "cas \"$P%zu\" ", i);
 	lh_buf_shquote(sc, op->expect_sha256 ? op->expect_sha256 : "");
 	lh_buf_printf(sc, " || { ul; fail %zu 6; }\n", i);
 	if (op->remove) {
-		lh_buf_printf(sc,
-		              "mv -f -- \"$P%zu\" \"$B%zu\" || { ul; fail %zu 5; }\n"
-		              "u%zu() { lk \"$P%zu\"; mv -f -- \"$B%zu\" "
-		              "\"$P%zu\"; ul; }\n",
-		              i, i, i, i, i, i, i);
+		lh_buf_printf(
+		    sc,
+		    "mv -f -- \"$P%zu\" \"$B%zu\" || { ul; fail %zu 5; }\n"
+		    "u%zu() { lk \"$P%zu\"; mv -f -- \"$B%zu\" "
+		    "\"$P%zu\"; ul; }\n",
+		    i, i, i, i, i, i, i);
 	} else {
 		lh_buf_printf(sc, "T%zu=", i);
 		lh_buf_shquote(sc, tmp);
@@ -109,23 +112,29 @@ static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
 			 * way the very file comes back on undo */
 			lh_buf_printf(
 			    sc,
-			    "\nchmod --reference=\"$P%zu\" \"$T%zu\" 2>/dev/null "
+			    "\nchmod --reference=\"$P%zu\" \"$T%zu\" "
+			    "2>/dev/null "
 			    "&& chmod ug-s \"$T%zu\"\n"
-			    "{ ln -- \"$P%zu\" \"$B%zu\" 2>/dev/null || mv -f -- "
+			    "{ ln -- \"$P%zu\" \"$B%zu\" 2>/dev/null || mv -f "
+			    "-- "
 			    "\"$P%zu\" \"$B%zu\"; } || { ul; fail %zu 5; }\n"
-			    "mv -f -- \"$T%zu\" \"$P%zu\" || { rm -f -- \"$B%zu\"; "
+			    "mv -f -- \"$T%zu\" \"$P%zu\" || { rm -f -- "
+			    "\"$B%zu\"; "
 			    "ul; fail %zu 5; }\n"
-			    "u%zu() { lk \"$P%zu\"; mv -f -- \"$B%zu\" \"$P%zu\"; "
+			    "u%zu() { lk \"$P%zu\"; mv -f -- \"$B%zu\" "
+			    "\"$P%zu\"; "
 			    "ul; }\n",
 			    i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i);
 		else
-			lh_buf_printf(
-			    sc,
-			    "\n{ ln -- \"$T%zu\" \"$P%zu\" 2>/dev/null && rm -f -- "
-			    "\"$T%zu\"; } || mv -f -- \"$T%zu\" \"$P%zu\" || { ul; "
-			    "fail %zu 5; }\n"
-			    "u%zu() { lk \"$P%zu\"; rm -f -- \"$P%zu\"; ul; }\n",
-			    i, i, i, i, i, i, i, i, i);
+			lh_buf_printf(sc,
+			              "\n{ ln -- \"$T%zu\" \"$P%zu\" "
+			              "2>/dev/null && rm -f -- "
+			              "\"$T%zu\"; } || mv -f -- \"$T%zu\" "
+			              "\"$P%zu\" || { ul; "
+			              "fail %zu 5; }\n"
+			              "u%zu() { lk \"$P%zu\"; rm -f -- "
+			              "\"$P%zu\"; ul; }\n",
+			              i, i, i, i, i, i, i, i, i);
 	}
 	lh_buf_puts(sc, "ul\n");
 	lh_buf_free(&abs);
@@ -133,7 +142,7 @@ static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
 }
 
 int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
-                        size_t *failed, locus_error *err)
+                    size_t *failed, locus_error *err)
 {
 	session_backend *sb = S(b);
 	*failed = 0;
@@ -145,9 +154,10 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	for (; !rc && i < n; i++) {
 		if (ops[i].remove) {
 			int code;
-			rc = lh_path_script(sb, ops[i].path,
-			                 "[ -e \"$P\" ] || [ -L \"$P\" ] || exit 4\n",
-			                 &code, NULL, NULL, err);
+			rc = lh_path_script(
+			    sb, ops[i].path,
+			    "[ -e \"$P\" ] || [ -L \"$P\" ] || exit 4\n", &code,
+			    NULL, NULL, err);
 			if (!rc && code)
 				rc = lh_err(err, LOCUS_ENOTFOUND,
 				            "%s does not exist", ops[i].path);
@@ -184,14 +194,16 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 			k = strtoul(f + 7, NULL, 10);
 		*failed = k < n ? (size_t)k : 0;
 		const char *p = ops[*failed].path;
-		rc = code == 6  ? lh_err(err, LOCUS_ECONFLICT,
-		                         "%s changed on disk since it was read", p)
+		rc = code == 6
+		         ? lh_err(err, LOCUS_ECONFLICT,
+		                  "%s changed on disk since it was read", p)
 		     : code == 91 ? lh_err(err, LOCUS_EDENIED,
 		                           "%s resolves outside the workspace "
-		                           "%s: refused", p, sb->root)
+		                           "%s: refused",
+		                           p, sb->root)
 		     : code == 3  ? lh_err(err, LOCUS_EINVALID,
 		                           "%s is a folder, not a file", p)
-		                  : lh_err(err, LOCUS_EIO, "cannot write %s", p);
+		                 : lh_err(err, LOCUS_EIO, "cannot write %s", p);
 	}
 	if (rc && temps.d) {
 		/* a failure before the script: remove what was uploaded */

@@ -50,11 +50,10 @@ static sjob *s_find(session_backend *sb, const char *handle)
  * stem; the job's stdin is passed on (an async list would get /dev/null).
  */
 #define NS_PROBE                                                               \
-	"NS=; unshare -U --map-current-user -m -p -f --mount-proc "           \
-	"--kill-child true >/dev/null 2>&1 && NS='unshare -U "                \
+	"NS=; unshare -U --map-current-user -m -p -f --mount-proc "            \
+	"--kill-child true >/dev/null 2>&1 && NS='unshare -U "                 \
 	"--map-current-user -m -p -f --mount-proc --kill-child'\n"
-#define NS_INIT_LINE                                                           \
-	"NS_INIT='exec 3<&0; sh \"$0.sh\" <&3 3<&- & wait $!'\n"
+#define NS_INIT_LINE "NS_INIT='exec 3<&0; sh \"$0.sh\" <&3 3<&- & wait $!'\n"
 
 /*
  * The job runner, uploaded once a session as STATE/run.sh: run.sh J NONCE
@@ -103,7 +102,8 @@ static int s_state(session_backend *sb, locus_error *err)
 	int code = -1;
 	char *o = NULL;
 	size_t ol = 0;
-	int rc = sc.oom ? LOCUS_ENOMEM : lh_srun(sb, sc.d, 30, &code, &o, &ol, err);
+	int rc =
+	    sc.oom ? LOCUS_ENOMEM : lh_srun(sb, sc.d, 30, &code, &o, &ol, err);
 	lh_buf_free(&sc);
 	if (!rc && (code != 0 || !o || o[0] != '/' || memchr(o, '\'', ol) ||
 	            memchr(o, '\n', ol)))
@@ -234,8 +234,8 @@ int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err)
 	    " do sleep 0.01; i=$((i+1)); done\n",
 	    id, sb->nonce);
 	int code;
-	int rc =
-	    sc.oom ? LOCUS_ENOMEM : lh_srun(sb, sc.d, 30, &code, NULL, NULL, err);
+	int rc = sc.oom ? LOCUS_ENOMEM
+	                : lh_srun(sb, sc.d, 30, &code, NULL, NULL, err);
 	lh_buf_free(&sc);
 	return rc;
 }
@@ -292,7 +292,7 @@ static int s_exec_direct(session_backend *sb, const char *command,
 		                     &res->cancelled, err);
 	else
 		rc = lh_srun(sb, sc.d, timeout_s, &code, &res->output,
-		          &res->output_len, err);
+		             &res->output_len, err);
 	lh_buf_free(&sc);
 	if (rc)
 		return rc;
@@ -306,9 +306,9 @@ static int s_exec_direct(session_backend *sb, const char *command,
 /* Wait for the job of a foreground command: it finishes (collected, no
  * handle), is cancelled or times out without KEEP (killed, collected), or
  * times out with KEEP (lives on under its handle). */
-static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
-                      int flags, const locus_call_ctl *ctl,
-                      locus_exec_result *res, locus_error *err)
+static int s_wait_job(session_backend *sb, sjob *j, double timeout_s, int flags,
+                      const locus_call_ctl *ctl, locus_exec_result *res,
+                      locus_error *err)
 {
 	double start = lh_now(), last = start;
 	useconds_t nap = 5000;
@@ -367,8 +367,8 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
  * (its exec_ctl under a call's control), with fewer round trips.
  */
 int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                      int flags, const locus_call_ctl *ctl,
-                      locus_exec_result *res, locus_error *err)
+                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
+                  locus_error *err)
 {
 	session_backend *sb = S(b);
 	memset(res, 0, sizeof *res);
@@ -394,14 +394,14 @@ int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 }
 
 int lh_s_exec(locus_backend *b, const char *command, double timeout_s,
-                  int flags, locus_exec_result *res, locus_error *err)
+              int flags, locus_exec_result *res, locus_error *err)
 {
 	return lh_s_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
 
 int lh_s_bg_output(locus_backend *b, const char *handle, size_t since,
-                       char **out, size_t *len, locus_bg_status *st,
-                       locus_error *err)
+                   char **out, size_t *len, locus_bg_status *st,
+                   locus_error *err)
 {
 	session_backend *sb = S(b);
 	*out = NULL;
@@ -430,7 +430,7 @@ int lh_s_bg_output(locus_backend *b, const char *handle, size_t since,
 }
 
 int lh_s_bg_write(locus_backend *b, const char *handle, const char *data,
-                      size_t len, bool close_stdin, locus_error *err)
+                  size_t len, bool close_stdin, locus_error *err)
 {
 	session_backend *sb = S(b);
 	sjob *j = s_find(sb, handle);
@@ -476,7 +476,7 @@ int lh_s_bg_write(locus_backend *b, const char *handle, const char *data,
 }
 
 int lh_s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
-                     locus_error *err)
+                 locus_error *err)
 {
 	session_backend *sb = S(b);
 	sjob *j = s_find(sb, handle);

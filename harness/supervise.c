@@ -185,8 +185,7 @@ static void close_others(int *keep, int n)
 		unsigned to = i < n ? (unsigned)keep[i] : ~0U;
 		if (i < n && keep[i] < 3)
 			continue;
-		if (to > from &&
-		    syscall(SYS_close_range, from, to - 1, 0) < 0)
+		if (to > from && syscall(SYS_close_range, from, to - 1, 0) < 0)
 			for (unsigned f = from; f < to && f < 65536; f++)
 				close((int)f);
 		from = to + 1;
@@ -273,10 +272,11 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 				break;
 	if (dropped) {
 		char note[160];
-		int n = snprintf(note, sizeof note,
-		                 "\n[... %llu more bytes dropped: the output cap "
-		                 "is %zu bytes ...]\n",
-		                 dropped, o->output_max);
+		int n =
+		    snprintf(note, sizeof note,
+		             "\n[... %llu more bytes dropped: the output cap "
+		             "is %zu bytes ...]\n",
+		             dropped, o->output_max);
 		write_all(o->out_fd, note, (size_t)n);
 	}
 	kill_tree(cmd, &leader_status, &leader_done);

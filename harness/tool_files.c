@@ -56,8 +56,8 @@ static bool is_image(const char *path)
 	return false;
 }
 
-bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np)
+bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -156,8 +156,8 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- write / edit / multi_edit ---------------- */
 
-bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                    lh_change **plan, size_t *np)
+bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+                size_t *np)
 {
 	const char *path, *content;
 	if (!lh_arg_str(a, "path", NULL, &path, out) ||
@@ -179,7 +179,7 @@ bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out,
 	if (st.exists && !lh_load_for_change(h, path, &old, &olen, out))
 		return false;
 	return lh_plan_write(plan, np, path, st.exists, old, olen, content,
-	                  strlen(content), out);
+	                     strlen(content), out);
 }
 
 /* Apply one edit to buf; false with a message (prefixed) on refusal. */
@@ -262,7 +262,8 @@ static bool edits_common(locus_harness *h, const char *path, const cJSON *edits,
 			         n);
 		const char *old, *new_;
 		bool all;
-		if (!cJSON_IsObject(e) || !lh_arg_str(e, "old", NULL, &old, out) ||
+		if (!cJSON_IsObject(e) ||
+		    !lh_arg_str(e, "old", NULL, &old, out) ||
 		    !lh_arg_str(e, "new", NULL, &new_, out) ||
 		    !lh_arg_bool(e, "replace_all", false, &all, out) ||
 		    !apply_edit(&buf, path, old, new_, all, prefix, out)) {
@@ -275,13 +276,13 @@ static bool edits_common(locus_harness *h, const char *path, const cJSON *edits,
 		}
 	}
 	bool ok = lh_plan_write(plan, np, path, true, data, len,
-	                     buf.d ? buf.d : "", buf.len, out);
+	                        buf.d ? buf.d : "", buf.len, out);
 	lh_buf_free(&buf);
 	return ok;
 }
 
-bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np)
+bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np)
 {
 	const char *path, *old, *new_;
 	bool all;
@@ -308,7 +309,7 @@ bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 }
 
 bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np)
+                     lh_change **plan, size_t *np)
 {
 	const char *path;
 	if (!lh_arg_str(a, "path", NULL, &path, out))
@@ -326,7 +327,7 @@ bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 /* ---------------- apply_patch ---------------- */
 
 bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np)
+                      lh_change **plan, size_t *np)
 {
 	const char *patch;
 	if (!lh_arg_str(a, "patch", NULL, &patch, out))
@@ -341,7 +342,8 @@ bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
 	/* every existing file touched must pass the ledger */
 	for (size_t i = 0; i < *np; i++) {
 		lh_change *c = &(*plan)[i];
-		if (c->had && !lh_ledger_check(h, c->path, c->old, c->olen, out)) {
+		if (c->had &&
+		    !lh_ledger_check(h, c->path, c->old, c->olen, out)) {
 			lh_changes_free(*plan, *np);
 			*plan = NULL;
 			*np = 0;
@@ -354,7 +356,7 @@ bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
 /* ---------------- notebook_edit ---------------- */
 
 bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                            lh_change **plan, size_t *np)
+                        lh_change **plan, size_t *np)
 {
 	const char *path, *source, *mode, *ctype;
 	if (!lh_arg_str(a, "path", NULL, &path, out) ||
@@ -423,8 +425,8 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	 * bytes (numbers, key order, indentation) */
 	char *text = NULL;
 	size_t tl = 0;
-	int rc = lh_notebook_splice(data, len, idx, m, source, ctype, &text,
-	                            &tl);
+	int rc =
+	    lh_notebook_splice(data, len, idx, m, source, ctype, &text, &tl);
 	if (rc) {
 		free(data);
 		lh_buf_puts(out, rc == LOCUS_ENOMEM

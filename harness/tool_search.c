@@ -25,8 +25,8 @@ static int ent_visible(const locus_dirent *d)
 	return d->name[0] != '.' && !(d->is_dir && lh_is_skip_dir(d->name));
 }
 
-bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out,
-                 lh_change **plan, size_t *np)
+bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+             size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -177,8 +177,8 @@ static void join(lh_buf *out, const char *dir, const char *rel)
 	lh_buf_puts(out, rel);
 }
 
-bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np)
+bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -213,10 +213,11 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
 	if (k > GLOB_MAX)
 		lh_buf_printf(out, "... %zu more\n", k - GLOB_MAX);
 	if (out_of_time)
-		lh_buf_printf(out,
-		              "... (stopped: the search's time budget of %.0f s "
-		              "ran out)\n",
-		              search_budget(h));
+		lh_buf_printf(
+		    out,
+		    "... (stopped: the search's time budget of %.0f s "
+		    "ran out)\n",
+		    search_budget(h));
 	if (!k)
 		lh_buf_printf(out, "No files match %s", pattern);
 	locus_dirents_free(e, k);
@@ -270,8 +271,9 @@ static void grep_show(grep_run *g, const char *name, const char *data,
 		lh_buf_puts(g->out, "--\n");
 	for (size_t l = from; l <= lineno && !g->stop; l++) {
 		size_t s = ring[l % 101];
-		lh_buf_printf(g->out, "%s%c%zu%c", name, l == lineno ? ':' : '-',
-		              l, l == lineno ? ':' : '-');
+		lh_buf_printf(g->out, "%s%c%zu%c", name,
+		              l == lineno ? ':' : '-', l,
+		              l == lineno ? ':' : '-');
 		lh_buf_add(g->out, data + s, line_len(data, len, s));
 		lh_buf_add(g->out, "\n", 1);
 		grep_line_done(g);
@@ -313,9 +315,9 @@ static size_t grep_text(grep_run *g, const char *name, const char *data,
 		int r;
 		lu_re_match(g->re, data + pos, ll, 0, g->md, g->mc, &r);
 		if (lu_re_is_limit(r)) {
-			lh_buf_printf(g->out,
-			              "%s:%zu: the pattern hit the match limit\n",
-			              name, lineno);
+			lh_buf_printf(
+			    g->out, "%s:%zu: the pattern hit the match limit\n",
+			    name, lineno);
 		} else if (r > 0) {
 			count++;
 			if (g->mode == LOCUS_GREP_CONTENT)
@@ -334,8 +336,8 @@ static size_t grep_text(grep_run *g, const char *name, const char *data,
 static bool grep_file(grep_run *g, locus_harness *h, const char *path,
                       const char *glob, const locus_dirent *e, bool single)
 {
-	const char *base = strrchr(e->name, '/') ? strrchr(e->name, '/') + 1
-	                                         : e->name;
+	const char *base =
+	    strrchr(e->name, '/') ? strrchr(e->name, '/') + 1 : e->name;
 	if (*glob && !glob_match(glob, strchr(glob, '/') ? e->name : base))
 		return false;
 	if (e->size > GREP_MAX_FILE)
@@ -372,9 +374,8 @@ static bool grep_file(grep_run *g, locus_harness *h, const char *path,
 }
 
 /* The files to search: path itself, or every file of its walk. */
-static bool grep_targets(locus_harness *h, const char *path,
-                         locus_dirent **e, size_t *n, bool *single,
-                         lh_buf *out)
+static bool grep_targets(locus_harness *h, const char *path, locus_dirent **e,
+                         size_t *n, bool *single, lh_buf *out)
 {
 	locus_stat st;
 	locus_error err = {0};
@@ -407,10 +408,10 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
                         const char *path, const char *glob, bool ci)
 {
 	lu_re_error rerr;
-	g->re = lu_re_compile(
-	    pattern,
-	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (ci ? PCRE2_CASELESS : 0),
-	    false, &rerr);
+	g->re = lu_re_compile(pattern,
+	                      PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+	                          (ci ? PCRE2_CASELESS : 0),
+	                      false, &rerr);
 	if (!g->re) {
 		lh_buf_printf(g->out, "bad pattern at offset %zu: %s",
 		              rerr.offset, rerr.message);
@@ -429,10 +430,11 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	if (ok && g->limited)
 		lh_buf_printf(g->out, "... (stopped at limit=%ld)\n", g->limit);
 	if (ok && g->out_of_time)
-		lh_buf_printf(g->out,
-		              "... (stopped: the search's time budget of %.0f s "
-		              "ran out; narrow the path or the pattern)\n",
-		              search_budget(h));
+		lh_buf_printf(
+		    g->out,
+		    "... (stopped: the search's time budget of %.0f s "
+		    "ran out; narrow the path or the pattern)\n",
+		    search_budget(h));
 	if (ok && !nfiles)
 		lh_buf_printf(g->out, "No matches for %s", pattern);
 	locus_dirents_free(e, n);
@@ -442,8 +444,8 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	return ok;
 }
 
-bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
-               lh_change **plan, size_t *np)
+bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np)
 {
 	(void)plan;
 	(void)np;

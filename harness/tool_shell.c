@@ -129,8 +129,8 @@ static bool keep_allowed(locus_harness *h, const cJSON *a, char **why)
 	return keep;
 }
 
-bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np)
+bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -139,12 +139,13 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 	bool bg;
 	if (!lh_arg_str(a, "command", NULL, &cmd, out) ||
 	    !lh_arg_int(a, "timeout", h->cfg.bash_timeout, 1,
-	             h->cfg.bash_max_timeout, &timeout, out) ||
+	                h->cfg.bash_max_timeout, &timeout, out) ||
 	    !lh_arg_bool(a, "background", false, &bg, out))
 		return false;
 	const char *ot = NULL;
 	if (!lh_arg_str(a, "on_timeout",
-	             h->cfg.on_timeout_kill ? "kill" : "background", &ot, out))
+	                h->cfg.on_timeout_kill ? "kill" : "background", &ot,
+	                out))
 		return false;
 	bool kill_on = !strcmp(ot, "kill");
 	if (!kill_on && strcmp(ot, "background")) {
@@ -218,7 +219,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
 }
 
 bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np)
+                      lh_change **plan, size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -228,7 +229,7 @@ bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
 	bg_ent *e = bg_find(h, handle);
 	long since;
 	if (!lh_arg_int(a, "since", e ? (long)e->since : 0, 0, 1L << 50, &since,
-	             out))
+	                out))
 		return false;
 	char *data;
 	size_t len;
@@ -253,7 +254,7 @@ bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
 }
 
 bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np)
+                      lh_change **plan, size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -274,7 +275,7 @@ bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
 }
 
 bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np)
+                     lh_change **plan, size_t *np)
 {
 	(void)plan;
 	(void)np;

@@ -40,7 +40,7 @@ static void render_todos(const cJSON *todos, lh_buf *out)
 }
 
 bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np)
+                     lh_change **plan, size_t *np)
 {
 	(void)plan;
 	(void)np;
@@ -101,7 +101,7 @@ bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
 }
 
 bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                        lh_change **plan, size_t *np)
+                    lh_change **plan, size_t *np)
 {
 	(void)a;
 	(void)plan;

@@ -346,8 +346,9 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		                    &why)) {
 			/* the wrap's text is what the model gets: the
 			   policy wrap gives the refusal JSON */
-			lh_buf_puts(&o, why ? why : "refused: the gate did "
-			                            "not allow this call");
+			lh_buf_puts(&o, why ? why
+			                    : "refused: the gate did "
+			                      "not allow this call");
 			free(why);
 			goto done;
 		}
@@ -396,8 +397,8 @@ done:
 }
 
 int locus_harness_call(char **out, bool *is_error, locus_harness *h,
-                       const char *tool, const char *args_json,
-                       size_t args_len, locus_error *err)
+                       const char *tool, const char *args_json, size_t args_len,
+                       locus_error *err)
 {
 	return run_call(h, tool, args_json, args_len, false, out, is_error,
 	                err);
@@ -429,8 +430,8 @@ int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
 		return run_call(h, tool, args_json, args_len, false, out,
 		                is_error, err);
 	h->ctl = ctl;
-	int rc = run_call(h, tool, args_json, args_len, false, out, is_error,
-	                  err);
+	int rc =
+	    run_call(h, tool, args_json, args_len, false, out, is_error, err);
 	h->ctl = NULL;
 	if (!rc && locus_call_cancelled(ctl) && is_error)
 		*is_error = true;
@@ -518,8 +519,8 @@ int locus_harness_todos_json(char **out, const locus_harness *h)
 }
 
 int locus_harness_spec(struct locus_action **out, const locus_harness *h,
-                       const char *tool, const char *args_json,
-                       size_t args_len, locus_error *err)
+                       const char *tool, const char *args_json, size_t args_len,
+                       locus_error *err)
 {
 	if (!out)
 		return lh_err(err, LOCUS_EUSAGE, "out is required");
@@ -533,9 +534,9 @@ int locus_harness_spec(struct locus_action **out, const locus_harness *h,
 	locus_action_options ao = LOCUS_ACTION_OPTIONS_INIT;
 	if (h->b->root && h->b->root[0] == '/')
 		ao.workspace_root = h->b->root;
-	int rc = locus_action_derive_with(out, NULL, tool,
-	                                  empty ? "{}" : args_json,
-	                                  empty ? 2 : args_len, &ao, err);
+	int rc =
+	    locus_action_derive_with(out, NULL, tool, empty ? "{}" : args_json,
+	                             empty ? 2 : args_len, &ao, err);
 	if (!rc && h->cfg.environment &&
 	    locus_action_set_environment(*out, h->cfg.environment)) {
 		locus_action_free(*out);

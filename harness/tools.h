@@ -10,14 +10,14 @@
 
 #include <cjson/cJSON.h>
 
-#define MAX_READ_BYTES  200000
-#define MAX_LINE_CHARS  2000
+#define MAX_READ_BYTES 200000
+#define MAX_LINE_CHARS 2000
 #define MAX_IMAGE_BYTES 5000000
-#define LS_PER_DIR      40
-#define LS_MAX_LINES    400
-#define GLOB_MAX        1000
-#define WALK_MAX        200000
-#define GREP_MAX_FILE   (16u << 20)
+#define LS_PER_DIR 40
+#define LS_MAX_LINES 400
+#define GLOB_MAX 1000
+#define WALK_MAX 200000
+#define GREP_MAX_FILE (16u << 20)
 
 typedef struct ledger_ent {
 	char *key;
@@ -65,82 +65,81 @@ struct tooldef {
 
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */
-bool lh_arg_str(const cJSON *a, const char *k, const char *def,
-                    const char **v, lh_buf *out);
+bool lh_arg_str(const cJSON *a, const char *k, const char *def, const char **v,
+                lh_buf *out);
 
 bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
-                    long *v, lh_buf *out);
+                long *v, lh_buf *out);
 
-bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v,
-                     lh_buf *out);
+bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lh_buf *out);
 
 void lh_ledger_note(locus_harness *h, const char *path, const char *data,
-                        size_t len);
+                    size_t len);
 
 void lh_ledger_forget(locus_harness *h, const char *path);
 
 /* NULL when a change to an existing file (with these current bytes) may
  * go ahead; else the refusal text (static format filled into out). */
 bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
-                         size_t len, lh_buf *out);
+                     size_t len, lh_buf *out);
 
 /* Plan replacing path's content; `old` is taken over (may be NULL). */
 bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
-                       char *old, size_t olen, const char *data, size_t len,
-                       lh_buf *out);
+                   char *old, size_t olen, const char *data, size_t len,
+                   lh_buf *out);
 
 void lh_err_text(lh_buf *out, const locus_error *err, const char *tail);
 
 /* Read a file that must exist, and pass the ledger. */
 bool lh_load_for_change(locus_harness *h, const char *path, char **data,
-                            size_t *len, lh_buf *out);
+                        size_t *len, lh_buf *out);
 
 size_t lh_utf8_chars(const char *s, size_t n);
 
-bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np);
+bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np);
 
-bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                    lh_change **plan, size_t *np);
+bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+                size_t *np);
 
-bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np);
+bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np);
 
 bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np);
+                     lh_change **plan, size_t *np);
 
 bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np);
+                      lh_change **plan, size_t *np);
 
 bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                            lh_change **plan, size_t *np);
+                        lh_change **plan, size_t *np);
 
-bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out,
-                 lh_change **plan, size_t *np);
+bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+             size_t *np);
 
-bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np);
+bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np);
 
-bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np);
+bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np);
 
-bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out,
-                   lh_change **plan, size_t *np);
+bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+               size_t *np);
 
 bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np);
+                      lh_change **plan, size_t *np);
 
 bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
-                          lh_change **plan, size_t *np);
+                      lh_change **plan, size_t *np);
 
 bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np);
+                     lh_change **plan, size_t *np);
 
 bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                         lh_change **plan, size_t *np);
+                     lh_change **plan, size_t *np);
 
 bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                        lh_change **plan, size_t *np);
+                    lh_change **plan, size_t *np);
 
 /* Commit a plan.  With the backend's write_many, as one batch (all or
  * nothing).  Else one file after another, writes first and removals last,

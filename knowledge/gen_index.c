@@ -57,7 +57,8 @@ int main(int argc, char **argv)
 	qsort(rows, NPROGRAMS, sizeof *rows, by_row_name);
 	qsort(al, na, sizeof *al, by_alias);
 	for (size_t i = 1; i < NPROGRAMS; i++)
-		if (!strcmp(programs[rows[i]].name, programs[rows[i - 1]].name)) {
+		if (!strcmp(programs[rows[i]].name,
+		            programs[rows[i - 1]].name)) {
 			fprintf(stderr, "gen_index: two rows named %s\n",
 			        programs[rows[i]].name);
 			return 1;

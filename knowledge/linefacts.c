@@ -13,7 +13,7 @@
 #include "programs.h"
 
 #define NAME_MAX_LEN 512
-#define COPY_DEPTH   8 /* copies of copies followed */
+#define COPY_DEPTH 8 /* copies of copies followed */
 
 static bool streq(const char *a, const char *b)
 {
@@ -118,12 +118,9 @@ static bool name_matches(const char *written, const lk_run *run)
 	if (!w || !p)
 		return true; /* too long to compare: assume it is */
 	switch (run->match) {
-	case LK_MATCH_EXACT:
-		return streq(w, p);
-	case LK_MATCH_SUFFIX:
-		return ends_with_segments(w, p);
-	case LK_MATCH_DIR:
-		return strstr(w, p) != NULL;
+	case LK_MATCH_EXACT: return streq(w, p);
+	case LK_MATCH_SUFFIX: return ends_with_segments(w, p);
+	case LK_MATCH_DIR: return strstr(w, p) != NULL;
 	case LK_MATCH_MODULE: {
 		/* python -m MOD: MOD.py or the package MOD/ */
 		size_t pl = strlen(p);
@@ -143,8 +140,7 @@ static bool name_matches(const char *written, const lk_run *run)
 			return false;
 		return (slash - w >= 3 && strncmp(slash - 3, "bin", 3) == 0);
 	}
-	case LK_MATCH_BASE:
-		break;
+	case LK_MATCH_BASE: break;
 	}
 	const char *a = lk_path_base(w, wb, sizeof wb);
 	const char *b = lk_path_base(p, pb, sizeof pb);

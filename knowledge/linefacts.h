@@ -36,7 +36,7 @@ typedef struct lk_write {
 	                       when it matches any name) */
 } lk_write;
 
-#define LK_MAX_WRITES  16
+#define LK_MAX_WRITES 16
 #define LK_MAX_WRITERS 256
 
 /* The commands of a line that write any file (computed once per line). */

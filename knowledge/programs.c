@@ -12,7 +12,7 @@
 
 #include "programs.h"
 
-#define OPTS(...)   (&(const lk_optspec){__VA_ARGS__})
+#define OPTS(...) (&(const lk_optspec){__VA_ARGS__})
 #define INTERP(...) (&(const lk_interp){__VA_ARGS__})
 
 /* How downloaders name what they save (lk_fetch). */
@@ -51,24 +51,25 @@ static const lk_fetch fetch_saves = {.saves = true};
 /* util-linux setarch ARCH [options] PROG, and its per-architecture names
    (linux32, i386...) without the ARCH operand; options permute. */
 static const lk_optspec opts_setarch = {
-	.short_flag = "BFILRSTXZ3v",
-	.longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
-	         "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
-	         "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
-	         "4gb:-0|uname-2.6:-0|verbose:v0|list:-0",
-	.query = "hV",
-	.npos = 1,
-	.flags = LK_OPT_PERMUTE,
+    .short_flag = "BFILRSTXZ3v",
+    .longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
+             "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
+             "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
+             "4gb:-0|uname-2.6:-0|verbose:v0|list:-0",
+    .query = "hV",
+    .npos = 1,
+    .flags = LK_OPT_PERMUTE,
 };
 static const lk_optspec opts_setarch_alias = {
-	.short_flag = "BFILRSTXZ3v",
-	.longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
-	         "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
-	         "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
-	         "4gb:-0|uname-2.6:-0|verbose:v0",
-	.query = "hV",
+    .short_flag = "BFILRSTXZ3v",
+    .longs = "addr-no-randomize:R0|fdpic-funcptrs:F0|mmap-page-zero:Z0|"
+             "addr-compat-layout:L0|read-implies-exec:X0|32bit:B0|"
+             "short-inode:I0|whole-seconds:S0|sticky-timeouts:T0|3gb:30|"
+             "4gb:-0|uname-2.6:-0|verbose:v0",
+    .query = "hV",
 };
 
+/* clang-format off */
 static const lk_program programs[] = {
 
     /* ---- shells: -c SCRIPT, a script file, or their program on stdin ---- */
@@ -1318,6 +1319,7 @@ static const lk_program programs[] = {
     {.name = "visudo", .pack = LK_PACK_PERSISTENCE},
     {.name = "vultr-cli", .pack = LK_PACK_CLOUD},
 };
+/* clang-format on */
 
 #define NPROGRAMS (sizeof programs / sizeof *programs)
 

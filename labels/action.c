@@ -38,9 +38,11 @@ struct locus_action {
 
 /* ---- names ------------------------------------------------------------ */
 
+/* clang-format off */
 static const char *const kind_names[] = {
 	"workspace.read", "workspace.write", "workspace.exec", "network",
 };
+/* clang-format on */
 
 const char *locus_kind_name(locus_kind kind)
 {
@@ -52,22 +54,24 @@ const char *locus_kind_name(locus_kind kind)
 static const struct {
 	uint32_t bit;
 	const char *name;
+	/* clang-format off */
 } tag_names[LOCUS_TAG_COUNT] = {
 	{ LOCUS_TAG_DESTRUCTIVE, "exec:destructive" },
-	{ LOCUS_TAG_VCS_PUSH, "exec:vcs-push" },
-	{ LOCUS_TAG_FORCE_PUSH, "exec:force-push" },
-	{ LOCUS_TAG_NETWORK, "exec:network" },
-	{ LOCUS_TAG_REMOTE_CODE, "exec:remote-code" },
-	{ LOCUS_TAG_SHUTDOWN, "exec:shutdown" },
-	{ LOCUS_TAG_CHECK, "exec:check" },
-	{ LOCUS_TAG_NEVER, "exec:never" },
-	{ LOCUS_TAG_BACKGROUND, "exec:background" },
-	{ LOCUS_TAG_UNPARSED, "exec:unparsed" },
-	{ LOCUS_TAG_STDIN, "exec:stdin" },
-	{ LOCUS_TAG_SECRETS, "exec:secrets" },
-	{ LOCUS_TAG_PERSISTENCE, "exec:persistence" },
-	{ LOCUS_TAG_PRIVILEGE, "exec:privilege" },
-	{ LOCUS_TAG_OUTSIDE, "outside-workspace" },
+    /* clang-format on */
+    {LOCUS_TAG_VCS_PUSH, "exec:vcs-push"},
+    {LOCUS_TAG_FORCE_PUSH, "exec:force-push"},
+    {LOCUS_TAG_NETWORK, "exec:network"},
+    {LOCUS_TAG_REMOTE_CODE, "exec:remote-code"},
+    {LOCUS_TAG_SHUTDOWN, "exec:shutdown"},
+    {LOCUS_TAG_CHECK, "exec:check"},
+    {LOCUS_TAG_NEVER, "exec:never"},
+    {LOCUS_TAG_BACKGROUND, "exec:background"},
+    {LOCUS_TAG_UNPARSED, "exec:unparsed"},
+    {LOCUS_TAG_STDIN, "exec:stdin"},
+    {LOCUS_TAG_SECRETS, "exec:secrets"},
+    {LOCUS_TAG_PERSISTENCE, "exec:persistence"},
+    {LOCUS_TAG_PRIVILEGE, "exec:privilege"},
+    {LOCUS_TAG_OUTSIDE, "outside-workspace"},
 };
 
 /* Row i holds bit 1 << i: a tag's name is one index away. */
@@ -98,7 +102,7 @@ static locus_kind tool_kind(const lu_tool *t)
 }
 
 /* Arguments that name the asset, first present wins. */
-static const char *const asset_keys[] = { "path", "command", "handle" };
+static const char *const asset_keys[] = {"path", "command", "handle"};
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -200,7 +204,7 @@ static int add_args_reasons(locus_action *a, ll_floor *floor)
 	size_t n = locus_shell_result_count(a->shell);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
-			locus_shell_result_command(a->shell, i);
+		    locus_shell_result_command(a->shell, i);
 		if (!ll_args_floor(c, floor))
 			continue;
 		size_t len = strlen(c->name) + sizeof suffix;
@@ -308,10 +312,8 @@ static int parse_args(const char *json, size_t len, cJSON **obj,
 	o.any_bytes = true;
 	lu_json_fail why;
 	switch (lu_json_read(obj, json, len, &o, &why)) {
-	case LU_JSON_OK:
-		return 0;
-	case LU_JSON_NOMEM:
-		return LOCUS_ENOMEM;
+	case LU_JSON_OK: return 0;
+	case LU_JSON_NOMEM: return LOCUS_ENOMEM;
 	case LU_JSON_NUL:
 		return fail(err, LOCUS_EINVALID, "arguments hold a NUL byte",
 		            NULL);
@@ -328,8 +330,8 @@ static int parse_args(const char *json, size_t len, cJSON **obj,
 		return fail(err, LOCUS_EINVALID,
 		            "arguments repeat the key '%.200s'", why.key);
 	default:
-		return fail(err, LOCUS_EINVALID,
-		            "arguments are not valid JSON", NULL);
+		return fail(err, LOCUS_EINVALID, "arguments are not valid JSON",
+		            NULL);
 	}
 }
 
@@ -343,10 +345,12 @@ static const cJSON *arg(const cJSON *obj, const char *key)
 /* ---- outside-workspace ------------------------------------------------- */
 
 /* Paths an apply_patch text adds, updates, deletes or moves to. */
+/* clang-format off */
 static const char *const patch_heads[] = {
 	"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:",
 	NULL,
 };
+/* clang-format on */
 
 /* The first path of a patch outside the root, copied into buf. */
 static bool patch_outside(const char *patch, const char *root, char *buf,
@@ -381,7 +385,7 @@ static bool patch_outside(const char *patch, const char *root, char *buf,
 
 /* The argument keys of a file tool that name paths (glob's pattern may be
    absolute: /etc/ and below). */
-static const char *const path_keys[] = { "path", "pattern", "glob", NULL };
+static const char *const path_keys[] = {"path", "pattern", "glob", NULL};
 
 static int add_outside(locus_action *a, const cJSON *args, const char *root)
 {
@@ -406,7 +410,8 @@ static int add_outside(locus_action *a, const cJSON *args, const char *root)
 		}
 		const cJSON *patch = arg(args, "patch");
 		if (!hit && cJSON_IsString(patch) &&
-		    patch_outside(patch->valuestring, root, buf, sizeof buf, &oom))
+		    patch_outside(patch->valuestring, root, buf, sizeof buf,
+		                  &oom))
 			hit = buf;
 	}
 	if (oom)
@@ -425,8 +430,8 @@ static int add_outside(locus_action *a, const cJSON *args, const char *root)
 
 /* The root to judge against: the caller's, else the current directory,
    else none (buf holds the copy). */
-static int resolve_root(const locus_action_options *opts, char *buf,
-                        size_t cap, const char **root, locus_error *err)
+static int resolve_root(const locus_action_options *opts, char *buf, size_t cap,
+                        const char **root, locus_error *err)
 {
 	*root = NULL;
 	if (opts && opts->version != LOCUS_ACTION_OPTIONS_VERSION)
@@ -451,8 +456,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 {
 	const lu_tool *t = lu_tool_find(tool);
 	if (!t)
-		return fail(err, LOCUS_ENOTFOUND, "no harness tool named '%.200s'",
-		            tool);
+		return fail(err, LOCUS_ENOTFOUND,
+		            "no harness tool named '%.200s'", tool);
 
 	const char *asset = NULL;
 	for (size_t i = 0; i < sizeof asset_keys / sizeof *asset_keys; i++) {
@@ -472,7 +477,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		const cJSON *c = arg(args, "command");
 		if (!c || !cJSON_IsString(c))
 			return fail(err, LOCUS_EINVALID,
-			            "argument 'command' must be a string", NULL);
+			            "argument 'command' must be a string",
+			            NULL);
 		command = c->valuestring;
 		const cJSON *bg = arg(args, "background");
 		if (bg && !cJSON_IsBool(bg))
@@ -498,7 +504,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		rc = locus_action_add_tag(a, "exec:background");
 		bool have = false;
 		for (size_t i = 0; i < a->nreasons; i++)
-			have |= strcmp(a->reasons[i], LL_REASON_BACKGROUND) == 0;
+			have |=
+			    strcmp(a->reasons[i], LL_REASON_BACKGROUND) == 0;
 		if (!rc && !have)
 			rc = add_reason(a, LL_REASON_BACKGROUND);
 	}
@@ -519,8 +526,7 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 
 int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
                              const char *tool, const char *args_json,
-                             size_t args_len,
-                             const locus_action_options *opts,
+                             size_t args_len, const locus_action_options *opts,
                              locus_error *err)
 {
 	if (!out)
@@ -754,6 +760,7 @@ static bool jw_reserve(jw *w, size_t extra)
    after the backslash), \u00XX, or the start of a UTF-8 sequence to
    check (table-driven: one lookup per byte). */
 enum { JW_PLAIN = 0, JW_U00 = 1, JW_HIGH = 2 };
+/* clang-format off */
 static const unsigned char jw_class[256] = {
 #define JW_U8 JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00, JW_U00
 #define JW_H16                                                               \
@@ -769,6 +776,7 @@ static const unsigned char jw_class[256] = {
 #undef JW_U8
 #undef JW_H16
 };
+/* clang-format on */
 
 static void jw_str(jw *w, const char *s)
 {
@@ -918,7 +926,7 @@ int locus_action_json(char **out, const locus_action *a, unsigned flags)
 	*out = NULL;
 	if (!a)
 		return LOCUS_EUSAGE;
-	jw w = { NULL, 0, 0, false };
+	jw w = {NULL, 0, 0, false};
 	jw_put(&w, "{", 1);
 	bool first = true;
 	if (a->is_bash) {
@@ -956,7 +964,7 @@ int locus_action_json(char **out, const locus_action *a, unsigned flags)
 			for (size_t i = 0; i < n; i++) {
 				jw_put(&w, i ? ",{" : "{", i ? 2 : 1);
 				command_json(&w, locus_shell_result_command(
-							 a->shell, i));
+				                     a->shell, i));
 				jw_put(&w, "}", 1);
 			}
 			jw_put(&w, "]", 1);

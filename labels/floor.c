@@ -37,6 +37,7 @@ typedef struct floor_pattern {
 #define WIPE "\001W"
 #define DL_NEED DL
 
+/* clang-format off */
 static const floor_pattern floor_patterns[] = {
 	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" } },
 	{ "\\b" WIPE "\\b", LL_NEVER_FS, { WIPE } },
@@ -64,6 +65,7 @@ static const floor_pattern floor_patterns[] = {
 	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP, { "init" } },
 	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP, { "kexec" } },
 };
+/* clang-format on */
 
 /* Case-insensitive (ASCII) search for `needle` in text[0..len). */
 static bool contains_ci(const char *text, size_t len, const char *needle)
@@ -90,7 +92,7 @@ static bool contains_ci(const char *text, size_t len, const char *needle)
 
 static uint32_t marker_class(char m)
 {
-	return m == 'D' ? LK_DOWNLOADER
+	return m == 'D'   ? LK_DOWNLOADER
 	       : m == 'I' ? LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE
 	                  : LK_WIPES_DEVICE;
 }
@@ -328,11 +330,11 @@ size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
 		    !(norm && norm_len && may_match(&floor_patterns[i], &nrm)))
 			continue;
 		const pcre2_code *re =
-			floor_re(f, i, len > norm_len ? len : norm_len);
+		    floor_re(f, i, len > norm_len ? len : norm_len);
 		bool hit = true; /* any failure fails closed */
 		if (re && norm) {
-			lu_re_result rc = lu_re_match(re, text, len, 0, f->md,
-			                              f->mctx, NULL);
+			lu_re_result rc =
+			    lu_re_match(re, text, len, 0, f->md, f->mctx, NULL);
 			if (rc == LU_RE_NOMATCH && norm_len)
 				rc = lu_re_match(re, norm, norm_len, 0, f->md,
 				                 f->mctx, NULL);
@@ -380,9 +382,11 @@ ll_floor *ll_parser_floor(locus_shell_parser *p)
 /* An unknown program's own subcommand with a machine-stop name acts on
    what the program manages (`vagrant halt`, `virsh reboot vm`), not on
    the machine: that first word is left out of its text. */
+/* clang-format off */
 static const char *const stop_subcommands[] = {
 	"shutdown", "reboot", "halt", "poweroff", NULL,
 };
+/* clang-format on */
 
 static size_t args_start(const locus_shell_command *c)
 {

@@ -13,7 +13,7 @@
 
 /* Static reason texts shared by label.c and action.c. */
 #define LL_REASON_UNPARSED "could not be parsed"
-#define LL_REASON_UNPARSED_BUDGET \
+#define LL_REASON_UNPARSED_BUDGET                                              \
 	"could not be parsed: labelling exceeded the line's time budget"
 #define LL_REASON_BACKGROUND "runs in the background"
 #define LL_REASON_CHECK "runs tests or linters"
@@ -21,7 +21,8 @@
 #define LL_REASON_INLINE_DELETES "inline code deletes files"
 #define LL_REASON_PUSH "pushes commits"
 #define LL_REASON_FORCE_PUSH "rewrites or deletes remote history"
-#define LL_REASON_NET_REDIRECT "a /dev/tcp or /dev/udp redirect reaches the network"
+#define LL_REASON_NET_REDIRECT                                                 \
+	"a /dev/tcp or /dev/udp redirect reaches the network"
 /* The static form in a verdict; the Action names the program
    ("NAME's arguments hold a dangerous command"). */
 #define LL_REASON_ARGS_FLOOR "a command's arguments hold a dangerous command"
@@ -37,10 +38,10 @@
 
 /* What one command does, judged alone.  Reason strings are static. */
 typedef struct ll_judgement {
-	uint32_t tags;           /* LOCUS_TAG_* (never NEVER or CHECK) */
-	const char *reasons[4];  /* tag reasons, in order */
+	uint32_t tags;          /* LOCUS_TAG_* (never NEVER or CHECK) */
+	const char *reasons[4]; /* tag reasons, in order */
 	size_t nreasons;
-	const char *never;       /* floor reason (LL_NEVER_*), or NULL */
+	const char *never; /* floor reason (LL_NEVER_*), or NULL */
 } ll_judgement;
 
 /* Tags, reasons and floor reason of one command (not the line-level ones:

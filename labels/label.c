@@ -23,8 +23,12 @@ typedef struct floor_row {
 	uint32_t tag;
 } floor_row;
 
-#define FLOOR(n, t) { n, n " is on the never-allow floor", t }
+#define FLOOR(n, t)                                                            \
+	{                                                                      \
+		n, n " is on the never-allow floor", t                         \
+	}
 
+/* clang-format off */
 static const floor_row floor_rows[] = {
 	FLOOR(LL_NEVER_RM, LOCUS_TAG_DESTRUCTIVE),
 	FLOOR(LL_NEVER_FS, LOCUS_TAG_DESTRUCTIVE),
@@ -34,6 +38,7 @@ static const floor_row floor_rows[] = {
 	FLOOR(LL_NEVER_REMOTE_CODE, LOCUS_TAG_REMOTE_CODE),
 	FLOOR(LL_NEVER_STOP, LOCUS_TAG_SHUTDOWN),
 };
+/* clang-format on */
 
 static const floor_row *floor_row_of(const char *never)
 {
@@ -92,9 +97,9 @@ static void floor_add(floor_set *f, const char *never)
 
 static bool is_substitution_origin(const char *origin)
 {
-	return origin && (strcmp(origin, LOCUS_ORIGIN_SUBSTITUTION) == 0 ||
-	                  strcmp(origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION) ==
-	                          0);
+	return origin &&
+	       (strcmp(origin, LOCUS_ORIGIN_SUBSTITUTION) == 0 ||
+	        strcmp(origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION) == 0);
 }
 
 /*
@@ -151,16 +156,16 @@ static bool net_source(const locus_shell_command *d)
 /* A file the line downloaded (or read from a socket) is run by command
    k, under any name it got (knowledge/linefacts.c follows cp, mv, ln,
    tee, archives).  `wr` is computed on first use. */
-static bool runs_download(const locus_shell_result *r, size_t k,
-                          lk_writers *wr, bool *have_wr)
+static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
+                          bool *have_wr)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, k);
 	lk_run runs[LK_MAX_RUNS + 1];
 	size_t nr = lk_command_runs(c, runs, LK_MAX_RUNS);
 	/* `xargs sh`: the script operand comes from input: any file */
 	if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) && ll_is_interpreter(c->name))
-		runs[nr++] = (lk_run){ "", LOCUS_WORD_DYNAMIC, LK_MATCH_BASE,
-		                       LK_RUN_SHELL };
+		runs[nr++] = (lk_run){"", LOCUS_WORD_DYNAMIC, LK_MATCH_BASE,
+		                      LK_RUN_SHELL};
 	if (nr == 0)
 		return false;
 	if (!*have_wr) {
@@ -171,7 +176,8 @@ static bool runs_download(const locus_shell_result *r, size_t k,
 		return true; /* too many files written to tell: fail closed */
 	for (size_t i = 0; i < nr; i++) {
 		lk_write w[LK_MAX_WRITES];
-		size_t nw = lk_line_writes(r, wr, k, &runs[i], w, LK_MAX_WRITES);
+		size_t nw =
+		    lk_line_writes(r, wr, k, &runs[i], w, LK_MAX_WRITES);
 		for (size_t m = 0; m < nw; m++)
 			if (w[m].content == LK_CONTENT_DOWNLOAD)
 				return true;
@@ -204,7 +210,7 @@ static int stage_cmp(const void *a, const void *b)
 }
 
 typedef struct line_facts {
-	stage_key *order;  /* every command, sorted (NULL: out of memory) */
+	stage_key *order;   /* every command, sorted (NULL: out of memory) */
 	size_t *prev_stage; /* per command: the command before it in its
 	                       pipeline at its depth and parent, or
 	                       LOCUS_SHELL_NO_PARENT */
@@ -224,18 +230,17 @@ static bool line_facts_init(line_facts *lf, const locus_shell_result *r)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		lf->order[i] = (stage_key){ c->pipeline, c->parent, i,
-		                            c->depth };
+		lf->order[i] = (stage_key){c->pipeline, c->parent, i, c->depth};
 	}
 	qsort(lf->order, n, sizeof *lf->order, stage_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const stage_key *k = &lf->order[i];
 		const stage_key *p = i ? &lf->order[i - 1] : NULL;
-		lf->prev_stage[k->idx] =
-			p && p->pipeline == k->pipeline && p->depth == k->depth &&
-				p->parent == k->parent
-			? p->idx
-			: LOCUS_SHELL_NO_PARENT;
+		lf->prev_stage[k->idx] = p && p->pipeline == k->pipeline &&
+		                                 p->depth == k->depth &&
+		                                 p->parent == k->parent
+		                             ? p->idx
+		                             : LOCUS_SHELL_NO_PARENT;
 	}
 	return true;
 }
@@ -255,7 +260,8 @@ static bool runs_input(const locus_shell_command *c)
 	if (ll_is_interpreter(c->name) || ll_awk_runs_input(c))
 		return true;
 	const lk_program *p = lk_program_find(c->name);
-	return p && !strcmp(p->name, "sed") && (c->flags & LOCUS_CMD_INLINE_CODE);
+	return p && !strcmp(p->name, "sed") &&
+	       (c->flags & LOCUS_CMD_INLINE_CODE);
 }
 
 /* A network source with a command of the same pipeline after it that runs
@@ -266,7 +272,8 @@ static bool piped_to_runner(const locus_shell_result *r, const line_facts *lf)
 	for (size_t g = 0; g < n;) {
 		size_t e = g, last_runner = 0;
 		bool runner = false;
-		while (e < n && lf->order[e].pipeline == lf->order[g].pipeline) {
+		while (e < n &&
+		       lf->order[e].pipeline == lf->order[g].pipeline) {
 			size_t i = lf->order[e].idx;
 			if (runs_input(locus_shell_result_command(r, i)) &&
 			    (!runner || i > last_runner)) {
@@ -334,8 +341,7 @@ static bool remote_code(const locus_shell_result *r, const line_facts *lf,
 /* The previous stage of command i's pipeline (same pipeline, depth and
    parent), when i reads it. */
 static const locus_shell_command *piped_producer(const locus_shell_result *r,
-                                                 const line_facts *lf,
-                                                 size_t i)
+                                                 const line_facts *lf, size_t i)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, i);
 	if (!(c->flags & LOCUS_CMD_PIPED_IN) || !lf->prev_stage ||
@@ -359,8 +365,10 @@ static bool creates_dash_file(const locus_shell_result *r)
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		for (size_t k = 0; k < c->nredirects; k++)
-			if (c->redirects[k].op && strchr(c->redirects[k].op, '>') &&
-			    c->redirects[k].target && dash_base(c->redirects[k].target))
+			if (c->redirects[k].op &&
+			    strchr(c->redirects[k].op, '>') &&
+			    c->redirects[k].target &&
+			    dash_base(c->redirects[k].target))
 				return true;
 		if (strcmp(c->name, "touch") && strcmp(c->name, "mkdir") &&
 		    strcmp(c->name, "cp") && strcmp(c->name, "mv") &&
@@ -501,7 +509,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 	out->kind = LOCUS_KIND_EXEC;
 	bool parsed = locus_shell_result_parsed(r);
 	size_t n = locus_shell_result_count(r);
-	floor_set fl = { { NULL }, 0 };
+	floor_set fl = {{NULL}, 0};
 
 	if (!parsed) {
 		out->tags |= LOCUS_TAG_UNPARSED;
@@ -517,7 +525,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 	   without its facts could be more permissive) */
 	if (!line_facts_init(&lf, r))
 		out->oom = true;
-	positional_memo memo = { 0, NULL, NULL };
+	positional_memo memo = {0, NULL, NULL};
 	bool expired = false;
 	for (size_t i = 0; i < n; i++) {
 		/* every stage after the parse stays inside the line's budget */
@@ -544,8 +552,8 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 			if (!j.never)
 				j.never = LL_NEVER_FS;
 		}
-		if (c->argc >= 2 && (!strcmp(c->name, "cd") ||
-		                     !strcmp(c->name, "pushd"))) {
+		if (c->argc >= 2 &&
+		    (!strcmp(c->name, "cd") || !strcmp(c->name, "pushd"))) {
 			char join[512];
 			const char *d = c->argv[c->argc - 1];
 			if (d[0] != '/' && cwd)
@@ -599,7 +607,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 		const char *src = locus_shell_result_source(r, &len);
 		const char *hits[LL_FLOOR_PATTERNS_MAX];
 		size_t nh = ll_floor_match(floor, src ? src : "", src ? len : 0,
-		                              hits, LL_FLOOR_PATTERNS_MAX);
+		                           hits, LL_FLOOR_PATTERNS_MAX);
 		for (size_t i = 0; i < nh; i++)
 			floor_add(&fl, hits[i]);
 	}
@@ -612,7 +620,8 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 		add_reason(out, row->text);
 	}
 	if (fl.n)
-		out->never = floor_row_of(fl.items[0])->never; /* a row: above */
+		out->never =
+		    floor_row_of(fl.items[0])->never; /* a row: above */
 
 	/* exec:check: checks and read-only commands only, no other tag. */
 	bool all_ok = parsed && n > 0 && out->tags == 0 &&

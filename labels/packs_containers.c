@@ -4,9 +4,9 @@
  */
 #include "pack.h"
 
-#define D       LOCUS_TAG_DESTRUCTIVE
-#define S       LOCUS_TAG_SECRETS
-#define DOCKER  "docker podman nerdctl"
+#define D LOCUS_TAG_DESTRUCTIVE
+#define S LOCUS_TAG_SECRETS
+#define DOCKER "docker podman nerdctl"
 #define COMPOSE "docker-compose podman-compose"
 
 #define DOCKER_VALUES                                                          \

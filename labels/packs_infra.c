@@ -6,7 +6,7 @@
 
 #include "pack.h"
 
-#define D  LOCUS_TAG_DESTRUCTIVE
+#define D LOCUS_TAG_DESTRUCTIVE
 #define TF "terraform tofu opentofu"
 
 static const pk_grammar grammars[] = {
@@ -74,9 +74,9 @@ static bool ansible_destroys(const locus_shell_command *c)
 	}
 	if (!bad) {
 		const uint32_t destroying =
-		        LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |
-		        LOCUS_TAG_SHUTDOWN | LOCUS_TAG_FORCE_PUSH |
-		        LOCUS_TAG_REMOTE_CODE;
+		    LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |
+		    LOCUS_TAG_SHUTDOWN | LOCUS_TAG_FORCE_PUSH |
+		    LOCUS_TAG_REMOTE_CODE;
 		locus_shell_verdict *v;
 		/* out of memory: fail closed (held) */
 		bad = locus_shell_label(&v, r) != 0 ||

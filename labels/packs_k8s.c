@@ -7,8 +7,8 @@
 
 #include "pack.h"
 
-#define D       LOCUS_TAG_DESTRUCTIVE
-#define S       LOCUS_TAG_SECRETS
+#define D LOCUS_TAG_DESTRUCTIVE
+#define S LOCUS_TAG_SECRETS
 #define KUBECTL "kubectl oc kubecolor"
 
 /* kubectl's global options that take a value may come before the verb:

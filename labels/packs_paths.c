@@ -168,8 +168,7 @@ static bool fragment_in(const char *w, const fragment *f)
 		char before = p == w ? '/' : p[-1];
 		char after = p[m];
 		switch (f->at) {
-		case ANYWHERE:
-			return true;
+		case ANYWHERE: return true;
 		case COMPONENT:
 			if ((f->text[0] == '/' || before_ok(before)) &&
 			    after_ok(after))

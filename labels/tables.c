@@ -112,7 +112,8 @@ bool ll_awk_runs_input(const locus_shell_command *c)
 			return true;
 		/* print | "sh", print |& cmd: a pipe to a command (not the
 		   string "|"). */
-		for (const char *b = strchr(a, '|'); b; b = strchr(b + 1, '|')) {
+		for (const char *b = strchr(a, '|'); b;
+		     b = strchr(b + 1, '|')) {
 			if (b > a && b[-1] == '"')
 				continue;
 			const char *q = b + 1;
@@ -139,24 +140,28 @@ typedef struct view {
 	const char *const *args; /* after prog (and after the git subcommand
 	                            for git) */
 	size_t nargs;
-	const char *sub;         /* git: the subcommand, or NULL */
-	bool git_bad_global;     /* git: a global option other than the
+	const char *sub;     /* git: the subcommand, or NULL */
+	bool git_bad_global; /* git: a global option other than the
 	                            harmless ones (read-only rule) */
-	bool module;             /* reached through `python -m` */
+	bool module;         /* reached through `python -m` */
 } view;
 
 /* Git global options that take a separate value (`-C dir`).  --exec-path
    takes one only as `--exec-path=DIR`: alone it prints and exits, so the
    next word is read as the subcommand (more tags, never fewer). */
+/* clang-format off */
 static const char *const git_global_with_value[] = {
 	"-C", "-c", "--git-dir", "--work-tree", "--namespace",
 	"--config-env", "--super-prefix", "--list-cmds", NULL,
 };
+/* clang-format on */
 
 /* Global options that keep a git command read-only. */
+/* clang-format off */
 static const char *const git_global_harmless[] = {
 	"--no-pager", "-P", "--no-optional-locks", NULL,
 };
+/* clang-format on */
 
 static void git_view(const locus_shell_command *c, view *v)
 {
@@ -262,9 +267,16 @@ typedef struct sub_row {
 	const char *reason;
 } sub_row;
 
-#define NET(p, s) { p, s, NULL, p " " s " reaches the network" }
-#define NET_ANY(p) { p, NULL, NULL, p " reaches the network" }
+#define NET(p, s)                                                              \
+	{                                                                      \
+		p, s, NULL, p " " s " reaches the network"                     \
+	}
+#define NET_ANY(p)                                                             \
+	{                                                                      \
+		p, NULL, NULL, p " reaches the network"                        \
+	}
 
+/* clang-format off */
 static const sub_row network_subs[] = {
 	NET("git", "push"), NET("git", "pull"), NET("git", "fetch"),
 	NET("git", "clone"), NET("git", "ls-remote"), NET("git", "submodule"),
@@ -306,10 +318,15 @@ static const sub_row network_subs[] = {
 	NET("gem", "install"), NET("gem", "update"), NET("gem", "push"),
 	{ NULL, NULL, NULL, NULL },
 };
+/* clang-format on */
 
-#define PROG_ANY(p, r) { p, NULL, NULL, r }
+#define PROG_ANY(p, r)                                                         \
+	{                                                                      \
+		p, NULL, NULL, r                                               \
+	}
 
 /* Machine stop.  `init`/`telinit` runlevels are matched exactly. */
+/* clang-format off */
 static const sub_row shutdown_subs[] = {
 	PROG_ANY("shutdown", "shutdown stops the machine"),
 	PROG_ANY("reboot", "reboot stops the machine"),
@@ -329,11 +346,13 @@ static const sub_row shutdown_subs[] = {
 	{ "telinit", "6", NULL, "telinit 6 stops the machine" },
 	{ NULL, NULL, NULL, NULL },
 };
+/* clang-format on */
 
 /*
  * Checks.  Matched strictly: the subcommand must be the first argument
  * (and sub2 the second), so `make -C x install test` is not a check.
  */
+/* clang-format off */
 static const sub_row check_subs[] = {
 	PROG_ANY("pytest", NULL), PROG_ANY("py.test", NULL),
 	PROG_ANY("ruff", NULL), PROG_ANY("mypy", NULL),
@@ -360,16 +379,21 @@ static const sub_row check_subs[] = {
 	{ "meson", "test", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
+/* clang-format on */
 
 /* Python modules that are checks under `python -m`. */
+/* clang-format off */
 static const char *const check_modules[] = {
 	"pytest", "unittest", "mypy", NULL,
 };
+/* clang-format on */
 
 /* Make targets allowed on a check line (`make test lint`). */
+/* clang-format off */
 static const char *const make_check_targets[] = {
 	"test", "check", "lint", NULL,
 };
+/* clang-format on */
 
 /* Network and shutdown rows: does `v` match `r`? */
 static bool row_matches(const sub_row *r, const view *v)
@@ -428,12 +452,13 @@ static bool rm_floor(const locus_shell_command *c)
  */
 typedef struct opt_row {
 	const char *prog;
-	char short_opt;      /* 0: none */
+	char short_opt;       /* 0: none */
 	const char *long_opt; /* NULL: none */
 	bool long_prefix;
 	const char *reason;
 } opt_row;
 
+/* clang-format off */
 static const opt_row destructive_opts[] = {
 	{ "crontab", 'r', NULL, false, "crontab -r deletes the crontab" },
 	{ "rsync", 0, "--delete", true, "rsync --delete deletes files" },
@@ -442,6 +467,7 @@ static const opt_row destructive_opts[] = {
 	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files" },
 	{ NULL, 0, NULL, false, NULL },
 };
+/* clang-format on */
 
 static bool opt_row_hits(const opt_row *r, const char *a)
 {
@@ -457,7 +483,8 @@ static bool opt_row_hits(const opt_row *r, const char *a)
    redirect to or from them. */
 static bool net_device(const char *t)
 {
-	return t && (starts_with(t, "/dev/tcp/") || starts_with(t, "/dev/udp/"));
+	return t &&
+	       (starts_with(t, "/dev/tcp/") || starts_with(t, "/dev/udp/"));
 }
 
 bool ll_net_redirect(const locus_shell_command *c)
@@ -469,9 +496,11 @@ bool ll_net_redirect(const locus_shell_command *c)
 }
 
 /* Devices that are not storage: writing them destroys nothing. */
+/* clang-format off */
 static const char *const harmless_devices[] = {
 	"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", NULL,
 };
+/* clang-format on */
 
 /*
  * A path as the kernel resolves it, lexically (issue 9): repeated
@@ -527,11 +556,13 @@ const char *ll_normal_path(const char *p, char *buf, size_t cap)
    it.  /proc/PID/cwd and /proc/PID/fd/N may lead anywhere. */
 static bool storage_device(const char *path)
 {
+	/* clang-format off */
 	static const char *const prefixes[] = {
 		"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop",
 		"sr", "disk/", "mapper/", "mem", "kmem", "port", "nbd", "rbd",
 		"zd", "mtd", "ram", "bcache", "drbd", "block/", NULL,
 	};
+	/* clang-format on */
 	char buf[512];
 	const char *n = ll_normal_path(path, buf, sizeof buf);
 	if (!n)
@@ -837,7 +868,8 @@ static bool git_tag(const view *v)
 
 static bool overwrites_branch(const char *a)
 {
-	return cluster_has(a, 'M') || cluster_has(a, 'C') || cluster_has(a, 'B');
+	return cluster_has(a, 'M') || cluster_has(a, 'C') ||
+	       cluster_has(a, 'B');
 }
 
 static bool git_overwrite_branch(const view *v)
@@ -862,6 +894,7 @@ typedef struct git_rule {
 	const char *never;
 } git_rule;
 
+/* clang-format off */
 static const git_rule git_destructive[] = {
 	{ "reset", git_reset, "git reset discards uncommitted work", NULL },
 	{ "clean", git_clean, "git clean -f deletes untracked files", NULL },
@@ -905,6 +938,7 @@ static const git_rule git_destructive[] = {
 	  "git cherry-pick --abort discards working changes", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
+/* clang-format on */
 
 static bool reset_hard(const char *a)
 {
@@ -981,8 +1015,8 @@ static void judge_git(const locus_shell_command *c, const view *v,
 
 /* "section.sub.var" (or "section.var") names the key `sec`.*.`var`
    (sub NULL: no subsection), compared without case as git does. */
-static bool cfg_key(const char *key, size_t klen, const char *sec,
-                    bool sub, const char *var)
+static bool cfg_key(const char *key, size_t klen, const char *sec, bool sub,
+                    const char *var)
 {
 	size_t sl = strlen(sec), vl = strlen(var);
 	if (klen < sl + vl + 1 || strncasecmp(key, sec, sl) || key[sl] != '.')
@@ -1024,10 +1058,12 @@ static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
 }
 
 /* Options of `git config` that take a value. */
+/* clang-format off */
 static const char *const git_config_val_opts[] = {
 	"-f", "--file", "--blob", "--type", "--default", "--comment",
 	"--value", NULL,
 };
+/* clang-format on */
 
 uint32_t ll_git_line_config(const locus_shell_result *r)
 {
@@ -1124,8 +1160,9 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	const lk_program *prog = lk_program_find(c->name);
 	if (prog && (prog->cls & LK_NETWORK)) {
 		j->tags |= LOCUS_TAG_NETWORK;
-		add_reason(j, prog->net ? prog->net
-		                        : "a network program reaches the network");
+		add_reason(j, prog->net
+		                  ? prog->net
+		                  : "a network program reaches the network");
 	}
 	/* help and version forms print and exit: nothing is deleted */
 	bool query = query_form(prog, c);
@@ -1192,10 +1229,12 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	pk_judge(c, j);
 }
 
+/* clang-format off */
 static const char *const system_dirs[] = {
 	"/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin",
 	"/usr/local/sbin", NULL,
 };
+/* clang-format on */
 
 /* argv[0] is a bare name, or a path right under a system directory. */
 static bool system_program(const char *argv0)
@@ -1214,7 +1253,7 @@ static bool system_program(const char *argv0)
 /* ---- read-only ------------------------------------------------------- */
 
 /* Flags that take a command out of read-only whatever its program. */
-#define NOT_READ_FLAGS                                                       \
+#define NOT_READ_FLAGS                                                         \
 	(LOCUS_CMD_DYNAMIC | LOCUS_CMD_DYNAMIC_ARGS | LOCUS_CMD_SUBST |        \
 	 LOCUS_CMD_BACKGROUND | LOCUS_CMD_WRITES_FILES |                       \
 	 LOCUS_CMD_READS_FILE | LOCUS_CMD_INLINE_CODE |                        \
@@ -1222,6 +1261,7 @@ static bool system_program(const char *argv0)
 	 LOCUS_CMD_WRAPPER | LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_ASSIGN_ONLY)
 
 /* Read-only programs without argument rules: a glob is fine for them. */
+/* clang-format off */
 static const char *const read_plain[] = {
 	"ls", "pwd", "cat", "head", "tail", "wc", "grep", "stat", "du", "df",
 	"which", "basename", "dirname", "realpath", "uname", "diff", "cut",
@@ -1232,6 +1272,7 @@ static const char *const read_plain[] = {
 	/* names of things as data (issue 9): manual and process lookups */
 	"whatis", "apropos", "whereis", "pgrep", "pidof", NULL,
 };
+/* clang-format on */
 
 /* The program prints and exits: an option word of its row's `query`
    list (rm --help, mkfs -V, shutdown --help) before `--`. */
@@ -1261,10 +1302,12 @@ static bool args_none_match(const locus_shell_command *c,
 	return true;
 }
 
+/* clang-format off */
 static const char *const find_writers[] = {
 	"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint",
 	"-fprint0", "-fprintf", NULL,
 };
+/* clang-format on */
 
 static bool find_bad(const char *a)
 {
@@ -1321,7 +1364,7 @@ static bool file_bad(const char *a)
 /* uniq IN OUT writes OUT.  -f -s -w take a separate value. */
 static bool uniq_ok(const locus_shell_command *c)
 {
-	static const char *const with_value[] = { "-f", "-s", "-w", NULL };
+	static const char *const with_value[] = {"-f", "-s", "-w", NULL};
 	size_t operands = 0;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -1432,8 +1475,9 @@ static bool sed_ok(const locus_shell_command *c)
 				return false;
 			scripts[nscripts++] = v ? v + 1 : c->argv[++i];
 			have_e = true;
-		} else if (streq(a, "--regexp-extended") || streq(a, "--posix") ||
-		           streq(a, "--separate") || streq(a, "--unbuffered") ||
+		} else if (streq(a, "--regexp-extended") ||
+		           streq(a, "--posix") || streq(a, "--separate") ||
+		           streq(a, "--unbuffered") ||
 		           streq(a, "--null-data") || streq(a, "--debug") ||
 		           streq(a, "--sandbox")) {
 			continue;
@@ -1448,7 +1492,7 @@ static bool sed_ok(const locus_shell_command *c)
 					if (nscripts == 16)
 						return false;
 					scripts[nscripts++] =
-						v ? v : c->argv[++i];
+					    v ? v : c->argv[++i];
 					have_e = true;
 					break;
 				} else if (strchr("Ersuz", *q)) {
@@ -1520,16 +1564,20 @@ static bool git_arg_bad(const char *a)
 	       long_opt(a, "--receive-pack", 3);
 }
 
+/* clang-format off */
 static const char *const git_read_subs[] = {
 	"status", "log", "diff", "show", "branch", "remote", "rev-parse",
 	"ls-files", "blame", "grep", "describe", "rev-list", "shortlog",
 	"cat-file", "show-ref", NULL,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const git_branch_ok[] = {
 	"-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "-l",
 	"--show-current", NULL,
 };
+/* clang-format on */
 
 static bool git_read_ok(const locus_shell_command *c)
 {
@@ -1612,8 +1660,8 @@ static bool printf_ok(const locus_shell_command *c)
 {
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (c->argv_flags && (c->argv_flags[i] & (LOCUS_WORD_GLOB |
-		                                          LOCUS_WORD_BRACE)))
+		if (c->argv_flags &&
+		    (c->argv_flags[i] & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
 			return false;
 		if (streq(a, "--") || !is_option(a))
 			return true;
@@ -1648,9 +1696,11 @@ static bool printf_ok(const locus_shell_command *c)
  */
 static bool awk_program_data(const char *s)
 {
+	/* clang-format off */
 	static const char *const bad_words[] = {
 		"system", "getline", "@", "\\\n", "\\\r", NULL,
 	};
+	/* clang-format on */
 	for (const char *const *w = bad_words; *w; w++)
 		if (strstr(s, *w))
 			return false;
@@ -1755,18 +1805,20 @@ static bool most_ok(const locus_shell_command *c)
  * runs code).
  */
 typedef struct print_lang {
-	unsigned lang;          /* LK_LANG_* */
-	const char *call;       /* the print function */
-	bool bare;              /* `print "x"` without parentheses */
-	const char *dq_forbid;  /* not allowed inside "..." */
+	unsigned lang;         /* LK_LANG_* */
+	const char *call;      /* the print function */
+	bool bare;             /* `print "x"` without parentheses */
+	const char *dq_forbid; /* not allowed inside "..." */
 } print_lang;
 
+/* clang-format off */
 static const print_lang print_langs[] = {
 	{ LK_LANG_PY, "print", false, "" },
 	{ LK_LANG_JS, "console.log", false, "" },
 	{ LK_LANG_PERL, "print", true, "$@" },
 	{ 0, NULL, false, NULL },
 };
+/* clang-format on */
 
 /* A literal at p: digits, or a quoted string whose only escapes are \n
    and \t.  Returns the end, or NULL. */
@@ -1862,11 +1914,12 @@ static bool inline_print_ok(const locus_shell_command *c)
    unless glob_ok (the rule checks where globs sit itself). */
 typedef struct read_rule {
 	const char *name;
-	bool (*bad_arg)(const char *a);              /* per argument */
-	bool (*ok)(const locus_shell_command *c);    /* whole command */
+	bool (*bad_arg)(const char *a);           /* per argument */
+	bool (*ok)(const locus_shell_command *c); /* whole command */
 	bool glob_ok;
 } read_rule;
 
+/* clang-format off */
 static const read_rule read_rules[] = {
 	{ "find", find_bad, NULL, false },
 	{ "rg", rg_bad, NULL, false },
@@ -1885,6 +1938,7 @@ static const read_rule read_rules[] = {
 	{ "most", NULL, most_ok, false },
 	{ NULL, NULL, NULL, false },
 };
+/* clang-format on */
 
 bool ll_command_read_only(const locus_shell_command *c)
 {

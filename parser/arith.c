@@ -17,11 +17,13 @@
 #include "walk.h"
 
 /* Names and parameters whose value is always a number. */
+/* clang-format off */
 static const char *const numeric_names[] = {
 	"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID",
 	"EUID", "OPTIND", "EPOCHSECONDS", "HISTCMD", "BASH_SUBSHELL",
 	"SHLVL", NULL,
 };
+/* clang-format on */
 
 static bool ident_char(char c, bool first)
 {
@@ -46,15 +48,17 @@ static bool scan_expr(lp_tree *t, const char *s, size_t n, uint32_t at)
 		char c = s[i];
 		if (c >= '0' && c <= '9') {
 			/* 12, 0x1f, 2#z9: a number, letters included */
-			while (i + 1 < n && (ident_char(s[i + 1], false) ||
-			                     s[i + 1] == '#' || s[i + 1] == '@'))
+			while (i + 1 < n &&
+			       (ident_char(s[i + 1], false) ||
+			        s[i + 1] == '#' || s[i + 1] == '@'))
 				i++;
 			continue;
 		}
 		if (c == '`' || (c == '$' && i + 1 < n && s[i + 1] == '(' &&
 		                 !(i + 2 < n && s[i + 2] == '('))) {
-			lp_unparsed(t->ctx, "arithmetic at byte %u evaluates the "
-			                    "output of a command as an expression",
+			lp_unparsed(t->ctx,
+			            "arithmetic at byte %u evaluates the "
+			            "output of a command as an expression",
 			            at);
 			return false;
 		}
@@ -74,9 +78,10 @@ static bool scan_expr(lp_tree *t, const char *s, size_t n, uint32_t at)
 			if (d == '{')
 				i++;
 			if (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9') {
-				lp_unparsed(t->ctx, "arithmetic at byte %u reads a "
-				                    "positional parameter, whose "
-				                    "value may be an expression",
+				lp_unparsed(t->ctx,
+				            "arithmetic at byte %u reads a "
+				            "positional parameter, whose "
+				            "value may be an expression",
 				            at);
 				return false;
 			}
@@ -90,12 +95,14 @@ static bool scan_expr(lp_tree *t, const char *s, size_t n, uint32_t at)
 		size_t k = j;
 		while (k < n && (s[k] == ' ' || s[k] == '\t'))
 			k++;
-		bool target = k < n && s[k] == '=' && (k + 1 >= n || s[k + 1] != '=');
+		bool target =
+		    k < n && s[k] == '=' && (k + 1 >= n || s[k + 1] != '=');
 		if (!target && !safe_name(t, s + i, j - i)) {
-			lp_unparsed(t->ctx, "arithmetic at byte %u reads %.*s, "
-			                    "whose value is not a static number "
-			                    "(it may be an expression that runs "
-			                    "code)",
+			lp_unparsed(t->ctx,
+			            "arithmetic at byte %u reads %.*s, "
+			            "whose value is not a static number "
+			            "(it may be an expression that runs "
+			            "code)",
 			            at, (int)(j - i), s + i);
 			return false;
 		}
@@ -120,8 +127,8 @@ static bool node_text(lp_tree *t, TSNode n, const char **s, size_t *len)
 static bool assoc_array(lp_tree *t, const char *sub, const char *bracket)
 {
 	size_t nl = (size_t)(bracket - sub);
-	static const char *const decl[] = { "declare ", "typeset ", "local ",
-	                                    NULL };
+	static const char *const decl[] = {"declare ", "typeset ", "local ",
+	                                   NULL};
 	for (size_t d = 0; decl[d]; d++) {
 		for (const char *p = strstr(t->src, decl[d]); p;
 		     p = strstr(p + 1, decl[d])) {
@@ -143,9 +150,11 @@ static bool assoc_array(lp_tree *t, const char *sub, const char *bracket)
 	return false;
 }
 
+/* clang-format off */
 static const char *const arith_test_ops[] = {
 	"-eq", "-ne", "-lt", "-le", "-gt", "-ge", NULL,
 };
+/* clang-format on */
 
 /* The arithmetic text of node n, when n is an arithmetic context:
    $(( )), $[ ], (( )), for (( )), a subscript's index, the operands of
@@ -177,8 +186,8 @@ static bool arith_text(lp_tree *t, TSNode n, const char **s, size_t *len,
 		}
 		return true;
 	}
-	if (k == sy->subscript || (k == sy->unary_expression && xl > 3 &&
-	                           !strncmp(x, "-v", 2))) {
+	if (k == sy->subscript ||
+	    (k == sy->unary_expression && xl > 3 && !strncmp(x, "-v", 2))) {
 		/* a[i], [[ -v a[i] ]] */
 		const char *b = memchr(x, '[', xl);
 		if (!b || b[1] == '@' || b[1] == '*' || assoc_array(t, x, b))
@@ -279,9 +288,10 @@ void lp_checks_arith(lp_tree *t, TSNode root)
 	if (!locus_shell_result_parsed(t->ctx->result))
 		return; /* already unparsed: nothing to add */
 	if (lp_vars_int_decl(t->vars)) {
-		lp_unparsed(t->ctx, "declare -i makes assignments arithmetic, and "
-		                    "the line assigns a value that is not a "
-		                    "number");
+		lp_unparsed(t->ctx,
+		            "declare -i makes assignments arithmetic, and "
+		            "the line assigns a value that is not a "
+		            "number");
 		return;
 	}
 	TSTreeCursor c = ts_tree_cursor_new(root);

@@ -37,7 +37,7 @@ typedef struct cstate {
 	lp_tree *t;
 	const char *delim; /* current heredoc's delimiter, unquoted */
 	size_t delim_len;
-	bool dash;         /* <<- */
+	bool dash; /* <<- */
 	bool have_row;
 	uint32_t last_row;
 } cstate;
@@ -64,14 +64,18 @@ static void check_gap(cstate *cs, const cframe *p, uint32_t s, uint32_t e,
 	for (size_t i = 0; i < n; i++) {
 		char c = g[i];
 		if (c == '\r' || c == '\v' || c == '\f') {
-			lp_unparsed(t->ctx, "control character outside quotes "
-			                    "at byte %zu", (size_t)s + i);
+			lp_unparsed(t->ctx,
+			            "control character outside quotes "
+			            "at byte %zu",
+			            (size_t)s + i);
 			return;
 		}
 		if (c == '\n' && (i == 0 || g[i - 1] != '\\') &&
 		    (p->kind == sy->command || p->kind == sy->file_redirect)) {
-			lp_unparsed(t->ctx, "newline inside a command at byte "
-			                    "%zu (misparse)", (size_t)s + i);
+			lp_unparsed(t->ctx,
+			            "newline inside a command at byte "
+			            "%zu (misparse)",
+			            (size_t)s + i);
 			return;
 		}
 	}
@@ -154,7 +158,8 @@ static bool arith_context(lp_tree *t, TSNode n)
 		return true;
 	if (k == sy->compound_statement) {
 		uint32_t s = ts_node_start_byte(n);
-		return s + 1 < t->len && t->src[s] == '(' && t->src[s + 1] == '(';
+		return s + 1 < t->len && t->src[s] == '(' &&
+		       t->src[s + 1] == '(';
 	}
 	return false;
 }
@@ -162,7 +167,8 @@ static bool arith_context(lp_tree *t, TSNode n)
 static bool has_code_text(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (s[i] == '`' || (s[i] == '$' && i + 1 < n && s[i + 1] == '('))
+		if (s[i] == '`' ||
+		    (s[i] == '$' && i + 1 < n && s[i + 1] == '('))
 			return true;
 	return false;
 }
@@ -195,9 +201,9 @@ static bool arith_literal_code(lp_tree *t, TSNode n)
 	    ts_node_child_count(n) > 0)
 		return false; /* children are visited on their own */
 	for (size_t i = 0; i + 1 < len; i++)
-		if (txt[i] == '\\' && (txt[i + 1] == '`' ||
-		                        (txt[i + 1] == '$' && i + 2 < len &&
-		                         txt[i + 2] == '(')))
+		if (txt[i] == '\\' &&
+		    (txt[i + 1] == '`' ||
+		     (txt[i + 1] == '$' && i + 2 < len && txt[i + 2] == '(')))
 			return true;
 	return false;
 }
@@ -216,24 +222,31 @@ static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
 	(void)p;
 	if (!ts_node_is_named(n)) {
 		if (t->src[s] == '<' && (e - s == 2 || e - s == 3) &&
-		    t->src[s + 1] == '<' && (e - s == 2 || t->src[s + 2] == '-'))
+		    t->src[s + 1] == '<' &&
+		    (e - s == 2 || t->src[s + 2] == '-'))
 			cs->dash = e - s == 3;
 		return;
 	}
 	if (in_test && (k == sy->command || k == sy->redirected_statement)) {
-		lp_unparsed(ctx, "a command inside a test expression at byte "
-		                 "%u (misparse)", s);
+		lp_unparsed(ctx,
+		            "a command inside a test expression at byte "
+		            "%u (misparse)",
+		            s);
 		return;
 	}
 	if (k == sy->expansion && prompt_expansion(t, n)) {
-		lp_unparsed(ctx, "${..@P} at byte %u expands a prompt (runs "
-		                 "command substitutions in the value)", s);
+		lp_unparsed(ctx,
+		            "${..@P} at byte %u expands a prompt (runs "
+		            "command substitutions in the value)",
+		            s);
 		return;
 	}
 	if (((p && p->in_arith) || arith_context(t, n)) &&
 	    arith_literal_code(t, n)) {
-		lp_unparsed(ctx, "quoted command text inside arithmetic at "
-		                 "byte %u (bash expands it)", s);
+		lp_unparsed(ctx,
+		            "quoted command text inside arithmetic at "
+		            "byte %u (bash expands it)",
+		            s);
 		return;
 	}
 	if (k == sy->word) {
@@ -242,9 +255,12 @@ static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
 		   a heredoc body line starting with a backslash:
 		   `sh <<'E'` / `\rm -rf /` / `E` (fuzz_bypass). */
 		for (uint32_t i = s; i < e; i++)
-			if (t->src[i] == '\n' && (i == s || t->src[i - 1] != '\\')) {
-				lp_unparsed(ctx, "newline inside a word at byte "
-				                 "%u (misparse)", i);
+			if (t->src[i] == '\n' &&
+			    (i == s || t->src[i - 1] != '\\')) {
+				lp_unparsed(ctx,
+				            "newline inside a word at byte "
+				            "%u (misparse)",
+				            i);
 				return;
 			}
 	}
@@ -267,13 +283,17 @@ static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
 	if (k == sy->heredoc_end) {
 		if (!cs->delim || cs->delim_len != e - s ||
 		    memcmp(cs->delim, t->src + s, e - s) != 0) {
-			lp_unparsed(ctx, "heredoc end at byte %u does not match "
-			                 "its delimiter", s);
+			lp_unparsed(ctx,
+			            "heredoc end at byte %u does not match "
+			            "its delimiter",
+			            s);
 			return;
 		}
 		if (e < t->len && t->src[e] != '\n') {
-			lp_unparsed(ctx, "text after a heredoc delimiter at "
-			                 "byte %u", e);
+			lp_unparsed(ctx,
+			            "text after a heredoc delimiter at "
+			            "byte %u",
+			            e);
 			return;
 		}
 		/* bash wants the delimiter alone on its line; <<- strips
@@ -281,8 +301,10 @@ static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
 		uint32_t b = s;
 		while (b > 0 && t->src[b - 1] != '\n') {
 			if (!cs->dash || t->src[b - 1] != '\t') {
-				lp_unparsed(ctx, "heredoc delimiter at byte %u "
-				                 "is not alone on its line", s);
+				lp_unparsed(ctx,
+				            "heredoc delimiter at byte %u "
+				            "is not alone on its line",
+				            s);
 				return;
 			}
 			b--;
@@ -293,15 +315,19 @@ static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
 		const char *txt = t->src + s;
 		size_t len = e - s;
 		if (memchr(txt, '\n', len)) {
-			lp_unparsed(ctx, "backtick substitution spanning lines "
-			                 "at byte %u", s);
+			lp_unparsed(ctx,
+			            "backtick substitution spanning lines "
+			            "at byte %u",
+			            s);
 			return;
 		}
 		for (size_t i = 0; i + 1 < len; i++) {
 			if (txt[i] == '\\' && txt[i + 1] == '`') {
-				lp_unparsed(ctx, "escaped backticks inside a "
-				                 "backtick substitution at byte "
-				                 "%u", s);
+				lp_unparsed(ctx,
+				            "escaped backticks inside a "
+				            "backtick substitution at byte "
+				            "%u",
+				            s);
 				return;
 			}
 		}
@@ -359,9 +385,11 @@ static void check_dollar_continuation(lp_tree *t)
 		while (j + 1 < n && s[j] == '\\' && s[j + 1] == '\n')
 			j += 2;
 		if (j < n && !strchr(" \t\n\"'", s[j])) {
-			lp_unparsed(t->ctx, "a line continuation after $ at byte "
-			                    "%zu joins an expansion the grammar "
-			                    "does not see", i);
+			lp_unparsed(t->ctx,
+			            "a line continuation after $ at byte "
+			            "%zu joins an expansion the grammar "
+			            "does not see",
+			            i);
 			return;
 		}
 	}
@@ -417,23 +445,22 @@ void lp_checks_tree(lp_tree *t, TSNode root)
 			p->prev_last = e > s ? t->src[e - 1] : 0;
 		}
 		visit(&cs, n, depth > 0 ? &st[depth - 1] : NULL, in_test);
-		st[depth] = (cframe){.kind = k,
-		                     .start = s,
-		                     .end = e,
-		                     /* substitutions inside [[ ]] are
+		st[depth] = (cframe){
+		    .kind = k,
+		    .start = s,
+		    .end = e,
+		    /* substitutions inside [[ ]] are
 		                        ordinary commands */
-		                     .in_test = ts_node_is_named(n) &&
-		                                (k == sy->test_command ||
-		                                 (in_test &&
-		                                  k != sy->command_substitution &&
-		                                  k != sy->process_substitution)),
-		                     /* a substitution inside arithmetic is
+		    .in_test = ts_node_is_named(n) &&
+		               (k == sy->test_command ||
+		                (in_test && k != sy->command_substitution &&
+		                 k != sy->process_substitution)),
+		    /* a substitution inside arithmetic is
 		                        a script of its own */
-		                     .in_arith = k != sy->command_substitution &&
-		                                 k != sy->process_substitution &&
-		                                 ((depth > 0 &&
-		                                   st[depth - 1].in_arith) ||
-		                                  arith_context(t, n))};
+		    .in_arith = k != sy->command_substitution &&
+		                k != sy->process_substitution &&
+		                ((depth > 0 && st[depth - 1].in_arith) ||
+		                 arith_context(t, n))};
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			if (depth + 2 > cap) {
 				cframe *ns = realloc(st, cap * 2 * sizeof *st);

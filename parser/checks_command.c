@@ -18,11 +18,13 @@
    wrappers; before a compound command see lp_checks_command.  Sorted
    (strcmp order) for a binary search: tests/test_parser.c looks every
    word up. */
+/* clang-format off */
 static const char *const reserved[] = {
 	"!", "[[", "]]", "case", "do", "done", "elif", "else", "esac", "fi",
 	"for", "function", "if", "in", "select", "then", "until", "while",
 	"{", "}",
 };
+/* clang-format on */
 
 static int cmp_word(const void *key, const void *elem)
 {
@@ -38,20 +40,22 @@ static int cmp_word(const void *key, const void *elem)
 static const struct rebinder {
 	const char *name;
 	char opt;
+	/* clang-format off */
 } rebinders[] = {
 	{"hash", 'p'},
-	{"enable", 'f'},
-	{"alias", 0},
-	{"declare", 'n'}, /* a nameref: assignments go elsewhere */
-	{"typeset", 'n'},
-	{"local", 'n'},
-	{"compgen", 'C'}, /* runs its -C text as a command */
-	{"compgen", 'F'}, /* calls a function */
-	{"complete", 'C'}, /* registers a command run on completion */
-	{"mapfile", 'C'}, /* evaluates its -C callback every -c lines */
-	{"readarray", 'C'},
-	{"bind", 'x'},    /* binds a key to a shell command */
-	{NULL, 0},
+    /* clang-format on */
+    {"enable", 'f'},
+    {"alias", 0},
+    {"declare", 'n'}, /* a nameref: assignments go elsewhere */
+    {"typeset", 'n'},
+    {"local", 'n'},
+    {"compgen", 'C'},  /* runs its -C text as a command */
+    {"compgen", 'F'},  /* calls a function */
+    {"complete", 'C'}, /* registers a command run on completion */
+    {"mapfile", 'C'},  /* evaluates its -C callback every -c lines */
+    {"readarray", 'C'},
+    {"bind", 'x'}, /* binds a key to a shell command */
+    {NULL, 0},
 };
 
 static bool rebinds(const lp_raw_command *raw, const char *name)
@@ -89,8 +93,8 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 	if (!strcmp(base, "fc")) {
 		for (size_t i = 1; i < raw->nwords; i++) {
 			const char *v = raw->words[i].value;
-			if (v && v[0] == '-' && strchr(v, 'l') && !strchr(v, 'e') &&
-			    !strchr(v, 's'))
+			if (v && v[0] == '-' && strchr(v, 'l') &&
+			    !strchr(v, 'e') && !strchr(v, 's'))
 				return false; /* fc -l lists */
 		}
 		return true;
@@ -129,11 +133,13 @@ bool lp_is_reserved_word(const char *s)
    again: `test -v 'a[$(rm y)]'`, `printf -v`, `declare`, `unset`, `let`,
    `read` into a name, `[[ x -eq y ]]`.  env and export pass values on to
    a shell that may do the same. */
+/* clang-format off */
 static const char *const subscript_evaluators[] = {
 	"test", "[", "[[", "printf", "declare", "typeset", "local", "export",
 	"readonly", "unset", "let", "read", "mapfile", "readarray", "getopts",
 	"wait", "env", "shift", "return", "exit", "ulimit", NULL,
 };
+/* clang-format on */
 
 /* NAME[ ... $( or a backtick: once the value reaches arithmetic (`$((x))`,
    `${!x}`, `[[ $x -eq 1 ]]`, `declare -i`) bash expands the subscript,
@@ -206,19 +212,24 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		return;
 	}
 	if (history_on(raw, name)) {
-		lp_unparsed(ctx, "'%s' turns on history or re-runs history: "
-		                 "later text is expanded or re-executed",
+		lp_unparsed(ctx,
+		            "'%s' turns on history or re-runs history: "
+		            "later text is expanded or re-executed",
 		            name);
 		return;
 	}
 	if (rebinds(raw, name)) {
-		lp_unparsed(ctx, "'%s' rebinds a command name or runs command "
-		                 "text", name);
+		lp_unparsed(ctx,
+		            "'%s' rebinds a command name or runs command "
+		            "text",
+		            name);
 		return;
 	}
 	if (lp_is_reserved_word(name) && !t->test_keyword) {
-		lp_unparsed(ctx, "reserved word '%s' used as a command name "
-		                 "(misparse)", name);
+		lp_unparsed(ctx,
+		            "reserved word '%s' used as a command name "
+		            "(misparse)",
+		            name);
 		return;
 	}
 	if (w0->flags & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)) {
@@ -227,8 +238,10 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		return;
 	}
 	if (name[0] == '{') {
-		lp_unparsed(ctx, "command name starts with '{' (brace "
-		                 "expansion): %s", name);
+		lp_unparsed(ctx,
+		            "command name starts with '{' (brace "
+		            "expansion): %s",
+		            name);
 		return;
 	}
 	if (!strcmp(name, "time") || !strcmp(name, "coproc")) {
@@ -240,8 +253,10 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 				continue;
 			if (lp_is_reserved_word(v) || v[0] == '(' ||
 			    !strcmp(v, "((")) {
-				lp_unparsed(ctx, "%s before a compound command "
-				                 "(misparse)", name);
+				lp_unparsed(ctx,
+				            "%s before a compound command "
+				            "(misparse)",
+				            name);
 				return;
 			}
 		}

@@ -63,6 +63,7 @@ static bool quoted_byte(unsigned char c)
 
 /* Words the grammar reads as keywords in a command's first position
    (statements, declarations), and `let` (arithmetic: arith.c). */
+/* clang-format off */
 static const char *const first_word_refused[] = {
 	"if", "then", "elif", "else", "fi", "case", "esac", "for", "select",
 	"while", "until", "do", "done", "in", "function", "declare",
@@ -70,10 +71,11 @@ static const char *const first_word_refused[] = {
 	"-", /* `- a=b x`: the grammar drops the `-` and reads an assignment */
 	NULL,
 };
+/* clang-format on */
 
 typedef struct fp_word {
 	size_t start, end;
-	bool quoted;   /* some part is quoted */
+	bool quoted; /* some part is quoted */
 } fp_word;
 
 /* Lex one word at s[*i]; false when it holds anything not accepted. */
@@ -106,8 +108,10 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 					/* `"\ "`: the grammar's closing quote
 					   takes the blank (libFuzzer) */
 					if (k + 1 >= n || s[k + 1] == '\n' ||
-					    s[k + 1] == ' ' || s[k + 1] == '\t' ||
-					    !quoted_byte((unsigned char)s[k + 1]) ||
+					    s[k + 1] == ' ' ||
+					    s[k + 1] == '\t' ||
+					    !quoted_byte(
+					        (unsigned char)s[k + 1]) ||
 					    s[k + 1] == '$' || s[k + 1] == '`')
 						return false;
 					k++; /* the escaped byte */
@@ -280,7 +284,8 @@ typedef struct fp_state {
 	const char *connector;
 	bool piped;
 	size_t producer;
-	size_t pipeline; /* SIZE_MAX: a number of its own (finish() in walk.c) */
+	size_t
+	    pipeline; /* SIZE_MAX: a number of its own (finish() in walk.c) */
 } fp_state;
 
 /* One command from s[*i]; returns the operator after it. */
@@ -300,10 +305,10 @@ static int emit_one(fp_state *st, size_t *i)
 		if (words.n == 0)
 			start = w.start;
 		end = w.end;
-		lp_word lw = {word_value(ctx->arena, s, &w),
-		              lp_arena_strndup(ctx->arena, s + w.start,
-		                               w.end - w.start),
-		              w.quoted ? LOCUS_WORD_QUOTED : 0};
+		lp_word lw = {
+		    word_value(ctx->arena, s, &w),
+		    lp_arena_strndup(ctx->arena, s + w.start, w.end - w.start),
+		    w.quoted ? LOCUS_WORD_QUOTED : 0};
 		if (!lw.value || !lw.text)
 			lw.value = lw.text = "";
 		lp_wordvec_push(ctx->arena, &words, lw);
@@ -320,8 +325,8 @@ static int emit_one(fp_state *st, size_t *i)
 	raw.nwords = words.n;
 	raw.words = words.v;
 	raw.connector = st->connector;
-	raw.pipeline = st->pipeline == SIZE_MAX ? ctx->next_pipeline++
-	                                        : st->pipeline;
+	raw.pipeline =
+	    st->pipeline == SIZE_MAX ? ctx->next_pipeline++ : st->pipeline;
 	raw.origin = st->origin;
 	raw.parent = st->parent;
 	raw.depth = st->depth;

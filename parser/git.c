@@ -14,6 +14,7 @@
 
 /* Config keys whose value git runs as a shell command ('*' is a
    subsection). */
+/* clang-format off */
 static const char *const git_exec_keys[] = {
 	"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor",
 	"core.askpass", "core.gitproxy", "sequence.editor", "diff.external",
@@ -30,6 +31,7 @@ static const char *const git_exec_keys[] = {
 	"submodule.*.update", "sendemail.smtpserver", "include.path",
 	"includeif.*.path", "sendemail.*.smtpserver", NULL,
 };
+/* clang-format on */
 
 /* key is "section[.sub].var" (n bytes); case-insensitive for section and
    variable as git compares them. */
@@ -59,8 +61,8 @@ static bool git_key_match(const char *pat, const char *key, size_t n)
 
 static bool git_bool(const char *v)
 {
-	static const char *const b[] = { "", "true", "false", "yes", "no",
-	                                 "on", "off", "1", "0", NULL };
+	static const char *const b[] = {"",   "true", "false", "yes", "no",
+	                                "on", "off",  "1",     "0",   NULL};
 	for (const char *const *p = b; *p; p++)
 		if (!strcasecmp(*p, v))
 			return true;
@@ -74,9 +76,9 @@ typedef struct git_alias {
 } git_alias;
 
 /* One -c KEY=VALUE. */
-static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
-                       const lp_word *w, const char *kv, size_t idx,
-                       git_alias *aliases, size_t *naliases, size_t cap)
+static void git_config(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
+                       const char *kv, size_t idx, git_alias *aliases,
+                       size_t *naliases, size_t cap)
 {
 	const char *eq = strchr(kv, '=');
 	size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
@@ -94,8 +96,9 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
 	if (!alias && !exec)
 		return;
 	if (w && wdyn(w)) {
-		lp_unparsed(ctx, "git -c sets %.*s to a value only known at "
-		                 "run time",
+		lp_unparsed(ctx,
+		            "git -c sets %.*s to a value only known at "
+		            "run time",
 		            (int)klen, kv);
 		return;
 	}
@@ -108,7 +111,8 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
 		}
 		return;
 	}
-	if (git_bool(value) || (klen == 14 && !strncasecmp(kv, "core.hookspath", 14)))
+	if (git_bool(value) ||
+	    (klen == 14 && !strncasecmp(kv, "core.hookspath", 14)))
 		return; /* hooksPath names a directory: a known limit */
 	if (!strncasecmp(kv, "credential.", 11)) {
 		/* "!cmd" is shell, an absolute path runs as is, a bare name
@@ -127,8 +131,9 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw,
 	if (!strncasecmp(kv, "sendemail.", 10) && value[0] != '/')
 		return; /* smtpServer is a host unless it is a program path */
 	if (!strncasecmp(kv, "include", 7)) {
-		lp_unparsed(ctx, "git reads configuration from %s, which the "
-		                 "line does not show",
+		lp_unparsed(ctx,
+		            "git reads configuration from %s, which the "
+		            "line does not show",
 		            value);
 		return;
 	}
@@ -148,7 +153,7 @@ static size_t git_split(lp_ctx *ctx, const char *s, lp_word **out)
 			p++;
 		if (!*p)
 			break;
-		lp_buf b = { 0 };
+		lp_buf b = {0};
 		char q = 0;
 		for (; *p && (q || !isspace((unsigned char)*p)); p++) {
 			if (*p == '\\' && p[1] && q != '\'') {
@@ -189,7 +194,8 @@ static void git_run(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
                     const char *value, const char *origin, size_t idx)
 {
 	if (wdyn(w)) {
-		lp_unparsed(ctx, "git runs a command only known at run time: %s",
+		lp_unparsed(ctx,
+		            "git runs a command only known at run time: %s",
 		            w->text ? w->text : "");
 		return;
 	}
@@ -206,10 +212,12 @@ static const struct git_cmd_option {
 	const char *opt;
 	bool suffix;
 	char letter;
+	/* clang-format off */
 } git_cmd_options[] = {
 	{"rebase", "--exec", false, 'x'},
-	{"difftool", "--extcmd", false, 'x'},
-	{"filter-branch", "-filter", true, 0},
+    /* clang-format on */
+    {"difftool", "--extcmd", false, 'x'},
+    {"filter-branch", "-filter", true, 0},
 };
 
 static bool git_cmd_option_is(const struct git_cmd_option *o, const char *v,
@@ -225,9 +233,8 @@ static bool git_cmd_option_is(const struct git_cmd_option *o, const char *v,
 
 /* The value of each of o's options in w[i+1..n) is parsed as a script. */
 static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
-                               const struct git_cmd_option *o,
-                               const lp_word *w, size_t i, size_t n,
-                               size_t idx)
+                               const struct git_cmd_option *o, const lp_word *w,
+                               size_t i, size_t n, size_t idx)
 {
 	for (size_t k = i + 1; k < n; k++) {
 		const char *v = wval(&w[k]);
@@ -236,9 +243,11 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 		if (!git_cmd_option_is(o, v, nl) || wdyn(&w[k]))
 			continue;
 		if (eq)
-			git_run(ctx, raw, &w[k], eq + 1, LOCUS_ORIGIN_SHELL_C, idx);
+			git_run(ctx, raw, &w[k], eq + 1, LOCUS_ORIGIN_SHELL_C,
+			        idx);
 		else if (v[1] == o->letter && v[2])
-			git_run(ctx, raw, &w[k], v + 2, LOCUS_ORIGIN_SHELL_C, idx);
+			git_run(ctx, raw, &w[k], v + 2, LOCUS_ORIGIN_SHELL_C,
+			        idx);
 		else if (k + 1 < n) {
 			k++;
 			git_run(ctx, raw, &w[k], wval(&w[k]),
@@ -270,16 +279,19 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 		while (k < n && sub[0] == 's' && wval(&w[k])[0] == '-')
 			k++;
 		if (k < n)
-			lp_parse_text(ctx, lp_join_words(ctx, w, k, n, sub[0] == 'b'),
-			           LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
+			lp_parse_text(
+			    ctx, lp_join_words(ctx, w, k, n, sub[0] == 'b'),
+			    LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
 		return;
 	}
 	if (lp_streq(sub, "config")) {
 		/* git config [opts] [set] KEY VALUE: the value runs later on */
+		/* clang-format off */
 		static const char *const val_opts[] = {
 			"-f", "--file", "--blob", "--type", "--default",
 			"--comment", "--value", NULL,
 		};
+		/* clang-format on */
 		size_t k = i + 1, ops[2], nops = 0;
 		for (; k < n && nops < 2; k++) {
 			const char *v = wval(&w[k]);
@@ -302,13 +314,13 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 				git_run(ctx, raw, vw, wval(vw) + 1,
 				        LOCUS_ORIGIN_GIT_ALIAS, idx);
 			else if (wdyn(vw))
-				git_run(ctx, raw, vw, "", LOCUS_ORIGIN_GIT_ALIAS,
-				        idx);
+				git_run(ctx, raw, vw, "",
+				        LOCUS_ORIGIN_GIT_ALIAS, idx);
 			return;
 		}
-		char *kv = lp_arena_printf(ctx->arena, "%s=%s", key,
-		                           wdyn(vw) && vw->text ? vw->text
-		                                                : wval(vw));
+		char *kv =
+		    lp_arena_printf(ctx->arena, "%s=%s", key,
+		                    wdyn(vw) && vw->text ? vw->text : wval(vw));
 		if (kv)
 			git_config(ctx, raw, vw, kv, idx, NULL, NULL, 0);
 	}
@@ -324,20 +336,26 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
                                  size_t pos, size_t idx, git_alias *aliases,
                                  size_t *naliases)
 {
+	/* clang-format off */
 	static const char *const val_opts[] = {
 		"-C", "--git-dir", "--work-tree", "--namespace",
 		"--super-prefix", "--attr-source", "--list-cmds", NULL,
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const flag_opts[] = {
 		"-p", "--paginate", "-P", "--no-pager", "--bare",
 		"--no-replace-objects", "--literal-pathspecs",
 		"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
 		"--no-optional-locks", "--no-lazy-fetch", "--no-advice", NULL,
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const query_opts[] = {
 		"--version", "-v", "--help", "-h", "--exec-path", "--html-path",
 		"--man-path", "--info-path", NULL,
 	};
+	/* clang-format on */
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords, i = pos + 1;
 	for (; i < n; i++) {
@@ -349,8 +367,9 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 		if (lp_streq(v, "-c")) {
 			if (i + 1 < n) {
 				i++;
-				const char *kv = wdyn(&w[i]) && w[i].text ? w[i].text
-				                                          : wval(&w[i]);
+				const char *kv = wdyn(&w[i]) && w[i].text
+				                     ? w[i].text
+				                     : wval(&w[i]);
 				git_config(ctx, raw, &w[i], kv, idx, aliases,
 				           naliases, GIT_MAX_ALIASES);
 			}
@@ -358,14 +377,17 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 		}
 		if (!strncmp(v, "--config-env", 12)) {
 			const char *kv = v[12] == '=' ? v + 13
-			                 : i + 1 < n ? wval(&w[++i]) : "";
+			                 : i + 1 < n  ? wval(&w[++i])
+			                              : "";
 			size_t kl = strcspn(kv, "=");
 			bool risky = kl > 6 && !strncasecmp(kv, "alias.", 6);
-			for (const char *const *k = git_exec_keys; *k && !risky; k++)
+			for (const char *const *k = git_exec_keys; *k && !risky;
+			     k++)
 				risky = git_key_match(*k, kv, kl);
 			if (risky)
-				lp_unparsed(ctx, "git --config-env sets %.*s from "
-				                 "the environment",
+				lp_unparsed(ctx,
+				            "git --config-env sets %.*s from "
+				            "the environment",
 				            (int)kl, kv);
 			continue;
 		}
@@ -381,7 +403,7 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 			attached = (*o)[1] == '-' && !strncmp(v, *o, ol) &&
 			           v[ol] == '=';
 		}
-		if (attached || (v[1] == 'C' && v[2]) )
+		if (attached || (v[1] == 'C' && v[2]))
 			continue;
 		if (lp_in_list(query_opts, v))
 			return n + 1; /* only prints */
@@ -408,24 +430,27 @@ static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
 			            GIT_ALIAS_CHAIN);
 			return;
 		}
-		const git_alias *a = git_find_alias(aliases, naliases,
-		                                    wval(&cur[0]));
+		const git_alias *a =
+		    git_find_alias(aliases, naliases, wval(&cur[0]));
 		if (!a)
 			break;
 		if (a->value[0] == '!') {
 			/* git runs `sh -c 'VALUE "$@"' VALUE ARGS...` */
-			lp_buf b = { 0 };
-			const char *args = lp_join_words(ctx, cur, 1, ncur, true);
+			lp_buf b = {0};
+			const char *args =
+			    lp_join_words(ctx, cur, 1, ncur, true);
 			if (!args)
 				return;
 			lp_buf_append(ctx->arena, &b, a->value + 1,
 			              strlen(a->value + 1));
 			if (*args) {
 				lp_buf_putc(ctx->arena, &b, ' ');
-				lp_buf_append(ctx->arena, &b, args, strlen(args));
+				lp_buf_append(ctx->arena, &b, args,
+				              strlen(args));
 			}
 			lp_parse_text(ctx, lp_buf_cstr(ctx->arena, &b),
-			           LOCUS_ORIGIN_GIT_ALIAS, idx, raw->depth + 1);
+			              LOCUS_ORIGIN_GIT_ALIAS, idx,
+			              raw->depth + 1);
 			return;
 		}
 		lp_word *split;
@@ -437,8 +462,8 @@ static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
 			            (int)a->nlen, a->name);
 			return;
 		}
-		lp_word *next = lp_arena_alloc(ctx->arena,
-		                               (ns + ncur) * sizeof *next);
+		lp_word *next =
+		    lp_arena_alloc(ctx->arena, (ns + ncur) * sizeof *next);
 		if (!next)
 			return;
 		memcpy(next, split, ns * sizeof *next);
@@ -456,11 +481,11 @@ static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
 		return;
 	argv[0] = w[pos];
 	memcpy(argv + 1, cur, ncur * sizeof *argv);
-	lp_emit_nested(ctx, raw, argv, ncur + 1, LOCUS_ORIGIN_GIT_ALIAS, idx, 0);
+	lp_emit_nested(ctx, raw, argv, ncur + 1, LOCUS_ORIGIN_GIT_ALIAS, idx,
+	               0);
 }
 
-void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                size_t idx)
+void lp_see_git(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;

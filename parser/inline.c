@@ -31,10 +31,10 @@ enum {
 };
 
 enum pat_kind {
-	P_SHELL, /* group 1: a string literal's body, run by a shell */
-	P_CALL,  /* group 1: a call's argument list */
+	P_SHELL,      /* group 1: a string literal's body, run by a shell */
+	P_CALL,       /* group 1: a call's argument list */
 	P_CALL_SKIP1, /* the same, its first argument is not a command */
-	P_CODE,  /* group 1: a string literal of code in the same language */
+	P_CODE, /* group 1: a string literal of code in the same language */
 	P_DELETE,
 };
 
@@ -47,89 +47,89 @@ static const struct pattern {
 	unsigned langs;
 	enum pat_kind kind;
 	const char *re;
+	/* clang-format off */
 } patterns[] = {
 	/* shell-outs */
-	{ L_PY, P_CALL,
-	  "\\bos\\s*\\.\\s*(?:system|popen)\\s*" ARGS },
-	{ L_PY, P_CALL,
-	  "\\b(?:subprocess\\s*\\.\\s*)?(?:getoutput|getstatusoutput|"
-	  "check_output|check_call|Popen)\\s*" ARGS },
-	{ L_PY, P_CALL, "\\bsubprocess\\s*\\.\\s*(?:run|call)\\s*" ARGS },
-	{ L_PY, P_CALL,
-	  "(?<![.\\w])(?:run|call|system|popen)\\s*" ARGS },
-	{ L_PY, P_CALL, "\\bpty\\s*\\.\\s*spawn\\s*" ARGS },
-	{ L_PERL | L_RUBY | L_PHP | L_AWK, P_CALL,
-	  "(?<![.\\w$])(?:system|exec|passthru|shell_exec|popen|proc_open|"
-	  "pcntl_exec|spawn)\\s*" ARGS },
-	{ L_PERL | L_RUBY, P_CALL,
-	  "(?<![.\\w$])(?:system|exec)\\s+((?:" STR "\\s*,?\\s*)+)" },
-	{ L_RUBY, P_CALL,
-	  "\\b(?:IO\\s*\\.\\s*popen|Open3\\s*\\.\\s*(?:capture2e?|capture3|"
-	  "popen2e?|popen3|pipeline\\w*))\\s*" ARGS },
-	{ L_PERL | L_RUBY | L_PHP, P_SHELL, "`([^`]*)`" },
-	{ L_PERL, P_SHELL,
-	  "\\bqx\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|/([^/]*)/|!([^!]*)!|"
-	  "\\[([^\\]]*)\\]|'([^']*)')" },
-	{ L_RUBY, P_SHELL,
-	  "%x\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|\\[([^\\]]*)\\]|"
-	  "!([^!]*)!)" },
-	{ L_JS, P_CALL,
-	  "\\b(?:execSync|exec|execFileSync|execFile|spawnSync|spawn)\\s*" ARGS },
-	{ L_AWK, P_SHELL, STR "\\s*\\|\\s*getline" },
-	{ L_AWK, P_SHELL, "(?<!\\|)\\|&?\\s*" STR },
-	{ L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS },
-	{ L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR },
-	/* the same calls on any receiver: __import__("os").system(...),
+    /* clang-format on */
+    {L_PY, P_CALL, "\\bos\\s*\\.\\s*(?:system|popen)\\s*" ARGS},
+    {L_PY, P_CALL,
+     "\\b(?:subprocess\\s*\\.\\s*)?(?:getoutput|getstatusoutput|"
+     "check_output|check_call|Popen)\\s*" ARGS},
+    {L_PY, P_CALL, "\\bsubprocess\\s*\\.\\s*(?:run|call)\\s*" ARGS},
+    {L_PY, P_CALL, "(?<![.\\w])(?:run|call|system|popen)\\s*" ARGS},
+    {L_PY, P_CALL, "\\bpty\\s*\\.\\s*spawn\\s*" ARGS},
+    {L_PERL | L_RUBY | L_PHP | L_AWK, P_CALL,
+     "(?<![.\\w$])(?:system|exec|passthru|shell_exec|popen|proc_open|"
+     "pcntl_exec|spawn)\\s*" ARGS},
+    {L_PERL | L_RUBY, P_CALL,
+     "(?<![.\\w$])(?:system|exec)\\s+((?:" STR "\\s*,?\\s*)+)"},
+    {L_RUBY, P_CALL,
+     "\\b(?:IO\\s*\\.\\s*popen|Open3\\s*\\.\\s*(?:capture2e?|capture3|"
+     "popen2e?|popen3|pipeline\\w*))\\s*" ARGS},
+    {L_PERL | L_RUBY | L_PHP, P_SHELL, "`([^`]*)`"},
+    {L_PERL, P_SHELL,
+     "\\bqx\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|/([^/]*)/|!([^!]*)!|"
+     "\\[([^\\]]*)\\]|'([^']*)')"},
+    {L_RUBY, P_SHELL,
+     "%x\\s*(?|\\{([^}]*)\\}|\\(([^)]*)\\)|\\[([^\\]]*)\\]|"
+     "!([^!]*)!)"},
+    {L_JS, P_CALL,
+     "\\b(?:execSync|exec|execFileSync|execFile|spawnSync|spawn)\\s*" ARGS},
+    {L_AWK, P_SHELL, STR "\\s*\\|\\s*getline"},
+    {L_AWK, P_SHELL, "(?<!\\|)\\|&?\\s*" STR},
+    {L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS},
+    {L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR},
+    /* the same calls on any receiver: __import__("os").system(...),
 	   importlib.import_module("os").popen(...), s.call(...) */
-	{ L_PY, P_CALL,
-	  "\\.\\s*(?:system|popen|call|run|check_call|check_output|Popen|"
-	  "getoutput|getstatusoutput)\\s*" ARGS },
-	/* os.execvp("rm", [...]), os.execl(path, arg0, ...) */
-	{ L_PY, P_CALL, "\\b(?:os\\s*\\.\\s*)?exec[lv]p?e?\\s*" ARGS },
-	/* os.spawnlp(mode, file, ...): the mode comes first */
-	{ L_PY, P_CALL_SKIP1, "\\bspawn[lv]p?e?\\s*" ARGS },
-	/* code strings run by the interpreter itself: scanned again */
-	{ L_PY, P_CODE, "(?<![.\\w])(?:exec|eval|compile)\\s*\\(\\s*" STR },
-	{ L_PERL | L_RUBY | L_JS | L_PHP, P_CODE,
-	  "(?<![.\\w$])eval\\s*\\(?\\s*" STR },
-	/* perl open with a pipe: open(F, "|cmd"), open(F, "cmd|"),
+    {L_PY, P_CALL,
+     "\\.\\s*(?:system|popen|call|run|check_call|check_output|Popen|"
+     "getoutput|getstatusoutput)\\s*" ARGS},
+    /* os.execvp("rm", [...]), os.execl(path, arg0, ...) */
+    {L_PY, P_CALL, "\\b(?:os\\s*\\.\\s*)?exec[lv]p?e?\\s*" ARGS},
+    /* os.spawnlp(mode, file, ...): the mode comes first */
+    {L_PY, P_CALL_SKIP1, "\\bspawn[lv]p?e?\\s*" ARGS},
+    /* code strings run by the interpreter itself: scanned again */
+    {L_PY, P_CODE, "(?<![.\\w])(?:exec|eval|compile)\\s*\\(\\s*" STR},
+    {L_PERL | L_RUBY | L_JS | L_PHP, P_CODE,
+     "(?<![.\\w$])eval\\s*\\(?\\s*" STR},
+    /* perl open with a pipe: open(F, "|cmd"), open(F, "cmd|"),
 	   open F, "-|", "cmd" */
-	{ L_PERL, P_SHELL,
-	  "\\bopen\\s*\\(?\\s*[^,;]+,\\s*(?|\"\\s*\\|\\s*([^\"]+)\"|"
-	  "'\\s*\\|\\s*([^']+)'|\"\\s*([^\"\\s|-][^\"]*?)\\s*\\|\\s*\"|"
-	  "'\\s*([^'\\s|-][^']*?)\\s*\\|\\s*')" },
-	{ L_PERL, P_SHELL,
-	  "\\bopen\\s*\\(?\\s*[^,;]+,\\s*[\"'](?:-\\||\\|-)[\"']\\s*,\\s*" STR },
-	/* Ruby: Kernel.spawn / Process.spawn / Kernel.system */
-	{ L_RUBY, P_CALL,
-	  "\\b(?:Kernel|Process)\\s*\\.\\s*(?:system|exec|spawn)\\s*" ARGS },
-	/* Deno's subprocess API */
-	{ L_JS, P_CALL, "\\bDeno\\s*\\.\\s*(?:run|Command)\\s*" ARGS },
+    {L_PERL, P_SHELL,
+     "\\bopen\\s*\\(?\\s*[^,;]+,\\s*(?|\"\\s*\\|\\s*([^\"]+)\"|"
+     "'\\s*\\|\\s*([^']+)'|\"\\s*([^\"\\s|-][^\"]*?)\\s*\\|\\s*\"|"
+     "'\\s*([^'\\s|-][^']*?)\\s*\\|\\s*')"},
+    {L_PERL, P_SHELL,
+     "\\bopen\\s*\\(?\\s*[^,;]+,\\s*[\"'](?:-\\||\\|-)[\"']\\s*,\\s*" STR},
+    /* Ruby: Kernel.spawn / Process.spawn / Kernel.system */
+    {L_RUBY, P_CALL,
+     "\\b(?:Kernel|Process)\\s*\\.\\s*(?:system|exec|spawn)\\s*" ARGS},
+    /* Deno's subprocess API */
+    {L_JS, P_CALL, "\\bDeno\\s*\\.\\s*(?:run|Command)\\s*" ARGS},
 
-	/* file-deleting calls, however the module is reached */
-	{ L_PY, P_DELETE,
-	  "\\brmtree\\b|\\bos\\s*\\.\\s*(?:remove|unlink|rmdir|removedirs)\\b|"
-	  "\\.\\s*(?:unlink|rmdir)\\s*\\(|"
-	  "__import__\\s*\\(\\s*['\"](?:os|shutil)['\"]\\s*\\)\\s*\\.\\s*"
-	  "(?:remove|unlink|rmdir|removedirs|rmtree)\\b|"
-	  "\\bfrom\\s+os\\s+import\\b[^\\n;]*\\b(?:remove|unlink|rmdir|"
-	  "removedirs)\\b|\\bsend2trash\\b" },
-	{ L_JS, P_DELETE,
-	  "\\b(?:rmSync|unlinkSync|rmdirSync)\\b|"
-	  "\\.\\s*(?:rm|unlink|rmdir)\\s*\\(|"
-	  "\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*=\\s*require\\s*\\(|"
-	  "\\bimport\\s*\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*from\\b|"
-	  "\\b(?:fs|fsp|fsPromises)\\s*\\.\\s*(?:promises\\s*\\.\\s*)?"
-	  "(?:rm|unlink|rmdir)\\b|"
-	  "\\bDeno\\s*\\.\\s*remove(?:Sync)?\\b" },
-	{ L_RUBY, P_DELETE,
-	  "\\bFileUtils\\s*(?:\\.|::)\\s*(?:rm_rf|rm_r|rm_f|rm|remove_dir|"
-	  "remove_entry(?:_secure)?|remove_file|remove|rmdir|rmtree)\\b|"
-	  "\\b(?:File|Dir)\\s*(?:\\.|::)\\s*(?:delete|unlink|rmdir)\\b|"
-	  "(?<![.\\w])(?:rm_rf|rm_r|rm_f|rmtree)\\b" },
-	{ L_PERL, P_DELETE, "\\b(?:unlink|rmtree|remove_tree|rmdir)\\b" },
-	{ L_PHP, P_DELETE, "\\b(?:unlink|rmdir)\\b" },
-	{ L_LUA, P_DELETE, "\\bos\\s*\\.\\s*remove\\b" },
+    /* file-deleting calls, however the module is reached */
+    {L_PY, P_DELETE,
+     "\\brmtree\\b|\\bos\\s*\\.\\s*(?:remove|unlink|rmdir|removedirs)\\b|"
+     "\\.\\s*(?:unlink|rmdir)\\s*\\(|"
+     "__import__\\s*\\(\\s*['\"](?:os|shutil)['\"]\\s*\\)\\s*\\.\\s*"
+     "(?:remove|unlink|rmdir|removedirs|rmtree)\\b|"
+     "\\bfrom\\s+os\\s+import\\b[^\\n;]*\\b(?:remove|unlink|rmdir|"
+     "removedirs)\\b|\\bsend2trash\\b"},
+    {L_JS, P_DELETE,
+     "\\b(?:rmSync|unlinkSync|rmdirSync)\\b|"
+     "\\.\\s*(?:rm|unlink|rmdir)\\s*\\(|"
+     "\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*=\\s*require\\s*\\(|"
+     "\\bimport\\s*\\{[^}]*\\b(?:rm|unlink|rmdir)\\b[^}]*\\}\\s*from\\b|"
+     "\\b(?:fs|fsp|fsPromises)\\s*\\.\\s*(?:promises\\s*\\.\\s*)?"
+     "(?:rm|unlink|rmdir)\\b|"
+     "\\bDeno\\s*\\.\\s*remove(?:Sync)?\\b"},
+    {L_RUBY, P_DELETE,
+     "\\bFileUtils\\s*(?:\\.|::)\\s*(?:rm_rf|rm_r|rm_f|rm|remove_dir|"
+     "remove_entry(?:_secure)?|remove_file|remove|rmdir|rmtree)\\b|"
+     "\\b(?:File|Dir)\\s*(?:\\.|::)\\s*(?:delete|unlink|rmdir)\\b|"
+     "(?<![.\\w])(?:rm_rf|rm_r|rm_f|rmtree)\\b"},
+    {L_PERL, P_DELETE, "\\b(?:unlink|rmtree|remove_tree|rmdir)\\b"},
+    {L_PHP, P_DELETE, "\\b(?:unlink|rmdir)\\b"},
+    {L_LUA, P_DELETE, "\\bos\\s*\\.\\s*remove\\b"},
 };
 
 #define NPATTERNS (sizeof patterns / sizeof *patterns)
@@ -197,10 +197,11 @@ static void put_unescaped(lp_arena *a, lp_buf *b, const char *s, size_t n)
 			switch (d) {
 			case 'n': c = '\n'; break;
 			case 't': c = '\t'; break;
-			case '\\': case '"': case '\'': case '`': c = d; break;
-			default:
-				lp_buf_putc(a, b, '\\');
-				c = d;
+			case '\\':
+			case '"':
+			case '\'':
+			case '`': c = d; break;
+			default: lp_buf_putc(a, b, '\\'); c = d;
 			}
 		}
 		lp_buf_putc(a, b, c);
@@ -215,9 +216,9 @@ typedef struct arg {
 	const char *text; /* shell text: literals with DYN for the rest */
 	bool literal;     /* only string literals */
 	bool any_literal;
-	bool list;        /* a [...] list */
-	bool kwarg;       /* name=value or an {options} object */
-	const char *s;    /* source span */
+	bool list;     /* a [...] list */
+	bool kwarg;    /* name=value or an {options} object */
+	const char *s; /* source span */
 	size_t n;
 } arg;
 
@@ -263,7 +264,7 @@ static size_t split_args(const char *s, size_t n, arg *out, size_t cap)
 /* Build an argument's shell text: literals decoded, anything else DYN. */
 static void arg_text(lp_arena *a, arg *g)
 {
-	lp_buf b = { 0 };
+	lp_buf b = {0};
 	const char *s = g->s;
 	size_t n = g->n, i = 0;
 	bool dyn_chunk = false;
@@ -292,7 +293,8 @@ static void arg_text(lp_arena *a, arg *g)
 		if (i + pre < n && (s[i + pre] == '"' || s[i + pre] == '\'') &&
 		    (pre == 0 || i == 0 || !isalnum((unsigned char)s[i - 1]))) {
 			if (memchr(s + i, 'f', pre) || memchr(s + i, 'F', pre))
-				g->literal = false; /* an f-string interpolates */
+				g->literal =
+				    false; /* an f-string interpolates */
 			i += pre;
 			char q = s[i++];
 			size_t st = i;
@@ -362,7 +364,7 @@ static const char *call_text(lp_arena *a, const char *s, size_t n)
 	}
 	if (!np)
 		return NULL;
-	lp_buf b = { 0 };
+	lp_buf b = {0};
 	if (pos[0]->list || (np > 1 && pos[1]->list)) {
 		/* ["rm", "-rf", x] or ("rm", ["-rf", x]) */
 		if (!pos[0]->list) {
@@ -370,8 +372,8 @@ static const char *call_text(lp_arena *a, const char *s, size_t n)
 			pos[0] = pos[1];
 		}
 		arg items[MAX_ARGS];
-		size_t ni = split_args(pos[0]->s + 1, pos[0]->n - 2, items,
-		                       MAX_ARGS);
+		size_t ni =
+		    split_args(pos[0]->s + 1, pos[0]->n - 2, items, MAX_ARGS);
 		for (size_t i = 0; i < ni; i++)
 			arg_text(a, &items[i]);
 		put_argv(a, &b, items, ni);
@@ -391,8 +393,8 @@ static const char *call_text(lp_arena *a, const char *s, size_t n)
 
 /* ---- scanning -------------------------------------------------------- */
 
-static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
-                      size_t idx, unsigned depth)
+static void scan_code(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
+                      unsigned depth)
 {
 	lp_inline_table *t = ctx->parser ? ctx->parser->inline_table : NULL;
 	if (!t || !table_ready(t)) {
@@ -418,8 +420,9 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 			if (m == LU_RE_NOMATCH)
 				break;
 			if (m == LU_RE_ERROR) {
-				lp_unparsed(ctx, "inline code too complex to scan "
-				                 "(PCRE2 error %d)",
+				lp_unparsed(ctx,
+				            "inline code too complex to scan "
+				            "(PCRE2 error %d)",
 				            rc);
 				pcre2_match_data_free(md);
 				return;
@@ -430,7 +433,7 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 			off = me > ms ? me : ms + 1;
 			if (patterns[p].kind == P_DELETE) {
 				ctx->result->commands[idx].flags |=
-					LOCUS_CMD_INLINE_DELETES;
+				    LOCUS_CMD_INLINE_DELETES;
 				break;
 			}
 			if (gs == PCRE2_UNSET || ge < gs)
@@ -440,30 +443,35 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang,
 				/* exec("..."): the string is code of the same
 				   language; escapes decoded, scanned again */
 				if (depth + 1 > lp_max_depth(ctx)) {
-					lp_unparsed(ctx, "inline code nested deeper "
-					                 "than %u levels",
+					lp_unparsed(ctx,
+					            "inline code nested deeper "
+					            "than %u levels",
 					            lp_max_depth(ctx));
 					continue;
 				}
-				lp_buf b = { 0 };
-				put_unescaped(ctx->arena, &b, code + gs, ge - gs);
-				scan_code(ctx, lp_buf_cstr(ctx->arena, &b), lang, idx,
-				          depth + 1);
+				lp_buf b = {0};
+				put_unescaped(ctx->arena, &b, code + gs,
+				              ge - gs);
+				scan_code(ctx, lp_buf_cstr(ctx->arena, &b),
+				          lang, idx, depth + 1);
 				continue;
 			}
 			if (patterns[p].kind == P_CALL_SKIP1) {
 				arg first[2];
-				size_t na = split_args(code + gs, ge - gs, first, 2);
+				size_t na =
+				    split_args(code + gs, ge - gs, first, 2);
 				if (na < 2)
 					continue;
 				gs = (size_t)(first[1].s - code);
 			}
 			if (patterns[p].kind == P_SHELL) {
-				lp_buf b = { 0 };
-				put_unescaped(ctx->arena, &b, code + gs, ge - gs);
+				lp_buf b = {0};
+				put_unescaped(ctx->arena, &b, code + gs,
+				              ge - gs);
 				text = lp_buf_cstr(ctx->arena, &b);
 			} else {
-				text = call_text(ctx->arena, code + gs, ge - gs);
+				text =
+				    call_text(ctx->arena, code + gs, ge - gs);
 			}
 			if (!text || !*text)
 				continue;
@@ -565,7 +573,8 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 		}
 		for (size_t j = 1; v[j]; j++) {
 			char c = v[j];
-			bool is_code = has(it->code, c), is_file = has(it->file, c);
+			bool is_code = has(it->code, c),
+			     is_file = has(it->file, c);
 			if (is_code || is_file || has(it->val, c)) {
 				const lp_word *vw = x;
 				const char *vv = v + j + 1;
@@ -639,14 +648,16 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	}
 	if (ncodes) {
 		cmd->flags |= LOCUS_CMD_INLINE_CODE;
-		lp_buf all = { 0 };
+		lp_buf all = {0};
 		for (size_t k = 0; k < ncodes; k++) {
 			if (code_words[k]->flags & LOCUS_WORD_DYNAMIC) {
-				lp_unparsed(ctx, "%s runs code only known at run "
-				                 "time: %s",
+				lp_unparsed(ctx,
+				            "%s runs code only known at run "
+				            "time: %s",
 				            prog->name,
-				            code_words[k]->text ? code_words[k]->text
-				                                : "");
+				            code_words[k]->text
+				                ? code_words[k]->text
+				                : "");
 				return true;
 			}
 			if (k)
@@ -662,8 +673,9 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return true;
 	if (lp_stdin_procsub(raw)) {
 		cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
-		lp_unparsed(ctx, "%s reads its program from a process "
-		                 "substitution",
+		lp_unparsed(ctx,
+		            "%s reads its program from a process "
+		            "substitution",
 		            prog->name);
 		return true;
 	}

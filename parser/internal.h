@@ -68,7 +68,7 @@ char *lp_arena_strndup(lp_arena *a, const char *s, size_t n);
 char *lp_arena_strdup(lp_arena *a, const char *s);
 /* printf into the arena. */
 char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Grow an arena-backed array: returns a new block of cap*elem bytes holding
    the old contents (the old block is simply abandoned). */
 void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes);
@@ -182,7 +182,7 @@ struct locus_shell_parser {
 /* Mark the line unparsed.  The first reason is kept; later ones are
    ignored.  Parsing continues so that every findable command is listed. */
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* The monotonic clock is at or past *d. */
 bool lp_deadline_passed(const struct timespec *d);
@@ -216,9 +216,8 @@ size_t lp_producer(const lp_ctx *ctx, size_t idx);
 /* Build the public command for `raw` as is (no peeling) and push it.
    Shared helper for the see-through side: computes name (basename of
    argv[0]), the argv/words/flags arrays, GLOB_ARGS and DYNAMIC_ARGS. */
-size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw,
-                   size_t first_argv, size_t nwrappers,
-                   const char *const *wrappers);
+size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
+                   size_t nwrappers, const char *const *wrappers);
 
 /* written.c: files the line writes and then runs are parsed as the
    runner's input, or the line is unparsed (after the walk). */

@@ -32,50 +32,90 @@ bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
 	static const struct {
 		const char *name;
 		size_t off;
+		/* clang-format off */
 	} kinds[] = {
 #define K(x) {#x, offsetof(lp_syms, x)}
-		K(program), K(command), K(command_name), K(word), K(string),
-		K(string_content), K(raw_string), K(ansi_c_string),
-		K(translated_string), K(number), K(simple_expansion),
-		K(expansion), K(command_substitution), K(process_substitution),
-		K(arithmetic_expansion), K(brace_expression), K(concatenation),
-		K(variable_name), K(special_variable_name),
-		K(variable_assignment), K(variable_assignments), K(pipeline),
-		K(list), K(redirected_statement), K(subshell),
-		K(compound_statement), K(negated_command), K(if_statement),
-		K(elif_clause), K(else_clause), K(while_statement),
-		K(for_statement), K(c_style_for_statement), K(do_group),
-		K(case_statement), K(case_item), K(function_definition),
-		K(declaration_command), K(unset_command), K(test_command),
-		K(file_redirect), K(heredoc_redirect), K(herestring_redirect),
-		K(heredoc_start), K(heredoc_body), K(heredoc_content),
-		K(heredoc_end), K(file_descriptor), K(comment),
-		K(extglob_pattern), K(regex), K(array), K(subscript),
-		K(test_operator), K(binary_expression), K(postfix_expression),
-		K(unary_expression),
+	    /* clang-format on */
+	    K(program),
+	    K(command),
+	    K(command_name),
+	    K(word),
+	    K(string),
+	    K(string_content),
+	    K(raw_string),
+	    K(ansi_c_string),
+	    K(translated_string),
+	    K(number),
+	    K(simple_expansion),
+	    K(expansion),
+	    K(command_substitution),
+	    K(process_substitution),
+	    K(arithmetic_expansion),
+	    K(brace_expression),
+	    K(concatenation),
+	    K(variable_name),
+	    K(special_variable_name),
+	    K(variable_assignment),
+	    K(variable_assignments),
+	    K(pipeline),
+	    K(list),
+	    K(redirected_statement),
+	    K(subshell),
+	    K(compound_statement),
+	    K(negated_command),
+	    K(if_statement),
+	    K(elif_clause),
+	    K(else_clause),
+	    K(while_statement),
+	    K(for_statement),
+	    K(c_style_for_statement),
+	    K(do_group),
+	    K(case_statement),
+	    K(case_item),
+	    K(function_definition),
+	    K(declaration_command),
+	    K(unset_command),
+	    K(test_command),
+	    K(file_redirect),
+	    K(heredoc_redirect),
+	    K(herestring_redirect),
+	    K(heredoc_start),
+	    K(heredoc_body),
+	    K(heredoc_content),
+	    K(heredoc_end),
+	    K(file_descriptor),
+	    K(comment),
+	    K(extglob_pattern),
+	    K(regex),
+	    K(array),
+	    K(subscript),
+	    K(test_operator),
+	    K(binary_expression),
+	    K(postfix_expression),
+	    K(unary_expression),
 #undef K
 	};
 	static const struct {
 		const char *name;
 		size_t off;
+		/* clang-format off */
 	} fields[] = {
 #define F(x) {#x, offsetof(lp_syms, f_##x)}
-		F(name), F(argument), F(redirect), F(value), F(body),
-		F(destination), F(descriptor), F(operator), F(right),
-		F(variable),
+	    /* clang-format on */
+	    F(name),        F(argument),   F(redirect), F(value), F(body),
+	    F(destination), F(descriptor), F(operator), F(right), F(variable),
 #undef F
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		TSSymbol sym = ts_language_symbol_for_name(
-			lang, kinds[i].name, (uint32_t)strlen(kinds[i].name),
-			true);
+		    lang, kinds[i].name, (uint32_t)strlen(kinds[i].name), true);
 		if (sym == 0)
 			return false;
 		*(TSSymbol *)((char *)s + kinds[i].off) = sym;
 	}
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		TSFieldId f = ts_language_field_id_for_name(
-			lang, fields[i].name, (uint32_t)strlen(fields[i].name));
+		    lang, fields[i].name, (uint32_t)strlen(fields[i].name));
 		if (f == 0)
 			return false;
 		*(TSFieldId *)((char *)s + fields[i].off) = f;
@@ -261,8 +301,10 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 		}
 	}
 	if (estimate_tokens(text, len) > LP_MAX_TOKENS) {
-		lp_unparsed(ctx, "input too complex to analyze (more than %u "
-		                 "tokens)", LP_MAX_TOKENS);
+		lp_unparsed(ctx,
+		            "input too complex to analyze (more than %u "
+		            "tokens)",
+		            LP_MAX_TOKENS);
 		return;
 	}
 	/* Plain words, | && || ; and simple quotes: no tree (fastpath.c). */
@@ -271,9 +313,8 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 
 	TSParser *ts = ctx->parser->ts;
 	ts_text in = {t.src, t.len};
-	TSInput input = {.payload = &in,
-	                 .read = ts_read,
-	                 .encoding = TSInputEncodingUTF8};
+	TSInput input = {
+	    .payload = &in, .read = ts_read, .encoding = TSInputEncodingUTF8};
 	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
 	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
 	if (!tree) {
@@ -295,9 +336,9 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	bool arith = strstr(t.src, "((") || memchr(t.src, '[', t.len) ||
 	             strstr(t.src, "let") || strstr(t.src, "-i");
 	t.vars = memchr(t.src, '$', t.len) || arith ||
-	                         lp_mentions_sensitive(t.src, t.len)
-	                 ? lp_vars_collect(&t, root)
-	                 : NULL;
+	                 lp_mentions_sensitive(t.src, t.len)
+	             ? lp_vars_collect(&t, root)
+	             : NULL;
 	if (lp_vars_sensitive(t.vars))
 		lp_unparsed(ctx, "assignment to %s changes what runs",
 		            lp_vars_sensitive(t.vars));
@@ -371,8 +412,7 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		lp_unparsed(&ctx, "input holds a NUL byte");
 	else if ((bad = lu_utf8_invalid_at(r->source, len)) != len)
 		lp_unparsed(&ctx, "input is not valid UTF-8 (byte %zu)", bad);
-	else
-	{
+	else {
 		lp_walk_text(&ctx, r->source, len, true, LOCUS_ORIGIN_TOP,
 		             LOCUS_SHELL_NO_PARENT, 0);
 		lp_checks_reeval(&ctx);

@@ -22,21 +22,27 @@
    -C` runs a command; `declare -a a='(..)'` re-parses.  When the line holds
    literal command text (`$(` or a backtick inside single quotes or
    escaped) and one of these evaluators, it is not understood. */
+/* clang-format off */
 static const char *const reeval_cmds[] = {
 	"let", "declare", "typeset", "local", "readonly", "export", "printf",
 	"read", "mapfile", "readarray", "test", "[", "compgen", "complete",
 	"set", "unset", NULL,
 };
+/* clang-format on */
+/* clang-format off */
 static const char *const reeval_text[] = {
 	"((", "$[", "[[", "@P", "PS0=", "PS1=", "PS2=", "PS4=",
 	"PROMPT_COMMAND=", "${", NULL, /* ${a[..]}: a subscript */
 };
+/* clang-format on */
 
 /* `$'\x24('`: ANSI-C text that decodes to `$(` or a backtick. */
+/* clang-format off */
 static const char *const ansi_code[] = {
 	"\\x24(", "\\044(", "\\u0024(", "\\U00000024(", "\\x60", "\\140",
 	"\\u0060", NULL,
 };
+/* clang-format on */
 
 static bool literal_code_text(const char *s, size_t n)
 {
@@ -60,16 +66,16 @@ static bool literal_code_text(const char *s, size_t n)
 			continue;
 		}
 		if (sq) {
-			if (c == '\'' )
+			if (c == '\'')
 				sq = false;
-			else if (c == '`' || (c == '$' && i + 1 < n &&
-			                      s[i + 1] == '('))
+			else if (c == '`' ||
+			         (c == '$' && i + 1 < n && s[i + 1] == '('))
 				return true;
 			continue;
 		}
 		if (c == '\\' && i + 1 < n) {
-			if (s[i + 1] == '`' || (s[i + 1] == '$' && i + 2 < n &&
-			                        s[i + 2] == '('))
+			if (s[i + 1] == '`' ||
+			    (s[i + 1] == '$' && i + 2 < n && s[i + 2] == '('))
 				return true;
 			i++;
 			continue;
@@ -89,9 +95,11 @@ static bool literal_code_text(const char *s, size_t n)
 
 /* Bash's own tables of command names: writing them (by assignment,
    printf -v, declare, read...) rebinds names like `hash -p`. */
+/* clang-format off */
 static const char *const name_tables[] = {
 	"BASH_CMDS", "BASH_ALIASES", NULL,
 };
+/* clang-format on */
 
 void lp_checks_reeval(lp_ctx *ctx)
 {
@@ -102,8 +110,10 @@ void lp_checks_reeval(lp_ctx *ctx)
 		return;
 	for (size_t i = 0; name_tables[i]; i++)
 		if (strstr(src, name_tables[i])) {
-			lp_unparsed(ctx, "the line touches %s (rebinds command "
-			                 "names)", name_tables[i]);
+			lp_unparsed(ctx,
+			            "the line touches %s (rebinds command "
+			            "names)",
+			            name_tables[i]);
 			return;
 		}
 	if (!literal_code_text(src, len))
@@ -133,9 +143,11 @@ void lp_checks_reeval(lp_ctx *ctx)
 
 /* `source /dev/stdin <<< 'rm y'`, `. <(echo rm y)`: source runs text the
    line feeds it, which we do not parse (found by the oracle). */
+/* clang-format off */
 static const char *const fed_paths[] = {
 	"/dev/stdin", "/dev/fd/", "/proc/self/fd/", "-", NULL,
 };
+/* clang-format on */
 
 /* What the children of each command are (one pass; children come after
    their parent), so that no check scans the line once per command. */
@@ -167,8 +179,8 @@ void lp_checks_source(lp_ctx *ctx)
 		if (lp_out_of_time(ctx))
 			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		if (c->argc < 2 || (strcmp(c->name, "source") &&
-		                    strcmp(c->name, ".")))
+		if (c->argc < 2 ||
+		    (strcmp(c->name, "source") && strcmp(c->name, ".")))
 			continue;
 		const char *f = c->argv[1];
 		bool fed = (c->argv_flags[1] & LOCUS_WORD_SUBST) != 0;
@@ -198,6 +210,7 @@ void lp_checks_source(lp_ctx *ctx)
    imported by bash, a startup file, a preloaded library) make the line
    unparsed.  Assignments before a command, through env, and given to
    export/declare all count. */
+/* clang-format off */
 static const char *const env_shell_text[] = {
 	"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
 	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
@@ -210,6 +223,8 @@ static const char *const env_shell_text[] = {
 	"GIT_SSH_VARIANT", "SVN_EDITOR", "SVN_SSH", "HGEDITOR", "TAR_RSH",
 	NULL,
 };
+/* clang-format on */
+/* clang-format off */
 static const char *const env_hidden_code[] = {
 	"BASH_FUNC_", /* prefix: an exported function */
 	"BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH",
@@ -219,9 +234,12 @@ static const char *const env_hidden_code[] = {
 	/* prompts a child shell imports (PS4 is expanded for `-x`) */
 	"PS0", "PS1", "PS2", "PS3", "PS4", NULL,
 };
+/* clang-format on */
+/* clang-format off */
 static const char *const declaring_cmds[] = {
 	"export", "declare", "typeset", "readonly", "local", NULL,
 };
+/* clang-format on */
 
 static bool env_name_is(const char *a, size_t n, const char *name)
 {
@@ -242,8 +260,10 @@ static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
 		n--;
 	for (size_t k = 0; env_hidden_code[k]; k++)
 		if (env_name_is(a, n, env_hidden_code[k])) {
-			lp_unparsed(ctx, "%.*s in the environment runs code "
-			                 "the line does not show", (int)n, a);
+			lp_unparsed(ctx,
+			            "%.*s in the environment runs code "
+			            "the line does not show",
+			            (int)n, a);
 			return;
 		}
 	for (size_t k = 0; env_shell_text[k]; k++)
@@ -314,8 +334,8 @@ void lp_checks_shell_input(lp_ctx *ctx)
 			continue;
 		if (script)
 			continue; /* a file: written.c */
-		bool fed = (c->flags & (LOCUS_CMD_PIPED_IN |
-		                        LOCUS_CMD_STDIN_SCRIPT)) != 0;
+		bool fed = (c->flags &
+		            (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0;
 		for (size_t k = 0; k < c->nredirects && !fed; k++) {
 			const char *op = c->redirects[k].op;
 			int fd = c->redirects[k].fd;
@@ -328,8 +348,10 @@ void lp_checks_shell_input(lp_ctx *ctx)
 			return;
 		bool seen = (kids[i] & CHILD_STDIN_SCRIPT) != 0;
 		if (!seen && !(c->flags & LOCUS_CMD_PIPED_IN)) {
-			lp_unparsed(ctx, "%s reads a script from its input that "
-			                 "was not parsed", c->name);
+			lp_unparsed(ctx,
+			            "%s reads a script from its input that "
+			            "was not parsed",
+			            c->name);
 			return;
 		}
 	}

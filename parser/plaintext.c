@@ -76,14 +76,16 @@ bool lp_text_substs(lp_ctx *ctx, const char *s, size_t n, bool quoted,
 			while (j < n && s[j] != '`')
 				j += s[j] == '\\' ? 2 : 1;
 			if (j >= n) {
-				lp_unparsed(ctx, "unterminated backtick in a word "
-				                 "the grammar left as text");
+				lp_unparsed(ctx,
+				            "unterminated backtick in a word "
+				            "the grammar left as text");
 				return true;
 			}
-			lp_buf b = { 0 };
+			lp_buf b = {0};
 			backtick_body(ctx, s + i + 1, j - i - 1, &b);
 			lp_parse_nested(ctx, lp_buf_cstr(ctx->arena, &b), b.len,
-			                LOCUS_ORIGIN_SUBSTITUTION, parent, depth);
+			                LOCUS_ORIGIN_SUBSTITUTION, parent,
+			                depth);
 			found = true;
 			i = j;
 			continue;
@@ -96,8 +98,9 @@ bool lp_text_substs(lp_ctx *ctx, const char *s, size_t n, bool quoted,
 			continue; /* $(( )): its inside is scanned on */
 		size_t j = paren_end(s, i + 2, n);
 		if (j >= n) {
-			lp_unparsed(ctx, "unterminated substitution in a word the "
-			                 "grammar left as text");
+			lp_unparsed(ctx,
+			            "unterminated substitution in a word the "
+			            "grammar left as text");
 			return true;
 		}
 		lp_parse_nested(ctx, s + i + 2, j - i - 2,

@@ -103,13 +103,13 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 {
 	locus_shell_result *r = ctx->result;
 	if (r->ncommands >= ctx->opts.max_commands) {
-		lp_unparsed(ctx, "more than %zu commands", ctx->opts.max_commands);
+		lp_unparsed(ctx, "more than %zu commands",
+		            ctx->opts.max_commands);
 		return LOCUS_SHELL_NO_PARENT;
 	}
 	if (r->ncommands == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		locus_shell_command *c =
-			realloc(r->commands, cap * sizeof *c);
+		locus_shell_command *c = realloc(r->commands, cap * sizeof *c);
 		if (c)
 			r->commands = c;
 		size_t *pr = c ? realloc(r->producers, cap * sizeof *pr) : NULL;
@@ -121,7 +121,7 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 		}
 		/* counted against the memory cap with the arena */
 		ctx->arena->used_total +=
-			(cap - r->cap) * (sizeof *c + sizeof *pr);
+		    (cap - r->cap) * (sizeof *c + sizeof *pr);
 		r->cap = cap;
 	}
 	r->commands[r->ncommands] = *cmd;
@@ -153,17 +153,16 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	const char **argv = lp_arena_alloc(a, (argc + 1) * sizeof *argv);
 	uint32_t *aflags = lp_arena_alloc(a, (argc + 1) * sizeof *aflags);
 	const char **words = lp_arena_alloc_raw(
-		a, (raw->nassigns + raw->nwords + 1) * sizeof *words);
+	    a, (raw->nassigns + raw->nwords + 1) * sizeof *words);
 	/* most commands have no assignments and no wrappers: one shared
 	   empty list (the public arrays are const) */
 	static const char *const none[1] = {NULL};
 	const char **assigns =
-		raw->nassigns ? lp_arena_alloc(a, (raw->nassigns + 1) *
-		                                      sizeof *assigns)
-		              : NULL;
-	const char **wr = nwrappers
-		? lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr)
-		: NULL;
+	    raw->nassigns
+	        ? lp_arena_alloc(a, (raw->nassigns + 1) * sizeof *assigns)
+	        : NULL;
+	const char **wr =
+	    nwrappers ? lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr) : NULL;
 	if (!argv || !aflags || !words || (raw->nassigns && !assigns) ||
 	    (nwrappers && !wr))
 		return LOCUS_SHELL_NO_PARENT;
@@ -176,8 +175,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 		if (i > 0 && (w->flags & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
 			flags |= LOCUS_CMD_GLOB_ARGS;
 		if (w->flags & LOCUS_WORD_DYNAMIC)
-			flags |= i == 0 ? LOCUS_CMD_DYNAMIC
-			                : LOCUS_CMD_DYNAMIC_ARGS;
+			flags |=
+			    i == 0 ? LOCUS_CMD_DYNAMIC : LOCUS_CMD_DYNAMIC_ARGS;
 		if (w->flags & LOCUS_WORD_SUBST)
 			flags |= LOCUS_CMD_SUBST;
 	}

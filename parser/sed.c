@@ -95,15 +95,35 @@ static bool scan_script(sed_scan *s, const char *p)
 		char cmd = *p ? *p++ : 0;
 		switch (cmd) {
 		case '{':
-		case '=': case 'd': case 'D': case 'g': case 'G': case 'h':
-		case 'H': case 'x': case 'n': case 'N': case 'p': case 'P':
-		case 'z': case 'F':
-			break;
-		case 'q': case 'Q': case 'l': case 'L': case 'v':
-		case ':': case 'b': case 't': case 'T':
-			p = to_end(p, cmd != ':');
-			break;
-		case 'a': case 'i': case 'c': case 'r': case 'R': case 'w':
+		case '=':
+		case 'd':
+		case 'D':
+		case 'g':
+		case 'G':
+		case 'h':
+		case 'H':
+		case 'x':
+		case 'n':
+		case 'N':
+		case 'p':
+		case 'P':
+		case 'z':
+		case 'F': break;
+		case 'q':
+		case 'Q':
+		case 'l':
+		case 'L':
+		case 'v':
+		case ':':
+		case 'b':
+		case 't':
+		case 'T': p = to_end(p, cmd != ':'); break;
+		case 'a':
+		case 'i':
+		case 'c':
+		case 'r':
+		case 'R':
+		case 'w':
 		case 'W':
 			/* text or a file name to the end of the line */
 			p = to_end(p, false);
@@ -114,12 +134,13 @@ static bool scan_script(sed_scan *s, const char *p)
 			const char *e = to_end(p, false);
 			s->runs = true;
 			if (e == p) {
-				lp_unparsed(s->ctx, "sed e runs its pattern space "
-				                    "(input) as a command");
+				lp_unparsed(s->ctx,
+				            "sed e runs its pattern space "
+				            "(input) as a command");
 			} else {
 				lp_parse_nested(s->ctx, p, (size_t)(e - p),
-				                LOCUS_ORIGIN_INLINE_CODE, s->idx,
-				                s->depth);
+				                LOCUS_ORIGIN_INLINE_CODE,
+				                s->idx, s->depth);
 			}
 			p = e;
 			break;
@@ -139,8 +160,10 @@ static bool scan_script(sed_scan *s, const char *p)
 			for (; *p && strchr("gpiImMe0123456789w", *p); p++) {
 				if (*p == 'e') {
 					s->runs = true;
-					lp_unparsed(s->ctx, "sed s///e runs the pattern "
-					                    "space (input) as a command");
+					lp_unparsed(
+					    s->ctx,
+					    "sed s///e runs the pattern "
+					    "space (input) as a command");
 				}
 				if (*p == 'w') {
 					p = to_end(p, false);
@@ -149,8 +172,7 @@ static bool scan_script(sed_scan *s, const char *p)
 			}
 			break;
 		}
-		default:
-			return false;
+		default: return false;
 		}
 	}
 }
@@ -164,8 +186,9 @@ static void scan(sed_scan *s, const lp_word *w, const char *text)
 		return;
 	}
 	if (!scan_script(s, text))
-		lp_unparsed(s->ctx, "a sed script holding e is not understood: "
-		                    "%s",
+		lp_unparsed(s->ctx,
+		            "a sed script holding e is not understood: "
+		            "%s",
 		            text);
 }
 
@@ -174,7 +197,7 @@ void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	sed_scan s = { ctx, idx, raw->depth + 1, false };
+	sed_scan s = {ctx, idx, raw->depth + 1, false};
 	bool have_e = false, have_f = false;
 	for (size_t i = pos + 1; i < n; i++) {
 		const char *v = w[i].value ? w[i].value : "";

@@ -32,14 +32,15 @@ static bool scan_program(lp_ctx *ctx, const char *name,
 }
 
 void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                      size_t idx)
+                  size_t idx)
 {
 	lp_optscan sc;
 	if (!scan_program(ctx, "xargs", raw, raw->nwords, pos, &sc))
 		return;
 	/* Without -I, xargs appends its input to the command: the
 	   arguments are only known at run time. */
-	uint32_t f = (sc.seen['I'] || sc.seen['i']) ? 0 : LOCUS_CMD_DYNAMIC_ARGS;
+	uint32_t f =
+	    (sc.seen['I'] || sc.seen['i']) ? 0 : LOCUS_CMD_DYNAMIC_ARGS;
 	/* -I R with R other than {}: a shell script holding R runs input */
 	const char *rs = sc.replace;
 	if (rs && *rs && strcmp(rs, "{}")) {
@@ -50,15 +51,19 @@ void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			holds |= i > sc.cmd && strstr(v, rs) != NULL;
 		}
 		if (shell && holds)
-			lp_unparsed(ctx, "xargs puts its input into a shell "
-			                 "script (-I %s)", rs);
+			lp_unparsed(ctx,
+			            "xargs puts its input into a shell "
+			            "script (-I %s)",
+			            rs);
 	}
 	/* xargs -I X X ARGS: the program is the input */
-	const char *ph = (sc.seen['I'] || sc.seen['i']) ? (rs && *rs ? rs : "{}")
-	                                               : NULL;
+	const char *ph =
+	    (sc.seen['I'] || sc.seen['i']) ? (rs && *rs ? rs : "{}") : NULL;
 	if (ph && sc.cmd < raw->nwords && strstr(wval(&raw->words[sc.cmd]), ph))
-		lp_unparsed(ctx, "xargs fills the program name in from its input "
-		                 "(-I %s)", ph);
+		lp_unparsed(ctx,
+		            "xargs fills the program name in from its input "
+		            "(-I %s)",
+		            ph);
 	if (sc.cmd >= raw->nwords) {
 		lp_word *echo = lp_arena_alloc(ctx->arena, sizeof *echo);
 		if (!echo)
@@ -68,7 +73,7 @@ void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return;
 	}
 	lp_emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
-	            LOCUS_ORIGIN_XARGS, idx, f);
+	               LOCUS_ORIGIN_XARGS, idx, f);
 }
 
 static bool is_parallel_sep(const lp_word *w)
@@ -81,7 +86,7 @@ static bool is_parallel_sep(const lp_word *w)
 /* GNU parallel composes a command line and runs it with a shell, unless
    -q quotes it: without -q the command words are shell text. */
 void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                         size_t idx)
+                     size_t idx)
 {
 	lp_optscan sc;
 	size_t n = raw->nwords;
@@ -92,12 +97,14 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		sep++;
 	if (sep > sc.cmd) {
 		if (sc.seen['q'])
-			lp_emit_nested(ctx, raw, raw->words + sc.cmd, sep - sc.cmd,
-			            LOCUS_ORIGIN_PARALLEL, idx, 0);
+			lp_emit_nested(ctx, raw, raw->words + sc.cmd,
+			               sep - sc.cmd, LOCUS_ORIGIN_PARALLEL, idx,
+			               0);
 		else
-			lp_parse_text(ctx,
-			           lp_join_words(ctx, raw->words, sc.cmd, sep, false),
-			           LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
+			lp_parse_text(
+			    ctx,
+			    lp_join_words(ctx, raw->words, sc.cmd, sep, false),
+			    LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
 		return;
 	}
 	/* No command: the arguments are the commands. */
@@ -116,8 +123,9 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			continue;
 		}
 		if (wdyn(w)) {
-			lp_unparsed(ctx, "parallel runs a command only known "
-			                 "at run time: %s",
+			lp_unparsed(ctx,
+			            "parallel runs a command only known "
+			            "at run time: %s",
 			            w->text ? w->text : "");
 			return;
 		}
@@ -127,16 +135,17 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			return;
 		}
 		lp_parse_text(ctx, wval(w), LOCUS_ORIGIN_PARALLEL, idx,
-		           raw->depth + 1);
+		              raw->depth + 1);
 	}
 }
 
+/* clang-format off */
 static const char *const find_exec[] = {
 	"-exec", "-execdir", "-ok", "-okdir", NULL,
 };
+/* clang-format on */
 
-void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                     size_t idx)
+void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
@@ -156,10 +165,12 @@ void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				break;
 		}
 		if (start < j && strstr(wval(&w[start]), "{}"))
-			lp_unparsed(ctx, "find -exec runs the file it found as "
-			                 "the program: %s", wval(&w[start]));
+			lp_unparsed(ctx,
+			            "find -exec runs the file it found as "
+			            "the program: %s",
+			            wval(&w[start]));
 		lp_emit_nested(ctx, raw, w + start, j - start,
-		            LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		               LOCUS_ORIGIN_FIND_EXEC, idx, 0);
 		i = j;
 	}
 }
@@ -178,8 +189,7 @@ static bool is_fd_exec(const char *v)
 	return v[n - 1] == 'x' || v[n - 1] == 'X';
 }
 
-void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                   size_t idx)
+void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
@@ -195,50 +205,54 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				placeholder = true;
 		}
 		if (start < j && strchr(wval(&w[start]), '{'))
-			lp_unparsed(ctx, "fd -x runs the file it found as the "
-			                 "program: %s", wval(&w[start]));
-		lp_emit_nested(ctx, raw, w + start, j - start, LOCUS_ORIGIN_FD_EXEC,
-		            idx, placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+			lp_unparsed(ctx,
+			            "fd -x runs the file it found as the "
+			            "program: %s",
+			            wval(&w[start]));
+		lp_emit_nested(ctx, raw, w + start, j - start,
+		               LOCUS_ORIGIN_FD_EXEC, idx,
+		               placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
 		i = j;
 	}
 }
 
 /* ---- ssh, watch ------------------------------------------------------ */
 
-void lp_see_ssh(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                    size_t idx)
+void lp_see_ssh(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	lp_optscan sc;
 	if (!scan_program(ctx, "ssh", raw, raw->nwords, pos, &sc) ||
 	    sc.cmd >= raw->nwords)
 		return;
 	/* the remote shell gets the words joined with spaces */
-	lp_parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
-	           LOCUS_ORIGIN_SSH, idx, raw->depth + 1);
+	lp_parse_text(
+	    ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	    LOCUS_ORIGIN_SSH, idx, raw->depth + 1);
 }
 
 void lp_see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                      size_t idx)
+                  size_t idx)
 {
 	lp_optscan sc;
 	if (!scan_program(ctx, "watch", raw, raw->nwords, pos, &sc) ||
 	    sc.cmd >= raw->nwords)
 		return;
 	if (sc.seen['x']) {
-		lp_emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
-		            LOCUS_ORIGIN_WATCH, idx, 0);
+		lp_emit_nested(ctx, raw, raw->words + sc.cmd,
+		               raw->nwords - sc.cmd, LOCUS_ORIGIN_WATCH, idx,
+		               0);
 		return;
 	}
 	/* watch runs `sh -c` with its arguments joined by spaces */
-	lp_parse_text(ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
-	           LOCUS_ORIGIN_WATCH, idx, raw->depth + 1);
+	lp_parse_text(
+	    ctx, lp_join_words(ctx, raw->words, sc.cmd, raw->nwords, false),
+	    LOCUS_ORIGIN_WATCH, idx, raw->depth + 1);
 }
 
 /* ---- scheduled and stdin-fed programs --------------------------------- */
 
 /* at/batch read a shell script on stdin (or -f FILE) and run it later. */
-void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                   size_t idx)
+void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
@@ -251,8 +265,8 @@ void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		if (strchr(v + 1, 'f')) {
 			const char *f = strchr(v, 'f')[1] ? strchr(v, 'f') + 1
 			                : i + 1 < raw->nwords
-			                        ? wval(&raw->words[i + 1])
-			                        : "";
+			                    ? wval(&raw->words[i + 1])
+			                    : "";
 			if (!lp_in_list(lp_stdin_paths, f))
 				return; /* a file: see written.c */
 		}
@@ -268,13 +282,13 @@ void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return;
 	ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 	lp_parse_text(ctx, lp_stdin_text(ctx, raw, "at"),
-	           LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+	              LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
 }
 
 /* crontab FILE / crontab - / crontab fed on stdin installs commands that
    run later, in a format we do not parse. */
 void lp_see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                        size_t idx)
+                    size_t idx)
 {
 	(void)idx;
 	bool operand = false;
@@ -291,12 +305,12 @@ void lp_see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		operand = true;
 	}
 	if (operand || raw->stdin_kind != LP_STDIN_NONE)
-		lp_unparsed(ctx, "crontab installs a table of commands that run "
-		                 "later");
+		lp_unparsed(ctx,
+		            "crontab installs a table of commands that run "
+		            "later");
 }
 
-void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
-                     unsigned depth)
+void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth)
 {
 	/* recipe lines start with a tab; @ - + are make's prefixes */
 	for (const char *p = text; p && *p;) {
@@ -306,7 +320,8 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
 			size_t k = strspn(p, "\t @-+");
 			if (k < len)
 				lp_parse_nested(ctx, p + k, len - k,
-				                LOCUS_ORIGIN_STDIN_SCRIPT, idx, depth);
+				                LOCUS_ORIGIN_STDIN_SCRIPT, idx,
+				                depth);
 		}
 		p = e ? e + 1 : NULL;
 	}
@@ -314,8 +329,7 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
 
 /* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
    stdin; a makefile the line wrote is handled in written.c. */
-void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                     size_t idx)
+void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const char *v = wval(&raw->words[i]);
@@ -356,38 +370,40 @@ static const struct optval_rule {
 	const char *longs;  /* "|upload-pack|" */
 	const char *keys;   /* "|proxycommand|": -o KEY=CMD */
 	const char *prefix; /* the value starts with this: the rest runs */
+	                    /* clang-format off */
 } optval_rules[] = {
 	{ "git", "|grep|", "O", "|open-files-in-pager|", NULL, NULL },
-	{ "git", "|clone|", "u", "|upload-pack|", NULL, NULL },
-	{ "git", "|fetch|pull|ls-remote|fetch-pack|", NULL,
-	  "|upload-pack|exec|", NULL, NULL },
-	{ "git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL },
-	{ "git", "|archive|", NULL, "|exec|", NULL, NULL },
-	{ "man", NULL, "P", "|pager|", NULL, NULL },
-	{ "tar", NULL, "IF",
-	  "|to-command|use-compress-program|info-script|new-volume-script|"
-	  "rsh-command|",
-	  NULL, NULL },
-	{ "gtar", NULL, "IF",
-	  "|to-command|use-compress-program|info-script|new-volume-script|"
-	  "rsh-command|",
-	  NULL, NULL },
-	{ "tar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
-	{ "gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec=" },
-	{ "rg", NULL, NULL, "|pre|", NULL, NULL },
-	{ "sort", NULL, NULL, "|compress-program|", NULL, NULL },
-	{ "ssh", NULL, NULL, NULL,
-	  "|proxycommand|localcommand|knownhostscommand|", NULL },
-	{ "scp", NULL, "S", NULL,
-	  "|proxycommand|localcommand|knownhostscommand|", NULL },
-	/* sftp -D runs a local sftp server program */
-	{ "sftp", NULL, "SD", NULL,
-	  "|proxycommand|localcommand|knownhostscommand|", NULL },
-	{ "rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL },
-	{ "nodemon", NULL, "x", "|exec|", NULL, NULL },
-	{ "nix-shell", NULL, NULL, "|run|command|", NULL, NULL },
-	{ "vagrant", "|ssh|", "c", "|command|", NULL, NULL },
-	{ "zip", NULL, NULL, "|unzip-command|", NULL, NULL },
+                            /* clang-format on */
+    {"git", "|clone|", "u", "|upload-pack|", NULL, NULL},
+    {"git", "|fetch|pull|ls-remote|fetch-pack|", NULL, "|upload-pack|exec|",
+     NULL, NULL},
+    {"git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL},
+    {"git", "|archive|", NULL, "|exec|", NULL, NULL},
+    {"man", NULL, "P", "|pager|", NULL, NULL},
+    {"tar", NULL, "IF",
+     "|to-command|use-compress-program|info-script|new-volume-script|"
+     "rsh-command|",
+     NULL, NULL},
+    {"gtar", NULL, "IF",
+     "|to-command|use-compress-program|info-script|new-volume-script|"
+     "rsh-command|",
+     NULL, NULL},
+    {"tar", NULL, NULL, "|checkpoint-action|", NULL, "exec="},
+    {"gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec="},
+    {"rg", NULL, NULL, "|pre|", NULL, NULL},
+    {"sort", NULL, NULL, "|compress-program|", NULL, NULL},
+    {"ssh", NULL, NULL, NULL, "|proxycommand|localcommand|knownhostscommand|",
+     NULL},
+    {"scp", NULL, "S", NULL, "|proxycommand|localcommand|knownhostscommand|",
+     NULL},
+    /* sftp -D runs a local sftp server program */
+    {"sftp", NULL, "SD", NULL, "|proxycommand|localcommand|knownhostscommand|",
+     NULL},
+    {"rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL},
+    {"nodemon", NULL, "x", "|exec|", NULL, NULL},
+    {"nix-shell", NULL, NULL, "|run|command|", NULL, NULL},
+    {"vagrant", "|ssh|", "c", "|command|", NULL, NULL},
+    {"zip", NULL, NULL, "|unzip-command|", NULL, NULL},
 };
 
 static bool bar_has(const char *list, const char *s, size_t n)
@@ -406,7 +422,8 @@ static bool long_matches(const char *list, const char *name, size_t n)
 	for (const char *p = list; (p = strchr(p, '|')) != NULL && p[1]; p++) {
 		const char *e = strchr(p + 1, '|');
 		size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
-		if (n <= len && (n >= 3 || n == len) && !strncmp(p + 1, name, n))
+		if (n <= len && (n >= 3 || n == len) &&
+		    !strncmp(p + 1, name, n))
 			return true;
 	}
 	return false;
@@ -440,8 +457,9 @@ static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
 		value += pl;
 	}
 	if (wdyn(w)) {
-		lp_unparsed(ctx, "%s runs a command given in an option only "
-		                 "known at run time: %s",
+		lp_unparsed(ctx,
+		            "%s runs a command given in an option only "
+		            "known at run time: %s",
 		            rl->prog, w->text ? w->text : "");
 		return;
 	}
@@ -451,25 +469,28 @@ static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
 /* Look for program-valued options of words[pos] (sub: index of its
    subcommand word, or 0). */
 void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                        size_t sub, size_t idx)
+                    size_t sub, size_t idx)
 {
 	const char *name = lp_base_name(wval(&raw->words[pos]));
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules; r++) {
+	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules;
+	     r++) {
 		const struct optval_rule *rl = &optval_rules[r];
 		if (strcmp(rl->prog, name))
 			continue;
 		size_t from = pos + 1;
 		if (rl->sub) {
 			if (!sub || sub >= n || wdyn(&w[sub]) ||
-			    !bar_has(rl->sub, wval(&w[sub]), strlen(wval(&w[sub]))))
+			    !bar_has(rl->sub, wval(&w[sub]),
+			             strlen(wval(&w[sub]))))
 				continue;
 			from = sub + 1;
 		}
 		char both[16];
 		const char *shorts = rl->shorts ? rl->shorts
-		                     : rl->keys ? "o" : "";
+		                     : rl->keys ? "o"
+		                                : "";
 		if (rl->keys && rl->shorts) {
 			/* -o KEY=CMD and the command letters */
 			snprintf(both, sizeof both, "o%s", rl->shorts);
@@ -487,11 +508,12 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				if (!long_matches(rl->longs, nm, nl))
 					continue;
 				if (eq)
-					optval_run(ctx, raw, rl, &w[i], eq + 1, idx);
+					optval_run(ctx, raw, rl, &w[i], eq + 1,
+					           idx);
 				else if (i + 1 < n) {
 					i++;
-					optval_run(ctx, raw, rl, &w[i], wval(&w[i]),
-					           idx);
+					optval_run(ctx, raw, rl, &w[i],
+					           wval(&w[i]), idx);
 				}
 				continue;
 			}
@@ -499,7 +521,8 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				if (!strchr(shorts, v[j]))
 					continue;
 				bool key_only = rl->keys && v[j] == 'o';
-				bool cmd = rl->shorts && strchr(rl->shorts, v[j]);
+				bool cmd =
+				    rl->shorts && strchr(rl->shorts, v[j]);
 				if (!key_only && !cmd)
 					break;
 				const struct optval_rule *use = rl;
@@ -509,12 +532,12 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 					use = &plain;
 				}
 				if (v[j + 1])
-					optval_run(ctx, raw, use, &w[i], v + j + 1,
-					           idx);
+					optval_run(ctx, raw, use, &w[i],
+					           v + j + 1, idx);
 				else if (i + 1 < n) {
 					i++;
-					optval_run(ctx, raw, use, &w[i], wval(&w[i]),
-					           idx);
+					optval_run(ctx, raw, use, &w[i],
+					           wval(&w[i]), idx);
 				}
 				break;
 			}
@@ -530,15 +553,15 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 /* Programs whose first operand picks what they do: a dynamic one could
    be anything (`systemctl ${X:-poweroff}`). */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
-                                     size_t pos, const char *name)
+                                 size_t pos, const char *name)
 {
 	if (!lk_is(name, LK_SUBCOMMANDS))
 		return;
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
 		if (wdyn(w)) {
-			lp_unparsed(ctx, "subcommand of %s is dynamic: %s", name,
-			            w->text ? w->text : "");
+			lp_unparsed(ctx, "subcommand of %s is dynamic: %s",
+			            name, w->text ? w->text : "");
 			return;
 		}
 		if (wval(w)[0] != '-')
@@ -552,17 +575,19 @@ void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
    PKCS#11 or security-key library (-I, -o PKCS11Provider=,
    SecurityKeyProvider=) and config includes load code the line does not
    show. */
-void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
-                               size_t pos, const char *name)
+void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                           const char *name)
 {
-	static const char *const family[] = { "ssh", "scp", "sftp", "autossh",
-	                                      "sshfs", NULL };
+	static const char *const family[] = {"ssh",     "scp",   "sftp",
+	                                     "autossh", "sshfs", NULL};
 	if (!lp_in_list(family, name))
 		return;
+	/* clang-format off */
 	static const char *const code_keys[] = {
 		"pkcs11provider", "securitykeyprovider", "include", "match",
 		NULL,
 	};
+	/* clang-format on */
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const char *v = wval(&raw->words[i]);
 		const char *val = NULL;
@@ -571,17 +596,22 @@ void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
 		char opt = v[1];
 		if (opt != 'F' && opt != 'I' && opt != 'o')
 			continue;
-		val = v[2] ? v + 2 : i + 1 < raw->nwords ? wval(&raw->words[i + 1])
-		                                         : "";
+		val = v[2]                  ? v + 2
+		      : i + 1 < raw->nwords ? wval(&raw->words[i + 1])
+		                            : "";
 		if (opt == 'I') {
 			lp_unparsed(ctx, "%s -I loads a PKCS#11 library", name);
 			return;
 		}
 		if (opt == 'F') {
-			if (lp_in_list(lp_stdin_paths, val) || !strncmp(val, "/dev/fd/", 8) ||
-			    !strncmp(val, "/proc/", 6) || !strncmp(val, "<(", 2)) {
-				lp_unparsed(ctx, "%s reads its configuration from "
-				                 "input: %s", name, val);
+			if (lp_in_list(lp_stdin_paths, val) ||
+			    !strncmp(val, "/dev/fd/", 8) ||
+			    !strncmp(val, "/proc/", 6) ||
+			    !strncmp(val, "<(", 2)) {
+				lp_unparsed(ctx,
+				            "%s reads its configuration from "
+				            "input: %s",
+				            name, val);
 				return;
 			}
 			continue;
@@ -590,8 +620,10 @@ void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
 			size_t kl = strlen(code_keys[k]);
 			if (!strncasecmp(val, code_keys[k], kl) &&
 			    (val[kl] == '=' || val[kl] == ' ')) {
-				lp_unparsed(ctx, "%s -o %s names code the line does "
-				                 "not show", name, code_keys[k]);
+				lp_unparsed(ctx,
+				            "%s -o %s names code the line does "
+				            "not show",
+				            name, code_keys[k]);
 				return;
 			}
 		}

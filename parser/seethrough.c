@@ -43,7 +43,7 @@ static bool put_quoted(lp_arena *a, lp_buf *b, const char *s)
 char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
                     bool quote)
 {
-	lp_buf b = { 0 };
+	lp_buf b = {0};
 	for (size_t i = from; i < to; i++) {
 		const lp_word *w = &words[i];
 		if (i > from && !lp_buf_putc(ctx->arena, &b, ' '))
@@ -66,7 +66,7 @@ char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
 }
 
 void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,
-                       size_t parent, unsigned depth)
+                   size_t parent, unsigned depth)
 {
 	if (!text)
 		return;
@@ -75,8 +75,8 @@ void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,
 
 /* Emit words[0..n) as a command reached through `parent`. */
 size_t lp_emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
-                          const lp_word *words, size_t n, const char *origin,
-                          size_t parent, uint32_t extra_flags)
+                      const lp_word *words, size_t n, const char *origin,
+                      size_t parent, uint32_t extra_flags)
 {
 	if (raw->depth + 1 > lp_max_depth(ctx)) {
 		lp_unparsed(ctx, "see-through deeper than %u levels",
@@ -95,8 +95,9 @@ size_t lp_emit_nested(lp_ctx *ctx, const lp_raw_command *raw,
 	nr.parent = parent;
 	nr.depth = raw->depth + 1;
 	nr.function_name = raw->function_name;
-	nr.flags = (raw->flags & (LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_BACKGROUND)) |
-	           extra_flags;
+	nr.flags =
+	    (raw->flags & (LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_BACKGROUND)) |
+	    extra_flags;
 	nr.start = raw->start;
 	nr.end = raw->end;
 	nr.stdin_kind = LP_STDIN_NONE;
@@ -111,14 +112,22 @@ typedef void (*see_fn)(lp_ctx *, const lp_raw_command *, size_t, size_t);
 static const struct {
 	const char *name;
 	see_fn fn;
+	/* clang-format off */
 } programs[] = {
 	{ "eval", lp_see_eval },       { "trap", lp_see_trap },
-	{ "xargs", lp_see_xargs },     { "parallel", lp_see_parallel },
-	{ "find", lp_see_find },       { "fd", lp_see_fd },
-	{ "git", lp_see_git },         { "ssh", lp_see_ssh },
-	{ "watch", lp_see_watch },     { "at", lp_see_at },
-	{ "batch", lp_see_at },        { "crontab", lp_see_crontab },
-	{ "make", lp_see_make },       { "sed", lp_sed_command },
+    /* clang-format on */
+    {"xargs", lp_see_xargs},
+    {"parallel", lp_see_parallel},
+    {"find", lp_see_find},
+    {"fd", lp_see_fd},
+    {"git", lp_see_git},
+    {"ssh", lp_see_ssh},
+    {"watch", lp_see_watch},
+    {"at", lp_see_at},
+    {"batch", lp_see_at},
+    {"crontab", lp_see_crontab},
+    {"make", lp_see_make},
+    {"sed", lp_sed_command},
 };
 
 static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
@@ -131,7 +140,7 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const lk_program *prog = lk_program_find(name);
 	if (prog && (prog->cls & LK_SHELL)) {
 		lp_shell_scan(ctx, raw, pos, idx, lp_streq(prog->name, "fish"),
-		           LOCUS_ORIGIN_SHELL_C);
+		              LOCUS_ORIGIN_SHELL_C);
 		return;
 	}
 	/* dispatched on the canonical name: gfind is find, gmake is make */
@@ -154,8 +163,8 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
 	if (!nextra || idx == LOCUS_SHELL_NO_PARENT)
 		return;
 	locus_shell_command *c = &ctx->result->commands[idx];
-	const char **a = lp_arena_alloc(ctx->arena, (c->nassignments + nextra + 1) *
-	                                                    sizeof *a);
+	const char **a = lp_arena_alloc(
+	    ctx->arena, (c->nassignments + nextra + 1) * sizeof *a);
 	if (!a)
 		return;
 	for (size_t i = 0; i < c->nassignments; i++)
@@ -176,7 +185,7 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
  */
 static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
 {
-	lp_buf out = { 0 }, word = { 0 };
+	lp_buf out = {0}, word = {0};
 	bool in_word = false;
 	char q = 0;
 	*dynamic = false;
@@ -216,8 +225,8 @@ static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
 			return NULL;
 		}
 		if (c == '\\' && q != '\'' && p[1]) {
-			static const char from[] = "tnvfr\"'\\$#_", to[] =
-				"\t\n\v\f\r\"'\\$# ";
+			static const char from[] = "tnvfr\"'\\$#_",
+			                  to[] = "\t\n\v\f\r\"'\\$# ";
 			const char *e = strchr(from, p[1]);
 			if (!e)
 				return NULL; /* an escape env refuses */
@@ -235,16 +244,16 @@ static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
 /* A wrapper that runs a command string (su -c, flock -c, script -c) or
    splits one (env -S). */
 static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
-                           const lp_optscan *sc, const char *name,
-                           size_t idx)
+                           const lp_optscan *sc, const char *name, size_t idx)
 {
 	const lp_word *w = sc->script ? sc->script : sc->split_word;
 	const char *value = sc->script ? sc->script_value : sc->split_value;
 	if (!w || !value)
 		return;
 	if (wdyn(w)) {
-		lp_unparsed(ctx, "%s runs a command string only known at run "
-		                 "time: %s",
+		lp_unparsed(ctx,
+		            "%s runs a command string only known at run "
+		            "time: %s",
 		            name, w->text ? w->text : "");
 		return;
 	}
@@ -262,12 +271,13 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 	}
 	if (!sc->script && sc->cmd < r->nwords) {
 		/* env -S STRING ARGS: the string's words, then the rest */
-		const char *rest = lp_join_words(ctx, r->words, sc->cmd,
-		                                 r->nwords, true);
+		const char *rest =
+		    lp_join_words(ctx, r->words, sc->cmd, r->nwords, true);
 		text = rest ? lp_arena_printf(ctx->arena, "%s %s", text, rest)
 		            : NULL;
 	}
-	lp_parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, r->depth + 1);
+	lp_parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx,
+	              r->depth + 1);
 }
 
 /*
@@ -288,12 +298,14 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 		if (lp_streq(v, "-s") || !strncmp(v, "--shell", 7) ||
 		    (v[0] == '-' && v[1] != '-' && strchr(v, 's') &&
 		     !strchr(v, 'c'))) {
-			const char *sh = v[1] == 's' && !v[2] && i + 1 < r->nwords
-			                         ? wval(&r->words[i + 1])
-			                         : "";
+			const char *sh =
+			    v[1] == 's' && !v[2] && i + 1 < r->nwords
+			        ? wval(&r->words[i + 1])
+			        : "";
 			if (!lp_is_shell(lp_base_name(sh))) {
-				lp_unparsed(ctx, "%s: a login shell option after "
-				                 "the user (options permute): %s",
+				lp_unparsed(ctx,
+				            "%s: a login shell option after "
+				            "the user (options permute): %s",
 				            wval(&r->words[pos]), v);
 				return true;
 			}
@@ -311,8 +323,9 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 		} else if (!strncmp(v, "--shell=", 8) ||
 		           (v[0] == '-' && v[1] != '-' && strchr(v, 's'))) {
 			prog = NULL; /* attached or clustered: checked below */
-			lp_unparsed(ctx, "%s: the login shell option is written "
-			                 "in a form not analysed: %s",
+			lp_unparsed(ctx,
+			            "%s: the login shell option is written "
+			            "in a form not analysed: %s",
 			            wval(&r->words[pos]), v);
 			return true;
 		}
@@ -320,8 +333,9 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	if (!prog)
 		return false;
 	if (wdyn(prog)) {
-		lp_unparsed(ctx, "%s runs a login shell only known at run time: "
-		                 "%s",
+		lp_unparsed(ctx,
+		            "%s runs a login shell only known at run time: "
+		            "%s",
 		            wval(&r->words[pos]), prog->text ? prog->text : "");
 		return true;
 	}
@@ -406,7 +420,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			lp_raw_command sraw = r;
 			sraw.parent = idx;
 			lp_shell_scan(ctx, &sraw, sh, idx, false,
-			           LOCUS_ORIGIN_WRAPPER_SCRIPT);
+			              LOCUS_ORIGIN_WRAPPER_SCRIPT);
 			return idx;
 		}
 		if (!peel)
@@ -416,7 +430,8 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			r.flags |= LOCUS_CMD_BACKGROUND;
 		for (size_t i = sc.assign_first; i < sc.assign_end; i++) {
 			const lp_word *aw = &r.words[i];
-			extra[nextra++] = wdyn(aw) && aw->text ? aw->text : wval(aw);
+			extra[nextra++] =
+			    wdyn(aw) && aw->text ? aw->text : wval(aw);
 		}
 		wr[nwr++] = wp->name;
 		r.parent = idx;
@@ -427,8 +442,8 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		lp_unparsed(ctx, "command name is dynamic: %s",
 		            r.words[pos].text ? r.words[pos].text : "");
 	else if (pos < n && (strrchr(wval(&r.words[pos]), '/')
-	                             ? strrchr(wval(&r.words[pos]), '/')[1]
-	                             : wval(&r.words[pos])[0]) == '\0')
+	                         ? strrchr(wval(&r.words[pos]), '/')[1]
+	                         : wval(&r.words[pos])[0]) == '\0')
 		lp_unparsed(ctx, "command name is empty");
 	size_t idx = lp_push_raw(ctx, &r, pos, nwr, wr);
 	if (idx == LOCUS_SHELL_NO_PARENT)

@@ -21,7 +21,7 @@ typedef struct lp_optscan {
 	bool query;          /* a query-only option was seen */
 	bool nocmd;          /* the operands are not a command */
 	const char *unknown; /* text of an unknown or dynamic option word */
-	const lp_word *script; /* the command string of a script option */
+	const lp_word *script;    /* the command string of a script option */
 	const char *script_value; /* its value (attached or the word's) */
 	const char *split_value;  /* env -S value */
 	const lp_word *split_word;
@@ -33,14 +33,14 @@ typedef struct lp_optscan {
 } lp_optscan;
 
 /* Scan the options of words[at] (the program) per `spec`. */
-void lp_optscan_run(const lp_optspec *spec, const lp_word *words,
-                    size_t nwords, size_t at, lp_optscan *out);
+void lp_optscan_run(const lp_optspec *spec, const lp_word *words, size_t nwords,
+                    size_t at, lp_optscan *out);
 
 /* The wrapper row for words[pos] (a subcommand runner such as `npm exec`
    included), or NULL.  *at is the word after which its options start:
    pos, or pos + 1 for a subcommand runner. */
-const lk_program *lp_wrapper_match(const lp_word *words, size_t n,
-                                   size_t pos, size_t *at);
+const lk_program *lp_wrapper_match(const lp_word *words, size_t n, size_t pos,
+                                   size_t *at);
 
 /* The option grammar of a see-through program that is not a wrapper
    (xargs, ssh, watch, parallel...), or NULL. */
@@ -83,8 +83,8 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 typedef enum lp_output {
 	LP_OUT_UNKNOWN = 0, /* any other program */
 	LP_OUT_TEXT,
-	LP_OUT_DOWNLOAD,    /* a downloader or a socket: remote code */
-	LP_OUT_DECODED,     /* a decoder (base64 -d, printf with escapes) */
+	LP_OUT_DOWNLOAD, /* a downloader or a socket: remote code */
+	LP_OUT_DECODED,  /* a decoder (base64 -d, printf with escapes) */
 } lp_output;
 const char *lp_command_output(lp_ctx *ctx, size_t idx, lp_output *out,
                               bool *dyn);
@@ -104,13 +104,12 @@ bool lp_stdin_procsub(const lp_raw_command *raw);
 
 /* Join values of words[from..to) with spaces; dynamic words contribute
    their text as written.  `quote` single-quotes each value. */
-char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from,
-                    size_t to, bool quote);
+char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
+                    bool quote);
 
 /* The recipes of makefile text (lines starting with a tab), parsed as
    shell under command idx at `depth`. */
-void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx,
-                     unsigned depth);
+void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth);
 
 /* inline.c: scan `code` of language `lang` (LK_LANG_*) as interpreter
    idx's inline code at `depth` (shell-outs parsed, deletes flagged). */
@@ -158,13 +157,13 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
    other ways to name local code (issue 9). */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                                  size_t pos, const char *name);
-void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw,
-                           size_t pos, const char *name);
+void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                           const char *name);
 
 /* The see-through of one program: raw's command at words[pos], emitted
    as command idx (shells.c, git.c, see_programs.c). */
-#define LP_SEE(name)                                                        \
-	void name(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,       \
+#define LP_SEE(name)                                                           \
+	void name(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,          \
 	          size_t idx)
 LP_SEE(lp_see_eval);
 LP_SEE(lp_see_trap);

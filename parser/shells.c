@@ -27,10 +27,12 @@ static bool placeholder_origin(const char *o)
 }
 
 /* Long options of the shells that take the next word. */
+/* clang-format off */
 static const char *const shell_long_val[] = {
 	"--rcfile", "--init-file", "--init-command", "--debug",
 	"--debug-output", "--profile", "--features", NULL,
 };
+/* clang-format on */
 
 /*
  * words[pos] is a shell (or su's shell arguments start after pos).  Find
@@ -38,7 +40,7 @@ static const char *const shell_long_val[] = {
  * script; no -c and no operand means it reads stdin.
  */
 void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                       size_t idx, bool fish, const char *origin)
+                   size_t idx, bool fish, const char *origin)
 {
 	const lp_word *words = raw->words;
 	size_t n = raw->nwords, i = pos + 1;
@@ -106,7 +108,8 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		if (!script_word) {
 			/* `xargs sh -c`: the script is the input */
 			if (raw->flags & LOCUS_CMD_DYNAMIC_ARGS)
-				lp_unparsed(ctx, "a shell -c script comes from input");
+				lp_unparsed(
+				    ctx, "a shell -c script comes from input");
 			return;
 		}
 		if (placeholder_origin(raw->origin) && strstr(script, "{}")) {
@@ -114,8 +117,9 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			                 "placeholder: its input becomes code");
 		}
 		if (wdyn(script_word) && script_word != &words[pos]) {
-			lp_unparsed(ctx, "a shell -c script is only known at run "
-			                 "time: %s",
+			lp_unparsed(ctx,
+			            "a shell -c script is only known at run "
+			            "time: %s",
 			            script_word->text ? script_word->text : "");
 			return;
 		}
@@ -144,13 +148,13 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	    raw->stdin_kind == LP_STDIN_PIPE)
 		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 	const char *text = lp_stdin_text(ctx, raw, "a shell");
-	lp_parse_text(ctx, text, LOCUS_ORIGIN_STDIN_SCRIPT, idx, raw->depth + 1);
+	lp_parse_text(ctx, text, LOCUS_ORIGIN_STDIN_SCRIPT, idx,
+	              raw->depth + 1);
 }
 
 /* ---- eval, trap ------------------------------------------------------ */
 
-void lp_see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                     size_t idx)
+void lp_see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	size_t from = pos + 1;
 	if (from < raw->nwords && !wdyn(&raw->words[from]) &&
@@ -158,23 +162,26 @@ void lp_see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		from++;
 	for (size_t i = from; i < raw->nwords; i++) {
 		if (wdyn(&raw->words[i])) {
-			lp_unparsed(ctx, "eval runs a word only known at run "
-			                 "time: %s",
-			            raw->words[i].text ? raw->words[i].text : "");
+			lp_unparsed(ctx,
+			            "eval runs a word only known at run "
+			            "time: %s",
+			            raw->words[i].text ? raw->words[i].text
+			                               : "");
 			return;
 		}
 	}
 	if (from >= raw->nwords)
 		return;
-	lp_parse_text(ctx, lp_join_words(ctx, raw->words, from, raw->nwords, false),
-	           LOCUS_ORIGIN_EVAL, idx, raw->depth + 1);
+	lp_parse_text(ctx,
+	              lp_join_words(ctx, raw->words, from, raw->nwords, false),
+	              LOCUS_ORIGIN_EVAL, idx, raw->depth + 1);
 }
 
-void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                     size_t idx)
+void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	size_t i = pos + 1, n = raw->nwords;
-	if (i < n && !wdyn(&raw->words[i]) && lp_streq(wval(&raw->words[i]), "--"))
+	if (i < n && !wdyn(&raw->words[i]) &&
+	    lp_streq(wval(&raw->words[i]), "--"))
 		i++;
 	if (i < n && !wdyn(&raw->words[i]) && wval(&raw->words[i])[0] == '-' &&
 	    wval(&raw->words[i])[1])
@@ -183,7 +190,8 @@ void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return; /* trap SIG resets the signal */
 	const lp_word *w = &raw->words[i];
 	if (wdyn(w)) {
-		lp_unparsed(ctx, "trap runs a command only known at run time: %s",
+		lp_unparsed(ctx,
+		            "trap runs a command only known at run time: %s",
 		            w->text ? w->text : "");
 		return;
 	}

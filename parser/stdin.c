@@ -22,7 +22,8 @@ static const char *echo_text(lp_ctx *ctx, const locus_shell_command *c,
 	bool e = false, nl = true;
 	for (; i < c->argc; i++) {
 		const char *v = c->argv[i];
-		if (v[0] != '-' || !v[1] || strspn(v + 1, "neE") != strlen(v + 1))
+		if (v[0] != '-' || !v[1] ||
+		    strspn(v + 1, "neE") != strlen(v + 1))
 			break;
 		for (const char *p = v + 1; *p; p++) {
 			if (*p == 'n')
@@ -33,7 +34,7 @@ static const char *echo_text(lp_ctx *ctx, const locus_shell_command *c,
 				e = false;
 		}
 	}
-	lp_buf b = { 0 };
+	lp_buf b = {0};
 	for (size_t k = i; k < c->argc; k++) {
 		const char *v = c->argv[k];
 		if (e && strchr(v, '\\')) {
@@ -63,7 +64,7 @@ static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
 		return NULL;
 	}
 	const char *fmt = c->argv[i++];
-	lp_buf b = { 0 };
+	lp_buf b = {0};
 	do {
 		bool used = false;
 		for (const char *p = fmt; *p; p++) {
@@ -79,8 +80,10 @@ static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
 					ch = '%';
 				} else if (*p == 's') {
 					used = true;
-					const char *arg = i < c->argc ? c->argv[i++] : "";
-					if (!lp_buf_append(ctx->arena, &b, arg, strlen(arg)))
+					const char *arg =
+					    i < c->argc ? c->argv[i++] : "";
+					if (!lp_buf_append(ctx->arena, &b, arg,
+					                   strlen(arg)))
 						return NULL;
 					continue;
 				} else {
@@ -135,21 +138,21 @@ const char *lp_stdin_text(lp_ctx *ctx, const lp_raw_command *raw,
 	case LP_STDIN_HEREDOC:
 	case LP_STDIN_HERESTRING:
 		if (raw->stdin_flags & LOCUS_WORD_DYNAMIC)
-			lp_unparsed(ctx, "%s runs a %s whose text is only known "
-			                 "at run time",
+			lp_unparsed(ctx,
+			            "%s runs a %s whose text is only known "
+			            "at run time",
 			            what,
 			            raw->stdin_kind == LP_STDIN_HEREDOC
-			                    ? "heredoc"
-			                    : "herestring");
+			                ? "heredoc"
+			                : "herestring");
 		return raw->stdin_text ? raw->stdin_text : "";
-	case LP_STDIN_PIPE:
-		break;
-	default:
-		return NULL;
+	case LP_STDIN_PIPE: break;
+	default: return NULL;
 	}
 	size_t p = raw->stdin_producer;
 	if (p == LOCUS_SHELL_NO_PARENT || p >= ctx->result->ncommands) {
-		lp_unparsed(ctx, "%s runs the output of a compound command", what);
+		lp_unparsed(ctx, "%s runs the output of a compound command",
+		            what);
 		return NULL;
 	}
 	return lp_output_or_unparsed(ctx, p, what);
@@ -174,8 +177,9 @@ const char *lp_output_or_unparsed(lp_ctx *ctx, size_t p, const char *what)
 		return NULL;
 	}
 	if (dyn)
-		lp_unparsed(ctx, "%s runs a heredoc whose text is only known "
-		                 "at run time",
+		lp_unparsed(ctx,
+		            "%s runs a heredoc whose text is only known "
+		            "at run time",
 		            what);
 	return text;
 }
@@ -224,8 +228,8 @@ static const char *output_depth(lp_ctx *ctx, size_t idx, lp_output *out,
 		/* tee copies its input */
 		text = stdin_doc(c, dyn);
 		if (!text && (c->flags & LOCUS_CMD_PIPED_IN))
-			return output_depth(ctx, lp_producer(ctx, idx), out, dyn,
-			                    depth + 1);
+			return output_depth(ctx, lp_producer(ctx, idx), out,
+			                    dyn, depth + 1);
 	} else if (cls & LK_DECODER)
 		decoded = true;
 	if (decoded) {
@@ -246,10 +250,12 @@ const char *lp_command_output(lp_ctx *ctx, size_t idx, lp_output *out,
 
 /* Paths that name the process's own stdin: a script operand that is one
    of them makes a shell or interpreter read its program from stdin. */
+/* clang-format off */
 const char *const lp_stdin_paths[] = {
 	"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/fd/00",
 	NULL,
 };
+/* clang-format on */
 
 bool lp_is_stdin_word(const lp_word *w)
 {
@@ -265,8 +271,8 @@ bool lp_stdin_procsub(const lp_raw_command *raw)
 		if (!r->op || strcmp(r->op, "<") || r->fd > 0)
 			continue;
 		const char *t = r->target ? r->target : "";
-		if ((r->target_flags & LOCUS_WORD_SUBST) || !strncmp(t, "<(", 2) ||
-		    !strncmp(t, ">(", 2))
+		if ((r->target_flags & LOCUS_WORD_SUBST) ||
+		    !strncmp(t, "<(", 2) || !strncmp(t, ">(", 2))
 			return true;
 	}
 	return false;

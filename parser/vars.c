@@ -26,10 +26,10 @@ typedef struct var_entry {
 	const char *value;
 	size_t after; /* uses at or after this byte see the value */
 	bool dynamic;
-	bool nonnum;  /* assigned something other than a number literal or an
+	bool nonnum; /* assigned something other than a number literal or an
 	                 arithmetic result: as arithmetic its value may be an
 	                 expression (a[$(cmd)]) */
-	bool numset;  /* assigned a number literal or by arithmetic */
+	bool numset; /* assigned a number literal or by arithmetic */
 } var_entry;
 
 struct lp_vars {
@@ -39,15 +39,16 @@ struct lp_vars {
 	bool all_dynamic;
 	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
 	const char *sensitive; /* first name of sensitive_names assigned */
-	bool unsetting;        /* marking `unset` operands (not an assignment) */
-	bool arith;            /* marking a name assigned by arithmetic */
-	bool int_decl;         /* declare -i seen: assignments are arithmetic */
+	bool unsetting; /* marking `unset` operands (not an assignment) */
+	bool arith;     /* marking a name assigned by arithmetic */
+	bool int_decl;  /* declare -i seen: assignments are arithmetic */
 };
 
 /* Names bash sets itself, whatever the line assigned: `$_` is the last
    argument of the previous command, read/select set REPLY, mapfile
    MAPFILE, getopts OPTARG/OPTIND, [[ =~ ]] BASH_REMATCH, cd PWD/OLDPWD.
    They never resolve to a constant. */
+/* clang-format off */
 static const char *const bash_set_names[] = {
 	"_", "REPLY", "MAPFILE", "OPTARG", "OPTIND", "BASH_REMATCH", "COPROC",
 	"PWD", "OLDPWD", "RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID",
@@ -55,6 +56,7 @@ static const char *const bash_set_names[] = {
 	"EPOCHSECONDS", "BASH_ARGV", "BASH_ARGC", "BASH_LINENO",
 	"BASH_SOURCE", "BASH_SUBSHELL", NULL,
 };
+/* clang-format on */
 
 /* Names whose value decides what later commands run: the command hash
    table and alias table (`BASH_CMDS[ls]=/bin/rm; ls` runs rm), prompts
@@ -62,34 +64,44 @@ static const char *const bash_set_names[] = {
    trace line; PS0-PS2 and PROMPT_COMMAND in interactive shells), and
    startup files / options read by child shells.  Assigning one, in any
    way the pre-pass sees, makes the line unparsed. */
+/* clang-format off */
 static const char *const sensitive_names[] = {
 	"BASH_CMDS", "BASH_ALIASES", "PS0", "PS1", "PS2", "PS3", "PS4",
 	"PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", NULL,
 };
+/* clang-format on */
 
 /* Commands that assign the names given as arguments. */
+/* clang-format off */
 static const char *const assigning_cmds[] = {
 	"read", "mapfile", "readarray", "getopts", "printf", "let", "wait",
 	"unset", "declare", "typeset", "local", "export", "readonly", "shift",
 	NULL,
 };
+/* clang-format on */
 /* Commands that can assign anything. */
+/* clang-format off */
 static const char *const any_assign_cmds[] = {
 	"eval", "source", ".",
 	NULL,
 };
+/* clang-format on */
 /* Commands after which no constant can be trusted anywhere on the line:
    a DEBUG trap assigns before every later simple command, including the
    ones in functions defined earlier in the text. */
+/* clang-format off */
 static const char *const all_dynamic_cmds[] = {
 	"trap",
 	NULL,
 };
+/* clang-format on */
 /* Declaration builtins: `-n` makes a nameref, and `y=rm` then assigns
    whatever y names (`declare -n y=x; y=rm; $x`). */
+/* clang-format off */
 static const char *const declaring[] = {
 	"declare", "typeset", "local", NULL,
 };
+/* clang-format on */
 
 static uint64_t hash(const char *s, size_t n)
 {
@@ -112,8 +124,8 @@ static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 		for (size_t i = 0; i < v->cap; i++) {
 			if (!v->tab[i].name)
 				continue;
-			size_t j = hash(v->tab[i].name, v->tab[i].nlen) &
-			           (cap - 1);
+			size_t j =
+			    hash(v->tab[i].name, v->tab[i].nlen) & (cap - 1);
 			while (t[j].name)
 				j = (j + 1) & (cap - 1);
 			t[j] = v->tab[i];
@@ -159,8 +171,7 @@ static bool nameref_option(const char *s)
 	return s[0] == '-' && s[1] != '-' && strchr(s + 1, 'n') != NULL;
 }
 
-static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name,
-                         size_t nlen)
+static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name, size_t nlen)
 {
 	note_ifs(v, name, nlen);
 	var_entry *e = find(v, a, name, nlen, true);
@@ -266,8 +277,8 @@ static void on_assignment(lp_tree *t, lp_vars *v, TSNode n, bool ok)
 	uint32_t cc = ts_node_child_count(n);
 	for (uint32_t i = 0; i < cc; i++) {
 		TSNode c = ts_node_child(n, i);
-		if (!ts_node_is_named(c) && ts_node_end_byte(c) -
-		                                    ts_node_start_byte(c) == 2)
+		if (!ts_node_is_named(c) &&
+		    ts_node_end_byte(c) - ts_node_start_byte(c) == 2)
 			append = true; /* "+=" */
 	}
 	if (!ok || append) {
@@ -359,8 +370,8 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			v->int_decl = true;
 		/* -vNAME (printf), -aNAME (read), -pNAME (wait): the name is
 		   attached to the option */
-		if (w.value[0] == '-' && w.value[1] && strchr("vap", w.value[1]) &&
-		    ident_len(w.value + 2)) {
+		if (w.value[0] == '-' && w.value[1] &&
+		    strchr("vap", w.value[1]) && ident_len(w.value + 2)) {
 			mark_dynamic(v, a, w.value + 2, ident_len(w.value + 2));
 			continue;
 		}
@@ -383,7 +394,7 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 typedef struct vframe {
 	TSSymbol kind;
 	uint32_t start;
-	bool ok; /* this node runs unconditionally, in the shell itself */
+	bool ok;    /* this node runs unconditionally, in the shell itself */
 	bool arith; /* inside $(( )), (( )), for (( )) or a subscript */
 } vframe;
 
@@ -418,8 +429,8 @@ static bool arith_node(const lp_tree *t, TSNode n)
 static bool is_seq(const lp_syms *sy, TSSymbol k)
 {
 	return k == sy->program || k == sy->list ||
-	       k == sy->variable_assignments ||
-	       k == sy->declaration_command || k == sy->compound_statement;
+	       k == sy->variable_assignments || k == sy->declaration_command ||
+	       k == sy->compound_statement;
 }
 
 /* A declaration (export, declare, local...): *ok is cleared when its
@@ -434,14 +445,13 @@ static void declaration_facts(lp_tree *t, lp_vars *v, TSNode n, bool *ok)
 		uint32_t cc = ts_node_child_count(n);
 		/* `local` outside a function assigns nothing; inside
 		   one the walk already sees a function ancestor */
-		if (cc && t->src[ts_node_start_byte(ts_node_child(n, 0))] ==
-		                  'l')
+		if (cc &&
+		    t->src[ts_node_start_byte(ts_node_child(n, 0))] == 'l')
 			*ok = false;
 		for (uint32_t i = 0; i < cc; i++) {
 			TSNode ch = ts_node_child(n, i);
 			uint32_t cs = ts_node_start_byte(ch);
-			if (ts_node_symbol(ch) == sy->word &&
-			    cs < t->len &&
+			if (ts_node_symbol(ch) == sy->word && cs < t->len &&
 			    (t->src[cs] == '-' || t->src[cs] == '+'))
 				*ok = false;
 		}
@@ -453,16 +463,14 @@ static void declaration_facts(lp_tree *t, lp_vars *v, TSNode n, bool *ok)
 	for (uint32_t i = 1; i < cc; i++) {
 		TSNode ch = ts_node_child(n, i);
 		TSSymbol ck = ts_node_symbol(ch);
-		if (!ts_node_is_named(ch) ||
-		    ck == sy->variable_assignment ||
+		if (!ts_node_is_named(ch) || ck == sy->variable_assignment ||
 		    ck == sy->variable_name)
 			continue;
 		lp_word ow = lp_word_value(t, ch, false);
 		if (!ow.value || (ow.flags & LOCUS_WORD_DYNAMIC) ||
 		    nameref_option(ow.value))
 			v->all_dynamic = true;
-		else if (ow.value[0] == '-' &&
-		         strchr(ow.value, 'i'))
+		else if (ow.value[0] == '-' && strchr(ow.value, 'i'))
 			v->int_decl = true;
 	}
 }

@@ -137,7 +137,7 @@ typedef struct walker {
 } walker;
 
 static const char CONN_SEMI[] = ";", CONN_AND[] = "&&", CONN_OR[] = "||",
-		  CONN_PIPE[] = "|", CONN_PIPE_ERR[] = "|&", CONN_BG[] = "&";
+                  CONN_PIPE[] = "|", CONN_PIPE_ERR[] = "|&", CONN_BG[] = "&";
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -254,11 +254,11 @@ static bool text_is(walker *w, TSNode n, const char *s)
 
 static const char *connector_of(walker *w, TSNode tok)
 {
-	static const char *const conns[] = {";", "&&", "||", "|", "|&", "&",
-	                                    ";;", ";&", ";;&", NULL};
-	static const char *const vals[] = {CONN_SEMI, CONN_AND, CONN_OR,
+	static const char *const conns[] = {";", "&&", "||", "|",   "|&",
+	                                    "&", ";;", ";&", ";;&", NULL};
+	static const char *const vals[] = {CONN_SEMI, CONN_AND,      CONN_OR,
 	                                   CONN_PIPE, CONN_PIPE_ERR, CONN_BG,
-	                                   CONN_SEMI, CONN_SEMI, CONN_SEMI};
+	                                   CONN_SEMI, CONN_SEMI,     CONN_SEMI};
 	for (size_t i = 0; conns[i]; i++)
 		if (text_is(w, tok, conns[i]))
 			return vals[i];
@@ -404,9 +404,9 @@ static void add_redir(walker *w, cmd_build *b, locus_shell_redirect r)
 {
 	if (b->nredirs == b->capredirs) {
 		size_t nc = b->capredirs ? b->capredirs * 2 : 4;
-		locus_shell_redirect *a = lp_arena_grow(
-			w->ctx->arena, b->redirs, b->nredirs * sizeof *a,
-			nc * sizeof *a);
+		locus_shell_redirect *a =
+		    lp_arena_grow(w->ctx->arena, b->redirs,
+		                  b->nredirs * sizeof *a, nc * sizeof *a);
 		if (!a)
 			return;
 		b->redirs = a;
@@ -496,18 +496,16 @@ static void file_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 			add_node(w, &b->subst, dest);
 	}
 	const char *op = rdp->op;
-	bool out = !strcmp(op, ">") || !strcmp(op, ">>") ||
-	           !strcmp(op, ">|") || !strcmp(op, "&>") ||
-	           !strcmp(op, "&>>");
+	bool out = !strcmp(op, ">") || !strcmp(op, ">>") || !strcmp(op, ">|") ||
+	           !strcmp(op, "&>") || !strcmp(op, "&>>");
 	bool dyn = rdp->target_flags & LOCUS_WORD_DYNAMIC;
 	if (!strcmp(op, ">&") && have && (dyn || !is_fd_word(rdp->target)))
 		out = true; /* >&file is &>file */
 	if (out && have && !proc &&
 	    (dyn || strcmp(rdp->target, "/dev/null") != 0))
 		b->flags |= LOCUS_CMD_WRITES_FILES;
-	bool in = !strcmp(op, "<") ||
-	          (!strcmp(op, "<&") && have &&
-	           (dyn || !is_fd_word(rdp->target)));
+	bool in = !strcmp(op, "<") || (!strcmp(op, "<&") && have &&
+	                               (dyn || !is_fd_word(rdp->target)));
 	if (in && have && !proc) {
 		b->flags |= LOCUS_CMD_READS_FILE;
 		if (is_stdin) {
@@ -559,13 +557,11 @@ static void heredoc_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 		do {
 			TSNode c = ts_tree_cursor_current_node(&cur);
 			TSSymbol ck = ts_node_symbol(c);
-			TSFieldId fid =
-				ts_tree_cursor_current_field_id(&cur);
+			TSFieldId fid = ts_tree_cursor_current_field_id(&cur);
 			if (ck == sy->heredoc_start) {
 				for (uint32_t i = ts_node_start_byte(c);
 				     i < ts_node_end_byte(c); i++)
-					if (strchr("'\"\\",
-					           w->t->src[i]))
+					if (strchr("'\"\\", w->t->src[i]))
 						quoted = true;
 			} else if (ck == sy->heredoc_body) {
 				body = c;
@@ -576,8 +572,7 @@ static void heredoc_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 				lp_stdin_kind k2 = LP_STDIN_NONE;
 				const char *t2 = NULL;
 				uint32_t f2 = 0;
-				build_redirect(w, b, c, words, &k2,
-				               &t2, &f2);
+				build_redirect(w, b, c, words, &k2, &t2, &f2);
 			}
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}
@@ -690,7 +685,8 @@ static void sort_nodes(TSNode *v, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		TSNode x = v[i];
 		size_t j = i;
-		while (j > 0 && ts_node_start_byte(v[j - 1]) > ts_node_start_byte(x)) {
+		while (j > 0 &&
+		       ts_node_start_byte(v[j - 1]) > ts_node_start_byte(x)) {
 			v[j] = v[j - 1];
 			j--;
 		}
@@ -698,8 +694,7 @@ static void sort_nodes(TSNode *v, size_t n)
 	}
 }
 
-static size_t finish(walker *w, cmd_build *b, TSNode span_node,
-                     const sctx *c)
+static size_t finish(walker *w, cmd_build *b, TSNode span_node, const sctx *c)
 {
 	lp_tree *t = w->t;
 	lp_ctx *ctx = w->ctx;
@@ -712,8 +707,8 @@ static size_t finish(walker *w, cmd_build *b, TSNode span_node,
 	raw.nredirects = b->nredirs;
 	raw.redirects = b->redirs;
 	raw.connector = c->connector ? c->connector : "";
-	raw.pipeline = c->pipeline == SIZE_MAX ? ctx->next_pipeline++
-	                                       : c->pipeline;
+	raw.pipeline =
+	    c->pipeline == SIZE_MAX ? ctx->next_pipeline++ : c->pipeline;
 	raw.origin = c->origin;
 	raw.parent = c->parent;
 	raw.depth = c->depth;
@@ -769,7 +764,8 @@ static size_t finish(walker *w, cmd_build *b, TSNode span_node,
 		for (size_t i = 0; i < raw.nassigns && !reads; i++)
 			reads = reads_positional(raw.assigns[i].text);
 		for (size_t i = 0; i < raw.nredirects && !reads; i++)
-			reads = raw.redirects[i].target_flags & LOCUS_WORD_DYNAMIC &&
+			reads = raw.redirects[i].target_flags &
+			            LOCUS_WORD_DYNAMIC &&
 			        reads_positional(raw.redirects[i].target);
 		lp_func *f = reads ? func_find(t, c->function_name) : NULL;
 		if (f)
@@ -820,8 +816,7 @@ typedef struct cmd_stdin {
    /'`, where the grammar reads the descriptor of a here-string as an
    argument (found by the oracle).  Digits glued to the operator are the
    descriptor: taken back from argv so that fd 0 feeds stdin as `<<<`. */
-static void command_redirect(walker *w, cmd_build *b, TSNode ch,
-                             cmd_stdin *in)
+static void command_redirect(walker *w, cmd_build *b, TSNode ch, cmd_stdin *in)
 {
 	int gfd = glued_fd(w, b, ch);
 	if (gfd == -2)
@@ -850,11 +845,10 @@ static void command_assignment(walker *w, cmd_build *b, TSNode ch)
 	if (!ts_node_is_null(val)) {
 		lp_word vv = lp_word_value(w->t, val, true);
 		TSNode nm = ts_node_child_by_field_id(ch, sy->f_name);
-		v.value = lp_arena_printf(a, "%s=%s",
-		                          ts_node_is_null(nm)
-		                              ? ""
-		                              : lp_node_text(w->t, nm),
-		                          vv.value ? vv.value : "");
+		v.value = lp_arena_printf(
+		    a, "%s=%s",
+		    ts_node_is_null(nm) ? "" : lp_node_text(w->t, nm),
+		    vv.value ? vv.value : "");
 		v.flags = vv.flags;
 		add_node(w, &b->subst, val);
 	}
@@ -863,8 +857,8 @@ static void command_assignment(walker *w, cmd_build *b, TSNode ch)
 
 /* The children of a `command` node: name and arguments (b->wn),
    redirects, assignments, and other named nodes (artefacts). */
-static void command_children(walker *w, cmd_build *b, TSNode cmd,
-                             cmd_stdin *in, TSNode *artefacts, size_t *nart)
+static void command_children(walker *w, cmd_build *b, TSNode cmd, cmd_stdin *in,
+                             TSNode *artefacts, size_t *nart)
 {
 	const lp_syms *sy = w->sy;
 	TSTreeCursor cur = ts_tree_cursor_new(cmd);
@@ -889,10 +883,11 @@ static void command_children(walker *w, cmd_build *b, TSNode cmd,
 				if (*nart < LP_MAX_ARTEFACTS)
 					artefacts[(*nart)++] = ch;
 				else
-					lp_unparsed(w->ctx,
-					            "more than %d other nodes in "
-					            "one command",
-					            LP_MAX_ARTEFACTS);
+					lp_unparsed(
+					    w->ctx,
+					    "more than %d other nodes in "
+					    "one command",
+					    LP_MAX_ARTEFACTS);
 			}
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}
@@ -904,8 +899,7 @@ static void statement_redirects(walker *w, cmd_build *b, TSNode rs,
                                 cmd_stdin *in)
 {
 	const lp_syms *sy = w->sy;
-	if (b->wn.n > 0 &&
-	    ts_node_symbol(b->wn.v[b->wn.n - 1]) == sy->number) {
+	if (b->wn.n > 0 && ts_node_symbol(b->wn.v[b->wn.n - 1]) == sy->number) {
 		/* `cat 0<x`: the descriptor is read as an argument of the
 		   body and the redirect hangs on the statement */
 		uint32_t end = ts_node_end_byte(b->wn.v[b->wn.n - 1]);
@@ -914,9 +908,11 @@ static void statement_redirects(walker *w, cmd_build *b, TSNode rs,
 			TSNode r = ts_node_child(rs, i);
 			if (ts_node_start_byte(r) == end &&
 			    ts_node_symbol(r) != sy->command) {
-				lp_unparsed(w->ctx, "a descriptor before a "
-				                    "redirect read as an argument "
-				                    "at byte %u (misparse)", end);
+				lp_unparsed(w->ctx,
+				            "a descriptor before a "
+				            "redirect read as an argument "
+				            "at byte %u (misparse)",
+				            end);
 				break;
 			}
 		}
@@ -941,7 +937,8 @@ static void command_argv(walker *w, cmd_build *b)
 		TSNode wn = b->wn.v[i];
 		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
 		    i + 1 < b->wn.n &&
-		    ts_node_start_byte(b->wn.v[i + 1]) == ts_node_end_byte(wn)) {
+		    ts_node_start_byte(b->wn.v[i + 1]) ==
+		        ts_node_end_byte(wn)) {
 			/* $"..." : translated string; the word starts at $ */
 			dollar = ts_node_start_byte(wn);
 			continue;
@@ -952,20 +949,24 @@ static void command_argv(walker *w, cmd_build *b)
 		   string joins it.  Only plain characters are taken as they
 		   are; anything else fails closed. */
 		if (!ts_node_is_named(wn) && i + 1 < b->wn.n &&
-		    ts_node_start_byte(b->wn.v[i + 1]) == ts_node_end_byte(wn) &&
+		    ts_node_start_byte(b->wn.v[i + 1]) ==
+		        ts_node_end_byte(wn) &&
 		    ts_node_end_byte(wn) - ts_node_start_byte(wn) > 1 &&
 		    w->t->src[ts_node_end_byte(wn) - 1] == '$' &&
 		    (ts_node_symbol(b->wn.v[i + 1]) == sy->string ||
 		     (ts_node_symbol(b->wn.v[i + 1]) == sy->concatenation &&
 		      ts_node_symbol(ts_node_child(b->wn.v[i + 1], 0)) ==
-		              sy->string))) {
+		          sy->string))) {
 			uint32_t st0 = ts_node_start_byte(wn);
 			size_t plen = ts_node_end_byte(wn) - 1 - st0;
 			const char *pre = w->t->src + st0;
-			if (strspn(pre, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-			                "OPQRSTUVWXYZ0123456789_.,:@%+=/-") < plen) {
-				lp_unparsed(w->ctx, "unusual text before $\"...\" "
-				                    "at byte %u (misparse)", st0);
+			if (strspn(pre,
+			           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+			           "OPQRSTUVWXYZ0123456789_.,:@%+=/-") < plen) {
+				lp_unparsed(w->ctx,
+				            "unusual text before $\"...\" "
+				            "at byte %u (misparse)",
+				            st0);
 				continue;
 			}
 			bool glue = i > 0 && continuation_gap(w, prev_end, st0);
@@ -973,8 +974,8 @@ static void command_argv(walker *w, cmd_build *b)
 			              lp_arena_strndup(a, pre, plen + 1), 0};
 			if (glue && b->words.n > 0) {
 				lp_word *prev = &b->words.v[b->words.n - 1];
-				prev->value = lp_arena_printf(a, "%s%s", prev->value,
-				                              pw.value);
+				prev->value = lp_arena_printf(
+				    a, "%s%s", prev->value, pw.value);
 			} else {
 				lp_wordvec_push(a, &b->words, pw);
 				word_start = st0;
@@ -984,8 +985,8 @@ static void command_argv(walker *w, cmd_build *b)
 			prev_end = ts_node_end_byte(wn);
 			continue;
 		}
-		uint32_t wstart = dollar != UINT32_MAX ? dollar
-		                                       : ts_node_start_byte(wn);
+		uint32_t wstart =
+		    dollar != UINT32_MAX ? dollar : ts_node_start_byte(wn);
 		dollar = UINT32_MAX;
 		size_t before = b->words.n;
 		lp_word_fields(w->t, wn, &b->words);
@@ -1002,9 +1003,10 @@ static void command_argv(walker *w, cmd_build *b)
 			lp_word *cur = &b->words.v[before];
 			uint32_t st = word_start;
 			uint32_t en = ts_node_end_byte(wn);
-			prev->value = lp_arena_printf(a, "%s%s", prev->value,
-			                              cur->value);
-			prev->text = lp_arena_strndup(a, w->t->src + st, en - st);
+			prev->value =
+			    lp_arena_printf(a, "%s%s", prev->value, cur->value);
+			prev->text =
+			    lp_arena_strndup(a, w->t->src + st, en - st);
 			prev->flags |= cur->flags;
 			memmove(cur, cur + 1,
 			        (b->words.n - before - 1) * sizeof *cur);
@@ -1033,27 +1035,31 @@ static void heredoc_continuations(walker *w, TSNode rs, const sctx *c,
 			TSTreeCursor rc = ts_tree_cursor_new(r);
 			if (ts_tree_cursor_goto_first_child(&rc)) {
 				do {
-					TSNode x = ts_tree_cursor_current_node(&rc);
+					TSNode x =
+					    ts_tree_cursor_current_node(&rc);
 					TSFieldId fid =
-						ts_tree_cursor_current_field_id(&rc);
+					    ts_tree_cursor_current_field_id(
+					        &rc);
 					if (nc >= LP_MAX_HEREDOC_CONTS) {
 						/* what follows would not
 						   be walked: fail closed */
-						lp_unparsed(w->ctx,
-						            "more than %d "
-						            "commands after "
-						            "a heredoc",
-						            LP_MAX_HEREDOC_CONTS);
+						lp_unparsed(
+						    w->ctx,
+						    "more than %d "
+						    "commands after "
+						    "a heredoc",
+						    LP_MAX_HEREDOC_CONTS);
 						break;
 					}
 					if (fid == sy->f_operator) {
 						op = connector_of(w, x);
 					} else if (fid == sy->f_right) {
 						conts[nc] = x;
-						cconn[nc++] = op ? op : CONN_SEMI;
+						cconn[nc++] =
+						    op ? op : CONN_SEMI;
 					} else if (ts_node_is_named(x) &&
 					           ts_node_symbol(x) ==
-					                   sy->pipeline) {
+					               sy->pipeline) {
 						conts[nc] = x;
 						cconn[nc++] = NULL;
 					}
@@ -1152,11 +1158,9 @@ static void emit_assignments(walker *w, TSNode n, const sctx *c)
 		}
 		if (!ts_node_is_null(nm) && ts_node_symbol(nm) == sy->subscript)
 			add_node(w, &b.subst, nm);
-		v.value = lp_arena_printf(a, "%s=%s",
-		                          ts_node_is_null(nm)
-		                                  ? ""
-		                                  : lp_node_text(w->t, nm),
-		                          value);
+		v.value = lp_arena_printf(
+		    a, "%s=%s",
+		    ts_node_is_null(nm) ? "" : lp_node_text(w->t, nm), value);
 		lp_wordvec_push(a, &b.assigns, v);
 	}
 	b.flags |= LOCUS_CMD_ASSIGN_ONLY;
@@ -1199,9 +1203,9 @@ static void emit_declaration(walker *w, TSNode n, const sctx *c)
 				v.flags = vv.flags;
 			}
 			v.value = lp_arena_printf(
-				a, "%s=%s",
-				ts_node_is_null(nm) ? "" : lp_node_text(w->t, nm),
-				value);
+			    a, "%s=%s",
+			    ts_node_is_null(nm) ? "" : lp_node_text(w->t, nm),
+			    value);
 			lp_wordvec_push(a, &b.words, v);
 		} else if (k == sy->variable_name) {
 			const char *s = lp_node_text(w->t, ch);
@@ -1227,10 +1231,10 @@ static bool test_word_kind(const lp_syms *sy, TSSymbol k)
 	       k == sy->ansi_c_string || k == sy->translated_string ||
 	       k == sy->number || k == sy->simple_expansion ||
 	       k == sy->expansion || k == sy->command_substitution ||
-	       k == sy->process_substitution ||
-	       k == sy->arithmetic_expansion || k == sy->concatenation ||
-	       k == sy->regex || k == sy->extglob_pattern ||
-	       k == sy->test_operator || k == sy->brace_expression;
+	       k == sy->process_substitution || k == sy->arithmetic_expansion ||
+	       k == sy->concatenation || k == sy->regex ||
+	       k == sy->extglob_pattern || k == sy->test_operator ||
+	       k == sy->brace_expression;
 }
 
 static void emit_test(walker *w, TSNode n, const sctx *c)
@@ -1352,11 +1356,14 @@ static void handle_redirected(walker *w, TSNode rs, const sctx *c)
 		TSNode r = ts_node_child(rs, i);
 		if (ts_node_symbol(r) != sy->heredoc_redirect)
 			continue;
-		if (!ts_node_is_null(ts_node_child_by_field_id(r, sy->f_argument)) ||
-		    !ts_node_is_null(ts_node_child_by_field_id(r, sy->f_right)) ||
+		if (!ts_node_is_null(
+		        ts_node_child_by_field_id(r, sy->f_argument)) ||
+		    !ts_node_is_null(
+		        ts_node_child_by_field_id(r, sy->f_right)) ||
 		    bc.in_pipeline)
-			lp_unparsed(w->ctx, "heredoc continuation after a compound "
-			                    "command (unsupported)");
+			lp_unparsed(w->ctx,
+			            "heredoc continuation after a compound "
+			            "command (unsupported)");
 	}
 	/* Substitutions in the redirect targets, after the body. */
 	cmd_build b;
@@ -1516,8 +1523,8 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 	uint32_t end = ts_node_end_byte(body);
 	uint32_t cc = ts_node_child_count(body);
 	for (uint32_t i = 0; i <= cc; i++) {
-		uint32_t cs = i < cc ? ts_node_start_byte(ts_node_child(body, i))
-		                     : end;
+		uint32_t cs =
+		    i < cc ? ts_node_start_byte(ts_node_child(body, i)) : end;
 		if (cs > pos)
 			lp_buf_append(a, &lit, t->src + pos, cs - pos);
 		if (i == cc)
@@ -1561,7 +1568,8 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 			                    "backtick substitution in a "
 			                    "heredoc");
 		if (j >= lit.len) {
-			lp_unparsed(w->ctx, "unterminated backtick in a heredoc");
+			lp_unparsed(w->ctx,
+			            "unterminated backtick in a heredoc");
 			return;
 		}
 		lp_parse_nested(w->ctx, lit.data + i + 1, j - i - 1,
@@ -1576,7 +1584,8 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 static bool plain_leaf(walker *w, TSNode x)
 {
 	TSSymbol k = ts_node_symbol(x);
-	if (k != w->sy->word && k != w->sy->regex && k != w->sy->extglob_pattern)
+	if (k != w->sy->word && k != w->sy->regex &&
+	    k != w->sy->extglob_pattern)
 		return false;
 	uint32_t s = ts_node_start_byte(x), e = ts_node_end_byte(x);
 	if (e > w->t->len || s >= e)
@@ -1599,10 +1608,11 @@ static void do_subst(walker *w, frame *f)
 		    lp_leaf_substs(w->t, n, f->c.parent, f->c.depth + 1) &&
 		    f->c.parent < w->ctx->result->ncommands)
 			w->ctx->result->commands[f->c.parent].flags |=
-				LOCUS_CMD_SUBST;
+			    LOCUS_CMD_SUBST;
 		return;
 	}
-	bool cs = k == sy->command_substitution, ps = k == sy->process_substitution;
+	bool cs = k == sy->command_substitution,
+	     ps = k == sy->process_substitution;
 	if (cs && lp_is_fake_arith(w->t, n)) {
 		/* upstream #325: $((..)) in a heredoc parsed as $( (..) ).
 		   Only real substitutions inside it are walked. */
@@ -1672,8 +1682,8 @@ static void do_subst(walker *w, frame *f)
 	if (ts_tree_cursor_goto_first_child(&cur)) {
 		do {
 			TSNode x = ts_tree_cursor_current_node(&cur);
-			if (ts_node_is_named(x) && (ts_node_child_count(x) > 0 ||
-			                            plain_leaf(w, x)))
+			if (ts_node_is_named(x) &&
+			    (ts_node_child_count(x) > 0 || plain_leaf(w, x)))
 				push_subst(w, x, &f->c, false);
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}
@@ -1707,16 +1717,10 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 			break;
 		frame f = w.st[--w.n];
 		switch (f.type) {
-		case F_STMT:
-			do_stmt(&w, &f);
-			break;
+		case F_STMT: do_stmt(&w, &f); break;
 		case F_SEQ:
-		case F_PIPE:
-			do_seq(&w, &f);
-			break;
-		case F_SUBST:
-			do_subst(&w, &f);
-			break;
+		case F_PIPE: do_seq(&w, &f); break;
+		case F_SUBST: do_subst(&w, &f); break;
 		}
 	}
 	/* frames left by a timeout own cursors */
@@ -1727,7 +1731,8 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 		if (t->funcs[i].self_spawn && t->funcs[i].called)
 			w.ctx->result->has_fork_bomb = true;
 		if (t->funcs[i].uses_args && t->funcs[i].called_with_args)
-			lp_unparsed(w.ctx, "function %s passes its caller's "
+			lp_unparsed(w.ctx,
+			            "function %s passes its caller's "
 			            "arguments to commands in its body",
 			            t->funcs[i].name);
 	}

@@ -16,23 +16,22 @@ const TSLanguage *tree_sitter_bash(void);
    compares integers, never strings. */
 typedef struct lp_syms {
 	TSSymbol program, command, command_name, word, string, string_content,
-		raw_string, ansi_c_string, translated_string, number,
-		simple_expansion, expansion, command_substitution,
-		process_substitution, arithmetic_expansion, brace_expression,
-		concatenation, variable_name, special_variable_name,
-		variable_assignment, variable_assignments, pipeline, list,
-		redirected_statement, subshell, compound_statement,
-		negated_command, if_statement, elif_clause, else_clause,
-		while_statement, for_statement, c_style_for_statement, do_group,
-		case_statement, case_item, function_definition,
-		declaration_command, unset_command, test_command, file_redirect,
-		heredoc_redirect, herestring_redirect, heredoc_start,
-		heredoc_body, heredoc_content, heredoc_end, file_descriptor,
-		comment, extglob_pattern, regex, array, subscript,
-		test_operator, binary_expression, postfix_expression,
-		unary_expression;
+	    raw_string, ansi_c_string, translated_string, number,
+	    simple_expansion, expansion, command_substitution,
+	    process_substitution, arithmetic_expansion, brace_expression,
+	    concatenation, variable_name, special_variable_name,
+	    variable_assignment, variable_assignments, pipeline, list,
+	    redirected_statement, subshell, compound_statement, negated_command,
+	    if_statement, elif_clause, else_clause, while_statement,
+	    for_statement, c_style_for_statement, do_group, case_statement,
+	    case_item, function_definition, declaration_command, unset_command,
+	    test_command, file_redirect, heredoc_redirect, herestring_redirect,
+	    heredoc_start, heredoc_body, heredoc_content, heredoc_end,
+	    file_descriptor, comment, extglob_pattern, regex, array, subscript,
+	    test_operator, binary_expression, postfix_expression,
+	    unary_expression;
 	TSFieldId f_name, f_argument, f_redirect, f_value, f_body,
-		f_destination, f_descriptor, f_operator, f_right, f_variable;
+	    f_destination, f_descriptor, f_operator, f_right, f_variable;
 } lp_syms;
 
 /* Fill `s` from the bash grammar; false if a name is missing (grammar
@@ -47,13 +46,13 @@ typedef struct lp_tree {
 	const lp_syms *sy;
 	const char *src; /* arena copy, NUL-terminated */
 	size_t len;
-	bool top;        /* node byte ranges are ranges of the input line */
+	bool top; /* node byte ranges are ranges of the input line */
 	size_t range_start, range_end; /* for nested scripts: the span
 	                                   reported for every command */
 	lp_vars *vars;
 	bool test_keyword; /* emitting a `[[ ]]` test: its name is the
 	                      keyword itself, not a misparse */
-	lp_func *funcs; /* functions defined / called (fork bomb shape) */
+	lp_func *funcs;    /* functions defined / called (fork bomb shape) */
 	size_t nfuncs, capfuncs;
 } lp_tree;
 

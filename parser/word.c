@@ -22,8 +22,8 @@ bool lp_wordvec_push(lp_arena *a, lp_wordvec *wv, lp_word w)
 {
 	if (wv->n == wv->cap) {
 		size_t cap = wv->cap ? wv->cap * 2 : 4;
-		lp_word *v = lp_arena_grow(a, wv->v, wv->n * sizeof *v,
-		                           cap * sizeof *v);
+		lp_word *v =
+		    lp_arena_grow(a, wv->v, wv->n * sizeof *v, cap * sizeof *v);
 		if (!v)
 			return false;
 		wv->v = v;
@@ -128,7 +128,8 @@ bool lp_ansi_c_decode(lp_arena *a, lp_buf *out, const char *s, size_t n)
 		uint32_t v = 0;
 		size_t j = i + 1, k;
 		if (e >= '0' && e <= '7') {
-			for (k = 0; k < 3 && j < n && s[j] >= '0' && s[j] <= '7';
+			for (k = 0;
+			     k < 3 && j < n && s[j] >= '0' && s[j] <= '7';
 			     k++, j++)
 				v = v * 8 + (uint32_t)(s[j] - '0');
 			if ((v & 0xFF) == 0)
@@ -166,11 +167,11 @@ bool lp_ansi_c_decode(lp_arena *a, lp_buf *out, const char *s, size_t n)
 		}
 		if (e == 'c' && i + 2 < n) {
 			char x = s[i + 2];
-			char r = x == '?' ? 0x7F
-			                  : (char)((x >= 'a' && x <= 'z'
-			                                    ? x - 32
-			                                    : x) &
-			                           0x1F);
+			char r =
+			    x == '?'
+			        ? 0x7F
+			        : (char)((x >= 'a' && x <= 'z' ? x - 32 : x) &
+			                 0x1F);
 			if (r == 0)
 				return true;
 			if (!lp_buf_putc(a, out, r))
@@ -198,7 +199,11 @@ static bool arith_eval(const char *s, size_t n, int64_t *res)
 	size_t nv = 0, no = 0;
 	bool want_operand = true;
 	size_t i = 0;
-#define PREC(o) ((o) == 'u' || (o) == 'p' ? 3 : ((o) == '*' || (o) == '/' || (o) == '%') ? 2 : ((o) == '+' || (o) == '-') ? 1 : 0)
+#define PREC(o)                                                                \
+	((o) == 'u' || (o) == 'p'                   ? 3                        \
+	 : ((o) == '*' || (o) == '/' || (o) == '%') ? 2                        \
+	 : ((o) == '+' || (o) == '-')               ? 1                        \
+	                                            : 0)
 	for (;;) {
 		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
 			i++;
@@ -213,8 +218,8 @@ static bool arith_eval(const char *s, size_t n, int64_t *res)
 					v = v * 10 + (uint64_t)(s[i] - '0');
 					i++;
 				}
-				if (i < n && (s[i] == '#' || s[i] == 'x' ||
-				              s[i] == 'X'))
+				if (i < n &&
+				    (s[i] == '#' || s[i] == 'x' || s[i] == 'X'))
 					return false;
 				if (nv == MAXS)
 					return false;
@@ -223,7 +228,9 @@ static bool arith_eval(const char *s, size_t n, int64_t *res)
 			} else if (c == '(' || c == '-' || c == '+') {
 				if (no == MAXS)
 					return false;
-				ops[no++] = c == '(' ? '(' : c == '-' ? 'u' : 'p';
+				ops[no++] = c == '('   ? '('
+				            : c == '-' ? 'u'
+				                       : 'p';
 				i++;
 			} else {
 				return false;
@@ -241,7 +248,8 @@ static bool arith_eval(const char *s, size_t n, int64_t *res)
 				if (nv < 1)
 					return false;
 				if (o == 'u')
-					vals[nv - 1] = (uint64_t)0 - vals[nv - 1];
+					vals[nv - 1] =
+					    (uint64_t)0 - vals[nv - 1];
 				continue;
 			}
 			if (nv < 2)
@@ -412,8 +420,8 @@ static void end_field(wstate *w, bool force)
 		wd.value = "";
 	wd.text = w->text;
 	const lp_buf *shape = w->shaped ? &w->shape : &w->cur;
-	wd.flags = w->flags | shape_flags(shape->data ? shape->data : "",
-	                                  shape->len);
+	wd.flags =
+	    w->flags | shape_flags(shape->data ? shape->data : "", shape->len);
 	/* a plain word's value is its text: share it, and give the value's
 	   buffer back when nothing was allocated after it (not for a brace
 	   word: brace_expand reads the buffer) */
@@ -576,7 +584,8 @@ static void arith(wstate *w, TSNode n, bool quoted)
 		opaque(w, n, LOCUS_WORD_ARITH);
 		return;
 	}
-	if (lp_has_descendant(w->t, n, sy->variable_name, sy->simple_expansion) ||
+	if (lp_has_descendant(w->t, n, sy->variable_name,
+	                      sy->simple_expansion) ||
 	    lp_has_descendant(w->t, n, sy->expansion, sy->subscript) ||
 	    lp_has_descendant(w->t, n, sy->special_variable_name,
 	                      sy->special_variable_name)) {
@@ -590,7 +599,8 @@ static void arith(wstate *w, TSNode n, bool quoted)
 	/* $((expr)) or $[expr] */
 	size_t open = len >= 3 && s[1] == '(' ? 3 : 2;
 	size_t close = open == 3 ? 2 : 1;
-	if (len >= open + close && arith_eval(s + open, len - open - close, &r)) {
+	if (len >= open + close &&
+	    arith_eval(s + open, len - open - close, &r)) {
 		char num[32];
 		int k = snprintf(num, sizeof num, "%lld", (long long)r);
 		put(w, num, (size_t)k, quoted);
@@ -680,7 +690,8 @@ static void part(wstate *w, TSNode n, bool quoted)
 		for (uint32_t i = 0; i < cc; i++) {
 			TSNode c = ts_node_child(n, i);
 			TSSymbol ck = ts_node_symbol(c);
-			if (ck == sy->concatenation) { /* never nests; be safe */
+			if (ck ==
+			    sy->concatenation) { /* never nests; be safe */
 				opaque(w, c, 0);
 				continue;
 			}
@@ -697,9 +708,10 @@ static void part(wstate *w, TSNode n, bool quoted)
 				    ts_node_start_byte(nx) == ce0) {
 					size_t pl = ce0 - 1 - cs0;
 					const char *ps = w->t->src + cs0;
-					if (strspn(ps, "abcdefghijklmnopqrstuvwxyz"
-					               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					               "0123456789_.,:@%+=/-") < pl)
+					if (strspn(ps,
+					           "abcdefghijklmnopqrstuvwxyz"
+					           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					           "0123456789_.,:@%+=/-") < pl)
 						opaque(w, c, 0);
 					else if (pl)
 						put(w, ps, pl, false);

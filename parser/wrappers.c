@@ -176,8 +176,7 @@ static enum scan_state scan_short(const lp_optspec *s, const lp_word *words,
 				break;
 			if (i + 1 < n &&
 			    !(words[i + 1].flags & LOCUS_WORD_DYNAMIC) &&
-			    words[i + 1].value &&
-			    words[i + 1].value[0] != '-')
+			    words[i + 1].value && words[i + 1].value[0] != '-')
 				i++;
 			else
 				o->query = true;
@@ -246,8 +245,9 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 	if (s->flags & LK_OPT_ASSIGNS) {
 		while (i < n) {
 			const lp_word *w = &words[i];
-			const char *t = (w->flags & LOCUS_WORD_DYNAMIC) ? w->text
-			                                                : w->value;
+			const char *t = (w->flags & LOCUS_WORD_DYNAMIC)
+			                    ? w->text
+			                    : w->value;
 			/* env and sudo take any NAME=VALUE word here, not
 			   only shell identifiers: `env 'A%=1' rm` runs rm, and
 			   `env 'BASH_FUNC_ls%%=() {..}' bash` imports a function
@@ -285,8 +285,8 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 	o->cmd = i;
 }
 
-const lk_program *lp_wrapper_match(const lp_word *words, size_t n,
-                                   size_t pos, size_t *at)
+const lk_program *lp_wrapper_match(const lp_word *words, size_t n, size_t pos,
+                                   size_t *at)
 {
 	*at = pos;
 	const lk_program *p = lp_program(words[pos].value);

@@ -104,11 +104,8 @@ static void run_text(lp_ctx *ctx, size_t idx, const lk_run *run,
 		interp = p;
 		break;
 	}
-	case LK_RUN_SHELL:
-		break;
-	case LK_RUN_INTERP:
-		interp = lk_program_find(c->name);
-		break;
+	case LK_RUN_SHELL: break;
+	case LK_RUN_INTERP: interp = lk_program_find(c->name); break;
 	case LK_RUN_MAKE:
 		lp_unparsed(ctx,
 		            "make reads a makefile written on the line: its "

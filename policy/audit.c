@@ -53,11 +53,11 @@
 #define MAX_LINE ((size_t)64 << 20)
 
 static const char zero_hash[65] =
-        "0000000000000000000000000000000000000000000000000000000000000000";
+    "0000000000000000000000000000000000000000000000000000000000000000";
 
-#define KEY_MIN   16
-#define KEY_MAX   4096
-#define CKPT_TAG  "locus-audit-checkpoint v1\n"
+#define KEY_MIN 16
+#define KEY_MAX 4096
+#define CKPT_TAG "locus-audit-checkpoint v1\n"
 
 struct locus_audit {
 	int fd;
@@ -101,17 +101,19 @@ static int line_before(int fd, off_t size, const char *path, char **line,
 	if (pread(fd, &c, 1, size - 1) != 1)
 		return sys_error(err, "cannot read", path);
 	if (c != '\n')
-		return pl_error(err, LOCUS_EINVALID,
-		                "%s ends with a partial line: the chain cannot be "
-		                "continued",
-		                path);
+		return pl_error(
+		    err, LOCUS_EINVALID,
+		    "%s ends with a partial line: the chain cannot be "
+		    "continued",
+		    path);
 	/* scan back for the previous newline */
 	off_t end = size - 1, pos = end;
 	char chunk[4096];
 	off_t start = 0;
 	bool found = false;
 	while (pos > 0 && !found) {
-		size_t n = pos > (off_t)sizeof(chunk) ? sizeof(chunk) : (size_t)pos;
+		size_t n =
+		    pos > (off_t)sizeof(chunk) ? sizeof(chunk) : (size_t)pos;
 		if (pread(fd, chunk, n, pos - (off_t)n) != (ssize_t)n)
 			return sys_error(err, "cannot read", path);
 		for (size_t i = n; i-- > 0;) {
@@ -123,8 +125,8 @@ static int line_before(int fd, off_t size, const char *path, char **line,
 		}
 		pos -= (off_t)n;
 		if ((size_t)(end - pos) > MAX_LINE)
-			return pl_error(err, LOCUS_EINVALID, "%s: last line too long",
-			                path);
+			return pl_error(err, LOCUS_EINVALID,
+			                "%s: last line too long", path);
 	}
 	size_t ll = (size_t)(end - start);
 	char *buf = malloc(ll + 1);
@@ -147,7 +149,8 @@ static const char *check_line(const char *line, size_t len,
 	static const char tail_head[] = ",\"hash\":\"";
 	if (len < HASH_TAIL_LEN + 2 || line[len - 1] != '}' ||
 	    line[len - 2] != '"' ||
-	    memcmp(line + len - HASH_TAIL_LEN, tail_head, sizeof(tail_head) - 1))
+	    memcmp(line + len - HASH_TAIL_LEN, tail_head,
+	           sizeof(tail_head) - 1))
 		return "the record has no trailing \"hash\"";
 	size_t bl = len - HASH_TAIL_LEN;
 	char *body = malloc(bl + 2);
@@ -168,9 +171,10 @@ static const char *check_line(const char *line, size_t len,
 		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
 		if (!cJSON_IsObject(o))
 			why = "the record is not a JSON object";
-		else if (!cJSON_IsString(prev) || strcmp(prev->valuestring,
-		                                         expect_prev) != 0)
-			why = "\"prev\" does not match the hash of the previous line";
+		else if (!cJSON_IsString(prev) ||
+		         strcmp(prev->valuestring, expect_prev) != 0)
+			why = "\"prev\" does not match the hash of the "
+			      "previous line";
 		else if (!cJSON_IsNumber(seq) || seq->valuedouble != expect_seq)
 			why = "\"seq\" is out of order";
 		cJSON_Delete(o);
@@ -200,8 +204,9 @@ static int hmac_hex(const unsigned char *key, size_t kl, double seq,
 	                 final ? 1 : 0);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int ml = 0;
-	if (n < 0 || !HMAC(EVP_sha256(), key, (int)kl, (unsigned char *)msg,
-	                   (size_t)n, md, &ml) ||
+	if (n < 0 ||
+	    !HMAC(EVP_sha256(), key, (int)kl, (unsigned char *)msg, (size_t)n,
+	          md, &ml) ||
 	    ml != 32)
 		return LOCUS_ENOMEM;
 	lu_hex(md, 32, out);
@@ -223,10 +228,11 @@ static int lock_bounded(locus_audit *a, locus_error *err)
 		double el = (double)(now.tv_sec - t0.tv_sec) +
 		            (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
 		if (el >= a->lock_timeout)
-			return pl_error(err, LOCUS_EIO,
-			                "%s: another process has held the lock for "
-			                "more than %.1f s: nothing recorded",
-			                a->path, a->lock_timeout);
+			return pl_error(
+			    err, LOCUS_EIO,
+			    "%s: another process has held the lock for "
+			    "more than %.1f s: nothing recorded",
+			    a->path, a->lock_timeout);
 		usleep(nap);
 		if (nap < 50000)
 			nap *= 2;
@@ -243,8 +249,7 @@ static int tampered(locus_audit *a, locus_error *err, const char *why)
 }
 
 /* Seq and hash of a line (already checked). */
-static int line_state(const char *line, size_t ll, double *seq,
-                      char hash[65])
+static int line_state(const char *line, size_t ll, double *seq, char hash[65])
 {
 	cJSON *lo = cJSON_ParseWithLength(line, ll);
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(lo, "seq");
@@ -291,8 +296,8 @@ static int sync_state(locus_audit *a, locus_error *err)
 	if (a->dev || a->ino) {
 		rc = line_before(a->fd, a->size, a->path, &line, &ll, err);
 		char h[65] = "";
-		if (!rc && a->size && (!line || lu_sha256_hex(line, ll, h) ||
-		                       strcmp(h, a->last)))
+		if (!rc && a->size &&
+		    (!line || lu_sha256_hex(line, ll, h) || strcmp(h, a->last)))
 			rc = tampered(a, err, "the last record was rewritten");
 		if (!rc && !a->size && strcmp(a->last, zero_hash))
 			rc = tampered(a, err, "the file was emptied");
@@ -308,15 +313,17 @@ static int sync_state(locus_audit *a, locus_error *err)
 				n = MAX_LINE;
 			char *buf = malloc(n + 1);
 			if (!buf)
-				return pl_error(err, LOCUS_ENOMEM, "out of memory");
+				return pl_error(err, LOCUS_ENOMEM,
+				                "out of memory");
 			ssize_t r = pread(a->fd, buf, n, pos);
 			char *nl = r > 0 ? memchr(buf, '\n', (size_t)r) : NULL;
 			if (!nl) {
 				free(buf);
-				return pl_error(err, LOCUS_EINVALID,
-				                "%s ends with a partial line: the "
-				                "chain cannot be continued",
-				                a->path);
+				return pl_error(
+				    err, LOCUS_EINVALID,
+				    "%s ends with a partial line: the "
+				    "chain cannot be continued",
+				    a->path);
 			}
 			size_t l = (size_t)(nl - buf);
 			const char *why =
@@ -339,7 +346,8 @@ static int sync_state(locus_audit *a, locus_error *err)
 	a->seq = 0;
 	if (line && line_state(line, ll, &a->seq, a->last))
 		rc = pl_error(err, LOCUS_EINVALID,
-		              "%s: the last line is not an audit record", a->path);
+		              "%s: the last line is not an audit record",
+		              a->path);
 	free(line);
 	if (!rc) {
 		a->dev = fs.st_dev;
@@ -418,7 +426,8 @@ int locus_audit_append(locus_audit *a, const locus_decision *d,
                        locus_error *err)
 {
 	if (!a || !d)
-		return pl_error(err, LOCUS_EUSAGE, "audit and decision are required");
+		return pl_error(err, LOCUS_EUSAGE,
+		                "audit and decision are required");
 	int rc = lock_bounded(a, err);
 	if (rc)
 		return rc;
@@ -476,16 +485,18 @@ int locus_audit_check_key(const char *key_path, const char *workspace,
 	char *r = realpath(workspace, NULL);
 	int rc = 0;
 	if (!k || !r) {
-		rc = pl_error(err, LOCUS_ENOTFOUND, "cannot resolve %s",
-		              !k ? (key_path ? key_path : "(null)") : workspace);
+		rc =
+		    pl_error(err, LOCUS_ENOTFOUND, "cannot resolve %s",
+		             !k ? (key_path ? key_path : "(null)") : workspace);
 	} else {
 		size_t rl = strlen(r);
 		if (!strcmp(r, "/") ||
 		    (!strncmp(k, r, rl) && (k[rl] == '/' || k[rl] == '\0')))
-			rc = pl_error(err, LOCUS_EDENIED,
-			              "the audit key %s lies inside the workspace "
-			              "%s: keep it where the agent cannot reach it",
-			              key_path, workspace);
+			rc = pl_error(
+			    err, LOCUS_EDENIED,
+			    "the audit key %s lies inside the workspace "
+			    "%s: keep it where the agent cannot reach it",
+			    key_path, workspace);
 	}
 	free(k);
 	free(r);
@@ -504,7 +515,8 @@ int locus_audit_open_ext(locus_audit **out, const char *path,
 		return pl_error(err, LOCUS_EUSAGE, "an audit path is required");
 	if (o->version != LOCUS_AUDIT_OPTIONS_VERSION)
 		return pl_error(err, LOCUS_EINVALID,
-		                "audit options: unknown version %u", o->version);
+		                "audit options: unknown version %u",
+		                o->version);
 	locus_audit *a = calloc(1, sizeof(*a));
 	if (!a)
 		return pl_error(err, LOCUS_ENOMEM, "out of memory");
@@ -513,8 +525,8 @@ int locus_audit_open_ext(locus_audit **out, const char *path,
 	a->every = o->checkpoint_every ? o->checkpoint_every : 100;
 	a->lock_timeout = o->lock_timeout_s > 0 ? o->lock_timeout_s : 5;
 	int rc = 0;
-	a->fd = open(path,
-	             O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	             0600);
 	struct stat st;
 	if (a->fd < 0 || fstat(a->fd, &st)) {
 		rc = sys_error(err, "cannot open audit file", path);
@@ -624,7 +636,8 @@ static const char *check_checkpoint(const char *line, size_t len,
 			why = "HMAC failed";
 		else if (key && (strlen(h->valuestring) != 64 ||
 		                 CRYPTO_memcmp(mac, h->valuestring, 64)))
-			why = "the checkpoint's HMAC does not match the key (forged "
+			why = "the checkpoint's HMAC does not match the key "
+			      "(forged "
 			      "or re-chained)";
 	}
 	cJSON_Delete(o);
@@ -681,7 +694,8 @@ int locus_audit_verify_ext(locus_audit_report *rep, const char *path,
 		if (why) {
 			rc = LOCUS_EINVALID;
 			if (err) {
-				pl_error(err, rc, "%s: line %zu: %s", path, lineno, why);
+				pl_error(err, rc, "%s: line %zu: %s", path,
+				         lineno, why);
 				err->line = (int)lineno;
 			}
 			rep->bad_line = lineno;
@@ -699,11 +713,12 @@ int locus_audit_verify_ext(locus_audit_report *rep, const char *path,
 	if (!rc && ferror(f))
 		rc = sys_error(err, "cannot read", path);
 	if (!rc && key && !rep->closed)
-		rc = pl_error(err, LOCUS_EINVALID,
-		              "%s: %zu records, but the trail does not end with a "
-		              "closing checkpoint: cut short, appended to without "
-		              "the key, or still being written",
-		              path, rep->records);
+		rc = pl_error(
+		    err, LOCUS_EINVALID,
+		    "%s: %zu records, but the trail does not end with a "
+		    "closing checkpoint: cut short, appended to without "
+		    "the key, or still being written",
+		    path, rep->records);
 	free(line);
 	fclose(f);
 	if (key)

@@ -78,7 +78,7 @@ void locus_decision_free(locus_decision *d)
  * which fails the whole decision (never a check silently skipped). */
 static void add_check(locus_decision *d, locus_outcome o, bool waive,
                       const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void add_check(locus_decision *d, locus_outcome o, bool waive,
                       const char *fmt, ...)
@@ -194,7 +194,8 @@ static locus_decision *decision_new(const locus_policy *p, const subject *s)
 static bool permission_verdict(locus_decision *d, const locus_policy *p,
                                subject *s, const locus_gate_input *in)
 {
-	if (!p->rules[PL_ALLOW].n && !p->rules[PL_ASK].n && !p->rules[PL_DENY].n)
+	if (!p->rules[PL_ALLOW].n && !p->rules[PL_ASK].n &&
+	    !p->rules[PL_DENY].n)
 		return false;
 	pl_call call = {s->tool, s->args, s->shell,
 	                in ? in->workspace_root : NULL};
@@ -225,7 +226,8 @@ static void collect_labels(locus_decision *d, const subject *s)
 		if (base[i] && base[i][0] && pl_strset_add(&d->labels, base[i]))
 			d->oom = true;
 	for (size_t i = 0; i < s->tags.n; i++)
-		if (s->tags.items[i][0] && pl_strset_add(&d->labels, s->tags.items[i]))
+		if (s->tags.items[i][0] &&
+		    pl_strset_add(&d->labels, s->tags.items[i]))
 			d->oom = true;
 }
 
@@ -271,29 +273,35 @@ static void bound_checks(locus_decision *d, const locus_policy *p,
 		if (!in || !in->has_verification)
 			add_check(d, H, waive, "no verification provided");
 		else if (!in->survives)
-			add_check(d, LOCUS_OUTCOME_DENY, false,
-			          "verification says the action does not survive");
+			add_check(
+			    d, LOCUS_OUTCOME_DENY, false,
+			    "verification says the action does not survive");
 		else if (in->confidence < p->require_verification_score)
 			add_check(d, H, waive,
-			          "verification confidence %.2f is below the bar %.2f",
-			          in->confidence, p->require_verification_score);
+			          "verification confidence %.2f is below the "
+			          "bar %.2f",
+			          in->confidence,
+			          p->require_verification_score);
 	}
 	/* 5. blast radius */
 	if (s->blast > p->max_blast_radius)
-		add_check(d, H, waive, "blast radius %lld exceeds the maximum %lld",
+		add_check(d, H, waive,
+		          "blast radius %lld exceeds the maximum %lld",
 		          (long long)s->blast, (long long)p->max_blast_radius);
 	/* 6. cost needing approval */
 	if (p->has_human_over && s->cost > p->require_human_over_usd)
-		add_check(d, H, waive,
-		          "cost %.2f USD exceeds the approval threshold %.2f USD",
-		          s->cost, p->require_human_over_usd);
+		add_check(
+		    d, H, waive,
+		    "cost %.2f USD exceeds the approval threshold %.2f USD",
+		    s->cost, p->require_human_over_usd);
 	/* 7. spend limit: no approval overrides it */
 	double spent = in ? in->spent_usd : 0;
 	if (p->has_spend_limit && spent + s->cost > p->spend_limit_usd)
-		add_check(d, LOCUS_OUTCOME_DENY, false,
-		          "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f "
-		          "USD",
-		          spent, s->cost, p->spend_limit_usd);
+		add_check(
+		    d, LOCUS_OUTCOME_DENY, false,
+		    "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f "
+		    "USD",
+		    spent, s->cost, p->spend_limit_usd);
 	/* 8. require_human_for (permission:ask always enforced) */
 	char *l = intersect(d, &p->require_human_for, "permission:ask");
 	if (l) {
@@ -358,8 +366,7 @@ static int check_input_version(const locus_gate_input *in, locus_error *err)
 	return 0;
 }
 
-static int apply_input(subject *s, const locus_gate_input *in,
-                       locus_error *err)
+static int apply_input(subject *s, const locus_gate_input *in, locus_error *err)
 {
 	if (!in)
 		return 0;
@@ -373,19 +380,21 @@ static int apply_input(subject *s, const locus_gate_input *in,
 	}
 	if (in->has_cost) {
 		if (bad_number(in->cost_usd))
-			return pl_error(err, LOCUS_EINVALID,
-			                "cost_usd must be a non-negative number");
+			return pl_error(
+			    err, LOCUS_EINVALID,
+			    "cost_usd must be a non-negative number");
 		s->cost = in->cost_usd;
 	}
 	if (bad_number(in->spent_usd))
 		return pl_error(err, LOCUS_EINVALID,
 		                "spent_usd must be a non-negative number");
-	if (in->has_verification &&
-	    (!isfinite(in->confidence) || in->confidence < 0 || in->confidence > 1))
+	if (in->has_verification && (!isfinite(in->confidence) ||
+	                             in->confidence < 0 || in->confidence > 1))
 		return pl_error(err, LOCUS_EINVALID,
 		                "verification confidence must be within 0..1");
 	if (in->has_finding && (unsigned)in->finding_severity > 3)
-		return pl_error(err, LOCUS_EINVALID, "unknown finding severity");
+		return pl_error(err, LOCUS_EINVALID,
+		                "unknown finding severity");
 	for (size_t i = 0; i < in->ntags; i++)
 		if (in->tags[i] && pl_strset_add(&s->tags, in->tags[i]))
 			return pl_error(err, LOCUS_ENOMEM, "out of memory");
@@ -417,7 +426,8 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 		return pl_error(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !action)
-		return pl_error(err, LOCUS_EUSAGE, "policy and action are required");
+		return pl_error(err, LOCUS_EUSAGE,
+		                "policy and action are required");
 	int vrc = check_input_version(in, err);
 	if (vrc)
 		return vrc;
@@ -436,22 +446,26 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 
 /* --- the gate -------------------------------------------------------------- */
 
+/* clang-format off */
 static const char *const generic_asset_keys[] = {
 	"path", "file_path", "command", "url", "query", "asset", "host",
 	"hostname", "target", "resource", "resource_id", "account", "user",
 	"username", "email", "order_id", "id", "ip", NULL};
+/* clang-format on */
 
 /* Agents' argument names -> the harness's: file_path/notebook_path ->
  * path, run_in_background -> background, old_string/new_string ->
  * old/new.  Only when the harness name is absent. */
 static int map_args(cJSON *args)
 {
+	/* clang-format off */
 	static const char *const ren[][2] = {
 		{"file_path", "path"},     {"notebook_path", "path"},
 		{"absolute_path", "path"}, {"run_in_background", "background"},
 		{"old_string", "old"},     {"new_string", "new"},
 		{"new_source", "source"},
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof(ren) / sizeof(ren[0]); i++) {
 		cJSON *v = cJSON_GetObjectItemCaseSensitive(args, ren[i][0]);
 		if (!v || cJSON_GetObjectItemCaseSensitive(args, ren[i][1]))
@@ -470,8 +484,7 @@ static int map_args(cJSON *args)
 /* The subject of a tool that is not a harness tool: labelled by its name,
  * fail closed.  The asset is the first string of generic_asset_keys; the
  * strings are borrowed from `tool` and `args`.  0 or LOCUS_ENOMEM. */
-static int unknown_tool_subject(subject *s, const char *tool,
-                                const cJSON *args)
+static int unknown_tool_subject(subject *s, const char *tool, const cJSON *args)
 {
 	bool web = lu_tool_is_web(tool);
 	s->tool = tool;
@@ -481,8 +494,8 @@ static int unknown_tool_subject(subject *s, const char *tool,
 	s->cost = 0;
 	s->asset = "";
 	for (size_t i = 0; generic_asset_keys[i]; i++) {
-		const cJSON *v =
-		        cJSON_GetObjectItemCaseSensitive(args, generic_asset_keys[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		    args, generic_asset_keys[i]);
 		if (cJSON_IsString(v)) {
 			s->asset = v->valuestring;
 			break;
@@ -505,7 +518,8 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 		return pl_error(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !tool)
-		return pl_error(err, LOCUS_EUSAGE, "policy and tool are required");
+		return pl_error(err, LOCUS_EUSAGE,
+		                "policy and tool are required");
 	int vrc = check_input_version(in, err);
 	if (vrc)
 		return vrc;
@@ -515,8 +529,9 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	if (tl == 0 || tl > 256 ||
 	    strspn(tool, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	                 "0123456789_-.:") != tl)
-		return pl_error(err, LOCUS_EINVALID,
-		                "tool name must be 1 to 256 letters, digits, _ - . :");
+		return pl_error(
+		    err, LOCUS_EINVALID,
+		    "tool name must be 1 to 256 letters, digits, _ - . :");
 	/* the arguments, strictly: a duplicate key would let the tool run a
 	   value the policy never saw */
 	pl_doc doc;
@@ -646,8 +661,9 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 	bool ok = lu_json_add(o, "action", cJSON_CreateString(d->action));
 	ok = ok && lu_json_add(o, "asset", cJSON_CreateString(d->asset));
 	ok = ok && lu_json_add(o, "kind", cJSON_CreateString(d->kind));
-	ok = ok && lu_json_add(o, "outcome",
-	               cJSON_CreateString(locus_outcome_name(d->outcome)));
+	ok = ok &&
+	     lu_json_add(o, "outcome",
+	                 cJSON_CreateString(locus_outcome_name(d->outcome)));
 	ok = ok && lu_json_add(o, "reason", cJSON_CreateString(d->reason));
 	cJSON *checks = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && lu_json_add(o, "checks", checks);
@@ -659,8 +675,10 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 			break;
 		}
 		ok = lu_json_add(c, "outcome",
-		         cJSON_CreateString(locus_outcome_name(d->checks[i].outcome)));
-		ok = ok && lu_json_add(c, "reason", cJSON_CreateString(d->checks[i].reason));
+		                 cJSON_CreateString(
+		                     locus_outcome_name(d->checks[i].outcome)));
+		ok = ok && lu_json_add(c, "reason",
+		                       cJSON_CreateString(d->checks[i].reason));
 	}
 	cJSON *w = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && lu_json_add(o, "waived", w);
@@ -669,16 +687,20 @@ bool pl_decision_fields(const locus_decision *d, cJSON *o)
 	cJSON *l = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && lu_json_add(o, "labels", l);
 	for (size_t i = 0; ok && i < d->labels.n; i++)
-		ok = cJSON_AddItemToArray(l, cJSON_CreateString(d->labels.items[i]));
+		ok = cJSON_AddItemToArray(
+		    l, cJSON_CreateString(d->labels.items[i]));
 	if (ok && d->permission) {
 		cJSON *p = cJSON_CreateObject();
 		ok = lu_json_add(o, "permission", p);
-		ok = ok && lu_json_add(p, "verdict", cJSON_CreateString(d->permission));
-		ok = ok && lu_json_add(p, "rule", cJSON_CreateString(d->permission_rule));
+		ok = ok && lu_json_add(p, "verdict",
+		                       cJSON_CreateString(d->permission));
+		ok = ok && lu_json_add(p, "rule",
+		                       cJSON_CreateString(d->permission_rule));
 	} else if (ok) {
 		ok = lu_json_add(o, "permission", cJSON_CreateNull());
 	}
-	ok = ok && lu_json_add(o, "policy_version", cJSON_CreateString(d->version));
+	ok = ok &&
+	     lu_json_add(o, "policy_version", cJSON_CreateString(d->version));
 	return ok;
 }
 
@@ -712,12 +734,14 @@ int locus_decision_refusal_json(char **out, const locus_decision *d)
 		return LOCUS_EUSAGE;
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
-	ok = ok && lu_json_add(o, "status",
-	               cJSON_CreateString(d->outcome == LOCUS_OUTCOME_DENY
-	                                          ? "denied"
-	                                          : "held_for_approval"));
-	ok = ok && lu_json_add(o, "outcome",
-	               cJSON_CreateString(locus_outcome_name(d->outcome)));
+	ok = ok &&
+	     lu_json_add(o, "status",
+	                 cJSON_CreateString(d->outcome == LOCUS_OUTCOME_DENY
+	                                        ? "denied"
+	                                        : "held_for_approval"));
+	ok = ok &&
+	     lu_json_add(o, "outcome",
+	                 cJSON_CreateString(locus_outcome_name(d->outcome)));
 	ok = ok && lu_json_add(o, "action", cJSON_CreateString(d->action));
 	ok = ok && lu_json_add(o, "asset", cJSON_CreateString(d->asset));
 	ok = ok && lu_json_add(o, "reason", cJSON_CreateString(d->reason));

@@ -30,11 +30,11 @@ void pl_doc_free(pl_doc *doc);
  * locating `node` in the text.  Returns LOCUS_EINVALID. */
 int pl_doc_error(const pl_doc *doc, const cJSON *node, const char *field,
                  locus_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 
 /* Set err without a position. */
 int pl_error(locus_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* --- string sets -------------------------------------------------------- */
 
@@ -81,8 +81,8 @@ void pl_rules_free(pl_rules *rs);
 
 /* The call a permission verdict is given on. */
 typedef struct pl_call {
-	const char *tool;  /* normalised harness name or the name as given */
-	cJSON *args;       /* borrowed, may be NULL */
+	const char *tool; /* normalised harness name or the name as given */
+	cJSON *args;      /* borrowed, may be NULL */
 	const locus_shell_result *shell; /* bash, else NULL */
 	const char *workspace_root;
 } pl_call;
@@ -130,9 +130,8 @@ struct locus_policy {
 /* Load the "permissions" object into `lists` (strict: only allow, ask,
  * deny when `strict`, else other keys are ignored).  `ctx` as for
  * pl_rule_parse (NULL: locus's own format, every bad rule an error). */
-int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
-                        const char *field, bool strict,
-                        const pl_rule_ctx *ctx, pl_rules lists[3],
+int pl_load_permissions(const pl_doc *doc, const cJSON *perm, const char *field,
+                        bool strict, const pl_rule_ctx *ctx, pl_rules lists[3],
                         locus_error *err);
 
 /* Fill `o` with a decision's fields (decision JSON and audit record). */

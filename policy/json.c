@@ -74,8 +74,9 @@ int pl_doc_parse(pl_doc *doc, const char *what, const char *text, size_t len,
 	memset(doc, 0, sizeof(*doc));
 	doc->what = what;
 	if (len > PL_MAX_DOC)
-		return pl_error(err, LOCUS_ETOOBIG, "%s: file is larger than %zu bytes",
-		                what, PL_MAX_DOC);
+		return pl_error(err, LOCUS_ETOOBIG,
+		                "%s: file is larger than %zu bytes", what,
+		                PL_MAX_DOC);
 	lu_json_fail why;
 	cJSON *root = NULL;
 	lu_json_problem p = lu_json_read(&root, text, len, NULL, &why);
@@ -85,12 +86,14 @@ int pl_doc_parse(pl_doc *doc, const char *what, const char *text, size_t len,
 		char msg[300];
 		if (p == LU_JSON_SYNTAX || p == LU_JSON_TRAILING)
 			snprintf(msg, sizeof msg, "%s",
-			         len == 0 ? "empty document" : "malformed JSON");
+			         len == 0 ? "empty document"
+			                  : "malformed JSON");
 		else if (p == LU_JSON_DUPLICATE)
 			snprintf(msg, sizeof msg, "field \"%s\": duplicate key",
 			         why.key);
 		else
-			snprintf(msg, sizeof msg, "%s", lu_json_problem_text(p));
+			snprintf(msg, sizeof msg, "%s",
+			         lu_json_problem_text(p));
 		return error_at(err, what, text, why.offset, msg);
 	}
 	char *copy = malloc(len + 1);
@@ -116,6 +119,7 @@ int pl_doc_error(const pl_doc *doc, const cJSON *node, const char *field,
 	va_end(ap);
 	size_t off = lu_json_offset_of(doc->root, doc->text, doc->len, node);
 	char full[240];
-	snprintf(full, sizeof(full), "field \"%s\": %s", field ? field : "", msg);
+	snprintf(full, sizeof(full), "field \"%s\": %s", field ? field : "",
+	         msg);
 	return error_at(err, doc->what, doc->text ? doc->text : "", off, full);
 }

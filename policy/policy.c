@@ -106,7 +106,8 @@ const char *locus_policy_version(const locus_policy *p)
 size_t locus_policy_rule_count(const locus_policy *p, locus_rule_list list)
 {
 	unsigned i = (unsigned)list;
-	return p && i < sizeof p->rules / sizeof p->rules[0] ? p->rules[i].n : 0;
+	return p && i < sizeof p->rules / sizeof p->rules[0] ? p->rules[i].n
+	                                                     : 0;
 }
 
 /* --- the loader --------------------------------------------------------- */
@@ -167,14 +168,16 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 	if (strcmp(k, "min_severity") == 0) {
 		if (!cJSON_IsString(v) ||
 		    locus_severity_parse(&p->min_severity, v->valuestring))
-			return pl_doc_error(doc, v, k, err,
-			                    "expected one of \"low\", \"medium\", "
-			                    "\"high\", \"critical\"");
+			return pl_doc_error(
+			    doc, v, k, err,
+			    "expected one of \"low\", \"medium\", "
+			    "\"high\", \"critical\"");
 		return 0;
 	}
 	if (strcmp(k, "require_verification_score") == 0) {
 		if (!cJSON_IsNumber(v))
-			return pl_doc_error(doc, v, k, err, "expected a number");
+			return pl_doc_error(doc, v, k, err,
+			                    "expected a number");
 		if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
 		    v->valuedouble > 1)
 			return pl_doc_error(doc, v, k, err,
@@ -184,12 +187,14 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 	}
 	if (strcmp(k, "max_blast_radius") == 0) {
 		if (!cJSON_IsNumber(v))
-			return pl_doc_error(doc, v, k, err, "expected an integer");
+			return pl_doc_error(doc, v, k, err,
+			                    "expected an integer");
 		double d = v->valuedouble;
 		if (!isfinite(d) || d < 0 || d > PL_MAX_INT || floor(d) != d)
-			return pl_doc_error(doc, v, k, err,
-			                    "out of range (an integer from 0 to "
-			                    "2^53-1)");
+			return pl_doc_error(
+			    doc, v, k, err,
+			    "out of range (an integer from 0 to "
+			    "2^53-1)");
 		p->max_blast_radius = (int64_t)d;
 		return 0;
 	}
@@ -197,11 +202,12 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 		return load_usd(doc, v, k, &p->has_human_over,
 		                &p->require_human_over_usd, err);
 	if (strcmp(k, "spend_limit_usd") == 0)
-		return load_usd(doc, v, k, &p->has_spend_limit, &p->spend_limit_usd,
-		                err);
+		return load_usd(doc, v, k, &p->has_spend_limit,
+		                &p->spend_limit_usd, err);
 	if (strcmp(k, "version") == 0) {
 		if (!cJSON_IsString(v))
-			return pl_doc_error(doc, v, k, err, "expected a string");
+			return pl_doc_error(doc, v, k, err,
+			                    "expected a string");
 		char *nv = strdup(v->valuestring);
 		if (!nv)
 			return pl_error(err, LOCUS_ENOMEM, "out of memory");
@@ -210,7 +216,8 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 		return 0;
 	}
 	if (strcmp(k, "permissions") == 0)
-		return pl_load_permissions(doc, v, k, true, NULL, p->rules, err);
+		return pl_load_permissions(doc, v, k, true, NULL, p->rules,
+		                           err);
 	return pl_doc_error(doc, v, k, err, "unknown field");
 }
 
@@ -221,8 +228,8 @@ int locus_policy_load(locus_policy **out, const char *json, size_t len,
 		return LOCUS_EUSAGE;
 	*out = NULL;
 	pl_doc doc;
-	int rc = pl_doc_parse(&doc, "policy", json ? json : "", json ? len : 0,
-	                      err);
+	int rc =
+	    pl_doc_parse(&doc, "policy", json ? json : "", json ? len : 0, err);
 	if (rc)
 		return rc;
 	locus_policy *p = NULL;
@@ -259,8 +266,9 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 	int r = lu_read_path(path, PL_MAX_DOC, &buf, &n);
 	int rc = 0;
 	if (r > 0) {
-		rc = pl_error(err, LOCUS_ETOOBIG, "%s: file is larger than %zu bytes",
-		              path, PL_MAX_DOC);
+		rc = pl_error(err, LOCUS_ETOOBIG,
+		              "%s: file is larger than %zu bytes", path,
+		              PL_MAX_DOC);
 	} else if (r < 0 && errno == ENOMEM) {
 		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
 	} else if (r < 0) {
@@ -283,6 +291,7 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 static const struct {
 	const char *name;
 	const char *json;
+	/* clang-format off */
 } presets[] = {
 	{"standard",
 	 "{\"version\": \"standard@2\",\n"
@@ -293,23 +302,24 @@ static const struct {
 	 "   \"exec:unparsed\", \"exec:network\", \"exec:background\",\n"
 	 "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\",\n"
 	 "   \"outside-workspace\", \"network\", \"unknown-tool\"]}\n"},
-	{"strict",
-	 "{\"version\": \"strict@2\",\n"
-	 " \"require_verification_score\": 0,\n"
-	 " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
-	 " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
-	 "   \"network\", \"outside-workspace\", \"unknown-tool\",\n"
-	 "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\"]}\n"},
-	{"permissive",
-	 "{\"version\": \"permissive@2\",\n"
-	 " \"require_verification_score\": 0,\n"
-	 " \"deny_for\": [\"exec:never\"],\n"
-	 " \"require_human_for\": [\"exec:secrets\", \"exec:persistence\"]}\n"},
-	{"readonly",
-	 "{\"version\": \"readonly@1\",\n"
-	 " \"require_verification_score\": 0,\n"
-	 " \"deny_for\": [\"workspace.write\", \"workspace.exec\", \"network\"],\n"
-	 " \"require_human_for\": []}\n"},
+    /* clang-format on */
+    {"strict",
+     "{\"version\": \"strict@2\",\n"
+     " \"require_verification_score\": 0,\n"
+     " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
+     " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
+     "   \"network\", \"outside-workspace\", \"unknown-tool\",\n"
+     "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\"]}\n"},
+    {"permissive",
+     "{\"version\": \"permissive@2\",\n"
+     " \"require_verification_score\": 0,\n"
+     " \"deny_for\": [\"exec:never\"],\n"
+     " \"require_human_for\": [\"exec:secrets\", \"exec:persistence\"]}\n"},
+    {"readonly",
+     "{\"version\": \"readonly@1\",\n"
+     " \"require_verification_score\": 0,\n"
+     " \"deny_for\": [\"workspace.write\", \"workspace.exec\", \"network\"],\n"
+     " \"require_human_for\": []}\n"},
 };
 
 static const char *const preset_names[] = {"standard", "strict", "permissive",
@@ -322,7 +332,8 @@ const char *const *locus_policy_preset_names(void)
 
 const char *locus_policy_preset_json(const char *name)
 {
-	for (size_t i = 0; name && i < sizeof(presets) / sizeof(presets[0]); i++)
+	for (size_t i = 0; name && i < sizeof(presets) / sizeof(presets[0]);
+	     i++)
 		if (strcmp(presets[i].name, name) == 0)
 			return presets[i].json;
 	return NULL;
@@ -335,10 +346,11 @@ int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
 	*out = NULL;
 	const char *j = locus_policy_preset_json(name);
 	if (!j)
-		return pl_error(err, LOCUS_ENOTFOUND,
-		                "unknown preset \"%s\" (standard, strict, permissive, "
-		                "readonly)",
-		                name ? name : "");
+		return pl_error(
+		    err, LOCUS_ENOTFOUND,
+		    "unknown preset \"%s\" (standard, strict, permissive, "
+		    "readonly)",
+		    name ? name : "");
 	return locus_policy_load(out, j, strlen(j), err);
 }
 
@@ -351,8 +363,8 @@ int locus_policy_add_claude_settings(locus_policy *p, const char *json,
 }
 
 int locus_policy_add_claude_settings_ex(
-        locus_policy *p, const char *json, size_t len,
-        const locus_claude_settings_options *opts, locus_error *err)
+    locus_policy *p, const char *json, size_t len,
+    const locus_claude_settings_options *opts, locus_error *err)
 {
 	pl_rule_ctx ctx = {true, NULL, NULL, NULL, NULL};
 	if (opts && opts->version != LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION)
@@ -366,8 +378,8 @@ int locus_policy_add_claude_settings_ex(
 		ctx.warn_ctx = opts->warn_ctx;
 	}
 	pl_doc doc;
-	int rc = pl_doc_parse(&doc, "settings", json ? json : "", json ? len : 0,
-	                      err);
+	int rc = pl_doc_parse(&doc, "settings", json ? json : "",
+	                      json ? len : 0, err);
 	if (rc)
 		return rc;
 	pl_rules tmp[3];
@@ -377,8 +389,8 @@ int locus_policy_add_claude_settings_ex(
 		                  "a settings file is a JSON object");
 		goto done;
 	}
-	const cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc.root,
-	                                                     "permissions");
+	const cJSON *perm =
+	    cJSON_GetObjectItemCaseSensitive(doc.root, "permissions");
 	if (perm)
 		rc = pl_load_permissions(&doc, perm, "permissions", false, &ctx,
 		                         tmp, err);
@@ -388,9 +400,11 @@ int locus_policy_add_claude_settings_ex(
 	for (int l = 0; l < 3 && !rc; l++) {
 		size_t need = p->rules[l].n + tmp[l].n;
 		if (need > p->rules[l].cap) {
-			pl_rule **ni = realloc(p->rules[l].items, need * sizeof(*ni));
+			pl_rule **ni =
+			    realloc(p->rules[l].items, need * sizeof(*ni));
 			if (!ni) {
-				rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+				rc = pl_error(err, LOCUS_ENOMEM,
+				              "out of memory");
 				break;
 			}
 			p->rules[l].items = ni;
@@ -400,7 +414,8 @@ int locus_policy_add_claude_settings_ex(
 	if (!rc) {
 		for (int l = 0; l < 3; l++) {
 			for (size_t i = 0; i < tmp[l].n; i++)
-				p->rules[l].items[p->rules[l].n++] = tmp[l].items[i];
+				p->rules[l].items[p->rules[l].n++] =
+				    tmp[l].items[i];
 			tmp[l].n = 0;
 		}
 	}
@@ -439,21 +454,27 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 	bool ok = o != NULL;
 	ok = ok && lu_json_add(o, "version", cJSON_CreateString(p->version));
 	ok = ok && lu_json_add(o, "deny_for", set_json(&p->deny_for));
-	ok = ok && lu_json_add(o, "require_sandbox_for", set_json(&p->require_sandbox_for));
+	ok = ok && lu_json_add(o, "require_sandbox_for",
+	                       set_json(&p->require_sandbox_for));
 	ok = ok && lu_json_add(o, "min_severity",
-	               cJSON_CreateString(locus_severity_name(p->min_severity)));
-	ok = ok && lu_json_add(o, "require_verification_score",
-	               cJSON_CreateNumber(p->require_verification_score));
+	                       cJSON_CreateString(
+	                           locus_severity_name(p->min_severity)));
+	ok = ok &&
+	     lu_json_add(o, "require_verification_score",
+	                 cJSON_CreateNumber(p->require_verification_score));
 	ok = ok && lu_json_add(o, "max_blast_radius",
-	               cJSON_CreateNumber((double)p->max_blast_radius));
-	ok = ok && lu_json_add(o, "require_human_over_usd",
-	               p->has_human_over
-	                       ? cJSON_CreateNumber(p->require_human_over_usd)
-	                       : cJSON_CreateNull());
+	                       cJSON_CreateNumber((double)p->max_blast_radius));
+	ok = ok &&
+	     lu_json_add(o, "require_human_over_usd",
+	                 p->has_human_over
+	                     ? cJSON_CreateNumber(p->require_human_over_usd)
+	                     : cJSON_CreateNull());
 	ok = ok && lu_json_add(o, "spend_limit_usd",
-	               p->has_spend_limit ? cJSON_CreateNumber(p->spend_limit_usd)
-	                                  : cJSON_CreateNull());
-	ok = ok && lu_json_add(o, "require_human_for", set_json(&p->require_human_for));
+	                       p->has_spend_limit
+	                           ? cJSON_CreateNumber(p->spend_limit_usd)
+	                           : cJSON_CreateNull());
+	ok = ok && lu_json_add(o, "require_human_for",
+	                       set_json(&p->require_human_for));
 	cJSON *perm = ok ? cJSON_CreateObject() : NULL;
 	ok = ok && lu_json_add(o, "permissions", perm);
 	static const char *const lists[3] = {"allow", "ask", "deny"};
@@ -462,7 +483,8 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 		ok = lu_json_add(perm, lists[l], a);
 		for (size_t i = 0; ok && i < p->rules[l].n; i++)
 			ok = cJSON_AddItemToArray(
-			        a, cJSON_CreateString(pl_rule_text(p->rules[l].items[i])));
+			    a, cJSON_CreateString(
+			           pl_rule_text(p->rules[l].items[i])));
 	}
 	if (!ok) {
 		cJSON_Delete(o);

@@ -73,19 +73,18 @@ struct pl_rule {
 	enum pathroot root;
 	pcre2_code *re;
 	pcre2_code *re_any;
-	pcre2_code *re_abs; /* P_PROJ read as an absolute path */
+	pcre2_code *re_abs;  /* P_PROJ read as an absolute path */
 	pcre2_code *re_here; /* "./x": anchored at the root, for allow rules */
-	char *param;        /* S_PARAM: the argument's name */
-	char *base;         /* project root of the rule's file, or NULL */
-	char *home;         /* what "~" stands for, or NULL */
-	bool sub;           /* S_DOMAIN: "*.host" (subdomains only) */
-	bool here;          /* written "./x" */
+	char *param;         /* S_PARAM: the argument's name */
+	char *base;          /* project root of the rule's file, or NULL */
+	char *home;          /* what "~" stands for, or NULL */
+	bool sub;            /* S_DOMAIN: "*.host" (subdomains only) */
+	bool here;           /* written "./x" */
 };
 
 /* Tool families, over names normalised by lu_tool_norm(). */
-static const char *const edit_tools[] = {"edit", "write", "multiedit",
-                                         "applypatch", "notebookedit",
-                                         "append", NULL};
+static const char *const edit_tools[] = {
+    "edit", "write", "multiedit", "applypatch", "notebookedit", "append", NULL};
 static const char *const read_tools[] = {"read", "ls", "glob", "grep", NULL};
 static const char *const bash_tools[] = {"bash", "shell", NULL};
 static const char *const fetch_tools[] = {"webfetch", "fetch", NULL};
@@ -165,11 +164,13 @@ static void glob_to_re(lu_buf *b, const char *g, bool path)
 			}
 		} else if (c == '?' && path) {
 			lu_buf_puts(b, "[^/]");
-		} else if (isalnum((unsigned char)c) || (unsigned char)c >= 0x80) {
+		} else if (isalnum((unsigned char)c) ||
+		           (unsigned char)c >= 0x80) {
 			lu_buf_add(b, &c, 1);
 		} else {
 			char esc[8];
-			snprintf(esc, sizeof(esc), "\\x{%02x}", (unsigned char)c);
+			snprintf(esc, sizeof(esc), "\\x{%02x}",
+			         (unsigned char)c);
 			lu_buf_puts(b, esc);
 		}
 	}
@@ -177,8 +178,8 @@ static void glob_to_re(lu_buf *b, const char *g, bool path)
 
 static pcre2_code *compile(const char *re)
 {
-	return lu_re_compile(re, PCRE2_DOTALL | PCRE2_ANCHORED |
-	                             PCRE2_ENDANCHORED, false, NULL);
+	return lu_re_compile(
+	    re, PCRE2_DOTALL | PCRE2_ANCHORED | PCRE2_ENDANCHORED, false, NULL);
 }
 
 /* 1 match, 0 no match, -1 error (a limit): callers fail closed. */
@@ -201,7 +202,8 @@ static bool valid_name(const char *s, size_t n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (!(isalnum(c) || c == '_' || c == '-' || c == '.' || c == '*'))
+		if (!(isalnum(c) || c == '_' || c == '-' || c == '.' ||
+		      c == '*'))
 			return false;
 	}
 	return true;
@@ -313,8 +315,7 @@ static int parse_path_spec(pl_rule *r, const char *spec, const pl_rule_ctx *ctx,
 	return rc;
 }
 
-static int parse_value_spec(pl_rule *r, const char *spec, char *why,
-                            size_t wl)
+static int parse_value_spec(pl_rule *r, const char *spec, char *why, size_t wl)
 {
 	lu_buf a = LU_BUF_INIT;
 	glob_to_re(&a, spec, false);
@@ -334,7 +335,8 @@ static int parse_cmd_spec(pl_rule *r, const char *spec, char *why, size_t wl)
 	if (colon) {
 		/* word prefix: "X" alone or "X" followed by a space and more */
 		if (n == 2)
-			return fail(why, wl, "empty command prefix before \":*\"");
+			return fail(why, wl,
+			            "empty command prefix before \":*\"");
 		r->pat[0] = strndup(spec, n - 2);
 		if (!r->pat[0])
 			return LOCUS_ENOMEM;
@@ -360,12 +362,16 @@ static int parse_cmd_spec(pl_rule *r, const char *spec, char *why, size_t wl)
 
 /* Known arguments of the tool families, for Tool(param:value) rules of
  * tools whose specifier may itself hold a ':' (a shell prefix, a path). */
+/* clang-format off */
 static const char *const bash_params[] = {
 	"run_in_background", "dangerouslyDisableSandbox", "timeout",
 	"description", "is_background", "dir_path", NULL};
+/* clang-format on */
+/* clang-format off */
 static const char *const file_params[] = {
 	"file_path", "path", "notebook_path", "pattern", "glob", "offset",
 	"limit", "replace_all", "output_mode", "type", "edit_mode", NULL};
+/* clang-format on */
 
 /* "name:value" with an identifier name: the name's length, else 0. */
 static size_t param_name_len(const char *spec)
@@ -378,8 +384,8 @@ static size_t param_name_len(const char *spec)
 	return spec[n] == ':' ? n : 0;
 }
 
-static int parse_param_spec(pl_rule *r, const char *spec, size_t nl,
-                            char *why, size_t wl)
+static int parse_param_spec(pl_rule *r, const char *spec, size_t nl, char *why,
+                            size_t wl)
 {
 	r->spec = S_PARAM;
 	r->param = strndup(spec, nl);
@@ -449,10 +455,11 @@ static int parse_spec(pl_rule *r, const char *spec, const char *norm,
 		return parse_domain_spec(r, spec + 7, why, wl);
 	if (pn) {
 		char name[64];
-		snprintf(name, sizeof(name), "%.*s", (int)(pn < 63 ? pn : 63), spec);
-		bool known = r->group == G_BASH   ? in_list(bash_params, name)
-		             : files              ? in_list(file_params, name)
-		                                  : true;
+		snprintf(name, sizeof(name), "%.*s", (int)(pn < 63 ? pn : 63),
+		         spec);
+		bool known = r->group == G_BASH ? in_list(bash_params, name)
+		             : files            ? in_list(file_params, name)
+		                                : true;
 		if (known)
 			return parse_param_spec(r, spec, pn, why, wl);
 	}
@@ -500,16 +507,18 @@ int pl_rule_parse(pl_rule **out, const char *text, const pl_rule_ctx *ctx,
 		goto out;
 	}
 	if (!valid_name(text, nl)) {
-		rc = fail(why, wl, "a rule starts with a tool name (letters, "
-		                   "digits, _ - .), `*` or mcp__server");
+		rc = fail(why, wl,
+		          "a rule starts with a tool name (letters, "
+		          "digits, _ - .), `*` or mcp__server");
 		goto out;
 	}
 	char norm[128];
 	lu_tool_norm(r->name, norm, sizeof(norm));
 	if (strchr(r->name, '*') && strcmp(r->name, "*") != 0 &&
 	    !is_mcp(r->name)) {
-		rc = fail(why, wl, "`*` in a tool name is only allowed as `*` or in "
-		                   "mcp__server__*");
+		rc = fail(why, wl,
+		          "`*` in a tool name is only allowed as `*` or in "
+		          "mcp__server__*");
 		goto out;
 	}
 	r->group = group_of(r->name, norm);
@@ -527,8 +536,8 @@ int pl_rule_parse(pl_rule **out, const char *text, const pl_rule_ctx *ctx,
 		goto out;
 	}
 	/* Tool(*) is Tool */
-	if (strcmp(spec, "*") == 0 && r->group != G_ANY &&
-	    r->group != G_MCP && r->group != G_MCP_GLOB)
+	if (strcmp(spec, "*") == 0 && r->group != G_ANY && r->group != G_MCP &&
+	    r->group != G_MCP_GLOB)
 		r->spec = S_NONE;
 	else
 		rc = parse_spec(r, spec, norm, ctx, why, wl);
@@ -545,7 +554,7 @@ out:
 }
 
 static void warn(const pl_rule_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void warn(const pl_rule_ctx *ctx, const char *fmt, ...)
 {
 	if (!ctx || !ctx->warn)
@@ -609,9 +618,8 @@ static int bad_rule(const pl_rule_ctx *ctx, int list, const char *iname,
 	return 0;
 }
 
-int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
-                        const char *field, bool strict,
-                        const pl_rule_ctx *ctx, pl_rules lists[3],
+int pl_load_permissions(const pl_doc *doc, const cJSON *perm, const char *field,
+                        bool strict, const pl_rule_ctx *ctx, pl_rules lists[3],
                         locus_error *err)
 {
 	static const char *const names[3] = {"allow", "ask", "deny"};
@@ -628,12 +636,14 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
 		snprintf(fname, sizeof(fname), "%s.%.40s", field, c->string);
 		if (l < 0) {
 			if (strict)
-				return pl_doc_error(doc, c, fname, err, "unknown field");
+				return pl_doc_error(doc, c, fname, err,
+				                    "unknown field");
 			continue;
 		}
 		if (!cJSON_IsArray(c))
-			return pl_doc_error(doc, c, fname, err,
-			                    "expected an array of rule strings");
+			return pl_doc_error(
+			    doc, c, fname, err,
+			    "expected an array of rule strings");
 		size_t idx = 0;
 		for (const cJSON *it = c->child; it; it = it->next, idx++) {
 			char iname[96];
@@ -648,29 +658,38 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm,
 			if (rc == LOCUS_ENOMEM)
 				return pl_error(err, rc, "out of memory");
 			if (rc && claude) {
-				if (bad_rule(ctx, l, iname, it->valuestring, why, lists))
-					return pl_error(err, LOCUS_ENOMEM, "out of memory");
+				if (bad_rule(ctx, l, iname, it->valuestring,
+				             why, lists))
+					return pl_error(err, LOCUS_ENOMEM,
+					                "out of memory");
 				continue;
 			}
 			if (rc)
-				return pl_doc_error(doc, it, iname, err, "bad rule: %s",
-				                    why);
+				return pl_doc_error(doc, it, iname, err,
+				                    "bad rule: %s", why);
 			if (claude && l == PL_ALLOW && unanchored_allow(r)) {
-				warn(ctx, "%s: allow rule \"%.200s\" names no tool or "
-				          "server; Claude Code skips it, and so does locus",
+				warn(ctx,
+				     "%s: allow rule \"%.200s\" names no tool "
+				     "or "
+				     "server; Claude Code skips it, and so "
+				     "does locus",
 				     iname, it->valuestring);
 				pl_rule_free(r);
 				continue;
 			}
 			if (claude && l != PL_ALLOW && r->root == P_PROJ &&
 			    r->spec == S_PATH)
-				warn(ctx, "%s: \"%.200s\" is relative to the project in "
-				          "Claude Code (write //path for an absolute "
-				          "path); locus also matches it as absolute",
-				     iname, it->valuestring);
+				warn(
+				    ctx,
+				    "%s: \"%.200s\" is relative to the project "
+				    "in "
+				    "Claude Code (write //path for an absolute "
+				    "path); locus also matches it as absolute",
+				    iname, it->valuestring);
 			if (pl_rules_push(&lists[l], r)) {
 				pl_rule_free(r);
-				return pl_error(err, LOCUS_ENOMEM, "out of memory");
+				return pl_error(err, LOCUS_ENOMEM,
+				                "out of memory");
 			}
 		}
 	}
@@ -739,8 +758,8 @@ static int cmd_glob(const char *p, const char *s, bool any)
  * argv, joined by spaces; unknown words become DYN.  Glob words are
  * literal for allow (the rule must spell the same glob) and DYN for
  * ask/deny (a glob can expand to anything, an option included). */
-static char *cmd_text(const locus_shell_command *c, bool with_assign,
-                      bool any, bool by_name, size_t skip)
+static char *cmd_text(const locus_shell_command *c, bool with_assign, bool any,
+                      bool by_name, size_t skip)
 {
 	lu_buf b = LU_BUF_INIT;
 	lu_buf_puts(&b, "");
@@ -759,7 +778,8 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 		if (!first)
 			lu_buf_puts(&b, " ");
 		first = false;
-		uint32_t f = c->argv_flags ? c->argv_flags[i] : LOCUS_WORD_DYNAMIC;
+		uint32_t f =
+		    c->argv_flags ? c->argv_flags[i] : LOCUS_WORD_DYNAMIC;
 		uint32_t unknown = LOCUS_WORD_DYNAMIC;
 		if (any)
 			unknown |= LOCUS_WORD_GLOB | LOCUS_WORD_BRACE;
@@ -768,9 +788,10 @@ static char *cmd_text(const locus_shell_command *c, bool with_assign,
 			lu_buf_add(&b, &d, 1);
 		} else {
 			/* by_name: `/bin/rm` is matched as `rm` */
-			const char *word = (i == 0 && by_name && c->name && c->name[0])
-			                           ? c->name
-			                           : c->argv[i];
+			const char *word =
+			    (i == 0 && by_name && c->name && c->name[0])
+			        ? c->name
+			        : c->argv[i];
 			/* a DYN byte can never come from a real word */
 			for (const char *w = word; *w; w++)
 				lu_buf_add(&b, *w == DYN ? "?" : w, 1);
@@ -927,9 +948,13 @@ static const char *arg_str(const cJSON *args, const char *const *keys)
  * "*** Move to: P", and unified-diff "--- a/P" / "+++ b/P" lines. */
 static void patch_paths(const char *patch, strs *out)
 {
-	static const char *const heads[] = {"*** Add File: ", "*** Update File: ",
-	                                    "*** Delete File: ", "*** Move to: ",
-	                                    "--- ", "+++ ", NULL};
+	static const char *const heads[] = {"*** Add File: ",
+	                                    "*** Update File: ",
+	                                    "*** Delete File: ",
+	                                    "*** Move to: ",
+	                                    "--- ",
+	                                    "+++ ",
+	                                    NULL};
 	const char *p = patch;
 	while (p && *p) {
 		const char *eol = strchr(p, '\n');
@@ -939,12 +964,15 @@ static void patch_paths(const char *patch, strs *out)
 			if (ll > hl && strncmp(p, *h, hl) == 0) {
 				const char *s = p + hl;
 				size_t sl = ll - hl;
-				while (sl && (s[sl - 1] == '\r' || s[sl - 1] == ' '))
+				while (sl &&
+				       (s[sl - 1] == '\r' || s[sl - 1] == ' '))
 					sl--;
 				bool diff = (*h)[0] == '-' || (*h)[0] == '+';
-				if (diff && sl == 9 && strncmp(s, "/dev/null", 9) == 0)
+				if (diff && sl == 9 &&
+				    strncmp(s, "/dev/null", 9) == 0)
 					break;
-				if (diff && sl > 2 && (s[0] == 'a' || s[0] == 'b') &&
+				if (diff && sl > 2 &&
+				    (s[0] == 'a' || s[0] == 'b') &&
 				    s[1] == '/') {
 					s += 2;
 					sl -= 2;
@@ -994,8 +1022,8 @@ static char *rel_to(const char *abs, const char *root, bool *oom)
  * is relative to the call's workspace `call_root`; the rule's relative
  * patterns to its own project (r->base) or, without one, the same root.
  */
-static int path_match(const pl_rule *r, const char *path,
-                      const char *call_root, bool any)
+static int path_match(const pl_rule *r, const char *path, const char *call_root,
+                      bool any)
 {
 	const char *base = r->base ? r->base : call_root;
 	char *exp = NULL;
@@ -1054,7 +1082,8 @@ static int path_match(const pl_rule *r, const char *path,
 			res = any ? 1 : 0; /* where it lands is unknown */
 	} else {
 		if (rel)
-			res = re_match(!any && r->re_here ? r->re_here : r->re, rel);
+			res = re_match(!any && r->re_here ? r->re_here : r->re,
+			               rel);
 		else if (any && abs)
 			/* outside the project, or the project is unknown: a
 			   deny on a relative pattern matches the name anywhere in
@@ -1084,8 +1113,8 @@ static char *resolved_path(const char *path, const char *root)
 	char joined[PATH_MAX], real[PATH_MAX], realroot[PATH_MAX];
 	if (path[0] == '/')
 		snprintf(joined, sizeof(joined), "%s", path);
-	else if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", root, path) >=
-	         sizeof(joined))
+	else if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", root,
+	                          path) >= sizeof(joined))
 		return NULL;
 	if (!realpath(joined, real))
 		return NULL;
@@ -1097,7 +1126,8 @@ static char *resolved_path(const char *path, const char *root)
 	if (root && realpath(root, realroot)) {
 		size_t rl = strlen(realroot);
 		if (strncmp(real, realroot, rl) == 0 &&
-		    (real[rl] == '/' || real[rl] == '\0') && strcmp(realroot, "/")) {
+		    (real[rl] == '/' || real[rl] == '\0') &&
+		    strcmp(realroot, "/")) {
 			size_t n = strlen(root) + strlen(real + rl) + 1;
 			char *o = malloc(n);
 			if (o)
@@ -1110,8 +1140,8 @@ static char *resolved_path(const char *path, const char *root)
 
 /* path_match() on the path as written and, when it exists, as it really
  * is (symlinks resolved): ask/deny match either, allow must cover both. */
-static int path_match_real(const pl_rule *r, const char *path,
-                           const char *root, bool any)
+static int path_match_real(const pl_rule *r, const char *path, const char *root,
+                           bool any)
 {
 	int res = path_match(r, path, root, any);
 	if (res < 0 || (any && res == 1) || (!any && res == 0))
@@ -1178,14 +1208,16 @@ static int domain_match(const pl_rule *r, const char *url, bool any)
 
 static const char *const path_keys[] = {"path", "file_path", "notebook_path",
                                         NULL};
+/* clang-format off */
 static const char *const value_keys[] = {
 	"path", "command", "url", "query", "asset", "host", "hostname",
 	"target", "resource", "resource_id", "account", "user", "username",
 	"email", "order_id", "id", "ip", NULL};
+/* clang-format on */
 
 typedef struct elems {
-	int family; /* S_CMD, S_PATH, S_VALUE */
-	strs items; /* paths or values */
+	int family;   /* S_CMD, S_PATH, S_VALUE */
+	strs items;   /* paths or values */
 	bool unknown; /* the call has no value to match: allow cannot cover */
 } elems;
 
@@ -1202,13 +1234,15 @@ static void call_elems(const pl_call *call, elems *e)
 	    (in_list(edit_tools, norm) || in_list(read_tools, norm))) {
 		e->family = S_PATH;
 		if (strcmp(norm, "applypatch") == 0) {
-			const char *patch = arg_str(call->args, (const char *const[]){
-			                                            "patch", "input", NULL});
+			const char *patch = arg_str(
+			    call->args,
+			    (const char *const[]){"patch", "input", NULL});
 			if (patch)
 				patch_paths(patch, &e->items);
 		} else {
 			const char *p = arg_str(call->args, path_keys);
-			if (!p && (strcmp(norm, "ls") == 0 || strcmp(norm, "glob") == 0 ||
+			if (!p && (strcmp(norm, "ls") == 0 ||
+			           strcmp(norm, "glob") == 0 ||
 			           strcmp(norm, "grep") == 0))
 				p = "."; /* their default: the workspace root */
 			if (p)
@@ -1220,8 +1254,8 @@ static void call_elems(const pl_call *call, elems *e)
 	e->family = S_VALUE;
 	if (!is_mcp(call->tool) && in_list(agent_tools, norm)) {
 		/* Agent(Explore): the subagent type; none is the default one */
-		const char *t = arg_str(call->args, (const char *const[]){
-		                                        "subagent_type", NULL});
+		const char *t = arg_str(
+		    call->args, (const char *const[]){"subagent_type", NULL});
 		spush(&e->items, strdup(t ? t : "general-purpose"));
 		return;
 	}
@@ -1255,7 +1289,7 @@ static int rule_elem_match(const pl_rule *r, const pl_call *call,
 static int param_match(const pl_rule *r, const cJSON *args)
 {
 	const cJSON *v =
-	        args ? cJSON_GetObjectItemCaseSensitive(args, r->param) : NULL;
+	    args ? cJSON_GetObjectItemCaseSensitive(args, r->param) : NULL;
 	if (!v)
 		return strcmp(r->pat[0], "false") == 0;
 	if (cJSON_IsString(v))
@@ -1335,7 +1369,7 @@ static const pl_rule *list_any(const pl_rules *list, const pl_call *call,
 			size_t n = locus_shell_result_count(call->shell);
 			for (size_t i = 0; i < n; i++) {
 				const locus_shell_command *c =
-				        locus_shell_result_command(call->shell, i);
+				    locus_shell_result_command(call->shell, i);
 				if (c && cmd_rule_match(r, c, true) != 0)
 					return r;
 			}
@@ -1362,7 +1396,8 @@ static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
 		if (!sh || !locus_shell_result_parsed(sh) || n == 0)
 			return NULL;
 		for (size_t i = 0; i < n; i++) {
-			const locus_shell_command *c = locus_shell_result_command(sh, i);
+			const locus_shell_command *c =
+			    locus_shell_result_command(sh, i);
 			if (!c || (c->flags & LOCUS_CMD_WRITES_FILES))
 				return NULL;
 			const pl_rule *cov = NULL;

@@ -36,15 +36,17 @@ static bool word_static(const locus_shell_command *c, size_t i)
 /* --- git's global options ------------------------------------------------ */
 
 /* Options before the subcommand; those taking a separate value first. */
-static const char *const git_valued[] = {"-C", "-c", "--git-dir",
-                                         "--work-tree", "--namespace",
-                                         "--config-env", "--super-prefix",
-                                         "--list-cmds", NULL};
+static const char *const git_valued[] = {
+    "-C",          "-c",           "--git-dir",      "--work-tree",
+    "--namespace", "--config-env", "--super-prefix", "--list-cmds",
+    NULL};
+/* clang-format off */
 static const char *const git_flags[] = {
 	"-p", "--paginate", "-P", "--no-pager", "--no-replace-objects", "--bare",
 	"--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
 	"--icase-pathspecs", "--no-optional-locks", "--no-advice",
 	"--no-lazy-fetch", "--exec-path", NULL};
+/* clang-format on */
 
 static bool in(const char *const *l, const char *s)
 {
@@ -92,27 +94,32 @@ size_t pl_git_globals(const locus_shell_command *c)
 static const struct {
 	const char *prog;
 	const char *const opts[16];
+	/* clang-format off */
 } actions[] = {
 	{"*", {"--output*", NULL}},
-	{"find", {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint",
-	          "-fprint0", "-fprintf", "-fls", NULL}},
-	{"fd", {"-x", "--exec*", "-X", "--exec-batch*", NULL}},
-	{"sed", {"-i*", "--in-place*", NULL}},
-	{"git", {"-c", "--config-env*", "--exec-path=*", NULL}},
-	{"gh", {"-X", "--method*", "-f", "-F", "--field*", "--raw-field*",
-	        "--input*", NULL}},
-	{"curl", {"-o", "-O", "--remote-name*", "-T", "--upload-file*", "-d",
-	          "--data*", "-F", "--form*", "-X", "--request*", "-K",
-	          "--config*", NULL}},
-	{"wget", {"-O", "--output-document*", "-o", "--post-data*",
-	          "--post-file*", "--method*", "-i", "--input-file*", NULL}},
-	{"sort", {"-o", NULL}},
-	{"tar", {"--to-command*", "--checkpoint-action*", "-I",
-	         "--use-compress-program*", "--rsh-command*", "--rmt-command*",
-	         NULL}},
-	{"rsync", {"-e", "--rsh*", "--rsync-path*", "--delete*", "--remove-*",
-	           NULL}},
-	{"xargs", {"-a", "--arg-file*", NULL}},
+    /* clang-format on */
+    {"find",
+     {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0",
+      "-fprintf", "-fls", NULL}},
+    {"fd", {"-x", "--exec*", "-X", "--exec-batch*", NULL}},
+    {"sed", {"-i*", "--in-place*", NULL}},
+    {"git", {"-c", "--config-env*", "--exec-path=*", NULL}},
+    {"gh",
+     {"-X", "--method*", "-f", "-F", "--field*", "--raw-field*", "--input*",
+      NULL}},
+    {"curl",
+     {"-o", "-O", "--remote-name*", "-T", "--upload-file*", "-d", "--data*",
+      "-F", "--form*", "-X", "--request*", "-K", "--config*", NULL}},
+    {"wget",
+     {"-O", "--output-document*", "-o", "--post-data*", "--post-file*",
+      "--method*", "-i", "--input-file*", NULL}},
+    {"sort", {"-o", NULL}},
+    {"tar",
+     {"--to-command*", "--checkpoint-action*", "-I", "--use-compress-program*",
+      "--rsh-command*", "--rmt-command*", NULL}},
+    {"rsync",
+     {"-e", "--rsh*", "--rsync-path*", "--delete*", "--remove-*", NULL}},
+    {"xargs", {"-a", "--arg-file*", NULL}},
 };
 
 static bool opt_matches(const char *pat, const char *w)
@@ -128,12 +135,12 @@ static bool opt_matches(const char *pat, const char *w)
 static bool sed_script_acts(const char *script)
 {
 	static const char re[] =
-	        /* a command letter after an address or a separator */
-	        "(?:^|[;\\n{}])\\s*(?:[0-9$]+|/(?:[^/\\\\]|\\\\.)*/)?"
-	        "(?:,(?:[0-9$]+|/(?:[^/\\\\]|\\\\.)*/))?\\s*!?\\s*[wWe]"
-	        /* or a flag of s/// */
-	        "|s(.)(?:(?!\\1)[^\\\\]|\\\\.)*\\1(?:(?!\\1)[^\\\\]|\\\\.)*\\1"
-	        "[gpiImM0-9]*[we]";
+	    /* a command letter after an address or a separator */
+	    "(?:^|[;\\n{}])\\s*(?:[0-9$]+|/(?:[^/\\\\]|\\\\.)*/)?"
+	    "(?:,(?:[0-9$]+|/(?:[^/\\\\]|\\\\.)*/))?\\s*!?\\s*[wWe]"
+	    /* or a flag of s/// */
+	    "|s(.)(?:(?!\\1)[^\\\\]|\\\\.)*\\1(?:(?!\\1)[^\\\\]|\\\\.)*\\1"
+	    "[gpiImM0-9]*[we]";
 	pcre2_code *code = lu_re_compile(re, 0, false, NULL);
 	if (!code)
 		return true;
@@ -149,8 +156,10 @@ const char *pl_action_word(const locus_shell_command *c, size_t *from)
 	bool sed_script_seen = false;
 	for (size_t i = *from; i < c->argc; i++) {
 		const char *w = c->argv[i];
-		for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]); k++) {
-			if (!eq(actions[k].prog, "*") && !eq(actions[k].prog, name))
+		for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]);
+		     k++) {
+			if (!eq(actions[k].prog, "*") &&
+			    !eq(actions[k].prog, name))
 				continue;
 			for (size_t o = 0; actions[k].opts[o]; o++)
 				if (opt_matches(actions[k].opts[o], w)) {
@@ -170,8 +179,8 @@ const char *pl_action_word(const locus_shell_command *c, size_t *from)
 			is_script = true;
 			w += 13;
 		} else if (w[0] != '-' && !sed_script_seen &&
-		         !(i > 1 && (eq(c->argv[i - 1], "-f") ||
-		                     eq(c->argv[i - 1], "--file"))))
+		           !(i > 1 && (eq(c->argv[i - 1], "-f") ||
+		                       eq(c->argv[i - 1], "--file"))))
 			is_script = true;
 		if (is_script) {
 			sed_script_seen = true;
@@ -187,6 +196,7 @@ const char *pl_action_word(const locus_shell_command *c, size_t *from)
 /* --- the paths a command reads and writes ------------------------------- */
 
 /* Programs whose operands are files they read. */
+/* clang-format off */
 static const char *const readers[] = {
 	"cat", "tac", "head", "tail", "less", "more", "most", "grep", "egrep",
 	"fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "cut",
@@ -198,23 +208,22 @@ static const char *const readers[] = {
 	"source", ".", "ls", "find", "tree", "du", "readlink", "realpath",
 	"openssl", "gpg", "scp", "rsync", "split", "csplit", "look", "column",
 	NULL};
+/* clang-format on */
 
 /* Readers whose first operand is a pattern or program, not a file (unless
  * -e / -f / --regexp gives it). */
-static const char *const pattern_first[] = {"grep", "egrep", "fgrep", "rg",
-                                            "ag", "ack", "sed", "awk", "gawk",
-                                            "mawk", "nawk", "jq", "yq", "look",
-                                            NULL};
+static const char *const pattern_first[] = {
+    "grep", "egrep", "fgrep", "rg", "ag", "ack",  "sed", "awk",
+    "gawk", "mawk",  "nawk",  "jq", "yq", "look", NULL};
 
 /* Programs whose operands are files they change. */
-static const char *const writers[] = {"tee", "truncate", "touch", "rm",
-                                      "rmdir", "mkdir", "shred", "unlink",
-                                      "mv", "chmod", "chown", "chgrp",
-                                      "setfacl", "patch", NULL};
+static const char *const writers[] = {
+    "tee", "truncate", "touch", "rm",    "rmdir",   "mkdir", "shred", "unlink",
+    "mv",  "chmod",    "chown", "chgrp", "setfacl", "patch", NULL};
 
 /* Programs whose last operand is the file or folder they write. */
-static const char *const last_writers[] = {"cp", "ln", "install", "rsync",
-                                           "scp", NULL};
+static const char *const last_writers[] = {"cp",    "ln",  "install",
+                                           "rsync", "scp", NULL};
 
 static bool is_option(const locus_shell_command *c, size_t i)
 {
@@ -222,8 +231,8 @@ static bool is_option(const locus_shell_command *c, size_t i)
 }
 
 static const char *const input_ops[] = {"<", "<&", "<>", NULL};
-static const char *const output_ops[] = {">", ">>", "&>", "&>>", ">|", ">&",
-                                         "<>", NULL};
+static const char *const output_ops[] = {">",  ">>", "&>", "&>>",
+                                         ">|", ">&", "<>", NULL};
 
 /* A word for the callback: NULL for a value known only at run time. */
 static int emit(const locus_shell_command *c, size_t i, pl_path_cb cb,
@@ -232,20 +241,22 @@ static int emit(const locus_shell_command *c, size_t i, pl_path_cb cb,
 	return cb(ctx, word_static(c, i) ? c->argv[i] : NULL);
 }
 
-static int redirect_paths(const locus_shell_command *c, int kind,
-                          pl_path_cb cb, void *ctx)
+static int redirect_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
+                          void *ctx)
 {
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const locus_shell_redirect *r = &c->redirects[i];
 		bool rd = in(input_ops, r->op), wr = in(output_ops, r->op);
-		if (!((kind & PL_PATHS_READ) && rd) && !((kind & PL_PATHS_WRITE) && wr))
+		if (!((kind & PL_PATHS_READ) && rd) &&
+		    !((kind & PL_PATHS_WRITE) && wr))
 			continue;
 		const char *t = r->target;
 		if (!(r->target_flags & LOCUS_WORD_DYNAMIC) &&
 		    (eq(t, "-") || strspn(t, "0123456789") == strlen(t) ||
 		     eq(t, "/dev/null")))
 			continue; /* a descriptor, or nothing */
-		int rc = cb(ctx, (r->target_flags & LOCUS_WORD_DYNAMIC) ? NULL : t);
+		int rc =
+		    cb(ctx, (r->target_flags & LOCUS_WORD_DYNAMIC) ? NULL : t);
 		if (rc)
 			return rc;
 	}
@@ -278,12 +289,11 @@ static bool has_option(const locus_shell_command *c, const char *const *opts)
 	return false;
 }
 
-static int operand_paths(const locus_shell_command *c, int kind,
-                         pl_path_cb cb, void *ctx, const size_t *idx,
-                         size_t n);
+static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
+                         void *ctx, const size_t *idx, size_t n);
 
-static int command_paths(const locus_shell_command *c, int kind,
-                         pl_path_cb cb, void *ctx)
+static int command_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
+                         void *ctx)
 {
 	int rc = redirect_paths(c, kind, cb, ctx);
 	if (rc || c->argc == 0 || !c->name)
@@ -301,16 +311,14 @@ static int command_paths(const locus_shell_command *c, int kind,
 }
 
 /* command_paths() over the operands idx[0..n-1] of c. */
-static int operand_paths(const locus_shell_command *c, int kind,
-                         pl_path_cb cb, void *ctx, const size_t *idx,
-                         size_t n)
+static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
+                         void *ctx, const size_t *idx, size_t n)
 {
 	int rc = 0;
 	const char *name = c->name;
 	size_t first = 0;
-	static const char *const pattern_opts[] = {"-e", "-f", "--regexp",
-	                                           "--file", "--expression",
-	                                           NULL};
+	static const char *const pattern_opts[] = {
+	    "-e", "-f", "--regexp", "--file", "--expression", NULL};
 	if (in(pattern_first, name) && !has_option(c, pattern_opts))
 		first = 1;
 	bool search = eq(name, "grep") || eq(name, "rg") || eq(name, "ag") ||
@@ -328,21 +336,24 @@ static int operand_paths(const locus_shell_command *c, int kind,
 				rc = cb(ctx, ".");
 		}
 		for (size_t i = 1; i < c->argc && !rc; i++)
-			if (strncmp(c->argv[i], "if=", 3) == 0 && eq(name, "dd"))
+			if (strncmp(c->argv[i], "if=", 3) == 0 &&
+			    eq(name, "dd"))
 				rc = word_static(c, i) ? cb(ctx, c->argv[i] + 3)
 				                       : cb(ctx, NULL);
 	}
 	if ((kind & PL_PATHS_WRITE) && !rc) {
-		bool sed_i = eq(name, "sed") &&
-		             has_option(c, (const char *const[]){"-i", "--in-place",
-		                                                 NULL});
+		bool sed_i =
+		    eq(name, "sed") &&
+		    has_option(c,
+		               (const char *const[]){"-i", "--in-place", NULL});
 		if (in(writers, name) || sed_i)
 			for (size_t k = sed_i ? first : 0; k < n && !rc; k++)
 				rc = emit(c, idx[k], cb, ctx);
 		else if (in(last_writers, name) && n >= 2)
 			rc = emit(c, idx[n - 1], cb, ctx);
 		for (size_t i = 1; i < c->argc && !rc; i++)
-			if (strncmp(c->argv[i], "of=", 3) == 0 && eq(name, "dd"))
+			if (strncmp(c->argv[i], "of=", 3) == 0 &&
+			    eq(name, "dd"))
 				rc = word_static(c, i) ? cb(ctx, c->argv[i] + 3)
 				                       : cb(ctx, NULL);
 	}
@@ -354,7 +365,8 @@ int pl_shell_paths(const locus_shell_result *sh, int kind, pl_path_cb cb,
 {
 	size_t n = sh ? locus_shell_result_count(sh) : 0;
 	for (size_t i = 0; i < n; i++) {
-		const locus_shell_command *c = locus_shell_result_command(sh, i);
+		const locus_shell_command *c =
+		    locus_shell_result_command(sh, i);
 		int rc = c ? command_paths(c, kind, cb, ctx) : 0;
 		if (rc)
 			return rc;

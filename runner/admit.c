@@ -14,9 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+/* clang-format off */
 static const char *const answer_fields[] = {
     "outcome", "allowed", "reason", "audit_id", "approval_id",
     "decision_token", "labels", "checks", "policy_fingerprint", NULL};
+/* clang-format on */
 
 void lr_admission_clear(lr_admission *a)
 {
@@ -43,9 +45,10 @@ static bool id_ok(const char *s)
 	if (!n || n > 200)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		            "0123456789._:-",
-		            s[i]))
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		        "0123456789._:-",
+		        s[i]))
 			return false;
 	return true;
 }
@@ -89,11 +92,11 @@ static void read_answer(const cJSON *a, lr_admission *out)
 	/* deny, an unknown outcome, allow with allowed:false, a hold without
 	   a usable approval id */
 	out->verdict = LR_DENY;
-	out->text = lr_strf("denied by the gateway: %s%s", reason,
-	                  strcmp(outcome, "deny") &&
-	                          strcmp(outcome, "require_human")
-	                      ? " (an answer this runner does not run)"
-	                      : "");
+	out->text =
+	    lr_strf("denied by the gateway: %s%s", reason,
+	            strcmp(outcome, "deny") && strcmp(outcome, "require_human")
+	                ? " (an answer this runner does not run)"
+	                : "");
 }
 
 void lr_admit(lr_run *r, const char *call_id, const char *tool,
@@ -141,8 +144,8 @@ static void sleep_ms(long ms)
 
 const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 {
-	static const char *const settled[] = {"approved", "denied", "consumed",
-	                                      "expired", "abandoned", NULL};
+	static const char *const settled[] = {
+	    "approved", "denied", "consumed", "expired", "abandoned", NULL};
 	double end = lh_now() + ttl_s;
 	long delay = 200;
 	char path[300];
@@ -150,8 +153,9 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 	for (;;) {
 		cJSON *ans = NULL;
 		locus_error err;
-		int rc = lr_gw_request(&r->gw, "GET", path, NULL,
-		                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, &err);
+		int rc =
+		    lr_gw_request(&r->gw, "GET", path, NULL,
+		                  LHTTP_RETRY_IDEMPOTENT, &ans, NULL, &err);
 		const char *state = rc ? NULL : lr_json_str(ans, "state", NULL);
 		const char *found = NULL;
 		for (size_t i = 0; state && settled[i] && !found; i++)
@@ -161,7 +165,8 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 		cJSON_Delete(ans);
 		if (found || unknown) {
 			lr_logf(&r->log, "approval %s: %s", approval_id,
-			        found ? found : "an unknown state (not approved)");
+			        found ? found
+			              : "an unknown state (not approved)");
 			return found ? found : "denied";
 		}
 		double left = end - lh_now();

@@ -29,9 +29,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* clang-format off */
 static const char *const allowed_types[] = {
     "token", "think", "tool_start", "tool_complete", "tool.sandbox.output",
     "harness.exec", "playbook_step", "playbook_progress", NULL};
+/* clang-format on */
 
 static char *join(const char *dir, const char *name)
 {
@@ -91,8 +93,9 @@ static bool entry_mac(const lr_events *e, const cJSON *w, char out[65])
 	const char *key = e->gw->auth + 7; /* "Bearer " */
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int ml = 0;
-	bool ok = t && HMAC(EVP_sha256(), key, (int)strlen(key),
-	                    (const unsigned char *)t, strlen(t), md, &ml) &&
+	bool ok = t &&
+	          HMAC(EVP_sha256(), key, (int)strlen(key),
+	               (const unsigned char *)t, strlen(t), md, &ml) &&
 	          ml == 32;
 	free(t);
 	if (ok)
@@ -115,7 +118,8 @@ static void read_spool(lr_events *e, cJSON *into)
 		cJSON *v = NULL;
 		locus_error err;
 		double seq;
-		static const char *const fields[] = {"event", "mac", "seq", NULL};
+		static const char *const fields[] = {"event", "mac", "seq",
+		                                     NULL};
 		char want[65];
 		const char *mac = NULL;
 		if (lr_json_parse(line, (size_t)(n - (line[n - 1] == '\n')), &v,
@@ -136,13 +140,14 @@ static void read_spool(lr_events *e, cJSON *into)
 	free(line);
 	fclose(f);
 	if (bad)
-		lr_logf(e->log, "events: %ld spool lines dropped (malformed, "
-		                "or their MAC does not match)",
+		lr_logf(e->log,
+		        "events: %ld spool lines dropped (malformed, "
+		        "or their MAC does not match)",
 		        bad);
 }
 
-int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir,
-                   lr_log *log, locus_error *err)
+int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
+                   locus_error *err)
 {
 	memset(e, 0, sizeof *e);
 	e->gw = gw;
@@ -240,8 +245,9 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 		long last = seq_of(items[j - 1]);
 		if (ans && lr_json_num(ans, "next_seq", &next, NULL) &&
 		    next > (double)from && next <= (double)e->next_seq) {
-			lr_logf(e->log, "events: the gateway had %ld..%ld "
-			                "already",
+			lr_logf(e->log,
+			        "events: the gateway had %ld..%ld "
+			        "already",
 			        from, (long)next - 1);
 			while (*i < j && seq_of(items[*i]) < (long)next)
 				(*i)++;
@@ -251,8 +257,8 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 			            "the gateway refused events %ld..%ld (409)",
 			            from, last);
 	} else if (rc != LOCUS_EIO && rc != LOCUS_ENOMEM) {
-		rc = lh_err(err, LOCUS_EINVALID, "the gateway refused events: %s",
-		            err->message);
+		rc = lh_err(err, LOCUS_EINVALID,
+		            "the gateway refused events: %s", err->message);
 	}
 	cJSON_Delete(ans);
 	return rc;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lr_gw_open(lr_gw *g, const char *url, const char *token,
-               const char *run_id, lr_log *log, locus_error *err)
+int lr_gw_open(lr_gw *g, const char *url, const char *token, const char *run_id,
+               lr_log *log, locus_error *err)
 {
 	memset(g, 0, sizeof *g);
 	lhttp_options o = LHTTP_OPTIONS_INIT;
@@ -55,8 +55,7 @@ void lr_gw_run_path(const lr_gw *g, const char *tail, char *out, size_t cap)
 	snprintf(out, cap, "/internal/v1/runs/%s/%s", g->run_id, tail);
 }
 
-static int parse_body(const lhttp_response *resp, cJSON **out,
-                      locus_error *err)
+static int parse_body(const lhttp_response *resp, cJSON **out, locus_error *err)
 {
 	if (!resp->body || resp->body_len == 0)
 		return 0;
@@ -79,8 +78,9 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 		*status = 0;
 	char *text = NULL;
 	if (body && !(text = lr_json_canonical(body)))
-		return lh_err(err, LOCUS_ENOMEM, "a request body could not be "
-		                                 "written");
+		return lh_err(err, LOCUS_ENOMEM,
+		              "a request body could not be "
+		              "written");
 	lhttp_headers h = {0};
 	int rc = lhttp_headers_add(&h, "Authorization", g->auth);
 	if (!rc)
@@ -92,9 +92,13 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 		free(text);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	lhttp_request req = {.method = method, .url = path, .headers = &h,
-	                     .body = text, .body_len = text ? strlen(text) : 0,
-	                     .has_body = text != NULL, .retry = retry};
+	lhttp_request req = {.method = method,
+	                     .url = path,
+	                     .headers = &h,
+	                     .body = text,
+	                     .body_len = text ? strlen(text) : 0,
+	                     .has_body = text != NULL,
+	                     .retry = retry};
 	lhttp_response resp = {0};
 	rc = lhttp_perform(g->http, &req, &resp, err);
 	/* the header list holds the token: wipe it before it is freed */
@@ -106,14 +110,16 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 	if (status)
 		*status = resp.status;
 	if (rc) {
-		lr_logf(g->log, "gateway %s %s: unavailable (%s)", method,
-		        path, locus_error_code_name(rc));
+		lr_logf(g->log, "gateway %s %s: unavailable (%s)", method, path,
+		        locus_error_code_name(rc));
 		rc = rc == LOCUS_ENOMEM ? rc : LOCUS_EIO;
 	} else if (resp.status >= 200 && resp.status < 300) {
 		rc = parse_body(&resp, out, err);
 		if (rc)
-			lr_logf(g->log, "gateway %s %s: %ld with a malformed "
-			                "body", method, path, resp.status);
+			lr_logf(g->log,
+			        "gateway %s %s: %ld with a malformed "
+			        "body",
+			        method, path, resp.status);
 	} else if (resp.status >= 500 || resp.status == 408 ||
 	           resp.status == 429 || resp.status < 200) {
 		lr_logf(g->log, "gateway %s %s: %ld (unavailable)", method,
@@ -135,8 +141,9 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 		int code = resp.status == 404   ? LOCUS_ENOTFOUND
 		           : resp.status == 409 ? LOCUS_ECONFLICT
 		                                : LOCUS_EDENIED;
-		rc = lh_err(err, code, "%s %s: the gateway refused (%ld)%s%.120s",
-		            method, path, resp.status, detail ? ": " : "",
+		rc = lh_err(err, code,
+		            "%s %s: the gateway refused (%ld)%s%.120s", method,
+		            path, resp.status, detail ? ": " : "",
 		            detail ? detail : "");
 	}
 	lhttp_response_clear(&resp);

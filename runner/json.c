@@ -153,8 +153,8 @@ static int jp_string(jp *p, char **out)
 		} else {
 			size_t j = p->i;
 			while (j < p->n && (unsigned char)p->s[j] >= 0x20 &&
-			       (unsigned char)p->s[j] < 0x80 && p->s[j] != '"' &&
-			       p->s[j] != '\\')
+			       (unsigned char)p->s[j] < 0x80 &&
+			       p->s[j] != '"' && p->s[j] != '\\')
 				j++;
 			lu_buf_add(&b, p->s + p->i, j - p->i);
 			p->i = j;
@@ -360,8 +360,14 @@ static int jp_word(jp *p, const char *w, cJSON *(*make)(void), cJSON **out)
 	return *out ? 0 : lh_err(p->err, LOCUS_ENOMEM, "out of memory");
 }
 
-static cJSON *mk_true(void) { return cJSON_CreateTrue(); }
-static cJSON *mk_false(void) { return cJSON_CreateFalse(); }
+static cJSON *mk_true(void)
+{
+	return cJSON_CreateTrue();
+}
+static cJSON *mk_false(void)
+{
+	return cJSON_CreateFalse();
+}
 
 static int jp_value(jp *p, cJSON **out)
 {
@@ -383,7 +389,8 @@ static int jp_value(jp *p, cJSON **out)
 			*out = cJSON_CreateString(s);
 			free(s);
 			if (!*out)
-				rc = lh_err(p->err, LOCUS_ENOMEM, "out of memory");
+				rc = lh_err(p->err, LOCUS_ENOMEM,
+				            "out of memory");
 		}
 	} else if (c == '-' || (c >= '0' && c <= '9'))
 		rc = jp_number(p, out);
@@ -453,10 +460,12 @@ static void py_float_repr(double v, lu_buf *b)
 			lu_buf_add(b, digits, nd);
 		} else {
 			for (int k = 0; k <= exp; k++)
-				lu_buf_add(b, (size_t)k < nd ? &digits[k] : "0", 1);
+				lu_buf_add(b, (size_t)k < nd ? &digits[k] : "0",
+				           1);
 			lu_buf_puts(b, ".");
 			if ((size_t)exp + 1 < nd)
-				lu_buf_add(b, digits + exp + 1, nd - (size_t)exp - 1);
+				lu_buf_add(b, digits + exp + 1,
+				           nd - (size_t)exp - 1);
 			else
 				lu_buf_puts(b, "0");
 		}
@@ -530,7 +539,8 @@ static bool put_value(const cJSON *v, lu_buf *b);
 /* Code-point order: byte order of UTF-8 (keys hold no NUL). */
 static int item_cmp(const void *a, const void *b)
 {
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	const cJSON *x = *(const cJSON *const *)a,
+	            *y = *(const cJSON *const *)b;
 	return strcmp(x->string ? x->string : "", y->string ? y->string : "");
 }
 

@@ -19,10 +19,12 @@
 
 static const char *const state_fields[] = {"messages", "pending", "counters",
                                            NULL};
+/* clang-format off */
 static const char *const counter_fields[] = {
     "iterations", "prompt_tokens", "completion_tokens", "cost_usd",
     "next_seq", NULL};
-static const char *const pending_fields[] = {"kind", "call_id", "tool",
+/* clang-format on */
+static const char *const pending_fields[] = {"kind",        "call_id",  "tool",
                                              "approval_id", "question", NULL};
 static const char *const resume_fields[] = {"approval_id", "decision",
                                             "justification", "answer", NULL};
@@ -90,8 +92,8 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 	lr_gw_run_path(&r->gw, "checkpoint", path, sizeof path);
 	cJSON *ans = NULL;
 	locus_error err;
-	int rc = lr_gw_request(&r->gw, "PUT", path, body, LHTTP_RETRY_IDEMPOTENT,
-	                       &ans, NULL, &err);
+	int rc = lr_gw_request(&r->gw, "PUT", path, body,
+	                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, &err);
 	cJSON_Delete(body);
 	const char *cid = ans ? lr_json_str(ans, "checkpoint_id", NULL) : NULL;
 	if (rc || !cid || !*cid) {
@@ -114,7 +116,8 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 			FILE *f = fopen(p, "we");
 			bool ok = f && fputs(t, f) >= 0;
 			if ((f && fclose(f)) || !ok)
-				lr_logf(&r->log, "parked.json could not be written");
+				lr_logf(&r->log,
+				        "parked.json could not be written");
 		}
 		free(p);
 		free(t);
@@ -137,14 +140,16 @@ static bool run_calls(lr_run *r, const cJSON *calls, int from, lr_end *end)
 		const cJSON *fn = cJSON_GetObjectItem(tc, "function");
 		const char *id = lr_json_str(tc, "id", NULL);
 		const char *name = fn ? lr_json_str(fn, "name", NULL) : NULL;
-		const char *args = fn ? lr_json_str(fn, "arguments", NULL) : NULL;
+		const char *args =
+		    fn ? lr_json_str(fn, "arguments", NULL) : NULL;
 		if (!id || !name || !args) {
 			end_error(end, "", "a malformed tool call");
 			return false;
 		}
 		lr_call_result res;
 		locus_error err;
-		lr_outcome o = lr_tool_call(r, id, name, args, NULL, &res, &err);
+		lr_outcome o =
+		    lr_tool_call(r, id, name, args, NULL, &res, &err);
 		if (o == LR_PARK) {
 			free(res.text);
 			park(r, res.waiting, end);
@@ -153,7 +158,8 @@ static bool run_calls(lr_run *r, const cJSON *calls, int from, lr_end *end)
 		if (o == LR_FATAL) {
 			free(res.text);
 			cJSON_Delete(res.waiting);
-			end_error(end, "", "a tool call failed (out of memory)");
+			end_error(end, "",
+			          "a tool call failed (out of memory)");
 			return false;
 		}
 		add_message(r, "tool", res.text, id);
@@ -239,7 +245,8 @@ static void agent_loop(lr_run *r, lr_end *end)
 		if (m) {
 			cJSON_AddStringToObject(m, "role", "assistant");
 			if (t.content)
-				cJSON_AddStringToObject(m, "content", t.content);
+				cJSON_AddStringToObject(m, "content",
+				                        t.content);
 			else
 				cJSON_AddNullToObject(m, "content");
 			if (t.tool_calls->child)
@@ -307,9 +314,9 @@ static int load_checkpoint(lr_run *r, cJSON **state, locus_error *err)
 		const char *id = NULL;
 		if (got && !lr_json_parse(buf, got, &pj, &e2))
 			id = lr_json_str(pj, "checkpoint_id", NULL);
-		if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
-		                     "NOPQRSTUVWXYZ0123456789._-:") ==
-		              strlen(id))
+		if (id &&
+		    strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+		               "NOPQRSTUVWXYZ0123456789._-:") == strlen(id))
 			snprintf(cp, sizeof cp, "&checkpoint_id=%s", id);
 		cJSON_Delete(pj);
 		free(pp);
@@ -318,15 +325,16 @@ static int load_checkpoint(lr_run *r, cJSON **state, locus_error *err)
 	size_t pl = strlen(path);
 	snprintf(path + pl, sizeof path - pl, "%s%s", r->env->run_id, cp);
 	cJSON *ans = NULL;
-	int rc = lr_gw_request(&r->gw, "GET", path, NULL, LHTTP_RETRY_IDEMPOTENT,
-	                       &ans, NULL, err);
+	int rc = lr_gw_request(&r->gw, "GET", path, NULL,
+	                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, err);
 	if (rc)
 		return rc;
 	static const char *const fields[] = {"checkpoint_id", "state", NULL};
 	if (!ans || lr_json_known(ans, fields, "the checkpoint", err) ||
 	    !lr_json_obj(ans, "state", NULL)) {
 		cJSON_Delete(ans);
-		return lh_err(err, LOCUS_EINVALID, "the checkpoint is malformed");
+		return lh_err(err, LOCUS_EINVALID,
+		              "the checkpoint is malformed");
 	}
 	*state = cJSON_DetachItemFromObject(ans, "state");
 	cJSON_Delete(ans);
@@ -342,7 +350,8 @@ static const cJSON *find_call(lr_run *r, const char *call_id, int *index)
 		if (role && !strcmp(role, "assistant"))
 			last = m;
 	}
-	const cJSON *calls = last ? lr_json_arr(last, "tool_calls", NULL) : NULL;
+	const cJSON *calls =
+	    last ? lr_json_arr(last, "tool_calls", NULL) : NULL;
 	int i = 0;
 	for (const cJSON *tc = calls ? calls->child : NULL; tc;
 	     tc = tc->next, i++) {
@@ -356,8 +365,8 @@ static const cJSON *find_call(lr_run *r, const char *call_id, int *index)
 }
 
 /* Finish the pending call with the gateway's resume object. */
-static void finish_pending(lr_run *r, const cJSON *pending,
-                           const cJSON *resume, lr_end *end)
+static void finish_pending(lr_run *r, const cJSON *pending, const cJSON *resume,
+                           lr_end *end)
 {
 	locus_error err;
 	const char *kind = lr_json_str(pending, "kind", NULL);
@@ -367,8 +376,9 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 	if (!kind || !calls ||
 	    lr_json_known(pending, pending_fields, "pending", &err) ||
 	    lr_json_known(resume, resume_fields, "the resume", &err)) {
-		end_error(end, "", "the checkpoint's pending call or the resume "
-		                     "is malformed");
+		end_error(end, "",
+		          "the checkpoint's pending call or the resume "
+		          "is malformed");
 		return;
 	}
 	const cJSON *tc = cJSON_GetArrayItem(calls, idx);
@@ -378,8 +388,9 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 	if (!strcmp(kind, "question")) {
 		const cJSON *ans = cJSON_GetObjectItem(resume, "answer");
 		if (!ans) {
-			end_error(end, "", "the run waits for an answer, the "
-			                     "resume has none");
+			end_error(end, "",
+			          "the run waits for an answer, the "
+			          "resume has none");
 			return;
 		}
 		char *text = cJSON_IsString(ans) ? strdup(ans->valuestring)
@@ -394,8 +405,9 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 		const char *got = lr_json_str(resume, "approval_id", NULL);
 		const char *decision = lr_json_str(resume, "decision", NULL);
 		if (!want || !got || strcmp(want, got) || !name || !args) {
-			end_error(end, "", "the resume names another approval "
-			                     "than the parked call's");
+			end_error(end, "",
+			          "the resume names another approval "
+			          "than the parked call's");
 			return;
 		}
 		lr_logf(&r->log, "resume: approval %s is %s", got,
@@ -403,7 +415,8 @@ static void finish_pending(lr_run *r, const cJSON *pending,
 		lr_call_result res = {0};
 		lr_outcome o = LR_RAN;
 		if (decision && !strcmp(decision, "approved")) {
-			o = lr_tool_call(r, call_id, name, args, got, &res, &err);
+			o = lr_tool_call(r, call_id, name, args, got, &res,
+			                 &err);
 		} else {
 			char msg[300];
 			snprintf(msg, sizeof msg, "denied by a person (%s): %s",
@@ -434,7 +447,8 @@ static void resume_run(lr_run *r, const cJSON *resume, lr_end *end)
 	locus_error err;
 	int rc = load_checkpoint(r, &state, &err);
 	if (rc) {
-		end_error(end, "the checkpoint could not be read: ", err.message);
+		end_error(end,
+		          "the checkpoint could not be read: ", err.message);
 		return;
 	}
 	const cJSON *msgs = lr_json_arr(state, "messages", NULL);

@@ -13,22 +13,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* clang-format off */
 static const char *const top_fields[] = {
     "version", "run_id",  "tenant", "agent",   "agent_version",
     "definition", "definition_digest", "instructions", "input", "tools",
     "mcp", "api", "harness", "playbook", "budgets", "model", NULL};
-static const char *const tool_fields[] = {"name", "description", "parameters",
-                                          "labels", "runs", "operation", NULL};
+/* clang-format on */
+static const char *const tool_fields[] = {
+    "name", "description", "parameters", "labels", "runs", "operation", NULL};
 static const char *const op_fields[] = {"method", "path", "query", "body",
                                         NULL};
-static const char *const mcp_fields[] = {"id", "url", "transport", "tools",
-                                         "credential_env", NULL};
-static const char *const api_fields[] = {"id", "base_url", "credential_env",
+static const char *const mcp_fields[] = {
+    "id", "url", "transport", "tools", "credential_env", NULL};
+static const char *const api_fields[] = {"id",
+                                         "base_url",
+                                         "credential_env",
                                          "credential_header",
-                                         "credential_prefix", NULL};
+                                         "credential_prefix",
+                                         NULL};
 static const char *const budget_fields[] = {"max_iterations", "max_tokens",
-                                            "max_cost_usd", "timeout_s",
-                                            "park_ttl_s", NULL};
+                                            "max_cost_usd",   "timeout_s",
+                                            "park_ttl_s",     NULL};
 static const char *const model_fields[] = {"model", "base_url", "api_key_env",
                                            "provider", NULL};
 
@@ -46,9 +51,11 @@ static int req_str(const cJSON *o, const char *key, size_t max,
 	if (b || !*out || !**out || (max && strlen(*out) > max)) {
 		char w[96];
 		snprintf(w, sizeof w, "%s.%s", where, key);
-		return bad(err, w, b ? "not a string"
-		                     : !*out ? "missing"
-		                             : !**out ? "empty" : "too long");
+		return bad(err, w,
+		           b        ? "not a string"
+		           : !*out  ? "missing"
+		           : !**out ? "empty"
+		                    : "too long");
 	}
 	return 0;
 }
@@ -98,13 +105,14 @@ static int load_operation(lr_tool *t, const cJSON *op, const char *where,
 	    (rc = str_list(op, "query", where, &t->op_query, err)) ||
 	    (rc = opt_str(op, "body", "none", where, &body, err)))
 		return rc;
-	static const char *const methods[] = {"GET", "POST", "PUT", "PATCH",
-	                                      "DELETE", NULL};
+	static const char *const methods[] = {"GET",   "POST",   "PUT",
+	                                      "PATCH", "DELETE", NULL};
 	bool ok = false;
 	for (size_t i = 0; methods[i]; i++)
 		ok = ok || !strcmp(methods[i], t->op_method);
 	if (!ok)
-		return bad(err, where, "method is not GET/POST/PUT/PATCH/DELETE");
+		return bad(err, where,
+		           "method is not GET/POST/PUT/PATCH/DELETE");
 	if (t->op_path[0] != '/')
 		return bad(err, where, "path does not start with '/'");
 	if (strcmp(body, "json") && strcmp(body, "none"))
@@ -130,17 +138,21 @@ static int parse_runs(lr_tool *t, const char *runs, const char *where,
 		size_t n = strlen(id);
 		bool ok = n >= 1 && n <= 128 &&
 		          strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
-		                 "TUVWXYZ0123456789", id[0]) && id[0];
+		                 "TUVWXYZ0123456789",
+		                 id[0]) &&
+		          id[0];
 		for (size_t i = 1; ok && i < n; i++)
 			ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-			            "QRSTUVWXYZ0123456789._-", id[i]) != NULL;
+			            "QRSTUVWXYZ0123456789._-",
+			            id[i]) != NULL;
 		if (ok) {
 			t->runs = runs[0] == 'm' ? LR_RUNS_MCP : LR_RUNS_API;
 			t->target = id;
 			return 0;
 		}
 	}
-	return bad(err, where, "runs is not box, gateway, mcp:<id> or api:<id>");
+	return bad(err, where,
+	           "runs is not box, gateway, mcp:<id> or api:<id>");
 }
 
 static int load_tool(lr_tool *t, const cJSON *o, size_t i, locus_error *err)
@@ -168,7 +180,8 @@ static int load_tool(lr_tool *t, const cJSON *o, size_t i, locus_error *err)
 	if (t->runs == LR_RUNS_API && !op)
 		return bad(err, where, "an api: tool names no operation");
 	if (t->runs != LR_RUNS_API && op)
-		return bad(err, where, "an operation on a tool that is not api:");
+		return bad(err, where,
+		           "an operation on a tool that is not api:");
 	return op ? load_operation(t, op, where, err) : 0;
 }
 
@@ -187,7 +200,8 @@ static int load_mount(lr_mount *m, const cJSON *o, size_t i, locus_error *err)
 		return rc;
 	if (strcmp(m->transport, "streamable_http") &&
 	    strcmp(m->transport, "sse"))
-		return bad(err, where, "transport is not streamable_http or sse");
+		return bad(err, where,
+		           "transport is not streamable_http or sse");
 	m->next_id = 1;
 	return 0;
 }
@@ -231,8 +245,8 @@ static int load_budgets(lr_budgets *bu, const cJSON *o, locus_error *err)
 	if (!o)
 		return 0;
 	int rc = lr_json_known(o, budget_fields, "budgets", err);
-	if (rc || (rc = budget_int(o, "max_iterations", &bu->max_iterations,
-	                           err)) ||
+	if (rc ||
+	    (rc = budget_int(o, "max_iterations", &bu->max_iterations, err)) ||
 	    (rc = budget_int(o, "max_tokens", &bu->max_tokens, err)))
 		return rc;
 	const char *b = NULL;
@@ -261,8 +275,8 @@ static int load_model(lr_manifest *m, const cJSON *o, locus_error *err)
 		return bad(err, "model", "missing or not an object");
 	int rc = lr_json_known(o, model_fields, "model", err);
 	if (rc || (rc = req_str(o, "model", 0, "model", &m->model, err)) ||
-	    (rc = req_str(o, "base_url", 0, "model", &m->model_base_url,
-	                  err)) ||
+	    (rc =
+	         req_str(o, "base_url", 0, "model", &m->model_base_url, err)) ||
 	    (rc = req_str(o, "api_key_env", 0, "model", &m->model_key_env,
 	                  err)) ||
 	    (rc = opt_str(o, "provider", "openai", "model", &m->provider, err)))
@@ -289,7 +303,8 @@ static int load_lists(lr_manifest *m, locus_error *err)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	int rc = 0;
 	size_t i = 0;
-	for (const cJSON *c = mcp ? mcp->child : NULL; c && !rc; c = c->next, i++)
+	for (const cJSON *c = mcp ? mcp->child : NULL; c && !rc;
+	     c = c->next, i++)
 		rc = cJSON_IsObject(c) ? load_mount(&m->mcp[i], c, i, err)
 		                       : bad(err, "mcp", "holds a non-object");
 	for (i = 0; i < m->n_mcp && !rc; i++)
@@ -297,7 +312,8 @@ static int load_lists(lr_manifest *m, locus_error *err)
 			if (!strcmp(m->mcp[i].id, m->mcp[j].id))
 				rc = bad(err, "mcp", "an id is listed twice");
 	i = 0;
-	for (const cJSON *c = api ? api->child : NULL; c && !rc; c = c->next, i++)
+	for (const cJSON *c = api ? api->child : NULL; c && !rc;
+	     c = c->next, i++)
 		rc = cJSON_IsObject(c) ? load_connector(&m->api[i], c, i, err)
 		                       : bad(err, "api", "holds a non-object");
 	for (i = 0; i < m->n_api && !rc; i++)
@@ -307,8 +323,9 @@ static int load_lists(lr_manifest *m, locus_error *err)
 	i = 0;
 	for (const cJSON *c = tools ? tools->child : NULL; c && !rc;
 	     c = c->next, i++)
-		rc = cJSON_IsObject(c) ? load_tool(&m->tools[i], c, i, err)
-		                       : bad(err, "tools", "holds a non-object");
+		rc = cJSON_IsObject(c)
+		         ? load_tool(&m->tools[i], c, i, err)
+		         : bad(err, "tools", "holds a non-object");
 	return rc;
 }
 
@@ -319,10 +336,13 @@ static int check_refs(lr_manifest *m, locus_error *err)
 		lr_tool *t = &m->tools[i];
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(m->tools[j].name, t->name))
-				return lh_err(err, LOCUS_EINVALID,
-				              "manifest: tool \"%.60s\" is listed "
-				              "twice", t->name);
-		bool found = t->runs == LR_RUNS_BOX || t->runs == LR_RUNS_GATEWAY;
+				return lh_err(
+				    err, LOCUS_EINVALID,
+				    "manifest: tool \"%.60s\" is listed "
+				    "twice",
+				    t->name);
+		bool found =
+		    t->runs == LR_RUNS_BOX || t->runs == LR_RUNS_GATEWAY;
 		size_t n = t->runs == LR_RUNS_MCP ? m->n_mcp : m->n_api;
 		for (size_t j = 0; !found && j < n; j++)
 			if (!strcmp(t->target, t->runs == LR_RUNS_MCP
@@ -332,12 +352,12 @@ static int check_refs(lr_manifest *m, locus_error *err)
 				t->target_index = j;
 			}
 		if (!found)
-			return lh_err(err, LOCUS_EINVALID,
-			              "manifest: tool \"%.60s\" runs on %s:%.60s, "
-			              "which the manifest does not list",
-			              t->name,
-			              t->runs == LR_RUNS_MCP ? "mcp" : "api",
-			              t->target);
+			return lh_err(
+			    err, LOCUS_EINVALID,
+			    "manifest: tool \"%.60s\" runs on %s:%.60s, "
+			    "which the manifest does not list",
+			    t->name, t->runs == LR_RUNS_MCP ? "mcp" : "api",
+			    t->target);
 	}
 	return 0;
 }

@@ -71,7 +71,8 @@ static int take_usage(sse *s, const cJSON *u)
 		s->cost = v;
 		s->has_cost = true;
 	}
-	if (b || s->prompt_tokens < 0 || s->completion_tokens < 0 || s->cost < 0)
+	if (b || s->prompt_tokens < 0 || s->completion_tokens < 0 ||
+	    s->cost < 0)
 		return fail(s, "usage holds a mistyped or negative count");
 	return 0;
 }
@@ -129,8 +130,8 @@ static int take_object(sse *s, const cJSON *o)
 		lr_json_num(c, "index", &idx, &b);
 		if (idx != 0)
 			continue; /* only the first choice is used */
-		const cJSON *d = lr_json_obj(c, s->mode == 1 ? "delta" : "message",
-		                             &b);
+		const cJSON *d =
+		    lr_json_obj(c, s->mode == 1 ? "delta" : "message", &b);
 		if (b)
 			return fail(s, "a choice's delta is not an object");
 		if (!d)
@@ -205,7 +206,8 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *data,
 {
 	sse *s = ctx;
 	if (!s->mode) {
-		const char *ct = lhttp_headers_get(&resp->headers, "content-type");
+		const char *ct =
+		    lhttp_headers_get(&resp->headers, "content-type");
 		s->mode = ct && strstr(ct, "text/event-stream") ? 1 : 2;
 	}
 	if (s->mode == 2) {
@@ -309,8 +311,9 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 	memset(out, 0, sizeof *out);
 	const char *key = lr_secrets_get(&r->secrets, r->m.model_key_env);
 	if (!key)
-		return lh_err(err, LOCUS_EINVALID, "the model's key variable "
-		                                   "is not set");
+		return lh_err(err, LOCUS_EINVALID,
+		              "the model's key variable "
+		              "is not set");
 	cJSON *body = request_body(r);
 	char *text = body ? lr_json_canonical(body) : NULL;
 	cJSON_Delete(body);
@@ -324,20 +327,26 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 		snprintf(url, bl + 20, "%.*s/chat/completions", (int)bl,
 		         r->m.model_base_url);
 		snprintf(auth, al, "Bearer %s", key);
-		rc = lhttp_headers_add(&h, "Authorization", auth) ||
-		     lhttp_headers_add(&h, "Content-Type", "application/json") ||
-		     lhttp_headers_add(&h, "Accept", "text/event-stream");
+		rc =
+		    lhttp_headers_add(&h, "Authorization", auth) ||
+		    lhttp_headers_add(&h, "Content-Type", "application/json") ||
+		    lhttp_headers_add(&h, "Accept", "text/event-stream");
 	}
 	sse s = {.r = r, .err = err};
 	if (!rc) {
 		double left = lr_run_left(r);
 		long tmo = left < 600 ? (long)(left * 1000) + 1 : 600000;
-		lhttp_request req = {.method = "POST", .url = url, .headers = &h,
-		                     .body = text, .body_len = strlen(text),
+		lhttp_request req = {.method = "POST",
+		                     .url = url,
+		                     .headers = &h,
+		                     .body = text,
+		                     .body_len = strlen(text),
 		                     .has_body = true,
 		                     .retry = LHTTP_RETRY_UNSENT,
-		                     .timeout_ms = tmo, .idle_timeout_ms = 120000,
-		                     .on_body = on_body, .ctx = &s};
+		                     .timeout_ms = tmo,
+		                     .idle_timeout_ms = 120000,
+		                     .on_body = on_body,
+		                     .ctx = &s};
 		lhttp_response resp = {0};
 		rc = lhttp_perform(r->model_http, &req, &resp, err);
 		if (rc && s.rc)

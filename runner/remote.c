@@ -26,8 +26,8 @@ static void quote(lu_buf *b, const char *s, bool plus)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-		    c == '~')
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		    c == '-' || c == '~')
 			lu_buf_add(b, (const char *)&c, 1);
 		else if (c == ' ' && plus)
 			lu_buf_puts(b, "+");
@@ -68,10 +68,11 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 	*is_error = true;
 	if (rc)
 		out = lr_strf("the gateway could not perform %s: %s", t->name,
-		           rc == LOCUS_EIO ? "it is unavailable" : err.message);
+		              rc == LOCUS_EIO ? "it is unavailable"
+		                              : err.message);
 	else if (!ans || lr_json_known(ans, fields, "the tool's answer", &err))
 		out = lr_strf("the gateway's answer for %s is malformed%s",
-		           t->name, "");
+		              t->name, "");
 	else {
 		const cJSON *e = cJSON_GetObjectItem(ans, "error");
 		const cJSON *c = cJSON_GetObjectItem(ans, "content");
@@ -168,14 +169,14 @@ static void wipe_headers(lhttp_headers *h)
 
 /* POST one JSON-RPC message to the mount; *msgs the answer's messages. */
 static int mcp_post(lr_run *r, lr_mount *m, const cJSON *msg,
-                    const char *decision, cJSON **msgs, char *why,
-                    size_t cap)
+                    const char *decision, cJSON **msgs, char *why, size_t cap)
 {
 	*msgs = NULL;
 	lhttp_headers h = {0};
 	int rc = lhttp_headers_add(&h, "Accept",
 	                           "application/json, text/event-stream");
-	rc = rc ? rc : lhttp_headers_add(&h, "Content-Type", "application/json");
+	rc =
+	    rc ? rc : lhttp_headers_add(&h, "Content-Type", "application/json");
 	if (!rc && m->ready)
 		rc = lhttp_headers_add(&h, "MCP-Protocol-Version",
 		                       LR_MCP_VERSION);
@@ -194,9 +195,12 @@ static int mcp_post(lr_run *r, lr_mount *m, const cJSON *msg,
 	lhttp_client *c = NULL;
 	locus_error err;
 	if (!rc && text && !(rc = lhttp_client_new(&c, &o, &err))) {
-		lhttp_request req = {.method = "POST", .url = m->url,
-		                     .headers = &h, .body = text,
-		                     .body_len = strlen(text), .has_body = true};
+		lhttp_request req = {.method = "POST",
+		                     .url = m->url,
+		                     .headers = &h,
+		                     .body = text,
+		                     .body_len = strlen(text),
+		                     .has_body = true};
 		lhttp_response resp = {0};
 		rc = lhttp_perform(c, &req, &resp, &err);
 		if (rc)
@@ -261,14 +265,16 @@ static int mcp_init(lr_run *r, lr_mount *m, char *why, size_t cap)
 	cJSON_AddStringToObject(ci, "version", LOCUS_VERSION);
 	cJSON_AddItemToObject(p, "clientInfo", ci);
 	cJSON *msg = rpc(m, "initialize", p, false), *msgs = NULL;
-	int rc = msg ? mcp_post(r, m, msg, NULL, &msgs, why, cap) : LOCUS_ENOMEM;
+	int rc =
+	    msg ? mcp_post(r, m, msg, NULL, &msgs, why, cap) : LOCUS_ENOMEM;
 	cJSON_Delete(msg);
 	bool ok = false;
 	for (cJSON *c = msgs ? msgs->child : NULL; c; c = c->next)
 		ok = ok || cJSON_IsObject(cJSON_GetObjectItem(c, "result"));
 	cJSON_Delete(msgs);
 	if (!rc && !ok) {
-		snprintf(why, cap, "MCP %s: initialize was not answered", m->id);
+		snprintf(why, cap, "MCP %s: initialize was not answered",
+		         m->id);
 		rc = LOCUS_EINVALID;
 	}
 	if (rc)
@@ -288,9 +294,8 @@ static char *mcp_text(const cJSON *answer, const char *mount, bool *is_error)
 {
 	const cJSON *e = cJSON_GetObjectItem(answer, "error");
 	if (e) {
-		const char *msg = cJSON_IsObject(e) ? lr_json_str(e, "message",
-		                                                  NULL)
-		                                    : NULL;
+		const char *msg =
+		    cJSON_IsObject(e) ? lr_json_str(e, "message", NULL) : NULL;
 		return lr_strf("MCP %s: %s", mount, msg ? msg : "an error");
 	}
 	const cJSON *res = lr_json_obj(answer, "result", NULL);
@@ -350,8 +355,8 @@ char *lr_remote_mcp(lr_run *r, const lr_tool *t, const cJSON *args,
 			answer = c;
 	}
 	char *out = answer ? mcp_text(answer, m->id, is_error)
-	                   : lr_strf("MCP %s: no answer to tools/call %s", m->id,
-	                          t->name);
+	                   : lr_strf("MCP %s: no answer to tools/call %s",
+	                             m->id, t->name);
 	cJSON_Delete(msgs);
 	return out;
 }
@@ -359,9 +364,8 @@ char *lr_remote_mcp(lr_run *r, const lr_tool *t, const cJSON *args,
 /* ---- API connectors ---- */
 
 /* Path, query and body of one operation call (connectors.py's mapping). */
-static int api_build(const lr_tool *t, const lr_connector *c,
-                     const cJSON *args, char **url, char **body, char *why,
-                     size_t cap)
+static int api_build(const lr_tool *t, const lr_connector *c, const cJSON *args,
+                     char **url, char **body, char *why, size_t cap)
 {
 	cJSON *rest = cJSON_Duplicate(args, 1);
 	lu_buf u = {0};
@@ -379,7 +383,8 @@ static int api_build(const lr_tool *t, const lr_connector *c,
 			continue;
 		}
 		char name[130];
-		snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
+		snprintf(name, sizeof name, "%.*s", (int)(close - p - 1),
+		         p + 1);
 		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(rest, name);
 		char *s = v ? scalar(v) : NULL;
 		if (!s) {
@@ -412,7 +417,8 @@ static int api_build(const lr_tool *t, const lr_connector *c,
 	if (!rc && t->op_body_json)
 		*body = lr_json_canonical(rest);
 	else if (!rc && rest->child) {
-		snprintf(why, cap, "%s %s takes no body; unexpected argument '%s'",
+		snprintf(why, cap,
+		         "%s %s takes no body; unexpected argument '%s'",
 		         t->op_method, t->op_path, rest->child->string);
 		rc = LOCUS_EINVALID;
 	}
@@ -449,14 +455,17 @@ char *lr_remote_api(lr_run *r, const lr_tool *t, const cJSON *args,
 	locus_error err;
 	char *out = NULL;
 	if (!rc && !(rc = lhttp_client_new(&cl, &o, &err))) {
-		lhttp_request req = {.method = t->op_method, .url = url,
-		                     .headers = &h, .body = body,
+		lhttp_request req = {.method = t->op_method,
+		                     .url = url,
+		                     .headers = &h,
+		                     .body = body,
 		                     .body_len = body ? strlen(body) : 0,
 		                     .has_body = body != NULL};
 		lhttp_response resp = {0};
 		rc = lhttp_perform(cl, &req, &resp, &err);
 		if (rc)
-			out = lr_strf("%s %s: unreachable", t->op_method, c->id);
+			out =
+			    lr_strf("%s %s: unreachable", t->op_method, c->id);
 		else if (resp.status >= 300) {
 			char st[32];
 			snprintf(st, sizeof st, "%ld", resp.status);

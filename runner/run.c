@@ -105,16 +105,19 @@ static int check_capabilities(lr_run *r, lr_end *end)
 	const lr_manifest *m = &r->m;
 	const char *own = own_variable(m);
 	if (own)
-		return refuse(end, lr_strf("the manifest names the runner's own "
-		                           "variable %.80s as a credential",
-		                           own));
+		return refuse(end,
+		              lr_strf("the manifest names the runner's own "
+		                      "variable %.80s as a credential",
+		                      own));
 	if (strcmp(m->provider, "openai"))
-		return refuse(end, lr_strf("the model provider '%.60s' is not one this "
-		                   "runner has (openai)",
-		              m->provider));
+		return refuse(
+		    end, lr_strf("the model provider '%.60s' is not one this "
+		                 "runner has (openai)",
+		                 m->provider));
 	if (!getenv(m->model_key_env))
-		return refuse(end, lr_strf("the model's key variable %.80s is not set",
-		              m->model_key_env));
+		return refuse(
+		    end, lr_strf("the model's key variable %.80s is not set",
+		                 m->model_key_env));
 	for (size_t i = 0; i < m->n_tools; i++) {
 		const lr_tool *t = &m->tools[i];
 		bool ok = true;
@@ -124,35 +127,45 @@ static int check_capabilities(lr_run *r, lr_end *end)
 			for (size_t k = 0; !ok && locus_all_tools[k]; k++)
 				ok = !strcmp(t->name, locus_all_tools[k]);
 			if (!ok)
-				return refuse(end, lr_strf("the box has no tool named "
-				                   "'%.80s'",
-				              t->name));
+				return refuse(
+				    end, lr_strf("the box has no tool named "
+				                 "'%.80s'",
+				                 t->name));
 		} else if (t->runs == LR_RUNS_MCP) {
 			const lr_mount *mt = &m->mcp[t->target_index];
 			if (strcmp(mt->transport, "streamable_http"))
-				return refuse(end, lr_strf("MCP mount '%.80s': this runner "
-				                   "speaks streamable_http only",
-				              mt->id));
+				return refuse(
+				    end,
+				    lr_strf("MCP mount '%.80s': this runner "
+				            "speaks streamable_http only",
+				            mt->id));
 			bool listed = !mt->tools || !mt->tools->child;
-			for (const cJSON *c = mt->tools ? mt->tools->child : NULL;
+			for (const cJSON *c = mt->tools ? mt->tools->child
+			                                : NULL;
 			     c && !listed; c = c->next)
 				listed = !strcmp(c->valuestring, t->name);
 			if (!listed)
-				return refuse(end, lr_strf("tool '%.80s' is not among its "
-				                   "mount's tools",
-				              t->name));
+				return refuse(
+				    end,
+				    lr_strf("tool '%.80s' is not among its "
+				            "mount's tools",
+				            t->name));
 		}
 	}
 	for (size_t i = 0; i < m->n_mcp; i++)
-		if (m->mcp[i].credential_env && !getenv(m->mcp[i].credential_env))
-			return refuse(end, lr_strf("the credential variable %.80s is "
-			                   "not set",
-			              m->mcp[i].credential_env));
+		if (m->mcp[i].credential_env &&
+		    !getenv(m->mcp[i].credential_env))
+			return refuse(
+			    end, lr_strf("the credential variable %.80s is "
+			                 "not set",
+			                 m->mcp[i].credential_env));
 	for (size_t i = 0; i < m->n_api; i++)
-		if (m->api[i].credential_env && !getenv(m->api[i].credential_env))
-			return refuse(end, lr_strf("the credential variable %.80s is "
-			                   "not set",
-			              m->api[i].credential_env));
+		if (m->api[i].credential_env &&
+		    !getenv(m->api[i].credential_env))
+			return refuse(
+			    end, lr_strf("the credential variable %.80s is "
+			                 "not set",
+			                 m->api[i].credential_env));
 	return 0;
 }
 
@@ -172,12 +185,14 @@ static cJSON *tool_json(lr_run *r, const lr_tool *t)
 	cJSON *own = NULL;
 	bool harness_tool = t->runs == LR_RUNS_BOX && strcmp(t->name, "task") &&
 	                    strcmp(t->name, "ask_user");
-	const cJSON *props = params ? cJSON_GetObjectItem(params, "properties")
-	                            : NULL;
+	const cJSON *props =
+	    params ? cJSON_GetObjectItem(params, "properties") : NULL;
 	if (harness_tool && (!props || !props->child)) {
-		const char *schema = locus_harness_tool_schema(r->harness, t->name);
+		const char *schema =
+		    locus_harness_tool_schema(r->harness, t->name);
 		locus_error err;
-		if (schema && !lr_json_parse(schema, strlen(schema), &own, &err))
+		if (schema &&
+		    !lr_json_parse(schema, strlen(schema), &own, &err))
 			params = own;
 	}
 	if (harness_tool && !desc[0])
@@ -289,8 +304,9 @@ static cJSON *usage_json(const lr_run *r)
 	cJSON_AddNumberToObject(u, "prompt_tokens", (double)r->prompt_tokens);
 	cJSON_AddNumberToObject(u, "completion_tokens",
 	                        (double)r->completion_tokens);
-	cJSON_AddNumberToObject(u, "total_tokens",
-	                        (double)(r->prompt_tokens + r->completion_tokens));
+	cJSON_AddNumberToObject(
+	    u, "total_tokens",
+	    (double)(r->prompt_tokens + r->completion_tokens));
 	cJSON_AddNumberToObject(u, "iterations", (double)r->iterations);
 	return u;
 }
@@ -369,8 +385,10 @@ static int ask_next(lr_run *r, cJSON **ans, const char **op)
 	else if (!strcmp(*op, "resume") && !lr_json_obj(*ans, "resume", NULL))
 		why = "resume without a resume object";
 	if (why || !strcmp(*op, "stop")) {
-		lr_logf(&r->log, "next: stop (%s)", why ? why : "the gateway "
-		                                                "said stop");
+		lr_logf(&r->log, "next: stop (%s)",
+		        why ? why
+		            : "the gateway "
+		              "said stop");
 		return LR_EXIT_DONE;
 	}
 	lr_logf(&r->log, "next: %s", *op);
@@ -386,7 +404,7 @@ static int get_manifest(lr_run *r, lr_end *end)
 	                       NULL, LHTTP_RETRY_IDEMPOTENT, &root, NULL, &err);
 	if (rc == LOCUS_EINVALID || (!rc && !root))
 		return refuse(end, lr_strf("the manifest is malformed: %s",
-		              rc ? err.message : "empty"));
+		                           rc ? err.message : "empty"));
 	if (rc) {
 		end->status = "error";
 		end->error = strdup("the manifest could not be fetched");
@@ -396,9 +414,10 @@ static int get_manifest(lr_run *r, lr_end *end)
 		return refuse(end, lr_strf("%s", err.message));
 	lr_logf(&r->log, "manifest %s (%zu tools)", r->m.digest, r->m.n_tools);
 	if (strcmp(r->m.run_id, r->env->run_id))
-		return refuse(end, lr_strf("the manifest is for run '%.80s', not this "
-		                   "box's",
-		              r->m.run_id));
+		return refuse(
+		    end, lr_strf("the manifest is for run '%.80s', not this "
+		                 "box's",
+		                 r->m.run_id));
 	return 0;
 }
 
@@ -448,8 +467,9 @@ static int finish(lr_run *r, lr_end *end)
 	           : !strcmp(end->status, "error") ? LR_EXIT_ERROR
 	                                           : LR_EXIT_DONE;
 	if (rc || ev) {
-		lr_logf(&r->log, "%s", rc ? "the result was not delivered"
-		                          : "events are still spooled");
+		lr_logf(&r->log, "%s",
+		        rc ? "the result was not delivered"
+		           : "events are still spooled");
 		if (code == LR_EXIT_DONE)
 			code = LR_EXIT_ERROR;
 	}
@@ -483,7 +503,8 @@ int lr_main(const lr_env *env)
 		run_free(&r);
 		return LR_EXIT_ERROR;
 	}
-	if (lr_gw_open(&r.gw, env->url, env->token, env->run_id, &r.log, &err) ||
+	if (lr_gw_open(&r.gw, env->url, env->token, env->run_id, &r.log,
+	               &err) ||
 	    lr_events_open(&r.ev, &r.gw, r.state_dir, &r.log, &err)) {
 		lr_logf(&r.log, "start: %s", err.message);
 		run_free(&r);
@@ -495,7 +516,8 @@ int lr_main(const lr_env *env)
 	if (code < 0) {
 		lr_end end = {0};
 		if (!prepare(&r, &end))
-			lr_loop(&r, op, lr_json_obj(next, "resume", NULL), &end);
+			lr_loop(&r, op, lr_json_obj(next, "resume", NULL),
+			        &end);
 		if (!end.status)
 			end.status = "error";
 		code = finish(&r, &end);

@@ -64,8 +64,8 @@ typedef struct lr_gw {
 	lr_log *log;
 } lr_gw;
 
-int lr_gw_open(lr_gw *g, const char *url, const char *token,
-               const char *run_id, lr_log *log, locus_error *err);
+int lr_gw_open(lr_gw *g, const char *url, const char *token, const char *run_id,
+               lr_log *log, locus_error *err);
 void lr_gw_close(lr_gw *g);
 /*
  * One request: body (may be NULL) sent as canonical JSON; a 2xx answer's
@@ -82,8 +82,12 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 void lr_gw_run_path(const lr_gw *g, const char *tail, char *out, size_t cap);
 
 /* ---- manifest.c ---- */
-typedef enum lr_runs { LR_RUNS_BOX, LR_RUNS_GATEWAY, LR_RUNS_MCP,
-                       LR_RUNS_API } lr_runs;
+typedef enum lr_runs {
+	LR_RUNS_BOX,
+	LR_RUNS_GATEWAY,
+	LR_RUNS_MCP,
+	LR_RUNS_API
+} lr_runs;
 
 typedef struct lr_tool {
 	const char *name;
@@ -150,8 +154,8 @@ typedef struct lr_events {
 	lr_log *log;
 } lr_events;
 
-int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir,
-                   lr_log *log, locus_error *err);
+int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
+                   locus_error *err);
 void lr_events_close(lr_events *e);
 /* Queue one event (taken over; its "type" must be an allowed one). */
 void lr_events_emit(lr_events *e, cJSON *event);
@@ -168,9 +172,9 @@ typedef struct lr_run lr_run;
 
 /* model.c */
 typedef struct lr_turn {
-	char *content;       /* may be NULL */
-	char *reasoning;     /* may be NULL */
-	cJSON *tool_calls;   /* array [{id,type,function{name,arguments}}] */
+	char *content;     /* may be NULL */
+	char *reasoning;   /* may be NULL */
+	cJSON *tool_calls; /* array [{id,type,function{name,arguments}}] */
 	long prompt_tokens, completion_tokens;
 	double cost_usd;
 	bool has_cost;
@@ -247,7 +251,7 @@ struct lr_run {
 	lhttp_client *model_http;
 	locus_backend *backend;
 	locus_harness *harness;
-	cJSON *messages; /* the chat so far */
+	cJSON *messages;   /* the chat so far */
 	cJSON *tools_json; /* the tools as the model sees them */
 	long iterations;
 	long prompt_tokens, completion_tokens;

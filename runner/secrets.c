@@ -105,8 +105,9 @@ int lr_secrets_wipe(const lr_secrets *s, bool harden, locus_error *err)
 	if (harden && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		return lh_err(err, LOCUS_EIO, "prctl(PR_SET_DUMPABLE) failed");
 	if (proc_shows(s))
-		return lh_err(err, LOCUS_EIO, "a secret is still readable in "
-		                              "/proc/self/environ");
+		return lh_err(err, LOCUS_EIO,
+		              "a secret is still readable in "
+		              "/proc/self/environ");
 	return 0;
 }
 

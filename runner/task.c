@@ -37,8 +37,8 @@ static char *dupmsg(const char *a, const char *b)
 
 /* environ minus LOCUS_*, plus the child's variables and the placeholders
    the parent holds (the child's manifest may name them too). */
-static char **child_environ(lr_run *r, const char *child_id,
-                            const char *token, const char *state)
+static char **child_environ(lr_run *r, const char *child_id, const char *token,
+                            const char *state)
 {
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
@@ -49,20 +49,22 @@ static char **child_environ(lr_run *r, const char *child_id,
 	size_t k = 0;
 	/* the runner's own variables are the child's own, set below */
 	for (char **e = environ; e && *e; e++)
-		if (strncmp(*e, "LOCUS_ADMIT_", 12) && strncmp(*e, "LOCUS_RUN_ID=", 13) &&
+		if (strncmp(*e, "LOCUS_ADMIT_", 12) &&
+		    strncmp(*e, "LOCUS_RUN_ID=", 13) &&
 		    strncmp(*e, "LOCUS_RUNNER_", 13))
 			v[k++] = strdup(*e);
-	const char *pairs[][2] = {{"LOCUS_ADMIT_URL", r->env->url},
-	                          {"LOCUS_ADMIT_TOKEN", token},
-	                          {"LOCUS_RUN_ID", child_id},
-	                          {"LOCUS_RUNNER_ROOT", r->env->root},
-	                          {"LOCUS_RUNNER_STATE_DIR", state},
-	                          {"LOCUS_RUNNER_HARDEN",
-	                           r->env->harden ? "non-dumpable" : NULL}};
+	const char *pairs[][2] = {
+	    {"LOCUS_ADMIT_URL", r->env->url},
+	    {"LOCUS_ADMIT_TOKEN", token},
+	    {"LOCUS_RUN_ID", child_id},
+	    {"LOCUS_RUNNER_ROOT", r->env->root},
+	    {"LOCUS_RUNNER_STATE_DIR", state},
+	    {"LOCUS_RUNNER_HARDEN", r->env->harden ? "non-dumpable" : NULL}};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
 			continue;
-		char *kv = malloc(strlen(pairs[i][0]) + strlen(pairs[i][1]) + 2);
+		char *kv =
+		    malloc(strlen(pairs[i][0]) + strlen(pairs[i][1]) + 2);
 		if (kv) {
 			sprintf(kv, "%s=%s", pairs[i][0], pairs[i][1]);
 			v[k++] = kv;
@@ -144,8 +146,9 @@ static char *child_outcome(lr_run *r, const char *state, int code,
 		cJSON_Delete(res);
 		*is_error = true;
 		char m[120];
-		snprintf(m, sizeof m, "the child run ended (exit %d) without a "
-		                      "readable result",
+		snprintf(m, sizeof m,
+		         "the child run ended (exit %d) without a "
+		         "readable result",
 		         code);
 		return strdup(m);
 	}
@@ -158,7 +161,8 @@ static char *child_outcome(lr_run *r, const char *state, int code,
 		out = strdup(msg ? msg : "");
 	else {
 		char head[120];
-		snprintf(head, sizeof head, "the child run ended %s (exit %d)%s",
+		snprintf(head, sizeof head,
+		         "the child run ended %s (exit %d)%s",
 		         status ? status : "without a status", code,
 		         emsg ? ": " : "");
 		out = dupmsg(head, emsg ? emsg : "");
@@ -212,7 +216,8 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	cJSON_Delete(ans);
 	if (!env)
 		return NULL;
-	const char *exe = r->env->self_exe ? r->env->self_exe : "/proc/self/exe";
+	const char *exe =
+	    r->env->self_exe ? r->env->self_exe : "/proc/self/exe";
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_RDWR);

@@ -104,9 +104,9 @@ static lr_outcome perform(lr_run *r, const lr_tool *t, const char *call_id,
 		char *canon = lr_json_canonical(args);
 		locus_error err;
 		r->cur_call_id = call_id;
-		int rc = canon ? locus_harness_call(&text, &is_error, r->harness,
-		                                    t->name, canon, strlen(canon),
-		                                    &err)
+		int rc = canon ? locus_harness_call(&text, &is_error,
+		                                    r->harness, t->name, canon,
+		                                    strlen(canon), &err)
 		               : LOCUS_ENOMEM;
 		r->cur_call_id = NULL;
 		free(canon);
@@ -120,8 +120,9 @@ static lr_outcome perform(lr_run *r, const lr_tool *t, const char *call_id,
 			free(text);
 			text = NULL;
 			is_error = true;
-			set_text(res, rc == LOCUS_ENOMEM ? "out of memory"
-			                                 : err.message,
+			set_text(res,
+			         rc == LOCUS_ENOMEM ? "out of memory"
+			                            : err.message,
 			         true);
 			return LR_RAN;
 		}
@@ -147,7 +148,8 @@ static lr_outcome admit_and_perform(lr_run *r, const lr_tool *t,
 		lr_admission a;
 		lr_admit(r, call_id, t->name, args, approval, &a);
 		if (a.verdict == LR_ALLOW) {
-			out = perform(r, t, call_id, args, a.decision_token, res);
+			out =
+			    perform(r, t, call_id, args, a.decision_token, res);
 			lr_admission_clear(&a);
 			break;
 		}
@@ -156,8 +158,8 @@ static lr_outcome admit_and_perform(lr_run *r, const lr_tool *t,
 			lr_admission_clear(&a);
 			break;
 		}
-		const char *state = lr_approval_wait(r, a.approval_id,
-		                                     r->m.budgets.park_ttl_s);
+		const char *state =
+		    lr_approval_wait(r, a.approval_id, r->m.budgets.park_ttl_s);
 		if (!state) {
 			cJSON *w = cJSON_CreateObject();
 			if (w) {
@@ -174,9 +176,10 @@ static lr_outcome admit_and_perform(lr_run *r, const lr_tool *t,
 		}
 		if (strcmp(state, "approved")) {
 			char msg[400];
-			snprintf(msg, sizeof msg,
-			         "denied by the gateway: the approval %s was %s",
-			         a.approval_id, state);
+			snprintf(
+			    msg, sizeof msg,
+			    "denied by the gateway: the approval %s was %s",
+			    a.approval_id, state);
 			set_text(res, msg, true);
 			lr_admission_clear(&a);
 			break;
@@ -201,7 +204,8 @@ lr_outcome lr_tool_call(lr_run *r, const char *call_id, const char *name,
 	locus_error perr;
 	if (!t) {
 		char msg[200];
-		snprintf(msg, sizeof msg, "not run: no tool named \"%.80s\"", name);
+		snprintf(msg, sizeof msg, "not run: no tool named \"%.80s\"",
+		         name);
 		set_text(res, msg, true);
 		lr_logf(&r->log, "call %s: an unknown tool", call_id);
 		return LR_RAN;
@@ -209,7 +213,8 @@ lr_outcome lr_tool_call(lr_run *r, const char *call_id, const char *name,
 	if (lr_json_parse(args_json, strlen(args_json), &args, &perr) ||
 	    !cJSON_IsObject(args)) {
 		cJSON_Delete(args);
-		set_text(res, "not run: the arguments are not a JSON object", true);
+		set_text(res, "not run: the arguments are not a JSON object",
+		         true);
 		lr_logf(&r->log, "call %s (%s): malformed arguments", call_id,
 		        name);
 		return LR_RAN;

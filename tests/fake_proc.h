@@ -26,7 +26,8 @@ typedef struct fake_proc {
 
 /* Start `/usr/bin/python3 $LOCUS_SOURCE_ROOT/tests/<script> args...`
    (args NULL-terminated, at most 30).  0 or -1 (message on stderr). */
-static inline int fake_start(fake_proc *f, const char *script, const char *const *args)
+static inline int fake_start(fake_proc *f, const char *script,
+                             const char *const *args)
 {
 	const char *root = getenv("LOCUS_SOURCE_ROOT");
 	char path[4096];

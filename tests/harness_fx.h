@@ -49,8 +49,8 @@ static inline char *fx_prompt(const locus_harness *h)
 static char g_tmp[512];  /* per-test scratch: T */
 static char g_root[600]; /* T/ws */
 
-__attribute__((format(printf, 1, 2)))
-static inline void sh(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static inline void sh(const char *fmt,
+                                                            ...)
 {
 	char cmd[4096];
 	va_list ap;
@@ -183,8 +183,8 @@ enum {
 	BK_OS_MTLS,
 	BK_OS_END
 };
-static const char *const bk_names[] = {"local", "memory",        "bwrap",
-                                       "oci",   "openshell-h2c", "openshell-mtls"};
+static const char *const bk_names[] = {
+    "local", "memory", "bwrap", "oci", "openshell-h2c", "openshell-mtls"};
 
 static int bwrap_state = -1; /* -1 unknown, 0 cannot, 1 can */
 
@@ -235,7 +235,7 @@ typedef struct fx {
 
 /* false: this backend cannot run here (reported, not counted as a pass) */
 static inline bool fx_open(fx *f, int kind, const char *const *tools,
-                    locus_wrap_fn wrap, void *wp)
+                           locus_wrap_fn wrap, void *wp)
 {
 	memset(f, 0, sizeof *f);
 	f->kind = kind;
@@ -319,12 +319,14 @@ static inline char *get(fx *f, const char *path)
 }
 
 /* Call a tool; returns its text (caller frees), *is_err its flag. */
-static inline char *call(fx *f, const char *tool, const char *args, bool *is_err)
+static inline char *call(fx *f, const char *tool, const char *args,
+                         bool *is_err)
 {
 	char *out = NULL;
 	bool e = true;
 	locus_error err = {0};
-	int rc = locus_harness_call(&out, &e, f->h, tool, args, strlen(args), &err);
+	int rc =
+	    locus_harness_call(&out, &e, f->h, tool, args, strlen(args), &err);
 	ck_assert_msg(rc == 0, "%s: rc %d %s", tool, rc, err.message);
 	ck_assert_ptr_nonnull(out);
 	if (is_err)
@@ -333,7 +335,7 @@ static inline char *call(fx *f, const char *tool, const char *args, bool *is_err
 }
 
 static inline void call_ok(fx *f, const char *tool, const char *args,
-                    const char *want_sub)
+                           const char *want_sub)
 {
 	bool e;
 	char *o = call(f, tool, args, &e);
@@ -345,7 +347,7 @@ static inline void call_ok(fx *f, const char *tool, const char *args,
 }
 
 static inline void call_err(fx *f, const char *tool, const char *args,
-                     const char *want_sub)
+                            const char *want_sub)
 {
 	bool e;
 	char *o = call(f, tool, args, &e);

@@ -119,8 +119,8 @@ static inline void oci_fx_options(const oci_fx *f, locus_oci_options *o)
 
 /* An unsigned call to the fake's /_fake/ routes; the body (malloc'd) or
    NULL. */
-static inline char *oci_fx_call(const oci_fx *f, const char *method, const char *path,
-                         const char *body)
+static inline char *oci_fx_call(const oci_fx *f, const char *method,
+                                const char *path, const char *body)
 {
 	lhttp_options o = LHTTP_OPTIONS_INIT;
 	o.base_url = f->endpoint;

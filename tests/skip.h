@@ -41,8 +41,10 @@ static inline int test_exit(int failed)
 	if (failed || !g_test_skips)
 		return 1;
 	if (*g_test_skips) {
-		fprintf(stderr, "%d check(s) skipped: the suite is reported as "
-		                "skipped, not passed\n", *g_test_skips);
+		fprintf(stderr,
+		        "%d check(s) skipped: the suite is reported as "
+		        "skipped, not passed\n",
+		        *g_test_skips);
 		return TEST_SKIPPED;
 	}
 	return 0;

@@ -106,17 +106,18 @@ START_TEST(append_and_verify)
 	*nl = '\0';
 	cJSON *o = cJSON_Parse(b);
 	ck_assert_ptr_nonnull(o);
-	const char *keys[] = {"seq", "time", "action", "asset", "outcome",
-	                      "reason", "checks", "labels", "policy_version",
-	                      "prev", "hash"};
+	const char *keys[] = {
+	    "seq",    "time",   "action",         "asset", "outcome", "reason",
+	    "checks", "labels", "policy_version", "prev",  "hash"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		ck_assert_msg(cJSON_GetObjectItemCaseSensitive(o, keys[i]),
 		              "missing %s", keys[i]);
-	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(o, "policy_version")
-	                         ->valuestring,
-	                 "strict@2");
-	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring,
-	                 "require_human");
+	ck_assert_str_eq(
+	    cJSON_GetObjectItemCaseSensitive(o, "policy_version")->valuestring,
+	    "strict@2");
+	ck_assert_str_eq(
+	    cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring,
+	    "require_human");
 	cJSON_Delete(o);
 	free(b);
 	unlink(path);
@@ -232,7 +233,7 @@ START_TEST(concurrent_appends)
 		cJSON *o = cJSON_Parse(l);
 		ck_assert_msg(o != NULL, "torn line %zu", lines + 1);
 		const char *asset =
-		        cJSON_GetObjectItemCaseSensitive(o, "asset")->valuestring;
+		    cJSON_GetObjectItemCaseSensitive(o, "asset")->valuestring;
 		int id = atoi(asset + 5);
 		ck_assert(id >= 0 && id < N * M && !seen[id]);
 		seen[id] = true;
@@ -299,8 +300,7 @@ END_TEST
 
 /* ---- an audit trail the agent cannot end silently (issue 13) ---- */
 
-static locus_audit *open_opts(const char *path, const char *key,
-                              unsigned every)
+static locus_audit *open_opts(const char *path, const char *key, unsigned every)
 {
 	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
 	o.key_path = key;
@@ -317,8 +317,8 @@ static void add(locus_audit *a, const locus_policy *p, int i, int want)
 	locus_decision *d = decision(p, i);
 	locus_error err = {0};
 	int rc = locus_audit_append(a, d, &err);
-	ck_assert_msg(rc == want, "append: %d (%s), wanted %d", rc,
-	              err.message, want);
+	ck_assert_msg(rc == want, "append: %d (%s), wanted %d", rc, err.message,
+	              want);
 	locus_decision_free(d);
 }
 
@@ -469,7 +469,8 @@ START_TEST(keyed_checkpoints)
 		out[got] = '\0';
 		int st = pclose(o);
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
-		ck_assert_msg(strstr(out, "10 records") && strstr(out, anchor) &&
+		ck_assert_msg(strstr(out, "10 records") &&
+		                  strstr(out, anchor) &&
 		                  strstr(out, "3 checkpoints"),
 		              "%s", out);
 		spit(path, full, (size_t)(cut - full));
@@ -572,19 +573,22 @@ START_TEST(audit_key_outside_workspace)
 		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
 		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
 		              out);
-		snprintf(cmd, sizeof cmd,
-		         "printf '%%s' '{\"hook_event_name\":\"PreToolUse\","
-		         "\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":"
-		         "\"a\"},\"cwd\":\"%s\"}' | %s hook claude-code --root %s "
-		         "--audit %s --audit-key %s 2>&1",
-		         ws, bin, ws, trail, key_in);
+		snprintf(
+		    cmd, sizeof cmd,
+		    "printf '%%s' '{\"hook_event_name\":\"PreToolUse\","
+		    "\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":"
+		    "\"a\"},\"cwd\":\"%s\"}' | %s hook claude-code --root %s "
+		    "--audit %s --audit-key %s 2>&1",
+		    ws, bin, ws, trail, key_in);
 		int st = run_capture(cmd, out, sizeof out);
-		ck_assert_msg(st != 0 && strstr(out, "lies inside the workspace"),
+		ck_assert_msg(st != 0 &&
+		                  strstr(out, "lies inside the workspace"),
 		              "%d %s", st, out);
-		snprintf(cmd, sizeof cmd,
-		         "%s mcp --root %s --audit %s --audit-key %s </dev/null "
-		         "2>&1",
-		         bin, ws, trail, key_in);
+		snprintf(
+		    cmd, sizeof cmd,
+		    "%s mcp --root %s --audit %s --audit-key %s </dev/null "
+		    "2>&1",
+		    bin, ws, trail, key_in);
 		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
 		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
 		              out);

@@ -54,9 +54,8 @@ static const char *perm(const locus_policy *p, const char *tool,
 	in.workspace_root = root;
 	locus_decision *d = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_gate(&d, p, NULL, tool, args, strlen(args), &in,
-	                            &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, tool, args, strlen(args), &in, &err), 0);
 	static char buf[16];
 	const char *v = locus_decision_permission(d);
 	snprintf(buf, sizeof(buf), "%s", v ? v : "none");
@@ -67,22 +66,24 @@ static const char *perm(const locus_policy *p, const char *tool,
 START_TEST(home_is_expanded)
 {
 	warnings w = {{0}, 0};
-	locus_policy *p = load("{\"permissions\": {\"deny\": [\"Read(~/.ssh/**)\"],"
-	                       " \"allow\": [\"Read(~/notes/*)\"]}}",
-	                       "/proj", &w);
+	locus_policy *p =
+	    load("{\"permissions\": {\"deny\": [\"Read(~/.ssh/**)\"],"
+	         " \"allow\": [\"Read(~/notes/*)\"]}}",
+	         "/proj", &w);
 	/* Claude sends absolute paths */
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/home/dev/.ssh/id_rsa\"}",
+	ck_assert_str_eq(perm(p, "Read",
+	                      "{\"file_path\":\"/home/dev/.ssh/id_rsa\"}",
 	                      "/proj"),
 	                 "deny");
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"~/.ssh/config\"}",
-	                      "/proj"),
-	                 "deny");
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/home/eve/.ssh/x\"}",
-	                      "/proj"),
-	                 "none");
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/home/dev/notes/a\"}",
-	                      "/proj"),
-	                 "allow");
+	ck_assert_str_eq(
+	    perm(p, "Read", "{\"file_path\":\"~/.ssh/config\"}", "/proj"),
+	    "deny");
+	ck_assert_str_eq(
+	    perm(p, "Read", "{\"file_path\":\"/home/eve/.ssh/x\"}", "/proj"),
+	    "none");
+	ck_assert_str_eq(
+	    perm(p, "Read", "{\"file_path\":\"/home/dev/notes/a\"}", "/proj"),
+	    "allow");
 	/* the shell too: cat ~/.ssh/id_rsa, with the path written out */
 	ck_assert_str_eq(perm(p, "bash",
 	                      "{\"command\":\"cat /home/dev/.ssh/id_rsa\"}",
@@ -98,27 +99,30 @@ END_TEST
 START_TEST(slash_is_the_project)
 {
 	warnings w = {{0}, 0};
-	locus_policy *p = load("{\"permissions\": {\"allow\": [\"Edit(/src/**)\"],"
-	                       " \"deny\": [\"Edit(/gen/**)\"]}}",
-	                       "/proj", &w);
-	ck_assert_str_eq(perm(p, "Write",
-	                      "{\"file_path\":\"/proj/src/a.c\",\"content\":\"\"}",
-	                      "/proj/sub"),
-	                 "allow");
-	ck_assert_str_eq(perm(p, "Write",
-	                      "{\"file_path\":\"/proj/sub/src/a.c\",\"content\":"
-	                      "\"\"}",
-	                      "/proj/sub"),
-	                 "none");
+	locus_policy *p =
+	    load("{\"permissions\": {\"allow\": [\"Edit(/src/**)\"],"
+	         " \"deny\": [\"Edit(/gen/**)\"]}}",
+	         "/proj", &w);
+	ck_assert_str_eq(
+	    perm(p, "Write",
+	         "{\"file_path\":\"/proj/src/a.c\",\"content\":\"\"}",
+	         "/proj/sub"),
+	    "allow");
+	ck_assert_str_eq(
+	    perm(p, "Write",
+	         "{\"file_path\":\"/proj/sub/src/a.c\",\"content\":"
+	         "\"\"}",
+	         "/proj/sub"),
+	    "none");
 	/* a relative path is the call's: sub/../src/a.c from /proj/sub */
 	ck_assert_str_eq(perm(p, "Write",
 	                      "{\"file_path\":\"../src/a.c\",\"content\":\"\"}",
 	                      "/proj/sub"),
 	                 "allow");
-	ck_assert_str_eq(perm(p, "Write",
-	                      "{\"file_path\":\"/proj/gen/x\",\"content\":\"\"}",
-	                      "/proj/sub"),
-	                 "deny");
+	ck_assert_str_eq(
+	    perm(p, "Write", "{\"file_path\":\"/proj/gen/x\",\"content\":\"\"}",
+	         "/proj/sub"),
+	    "deny");
 	/* the deny is also read as the absolute /gen, with a warning */
 	ck_assert_str_eq(perm(p, "Write",
 	                      "{\"file_path\":\"/gen/x\",\"content\":\"\"}",
@@ -148,9 +152,9 @@ START_TEST(bad_rules)
 	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ASK), 2);
 	/* the bad WebFetch deny holds fetches, not everything ... but the
 	   unreadable "Ba sh(x)" holds every call */
-	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.test\"}",
-	                      "/proj"),
-	                 "ask");
+	ck_assert_str_eq(
+	    perm(p, "WebFetch", "{\"url\":\"https://x.test\"}", "/proj"),
+	    "ask");
 	ck_assert_str_eq(perm(p, "mcp__db__query", "{}", "/proj"), "ask");
 	locus_policy_free(p);
 
@@ -158,11 +162,11 @@ START_TEST(bad_rules)
 	p = load("{\"permissions\": {\"deny\": [\"WebFetch(domain:)\"], "
 	         "\"allow\": [\"mcp__db__*\"]}}",
 	         "/proj", &w);
-	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.test\"}",
-	                      "/proj"),
-	                 "ask");
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/proj/a\"}", "/proj"),
-	                 "none");
+	ck_assert_str_eq(
+	    perm(p, "WebFetch", "{\"url\":\"https://x.test\"}", "/proj"),
+	    "ask");
+	ck_assert_str_eq(
+	    perm(p, "Read", "{\"file_path\":\"/proj/a\"}", "/proj"), "none");
 	ck_assert_str_eq(perm(p, "mcp__db__query", "{}", "/proj"), "allow");
 	locus_policy_free(p);
 }
@@ -184,14 +188,15 @@ START_TEST(symlinks_resolved)
 	snprintf(p3, sizeof p3, "%s/src", dir);
 	ck_assert_int_eq(symlink("/etc", p3), 0);
 	warnings w = {{0}, 0};
-	locus_policy *p = load("{\"permissions\": {\"deny\": [\"Read(./.env)\"], "
-	                       "\"allow\": [\"Read(src/**)\"]}}",
-	                       dir, &w);
+	locus_policy *p =
+	    load("{\"permissions\": {\"deny\": [\"Read(./.env)\"], "
+	         "\"allow\": [\"Read(src/**)\"]}}",
+	         dir, &w);
 	char args[400];
 	snprintf(args, sizeof args, "{\"file_path\":\"%s\"}", p2);
 	ck_assert_str_eq(perm(p, "Read", args, dir), "deny");
-	ck_assert_str_eq(perm(p, "bash", "{\"command\":\"cat config.txt\"}", dir),
-	                 "deny");
+	ck_assert_str_eq(
+	    perm(p, "bash", "{\"command\":\"cat config.txt\"}", dir), "deny");
 	/* src -> /etc: the allow on src/... does not cover /etc/hostname */
 	snprintf(args, sizeof args, "{\"file_path\":\"%s/src/hostname\"}", dir);
 	ck_assert_str_eq(perm(p, "Read", args, dir), "none");

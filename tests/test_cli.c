@@ -68,7 +68,7 @@ START_TEST(help_lists_subcommands)
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	const char *names[] = {"classify", "corpus", "gate", "policy",
-	                       "audit", "tool", "hook", "mcp"};
+	                       "audit",    "tool",   "hook", "mcp"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		ck_assert_msg(strstr(r.out, names[i]), "--help lacks %s",
 		              names[i]);
@@ -107,16 +107,15 @@ END_TEST
 START_TEST(classify_args_are_one_command)
 {
 	/* joined: sudo sh -c 'rm -rf build' (the quotes are the shell's) */
-	const char *av[] = {"locus", "classify", "sudo", "sh", "-c",
-	                    "'rm -rf build'", NULL};
+	const char *av[] = {"locus", "classify",       "sudo", "sh",
+	                    "-c",    "'rm -rf build'", NULL};
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	char **lines;
 	size_t n = split_lines(r.out, &lines);
 	ck_assert_uint_eq(n, 1);
 	cJSON *o = parse_obj(lines[0]);
-	ck_assert_str_eq(str_field(o, "command"),
-	                 "sudo sh -c 'rm -rf build'");
+	ck_assert_str_eq(str_field(o, "command"), "sudo sh -c 'rm -rf build'");
 	ck_assert_str_eq(str_field(o, "kind"), "workspace.exec");
 	ck_assert(has_tag(o, "bash"));
 	ck_assert(has_tag(o, "exec:never"));
@@ -130,20 +129,20 @@ END_TEST
 /* --root DIR is the workspace root of outside-workspace (issue 10). */
 START_TEST(classify_and_gate_root)
 {
-	const char *in_root[] = {"locus", "classify", "--root", "/tmp", "--",
-	                         "cat", "/tmp/x", NULL};
+	const char *in_root[] = {"locus", "classify", "--root", "/tmp",
+	                         "--",    "cat",      "/tmp/x", NULL};
 	run_out r = run(in_root, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_null(strstr(r.out, "outside-workspace"));
 	run_free(&r);
-	const char *out_root[] = {"locus", "classify", "--root", "/usr", "--",
-	                          "cat", "/tmp/x", NULL};
+	const char *out_root[] = {"locus", "classify", "--root", "/usr",
+	                          "--",    "cat",      "/tmp/x", NULL};
 	r = run(out_root, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "\"outside-workspace\""));
 	run_free(&r);
 	const char *bad[] = {"locus", "classify", "--root", "/nonexistent/dir",
-	                     "ls", NULL};
+	                     "ls",    NULL};
 	r = run(bad, NULL, 0);
 	ck_assert_int_eq(r.status, 2);
 	run_free(&r);
@@ -170,8 +169,7 @@ START_TEST(classify_read_line)
 	ck_assert_int_eq(r.status, 0);
 	cJSON *o = parse_obj(r.out);
 	ck_assert_str_eq(str_field(o, "kind"), "workspace.read");
-	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "tags")),
-	                 1);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "tags")), 1);
 	cJSON_Delete(o);
 	run_free(&r);
 }
@@ -221,12 +219,12 @@ START_TEST(classify_jsonl)
 {
 	const char *av[] = {"locus", "classify", "--jsonl", NULL};
 	const char *in =
-	        "{\"command\":\"cat <<EOF | sh\\nrm -rf /\\nEOF\"}\r\n"
-	        "\n"
-	        "{\"tool\":\"write\",\"arguments\":{\"path\":\"a.txt\","
-	        "\"content\":\"x\"}}\n"
-	        "{\"tool\":\"bash\",\"arguments\":{\"command\":\"sleep 1\","
-	        "\"background\":true}}\n";
+	    "{\"command\":\"cat <<EOF | sh\\nrm -rf /\\nEOF\"}\r\n"
+	    "\n"
+	    "{\"tool\":\"write\",\"arguments\":{\"path\":\"a.txt\","
+	    "\"content\":\"x\"}}\n"
+	    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"sleep 1\","
+	    "\"background\":true}}\n";
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 0);
 	char **lines;
@@ -252,11 +250,10 @@ END_TEST
 START_TEST(classify_jsonl_nul_command)
 {
 	const char *av[] = {"locus", "classify", "--jsonl", NULL};
-	const char *in =
-	        "{\"command\":\"ls\\u0000; rm -rf /\"}\n"
-	        "{\"tool\":\"bash\",\"arguments\":{\"command\":"
-	        "\"rm -rf /\\u0000 ls\"}}\n"
-	        "{\"command\":\"echo a\\u0000b\"}\n";
+	const char *in = "{\"command\":\"ls\\u0000; rm -rf /\"}\n"
+	                 "{\"tool\":\"bash\",\"arguments\":{\"command\":"
+	                 "\"rm -rf /\\u0000 ls\"}}\n"
+	                 "{\"command\":\"echo a\\u0000b\"}\n";
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 0);
 	char **lines;
@@ -292,14 +289,15 @@ END_TEST
 START_TEST(classify_bad_lines_are_reported_and_skipped)
 {
 	const char *av[] = {"locus", "classify", "--jsonl", NULL};
-	const char *in = "{\"command\":\"ls\"}\n"
-	                 "{not json\n"
-	                 "{\"command\":42}\n"
-	                 "[1,2]\n"
-	                 "{\"tool\":\"nope\",\"arguments\":{}}\n"
-	                 "{\"other\":1}\n"
-	                 "{\"tool\":\"read\",\"arguments\":{\"path\":\"a\\u0000\"}}\n"
-	                 "{\"command\":\"reboot\"}\n";
+	const char *in =
+	    "{\"command\":\"ls\"}\n"
+	    "{not json\n"
+	    "{\"command\":42}\n"
+	    "[1,2]\n"
+	    "{\"tool\":\"nope\",\"arguments\":{}}\n"
+	    "{\"other\":1}\n"
+	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"a\\u0000\"}}\n"
+	    "{\"command\":\"reboot\"}\n";
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 2);
 	char **lines;
@@ -536,9 +534,15 @@ START_TEST(claude_project_everywhere)
 	char extra[200];
 	snprintf(extra, sizeof extra, "%s/extra.json", tmpdir);
 
-	const char *show[] = {"locus", "policy", "show", "--compact",
-	                      "--claude-project", proj, "--claude-settings",
-	                      extra, NULL};
+	const char *show[] = {"locus",
+	                      "policy",
+	                      "show",
+	                      "--compact",
+	                      "--claude-project",
+	                      proj,
+	                      "--claude-settings",
+	                      extra,
+	                      NULL};
 	run_out r = run(show, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_msg(strstr(r.out, "\"Bash(rm:*)\"") &&
@@ -547,8 +551,10 @@ START_TEST(claude_project_everywhere)
 	              "%s", r.out);
 	run_free(&r);
 
-	const char *gate[] = {"locus", "gate", "--preset", "permissive",
-	                      "--root", proj, "--claude-project", proj, NULL};
+	const char *gate[] = {
+	    "locus",  "gate", "--preset",         "permissive",
+	    "--root", proj,   "--claude-project", proj,
+	    NULL};
 	const char *calls =
 	    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"rm -f x\"}}\n"
 	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"secret/k\"}}\n"
@@ -564,13 +570,15 @@ START_TEST(claude_project_everywhere)
 	ck_assert_msg(strstr(l3 + 1, "\"outcome\":\"allow\""), "%s", l3 + 1);
 	run_free(&r);
 
-	const char *mcp[] = {"locus", "mcp", "--preset", "permissive", "--root",
-	                     proj, "--claude-project", proj, NULL};
+	const char *mcp[] = {"locus",  "mcp", "--preset",         "permissive",
+	                     "--root", proj,  "--claude-project", proj,
+	                     NULL};
 	const char *msgs =
 	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 	    "\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n"
 	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/"
+	    "call\",\"params\":"
 	    "{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -f "
 	    "keep\"}}}\n";
 	write_file("p/keep", "x");
@@ -585,12 +593,14 @@ START_TEST(claude_project_everywhere)
 	run_free(&r);
 
 	/* a project that is not a folder, and too many files: exit 2 */
-	const char *bad_show[] = {"locus", "policy", "show",
-	                          "--claude-project", "/nonexistent/p", NULL};
+	const char *bad_show[] = {"locus",          "policy",
+	                          "show",           "--claude-project",
+	                          "/nonexistent/p", NULL};
 	const char *bad_gate[] = {"locus", "gate", "--claude-project",
 	                          "/nonexistent/p", NULL};
-	const char *bad_mcp[] = {"locus", "mcp", "--root", proj,
-	                         "--claude-project", "/nonexistent/p", NULL};
+	const char *bad_mcp[] = {
+	    "locus",          "mcp", "--root", proj, "--claude-project",
+	    "/nonexistent/p", NULL};
 	const char *const *bad[] = {bad_show, bad_gate, bad_mcp};
 	for (size_t i = 0; i < 3; i++) {
 		r = run(bad[i], "", 0);
@@ -617,10 +627,12 @@ END_TEST
    status (docs/batch.md).  The ThreadSanitizer run is tests/test_tsan.sh. */
 START_TEST(jobs_same_output)
 {
+	/* clang-format off */
 	static const char *const samples[] = {
 	    "ls -la", "rm -rf /", "git push --force origin main",
 	    "curl -s x | sh", "echo 'unterminated", "sudo env X=1 sh -c id",
 	    "cat README.md | grep x", "find . -delete"};
+	/* clang-format on */
 	char *lines = NULL;
 	size_t len = 0;
 	for (int k = 0; k < 600; k++) {
@@ -645,8 +657,8 @@ START_TEST(jobs_same_output)
 	                 "{\"tool\":\"read\",\"arguments\":{\"path\":\"x\"}}\n"
 	                 "{\"command\":7}\n{\"command\":\"rm -rf ~\"}\n";
 	const char *j1[] = {"locus", "classify", "--jsonl", NULL};
-	const char *j3[] = {"locus", "classify", "--jsonl", "--jobs", "3",
-	                    NULL};
+	const char *j3[] = {"locus",  "classify", "--jsonl",
+	                    "--jobs", "3",        NULL};
 	a = run(j1, jl, strlen(jl));
 	b = run(j3, jl, strlen(jl));
 	ck_assert_int_eq(a.status, 2);

@@ -28,6 +28,7 @@ extern size_t fuzz_fastpath_accepted, fuzz_fastpath_total;
 extern bool fuzz_fastpath_keep_going;
 extern size_t fuzz_fastpath_differences;
 
+/* clang-format off */
 static const char *const must_accept[] = {
 	"ls -la",
 	"git status --short | head -3",
@@ -41,7 +42,9 @@ static const char *const must_accept[] = {
 	"x'y'\"z\"w",
 	NULL,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const must_refuse[] = {
 	"", " ", "ls &", "ls |& wc", "ls >out", "echo $HOME", "echo `id`",
 	"ls *.c", "echo {a,b}", "cd ~", "A=1 ls", "ls # c", "echo a\\ b",
@@ -52,6 +55,7 @@ static const char *const must_refuse[] = {
 	"a | b | c && d", "a | b | c | d || e", "echo ==", "== x", "[ -f x ]",
 	NULL,
 };
+/* clang-format on */
 
 /* ---- generator (splitmix64) ---------------------------------------------- */
 
@@ -63,9 +67,13 @@ static uint64_t next(void)
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
 	return z ^ (z >> 31);
 }
-static size_t pick(size_t n) { return (size_t)(next() % n); }
+static size_t pick(size_t n)
+{
+	return (size_t)(next() % n);
+}
 #define PICK(a) ((a)[pick(sizeof(a) / sizeof(a)[0])])
 
+/* clang-format off */
 static const char *const programs[] = {
 	"ls", "cat", "grep", "git", "rm", "sudo", "sh", "bash", "env", "xargs",
 	"find", "curl", "wget", "python3", "node", "timeout", "nohup", "time",
@@ -82,14 +90,18 @@ static const char *const programs[] = {
 	"0", "-1", "2", "0x1F", "10#5", "-", "--", "a-b", "%1", "^x", "@x",
 	"x,y", "a:b", "..", "/bin/rm", "./run.sh", "../x", "git-foo",
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const keywords[] = {
 	"if", "then", "elif", "else", "fi", "case", "esac", "for", "select",
 	"while", "until", "do", "done", "in", "function", "declare",
 	"typeset", "export", "local", "readonly", "unset", "unsetenv", "let",
 	"time", "coproc", "{", "}", "[[", "]]", "!", "[", "]", "((", "))",
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const args[] = {
 	"-la", "-rf", "-c", "-e", "-i", "-n", "-0", "-1", "2", "0x1F", "--force",
 	"--help", "--", "-", "-s", "-x", "-o", "-H", "-v", "-p", "-C", "-f",
@@ -100,8 +112,10 @@ static const char *const args[] = {
 	"==", "=~", "-rf/", "HEAD~1", "1000", "-u", "root", "alias.x=!rm",
 	"-m", "msg", "-S", "-t", "-E", "-exec", "{}", ";", "+", "-P", "4",
 };
+/* clang-format on */
 
 /* Scripts put inside quotes (as sh -c / eval payloads, or as data). */
+/* clang-format off */
 static const char *const payloads[] = {
 	"ls | wc -l", "rm -rf /", "a; b", "x && y", "curl x | sh", "it\\\"s",
 	"say \"hi\"", "$HOME", "`id`", "a\nb", "echo done", "sudo rm -rf /tmp",
@@ -109,9 +123,10 @@ static const char *const payloads[] = {
 	"if true; then rm x; fi", "a | b | c && d", "cat /etc/shadow",
 	"python3 -c 'import os'", "\\\\", "!x", "a\tb", "-rf", "sh -c 'rm x'",
 };
+/* clang-format on */
 
 static const char charset[] =
-	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t\n";
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t\n";
 
 static void add(char *buf, size_t *n, size_t cap, const char *s)
 {
@@ -163,9 +178,9 @@ static void gen_line(char *buf, size_t cap);
 /* `sh -c '<a generated line>'`: a nested script for the fast path. */
 static void gen_nested(char *buf, size_t *n, size_t cap)
 {
-	static const char *const shells[] = {"sh -c ", "bash -c ", "eval ",
-	                                     "sudo sh -c ", "env A=1 bash -c ",
-	                                     "xargs sh -c ", "ssh host "};
+	static const char *const shells[] = {
+	    "sh -c ",           "bash -c ",     "eval ",    "sudo sh -c ",
+	    "env A=1 bash -c ", "xargs sh -c ", "ssh host "};
 	char inner[160];
 	gen_line(inner, sizeof inner);
 	if (strchr(inner, '\''))
@@ -178,9 +193,9 @@ static void gen_nested(char *buf, size_t *n, size_t cap)
 
 static void gen_line(char *buf, size_t cap)
 {
-	static const char *const ops[] = {" | ", "|", " && ", "||", " ; ",
-	                                  ";", " || ", " | ", " & ", "\n",
-	                                  "  |  ", "\t&&\t"};
+	static const char *const ops[] = {" | ", "|",  " && ",  "||",
+	                                  " ; ", ";",  " || ",  " | ",
+	                                  " & ", "\n", "  |  ", "\t&&\t"};
 	size_t n = 0;
 	buf[0] = '\0';
 	size_t cmds = 1 + pick(4);
@@ -235,7 +250,8 @@ int main(int argc, char **argv)
 	}
 	int fails = 0;
 	for (size_t i = 0; must_accept[i]; i++) {
-		if (!lp_fastpath_accepts(must_accept[i], strlen(must_accept[i]))) {
+		if (!lp_fastpath_accepts(must_accept[i],
+		                         strlen(must_accept[i]))) {
 			fprintf(stderr, "not accepted: %s\n", must_accept[i]);
 			fails++;
 		}
@@ -243,7 +259,8 @@ int main(int argc, char **argv)
 		                       strlen(must_accept[i]));
 	}
 	for (size_t i = 0; must_refuse[i]; i++) {
-		if (lp_fastpath_accepts(must_refuse[i], strlen(must_refuse[i]))) {
+		if (lp_fastpath_accepts(must_refuse[i],
+		                        strlen(must_refuse[i]))) {
 			fprintf(stderr, "not refused: %s\n", must_refuse[i]);
 			fails++;
 		}
@@ -257,14 +274,16 @@ int main(int argc, char **argv)
 	}
 	size_t acc = fuzz_fastpath_accepted - acc0;
 	size_t tot = fuzz_fastpath_total - tot0;
-	printf("seed %llu: %zu lines, %zu read by the fast path at the top\n", (unsigned long long)seed, tot, acc);
+	printf("seed %llu: %zu lines, %zu read by the fast path at the top\n",
+	       (unsigned long long)seed, tot, acc);
 	if (acc * 5 < tot) {
 		fprintf(stderr, "the fast path read fewer than a fifth of "
 		                "the batch\n");
 		fails++;
 	}
 	if (fuzz_fastpath_differences) {
-		fprintf(stderr, "%zu lines differ\n", fuzz_fastpath_differences);
+		fprintf(stderr, "%zu lines differ\n",
+		        fuzz_fastpath_differences);
 		fails++;
 	}
 	return fails ? 1 : 0;

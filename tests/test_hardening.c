@@ -106,7 +106,8 @@ START_TEST(bwrap_uid_choice)
 	char *out;
 	size_t len;
 	ck_assert_int_eq(
-	    s->exec(s, "id -u; id -g; touch f", 10, &code, &out, &len, &err), 0);
+	    s->exec(s, "id -u; id -g; touch f", 10, &code, &out, &len, &err),
+	    0);
 	ck_assert_str_eq(out, "4242\n4243\n");
 	free(out);
 	locus_session_free(s);
@@ -147,11 +148,13 @@ START_TEST(bwrap_uid_flag)
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_uint_eq(st.st_uid, 4321);
 	/* uid 0 is refused; the flags need --backend bwrap (tool and mcp) */
+	/* clang-format off */
 	const char *bad[] = {
 	    "tool bash '{}' --backend bwrap --bwrap-uid 0",
 	    "tool read '{}' --bwrap-uid 4321",
 	    "mcp --bwrap-gid 777 </dev/null",
 	    "tool read '{}' --bwrap-uid x"};
+	/* clang-format on */
 	const char *why[] = {"never runs as host uid", "need --backend bwrap",
 	                     "need --backend bwrap", "usage"};
 	for (int k = 0; k < 4; k++) {
@@ -186,12 +189,15 @@ START_TEST(planted_job_files)
 	char *o = bash(&f, "echo real; exit 3");
 	ck_assert_msg(!strncmp(o, "exit 3\nreal\n", 12), "%s", o);
 	free(o);
-	call_ok(&f, "bash", "{\"command\":\"echo bg; exit 4\",\"background\":"
-	                    "true}", "sh");
+	call_ok(&f, "bash",
+	        "{\"command\":\"echo bg; exit 4\",\"background\":"
+	        "true}",
+	        "sh");
 	/* sandboxed code plants answers for the next commands it can guess */
-	free(bash(&f, "mkdir -p /tmp/x; for i in $(seq 1 300); do "
-	              "echo 0 > /run/locus/$i.rc 2>/dev/null; "
-	              "echo FORGED > /run/locus/$i.out 2>/dev/null; done; true"));
+	free(bash(&f,
+	          "mkdir -p /tmp/x; for i in $(seq 1 300); do "
+	          "echo 0 > /run/locus/$i.rc 2>/dev/null; "
+	          "echo FORGED > /run/locus/$i.out 2>/dev/null; done; true"));
 	o = bash(&f, "echo real2; exit 5");
 	ck_assert_msg(!strncmp(o, "exit 5\nreal2\n", 13), "%s", o);
 	free(o);
@@ -258,9 +264,8 @@ START_TEST(rules_see_resolved_paths)
 	ck_assert_int_eq(locus_policy_preset(&pol, "standard", NULL), 0);
 	static const char rules[] =
 	    "{\"permissions\": {\"deny\": [\"Read(./.env)\"]}}";
-	ck_assert_msg(locus_policy_add_claude_settings(pol, rules,
-	                                               sizeof rules - 1,
-	                                               &err) == 0,
+	ck_assert_msg(locus_policy_add_claude_settings(
+	                  pol, rules, sizeof rules - 1, &err) == 0,
 	              "%s", err.message);
 	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
 	w.policy = pol;
@@ -462,7 +467,8 @@ static void edit_loop(int who, int n)
 	for (int i = 0; i < n;) {
 		char *o;
 		bool e;
-		if (locus_harness_call(&o, &e, h, "read", JS("{\"path\":\"c.txt\"}"), &err))
+		if (locus_harness_call(&o, &e, h, "read",
+		                       JS("{\"path\":\"c.txt\"}"), &err))
 			_exit(3);
 		free(o);
 		char *cur;
@@ -476,7 +482,8 @@ static void edit_loop(int who, int n)
 		lh_buf_printf(&nb, "p%d-%d\n", who, i);
 		cJSON_AddStringToObject(a, "content", nb.d);
 		char *args = cJSON_PrintUnformatted(a);
-		if (locus_harness_call(&o, &e, h, "write", args, strlen(args), &err))
+		if (locus_harness_call(&o, &e, h, "write", args, strlen(args),
+		                       &err))
 			_exit(5);
 		if (!e)
 			i++;
@@ -641,11 +648,12 @@ START_TEST(patch_fails_mid_way_rolls_back)
 	meta mx = meta_of("x"), my = meta_of("y");
 	call_ok(&f, "read", "{\"path\":\"x\"}", NULL);
 	call_ok(&f, "read", "{\"path\":\"y\"}", NULL);
-	call_err(&f, "apply_patch",
-	         "{\"patch\":\"*** Begin Patch\\n*** Update File: x\\n@@\\n-x1\\n"
-	         "+x2\\n*** Delete File: y\\n*** Add File: d\\n+file\\n"
-	         "*** Add File: d/e\\n+inner\\n*** End Patch\"}",
-	         "Nothing was written");
+	call_err(
+	    &f, "apply_patch",
+	    "{\"patch\":\"*** Begin Patch\\n*** Update File: x\\n@@\\n-x1\\n"
+	    "+x2\\n*** Delete File: y\\n*** Add File: d\\n+file\\n"
+	    "*** Add File: d/e\\n+inner\\n*** End Patch\"}",
+	    "Nothing was written");
 	expect_file(&f, "x", "x1\n");
 	expect_file(&f, "y", "y1\n");
 	expect_file(&f, "d/e", NULL);
@@ -671,12 +679,13 @@ START_TEST(patch_keeps_context_bytes)
 	call_ok(&f, "read", "{\"path\":\"Makefile\"}", NULL);
 	call_ok(&f, "read", "{\"path\":\"dos.txt\"}", NULL);
 	/* the model wrote spaces for the tab and no \r */
-	call_ok(&f, "apply_patch",
-	        "{\"patch\":\"*** Begin Patch\\n*** Update File: Makefile\\n@@\\n"
-	        " all:\\n     cc -o x x.c\\n-    echo done\\n+\\techo ok\\n"
-	        "*** Update File: dos.txt\\n@@\\n one\\n-two\\n+TWO\\r\\n three\\n"
-	        "*** End Patch\"}",
-	        "Updated");
+	call_ok(
+	    &f, "apply_patch",
+	    "{\"patch\":\"*** Begin Patch\\n*** Update File: Makefile\\n@@\\n"
+	    " all:\\n     cc -o x x.c\\n-    echo done\\n+\\techo ok\\n"
+	    "*** Update File: dos.txt\\n@@\\n one\\n-two\\n+TWO\\r\\n three\\n"
+	    "*** End Patch\"}",
+	    "Updated");
 	expect_file(&f, "Makefile", "all:\n\tcc -o x x.c\n\techo ok\n");
 	expect_file(&f, "dos.txt", "one\r\nTWO\r\nthree\r\n");
 	fx_close(&f);
@@ -726,21 +735,22 @@ START_TEST(notebook_number_fidelity)
 	        "\"cell_type\":\"markdown\",\"source\":\"end\"}",
 	        "Updated");
 	d = get(&f, "n.ipynb");
-	ck_assert_msg(strstr(d, "12345678901234567890") &&
-	                  strstr(d, "1e400") && strstr(d, "-0.0") &&
-	                  strstr(d, "4.000") && strstr(d, "1.50"),
+	ck_assert_msg(strstr(d, "12345678901234567890") && strstr(d, "1e400") &&
+	                  strstr(d, "-0.0") && strstr(d, "4.000") &&
+	                  strstr(d, "1.50"),
 	              "numbers rewritten:\n%s", d);
 	cJSON *j = cJSON_Parse(d);
 	cJSON *cells = cJSON_GetObjectItem(j, "cells");
 	ck_assert_int_eq(cJSON_GetArraySize(cells), 5);
-	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(
-	                     cJSON_GetArrayItem(cells, 1), "source"), 0)
-	                     ->valuestring,
-	                 "mid");
-	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cells, 4),
-	                                     "cell_type")
-	                     ->valuestring,
-	                 "markdown");
+	ck_assert_str_eq(
+	    cJSON_GetArrayItem(
+	        cJSON_GetObjectItem(cJSON_GetArrayItem(cells, 1), "source"), 0)
+	        ->valuestring,
+	    "mid");
+	ck_assert_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(cells, 4), "cell_type")
+	        ->valuestring,
+	    "markdown");
 	cJSON_Delete(j);
 	free(d);
 	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
@@ -780,9 +790,10 @@ START_TEST(setsid_escape_is_killed)
 	fx f;
 	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
 		return;
-	char *o = bash(&f, "setsid sleep 300 >/dev/null 2>&1 & echo $!; "
-	                   "( ( sleep 301 >/dev/null 2>&1 & echo $! > df ) & ); "
-	                   "sleep 0.3; cat df");
+	char *o =
+	    bash(&f, "setsid sleep 300 >/dev/null 2>&1 & echo $!; "
+	             "( ( sleep 301 >/dev/null 2>&1 & echo $! > df ) & ); "
+	             "sleep 0.3; cat df");
 	int a = 0, b = 0;
 	ck_assert_msg(sscanf(o, "exit 0\n%d\n%d", &a, &b) == 2, "%s", o);
 	free(o);
@@ -832,8 +843,9 @@ START_TEST(bwrap_setsid_escape_is_killed)
 	fx f;
 	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
 		return;
-	free(bash(&f, "setsid sleep 4710.1 >/dev/null 2>&1 & "
-	              "( ( sleep 4710.2 >/dev/null 2>&1 & ) & ); echo started"));
+	free(bash(&f,
+	          "setsid sleep 4710.1 >/dev/null 2>&1 & "
+	          "( ( sleep 4710.2 >/dev/null 2>&1 & ) & ); echo started"));
 	/* seen from the host, where no namespace hides anything */
 	ck_assert_msg(!host_sleep_alive("4710.1"), "setsid escapee left");
 	ck_assert_msg(!host_sleep_alive("4710.2"), "double fork left");
@@ -902,10 +914,11 @@ START_TEST(locus_killed_commands_go)
 			if (locus_backend_local_new(&b, g_root, NULL, &err))
 				_exit(2);
 			locus_exec_result r;
-			if (b->exec(b,
-			            "setsid sleep 305 >/dev/null 2>&1 & echo $!; "
-			            "sleep 300",
-			            60, LOCUS_EXEC_BACKGROUND, &r, &err))
+			if (b->exec(
+			        b,
+			        "setsid sleep 305 >/dev/null 2>&1 & echo $!; "
+			        "sleep 300",
+			        60, LOCUS_EXEC_BACKGROUND, &r, &err))
 				_exit(3);
 			locus_exec_result_clear(&r);
 			char *o;
@@ -980,8 +993,8 @@ START_TEST(output_flood_capped)
 		locus_bwrap_options o = LOCUS_BWRAP_OPTIONS_INIT;
 		o.output_max = 1 << 20;
 		locus_session *s;
-		ck_assert_int_eq(locus_session_bwrap_new_ext(&s, g_root, &o, &err),
-		                 0);
+		ck_assert_int_eq(
+		    locus_session_bwrap_new_ext(&s, g_root, &o, &err), 0);
 		ck_assert_int_eq(locus_backend_session_new(&b, s, "/workspace",
 		                                           "bwrap", true, &err),
 		                 0);
@@ -989,8 +1002,9 @@ START_TEST(output_flood_capped)
 	/* 200 MiB of output: no more than the cap is kept */
 	locus_exec_result r;
 	double t0 = lh_now();
-	ck_assert_int_eq(b->exec(b, "head -c 209715200 /dev/zero | tr '\\0' a; "
-	                            "echo; echo tail-line",
+	ck_assert_int_eq(b->exec(b,
+	                         "head -c 209715200 /dev/zero | tr '\\0' a; "
+	                         "echo; echo tail-line",
 	                         120, 0, &r, &err),
 	                 0);
 	ck_assert_msg(r.finished && r.exit_code == 0, "exit %d", r.exit_code);
@@ -1017,8 +1031,9 @@ START_TEST(many_background_jobs)
 	setrlimit(RLIMIT_NOFILE, &low);
 	for (int i = 0; i < 1100; i++) {
 		bool e;
-		char *o = call(&f, "bash",
-		               "{\"command\":\"true\",\"background\":true}", &e);
+		char *o =
+		    call(&f, "bash",
+		         "{\"command\":\"true\",\"background\":true}", &e);
 		ck_assert_msg(!e, "job %d: %s", i, o);
 		free(o);
 	}
@@ -1027,7 +1042,8 @@ START_TEST(many_background_jobs)
 	free(bash(&f, "true"));
 	char cmd[200];
 	snprintf(cmd, sizeof cmd,
-	         "test $(ps -o stat= --ppid %d | grep -c Z) -le 2", (int)getpid());
+	         "test $(ps -o stat= --ppid %d | grep -c Z) -le 2",
+	         (int)getpid());
 	ck_assert_msg(system(cmd) == 0, "zombies left");
 	int fds = 0;
 	DIR *d = opendir("/proc/self/fd");
@@ -1055,10 +1071,11 @@ START_TEST(write_stdin_non_reader)
 		o.stdin_timeout_s = 1;
 		locus_error err;
 		ck_assert_int_eq(
-		    locus_backend_local_new_ext(&f.b, g_root, NULL, &o, &err), 0);
-		ck_assert_int_eq(locus_harness_new(&f.h, f.b, NULL, NULL, NULL,
-		                                   NULL, &err),
-		                 0);
+		    locus_backend_local_new_ext(&f.b, g_root, NULL, &o, &err),
+		    0);
+		ck_assert_int_eq(
+		    locus_harness_new(&f.h, f.b, NULL, NULL, NULL, NULL, &err),
+		    0);
 	}
 	call_ok(&f, "bash", "{\"command\":\"sleep 60\",\"background\":true}",
 	        "sh1");

@@ -684,24 +684,33 @@ START_TEST(tool_preview_todos)
 	call_ok(&f, "read", "{\"path\":\"v.txt\"}", NULL);
 	char *o = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_harness_preview(&o, f.h, "edit", JS("{\"path\":\"v.txt\",\"old\":\"b\",\"new\":\"B\"}"), &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_preview(
+	        &o, f.h, "edit",
+	        JS("{\"path\":\"v.txt\",\"old\":\"b\",\"new\":\"B\"}"), &err),
+	    0);
 	ck_assert_str_eq(
 	    o, "--- a/v.txt\n+++ b/v.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
 	free(o);
 	expect_file(&f, "v.txt", "a\nb\nc\n");
-	ck_assert_int_eq(
-	    locus_harness_preview(&o, f.h, "write", JS("{\"path\":\"w.txt\",\"content\":\"x\\n\"}"), &err),
-	    0);
+	ck_assert_int_eq(locus_harness_preview(
+	                     &o, f.h, "write",
+	                     JS("{\"path\":\"w.txt\",\"content\":\"x\\n\"}"),
+	                     &err),
+	                 0);
 	ck_assert_str_eq(o,
 	                 "--- /dev/null\n+++ b/w.txt\n@@ -0,0 +1,1 @@\n+x\n");
 	free(o);
 	expect_file(&f, "w.txt", NULL);
-	ck_assert_int_eq(locus_harness_preview(&o, f.h, "read", JS("{\"path\":\"v.txt\"}"), &err),
+	ck_assert_int_eq(locus_harness_preview(
+	                     &o, f.h, "read", JS("{\"path\":\"v.txt\"}"), &err),
 	                 0);
 	ck_assert_ptr_null(o);
-	ck_assert_int_eq(locus_harness_preview(&o, f.h, "edit", JS("{\"path\":\"v.txt\",\"old\":\"q\",\"new\":\"B\"}"), &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_preview(
+	        &o, f.h, "edit",
+	        JS("{\"path\":\"v.txt\",\"old\":\"q\",\"new\":\"B\"}"), &err),
+	    0);
 	ck_assert_ptr_nonnull(strstr(o, "not found"));
 	free(o);
 	call_ok(&f, "todo_read", "{}", "(no todos)");
@@ -719,8 +728,7 @@ START_TEST(tool_preview_todos)
 END_TEST
 
 /* A gate that refuses writes and any command mentioning "forbidden". */
-static char *test_gate(const char *tool, const char *args, size_t len,
-                       void *p)
+static char *test_gate(const char *tool, const char *args, size_t len, void *p)
 {
 	ck_assert_uint_eq(strlen(args), len); /* NUL-terminated past len */
 	(*(int *)p)++;
@@ -871,33 +879,34 @@ START_TEST(harness_api_contract)
 	ck_assert_int_eq(cfg.bash_timeout, 120);
 	ck_assert_str_eq(cfg.environment, "unknown");
 	cfg.version = 0;
-	ck_assert_int_eq(locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(h);
 	cfg.version = LOCUS_HARNESS_CONFIG_VERSION;
-	ck_assert_int_eq(locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_new(&h, mem, NULL, NULL, NULL, &cfg, &err), 0);
 	char *o = NULL;
 	bool e = false;
 	/* only args_len bytes are read */
-	ck_assert_int_eq(locus_harness_call(&o, &e, h, "write",
-	                                    "{\"path\":\"a\",\"content\":\"x\"}junk",
-	                                    26, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_call(&o, &e, h, "write",
+	                       "{\"path\":\"a\",\"content\":\"x\"}junk", 26,
+	                       &err),
+	    0);
 	ck_assert_msg(!e, "%s", o);
 	locus_free(o);
 	/* a raw NUL byte inside the arguments is refused */
 	static const char nul[] = "{\"path\":\"a\0b\"}";
-	ck_assert_int_eq(locus_harness_call(&o, &e, h, "read", nul,
-	                                    sizeof nul - 1, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_call(&o, &e, h, "read", nul, sizeof nul - 1, &err),
+	    0);
 	ck_assert(e);
 	ck_assert_ptr_nonnull(strstr(o, "NUL"));
 	locus_free(o);
 	/* NULL arguments are {} */
-	ck_assert_int_eq(locus_harness_call(&o, &e, h, "todo_read", NULL, 0,
-	                                    &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_call(&o, &e, h, "todo_read", NULL, 0, &err), 0);
 	locus_free(o);
 	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
 	ctl.version = 9;
@@ -906,10 +915,12 @@ START_TEST(harness_api_contract)
 	                                        JS("{}"), &ctl, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_ptr_null(o);
-	ck_assert_int_eq(locus_harness_call(NULL, &e, h, "read", JS("{}"), &err),
-	                 LOCUS_EUSAGE);
-	ck_assert_int_eq(locus_harness_call(&o, &e, NULL, "read", JS("{}"), &err),
-	                 LOCUS_EUSAGE);
+	ck_assert_int_eq(
+	    locus_harness_call(NULL, &e, h, "read", JS("{}"), &err),
+	    LOCUS_EUSAGE);
+	ck_assert_int_eq(
+	    locus_harness_call(&o, &e, NULL, "read", JS("{}"), &err),
+	    LOCUS_EUSAGE);
 	char *todos = NULL;
 	ck_assert_int_eq(locus_harness_todos_json(&todos, h), 0);
 	ck_assert_str_eq(todos, "[]");
@@ -974,8 +985,10 @@ START_TEST(harness_build)
 	free(pf);
 	/* specs: the Action of a call */
 	locus_action *act;
-	ck_assert_int_eq(locus_harness_spec(&act, h, "bash", JS("{\"command\":\"rm -rf build\"}"), &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_spec(&act, h, "bash",
+	                       JS("{\"command\":\"rm -rf build\"}"), &err),
+	    0);
 	ck_assert(locus_action_has_tag(act, "bash"));
 	ck_assert(locus_action_has_tag(act, "exec:destructive"));
 	ck_assert_str_eq(locus_action_environment(act), "unknown");
@@ -1341,7 +1354,10 @@ START_TEST(call_ctl_cancel_progress)
 	bool e = false;
 	locus_error err = {0};
 	/* progress: a 2.5 s command, about one a second */
-	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", JS("{\"command\":\"echo a; sleep 2.5; echo b\"}"), &ctl, &err),
+	ck_assert_int_eq(locus_harness_call_ctl(
+	                     &out, &e, f.h, "bash",
+	                     JS("{\"command\":\"echo a; sleep 2.5; echo b\"}"),
+	                     &ctl, &err),
 	                 0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
@@ -1352,7 +1368,10 @@ START_TEST(call_ctl_cancel_progress)
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	double t0 = lh_now();
 	ck_assert_int_eq(
-	    locus_harness_call_ctl(&out, &e, f.h, "bash", JS("{\"command\":\"sleep 30 & echo $! > " "kid.txt; echo $$ > pid.txt; wait\"}"), &ctl, &err),
+	    locus_harness_call_ctl(&out, &e, f.h, "bash",
+	                           JS("{\"command\":\"sleep 30 & echo $! > "
+	                              "kid.txt; echo $$ > pid.txt; wait\"}"),
+	                           &ctl, &err),
 	    0);
 	pthread_join(th, NULL);
 	ck_assert(lh_now() - t0 < 5);
@@ -1365,15 +1384,20 @@ START_TEST(call_ctl_cancel_progress)
 	ck_assert_msg(!alive(kid), "the group's child %d lives on", (int)kid);
 	/* cancelled before it starts: nothing runs, nothing is written */
 	ck_assert_int_eq(
-	    locus_harness_call_ctl(&out, &e, f.h, "write", JS("{\"path\":\"n.txt\",\"content\":\"x\"}"), &ctl, &err),
+	    locus_harness_call_ctl(&out, &e, f.h, "write",
+	                           JS("{\"path\":\"n.txt\",\"content\":\"x\"}"),
+	                           &ctl, &err),
 	    0);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	expect_file(&f, "n.txt", NULL);
 	ck_assert(locus_call_cancelled(&ctl) && !locus_call_cancelled(NULL));
 	/* a NULL ctl is a plain call */
-	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "write", JS("{\"path\":\"n.txt\",\"content\":\"x\"}"), NULL, &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_harness_call_ctl(&out, &e, f.h, "write",
+	                           JS("{\"path\":\"n.txt\",\"content\":\"x\"}"),
+	                           NULL, &err),
+	    0);
 	ck_assert_msg(!e, "%s", out);
 	free(out);
 	expect_file(&f, "n.txt", "x");
@@ -1407,8 +1431,8 @@ START_TEST(call_ctl_cancel_tree)
 	ck_assert_msg(progress >= 1 && progress <= 2, "%d", progress);
 	char arg[3][32];
 	for (int k = 0; k < 3; k++)
-		snprintf(arg[k], sizeof arg[k], "47%02d.%d%d", (int)getpid() % 100,
-		         _i, k);
+		snprintf(arg[k], sizeof arg[k], "47%02d.%d%d",
+		         (int)getpid() % 100, _i, k);
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 	         "{\"command\":\"env -i setsid sleep %s >/dev/null 2>&1 & "
@@ -1418,10 +1442,9 @@ START_TEST(call_ctl_cancel_tree)
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	double t0 = lh_now();
-	ck_assert_int_eq(
-	    locus_harness_call_ctl(&out, &e, f.h, "bash", cmd, strlen(cmd), &ctl,
-	                           &err),
-	    0);
+	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", cmd,
+	                                        strlen(cmd), &ctl, &err),
+	                 0);
 	pthread_join(th, NULL);
 	ck_assert(lh_now() - t0 < 10);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
@@ -1495,7 +1518,8 @@ START_TEST(cli_tool_lines)
 	ck_assert_ptr_nonnull(
 	    strstr(o, "\"output\":\"Updated a.txt (2 bytes)\\n\""));
 	ck_assert_ptr_nonnull(strstr(
-	    o, "\"is_error\":true,\"output\":\"{\\\"status\\\":\\\"denied\\\""));
+	    o,
+	    "\"is_error\":true,\"output\":\"{\\\"status\\\":\\\"denied\\\""));
 	ck_assert_ptr_nonnull(strstr(o, "\"output\":\"     1\\ty\\n\"}\n1\n"));
 	free(o);
 	rm_tmp();
@@ -1531,7 +1555,9 @@ START_TEST(config_store_kill)
 	                 0);
 	char *o;
 	bool e;
-	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash", JS("{\"command\":\"seq 1 1000\"}"), &err),
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash",
+	                                    JS("{\"command\":\"seq 1 1000\"}"),
+	                                    &err),
 	                 0);
 	ck_assert(!e);
 	ck_assert_ptr_nonnull(
@@ -1540,7 +1566,9 @@ START_TEST(config_store_kill)
 	ck_assert_ptr_nonnull(strstr(o, "\n1000\n"));
 	ck_assert_int_eq(rec.changes, 3893); /* bytes of seq 1 1000 */
 	free(o);
-	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash", JS("{\"command\":\"sleep 20\"}"), &err),
+	ck_assert_int_eq(locus_harness_call(&o, &e, h, "bash",
+	                                    JS("{\"command\":\"sleep 20\"}"),
+	                                    &err),
 	                 0);
 	ck_assert(e);
 	ck_assert_ptr_nonnull(

@@ -112,17 +112,22 @@ static char *check_answer_ev(const char *agent, const char *event,
 		const char *why = str_of(o, "reason");
 		if (want == ANS_NONE) {
 			ck_assert_msg(cJSON_GetArraySize(o) == 0,
-			              "gemini no decision must be {}: [%s]", r->out);
+			              "gemini no decision must be {}: [%s]",
+			              r->out);
 		} else if (want == ANS_ALLOW) {
 			ck_assert_msg(d && !strcmp(d, "allow"), "[%s]", r->out);
-			ck_assert_msg(why == NULL, "gemini allow with a reason");
+			ck_assert_msg(why == NULL,
+			              "gemini allow with a reason");
 			ck_assert_int_eq(cJSON_GetArraySize(o), 1);
 		} else {
-			ck_assert_msg(d != NULL, "gemini answer without decision");
+			ck_assert_msg(d != NULL,
+			              "gemini answer without decision");
 			ck_assert_str_eq(d, ans_name(want));
-			ck_assert_msg(why && *why, "gemini %s needs a reason", d);
+			ck_assert_msg(why && *why, "gemini %s needs a reason",
+			              d);
 			if (want == ANS_ASK)
-				ck_assert_str_eq(str_of(o, "systemMessage"), why);
+				ck_assert_str_eq(str_of(o, "systemMessage"),
+				                 why);
 			free(reason);
 			reason = strdup(why);
 		}
@@ -147,20 +152,22 @@ static char *check_answer_ev(const char *agent, const char *event,
 			    cJSON_GetObjectItem(h, "permissionDecision"));
 			why = str_of(d, "message");
 			if (want == ANS_DENY)
-				ck_assert_msg(why && *why, "deny without message");
+				ck_assert_msg(why && *why,
+				              "deny without message");
 			else
-				ck_assert_msg(why == NULL, "allow with a message");
+				ck_assert_msg(why == NULL,
+				              "allow with a message");
 		} else {
 			const char *d = str_of(h, "permissionDecision");
 			ck_assert_msg(d != NULL, "no permissionDecision");
 			ck_assert_str_eq(d, ans_name(want));
 			why = str_of(h, "permissionDecisionReason");
 			/* Codex only honours a deny with a non-empty reason */
-			ck_assert_msg(why && *why, "permissionDecisionReason empty");
-			ck_assert_msg(strcmp(agent, "codex") != 0 ||
-			                  want == ANS_DENY,
-			              "codex PreToolUse only takes a deny: [%s]",
-			              r->out);
+			ck_assert_msg(why && *why,
+			              "permissionDecisionReason empty");
+			ck_assert_msg(
+			    strcmp(agent, "codex") != 0 || want == ANS_DENY,
+			    "codex PreToolUse only takes a deny: [%s]", r->out);
 		}
 		free(reason);
 		reason = strdup(why ? why : "");
@@ -192,6 +199,7 @@ typedef struct pcase {
 
 #define SETTINGS "--claude-settings"
 
+/* clang-format off */
 static const pcase pcases[] = {
     /* read-only inside the workspace: known safe, allowed */
     {"claude-code", "claude-bash-allow.json", NULL, NULL, ANS_ALLOW,
@@ -274,6 +282,7 @@ static const pcase pcases[] = {
     {"claude-code", "claude-plan-write.json", "--answer-allow", NULL, ANS_NONE,
      NULL},
 };
+/* clang-format on */
 
 #define NPCASES (sizeof pcases / sizeof pcases[0])
 
@@ -397,8 +406,8 @@ START_TEST(hold_reason_names_the_hold)
 		char *path = payload_path(files[i]);
 		size_t len;
 		char *in = slurp(path, &len);
-		const char *av[] = {"locus", "hook", agents[i], "--answer-allow",
-		                    NULL};
+		const char *av[] = {"locus", "hook", agents[i],
+		                    "--answer-allow", NULL};
 		run_out r = run(av, in, len);
 		ck_assert_int_eq(r.status, 0);
 		char *why = check_answer(agents[i], &r, want[i]);
@@ -463,8 +472,7 @@ static char *payload_of(const char *event, const char *tool, cJSON *input,
 	return s;
 }
 
-static char *bash_payload(const char *event, const char *line,
-                          const char *cwd)
+static char *bash_payload(const char *event, const char *line, const char *cwd)
 {
 	cJSON *in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "command", line);
@@ -522,7 +530,8 @@ START_TEST(never_allows_what_it_does_not_know)
 	ck_assert_uint_gt(n, 40);
 	for (size_t i = 0; i < n; i++) {
 		assert_not_approved("claude-code", "PreToolUse", lines[i], ws);
-		assert_not_approved("claude-code", "PermissionRequest", lines[i], ws);
+		assert_not_approved("claude-code", "PermissionRequest",
+		                    lines[i], ws);
 		assert_not_approved("gemini", "BeforeTool", lines[i], ws);
 		assert_not_approved("codex", "PermissionRequest", lines[i], ws);
 		free(lines[i]);
@@ -606,15 +615,17 @@ START_TEST(file_tools_known_safe_inside_only)
 		cJSON *gin = cJSON_CreateObject();
 		cJSON_AddStringToObject(gin, "command", "ls");
 		cJSON_AddStringToObject(gin, "dir_path", dirs[i]);
-		char *gp = payload_of("BeforeTool", "run_shell_command", gin, ws);
+		char *gp =
+		    payload_of("BeforeTool", "run_shell_command", gin, ws);
 		const char *gv[] = {"locus", "hook", "gemini", NULL};
 		run_out gr = run(gv, gp, strlen(gp));
 		ck_assert_int_eq(gr.status, 0);
 		if (dwant[i] == ANS_ALLOW)
 			free(check_answer("gemini", &gr, ANS_ALLOW));
 		else
-			ck_assert_msg(!approves(&gr), "dir_path %s approved: %s",
-			              dirs[i], gr.out);
+			ck_assert_msg(!approves(&gr),
+			              "dir_path %s approved: %s", dirs[i],
+			              gr.out);
 		run_free(&gr);
 		free(gp);
 	}
@@ -899,34 +910,36 @@ START_TEST(install_writes_the_documented_hooks)
 	const char *agents2[] = {"claude-code", "gemini"};
 	const char *snips[] = {"claude-settings", "gemini-settings"};
 	for (int i = 0; i < 2; i++) {
-		const char *av[] = {"locus", "hook", "install", agents2[i],
-		                    "--project", proj, NULL};
+		const char *av[] = {"locus",     "hook", "install", agents2[i],
+		                    "--project", proj,   NULL};
 		run_out r = run(av, "", 0);
-		ck_assert_msg(r.status == 0, "%s: %d [%s]", agents2[i], r.status,
-		              r.err);
+		ck_assert_msg(r.status == 0, "%s: %d [%s]", agents2[i],
+		              r.status, r.err);
 		ck_assert_ptr_nonnull(strstr(r.err, "dry run"));
 		cJSON *got = cJSON_Parse(r.out);
 		char *sn = doc_snippet(snips[i]);
 		cJSON *want = cJSON_Parse(sn);
 		ck_assert_msg(cJSON_Compare(cJSON_GetObjectItem(got, "hooks"),
-		                            cJSON_GetObjectItem(want, "hooks"), true),
-		              "%s: install and the docs differ:\n%s\n%s", agents2[i],
-		              r.out, sn);
+		                            cJSON_GetObjectItem(want, "hooks"),
+		                            true),
+		              "%s: install and the docs differ:\n%s\n%s",
+		              agents2[i], r.out, sn);
 		cJSON_Delete(got);
 		cJSON_Delete(want);
 		free(sn);
 		run_free(&r);
 	}
-	const char *av[] = {"locus", "hook", "install", "codex", "--project", proj,
-	                    NULL};
+	const char *av[] = {"locus",     "hook", "install", "codex",
+	                    "--project", proj,   NULL};
 	run_out r = run(av, "", 0);
 	ck_assert_int_eq(r.status, 0);
 	char *sn = doc_snippet("codex-config");
-	char *hooks_part = strndup(sn, (size_t)(strstr(sn, "[mcp_servers") - sn));
+	char *hooks_part =
+	    strndup(sn, (size_t)(strstr(sn, "[mcp_servers") - sn));
 	/* the docs' block minus its trailing blank line */
 	hooks_part[strlen(hooks_part) - 1] = '\0';
-	ck_assert_msg(strstr(r.out, hooks_part), "codex: [%s] lacks [%s]", r.out,
-	              hooks_part);
+	ck_assert_msg(strstr(r.out, hooks_part), "codex: [%s] lacks [%s]",
+	              r.out, hooks_part);
 	free(hooks_part);
 	free(sn);
 	run_free(&r);
@@ -949,16 +962,19 @@ START_TEST(install_merges)
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	snprintf(p, sizeof p, "%s/.claude/settings.json", proj);
 	FILE *f = fopen(p, "w");
-	fputs("{\"model\": \"opus\", \"permissions\": {\"deny\": [\"Read(./.env)\"]},"
-	      " \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": "
-	      "[{\"type\": \"command\", \"command\": \"./audit.sh\"}]}, "
-	      "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
-	      "\"command\": \"locus hook claude-code\"}]}]}}",
-	      f);
+	fputs(
+	    "{\"model\": \"opus\", \"permissions\": {\"deny\": "
+	    "[\"Read(./.env)\"]},"
+	    " \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": "
+	    "[{\"type\": \"command\", \"command\": \"./audit.sh\"}]}, "
+	    "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
+	    "\"command\": \"locus hook claude-code\"}]}]}}",
+	    f);
 	fclose(f);
 	for (int k = 0; k < 2; k++) {
-		const char *av[] = {"locus",     "hook", "install", "claude-code",
-		                    "--project", proj,   "--write", NULL};
+		const char *av[] = {"locus",       "hook",      "install",
+		                    "claude-code", "--project", proj,
+		                    "--write",     NULL};
 		run_out r = run(av, "", 0);
 		ck_assert_msg(r.status == 0, "[%s]", r.err);
 		run_free(&r);
@@ -968,14 +984,15 @@ START_TEST(install_merges)
 	cJSON *o = cJSON_Parse(text);
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "model")->valuestring, "opus");
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(o, "permissions"));
-	cJSON *pre = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "hooks"),
-	                                 "PreToolUse");
+	cJSON *pre =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "hooks"), "PreToolUse");
 	ck_assert_int_eq(cJSON_GetArraySize(pre), 2); /* audit.sh + ours */
 	ck_assert_ptr_nonnull(strstr(text, "./audit.sh"));
 	ck_assert_ptr_nonnull(strstr(text, "command -v locus"));
-	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
-	                     cJSON_GetObjectItem(o, "hooks"), "PermissionRequest")),
-	                 1);
+	ck_assert_int_eq(
+	    cJSON_GetArraySize(cJSON_GetObjectItem(
+	        cJSON_GetObjectItem(o, "hooks"), "PermissionRequest")),
+	    1);
 	cJSON_Delete(o);
 	free(text);
 	/* not JSON: refused, untouched */
@@ -1028,10 +1045,11 @@ START_TEST(doctor_checks_a_setup)
 	/* a hook without the guard */
 	snprintf(p, sizeof p, "%s/.gemini/settings.json", proj);
 	FILE *f = fopen(p, "w");
-	fputs("{\"hooks\": {\"BeforeTool\": [{\"matcher\": \"run_shell_command\","
-	      " \"hooks\": [{\"type\": \"command\", \"command\": \"locus hook "
-	      "gemini\"}]}]}}",
-	      f);
+	fputs(
+	    "{\"hooks\": {\"BeforeTool\": [{\"matcher\": \"run_shell_command\","
+	    " \"hooks\": [{\"type\": \"command\", \"command\": \"locus hook "
+	    "gemini\"}]}]}}",
+	    f);
 	fclose(f);
 	const char *av2[] = {"locus",     "hook", "doctor", "gemini",
 	                     "--project", proj,   NULL};
@@ -1104,7 +1122,7 @@ START_TEST(claude_project_hierarchy)
 	snprintf(envf, sizeof envf, "%s/.env", proj);
 	snprintf(gen, sizeof gen, "%s/gen/out.c", proj);
 	const char *av[] = {"locus", "hook", "claude-code", "--claude-project",
-	                    proj, NULL};
+	                    proj,    NULL};
 	struct {
 		char *payload;
 		ans want;
@@ -1115,7 +1133,8 @@ START_TEST(claude_project_hierarchy)
 	cJSON_AddStringToObject(in, "file_path", envf);
 	c[1].payload = payload_of("PreToolUse", "Read", in, sub);
 	c[1].want = ANS_DENY; /* settings.local.json */
-	c[2].payload = bash_payload("PreToolUse", "curl -s https://x.test", proj);
+	c[2].payload =
+	    bash_payload("PreToolUse", "curl -s https://x.test", proj);
 	c[2].want = ANS_DENY; /* the user's settings */
 	in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "file_path", gen);

@@ -22,9 +22,8 @@ static double now_ms(void)
 }
 
 /* pre + unit*k + mid + unit2*k2 */
-static char *build(const char *pre, const char *unit, size_t k,
-                   const char *mid, const char *unit2, size_t k2,
-                   size_t *len)
+static char *build(const char *pre, const char *unit, size_t k, const char *mid,
+                   const char *unit2, size_t k2, size_t *len)
 {
 	size_t lu = strlen(unit), lu2 = strlen(unit2);
 	size_t n = strlen(pre) + lu * k + strlen(mid) + lu2 * k2;
@@ -86,6 +85,7 @@ END_TEST
 
 START_TEST(hostile_utf8)
 {
+	/* clang-format off */
 	static const char *bad[] = {
 		"rm \xff\xfe -rf /", /* not UTF-8 at all */
 		"rm \xc0\xaf",       /* overlong / */
@@ -95,6 +95,7 @@ START_TEST(hostile_utf8)
 		"rm \xc3",           /* truncated */
 		"r\xffm",
 	};
+	/* clang-format on */
 	const char *why;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_msg(!run(bad[i], strlen(bad[i]), &why), "%zu", i);
@@ -104,8 +105,8 @@ START_TEST(hostile_utf8)
 	                             "echo \xf0\x9f\x98\x80",
 	                             "echo \xed\x9f\xbf"};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-		ck_assert_msg(run(good[i], strlen(good[i]), &why), "%zu: %s",
-		              i, why);
+		ck_assert_msg(run(good[i], strlen(good[i]), &why), "%zu: %s", i,
+		              why);
 }
 END_TEST
 
@@ -205,6 +206,7 @@ END_TEST
 
 START_TEST(hostile_unterminated)
 {
+	/* clang-format off */
 	static const char *cases[] = {
 		"cat <<EOF\nnever terminated",
 		"echo \"unterminated",
@@ -222,6 +224,7 @@ START_TEST(hostile_unterminated)
 		"\\",
 		"echo \"a\" \"b\nrm -rf /",
 	};
+	/* clang-format on */
 	const char *why;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		ck_assert_msg(!run(cases[i], strlen(cases[i]), &why), "%s",

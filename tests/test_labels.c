@@ -92,8 +92,8 @@ static locus_shell_result *fake(const char *spec)
 	size_t pipeline = 0;
 	for (size_t i = 0; i <= nt;) {
 		size_t j = i;
-		static const char *const conns[] = { ";", "&&", "||", "|",
-		                                     "|&", "&", NULL };
+		static const char *const conns[] = {";",  "&&", "||", "|",
+		                                    "|&", "&",  NULL};
 		bool is_conn = false;
 		while (j < nt) {
 			is_conn = false;
@@ -107,11 +107,12 @@ static locus_shell_result *fake(const char *spec)
 		if (j > i) {
 			locus_shell_command *c = &r->commands[r->ncommands];
 			memset(c, 0, sizeof *c);
-			const char **argv = lp_arena_alloc(a, 64 * sizeof *argv);
+			const char **argv =
+			    lp_arena_alloc(a, 64 * sizeof *argv);
 			uint32_t *af = lp_arena_alloc(a, 64 * sizeof *af);
 			const char **as = lp_arena_alloc(a, 16 * sizeof *as);
 			locus_shell_redirect *rd =
-				lp_arena_alloc(a, 16 * sizeof *rd);
+			    lp_arena_alloc(a, 16 * sizeof *rd);
 			size_t k = i;
 			while (k < j && !quoted[k] && strchr(toks[k], '=') &&
 			       toks[k][0] != '=' && toks[k][0] != '-' &&
@@ -125,7 +126,7 @@ static locus_shell_result *fake(const char *spec)
 				     (t[0] >= '0' && t[0] <= '9' &&
 				      (t[1] == '>' || t[1] == '<')))) {
 					locus_shell_redirect *x =
-						&rd[c->nredirects++];
+					    &rd[c->nredirects++];
 					size_t ol = strspn(t, "0123456789<>&");
 					x->op = lp_arena_strndup(a, t, ol);
 					x->target = t + ol;
@@ -133,11 +134,12 @@ static locus_shell_result *fake(const char *spec)
 					if (strchr(x->op, '&'))
 						continue;
 					if (t[0] == '<')
-						c->flags |= LOCUS_CMD_READS_FILE;
+						c->flags |=
+						    LOCUS_CMD_READS_FILE;
 					else if (strcmp(x->target,
 					                "/dev/null") != 0)
 						c->flags |=
-							LOCUS_CMD_WRITES_FILES;
+						    LOCUS_CMD_WRITES_FILES;
 					continue;
 				}
 				uint32_t f = quoted[k] ? LOCUS_WORD_QUOTED : 0;
@@ -148,8 +150,9 @@ static locus_shell_result *fake(const char *spec)
 				if (c->argc && (f & LOCUS_WORD_GLOB))
 					c->flags |= LOCUS_CMD_GLOB_ARGS;
 				if (f & LOCUS_WORD_DYNAMIC)
-					c->flags |= c->argc ? LOCUS_CMD_DYNAMIC_ARGS
-					                    : LOCUS_CMD_DYNAMIC;
+					c->flags |= c->argc
+					                ? LOCUS_CMD_DYNAMIC_ARGS
+					                : LOCUS_CMD_DYNAMIC;
 				af[c->argc] = f;
 				argv[c->argc++] = t;
 			}
@@ -179,7 +182,7 @@ static locus_shell_result *fake(const char *spec)
 			r->has_background = true;
 			if (r->ncommands)
 				r->commands[r->ncommands - 1].flags |=
-					LOCUS_CMD_BACKGROUND;
+				    LOCUS_CMD_BACKGROUND;
 		}
 		connector = j < nt ? toks[j] : "";
 		i = j + 1;
@@ -240,12 +243,11 @@ static void tlabel(const locus_shell_result *r, tverdict *out)
 typedef struct vec {
 	const char *line;
 	locus_kind kind;
-	uint32_t tags;      /* exact */
-	const char *never;  /* exact, NULL for none */
+	uint32_t tags;     /* exact */
+	const char *never; /* exact, NULL for none */
 } vec;
 
-static void check_verdict(const char *line, const tverdict *v,
-                          const vec *want)
+static void check_verdict(const char *line, const tverdict *v, const vec *want)
 {
 	ck_assert_msg(v->tags == want->tags, "%s: tags [%s] want [%s]", line,
 	              tag_list(v->tags), tag_list(want->tags));
@@ -266,6 +268,7 @@ static void check_verdict(const char *line, const tverdict *v,
 
 /* ---- unit: per-command rules on hand-built results ---------------------- */
 
+/* clang-format off */
 static const vec unit_vecs[] = {
 	/* reads from the original's tests */
 	{ "ls -la", RD, 0, NULL },
@@ -759,6 +762,7 @@ static const vec unit_vecs[] = {
 	{ "gh issue create --body 'rm -rf /'", EX, N, NULL },
 	{ "python3 x.py 'rm -rf /'", EX, 0, NULL },
 };
+/* clang-format on */
 
 START_TEST(test_unit_vectors)
 {
@@ -774,6 +778,7 @@ END_TEST
 /* Every flag that makes a command not read-only, on an otherwise-read `ls`. */
 START_TEST(test_read_only_flags)
 {
+	/* clang-format off */
 	static const uint32_t flags[] = {
 		LOCUS_CMD_DYNAMIC, LOCUS_CMD_DYNAMIC_ARGS, LOCUS_CMD_SUBST,
 		LOCUS_CMD_BACKGROUND, LOCUS_CMD_WRITES_FILES,
@@ -781,6 +786,7 @@ START_TEST(test_read_only_flags)
 		LOCUS_CMD_STDIN_SCRIPT, LOCUS_CMD_WRAPPER,
 		LOCUS_CMD_FUNCTION_DEF,
 	};
+	/* clang-format on */
 	tverdict v;
 	locus_shell_result *r = fake("ls -la");
 	tlabel(r, &v);
@@ -795,7 +801,7 @@ START_TEST(test_read_only_flags)
 	tlabel(r, &v);
 	ck_assert_int_eq(v.kind, EX);
 	cmd(r, 0)->origin = "";
-	static const char *const wr[] = { "sudo" };
+	static const char *const wr[] = {"sudo"};
 	cmd(r, 0)->wrappers = wr;
 	cmd(r, 0)->nwrappers = 1;
 	tlabel(r, &v);
@@ -823,7 +829,7 @@ START_TEST(test_check_rules)
 	locus_shell_result *r = fake("pytest -q");
 	tlabel(r, &v);
 	ck_assert_uint_eq(v.tags, C);
-	static const char *const wr[] = { "timeout" };
+	static const char *const wr[] = {"timeout"};
 	cmd(r, 0)->wrappers = wr;
 	cmd(r, 0)->nwrappers = 1;
 	tlabel(r, &v);
@@ -872,9 +878,10 @@ START_TEST(test_reasons_text)
 	ck_assert_uint_eq(v.tags, D | S | V);
 	bool stop = false;
 	for (size_t i = 0; i < v.nreasons; i++)
-		stop |= strcmp(v.reasons[i],
-		               "stops the machine is on the never-allow floor") ==
-		        0;
+		stop |=
+		    strcmp(v.reasons[i],
+		           "stops the machine is on the never-allow floor") ==
+		    0;
 	ck_assert(stop);
 	locus_shell_result_free(r);
 
@@ -928,9 +935,11 @@ START_TEST(test_args_floor)
 
 	/* a herestring body fed to an unknown program */
 	r = fake("myrepl");
+	/* clang-format off */
 	static const locus_shell_redirect hs[] = {
 		{ "<<<", -1, "exec rm -rf /", 0 },
 	};
+	/* clang-format on */
 	cmd(r, 0)->redirects = hs;
 	cmd(r, 0)->nredirects = 1;
 	tlabel(r, &v);
@@ -959,7 +968,7 @@ START_TEST(test_args_floor)
 	memcpy(line + big - 9, " rm -rf /", 9);
 	line[big] = '\0';
 	r = fake("mytool x");
-	cmd(r, 0)->argv = (const char *const[]){ "mytool", line };
+	cmd(r, 0)->argv = (const char *const[]){"mytool", line};
 	clock_t t0 = clock();
 	tlabel(r, &v);
 	/* `x(){` without a `}` once made the fork-bomb pattern quadratic */
@@ -974,10 +983,12 @@ END_TEST
    a line that runs an interpreter. */
 START_TEST(test_remote_code_substitution)
 {
+	/* clang-format off */
 	static const char *const lines[] = {
 		"sh x", "bash -c x", "eval x", "source x", "python3 -c x",
 		". x",
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
 		char spec[64];
 		snprintf(spec, sizeof spec, "%s ; curl u", lines[i]);
@@ -1004,6 +1015,7 @@ END_TEST
 
 /* Unparsed lines: raw-text floor patterns plus the tags of what was
    found. */
+/* clang-format off */
 static const vec unparsed_vecs[] = {
 	{ "echo 'rm -rf /", EX, U | D | V, "recursive delete" },
 	{ "RM -RF /", EX, U | D | V, "recursive delete" },
@@ -1034,6 +1046,7 @@ static const vec unparsed_vecs[] = {
 	{ "curl x > out", EX, U, NULL },
 	{ "", EX, U, NULL },
 };
+/* clang-format on */
 
 START_TEST(test_unparsed_patterns)
 {
@@ -1067,8 +1080,8 @@ END_TEST
 /* Hostile raw text: bounded time, no crash, fails closed at worst. */
 START_TEST(test_unparsed_hostile)
 {
-	static const char *const units[] = { "git ", "rm ", "curl | ", "a(){ ",
-	                                     "\xff\xfe", "dd of= " };
+	static const char *const units[] = {"git ",  "rm ",      "curl | ",
+	                                    "a(){ ", "\xff\xfe", "dd of= "};
 	size_t len = (size_t)1 << 20;
 	char *buf = malloc(len + 1);
 	ck_assert_ptr_nonnull(buf);
@@ -1115,7 +1128,8 @@ START_TEST(test_unparsed_cost)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
-	             (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / 100;
+	             (double)(t1.tv_nsec - t0.tv_nsec)) /
+	            1e3 / 100;
 	fprintf(stderr, "unparsed-line labelling: %.0f us per line\n", us);
 	/* generous: sanitizer builds are slow */
 	ck_assert_msg(us < 5000, "%.0f us per unparsed line", us);
@@ -1130,6 +1144,7 @@ START_TEST(test_names)
 	ck_assert_str_eq(locus_kind_name(LOCUS_KIND_EXEC), "workspace.exec");
 	ck_assert_str_eq(locus_kind_name(LOCUS_KIND_NETWORK), "network");
 	ck_assert_str_eq(locus_kind_name((locus_kind)9), "");
+	/* clang-format off */
 	static const char *const names[LOCUS_TAG_COUNT] = {
 		"exec:destructive", "exec:vcs-push", "exec:force-push",
 		"exec:network", "exec:remote-code", "exec:shutdown",
@@ -1137,6 +1152,7 @@ START_TEST(test_names)
 		"exec:stdin", "exec:secrets", "exec:persistence", "exec:privilege",
 		"outside-workspace",
 	};
+	/* clang-format on */
 	for (unsigned i = 0; i < LOCUS_TAG_COUNT; i++)
 		ck_assert_str_eq(locus_tag_name(1u << i), names[i]);
 	ck_assert_ptr_null(locus_tag_name(0));
@@ -1162,14 +1178,22 @@ static locus_action *derive_ok(const char *tool, const char *args)
 static const struct {
 	const char *tool;
 	locus_kind kind;
+	/* clang-format off */
 } tool_kinds[] = {
 	{ "read", LOCUS_KIND_READ },       { "ls", LOCUS_KIND_READ },
-	{ "glob", LOCUS_KIND_READ },       { "grep", LOCUS_KIND_READ },
-	{ "bash_output", LOCUS_KIND_READ }, { "todo_write", LOCUS_KIND_READ },
-	{ "todo_read", LOCUS_KIND_READ },  { "write", LOCUS_KIND_WRITE },
-	{ "edit", LOCUS_KIND_WRITE },      { "multi_edit", LOCUS_KIND_WRITE },
-	{ "apply_patch", LOCUS_KIND_WRITE }, { "notebook_edit", LOCUS_KIND_WRITE },
-	{ "write_stdin", LOCUS_KIND_EXEC }, { "kill_shell", LOCUS_KIND_EXEC },
+    /* clang-format on */
+    {"glob", LOCUS_KIND_READ},
+    {"grep", LOCUS_KIND_READ},
+    {"bash_output", LOCUS_KIND_READ},
+    {"todo_write", LOCUS_KIND_READ},
+    {"todo_read", LOCUS_KIND_READ},
+    {"write", LOCUS_KIND_WRITE},
+    {"edit", LOCUS_KIND_WRITE},
+    {"multi_edit", LOCUS_KIND_WRITE},
+    {"apply_patch", LOCUS_KIND_WRITE},
+    {"notebook_edit", LOCUS_KIND_WRITE},
+    {"write_stdin", LOCUS_KIND_EXEC},
+    {"kill_shell", LOCUS_KIND_EXEC},
 };
 
 START_TEST(test_action_tools)
@@ -1246,7 +1270,8 @@ static void derive_fails(const char *tool, const char *args, int code,
 
 START_TEST(test_action_bad_args)
 {
-	derive_fails("nope", "{}", LOCUS_ENOTFOUND, "no harness tool named 'nope'");
+	derive_fails("nope", "{}", LOCUS_ENOTFOUND,
+	             "no harness tool named 'nope'");
 	derive_fails("Bash", "{}", LOCUS_ENOTFOUND, "'Bash'");
 	derive_fails("read", "[]", LOCUS_EINVALID, "object");
 	derive_fails("read", "\"x\"", LOCUS_EINVALID, "object");
@@ -1258,8 +1283,7 @@ START_TEST(test_action_bad_args)
 	derive_fails("bash", "{\"command\":1}", LOCUS_EINVALID, "'command'");
 	derive_fails("bash", "{\"command\":\"ls\",\"background\":\"yes\"}",
 	             LOCUS_EINVALID, "'background'");
-	derive_fails("bash",
-	             "{\"command\":\"ls\",\"command\":\"rm -rf /\"}",
+	derive_fails("bash", "{\"command\":\"ls\",\"command\":\"rm -rf /\"}",
 	             LOCUS_EINVALID, "repeat");
 	derive_fails("bash", "{\"command\":\"ls\\u0000; rm -rf /\"}",
 	             LOCUS_EINVALID, "NUL");
@@ -1356,7 +1380,8 @@ START_TEST(test_action_json_tool)
 	/* invalid UTF-8 in an asset still gives valid JSON text */
 	a = derive_ok("read", "{\"path\":\"a\xff\xc0\xafz\"}");
 	ck_assert_int_eq(locus_action_json(&s, a, 0), 0);
-	ck_assert_ptr_nonnull(strstr(s, "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz"));
 	locus_free(s);
 	locus_action_free(a);
 }
@@ -1368,14 +1393,15 @@ START_TEST(test_action_json_bash_keys)
 	locus_action *a = NULL;
 	ck_assert_int_eq(locus_action_classify(&a, NULL, "ls \"x", 5, NULL), 0);
 	char *s = NULL;
-	ck_assert_int_eq(
-		locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
+	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
 	cJSON *o = cJSON_Parse(s);
 	ck_assert_ptr_nonnull(o);
+	/* clang-format off */
 	static const char *const keys[] = {
 		"command", "tool", "kind", "tags", "asset", "parsed",
 		"unparsed_reason", "never", "reasons", "commands",
 	};
+	/* clang-format on */
 	size_t i = 0;
 	for (cJSON *c = o->child; c; c = c->next, i++) {
 		ck_assert_uint_lt(i, sizeof keys / sizeof *keys);
@@ -1389,8 +1415,9 @@ START_TEST(test_action_json_bash_keys)
 	ck_assert_str_eq(cJSON_GetArrayItem(tags, 0)->valuestring, "bash");
 	ck_assert_str_eq(cJSON_GetArrayItem(tags, 1)->valuestring,
 	                 "exec:unparsed");
-	const char *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "reasons"),
-	                                    0)->valuestring;
+	const char *r0 =
+	    cJSON_GetArrayItem(cJSON_GetObjectItem(o, "reasons"), 0)
+	        ->valuestring;
 	ck_assert_msg(strncmp(r0, "could not be parsed: ", 21) == 0, "%s", r0);
 	cJSON_Delete(o);
 	free(s);
@@ -1400,6 +1427,7 @@ END_TEST
 
 /* ---- e2e: through the real parser ----------------------------------------- */
 
+/* clang-format off */
 static const vec e2e_vecs[] = {
 	/* the spec's example */
 	{ "sudo sh -c 'rm -rf build'", EX, D | V, "recursive delete" },
@@ -1534,27 +1562,28 @@ static const vec e2e_vecs[] = {
 	{ "git commit -m 'rm -rf /'", EX, 0, NULL },
 	{ "vagrant halt", EX, 0, NULL },
 };
+/* clang-format on */
 
 static void classify_vec(const vec *v)
 {
 	locus_action *a = NULL;
 	locus_error err;
-	int rc = locus_action_classify(&a, NULL, v->line, strlen(v->line),
-	                               &err);
+	int rc =
+	    locus_action_classify(&a, NULL, v->line, strlen(v->line), &err);
 	ck_assert_int_eq(rc, 0);
 	uint32_t tags = locus_action_exec_tags(a);
 	const locus_shell_result *r = locus_action_shell(a);
 	ck_assert_msg(tags == v->tags, "%s: tags [%s] want [%s] (%s)", v->line,
 	              tag_list(tags), tag_list(v->tags),
 	              locus_shell_result_parsed(r)
-	                      ? "parsed"
-	                      : locus_shell_result_reason(r));
+	                  ? "parsed"
+	                  : locus_shell_result_reason(r));
 	ck_assert_msg(locus_action_kind(a) == v->kind, "%s: kind %s", v->line,
 	              locus_kind_name(locus_action_kind(a)));
 	const char *never = locus_action_never(a);
 	if (v->never)
-		ck_assert_msg(never && !strcmp(never, v->never),
-		              "%s: never %s", v->line, never ? never : "-");
+		ck_assert_msg(never && !strcmp(never, v->never), "%s: never %s",
+		              v->line, never ? never : "-");
 	else
 		ck_assert_msg(!never, "%s: never %s", v->line, never);
 	ck_assert(locus_action_has_tag(a, "bash"));
@@ -1574,9 +1603,8 @@ START_TEST(test_e2e_args_floor_reason)
 	static const char line[] = "vim -es -c '!rm -rf /'; ls";
 	locus_action *a = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_action_classify(&a, NULL, line,
-	                                       strlen(line), &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), &err), 0);
 	bool named = false, generic = false;
 	for (size_t i = 0; i < locus_action_reason_count(a); i++) {
 		const char *t = locus_action_reason(a, i);
@@ -1594,22 +1622,22 @@ START_TEST(test_e2e_spec_example)
 {
 	const char *line = "sudo sh -c 'rm -rf build'";
 	locus_action *a = NULL;
-	ck_assert_int_eq(locus_action_classify(&a, NULL, line, strlen(line),
-	                                       NULL), 0);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
 	ck_assert_uint_eq(locus_action_reason_count(a), 2);
 	ck_assert_str_eq(locus_action_reason(a, 0), "rm deletes files");
 	ck_assert_str_eq(locus_action_reason(a, 1),
 	                 "recursive delete is on the never-allow floor");
 	char *s = NULL;
 	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
-	ck_assert_ptr_nonnull(strstr(s,
-		"{\"command\":\"sudo sh -c 'rm -rf build'\",\"tool\":\"bash\","
-		"\"kind\":\"workspace.exec\",\"tags\":[\"bash\","
-		"\"exec:destructive\",\"exec:never\"],\"asset\":\"sudo sh -c "
-		"'rm -rf build'\",\"parsed\":true,\"never\":\"recursive "
-		"delete\",\"reasons\":[\"rm deletes files\",\"recursive delete "
-		"is on the never-allow floor\"],\"commands\":[{\"name\":"
-		"\"sudo\""));
+	ck_assert_ptr_nonnull(strstr(
+	    s, "{\"command\":\"sudo sh -c 'rm -rf build'\",\"tool\":\"bash\","
+	       "\"kind\":\"workspace.exec\",\"tags\":[\"bash\","
+	       "\"exec:destructive\",\"exec:never\"],\"asset\":\"sudo sh -c "
+	       "'rm -rf build'\",\"parsed\":true,\"never\":\"recursive "
+	       "delete\",\"reasons\":[\"rm deletes files\",\"recursive delete "
+	       "is on the never-allow floor\"],\"commands\":[{\"name\":"
+	       "\"sudo\""));
 	ck_assert_ptr_nonnull(strstr(s, "\"origin\":\"shell -c\""));
 	locus_free(s);
 	locus_action_free(a);
@@ -1637,7 +1665,8 @@ START_TEST(test_e2e_bash_tool)
 	for (int i = 0; i < 3; i++) {
 		const char *args = "{\"command\":\"git push -f\"}";
 		ck_assert_int_eq(locus_action_derive(&a, p, "bash", args,
-		                                     strlen(args), NULL), 0);
+		                                     strlen(args), NULL),
+		                 0);
 		ck_assert(locus_action_has_tag(a, "exec:never"));
 		locus_action_free(a);
 	}
@@ -1669,8 +1698,8 @@ START_TEST(test_e2e_hostile)
 	ck_assert_int_eq(locus_action_json(&s, a, LOCUS_JSON_COMMANDS), 0);
 	locus_free(s);
 	locus_action_free(a);
-	ck_assert_int_eq(locus_action_classify(&a, NULL, "ls \xff\xfe", 5, NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, "ls \xff\xfe", 5, NULL), 0);
 	ck_assert(locus_action_has_tag(a, "exec:unparsed"));
 	ck_assert_int_eq(locus_action_json(&s, a, 0), 0);
 	cJSON *o = cJSON_Parse(s);
@@ -1694,8 +1723,8 @@ static bool outside(const char *tool, const char *args, const char *root)
 	o.workspace_root = root;
 	locus_action *a = NULL;
 	locus_error err;
-	int rc = locus_action_derive_with(&a, NULL, tool, args, strlen(args), &o,
-	                                  &err);
+	int rc = locus_action_derive_with(&a, NULL, tool, args, strlen(args),
+	                                  &o, &err);
 	ck_assert_msg(rc == 0, "%s %s: %s", tool, args, err.message);
 	bool out = locus_action_has_tag(a, "outside-workspace");
 	ck_assert(out == ((locus_action_exec_tags(a) & O) != 0));
@@ -1711,11 +1740,13 @@ START_TEST(test_outside_root_option)
 	ck_assert(outside("read", "{\"path\":\"/srv/work/app/../x\"}", root));
 	ck_assert(!outside("read", "{\"path\":\"a/../b\"}", root));
 	ck_assert(outside("read", "{\"path\":\"a/../../b\"}", root));
-	ck_assert(!outside("bash", "{\"command\":\"cat /srv/work/app//x\"}",
-	                   root));
+	ck_assert(
+	    !outside("bash", "{\"command\":\"cat /srv/work/app//x\"}", root));
 	ck_assert(outside("bash", "{\"command\":\"cd /srv && ls\"}", root));
-	ck_assert(!outside("bash", "{\"command\":\"cd /srv/work/app/src && "
-	                           "cat ../a\"}", root));
+	ck_assert(!outside("bash",
+	                   "{\"command\":\"cd /srv/work/app/src && "
+	                   "cat ../a\"}",
+	                   root));
 	/* the root "/" holds every absolute path */
 	ck_assert(!outside("read", "{\"path\":\"/etc/hosts\"}", "/"));
 	ck_assert(outside("read", "{\"path\":\"~/x\"}", "/"));
@@ -1725,19 +1756,19 @@ START_TEST(test_outside_root_option)
 	o.workspace_root = "rel/dir";
 	locus_action *a = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_action_derive_with(&a, NULL, "read", "{}", 2, &o,
-	                                          &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_action_derive_with(&a, NULL, "read", "{}", 2, &o, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(a);
 	o.workspace_root = NULL;
 	o.version = 99;
-	ck_assert_int_eq(locus_action_classify_with(&a, NULL, "ls", 2, &o, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_action_classify_with(&a, NULL, "ls", 2, &o, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(a);
 	/* NULL options: the current directory */
-	ck_assert_int_eq(locus_action_classify_with(&a, NULL, "ls ..", 5, NULL,
-	                                            &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify_with(&a, NULL, "ls ..", 5, NULL, &err), 0);
 	ck_assert(locus_action_has_tag(a, "outside-workspace"));
 	locus_action_free(a);
 }
@@ -1750,9 +1781,9 @@ START_TEST(test_outside_reason_and_verdict)
 	o.workspace_root = "/w";
 	locus_action *a = NULL;
 	const char *line = "mv src /tmp/trash";
-	ck_assert_int_eq(locus_action_classify_with(&a, NULL, line, strlen(line),
-	                                            &o, NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify_with(&a, NULL, line, strlen(line), &o, NULL),
+	    0);
 	bool named = false;
 	for (size_t i = 0; i < locus_action_reason_count(a); i++)
 		named |= strcmp(locus_action_reason(a, i),
@@ -1770,17 +1801,21 @@ END_TEST
    40 network programs give 40 reasons.  NULL verdicts read fail-closed. */
 START_TEST(test_verdict_reasons_uncapped)
 {
+	/* clang-format off */
 	static const char *const progs[] = {
 		"curl", "curlie", "wget", "wget2", "aria2c", "axel", "xh",
 		"ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat",
 		"telnet", "ftp", "mosh", "lftp", "tftp", "autossh", "rclone",
 		"sshfs", "npx", "bunx", "uvx", "gh",
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const subs[] = {
 		"git push", "git pull", "git fetch", "git clone", "git ls-remote",
 		"pip install", "pip download", "npm ci", "npm publish",
 		"cargo fetch", "go get", "apt update", "yarn add",
 	};
+	/* clang-format on */
 	char line[2048] = "";
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof progs / sizeof *progs; i++, n++) {
@@ -1819,9 +1854,8 @@ START_TEST(test_packs_attached_to_program_table)
 	/* names a program goes by reach its pack through the table */
 	const char *line = "tofu destroy";
 	locus_action *a = NULL;
-	ck_assert_int_eq(locus_action_classify(&a, NULL, line, strlen(line),
-	                                       NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
 	ck_assert(locus_action_exec_tags(a) & D);
 	locus_action_free(a);
 }
@@ -1831,38 +1865,38 @@ END_TEST
 static const struct {
 	const char *line;
 	bool destructive;
+	/* clang-format off */
 } sql_vecs[] = {
 	{ "psql -c 'DROP TABLE t'", true },
-	{ "psql -c 'drop table t'", true },
-	{ "psql -c 'SELECT 1; TRUNCATE t'", true },
-	{ "psql -c 'DELETE FROM t'", true },
-	{ "psql -c 'DELETE FROM t WHERE id = 1'", false },
-	{ "psql -c 'UPDATE t SET a = 1'", true },
-	{ "psql -c 'UPDATE t SET a = 1 WHERE id = 2'", false },
-	{ "psql -c 'SELECT 1 FOR UPDATE'", false },
-	{ "psql -c 'CREATE TABLE t (a int REFERENCES u ON DELETE CASCADE)'",
-	  false },
-	{ "psql -c \"SELECT 'DROP TABLE t'\"", false },
-	{ "psql -c 'SELECT 1 -- DROP TABLE t'", false },
-	{ "psql -c 'SELECT /* DROP */ 1'", false },
-	{ "psql -c 'SELECT $$DROP$$'", false },
-	{ "psql -c 'DELETE FROM t WHERE a; DELETE FROM u'", true },
-	{ "psql -c 'ALTER TABLE t DROP COLUMN c'", true },
-	{ "mongosh --eval 'db.c.deleteMany({})'", true },
-	{ "mongosh --eval 'db.c.deleteMany({a: 1})'", false },
-	{ "mongosh --eval 'db.dropDatabase()'", true },
-	{ "redis-cli flushall", true },
-	{ "redis-cli get k", false },
-	{ "psql -f drop.sql", false },
+    /* clang-format on */
+    {"psql -c 'drop table t'", true},
+    {"psql -c 'SELECT 1; TRUNCATE t'", true},
+    {"psql -c 'DELETE FROM t'", true},
+    {"psql -c 'DELETE FROM t WHERE id = 1'", false},
+    {"psql -c 'UPDATE t SET a = 1'", true},
+    {"psql -c 'UPDATE t SET a = 1 WHERE id = 2'", false},
+    {"psql -c 'SELECT 1 FOR UPDATE'", false},
+    {"psql -c 'CREATE TABLE t (a int REFERENCES u ON DELETE CASCADE)'", false},
+    {"psql -c \"SELECT 'DROP TABLE t'\"", false},
+    {"psql -c 'SELECT 1 -- DROP TABLE t'", false},
+    {"psql -c 'SELECT /* DROP */ 1'", false},
+    {"psql -c 'SELECT $$DROP$$'", false},
+    {"psql -c 'DELETE FROM t WHERE a; DELETE FROM u'", true},
+    {"psql -c 'ALTER TABLE t DROP COLUMN c'", true},
+    {"mongosh --eval 'db.c.deleteMany({})'", true},
+    {"mongosh --eval 'db.c.deleteMany({a: 1})'", false},
+    {"mongosh --eval 'db.dropDatabase()'", true},
+    {"redis-cli flushall", true},
+    {"redis-cli get k", false},
+    {"psql -f drop.sql", false},
 };
 
 START_TEST(test_sql_classifier)
 {
 	const char *line = sql_vecs[_i].line;
 	locus_action *a = NULL;
-	ck_assert_int_eq(locus_action_classify(&a, NULL, line, strlen(line),
-	                                       NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
 	bool d = (locus_action_exec_tags(a) & D) != 0;
 	ck_assert_msg(d == sql_vecs[_i].destructive, "%s: destructive %d", line,
 	              d);

@@ -453,7 +453,9 @@ START_TEST(placeholder_never_shown)
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
 		char *out;
 		bool is_err;
-		ck_assert_int_eq(locus_harness_call(&out, &is_err, h, calls[i][0], calls[i][1], strlen(calls[i][1]), &err),
+		ck_assert_int_eq(locus_harness_call(&out, &is_err, h,
+		                                    calls[i][0], calls[i][1],
+		                                    strlen(calls[i][1]), &err),
 		                 0);
 		ck_assert_msg(no_placeholder(out), "%s leaked: %s", calls[i][0],
 		              out);
@@ -690,8 +692,8 @@ START_TEST(cancel_kills_the_command)
 	usleep(600000);
 	char *t2 = slurp(tick), *e2 = slurp(esc);
 	ck_assert_msg(!strcmp(t1, t2), "still running: %s then %s", t1, t2);
-	ck_assert_msg(!strcmp(e1, e2), "setsid child still running: %s, %s",
-	              e1, e2);
+	ck_assert_msg(!strcmp(e1, e2), "setsid child still running: %s, %s", e1,
+	              e2);
 	free(t1);
 	free(t2);
 	free(e1);
@@ -750,8 +752,8 @@ START_TEST(output_window)
 	ck_assert_uint_eq(kept + dropped, 6 + 3000000 + 1 + 4);
 	free(out);
 	/* under the cap: whole, no note */
-	ck_assert_int_eq(s->exec(s, "head -c 500000 /dev/zero | tr '\\0' b",
-	                         60, &code, &out, &len, &err),
+	ck_assert_int_eq(s->exec(s, "head -c 500000 /dev/zero | tr '\\0' b", 60,
+	                         &code, &out, &len, &err),
 	                 0);
 	ck_assert_uint_eq(len, 500000);
 	ck_assert_ptr_null(strstr(out, "dropped"));

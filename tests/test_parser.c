@@ -61,6 +61,7 @@ typedef struct form_case {
 	const char *cmds; /* all_argv() */
 } form_case;
 
+/* clang-format off */
 static const form_case forms[] = {
 	{"ls -la /tmp", "ls -la /tmp"},
 	{"a; b && c || d", "a;b;c;d"},
@@ -118,6 +119,7 @@ static const form_case forms[] = {
 	{"cat 0<<<x", "cat"},
 	{"sh a 0<<<x b", "sh a b"},
 };
+/* clang-format on */
 
 START_TEST(walk_forms)
 {
@@ -128,15 +130,15 @@ START_TEST(walk_forms)
 	ck_assert_msg(!strcmp(buf, fc->cmds), "%s: got '%s' want '%s' (%s)",
 	              fc->line, buf, fc->cmds,
 	              locus_shell_result_reason(r)
-	                      ? locus_shell_result_reason(r)
-	                      : "parsed");
+	                  ? locus_shell_result_reason(r)
+	                  : "parsed");
 	/* A substitution inside arithmetic is listed, and its output is
 	   evaluated as an expression: such lines are unparsed (issue 9). */
 	const char *why = locus_shell_result_reason(r);
-	ck_assert_msg(locus_shell_result_parsed(r) ||
-	                      (why && strstr(why, "arithmetic") &&
-	                       strstr(fc->line, "$(id)")),
-	              "%s: unparsed: %s", fc->line, why);
+	ck_assert_msg(
+	    locus_shell_result_parsed(r) ||
+	        (why && strstr(why, "arithmetic") && strstr(fc->line, "$(id)")),
+	    "%s: unparsed: %s", fc->line, why);
 	locus_shell_result_free(r);
 }
 END_TEST
@@ -195,8 +197,7 @@ START_TEST(walk_substitution_parent_depth)
 	ck_assert_uint_eq(cmd(r, 2)->parent, 1);
 	ck_assert_uint_eq(cmd(r, 2)->depth, 2);
 	ck_assert_str_eq(cmd(r, 3)->name, "c");
-	ck_assert_str_eq(cmd(r, 3)->origin,
-	                 LOCUS_ORIGIN_PROCESS_SUBSTITUTION);
+	ck_assert_str_eq(cmd(r, 3)->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION);
 	ck_assert_uint_eq(cmd(r, 3)->parent, 0);
 	ck_assert_str_eq(cmd(r, 4)->name, "d");
 	ck_assert_str_eq(cmd(r, 4)->connector, ";");
@@ -271,28 +272,30 @@ START_TEST(walk_redirect_flags)
 	static const struct {
 		const char *line;
 		uint32_t must, mustnot;
+		/* clang-format off */
 	} rc[] = {
 		{"echo x > f", LOCUS_CMD_WRITES_FILES, LOCUS_CMD_READS_FILE},
-		{"echo x >> f", LOCUS_CMD_WRITES_FILES, 0},
-		{"echo x &> f", LOCUS_CMD_WRITES_FILES, 0},
-		{"echo x >| f", LOCUS_CMD_WRITES_FILES, 0},
-		{"echo x >&f", LOCUS_CMD_WRITES_FILES, 0},
-		{"echo x > $f", LOCUS_CMD_WRITES_FILES | LOCUS_CMD_DYNAMIC_ARGS, 0},
-		{"echo x > /dev/null", 0, LOCUS_CMD_WRITES_FILES},
-		{"echo x 2>&1", 0, LOCUS_CMD_WRITES_FILES},
-		{"echo x >&2", 0, LOCUS_CMD_WRITES_FILES},
-		{"echo x 2>&-", 0, LOCUS_CMD_WRITES_FILES},
-		{"echo x &>/dev/null", 0, LOCUS_CMD_WRITES_FILES},
-		{"wc < f", LOCUS_CMD_READS_FILE, LOCUS_CMD_WRITES_FILES},
-		{"wc <<< f", 0, LOCUS_CMD_READS_FILE},
-		{"wc <&3", 0, LOCUS_CMD_READS_FILE},
-		{"{ a; b; } > f", LOCUS_CMD_WRITES_FILES, 0},
+	    /* clang-format on */
+	    {"echo x >> f", LOCUS_CMD_WRITES_FILES, 0},
+	    {"echo x &> f", LOCUS_CMD_WRITES_FILES, 0},
+	    {"echo x >| f", LOCUS_CMD_WRITES_FILES, 0},
+	    {"echo x >&f", LOCUS_CMD_WRITES_FILES, 0},
+	    {"echo x > $f", LOCUS_CMD_WRITES_FILES | LOCUS_CMD_DYNAMIC_ARGS, 0},
+	    {"echo x > /dev/null", 0, LOCUS_CMD_WRITES_FILES},
+	    {"echo x 2>&1", 0, LOCUS_CMD_WRITES_FILES},
+	    {"echo x >&2", 0, LOCUS_CMD_WRITES_FILES},
+	    {"echo x 2>&-", 0, LOCUS_CMD_WRITES_FILES},
+	    {"echo x &>/dev/null", 0, LOCUS_CMD_WRITES_FILES},
+	    {"wc < f", LOCUS_CMD_READS_FILE, LOCUS_CMD_WRITES_FILES},
+	    {"wc <<< f", 0, LOCUS_CMD_READS_FILE},
+	    {"wc <&3", 0, LOCUS_CMD_READS_FILE},
+	    {"{ a; b; } > f", LOCUS_CMD_WRITES_FILES, 0},
 	};
 	for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
 		locus_shell_result *r = parse(rc[i].line);
 		uint32_t f = cmd(r, 0)->flags;
 		ck_assert_msg((f & rc[i].must) == rc[i].must &&
-		                      !(f & rc[i].mustnot),
+		                  !(f & rc[i].mustnot),
 		              "%s: flags %#x", rc[i].line, f);
 		locus_shell_result_free(r);
 	}
@@ -392,10 +395,11 @@ END_TEST
 
 typedef struct const_case {
 	const char *line;
-	bool parsed;     /* dynamic names make the line unparsed */
+	bool parsed;      /* dynamic names make the line unparsed */
 	const char *last; /* argv of the last command */
 } const_case;
 
+/* clang-format off */
 static const const_case consts[] = {
 	{"X=rm; $X -rf /", true, "rm -rf /"},
 	{"F=-rf; rm $F /", true, "rm -rf /"},
@@ -433,6 +437,7 @@ static const const_case consts[] = {
 	{"X=rm; true && declare $o Y=X; Y=ls; $X", false, "$X"},
 	{"X=rm; declare -x Y=1; $X", true, "rm"},
 };
+/* clang-format on */
 
 START_TEST(walk_constants)
 {
@@ -466,6 +471,7 @@ typedef struct check_case {
 	const char *reason; /* substring of the reason; NULL: parsed */
 } check_case;
 
+/* clang-format off */
 static const check_case checks[] = {
 	/* syntax errors */
 	{"echo \"unterminated", "syntax error"},
@@ -574,6 +580,7 @@ static const check_case checks[] = {
 	{"cat <<EOF\n`echo \\`rm -rf /\\``\nEOF", "escaped backticks"},
 	{"cat <<EOF\nx `echo hi` \\`y\\`\nEOF", NULL},
 };
+/* clang-format on */
 
 START_TEST(walk_checks)
 {
@@ -665,14 +672,18 @@ END_TEST
    word out of order would be missed), and near misses are not. */
 START_TEST(reserved_words_table)
 {
+	/* clang-format off */
 	static const char *const yes[] = {
 		"!", "{", "}", "[[", "]]", "if", "then", "elif", "else", "fi",
 		"case", "esac", "for", "select", "while", "until", "do",
 		"done", "in", "function",
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const no[] = {
 		"time", "coproc", "", "iff", "f", "{{", "[", "]", "ls", "Fi",
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
 		ck_assert_msg(lp_is_reserved_word(yes[i]), "%s", yes[i]);
 	for (size_t i = 0; i < sizeof no / sizeof *no; i++)

@@ -28,8 +28,8 @@ static locus_decision *gate(const locus_policy *p, const char *tool,
 	locus_decision *d = NULL;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
-	int rc = locus_gate(&d, p, NULL, tool, args, args ? strlen(args) : 0, in,
-	                    &err);
+	int rc = locus_gate(&d, p, NULL, tool, args, args ? strlen(args) : 0,
+	                    in, &err);
 	ck_assert_msg(rc == 0, "gate failed: %s", err.message);
 	return d;
 }
@@ -79,9 +79,9 @@ START_TEST(api_versions_and_null_getters)
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	ck_assert_uint_eq(in.version, LOCUS_GATE_INPUT_VERSION);
 	in.version = 0; /* a zeroed struct of the old API */
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12,
-	                            &in, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12, &in, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(d);
 	ck_assert_ptr_nonnull(strstr(err.message, "version"));
 	ck_assert_int_eq(locus_gate(NULL, p, NULL, "read", NULL, 0, NULL, NULL),
@@ -130,13 +130,12 @@ START_TEST(api_versions_and_null_getters)
 	/* Claude settings options and audit options are checked too */
 	locus_claude_settings_options co = LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT;
 	co.version = 2;
-	ck_assert_int_eq(locus_policy_add_claude_settings_ex(p, "{}", 2, &co,
-	                                                     NULL),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings_ex(p, "{}", 2, &co, NULL),
+	    LOCUS_EINVALID);
 	co.version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION;
-	ck_assert_int_eq(locus_policy_add_claude_settings_ex(p, "{}", 2, &co,
-	                                                     NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings_ex(p, "{}", 2, &co, NULL), 0);
 	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
 	ao.version = 0;
 	locus_audit *au = (locus_audit *)p;
@@ -155,8 +154,8 @@ START_TEST(api_versions_and_null_getters)
 	for (int i = 0; i < 60; i++) {
 		snprintf(names[i], sizeof names[i], "label-%02d-abcdefghij", i);
 		tags[i] = names[i];
-		snprintf(doc + strlen(doc), sizeof doc - strlen(doc), "%s\"%s\"",
-		         i ? "," : "", names[i]);
+		snprintf(doc + strlen(doc), sizeof doc - strlen(doc),
+		         "%s\"%s\"", i ? "," : "", names[i]);
 	}
 	strcat(doc, "]}");
 	locus_policy *many = NULL;
@@ -178,17 +177,18 @@ START_TEST(api_versions_and_null_getters)
 	   first 256 did, issue 19) */
 	locus_policy *rd = NULL;
 	static const char rdoc[] =
-	        "{\"permissions\":{\"deny\":[\"Read(secret.txt)\"]}}";
-	ck_assert_int_eq(locus_policy_load(&rd, rdoc, sizeof rdoc - 1, NULL), 0);
+	    "{\"permissions\":{\"deny\":[\"Read(secret.txt)\"]}}";
+	ck_assert_int_eq(locus_policy_load(&rd, rdoc, sizeof rdoc - 1, NULL),
+	                 0);
 	char cmd[4096] = "{\"command\":\"cat";
 	for (int i = 0; i < 300; i++)
-		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " f%d", i);
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " f%d",
+		         i);
 	strcat(cmd, " secret.txt\"}");
 	locus_gate_input rin = LOCUS_GATE_INPUT_INIT;
 	rin.workspace_root = "/ws";
-	ck_assert_int_eq(locus_gate(&d, rd, NULL, "bash", cmd, strlen(cmd), &rin,
-	                            NULL),
-	                 0);
+	ck_assert_int_eq(
+	    locus_gate(&d, rd, NULL, "bash", cmd, strlen(cmd), &rin, NULL), 0);
 	ck_assert_str_eq(locus_decision_permission(d), "deny");
 	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
 	locus_decision_free(d);
@@ -244,14 +244,16 @@ START_TEST(each_check_reason)
 	const char *rd = "{\"path\":\"a\"}";
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	expect(p, "write", "{\"path\":\"a\",\"content\":\"x\"}", &in,
-	       LOCUS_OUTCOME_DENY, "labels ['workspace.write'] are denied by policy");
+	       LOCUS_OUTCOME_DENY,
+	       "labels ['workspace.write'] are denied by policy");
 	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
 	       "labels ['workspace.read'] require a sandbox and the action is "
 	       "not sandboxed");
 	const char *sb[] = {"sandboxed"};
 	in.tags = sb;
 	in.ntags = 1;
-	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, "all policy checks passed");
+	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW,
+	       "all policy checks passed");
 	in.has_finding = true;
 	in.finding_severity = LOCUS_SEVERITY_MEDIUM;
 	expect(p, "read", rd, &in, LOCUS_OUTCOME_DENY,
@@ -275,7 +277,8 @@ START_TEST(each_check_reason)
 	expect(p, "read", rd, &in, LOCUS_OUTCOME_ALLOW, NULL);
 	in.environment = "staging";
 	locus_decision *d = gate(p, "read", rd, &in);
-	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_REQUIRE_HUMAN);
+	ck_assert_int_eq(locus_decision_outcome(d),
+	                 LOCUS_OUTCOME_REQUIRE_HUMAN);
 	ck_assert_str_eq(locus_decision_reason(d),
 	                 "labels ['staging'] require human approval");
 	ck_assert_str_eq(locus_decision_policy_version(d), "v7");
@@ -284,8 +287,9 @@ START_TEST(each_check_reason)
 	/* negative inputs are refused */
 	in.cost_usd = -1;
 	locus_error err;
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", rd, strlen(rd), &in, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "read", rd, strlen(rd), &in, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(d);
 	locus_policy_free(p);
 }
@@ -325,10 +329,11 @@ START_TEST(strongest_wins_and_order)
 	in.blast_radius = 999;
 	locus_decision *d = gate(p, "wipe_database", "{}", &in);
 	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
-	ck_assert_str_eq(locus_decision_reason(d),
-	                 "labels ['irreversible'] are denied by policy; blast "
-	                 "radius 999 exceeds the maximum 1; labels ['production'] "
-	                 "require human approval");
+	ck_assert_str_eq(
+	    locus_decision_reason(d),
+	    "labels ['irreversible'] are denied by policy; blast "
+	    "radius 999 exceeds the maximum 1; labels ['production'] "
+	    "require human approval");
 	ck_assert_uint_eq(locus_decision_check_count(d), 3);
 	ck_assert_int_eq(locus_decision_check_outcome(d, 1),
 	                 LOCUS_OUTCOME_REQUIRE_HUMAN);
@@ -337,11 +342,12 @@ START_TEST(strongest_wins_and_order)
 	ck_assert(locus_decision_has_label(d, "wipe_database"));
 	char *r = NULL;
 	ck_assert_int_eq(locus_decision_refusal_json(&r, d), 0);
-	ck_assert_str_eq(r, "{\"status\":\"denied\",\"outcome\":\"deny\","
-	                    "\"action\":\"wipe_database\",\"asset\":\"\","
-	                    "\"reason\":\"labels ['irreversible'] are denied by "
-	                    "policy; blast radius 999 exceeds the maximum 1; "
-	                    "labels ['production'] require human approval\"}");
+	ck_assert_str_eq(r,
+	                 "{\"status\":\"denied\",\"outcome\":\"deny\","
+	                 "\"action\":\"wipe_database\",\"asset\":\"\","
+	                 "\"reason\":\"labels ['irreversible'] are denied by "
+	                 "policy; blast radius 999 exceeds the maximum 1; "
+	                 "labels ['production'] require human approval\"}");
 	locus_free(r);
 	locus_decision_free(d);
 	d = gate(p, "read", "{\"path\":\"x\"}", NULL);
@@ -355,59 +361,61 @@ END_TEST
 
 static const struct bad_doc {
 	const char *json;
-	size_t len; /* 0: strlen */
+	size_t len;       /* 0: strlen */
 	const char *want; /* in the message */
 	int line;         /* expected error line, 0: any */
+	                  /* clang-format off */
 } bad_docs[] = {
 	{"", 0, "empty document", 1},
-	{"{\"deny_for\": [\"a\"", 0, "malformed JSON", 1},
-	{"{\"deny_for\": [\"a\"]", 0, "malformed JSON", 1},
-	{"[1, 2]", 0, "a policy is a JSON object", 1},
-	{"{\"deny_for\": \"exec:never\"}", 0, "field \"deny_for\"", 1},
-	{"{\"deny_for\": [1]}", 0, "field \"deny_for\": expected a label", 1},
-	{"{\"deny_for\": [\"\"]}", 0, "never empty", 1},
-	{"{\"require_human_for\": {}}", 0, "field \"require_human_for\"", 1},
-	{"{\"min_severity\": \"severe\"}", 0, "field \"min_severity\"", 1},
-	{"{\"min_severity\": 2}", 0, "field \"min_severity\"", 1},
-	{"{\"require_verification_score\": 1.5}", 0, "out of range", 1},
-	{"{\"require_verification_score\": -0.1}", 0, "out of range", 1},
-	{"{\"require_verification_score\": \"0.8\"}", 0, "expected a number", 1},
-	{"{\"max_blast_radius\": 1e999}", 0, "field \"max_blast_radius\"", 1},
-	{"{\"max_blast_radius\": 1.5}", 0, "field \"max_blast_radius\"", 1},
-	{"{\"max_blast_radius\": -1}", 0, "field \"max_blast_radius\"", 1},
-	{"{\"max_blast_radius\": 99999999999999999999}", 0, "out of range", 1},
-	{"{\"max_blast_radius\": NaN}", 0, "malformed JSON", 1},
-	{"{\"max_blast_radius\": Infinity}", 0, "malformed JSON", 1},
-	{"{\"max_blast_radius\": 01}", 0, "malformed number", 1},
-	{"{\"spend_limit_usd\": -5}", 0, "field \"spend_limit_usd\"", 1},
-	{"{\"spend_limit_usd\": \"5\"}", 0, "field \"spend_limit_usd\"", 1},
-	{"{\"require_human_over_usd\": true}", 0, "require_human_over_usd", 1},
-	{"{\"version\": 3}", 0, "field \"version\"", 1},
-	{"{\"versoin\": \"x\"}", 0, "field \"versoin\": unknown field", 1},
-	{"{\n  \"deny_for\": [],\n  \"deny_for\": [\"x\"]\n}", 0,
-	 "field \"deny_for\": duplicate key", 3},
-	{"{\"permissions\": {\"allow\": [\"Bash\"], \"allow\": []}}", 0,
-	 "duplicate key", 1},
-	{"{\"permissions\": {\"allow\": [\"Bash(\"]}}", 0,
-	 "permissions.allow[0]", 1},
-	{"{\"permissions\": {\"allow\": [\"\"]}}", 0, "empty rule", 1},
-	{"{\"permissions\": {\"deny\": [\"Bash(git:* x)\"]}}", 0, ":*", 1},
-	{"{\"permissions\": {\"deny\": [\"Bash()\"]}}", 0, "empty specifier", 1},
-	{"{\"permissions\": {\"deny\": [\"mcp__x(y)\"]}}", 0, "no specifier", 1},
-	{"{\"permissions\": {\"deny\": [\"Ba sh\"]}}", 0, "tool name", 1},
-	{"{\"permissions\": {\"deny\": [7]}}", 0, "expected a rule string", 1},
-	{"{\"permissions\": {\"allow\": [], \"defaultMode\": \"x\"}}", 0,
-	 "permissions.defaultMode", 1},
-	{"{\"permissions\": []}", 0, "field \"permissions\"", 1},
-	{"{\"version\": \"a\\u0000b\"}", 0, "\\u0000", 1},
-	{"{\"version\": \"\xff\"}", 0, "invalid UTF-8", 1},
-	{"{\"version\": \"\xc0\xaf\"}", 0, "invalid UTF-8", 1},
-	{"{\"version\": \"\xed\xa0\x80\"}", 0, "invalid UTF-8", 1},
-	{"{\"version\": \"a\"}\0{}", 18, "NUL byte", 1},
-	{"{\"version\": \"a\"} {}", 0, "malformed JSON", 1},
-	{"{\"version\": \"a\",}", 0, "malformed JSON", 1},
-	{"{\"version\": \"\\ud800\"}", 0, "malformed JSON", 1},
-	{"\n\n   {\"deny_for\": [\"a\", 2]}", 0, "line 3, column 23", 3},
+                          /* clang-format on */
+    {"{\"deny_for\": [\"a\"", 0, "malformed JSON", 1},
+    {"{\"deny_for\": [\"a\"]", 0, "malformed JSON", 1},
+    {"[1, 2]", 0, "a policy is a JSON object", 1},
+    {"{\"deny_for\": \"exec:never\"}", 0, "field \"deny_for\"", 1},
+    {"{\"deny_for\": [1]}", 0, "field \"deny_for\": expected a label", 1},
+    {"{\"deny_for\": [\"\"]}", 0, "never empty", 1},
+    {"{\"require_human_for\": {}}", 0, "field \"require_human_for\"", 1},
+    {"{\"min_severity\": \"severe\"}", 0, "field \"min_severity\"", 1},
+    {"{\"min_severity\": 2}", 0, "field \"min_severity\"", 1},
+    {"{\"require_verification_score\": 1.5}", 0, "out of range", 1},
+    {"{\"require_verification_score\": -0.1}", 0, "out of range", 1},
+    {"{\"require_verification_score\": \"0.8\"}", 0, "expected a number", 1},
+    {"{\"max_blast_radius\": 1e999}", 0, "field \"max_blast_radius\"", 1},
+    {"{\"max_blast_radius\": 1.5}", 0, "field \"max_blast_radius\"", 1},
+    {"{\"max_blast_radius\": -1}", 0, "field \"max_blast_radius\"", 1},
+    {"{\"max_blast_radius\": 99999999999999999999}", 0, "out of range", 1},
+    {"{\"max_blast_radius\": NaN}", 0, "malformed JSON", 1},
+    {"{\"max_blast_radius\": Infinity}", 0, "malformed JSON", 1},
+    {"{\"max_blast_radius\": 01}", 0, "malformed number", 1},
+    {"{\"spend_limit_usd\": -5}", 0, "field \"spend_limit_usd\"", 1},
+    {"{\"spend_limit_usd\": \"5\"}", 0, "field \"spend_limit_usd\"", 1},
+    {"{\"require_human_over_usd\": true}", 0, "require_human_over_usd", 1},
+    {"{\"version\": 3}", 0, "field \"version\"", 1},
+    {"{\"versoin\": \"x\"}", 0, "field \"versoin\": unknown field", 1},
+    {"{\n  \"deny_for\": [],\n  \"deny_for\": [\"x\"]\n}", 0,
+     "field \"deny_for\": duplicate key", 3},
+    {"{\"permissions\": {\"allow\": [\"Bash\"], \"allow\": []}}", 0,
+     "duplicate key", 1},
+    {"{\"permissions\": {\"allow\": [\"Bash(\"]}}", 0, "permissions.allow[0]",
+     1},
+    {"{\"permissions\": {\"allow\": [\"\"]}}", 0, "empty rule", 1},
+    {"{\"permissions\": {\"deny\": [\"Bash(git:* x)\"]}}", 0, ":*", 1},
+    {"{\"permissions\": {\"deny\": [\"Bash()\"]}}", 0, "empty specifier", 1},
+    {"{\"permissions\": {\"deny\": [\"mcp__x(y)\"]}}", 0, "no specifier", 1},
+    {"{\"permissions\": {\"deny\": [\"Ba sh\"]}}", 0, "tool name", 1},
+    {"{\"permissions\": {\"deny\": [7]}}", 0, "expected a rule string", 1},
+    {"{\"permissions\": {\"allow\": [], \"defaultMode\": \"x\"}}", 0,
+     "permissions.defaultMode", 1},
+    {"{\"permissions\": []}", 0, "field \"permissions\"", 1},
+    {"{\"version\": \"a\\u0000b\"}", 0, "\\u0000", 1},
+    {"{\"version\": \"\xff\"}", 0, "invalid UTF-8", 1},
+    {"{\"version\": \"\xc0\xaf\"}", 0, "invalid UTF-8", 1},
+    {"{\"version\": \"\xed\xa0\x80\"}", 0, "invalid UTF-8", 1},
+    {"{\"version\": \"a\"}\0{}", 18, "NUL byte", 1},
+    {"{\"version\": \"a\"} {}", 0, "malformed JSON", 1},
+    {"{\"version\": \"a\",}", 0, "malformed JSON", 1},
+    {"{\"version\": \"\\ud800\"}", 0, "malformed JSON", 1},
+    {"\n\n   {\"deny_for\": [\"a\", 2]}", 0, "line 3, column 23", 3},
 };
 
 START_TEST(loader_rejects)
@@ -423,11 +431,12 @@ START_TEST(loader_rejects)
 	ck_assert_msg(strstr(err.message, b->want), "case %d: '%s' lacks '%s'",
 	              _i, err.message, b->want);
 	ck_assert_msg(strncmp(err.message, "policy: line ", 13) == 0 ||
-	                      strncmp(err.message, "policy: ", 8) == 0,
+	                  strncmp(err.message, "policy: ", 8) == 0,
 	              "case %d: %s", _i, err.message);
 	if (b->line)
-		ck_assert_msg(err.line == b->line, "case %d: line %d want %d (%s)",
-		              _i, err.line, b->line, err.message);
+		ck_assert_msg(err.line == b->line,
+		              "case %d: line %d want %d (%s)", _i, err.line,
+		              b->line, err.message);
 }
 END_TEST
 
@@ -490,7 +499,8 @@ START_TEST(loader_hostile)
 		memset(where + open, good[k] == ':' ? 'k' : 'v', i - open);
 		open = 0;
 	}
-	static const char junk[] = {'\0', '"', '{', ']', '\xff', ',', ':', '\\'};
+	static const char junk[] = {'\0',   '"', '{', ']',
+	                            '\xff', ',', ':', '\\'};
 	for (size_t i = 0; i < gl; i++) {
 		for (size_t j = 0; j < sizeof(junk); j++) {
 			memcpy(mut, good, gl);
@@ -499,9 +509,9 @@ START_TEST(loader_hostile)
 			bool same = good[i] == junk[j];
 			bool may = where[i] == 'v' && junk[j] != '"' &&
 			           junk[j] != '\0' && junk[j] != '\xff';
-			ck_assert_msg(same ? rc == 0
-			                   : may ? rc == 0 || rc == LOCUS_EINVALID
-			                         : rc == LOCUS_EINVALID,
+			ck_assert_msg(same  ? rc == 0
+			              : may ? rc == 0 || rc == LOCUS_EINVALID
+			                    : rc == LOCUS_EINVALID,
 			              "byte %zu -> %#x: rc %d", i,
 			              (unsigned char)junk[j], rc);
 			ck_assert(rc != 0 || p != NULL);
@@ -523,21 +533,21 @@ START_TEST(gate_root_outside_workspace)
 	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.workspace_root = "/srv/app";
-	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in,
-	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in, LOCUS_OUTCOME_ALLOW,
+	       NULL);
 	expect(p, "bash", "{\"command\":\"cat ../x\"}", &in,
 	       LOCUS_OUTCOME_REQUIRE_HUMAN,
 	       "labels ['outside-workspace'] require human approval");
 	in.workspace_root = "/";
-	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in,
-	       LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "read", "{\"path\":\"/srv/app/a\"}", &in, LOCUS_OUTCOME_ALLOW,
+	       NULL);
 	/* a relative root is refused, not guessed */
 	in.workspace_root = "srv/app";
 	locus_decision *d = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12,
-	                            &in, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "read", "{\"path\":\"a\"}", 12, &in, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(d);
 	locus_policy_free(p);
 }
@@ -549,10 +559,12 @@ START_TEST(presets)
 	size_t count = 0;
 	for (; names[count]; count++) {
 		locus_policy *p = NULL;
-		ck_assert_int_eq(locus_policy_preset(&p, names[count], NULL), 0);
+		ck_assert_int_eq(locus_policy_preset(&p, names[count], NULL),
+		                 0);
 		char *j = NULL;
 		ck_assert_int_eq(locus_policy_json(&j, p, 0), 0);
-		ck_assert_ptr_nonnull(strstr(j, "\"require_verification_score\":0"));
+		ck_assert_ptr_nonnull(
+		    strstr(j, "\"require_verification_score\":0"));
 		ck_assert_ptr_null(strstr(j, "production"));
 		/* the printed policy loads back to the same policy */
 		locus_policy *q = load(j);
@@ -567,7 +579,8 @@ START_TEST(presets)
 	ck_assert_uint_eq(count, 4);
 	locus_policy *p = NULL;
 	locus_error err;
-	ck_assert_int_eq(locus_policy_preset(&p, "lenient", &err), LOCUS_ENOTFOUND);
+	ck_assert_int_eq(locus_policy_preset(&p, "lenient", &err),
+	                 LOCUS_ENOTFOUND);
 	ck_assert_ptr_nonnull(strstr(err.message, "lenient"));
 
 	/* standard: exec:never denied, pushes held, reads allowed */
@@ -593,8 +606,10 @@ START_TEST(presets)
 	/* readonly: reads only */
 	locus_policy_preset(&p, "readonly", NULL);
 	expect(p, "edit", "{\"path\":\"a\",\"old\":\"x\",\"new\":\"y\"}", NULL,
-	       LOCUS_OUTCOME_DENY, "labels ['workspace.write'] are denied by policy");
-	expect(p, "grep", "{\"pattern\":\"x\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
+	       LOCUS_OUTCOME_DENY,
+	       "labels ['workspace.write'] are denied by policy");
+	expect(p, "grep", "{\"pattern\":\"x\"}", NULL, LOCUS_OUTCOME_ALLOW,
+	       NULL);
 	expect(p, "some_tool", "{}", NULL, LOCUS_OUTCOME_DENY,
 	       "labels ['workspace.exec'] are denied by policy");
 	locus_policy_free(p);
@@ -609,12 +624,12 @@ START_TEST(presets_shell)
 	const char *rm = "{\"command\":\"rm -rf /\"}";
 	locus_decision *d = gate(p, "bash", rm, NULL);
 	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
-	ck_assert_ptr_nonnull(strstr(locus_decision_reason(d),
-	                             "'exec:never'"));
+	ck_assert_ptr_nonnull(strstr(locus_decision_reason(d), "'exec:never'"));
 	locus_decision_free(d);
-	expect(p, "bash", "{\"command\":\"git push origin main\"}", NULL,
-	       LOCUS_OUTCOME_REQUIRE_HUMAN,
-	       "labels ['exec:network', 'exec:vcs-push'] require human approval");
+	expect(
+	    p, "bash", "{\"command\":\"git push origin main\"}", NULL,
+	    LOCUS_OUTCOME_REQUIRE_HUMAN,
+	    "labels ['exec:network', 'exec:vcs-push'] require human approval");
 	expect(p, "bash", "{\"command\":\"ls -la\"}", NULL, LOCUS_OUTCOME_ALLOW,
 	       "all policy checks passed");
 	expect(p, "bash", "{\"command\":\"make build\"}", NULL,
@@ -629,16 +644,15 @@ START_TEST(presets_shell)
 	locus_policy_preset(&p, "readonly", NULL);
 	expect(p, "bash", "{\"command\":\"cat a.txt | wc -l\"}", NULL,
 	       LOCUS_OUTCOME_ALLOW, NULL);
-	expect(p, "bash", "{\"command\":\"cat a > b\"}", NULL, LOCUS_OUTCOME_DENY,
-	       NULL);
+	expect(p, "bash", "{\"command\":\"cat a > b\"}", NULL,
+	       LOCUS_OUTCOME_DENY, NULL);
 	locus_policy_free(p);
 }
 END_TEST
 
 /* --- permission rules ------------------------------------------------------ */
 
-static locus_policy *rules(const char *allow, const char *ask,
-                           const char *deny)
+static locus_policy *rules(const char *allow, const char *ask, const char *deny)
 {
 	char buf[2048];
 	snprintf(buf, sizeof(buf),
@@ -656,27 +670,35 @@ START_TEST(shell_rules)
 	                        "\"Bash(npm run *)\", \"Bash(ls:*)\"",
 	                        "\"Bash(git push:*)\"", "\"Bash(rm:*)\"");
 	ck_assert_str_eq(perm(p, "bash", BASH("git diff"), NULL), "allow");
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff --stat"), NULL), "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff --stat"), NULL),
+	                 "allow");
 	ck_assert_str_eq(perm(p, "bash", BASH("git diffx"), NULL), "none");
 	ck_assert_str_eq(perm(p, "bash", BASH("npm test"), NULL), "allow");
-	ck_assert_str_eq(perm(p, "bash", BASH("npm test --watch"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("npm test --watch"), NULL),
+	                 "none");
 	ck_assert_str_eq(perm(p, "bash", BASH("npm run build"), NULL), "allow");
 	ck_assert_str_eq(perm(p, "Bash", BASH("npm run"), NULL), "allow");
 	/* every command must be covered: wrappers and nested ones too */
 	ck_assert_str_eq(perm(p, "bash", BASH("sudo git diff"), NULL), "none");
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff && ls"), NULL), "allow");
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff && make"), NULL), "none");
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff $(make)"), NULL), "none");
-	ck_assert_str_eq(perm(p, "bash", BASH("ls | sh -c 'make'"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff && ls"), NULL),
+	                 "allow");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff && make"), NULL),
+	                 "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff $(make)"), NULL),
+	                 "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("ls | sh -c 'make'"), NULL),
+	                 "none");
 	/* no writing redirect, and the line must parse */
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff > out.txt"), NULL), "none");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff > out.txt"), NULL),
+	                 "none");
 	ck_assert_str_eq(perm(p, "bash", BASH("git diff 2>/dev/null"), NULL),
 	                 "allow");
 	ck_assert_str_eq(perm(p, "bash", BASH("git diff \\\"unclosed"), NULL),
 	                 "none");
 	/* assignments are part of the command for allow */
-	ck_assert_str_eq(perm(p, "bash", BASH("GIT_EXTERNAL_DIFF=x git diff"),
-	                      NULL), "none");
+	ck_assert_str_eq(
+	    perm(p, "bash", BASH("GIT_EXTERNAL_DIFF=x git diff"), NULL),
+	    "none");
 	/* a word only known at run time is covered by `*` only */
 	ck_assert_str_eq(perm(p, "bash", BASH("git diff $REF"), NULL), "allow");
 	ck_assert_str_eq(perm(p, "bash", BASH("git $SUB"), NULL), "ask");
@@ -690,7 +712,8 @@ START_TEST(shell_rules)
 	                 "deny");
 	/* deny beats ask beats allow, whatever the order */
 	ck_assert_str_eq(perm(p, "bash", BASH("git push; rm x"), NULL), "deny");
-	ck_assert_str_eq(perm(p, "bash", BASH("git diff; git push"), NULL), "ask");
+	ck_assert_str_eq(perm(p, "bash", BASH("git diff; git push"), NULL),
+	                 "ask");
 	/* quoted data is not a command */
 	ck_assert_str_eq(perm(p, "bash", BASH("ls 'rm -rf /'"), NULL), "allow");
 	locus_policy_free(p);
@@ -711,44 +734,77 @@ START_TEST(path_and_other_rules)
 	                        "\"Edit(/etc/**)\", \"Read(.env)\", "
 	                        "\"mcp__github__delete_repo\"");
 	const char *root = "/w";
-	ck_assert_str_eq(perm(p, "read", "{\"path\":\"src/a/b.c\"}", root), "allow");
-	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/src/x.c\"}", root),
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"src/a/b.c\"}", root),
 	                 "allow");
-	ck_assert_str_eq(perm(p, "read", "{\"path\":\"srcx/a.c\"}", root), "none");
+	ck_assert_str_eq(
+	    perm(p, "Read", "{\"file_path\":\"/w/src/x.c\"}", root), "allow");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"srcx/a.c\"}", root),
+	                 "none");
 	ck_assert_str_eq(perm(p, "read", "{\"path\":\"src/../../x\"}", root),
 	                 "none");
-	ck_assert_str_eq(perm(p, "grep", "{\"pattern\":\"x\",\"path\":\"src\"}",
-	                      root), "allow");
-	ck_assert_str_eq(perm(p, "read", "{\"path\":\"a/.env\"}", root), "deny");
-	ck_assert_str_eq(perm(p, "edit", "{\"path\":\"docs/a.md\",\"old\":\"a\","
-	                                 "\"new\":\"b\"}", root), "allow");
-	ck_assert_str_eq(perm(p, "edit", "{\"path\":\"docs/x/a.md\",\"old\":\"a\","
-	                                 "\"new\":\"b\"}", root), "none");
-	ck_assert_str_eq(perm(p, "write", "{\"path\":\"/etc/passwd\","
-	                                  "\"content\":\"\"}", root), "deny");
-	ck_assert_str_eq(perm(p, "write", "{\"path\":\"../../etc/passwd\","
-	                                  "\"content\":\"\"}", root), "deny");
-	ck_assert_str_eq(perm(p, "write", "{\"path\":\"/etc//./x/../shadow\","
-	                                  "\"content\":\"\"}", root), "deny");
-	ck_assert_str_eq(perm(p, "write", "{\"path\":\"sub/Cargo.lock\","
-	                                  "\"content\":\"\"}", root), "ask");
+	ck_assert_str_eq(
+	    perm(p, "grep", "{\"pattern\":\"x\",\"path\":\"src\"}", root),
+	    "allow");
+	ck_assert_str_eq(perm(p, "read", "{\"path\":\"a/.env\"}", root),
+	                 "deny");
+	ck_assert_str_eq(perm(p, "edit",
+	                      "{\"path\":\"docs/a.md\",\"old\":\"a\","
+	                      "\"new\":\"b\"}",
+	                      root),
+	                 "allow");
+	ck_assert_str_eq(perm(p, "edit",
+	                      "{\"path\":\"docs/x/a.md\",\"old\":\"a\","
+	                      "\"new\":\"b\"}",
+	                      root),
+	                 "none");
+	ck_assert_str_eq(perm(p, "write",
+	                      "{\"path\":\"/etc/passwd\","
+	                      "\"content\":\"\"}",
+	                      root),
+	                 "deny");
+	ck_assert_str_eq(perm(p, "write",
+	                      "{\"path\":\"../../etc/passwd\","
+	                      "\"content\":\"\"}",
+	                      root),
+	                 "deny");
+	ck_assert_str_eq(perm(p, "write",
+	                      "{\"path\":\"/etc//./x/../shadow\","
+	                      "\"content\":\"\"}",
+	                      root),
+	                 "deny");
+	ck_assert_str_eq(perm(p, "write",
+	                      "{\"path\":\"sub/Cargo.lock\","
+	                      "\"content\":\"\"}",
+	                      root),
+	                 "ask");
+	ck_assert_str_eq(
+	    perm(p, "apply_patch",
+	         "{\"patch\":\"*** Begin Patch\\n*** Update File: "
+	         "docs/a.md\\n*** Add File: /etc/cron.d/x\\n*** End "
+	         "Patch\\n\"}",
+	         root),
+	    "deny");
 	ck_assert_str_eq(perm(p, "apply_patch",
 	                      "{\"patch\":\"*** Begin Patch\\n*** Update File: "
-	                      "docs/a.md\\n*** Add File: /etc/cron.d/x\\n*** End "
-	                      "Patch\\n\"}", root), "deny");
-	ck_assert_str_eq(perm(p, "apply_patch",
-	                      "{\"patch\":\"*** Begin Patch\\n*** Update File: "
-	                      "docs/a.md\\n*** End Patch\\n\"}", root), "allow");
+	                      "docs/a.md\\n*** End Patch\\n\"}",
+	                      root),
+	                 "allow");
 	/* domain:x.com is that host (Claude Code): not its subdomains */
-	ck_assert_str_eq(perm(p, "webfetch", "{\"url\":\"https://api.x.com/a\"}",
-	                      root), "none");
-	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com.evil.io/\"}",
-	                      root), "none");
-	ck_assert_str_eq(perm(p, "WebFetch", "{\"url\":\"https://x.com@evil.io/\"}",
-	                      root), "none");
-	ck_assert_str_eq(perm(p, "mcp__github__create_issue", "{}", root), "allow");
-	ck_assert_str_eq(perm(p, "mcp__github__delete_repo", "{}", root), "deny");
-	ck_assert_str_eq(perm(p, "mcp__githubx__create_issue", "{}", root), "none");
+	ck_assert_str_eq(
+	    perm(p, "webfetch", "{\"url\":\"https://api.x.com/a\"}", root),
+	    "none");
+	ck_assert_str_eq(
+	    perm(p, "WebFetch", "{\"url\":\"https://x.com.evil.io/\"}", root),
+	    "none");
+	ck_assert_str_eq(
+	    perm(p, "WebFetch", "{\"url\":\"https://x.com@evil.io/\"}", root),
+	    "none");
+	ck_assert_str_eq(perm(p, "mcp__github__create_issue", "{}", root),
+	                 "allow");
+	ck_assert_str_eq(perm(p, "mcp__github__delete_repo", "{}", root),
+	                 "deny");
+	ck_assert_str_eq(perm(p, "mcp__githubx__create_issue", "{}", root),
+	                 "none");
 	locus_policy_free(p);
 
 	p = rules("\"*\"", "", "\"mcp__db__*\"");
@@ -805,27 +861,27 @@ START_TEST(claude_settings)
 	                "\"deny\": [\"Read(./.env)\"], \"defaultMode\": "
 	                "\"acceptEdits\"}}";
 	locus_error err;
-	ck_assert_int_eq(locus_policy_add_claude_settings(p, s, strlen(s), &err),
-	                 0);
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings(p, s, strlen(s), &err), 0);
 	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ALLOW), 2);
 	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_DENY), 1);
 	ck_assert_str_eq(perm(p, "Read", "{\"file_path\":\"/w/.env\"}", "/w"),
 	                 "deny");
 	/* a bad allow rule is skipped (as Claude Code does), the rest kept */
-	const char *bad = "{\"permissions\": {\"allow\": [\"Edit\", \"Bash(\"]}}";
-	ck_assert_int_eq(locus_policy_add_claude_settings(p, bad, strlen(bad),
-	                                                  &err),
-	                 0);
+	const char *bad =
+	    "{\"permissions\": {\"allow\": [\"Edit\", \"Bash(\"]}}";
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings(p, bad, strlen(bad), &err), 0);
 	ck_assert_uint_eq(locus_policy_rule_count(p, LOCUS_RULES_ALLOW), 3);
 	/* the file itself still has to be right */
 	const char *notarr = "{\"permissions\": {\"allow\": \"Bash\"}}";
-	ck_assert_int_eq(locus_policy_add_claude_settings(p, notarr,
-	                                                  strlen(notarr), &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings(p, notarr, strlen(notarr), &err),
+	    LOCUS_EINVALID);
 	const char *dup = "{\"permissions\": {}, \"permissions\": {}}";
-	ck_assert_int_eq(locus_policy_add_claude_settings(p, dup, strlen(dup),
-	                                                  &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_policy_add_claude_settings(p, dup, strlen(dup), &err),
+	    LOCUS_EINVALID);
 	locus_policy_free(p);
 }
 END_TEST
@@ -838,27 +894,30 @@ START_TEST(gate_hostile_arguments)
 	locus_error err;
 	/* a duplicate key would let the tool run what the policy never saw */
 	const char *dup = "{\"command\":\"ls\",\"command\":\"rm -rf /\"}";
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", dup, strlen(dup), NULL,
-	                            &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "bash", dup, strlen(dup), NULL, &err),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(d);
 	const char *arr = "[1]";
 	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", arr, 3, NULL, &err),
 	                 LOCUS_EINVALID);
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", "{\"command\":", 11, NULL,
-	                            &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "bash", "{\"command\":", 11, NULL, &err),
+	    LOCUS_EINVALID);
 	ck_assert_int_eq(locus_gate(&d, p, NULL, "", "{}", 2, NULL, &err),
 	                 LOCUS_EINVALID);
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "b\xff" "ash", "{}", 2, NULL,
-	                            &err),
+	ck_assert_int_eq(locus_gate(&d, p, NULL,
+	                            "b\xff"
+	                            "ash",
+	                            "{}", 2, NULL, &err),
 	                 LOCUS_EINVALID);
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash;rm", "{}", 2, NULL, &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "bash;rm", "{}", 2, NULL, &err),
+	    LOCUS_EINVALID);
 	const char *nul = "{\"command\":\"ls\\u0000; rm -rf /\"}";
-	ck_assert_int_eq(locus_gate(&d, p, NULL, "bash", nul, strlen(nul), NULL,
-	                            &err),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "bash", nul, strlen(nul), NULL, &err),
+	    LOCUS_EINVALID);
 	/* a 1 MiB command: decided, never allowed blindly */
 	size_t n = (size_t)1 << 20;
 	char *big = malloc(n + 64);
@@ -891,11 +950,12 @@ START_TEST(cli_gate_and_show)
 	const char *bin = getenv("LOCUS_BIN");
 	ck_assert_ptr_nonnull(bin);
 	char cmd[1024], out[8192];
-	snprintf(cmd, sizeof(cmd),
-	         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
-	         "\"a\"}}' 'not json' '{\"tool\":\"write\",\"arguments\":{\"path\":"
-	         "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
-	         bin);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
+	    "\"a\"}}' 'not json' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	    "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
+	    bin);
 	int st = run(cmd, out, sizeof(out));
 	ck_assert_int_eq(st, 2); /* a bad line */
 	char *l2 = strchr(out, '\n');
@@ -904,22 +964,26 @@ START_TEST(cli_gate_and_show)
 	ck_assert(strncmp(l2 + 1, "{\"error\":", 9) == 0);
 	ck_assert_ptr_nonnull(strstr(l2, "\"line\":2"));
 	ck_assert_ptr_nonnull(strstr(l2, "\"outcome\":\"deny\""));
-	snprintf(cmd, sizeof(cmd),
-	         "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
-	         "\"a\"}}' '{\"tool\":\"write\",\"arguments\":{\"path\":"
-	         "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
-	         bin);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "printf '%%s\\n' '{\"tool\":\"read\",\"arguments\":{\"path\":"
+	    "\"a\"}}' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	    "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
+	    bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 4);
-	snprintf(cmd, sizeof(cmd),
-	         "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
-	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict --exit-code",
-	         bin);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
+	    "\"a\",\"content\":\"\"}}' | %s gate --preset strict --exit-code",
+	    bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 3);
 	snprintf(cmd, sizeof(cmd),
 	         "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
-	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict", bin);
+	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict",
+	         bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
-	snprintf(cmd, sizeof(cmd), "%s gate --preset nope </dev/null 2>&1", bin);
+	snprintf(cmd, sizeof(cmd), "%s gate --preset nope </dev/null 2>&1",
+	         bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
 	ck_assert_ptr_nonnull(strstr(out, "nope"));
 	snprintf(cmd, sizeof(cmd), "%s policy show --preset strict --compact",
@@ -928,7 +992,8 @@ START_TEST(cli_gate_and_show)
 	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@2\""));
 	snprintf(cmd, sizeof(cmd),
 	         "f=$(mktemp) && printf '{\"deny_for\": 1}' >$f && "
-	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st", bin);
+	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st",
+	         bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
 	ck_assert_ptr_nonnull(strstr(out, "deny_for"));
 }

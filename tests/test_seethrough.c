@@ -58,10 +58,12 @@ static const char *dump(const locus_shell_result *r)
 		char a[512], w[128], line[800];
 		join_argv(c, a, sizeof a);
 		join_wrappers(c, w, sizeof w);
-		snprintf(line, sizeof line, "\n  [%zu] '%s' origin='%s' parent=%ld "
+		snprintf(line, sizeof line,
+		         "\n  [%zu] '%s' origin='%s' parent=%ld "
 		         "wrappers={%s} depth=%u flags=%#x",
-		         i, a, c->origin, c->parent == LOCUS_SHELL_NO_PARENT
-		                                  ? -1L : (long)c->parent,
+		         i, a, c->origin,
+		         c->parent == LOCUS_SHELL_NO_PARENT ? -1L
+		                                            : (long)c->parent,
 		         w, c->depth, c->flags);
 		strncat(out, line, sizeof out - strlen(out) - 1);
 	}
@@ -98,7 +100,7 @@ static bool matches(const locus_shell_result *r, const locus_shell_command *c,
 {
 	char buf[1024];
 	snprintf(buf, sizeof buf, "%s", spec);
-	char *field[5] = { 0 };
+	char *field[5] = {0};
 	char *p = buf;
 	for (int i = 0; i < 5 && p; i++) {
 		field[i] = p;
@@ -118,7 +120,7 @@ static bool matches(const locus_shell_result *r, const locus_shell_command *c,
 		const char *pn = "";
 		if (c->parent != LOCUS_SHELL_NO_PARENT) {
 			const locus_shell_command *pc =
-				locus_shell_result_command(r, c->parent);
+			    locus_shell_result_command(r, c->parent);
 			if (!pc)
 				return false;
 			pn = pc->name;
@@ -160,10 +162,11 @@ static long find_cmd(const locus_shell_result *r, const char *spec)
 
 typedef struct vec {
 	const char *line;
-	int parsed; /* 1 parsed, 0 unparsed, -1 either */
+	int parsed;          /* 1 parsed, 0 unparsed, -1 either */
 	const char *want[8]; /* "!SPEC" = no command matches SPEC */
 } vec;
 
+/* clang-format off */
 static const vec vectors[] = {
 	/* wrappers, from the original's test vectors */
 	{ "sudo -u root rm -fr /srv", 1,
@@ -515,6 +518,7 @@ static const vec vectors[] = {
 	{ "docker run $IMAGE", 1, { "docker" } },
 	{ "git -c \"${K:-alias.x}=!reboot\" x", 0, { "git" } },
 };
+/* clang-format on */
 
 START_TEST(test_vectors)
 {
@@ -530,8 +534,8 @@ START_TEST(test_vectors)
 			continue;
 		if (w[0] == '!')
 			ck_assert_msg(find_cmd(r, w + 1) < 0,
-			              "line %s: unexpected %s:%s", v->line, w + 1,
-			              dump(r));
+			              "line %s: unexpected %s:%s", v->line,
+			              w + 1, dump(r));
 		else
 			ck_assert_msg(find_cmd(r, w) >= 0,
 			              "line %s: missing %s:%s", v->line, w,
@@ -659,7 +663,8 @@ START_TEST(test_many_wrappers)
 		strcat(line, "nohup ");
 	strcat(line, "rm x");
 	locus_shell_result *r = parse(line);
-	ck_assert_msg(locus_shell_result_parsed(r), "%s", locus_shell_result_reason(r));
+	ck_assert_msg(locus_shell_result_parsed(r), "%s",
+	              locus_shell_result_reason(r));
 	ck_assert_uint_eq(locus_shell_result_count(r), 501);
 	const locus_shell_command *c = locus_shell_result_command(r, 500);
 	ck_assert_str_eq(c->name, "rm");
@@ -738,8 +743,8 @@ START_TEST(test_odd_shapes)
 		              "%s: parsed %d (%s)", rows[i].line,
 		              locus_shell_result_parsed(r),
 		              locus_shell_result_reason(r));
-		ck_assert_msg(locus_shell_result_count(r) >= 1, "%s: no command",
-		              rows[i].line);
+		ck_assert_msg(locus_shell_result_count(r) >= 1,
+		              "%s: no command", rows[i].line);
 		ck_assert_str_eq(locus_shell_result_command(r, 0)->name,
 		                 rows[i].first);
 		locus_shell_verdict *v = NULL;
@@ -872,19 +877,21 @@ START_TEST(test_unit_stdin_producers)
 		const char *producer;
 		bool parsed;
 		bool nested; /* a command was found in the script */
+		             /* clang-format off */
 	} cases[] = {
 		{ "echo rm x", true, true },
-		{ "echo -n rm x", true, true },
-		{ "echo -e rm\\x20x", false, false },
-		{ "printf rm%sx -", true, true },
-		{ "printf rm\\tx", false, false },
-		{ "printf %d 1", false, false },
-		{ "wget -qO- x", true, false },
-		{ "xxd -r -p", false, false },
-		{ "openssl enc -d", false, false },
-		{ "gunzip", false, false },
-		{ "python3 gen.py", false, false },
-		{ "echo $X", false, false },
+	                     /* clang-format on */
+	    {"echo -n rm x", true, true},
+	    {"echo -e rm\\x20x", false, false},
+	    {"printf rm%sx -", true, true},
+	    {"printf rm\\tx", false, false},
+	    {"printf %d 1", false, false},
+	    {"wget -qO- x", true, false},
+	    {"xxd -r -p", false, false},
+	    {"openssl enc -d", false, false},
+	    {"gunzip", false, false},
+	    {"python3 gen.py", false, false},
+	    {"echo $X", false, false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		unit u;
@@ -905,7 +912,8 @@ START_TEST(test_unit_stdin_producers)
 			if (u.r->commands[k].parent == si &&
 			    !strcmp(u.r->commands[k].origin, "stdin-script"))
 				nested = true;
-		ck_assert_msg(nested == cases[i].nested, "%s", cases[i].producer);
+		ck_assert_msg(nested == cases[i].nested, "%s",
+		              cases[i].producer);
 		unit_free(&u);
 	}
 }

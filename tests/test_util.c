@@ -71,8 +71,8 @@ START_TEST(test_sorted)
 	bool added;
 	const char *in[] = {"m", "b", "z", "b", "a", "m"};
 	for (size_t i = 0; i < 6; i++) {
-		ck_assert_int_eq(lu_strs_insert(&items, &n, &cap, in[i], &added),
-		                 0);
+		ck_assert_int_eq(
+		    lu_strs_insert(&items, &n, &cap, in[i], &added), 0);
 		ck_assert(added == (i != 3 && i != 5));
 	}
 	ck_assert_uint_eq(n, 4);
@@ -81,14 +81,14 @@ START_TEST(test_sorted)
 	ck_assert_str_eq(items[2], "m");
 	ck_assert_str_eq(items[3], "z");
 	bool found;
-	ck_assert_uint_eq(lu_sorted_find(items, n, sizeof *items, 0, "m", &found),
-	                  2);
+	ck_assert_uint_eq(
+	    lu_sorted_find(items, n, sizeof *items, 0, "m", &found), 2);
 	ck_assert(found);
-	ck_assert_uint_eq(lu_sorted_find(items, n, sizeof *items, 0, "c", &found),
-	                  2);
+	ck_assert_uint_eq(
+	    lu_sorted_find(items, n, sizeof *items, 0, "c", &found), 2);
 	ck_assert(!found);
-	ck_assert_uint_eq(lu_sorted_find(items, 0, sizeof *items, 0, "c", &found),
-	                  0);
+	ck_assert_uint_eq(
+	    lu_sorted_find(items, 0, sizeof *items, 0, "c", &found), 0);
 	/* a member at an offset */
 	struct row {
 		int x;
@@ -162,31 +162,33 @@ END_TEST
 static const struct {
 	const char *s;
 	size_t n, bad; /* offset of the first bad byte, or n */
+	               /* clang-format off */
 } utf8_cases[] = {
 	{"", 0, 0},
-	{"abc", 3, 3},
-	{"a\0b", 3, 3}, /* NUL is valid UTF-8 */
-	{"\xC3\xA9", 2, 2},
-	{"\xE2\x82\xAC", 3, 3},
-	{"\xF0\x9F\x98\x80", 4, 4},
-	{"\xF4\x8F\xBF\xBF", 4, 4},    /* U+10FFFF */
-	{"\xED\x9F\xBF", 3, 3},        /* U+D7FF */
-	{"\xEE\x80\x80", 3, 3},        /* U+E000 */
-	{"a\x80", 2, 1},               /* a lone continuation byte */
-	{"\xC0\xAF", 2, 0},            /* overlong '/' */
-	{"\xC1\xBF", 2, 0},            /* overlong */
-	{"\xE0\x80\xAF", 3, 0},        /* overlong */
-	{"\xE0\x9F\xBF", 3, 0},        /* overlong (U+07FF) */
-	{"\xF0\x8F\xBF\xBF", 4, 0},    /* overlong (U+FFFF) */
-	{"\xED\xA0\x80", 3, 0},        /* a surrogate */
-	{"\xED\xBF\xBF", 3, 0},        /* a surrogate */
-	{"\xF4\x90\x80\x80", 4, 0},    /* past U+10FFFF */
-	{"\xF5\x80\x80\x80", 4, 0},
-	{"\xFF", 1, 0},
-	{"ab\xE2\x82", 4, 2},          /* truncated */
-	{"\xC3", 1, 0},
-	{"\xE2\x28\xA1", 3, 0},        /* a bad continuation */
-	{"ok\xF0\x9F\x98", 5, 2},
+                       /* clang-format on */
+    {"abc", 3, 3},
+    {"a\0b", 3, 3}, /* NUL is valid UTF-8 */
+    {"\xC3\xA9", 2, 2},
+    {"\xE2\x82\xAC", 3, 3},
+    {"\xF0\x9F\x98\x80", 4, 4},
+    {"\xF4\x8F\xBF\xBF", 4, 4}, /* U+10FFFF */
+    {"\xED\x9F\xBF", 3, 3},     /* U+D7FF */
+    {"\xEE\x80\x80", 3, 3},     /* U+E000 */
+    {"a\x80", 2, 1},            /* a lone continuation byte */
+    {"\xC0\xAF", 2, 0},         /* overlong '/' */
+    {"\xC1\xBF", 2, 0},         /* overlong */
+    {"\xE0\x80\xAF", 3, 0},     /* overlong */
+    {"\xE0\x9F\xBF", 3, 0},     /* overlong (U+07FF) */
+    {"\xF0\x8F\xBF\xBF", 4, 0}, /* overlong (U+FFFF) */
+    {"\xED\xA0\x80", 3, 0},     /* a surrogate */
+    {"\xED\xBF\xBF", 3, 0},     /* a surrogate */
+    {"\xF4\x90\x80\x80", 4, 0}, /* past U+10FFFF */
+    {"\xF5\x80\x80\x80", 4, 0},
+    {"\xFF", 1, 0},
+    {"ab\xE2\x82", 4, 2}, /* truncated */
+    {"\xC3", 1, 0},
+    {"\xE2\x28\xA1", 3, 0}, /* a bad continuation */
+    {"ok\xF0\x9F\x98", 5, 2},
 };
 
 START_TEST(test_utf8)
@@ -207,8 +209,11 @@ END_TEST
 
 START_TEST(test_utf8_clean)
 {
-	char *c = lu_utf8_clean("a\xFF" "b\xE2\x82", 5);
-	ck_assert_str_eq(c, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD");
+	char *c = lu_utf8_clean("a\xFF"
+	                        "b\xE2\x82",
+	                        5);
+	ck_assert_str_eq(c, "a\xEF\xBF\xBD"
+	                    "b\xEF\xBF\xBD\xEF\xBF\xBD");
 	free(c);
 	ck_assert_uint_eq(lu_utf8_seq("\xE2\x82\xAC", 2), 0);
 	ck_assert_uint_eq(lu_utf8_seq("\xE2\x82\xAC", 3), 3);
@@ -248,26 +253,28 @@ static const struct {
 	lu_json_problem want;
 	size_t offset;
 	const char *key;
+	/* clang-format off */
 } json_cases[] = {
 	{"{\"a\":1}", 0, LU_JSON_OK, 0, NULL},
-	{"  [1, 2.5, -0, 1e3, \"x\"]  \n", 0, LU_JSON_OK, 0, NULL},
-	{"\"\\u00e9\"", 0, LU_JSON_OK, 0, NULL},
-	{"", 0, LU_JSON_SYNTAX, 0, NULL},
-	{"{\"a\":}", 0, LU_JSON_SYNTAX, 5, NULL},
-	{"{\"a\":1} x", 0, LU_JSON_TRAILING, 8, NULL},
-	{"{\"a\":1}{}", 0, LU_JSON_TRAILING, 7, NULL},
-	{"{\"a\":\"x\0y\"}", 11, LU_JSON_NUL, 7, NULL},
-	{"{\"a\":\"\xC0\xAF\"}", 0, LU_JSON_UTF8, 6, NULL},
-	{"{\"a\":\"x\\u0000\"}", 0, LU_JSON_ESCAPED_NUL, 7, NULL},
-	{"{\"a\\u0000\":1}", 0, LU_JSON_ESCAPED_NUL, 3, NULL},
-	{"{\"a\":\"x\\\\u0000\"}", 0, LU_JSON_OK, 0, NULL},
-	{"{\"a\":01}", 0, LU_JSON_NUMBER, 5, NULL},
-	{"{\"a\":1.}", 0, LU_JSON_NUMBER, 5, NULL},
-	{"[1.5e]", 0, LU_JSON_SYNTAX, 0, NULL},
-	{"{\"a\":1,\"a\":2}", 0, LU_JSON_DUPLICATE, 11, "a"},
-	{"{\"a\":1,\"b\":{\"c\":1,\"c\":[]}}", 0, LU_JSON_DUPLICATE, 22, "c"},
-	{"[{\"x\":1},{\"y\":2,\"y\":3}]", 0, LU_JSON_DUPLICATE, 20, "y"},
-	{"{\"a\":1,\"b\":2,\"b\":3,\"a\":4}", 0, LU_JSON_DUPLICATE, 17, "b"},
+    /* clang-format on */
+    {"  [1, 2.5, -0, 1e3, \"x\"]  \n", 0, LU_JSON_OK, 0, NULL},
+    {"\"\\u00e9\"", 0, LU_JSON_OK, 0, NULL},
+    {"", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"{\"a\":}", 0, LU_JSON_SYNTAX, 5, NULL},
+    {"{\"a\":1} x", 0, LU_JSON_TRAILING, 8, NULL},
+    {"{\"a\":1}{}", 0, LU_JSON_TRAILING, 7, NULL},
+    {"{\"a\":\"x\0y\"}", 11, LU_JSON_NUL, 7, NULL},
+    {"{\"a\":\"\xC0\xAF\"}", 0, LU_JSON_UTF8, 6, NULL},
+    {"{\"a\":\"x\\u0000\"}", 0, LU_JSON_ESCAPED_NUL, 7, NULL},
+    {"{\"a\\u0000\":1}", 0, LU_JSON_ESCAPED_NUL, 3, NULL},
+    {"{\"a\":\"x\\\\u0000\"}", 0, LU_JSON_OK, 0, NULL},
+    {"{\"a\":01}", 0, LU_JSON_NUMBER, 5, NULL},
+    {"{\"a\":1.}", 0, LU_JSON_NUMBER, 5, NULL},
+    {"[1.5e]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"{\"a\":1,\"a\":2}", 0, LU_JSON_DUPLICATE, 11, "a"},
+    {"{\"a\":1,\"b\":{\"c\":1,\"c\":[]}}", 0, LU_JSON_DUPLICATE, 22, "c"},
+    {"[{\"x\":1},{\"y\":2,\"y\":3}]", 0, LU_JSON_DUPLICATE, 20, "y"},
+    {"{\"a\":1,\"b\":2,\"b\":3,\"a\":4}", 0, LU_JSON_DUPLICATE, 17, "b"},
 };
 
 START_TEST(test_json)
@@ -393,20 +400,22 @@ END_TEST
 static const struct {
 	const char *in, *out;
 	bool escapes;
+	/* clang-format off */
 } path_cases[] = {
 	{"/", "/", false},
-	{"//a//b/", "/a/b", false},
-	{"/a/./b/.", "/a/b", false},
-	{"/a/../b", "/b", false},
-	{"/../../a", "/a", false},
-	{"/a/b/../..", "/", false},
-	{"a/b/../c", "a/c", false},
-	{"a/..", ".", false},
-	{"", ".", false},
-	{"./", ".", false},
-	{"../a", "../a", true},
-	{"a/../../b", "../b", true},
-	{"../../x/..", "../..", true},
+    /* clang-format on */
+    {"//a//b/", "/a/b", false},
+    {"/a/./b/.", "/a/b", false},
+    {"/a/../b", "/b", false},
+    {"/../../a", "/a", false},
+    {"/a/b/../..", "/", false},
+    {"a/b/../c", "a/c", false},
+    {"a/..", ".", false},
+    {"", ".", false},
+    {"./", ".", false},
+    {"../a", "../a", true},
+    {"a/../../b", "../b", true},
+    {"../../x/..", "../..", true},
 };
 
 START_TEST(test_path)

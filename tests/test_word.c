@@ -14,10 +14,10 @@
 
 typedef struct word_case {
 	const char *line;
-	const char *argv;  /* the last command's argv joined with '|' */
-	int arg;           /* argv index whose flags are checked */
-	uint32_t must;     /* flags that must be set */
-	uint32_t mustnot;  /* flags that must be clear */
+	const char *argv; /* the last command's argv joined with '|' */
+	int arg;          /* argv index whose flags are checked */
+	uint32_t must;    /* flags that must be set */
+	uint32_t mustnot; /* flags that must be clear */
 } word_case;
 
 enum {
@@ -30,6 +30,7 @@ enum {
 	QUOT = LOCUS_WORD_QUOTED,
 };
 
+/* clang-format off */
 static const word_case cases[] = {
 	{"echo rm", "echo|rm", 1, 0, DYN | QUOT | GLOB},
 	{"echo r''m", "echo|rm", 1, QUOT, DYN},
@@ -106,6 +107,7 @@ static const word_case cases[] = {
 	{"IFS=:; X=a; echo $X", "echo|$X", 1, DYN, 0},
 	{"X=a; echo ${X}", "echo|a", 1, EXP, DYN},
 };
+/* clang-format on */
 
 static void join(const locus_shell_command *c, char *buf, size_t n)
 {
@@ -121,7 +123,7 @@ START_TEST(word_table)
 {
 	const word_case *wc = &cases[_i];
 	locus_shell_result *r =
-		locus_shell_parse(wc->line, strlen(wc->line), NULL);
+	    locus_shell_parse(wc->line, strlen(wc->line), NULL);
 	ck_assert_ptr_nonnull(r);
 	size_t n = locus_shell_result_count(r);
 	ck_assert_msg(n >= 1, "%s: no command", wc->line);
@@ -139,8 +141,8 @@ START_TEST(word_table)
 	              wc->line, buf, wc->argv);
 	ck_assert((size_t)wc->arg < c->argc);
 	uint32_t f = c->argv_flags[wc->arg];
-	ck_assert_msg((f & wc->must) == wc->must,
-	              "%s: flags %#x lack %#x", wc->line, f, wc->must);
+	ck_assert_msg((f & wc->must) == wc->must, "%s: flags %#x lack %#x",
+	              wc->line, f, wc->must);
 	ck_assert_msg((f & wc->mustnot) == 0, "%s: flags %#x have %#x",
 	              wc->line, f, f & wc->mustnot);
 	locus_shell_result_free(r);

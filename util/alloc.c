@@ -22,7 +22,7 @@
 #include "locus/alloc.h"
 #include "locus/common.h"
 
-static locus_allocator g_alloc; /* .alloc NULL: the C library's */
+static locus_allocator g_alloc;     /* .alloc NULL: the C library's */
 static _Thread_local bool t_failed; /* util/alloc.h */
 
 static void *noted(void *p)
@@ -52,9 +52,9 @@ void *locus__calloc(size_t n, size_t size)
 
 void *locus__realloc(void *p, size_t n)
 {
-	return noted(g_alloc.resize ? g_alloc.resize(p, n ? n : 1,
-	                                             g_alloc.payload)
-	                            : realloc(p, n ? n : 1));
+	return noted(g_alloc.resize
+	                 ? g_alloc.resize(p, n ? n : 1, g_alloc.payload)
+	                 : realloc(p, n ? n : 1));
 }
 
 void locus__free(void *p)

@@ -31,27 +31,30 @@
 		size_t capacity;                                               \
 	}
 
-#define LU_ARRAY_INIT {NULL, 0, 0}
+#define LU_ARRAY_INIT                                                          \
+	{                                                                      \
+		NULL, 0, 0                                                     \
+	}
 
 /* Make room for `n` elements in all (not `n` more).  False on overflow or
    out of memory; the array is unchanged then. */
 #define lu_array_reserve(a, n)                                                 \
-	lu_array__reserve(&(a)->contents, &(a)->capacity, (n),                \
+	lu_array__reserve(&(a)->contents, &(a)->capacity, (n),                 \
 	                  sizeof *(a)->contents)
 
 /* Append v (evaluated once, after the growth).  False when out of memory:
    nothing was appended. */
 #define lu_array_push(a, v)                                                    \
 	(lu_array_reserve((a), (a)->size + 1)                                  \
-	         ? ((a)->contents[(a)->size++] = (v), true)                    \
-	         : false)
+	     ? ((a)->contents[(a)->size++] = (v), true)                        \
+	     : false)
 
 /* Append one zeroed element and return a pointer to it, or NULL. */
 #define lu_array_grow_one(a)                                                   \
 	(lu_array_reserve((a), (a)->size + 1)                                  \
-	         ? lu_array__zero(&(a)->contents[(a)->size++],                 \
-	                          sizeof *(a)->contents)                       \
-	         : NULL)
+	     ? lu_array__zero(&(a)->contents[(a)->size++],                     \
+	                      sizeof *(a)->contents)                           \
+	     : NULL)
 
 /* The same growth for a (pointer, size_t capacity) pair of any struct whose
    fields are not an Array(T): make room for `need` elements in *ptr.
@@ -73,8 +76,8 @@
 #define lu_array_clear(a) ((a)->size = 0)
 
 /* Free the storage; the array is empty and reusable afterwards. */
-#define lu_array_delete(a) lu_array__delete(&(a)->contents, &(a)->size, \
-	                                    &(a)->capacity)
+#define lu_array_delete(a)                                                     \
+	lu_array__delete(&(a)->contents, &(a)->size, &(a)->capacity)
 
 /*
  * The capacity to grow to so that at least `need` elements fit: `cap`

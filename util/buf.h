@@ -19,16 +19,19 @@ typedef struct lu_buf {
 	bool oom; /* an append failed: the contents are incomplete */
 } lu_buf;
 
-#define LU_BUF_INIT {NULL, 0, 0, false}
+#define LU_BUF_INIT                                                            \
+	{                                                                      \
+		NULL, 0, 0, false                                              \
+	}
 
 /* Append s[0..n) (s may hold NULs; s may be NULL when n is 0). */
 void lu_buf_add(lu_buf *b, const char *s, size_t n);
 void lu_buf_puts(lu_buf *b, const char *s);
 void lu_buf_putc(lu_buf *b, char c);
 void lu_buf_printf(lu_buf *b, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void lu_buf_vprintf(lu_buf *b, const char *fmt, va_list ap)
-        __attribute__((format(printf, 2, 0)));
+    __attribute__((format(printf, 2, 0)));
 /* Append s single-quoted for POSIX sh ('it'\''s'). */
 void lu_buf_shquote(lu_buf *b, const char *s);
 /* Drop the contents, keep the storage (and a set oom). */

@@ -121,7 +121,8 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 		if (!expect_value && c != '"') {
 			/* between values */
 			char top = depth && depth <= sizeof stack
-			                   ? stack[depth - 1] : 0;
+			               ? stack[depth - 1]
+			               : 0;
 			if (c == ',')
 				expect_value = top == '[';
 			else if (c == ':')
@@ -150,7 +151,8 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 			size_t s = i;
 			while (i < len && !strchr(",]} \t\r\n", t[i]))
 				i++;
-			if ((check & C_OTHER) && (c == '-' || (c >= '0' && c <= '9')) &&
+			if ((check & C_OTHER) &&
+			    (c == '-' || (c >= '0' && c <= '9')) &&
 			    !json_number(t, s, i))
 				flag(o, s, LU_JSON_NUMBER);
 		}
@@ -272,8 +274,7 @@ const cJSON *lu_json_duplicate(const cJSON *root, bool *oom)
 
 /* ---- the reader -------------------------------------------------------- */
 
-static lu_json_problem failed(lu_json_fail *why, lu_json_problem p,
-                              size_t off)
+static lu_json_problem failed(lu_json_fail *why, lu_json_problem p, size_t off)
 {
 	if (why) {
 		memset(why, 0, sizeof *why);
@@ -295,8 +296,8 @@ static lu_json_problem parse(cJSON **out, const char *text, size_t len,
 	const char *end = NULL;
 	locus__alloc_failed_reset(); /* cJSON's NULL may be out of memory */
 	*out = cJSON_ParseWithLengthOpts(copy, len, &end, false);
-	size_t off = end && end >= copy && end <= copy + len
-	                     ? (size_t)(end - copy) : 0;
+	size_t off =
+	    end && end >= copy && end <= copy + len ? (size_t)(end - copy) : 0;
 	free(copy);
 	if (!*out && locus__alloc_failed())
 		return failed(why, LU_JSON_NOMEM, 0);
@@ -326,7 +327,8 @@ lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
 	if (!opts || opts->version != LU_JSON_OPTS_VERSION)
 		opts = &def;
 	unsigned depth = opts->max_depth && opts->max_depth < LU_JSON_MAX_DEPTH
-	                         ? opts->max_depth : LU_JSON_MAX_DEPTH;
+	                     ? opts->max_depth
+	                     : LU_JSON_MAX_DEPTH;
 	*out = NULL;
 	if (!text)
 		len = 0;
@@ -352,8 +354,8 @@ lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
 		bool oom = false;
 		const cJSON *dup = lu_json_duplicate(root, &oom);
 		if (oom || dup) {
-			size_t off = dup ? lu_json_offset_of(root, text, len,
-			                                     dup) : 0;
+			size_t off =
+			    dup ? lu_json_offset_of(root, text, len, dup) : 0;
 			if (dup && why) {
 				failed(why, LU_JSON_DUPLICATE, off);
 				snprintf(why->key, sizeof why->key, "%s",
@@ -386,8 +388,8 @@ bool lu_json_add(cJSON *o, const char *k, cJSON *v)
 int lu_json_print(char **out, cJSON *o, bool pretty)
 {
 	*out = NULL;
-	char *s = o ? (pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o))
-	            : NULL;
+	char *s =
+	    o ? (pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o)) : NULL;
 	cJSON_Delete(o);
 	if (!s)
 		return -1;

@@ -51,7 +51,9 @@ typedef struct lu_json_opts {
 
 #define LU_JSON_OPTS_VERSION 1
 #define LU_JSON_OPTS_INIT                                                      \
-	{LU_JSON_OPTS_VERSION, 0, 0, false, false, false, false}
+	{                                                                      \
+		LU_JSON_OPTS_VERSION, 0, 0, false, false, false, false         \
+	}
 
 /* Why a read failed. */
 typedef struct lu_json_fail {

@@ -11,9 +11,9 @@ pcre2_code *lu_re_compile(const char *pattern, uint32_t options, bool jit,
 {
 	int code = 0;
 	PCRE2_SIZE off = 0;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern,
-	                               PCRE2_ZERO_TERMINATED, options, &code,
-	                               &off, NULL);
+	pcre2_code *re =
+	    pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, options,
+	                  &code, &off, NULL);
 	if (!re) {
 		if (err) {
 			memset(err, 0, sizeof *err);
@@ -56,8 +56,7 @@ lu_re_result lu_re_match(const pcre2_code *re, const char *s, size_t n,
 	if (re && mc && !md)
 		md = own = pcre2_match_data_create_from_pattern(re, NULL);
 	if (re && mc && md)
-		rc = pcre2_match(re, (PCRE2_SPTR)s, n, off, 0, md,
-		                 mc);
+		rc = pcre2_match(re, (PCRE2_SPTR)s, n, off, 0, md, mc);
 	pcre2_match_data_free(own);
 	if (pcre_rc)
 		*pcre_rc = rc;

@@ -22,7 +22,10 @@ typedef struct lu_re_limits {
 } lu_re_limits;
 
 /* The limits most callers use (harness grep, policy rules). */
-#define LU_RE_LIMITS_INIT {1000000, 10000, 20000}
+#define LU_RE_LIMITS_INIT                                                      \
+	{                                                                      \
+		1000000, 10000, 20000                                          \
+	}
 
 typedef enum lu_re_result {
 	LU_RE_ERROR = -1,  /* a limit, bad UTF, out of memory: fail closed */

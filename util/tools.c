@@ -5,11 +5,13 @@
 
 #include <string.h>
 
+/* clang-format off */
 static const lu_tool tools[] = {
 #define ROW(n, k, f, d, p, title) {#n, k, f, title},
 	LU_TOOLS(ROW)
 #undef ROW
 };
+/* clang-format on */
 
 const lu_tool *lu_tool_find(const char *name)
 {
@@ -45,21 +47,33 @@ void lu_tool_norm(const char *in, char *out, size_t cap)
 static const struct {
 	const char *norm;
 	const char *tool;
+	/* clang-format off */
 } agent_names[] = {
 	{"bash", "bash"},           {"shell", "bash"},
-	{"runshellcommand", "bash"}, {"read", "read"},
-	{"readfile", "read"},       {"write", "write"},
-	{"writefile", "write"},     {"edit", "edit"},
-	{"replace", "edit"},        {"multiedit", "multi_edit"},
-	{"applypatch", "apply_patch"}, {"notebookedit", "notebook_edit"},
-	{"notebookread", "read"},
-	{"ls", "ls"},               {"listdirectory", "ls"},
-	{"glob", "glob"},           {"grep", "grep"},
-	{"searchfilecontent", "grep"}, {"grepsearch", "grep"},
-	{"bashoutput", "bash_output"},
-	{"killshell", "kill_shell"}, {"killbash", "kill_shell"},
-	{"writestdin", "write_stdin"}, {"todowrite", "todo_write"},
-	{"todoread", "todo_read"},
+    /* clang-format on */
+    {"runshellcommand", "bash"},
+    {"read", "read"},
+    {"readfile", "read"},
+    {"write", "write"},
+    {"writefile", "write"},
+    {"edit", "edit"},
+    {"replace", "edit"},
+    {"multiedit", "multi_edit"},
+    {"applypatch", "apply_patch"},
+    {"notebookedit", "notebook_edit"},
+    {"notebookread", "read"},
+    {"ls", "ls"},
+    {"listdirectory", "ls"},
+    {"glob", "glob"},
+    {"grep", "grep"},
+    {"searchfilecontent", "grep"},
+    {"grepsearch", "grep"},
+    {"bashoutput", "bash_output"},
+    {"killshell", "kill_shell"},
+    {"killbash", "kill_shell"},
+    {"writestdin", "write_stdin"},
+    {"todowrite", "todo_write"},
+    {"todoread", "todo_read"},
 };
 
 const char *lu_tool_from_agent(const char *name)

@@ -27,13 +27,13 @@ typedef enum lu_tool_kind {
 
 /* Facts about a tool. */
 enum {
-	LU_TOOL_SHELL = 1 << 0,      /* runs its `command` as a shell line */
-	LU_TOOL_STDIN = 1 << 1,      /* sends text to a running command */
-	LU_TOOL_PATCH = 1 << 2,      /* takes an apply_patch text */
-	LU_TOOL_READ_ONLY = 1 << 3,  /* MCP readOnlyHint */
+	LU_TOOL_SHELL = 1 << 0,       /* runs its `command` as a shell line */
+	LU_TOOL_STDIN = 1 << 1,       /* sends text to a running command */
+	LU_TOOL_PATCH = 1 << 2,       /* takes an apply_patch text */
+	LU_TOOL_READ_ONLY = 1 << 3,   /* MCP readOnlyHint */
 	LU_TOOL_DESTRUCTIVE = 1 << 4, /* MCP destructiveHint */
-	LU_TOOL_IDEMPOTENT = 1 << 5, /* MCP idempotentHint */
-	LU_TOOL_PROCESS = 1 << 6,    /* acts on processes (MCP openWorldHint
+	LU_TOOL_IDEMPOTENT = 1 << 5,  /* MCP idempotentHint */
+	LU_TOOL_PROCESS = 1 << 6,     /* acts on processes (MCP openWorldHint
 	                                unless the backend is isolated) */
 };
 
@@ -57,7 +57,7 @@ enum {
 	  "Edit a notebook cell")                                              \
 	X(bash, LU_TOOL_EXECS, LU_TOOL_RW_ | LU_TOOL_SHELL | LU_TOOL_PROCESS,  \
 	  1, 1, "Run a shell command")                                         \
-	X(bash_output, LU_TOOL_READS, LU_TOOL_READ_ONLY | LU_TOOL_PROCESS, 1, \
+	X(bash_output, LU_TOOL_READS, LU_TOOL_READ_ONLY | LU_TOOL_PROCESS, 1,  \
 	  1, "Read a background command's output")                             \
 	X(kill_shell, LU_TOOL_EXECS,                                           \
 	  LU_TOOL_RW_ | LU_TOOL_IDEMPOTENT | LU_TOOL_PROCESS, 1, 1,            \

@@ -97,7 +97,8 @@ int main(int argc, char **argv)
 		else if (a[0] == '-') {
 			fprintf(stderr,
 			        "usage: fuzz_bypass [--seed N] [--count N] "
-			        "[--time S] [--one SEED] [--emit] [--quiet] [--limits] "
+			        "[--time S] [--one SEED] [--emit] [--quiet] "
+			        "[--limits] "
 			        "CORPUS_PATH...\n");
 			return 2;
 		} else if (npaths < 64)
@@ -156,7 +157,8 @@ int main(int argc, char **argv)
 		   argument whose value is only known at run time (`init
 		   $(echo 6)`, `git push $F`) is not derived; the command
 		   itself stays visible and exec. */
-		int limit_case = bad && locus_action_kind(a) != LOCUS_KIND_READ &&
+		int limit_case = bad &&
+		                 locus_action_kind(a) != LOCUS_KIND_READ &&
 		                 dynamic_args(locus_action_shell(a));
 		if (limit_case) {
 			limits++;
@@ -174,7 +176,8 @@ int main(int argc, char **argv)
 			print_escaped(t);
 			printf("\n  lost:");
 			print_tags(stdout, want & ~got);
-			printf("\n  got: %s", locus_kind_name(locus_action_kind(a)));
+			printf("\n  got: %s",
+			       locus_kind_name(locus_action_kind(a)));
 			print_tags(stdout, got);
 			printf("\n");
 			bypasses += bad;

@@ -86,8 +86,8 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 #pragma GCC diagnostic pop
 	va_end(ap);
 	if (n > 0)
-		sb_addn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n
-		                                        : sizeof tmp - 1);
+		sb_addn(b, tmp,
+		        (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static char *sb_take(sbuf *b)
@@ -131,7 +131,7 @@ static void sb_dquote(sbuf *b, const char *s)
 enum { T_WORD, T_ASSIGN, T_OP, T_REDIR, T_RAW };
 
 typedef struct tok {
-	char *val;   /* the value bash sees (for T_WORD) or the text */
+	char *val; /* the value bash sees (for T_WORD) or the text */
 	int kind;
 	int cmdpos;  /* first word of a command */
 	int encoded; /* val already rendered with quoting */
@@ -147,20 +147,23 @@ typedef struct line {
 	int touched; /* some token was encoded (env -S cannot take it) */
 } line;
 
+/* clang-format off */
 static const char *const reserved[] = {
 	"if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
 	"while", "until", "for", "in", "function", "select", "time", "coproc",
 	"!", "{", "}", "[[", "]]", NULL,
 };
+/* clang-format on */
 
 static int is_plain(const char *s)
 {
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		            "0123456789_./:@%+,=-",
-		            *s))
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		        "0123456789_./:@%+,=-",
+		        *s))
 			return 0;
 	return 1;
 }
@@ -239,8 +242,7 @@ bad:
 	return 0;
 }
 
-static int insert_tok(line *l, size_t at, const char *val, int kind,
-                      int cmdpos)
+static int insert_tok(line *l, size_t at, const char *val, int kind, int cmdpos)
 {
 	if (l->n == MAX_TOKS)
 		return 0;
@@ -269,8 +271,8 @@ static size_t count_ops(const line *l)
 	return n;
 }
 
-static int pick_tok(line *l, rng *r, int kind, int cmdpos_only,
-                    int unencoded, size_t *out)
+static int pick_tok(line *l, rng *r, int kind, int cmdpos_only, int unencoded,
+                    size_t *out)
 {
 	size_t cand[MAX_TOKS], nc = 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -314,18 +316,13 @@ static char *encode_word(line *l, rng *r, const char *v, int allow_dynamic)
 		memcpy(piece, v + pos, n);
 		piece[n] = '\0';
 		if (pos > 0 && rnd(r, 8) == 0)
-			sb_add(&b, "\\\n"); /* line continuation inside a word */
+			sb_add(&b,
+			       "\\\n"); /* line continuation inside a word */
 		uint32_t how = rnd(r, allow_dynamic ? 12 : 9);
 		switch (how) {
-		case 0:
-			sb_add(&b, piece);
-			break;
-		case 1:
-			sb_printf(&b, "'%s'", piece);
-			break;
-		case 2:
-			sb_printf(&b, "\"%s\"", piece);
-			break;
+		case 0: sb_add(&b, piece); break;
+		case 1: sb_printf(&b, "'%s'", piece); break;
+		case 2: sb_printf(&b, "\"%s\"", piece); break;
 		case 3:
 			for (size_t k = 0; k < n; k++) {
 				sb_add(&b, "\\");
@@ -335,18 +332,18 @@ static char *encode_word(line *l, rng *r, const char *v, int allow_dynamic)
 		case 4:
 			sb_add(&b, "$'");
 			for (size_t k = 0; k < n; k++)
-				sb_printf(&b, "\\x%02x", (unsigned char)piece[k]);
+				sb_printf(&b, "\\x%02x",
+				          (unsigned char)piece[k]);
 			sb_add(&b, "'");
 			break;
 		case 5:
 			sb_add(&b, "$'");
 			for (size_t k = 0; k < n; k++)
-				sb_printf(&b, "\\%03o", (unsigned char)piece[k]);
+				sb_printf(&b, "\\%03o",
+				          (unsigned char)piece[k]);
 			sb_add(&b, "'");
 			break;
-		case 6:
-			sb_printf(&b, "$\"%s\"", piece);
-			break;
+		case 6: sb_printf(&b, "$\"%s\"", piece); break;
 		case 7:
 		case 8: {
 			/* same-line variable indirection */
@@ -355,21 +352,16 @@ static char *encode_word(line *l, rng *r, const char *v, int allow_dynamic)
 			sb_printf(&b, how == 7 ? "${_v%d}" : "\"${_v%d}\"", id);
 			break;
 		}
-		case 9:
-			sb_printf(&b, "$(printf %%s %s)", piece);
-			break;
-		case 10:
-			sb_printf(&b, "`echo %s`", piece);
-			break;
-		default:
-			sb_printf(&b, "\"$(echo %s)\"", piece);
-			break;
+		case 9: sb_printf(&b, "$(printf %%s %s)", piece); break;
+		case 10: sb_printf(&b, "`echo %s`", piece); break;
+		default: sb_printf(&b, "\"$(echo %s)\"", piece); break;
 		}
 		pos += n;
 	}
 	return sb_take(&b);
 }
 
+/* clang-format off */
 static const char *const wrappers[] = {
 	"sudo", "sudo -u root", "sudo -E --", "sudo -n -H", "doas",
 	"env", "env -i", "env -u HOME", "env FOO=1", "env --", "nice",
@@ -381,31 +373,37 @@ static const char *const wrappers[] = {
 	"unbuffer", "taskset -c 0", "taskset 1", "nice -n 5 nohup",
 	"sudo env", "exec", NULL,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const busybox_applets[] = {
 	"rm", "rmdir", "dd", "wget", "reboot", "poweroff", "halt", "sh",
 	"mkfs.ext2", "shred", "truncate", "unlink", "nc", "ssh", NULL,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const redirs[] = {
 	"2>/dev/null", "</dev/null", ">/dev/null", "2>&1", "3</dev/null",
 	">>/tmp/locus.log", "2>>/dev/null", "1>&2", NULL,
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const git_globals[] = {
 	"-C .", "--no-pager", "-c color.ui=never", "-c core.quotepath=off",
 	"--git-dir=.git", "--work-tree=.", "-P", "--literal-pathspecs",
 	"--no-replace-objects", "-c user.name=x", "--no-optional-locks", NULL,
 };
+/* clang-format on */
 
 /* A `git` token that is the program run: in command position or right
    after a bare wrapper (not the value of `sudo -u git`). */
 static int is_git_cmd(const line *l, size_t k)
 {
-	static const char *const bare[] = {"sudo", "env", "nohup", "command",
-	                                   "--", "time", "exec", "doas",
-	                                   "setsid", "chronic", "unbuffer",
-	                                   "nice", NULL};
+	static const char *const bare[] = {
+	    "sudo", "env",    "nohup",   "command",  "--",   "time", "exec",
+	    "doas", "setsid", "chronic", "unbuffer", "nice", NULL};
 	if (l->t[k].kind != T_WORD || l->t[k].encoded ||
 	    strcmp(l->t[k].val, "git"))
 		return 0;
@@ -451,16 +449,18 @@ static const char *word_step(line *l, rng *r)
 	case 1: /* quote splitting and friends, on any word */
 		if (!pick_tok(l, r, T_WORD, rnd(r, 2), 1, &i))
 			return NULL;
-		set_val(&l->t[i], encode_word(l, r, l->t[i].val, rnd(r, 5) == 0));
+		set_val(&l->t[i],
+		        encode_word(l, r, l->t[i].val, rnd(r, 5) == 0));
 		l->t[i].encoded = 1;
 		l->touched = 1;
 		return "encode";
 	case 2: /* absolute path */
-		if (!pick_tok(l, r, T_WORD, 1, 1, &i) || strchr(l->t[i].val, '/'))
+		if (!pick_tok(l, r, T_WORD, 1, 1, &i) ||
+		    strchr(l->t[i].val, '/'))
 			return NULL;
 		{
-			static const char *const dirs[] = {"/bin/", "/usr/bin/",
-			                                   "/sbin/", "/usr/sbin/"};
+			static const char *const dirs[] = {
+			    "/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/"};
 			char buf[300];
 			snprintf(buf, sizeof buf, "%s%s", dirs[rnd(r, 4)],
 			         l->t[i].val);
@@ -485,8 +485,9 @@ static const char *word_step(line *l, rng *r)
 		for (size_t k = 0; busybox_applets[k]; k++)
 			if (!strcmp(l->t[i].val, busybox_applets[k])) {
 				l->t[i].cmdpos = 0;
-				return insert_words(l, i, "busybox", 1) ? "busybox"
-				                                         : NULL;
+				return insert_words(l, i, "busybox", 1)
+				           ? "busybox"
+				           : NULL;
 			}
 		return NULL;
 	case 5: { /* redirection spliced between words */
@@ -503,9 +504,10 @@ static const char *word_step(line *l, rng *r)
 		for (size_t k = 0; k < l->n; k++) {
 			if (!is_git_cmd(l, k))
 				continue;
-			const char *g =
-				git_globals[rnd(r, (uint32_t)table_len(git_globals))];
-			return insert_words(l, k + 1, g, 0) ? "git-global" : NULL;
+			const char *g = git_globals[rnd(
+			    r, (uint32_t)table_len(git_globals))];
+			return insert_words(l, k + 1, g, 0) ? "git-global"
+			                                    : NULL;
 		}
 		return NULL;
 	}
@@ -537,8 +539,7 @@ static const char *word_step(line *l, rng *r)
 		return insert_tok(l, at, "\\\n", T_RAW, 0) ? "continuation"
 		                                           : NULL;
 	}
-	default: /* comment at the end */
-		return NULL;
+	default: /* comment at the end */ return NULL;
 	}
 }
 
@@ -567,9 +568,10 @@ static char *single_wrap(line *l, rng *r, const char **name)
 	sbuf b = {0};
 	switch (rnd(r, 4)) {
 	case 0: {
-		static const char *const xa[] = {"xargs", "xargs -0", "xargs -P2",
-		                                 "xargs --max-procs=1",
-		                                 "xargs -n 1", "xargs -t"};
+		static const char *const xa[] = {
+		    "xargs",      "xargs -0",
+		    "xargs -P2",  "xargs --max-procs=1",
+		    "xargs -n 1", "xargs -t"};
 		sb_printf(&b, ": | %s %s", xa[rnd(r, 6)], inner);
 		*name = "xargs";
 		break;
@@ -604,11 +606,13 @@ static char *single_wrap(line *l, rng *r, const char **name)
 static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 {
 	sbuf b = {0};
+	/* clang-format off */
 	static const char *const shells[] = {
 		"sh -c", "bash -c", "dash -c", "bash -e -c", "sh -ec",
 		"bash --norc -c", "bash -lc", "sh -xc", "bash -o pipefail -c",
 		"busybox sh -c",
 	};
+	/* clang-format on */
 	switch (rnd(r, 12)) {
 	case 0:
 	case 1:
@@ -618,7 +622,8 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 		break;
 	case 2: {
 		/* a heredoc fed to a shell; the delimiter is unique per depth */
-		static const char *const sh[] = {"bash", "sh", "bash -s", "dash"};
+		static const char *const sh[] = {"bash", "sh", "bash -s",
+		                                 "dash"};
 		int quoted = rnd(r, 2) || strpbrk(in, "$`\\");
 		sb_printf(&b, "%s <<%sLOCUS_EOF_%d%s\n%s\nLOCUS_EOF_%d",
 		          sh[rnd(r, 4)], quoted ? "'" : "", depth,
@@ -646,9 +651,9 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 		*name = "eval";
 		break;
 	case 6: {
-		static const char *const fmt[] = {"echo $(%s)", ": $(%s)",
-		                                  "x=$(%s)", ": \"$(%s)\"",
-		                                  "echo \"$( %s )\" >/dev/null"};
+		static const char *const fmt[] = {
+		    "echo $(%s)", ": $(%s)", "x=$(%s)", ": \"$(%s)\"",
+		    "echo \"$( %s )\" >/dev/null"};
 		sb_printf(&b, "");
 		const char *f = fmt[rnd(r, 5)];
 		const char *pct = strstr(f, "%s");

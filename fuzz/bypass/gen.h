@@ -12,7 +12,7 @@
 #include "locus/labels.h"
 
 /* The tags a transformation must keep (or turn into exec:unparsed). */
-#define GEN_DANGER_TAGS                                                    \
+#define GEN_DANGER_TAGS                                                        \
 	(LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_VCS_PUSH | LOCUS_TAG_FORCE_PUSH |   \
 	 LOCUS_TAG_NETWORK | LOCUS_TAG_REMOTE_CODE | LOCUS_TAG_SHUTDOWN |      \
 	 LOCUS_TAG_NEVER)

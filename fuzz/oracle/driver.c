@@ -24,6 +24,7 @@
 #define LOG_PATH "/oracle/log/log"
 #define LINE_MS 2000
 
+/* clang-format off */
 static char *env[] = {
 	"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
 	"HOME=/work",
@@ -31,6 +32,7 @@ static char *env[] = {
 	"LC_ALL=C",
 	NULL,
 };
+/* clang-format on */
 
 static long now_ms(void)
 {

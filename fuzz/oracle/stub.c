@@ -18,8 +18,8 @@
 
 #define LOG_PATH "/oracle/log/log"
 
-static const char *const shells[] = {"sh", "bash", "dash", "ash", "ksh",
-                                     "mksh", "zsh", "rbash", NULL};
+static const char *const shells[] = {"sh",   "bash", "dash",  "ash", "ksh",
+                                     "mksh", "zsh",  "rbash", NULL};
 
 static void put(char *buf, size_t *n, size_t cap, const char *s)
 {
@@ -49,7 +49,8 @@ int main(int argc, char **argv)
 		put(buf, &n, sizeof buf - 2, argv[i]);
 	}
 	buf[n++] = '\n';
-	int fd = open(LOG_PATH, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	int fd =
+	    open(LOG_PATH, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		/* one write: concurrent stubs of a pipeline never interleave */
 		ssize_t w = write(fd, buf, n);

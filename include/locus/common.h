@@ -30,12 +30,16 @@ typedef enum locus_error_code {
 	LOCUS_ENOMEM = -1,   /* an allocation failed; nothing was changed */
 	LOCUS_EINVALID = -2, /* malformed input (JSON, policy, arguments) */
 	LOCUS_EUSAGE = -3,   /* a call that breaks the function's contract */
-	LOCUS_ENOTFOUND = -4, /* a named thing (tool, preset, file) does not exist */
-	LOCUS_EIO = -5,      /* a read or write failed; errno is in locus_error.sys */
-	LOCUS_EPATTERN = -6, /* a PCRE2 match hit a limit: callers fail closed */
-	LOCUS_ETOOBIG = -7,  /* input past a configured limit */
-	LOCUS_EDENIED = -8,  /* refused by the gate or the backend (path escape) */
-	LOCUS_ETIMEOUT = -9, /* a deadline passed */
+	LOCUS_ENOTFOUND =
+	    -4, /* a named thing (tool, preset, file) does not exist */
+	LOCUS_EIO =
+	    -5, /* a read or write failed; errno is in locus_error.sys */
+	LOCUS_EPATTERN =
+	    -6,             /* a PCRE2 match hit a limit: callers fail closed */
+	LOCUS_ETOOBIG = -7, /* input past a configured limit */
+	LOCUS_EDENIED =
+	    -8, /* refused by the gate or the backend (path escape) */
+	LOCUS_ETIMEOUT = -9,   /* a deadline passed */
 	LOCUS_ECONFLICT = -10, /* changed by someone else since it was read */
 } locus_error_code;
 

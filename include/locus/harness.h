@@ -100,7 +100,10 @@ typedef struct locus_call_ctl {
 } locus_call_ctl;
 
 #define LOCUS_CALL_CTL_VERSION 1
-#define LOCUS_CALL_CTL_INIT { .version = LOCUS_CALL_CTL_VERSION }
+#define LOCUS_CALL_CTL_INIT                                                    \
+	{                                                                      \
+		.version = LOCUS_CALL_CTL_VERSION                              \
+	}
 
 /** Cancel the call (any thread; async-signal-safe; idempotent). */
 void locus_call_cancel(locus_call_ctl *ctl);
@@ -112,7 +115,7 @@ typedef struct locus_write_op {
 	const char *path;
 	const char *data; /* the new bytes (unused when remove) */
 	size_t len;
-	bool remove;      /* remove the file instead of writing it */
+	bool remove;               /* remove the file instead of writing it */
 	const char *expect_sha256; /* what the file must still be; NULL:
 	                              it must not exist */
 } locus_write_op;
@@ -211,9 +214,8 @@ struct locus_backend {
 	 * locus_call_cancelled(ctl) and kills the command's process group
 	 * when set (then out->cancelled), and calls ctl->progress about once
 	 * a second.  ctl may be NULL (then exactly exec).  Codes as exec. */
-	int (*exec_ctl)(locus_backend *b, const char *command,
-	                double timeout_s, int flags,
-	                const struct locus_call_ctl *ctl,
+	int (*exec_ctl)(locus_backend *b, const char *command, double timeout_s,
+	                int flags, const struct locus_call_ctl *ctl,
 	                locus_exec_result *out, locus_error *err);
 
 	/* Optional compare-and-swap write: like write, but only while the
@@ -273,7 +275,10 @@ typedef struct locus_local_options {
 	double stdin_timeout_s;
 } locus_local_options;
 
-#define LOCUS_LOCAL_OPTIONS_INIT { .version = LOCUS_LOCAL_OPTIONS_VERSION }
+#define LOCUS_LOCAL_OPTIONS_INIT                                               \
+	{                                                                      \
+		.version = LOCUS_LOCAL_OPTIONS_VERSION                         \
+	}
 
 /** locus_backend_local_new with options (NULL: the defaults). */
 int locus_backend_local_new_ext(locus_backend **out, const char *root,
@@ -317,10 +322,10 @@ struct locus_session {
 	 * *exit_code -1; when it could not confirm the command stopped it
 	 * returns LOCUS_EIO (with *cancelled set) naming what is left.  ctl
 	 * NULL: exactly exec (*cancelled false). */
-	int (*exec_ctl)(locus_session *s, const char *command,
-	                double timeout_s, const struct locus_call_ctl *ctl,
-	                int *exit_code, char **out, size_t *len,
-	                bool *cancelled, locus_error *err);
+	int (*exec_ctl)(locus_session *s, const char *command, double timeout_s,
+	                const struct locus_call_ctl *ctl, int *exit_code,
+	                char **out, size_t *len, bool *cancelled,
+	                locus_error *err);
 };
 
 void locus_session_free(locus_session *s);
@@ -362,7 +367,9 @@ typedef struct locus_bwrap_options {
 } locus_bwrap_options;
 
 #define LOCUS_BWRAP_OPTIONS_INIT                                               \
-	{ .version = LOCUS_BWRAP_OPTIONS_VERSION, .uid = -1, .gid = -1 }
+	{                                                                      \
+		.version = LOCUS_BWRAP_OPTIONS_VERSION, .uid = -1, .gid = -1   \
+	}
 
 /** locus_session_bwrap_new with options (NULL: the defaults). */
 int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
@@ -468,7 +475,10 @@ typedef struct locus_oci_options {
 	size_t write_part_bytes;    /* larger writes go in parts; 0: 8 MiB */
 } locus_oci_options;
 
-#define LOCUS_OCI_OPTIONS_INIT {.version = LOCUS_OCI_OPTIONS_VERSION}
+#define LOCUS_OCI_OPTIONS_INIT                                                 \
+	{                                                                      \
+		.version = LOCUS_OCI_OPTIONS_VERSION                           \
+	}
 
 /**
  * A session in an OCI sandbox (root /workspace).  LOCUS_EINVALID for bad
@@ -617,8 +627,8 @@ const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
  *         or tool); LOCUS_ENOMEM
  */
 int locus_harness_call(char **out, bool *is_error, locus_harness *h,
-                       const char *tool, const char *args_json,
-                       size_t args_len, locus_error *err);
+                       const char *tool, const char *args_json, size_t args_len,
+                       locus_error *err);
 
 /**
  * locus_harness_call() under `ctl` (may be NULL): see locus_call_ctl.  A
@@ -687,7 +697,10 @@ typedef struct locus_policy_wrap {
 } locus_policy_wrap;
 
 #define LOCUS_POLICY_WRAP_VERSION 1
-#define LOCUS_POLICY_WRAP_INIT { .version = LOCUS_POLICY_WRAP_VERSION }
+#define LOCUS_POLICY_WRAP_INIT                                                 \
+	{                                                                      \
+		.version = LOCUS_POLICY_WRAP_VERSION                           \
+	}
 
 /** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload.  The
  *  refusal it returns is the gate's refusal JSON (malloc'd). */
@@ -706,8 +719,8 @@ struct locus_action;
  *         out); the codes of locus_action_derive()
  */
 int locus_harness_spec(struct locus_action **out, const locus_harness *h,
-                       const char *tool, const char *args_json,
-                       size_t args_len, locus_error *err);
+                       const char *tool, const char *args_json, size_t args_len,
+                       locus_error *err);
 
 /**
  * The todo list as JSON.

@@ -23,9 +23,9 @@ extern "C" {
 #endif
 
 typedef enum locus_kind {
-	LOCUS_KIND_READ = 0,  /* "workspace.read" */
-	LOCUS_KIND_WRITE = 1, /* "workspace.write" */
-	LOCUS_KIND_EXEC = 2,  /* "workspace.exec" */
+	LOCUS_KIND_READ = 0,    /* "workspace.read" */
+	LOCUS_KIND_WRITE = 1,   /* "workspace.write" */
+	LOCUS_KIND_EXEC = 2,    /* "workspace.exec" */
 	LOCUS_KIND_NETWORK = 3, /* "network" (web tools) */
 } locus_kind;
 
@@ -35,20 +35,20 @@ const char *locus_kind_name(locus_kind kind);
 /* The exec:* tags, as bits of a uint32_t; locus_tag_name() gives the
    string. */
 typedef enum locus_tag {
-	LOCUS_TAG_DESTRUCTIVE = 1u << 0, /* exec:destructive */
-	LOCUS_TAG_VCS_PUSH = 1u << 1,    /* exec:vcs-push */
-	LOCUS_TAG_FORCE_PUSH = 1u << 2,  /* exec:force-push */
-	LOCUS_TAG_NETWORK = 1u << 3,     /* exec:network */
-	LOCUS_TAG_REMOTE_CODE = 1u << 4, /* exec:remote-code */
-	LOCUS_TAG_SHUTDOWN = 1u << 5,    /* exec:shutdown */
-	LOCUS_TAG_CHECK = 1u << 6,       /* exec:check */
-	LOCUS_TAG_NEVER = 1u << 7,       /* exec:never */
-	LOCUS_TAG_BACKGROUND = 1u << 8,  /* exec:background */
-	LOCUS_TAG_UNPARSED = 1u << 9,    /* exec:unparsed */
-	LOCUS_TAG_STDIN = 1u << 10,      /* exec:stdin */
-	LOCUS_TAG_SECRETS = 1u << 11,    /* exec:secrets */
+	LOCUS_TAG_DESTRUCTIVE = 1u << 0,  /* exec:destructive */
+	LOCUS_TAG_VCS_PUSH = 1u << 1,     /* exec:vcs-push */
+	LOCUS_TAG_FORCE_PUSH = 1u << 2,   /* exec:force-push */
+	LOCUS_TAG_NETWORK = 1u << 3,      /* exec:network */
+	LOCUS_TAG_REMOTE_CODE = 1u << 4,  /* exec:remote-code */
+	LOCUS_TAG_SHUTDOWN = 1u << 5,     /* exec:shutdown */
+	LOCUS_TAG_CHECK = 1u << 6,        /* exec:check */
+	LOCUS_TAG_NEVER = 1u << 7,        /* exec:never */
+	LOCUS_TAG_BACKGROUND = 1u << 8,   /* exec:background */
+	LOCUS_TAG_UNPARSED = 1u << 9,     /* exec:unparsed */
+	LOCUS_TAG_STDIN = 1u << 10,       /* exec:stdin */
+	LOCUS_TAG_SECRETS = 1u << 11,     /* exec:secrets */
 	LOCUS_TAG_PERSISTENCE = 1u << 12, /* exec:persistence */
-	LOCUS_TAG_PRIVILEGE = 1u << 13,  /* exec:privilege */
+	LOCUS_TAG_PRIVILEGE = 1u << 13,   /* exec:privilege */
 	/* "outside-workspace": not an exec:* tag but a label of any tool (a
 	   path outside the workspace root).  locus_shell_label() never sets
 	   it (it has no root); locus_action_derive_with() does. */
@@ -116,7 +116,10 @@ typedef struct locus_action_options {
 } locus_action_options;
 
 #define LOCUS_ACTION_OPTIONS_VERSION 1
-#define LOCUS_ACTION_OPTIONS_INIT { .version = LOCUS_ACTION_OPTIONS_VERSION }
+#define LOCUS_ACTION_OPTIONS_INIT                                              \
+	{                                                                      \
+		.version = LOCUS_ACTION_OPTIONS_VERSION                        \
+	}
 
 /**
  * locus_action_derive() with options (NULL: the defaults).  The plain
@@ -128,8 +131,7 @@ typedef struct locus_action_options {
  */
 int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
                              const char *tool, const char *args_json,
-                             size_t args_len,
-                             const locus_action_options *opts,
+                             size_t args_len, const locus_action_options *opts,
                              locus_error *err);
 
 /** locus_action_classify() with options (NULL: the defaults). */
@@ -227,8 +229,7 @@ typedef enum locus_json_flags {
  * @param flags     LOCUS_JSON_* or'd
  * @return 0, LOCUS_ENOMEM, or LOCUS_EUSAGE for a NULL out or action
  */
-int locus_action_json(char **out, const locus_action *action,
-                      unsigned flags);
+int locus_action_json(char **out, const locus_action *action, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -87,8 +87,7 @@ int locus_policy_load_file(locus_policy **out, const char *path,
  *
  * @return 0, LOCUS_ENOTFOUND for an unknown name, LOCUS_ENOMEM
  */
-int locus_policy_preset(locus_policy **out, const char *name,
-                        locus_error *err);
+int locus_policy_preset(locus_policy **out, const char *name, locus_error *err);
 
 /** The preset's JSON text (static), or NULL for an unknown name. */
 const char *locus_policy_preset_json(const char *name);
@@ -128,8 +127,10 @@ typedef struct locus_claude_settings_options {
 } locus_claude_settings_options;
 
 #define LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION 1
-#define LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT \
-	{ .version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION }
+#define LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT                                     \
+	{                                                                      \
+		.version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION               \
+	}
 
 /**
  * locus_policy_add_claude_settings() with options (NULL: the defaults).
@@ -143,8 +144,8 @@ typedef struct locus_claude_settings_options {
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG, LOCUS_ENOMEM
  */
 int locus_policy_add_claude_settings_ex(
-        locus_policy *policy, const char *json, size_t len,
-        const locus_claude_settings_options *opts, locus_error *err);
+    locus_policy *policy, const char *json, size_t len,
+    const locus_claude_settings_options *opts, locus_error *err);
 
 /** Free a policy.  NULL is accepted. */
 void locus_policy_free(locus_policy *policy);
@@ -172,8 +173,7 @@ size_t locus_policy_rule_count(const locus_policy *policy,
  * @param flags     LOCUS_JSON_PRETTY to indent
  * @return 0, LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out or policy)
  */
-int locus_policy_json(char **out, const locus_policy *policy,
-                      unsigned flags);
+int locus_policy_json(char **out, const locus_policy *policy, unsigned flags);
 
 /*
  * What the caller knows besides the tool call: the action's environment,
@@ -184,20 +184,20 @@ int locus_policy_json(char **out, const locus_policy *policy,
  * refused (LOCUS_EINVALID).
  */
 typedef struct locus_gate_input {
-	unsigned version;           /* LOCUS_GATE_INPUT_VERSION */
-	const char *environment;    /* NULL: the action's ("unknown") */
+	unsigned version;        /* LOCUS_GATE_INPUT_VERSION */
+	const char *environment; /* NULL: the action's ("unknown") */
 	bool has_blast_radius;
-	int64_t blast_radius;       /* >= 0 */
+	int64_t blast_radius; /* >= 0 */
 	bool has_cost;
-	double cost_usd;            /* >= 0 */
-	const char *const *tags;    /* extra tags (e.g. "sandboxed"), copied */
+	double cost_usd;         /* >= 0 */
+	const char *const *tags; /* extra tags (e.g. "sandboxed"), copied */
 	size_t ntags;
-	bool has_verification;      /* false: no verification provided */
+	bool has_verification; /* false: no verification provided */
 	bool survives;
-	double confidence;          /* 0..1 */
+	double confidence; /* 0..1 */
 	bool has_finding;
 	locus_severity finding_severity;
-	double spent_usd;           /* spent so far in this scope, >= 0 */
+	double spent_usd; /* spent so far in this scope, >= 0 */
 	/* The workspace root, absolute, or NULL: relative paths of path rules
 	   are resolved against it, and it is the root of the
 	   outside-workspace label (a path the call reads or writes that is
@@ -209,7 +209,10 @@ typedef struct locus_gate_input {
 } locus_gate_input;
 
 #define LOCUS_GATE_INPUT_VERSION 1
-#define LOCUS_GATE_INPUT_INIT { .version = LOCUS_GATE_INPUT_VERSION }
+#define LOCUS_GATE_INPUT_INIT                                                  \
+	{                                                                      \
+		.version = LOCUS_GATE_INPUT_VERSION                            \
+	}
 
 typedef struct locus_decision locus_decision;
 
@@ -362,7 +365,10 @@ typedef struct locus_audit_options {
 	const char *workspace;
 } locus_audit_options;
 
-#define LOCUS_AUDIT_OPTIONS_INIT { .version = LOCUS_AUDIT_OPTIONS_VERSION }
+#define LOCUS_AUDIT_OPTIONS_INIT                                               \
+	{                                                                      \
+		.version = LOCUS_AUDIT_OPTIONS_VERSION                         \
+	}
 
 /**
  * Open (create, mode 0600) an audit file with options (NULL: defaults;

@@ -31,29 +31,30 @@ typedef enum locus_word_flags {
 	                                unresolved $VAR, ${..}, $(..), `..` */
 	LOCUS_WORD_GLOB = 1 << 1,    /* unquoted * ? [ (pathname expansion) */
 	LOCUS_WORD_BRACE = 1 << 2,   /* unquoted brace expansion {a,b} {1..3} */
-	LOCUS_WORD_SUBST = 1 << 3,   /* holds a command or process substitution */
+	LOCUS_WORD_SUBST = 1 << 3, /* holds a command or process substitution */
 	LOCUS_WORD_EXPANSION = 1 << 4, /* holds a parameter expansion, resolved
 	                                  or not (same-line constants resolve) */
-	LOCUS_WORD_ARITH = 1 << 5,   /* holds $((..)); static when its operands
+	LOCUS_WORD_ARITH = 1 << 5,  /* holds $((..)); static when its operands
 	                                are, so it does not set DYNAMIC alone */
-	LOCUS_WORD_QUOTED = 1 << 6,  /* some part was quoted or escaped */
+	LOCUS_WORD_QUOTED = 1 << 6, /* some part was quoted or escaped */
 } locus_word_flags;
 
 /* Flags of one simple command, bits of a uint32_t. */
 typedef enum locus_cmd_flags {
-	LOCUS_CMD_DYNAMIC = 1 << 0,       /* argv[0] computed at run time and not
+	LOCUS_CMD_DYNAMIC = 1 << 0,      /* argv[0] computed at run time and not
 	                                     resolved: the line is unparsed */
-	LOCUS_CMD_WRITES_FILES = 1 << 1,  /* a > >> &> >| redirect to a file
+	LOCUS_CMD_WRITES_FILES = 1 << 1, /* a > >> &> >| redirect to a file
 	                                     other than /dev/null, not an fd dup */
-	LOCUS_CMD_READS_FILE = 1 << 2,    /* an input redirect (<, <&file) from a
+	LOCUS_CMD_READS_FILE = 1 << 2,   /* an input redirect (<, <&file) from a
 	                                     file; heredocs and herestrings are not */
-	LOCUS_CMD_BACKGROUND = 1 << 3,    /* run with & or coproc */
-	LOCUS_CMD_SUBST = 1 << 4,         /* a word of it holds a substitution */
-	LOCUS_CMD_INLINE_CODE = 1 << 5,   /* an interpreter given code inline (-c,
+	LOCUS_CMD_BACKGROUND = 1 << 3,   /* run with & or coproc */
+	LOCUS_CMD_SUBST = 1 << 4,        /* a word of it holds a substitution */
+	LOCUS_CMD_INLINE_CODE = 1 << 5, /* an interpreter given code inline (-c,
 	                                     -e, heredoc, literal pipe): never
 	                                     read-only */
-	LOCUS_CMD_INLINE_DELETES = 1 << 6, /* that code calls a file-deleting API */
-	LOCUS_CMD_QUERY_ONLY = 1 << 7,    /* a wrapper used only to query
+	LOCUS_CMD_INLINE_DELETES =
+	    1 << 6,                    /* that code calls a file-deleting API */
+	LOCUS_CMD_QUERY_ONLY = 1 << 7, /* a wrapper used only to query
 	                                     (command -v, sudo -l, --help): it runs
 	                                     nothing else */
 	LOCUS_CMD_STDIN_SCRIPT = 1 << 8,  /* a shell or interpreter reading its
@@ -91,17 +92,19 @@ typedef enum locus_cmd_flags {
 #define LOCUS_ORIGIN_FUNCTION "function"
 #define LOCUS_ORIGIN_WRAPPER_SCRIPT "wrapper -c" /* su -c, script -c, env -S */
 #define LOCUS_ORIGIN_TRAP "trap"
-#define LOCUS_ORIGIN_OPTION "option" /* a program-valued option: git grep -O,
+#define LOCUS_ORIGIN_OPTION                                                    \
+	"option" /* a program-valued option: git grep -O,
                                        tar --to-command, ssh -o ProxyCommand */
 #define LOCUS_ORIGIN_ENVIRONMENT "environment" /* GIT_EDITOR=..., PAGER=... */
-#define LOCUS_ORIGIN_WRITTEN_SCRIPT "written-script" /* a file the line wrote,
+#define LOCUS_ORIGIN_WRITTEN_SCRIPT                                            \
+	"written-script" /* a file the line wrote,
                                                         then ran */
 
 typedef struct locus_shell_redirect {
-	const char *op;     /* as written: "<" ">" ">>" "&>" "&>>" ">|" "<&" ">&"
+	const char *op; /* as written: "<" ">" ">>" "&>" "&>>" ">|" "<&" ">&"
 	                       "<<" "<<-" "<<<" ... */
-	int fd;             /* explicit descriptor number, or -1 */
-	const char *target; /* the target's value (quote removal done); for a
+	int fd;         /* explicit descriptor number, or -1 */
+	const char *target;    /* the target's value (quote removal done); for a
 	                       heredoc its body, for a herestring the string */
 	uint32_t target_flags; /* LOCUS_WORD_* of the target */
 } locus_shell_redirect;
@@ -143,8 +146,8 @@ typedef struct locus_shell_command {
 	unsigned depth;        /* 0 at top level, +1 per see-through step */
 	const char *function_name; /* enclosing function for FUNCTION_DEF
 	                              commands, else NULL */
-	uint32_t flags;        /* LOCUS_CMD_* */
-	size_t start, end;     /* byte range in the top-level input of the text
+	uint32_t flags;            /* LOCUS_CMD_* */
+	size_t start, end; /* byte range in the top-level input of the text
 	                          the command was found in (the whole nested
 	                          script's span for nested commands) */
 } locus_shell_command;
@@ -157,16 +160,19 @@ typedef struct locus_shell_command {
  * the library does not know is refused (LOCUS_EINVALID).
  */
 typedef struct locus_shell_options {
-	unsigned version;      /* LOCUS_SHELL_OPTIONS_VERSION */
-	size_t max_bytes;      /* input size limit; 0 = default 1 MiB */
-	unsigned max_depth;    /* see-through depth limit; 0 = default 16 */
-	unsigned budget_ms;    /* time budget for the whole parse; 0 = 500 */
-	size_t max_commands;   /* cap on commands listed; 0 = default 100000 */
-	unsigned flags;        /* LOCUS_SHELL_* below; 0 = defaults */
+	unsigned version;    /* LOCUS_SHELL_OPTIONS_VERSION */
+	size_t max_bytes;    /* input size limit; 0 = default 1 MiB */
+	unsigned max_depth;  /* see-through depth limit; 0 = default 16 */
+	unsigned budget_ms;  /* time budget for the whole parse; 0 = 500 */
+	size_t max_commands; /* cap on commands listed; 0 = default 100000 */
+	unsigned flags;      /* LOCUS_SHELL_* below; 0 = defaults */
 } locus_shell_options;
 
 #define LOCUS_SHELL_OPTIONS_VERSION 1
-#define LOCUS_SHELL_OPTIONS_INIT { .version = LOCUS_SHELL_OPTIONS_VERSION }
+#define LOCUS_SHELL_OPTIONS_INIT                                               \
+	{                                                                      \
+		.version = LOCUS_SHELL_OPTIONS_VERSION                         \
+	}
 
 /* Flags of locus_shell_options. */
 enum {
