@@ -68,8 +68,9 @@ static void read_answer(const cJSON *a, lr_admission *out)
 	lr_json_str(a, "audit_id", &b);
 	lr_json_str(a, "policy_fingerprint", &b);
 	lr_json_arr(a, "labels", &b);
-	bool allowed = true;
-	lr_json_bool(a, "allowed", &allowed, &b);
+	/* absent or true: a null "allowed" is not an allow */
+	const cJSON *al = cJSON_GetObjectItemCaseSensitive(a, "allowed");
+	bool allowed = !al || cJSON_IsTrue(al);
 	if (b || !outcome) {
 		undecided(out, b ? "a mistyped field in the answer"
 		                 : "the answer has no outcome");
@@ -172,7 +173,9 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 		double left = end - lh_now();
 		if (left <= 0 || lr_run_left(r) <= 0)
 			return NULL;
-		long ms = delay < (long)(left * 1000) ? delay
+		/* left is at most the manifest's park_ttl_s (<= 1e9 s): the
+		   product fits a long */
+		long ms = (double)delay < left * 1000 ? delay
 		                                      : (long)(left * 1000) + 1;
 		sleep_ms(ms);
 		if (delay < 2000)

@@ -10,11 +10,13 @@
  * {"next_seq": N} (the gateway already has events before N: an answer that
  * was lost on the way back) skips what it has.
  *
- * The spool sits in the box, where commands can write: every line carries
- * "mac", HMAC-SHA256 keyed with the run's token over the canonical
- * {"event","seq"}, so a command cannot add or change an event the runner
- * then sends as its own (a harness.exec "attested_by: runner").  A line
- * whose MAC does not match is dropped and counted in the log.
+ * The spool sits in the box, where commands can write.  So a running
+ * runner keeps undelivered events in memory and never reads the spool back
+ * (it rewrites it at every flush); a starting one replays only lines that
+ * carry "mac", HMAC-SHA256 keyed with the run's token over the canonical
+ * {"event","seq"} (a command cannot add or change an event the runner then
+ * sends as its own, a harness.exec "attested_by: runner"), and that are an
+ * event this runner makes, numbered one after the other.
  */
 #include "runner/runner.h"
 
@@ -23,6 +25,7 @@
 #include "util/sha256.h"
 
 #include <errno.h>
+#include <math.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <stdlib.h>
@@ -44,16 +47,25 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
+/* events.seq: a decimal number in [0, 2^53) (anything else counts as 0:
+   the file is in the box, and numbers only go up from the spool and the
+   checkpoint anyway). */
 static long read_seq(const char *path)
 {
 	FILE *f = fopen(path, "re");
-	long v = 0;
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1 || v < 0)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	char buf[32] = "";
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *end = NULL;
+	errno = 0;
+	long long v = strtoll(buf, &end, 10);
+	if (errno || end == buf || (*end && strcmp(end, "\n")) || v < 0 ||
+	    v >= LR_SEQ_LIMIT)
+		return 0;
+	return (long)v;
 }
 
 /* Replace path with text atomically. */
@@ -103,46 +115,145 @@ static bool entry_mac(const lr_events *e, const cJSON *w, char out[65])
 	return ok;
 }
 
-/* The spool's entries appended to `into` (malformed lines and lines whose
-   MAC does not match skipped). */
-static void read_spool(lr_events *e, cJSON *into)
+static long seq_of(const cJSON *w)
+{
+	return (long)cJSON_GetObjectItem(w, "seq")->valuedouble;
+}
+
+/* What a spooled event may hold: each type's fields, each with its kind
+   (s string, S string or null, i integer >= 0, I integer or null, n number
+   >= 0, b boolean, a any JSON, c think's tool_calls, r the text "runner").
+   Only types this runner emits; every field is required. */
+typedef struct spool_shape {
+	const char *type;
+	const char *fields[11]; /* "kind:name", NULL-terminated */
+} spool_shape;
+
+static const spool_shape spool_shapes[] = {
+    {"token", {"s:text", NULL}},
+    {"think", {"i:iteration", "s:text", "c:tool_calls", NULL}},
+    {"tool_start", {"s:call_id", "s:tool", "a:arguments", NULL}},
+    {"tool_complete",
+     {"s:call_id", "s:tool", "s:result", "S:error", "i:duration_ms", NULL}},
+    {"harness.exec",
+     {"s:call_id", "s:command_sha256", "I:exit_code", "n:duration_s",
+      "b:timed_out", "s:output_sha256", "i:output_bytes", "b:truncated",
+      "b:background", "r:attested_by", NULL}},
+};
+
+static bool spool_kind(char kind, const cJSON *v)
+{
+	switch (kind) {
+	case 's': return cJSON_IsString(v);
+	case 'S': return cJSON_IsString(v) || cJSON_IsNull(v);
+	case 'i': return lr_json_is_int(v) && v->valuedouble >= 0;
+	case 'I': return lr_json_is_int(v) || cJSON_IsNull(v);
+	case 'n':
+		return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+		       v->valuedouble >= 0;
+	case 'b': return cJSON_IsBool(v);
+	case 'a': return v != NULL;
+	case 'r': return cJSON_IsString(v) && !strcmp(v->valuestring, "runner");
+	case 'c':
+		if (!cJSON_IsArray(v))
+			return false;
+		for (const cJSON *c = v->child; c; c = c->next) {
+			static const char *const idname[] = {"id", "name",
+			                                     NULL};
+			if (lr_json_known(c, idname, "a tool call", NULL) ||
+			    cJSON_GetArraySize(c) != 2 ||
+			    !cJSON_IsString(cJSON_GetObjectItem(c, "id")) ||
+			    !cJSON_IsString(cJSON_GetObjectItem(c, "name")))
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* True when `ev` is an event this runner could have made: an allowed
+   type with exactly its fields, each of its kind. */
+static bool spool_event_ok(const cJSON *ev)
+{
+	const char *type = lr_json_str(ev, "type", NULL);
+	const spool_shape *sh = NULL;
+	for (size_t i = 0;
+	     type && i < sizeof spool_shapes / sizeof *spool_shapes; i++)
+		if (!strcmp(type, spool_shapes[i].type))
+			sh = &spool_shapes[i];
+	if (!sh)
+		return false;
+	size_t nf = 0;
+	for (; sh->fields[nf]; nf++)
+		if (!spool_kind(sh->fields[nf][0],
+		                cJSON_GetObjectItemCaseSensitive(
+		                    ev, sh->fields[nf] + 2)))
+			return false;
+	/* no other field (a key given twice is refused by the reader) */
+	return cJSON_GetArraySize(ev) == (int)nf + 1;
+}
+
+/* One spool line: exactly {"event", "mac", "seq"}, seq an integer in
+   [0, 2^53), the event valid, the MAC this run's.  Its seq (the "mac"
+   member removed), or -1. */
+static long spool_line_seq(const lr_events *e, cJSON *v)
+{
+	static const char *const keys[] = {"event", "mac", "seq", NULL};
+	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(v, "seq");
+	const char *mac = lr_json_str(v, "mac", NULL);
+	char want[65];
+	if (lr_json_known(v, keys, "a spool line", NULL) ||
+	    cJSON_GetArraySize(v) != 3 || !mac || !lr_json_is_int(seq) ||
+	    seq->valuedouble < 0 ||
+	    !spool_event_ok(cJSON_GetObjectItemCaseSensitive(v, "event")) ||
+	    !entry_mac(e, v, want) || strcmp(mac, want))
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(v, "mac");
+	return (long)seq->valuedouble;
+}
+
+/* The spool left by an earlier process, appended to e->pending: only at
+   start-up (while running, undelivered events stay in memory and the spool
+   is their backup, never read back: a command in the box can write it).
+   Each line must be an event this runner makes, numbered one after the
+   other; the first line that is not ends the replay (it and what follows
+   are dropped and logged). */
+static void read_spool(lr_events *e)
 {
 	FILE *f = fopen(e->spool_path, "re");
 	if (!f)
 		return;
+	e->spooled = true;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	long bad = 0;
+	long bad = 0, kept = 0, prev = -1;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		cJSON *v = NULL;
 		locus_error err;
-		double seq;
-		static const char *const fields[] = {"event", "mac", "seq",
-		                                     NULL};
-		char want[65];
-		const char *mac = NULL;
-		if (lr_json_parse(line, (size_t)(n - (line[n - 1] == '\n')), &v,
-		                  &err) ||
-		    lr_json_known(v, fields, "spool", &err) ||
-		    !lr_json_is_int(cJSON_GetObjectItem(v, "seq")) ||
-		    !lr_json_num(v, "seq", &seq, NULL) || seq < 0 ||
-		    !lr_json_obj(v, "event", NULL) ||
-		    !(mac = lr_json_str(v, "mac", NULL)) ||
-		    !entry_mac(e, v, want) || strcmp(mac, want)) {
+		long seq = -1;
+		if (!bad &&
+		    !lr_json_parse(line, (size_t)(n - (line[n - 1] == '\n')),
+		                   &v, &err))
+			seq = spool_line_seq(e, v);
+		if (bad || seq < 0 || (prev >= 0 && seq != prev + 1)) {
 			cJSON_Delete(v);
 			bad++;
 			continue;
 		}
-		cJSON_DeleteItemFromObject(v, "mac");
-		cJSON_AddItemToArray(into, v);
+		prev = seq;
+		cJSON_AddItemToArray(e->pending, v);
+		kept++;
 	}
 	free(line);
 	fclose(f);
+	if (kept)
+		lr_logf(e->log, "events: %ld spooled events to replay", kept);
 	if (bad)
 		lr_logf(e->log,
-		        "events: %ld spool lines dropped (malformed, "
-		        "or their MAC does not match)",
+		        "events: %ld spool lines dropped (malformed, not "
+		        "an event this runner makes, out of order, or "
+		        "their MAC does not match)",
 		        bad);
 }
 
@@ -161,19 +272,11 @@ int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
 	}
 	e->next_seq = read_seq(e->seq_path);
 	/* a spool newer than the seq file (a crash between the two) */
-	cJSON *sp = cJSON_CreateArray();
-	if (sp) {
-		read_spool(e, sp);
-		for (cJSON *c = sp->child; c; c = c->next) {
-			double s = cJSON_GetObjectItem(c, "seq")->valuedouble;
-			if ((long)s + 1 > e->next_seq)
-				e->next_seq = (long)s + 1;
-		}
-		if (sp->child)
-			lr_logf(log, "events: %d spooled events to replay",
-			        cJSON_GetArraySize(sp));
-		cJSON_Delete(sp);
-	}
+	read_spool(e);
+	cJSON *last =
+	    cJSON_GetArrayItem(e->pending, cJSON_GetArraySize(e->pending) - 1);
+	if (last && seq_of(last) + 1 > e->next_seq)
+		e->next_seq = seq_of(last) + 1;
 	return 0;
 }
 
@@ -207,11 +310,6 @@ void lr_events_emit(lr_events *e, cJSON *event)
 	cJSON_AddNumberToObject(w, "seq", (double)e->next_seq++);
 	cJSON_AddItemToObject(w, "event", event);
 	cJSON_AddItemToArray(e->pending, w);
-}
-
-static long seq_of(const cJSON *w)
-{
-	return (long)cJSON_GetObjectItem(w, "seq")->valuedouble;
 }
 
 /* Send one batch: entries [*i, j) (consecutive numbers).  0 sent (or
@@ -264,19 +362,23 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 	return rc;
 }
 
-/* The entries not delivered, as the spool's new contents. */
-static int rewrite_spool(lr_events *e, cJSON **items, size_t from, size_t n)
+/* The entries not delivered, as the spool's new contents (a backup for
+   the next process; this one never reads it back).  Rewritten (or
+   removed) at every flush, whatever is there: a file a command wrote holds
+   after the flush exactly what this process has not delivered. */
+static int rewrite_spool(lr_events *e)
 {
-	if (from >= n) {
+	if (!e->pending->child) {
 		if (unlink(e->spool_path) && errno != ENOENT)
 			return LOCUS_EIO;
+		e->spooled = false;
 		return 0;
 	}
 	lu_buf b = {0};
-	for (size_t k = from; k < n; k++) {
+	for (const cJSON *c = e->pending->child; c; c = c->next) {
 		char mac[65];
-		cJSON *line = cJSON_Duplicate(items[k], 1);
-		if (line && entry_mac(e, items[k], mac))
+		cJSON *line = cJSON_Duplicate(c, 1);
+		if (line && entry_mac(e, c, mac))
 			cJSON_AddStringToObject(line, "mac", mac);
 		char *t = line ? lr_json_canonical(line) : NULL;
 		cJSON_Delete(line);
@@ -290,6 +392,8 @@ static int rewrite_spool(lr_events *e, cJSON **items, size_t from, size_t n)
 	}
 	int rc = b.oom ? LOCUS_ENOMEM : write_file(e->spool_path, b.d, b.len);
 	lu_buf_free(&b);
+	if (!rc)
+		e->spooled = true;
 	return rc;
 }
 
@@ -300,27 +404,14 @@ int lr_events_flush(lr_events *e, locus_error *err)
 	if (write_file(e->seq_path, seq, (size_t)sl))
 		lr_logf(e->log, "events: %s could not be written",
 		        "events.seq");
-	cJSON *all = cJSON_CreateArray();
-	if (!all)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	read_spool(e, all);
-	bool had_spool = all->child != NULL;
-	while (e->pending->child)
-		cJSON_AddItemToArray(all,
-		                     cJSON_DetachItemFromArray(e->pending, 0));
-	size_t n = (size_t)cJSON_GetArraySize(all), i = 0;
+	size_t n = (size_t)cJSON_GetArraySize(e->pending), i = 0;
 	cJSON **items = n ? malloc(n * sizeof *items) : NULL;
-	if (n && !items) {
-		cJSON_Delete(all);
+	if (n && !items)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	}
 	size_t k = 0;
-	/* numbers only go up: a line both spooled and kept in memory (a spool
-	   that could not be rewritten) is sent once */
-	for (cJSON *c = all->child; c; c = c->next)
-		if (!k || seq_of(c) > seq_of(items[k - 1]))
-			items[k++] = c;
-	n = k;
+	for (cJSON *c = e->pending->child; c; c = c->next)
+		items[k++] = c;
+	bool had_spool = e->spooled;
 	int rc = 0;
 	while (i < n && !rc) {
 		size_t j = i + 1;
@@ -329,19 +420,12 @@ int lr_events_flush(lr_events *e, locus_error *err)
 			j++;
 		rc = send_batch(e, items, &i, j, err);
 	}
-	if (i < n || had_spool) {
-		if (rewrite_spool(e, items, i, n)) {
-			/* keep them in memory: the next flush tries again */
-			for (size_t m = i; m < n; m++)
-				cJSON_AddItemReferenceToArray(e->pending,
-				                              items[m]);
-			lr_logf(e->log, "events: the spool could not be "
-			                "written");
-			cJSON *keep = cJSON_Duplicate(e->pending, 1);
-			cJSON_Delete(e->pending);
-			e->pending = keep ? keep : cJSON_CreateArray();
-		}
-	}
+	/* what was delivered leaves memory; the rest stays for the next flush */
+	for (size_t m = 0; m < i; m++)
+		cJSON_Delete(cJSON_DetachItemViaPointer(e->pending, items[m]));
+	free(items);
+	if (rewrite_spool(e))
+		lr_logf(e->log, "events: the spool could not be written");
 	if (i < n)
 		lr_logf(e->log, "events: %zu spooled (%s)", n - i,
 		        rc == LOCUS_EIO ? "the gateway is unavailable"
@@ -349,7 +433,5 @@ int lr_events_flush(lr_events *e, locus_error *err)
 	else if (had_spool)
 		lr_logf(e->log, "events: the spool was replayed");
 	e->down = rc == LOCUS_EIO;
-	free(items);
-	cJSON_Delete(all);
 	return rc;
 }

@@ -693,6 +693,20 @@ bool lr_json_bool(const cJSON *o, const char *key, bool *out, const char **bad)
 	return true;
 }
 
+bool lr_json_count(const cJSON *o, const char *key, long *out, const char **bad)
+{
+	const cJSON *v = member(o, key);
+	if (!v)
+		return false;
+	if (!lr_json_is_int(v) || v->valuedouble < 0) {
+		if (bad && !*bad)
+			*bad = key;
+		return false;
+	}
+	*out = (long)v->valuedouble;
+	return true;
+}
+
 bool lr_json_is_int(const cJSON *v)
 {
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))

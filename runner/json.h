@@ -53,5 +53,10 @@ bool lr_json_bool(const cJSON *o, const char *key, bool *v, const char **bad);
 
 /** An integer number (no fraction, |x| < 2^53). */
 bool lr_json_is_int(const cJSON *v);
+/* o[key] as a count: an integer in [0, 2^53) (no float->long cast of an
+   out-of-range number).  False when absent or null; false with *bad = key
+   (when not yet set) when it is anything else. */
+bool lr_json_count(const cJSON *o, const char *key, long *out,
+                   const char **bad);
 
 #endif

@@ -281,18 +281,26 @@ static int load_counters(lr_run *r, const cJSON *c, locus_error *err)
 {
 	if (lr_json_known(c, counter_fields, "checkpoint counters", err))
 		return LOCUS_EINVALID;
-	double v[5] = {0};
+	/* counts are integers in [0, 2^53) (cost a number >= 0): never a cast
+	   of an out-of-range number */
+	long n[5] = {0};
+	double cost = 0;
 	const char *b = NULL;
-	for (int i = 0; i < 5; i++)
-		if (!lr_json_num(c, counter_fields[i], &v[i], &b) || v[i] < 0)
+	for (int i = 0; i < 5; i++) {
+		bool ok = i == 3
+		              ? lr_json_num(c, counter_fields[i], &cost, &b) &&
+		                    cost >= 0
+		              : lr_json_count(c, counter_fields[i], &n[i], &b);
+		if (!ok)
 			return lh_err(err, LOCUS_EINVALID,
 			              "checkpoint counters: %s missing or bad",
 			              counter_fields[i]);
-	r->iterations = (long)v[0];
-	r->prompt_tokens = (long)v[1];
-	r->completion_tokens = (long)v[2];
-	r->cost_usd = v[3];
-	lr_events_seq_at_least(&r->ev, (long)v[4]);
+	}
+	r->iterations = n[0];
+	r->prompt_tokens = n[1];
+	r->completion_tokens = n[2];
+	r->cost_usd = cost;
+	lr_events_seq_at_least(&r->ev, n[4]);
 	return 0;
 }
 

@@ -256,14 +256,17 @@ static int load_budgets(lr_budgets *bu, const cJSON *o, locus_error *err)
 			return bad(err, "budgets.max_cost_usd", "negative");
 		bu->max_cost_usd = v;
 	}
+	/* seconds are at most 1e9 (about 31 years): later turned into
+	   milliseconds in a long */
 	if (lr_json_num(o, "timeout_s", &v, &b)) {
-		if (!(v > 0))
-			return bad(err, "budgets.timeout_s", "not > 0");
+		if (!(v > 0) || v > 1e9)
+			return bad(err, "budgets.timeout_s", "not in (0, 1e9]");
 		bu->timeout_s = v;
 	}
 	if (lr_json_num(o, "park_ttl_s", &v, &b)) {
-		if (v < 0)
-			return bad(err, "budgets.park_ttl_s", "negative");
+		if (v < 0 || v > 1e9)
+			return bad(err, "budgets.park_ttl_s",
+			           "not in [0, 1e9]");
 		bu->park_ttl_s = v;
 	}
 	return b ? bad(err, "budgets", "a limit is not a number") : 0;
@@ -390,8 +393,8 @@ int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err)
 	if (rc)
 		return rc;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (v && !(lr_json_is_int(v) && v->valuedouble == 1))
-		return bad(err, "version", "not 1");
+	if (!v || !(lr_json_is_int(v) && v->valuedouble == 1))
+		return bad(err, "version", "missing or not 1");
 	const char *b = NULL, *av;
 	if ((rc = req_str(root, "run_id", 0, "manifest", &m->run_id, err)) ||
 	    (rc = req_str(root, "tenant", 0, "manifest", &m->tenant, err)) ||
@@ -401,8 +404,18 @@ int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err)
 	                  &m->instructions, err)) ||
 	    (rc = opt_str(root, "input", "", "manifest", &m->input, err)))
 		return rc;
-	lr_json_obj(root, "harness", &b);
-	lr_json_obj(root, "playbook", &b);
+	/* a harness profile or a playbook may narrow what the agent does; this
+	   runner does not implement them, and running without them would be
+	   more permissive than the manifest asks: refused (docs/runner.md) */
+	static const char *const unsupported[] = {"harness", "playbook", NULL};
+	for (size_t i = 0; unsupported[i]; i++) {
+		const cJSON *u =
+		    cJSON_GetObjectItemCaseSensitive(root, unsupported[i]);
+		if (u && !cJSON_IsNull(u))
+			return bad(
+			    err, unsupported[i],
+			    "not null (this runner does not implement it)");
+	}
 	const cJSON *budgets = lr_json_obj(root, "budgets", &b);
 	const cJSON *model = lr_json_obj(root, "model", &b);
 	if (b)

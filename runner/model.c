@@ -28,7 +28,9 @@ typedef struct slot {
 typedef struct sse {
 	lr_run *r;
 	lu_buf line, data, whole;
-	int mode; /* 0 unknown, 1 SSE, 2 one JSON body */
+	size_t streamed; /* bytes of an SSE stream so far */
+	char why[200];   /* what fail() said */
+	int mode;        /* 0 unknown, 1 SSE, 2 one JSON body */
 	bool done;
 	lu_buf content, reasoning;
 	slot calls[LR_MAX_TOOL_CALLS];
@@ -41,9 +43,12 @@ typedef struct sse {
 
 static int fail(sse *s, const char *why)
 {
-	if (!s->rc)
+	if (!s->rc) {
 		s->rc = lh_err(s->err, LOCUS_EINVALID, "the model's answer: %s",
 		               why);
+		/* kept: the transfer's own error replaces err's */
+		snprintf(s->why, sizeof s->why, "%s", why);
+	}
 	return s->rc;
 }
 
@@ -63,17 +68,17 @@ static int take_usage(sse *s, const cJSON *u)
 		return 0;
 	const char *b = NULL;
 	double v;
-	if (lr_json_num(u, "prompt_tokens", &v, &b))
-		s->prompt_tokens = (long)v;
-	if (lr_json_num(u, "completion_tokens", &v, &b))
-		s->completion_tokens = (long)v;
+	lr_json_count(u, "prompt_tokens", &s->prompt_tokens, &b);
+	lr_json_count(u, "completion_tokens", &s->completion_tokens, &b);
 	if (lr_json_num(u, "cost", &v, &b)) {
 		s->cost = v;
 		s->has_cost = true;
 	}
 	if (b || s->prompt_tokens < 0 || s->completion_tokens < 0 ||
 	    s->cost < 0)
-		return fail(s, "usage holds a mistyped or negative count");
+		return fail(s,
+		            "usage holds a mistyped, negative or out-of-range "
+		            "count");
 	return 0;
 }
 
@@ -216,6 +221,11 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *data,
 		lu_buf_add(&s->whole, data, len);
 		return 0;
 	}
+	/* a stream counts against the same cap: an endless one fails the turn
+	   instead of growing the turn's text and events without bound */
+	if (len > LR_MAX_MODEL_BODY - s->streamed)
+		return fail(s, "too large (a stream longer than 16 MiB)");
+	s->streamed += len;
 	for (size_t i = 0; i < len && !s->rc; i++) {
 		char c = data[i];
 		if (c == '\n') {
@@ -350,7 +360,7 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 		lhttp_response resp = {0};
 		rc = lhttp_perform(r->model_http, &req, &resp, err);
 		if (rc && s.rc)
-			rc = s.rc;
+			rc = lh_err(err, s.rc, "the model's answer: %s", s.why);
 		else if (!rc && (resp.status < 200 || resp.status >= 300))
 			rc = lh_err(err, LOCUS_EIO, "the model answered %ld",
 			            resp.status);

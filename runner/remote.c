@@ -391,6 +391,15 @@ static int api_build(const lr_tool *t, const lr_connector *c, const cJSON *args,
 			snprintf(why, cap, "%s %s: argument '%s' missing",
 			         t->op_method, t->op_path, name);
 			rc = LOCUS_EINVALID;
+		} else if (!*s || !strcmp(s, ".") || !strcmp(s, "..")) {
+			/* percent-encoding leaves them as they are and the URL
+			   is sent as is: the server would resolve them to
+			   another path than the operation's */
+			snprintf(why, cap,
+			         "not run: %s %s: argument '%s' is "
+			         "empty, '.' or '..'",
+			         t->op_method, t->op_path, name);
+			rc = LOCUS_EINVALID;
 		} else
 			quote(&u, s, false);
 		free(s);

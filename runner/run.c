@@ -461,6 +461,12 @@ static void run_free(lr_run *r)
 static int finish(lr_run *r, lr_end *end)
 {
 	locus_error err;
+	/* no command runs past this point (background jobs are killed), so
+	   none can add to or race the last delivery */
+	locus_harness_free(r->harness);
+	r->harness = NULL;
+	locus_backend_free(r->backend);
+	r->backend = NULL;
 	int ev = lr_events_flush(&r->ev, &err);
 	int rc = post_result(r, end);
 	int code = !strcmp(end->status, "refused") ? LR_EXIT_REFUSED

@@ -145,12 +145,16 @@ const lr_tool *lr_manifest_tool(const lr_manifest *m, const char *name);
 
 /* ---- events.c ---- */
 #define LR_EVENT_BATCH 64
+/* Event numbers (and any count read from JSON) stay below 2^53: exact as
+   a JSON number, and in a long. */
+#define LR_SEQ_LIMIT 9007199254740992.0
 typedef struct lr_events {
 	lr_gw *gw;
 	char *spool_path, *seq_path;
 	long next_seq;  /* the number the next event gets */
 	cJSON *pending; /* array of {"seq","event"} not yet sent */
 	bool down;      /* the last delivery failed */
+	bool spooled; /* events.jsonl exists (left by a process, or written) */
 	lr_log *log;
 } lr_events;
 
@@ -159,8 +163,9 @@ int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
 void lr_events_close(lr_events *e);
 /* Queue one event (taken over; its "type" must be an allowed one). */
 void lr_events_emit(lr_events *e, cJSON *event);
-/* Deliver the spool, then what is queued, in order, in batches of at most
-   64; what cannot be delivered goes to the spool.  0 all delivered,
+/* Deliver what is queued (the spool read at open first), in order, in
+   batches of at most 64; what cannot be delivered stays queued and is
+   written to the spool as a backup (never read back by this process).  0 all delivered,
    LOCUS_EIO spooled (the gateway is down), LOCUS_EINVALID the gateway
    refused a batch (the run fails). */
 int lr_events_flush(lr_events *e, locus_error *err);

@@ -5,8 +5,10 @@
  * the same box with the child's token, its state under
  * .locus/children/<child run id>/.  The parent waits for it (up to its own
  * time left) and gives the model the child's final message, read from the
- * child's result.json.  The child's token goes only into the child's
- * environment; the child wipes it like any runner before its commands run.
+ * child's result.json.  The child's token and the placeholders go through
+ * an inherited socket (LOCUS_ADMIT_TOKEN_FD), never through the child's
+ * exec environment; the child reads and closes it first thing and wipes
+ * what it read like any runner before its commands run.
  */
 #include "runner/runner.h"
 
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -35,15 +38,18 @@ static char *dupmsg(const char *a, const char *b)
 	return t;
 }
 
-/* environ minus LOCUS_*, plus the child's variables and the placeholders
-   the parent holds (the child's manifest may name them too). */
-static char **child_environ(lr_run *r, const char *child_id, const char *token,
-                            const char *state)
+/* environ minus LOCUS_*, plus the child's variables; its token and the
+   placeholders the parent holds go through the socket `fd`
+   (LOCUS_ADMIT_TOKEN_FD), never in the exec environment, which
+   /proc/<child pid>/environ shows to the box's commands for the child's
+   whole life. */
+static char **child_environ(lr_run *r, const char *child_id, const char *state,
+                            int fd)
 {
 	size_t n = 0;
 	for (char **e = environ; e && *e; e++)
 		n++;
-	char **v = calloc(n + r->secrets.n + 9, sizeof *v);
+	char **v = calloc(n + 9, sizeof *v);
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -53,9 +59,11 @@ static char **child_environ(lr_run *r, const char *child_id, const char *token,
 		    strncmp(*e, "LOCUS_RUN_ID=", 13) &&
 		    strncmp(*e, "LOCUS_RUNNER_", 13))
 			v[k++] = strdup(*e);
+	char fds[16];
+	snprintf(fds, sizeof fds, "%d", fd);
 	const char *pairs[][2] = {
 	    {"LOCUS_ADMIT_URL", r->env->url},
-	    {"LOCUS_ADMIT_TOKEN", token},
+	    {"LOCUS_ADMIT_TOKEN_FD", fds},
 	    {"LOCUS_RUN_ID", child_id},
 	    {"LOCUS_RUNNER_ROOT", r->env->root},
 	    {"LOCUS_RUNNER_STATE_DIR", state},
@@ -81,16 +89,42 @@ static char **child_environ(lr_run *r, const char *child_id, const char *token,
 	char *nv = lu_buf_take(&names);
 	if (nv)
 		v[k++] = nv;
+	return v;
+}
+
+/* The child's secrets, NAME=VALUE each ended by a NUL, written to `fd`
+   and its writing side shut (the child reads to EOF).  0 or -1. */
+static int send_secrets(lr_run *r, int fd, const char *token)
+{
+	lu_buf b = {0};
+	lu_buf_puts(&b, "LOCUS_ADMIT_TOKEN=");
+	lu_buf_puts(&b, token);
+	lu_buf_add(&b, "", 1);
 	for (size_t i = 0; i < r->secrets.n; i++) {
 		if (!strcmp(r->secrets.names[i], "LOCUS_ADMIT_TOKEN"))
 			continue;
-		v[k] = malloc(strlen(r->secrets.names[i]) +
-		              strlen(r->secrets.values[i]) + 2);
-		if (v[k])
-			sprintf(v[k++], "%s=%s", r->secrets.names[i],
-			        r->secrets.values[i]);
+		lu_buf_puts(&b, r->secrets.names[i]);
+		lu_buf_puts(&b, "=");
+		lu_buf_puts(&b, r->secrets.values[i]);
+		lu_buf_add(&b, "", 1);
 	}
-	return v;
+	/* well under the socket's buffer: written whole before the fork */
+	int rc = b.oom || b.len > (32u << 10) ? -1 : 0;
+	for (size_t off = 0; !rc && off < b.len;) {
+		ssize_t w = write(fd, b.d + off, b.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = -1;
+		else
+			off += (size_t)w;
+	}
+	if (b.d)
+		explicit_bzero(b.d, b.len);
+	lu_buf_free(&b);
+	if (shutdown(fd, SHUT_WR))
+		rc = -1;
+	return rc;
 }
 
 static void free_environ(char **v)
@@ -209,13 +243,22 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	}
 	char state[400];
 	snprintf(state, sizeof state, "%s/children/%s", r->env->state_dir, cid);
-	char **env = child_environ(r, cid, tok, state);
+	int sv[2] = {-1, -1};
+	char **env = NULL;
 	lr_logf(&r->log, "task %s: child run %s", call_id, cid);
+	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) &&
+	    !send_secrets(r, sv[0], tok))
+		env = child_environ(r, cid, state, sv[1]);
 	cJSON *tv = cJSON_GetObjectItem(ans, "admit_token");
 	explicit_bzero(tv->valuestring, strlen(tv->valuestring));
 	cJSON_Delete(ans);
-	if (!env)
-		return NULL;
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (!env) {
+		if (sv[1] >= 0)
+			close(sv[1]);
+		return strdup("the child runner could not be started");
+	}
 	const char *exe =
 	    r->env->self_exe ? r->env->self_exe : "/proc/self/exe";
 	pid_t pid = fork();
@@ -226,10 +269,14 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/* the one descriptor the child inherits on purpose */
+		if (fcntl(sv[1], F_SETFD, 0))
+			_exit(127);
 		char *const argv[] = {"locus", "runner", NULL};
 		execve(exe, argv, env);
 		_exit(127);
 	}
+	close(sv[1]);
 	free_environ(env);
 	if (pid < 0)
 		return strdup("the child runner could not be started");

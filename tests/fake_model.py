@@ -16,8 +16,9 @@ turn is {"content": str} or {"tool_calls": [{"name", "arguments"}]}
 (arguments a dict, or a str sent as is), plus optional "reasoning", and
 "mode": "sse" (default, split into small deltas), "json" (one JSON body),
 "garbage" (a stream with a malformed chunk), "no_done" (no [DONE]),
-"no_id" (a tool call without an id) or "bad_index" (a tool-call index of
-1000).  Every request is kept in
+"no_id" (a tool call without an id), "bad_index" (a tool-call index of
+1000) or "endless" (content deltas until the client goes away, at most
+256 MiB); "usage" replaces the usage reported.  Every request is kept in
 `requests`; violations go to `violations`.
 """
 import json
@@ -121,6 +122,7 @@ class FakeModel:
         usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
         if "cost" in turn:
             usage["cost"] = turn["cost"]
+        usage = turn.get("usage", usage)
         mode = turn.get("mode", "sse")
         if mode == "json":
             msg = {"role": "assistant", "content": turn.get("content")}
@@ -159,6 +161,14 @@ class FakeModel:
                   "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
 
         delta({"role": "assistant"})
+        if mode == "endless":
+            filler = "x" * 65536
+            try:
+                for _ in range(4096):
+                    delta({"content": filler})
+            except OSError:
+                pass
+            return
         if turn.get("reasoning"):
             delta({"reasoning_content": turn["reasoning"]})
         text = turn.get("content") or ""

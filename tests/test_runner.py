@@ -125,6 +125,19 @@ class Box:
         return out
 
 
+def task_box(case):
+    """A box whose manifest has the task tool and whose gateway makes child
+    runs (each with the default manifest, its input the task's prompt)."""
+    b = Box(case, tools=BOX_TOOLS + [{"name": "task", "runs": "box"}])
+
+    def child_manifest(parent, body, child_id):
+        m = manifest(child_id, input_=body["prompt"])
+        m["model"]["base_url"] = b.model.url
+        return m
+    b.gw.child_manifest = child_manifest
+    return b
+
+
 def bash(cmd, id_=None):
     tc = {"name": "bash", "arguments": {"command": cmd}}
     if id_:
@@ -515,14 +528,7 @@ class RunnerTest(unittest.TestCase):
             b.finish()
 
     def test_child_task_run(self):
-        tools = BOX_TOOLS + [{"name": "task", "runs": "box"}]
-        b = Box(self, tools=tools)
-
-        def child_manifest(parent, body, child_id):
-            m = manifest(child_id, input_=body["prompt"])
-            m["model"]["base_url"] = b.model.url
-            return m
-        b.gw.child_manifest = child_manifest
+        b = task_box(self)
         b.script([{"tool_calls": [{"id": "t1", "name": "task",
                                    "arguments": {"agent": "helper", "prompt": "count files"}}]},
                   lambda msgs: {"content": "parent got: " + msgs[-1]["content"]}])
