@@ -502,6 +502,133 @@ const char *locus_shell_verdict_reason(const locus_shell_verdict *v, size_t i)
 	return v && i < v->nreasons ? v->reasons[i] : NULL;
 }
 
+/* What the per-command pass carries from one command to the next. */
+typedef struct line_pass {
+	const locus_shell_result *r;
+	ll_floor *floor;
+	line_facts lf;
+	positional_memo memo;
+	uint32_t gitcfg;
+	bool dash_file;
+	bool background;
+	char *cwd; /* the last static `cd DIR` seen, normalised (heap) */
+} line_pass;
+
+/* cd DIR / pushd DIR: the directory later relative paths are read from.
+   Built on the heap at its full length: a cut path (a fixed buffer) let
+   `cd /tmp/<600 bytes>/../../dev; dd of=sda` past the device floor. */
+static void track_cd(line_pass *lp, const locus_shell_command *c,
+                     locus_shell_verdict *out)
+{
+	if (c->argc < 2 || (strcmp(c->name, "cd") && strcmp(c->name, "pushd")))
+		return;
+	const char *d = c->argv[c->argc - 1];
+	bool rel = d[0] != '/' && lp->cwd;
+	size_t need = strlen(d) + (rel ? strlen(lp->cwd) + 1 : 0) + 3;
+	char *join = malloc(need), *norm = malloc(need);
+	if (!join || !norm) {
+		free(join);
+		free(norm);
+		out->oom = true;
+		return;
+	}
+	if (rel)
+		snprintf(join, need, "%s/%s", lp->cwd, d);
+	else
+		snprintf(join, need, "%s", d);
+	free(lp->cwd);
+	lp->cwd = NULL;
+	if (ll_normal_path(join, norm, need))
+		lp->cwd = norm;
+	else
+		free(norm);
+	free(join);
+}
+
+/* The judgement of command i, folded into `out` and the floor set. */
+static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
+                      floor_set *fl)
+{
+	const locus_shell_command *c = locus_shell_result_command(lp->r, i);
+	ll_judgement j;
+	ll_judge_command(c, &j);
+	ll_judge_git_config(c, lp->gitcfg, &j);
+	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
+	   script's positional parameters (issue 9) */
+	const char *pf = positional_floor(lp->r, c, &lp->memo, lp->floor);
+	if (pf && !j.never)
+		j.never = pf;
+	/* touch ./-rf; rm *: the glob hands rm the option */
+	if (lp->dash_file && !strcmp(c->name, "rm") &&
+	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
+		j.never = LL_NEVER_RM;
+	/* relative paths after cd (issue 9): cd /dev; dd of=sda */
+	if (lp->cwd && ll_device_after_cd(c, lp->cwd)) {
+		j.tags |= LOCUS_TAG_DESTRUCTIVE;
+		if (!j.never)
+			j.never = LL_NEVER_FS;
+	}
+	track_cd(lp, c, out);
+	const locus_shell_command *prod = piped_producer(lp->r, &lp->lf, i);
+	if (prod)
+		pk_db_piped(c, prod, &j);
+	out->tags |= j.tags;
+	for (size_t k = 0; k < j.nreasons; k++)
+		add_reason(out, j.reasons[k]);
+	if (j.never)
+		floor_add(fl, j.never);
+	if (c->flags & LOCUS_CMD_BACKGROUND)
+		lp->background = true;
+	const char *af = ll_args_floor(c, lp->floor);
+	if (af) {
+		add_reason(out, LL_REASON_ARGS_FLOOR);
+		floor_add(fl, af);
+	}
+}
+
+/* The per-command pass and the line-level rules; false when the line's
+   time budget ran out. */
+static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
+                           locus_shell_verdict *out, floor_set *fl)
+{
+	line_pass lp = {.r = r, .floor = floor};
+	lp.memo = (positional_memo){0, NULL, NULL};
+	lp.background = locus_shell_result_has_background(r);
+	lp.gitcfg = ll_git_line_config(r);
+	lp.dash_file = creates_dash_file(r);
+	/* out of memory: the verdict is an error, never an answer (a rule
+	   without its facts could be more permissive) */
+	if (!line_facts_init(&lp.lf, r))
+		out->oom = true;
+	bool expired = false;
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		/* every stage after the parse stays inside the line's budget */
+		if ((i & 255u) == 255u && locus_shell_result_expired(r)) {
+			expired = true;
+			break;
+		}
+		judge_one(&lp, i, out, fl);
+	}
+	free(lp.cwd);
+	if (lp.background) {
+		out->tags |= LOCUS_TAG_BACKGROUND;
+		add_reason(out, LL_REASON_BACKGROUND);
+	}
+	if (locus_shell_result_has_fork_bomb(r)) {
+		out->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(out, "a fork bomb exhausts the machine");
+		floor_add(fl, LL_NEVER_FORK_BOMB);
+	}
+	if (!expired && remote_code(r, &lp.lf, &expired)) {
+		out->tags |= LOCUS_TAG_REMOTE_CODE;
+		add_reason(out, LL_REASON_REMOTE_CODE);
+		floor_add(fl, LL_NEVER_REMOTE_CODE);
+	}
+	line_facts_free(&lp.lf);
+	return !expired && !locus_shell_result_expired(r);
+}
+
 /* The verdict of one line into a zeroed `out`. */
 static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
                        ll_floor *floor)
@@ -515,85 +642,7 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 		out->tags |= LOCUS_TAG_UNPARSED;
 		add_reason(out, LL_REASON_UNPARSED);
 	}
-	bool background = locus_shell_result_has_background(r);
-	uint32_t gitcfg = ll_git_line_config(r);
-	bool dash_file = creates_dash_file(r);
-	const char *cwd = NULL; /* the last static `cd DIR` seen */
-	char cwdbuf[512];
-	line_facts lf;
-	/* out of memory: the verdict is an error, never an answer (a rule
-	   without its facts could be more permissive) */
-	if (!line_facts_init(&lf, r))
-		out->oom = true;
-	positional_memo memo = {0, NULL, NULL};
-	bool expired = false;
-	for (size_t i = 0; i < n; i++) {
-		/* every stage after the parse stays inside the line's budget */
-		if ((i & 255u) == 255u && locus_shell_result_expired(r)) {
-			expired = true;
-			break;
-		}
-		const locus_shell_command *c = locus_shell_result_command(r, i);
-		ll_judgement j;
-		ll_judge_command(c, &j);
-		ll_judge_git_config(c, gitcfg, &j);
-		/* sh -c 'rm "$@"' _ -rf /: the options reach the command as
-		   the script's positional parameters (issue 9) */
-		const char *pf = positional_floor(r, c, &memo, floor);
-		if (pf && !j.never)
-			j.never = pf;
-		/* touch ./-rf; rm *: the glob hands rm the option */
-		if (dash_file && !strcmp(c->name, "rm") &&
-		    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
-			j.never = LL_NEVER_RM;
-		/* relative paths after cd (issue 9): cd /dev; dd of=sda */
-		if (cwd && ll_device_after_cd(c, cwd)) {
-			j.tags |= LOCUS_TAG_DESTRUCTIVE;
-			if (!j.never)
-				j.never = LL_NEVER_FS;
-		}
-		if (c->argc >= 2 &&
-		    (!strcmp(c->name, "cd") || !strcmp(c->name, "pushd"))) {
-			char join[512];
-			const char *d = c->argv[c->argc - 1];
-			if (d[0] != '/' && cwd)
-				snprintf(join, sizeof join, "%s/%s", cwd, d);
-			else
-				snprintf(join, sizeof join, "%s", d);
-			cwd = ll_normal_path(join, cwdbuf, sizeof cwdbuf);
-		}
-		const locus_shell_command *prod = piped_producer(r, &lf, i);
-		if (prod)
-			pk_db_piped(c, prod, &j);
-		out->tags |= j.tags;
-		for (size_t k = 0; k < j.nreasons; k++)
-			add_reason(out, j.reasons[k]);
-		if (j.never)
-			floor_add(&fl, j.never);
-		if (c->flags & LOCUS_CMD_BACKGROUND)
-			background = true;
-		const char *af = ll_args_floor(c, floor);
-		if (af) {
-			add_reason(out, LL_REASON_ARGS_FLOOR);
-			floor_add(&fl, af);
-		}
-	}
-	if (background) {
-		out->tags |= LOCUS_TAG_BACKGROUND;
-		add_reason(out, LL_REASON_BACKGROUND);
-	}
-	if (locus_shell_result_has_fork_bomb(r)) {
-		out->tags |= LOCUS_TAG_DESTRUCTIVE;
-		add_reason(out, "a fork bomb exhausts the machine");
-		floor_add(&fl, LL_NEVER_FORK_BOMB);
-	}
-	if (!expired && remote_code(r, &lf, &expired)) {
-		out->tags |= LOCUS_TAG_REMOTE_CODE;
-		add_reason(out, LL_REASON_REMOTE_CODE);
-		floor_add(&fl, LL_NEVER_REMOTE_CODE);
-	}
-	line_facts_free(&lf);
-	if (expired || locus_shell_result_expired(r)) {
+	if (!judge_commands(r, floor, out, &fl)) {
 		/* out of time: fail closed, as for a line that does not parse
 		   (the raw-text floor below) */
 		if (parsed) {
