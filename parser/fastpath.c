@@ -120,9 +120,10 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 			if (k >= n)
 				return false;
 			/* The grammar makes the closing quote of a string of
-			   blanks one token with the blanks, and word.c keeps
-			   that `"` in the value (`" "` is ` "`; found by the
-			   differential test): leave it to tree-sitter. */
+			   blanks one token with the blanks (found by the
+			   differential test); word.c takes the blanks out of
+			   that token, and this rare shape stays with
+			   tree-sitter. */
 			if (blank && s[k - 1] != '"')
 				return false;
 			k++;
