@@ -70,7 +70,6 @@ void *lp_arena_alloc_raw(lp_arena *a, size_t n)
 	}
 	void *p = b->data + b->used;
 	b->used += n;
-	a->used_total += n;
 	return p;
 }
 
@@ -84,7 +83,6 @@ bool lp_arena_pop(lp_arena *a, const void *p, size_t n)
 	    (const unsigned char *)p != b->data + b->used - n)
 		return false;
 	b->used -= n;
-	a->used_total -= n;
 	return true;
 }
 

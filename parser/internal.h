@@ -50,8 +50,7 @@ static inline bool lp_in_list(const char *const *list, const char *s)
 typedef struct lp_arena_block lp_arena_block;
 typedef struct lp_arena {
 	lp_arena_block *head;
-	size_t used_total; /* bytes handed out, for the memory cap */
-	bool failed;       /* an allocation failed: the result is NULL */
+	bool failed; /* an allocation failed: the result is NULL */
 } lp_arena;
 
 void lp_arena_init(lp_arena *a);

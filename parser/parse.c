@@ -15,17 +15,20 @@
 #include "../util/utf8.h"
 
 /*
- * Memory caps.  tree-sitter has no per-parser allocator (ts_set_allocator
- * is process-wide, so we must not touch it) and can use ~500 bytes of RSS
- * per input byte on degenerate inputs (a 175k-stage `cat | cat | ...`
- * pipeline takes 541 MB).  Its memory grows with the number of tokens, so
- * we estimate the token count from the bytes before parsing and refuse
- * past LP_MAX_TOKENS: 200k tokens is about 100 MB of parser memory in the
- * worst shape measured, while an ordinary 1 MiB line of long words stays
- * far below it.  The result's own arena is capped separately.
+ * Memory caps (docs/design.md, "Memory per input byte").  tree-sitter can
+ * use ~3,400 bytes per pipeline stage (~580 bytes per input byte) on a
+ * `cat | cat | ...` line; an ordinary script of agent lines about 60.
+ * Two caps, both making the line unparsed with their reason:
+ *  - LP_MAX_TOKENS, a cheap estimate from the bytes before anything is
+ *    parsed: twice the density of real scripts at the size limit (the
+ *    bench's 1 MiB of everyday lines has 203,926 tokens);
+ *  - LP_MAX_MEMORY, the heap growth of the whole parse through the
+ *    allocator hook, tree-sitter's included (util/alloc.h): checked by
+ *    tree-sitter's progress callback and with the time budget, so the
+ *    worst shapes stop there instead of growing with the input.
  */
-#define LP_MAX_TOKENS 200000u
-#define LP_MAX_ARENA ((size_t)64 << 20)
+#define LP_MAX_TOKENS 400000u
+#define LP_MAX_MEMORY ((size_t)96 << 20)
 
 bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
 {
@@ -211,15 +214,20 @@ static size_t estimate_tokens(const char *s, size_t len)
 	return n;
 }
 
-/* ---- time --------------------------------------------------------------- */
+/* ---- time and memory ---------------------------------------------------- */
+
+static void over_memory(lp_ctx *ctx)
+{
+	lp_unparsed(ctx, "the analysis needs more than %zu MiB of memory",
+	            LP_MAX_MEMORY >> 20);
+}
 
 bool lp_out_of_time(lp_ctx *ctx)
 {
 	if (ctx->timed_out)
 		return true;
-	if (ctx->arena->used_total > LP_MAX_ARENA || ctx->arena->failed) {
-		lp_unparsed(ctx, "the analysis needs more than %zu MiB",
-		            LP_MAX_ARENA >> 20);
+	if (ctx->arena->failed || locus__mem_over()) {
+		over_memory(ctx);
 		ctx->timed_out = true; /* stop every walk */
 		return true;
 	}
@@ -237,7 +245,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 static bool progress_cb(TSParseState *st)
 {
 	lp_ctx *ctx = st->payload;
-	return lp_deadline_passed(&ctx->deadline);
+	return locus__mem_over() || lp_deadline_passed(&ctx->deadline);
 }
 
 typedef struct ts_text {
@@ -318,11 +326,14 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
 	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
 	if (!tree) {
-		/* Cancelled by the deadline (or out of memory). */
+		/* Cancelled by the deadline or the memory budget. */
 		ts_parser_reset(ts);
-		ctx->timed_out = true;
-		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
-		            ctx->opts.budget_ms);
+		if (!lp_out_of_time(ctx)) {
+			ctx->timed_out = true;
+			lp_unparsed(ctx,
+			            "parsing exceeded its time budget of %u ms",
+			            ctx->opts.budget_ms);
+		}
 		return;
 	}
 	TSNode root = ts_tree_root_node(tree);
@@ -364,6 +375,9 @@ void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
 	             depth);
 }
 
+static locus_shell_result *parse_line(locus_shell_parser *p, const char *line,
+                                      size_t len);
+
 locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
                                              const char *line, size_t len)
 {
@@ -372,6 +386,16 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 	if (!line)
 		len = 0;
 	locus__alloc_failed_reset(); /* any failure below: NULL (util/alloc.h) */
+	locus__mem_budget_start(LP_MAX_MEMORY);
+	locus_shell_result *r = parse_line(p, line, len);
+	locus__mem_budget_stop();
+	return r;
+}
+
+/* locus_shell_parser_parse under its memory budget. */
+static locus_shell_result *parse_line(locus_shell_parser *p, const char *line,
+                                      size_t len)
+{
 	lp_arena arena;
 	lp_arena_init(&arena);
 	locus_shell_result *r = lp_arena_alloc(&arena, sizeof *r);
@@ -421,6 +445,8 @@ locus_shell_result *locus_shell_parser_parse(locus_shell_parser *p,
 		lp_checks_written(&ctx);
 		lp_checks_shell_input(&ctx);
 	}
+	if (locus__mem_over())
+		over_memory(&ctx); /* past the last check */
 
 	if (r->arena.failed || locus__alloc_failed()) {
 		free(r->commands);

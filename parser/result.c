@@ -119,9 +119,6 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 			ctx->arena->failed = true; /* the result is NULL */
 			return LOCUS_SHELL_NO_PARENT;
 		}
-		/* counted against the memory cap with the arena */
-		ctx->arena->used_total +=
-		    (cap - r->cap) * (sizeof *c + sizeof *pr);
 		r->cap = cap;
 	}
 	r->commands[r->ncommands] = *cmd;

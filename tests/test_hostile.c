@@ -417,6 +417,75 @@ START_TEST(hostile_label_budget)
 }
 END_TEST
 
+/*
+ * Issue 18 item 5: the caps on one line's memory (parser/parse.c,
+ * docs/design.md "Memory per input byte").  Each makes the line unparsed
+ * with its reason, never a crash or a NULL result, and the labeller then
+ * fails it closed (exec:unparsed).  The budget is 60 s so that the cap,
+ * not the clock of a loaded machine, is what stops the line.
+ */
+static void expect_cap(const char *s, size_t n, unsigned flags,
+                       const char *reason)
+{
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.budget_ms = 60000;
+	o.flags = flags;
+	locus_shell_parser *p = NULL;
+	ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+	locus_shell_result *r = locus_shell_parser_parse(p, s, n);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_msg(strstr(locus_shell_result_reason(r), reason), "%s",
+	              locus_shell_result_reason(r));
+	locus_shell_verdict *v = NULL;
+	ck_assert_int_eq(locus_shell_label(&v, r), 0);
+	ck_assert(locus_shell_verdict_tags(v) & LOCUS_TAG_UNPARSED);
+	locus_shell_verdict_free(v);
+	locus_shell_result_free(r);
+	/* the parser that hit the cap parses the next line normally */
+	r = locus_shell_parser_parse(p, "cat a | wc -l", 13);
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 2);
+	locus_shell_result_free(r);
+	locus_shell_parser_free(p);
+}
+
+START_TEST(hostile_token_cap)
+{
+	size_t n;
+	/* 1 MiB of `a;`: 524,288 tokens by the estimate */
+	char *s = build("", "a;", 1u << 19, "", "", 0, &n);
+	expect_cap(s, n, 0, "more than 400000 tokens");
+	free(s);
+	/* 140,000 `a;` (280,000 tokens) pass the token gate; the command
+	   cap (100,000) is what stops them */
+	s = build("", "a;", 140000, "", "", 0, &n);
+	expect_cap(s, n, 0, "more than 100000 commands");
+	free(s);
+}
+END_TEST
+
+START_TEST(hostile_memory_budget)
+{
+	size_t n;
+	/* tree-sitter keeps ~3,400 bytes per stage of `cat | cat | ...`:
+	   60,000 stages (360 KB, 120,000 tokens, under the token cap) would
+	   take ~200 MB; the parse stops at its 96 MiB budget */
+	char *s = build("cat", " | cat", 60000, "", "", 0, &n);
+	expect_cap(s, n, LOCUS_SHELL_NO_FASTPATH,
+	           "needs more than 96 MiB of memory");
+	/* the fast path reads the same line in a fraction of that */
+	locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+	o.budget_ms = 60000;
+	locus_shell_result *r = locus_shell_parse(s, n, &o);
+	ck_assert_msg(locus_shell_result_parsed(r), "%s",
+	              locus_shell_result_reason(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 60001);
+	locus_shell_result_free(r);
+	free(s);
+}
+END_TEST
+
 START_TEST(hostile_null_args)
 {
 	locus_shell_result *r = locus_shell_parse(NULL, 0, NULL);
@@ -448,6 +517,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_timeout_then_reuse);
 	tcase_add_test(tc, hostile_null_args);
 	tcase_add_test(tc, hostile_linear_rules);
+	tcase_add_test(tc, hostile_token_cap);
+	tcase_add_test(tc, hostile_memory_budget);
 	tcase_add_test(tc, hostile_label_budget);
 	suite_add_tcase(s, tc);
 	return s;

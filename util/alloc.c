@@ -1,6 +1,7 @@
 /*
- * util/alloc.c - the allocator hook (include/locus/alloc.h) and the
- * trampolines that route tree-sitter's and cJSON's allocations through it.
+ * util/alloc.c - the allocator hook (include/locus/alloc.h), the
+ * trampolines that route tree-sitter's and cJSON's allocations through it,
+ * and the per-thread count of a parse's heap growth (its memory budget).
  *
  * g_alloc is the library's one piece of process-wide state, by design
  * (like sqlite3_config): it is set before any other call, then only read.
@@ -14,10 +15,11 @@
 #undef strndup
 
 #include <cjson/cJSON.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tree_sitter/api.h>
 
 #include "locus/alloc.h"
 #include "locus/common.h"
@@ -25,10 +27,61 @@
 static locus_allocator g_alloc;     /* .alloc NULL: the C library's */
 static _Thread_local bool t_failed; /* util/alloc.h */
 
+/* The memory budget of the parse running on this thread.  `grown` is
+   signed: a block allocated before the start and freed during it makes
+   the growth smaller, as it should.  Sizes are malloc_usable_size(),
+   which the hook's contract allows (its blocks are the C library's). */
+typedef struct mem_budget {
+	bool on, over;
+	long long grown, peak, limit;
+} mem_budget;
+static _Thread_local mem_budget t_mem;
+
+static void mem_add(void *p)
+{
+	if (!t_mem.on || !p)
+		return;
+	t_mem.grown += (long long)malloc_usable_size(p);
+	if (t_mem.grown > t_mem.peak) {
+		t_mem.peak = t_mem.grown;
+		if (t_mem.peak > t_mem.limit)
+			t_mem.over = true;
+	}
+}
+
+static void mem_sub(void *p)
+{
+	if (t_mem.on && p)
+		t_mem.grown -= (long long)malloc_usable_size(p);
+}
+
+void locus__mem_budget_start(size_t limit)
+{
+	t_mem = (mem_budget){
+	    .on = true,
+	    .limit = limit > (size_t)LLONG_MAX ? LLONG_MAX : (long long)limit};
+}
+
+void locus__mem_budget_stop(void)
+{
+	t_mem.on = false;
+}
+
+bool locus__mem_over(void)
+{
+	return t_mem.over;
+}
+
+size_t locus__mem_peak(void)
+{
+	return (size_t)t_mem.peak;
+}
+
 static void *noted(void *p)
 {
 	if (!p)
 		t_failed = true;
+	mem_add(p);
 	return p;
 }
 
@@ -52,13 +105,17 @@ void *locus__calloc(size_t n, size_t size)
 
 void *locus__realloc(void *p, size_t n)
 {
-	return noted(g_alloc.resize
-	                 ? g_alloc.resize(p, n ? n : 1, g_alloc.payload)
-	                 : realloc(p, n ? n : 1));
+	mem_sub(p);
+	void *q = g_alloc.resize ? g_alloc.resize(p, n ? n : 1, g_alloc.payload)
+	                         : realloc(p, n ? n : 1);
+	if (!q)
+		mem_add(p); /* realloc(3): the old block is still there */
+	return noted(q);
 }
 
 void locus__free(void *p)
 {
+	mem_sub(p);
 	if (g_alloc.release)
 		g_alloc.release(p, g_alloc.payload);
 	else
@@ -104,25 +161,29 @@ static void *ts_checked(void *p, size_t n, void *fallback)
 	t_failed = true;
 	if (!fallback)
 		abort();
+	mem_add(fallback);
 	return fallback;
 }
 
-static void *ts_malloc(size_t n)
+void *locus__ts_malloc(size_t n)
 {
 	void *p = locus__malloc(n);
 	return p ? p : ts_checked(NULL, n, malloc(n));
 }
 
-static void *ts_calloc(size_t n, size_t size)
+void *locus__ts_calloc(size_t n, size_t size)
 {
 	void *p = locus__calloc(n, size);
 	return p ? p : ts_checked(NULL, n * size, calloc(n, size));
 }
 
-static void *ts_realloc(void *old, size_t n)
+void *locus__ts_realloc(void *old, size_t n)
 {
 	void *p = locus__realloc(old, n);
-	return p ? p : ts_checked(NULL, n, realloc(old, n));
+	if (p || !n)
+		return p;
+	mem_sub(old); /* libc's realloc below moves or frees it */
+	return ts_checked(NULL, n, realloc(old, n));
 }
 
 int locus_set_allocator(const locus_allocator *a)
@@ -132,12 +193,12 @@ int locus_set_allocator(const locus_allocator *a)
 		return LOCUS_EUSAGE;
 	if (!a) {
 		memset(&g_alloc, 0, sizeof g_alloc);
-		ts_set_allocator(NULL, NULL, NULL, NULL);
 		cJSON_InitHooks(NULL);
 		return 0;
 	}
+	/* tree-sitter needs no call: its runtime is compiled to call
+	   locus__ts_malloc & co. (meson.build), which read g_alloc */
 	g_alloc = *a;
-	ts_set_allocator(ts_malloc, ts_calloc, ts_realloc, locus__free);
 	cJSON_Hooks hooks = {.malloc_fn = locus__malloc,
 	                     .free_fn = locus__free};
 	cJSON_InitHooks(&hooks);

@@ -33,6 +33,26 @@ char *locus__strndup(const char *s, size_t n);
 void locus__alloc_failed_reset(void);
 bool locus__alloc_failed(void);
 
+/* The memory budget of one parse (parser/parse.c).  From
+   locus__mem_budget_start() to locus__mem_budget_stop(), this thread's
+   heap growth through the hook (bytes allocated minus bytes freed, by
+   their usable size; tree-sitter's allocations included, as it is
+   compiled to call the trampolines below) is counted, and past `limit`
+   bytes locus__mem_over() turns true.  Nothing fails: the parse checks
+   it where it checks its time budget and stops with a verdict.  Counting
+   is off (and costs nothing) outside a budget. */
+void locus__mem_budget_start(size_t limit);
+void locus__mem_budget_stop(void);
+bool locus__mem_over(void);
+/* The highest growth seen since the last start (for bench/bigline). */
+size_t locus__mem_peak(void);
+
+/* tree-sitter's allocator (meson.build compiles its runtime with
+   ts_malloc & co. defined as these): never NULL, see alloc.c. */
+void *locus__ts_malloc(size_t n);
+void *locus__ts_calloc(size_t n, size_t size);
+void *locus__ts_realloc(void *p, size_t n);
+
 #ifndef LOCUS_ALLOC_NO_REDIRECT
 #define malloc locus__malloc
 #define calloc locus__calloc

@@ -2,7 +2,8 @@
  * locus/alloc.h - the library's allocator hook.
  *
  * Every allocation liblocus makes itself goes through one process-wide
- * allocator, and so do tree-sitter's (ts_set_allocator) and cJSON's
+ * allocator, and so do tree-sitter's (its runtime is compiled to call the
+ * library's trampolines: util/ts_alloc.h) and cJSON's
  * (cJSON_InitHooks): count them, cap them, or fail the Nth one to test
  * that each failure is a clean LOCUS_ENOMEM (tests/test_allocfail.c).
  * Like sqlite3_config(SQLITE_CONFIG_MALLOC), it is the one process-wide

@@ -217,6 +217,9 @@ void locus_shell_parser_free(locus_shell_parser *parser);
  * @return a result, owned by the caller and freed with
  *         locus_shell_result_free(); NULL only when memory runs out.
  *         Unparsable input is not an error: see locus_shell_result_parsed().
+ *         A line past the size limit, about 400,000 tokens, the command
+ *         cap, the time budget, or 96 MiB of heap growth for its parse
+ *         (tree-sitter included) is unparsed with that reason.
  */
 locus_shell_result *locus_shell_parser_parse(locus_shell_parser *parser,
                                              const char *line, size_t len);
