@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "tools.h"
 #include "locus/policy.h"
 
 #include <cjson/cJSON.h>
@@ -117,14 +118,17 @@ static bool call_touches(const char *root, const cJSON *a, const char *target)
 }
 
 /* NULL, or the refusal reason when the call touches the audit trail. */
-static const char *audit_guard(const locus_policy_wrap *w, const char *args)
+static const char *audit_guard(const locus_policy_wrap *w, const char *args,
+                               size_t args_len)
 {
 	if (!w->audit)
 		return NULL;
 	const char *ap = locus_audit_path(w->audit);
 	const char *kp = locus_audit_key_path(w->audit);
-	cJSON *a = cJSON_Parse(args);
-	if (!a)
+	cJSON *a = NULL;
+	/* the reading the tool body gets (lenient cJSON would see the
+	   first of two "path" keys while the gate judged the other) */
+	if (lh_args_read(&a, args, args_len, NULL) != LU_JSON_OK)
 		return "the arguments cannot be read";
 	const char *why = NULL;
 	if (ap && call_touches(w->workspace_root, a, ap))
@@ -156,7 +160,7 @@ static int policy_decide_z(const char *tool, const char *args, size_t args_len,
 		               NULL);
 		return 0;
 	}
-	const char *guard = audit_guard(w, args);
+	const char *guard = audit_guard(w, args, args_len);
 	if (guard) {
 		*res = refusal(tool, "denied: ", guard);
 		return 0;

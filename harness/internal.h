@@ -66,15 +66,36 @@ typedef struct lh_spawn_opts {
  */
 pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err);
 
+/* What notebook_edit does to cell idx (its `mode` argument). */
+typedef enum lh_notebook_mode {
+	LH_NOTEBOOK_REPLACE, /* replace the cell's source */
+	LH_NOTEBOOK_INSERT,  /* a new cell before it (idx == cells: append) */
+	LH_NOTEBOOK_DELETE,  /* remove the cell */
+} lh_notebook_mode;
+
 /*
- * notebook_edit on the text: mode 0 replace the source of cell idx, 1
- * insert a cell before idx (idx == cells: append), 2 delete it.  Bytes
- * outside the change are kept.  LOCUS_EINVALID when the text is not a
- * notebook or idx is out of range; *out malloc'd.
+ * notebook_edit on the text: `mode` applied to cell idx.  Bytes outside
+ * the change are kept.  LOCUS_EINVALID when the text is not a notebook or
+ * idx is out of range; *out malloc'd.
  */
-int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
+int lh_notebook_splice(const char *t, size_t n, long idx, lh_notebook_mode mode,
                        const char *source, const char *ctype, char **out,
                        size_t *olen);
+
+/* A copy of a folder's path without trailing slashes ("/" stays "/");
+ * NULL when out of memory. */
+char *lh_strdup_dir(const char *dir);
+
+/* Append an entry (a copy of name[0..nl)) to *ents (*n used, *cap
+ * allocated).  0, or LOCUS_ENOMEM with nothing appended. */
+int lh_dirent_push(locus_dirent **ents, size_t *n, size_t *cap,
+                   const char *name, size_t nl, bool is_dir, uint64_t size,
+                   int64_t mtime_ns);
+
+/* The end of every list and walk: when rc (an allocation failed) the
+ * entries are freed, *ents NULL, *n 0, and rc returned with err "out of
+ * memory"; else they are sorted by name and 0 is returned. */
+int lh_dirents_finish(locus_dirent **ents, size_t *n, int rc, locus_error *err);
 
 /* Remove a folder and everything under it, never following a link. */
 void lh_rmtree(const char *path);

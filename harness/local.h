@@ -87,11 +87,11 @@ void lh_job_poll(job *j);
 void lh_kill_group_wait(pid_t pid, job *j);
 
 int lh_l_exec(locus_backend *b, const char *command, double timeout_s,
-              int flags, locus_exec_result *res, locus_error *err);
+              locus_exec_flags flags, locus_exec_result *res, locus_error *err);
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
-                  locus_error *err);
+                  locus_exec_flags flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err);
 
 int lh_l_bg_output(locus_backend *b, const char *handle, size_t since,
                    char **out, size_t *len, locus_bg_status *st,

@@ -47,12 +47,25 @@ static int ensure_state(local_backend *lb, locus_error *err)
 	return 0;
 }
 
-static job *find_job(local_backend *lb, const char *handle)
+/* The background command named handle, its state polled; NULL with err
+ * set (LOCUS_ENOTFOUND) when there is none. */
+static job *find_job(local_backend *lb, const char *handle, locus_error *err)
 {
 	for (size_t i = 0; i < lb->njobs; i++)
-		if (!strcmp(lb->jobs[i].handle, handle))
+		if (!strcmp(lb->jobs[i].handle, handle)) {
+			lh_job_poll(&lb->jobs[i]);
 			return &lb->jobs[i];
+		}
+	lh_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
 	return NULL;
+}
+
+static void close_stdin_of(job *j)
+{
+	if (j->stdin_fd >= 0) {
+		close(j->stdin_fd);
+		j->stdin_fd = -1;
+	}
 }
 
 static int decode_status(int st)
@@ -120,11 +133,11 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 }
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
-                  locus_error *err);
+                  locus_exec_flags flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err);
 
 int lh_l_exec(locus_backend *b, const char *command, double timeout_s,
-              int flags, locus_exec_result *res, locus_error *err)
+              locus_exec_flags flags, locus_exec_result *res, locus_error *err)
 {
 	return lh_l_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
@@ -135,10 +148,8 @@ static void reap_finished(local_backend *lb)
 {
 	for (size_t i = 0; i < lb->njobs; i++) {
 		lh_job_poll(&lb->jobs[i]);
-		if (lb->jobs[i].finished && lb->jobs[i].stdin_fd >= 0) {
-			close(lb->jobs[i].stdin_fd);
-			lb->jobs[i].stdin_fd = -1;
-		}
+		if (lb->jobs[i].finished)
+			close_stdin_of(&lb->jobs[i]);
 	}
 }
 
@@ -201,8 +212,8 @@ static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
 }
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
-                  locus_error *err)
+                  locus_exec_flags flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err)
 {
 	local_backend *lb = L(b);
 	memset(res, 0, sizeof *res);
@@ -266,13 +277,11 @@ int lh_l_bg_output(locus_backend *b, const char *handle, size_t since,
                    char **out, size_t *len, locus_bg_status *st,
                    locus_error *err)
 {
-	job *j = find_job(L(b), handle);
+	job *j = find_job(L(b), handle, err);
 	*out = NULL;
 	*len = 0;
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
-	lh_job_poll(j);
+		return LOCUS_ENOTFOUND;
 	st->running = !j->finished;
 	st->exit_code = j->exit_code;
 	read_file_from(j->out_path, since, out, len);
@@ -284,11 +293,9 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
                   size_t len, bool close_stdin, locus_error *err)
 {
 	local_backend *lb = L(b);
-	job *j = find_job(lb, handle);
+	job *j = find_job(lb, handle, err);
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
-	lh_job_poll(j);
+		return LOCUS_ENOTFOUND;
 	if (j->stdin_fd < 0)
 		return lh_err(err, LOCUS_EINVALID, "%s has no open stdin",
 		              handle);
@@ -322,26 +329,19 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
 			              strerror(errno));
 		off += (size_t)w;
 	}
-	if (close_stdin) {
-		close(j->stdin_fd);
-		j->stdin_fd = -1;
-	}
+	if (close_stdin)
+		close_stdin_of(j);
 	return 0;
 }
 
 int lh_l_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
                  locus_error *err)
 {
-	job *j = find_job(L(b), handle);
+	job *j = find_job(L(b), handle, err);
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
-	lh_job_poll(j);
+		return LOCUS_ENOTFOUND;
 	lh_kill_group_wait(j->pid, j);
-	if (j->stdin_fd >= 0) {
-		close(j->stdin_fd);
-		j->stdin_fd = -1;
-	}
+	close_stdin_of(j);
 	st->running = false;
 	st->exit_code = j->exit_code;
 	st->next = 0;

@@ -205,7 +205,7 @@ static void splice_delete(lh_buf *b, const char *t, size_t n, const span *el,
 	lh_buf_add(b, t + e, n - e);
 }
 
-int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
+int lh_notebook_splice(const char *t, size_t n, long idx, lh_notebook_mode mode,
                        const char *source, const char *ctype, char **out,
                        size_t *olen)
 {
@@ -220,16 +220,17 @@ int lh_notebook_splice(const char *t, size_t n, long idx, int mode,
 	size_t k = elements(t, n, cells, el, MAX_CELLS);
 	int rc = 0;
 	lh_buf b = {0};
-	char *src = mode == 2 ? NULL : source_json(source);
+	char *src = mode == LH_NOTEBOOK_DELETE ? NULL : source_json(source);
 	char *cell = NULL;
 	/* replace and delete name a cell that exists; insert may append */
-	if (idx < 0 || (size_t)idx > k || ((size_t)idx == k && mode != 1))
+	if (idx < 0 || (size_t)idx > k ||
+	    ((size_t)idx == k && mode != LH_NOTEBOOK_INSERT))
 		rc = LOCUS_EINVALID;
-	else if (mode != 2 && !src)
+	else if (mode != LH_NOTEBOOK_DELETE && !src)
 		rc = LOCUS_ENOMEM;
-	else if (mode == 0)
+	else if (mode == LH_NOTEBOOK_REPLACE)
 		splice_replace(&b, t, n, el[idx], src);
-	else if (mode == 2)
+	else if (mode == LH_NOTEBOOK_DELETE)
 		splice_delete(&b, t, n, el, k, (size_t)idx);
 	else if (!(cell = new_cell(ctype, src)))
 		rc = LOCUS_ENOMEM;

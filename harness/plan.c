@@ -10,6 +10,7 @@
 #include "../util/regex.h"
 #include "../util/tools.h"
 #include "../util/array.h"
+#include "../util/json.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -19,6 +20,45 @@
 #include <string.h>
 
 /* ---------------- arguments ---------------- */
+
+lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
+                             lh_buf *why)
+{
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	lu_json_fail f;
+	if (!args || !len) {
+		args = "{}";
+		len = 2;
+	}
+	lu_json_problem p = lu_json_read(out, args, len, &o, &f);
+	if (!why)
+		return p;
+	switch (p) {
+	case LU_JSON_OK:
+	case LU_JSON_NOMEM: break;
+	case LU_JSON_NUL:
+	case LU_JSON_ESCAPED_NUL:
+		lh_buf_puts(why,
+		            "the arguments may not contain NUL characters");
+		break;
+	case LU_JSON_SYNTAX:
+	case LU_JSON_NOT_OBJECT:
+		lh_buf_puts(why, "the arguments must be a JSON object");
+		break;
+	case LU_JSON_DUPLICATE:
+		lh_buf_printf(why,
+		              "the arguments repeat the key '%s' (byte %zu)",
+		              f.key, f.offset);
+		break;
+	default:
+		lh_buf_printf(
+		    why, "the arguments are not strict JSON: %s (byte %zu)",
+		    lu_json_problem_text(p), f.offset);
+		break;
+	}
+	return p;
+}
 
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */

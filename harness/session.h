@@ -57,6 +57,20 @@ void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs);
 int lh_path_script(session_backend *sb, const char *path, const char *body,
                    int *code, char **out, size_t *len, locus_error *err);
 
+/*
+ * A path script whose output is not wanted, its exit code read as every
+ * script here writes it: 3 a folder where a file is wanted
+ * (LOCUS_EINVALID), 4 no such path (LOCUS_ENOTFOUND).  Other codes are
+ * the caller's (*code, 0 returned).
+ */
+int lh_path_check(session_backend *sb, const char *path, const char *body,
+                  int *code, locus_error *err);
+
+/* Stage a write: make the target's folder, upload the bytes beside it
+ * under a temporary name; *tmp gets that file's sandbox path. */
+int lh_s_stage(session_backend *sb, const char *path, const char *data,
+               size_t len, lh_buf *tmp, locus_error *err);
+
 int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
                     size_t *failed, locus_error *err);
 
@@ -72,11 +86,11 @@ int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err);
  * (its exec_ctl under a call's control), with fewer round trips.
  */
 int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
-                  locus_error *err);
+                  locus_exec_flags flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err);
 
 int lh_s_exec(locus_backend *b, const char *command, double timeout_s,
-              int flags, locus_exec_result *res, locus_error *err);
+              locus_exec_flags flags, locus_exec_result *res, locus_error *err);
 
 int lh_s_bg_output(locus_backend *b, const char *handle, size_t since,
                    char **out, size_t *len, locus_bg_status *st,

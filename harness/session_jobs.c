@@ -26,11 +26,14 @@
 
 /* ---- commands ---- */
 
-static sjob *s_find(session_backend *sb, const char *handle)
+/* The background command named handle; NULL with err set
+ * (LOCUS_ENOTFOUND) when there is none. */
+static sjob *s_find(session_backend *sb, const char *handle, locus_error *err)
 {
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (!strcmp(sb->jobs[i].handle, handle))
 			return &sb->jobs[i];
+	lh_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
 	return NULL;
 }
 
@@ -306,9 +309,9 @@ static int s_exec_direct(session_backend *sb, const char *command,
 /* Wait for the job of a foreground command: it finishes (collected, no
  * handle), is cancelled or times out without KEEP (killed, collected), or
  * times out with KEEP (lives on under its handle). */
-static int s_wait_job(session_backend *sb, sjob *j, double timeout_s, int flags,
-                      const locus_call_ctl *ctl, locus_exec_result *res,
-                      locus_error *err)
+static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
+                      locus_exec_flags flags, const locus_call_ctl *ctl,
+                      locus_exec_result *res, locus_error *err)
 {
 	double start = lh_now(), last = start;
 	useconds_t nap = 5000;
@@ -367,8 +370,8 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s, int flags,
  * (its exec_ctl under a call's control), with fewer round trips.
  */
 int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
-                  int flags, const locus_call_ctl *ctl, locus_exec_result *res,
-                  locus_error *err)
+                  locus_exec_flags flags, const locus_call_ctl *ctl,
+                  locus_exec_result *res, locus_error *err)
 {
 	session_backend *sb = S(b);
 	memset(res, 0, sizeof *res);
@@ -394,7 +397,7 @@ int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 }
 
 int lh_s_exec(locus_backend *b, const char *command, double timeout_s,
-              int flags, locus_exec_result *res, locus_error *err)
+              locus_exec_flags flags, locus_exec_result *res, locus_error *err)
 {
 	return lh_s_exec_ctl(b, command, timeout_s, flags, NULL, res, err);
 }
@@ -406,10 +409,9 @@ int lh_s_bg_output(locus_backend *b, const char *handle, size_t since,
 	session_backend *sb = S(b);
 	*out = NULL;
 	*len = 0;
-	sjob *j = s_find(sb, handle);
+	sjob *j = s_find(sb, handle, err);
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
+		return LOCUS_ENOTFOUND;
 	bool fin = false;
 	int code = -1;
 	int rc = j->collected
@@ -433,10 +435,9 @@ int lh_s_bg_write(locus_backend *b, const char *handle, const char *data,
                   size_t len, bool close_stdin, locus_error *err)
 {
 	session_backend *sb = S(b);
-	sjob *j = s_find(sb, handle);
+	sjob *j = s_find(sb, handle, err);
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
+		return LOCUS_ENOTFOUND;
 	if (j->finished)
 		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
 	lh_buf f = {0}, sc = {0};
@@ -479,10 +480,9 @@ int lh_s_bg_kill(locus_backend *b, const char *handle, locus_bg_status *st,
                  locus_error *err)
 {
 	session_backend *sb = S(b);
-	sjob *j = s_find(sb, handle);
+	sjob *j = s_find(sb, handle, err);
 	if (!j)
-		return lh_err(err, LOCUS_ENOTFOUND, "no background command %s",
-		              handle);
+		return LOCUS_ENOTFOUND;
 	if (!j->finished) {
 		int rc = lh_s_kill_job(sb, j->n, err);
 		if (rc)

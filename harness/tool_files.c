@@ -56,11 +56,8 @@ static bool is_image(const char *path)
 	return false;
 }
 
-bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np)
+bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *path;
 	long offset, limit;
 	if (!lh_arg_str(a, "path", NULL, &path, out) ||
@@ -355,6 +352,27 @@ bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- notebook_edit ---------------- */
 
+/* notebook_edit's `mode` names, and what each does */
+static const struct {
+	const char *name;
+	lh_notebook_mode mode;
+} notebook_modes[] = {
+    {"replace", LH_NOTEBOOK_REPLACE},
+    {"insert", LH_NOTEBOOK_INSERT},
+    {"delete", LH_NOTEBOOK_DELETE},
+};
+
+static bool notebook_mode(const char *name, lh_notebook_mode *m)
+{
+	for (size_t i = 0; i < sizeof notebook_modes / sizeof *notebook_modes;
+	     i++)
+		if (!strcmp(name, notebook_modes[i].name)) {
+			*m = notebook_modes[i].mode;
+			return true;
+		}
+	return false;
+}
+
 bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
                         lh_change **plan, size_t *np)
 {
@@ -364,16 +382,14 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	    !lh_arg_str(a, "source", "", &source, out) ||
 	    !lh_arg_str(a, "cell_type", "code", &ctype, out))
 		return false;
-	int m = !strcmp(mode, "replace")  ? 0
-	        : !strcmp(mode, "insert") ? 1
-	        : !strcmp(mode, "delete") ? 2
-	                                  : -1;
-	if (m < 0 || (strcmp(ctype, "code") && strcmp(ctype, "markdown") &&
-	              strcmp(ctype, "raw"))) {
-		lh_buf_puts(out, m < 0 ? "mode must be replace, insert or "
-		                         "delete. Nothing was written."
-		                       : "cell_type must be code, markdown or "
-		                         "raw. Nothing was written.");
+	lh_notebook_mode m = LH_NOTEBOOK_REPLACE;
+	bool known = notebook_mode(mode, &m);
+	if (!known || (strcmp(ctype, "code") && strcmp(ctype, "markdown") &&
+	               strcmp(ctype, "raw"))) {
+		lh_buf_puts(out, !known ? "mode must be replace, insert or "
+		                          "delete. Nothing was written."
+		                        : "cell_type must be code, markdown or "
+		                          "raw. Nothing was written.");
 		return false;
 	}
 	char *data;
@@ -407,7 +423,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 				idx = i;
 		}
 	}
-	long hi = m == 1 ? ncells : ncells - 1;
+	long hi = m == LH_NOTEBOOK_INSERT ? ncells : ncells - 1;
 	if (idx < 0 || idx > hi) {
 		lh_buf_printf(out,
 		              "no cell %s%s in %s (it has %d cells). "

@@ -25,11 +25,8 @@ static int ent_visible(const locus_dirent *d)
 	return d->name[0] != '.' && !(d->is_dir && lh_is_skip_dir(d->name));
 }
 
-bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-             size_t *np)
+bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *path;
 	long depth;
 	if (!lh_arg_str(a, "path", ".", &path, out) ||
@@ -177,11 +174,8 @@ static void join(lh_buf *out, const char *dir, const char *rel)
 	lh_buf_puts(out, rel);
 }
 
-bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np)
+bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *pattern, *path;
 	if (!lh_arg_str(a, "pattern", NULL, &pattern, out) ||
 	    !lh_arg_str(a, "path", ".", &path, out))
@@ -444,11 +438,8 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	return ok;
 }
 
-bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np)
+bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *pattern, *path, *glob, *mode_s;
 	bool ci;
 	grep_run g = {.out = out};

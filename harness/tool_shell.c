@@ -129,11 +129,8 @@ static bool keep_allowed(locus_harness *h, const cJSON *a, char **why)
 	return keep;
 }
 
-bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np)
+bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *cmd;
 	long timeout;
 	bool bg;
@@ -154,7 +151,9 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
 	}
 	locus_exec_result r;
 	locus_error err = {0};
-	int flags = bg ? LOCUS_EXEC_BACKGROUND : kill_on ? 0 : LOCUS_EXEC_KEEP;
+	locus_exec_flags flags = bg        ? LOCUS_EXEC_BACKGROUND
+	                         : kill_on ? LOCUS_EXEC_DEFAULT
+	                                   : LOCUS_EXEC_KEEP;
 	int erc = h->ctl && h->b->exec_ctl
 	              ? h->b->exec_ctl(h->b, cmd, (double)timeout, flags,
 	                               h->ctl, &r, &err)
@@ -218,11 +217,8 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
 	return !r.timed_out || r.handle[0];
 }
 
-bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
-                      lh_change **plan, size_t *np)
+bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *handle;
 	if (!lh_arg_str(a, "handle", NULL, &handle, out))
 		return false;
@@ -253,11 +249,8 @@ bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
 	return true;
 }
 
-bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
-                      lh_change **plan, size_t *np)
+bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *handle, *text;
 	bool cl;
 	if (!lh_arg_str(a, "handle", NULL, &handle, out) ||
@@ -274,11 +267,8 @@ bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
 	return true;
 }
 
-bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out,
-                     lh_change **plan, size_t *np)
+bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const char *handle;
 	if (!lh_arg_str(a, "handle", NULL, &handle, out))
 		return false;

@@ -39,11 +39,8 @@ static void render_todos(const cJSON *todos, lh_buf *out)
 	}
 }
 
-bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                     lh_change **plan, size_t *np)
+bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out)
 {
-	(void)plan;
-	(void)np;
 	const cJSON *todos = cJSON_GetObjectItemCaseSensitive(a, "todos");
 	if (!cJSON_IsArray(todos)) {
 		lh_buf_puts(out, "argument 'todos' must be a list of {content, "
@@ -100,12 +97,9 @@ bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
 	return true;
 }
 
-bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                    lh_change **plan, size_t *np)
+bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out)
 {
 	(void)a;
-	(void)plan;
-	(void)np;
 	render_todos(h->todos, out);
 	return true;
 }

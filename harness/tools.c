@@ -38,23 +38,24 @@ const char *const locus_patch_tools[] = {LU_TOOLS(PATCHSET_) NULL};
 /* ---------------- the table ---------------- */
 
 #define S_PATH "\"path\":{\"type\":\"string\"}"
+/* clang-format off */
 static const tooldef TOOLS[] = {
     {"read",
      "Read a text file: numbered lines (1-based), offset/limit in lines.",
      "{\"type\":\"object\",\"properties\":{" S_PATH
      ",\"offset\":{\"type\":\"integer\",\"default\":0},\"limit\":{"
      "\"type\":\"integer\",\"default\":2000}},\"required\":[\"path\"]}",
-     lh_t_read, false, false},
+     lh_t_read, NULL, false},
     {"ls",
      "List a folder as a tree (hidden entries and build folders "
      "left out).",
      "{\"type\":\"object\",\"properties\":{" S_PATH
      ",\"depth\":{\"type\":\"integer\",\"default\":2}}}",
-     lh_t_ls, false, false},
+     lh_t_ls, NULL, false},
     {"glob", "Find files by pattern (** for any depth), newest first.",
      "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":"
      "\"string\"}," S_PATH "},\"required\":[\"pattern\"]}",
-     lh_t_glob, false, false},
+     lh_t_glob, NULL, false},
     {"grep", "Search file contents with a PCRE2 regular expression.",
      "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":"
      "\"string\"}," S_PATH ",\"glob\":{\"type\":\"string\"},"
@@ -62,7 +63,7 @@ static const tooldef TOOLS[] = {
      "\"integer\"},\"output_mode\":{\"enum\":[\"content\",\"files\","
      "\"count\"]},\"limit\":{\"type\":\"integer\"}},\"required\":["
      "\"pattern\"]}",
-     lh_t_grep, false, false},
+     lh_t_grep, NULL, false},
     {"edit",
      "Replace text in a file you have read; old must occur once "
      "unless replace_all.",
@@ -70,65 +71,67 @@ static const tooldef TOOLS[] = {
      ",\"old\":{\"type\":\"string\"},\"new\":{\"type\":\"string\"},"
      "\"replace_all\":{\"type\":\"boolean\",\"default\":false}},"
      "\"required\":[\"path\",\"old\",\"new\"]}",
-     lh_t_edit, true, false},
+     NULL, lh_t_edit, false},
     {"multi_edit", "Several edits to one file, all or nothing.",
      "{\"type\":\"object\",\"properties\":{" S_PATH
      ",\"edits\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
      "\"properties\":{\"old\":{\"type\":\"string\"},\"new\":{\"type\":"
      "\"string\"},\"replace_all\":{\"type\":\"boolean\"}},\"required\":["
      "\"old\",\"new\"]}}},\"required\":[\"path\",\"edits\"]}",
-     lh_t_multi_edit, true, false},
+     NULL, lh_t_multi_edit, false},
     {"write",
      "Create or replace a file (an existing one must have been "
      "read).",
      "{\"type\":\"object\",\"properties\":{" S_PATH
      ",\"content\":{\"type\":\"string\"}},\"required\":[\"path\","
      "\"content\"]}",
-     lh_t_write, true, false},
+     NULL, lh_t_write, false},
     {"apply_patch",
      "Apply a patch in the *** Begin Patch format, all or "
      "nothing.",
      "{\"type\":\"object\",\"properties\":{\"patch\":{\"type\":"
      "\"string\"}},\"required\":[\"patch\"]}",
-     lh_t_apply_patch, true, false},
+     NULL, lh_t_apply_patch, false},
     {"notebook_edit", "Replace, insert or delete a Jupyter notebook cell.",
      "{\"type\":\"object\",\"properties\":{" S_PATH
      ",\"cell\":{\"type\":[\"integer\",\"string\"]},\"source\":{\"type\":"
      "\"string\"},\"mode\":{\"enum\":[\"replace\",\"insert\",\"delete\"]},"
      "\"cell_type\":{\"enum\":[\"code\",\"markdown\",\"raw\"]}},"
      "\"required\":[\"path\",\"cell\"]}",
-     lh_t_notebook_edit, true, false},
+     NULL, lh_t_notebook_edit, false},
     {"bash", "Run a shell command in the workspace.",
      "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
      "\"string\"},\"timeout\":{\"type\":\"integer\",\"default\":120},"
      "\"background\":{\"type\":\"boolean\",\"default\":false},"
      "\"on_timeout\":{\"enum\":[\"background\",\"kill\"]}},\"required\":["
      "\"command\"]}",
-     lh_t_bash, false, true},
+     lh_t_bash, NULL, true},
     {"bash_output", "New output of a background command.",
      "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":"
      "\"string\"},\"since\":{\"type\":\"integer\"}},\"required\":["
      "\"handle\"]}",
-     lh_t_bash_output, false, true},
+     lh_t_bash_output, NULL, true},
     {"kill_shell", "Stop a background command (its whole process group).",
      "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":"
      "\"string\"}},\"required\":[\"handle\"]}",
-     lh_t_kill_shell, false, true},
+     lh_t_kill_shell, NULL, true},
     {"write_stdin", "Send text to a background command's stdin.",
      "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":"
      "\"string\"},\"text\":{\"type\":\"string\"},\"close\":{\"type\":"
      "\"boolean\",\"default\":false}},\"required\":[\"handle\"]}",
-     lh_t_write_stdin, false, true},
+     lh_t_write_stdin, NULL, true},
     {"todo_write", "Replace the session's todo list.",
      "{\"type\":\"object\",\"properties\":{\"todos\":{\"type\":\"array\","
      "\"items\":{\"type\":\"object\",\"properties\":{\"content\":{"
      "\"type\":\"string\"},\"status\":{\"enum\":[\"pending\","
      "\"in_progress\",\"completed\"]},\"id\":{\"type\":\"string\"}},"
      "\"required\":[\"content\",\"status\"]}}},\"required\":[\"todos\"]}",
-     lh_t_todo_write, false, false},
+     lh_t_todo_write, NULL, false},
     {"todo_read", "The session's todo list.",
-     "{\"type\":\"object\",\"properties\":{}}", lh_t_todo_read, false, false},
+     "{\"type\":\"object\",\"properties\":{}}", lh_t_todo_read, NULL,
+     false},
 };
+/* clang-format on */
 #define NTOOLS (sizeof TOOLS / sizeof *TOOLS)
 
 static const tooldef *tool_by_name(const char *name)
@@ -266,23 +269,6 @@ const char *locus_harness_tool_schema(const locus_harness *h, const char *name)
 	return t ? t->schema : NULL;
 }
 
-/* Does the JSON text hold an escaped NUL (\u0000)?  cJSON would cut the
- * string there, so the gate and the body could see different values:
- * such arguments are refused outright. */
-static bool has_nul_escape(const char *s)
-{
-	for (; *s; s++) {
-		if (*s != '\\')
-			continue;
-		if (s[1] == 'u' && s[2] == '0' && s[3] == '0' && s[4] == '0' &&
-		    s[5] == '0')
-			return true;
-		if (s[1])
-			s++; /* skip the escaped character */
-	}
-	return false;
-}
-
 static int run_tool(locus_harness *h, const char *tool, const char *args,
                     size_t args_len, bool preview, char **out, bool *is_error,
                     locus_error *err);
@@ -329,15 +315,12 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 	lh_buf o = {0};
 	bool ok = false;
 	cJSON *a = NULL;
-	if (strlen(args) != args_len || has_nul_escape(args)) {
-		lh_buf_puts(&o, "the arguments may not contain NUL characters");
+	/* strict: the gate and the body must read one value */
+	lu_json_problem jp = lh_args_read(&a, args, args_len, &o);
+	if (jp == LU_JSON_NOMEM)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (jp != LU_JSON_OK)
 		goto done;
-	}
-	a = cJSON_Parse(*args ? args : "{}");
-	if (!cJSON_IsObject(a)) {
-		lh_buf_puts(&o, "the arguments must be a JSON object");
-		goto done;
-	}
 	if (!preview && h->wrap && !locus_call_cancelled(h->ctl)) {
 		/* the single gate: nothing runs unless it allows */
 		char *why = NULL;
@@ -359,16 +342,16 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 	}
 	lh_change *plan = NULL;
 	size_t np = 0;
-	if (preview && !t->changes_files) {
+	if (preview && !t->plan) {
 		cJSON_Delete(a);
 		return 0; /* *out NULL: not a file tool */
 	}
-	ok = t->fn(h, a, &o, &plan, &np);
-	if (ok && t->changes_files && locus_call_cancelled(h->ctl)) {
+	ok = t->plan ? t->plan(h, a, &o, &plan, &np) : t->run(h, a, &o);
+	if (ok && t->plan && locus_call_cancelled(h->ctl)) {
 		/* cancelled while planning: the change is never made */
 		ok = false;
 		lh_buf_puts(&o, "cancelled: no file was changed");
-	} else if (ok && t->changes_files) {
+	} else if (ok && t->plan) {
 		if (preview) {
 			for (size_t i = 0; i < np; i++) {
 				char *d = lh_unified_diff(

@@ -8,6 +8,8 @@
 
 #include "internal.h"
 
+#include "../util/json.h"
+
 #include <cjson/cJSON.h>
 
 #define MAX_READ_BYTES 200000
@@ -48,20 +50,34 @@ struct locus_harness {
 	locus_call_ctl *ctl; /* the call in progress (borrowed), or NULL */
 };
 
-/* A tool body.  File tools fill a plan (and leave `out` empty); the others
- * write their text to out.  Returns true on success, false for a refusal
- * or failure whose text is in out. */
-typedef bool (*tool_fn)(locus_harness *h, const cJSON *args, lh_buf *out,
-                        lh_change **plan, size_t *nplan);
+/* A tool that answers with text (read, ls, bash, todo_read...): true on
+ * success, false for a refusal or failure; the text is in out either way. */
+typedef bool lh_tool_run(locus_harness *h, const cJSON *args, lh_buf *out);
+
+/* A file tool: it fills a plan, which the harness commits (or renders as a
+ * diff for a preview), and leaves out empty; or false with the refusal in
+ * out. */
+typedef bool lh_tool_plan(locus_harness *h, const cJSON *args, lh_buf *out,
+                          lh_change **plan, size_t *nplan);
 
 struct tooldef {
 	const char *name;
 	const char *description;
 	const char *schema;
-	tool_fn fn;
-	bool changes_files;
+	lh_tool_run *run;   /* exactly one of run and plan is set */
+	lh_tool_plan *plan; /* set: the tool changes files */
 	bool shell;
 };
+
+/*
+ * Read a call's arguments with util's strict reader (util/json.h): one JSON
+ * object, nothing after it, no key twice, UTF-8, no NUL (raw or \u0000),
+ * so the gate and the tool body see one value.  NULL or 0 bytes are {}.
+ * LU_JSON_OK with *out set (cJSON_Delete), else *out NULL and, except for
+ * LU_JSON_NOMEM, the refusal text appended to why (optional).
+ */
+lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
+                             lh_buf *why);
 
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */
@@ -96,50 +112,13 @@ bool lh_load_for_change(locus_harness *h, const char *path, char **data,
 
 size_t lh_utf8_chars(const char *s, size_t n);
 
-bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np);
-
-bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-                size_t *np);
-
-bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np);
-
-bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                     lh_change **plan, size_t *np);
-
-bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
-                      lh_change **plan, size_t *np);
-
-bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
-                        lh_change **plan, size_t *np);
-
-bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-             size_t *np);
-
-bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np);
-
-bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np);
-
-bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
-               size_t *np);
-
-bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out,
-                      lh_change **plan, size_t *np);
-
-bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out,
-                      lh_change **plan, size_t *np);
-
-bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out,
-                     lh_change **plan, size_t *np);
-
-bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out,
-                     lh_change **plan, size_t *np);
-
-bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out,
-                    lh_change **plan, size_t *np);
+/* The tool bodies (tool_files.c, tool_search.c, tool_shell.c,
+ * tool_todo.c), listed in harness/tools.c's table. */
+lh_tool_run lh_t_read, lh_t_ls, lh_t_glob, lh_t_grep, lh_t_bash,
+    lh_t_bash_output, lh_t_write_stdin, lh_t_kill_shell, lh_t_todo_write,
+    lh_t_todo_read;
+lh_tool_plan lh_t_write, lh_t_edit, lh_t_multi_edit, lh_t_apply_patch,
+    lh_t_notebook_edit;
 
 /* Commit a plan.  With the backend's write_many, as one batch (all or
  * nothing).  Else one file after another, writes first and removals last,

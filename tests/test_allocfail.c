@@ -340,8 +340,8 @@ static int f_walk(locus_backend *b, const char *p, size_t m, locus_dirent **o,
 	(void)m;
 	return f_list(b, p, o, n, e);
 }
-static int f_exec(locus_backend *b, const char *c, double t, int fl,
-                  locus_exec_result *r, locus_error *e)
+static int f_exec(locus_backend *b, const char *c, double t,
+                  locus_exec_flags fl, locus_exec_result *r, locus_error *e)
 {
 	(void)b, (void)c, (void)t, (void)fl, (void)e;
 	ran();

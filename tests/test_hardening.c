@@ -1005,7 +1005,7 @@ START_TEST(output_flood_capped)
 	ck_assert_int_eq(b->exec(b,
 	                         "head -c 209715200 /dev/zero | tr '\\0' a; "
 	                         "echo; echo tail-line",
-	                         120, 0, &r, &err),
+	                         120, LOCUS_EXEC_DEFAULT, &r, &err),
 	                 0);
 	ck_assert_msg(r.finished && r.exit_code == 0, "exit %d", r.exit_code);
 	ck_assert_uint_le(r.output_len, (1 << 20) + 200);

@@ -209,9 +209,9 @@ START_TEST(local_exec_basic)
 	locus_error err;
 	ck_assert_int_eq(locus_backend_local_new(&b, g_root, NULL, &err), 0);
 	locus_exec_result r;
-	ck_assert_int_eq(
-	    b->exec(b, "echo hi; echo err >&2; pwd; exit 3", 10, 0, &r, &err),
-	    0);
+	ck_assert_int_eq(b->exec(b, "echo hi; echo err >&2; pwd; exit 3", 10,
+	                         LOCUS_EXEC_DEFAULT, &r, &err),
+	                 0);
 	ck_assert(r.finished);
 	ck_assert_int_eq(r.exit_code, 3);
 	char want[800];
@@ -222,7 +222,8 @@ START_TEST(local_exec_basic)
 	ck_assert_str_eq(r.output, want);
 	locus_exec_result_clear(&r);
 	/* stdin is /dev/null for foreground commands: cat ends */
-	ck_assert_int_eq(b->exec(b, "cat; echo done", 10, 0, &r, &err), 0);
+	ck_assert_int_eq(
+	    b->exec(b, "cat; echo done", 10, LOCUS_EXEC_DEFAULT, &r, &err), 0);
 	ck_assert_str_eq(r.output, "done\n");
 	locus_exec_result_clear(&r);
 	locus_backend_free(b);
@@ -243,8 +244,9 @@ START_TEST(local_timeout_kills_group)
 	ck_assert_int_eq(locus_backend_local_new(&b, g_root, NULL, &err), 0);
 	locus_exec_result r;
 	double t0 = lh_now();
-	ck_assert_int_eq(
-	    b->exec(b, "echo $$; sleep 30 & sleep 30", 0.5, 0, &r, &err), 0);
+	ck_assert_int_eq(b->exec(b, "echo $$; sleep 30 & sleep 30", 0.5,
+	                         LOCUS_EXEC_DEFAULT, &r, &err),
+	                 0);
 	ck_assert(lh_now() - t0 < 5);
 	ck_assert(r.timed_out);
 	ck_assert(!r.finished);
@@ -254,7 +256,9 @@ START_TEST(local_timeout_kills_group)
 	ck_assert_msg(group_gone(pg), "process group %d still alive", pg);
 	locus_exec_result_clear(&r);
 	/* a finished command's stragglers are not left behind either */
-	ck_assert_int_eq(b->exec(b, "echo $$; sleep 30 &", 5, 0, &r, &err), 0);
+	ck_assert_int_eq(
+	    b->exec(b, "echo $$; sleep 30 &", 5, LOCUS_EXEC_DEFAULT, &r, &err),
+	    0);
 	ck_assert(r.finished);
 	pg = first_pid(r.output);
 	ck_assert_msg(group_gone(pg), "stragglers of %d alive", pg);
@@ -761,6 +765,50 @@ START_TEST(tool_gate_refuses)
 	fx_close(&f);
 }
 END_TEST
+/* Arguments are read strictly (util/json.h, issue 19): trailing bytes, a
+   key twice, invalid UTF-8 or a NUL are refused as a tool error before
+   the gate is asked, and nothing runs or changes. */
+static const struct {
+	const char *args;
+	const char *why;
+} bad_args[] = {
+    {"{\"path\":\"s.txt\"} {\"path\":\"t.txt\"}", "text after the JSON value"},
+    {"{\"path\":\"s.txt\"}x", "text after the JSON value"},
+    {"{\"path\":\"s.txt\",\"path\":\"t.txt\"}", "repeat the key 'path'"},
+    {"{\"path\":\"s\xff.txt\"}", "invalid UTF-8"},
+    {"{\"path\":\"s.txt\\u0000x\"}", "may not contain NUL"},
+    {"[\"s.txt\"]", "must be a JSON object"},
+};
+
+START_TEST(tool_args_strict)
+{
+	fx f;
+	int calls = 0;
+	if (!fx_open(&f, _i, NULL, test_gate, &calls))
+		return;
+	/* reads the gate would allow */
+	for (size_t i = 0; i < sizeof bad_args / sizeof *bad_args; i++)
+		call_err(&f, "read", bad_args[i].args, bad_args[i].why);
+	ck_assert_int_eq(calls, 0);
+	if (f.b->can_exec) {
+		call_err(&f, "bash",
+		         "{\"command\":\"true\",\"command\":\"touch ran.txt\"}",
+		         "repeat the key 'command'");
+		call_err(&f, "bash", "{\"command\":\"touch ran.txt\"}\n{}",
+		         "text after the JSON value");
+		call_err(&f, "bash", "{\"command\":\"touch ran.txt \xc3\"}",
+		         "invalid UTF-8");
+		expect_file(&f, "ran.txt", NULL);
+		ck_assert_int_eq(f.rec.execs, 0);
+		ck_assert_int_eq(calls, 0);
+	}
+	/* the same bytes, well formed, do reach the gate */
+	call_err(&f, "read", "{\"path\":\"s.txt\"}", "s.txt does not exist");
+	ck_assert_int_eq(calls, 1);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(tool_bash)
 {
 	fx f;
@@ -1039,7 +1087,7 @@ START_TEST(hostile_inputs)
 	lh_buf deep = {0};
 	for (int i = 0; i < 100000; i++)
 		lh_buf_add(&deep, "[", 1);
-	call_err(&f, "read", deep.d, "JSON object");
+	call_err(&f, "read", deep.d, "nested too deeply");
 	lh_buf_free(&deep);
 	put(&f, "a", "a\n");
 	call_err(&f, "read", "{\"path\":\"a\\u0000b\"}", "NUL");
@@ -1490,6 +1538,55 @@ START_TEST(cli_tool_timeout_no_background)
 }
 END_TEST
 
+/* `locus tool NAME ARGS`: the arguments exactly as given, read strictly;
+   a refusal is the tool's error (exit 1) and the command never runs. */
+static int cli_tool_args(const char *bin, const char *args, char **out)
+{
+	char p[800], cmd[3000];
+	snprintf(p, sizeof p, "%s/args.json", g_tmp);
+	FILE *fp = fopen(p, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(args, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof cmd,
+	         "'%s' tool bash \"$(cat '%s')\" --root '%s' > '%s/out.txt'",
+	         bin, p, g_root, g_tmp);
+	int st = system(cmd);
+	snprintf(p, sizeof p, "%s/out.txt", g_tmp);
+	*out = slurp(p, NULL);
+	ck_assert_ptr_nonnull(*out);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(cli_tool_args_strict)
+{
+	const char *bin = getenv("LOCUS_BIN");
+	ck_assert_msg(bin && !access(bin, X_OK),
+	              "LOCUS_BIN not set: run through meson test");
+	mk_tmp();
+	static const char *const bad[][2] = {
+	    {"{\"command\":\"touch ran.txt\"} {}", "text after the JSON value"},
+	    {"{\"command\":\"true\",\"command\":\"touch ran.txt\"}",
+	     "repeat the key 'command'"},
+	    {"{\"command\":\"touch ran.txt\xe2\x82\"}", "invalid UTF-8"},
+	};
+	char *o, p[800];
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_int_eq(cli_tool_args(bin, bad[i][0], &o), 1);
+		ck_assert_msg(strstr(o, bad[i][1]), "%s: %s", bad[i][0], o);
+		free(o);
+		snprintf(p, sizeof p, "%s/ran.txt", g_root);
+		ck_assert_int_ne(access(p, F_OK), 0);
+	}
+	/* the control: well formed, the same command runs */
+	ck_assert_int_eq(
+	    cli_tool_args(bin, "{\"command\":\"touch ran.txt\"}", &o), 0);
+	free(o);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	rm_tmp();
+}
+END_TEST
+
 START_TEST(cli_tool_lines)
 {
 	const char *bin = getenv("LOCUS_BIN");
@@ -1610,6 +1707,7 @@ int main(void)
 	tcase_add_loop_test(tt, tool_grep, 0, BK_COUNT);
 	tcase_add_loop_test(tt, tool_preview_todos, 0, BK_COUNT);
 	tcase_add_loop_test(tt, tool_gate_refuses, 0, BK_COUNT);
+	tcase_add_loop_test(tt, tool_args_strict, 0, BK_COUNT);
 	/* shell tools: Local and bwrap */
 	tcase_add_test(tt, tool_bash);
 	tcase_add_test(tt, tool_bash_timeout_background);
@@ -1624,6 +1722,7 @@ int main(void)
 	tcase_add_test(tt, harness_build);
 	tcase_add_test(tt, config_store_kill);
 	tcase_add_test(tt, cli_tool_lines);
+	tcase_add_test(tt, cli_tool_args_strict);
 	tcase_add_test(tt, policy_gate_wrap);
 	tcase_add_loop_test(tt, policy_gate_wrap, BK_BWRAP, BK_BWRAP + 1);
 	/* the OCI backend against its strict fake: every tool */

@@ -95,8 +95,8 @@ static char *run(locus_backend *b, const char *cmd, double t, int *code)
 {
 	locus_exec_result r;
 	locus_error err;
-	ck_assert_msg(b->exec(b, cmd, t, 0, &r, &err) == 0, "%s: %s", cmd,
-	              err.message);
+	ck_assert_msg(b->exec(b, cmd, t, LOCUS_EXEC_DEFAULT, &r, &err) == 0,
+	              "%s: %s", cmd, err.message);
 	*code = r.finished ? r.exit_code : -1;
 	char *o = r.output ? r.output : strdup("");
 	return o;

@@ -52,11 +52,21 @@ typedef struct locus_dirent {
 /** Free an array of entries from list or walk.  NULL is accepted. */
 void locus_dirents_free(locus_dirent *ents, size_t n);
 
-/* Flags for exec (or'd). */
+/*
+ * How a backend's exec/exec_ctl runs a command: LOCUS_EXEC_DEFAULT or an
+ * or of the bits below (an unknown bit is ignored).
+ */
 typedef enum locus_exec_flags {
-	LOCUS_EXEC_BACKGROUND = 1 << 0, /* start, return a handle at once */
-	LOCUS_EXEC_KEEP = 1 << 1,       /* on timeout keep it under a handle
-	                                   instead of killing its group */
+	/* Run in the foreground: wait for the end or the timeout; on timeout
+	   the command's process group is killed (out->timed_out). */
+	LOCUS_EXEC_DEFAULT = 0,
+	/* Start the command and return at once: out->finished false and
+	   out->handle names it for bg_output/bg_write/bg_kill; timeout_s is
+	   not applied. */
+	LOCUS_EXEC_BACKGROUND = 1 << 0,
+	/* Foreground, but on timeout keep the command running under a handle
+	   (out->timed_out, out->handle set) instead of killing its group. */
+	LOCUS_EXEC_KEEP = 1 << 1,
 } locus_exec_flags;
 
 typedef struct locus_exec_result {
@@ -175,13 +185,14 @@ struct locus_backend {
 	int (*walk)(locus_backend *b, const char *path, size_t max,
 	            locus_dirent **out, size_t *n, locus_error *err);
 
-	/* Run a shell command (flags: LOCUS_EXEC_*); NULL when can_exec is
-	 * false.  A command that fails or times out is not an error: 0 with
+	/* Run a shell command as `flags` say (locus_exec_flags); NULL when
+	 * can_exec is false.  A command that fails or times out is not an error: 0 with
 	 * out->finished/exit_code/timed_out set (clear it with
 	 * locus_exec_result_clear).  LOCUS_EIO: the command could not be
 	 * started. */
 	int (*exec)(locus_backend *b, const char *command, double timeout_s,
-	            int flags, locus_exec_result *out, locus_error *err);
+	            locus_exec_flags flags, locus_exec_result *out,
+	            locus_error *err);
 	/* Output of a background command from byte `since`.
 	 * LOCUS_ENOTFOUND: no command with that handle. */
 	int (*bg_output)(locus_backend *b, const char *handle, size_t since,
@@ -215,7 +226,8 @@ struct locus_backend {
 	 * when set (then out->cancelled), and calls ctl->progress about once
 	 * a second.  ctl may be NULL (then exactly exec).  Codes as exec. */
 	int (*exec_ctl)(locus_backend *b, const char *command, double timeout_s,
-	                int flags, const struct locus_call_ctl *ctl,
+	                locus_exec_flags flags,
+	                const struct locus_call_ctl *ctl,
 	                locus_exec_result *out, locus_error *err);
 
 	/* Optional compare-and-swap write: like write, but only while the
