@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "session.h"
 #include "../util/array.h"
+#include "../util/read.h"
+#include "../util/write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -85,16 +87,9 @@ static int x_write(bwrap_session *s, const char *name, const char *data,
 	           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (lu_write_all(fd, data, len) < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }
@@ -113,15 +108,9 @@ static int x_read(bwrap_session *s, const char *name, char **out, size_t *len)
 		close(fd);
 		return -1;
 	}
-	lh_buf b = {0};
-	char tmp[65536];
-	ssize_t r;
-	while ((r = read(fd, tmp, sizeof tmp)) > 0)
-		lh_buf_add(&b, tmp, (size_t)r);
+	int rc = lu_read_all(fd, SIZE_MAX - 1, out, len);
 	close(fd);
-	*len = b.len;
-	*out = lh_buf_take(&b);
-	return *out ? 0 : -1;
+	return rc ? -1 : 0;
 }
 
 static bool alive(bwrap_session *s)
@@ -433,6 +422,14 @@ static int bw_start(bwrap_session *s, const char *real,
 	return 0;
 }
 
+static const locus_session bwrap_vtable = {
+    .version = LOCUS_SESSION_VERSION,
+    .exec = bw_exec,
+    .upload = bw_upload,
+    .download = bw_download,
+    .free = bw_free,
+};
+
 int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
                                 const locus_bwrap_options *opts,
                                 locus_error *err)
@@ -453,11 +450,7 @@ int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	s->ctl = s->xfd = -1;
-	s->base.version = LOCUS_SESSION_VERSION;
-	s->base.exec = bw_exec;
-	s->base.upload = bw_upload;
-	s->base.download = bw_download;
-	s->base.free = bw_free;
+	s->base = bwrap_vtable;
 	const char *tmp = getenv("TMPDIR");
 	char templ[4096];
 	snprintf(templ, sizeof templ, "%s/locus-bwrap-XXXXXX",

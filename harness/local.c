@@ -79,150 +79,162 @@ static int try_openat2(local_backend *lb, const char *rel, int flags,
 }
 
 /*
- * A symlink met while walking (comp in the folder cur): its target is
- * put in front of the rest of the path (*todo).  An absolute target must
- * name a place under the root; the walk then restarts from the root (the
- * stack of folders is popped).  0 or a negative errno.
+ * The manual resolution's state: the rest of the path as a queue of
+ * components, the folders walked so far (fds, so `..` can pop; the root
+ * is lb->root_fd, not ours to close) and the symlinks followed.
  */
-static int splice_link(local_backend *lb, int cur, const char *comp,
-                       char **todo, int *stack, size_t *depth)
+typedef struct walker {
+	local_backend *lb;
+	char *todo;
+	Array(int) dirs;
+	int links;
+} walker;
+
+static int walker_dir(const walker *w)
+{
+	return w->dirs.size ? *lu_array_back(&w->dirs) : w->lb->root_fd;
+}
+
+static void walker_pop_all(walker *w)
+{
+	while (w->dirs.size)
+		close(lu_array_pop(&w->dirs));
+}
+
+/*
+ * A symlink met while walking (comp in the current folder): its target is
+ * put in front of the rest of the path.  An absolute target must name a
+ * place under the root; the walk then restarts from the root (every
+ * folder is popped).  0 or a negative errno.
+ */
+static int splice_link(walker *w, const char *comp)
 {
 	char target[PATH_MAX + 1];
-	ssize_t tl = readlinkat(cur, comp, target, PATH_MAX);
+	ssize_t tl = readlinkat(walker_dir(w), comp, target, PATH_MAX);
 	if (tl < 0)
 		return -errno;
 	target[tl] = '\0';
 	if (target[0] == '/') {
-		size_t rl = strlen(lb->root_real);
-		if (strncmp(target, lb->root_real, rl) ||
+		const char *rr = w->lb->root_real;
+		size_t rl = strlen(rr);
+		if (strncmp(target, rr, rl) ||
 		    (target[rl] != '/' && target[rl] != '\0'))
 			return -EXDEV;
-		while (*depth)
-			close(stack[(*depth)--]);
+		walker_pop_all(w);
 		memmove(target, target + rl, strlen(target + rl) + 1);
 	}
-	size_t tl2 = strlen(target), rem = strlen(*todo);
+	size_t tl2 = strlen(target), rem = strlen(w->todo);
 	char *nt = malloc(tl2 + rem + 2);
 	if (!nt)
 		return -ENOMEM;
 	memcpy(nt, target, tl2);
 	nt[tl2] = '/';
-	memcpy(nt + tl2 + 1, *todo, rem + 1);
-	free(*todo);
-	*todo = nt;
+	memcpy(nt + tl2 + 1, w->todo, rem + 1);
+	free(w->todo);
+	w->todo = nt;
 	return 0;
 }
 
 /*
- * Manual resolution.  The path is a queue of components; a stack of fds
- * remembers the folders walked so `..` can pop.  Symlinks are read and
- * their target spliced in front of the remaining components.
+ * Take the next component off the queue into comp; *last when only
+ * slashes follow it.  1 when one was taken, 0 when the queue is empty,
+ * -ENAMETOOLONG.
+ */
+static int next_comp(walker *w, char comp[NAME_MAX + 2], bool *last)
+{
+	char *p = w->todo;
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return 0;
+	char *e = p;
+	while (*e && *e != '/')
+		e++;
+	*last = true;
+	for (const char *q = e; *q; q++)
+		if (*q != '/')
+			*last = false;
+	size_t cl = (size_t)(e - p);
+	if (cl > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, p, cl);
+	comp[cl] = '\0';
+	memmove(w->todo, e, strlen(e) + 1);
+	return 1;
+}
+
+/* The final open, in folder dir: 1 with *fd_out, or a negative errno. */
+static int open_final(int dir, const char *name, int flags, int *fd_out)
+{
+	int fd = openat(dir, name, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*fd_out = fd;
+	return 1;
+}
+
+/*
+ * One component: `.` stays, `..` pops (never above the root), a symlink
+ * is spliced in, the last component is opened with `flags`, any other
+ * must be a folder and is pushed.  0 to go on, 1 when *fd_out is set, or
+ * a negative errno.
+ */
+static int walk_step(walker *w, const char *comp, bool last, int flags,
+                     int *fd_out)
+{
+	if (!strcmp(comp, "."))
+		return 0;
+	if (!strcmp(comp, "..")) {
+		if (!w->dirs.size)
+			return -EXDEV;
+		close(lu_array_pop(&w->dirs));
+		return 0;
+	}
+	int cur = walker_dir(w);
+	struct stat st;
+	if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return ++w->links > MAX_SYMLINKS ? -ELOOP
+		                                 : splice_link(w, comp);
+	if (last)
+		return open_final(cur, comp, flags | O_NOFOLLOW, fd_out);
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	int fd =
+	    openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!lu_array_push(&w->dirs, fd)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Manual resolution: components are taken off the queue one by one
+ * (walk_step) until the last is opened.  A path that names the root
+ * itself (or ends in "..") opens the folder reached.  0 or a negative
+ * errno.
  */
 static int walk_open(local_backend *lb, const char *rel, int flags, int *fd_out)
 {
-	size_t cap = 16, depth = 0;
-	int *stack = malloc(cap * sizeof *stack);
-	char *todo = strdup(rel);
-	int rc = 0, links = 0;
-	if (!stack || !todo) {
-		rc = -ENOMEM;
-		goto out;
+	walker w = {.lb = lb, .todo = strdup(rel)};
+	int rc = w.todo ? 0 : -ENOMEM;
+	char comp[NAME_MAX + 2];
+	bool last = false;
+	while (rc == 0) {
+		rc = next_comp(&w, comp, &last);
+		if (rc == 1)
+			rc = walk_step(&w, comp, last, flags, fd_out);
+		else if (rc == 0)
+			rc = open_final(walker_dir(&w), ".", flags, fd_out);
 	}
-	stack[0] = -1; /* the root; root_fd is not ours to close */
-	for (;;) {
-		char *p = todo;
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		char *e = p;
-		while (*e && *e != '/')
-			e++;
-		bool last = true;
-		for (char *q = e; *q; q++)
-			if (*q != '/')
-				last = false;
-		char comp[NAME_MAX + 2];
-		size_t cl = (size_t)(e - p);
-		if (cl > NAME_MAX) {
-			rc = -ENAMETOOLONG;
-			goto out;
-		}
-		memcpy(comp, p, cl);
-		comp[cl] = '\0';
-		memmove(todo, e, strlen(e) + 1);
-		if (!strcmp(comp, "."))
-			continue;
-		if (!strcmp(comp, "..")) {
-			if (depth == 0) {
-				rc = -EXDEV;
-				goto out;
-			}
-			close(stack[depth--]);
-			continue;
-		}
-		int cur = depth ? stack[depth] : lb->root_fd;
-		struct stat st;
-		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			rc = ++links > MAX_SYMLINKS
-			         ? -ELOOP
-			         : splice_link(lb, cur, comp, &todo, stack,
-			                       &depth);
-			if (rc)
-				goto out;
-			continue;
-		}
-		if (last) {
-			int fd =
-			    openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0) {
-				rc = -errno;
-				goto out;
-			}
-			*fd_out = fd;
-			goto out;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			rc = -ENOTDIR;
-			goto out;
-		}
-		int fd = openat(cur, comp,
-		                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (depth + 1 >= cap) {
-			int *ns = realloc(stack, 2 * cap * sizeof *ns);
-			if (!ns) {
-				close(fd);
-				rc = -ENOMEM;
-				goto out;
-			}
-			stack = ns;
-			cap *= 2;
-		}
-		stack[++depth] = fd;
-	}
-	/* the path named the root itself (or ended in "..") */
-	{
-		int cur = depth ? stack[depth] : lb->root_fd;
-		int fd = openat(cur, ".", flags | O_CLOEXEC);
-		if (fd < 0)
-			rc = -errno;
-		else
-			*fd_out = fd;
-	}
-out:
-	while (stack && depth)
-		close(stack[depth--]);
-	free(stack);
-	free(todo);
-	return rc;
+	walker_pop_all(&w);
+	lu_array_delete(&w.dirs);
+	free(w.todo);
+	return rc < 0 ? rc : 0;
 }
 
 /* Open rel beneath the root; negative errno on failure. */
@@ -391,6 +403,27 @@ static void l_free(locus_backend *b)
 	free(lb);
 }
 
+/* The LocalBackend's members; root and label are each backend's own. */
+static const locus_backend local_vtable = {
+    .version = LOCUS_BACKEND_VERSION,
+    .can_exec = true,
+    .isolated = false,
+    .stat = lh_l_stat,
+    .read = lh_l_read,
+    .write = lh_l_write,
+    .write_cas = lh_l_write_cas,
+    .write_many = lh_l_write_many,
+    .remove = lh_l_remove,
+    .list = lh_l_list,
+    .walk = lh_l_walk,
+    .exec = lh_l_exec,
+    .exec_ctl = lh_l_exec_ctl,
+    .bg_output = lh_l_bg_output,
+    .bg_write = lh_l_bg_write,
+    .bg_kill = lh_l_bg_kill,
+    .free = l_free,
+};
+
 int locus_backend_local_new(locus_backend **out, const char *root,
                             const char *label, locus_error *err)
 {
@@ -413,6 +446,7 @@ int locus_backend_local_new_ext(locus_backend **out, const char *root,
 	local_backend *lb = calloc(1, sizeof *lb);
 	if (!lb)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	lb->base = local_vtable;
 	lb->output_max = o->output_max ? o->output_max : (size_t)64 << 20;
 	lb->rlimit_nproc = o->rlimit_nproc;
 	lb->rlimit_fsize = o->rlimit_fsize;
@@ -426,33 +460,13 @@ int locus_backend_local_new_ext(locus_backend **out, const char *root,
 		              strerror(e));
 	}
 	lb->root_real = realpath(root, NULL);
-	lb->root = strdup(root);
-	size_t rl = lb->root ? strlen(lb->root) : 0;
-	while (rl > 1 && lb->root[rl - 1] == '/')
-		lb->root[--rl] = '\0';
+	lb->root = lh_strdup_dir(root);
 	lb->base.label = strdup(label ? label : "UNISOLATED: host shell");
 	if (!lb->root_real || !lb->root || !lb->base.label) {
 		l_free(&lb->base);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	lb->base.version = LOCUS_BACKEND_VERSION;
 	lb->base.root = lb->root;
-	lb->base.can_exec = true;
-	lb->base.isolated = false;
-	lb->base.stat = lh_l_stat;
-	lb->base.read = lh_l_read;
-	lb->base.write = lh_l_write;
-	lb->base.write_cas = lh_l_write_cas;
-	lb->base.write_many = lh_l_write_many;
-	lb->base.remove = lh_l_remove;
-	lb->base.list = lh_l_list;
-	lb->base.walk = lh_l_walk;
-	lb->base.exec = lh_l_exec;
-	lb->base.exec_ctl = lh_l_exec_ctl;
-	lb->base.bg_output = lh_l_bg_output;
-	lb->base.bg_write = lh_l_bg_write;
-	lb->base.bg_kill = lh_l_bg_kill;
-	lb->base.free = l_free;
 	*out = &lb->base;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "local.h"
 #include "../util/array.h"
+#include "../util/write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -191,18 +192,11 @@ static int write_temp(local_backend *lb, int dfd, const char *name,
 		return lh_map_errno(err, errno, path, lb->root);
 	if (had)
 		keep_meta(fd, had);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int rc = lh_map_errno(err, errno, path, lb->root);
-			close(fd);
-			unlinkat(dfd, tmp, 0);
-			return rc;
-		}
-		off += (size_t)w;
+	if (lu_write_all(fd, data, len) < 0) {
+		int rc = lh_map_errno(err, errno, path, lb->root);
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return rc;
 	}
 	if (close(fd) < 0) {
 		int rc = lh_map_errno(err, errno, path, lb->root);
@@ -547,27 +541,13 @@ int lh_l_remove(locus_backend *b, const char *path, locus_error *err)
 	return rc;
 }
 
-static int cmp_dirent(const void *a, const void *b)
-{
-	return strcmp(((const locus_dirent *)a)->name,
-	              ((const locus_dirent *)b)->name);
-}
-
 static int push_ent(locus_dirent **ents, size_t *n, size_t *cap,
                     const char *name, const struct stat *st)
 {
-	if (!lu_reserve(ents, cap, *n + 1))
-		return LOCUS_ENOMEM;
-	locus_dirent *d = &(*ents)[*n];
-	d->name = strdup(name);
-	if (!d->name)
-		return LOCUS_ENOMEM;
-	d->is_dir = S_ISDIR(st->st_mode);
-	d->size = (uint64_t)st->st_size;
-	d->mtime_ns =
-	    (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-	(*n)++;
-	return 0;
+	return lh_dirent_push(ents, n, cap, name, strlen(name),
+	                      S_ISDIR(st->st_mode), (uint64_t)st->st_size,
+	                      (int64_t)st->st_mtim.tv_sec * 1000000000 +
+	                          st->st_mtim.tv_nsec);
 }
 
 int lh_l_list(locus_backend *b, const char *path, locus_dirent **out, size_t *n,
@@ -587,24 +567,16 @@ int lh_l_list(locus_backend *b, const char *path, locus_dirent **out, size_t *n,
 	}
 	size_t cap = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while (!rc && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (push_ent(out, n, &cap, de->d_name, &st)) {
-			closedir(d);
-			locus_dirents_free(*out, *n);
-			*out = NULL;
-			*n = 0;
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
-		}
+		rc = push_ent(out, n, &cap, de->d_name, &st);
 	}
 	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof **out, cmp_dirent);
-	return 0;
+	return lh_dirents_finish(out, n, rc, err);
 }
 
 /* Iterative walk: a stack of (dir fd, relative prefix). */
@@ -716,13 +688,5 @@ int lh_l_walk(locus_backend *b, const char *path, size_t max,
 		w.depth--;
 	}
 	free(w.f);
-	if (rc) {
-		locus_dirents_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return lh_err(err, rc, "out of memory");
-	}
-	if (*n)
-		qsort(*out, *n, sizeof **out, cmp_dirent);
-	return 0;
+	return lh_dirents_finish(out, n, rc, err);
 }

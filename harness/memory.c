@@ -62,17 +62,36 @@ static bool m_is_dir(mem_backend *m, const char *rel)
 	return false;
 }
 
+/* A user path looked up: 0 with *rel (malloc'd: the caller frees it) and
+ * *i, *found as m_find gives them; or the path's error. */
+static int m_lookup(mem_backend *m, const char *path, char **rel, size_t *i,
+                    bool *found, locus_error *err)
+{
+	int rc = lh_path_rel("/", path, rel, err);
+	if (!rc)
+		*i = m_find(m, *rel, found);
+	return rc;
+}
+
+/* Take file i out of the table (its path and bytes are the caller's). */
+static void m_drop(mem_backend *m, size_t i)
+{
+	memmove(&m->files[i], &m->files[i + 1],
+	        (m->n - i - 1) * sizeof *m->files);
+	m->n--;
+}
+
 static int m_stat(locus_backend *b, const char *path, locus_stat *out,
                   locus_error *err)
 {
 	mem_backend *m = M(b);
 	memset(out, 0, sizeof *out);
 	char *rel;
-	int rc = lh_path_rel("/", path, &rel, err);
+	size_t i;
+	bool f;
+	int rc = m_lookup(m, path, &rel, &i, &f, err);
 	if (rc)
 		return rc;
-	bool f;
-	size_t i = m_find(m, rel, &f);
 	if (f) {
 		out->exists = true;
 		out->size = m->files[i].len;
@@ -85,28 +104,45 @@ static int m_stat(locus_backend *b, const char *path, locus_stat *out,
 	return 0;
 }
 
+/*
+ * The path as the kind a member needs: a file (0 with *i its index) or,
+ * want_dir, a folder (0 with *rel, the caller's to free).  The other kind
+ * there is LOCUS_EINVALID, nothing there LOCUS_ENOTFOUND.
+ */
+static int m_want(mem_backend *m, const char *path, bool want_dir, size_t *i,
+                  char **rel, locus_error *err)
+{
+	char *r;
+	bool f;
+	int rc = m_lookup(m, path, &r, i, &f, err);
+	if (rc)
+		return rc;
+	bool dir = m_is_dir(m, r);
+	if (want_dir ? !dir : !f)
+		rc = (want_dir ? f : dir)
+		         ? lh_err(err, LOCUS_EINVALID,
+		                  want_dir ? "%s is not a folder"
+		                           : "%s is a folder, not a file",
+		                  path)
+		         : lh_err(err, LOCUS_ENOTFOUND, "%s does not exist",
+		                  path);
+	if (rc || !rel)
+		free(r);
+	else
+		*rel = r;
+	return rc;
+}
+
 static int m_read(locus_backend *b, const char *path, char **out, size_t *len,
                   locus_error *err)
 {
 	mem_backend *m = M(b);
 	*out = NULL;
 	*len = 0;
-	char *rel;
-	int rc = lh_path_rel("/", path, &rel, err);
+	size_t i;
+	int rc = m_want(m, path, false, &i, NULL, err);
 	if (rc)
 		return rc;
-	bool f;
-	size_t i = m_find(m, rel, &f);
-	if (!f) {
-		rc = m_is_dir(m, rel)
-		         ? lh_err(err, LOCUS_EINVALID,
-		                  "%s is a folder, not a file", path)
-		         : lh_err(err, LOCUS_ENOTFOUND, "%s does not exist",
-		                  path);
-		free(rel);
-		return rc;
-	}
-	free(rel);
 	*out = malloc(m->files[i].len + 1);
 	if (!*out)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
@@ -191,61 +227,8 @@ static int m_write(locus_backend *b, const char *path, const char *data,
 	return 0;
 }
 
-/* One thread at a time owns a backend: the check and the write are one
- * step here. */
-static int m_write_cas(locus_backend *b, const char *path, const char *data,
-                       size_t len, const char *expect, locus_error *err)
-{
-	char *cur = NULL;
-	size_t cl = 0;
-	locus_error e2;
-	int rc = m_read(b, path, &cur, &cl, &e2);
-	if (rc && rc != LOCUS_ENOTFOUND)
-		return lh_err(err, rc, "%s", e2.message);
-	char sha[65] = "";
-	if (!rc)
-		lh_sha256_hex(cur, cl, sha);
-	free(cur);
-	if ((!expect && !rc) || (expect && (rc || strcmp(sha, expect))))
-		return lh_err(err, LOCUS_ECONFLICT,
-		              "%s changed since it was read", path);
-	return m_write(b, path, data, len, err);
-}
-
-static int m_remove(locus_backend *b, const char *path, locus_error *err)
-{
-	mem_backend *m = M(b);
-	char *rel;
-	int rc = lh_path_rel("/", path, &rel, err);
-	if (rc)
-		return rc;
-	bool f;
-	size_t i = m_find(m, rel, &f);
-	free(rel);
-	if (!f)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
-	free(m->files[i].path);
-	free(m->files[i].data);
-	memmove(&m->files[i], &m->files[i + 1],
-	        (m->n - i - 1) * sizeof *m->files);
-	m->n--;
-	return 0;
-}
-
-/*
- * write_many: every compare-and-swap check and every allocation first;
- * then the changes, each one's previous state kept, so that a change that
- * cannot be made (a file where an earlier change of the batch made a
- * folder, or the other way round) undoes the ones before it without
- * allocating.
- */
-typedef struct mundo {
-	char *rel, *copy; /* owned until used */
-	char *key;        /* the normalised path, to undo by */
-	mfile old;        /* the replaced or removed file */
-	bool done, had;   /* made; a file was replaced or removed */
-} mundo;
-
+/* Is the file at op->path still op->expect_sha256 (NULL: absent)?  0, or
+ * LOCUS_ECONFLICT, or the read's error. */
 static int m_check_cas(locus_backend *b, const locus_write_op *op,
                        locus_error *err)
 {
@@ -266,6 +249,48 @@ static int m_check_cas(locus_backend *b, const locus_write_op *op,
 	return 0;
 }
 
+/* One thread at a time owns a backend: the check and the write are one
+ * step here. */
+static int m_write_cas(locus_backend *b, const char *path, const char *data,
+                       size_t len, const char *expect, locus_error *err)
+{
+	locus_write_op op = {.path = path, .expect_sha256 = expect};
+	int rc = m_check_cas(b, &op, err);
+	return rc ? rc : m_write(b, path, data, len, err);
+}
+
+static int m_remove(locus_backend *b, const char *path, locus_error *err)
+{
+	mem_backend *m = M(b);
+	char *rel;
+	size_t i;
+	bool f;
+	int rc = m_lookup(m, path, &rel, &i, &f, err);
+	if (rc)
+		return rc;
+	free(rel);
+	if (!f)
+		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+	free(m->files[i].path);
+	free(m->files[i].data);
+	m_drop(m, i);
+	return 0;
+}
+
+/*
+ * write_many: every compare-and-swap check and every allocation first;
+ * then the changes, each one's previous state kept, so that a change that
+ * cannot be made (a file where an earlier change of the batch made a
+ * folder, or the other way round) undoes the ones before it without
+ * allocating.
+ */
+typedef struct mundo {
+	char *rel, *copy; /* owned until used */
+	char *key;        /* the normalised path, to undo by */
+	mfile old;        /* the replaced or removed file */
+	bool done, had;   /* made; a file was replaced or removed */
+} mundo;
+
 /* Make change k (its allocations done); 0 or the error. */
 static int m_apply(mem_backend *m, const locus_write_op *op, mundo *u,
                    locus_error *err)
@@ -278,9 +303,7 @@ static int m_apply(mem_backend *m, const locus_write_op *op, mundo *u,
 			              op->path);
 		u->old = m->files[i];
 		u->had = true;
-		memmove(&m->files[i], &m->files[i + 1],
-		        (m->n - i - 1) * sizeof *m->files);
-		m->n--;
+		m_drop(m, i);
 		free(u->rel);
 	} else {
 		int rc = m_check_write(m, u->rel, op->path, err);
@@ -314,9 +337,7 @@ static void m_undo(mem_backend *m, const locus_write_op *op, mundo *u)
 	} else if (f) {
 		free(m->files[i].path);
 		free(m->files[i].data);
-		memmove(&m->files[i], &m->files[i + 1],
-		        (m->n - i - 1) * sizeof *m->files);
-		m->n--;
+		m_drop(m, i);
 	}
 	memset(&u->old, 0, sizeof u->old);
 }
@@ -375,23 +396,8 @@ static int m_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 static int add_ent(locus_dirent **out, size_t *n, size_t *cap, const char *name,
                    size_t nl, bool dir, const mfile *f)
 {
-	if (!lu_reserve(out, cap, *n + 1))
-		return LOCUS_ENOMEM;
-	locus_dirent *d = &(*out)[*n];
-	d->name = strndup(name, nl);
-	if (!d->name)
-		return LOCUS_ENOMEM;
-	d->is_dir = dir;
-	d->size = dir ? 0 : f->len;
-	d->mtime_ns = dir ? 0 : f->mtime;
-	(*n)++;
-	return 0;
-}
-
-static int ent_cmp(const void *a, const void *b)
-{
-	return strcmp(((const locus_dirent *)a)->name,
-	              ((const locus_dirent *)b)->name);
+	return lh_dirent_push(out, n, cap, name, nl, dir, dir ? 0 : f->len,
+	                      dir ? 0 : f->mtime);
 }
 
 static int m_list_walk(locus_backend *b, const char *path, bool recurse,
@@ -402,20 +408,12 @@ static int m_list_walk(locus_backend *b, const char *path, bool recurse,
 	*out = NULL;
 	*n = 0;
 	char *rel;
-	int rc = lh_path_rel("/", path, &rel, err);
+	size_t i;
+	int rc = m_want(m, path, true, &i, &rel, err);
 	if (rc)
 		return rc;
-	if (!m_is_dir(m, rel)) {
-		bool f;
-		m_find(m, rel, &f);
-		rc =
-		    f ? lh_err(err, LOCUS_EINVALID, "%s is not a folder", path)
-		      : lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
-		free(rel);
-		return rc;
-	}
 	size_t pl = strlen(rel), cap = 0;
-	for (size_t i = 0; i < m->n && *n < max; i++) {
+	for (i = 0; i < m->n && *n < max; i++) {
 		const char *p = m->files[i].path;
 		if (!under(p, rel))
 			continue;
@@ -450,20 +448,16 @@ static int m_list_walk(locus_backend *b, const char *path, bool recurse,
 			rc = add_ent(out, n, &cap, name, strlen(name), false,
 			             &m->files[i]);
 		}
-		if (rc) {
-			locus_dirents_free(*out, *n);
-			*out = NULL;
-			*n = 0;
-			free(rel);
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
-		}
+		if (rc)
+			break;
 	}
 	free(rel);
-	if (*n)
-		qsort(*out, *n, sizeof **out, ent_cmp);
+	rc = lh_dirents_finish(out, n, rc, err);
+	if (rc)
+		return rc;
 	/* "a" (folder) and "a.txt" can interleave: drop repeated folders */
 	size_t o = 0;
-	for (size_t i = 0; i < *n; i++) {
+	for (i = 0; i < *n; i++) {
 		if (o && (*out)[i].is_dir && (*out)[o - 1].is_dir &&
 		    !strcmp((*out)[i].name, (*out)[o - 1].name)) {
 			free((*out)[i].name);
@@ -498,26 +492,31 @@ static void m_free(locus_backend *b)
 	free(m);
 }
 
+/* The MemoryBackend: no shell, nothing outside it to reach. */
+static const locus_backend memory_vtable = {
+    .version = LOCUS_BACKEND_VERSION,
+    .label = "memory",
+    .root = "/",
+    .can_exec = false,
+    .isolated = true,
+    .stat = m_stat,
+    .read = m_read,
+    .write = m_write,
+    .write_cas = m_write_cas,
+    .write_many = m_write_many,
+    .remove = m_remove,
+    .list = m_list,
+    .walk = m_walk,
+    .free = m_free,
+};
+
 int locus_backend_memory_new(locus_backend **out, locus_error *err)
 {
 	*out = NULL;
 	mem_backend *m = calloc(1, sizeof *m);
 	if (!m)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	m->base.version = LOCUS_BACKEND_VERSION;
-	m->base.label = "memory";
-	m->base.root = "/";
-	m->base.can_exec = false;
-	m->base.isolated = true;
-	m->base.stat = m_stat;
-	m->base.read = m_read;
-	m->base.write = m_write;
-	m->base.write_cas = m_write_cas;
-	m->base.write_many = m_write_many;
-	m->base.remove = m_remove;
-	m->base.list = m_list;
-	m->base.walk = m_walk;
-	m->base.free = m_free;
+	m->base = memory_vtable;
 	*out = &m->base;
 	return 0;
 }

@@ -489,6 +489,15 @@ static int open_sandbox(oci_session *s, const locus_oci_options *opt,
 	return rc;
 }
 
+static const locus_session oci_vtable = {
+    .version = LOCUS_SESSION_VERSION,
+    .exec = o_exec,
+    .upload = o_upload,
+    .download = o_download,
+    .free = o_free,
+    .exec_ctl = o_exec_ctl,
+};
+
 int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
                           locus_error *err)
 {
@@ -502,12 +511,7 @@ int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
 	oci_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	s->base.version = LOCUS_SESSION_VERSION;
-	s->base.exec = o_exec;
-	s->base.upload = o_upload;
-	s->base.download = o_download;
-	s->base.free = o_free;
-	s->base.exec_ctl = o_exec_ctl;
+	s->base = oci_vtable;
 	s->max_out = opt->max_output_bytes ? opt->max_output_bytes : 900000;
 	s->part =
 	    opt->write_part_bytes ? opt->write_part_bytes : (size_t)8 << 20;

@@ -219,6 +219,15 @@ int loci_status_error(const lhttp_response *r, loci_op op, locus_error *err)
 	return lc;
 }
 
+int loci_request_ok(loci_client *c, const loci_call *call, lhttp_response *resp,
+                    locus_error *err)
+{
+	int rc = loci_request(c, call, resp, err);
+	if (!rc && (resp->status < 200 || resp->status > 299))
+		rc = loci_status_error(resp, call->op, err);
+	return rc;
+}
+
 /* A JSON call: *out the parsed 2xx body (NULL when empty). */
 static int json_call(loci_client *c, loci_op op, const char *const *vars,
                      cJSON *body, cJSON **out, locus_error *err)
@@ -233,10 +242,8 @@ static int json_call(loci_client *c, loci_op op, const char *const *vars,
 	                  .body = text ? text : "",
 	                  .body_len = text ? strlen(text) : 0};
 	lhttp_response r;
-	int rc = loci_request(c, &call, &r, err);
+	int rc = loci_request_ok(c, &call, &r, err);
 	free(text);
-	if (!rc && (r.status < 200 || r.status > 299))
-		rc = loci_status_error(&r, op, err);
 	if (!rc && out && r.body_len) {
 		*out = cJSON_ParseWithLength(r.body, r.body_len);
 		if (!*out)
@@ -527,9 +534,7 @@ int loci_file_write(loci_client *c, const char *sandbox, const char *path,
 	                  .extra = extra,
 	                  .timeout_ms = 300000};
 	lhttp_response r;
-	int rc = loci_request(c, &call, &r, err);
-	if (!rc && (r.status < 200 || r.status > 299))
-		rc = loci_status_error(&r, LOCI_WRITE_FILE, err);
+	int rc = loci_request_ok(c, &call, &r, err);
 	if (!rc) {
 		/* The answer's hash, header or body, must be ours. */
 		const char *h =
@@ -558,9 +563,7 @@ int loci_file_read(loci_client *c, const char *sandbox, const char *path,
 	loci_call call = {
 	    .op = LOCI_READ_FILE, .vars = vars, .timeout_ms = 300000};
 	lhttp_response r;
-	int rc = loci_request(c, &call, &r, err);
-	if (!rc && (r.status < 200 || r.status > 299))
-		rc = loci_status_error(&r, LOCI_READ_FILE, err);
+	int rc = loci_request_ok(c, &call, &r, err);
 	if (!rc) {
 		const char *h =
 		    lhttp_headers_get(&r.headers, "opc-content-sha256");

@@ -43,6 +43,11 @@ int loci_request(loci_client *c, const loci_call *call, lhttp_response *resp,
    request id; returns the matching LOCUS_E* code. */
 int loci_status_error(const lhttp_response *r, loci_op op, locus_error *err);
 
+/* loci_request, and a non-2xx answer is a failure (loci_status_error);
+   resp is filled either way (the caller clears it). */
+int loci_request_ok(loci_client *c, const loci_call *call, lhttp_response *resp,
+                    locus_error *err);
+
 /* ISO 8601 duration -> whole minutes (rounded up), 1 min .. 48 h. */
 int loci_duration_minutes(const char *iso, long *minutes, locus_error *err);
 

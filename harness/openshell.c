@@ -638,6 +638,15 @@ static int os_create(os_session *s, const locus_openshell_options *o,
 	return s->id ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
 }
 
+static const locus_session openshell_vtable = {
+    .version = LOCUS_SESSION_VERSION,
+    .exec = os_exec,
+    .upload = os_upload,
+    .download = os_download,
+    .free = os_free,
+    .exec_ctl = os_exec_ctl,
+};
+
 int locus_session_openshell_new(locus_session **out, char **label_out,
                                 const locus_openshell_options *o,
                                 locus_error *err)
@@ -656,12 +665,7 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	os_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	s->base.version = LOCUS_SESSION_VERSION;
-	s->base.exec = os_exec;
-	s->base.upload = os_upload;
-	s->base.download = os_download;
-	s->base.free = os_free;
-	s->base.exec_ctl = os_exec_ctl;
+	s->base = openshell_vtable;
 	s->output_max = o->output_max ? o->output_max : OUTPUT_MAX;
 	s->cli.call_timeout_s = 30;
 	if (o->workspace && !(s->workspace = strdup(o->workspace))) {

@@ -127,6 +127,20 @@ int lh_path_script(session_backend *sb, const char *path, const char *body,
 	return rc;
 }
 
+int lh_path_check(session_backend *sb, const char *path, const char *body,
+                  int *code, locus_error *err)
+{
+	int rc = lh_path_script(sb, path, body, code, NULL, NULL, err);
+	if (rc)
+		return rc;
+	if (*code == 3)
+		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		              path);
+	if (*code == 4)
+		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+	return 0;
+}
+
 static int s_stat(locus_backend *b, const char *path, locus_stat *st,
                   locus_error *err)
 {
@@ -162,23 +176,47 @@ static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
 	*out = NULL;
 	*len = 0;
 	int code;
-	int rc = lh_path_script(S(b), path,
-	                        "if [ -d \"$P\" ]; then exit 3; fi; "
-	                        "[ -f \"$P\" ] || exit 4\n",
-	                        &code, NULL, NULL, err);
+	int rc = lh_path_check(S(b), path,
+	                       "if [ -d \"$P\" ]; then exit 3; fi; "
+	                       "[ -f \"$P\" ] || exit 4\n",
+	                       &code, err);
 	if (rc)
 		return rc;
-	if (code == 3)
-		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
-		              path);
-	if (code == 4)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	lh_buf abs = {0};
 	rc = lh_sabs(S(b), path, &abs, err);
 	if (!rc)
 		rc = S(b)->s->download(S(b)->s, abs.d, out, len, err);
 	lh_buf_free(&abs);
 	return rc;
+}
+
+int lh_s_stage(session_backend *sb, const char *path, const char *data,
+               size_t len, lh_buf *tmp, locus_error *err)
+{
+	int code;
+	int rc =
+	    lh_path_check(sb, path,
+	                  "[ -d \"$P\" ] && exit 3\n"
+	                  "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 5\n",
+	                  &code, err);
+	if (!rc && code != 0)
+		rc = lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
+		            path);
+	lh_buf ab = {0};
+	if (!rc)
+		rc = lh_sabs(sb, path, &ab, err);
+	if (rc) {
+		lh_buf_free(&ab);
+		return rc;
+	}
+	/* the temporary file lies beside the target (rename stays on one
+	 * file system), under a name no repository ships */
+	char *slash = strrchr(ab.d, '/');
+	lh_buf_add(tmp, ab.d, (size_t)(slash - ab.d));
+	lh_buf_printf(tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
+	lh_buf_free(&ab);
+	return tmp->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+	                : sb->s->upload(sb->s, tmp->d, data, len, err);
 }
 
 static int s_write_at(locus_backend *b, const char *path, const char *data,
@@ -203,31 +241,8 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 {
 	session_backend *sb = S(b);
 	int code;
-	int rc =
-	    lh_path_script(sb, path,
-	                   "[ -d \"$P\" ] && exit 3\n"
-	                   "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
-	                   &code, NULL, NULL, err);
-	if (rc)
-		return rc;
-	if (code == 3)
-		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
-		              path);
-	if (code != 0)
-		return lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
-		              path);
-	/* the temporary file lies beside the target (rename stays on one
-	 * file system), under a name no repository ships */
-	lh_buf tmp = {0}, body = {0}, ab = {0};
-	rc = lh_sabs(sb, path, &ab, err);
-	if (rc)
-		return rc;
-	char *slash = strrchr(ab.d, '/');
-	lh_buf_add(&tmp, ab.d, (size_t)(slash - ab.d));
-	lh_buf_printf(&tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
-	lh_buf_free(&ab);
-	rc = tmp.oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
-	             : sb->s->upload(sb->s, tmp.d, data, len, err);
+	lh_buf tmp = {0}, body = {0};
+	int rc = lh_s_stage(sb, path, data, len, &tmp, err);
 	if (!rc) {
 		/* keep the mode of a replaced file; rename is atomic */
 		lh_buf_puts(&body, "T=");
@@ -271,14 +286,13 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 static int s_remove(locus_backend *b, const char *path, locus_error *err)
 {
 	int code;
-	int rc = lh_path_script(S(b), path,
-	                        "[ -d \"$P\" ] && exit 3; [ -e \"$P\" ] || "
-	                        "[ -L \"$P\" ] || exit 4; rm -f -- \"$P\"\n",
-	                        &code, NULL, NULL, err);
+	/* a folder is a failure to remove (5), as on the other backends */
+	int rc = lh_path_check(S(b), path,
+	                       "[ -d \"$P\" ] && exit 5; [ -e \"$P\" ] || "
+	                       "[ -L \"$P\" ] || exit 4; rm -f -- \"$P\"\n",
+	                       &code, err);
 	if (rc)
 		return rc;
-	if (code == 4)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	if (code)
 		return lh_err(err, LOCUS_EIO, "cannot remove %s", path);
 	return 0;
@@ -304,27 +318,13 @@ static int parse_find(const char *o, size_t ol, bool files_only, size_t max,
 			continue;
 		}
 		const char *name = p + 1 + used;
-		if (!(files_only && type != 'f') && *name) {
-			if (!lu_reserve(out, &cap, *n + 1))
-				return LOCUS_ENOMEM;
-			locus_dirent *d = &(*out)[*n];
-			d->name = strndup(name, (size_t)(z - name));
-			if (!d->name)
-				return LOCUS_ENOMEM;
-			d->is_dir = type == 'd';
-			d->size = sz;
-			d->mtime_ns = (int64_t)(t * 1e9);
-			(*n)++;
-		}
+		if (!(files_only && type != 'f') && *name &&
+		    lh_dirent_push(out, n, &cap, name, (size_t)(z - name),
+		                   type == 'd', sz, (int64_t)(t * 1e9)))
+			return LOCUS_ENOMEM;
 		p = z + 1;
 	}
 	return 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const locus_dirent *)a)->name,
-	              ((const locus_dirent *)b)->name);
 }
 
 static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
@@ -365,15 +365,7 @@ static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
 	}
 	rc = parse_find(o ? o : "", ol, walk, max, out, n);
 	free(o);
-	if (rc) {
-		locus_dirents_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return lh_err(err, rc, "out of memory");
-	}
-	if (*n)
-		qsort(*out, *n, sizeof **out, cmp_name);
-	return 0;
+	return lh_dirents_finish(out, n, rc, err);
 }
 
 static int s_list(locus_backend *b, const char *path, locus_dirent **out,
@@ -499,6 +491,28 @@ static void s_free(locus_backend *b)
 	free(sb);
 }
 
+/* The SessionBackend's members; root, label and isolated are each
+ * backend's own. */
+static const locus_backend session_vtable = {
+    .version = LOCUS_BACKEND_VERSION,
+    .can_exec = true,
+    .stat = s_stat,
+    .read = s_read,
+    .write = s_write,
+    .write_cas = s_write_cas,
+    .write_many = lh_s_write_many,
+    .remove = s_remove,
+    .list = s_list,
+    .walk = s_walk,
+    .exec = lh_s_exec,
+    .exec_ctl = lh_s_exec_ctl,
+    .bg_output = lh_s_bg_output,
+    .bg_write = lh_s_bg_write,
+    .bg_kill = lh_s_bg_kill,
+    .search = s_search,
+    .free = s_free,
+};
+
 int locus_backend_session_new(locus_backend **out, locus_session *session,
                               const char *root, const char *label,
                               bool isolated, locus_error *err)
@@ -514,40 +528,21 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
 		locus_session_free(session);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
+	sb->base = session_vtable;
 	sb->s = session;
 	if (lh_nonce(sb->nonce)) {
 		s_free(&sb->base);
 		return lh_err(err, LOCUS_EIO, "no randomness for a nonce");
 	}
-	sb->root = strdup(root && *root ? root : "/workspace");
+	sb->root = lh_strdup_dir(root && *root ? root : "/workspace");
 	sb->label = strdup(label ? label : "sandbox session");
 	if (!sb->root || !sb->label) {
 		s_free(&sb->base);
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	size_t rl = strlen(sb->root);
-	while (rl > 1 && sb->root[rl - 1] == '/')
-		sb->root[--rl] = '\0';
-	sb->base.version = LOCUS_BACKEND_VERSION;
 	sb->base.label = sb->label;
 	sb->base.root = sb->root;
-	sb->base.can_exec = true;
 	sb->base.isolated = isolated;
-	sb->base.stat = s_stat;
-	sb->base.read = s_read;
-	sb->base.write = s_write;
-	sb->base.write_cas = s_write_cas;
-	sb->base.write_many = lh_s_write_many;
-	sb->base.remove = s_remove;
-	sb->base.list = s_list;
-	sb->base.walk = s_walk;
-	sb->base.exec = lh_s_exec;
-	sb->base.exec_ctl = lh_s_exec_ctl;
-	sb->base.bg_output = lh_s_bg_output;
-	sb->base.bg_write = lh_s_bg_write;
-	sb->base.bg_kill = lh_s_bg_kill;
-	sb->base.search = s_search;
-	sb->base.free = s_free;
 	*out = &sb->base;
 	return 0;
 }

@@ -25,38 +25,6 @@
 
 /* ---- write_many: upload every file, then one script swaps them in ---- */
 
-/* Stage a write: make the target's folder, upload the bytes beside it;
- * *tmp gets the temporary file's sandbox path. */
-static int s_stage(session_backend *sb, const char *path, const char *data,
-                   size_t len, lh_buf *tmp, locus_error *err)
-{
-	int code;
-	int rc =
-	    lh_path_script(sb, path,
-	                   "[ -d \"$P\" ] && exit 3\n"
-	                   "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 4\n",
-	                   &code, NULL, NULL, err);
-	if (!rc && code == 3)
-		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
-		            path);
-	else if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
-		            path);
-	lh_buf ab = {0};
-	if (!rc)
-		rc = lh_sabs(sb, path, &ab, err);
-	if (rc) {
-		lh_buf_free(&ab);
-		return rc;
-	}
-	char *slash = strrchr(ab.d, '/');
-	lh_buf_add(tmp, ab.d, (size_t)(slash - ab.d));
-	lh_buf_printf(tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
-	lh_buf_free(&ab);
-	return tmp->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
-	                : sb->s->upload(sb->s, tmp->d, data, len, err);
-}
-
 /* The helpers of the batch script: cas PATH SHA (empty: absent), lk/ul
  * the folder's flock(1) when the sandbox has it, fail K CODE (undo the
  * changes before K, remove the temporaries with clean, report K). */
@@ -154,17 +122,17 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	for (; !rc && i < n; i++) {
 		if (ops[i].remove) {
 			int code;
-			rc = lh_path_script(
+			rc = lh_path_check(
 			    sb, ops[i].path,
 			    "[ -e \"$P\" ] || [ -L \"$P\" ] || exit 4\n", &code,
-			    NULL, NULL, err);
+			    err);
 			if (!rc && code)
 				rc = lh_err(err, LOCUS_ENOTFOUND,
 				            "%s does not exist", ops[i].path);
 			continue;
 		}
-		rc = s_stage(sb, ops[i].path, ops[i].data, ops[i].len, &tmp[i],
-		             err);
+		rc = lh_s_stage(sb, ops[i].path, ops[i].data, ops[i].len,
+		                &tmp[i], err);
 		lh_buf_puts(&temps, " ");
 		lh_buf_shquote(&temps, tmp[i].d ? tmp[i].d : "");
 	}

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "../util/write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -104,19 +105,6 @@ static void kill_tree(pid_t leader, int *leader_status, bool *leader_done)
 	}
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 /* The command child: its own session, then exec (errno to `ex` if not). */
 static void command_child(const lh_spawn_opts *o, int out_w, int ex_w)
 {
@@ -147,7 +135,7 @@ static void command_child(const lh_spawn_opts *o, int out_w, int ex_w)
 		execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
 		e = errno;
 	}
-	write_all(ex_w, (const char *)&e, sizeof e);
+	(void)lu_write_all(ex_w, &e, sizeof e);
 	_exit(127);
 }
 
@@ -164,7 +152,7 @@ static bool pump(int in, int out, size_t max, size_t *kept,
 	size_t room = max > *kept ? max - *kept : 0;
 	size_t k = (size_t)n < room ? (size_t)n : room;
 	if (k)
-		write_all(out, buf, k);
+		(void)lu_write_all(out, buf, k);
 	*kept += k;
 	*dropped += (unsigned long long)((size_t)n - k);
 	return true;
@@ -231,7 +219,7 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	close(ex[0]);
 	char pg[16];
 	int pl = snprintf(pg, sizeof pg, "%d\n", got > 0 ? -1 : (int)cmd);
-	write_all(ready_w, pg, (size_t)pl);
+	(void)lu_write_all(ready_w, pg, (size_t)pl);
 	close(ready_w);
 	bool leader_done = false, killed = false, eof = false;
 	int leader_status = 0;
@@ -277,7 +265,7 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 		             "\n[... %llu more bytes dropped: the output cap "
 		             "is %zu bytes ...]\n",
 		             dropped, o->output_max);
-		write_all(o->out_fd, note, (size_t)n);
+		(void)lu_write_all(o->out_fd, note, (size_t)n);
 	}
 	kill_tree(cmd, &leader_status, &leader_done);
 	if (killed)

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "../util/path.h"
 #include "../util/sha256.h"
+#include "../util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -99,6 +100,51 @@ void locus_dirents_free(locus_dirent *ents, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);
 	free(ents);
+}
+
+char *lh_strdup_dir(const char *dir)
+{
+	char *d = strdup(dir);
+	size_t n = d ? strlen(d) : 0;
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	return d;
+}
+
+int lh_dirent_push(locus_dirent **ents, size_t *n, size_t *cap,
+                   const char *name, size_t nl, bool is_dir, uint64_t size,
+                   int64_t mtime_ns)
+{
+	if (!lu_reserve(ents, cap, *n + 1))
+		return LOCUS_ENOMEM;
+	locus_dirent *d = &(*ents)[*n];
+	d->name = strndup(name, nl);
+	if (!d->name)
+		return LOCUS_ENOMEM;
+	d->is_dir = is_dir;
+	d->size = size;
+	d->mtime_ns = mtime_ns;
+	(*n)++;
+	return 0;
+}
+
+static int dirent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const locus_dirent *)a)->name,
+	              ((const locus_dirent *)b)->name);
+}
+
+int lh_dirents_finish(locus_dirent **ents, size_t *n, int rc, locus_error *err)
+{
+	if (rc) {
+		locus_dirents_free(*ents, *n);
+		*ents = NULL;
+		*n = 0;
+		return lh_err(err, rc, "out of memory");
+	}
+	if (*n)
+		qsort(*ents, *n, sizeof **ents, dirent_cmp);
+	return 0;
 }
 
 void locus_exec_result_clear(locus_exec_result *r)
