@@ -62,15 +62,22 @@ static bool m_is_dir(mem_backend *m, const char *rel)
 	return false;
 }
 
-/* A user path looked up: 0 with *rel (malloc'd: the caller frees it) and
- * *i, *found as m_find gives them; or the path's error. */
+/* A user path looked up: 0 with *i, *found as m_find gives them and, when
+ * rel is not NULL, *rel (malloc'd: the caller frees it); or the path's
+ * error. */
 static int m_lookup(mem_backend *m, const char *path, char **rel, size_t *i,
                     bool *found, locus_error *err)
 {
-	int rc = lh_path_rel("/", path, rel, err);
-	if (!rc)
-		*i = m_find(m, *rel, found);
-	return rc;
+	char *r;
+	int rc = lh_path_rel("/", path, &r, err);
+	if (rc)
+		return rc;
+	*i = m_find(m, r, found);
+	if (rel)
+		*rel = r;
+	else
+		free(r);
+	return 0;
 }
 
 /* Take file i out of the table (its path and bytes are the caller's). */
@@ -262,13 +269,11 @@ static int m_write_cas(locus_backend *b, const char *path, const char *data,
 static int m_remove(locus_backend *b, const char *path, locus_error *err)
 {
 	mem_backend *m = M(b);
-	char *rel;
 	size_t i;
 	bool f;
-	int rc = m_lookup(m, path, &rel, &i, &f, err);
+	int rc = m_lookup(m, path, NULL, &i, &f, err);
 	if (rc)
 		return rc;
-	free(rel);
 	if (!f)
 		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	free(m->files[i].path);
