@@ -48,6 +48,16 @@ typedef struct ll_judgement {
    remote code, background, check, unparsed). */
 void ll_judge_command(const locus_shell_command *c, ll_judgement *out);
 
+/* Arguments computed at run time (dynamic.c): the first argv index (>= 1)
+   holding an unresolved expansion or a substitution, from which on any
+   words may follow; c->argc when only words appended at run time follow
+   (xargs, parallel, fd -x without a placeholder); 0 when every argument
+   is known before run time. */
+size_t ll_first_dynamic_arg(const locus_shell_command *c);
+/* The reason added beside a tag that a run-time argument may select. */
+#define LL_REASON_DYNAMIC                                                      \
+	"an argument computed at run time may select this form"
+
 /* Git settings on the line that make commands destructive (-c KEY=VALUE
    or `git config KEY VALUE`): remote.*.mirror / + push refspecs force
    pushes, clean.requireForce=false lets `git clean` delete, gc prune

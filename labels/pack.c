@@ -137,6 +137,8 @@ typedef struct operands {
 	bool skippable[MAX_OPERANDS]; /* may be an option's value */
 	size_t n;
 	bool truncated; /* more operands than MAX_OPERANDS */
+	bool open;      /* words computed at run time follow w[n-1]: they
+	                   may be any operands and options */
 } operands;
 
 static const pk_grammar *grammar_of(const pk_pack *pk, const char *name)
@@ -147,13 +149,16 @@ static const pk_grammar *grammar_of(const pk_pack *pk, const char *name)
 	return NULL;
 }
 
+/* The operands of argv[1..stop); with `open`, words computed at run
+   time follow (stop is the first of them, or c->argc). */
 static void collect(const locus_shell_command *c, const pk_grammar *g,
-                    operands *o)
+                    size_t stop, bool open, operands *o)
 {
 	o->n = 0;
 	o->truncated = false;
+	o->open = open;
 	bool maybe_value = false, after_dd = false;
-	for (size_t i = 1; i < c->argc; i++) {
+	for (size_t i = 1; i < stop; i++) {
 		const char *a = c->argv[i];
 		if (!after_dd && strcmp(a, "--") == 0) {
 			after_dd = true;
@@ -217,7 +222,8 @@ typedef struct pattern {
 } pattern;
 
 /* Match pattern tokens k.. against operands j..; on success *end is the
-   index after the last matched operand. */
+   index after the last matched operand.  Past the operands of an open
+   list the words computed at run time may be the rest of the pattern. */
 static bool match_from(const pattern *p, size_t k, const operands *o, size_t j,
                        bool nocase, size_t *end)
 {
@@ -238,7 +244,8 @@ static bool match_from(const pattern *p, size_t k, const operands *o, size_t j,
 		if (!o->skippable[j])
 			return false;
 	}
-	return false;
+	*end = o->n;
+	return o->open;
 }
 
 /* ---- conditions --------------------------------------------------------- */
@@ -369,6 +376,11 @@ static bool any_condition(const locus_shell_command *c, const char *list,
 
 /* ---- rules ------------------------------------------------------------- */
 
+/* With an open operand list (`o->open`) the rule matches when some
+   value of the words computed at run time would make it: the pattern may
+   end in them and they may be any `with` condition; `unless` is still
+   judged on the words known, and `check` on the whole command (the
+   predicates judge words computed at run time themselves: kill_broad). */
 static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
                          const operands *o)
 {
@@ -386,7 +398,8 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 		if (!match_from(&p, 0, o, 0, nocase, &end))
 			return false;
 	}
-	if (r->with && !any_condition(c, r->with, o, end, nocase, false))
+	if (r->with && !o->open &&
+	    !any_condition(c, r->with, o, end, nocase, false))
 		return false;
 	if (r->unless && any_condition(c, r->unless, o, end, nocase, true))
 		return false;
@@ -415,19 +428,31 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
                        const char *canon, ll_judgement *j)
 {
 	bool collected = false;
-	operands o;
+	operands o, dyn;
+	/* A program's own rules also match what its arguments computed at
+	   run time could make it (dynamic.c); the rules for every program
+	   (paths) judge only the words known. */
+	size_t first_dyn = canon ? ll_first_dynamic_arg(c) : 0;
 	for (const pk_rule *r = pk->rules; r->progs; r++) {
 		if (canon ? every_program(r) || !pk_word_in(r->progs, canon)
 		          : !every_program(r))
 			continue;
 		if (!collected) {
-			collect(c, grammar_of(pk, canon ? canon : c->name), &o);
+			const pk_grammar *g =
+			    grammar_of(pk, canon ? canon : c->name);
+			collect(c, g, c->argc, false, &o);
+			if (first_dyn)
+				collect(c, g, first_dyn, true, &dyn);
 			collected = true;
 		}
 		/* Past the operand cap the pattern cannot be judged:
 		   every rule of the program applies (fail closed). */
-		if (o.truncated || rule_matches(r, c, &o))
+		if (o.truncated || rule_matches(r, c, &o)) {
 			add(j, r->tag, r->reason);
+		} else if (first_dyn && rule_matches(r, c, &dyn)) {
+			add(j, r->tag, r->reason);
+			add(j, 0, LL_REASON_DYNAMIC);
+		}
 	}
 }
 

@@ -974,6 +974,15 @@ static bool git_dry_run(const char *a)
 	return long_opt(a, "--dry-run", 3) || streq(a, "-n");
 }
 
+/* Dry runs change nothing: push -n, rm -n (clean -n and prune -n are
+   the rules' own). */
+static bool git_dry_runs(const view *v)
+{
+	return (streq(v->sub, "push") || streq(v->sub, "rm") ||
+	        streq(v->sub, "send-pack")) &&
+	       any_arg(v, git_dry_run);
+}
+
 static void judge_git(const locus_shell_command *c, const view *v,
                       ll_judgement *j)
 {
@@ -982,11 +991,7 @@ static void judge_git(const locus_shell_command *c, const view *v,
 	/* `git push --help`, `git reset -h`: git prints help and exits */
 	if (any_arg(v, git_help))
 		return;
-	/* dry runs change nothing: push -n, rm -n (clean -n and prune -n
-	   are the rules' own) */
-	if ((streq(v->sub, "push") || streq(v->sub, "rm") ||
-	     streq(v->sub, "send-pack")) &&
-	    any_arg(v, git_dry_run))
+	if (git_dry_runs(v))
 		return;
 	for (const git_rule *r = git_destructive; r->sub; r++) {
 		if (streq(r->sub, v->sub) && r->applies(v)) {
@@ -1009,6 +1014,106 @@ static void judge_git(const locus_shell_command *c, const view *v,
 			set_never(j, LL_NEVER_FORCE_PUSH);
 	}
 	(void)c;
+}
+
+/* ---- arguments computed at run time (dynamic.c) ----------------------- */
+
+#define LL_REASON_DYNAMIC_GIT                                                  \
+	"git: a word computed at run time may name any subcommand"
+
+static void add_maybe(ll_judgement *j, uint32_t tags, const char *reason)
+{
+	j->tags |= tags;
+	add_reason(j, reason);
+	add_reason(j, LL_REASON_DYNAMIC);
+}
+
+/* git whose words from argv[dyn] on are unknown: an unknown subcommand
+   may be any; after a known one, every rule of that subcommand (the
+   floor's exec:never is left to the literal forms). */
+static void dynamic_git(const locus_shell_command *c, const view *v, size_t dyn,
+                        ll_judgement *j)
+{
+	if (!v->sub || dyn < (size_t)(v->args - c->argv)) {
+		add_maybe(j,
+		          LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_VCS_PUSH |
+		              LOCUS_TAG_FORCE_PUSH | LOCUS_TAG_NETWORK,
+		          LL_REASON_DYNAMIC_GIT);
+		return;
+	}
+	if (any_arg(v, git_help))
+		return;
+	if (git_dry_runs(v))
+		return;
+	for (const git_rule *r = git_destructive; r->sub; r++)
+		if (streq(r->sub, v->sub))
+			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, r->reason);
+	if (streq(v->sub, "push") || streq(v->sub, "send-pack"))
+		add_maybe(j, LOCUS_TAG_FORCE_PUSH, LL_REASON_FORCE_PUSH);
+	for (const sub_row *r = network_subs; r->prog; r++)
+		if (streq(r->prog, "git") && streq(r->sub, v->sub) && r->sub2)
+			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
+}
+
+/* The subcommand of a non-git program (sub_candidates) may be one of
+   the words from argv[dyn] on. */
+static bool sub_may_be_dynamic(const locus_shell_command *c, const view *v,
+                               size_t dyn)
+{
+	size_t base = (size_t)(v->args - c->argv);
+	size_t n = 0;
+	bool saw_option = false;
+	for (size_t i = 0; i < v->nargs; i++) {
+		if (base + i >= dyn)
+			return true;
+		const char *a = v->args[i];
+		if (is_option(a) || a[0] == '+') {
+			saw_option = true;
+			continue;
+		}
+		if (++n == 2 || !saw_option)
+			return false;
+	}
+	return true; /* the words appended at run time may be it */
+}
+
+/* The first row of `rows` for v->prog that needs a subcommand. */
+static const sub_row *sub_row_of(const sub_row *rows, const view *v)
+{
+	for (const sub_row *r = rows; r->prog; r++)
+		if (r->sub && streq(r->prog, v->prog))
+			return r;
+	return NULL;
+}
+
+/* The argument rules of this file that some value of the words computed
+   at run time would satisfy. */
+static void judge_dynamic(const locus_shell_command *c, const view *v,
+                          bool query, ll_judgement *j)
+{
+	size_t dyn = ll_first_dynamic_arg(c);
+	if (!dyn)
+		return;
+	if (streq(v->prog, "git")) {
+		dynamic_git(c, v, dyn, j);
+		return;
+	}
+	if (sub_may_be_dynamic(c, v, dyn)) {
+		const sub_row *r = sub_row_of(network_subs, v);
+		if (r)
+			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
+		r = query ? NULL : sub_row_of(shutdown_subs, v);
+		if (r)
+			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
+	}
+	for (const opt_row *o = destructive_opts; o->prog; o++)
+		if (streq(o->prog, c->name))
+			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
+	if (streq(c->name, "dd"))
+		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, "dd overwrites its output");
+	if (streq(c->name, "find"))
+		add_maybe(j, LOCUS_TAG_DESTRUCTIVE,
+		          "find -delete deletes files");
 }
 
 /* ---- git settings that drop a safety (issue 9) ------------------------ */
@@ -1224,6 +1329,7 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 		add_reason(j, sr->reason);
 		set_never(j, LL_NEVER_STOP);
 	}
+	judge_dynamic(c, &v, query, j);
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
 	pk_judge(c, j);

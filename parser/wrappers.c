@@ -259,6 +259,14 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 		o->assign_end = i;
 	}
 	o->pos_first = i;
+	/* Options stopped at a dynamic word: it may be an option taking
+	   the next words, so which word is the operand (timeout's DURATION)
+	   and which the command is unknown (`timeout "$(echo -)s" KILL 5
+	   gh`): fail closed, as for a dynamic command name. */
+	if (s->npos && i < n && (words[i].flags & LOCUS_WORD_DYNAMIC)) {
+		o->unknown = words[i].text ? words[i].text : "";
+		return;
+	}
 	for (unsigned k = 0; k < s->npos; k++) {
 		if (i >= n)
 			return;

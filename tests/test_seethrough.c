@@ -515,7 +515,11 @@ static const vec vectors[] = {
 	{ "git ${X:-push} --force", 0, { "git" } },
 	{ "systemctl ${X:-poweroff}", 0, { "systemctl" } },
 	{ "docker $CMD", 0, { "docker" } },
-	{ "docker run $IMAGE", 1, { "docker" } },
+	/* an unquoted $IMAGE may split into `IMAGE CMD..` or be an option
+	   taking the next word: where the command starts is unknown
+	   (docs/tags.md, "Arguments computed at run time") */
+	{ "docker run $IMAGE", 0, { "docker" } },
+	{ "docker run img $X", 0, { "docker" } },
 	{ "git -c \"${K:-alias.x}=!reboot\" x", 0, { "git" } },
 };
 /* clang-format on */

@@ -20,6 +20,7 @@
 
 #include "gen.h"
 #include "locus/labels.h"
+#include "locus/policy.h"
 #include "locus/shell.h"
 
 static void print_tags(FILE *f, uint32_t tags)
@@ -59,14 +60,72 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-static int dynamic_args(const locus_shell_result *r)
+/* `name` is the name of some command of `r` that has LOCUS_CMD_DYNAMIC_ARGS
+   (want_dynamic) or of any command (!want_dynamic). */
+static int has_command(const locus_shell_result *r, const char *name,
+                       int want_dynamic)
 {
 	size_t n = r ? locus_shell_result_count(r) : 0;
-	for (size_t i = 0; i < n; i++)
-		if (locus_shell_result_command(r, i)->flags &
-		    LOCUS_CMD_DYNAMIC_ARGS)
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		if (strcmp(c->name, name) == 0 &&
+		    (!want_dynamic || (c->flags & LOCUS_CMD_DYNAMIC_ARGS)))
 			return 1;
+	}
 	return 0;
+}
+
+/*
+ * The known limit (docs/fuzzing.md): a tag that needs the literal value
+ * of an argument computed at run time (`init $(echo 6)`, `rm $(echo -rf)
+ * /`, `git push $F`).  Such a word is matched as any value (labels/
+ * dynamic.c), so every tag but the floor's exec:never is kept; the case
+ * passes only when all of this holds, and `why` says what did not:
+ *  - the only tag lost is exec:never (the floor needs the literal);
+ *  - the line is workspace.exec;
+ *  - every program of the original is still a command, and one of them
+ *    has LOCUS_CMD_DYNAMIC_ARGS (the run-time word is where it was);
+ *  - the default policy (the `standard` preset) does not allow it.
+ */
+static int limit_ok(const locus_action *a, const locus_action *base,
+                    const locus_policy *standard, uint32_t lost,
+                    const char **why)
+{
+	const locus_shell_result *r = locus_action_shell(a);
+	const locus_shell_result *b = locus_action_shell(base);
+	if (lost & ~LOCUS_TAG_NEVER) {
+		*why = "a tag other than exec:never was lost";
+		return 0;
+	}
+	if (locus_action_kind(a) != LOCUS_KIND_EXEC) {
+		*why = "not workspace.exec";
+		return 0;
+	}
+	int dynamic = 0;
+	size_t nb = b ? locus_shell_result_count(b) : 0;
+	for (size_t i = 0; i < nb; i++) {
+		const char *name = locus_shell_result_command(b, i)->name;
+		if (!name[0])
+			continue;
+		if (!has_command(r, name, 0)) {
+			*why = "a program of the original is not listed";
+			return 0;
+		}
+		dynamic |= has_command(r, name, 1);
+	}
+	if (!dynamic) {
+		*why = "no program of the original has a run-time argument";
+		return 0;
+	}
+	locus_decision *d = NULL;
+	int rc = locus_decide(&d, standard, a, NULL, NULL);
+	locus_outcome o = locus_decision_outcome(d);
+	locus_decision_free(d);
+	if (rc != 0 || o == LOCUS_OUTCOME_ALLOW) {
+		*why = "the standard preset allows it";
+		return 0;
+	}
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -111,10 +170,16 @@ int main(int argc, char **argv)
 	locus_shell_parser *p = NULL;
 	if (locus_shell_parser_new(&p, NULL) != 0)
 		return 2;
+	locus_policy *standard = NULL;
+	if (locus_policy_preset(&standard, "standard", NULL) != 0) {
+		locus_shell_parser_free(p);
+		return 2;
+	}
 	gen_corpus c = {0};
 	if (gen_corpus_load(&c, p, paths, npaths, 1) != 0 || c.n == 0) {
 		fprintf(stderr, "fuzz_bypass: no tagged corpus lines loaded\n");
 		locus_shell_parser_free(p);
+		locus_policy_free(standard);
 		gen_corpus_free(&c);
 		return 2;
 	}
@@ -153,19 +218,27 @@ int main(int argc, char **argv)
 		unparsed += is_unparsed;
 		int bad = locus_action_kind(a) == LOCUS_KIND_READ ||
 		          (!is_unparsed && (got & want) != want);
-		/* Known limit (docs/fuzzing.md): a tag that depends on an
-		   argument whose value is only known at run time (`init
-		   $(echo 6)`, `git push $F`) is not derived; the command
-		   itself stays visible and exec. */
-		int limit_case = bad &&
-		                 locus_action_kind(a) != LOCUS_KIND_READ &&
-		                 dynamic_args(locus_action_shell(a));
-		if (limit_case) {
-			limits++;
-			bad = 0;
-			if (show_limits)
-				printf("LIMIT seed=%llu dynamic argument: %s\n",
-				       (unsigned long long)cs, t);
+		/* Known limit (limit_ok): a dynamic argument costs at most
+		   the floor's exec:never, and the line is still held. */
+		const char *why = NULL;
+		if (bad && locus_action_kind(a) != LOCUS_KIND_READ &&
+		    (got & LOCUS_TAG_UNPARSED) == 0) {
+			locus_action *ba = NULL;
+			if (locus_action_classify(&ba, p, base->text,
+			                          strlen(base->text),
+			                          NULL) == 0 &&
+			    limit_ok(a, ba, standard, want & ~got, &why)) {
+				limits++;
+				bad = 0;
+				if (show_limits) {
+					printf("LIMIT seed=%llu dynamic "
+					       "argument: $e ",
+					       (unsigned long long)cs);
+					print_escaped(t);
+					putchar('\n');
+				}
+			}
+			locus_action_free(ba);
 		}
 		if (bad || have_one) {
 			printf("%s seed=%llu steps=%s\n  from: $e ",
@@ -179,6 +252,8 @@ int main(int argc, char **argv)
 			printf("\n  got: %s",
 			       locus_kind_name(locus_action_kind(a)));
 			print_tags(stdout, got);
+			if (why)
+				printf("\n  limit: %s", why);
 			printf("\n");
 			bypasses += bad;
 		}
@@ -194,5 +269,6 @@ int main(int argc, char **argv)
 		printf("%llu lines, %llu bypasses\n", done, bypasses);
 	gen_corpus_free(&c);
 	locus_shell_parser_free(p);
+	locus_policy_free(standard);
 	return bypasses ? 1 : 0;
 }
