@@ -1,426 +1,43 @@
 /*
- * runner/json.c - strict JSON reader and canonical writer (runner/json.h).
+ * runner/json.c - the runner's JSON: util's strict reader with each
+ * number's text kept, the canonical writer, typed look-ups (runner/json.h).
  */
 #include "runner/json.h"
 
 #include "harness/internal.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/sha256.h"
-#include "util/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct jp {
-	const char *s;
-	size_t n, i;
-	int depth;
-	locus_error *err;
-} jp;
-
-static int jp_fail(jp *p, const char *why)
-{
-	lh_err(p->err, LOCUS_EINVALID, "malformed JSON at byte %zu: %s", p->i,
-	       why);
-	if (p->err)
-		p->err->offset = (long)p->i;
-	return LOCUS_EINVALID;
-}
-
-static void jp_ws(jp *p)
-{
-	while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' ||
-	                       p->s[p->i] == '\n' || p->s[p->i] == '\r'))
-		p->i++;
-}
-
-static int jp_value(jp *p, cJSON **out);
-
-/* One raw UTF-8 sequence at p->i (first byte >= 0x80), copied to b. */
-static int jp_utf8(jp *p, lu_buf *b)
-{
-	size_t len = lu_utf8_seq(p->s + p->i, p->n - p->i);
-	if (!len)
-		return jp_fail(p, "invalid UTF-8");
-	lu_buf_add(b, p->s + p->i, len);
-	p->i += len;
-	return 0;
-}
-
-static int jp_hex4(jp *p, unsigned *v)
-{
-	if (p->n - p->i < 4)
-		return jp_fail(p, "truncated \\u escape");
-	*v = 0;
-	for (int k = 0; k < 4; k++) {
-		int d = lu_hex_digit((unsigned char)p->s[p->i + k]);
-		if (d < 0)
-			return jp_fail(p, "bad \\u escape");
-		*v = (*v << 4) | (unsigned)d;
-	}
-	p->i += 4;
-	return 0;
-}
-
-static void put_cp(lu_buf *b, unsigned cp)
-{
-	char o[4];
-	size_t n;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		o[0] = (char)(0xc0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		o[0] = (char)(0xf0 | (cp >> 18));
-		o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	lu_buf_add(b, o, n);
-}
-
-static int jp_escape(jp *p, lu_buf *b)
-{
-	if (p->i >= p->n)
-		return jp_fail(p, "truncated escape");
-	char c = p->s[p->i++];
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *k = c ? strchr(from, c) : NULL;
-	if (k) {
-		lu_buf_add(b, &to[k - from], 1);
-		return 0;
-	}
-	if (c != 'u')
-		return jp_fail(p, "bad escape");
-	unsigned cp, lo;
-	if (jp_hex4(p, &cp))
-		return LOCUS_EINVALID;
-	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return jp_fail(p, "lone low surrogate");
-	if (cp >= 0xd800 && cp <= 0xdbff) {
-		if (p->n - p->i < 2 || p->s[p->i] != '\\' ||
-		    p->s[p->i + 1] != 'u')
-			return jp_fail(p, "lone high surrogate");
-		p->i += 2;
-		if (jp_hex4(p, &lo))
-			return LOCUS_EINVALID;
-		if (lo < 0xdc00 || lo > 0xdfff)
-			return jp_fail(p, "bad surrogate pair");
-		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-	}
-	if (cp == 0)
-		return jp_fail(p, "NUL in a string");
-	put_cp(b, cp);
-	return 0;
-}
-
-/* A string at p->i (the opening quote); *out malloc'd. */
-static int jp_string(jp *p, char **out)
-{
-	lu_buf b = {0};
-	p->i++;
-	int rc = 0;
-	for (;;) {
-		if (p->i >= p->n) {
-			rc = jp_fail(p, "unterminated string");
-			break;
-		}
-		unsigned char c = (unsigned char)p->s[p->i];
-		if (c == '"') {
-			p->i++;
-			break;
-		}
-		if (c < 0x20) {
-			rc = jp_fail(p, "control character in a string");
-			break;
-		}
-		if (c == '\\') {
-			p->i++;
-			rc = jp_escape(p, &b);
-		} else if (c >= 0x80) {
-			rc = jp_utf8(p, &b);
-		} else {
-			size_t j = p->i;
-			while (j < p->n && (unsigned char)p->s[j] >= 0x20 &&
-			       (unsigned char)p->s[j] < 0x80 &&
-			       p->s[j] != '"' && p->s[j] != '\\')
-				j++;
-			lu_buf_add(&b, p->s + p->i, j - p->i);
-			p->i = j;
-		}
-		if (rc)
-			break;
-	}
-	if (!rc && !b.d)
-		lu_buf_add(&b, "", 0);
-	if (!rc && b.oom)
-		rc = lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-	if (rc) {
-		lu_buf_free(&b);
-		return rc;
-	}
-	*out = lu_buf_take(&b);
-	return 0;
-}
-
-static int jp_number(jp *p, cJSON **out)
-{
-	size_t st = p->i;
-	if (p->s[p->i] == '-')
-		p->i++;
-	if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
-		return jp_fail(p, "bad number");
-	if (p->s[p->i] == '0')
-		p->i++;
-	else
-		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-			p->i++;
-	bool is_float = false;
-	if (p->i < p->n && p->s[p->i] == '.') {
-		is_float = true;
-		p->i++;
-		size_t d = p->i;
-		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-			p->i++;
-		if (d == p->i)
-			return jp_fail(p, "bad number (no digit after '.')");
-	}
-	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
-		is_float = true;
-		p->i++;
-		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
-			p->i++;
-		size_t d = p->i;
-		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-			p->i++;
-		if (d == p->i)
-			return jp_fail(p, "bad number (empty exponent)");
-	}
-	size_t len = p->i - st;
-	if (len > 400)
-		return jp_fail(p, "number too long");
-	char tmp[401];
-	memcpy(tmp, p->s + st, len);
-	tmp[len] = '\0';
-	double v = strtod(tmp, NULL);
-	if (is_float && !isfinite(v))
-		return jp_fail(p, "number out of range");
-	cJSON *n = cJSON_CreateNumber(v);
-	char *lex = n ? strdup(tmp) : NULL;
-	if (!lex) {
-		cJSON_Delete(n);
-		return lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-	}
-	n->valuestring = lex;
-	*out = n;
-	return 0;
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* No key twice: sort the keys and look at neighbours. */
-static int jp_no_dups(jp *p, cJSON *o)
-{
-	size_t n = (size_t)cJSON_GetArraySize(o), k = 0;
-	if (n < 2)
-		return 0;
-	char **keys = malloc(n * sizeof *keys);
-	if (!keys)
-		return lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-	for (cJSON *c = o->child; c; c = c->next)
-		keys[k++] = c->string;
-	qsort(keys, n, sizeof *keys, key_cmp);
-	int rc = 0;
-	for (k = 1; k < n && !rc; k++)
-		if (!strcmp(keys[k - 1], keys[k])) {
-			lh_err(p->err, LOCUS_EINVALID,
-			       "malformed JSON: key \"%.60s\" given twice",
-			       keys[k]);
-			rc = LOCUS_EINVALID;
-		}
-	free(keys);
-	return rc;
-}
-
-static int jp_object(jp *p, cJSON **out)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-	p->i++;
-	jp_ws(p);
-	int rc = 0;
-	if (p->i < p->n && p->s[p->i] == '}') {
-		p->i++;
-		*out = o;
-		return 0;
-	}
-	for (;;) {
-		jp_ws(p);
-		if (p->i >= p->n || p->s[p->i] != '"') {
-			rc = jp_fail(p, "expected a key");
-			break;
-		}
-		char *key = NULL;
-		cJSON *v = NULL;
-		if ((rc = jp_string(p, &key)))
-			break;
-		jp_ws(p);
-		if (p->i >= p->n || p->s[p->i] != ':') {
-			free(key);
-			rc = jp_fail(p, "expected ':'");
-			break;
-		}
-		p->i++;
-		if ((rc = jp_value(p, &v))) {
-			free(key);
-			break;
-		}
-		/* cJSON takes the key over without a copy */
-		v->string = key;
-		cJSON_AddItemToArray(o, v);
-		jp_ws(p);
-		if (p->i < p->n && p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->i < p->n && p->s[p->i] == '}') {
-			p->i++;
-			break;
-		}
-		rc = jp_fail(p, "expected ',' or '}'");
-		break;
-	}
-	if (!rc)
-		rc = jp_no_dups(p, o);
-	if (rc) {
-		cJSON_Delete(o);
-		return rc;
-	}
-	*out = o;
-	return 0;
-}
-
-static int jp_array(jp *p, cJSON **out)
-{
-	cJSON *a = cJSON_CreateArray();
-	if (!a)
-		return lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-	p->i++;
-	jp_ws(p);
-	if (p->i < p->n && p->s[p->i] == ']') {
-		p->i++;
-		*out = a;
-		return 0;
-	}
-	for (;;) {
-		cJSON *v = NULL;
-		int rc = jp_value(p, &v);
-		if (rc) {
-			cJSON_Delete(a);
-			return rc;
-		}
-		cJSON_AddItemToArray(a, v);
-		jp_ws(p);
-		if (p->i < p->n && p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->i < p->n && p->s[p->i] == ']') {
-			p->i++;
-			*out = a;
-			return 0;
-		}
-		cJSON_Delete(a);
-		return jp_fail(p, "expected ',' or ']'");
-	}
-}
-
-static int jp_word(jp *p, const char *w, cJSON *(*make)(void), cJSON **out)
-{
-	size_t n = strlen(w);
-	if (p->n - p->i < n || memcmp(p->s + p->i, w, n))
-		return jp_fail(p, "unexpected character");
-	p->i += n;
-	*out = make();
-	return *out ? 0 : lh_err(p->err, LOCUS_ENOMEM, "out of memory");
-}
-
-static cJSON *mk_true(void)
-{
-	return cJSON_CreateTrue();
-}
-static cJSON *mk_false(void)
-{
-	return cJSON_CreateFalse();
-}
-
-static int jp_value(jp *p, cJSON **out)
-{
-	jp_ws(p);
-	if (p->i >= p->n)
-		return jp_fail(p, "unexpected end");
-	if (++p->depth > LR_JSON_MAX_DEPTH)
-		return jp_fail(p, "nested too deeply");
-	int rc;
-	char c = p->s[p->i];
-	if (c == '{')
-		rc = jp_object(p, out);
-	else if (c == '[')
-		rc = jp_array(p, out);
-	else if (c == '"') {
-		char *s = NULL;
-		rc = jp_string(p, &s);
-		if (!rc) {
-			*out = cJSON_CreateString(s);
-			free(s);
-			if (!*out)
-				rc = lh_err(p->err, LOCUS_ENOMEM,
-				            "out of memory");
-		}
-	} else if (c == '-' || (c >= '0' && c <= '9'))
-		rc = jp_number(p, out);
-	else if (c == 't')
-		rc = jp_word(p, "true", mk_true, out);
-	else if (c == 'f')
-		rc = jp_word(p, "false", mk_false, out);
-	else if (c == 'n')
-		rc = jp_word(p, "null", cJSON_CreateNull, out);
-	else
-		rc = jp_fail(p, "unexpected character");
-	p->depth--;
-	return rc;
-}
-
+/* The reader is util's (util/json.h), with the number text kept: the
+   canonical writer prints an integer as written, and lr_json_is_int tells
+   1 from 1.0, the way the gateway's Python reads them. */
 int lr_json_parse(const char *text, size_t len, cJSON **out, locus_error *err)
 {
-	*out = NULL;
-	jp p = {text ? text : "", text ? len : 0, 0, 0, err};
-	cJSON *v = NULL;
-	int rc = jp_value(&p, &v);
-	if (rc)
-		return rc;
-	jp_ws(&p);
-	if (p.i != p.n) {
-		cJSON_Delete(v);
-		return jp_fail(&p, "trailing data after the value");
-	}
-	*out = v;
-	return 0;
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.max_depth = LR_JSON_MAX_DEPTH;
+	o.number_text = true;
+	lu_json_fail why;
+	lu_json_problem p = lu_json_read(out, text, len, &o, &why);
+	if (p == LU_JSON_OK)
+		return 0;
+	if (p == LU_JSON_NOMEM)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	if (p == LU_JSON_DUPLICATE)
+		lh_err(err, LOCUS_EINVALID,
+		       "malformed JSON at byte %zu: key \"%.60s\" given twice",
+		       why.offset, why.key);
+	else
+		lh_err(err, LOCUS_EINVALID, "malformed JSON at byte %zu: %s",
+		       why.offset, lu_json_problem_text(p));
+	if (err)
+		err->offset = (long)why.offset;
+	return LOCUS_EINVALID;
 }
 
 /* ---- the canonical writer ---- */
@@ -494,7 +111,7 @@ static bool put_number(const cJSON *v, lu_buf *b)
 	double d = v->valuedouble;
 	if (!isfinite(d))
 		return false;
-	if (!lex && d == floor(d) && fabs(d) < 9007199254740992.0) {
+	if (!lex && d == floor(d) && fabs(d) < LR_JSON_INT_LIMIT) {
 		lu_buf_printf(b, "%.0f", d == 0 ? 0.0 : d);
 		return true;
 	}
@@ -642,71 +259,6 @@ int lr_json_known(const cJSON *o, const char *const *allowed, const char *what,
 	return 0;
 }
 
-static const cJSON *member(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return v && !cJSON_IsNull(v) ? v : NULL;
-}
-
-#define LR_TYPED(name, type, test, ret)                                        \
-	type name(const cJSON *o, const char *key, const char **bad)           \
-	{                                                                      \
-		const cJSON *v = member(o, key);                               \
-		if (!v)                                                        \
-			return NULL;                                           \
-		if (!test(v)) {                                                \
-			if (bad && !*bad)                                      \
-				*bad = key;                                    \
-			return NULL;                                           \
-		}                                                              \
-		return ret;                                                    \
-	}
-LR_TYPED(lr_json_str, const char *, cJSON_IsString, v->valuestring)
-LR_TYPED(lr_json_obj, const cJSON *, cJSON_IsObject, v)
-LR_TYPED(lr_json_arr, const cJSON *, cJSON_IsArray, v)
-
-bool lr_json_num(const cJSON *o, const char *key, double *out, const char **bad)
-{
-	const cJSON *v = member(o, key);
-	if (!v)
-		return false;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-		if (bad && !*bad)
-			*bad = key;
-		return false;
-	}
-	*out = v->valuedouble;
-	return true;
-}
-
-bool lr_json_bool(const cJSON *o, const char *key, bool *out, const char **bad)
-{
-	const cJSON *v = member(o, key);
-	if (!v)
-		return false;
-	if (!cJSON_IsBool(v)) {
-		if (bad && !*bad)
-			*bad = key;
-		return false;
-	}
-	*out = cJSON_IsTrue(v);
-	return true;
-}
-
-bool lr_json_count(const cJSON *o, const char *key, long *out, const char **bad)
-{
-	const cJSON *v = member(o, key);
-	if (!v)
-		return false;
-	if (!lr_json_is_int(v) || v->valuedouble < 0) {
-		if (bad && !*bad)
-			*bad = key;
-		return false;
-	}
-	*out = (long)v->valuedouble;
-	return true;
-}
-
 bool lr_json_is_int(const cJSON *v)
 {
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
@@ -714,5 +266,71 @@ bool lr_json_is_int(const cJSON *v)
 	if (v->valuestring && !lexeme_is_int(v->valuestring))
 		return false;
 	double d = v->valuedouble;
-	return d == floor(d) && fabs(d) < 9007199254740992.0;
+	return d == floor(d) && fabs(d) < LR_JSON_INT_LIMIT;
+}
+
+static cJSON_bool is_finite_number(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+}
+
+static cJSON_bool is_count(const cJSON *v)
+{
+	return lr_json_is_int(v) && v->valuedouble >= 0;
+}
+
+/* o[key] when it is there, not null and passes `test`; else NULL, and
+   *bad (when given and not yet set) = key when it is there but fails. */
+static const cJSON *typed(const cJSON *o, const char *key,
+                          cJSON_bool (*test)(const cJSON *), const char **bad)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v || cJSON_IsNull(v))
+		return NULL;
+	if (!test(v)) {
+		if (bad && !*bad)
+			*bad = key;
+		return NULL;
+	}
+	return v;
+}
+
+const char *lr_json_str(const cJSON *o, const char *key, const char **bad)
+{
+	const cJSON *v = typed(o, key, cJSON_IsString, bad);
+	return v ? v->valuestring : NULL;
+}
+
+const cJSON *lr_json_obj(const cJSON *o, const char *key, const char **bad)
+{
+	return typed(o, key, cJSON_IsObject, bad);
+}
+
+const cJSON *lr_json_arr(const cJSON *o, const char *key, const char **bad)
+{
+	return typed(o, key, cJSON_IsArray, bad);
+}
+
+bool lr_json_num(const cJSON *o, const char *key, double *out, const char **bad)
+{
+	const cJSON *v = typed(o, key, is_finite_number, bad);
+	if (v)
+		*out = v->valuedouble;
+	return v != NULL;
+}
+
+bool lr_json_bool(const cJSON *o, const char *key, bool *out, const char **bad)
+{
+	const cJSON *v = typed(o, key, cJSON_IsBool, bad);
+	if (v)
+		*out = cJSON_IsTrue(v);
+	return v != NULL;
+}
+
+bool lr_json_count(const cJSON *o, const char *key, long *out, const char **bad)
+{
+	const cJSON *v = typed(o, key, is_count, bad);
+	if (v)
+		*out = (long)v->valuedouble;
+	return v != NULL;
 }

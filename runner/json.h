@@ -1,14 +1,18 @@
 /*
- * runner/json.h - the runner's strict JSON reader and canonical writer.
+ * runner/json.h - the runner's JSON: util's strict reader, a canonical
+ * writer, typed look-ups.
  *
  * Everything the runner reads from the gateway, the model, an MCP server
- * or its own files goes through lr_json_parse: RFC 8259 only (no NaN, no
- * comments, no trailing data), valid UTF-8, no lone surrogates, no NUL in
- * strings (locus strings are C strings), no key twice in one object, at
- * most LR_JSON_MAX_DEPTH levels.  The tree is cJSON; a number keeps its
- * text as written in `valuestring`, so the canonical writer prints it the
- * way the gateway's Python does (an integer as its digits, a float as
- * Python's repr), and a digest computed here matches the gateway's.
+ * or its own files goes through lr_json_parse, which is lu_json_read
+ * (util/json.h) with two settings: at most LR_JSON_MAX_DEPTH levels, and
+ * every number keeps its text as written in `valuestring`
+ * (opts.number_text), so the canonical writer prints it the way the
+ * gateway's Python does (an integer as its digits, a float as Python's
+ * repr) and a digest computed here matches the gateway's.  What it
+ * refuses is util's list: anything but RFC 8259 (no NaN, no comments, no
+ * trailing data, no raw control character), invalid UTF-8, lone
+ * surrogates, "\u0000" (locus strings are C strings), a key twice in one
+ * object, a number a double cannot hold (1e400).
  *
  * Everything the runner sends is written by lr_json_canonical: keys
  * sorted by code point, `,` and `:` without spaces, UTF-8 as is, the
@@ -22,7 +26,11 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+/* Nesting of arrays and objects the runner reads (util counts containers,
+   not scalars). */
 #define LR_JSON_MAX_DEPTH 128
+/* 2^53: integers below it are exact as a double. */
+#define LR_JSON_INT_LIMIT 9007199254740992.0
 
 /** Parse text[0..len) into *out (cJSON_Delete it).  LOCUS_EINVALID with
     the byte offset and the reason; LOCUS_ENOMEM. */

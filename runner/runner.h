@@ -9,9 +9,9 @@
  * a clear `allow` (a hold, a deny, a transport error, a 4xx/5xx, a
  * malformed answer) means the call does not run.
  *
- * Files: json.c (strict reader, canonical writer), gateway.c (the bearer
- * client), manifest.c (manifest v1), events.c (numbering, batches, the
- * spool), model.c (OpenAI-compatible chat completions, streamed),
+ * Files: json.c (util's strict reader, canonical writer), gateway.c (the
+ * bearer client), manifest.c (manifest v1), events.c (numbering, batches,
+ * the spool), model.c (OpenAI-compatible chat completions, streamed),
  * admit.c (admission and holds), tools.c (box/ask_user/task), remote.c
  * (gateway/mcp/api tools), loop.c (the agent loop, parking), run.c
  * (next/manifest/result, exit codes), secrets.c (environment hygiene),
@@ -147,7 +147,7 @@ const lr_tool *lr_manifest_tool(const lr_manifest *m, const char *name);
 #define LR_EVENT_BATCH 64
 /* Event numbers (and any count read from JSON) stay below 2^53: exact as
    a JSON number, and in a long. */
-#define LR_SEQ_LIMIT 9007199254740992.0
+#define LR_SEQ_LIMIT LR_JSON_INT_LIMIT
 typedef struct lr_events {
 	lr_gw *gw;
 	char *spool_path, *seq_path;

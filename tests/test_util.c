@@ -271,6 +271,27 @@ static const struct {
     {"{\"a\":01}", 0, LU_JSON_NUMBER, 5, NULL},
     {"{\"a\":1.}", 0, LU_JSON_NUMBER, 5, NULL},
     {"[1.5e]", 0, LU_JSON_SYNTAX, 0, NULL},
+    /* what cJSON lets through: a \u with a bad hex digit reads as 0 and
+       ends the string ("ls\u00zz; rm" would be "ls"), raw control
+       characters in strings, any byte below 0x21 as white space (which
+       also hid "01" from the number check) */
+    {"[\"ls\\u00zz; rm\"]", 0, LU_JSON_SYNTAX, 4, NULL},
+    {"[\"a\\uzzzzb\"]", 0, LU_JSON_SYNTAX, 3, NULL},
+    {"[\"a\\u12\"]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"[\"a\\u00E9\\u00e9\"]", 0, LU_JSON_OK, 0, NULL},
+    {"[\"a\nb\"]", 0, LU_JSON_SYNTAX, 3, NULL},
+    {"[\"a\x01\"]", 0, LU_JSON_SYNTAX, 3, NULL},
+    {"\x0b[1]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"[1,\x0c 2]", 0, LU_JSON_SYNTAX, 3, NULL},
+    {"[\x0b"
+     "01]",
+     0, LU_JSON_SYNTAX, 1, NULL},
+    {" \t\r\n[1]\n", 0, LU_JSON_OK, 0, NULL},
+    /* lone surrogates (cJSON refuses them) */
+    {"[\"\\ud800\"]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"[\"\\udc00\"]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"[\"\\ud800\\u0041\"]", 0, LU_JSON_SYNTAX, 0, NULL},
+    {"[\"\\ud83d\\ude00\"]", 0, LU_JSON_OK, 0, NULL},
     {"{\"a\":1,\"a\":2}", 0, LU_JSON_DUPLICATE, 11, "a"},
     {"{\"a\":1,\"b\":{\"c\":1,\"c\":[]}}", 0, LU_JSON_DUPLICATE, 22, "c"},
     {"[{\"x\":1},{\"y\":2,\"y\":3}]", 0, LU_JSON_DUPLICATE, 20, "y"},
@@ -351,6 +372,38 @@ START_TEST(test_json_options)
 	                 LU_JSON_DEPTH);
 	ck_assert_uint_eq(why.offset, LU_JSON_MAX_DEPTH);
 	free(deep);
+	/* number_text: each number keeps its text, in every position */
+	o.max_depth = 0;
+	o.number_text = true;
+	const char *nt = "{\"a\":[1.0, -0, 1e2],\"b\":{\"c\":"
+	                 "123456789012345678901234567890},\"d\":1}";
+	ck_assert_int_eq(lu_json_read(&v, nt, strlen(nt), &o, &why),
+	                 LU_JSON_OK);
+	const cJSON *a = cJSON_GetObjectItem(v, "a");
+	ck_assert_str_eq(cJSON_GetArrayItem(a, 0)->valuestring, "1.0");
+	ck_assert_str_eq(cJSON_GetArrayItem(a, 1)->valuestring, "-0");
+	ck_assert_str_eq(cJSON_GetArrayItem(a, 2)->valuestring, "1e2");
+	ck_assert_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(v, "b"), "c")->valuestring,
+	    "123456789012345678901234567890");
+	ck_assert_str_eq(cJSON_GetObjectItem(v, "d")->valuestring, "1");
+	cJSON *dup = cJSON_Duplicate(v, 1); /* the text is copied along */
+	ck_assert_str_eq(cJSON_GetObjectItem(dup, "d")->valuestring, "1");
+	cJSON_Delete(dup);
+	cJSON_Delete(v);
+	ck_assert_int_eq(lu_json_read(&v, "-12.5e-3 ", 9, &o, &why),
+	                 LU_JSON_OK);
+	ck_assert_str_eq(v->valuestring, "-12.5e-3");
+	cJSON_Delete(v);
+	/* a number a double cannot hold has no text to hash against */
+	ck_assert_int_eq(lu_json_read(&v, "[1, 1e400]", 10, &o, &why),
+	                 LU_JSON_NUMBER);
+	ck_assert_uint_eq(why.offset, 4);
+	ck_assert_ptr_null(v);
+	o.number_text = false;
+	ck_assert_int_eq(lu_json_read(&v, "[1]", 3, &o, &why), LU_JSON_OK);
+	ck_assert_ptr_null(cJSON_GetArrayItem(v, 0)->valuestring);
+	cJSON_Delete(v);
 	/* a wrong-version opts is the default */
 	o.version = 99;
 	o.object = true;

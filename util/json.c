@@ -8,11 +8,13 @@
  */
 #include "json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
+#include "invariant.h"
 #include "utf8.h"
 
 #define NONE ((size_t)-1)
@@ -74,31 +76,56 @@ static void flag(scan_out *o, size_t at, lu_json_problem p)
 	}
 }
 
+/* Whether t[i..i+4) are four hex digits (cJSON reads a bad digit as 0,
+   so "\u00zz" would end the string there, like "\u0000"). */
+static bool hex4(const char *t, size_t len, size_t i)
+{
+	if (len - i < 4)
+		return false;
+	for (size_t k = i; k < i + 4; k++)
+		if (!t[k] || !strchr("0123456789abcdefABCDEF", t[k]))
+			return false;
+	return true;
+}
+
 /* Skip the string starting at t[i] == '"'; returns the offset after it. */
 static size_t scan_string(const char *t, size_t len, size_t i, unsigned check,
                           scan_out *o)
 {
 	for (i++; i < len && t[i] != '"'; i++) {
+		if ((unsigned char)t[i] < 0x20 && (check & C_OTHER))
+			flag(o, i, LU_JSON_SYNTAX); /* cJSON keeps it raw */
 		if (t[i] != '\\' || i + 1 >= len)
 			continue;
 		if ((check & C_NUL) && t[i + 1] == 'u' && i + 5 < len &&
 		    memcmp(t + i + 2, "0000", 4) == 0)
 			flag(o, i, LU_JSON_ESCAPED_NUL);
+		if ((check & C_OTHER) && t[i + 1] == 'u' &&
+		    !hex4(t, len, i + 2))
+			flag(o, i, LU_JSON_SYNTAX);
 		i++;
 	}
 	return i + 1;
 }
 
+/* Called at the start of every value, in pre-order. */
+typedef struct value_hook {
+	void (*at)(void *ctx, size_t offset);
+	void *ctx;
+} value_hook;
+
 /*
  * One pass over the text.  Counts value starts in pre-order and records
- * where value number `target` starts; `check` (C_*) asks it to record the
- * first "\u0000" (C_NUL), malformed number or nesting past max_depth
- * (C_OTHER).  Iterative, with a
+ * where value number `target` starts (and tells `hook`, when given, where
+ * each starts); `check` (C_*) asks it to record the first "\u0000"
+ * (C_NUL), malformed number, nesting past max_depth, bad \u escape or raw
+ * control character (C_OTHER; cJSON skips any byte below 0x21 as white
+ * space, so this pass does too, to stay in step).  Iterative, with a
  * fixed stack: it never recurses and never reads past len, whatever the
  * text (it also runs on text cJSON refused, to tell depth from syntax).
  */
 static void scan(const char *t, size_t len, size_t target, unsigned check,
-                 unsigned max_depth, scan_out *o)
+                 unsigned max_depth, const value_hook *hook, scan_out *o)
 {
 	char stack[LU_JSON_MAX_DEPTH + 8];
 	size_t depth = 0, count = 0, i = 0;
@@ -107,7 +134,9 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 	o->problem = LU_JSON_OK;
 	while (i < len) {
 		char c = t[i];
-		if (is_ws(c)) {
+		if ((unsigned char)c <= ' ') {
+			if (!is_ws(c) && (check & C_OTHER))
+				flag(o, i, LU_JSON_SYNTAX);
 			i++;
 			continue;
 		}
@@ -135,6 +164,8 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 		if (expect_value) {
 			if (count == target)
 				o->found = i;
+			if (hook)
+				hook->at(hook->ctx, i);
 			count++;
 		}
 		expect_value = false;
@@ -149,7 +180,8 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 			i++;
 		} else {
 			size_t s = i;
-			while (i < len && !strchr(",]} \t\r\n", t[i]))
+			while (i < len && (unsigned char)t[i] > ' ' &&
+			       !strchr(",]}", t[i]))
 				i++;
 			if ((check & C_OTHER) &&
 			    (c == '-' || (c >= '0' && c <= '9')) &&
@@ -161,28 +193,52 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
 
 /* ---- positions --------------------------------------------------------- */
 
-/* Pre-order index of `node` under root, or NONE.  cJSON has no parent
-   pointers: the walk keeps the pending siblings on a stack. */
+/* A walk in pre-order (the order of the values in the text) of the nodes
+   below `top`, top itself left out.  cJSON has no parent pointers: the
+   pending siblings wait on a stack. */
+typedef struct preorder {
+	Array(cJSON *) stack;
+	bool oom;
+} preorder;
+
+static void preorder_start(preorder *w, const cJSON *top)
+{
+	memset(&w->stack, 0, sizeof w->stack);
+	w->oom = top && top->child && !lu_array_push(&w->stack, top->child);
+}
+
+/* The next node, or NULL at the end (or out of memory: w->oom). */
+static cJSON *preorder_next(preorder *w)
+{
+	if (w->oom || !w->stack.size)
+		return NULL;
+	cJSON *cur = lu_array_pop(&w->stack);
+	/* the next sibling first, so the child is visited before it */
+	if ((cur->next && !lu_array_push(&w->stack, cur->next)) ||
+	    (cur->child && !lu_array_push(&w->stack, cur->child)))
+		w->oom = true;
+	return cur;
+}
+
+static void preorder_end(preorder *w)
+{
+	lu_array_delete(&w->stack);
+}
+
+/* Pre-order index of `node` under root, or NONE. */
 static size_t preorder_index(const cJSON *root, const cJSON *node)
 {
-	Array(const cJSON *) stack = LU_ARRAY_INIT;
-	size_t idx = 0, found = NONE;
-	if (!lu_array_push(&stack, root))
-		return NONE;
-	while (stack.size) {
-		const cJSON *cur = lu_array_pop(&stack);
+	if (node == root)
+		return 0;
+	preorder w;
+	preorder_start(&w, root);
+	size_t idx = 1, found = NONE;
+	for (const cJSON *cur; (cur = preorder_next(&w)); idx++)
 		if (cur == node) {
 			found = idx;
 			break;
 		}
-		idx++;
-		/* the next sibling first, so the child is visited before it */
-		if ((cur != root && cur->next &&
-		     !lu_array_push(&stack, cur->next)) ||
-		    (cur->child && !lu_array_push(&stack, cur->child)))
-			break;
-	}
-	lu_array_delete(&stack);
+	preorder_end(&w);
 	return found;
 }
 
@@ -195,7 +251,7 @@ size_t lu_json_offset_of(const cJSON *root, const char *text, size_t len,
 	if (idx == NONE)
 		return 0;
 	scan_out o;
-	scan(text, len, idx, 0, LU_JSON_MAX_DEPTH, &o);
+	scan(text, len, idx, 0, LU_JSON_MAX_DEPTH, NULL, &o);
 	return o.found == NONE ? 0 : o.found;
 }
 
@@ -253,23 +309,71 @@ const cJSON *lu_json_duplicate(const cJSON *root, bool *oom)
 	*oom = false;
 	if (!root)
 		return NULL;
-	Array(const cJSON *) stack = LU_ARRAY_INIT;
 	member_array scratch = LU_ARRAY_INIT;
-	const cJSON *dup = NULL;
-	if (!lu_array_push(&stack, root))
-		*oom = true;
-	while (stack.size && !dup && !*oom) {
-		const cJSON *cur = lu_array_pop(&stack);
+	const cJSON *dup =
+	    cJSON_IsObject(root) ? object_duplicate(root, &scratch, oom) : NULL;
+	preorder w;
+	preorder_start(&w, root);
+	for (const cJSON *cur; !dup && !*oom && (cur = preorder_next(&w));)
 		if (cJSON_IsObject(cur))
 			dup = object_duplicate(cur, &scratch, oom);
-		if ((cur != root && cur->next &&
-		     !lu_array_push(&stack, cur->next)) ||
-		    (cur->child && !lu_array_push(&stack, cur->child)))
-			*oom = true;
-	}
-	lu_array_delete(&stack);
+	*oom = *oom || w.oom;
+	preorder_end(&w);
 	lu_array_delete(&scratch);
 	return *oom ? NULL : dup;
+}
+
+/* ---- number text (opts.number_text) ----------------------------------- */
+
+/* The scanner's value starts and the tree's nodes, both in pre-order. */
+typedef struct numbers {
+	cJSON *root;
+	preorder walk;
+	const char *text;
+	size_t len;
+	size_t bad; /* NONE, or where the first problem is */
+	lu_json_problem problem;
+} numbers;
+
+static void number_problem(numbers *k, size_t at, lu_json_problem p)
+{
+	if (k->bad == NONE) {
+		k->bad = at;
+		k->problem = p;
+	}
+}
+
+/* value_hook: the value at `off` is the next node; a number keeps its
+   text. */
+static void keep_number(void *ctx, size_t off)
+{
+	numbers *k = ctx;
+	cJSON *node = k->root;
+	if (k->bad != NONE)
+		return;
+	if (node)
+		k->root = NULL; /* the first value is the root */
+	else
+		node = preorder_next(&k->walk);
+	if (!node || !cJSON_IsNumber(node)) {
+		/* cJSON took this text, so the two agree on every value */
+		if (NEVER(!node))
+			number_problem(k, off,
+			               k->walk.oom ? LU_JSON_NOMEM
+			                           : LU_JSON_SYNTAX);
+		return;
+	}
+	size_t e = off;
+	while (e < k->len && k->text[e] &&
+	       strchr("+-.eE0123456789", k->text[e]))
+		e++;
+	if (NEVER(e == off) || !isfinite(node->valuedouble)) {
+		number_problem(k, off, LU_JSON_NUMBER);
+		return;
+	}
+	node->valuestring = strndup(k->text + off, e - off);
+	if (!node->valuestring)
+		number_problem(k, off, LU_JSON_NOMEM);
 }
 
 /* ---- the reader -------------------------------------------------------- */
@@ -305,7 +409,7 @@ static lu_json_problem parse(cJSON **out, const char *text, size_t len,
 		/* nesting past the limit is refused by cJSON as a syntax
 		   error: say which it was */
 		scan_out o;
-		scan(text, len, NONE, C_OTHER, depth, &o);
+		scan(text, len, NONE, C_OTHER, depth, NULL, &o);
 		if (o.problem == LU_JSON_DEPTH && o.bad <= off)
 			return failed(why, LU_JSON_DEPTH, o.bad);
 		return failed(why, LU_JSON_SYNTAX, off);
@@ -345,10 +449,18 @@ lu_json_problem lu_json_read(cJSON **out, const char *text, size_t len,
 	if (p)
 		return p;
 	scan_out o;
-	scan(text, len, NONE, opts->escaped_nul ? C_OTHER : C_ALL, depth, &o);
-	if (o.bad != NONE) {
+	numbers k = {.root = root, .text = text, .len = len, .bad = NONE};
+	value_hook keep = {keep_number, &k};
+	if (opts->number_text)
+		preorder_start(&k.walk, root);
+	scan(text, len, NONE, opts->escaped_nul ? C_OTHER : C_ALL, depth,
+	     opts->number_text ? &keep : NULL, &o);
+	if (opts->number_text)
+		preorder_end(&k.walk);
+	if (o.bad != NONE || k.bad != NONE) {
 		cJSON_Delete(root);
-		return failed(why, o.problem, o.bad);
+		return o.bad <= k.bad ? failed(why, o.problem, o.bad)
+		                      : failed(why, k.problem, k.bad);
 	}
 	if (!opts->duplicates) {
 		bool oom = false;

@@ -3,11 +3,13 @@
  *
  * cJSON is lenient where locus must not be: it takes invalid UTF-8, keeps
  * duplicate keys (lookups find the first, so a second "command" or
- * "deny_for" would be the one another consumer acts on), reads "\u0000" as
- * the end of a string, accepts numbers like "01" or "1." and ignores text
- * after the value.  lu_json_read() refuses each of these and says which
- * problem it found and where, so every caller (the CLI's inputs, the policy
- * loader, tool-call arguments, MCP) words its own message over one set of
+ * "deny_for" would be the one another consumer acts on), reads "\u0000" and
+ * a \u escape with a bad hex digit ("\u00zz") as the end of a string, takes
+ * raw control characters in strings and any byte below 0x21 as white space,
+ * accepts numbers like "01" or "1." and ignores text after the value.
+ * lu_json_read() refuses each of these and says which problem it found and
+ * where, so every caller (the CLI's inputs, the policy loader, tool-call
+ * arguments, MCP, the box runner) words its own message over one set of
  * checks.
  */
 #ifndef LOCUS_UTIL_JSON_H
@@ -27,11 +29,14 @@ typedef enum lu_json_problem {
 	LU_JSON_TOOBIG,      /* longer than max_len */
 	LU_JSON_NUL,         /* a raw NUL byte */
 	LU_JSON_UTF8,        /* invalid UTF-8 */
-	LU_JSON_SYNTAX,      /* not JSON (cJSON refused it; also empty text) */
+	LU_JSON_SYNTAX,      /* not JSON (cJSON refused it; also empty text, a
+	                        raw control character in a string or between
+	                        tokens, a \u without four hex digits) */
 	LU_JSON_TRAILING,    /* text other than white space after the value */
 	LU_JSON_DEPTH,       /* nested deeper than max_depth */
 	LU_JSON_ESCAPED_NUL, /* "\u0000" in a string */
-	LU_JSON_NUMBER,      /* a number JSON does not allow (01, 1., .5) */
+	LU_JSON_NUMBER,      /* a number JSON does not allow (01, 1., .5); with
+	                        number_text also one a double cannot hold */
 	LU_JSON_DUPLICATE,   /* one key twice in one object */
 	LU_JSON_NOT_OBJECT,  /* `object` asked for and the value is not one */
 } lu_json_problem;
@@ -47,12 +52,19 @@ typedef struct lu_json_opts {
 	bool escaped_nul;   /* "\u0000" is kept: the caller refuses it where it
 	                       can answer in context (MCP: a tool error that
 	                       carries the request's id) */
+	bool number_text;   /* every number keeps its text as written in its
+	                       `valuestring` (cJSON_Delete frees it), so 1 and
+	                       1.0 and a 30-digit integer stay apart; a number
+	                       whose double is not finite (1e400) is refused
+	                       (LU_JSON_NUMBER): for a caller that hashes
+	                       values the way another language reads them
+	                       (the box runner's digest, runner/json.h) */
 } lu_json_opts;
 
 #define LU_JSON_OPTS_VERSION 1
 #define LU_JSON_OPTS_INIT                                                      \
 	{                                                                      \
-		LU_JSON_OPTS_VERSION, 0, 0, false, false, false, false         \
+		LU_JSON_OPTS_VERSION, 0, 0, false, false, false, false, false  \
 	}
 
 /* Why a read failed. */
