@@ -790,7 +790,7 @@ START_TEST(cancel_kills_the_command)
 	oci_fx_options(&fx, &o);
 	locus_session *s = open_session(&o);
 	ck_assert_ptr_nonnull(s->exec_ctl);
-	cancel_fx_ticker(s, "/workspace/");
+	cancel_fx_ticker(s, "/workspace/", NULL);
 	int code;
 	char *out;
 	size_t len;

@@ -677,7 +677,7 @@ START_TEST(cancel_kills_the_command)
 	gw g;
 	gw_start(&g, false, NULL);
 	locus_session *s = attach_pre(&g, 0);
-	cancel_fx_ticker(s, "");
+	cancel_fx_ticker(s, "", g.sbx);
 	int code;
 	char *out;
 	size_t len;
