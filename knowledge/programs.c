@@ -1338,65 +1338,73 @@ static const struct {
     {"remake", "make"},
 };
 
-#ifndef LK_GEN_INDEX /* the generator includes the tables only */
-/* rows_by_name, aliases_by_name: the row and alias indices sorted by
-   name (knowledge/gen_index.c, generated at build time). */
-#include "knowledge/programs_index.h"
+/*
+ * The name index is a hash table (knowledge/gen_index.c builds it at build
+ * time from these tables): FNV-1a over the name's bytes, open addressing
+ * with linear probing, slots holding a row (or alias) index + 1, 0 empty.
+ * The generator and the library share this function, so they agree.
+ */
+#define LK_HASH_BASIS 2166136261u
+#define LK_HASH_STEP(h, byte) (((h) ^ (unsigned char)(byte)) * 16777619u)
 
-_Static_assert(sizeof rows_by_name / sizeof *rows_by_name == NPROGRAMS,
-               "the index covers every row");
-_Static_assert(sizeof aliases_by_name / sizeof *aliases_by_name ==
-                   sizeof aliases / sizeof *aliases,
-               "the index covers every alias");
-
-/* strcmp of `key` (the n bytes of name, n > 0) against `s`; the first
-   byte decides most steps of a search without a call. */
-static int key_cmp(const char *name, size_t n, const char *s)
+static inline uint32_t lk_hash_n(const char *name, size_t n)
 {
-	int c = (unsigned char)name[0] - (unsigned char)s[0];
-	if (c || !s[0])
-		return c ? c : 1;
-	c = strncmp(name + 1, s + 1, n - 1);
-	return c ? c : -(unsigned char)s[n];
+	uint32_t h = LK_HASH_BASIS;
+	for (size_t i = 0; i < n; i++)
+		h = LK_HASH_STEP(h, name[i]);
+	return h;
 }
 
-/* The row named exactly by the n bytes of name: binary search. */
-static const lk_program *exact_n(const char *name, size_t n)
+/* A hash's first slot in a table of `slots` (a power of two) slots. */
+static inline size_t lk_hash_slot(uint32_t h, size_t slots)
 {
-	size_t lo = 0, hi = NPROGRAMS;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const lk_program *r = &programs[rows_by_name[mid]];
-		int c = key_cmp(name, n, r->name);
-		if (c == 0)
+	return (size_t)(h ^ (h >> 15)) & (slots - 1);
+}
+
+/* The n bytes of name (no NUL among them) are exactly the string s. */
+static inline bool lk_name_is(const char *name, size_t n, const char *s)
+{
+	return s[0] == name[0] && strncmp(s + 1, name + 1, n - 1) == 0 &&
+	       s[n] == '\0';
+}
+
+#ifndef LK_GEN_INDEX /* the generator includes the tables only */
+/* row_slots, alias_slots: the hash tables of row and alias names
+   (knowledge/gen_index.c, generated at build time). */
+#include "knowledge/programs_index.h"
+
+_Static_assert((ROW_SLOTS & (ROW_SLOTS - 1)) == 0 && ROW_SLOTS > NPROGRAMS,
+               "the row index has a free slot");
+_Static_assert((ALIAS_SLOTS & (ALIAS_SLOTS - 1)) == 0 &&
+                   ALIAS_SLOTS > sizeof aliases / sizeof *aliases,
+               "the alias index has a free slot");
+
+/* The row named exactly by the n bytes (n > 0) of name, whose hash is h. */
+static const lk_program *exact_h(const char *name, size_t n, uint32_t h)
+{
+	for (size_t i = lk_hash_slot(h, ROW_SLOTS); row_slots[i];
+	     i = (i + 1) & (ROW_SLOTS - 1)) {
+		const lk_program *r = &programs[row_slots[i] - 1];
+		if (lk_name_is(name, n, r->name))
 			return r;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
 	}
 	return NULL;
 }
 
 static const lk_program *exact(const char *name)
 {
-	return exact_n(name, strlen(name));
+	size_t n = strlen(name);
+	return exact_h(name, n, lk_hash_n(name, n));
 }
 
-/* The alias entry named by the n bytes of name, or -1. */
-static long alias_n(const char *name, size_t n)
+/* The alias entry named by the n bytes of name (hash h), or -1. */
+static long alias_h(const char *name, size_t n, uint32_t h)
 {
-	size_t na = sizeof aliases / sizeof *aliases, lo = 0, hi = na;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		size_t a = aliases_by_name[mid];
-		int c = key_cmp(name, n, aliases[a].alias);
-		if (c == 0)
+	for (size_t i = lk_hash_slot(h, ALIAS_SLOTS); alias_slots[i];
+	     i = (i + 1) & (ALIAS_SLOTS - 1)) {
+		size_t a = alias_slots[i] - 1u;
+		if (lk_name_is(name, n, aliases[a].alias))
 			return (long)a;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
 	}
 	return -1;
 }
@@ -1439,29 +1447,35 @@ const lk_program *lk_program_find(const char *name)
 	if (!name || !*name)
 		return NULL;
 	size_t len = strlen(name);
-	const lk_program *p = exact_n(name, len);
+	uint32_t hlen = lk_hash_n(name, len);
+	const lk_program *p = exact_h(name, len, hlen);
 	if (p)
 		return p;
-	long a = alias_n(name, len);
+	long a = alias_h(name, len, hlen);
 	if (a >= 0)
 		return exact(aliases[a].name);
+	/* h: the hash of the first n bytes, for the prefix lookups */
 	const lk_program *best = NULL;
-	for (size_t n = 1; n < len; n++) {
+	uint32_t h = LK_HASH_STEP(LK_HASH_BASIS, name[0]);
+	bool any_start = false;
+	for (size_t n = 1; n < len; h = LK_HASH_STEP(h, name[n]), n++) {
 		if (!suffix_start(name[n]))
 			continue;
-		const lk_program *r = exact_n(name, n);
+		any_start = true;
+		const lk_program *r = exact_h(name, n, h);
 		if (r && r->names && suffix_ok(r->names, name + n) &&
 		    (!best || r < best))
 			best = r;
 	}
-	if (best)
+	if (best || !any_start)
 		return best;
 	/* a versioned alias: ipython3, nodejs18 */
 	long first = -1;
-	for (size_t n = 1; n < len; n++) {
+	h = LK_HASH_STEP(LK_HASH_BASIS, name[0]);
+	for (size_t n = 1; n < len; h = LK_HASH_STEP(h, name[n]), n++) {
 		if (!suffix_start(name[n]))
 			continue;
-		long k = alias_n(name, n);
+		long k = alias_h(name, n, h);
 		const lk_program *r;
 		if (k >= 0 && (first < 0 || k < first) &&
 		    (r = exact(aliases[k].name)) != NULL && r->names &&

@@ -57,6 +57,16 @@ static const name_case names[] = {
     {"tee", "tee", LK_WRITES_ARGS},
     {"man", "man", LK_NAMES_DATA},
     {"less", "less", LK_PAGER},
+    /* every alias through the hashed alias index (knowledge/gen_index.c),
+       exact and versioned, and near misses of aliases */
+    {"gsed", "sed", 0},
+    {"remake", "make", LK_SEES},
+    {"nodejs18", "node", LK_INTERP},
+    {"ksh2020", "ksh", LK_SHELL},
+    {"fdfind", "fd", 0},
+    {"gse", NULL, 0},
+    {"nodej", NULL, 0},
+    {"remakes", NULL, 0},
     /* not programs of the table, nor near misses of one */
     {"bashful", NULL, 0},
     {"python3x", NULL, 0},
