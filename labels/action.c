@@ -778,9 +778,55 @@ static const unsigned char jw_class[256] = {
 };
 /* clang-format on */
 
-static void jw_str(jw *w, const char *s)
+/* Some byte of the eight in x is not JW_PLAIN: below 0x20, '"', '\\'
+   or 0x80 and above (SWAR: exact for "any", which is all it is used for;
+   the bytes are then written one by one). */
+static inline bool jw_word_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = ones << 7;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+	        ((b - ones) & ~b) | x) &
+	       highs;
+}
+
+/* One byte of s at *i (a whole UTF-8 sequence when it starts one) to o;
+   the end of what was written. */
+static char *jw_byte(char *o, const unsigned char *p, size_t n, size_t *i)
 {
 	static const char hex[] = "0123456789abcdef";
+	unsigned char c = p[*i], k = jw_class[c];
+	if (k == JW_PLAIN) {
+		*o++ = (char)c;
+		(*i)++;
+	} else if (k == JW_HIGH) {
+		size_t len = lu_utf8_seq((const char *)p + *i, n - *i);
+		if (len) {
+			memcpy(o, p + *i, len);
+			o += len;
+			*i += len;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			(*i)++;
+		}
+	} else if (k == JW_U00) {
+		memcpy(o, "\\u00", 4);
+		o[4] = hex[c >> 4];
+		o[5] = hex[c & 15];
+		o += 6;
+		(*i)++;
+	} else {
+		o[0] = '\\';
+		o[1] = (char)k;
+		o += 2;
+		(*i)++;
+	}
+	return o;
+}
+
+static void jw_str(jw *w, const char *s)
+{
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p);
 	/* the worst case is 6 bytes out per byte in (\u00XX; U+FFFD is 3
@@ -790,58 +836,42 @@ static void jw_str(jw *w, const char *s)
 	char *o = w->p + w->n;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
-		unsigned char c = p[i], k = jw_class[c];
-		if (k == JW_PLAIN) {
-			*o++ = (char)c;
-			i++;
-		} else if (k == JW_HIGH) {
-			size_t len = lu_utf8_seq((const char *)p + i, n - i);
-			if (len) {
-				memcpy(o, p + i, len);
-				o += len;
-				i += len;
-			} else {
-				memcpy(o, "\xEF\xBF\xBD", 3);
-				o += 3;
-				i++;
+		/* eight plain bytes are copied at once (most text is plain) */
+		uint64_t x;
+		if (n - i >= 8) {
+			memcpy(&x, p + i, 8);
+			if (!jw_word_special(x)) {
+				memcpy(o, &x, 8);
+				o += 8;
+				i += 8;
+				continue;
 			}
-		} else if (k == JW_U00) {
-			memcpy(o, "\\u00", 4);
-			o[4] = hex[c >> 4];
-			o[5] = hex[c & 15];
-			o += 6;
-			i++;
-		} else {
-			o[0] = '\\';
-			o[1] = (char)k;
-			o += 2;
-			i++;
 		}
+		for (size_t stop = n - i > 8 ? i + 8 : n; i < stop;)
+			o = jw_byte(o, p, n, &i);
 	}
 	*o++ = '"';
 	*o = '\0';
 	w->n = (size_t)(o - w->p);
 }
 
-/* Keys are our own ASCII literals: no escaping needed. */
-static void jw_key(jw *w, const char *key, bool first)
+/* Keys are our own ASCII literals: no escaping needed, and the quotes
+   and colon are joined to them at compile time. */
+static void jw_key_n(jw *w, const char *lit, size_t n, bool first)
 {
-	char buf[40];
-	size_t n = strlen(key);
-	if (n + 4 > sizeof buf) {
-		w->oom = true; /* a programming error; never reached */
+	if (!jw_reserve(w, n + 1))
 		return;
-	}
-	size_t k = 0;
+	char *o = w->p + w->n;
 	if (!first)
-		buf[k++] = ',';
-	buf[k++] = '"';
-	memcpy(buf + k, key, n);
-	k += n;
-	buf[k++] = '"';
-	buf[k++] = ':';
-	jw_put(w, buf, k);
+		*o++ = ',';
+	memcpy(o, lit, n);
+	o += n;
+	*o = '\0';
+	w->n = (size_t)(o - w->p);
 }
+
+#define jw_key(w, key, first)                                                  \
+	jw_key_n((w), "\"" key "\":", sizeof "\"" key "\":" - 1, (first))
 
 static void jw_strs(jw *w, const char *const *v, size_t n)
 {
@@ -856,9 +886,13 @@ static void jw_strs(jw *w, const char *const *v, size_t n)
 
 static void jw_size(jw *w, size_t v)
 {
-	char buf[32];
-	int k = snprintf(buf, sizeof buf, "%zu", v);
-	jw_put(w, buf, (size_t)k);
+	char buf[24]; /* 20 digits at most */
+	size_t k = sizeof buf;
+	do {
+		buf[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jw_put(w, buf + k, sizeof buf - k);
 }
 
 static void command_json(jw *w, const locus_shell_command *c)

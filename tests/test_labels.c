@@ -1387,6 +1387,51 @@ START_TEST(test_action_json_tool)
 }
 END_TEST
 
+/* The writer copies eight plain bytes at a time (labels/action.c): each
+   byte that needs escaping, at every offset of a word, is still escaped. */
+START_TEST(test_action_json_escapes_every_offset)
+{
+	struct special {
+		const char *in, *out;
+	};
+	static const struct special special[] = {
+	    {"\"", "\\\""},
+	    {"\\", "\\\\"},
+	    {"\n", "\\n"},
+	    {"\t", "\\t"},
+	    {"\x01", "\\u0001"},
+	    {"\x1f", "\\u001f"},
+	    {"\x7f", "\x7f"},
+	    {"\xc3\xa9", "\xc3\xa9"},
+	    {"\xff", "\xEF\xBF\xBD"},
+	    {"\xe2\x82", "\xEF\xBF\xBD\xEF\xBF\xBD"},
+	};
+	static const char ys[] = "yyyyyyyyyyyyyyyyyyy";
+	for (size_t s = 0; s < sizeof special / sizeof *special; s++)
+		for (size_t k = 0; k <= 20; k++) {
+			char line[64], want[96];
+			memset(line, 'x', k);
+			snprintf(line + k, sizeof line - k, "%sy%s",
+			         special[s].in, &ys[k % 19]);
+			snprintf(want, sizeof want,
+			         "{\"command\":\"%.*s%sy%s\",", (int)k,
+			         "xxxxxxxxxxxxxxxxxxxx", special[s].out,
+			         &ys[k % 19]);
+			locus_action *a = NULL;
+			ck_assert_int_eq(locus_action_classify(&a, NULL, line,
+			                                       strlen(line),
+			                                       NULL),
+			                 0);
+			char *j = NULL;
+			ck_assert_int_eq(locus_action_json(&j, a, 0), 0);
+			ck_assert_msg(strncmp(j, want, strlen(want)) == 0,
+			              "special %zu at %zu: %s", s, k, j);
+			locus_free(j);
+			locus_action_free(a);
+		}
+}
+END_TEST
+
 /* Key order of a bash action (holds whether or not the line parses). */
 START_TEST(test_action_json_bash_keys)
 {
@@ -1927,6 +1972,7 @@ static Suite *unit_suite(void)
 	tcase_add_test(t, test_action_bad_args);
 	tcase_add_test(t, test_action_setters_and_tags);
 	tcase_add_test(t, test_action_json_tool);
+	tcase_add_test(t, test_action_json_escapes_every_offset);
 	tcase_add_test(t, test_action_json_bash_keys);
 	suite_add_tcase(s, t);
 	return s;
