@@ -229,16 +229,24 @@ static bool arith_text(lp_tree *t, TSNode n, const char **s, size_t *len,
 	return false;
 }
 
+/* The command is `let`. */
+static bool is_let(lp_tree *t, TSNode cmd, TSNode *name)
+{
+	*name = ts_node_child_by_field_id(cmd, t->sy->f_name);
+	const char *x;
+	size_t xl;
+	return !ts_node_is_null(*name) && node_text(t, *name, &x, &xl) &&
+	       xl == 3 && !memcmp(x, "let", 3);
+}
+
 /* let ARG...: each argument is an expression; a leading NAME= (or NAME+=
    ...) is the target, not a read. */
 static bool scan_let(lp_tree *t, TSNode cmd)
 {
-	const lp_syms *sy = t->sy;
-	TSNode name = ts_node_child_by_field_id(cmd, sy->f_name);
+	TSNode name;
 	const char *x;
 	size_t xl;
-	if (ts_node_is_null(name) || !node_text(t, name, &x, &xl) || xl != 3 ||
-	    memcmp(x, "let", 3))
+	if (!is_let(t, cmd, &name))
 		return true;
 	uint32_t cc = ts_node_named_child_count(cmd);
 	for (uint32_t i = 0; i < cc; i++) {
@@ -283,7 +291,51 @@ static bool scan_int_values(lp_tree *t, TSNode decl)
 	return true;
 }
 
-void lp_checks_arith(lp_tree *t, TSNode root)
+void lp_arith_node(lp_tree *t, lp_arith_sites *sites, lp_tnode *f,
+                   const lp_tnode *p)
+{
+	f->in_site = p && p->in_site;
+	if (f->in_site || !f->named ||
+	    !locus_shell_result_parsed(t->ctx->result))
+		return; /* inside a context taken whole, or nothing to add */
+	lp_arith_site site = {f->node, LP_SITE_CONTEXT};
+	const char *s, *skip;
+	size_t len, skip_len;
+	TSNode name;
+	if (arith_text(t, f->node, &s, &len, &skip, &skip_len))
+		f->in_site = true; /* scanned whole: not inside it */
+	else if (f->kind == t->sy->command && is_let(t, f->node, &name))
+		site.what = LP_SITE_LET;
+	else if (lp_int_declaration(t, f->node))
+		site.what = LP_SITE_INT_DECL;
+	else
+		return;
+	if (!lu_array_push(sites, site))
+		lp_unparsed(t->ctx, "out of memory");
+}
+
+/* One site; false (the line unparsed) when it reads a value that may be
+   an expression. */
+static bool scan_site(lp_tree *t, const lp_arith_site *site)
+{
+	TSNode n = site->node;
+	if (site->what == LP_SITE_LET)
+		return scan_let(t, n);
+	if (site->what == LP_SITE_INT_DECL)
+		return scan_int_values(t, n);
+	const char *s, *skip;
+	size_t len, skip_len;
+	if (!arith_text(t, n, &s, &len, &skip, &skip_len))
+		return true;
+	if (!skip)
+		return scan_expr(t, s, len, ts_node_start_byte(n));
+	return scan_expr(t, s, (size_t)(skip - s), ts_node_start_byte(n)) &&
+	       scan_expr(t, skip + skip_len,
+	                 len - (size_t)(skip + skip_len - s),
+	                 ts_node_start_byte(n));
+}
+
+void lp_arith_scan(lp_tree *t, const lp_arith_sites *sites)
 {
 	if (!locus_shell_result_parsed(t->ctx->result))
 		return; /* already unparsed: nothing to add */
@@ -294,43 +346,9 @@ void lp_checks_arith(lp_tree *t, TSNode root)
 		            "number");
 		return;
 	}
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	for (;;) {
-		if (lp_out_of_time(t->ctx))
-			break;
-		TSNode n = ts_tree_cursor_current_node(&c);
-		const char *s, *skip;
-		size_t len, skip_len;
-		bool ctx = ts_node_is_named(n) &&
-		           arith_text(t, n, &s, &len, &skip, &skip_len);
-		bool ok = true;
-		if (ctx && skip) {
-			ok = scan_expr(t, s, (size_t)(skip - s),
-			               ts_node_start_byte(n)) &&
-			     scan_expr(t, skip + skip_len,
-			               len - (size_t)(skip + skip_len - s),
-			               ts_node_start_byte(n));
-		} else if (ctx) {
-			ok = scan_expr(t, s, len, ts_node_start_byte(n));
-		}
-		if (ts_node_symbol(n) == t->sy->command)
-			ok = scan_let(t, n);
-		if (lp_int_declaration(t, n))
-			ok = scan_int_values(t, n);
-		if (!ok)
-			break;
-		/* the whole context was scanned: skip inside it, but enter
-		   command substitutions' scripts through the normal walk */
-		if (!ctx && ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-		if (done)
+	for (size_t i = 0; i < sites->size; i++) {
+		if (lp_out_of_time(t->ctx) ||
+		    !scan_site(t, lu_array_get(sites, i)))
 			break;
 	}
-	ts_tree_cursor_delete(&c);
 }

@@ -10,54 +10,25 @@
  * costs a hidden command.
  *
  * This file holds the checks over the tree (checks_command.c those on one
- * command, passes.c those over the finished line).  One cursor walk over
- * the tree; an explicit per-depth array remembers the
- * previous sibling so that the bytes *between* siblings (the gaps, where
- * tree-sitter put whitespace, line continuations and control characters it
- * skipped) can be checked.
+ * command, passes.c those over the finished line).  They are visitors of
+ * the one tree pass (treepass.c): lp_checks_begin() before it,
+ * lp_checks_node() as each node is reached, lp_checks_leave() once its
+ * children are done.  Each node's frame remembers the previous child so
+ * that the bytes *between* siblings (the gaps, where tree-sitter put
+ * whitespace, line continuations and control characters it skipped) can
+ * be checked.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
 
-typedef struct cframe {
-	TSSymbol kind;
-	uint32_t start, end;
-	bool in_test;
-	bool in_arith; /* inside $(( )), $[ ], (( )), for (( )) or a
-	                  subscript, not inside a substitution */
-	bool has_prev;
-	uint32_t prev_end;
-	char prev_last; /* last byte of the previous sibling */
-	TSSymbol prev_kind;
-} cframe;
-
-typedef struct cstate {
-	lp_tree *t;
-	const char *delim; /* current heredoc's delimiter, unquoted */
-	size_t delim_len;
-	bool dash; /* <<- */
-	bool have_row;
-	uint32_t last_row;
-} cstate;
-
-static bool quoted_kind(const lp_syms *sy, TSSymbol k)
-{
-	return k == sy->string || k == sy->raw_string ||
-	       k == sy->ansi_c_string || k == sy->translated_string ||
-	       k == sy->heredoc_body || k == sy->heredoc_content ||
-	       k == sy->comment || k == sy->string_content;
-}
-
-static void check_gap(cstate *cs, const cframe *p, uint32_t s, uint32_t e,
+static void check_gap(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e,
                       char next_first, TSSymbol next_kind)
 {
-	lp_tree *t = cs->t;
 	const lp_syms *sy = t->sy;
 	if (e > t->len)
 		e = (uint32_t)t->len;
-	if (s >= e || quoted_kind(sy, p->kind))
+	if (s >= e || lp_kind_is(sy, p->kind, LP_KIND_QUOTED))
 		return;
 	const char *g = t->src + s;
 	size_t n = e - s;
@@ -208,156 +179,158 @@ static bool arith_literal_code(lp_tree *t, TSNode n)
 	return false;
 }
 
-static void visit(cstate *cs, TSNode n, const cframe *p, bool in_test)
+
+/* An unquoted word never holds a raw newline in bash (only
+   `\<newline>`, which is removed).  The scanner makes one of a heredoc
+   body line starting with a backslash: `sh <<'E'` / `\rm -rf /` / `E`
+   (fuzz_bypass). */
+static bool word_newline(lp_tree *t, uint32_t s, uint32_t e)
 {
-	lp_tree *t = cs->t;
+	for (uint32_t i = s; i < e; i++)
+		if (t->src[i] == '\n' && (i == s || t->src[i - 1] != '\\')) {
+			lp_unparsed(t->ctx,
+			            "newline inside a word at byte "
+			            "%u (misparse)",
+			            i);
+			return true;
+		}
+	return false;
+}
+
+static void heredoc_start(lp_tree *t, lp_checks_state *cs, const lp_tnode *f)
+{
+	uint32_t s = f->start, e = f->end;
+	TSPoint pt = ts_node_start_point(f->node);
+	if (cs->have_row && pt.row == cs->last_row) {
+		lp_unparsed(t->ctx, "more than one heredoc on one line");
+		return;
+	}
+	cs->have_row = true;
+	cs->last_row = pt.row;
+	if (!delim_shape(t->src + s, e - s, &cs->delim, &cs->delim_len)) {
+		lp_unparsed(t->ctx, "unusual heredoc delimiter at byte %u", s);
+		cs->delim = NULL;
+	}
+}
+
+static void heredoc_end(lp_tree *t, const lp_checks_state *cs,
+                        const lp_tnode *f)
+{
+	lp_ctx *ctx = t->ctx;
+	uint32_t s = f->start, e = f->end;
+	if (!cs->delim || cs->delim_len != e - s ||
+	    memcmp(cs->delim, t->src + s, e - s) != 0) {
+		lp_unparsed(ctx,
+		            "heredoc end at byte %u does not match "
+		            "its delimiter",
+		            s);
+		return;
+	}
+	if (e < t->len && t->src[e] != '\n') {
+		lp_unparsed(ctx, "text after a heredoc delimiter at byte %u",
+		            e);
+		return;
+	}
+	/* bash wants the delimiter alone on its line; <<- strips tabs
+	   only (the scanner also strips spaces). */
+	uint32_t b = s;
+	while (b > 0 && t->src[b - 1] != '\n') {
+		if (!cs->dash || t->src[b - 1] != '\t') {
+			lp_unparsed(ctx,
+			            "heredoc delimiter at byte %u is not "
+			            "alone on its line",
+			            s);
+			return;
+		}
+		b--;
+	}
+}
+
+static void backtick_subst(lp_tree *t, uint32_t s, uint32_t e)
+{
+	const char *txt = t->src + s;
+	size_t len = e - s;
+	if (memchr(txt, '\n', len)) {
+		lp_unparsed(t->ctx,
+		            "backtick substitution spanning lines at "
+		            "byte %u",
+		            s);
+		return;
+	}
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (txt[i] == '\\' && txt[i + 1] == '`') {
+			lp_unparsed(t->ctx,
+			            "escaped backticks inside a backtick "
+			            "substitution at byte %u",
+			            s);
+			return;
+		}
+	}
+}
+
+/* The checks on one node, in this order (the first reason is kept). */
+static void visit(lp_tree *t, lp_checks_state *cs, const lp_tnode *f,
+                  const lp_tnode *p)
+{
 	lp_ctx *ctx = t->ctx;
 	const lp_syms *sy = t->sy;
-	TSSymbol k = ts_node_symbol(n);
-	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-	if (e > t->len)
-		e = (uint32_t)t->len;
-	if (s > e)
-		s = e;
-	(void)p;
-	if (!ts_node_is_named(n)) {
+	TSSymbol k = f->kind;
+	uint32_t s = f->start, e = f->end;
+	if (!f->named) {
 		if (t->src[s] == '<' && (e - s == 2 || e - s == 3) &&
 		    t->src[s + 1] == '<' &&
 		    (e - s == 2 || t->src[s + 2] == '-'))
 			cs->dash = e - s == 3;
 		return;
 	}
-	if (in_test && (k == sy->command || k == sy->redirected_statement)) {
+	if (p && p->in_test &&
+	    (k == sy->command || k == sy->redirected_statement)) {
 		lp_unparsed(ctx,
 		            "a command inside a test expression at byte "
 		            "%u (misparse)",
 		            s);
 		return;
 	}
-	if (k == sy->expansion && prompt_expansion(t, n)) {
+	if (k == sy->expansion && prompt_expansion(t, f->node)) {
 		lp_unparsed(ctx,
 		            "${..@P} at byte %u expands a prompt (runs "
 		            "command substitutions in the value)",
 		            s);
 		return;
 	}
-	if (((p && p->in_arith) || arith_context(t, n)) &&
-	    arith_literal_code(t, n)) {
+	if (((p && p->in_arith) || arith_context(t, f->node)) &&
+	    arith_literal_code(t, f->node)) {
 		lp_unparsed(ctx,
 		            "quoted command text inside arithmetic at "
 		            "byte %u (bash expands it)",
 		            s);
 		return;
 	}
-	if (k == sy->word) {
-		/* An unquoted word never holds a raw newline in bash (only
-		   `\<newline>`, which is removed).  The scanner makes one of
-		   a heredoc body line starting with a backslash:
-		   `sh <<'E'` / `\rm -rf /` / `E` (fuzz_bypass). */
-		for (uint32_t i = s; i < e; i++)
-			if (t->src[i] == '\n' &&
-			    (i == s || t->src[i - 1] != '\\')) {
-				lp_unparsed(ctx,
-				            "newline inside a word at byte "
-				            "%u (misparse)",
-				            i);
-				return;
-			}
-	}
-	if (k == sy->heredoc_start) {
-		TSPoint pt = ts_node_start_point(n);
-		if (cs->have_row && pt.row == cs->last_row) {
-			lp_unparsed(ctx, "more than one heredoc on one line");
-			return;
-		}
-		cs->have_row = true;
-		cs->last_row = pt.row;
-		if (!delim_shape(t->src + s, e - s, &cs->delim,
-		                 &cs->delim_len)) {
-			lp_unparsed(ctx, "unusual heredoc delimiter at byte %u",
-			            s);
-			cs->delim = NULL;
-		}
+	if (k == sy->word && word_newline(t, s, e))
 		return;
-	}
-	if (k == sy->heredoc_end) {
-		if (!cs->delim || cs->delim_len != e - s ||
-		    memcmp(cs->delim, t->src + s, e - s) != 0) {
-			lp_unparsed(ctx,
-			            "heredoc end at byte %u does not match "
-			            "its delimiter",
-			            s);
-			return;
-		}
-		if (e < t->len && t->src[e] != '\n') {
-			lp_unparsed(ctx,
-			            "text after a heredoc delimiter at "
-			            "byte %u",
-			            e);
-			return;
-		}
-		/* bash wants the delimiter alone on its line; <<- strips
-		   tabs only (the scanner also strips spaces). */
-		uint32_t b = s;
-		while (b > 0 && t->src[b - 1] != '\n') {
-			if (!cs->dash || t->src[b - 1] != '\t') {
-				lp_unparsed(ctx,
-				            "heredoc delimiter at byte %u "
-				            "is not alone on its line",
-				            s);
-				return;
-			}
-			b--;
-		}
-		return;
-	}
-	if (k == sy->command_substitution && t->src[s] == '`') {
-		const char *txt = t->src + s;
-		size_t len = e - s;
-		if (memchr(txt, '\n', len)) {
-			lp_unparsed(ctx,
-			            "backtick substitution spanning lines "
-			            "at byte %u",
-			            s);
-			return;
-		}
-		for (size_t i = 0; i + 1 < len; i++) {
-			if (txt[i] == '\\' && txt[i + 1] == '`') {
-				lp_unparsed(ctx,
-				            "escaped backticks inside a "
-				            "backtick substitution at byte "
-				            "%u",
-				            s);
-				return;
-			}
-		}
-	}
+	if (k == sy->heredoc_start)
+		heredoc_start(t, cs, f);
+	else if (k == sy->heredoc_end)
+		heredoc_end(t, cs, f);
+	else if (k == sy->command_substitution && t->src[s] == '`')
+		backtick_subst(t, s, e);
 }
 
 static uint32_t first_error_byte(TSNode root)
 {
-	TSTreeCursor c = ts_tree_cursor_new(root);
+	lp_cursor c;
+	lp_cursor_init(&c, root);
 	uint32_t at = ts_node_start_byte(root);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
+	for (bool more = true; more;) {
+		TSNode n = lp_cursor_node(&c);
 		if (ts_node_is_error(n) || ts_node_is_missing(n)) {
 			at = ts_node_start_byte(n);
 			break;
 		}
 		/* Only descend where the error is. */
-		if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
-			break;
+		more = lp_cursor_next(&c, ts_node_has_error(n));
 	}
-	ts_tree_cursor_delete(&c);
+	lp_cursor_free(&c);
 	return at;
 }
 
@@ -395,100 +368,52 @@ static void check_dollar_continuation(lp_tree *t)
 	}
 }
 
-void lp_checks_tree(lp_tree *t, TSNode root)
+void lp_checks_begin(lp_tree *t, lp_checks_state *cs, TSNode root)
 {
-	lp_ctx *ctx = t->ctx;
-	const lp_syms *sy = t->sy;
+	memset(cs, 0, sizeof *cs);
 	check_dollar_continuation(t);
 	if (ts_node_has_error(root))
-		lp_unparsed(ctx, "the parser found a syntax error at byte %u%s",
+		lp_unparsed(t->ctx,
+		            "the parser found a syntax error at byte %u%s",
 		            first_error_byte(root),
 		            t->top ? "" : " of a nested script");
-
-	cstate cs;
-	memset(&cs, 0, sizeof cs);
-	cs.t = t;
 	/* Bytes outside the root (leading/trailing blanks) */
-	{
-		cframe outer = {0};
-		outer.kind = sy->program;
-		check_gap(&cs, &outer, 0, ts_node_start_byte(root), 0, 0);
-		check_gap(&cs, &outer, ts_node_end_byte(root), (uint32_t)t->len,
-		          0, 0);
-	}
+	lp_tnode outer;
+	memset(&outer, 0, sizeof outer);
+	outer.kind = t->sy->program;
+	check_gap(t, &outer, 0, ts_node_start_byte(root), 0, 0);
+	check_gap(t, &outer, ts_node_end_byte(root), (uint32_t)t->len, 0, 0);
+}
 
-	size_t cap = 64, depth = 0;
-	cframe *st = malloc(cap * sizeof *st);
-	if (!st) {
-		lp_unparsed(ctx, "out of memory");
-		return;
+void lp_checks_node(lp_tree *t, lp_checks_state *cs, lp_tnode *f, lp_tnode *p)
+{
+	const lp_syms *sy = t->sy;
+	TSSymbol k = f->kind;
+	uint32_t s = f->start, e = f->end;
+	if (p) {
+		/* the gap before this child */
+		uint32_t gs = p->has_prev ? p->prev_end : p->start;
+		check_gap(t, p, gs, s, s < t->len ? t->src[s] : 0, k);
+		p->has_prev = true;
+		p->prev_kind = k;
+		p->prev_end = e;
+		p->prev_last = e > s ? t->src[e - 1] : 0;
 	}
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	for (;;) {
-		if (lp_out_of_time(ctx))
-			break;
-		TSNode n = ts_tree_cursor_current_node(&c);
-		TSSymbol k = ts_node_symbol(n);
-		uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-		if (e > t->len)
-			e = (uint32_t)t->len;
-		if (s > e)
-			s = e;
-		bool in_test = depth > 0 && st[depth - 1].in_test;
-		if (depth > 0) {
-			cframe *p = &st[depth - 1];
-			uint32_t gs = p->has_prev ? p->prev_end : p->start;
-			check_gap(&cs, p, gs, s, s < t->len ? t->src[s] : 0, k);
-			p->has_prev = true;
-			p->prev_kind = k;
-			p->prev_end = e;
-			p->prev_last = e > s ? t->src[e - 1] : 0;
-		}
-		visit(&cs, n, depth > 0 ? &st[depth - 1] : NULL, in_test);
-		st[depth] = (cframe){
-		    .kind = k,
-		    .start = s,
-		    .end = e,
-		    /* substitutions inside [[ ]] are
-		                        ordinary commands */
-		    .in_test = ts_node_is_named(n) &&
-		               (k == sy->test_command ||
-		                (in_test && k != sy->command_substitution &&
-		                 k != sy->process_substitution)),
-		    /* a substitution inside arithmetic is
-		                        a script of its own */
-		    .in_arith = k != sy->command_substitution &&
-		                k != sy->process_substitution &&
-		                ((depth > 0 && st[depth - 1].in_arith) ||
-		                 arith_context(t, n))};
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			if (depth + 2 > cap) {
-				cframe *ns = realloc(st, cap * 2 * sizeof *st);
-				if (!ns) {
-					lp_unparsed(ctx, "out of memory");
-					break;
-				}
-				st = ns;
-				cap *= 2;
-			}
-			depth++;
-			continue;
-		}
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-			depth--;
-			/* trailing gap inside the node we leave */
-			cframe *f = &st[depth];
-			if (f->has_prev)
-				check_gap(&cs, f, f->prev_end, f->end, 0, 0);
-		}
-		if (done)
-			break;
-	}
-	ts_tree_cursor_delete(&c);
-	free(st);
+	visit(t, cs, f, p);
+	bool in_test = p && p->in_test;
+	/* substitutions inside [[ ]] are ordinary commands */
+	f->in_test = f->named && (k == sy->test_command ||
+	                          (in_test && k != sy->command_substitution &&
+	                           k != sy->process_substitution));
+	/* a substitution inside arithmetic is a script of its own */
+	f->in_arith = k != sy->command_substitution &&
+	              k != sy->process_substitution &&
+	              ((p && p->in_arith) || arith_context(t, f->node));
+}
+
+void lp_checks_leave(lp_tree *t, const lp_tnode *f)
+{
+	/* the trailing gap inside the node left */
+	if (f->has_prev)
+		check_gap(t, f, f->prev_end, f->end, 0, 0);
 }

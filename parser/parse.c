@@ -30,6 +30,46 @@
 #define LP_MAX_TOKENS 400000u
 #define LP_MAX_MEMORY ((size_t)96 << 20)
 
+/* The kinds of each class (LP_KIND_*, walk.h). */
+static void syms_classes(lp_syms *s)
+{
+	static const struct {
+		uint8_t cls;
+		size_t off;
+		/* clang-format off */
+	} members[] = {
+#define S(x) {LP_KIND_STATEMENT, offsetof(lp_syms, x)}
+	    S(command), S(pipeline), S(list), S(redirected_statement),
+	    S(subshell), S(compound_statement), S(negated_command),
+	    S(if_statement), S(while_statement), S(for_statement),
+	    S(c_style_for_statement), S(case_statement),
+	    S(function_definition), S(declaration_command),
+	    S(unset_command), S(test_command), S(variable_assignment),
+	    S(variable_assignments), S(do_group), S(elif_clause),
+	    S(else_clause), S(case_item), S(program),
+#undef S
+#define T(x) {LP_KIND_TEST_WORD, offsetof(lp_syms, x)}
+	    T(word), T(string), T(raw_string), T(ansi_c_string),
+	    T(translated_string), T(number), T(simple_expansion),
+	    T(expansion), T(command_substitution), T(process_substitution),
+	    T(arithmetic_expansion), T(concatenation), T(regex),
+	    T(extglob_pattern), T(test_operator), T(brace_expression),
+#undef T
+#define Q(x) {LP_KIND_QUOTED, offsetof(lp_syms, x)}
+	    Q(string), Q(raw_string), Q(ansi_c_string), Q(translated_string),
+	    Q(heredoc_body), Q(heredoc_content), Q(comment),
+	    Q(string_content),
+#undef Q
+	    /* clang-format on */
+	};
+	memset(s->classes, 0, sizeof s->classes);
+	for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+		TSSymbol k =
+		    *(const TSSymbol *)((const char *)s + members[i].off);
+		s->classes[k] |= members[i].cls;
+	}
+}
+
 bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
 {
 	static const struct {
@@ -109,6 +149,8 @@ bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
 	    F(destination), F(descriptor), F(operator), F(right), F(variable),
 #undef F
 	};
+	if (ts_language_symbol_count(lang) > LP_SYMS_MAX)
+		return false;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		TSSymbol sym = ts_language_symbol_for_name(
 		    lang, kinds[i].name, (uint32_t)strlen(kinds[i].name), true);
@@ -123,6 +165,7 @@ bool lp_syms_init(lp_syms *s, const TSLanguage *lang)
 			return false;
 		*(TSFieldId *)((char *)s + fields[i].off) = f;
 	}
+	syms_classes(s);
 	return true;
 }
 
@@ -338,23 +381,17 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	}
 	TSNode root = ts_tree_root_node(tree);
 	lp_vars *saved_vars = ctx->vars;
-	lp_checks_tree(&t, root);
 	/* Constants only matter to expansions, and every expansion starts
-	   with `$`: most lines have none and skip the pre-pass, unless they
-	   may assign a name that changes what runs (vars.c
-	   sensitive_names; the pre-pass finds every way to assign it). */
+	   with `$`: most lines have none and skip them, unless they may
+	   assign a name that changes what runs (vars.c sensitive_names; the
+	   constants visitor finds every way to assign it). */
 	/* Arithmetic ((, [ subscripts and let read names too (arith.c). */
 	bool arith = strstr(t.src, "((") || memchr(t.src, '[', t.len) ||
 	             strstr(t.src, "let") || strstr(t.src, "-i");
-	t.vars = memchr(t.src, '$', t.len) || arith ||
-	                 lp_mentions_sensitive(t.src, t.len)
-	             ? lp_vars_collect(&t, root)
-	             : NULL;
-	if (lp_vars_sensitive(t.vars))
-		lp_unparsed(ctx, "assignment to %s changes what runs",
-		            lp_vars_sensitive(t.vars));
-	if (t.vars)
-		lp_checks_arith(&t, root);
+	bool constants = memchr(t.src, '$', t.len) || arith ||
+	                 lp_mentions_sensitive(t.src, t.len);
+	/* checks, constants, arithmetic: one pass (treepass.c) */
+	lp_tree_pass(&t, root, constants);
 	ctx->vars = t.vars;
 	lp_walk_tree(&t, root, origin, parent, depth);
 	ctx->vars = saved_vars;

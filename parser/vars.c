@@ -6,8 +6,9 @@
  * that value.  Everything else stays dynamic, and dynamic is the safe
  * side: a dynamic command name makes the line unparsed.
  *
- * One pre-pass over the tree (cursor walk, an explicit stack of ancestor
- * kinds) collects assignments and every way a name can change at run time:
+ * A visitor of the one tree pass (treepass.c: lp_vars_node() on every node,
+ * with the frames of its ancestors) collects assignments and every way a
+ * name can change at run time:
  * assignments that are conditional or inside a subshell / function / loop,
  * `+=`, prefix assignments (FOO=1 cmd sets it for cmd only), for/select
  * variables, read/mapfile/getopts/printf -v/let/declare/local/export with
@@ -15,7 +16,6 @@
  * can assign anything: when they appear no name resolves.
  */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
@@ -391,13 +391,6 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 	}
 }
 
-typedef struct vframe {
-	TSSymbol kind;
-	uint32_t start;
-	bool ok;    /* this node runs unconditionally, in the shell itself */
-	bool arith; /* inside $(( )), (( )), for (( )) or a subscript */
-} vframe;
-
 /* declare -i / local -i / typeset -i: the values are arithmetic. */
 bool lp_int_declaration(const lp_tree *t, TSNode n)
 {
@@ -505,96 +498,69 @@ static void default_assignment(lp_tree *t, lp_vars *v, lp_arena *a, TSNode n)
 	}
 }
 
-lp_vars *lp_vars_collect(lp_tree *t, TSNode root)
+lp_vars *lp_vars_new(lp_tree *t)
+{
+	lp_vars *v = lp_arena_alloc(t->ctx->arena, sizeof *v);
+	if (v)
+		v->dyn_after = SIZE_MAX;
+	return v;
+}
+
+void lp_vars_abandon(lp_vars *v)
+{
+	v->all_dynamic = true;
+}
+
+/* A name as a node of its own (for NAME in, read NAME, unset NAME...),
+   not the name of an expansion or an assignment. */
+static void on_variable_name(lp_vars *v, lp_arena *a, const lp_tnode *f,
+                             const lp_tnode *p, lp_tree *t)
+{
+	const char *s;
+	size_t len;
+	span(t, f->node, &s, &len);
+	/* `unset PS4` changes nothing that runs */
+	v->unsetting = p->kind == t->sy->unset_command;
+	v->arith = f->var_arith;
+	mark_dynamic(v, a, s, len);
+	v->unsetting = false;
+	v->arith = false;
+}
+
+void lp_vars_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p)
 {
 	const lp_syms *sy = t->sy;
 	lp_arena *a = t->ctx->arena;
-	lp_vars *v = lp_arena_alloc(a, sizeof *v);
-	if (!v)
-		return NULL;
-	v->dyn_after = SIZE_MAX;
-	size_t cap = 64, depth = 0;
-	vframe *st = malloc(cap * sizeof *st);
-	if (!st) {
-		v->all_dynamic = true;
-		return v;
+	TSNode n = f->node;
+	TSSymbol k = f->kind;
+	bool ok = true;
+	if (p) {
+		/* Only the first element of a list runs unconditionally
+		   (`a && X=1` may not assign). */
+		ok = p->runs && is_seq(sy, p->kind) &&
+		     (p->kind != sy->list || f->start == p->start);
 	}
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	for (;;) {
-		if (lp_out_of_time(t->ctx)) {
-			v->all_dynamic = true;
-			break;
-		}
-		TSNode n = ts_tree_cursor_current_node(&c);
-		TSSymbol k = ts_node_symbol(n);
-		uint32_t start = ts_node_start_byte(n);
-		bool ok = true;
-		if (depth > 0) {
-			/* Only the first element of a list runs
-			   unconditionally (`a && X=1` may not assign). */
-			const vframe *p = &st[depth - 1];
-			ok = p->ok && is_seq(sy, p->kind) &&
-			     (p->kind != sy->list || start == p->start);
-		}
-		if (k == sy->declaration_command)
-			declaration_facts(t, v, n, &ok);
-		bool ar = arith_node(t, n) || lp_int_declaration(t, n) ||
-		          (depth > 0 && st[depth - 1].arith &&
-		           k != sy->command_substitution);
-		st[depth] = (vframe){k, start, ok, ar};
-		if (depth > 0 && ts_node_is_named(n)) {
-			const vframe *p = &st[depth - 1];
-			if (k == sy->variable_assignment) {
-				/* i=0 in for (( )): an arithmetic result */
-				v->arith = st[depth].arith;
-				on_assignment(t, v, n, ok);
-				v->arith = false;
-			} else if (k == sy->variable_name &&
-			           p->kind != sy->simple_expansion &&
-			           p->kind != sy->expansion &&
-			           p->kind != sy->variable_assignment) {
-				const char *s;
-				size_t len;
-				span(t, n, &s, &len);
-				/* `unset PS4` changes nothing that runs */
-				v->unsetting = p->kind == sy->unset_command;
-				v->arith = st[depth].arith;
-				mark_dynamic(v, a, s, len);
-				v->unsetting = false;
-				v->arith = false;
-			} else if (k == sy->command) {
-				on_command(t, v, n);
-			} else if (k == sy->expansion) {
-				default_assignment(t, v, a, n);
-			}
-		}
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			if (depth + 2 > cap) {
-				vframe *ns = realloc(st, cap * 2 * sizeof *st);
-				if (!ns) {
-					v->all_dynamic = true;
-					break;
-				}
-				st = ns;
-				cap *= 2;
-			}
-			depth++;
-			continue;
-		}
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (depth == 0 || !ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-			depth--;
-		}
-		if (done)
-			break;
+	if (k == sy->declaration_command)
+		declaration_facts(t, v, n, &ok);
+	f->runs = ok;
+	f->var_arith = arith_node(t, n) || lp_int_declaration(t, n) ||
+	               (p && p->var_arith && k != sy->command_substitution);
+	if (!p || !f->named)
+		return;
+	if (k == sy->variable_assignment) {
+		/* i=0 in for (( )): an arithmetic result */
+		v->arith = f->var_arith;
+		on_assignment(t, v, n, ok);
+		v->arith = false;
+	} else if (k == sy->variable_name && p->kind != sy->simple_expansion &&
+	           p->kind != sy->expansion &&
+	           p->kind != sy->variable_assignment) {
+		on_variable_name(v, a, f, p, t);
+	} else if (k == sy->command) {
+		on_command(t, v, n);
+	} else if (k == sy->expansion) {
+		default_assignment(t, v, a, n);
 	}
-	ts_tree_cursor_delete(&c);
-	free(st);
-	return v;
 }
 
 const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,

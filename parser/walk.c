@@ -267,17 +267,7 @@ static const char *connector_of(walker *w, TSNode tok)
 
 static bool is_statement(const lp_syms *sy, TSSymbol k)
 {
-	return k == sy->command || k == sy->pipeline || k == sy->list ||
-	       k == sy->redirected_statement || k == sy->subshell ||
-	       k == sy->compound_statement || k == sy->negated_command ||
-	       k == sy->if_statement || k == sy->while_statement ||
-	       k == sy->for_statement || k == sy->c_style_for_statement ||
-	       k == sy->case_statement || k == sy->function_definition ||
-	       k == sy->declaration_command || k == sy->unset_command ||
-	       k == sy->test_command || k == sy->variable_assignment ||
-	       k == sy->variable_assignments || k == sy->do_group ||
-	       k == sy->elif_clause || k == sy->else_clause ||
-	       k == sy->case_item || k == sy->program;
+	return lp_kind_is(sy, k, LP_KIND_STATEMENT);
 }
 
 /* Context for the commands found inside a substitution of a command. */
@@ -1227,14 +1217,7 @@ static void emit_declaration(walker *w, TSNode n, const sctx *c)
    brackets are anonymous tokens taken as written. */
 static bool test_word_kind(const lp_syms *sy, TSSymbol k)
 {
-	return k == sy->word || k == sy->string || k == sy->raw_string ||
-	       k == sy->ansi_c_string || k == sy->translated_string ||
-	       k == sy->number || k == sy->simple_expansion ||
-	       k == sy->expansion || k == sy->command_substitution ||
-	       k == sy->process_substitution || k == sy->arithmetic_expansion ||
-	       k == sy->concatenation || k == sy->regex ||
-	       k == sy->extglob_pattern || k == sy->test_operator ||
-	       k == sy->brace_expression;
+	return lp_kind_is(sy, k, LP_KIND_TEST_WORD);
 }
 
 static void emit_test(walker *w, TSNode n, const sctx *c)
@@ -1243,10 +1226,11 @@ static void emit_test(walker *w, TSNode n, const sctx *c)
 	lp_arena *a = w->ctx->arena;
 	cmd_build b;
 	cmd_begin(w, &b);
-	TSTreeCursor cur = ts_tree_cursor_new(n);
-	bool more = ts_tree_cursor_goto_first_child(&cur);
+	lp_cursor cur;
+	lp_cursor_init(&cur, n);
+	bool more = lp_cursor_next(&cur, true);
 	while (more) {
-		TSNode x = ts_tree_cursor_current_node(&cur);
+		TSNode x = lp_cursor_node(&cur);
 		TSSymbol k = ts_node_symbol(x);
 		bool descend = false;
 		if (!ts_node_is_named(x)) {
@@ -1262,17 +1246,9 @@ static void emit_test(walker *w, TSNode n, const sctx *c)
 			   operands and operators, in order */
 			descend = true;
 		}
-		if (descend && ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-			if (!ts_tree_cursor_goto_parent(&cur) ||
-			    ts_node_eq(ts_tree_cursor_current_node(&cur), n)) {
-				more = false;
-				break;
-			}
-		}
+		more = lp_cursor_next(&cur, descend);
 	}
-	ts_tree_cursor_delete(&cur);
+	lp_cursor_free(&cur);
 	if (b.words.n == 0)
 		return;
 	chain_redirects(w, &b, c->redirs);
@@ -1594,6 +1570,39 @@ static bool plain_leaf(walker *w, TSNode x)
 	       memchr(w->t->src + s, '(', e - s);
 }
 
+/* The frames pushed since `base`, reversed: pushed in source order, they
+   then pop in source order. */
+static void reverse_frames(walker *w, size_t base)
+{
+	for (size_t i = base, j = w->n; i + 1 < j; i++, j--) {
+		frame tmp = w->st[i];
+		w->st[i] = w->st[j - 1];
+		w->st[j - 1] = tmp;
+	}
+}
+
+/* upstream #325: $((..)) in a heredoc parsed as $( (..) ).  Only the real
+   substitutions inside it are walked. */
+static void fake_arith_substs(walker *w, const frame *f)
+{
+	const lp_syms *sy = w->sy;
+	size_t base = w->n;
+	lp_cursor cur;
+	lp_cursor_init(&cur, f->node);
+	bool more = lp_cursor_next(&cur, true);
+	while (more) {
+		TSNode x = lp_cursor_node(&cur);
+		TSSymbol xk = ts_node_symbol(x);
+		bool subst = xk == sy->command_substitution ||
+		             xk == sy->process_substitution;
+		if (subst)
+			push_subst(w, x, &f->c, false);
+		more = lp_cursor_next(&cur, !subst);
+	}
+	lp_cursor_free(&cur);
+	reverse_frames(w, base);
+}
+
 static void do_subst(walker *w, frame *f)
 {
 	const lp_syms *sy = w->sy;
@@ -1614,37 +1623,7 @@ static void do_subst(walker *w, frame *f)
 	bool cs = k == sy->command_substitution,
 	     ps = k == sy->process_substitution;
 	if (cs && lp_is_fake_arith(w->t, n)) {
-		/* upstream #325: $((..)) in a heredoc parsed as $( (..) ).
-		   Only real substitutions inside it are walked. */
-		size_t base = w->n;
-		TSTreeCursor cur = ts_tree_cursor_new(n);
-		bool first = true;
-		for (;;) {
-			TSNode x = ts_tree_cursor_current_node(&cur);
-			TSSymbol xk = ts_node_symbol(x);
-			if (!first && (xk == sy->command_substitution ||
-			               xk == sy->process_substitution)) {
-				push_subst(w, x, &f->c, false);
-			} else if (ts_tree_cursor_goto_first_child(&cur)) {
-				first = false;
-				continue;
-			}
-			first = false;
-			bool done = false;
-			while (!ts_tree_cursor_goto_next_sibling(&cur))
-				if (!ts_tree_cursor_goto_parent(&cur)) {
-					done = true;
-					break;
-				}
-			if (done)
-				break;
-		}
-		ts_tree_cursor_delete(&cur);
-		for (size_t i = base, j = w->n; i + 1 < j; i++, j--) {
-			frame tmp = w->st[i];
-			w->st[i] = w->st[j - 1];
-			w->st[j - 1] = tmp;
-		}
+		fake_arith_substs(w, f);
 		return;
 	}
 	if (cs || ps ||
@@ -1688,11 +1667,7 @@ static void do_subst(walker *w, frame *f)
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}
 	ts_tree_cursor_delete(&cur);
-	for (size_t i = base, j = w->n; i + 1 < j; i++, j--) {
-		frame tmp = w->st[i];
-		w->st[i] = w->st[j - 1];
-		w->st[j - 1] = tmp;
-	}
+	reverse_frames(w, base);
 }
 
 void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,

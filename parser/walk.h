@@ -1,6 +1,6 @@
 /*
- * parser/walk.h - what the walk side's files share (parse.c, walk.c,
- * word.c, checks.c, vars.c).  Not seen by the see-through side, which only
+ * parser/walk.h - what the walk side's files share (parse.c, cursor.c,
+ * treepass.c, walk.c, word.c, checks.c, vars.c, arith.c).  Not seen by the see-through side, which only
  * uses internal.h.
  */
 #ifndef LOCUS_PARSER_WALK_H
@@ -9,8 +9,19 @@
 #include <tree_sitter/api.h>
 
 #include "internal.h"
+#include "../util/array.h"
 
 const TSLanguage *tree_sitter_bash(void);
+
+/* Classes of node kinds (lp_syms.classes, the lists in parse.c). */
+enum {
+	LP_KIND_STATEMENT = 1, /* walked as a statement (walk.c) */
+	LP_KIND_TEST_WORD = 2, /* a word of [ ] / [[ ]], taken whole */
+	LP_KIND_QUOTED = 4,    /* quoted text: its gaps are not checked */
+};
+/* Symbols of the grammar a class table covers (tree-sitter-bash has 280;
+   lp_syms_init fails on a grammar with more). */
+#define LP_SYMS_MAX 512
 
 /* Node kinds and fields, looked up once per parser so that the walk
    compares integers, never strings. */
@@ -32,7 +43,15 @@ typedef struct lp_syms {
 	    unary_expression;
 	TSFieldId f_name, f_argument, f_redirect, f_value, f_body,
 	    f_destination, f_descriptor, f_operator, f_right, f_variable;
+	uint8_t classes[LP_SYMS_MAX]; /* LP_KIND_* bits of each symbol */
 } lp_syms;
+
+/* Is k in the class (a set of kinds, filled by lp_syms_init)?  One load
+   instead of a chain of comparisons; ERROR (65535) is in none. */
+static inline bool lp_kind_is(const lp_syms *sy, TSSymbol k, unsigned cls)
+{
+	return k < LP_SYMS_MAX && (sy->classes[k] & cls);
+}
 
 /* Fill `s` from the bash grammar; false if a name is missing (grammar
    mismatch). */
@@ -55,6 +74,70 @@ typedef struct lp_tree {
 	lp_func *funcs;    /* functions defined / called (fork bomb shape) */
 	size_t nfuncs, capfuncs;
 } lp_tree;
+
+/* ---- cursor.c --------------------------------------------------------- */
+
+/* A preorder walk of the subtree at one node (the one copy of the cursor
+   loop): lp_cursor_node() is the current node, lp_cursor_next() steps into
+   its children when `enter` (and it has any), else past them; false when
+   the subtree is done.  `depth` is the current node's depth below the
+   start node (0 again once done). */
+typedef struct lp_cursor {
+	TSTreeCursor c;
+	uint32_t depth;
+	bool done;
+} lp_cursor;
+void lp_cursor_init(lp_cursor *cur, TSNode start);
+TSNode lp_cursor_node(const lp_cursor *cur);
+TSFieldId lp_cursor_field(const lp_cursor *cur);
+bool lp_cursor_next(lp_cursor *cur, bool enter);
+void lp_cursor_free(lp_cursor *cur);
+
+/* ---- treepass.c ------------------------------------------------------- */
+
+/* What the tree pass keeps about a node on its stack while its subtree is
+   visited: the node, and what each visitor hands to the node's children. */
+typedef struct lp_tnode {
+	TSNode node;
+	TSSymbol kind;
+	bool named;
+	uint32_t start, end; /* clamped to the script */
+	/* checks.c */
+	bool in_test;  /* under a [[ ]] test, not inside a substitution */
+	bool in_arith; /* inside $(( )), $[ ], (( )), for (( )) or a
+	                  subscript, not inside a substitution */
+	bool has_prev; /* the previous child seen: */
+	TSSymbol prev_kind;
+	uint32_t prev_end;
+	char prev_last; /* its last byte */
+	/* vars.c */
+	bool runs;      /* runs unconditionally, in the shell itself */
+	bool var_arith; /* a value assigned here is an arithmetic result */
+	/* arith.c */
+	bool in_site; /* inside an arithmetic context already collected */
+} lp_tnode;
+
+/* The checks' state across nodes (checks.c). */
+typedef struct lp_checks_state {
+	const char *delim; /* current heredoc's delimiter, unquoted */
+	size_t delim_len;
+	bool dash; /* <<- */
+	bool have_row;
+	uint32_t last_row;
+} lp_checks_state;
+
+/* Arithmetic to scan once the constants are known (arith.c). */
+typedef struct lp_arith_site {
+	TSNode node;
+	enum { LP_SITE_CONTEXT, LP_SITE_LET, LP_SITE_INT_DECL } what;
+} lp_arith_site;
+typedef Array(lp_arith_site) lp_arith_sites;
+
+/* The one cursor pass over a parsed script before the walk (treepass.c):
+   the fail-closed checks over the tree, then (when `constants`) the
+   same-line constants into t->vars and the arithmetic they decide; see
+   docs/design.md, "One traversal". */
+void lp_tree_pass(lp_tree *t, TSNode root, bool constants);
 
 /* ---- parse.c ---------------------------------------------------------- */
 
@@ -103,13 +186,17 @@ bool lp_is_fake_arith(lp_tree *t, TSNode n);
 bool lp_ansi_c_decode(lp_arena *a, lp_buf *out, const char *s, size_t n);
 /* Node text as an arena string. */
 const char *lp_node_text(lp_tree *t, TSNode n);
-/* True when any descendant of n (n included) has kind `sym` (explicit
-   cursor walk, no recursion). */
-bool lp_has_descendant(lp_tree *t, TSNode n, TSSymbol sym, TSSymbol sym2);
+/* True when n or a named node under it has one of the `nkinds` kinds. */
+bool lp_has_descendant(TSNode n, const TSSymbol *kinds, size_t nkinds);
 
 /* ---- vars.c ----------------------------------------------------------- */
 
-lp_vars *lp_vars_collect(lp_tree *t, TSNode root);
+/* The tree pass's constants visitor: a new table (NULL when out of
+   memory), one call per node with its parent's frame, and abandon (resolve
+   nothing) when the pass stops early. */
+lp_vars *lp_vars_new(lp_tree *t);
+void lp_vars_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p);
+void lp_vars_abandon(lp_vars *v);
 /* Constant value of `name` for a use at byte `at`, or NULL (dynamic). */
 const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
                            size_t at);
@@ -131,8 +218,12 @@ bool lp_vars_int_decl(const lp_vars *v);
 bool lp_int_declaration(const lp_tree *t, TSNode n);
 /* Arithmetic that reads a value which is not a static number (a name the
    line does not assign a number, a substitution's output) makes the line
-   unparsed (arith.c; after the vars pre-pass). */
-void lp_checks_arith(lp_tree *t, TSNode root);
+   unparsed (arith.c).  lp_arith_node() is the tree pass's visitor that
+   collects the contexts (not those inside one already taken whole);
+   lp_arith_scan() reads them once t->vars is complete. */
+void lp_arith_node(lp_tree *t, lp_arith_sites *sites, lp_tnode *f,
+                   const lp_tnode *p);
+void lp_arith_scan(lp_tree *t, const lp_arith_sites *sites);
 /* IFS is assigned on the line: every unquoted expansion is dynamic. */
 bool lp_vars_ifs_assigned(const lp_vars *v);
 
@@ -140,8 +231,14 @@ bool lp_vars_ifs_assigned(const lp_vars *v);
 
 /* Tree-wide fail-closed checks (research 2.4): syntax errors, newlines
    inside commands, commands under test_command, heredoc shapes, backticks,
-   control characters, line continuations inside words. */
-void lp_checks_tree(lp_tree *t, TSNode root);
+   control characters, line continuations inside words.  The tree pass's
+   first visitor: lp_checks_begin() before the first node (byte scans, the
+   syntax error, the bytes around the root), lp_checks_node() on each node
+   with its parent's frame (the gap before it, then the node),
+   lp_checks_leave() once its children are done (the gap after the last). */
+void lp_checks_begin(lp_tree *t, lp_checks_state *cs, TSNode root);
+void lp_checks_node(lp_tree *t, lp_checks_state *cs, lp_tnode *f, lp_tnode *p);
+void lp_checks_leave(lp_tree *t, const lp_tnode *f);
 /* Checks on one simple command's evaluated words. */
 void lp_checks_command(lp_tree *t, const lp_raw_command *raw);
 /* Line-level checks after the walk (parser/checks.c): literal command text

@@ -44,33 +44,20 @@ const char *lp_node_text(lp_tree *t, TSNode n)
 	return p ? p : "";
 }
 
-bool lp_has_descendant(lp_tree *t, TSNode n, TSSymbol sym, TSSymbol sym2)
+bool lp_has_descendant(TSNode n, const TSSymbol *kinds, size_t nkinds)
 {
-	(void)t;
-	TSTreeCursor c = ts_tree_cursor_new(n);
+	lp_cursor c;
+	lp_cursor_init(&c, n);
 	bool found = false;
-	for (;;) {
-		TSNode cur = ts_tree_cursor_current_node(&c);
+	for (bool more = true; more && !found;) {
+		TSNode cur = lp_cursor_node(&c);
 		TSSymbol k = ts_node_symbol(cur);
-		if (ts_node_is_named(cur) && (k == sym || k == sym2)) {
-			found = true;
-			break;
-		}
-		if (ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
-			break;
-		/* goto_parent can climb above `n` only if n has siblings:
-		   the cursor was created at n, so it cannot. */
+		if (ts_node_is_named(cur))
+			for (size_t i = 0; i < nkinds; i++)
+				found |= k == kinds[i];
+		more = lp_cursor_next(&c, true);
 	}
-	ts_tree_cursor_delete(&c);
+	lp_cursor_free(&c);
 	return found;
 }
 
@@ -463,8 +450,9 @@ static void opaque(wstate *w, TSNode n, uint32_t flags)
 	node_span(w, n, &s, &len);
 	put(w, s, len, true);
 	w->flags |= flags | LOCUS_WORD_DYNAMIC;
-	if (lp_has_descendant(w->t, n, sy->command_substitution,
-	                      sy->process_substitution))
+	const TSSymbol substs[] = {sy->command_substitution,
+	                           sy->process_substitution};
+	if (lp_has_descendant(n, substs, 2))
 		w->flags |= LOCUS_WORD_SUBST;
 }
 
@@ -579,16 +567,15 @@ static void arith(wstate *w, TSNode n, bool quoted)
 {
 	const lp_syms *sy = w->t->sy;
 	w->flags |= LOCUS_WORD_ARITH;
-	if (lp_has_descendant(w->t, n, sy->command_substitution,
-	                      sy->process_substitution)) {
-		opaque(w, n, LOCUS_WORD_ARITH);
-		return;
-	}
-	if (lp_has_descendant(w->t, n, sy->variable_name,
-	                      sy->simple_expansion) ||
-	    lp_has_descendant(w->t, n, sy->expansion, sy->subscript) ||
-	    lp_has_descendant(w->t, n, sy->special_variable_name,
-	                      sy->special_variable_name)) {
+	/* a substitution or a name: not a static value */
+	/* clang-format off */
+	const TSSymbol dynamic[] = {
+	    sy->command_substitution, sy->process_substitution,
+	    sy->variable_name,        sy->simple_expansion,
+	    sy->expansion,            sy->subscript,
+	    sy->special_variable_name};
+	/* clang-format on */
+	if (lp_has_descendant(n, dynamic, sizeof dynamic / sizeof *dynamic)) {
 		opaque(w, n, LOCUS_WORD_ARITH);
 		return;
 	}
@@ -650,6 +637,43 @@ static void dq_string(wstate *w, TSNode n)
 	(void)end;
 }
 
+/* The parts of a concatenation, in order. */
+static void concatenation(wstate *w, TSNode n, bool quoted)
+{
+	const lp_syms *sy = w->t->sy;
+	uint32_t cc = ts_node_child_count(n);
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode c = ts_node_child(n, i);
+		if (ts_node_symbol(c) == sy->concatenation) {
+			opaque(w, c, 0); /* never nests; be safe */
+			continue;
+		}
+		/* `r$"m"` is `rm`: inside a concatenation the grammar gives
+		   $"..." as an anonymous "$" token (holding any text glued
+		   before it, `-$`) and a string (fuzz_bypass): keep the
+		   text, drop the $. */
+		uint32_t cs0 = ts_node_start_byte(c);
+		uint32_t ce0 = ts_node_end_byte(c);
+		if (!ts_node_is_named(c) && i + 1 < cc && !quoted &&
+		    ce0 > cs0 && w->t->src[ce0 - 1] == '$') {
+			TSNode nx = ts_node_child(n, i + 1);
+			if (ts_node_symbol(nx) == sy->string &&
+			    ts_node_start_byte(nx) == ce0) {
+				size_t pl = ce0 - 1 - cs0;
+				const char *ps = w->t->src + cs0;
+				if (strspn(ps, "abcdefghijklmnopqrstuvwxyz"
+				               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				               "0123456789_.,:@%+=/-") < pl)
+					opaque(w, c, 0);
+				else if (pl)
+					put(w, ps, pl, false);
+				continue;
+			}
+		}
+		part(w, c, quoted);
+	}
+}
+
 static void part(wstate *w, TSNode n, bool quoted)
 {
 	const lp_syms *sy = w->t->sy;
@@ -686,40 +710,7 @@ static void part(wstate *w, TSNode n, bool quoted)
 		else
 			opaque(w, n, 0);
 	} else if (k == sy->concatenation) {
-		uint32_t cc = ts_node_child_count(n);
-		for (uint32_t i = 0; i < cc; i++) {
-			TSNode c = ts_node_child(n, i);
-			TSSymbol ck = ts_node_symbol(c);
-			if (ck ==
-			    sy->concatenation) { /* never nests; be safe */
-				opaque(w, c, 0);
-				continue;
-			}
-			/* `r$"m"` is `rm`: inside a concatenation the grammar
-			   gives $"..." as an anonymous "$" token (holding any
-			   text glued before it, `-$`) and a string
-			   (fuzz_bypass): keep the text, drop the $. */
-			uint32_t cs0 = ts_node_start_byte(c);
-			uint32_t ce0 = ts_node_end_byte(c);
-			if (!ts_node_is_named(c) && i + 1 < cc && !quoted &&
-			    ce0 > cs0 && w->t->src[ce0 - 1] == '$') {
-				TSNode nx = ts_node_child(n, i + 1);
-				if (ts_node_symbol(nx) == sy->string &&
-				    ts_node_start_byte(nx) == ce0) {
-					size_t pl = ce0 - 1 - cs0;
-					const char *ps = w->t->src + cs0;
-					if (strspn(ps,
-					           "abcdefghijklmnopqrstuvwxyz"
-					           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					           "0123456789_.,:@%+=/-") < pl)
-						opaque(w, c, 0);
-					else if (pl)
-						put(w, ps, pl, false);
-					continue;
-				}
-			}
-			part(w, c, quoted);
-		}
+		concatenation(w, n, quoted);
 	} else if (k == sy->number) {
 		if (ts_node_named_child_count(n) > 0)
 			opaque(w, n, 0);
