@@ -239,8 +239,8 @@ static bool is_let(lp_tree *t, TSNode cmd, TSNode *name)
 	       xl == 3 && !memcmp(x, "let", 3);
 }
 
-/* let ARG...: each argument is an expression; a leading NAME= (or NAME+=
-   ...) is the target, not a read. */
+/* let ARG...: each argument is an expression; a leading NAME= is the
+   target, not a read. */
 static bool scan_let(lp_tree *t, TSNode cmd)
 {
 	TSNode name;
@@ -256,17 +256,14 @@ static bool scan_let(lp_tree *t, TSNode cmd)
 		size_t j = 0;
 		while (j < xl && ident_char(x[j], j == 0))
 			j++;
-		if (j && j < xl && strchr("=+-*/%<>&|^", x[j])) {
-			size_t e = j;
-			while (e < xl && x[e] != '=')
-				e++;
-			if (e < xl && (e + 1 >= xl || x[e + 1] != '='))
-				j = e + 1; /* the value after NAME op= */
-			else
-				j = 0;
-		} else {
+		/* NAME=VALUE: the value only; NAME op= VALUE reads NAME
+		   too (`let x+=1` with x='a[$(cmd)]' from the environment
+		   runs cmd: checked in a sandbox), as does anything else */
+		if (j && j < xl && x[j] == '=' &&
+		    (j + 1 >= xl || x[j + 1] != '='))
+			j++;
+		else
 			j = 0;
-		}
 		if (!scan_expr(t, x + j, xl - j, ts_node_start_byte(a)))
 			return false;
 	}

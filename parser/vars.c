@@ -39,9 +39,11 @@ struct lp_vars {
 	bool all_dynamic;
 	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
 	const char *sensitive; /* first name of sensitive_names assigned */
-	bool unsetting; /* marking `unset` operands (not an assignment) */
-	bool arith;     /* marking a name assigned by arithmetic */
-	bool int_decl;  /* declare -i seen: assignments are arithmetic */
+	bool unsetting;   /* marking `unset` operands (not an assignment) */
+	bool arith;       /* marking a name assigned by arithmetic */
+	bool arith_reads; /* ... that reads its old value first (x++, x += 1,
+	                     a bare x): not an assignment of a number */
+	bool int_decl;    /* declare -i seen: assignments are arithmetic */
 };
 
 /* Names bash sets itself, whatever the line assigned: `$_` is the last
@@ -179,7 +181,7 @@ static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name, size_t nlen)
 		e->dynamic = true;
 		if (!v->arith)
 			e->nonnum = true;
-		else if (!v->unsetting)
+		else if (!v->unsetting && !v->arith_reads)
 			e->numset = true;
 	} else {
 		v->all_dynamic = true; /* out of memory: resolve nothing */
@@ -384,8 +386,14 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 			v->unsetting = !strcmp(cmd, "unset") ||
 			               !(nx == '\0' || nx == '[' || nx == '=' ||
 			                 (nx == '+' && w.value[il + 1] == '='));
+			/* let: only NAME=... assigns a number without
+			   reading NAME (`let x`, `let x+=1`, `let x==1`,
+			   `let a[i]=1` read it) */
+			v->arith_reads =
+			    v->arith && !(nx == '=' && w.value[il + 1] != '=');
 			mark_dynamic(v, a, w.value, il);
 			v->unsetting = false;
+			v->arith_reads = false;
 		}
 		v->arith = false;
 	}
@@ -511,8 +519,24 @@ void lp_vars_abandon(lp_vars *v)
 	v->all_dynamic = true;
 }
 
-/* A name as a node of its own (for NAME in, read NAME, unset NAME...),
-   not the name of an expansion or an assignment. */
+/* `NAME = value` in arithmetic: NAME is the left operand of a plain `=`,
+   the one arithmetic form that assigns without reading the old value.
+   `x++`, `x += 1` and a bare `x` evaluate it first, and a value from the
+   environment such as 'a[$(cmd)]' runs cmd (checked in a sandbox). */
+static bool plain_arith_assignment(lp_tree *t, const lp_tnode *f,
+                                   const lp_tnode *p)
+{
+	if (p->kind != t->sy->binary_expression || f->start != p->start)
+		return false;
+	TSNode op = ts_node_child_by_field_id(p->node, t->sy->f_operator);
+	if (ts_node_is_null(op))
+		return false;
+	uint32_t s = ts_node_start_byte(op), e = ts_node_end_byte(op);
+	return e == s + 1 && e <= t->len && t->src[s] == '=';
+}
+
+/* A name as a node of its own (for NAME in, read NAME, unset NAME, a name
+   in arithmetic...), not the name of an expansion or an assignment. */
 static void on_variable_name(lp_vars *v, lp_arena *a, const lp_tnode *f,
                              const lp_tnode *p, lp_tree *t)
 {
@@ -522,9 +546,11 @@ static void on_variable_name(lp_vars *v, lp_arena *a, const lp_tnode *f,
 	/* `unset PS4` changes nothing that runs */
 	v->unsetting = p->kind == t->sy->unset_command;
 	v->arith = f->var_arith;
+	v->arith_reads = f->var_arith && !plain_arith_assignment(t, f, p);
 	mark_dynamic(v, a, s, len);
 	v->unsetting = false;
 	v->arith = false;
+	v->arith_reads = false;
 }
 
 void lp_vars_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p)
