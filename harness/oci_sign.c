@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "harness/internal.h"
+#include "../util/base64.h"
 #include "../util/sha256.h"
 
 struct loci_signer {
@@ -43,39 +44,8 @@ void loci_sha256_b64(const void *data, size_t len, char out[48])
 
 int loci_b64_decode(const char *s, size_t n, char **out, size_t *len)
 {
-	*out = NULL;
-	*len = 0;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
-	size_t full = (n + 3) / 4 * 4;
-	char *in = malloc(full + 1), *o = malloc(full / 4 * 3 + 1);
-	if (!in || !o) {
-		free(in);
-		free(o);
-		return LOCUS_ENOMEM;
-	}
-	memcpy(in, s, n);
-	memset(in + n, '=', full - n); /* the padding some encoders omit */
-	in[full] = '\0';
-	size_t pad = 0;
-	while (pad < 2 && full > pad && in[full - 1 - pad] == '=')
-		pad++;
-	int m = full ? EVP_DecodeBlock((unsigned char *)o,
-	                               (const unsigned char *)in, (int)full)
-	             : 0;
-	/* EVP_DecodeBlock skips outer blanks: refuse them, and '=' inside */
-	bool bad = m < 0 || (size_t)m < pad || full - n > 2 ||
-	           (n && (s[0] == ' ' || s[0] == '\t')) ||
-	           memchr(in, '=', full - pad) != NULL;
-	free(in);
-	if (bad) {
-		free(o);
-		return LOCUS_EINVALID;
-	}
-	*len = (size_t)m - pad;
-	o[*len] = '\0';
-	*out = o;
-	return 0;
+	int rc = lu_base64_decode(s, n, false, out, len);
+	return rc < 0 ? LOCUS_ENOMEM : rc ? LOCUS_EINVALID : 0;
 }
 
 /* A passphrase callback that never prompts on a terminal. */

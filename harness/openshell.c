@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "net/http.h"
 #include "openshell_client.h"
+#include "../util/base64.h"
 #include "../util/utf8.h"
 
 #include <math.h>
@@ -450,60 +451,6 @@ static int os_upload(locus_session *ss, const char *path, const char *data,
 	return 0;
 }
 
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode base64 text (line breaks allowed); -1 on anything else. */
-static int b64_decode(const char *in, size_t n, char **out, size_t *len)
-{
-	char *o = malloc(n / 4 * 3 + 4);
-	if (!o)
-		return -2;
-	size_t k = 0;
-	unsigned acc = 0;
-	int bits = 0, pad = 0;
-	for (size_t i = 0; i < n; i++) {
-		char ch = in[i];
-		if (ch == '\n' || ch == '\r')
-			continue;
-		if (ch == '=') {
-			pad++;
-			continue;
-		}
-		int v = b64val((unsigned char)ch);
-		if (v < 0 || pad) {
-			free(o);
-			return -1;
-		}
-		acc = acc << 6 | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			o[k++] = (char)(acc >> bits);
-		}
-	}
-	if (pad > 2) {
-		free(o);
-		return -1;
-	}
-	o[k] = '\0';
-	*out = o;
-	*len = k;
-	return 0;
-}
-
 static int os_download(locus_session *ss, const char *path, char **out,
                        size_t *len, locus_error *err)
 {
@@ -547,13 +494,16 @@ static int os_download(locus_session *ss, const char *path, char **out,
 		memcpy(want, hashline + 1, 64);
 		want[64] = '\0';
 	}
-	int d = hashline ? b64_decode(o, (size_t)(hashline - o), out, len) : -1;
+	/* base64(1) wraps its lines */
+	int d = hashline ? lu_base64_decode(o, (size_t)(hashline - o), true,
+	                                    out, len)
+	                 : 1;
 	free(o);
-	if (d == -2)
+	if (d < 0)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	if (d == 0)
 		lh_sha256_hex(*out, *len, got);
-	if (d < 0 || strcmp(got, want)) {
+	if (d || strcmp(got, want)) {
 		free(*out);
 		*out = NULL;
 		*len = 0;

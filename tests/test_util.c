@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/array.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/path.h"
@@ -23,6 +24,79 @@
 #include "util/sha256.h"
 #include "util/tools.h"
 #include "util/utf8.h"
+#include "util/write.h"
+
+/* ---- base64 and whole writes ---------------------------------------- */
+
+START_TEST(test_base64)
+{
+	static const struct {
+		const char *in;
+		bool breaks;
+		int rc;
+		const char *want;
+		/* clang-format off */
+	} cases[] = {
+	    {"aGk=", false, 0, "hi"},        {"aGk", false, 0, "hi"},
+	    /* clang-format on */
+	    {"AQID\n", false, 0, "\1\2\3"},
+	    {"", false, 0, ""},
+	    {"aGVs\nbG8=\n", true, 0, "hello"},
+	    {"aGVs\nbG8=", false, 1, NULL},
+	    {"a", false, 1, NULL},
+	    {"aG=k", false, 1, NULL},
+	    {"a b=", false, 1, NULL},
+	    {" aGk=", false, 1, NULL},
+	    {"aGk*", false, 1, NULL},
+	    {"aGk===", false, 1, NULL},
+	    {"aGVsbG8=\r\n", true, 0, "hello"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *o = (char *)1;
+		size_t n = 99;
+		int rc = lu_base64_decode(cases[i].in, strlen(cases[i].in),
+		                          cases[i].breaks, &o, &n);
+		ck_assert_msg(rc == cases[i].rc, "%s: %d", cases[i].in, rc);
+		if (rc) {
+			ck_assert_ptr_null(o);
+			continue;
+		}
+		size_t wl = strlen(cases[i].want);
+		ck_assert_uint_eq(n, wl);
+		ck_assert(!memcmp(o, cases[i].want, wl) && o[n] == '\0');
+		free(o);
+	}
+}
+END_TEST
+
+START_TEST(test_write_all)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	char big[200000];
+	memset(big, 'w', sizeof big);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		char *got;
+		size_t n;
+		int rc = lu_read_all(p[0], sizeof big, &got, &n);
+		_exit(rc == 0 && n == sizeof big && got[n - 1] == 'w' ? 0 : 1);
+	}
+	close(p[0]);
+	/* more than a pipe holds: short writes are continued */
+	ck_assert_int_eq(lu_write_all(p[1], big, sizeof big), 0);
+	close(p[1]);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* a closed descriptor: -1 with errno */
+	errno = 0;
+	ck_assert_int_eq(lu_write_all(p[1], "x", 1), -1);
+	ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
 
 /* ---- Array(T) and the growth policy ------------------------------------ */
 
@@ -665,6 +739,8 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_utf8_clean);
 	tcase_add_test(tt, test_sha256);
 	tcase_add_test(tt, test_read);
+	tcase_add_test(tt, test_base64);
+	tcase_add_test(tt, test_write_all);
 	tcase_add_loop_test(tt, test_path, 0,
 	                    sizeof path_cases / sizeof *path_cases);
 	suite_add_tcase(s, tt);
