@@ -253,16 +253,14 @@ bool lh_wrap_allows(locus_wrap_fn wrap, void *payload, const char *tool,
 }
 
 /* What the policy says of a background command, without deciding (no audit
-   record, nobody asked): for the prompt fragment.  1 allowed, 0 refused
-   (denied, or held with nobody to approve), -1 held for a person who may
-   approve, -2 not the policy wrap (unknown). */
-int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload)
+   record, nobody asked): for the prompt fragment. */
+lh_bg_word lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload)
 {
 	const locus_policy_wrap *w = wrap_payload;
 	if (wrap != locus_harness_policy_wrap || !w)
-		return -2;
+		return LH_BG_UNKNOWN;
 	if (w->version != LOCUS_POLICY_WRAP_VERSION || !w->policy)
-		return 0; /* every call is refused */
+		return LH_BG_REFUSED; /* every call is refused */
 	static const char probe[] = "{\"command\":\"sleep 1\","
 	                            "\"background\":true}";
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
@@ -275,6 +273,7 @@ int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload)
 	locus_outcome o = rc ? LOCUS_OUTCOME_DENY : locus_decision_outcome(d);
 	locus_decision_free(d);
 	if (o == LOCUS_OUTCOME_ALLOW)
-		return 1;
-	return o == LOCUS_OUTCOME_REQUIRE_HUMAN && w->approve ? -1 : 0;
+		return LH_BG_ALLOWED;
+	return o == LOCUS_OUTCOME_REQUIRE_HUMAN && w->approve ? LH_BG_HELD
+	                                                      : LH_BG_REFUSED;
 }

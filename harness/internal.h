@@ -130,7 +130,14 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
                   size_t *n, char **msg);
 
 /* The policy's word on background commands, for the prompt (gate.c). */
-int lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload);
+typedef enum lh_bg_word {
+	LH_BG_ALLOWED, /* background commands run */
+	LH_BG_REFUSED, /* denied, or held with nobody to approve */
+	LH_BG_HELD,    /* held for a person who may approve */
+	LH_BG_UNKNOWN, /* not the policy wrap: its word is per call */
+} lh_bg_word;
+
+lh_bg_word lh_wrap_background(locus_wrap_fn wrap, const void *wrap_payload);
 
 /*
  * Ask the wrap, with an explicit outcome: true only for a clear allow.

@@ -432,19 +432,20 @@ int locus_harness_preview(char **out, locus_harness *h, const char *tool,
 /* What bash does at its timeout: only what the gate really allows. */
 static void bash_fragment(const locus_harness *h, lh_buf *o)
 {
-	int bg = h->wrap ? lh_wrap_background(h->wrap, h->wrap_payload) : 1;
+	lh_bg_word bg = h->wrap ? lh_wrap_background(h->wrap, h->wrap_payload)
+	                        : LH_BG_ALLOWED;
 	lh_buf_printf(o, "bash waits %ds by default (at most %ds). ",
 	              h->cfg.bash_timeout, h->cfg.bash_max_timeout);
-	if (bg == 1)
+	if (bg == LH_BG_ALLOWED)
 		lh_buf_puts(o, "Run servers and watchers with background=true "
 		               "and read them with bash_output.\n");
-	else if (bg == 0)
+	else if (bg == LH_BG_REFUSED)
 		lh_buf_puts(o, "This policy does not allow background "
 		               "commands (exec:background): background=true "
 		               "is refused and a command still running at its "
 		               "timeout is killed, so do not start servers or "
 		               "watchers.\n");
-	else
+	else /* held, or a wrap whose word is per call */
 		lh_buf_puts(o, "A background command (background=true, or "
 		               "one still running at its timeout) needs the "
 		               "policy's approval (exec:background); without "
