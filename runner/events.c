@@ -24,6 +24,7 @@
 #include "util/buf.h"
 #include "util/sha256.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -37,15 +38,6 @@ static const char *const allowed_types[] = {
     "token", "think", "tool_start", "tool_complete", "tool.sandbox.output",
     "harness.exec", "playbook_step", "playbook_progress", NULL};
 /* clang-format on */
-
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
 
 /* events.seq: a decimal number in [0, 2^53) (anything else counts as 0:
    the file is in the box, and numbers only go up from the spool and the
@@ -66,28 +58,6 @@ static long read_seq(const char *path)
 	    v >= LR_SEQ_LIMIT)
 		return 0;
 	return (long)v;
-}
-
-/* Replace path with text atomically. */
-static int write_file(const char *path, const char *text, size_t len)
-{
-	size_t n = strlen(path) + 8;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return LOCUS_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", path);
-	FILE *f = fopen(tmp, "we");
-	int rc = 0;
-	if (!f || fwrite(text, 1, len, f) != len)
-		rc = LOCUS_EIO;
-	if (f && fclose(f))
-		rc = LOCUS_EIO;
-	if (!rc && rename(tmp, path))
-		rc = LOCUS_EIO;
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
 }
 
 /* hex HMAC-SHA256(token, canonical {"event","seq"} of w) into out. */
@@ -115,9 +85,13 @@ static bool entry_mac(const lr_events *e, const cJSON *w, char out[65])
 	return ok;
 }
 
+/* An entry's number: every entry is built by lr_events_emit or checked
+   by spool_line_seq, so it has one. */
 static long seq_of(const cJSON *w)
 {
-	return (long)cJSON_GetObjectItem(w, "seq")->valuedouble;
+	const cJSON *seq = cJSON_GetObjectItem(w, "seq");
+	assert(lr_json_is_int(seq) && seq->valuedouble >= 0);
+	return (long)seq->valuedouble;
 }
 
 /* What a spooled event may hold: each type's fields, each with its kind
@@ -263,8 +237,8 @@ int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
 	memset(e, 0, sizeof *e);
 	e->gw = gw;
 	e->log = log;
-	e->spool_path = join(state_dir, "events.jsonl");
-	e->seq_path = join(state_dir, "events.seq");
+	e->spool_path = lr_path(state_dir, "events.jsonl");
+	e->seq_path = lr_path(state_dir, "events.seq");
 	e->pending = cJSON_CreateArray();
 	if (!e->spool_path || !e->seq_path || !e->pending) {
 		lr_events_close(e);
@@ -318,6 +292,7 @@ void lr_events_emit(lr_events *e, cJSON *event)
 static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
                       locus_error *err)
 {
+	assert(*i < j && j - *i <= LR_EVENT_BATCH);
 	long from = seq_of(items[*i]);
 	cJSON *body = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 	if (!body || !arr) {
@@ -330,11 +305,9 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 	for (size_t k = *i; k < j; k++)
 		cJSON_AddItemReferenceToArray(
 		    arr, cJSON_GetObjectItem(items[k], "event"));
-	char path[256];
-	lr_gw_run_path(e->gw, "events", path, sizeof path);
 	cJSON *ans = NULL;
-	int rc = lr_gw_request(e->gw, "POST", path, body,
-	                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, err);
+	int rc = lr_gw_run_request(e->gw, "POST", "events", body,
+	                           LHTTP_RETRY_IDEMPOTENT, &ans, err);
 	cJSON_Delete(body);
 	if (!rc) {
 		*i = j;
@@ -390,7 +363,8 @@ static int rewrite_spool(lr_events *e)
 		lu_buf_puts(&b, "\n");
 		free(t);
 	}
-	int rc = b.oom ? LOCUS_ENOMEM : write_file(e->spool_path, b.d, b.len);
+	int rc =
+	    b.oom ? LOCUS_ENOMEM : lr_file_replace(e->spool_path, b.d, b.len);
 	lu_buf_free(&b);
 	if (!rc)
 		e->spooled = true;
@@ -401,7 +375,7 @@ int lr_events_flush(lr_events *e, locus_error *err)
 {
 	char seq[32];
 	int sl = snprintf(seq, sizeof seq, "%ld\n", e->next_seq);
-	if (write_file(e->seq_path, seq, (size_t)sl))
+	if (lr_file_replace(e->seq_path, seq, (size_t)sl))
 		lr_logf(e->log, "events: %s could not be written",
 		        "events.seq");
 	size_t n = (size_t)cJSON_GetArraySize(e->pending), i = 0;
@@ -411,6 +385,7 @@ int lr_events_flush(lr_events *e, locus_error *err)
 	size_t k = 0;
 	for (cJSON *c = e->pending->child; c; c = c->next)
 		items[k++] = c;
+	assert(k == n);
 	bool had_spool = e->spooled;
 	int rc = 0;
 	while (i < n && !rc) {

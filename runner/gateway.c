@@ -27,14 +27,12 @@ int lr_gw_open(lr_gw *g, const char *url, const char *token, const char *run_id,
 	int rc = lhttp_client_new(&g->http, &o, err);
 	if (rc)
 		return rc;
-	size_t n = strlen(token) + 8;
-	g->auth = malloc(n);
+	g->auth = lr_strf("Bearer %s", token);
 	if (!g->auth) {
 		lhttp_client_free(g->http);
 		g->http = NULL;
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	snprintf(g->auth, n, "Bearer %s", token);
 	g->run_id = run_id;
 	g->log = log;
 	return 0;
@@ -50,9 +48,17 @@ void lr_gw_close(lr_gw *g)
 	memset(g, 0, sizeof *g);
 }
 
-void lr_gw_run_path(const lr_gw *g, const char *tail, char *out, size_t cap)
+int lr_gw_run_request(lr_gw *g, const char *method, const char *tail,
+                      const cJSON *body, lhttp_retry retry, cJSON **out,
+                      locus_error *err)
 {
-	snprintf(out, cap, "/internal/v1/runs/%s/%s", g->run_id, tail);
+	*out = NULL;
+	char *path = lr_strf("/internal/v1/runs/%s/%s", g->run_id, tail);
+	if (!path)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	int rc = lr_gw_request(g, method, path, body, retry, out, NULL, err);
+	free(path);
+	return rc;
 }
 
 static int parse_body(const lhttp_response *resp, cJSON **out, locus_error *err)

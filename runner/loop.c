@@ -88,12 +88,10 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 	cJSON_AddItemToObject(state, "counters", counters(r));
 	cJSON_AddStringToObject(body, "thread_id", r->env->run_id);
 	cJSON_AddItemToObject(body, "state", state);
-	char path[300];
-	lr_gw_run_path(&r->gw, "checkpoint", path, sizeof path);
 	cJSON *ans = NULL;
 	locus_error err;
-	int rc = lr_gw_request(&r->gw, "PUT", path, body,
-	                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, &err);
+	int rc = lr_gw_run_request(&r->gw, "PUT", "checkpoint", body,
+	                           LHTTP_RETRY_IDEMPOTENT, &ans, &err);
 	cJSON_Delete(body);
 	const char *cid = ans ? lr_json_str(ans, "checkpoint_id", NULL) : NULL;
 	if (rc || !cid || !*cid) {
@@ -108,19 +106,8 @@ static void park(lr_run *r, cJSON *waiting, lr_end *end)
 		cJSON_AddStringToObject(parked, "checkpoint_id", cid);
 		cJSON_AddItemToObject(parked, "waiting",
 		                      cJSON_Duplicate(waiting, 1));
-		char *t = lr_json_canonical(parked);
-		size_t n = strlen(r->state_dir) + 16;
-		char *p = malloc(n);
-		if (t && p) {
-			snprintf(p, n, "%s/parked.json", r->state_dir);
-			FILE *f = fopen(p, "we");
-			bool ok = f && fputs(t, f) >= 0;
-			if ((f && fclose(f)) || !ok)
-				lr_logf(&r->log,
-				        "parked.json could not be written");
-		}
-		free(p);
-		free(t);
+		if (lr_json_file_write(r->state_dir, "parked.json", parked))
+			lr_logf(&r->log, "parked.json could not be written");
 		cJSON_Delete(parked);
 	}
 	lr_logf(&r->log, "parked (checkpoint saved)");
@@ -307,34 +294,26 @@ static int load_counters(lr_run *r, const cJSON *c, locus_error *err)
 /* GET the checkpoint (the one parked.json names, else the newest). */
 static int load_checkpoint(lr_run *r, cJSON **state, locus_error *err)
 {
-	char path[600], cp[200] = "";
-	size_t n = strlen(r->state_dir) + 16;
-	char *pp = malloc(n);
-	if (pp) {
-		snprintf(pp, n, "%s/parked.json", r->state_dir);
-		FILE *f = fopen(pp, "re");
-		char buf[4096];
-		size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-		if (f)
-			fclose(f);
-		cJSON *pj = NULL;
-		locus_error e2;
-		const char *id = NULL;
-		if (got && !lr_json_parse(buf, got, &pj, &e2))
-			id = lr_json_str(pj, "checkpoint_id", NULL);
-		if (id &&
-		    strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
-		               "NOPQRSTUVWXYZ0123456789._-:") == strlen(id))
-			snprintf(cp, sizeof cp, "&checkpoint_id=%s", id);
-		cJSON_Delete(pj);
-		free(pp);
-	}
-	lr_gw_run_path(&r->gw, "checkpoint?thread_id=", path, sizeof path);
-	size_t pl = strlen(path);
-	snprintf(path + pl, sizeof path - pl, "%s%s", r->env->run_id, cp);
+	/* parked.json is in the box: only an id of safe characters is
+	   used, else the newest checkpoint is asked for */
+	cJSON *pj = NULL;
+	locus_error e2;
+	const char *id = NULL;
+	if (!lr_json_file_read(r->state_dir, "parked.json", LR_MAX_STATE_FILE,
+	                       &pj, &e2))
+		id = lr_json_str(pj, "checkpoint_id", NULL);
+	if (id && strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+	                     "NOPQRSTUVWXYZ0123456789._-:") != strlen(id))
+		id = NULL;
+	char *tail = lr_strf("checkpoint?thread_id=%s%s%s", r->env->run_id,
+	                     id ? "&checkpoint_id=" : "", id ? id : "");
+	cJSON_Delete(pj);
+	if (!tail)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	cJSON *ans = NULL;
-	int rc = lr_gw_request(&r->gw, "GET", path, NULL,
-	                       LHTTP_RETRY_IDEMPOTENT, &ans, NULL, err);
+	int rc = lr_gw_run_request(&r->gw, "GET", tail, NULL,
+	                           LHTTP_RETRY_IDEMPOTENT, &ans, err);
+	free(tail);
 	if (rc)
 		return rc;
 	static const char *const fields[] = {"checkpoint_id", "state", NULL};

@@ -7,9 +7,12 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/array.h"
 #include "util/buf.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +96,11 @@ static int str_list(const cJSON *o, const char *key, const char *where,
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int load_operation(lr_tool *t, const cJSON *op, const char *where,
                           locus_error *err)
 {
@@ -155,8 +163,9 @@ static int parse_runs(lr_tool *t, const char *runs, const char *where,
 	           "runs is not box, gateway, mcp:<id> or api:<id>");
 }
 
-static int load_tool(lr_tool *t, const cJSON *o, size_t i, locus_error *err)
+static int load_tool(void *item, const cJSON *o, size_t i, locus_error *err)
 {
+	lr_tool *t = item;
 	char where[48];
 	snprintf(where, sizeof where, "tools[%zu]", i);
 	int rc = lr_json_known(o, tool_fields, where, err);
@@ -185,8 +194,9 @@ static int load_tool(lr_tool *t, const cJSON *o, size_t i, locus_error *err)
 	return op ? load_operation(t, op, where, err) : 0;
 }
 
-static int load_mount(lr_mount *m, const cJSON *o, size_t i, locus_error *err)
+static int load_mount(void *item, const cJSON *o, size_t i, locus_error *err)
 {
+	lr_mount *m = item;
 	char where[48];
 	snprintf(where, sizeof where, "mcp[%zu]", i);
 	int rc = lr_json_known(o, mcp_fields, where, err);
@@ -203,12 +213,22 @@ static int load_mount(lr_mount *m, const cJSON *o, size_t i, locus_error *err)
 		return bad(err, where,
 		           "transport is not streamable_http or sse");
 	m->next_id = 1;
+	/* sorted, so checking every tool against its mount is n log n */
+	size_t n = m->tools ? (size_t)cJSON_GetArraySize(m->tools) : 0;
+	if (!(m->tool_names = calloc(n + 1, sizeof *m->tool_names)))
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	for (const cJSON *c = m->tools ? m->tools->child : NULL; c; c = c->next)
+		m->tool_names[m->n_tool_names++] = c->valuestring;
+	assert(m->n_tool_names == n);
+	if (n > 1)
+		qsort(m->tool_names, n, sizeof *m->tool_names, cmp_str);
 	return 0;
 }
 
-static int load_connector(lr_connector *c, const cJSON *o, size_t i,
+static int load_connector(void *item, const cJSON *o, size_t i,
                           locus_error *err)
 {
+	lr_connector *c = item;
 	char where[48];
 	snprintf(where, sizeof where, "api[%zu]", i);
 	int rc = lr_json_known(o, api_fields, where, err);
@@ -287,7 +307,78 @@ static int load_model(lr_manifest *m, const cJSON *o, locus_error *err)
 	return 0;
 }
 
-/* Arrays of objects: tools, mcp, api. */
+/* ---- the arrays of objects: tools, mcp, api ---- */
+
+/* A list's ids sorted, each with its position: an id given twice is two
+   neighbours and a tool's mount or connector is a binary search, so a
+   gateway that sends 500,000 entries costs n log n, not n^2 (a hang). */
+typedef struct id_at {
+	const char *id; /* first: cmp_str orders these too */
+	size_t at;
+} id_at;
+
+typedef int (*item_loader)(void *item, const cJSON *o, size_t i,
+                           locus_error *err);
+
+/* One list: arr's objects loaded by `load` into items[0..n) (`size` bytes
+   each, n counted by the caller), their ids (the `const char *` at byte
+   `id_off` of each) sorted into *ids (the caller frees) and unique. */
+static int load_list(const cJSON *arr, void *items, size_t n, size_t size,
+                     size_t id_off, item_loader load, const char *what,
+                     id_at **ids, locus_error *err)
+{
+	*ids = calloc(n + 1, sizeof **ids);
+	if (!*ids)
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	size_t i = 0;
+	for (const cJSON *c = arr ? arr->child : NULL; c; c = c->next, i++) {
+		assert(i < n);
+		void *item = (char *)items + i * size;
+		int rc = cJSON_IsObject(c)
+		             ? load(item, c, i, err)
+		             : bad(err, what, "holds a non-object");
+		if (rc)
+			return rc;
+		(*ids)[i].id = *(const char *const *)((char *)item + id_off);
+		(*ids)[i].at = i;
+	}
+	assert(i == n);
+	if (n > 1)
+		qsort(*ids, n, sizeof **ids, cmp_str);
+	for (i = 1; i < n; i++)
+		if (!strcmp((*ids)[i - 1].id, (*ids)[i].id))
+			return lh_err(err, LOCUS_EINVALID,
+			              "manifest: %s: \"%.60s\" is listed twice",
+			              what, (*ids)[i].id);
+	return 0;
+}
+
+/* Every mcp:/api: target exists; its position into target_index. */
+static int check_refs(lr_manifest *m, const id_at *mcp, const id_at *api,
+                      locus_error *err)
+{
+	for (size_t i = 0; i < m->n_tools; i++) {
+		lr_tool *t = &m->tools[i];
+		if (t->runs != LR_RUNS_MCP && t->runs != LR_RUNS_API)
+			continue;
+		bool is_mcp = t->runs == LR_RUNS_MCP, found = false;
+		const id_at *ids = is_mcp ? mcp : api;
+		size_t n = is_mcp ? m->n_mcp : m->n_api;
+		size_t k =
+		    lu_sorted_find(ids, n, sizeof *ids, offsetof(id_at, id),
+		                   t->target, &found);
+		if (!found)
+			return lh_err(
+			    err, LOCUS_EINVALID,
+			    "manifest: tool \"%.60s\" runs on %s:%.60s, "
+			    "which the manifest does not list",
+			    t->name, is_mcp ? "mcp" : "api", t->target);
+		t->target_index = ids[k].at;
+		assert(t->target_index < n);
+	}
+	return 0;
+}
+
 static int load_lists(lr_manifest *m, locus_error *err)
 {
 	const char *b = NULL;
@@ -304,65 +395,24 @@ static int load_lists(lr_manifest *m, locus_error *err)
 	m->api = calloc(m->n_api + 1, sizeof *m->api);
 	if (!m->tools || !m->mcp || !m->api)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
-	int rc = 0;
-	size_t i = 0;
-	for (const cJSON *c = mcp ? mcp->child : NULL; c && !rc;
-	     c = c->next, i++)
-		rc = cJSON_IsObject(c) ? load_mount(&m->mcp[i], c, i, err)
-		                       : bad(err, "mcp", "holds a non-object");
-	for (i = 0; i < m->n_mcp && !rc; i++)
-		for (size_t j = 0; j < i && !rc; j++)
-			if (!strcmp(m->mcp[i].id, m->mcp[j].id))
-				rc = bad(err, "mcp", "an id is listed twice");
-	i = 0;
-	for (const cJSON *c = api ? api->child : NULL; c && !rc;
-	     c = c->next, i++)
-		rc = cJSON_IsObject(c) ? load_connector(&m->api[i], c, i, err)
-		                       : bad(err, "api", "holds a non-object");
-	for (i = 0; i < m->n_api && !rc; i++)
-		for (size_t j = 0; j < i && !rc; j++)
-			if (!strcmp(m->api[i].id, m->api[j].id))
-				rc = bad(err, "api", "an id is listed twice");
-	i = 0;
-	for (const cJSON *c = tools ? tools->child : NULL; c && !rc;
-	     c = c->next, i++)
-		rc = cJSON_IsObject(c)
-		         ? load_tool(&m->tools[i], c, i, err)
-		         : bad(err, "tools", "holds a non-object");
+	id_at *mcp_ids = NULL, *api_ids = NULL, *tool_ids = NULL;
+	int rc =
+	    load_list(mcp, m->mcp, m->n_mcp, sizeof *m->mcp,
+	              offsetof(lr_mount, id), load_mount, "mcp", &mcp_ids, err);
+	if (!rc)
+		rc = load_list(api, m->api, m->n_api, sizeof *m->api,
+		               offsetof(lr_connector, id), load_connector,
+		               "api", &api_ids, err);
+	if (!rc)
+		rc = load_list(tools, m->tools, m->n_tools, sizeof *m->tools,
+		               offsetof(lr_tool, name), load_tool, "tools",
+		               &tool_ids, err);
+	if (!rc)
+		rc = check_refs(m, mcp_ids, api_ids, err);
+	free(mcp_ids);
+	free(api_ids);
+	free(tool_ids);
 	return rc;
-}
-
-/* Names unique; every mcp:/api: target exists. */
-static int check_refs(lr_manifest *m, locus_error *err)
-{
-	for (size_t i = 0; i < m->n_tools; i++) {
-		lr_tool *t = &m->tools[i];
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->tools[j].name, t->name))
-				return lh_err(
-				    err, LOCUS_EINVALID,
-				    "manifest: tool \"%.60s\" is listed "
-				    "twice",
-				    t->name);
-		bool found =
-		    t->runs == LR_RUNS_BOX || t->runs == LR_RUNS_GATEWAY;
-		size_t n = t->runs == LR_RUNS_MCP ? m->n_mcp : m->n_api;
-		for (size_t j = 0; !found && j < n; j++)
-			if (!strcmp(t->target, t->runs == LR_RUNS_MCP
-			                           ? m->mcp[j].id
-			                           : m->api[j].id)) {
-				found = true;
-				t->target_index = j;
-			}
-		if (!found)
-			return lh_err(
-			    err, LOCUS_EINVALID,
-			    "manifest: tool \"%.60s\" runs on %s:%.60s, "
-			    "which the manifest does not list",
-			    t->name, t->runs == LR_RUNS_MCP ? "mcp" : "api",
-			    t->target);
-	}
-	return 0;
 }
 
 static int check_digest(lr_manifest *m, locus_error *err)
@@ -421,7 +471,6 @@ int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err)
 	if (b)
 		return bad(err, b, "not an object");
 	if ((rc = check_digest(m, err)) || (rc = load_lists(m, err)) ||
-	    (rc = check_refs(m, err)) ||
 	    (rc = load_budgets(&m->budgets, budgets, err)) ||
 	    (rc = load_model(m, model, err)))
 		return rc;
@@ -430,8 +479,10 @@ int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err)
 
 void lr_manifest_free(lr_manifest *m)
 {
-	for (size_t i = 0; m->mcp && i < m->n_mcp; i++)
+	for (size_t i = 0; m->mcp && i < m->n_mcp; i++) {
 		free(m->mcp[i].session);
+		free(m->mcp[i].tool_names);
+	}
 	free(m->tools);
 	free(m->mcp);
 	free(m->api);

@@ -50,18 +50,19 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 	lu_buf tail = {0};
 	lu_buf_puts(&tail, "tools/");
 	quote(&tail, t->name, false);
-	char path[600];
-	lr_gw_run_path(&r->gw, tail.d ? tail.d : "", path, sizeof path);
-	lu_buf_free(&tail);
-	cJSON *body = cJSON_CreateObject();
-	if (!body)
+	char *path = lu_buf_take(&tail);
+	cJSON *body = path ? cJSON_CreateObject() : NULL;
+	if (!body) {
+		free(path);
 		return NULL;
+	}
 	cJSON_AddStringToObject(body, "call_id", call_id);
 	cJSON_AddItemToObject(body, "arguments", cJSON_Duplicate(args, 1));
 	cJSON *ans = NULL;
 	locus_error err;
-	int rc = lr_gw_request(&r->gw, "POST", path, body, LHTTP_RETRY_UNSENT,
-	                       &ans, NULL, &err);
+	int rc = lr_gw_run_request(&r->gw, "POST", path, body,
+	                           LHTTP_RETRY_UNSENT, &ans, &err);
+	free(path);
 	cJSON_Delete(body);
 	static const char *const fields[] = {"content", "error", NULL};
 	char *out = NULL;
@@ -148,11 +149,9 @@ static int add_credential(lr_run *r, lhttp_headers *h, const char *env,
 	const char *v = lr_secrets_get(&r->secrets, env);
 	if (!v)
 		return LOCUS_EDENIED;
-	size_t n = strlen(prefix) + strlen(v) + 1;
-	char *full = malloc(n);
+	char *full = lr_strf("%s%s", prefix, v);
 	if (!full)
 		return LOCUS_ENOMEM;
-	snprintf(full, n, "%s%s", prefix, v);
 	int rc = lhttp_headers_set(h, header, full);
 	explicit_bzero(full, strlen(full));
 	free(full);

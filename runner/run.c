@@ -10,6 +10,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "util/array.h"
 #include "util/buf.h"
 
 #include <errno.h>
@@ -139,11 +140,11 @@ static int check_capabilities(lr_run *r, lr_end *end)
 				    lr_strf("MCP mount '%.80s': this runner "
 				            "speaks streamable_http only",
 				            mt->id));
-			bool listed = !mt->tools || !mt->tools->child;
-			for (const cJSON *c = mt->tools ? mt->tools->child
-			                                : NULL;
-			     c && !listed; c = c->next)
-				listed = !strcmp(c->valuestring, t->name);
+			bool listed = !mt->n_tool_names;
+			if (!listed)
+				lu_sorted_find(mt->tool_names, mt->n_tool_names,
+				               sizeof *mt->tool_names, 0,
+				               t->name, &listed);
 			if (!listed)
 				return refuse(
 				    end,
@@ -152,20 +153,18 @@ static int check_capabilities(lr_run *r, lr_end *end)
 				            t->name));
 		}
 	}
-	for (size_t i = 0; i < m->n_mcp; i++)
-		if (m->mcp[i].credential_env &&
-		    !getenv(m->mcp[i].credential_env))
-			return refuse(
-			    end, lr_strf("the credential variable %.80s is "
-			                 "not set",
-			                 m->mcp[i].credential_env));
-	for (size_t i = 0; i < m->n_api; i++)
-		if (m->api[i].credential_env &&
-		    !getenv(m->api[i].credential_env))
-			return refuse(
-			    end, lr_strf("the credential variable %.80s is "
-			                 "not set",
-			                 m->api[i].credential_env));
+	const char *unset = NULL;
+	for (size_t i = 0; i < m->n_mcp + m->n_api && !unset; i++) {
+		const char *env = i < m->n_mcp
+		                      ? m->mcp[i].credential_env
+		                      : m->api[i - m->n_mcp].credential_env;
+		if (env && !getenv(env))
+			unset = env;
+	}
+	if (unset)
+		return refuse(
+		    end,
+		    lr_strf("the credential variable %.80s is not set", unset));
 	return 0;
 }
 
@@ -314,19 +313,8 @@ static cJSON *usage_json(const lr_run *r)
 /* .locus/result.json: how this process ended (a parent's task reads it). */
 static void write_result_file(lr_run *r, const cJSON *body)
 {
-	char *t = lr_json_canonical(body);
-	size_t n = strlen(r->state_dir) + 16;
-	char *p = malloc(n);
-	if (t && p) {
-		snprintf(p, n, "%s/result.json", r->state_dir);
-		FILE *f = fopen(p, "we");
-		if (f) {
-			fputs(t, f);
-			fclose(f);
-		}
-	}
-	free(p);
-	free(t);
+	if (lr_json_file_write(r->state_dir, "result.json", body))
+		lr_logf(&r->log, "result.json could not be written");
 }
 
 static int post_result(lr_run *r, const lr_end *end)
@@ -349,12 +337,10 @@ static int post_result(lr_run *r, const lr_end *end)
 		cJSON_AddItemToObject(b, "waiting",
 		                      cJSON_Duplicate(end->waiting, 1));
 	write_result_file(r, b);
-	char path[300];
-	lr_gw_run_path(&r->gw, "result", path, sizeof path);
 	cJSON *ans = NULL;
 	locus_error err;
-	int rc = lr_gw_request(&r->gw, "POST", path, b, LHTTP_RETRY_IDEMPOTENT,
-	                       &ans, NULL, &err);
+	int rc = lr_gw_run_request(&r->gw, "POST", "result", b,
+	                           LHTTP_RETRY_IDEMPOTENT, &ans, &err);
 	cJSON_Delete(ans);
 	cJSON_Delete(b);
 	lr_logf(&r->log, "result %s: %s", end->status,
@@ -487,17 +473,14 @@ int lr_main(const lr_env *env)
 	lr_run r = {.env = env, .t0 = lh_now()};
 	if (!env->root || !env->state_dir || !safe_rel(env->state_dir))
 		return LR_EXIT_ERROR;
-	size_t n = strlen(env->root) + strlen(env->state_dir) + 2;
-	if (!(r.state_dir = malloc(n)))
+	if (!(r.state_dir = lr_path(env->root, env->state_dir)))
 		return LR_EXIT_ERROR;
-	snprintf(r.state_dir, n, "%s/%s", env->root, env->state_dir);
 	if (make_dirs(env->root, r.state_dir)) {
 		free(r.state_dir);
 		return LR_EXIT_ERROR;
 	}
-	char *lp = malloc(n + 16);
+	char *lp = lr_path(r.state_dir, "runner.log");
 	if (lp) {
-		snprintf(lp, n + 16, "%s/runner.log", r.state_dir);
 		lr_log_open(&r.log, lp);
 		free(lp);
 	}

@@ -15,7 +15,7 @@
  * admit.c (admission and holds), tools.c (box/ask_user/task), remote.c
  * (gateway/mcp/api tools), loop.c (the agent loop, parking), run.c
  * (next/manifest/result, exit codes), secrets.c (environment hygiene),
- * log.c (.locus/runner.log).  Only cli/runner.c prints or exits.
+ * files.c (the state folder's files), log.c (.locus/runner.log).  Only cli/runner.c prints or exits.
  */
 #ifndef LOCUS_RUNNER_H
 #define LOCUS_RUNNER_H
@@ -56,6 +56,23 @@ void lr_log_close(lr_log *l);
 /* A malloc'd formatted string, or NULL (out of memory). */
 char *lr_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- files.c: the state folder's files ---- */
+/* The most read back of one (parked.json, a child's result.json): the
+   gateway's own body cap. */
+#define LR_MAX_STATE_FILE (16u << 20)
+/* "<dir>/<name>", malloc'd, or NULL (out of memory). */
+char *lr_path(const char *dir, const char *name);
+/* Replace the file at path with text[0..len) atomically (path.tmp, then
+   rename).  0, LOCUS_EIO, LOCUS_ENOMEM. */
+int lr_file_replace(const char *path, const char *text, size_t len);
+/* Replace <dir>/<name> with v's canonical JSON (lr_file_replace). */
+int lr_json_file_write(const char *dir, const char *name, const cJSON *v);
+/* Read <dir>/<name> whole and strictly into *out (cJSON_Delete it).
+   LOCUS_ENOTFOUND it cannot be opened or read, LOCUS_EINVALID longer
+   than max bytes or malformed, LOCUS_ENOMEM. */
+int lr_json_file_read(const char *dir, const char *name, size_t max,
+                      cJSON **out, locus_error *err);
+
 /* ---- gateway.c ---- */
 typedef struct lr_gw {
 	lhttp_client *http;
@@ -78,8 +95,10 @@ void lr_gw_close(lr_gw *g);
 int lr_gw_request(lr_gw *g, const char *method, const char *path,
                   const cJSON *body, lhttp_retry retry, cJSON **out,
                   long *status, locus_error *err);
-/* "/internal/v1/runs/<run id>/<tail>" into out (cap bytes). */
-void lr_gw_run_path(const lr_gw *g, const char *tail, char *out, size_t cap);
+/* lr_gw_request on "/internal/v1/runs/<run id>/<tail>" (no status). */
+int lr_gw_run_request(lr_gw *g, const char *method, const char *tail,
+                      const cJSON *body, lhttp_retry retry, cJSON **out,
+                      locus_error *err);
 
 /* ---- manifest.c ---- */
 typedef enum lr_runs {
@@ -104,8 +123,10 @@ typedef struct lr_tool {
 
 typedef struct lr_mount {
 	const char *id, *url, *transport, *credential_env;
-	const cJSON *tools; /* array of names; empty: all */
-	char *session;      /* Mcp-Session-Id once initialised */
+	const cJSON *tools;      /* array of names; empty: all */
+	const char **tool_names; /* the same names sorted (strcmp), owned */
+	size_t n_tool_names;
+	char *session; /* Mcp-Session-Id once initialised */
 	bool ready;
 	long next_id;
 } lr_mount;

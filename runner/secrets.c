@@ -14,8 +14,9 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
-#include "util/buf.h"
+#include "util/read.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,24 +78,22 @@ static void wipe_one(const char *name)
 /* True when /proc/self/environ still holds one of the values. */
 static bool proc_shows(const lr_secrets *s)
 {
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char *env = NULL;
+	size_t len = 0;
+	int rc =
+	    lu_read_path("/proc/self/environ", LR_MAX_STATE_FILE, &env, &len);
+	if (rc < 0 && errno != ENOMEM)
 		return false; /* no /proc: nothing for a command to read either */
-	lu_buf b = {0};
-	char buf[8192];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
-		lu_buf_add(&b, buf, (size_t)n);
-	close(fd);
+	if (rc)
+		return true; /* it could not be checked: fail closed */
 	bool found = false;
-	for (size_t i = 0; i < s->n && !found && b.d; i++) {
+	for (size_t i = 0; i < s->n && !found; i++) {
 		size_t vl = strlen(s->values[i]);
-		for (size_t k = 0; vl && k + vl <= b.len && !found; k++)
-			found = !memcmp(b.d + k, s->values[i], vl);
+		for (size_t k = 0; vl && k + vl <= len && !found; k++)
+			found = !memcmp(env + k, s->values[i], vl);
 	}
-	if (b.d)
-		explicit_bzero(b.d, b.len);
-	lu_buf_free(&b);
+	explicit_bzero(env, len);
+	free(env);
 	return found;
 }
 

@@ -15,6 +15,7 @@
 #include "harness/internal.h"
 #include "util/buf.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,15 +29,6 @@
 extern char **environ;
 
 static const char *const child_fields[] = {"run_id", "admit_token", NULL};
-
-static char *dupmsg(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 1;
-	char *t = malloc(n);
-	if (t)
-		snprintf(t, n, "%s%s", a, b);
-	return t;
-}
 
 /* environ minus LOCUS_*, plus the child's variables; its token and the
    placeholders the parent holds go through the socket `fd`
@@ -71,12 +63,9 @@ static char **child_environ(lr_run *r, const char *child_id, const char *state,
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
 			continue;
-		char *kv =
-		    malloc(strlen(pairs[i][0]) + strlen(pairs[i][1]) + 2);
-		if (kv) {
-			sprintf(kv, "%s=%s", pairs[i][0], pairs[i][1]);
+		char *kv = lr_strf("%s=%s", pairs[i][0], pairs[i][1]);
+		if (kv)
 			v[k++] = kv;
-		}
 	}
 	/* the names (not values) of every secret, for the child to wipe */
 	lu_buf names = {0};
@@ -89,6 +78,8 @@ static char **child_environ(lr_run *r, const char *child_id, const char *state,
 	char *nv = lu_buf_take(&names);
 	if (nv)
 		v[k++] = nv;
+	/* n inherited, 6 pairs, the names, the NULL: the n + 9 allocated */
+	assert(k < n + 9);
 	return v;
 }
 
@@ -161,23 +152,12 @@ static int wait_child(pid_t pid, double left)
 static char *child_outcome(lr_run *r, const char *state, int code,
                            bool *is_error)
 {
-	size_t n = strlen(r->env->root) + strlen(state) + 16;
-	char *p = malloc(n);
-	char buf[65536];
-	size_t got = 0;
-	if (p) {
-		snprintf(p, n, "%s/%s/result.json", r->env->root, state);
-		FILE *f = fopen(p, "re");
-		if (f) {
-			got = fread(buf, 1, sizeof buf, f);
-			fclose(f);
-		}
-		free(p);
-	}
+	char *dir = lr_path(r->env->root, state);
 	cJSON *res = NULL;
 	locus_error err;
-	if (!got || lr_json_parse(buf, got, &res, &err)) {
-		cJSON_Delete(res);
+	if (!dir || lr_json_file_read(dir, "result.json", LR_MAX_STATE_FILE,
+	                              &res, &err)) {
+		free(dir);
 		*is_error = true;
 		char m[120];
 		snprintf(m, sizeof m,
@@ -186,6 +166,7 @@ static char *child_outcome(lr_run *r, const char *state, int code,
 		         code);
 		return strdup(m);
 	}
+	free(dir);
 	const char *status = lr_json_str(res, "status", NULL);
 	const char *msg = lr_json_str(res, "final_message", NULL);
 	const char *emsg = lr_json_str(res, "error", NULL);
@@ -199,7 +180,7 @@ static char *child_outcome(lr_run *r, const char *state, int code,
 		         "the child run ended %s (exit %d)%s",
 		         status ? status : "without a status", code,
 		         emsg ? ": " : "");
-		out = dupmsg(head, emsg ? emsg : "");
+		out = lr_strf("%s%s", head, emsg ? emsg : "");
 	}
 	cJSON_Delete(res);
 	return out;
@@ -222,12 +203,10 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	else
 		cJSON_AddNullToObject(body, "agent");
 	cJSON_AddStringToObject(body, "prompt", prompt);
-	char path[300];
-	lr_gw_run_path(&r->gw, "children", path, sizeof path);
 	cJSON *ans = NULL;
 	locus_error err;
-	int rc = lr_gw_request(&r->gw, "POST", path, body, LHTTP_RETRY_UNSENT,
-	                       &ans, NULL, &err);
+	int rc = lr_gw_run_request(&r->gw, "POST", "children", body,
+	                           LHTTP_RETRY_UNSENT, &ans, &err);
 	cJSON_Delete(body);
 	const char *cid = ans ? lr_json_str(ans, "run_id", NULL) : NULL;
 	const char *tok = ans ? lr_json_str(ans, "admit_token", NULL) : NULL;
@@ -238,15 +217,14 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	    !strcmp(cid, ".") || !strcmp(cid, "..") || !*cid ||
 	    !strcmp(cid, r->env->run_id)) {
 		cJSON_Delete(ans);
-		return dupmsg("the gateway did not make a child run: ",
-		              rc ? err.message : "a malformed answer");
+		return lr_strf("the gateway did not make a child run: %s",
+		               rc ? err.message : "a malformed answer");
 	}
-	char state[400];
-	snprintf(state, sizeof state, "%s/children/%s", r->env->state_dir, cid);
+	char *state = lr_strf("%s/children/%s", r->env->state_dir, cid);
 	int sv[2] = {-1, -1};
 	char **env = NULL;
 	lr_logf(&r->log, "task %s: child run %s", call_id, cid);
-	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) &&
+	if (state && !socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) &&
 	    !send_secrets(r, sv[0], tok))
 		env = child_environ(r, cid, state, sv[1]);
 	cJSON *tv = cJSON_GetObjectItem(ans, "admit_token");
@@ -257,6 +235,7 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	if (!env) {
 		if (sv[1] >= 0)
 			close(sv[1]);
+		free(state);
 		return strdup("the child runner could not be started");
 	}
 	const char *exe =
@@ -278,9 +257,13 @@ char *lr_task_run(lr_run *r, const char *call_id, const cJSON *args,
 	}
 	close(sv[1]);
 	free_environ(env);
-	if (pid < 0)
+	if (pid < 0) {
+		free(state);
 		return strdup("the child runner could not be started");
+	}
 	int code = wait_child(pid, lr_run_left(r));
 	lr_logf(&r->log, "task %s: child exit %d", call_id, code);
-	return child_outcome(r, state, code, is_error);
+	char *out = child_outcome(r, state, code, is_error);
+	free(state);
+	return out;
 }

@@ -71,6 +71,7 @@ class Run:
         self.results = []
         self.checkpoints = {}         # id -> state
         self.checkpoint_order = []
+        self.checkpoint_gets = []     # the GET queries, in order
         self.admissions = []          # request bodies
         self.tool_calls = []          # gateway tools performed
 
@@ -400,6 +401,7 @@ class Gateway(Server):
             return
         if set(q) - {"thread_id", "checkpoint_id"} or q.get("thread_id") != [run.run_id]:
             return self.refuse(h, 400, "bad checkpoint query %r" % q)
+        run.checkpoint_gets.append(q)
         cid = q.get("checkpoint_id", [None])[0] or (run.checkpoint_order[-1] if run.checkpoint_order else None)
         if cid not in run.checkpoints:
             return h._send(404, {"detail": "no checkpoint"})

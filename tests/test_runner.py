@@ -559,6 +559,43 @@ class RunnerTest(unittest.TestCase):
         finally:
             b.finish()
 
+    def test_long_parked_file_names_its_checkpoint(self):
+        # parked.json was read into 4 KiB: a longer one (a long question)
+        # failed to parse and the resume asked for the newest checkpoint
+        tools = BOX_TOOLS + [{"name": "ask_user", "runs": "box",
+                              "parameters": {"type": "object",
+                                             "properties": {"question": {"type": "string"}}}}]
+        b = Box(self, tools=tools)
+        question = "Which branch? " + "x" * 8000
+        b.script([{"tool_calls": [{"id": "q1", "name": "ask_user",
+                                   "arguments": {"question": question}}]},
+                  lambda msgs: {"content": "using " + msgs[-1]["content"]}])
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            self.assertGreater(os.path.getsize(b.state("parked.json")), 8000)
+            b.run.next_ops = [{"op": "resume", "resume": {"answer": "main"}}]
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            self.assertEqual(b.run.checkpoint_gets[-1].get("checkpoint_id"), ["cp-1"])
+            self.assertEqual(b.run.results[-1]["final_message"], "using main")
+            b.events()
+        finally:
+            b.finish()
+
+    def test_child_result_past_64_kib(self):
+        # the child's result.json was read into 64 KiB: a longer final
+        # message was "a child run without a readable result"
+        b = task_box(self)
+        b.script([{"tool_calls": [{"id": "t1", "name": "task",
+                                   "arguments": {"agent": "helper", "prompt": "say a lot"}}]},
+                  lambda msgs: {"content": "parent got %d" % len(msgs[-1]["content"])}])
+        b.script([{"content": "y" * 100000}], input_="say a lot")
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            self.assertEqual(b.run.results[0]["final_message"], "parent got 100000")
+            b.events()
+        finally:
+            b.finish()
+
     def test_mcp_and_api_tools_carry_the_decision(self):
         b = Box(self)
         mcp = McpServer(b.gw, "ph-mcp-secret", {"create_issue": lambda a: "issue #7: " + a["title"]})

@@ -2,13 +2,15 @@
  * tests/test_runner_json.c - the box runner's JSON (runner/json.c): what
  * the strict reader refuses in the runner's inputs (gateway answers, model
  * chunks, manifests, its own files), and the canonical writer and digest
- * against the gateway's Python (docs/runner.md "Digest").
+ * against the gateway's Python (docs/runner.md "Digest"); the manifest
+ * loader's lists (runner/manifest.c: ids unique, targets found, in n log n).
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/json.h"
+#include "runner/runner.h"
+#include "util/buf.h"
 
 /* ---- refusals ----------------------------------------------------------- */
 
@@ -73,12 +75,20 @@ END_TEST
 
 /* ---- canonical form and digest ----------------------------------------- */
 
-static char *canon(const char *text)
+/* text[0..len) parsed, which must succeed. */
+static cJSON *parse_ok(const char *text, size_t len)
 {
 	cJSON *v = NULL;
 	locus_error err = {0};
-	ck_assert_msg(lr_json_parse(text, strlen(text), &v, &err) == 0, "%s",
+	ck_assert_msg(lr_json_parse(text, len, &v, &err) == 0, "%s",
 	              err.message);
+	ck_assert_ptr_nonnull(v);
+	return v;
+}
+
+static char *canon(const char *text)
+{
+	cJSON *v = parse_ok(text, strlen(text));
 	char *c = lr_json_canonical(v);
 	cJSON_Delete(v);
 	ck_assert_ptr_nonnull(c);
@@ -120,9 +130,7 @@ START_TEST(test_digest_vector)
 	    "\"b\":\"2\"},\"alpha\":[true,false,null],\"zeta\":1},"
 	    "\"name\":\"box-agent\",\"note\":\"caf\xc3\xa9 \xe2\x80\x93 "
 	    "\\\"quoted\\\" \\\\ back\\nslash\",\"revision\":3}";
-	cJSON *v = NULL;
-	locus_error err = {0};
-	ck_assert_int_eq(lr_json_parse(text, strlen(text), &v, &err), 0);
+	cJSON *v = parse_ok(text, strlen(text));
 	char *c = lr_json_canonical(v);
 	ck_assert_str_eq(c, text); /* already canonical */
 	char d[72];
@@ -136,11 +144,9 @@ END_TEST
 
 START_TEST(test_integers)
 {
-	cJSON *v = NULL;
-	locus_error err = {0};
 	const char *t = "{\"a\":1,\"b\":1.0,\"c\":-3,\"d\":1e2,\"e\":"
 	                "9007199254740992,\"f\":\"1\"}";
-	ck_assert_int_eq(lr_json_parse(t, strlen(t), &v, &err), 0);
+	cJSON *v = parse_ok(t, strlen(t));
 	long n = -1;
 	const char *bad = NULL;
 	ck_assert(lr_json_count(v, "a", &n, &bad) && n == 1 && !bad);
@@ -167,6 +173,86 @@ START_TEST(test_integers)
 }
 END_TEST
 
+/* ---- the manifest's lists ---------------------------------------------- */
+
+/* A manifest with n mcp mounts m0..m<n-1> (the last one's id `last`) and
+   one tool on mcp:<target>. */
+static cJSON *big_manifest(size_t n, const char *last, const char *target)
+{
+	lu_buf b = LU_BUF_INIT;
+	lu_buf_puts(&b, "{\"version\":1,\"run_id\":\"r\",\"tenant\":\"t\","
+	                "\"agent\":\"a\",\"definition\":{},\"model\":{"
+	                "\"model\":\"m\",\"base_url\":\"http://x\","
+	                "\"api_key_env\":\"K\"},\"mcp\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			lu_buf_printf(&b, "{\"id\":\"m%zu\",\"url\":\"u\"},",
+			              i);
+		else
+			lu_buf_printf(&b, "{\"id\":\"%s\",\"url\":\"u\"}",
+			              last);
+	}
+	lu_buf_printf(&b, "],\"tools\":[{\"name\":\"x\",\"runs\":\"mcp:%s\"}]}",
+	              target);
+	ck_assert(!b.oom);
+	cJSON *v = parse_ok(b.d, b.len);
+	lu_buf_free(&b);
+	return v;
+}
+
+START_TEST(test_manifest_lists)
+{
+	/* 200,000 mounts: pairwise comparison would be 2 * 10^10 strcmp */
+	size_t n = 200000;
+	lr_manifest m;
+	locus_error err = {0};
+	ck_assert_int_eq(
+	    lr_manifest_load(&m, big_manifest(n, "m7", "m5"), &err),
+	    LOCUS_EINVALID);
+	ck_assert_msg(strstr(err.message, "\"m7\" is listed twice"), "%s",
+	              err.message);
+	lr_manifest_free(&m);
+	ck_assert_int_eq(
+	    lr_manifest_load(&m, big_manifest(n, "last", "last"), &err), 0);
+	ck_assert_uint_eq(m.n_mcp, n);
+	ck_assert_uint_eq(m.tools[0].target_index, n - 1);
+	lr_manifest_free(&m);
+	ck_assert_int_eq(
+	    lr_manifest_load(&m, big_manifest(3, "m9", "m1"), &err), 0);
+	ck_assert_uint_eq(m.tools[0].target_index, 1);
+	lr_manifest_free(&m);
+	ck_assert_int_eq(
+	    lr_manifest_load(&m, big_manifest(3, "m9", "nope"), &err),
+	    LOCUS_EINVALID);
+	ck_assert_msg(strstr(err.message, "does not list"), "%s", err.message);
+	lr_manifest_free(&m);
+}
+END_TEST
+
+START_TEST(test_manifest_mount_tools)
+{
+	const char *t =
+	    "{\"version\":1,\"run_id\":\"r\",\"tenant\":\"t\",\"agent\":\"a\","
+	    "\"definition\":{},\"model\":{\"model\":\"m\",\"base_url\":\"u\","
+	    "\"api_key_env\":\"K\"},\"mcp\":[{\"id\":\"fs\",\"url\":\"u\","
+	    "\"tools\":[\"zeta\",\"alpha\",\"mid\"]},{\"id\":\"all\","
+	    "\"url\":\"u\"}],\"tools\":[{\"name\":\"x\",\"runs\":\"mcp:fs\"},"
+	    "{\"name\":\"x\",\"runs\":\"box\"}]}";
+	lr_manifest m;
+	locus_error err = {0};
+	ck_assert_int_eq(lr_manifest_load(&m, parse_ok(t, strlen(t)), &err),
+	                 LOCUS_EINVALID);
+	ck_assert_msg(strstr(err.message, "tools: \"x\" is listed twice"), "%s",
+	              err.message);
+	/* the mount's tools, sorted for look-up */
+	ck_assert_uint_eq(m.mcp[0].n_tool_names, 3);
+	ck_assert_str_eq(m.mcp[0].tool_names[0], "alpha");
+	ck_assert_str_eq(m.mcp[0].tool_names[2], "zeta");
+	ck_assert_uint_eq(m.mcp[1].n_tool_names, 0);
+	lr_manifest_free(&m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runner-json");
@@ -181,6 +267,10 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_digest_vector);
 	tcase_add_test(tw, test_integers);
 	suite_add_tcase(s, tw);
+	TCase *tm = tcase_create("manifest");
+	tcase_add_test(tm, test_manifest_lists);
+	tcase_add_test(tm, test_manifest_mount_tools);
+	suite_add_tcase(s, tm);
 	return s;
 }
 
