@@ -19,6 +19,16 @@
    1 from 1.0, the way the gateway's Python reads them. */
 int lr_json_parse(const char *text, size_t len, cJSON **out, locus_error *err)
 {
+	/* a byte order mark, which cJSON skips, is not JSON to the gateway's
+	   Python either */
+	if (text && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		*out = NULL;
+		lh_err(err, LOCUS_EINVALID,
+		       "malformed JSON at byte 0: a byte order mark");
+		if (err)
+			err->offset = 0;
+		return LOCUS_EINVALID;
+	}
 	lu_json_opts o = LU_JSON_OPTS_INIT;
 	o.max_depth = LR_JSON_MAX_DEPTH;
 	o.number_text = true;

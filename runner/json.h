@@ -12,7 +12,8 @@
  * refuses is util's list: anything but RFC 8259 (no NaN, no comments, no
  * trailing data, no raw control character), invalid UTF-8, lone
  * surrogates, "\u0000" (locus strings are C strings), a key twice in one
- * object, a number a double cannot hold (1e400).
+ * object, a fraction or exponent a double cannot hold (1e400), and (here)
+ * a byte order mark.
  *
  * Everything the runner sends is written by lr_json_canonical: keys
  * sorted by code point, `,` and `:` without spaces, UTF-8 as is, the

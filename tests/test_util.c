@@ -361,6 +361,11 @@ static const struct {
      "01]",
      0, LU_JSON_SYNTAX, 1, NULL},
     {" \t\r\n[1]\n", 0, LU_JSON_OK, 0, NULL},
+    /* a byte order mark is skipped, as cJSON does, and offsets stay in
+       step after it */
+    {"\xEF\xBB\xBF[1]", 0, LU_JSON_OK, 0, NULL},
+    {"\xEF\xBB\xBF{\"a\":1,\"a\":2}", 0, LU_JSON_DUPLICATE, 14, "a"},
+    {"\xEF\xBB\xBF[01]", 0, LU_JSON_NUMBER, 4, NULL},
     /* lone surrogates (cJSON refuses them) */
     {"[\"\\ud800\"]", 0, LU_JSON_SYNTAX, 0, NULL},
     {"[\"\\udc00\"]", 0, LU_JSON_SYNTAX, 0, NULL},
@@ -474,6 +479,18 @@ START_TEST(test_json_options)
 	                 LU_JSON_NUMBER);
 	ck_assert_uint_eq(why.offset, 4);
 	ck_assert_ptr_null(v);
+	/* but an integer keeps its digits, however many */
+	char big[420] = "[";
+	memset(big + 1, '7', 400);
+	strcpy(big + 401, "]");
+	ck_assert_int_eq(lu_json_read(&v, big, strlen(big), &o, &why),
+	                 LU_JSON_OK);
+	ck_assert_uint_eq(strlen(cJSON_GetArrayItem(v, 0)->valuestring), 400);
+	cJSON_Delete(v);
+	ck_assert_int_eq(lu_json_read(&v, "\xEF\xBB\xBF[2.5]", 8, &o, &why),
+	                 LU_JSON_OK);
+	ck_assert_str_eq(cJSON_GetArrayItem(v, 0)->valuestring, "2.5");
+	cJSON_Delete(v);
 	o.number_text = false;
 	ck_assert_int_eq(lu_json_read(&v, "[1]", 3, &o, &why), LU_JSON_OK);
 	ck_assert_ptr_null(cJSON_GetArrayItem(v, 0)->valuestring);

@@ -18,6 +18,7 @@
 #include "utf8.h"
 
 #define NONE ((size_t)-1)
+#define BOM "\xEF\xBB\xBF"
 
 /* What the scanner checks. */
 enum { C_NUL = 1, C_OTHER = 2, C_ALL = 3 };
@@ -128,7 +129,9 @@ static void scan(const char *t, size_t len, size_t target, unsigned check,
                  unsigned max_depth, const value_hook *hook, scan_out *o)
 {
 	char stack[LU_JSON_MAX_DEPTH + 8];
-	size_t depth = 0, count = 0, i = 0;
+	/* cJSON skips a UTF-8 byte order mark at the start: so must this
+	   pass, or every value after it is counted out of step */
+	size_t depth = 0, count = 0, i = len >= 3 && !memcmp(t, BOM, 3) ? 3 : 0;
 	bool expect_value = true;
 	o->found = o->bad = NONE;
 	o->problem = LU_JSON_OK;
@@ -367,7 +370,13 @@ static void keep_number(void *ctx, size_t off)
 	while (e < k->len && k->text[e] &&
 	       strchr("+-.eE0123456789", k->text[e]))
 		e++;
-	if (NEVER(e == off) || !isfinite(node->valuedouble)) {
+	/* an integer keeps its digits whatever its double (Python reads
+	   it exactly); a fraction or exponent that is not finite has no
+	   text another reader would print */
+	bool frac = memchr(k->text + off, '.', e - off) ||
+	            memchr(k->text + off, 'e', e - off) ||
+	            memchr(k->text + off, 'E', e - off);
+	if (NEVER(e == off) || (frac && !isfinite(node->valuedouble))) {
 		number_problem(k, off, LU_JSON_NUMBER);
 		return;
 	}

@@ -7,6 +7,7 @@
  * a \u escape with a bad hex digit ("\u00zz") as the end of a string, takes
  * raw control characters in strings and any byte below 0x21 as white space,
  * accepts numbers like "01" or "1." and ignores text after the value.
+ * (It also skips a UTF-8 byte order mark at the start; so does the reader.)
  * lu_json_read() refuses each of these and says which problem it found and
  * where, so every caller (the CLI's inputs, the policy loader, tool-call
  * arguments, MCP, the box runner) words its own message over one set of
@@ -54,9 +55,11 @@ typedef struct lu_json_opts {
 	                       carries the request's id) */
 	bool number_text;   /* every number keeps its text as written in its
 	                       `valuestring` (cJSON_Delete frees it), so 1 and
-	                       1.0 and a 30-digit integer stay apart; a number
-	                       whose double is not finite (1e400) is refused
-	                       (LU_JSON_NUMBER): for a caller that hashes
+	                       1.0 and a 400-digit integer stay apart; a
+	                       fraction or exponent whose double is not finite
+	                       (1e400) is refused (LU_JSON_NUMBER; an integer
+	                       past a double's range keeps its digits and
+	                       valuedouble is infinite): for a caller that hashes
 	                       values the way another language reads them
 	                       (the box runner's digest, runner/json.h) */
 } lu_json_opts;
