@@ -100,15 +100,18 @@ static uint32_t marker_class(char m)
 /* What the literal prefilter knows about one text: which bytes (folded
    to lower case) it holds, and the program classes found so far. */
 typedef struct text_facts {
+	ll_floor *floor; /* its rows of each class (class_rows) */
 	const char *text;
 	size_t len;
 	uint8_t bytes[32];  /* bit c: byte c (lower case) occurs */
 	uint8_t known, has; /* per marker D, I, W: looked up, found */
 } text_facts;
 
-static void text_facts_init(text_facts *tf, const char *text, size_t len)
+static void text_facts_init(text_facts *tf, ll_floor *f, const char *text,
+                            size_t len)
 {
 	memset(tf, 0, sizeof *tf);
+	tf->floor = f;
 	tf->text = text;
 	tf->len = len;
 	for (size_t i = 0; i < len; i++) {
@@ -124,30 +127,48 @@ static bool has_byte(const text_facts *tf, unsigned char c)
 	return (tf->bytes[c >> 3] >> (c & 7)) & 1u;
 }
 
-/* The text holds the name of a program of class `cls`: each name is
-   searched only when the text holds its first two bytes. */
-static bool contains_class(const text_facts *tf, uint32_t cls)
+static size_t marker_index(char m)
+{
+	return m == 'D' ? 0 : m == 'I' ? 1 : 2;
+}
+
+static const lk_program *const *class_rows(ll_floor *f, char marker, size_t *n);
+
+/* The name of p is in the text: searched only when the text holds its
+   first two bytes. */
+static bool names_in(const text_facts *tf, const lk_program *p)
+{
+	const unsigned char *nm = (const unsigned char *)p->name;
+	return has_byte(tf, nm[0]) && (!nm[1] || has_byte(tf, nm[1])) &&
+	       contains_ci(tf->text, tf->len, p->name);
+}
+
+/* The text holds the name of a program of the marker's classes. */
+static bool contains_class(const text_facts *tf, char marker)
 {
 	size_t n;
-	const lk_program *rows = lk_programs(&n);
-	for (size_t i = 0; i < n; i++) {
-		const lk_program *p = &rows[i];
-		const unsigned char *nm = (const unsigned char *)p->name;
-		if ((p->cls & cls) && has_byte(tf, nm[0]) &&
-		    (!nm[1] || has_byte(tf, nm[1])) &&
-		    contains_ci(tf->text, tf->len, p->name))
+	const lk_program *const *of = class_rows(tf->floor, marker, &n);
+	for (size_t i = 0; of && i < n; i++)
+		if (names_in(tf, of[i]))
 			return true;
-	}
+	if (of)
+		return false;
+	/* out of memory for the list: the whole table */
+	uint32_t cls = marker_class(marker);
+	const lk_program *rows = lk_programs(&n);
+	for (size_t i = 0; i < n; i++)
+		if ((rows[i].cls & cls) && names_in(tf, &rows[i]))
+			return true;
 	return false;
 }
 
 /* Class lookups are remembered per text: several patterns share them. */
 static bool has_class(text_facts *tf, char marker)
 {
-	uint8_t bit = marker == 'D' ? 1 : marker == 'I' ? 2 : 4;
+	uint8_t bit = (uint8_t)(1u << marker_index(marker));
 	if (!(tf->known & bit)) {
 		tf->known |= bit;
-		if (contains_class(tf, marker_class(marker)))
+		if (contains_class(tf, marker))
 			tf->has |= bit;
 	}
 	return (tf->has & bit) != 0;
@@ -247,7 +268,37 @@ struct ll_floor {
 	bool jit[NPATTERNS];
 	pcre2_match_context *mctx;
 	pcre2_match_data *md; /* one ovector pair: only "does it match" */
+	/* per marker D, I, W: the program rows of its classes, listed the
+	   first time a text needs them (a scan of the whole table per text
+	   was most of the prefilter's cost); NULL: not yet */
+	const lk_program **of_class[3];
+	size_t nof_class[3];
 };
+
+/* The rows of the marker's classes; NULL when out of memory (the caller
+   scans the whole table). */
+static const lk_program *const *class_rows(ll_floor *f, char marker, size_t *n)
+{
+	size_t k = marker_index(marker);
+	if (!f->of_class[k]) {
+		uint32_t cls = marker_class(marker);
+		size_t nrows, m = 0;
+		const lk_program *rows = lk_programs(&nrows);
+		for (size_t i = 0; i < nrows; i++)
+			m += (rows[i].cls & cls) != 0;
+		const lk_program **v = malloc((m ? m : 1) * sizeof *v);
+		if (!v)
+			return NULL;
+		m = 0;
+		for (size_t i = 0; i < nrows; i++)
+			if (rows[i].cls & cls)
+				v[m++] = &rows[i];
+		f->of_class[k] = v;
+		f->nof_class[k] = m;
+	}
+	*n = f->nof_class[k];
+	return (const lk_program *const *)f->of_class[k];
+}
 
 #define FLOOR_JIT_BYTES 8192
 
@@ -272,6 +323,8 @@ void ll_floor_free(ll_floor *f)
 		return;
 	for (size_t i = 0; i < NPATTERNS; i++)
 		pcre2_code_free(f->re[i]);
+	for (size_t k = 0; k < 3; k++)
+		free(f->of_class[k]);
 	pcre2_match_context_free(f->mctx);
 	pcre2_match_data_free(f->md);
 	free(f);
@@ -313,9 +366,9 @@ size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
 	size_t norm_len = 0;
 	char *norm = normalize(text, len, &norm_len);
 	text_facts raw, nrm;
-	text_facts_init(&raw, text, len);
+	text_facts_init(&raw, f, text, len);
 	if (norm && norm_len)
-		text_facts_init(&nrm, norm, norm_len);
+		text_facts_init(&nrm, f, norm, norm_len);
 	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
 		const char *never = floor_patterns[i].never;
 		bool seen = false;
