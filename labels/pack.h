@@ -128,6 +128,9 @@ size_t pk_pattern_operand(const locus_shell_command *c);
 bool pk_secret_path(const char *p);
 bool pk_persistence_path(const char *p);
 bool pk_sudoers_path(const char *p);
+/* Every fragment of the path tables holds a byte of the prefilter's set
+   (packs_paths.c); tests call this, `why` says which does not. */
+bool pk_path_tables_consistent(char *why, size_t cap);
 /* The command only reads its path operands (cat, grep, ls...), so a
    startup file it names is not being changed. */
 bool pk_reader_program(const char *name);

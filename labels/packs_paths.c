@@ -6,6 +6,7 @@
  * `python3 -c "open('/home/u/.netrc')"`.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pack.h"
@@ -146,6 +147,12 @@ static const fragment persistence_fragments[] = {
     {NULL, ANYWHERE},
 };
 
+/* Every fragment (and `.env`) holds one of these bytes, so a word with
+   none of them names no path of the tables: most words (`status`, `-la`,
+   `main`) are rejected by one strpbrk instead of a scan of ~110
+   fragments.  pk_path_tables_consistent() checks it (tests). */
+static const char path_bytes[] = "./_K";
+
 static bool before_ok(char c)
 {
 	return c == '/' || c == '\'' || c == '"' || c == ' ' || c == '=' ||
@@ -238,7 +245,7 @@ static bool env_file(const char *w)
 
 bool pk_secret_path(const char *p)
 {
-	if (!p || !*p)
+	if (!p || !*p || !strpbrk(p, path_bytes))
 		return false;
 	/* A public key is not a secret. */
 	size_t n = strlen(p);
@@ -250,7 +257,28 @@ bool pk_secret_path(const char *p)
 
 bool pk_persistence_path(const char *p)
 {
-	return p && *p && any_fragment(p, persistence_fragments);
+	return p && *p && strpbrk(p, path_bytes) &&
+	       any_fragment(p, persistence_fragments);
+}
+
+static bool table_has_path_bytes(const fragment *table, const char *what,
+                                 char *why, size_t cap)
+{
+	for (const fragment *f = table; f->text; f++)
+		if (!strpbrk(f->text, path_bytes)) {
+			snprintf(why, cap,
+			         "%s fragment '%s' holds none of \"%s\"", what,
+			         f->text, path_bytes);
+			return false;
+		}
+	return true;
+}
+
+bool pk_path_tables_consistent(char *why, size_t cap)
+{
+	return table_has_path_bytes(secret_fragments, "secret", why, cap) &&
+	       table_has_path_bytes(persistence_fragments, "persistence", why,
+	                            cap);
 }
 
 bool pk_sudoers_path(const char *p)
