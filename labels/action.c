@@ -160,14 +160,21 @@ static locus_action *action_new(const char *tool, locus_kind kind)
 	return a;
 }
 
+/* The tag and its exec:* bit (0 for other tags), when the caller knows
+   it: ll_tag_bit is a scan of the tag table with strcmp. */
+static int add_tag_bit(locus_action *a, const char *tag, uint32_t bit)
+{
+	if (lu_strs_insert(&a->tags, &a->ntags, &a->cap, tag, NULL))
+		return LOCUS_ENOMEM;
+	a->exec_tags |= bit;
+	return 0;
+}
+
 int locus_action_add_tag(locus_action *a, const char *tag)
 {
 	if (!a || !tag)
 		return LOCUS_EUSAGE;
-	if (lu_strs_insert(&a->tags, &a->ntags, &a->cap, tag, NULL))
-		return LOCUS_ENOMEM;
-	a->exec_tags |= ll_tag_bit(tag);
-	return 0;
+	return add_tag_bit(a, tag, ll_tag_bit(tag));
 }
 
 static int add_reason(locus_action *a, const char *text)
@@ -188,7 +195,7 @@ static int add_exec_tags(locus_action *a, uint32_t bits)
 	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++) {
 		if (!(bits & tag_names[i].bit))
 			continue;
-		int rc = locus_action_add_tag(a, tag_names[i].name);
+		int rc = add_tag_bit(a, tag_names[i].name, tag_names[i].bit);
 		if (rc)
 			return rc;
 	}

@@ -1153,8 +1153,12 @@ START_TEST(test_names)
 		"outside-workspace",
 	};
 	/* clang-format on */
-	for (unsigned i = 0; i < LOCUS_TAG_COUNT; i++)
+	/* both directions: the classifier adds a verdict's tags with their
+	   bits known (labels/action.c add_tag_bit), others by name */
+	for (unsigned i = 0; i < LOCUS_TAG_COUNT; i++) {
 		ck_assert_str_eq(locus_tag_name(1u << i), names[i]);
+		ck_assert_uint_eq(ll_tag_bit(names[i]), 1u << i);
+	}
 	ck_assert_ptr_null(locus_tag_name(0));
 	ck_assert_ptr_null(locus_tag_name(3));
 	ck_assert_ptr_null(locus_tag_name(1u << LOCUS_TAG_COUNT));
