@@ -16,6 +16,7 @@
 #include <pcre2.h>
 
 #include "seethrough.h"
+#include "../util/array.h"
 #include "../util/regex.h"
 
 /* Languages of the program table's interpreters (knowledge/programs.h). */
@@ -393,93 +394,193 @@ static const char *call_text(lp_arena *a, const char *s, size_t n)
 
 /* ---- scanning -------------------------------------------------------- */
 
-static void scan_code(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
-                      unsigned depth)
+/*
+ * Each call is parsed once.  Two patterns can match one call
+ * (`os.system(...)` is also a `.system(...)` on any receiver), and the
+ * code string of `exec("...")` is scanned again although the outer scan
+ * has already seen the calls written in it verbatim.  A call is keyed on
+ * its span in the interpreter's code and the shell text built from it:
+ * the same span giving the same text is the same nested parse, so
+ * skipping it loses nothing, and a span giving another text is parsed.
+ * A code string whose escapes changed its text is a frame of its own (its
+ * offsets are not the outer code's).
+ */
+typedef struct seen_call {
+	const char *text; /* NULL: an empty slot */
+	size_t start, end;
+	unsigned frame;
+} seen_call;
+
+typedef struct inline_scan {
+	lp_ctx *ctx;
+	lp_inline_table *t;
+	unsigned lang;
+	size_t idx;      /* the interpreter's command */
+	seen_call *seen; /* open addressing; cap is a power of two */
+	size_t nseen, cap;
+	unsigned frames; /* frames handed out */
+} inline_scan;
+
+static size_t seen_slot(const seen_call *v, size_t cap, const seen_call *k)
 {
-	lp_inline_table *t = ctx->parser ? ctx->parser->inline_table : NULL;
-	if (!t || !table_ready(t)) {
-		lp_unparsed(ctx, "inline code patterns are not available");
+	size_t h = k->start * (size_t)0x9E3779B97F4A7C15ull;
+	h ^= (k->end * 31u) ^ k->frame;
+	h ^= h >> 17;
+	for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		const seen_call *s = &v[i];
+		if (!s->text ||
+		    (s->start == k->start && s->end == k->end &&
+		     s->frame == k->frame && !strcmp(s->text, k->text)))
+			return i;
+	}
+}
+
+/* True when call k was parsed already; else it is recorded.  (When the
+   arena is out of memory nothing is recorded: the call is parsed, never
+   skipped, and the result fails anyway.) */
+static bool seen_before(inline_scan *s, const seen_call *k)
+{
+	if (s->cap && s->seen[seen_slot(s->seen, s->cap, k)].text)
+		return true;
+	if ((s->nseen + 1) * 2 > s->cap) {
+		size_t cap = lu_grow_capacity(s->cap, (s->nseen + 1) * 2, 16,
+		                              sizeof *s->seen);
+		seen_call *v =
+		    cap ? lp_arena_alloc(s->ctx->arena, cap * sizeof *v) : NULL;
+		if (!v)
+			return false;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->seen[i].text)
+				v[seen_slot(v, cap, &s->seen[i])] = s->seen[i];
+		s->seen = v;
+		s->cap = cap;
+	}
+	s->seen[seen_slot(s->seen, s->cap, k)] = *k;
+	s->nseen++;
+	return false;
+}
+
+static void scan_code(inline_scan *s, const char *code, size_t base,
+                      unsigned frame, unsigned depth);
+
+/* exec("..."): the string is code of the same language; its escapes are
+   decoded and it is scanned again, one level deeper. */
+static void scan_code_string(inline_scan *s, const char *code, size_t gs,
+                             size_t ge, size_t base, unsigned frame,
+                             unsigned depth)
+{
+	lp_ctx *ctx = s->ctx;
+	if (depth + 1 > lp_max_depth(ctx)) {
+		lp_unparsed(ctx, "inline code nested deeper than %u levels",
+		            lp_max_depth(ctx));
 		return;
 	}
+	lp_buf b = {0};
+	put_unescaped(ctx->arena, &b, code + gs, ge - gs);
+	const char *inner = lp_buf_cstr(ctx->arena, &b);
+	if (!inner)
+		return; /* out of memory: the result fails */
+	/* verbatim: the same bytes at the same offsets as in the outer code */
+	bool same = b.len == ge - gs && !memcmp(inner, code + gs, b.len);
+	scan_code(s, inner, same ? base + gs : 0, same ? frame : ++s->frames,
+	          depth + 1);
+}
+
+/* The shell text a match of pattern p runs (group 1 at code[*gs..ge);
+   *gs moves past a skipped first argument), or NULL. */
+static const char *match_text(lp_ctx *ctx, const struct pattern *p,
+                              const char *code, size_t *gs, size_t ge)
+{
+	if (p->kind == P_CALL_SKIP1) {
+		arg first[2];
+		if (split_args(code + *gs, ge - *gs, first, 2) < 2)
+			return NULL;
+		*gs = (size_t)(first[1].s - code);
+	}
+	if (p->kind == P_SHELL) {
+		lp_buf b = {0};
+		put_unescaped(ctx->arena, &b, code + *gs, ge - *gs);
+		return lp_buf_cstr(ctx->arena, &b);
+	}
+	return call_text(ctx->arena, code + *gs, ge - *gs);
+}
+
+/* One match of pattern p, group 1 at code[gs..ge). */
+static void on_match(inline_scan *s, const struct pattern *p, const char *code,
+                     size_t gs, size_t ge, size_t base, unsigned frame,
+                     unsigned depth)
+{
+	lp_ctx *ctx = s->ctx;
+	if (p->kind == P_CODE) {
+		scan_code_string(s, code, gs, ge, base, frame, depth);
+		return;
+	}
+	const char *text = match_text(ctx, p, code, &gs, ge);
+	if (!text || !*text)
+		return;
+	/* past the depth limit the nested parse only marks the line
+	   unparsed: not recorded, so a shallower copy is still parsed */
+	seen_call k = {text, base + gs, base + ge, frame};
+	if (depth <= lp_max_depth(ctx) && seen_before(s, &k))
+		return;
+	lp_parse_nested(ctx, text, strlen(text), LOCUS_ORIGIN_INLINE_CODE,
+	                s->idx, depth);
+}
+
+/* Every match of pattern p in code[0..len).  False after a PCRE2 error
+   (the line is then unparsed). */
+static bool scan_pattern(inline_scan *s, size_t p, const char *code, size_t len,
+                         pcre2_match_data *md, size_t base, unsigned frame,
+                         unsigned depth)
+{
+	PCRE2_SIZE off = 0;
+	while (off <= len) {
+		int rc;
+		lu_re_result m = lu_re_match(s->t->code[p], code, len, off, md,
+		                             s->t->mctx, &rc);
+		if (m == LU_RE_NOMATCH)
+			return true;
+		if (m == LU_RE_ERROR) {
+			lp_unparsed(s->ctx,
+			            "inline code too complex to scan "
+			            "(PCRE2 error %d)",
+			            rc);
+			return false;
+		}
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		size_t ms = ov[0], me = ov[1];
+		size_t gs = rc > 1 ? ov[2] : 0, ge = rc > 1 ? ov[3] : 0;
+		off = me > ms ? me : ms + 1;
+		if (patterns[p].kind == P_DELETE) {
+			s->ctx->result->commands[s->idx].flags |=
+			    LOCUS_CMD_INLINE_DELETES;
+			return true;
+		}
+		if (gs == PCRE2_UNSET || ge < gs)
+			continue;
+		/* the offsets were copied out of md: nesting is safe */
+		on_match(s, &patterns[p], code, gs, ge, base, frame, depth);
+	}
+	return true;
+}
+
+static void scan_code(inline_scan *s, const char *code, size_t base,
+                      unsigned frame, unsigned depth)
+{
 	size_t len = strlen(code);
+	/* one match data per level: a nested scan must not overwrite it */
 	pcre2_match_data *md = pcre2_match_data_create(8, NULL);
 	if (!md) {
-		lp_unparsed(ctx, "out of memory scanning inline code");
+		lp_unparsed(s->ctx, "out of memory scanning inline code");
 		return;
 	}
 	for (size_t p = 0; p < NPATTERNS; p++) {
-		if (!(patterns[p].langs & lang))
+		if (!(patterns[p].langs & s->lang))
 			continue;
-		if (lp_out_of_time(ctx))
+		if (lp_out_of_time(s->ctx))
 			break;
-		PCRE2_SIZE off = 0;
-		while (off <= len) {
-			int rc;
-			lu_re_result m = lu_re_match(t->code[p], code, len, off,
-			                             md, t->mctx, &rc);
-			if (m == LU_RE_NOMATCH)
-				break;
-			if (m == LU_RE_ERROR) {
-				lp_unparsed(ctx,
-				            "inline code too complex to scan "
-				            "(PCRE2 error %d)",
-				            rc);
-				pcre2_match_data_free(md);
-				return;
-			}
-			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-			size_t ms = ov[0], me = ov[1];
-			size_t gs = rc > 1 ? ov[2] : 0, ge = rc > 1 ? ov[3] : 0;
-			off = me > ms ? me : ms + 1;
-			if (patterns[p].kind == P_DELETE) {
-				ctx->result->commands[idx].flags |=
-				    LOCUS_CMD_INLINE_DELETES;
-				break;
-			}
-			if (gs == PCRE2_UNSET || ge < gs)
-				continue;
-			const char *text;
-			if (patterns[p].kind == P_CODE) {
-				/* exec("..."): the string is code of the same
-				   language; escapes decoded, scanned again */
-				if (depth + 1 > lp_max_depth(ctx)) {
-					lp_unparsed(ctx,
-					            "inline code nested deeper "
-					            "than %u levels",
-					            lp_max_depth(ctx));
-					continue;
-				}
-				lp_buf b = {0};
-				put_unescaped(ctx->arena, &b, code + gs,
-				              ge - gs);
-				scan_code(ctx, lp_buf_cstr(ctx->arena, &b),
-				          lang, idx, depth + 1);
-				continue;
-			}
-			if (patterns[p].kind == P_CALL_SKIP1) {
-				arg first[2];
-				size_t na =
-				    split_args(code + gs, ge - gs, first, 2);
-				if (na < 2)
-					continue;
-				gs = (size_t)(first[1].s - code);
-			}
-			if (patterns[p].kind == P_SHELL) {
-				lp_buf b = {0};
-				put_unescaped(ctx->arena, &b, code + gs,
-				              ge - gs);
-				text = lp_buf_cstr(ctx->arena, &b);
-			} else {
-				text =
-				    call_text(ctx->arena, code + gs, ge - gs);
-			}
-			if (!text || !*text)
-				continue;
-			/* the match data is ours (not shared), and the
-			   offsets were copied: nesting is safe */
-			lp_parse_nested(ctx, text, strlen(text),
-			                LOCUS_ORIGIN_INLINE_CODE, idx, depth);
-		}
+		if (!scan_pattern(s, p, code, len, md, base, frame, depth))
+			break;
 	}
 	pcre2_match_data_free(md);
 }
@@ -487,7 +588,15 @@ static void scan_code(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
                     unsigned depth)
 {
-	scan_code(ctx, code, lang, idx, depth);
+	lp_inline_table *t = ctx->parser ? ctx->parser->inline_table : NULL;
+	if (!t || !table_ready(t)) {
+		lp_unparsed(ctx, "inline code patterns are not available");
+		return;
+	}
+	if (!code)
+		return; /* out of memory building it: the result fails */
+	inline_scan s = {ctx, t, lang, idx, NULL, 0, 0, 0};
+	scan_code(&s, code, 0, 0, depth);
 }
 
 /* ---- interpreters ---------------------------------------------------- */
@@ -665,8 +774,8 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			const char *c = codes[k] ? codes[k] : "";
 			lp_buf_append(ctx->arena, &all, c, strlen(c));
 		}
-		scan_code(ctx, lp_buf_cstr(ctx->arena, &all), it->lang, idx,
-		          raw->depth + 1);
+		lp_inline_scan(ctx, lp_buf_cstr(ctx->arena, &all), it->lang,
+		               idx, raw->depth + 1);
 		return true;
 	}
 	if (file || stop || (!(it->flags & LK_I_STDIN) && !stdin_file))
@@ -688,6 +797,6 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
 	const char *text = lp_stdin_text(ctx, raw, "an interpreter");
 	if (text)
-		scan_code(ctx, text, it->lang, idx, raw->depth + 1);
+		lp_inline_scan(ctx, text, it->lang, idx, raw->depth + 1);
 	return true;
 }

@@ -274,6 +274,26 @@ static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
 		}
 }
 
+/* How many of c's assignments it inherited from the wrapper it was peeled
+   from: `X=1 sudo cmd` lists X=1 on sudo and on cmd, and the wrapper's
+   assignments come first, in the same order.  Those are scanned once, on
+   the wrapper (the command they are written on). */
+static size_t inherited_assignments(const locus_shell_result *r,
+                                    const locus_shell_command *c)
+{
+	if (!c->nwrappers || c->parent == LOCUS_SHELL_NO_PARENT)
+		return 0;
+	const locus_shell_command *p = locus_shell_result_command(r, c->parent);
+	if (!p || !(p->flags & LOCUS_CMD_WRAPPER) ||
+	    p->nassignments > c->nassignments)
+		return 0;
+	size_t k = 0;
+	while (k < p->nassignments &&
+	       !strcmp(p->assignments[k], c->assignments[k]))
+		k++;
+	return k;
+}
+
 void lp_checks_env(lp_ctx *ctx)
 {
 	const locus_shell_result *r = ctx->result;
@@ -282,7 +302,8 @@ void lp_checks_env(lp_ctx *ctx)
 		if (lp_out_of_time(ctx))
 			return;
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		for (size_t k = 0; k < c->nassignments; k++)
+		for (size_t k = inherited_assignments(r, c);
+		     k < c->nassignments; k++)
 			env_assignment(ctx, c->assignments[k], i, c->depth);
 		bool decl = false;
 		for (size_t k = 0; declaring_cmds[k] && !decl; k++)
