@@ -722,32 +722,35 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 	}
 }
 
-static void make_files(const locus_shell_command *c, lk_run *out, size_t *n,
-                       size_t max)
+/* The files the options of c name under its row's lk_reads (at -f JOB,
+   make -f MAKEFILE), added as runs of `how`; true when one was named. */
+static bool named_files(const locus_shell_command *c, const lk_reads *r,
+                        lk_run *out, size_t *n, size_t max, lk_runner how)
 {
 	bool named = false;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		const char *f = NULL;
+	for (size_t i = 1; r && i < c->argc; i++) {
+		const char *f;
 		uint32_t fl = c->argv_flags[i];
-		if ((streq(a, "-f") || streq(a, "--file") ||
-		     streq(a, "--makefile")) &&
-		    i + 1 < c->argc) {
-			f = c->argv[++i];
-			fl = c->argv_flags[i];
-		} else if (strncmp(a, "-f", 2) == 0 && a[2]) {
-			f = a + 2;
-		} else if (strncmp(a, "--file=", 7) == 0) {
-			f = a + 7;
-		} else if (strncmp(a, "--makefile=", 11) == 0) {
-			f = a + 11;
+		unsigned bits = lk_reads_word(r, c->argv[i], &f);
+		if ((bits & LK_RW_NEXT) && i + 1 < c->argc) {
+			i++;
+			if (bits & LK_RW_FILE) {
+				f = c->argv[i];
+				fl = c->argv_flags[i];
+			}
 		}
-		if (f) {
+		if ((bits & LK_RW_FILE) && f) {
 			named = true;
-			add_run(out, n, max, f, fl, LK_MATCH_BASE, LK_RUN_MAKE);
+			add_run(out, n, max, f, fl, LK_MATCH_BASE, how);
 		}
 	}
-	if (!named) {
+	return named;
+}
+
+static void make_files(const locus_shell_command *c, const lk_program *p,
+                       lk_run *out, size_t *n, size_t max)
+{
+	if (!named_files(c, p->reads, out, n, max, LK_RUN_MAKE)) {
 		add_run(out, n, max, "Makefile", 0, LK_MATCH_BASE, LK_RUN_MAKE);
 		add_run(out, n, max, "makefile", 0, LK_MATCH_BASE, LK_RUN_MAKE);
 		add_run(out, n, max, "GNUmakefile", 0, LK_MATCH_BASE,
@@ -810,7 +813,7 @@ size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
 	if ((cls & (LK_INTERP | LK_AWK)) && p->interp)
 		interp_script(c, p->interp, out, &n, max);
 	if (p && streq(p->name, "make"))
-		make_files(c, out, &n, max);
+		make_files(c, p, out, &n, max);
 	if (is_git(c->name))
 		git_files(c, out, &n, max);
 	if (p && (streq(p->name, "npm") || streq(p->name, "pnpm") ||
@@ -838,12 +841,7 @@ size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
 				        LK_RUN_CONFIG);
 		}
 	}
-	if (p && streq(p->name, "at")) {
-		for (size_t i = 1; i + 1 < c->argc; i++)
-			if (streq(c->argv[i], "-f"))
-				add_run(out, &n, max, c->argv[i + 1],
-				        c->argv_flags[i + 1], LK_MATCH_BASE,
-				        LK_RUN_SHELL);
-	}
+	if (p && (streq(p->name, "at") || streq(p->name, "batch")))
+		named_files(c, p->reads, out, &n, max, LK_RUN_SHELL);
 	return n;
 }

@@ -48,6 +48,15 @@ static const lk_fetch fetch_httpie = {
 };
 static const lk_fetch fetch_saves = {.saves = true};
 
+/* Files run by name (lk_reads).  at/batch: -f JOB (at(1): -q QUEUE, -t
+   TIME, -u USER take values; -l atq, -r/-d atrm, -c cat, -V version queue
+   nothing); crontab FILE (-u USER; -l list, -e edit, -r remove, -T test,
+   -V version); make -f/--file/--makefile (-C -I -o -W -E take values). */
+static const lk_reads reads_at = {.file = "f", .val = "qtu", .query = "lrdcV"};
+static const lk_reads reads_crontab = {.val = "u", .query = "lerTV"};
+static const lk_reads reads_make = {
+    .file = "f", .file_long = "|file|makefile|", .val = "CIoWE"};
+
 /* util-linux setarch ARCH [options] PROG, and its per-architecture names
    (linux32, i386...) without the ARCH operand; options permute. */
 static const lk_optspec opts_setarch = {
@@ -1012,11 +1021,14 @@ static const lk_program programs[] = {
     /* ---- other programs that run commands found in their arguments ---- */
     {.name = "find", .cls = LK_SEES},
     {.name = "fd", .cls = LK_SEES},
-    {.name = "make", .cls = LK_SEES},
+    {.name = "make", .cls = LK_SEES, .reads = &reads_make},
     {.name = "git", .cls = LK_SEES, .pack = LK_PACK_GIT},
-    {.name = "at", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE},
-    {.name = "batch", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE},
-    {.name = "crontab", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE},
+    {.name = "at", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
+     .reads = &reads_at},
+    {.name = "batch", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
+     .reads = &reads_at},
+    {.name = "crontab", .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
+     .reads = &reads_crontab},
     {.name = "trap", .cls = LK_SEES},
 
     /* ---- programs that write files: copies and tee ---- */
@@ -1568,3 +1580,43 @@ size_t lk_names_regex(uint32_t cls, char *buf, size_t cap)
 	return len;
 }
 #endif /* LK_GEN_INDEX */
+
+bool lk_bar_has(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
+		if (n && !strncmp(p + 1, s, n) && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+static bool has_letter(const char *set, char c)
+{
+	return set && c && strchr(set, c) != NULL;
+}
+
+unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value)
+{
+	*value = NULL;
+	if (w[0] != '-' || !w[1])
+		return 0;
+	if (w[1] == '-') {
+		const char *name = w + 2, *eq = strchr(name, '=');
+		size_t n = eq ? (size_t)(eq - name) : strlen(name);
+		if (!lk_bar_has(r->file_long, name, n))
+			return 0;
+		*value = eq ? eq + 1 : NULL;
+		return eq ? LK_RW_FILE : LK_RW_FILE | LK_RW_NEXT;
+	}
+	unsigned q = 0;
+	for (const char *p = w + 1; *p; p++) {
+		if (has_letter(r->file, *p)) {
+			*value = p[1] ? p + 1 : NULL;
+			return q | LK_RW_FILE | (p[1] ? 0 : LK_RW_NEXT);
+		}
+		if (has_letter(r->val, *p)) /* the rest is its value */
+			return q | (p[1] ? 0 : LK_RW_NEXT);
+		if (has_letter(r->query, *p))
+			q = LK_RW_QUERY;
+	}
+	return q;
+}

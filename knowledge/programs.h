@@ -159,6 +159,36 @@ typedef struct lk_fetch {
 	const char *server_long;
 } lk_fetch;
 
+/* ---- files a program runs by name (lk_program.reads) ----------------- */
+
+/*
+ * The options of a program that runs a file named on its command line (at
+ * -f JOB, make -f MAKEFILE) or installs a table (crontab FILE), read the
+ * same way by the parser (parser/see_programs.c: a file that is stdin)
+ * and the line facts (linefacts.c: a file the line wrote).  A short option
+ * cluster is read left to right as getopt does: a letter of `file` or
+ * `val` takes the rest of the cluster, or the next word, as its value.
+ */
+typedef struct lk_reads {
+	const char *file;      /* letters whose value is the file it runs */
+	const char *file_long; /* "|file|makefile|": --NAME FILE, --NAME=FILE */
+	const char *val;       /* other letters taking a value (at -q QUEUE) */
+	const char *query; /* letters after which it runs or installs nothing
+	                      (at -l, crontab -l) */
+} lk_reads;
+
+/* What one option word says (lk_reads_word), as bits. */
+enum {
+	LK_RW_FILE = 1,  /* it names the file: *value, or the next word */
+	LK_RW_NEXT = 2,  /* the next word is its value (the file's, with
+	                    LK_RW_FILE): skip it */
+	LK_RW_QUERY = 4, /* a query option: nothing runs */
+};
+
+/* What the word w says under row r (0: a flag, or not an option); *value
+   is the file attached to the word (-fJOB, --file=F), else NULL. */
+unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value);
+
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {
 	LK_PACK_NONE = 0,
@@ -188,8 +218,13 @@ typedef struct lk_program {
 	const lk_optspec *opts;  /* LK_WRAPPER / LK_SEES: option grammar */
 	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
 	const lk_fetch *fetch;   /* LK_DOWNLOADER */
+	const lk_reads *reads;   /* options naming a file it runs */
 	lk_pack pack;            /* per-program pack, LK_PACK_NONE if none */
 } lk_program;
+
+/* The table's word lists are written "|a|b|c|": true when `list` (NULL:
+   empty) holds exactly the n bytes at s (n > 0). */
+bool lk_bar_has(const char *list, const char *s, size_t n);
 
 /* The row of `name` (a basename), through every other name it goes by;
    NULL when the program is not in the table. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pack.h"
+#include "../knowledge/git.h"
 
 #define D LOCUS_TAG_DESTRUCTIVE
 #define S LOCUS_TAG_SECRETS
@@ -114,8 +115,11 @@ static bool global_program_key(const locus_shell_command *c)
 				i++;
 			continue;
 		}
-		if (pk_is_option(a))
+		if (pk_is_option(a)) {
+			if (lk_git_config_takes_value(a))
+				i++; /* --type bool, --comment TEXT */
 			continue;
+		}
 		if (strcmp(a, "set") == 0 && !key)
 			continue; /* git config set KEY VALUE (git 2.46) */
 		if (!key)

@@ -12,7 +12,9 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "../knowledge/git.h"
 #include "../knowledge/programs.h"
+#include "../knowledge/sed.h"
 #include "pack.h"
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -1166,14 +1168,6 @@ static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
 	return f;
 }
 
-/* Options of `git config` that take a value. */
-/* clang-format off */
-static const char *const git_config_val_opts[] = {
-	"-f", "--file", "--blob", "--type", "--default", "--comment",
-	"--value", NULL,
-};
-/* clang-format on */
-
 uint32_t ll_git_line_config(const locus_shell_result *r)
 {
 	uint32_t f = 0;
@@ -1201,7 +1195,7 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 		for (k++; k < c->argc && nops < 3; k++) {
 			const char *a = c->argv[k];
 			if (is_option(a)) {
-				if (in_list(git_config_val_opts, a))
+				if (lk_git_config_takes_value(a))
 					k++;
 				continue;
 			}
@@ -1490,7 +1484,7 @@ static bool uniq_ok(const locus_shell_command *c)
 
 /*
  * A sed script that only prints: addresses (line numbers, $, /regex/,
- * \cREGEXc, first~step, ranges, !) and the commands p P = l q Q n N d D
+ * \cREGEXc, first~step, ranges, addr,+N, addr,~N, !) and the commands p P = l q Q n N d D
  * h H g G x { } separated by ; or newlines.  No s (its w/e flags), no
  * w W e r R a i c y, no labels or branches.
  */
@@ -1503,41 +1497,9 @@ static bool sed_script_print_only(const char *s)
 			p++;
 		if (!*p)
 			return true;
-		/* addresses */
-		for (int k = 0; k < 2; k++) {
-			if (*p >= '0' && *p <= '9') {
-				while ((*p >= '0' && *p <= '9') || *p == '~')
-					p++;
-			} else if (*p == '$') {
-				p++;
-			} else if (*p == '/' || *p == '\\') {
-				char delim = '/';
-				if (*p == '\\') {
-					p++;
-					if (!*p || *p == '\n' || *p == '\\')
-						return false;
-				}
-				delim = *p++;
-				while (*p && *p != delim) {
-					if (*p == '\\' && p[1])
-						p++;
-					p++;
-				}
-				if (!*p)
-					return false;
-				p++;
-				while (*p == 'I' || *p == 'M')
-					p++;
-			} else if (k == 1 && *p == '+') {
-				p++;
-				while (*p >= '0' && *p <= '9')
-					p++;
-			}
-			if (k == 0 && *p == ',')
-				p++;
-			else
-				break;
-		}
+		p = lk_sed_address(p); /* the parser's reader: sed.h */
+		if (!p)
+			return false;
 		while (*p == ' ' || *p == '\t' || *p == '!')
 			p++;
 		if (!*p)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/array.h"
 
 struct lp_arena_block {
 	lp_arena_block *next;
@@ -147,9 +148,11 @@ void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes)
 bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		while (cap < b->len + n + 1)
-			cap *= 2;
+		size_t cap = lu_grow_capacity(b->cap, b->len + n + 1, 16, 1);
+		if (!cap || b->len + n + 1 < b->len) {
+			a->failed = true; /* overflow: as out of memory */
+			return false;
+		}
 		/* bytes are written before they are read: no zeroing */
 		char *d = lp_arena_alloc_raw(a, cap);
 		if (!d)

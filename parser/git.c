@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "seethrough.h"
+#include "../knowledge/git.h"
 
 /* ---- git ------------------------------------------------------------- */
 
@@ -268,35 +269,30 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 			                   n, idx);
 			return;
 		}
-	if (lp_streq(sub, "submodule") || lp_streq(sub, "bisect")) {
-		const char *verb = sub[0] == 's' ? "foreach" : "run";
+	const lk_git_runner *run = lk_git_runner_find(sub);
+	if (run) {
+		/* git submodule foreach CMD, git bisect run CMD ARGS */
 		size_t k = i + 1;
 		while (k < n && wval(&w[k])[0] == '-')
 			k++;
-		if (k >= n || strcmp(wval(&w[k]), verb))
+		if (k >= n || strcmp(wval(&w[k]), run->verb))
 			return;
 		k++;
-		while (k < n && sub[0] == 's' && wval(&w[k])[0] == '-')
+		while (k < n && run->verb_opts && wval(&w[k])[0] == '-')
 			k++;
 		if (k < n)
 			lp_parse_text(
-			    ctx, lp_join_words(ctx, w, k, n, sub[0] == 'b'),
+			    ctx, lp_join_words(ctx, w, k, n, run->argv),
 			    LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
 		return;
 	}
 	if (lp_streq(sub, "config")) {
 		/* git config [opts] [set] KEY VALUE: the value runs later on */
-		/* clang-format off */
-		static const char *const val_opts[] = {
-			"-f", "--file", "--blob", "--type", "--default",
-			"--comment", "--value", NULL,
-		};
-		/* clang-format on */
 		size_t k = i + 1, ops[2], nops = 0;
 		for (; k < n && nops < 2; k++) {
 			const char *v = wval(&w[k]);
 			if (v[0] == '-') {
-				if (lp_in_list(val_opts, v))
+				if (lk_git_config_takes_value(v))
 					k++;
 				continue;
 			}

@@ -603,14 +603,6 @@ void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 
 /* How each interpreter takes code is a row of the program table:
    lk_interp (code and value letters, stdin, operand programs). */
-static bool in_bar_list(const char *list, const char *s, size_t n)
-{
-	for (const char *p = list; (p = strstr(p, "|")) != NULL; p++) {
-		if (!strncmp(p + 1, s, n) && p[1 + n] == '|')
-			return true;
-	}
-	return false;
-}
 
 static bool has(const char *set, char c)
 {
@@ -659,7 +651,7 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 		if (v[1] == '-') {
 			const char *name = v + 2, *eq = strchr(name, '=');
 			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
-			if (in_bar_list(it->code_long, name, nl)) {
+			if (lk_bar_has(it->code_long, name, nl)) {
 				const lp_word *cw = x;
 				const char *cv = eq ? eq + 1 : NULL;
 				if (!eq && i + 1 < n) {
@@ -668,7 +660,7 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 				}
 				if (cv)
 					add_code(sc, cv, cw);
-			} else if (!eq && in_bar_list(it->val_long, name, nl)) {
+			} else if (!eq && lk_bar_has(it->val_long, name, nl)) {
 				i++;
 			} else if (it->flags & LK_I_OPERAND) {
 				if ((nl == 4 && !strncmp(name, "file", 4)) ||

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../util/array.h"
 
 void locus_shell_result_free(locus_shell_result *r)
 {
@@ -108,7 +109,14 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 		return LOCUS_SHELL_NO_PARENT;
 	}
 	if (r->ncommands == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
+		/* the two arrays grow together (util/array.h's policy) */
+		size_t cap = lu_grow_capacity(r->cap, r->ncommands + 1, 16,
+		                              sizeof(locus_shell_command) +
+		                                  sizeof(size_t));
+		if (!cap) {
+			ctx->arena->failed = true;
+			return LOCUS_SHELL_NO_PARENT;
+		}
 		locus_shell_command *c = realloc(r->commands, cap * sizeof *c);
 		if (c)
 			r->commands = c;

@@ -9,11 +9,13 @@
  * space run is input turned into code (unparsed; fed by a download it is
  * remote code, tagged by the labeller through LOCUS_CMD_INLINE_CODE).
  * `--sandbox` refuses e, r and w.  A script the scanner cannot follow
- * that holds an `e` fails closed.
+ * that holds an `e` fails closed.  Addresses are read by knowledge/sed.c,
+ * the reader the labeller's print-only check uses too.
  */
 #include <string.h>
 
 #include "seethrough.h"
+#include "../knowledge/sed.h"
 
 typedef struct sed_scan {
 	lp_ctx *ctx;
@@ -30,50 +32,6 @@ static const char *to_end(const char *p, bool semicolon)
 	return p;
 }
 
-/* The body of a delimited part (regex or replacement) ending in `d`;
-   NULL when unterminated. */
-static const char *delimited(const char *p, char d)
-{
-	for (; *p && *p != d; p++)
-		if (*p == '\\' && p[1])
-			p++;
-	return *p == d ? p + 1 : NULL;
-}
-
-static const char *address(const char *p)
-{
-	for (int k = 0; k < 2; k++) {
-		if (*p >= '0' && *p <= '9') {
-			while ((*p >= '0' && *p <= '9') || *p == '~')
-				p++;
-		} else if (*p == '$') {
-			p++;
-		} else if (*p == '/' || *p == '\\') {
-			char d = '/';
-			if (*p == '\\') {
-				if (!p[1])
-					return NULL;
-				d = p[1];
-				p++;
-			}
-			p = delimited(p + 1, d);
-			if (!p)
-				return NULL;
-			while (*p == 'I' || *p == 'M')
-				p++;
-		} else if (k == 1 && (*p == '+' || *p == '~')) {
-			p++;
-			while (*p >= '0' && *p <= '9')
-				p++;
-		}
-		if (k == 0 && *p == ',')
-			p++;
-		else
-			break;
-	}
-	return p;
-}
-
 /* Scan one script; false when it cannot be followed. */
 static bool scan_script(sed_scan *s, const char *p)
 {
@@ -87,7 +45,7 @@ static bool scan_script(sed_scan *s, const char *p)
 			p = to_end(p, false);
 			continue;
 		}
-		p = address(p);
+		p = lk_sed_address(p);
 		if (!p)
 			return false;
 		while (*p == ' ' || *p == '\t' || *p == '!')
@@ -150,8 +108,8 @@ static bool scan_script(sed_scan *s, const char *p)
 			char d = *p;
 			if (!d || d == '\n' || d == '\\')
 				return false;
-			p = delimited(p + 1, d);
-			p = p ? delimited(p, d) : NULL;
+			p = lk_sed_delimited(p + 1, d);
+			p = p ? lk_sed_delimited(p, d) : NULL;
 			if (!p)
 				return false;
 			if (cmd == 'y')

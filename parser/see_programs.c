@@ -139,6 +139,20 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	}
 }
 
+/* The command of find -exec / fd -x at words[start..end): emitted, and
+   the line unparsed when its program holds the placeholder (the file
+   found becomes the program). */
+static void emit_exec(lp_ctx *ctx, const lp_raw_command *raw, size_t start,
+                      size_t end, const char *placeholder, const char *what,
+                      const char *origin, size_t idx, uint32_t flags)
+{
+	const lp_word *w = raw->words;
+	if (start < end && strstr(wval(&w[start]), placeholder))
+		lp_unparsed(ctx, "%s runs the file it found as the program: %s",
+		            what, wval(&w[start]));
+	lp_emit_nested(ctx, raw, w + start, end - start, origin, idx, flags);
+}
+
 /* clang-format off */
 static const char *const find_exec[] = {
 	"-exec", "-execdir", "-ok", "-okdir", NULL,
@@ -164,13 +178,8 @@ void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 			    lp_streq(wval(&w[j - 1]), "{}"))
 				break;
 		}
-		if (start < j && strstr(wval(&w[start]), "{}"))
-			lp_unparsed(ctx,
-			            "find -exec runs the file it found as "
-			            "the program: %s",
-			            wval(&w[start]));
-		lp_emit_nested(ctx, raw, w + start, j - start,
-		               LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		emit_exec(ctx, raw, start, j, "{}", "find -exec",
+		          LOCUS_ORIGIN_FIND_EXEC, idx, 0);
 		i = j;
 	}
 }
@@ -204,14 +213,9 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 			if (strchr(wval(&w[j]), '{'))
 				placeholder = true;
 		}
-		if (start < j && strchr(wval(&w[start]), '{'))
-			lp_unparsed(ctx,
-			            "fd -x runs the file it found as the "
-			            "program: %s",
-			            wval(&w[start]));
-		lp_emit_nested(ctx, raw, w + start, j - start,
-		               LOCUS_ORIGIN_FD_EXEC, idx,
-		               placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+		emit_exec(ctx, raw, start, j, "{", "fd -x",
+		          LOCUS_ORIGIN_FD_EXEC, idx,
+		          placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
 		i = j;
 	}
 }
@@ -251,29 +255,65 @@ void lp_see_watch(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 
 /* ---- scheduled and stdin-fed programs --------------------------------- */
 
+/*
+ * The options of a program that runs a file it names (the row's lk_reads:
+ * at -f JOB, make -f MAKEFILE), one word at i: the option's bits, *i past
+ * a value in the next word, *file the file named (NULL if none).  A file
+ * option left without its value before a heredoc is `-`: tree-sitter-bash
+ * drops a lone `-` right before `<<` (`make -f - <<EOF` reads as `make
+ * -f`), and a real `make -f <<EOF` fails without running anything.
+ */
+static unsigned read_option(const lp_raw_command *raw, const lk_reads *r,
+                            size_t *i, const char **file)
+{
+	const char *attached;
+	unsigned bits = lk_reads_word(r, wval(&raw->words[*i]), &attached);
+	*file = attached;
+	if (!(bits & LK_RW_NEXT))
+		return bits;
+	if (*i + 1 < raw->nwords)
+		*file = wval(&raw->words[++*i]);
+	else
+		*file = raw->stdin_kind == LP_STDIN_HEREDOC ? "-" : "";
+	if (!(bits & LK_RW_FILE))
+		*file = NULL;
+	return bits;
+}
+
+/* The lk_reads row of the program at words[pos]. */
+static const lk_reads *reads_of(const lp_raw_command *raw, size_t pos)
+{
+	const lk_program *p = lp_program(wval(&raw->words[pos]));
+	return p ? p->reads : NULL;
+}
+
 /* at/batch read a shell script on stdin (or -f FILE) and run it later. */
 void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
-	for (size_t i = pos + 1; i < raw->nwords; i++) {
+	const lk_reads *r = reads_of(raw, pos);
+	for (size_t i = pos + 1; r && i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
-		const char *v = wval(w);
-		if (wdyn(w) || v[0] != '-' || lp_streq(v, "--"))
+		if (wdyn(w) || lp_streq(wval(w), "--"))
 			continue;
-		/* list, remove, cat, version: nothing is queued */
-		if (strpbrk(v + 1, "lrdcV") && !strchr(v + 1, 'f'))
-			return;
-		if (strchr(v + 1, 'f')) {
-			const char *f = strchr(v, 'f')[1] ? strchr(v, 'f') + 1
-			                : i + 1 < raw->nwords
-			                    ? wval(&raw->words[i + 1])
-			                    : "";
+		const char *f;
+		unsigned bits = read_option(raw, r, &i, &f);
+		if (bits & LK_RW_FILE) {
 			if (!lp_in_list(lp_stdin_paths, f))
 				return; /* a file: see written.c */
+		} else if (bits & LK_RW_QUERY) {
+			return; /* list, remove, cat, version: nothing queued */
 		}
 	}
 	if (lp_stdin_procsub(raw)) {
 		lp_unparsed(ctx, "at reads its script from a process "
 		                 "substitution");
+		return;
+	}
+	if (raw->stdin_kind == LP_STDIN_FILE && raw->stdin_text &&
+	    strcmp(raw->stdin_text, "/dev/null")) {
+		/* `at now < job`: a file, maybe one the line wrote */
+		lp_unparsed(ctx, "at reads its script from a file: %s",
+		            raw->stdin_text);
 		return;
 	}
 	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
@@ -291,15 +331,15 @@ void lp_see_crontab(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                     size_t idx)
 {
 	(void)idx;
+	const lk_reads *r = reads_of(raw, pos);
 	bool operand = false;
-	for (size_t i = pos + 1; i < raw->nwords; i++) {
+	for (size_t i = pos + 1; r && i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
 		const char *v = wval(w);
 		if (!wdyn(w) && v[0] == '-' && v[1]) {
-			if (strpbrk(v + 1, "lerTV"))
+			const char *f;
+			if (read_option(raw, r, &i, &f) & LK_RW_QUERY)
 				return; /* list, edit, remove, test, version */
-			if (lp_streq(v, "-u") || lp_streq(v, "-s"))
-				i++;
 			continue;
 		}
 		operand = true;
@@ -331,19 +371,11 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth)
    stdin; a makefile the line wrote is handled in written.c. */
 void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
-	for (size_t i = pos + 1; i < raw->nwords; i++) {
-		const char *v = wval(&raw->words[i]);
-		const char *f = NULL;
-		if (lp_streq(v, "-f") || lp_streq(v, "--file") ||
-		    lp_streq(v, "--makefile"))
-			f = i + 1 < raw->nwords ? wval(&raw->words[i + 1]) : "";
-		else if (!strncmp(v, "-f", 2))
-			f = v + 2;
-		else if (!strncmp(v, "--file=", 7))
-			f = v + 7;
-		else if (!strncmp(v, "--makefile=", 11))
-			f = v + 11;
-		if (!f || !lp_in_list(lp_stdin_paths, f))
+	const lk_reads *r = reads_of(raw, pos);
+	for (size_t i = pos + 1; r && i < raw->nwords; i++) {
+		const char *f;
+		if (!(read_option(raw, r, &i, &f) & LK_RW_FILE) ||
+		    !lp_in_list(lp_stdin_paths, f))
 			continue;
 		lp_unparsed(ctx, "make reads a makefile fed by the line: "
 		                 "its recipes are not fully analysed");
@@ -406,14 +438,6 @@ static const struct optval_rule {
     {"zip", NULL, NULL, "|unzip-command|", NULL, NULL},
 };
 
-static bool bar_has(const char *list, const char *s, size_t n)
-{
-	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
-		if (n && !strncmp(p + 1, s, n) && p[1 + n] == '|')
-			return true;
-	return false;
-}
-
 /* --name (n bytes) is `name` from the list or an abbreviation of one. */
 static bool long_matches(const char *list, const char *name, size_t n)
 {
@@ -443,7 +467,7 @@ static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
 		for (size_t i = 0; i < kl; i++)
 			key[i] = (char)tolower((unsigned char)value[i]);
 		key[kl] = '\0';
-		if (!bar_has(rl->keys, key, kl))
+		if (!lk_bar_has(rl->keys, key, kl))
 			return;
 		value += kl;
 		value += strspn(value, " \t");
@@ -482,8 +506,8 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		size_t from = pos + 1;
 		if (rl->sub) {
 			if (!sub || sub >= n || wdyn(&w[sub]) ||
-			    !bar_has(rl->sub, wval(&w[sub]),
-			             strlen(wval(&w[sub]))))
+			    !lk_bar_has(rl->sub, wval(&w[sub]),
+			                strlen(wval(&w[sub]))))
 				continue;
 			from = sub + 1;
 		}

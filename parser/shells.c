@@ -34,101 +34,118 @@ static const char *const shell_long_val[] = {
 };
 /* clang-format on */
 
-/*
- * words[pos] is a shell (or su's shell arguments start after pos).  Find
- * its script: a -c in any short cluster makes the first operand the
- * script; no -c and no operand means it reads stdin.
- */
-void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                   size_t idx, bool fish, const char *origin)
+/* What a shell's options say (lp_shell_scan). */
+typedef struct shell_opts {
+	size_t i;    /* the first word after the options */
+	bool have_c; /* -c (fish: -c/--command VALUE) */
+	bool have_s; /* -s or `-`: the operands are arguments, stdin runs */
+	const char *script; /* fish's -c value, when given with it */
+	const lp_word *script_word;
+} shell_opts;
+
+/* fish -c/--command takes its value like getopt: `attached` (NULL: none)
+   or the next word. */
+static void fish_value(shell_opts *o, const lp_word *words, size_t n,
+                       const lp_word *w, const char *attached)
 {
-	const lp_word *words = raw->words;
-	size_t n = raw->nwords, i = pos + 1;
-	bool have_c = false, have_s = false;
-	const char *script = NULL;
-	const lp_word *script_word = NULL;
-	for (; i < n; i++) {
-		const lp_word *w = &words[i];
+	if (attached) {
+		o->script = attached;
+		o->script_word = w;
+	} else if (o->i + 1 < n) {
+		o->script_word = &words[++o->i];
+		o->script = wval(o->script_word);
+	}
+}
+
+/* One short-option cluster -xyz (or +xyz) of a shell. */
+static void shell_cluster(shell_opts *o, const lp_word *words, size_t n,
+                          const lp_word *w, bool fish)
+{
+	const char *v = wval(w);
+	for (size_t j = 1; v[j]; j++) {
+		char c = v[j];
+		if (c == 's' && v[0] == '-' && !fish) {
+			o->have_s = true; /* operands are arguments */
+		} else if (c == 'c') {
+			o->have_c = true;
+			if (fish && !o->script_word) {
+				fish_value(o, words, n, w,
+				           v[j + 1] ? v + j + 1 : NULL);
+				return;
+			}
+		} else if (c == 'o' || c == 'O' ||
+		           (fish && strchr("Cdpf", c))) {
+			if (!v[j + 1] && o->i + 1 < n)
+				o->i++;
+			return;
+		}
+	}
+}
+
+/* Scan the options of the shell at words[pos]. */
+static void shell_options(shell_opts *o, const lp_word *words, size_t n,
+                          size_t pos, bool fish)
+{
+	memset(o, 0, sizeof *o);
+	for (o->i = pos + 1; o->i < n; o->i++) {
+		const lp_word *w = &words[o->i];
 		const char *v = wval(w);
 		if (wdyn(w))
 			break;
 		if (lp_streq(v, "--") || lp_streq(v, "-")) {
-			have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
-			i++;
+			o->have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
+			o->i++;
 			break;
 		}
 		if ((v[0] != '-' && v[0] != '+') || !v[1])
 			break;
 		if (v[0] == '-' && v[1] == '-') {
 			if (!strncmp(v, "--command", 9) && fish) {
-				have_c = true;
-				if (v[9] == '=') {
-					script = v + 10;
-					script_word = w;
-				} else if (i + 1 < n) {
-					script_word = &words[++i];
-					script = wval(script_word);
-				}
+				o->have_c = true;
+				fish_value(o, words, n, w,
+				           v[9] == '=' ? v + 10 : NULL);
 				continue;
 			}
-			if (lp_in_list(shell_long_val, v) && i + 1 < n)
-				i++;
+			if (lp_in_list(shell_long_val, v) && o->i + 1 < n)
+				o->i++;
 			continue;
 		}
-		for (size_t j = 1; v[j]; j++) {
-			char c = v[j];
-			if (c == 's' && v[0] == '-' && !fish) {
-				have_s = true; /* operands are arguments */
-			} else if (c == 'c') {
-				have_c = true;
-				if (fish && !script_word) {
-					/* fish -c takes its value like getopt */
-					if (v[j + 1]) {
-						script = v + j + 1;
-						script_word = w;
-					} else if (i + 1 < n) {
-						script_word = &words[++i];
-						script = wval(script_word);
-					}
-					break;
-				}
-			} else if (c == 'o' || c == 'O' ||
-			           (fish && strchr("Cdpf", c))) {
-				if (!v[j + 1] && i + 1 < n)
-					i++;
-				break;
-			}
-		}
+		shell_cluster(o, words, n, w, fish);
 	}
-	if (have_c) {
-		if (!script_word && i < n) {
-			script_word = &words[i];
-			script = wval(script_word);
-		}
-		if (!script_word) {
-			/* `xargs sh -c`: the script is the input */
-			if (raw->flags & LOCUS_CMD_DYNAMIC_ARGS)
-				lp_unparsed(
-				    ctx, "a shell -c script comes from input");
-			return;
-		}
-		if (placeholder_origin(raw->origin) && strstr(script, "{}")) {
-			lp_unparsed(ctx, "a shell -c script holds the {} "
-			                 "placeholder: its input becomes code");
-		}
-		if (wdyn(script_word) && script_word != &words[pos]) {
-			lp_unparsed(ctx,
-			            "a shell -c script is only known at run "
-			            "time: %s",
-			            script_word->text ? script_word->text : "");
-			return;
-		}
-		lp_parse_text(ctx, script, origin, idx, raw->depth + 1);
+}
+
+/* sh -c SCRIPT: the script is parsed. */
+static void shell_c_script(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                           size_t idx, shell_opts *o, const char *origin)
+{
+	const lp_word *words = raw->words;
+	if (!o->script_word && o->i < raw->nwords) {
+		o->script_word = &words[o->i];
+		o->script = wval(o->script_word);
+	}
+	if (!o->script_word) {
+		/* `xargs sh -c`: the script is the input */
+		if (raw->flags & LOCUS_CMD_DYNAMIC_ARGS)
+			lp_unparsed(ctx, "a shell -c script comes from input");
 		return;
 	}
-	if (i < n && !have_s && !lp_is_stdin_word(&words[i]))
-		return; /* a script file: parsed when the line wrote it
-		           (written.c), else a known limit */
+	if (placeholder_origin(raw->origin) && strstr(o->script, "{}")) {
+		lp_unparsed(ctx, "a shell -c script holds the {} "
+		                 "placeholder: its input becomes code");
+	}
+	if (wdyn(o->script_word) && o->script_word != &words[pos]) {
+		lp_unparsed(ctx,
+		            "a shell -c script is only known at run "
+		            "time: %s",
+		            o->script_word->text ? o->script_word->text : "");
+		return;
+	}
+	lp_parse_text(ctx, o->script, origin, idx, raw->depth + 1);
+}
+
+/* A shell with no -c and no script operand: it runs its stdin. */
+static void shell_stdin(lp_ctx *ctx, const lp_raw_command *raw, size_t idx)
+{
 	if (lp_stdin_procsub(raw)) {
 		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 		lp_unparsed(ctx, "a shell reads its script from a process "
@@ -150,6 +167,27 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	const char *text = lp_stdin_text(ctx, raw, "a shell");
 	lp_parse_text(ctx, text, LOCUS_ORIGIN_STDIN_SCRIPT, idx,
 	              raw->depth + 1);
+}
+
+/*
+ * words[pos] is a shell (or su's shell arguments start after pos).  Find
+ * its script: a -c in any short cluster makes the first operand the
+ * script; no -c and no operand means it reads stdin.
+ */
+void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                   size_t idx, bool fish, const char *origin)
+{
+	shell_opts o;
+	shell_options(&o, raw->words, raw->nwords, pos, fish);
+	if (o.have_c) {
+		shell_c_script(ctx, raw, pos, idx, &o, origin);
+		return;
+	}
+	if (o.i < raw->nwords && !o.have_s &&
+	    !lp_is_stdin_word(&raw->words[o.i]))
+		return; /* a script file: parsed when the line wrote it
+		           (written.c), else a known limit */
+	shell_stdin(ctx, raw, idx);
 }
 
 /* ---- eval, trap ------------------------------------------------------ */

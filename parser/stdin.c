@@ -104,13 +104,9 @@ static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
 	return lp_buf_cstr(ctx->arena, &b);
 }
 
-/* cat's output when it only copies a heredoc or herestring. */
-static const char *cat_text(lp_ctx *ctx, const locus_shell_command *c,
-                            bool *dynamic)
+/* The heredoc or herestring on stdin of a command, or NULL. */
+static const char *stdin_doc(const locus_shell_command *c, bool *dynamic)
 {
-	for (size_t i = 1; i < c->argc; i++)
-		if (strcmp(c->argv[i], "-"))
-			return NULL;
 	const char *text = NULL;
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const locus_shell_redirect *r = &c->redirects[i];
@@ -119,8 +115,16 @@ static const char *cat_text(lp_ctx *ctx, const locus_shell_command *c,
 		text = r->target ? r->target : "";
 		*dynamic = (r->target_flags & LOCUS_WORD_DYNAMIC) != 0;
 	}
-	(void)ctx;
 	return text;
+}
+
+/* cat's output when it only copies a heredoc or herestring. */
+static const char *cat_text(const locus_shell_command *c, bool *dynamic)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (strcmp(c->argv[i], "-"))
+			return NULL;
+	return stdin_doc(c, dynamic);
 }
 
 static bool any_dynamic_arg(const locus_shell_command *c)
@@ -184,20 +188,6 @@ const char *lp_output_or_unparsed(lp_ctx *ctx, size_t p, const char *what)
 	return text;
 }
 
-/* The heredoc or herestring on stdin of a command, or NULL. */
-static const char *stdin_doc(const locus_shell_command *c, bool *dynamic)
-{
-	const char *text = NULL;
-	for (size_t i = 0; i < c->nredirects; i++) {
-		const locus_shell_redirect *r = &c->redirects[i];
-		if (r->fd > 0 || !r->op || strncmp(r->op, "<<", 2))
-			continue;
-		text = r->target ? r->target : "";
-		*dynamic = (r->target_flags & LOCUS_WORD_DYNAMIC) != 0;
-	}
-	return text;
-}
-
 
 #define OUTPUT_DEPTH 8
 
@@ -223,7 +213,7 @@ static const char *output_depth(lp_ctx *ctx, size_t idx, lp_output *out,
 	else if (lp_streq(name, "printf") && !any_dynamic_arg(c))
 		text = printf_text(ctx, c, &decoded);
 	else if (lp_streq(name, "cat"))
-		text = cat_text(ctx, c, dyn);
+		text = cat_text(c, dyn);
 	else if (cls & LK_WRITES_ARGS) {
 		/* tee copies its input */
 		text = stdin_doc(c, dyn);

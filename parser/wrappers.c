@@ -306,13 +306,10 @@ const lk_program *lp_wrapper_match(const lp_word *words, size_t n, size_t pos,
 	if (pos + 1 < n && !(words[pos + 1].flags & LOCUS_WORD_DYNAMIC) &&
 	    words[pos + 1].value && *words[pos + 1].value) {
 		const char *sub = words[pos + 1].value;
-		size_t k = strlen(sub);
-		for (const char *q = p->opts->sub; (q = strchr(q, '|')) != NULL;
-		     q++)
-			if (!strncmp(q + 1, sub, k) && q[1 + k] == '|') {
-				*at = pos + 1;
-				return p;
-			}
+		if (lk_bar_has(p->opts->sub, sub, strlen(sub))) {
+			*at = pos + 1;
+			return p;
+		}
 	}
 	return NULL;
 }

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knowledge/git.h"
 #include "knowledge/linefacts.h"
 #include "knowledge/programs.h"
+#include "knowledge/sed.h"
 #include "locus/shell.h"
 
 typedef struct name_case {
@@ -201,6 +203,13 @@ static const fact_case facts[] = {
     {"echo x > ls; /usr/bin/ls", 1, 0, 0},
     {"echo x > /usr/bin/ls; /usr/bin/ls", 1, 0, 1},
     {"echo hi > x.sh; sed -i s/hi/rm/ x.sh; sh x.sh", 2, 0, 1},
+    /* at/batch/make name their file through the row's lk_reads */
+    {"echo x > j; at -mf j now", 1, 0, 1},
+    {"echo x > j; at -fj now", 1, 0, 1},
+    {"echo x > j; batch -f j", 1, 0, 1},
+    {"echo x > j; at -qj now", 1, 0, 0}, /* -q QUEUE */
+    {"echo x > mk; make -sf mk", 1, 0, 1},
+    {"echo x > mk; make -Cmk", 1, 0, 0}, /* -C DIR */
 };
 
 START_TEST(test_facts)
@@ -231,6 +240,103 @@ START_TEST(test_facts)
 }
 END_TEST
 
+/* One sed address reader (knowledge/sed.h): where the addresses end, or
+   NULL where GNU sed refuses them. */
+static const struct {
+	const char *script;
+	long end; /* bytes of address; -1: refused */
+	          /* clang-format off */
+} sed_addrs[] = {
+    {"p", 0},         {"12p", 2},        {"$p", 1},
+                  /* clang-format on */
+    {"1~3p", 3},
+    {"2,~4p", 4},
+    {"2,+3p", 4},
+    {"/a/p", 3},
+    {"/a\\/b/Ip", 7},
+    {"\\%a%Mp", 5},
+    {"0,/x/ e ls", 5},
+    {"/a", -1},
+    {"\\\\a\\\\p", -1},
+    {"\\\na\np", -1},
+    {"\\", -1},
+};
+
+START_TEST(test_sed_address)
+{
+	const char *s = sed_addrs[_i].script;
+	const char *e = lk_sed_address(s);
+	if (sed_addrs[_i].end < 0)
+		ck_assert_msg(e == NULL, "%s: read as an address", s);
+	else
+		ck_assert_msg(e && e - s == sed_addrs[_i].end,
+		              "%s: address ends at %ld", s,
+		              e ? (long)(e - s) : -1L);
+}
+END_TEST
+
+/* lk_reads_word over the at, make and crontab rows. */
+static const struct {
+	const char *prog, *word;
+	unsigned bits;
+	const char *value;
+} reads_words[] = {
+    {"at", "-f", LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"at", "-mf", LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"at", "-fjob", LK_RW_FILE, "job"},
+    {"at", "-qf", 0, NULL}, /* queue f */
+    {"at", "-q", LK_RW_NEXT, NULL},
+    {"at", "-qa", 0, NULL},
+    {"at", "-l", LK_RW_QUERY, NULL},
+    {"at", "-lf", LK_RW_QUERY | LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"at", "now", 0, NULL},
+    {"at", "-", 0, NULL},
+    {"batch", "-f", LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"make", "--file", LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"make", "--makefile=mk", LK_RW_FILE, "mk"},
+    {"make", "--files", 0, NULL},
+    {"make", "-sf", LK_RW_FILE | LK_RW_NEXT, NULL},
+    {"make", "-Cf", 0, NULL},
+    {"make", "-C", LK_RW_NEXT, NULL},
+    {"crontab", "-u", LK_RW_NEXT, NULL},
+    {"crontab", "-s", 0, NULL},
+    {"crontab", "-l", LK_RW_QUERY, NULL},
+};
+
+START_TEST(test_reads_word)
+{
+	const lk_program *p = lk_program_find(reads_words[_i].prog);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(p->reads);
+	const char *v;
+	unsigned bits = lk_reads_word(p->reads, reads_words[_i].word, &v);
+	ck_assert_msg(bits == reads_words[_i].bits, "%s %s: bits %u",
+	              reads_words[_i].prog, reads_words[_i].word, bits);
+	if (reads_words[_i].value)
+		ck_assert_str_eq(v, reads_words[_i].value);
+	else
+		ck_assert_ptr_null(v);
+}
+END_TEST
+
+START_TEST(test_git_rows)
+{
+	const lk_git_runner *r = lk_git_runner_find("submodule");
+	ck_assert(r && !strcmp(r->verb, "foreach") && r->verb_opts && !r->argv);
+	r = lk_git_runner_find("bisect");
+	ck_assert(r && !strcmp(r->verb, "run") && !r->verb_opts && r->argv);
+	ck_assert_ptr_null(lk_git_runner_find("rebase"));
+	ck_assert(lk_git_config_takes_value("--type"));
+	ck_assert(lk_git_config_takes_value("-f"));
+	ck_assert(!lk_git_config_takes_value("--global"));
+	ck_assert(!lk_git_config_takes_value("--type=bool"));
+	ck_assert(lk_bar_has("|a|bc|", "bc", 2));
+	ck_assert(!lk_bar_has("|a|bc|", "b", 1));
+	ck_assert(!lk_bar_has(NULL, "a", 1));
+	ck_assert(!lk_bar_has("||", "", 0));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("knowledge");
@@ -238,6 +344,11 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_names, 0, sizeof names / sizeof *names);
 	tcase_add_test(tc, test_rows_consistent);
 	tcase_add_test(tc, test_regex);
+	tcase_add_loop_test(tc, test_sed_address, 0,
+	                    sizeof sed_addrs / sizeof *sed_addrs);
+	tcase_add_loop_test(tc, test_reads_word, 0,
+	                    sizeof reads_words / sizeof *reads_words);
+	tcase_add_test(tc, test_git_rows);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
 	tcase_add_loop_test(tf, test_facts, 0, sizeof facts / sizeof *facts);

@@ -1,0 +1,36 @@
+/*
+ * knowledge/git.h - what locus knows about git's command grammar, read by
+ * the parser (parser/git.c: what git runs) and the labeller
+ * (labels/tables.c, labels/packs_git.c: what git config changes).
+ *
+ * Rows, not code: the subcommands that run their operands as a shell
+ * command (`git submodule foreach CMD`, `git bisect run CMD ARGS`) and the
+ * options of `git config` that take a value, so that every reader of
+ * `git config [options] [set] KEY VALUE` finds the same KEY and VALUE.
+ */
+#ifndef LOCUS_KNOWLEDGE_GIT_H
+#define LOCUS_KNOWLEDGE_GIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* git SUB [options] VERB [options] CMD...: the operands after VERB are a
+   command git runs with a shell. */
+typedef struct lk_git_runner {
+	const char *sub;  /* "submodule" */
+	const char *verb; /* "foreach" */
+	bool verb_opts;   /* options may follow VERB (submodule foreach
+	                     --recursive CMD) */
+	bool argv;        /* CMD ARGS is an argv, each word quoted into the
+	                     script (bisect run); else the words are joined
+	                     as shell text (submodule foreach) */
+} lk_git_runner;
+
+/* The runner row of subcommand `sub`, or NULL. */
+const lk_git_runner *lk_git_runner_find(const char *sub);
+
+/* True when `opt`, an option word of `git config`, takes the next word as
+   its value (-f FILE, --type TYPE...). */
+bool lk_git_config_takes_value(const char *opt);
+
+#endif
