@@ -12,6 +12,29 @@
 #include "walk.h"
 #include "../knowledge/programs.h"
 
+/* The commands of the finished line, one at a time, inside its time
+   budget: those that exist when the pass starts (a nested parse a pass
+   runs appends commands that it does not visit). */
+typedef struct pass_iter {
+	size_t next, n;
+	size_t i; /* the index of the command pass_next() returned */
+} pass_iter;
+
+static pass_iter pass_begin(const lp_ctx *ctx)
+{
+	pass_iter it = {0, locus_shell_result_count(ctx->result), 0};
+	return it;
+}
+
+/* The next command, or NULL past the last or once the budget is spent. */
+static const locus_shell_command *pass_next(lp_ctx *ctx, pass_iter *it)
+{
+	if (it->next >= it->n || lp_out_of_time(ctx))
+		return NULL;
+	it->i = it->next++;
+	return locus_shell_result_command(ctx->result, it->i);
+}
+
 /* ---- text that bash evaluates again (found by the oracle) ---------------
 
    Bash runs command substitutions found in *data* in a few places: an
@@ -121,11 +144,9 @@ void lp_checks_reeval(lp_ctx *ctx)
 	bool trigger = false;
 	for (size_t i = 0; reeval_text[i] && !trigger; i++)
 		trigger = strstr(src, reeval_text[i]) != NULL;
-	size_t n = locus_shell_result_count(r);
-	for (size_t i = 0; i < n && !trigger; i++) {
-		if (lp_out_of_time(ctx))
-			return;
-		const locus_shell_command *c = locus_shell_result_command(r, i);
+	pass_iter it = pass_begin(ctx);
+	for (const locus_shell_command *c;
+	     !trigger && (c = pass_next(ctx, &it));) {
 		for (size_t k = 0; reeval_cmds[k] && !trigger; k++)
 			trigger = !strcmp(c->name, reeval_cmds[k]);
 		/* printf evaluates only what -v names */
@@ -170,15 +191,20 @@ static unsigned char *child_facts(lp_ctx *ctx)
 	return f;
 }
 
+/* The child facts of command i, the table built on first use; -1 when out
+   of memory (the result fails). */
+static int kid_facts(lp_ctx *ctx, unsigned char **kids, size_t i)
+{
+	if (!*kids && !(*kids = child_facts(ctx)))
+		return -1;
+	return (*kids)[i];
+}
+
 void lp_checks_source(lp_ctx *ctx)
 {
-	const locus_shell_result *r = ctx->result;
-	size_t n = locus_shell_result_count(r);
 	unsigned char *kids = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (lp_out_of_time(ctx))
-			return;
-		const locus_shell_command *c = locus_shell_result_command(r, i);
+	pass_iter it = pass_begin(ctx);
+	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
 		if (c->argc < 2 ||
 		    (strcmp(c->name, "source") && strcmp(c->name, ".")))
 			continue;
@@ -190,9 +216,10 @@ void lp_checks_source(lp_ctx *ctx)
 			       !strcmp(f, fed_paths[k]));
 		/* a download sourced is remote code, labelled as such
 		   (spec: `source <(curl ...)`); leave it parsed */
-		if (fed && !kids && !(kids = child_facts(ctx)))
+		int k = fed ? kid_facts(ctx, &kids, it.i) : 0;
+		if (k < 0)
 			return;
-		if (fed && (kids[i] & CHILD_DOWNLOADER))
+		if (k & CHILD_DOWNLOADER)
 			fed = false;
 		if (fed) {
 			lp_unparsed(ctx, "'%s' runs text fed by the line",
@@ -297,11 +324,9 @@ static size_t inherited_assignments(const locus_shell_result *r,
 void lp_checks_env(lp_ctx *ctx)
 {
 	const locus_shell_result *r = ctx->result;
-	size_t n = locus_shell_result_count(r); /* nested ones come after */
-	for (size_t i = 0; i < n; i++) {
-		if (lp_out_of_time(ctx))
-			return;
-		const locus_shell_command *c = locus_shell_result_command(r, i);
+	pass_iter it = pass_begin(ctx); /* nested ones come after */
+	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
+		size_t i = it.i;
 		for (size_t k = inherited_assignments(r, c);
 		     k < c->nassignments; k++)
 			env_assignment(ctx, c->assignments[k], i, c->depth);
@@ -324,51 +349,47 @@ static bool is_shell(const char *name)
 	return lk_is(name, LK_SHELL);
 }
 
+/* A shell fed on its stdin (a pipe, a heredoc, a `<` redirect) that has
+   neither -c nor a script operand: it runs what it is fed. */
+static bool shell_reads_input(const locus_shell_command *c)
+{
+	if (c->argc == 0 || !is_shell(c->name) ||
+	    (c->flags & LOCUS_CMD_QUERY_ONLY))
+		return false;
+	for (size_t k = 1; k < c->argc; k++) {
+		const char *a = c->argv[k];
+		if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'c'))
+			return false; /* -c: an inline script */
+		if (a[0] == '-' && strchr(a, 's') && a[1] != '-')
+			break; /* -s: the rest are positional */
+		if (a[0] != '-' && a[0] != '+')
+			return false; /* a file: written.c */
+	}
+	bool fed =
+	    (c->flags & (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0;
+	for (size_t k = 0; k < c->nredirects && !fed; k++) {
+		const char *op = c->redirects[k].op;
+		int fd = c->redirects[k].fd;
+		fed = (fd == -1 || fd == 0) && op[0] == '<' &&
+		      strcmp(op, "<&") != 0;
+	}
+	return fed;
+}
+
 void lp_checks_shell_input(lp_ctx *ctx)
 {
-	const locus_shell_result *r = ctx->result;
-	if (!locus_shell_result_parsed(r))
+	if (!locus_shell_result_parsed(ctx->result))
 		return;
-	size_t n = locus_shell_result_count(r);
 	unsigned char *kids = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (lp_out_of_time(ctx))
+	pass_iter it = pass_begin(ctx);
+	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
+		if (!shell_reads_input(c))
+			continue;
+		int k = kid_facts(ctx, &kids, it.i);
+		if (k < 0)
 			return;
-		const locus_shell_command *c = locus_shell_result_command(r, i);
-		if (c->argc == 0 || !is_shell(c->name) ||
-		    (c->flags & LOCUS_CMD_QUERY_ONLY))
-			continue;
-		const char *script = NULL;
-		bool inline_c = false;
-		for (size_t k = 1; k < c->argc; k++) {
-			const char *a = c->argv[k];
-			if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'c'))
-				inline_c = true;
-			if (a[0] == '-' && strchr(a, 's') && a[1] != '-')
-				break; /* -s: the rest are positional */
-			if (a[0] != '-' && a[0] != '+') {
-				script = a;
-				break;
-			}
-		}
-		if (inline_c)
-			continue;
-		if (script)
-			continue; /* a file: written.c */
-		bool fed = (c->flags &
-		            (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0;
-		for (size_t k = 0; k < c->nredirects && !fed; k++) {
-			const char *op = c->redirects[k].op;
-			int fd = c->redirects[k].fd;
-			fed = (fd == -1 || fd == 0) && op[0] == '<' &&
-			      strcmp(op, "<&") != 0;
-		}
-		if (!fed)
-			continue;
-		if (!kids && !(kids = child_facts(ctx)))
-			return;
-		bool seen = (kids[i] & CHILD_STDIN_SCRIPT) != 0;
-		if (!seen && !(c->flags & LOCUS_CMD_PIPED_IN)) {
+		if (!(k & CHILD_STDIN_SCRIPT) &&
+		    !(c->flags & LOCUS_CMD_PIPED_IN)) {
 			lp_unparsed(ctx,
 			            "%s reads a script from its input that "
 			            "was not parsed",
