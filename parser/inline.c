@@ -618,8 +618,9 @@ typedef struct interp_scan {
 	const lp_word *code_words[MAX_CODES];
 	size_t ncodes;
 	bool file, stop, stdin_file;
-	bool overflow; /* more code options than MAX_CODES */
-	size_t i;      /* the first word after the options */
+	bool file_last; /* a program-file option ends the words, valueless */
+	bool overflow;  /* more code options than MAX_CODES */
+	size_t i;       /* the first word after the options */
 } interp_scan;
 
 static void add_code(interp_scan *sc, const char *code, const lp_word *w)
@@ -680,6 +681,7 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 				const lp_word *vw = x;
 				const char *vv = v + j + 1;
 				if (!*vv) {
+					sc->file_last |= is_file && i + 1 >= n;
 					if (i + 1 >= n)
 						break;
 					vw = &w[++i];
@@ -737,6 +739,12 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		            prog->name, MAX_CODES);
 		return true;
 	}
+	/* tree-sitter-bash drops a lone `-` right before `<<` (`awk -f -
+	   <<EOF` reads as `awk -f`): a program-file option left without its
+	   value before a heredoc is `-`, the heredoc (a real `awk -f <<EOF`
+	   fails and runs nothing) */
+	if (sc.file_last && raw->stdin_kind == LP_STDIN_HEREDOC)
+		sc.stdin_file = true;
 	const char **codes = sc.codes;
 	const lp_word **code_words = sc.code_words;
 	size_t ncodes = sc.ncodes, i = sc.i;
