@@ -33,3 +33,22 @@ bool lk_git_config_takes_value(const char *opt)
 			return true;
 	return false;
 }
+
+size_t lk_git_config_operands(const char *(*word)(const void *, size_t),
+                              const void *words, size_t from, size_t n,
+                              size_t *ops, size_t max)
+{
+	size_t nops = 0;
+	for (size_t k = from; k < n && nops < max; k++) {
+		const char *a = word(words, k);
+		if (a[0] == '-' && a[1]) {
+			if (lk_git_config_takes_value(a))
+				k++;
+			continue;
+		}
+		if (nops == 0 && !strcmp(a, "set"))
+			continue;
+		ops[nops++] = k;
+	}
+	return nops;
+}

@@ -33,4 +33,14 @@ const lk_git_runner *lk_git_runner_find(const char *sub);
    its value (-f FILE, --type TYPE...). */
 bool lk_git_config_takes_value(const char *opt);
 
+/*
+ * The operands of `git config [options] [set] KEY VALUE...`: the words
+ * from `from` to `n` (word(words, i) is the text of word i), options and
+ * their values skipped, the `set` verb of git 2.46 dropped.  Writes the
+ * indices of at most `max` operands to ops and returns how many.
+ */
+size_t lk_git_config_operands(const char *(*word)(const void *, size_t),
+                              const void *words, size_t from, size_t n,
+                              size_t *ops, size_t max);
+
 #endif

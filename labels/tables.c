@@ -1168,6 +1168,11 @@ static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
 	return f;
 }
 
+static const char *argv_word(const void *argv, size_t i)
+{
+	return ((const char *const *)argv)[i];
+}
+
 uint32_t ll_git_line_config(const locus_shell_result *r)
 {
 	uint32_t f = 0;
@@ -1190,21 +1195,11 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 		}
 		if (k >= c->argc || !streq(c->argv[k], "config"))
 			continue;
-		const char *ops[3];
-		size_t nops = 0;
-		for (k++; k < c->argc && nops < 3; k++) {
-			const char *a = c->argv[k];
-			if (is_option(a)) {
-				if (lk_git_config_takes_value(a))
-					k++;
-				continue;
-			}
-			if (nops == 0 && streq(a, "set"))
-				continue;
-			ops[nops++] = a;
-		}
-		if (nops >= 2)
-			f |= cfg_pair(ops[0], strlen(ops[0]), ops[1]);
+		size_t ops[2];
+		if (lk_git_config_operands(argv_word, c->argv, k + 1, c->argc,
+		                           ops, 2) == 2)
+			f |= cfg_pair(c->argv[ops[0]], strlen(c->argv[ops[0]]),
+			              c->argv[ops[1]]);
 	}
 	return f;
 }

@@ -257,6 +257,11 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 	}
 }
 
+static const char *word_value(const void *words, size_t i)
+{
+	return wval(&((const lp_word *)words)[i]);
+}
+
 /* Subcommands that take a shell command: their value is parsed. */
 static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                            const lp_word *w, size_t i, size_t n, size_t idx)
@@ -288,18 +293,9 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 	}
 	if (lp_streq(sub, "config")) {
 		/* git config [opts] [set] KEY VALUE: the value runs later on */
-		size_t k = i + 1, ops[2], nops = 0;
-		for (; k < n && nops < 2; k++) {
-			const char *v = wval(&w[k]);
-			if (v[0] == '-') {
-				if (lk_git_config_takes_value(v))
-					k++;
-				continue;
-			}
-			if (nops == 0 && lp_streq(v, "set"))
-				continue;
-			ops[nops++] = k;
-		}
+		size_t ops[2];
+		size_t nops =
+		    lk_git_config_operands(word_value, w, i + 1, n, ops, 2);
 		if (nops < 2 || wdyn(&w[ops[0]]))
 			return;
 		const char *key = wval(&w[ops[0]]);
