@@ -52,3 +52,8 @@ size_t lk_git_config_operands(const char *(*word)(const void *, size_t),
 	}
 	return nops;
 }
+
+const char *lk_argv_word(const void *argv, size_t i)
+{
+	return ((const char *const *)argv)[i];
+}

@@ -43,4 +43,8 @@ size_t lk_git_config_operands(const char *(*word)(const void *, size_t),
                               const void *words, size_t from, size_t n,
                               size_t *ops, size_t max);
 
+/* The `word` of lk_git_config_operands() for a plain argv (a
+   `const char *const *`). */
+const char *lk_argv_word(const void *argv, size_t i);
+
 #endif

@@ -101,33 +101,21 @@ static bool program_key(const char *key, const char *value)
    core.hooksPath has a rule of its own.) */
 static bool global_program_key(const locus_shell_command *c)
 {
-	bool scope = false;
-	const char *key = NULL, *value = NULL;
 	size_t i = 1;
 	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
 		i++;
-	for (i++; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		if (strcmp(a, "--global") == 0 || strcmp(a, "--system") == 0 ||
-		    strncmp(a, "--file", 6) == 0 || strcmp(a, "-f") == 0) {
-			scope = true;
-			if (strcmp(a, "--file") == 0 || strcmp(a, "-f") == 0)
-				i++;
-			continue;
-		}
-		if (pk_is_option(a)) {
-			if (lk_git_config_takes_value(a))
-				i++; /* --type bool, --comment TEXT */
-			continue;
-		}
-		if (strcmp(a, "set") == 0 && !key)
-			continue; /* git config set KEY VALUE (git 2.46) */
-		if (!key)
-			key = a;
-		else if (!value)
-			value = a;
+	bool scope = false;
+	for (size_t k = i + 1; k < c->argc; k++) {
+		const char *a = c->argv[k];
+		scope |= strcmp(a, "--global") == 0 ||
+		         strcmp(a, "--system") == 0 ||
+		         strncmp(a, "--file", 6) == 0 || strcmp(a, "-f") == 0;
 	}
-	return scope && key && value && program_key(key, value);
+	size_t ops[2]; /* KEY VALUE, as every reader finds them (git.h) */
+	return scope &&
+	       lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
+	                              ops, 2) == 2 &&
+	       program_key(c->argv[ops[0]], c->argv[ops[1]]);
 }
 
 static const pk_rule rules[] = {

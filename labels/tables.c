@@ -1168,11 +1168,6 @@ static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
 	return f;
 }
 
-static const char *argv_word(const void *argv, size_t i)
-{
-	return ((const char *const *)argv)[i];
-}
-
 uint32_t ll_git_line_config(const locus_shell_result *r)
 {
 	uint32_t f = 0;
@@ -1196,8 +1191,8 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 		if (k >= c->argc || !streq(c->argv[k], "config"))
 			continue;
 		size_t ops[2];
-		if (lk_git_config_operands(argv_word, c->argv, k + 1, c->argc,
-		                           ops, 2) == 2)
+		if (lk_git_config_operands(lk_argv_word, c->argv, k + 1,
+		                           c->argc, ops, 2) == 2)
 			f |= cfg_pair(c->argv[ops[0]], strlen(c->argv[ops[0]]),
 			              c->argv[ops[1]]);
 	}

@@ -319,11 +319,6 @@ START_TEST(test_reads_word)
 }
 END_TEST
 
-static const char *argv_word(const void *argv, size_t i)
-{
-	return ((const char *const *)argv)[i];
-}
-
 START_TEST(test_git_rows)
 {
 	const lk_git_runner *r = lk_git_runner_find("submodule");
@@ -338,11 +333,11 @@ START_TEST(test_git_rows)
 	const char *const cfg[] = {"--global",   "--type", "bool", "set",
 	                           "core.pager", "less",   "-"};
 	size_t ops[3];
-	ck_assert_uint_eq(lk_git_config_operands(argv_word, cfg, 0, 7, ops, 3),
-	                  3);
+	ck_assert_uint_eq(
+	    lk_git_config_operands(lk_argv_word, cfg, 0, 7, ops, 3), 3);
 	ck_assert(ops[0] == 4 && ops[1] == 5 && ops[2] == 6);
-	ck_assert_uint_eq(lk_git_config_operands(argv_word, cfg, 0, 3, ops, 3),
-	                  0);
+	ck_assert_uint_eq(
+	    lk_git_config_operands(lk_argv_word, cfg, 0, 3, ops, 3), 0);
 	ck_assert(lk_bar_has("|a|bc|", "bc", 2));
 	ck_assert(!lk_bar_has("|a|bc|", "b", 1));
 	ck_assert(!lk_bar_has(NULL, "a", 1));
