@@ -30,15 +30,6 @@ static bool has_letter(const char *set, char c)
 	return set && c && strchr(set, c) != NULL;
 }
 
-/* "|a|b|" holds the n bytes of s. */
-static bool bar_has(const char *list, const char *s, size_t n)
-{
-	for (const char *p = list; p && (p = strchr(p, '|')) != NULL; p++)
-		if (n && strncmp(p + 1, s, n) == 0 && p[1 + n] == '|')
-			return true;
-	return false;
-}
-
 const char *lk_path_base(const char *path, char *buf, size_t cap)
 {
 	size_t n = strlen(path);
@@ -264,7 +255,7 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 		if (a[0] == '-' && a[1] == '-') {
 			const char *nm = a + 2, *eq = strchr(nm, '=');
 			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
-			if (bar_has(f->out_long, nm, nl)) {
+			if (lk_bar_has(f->out_long, nm, nl)) {
 				const char *v = eq                ? eq + 1
 				                : i + 1 < c->argc ? c->argv[++i]
 				                                  : NULL;
@@ -274,9 +265,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 					add_name(s, v, LK_CONTENT_DOWNLOAD,
 					         false);
 				named = true;
-			} else if (bar_has(f->save_long, nm, nl)) {
+			} else if (lk_bar_has(f->save_long, nm, nl)) {
 				save_url = true;
-			} else if (bar_has(f->server_long, nm, nl)) {
+			} else if (lk_bar_has(f->server_long, nm, nl)) {
 				add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
 			}
 			continue;
@@ -680,10 +671,10 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 		if (a[0] == '-' && a[1] == '-') {
 			const char *nm = a + 2, *eq = strchr(nm, '=');
 			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
-			if (bar_has(it->code_long, nm, nl))
+			if (lk_bar_has(it->code_long, nm, nl))
 				code = true;
-			if (!eq && (bar_has(it->code_long, nm, nl) ||
-			            bar_has(it->val_long, nm, nl)))
+			if (!eq && (lk_bar_has(it->code_long, nm, nl) ||
+			            lk_bar_has(it->val_long, nm, nl)))
 				i++;
 			continue;
 		}
