@@ -25,11 +25,6 @@ static bool is_option(const char *a)
 	return a[0] == '-' && a[1] != '\0';
 }
 
-static bool has_letter(const char *set, char c)
-{
-	return set && c && strchr(set, c) != NULL;
-}
-
 const char *lk_path_base(const char *path, char *buf, size_t cap)
 {
 	size_t n = strlen(path);
@@ -275,7 +270,7 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 		if (!is_option(a))
 			continue;
 		for (const char *p = a + 1; *p; p++) {
-			if (has_letter(f->out_short, *p)) {
+			if (lk_has_letter(f->out_short, *p)) {
 				const char *v = p[1]              ? p + 1
 				                : i + 1 < c->argc ? c->argv[++i]
 				                                  : NULL;
@@ -287,9 +282,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 				named = true;
 				break;
 			}
-			if (has_letter(f->save_short, *p))
+			if (lk_has_letter(f->save_short, *p))
 				save_url = true;
-			if (has_letter(f->server_short, *p))
+			if (lk_has_letter(f->server_short, *p))
 				add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
 		}
 	}
@@ -336,7 +331,7 @@ static void copy_writes(const locus_shell_command *c, wset *s)
 		if (!dd && is_option(a)) {
 			const char *vals = copy_values(c->name);
 			for (const char *p = a + 1; *p; p++) {
-				if (!has_letter(vals, *p))
+				if (!lk_has_letter(vals, *p))
 					continue;
 				const char *v = p[1]              ? p + 1
 				                : i + 1 < c->argc ? c->argv[++i]
@@ -685,10 +680,10 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 			return;
 		}
 		for (const char *p = a + 1; *p; p++) {
-			bool is_code = has_letter(it->code, *p);
-			bool is_file = has_letter(it->file, *p);
-			if (is_code || is_file || has_letter(it->val, *p) ||
-			    has_letter(it->stop, *p)) {
+			bool is_code = lk_has_letter(it->code, *p);
+			bool is_file = lk_has_letter(it->file, *p);
+			if (is_code || is_file || lk_has_letter(it->val, *p) ||
+			    lk_has_letter(it->stop, *p)) {
 				const char *v = p[1]              ? p + 1
 				                : i + 1 < c->argc ? c->argv[++i]
 				                                  : NULL;
@@ -696,18 +691,18 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 				if (is_file)
 					add_run(out, n, max, v, vf,
 					        LK_MATCH_BASE, LK_RUN_INTERP);
-				if (has_letter(it->stop, *p) && *p == 'm' &&
+				if (lk_has_letter(it->stop, *p) && *p == 'm' &&
 				    v) {
 					/* python -m MOD runs MOD.py */
 					add_run(out, n, max, v, vf,
 					        LK_MATCH_MODULE, LK_RUN_INTERP);
 					return;
 				}
-				if (is_code || has_letter(it->stop, *p))
+				if (is_code || lk_has_letter(it->stop, *p))
 					code = true;
 				break;
 			}
-			if (has_letter(it->rest, *p))
+			if (lk_has_letter(it->rest, *p))
 				break;
 		}
 	}

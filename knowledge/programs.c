@@ -1589,7 +1589,7 @@ bool lk_bar_has(const char *list, const char *s, size_t n)
 	return false;
 }
 
-static bool has_letter(const char *set, char c)
+bool lk_has_letter(const char *set, char c)
 {
 	return set && c && strchr(set, c) != NULL;
 }
@@ -1609,13 +1609,13 @@ unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value)
 	}
 	unsigned q = 0;
 	for (const char *p = w + 1; *p; p++) {
-		if (has_letter(r->file, *p)) {
+		if (lk_has_letter(r->file, *p)) {
 			*value = p[1] ? p + 1 : NULL;
 			return q | LK_RW_FILE | (p[1] ? 0 : LK_RW_NEXT);
 		}
-		if (has_letter(r->val, *p)) /* the rest is its value */
+		if (lk_has_letter(r->val, *p)) /* the rest is its value */
 			return q | (p[1] ? 0 : LK_RW_NEXT);
-		if (has_letter(r->query, *p))
+		if (lk_has_letter(r->query, *p))
 			q = LK_RW_QUERY;
 	}
 	return q;

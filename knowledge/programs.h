@@ -226,6 +226,9 @@ typedef struct lk_program {
    empty) holds exactly the n bytes at s (n > 0). */
 bool lk_bar_has(const char *list, const char *s, size_t n);
 
+/* The option letters `set` (NULL: none) hold c (not NUL). */
+bool lk_has_letter(const char *set, char c);
+
 /* The row of `name` (a basename), through every other name it goes by;
    NULL when the program is not in the table. */
 const lk_program *lk_program_find(const char *name);

@@ -604,11 +604,6 @@ void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 /* How each interpreter takes code is a row of the program table:
    lk_interp (code and value letters, stdin, operand programs). */
 
-static bool has(const char *set, char c)
-{
-	return c && strchr(set, c) != NULL;
-}
-
 #define MAX_CODES 32
 
 /* What an interpreter's options say: the code given inline (-c, -e,
@@ -675,9 +670,9 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 		}
 		for (size_t j = 1; v[j]; j++) {
 			char c = v[j];
-			bool is_code = has(it->code, c),
-			     is_file = has(it->file, c);
-			if (is_code || is_file || has(it->val, c)) {
+			bool is_code = lk_has_letter(it->code, c),
+			     is_file = lk_has_letter(it->file, c);
+			if (is_code || is_file || lk_has_letter(it->val, c)) {
 				const lp_word *vw = x;
 				const char *vv = v + j + 1;
 				if (!*vv) {
@@ -698,9 +693,9 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 					sc->stdin_file = true;
 				break;
 			}
-			if (has(it->rest, c))
+			if (lk_has_letter(it->rest, c))
 				break;
-			if (has(it->stop, c)) {
+			if (lk_has_letter(it->stop, c)) {
 				sc->stop = true;
 				break;
 			}
