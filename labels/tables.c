@@ -1369,14 +1369,16 @@ static const char *const read_plain[] = {
 /* clang-format on */
 
 /* The program prints and exits: an option word of its row's `query`
-   list (rm --help, mkfs -V, shutdown --help) before `--`. */
+   list (rm --help, mkfs -V, shutdown --help) before `--` and before any
+   word computed at run time (which could be `--`: `rm -rf "$x" --help`
+   with x=-- deletes a file named --help). */
 static bool query_form(const lk_program *p, const locus_shell_command *c)
 {
 	if (!p || !p->query)
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--"))
+		if (streq(a, "--") || (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
 			return false;
 		size_t n = strlen(a);
 		for (const char *q = strstr(p->query, a); n && q;
