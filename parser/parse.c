@@ -399,13 +399,19 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 	ts_tree_delete(tree);
 }
 
+bool lp_depth_ok(lp_ctx *ctx, unsigned depth)
+{
+	if (depth <= ctx->opts.max_depth)
+		return true;
+	lp_unparsed(ctx, "nesting deeper than %u", ctx->opts.max_depth);
+	return false;
+}
+
 void lp_parse_nested(lp_ctx *ctx, const char *text, size_t len,
                      const char *origin, size_t parent, unsigned depth)
 {
-	if (depth > ctx->opts.max_depth) {
-		lp_unparsed(ctx, "nesting deeper than %u", ctx->opts.max_depth);
+	if (!lp_depth_ok(ctx, depth))
 		return;
-	}
 	if (!text)
 		return;
 	lp_walk_text(ctx, text, len, false, origin ? origin : "", parent,

@@ -86,7 +86,6 @@ typedef struct frame {
 	bool has_node;
 	bool first;
 	bool pending_pipe;
-	bool siblings;
 	bool has_cur;
 	TSNode node;
 	TSTreeCursor cur; /* F_SEQ/F_PIPE: at `node`; owned by the frame */
@@ -143,32 +142,33 @@ static const char CONN_SEMI[] = ";", CONN_AND[] = "&&", CONN_OR[] = "||",
 
 static bool push(walker *w, frame f)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		frame *s = realloc(w->st, cap * sizeof *s);
-		if (!s) {
-			lp_unparsed(w->ctx, "out of memory");
-			w->ctx->timed_out = true;
-			return false;
-		}
-		w->st = s;
-		w->cap = cap;
+	if (!lu_reserve(&w->st, &w->cap, w->n + 1)) {
+		lp_unparsed(w->ctx, "out of memory");
+		w->ctx->timed_out = true;
+		return false;
 	}
 	w->st[w->n++] = f;
 	return true;
 }
 
-static void push_node(walker *w, enum ftype type, TSNode n, const sctx *c)
+/* A frame for node n (nothing when n is null). */
+static void push_frame(walker *w, enum ftype type, TSNode n, const sctx *c,
+                       bool first)
 {
 	frame f;
 	memset(&f, 0, sizeof f);
 	f.type = type;
 	f.node = n;
 	f.has_node = !ts_node_is_null(n);
-	f.first = true;
+	f.first = first;
 	f.c = *c;
 	if (f.has_node)
 		push(w, f);
+}
+
+static void push_node(walker *w, enum ftype type, TSNode n, const sctx *c)
+{
+	push_frame(w, type, n, c, true);
 }
 
 /* A sequence frame over the children of n.  It iterates with a cursor:
@@ -200,31 +200,17 @@ static void push_children(walker *w, enum ftype type, TSNode n, const sctx *c)
 	push_seq(w, type, n, c, true, w->nlog);
 }
 
-static void push_subst(walker *w, TSNode n, const sctx *c, bool siblings)
+static void push_subst(walker *w, TSNode n, const sctx *c)
 {
-	frame f;
-	memset(&f, 0, sizeof f);
-	f.type = F_SUBST;
-	f.node = n;
-	f.has_node = !ts_node_is_null(n);
-	f.siblings = siblings;
-	f.c = *c;
-	if (f.has_node)
-		push(w, f);
+	push_frame(w, F_SUBST, n, c, false);
 }
 
 static void log_emit(walker *w, size_t idx, uint32_t scope)
 {
 	if (idx == NONE)
 		return;
-	if (w->nlog == w->caplog) {
-		size_t cap = w->caplog ? w->caplog * 2 : 64;
-		emit_rec *l = realloc(w->log, cap * sizeof *l);
-		if (!l)
-			return;
-		w->log = l;
-		w->caplog = cap;
-	}
+	if (!lu_reserve(&w->log, &w->caplog, w->nlog + 1))
+		return;
 	w->log[w->nlog++] = (emit_rec){idx, scope};
 }
 
@@ -311,14 +297,8 @@ static lp_func *func_add(lp_tree *t, const char *name)
 		return f;
 	if (t->nfuncs >= MAX_FUNCS)
 		return NULL;
-	if (t->nfuncs == t->capfuncs) {
-		size_t cap = t->capfuncs ? t->capfuncs * 2 : 8;
-		lp_func *nf = realloc(t->funcs, cap * sizeof *nf);
-		if (!nf)
-			return NULL;
-		t->funcs = nf;
-		t->capfuncs = cap;
-	}
+	if (!lu_reserve(&t->funcs, &t->capfuncs, t->nfuncs + 1))
+		return NULL;
 	f = &t->funcs[t->nfuncs++];
 	memset(f, 0, sizeof *f);
 	f->name = name;
@@ -368,17 +348,19 @@ static void cmd_begin(walker *w, cmd_build *b)
 static void add_node(walker *w, node_list *l, TSNode x)
 {
 	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		TSNode *a;
-		if (l->from) {
-			a = realloc(l->v, nc * sizeof *a);
+		size_t nc = lu_grow_capacity(l->cap, l->n + 1, 16, sizeof x);
+		TSNode *a = NULL;
+		if (!nc) {
+			/* past SIZE_MAX: as out of memory */
+		} else if (l->from) {
+			a = realloc(l->v, nc * sizeof x);
 			if (a) { /* the walker owns it, wherever it moved */
 				l->from->v = a;
 				l->from->cap = nc;
 			}
 		} else {
-			a = lp_arena_grow(w->ctx->arena, l->v, l->n * sizeof *a,
-			                  nc * sizeof *a);
+			a = lp_arena_grow(w->ctx->arena, l->v, l->n * sizeof x,
+			                  nc * sizeof x);
 		}
 		if (!a) {
 			lp_unparsed(w->ctx, "out of memory");
@@ -393,10 +375,12 @@ static void add_node(walker *w, node_list *l, TSNode x)
 static void add_redir(walker *w, cmd_build *b, locus_shell_redirect r)
 {
 	if (b->nredirs == b->capredirs) {
-		size_t nc = b->capredirs ? b->capredirs * 2 : 4;
+		size_t nc =
+		    lu_grow_capacity(b->capredirs, b->nredirs + 1, 4, sizeof r);
 		locus_shell_redirect *a =
-		    lp_arena_grow(w->ctx->arena, b->redirs,
-		                  b->nredirs * sizeof *a, nc * sizeof *a);
+		    nc ? lp_arena_grow(w->ctx->arena, b->redirs,
+		                       b->nredirs * sizeof r, nc * sizeof r)
+		       : NULL;
 		if (!a)
 			return;
 		b->redirs = a;
@@ -773,7 +757,7 @@ static void push_substs(walker *w, cmd_build *b, const sctx *c, size_t idx)
 	sort_nodes(b->subst.v, b->subst.n);
 	sctx s = subst_ctx(c, idx);
 	for (size_t i = b->subst.n; i > 0; i--)
-		push_subst(w, b->subst.v[i - 1], &s, false);
+		push_subst(w, b->subst.v[i - 1], &s);
 	list_return(&b->wn);
 	list_return(&b->subst);
 }
@@ -1423,7 +1407,7 @@ static void do_stmt(walker *w, frame *f)
 		   walked, the rest searched for substitutions */
 		push_children(w, F_SEQ, n, &f->c);
 	} else {
-		push_subst(w, n, &f->c, false);
+		push_subst(w, n, &f->c);
 	}
 }
 
@@ -1463,7 +1447,7 @@ static void do_seq(walker *w, frame *f)
 	if (!is_statement(sy, k) && !ts_node_is_error(ch)) {
 		if (g.has_node && !push(w, g))
 			ts_tree_cursor_delete(&g.cur);
-		push_subst(w, ch, &f->c, false);
+		push_subst(w, ch, &f->c);
 		return;
 	}
 	sctx cc = f->c;
@@ -1596,7 +1580,7 @@ static void fake_arith_substs(walker *w, const frame *f)
 		bool subst = xk == sy->command_substitution ||
 		             xk == sy->process_substitution;
 		if (subst)
-			push_subst(w, x, &f->c, false);
+			push_subst(w, x, &f->c);
 		more = lp_cursor_next(&cur, !subst);
 	}
 	lp_cursor_free(&cur);
@@ -1629,11 +1613,8 @@ static void do_subst(walker *w, frame *f)
 	if (cs || ps ||
 	    (is_statement(sy, k) && k != sy->variable_assignment &&
 	     k != sy->variable_assignments)) {
-		if (f->c.depth + 1 > w->ctx->opts.max_depth) {
-			lp_unparsed(w->ctx, "nesting deeper than %u",
-			            w->ctx->opts.max_depth);
+		if (!lp_depth_ok(w->ctx, f->c.depth + 1))
 			return;
-		}
 		sctx nc = nested_ctx(w, &f->c,
 		                     ps ? LOCUS_ORIGIN_PROCESS_SUBSTITUTION
 		                        : LOCUS_ORIGIN_SUBSTITUTION);
@@ -1651,7 +1632,7 @@ static void do_subst(walker *w, frame *f)
 			TSNode x = ts_node_named_child(n, i - 1);
 			TSSymbol xk = ts_node_symbol(x);
 			if (xk == sy->heredoc_body || xk == sy->file_redirect)
-				push_subst(w, x, &f->c, false);
+				push_subst(w, x, &f->c);
 		}
 		return;
 	}
@@ -1663,7 +1644,7 @@ static void do_subst(walker *w, frame *f)
 			TSNode x = ts_tree_cursor_current_node(&cur);
 			if (ts_node_is_named(x) &&
 			    (ts_node_child_count(x) > 0 || plain_leaf(w, x)))
-				push_subst(w, x, &f->c, false);
+				push_subst(w, x, &f->c);
 		} while (ts_tree_cursor_goto_next_sibling(&cur));
 	}
 	ts_tree_cursor_delete(&cur);

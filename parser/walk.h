@@ -141,6 +141,9 @@ void lp_tree_pass(lp_tree *t, TSNode root, bool constants);
 
 /* ---- parse.c ---------------------------------------------------------- */
 
+/* The one depth check: a script or substitution at `depth` is within
+   opts.max_depth, or the line is unparsed (false). */
+bool lp_depth_ok(lp_ctx *ctx, unsigned depth);
 /* Parse and walk one script.  Used for the line and by lp_parse_nested. */
 void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
                   const char *origin, size_t parent, unsigned depth);

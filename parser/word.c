@@ -17,13 +17,15 @@
 
 #include "walk.h"
 #include "../util/sha256.h"
+#include "../util/utf8.h"
 
 bool lp_wordvec_push(lp_arena *a, lp_wordvec *wv, lp_word w)
 {
 	if (wv->n == wv->cap) {
-		size_t cap = wv->cap ? wv->cap * 2 : 4;
-		lp_word *v =
-		    lp_arena_grow(a, wv->v, wv->n * sizeof *v, cap * sizeof *v);
+		size_t cap = lu_grow_capacity(wv->cap, wv->n + 1, 4, sizeof w);
+		lp_word *v = cap ? lp_arena_grow(a, wv->v, wv->n * sizeof w,
+		                                 cap * sizeof w)
+		                 : NULL;
 		if (!v)
 			return false;
 		wv->v = v;
@@ -66,27 +68,7 @@ bool lp_has_descendant(TSNode n, const TSSymbol *kinds, size_t nkinds)
 static bool put_utf8(lp_arena *a, lp_buf *b, uint32_t cp)
 {
 	char u[4];
-	size_t n;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xC0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xE0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		u[0] = (char)(0xF0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	return lp_buf_append(a, b, u, n);
+	return lp_buf_append(a, b, u, lu_utf8_encode(cp, u));
 }
 
 /* bash's ansicstr(): the escapes of $'...'.  A decoded NUL ends the string

@@ -295,6 +295,34 @@ START_TEST(test_utf8_clean)
 }
 END_TEST
 
+/* lu_utf8_encode: each length's first and last code point, as the bytes
+   RFC 3629 gives, and read back as one valid sequence. */
+START_TEST(test_utf8_encode)
+{
+	static const struct {
+		uint32_t cp;
+		const char *bytes;
+	} cases[] = {
+	    {0x41, "A"},
+	    {0x7F, "\x7F"},
+	    {0x80, "\xC2\x80"},
+	    {0x7FF, "\xDF\xBF"},
+	    {0x800, "\xE0\xA0\x80"},
+	    {0x20AC, "\xE2\x82\xAC"},
+	    {0xFFFF, "\xEF\xBF\xBF"},
+	    {0x10000, "\xF0\x90\x80\x80"},
+	    {0x10FFFF, "\xF4\x8F\xBF\xBF"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[4];
+		size_t n = lu_utf8_encode(cases[i].cp, out);
+		ck_assert_uint_eq(n, strlen(cases[i].bytes));
+		ck_assert(!memcmp(out, cases[i].bytes, n));
+		ck_assert_uint_eq(lu_utf8_seq(out, n), n);
+	}
+}
+END_TEST
+
 /* ---- SHA-256 and hex ---------------------------------------------------- */
 
 START_TEST(test_sha256)
@@ -754,6 +782,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tt, test_utf8, 0,
 	                    sizeof utf8_cases / sizeof *utf8_cases);
 	tcase_add_test(tt, test_utf8_clean);
+	tcase_add_test(tt, test_utf8_encode);
 	tcase_add_test(tt, test_sha256);
 	tcase_add_test(tt, test_read);
 	tcase_add_test(tt, test_base64);

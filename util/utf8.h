@@ -11,12 +11,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
 /* Length (1-4) of the valid sequence at s[0..n), or 0 when s does not
    start with one (or n is 0). */
 size_t lu_utf8_seq(const char *s, size_t n);
+
+/* Encode code point cp (at most U+10FFFF; the caller excludes surrogates
+   where they are not wanted) into out; returns its length, 1-4. */
+size_t lu_utf8_encode(uint32_t cp, char out[4]);
 
 /* Offset of the first byte that does not start a valid sequence, or n. */
 size_t lu_utf8_invalid_at(const char *s, size_t n);
