@@ -24,6 +24,19 @@ static const pk_pack *const by_id[LK_PACK_COUNT] = {
     [LK_PACK_PRIVILEGE] = &pk_privilege,
 };
 
+/* The packs that hold rules for every program ("*": paths and words any
+   program may hold), in id order, the order their reasons are added.  The
+   other packs' rules are read only for their own programs (scanning every
+   pack's rules for "*" was a tenth of the labeller); pk_tables_consistent
+   fails when a pack outside this list has such a rule. */
+static const lk_pack every_program_packs[] = {
+    LK_PACK_SECRETS,
+    LK_PACK_PERSISTENCE,
+    LK_PACK_PRIVILEGE,
+};
+#define NEVERY_PROGRAM_PACKS                                                   \
+	(sizeof every_program_packs / sizeof *every_program_packs)
+
 /* ---- tokens of a space-separated list ---------------------------------- */
 
 /* The next token of *p (advanced past it); its length in *n; NULL at the
@@ -461,13 +474,28 @@ void pk_judge(const locus_shell_command *c, ll_judgement *j)
 	if (c->argc == 0 || !c->name[0])
 		return;
 	/* rules about paths and words any program may hold */
-	for (size_t k = 1; k < LK_PACK_COUNT; k++)
-		judge_pack(by_id[k], c, NULL, j);
+	for (size_t k = 0; k < NEVERY_PROGRAM_PACKS; k++)
+		judge_pack(by_id[every_program_packs[k]], c, NULL, j);
 	/* the program's own pack, found through the program table under
 	   its canonical name (every name it goes by maps there) */
 	const lk_program *p = lk_program_find(c->name);
 	if (p && p->pack != LK_PACK_NONE && p->pack < LK_PACK_COUNT)
 		judge_pack(by_id[p->pack], c, p->name, j);
+}
+
+/* Pack k is in every_program_packs (which is in id order). */
+static bool listed_every_program(size_t k, char *why, size_t cap)
+{
+	bool listed = false;
+	for (size_t i = 0; i < NEVERY_PROGRAM_PACKS; i++) {
+		if (i && every_program_packs[i - 1] >= every_program_packs[i]) {
+			snprintf(why, cap,
+			         "every_program_packs not in id order");
+			return false;
+		}
+		listed |= every_program_packs[i] == (lk_pack)k;
+	}
+	return listed;
 }
 
 bool pk_tables_consistent(char *why, size_t cap)
@@ -477,7 +505,19 @@ bool pk_tables_consistent(char *why, size_t cap)
 			snprintf(why, cap, "pack id %zu has no table", k);
 			return false;
 		}
+		why[0] = '\0';
+		bool listed = listed_every_program(k, why, cap);
+		if (why[0])
+			return false;
 		for (const pk_rule *r = by_id[k]->rules; r->progs; r++) {
+			if (every_program(r) && !listed) {
+				snprintf(
+				    why, cap,
+				    "%s pack: a rule for every program, but "
+				    "the pack is not in every_program_packs",
+				    by_id[k]->name);
+				return false;
+			}
 			if (every_program(r))
 				continue;
 			const char *s = r->progs, *t;

@@ -178,11 +178,10 @@ static bool sudoers_write(const locus_shell_command *c)
 		if (pk_sudoers_path(c->redirects[i].target) &&
 		    c->redirects[i].op && strchr(c->redirects[i].op, '>'))
 			return true;
-	if (pk_reader_program(c->name))
-		return false;
+	/* a pure reader is asked about only when a word names sudoers */
 	for (size_t i = 1; i < c->argc; i++)
 		if (pk_sudoers_path(c->argv[i]))
-			return true;
+			return !pk_reader_program(c->name);
 	return false;
 }
 

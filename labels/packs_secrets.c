@@ -44,12 +44,24 @@ static size_t copy_destination(const locus_shell_command *c)
 
 static bool names_secret(const locus_shell_command *c)
 {
-	size_t pattern = pk_pattern_operand(c);
-	size_t dest = copy_destination(c);
-	bool data = pk_data_program(c->name);
-	for (size_t i = 1; i < c->argc && !data; i++)
-		if (i != pattern && i != dest && word_is_secret(c->argv[i]))
+	/* which operands are data or written is worked out only for a
+	   command with a word that names a secret (few do) */
+	bool known = false, data = false;
+	size_t pattern = 0, dest = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		if (!word_is_secret(c->argv[i]))
+			continue;
+		if (!known) {
+			known = true;
+			data = pk_data_program(c->name);
+			pattern = pk_pattern_operand(c);
+			dest = copy_destination(c);
+		}
+		if (data)
+			break;
+		if (i != pattern && i != dest)
 			return true;
+	}
 	for (size_t i = 0; i < c->nredirects; i++)
 		if (word_is_secret(c->redirects[i].target))
 			return true;
@@ -189,11 +201,10 @@ static bool writes_persistence(const locus_shell_command *c)
 		if (output_redirect(&c->redirects[i]) &&
 		    pk_persistence_path(c->redirects[i].target))
 			return true;
-	if (pk_reader_program(c->name))
-		return false;
+	/* a pure reader is asked about only when a word names such a file */
 	for (size_t i = 1; i < c->argc; i++)
 		if (pk_persistence_path(c->argv[i]))
-			return true;
+			return !pk_reader_program(c->name);
 	return false;
 }
 
