@@ -217,6 +217,7 @@ cJSON *au_row_json(const au_row *r)
 	} else {
 		cJSON_AddNullToObject(o, "permission");
 	}
+	/* our own output (locus_action_json): lenient is right */
 	cJSON *cmds = r->commands ? cJSON_Parse(r->commands) : NULL;
 	cJSON *list = cJSON_DetachItemFromObjectCaseSensitive(cmds, "commands");
 	if (list)

@@ -261,7 +261,10 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 		for (size_t i = 0; !root[0] && i < s->ncalls; i++) {
 			if (s->calls[i].file != fi)
 				continue;
-			cJSON *a = cJSON_Parse(s->calls[i].args);
+			/* args are ours (printed by the reader) or, for a
+			   call whose arguments were not an object, as written:
+			   read as the gate reads them */
+			cJSON *a = tr_object(s->calls[i].args);
 			for (size_t k = 0; keys[k] && !root[0]; k++) {
 				const char *v = tr_str(a, keys[k]);
 				if (!v || v[0] != '/' ||

@@ -34,6 +34,7 @@
 #include "locus/labels.h"
 #include "cli.h"
 #include "parallel.h"
+#include "../util/json.h"
 
 #define BATCH_LINES 1024               /* lines per block with --jobs */
 #define BATCH_BYTES ((size_t)32 << 20) /* or this much text */
@@ -186,6 +187,41 @@ static const char *nul_tool_command(cJSON *tool, cJSON *args)
 	return cJSON_IsString(cmd) ? cmd->valuestring : NULL;
 }
 
+/*
+ * The object of a --jsonl line, read strictly (util/json.h): a second
+ * "command" or "tool" is refused, not one of the two judged (another
+ * reader of the same line may take the other).  Invalid UTF-8 is kept: the
+ * analyzer judges such a command unparsed, as on a plain line.  NULL after
+ * printing the line's error.
+ */
+static cJSON *jsonl_object(classify_ctx *c, unsigned long line, const char *s,
+                           size_t n)
+{
+	lu_json_opts jo = LU_JSON_OPTS_INIT;
+	jo.object = true;
+	jo.any_bytes = true;
+	cJSON *root = NULL;
+	lu_json_fail why;
+	char msg[320];
+	switch (lu_json_read(&root, s, n, &jo, &why)) {
+	case LU_JSON_OK: return root;
+	case LU_JSON_NOMEM: c->fatal = true; return NULL;
+	case LU_JSON_SYNTAX: emit_error(c, line, "malformed JSON"); break;
+	case LU_JSON_TRAILING:
+		emit_error(c, line, "text after the JSON object");
+		break;
+	case LU_JSON_NOT_OBJECT:
+		emit_error(c, line, "line is not a JSON object");
+		break;
+	case LU_JSON_DUPLICATE:
+		snprintf(msg, sizeof msg, "duplicate key \"%s\"", why.key);
+		emit_error(c, line, msg);
+		break;
+	default: emit_error(c, line, lu_json_problem_text(why.problem));
+	}
+	return NULL;
+}
+
 static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
                            size_t n)
 {
@@ -201,23 +237,9 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		return;
 	}
 	bool nul = json_has_nul_escape(s, n, true);
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(s, n, &end, 0);
-	if (!root) {
-		emit_error(c, line, "malformed JSON");
+	cJSON *root = jsonl_object(c, line, s, n);
+	if (!root)
 		return;
-	}
-	while (end && (size_t)(end - s) < n &&
-	       (*end == ' ' || *end == '\t' || *end == '\r'))
-		end++;
-	if (!end || (size_t)(end - s) != n) {
-		emit_error(c, line, "text after the JSON object");
-		goto out;
-	}
-	if (!cJSON_IsObject(root)) {
-		emit_error(c, line, "line is not a JSON object");
-		goto out;
-	}
 	cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool");
 	cJSON *cmd = cJSON_GetObjectItemCaseSensitive(root, "command");
 	if (tool) {
@@ -363,15 +385,10 @@ static void classify_batch(classify_ctx *c, bool jsonl, size_t jobs)
 		c->fatal = true;
 		return;
 	}
-	char *buf = NULL;
-	size_t cap = 0, n = 0, bytes = 0;
-	ssize_t got;
-	unsigned long lineno = 0;
-	while (!c->fatal && (got = getline(&buf, &cap, stdin)) >= 0) {
-		size_t len = (size_t)got;
-		lineno++;
-		if (len && buf[len - 1] == '\n')
-			len--;
+	cli_lines in = CLI_LINES_INIT(stdin);
+	char *buf;
+	size_t len, n = 0, bytes = 0;
+	while (!c->fatal && cli_lines_next(&in, &buf, &len)) {
 		batch_line *l = &b.lines[n];
 		l->text = malloc(len + 1);
 		if (!l->text) {
@@ -381,7 +398,7 @@ static void classify_batch(classify_ctx *c, bool jsonl, size_t jobs)
 		memcpy(l->text, buf, len);
 		l->text[len] = '\0';
 		l->n = len;
-		l->lineno = lineno;
+		l->lineno = in.lineno;
 		bytes += len;
 		if (++n == BATCH_LINES || bytes >= BATCH_BYTES) {
 			batch_flush(c, &b, n, jobs);
@@ -394,7 +411,7 @@ static void classify_batch(classify_ctx *c, bool jsonl, size_t jobs)
 		perror("locus classify: reading stdin");
 		c->status = 1;
 	}
-	free(buf);
+	cli_lines_free(&in);
 	free(b.lines);
 }
 
@@ -420,15 +437,19 @@ static char *join_words(int argc, char **argv, size_t *len)
 	return s;
 }
 
-int cli_classify(int argc, char **argv)
+/* What the options asked for. */
+typedef struct classify_args {
+	bool jsonl;
+	size_t jobs;
+	char *root; /* --root, absolute (malloc'd), or NULL */
+	int first;  /* argv index of the command's first word, or argc */
+} classify_args;
+
+/* Read the options into c and a: -1 to go on, else the exit status (with
+   a->root freed). */
+static int classify_opts(classify_ctx *c, classify_args *a, int argc,
+                         char **argv)
 {
-	bool jsonl = false;
-	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS,
-	                  .opts = LOCUS_ACTION_OPTIONS_INIT,
-	                  .out = stdout,
-	                  .err = stderr};
-	size_t jobs = 1;
-	char *root = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *o = argv[i];
@@ -436,18 +457,16 @@ int cli_classify(int argc, char **argv)
 			i++;
 			break;
 		} else if (!strcmp(o, "--pretty")) {
-			c.json_flags |= LOCUS_JSON_PRETTY;
+			c->json_flags |= LOCUS_JSON_PRETTY;
 		} else if (!strcmp(o, "--jsonl")) {
-			jsonl = true;
+			a->jsonl = true;
 		} else if (!strcmp(o, "--jobs") && i + 1 < argc) {
-			if (!cli_parse_jobs("classify", argv[++i], &jobs)) {
-				free(root);
-				return 2;
-			}
+			if (!cli_parse_jobs("classify", argv[++i], &a->jobs))
+				goto fail;
 		} else if (!strcmp(o, "--root") && i + 1 < argc) {
-			free(root);
-			root = cli_absolute_dir(argv[++i]);
-			if (!root) {
+			free(a->root);
+			a->root = cli_absolute_dir(argv[++i]);
+			if (!a->root) {
 				fprintf(stderr,
 				        "locus classify: --root %s: not a "
 				        "directory\n",
@@ -456,6 +475,7 @@ int cli_classify(int argc, char **argv)
 			}
 		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
 			classify_usage(stdout);
+			free(a->root);
 			return 0;
 		} else if (o[0] == '-' && o[1] == '-') {
 			fprintf(stderr,
@@ -463,59 +483,77 @@ int cli_classify(int argc, char **argv)
 			        "before a command that starts with --)\n",
 			        o);
 			classify_usage(stderr);
-			return 2;
+			goto fail;
 		} else {
 			break; /* the command's first word */
 		}
 	}
-	if (jsonl && i < argc) {
+	a->first = i;
+	if (a->jsonl && i < argc) {
 		fprintf(stderr, "locus classify: --jsonl reads stdin and "
 		                "takes no command arguments\n");
-		free(root);
-		return 2;
+		goto fail;
 	}
-	c.opts.workspace_root = root;
-	int rc = locus_shell_parser_new(&c.parser, NULL);
+	return -1;
+fail:
+	free(a->root);
+	a->root = NULL;
+	return 2;
+}
+
+/* stdin on this thread, a line at a time. */
+static void classify_stdin(classify_ctx *c, bool jsonl)
+{
+	cli_lines in = CLI_LINES_INIT(stdin);
+	char *line;
+	size_t n;
+	while (!c->fatal && cli_lines_next(&in, &line, &n)) {
+		if (jsonl)
+			classify_jsonl(c, in.lineno, line, n);
+		else
+			classify_line(c, in.lineno, line, n);
+	}
+	cli_lines_free(&in);
+	if (ferror(stdin)) {
+		perror("locus classify: reading stdin");
+		c->status = 1;
+	}
+}
+
+int cli_classify(int argc, char **argv)
+{
+	classify_ctx c = {.json_flags = LOCUS_JSON_COMMANDS,
+	                  .opts = LOCUS_ACTION_OPTIONS_INIT,
+	                  .out = stdout,
+	                  .err = stderr};
+	classify_args a = {.jobs = 1};
+	int rc = classify_opts(&c, &a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	c.opts.workspace_root = a.root;
+	rc = locus_shell_parser_new(&c.parser, NULL);
 	if (rc) {
 		fprintf(stderr,
 		        "locus classify: cannot create the parser: %s\n",
 		        locus_error_code_name(rc));
+		free(a.root);
 		return 1;
 	}
-
-	if (i < argc) {
+	if (a.first < argc) {
 		size_t len = 0;
-		char *line = join_words(argc - i, argv + i, &len);
+		char *line = join_words(argc - a.first, argv + a.first, &len);
 		if (!line)
 			c.fatal = true;
 		else
 			classify_line(&c, 1, line, len);
 		free(line);
-	} else if (jobs > 1) {
-		classify_batch(&c, jsonl, jobs);
+	} else if (a.jobs > 1) {
+		classify_batch(&c, a.jsonl, a.jobs);
 	} else {
-		char *buf = NULL;
-		size_t cap = 0;
-		ssize_t got;
-		unsigned long lineno = 0;
-		while (!c.fatal && (got = getline(&buf, &cap, stdin)) >= 0) {
-			size_t n = (size_t)got;
-			lineno++;
-			if (n && buf[n - 1] == '\n')
-				n--;
-			if (jsonl)
-				classify_jsonl(&c, lineno, buf, n);
-			else
-				classify_line(&c, lineno, buf, n);
-		}
-		if (ferror(stdin)) {
-			perror("locus classify: reading stdin");
-			c.status = 1;
-		}
-		free(buf);
+		classify_stdin(&c, a.jsonl);
 	}
 	locus_shell_parser_free(c.parser);
-	free(root);
+	free(a.root);
 	if (c.fatal) {
 		fprintf(stderr, "locus classify: out of memory\n");
 		return 1;

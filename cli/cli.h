@@ -73,4 +73,22 @@ int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);
 
+/* cli/lines.c: the lines of `f`.  cli_lines_next() gives the next one in
+   *line (NUL-terminated, owned by `l`, valid until the next call) with
+   its "\n" removed and its length, NUL bytes counted, in *n, and counts
+   it in l->lineno (from 1); false at the end of input or on a read error
+   (ferror(f) tells which).  cli_lines_free() frees the buffer. */
+typedef struct cli_lines {
+	FILE *f;
+	char *buf;
+	size_t cap;
+	unsigned long lineno; /* of the line last returned */
+} cli_lines;
+#define CLI_LINES_INIT(f)                                                      \
+	{                                                                      \
+		(f), NULL, 0, 0                                                \
+	}
+bool cli_lines_next(cli_lines *l, char **line, size_t *n);
+void cli_lines_free(cli_lines *l);
+
 #endif

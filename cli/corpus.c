@@ -39,6 +39,7 @@
 #include "../util/buf.h"
 #include "../util/sha256.h"
 #include "../util/array.h"
+#include "../util/json.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -149,23 +150,6 @@ static void case_format_error(corpus_case *k, unsigned long line,
 	}
 }
 
-/* The keys a case may use; anything else is a format error. */
-/* clang-format off */
-static const char *const known_keys[] = {
-	"kind",  "tags",  "tags+",    "tags-",     "never",  "parsed",
-	"commands", "commands+", "commands-", "command", "reason+",
-	"asset", "error",
-};
-/* clang-format on */
-
-static bool key_known(const char *key)
-{
-	for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
-		if (!strcmp(key, known_keys[i]))
-			return true;
-	return false;
-}
-
 /* ---- checking ---------------------------------------------------------- */
 
 /* Split a space-separated list into a cJSON array of strings. */
@@ -273,162 +257,241 @@ static void fail_header(checker *ck)
 	        ck->k->shown);
 }
 
+/*
+ * The checks, one a key (docs/corpus.md).  Each gets the expectation's key
+ * and value and the rendered action `got` (never NULL: check_one reports a
+ * missing action before it looks for a check) and reports a mismatch.
+ */
+typedef void check_fn(checker *ck, const char *key, const char *val,
+                      const cJSON *got);
+
+static void check_string(checker *ck, const char *key, const char *val,
+                         const cJSON *got)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, key);
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, val)) {
+		fail_header(ck);
+		fprintf(ck->out, "  %s: expected %s got %s\n", key, val,
+		        cJSON_IsString(v) ? v->valuestring : "(none)");
+	}
+}
+
+static void check_parsed(checker *ck, const char *key, const char *val,
+                         const cJSON *got)
+{
+	(void)key;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "parsed");
+	bool want = !strcmp(val, "true");
+	if (!cJSON_IsBool(v) || cJSON_IsTrue(v) != want) {
+		fail_header(ck);
+		fprintf(ck->out, "  parsed: expected %s got %s\n", val,
+		        !cJSON_IsBool(v)  ? "(none)"
+		        : cJSON_IsTrue(v) ? "true"
+		                          : "false");
+	}
+}
+
+static void check_never(checker *ck, const char *key, const char *val,
+                        const cJSON *got)
+{
+	(void)key;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "never");
+	const char *have = cJSON_IsString(v) ? v->valuestring : NULL;
+	bool ok;
+	if (!strcmp(val, "null"))
+		ok = have == NULL;
+	else if (!strcmp(val, "*"))
+		ok = have != NULL;
+	else
+		ok = have && !strcmp(have, val);
+	if (!ok) {
+		fail_header(ck);
+		fprintf(ck->out, "  never: expected %s got %s\n", val,
+		        have ? have : "null");
+	}
+}
+
+/* Does `have` match the list `want` under `mode`: '\0' exact (the same set
+   for tags, the same sequence for commands), '+' all in, '-' none in? */
+static bool list_matches(const cJSON *want, const cJSON *have, bool tags,
+                         char mode)
+{
+	const cJSON *w;
+	if (mode == '\0' && !tags)
+		return cJSON_Compare(want, have, true);
+	if (mode == '\0' &&
+	    cJSON_GetArraySize(want) != cJSON_GetArraySize(have))
+		return false;
+	cJSON_ArrayForEach(w, want)
+	{
+		bool in = array_has_string(have, w->valuestring);
+		if (in != (mode != '-'))
+			return false;
+	}
+	return true;
+}
+
+/* tags, tags+, tags-, commands, commands+, commands- */
+static void check_list(checker *ck, const char *key, const char *val,
+                       const cJSON *got)
+{
+	bool tags = key[0] == 't';
+	char mode = key[tags ? 4 : 8]; /* '\0', '+' or '-' */
+	cJSON *want = split_words(val);
+	cJSON *have_owned = tags ? NULL : command_names(got);
+	const cJSON *have =
+	    tags ? cJSON_GetObjectItemCaseSensitive(got, "tags") : have_owned;
+	if (!list_matches(want, have, tags, mode)) {
+		fail_header(ck);
+		fprintf(ck->out, "  %s: expected %s%s [%s] got ", key,
+		        mode == '+' ? "to include" : "",
+		        mode == '-' ? "to exclude" : "", val);
+		print_list(ck->out, have);
+		fputc('\n', ck->out);
+	}
+	cJSON_Delete(want);
+	cJSON_Delete(have_owned);
+}
+
+static void check_reason(checker *ck, const char *key, const char *val,
+                         const cJSON *got)
+{
+	(void)key;
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(got, "reasons");
+	const cJSON *r;
+	bool ok = false;
+	cJSON_ArrayForEach(r, rs)
+	{
+		if (cJSON_IsString(r) && strstr(r->valuestring, val))
+			ok = true;
+	}
+	if (!ok) {
+		fail_header(ck);
+		fprintf(ck->out, "  reason+: expected a reason holding '%s'\n",
+		        val);
+	}
+}
+
+/* The object `command:` asks for: `NAME`, `NAME {json}` or `{json}` (NAME
+   `-` is the empty name); NULL with *why set when the JSON is bad.  The
+   JSON is read strictly (util/json.h): a duplicate key would otherwise
+   leave one of its two values unchecked. */
+static cJSON *command_want(const char *val, const char **why)
+{
+	char name[256] = "";
+	const char *js = val;
+	if (*val != '{') {
+		size_t n = strcspn(val, " \t");
+		if (n >= sizeof name)
+			n = sizeof name - 1;
+		memcpy(name, val, n);
+		name[n] = '\0';
+		js = val + strcspn(val, " \t");
+		while (*js == ' ' || *js == '\t')
+			js++;
+		if (!strcmp(name, "-"))
+			name[0] = '\0';
+	}
+	cJSON *want = NULL;
+	lu_json_opts jo = LU_JSON_OPTS_INIT;
+	jo.object = true;
+	lu_json_problem p = LU_JSON_OK;
+	if (*js)
+		p = lu_json_read(&want, js, strlen(js), &jo, NULL);
+	else if (!(want = cJSON_CreateObject()))
+		p = LU_JSON_NOMEM;
+	if (p == LU_JSON_OK && *val != '{' &&
+	    !lu_json_add(want, "name", cJSON_CreateString(name)))
+		p = LU_JSON_NOMEM;
+	if (p != LU_JSON_OK) {
+		cJSON_Delete(want);
+		*why = lu_json_problem_text(p);
+		return NULL;
+	}
+	return want;
+}
+
+/* `command:`: some command matches every field given. */
+static void check_command(checker *ck, const char *key, const char *val,
+                          const cJSON *got)
+{
+	(void)key;
+	const char *why = NULL;
+	cJSON *want = command_want(val, &why);
+	if (!want) {
+		fail_header(ck);
+		fprintf(ck->out,
+		        "  command: bad JSON in the expectation (%s)\n", why);
+		return;
+	}
+	const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(got, "commands");
+	const cJSON *c;
+	bool ok = false;
+	cJSON_ArrayForEach(c, cmds)
+	{
+		if (subset_match(want, c))
+			ok = true;
+	}
+	if (!ok) {
+		fail_header(ck);
+		fprintf(ck->out, "  command: expected one matching %s\n", val);
+	}
+	cJSON_Delete(want);
+}
+
+/* The keys a case may use, each with its check; `error` (NULL here) is
+   checked against the call's result, before any action is looked at. */
+typedef struct check_row {
+	const char *key;
+	check_fn *check;
+} check_row;
+
+/* clang-format off */
+static const check_row checks[] = {
+	{"kind", check_string},      {"asset", check_string},
+	{"parsed", check_parsed},    {"never", check_never},
+	{"tags", check_list},        {"tags+", check_list},
+	{"tags-", check_list},       {"commands", check_list},
+	{"commands+", check_list},   {"commands-", check_list},
+	{"command", check_command},  {"reason+", check_reason},
+	{"error", NULL},
+};
+/* clang-format on */
+
+/* The index of `key` in checks[], or -1: an unknown key (a format error). */
+static int check_index(const char *key)
+{
+	for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+		if (!strcmp(key, checks[i].key))
+			return (int)i;
+	return -1;
+}
+
 /* Check one expectation against the rendered action `got`. */
 static void check_one(checker *ck, const expect *e, const cJSON *got,
                       int derive_rc, const char *derive_msg)
 {
-	FILE *o = ck->out;
 	const char *key = e->key, *val = e->value;
-
 	if (!strcmp(key, "error")) {
 		bool want = !strcmp(val, "yes") || !strcmp(val, "true");
 		if (want != (derive_rc != 0)) {
 			fail_header(ck);
-			fprintf(o, "  error: expected %s got %s%s%s\n",
+			fprintf(ck->out, "  error: expected %s got %s%s\n",
 			        want ? "an error" : "no error",
 			        derive_rc ? "error: " : "success",
-			        derive_rc ? derive_msg : "", "");
+			        derive_rc ? derive_msg : "");
 		}
 		return;
 	}
 	if (!got) {
 		fail_header(ck);
-		fprintf(o, "  %s: expected %s got no action (%s)\n", key, val,
-		        derive_msg);
+		fprintf(ck->out, "  %s: expected %s got no action (%s)\n", key,
+		        val, derive_msg);
 		return;
 	}
-	if (!strcmp(key, "kind") || !strcmp(key, "asset")) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, key);
-		if (!cJSON_IsString(v) || strcmp(v->valuestring, val)) {
-			fail_header(ck);
-			fprintf(o, "  %s: expected %s got %s\n", key, val,
-			        cJSON_IsString(v) ? v->valuestring : "(none)");
-		}
-	} else if (!strcmp(key, "parsed")) {
-		const cJSON *v =
-		    cJSON_GetObjectItemCaseSensitive(got, "parsed");
-		bool want = !strcmp(val, "true");
-		if (!cJSON_IsBool(v) || cJSON_IsTrue(v) != want) {
-			fail_header(ck);
-			fprintf(o, "  parsed: expected %s got %s\n", val,
-			        !cJSON_IsBool(v)  ? "(none)"
-			        : cJSON_IsTrue(v) ? "true"
-			                          : "false");
-		}
-	} else if (!strcmp(key, "never")) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(got, "never");
-		const char *have = cJSON_IsString(v) ? v->valuestring : NULL;
-		bool ok;
-		if (!strcmp(val, "null"))
-			ok = have == NULL;
-		else if (!strcmp(val, "*"))
-			ok = have != NULL;
-		else
-			ok = have && !strcmp(have, val);
-		if (!ok) {
-			fail_header(ck);
-			fprintf(o, "  never: expected %s got %s\n", val,
-			        have ? have : "null");
-		}
-	} else if (!strncmp(key, "tags", 4) || !strncmp(key, "commands", 8)) {
-		bool tags = key[0] == 't';
-		char mode = key[tags ? 4 : 8]; /* '\0', '+' or '-' */
-		cJSON *want = split_words(val);
-		cJSON *have_owned = tags ? NULL : command_names(got);
-		const cJSON *have =
-		    tags ? cJSON_GetObjectItemCaseSensitive(got, "tags")
-		         : have_owned;
-		bool ok = true;
-		const cJSON *w;
-		if (mode == '\0') {
-			/* exact: same set for tags, same sequence for commands */
-			if (tags) {
-				ok = cJSON_GetArraySize(want) ==
-				     cJSON_GetArraySize(have);
-				cJSON_ArrayForEach(w, want) ok =
-				    ok &&
-				    array_has_string(have, w->valuestring);
-			} else {
-				ok = cJSON_Compare(want, have, true);
-			}
-		} else {
-			cJSON_ArrayForEach(w, want)
-			{
-				bool in =
-				    array_has_string(have, w->valuestring);
-				if (in != (mode == '+'))
-					ok = false;
-			}
-		}
-		if (!ok) {
-			fail_header(ck);
-			fprintf(o, "  %s: expected %s%s [%s] got ", key,
-			        mode == '+' ? "to include" : "",
-			        mode == '-' ? "to exclude" : "", val);
-			print_list(o, have);
-			fputc('\n', o);
-		}
-		cJSON_Delete(want);
-		cJSON_Delete(have_owned);
-	} else if (!strcmp(key, "reason+")) {
-		const cJSON *rs =
-		    cJSON_GetObjectItemCaseSensitive(got, "reasons");
-		const cJSON *r;
-		bool ok = false;
-		cJSON_ArrayForEach(r, rs)
-		{
-			if (cJSON_IsString(r) && strstr(r->valuestring, val))
-				ok = true;
-		}
-		if (!ok) {
-			fail_header(ck);
-			fprintf(o,
-			        "  reason+: expected a reason holding '%s'\n",
-			        val);
-		}
-	} else if (!strcmp(key, "command")) {
-		/* `command: NAME`, `command: NAME {json}` or `command: {json}`:
-		   some command matches every field given */
-		char name[256] = "";
-		const char *js = val;
-		if (*val != '{') {
-			size_t n = strcspn(val, " \t");
-			if (n >= sizeof name)
-				n = sizeof name - 1;
-			memcpy(name, val, n);
-			name[n] = '\0';
-			js = val + strcspn(val, " \t");
-			while (*js == ' ' || *js == '\t')
-				js++;
-			if (!strcmp(name, "-"))
-				name[0] = '\0';
-		}
-		cJSON *want = *js ? cJSON_Parse(js) : cJSON_CreateObject();
-		if (!cJSON_IsObject(want)) {
-			cJSON_Delete(want);
-			fail_header(ck);
-			fprintf(o, "  command: bad JSON in the expectation\n");
-			return;
-		}
-		if (*val != '{')
-			cJSON_AddItemToObject(want, "name",
-			                      cJSON_CreateString(name));
-		const cJSON *cmds =
-		    cJSON_GetObjectItemCaseSensitive(got, "commands");
-		const cJSON *c;
-		bool ok = false;
-		cJSON_ArrayForEach(c, cmds)
-		{
-			if (subset_match(want, c))
-				ok = true;
-		}
-		if (!ok) {
-			fail_header(ck);
-			fprintf(o, "  command: expected one matching %s\n",
-			        val);
-		}
-		cJSON_Delete(want);
-	}
+	int i = check_index(key);
+	if (i >= 0 && checks[i].check)
+		checks[i].check(ck, key, val, got);
 }
 
 /* Classify one case, check it, count it. */
@@ -454,7 +517,12 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 	locus_action_options opts = LOCUS_ACTION_OPTIONS_INIT;
 	opts.workspace_root = CLI_CORPUS_ROOT;
 	if (k->is_tool) {
-		cJSON *call = cJSON_Parse(k->input.d ? k->input.d : "");
+		/* strict (util/json.h): a second "tool" or "arguments" would
+		   be judged by one reader and run by another */
+		cJSON *call = NULL;
+		lu_json_fail why = {0};
+		lu_json_read(&call, k->input.d ? k->input.d : "", k->input.len,
+		             NULL, &why);
 		const cJSON *tool =
 		    cJSON_GetObjectItemCaseSensitive(call, "tool");
 		const cJSON *args =
@@ -463,8 +531,11 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 			cJSON_Delete(call);
 			fprintf(out,
 			        "FORMAT %s:%lu: tool: needs {\"tool\": "
-			        "STRING, \"arguments\": OBJECT}\n",
-			        path, k->line);
+			        "STRING, \"arguments\": OBJECT}%s%s%s\n",
+			        path, k->line, why.problem ? " (" : "",
+			        why.problem ? lu_json_problem_text(why.problem)
+			                    : "",
+			        why.problem ? ")" : "");
 			run->format_errors = true;
 			run->failed++;
 			return;
@@ -493,6 +564,7 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 			run->fatal = true;
 			return;
 		}
+		/* our own output (locus_action_json): lenient is right */
 		got = cJSON_Parse(txt);
 		if (!got) {
 			fail_header(&ck);
@@ -603,7 +675,7 @@ static void case_expect(corpus_case *k, unsigned long lineno, char *line)
 	const char *val = colon + 1;
 	while (*val == ' ' || *val == '\t')
 		val++;
-	if (!key_known(line)) {
+	if (check_index(line) < 0) {
 		case_format_error(k, lineno, "unknown key");
 		return;
 	}

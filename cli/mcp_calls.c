@@ -217,6 +217,7 @@ static char *progress_token(const char *line, size_t n)
 		return tl > 4096 ? NULL : dup_n(t, tl);
 	/* a string token goes back as clean UTF-8, re-encoded */
 	char *raw = dup_n(t, tl);
+	/* one string member of a message mcp_rpc.c already read strictly */
 	cJSON *j = raw ? cJSON_Parse(raw) : NULL;
 	free(raw);
 	char *id = cJSON_IsString(j) ? mcp_id_text(NULL, 0, j) : NULL;

@@ -279,7 +279,8 @@ char *mcp_id_key(const char *raw)
 	if (!k)
 		return NULL;
 	if (raw[0] == '"') {
-		/* compare strings by their value, not their escapes */
+		/* compare strings by their value, not their escapes; raw is
+		   our own text (mcp_id_text): lenient is right */
 		cJSON *s = cJSON_Parse(raw);
 		const char *v = cJSON_IsString(s) ? s->valuestring : "";
 		char *kk = realloc(k, strlen(v) + 3);

@@ -213,6 +213,7 @@ cJSON *mcp_struct_of(const char *tool, const char *text, const char *args)
 	if (!strcmp(tool, "glob"))
 		return glob_struct(text);
 	if (!strcmp(tool, "grep")) {
+		/* the arguments as mcp_calls.c printed them: ours */
 		cJSON *a = cJSON_Parse(args ? args : "{}");
 		cJSON *o = grep_struct(text, a);
 		cJSON_Delete(a);

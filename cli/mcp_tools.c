@@ -139,6 +139,7 @@ static cJSON *tool_entry(const mcp_server *s, const char *name)
 	const char *schema = locus_harness_tool_schema(s->harness, name);
 	const lu_tool *in = lu_tool_find(name);
 	cJSON *t = cJSON_CreateObject();
+	/* the schemas are the library's and this file's own text */
 	cJSON *sc = schema ? cJSON_Parse(schema) : NULL;
 	if (!cJSON_IsObject(sc)) {
 		cJSON_Delete(sc);
@@ -301,6 +302,7 @@ static char *check_one(const cJSON *p, const cJSON *a)
  */
 char *mcp_check_args(const char *schema_text, const cJSON *args)
 {
+	/* the library's own schema text (locus_harness_tool_schema) */
 	cJSON *schema = schema_text ? cJSON_Parse(schema_text) : NULL;
 	if (!schema)
 		return NULL;
@@ -369,6 +371,8 @@ static cJSON *refusal_of(const char *text)
 {
 	if (text[0] != '{')
 		return NULL;
+	/* the harness's own result text; it only shapes structuredContent
+	   (the text itself is sent as is) */
 	cJSON *j = cJSON_Parse(text);
 	if (cJSON_IsObject(j) &&
 	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "status")) &&
@@ -389,6 +393,7 @@ cJSON *mcp_tool_result(const mcp_server *s, const char *tool, const char *args,
 	if (!is_error && !strcmp(tool, "todo_read") && s->harness) {
 		char *todos = NULL;
 		locus_harness_todos_json(&todos, s->harness);
+		/* ours (locus_harness_todos_json) */
 		cJSON *list = todos ? cJSON_Parse(todos) : NULL;
 		locus_free(todos);
 		sc = cJSON_IsArray(list) ? cJSON_CreateObject() : NULL;

@@ -48,6 +48,7 @@ locus_policy *pf_policy_edit(const locus_policy *p, const char *only_allow,
 	char *json = NULL;
 	if (locus_policy_json(&json, p, 0))
 		return NULL;
+	/* our own output (locus_policy_json): lenient is right */
 	cJSON *doc = cJSON_Parse(json);
 	locus_free(json);
 	cJSON *perm = cJSON_GetObjectItemCaseSensitive(doc, "permissions");

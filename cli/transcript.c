@@ -46,6 +46,16 @@ const char *tr_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+cJSON *tr_object(const char *text)
+{
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	cJSON *v = NULL;
+	if (text)
+		lu_json_read(&v, text, strlen(text), &o, NULL);
+	return v;
+}
+
 static void problem(tr_reader *r, const char *kind, const char *why)
 {
 	tr_file *f = &r->set->files[r->file];

@@ -107,6 +107,12 @@ void tr_malformed(tr_reader *r, const char *why);
 
 /* A string member, or NULL. */
 const char *tr_str(const struct cJSON *obj, const char *key);
+/* JSON text a transcript holds inside a string (Codex's function-call
+   arguments), read strictly (util/json.h): the object, the caller's to
+   cJSON_Delete(), or NULL when it is not one, has a key twice, or text is
+   NULL.  A duplicate "command" is not read as either of its values: the
+   call is then reported as written, which the gate refuses. */
+struct cJSON *tr_object(const char *text);
 
 /*
  * Add a call (strings copied; `args` is a JSON object text).  A call whose

@@ -252,6 +252,28 @@ with tempfile.TemporaryDirectory() as tmp:
         except ValueError as e:
             check(False, "mutated round %d: output not JSON: %s" % (it, e))
 
+# ---- Codex arguments are read strictly (util/json.h): a key given twice
+# is not judged as one of its values (the agent may run the other) ----
+with tempfile.TemporaryDirectory() as tmp:
+    t = os.path.join(tmp, "rollout-dup.jsonl")
+    args = '{"command": "ls", "command": "git reset --hard HEAD~3"}'
+    with open(t, "w") as f:
+        f.write(json.dumps({"timestamp": "2026-11-30T10:00:00.000Z", "type": "session_meta",
+                            "payload": {"id": "d", "cwd": "/home/dev/proj",
+                                        "originator": "codex_cli_rs"}}) + "\n")
+        for i, a in enumerate([args, '{"command": "ls"}']):
+            f.write(json.dumps({"timestamp": "2026-11-30T10:00:01.000Z",
+                                "type": "response_item",
+                                "payload": {"type": "function_call", "name": "shell_command",
+                                            "arguments": a, "call_id": "c%d" % i}}) + "\n")
+    rc, out, err = audit("--format", "jsonl", "--all", t, cwd=tmp)
+    dup, plain = (records(out)[0] + [{}, {}])[:2]
+    check(dup.get("text") == args and dup.get("outcome") == "deny"
+          and "duplicate key" in dup.get("reason", ""),
+          "codex arguments with a duplicate key are denied: %s" % dup)
+    check(plain.get("text") == "ls" and plain.get("outcome") == "allow",
+          "the same call without the duplicate is allowed: %s" % plain)
+
 # ---- the progress bar, on a terminal (util-linux `script` gives one) ----
 import shutil  # noqa: E402
 if shutil.which("script"):

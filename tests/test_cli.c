@@ -286,6 +286,10 @@ START_TEST(classify_pretty)
 }
 END_TEST
 
+/* Lines 2-10 are errors, each with its line number.  Lines are read
+   strictly (util/json.h): a key given twice (lines 8 and 9) is an error,
+   not one of its values judged; invalid UTF-8 inside a string (line 11) is
+   judged, unparsed, as on a plain line. */
 START_TEST(classify_bad_lines_are_reported_and_skipped)
 {
 	const char *av[] = {"locus", "classify", "--jsonl", NULL};
@@ -297,13 +301,18 @@ START_TEST(classify_bad_lines_are_reported_and_skipped)
 	    "{\"tool\":\"nope\",\"arguments\":{}}\n"
 	    "{\"other\":1}\n"
 	    "{\"tool\":\"read\",\"arguments\":{\"path\":\"a\\u0000\"}}\n"
+	    "{\"command\":\"ls\",\"command\":\"rm -rf /\"}\n"
+	    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"ls\","
+	    "\"command\":\"rm -rf /\"}}\n"
+	    "{\"command\":\"ls\",\"n\":01}\n"
+	    "{\"command\":\"rm \xff -rf /\"}\n"
 	    "{\"command\":\"reboot\"}\n";
 	run_out r = run(av, in, strlen(in));
 	ck_assert_int_eq(r.status, 2);
 	char **lines;
 	size_t n = split_lines(r.out, &lines);
-	ck_assert_uint_eq(n, 8);
-	for (size_t i = 1; i <= 6; i++) {
+	ck_assert_uint_eq(n, 12);
+	for (size_t i = 1; i <= 9; i++) {
 		cJSON *o = parse_obj(lines[i]);
 		ck_assert_msg(str_field(o, "error"), "line %zu: %s", i + 1,
 		              lines[i]);
@@ -312,10 +321,17 @@ START_TEST(classify_bad_lines_are_reported_and_skipped)
 		ck_assert_int_eq(ln->valueint, (int)i + 1);
 		cJSON_Delete(o);
 	}
-	cJSON *last = parse_obj(lines[7]);
+	ck_assert_ptr_nonnull(strstr(lines[7], "duplicate key \\\"command"));
+	ck_assert_ptr_nonnull(strstr(lines[8], "duplicate key \\\"command"));
+	ck_assert_ptr_nonnull(strstr(lines[9], "malformed number"));
+	cJSON *bad = parse_obj(lines[10]);
+	ck_assert(!str_field(bad, "error") && has_tag(bad, "exec:unparsed"));
+	cJSON_Delete(bad);
+	cJSON *last = parse_obj(lines[11]);
 	ck_assert(has_tag(last, "exec:shutdown"));
 	cJSON_Delete(last);
 	ck_assert_ptr_nonnull(strstr(r.err, "line 2"));
+	ck_assert_ptr_nonnull(strstr(r.err, "line 8: duplicate key"));
 	free(lines);
 	run_free(&r);
 }
@@ -491,11 +507,42 @@ START_TEST(corpus_format_errors)
 	                      "\n"
 	                      "$e ls\\q\n"
 	                      "kind: workspace.read\n");
+	/* The JSON in a case (`tool:` calls, `command:` objects) is read
+	   strictly (util/json.h): a duplicate key or text after the value is
+	   refused, not half-read; the same cases well-formed pass. */
+	write_file(
+	    "j.txt",
+	    "tool: {\"tool\":\"bash\",\"arguments\":{\"command\":"
+	    "\"ls\"}}\n"
+	    "kind: workspace.read\n"
+	    "\n"
+	    "tool: {\"tool\":\"bash\",\"tool\":\"read\","
+	    "\"arguments\":{}}\n"
+	    "kind: workspace.read\n"
+	    "\n"
+	    "tool: {\"tool\":\"bash\",\"arguments\":{}} x\n"
+	    "kind: workspace.read\n"
+	    "\n"
+	    "$ ls -la\n"
+	    "command: ls {\"argv\":[\"ls\",\"-la\"]}\n"
+	    "\n"
+	    "$ ls -la\n"
+	    "command: ls {\"argv\":[\"ls\"],\"argv\":[\"ls\",\"-la\"]}\n");
 	const char *av[] = {"locus", "corpus", tmpdir, NULL};
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.out, "FORMAT"));
-	ck_assert_str_eq(last_line(&r), "0 passed, 3 failed");
+	ck_assert_ptr_nonnull(strstr(r.out, "j.txt:4: tool: needs {\"tool\": "
+	                                    "STRING, \"arguments\": OBJECT} "
+	                                    "(duplicate key)"));
+	ck_assert_ptr_nonnull(strstr(r.out, "j.txt:7: tool: needs {\"tool\": "
+	                                    "STRING, \"arguments\": OBJECT} "
+	                                    "(text after the JSON value)"));
+	ck_assert_ptr_nonnull(strstr(r.out, "FAIL "));
+	ck_assert_ptr_nonnull(strstr(r.out, "j.txt:13"));
+	ck_assert_ptr_nonnull(strstr(r.out, "command: bad JSON in the "
+	                                    "expectation (duplicate key)"));
+	ck_assert_str_eq(last_line(&r), "2 passed, 6 failed");
 	run_free(&r);
 	remove_tmpdir();
 
