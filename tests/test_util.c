@@ -1,7 +1,7 @@
 /*
  * tests/test_util.c - the util/ layer: Array(T), the buffer, strict UTF-8,
  * SHA-256 and hex, the strict JSON reader, PCRE2 under limits, the tool
- * table.
+ * table, sorted folder listings.
  */
 #include <check.h>
 #include <signal.h>
@@ -17,6 +17,7 @@
 #include "util/array.h"
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/dir.h"
 #include "util/json.h"
 #include "util/path.h"
 #include "util/read.h"
@@ -766,6 +767,74 @@ START_TEST(test_tools)
 }
 END_TEST
 
+/* A word sh reads as itself needs no quotes; anything else does. */
+START_TEST(test_sh_plain)
+{
+	const char *plain[] = {"ls",          "-la",  "a/b.c", "x=1",
+	                       "user@host:x", "100%", "a+b,c", "_"};
+	const char *not_plain[] = {"",   "a b",  "$x", "*",   "a;b",      "'",
+	                           "\"", "a\\b", "~",  "a|b", "\xc3\xa9", "#"};
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+		ck_assert_msg(lu_sh_plain(plain[i]), "%s", plain[i]);
+	for (size_t i = 0; i < sizeof not_plain / sizeof *not_plain; i++)
+		ck_assert_msg(!lu_sh_plain(not_plain[i]), "%s", not_plain[i]);
+}
+END_TEST
+
+/* "\u0000" found only inside strings (keys too), an escaped backslash
+   before "u0000" is no escape, and the marks keep the length. */
+#define HAS_NUL(s) lu_json_has_nul_escape((s), strlen(s))
+START_TEST(test_json_nul_escape)
+{
+	ck_assert(HAS_NUL("{\"a\":\"x\\u0000y\"}"));
+	ck_assert(HAS_NUL("{\"\\u0000\":1}"));
+	ck_assert(!HAS_NUL("{\"a\":\"x\\\\u0000\"}"));
+	ck_assert(!HAS_NUL("\\u0000"));
+	ck_assert(!HAS_NUL("{\"a\":\"\\u000\"}"));
+	/* cut short: never read past len */
+	ck_assert(!lu_json_has_nul_escape("\"\\u0000\"", 6));
+	char t[] = "[\"\\u0000\", \"b\\u0000\\u0001\", \"\\\\u0000\"]";
+	char want[] = "[\"\\u0001\", \"b\\u0001\\u0001\", \"\\\\u0000\"]";
+	ck_assert(lu_json_mark_nul_escapes(t, strlen(t)));
+	ck_assert_str_eq(t, want);
+	ck_assert(!lu_json_mark_nul_escapes(t, strlen(t)));
+}
+END_TEST
+
+/* A folder's entries as "dir/name", in strcmp order, "." and ".." left
+   out; a missing folder is an error with errno. */
+START_TEST(test_dir_paths)
+{
+	char dir[] = "/tmp/locus-util-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *names[] = {"b", "a.txt", "B", ".hidden", "a"};
+	char p[128];
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		FILE *f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	char **paths;
+	size_t n;
+	ck_assert_int_eq(lu_dir_paths(dir, &paths, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	const char *order[] = {".hidden", "B", "a", "a.txt", "b"};
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, order[i]);
+		ck_assert_str_eq(paths[i], p);
+		unlink(p);
+	}
+	lu_dir_free(paths, n);
+	rmdir(dir);
+	errno = 0;
+	ck_assert_int_eq(lu_dir_paths(dir, &paths, &n), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_null(paths);
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("util");
@@ -777,12 +846,14 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_grow_capacity);
 	tcase_add_test(tc, test_sorted);
 	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_dir_paths);
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("text");
 	tcase_add_loop_test(tt, test_utf8, 0,
 	                    sizeof utf8_cases / sizeof *utf8_cases);
 	tcase_add_test(tt, test_utf8_clean);
 	tcase_add_test(tt, test_utf8_encode);
+	tcase_add_test(tt, test_sh_plain);
 	tcase_add_test(tt, test_sha256);
 	tcase_add_test(tt, test_read);
 	tcase_add_test(tt, test_base64);
@@ -795,6 +866,7 @@ static Suite *suite(void)
 	                    sizeof json_cases / sizeof *json_cases);
 	tcase_add_test(tj, test_json_options);
 	tcase_add_test(tj, test_json_wide);
+	tcase_add_test(tj, test_json_nul_escape);
 	suite_add_tcase(s, tj);
 	TCase *tr = tcase_create("regex and tools");
 	tcase_add_test(tr, test_regex);

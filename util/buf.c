@@ -79,6 +79,18 @@ void lu_buf_shquote(lu_buf *b, const char *s)
 	lu_buf_putc(b, '\'');
 }
 
+bool lu_sh_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz"
+		            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-",
+		            *s))
+			return false;
+	return true;
+}
+
 void lu_buf_clear(lu_buf *b)
 {
 	b->len = 0;

@@ -32,8 +32,12 @@ void lu_buf_printf(lu_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lu_buf_vprintf(lu_buf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
-/* Append s single-quoted for POSIX sh ('it'\''s'). */
+/* Append s single-quoted for POSIX sh ('it'\''s). */
 void lu_buf_shquote(lu_buf *b, const char *s);
+/* Is s a non-empty word sh reads as itself, with no quotes: only letters,
+   digits and _./:=@%+,- (no expansion, globbing or operator character)?
+   An '=' may still make it an assignment in a command's first words. */
+bool lu_sh_plain(const char *s);
 /* Drop the contents, keep the storage (and a set oom). */
 void lu_buf_clear(lu_buf *b);
 

@@ -522,6 +522,43 @@ int lu_json_print(char **out, cJSON *o, bool pretty)
 	return *out ? 0 : -1;
 }
 
+/* The "\u0000" escapes in strings; each is marked ('0' to '1' in place)
+   when `mark` (the same text, writable) is given, else the first ends the
+   scan. */
+static bool nul_escapes(const char *t, size_t len, char *mark)
+{
+	bool in_str = false, found = false;
+	for (size_t i = 0; i < len; i++) {
+		if (!in_str) {
+			in_str = t[i] == '"';
+			continue;
+		}
+		if (t[i] == '"') {
+			in_str = false;
+		} else if (t[i] == '\\' && i + 1 < len) {
+			if (t[i + 1] == 'u' && i + 5 < len &&
+			    !memcmp(t + i + 2, "0000", 4)) {
+				if (!mark)
+					return true;
+				mark[i + 5] = '1';
+				found = true;
+			}
+			i++; /* skip the escaped character */
+		}
+	}
+	return found;
+}
+
+bool lu_json_has_nul_escape(const char *text, size_t len)
+{
+	return nul_escapes(text, len, NULL);
+}
+
+bool lu_json_mark_nul_escapes(char *text, size_t len)
+{
+	return nul_escapes(text, len, text);
+}
+
 const char *lu_json_problem_text(lu_json_problem p)
 {
 	switch (p) {

@@ -106,6 +106,14 @@ bool lu_json_add(cJSON *o, const char *k, cJSON *v);
    buffer never leaves here (issue 19: one allocator per returned buffer). */
 int lu_json_print(char **out, cJSON *o, bool pretty);
 
+/* Does text[0..len) hold a "\u0000" escape inside a string (a key or a
+   value)?  The text need not be valid JSON: the scan never reads past len.
+   lu_json_mark_nul_escapes() also rewrites each one in place to "\u0001"
+   (same length), for a caller that decodes the string and turns the marks
+   back into NUL bytes. */
+bool lu_json_has_nul_escape(const char *text, size_t len);
+bool lu_json_mark_nul_escapes(char *text, size_t len);
+
 /* A short English phrase for a problem ("duplicate key", "invalid
    UTF-8"...). */
 const char *lu_json_problem_text(lu_json_problem p);
