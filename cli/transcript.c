@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "transcript.h"
+#include "../util/dir.h"
 #include "../util/json.h"
 #include "../util/array.h"
 
@@ -474,32 +475,12 @@ static int read_file(tr_set *s, const char *path)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int read_dir(tr_set *s, const char *path, int depth)
 {
-	DIR *d = opendir(path);
-	if (!d)
+	char **names;
+	size_t n;
+	if (lu_dir_paths(path, &names, &n))
 		return -1;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (!lu_reserve(&names, &cap, n + 1))
-			break;
-		size_t len = strlen(path) + strlen(e->d_name) + 2;
-		if (!(names[n] = malloc(len)))
-			break;
-		snprintf(names[n++], len, "%s/%s", path, e->d_name);
-	}
-	closedir(d);
-	if (names)
-		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		if (lstat(names[i], &st) == 0) {
@@ -510,9 +491,8 @@ static int read_dir(tr_set *s, const char *path, int depth)
 			          ends_with(names[i], ".json")))
 				read_file(s, names[i]);
 		}
-		free(names[i]);
 	}
-	free(names);
+	lu_dir_free(names, n);
 	return 0;
 }
 

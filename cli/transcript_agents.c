@@ -18,19 +18,6 @@
 
 /* ---- helpers ---- */
 
-static int plain_word(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!strchr(
-		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		        "0123456789_./:=@%+,-",
-		        *s))
-			return 0;
-	return 1;
-}
-
 char *tr_argv_line(const cJSON *argv)
 {
 	if (!cJSON_IsArray(argv) || !argv->child)
@@ -43,7 +30,7 @@ char *tr_argv_line(const cJSON *argv)
 		}
 		if (e != argv->child)
 			lu_buf_putc(&b, ' ');
-		if (plain_word(e->valuestring))
+		if (lu_sh_plain(e->valuestring))
 			lu_buf_puts(&b, e->valuestring);
 		else
 			lu_buf_shquote(&b, e->valuestring);

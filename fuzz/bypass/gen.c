@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 
 #include "locus/shell.h"
+#include "../../util/buf.h"
+#include "../../util/dir.h"
 
 uint64_t gen_mix(uint64_t x)
 {
@@ -39,91 +41,18 @@ static uint32_t rnd(rng *r, uint32_t n)
 	return n ? (uint32_t)(r->s % n) : 0;
 }
 
-/* ---- a growable string ---- */
-
-typedef struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-} sbuf;
-
-static void sb_addn(sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_add(sbuf *b, const char *s)
-{
-	sb_addn(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that; "" is among them, so no format attribute) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-#pragma GCC diagnostic pop
-	va_end(ap);
-	if (n > 0)
-		sb_addn(b, tmp,
-		        (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static char *sb_take(sbuf *b)
-{
-	if (b->oom) {
-		free(b->p);
-		return NULL;
-	}
-	if (!b->p)
-		return strdup("");
-	return b->p;
-}
-
-/* Single-quote a text for bash: ' becomes '\''. */
-static void sb_squote(sbuf *b, const char *s)
-{
-	sb_add(b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			sb_add(b, "'\\''");
-		else
-			sb_addn(b, s, 1);
-	}
-	sb_add(b, "'");
-}
+/* ---- strings: util's buffer (util/buf.h) ---- */
 
 /* Double-quote a text: \ $ ` " escaped. */
-static void sb_dquote(sbuf *b, const char *s)
+static void buf_dquote(lu_buf *b, const char *s)
 {
-	sb_add(b, "\"");
+	lu_buf_puts(b, "\"");
 	for (; *s; s++) {
 		if (strchr("\\$`\"", *s))
-			sb_add(b, "\\");
-		sb_addn(b, s, 1);
+			lu_buf_puts(b, "\\");
+		lu_buf_add(b, s, 1);
 	}
-	sb_add(b, "\"");
+	lu_buf_puts(b, "\"");
 }
 
 /* ---- tokens of a simple line ---- */
@@ -142,7 +71,7 @@ typedef struct tok {
 typedef struct line {
 	tok t[MAX_TOKS];
 	size_t n;
-	sbuf prefix; /* variable assignments put before the line */
+	lu_buf prefix; /* variable assignments put before the line */
 	int nvars;
 	int touched; /* some token was encoded (env -S cannot take it) */
 } line;
@@ -154,19 +83,6 @@ static const char *const reserved[] = {
 	"!", "{", "}", "[[", "]]", NULL,
 };
 /* clang-format on */
-
-static int is_plain(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!strchr(
-		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		        "0123456789_./:@%+,=-",
-		        *s))
-			return 0;
-	return 1;
-}
 
 static int is_op(const char *s)
 {
@@ -190,7 +106,7 @@ static void line_free(line *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->t[i].val);
-	free(l->prefix.p);
+	lu_buf_free(&l->prefix);
 }
 
 /* Split a simple line; 0 when it is not one. */
@@ -215,7 +131,7 @@ static int tokenize(const char *s, line *l)
 		if (is_op(v)) {
 			t->kind = T_OP;
 			want_cmd = 1;
-		} else if (!is_plain(v)) {
+		} else if (!lu_sh_plain(v)) {
 			goto bad;
 		} else {
 			for (size_t k = 0; reserved[k]; k++)
@@ -304,7 +220,7 @@ static void trace_add(char *trace, size_t cap, const char *what)
  * its own way. */
 static char *encode_word(line *l, rng *r, const char *v, int allow_dynamic)
 {
-	sbuf b = {0};
+	lu_buf b = {0};
 	size_t len = strlen(v);
 	size_t pos = 0;
 	while (pos < len) {
@@ -316,49 +232,50 @@ static char *encode_word(line *l, rng *r, const char *v, int allow_dynamic)
 		memcpy(piece, v + pos, n);
 		piece[n] = '\0';
 		if (pos > 0 && rnd(r, 8) == 0)
-			sb_add(&b,
-			       "\\\n"); /* line continuation inside a word */
+			lu_buf_puts(
+			    &b, "\\\n"); /* line continuation inside a word */
 		uint32_t how = rnd(r, allow_dynamic ? 12 : 9);
 		switch (how) {
-		case 0: sb_add(&b, piece); break;
-		case 1: sb_printf(&b, "'%s'", piece); break;
-		case 2: sb_printf(&b, "\"%s\"", piece); break;
+		case 0: lu_buf_puts(&b, piece); break;
+		case 1: lu_buf_printf(&b, "'%s'", piece); break;
+		case 2: lu_buf_printf(&b, "\"%s\"", piece); break;
 		case 3:
 			for (size_t k = 0; k < n; k++) {
-				sb_add(&b, "\\");
-				sb_addn(&b, &piece[k], 1);
+				lu_buf_puts(&b, "\\");
+				lu_buf_add(&b, &piece[k], 1);
 			}
 			break;
 		case 4:
-			sb_add(&b, "$'");
+			lu_buf_puts(&b, "$'");
 			for (size_t k = 0; k < n; k++)
-				sb_printf(&b, "\\x%02x",
-				          (unsigned char)piece[k]);
-			sb_add(&b, "'");
+				lu_buf_printf(&b, "\\x%02x",
+				              (unsigned char)piece[k]);
+			lu_buf_puts(&b, "'");
 			break;
 		case 5:
-			sb_add(&b, "$'");
+			lu_buf_puts(&b, "$'");
 			for (size_t k = 0; k < n; k++)
-				sb_printf(&b, "\\%03o",
-				          (unsigned char)piece[k]);
-			sb_add(&b, "'");
+				lu_buf_printf(&b, "\\%03o",
+				              (unsigned char)piece[k]);
+			lu_buf_puts(&b, "'");
 			break;
-		case 6: sb_printf(&b, "$\"%s\"", piece); break;
+		case 6: lu_buf_printf(&b, "$\"%s\"", piece); break;
 		case 7:
 		case 8: {
 			/* same-line variable indirection */
 			int id = l->nvars++;
-			sb_printf(&l->prefix, "_v%d='%s'; ", id, piece);
-			sb_printf(&b, how == 7 ? "${_v%d}" : "\"${_v%d}\"", id);
+			lu_buf_printf(&l->prefix, "_v%d='%s'; ", id, piece);
+			lu_buf_printf(&b, how == 7 ? "${_v%d}" : "\"${_v%d}\"",
+			              id);
 			break;
 		}
-		case 9: sb_printf(&b, "$(printf %%s %s)", piece); break;
-		case 10: sb_printf(&b, "`echo %s`", piece); break;
-		default: sb_printf(&b, "\"$(echo %s)\"", piece); break;
+		case 9: lu_buf_printf(&b, "$(printf %%s %s)", piece); break;
+		case 10: lu_buf_printf(&b, "`echo %s`", piece); break;
+		default: lu_buf_printf(&b, "\"$(echo %s)\"", piece); break;
 		}
 		pos += n;
 	}
-	return sb_take(&b);
+	return lu_buf_take(&b);
 }
 
 /* clang-format off */
@@ -545,16 +462,16 @@ static const char *word_step(line *l, rng *r)
 
 static char *render(const line *l, size_t from, size_t to)
 {
-	sbuf b = {0};
+	lu_buf b = {0};
 	for (size_t i = from; i < to; i++) {
 		if (i > from && l->t[i].kind != T_RAW &&
 		    l->t[i - 1].kind != T_RAW)
-			sb_add(&b, " ");
+			lu_buf_puts(&b, " ");
 		else if (l->t[i].kind == T_RAW)
-			sb_add(&b, " ");
-		sb_add(&b, l->t[i].val);
+			lu_buf_puts(&b, " ");
+		lu_buf_puts(&b, l->t[i].val);
 	}
-	return sb_take(&b);
+	return lu_buf_take(&b);
 }
 
 /* Whole-command wraps that need one simple command (no operators). */
@@ -565,47 +482,47 @@ static char *single_wrap(line *l, rng *r, const char **name)
 	char *inner = render(l, 0, l->n);
 	if (!inner)
 		return NULL;
-	sbuf b = {0};
+	lu_buf b = {0};
 	switch (rnd(r, 4)) {
 	case 0: {
 		static const char *const xa[] = {
 		    "xargs",      "xargs -0",
 		    "xargs -P2",  "xargs --max-procs=1",
 		    "xargs -n 1", "xargs -t"};
-		sb_printf(&b, ": | %s %s", xa[rnd(r, 6)], inner);
+		lu_buf_printf(&b, ": | %s %s", xa[rnd(r, 6)], inner);
 		*name = "xargs";
 		break;
 	}
 	case 1:
-		sb_printf(&b, "find . -maxdepth 0 %s %s \\;",
-		          rnd(r, 2) ? "-exec" : "-execdir", inner);
+		lu_buf_printf(&b, "find . -maxdepth 0 %s %s \\;",
+		              rnd(r, 2) ? "-exec" : "-execdir", inner);
 		*name = "find-exec";
 		break;
 	case 2:
 		if (l->touched || strchr(inner, '\n') || strchr(inner, '>') ||
 		    strchr(inner, '<')) {
 			free(inner);
-			free(b.p);
+			lu_buf_free(&b);
 			return NULL;
 		}
-		sb_add(&b, rnd(r, 2) ? "env -S '" : "env -S'");
-		sb_add(&b, inner);
-		sb_add(&b, "'");
+		lu_buf_puts(&b, rnd(r, 2) ? "env -S '" : "env -S'");
+		lu_buf_puts(&b, inner);
+		lu_buf_puts(&b, "'");
 		*name = "env-S";
 		break;
 	default:
-		sb_printf(&b, "eval %s", inner);
+		lu_buf_printf(&b, "eval %s", inner);
 		*name = "eval-words";
 		break;
 	}
 	free(inner);
-	return sb_take(&b);
+	return lu_buf_take(&b);
 }
 
 /* Wraps of any line. */
 static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 {
-	sbuf b = {0};
+	lu_buf b = {0};
 	/* clang-format off */
 	static const char *const shells[] = {
 		"sh -c", "bash -c", "dash -c", "bash -e -c", "sh -ec",
@@ -616,8 +533,8 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 	switch (rnd(r, 12)) {
 	case 0:
 	case 1:
-		sb_printf(&b, "%s ", shells[rnd(r, 10)]);
-		sb_squote(&b, in);
+		lu_buf_printf(&b, "%s ", shells[rnd(r, 10)]);
+		lu_buf_shquote(&b, in);
 		*name = "sh-c";
 		break;
 	case 2: {
@@ -625,93 +542,93 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 		static const char *const sh[] = {"bash", "sh", "bash -s",
 		                                 "dash"};
 		int quoted = rnd(r, 2) || strpbrk(in, "$`\\");
-		sb_printf(&b, "%s <<%sLOCUS_EOF_%d%s\n%s\nLOCUS_EOF_%d",
-		          sh[rnd(r, 4)], quoted ? "'" : "", depth,
-		          quoted ? "'" : "", in, depth);
+		lu_buf_printf(&b, "%s <<%sLOCUS_EOF_%d%s\n%s\nLOCUS_EOF_%d",
+		              sh[rnd(r, 4)], quoted ? "'" : "", depth,
+		              quoted ? "'" : "", in, depth);
 		*name = "heredoc";
 		break;
 	}
 	case 3:
-		sb_add(&b, rnd(r, 2) ? "bash <<< " : "sh <<<");
-		sb_squote(&b, in);
+		lu_buf_puts(&b, rnd(r, 2) ? "bash <<< " : "sh <<<");
+		lu_buf_shquote(&b, in);
 		*name = "herestring";
 		break;
 	case 4:
-		sb_add(&b, rnd(r, 2) ? "echo " : "printf '%s\\n' ");
-		sb_squote(&b, in);
-		sb_add(&b, rnd(r, 2) ? " | sh" : " | bash -s");
+		lu_buf_puts(&b, rnd(r, 2) ? "echo " : "printf '%s\\n' ");
+		lu_buf_shquote(&b, in);
+		lu_buf_puts(&b, rnd(r, 2) ? " | sh" : " | bash -s");
 		*name = "pipe-sh";
 		break;
 	case 5:
-		sb_add(&b, "eval ");
+		lu_buf_puts(&b, "eval ");
 		if (rnd(r, 2))
-			sb_squote(&b, in);
+			lu_buf_shquote(&b, in);
 		else
-			sb_dquote(&b, in);
+			buf_dquote(&b, in);
 		*name = "eval";
 		break;
 	case 6: {
 		static const char *const fmt[] = {
 		    "echo $(%s)", ": $(%s)", "x=$(%s)", ": \"$(%s)\"",
 		    "echo \"$( %s )\" >/dev/null"};
-		sb_printf(&b, "");
 		const char *f = fmt[rnd(r, 5)];
 		const char *pct = strstr(f, "%s");
-		sb_addn(&b, f, (size_t)(pct - f));
-		sb_add(&b, in);
-		sb_add(&b, pct + 2);
+		lu_buf_add(&b, f, (size_t)(pct - f));
+		lu_buf_puts(&b, in);
+		lu_buf_puts(&b, pct + 2);
 		*name = "subst";
 		break;
 	}
 	case 7:
 		if (strpbrk(in, "`\\$")) {
-			free(b.p);
+			lu_buf_free(&b);
 			return NULL;
 		}
-		sb_add(&b, rnd(r, 2) ? ": `" : "echo `");
-		sb_add(&b, in);
-		sb_add(&b, "`");
+		lu_buf_puts(&b, rnd(r, 2) ? ": `" : "echo `");
+		lu_buf_puts(&b, in);
+		lu_buf_puts(&b, "`");
 		*name = "backticks";
 		break;
 	case 8:
 		if (strstr(in, "<<")) {
-			free(b.p);
+			lu_buf_free(&b);
 			return NULL; /* a comment after a heredoc word is body */
 		}
-		sb_add(&b, in);
-		sb_add(&b, rnd(r, 2) ? " # done" : " #rm -rf / is a comment");
+		lu_buf_puts(&b, in);
+		lu_buf_puts(&b,
+		            rnd(r, 2) ? " # done" : " #rm -rf / is a comment");
 		*name = "comment";
 		break;
 	case 9:
-		sb_add(&b, rnd(r, 2) ? "# a comment\n" : ": note; # x\n");
-		sb_add(&b, in);
+		lu_buf_puts(&b, rnd(r, 2) ? "# a comment\n" : ": note; # x\n");
+		lu_buf_puts(&b, in);
 		*name = "comment-before";
 		break;
 	case 10: {
 		char alias[32];
 		snprintf(alias, sizeof alias, "zz%d", depth);
-		sb_printf(&b, "git -c alias.%s=", alias);
-		sbuf v = {0};
-		sb_add(&v, "!");
-		sb_add(&v, in);
+		lu_buf_printf(&b, "git -c alias.%s=", alias);
+		lu_buf v = {0};
+		lu_buf_puts(&v, "!");
+		lu_buf_puts(&v, in);
 		if (v.oom) {
-			free(b.p);
+			lu_buf_free(&b);
 			return NULL;
 		}
-		sb_squote(&b, v.p);
-		free(v.p);
-		sb_printf(&b, " %s", alias);
+		lu_buf_shquote(&b, v.d);
+		lu_buf_free(&v);
+		lu_buf_printf(&b, " %s", alias);
 		*name = "git-!alias";
 		break;
 	}
 	default:
-		sb_add(&b, "find . -maxdepth 0 -exec sh -c ");
-		sb_squote(&b, in);
-		sb_add(&b, " \\;");
+		lu_buf_puts(&b, "find . -maxdepth 0 -exec sh -c ");
+		lu_buf_shquote(&b, in);
+		lu_buf_puts(&b, " \\;");
 		*name = "find-sh-c";
 		break;
 	}
-	return sb_take(&b);
+	return lu_buf_take(&b);
 }
 
 char *gen_transform(const char *base, uint64_t seed, char *trace,
@@ -743,11 +660,11 @@ char *gen_transform(const char *base, uint64_t seed, char *trace,
 		else
 			cur = render(&l, 0, l.n);
 		if (cur && l.prefix.len) {
-			sbuf b = {0};
-			sb_add(&b, l.prefix.p);
-			sb_add(&b, cur);
+			lu_buf b = {0};
+			lu_buf_puts(&b, l.prefix.d);
+			lu_buf_puts(&b, cur);
 			free(cur);
-			cur = sb_take(&b);
+			cur = lu_buf_take(&b);
 		}
 		line_free(&l);
 	} else {
@@ -830,11 +747,6 @@ static int load_file(gen_corpus *c, locus_shell_parser *p, const char *path,
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int load_path(gen_corpus *c, locus_shell_parser *p, const char *path,
                      int need_tags, int depth)
 {
@@ -847,37 +759,20 @@ static int load_path(gen_corpus *c, locus_shell_parser *p, const char *path,
 			return 0;
 		return load_file(c, p, path, need_tags);
 	}
-	DIR *d = opendir(path);
-	if (!d)
+	char **names;
+	size_t nn;
+	if (lu_dir_paths(path, &names, &nn))
 		return -1;
-	char **names = NULL;
-	size_t nn = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		/* policy cases are not shell lines */
-		if (!strcmp(e->d_name, "policy"))
-			continue;
-		char **nb = realloc(names, (nn + 1) * sizeof *names);
-		if (!nb)
-			break;
-		names = nb;
-		size_t l = strlen(path) + strlen(e->d_name) + 2;
-		if (!(names[nn] = malloc(l)))
-			break;
-		snprintf(names[nn++], l, "%s/%s", path, e->d_name);
-	}
-	closedir(d);
-	if (names)
-		qsort(names, nn, sizeof *names, cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < nn; i++) {
+		const char *base = names[i] + strlen(path) + 1;
+		/* hidden files, and policy cases (they are not shell lines) */
+		if (base[0] == '.' || !strcmp(base, "policy"))
+			continue;
 		if (load_path(c, p, names[i], need_tags, depth + 1) != 0)
 			rc = -1;
-		free(names[i]);
 	}
-	free(names);
+	lu_dir_free(names, nn);
 	return rc;
 }
 
