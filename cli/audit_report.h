@@ -62,8 +62,6 @@ int au_write_html(const au_report *rep, FILE *out);
 
 /* The summary object (counts by outcome, kind, tag, agent, session). */
 cJSON *au_summary(const au_report *rep);
-/* Print `o` as one line and free it (NULL: out of memory).  0 or -1. */
-int au_print_json(cJSON *o, FILE *out);
 /* The {"type":"file"} object of one transcript. */
 cJSON *au_file_json(const tr_file *f);
 /* The JSON object of one row (the JSONL line). */

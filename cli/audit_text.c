@@ -12,17 +12,7 @@
 #include <string.h>
 
 #include "audit_report.h"
-
-int au_print_json(cJSON *o, FILE *out)
-{
-	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (!s)
-		return -1;
-	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
-	cJSON_free(s);
-	return rc;
-}
+#include "cli.h"
 
 cJSON *au_file_json(const tr_file *f)
 {
@@ -48,12 +38,13 @@ cJSON *au_file_json(const tr_file *f)
 int au_write_jsonl(const au_report *rep, FILE *out)
 {
 	for (size_t i = 0; i < rep->n; i++)
-		if (au_print_json(au_row_json(&rep->rows[i]), out))
+		if (cli_print_json(out, au_row_json(&rep->rows[i]), false))
 			return -1;
 	for (size_t i = 0; i < rep->set->nfiles; i++)
-		if (au_print_json(au_file_json(&rep->set->files[i]), out))
+		if (cli_print_json(out, au_file_json(&rep->set->files[i]),
+		                   false))
 			return -1;
-	return au_print_json(au_summary(rep), out);
+	return cli_print_json(out, au_summary(rep), false);
 }
 
 /* A command on one line: control characters shown as spaces, cut at

@@ -31,16 +31,11 @@
 
 #include "audit_report.h"
 #include "cli.h"
+#include "opts.h"
 #include "parallel.h"
 #include "policy_cli.h"
+#include "reports.h"
 #include "../util/sha256.h"
-
-#define AU_MAX_OUTPUTS 8
-
-typedef struct au_output {
-	const char *format; /* jsonl, sarif, html, text */
-	const char *path;   /* NULL: stdout */
-} au_output;
 
 typedef struct au_opts {
 	const char *policy, *preset, *project;
@@ -49,8 +44,7 @@ typedef struct au_opts {
 	bool has_since, all, quiet;
 	size_t jobs;
 	double since;
-	au_output out[AU_MAX_OUTPUTS];
-	size_t nout;
+	cli_reports out; /* --format, -o */
 	const char **paths;
 	size_t npaths;
 } au_opts;
@@ -117,46 +111,44 @@ int cli_parse_time(const char *s, double *out)
 
 /* ---- options ---- */
 
+/* The report formats, in the order the messages list them. */
+enum { AU_JSONL, AU_SARIF, AU_HTML, AU_TEXT };
+static const char *const au_formats[] = {"jsonl", "sarif", "html", "text",
+                                         NULL};
+
 static int parse_opts(au_opts *o, int argc, char **argv)
 {
+	o->out = (cli_reports){
+	    .cmd = "audit", .formats = au_formats, .def = AU_TEXT};
+	/* clang-format off */
+	const cli_opt opts[] = {
+	    {"--all", &o->all, NULL},           {"--quiet", &o->quiet, NULL},
+	    {"--policy", NULL, &o->policy},     {"--preset", NULL, &o->preset},
+	    {"--project", NULL, &o->project},
+	};
+	/* clang-format on */
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		if (t == CLI_OPT_TAKEN)
+			continue;
+		if (t == CLI_OPT_NO_VALUE)
+			return cli_opt_unknown("audit", a, usage);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 1;
-		} else if (!strcmp(a, "--all")) {
-			o->all = true;
-		} else if (!strcmp(a, "--quiet")) {
-			o->quiet = true;
 		} else if (!strcmp(a, "--jobs") && v) {
 			if (!cli_parse_jobs("audit", v, &o->jobs))
 				return 2;
 			i++;
 		} else if (!strcmp(a, "--format") && v) {
-			if (strcmp(v, "jsonl") && strcmp(v, "sarif") &&
-			    strcmp(v, "html") && strcmp(v, "text")) {
-				fprintf(stderr,
-				        "locus audit: unknown format '%s' "
-				        "(jsonl, sarif, html, text)\n",
-				        v);
+			if (cli_reports_format(&o->out, v))
 				return 2;
-			}
-			if (o->nout == AU_MAX_OUTPUTS) {
-				fprintf(stderr,
-				        "locus audit: too many --format\n");
-				return 2;
-			}
-			o->out[o->nout++] = (au_output){v, NULL};
 			i++;
 		} else if (!strcmp(a, "-o") && v) {
-			if (!o->nout || o->out[o->nout - 1].path) {
-				fprintf(stderr,
-				        "locus audit: -o FILE follows the "
-				        "--format it is for\n");
+			if (cli_reports_path(&o->out, v))
 				return 2;
-			}
-			o->out[o->nout - 1].path = v;
 			i++;
 		} else if (!strcmp(a, "--since") && v) {
 			if (cli_parse_time(v, &o->since)) {
@@ -177,37 +169,13 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 			}
 			o->claude[o->nclaude++] = v;
 			i++;
-		} else if ((!strcmp(a, "--policy") || !strcmp(a, "--preset") ||
-		            !strcmp(a, "--project")) &&
-		           v) {
-			const char **slot = !strcmp(a, "--policy") ? &o->policy
-			                    : !strcmp(a, "--preset")
-			                        ? &o->preset
-			                        : &o->project;
-			*slot = v;
-			i++;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-			        "locus audit: unknown or incomplete option "
-			        "'%s'\n",
-			        a);
-			usage(stderr);
-			return 2;
+			return cli_opt_unknown("audit", a, usage);
 		} else {
 			o->paths[o->npaths++] = a;
 		}
 	}
-	if (!o->nout)
-		o->out[o->nout++] = (au_output){"text", NULL};
-	int to_stdout = 0;
-	for (size_t i = 0; i < o->nout; i++)
-		to_stdout += !o->out[i].path;
-	if (to_stdout > 1) {
-		fprintf(stderr, "locus audit: only one format can go to "
-		                "stdout; give the others -o FILE\n");
-		return 2;
-	}
-	return 0;
+	return cli_reports_finish(&o->out);
 }
 
 /* ---- filters ---- */
@@ -356,6 +324,23 @@ static int judge_parallel(const au_opts *o, locus_policy *policy,
 	return rc;
 }
 
+typedef struct au_written {
+	const au_report *rep;
+	bool all; /* --all: the text report lists allowed calls too */
+} au_written;
+
+/* One report (cli_report_fn over the judged calls). */
+static int write_report(size_t format, FILE *f, void *arg)
+{
+	const au_written *w = arg;
+	switch (format) {
+	case AU_JSONL: return au_write_jsonl(w->rep, f);
+	case AU_SARIF: return au_write_sarif(w->rep, f);
+	case AU_HTML: return au_write_html(w->rep, f);
+	default: return au_write_text(w->rep, f, w->all);
+	}
+}
+
 static int run(const au_opts *o, locus_policy *policy, const char *pname)
 {
 	tr_set set = {0};
@@ -403,32 +388,9 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 		             set.files[c->file].path) == 0)
 			rep.n++;
 	}
-	for (size_t i = 0; i < o->nout && status != 1; i++) {
-		const au_output *out = &o->out[i];
-		FILE *f = out->path ? fopen(out->path, "w") : stdout;
-		if (!f) {
-			fprintf(stderr, "locus audit: %s: %s\n", out->path,
-			        strerror(errno));
-			status = 2;
-			continue;
-		}
-		int rc = !strcmp(out->format, "jsonl") ? au_write_jsonl(&rep, f)
-		         : !strcmp(out->format, "sarif")
-		             ? au_write_sarif(&rep, f)
-		         : !strcmp(out->format, "html")
-		             ? au_write_html(&rep, f)
-		             : au_write_text(&rep, f, o->all);
-		if (fflush(f) || ferror(f))
-			rc = -1;
-		if (out->path && fclose(f))
-			rc = -1;
-		if (rc) {
-			fprintf(stderr,
-			        "locus audit: cannot write the %s report\n",
-			        out->format);
-			status = 2;
-		}
-	}
+	au_written w = {&rep, o->all};
+	if (cli_reports_write(&o->out, write_report, &w))
+		status = 2;
 	for (size_t i = 0; i < rep.n; i++)
 		au_row_free(&rep.rows[i]);
 	free(rep.rows);

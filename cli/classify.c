@@ -124,40 +124,16 @@ static void classify_line(classify_ctx *c, unsigned long line, const char *s,
 }
 
 /*
- * True when the JSON text holds a \u0000 escape inside a string.  cJSON
- * keeps strings NUL-terminated, so such a string would be cut short and a
- * command like "ls\u0000; rm -rf /" would be judged on "ls" alone.  With
- * `mark`, every such escape is rewritten in place to \u0001 (same length),
- * so that the decoded string keeps its length; classify_nul_command()
- * turns the marks back into NUL bytes.
+ * cJSON keeps strings NUL-terminated, so a string holding \u0000 would be
+ * cut short and a command like "ls\u0000; rm -rf /" judged on "ls" alone:
+ * classify_jsonl() has every such escape rewritten to \u0001 first
+ * (lu_json_mark_nul_escapes, same length), so the decoded string keeps
+ * its length, and classify_nul_command() turns the marks back into NULs.
  */
-static bool json_has_nul_escape(char *s, size_t n, bool mark)
-{
-	bool in_str = false, found = false;
-	for (size_t i = 0; i < n; i++) {
-		if (!in_str) {
-			in_str = s[i] == '"';
-			continue;
-		}
-		if (s[i] == '"') {
-			in_str = false;
-		} else if (s[i] == '\\' && i + 1 < n) {
-			if (s[i + 1] == 'u' && i + 5 < n &&
-			    !memcmp(s + i + 2, "0000", 4)) {
-				if (!mark)
-					return true;
-				s[i + 5] = '1';
-				found = true;
-			}
-			i++; /* skip the escaped character */
-		}
-	}
-	return found;
-}
 
 /*
  * A command holding NUL bytes (written \u0000 in the JSON, marked as
- * \x01 by json_has_nul_escape): classified with the NULs put back, so the
+ * \x01 by lu_json_mark_nul_escapes): classified with the NULs put back, so the
  * parser calls it unparsed and the floor patterns see the raw text (what
  * runs is the text before the first NUL, which that text holds).  Every
  * \x01 becomes a NUL: a real \u0001 beside a \u0000 changes nothing, the
@@ -236,7 +212,7 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		emit_error(c, line, "line holds a NUL byte");
 		return;
 	}
-	bool nul = json_has_nul_escape(s, n, true);
+	bool nul = lu_json_mark_nul_escapes(s, n);
 	cJSON *root = jsonl_object(c, line, s, n);
 	if (!root)
 		return;

@@ -702,14 +702,11 @@ static void case_expect(corpus_case *k, unsigned long lineno, char *line)
 /* Does the file open with a `format: NAME` header?  Returns NAME or "". */
 static void read_format(FILE *f, char *name, size_t cap)
 {
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t got;
+	cli_lines in = CLI_LINES_INIT(f);
+	char *line;
+	size_t n;
 	name[0] = '\0';
-	while ((got = getline(&line, &lcap, f)) >= 0) {
-		size_t n = (size_t)got;
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
+	while (cli_lines_next(&in, &line, &n)) {
 		trim_right(line, &n);
 		if (n == 0 || line[0] == '#')
 			continue;
@@ -721,7 +718,7 @@ static void read_format(FILE *f, char *name, size_t cap)
 		}
 		break;
 	}
-	free(line);
+	cli_lines_free(&in);
 	rewind(f);
 }
 
@@ -737,6 +734,74 @@ static bool parent_is_policy(const char *path)
 	while (start > path && start[-1] != '/')
 		start--;
 	return end - start == 6 && !strncmp(start, "policy", 6);
+}
+
+/* Reading the cases of one file, a line at a time. */
+typedef struct case_reader {
+	corpus_run *run;
+	FILE *out;
+	const char *path;
+	corpus_case k;  /* the case being read */
+	bool open;      /* k is a case (its `$` line was read) */
+	bool seen_case; /* a case was read: `format:` is no header now */
+} case_reader;
+
+/* One line of a case file (its "\n" removed; n counts NUL bytes). */
+static void case_line(case_reader *st, unsigned long lineno, char *line,
+                      size_t n)
+{
+	corpus_run *run = st->run;
+	FILE *out = st->out;
+	const char *path = st->path;
+	if (memchr(line, '\0', n)) {
+		fprintf(out,
+		        "FORMAT %s:%lu: NUL byte in the file (use "
+		        "$e and \\0)\n",
+		        path, lineno);
+		run->format_errors = true;
+		return;
+	}
+	/* a command line keeps its trailing blanks except a CR */
+	if (n && line[n - 1] == '\r')
+		line[--n] = '\0';
+	if (line[0] == '$' || !strncmp(line, "tool:", 5)) {
+		if (st->open)
+			run_case(run, out, path, &st->k);
+		case_clear(&st->k);
+		st->open = true;
+		st->seen_case = true;
+		case_start(&st->k, lineno, line);
+		return;
+	}
+	if (line[0] == '>') {
+		if (!st->open) {
+			fprintf(out, "FORMAT %s:%lu: `>` outside a case\n",
+			        path, lineno);
+			run->format_errors = true;
+		} else {
+			case_continue(&st->k, lineno, line);
+		}
+		return;
+	}
+	trim_right(line, &n);
+	if (n == 0) {
+		if (st->open)
+			run_case(run, out, path, &st->k);
+		case_clear(&st->k);
+		st->open = false;
+		return;
+	}
+	if (line[0] == '#')
+		return;
+	if (!st->open) {
+		if (!strncmp(line, "format:", 7) && !st->seen_case)
+			return; /* the header, read above */
+		fprintf(out, "FORMAT %s:%lu: expectation outside a case\n",
+		        path, lineno);
+		run->format_errors = true;
+		return;
+	}
+	case_expect(&st->k, lineno, line);
 }
 
 static void run_file(corpus_run *run, FILE *out, const char *path)
@@ -765,75 +830,16 @@ static void run_file(corpus_run *run, FILE *out, const char *path)
 		return;
 	}
 
-	corpus_case k = {0};
-	bool open = false, seen_case = false;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	unsigned long lineno = 0;
-	while (!run->fatal && (got = getline(&line, &cap, f)) >= 0) {
-		size_t n = (size_t)got;
-		lineno++;
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (memchr(line, '\0', n)) {
-			fprintf(out,
-			        "FORMAT %s:%lu: NUL byte in the file (use "
-			        "$e and \\0)\n",
-			        path, lineno);
-			run->format_errors = true;
-			continue;
-		}
-		/* a command line keeps its trailing blanks except a CR */
-		if (n && line[n - 1] == '\r')
-			line[--n] = '\0';
-		if (line[0] == '$' || !strncmp(line, "tool:", 5)) {
-			if (open)
-				run_case(run, out, path, &k);
-			case_clear(&k);
-			open = true;
-			seen_case = true;
-			case_start(&k, lineno, line);
-			continue;
-		}
-		if (line[0] == '>') {
-			if (!open) {
-				fprintf(out,
-				        "FORMAT %s:%lu: `>` outside a "
-				        "case\n",
-				        path, lineno);
-				run->format_errors = true;
-			} else {
-				case_continue(&k, lineno, line);
-			}
-			continue;
-		}
-		trim_right(line, &n);
-		if (n == 0) {
-			if (open)
-				run_case(run, out, path, &k);
-			case_clear(&k);
-			open = false;
-			continue;
-		}
-		if (line[0] == '#')
-			continue;
-		if (!open) {
-			if (!strncmp(line, "format:", 7) && !seen_case)
-				continue; /* the header, read above */
-			fprintf(out,
-			        "FORMAT %s:%lu: expectation outside a "
-			        "case\n",
-			        path, lineno);
-			run->format_errors = true;
-			continue;
-		}
-		case_expect(&k, lineno, line);
-	}
-	if (open && !run->fatal)
-		run_case(run, out, path, &k);
-	case_clear(&k);
-	free(line);
+	case_reader st = {.run = run, .out = out, .path = path};
+	cli_lines in = CLI_LINES_INIT(f);
+	char *line;
+	size_t n;
+	while (!run->fatal && cli_lines_next(&in, &line, &n))
+		case_line(&st, in.lineno, line, n);
+	if (st.open && !run->fatal)
+		run_case(run, out, path, &st.k);
+	case_clear(&st.k);
+	cli_lines_free(&in);
 	if (ferror(f)) {
 		fprintf(run->err, "locus corpus: %s: read error\n", path);
 		run->format_errors = true;

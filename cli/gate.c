@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "hook.h"
 #include "policy_cli.h"
 #include "../util/json.h"
@@ -354,13 +355,12 @@ static void gate_line(gate_run *g, const char *line, size_t n,
    decided; with --exit-code 3 for a hold, 4 for a deny). */
 static int gate_lines(gate_run *g, bool exit_code)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	unsigned long lineno = 0;
-	while ((got = getline(&line, &cap, stdin)) >= 0)
-		gate_line(g, line, (size_t)got, ++lineno);
-	free(line);
+	cli_lines in = CLI_LINES_INIT(stdin);
+	char *line;
+	size_t n;
+	while (cli_lines_next(&in, &line, &n))
+		gate_line(g, line, n, in.lineno);
+	cli_lines_free(&in);
 	if (g->bad)
 		return 2;
 	if (!exit_code || g->strongest <= 0)
@@ -387,37 +387,30 @@ int cli_gate(int argc, char **argv)
 	int cf;
 	const char *audit_file = NULL, *root = NULL, *audit_key = NULL;
 	bool exit_code = false, do_fsync = false;
+	/* clang-format off */
+	const cli_opt opts[] = {
+	    {"--exit-code", &exit_code, NULL},   {"--fsync", &do_fsync, NULL},
+	    {"--policy", NULL, &policy_file},    {"--preset", NULL, &preset},
+	    {"--audit", NULL, &audit_file},      {"--audit-key", NULL, &audit_key},
+	    {"--root", NULL, &root},
+	};
+	/* clang-format on */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		if (t == CLI_OPT_TAKEN)
+			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			gate_usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--exit-code")) {
-			exit_code = true;
-		} else if (!strcmp(a, "--fsync")) {
-			do_fsync = true;
-		} else if (i + 1 < argc && !strcmp(a, "--policy")) {
-			policy_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--preset")) {
-			preset = argv[++i];
-		} else if ((cf = cli_claude_flag(&claude, "gate", argc, argv,
-		                                 &i)) != 0) {
+		}
+		if (t == CLI_OPT_NOT_OURS &&
+		    (cf = cli_claude_flag(&claude, "gate", argc, argv, &i))) {
 			if (cf == 2)
 				return 2;
-		} else if (i + 1 < argc && !strcmp(a, "--audit")) {
-			audit_file = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--audit-key")) {
-			audit_key = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--root")) {
-			root = argv[++i];
-		} else {
-			fprintf(stderr,
-			        "locus gate: unknown or incomplete option "
-			        "'%s'\n",
-			        a);
-			gate_usage(stderr);
-			return 2;
+			continue;
 		}
+		return cli_opt_unknown("gate", a, gate_usage);
 	}
 	locus_policy *policy;
 	int rc = cli_policy_build_claude(policy_file, preset, &claude, &policy);

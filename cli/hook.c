@@ -43,13 +43,13 @@
 
 #include "cli.h"
 #include "hook.h"
+#include "opts.h"
 #include "policy_cli.h"
 #include "../util/json.h"
 #include "../util/read.h"
 
 #define HOOK_MAX_INPUT ((size_t)16 << 20)
 #define HOOK_DEFAULT_TIMEOUT 10
-#define HOOK_MAX_SETTINGS 16
 
 /* How an agent is answered. */
 typedef enum hook_style {
@@ -259,10 +259,8 @@ static void hook_usage(FILE *f)
 /* The options of one run. */
 typedef struct hook_opts {
 	const char *policy_file, *preset, *audit_file, *root;
-	const char *audit_key; /* --audit-key: keyed checkpoints */
-	const char *settings[HOOK_MAX_SETTINGS];
-	size_t nsettings;
-	const char *project;
+	const char *audit_key;  /* --audit-key: keyed checkpoints */
+	cli_claude_opts claude; /* --claude-settings, --claude-project */
 	long timeout;
 	bool answer_allow;
 } hook_opts;
@@ -484,35 +482,30 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 	memset(o, 0, sizeof(*o));
 	o->timeout = HOOK_DEFAULT_TIMEOUT;
 	*agent_name = NULL;
+	const cli_opt opts[] = {
+	    {"--answer-allow", &o->answer_allow, NULL},
+	    {"--policy", NULL, &o->policy_file},
+	    {"--preset", NULL, &o->preset},
+	    {"--audit", NULL, &o->audit_file},
+	    {"--audit-key", NULL, &o->audit_key},
+	    {"--root", NULL, &o->root},
+	};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		bool has = i + 1 < argc;
+		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		int cf;
+		if (t == CLI_OPT_TAKEN)
+			continue;
+		if (t == CLI_OPT_NO_VALUE)
+			return cli_opt_unknown("hook", s, hook_usage);
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			hook_usage(stdout);
 			return -1;
-		} else if (!strcmp(s, "--answer-allow")) {
-			o->answer_allow = true;
-		} else if (has && !strcmp(s, "--policy")) {
-			o->policy_file = argv[++i];
-		} else if (has && !strcmp(s, "--preset")) {
-			o->preset = argv[++i];
-		} else if (has && !strcmp(s, "--claude-settings")) {
-			if (o->nsettings == HOOK_MAX_SETTINGS) {
-				fprintf(stderr,
-				        "locus hook: at most %d "
-				        "--claude-settings\n",
-				        HOOK_MAX_SETTINGS);
+		} else if ((cf = cli_claude_flag(&o->claude, "hook", argc, argv,
+		                                 &i))) {
+			if (cf == 2)
 				return 2;
-			}
-			o->settings[o->nsettings++] = argv[++i];
-		} else if (has && !strcmp(s, "--claude-project")) {
-			o->project = argv[++i];
-		} else if (has && !strcmp(s, "--audit")) {
-			o->audit_file = argv[++i];
-		} else if (has && !strcmp(s, "--audit-key")) {
-			o->audit_key = argv[++i];
-		} else if (has && !strcmp(s, "--root")) {
-			o->root = argv[++i];
 		} else if (has && !strcmp(s, "--timeout")) {
 			char *e;
 			errno = 0;
@@ -526,12 +519,7 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 		} else if (s[0] != '-' && !*agent_name) {
 			*agent_name = s;
 		} else {
-			fprintf(stderr,
-			        "locus hook: unknown or incomplete "
-			        "option '%s'\n",
-			        s);
-			hook_usage(stderr);
-			return 2;
+			return cli_opt_unknown("hook", s, hook_usage);
 		}
 	}
 	return 0;
@@ -610,8 +598,8 @@ int cli_hook(int argc, char **argv)
 	run.agent = a;
 	run.event = a->events[0];
 	int status;
-	if (cli_policy_build_ex(o.policy_file, o.preset, o.settings,
-	                        o.nsettings, o.project, &run.policy))
+	if (cli_policy_build_claude(o.policy_file, o.preset, &o.claude,
+	                            &run.policy))
 		status =
 		    blocked(a, run.event, "the policy could not be loaded");
 	else

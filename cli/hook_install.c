@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,29 +380,31 @@ typedef struct doctor {
 	const char *project; /* absolute, or NULL */
 } doctor;
 
-static void ok(const char *fmt, const char *a, const char *b)
+/* One line of the report: "  <what>: " and the message. */
+__attribute__((format(printf, 2, 0))) static void
+say(const char *what, const char *fmt, va_list ap)
 {
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	printf("  ok: ");
-	printf(fmt, a, b);
-#pragma GCC diagnostic pop
+	printf("  %s: ", what);
+	vprintf(fmt, ap);
 	printf("\n");
 }
 
-static void problem(doctor *d, const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2))) static void ok(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("ok", fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void problem(doctor *d,
+                                                          const char *fmt, ...)
 {
 	d->problems++;
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	printf("  PROBLEM: ");
-	printf(fmt, a, b);
-#pragma GCC diagnostic pop
-	printf("\n");
+	va_list ap;
+	va_start(ap, fmt);
+	say("PROBLEM", fmt, ap);
+	va_end(ap);
 }
 
 /* The first executable `name` on PATH, into out.  true when found. */
@@ -514,7 +517,7 @@ static void live_test(doctor *d, agent_id a, const char *event, const char *cmd)
 	char *out = NULL;
 	int st = run_hook(cmd, d->project, payload, &out);
 	if (st == 0 && out && strstr(out, "deny"))
-		ok("%s: a dangerous call (rm -rf /) is denied%s", event, "");
+		ok("%s: a dangerous call (rm -rf /) is denied", event);
 	else
 		problem(d,
 		        "%s: the hook command did not deny rm -rf / (exit %s)",
@@ -523,9 +526,9 @@ static void live_test(doctor *d, agent_id a, const char *event, const char *cmd)
 	free(out);
 	st = run_hook(cmd, d->project, "{\"tool_name\": ", &out);
 	if (st == 2)
-		ok("%s: malformed input is blocked (exit 2)%s", event, "");
+		ok("%s: malformed input is blocked (exit 2)", event);
 	else
-		problem(d, "%s: malformed input was not blocked%s", event, "");
+		problem(d, "%s: malformed input was not blocked", event);
 	free(out);
 }
 
@@ -569,11 +572,10 @@ static void check_hook(doctor *d, agent_id a, const char *event,
 	if (!strstr(cmd, "command -v locus"))
 		problem(d,
 		        "%s: the command has no guard; if locus goes missing "
-		        "the agent ignores the failed hook and runs the call%s",
-		        event, "");
+		        "the agent ignores the failed hook and runs the call",
+		        event);
 	else
-		ok("%s: the command fails closed when locus is missing%s",
-		   event, "");
+		ok("%s: the command fails closed when locus is missing", event);
 	live_test(d, a, event, cmd);
 }
 
@@ -584,7 +586,7 @@ static bool doctor_json(doctor *d, agent_id a, const char *path,
 	cJSON *doc = NULL;
 	lu_json_read(&doc, text, len, NULL, NULL);
 	if (!cJSON_IsObject(doc)) {
-		problem(d, "%s is not a JSON object%s", path, "");
+		problem(d, "%s is not a JSON object", path);
 		cJSON_Delete(doc);
 		return false;
 	}

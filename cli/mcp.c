@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 
 #include "cli.h"
 #include "mcp.h"
+#include "opts.h"
 #include "policy_cli.h"
 
 #define MCP_MAX_TOOLS 64
@@ -68,15 +70,14 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
 	return cli_bwrap_open(&s->opt.cloud, root, b, err);
 }
 
-static char *why_text(const char *fmt, const char *a)
+__attribute__((format(printf, 1, 2))) static char *why_text(const char *fmt,
+                                                            ...)
 {
 	char buf[600];
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, sizeof buf, fmt, a);
-#pragma GCC diagnostic pop
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
 	return strdup(buf);
 }
 
@@ -286,17 +287,34 @@ static int split_tools(char *list, const char **names, size_t max)
 }
 
 /* 0, 1 for --help, 2 for a usage error. */
-static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
+static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 {
 	o->backend = "local";
 	o->max_calls = MCP_DEFAULT_CALLS;
 	cli_backend_init(&o->cloud);
+	const cli_opt opts[] = {
+	    {"--no-read-check", &o->no_read_check, NULL},
+	    {"--allow-broad-root", &o->allow_broad_root, NULL},
+	    {"--root", NULL, &o->root},
+	    {"--backend", NULL, &o->backend},
+	    {"--policy", NULL, &o->policy_file},
+	    {"--preset", NULL, &o->preset},
+	    {"--audit", NULL, &o->audit_file},
+	    {"--audit-key", NULL, &o->audit_key},
+	    {"--tools", NULL, tools},
+	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
 		int f = cli_backend_flag(&o->cloud, argc, argv, &i);
 		if (f > 0)
 			continue;
+		cli_opt_result t = f < 0 ? CLI_OPT_NOT_OURS
+		                         : CLI_OPT_TAKE(opts, argc, argv, &i);
+		if (t == CLI_OPT_TAKEN)
+			continue;
+		if (t == CLI_OPT_NO_VALUE)
+			return cli_opt_unknown("mcp", a, mcp_usage);
 		if (f < 0) {
 			fprintf(stderr, "locus mcp: bad option '%s'\n", a);
 			mcp_usage(stderr);
@@ -304,28 +322,10 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			mcp_usage(stdout);
 			return 1;
-		} else if (!strcmp(a, "--no-read-check")) {
-			o->no_read_check = true;
-		} else if (!strcmp(a, "--allow-broad-root")) {
-			o->allow_broad_root = true;
-		} else if (more && !strcmp(a, "--root")) {
-			o->root = argv[++i];
-		} else if (more && !strcmp(a, "--backend")) {
-			o->backend = argv[++i];
-		} else if (more && !strcmp(a, "--policy")) {
-			o->policy_file = argv[++i];
-		} else if (more && !strcmp(a, "--preset")) {
-			o->preset = argv[++i];
 		} else if ((f = cli_claude_flag(&o->claude, "mcp", argc, argv,
 		                                &i)) != 0) {
 			if (f == 2)
 				return 2;
-		} else if (more && !strcmp(a, "--audit")) {
-			o->audit_file = argv[++i];
-		} else if (more && !strcmp(a, "--audit-key")) {
-			o->audit_key = argv[++i];
-		} else if (more && !strcmp(a, "--tools")) {
-			*tools = argv[++i];
 		} else if (more && !strcmp(a, "--max-calls")) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
@@ -345,12 +345,7 @@ static int parse_args(int argc, char **argv, mcp_options *o, char **tools)
 			}
 			o->write_timeout_s = v;
 		} else {
-			fprintf(stderr,
-			        "locus mcp: unknown or incomplete option "
-			        "'%s'\n",
-			        a);
-			mcp_usage(stderr);
-			return 2;
+			return cli_opt_unknown("mcp", a, mcp_usage);
 		}
 	}
 	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
@@ -428,7 +423,7 @@ int cli_mcp(int argc, char **argv)
 {
 	mcp_server s;
 	memset(&s, 0, sizeof s);
-	char *tools_arg = NULL;
+	const char *tools_arg = NULL;
 	int prc = parse_args(argc, argv, &s.opt, &tools_arg);
 	if (prc)
 		return prc == 1 ? 0 : 2;

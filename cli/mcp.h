@@ -135,8 +135,6 @@ int mcp_raw_member(const char *json, size_t n, const char *key, const char **at,
 char *mcp_id_text(const char *line, size_t n, const cJSON *id);
 /* A key to compare ids by ("n:<as written>" or "s:<string>"), malloc'd. */
 char *mcp_id_key(const char *raw_text);
-/* True when the line holds an escaped NUL (\u0000) in a string. */
-bool mcp_has_nul_escape(const char *line, size_t n);
 
 /* --- mcp_rpc.c --- */
 

@@ -294,24 +294,3 @@ char *mcp_id_key(const char *raw)
 	snprintf(k, n + 3, "n:%s", raw);
 	return k;
 }
-
-bool mcp_has_nul_escape(const char *p, size_t n)
-{
-	bool in = false;
-	for (size_t i = 0; i < n; i++) {
-		if (!in) {
-			in = p[i] == '"';
-			continue;
-		}
-		if (p[i] == '"') {
-			in = false;
-		} else if (p[i] == '\\' && i + 1 < n) {
-			if (p[i + 1] == 'u' && i + 5 < n && p[i + 2] == '0' &&
-			    p[i + 3] == '0' && p[i + 4] == '0' &&
-			    p[i + 5] == '0')
-				return true;
-			i++;
-		}
-	}
-	return false;
-}

@@ -118,7 +118,7 @@ static void do_tools_call(mcp_server *s, const char *id, const char *line,
 	const char *praw;
 	size_t plen;
 	if (mcp_raw_member(line, n, "params", &praw, &plen) == 0 &&
-	    mcp_has_nul_escape(praw, plen)) {
+	    lu_json_has_nul_escape(praw, plen)) {
 		/* cJSON would cut the string at the NUL: never run that */
 		arg_error(s, id, name->valuestring,
 		          "a string holds a NUL character (\\u0000), which "

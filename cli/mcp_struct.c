@@ -100,30 +100,43 @@ static cJSON *ls_struct(const char *text)
 	return o;
 }
 
-/* glob: one path a line, "... N more", or "No files match P". */
-static cJSON *glob_struct(const char *text)
+/* grep's output_mode; glob's lines are grep's files lines. */
+typedef enum grep_mode { GREP_CONTENT, GREP_FILES, GREP_COUNT } grep_mode;
+
+/* The array each mode fills. */
+static const char *const grep_keys[] = {"matches", "files", "counts"};
+
+typedef void line_fn(cJSON *o, grep_mode mode, const char *l, size_t n);
+
+/* A glob or grep listing: a text starting with `none` ("No files match
+   P") lists nothing, "... N more" notes set "truncated", every other
+   non-empty line goes to `add`. */
+static cJSON *listing(const char *text, const char *none, grep_mode mode,
+                      line_fn *add)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON *files = o ? cJSON_AddArrayToObject(o, "files") : NULL;
-	if (!files) {
+	if (!o || !cJSON_AddArrayToObject(o, grep_keys[mode])) {
 		cJSON_Delete(o);
 		return NULL;
 	}
-	const char *p = text, *l;
+	const char *p = starts(text, strlen(text), none) ? "" : text, *l;
 	size_t n;
 	bool truncated = false;
-	if (starts(text, strlen(text), "No files match "))
-		p = "";
 	while (next_line(&p, &l, &n)) {
-		if (starts(l, n, "... ")) {
+		if (starts(l, n, "... "))
 			truncated = true;
-			continue;
-		}
-		if (n)
-			cJSON_AddItemToArray(files, str_n(l, n));
+		else if (n)
+			add(o, mode, l, n);
 	}
 	cJSON_AddBoolToObject(o, "truncated", truncated);
 	return o;
+}
+
+/* glob: one path a line. */
+static void glob_line(cJSON *o, grep_mode mode, const char *l, size_t n)
+{
+	cJSON_AddItemToArray(cJSON_GetObjectItem(o, grep_keys[mode]),
+	                     str_n(l, n));
 }
 
 /* "path<sep>digits<sep>rest": the first <sep> followed by digits and
@@ -149,16 +162,19 @@ static bool split_match(const char *l, size_t n, char sep, size_t *pe,
 	return false;
 }
 
-static void grep_line(cJSON *o, int mode, const char *l, size_t n)
+/* grep: "path", "path:count" or "path:line:text" ("path-line-text" for
+   context lines); the "--" between groups is not a line. */
+static void grep_line(cJSON *o, grep_mode mode, const char *l, size_t n)
 {
 	size_t pe, rest;
 	long v;
-	if (mode == 1) {
-		cJSON_AddItemToArray(cJSON_GetObjectItem(o, "files"),
-		                     str_n(l, n));
+	if (n == 2 && !memcmp(l, "--", 2))
+		return;
+	if (mode == GREP_FILES) {
+		glob_line(o, mode, l, n);
 		return;
 	}
-	if (mode == 2) {
+	if (mode == GREP_COUNT) {
 		if (!split_match(l, n, ':', &pe, &v, NULL))
 			return;
 		cJSON *c = cJSON_CreateObject();
@@ -182,28 +198,10 @@ static cJSON *grep_struct(const char *text, const cJSON *args)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(args, "output_mode");
 	const char *ms = cJSON_IsString(m) ? m->valuestring : "content";
-	int mode = !strcmp(ms, "files") ? 1 : !strcmp(ms, "count") ? 2 : 0;
-	static const char *const keys[] = {"matches", "files", "counts"};
-	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddArrayToObject(o, keys[mode])) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	const char *p = text, *l;
-	size_t n;
-	bool truncated = false;
-	if (starts(text, strlen(text), "No matches for "))
-		p = "";
-	while (next_line(&p, &l, &n)) {
-		if (starts(l, n, "... ")) {
-			truncated = true;
-			continue;
-		}
-		if (n && !(n == 2 && !memcmp(l, "--", 2)))
-			grep_line(o, mode, l, n);
-	}
-	cJSON_AddBoolToObject(o, "truncated", truncated);
-	return o;
+	grep_mode mode = !strcmp(ms, "files")   ? GREP_FILES
+	                 : !strcmp(ms, "count") ? GREP_COUNT
+	                                        : GREP_CONTENT;
+	return listing(text, "No matches for ", mode, grep_line);
 }
 
 cJSON *mcp_struct_of(const char *tool, const char *text, const char *args)
@@ -211,7 +209,7 @@ cJSON *mcp_struct_of(const char *tool, const char *text, const char *args)
 	if (!strcmp(tool, "ls"))
 		return ls_struct(text);
 	if (!strcmp(tool, "glob"))
-		return glob_struct(text);
+		return listing(text, "No files match ", GREP_FILES, glob_line);
 	if (!strcmp(tool, "grep")) {
 		/* the arguments as mcp_calls.c printed them: ours */
 		cJSON *a = cJSON_Parse(args ? args : "{}");

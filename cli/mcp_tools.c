@@ -7,6 +7,7 @@
  * (structuredContent for refusals and todo_read).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,38 +187,46 @@ cJSON *mcp_tools_list(const mcp_server *s)
 
 /* --- arguments --- */
 
+static cJSON_bool is_integer(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+	       floor(v->valuedouble) == v->valuedouble;
+}
+
+/* JSON Schema's types: what each accepts and, for the types a value is
+   named by in messages (integer is a number), that name. */
+typedef struct schema_type {
+	const char *name;
+	const char *a_value; /* "a string": a value of this type, or NULL */
+	cJSON_bool (*is)(const cJSON *v);
+} schema_type;
+
+/* clang-format off */
+static const schema_type schema_types[] = {
+	{"string", "a string", cJSON_IsString},
+	{"boolean", "a boolean", cJSON_IsBool},
+	{"number", "a number", cJSON_IsNumber},
+	{"integer", NULL, is_integer},
+	{"array", "an array", cJSON_IsArray},
+	{"object", "an object", cJSON_IsObject},
+	{"null", "null", cJSON_IsNull},
+};
+/* clang-format on */
+#define N_SCHEMA_TYPES (sizeof schema_types / sizeof schema_types[0])
+
 static const char *json_type(const cJSON *v)
 {
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
+	for (size_t i = 0; i < N_SCHEMA_TYPES; i++)
+		if (schema_types[i].a_value && schema_types[i].is(v))
+			return schema_types[i].a_value;
 	return "null";
 }
 
 static bool type_ok(const cJSON *v, const char *type)
 {
-	if (!strcmp(type, "string"))
-		return cJSON_IsString(v);
-	if (!strcmp(type, "boolean"))
-		return cJSON_IsBool(v);
-	if (!strcmp(type, "number"))
-		return cJSON_IsNumber(v);
-	if (!strcmp(type, "integer"))
-		return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
-		       floor(v->valuedouble) == v->valuedouble;
-	if (!strcmp(type, "array"))
-		return cJSON_IsArray(v);
-	if (!strcmp(type, "object"))
-		return cJSON_IsObject(v);
-	if (!strcmp(type, "null"))
-		return cJSON_IsNull(v);
+	for (size_t i = 0; i < N_SCHEMA_TYPES; i++)
+		if (!strcmp(type, schema_types[i].name))
+			return schema_types[i].is(v);
 	return true; /* a type we do not know: the tool checks */
 }
 
@@ -256,15 +265,13 @@ static bool prop_type_ok(const cJSON *p, const cJSON *v, char *want, size_t wl)
 	return ok;
 }
 
-static char *msg(const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2))) static char *msg(const char *fmt, ...)
 {
 	char buf[400];
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, sizeof buf, fmt, a, b);
-#pragma GCC diagnostic pop
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
 	return strdup(buf);
 }
 
@@ -313,8 +320,8 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 	{
 		if (cJSON_IsString(r) &&
 		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
-			why = msg("missing required argument '%.60s'%s",
-			          r->valuestring, "");
+			why = msg("missing required argument '%.60s'",
+			          r->valuestring);
 			goto out;
 		}
 	}
@@ -326,9 +333,9 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		const cJSON *p =
 		    cJSON_GetObjectItemCaseSensitive(props, a->string);
 		if (!p) {
-			why = msg("unknown argument '%.60s'%s (not in the "
+			why = msg("unknown argument '%.60s' (not in the "
 			          "tool's inputSchema)",
-			          a->string, "");
+			          a->string);
 			goto out;
 		}
 		if ((why = check_one(p, a)))

@@ -4,6 +4,7 @@
 #include "openshell_cli.h"
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,16 +44,15 @@ int cli_openshell_arg(cli_openshell *c, int argc, char **argv, int *i)
 	return 0;
 }
 
-static int usage_err(locus_error *err, const char *msg, const char *arg)
+__attribute__((format(printf, 2, 3))) static int usage_err(locus_error *err,
+                                                           const char *fmt, ...)
 {
 	memset(err, 0, sizeof *err);
 	err->code = LOCUS_EINVALID;
-	/* fmt is always one of this file's literals (-Wformat-nonliteral
-	   cannot see that) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(err->message, sizeof err->message, msg, arg);
-#pragma GCC diagnostic pop
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
 	return LOCUS_EINVALID;
 }
 
@@ -61,20 +61,14 @@ int cli_openshell_backend(cli_openshell *c, locus_backend **out,
 {
 	*out = NULL;
 	if (!c->o.endpoint)
-		return usage_err(err,
-		                 "%s--backend openshell needs "
-		                 "--openshell-endpoint HOST:PORT",
-		                 "");
+		return usage_err(err, "--backend openshell needs "
+		                      "--openshell-endpoint HOST:PORT");
 	if (!c->o.sandbox_id == !c->o.create_name)
-		return usage_err(err,
-		                 "%sgive --openshell-sandbox ID or "
-		                 "--openshell-create NAME (one of them)",
-		                 "");
+		return usage_err(err, "give --openshell-sandbox ID or "
+		                      "--openshell-create NAME (one of them)");
 	if (!c->o.cert_file != !c->o.key_file)
-		return usage_err(err,
-		                 "%s--openshell-cert and --openshell-key "
-		                 "go together",
-		                 "");
+		return usage_err(err, "--openshell-cert and --openshell-key "
+		                      "go together");
 	if (c->token_env) {
 		const char *t = getenv(c->token_env);
 		if (!t || !*t)

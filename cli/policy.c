@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "hook.h"
 #include "policy_cli.h"
 #include "../util/read.h"
@@ -89,30 +90,27 @@ int cli_policy(int argc, char **argv)
 	cli_claude_opts claude = {0};
 	int cf;
 	bool compact = false;
+	const cli_opt opts[] = {
+	    {"--compact", &compact, NULL},
+	    {"--preset", NULL, &preset},
+	    {"--policy", NULL, &policy_file},
+	};
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
+		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		if (t == CLI_OPT_TAKEN)
+			continue;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--compact")) {
-			compact = true;
-		} else if ((cf = cli_claude_flag(&claude, "policy", argc, argv,
-		                                 &i)) != 0) {
+		}
+		if (t == CLI_OPT_NOT_OURS &&
+		    (cf = cli_claude_flag(&claude, "policy", argc, argv, &i))) {
 			if (cf == 2)
 				return 2;
-		} else if ((!strcmp(a, "--preset") || !strcmp(a, "--policy")) &&
-		           i + 1 < argc) {
-			const char **slot =
-			    !strcmp(a, "--preset") ? &preset : &policy_file;
-			*slot = argv[++i];
-		} else {
-			fprintf(stderr,
-			        "locus policy: unknown or incomplete option "
-			        "'%s'\n",
-			        a);
-			usage(stderr);
-			return 2;
+			continue;
 		}
+		return cli_opt_unknown("policy", a, usage);
 	}
 	locus_policy *p;
 	int rc = cli_policy_build_claude(policy_file, preset, &claude, &p);

@@ -129,6 +129,18 @@ static char *join_tags(const au_row *r)
 	return s;
 }
 
+void pf_finding_clear(pf_finding *f)
+{
+	free(f->intent);
+	free(f->example);
+	free(f->family);
+	free(f->tags);
+	free(f->write_file);
+	free(f->write_content);
+	free(f->fix);
+	free(f->fix_rule);
+}
+
 static pf_finding *finding_for(pf_ctx *c, size_t rule, const char *intent)
 {
 	for (size_t i = 0; i < c->nfound; i++)

@@ -37,6 +37,9 @@ typedef struct pf_finding {
 	bool verified;
 } pf_finding;
 
+/* Free a finding's texts (cli/policy_fuzz.c). */
+void pf_finding_clear(pf_finding *f);
+
 /* One fuzz run (cli/policy_fuzz.c searches, cli/policy_fuzz_cmd.c reads
    the options, reduces, fixes and reports). */
 typedef struct pf_ctx {

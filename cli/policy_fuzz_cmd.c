@@ -12,21 +12,19 @@
 #include <time.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "policy_cli.h"
 #include "policy_fuzz.h"
+#include "reports.h"
 #include "../util/json.h"
 
 #define PF_MAX_SETTINGS 16
-#define PF_MAX_OUT 4
 
 typedef struct pf_opts {
 	const char *policy, *preset;
 	const char *settings[PF_MAX_SETTINGS];
 	size_t nsettings;
-	struct {
-		const char *format, *path;
-	} out[PF_MAX_OUT];
-	size_t nout;
+	cli_reports out; /* --format, -o */
 	double seconds;
 	long count;
 	uint64_t seed;
@@ -87,34 +85,23 @@ static int one_opt(pf_opts *o, const char *a, const char *v)
 		else
 			o->seed = (uint64_t)d;
 	} else if (!strcmp(a, "--format")) {
-		if (strcmp(v, "text") && strcmp(v, "jsonl") &&
-		    strcmp(v, "sarif")) {
-			fprintf(stderr,
-			        "locus policy fuzz: unknown format '%s' "
-			        "(text, jsonl, sarif)\n",
-			        v);
-			return 2;
-		}
-		if (o->nout == PF_MAX_OUT)
-			return 2;
-		o->out[o->nout].format = v;
-		o->out[o->nout++].path = NULL;
+		return cli_reports_format(&o->out, v);
 	} else if (!strcmp(a, "-o")) {
-		if (!o->nout || o->out[o->nout - 1].path) {
-			fprintf(stderr,
-			        "locus policy fuzz: -o FILE follows the "
-			        "--format it is for\n");
-			return 2;
-		}
-		o->out[o->nout - 1].path = v;
+		return cli_reports_path(&o->out, v);
 	} else {
 		return -1;
 	}
 	return 0;
 }
 
+/* The report formats, in the order the messages list them. */
+enum { PF_TEXT, PF_JSONL, PF_SARIF };
+static const char *const pf_formats[] = {"text", "jsonl", "sarif", NULL};
+
 static int parse_opts(pf_opts *o, int argc, char **argv)
 {
+	o->out = (cli_reports){
+	    .cmd = "policy fuzz", .formats = pf_formats, .def = PF_TEXT};
 	o->seconds = 30;
 	o->count = 20000;
 	o->seed = 1;
@@ -131,14 +118,8 @@ static int parse_opts(pf_opts *o, int argc, char **argv)
 		int rc = i + 1 < argc ? one_opt(o, a, argv[i + 1]) : -1;
 		if (rc > 0)
 			return rc;
-		if (rc < 0) {
-			fprintf(stderr,
-			        "locus policy fuzz: unknown or incomplete "
-			        "option '%s'\n",
-			        a);
-			usage(stderr);
-			return 2;
-		}
+		if (rc < 0)
+			return cli_opt_unknown("policy fuzz", a, usage);
 		i++;
 	}
 	if (o->policy && o->preset) {
@@ -146,17 +127,7 @@ static int parse_opts(pf_opts *o, int argc, char **argv)
 		        "locus: --policy and --preset exclude each other\n");
 		return 2;
 	}
-	if (!o->nout)
-		o->out[o->nout++].format = "text";
-	int to_stdout = 0;
-	for (size_t i = 0; i < o->nout; i++)
-		to_stdout += !o->out[i].path;
-	if (to_stdout > 1) {
-		fprintf(stderr, "locus policy fuzz: only one format can go to "
-		                "stdout; give the others -o FILE\n");
-		return 2;
-	}
-	return 0;
+	return cli_reports_finish(&o->out);
 }
 
 /* ---- the policy and its allow rules ---- */
@@ -520,12 +491,7 @@ static void merge(pf_ctx *c)
 		}
 		if (k < out) {
 			c->found[k].admitted += f->admitted;
-			free(f->intent);
-			free(f->example);
-			free(f->family);
-			free(f->tags);
-			free(f->write_file);
-			free(f->write_content);
+			pf_finding_clear(f);
 			continue;
 		}
 		c->found[out++] = *f;
@@ -628,7 +594,7 @@ static cJSON *finding_json(const pf_ctx *c, const pf_finding *f)
 static int write_jsonl(const pf_ctx *c, FILE *out)
 {
 	for (size_t i = 0; i < c->nfound; i++)
-		if (au_print_json(finding_json(c, &c->found[i]), out))
+		if (cli_print_json(out, finding_json(c, &c->found[i]), false))
 			return -1;
 	for (size_t ri = 0; ri < c->nrules; ri++) {
 		const pf_rule *r = &c->rules[ri];
@@ -641,7 +607,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 		cJSON_AddNumberToObject(o, "candidates", (double)r->n);
 		cJSON_AddNumberToObject(o, "findings",
 		                        (double)rule_findings(c, ri));
-		if (au_print_json(o, out))
+		if (cli_print_json(out, o, false))
 			return -1;
 	}
 	cJSON *s = cJSON_CreateObject();
@@ -650,7 +616,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 	cJSON_AddNumberToObject(s, "tested", (double)c->tested);
 	cJSON_AddNumberToObject(s, "findings", (double)c->nfound);
 	cJSON_AddNumberToObject(s, "seed", (double)c->seed);
-	return au_print_json(s, out);
+	return cli_print_json(out, s, false);
 }
 
 static int write_sarif(const pf_ctx *c, FILE *out)
@@ -698,50 +664,20 @@ static void ctx_free(pf_ctx *c)
 		locus_policy_free(r->alone);
 	}
 	free(c->rules);
-	for (size_t i = 0; i < c->nfound; i++) {
-		pf_finding *f = &c->found[i];
-		free(f->intent);
-		free(f->example);
-		free(f->family);
-		free(f->tags);
-		free(f->write_file);
-		free(f->write_content);
-		free(f->fix);
-		free(f->fix_rule);
-	}
+	for (size_t i = 0; i < c->nfound; i++)
+		pf_finding_clear(&c->found[i]);
 	free(c->found);
 	locus_shell_parser_free(c->parser);
 	locus_policy_free(c->policy);
 }
 
-static int report(const pf_ctx *c, const pf_opts *o)
+/* One report (cli_report_fn over the run). */
+static int write_report(size_t format, FILE *f, void *arg)
 {
-	int status = 0;
-	for (size_t i = 0; i < o->nout; i++) {
-		FILE *f = o->out[i].path ? fopen(o->out[i].path, "w") : stdout;
-		if (!f) {
-			fprintf(stderr, "locus policy fuzz: %s: %s\n",
-			        o->out[i].path, strerror(errno));
-			status = 2;
-			continue;
-		}
-		const char *fm = o->out[i].format;
-		int rc = !strcmp(fm, "jsonl")   ? write_jsonl(c, f)
-		         : !strcmp(fm, "sarif") ? write_sarif(c, f)
-		                                : write_text(c, f);
-		if (fflush(f) || ferror(f))
-			rc = -1;
-		if (o->out[i].path && fclose(f))
-			rc = -1;
-		if (rc) {
-			fprintf(stderr,
-			        "locus policy fuzz: cannot write the %s "
-			        "report\n",
-			        fm);
-			status = 2;
-		}
-	}
-	return status;
+	const pf_ctx *c = arg;
+	return format == PF_JSONL   ? write_jsonl(c, f)
+	       : format == PF_SARIF ? write_sarif(c, f)
+	                            : write_text(c, f);
 }
 
 int cli_policy_fuzz(int argc, char **argv)
@@ -771,7 +707,7 @@ int cli_policy_fuzz(int argc, char **argv)
 	for (size_t i = 0; i < c.nfound; i++)
 		fix(&c, &c.found[i]);
 	c.tested = searched; /* the lines the search tried */
-	rc = report(&c, &o);
+	rc = cli_reports_write(&o.out, write_report, &c);
 	if (!rc && c.nfound)
 		rc = 1;
 	ctx_free(&c);

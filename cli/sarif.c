@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audit_report.h"
+#include "cli.h"
 #include "locus/common.h"
 
 struct sarif_doc {
@@ -272,13 +273,10 @@ int sarif_note(sarif_doc *d, const char *level, const char *message,
 
 int sarif_write(sarif_doc *d, FILE *out)
 {
-	char *s = cJSON_Print(d->root);
+	cJSON *root = d->root;
+	d->root = NULL;
 	sarif_free(d);
-	if (!s)
-		return -1;
-	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
-	cJSON_free(s);
-	return rc;
+	return cli_print_json(out, root, true);
 }
 
 void sarif_free(sarif_doc *d)

@@ -10,6 +10,19 @@
 
 #include "cli.h"
 
+int cli_print_json(FILE *out, cJSON *o, bool pretty)
+{
+	char *s = !o       ? NULL
+	          : pretty ? cJSON_Print(o)
+	                   : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return -1;
+	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
+	cJSON_free(s);
+	return rc;
+}
+
 char *cli_absolute_dir(const char *dir)
 {
 	char *real = dir ? realpath(dir, NULL) : NULL;

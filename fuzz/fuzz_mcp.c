@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/mcp.h"
+#include "util/json.h"
 
 #include "fuzz_check.h"
 
@@ -80,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	(void)mcp_has_nul_escape(s, size);
+	(void)lu_json_has_nul_escape(s, size);
 	cJSON *obj =
 	    memchr(s, '\0', size) ? NULL : cJSON_ParseWithLength(s, size);
 	if (cJSON_IsObject(obj)) {

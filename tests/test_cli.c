@@ -401,6 +401,46 @@ START_TEST(classify_cr_is_part_of_plain_line)
 }
 END_TEST
 
+/* Every subcommand's options go through one table (cli/opts.c): an option
+   that takes a value, given last, is the same usage error everywhere, and
+   the Claude settings options keep their cap (16) in hook as elsewhere. */
+START_TEST(options_missing_value)
+{
+	const char *cases[][5] = {
+	    {"gate", "--policy", NULL},
+	    {"gate", "--exit-code", "--root", NULL},
+	    {"policy", "show", "--preset", NULL},
+	    {"hook", "claude-code", "--root", NULL},
+	    {"mcp", "--backend", NULL},
+	    {"audit", "transcripts", "--policy", NULL},
+	    {"policy", "fuzz", "--count", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *av[7] = {"locus"};
+		size_t n = 1;
+		for (size_t k = 0; cases[i][k]; k++)
+			av[n++] = cases[i][k];
+		run_out r = run(av, "", 0);
+		char want[80];
+		snprintf(want, sizeof want,
+		         ": unknown or incomplete option '%s'", av[n - 1]);
+		ck_assert_msg(r.status == 2 && strstr(r.err, want),
+		              "%s %s: %d %s", av[1], av[n - 1], r.status,
+		              r.err);
+		run_free(&r);
+	}
+	const char *av[40] = {"locus", "hook", "claude-code"};
+	for (size_t k = 0; k < 17; k++) {
+		av[3 + 2 * k] = "--claude-settings";
+		av[4 + 2 * k] = "/nonexistent";
+	}
+	run_out r = run(av, "", 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "at most 16 --claude-settings"));
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(classify_unknown_option)
 {
 	const char *av[] = {"locus", "classify", "--frob", "ls", NULL};
@@ -763,6 +803,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(t, classify_nul_and_invalid_utf8);
 	tcase_add_test(t, classify_cr_is_part_of_plain_line);
 	tcase_add_test(t, classify_unknown_option);
+	tcase_add_test(t, options_missing_value);
 	suite_add_tcase(s, t);
 	t = tcase_create("corpus");
 	tcase_add_test(t, corpus_counts_passes_and_failures);

@@ -140,4 +140,16 @@ for args in (["--count", "x"], ["--preset", "nope"], ["--format", "pdf"],
 rc, out, _ = fuzz("--claude-settings", "bad-all.json", "--time", "0.001")
 check(rc in (0, 1) and "lines tested" in out, "a tiny --time still reports")
 
+# --format / -o as in the audit (cli/reports.c): up to 8 reports, then a
+# clear error (a 5th used to exit 2 with no message), and -o follows its --format
+many = []
+for i in range(9):
+    many += ["--format", "jsonl", "-o", os.devnull]
+rc, out, err = fuzz("--preset", "standard", *many)
+check(rc == 2 and "too many --format" in err, "9 reports: %d %r" % (rc, err))
+rc, out, err = fuzz("--preset", "standard", "-o", os.devnull)
+check(rc == 2 and "-o FILE follows the --format it is for" in err, "-o first: %r" % err)
+rc, out, err = fuzz("--preset", "standard", "--format", "html")
+check(rc == 2 and "unknown format 'html' (text, jsonl, sarif)" in err, "html: %r" % err)
+
 finish()
