@@ -122,9 +122,9 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 	    .cmd = "audit", .formats = au_formats, .def = AU_TEXT};
 	/* clang-format off */
 	const cli_opt opts[] = {
-	    {"--all", &o->all, NULL},           {"--quiet", &o->quiet, NULL},
-	    {"--policy", NULL, &o->policy},     {"--preset", NULL, &o->preset},
-	    {"--project", NULL, &o->project},
+	    CLI_OPT_FLAG("--all", &o->all),           CLI_OPT_FLAG("--quiet", &o->quiet),
+	    CLI_OPT_VALUE("--policy", &o->policy),     CLI_OPT_VALUE("--preset", &o->preset),
+	    CLI_OPT_VALUE("--project", &o->project),
 	};
 	/* clang-format on */
 	for (int i = 2; i < argc; i++) {

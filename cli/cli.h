@@ -79,6 +79,10 @@ char *cli_absolute_dir(const char *dir);
 struct cJSON;
 int cli_print_json(FILE *out, struct cJSON *o, bool pretty);
 
+/* cli/util.c: printf into a new string (malloc'd; NULL when out of
+   memory). */
+__attribute__((format(printf, 1, 2))) char *cli_format(const char *fmt, ...);
+
 /* cli/lines.c: the lines of `f`.  cli_lines_next() gives the next one in
    *line (NUL-terminated, owned by `l`, valid until the next call) with
    its "\n" removed and its length, NUL bytes counted, in *n, and counts

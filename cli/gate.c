@@ -384,34 +384,22 @@ int cli_gate(int argc, char **argv)
 {
 	const char *policy_file = NULL, *preset = NULL;
 	cli_claude_opts claude = {0};
-	int cf;
 	const char *audit_file = NULL, *root = NULL, *audit_key = NULL;
 	bool exit_code = false, do_fsync = false;
-	/* clang-format off */
 	const cli_opt opts[] = {
-	    {"--exit-code", &exit_code, NULL},   {"--fsync", &do_fsync, NULL},
-	    {"--policy", NULL, &policy_file},    {"--preset", NULL, &preset},
-	    {"--audit", NULL, &audit_file},      {"--audit-key", NULL, &audit_key},
-	    {"--root", NULL, &root},
+	    CLI_OPT_FLAG("--exit-code", &exit_code),
+	    CLI_OPT_FLAG("--fsync", &do_fsync),
+	    CLI_OPT_VALUE("--policy", &policy_file),
+	    CLI_OPT_VALUE("--preset", &preset),
+	    CLI_OPT_CLAUDE(&claude, "gate"),
+	    CLI_OPT_VALUE("--audit", &audit_file),
+	    CLI_OPT_VALUE("--audit-key", &audit_key),
+	    CLI_OPT_VALUE("--root", &root),
 	};
-	/* clang-format on */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
-		if (t == CLI_OPT_TAKEN)
-			continue;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			gate_usage(stdout);
-			return 0;
-		}
-		if (t == CLI_OPT_NOT_OURS &&
-		    (cf = cli_claude_flag(&claude, "gate", argc, argv, &i))) {
-			if (cf == 2)
-				return 2;
-			continue;
-		}
-		return cli_opt_unknown("gate", a, gate_usage);
-	}
+	int prc = cli_opt_parse(opts, CLI_OPT_N(opts), "gate", gate_usage, argc,
+	                        argv, 1);
+	if (prc)
+		return prc == 1 ? 0 : 2;
 	locus_policy *policy;
 	int rc = cli_policy_build_claude(policy_file, preset, &claude, &policy);
 	if (rc)

@@ -483,29 +483,27 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 	o->timeout = HOOK_DEFAULT_TIMEOUT;
 	*agent_name = NULL;
 	const cli_opt opts[] = {
-	    {"--answer-allow", &o->answer_allow, NULL},
-	    {"--policy", NULL, &o->policy_file},
-	    {"--preset", NULL, &o->preset},
-	    {"--audit", NULL, &o->audit_file},
-	    {"--audit-key", NULL, &o->audit_key},
-	    {"--root", NULL, &o->root},
+	    CLI_OPT_FLAG("--answer-allow", &o->answer_allow),
+	    CLI_OPT_VALUE("--policy", &o->policy_file),
+	    CLI_OPT_VALUE("--preset", &o->preset),
+	    CLI_OPT_VALUE("--audit", &o->audit_file),
+	    CLI_OPT_VALUE("--audit-key", &o->audit_key),
+	    CLI_OPT_VALUE("--root", &o->root),
+	    CLI_OPT_CLAUDE(&o->claude, "hook"),
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		bool has = i + 1 < argc;
 		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
-		int cf;
 		if (t == CLI_OPT_TAKEN)
 			continue;
+		if (t == CLI_OPT_FAILED)
+			return 2;
 		if (t == CLI_OPT_NO_VALUE)
 			return cli_opt_unknown("hook", s, hook_usage);
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			hook_usage(stdout);
 			return -1;
-		} else if ((cf = cli_claude_flag(&o->claude, "hook", argc, argv,
-		                                 &i))) {
-			if (cf == 2)
-				return 2;
 		} else if (has && !strcmp(s, "--timeout")) {
 			char *e;
 			errno = 0;

@@ -70,16 +70,6 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
 	return cli_bwrap_open(&s->opt.cloud, root, b, err);
 }
 
-__attribute__((format(printf, 1, 2))) static char *why_text(const char *fmt,
-                                                            ...)
-{
-	char buf[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return strdup(buf);
-}
 
 int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 {
@@ -90,14 +80,15 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	              !strcmp(s->opt.backend, "openshell");
 	char *real = memory ? NULL : realpath(root, NULL);
 	if (!memory && !real) {
-		*why = why_text("the workspace %.400s is not a folder", root);
+		*why = cli_format("the workspace %.400s is not a folder", root);
 		return -1;
 	}
 	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
-		*why = why_text("the workspace %.400s is / or the home folder: "
-		                "give a project folder with --root (or "
-		                "--allow-broad-root)",
-		                real);
+		*why =
+		    cli_format("the workspace %.400s is / or the home folder: "
+		               "give a project folder with --root (or "
+		               "--allow-broad-root)",
+		               real);
 		free(real);
 		return -1;
 	}
@@ -118,9 +109,9 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 		                       &cfg, &err);
 	}
 	if (rc) {
-		*why =
-		    why_text("%s", err.message[0] ? err.message
-		                                  : "cannot build the harness");
+		*why = cli_format("%s", err.message[0]
+		                            ? err.message
+		                            : "cannot build the harness");
 		locus_backend_free(b);
 		if (s->root_real && s->backend)
 			s->gate.workspace_root = strcmp(s->opt.backend, "local")
@@ -293,15 +284,16 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 	o->max_calls = MCP_DEFAULT_CALLS;
 	cli_backend_init(&o->cloud);
 	const cli_opt opts[] = {
-	    {"--no-read-check", &o->no_read_check, NULL},
-	    {"--allow-broad-root", &o->allow_broad_root, NULL},
-	    {"--root", NULL, &o->root},
-	    {"--backend", NULL, &o->backend},
-	    {"--policy", NULL, &o->policy_file},
-	    {"--preset", NULL, &o->preset},
-	    {"--audit", NULL, &o->audit_file},
-	    {"--audit-key", NULL, &o->audit_key},
-	    {"--tools", NULL, tools},
+	    CLI_OPT_FLAG("--no-read-check", &o->no_read_check),
+	    CLI_OPT_FLAG("--allow-broad-root", &o->allow_broad_root),
+	    CLI_OPT_VALUE("--root", &o->root),
+	    CLI_OPT_VALUE("--backend", &o->backend),
+	    CLI_OPT_VALUE("--policy", &o->policy_file),
+	    CLI_OPT_VALUE("--preset", &o->preset),
+	    CLI_OPT_CLAUDE(&o->claude, "mcp"),
+	    CLI_OPT_VALUE("--audit", &o->audit_file),
+	    CLI_OPT_VALUE("--audit-key", &o->audit_key),
+	    CLI_OPT_VALUE("--tools", tools),
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -313,6 +305,8 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 		                         : CLI_OPT_TAKE(opts, argc, argv, &i);
 		if (t == CLI_OPT_TAKEN)
 			continue;
+		if (t == CLI_OPT_FAILED)
+			return 2;
 		if (t == CLI_OPT_NO_VALUE)
 			return cli_opt_unknown("mcp", a, mcp_usage);
 		if (f < 0) {
@@ -322,10 +316,6 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			mcp_usage(stdout);
 			return 1;
-		} else if ((f = cli_claude_flag(&o->claude, "mcp", argc, argv,
-		                                &i)) != 0) {
-			if (f == 2)
-				return 2;
 		} else if (more && !strcmp(a, "--max-calls")) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);

@@ -265,15 +265,6 @@ static bool prop_type_ok(const cJSON *p, const cJSON *v, char *want, size_t wl)
 	return ok;
 }
 
-__attribute__((format(printf, 1, 2))) static char *msg(const char *fmt, ...)
-{
-	char buf[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return strdup(buf);
-}
 
 /* One argument against its property schema: NULL or the message. */
 static char *check_one(const cJSON *p, const cJSON *a)
@@ -283,7 +274,7 @@ static char *check_one(const cJSON *p, const cJSON *a)
 		char field[200];
 		snprintf(field, sizeof field, "'%.60s' must be %s", a->string,
 		         want);
-		return msg("%s, not %s", field, json_type(a));
+		return cli_format("%s, not %s", field, json_type(a));
 	}
 	const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "enum");
 	if (cJSON_IsArray(en)) {
@@ -294,8 +285,8 @@ static char *check_one(const cJSON *p, const cJSON *a)
 				return NULL;
 		}
 		char *list = cJSON_PrintUnformatted(en);
-		char *m = msg("'%.60s' must be one of %.200s", a->string,
-		              list ? list : "the schema's values");
+		char *m = cli_format("'%.60s' must be one of %.200s", a->string,
+		                     list ? list : "the schema's values");
 		cJSON_free(list);
 		return m;
 	}
@@ -320,8 +311,8 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 	{
 		if (cJSON_IsString(r) &&
 		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
-			why = msg("missing required argument '%.60s'",
-			          r->valuestring);
+			why = cli_format("missing required argument '%.60s'",
+			                 r->valuestring);
 			goto out;
 		}
 	}
@@ -333,9 +324,9 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		const cJSON *p =
 		    cJSON_GetObjectItemCaseSensitive(props, a->string);
 		if (!p) {
-			why = msg("unknown argument '%.60s' (not in the "
-			          "tool's inputSchema)",
-			          a->string);
+			why = cli_format("unknown argument '%.60s' (not in the "
+			                 "tool's inputSchema)",
+			                 a->string);
 			goto out;
 		}
 		if ((why = check_one(p, a)))

@@ -1,11 +1,13 @@
 /*
- * cli/opts.h - a subcommand's plain options, as a table.
+ * cli/opts.h - a subcommand's options, as a table.
  *
- * A subcommand lists its flags (`--name` sets a bool) and its options with
- * a value (`--name VALUE` sets a string) in a table of cli_opt rows and
- * hands each argument to cli_opt_take(); what needs more than storing (a
- * number's range, a repeatable option with a cap, --help) stays in the
- * subcommand's own loop, before or after the table.
+ * A subcommand lists its flags (`--name` sets a bool), its options with a
+ * value (`--name VALUE` sets a string) and, when it takes a policy, the
+ * Claude Code settings options (cli_claude_flag) in a table of cli_opt
+ * rows.  A subcommand with no operands and nothing else hands the whole
+ * command line to cli_opt_parse(); the others hand each argument to
+ * cli_opt_take() and keep in their own loop what needs more than storing
+ * (a number's range, --help's status, operands).
  */
 #ifndef LOCUS_CLI_OPTS_H
 #define LOCUS_CLI_OPTS_H
@@ -14,14 +16,35 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* One option: exactly one of `flag` and `value` is set. */
+struct cli_claude_opts; /* cli/hook.h */
+
+/* One row; make it with the macros below. */
 typedef struct cli_opt {
-	const char *name;   /* "--policy" */
-	bool *flag;         /* a flag: set to true */
-	const char **value; /* an option with a value: the next argument */
+	const char *name;               /* "--policy"; NULL: a Claude row */
+	bool *flag;                     /* a flag: set to true */
+	const char **value;             /* a value: the next argument */
+	struct cli_claude_opts *claude; /* --claude-settings FILE (repeatable,
+	                                   capped), --claude-project DIR */
+	const char *cmd; /* names the command in the cap's error */
 } cli_opt;
 
+#define CLI_OPT_FLAG(n, p)                                                     \
+	{                                                                      \
+		.name = (n), .flag = (p)                                       \
+	}
+#define CLI_OPT_VALUE(n, p)                                                    \
+	{                                                                      \
+		.name = (n), .value = (p)                                      \
+	}
+#define CLI_OPT_CLAUDE(c, command)                                             \
+	{                                                                      \
+		.claude = (c), .cmd = (command)                                \
+	}
+
 typedef enum cli_opt_result {
+	CLI_OPT_FAILED = -2,   /* ours, but refused (too many
+	                          --claude-settings): the error is printed,
+	                          the usage status is 2 */
 	CLI_OPT_NO_VALUE = -1, /* ours, but the value is missing (the last
 	                          argument): the caller's usage error */
 	CLI_OPT_NOT_OURS = 0,  /* not in the table */
@@ -36,8 +59,14 @@ cli_opt_result cli_opt_take(const cli_opt *table, size_t n, int argc,
    stderr; returns 2 (the usage status). */
 int cli_opt_unknown(const char *cmd, const char *arg, void (*usage)(FILE *));
 
+/* argv[from..argc) for a command whose options are all in the table (no
+   operands): 0; 1 after --help (-h) printed `usage` to stdout; 2 after a
+   usage error (message and usage on stderr, naming `cmd`). */
+int cli_opt_parse(const cli_opt *table, size_t n, const char *cmd,
+                  void (*usage)(FILE *), int argc, char **argv, int from);
+
+#define CLI_OPT_N(table) (sizeof(table) / sizeof((table)[0]))
 #define CLI_OPT_TAKE(table, argc, argv, i)                                     \
-	cli_opt_take((table), sizeof(table) / sizeof((table)[0]), (argc),      \
-	             (argv), (i))
+	cli_opt_take((table), CLI_OPT_N(table), (argc), (argv), (i))
 
 #endif

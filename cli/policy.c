@@ -88,30 +88,17 @@ int cli_policy(int argc, char **argv)
 	}
 	const char *policy_file = NULL, *preset = NULL;
 	cli_claude_opts claude = {0};
-	int cf;
 	bool compact = false;
 	const cli_opt opts[] = {
-	    {"--compact", &compact, NULL},
-	    {"--preset", NULL, &preset},
-	    {"--policy", NULL, &policy_file},
+	    CLI_OPT_FLAG("--compact", &compact),
+	    CLI_OPT_CLAUDE(&claude, "policy"),
+	    CLI_OPT_VALUE("--preset", &preset),
+	    CLI_OPT_VALUE("--policy", &policy_file),
 	};
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
-		if (t == CLI_OPT_TAKEN)
-			continue;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (t == CLI_OPT_NOT_OURS &&
-		    (cf = cli_claude_flag(&claude, "policy", argc, argv, &i))) {
-			if (cf == 2)
-				return 2;
-			continue;
-		}
-		return cli_opt_unknown("policy", a, usage);
-	}
+	int prc = cli_opt_parse(opts, CLI_OPT_N(opts), "policy", usage, argc,
+	                        argv, 2);
+	if (prc)
+		return prc == 1 ? 0 : 2;
 	locus_policy *p;
 	int rc = cli_policy_build_claude(policy_file, preset, &claude, &p);
 	if (rc)

@@ -2,6 +2,7 @@
  * cli/util.c - small helpers shared by the subcommands.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "../util/buf.h"
 
 int cli_print_json(FILE *out, cJSON *o, bool pretty)
 {
@@ -21,6 +23,16 @@ int cli_print_json(FILE *out, cJSON *o, bool pretty)
 	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
 	cJSON_free(s);
 	return rc;
+}
+
+char *cli_format(const char *fmt, ...)
+{
+	lu_buf b = LU_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	lu_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return lu_buf_take(&b);
 }
 
 char *cli_absolute_dir(const char *dir)
