@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "harness/internal.h"
+#include "net/sse.h"
 
 #define MAX_LINE ((size_t)8 << 20) /* one event; more is a broken stream */
 #define MAX_RESUMES 20
@@ -29,9 +30,8 @@ typedef struct stream {
 	loci_run_result *res;
 	size_t max_out;
 	int framing; /* resolved for the current response; 0 unknown */
-	lh_buf line;
-	lh_buf data; /* SSE: data lines of the event being read */
-	bool has_data;
+	lh_buf line; /* NDJSON: the line being read */
+	lsse sse;    /* SSE: the decoder (net/sse.h) */
 	lh_buf out;
 	int fail; /* a LOCUS_E* code once the stream is unusable */
 	char why[160];
@@ -126,53 +126,41 @@ static void on_json(stream *s, const char *text, size_t len)
 	cJSON_Delete(j);
 }
 
-static void sse_line(stream *s, const char *l, size_t n)
+static int on_sse_event(void *ctx, const char *data, size_t len)
 {
-	if (n == 0) {
-		if (s->has_data)
-			on_json(s, s->data.d ? s->data.d : "", s->data.len);
-		s->data.len = 0;
-		if (s->data.d)
-			s->data.d[0] = '\0';
-		s->has_data = false;
-		return;
-	}
-	if (l[0] == ':' || n < 5 || memcmp(l, "data:", 5) != 0)
-		return; /* comment, or event:, id:, retry: (not needed) */
-	const char *v = l + 5;
-	size_t vn = n - 5;
-	if (vn && *v == ' ') {
-		v++;
-		vn--;
-	}
-	if (s->has_data)
-		lh_buf_add(&s->data, "\n", 1);
-	lh_buf_add(&s->data, v, vn);
-	s->has_data = true;
+	stream *s = ctx;
+	on_json(s, data, len);
+	return s->fail;
 }
 
-static void one_line(stream *s, const char *l, size_t n)
+static void ndjson_line(stream *s, const char *l, size_t n)
 {
 	if (n && l[n - 1] == '\r')
 		n--;
-	if (s->framing == LOCI_STREAM_SSE)
-		sse_line(s, l, n);
-	else if (n && strspn(l, " \t") < n)
+	if (n && strspn(l, " \t") < n)
 		on_json(s, l, n);
+}
+
+static int sse_body(stream *s, const char *d, size_t n)
+{
+	int rc = lsse_feed(&s->sse, d, n);
+	if (rc == LOCUS_ETOOBIG)
+		stream_fail(s, rc, "an event over 8 MiB");
+	else if (rc == LOCUS_ENOMEM)
+		stream_fail(s, rc, "out of memory");
+	return s->fail;
 }
 
 static int on_body(void *ctx, const lhttp_response *resp, const char *d,
                    size_t n)
 {
 	stream *s = ctx;
-	if (!s->framing) {
-		const char *ct =
-		    lhttp_headers_get(&resp->headers, "content-type");
-		s->framing = s->c->framing ? (int)s->c->framing
-		             : ct && strstr(ct, "text/event-stream")
-		                 ? LOCI_STREAM_SSE
-		                 : LOCI_STREAM_NDJSON;
-	}
+	if (!s->framing)
+		s->framing = s->c->framing          ? (int)s->c->framing
+		             : lsse_is_stream(resp) ? LOCI_STREAM_SSE
+		                                    : LOCI_STREAM_NDJSON;
+	if (s->framing == LOCI_STREAM_SSE)
+		return sse_body(s, d, n);
 	for (size_t i = 0; i < n && !s->fail; i++) {
 		const char *nl = memchr(d + i, '\n', n - i);
 		size_t k = nl ? (size_t)(nl - d) : n;
@@ -182,11 +170,11 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *d,
 			                   "an event over 8 MiB");
 		if (!nl)
 			break;
-		one_line(s, s->line.d ? s->line.d : "", s->line.len);
+		ndjson_line(s, s->line.d ? s->line.d : "", s->line.len);
 		s->line.len = 0;
 		i = k;
 	}
-	if (s->line.oom || s->data.oom)
+	if (s->line.oom)
 		stream_fail(s, LOCUS_ENOMEM, "out of memory");
 	return s->fail;
 }
@@ -198,10 +186,9 @@ static void end_response(stream *s, bool complete)
 {
 	if (complete && s->framing == LOCI_STREAM_NDJSON && s->line.len &&
 	    !s->fail)
-		one_line(s, s->line.d, s->line.len);
+		ndjson_line(s, s->line.d, s->line.len);
 	s->line.len = 0;
-	s->data.len = 0;
-	s->has_data = false;
+	lsse_reset(&s->sse);
 	s->framing = 0;
 }
 
@@ -270,6 +257,7 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
 	if (!body)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	stream s = {.c = c, .res = out, .max_out = max_out};
+	lsse_init(&s.sse, MAX_LINE, on_sse_event, &s);
 	double end = lh_now() + (double)secs + 60;
 	int rc;
 	for (;;) {
@@ -308,7 +296,7 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
 	}
 	free(body);
 	lh_buf_free(&s.line);
-	lh_buf_free(&s.data);
+	lsse_free(&s.sse);
 	if (rc) {
 		lh_buf_free(&s.out);
 		return rc;

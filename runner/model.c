@@ -11,6 +11,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "net/sse.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #define LR_MAX_TOOL_CALLS 128
 #define LR_MAX_MODEL_BODY (16u << 20)
+#define LR_MAX_SSE_LINE (4u << 20) /* one SSE line or event's data */
 
 typedef struct slot {
 	lu_buf id, name, args;
@@ -27,7 +29,8 @@ typedef struct slot {
 
 typedef struct sse {
 	lr_run *r;
-	lu_buf line, data, whole;
+	lsse dec;        /* the SSE decoder (net/sse.h) */
+	lu_buf whole;    /* mode 2: the one JSON body */
 	size_t streamed; /* bytes of an SSE stream so far */
 	char why[200];   /* what fail() said */
 	int mode;        /* 0 unknown, 1 SSE, 2 one JSON body */
@@ -178,43 +181,28 @@ static int take_json(sse *s, const char *text, size_t len)
 	return rc;
 }
 
-/* A complete SSE line (without its end of line). */
-static int sse_line(sse *s, const char *l, size_t n)
+/* One SSE event's data (event:, id:, retry: are not used by chat
+   completions; an event with empty data carries nothing). */
+static int on_event(void *ctx, const char *data, size_t len)
 {
-	if (n == 0) { /* end of one event */
-		if (s->data.len) {
-			if (s->done)
-				return fail(s, "data after [DONE]");
-			if (s->data.len == 6 && !memcmp(s->data.d, "[DONE]", 6))
-				s->done = true;
-			else if (take_json(s, s->data.d, s->data.len))
-				return s->rc;
-		}
-		s->data.len = 0;
+	sse *s = ctx;
+	if (!len)
 		return 0;
-	}
-	if (l[0] == ':')
-		return 0; /* a comment (keep-alive) */
-	if (n >= 5 && !memcmp(l, "data:", 5)) {
-		size_t o = n > 5 && l[5] == ' ' ? 6 : 5;
-		if (s->data.len)
-			lu_buf_add(&s->data, "\n", 1);
-		lu_buf_add(&s->data, l + o, n - o);
-		if (s->data.oom)
-			return fail(s, "out of memory");
-	}
-	return 0; /* event:, id:, retry: are not used by chat completions */
+	if (s->done)
+		return fail(s, "data after [DONE]");
+	if (len == 6 && !memcmp(data, "[DONE]", 6))
+		s->done = true;
+	else
+		take_json(s, data, len);
+	return s->rc;
 }
 
 static int on_body(void *ctx, const lhttp_response *resp, const char *data,
                    size_t len)
 {
 	sse *s = ctx;
-	if (!s->mode) {
-		const char *ct =
-		    lhttp_headers_get(&resp->headers, "content-type");
-		s->mode = ct && strstr(ct, "text/event-stream") ? 1 : 2;
-	}
+	if (!s->mode)
+		s->mode = lsse_is_stream(resp) ? 1 : 2;
 	if (s->mode == 2) {
 		if (s->whole.len + len > LR_MAX_MODEL_BODY)
 			return fail(s, "longer than 16 MiB");
@@ -226,20 +214,11 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *data,
 	if (len > LR_MAX_MODEL_BODY - s->streamed)
 		return fail(s, "too large (a stream longer than 16 MiB)");
 	s->streamed += len;
-	for (size_t i = 0; i < len && !s->rc; i++) {
-		char c = data[i];
-		if (c == '\n') {
-			size_t n = s->line.len;
-			if (n && s->line.d[n - 1] == '\r')
-				n--;
-			sse_line(s, s->line.d ? s->line.d : "", n);
-			s->line.len = 0;
-		} else {
-			if (s->line.len > (4u << 20))
-				return fail(s, "an SSE line longer than 4 MiB");
-			lu_buf_add(&s->line, &c, 1);
-		}
-	}
+	int rc = lsse_feed(&s->dec, data, len);
+	if (rc == LOCUS_ETOOBIG)
+		return fail(s, "an SSE line or event longer than 4 MiB");
+	if (rc == LOCUS_ENOMEM)
+		return fail(s, "out of memory");
 	return s->rc;
 }
 
@@ -296,8 +275,7 @@ static int finish(sse *s, lr_turn *out)
 
 static void sse_free(sse *s)
 {
-	lu_buf_free(&s->line);
-	lu_buf_free(&s->data);
+	lsse_free(&s->dec);
 	lu_buf_free(&s->whole);
 	lu_buf_free(&s->content);
 	lu_buf_free(&s->reasoning);
@@ -343,6 +321,7 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 		    lhttp_headers_add(&h, "Accept", "text/event-stream");
 	}
 	sse s = {.r = r, .err = err};
+	lsse_init(&s.dec, LR_MAX_SSE_LINE, on_event, &s);
 	if (!rc) {
 		double left = lr_run_left(r);
 		long tmo = left < 600 ? (long)(left * 1000) + 1 : 600000;

@@ -11,6 +11,7 @@
 #include "runner/runner.h"
 
 #include "harness/internal.h"
+#include "net/sse.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -92,34 +93,34 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 
 /* ---- MCP over streamable HTTP ---- */
 
-/* The JSON-RPC messages of an answer (one JSON body, or SSE data lines). */
+/* One SSE event's data is one JSON-RPC message; anything else (not JSON,
+   not an object) is skipped, as a message the runner cannot use. */
+static int take_mcp_event(void *ctx, const char *data, size_t len)
+{
+	cJSON *m = NULL;
+	locus_error e;
+	if (!lr_json_parse(data, len, &m, &e) && cJSON_IsObject(m))
+		cJSON_AddItemToArray(ctx, m);
+	else
+		cJSON_Delete(m);
+	return 0;
+}
+
+/* The JSON-RPC messages of an answer (one JSON body, or SSE events; a
+   half event at the end of the body is dropped, as SSE says). */
 static cJSON *mcp_messages(const lhttp_response *resp)
 {
 	cJSON *list = cJSON_CreateArray();
 	if (!list || !resp->body)
 		return list;
-	const char *ct = lhttp_headers_get(&resp->headers, "content-type");
-	if (ct && strstr(ct, "text/event-stream")) {
-		const char *p = resp->body, *end = p + resp->body_len;
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-			if (le - p > 5 && !memcmp(p, "data:", 5)) {
-				const char *d = p + 5;
-				while (d < le && *d == ' ')
-					d++;
-				size_t n = (size_t)(le - d);
-				if (n && d[n - 1] == '\r')
-					n--;
-				cJSON *m = NULL;
-				locus_error e;
-				if (!lr_json_parse(d, n, &m, &e) &&
-				    cJSON_IsObject(m))
-					cJSON_AddItemToArray(list, m);
-				else
-					cJSON_Delete(m);
-			}
-			p = nl ? nl + 1 : end;
+	if (lsse_is_stream(resp)) {
+		lsse dec;
+		lsse_init(&dec, resp->body_len, take_mcp_event, list);
+		int rc = lsse_feed(&dec, resp->body, resp->body_len);
+		lsse_free(&dec);
+		if (rc) { /* out of memory: a line cannot outgrow the body */
+			cJSON_Delete(list);
+			return NULL;
 		}
 		return list;
 	}

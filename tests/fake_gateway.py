@@ -505,7 +505,11 @@ class McpServer(Server):
         text = self.tools[name](args)
         ans = {"jsonrpc": "2.0", "id": msg["id"],
                "result": {"content": [{"type": "text", "text": text}], "isError": False}}
-        raw = ("event: message\ndata: %s\n\n" % json.dumps(ans)).encode()
+        # One event whose data spans several data: lines (SSE joins them
+        # with "\n"), behind a comment and an id: line, CRLF ends: the
+        # runner must read it as one JSON-RPC message (net/sse.c).
+        data = "".join("data: %s\r\n" % l for l in json.dumps(ans, indent=1).split("\n"))
+        raw = (": keep-alive\r\nevent: message\r\nid: 1\r\n%s\r\n" % data).encode()
         h._send(200, raw=raw, ctype="text/event-stream")
 
 
