@@ -2,17 +2,22 @@
  * knowledge/linefacts.c - files a line writes and runs (see linefacts.h).
  *
  * Everything here reads the public commands of a result and the program
- * table; nothing is allocated.  Where the analysis cannot tell (a dynamic
+ * table; only the writers' index (below) is allocated.  Where the analysis cannot tell (a dynamic
  * name, an archive's contents, a name too long for the buffers), it says
  * "this may be the file": the callers then fail closed.
  */
 #include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "linefacts.h"
 #include "programs.h"
+#include "../util/array.h"
 
 #define NAME_MAX_LEN 512
+#define LK_STR(x) #x
+#define LK_XSTR(x) LK_STR(x)
 #define COPY_DEPTH 8 /* copies of copies followed */
 
 static bool streq(const char *a, const char *b)
@@ -150,8 +155,9 @@ typedef struct wname {
 	bool append;
 	const char *copy_of; /* a copy: the source's name */
 	uint32_t copy_flags;
-	bool url; /* a URL: its last segment, with or without the
-	             query, is the name */
+	bool url;     /* a URL: its last segment, with or without the
+	                 query, is the name */
+	bool extract; /* an archive's files: content found per search */
 } wname;
 
 #define MAX_NAMES 32
@@ -168,7 +174,7 @@ static void add_name(wset *s, const char *name, lk_content content, bool append)
 		s->overflow = true;
 		return;
 	}
-	s->v[s->n++] = (wname){name, content, append, NULL, 0, false};
+	s->v[s->n++] = (wname){name, content, append, NULL, 0, false, false};
 }
 
 static void add_copy(wset *s, const char *name, const char *src,
@@ -178,8 +184,8 @@ static void add_copy(wset *s, const char *name, const char *src,
 		s->overflow = true;
 		return;
 	}
-	s->v[s->n++] =
-	    (wname){name, LK_CONTENT_UNKNOWN, false, src, src_flags, false};
+	s->v[s->n++] = (wname){
+	    name, LK_CONTENT_UNKNOWN, false, src, src_flags, false, false};
 }
 
 static bool net_redirect(const locus_shell_command *c)
@@ -427,15 +433,42 @@ static bool in_place(const locus_shell_command *c)
 	return false;
 }
 
-static size_t writes_depth(const locus_shell_result *r, const lk_writers *wr,
+static size_t writes_depth(const locus_shell_result *r, lk_writers *wr,
                            size_t at, const lk_run *path, lk_write *out,
                            size_t max, unsigned depth);
 
-/* Every name command j writes.  `wr` (may be NULL while the writer list
-   is being built) and `depth` are for following an archive to its
-   download. */
-static void command_writes(const locus_shell_result *r, const lk_writers *wr,
-                           size_t j, wset *s, unsigned depth)
+/* What archive command j puts on disk: a download when it is fed one, or
+   one of its operands is a file the line downloaded (followed `depth`
+   copies deep); past COPY_DEPTH, not known (as for copies: the line is
+   then unparsed; it was taken to be a download, which left
+   `tar xf a.tar; tar xf b.tar; ./install.sh` parsed, each archive "maybe
+   extracted" by the other until the depth ran out, and the labeller,
+   seeing no downloader on the line, found no remote code).  Without `wr`
+   (the writers are being listed) only that it writes counts. */
+static lk_content extract_content(const locus_shell_result *r, lk_writers *wr,
+                                  size_t j, unsigned depth)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, j);
+	if (wr && !fed_by_download(r, j) && depth >= COPY_DEPTH)
+		return LK_CONTENT_UNKNOWN;
+	bool dl = fed_by_download(r, j) || !wr;
+	for (size_t i = 1; i < c->argc && !dl; i++) {
+		lk_run a = {c->argv[i], c->argv_flags[i], LK_MATCH_BASE,
+		            LK_RUN_EXEC};
+		lk_write w[4];
+		size_t nw = is_option(c->argv[i])
+		                ? 0
+		                : writes_depth(r, wr, j, &a, w, 4, depth + 1);
+		for (size_t k = 0; k < nw; k++)
+			dl |= w[k].content == LK_CONTENT_DOWNLOAD;
+	}
+	return dl ? LK_CONTENT_DOWNLOAD : LK_CONTENT_UNKNOWN;
+}
+
+/* Every name command j writes, listed once per line (the extraction's
+   content depends on how deep the search is: it is marked, and found
+   when a search reaches it). */
+static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, j);
 	redirect_writes(c, s);
@@ -459,20 +492,9 @@ static void command_writes(const locus_shell_result *r, const lk_writers *wr,
 	if (cls & LK_COPIES)
 		copy_writes(c, s);
 	if ((cls & LK_EXTRACTS) && extracts(c)) {
-		bool dl = fed_by_download(r, j) || !wr || depth >= COPY_DEPTH;
-		for (size_t i = 1; i < c->argc && !dl; i++) {
-			lk_run a = {c->argv[i], c->argv_flags[i], LK_MATCH_BASE,
-			            LK_RUN_EXEC};
-			lk_write w[4];
-			size_t nw =
-			    is_option(c->argv[i])
-			        ? 0
-			        : writes_depth(r, wr, j, &a, w, 4, depth + 1);
-			for (size_t k = 0; k < nw; k++)
-				dl |= w[k].content == LK_CONTENT_DOWNLOAD;
-		}
-		add_name(s, NULL, dl ? LK_CONTENT_DOWNLOAD : LK_CONTENT_UNKNOWN,
-		         false);
+		add_name(s, NULL, LK_CONTENT_UNKNOWN, false);
+		if (!s->overflow)
+			s->v[s->n - 1].extract = true;
 	}
 	if (in_place(c))
 		for (size_t i = 1; i < c->argc; i++)
@@ -507,55 +529,101 @@ static bool before(const locus_shell_result *r, size_t j, size_t at)
 	return j != at;
 }
 
-static size_t writes_depth(const locus_shell_result *r, const lk_writers *wr,
-                           size_t at, const lk_run *path, lk_write *out,
-                           size_t max, unsigned depth)
+/* ---- the writers, indexed by name ----------------------------------- */
+
+/*
+ * Every name of every writer is an entry, numbered in (writer, name)
+ * order, and filed in the name index (nameindex.h) under the keys a run
+ * can look it up by: its basename (BASE and SUFFIX runs, python -m's
+ * MOD.py), its whole cleaned path (EXACT), its basename when it sits in a
+ * `bin` directory (PATH), and each of its directory segments (DIR, a
+ * python package).  Entries no key can stand for (any name, a name too
+ * long to compare) are on two lists that searches read besides their
+ * keys.  A
+ * search merges the lists of its keys in entry order and applies the one
+ * match rule (name_matches) to each candidate, so its answer, and the
+ * order of it, are those of a scan of every writer; a run the keys cannot
+ * narrow (a dynamic or globbed name) scans every entry.
+ */
+struct lk_wentry {
+	size_t by; /* the writer */
+	wname w;
+	/* an extraction's content per search depth (bit d), computed once
+	   while the writers stay the same (gen) */
+	size_t gen;
+	uint16_t known, download;
+};
+
+enum { KEY_BASE = 1, KEY_FULL, KEY_BIN, KEY_DIRSEG };
+
+static bool index_key(lk_writers *wr, unsigned kind, const char *k, size_t n,
+                      size_t e)
 {
-	size_t n = 0;
-	for (size_t x = 0; x < wr->n && n < max; x++) {
-		size_t j = wr->idx[x];
-		if (!before(r, j, at))
-			continue;
-		wset s;
-		s.n = 0;
-		s.overflow = false;
-		command_writes(r, wr, j, &s, depth);
-		if (s.overflow)
-			add_name(&s, NULL, LK_CONTENT_UNKNOWN, false);
-		for (size_t k = 0; k < s.n && n < max; k++) {
-			const wname *w = &s.v[k];
-			if (!(w->url ? url_matches(w->name, path)
-			             : name_matches(w->name, path)))
-				continue;
-			if (!w->copy_of) {
-				out[n++] = (lk_write){j, w->content, w->append,
-				                      false, w->name};
-				continue;
-			}
-			/* a copy: the writes of its source, before the copy */
-			if (depth >= COPY_DEPTH) {
-				out[n++] = (lk_write){j, LK_CONTENT_UNKNOWN,
-				                      false, true, w->name};
-				continue;
-			}
-			lk_run src = {w->copy_of, w->copy_flags, LK_MATCH_BASE,
-			              path->as};
-			lk_write sub[LK_MAX_WRITES];
-			size_t ns = writes_depth(r, wr, j, &src, sub,
-			                         LK_MAX_WRITES, depth + 1);
-			for (size_t m = 0; m < ns && n < max; m++) {
-				sub[m].copy = true;
-				out[n++] = sub[m];
-			}
-		}
+	return lk_nidx_add(&wr->index, kind, k, n, e);
+}
+
+static bool push_loose(lk_entry_list *l, size_t e)
+{
+	if (!lu_reserve(&l->v, &l->cap, l->n + 1))
+		return false;
+	l->v[l->n++] = e;
+	return true;
+}
+
+/* File entry e under the keys of the written name x. */
+static bool index_name(lk_writers *wr, size_t e, const char *x)
+{
+	char cb[NAME_MAX_LEN], bb[NAME_MAX_LEN];
+	const char *w = clean_path(x, cb, sizeof cb);
+	const char *b = w ? lk_path_base(w, bb, sizeof bb) : NULL;
+	if (!b) /* too long to compare: may be any file */
+		return push_loose(&wr->too_long, e);
+	bool ok = index_key(wr, KEY_BASE, b, strlen(b), e) &&
+	          index_key(wr, KEY_FULL, w, strlen(w), e);
+	const char *slash = strrchr(w, '/');
+	if (ok && slash && slash - w >= 3 && strncmp(slash - 3, "bin", 3) == 0)
+		ok = index_key(wr, KEY_BIN, slash + 1, strlen(slash + 1), e);
+	for (const char *seg = w, *q; ok && (q = strchr(seg, '/')); seg = q + 1)
+		if (q > seg)
+			ok = index_key(wr, KEY_DIRSEG, seg, (size_t)(q - seg),
+			               e);
+	return ok;
+}
+
+static bool index_entry(lk_writers *wr, size_t e)
+{
+	const wname *w = &wr->v[e].w;
+	if (!w->name)
+		return push_loose(&wr->any_name, e);
+	if (!index_name(wr, e, w->name))
+		return false;
+	/* a URL is also its name without the query (url_matches) */
+	size_t n = strcspn(w->name, "?#");
+	if (!w->url || n == strlen(w->name) || n >= NAME_MAX_LEN)
+		return true;
+	char buf[NAME_MAX_LEN];
+	memcpy(buf, w->name, n);
+	buf[n] = '\0';
+	return index_name(wr, e, buf);
+}
+
+/* Append command j's names (it writes at least one). */
+static bool add_writer(lk_writers *wr, size_t j, const wset *s)
+{
+	if (!lu_reserve(&wr->v, &wr->cap, wr->n + s->n))
+		return false;
+	for (size_t k = 0; k < s->n; k++) {
+		wr->v[wr->n] = (lk_wentry){j, s->v[k], 0, 0, 0};
+		if (!index_entry(wr, wr->n++))
+			return false;
 	}
-	return n;
+	wr->nwriters++;
+	return true;
 }
 
 void lk_line_writers(const locus_shell_result *r, lk_writers *out)
 {
-	out->n = 0;
-	out->overflow = false;
+	*out = (lk_writers)LK_WRITERS_INIT;
 	lk_line_writers_from(r, out, 0);
 }
 
@@ -563,23 +631,236 @@ void lk_line_writers_from(const locus_shell_result *r, lk_writers *out,
                           size_t from)
 {
 	size_t count = locus_shell_result_count(r);
+	out->ncommands = count;
 	for (size_t j = from; j < count && !out->overflow; j++) {
 		wset s;
 		s.n = 0;
 		s.overflow = false;
-		command_writes(r, NULL, j, &s, 0);
+		command_writes(r, j, &s);
 		if (!s.n && !s.overflow)
 			continue;
-		if (out->n == LK_MAX_WRITERS) {
-			out->overflow = true;
-			return;
-		}
-		out->idx[out->n++] = j;
+		if (out->nwriters == LK_MAX_WRITERS || !add_writer(out, j, &s))
+			out->overflow = true; /* callers fail closed */
+		out->gen++; /* what extractions hold may change */
 	}
 }
 
-size_t lk_line_writes(const locus_shell_result *r, const lk_writers *wr,
-                      size_t at, const lk_run *path, lk_write *out, size_t max)
+void lk_writers_free(lk_writers *wr)
+{
+	free(wr->v);
+	free(wr->any_name.v);
+	free(wr->too_long.v);
+	lk_nidx_free(&wr->index);
+	*wr = (lk_writers)LK_WRITERS_INIT;
+}
+
+const char *lk_writers_failed(const lk_writers *wr)
+{
+	if (wr->overflow)
+		return "the line writes more than " LK_XSTR(
+		    LK_MAX_WRITERS) " files";
+	if (wr->work_over)
+		return "the files the line writes take too long to match "
+		       "against the files it runs";
+	return NULL;
+}
+
+/* The candidates of one search: the lists of up to two keys, the names
+   too long to compare and (but for PATH and EXACT runs, which no unknown
+   name can be) the unknown names, merged in entry order; or (all) every
+   entry. */
+typedef struct cands {
+	lk_nidx_cursor key[2];
+	size_t nkeys, next;
+	size_t pos[2]; /* in too_long, any_name */
+	bool any_name, all, emitted;
+} cands;
+
+static void cands_key(const lk_writers *wr, cands *it, unsigned kind,
+                      const char *k, size_t n)
+{
+	it->key[it->nkeys++] = lk_nidx_find(&wr->index, kind, k, n);
+}
+
+/* The keys of a run whose cleaned path is p; false: every entry. */
+static bool run_keys(const lk_writers *wr, const lk_run *run, const char *p,
+                     cands *it)
+{
+	char bb[NAME_MAX_LEN];
+	const char *b = lk_path_base(p, bb, sizeof bb);
+	size_t pl = strlen(p);
+	switch (run->match) {
+	case LK_MATCH_EXACT: cands_key(wr, it, KEY_FULL, p, pl); return true;
+	case LK_MATCH_PATH: cands_key(wr, it, KEY_BIN, p, pl); return true;
+	case LK_MATCH_DIR: {
+		/* the pattern's last segment, whole in the written path
+		   when a '/' comes before it and after it */
+		if (pl < 2 || p[pl - 1] != '/')
+			return false;
+		size_t s = pl - 1;
+		while (s > 0 && p[s - 1] != '/')
+			s--;
+		if (s == 0 || s == pl - 1)
+			return false;
+		cands_key(wr, it, KEY_DIRSEG, p + s, pl - 1 - s);
+		return true;
+	}
+	case LK_MATCH_MODULE: {
+		if (strchr(p, '/') || pl + 4 > sizeof bb)
+			return false;
+		memcpy(bb, p, pl);
+		memcpy(bb + pl, ".py", 4);
+		cands_key(wr, it, KEY_BASE, bb, pl + 3);
+		cands_key(wr, it, KEY_DIRSEG, p, pl);
+		return true;
+	}
+	case LK_MATCH_SUFFIX: break;
+	case LK_MATCH_BASE:
+		if (run->flags & LOCUS_WORD_GLOB)
+			return false;
+		break;
+	}
+	if (!b)
+		return false;
+	cands_key(wr, it, KEY_BASE, b, strlen(b));
+	return true;
+}
+
+static void cands_begin(const lk_writers *wr, const lk_run *run, cands *it)
+{
+	memset(it, 0, sizeof *it);
+	char pc[NAME_MAX_LEN];
+	const char *p = (run->flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_BRACE))
+	                    ? NULL
+	                    : clean_path(run->path, pc, sizeof pc);
+	it->all = !p || !run_keys(wr, run, p, it);
+	it->any_name =
+	    run->match != LK_MATCH_PATH && run->match != LK_MATCH_EXACT;
+}
+
+static bool cands_next(const lk_writers *wr, cands *it, size_t *e)
+{
+	if (it->all) {
+		if (it->next >= wr->n)
+			return false;
+		*e = it->next++;
+		return true;
+	}
+	for (;;) {
+		size_t best = SIZE_MAX, v;
+		int src = -1;
+		for (size_t k = 0; k < it->nkeys; k++)
+			if (lk_nidx_peek(&wr->index, &it->key[k], &v) &&
+			    v < best) {
+				best = v;
+				src = (int)k;
+			}
+		const lk_entry_list *lists[2] = {&wr->too_long, &wr->any_name};
+		for (size_t k = 0; k < (it->any_name ? 2u : 1u); k++)
+			if (it->pos[k] < lists[k]->n &&
+			    lists[k]->v[it->pos[k]] < best) {
+				best = lists[k]->v[it->pos[k]];
+				src = 2 + (int)k;
+			}
+		if (src < 0)
+			return false;
+		if (src >= 2)
+			it->pos[src - 2]++;
+		else
+			lk_nidx_next(&wr->index, &it->key[src]);
+		/* an entry under two of the keys comes twice, in a row */
+		if (it->emitted && best < it->next)
+			continue;
+		it->emitted = true;
+		it->next = best + 1;
+		*e = best;
+		return true;
+	}
+}
+
+/* extract_content of entry e's writer, once per depth (a search for an
+   archive's operands finds other archives, which search in turn: without
+   the memo, a line of unzips costs a power of its length). */
+static lk_content extraction(const locus_shell_result *r, lk_writers *wr,
+                             size_t e, unsigned depth)
+{
+	lk_wentry *x = &wr->v[e];
+	if (depth >= 16)
+		return extract_content(r, wr, x->by, depth);
+	uint16_t bit = (uint16_t)(1u << depth);
+	if (x->gen != wr->gen) {
+		x->gen = wr->gen;
+		x->known = x->download = 0;
+	}
+	if (!(x->known & bit)) {
+		bool dl =
+		    extract_content(r, wr, x->by, depth) == LK_CONTENT_DOWNLOAD;
+		x = &wr->v[e]; /* the same array: nothing is added here */
+		x->known |= bit;
+		if (dl)
+			x->download |= bit;
+	}
+	return (x->download & bit) ? LK_CONTENT_DOWNLOAD : LK_CONTENT_UNKNOWN;
+}
+
+/* One more candidate examined; false once the line's matching work is
+   past what its size allows (linear in its commands and names). */
+static bool spend(lk_writers *wr)
+{
+	if (wr->work_over)
+		return false;
+	size_t limit = LK_MATCH_WORK * (wr->n + wr->ncommands) + 65536;
+	if (++wr->work > limit) {
+		wr->work_over = true;
+		return false;
+	}
+	return true;
+}
+
+static size_t writes_depth(const locus_shell_result *r, lk_writers *wr,
+                           size_t at, const lk_run *path, lk_write *out,
+                           size_t max, unsigned depth)
+{
+	size_t n = 0, e;
+	cands it;
+	cands_begin(wr, path, &it);
+	while (n < max && cands_next(wr, &it, &e) && spend(wr)) {
+		size_t j = wr->v[e].by;
+		if (!before(r, j, at))
+			continue;
+		wname wn = wr->v[e].w;
+		const wname *w = &wn;
+		if (!(w->url ? url_matches(w->name, path)
+		             : name_matches(w->name, path)))
+			continue;
+		if (w->extract)
+			wn.content = extraction(r, wr, e, depth);
+		if (!w->copy_of) {
+			out[n++] = (lk_write){j, w->content, w->append, false,
+			                      w->name};
+			continue;
+		}
+		/* a copy: the writes of its source, before the copy */
+		if (depth >= COPY_DEPTH) {
+			out[n++] = (lk_write){j, LK_CONTENT_UNKNOWN, false,
+			                      true, w->name};
+			continue;
+		}
+		lk_run src = {w->copy_of, w->copy_flags, LK_MATCH_BASE,
+		              path->as};
+		lk_write sub[LK_MAX_WRITES];
+		size_t ns =
+		    writes_depth(r, wr, j, &src, sub, LK_MAX_WRITES, depth + 1);
+		for (size_t m = 0; m < ns && n < max; m++) {
+			sub[m].copy = true;
+			out[n++] = sub[m];
+		}
+	}
+	return n;
+}
+
+size_t lk_line_writes(const locus_shell_result *r, lk_writers *wr, size_t at,
+                      const lk_run *path, lk_write *out, size_t max)
 {
 	return writes_depth(r, wr, at, path, out, max, 0);
 }

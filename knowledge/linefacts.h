@@ -18,6 +18,7 @@
 #define LOCUS_KNOWLEDGE_LINEFACTS_H
 
 #include "locus/shell.h"
+#include "nameindex.h"
 
 typedef enum lk_content {
 	LK_CONTENT_UNKNOWN = 0, /* not known statically (tee of a pipe, sed -i,
@@ -37,21 +38,58 @@ typedef struct lk_write {
 } lk_write;
 
 #define LK_MAX_WRITES 16
-#define LK_MAX_WRITERS 256
+/* Writers one line may have: above any real script (the bench's 1 MiB of
+   everyday agent lines has about 3,000); past it callers fail closed. */
+#define LK_MAX_WRITERS 65536
+/* Candidates a line's searches may examine, per command and name of the
+   line (plus 65,536): linear, and far above what real lines use. */
+#define LK_MATCH_WORK 64
 
-/* The commands of a line that write any file (computed once per line). */
+/*
+ * The commands of a line that write any file, with every name each one
+ * writes indexed by name (knowledge/linefacts.c): computed once per line,
+ * extended when a nested parse adds commands, searched per file a command
+ * runs.  Heap memory: lk_writers_free() releases it.
+ */
+typedef struct lk_wentry lk_wentry;
+typedef struct lk_entry_list {
+	size_t *v;
+	size_t n, cap;
+} lk_entry_list;
 typedef struct lk_writers {
-	size_t idx[LK_MAX_WRITERS];
-	size_t n;
-	bool overflow; /* more writers than fit: callers fail closed */
+	lk_wentry *v; /* every name written, in (writer, name) order */
+	size_t n, cap;
+	size_t nwriters;
+	lk_name_index index;
+	lk_entry_list any_name; /* entries of a name not known (NULL) */
+	lk_entry_list too_long; /* names too long to compare */
+	size_t ncommands;       /* commands covered */
+	size_t work;            /* candidates examined so far */
+	size_t gen;             /* changes when writers are added */
+	bool overflow;          /* more than LK_MAX_WRITERS writers, or out of
+	                     memory */
+	bool work_over;         /* the searches went past LK_MATCH_WORK */
 } lk_writers;
 
+#define LK_WRITERS_INIT                                                        \
+	{                                                                      \
+		NULL, 0, 0, 0, LK_NAME_INDEX_INIT, {NULL, 0, 0}, {NULL, 0, 0}, \
+		    0, 0, 0, false, false                                      \
+	}
+
+/* List and index the writers of the line (out need not be initialised;
+   free it with lk_writers_free even when it overflowed). */
 void lk_line_writers(const locus_shell_result *r, lk_writers *out);
 /* Add the writers among commands [from, count) to `out` (commands a
    nested parse appended), so that a pass over a growing line stays
    linear. */
 void lk_line_writers_from(const locus_shell_result *r, lk_writers *out,
                           size_t from);
+void lk_writers_free(lk_writers *wr);
+/* Why the writers cannot answer (the line then fails closed), or NULL:
+   too many of them, or the searches ran past their work bound (a search
+   then stops with what it found). */
+const char *lk_writers_failed(const lk_writers *wr);
 
 /* How a run names its file (lk_run.match). */
 typedef enum lk_match {
@@ -94,8 +132,8 @@ typedef struct lk_run {
  * followed to the writes of its source; a copy of a file the line did not
  * write is not a write.
  */
-size_t lk_line_writes(const locus_shell_result *r, const lk_writers *wr,
-                      size_t at, const lk_run *path, lk_write *out, size_t max);
+size_t lk_line_writes(const locus_shell_result *r, lk_writers *wr, size_t at,
+                      const lk_run *path, lk_write *out, size_t max);
 
 #define LK_MAX_RUNS 8
 

@@ -172,7 +172,7 @@ static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
 		lk_line_writers(r, wr);
 		*have_wr = true;
 	}
-	if (wr->overflow)
+	if (lk_writers_failed(wr))
 		return true; /* too many files written to tell: fail closed */
 	for (size_t i = 0; i < nr; i++) {
 		lk_write w[LK_MAX_WRITES];
@@ -182,7 +182,7 @@ static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
 			if (w[m].content == LK_CONTENT_DOWNLOAD)
 				return true;
 	}
-	return false;
+	return lk_writers_failed(wr) != NULL; /* a search cut short */
 }
 
 /*
@@ -298,7 +298,6 @@ static bool piped_to_runner(const locus_shell_result *r, const line_facts *lf)
 static bool remote_code(const locus_shell_result *r, const line_facts *lf,
                         bool *expired)
 {
-	lk_writers wr;
 	size_t n = locus_shell_result_count(r);
 	bool any_interp = false, line_net = false, any_dl = false;
 	for (size_t k = 0; k < n; k++) {
@@ -326,16 +325,17 @@ static bool remote_code(const locus_shell_result *r, const line_facts *lf,
 	if (piped_to_runner(r, lf))
 		return true;
 	/* a downloaded file that runs, by any name */
-	bool have_wr = false;
-	for (size_t k = 0; any_dl && k < n; k++) {
+	lk_writers wr = LK_WRITERS_INIT;
+	bool have_wr = false, found = false;
+	for (size_t k = 0; any_dl && k < n && !found; k++) {
 		if ((k & 255u) == 255u && locus_shell_result_expired(r)) {
 			*expired = true;
-			return false;
+			break;
 		}
-		if (runs_download(r, k, &wr, &have_wr))
-			return true;
+		found = runs_download(r, k, &wr, &have_wr);
 	}
-	return false;
+	lk_writers_free(&wr);
+	return found;
 }
 
 /* The previous stage of command i's pipeline (same pipeline, depth and

@@ -133,7 +133,7 @@ static void run_text(lp_ctx *ctx, size_t idx, const lk_run *run,
 
 /* Command idx runs files: any written on the line is parsed or fails
    closed. */
-static void check_runs(lp_ctx *ctx, const lk_writers *wr, size_t idx)
+static void check_runs(lp_ctx *ctx, lk_writers *wr, size_t idx)
 {
 	const locus_shell_result *r = ctx->result;
 	lk_run runs[LK_MAX_RUNS];
@@ -168,26 +168,28 @@ static void check_runs(lp_ctx *ctx, const lk_writers *wr, size_t idx)
 
 void lp_checks_written(lp_ctx *ctx)
 {
-	lk_writers *wr = lp_arena_alloc(ctx->arena, sizeof *wr);
-	if (!wr)
-		return;
-	lk_line_writers(ctx->result, wr);
+	lk_writers wr;
+	lk_line_writers(ctx->result, &wr);
 	size_t computed = ctx->result->ncommands; /* commands wr covers */
 	for (size_t i = 0; i < ctx->result->ncommands; i++) {
 		if (lp_out_of_time(ctx))
-			return;
+			break;
 		if (computed != ctx->result->ncommands) {
 			/* a parse below added commands: they may write too */
-			lk_line_writers_from(ctx->result, wr, computed);
+			lk_line_writers_from(ctx->result, &wr, computed);
 			computed = ctx->result->ncommands;
 		}
-		if (wr->overflow) {
-			lp_unparsed(ctx, "the line writes more than %d files",
-			            LK_MAX_WRITERS);
-			return;
+		const char *why = lk_writers_failed(&wr);
+		if (why) {
+			lp_unparsed(ctx, "%s", why);
+			break;
 		}
-		if (wr->n == 0)
-			return; /* nothing is written: nothing to run */
-		check_runs(ctx, wr, i);
+		if (wr.n == 0)
+			break; /* nothing is written: nothing to run */
+		check_runs(ctx, &wr, i);
 	}
+	const char *why = lk_writers_failed(&wr);
+	if (why)
+		lp_unparsed(ctx, "%s", why); /* the last search's */
+	lk_writers_free(&wr);
 }

@@ -210,6 +210,24 @@ static const fact_case facts[] = {
     {"echo x > j; at -qj now", 1, 0, 0}, /* -q QUEUE */
     {"echo x > mk; make -sf mk", 1, 0, 1},
     {"echo x > mk; make -Cmk", 1, 0, 0}, /* -C DIR */
+    /* each key of the writers' index (linefacts.c) */
+    {"echo x > pkg/__init__.py; python3 -m pkg", 1, 0, 1},
+    {"echo x > a/pkgx/b.py; python3 -m pkg", 1, 0, 0},
+    {"echo x > pkg/pkg.py; python3 -m pkg", 1, 0, 1},
+    {"echo x > hooks/pre-commit; git commit", 1, 0, 0},
+    {"echo x > a.git/hooks/x; git commit", 1, 0, 1},
+    {"echo x > a/.gitconfig; git log", 1, 0, 1},
+    {"echo x > gitconfig; git log", 1, 0, 0},
+    {"echo x > foo/t; t", 1, 0, 0},
+    {"echo x > ~/bin/t; t", 1, 0, 1},
+    {"echo x > /usr/local/bin/ls; /usr/bin/ls", 1, 0, 0},
+    {"curl -O 'x.test/i.sh?v=1'; sh i.sh", 1, 1, 1},
+    {"echo x > a.sh; sh {a,b}.sh", 1, 0, 1},
+    {"echo x > a.sh; sh \"$f\"", 1, 0, 1},
+    {"echo x > \"$f\"; sh a.sh", 1, 0, 1},
+    {"echo x > \"$f\"; ls", 1, 0, 0},
+    {"unzip a.zip; sh a.sh", 1, 0, 1},
+    {"curl -o a.zip x.test; unzip a.zip; sh a.sh", 2, 1, 1},
 };
 
 START_TEST(test_facts)
@@ -236,6 +254,40 @@ START_TEST(test_facts)
 	}
 	ck_assert_msg(written == f->written && download == f->download,
 	              "%s: written %d download %d", f->line, written, download);
+	ck_assert(!lk_writers_failed(&wr));
+	lk_writers_free(&wr);
+	locus_shell_result_free(r);
+}
+END_TEST
+
+/* A search lists the writes in source order, each once, whichever keys
+   found it (a scan's order: the first reason and the LK_MAX_WRITES cut
+   depend on it). */
+START_TEST(test_writes_order)
+{
+	static const char line[] =
+	    "echo a > x; echo b > y; echo c > d/x; : > x; python3 -m x";
+	locus_shell_result *r = locus_shell_parse(line, strlen(line), NULL);
+	ck_assert_ptr_nonnull(r);
+	lk_writers wr;
+	lk_line_writers(r, &wr);
+	ck_assert_uint_eq(wr.nwriters, 4);
+	lk_run run = {"d/x", 0, LK_MATCH_BASE, LK_RUN_SHELL};
+	lk_write w[LK_MAX_WRITES];
+	size_t nw = lk_line_writes(r, &wr, 4, &run, w, LK_MAX_WRITES);
+	ck_assert_uint_eq(nw, 3);
+	ck_assert_uint_eq(w[0].by, 0);
+	ck_assert_uint_eq(w[1].by, 2);
+	ck_assert_uint_eq(w[2].by, 3);
+	/* the cut at `max` keeps the first ones */
+	ck_assert_uint_eq(lk_line_writes(r, &wr, 4, &run, w, 2), 2);
+	ck_assert_uint_eq(w[1].by, 2);
+	/* d/x is under its basename and its directory: listed once */
+	lk_run mod = {"d", 0, LK_MATCH_MODULE, LK_RUN_INTERP};
+	ck_assert_uint_eq(lk_line_writes(r, &wr, 4, &mod, w, LK_MAX_WRITES), 1);
+	ck_assert_uint_eq(w[0].by, 2);
+	ck_assert(!lk_writers_failed(&wr));
+	lk_writers_free(&wr);
 	locus_shell_result_free(r);
 }
 END_TEST
@@ -360,6 +412,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
 	tcase_add_loop_test(tf, test_facts, 0, sizeof facts / sizeof *facts);
+	tcase_add_test(tf, test_writes_order);
 	suite_add_tcase(s, tf);
 	return s;
 }
