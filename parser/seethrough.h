@@ -137,6 +137,13 @@ static inline bool wdyn(const lp_word *w)
 	return (w->flags & LOCUS_WORD_DYNAMIC) != 0;
 }
 
+/* seethrough.c: true when the dynamic word words[i] (of n) may stand for
+   an option that takes the next word, or for an option and its value:
+   its text may begin with '-' (a literal dash or an expansion first) and
+   either another word follows or the word is not one double-quoted
+   string (an unquoted expansion splits: `bash $X` with X='-c reboot'). */
+bool lp_dyn_may_be_option(const lp_word *words, size_t n, size_t i);
+
 /* seethrough.c: parse `text` (NULL: nothing) as a nested script; emit
    words[0..n) as a command reached through `parent`. */
 void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,

@@ -90,6 +90,14 @@ static void shell_options(shell_opts *o, const lp_word *words, size_t n,
 	for (o->i = pos + 1; o->i < n; o->i++) {
 		const lp_word *w = &words[o->i];
 		const char *v = wval(w);
+		if (wdyn(w) && !have_c && lp_dyn_may_be_option(words, n, i)) {
+			/* `bash "$X" reboot` with X=-c runs reboot */
+			lp_unparsed(ctx,
+			            "a shell option only known at run time may "
+			            "run a command: %s",
+			            w->text ? w->text : "");
+			return;
+		}
 		if (wdyn(w))
 			break;
 		if (lp_streq(v, "--") || lp_streq(v, "-")) {
