@@ -26,6 +26,9 @@
 /* The static form in a verdict; the Action names the program
    ("NAME's arguments hold a dangerous command"). */
 #define LL_REASON_ARGS_FLOOR "a command's arguments hold a dangerous command"
+#define LL_REASON_ARGS_HIDDEN                                                  \
+	"a command substitution hides what an unknown program's arguments "    \
+	"hold"
 
 /* Floor reasons (the `never` strings). */
 #define LL_NEVER_RM "recursive delete"

@@ -545,6 +545,25 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
 	free(join);
 }
 
+
+/* The raw-text floor reads an unknown program's arguments for a command
+   it may run (gdb --args rm -rf /); a command substitution there hides
+   the words it reads (`gdb --args $(printf %s r)$(printf %s m) -rf /`,
+   found by fuzz_bypass), so the command is not fully analysed.  A plain
+   `$VAR` is not counted: `aws s3 cp f "s3://$BUCKET/f"` is everyday work
+   (the fuzzer's `gdb --args ${v} -rf /` with v set in a subshell is a
+   known limit, docs/fuzzing.md). */
+static bool args_hidden(const locus_shell_command *c)
+{
+	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags ||
+	    !ll_unknown_program(c))
+		return false;
+	for (size_t i = 1; i < c->argc; i++)
+		if (c->argv_flags[i] & LOCUS_WORD_SUBST)
+			return true;
+	return false;
+}
+
 /* The judgement of command i, folded into `out` and the floor set. */
 static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
                       floor_set *fl)
@@ -583,6 +602,9 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (af) {
 		add_reason(out, LL_REASON_ARGS_FLOOR);
 		floor_add(fl, af);
+	} else if (args_hidden(c)) {
+		out->tags |= LOCUS_TAG_UNPARSED;
+		add_reason(out, LL_REASON_ARGS_HIDDEN);
 	}
 }
 
