@@ -386,16 +386,6 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	return true;
 }
 
-/* A subcommand runner (`perf stat CMD`, `npm exec CMD`) whose subcommand
-   is only known at run time (`perf $(printf %s stat) -- rm -rf /`, found
-   by fuzz_bypass) may run the words after it. */
-static bool dynamic_runner_sub(const lp_raw_command *r, size_t pos)
-{
-	const lk_program *p = lp_program(r->words[pos].value);
-	return p && (p->cls & LK_WRAPPER) && p->opts && p->opts->sub &&
-	       pos + 1 < r->nwords && wdyn(&r->words[pos + 1]);
-}
-
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
 	if (lp_out_of_time(ctx))
@@ -417,19 +407,6 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 	while (pos < n && !wdyn(&r.words[pos])) {
 		size_t at;
 		const lk_program *wp = lp_wrapper_match(r.words, n, pos, &at);
-		if (!wp && dynamic_runner_sub(&r, pos)) {
-			size_t idx = lp_push_raw(ctx, &r, pos, nwr, wr);
-			if (idx != LOCUS_SHELL_NO_PARENT)
-				add_assigns(ctx, idx, extra, nextra);
-			lp_unparsed(
-			    ctx,
-			    "the subcommand of %s is only known at run "
-			    "time, and some of its subcommands run a "
-			    "command: %s",
-			    wval(&r.words[pos]),
-			    r.words[pos + 1].text ? r.words[pos + 1].text : "");
-			return idx;
-		}
 		if (!wp)
 			break;
 		const lp_optspec *spec = wp->opts;

@@ -41,6 +41,9 @@ typedef struct shell_opts {
 	bool have_s; /* -s or `-`: the operands are arguments, stdin runs */
 	const char *script; /* fish's -c value, when given with it */
 	const lp_word *script_word;
+	/* a word only known at run time where an option may stand, before
+	   any -c: it may be -c (`bash "$X" reboot` with X=-c runs reboot) */
+	const lp_word *dyn_option;
 } shell_opts;
 
 /* fish -c/--command takes its value like getopt: `attached` (NULL: none)
@@ -90,14 +93,9 @@ static void shell_options(shell_opts *o, const lp_word *words, size_t n,
 	for (o->i = pos + 1; o->i < n; o->i++) {
 		const lp_word *w = &words[o->i];
 		const char *v = wval(w);
-		if (wdyn(w) && !have_c && lp_dyn_may_be_option(words, n, i)) {
-			/* `bash "$X" reboot` with X=-c runs reboot */
-			lp_unparsed(ctx,
-			            "a shell option only known at run time may "
-			            "run a command: %s",
-			            w->text ? w->text : "");
-			return;
-		}
+		if (wdyn(w) && !o->have_c &&
+		    lp_dyn_may_be_option(words, n, o->i))
+			o->dyn_option = w;
 		if (wdyn(w))
 			break;
 		if (lp_streq(v, "--") || lp_streq(v, "-")) {
@@ -187,6 +185,13 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 {
 	shell_opts o;
 	shell_options(&o, raw->words, raw->nwords, pos, fish);
+	if (o.dyn_option) {
+		lp_unparsed(ctx,
+		            "a shell option only known at run time may run a "
+		            "command: %s",
+		            o.dyn_option->text ? o.dyn_option->text : "");
+		return;
+	}
 	if (o.have_c) {
 		shell_c_script(ctx, raw, pos, idx, &o, origin);
 		return;
