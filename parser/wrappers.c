@@ -263,7 +263,11 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 	   the next words, so which word is the operand (timeout's DURATION)
 	   and which the command is unknown (`timeout "$(echo -)s" KILL 5
 	   gh`): fail closed, as for a dynamic command name. */
-	if (s->npos && i < n && (words[i].flags & LOCUS_WORD_DYNAMIC)) {
+	/* su/runuser: the dynamic word may be `-` or an option, so which
+	   word is the user and which the shell's -c is unknown too (`su
+	   $(printf %s -) root -c reboot`, found by fuzz_bypass) */
+	if ((s->npos || (s->flags & LK_OPT_SU)) && i < n &&
+	    (words[i].flags & LOCUS_WORD_DYNAMIC)) {
 		o->unknown = words[i].text ? words[i].text : "";
 		return;
 	}
