@@ -207,6 +207,17 @@ static lk_content stdout_content(const locus_shell_command *c)
 	return LK_CONTENT_STDOUT;
 }
 
+bool lk_redirect_writes(const locus_shell_redirect *r)
+{
+	const char *op = r->op ? r->op : "";
+	const char *t = r->target;
+	if (!strchr(op, '>') || !t)
+		return false;
+	/* a descriptor duplication or close */
+	return !(strstr(op, ">&") && !(r->target_flags & LOCUS_WORD_DYNAMIC) &&
+	         (strspn(t, "0123456789") == strlen(t) || streq(t, "-")));
+}
+
 /* Output redirects: `> f`, `>> f`, `&> f`, `>| f`, `2> f`, `>& f`. */
 static void redirect_writes(const locus_shell_command *c, wset *s)
 {
@@ -214,12 +225,8 @@ static void redirect_writes(const locus_shell_command *c, wset *s)
 		const locus_shell_redirect *r = &c->redirects[i];
 		const char *op = r->op ? r->op : "";
 		const char *t = r->target;
-		if (!strchr(op, '>') || !t)
+		if (!lk_redirect_writes(r))
 			continue;
-		if (strstr(op, ">&") &&
-		    !(r->target_flags & LOCUS_WORD_DYNAMIC) &&
-		    (strspn(t, "0123456789") == strlen(t) || streq(t, "-")))
-			continue; /* a descriptor duplication */
 		if (strstr(t, "/dev/tcp/") == t || strstr(t, "/dev/udp/") == t)
 			continue;
 		bool out = r->fd == -1 || r->fd == 1 || op[0] == '&';
@@ -237,6 +244,25 @@ static void url_names(wset *s, const char *url, lk_content content)
 	add_name(s, url, content, false);
 	if (s->n && s->v[s->n - 1].name == url)
 		s->v[s->n - 1].url = true;
+}
+
+/* An option's value: the attached one (`--output=F`, `-oF`), else the
+   next word (*i advanced past it), else NULL. */
+static const char *opt_value(const locus_shell_command *c, const char *attached,
+                             size_t *i)
+{
+	if (attached)
+		return attached;
+	return *i + 1 < c->argc ? c->argv[++*i] : NULL;
+}
+
+/* A downloader's -o/--output value: "-" is stdout, else a file. */
+static void fetch_output(wset *s, const char *v, bool *to_stdout)
+{
+	if (v && streq(v, "-"))
+		*to_stdout = true;
+	else if (v)
+		add_name(s, v, LK_CONTENT_DOWNLOAD, false);
 }
 
 /* A downloader's output files: -o F, --output=F, -O (the URL's name),
@@ -257,14 +283,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 			const char *nm = a + 2, *eq = strchr(nm, '=');
 			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
 			if (lk_bar_has(f->out_long, nm, nl)) {
-				const char *v = eq                ? eq + 1
-				                : i + 1 < c->argc ? c->argv[++i]
-				                                  : NULL;
-				if (v && streq(v, "-"))
-					to_stdout = true;
-				else if (v)
-					add_name(s, v, LK_CONTENT_DOWNLOAD,
-					         false);
+				fetch_output(
+				    s, opt_value(c, eq ? eq + 1 : NULL, &i),
+				    &to_stdout);
 				named = true;
 			} else if (lk_bar_has(f->save_long, nm, nl)) {
 				save_url = true;
@@ -277,14 +298,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 			continue;
 		for (const char *p = a + 1; *p; p++) {
 			if (lk_has_letter(f->out_short, *p)) {
-				const char *v = p[1]              ? p + 1
-				                : i + 1 < c->argc ? c->argv[++i]
-				                                  : NULL;
-				if (v && streq(v, "-"))
-					to_stdout = true;
-				else if (v)
-					add_name(s, v, LK_CONTENT_DOWNLOAD,
-					         false);
+				fetch_output(
+				    s, opt_value(c, p[1] ? p + 1 : NULL, &i),
+				    &to_stdout);
 				named = true;
 				break;
 			}

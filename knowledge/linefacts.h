@@ -80,6 +80,14 @@ typedef struct lk_writers {
 /* List and index the writers of the line (out need not be initialised;
    free it with lk_writers_free even when it overflowed). */
 void lk_line_writers(const locus_shell_result *r, lk_writers *out);
+
+/* The redirect writes (or opens for writing) the file its target names:
+   an operator with '>' (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`, and `>&WORD`
+   with WORD not a descriptor: bash reads `>&f` as `&>f`), not a
+   descriptor duplication or close (`>&2`, `2>&1`, `>&-`).  A target known
+   only at run time counts as a file.  The one answer for the parser's
+   line facts, the labeller and the policy's path rules. */
+bool lk_redirect_writes(const locus_shell_redirect *r);
 /* Add the writers among commands [from, count) to `out` (commands a
    nested parse appended), so that a pass over a growing line stays
    linear. */

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../knowledge/linefacts.h"
 #include "../knowledge/programs.h"
+#include "../util/invariant.h"
 #include "pack.h"
 
 /* Each pack under the id a program's row in the program table names
@@ -107,6 +109,34 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle)
 			return true;
 	}
 	return false;
+}
+
+bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *))
+{
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (lk_redirect_writes(&c->redirects[i]) &&
+		    is_path(c->redirects[i].target))
+			return true;
+	/* a pure reader is asked about only when a word names such a file
+	   (the common line names none: the program lookup is skipped) */
+	for (size_t i = 1; i < c->argc; i++)
+		if (is_path(c->argv[i]))
+			return !pk_reader_program(c->name);
+	return false;
+}
+
+const char *pk_option_value(const locus_shell_command *c, size_t *i,
+                            const char *shrt, const char *lng)
+{
+	const char *a = c->argv[*i];
+	size_t ln = strlen(lng);
+	if (strcmp(a, shrt) == 0 || strcmp(a, lng) == 0)
+		return *i + 1 < c->argc ? c->argv[++*i] : NULL;
+	if (strncmp(a, lng, ln) == 0 && a[ln] == '=')
+		return a + ln + 1;
+	if (strncmp(a, shrt, 2) == 0 && a[2])
+		return a + 2;
+	return NULL;
 }
 
 /* ---- data operands ------------------------------------------------------ */
@@ -404,7 +434,11 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 		const char *s = r->words;
 		const char *t;
 		size_t n;
-		while (p.n < MAX_PAT && (t = next_tok(&s, &n))) {
+		while ((t = next_tok(&s, &n))) {
+			/* a longer pattern is a table error
+			   (pk_tables_consistent): the rule applies */
+			if (NEVER(p.n == MAX_PAT))
+				return true;
 			p.tok[p.n] = t;
 			p.len[p.n++] = n;
 		}
@@ -516,6 +550,18 @@ bool pk_tables_consistent(char *why, size_t cap)
 				    "%s pack: a rule for every program, but "
 				    "the pack is not in every_program_packs",
 				    by_id[k]->name);
+				return false;
+			}
+			const char *wp = r->words ? r->words : "";
+			size_t wn, ntok = 0;
+			while (next_tok(&wp, &wn))
+				ntok++;
+			if (ntok > MAX_PAT) {
+				snprintf(
+				    why, cap,
+				    "%s pack: pattern '%s' has more than %d "
+				    "words",
+				    by_id[k]->name, r->words, MAX_PAT);
 				return false;
 			}
 			if (every_program(r))

@@ -115,6 +115,18 @@ bool pk_is_option(const char *a);
    contains `needle`. */
 bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
 
+/* `c` writes, or may write, a file `is_path` names: a redirect into one
+   (lk_redirect_writes: `>& f` included), or any program but a pure
+   reader (pk_reader_program) naming one as an argument. */
+bool pk_writes_path(const locus_shell_command *c,
+                    bool (*is_path)(const char *));
+
+/* The value of the option `shrt`/`lng` ("-m", "--mode") when argv[*i] is
+   that option: `-m V` and `--mode V` (*i is advanced past V), `--mode=V`,
+   `-mV`; else NULL. */
+const char *pk_option_value(const locus_shell_command *c, size_t *i,
+                            const char *shrt, const char *lng);
+
 /* Programs whose operands are data, never paths or files (echo, printf,
    basename, which...). */
 bool pk_data_program(const char *name);

@@ -28,15 +28,7 @@ static const char *ansible_payload(const locus_shell_command *c)
 	bool shell_module = false;
 	const char *payload = NULL;
 	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		const char *v = NULL;
-		if ((strcmp(a, "-m") == 0 || strcmp(a, "--module-name") == 0) &&
-		    i + 1 < c->argc)
-			v = c->argv[++i];
-		else if (strncmp(a, "--module-name=", 14) == 0)
-			v = a + 14;
-		else if (strncmp(a, "-m", 2) == 0 && a[2])
-			v = a + 2;
+		const char *v = pk_option_value(c, &i, "-m", "--module-name");
 		if (v) {
 			shell_module =
 			    strcmp(v, "shell") == 0 ||
@@ -45,13 +37,9 @@ static const char *ansible_payload(const locus_shell_command *c)
 			    strstr(v, ".command") || strstr(v, ".raw");
 			continue;
 		}
-		if ((strcmp(a, "-a") == 0 || strcmp(a, "--args") == 0) &&
-		    i + 1 < c->argc)
-			payload = c->argv[++i];
-		else if (strncmp(a, "--args=", 7) == 0)
-			payload = a + 7;
-		else if (strncmp(a, "-a", 2) == 0 && a[2])
-			payload = a + 2;
+		const char *p = pk_option_value(c, &i, "-a", "--args");
+		if (p)
+			payload = p;
 	}
 	/* Without -m the module is `command`. */
 	return shell_module || payload ? payload : NULL;

@@ -122,15 +122,7 @@ static bool chmod_privilege(const locus_shell_command *c)
 static bool mode_option_setid(const locus_shell_command *c)
 {
 	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		const char *m = NULL;
-		if ((strcmp(a, "-m") == 0 || strcmp(a, "--mode") == 0) &&
-		    i + 1 < c->argc)
-			m = c->argv[i + 1];
-		else if (strncmp(a, "--mode=", 7) == 0)
-			m = a + 7;
-		else if (strncmp(a, "-m", 2) == 0 && a[2])
-			m = a + 2;
+		const char *m = pk_option_value(c, &i, "-m", "--mode");
 		if (m && mode_of(m).setid)
 			return true;
 	}
@@ -174,15 +166,7 @@ static bool chown_privilege(const locus_shell_command *c)
 
 static bool sudoers_write(const locus_shell_command *c)
 {
-	for (size_t i = 0; i < c->nredirects; i++)
-		if (pk_sudoers_path(c->redirects[i].target) &&
-		    c->redirects[i].op && strchr(c->redirects[i].op, '>'))
-			return true;
-	/* a pure reader is asked about only when a word names sudoers */
-	for (size_t i = 1; i < c->argc; i++)
-		if (pk_sudoers_path(c->argv[i]))
-			return !pk_reader_program(c->name);
-	return false;
+	return pk_writes_path(c, pk_sudoers_path);
 }
 
 #define ROOT_GROUPS "~sudo ~wheel ~admin ~root ~docker ~adm ~lxd ~libvirt ~disk"

@@ -183,29 +183,11 @@ const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
 
 /* ---- persistence ------------------------------------------------------- */
 
-static bool output_redirect(const locus_shell_redirect *r)
-{
-	const char *op = r->op ? r->op : "";
-	while (*op >= '0' && *op <= '9')
-		op++;
-	return (op[0] == '>' || (op[0] == '&' && op[1] == '>') ||
-	        strcmp(op, "<>") == 0) &&
-	       strcmp(op, ">&") != 0;
-}
-
 /* Writes (or may write) a file that makes something run later: a
    redirect into one, or any program but a pure reader naming one. */
 static bool writes_persistence(const locus_shell_command *c)
 {
-	for (size_t i = 0; i < c->nredirects; i++)
-		if (output_redirect(&c->redirects[i]) &&
-		    pk_persistence_path(c->redirects[i].target))
-			return true;
-	/* a pure reader is asked about only when a word names such a file */
-	for (size_t i = 1; i < c->argc; i++)
-		if (pk_persistence_path(c->argv[i]))
-			return !pk_reader_program(c->name);
-	return false;
+	return pk_writes_path(c, pk_persistence_path);
 }
 
 /* crontab FILE, crontab -, crontab -e install or edit jobs; -l lists and

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "../knowledge/git.h"
+#include "../knowledge/linefacts.h"
 #include "../knowledge/programs.h"
 #include "../knowledge/sed.h"
 #include "pack.h"
@@ -589,9 +590,7 @@ bool ll_device_after_cd(const locus_shell_command *c, const char *dir)
 	char buf[1024];
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const locus_shell_redirect *r = &c->redirects[i];
-		const char *op = r->op ? r->op : "";
-		if (!strchr(op, '>') || !r->target || strstr(op, ">&") ||
-		    r->target[0] == '/')
+		if (!lk_redirect_writes(r) || r->target[0] == '/')
 			continue;
 		snprintf(buf, sizeof buf, "%s/%s", dir, r->target);
 		if (storage_device(buf))
@@ -612,13 +611,11 @@ bool ll_device_after_cd(const locus_shell_command *c, const char *dir)
 
 bool ll_writes_device(const locus_shell_command *c)
 {
-	for (size_t i = 0; i < c->nredirects; i++) {
-		const locus_shell_redirect *r = &c->redirects[i];
-		const char *op = r->op ? r->op : "";
-		if (strchr(op, '>') && r->target && !strstr(op, ">&") &&
-		    storage_device(r->target))
+	/* `>& /dev/sda` too: bash reads it as `&> /dev/sda` */
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (lk_redirect_writes(&c->redirects[i]) &&
+		    storage_device(c->redirects[i].target))
 			return true;
-	}
 	return false;
 }
 
@@ -715,21 +712,21 @@ static bool git_always(const view *v)
 	return true;
 }
 
+static bool is_force_delete(const char *a)
+{
+	return cluster_has(a, 'D');
+}
+
+static bool is_delete(const char *a)
+{
+	return long_opt(a, "--delete", 3) || cluster_has(a, 'd');
+}
+
+/* -D, or -d/--delete with -f/--force (before `--`). */
 static bool git_branch(const view *v)
 {
-	bool del = false, force = false;
-	for (size_t i = 0; i < v->nargs; i++) {
-		const char *a = v->args[i];
-		if (streq(a, "--"))
-			break;
-		if (cluster_has(a, 'D'))
-			return true;
-		if (long_opt(a, "--delete", 3) || cluster_has(a, 'd'))
-			del = true;
-		if (is_force_f(a))
-			force = true;
-	}
-	return del && force;
+	return any_arg(v, is_force_delete) ||
+	       (any_arg(v, is_delete) && any_arg(v, is_force_f));
 }
 
 static bool git_stash(const view *v)
@@ -747,8 +744,7 @@ static bool git_worktree(const view *v)
 /* --delete, -d in a cluster, :ref (force-push and destructive). */
 static bool push_deletes_ref(const char *a)
 {
-	return long_opt(a, "--delete", 3) || cluster_has(a, 'd') ||
-	       (a[0] == ':' && a[1] != '\0');
+	return is_delete(a) || (a[0] == ':' && a[1] != '\0');
 }
 
 static bool push_prunes(const char *a)

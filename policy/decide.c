@@ -31,7 +31,7 @@ struct locus_decision {
 	check *checks;
 	size_t nchecks, capchecks;
 	char **waived;
-	size_t nwaived;
+	size_t nwaived, capwaived;
 	pl_strset labels;
 	const char *permission; /* static "allow" "ask" "deny" or NULL */
 	char *permission_rule;
@@ -96,13 +96,11 @@ static void add_check(locus_decision *d, locus_outcome o, bool waive,
 	vsnprintf(r, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	if (waive) {
-		char **nw = realloc(d->waived, (d->nwaived + 1) * sizeof(*nw));
-		if (!nw) {
+		if (!lu_reserve(&d->waived, &d->capwaived, d->nwaived + 1)) {
 			free(r);
 			d->oom = true;
 			return;
 		}
-		d->waived = nw;
 		d->waived[d->nwaived++] = r;
 		return;
 	}

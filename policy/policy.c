@@ -136,6 +136,21 @@ static int load_labels(const pl_doc *doc, const cJSON *v, const char *field,
 	return 0;
 }
 
+/* A finite number from 0 to `max` into *out; `type` and `range` are the
+   error messages for a value that is not a number or out of range. */
+static int load_number(const pl_doc *doc, const cJSON *v, const char *field,
+                       double max, const char *type, const char *range,
+                       double *out, locus_error *err)
+{
+	if (!cJSON_IsNumber(v))
+		return pl_doc_error(doc, v, field, err, "%s", type);
+	if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    v->valuedouble > max)
+		return pl_doc_error(doc, v, field, err, "%s", range);
+	*out = v->valuedouble;
+	return 0;
+}
+
 static int load_usd(const pl_doc *doc, const cJSON *v, const char *field,
                     bool *has, double *out, locus_error *err)
 {
@@ -143,16 +158,11 @@ static int load_usd(const pl_doc *doc, const cJSON *v, const char *field,
 		*has = false;
 		return 0;
 	}
-	if (!cJSON_IsNumber(v))
-		return pl_doc_error(doc, v, field, err,
-		                    "expected a number of US dollars or null");
-	if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
-	    v->valuedouble > 1e15)
-		return pl_doc_error(doc, v, field, err,
-		                    "out of range (0 to 1e15 US dollars)");
-	*has = true;
-	*out = v->valuedouble;
-	return 0;
+	int rc = load_number(doc, v, field, 1e15,
+	                     "expected a number of US dollars or null",
+	                     "out of range (0 to 1e15 US dollars)", out, err);
+	*has = rc == 0;
+	return rc;
 }
 
 static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
@@ -174,17 +184,10 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 			    "\"high\", \"critical\"");
 		return 0;
 	}
-	if (strcmp(k, "require_verification_score") == 0) {
-		if (!cJSON_IsNumber(v))
-			return pl_doc_error(doc, v, k, err,
-			                    "expected a number");
-		if (!isfinite(v->valuedouble) || v->valuedouble < 0 ||
-		    v->valuedouble > 1)
-			return pl_doc_error(doc, v, k, err,
-			                    "out of range (0 to 1)");
-		p->require_verification_score = v->valuedouble;
-		return 0;
-	}
+	if (strcmp(k, "require_verification_score") == 0)
+		return load_number(doc, v, k, 1, "expected a number",
+		                   "out of range (0 to 1)",
+		                   &p->require_verification_score, err);
 	if (strcmp(k, "max_blast_radius") == 0) {
 		if (!cJSON_IsNumber(v))
 			return pl_doc_error(doc, v, k, err,
@@ -397,20 +400,10 @@ int locus_policy_add_claude_settings_ex(
 	if (rc)
 		goto done;
 	/* move the parsed rules over only now: on error nothing changed */
-	for (int l = 0; l < 3 && !rc; l++) {
-		size_t need = p->rules[l].n + tmp[l].n;
-		if (need > p->rules[l].cap) {
-			pl_rule **ni =
-			    realloc(p->rules[l].items, need * sizeof(*ni));
-			if (!ni) {
-				rc = pl_error(err, LOCUS_ENOMEM,
-				              "out of memory");
-				break;
-			}
-			p->rules[l].items = ni;
-			p->rules[l].cap = need;
-		}
-	}
+	for (int l = 0; l < 3 && !rc; l++)
+		if (!lu_reserve(&p->rules[l].items, &p->rules[l].cap,
+		                p->rules[l].n + tmp[l].n))
+			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
 	if (!rc) {
 		for (int l = 0; l < 3; l++) {
 			for (size_t i = 0; i < tmp[l].n; i++)

@@ -1384,6 +1384,22 @@ static const pl_rule *list_any(const pl_rules *list, const pl_call *call,
 	return NULL;
 }
 
+/* The first rule of `list` for the call's tool that covers one item of
+   it: the shell command `c`, or else the element `elem`. */
+static const pl_rule *cover_of(const pl_rules *list, const pl_call *call,
+                               const locus_shell_command *c, const char *elem)
+{
+	for (size_t k = 0; k < list->n; k++) {
+		const pl_rule *r = list->items[k];
+		if (!rule_tool_matches(r, call->tool))
+			continue;
+		if (c ? cmd_rule_match(r, c, false) == 1
+		      : rule_elem_match(r, call, elem, false) == 1)
+			return r;
+	}
+	return NULL;
+}
+
 /* Allow: is every element covered by some rule of `list`?  Returns the
  * first covering rule, or NULL. */
 static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
@@ -1400,13 +1416,7 @@ static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
 			    locus_shell_result_command(sh, i);
 			if (!c || (c->flags & LOCUS_CMD_WRITES_FILES))
 				return NULL;
-			const pl_rule *cov = NULL;
-			for (size_t k = 0; k < list->n && !cov; k++) {
-				const pl_rule *r = list->items[k];
-				if (rule_tool_matches(r, call->tool) &&
-				    cmd_rule_match(r, c, false) == 1)
-					cov = r;
-			}
+			const pl_rule *cov = cover_of(list, call, c, NULL);
 			if (!cov)
 				return NULL;
 			if (!first)
@@ -1432,13 +1442,7 @@ static const pl_rule *list_every(const pl_rules *list, const pl_call *call,
 		return NULL;
 	}
 	for (size_t i = 0; i < e->items.n; i++) {
-		const pl_rule *cov = NULL;
-		for (size_t k = 0; k < list->n && !cov; k++) {
-			const pl_rule *r = list->items[k];
-			if (rule_tool_matches(r, call->tool) &&
-			    rule_elem_match(r, call, e->items.v[i], false) == 1)
-				cov = r;
-		}
+		const pl_rule *cov = cover_of(list, call, NULL, e->items.v[i]);
 		if (!cov)
 			return NULL;
 		if (!first)

@@ -21,6 +21,7 @@
 #include <pcre2.h>
 
 #include "internal.h"
+#include "../knowledge/linefacts.h"
 #include "../util/regex.h"
 
 static bool eq(const char *a, const char *b)
@@ -231,8 +232,6 @@ static bool is_option(const locus_shell_command *c, size_t i)
 }
 
 static const char *const input_ops[] = {"<", "<&", "<>", NULL};
-static const char *const output_ops[] = {">",  ">>", "&>", "&>>",
-                                         ">|", ">&", "<>", NULL};
 
 /* A word for the callback: NULL for a value known only at run time. */
 static int emit(const locus_shell_command *c, size_t i, pl_path_cb cb,
@@ -246,7 +245,7 @@ static int redirect_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 {
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const locus_shell_redirect *r = &c->redirects[i];
-		bool rd = in(input_ops, r->op), wr = in(output_ops, r->op);
+		bool rd = in(input_ops, r->op), wr = lk_redirect_writes(r);
 		if (!((kind & PL_PATHS_READ) && rd) &&
 		    !((kind & PL_PATHS_WRITE) && wr))
 			continue;
