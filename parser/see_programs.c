@@ -600,7 +600,9 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 /* ---- dynamic subcommands ---------------------------------------------- */
 
 /* Programs whose first operand picks what they do: a dynamic one could
-   be anything (`systemctl ${X:-poweroff}`). */
+   be anything (`systemctl ${X:-poweroff}`), and for a wrapper that runs a
+   command after a subcommand (`perf stat`, `npm exec`) the command is
+   then unknown (`perf sta$X -- rm -rf /`: found by fuzz_bypass). */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                                  size_t pos, const char *name)
 {
