@@ -198,24 +198,19 @@ static bool is_fd_exec(const char *v)
 	return v[n - 1] == 'x' || v[n - 1] == 'X';
 }
 
-/*
- * A word only known at run time may be -x or --exec (`fd "$X" rm -rf`,
- * found by fuzz_bypass): before `--` the words after it are judged as
- * the command it would run, as for a literal -x (a literal -x after `--`
- * is a pattern to fd, but is still read as -x: the safe side).  The cost is an
- * unknown program for `fd "$pattern" src`, which is held, never a
- * command missed.
- */
 void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	bool options = true;
 	for (size_t i = pos + 1; i < n; i++) {
-		if (!wdyn(&w[i]) && lp_streq(wval(&w[i]), "--"))
-			options = false;
-		bool maybe = options && wdyn(&w[i]);
-		if (!maybe && (wdyn(&w[i]) || !is_fd_exec(wval(&w[i]))))
+		/* a dynamic word may be --exec, making the words after it a
+		   command (`fd $"--"$X"$(echo ec)" rm -rf`: fuzz_bypass) */
+		if (wdyn(&w[i]) && i + 1 < n) {
+			lp_unparsed(ctx, "an option of fd is dynamic: %s",
+			            w[i].text ? w[i].text : "");
+			return;
+		}
+		if (wdyn(&w[i]) || !is_fd_exec(wval(&w[i])))
 			continue;
 		size_t start = i + 1, j = start;
 		bool placeholder = false;
