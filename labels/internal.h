@@ -39,13 +39,24 @@
 #define LL_NEVER_REMOTE_CODE "pipes a download into a shell"
 #define LL_NEVER_STOP "stops the machine"
 
+/* Reasons one command's judgement keeps; a reason past them is not lost
+   silently: the verdict says some were left out (the tags stay). */
+#define LL_JUDGEMENT_REASONS 16
+#define LL_REASON_DROPPED                                                      \
+	"more reasons than one command keeps (16): some are not listed"
+
 /* What one command does, judged alone.  Reason strings are static. */
 typedef struct ll_judgement {
-	uint32_t tags;          /* LOCUS_TAG_* (never NEVER or CHECK) */
-	const char *reasons[4]; /* tag reasons, in order */
+	uint32_t tags; /* LOCUS_TAG_* (never NEVER or CHECK) */
+	const char *reasons[LL_JUDGEMENT_REASONS]; /* tag reasons, in order */
 	size_t nreasons;
+	bool dropped;      /* a reason past LL_JUDGEMENT_REASONS was given */
 	const char *never; /* floor reason (LL_NEVER_*), or NULL */
 } ll_judgement;
+
+/* Add a static reason to j once (compared by text); past the cap it sets
+   j->dropped. */
+void ll_judgement_reason(ll_judgement *j, const char *reason);
 
 /* Tags, reasons and floor reason of one command (not the line-level ones:
    remote code, background, check, unparsed). */

@@ -594,6 +594,8 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	out->tags |= j.tags;
 	for (size_t k = 0; k < j.nreasons; k++)
 		add_reason(out, j.reasons[k]);
+	if (j.dropped)
+		add_reason(out, LL_REASON_DROPPED);
 	if (j.never)
 		floor_add(fl, j.never);
 	if (c->flags & LOCUS_CMD_BACKGROUND)

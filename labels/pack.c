@@ -456,12 +456,7 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 static void add(ll_judgement *j, uint32_t tag, const char *reason)
 {
 	j->tags |= tag;
-	for (size_t i = 0; i < j->nreasons; i++)
-		if (j->reasons[i] == reason ||
-		    strcmp(j->reasons[i], reason) == 0)
-			return;
-	if (j->nreasons < sizeof j->reasons / sizeof j->reasons[0])
-		j->reasons[j->nreasons++] = reason;
+	ll_judgement_reason(j, reason);
 }
 
 static bool every_program(const pk_rule *r)

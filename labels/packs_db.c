@@ -168,8 +168,7 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 	j->tags |= D;
 	static const char reason[] =
 	    "databases: the statements piped into the client destroy data";
-	if (j->nreasons < sizeof j->reasons / sizeof j->reasons[0])
-		j->reasons[j->nreasons++] = reason;
+	ll_judgement_reason(j, reason);
 }
 
 #define CLIENTS                                                                \

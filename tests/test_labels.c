@@ -776,6 +776,31 @@ START_TEST(test_unit_vectors)
 END_TEST
 
 /* Every flag that makes a command not read-only, on an otherwise-read `ls`. */
+/* A command's judgement keeps 16 reasons; one past them is never lost
+   silently: `dropped` is set, and the verdict says so. */
+START_TEST(test_judgement_reasons_cap)
+{
+	/* clang-format off */
+	static const char *const r[] = {
+	    "r0", "r1", "r2",  "r3",  "r4",  "r5",  "r6",  "r7",  "r8",
+	    "r9", "ra", "rb",  "rc",  "rd",  "re",  "rf",  "rg",
+	};
+	/* clang-format on */
+	ll_judgement j;
+	memset(&j, 0, sizeof j);
+	for (size_t i = 0; i < LL_JUDGEMENT_REASONS; i++) {
+		ll_judgement_reason(&j, r[i]);
+		ll_judgement_reason(&j, r[i]); /* once */
+	}
+	ck_assert_uint_eq(j.nreasons, LL_JUDGEMENT_REASONS);
+	ck_assert(!j.dropped);
+	ll_judgement_reason(&j, r[LL_JUDGEMENT_REASONS]);
+	ck_assert_uint_eq(j.nreasons, LL_JUDGEMENT_REASONS);
+	ck_assert(j.dropped);
+	ck_assert_str_eq(j.reasons[LL_JUDGEMENT_REASONS - 1], "rf");
+}
+END_TEST
+
 START_TEST(test_read_only_flags)
 {
 	/* clang-format off */
@@ -1961,6 +1986,7 @@ static Suite *unit_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_loop_test(t, test_unit_vectors, 0, N_OF(unit_vecs));
 	tcase_add_test(t, test_read_only_flags);
+	tcase_add_test(t, test_judgement_reasons_cap);
 	tcase_add_test(t, test_check_rules);
 	tcase_add_test(t, test_reasons_text);
 	tcase_add_test(t, test_verdict_reasons_uncapped);
