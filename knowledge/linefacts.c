@@ -160,7 +160,9 @@ typedef struct wname {
 	bool extract; /* an archive's files: content found per search */
 } wname;
 
-#define MAX_NAMES 32
+/* Names one command writes (on the stack: 40 bytes each); past them the
+   line fails closed (lk_writers_failed). */
+#define MAX_NAMES 256
 
 typedef struct wset {
 	wname v[MAX_NAMES];
@@ -656,6 +658,11 @@ void lk_line_writers_from(const locus_shell_result *r, lk_writers *out,
 		s.n = 0;
 		s.overflow = false;
 		command_writes(r, j, &s);
+		/* the names past MAX_NAMES were not kept: which files the
+		   command writes is not known, so the line fails closed (a
+		   dropped name could be the file run later) */
+		if (s.overflow)
+			out->names_over = true;
 		if (!s.n && !s.overflow)
 			continue;
 		if (out->nwriters == LK_MAX_WRITERS || !add_writer(out, j, &s))
@@ -678,6 +685,9 @@ const char *lk_writers_failed(const lk_writers *wr)
 	if (wr->overflow)
 		return "the line writes more than " LK_XSTR(
 		    LK_MAX_WRITERS) " files";
+	if (wr->names_over)
+		return "a command writes more than " LK_XSTR(
+		    MAX_NAMES) " files";
 	if (wr->work_over)
 		return "the files the line writes take too long to match "
 		       "against the files it runs";
@@ -826,6 +836,9 @@ static lk_content extraction(const locus_shell_result *r, lk_writers *wr,
    past what its size allows (linear in its commands and names). */
 static bool spend(lk_writers *wr)
 {
+	if (wr->names_over)
+		return "a command writes more than " LK_XSTR(
+		    MAX_NAMES) " files";
 	if (wr->work_over)
 		return false;
 	size_t limit = LK_MATCH_WORK * (wr->n + wr->ncommands) + 65536;

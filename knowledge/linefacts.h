@@ -69,12 +69,13 @@ typedef struct lk_writers {
 	bool overflow;          /* more than LK_MAX_WRITERS writers, or out of
 	                     memory */
 	bool work_over;         /* the searches went past LK_MATCH_WORK */
+	bool names_over; /* one command writes more names than it keeps */
 } lk_writers;
 
 #define LK_WRITERS_INIT                                                        \
 	{                                                                      \
 		NULL, 0, 0, 0, LK_NAME_INDEX_INIT, {NULL, 0, 0}, {NULL, 0, 0}, \
-		    0, 0, 0, false, false                                      \
+		    0, 0, 0, false, false, false                               \
 	}
 
 /* List and index the writers of the line (out need not be initialised;
