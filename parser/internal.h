@@ -172,6 +172,8 @@ struct locus_shell_parser {
 	locus_shell_options opts;
 	lp_inline_table *inline_table;
 	void *syms; /* walk side: node kinds looked up once (walk.h lp_syms) */
+	bool syms_ready; /* lp_syms_init done: on the first tree-sitter parse,
+	                   not at creation (the fast path never needs it) */
 	/* What a layer above keeps per parser (the labeller's compiled
 	   floor patterns: labels/floor.c), freed with the parser. */
 	void *above;

@@ -212,6 +212,28 @@ START_TEST(walk_substitution_parent_depth)
 }
 END_TEST
 
+/* The node kinds are looked up on the first line tree-sitter parses, not
+   when the parser is made (parser/parse.c): a fast-path line leaves them
+   unread, the first tree-sitter line reads them, and both are parsed. */
+START_TEST(syms_looked_up_lazily)
+{
+	locus_shell_parser *p = NULL;
+	ck_assert_int_eq(locus_shell_parser_new(&p, NULL), 0);
+	ck_assert(!p->syms_ready);
+	locus_shell_result *r =
+	    locus_shell_parser_parse(p, "git status --short", 18);
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert(!p->syms_ready);
+	locus_shell_result_free(r);
+	r = locus_shell_parser_parse(p, "echo $(id)", 10);
+	ck_assert(locus_shell_result_parsed(r));
+	ck_assert_uint_eq(locus_shell_result_count(r), 2);
+	ck_assert(p->syms_ready);
+	locus_shell_result_free(r);
+	locus_shell_parser_free(p);
+}
+END_TEST
+
 START_TEST(walk_depth_limit)
 {
 	/* 20 nested $( ): past the default depth of 16 */
@@ -698,6 +720,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, walk_forms, 0,
 	                    (int)(sizeof forms / sizeof forms[0]));
 	tcase_add_test(tc, walk_connectors_and_pipelines);
+	tcase_add_test(tc, syms_looked_up_lazily);
 	tcase_add_test(tc, reserved_words_table);
 	tcase_add_test(tc, walk_background_pipeline);
 	tcase_add_test(tc, walk_substitution_parent_depth);
