@@ -157,32 +157,25 @@ static void emit_exec(lp_ctx *ctx, const lp_raw_command *raw, size_t start,
 static const char *const find_exec[] = {
 	"-exec", "-execdir", "-ok", "-okdir", NULL,
 };
+/* find primaries and fd options whose next word is their value */
+static const char *const find_valued[] = {
+	"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+	"-regex", "-iregex", "-lname", "-ilname", "-type", "-xtype",
+	"-newer", "-anewer", "-cnewer", "-user", "-group", "-perm", "-size",
+	"-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-used",
+	"-maxdepth", "-mindepth", "-samefile", "-inum", "-links", "-fstype",
+	"-uid", "-gid", "-printf", "-fprintf", "-fprint", "-fprint0", "-fls",
+	"-context", "-regextype", NULL,
+};
+static const char *const fd_valued[] = {
+	"-e", "--extension", "-t", "--type", "-d", "--max-depth",
+	"--min-depth", "--exact-depth", "-E", "--exclude", "-S", "--size",
+	"-c", "--color", "-j", "--threads", "--changed-within",
+	"--changed-before", "-o", "--owner", "--base-directory",
+	"--path-separator", "--search-path", "--max-results",
+	"--max-buffer-time", "--ignore-file", "--batch-size", "--format", NULL,
+};
 /* clang-format on */
-
-void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
-{
-	const lp_word *w = raw->words;
-	size_t n = raw->nwords;
-	for (size_t i = pos + 1; i < n; i++) {
-		if (wdyn(&w[i]) || !lp_in_list(find_exec, wval(&w[i])))
-			continue;
-		size_t start = i + 1, j = start;
-		/* `;` ends it; `+` only right after {} */
-		for (; j < n; j++) {
-			const char *v = wval(&w[j]);
-			if (wdyn(&w[j]))
-				continue;
-			if (lp_streq(v, ";"))
-				break;
-			if (lp_streq(v, "+") && j > start &&
-			    lp_streq(wval(&w[j - 1]), "{}"))
-				break;
-		}
-		emit_exec(ctx, raw, start, j, "{}", "find -exec",
-		          LOCUS_ORIGIN_FIND_EXEC, idx, 0);
-		i = j;
-	}
-}
 
 /* fd -x CMD... [;]  fd -X CMD... [;] (also in a cluster such as -Hx) */
 static bool is_fd_exec(const char *v)
@@ -198,20 +191,156 @@ static bool is_fd_exec(const char *v)
 	return v[n - 1] == 'x' || v[n - 1] == 'X';
 }
 
-void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
+static bool is_find_exec(const char *v)
+{
+	return lp_in_list(find_exec, v);
+}
+
+/* How find and fd take the option that runs a command. */
+typedef struct exec_grammar {
+	const char *prog;
+	const char *const *valued;      /* options whose next word is a value */
+	bool (*is_exec)(const char *v); /* a literal option that runs one */
+	bool terminated; /* find: -exec needs a later `;` or `+` (without
+	                    one find refuses the line and runs nothing) */
+} exec_grammar;
+
+static const exec_grammar find_grammar = {"find", find_valued, is_find_exec,
+                                          true};
+static const exec_grammar fd_grammar = {"fd", fd_valued, is_fd_exec, false};
+
+/* A `;` or `+` may end a command started after word i: a literal one
+   after it, or a run-time word after it. */
+static bool may_terminate(const lp_word *w, size_t n, size_t i)
+{
+	for (size_t j = i + 1; j < n; j++)
+		if (wdyn(&w[j]) || lp_streq(wval(&w[j]), ";") ||
+		    lp_streq(wval(&w[j]), "+"))
+			return true;
+	return false;
+}
+
+/*
+ * Word i of find or fd, only known at run time, may be the option that
+ * runs a command (`fd "--$x" rm -rf` is `fd --exec rm -rf` for x=exec,
+ * `find . "-$x" rm {} \;` is find -exec; fuzz-bypass found the fd form):
+ * the line is then unparsed, and true is returned.  Not when its first
+ * byte is known and not '-' (lp_dyn_may_be_option), and for find not
+ * when it cannot split and either no `;` or `+` may follow or the word
+ * after it is a literal option (`find "$dir" -name x -exec grep y {} +`:
+ * with dir=-exec the command would be the program `-name`, which PATH
+ * holds nowhere).  The caller skips the values of valued options and
+ * the commands of literal exec options.
+ */
+static bool dynamic_exec_word(lp_ctx *ctx, const lp_word *w, size_t n, size_t i,
+                              const exec_grammar *g)
+{
+	if (!lp_dyn_may_be_option(w, n, i))
+		return false;
+	if (g->terminated && !lp_dyn_may_split(&w[i]) &&
+	    (!may_terminate(w, n, i) ||
+	     (i + 1 < n && !wdyn(&w[i + 1]) && wval(&w[i + 1])[0] == '-')))
+		return false;
+	lp_unparsed(ctx,
+	            "%s has an argument only known at run time that may be "
+	            "an option running a command: %s",
+	            g->prog, w[i].text ? w[i].text : "");
+	return true;
+}
+
+/* Word i is a literal option of g taking the next word as its value:
+   the index of that value when it cannot split (`find . -name "$x"`,
+   `fd -e "$ext"`), else i (an unquoted `-name $x` may split into
+   `x -exec rm -rf / ;`, so it is read as words of its own). */
+static size_t skip_value(const lp_word *w, size_t n, size_t i,
+                         const exec_grammar *g)
+{
+	if (!lp_in_list(g->valued, wval(&w[i])) || i + 1 >= n ||
+	    (wdyn(&w[i + 1]) && lp_dyn_may_split(&w[i + 1])))
+		return i;
+	return i + 1;
+}
+
+/* A run-time word of the command words[start..end) (of n) that find -exec
+   or fd -x runs may be the `;` that ends it, and the words after it the
+   program's own: one of those that runs a command (`find . -exec echo
+   "$x" -exec rm -rf {} \;` with x=';') makes the line unparsed (true). */
+static bool exec_may_end_early(lp_ctx *ctx, const lp_word *w, size_t n,
+                               size_t start, size_t end, const exec_grammar *g)
+{
+	size_t k = start;
+	while (k < end && !wdyn(&w[k]))
+		k++;
+	for (size_t m = k + 1; m < end; m++) {
+		if (wdyn(&w[m])) {
+			if (dynamic_exec_word(ctx, w, n, m, g))
+				return true;
+		} else if (g->is_exec(wval(&w[m]))) {
+			lp_unparsed(ctx,
+			            "a word only known at run time may end the "
+			            "command %s runs before %s",
+			            g->prog, wval(&w[m]));
+			return true;
+		}
+	}
+	return false;
+}
+
+void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
 	for (size_t i = pos + 1; i < n; i++) {
-		/* a dynamic word may be --exec, making the words after it a
-		   command (`fd $"--"$X"$(echo ec)" rm -rf`: fuzz_bypass) */
-		if (wdyn(&w[i]) && i + 1 < n) {
-			lp_unparsed(ctx, "an option of fd is dynamic: %s",
-			            w[i].text ? w[i].text : "");
-			return;
-		}
-		if (wdyn(&w[i]) || !is_fd_exec(wval(&w[i])))
+		if (wdyn(&w[i])) {
+			if (dynamic_exec_word(ctx, w, n, i, &find_grammar))
+				return;
 			continue;
+		}
+		if (!is_find_exec(wval(&w[i]))) {
+			i = skip_value(w, n, i, &find_grammar);
+			continue;
+		}
+		size_t start = i + 1, j = start;
+		/* `;` ends it; `+` only right after {} */
+		for (; j < n; j++) {
+			const char *v = wval(&w[j]);
+			if (wdyn(&w[j]))
+				continue;
+			if (lp_streq(v, ";"))
+				break;
+			if (lp_streq(v, "+") && j > start &&
+			    lp_streq(wval(&w[j - 1]), "{}"))
+				break;
+		}
+		emit_exec(ctx, raw, start, j, "{}", "find -exec",
+		          LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		if (exec_may_end_early(ctx, w, n, start, j, &find_grammar))
+			return;
+		i = j;
+	}
+}
+
+void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords;
+	bool options = true; /* before fd's `--`: after it, operands */
+	for (size_t i = pos + 1; i < n; i++) {
+		if (wdyn(&w[i])) {
+			if (options &&
+			    dynamic_exec_word(ctx, w, n, i, &fd_grammar))
+				return;
+			continue;
+		}
+		if (lp_streq(wval(&w[i]), "--"))
+			options = false;
+		/* a literal -x after `--` is a pattern, but read as -x: the
+		   safe side */
+		if (!is_fd_exec(wval(&w[i]))) {
+			if (options)
+				i = skip_value(w, n, i, &fd_grammar);
+			continue;
+		}
 		size_t start = i + 1, j = start;
 		bool placeholder = false;
 		for (; j < n; j++) {
@@ -223,6 +352,8 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 		emit_exec(ctx, raw, start, j, "{", "fd -x",
 		          LOCUS_ORIGIN_FD_EXEC, idx,
 		          placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+		if (exec_may_end_early(ctx, w, n, start, j, &fd_grammar))
+			return;
 		i = j;
 	}
 }

@@ -83,11 +83,17 @@ bool lp_dyn_may_be_option(const lp_word *words, size_t n, size_t i)
 		return false; /* a literal first character other than '-' */
 	if (i + 1 < n)
 		return true;
-	/* the last word: only one double-quoted string cannot split */
-	if (len >= 2 && t[0] == '"' && t[len - 1] == '"' &&
-	    !memchr(t + 1, '"', len - 2))
-		return false;
-	return true;
+	/* the last word: it stands for several when it may split */
+	return lp_dyn_may_split(w);
+}
+
+bool lp_dyn_may_split(const lp_word *w)
+{
+	const char *t = w->text ? w->text : "";
+	size_t len = strlen(t);
+	/* only one double-quoted string cannot split */
+	return !(len >= 2 && t[0] == '"' && t[len - 1] == '"' &&
+	         !memchr(t + 1, '"', len - 2));
 }
 
 void lp_parse_text(lp_ctx *ctx, const char *text, const char *origin,

@@ -143,6 +143,9 @@ static inline bool wdyn(const lp_word *w)
    either another word follows or the word is not one double-quoted
    string (an unquoted expansion splits: `bash $X` with X='-c reboot'). */
 bool lp_dyn_may_be_option(const lp_word *words, size_t n, size_t i);
+/* seethrough.c: true when the dynamic word w may split into several words
+   (it is not one double-quoted string). */
+bool lp_dyn_may_split(const lp_word *w);
 
 /* seethrough.c: parse `text` (NULL: nothing) as a nested script; emit
    words[0..n) as a command reached through `parent`. */
