@@ -162,6 +162,59 @@ START_TEST(classify_and_gate_root)
 }
 END_TEST
 
+/* Without --root, classify judges against the directory it was started
+   in, read once (issue 18: not a getcwd per line), for every stdin line
+   and with --jobs; when that directory is gone every path is outside, as
+   when the library itself cannot read it. */
+static void classify_in(const char *dir, const char *extra)
+{
+	char old[4096];
+	ck_assert_ptr_nonnull(getcwd(old, sizeof old));
+	ck_assert_int_eq(chdir(dir), 0);
+	const char *av[] = {"locus", "classify", extra, extra ? "2" : NULL,
+	                    NULL};
+	char in[8192];
+	snprintf(in, sizeof in, "cat x\ncat %s/y\ncat /usr/z\ncat x\n", dir);
+	run_out r = run(av, in, strlen(in));
+	ck_assert_int_eq(chdir(old), 0);
+	ck_assert_int_eq(r.status, 0);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = parse_obj(lines[i]);
+		/* only /usr/z is outside the start directory */
+		ck_assert_msg(has_tag(o, "outside-workspace") == (i == 2),
+		              "line %zu: %s", i, lines[i]);
+		cJSON_Delete(o);
+	}
+	free(lines);
+	run_free(&r);
+}
+
+START_TEST(classify_default_root_is_start_directory)
+{
+	char dir[] = "/tmp/locus-cwd-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	classify_in(dir, NULL);
+	classify_in(dir, "--jobs");
+	/* a directory that no longer exists: getcwd fails */
+	char gone[] = "/tmp/locus-gone-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(gone));
+	char old[4096];
+	ck_assert_ptr_nonnull(getcwd(old, sizeof old));
+	ck_assert_int_eq(chdir(gone), 0);
+	ck_assert_int_eq(rmdir(gone), 0);
+	const char *av[] = {"locus", "classify", NULL};
+	run_out r = run(av, "cat x\n", 6);
+	ck_assert_int_eq(chdir(old), 0);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"outside-workspace\""));
+	run_free(&r);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(classify_read_line)
 {
 	const char *av[] = {"locus", "classify", "ls", "-la", NULL};
@@ -793,6 +846,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(t, classify_args_are_one_command);
 	tcase_add_test(t, classify_read_line);
 	tcase_add_test(t, classify_and_gate_root);
+	tcase_add_test(t, classify_default_root_is_start_directory);
 	tcase_add_test(t, classify_stdin_lines);
 	tcase_add_test(t, classify_stdin_last_line_without_newline);
 	tcase_add_test(t, classify_jsonl);
