@@ -555,12 +555,12 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
    known limit, docs/fuzzing.md). */
 static bool args_hidden(const locus_shell_command *c)
 {
-	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags ||
-	    !ll_unknown_program(c))
+	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags)
 		return false;
+	/* the program tables last: most commands hold no substitution */
 	for (size_t i = 1; i < c->argc; i++)
 		if (c->argv_flags[i] & LOCUS_WORD_SUBST)
-			return true;
+			return ll_unknown_program(c);
 	return false;
 }
 
