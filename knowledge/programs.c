@@ -1373,11 +1373,15 @@ static inline size_t lk_hash_slot(uint32_t h, size_t slots)
 	return (size_t)(h ^ (h >> 15)) & (slots - 1);
 }
 
-/* The n bytes of name (no NUL among them) are exactly the string s. */
+/* The n bytes of name (no NUL among them) are exactly the string s.  A
+   byte loop: names are short, and a call to strncmp cost more than the
+   compare (issue 18).  It stops at s's NUL, which no byte of name is. */
 static inline bool lk_name_is(const char *name, size_t n, const char *s)
 {
-	return s[0] == name[0] && strncmp(s + 1, name + 1, n - 1) == 0 &&
-	       s[n] == '\0';
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != name[i])
+			return false;
+	return s[n] == '\0';
 }
 
 #ifndef LK_GEN_INDEX /* the generator includes the tables only */
@@ -1458,28 +1462,36 @@ const lk_program *lk_program_find(const char *name)
 {
 	if (!name || !*name)
 		return NULL;
-	size_t len = strlen(name);
-	uint32_t hlen = lk_hash_n(name, len);
+	/* one pass: the length, the hash, and whether a version or build
+	   suffix may start after the first byte (most names have none,
+	   and then no prefix is looked up) */
+	size_t len = 1;
+	uint32_t hlen = LK_HASH_STEP(LK_HASH_BASIS, name[0]);
+	bool any_start = false;
+	for (; name[len]; len++) {
+		hlen = LK_HASH_STEP(hlen, name[len]);
+		any_start |= suffix_start(name[len]);
+	}
 	const lk_program *p = exact_h(name, len, hlen);
 	if (p)
 		return p;
 	long a = alias_h(name, len, hlen);
 	if (a >= 0)
 		return exact(aliases[a].name);
+	if (!any_start)
+		return NULL;
 	/* h: the hash of the first n bytes, for the prefix lookups */
 	const lk_program *best = NULL;
 	uint32_t h = LK_HASH_STEP(LK_HASH_BASIS, name[0]);
-	bool any_start = false;
 	for (size_t n = 1; n < len; h = LK_HASH_STEP(h, name[n]), n++) {
 		if (!suffix_start(name[n]))
 			continue;
-		any_start = true;
 		const lk_program *r = exact_h(name, n, h);
 		if (r && r->names && suffix_ok(r->names, name + n) &&
 		    (!best || r < best))
 			best = r;
 	}
-	if (best || !any_start)
+	if (best)
 		return best;
 	/* a versioned alias: ipython3, nodejs18 */
 	long first = -1;
