@@ -140,6 +140,13 @@ size_t pk_pattern_operand(const locus_shell_command *c);
 bool pk_secret_path(const char *p);
 bool pk_persistence_path(const char *p);
 bool pk_sudoers_path(const char *p);
+/* pk_secret_path() (secret) or pk_persistence_path() without any
+   prefilter: every fragment tried at every position of `p` (tests compare
+   the two on many words). */
+bool pk_path_reference(bool secret, const char *p);
+/* The i-th fragment of the secret or persistence table, NULL past the
+   last (tests build words from them). */
+const char *pk_path_fragment(bool secret, size_t i);
 /* Every fragment of the path tables holds a byte of the prefilter's set
    (packs_paths.c); tests call this, `why` says which does not. */
 bool pk_path_tables_consistent(char *why, size_t cap);

@@ -147,6 +147,13 @@ static const fragment persistence_fragments[] = {
     {NULL, ANYWHERE},
 };
 
+#ifndef PK_GEN_PATHS /* the generator includes the tables only */
+/* pp_class, pp_mask: the fragments' prefilter (labels/gen_paths.c,
+   generated at build time from the tables above). */
+#include "labels/packs_paths_index.h"
+
+enum { PP_SECRET, PP_PERSISTENCE }; /* gen_paths.c's order of the tables */
+
 /* Every fragment (and `.env`) holds one of these bytes, so a word with
    none of them names no path of the tables: most words (`status`, `-la`,
    `main`) are rejected by one strpbrk instead of a scan of ~110
@@ -167,44 +174,63 @@ static bool after_ok(char c)
 	       c == '\n' || c == '}';
 }
 
-static bool fragment_in(const char *w, const fragment *f)
+/* The fragment f occurs at w + i where its table says it may sit. */
+static bool fragment_at(const char *w, size_t i, const fragment *f)
 {
 	size_t m = strlen(f->text);
-	for (const char *p = strstr(w, f->text); p;
-	     p = strstr(p + 1, f->text)) {
-		char before = p == w ? '/' : p[-1];
-		char after = p[m];
-		switch (f->at) {
-		case ANYWHERE: return true;
-		case COMPONENT:
-			if ((f->text[0] == '/' || before_ok(before)) &&
-			    after_ok(after))
-				return true;
-			break;
-		case SUFFIX:
-			if (after_ok(after) && after != '/')
-				return true;
-			break;
+	if (strncmp(w + i, f->text, m) != 0)
+		return false;
+	char before = i == 0 ? '/' : w[i - 1];
+	char after = w[i + m];
+	switch (f->at) {
+	case ANYWHERE: return true;
+	case COMPONENT:
+		return (f->text[0] == '/' || before_ok(before)) &&
+		       after_ok(after);
+	case SUFFIX: return after_ok(after) && after != '/';
+	}
+	return true; /* not reached: every `where` is handled */
+}
+
+/*
+ * Some fragment of `table` (number `id` of the generated prefilter)
+ * occurs in w where it may sit.  One pass over the word: at position i
+ * the AND of the masks of its bytes i, i+1, i+2 is exactly the set of
+ * fragments whose first three bytes are there (most positions of most
+ * words: none), and only those are compared (pk_path_reference() is the
+ * same answer trying every fragment everywhere; tests compare them).
+ */
+static bool any_fragment(const char *w, const fragment *table, size_t id)
+{
+	const uint64_t(*mask)[PP_CLASSES][PP_WORDS] = pp_mask[id];
+	for (size_t i = 0; w[i]; i++) {
+		unsigned c0 = pp_class[(unsigned char)w[i]];
+		for (size_t k = 0; k < PP_WORDS; k++) {
+			uint64_t m = mask[0][c0][k];
+			if (!m)
+				continue; /* no fragment starts with w[i] */
+			unsigned c1 = pp_class[(unsigned char)w[i + 1]];
+			unsigned c2 =
+			    w[i + 1] ? pp_class[(unsigned char)w[i + 2]] : 0;
+			m &= mask[1][c1][k] & mask[2][c2][k];
+			while (m) {
+				unsigned b = (unsigned)__builtin_ctzll(m);
+				m &= m - 1;
+				if (fragment_at(w, i, &table[k * 64 + b]))
+					return true;
+			}
 		}
 	}
 	return false;
 }
 
-/* A literal prefilter: a fragment is searched for only when the word
-   holds its first two bytes (most words hold few of the table's). */
-static bool any_fragment(const char *w, const fragment *table)
+/* The same answer with no prefilter: every fragment at every position. */
+static bool any_fragment_slow(const char *w, const fragment *table)
 {
-	uint8_t bytes[32] = {0};
-	for (const unsigned char *p = (const unsigned char *)w; *p; p++)
-		bytes[*p >> 3] |= (uint8_t)(1u << (*p & 7));
-	for (const fragment *f = table; f->text; f++) {
-		const unsigned char *t = (const unsigned char *)f->text;
-		if (!((bytes[t[0] >> 3] >> (t[0] & 7)) & 1u) ||
-		    (t[1] && !((bytes[t[1] >> 3] >> (t[1] & 7)) & 1u)))
-			continue;
-		if (fragment_in(w, f))
-			return true;
-	}
+	for (const fragment *f = table; f->text; f++)
+		for (size_t i = 0; w[i]; i++)
+			if (fragment_at(w, i, f))
+				return true;
 	return false;
 }
 
@@ -243,22 +269,53 @@ static bool env_file(const char *w)
 	return false;
 }
 
-bool pk_secret_path(const char *p)
+/* pk_secret_path() with the fragment search `any`, and the one-strpbrk
+   reject with `prefilter`. */
+static bool secret_path(const char *p,
+                        bool (*any)(const char *, const fragment *, size_t),
+                        bool prefilter)
 {
-	if (!p || !*p || !strpbrk(p, path_bytes))
+	if (!p || !*p || (prefilter && !strpbrk(p, path_bytes)))
 		return false;
 	/* A public key is not a secret. */
 	size_t n = strlen(p);
 	bool pub = n > 4 && strcmp(p + n - 4, ".pub") == 0;
-	if (!pub && any_fragment(p, secret_fragments))
+	if (!pub && any(p, secret_fragments, PP_SECRET))
 		return true;
 	return env_file(p);
+}
+
+bool pk_secret_path(const char *p)
+{
+	return secret_path(p, any_fragment, true);
 }
 
 bool pk_persistence_path(const char *p)
 {
 	return p && *p && strpbrk(p, path_bytes) &&
-	       any_fragment(p, persistence_fragments);
+	       any_fragment(p, persistence_fragments, PP_PERSISTENCE);
+}
+
+static bool any_slow(const char *w, const fragment *table, size_t id)
+{
+	(void)id;
+	return any_fragment_slow(w, table);
+}
+
+bool pk_path_reference(bool secret, const char *p)
+{
+	if (secret)
+		return secret_path(p, any_slow, false);
+	return p && *p && any_fragment_slow(p, persistence_fragments);
+}
+
+const char *pk_path_fragment(bool secret, size_t i)
+{
+	const fragment *t = secret ? secret_fragments : persistence_fragments;
+	for (size_t k = 0; t[k].text; k++)
+		if (k == i)
+			return t[k].text;
+	return NULL;
 }
 
 static bool table_has_path_bytes(const fragment *table, const char *what,
@@ -296,3 +353,4 @@ bool pk_reader_program(const char *name)
 {
 	return pk_word_in(readers, name);
 }
+#endif /* PK_GEN_PATHS */

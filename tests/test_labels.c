@@ -10,7 +10,9 @@
  * both.
  */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1936,6 +1938,112 @@ START_TEST(test_packs_attached_to_program_table)
 }
 END_TEST
 
+/* The path matchers (pk_secret_path, pk_persistence_path: one pass over a
+   word with the generated prefilter) give the answer of trying every
+   fragment at every position (pk_path_reference) on every word of the
+   corpus files and on generated words built from the fragments' pieces. */
+static size_t path_cmp_word(const char *w)
+{
+	ck_assert_msg(pk_secret_path(w) == pk_path_reference(true, w),
+	              "secret: '%s'", w);
+	ck_assert_msg(pk_persistence_path(w) == pk_path_reference(false, w),
+	              "persistence: '%s'", w);
+	return pk_secret_path(w) + pk_persistence_path(w);
+}
+
+static size_t path_cmp_file(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	ck_assert_msg(f != NULL, "%s", file);
+	char line[8192];
+	size_t hits = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		hits += path_cmp_word(line);
+		for (char *t = strtok(line, " "); t; t = strtok(NULL, " "))
+			hits += path_cmp_word(t);
+	}
+	fclose(f);
+	return hits;
+}
+
+START_TEST(test_path_matchers_match_reference)
+{
+	const char *root = getenv("LOCUS_SOURCE_ROOT");
+	char dir[4096], file[4600];
+	snprintf(dir, sizeof dir, "%s/corpus/shell", root ? root : ".");
+	DIR *d = opendir(dir);
+	ck_assert_msg(d != NULL, "%s", dir);
+	size_t files = 0, hits = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strstr(e->d_name, ".txt"))
+			continue;
+		snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+		hits += path_cmp_file(file);
+		files++;
+	}
+	closedir(d);
+	snprintf(file, sizeof file, "%s/corpus/everyday/agent-lines.jsonl",
+	         root ? root : ".");
+	hits += path_cmp_file(file);
+	ck_assert_uint_gt(files, 10);
+	ck_assert_uint_gt(hits, 100); /* the corpus names such paths */
+
+	/* generated: every fragment, pieces of them, separators and near
+	   misses */
+	/* clang-format off */
+	static const char *const extra[] = {
+	    "/", "~", "'", "\"", "=", "(", ")", " ", ",", ";", ":", "}",
+	    "@", "x", ".", "_", "-", "K", "L", "id_", ".env", ".example",
+	    ".pub", ".local", "rc", ".d", "/etc/", ".config/", "\t",
+	};
+	/* clang-format on */
+	const char *pieces[256];
+	size_t np = 0;
+	for (int sec = 0; sec < 2; sec++)
+		for (size_t i = 0; pk_path_fragment(sec, i) && np < 200; i++)
+			pieces[np++] = pk_path_fragment(sec, i);
+	ck_assert_uint_gt(np, 100);
+	for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+		pieces[np++] = extra[i];
+	/* each piece also cut short and shifted: near misses of each */
+	char cut[256][24];
+	size_t nfull = np;
+	for (size_t i = 0; i < nfull && np < 256; i++) {
+		size_t m = strlen(pieces[i]);
+		if (m < 3 || m >= sizeof cut[0])
+			continue;
+		memcpy(cut[np], pieces[i] + 1, m - 2);
+		cut[np][m - 2] = '\0';
+		pieces[np] = cut[np];
+		np++;
+	}
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t ghits = 0;
+	for (int n = 0; n < 200000; n++) {
+		char w[256] = "";
+		size_t len = 0;
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		int k = 1 + (int)((seed >> 33) % 6);
+		for (int i = 0; i < k; i++) {
+			seed = seed * 6364136223846793005ull +
+			       1442695040888963407ull;
+			const char *p = pieces[(seed >> 33) % np];
+			size_t m = strlen(p);
+			if (len + m >= sizeof w)
+				break;
+			memcpy(w + len, p, m + 1);
+			len += m;
+		}
+		/* a byte changed, sometimes: near misses */
+		if (len && ((seed >> 20) & 3) == 0)
+			w[(seed >> 40) % len] = "./_Kxs"[(seed >> 24) % 6];
+		ghits += path_cmp_word(w);
+	}
+	ck_assert_uint_gt(ghits, 10000);
+}
+END_TEST
+
 /* SQL given inline, judged by the classifier (labels/sql.c). */
 static const struct {
 	const char *line;
@@ -2023,6 +2131,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_outside_reason_and_verdict);
 	tcase_add_loop_test(t, test_sql_classifier, 0, N_OF(sql_vecs));
 	tcase_add_test(t, test_packs_attached_to_program_table);
+	tcase_add_test(t, test_path_matchers_match_reference);
 	suite_add_tcase(s, t);
 	return s;
 }
