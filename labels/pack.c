@@ -92,6 +92,31 @@ bool pk_word_in(const char *list, const char *w)
 	return false;
 }
 
+/* w is a token of the space-separated list: one pass over the list,
+   comparing each token with w as it goes (no strlen, strchr or strstr:
+   the rules' program lists are a few short names, where the calls cost
+   more than the scan; pk_word_in keeps strstr for the long lists).  The
+   same answer as pk_word_in: a token holds no blank and is never empty,
+   so a w that is empty or holds a blank is none of them. */
+static bool short_list_has(const char *list, const char *w)
+{
+	const char *p = list;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return false;
+		size_t i = 0;
+		while (p[i] && p[i] != ' ' && p[i] == w[i])
+			i++;
+		if ((p[i] == ' ' || !p[i]) && !w[i])
+			return true;
+		while (p[i] && p[i] != ' ')
+			i++;
+		p += i;
+	}
+}
+
 bool pk_is_option(const char *a)
 {
 	return a[0] == '-' && a[1] != '\0';
@@ -187,7 +212,7 @@ typedef struct operands {
 static const pk_grammar *grammar_of(const pk_pack *pk, const char *name)
 {
 	for (const pk_grammar *g = pk->grammars; g && g->progs; g++)
-		if (pk_word_in(g->progs, name))
+		if (short_list_has(g->progs, name))
 			return g;
 	return NULL;
 }
@@ -461,7 +486,17 @@ static void add(ll_judgement *j, uint32_t tag, const char *reason)
 
 static bool every_program(const pk_rule *r)
 {
-	return strcmp(r->progs, "*") == 0;
+	return r->progs[0] == '*' && r->progs[1] == '\0';
+}
+
+/* rule_matches() reads the operands of `r`: for its pattern, and for the
+   `#` and `^` conditions (any such byte in the lists counts: a superset,
+   so an operand list is never skipped when one is read). */
+static bool reads_operands(const pk_rule *r)
+{
+	return (r->words && r->words[0]) ||
+	       (r->with && strpbrk(r->with, "#^")) ||
+	       (r->unless && strpbrk(r->unless, "#^"));
 }
 
 /* The rules of `pk` for the program `canon`, or with canon NULL its
@@ -470,16 +505,21 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
                        const char *canon, ll_judgement *j)
 {
 	bool collected = false;
-	operands o, dyn;
+	/* no operands until they are collected: a rule that reads none
+	   (reads_operands) is judged without them; past MAX_OPERANDS
+	   arguments they are always collected (`truncated` applies every
+	   rule) */
+	operands o = {.n = 0, .truncated = false, .open = false}, dyn;
 	/* A program's own rules also match what its arguments computed at
 	   run time could make it (dynamic.c); the rules for every program
 	   (paths) judge only the words known. */
 	size_t first_dyn = canon ? ll_first_dynamic_arg(c) : 0;
 	for (const pk_rule *r = pk->rules; r->progs; r++) {
-		if (canon ? every_program(r) || !pk_word_in(r->progs, canon)
+		if (canon ? every_program(r) || !short_list_has(r->progs, canon)
 		          : !every_program(r))
 			continue;
-		if (!collected) {
+		if (!collected && (first_dyn || c->argc > MAX_OPERANDS ||
+		                   reads_operands(r))) {
 			const pk_grammar *g =
 			    grammar_of(pk, canon ? canon : c->name);
 			collect(c, g, c->argc, false, &o);

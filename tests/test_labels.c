@@ -2044,6 +2044,32 @@ START_TEST(test_path_matchers_match_reference)
 }
 END_TEST
 
+/* The packs collect a command's operands only for a rule that reads them
+   (labels/pack.c, reads_operands); past the 64-operand cap they are always
+   collected, and every rule of the program (and every rule for every
+   program) applies: a pattern that cannot be judged fails closed. */
+START_TEST(test_pack_operand_cap_fails_closed)
+{
+	char line[1024] = "kubectl get";
+	for (int i = 0; i < 70; i++)
+		strcat(line, " a");
+	uint32_t cap = 0, few = 0;
+	locus_action *a = NULL;
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
+	cap = locus_action_exec_tags(a);
+	locus_action_free(a);
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, "kubectl get a a", 15, NULL), 0);
+	few = locus_action_exec_tags(a);
+	locus_action_free(a);
+	ck_assert(cap & D);
+	ck_assert(cap & LOCUS_TAG_SECRETS);
+	ck_assert(cap & LOCUS_TAG_PERSISTENCE);
+	ck_assert(!(few & (D | LOCUS_TAG_SECRETS | LOCUS_TAG_PERSISTENCE)));
+}
+END_TEST
+
 /* SQL given inline, judged by the classifier (labels/sql.c). */
 static const struct {
 	const char *line;
@@ -2132,6 +2158,7 @@ static Suite *e2e_suite(void)
 	tcase_add_loop_test(t, test_sql_classifier, 0, N_OF(sql_vecs));
 	tcase_add_test(t, test_packs_attached_to_program_table);
 	tcase_add_test(t, test_path_matchers_match_reference);
+	tcase_add_test(t, test_pack_operand_cap_fails_closed);
 	suite_add_tcase(s, t);
 	return s;
 }
