@@ -551,8 +551,8 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
    the words it reads (`gdb --args $(printf %s r)$(printf %s m) -rf /`,
    found by fuzz_bypass), so the command is not fully analysed.  A plain
    `$VAR` is not counted: `aws s3 cp f "s3://$BUCKET/f"` is everyday work
-   (the fuzzer's `gdb --args ${v} -rf /` with v set in a subshell is a
-   known limit, docs/fuzzing.md). */
+   (with v set in a subshell, the fuzzer's `gdb --args ${v} -rf /` is
+   resolved by the constants pass: docs/design.md, "Subshell scopes"). */
 static bool args_hidden(const locus_shell_command *c)
 {
 	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags)

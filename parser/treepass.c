@@ -78,6 +78,7 @@ void lp_tree_pass(lp_tree *t, TSNode root, bool constants)
 	}
 	lp_cursor_free(&c);
 	lu_array_delete(&st);
+	lp_vars_finish(v);
 	t->vars = v;
 	if (lp_vars_sensitive(v))
 		lp_unparsed(t->ctx, "assignment to %s changes what runs",

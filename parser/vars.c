@@ -14,8 +14,23 @@
  * variables, read/mapfile/getopts/printf -v/let/declare/local/export with
  * a dynamic value, unset, (( x++ )), ${x:=..}.  `eval`, `source` and `.`
  * can assign anything: when they appear no name resolves.
+ *
+ * Subshells scope their assignments (bash forks for `( )`, `$( )`, `<( )`
+ * and every stage of a pipeline): an assignment that runs unconditionally
+ * inside one holds there, from its end to the end of the scope
+ * (`(v=rm; gdb --args $v -rf /)` runs rm), and never after it.  Outside
+ * the scope the name is dynamic, as any assignment the pass cannot follow
+ * (bash would keep the outer value, or with `shopt -s lastpipe` the last
+ * stage's: dynamic is right for both).  Each entry belongs to one scope;
+ * a use is resolved by the innermost scope holding an entry for its name,
+ * found from the use's own ancestors (recorded per expansion during the
+ * pass, so heredoc text that lies inside a scope's bytes but belongs to a
+ * command outside it is not mistaken for it).  A function body is not a
+ * scope: it runs wherever it is called, so a name assigned in one never
+ * resolves anywhere (`fdyn`).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
@@ -23,6 +38,9 @@
 typedef struct var_entry {
 	const char *name;
 	size_t nlen;
+	uint32_t scope; /* index in lp_vars.scopes; 0: the script itself */
+	bool fdyn;      /* scope 0 only: assigned in a function body, so
+	                   dynamic in every scope */
 	const char *value;
 	size_t after; /* uses at or after this byte see the value */
 	bool dynamic;
@@ -32,9 +50,26 @@ typedef struct var_entry {
 	bool numset; /* assigned a number literal or by arithmetic */
 } var_entry;
 
+/* A subshell scope: bytes [start, end) of the script, inside `parent`. */
+typedef struct var_scope {
+	uint32_t start, end, parent;
+} var_scope;
+
+/* An expansion at byte `pos`, inside scope `scope` (not 0). */
+typedef struct var_use {
+	uint32_t pos, scope;
+} var_use;
+
 struct lp_vars {
 	var_entry *tab;
 	size_t cap, n;
+	var_scope *scopes; /* [0] is the whole script */
+	size_t nscopes, capscopes;
+	var_use *uses; /* expansions inside a scope, sorted by pos */
+	size_t nuses, capuses;
+	bool uses_unsorted;
+	uint32_t cur_scope; /* of the node being visited */
+	bool cur_func;      /* ... which is in a function body of that scope */
 	bool ifs;
 	bool all_dynamic;
 	size_t dyn_after; /* eval/source seen: uses after here are dynamic */
@@ -105,16 +140,16 @@ static const char *const declaring[] = {
 };
 /* clang-format on */
 
-static uint64_t hash(const char *s, size_t n)
+static uint64_t hash(const char *s, size_t n, uint32_t scope)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	return (h ^ scope) * 1099511628211ull;
 }
 
 static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
-                       bool create)
+                       uint32_t scope, bool create)
 {
 	if (v->cap == 0 || (create && (v->n + 1) * 2 > v->cap)) {
 		if (!create)
@@ -126,8 +161,9 @@ static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 		for (size_t i = 0; i < v->cap; i++) {
 			if (!v->tab[i].name)
 				continue;
-			size_t j =
-			    hash(v->tab[i].name, v->tab[i].nlen) & (cap - 1);
+			size_t j = hash(v->tab[i].name, v->tab[i].nlen,
+			                v->tab[i].scope) &
+			           (cap - 1);
 			while (t[j].name)
 				j = (j + 1) & (cap - 1);
 			t[j] = v->tab[i];
@@ -135,9 +171,9 @@ static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 		v->tab = t;
 		v->cap = cap;
 	}
-	size_t j = hash(name, nlen) & (v->cap - 1);
+	size_t j = hash(name, nlen, scope) & (v->cap - 1);
 	while (v->tab[j].name) {
-		if (v->tab[j].nlen == nlen &&
+		if (v->tab[j].nlen == nlen && v->tab[j].scope == scope &&
 		    !memcmp(v->tab[j].name, name, nlen))
 			return &v->tab[j];
 		j = (j + 1) & (v->cap - 1);
@@ -149,6 +185,7 @@ static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 		return NULL;
 	v->tab[j].name = nm;
 	v->tab[j].nlen = nlen;
+	v->tab[j].scope = scope;
 	v->n++;
 	return &v->tab[j];
 }
@@ -173,10 +210,11 @@ static bool nameref_option(const char *s)
 	return s[0] == '-' && s[1] != '-' && strchr(s + 1, 'n') != NULL;
 }
 
-static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name, size_t nlen)
+/* Entry `name` of `scope` made dynamic, with what it says of numbers. */
+static void mark_entry(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
+                       uint32_t scope)
 {
-	note_ifs(v, name, nlen);
-	var_entry *e = find(v, a, name, nlen, true);
+	var_entry *e = find(v, a, name, nlen, scope, true);
 	if (e) {
 		e->dynamic = true;
 		if (!v->arith)
@@ -185,6 +223,31 @@ static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name, size_t nlen)
 			e->numset = true;
 	} else {
 		v->all_dynamic = true; /* out of memory: resolve nothing */
+	}
+}
+
+/* The scopes around `scope` (its parent up to the script): a name
+   assigned inside it is dynamic there. */
+static void mark_outer(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
+                       uint32_t scope)
+{
+	while (scope != 0) {
+		scope = v->scopes[scope].parent;
+		mark_entry(v, a, name, nlen, scope);
+	}
+}
+
+static void mark_dynamic(lp_vars *v, lp_arena *a, const char *name, size_t nlen)
+{
+	note_ifs(v, name, nlen);
+	mark_entry(v, a, name, nlen, v->cur_scope);
+	mark_outer(v, a, name, nlen, v->cur_scope);
+	if (v->cur_func) {
+		var_entry *e = find(v, a, name, nlen, 0, true);
+		if (e)
+			e->fdyn = true;
+		else
+			v->all_dynamic = true;
 	}
 }
 
@@ -212,8 +275,15 @@ static bool numeric_literal(const char *s)
 static void define(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
                    const char *value, size_t after)
 {
+	if (v->cur_func) {
+		mark_dynamic(v, a, name, nlen);
+		return;
+	}
 	note_ifs(v, name, nlen);
-	var_entry *e = find(v, a, name, nlen, true);
+	/* outside its scope the value does not hold: as an assignment not
+	   followed, which it was before scopes were */
+	mark_outer(v, a, name, nlen, v->cur_scope);
+	var_entry *e = find(v, a, name, nlen, v->cur_scope, true);
 	if (!e) {
 		v->all_dynamic = true;
 		return;
@@ -431,7 +501,8 @@ static bool is_seq(const lp_syms *sy, TSSymbol k)
 {
 	return k == sy->program || k == sy->list ||
 	       k == sy->variable_assignments || k == sy->declaration_command ||
-	       k == sy->compound_statement;
+	       k == sy->compound_statement || k == sy->subshell ||
+	       k == sy->command_substitution || k == sy->process_substitution;
 }
 
 /* A declaration (export, declare, local...): *ok is cleared when its
@@ -508,10 +579,113 @@ static void default_assignment(lp_tree *t, lp_vars *v, lp_arena *a, TSNode n)
 
 lp_vars *lp_vars_new(lp_tree *t)
 {
-	lp_vars *v = lp_arena_alloc(t->ctx->arena, sizeof *v);
-	if (v)
-		v->dyn_after = SIZE_MAX;
+	lp_arena *a = t->ctx->arena;
+	lp_vars *v = lp_arena_alloc(a, sizeof *v);
+	if (!v)
+		return NULL;
+	v->dyn_after = SIZE_MAX;
+	v->scopes = lp_arena_alloc_raw(a, 8 * sizeof *v->scopes);
+	if (!v->scopes)
+		return NULL;
+	v->capscopes = 8;
+	v->scopes[0] = (var_scope){0, UINT32_MAX, 0};
+	v->nscopes = 1;
 	return v;
+}
+
+/* Room for one more element in an arena array of `size`-byte elements
+   (*arr of *cap, *n in use); false when out of memory. */
+static bool grow(lp_arena *a, void **arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *p = lp_arena_alloc_raw(a, nc * size);
+	if (!p)
+		return false;
+	if (n)
+		memcpy(p, *arr, n * size);
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+/* Node f opens a subshell scope: `( )`, `$( )`, `<( )`, or a stage of a
+   pipeline (its parent p). */
+static bool opens_scope(const lp_syms *sy, const lp_tnode *f, const lp_tnode *p)
+{
+	TSSymbol k = f->kind;
+	return k == sy->subshell || k == sy->command_substitution ||
+	       k == sy->process_substitution ||
+	       (p && p->kind == sy->pipeline && f->named);
+}
+
+/* The scope fields of frame f: its parent's, or a new scope it opens. */
+static void scope_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p)
+{
+	const lp_syms *sy = t->sy;
+	f->scope = p ? p->scope : 0;
+	f->in_func = (p && p->in_func) || f->kind == sy->function_definition;
+	if (!p || !opens_scope(sy, f, p))
+		return;
+	if (!grow(t->ctx->arena, (void **)&v->scopes, &v->capscopes, v->nscopes,
+	          sizeof *v->scopes)) {
+		v->all_dynamic = true;
+		return;
+	}
+	v->scopes[v->nscopes] = (var_scope){f->start, f->end, f->scope};
+	f->scope = (uint32_t)v->nscopes++;
+	f->in_func = false;
+}
+
+/* An expansion inside a scope: where a lookup at its byte starts. */
+static void note_use(lp_tree *t, lp_vars *v, const lp_tnode *f)
+{
+	const lp_syms *sy = t->sy;
+	if (f->scope == 0 ||
+	    (f->kind != sy->simple_expansion && f->kind != sy->expansion))
+		return;
+	if (v->nuses && v->uses[v->nuses - 1].pos == f->start) {
+		/* two expansions at one byte in different scopes: resolve
+		   from the script, which is never wrong (see lookup) */
+		if (v->uses[v->nuses - 1].scope != f->scope)
+			v->uses[v->nuses - 1].scope = 0;
+		return;
+	}
+	if (!grow(t->ctx->arena, (void **)&v->uses, &v->capuses, v->nuses,
+	          sizeof *v->uses)) {
+		v->all_dynamic = true;
+		return;
+	}
+	if (v->nuses && v->uses[v->nuses - 1].pos > f->start)
+		v->uses_unsorted = true;
+	v->uses[v->nuses++] = (var_use){f->start, f->scope};
+}
+
+static int use_cmp(const void *x, const void *y)
+{
+	const var_use *a = x, *b = y;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+void lp_vars_finish(lp_vars *v)
+{
+	if (v && v->uses_unsorted)
+		qsort(v->uses, v->nuses, sizeof *v->uses, use_cmp);
+}
+
+/* The scope a use at byte `at` is in (0 when it is in none). */
+static uint32_t use_scope(const lp_vars *v, size_t at)
+{
+	size_t lo = 0, hi = v->nuses;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->uses[mid].pos < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nuses && v->uses[lo].pos == at ? v->uses[lo].scope : 0;
 }
 
 void lp_vars_abandon(lp_vars *v)
@@ -568,11 +742,18 @@ void lp_vars_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p)
 	}
 	if (k == sy->declaration_command)
 		declaration_facts(t, v, n, &ok);
+	scope_node(t, v, f, p);
+	/* inside a new scope its first statements run unconditionally */
+	if (f->scope != (p ? p->scope : 0))
+		ok = true;
 	f->runs = ok;
 	f->var_arith = arith_node(t, n) || lp_int_declaration(t, n) ||
 	               (p && p->var_arith && k != sy->command_substitution);
 	if (!p || !f->named)
 		return;
+	v->cur_scope = f->scope;
+	v->cur_func = f->in_func;
+	note_use(t, v, f);
 	if (k == sy->variable_assignment) {
 		/* i=0 in for (( )): an arithmetic result */
 		v->arith = f->var_arith;
@@ -598,9 +779,20 @@ const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
 		if (strlen(bash_set_names[i]) == nlen &&
 		    !memcmp(bash_set_names[i], name, nlen))
 			return NULL;
-	var_entry *e = find((lp_vars *)(uintptr_t)v, NULL, name, nlen, false);
-	if (!e || e->dynamic || !e->value || at < e->after ||
-	    at >= v->dyn_after)
+	if (at >= v->dyn_after)
+		return NULL;
+	lp_vars *m = (lp_vars *)(uintptr_t)v;
+	var_entry *e = find(m, NULL, name, nlen, 0, false);
+	if (e && e->fdyn)
+		return NULL;
+	/* the innermost scope with an entry for the name decides: a scope
+	   without one sees its parent's value (bash copies it in) */
+	for (uint32_t s = use_scope(v, at);; s = v->scopes[s].parent) {
+		e = find(m, NULL, name, nlen, s, false);
+		if (e || s == 0)
+			break;
+	}
+	if (!e || e->dynamic || !e->value || at < e->after)
 		return NULL;
 	return e->value;
 }
@@ -609,7 +801,8 @@ bool lp_vars_numeric(const lp_vars *v, const char *name, size_t nlen)
 {
 	if (!v || v->all_dynamic || v->cap == 0 || v->dyn_after != SIZE_MAX)
 		return false;
-	var_entry *e = find((lp_vars *)(uintptr_t)v, NULL, name, nlen, false);
+	var_entry *e =
+	    find((lp_vars *)(uintptr_t)v, NULL, name, nlen, 0, false);
 	/* a static number assigned, nothing else (names only read by
 	   arithmetic have no value: they come from the environment) */
 	return e && !e->nonnum && e->numset;
@@ -622,7 +815,7 @@ bool lp_vars_int_decl(const lp_vars *v)
 	if (v->all_dynamic)
 		return true;
 	for (size_t i = 0; i < v->cap; i++)
-		if (v->tab[i].name && v->tab[i].nonnum)
+		if (v->tab[i].name && v->tab[i].scope == 0 && v->tab[i].nonnum)
 			return true;
 	return false;
 }

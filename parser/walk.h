@@ -111,8 +111,10 @@ typedef struct lp_tnode {
 	uint32_t prev_end;
 	char prev_last; /* its last byte */
 	/* vars.c */
-	bool runs;      /* runs unconditionally, in the shell itself */
+	bool runs;      /* runs unconditionally, in its scope's shell */
 	bool var_arith; /* a value assigned here is an arithmetic result */
+	bool in_func;   /* in a function body of its scope */
+	uint32_t scope; /* the subshell scope it is in (vars.c; 0: none) */
 	/* arith.c */
 	bool in_site; /* inside an arithmetic context already collected */
 } lp_tnode;
@@ -200,6 +202,8 @@ bool lp_has_descendant(TSNode n, const TSSymbol *kinds, size_t nkinds);
 lp_vars *lp_vars_new(lp_tree *t);
 void lp_vars_node(lp_tree *t, lp_vars *v, lp_tnode *f, const lp_tnode *p);
 void lp_vars_abandon(lp_vars *v);
+/* The pass is over: the uses are ordered for lp_vars_lookup. */
+void lp_vars_finish(lp_vars *v);
 /* Constant value of `name` for a use at byte `at`, or NULL (dynamic). */
 const char *lp_vars_lookup(const lp_vars *v, const char *name, size_t nlen,
                            size_t at);
