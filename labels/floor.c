@@ -67,29 +67,6 @@ static const floor_pattern floor_patterns[] = {
 };
 /* clang-format on */
 
-/* Case-insensitive (ASCII) search for `needle` in text[0..len). */
-static bool contains_ci(const char *text, size_t len, const char *needle)
-{
-	size_t m = strlen(needle);
-	if (m == 0 || m > len)
-		return m == 0;
-	for (size_t i = 0; i + m <= len; i++) {
-		size_t k = 0;
-		while (k < m) {
-			unsigned char a = (unsigned char)text[i + k];
-			unsigned char b = (unsigned char)needle[k];
-			if (a >= 'A' && a <= 'Z')
-				a = (unsigned char)(a - 'A' + 'a');
-			if (a != b)
-				break;
-			k++;
-		}
-		if (k == m)
-			return true;
-	}
-	return false;
-}
-
 static uint32_t marker_class(char m)
 {
 	return m == 'D'   ? LK_DOWNLOADER
@@ -97,93 +74,229 @@ static uint32_t marker_class(char m)
 	                  : LK_WIPES_DEVICE;
 }
 
-/* What the literal prefilter knows about one text: which bytes (folded
-   to lower case) it holds, and the program classes found so far. */
-typedef struct text_facts {
-	ll_floor *floor; /* its rows of each class (class_rows) */
-	const char *text;
-	size_t len;
-	uint8_t bytes[32];  /* bit c: byte c (lower case) occurs */
-	uint8_t known, has; /* per marker D, I, W: looked up, found */
-} text_facts;
+static const char markers[] = "DIW"; /* the markers, in lits order */
+#define NMARKERS (sizeof markers - 1)
 
-static void text_facts_init(text_facts *tf, ll_floor *f, const char *text,
-                            size_t len)
+#define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
+_Static_assert(NPATTERNS <= LL_FLOOR_PATTERNS_MAX, "see internal.h");
+#define NNEED (sizeof floor_patterns[0].need / sizeof floor_patterns[0].need[0])
+
+/*
+ * The literal prefilter.  Every `need` literal of the patterns and every
+ * program name of the marker classes is numbered once per cache (on its
+ * first text); a text is then read once for all patterns: at each
+ * position the AND of the masks of its two bytes (folded to lower case)
+ * is the set of literals whose first two bytes start there, and only
+ * those are compared.  A pattern may match when the text holds one of its
+ * literals (for a marker: a name of its classes).  A literal is compared
+ * as written with the folded text (a case-insensitive search for a
+ * lower-case needle; a literal with an upper-case letter is never found).
+ */
+typedef struct floor_lits {
+	size_t n, words;        /* literals; 64-bit words in a set */
+	const char **lit;       /* literal k (static text) */
+	size_t *len;            /* its length (> 0) */
+	unsigned char cls[256]; /* byte -> class; 0: at no literal's first
+	                           two positions (and the end of the text) */
+	size_t ncls;
+	uint64_t *at[2]; /* [class * words + w]: the literals whose byte 0 /
+	                    byte 1 is of that class (a one-byte literal:
+	                    every class at 1) */
+	uint64_t *need;  /* [pattern * words + w] */
+	uint64_t *found; /* [2 * words]: per text (raw, normalized) */
+} floor_lits;
+
+/* Some pattern needs a name of the marker's classes (a marker only in
+   the patterns' text, as INTERP, adds no literals). */
+static bool marker_needed(char marker)
 {
-	memset(tf, 0, sizeof *tf);
-	tf->floor = f;
-	tf->text = text;
-	tf->len = len;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
-		tf->bytes[c >> 3] |= (uint8_t)(1u << (c & 7));
-	}
-}
-
-static bool has_byte(const text_facts *tf, unsigned char c)
-{
-	return (tf->bytes[c >> 3] >> (c & 7)) & 1u;
-}
-
-static size_t marker_index(char m)
-{
-	return m == 'D' ? 0 : m == 'I' ? 1 : 2;
-}
-
-static const lk_program *const *class_rows(ll_floor *f, char marker, size_t *n);
-
-/* The name of p is in the text: searched only when the text holds its
-   first two bytes. */
-static bool names_in(const text_facts *tf, const lk_program *p)
-{
-	const unsigned char *nm = (const unsigned char *)p->name;
-	return has_byte(tf, nm[0]) && (!nm[1] || has_byte(tf, nm[1])) &&
-	       contains_ci(tf->text, tf->len, p->name);
-}
-
-/* The text holds the name of a program of the marker's classes. */
-static bool contains_class(const text_facts *tf, char marker)
-{
-	size_t n;
-	const lk_program *const *of = class_rows(tf->floor, marker, &n);
-	for (size_t i = 0; of && i < n; i++)
-		if (names_in(tf, of[i]))
-			return true;
-	if (of)
-		return false;
-	/* out of memory for the list: the whole table */
-	uint32_t cls = marker_class(marker);
-	const lk_program *rows = lk_programs(&n);
-	for (size_t i = 0; i < n; i++)
-		if ((rows[i].cls & cls) && names_in(tf, &rows[i]))
-			return true;
+	for (size_t i = 0; i < NPATTERNS; i++)
+		for (size_t k = 0; k < NNEED; k++) {
+			const char *nd = floor_patterns[i].need[k];
+			if (nd && nd[0] == '\x01' && nd[1] == marker)
+				return true;
+		}
 	return false;
 }
 
-/* Class lookups are remembered per text: several patterns share them. */
-static bool has_class(text_facts *tf, char marker)
+/* The literals in order: each pattern's own needs, then the names of
+   each marker's classes (once, however many patterns use it); with `l`
+   NULL only counted.  The span of marker k's names goes to span[k]. */
+static size_t lits_list(floor_lits *l, size_t span[NMARKERS][2])
 {
-	uint8_t bit = (uint8_t)(1u << marker_index(marker));
-	if (!(tf->known & bit)) {
-		tf->known |= bit;
-		if (contains_class(tf, marker))
-			tf->has |= bit;
+	size_t n = 0, nrows;
+	const lk_program *rows = lk_programs(&nrows);
+	for (size_t i = 0; i < NPATTERNS; i++)
+		for (size_t k = 0; k < NNEED; k++) {
+			const char *nd = floor_patterns[i].need[k];
+			if (!nd || nd[0] == '\x01')
+				continue;
+			if (l) {
+				l->lit[n] = nd;
+				l->need[i * l->words + n / 64] |= 1ull
+				                                  << (n % 64);
+			}
+			n++;
+		}
+	for (size_t m = 0; m < NMARKERS; m++) {
+		span[m][0] = n;
+		uint32_t cls = marker_class(markers[m]);
+		bool needed = marker_needed(markers[m]);
+		for (size_t r = 0; needed && r < nrows; r++)
+			if (rows[r].cls & cls) {
+				if (l)
+					l->lit[n] = rows[r].name;
+				n++;
+			}
+		span[m][1] = n;
 	}
-	return (tf->has & bit) != 0;
+	return n;
 }
 
-static bool may_match(const floor_pattern *fp, text_facts *tf)
+/* Pattern i may match when a name of marker m's span is found. */
+static void lits_need_markers(floor_lits *l, size_t span[NMARKERS][2])
 {
-	for (size_t i = 0; i < sizeof fp->need / sizeof fp->need[0]; i++) {
-		const char *nd = fp->need[i];
-		if (!nd)
-			continue;
-		if (nd[0] == '\x01' ? has_class(tf, nd[1])
-		                    : contains_ci(tf->text, tf->len, nd))
-			return true;
+	for (size_t i = 0; i < NPATTERNS; i++)
+		for (size_t k = 0; k < NNEED; k++) {
+			const char *nd = floor_patterns[i].need[k];
+			if (!nd || nd[0] != '\x01')
+				continue;
+			size_t m = (size_t)(strchr(markers, nd[1]) - markers);
+			for (size_t b = span[m][0]; b < span[m][1]; b++)
+				l->need[i * l->words + b / 64] |= 1ull
+				                                  << (b % 64);
+		}
+}
+
+/* The byte classes and the position masks of the numbered literals;
+   false when a literal is empty (a table error: the caller fails
+   closed). */
+static bool lits_masks(floor_lits *l)
+{
+	for (size_t k = 0; k < l->n; k++) {
+		l->len[k] = strlen(l->lit[k]);
+		if (l->len[k] == 0)
+			return false;
+		for (size_t p = 0; p < 2 && p < l->len[k]; p++) {
+			unsigned char c = (unsigned char)l->lit[k][p];
+			if (!l->cls[c])
+				l->cls[c] = (unsigned char)l->ncls++;
+		}
 	}
+	for (size_t k = 0; k < l->n; k++) {
+		uint64_t bit = 1ull << (k % 64);
+		size_t w = k / 64;
+		for (size_t p = 0; p < 2; p++) {
+			if (p < l->len[k]) {
+				size_t c = l->cls[(unsigned char)l->lit[k][p]];
+				l->at[p][c * l->words + w] |= bit;
+				continue;
+			}
+			/* past a one-byte literal any byte, or the end */
+			for (size_t c = 0; c < l->ncls; c++)
+				l->at[p][c * l->words + w] |= bit;
+		}
+	}
+	return true;
+}
+
+static void lits_free(floor_lits *l)
+{
+	if (!l)
+		return;
+	free(l->lit);
+	free(l->len);
+	free(l->at[0]);
+	free(l->at[1]);
+	free(l->need);
+	free(l->found);
+	free(l);
+}
+
+/* The prefilter of the patterns; NULL when out of memory or a literal is
+   empty (every pattern is then run: fail closed, the same matches). */
+static floor_lits *lits_new(void)
+{
+	size_t span[NMARKERS][2];
+	size_t n = lits_list(NULL, span);
+	floor_lits *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	l->n = n;
+	l->words = (n + 63) / 64;
+	l->ncls = 1;
+	/* at most 2n + 1 classes: sized for that before they are known */
+	size_t cmax = 2 * n + 1 < 256 ? 2 * n + 1 : 256;
+	l->lit = calloc(n ? n : 1, sizeof *l->lit);
+	l->len = calloc(n ? n : 1, sizeof *l->len);
+	l->at[0] = calloc(cmax * l->words + 1, sizeof *l->at[0]);
+	l->at[1] = calloc(cmax * l->words + 1, sizeof *l->at[1]);
+	l->need = calloc(NPATTERNS * l->words + 1, sizeof *l->need);
+	l->found = calloc(2 * l->words + 1, sizeof *l->found);
+	if (!l->lit || !l->len || !l->at[0] || !l->at[1] || !l->need ||
+	    !l->found) {
+		lits_free(l);
+		return NULL;
+	}
+	lits_list(l, span);
+	lits_need_markers(l, span);
+	if (!lits_masks(l)) {
+		lits_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/* Literal k at text[i..): its bytes against the folded text. */
+static bool lit_at(const floor_lits *l, size_t k, const char *text, size_t len,
+                   size_t i)
+{
+	size_t m = l->len[k];
+	if (m > len - i)
+		return false;
+	for (size_t j = 0; j < m; j++)
+		if (fold((unsigned char)text[i + j]) !=
+		    (unsigned char)l->lit[k][j])
+			return false;
+	return true;
+}
+
+/* The literals text[0..len) holds, into found[0..words). */
+static void lits_scan(const floor_lits *l, const char *text, size_t len,
+                      uint64_t *found)
+{
+	size_t W = l->words;
+	memset(found, 0, W * sizeof *found);
+	for (size_t i = 0; i < len; i++) {
+		size_t c0 = l->cls[fold((unsigned char)text[i])];
+		if (!c0)
+			continue;
+		size_t c1 =
+		    i + 1 < len ? l->cls[fold((unsigned char)text[i + 1])] : 0;
+		const uint64_t *a0 = l->at[0] + c0 * W, *a1 = l->at[1] + c1 * W;
+		for (size_t w = 0; w < W; w++) {
+			uint64_t m = a0[w] & a1[w] & ~found[w];
+			while (m) {
+				unsigned b = (unsigned)__builtin_ctzll(m);
+				m &= m - 1;
+				if (lit_at(l, w * 64 + b, text, len, i))
+					found[w] |= 1ull << b;
+			}
+		}
+	}
+}
+
+/* Pattern i may match: the text holds one of its literals. */
+static bool may_match(const floor_lits *l, size_t i, const uint64_t *found)
+{
+	for (size_t w = 0; w < l->words; w++)
+		if (l->need[i * l->words + w] & found[w])
+			return true;
 	return false;
 }
 
@@ -214,9 +327,6 @@ static char *expand_pattern(const char *re)
 	out[k] = '\0';
 	return out;
 }
-
-#define NPATTERNS (sizeof floor_patterns / sizeof *floor_patterns)
-_Static_assert(NPATTERNS <= LL_FLOOR_PATTERNS_MAX, "see internal.h");
 
 /*
  * The same text with the quoting bash removes before running it taken out
@@ -268,37 +378,11 @@ struct ll_floor {
 	bool jit[NPATTERNS];
 	pcre2_match_context *mctx;
 	pcre2_match_data *md; /* one ovector pair: only "does it match" */
-	/* per marker D, I, W: the program rows of its classes, listed the
-	   first time a text needs them (a scan of the whole table per text
-	   was most of the prefilter's cost); NULL: not yet */
-	const lk_program **of_class[3];
-	size_t nof_class[3];
+	/* the literal prefilter, made on the first text (NULL: not yet, or
+	   out of memory, then every pattern is run and it is tried again
+	   next text) */
+	floor_lits *lits;
 };
-
-/* The rows of the marker's classes; NULL when out of memory (the caller
-   scans the whole table). */
-static const lk_program *const *class_rows(ll_floor *f, char marker, size_t *n)
-{
-	size_t k = marker_index(marker);
-	if (!f->of_class[k]) {
-		uint32_t cls = marker_class(marker);
-		size_t nrows, m = 0;
-		const lk_program *rows = lk_programs(&nrows);
-		for (size_t i = 0; i < nrows; i++)
-			m += (rows[i].cls & cls) != 0;
-		const lk_program **v = malloc((m ? m : 1) * sizeof *v);
-		if (!v)
-			return NULL;
-		m = 0;
-		for (size_t i = 0; i < nrows; i++)
-			if (rows[i].cls & cls)
-				v[m++] = &rows[i];
-		f->of_class[k] = v;
-		f->nof_class[k] = m;
-	}
-	*n = f->nof_class[k];
-	return (const lk_program *const *)f->of_class[k];
-}
 
 #define FLOOR_JIT_BYTES 8192
 
@@ -323,8 +407,7 @@ void ll_floor_free(ll_floor *f)
 		return;
 	for (size_t i = 0; i < NPATTERNS; i++)
 		pcre2_code_free(f->re[i]);
-	for (size_t k = 0; k < 3; k++)
-		free(f->of_class[k]);
+	lits_free(f->lits);
 	pcre2_match_context_free(f->mctx);
 	pcre2_match_data_free(f->md);
 	free(f);
@@ -350,8 +433,9 @@ static const pcre2_code *floor_re(ll_floor *f, size_t i, size_t len)
 	return f->re[i];
 }
 
-size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
-                      const char **out, size_t max)
+/* ll_floor_match(), with the literal prefilter or (tests) without. */
+static size_t floor_match(ll_floor *f, const char *text, size_t len,
+                          const char **out, size_t max, bool prefilter)
 {
 	ll_floor *own = f ? NULL : ll_floor_new();
 	if (!f && !own) {
@@ -365,10 +449,19 @@ size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
 	size_t n = 0;
 	size_t norm_len = 0;
 	char *norm = normalize(text, len, &norm_len);
-	text_facts raw, nrm;
-	text_facts_init(&raw, f, text, len);
-	if (norm && norm_len)
-		text_facts_init(&nrm, f, norm, norm_len);
+	if (!f->lits && prefilter)
+		f->lits = lits_new();
+	floor_lits *l = prefilter ? f->lits : NULL;
+	/* Removing quotes can create a literal the raw text lacks
+	   (r''m -> rm): the literals of both texts count. */
+	if (l) {
+		lits_scan(l, text, len, l->found);
+		if (norm && norm_len)
+			lits_scan(l, norm, norm_len, l->found + l->words);
+		else
+			memset(l->found + l->words, 0,
+			       l->words * sizeof *l->found);
+	}
 	for (size_t i = 0; i < NPATTERNS && n < max; i++) {
 		const char *never = floor_patterns[i].never;
 		bool seen = false;
@@ -377,10 +470,8 @@ size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
 				seen = true;
 		if (seen)
 			continue;
-		/* Removing quotes can create a literal the raw text lacks
-		   (r''m -> rm): look in both texts. */
-		if (!may_match(&floor_patterns[i], &raw) &&
-		    !(norm && norm_len && may_match(&floor_patterns[i], &nrm)))
+		if (l && !may_match(l, i, l->found) &&
+		    !may_match(l, i, l->found + l->words))
 			continue;
 		const pcre2_code *re =
 		    floor_re(f, i, len > norm_len ? len : norm_len);
@@ -399,6 +490,18 @@ size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
 	free(norm);
 	ll_floor_free(own);
 	return n;
+}
+
+size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
+                      const char **out, size_t max)
+{
+	return floor_match(f, text, len, out, max, true);
+}
+
+size_t ll_floor_match_unfiltered(ll_floor *f, const char *text, size_t len,
+                                 const char **out, size_t max)
+{
+	return floor_match(f, text, len, out, max, false);
 }
 
 size_t ll_floor_patterns(const char *text, size_t len, const char **out,

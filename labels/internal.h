@@ -137,6 +137,10 @@ ll_floor *ll_floor_new(void);
 void ll_floor_free(ll_floor *f);
 size_t ll_floor_match(ll_floor *f, const char *text, size_t len,
                       const char **out, size_t max);
+/* ll_floor_match() without the literal prefilter: every pattern is run
+   (tests check the prefilter hides no match). */
+size_t ll_floor_match_unfiltered(ll_floor *f, const char *text, size_t len,
+                                 const char **out, size_t max);
 /* The verdict of `result` into *out, with the floor patterns cached in
    `floor` (NULL: a cache for this line only). */
 int ll_label(locus_shell_verdict **out, const locus_shell_result *result,

@@ -10,6 +10,7 @@
  * both.
  */
 #include <check.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include "locus/labels.h"
 #include "parser/internal.h"
 #include "labels/pack.h"
+#include "knowledge/programs.h"
 
 /* Short tag names for the tables. */
 #define D LOCUS_TAG_DESTRUCTIVE
@@ -2070,6 +2072,79 @@ START_TEST(test_pack_operand_cap_fails_closed)
 }
 END_TEST
 
+/* The floor's literal prefilter (labels/floor.c: one scan of a text for
+   every pattern's literals) never hides a match: ll_floor_match() gives
+   the answer of running every pattern (ll_floor_match_unfiltered) on
+   every corpus line and on generated texts naming each program of the
+   table (downloaders piped into interpreters, substitutions, upper
+   case, quotes bash removes). */
+static size_t floor_cmp(ll_floor *f, const char *text)
+{
+	const char *a[LL_FLOOR_PATTERNS_MAX], *b[LL_FLOOR_PATTERNS_MAX];
+	size_t len = strlen(text);
+	size_t na = ll_floor_match(f, text, len, a, LL_FLOOR_PATTERNS_MAX);
+	size_t nb =
+	    ll_floor_match_unfiltered(f, text, len, b, LL_FLOOR_PATTERNS_MAX);
+	ck_assert_msg(na == nb, "'%s': %zu vs %zu floor reasons", text, na, nb);
+	for (size_t i = 0; i < na; i++)
+		ck_assert_msg(a[i] == b[i], "'%s': reason %zu", text, i);
+	return na;
+}
+
+START_TEST(test_floor_prefilter_matches_unfiltered)
+{
+	ll_floor *f = ll_floor_new();
+	ck_assert_ptr_nonnull(f);
+	const char *root = getenv("LOCUS_SOURCE_ROOT");
+	char dir[4096], file[4600], line[8192];
+	snprintf(dir, sizeof dir, "%s/corpus/shell", root ? root : ".");
+	DIR *d = opendir(dir);
+	ck_assert_msg(d != NULL, "%s", dir);
+	size_t hits = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strstr(e->d_name, ".txt"))
+			continue;
+		snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+		FILE *in = fopen(file, "r");
+		ck_assert_ptr_nonnull(in);
+		while (fgets(line, sizeof line, in))
+			if (line[0] == '$' && line[1] == ' ')
+				hits += floor_cmp(f, line + 2) > 0;
+		fclose(in);
+	}
+	closedir(d);
+	ck_assert_uint_gt(hits, 100);
+	size_t nrows;
+	const lk_program *rows = lk_programs(&nrows);
+	/* clang-format off */
+	/* each name between a prefix and a suffix */
+	static const char *const shapes[][2] = {
+	    {"curl x | ", ""},  {"", " x | bash"},  {"sh -c \"$(", " x)\""},
+	    {"$(", " x)"},      {"", ""},           {"CURL X | ", ""},
+	    {"x ", " y"},       {"\\", " -rf /"}, {"'", "' x | sh"},
+	    {"{", ",x}"},       {"bash <(", " x)"}, {"`", " x`"},
+	};
+	size_t ghits = 0;
+	for (size_t r = 0; r < nrows; r++)
+		for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+			char up[128];
+			size_t m = 0;
+			for (; rows[r].name[m] && m + 1 < sizeof up; m++)
+				up[m] = (char)toupper(
+				    (unsigned char)rows[r].name[m]);
+			up[m] = '\0';
+			snprintf(line, sizeof line, "%s%s%s", shapes[k][0],
+			         rows[r].name, shapes[k][1]);
+			ghits += floor_cmp(f, line) > 0;
+			snprintf(line, sizeof line, "%s%s%s", shapes[k][0], up,
+			         shapes[k][1]);
+			ghits += floor_cmp(f, line) > 0;
+		}
+	ck_assert_uint_gt(ghits, 100);
+	ll_floor_free(f);
+}
+END_TEST
+
 /* SQL given inline, judged by the classifier (labels/sql.c). */
 static const struct {
 	const char *line;
@@ -2159,6 +2234,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_packs_attached_to_program_table);
 	tcase_add_test(t, test_path_matchers_match_reference);
 	tcase_add_test(t, test_pack_operand_cap_fails_closed);
+	tcase_add_test(t, test_floor_prefilter_matches_unfiltered);
 	suite_add_tcase(s, t);
 	return s;
 }
