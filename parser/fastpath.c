@@ -48,17 +48,58 @@ typedef enum fp_op { FP_END, FP_SEMI, FP_AND, FP_OR, FP_PIPE } fp_op;
 /* Connector strings as walk.c spells them (compared by value only). */
 static const char *const fp_conn[] = {"", ";", "&&", "||", "|"};
 
-/* Unquoted bytes of a plain word. */
+/* What the lexer knows about each byte (one lookup instead of ranges
+   and a strchr per byte). */
+enum {
+	FP_PLAIN = 1 << 0,  /* an unquoted byte of a plain word */
+	FP_QUOTED = 1 << 1, /* inside quotes: printable ASCII, tab, newline */
+	FP_FIRST = 1 << 2,  /* refused unquoted in a first word: = % @ + */
+};
+#define FP_PQ (FP_PLAIN | FP_QUOTED)
+#define FP_PQF (FP_PLAIN | FP_QUOTED | FP_FIRST)
+/* clang-format off */
+static const unsigned char fp_byte[256] = {
+	['\t'] = FP_QUOTED, ['\n'] = FP_QUOTED,
+	[' '] = FP_QUOTED, ['!'] = FP_QUOTED, ['"'] = FP_QUOTED,
+	['#'] = FP_QUOTED, ['$'] = FP_QUOTED, ['%'] = FP_PQF,
+	['&'] = FP_QUOTED, ['\''] = FP_QUOTED, ['('] = FP_QUOTED,
+	[')'] = FP_QUOTED, ['*'] = FP_QUOTED, ['+'] = FP_PQF,
+	[','] = FP_PQ, ['-'] = FP_PQ, ['.'] = FP_PQ, ['/'] = FP_PQ,
+	['0'] = FP_PQ, ['1'] = FP_PQ, ['2'] = FP_PQ, ['3'] = FP_PQ,
+	['4'] = FP_PQ, ['5'] = FP_PQ, ['6'] = FP_PQ, ['7'] = FP_PQ,
+	['8'] = FP_PQ, ['9'] = FP_PQ, [':'] = FP_PQ, [';'] = FP_QUOTED,
+	['<'] = FP_QUOTED, ['='] = FP_PQF, ['>'] = FP_QUOTED,
+	['?'] = FP_QUOTED, ['@'] = FP_PQF,
+	['A'] = FP_PQ, ['B'] = FP_PQ, ['C'] = FP_PQ, ['D'] = FP_PQ,
+	['E'] = FP_PQ, ['F'] = FP_PQ, ['G'] = FP_PQ, ['H'] = FP_PQ,
+	['I'] = FP_PQ, ['J'] = FP_PQ, ['K'] = FP_PQ, ['L'] = FP_PQ,
+	['M'] = FP_PQ, ['N'] = FP_PQ, ['O'] = FP_PQ, ['P'] = FP_PQ,
+	['Q'] = FP_PQ, ['R'] = FP_PQ, ['S'] = FP_PQ, ['T'] = FP_PQ,
+	['U'] = FP_PQ, ['V'] = FP_PQ, ['W'] = FP_PQ, ['X'] = FP_PQ,
+	['Y'] = FP_PQ, ['Z'] = FP_PQ, ['['] = FP_QUOTED,
+	['\\'] = FP_QUOTED, [']'] = FP_QUOTED, ['^'] = FP_PQ,
+	['_'] = FP_PQ, ['`'] = FP_QUOTED,
+	['a'] = FP_PQ, ['b'] = FP_PQ, ['c'] = FP_PQ, ['d'] = FP_PQ,
+	['e'] = FP_PQ, ['f'] = FP_PQ, ['g'] = FP_PQ, ['h'] = FP_PQ,
+	['i'] = FP_PQ, ['j'] = FP_PQ, ['k'] = FP_PQ, ['l'] = FP_PQ,
+	['m'] = FP_PQ, ['n'] = FP_PQ, ['o'] = FP_PQ, ['p'] = FP_PQ,
+	['q'] = FP_PQ, ['r'] = FP_PQ, ['s'] = FP_PQ, ['t'] = FP_PQ,
+	['u'] = FP_PQ, ['v'] = FP_PQ, ['w'] = FP_PQ, ['x'] = FP_PQ,
+	['y'] = FP_PQ, ['z'] = FP_PQ, ['{'] = FP_QUOTED,
+	['|'] = FP_QUOTED, ['}'] = FP_QUOTED, ['~'] = FP_QUOTED,
+};
+/* clang-format on */
+
+/* Unquoted bytes of a plain word: [A-Za-z0-9] and - _ . / : , + % @ ^ =. */
 static bool plain_byte(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("-_./:,+%@^=", c));
+	return fp_byte[c] & FP_PLAIN;
 }
 
 /* Inside quotes: printable ASCII, tab, newline. */
 static bool quoted_byte(unsigned char c)
 {
-	return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n';
+	return fp_byte[c] & FP_QUOTED;
 }
 
 /* Words the grammar reads as keywords in a command's first position
@@ -197,11 +238,12 @@ static bool first_word_ok(const char *s, const fp_word *w)
 					k++;
 			continue;
 		}
-		if (strchr("=%@+", s[k]))
+		if (fp_byte[(unsigned char)s[k]] & FP_FIRST)
 			return false;
 	}
 	for (const char *const *kw = first_word_refused; *kw; kw++)
-		if (strlen(*kw) == run && !memcmp(*kw, s + w->start, run))
+		if ((*kw)[0] == s[w->start] && strlen(*kw) == run &&
+		    !memcmp(*kw, s + w->start, run))
 			return false;
 	return true;
 }
