@@ -3,44 +3,61 @@
  *
  * Every string and array of a locus_shell_result lives here, so freeing a
  * result is one walk over a short list of blocks.  Blocks grow
- * geometrically; an allocation larger than a block gets a block of its own.
+ * geometrically from LP_ARENA_FIRST (4 KiB: the bench batch's lines use
+ * 884 bytes on average, 99% of them less than 4 KiB); an allocation larger
+ * than a block gets a block of its own.  An arena made for a parser draws
+ * its blocks from the parser's pool and gives them back to it
+ * (pool.c): a parser reuses its blocks across lines.
+ *
+ * Zeroing rule: nothing is zeroed unless the caller asks for it.
+ * lp_arena_alloc zeroes, and is for memory that is read before all of it
+ * is written: a struct whose fields are left 0 (the result, lp_vars, an
+ * lp_word with only some fields set), a hash table whose empty slots are
+ * 0, a flag array that is or-ed into.  Everything else takes
+ * lp_arena_alloc_raw: strings (every byte up to the NUL written), arrays
+ * filled up to their count before they are read, with a terminator
+ * written explicitly where the public API promises one (argv[argc] and
+ * the other NULL-ended lists of lp_push_raw).  lp_arena_grow copies and
+ * does not zero the new tail: its arrays are read only up to their count.
+ * A reused block is marked undefined for valgrind and a kept one poisoned
+ * for ASan (pool.c), so a read that breaks the rule is still reported.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "pool.h"
 #include "../util/array.h"
-
-struct lp_arena_block {
-	lp_arena_block *next;
-	size_t size, used;
-	_Alignas(16) unsigned char data[];
-};
-
-#define LP_ARENA_FIRST 4096u
-#define LP_ARENA_MAX_BLOCK (1u << 20)
 
 void lp_arena_init(lp_arena *a)
 {
 	memset(a, 0, sizeof *a);
 }
 
+void lp_arena_init_pooled(lp_arena *a, lp_pool *pool)
+{
+	memset(a, 0, sizeof *a);
+	if (pool)
+		lp_pool_ref(pool);
+	a->pool = pool;
+}
+
 void lp_arena_release(lp_arena *a)
 {
-	lp_arena_block *b = a->head;
-	while (b) {
-		lp_arena_block *next = b->next;
-		free(b);
-		b = next;
-	}
+	lp_pool_give(a->pool, a->head);
 	a->head = NULL;
+	a->pool = NULL;
 }
 
 void *lp_arena_alloc_raw(lp_arena *a, size_t n)
 {
 	if (a->failed)
 		return NULL;
+	if (n > SIZE_MAX / 2) {
+		a->failed = true; /* no such block: as out of memory */
+		return NULL;
+	}
 	n = (n + 15u) & ~(size_t)15u;
 	if (n == 0)
 		n = 16;
@@ -51,13 +68,11 @@ void *lp_arena_alloc_raw(lp_arena *a, size_t n)
 			size = LP_ARENA_MAX_BLOCK;
 		if (size < n)
 			size = n;
-		lp_arena_block *nb = malloc(sizeof *nb + size);
+		lp_arena_block *nb = lp_pool_block(a->pool, size);
 		if (!nb) {
 			a->failed = true;
 			return NULL;
 		}
-		nb->size = size;
-		nb->used = 0;
 		/* A big one-off block goes behind the head so that the head's
 		   free space is not wasted. */
 		if (b && size == n && b->size - b->used > 256) {
@@ -131,8 +146,7 @@ char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
 
 void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes)
 {
-	/* only the copied part is written: the rest is zeroed (callers
-	   rely on it for arrays) */
+	/* the tail past the copy is not zeroed (the zeroing rule above) */
 	size_t keep = old && old_bytes < new_bytes ? old_bytes
 	              : old                        ? new_bytes
 	                                           : 0;
@@ -141,7 +155,6 @@ void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes)
 		return NULL;
 	if (keep)
 		memcpy(p, old, keep);
-	memset(p + keep, 0, new_bytes - keep);
 	return p;
 }
 

@@ -295,7 +295,7 @@ bool lp_fastpath_accepts(const char *s, size_t n)
    (inside "...", a backslash escapes only \ and "). */
 static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
 {
-	char *v = lp_arena_alloc(a, w->end - w->start + 1);
+	char *v = lp_arena_alloc_raw(a, w->end - w->start + 1);
 	if (!v)
 		return NULL;
 	size_t o = 0;

@@ -145,7 +145,8 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
 static size_t git_split(lp_ctx *ctx, const char *s, lp_word **out)
 {
 	size_t cap = strlen(s) / 2 + 2, n = 0;
-	lp_word *v = lp_arena_alloc(ctx->arena, cap * sizeof *v);
+	/* read up to n only */
+	lp_word *v = lp_arena_alloc_raw(ctx->arena, cap * sizeof *v);
 	if (!v)
 		return 0;
 	const char *p = s;
@@ -455,7 +456,7 @@ static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
 			return;
 		}
 		lp_word *next =
-		    lp_arena_alloc(ctx->arena, (ns + ncur) * sizeof *next);
+		    lp_arena_alloc_raw(ctx->arena, (ns + ncur) * sizeof *next);
 		if (!next)
 			return;
 		memcpy(next, split, ns * sizeof *next);
@@ -468,7 +469,8 @@ static void git_expand_aliases(lp_ctx *ctx, const lp_raw_command *raw,
 		git_subcommand(ctx, raw, w, i, n, idx);
 		return;
 	}
-	lp_word *argv = lp_arena_alloc(ctx->arena, (ncur + 1) * sizeof *argv);
+	lp_word *argv =
+	    lp_arena_alloc_raw(ctx->arena, (ncur + 1) * sizeof *argv);
 	if (!argv)
 		return;
 	argv[0] = w[pos];

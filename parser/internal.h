@@ -47,13 +47,28 @@ static inline bool lp_in_list(const char *const *list, const char *s)
 
 /* ---- arena ------------------------------------------------------------ */
 
+/* The zeroing rule (arena.c): lp_arena_alloc zeroes, for memory read
+   before every byte is written (structs whose fields are left 0, tables
+   whose empty slots are 0, flag arrays that are or-ed into); everything
+   else (strings, arrays filled up to their count, terminators written
+   explicitly) takes lp_arena_alloc_raw, and lp_arena_grow copies without
+   zeroing the new tail. */
 typedef struct lp_arena_block lp_arena_block;
+typedef struct lp_pool lp_pool; /* pool.c: blocks kept across lines */
 typedef struct lp_arena {
 	lp_arena_block *head;
-	bool failed; /* an allocation failed: the result is NULL */
+	lp_pool *pool; /* where the blocks come from and go back to, or NULL
+	                  (the allocator) */
+	bool failed;   /* an allocation failed: the result is NULL */
 } lp_arena;
 
+/* An arena with no pool (blocks from and back to the allocator). */
 void lp_arena_init(lp_arena *a);
+/* An arena drawing on `pool` (may be NULL); it holds a reference to the
+   pool until lp_arena_release(). */
+void lp_arena_init_pooled(lp_arena *a, lp_pool *pool);
+/* Give every block back (to the pool, or the allocator) and drop the
+   pool reference.  The arena is empty and pool-less afterwards. */
 void lp_arena_release(lp_arena *a);
 /* Zeroed memory, 16-byte aligned; NULL (and a->failed) on OOM. */
 void *lp_arena_alloc(lp_arena *a, size_t n);
@@ -68,9 +83,21 @@ char *lp_arena_strdup(lp_arena *a, const char *s);
 /* printf into the arena. */
 char *lp_arena_printf(lp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Grow an arena-backed array: returns a new block of cap*elem bytes holding
-   the old contents (the old block is simply abandoned). */
+/* Grow an arena-backed array: returns a new block of new_bytes holding
+   the old contents (the old block is simply abandoned).  The bytes past
+   old_bytes are not zeroed: callers read an array only up to its count. */
 void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes);
+
+/* The parser's block pool (pool.c): made with the parser (one reference),
+   closed when the parser is freed (its kept blocks freed, its reference
+   dropped); every arena made by lp_arena_init_pooled holds one more.
+   lp_pool_ref() takes a reference. */
+lp_pool *lp_pool_new(void);
+void lp_pool_ref(lp_pool *pool);
+void lp_pool_close(lp_pool *pool);
+/* For tests: blocks the pool's arenas took from the allocator so far, and
+   bytes the pool keeps now. */
+void lp_pool_stats(lp_pool *pool, size_t *made, size_t *kept);
 
 /* A growable byte buffer in the arena. */
 typedef struct lp_buf {
@@ -99,7 +126,17 @@ struct locus_shell_result {
 	size_t *producers; /* per command: the command whose stdout feeds its
 	                      stdin through a pipe, or LOCUS_SHELL_NO_PARENT
 	                      (capacity cap) */
+	bool commands_in_arena; /* the first LP_FIRST_COMMANDS live in the
+	                           arena; past them both arrays are heap
+	                           memory (freed with the result) */
 };
+
+/* Commands a result holds in its arena before its arrays move to the heap
+   (result.c): 98% of the bench batch's lines have at most 4. */
+#define LP_FIRST_COMMANDS 4u
+
+/* Free the command arrays when they are heap memory (result.c). */
+void lp_result_free_commands(locus_shell_result *r);
 
 /* ---- words and raw commands ------------------------------------------ */
 
@@ -166,11 +203,28 @@ typedef struct lp_ctx {
 	size_t next_pipeline; /* walk side: next free pipeline number */
 } lp_ctx;
 
+/* Heap scratch a parser keeps across lines (spare.c). */
+typedef enum lp_spare_slot {
+	LP_SPARE_FRAMES, /* walk.c: the frame stack */
+	LP_SPARE_LOG,    /* walk.c: the emit log */
+	LP_SPARE_WORDS,  /* walk.c: a command's word nodes */
+	LP_SPARE_SUBST,  /* walk.c: a command's substitution nodes */
+	LP_SPARE_SLOTS
+} lp_spare_slot;
+typedef struct lp_spare {
+	void *v;
+	size_t cap; /* in elements */
+} lp_spare;
+/* A kept buffer larger than this is freed instead. */
+#define LP_SPARE_MAX_BYTES ((size_t)64 << 10)
+
 /* The parser object behind locus_shell_parser (parse.c). */
 struct locus_shell_parser {
 	void *ts; /* TSParser * */
 	locus_shell_options opts;
 	lp_inline_table *inline_table;
+	lp_pool *pool; /* arena blocks kept across lines (pool.c) */
+	lp_spare spare[LP_SPARE_SLOTS]; /* heap scratch kept (spare.c) */
 	void *syms; /* walk side: node kinds looked up once (walk.h lp_syms) */
 	bool syms_ready; /* lp_syms_init done: on the first tree-sitter parse,
 	                   not at creation (the fast path never needs it) */
@@ -179,6 +233,17 @@ struct locus_shell_parser {
 	void *above;
 	void (*above_free)(void *);
 };
+
+/* Borrow slot `which`'s buffer (NULL and *cap 0 when there is none or it
+   is lent), give one back (capacity `cap` elements of `elem` bytes; kept
+   when the slot is free or holds a smaller one and it is at most
+   LP_SPARE_MAX_BYTES, else freed; NULL is accepted), free them all (with
+   the parser). */
+void *lp_spare_take(struct locus_shell_parser *p, lp_spare_slot which,
+                    size_t *cap);
+void lp_spare_give(struct locus_shell_parser *p, lp_spare_slot which, void *v,
+                   size_t cap, size_t elem);
+void lp_spare_free(struct locus_shell_parser *p);
 
 /* Mark the line unparsed.  The first reason is kept; later ones are
    ignored.  Parsing continues so that every findable command is listed. */

@@ -212,7 +212,8 @@ int locus_shell_parser_new(locus_shell_parser **out,
 	/* The see-through side's pattern table; it copes with NULL, but a
 	   parser made under a failed allocation is not made (alloc.h). */
 	p->inline_table = lp_inline_table_new();
-	if (!p->inline_table) {
+	p->pool = lp_pool_new();
+	if (!p->inline_table || !p->pool) {
 		locus_shell_parser_free(p);
 		return LOCUS_ENOMEM;
 	}
@@ -228,6 +229,8 @@ void locus_shell_parser_free(locus_shell_parser *p)
 		ts_parser_delete(p->ts);
 	free(p->syms);
 	lp_inline_table_free(p->inline_table);
+	lp_pool_close(p->pool); /* results still alive keep it (pool.c) */
+	lp_spare_free(p);
 	if (p->above && p->above_free)
 		p->above_free(p->above);
 	free(p);
@@ -453,7 +456,7 @@ static locus_shell_result *parse_line(locus_shell_parser *p, const char *line,
                                       size_t len)
 {
 	lp_arena arena;
-	lp_arena_init(&arena);
+	lp_arena_init_pooled(&arena, p->pool);
 	locus_shell_result *r = lp_arena_alloc(&arena, sizeof *r);
 	if (!r) {
 		lp_arena_release(&arena);
@@ -505,8 +508,7 @@ static locus_shell_result *parse_line(locus_shell_parser *p, const char *line,
 		over_memory(&ctx); /* past the last check */
 
 	if (r->arena.failed || locus__alloc_failed()) {
-		free(r->commands);
-		free(r->producers);
+		lp_result_free_commands(r);
 		lp_arena a = r->arena;
 		lp_arena_release(&a);
 		return NULL;

@@ -9,14 +9,21 @@
 #include "internal.h"
 #include "../util/array.h"
 
+void lp_result_free_commands(locus_shell_result *r)
+{
+	if (r->commands_in_arena)
+		return;
+	free(r->commands);
+	free(r->producers);
+}
+
 void locus_shell_result_free(locus_shell_result *r)
 {
 	if (!r)
 		return;
-	/* the command array is heap memory: it grows without leaving
-	   abandoned copies in the arena */
-	free(r->commands);
-	free(r->producers);
+	/* past its first few, the command array is heap memory: it grows
+	   without leaving abandoned copies in the arena */
+	lp_result_free_commands(r);
 	lp_arena arena = r->arena; /* the result itself lives in its arena */
 	lp_arena_release(&arena);
 }
@@ -100,6 +107,64 @@ void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
 		r->reason = "out of memory";
 }
 
+/* Room for one more command: the first LP_FIRST_COMMANDS in the arena
+   (no malloc for most lines), then heap arrays that grow together
+   (util/array.h's policy).  False when memory runs out (the result is
+   then NULL). */
+static bool grow_commands(lp_ctx *ctx, locus_shell_result *r)
+{
+	if (r->cap == 0) {
+		/* written before read: not zeroed (arena.c) */
+		r->commands = lp_arena_alloc_raw(
+		    ctx->arena, LP_FIRST_COMMANDS * sizeof *r->commands);
+		r->producers = lp_arena_alloc_raw(
+		    ctx->arena, LP_FIRST_COMMANDS * sizeof *r->producers);
+		if (!r->commands || !r->producers) {
+			r->commands = NULL;
+			r->producers = NULL;
+			return false; /* ctx->arena->failed is set */
+		}
+		r->commands_in_arena = true;
+		r->cap = LP_FIRST_COMMANDS;
+		return true;
+	}
+	size_t cap =
+	    lu_grow_capacity(r->cap, r->ncommands + 1, 16,
+	                     sizeof(locus_shell_command) + sizeof(size_t));
+	if (!cap) {
+		ctx->arena->failed = true;
+		return false;
+	}
+	if (r->commands_in_arena) {
+		locus_shell_command *c = malloc(cap * sizeof *c);
+		size_t *pr = c ? malloc(cap * sizeof *pr) : NULL;
+		if (!pr) {
+			free(c);
+			ctx->arena->failed = true;
+			return false;
+		}
+		memcpy(c, r->commands, r->ncommands * sizeof *c);
+		memcpy(pr, r->producers, r->ncommands * sizeof *pr);
+		r->commands = c;
+		r->producers = pr;
+		r->commands_in_arena = false;
+		r->cap = cap;
+		return true;
+	}
+	locus_shell_command *c = realloc(r->commands, cap * sizeof *c);
+	if (c)
+		r->commands = c;
+	size_t *pr = c ? realloc(r->producers, cap * sizeof *pr) : NULL;
+	if (pr)
+		r->producers = pr;
+	if (!c || !pr) {
+		ctx->arena->failed = true; /* the result is NULL */
+		return false;
+	}
+	r->cap = cap;
+	return true;
+}
+
 size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 {
 	locus_shell_result *r = ctx->result;
@@ -108,27 +173,8 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 		            ctx->opts.max_commands);
 		return LOCUS_SHELL_NO_PARENT;
 	}
-	if (r->ncommands == r->cap) {
-		/* the two arrays grow together (util/array.h's policy) */
-		size_t cap = lu_grow_capacity(r->cap, r->ncommands + 1, 16,
-		                              sizeof(locus_shell_command) +
-		                                  sizeof(size_t));
-		if (!cap) {
-			ctx->arena->failed = true;
-			return LOCUS_SHELL_NO_PARENT;
-		}
-		locus_shell_command *c = realloc(r->commands, cap * sizeof *c);
-		if (c)
-			r->commands = c;
-		size_t *pr = c ? realloc(r->producers, cap * sizeof *pr) : NULL;
-		if (pr)
-			r->producers = pr;
-		if (!c || !pr) {
-			ctx->arena->failed = true; /* the result is NULL */
-			return LOCUS_SHELL_NO_PARENT;
-		}
-		r->cap = cap;
-	}
+	if (r->ncommands == r->cap && !grow_commands(ctx, r))
+		return LOCUS_SHELL_NO_PARENT;
 	r->commands[r->ncommands] = *cmd;
 	r->producers[r->ncommands] = LOCUS_SHELL_NO_PARENT;
 	return r->ncommands++;
@@ -155,8 +201,10 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	memset(&c, 0, sizeof c);
 
 	size_t argc = first_argv <= raw->nwords ? raw->nwords - first_argv : 0;
-	const char **argv = lp_arena_alloc(a, (argc + 1) * sizeof *argv);
-	uint32_t *aflags = lp_arena_alloc(a, (argc + 1) * sizeof *aflags);
+	/* every element is written below, the terminators too (the zeroing
+	   rule, arena.c) */
+	const char **argv = lp_arena_alloc_raw(a, (argc + 1) * sizeof *argv);
+	uint32_t *aflags = lp_arena_alloc_raw(a, (argc + 1) * sizeof *aflags);
 	const char **words = lp_arena_alloc_raw(
 	    a, (raw->nassigns + raw->nwords + 1) * sizeof *words);
 	/* most commands have no assignments and no wrappers: one shared
@@ -164,10 +212,11 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	static const char *const none[1] = {NULL};
 	const char **assigns =
 	    raw->nassigns
-	        ? lp_arena_alloc(a, (raw->nassigns + 1) * sizeof *assigns)
+	        ? lp_arena_alloc_raw(a, (raw->nassigns + 1) * sizeof *assigns)
 	        : NULL;
 	const char **wr =
-	    nwrappers ? lp_arena_alloc(a, (nwrappers + 1) * sizeof *wr) : NULL;
+	    nwrappers ? lp_arena_alloc_raw(a, (nwrappers + 1) * sizeof *wr)
+	              : NULL;
 	if (!argv || !aflags || !words || (raw->nassigns && !assigns) ||
 	    (nwrappers && !wr))
 		return LOCUS_SHELL_NO_PARENT;
@@ -185,6 +234,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 		if (w->flags & LOCUS_WORD_SUBST)
 			flags |= LOCUS_CMD_SUBST;
 	}
+	argv[argc] = NULL;
+	aflags[argc] = 0;
 	size_t nw = 0;
 	for (size_t i = 0; i < raw->nassigns; i++) {
 		words[nw++] = raw->assigns[i].text ? raw->assigns[i].text : "";
@@ -194,6 +245,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 		if (raw->assigns[i].flags & LOCUS_WORD_SUBST)
 			flags |= LOCUS_CMD_SUBST;
 	}
+	if (assigns)
+		assigns[raw->nassigns] = NULL;
 	for (size_t i = 0; i < raw->nwords; i++)
 		words[nw++] = raw->words[i].text ? raw->words[i].text : "";
 	words[nw] = NULL;
@@ -205,6 +258,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 	}
 	for (size_t i = 0; i < nwrappers; i++)
 		wr[i] = wrappers[i];
+	if (wr)
+		wr[nwrappers] = NULL;
 
 	c.argc = argc;
 	c.argv = argv;

@@ -194,7 +194,7 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
 	if (!nextra || idx == LOCUS_SHELL_NO_PARENT)
 		return;
 	locus_shell_command *c = &ctx->result->commands[idx];
-	const char **a = lp_arena_alloc(
+	const char **a = lp_arena_alloc_raw(
 	    ctx->arena, (c->nassignments + nextra + 1) * sizeof *a);
 	if (!a)
 		return;
@@ -202,6 +202,7 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
 		a[i] = c->assignments[i];
 	for (size_t i = 0; i < nextra; i++)
 		a[c->nassignments + i] = extra[i];
+	a[c->nassignments + nextra] = NULL;
 	c->assignments = a;
 	c->nassignments += nextra;
 }
@@ -382,7 +383,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	    lp_streq(wval(&r->words[from]), "--"))
 		from++;
 	size_t na = 1 + (r->nwords - from);
-	lp_word *argv = lp_arena_alloc(ctx->arena, na * sizeof *argv);
+	lp_word *argv = lp_arena_alloc_raw(ctx->arena, na * sizeof *argv);
 	if (!argv)
 		return true;
 	argv[0] = *prog;
@@ -404,8 +405,9 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 	const char *wr_small[16], *extra_small[16];
 	const char **wr = wr_small, **extra = extra_small;
 	if (n + 1 > sizeof wr_small / sizeof *wr_small) {
-		wr = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *wr);
-		extra = lp_arena_alloc(ctx->arena, (n + 1) * sizeof *extra);
+		/* read up to nwr / nextra only */
+		wr = lp_arena_alloc_raw(ctx->arena, (n + 1) * sizeof *wr);
+		extra = lp_arena_alloc_raw(ctx->arena, (n + 1) * sizeof *extra);
 		if (!wr || !extra)
 			return LOCUS_SHELL_NO_PARENT;
 	}

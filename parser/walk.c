@@ -131,7 +131,8 @@ typedef struct walker {
 	/* The per-command scratch arrays (cmd_build.wnodes and .subst):
 	   heap memory reused by every command of the walk, lent to one
 	   cmd_build at a time (a command built while it is lent gets arena
-	   memory). */
+	   memory).  They, the stack and the log are the parser's, kept
+	   across lines (spare.c). */
 	node_scratch subst_scratch, words_scratch;
 } walker;
 
@@ -1107,7 +1108,7 @@ static void emit_assignments(walker *w, TSNode n, const sctx *c)
 	TSNode *many = NULL;
 	if (ts_node_symbol(n) == sy->variable_assignments) {
 		cnt = ts_node_named_child_count(n);
-		many = lp_arena_alloc(a, (cnt + 1) * sizeof *many);
+		many = lp_arena_alloc_raw(a, (cnt + 1) * sizeof *many);
 		if (!many)
 			return;
 		for (uint32_t i = 0; i < cnt; i++)
@@ -1282,7 +1283,7 @@ static void handle_redirected(walker *w, TSNode rs, const sctx *c)
 		return;
 	}
 	/* Compound body: the redirects apply to every command inside. */
-	redir_chain *ch = lp_arena_alloc(w->ctx->arena, sizeof *ch);
+	redir_chain *ch = lp_arena_alloc_raw(w->ctx->arena, sizeof *ch);
 	if (!ch)
 		return;
 	ch->node = rs;
@@ -1359,7 +1360,7 @@ static void handle_function(walker *w, TSNode n, const sctx *c)
 	fc.scope = ++w->next_scope;
 	fc.redirs = c->redirs;
 	if (!ts_node_is_null(ts_node_child_by_field_id(n, sy->f_redirect))) {
-		redir_chain *ch = lp_arena_alloc(w->ctx->arena, sizeof *ch);
+		redir_chain *ch = lp_arena_alloc_raw(w->ctx->arena, sizeof *ch);
 		if (ch) {
 			ch->node = n;
 			ch->next = c->redirs;
@@ -1659,6 +1660,13 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 	w.t = t;
 	w.ctx = t->ctx;
 	w.sy = t->sy;
+	locus_shell_parser *p = w.ctx->parser;
+	w.st = lp_spare_take(p, LP_SPARE_FRAMES, &w.cap);
+	w.log = lp_spare_take(p, LP_SPARE_LOG, &w.caplog);
+	w.words_scratch.v =
+	    lp_spare_take(p, LP_SPARE_WORDS, &w.words_scratch.cap);
+	w.subst_scratch.v =
+	    lp_spare_take(p, LP_SPARE_SUBST, &w.subst_scratch.cap);
 	sctx base;
 	memset(&base, 0, sizeof base);
 	base.origin = origin;
@@ -1692,8 +1700,10 @@ void lp_walk_tree(lp_tree *t, TSNode root, const char *origin, size_t parent,
 			            "arguments to commands in its body",
 			            t->funcs[i].name);
 	}
-	free(w.st);
-	free(w.log);
-	free(w.subst_scratch.v);
-	free(w.words_scratch.v);
+	lp_spare_give(p, LP_SPARE_FRAMES, w.st, w.cap, sizeof *w.st);
+	lp_spare_give(p, LP_SPARE_LOG, w.log, w.caplog, sizeof *w.log);
+	lp_spare_give(p, LP_SPARE_WORDS, w.words_scratch.v, w.words_scratch.cap,
+	              sizeof(TSNode));
+	lp_spare_give(p, LP_SPARE_SUBST, w.subst_scratch.v, w.subst_scratch.cap,
+	              sizeof(TSNode));
 }

@@ -799,7 +799,7 @@ lp_word lp_heredoc_value(lp_tree *t, TSNode body, bool quoted, bool strip_tabs)
 	if (strip_tabs && r.value) {
 		/* <<- removes leading tabs from every line. */
 		size_t n = strlen(r.value);
-		char *o = lp_arena_alloc(t->ctx->arena, n + 1);
+		char *o = lp_arena_alloc_raw(t->ctx->arena, n + 1);
 		if (o) {
 			size_t k = 0;
 			bool bol = true;

@@ -55,6 +55,16 @@ static void mem_sub(void *p)
 		t_mem.grown -= (long long)malloc_usable_size(p);
 }
 
+void locus__mem_reuse(void *p)
+{
+	mem_add(p);
+}
+
+void locus__mem_unuse(void *p)
+{
+	mem_sub(p);
+}
+
 void locus__mem_budget_start(size_t limit)
 {
 	t_mem = (mem_budget){

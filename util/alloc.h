@@ -44,6 +44,12 @@ bool locus__alloc_failed(void);
 void locus__mem_budget_start(size_t limit);
 void locus__mem_budget_stop(void);
 bool locus__mem_over(void);
+/* A block kept by a pool instead of freed is counted by the two below as
+   malloc and free count it (its usable size): taken back into use during
+   a budget, as allocated; kept during one, as freed (parser/pool.c), so
+   that reusing memory never hides what a parse uses. */
+void locus__mem_reuse(void *p);
+void locus__mem_unuse(void *p);
 /* The highest growth seen since the last start (for bench/bigline). */
 size_t locus__mem_peak(void);
 
