@@ -209,6 +209,7 @@ typedef enum lp_spare_slot {
 	LP_SPARE_LOG,    /* walk.c: the emit log */
 	LP_SPARE_WORDS,  /* walk.c: a command's word nodes */
 	LP_SPARE_SUBST,  /* walk.c: a command's substitution nodes */
+	LP_SPARE_TNODES, /* treepass.c: the tree pass's stack */
 	LP_SPARE_SLOTS
 } lp_spare_slot;
 typedef struct lp_spare {

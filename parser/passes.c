@@ -327,14 +327,21 @@ void lp_checks_env(lp_ctx *ctx)
 	pass_iter it = pass_begin(ctx); /* nested ones come after */
 	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
 		size_t i = it.i;
+		/* env_assignment parses nested scripts, whose commands may
+		   move the command array: c is fetched again after each
+		   (it dangled when the array grew: ASan, fuzz-bypass) */
 		for (size_t k = inherited_assignments(r, c);
-		     k < c->nassignments; k++)
+		     k < c->nassignments; k++) {
 			env_assignment(ctx, c->assignments[k], i, c->depth);
+			c = locus_shell_result_command(r, i);
+		}
 		bool decl = false;
 		for (size_t k = 0; declaring_cmds[k] && !decl; k++)
 			decl = !strcmp(c->name, declaring_cmds[k]);
-		for (size_t k = 1; decl && k < c->argc; k++)
+		for (size_t k = 1; decl && k < c->argc; k++) {
 			env_assignment(ctx, c->argv[k], i, c->depth);
+			c = locus_shell_result_command(r, i);
+		}
 	}
 }
 

@@ -57,7 +57,10 @@ void lp_tree_pass(lp_tree *t, TSNode root, bool constants)
 	lp_checks_begin(t, &cs, root);
 	lp_vars *v = constants ? lp_vars_new(t) : NULL;
 	lp_arith_sites sites = LU_ARRAY_INIT;
+	/* the stack is the parser's, kept across lines (spare.c) */
 	tnode_stack st = LU_ARRAY_INIT;
+	st.contents =
+	    lp_spare_take(t->ctx->parser, LP_SPARE_TNODES, &st.capacity);
 	lp_cursor c;
 	lp_cursor_init(&c, root);
 	for (bool more = true; more;) {
@@ -77,7 +80,8 @@ void lp_tree_pass(lp_tree *t, TSNode root, bool constants)
 		}
 	}
 	lp_cursor_free(&c);
-	lu_array_delete(&st);
+	lp_spare_give(t->ctx->parser, LP_SPARE_TNODES, st.contents, st.capacity,
+	              sizeof *st.contents);
 	lp_vars_finish(v);
 	t->vars = v;
 	if (lp_vars_sensitive(v))

@@ -462,6 +462,46 @@ START_TEST(spare_kept_and_bounded)
 }
 END_TEST
 
+/* A pass that parses nested scripts while it reads a command must not
+   keep a pointer into the command array, which those scripts' commands
+   may move (lp_checks_env kept one: a use after free under ASan, found by
+   fuzz-bypass once the first arrays got smaller; before, lines past 16
+   commands had it).  Every array size is crossed: m commands in front. */
+START_TEST(env_pass_survives_array_move)
+{
+	static const char *const want[] = {"a1", "a2", "b1", "b2",
+	                                   "c1", "c2", "git"};
+	for (unsigned fast = 0; fast < 2; fast++) {
+		locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+		o.flags = fast ? 0 : LOCUS_SHELL_NO_FASTPATH;
+		locus_shell_parser *p;
+		ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+		for (int m = 0; m < 40; m++) {
+			char s[1024] = "";
+			for (int i = 0; i < m; i++)
+				strcat(s, "true; ");
+			strcat(s, "GIT_PAGER='a1; a2' EDITOR='b1; b2' "
+			          "git log; export PAGER='c1; c2'");
+			locus_shell_result *r = parse(p, s);
+			for (size_t k = 0; k < sizeof want / sizeof *want;
+			     k++) {
+				bool found = false;
+				for (size_t i = 0;
+				     i < locus_shell_result_count(r); i++)
+					found |= !strcmp(
+					    locus_shell_result_command(r, i)
+					        ->name,
+					    want[k]);
+				ck_assert_msg(found, "m=%d: no %s in %s", m,
+				              want[k], s);
+			}
+			locus_shell_result_free(r);
+		}
+		locus_shell_parser_free(p);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arena");
@@ -478,6 +518,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arena_terminators_on_reused_blocks);
 	tcase_add_test(tc, arena_commands_then_heap);
 	tcase_add_test(tc, spare_kept_and_bounded);
+	tcase_add_test(tc, env_pass_survives_array_move);
 	suite_add_tcase(s, tc);
 	return s;
 }
