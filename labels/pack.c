@@ -509,14 +509,21 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 	   (reads_operands) is judged without them; past MAX_OPERANDS
 	   arguments they are always collected (`truncated` applies every
 	   rule) */
-	operands o = {.n = 0, .truncated = false, .open = false}, dyn;
+	operands o, dyn; /* ~600 bytes: only the fields read are set */
+	o.n = 0;
+	o.truncated = false;
+	o.open = false;
 	/* A program's own rules also match what its arguments computed at
 	   run time could make it (dynamic.c); the rules for every program
 	   (paths) judge only the words known. */
 	size_t first_dyn = canon ? ll_first_dynamic_arg(c) : 0;
 	for (const pk_rule *r = pk->rules; r->progs; r++) {
-		if (canon ? every_program(r) || !short_list_has(r->progs, canon)
-		          : !every_program(r))
+		/* a pack's rules for every program come first
+		   (pk_tables_consistent): the rest are not theirs */
+		if (!canon && !every_program(r))
+			break;
+		if (canon &&
+		    (every_program(r) || !short_list_has(r->progs, canon)))
 			continue;
 		if (!collected && (first_dyn || c->argc > MAX_OPERANDS ||
 		                   reads_operands(r))) {
@@ -579,6 +586,15 @@ bool pk_tables_consistent(char *why, size_t cap)
 		if (why[0])
 			return false;
 		for (const pk_rule *r = by_id[k]->rules; r->progs; r++) {
+			if (every_program(r) && r != by_id[k]->rules &&
+			    !every_program(r - 1)) {
+				snprintf(why, cap,
+				         "%s pack: a rule for every program "
+				         "after a program's rule (they come "
+				         "first: judge_pack stops there)",
+				         by_id[k]->name);
+				return false;
+			}
 			if (every_program(r) && !listed) {
 				snprintf(
 				    why, cap,

@@ -171,7 +171,11 @@ static bool sudoers_write(const locus_shell_command *c)
 
 #define ROOT_GROUPS "~sudo ~wheel ~admin ~root ~docker ~adm ~lxd ~libvirt ~disk"
 
+/* The rule for every program first (pack.c reads those up to the first
+   program's rule). */
 static const pk_rule rules[] = {
+    {"*", NULL, NULL, NULL, V | LOCUS_TAG_PERSISTENCE,
+     "privilege: sudoers is edited", sudoers_write, 0},
     {"chmod", NULL, NULL, NULL, V,
      "privilege: chmod sets setuid/setgid or makes a tree world-writable",
      chmod_privilege, 0},
@@ -182,8 +186,6 @@ static const pk_rule rules[] = {
      0},
     {"setcap", NULL, NULL, "-v -h --help", V,
      "privilege: setcap grants file capabilities", NULL, 0},
-    {"*", NULL, NULL, NULL, V | LOCUS_TAG_PERSISTENCE,
-     "privilege: sudoers is edited", sudoers_write, 0},
     {"usermod gpasswd adduser addgroup useradd groupmod", NULL,
      ROOT_GROUPS " -o --non-unique -u=0 --uid=0", "--help -h", V,
      "privilege: a user joins a privileged group", NULL, 0},
