@@ -1462,6 +1462,30 @@ START_TEST(test_action_json_escapes_every_offset)
 			locus_free(j);
 			locus_action_free(a);
 		}
+	/* the special byte last, after 0..20 plain ones: the writer's last
+	   1-7 bytes are one overlapping word when plain (labels/action.c) */
+	for (size_t s = 0; s < sizeof special / sizeof *special; s++)
+		for (size_t k = 0; k <= 20; k++) {
+			char line[64], want[96];
+			memset(line, 'x', k);
+			snprintf(line + k, sizeof line - k, "%s",
+			         special[s].in);
+			snprintf(want, sizeof want, "{\"command\":\"%.*s%s\",",
+			         (int)k, "xxxxxxxxxxxxxxxxxxxx",
+			         special[s].out);
+			locus_action *a = NULL;
+			ck_assert_int_eq(locus_action_classify(&a, NULL, line,
+			                                       strlen(line),
+			                                       NULL),
+			                 0);
+			char *j = NULL;
+			ck_assert_int_eq(locus_action_json(&j, a, 0), 0);
+			ck_assert_msg(strncmp(j, want, strlen(want)) == 0,
+			              "special %zu last after %zu: %s", s, k,
+			              j);
+			locus_free(j);
+			locus_action_free(a);
+		}
 }
 END_TEST
 
