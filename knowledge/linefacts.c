@@ -466,13 +466,19 @@ static size_t writes_depth(const locus_shell_result *r, lk_writers *wr,
 
 /* What archive command j puts on disk: a download when it is fed one, or
    one of its operands is a file the line downloaded (followed `depth`
-   copies deep; past that, taken to be a download).  Without `wr` (the
-   writers are being listed) only that it writes counts. */
+   copies deep); past COPY_DEPTH, not known (as for copies: the line is
+   then unparsed; it was taken to be a download, which left
+   `tar xf a.tar; tar xf b.tar; ./install.sh` parsed, each archive "maybe
+   extracted" by the other until the depth ran out, and the labeller,
+   seeing no downloader on the line, found no remote code).  Without `wr`
+   (the writers are being listed) only that it writes counts. */
 static lk_content extract_content(const locus_shell_result *r, lk_writers *wr,
                                   size_t j, unsigned depth)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, j);
-	bool dl = fed_by_download(r, j) || !wr || depth >= COPY_DEPTH;
+	if (wr && !fed_by_download(r, j) && depth >= COPY_DEPTH)
+		return LK_CONTENT_UNKNOWN;
+	bool dl = fed_by_download(r, j) || !wr;
 	for (size_t i = 1; i < c->argc && !dl; i++) {
 		lk_run a = {c->argv[i], c->argv_flags[i], LK_MATCH_BASE,
 		            LK_RUN_EXEC};
