@@ -22,6 +22,66 @@
 
 #include "walk.h"
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+bool lp_gap_dashes(const char *src, uint32_t s, uint32_t e, uint32_t *pos,
+                   size_t max, size_t *n)
+{
+	*n = 0;
+	for (uint32_t i = s; i < e; i++) {
+		char c = src[i];
+		if (blank(c))
+			continue;
+		if (c == '\\' && i + 1 < e && src[i + 1] == '\n') {
+			i++;
+			continue;
+		}
+		/* a whole word: a blank of the gap on either side */
+		if (c != '-' || i == s || i + 1 >= e || !blank(src[i - 1]) ||
+		    !blank(src[i + 1]))
+			return false;
+		if (*n < max)
+			pos[*n] = i;
+		++*n;
+	}
+	return true;
+}
+
+/* Bytes of a gap that are not blanks: text tree-sitter-bash dropped from
+   the tree (research tree-sitter-bash.md 2.4: what the tree leaves out
+   bash still runs).  Lone `-` words between the children of a
+   redirected_statement around a simple command are the one drop the walk
+   restores (lp_gap_dashes); anything else fails closed.  The `16#` of a
+   `number` in arithmetic is its base, not a drop. */
+static void check_dropped(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e)
+{
+	const lp_syms *sy = t->sy;
+	if (p->kind == sy->number)
+		return;
+	uint32_t pos[1];
+	size_t nd;
+	bool dashes = lp_gap_dashes(t->src, s, e, pos, 1, &nd);
+	if (dashes && nd == 0)
+		return;
+	if (dashes && p->kind == sy->redirected_statement) {
+		TSNode body = ts_node_named_child(p->node, 0);
+		if (!ts_node_is_null(body) &&
+		    ts_node_symbol(body) == sy->command)
+			return;
+	}
+	uint32_t at = s;
+	while (at < e &&
+	       (blank(t->src[at]) || t->src[at] == '\\' || t->src[at] == '\n'))
+		at++;
+	lp_unparsed(t->ctx,
+	            "text at byte %u is missing from the parse tree "
+	            "(misparse)",
+	            at);
+}
+
 static void check_gap(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e,
                       char next_first, TSSymbol next_kind)
 {
@@ -46,6 +106,22 @@ static void check_gap(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e,
 			lp_unparsed(t->ctx,
 			            "newline inside a command at byte "
 			            "%zu (misparse)",
+			            (size_t)s + i);
+			return;
+		}
+		if (!blank(c) && c != '\n' &&
+		    !(c == '\\' && i + 1 < n && g[i + 1] == '\n')) {
+			check_dropped(t, p, s, e);
+			return;
+		}
+		/* the pieces of one word touch (or are joined by line
+		   continuations): a blank between them is two words the
+		   grammar glued (`$"-"- $"a."c` read as one) */
+		if (p->kind == sy->concatenation && c != '\\' &&
+		    !(c == '\n' && i > 0 && g[i - 1] == '\\')) {
+			lp_unparsed(t->ctx,
+			            "a blank inside a word at byte %zu "
+			            "(misparse)",
 			            (size_t)s + i);
 			return;
 		}
@@ -277,6 +353,10 @@ static void visit(lp_tree *t, lp_checks_state *cs, const lp_tnode *f,
 	TSSymbol k = f->kind;
 	uint32_t s = f->start, e = f->end;
 	if (!f->named) {
+		/* `-<<` and `-<<-` are one token to tree-sitter-bash: a word
+		   `-` (restored by the walk) and the operator */
+		if (e - s >= 3 && t->src[s] == '-' && t->src[s + 1] == '<')
+			s++;
 		if (t->src[s] == '<' && (e - s == 2 || e - s == 3) &&
 		    t->src[s + 1] == '<' &&
 		    (e - s == 2 || t->src[s + 2] == '-'))

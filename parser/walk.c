@@ -118,6 +118,7 @@ typedef struct node_list {
    a silent drop: the nodes past it would not be walked). */
 #define LP_MAX_ARTEFACTS 8
 #define LP_MAX_HEREDOC_CONTS 8
+#define LP_MAX_DASHES 8 /* lone `-` words tree-sitter dropped, per command */
 
 typedef struct walker {
 	lp_tree *t;
@@ -319,6 +320,8 @@ typedef struct cmd_build {
 	const char *stdin_text;
 	uint32_t stdin_flags;
 	node_list subst; /* subtrees to search for substitutions */
+	uint32_t dashes[LP_MAX_DASHES]; /* start bytes of dropped `-` words */
+	size_t ndashes, dash_next;
 } cmd_build;
 
 static void list_borrow(node_list *l, node_scratch *from)
@@ -420,8 +423,12 @@ static const char *op_of(walker *w, TSNode r)
 	uint32_t cc = ts_node_child_count(r);
 	for (uint32_t i = 0; i < cc; i++) {
 		TSNode c = ts_node_child(r, i);
-		if (!ts_node_is_named(c))
-			return lp_node_text(w->t, c);
+		if (!ts_node_is_named(c)) {
+			const char *op = lp_node_text(w->t, c);
+			/* `-<<EOF` is one token: the `-` is a word (restored
+			   by dropped_dashes) */
+			return op[0] == '-' && op[1] == '<' ? op + 1 : op;
+		}
 	}
 	return "";
 }
@@ -899,6 +906,64 @@ static void statement_redirects(walker *w, cmd_build *b, TSNode rs,
 		*in = st;
 }
 
+/* The dropped `-` words before byte `limit` into argv, in source order. */
+static void push_dashes(walker *w, cmd_build *b, uint32_t limit)
+{
+	for (; b->dash_next < b->ndashes && b->dashes[b->dash_next] < limit;
+	     b->dash_next++) {
+		lp_word d = {"-", "-", 0};
+		lp_wordvec_push(w->ctx->arena, &b->words, d);
+	}
+}
+
+static void note_dash(walker *w, cmd_build *b, uint32_t at)
+{
+	if (b->ndashes == LP_MAX_DASHES) {
+		lp_unparsed(w->ctx,
+		            "more than %d words the parse tree dropped in one "
+		            "command",
+		            LP_MAX_DASHES);
+		return;
+	}
+	b->dashes[b->ndashes++] = at;
+}
+
+/*
+ * tree-sitter-bash drops a lone `-` word before a descriptor redirect or
+ * `<<` (`cat a - 2>/dev/null` and `tar xf - <<EOF` have no `-` in the
+ * tree; `-<<EOF` is one operator token): bash passes it in argv, so the
+ * walk puts it back from the bytes between the children of the
+ * redirected_statement `rs` around the command (lp_gap_dashes; the tree
+ * pass's checks made any other text there unparsed).
+ */
+static void dropped_dashes(walker *w, cmd_build *b, TSNode rs)
+{
+	uint32_t cc = ts_node_child_count(rs);
+	uint32_t prev = 0;
+	for (uint32_t i = 0; i < cc; i++) {
+		TSNode ch = ts_node_child(rs, i);
+		uint32_t s = ts_node_start_byte(ch);
+		if (i > 0 && s > prev) {
+			uint32_t pos[LP_MAX_DASHES];
+			size_t n = 0;
+			if (lp_gap_dashes(w->t->src, prev, s, pos,
+			                  LP_MAX_DASHES, &n))
+				for (size_t k = 0; k < n && k < LP_MAX_DASHES;
+				     k++)
+					note_dash(w, b, pos[k]);
+			if (n > LP_MAX_DASHES)
+				note_dash(w, b, s); /* fails closed */
+		}
+		prev = ts_node_end_byte(ch);
+		if (ts_node_symbol(ch) != w->sy->heredoc_redirect)
+			continue;
+		TSNode op = ts_node_child(ch, 0);
+		if (!ts_node_is_null(op) && !ts_node_is_named(op) &&
+		    s < w->t->len && w->t->src[s] == '-')
+			note_dash(w, b, s);
+	}
+}
+
 /* argv: name, arguments, extra redirect destinations and heredoc
    arguments, in source order, as bash collects them (b->wn to
    b->words). */
@@ -910,6 +975,7 @@ static void command_argv(walker *w, cmd_build *b)
 	uint32_t prev_end = 0, word_start = 0, dollar = UINT32_MAX;
 	for (size_t i = 0; i < b->wn.n; i++) {
 		TSNode wn = b->wn.v[i];
+		push_dashes(w, b, ts_node_start_byte(wn));
 		if (!ts_node_is_named(wn) && text_is(w, wn, "$") &&
 		    i + 1 < b->wn.n &&
 		    ts_node_start_byte(b->wn.v[i + 1]) ==
@@ -988,6 +1054,7 @@ static void command_argv(walker *w, cmd_build *b)
 			b->words.n--;
 		}
 	}
+	push_dashes(w, b, UINT32_MAX);
 }
 
 /* Heredoc continuations: `cat <<EOF | sh`, `cat <<EOF && x` (the
@@ -1081,6 +1148,8 @@ static void emit_command(walker *w, TSNode cmd, TSNode rs, const sctx *c)
 		command_children(w, &b, cmd, &in, artefacts, &nart);
 	if (have_rs)
 		statement_redirects(w, &b, rs, &in);
+	if (have_rs && have_cmd)
+		dropped_dashes(w, &b, rs);
 	b.stdin_kind = in.kind;
 	b.stdin_text = in.text;
 	b.stdin_flags = in.flags;

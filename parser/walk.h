@@ -194,6 +194,15 @@ const char *lp_node_text(lp_tree *t, TSNode n);
 /* True when n or a named node under it has one of the `nkinds` kinds. */
 bool lp_has_descendant(TSNode n, const TSSymbol *kinds, size_t nkinds);
 
+/* checks.c: the bytes src[s..e) between two children of a node are blanks
+   (spaces, tabs, line continuations) and lone `-` words with a blank of
+   the gap on each side; the start byte of each `-` goes to pos[] (up to
+   max; *n counts them all).  tree-sitter-bash drops such a word before a
+   descriptor redirect or `<<` (`cat a - 2>/dev/null` has argv `cat a`);
+   the walk restores it. */
+bool lp_gap_dashes(const char *src, uint32_t s, uint32_t e, uint32_t *pos,
+                   size_t max, size_t *n);
+
 /* ---- vars.c ----------------------------------------------------------- */
 
 /* The tree pass's constants visitor: a new table (NULL when out of
