@@ -6,8 +6,10 @@
 # meson build folder (BUILD/tsan-build, kept between runs so later runs
 # only recompile what changed), then runs `locus classify --jobs 4` on
 # every command line of the golden corpus, `locus corpus --jobs 4` and
-# `locus audit transcripts --jobs 4` on the recorded sessions, with TSan
-# halting on the first report.  Each output must be byte-identical to
+# `locus audit transcripts --jobs 4` on the recorded sessions, and the
+# arena suite (tests/test_arena.c: results freed on another thread than
+# their parser's, through the pool's lock-free stack), with TSan halting
+# on the first report.  Each output must be byte-identical to
 # --jobs 1.  Exit 77 (skipped, never passed) when TSan cannot run a
 # threaded program here.
 set -u
@@ -44,13 +46,16 @@ echo "ok - ThreadSanitizer runs here and reports a planted race"
 # 2. The TSan build of locus (its own meson build folder).
 if [ ! -f "$tsan/build.ninja" ]; then
 	meson setup "$tsan" "$src" --buildtype=debugoptimized \
-		-Db_sanitize=thread -Dtests=false -Dwerror=false >"$work/setup.log" 2>&1 ||
+		-Db_sanitize=thread -Dtests=true -Dwerror=false >"$work/setup.log" 2>&1 ||
 		{ cat "$work/setup.log"; fail "meson setup of the TSan build"; }
 fi
-ninja -C "$tsan" locus >"$work/ninja.log" 2>&1 ||
+# (a folder made before the arena suite was added has tests off)
+meson configure "$tsan" -Dtests=true >"$work/configure.log" 2>&1 ||
+	{ cat "$work/configure.log"; fail "meson configure of the TSan build"; }
+ninja -C "$tsan" locus tests/test_arena >"$work/ninja.log" 2>&1 ||
 	{ tail -30 "$work/ninja.log"; fail "building locus with TSan"; }
 bin=$tsan/locus
-echo "ok - locus built with -fsanitize=thread"
+echo "ok - locus and the arena suite built with -fsanitize=thread"
 
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
 same() { # what, then the two files
@@ -67,7 +72,13 @@ run() { # out-file err-file command...: TSan must stay quiet
 	return $rc
 }
 
-# 3. classify: every command line of the corpus, plain and --jsonl.
+# 3. The arena suite: the parser's block pool shared with results freed on
+#    other threads (Check's own output on stdout, TSan's on stderr).
+run "$work/arena.out" "$work/arena.err" "$tsan/tests/test_arena" ||
+	{ cat "$work/arena.out" "$work/arena.err" | tail -20; fail "test_arena under TSan"; }
+echo "ok - the arena suite under TSan: $(grep -o 'Checks: [0-9]*, Failures: [0-9]*, Errors: [0-9]*' "$work/arena.out")"
+
+# 4. classify: every command line of the corpus, plain and --jsonl.
 grep -h '^\$ ' "$src"/corpus/shell/*.txt | cut -c3- > "$work/lines"
 n=$(wc -l < "$work/lines")
 [ "$n" -gt 500 ] || fail "too few corpus lines ($n)"
@@ -90,13 +101,13 @@ run "$work/j4" "$work/f4" "$bin" classify --jsonl --root "$src" --jobs 3 < "$wor
 same "classify --jsonl --jobs 3: the bytes of --jobs 1" "$work/j1" "$work/j4"
 same "and the same stderr" "$work/f1" "$work/f4"
 
-# 4. corpus: the whole golden corpus.
+# 5. corpus: the whole golden corpus.
 run "$work/k1" "$work/g1" "$bin" corpus "$src/corpus"; r1=$?
 run "$work/k4" "$work/g4" "$bin" corpus --jobs 4 "$src/corpus"; r4=$?
 [ "$r1" = "$r4" ] || fail "corpus exit $r1 vs $r4"
 same "corpus --jobs 4: the bytes of --jobs 1 ($(tail -1 "$work/k1"))" "$work/k1" "$work/k4"
 
-# 5. audit transcripts: the recorded sessions.
+# 6. audit transcripts: the recorded sessions.
 run "$work/a1" "$work/h1" "$bin" audit transcripts --quiet --format jsonl \
 	"$src/tests/transcripts"; r1=$?
 run "$work/a4" "$work/h4" "$bin" audit transcripts --quiet --format jsonl \
