@@ -7,7 +7,6 @@
 
 #include "../knowledge/linefacts.h"
 #include "../knowledge/programs.h"
-#include "../util/invariant.h"
 #include "pack.h"
 
 /* Each pack under the id a program's row in the program table names
@@ -281,33 +280,33 @@ static bool word_matches(const char *tok, size_t n, const char *w, bool nocase)
 	return false;
 }
 
+/* Longer patterns are a table error (pk_tables_consistent): they bound
+   the recursion of match_from() on `...`. */
 enum { MAX_PAT = 8 };
 
-typedef struct pattern {
-	const char *tok[MAX_PAT];
-	size_t len[MAX_PAT];
-	size_t n;
-} pattern;
-
-/* Match pattern tokens k.. against operands j..; on success *end is the
-   index after the last matched operand.  Past the operands of an open
-   list the words computed at run time may be the rest of the pattern. */
-static bool match_from(const pattern *p, size_t k, const operands *o, size_t j,
+/* Match the pattern tokens in `pat` (the rest of a rule's `words`, read
+   token by token as the match proceeds: most rules fail on their first
+   token) against operands j..; on success *end is the index after the
+   last matched operand.  Past the operands of an open list the words
+   computed at run time may be the rest of the pattern. */
+static bool match_from(const char *pat, const operands *o, size_t j,
                        bool nocase, size_t *end)
 {
-	if (k == p->n) {
+	size_t n;
+	const char *t = next_tok(&pat, &n);
+	if (!t) {
 		*end = j;
 		return true;
 	}
-	if (p->len[k] == 3 && memcmp(p->tok[k], "...", 3) == 0) {
+	if (n == 3 && memcmp(t, "...", 3) == 0) {
 		for (size_t jj = j; jj <= o->n; jj++)
-			if (match_from(p, k + 1, o, jj, nocase, end))
+			if (match_from(pat, o, jj, nocase, end))
 				return true;
 		return false;
 	}
 	for (; j < o->n; j++) {
-		if (word_matches(p->tok[k], p->len[k], o->w[j], nocase) &&
-		    match_from(p, k + 1, o, j + 1, nocase, end))
+		if (word_matches(t, n, o->w[j], nocase) &&
+		    match_from(pat, o, j + 1, nocase, end))
 			return true;
 		if (!o->skippable[j])
 			return false;
@@ -454,22 +453,9 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 {
 	bool nocase = (r->flags & PK_NOCASE) != 0;
 	size_t end = 0;
-	if (r->words && r->words[0]) {
-		pattern p = {{NULL}, {0}, 0};
-		const char *s = r->words;
-		const char *t;
-		size_t n;
-		while ((t = next_tok(&s, &n))) {
-			/* a longer pattern is a table error
-			   (pk_tables_consistent): the rule applies */
-			if (NEVER(p.n == MAX_PAT))
-				return true;
-			p.tok[p.n] = t;
-			p.len[p.n++] = n;
-		}
-		if (!match_from(&p, 0, o, 0, nocase, &end))
-			return false;
-	}
+	if (r->words && r->words[0] &&
+	    !match_from(r->words, o, 0, nocase, &end))
+		return false;
 	if (r->with && !o->open &&
 	    !any_condition(c, r->with, o, end, nocase, false))
 		return false;
