@@ -520,9 +520,12 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 				collect(c, g, first_dyn, true, &dyn);
 			collected = true;
 		}
-		/* Past the operand cap the pattern cannot be judged:
-		   every rule of the program applies (fail closed). */
-		if (o.truncated || rule_matches(r, c, &o)) {
+		/* Past the operand cap a rule that reads operands cannot
+		   be judged: it applies (fail closed).  A rule that reads
+		   none (reads_operands: the every-program rules, and
+		   predicates on the whole command) is judged as always. */
+		if ((o.truncated && reads_operands(r)) ||
+		    rule_matches(r, c, &o)) {
 			add(j, r->tag, r->reason);
 		} else if (first_dyn && rule_matches(r, c, &dyn)) {
 			add(j, r->tag, r->reason);

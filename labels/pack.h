@@ -39,6 +39,10 @@
  *  5. `check`: when set, a predicate on the whole command (the few rules
  *     that are not patterns: `kill -9 -1`, SQL given to a client).
  * PK_NOCASE compares words ignoring ASCII case (redis-cli flushall).
+ * Past 64 operands the operands are not all kept: a rule that reads them
+ * (a pattern, `#` or `^`) then applies without being judged (fail
+ * closed); a rule that reads none (the rules for every program, whose
+ * predicates read every argument themselves) is judged as usual.
  */
 #ifndef LOCUS_LABELS_PACK_H
 #define LOCUS_LABELS_PACK_H
