@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../parser/internal.h"
 #include "../util/array.h"
 #include "../util/json.h"
 #include "../util/tools.h"
@@ -212,7 +213,7 @@ static int add_args_reasons(locus_action *a, ll_floor *floor)
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(a->shell, i);
-		if (!ll_args_floor(c, floor))
+		if (!ll_args_floor(c, lp_command_program(a->shell, i), floor))
 			continue;
 		size_t len = strlen(c->name) + sizeof suffix;
 		char *s = malloc(len);

@@ -554,11 +554,12 @@ static size_t args_start(const locus_shell_command *c)
 	return 1;
 }
 
-const char *ll_args_floor(const locus_shell_command *c, ll_floor *floor)
+const char *ll_args_floor(const locus_shell_command *c, const lk_program *prog,
+                          ll_floor *floor)
 {
 	if (c->argc < 2 && c->nredirects == 0)
 		return NULL;
-	if (!(c->flags & LOCUS_CMD_INLINE_CODE) && !ll_unknown_program(c))
+	if (!(c->flags & LOCUS_CMD_INLINE_CODE) && !ll_unknown_program(c, prog))
 		return NULL;
 	size_t first = args_start(c);
 	size_t len = 0;

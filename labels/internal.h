@@ -11,6 +11,11 @@
 
 #include "locus/labels.h"
 
+/* A program-table row (knowledge/programs.h).  The judgements below take
+   the row of the command's name as the parser found it once
+   (lp_command_program), instead of looking the name up again. */
+struct lk_program;
+
 /* Static reason texts shared by label.c and action.c. */
 #define LL_REASON_UNPARSED "could not be parsed"
 #define LL_REASON_UNPARSED_BUDGET                                              \
@@ -60,7 +65,8 @@ void ll_judgement_reason(ll_judgement *j, const char *reason);
 
 /* Tags, reasons and floor reason of one command (not the line-level ones:
    remote code, background, check, unparsed). */
-void ll_judge_command(const locus_shell_command *c, ll_judgement *out);
+void ll_judge_command(const locus_shell_command *c,
+                      const struct lk_program *prog, ll_judgement *out);
 
 /* Arguments computed at run time (dynamic.c): the first argv index (>= 1)
    holding an unresolved expansion or a substitution, from which on any
@@ -88,12 +94,14 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 
 /* The command is on the read-only list with its argument rules, and
    top-level, static, unwrapped, unassigned, not writing or reading files. */
-bool ll_command_read_only(const locus_shell_command *c);
+bool ll_command_read_only(const locus_shell_command *c,
+                          const struct lk_program *prog);
 
 /* The command is a check (test runner, linter, type checker) in a form
    allowed on an exec:check line (assignments and output redirects
    allowed; no wrappers, not nested, static). */
-bool ll_command_check(const locus_shell_command *c);
+bool ll_command_check(const locus_shell_command *c,
+                      const struct lk_program *prog);
 
 /* `path` resolved lexically (//, ., .., /proc/PID/root), into buf; NULL
    when it does not fit. */
@@ -110,20 +118,24 @@ bool ll_net_redirect(const locus_shell_command *c);
 /* The program is in none of the labeller's tables (not read-only listed,
    not a known network, destructive, shutdown, check, git, package-manager,
    shell or interpreter program) and is not a wrapper the parser peeled. */
-bool ll_unknown_program(const locus_shell_command *c);
+bool ll_unknown_program(const locus_shell_command *c,
+                        const struct lk_program *prog);
 
 /* G2: for an unknown program or a command with inline code, the floor
    reason (static) when the raw-text floor patterns match its arguments
    joined by spaces (heredoc/herestring bodies included), else NULL. */
 typedef struct ll_floor ll_floor;
-const char *ll_args_floor(const locus_shell_command *c, ll_floor *floor);
+const char *ll_args_floor(const locus_shell_command *c,
+                          const struct lk_program *prog, ll_floor *floor);
 
-/* Program classes used by the line-level remote-code rule. */
-bool ll_is_downloader(const char *name);
-bool ll_is_interpreter(const char *name);
+/* Program classes used by the line-level remote-code rule, of a row
+   (NULL: an unknown program, neither). */
+bool ll_is_downloader(const struct lk_program *prog);
+bool ll_is_interpreter(const struct lk_program *prog);
 /* awk whose program runs commands (system(), `| getline`, print | "cmd"):
    fed a download, it runs it. */
-bool ll_awk_runs_input(const locus_shell_command *c);
+bool ll_awk_runs_input(const locus_shell_command *c,
+                       const struct lk_program *prog);
 /* Floor patterns for the raw text of an unparsed line: fills up to `max`
    floor reasons (static strings) matched in `text`, returns the count.  A
    PCRE2 error counts as a match (fail closed). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../parser/internal.h"
 #include "../knowledge/linefacts.h"
 #include "../util/invariant.h"
 #include "../knowledge/programs.h"
@@ -126,11 +127,15 @@ static bool dup_op(const char *op)
 	return op && strncmp(op, "<&", 2) == 0;
 }
 
+/* Rows: `p` beside a command is the program-table row of its name, as the
+   parser found it (lp_command_program). */
+
 /* An interpreter reading its program from a socket: `sh </dev/tcp/h/p`,
    or from a descriptor (`sh <&3`) on a line that opened one. */
-static bool interp_reads_socket(const locus_shell_command *c, bool line_net)
+static bool interp_reads_socket(const locus_shell_command *c,
+                                const lk_program *p, bool line_net)
 {
-	if (c->argc == 0 || !ll_is_interpreter(c->name))
+	if (c->argc == 0 || !ll_is_interpreter(p))
 		return false;
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const locus_shell_redirect *rd = &c->redirects[i];
@@ -148,9 +153,9 @@ static bool interp_reads_socket(const locus_shell_command *c, bool line_net)
 
 /* What reaches the network and yields data: a downloader, or any command
    redirected to or from /dev/tcp|udp (`cat </dev/tcp/h/80`). */
-static bool net_source(const locus_shell_command *d)
+static bool net_source(const locus_shell_command *d, const lk_program *p)
 {
-	return (d->argc && ll_is_downloader(d->name)) || ll_net_redirect(d);
+	return (d->argc && ll_is_downloader(p)) || ll_net_redirect(d);
 }
 
 /* A file the line downloaded (or read from a socket) is run by command
@@ -163,7 +168,8 @@ static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
 	lk_run runs[LK_MAX_RUNS + 1];
 	size_t nr = lk_command_runs(c, runs, LK_MAX_RUNS);
 	/* `xargs sh`: the script operand comes from input: any file */
-	if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) && ll_is_interpreter(c->name))
+	if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) &&
+	    ll_is_interpreter(lp_command_program(r, k)))
 		runs[nr++] = (lk_run){"", LOCUS_WORD_DYNAMIC, LK_MATCH_BASE,
 		                      LK_RUN_SHELL};
 	if (nr == 0)
@@ -253,13 +259,12 @@ static void line_facts_free(line_facts *lf)
 
 /* c runs what it reads on stdin: an interpreter, awk calling system or
    a pipe, sed with `e` (parser/sed.c). */
-static bool runs_input(const locus_shell_command *c)
+static bool runs_input(const locus_shell_command *c, const lk_program *p)
 {
 	if (c->argc == 0)
 		return false;
-	if (ll_is_interpreter(c->name) || ll_awk_runs_input(c))
+	if (ll_is_interpreter(p) || ll_awk_runs_input(c, p))
 		return true;
-	const lk_program *p = lk_program_find(c->name);
 	return p && !strcmp(p->name, "sed") &&
 	       (c->flags & LOCUS_CMD_INLINE_CODE);
 }
@@ -275,7 +280,8 @@ static bool piped_to_runner(const locus_shell_result *r, const line_facts *lf)
 		while (e < n &&
 		       lf->order[e].pipeline == lf->order[g].pipeline) {
 			size_t i = lf->order[e].idx;
-			if (runs_input(locus_shell_result_command(r, i)) &&
+			if (runs_input(locus_shell_result_command(r, i),
+			               lp_command_program(r, i)) &&
 			    (!runner || i > last_runner)) {
 				runner = true;
 				last_runner = i;
@@ -285,7 +291,8 @@ static bool piped_to_runner(const locus_shell_result *r, const line_facts *lf)
 		for (size_t x = g; runner && x < e; x++) {
 			size_t i = lf->order[x].idx;
 			if (i < last_runner &&
-			    net_source(locus_shell_result_command(r, i)))
+			    net_source(locus_shell_result_command(r, i),
+			               lp_command_program(r, i)))
 				return true;
 		}
 		g = e;
@@ -302,22 +309,24 @@ static bool remote_code(const locus_shell_result *r, const line_facts *lf,
 	bool any_interp = false, line_net = false, any_dl = false;
 	for (size_t k = 0; k < n; k++) {
 		const locus_shell_command *c = locus_shell_result_command(r, k);
-		if (c->argc && ll_is_interpreter(c->name))
+		const lk_program *p = lp_command_program(r, k);
+		if (c->argc && ll_is_interpreter(p))
 			any_interp = true;
 		if (ll_net_redirect(c))
 			line_net = true;
-		if (net_source(c))
+		if (net_source(c, p))
 			any_dl = true;
 	}
 	if (!any_dl && !line_net)
 		return false;
 	for (size_t k = 0; line_net && k < n; k++)
 		if (interp_reads_socket(locus_shell_result_command(r, k),
-		                        line_net))
+		                        lp_command_program(r, k), line_net))
 			return true;
 	for (size_t i = 0; any_interp && i < n; i++) {
 		const locus_shell_command *d = locus_shell_result_command(r, i);
-		if (net_source(d) && is_substitution_origin(d->origin))
+		if (net_source(d, lp_command_program(r, i)) &&
+		    is_substitution_origin(d->origin))
 			return true;
 	}
 	if (!lf->order)
@@ -553,14 +562,14 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
    `$VAR` is not counted: `aws s3 cp f "s3://$BUCKET/f"` is everyday work
    (with v set in a subshell, the fuzzer's `gdb --args ${v} -rf /` is
    resolved by the constants pass: docs/design.md, "Subshell scopes"). */
-static bool args_hidden(const locus_shell_command *c)
+static bool args_hidden(const locus_shell_command *c, const lk_program *p)
 {
 	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags)
 		return false;
 	/* the program tables last: most commands hold no substitution */
 	for (size_t i = 1; i < c->argc; i++)
 		if (c->argv_flags[i] & LOCUS_WORD_SUBST)
-			return ll_unknown_program(c);
+			return ll_unknown_program(c, p);
 	return false;
 }
 
@@ -569,8 +578,9 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
                       floor_set *fl)
 {
 	const locus_shell_command *c = locus_shell_result_command(lp->r, i);
+	const lk_program *p = lp_command_program(lp->r, i);
 	ll_judgement j;
-	ll_judge_command(c, &j);
+	ll_judge_command(c, p, &j);
 	ll_judge_git_config(c, lp->gitcfg, &j);
 	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
 	   script's positional parameters (issue 9) */
@@ -600,11 +610,11 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		floor_add(fl, j.never);
 	if (c->flags & LOCUS_CMD_BACKGROUND)
 		lp->background = true;
-	const char *af = ll_args_floor(c, lp->floor);
+	const char *af = ll_args_floor(c, p, lp->floor);
 	if (af) {
 		add_reason(out, LL_REASON_ARGS_FLOOR);
 		floor_add(fl, af);
-	} else if (args_hidden(c)) {
+	} else if (args_hidden(c, p)) {
 		out->tags |= LOCUS_TAG_UNPARSED;
 		add_reason(out, LL_REASON_ARGS_HIDDEN);
 	}
@@ -702,8 +712,9 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 	bool any_check = false, all_read = all_ok;
 	for (size_t i = 0; all_ok && i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		bool ro = ll_command_read_only(c);
-		bool ck = !ro && ll_command_check(c);
+		const lk_program *p = lp_command_program(r, i);
+		bool ro = ll_command_read_only(c, p);
+		bool ck = !ro && ll_command_check(c, p);
 		any_check |= ck;
 		all_read &= ro;
 		all_ok &= ro || ck;

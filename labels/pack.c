@@ -534,7 +534,8 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 	}
 }
 
-void pk_judge(const locus_shell_command *c, ll_judgement *j)
+void pk_judge(const locus_shell_command *c, const lk_program *p,
+              ll_judgement *j)
 {
 	if (c->argc == 0 || !c->name[0])
 		return;
@@ -542,8 +543,8 @@ void pk_judge(const locus_shell_command *c, ll_judgement *j)
 	for (size_t k = 0; k < NEVERY_PROGRAM_PACKS; k++)
 		judge_pack(by_id[every_program_packs[k]], c, NULL, j);
 	/* the program's own pack, found through the program table under
-	   its canonical name (every name it goes by maps there) */
-	const lk_program *p = lk_program_find(c->name);
+	   its canonical name (every name it goes by maps there): p is the
+	   row of c's name */
 	if (p && p->pack != LK_PACK_NONE && p->pack < LK_PACK_COUNT)
 		judge_pack(by_id[p->pack], c, p->name, j);
 }

@@ -94,7 +94,8 @@ extern const pk_pack pk_privilege;
    its row in the program table names (knowledge/programs.h: `pack`).
    Adds tags and reasons to `j` (never a floor reason: the packs hold,
    the floor stays the spec's). */
-void pk_judge(const locus_shell_command *c, ll_judgement *j);
+void pk_judge(const locus_shell_command *c, const struct lk_program *prog,
+              ll_judgement *j);
 
 /* Every program a rule names is a row of the program table, under its
    canonical name, whose `pack` is the rule's pack (tests call this; `why`

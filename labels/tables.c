@@ -84,28 +84,34 @@ static bool is_option(const char *a)
 
 /* ---- program classes ------------------------------------------------- */
 
-/* Program classes come from the program table (knowledge/programs.h). */
+/* Program classes come from the program table (knowledge/programs.h):
+   `p` is the row of a command's name (lp_command_program), NULL when the
+   table does not know it. */
+
+static bool has_class(const lk_program *p, uint32_t cls)
+{
+	return p && (p->cls & cls);
+}
 
 /* python, python3, python3.12, pypy3: `-m MODULE` runs a module. */
-static bool is_python(const char *name)
+static bool is_python(const lk_program *p)
 {
-	const lk_program *p = lk_program_find(name);
 	return p && (streq(p->name, "python") || streq(p->name, "pypy"));
 }
 
-bool ll_is_downloader(const char *name)
+bool ll_is_downloader(const lk_program *p)
 {
-	return lk_is(name, LK_DOWNLOADER);
+	return has_class(p, LK_DOWNLOADER);
 }
 
-bool ll_is_interpreter(const char *name)
+bool ll_is_interpreter(const lk_program *p)
 {
-	return lk_is(name, LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE);
+	return has_class(p, LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE);
 }
 
-bool ll_awk_runs_input(const locus_shell_command *c)
+bool ll_awk_runs_input(const locus_shell_command *c, const lk_program *p)
 {
-	if (c->argc == 0 || !lk_is(c->name, LK_AWK))
+	if (c->argc == 0 || !has_class(p, LK_AWK))
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -209,7 +215,8 @@ static bool is_git_name(const char *name)
 	return streq(name, "git") || (starts_with(name, "git-") && name[4]);
 }
 
-static void make_view(const locus_shell_command *c, view *v)
+static void make_view(const locus_shell_command *c, const lk_program *prog,
+                      view *v)
 {
 	memset(v, 0, sizeof *v);
 	if (is_git_name(c->name)) {
@@ -220,7 +227,7 @@ static void make_view(const locus_shell_command *c, view *v)
 	v->args = c->argv + 1;
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
-	if (is_python(c->name) && c->argc >= 3 && streq(c->argv[1], "-m")) {
+	if (is_python(prog) && c->argc >= 3 && streq(c->argv[1], "-m")) {
 		v->prog = c->argv[2];
 		v->args = c->argv + 3;
 		v->nargs = c->argc - 3;
@@ -1230,7 +1237,8 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 	}
 }
 
-void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
+void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
+                      ll_judgement *j)
 {
 	memset(j, 0, sizeof *j);
 	if (c->flags & LOCUS_CMD_INLINE_DELETES) {
@@ -1251,9 +1259,8 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	if (c->argc == 0 || !c->name[0])
 		return;
 	view v;
-	make_view(c, &v);
+	make_view(c, prog, &v);
 
-	const lk_program *prog = lk_program_find(c->name);
 	if (prog && (prog->cls & LK_NETWORK)) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		add_reason(j, prog->net
@@ -1323,7 +1330,7 @@ void ll_judge_command(const locus_shell_command *c, ll_judgement *j)
 	judge_dynamic(c, &v, query, j);
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
-	pk_judge(c, j);
+	pk_judge(c, prog, j);
 }
 
 /* clang-format off */
@@ -1963,9 +1970,8 @@ static bool code_prints_only(const char *s, const print_lang *l)
 /* PROG -X CODE exactly, X one of the row's inline-code letters, CODE
    print-only in the row's language.  Any other option or operand stays
    exec (`python3 -i -c ...` reads more code from stdin). */
-static bool inline_print_ok(const locus_shell_command *c)
+static bool inline_print_ok(const locus_shell_command *c, const lk_program *p)
 {
-	const lk_program *p = lk_program_find(c->name);
 	if (!p || !(p->cls & LK_INTERP) || !p->interp || !p->interp->code ||
 	    c->argc != 3)
 		return false;
@@ -2008,14 +2014,14 @@ static const read_rule read_rules[] = {
 };
 /* clang-format on */
 
-bool ll_command_read_only(const locus_shell_command *c)
+bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
 {
 	if (c->argc == 0 || !c->name[0])
 		return false;
 	/* An awk's program is inline code: data when it only prints. */
 	uint32_t not_read = NOT_READ_FLAGS;
-	bool awk = lk_is(c->name, LK_AWK);
-	bool prints = !awk && inline_print_ok(c);
+	bool awk = has_class(prog, LK_AWK);
+	bool prints = !awk && inline_print_ok(c, prog);
 	if (awk || prints)
 		not_read &= ~(uint32_t)LOCUS_CMD_INLINE_CODE;
 	if (c->flags & not_read)
@@ -2074,7 +2080,7 @@ static bool check_row_matches(const sub_row *r, const view *v)
 	return true;
 }
 
-bool ll_command_check(const locus_shell_command *c)
+bool ll_command_check(const locus_shell_command *c, const lk_program *prog)
 {
 	if (c->argc == 0 || !c->name[0])
 		return false;
@@ -2087,7 +2093,7 @@ bool ll_command_check(const locus_shell_command *c)
 	if (!system_program(c->argv[0]))
 		return false;
 	view v;
-	make_view(c, &v);
+	make_view(c, prog, &v);
 	if (v.module)
 		return in_list(check_modules, v.prog);
 	if (is_git_name(c->name))
@@ -2108,7 +2114,7 @@ static bool in_sub_table(const sub_row *rows, const char *name)
 	return false;
 }
 
-bool ll_unknown_program(const locus_shell_command *c)
+bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 {
 	if (c->argc == 0 || !c->name[0])
 		return false;
@@ -2120,7 +2126,7 @@ bool ll_unknown_program(const locus_shell_command *c)
 	   it does with its arguments (data, code, a command it runs); a row
 	   that only says "has subcommands" or "extracts" does not. */
 	if (in_list(read_plain, n) ||
-	    (lk_classes(n) & ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
+	    has_class(prog, ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
 	    is_git_name(n) || streq(n, "dd"))
 		return false;
 	for (const read_rule *r = read_rules; r->name; r++)

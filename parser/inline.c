@@ -705,11 +705,10 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 }
 
 bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                       size_t idx)
+                       size_t idx, const lk_program *prog)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	const lk_program *prog = lp_program(w[pos].value);
 	const lk_interp *it = prog ? prog->interp : NULL;
 	if (!it)
 		return false;

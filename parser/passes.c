@@ -183,7 +183,8 @@ static unsigned char *child_facts(lp_ctx *ctx)
 		const locus_shell_command *d = locus_shell_result_command(r, j);
 		if (d->parent >= j)
 			continue;
-		if (lk_is(d->name, LK_DOWNLOADER))
+		const lk_program *dp = lp_command_program(r, j);
+		if (dp && (dp->cls & LK_DOWNLOADER))
 			f[d->parent] |= CHILD_DOWNLOADER;
 		if (!strcmp(d->origin, LOCUS_ORIGIN_STDIN_SCRIPT))
 			f[d->parent] |= CHILD_STDIN_SCRIPT;
@@ -351,16 +352,12 @@ void lp_checks_env(lp_ctx *ctx)
    no script file reads its program from stdin.  When no command was
    parsed from that input (origin stdin-script), the line is not
    understood.  (A script file the line wrote is parsed in written.c.) */
-static bool is_shell(const char *name)
+/* A shell (`p` is c's row) fed on its stdin (a pipe, a heredoc, a `<`
+   redirect) that has neither -c nor a script operand: it runs what it is
+   fed. */
+static bool shell_reads_input(const locus_shell_command *c, const lk_program *p)
 {
-	return lk_is(name, LK_SHELL);
-}
-
-/* A shell fed on its stdin (a pipe, a heredoc, a `<` redirect) that has
-   neither -c nor a script operand: it runs what it is fed. */
-static bool shell_reads_input(const locus_shell_command *c)
-{
-	if (c->argc == 0 || !is_shell(c->name) ||
+	if (c->argc == 0 || !p || !(p->cls & LK_SHELL) ||
 	    (c->flags & LOCUS_CMD_QUERY_ONLY))
 		return false;
 	for (size_t k = 1; k < c->argc; k++) {
@@ -390,7 +387,8 @@ void lp_checks_shell_input(lp_ctx *ctx)
 	unsigned char *kids = NULL;
 	pass_iter it = pass_begin(ctx);
 	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
-		if (!shell_reads_input(c))
+		if (!shell_reads_input(c,
+		                       lp_command_program(ctx->result, it.i)))
 			continue;
 		int k = kid_facts(ctx, &kids, it.i);
 		if (k < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../knowledge/programs.h"
 #include "../util/array.h"
 
 void lp_result_free_commands(locus_shell_result *r)
@@ -15,6 +16,7 @@ void lp_result_free_commands(locus_shell_result *r)
 		return;
 	free(r->commands);
 	free(r->producers);
+	free(r->programs);
 }
 
 void locus_shell_result_free(locus_shell_result *r)
@@ -119,18 +121,22 @@ static bool grow_commands(lp_ctx *ctx, locus_shell_result *r)
 		    ctx->arena, LP_FIRST_COMMANDS * sizeof *r->commands);
 		r->producers = lp_arena_alloc_raw(
 		    ctx->arena, LP_FIRST_COMMANDS * sizeof *r->producers);
-		if (!r->commands || !r->producers) {
+		r->programs = lp_arena_alloc_raw(
+		    ctx->arena, LP_FIRST_COMMANDS * sizeof *r->programs);
+		if (!r->commands || !r->producers || !r->programs) {
 			r->commands = NULL;
 			r->producers = NULL;
+			r->programs = NULL;
 			return false; /* ctx->arena->failed is set */
 		}
 		r->commands_in_arena = true;
 		r->cap = LP_FIRST_COMMANDS;
 		return true;
 	}
-	size_t cap =
-	    lu_grow_capacity(r->cap, r->ncommands + 1, 16,
-	                     sizeof(locus_shell_command) + sizeof(size_t));
+	size_t cap = lu_grow_capacity(r->cap, r->ncommands + 1, 16,
+	                              sizeof(locus_shell_command) +
+	                                  sizeof(size_t) +
+	                                  sizeof(const lk_program *));
 	if (!cap) {
 		ctx->arena->failed = true;
 		return false;
@@ -138,15 +144,19 @@ static bool grow_commands(lp_ctx *ctx, locus_shell_result *r)
 	if (r->commands_in_arena) {
 		locus_shell_command *c = malloc(cap * sizeof *c);
 		size_t *pr = c ? malloc(cap * sizeof *pr) : NULL;
-		if (!pr) {
+		const lk_program **pg = pr ? malloc(cap * sizeof *pg) : NULL;
+		if (!pg) {
 			free(c);
+			free(pr);
 			ctx->arena->failed = true;
 			return false;
 		}
 		memcpy(c, r->commands, r->ncommands * sizeof *c);
 		memcpy(pr, r->producers, r->ncommands * sizeof *pr);
+		memcpy(pg, r->programs, r->ncommands * sizeof *pg);
 		r->commands = c;
 		r->producers = pr;
+		r->programs = pg;
 		r->commands_in_arena = false;
 		r->cap = cap;
 		return true;
@@ -157,7 +167,11 @@ static bool grow_commands(lp_ctx *ctx, locus_shell_result *r)
 	size_t *pr = c ? realloc(r->producers, cap * sizeof *pr) : NULL;
 	if (pr)
 		r->producers = pr;
-	if (!c || !pr) {
+	const lk_program **pg =
+	    pr ? realloc(r->programs, cap * sizeof *pg) : NULL;
+	if (pg)
+		r->programs = pg;
+	if (!c || !pr || !pg) {
 		ctx->arena->failed = true; /* the result is NULL */
 		return false;
 	}
@@ -177,7 +191,16 @@ size_t lp_push_command(lp_ctx *ctx, const locus_shell_command *cmd)
 		return LOCUS_SHELL_NO_PARENT;
 	r->commands[r->ncommands] = *cmd;
 	r->producers[r->ncommands] = LOCUS_SHELL_NO_PARENT;
+	r->programs[r->ncommands] = lk_program_find(cmd->name);
 	return r->ncommands++;
+}
+
+const lk_program *lp_command_program(const locus_shell_result *r, size_t i)
+{
+	if (!r || i >= r->ncommands)
+		return NULL;
+	return r->programs ? r->programs[i]
+	                   : lk_program_find(r->commands[i].name);
 }
 
 size_t lp_producer(const lp_ctx *ctx, size_t idx)

@@ -730,12 +730,12 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
    command after a subcommand (`perf stat`, `npm exec`) the command is
    then unknown (`perf sta$X -- rm -rf /`: found by fuzz_bypass). */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
-                                 size_t pos, const char *name)
+                                 size_t pos, const char *name,
+                                 const lk_program *p)
 {
 	/* a subcommand runner (perf stat, npm exec: the row's `sub`) is
 	   peeled only when the next word names the runner; a dynamic one
 	   could be it, and the command after it would go unseen */
-	const lk_program *p = lk_program_find(name);
 	if (p && p->opts && p->opts->sub && pos + 1 < raw->nwords &&
 	    wdyn(&raw->words[pos + 1])) {
 		lp_unparsed(ctx, "subcommand of %s is dynamic: %s", name,
@@ -743,7 +743,7 @@ void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 		                                     : "");
 		return;
 	}
-	if (!lk_is(name, LK_SUBCOMMANDS))
+	if (!p || !(p->cls & LK_SUBCOMMANDS))
 		return;
 	for (size_t i = pos + 1; i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];

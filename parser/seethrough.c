@@ -165,10 +165,11 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                         size_t idx)
 {
 	const char *name = lp_base_name(wval(&raw->words[pos]));
+	/* the row of `name`, found when command idx was pushed */
+	const lk_program *prog = lp_command_program(ctx->result, idx);
 	lp_see_optvals(ctx, raw, pos, 0, idx);
-	lp_check_dynamic_subcommand(ctx, raw, pos, name);
+	lp_check_dynamic_subcommand(ctx, raw, pos, name, prog);
 	lp_ssh_config_sources(ctx, raw, pos, name);
-	const lk_program *prog = lk_program_find(name);
 	if (prog && (prog->cls & LK_SHELL)) {
 		lp_shell_scan(ctx, raw, pos, idx, lp_streq(prog->name, "fish"),
 		              LOCUS_ORIGIN_SHELL_C);
@@ -182,7 +183,7 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			return;
 		}
 	}
-	lp_inline_command(ctx, raw, pos, idx);
+	lp_inline_command(ctx, raw, pos, idx, prog);
 }
 
 /* ---- peeling wrappers ------------------------------------------------ */

@@ -63,10 +63,11 @@ static inline const lk_program *lp_program(const char *word)
 /* If `name` is an interpreter with inline code support, handle the
    command at ctx->result->commands[idx] built from raw words[pos..]:
    find its code (-c/-e, program operand, stdin), set INLINE_CODE /
-   INLINE_DELETES / STDIN_SCRIPT, parse shell-outs.  Returns false when
-   `name` is not an interpreter. */
+   INLINE_DELETES / STDIN_SCRIPT, parse shell-outs.  `prog` is the
+   command's row (lp_command_program).  Returns false when it is not an
+   interpreter. */
 bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
-                       size_t idx);
+                       size_t idx, const lk_program *prog);
 
 /* Shared with inline.c (seethrough.c): the static text a command's stdin
    carries, for shells and interpreters reading their program from stdin.
@@ -166,7 +167,8 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 /* see_programs.c: a dynamic first operand of a subcommand runner; ssh's
    other ways to name local code (issue 9). */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
-                                 size_t pos, const char *name);
+                                 size_t pos, const char *name,
+                                 const lk_program *prog);
 void lp_ssh_config_sources(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                            const char *name);
 

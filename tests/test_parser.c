@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knowledge/programs.h"
 #include "locus/shell.h"
 #include "parser/walk.h"
 
@@ -713,6 +714,54 @@ START_TEST(reserved_words_table)
 }
 END_TEST
 
+/* Each command's program-table row is found once, when it is pushed
+   (issue 18), and is the row lk_program_find gives its name: through
+   wrappers, nested scripts, xargs, versioned and aliased names, paths,
+   unknown programs and commands without a name.  A result without the
+   rows (built by hand) looks the name up. */
+START_TEST(command_rows)
+{
+	/* clang-format off */
+	static const char *const lines[] = {
+		"sudo -u root env X=1 timeout 5 python3.12 -c 'print(1)'",
+		"find . -name x -exec /usr/bin/rm -f {} + | xargs -0 gfind",
+		"bash -c \"nodejs a.js; $(curl -s x) | sh\" && git-log -1",
+		"X=1; unknown-tool a b; mkfs.ext4 /dev/x; ipython3 -c 1",
+		"echo a | tee b > c; (cd d && ls)",
+	};
+	/* clang-format on */
+	size_t rows = 0;
+	for (size_t l = 0; l < sizeof lines / sizeof *lines; l++) {
+		locus_shell_result *r =
+		    locus_shell_parse(lines[l], strlen(lines[l]), NULL);
+		ck_assert_ptr_nonnull(r);
+		size_t n = locus_shell_result_count(r);
+		ck_assert_uint_gt(n, 1);
+		for (size_t i = 0; i < n; i++) {
+			const locus_shell_command *c =
+			    locus_shell_result_command(r, i);
+			const lk_program *want = lk_program_find(c->name);
+			ck_assert_msg(lp_command_program(r, i) == want,
+			              "%s: command %zu (%s)", lines[l], i,
+			              c->name);
+			rows += want != NULL;
+		}
+		ck_assert_ptr_null(lp_command_program(r, n));
+		/* without the rows (a result built by hand) */
+		const struct lk_program **kept = r->programs;
+		r->programs = NULL;
+		for (size_t i = 0; i < n; i++)
+			ck_assert(lp_command_program(r, i) ==
+			          lk_program_find(
+			              locus_shell_result_command(r, i)->name));
+		r->programs = kept;
+		locus_shell_result_free(r);
+	}
+	ck_assert_uint_ge(rows, 14); /* the lines name known programs */
+	ck_assert_ptr_null(lp_command_program(NULL, 0));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("parser");
@@ -737,6 +786,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, walk_time_compound);
 	tcase_add_test(tc, walk_unparsed_still_lists);
 	tcase_add_test(tc, walk_parser_reuse_and_options);
+	tcase_add_test(tc, command_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
