@@ -86,10 +86,13 @@ const char *locus_tag_name(uint32_t bit)
 	           : NULL;
 }
 
+/* Every call names the tag it adds ("bash", "read", "exec:stdin"): the
+   first byte rejects a tool's name without a call. */
 uint32_t ll_tag_bit(const char *name)
 {
 	for (size_t i = 0; i < LOCUS_TAG_COUNT; i++)
-		if (strcmp(tag_names[i].name, name) == 0)
+		if (tag_names[i].name[0] == name[0] &&
+		    strcmp(tag_names[i].name, name) == 0)
 			return tag_names[i].bit;
 	return 0;
 }

@@ -26,8 +26,14 @@ static const char *const reserved[] = {
 };
 /* clang-format on */
 
+/* strcmp's order; the first bytes, which tell almost every name from
+   the table's, are compared without a call. */
 static int cmp_word(const void *key, const void *elem)
 {
+	const unsigned char *a = key;
+	const unsigned char *b = *(const unsigned char *const *)elem;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
 	return strcmp(key, *(const char *const *)elem);
 }
 
@@ -61,7 +67,7 @@ static const struct rebinder {
 static bool rebinds(const lp_raw_command *raw, const char *name)
 {
 	for (const struct rebinder *r = rebinders; r->name; r++) {
-		if (strcmp(r->name, name))
+		if (!lp_streq(r->name, name))
 			continue;
 		for (size_t i = 1; i < raw->nwords; i++) {
 			const char *v = raw->words[i].value;
@@ -89,8 +95,7 @@ static bool rebinds(const lp_raw_command *raw, const char *name)
 static bool history_on(const lp_raw_command *raw, const char *name)
 {
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	bool is_set = !strcmp(base, "set") || lk_is(base, LK_SHELL);
-	if (!strcmp(base, "fc")) {
+	if (lp_streq(base, "fc")) {
 		for (size_t i = 1; i < raw->nwords; i++) {
 			const char *v = raw->words[i].value;
 			if (v && v[0] == '-' && strchr(v, 'l') &&
@@ -99,6 +104,12 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 		}
 		return true;
 	}
+	/* only option words can turn it on: the program table is read once
+	   the first argument is seen to be one (most commands have none) */
+	const char *v1 = raw->nwords > 1 ? raw->words[1].value : NULL;
+	if (!v1 || (v1[0] != '-' && v1[0] != '+'))
+		return false;
+	bool is_set = lp_streq(base, "set") || lk_is(base, LK_SHELL);
 	if (!is_set)
 		return false;
 	for (size_t i = 1; i < raw->nwords; i++) {
@@ -109,7 +120,7 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 			return true;
 		/* an interactive shell expands history on what it reads and
 		   runs its startup files */
-		if (strcmp(base, "set") && v[0] == '-' && v[1] != '-' &&
+		if (!lp_streq(base, "set") && v[0] == '-' && v[1] != '-' &&
 		    strchr(v + 1, 'i'))
 			return true;
 		if (strchr(v + 1, 'o') && i + 1 < raw->nwords) {
@@ -171,10 +182,7 @@ static void check_subscripts(lp_ctx *ctx, const lp_raw_command *raw)
 	if (raw->nwords == 0 || !raw->words[0].value)
 		return;
 	const char *name = raw->words[0].value;
-	bool eval = false;
-	for (size_t k = 0; subscript_evaluators[k] && !eval; k++)
-		eval = !strcmp(name, subscript_evaluators[k]);
-	if (!eval)
+	if (!lp_in_list(subscript_evaluators, name))
 		return;
 	for (size_t i = 1; i < raw->nwords; i++) {
 		if (subscript_code(raw->words[i].value)) {
@@ -244,7 +252,7 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		            name);
 		return;
 	}
-	if (!strcmp(name, "time") || !strcmp(name, "coproc")) {
+	if (lp_streq(name, "time") || lp_streq(name, "coproc")) {
 		/* The grammar has no rule for `time { ..; }`, `coproc NAME
 		   { ..; }`, `time ( .. )`: it reads them as words. */
 		for (size_t i = 1; i < raw->nwords; i++) {

@@ -642,7 +642,7 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules;
 	     r++) {
 		const struct optval_rule *rl = &optval_rules[r];
-		if (strcmp(rl->prog, name))
+		if (!lp_streq(rl->prog, name))
 			continue;
 		size_t from = pos + 1;
 		if (rl->sub) {

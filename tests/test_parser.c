@@ -602,6 +602,21 @@ static const check_case checks[] = {
 	/* S8 in the hand scan of an unquoted heredoc body */
 	{"cat <<EOF\n`echo \\`rm -rf /\\``\nEOF", "escaped backticks"},
 	{"cat <<EOF\nx `echo hi` \\`y\\`\nEOF", NULL},
+	/* history and rebinding builtins (checks_command.c reads the
+	   program table only once an option follows the name) */
+	{"set -H", "history"},
+	{"ksh93 -H -c 'echo x'", "history"},
+	{"/bin/bash -i", "history"},
+	{"bash x -i", NULL},
+	{"set x -H", NULL},
+	{"fc -l", NULL},
+	{"fc -s", "history"},
+	{"hash -p /bin/rm ls", "rebinds"},
+	{"hash -r", NULL},
+	{"declare -n r=x", "rebinds"},
+	{"test -v 'a[$(id)]'", "subscript could run code"},
+	{"getopts 'a[$(id)]' x", "subscript could run code"},
+	{"gettext 'a[$(id)]'", NULL},
 };
 /* clang-format on */
 
