@@ -128,6 +128,13 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 			if (v[0] == '-' && o &&
 			    (!strcmp(o, "history") || !strcmp(o, "histexpand")))
 				return true;
+			/* `+o NAME`, `-o NAME`: NAME is the option's value, and
+			   the options go on after it (`set +o history -o
+			   history` turns history on; checked in a sandbox).  A
+			   word that looks like an option is read as one: `set
+			   -o -H` lists the options, then sets -H. */
+			if (v[1] != '-' && o && o[0] != '-' && o[0] != '+')
+				i++;
 		}
 	}
 	return false;

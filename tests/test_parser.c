@@ -605,6 +605,12 @@ static const check_case checks[] = {
 	/* history and rebinding builtins (checks_command.c reads the
 	   program table only once an option follows the name) */
 	{"set -H", "history"},
+	{"set +o history -o history", "history"},
+	{"set +o vi -o histexpand", "history"},
+	{"bash +o posix -H -c 'echo x'", "history"},
+	{"set -o -H", "history"},
+	{"set +o history", NULL},
+	{"set -o pipefail x -H", NULL},
 	{"ksh93 -H -c 'echo x'", "history"},
 	{"/bin/bash -i", "history"},
 	{"bash x -i", NULL},
