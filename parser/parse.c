@@ -238,6 +238,33 @@ void locus_shell_parser_free(locus_shell_parser *p)
 
 /* ---- byte gates --------------------------------------------------------- */
 
+/* An operator byte of the token estimate (NUL too, as the strchr over
+   this set it replaces counted it: a call per byte cost more than the
+   count). */
+static bool operator_byte(unsigned char c)
+{
+	switch (c) {
+	case ';':
+	case '|':
+	case '&':
+	case '(':
+	case ')':
+	case '<':
+	case '>':
+	case '`':
+	case '$':
+	case '"':
+	case '\'':
+	case '{':
+	case '}':
+	case '[':
+	case ']':
+	case '=':
+	case '\0': return true;
+	default: return false;
+	}
+}
+
 /* A cheap upper-bound-ish count of the tokens tree-sitter will make:
    every run of word bytes and every operator byte is one. */
 static size_t estimate_tokens(const char *s, size_t len)
@@ -248,7 +275,7 @@ static size_t estimate_tokens(const char *s, size_t len)
 		unsigned char c = (unsigned char)s[i];
 		if (c == ' ' || c == '\t' || c == '\n') {
 			in_word = false;
-		} else if (strchr(";|&()<>`$\"'{}[]=", c)) {
+		} else if (operator_byte(c)) {
 			in_word = false;
 			n++;
 		} else if (!in_word) {

@@ -336,9 +336,7 @@ void lp_checks_env(lp_ctx *ctx)
 			env_assignment(ctx, c->assignments[k], i, c->depth);
 			c = locus_shell_result_command(r, i);
 		}
-		bool decl = false;
-		for (size_t k = 0; declaring_cmds[k] && !decl; k++)
-			decl = !strcmp(c->name, declaring_cmds[k]);
+		bool decl = lp_in_list(declaring_cmds, c->name);
 		for (size_t k = 1; decl && k < c->argc; k++) {
 			env_assignment(ctx, c->argv[k], i, c->depth);
 			c = locus_shell_result_command(r, i);
