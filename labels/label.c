@@ -215,18 +215,29 @@ static int stage_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Commands of a line whose facts fit in line_facts itself (most lines:
+   two mallocs and frees per line were a measurable part of labelling). */
+#define LINE_FACTS_SMALL 16
+
 typedef struct line_facts {
 	stage_key *order;   /* every command, sorted (NULL: out of memory) */
 	size_t *prev_stage; /* per command: the command before it in its
 	                       pipeline at its depth and parent, or
 	                       LOCUS_SHELL_NO_PARENT */
+	stage_key order_small[LINE_FACTS_SMALL];
+	size_t prev_small[LINE_FACTS_SMALL];
 } line_facts;
 
 static bool line_facts_init(line_facts *lf, const locus_shell_result *r)
 {
 	size_t n = locus_shell_result_count(r);
-	lf->order = malloc((n ? n : 1) * sizeof *lf->order);
-	lf->prev_stage = malloc((n ? n : 1) * sizeof *lf->prev_stage);
+	if (n <= LINE_FACTS_SMALL) {
+		lf->order = lf->order_small;
+		lf->prev_stage = lf->prev_small;
+	} else {
+		lf->order = malloc(n * sizeof *lf->order);
+		lf->prev_stage = malloc(n * sizeof *lf->prev_stage);
+	}
 	if (!lf->order || !lf->prev_stage) {
 		free(lf->order);
 		free(lf->prev_stage);
@@ -238,7 +249,8 @@ static bool line_facts_init(line_facts *lf, const locus_shell_result *r)
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		lf->order[i] = (stage_key){c->pipeline, c->parent, i, c->depth};
 	}
-	qsort(lf->order, n, sizeof *lf->order, stage_cmp);
+	if (n > 1)
+		qsort(lf->order, n, sizeof *lf->order, stage_cmp);
 	for (size_t i = 0; i < n; i++) {
 		const stage_key *k = &lf->order[i];
 		const stage_key *p = i ? &lf->order[i - 1] : NULL;
@@ -253,8 +265,10 @@ static bool line_facts_init(line_facts *lf, const locus_shell_result *r)
 
 static void line_facts_free(line_facts *lf)
 {
-	free(lf->order);
-	free(lf->prev_stage);
+	if (lf->order != lf->order_small)
+		free(lf->order);
+	if (lf->prev_stage != lf->prev_small)
+		free(lf->prev_stage);
 }
 
 /* c runs what it reads on stdin: an interpreter, awk calling system or
@@ -379,9 +393,9 @@ static bool creates_dash_file(const locus_shell_result *r)
 			    c->redirects[k].target &&
 			    dash_base(c->redirects[k].target))
 				return true;
-		if (strcmp(c->name, "touch") && strcmp(c->name, "mkdir") &&
-		    strcmp(c->name, "cp") && strcmp(c->name, "mv") &&
-		    strcmp(c->name, "ln") && strcmp(c->name, "install"))
+		static const char *const creators[] = {
+		    "touch", "mkdir", "cp", "mv", "ln", "install", NULL};
+		if (!lp_in_list(creators, c->name))
 			continue;
 		bool dd = false;
 		for (size_t k = 1; k < c->argc; k++) {
@@ -529,7 +543,8 @@ typedef struct line_pass {
 static void track_cd(line_pass *lp, const locus_shell_command *c,
                      locus_shell_verdict *out)
 {
-	if (c->argc < 2 || (strcmp(c->name, "cd") && strcmp(c->name, "pushd")))
+	if (c->argc < 2 ||
+	    (!lp_streq(c->name, "cd") && !lp_streq(c->name, "pushd")))
 		return;
 	const char *d = c->argv[c->argc - 1];
 	bool rel = d[0] != '/' && lp->cwd;
@@ -588,7 +603,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (pf && !j.never)
 		j.never = pf;
 	/* touch ./-rf; rm *: the glob hands rm the option */
-	if (lp->dash_file && !strcmp(c->name, "rm") &&
+	if (lp->dash_file && lp_streq(c->name, "rm") &&
 	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
 		j.never = LL_NEVER_RM;
 	/* relative paths after cd (issue 9): cd /dev; dd of=sda */

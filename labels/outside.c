@@ -315,6 +315,14 @@ static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
 	return path_outside(w, t);
 }
 
+/* c's operands name remote things (a cloud CLI, not its storage
+   subcommands). */
+static bool remote_names(const locus_shell_command *c)
+{
+	return pk_word_in(remote_name_programs, c->name) &&
+	       !(c->argc > 1 && pk_word_in(local_copy_subcommands, c->argv[1]));
+}
+
 /* The first outside path of command c, or NULL. */
 static const char *command_outside(cwds *w, const locus_shell_command *c)
 {
@@ -332,13 +340,12 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		if (!sys && path_outside(w, a0))
 			return a0;
 	}
-	if (pk_data_program(c->name))
+	if (c->argc < 2 || pk_data_program(c->name))
 		return NULL;
-	bool remote =
-	    pk_word_in(remote_name_programs, c->name) &&
-	    !(c->argc > 1 && pk_word_in(local_copy_subcommands, c->argv[1]));
 	size_t pattern = pk_pattern_operand(c);
-	bool writer = pk_word_in(writers, c->name);
+	/* what the program is, read on first need: most words are neither
+	   dynamic nor absolute paths (-1: not looked up yet) */
+	int remote = -1, writer = -1;
 	bool after_dd = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -350,11 +357,19 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		bool opt = !after_dd && pk_is_option(a);
 		if (i == pattern)
 			continue; /* grep's pattern, sed's script: data */
-		if ((f & LOCUS_WORD_DYNAMIC) && writer && !opt)
-			return a;
+		if ((f & LOCUS_WORD_DYNAMIC) && !opt) {
+			if (writer < 0)
+				writer = pk_word_in(writers, c->name);
+			if (writer)
+				return a;
+		}
 		const char *p = path_part(a);
-		if (remote && p && p[0] == '/' && !starts_with(a, "file"))
-			continue; /* a remote name */
+		if (p && p[0] == '/' && !starts_with(a, "file")) {
+			if (remote < 0)
+				remote = remote_names(c);
+			if (remote)
+				continue; /* a remote name */
+		}
 		if (p && !(f & LOCUS_WORD_DYNAMIC) && path_outside(w, p))
 			return a;
 		if (p && (f & LOCUS_WORD_DYNAMIC) &&
