@@ -172,6 +172,10 @@ const char *ll_outside_shell(const locus_shell_result *r, const char *root,
 /* A file tool's path (relative to the root, or absolute) is outside. */
 bool ll_outside_path(const char *path, const char *root, bool *oom);
 
+/* The labeller's sorted tables are in order (tests): false with the
+   first problem in why. */
+bool ll_tables_consistent(char *why, size_t cap);
+
 /* Tag name -> bit (0 when not an exec:* tag). */
 uint32_t ll_tag_bit(const char *name);
 

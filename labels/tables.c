@@ -286,8 +286,27 @@ typedef struct sub_row {
 		p, NULL, NULL, p " reaches the network"                        \
 	}
 
+/* Sorted by program (strcmp order), each program's rows in the order they
+   are tried: a program's rows are found by binary search (prog_rows;
+   ll_tables_consistent checks the order). */
 /* clang-format off */
 static const sub_row network_subs[] = {
+	NET("apt", "install"), NET("apt", "update"), NET("apt", "upgrade"),
+	NET("apt", "full-upgrade"), NET("apt", "dist-upgrade"),
+	NET("apt-get", "install"), NET("apt-get", "update"),
+	NET("apt-get", "upgrade"), NET("apt-get", "dist-upgrade"),
+	NET("apt-get", "source"), NET("apt-get", "download"),
+	NET("brew", "install"), NET("brew", "update"), NET("brew", "upgrade"),
+	NET("brew", "fetch"), NET("brew", "tap"),
+	NET("bun", "install"), NET("bun", "i"), NET("bun", "add"),
+	NET("bun", "publish"), NET("bun", "update"), NET("bun", "upgrade"),
+	NET("bun", "x"),
+	NET_ANY("bunx"),
+	NET("cargo", "install"), NET("cargo", "fetch"),
+	NET("cargo", "publish"), NET("cargo", "update"), NET("cargo", "add"),
+	NET("docker", "pull"), NET("docker", "push"), NET("docker", "login"),
+	NET("gem", "install"), NET("gem", "update"), NET("gem", "push"),
+	NET_ANY("gh"),
 	NET("git", "push"), NET("git", "pull"), NET("git", "fetch"),
 	NET("git", "clone"), NET("git", "ls-remote"), NET("git", "submodule"),
 	NET("git", "send-email"), NET("git", "request-pull"),
@@ -295,40 +314,67 @@ static const sub_row network_subs[] = {
 	{ "git", "remote", "show", "git remote show reaches the network" },
 	{ "git", "remote", "update", "git remote update reaches the network" },
 	{ "git", "remote", "prune", "git remote prune reaches the network" },
-	NET("pip", "install"), NET("pip", "download"),
-	NET("pip3", "install"), NET("pip3", "download"),
-	NET("uv", "pip"), NET("uv", "add"), NET("uv", "sync"),
-	NET("uv", "lock"), NET("uv", "run"), NET("uv", "tool"),
+	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
 	NET("npm", "i"), NET("npm", "install"), NET("npm", "ci"),
 	NET("npm", "add"), NET("npm", "publish"), NET("npm", "update"),
 	NET("npm", "exec"), NET("npm", "x"), NET("npm", "install-test"),
 	NET("npm", "it"), NET("npm", "up"),
+	NET_ANY("npx"),
+	NET("pip", "install"), NET("pip", "download"),
+	NET("pip3", "install"), NET("pip3", "download"),
+	NET("pipx", "run"), NET("pipx", "install"), NET("pipx", "upgrade"),
 	NET("pnpm", "install"), NET("pnpm", "i"), NET("pnpm", "add"),
 	NET("pnpm", "publish"), NET("pnpm", "update"), NET("pnpm", "upgrade"),
 	NET("pnpm", "dlx"),
+	NET("uv", "pip"), NET("uv", "add"), NET("uv", "sync"),
+	NET("uv", "lock"), NET("uv", "run"), NET("uv", "tool"),
+	NET_ANY("uvx"),
 	NET("yarn", "install"), NET("yarn", "i"), NET("yarn", "add"),
 	NET("yarn", "publish"), NET("yarn", "update"), NET("yarn", "upgrade"),
 	NET("yarn", "dlx"),
-	NET("bun", "install"), NET("bun", "i"), NET("bun", "add"),
-	NET("bun", "publish"), NET("bun", "update"), NET("bun", "upgrade"),
-	NET("bun", "x"),
-	NET_ANY("npx"), NET_ANY("bunx"), NET_ANY("uvx"), NET_ANY("gh"),
-	NET("pipx", "run"), NET("pipx", "install"), NET("pipx", "upgrade"),
-	NET("cargo", "install"), NET("cargo", "fetch"),
-	NET("cargo", "publish"), NET("cargo", "update"), NET("cargo", "add"),
-	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
-	NET("apt", "install"), NET("apt", "update"), NET("apt", "upgrade"),
-	NET("apt", "full-upgrade"), NET("apt", "dist-upgrade"),
-	NET("apt-get", "install"), NET("apt-get", "update"),
-	NET("apt-get", "upgrade"), NET("apt-get", "dist-upgrade"),
-	NET("apt-get", "source"), NET("apt-get", "download"),
-	NET("docker", "pull"), NET("docker", "push"), NET("docker", "login"),
-	NET("brew", "install"), NET("brew", "update"), NET("brew", "upgrade"),
-	NET("brew", "fetch"), NET("brew", "tap"),
-	NET("gem", "install"), NET("gem", "update"), NET("gem", "push"),
 	{ NULL, NULL, NULL, NULL },
 };
 /* clang-format on */
+
+#define NNETWORK_SUBS (sizeof network_subs / sizeof *network_subs - 1)
+
+/* The first of the rows of `prog` in network_subs, or NULL. */
+static const sub_row *prog_rows(const char *prog)
+{
+	size_t lo = 0, hi = NNETWORK_SUBS;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(network_subs[mid].prog, prog) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < NNETWORK_SUBS && streq(network_subs[lo].prog, prog)
+	           ? &network_subs[lo]
+	           : NULL;
+}
+
+bool ll_tables_consistent(char *why, size_t cap)
+{
+	for (size_t i = 1; i < NNETWORK_SUBS; i++) {
+		if (strcmp(network_subs[i - 1].prog, network_subs[i].prog) >
+		    0) {
+			snprintf(
+			    why, cap, "network_subs: %s before %s (not sorted)",
+			    network_subs[i - 1].prog, network_subs[i].prog);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < NNETWORK_SUBS; i++) {
+		if (prog_rows(network_subs[i].prog) == NULL ||
+		    prog_rows(network_subs[i].prog) > &network_subs[i]) {
+			snprintf(why, cap, "network_subs: %s not found",
+			         network_subs[i].prog);
+			return false;
+		}
+	}
+	return true;
+}
 
 #define PROG_ANY(p, r)                                                         \
 	{                                                                      \
@@ -429,10 +475,18 @@ static bool row_matches(const sub_row *r, const view *v)
 }
 
 /* The first row `v` matches.  Its program's first byte is compared here:
-   it rejects most of ~150 rows without a call (row_matches compares the
-   whole name again). */
+   it rejects most rows without a call (row_matches compares the whole
+   name again).  network_subs is sorted: only its rows of v's program are
+   read. */
 static const sub_row *find_row(const sub_row *rows, const view *v)
 {
+	if (rows == network_subs) {
+		for (const sub_row *r = prog_rows(v->prog);
+		     r && r->prog && streq(r->prog, v->prog); r++)
+			if (row_matches(r, v))
+				return r;
+		return NULL;
+	}
 	const char p0 = v->prog[0];
 	for (const sub_row *r = rows; r->prog; r++)
 		if (r->prog[0] == p0 && row_matches(r, v))
@@ -2135,6 +2189,6 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	for (const opt_row *o = destructive_opts; o->prog; o++)
 		if (streq(o->prog, n))
 			return false;
-	return !in_sub_table(network_subs, n) &&
-	       !in_sub_table(shutdown_subs, n) && !in_sub_table(check_subs, n);
+	return !prog_rows(n) && !in_sub_table(shutdown_subs, n) &&
+	       !in_sub_table(check_subs, n);
 }

@@ -1953,6 +1953,7 @@ START_TEST(test_packs_attached_to_program_table)
 {
 	char why[200] = "";
 	ck_assert_msg(pk_tables_consistent(why, sizeof why), "%s", why);
+	ck_assert_msg(ll_tables_consistent(why, sizeof why), "%s", why);
 	ck_assert_msg(pk_path_tables_consistent(why, sizeof why), "%s", why);
 	/* names a program goes by reach its pack through the table */
 	const char *line = "tofu destroy";
