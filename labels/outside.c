@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "pack.h"
+#include "../util/str.h"
 
 /* Devices and descriptors that are not files of anyone's. */
 static const char *const harmless[] = {
@@ -49,9 +50,11 @@ static const char *const writers =
     "rm rmdir unlink mv cp ln chmod chown chgrp touch mkdir tee truncate "
     "install dd rsync scp shred tar unzip cpio patch sed";
 
-static bool starts_with(const char *s, const char *p)
+/* For most words of a line: an inline loop (util/str.h), no strncmp and
+   strlen calls. */
+static inline bool starts_with(const char *s, const char *p)
 {
-	return strncmp(s, p, strlen(p)) == 0;
+	return lu_starts_with(s, p);
 }
 
 /* ---- lexical paths ------------------------------------------------------ */

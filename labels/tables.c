@@ -17,19 +17,21 @@
 #include "../knowledge/programs.h"
 #include "../knowledge/sed.h"
 #include "pack.h"
+#include "../util/str.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
-/* The tables are scanned linearly; comparing the first byte inline skips
-   the strcmp call for almost every row. */
+/* The tables are scanned linearly and their words are short: inline
+   byte loops (util/str.h) reject most rows at the first byte without a
+   call (issue 18: 160k strcmp calls from ll_judge_command alone). */
 static inline bool streq(const char *a, const char *b)
 {
-	return a[0] == b[0] && strcmp(a, b) == 0;
+	return lu_streq(a, b);
 }
 
-static bool starts_with(const char *s, const char *prefix)
+static inline bool starts_with(const char *s, const char *prefix)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	return lu_starts_with(s, prefix);
 }
 
 static bool in_list(const char *const *list, const char *s)
@@ -344,7 +346,7 @@ static const sub_row *prog_rows(const char *prog)
 	size_t lo = 0, hi = NNETWORK_SUBS;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(network_subs[mid].prog, prog) < 0)
+		if (lu_strcmp(network_subs[mid].prog, prog) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -352,28 +354,6 @@ static const sub_row *prog_rows(const char *prog)
 	return lo < NNETWORK_SUBS && streq(network_subs[lo].prog, prog)
 	           ? &network_subs[lo]
 	           : NULL;
-}
-
-bool ll_tables_consistent(char *why, size_t cap)
-{
-	for (size_t i = 1; i < NNETWORK_SUBS; i++) {
-		if (strcmp(network_subs[i - 1].prog, network_subs[i].prog) >
-		    0) {
-			snprintf(
-			    why, cap, "network_subs: %s before %s (not sorted)",
-			    network_subs[i - 1].prog, network_subs[i].prog);
-			return false;
-		}
-	}
-	for (size_t i = 0; i < NNETWORK_SUBS; i++) {
-		if (prog_rows(network_subs[i].prog) == NULL ||
-		    prog_rows(network_subs[i].prog) > &network_subs[i]) {
-			snprintf(why, cap, "network_subs: %s not found",
-			         network_subs[i].prog);
-			return false;
-		}
-	}
-	return true;
 }
 
 #define PROG_ANY(p, r)                                                         \
@@ -1418,19 +1398,40 @@ static bool system_program(const char *argv0)
 	 LOCUS_CMD_INLINE_DELETES | LOCUS_CMD_STDIN_SCRIPT |                   \
 	 LOCUS_CMD_WRAPPER | LOCUS_CMD_FUNCTION_DEF | LOCUS_CMD_ASSIGN_ONLY)
 
-/* Read-only programs without argument rules: a glob is fine for them. */
+/* Read-only programs without argument rules: a glob is fine for them.
+   Sorted (strcmp order) for a binary search: looked up twice for every
+   command (ll_tables_consistent checks the order).  whatis, apropos,
+   whereis, pgrep, pidof name things as data (issue 9). */
 /* clang-format off */
 static const char *const read_plain[] = {
-	"ls", "pwd", "cat", "head", "tail", "wc", "grep", "stat", "du", "df",
-	"which", "basename", "dirname", "realpath", "uname", "diff", "cut",
-	"jq", "echo", "true", "false", "test", "[", "[[", "id", "whoami",
-	"nl", "paste", "rev", "seq", "tr", "tac", "cmp", "comm", "column",
-	"fold", "expand", "od", "hexdump", "strings", "readlink", "md5sum",
-	"sha1sum", "sha256sum", "type", "cd", "pushd", "popd",
-	/* names of things as data (issue 9): manual and process lookups */
-	"whatis", "apropos", "whereis", "pgrep", "pidof", NULL,
+	"[", "[[", "apropos", "basename", "cat", "cd", "cmp", "column",
+	"comm", "cut", "df", "diff", "dirname", "du", "echo", "expand",
+	"false", "fold", "grep", "head", "hexdump", "id", "jq", "ls",
+	"md5sum", "nl", "od", "paste", "pgrep", "pidof", "popd", "pushd",
+	"pwd", "readlink", "realpath", "rev", "seq", "sha1sum", "sha256sum",
+	"stat", "strings", "tac", "tail", "test", "tr", "true", "type",
+	"uname", "wc", "whatis", "whereis", "which", "whoami", NULL,
 };
 /* clang-format on */
+
+#define NREAD_PLAIN (sizeof read_plain / sizeof *read_plain - 1)
+
+/* name is on the read_plain list. */
+static bool read_plain_has(const char *name)
+{
+	size_t lo = 0, hi = NREAD_PLAIN;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = lu_strcmp(read_plain[mid], name);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
 
 /* The program prints and exits: an option word of its row's `query`
    list (rm --help, mkfs -V, shutdown --help) before `--` and before any
@@ -2086,7 +2087,7 @@ bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
 		return false;
 	if (!system_program(c->argv[0]))
 		return false;
-	if (in_list(read_plain, c->name))
+	if (read_plain_has(c->name))
 		return true;
 	/* Everything below has argument rules: a glob could smuggle an
 	   option (a file named --pre=sh). */
@@ -2179,7 +2180,7 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	/* A program of the program table is known when the table says what
 	   it does with its arguments (data, code, a command it runs); a row
 	   that only says "has subcommands" or "extracts" does not. */
-	if (in_list(read_plain, n) ||
+	if (read_plain_has(n) ||
 	    has_class(prog, ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
 	    is_git_name(n) || streq(n, "dd"))
 		return false;
@@ -2191,4 +2192,36 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 			return false;
 	return !prog_rows(n) && !in_sub_table(shutdown_subs, n) &&
 	       !in_sub_table(check_subs, n);
+}
+
+/* ---- table order (tests) ---------------------------------------------- */
+
+bool ll_tables_consistent(char *why, size_t cap)
+{
+	for (size_t i = 1; i < NNETWORK_SUBS; i++) {
+		if (strcmp(network_subs[i - 1].prog, network_subs[i].prog) >
+		    0) {
+			snprintf(
+			    why, cap, "network_subs: %s before %s (not sorted)",
+			    network_subs[i - 1].prog, network_subs[i].prog);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < NNETWORK_SUBS; i++) {
+		if (prog_rows(network_subs[i].prog) == NULL ||
+		    prog_rows(network_subs[i].prog) > &network_subs[i]) {
+			snprintf(why, cap, "network_subs: %s not found",
+			         network_subs[i].prog);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < NREAD_PLAIN; i++) {
+		if ((i && strcmp(read_plain[i - 1], read_plain[i]) >= 0) ||
+		    !read_plain_has(read_plain[i])) {
+			snprintf(why, cap, "read_plain: %s out of order",
+			         read_plain[i]);
+			return false;
+		}
+	}
+	return true;
 }

@@ -27,13 +27,14 @@
 #include <time.h>
 
 #include "locus/shell.h"
+#include "../util/str.h"
 
-/* String equality with the first byte compared inline: the see-through
-   and label tables are scanned linearly for every command, and this skips
-   the strcmp call for almost every row. */
+/* String equality as an inline byte loop (util/str.h): the see-through
+   and label tables are scanned linearly for every command, and their
+   words are short; most compares end at the first byte, without a call. */
 static inline bool lp_streq(const char *a, const char *b)
 {
-	return a[0] == b[0] && strcmp(a, b) == 0;
+	return lu_streq(a, b);
 }
 
 /* `s` is one of the NULL-terminated `list`. */

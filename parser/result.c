@@ -133,10 +133,10 @@ static bool grow_commands(lp_ctx *ctx, locus_shell_result *r)
 		r->cap = LP_FIRST_COMMANDS;
 		return true;
 	}
-	size_t cap = lu_grow_capacity(r->cap, r->ncommands + 1, 16,
-	                              sizeof(locus_shell_command) +
-	                                  sizeof(size_t) +
-	                                  sizeof(const lk_program *));
+	size_t cap =
+	    lu_grow_capacity(r->cap, r->ncommands + 1, 16,
+	                     sizeof(locus_shell_command) + sizeof(size_t) +
+	                         sizeof(const lk_program *));
 	if (!cap) {
 		ctx->arena->failed = true;
 		return false;

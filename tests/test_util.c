@@ -23,6 +23,7 @@
 #include "util/read.h"
 #include "util/regex.h"
 #include "util/sha256.h"
+#include "util/str.h"
 #include "util/tools.h"
 #include "util/utf8.h"
 #include "util/write.h"
@@ -835,11 +836,36 @@ START_TEST(test_dir_paths)
 }
 END_TEST
 
+/* util/str.h's inline loops answer what strcmp, strncmp and a
+   prefix compare answer, on every pair of a set of near misses. */
+START_TEST(test_str_loops)
+{
+	/* clang-format off */
+	static const char *const w[] = {
+	    "", "a", "ab", "abc", "abd", "b", "git", "git-log", "gi",
+	    "\xff", "\x7f", "tr", "true", "[", "[[", "-", "--",
+	};
+	/* clang-format on */
+	size_t n = sizeof w / sizeof *w;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < n; k++) {
+			int c = strcmp(w[i], w[k]), l = lu_strcmp(w[i], w[k]);
+			ck_assert_msg((c < 0) == (l < 0) && (c > 0) == (l > 0),
+			              "'%s' '%s'", w[i], w[k]);
+			ck_assert(lu_streq(w[i], w[k]) == (c == 0));
+			ck_assert(lu_starts_with(w[i], w[k]) ==
+			          (strncmp(w[i], w[k], strlen(w[k])) == 0));
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("containers");
 	tcase_add_test(tc, test_array);
+	tcase_add_test(tc, test_str_loops);
 #ifndef NDEBUG
 	tcase_add_test_raise_signal(tc, test_array_get_asserts, SIGABRT);
 #endif

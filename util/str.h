@@ -1,0 +1,41 @@
+/*
+ * util/str.h - short-string equality and prefix tests as inline byte
+ * loops.
+ *
+ * The parser's and the labeller's tables hold short words (program names,
+ * options, subcommands) compared for every command: a call to strcmp or
+ * strncmp (and the strlen a prefix test needs) costs more cycles than the
+ * compare itself, and most compares end at the first byte (issue 18).
+ * Both strings are NUL-terminated; neither is read past its NUL.
+ * util/str.h is header-only: the loops are inlined where they are used.
+ */
+#ifndef LOCUS_UTIL_STR_H
+#define LOCUS_UTIL_STR_H
+
+#include <stdbool.h>
+
+/* a and b are the same string. */
+static inline bool lu_streq(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++)
+		b++;
+	return *a == *b;
+}
+
+/* strcmp's order (the sign of strcmp(a, b)), as an inline loop. */
+static inline int lu_strcmp(const char *a, const char *b)
+{
+	for (; *a && *a == *b; a++)
+		b++;
+	return (int)(unsigned char)*a - (int)(unsigned char)*b;
+}
+
+/* s starts with prefix ("" is a prefix of every string). */
+static inline bool lu_starts_with(const char *s, const char *prefix)
+{
+	for (; *prefix && *s == *prefix; prefix++)
+		s++;
+	return *prefix == '\0';
+}
+
+#endif
