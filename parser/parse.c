@@ -303,7 +303,9 @@ bool lp_out_of_time(lp_ctx *ctx)
 		ctx->timed_out = true; /* stop every walk */
 		return true;
 	}
-	if ((ctx->steps++ & 255u) != 0)
+	/* the clock every 256 steps, the first time after 256 (the parse
+	   read it when it began: a clock read per line cost 0.2% of CPU) */
+	if ((++ctx->steps & 255u) != 0)
 		return false;
 	if (lp_deadline_passed(&ctx->deadline)) {
 		ctx->timed_out = true;
