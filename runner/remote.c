@@ -93,32 +93,53 @@ char *lr_remote_gateway(lr_run *r, const lr_tool *t, const char *call_id,
 
 /* ---- MCP over streamable HTTP ---- */
 
-/* One SSE event's data is one JSON-RPC message; anything else (not JSON,
-   not an object) is skipped, as a message the runner cannot use. */
+/* One SSE event's data is one JSON-RPC message (docs/runner.md, decision
+   20): an event whose data is empty or blank carries none (a
+   keep-alive, or the event id MCP lets a server send first so that a
+   client can resume) and is passed over; any other data that is not a
+   JSON object stops the answer with LOCUS_EINVALID: a server that sends
+   it is broken or lying, and the runner does not guess which of its
+   events to believe. */
 static int take_mcp_event(void *ctx, const char *data, size_t len)
 {
+	size_t blank = 0;
+	while (blank < len && (data[blank] == ' ' || data[blank] == '\t' ||
+	                       data[blank] == '\r' || data[blank] == '\n'))
+		blank++;
+	if (blank == len)
+		return 0;
 	cJSON *m = NULL;
 	locus_error e;
-	if (!lr_json_parse(data, len, &m, &e) && cJSON_IsObject(m))
-		cJSON_AddItemToArray(ctx, m);
-	else
+	if (lr_json_parse(data, len, &m, &e) || !cJSON_IsObject(m)) {
 		cJSON_Delete(m);
+		return LOCUS_EINVALID;
+	}
+	cJSON_AddItemToArray(ctx, m);
 	return 0;
 }
 
 /* The JSON-RPC messages of an answer (one JSON body, or SSE events; a
-   half event at the end of the body is dropped, as SSE says). */
-static cJSON *mcp_messages(const lhttp_response *resp)
+   half event at the end of the body is dropped, as SSE says); NULL with
+   *rc set when the answer cannot be read (LOCUS_EINVALID: an event that
+   is not a message; LOCUS_ENOMEM). */
+static cJSON *mcp_messages(const lhttp_response *resp, int *rc)
 {
+	*rc = LOCUS_EINVALID;
 	cJSON *list = cJSON_CreateArray();
-	if (!list || !resp->body)
+	if (!list) {
+		*rc = LOCUS_ENOMEM;
+		return NULL;
+	}
+	if (!resp->body)
 		return list;
 	if (lsse_is_stream(resp)) {
 		lsse dec;
 		lsse_init(&dec, resp->body_len, take_mcp_event, list);
-		int rc = lsse_feed(&dec, resp->body, resp->body_len);
+		int frc = lsse_feed(&dec, resp->body, resp->body_len);
 		lsse_free(&dec);
-		if (rc) { /* out of memory: a line cannot outgrow the body */
+		if (frc) { /* a line cannot outgrow the body: no ETOOBIG */
+			*rc = frc == LOCUS_EINVALID ? LOCUS_EINVALID
+			                            : LOCUS_ENOMEM;
 			cJSON_Delete(list);
 			return NULL;
 		}
@@ -215,10 +236,16 @@ static int mcp_post(lr_run *r, lr_mount *m, const cJSON *msg,
 			    lhttp_headers_get(&resp.headers, "mcp-session-id");
 			if (sid && !m->session)
 				m->session = strdup(sid);
-			if (!(*msgs = mcp_messages(&resp))) {
-				snprintf(why, cap, "MCP %s: a malformed answer",
-				         m->id);
-				rc = LOCUS_EINVALID;
+			int mrc = 0;
+			if (!(*msgs = mcp_messages(&resp, &mrc))) {
+				snprintf(why, cap, "MCP %s: %s", m->id,
+				         mrc == LOCUS_ENOMEM ? "out of memory"
+				         : lsse_is_stream(&resp)
+				             ? "the answer has an event that "
+				               "is not a JSON-RPC message "
+				               "(the call may have run)"
+				             : "a malformed answer");
+				rc = mrc;
 			}
 		}
 		lhttp_response_clear(&resp);

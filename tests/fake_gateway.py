@@ -454,6 +454,9 @@ class McpServer(Server):
         self.tools = tools            # name -> fn(args) -> text
         self.sessions = set()
         self.calls = []
+        # raw SSE text sent before a tools/call answer's event (tests of
+        # the runner's rule for events that are not a JSON-RPC message)
+        self.prefix_events = ""
 
     def handle(self, h, method):
         with self.lock:
@@ -509,7 +512,8 @@ class McpServer(Server):
         # with "\n"), behind a comment and an id: line, CRLF ends: the
         # runner must read it as one JSON-RPC message (net/sse.c).
         data = "".join("data: %s\r\n" % l for l in json.dumps(ans, indent=1).split("\n"))
-        raw = (": keep-alive\r\nevent: message\r\nid: 1\r\n%s\r\n" % data).encode()
+        raw = (self.prefix_events +
+               ": keep-alive\r\nevent: message\r\nid: 1\r\n%s\r\n" % data).encode()
         h._send(200, raw=raw, ctype="text/event-stream")
 
 

@@ -636,6 +636,45 @@ class RunnerTest(unittest.TestCase):
         finally:
             b.finish()
 
+    def _mcp_prefix_case(self, prefix):
+        """One tools/call whose SSE answer has `prefix` before the answer's
+        event; the tool result the model got, and the server's calls."""
+        b = Box(self)
+        mcp = McpServer(b.gw, "ph-mcp-secret", {"create_issue": lambda a: "issue #7"})
+        mcp.prefix_events = prefix
+        b.servers += [mcp]
+        b.extra_env = {"MCP_PLACEHOLDER": "ph-mcp-secret", "_secrets": ["ph-mcp-secret"]}
+        b.manifest["mcp"] = [{"id": "gh", "url": mcp.url + "/mcp", "transport": "streamable_http",
+                              "tools": ["create_issue"], "credential_env": "MCP_PLACEHOLDER"}]
+        b.manifest["tools"] = BOX_TOOLS + [
+            {"name": "create_issue", "runs": "mcp:gh", "description": "make an issue"}]
+        b.script([{"tool_calls": [{"id": "m1", "name": "create_issue", "arguments": {"title": "bug"}}]},
+                  {"content": "ok"}])
+        try:
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            return b.tool_results()["m1"], list(mcp.calls)
+        finally:
+            b.finish()
+
+    def test_mcp_events_without_data_are_passed_over(self):
+        # a keep-alive event with empty data and the id-only event MCP lets
+        # a server send first carry no message (docs/runner.md)
+        got, calls = self._mcp_prefix_case("data:\r\n\r\nid: 0\r\ndata: \r\n\r\n")
+        self.assertEqual(got, "issue #7")
+        self.assertEqual(len(calls), 1)
+
+    def test_mcp_event_that_is_no_message_fails_the_call(self):
+        # an event whose data is not a JSON-RPC message (not JSON, a JSON
+        # array, a string) makes the answer unreadable: a clear error to
+        # the model, never the answer event after it
+        for prefix in ("data: not json\r\n\r\n", "data: [1, 2]\r\n\r\n",
+                       'data: "x"\r\n\r\n'):
+            with self.subTest(prefix=prefix):
+                got, calls = self._mcp_prefix_case(prefix)
+                self.assertEqual(got, "MCP gh: the answer has an event that is not a "
+                                      "JSON-RPC message (the call may have run)")
+                self.assertEqual(len(calls), 1)   # the server ran it: the error says so
+
     def _secret_case(self, harden):
         b = Box(self)
         b.extra_env = {"CONN_PLACEHOLDER": "ph-conn-" + uuid.uuid4().hex}
