@@ -56,6 +56,10 @@ void lp_tree_pass(lp_tree *t, TSNode root, bool constants)
 	lp_checks_state cs;
 	lp_checks_begin(t, &cs, root);
 	lp_vars *v = constants ? lp_vars_new(t) : NULL;
+	/* without the table no name resolves, but neither would an
+	   assignment to PS4 or BASH_ENV be seen: fail closed */
+	if (constants && !v)
+		lp_unparsed(t->ctx, "out of memory");
 	lp_arith_sites sites = LU_ARRAY_INIT;
 	/* the stack is the parser's, kept across lines (spare.c) */
 	tnode_stack st = LU_ARRAY_INIT;

@@ -599,12 +599,10 @@ static bool grow(lp_arena *a, void **arr, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return true;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *p = lp_arena_alloc_raw(a, nc * size);
+	size_t nc = lu_grow_capacity(*cap, n + 1, 16, size);
+	void *p = nc ? lp_arena_grow(a, *arr, n * size, nc * size) : NULL;
 	if (!p)
 		return false;
-	if (n)
-		memcpy(p, *arr, n * size);
 	*arr = p;
 	*cap = nc;
 	return true;
