@@ -1420,6 +1420,21 @@ START_TEST(test_action_json_tool)
 }
 END_TEST
 
+/* The JSON of `line` classified alone starts with `want`. */
+static void check_json_prefix(const char *line, const char *want,
+                              const char *what, size_t s, size_t k)
+{
+	locus_action *a = NULL;
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
+	char *j = NULL;
+	ck_assert_int_eq(locus_action_json(&j, a, 0), 0);
+	ck_assert_msg(strncmp(j, want, strlen(want)) == 0,
+	              "special %zu %s %zu: %s", s, what, k, j);
+	locus_free(j);
+	locus_action_free(a);
+}
+
 /* The writer copies eight plain bytes at a time (labels/action.c): each
    byte that needs escaping, at every offset of a word, is still escaped. */
 START_TEST(test_action_json_escapes_every_offset)
@@ -1450,17 +1465,7 @@ START_TEST(test_action_json_escapes_every_offset)
 			         "{\"command\":\"%.*s%sy%s\",", (int)k,
 			         "xxxxxxxxxxxxxxxxxxxx", special[s].out,
 			         &ys[k % 19]);
-			locus_action *a = NULL;
-			ck_assert_int_eq(locus_action_classify(&a, NULL, line,
-			                                       strlen(line),
-			                                       NULL),
-			                 0);
-			char *j = NULL;
-			ck_assert_int_eq(locus_action_json(&j, a, 0), 0);
-			ck_assert_msg(strncmp(j, want, strlen(want)) == 0,
-			              "special %zu at %zu: %s", s, k, j);
-			locus_free(j);
-			locus_action_free(a);
+			check_json_prefix(line, want, "at", s, k);
 		}
 	/* the special byte last, after 0..20 plain ones: the writer's last
 	   1-7 bytes are one overlapping word when plain (labels/action.c) */
@@ -1473,18 +1478,7 @@ START_TEST(test_action_json_escapes_every_offset)
 			snprintf(want, sizeof want, "{\"command\":\"%.*s%s\",",
 			         (int)k, "xxxxxxxxxxxxxxxxxxxx",
 			         special[s].out);
-			locus_action *a = NULL;
-			ck_assert_int_eq(locus_action_classify(&a, NULL, line,
-			                                       strlen(line),
-			                                       NULL),
-			                 0);
-			char *j = NULL;
-			ck_assert_int_eq(locus_action_json(&j, a, 0), 0);
-			ck_assert_msg(strncmp(j, want, strlen(want)) == 0,
-			              "special %zu last after %zu: %s", s, k,
-			              j);
-			locus_free(j);
-			locus_action_free(a);
+			check_json_prefix(line, want, "last after", s, k);
 		}
 }
 END_TEST
