@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include "common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -51,7 +53,7 @@ typedef struct locus_allocator {
  * @param a  the allocator, or NULL
  * @return 0, or LOCUS_EUSAGE (a wrong version or a NULL callback)
  */
-int locus_set_allocator(const locus_allocator *a);
+LOCUS_API int locus_set_allocator(const locus_allocator *a);
 
 #ifdef __cplusplus
 }

@@ -17,13 +17,23 @@
 extern "C" {
 #endif
 
-/* 0.2.0: the API pass of issue 19 (docs/api.md): out-parameters first,
-   versioned option structs checked by the library, (ptr, len) text,
-   opaque verdicts, locus_free() for every returned buffer. */
-#define LOCUS_VERSION "0.2.0"
-#define LOCUS_VERSION_MAJOR 0
-#define LOCUS_VERSION_MINOR 2
-#define LOCUS_VERSION_PATCH 0
+/*
+ * LOCUS_API marks the public API: liblocus is built with hidden visibility
+ * by default (meson.build), so only what carries this macro, every
+ * locus_* function and table of include/locus/, leaves liblocus.so
+ * (tree-sitter's ts_*, nanopb and the internals do not; docs/api.md,
+ * tests/test_exports.sh).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define LOCUS_API __attribute__((visibility("default")))
+#else
+#define LOCUS_API
+#endif
+
+/* LOCUS_VERSION, LOCUS_VERSION_MAJOR/MINOR/PATCH and LOCUS_SOVERSION,
+   generated from meson.build's project() version (the one place it is
+   written).  0.2.0: the API pass of issue 19 (docs/api.md). */
+#include "locus/version.h"
 
 typedef enum locus_error_code {
 	LOCUS_OK = 0,
@@ -56,10 +66,10 @@ typedef struct locus_error {
 } locus_error;
 
 /** Return the library version string, e.g. "0.2.0".  Never NULL. */
-const char *locus_version(void);
+LOCUS_API const char *locus_version(void);
 
 /** Return a static English name for a locus_error_code.  Never NULL. */
-const char *locus_error_code_name(int code);
+LOCUS_API const char *locus_error_code_name(int code);
 
 /**
  * Free a buffer the library returned through a `char **out` (JSON texts,
@@ -67,7 +77,7 @@ const char *locus_error_code_name(int code);
  * Every such buffer has this one contract, whatever made it inside (our
  * writer, cJSON): do not mix allocators.  NULL is accepted.
  */
-void locus_free(void *ptr);
+LOCUS_API void locus_free(void *ptr);
 
 #ifdef __cplusplus
 }

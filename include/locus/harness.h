@@ -33,7 +33,7 @@ extern "C" {
 #define LOCUS_SESSION_VERSION 1
 
 /* Folders every walk (ls, glob, grep) leaves out.  NULL-terminated. */
-extern const char *const locus_skip_dirs[];
+LOCUS_API extern const char *const locus_skip_dirs[];
 
 typedef struct locus_stat {
 	bool exists;
@@ -50,7 +50,7 @@ typedef struct locus_dirent {
 } locus_dirent;
 
 /** Free an array of entries from list or walk.  NULL is accepted. */
-void locus_dirents_free(locus_dirent *ents, size_t n);
+LOCUS_API void locus_dirents_free(locus_dirent *ents, size_t n);
 
 /*
  * How a backend's exec/exec_ctl runs a command: LOCUS_EXEC_DEFAULT or an
@@ -81,7 +81,7 @@ typedef struct locus_exec_result {
 } locus_exec_result;
 
 /** Free the output of a result (not the struct). */
-void locus_exec_result_clear(locus_exec_result *r);
+LOCUS_API void locus_exec_result_clear(locus_exec_result *r);
 
 /* State of a background command, from bg_output. */
 typedef struct locus_bg_status {
@@ -116,9 +116,9 @@ typedef struct locus_call_ctl {
 	}
 
 /** Cancel the call (any thread; async-signal-safe; idempotent). */
-void locus_call_cancel(locus_call_ctl *ctl);
+LOCUS_API void locus_call_cancel(locus_call_ctl *ctl);
 /** True once locus_call_cancel() was called; false for NULL. */
-bool locus_call_cancelled(const locus_call_ctl *ctl);
+LOCUS_API bool locus_call_cancelled(const locus_call_ctl *ctl);
 
 /* One change of a write_many batch. */
 typedef struct locus_write_op {
@@ -258,7 +258,7 @@ struct locus_backend {
 };
 
 /** Free a backend through its vtable.  NULL is accepted. */
-void locus_backend_free(locus_backend *b);
+LOCUS_API void locus_backend_free(locus_backend *b);
 
 /**
  * A folder on the host.  Files are confined to root (component by component,
@@ -266,8 +266,8 @@ void locus_backend_free(locus_backend *b);
  * commands run with root as working folder, each in its own process group.
  * Not isolated: label "UNISOLATED: host shell" unless `label` is given.
  */
-int locus_backend_local_new(locus_backend **out, const char *root,
-                            const char *label, locus_error *err);
+LOCUS_API int locus_backend_local_new(locus_backend **out, const char *root,
+                                      const char *label, locus_error *err);
 
 #define LOCUS_LOCAL_OPTIONS_VERSION 1
 
@@ -293,13 +293,13 @@ typedef struct locus_local_options {
 	}
 
 /** locus_backend_local_new with options (NULL: the defaults). */
-int locus_backend_local_new_ext(locus_backend **out, const char *root,
-                                const char *label,
-                                const locus_local_options *opts,
-                                locus_error *err);
+LOCUS_API int locus_backend_local_new_ext(locus_backend **out, const char *root,
+                                          const char *label,
+                                          const locus_local_options *opts,
+                                          locus_error *err);
 
 /** An in-memory map of files, no shell.  Starts empty. */
-int locus_backend_memory_new(locus_backend **out, locus_error *err);
+LOCUS_API int locus_backend_memory_new(locus_backend **out, locus_error *err);
 
 /**
  * The three-call session interface any sandbox can provide.  Each member
@@ -340,7 +340,7 @@ struct locus_session {
 	                locus_error *err);
 };
 
-void locus_session_free(locus_session *s);
+LOCUS_API void locus_session_free(locus_session *s);
 
 /**
  * A bubblewrap sandbox over the host folder `dir`: new namespaces (no
@@ -348,8 +348,8 @@ void locus_session_free(locus_session *s);
  * /etc read-only, private /proc /dev /tmp.  One sandbox lives as long as
  * the session.  LOCUS_EIO when bwrap is missing or cannot start.
  */
-int locus_session_bwrap_new(locus_session **out, const char *dir,
-                            locus_error *err);
+LOCUS_API int locus_session_bwrap_new(locus_session **out, const char *dir,
+                                      locus_error *err);
 
 #define LOCUS_BWRAP_OPTIONS_VERSION 1
 
@@ -384,9 +384,9 @@ typedef struct locus_bwrap_options {
 	}
 
 /** locus_session_bwrap_new with options (NULL: the defaults). */
-int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
-                                const locus_bwrap_options *opts,
-                                locus_error *err);
+LOCUS_API int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
+                                          const locus_bwrap_options *opts,
+                                          locus_error *err);
 
 /* ---- NVIDIA OpenShell (docs/sandboxes.md; issue 15) ---- */
 
@@ -432,23 +432,24 @@ typedef struct locus_openshell_options {
  * exec) before returning.  *label_out (may be NULL) gets the ExecRecord
  * label "openshell:<endpoint>/<sandbox id>" (freed with locus_free()).
  */
-int locus_session_openshell_new(locus_session **out, char **label_out,
-                                const locus_openshell_options *opt,
-                                locus_error *err);
+LOCUS_API int locus_session_openshell_new(locus_session **out, char **label_out,
+                                          const locus_openshell_options *opt,
+                                          locus_error *err);
 
 /** The session above under a SessionBackend rooted at /sandbox. */
-int locus_backend_openshell_new(locus_backend **out,
-                                const locus_openshell_options *opt,
-                                locus_error *err);
+LOCUS_API int locus_backend_openshell_new(locus_backend **out,
+                                          const locus_openshell_options *opt,
+                                          locus_error *err);
 
 /**
  * A backend over a session, doing stat/list/walk/search/background with
  * short shell scripts.  Takes ownership of `session` (also on failure).
  * `root` is the workspace path inside the sandbox ("/workspace").
  */
-int locus_backend_session_new(locus_backend **out, locus_session *session,
-                              const char *root, const char *label,
-                              bool isolated, locus_error *err);
+LOCUS_API int locus_backend_session_new(locus_backend **out,
+                                        locus_session *session,
+                                        const char *root, const char *label,
+                                        bool isolated, locus_error *err);
 
 /*
  * OCI Generative AI Sandboxes (docs/backends.md).  Either connect to
@@ -498,26 +499,29 @@ typedef struct locus_oci_options {
  * signature, LOCUS_ENOTFOUND for an unknown sandbox, LOCUS_EIO,
  * LOCUS_ETIMEOUT when it does not become RUNNING in time.
  */
-int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
-                          locus_error *err);
+LOCUS_API int locus_session_oci_new(locus_session **out,
+                                    const locus_oci_options *opt,
+                                    locus_error *err);
 
 /** The sandbox id and "oci-sandbox:<region>/<id>" of an OCI session. */
-const char *locus_session_oci_id(const locus_session *s);
-const char *locus_session_oci_label(const locus_session *s);
+LOCUS_API const char *locus_session_oci_id(const locus_session *s);
+LOCUS_API const char *locus_session_oci_label(const locus_session *s);
 
 /** Extend the sandbox's life by an ISO 8601 duration; *expires gets the
     new expiry time as the service writes it (freed with locus_free()).
     LOCUS_EINVALID for a duration the service refuses. */
-int locus_session_oci_extend(char **expires, locus_session *s,
-                             const char *duration, locus_error *err);
+LOCUS_API int locus_session_oci_extend(char **expires, locus_session *s,
+                                       const char *duration, locus_error *err);
 
 /**
  * locus_session_oci_new wrapped in a SessionBackend (root /workspace,
  * label "oci-sandbox:<region>/<id>", isolated).  *session_out, when not
  * NULL, gets the session (owned by the backend) for extend.
  */
-int locus_backend_oci_new(locus_backend **out, locus_session **session_out,
-                          const locus_oci_options *opt, locus_error *err);
+LOCUS_API int locus_backend_oci_new(locus_backend **out,
+                                    locus_session **session_out,
+                                    const locus_oci_options *opt,
+                                    locus_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Harness                                                              */
@@ -584,9 +588,12 @@ typedef struct locus_harness_config {
 	}
 
 /* Tool sets (NULL-terminated); selected with these or an explicit list. */
-extern const char *const locus_all_tools[];     /* the order of the spec */
-extern const char *const locus_default_tools[]; /* all but apply_patch */
-extern const char *const locus_patch_tools[];   /* all but edit, multi_edit,
+LOCUS_API extern const char
+    *const locus_all_tools[]; /* the order of the spec */
+LOCUS_API extern const char
+    *const locus_default_tools[]; /* all but apply_patch */
+LOCUS_API extern const char
+    *const locus_patch_tools[]; /* all but edit, multi_edit,
                                                    write */
 
 typedef struct locus_harness locus_harness;
@@ -604,24 +611,26 @@ typedef struct locus_harness locus_harness;
  *         without a shell, a config of an unknown version); LOCUS_EUSAGE
  *         (no backend, or one of another version); LOCUS_ENOMEM
  */
-int locus_harness_new(locus_harness **out, locus_backend *backend,
-                      const char *const *tools, locus_wrap_fn wrap,
-                      void *wrap_payload, const locus_harness_config *config,
-                      locus_error *err);
-void locus_harness_free(locus_harness *h);
+LOCUS_API int locus_harness_new(locus_harness **out, locus_backend *backend,
+                                const char *const *tools, locus_wrap_fn wrap,
+                                void *wrap_payload,
+                                const locus_harness_config *config,
+                                locus_error *err);
+LOCUS_API void locus_harness_free(locus_harness *h);
 
 /** True when the harness was built with a wrap, or warned that it was not. */
-bool locus_harness_gated(const locus_harness *h);
+LOCUS_API bool locus_harness_gated(const locus_harness *h);
 
 /** Tools built, in the spec's order (0 and NULL for a NULL harness or an
  *  index past the count).  Names are static. */
-size_t locus_harness_tool_count(const locus_harness *h);
-const char *locus_harness_tool_name(const locus_harness *h, size_t i);
+LOCUS_API size_t locus_harness_tool_count(const locus_harness *h);
+LOCUS_API const char *locus_harness_tool_name(const locus_harness *h, size_t i);
 /** The tool's description (static text), or NULL for a tool not built. */
-const char *locus_harness_tool_description(const locus_harness *h,
-                                           const char *name);
+LOCUS_API const char *locus_harness_tool_description(const locus_harness *h,
+                                                     const char *name);
 /** JSON Schema of the tool's parameters (static text), or NULL. */
-const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
+LOCUS_API const char *locus_harness_tool_schema(const locus_harness *h,
+                                                const char *name);
 
 /**
  * Call a tool through the wrap.
@@ -638,9 +647,9 @@ const char *locus_harness_tool_schema(const locus_harness *h, const char *name);
  *         LOCUS_ENOTFOUND for a tool not built; LOCUS_EUSAGE (NULL out, h
  *         or tool); LOCUS_ENOMEM
  */
-int locus_harness_call(char **out, bool *is_error, locus_harness *h,
-                       const char *tool, const char *args_json, size_t args_len,
-                       locus_error *err);
+LOCUS_API int locus_harness_call(char **out, bool *is_error, locus_harness *h,
+                                 const char *tool, const char *args_json,
+                                 size_t args_len, locus_error *err);
 
 /**
  * locus_harness_call() under `ctl` (may be NULL): see locus_call_ctl.  A
@@ -651,10 +660,10 @@ int locus_harness_call(char **out, bool *is_error, locus_harness *h,
  * @return as locus_harness_call(); LOCUS_EINVALID for a ctl of an unknown
  *         version (nothing runs)
  */
-int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
-                           const char *tool, const char *args_json,
-                           size_t args_len, locus_call_ctl *ctl,
-                           locus_error *err);
+LOCUS_API int locus_harness_call_ctl(char **out, bool *is_error,
+                                     locus_harness *h, const char *tool,
+                                     const char *args_json, size_t args_len,
+                                     locus_call_ctl *ctl, locus_error *err);
 
 /**
  * The prompt fragment: what the model should know about this workspace.
@@ -662,7 +671,7 @@ int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
  * @param[out] out  freed with locus_free(); NULL on error
  * @return 0, LOCUS_EUSAGE (NULL out or h), LOCUS_ENOMEM
  */
-int locus_harness_prompt_fragment(char **out, const locus_harness *h);
+LOCUS_API int locus_harness_prompt_fragment(char **out, const locus_harness *h);
 
 /**
  * The unified diff a file-changing call would make, or the refusal it would
@@ -671,9 +680,9 @@ int locus_harness_prompt_fragment(char **out, const locus_harness *h);
  * @param[out] out  freed with locus_free(); NULL for non-file tools
  * @return as locus_harness_call()
  */
-int locus_harness_preview(char **out, locus_harness *h, const char *tool,
-                          const char *args_json, size_t args_len,
-                          locus_error *err);
+LOCUS_API int locus_harness_preview(char **out, locus_harness *h,
+                                    const char *tool, const char *args_json,
+                                    size_t args_len, locus_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The standard wrap: the policy engine's gate (locus/policy.h)          */
@@ -716,8 +725,9 @@ typedef struct locus_policy_wrap {
 
 /** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload.  The
  *  refusal it returns is the gate's refusal JSON (malloc'd). */
-char *locus_harness_policy_wrap(const char *tool, const char *args_json,
-                                size_t args_len, void *wrap_payload);
+LOCUS_API char *locus_harness_policy_wrap(const char *tool,
+                                          const char *args_json,
+                                          size_t args_len, void *wrap_payload);
 
 struct locus_action;
 
@@ -730,9 +740,10 @@ struct locus_action;
  * @return 0; LOCUS_ENOTFOUND for a tool not built; LOCUS_EUSAGE (NULL
  *         out); the codes of locus_action_derive()
  */
-int locus_harness_spec(struct locus_action **out, const locus_harness *h,
-                       const char *tool, const char *args_json, size_t args_len,
-                       locus_error *err);
+LOCUS_API int locus_harness_spec(struct locus_action **out,
+                                 const locus_harness *h, const char *tool,
+                                 const char *args_json, size_t args_len,
+                                 locus_error *err);
 
 /**
  * The todo list as JSON.
@@ -740,7 +751,7 @@ int locus_harness_spec(struct locus_action **out, const locus_harness *h,
  * @param[out] out  freed with locus_free(); NULL on error
  * @return 0, LOCUS_EUSAGE (NULL out or h), LOCUS_ENOMEM
  */
-int locus_harness_todos_json(char **out, const locus_harness *h);
+LOCUS_API int locus_harness_todos_json(char **out, const locus_harness *h);
 
 #ifdef __cplusplus
 }

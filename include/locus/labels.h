@@ -30,7 +30,7 @@ typedef enum locus_kind {
 } locus_kind;
 
 /** "workspace.read", ... ; never NULL ("" for an out-of-range value). */
-const char *locus_kind_name(locus_kind kind);
+LOCUS_API const char *locus_kind_name(locus_kind kind);
 
 /* The exec:* tags, as bits of a uint32_t; locus_tag_name() gives the
    string. */
@@ -58,7 +58,7 @@ typedef enum locus_tag {
 
 /** "exec:destructive" for LOCUS_TAG_DESTRUCTIVE...; NULL for a value that is
  *  not exactly one known bit. */
-const char *locus_tag_name(uint32_t tag_bit);
+LOCUS_API const char *locus_tag_name(uint32_t tag_bit);
 
 /**
  * The shell verdict for one line: what the labeller concluded from a parse
@@ -87,16 +87,19 @@ typedef struct locus_action locus_action;
  *         are not a JSON object or have a wrong type (`command` not a
  *         string...); LOCUS_ENOMEM.
  */
-int locus_action_derive(locus_action **out, locus_shell_parser *parser,
-                        const char *tool, const char *args_json,
-                        size_t args_len, locus_error *err);
+LOCUS_API int locus_action_derive(locus_action **out,
+                                  locus_shell_parser *parser, const char *tool,
+                                  const char *args_json, size_t args_len,
+                                  locus_error *err);
 
 /**
  * Classify one bash line: the Action of {"tool":"bash","arguments":
  * {"command": line}}.  Same contract as locus_action_derive().
  */
-int locus_action_classify(locus_action **out, locus_shell_parser *parser,
-                          const char *line, size_t len, locus_error *err);
+LOCUS_API int locus_action_classify(locus_action **out,
+                                    locus_shell_parser *parser,
+                                    const char *line, size_t len,
+                                    locus_error *err);
 
 /**
  * What the labeller knows besides the call: the workspace root, against
@@ -129,55 +132,62 @@ typedef struct locus_action_options {
  * @return as locus_action_derive(); LOCUS_EINVALID also for an options
  *         struct of an unknown version or a relative workspace_root
  */
-int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
-                             const char *tool, const char *args_json,
-                             size_t args_len, const locus_action_options *opts,
-                             locus_error *err);
+LOCUS_API int locus_action_derive_with(locus_action **out,
+                                       locus_shell_parser *parser,
+                                       const char *tool, const char *args_json,
+                                       size_t args_len,
+                                       const locus_action_options *opts,
+                                       locus_error *err);
 
 /** locus_action_classify() with options (NULL: the defaults). */
-int locus_action_classify_with(locus_action **out, locus_shell_parser *parser,
-                               const char *line, size_t len,
-                               const locus_action_options *opts,
-                               locus_error *err);
+LOCUS_API int locus_action_classify_with(locus_action **out,
+                                         locus_shell_parser *parser,
+                                         const char *line, size_t len,
+                                         const locus_action_options *opts,
+                                         locus_error *err);
 
 /** Free an action.  NULL is accepted. */
-void locus_action_free(locus_action *action);
+LOCUS_API void locus_action_free(locus_action *action);
 
-const char *locus_action_tool(const locus_action *action);
-locus_kind locus_action_kind(const locus_action *action);
-const char *locus_action_asset(const locus_action *action);
-const char *locus_action_environment(const locus_action *action);
-int64_t locus_action_blast_radius(const locus_action *action);
-double locus_action_cost_usd(const locus_action *action);
+LOCUS_API const char *locus_action_tool(const locus_action *action);
+LOCUS_API locus_kind locus_action_kind(const locus_action *action);
+LOCUS_API const char *locus_action_asset(const locus_action *action);
+LOCUS_API const char *locus_action_environment(const locus_action *action);
+LOCUS_API int64_t locus_action_blast_radius(const locus_action *action);
+LOCUS_API double locus_action_cost_usd(const locus_action *action);
 
 /** Sorted, de-duplicated tag strings (the tool name and exec:* tags among
  *  them).  Borrowed. */
-size_t locus_action_tag_count(const locus_action *action);
-const char *locus_action_tag(const locus_action *action, size_t i);
-bool locus_action_has_tag(const locus_action *action, const char *tag);
+LOCUS_API size_t locus_action_tag_count(const locus_action *action);
+LOCUS_API const char *locus_action_tag(const locus_action *action, size_t i);
+LOCUS_API bool locus_action_has_tag(const locus_action *action,
+                                    const char *tag);
 
 /** The exec:* tags as LOCUS_TAG_* bits. */
-uint32_t locus_action_exec_tags(const locus_action *action);
+LOCUS_API uint32_t locus_action_exec_tags(const locus_action *action);
 
 /** The floor's reason, or NULL. */
-const char *locus_action_never(const locus_action *action);
+LOCUS_API const char *locus_action_never(const locus_action *action);
 
 /** Reasons, in the order found.  Borrowed. */
-size_t locus_action_reason_count(const locus_action *action);
-const char *locus_action_reason(const locus_action *action, size_t i);
+LOCUS_API size_t locus_action_reason_count(const locus_action *action);
+LOCUS_API const char *locus_action_reason(const locus_action *action, size_t i);
 
 /** The shell analysis for `bash` actions, else NULL.  Borrowed. */
-const locus_shell_result *locus_action_shell(const locus_action *action);
+LOCUS_API const locus_shell_result *
+locus_action_shell(const locus_action *action);
 
 /** Add a tag (copied), keeping the set sorted.  0 or LOCUS_ENOMEM. */
-int locus_action_add_tag(locus_action *action, const char *tag);
+LOCUS_API int locus_action_add_tag(locus_action *action, const char *tag);
 
 /** Setters for the policy's inputs.  `environment` is copied.
  *  0, LOCUS_ENOMEM or LOCUS_EINVALID (negative blast radius or cost,
  *  NaN). */
-int locus_action_set_environment(locus_action *action, const char *env);
-int locus_action_set_blast_radius(locus_action *action, int64_t radius);
-int locus_action_set_cost_usd(locus_action *action, double cost);
+LOCUS_API int locus_action_set_environment(locus_action *action,
+                                           const char *env);
+LOCUS_API int locus_action_set_blast_radius(locus_action *action,
+                                            int64_t radius);
+LOCUS_API int locus_action_set_cost_usd(locus_action *action, double cost);
 
 /**
  * Label a parse result (spec shell.md section 2).  Pure: reads `result`
@@ -189,27 +199,30 @@ int locus_action_set_cost_usd(locus_action *action, double cost);
  *                  the verdict; NULL is labelled as an empty unparsed line
  * @return 0, LOCUS_ENOMEM, or LOCUS_EUSAGE when out is NULL
  */
-int locus_shell_label(locus_shell_verdict **out,
-                      const locus_shell_result *result);
+LOCUS_API int locus_shell_label(locus_shell_verdict **out,
+                                const locus_shell_result *result);
 
 /** Free a verdict.  NULL is accepted. */
-void locus_shell_verdict_free(locus_shell_verdict *verdict);
+LOCUS_API void locus_shell_verdict_free(locus_shell_verdict *verdict);
 
 /** LOCUS_KIND_READ or LOCUS_KIND_EXEC (LOCUS_KIND_EXEC for NULL). */
-locus_kind locus_shell_verdict_kind(const locus_shell_verdict *verdict);
+LOCUS_API locus_kind
+locus_shell_verdict_kind(const locus_shell_verdict *verdict);
 
 /** LOCUS_TAG_* bits (LOCUS_TAG_UNPARSED for NULL: fail closed). */
-uint32_t locus_shell_verdict_tags(const locus_shell_verdict *verdict);
+LOCUS_API uint32_t locus_shell_verdict_tags(const locus_shell_verdict *verdict);
 
 /** The floor's reason, e.g. "recursive delete", or NULL. */
-const char *locus_shell_verdict_never(const locus_shell_verdict *verdict);
+LOCUS_API const char *
+locus_shell_verdict_never(const locus_shell_verdict *verdict);
 
 /** Reasons ("rm deletes files", ...), in the order found, deduplicated;
  *  NULL for i out of range.  Static strings (see locus_action for the
  *  Action's owned copies, which carry the unparsed reason's detail). */
-size_t locus_shell_verdict_reason_count(const locus_shell_verdict *verdict);
-const char *locus_shell_verdict_reason(const locus_shell_verdict *verdict,
-                                       size_t i);
+LOCUS_API size_t
+locus_shell_verdict_reason_count(const locus_shell_verdict *verdict);
+LOCUS_API const char *
+locus_shell_verdict_reason(const locus_shell_verdict *verdict, size_t i);
 
 /** Flags of the JSON renderers (locus_action_json, locus_policy_json,
  *  locus_decision_json), or'd together. */
@@ -229,7 +242,8 @@ typedef enum locus_json_flags {
  * @param flags     LOCUS_JSON_* or'd
  * @return 0, LOCUS_ENOMEM, or LOCUS_EUSAGE for a NULL out or action
  */
-int locus_action_json(char **out, const locus_action *action, unsigned flags);
+LOCUS_API int locus_action_json(char **out, const locus_action *action,
+                                unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,7 @@ typedef enum locus_outcome {
 } locus_outcome;
 
 /** "allow", "require_human", "deny"; "" for an out-of-range value. */
-const char *locus_outcome_name(locus_outcome outcome);
+LOCUS_API const char *locus_outcome_name(locus_outcome outcome);
 
 /* Finding severities (the original's Severity: low < medium < high <
  * critical).  A finding below the policy's min_severity is denied. */
@@ -46,11 +46,11 @@ typedef enum locus_severity {
 } locus_severity;
 
 /** "low" ... "critical"; "" for an out-of-range value. */
-const char *locus_severity_name(locus_severity severity);
+LOCUS_API const char *locus_severity_name(locus_severity severity);
 
 /** Parse "low" ... "critical" (exact, lower case) into *out.  0, or
  *  LOCUS_EINVALID (*out untouched) for any other name or NULL. */
-int locus_severity_parse(locus_severity *out, const char *name);
+LOCUS_API int locus_severity_parse(locus_severity *out, const char *name);
 
 typedef struct locus_policy locus_policy;
 
@@ -61,7 +61,7 @@ typedef struct locus_policy locus_policy;
  *
  * @return 0 or LOCUS_ENOMEM
  */
-int locus_policy_new(locus_policy **out);
+LOCUS_API int locus_policy_new(locus_policy **out);
 
 /**
  * Load a policy document (JSON object; every field optional; see
@@ -74,12 +74,12 @@ int locus_policy_new(locus_policy **out);
  * @param err       optional; message names the field, offset/line set
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG or LOCUS_ENOMEM
  */
-int locus_policy_load(locus_policy **out, const char *json, size_t len,
-                      locus_error *err);
+LOCUS_API int locus_policy_load(locus_policy **out, const char *json,
+                                size_t len, locus_error *err);
 
 /** Read and load a policy file.  Adds LOCUS_EIO (err->sys = errno). */
-int locus_policy_load_file(locus_policy **out, const char *path,
-                           locus_error *err);
+LOCUS_API int locus_policy_load_file(locus_policy **out, const char *path,
+                                     locus_error *err);
 
 /**
  * A named preset (standard, strict, permissive, readonly), embedded as
@@ -87,13 +87,14 @@ int locus_policy_load_file(locus_policy **out, const char *path,
  *
  * @return 0, LOCUS_ENOTFOUND for an unknown name, LOCUS_ENOMEM
  */
-int locus_policy_preset(locus_policy **out, const char *name, locus_error *err);
+LOCUS_API int locus_policy_preset(locus_policy **out, const char *name,
+                                  locus_error *err);
 
 /** The preset's JSON text (static), or NULL for an unknown name. */
-const char *locus_policy_preset_json(const char *name);
+LOCUS_API const char *locus_policy_preset_json(const char *name);
 
 /** The preset names, NULL-terminated, static. */
-const char *const *locus_policy_preset_names(void);
+LOCUS_API const char *const *locus_policy_preset_names(void);
 
 /**
  * Merge the permission rules of a Claude Code settings.json
@@ -105,8 +106,9 @@ const char *const *locus_policy_preset_names(void);
  *
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG or LOCUS_ENOMEM
  */
-int locus_policy_add_claude_settings(locus_policy *policy, const char *json,
-                                     size_t len, locus_error *err);
+LOCUS_API int locus_policy_add_claude_settings(locus_policy *policy,
+                                               const char *json, size_t len,
+                                               locus_error *err);
 
 /*
  * How a Claude Code settings file is read: the project its relative path
@@ -143,15 +145,15 @@ typedef struct locus_claude_settings_options {
  *
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG, LOCUS_ENOMEM
  */
-int locus_policy_add_claude_settings_ex(
+LOCUS_API int locus_policy_add_claude_settings_ex(
     locus_policy *policy, const char *json, size_t len,
     const locus_claude_settings_options *opts, locus_error *err);
 
 /** Free a policy.  NULL is accepted. */
-void locus_policy_free(locus_policy *policy);
+LOCUS_API void locus_policy_free(locus_policy *policy);
 
 /** The policy's `version` ("" by default).  Borrowed. */
-const char *locus_policy_version(const locus_policy *policy);
+LOCUS_API const char *locus_policy_version(const locus_policy *policy);
 
 /* The three permission rule lists (policy.md: deny > ask > allow). */
 typedef enum locus_rule_list {
@@ -162,8 +164,8 @@ typedef enum locus_rule_list {
 
 /** Number of permission rules in one list; 0 for NULL or an unknown
  *  list. */
-size_t locus_policy_rule_count(const locus_policy *policy,
-                               locus_rule_list list);
+LOCUS_API size_t locus_policy_rule_count(const locus_policy *policy,
+                                         locus_rule_list list);
 
 /**
  * The effective policy as JSON (every field, defaults included).
@@ -173,7 +175,8 @@ size_t locus_policy_rule_count(const locus_policy *policy,
  * @param flags     LOCUS_JSON_PRETTY to indent
  * @return 0, LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out or policy)
  */
-int locus_policy_json(char **out, const locus_policy *policy, unsigned flags);
+LOCUS_API int locus_policy_json(char **out, const locus_policy *policy,
+                                unsigned flags);
 
 /*
  * What the caller knows besides the tool call: the action's environment,
@@ -227,9 +230,9 @@ typedef struct locus_decision locus_decision;
  *         an unknown version), LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out,
  *         policy or action)
  */
-int locus_decide(locus_decision **out, const locus_policy *policy,
-                 const locus_action *action, const locus_gate_input *in,
-                 locus_error *err);
+LOCUS_API int locus_decide(locus_decision **out, const locus_policy *policy,
+                           const locus_action *action,
+                           const locus_gate_input *in, locus_error *err);
 
 /**
  * The gate: derive the Action of a tool call and decide on it.  Tool names
@@ -246,13 +249,13 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
  *         tool name that is not an identifier, `in` as for locus_decide),
  *         LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out, policy or tool)
  */
-int locus_gate(locus_decision **out, const locus_policy *policy,
-               locus_shell_parser *parser, const char *tool,
-               const char *args_json, size_t args_len,
-               const locus_gate_input *in, locus_error *err);
+LOCUS_API int locus_gate(locus_decision **out, const locus_policy *policy,
+                         locus_shell_parser *parser, const char *tool,
+                         const char *args_json, size_t args_len,
+                         const locus_gate_input *in, locus_error *err);
 
 /** Free a decision.  NULL is accepted. */
-void locus_decision_free(locus_decision *decision);
+LOCUS_API void locus_decision_free(locus_decision *decision);
 
 /*
  * Decision getters: borrowed from the decision.  Each accepts NULL and
@@ -260,29 +263,33 @@ void locus_decision_free(locus_decision *decision);
  * strings "" (NULL for the permission and its rule), counts 0, has_label
  * false.  An index past its count gives NULL (check outcomes: DENY).
  */
-locus_outcome locus_decision_outcome(const locus_decision *d);
+LOCUS_API locus_outcome locus_decision_outcome(const locus_decision *d);
 /** The fired reasons joined by "; ", or "all policy checks passed". */
-const char *locus_decision_reason(const locus_decision *d);
+LOCUS_API const char *locus_decision_reason(const locus_decision *d);
 /** The tool name and asset of the action decided on. */
-const char *locus_decision_action(const locus_decision *d);
-const char *locus_decision_asset(const locus_decision *d);
+LOCUS_API const char *locus_decision_action(const locus_decision *d);
+LOCUS_API const char *locus_decision_asset(const locus_decision *d);
 /** Checks that fired, in evaluation order. */
-size_t locus_decision_check_count(const locus_decision *d);
-locus_outcome locus_decision_check_outcome(const locus_decision *d, size_t i);
-const char *locus_decision_check_reason(const locus_decision *d, size_t i);
+LOCUS_API size_t locus_decision_check_count(const locus_decision *d);
+LOCUS_API locus_outcome locus_decision_check_outcome(const locus_decision *d,
+                                                     size_t i);
+LOCUS_API const char *locus_decision_check_reason(const locus_decision *d,
+                                                  size_t i);
 /** require_human checks waived by a permission allow verdict. */
-size_t locus_decision_waived_count(const locus_decision *d);
-const char *locus_decision_waived_reason(const locus_decision *d, size_t i);
+LOCUS_API size_t locus_decision_waived_count(const locus_decision *d);
+LOCUS_API const char *locus_decision_waived_reason(const locus_decision *d,
+                                                   size_t i);
 /** The labels the policy saw (sorted).  Borrowed. */
-size_t locus_decision_label_count(const locus_decision *d);
-const char *locus_decision_label(const locus_decision *d, size_t i);
-bool locus_decision_has_label(const locus_decision *d, const char *label);
+LOCUS_API size_t locus_decision_label_count(const locus_decision *d);
+LOCUS_API const char *locus_decision_label(const locus_decision *d, size_t i);
+LOCUS_API bool locus_decision_has_label(const locus_decision *d,
+                                        const char *label);
 /** "allow", "ask", "deny", or NULL when no permission rule matched; and
  *  the rule (as written) that gave it. */
-const char *locus_decision_permission(const locus_decision *d);
-const char *locus_decision_permission_rule(const locus_decision *d);
+LOCUS_API const char *locus_decision_permission(const locus_decision *d);
+LOCUS_API const char *locus_decision_permission_rule(const locus_decision *d);
 /** The policy version the decision was made under.  Borrowed. */
-const char *locus_decision_policy_version(const locus_decision *d);
+LOCUS_API const char *locus_decision_policy_version(const locus_decision *d);
 
 /**
  * The decision record: {"action","asset","kind","outcome","reason",
@@ -293,7 +300,8 @@ const char *locus_decision_policy_version(const locus_decision *d);
  * @param flags     LOCUS_JSON_PRETTY to indent
  * @return 0, LOCUS_ENOMEM, LOCUS_EUSAGE (NULL out or d)
  */
-int locus_decision_json(char **out, const locus_decision *d, unsigned flags);
+LOCUS_API int locus_decision_json(char **out, const locus_decision *d,
+                                  unsigned flags);
 
 /**
  * The refusal JSON handed to the model when the tool does not run:
@@ -304,7 +312,7 @@ int locus_decision_json(char **out, const locus_decision *d, unsigned flags);
  * @return 0, LOCUS_EUSAGE for an allow decision (or NULL out or d),
  *         LOCUS_ENOMEM
  */
-int locus_decision_refusal_json(char **out, const locus_decision *d);
+LOCUS_API int locus_decision_refusal_json(char **out, const locus_decision *d);
 
 /*
  * Audit trail: one JSON object per line, hash-chained.  Each record holds
@@ -328,16 +336,16 @@ typedef enum locus_audit_flags {
  * @param flags  LOCUS_AUDIT_* or'd
  * @return 0, LOCUS_EIO, LOCUS_ENOMEM
  */
-int locus_audit_open(locus_audit **out, const char *path, unsigned flags,
-                     locus_error *err);
+LOCUS_API int locus_audit_open(locus_audit **out, const char *path,
+                               unsigned flags, locus_error *err);
 
 /**
  * Append the record of a decision.
  * @return 0, LOCUS_EIO, LOCUS_EINVALID (the file ends with a partial or
  *         unparsable line, so the chain cannot be continued), LOCUS_ENOMEM
  */
-int locus_audit_append(locus_audit *audit, const locus_decision *d,
-                       locus_error *err);
+LOCUS_API int locus_audit_append(locus_audit *audit, const locus_decision *d,
+                                 locus_error *err);
 
 #define LOCUS_AUDIT_OPTIONS_VERSION 2
 
@@ -381,8 +389,9 @@ typedef struct locus_audit_options {
  * Records other writers appended in between must continue the chain.
  * @return 0, LOCUS_EIO, LOCUS_EINVALID, LOCUS_ENOMEM
  */
-int locus_audit_open_ext(locus_audit **out, const char *path,
-                         const locus_audit_options *opts, locus_error *err);
+LOCUS_API int locus_audit_open_ext(locus_audit **out, const char *path,
+                                   const locus_audit_options *opts,
+                                   locus_error *err);
 
 /**
  * Is the audit key outside the workspace (both resolved; NULL workspace:
@@ -391,22 +400,22 @@ int locus_audit_open_ext(locus_audit **out, const char *path,
  * @return 0, LOCUS_EDENIED (inside, with the message saying so),
  *         LOCUS_ENOTFOUND (the key or the workspace cannot be resolved)
  */
-int locus_audit_check_key(const char *key_path, const char *workspace,
-                          locus_error *err);
+LOCUS_API int locus_audit_check_key(const char *key_path, const char *workspace,
+                                    locus_error *err);
 
 /** The audit file's resolved path and the key's (NULL when none). */
-const char *locus_audit_path(const locus_audit *audit);
-const char *locus_audit_key_path(const locus_audit *audit);
+LOCUS_API const char *locus_audit_path(const locus_audit *audit);
+LOCUS_API const char *locus_audit_key_path(const locus_audit *audit);
 
 /**
  * Close: with a key, a closing checkpoint is appended first (its failure
  * is reported through err).  NULL is accepted.
  * @return 0, or the error of the closing checkpoint
  */
-int locus_audit_finish(locus_audit *audit, locus_error *err);
+LOCUS_API int locus_audit_finish(locus_audit *audit, locus_error *err);
 
 /** Close (locus_audit_finish, errors ignored).  NULL is accepted. */
-void locus_audit_close(locus_audit *audit);
+LOCUS_API void locus_audit_close(locus_audit *audit);
 
 /* What locus_audit_verify_ext found. */
 typedef struct locus_audit_report {
@@ -426,8 +435,9 @@ typedef struct locus_audit_report {
  * @param[out] report  filled in full, also on failure (optional)
  * @return 0, LOCUS_EINVALID (err says why), LOCUS_EIO, LOCUS_ENOMEM
  */
-int locus_audit_verify_ext(locus_audit_report *report, const char *path,
-                           const char *key_path, locus_error *err);
+LOCUS_API int locus_audit_verify_ext(locus_audit_report *report,
+                                     const char *path, const char *key_path,
+                                     locus_error *err);
 
 /**
  * Verify an audit file's chain.
@@ -438,8 +448,8 @@ int locus_audit_verify_ext(locus_audit_report *report, const char *path,
  * @return 0 when intact; LOCUS_EINVALID when broken (err says why);
  *         LOCUS_EIO; LOCUS_ENOMEM
  */
-int locus_audit_verify(size_t *records, size_t *bad_line, const char *path,
-                       locus_error *err);
+LOCUS_API int locus_audit_verify(size_t *records, size_t *bad_line,
+                                 const char *path, locus_error *err);
 
 #ifdef __cplusplus
 }

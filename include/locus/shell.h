@@ -202,11 +202,11 @@ typedef struct locus_shell_parser locus_shell_parser;
  * @return 0, LOCUS_ENOMEM, or LOCUS_EINVALID if the grammar's ABI does not
  *         match the runtime or `opts` has an unknown version
  */
-int locus_shell_parser_new(locus_shell_parser **out,
-                           const locus_shell_options *opts);
+LOCUS_API int locus_shell_parser_new(locus_shell_parser **out,
+                                     const locus_shell_options *opts);
 
 /** Free a parser.  NULL is accepted. */
-void locus_shell_parser_free(locus_shell_parser *parser);
+LOCUS_API void locus_shell_parser_free(locus_shell_parser *parser);
 
 /**
  * Parse one bash line (it may span several physical lines).
@@ -221,57 +221,63 @@ void locus_shell_parser_free(locus_shell_parser *parser);
  *         cap, the time budget, or 96 MiB of heap growth for its parse
  *         (tree-sitter included) is unparsed with that reason.
  */
-locus_shell_result *locus_shell_parser_parse(locus_shell_parser *parser,
-                                             const char *line, size_t len);
+LOCUS_API locus_shell_result *
+locus_shell_parser_parse(locus_shell_parser *parser, const char *line,
+                         size_t len);
 
 /**
  * One-shot convenience: a temporary parser with `opts` (may be NULL).
  * NULL when memory runs out or `opts` has an unknown version.
  */
-locus_shell_result *locus_shell_parse(const char *line, size_t len,
-                                      const locus_shell_options *opts);
+LOCUS_API locus_shell_result *
+locus_shell_parse(const char *line, size_t len,
+                  const locus_shell_options *opts);
 
 /** Free a result.  NULL is accepted. */
-void locus_shell_result_free(locus_shell_result *result);
+LOCUS_API void locus_shell_result_free(locus_shell_result *result);
 
 /** True when the line parsed cleanly (spec: not "unparsed"). */
-bool locus_shell_result_parsed(const locus_shell_result *result);
+LOCUS_API bool locus_shell_result_parsed(const locus_shell_result *result);
 
 /**
  * Why the line is unparsed, e.g. "the parser found a syntax error at byte
  * 12", "input holds a NUL byte", "command name is dynamic: $X".  NULL when
  * parsed.  Borrowed from the result.
  */
-const char *locus_shell_result_reason(const locus_shell_result *result);
+LOCUS_API const char *
+locus_shell_result_reason(const locus_shell_result *result);
 
 /** The input as given (borrowed copy owned by the result) and its length. */
-const char *locus_shell_result_source(const locus_shell_result *result,
-                                      size_t *len);
+LOCUS_API const char *
+locus_shell_result_source(const locus_shell_result *result, size_t *len);
 
 /** Number of simple commands found (nested ones included). */
-size_t locus_shell_result_count(const locus_shell_result *result);
+LOCUS_API size_t locus_shell_result_count(const locus_shell_result *result);
 
 /** Command `i` (0 <= i < count), in source order; borrowed. */
-const locus_shell_command *
+LOCUS_API const locus_shell_command *
 locus_shell_result_command(const locus_shell_result *result, size_t i);
 
 /** True when any command or word holds a command/process substitution. */
-bool locus_shell_result_has_substitution(const locus_shell_result *result);
+LOCUS_API bool
+locus_shell_result_has_substitution(const locus_shell_result *result);
 
 /** True when `&` appears as a connector anywhere on the line. */
-bool locus_shell_result_has_background(const locus_shell_result *result);
+LOCUS_API bool
+locus_shell_result_has_background(const locus_shell_result *result);
 
 /** True when a function defined on the line calls itself in a pipeline or
  *  in the background, and is called: the fork bomb shape.  Set by the
  *  parser; the labeller puts it on the never-allow floor. */
-bool locus_shell_result_has_fork_bomb(const locus_shell_result *result);
+LOCUS_API bool
+locus_shell_result_has_fork_bomb(const locus_shell_result *result);
 
 /** True once the time budget of the parse that made `result`
  *  (locus_shell_options.budget_ms, counted from the start of parsing) is
  *  spent.  Every stage after the parse (the labeller's line-level rules)
  *  reads it and fails closed (exec:unparsed) past the budget, so that no
  *  input escapes it.  NULL gives true. */
-bool locus_shell_result_expired(const locus_shell_result *result);
+LOCUS_API bool locus_shell_result_expired(const locus_shell_result *result);
 
 #ifdef __cplusplus
 }
