@@ -26,6 +26,11 @@ int cli_audit(int argc, char **argv)
 		printf("%s", usage);
 		return 0;
 	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("%s", usage);
+			return 0;
+		}
 	int first = 2;
 	const char *key = NULL;
 	if (argc >= 4 && !strcmp(argv[2], "--key")) {

@@ -37,6 +37,7 @@
 #include "cli.h"
 #include "parallel.h"
 #include "../util/json.h"
+#include "../util/tools.h"
 
 #define BATCH_LINES 1024               /* lines per block with --jobs */
 #define BATCH_BYTES ((size_t)32 << 20) /* or this much text */
@@ -159,7 +160,8 @@ static void classify_nul_command(classify_ctx *c, unsigned long line,
 /* The bash tool's command of a tool call whose arguments held \u0000. */
 static const char *nul_tool_command(cJSON *tool, cJSON *args)
 {
-	if (strcmp(tool->valuestring, "bash") || !cJSON_IsObject(args))
+	const char *h = lu_tool_from_agent(tool->valuestring);
+	if (!h || strcmp(h, "bash") || !cJSON_IsObject(args))
 		return NULL;
 	cJSON *cmd = cJSON_GetObjectItemCaseSensitive(args, "command");
 	return cJSON_IsString(cmd) ? cmd->valuestring : NULL;
@@ -242,6 +244,13 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 				           "JSON string holds \\u0000");
 			goto out;
 		}
+		/* an agent's tool name and argument names (Claude Code's
+		   "Bash", "file_path"...) as `locus gate` reads them */
+		const char *htool = lu_tool_from_agent(tool->valuestring);
+		if (args && lu_tool_agent_args(args)) {
+			c->fatal = true;
+			goto out;
+		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
 		if (args && !args_txt) {
 			c->fatal = true;
@@ -250,7 +259,7 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		locus_action *a = NULL;
 		locus_error err = {0};
 		int rc = locus_action_derive_with(
-		    &a, c->parser, tool->valuestring,
+		    &a, c->parser, htool ? htool : tool->valuestring,
 		    args_txt ? args_txt : "{}", args_txt ? strlen(args_txt) : 2,
 		    &c->opts, &err);
 		cJSON_free(args_txt);
@@ -451,6 +460,12 @@ static int classify_opts(classify_ctx *c, classify_args *a, int argc,
 				        argv[i]);
 				return 2;
 			}
+		} else if ((!strcmp(o, "--root") || !strcmp(o, "--jobs")) &&
+		           i + 1 == argc) {
+			fprintf(stderr, "locus classify: %s needs a value\n",
+			        o);
+			classify_usage(stderr);
+			goto fail;
 		} else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
 			classify_usage(stdout);
 			free(a->root);

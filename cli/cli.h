@@ -69,6 +69,11 @@ int cli_bwrap_open(const cli_backend_opts *o, const char *root,
 int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
                     locus_error *err);
 
+/* cli/util.c: the subcommand's name ("gate") for messages of shared
+   helpers ("locus gate: ..."), "" before main sets it. */
+void cli_set_command(const char *name);
+const char *cli_command(void);
+
 /* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);

@@ -1021,6 +1021,19 @@ int cli_corpus(int argc, char **argv)
 	}
 	if (argc > first && !strcmp(argv[first], "--"))
 		first++;
+	else
+		/* an unknown option fails before any case is run */
+		for (int i = first; i < argc; i++)
+			if (argv[i][0] == '-' && argv[i][1]) {
+				fprintf(
+				    stderr,
+				    "locus corpus: unknown option '%s' (use "
+				    "-- before a path that starts with -)\n"
+				    "usage: locus corpus [--jobs N] "
+				    "DIR|FILE...\n",
+				    argv[i]);
+				return 2;
+			}
 	if (first >= argc) {
 		fprintf(stderr, "usage: locus corpus [--jobs N] DIR|FILE...\n");
 		return 2;

@@ -317,7 +317,14 @@ int cli_hook_install(int argc, char **argv)
 {
 	const char *agent = NULL, *project = NULL;
 	bool do_write = false;
+	static const char usage[] = "usage: locus hook install "
+	                            "claude-code|codex|gemini [--project DIR] "
+	                            "[--write]\n";
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
 		if (!strcmp(argv[i], "--write"))
 			do_write = true;
 		else if (!strcmp(argv[i], "--project") && i + 1 < argc)
@@ -325,10 +332,7 @@ int cli_hook_install(int argc, char **argv)
 		else if (argv[i][0] != '-' && !agent)
 			agent = argv[i];
 		else {
-			fprintf(stderr,
-			        "usage: locus hook install "
-			        "claude-code|codex|gemini [--project DIR] "
-			        "[--write]\n");
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
@@ -733,8 +737,15 @@ int cli_hook_doctor(int argc, char **argv)
 	doctor d = {0, NULL};
 	bool which[3] = {false, false, false}, any = false;
 	char proj[PATH_MAX];
+	static const char usage[] =
+	    "usage: locus hook doctor "
+	    "[claude-code|codex|gemini]... [--project DIR]\n";
 	for (int i = 1; i < argc; i++) {
 		int a;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
 		if (!strcmp(argv[i], "--project") && i + 1 < argc) {
 			if (!realpath(argv[++i], proj)) {
 				fprintf(stderr, "locus hook doctor: %s: %s\n",
@@ -745,10 +756,7 @@ int cli_hook_doctor(int argc, char **argv)
 		} else if ((a = agent_of(argv[i])) >= 0) {
 			which[a] = any = true;
 		} else {
-			fprintf(
-			    stderr,
-			    "usage: locus hook doctor "
-			    "[claude-code|codex|gemini]... [--project DIR]\n");
+			fputs(usage, stderr);
 			return 2;
 		}
 	}

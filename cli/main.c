@@ -69,8 +69,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < CLI_TABLE_LEN; i++)
-		if (!strcmp(name, cli_table[i].name))
+		if (!strcmp(name, cli_table[i].name)) {
+			cli_set_command(cli_table[i].name);
 			return cli_table[i].run(argc - 1, argv + 1);
+		}
 	fprintf(
 	    stderr,
 	    "locus: unknown command '%s' (run `locus --help` for the list)\n",

@@ -41,7 +41,14 @@ int cli_policy_build(const char *policy_file, const char *preset,
 	if (policy_file) {
 		rc = locus_policy_load_file(&p, policy_file, &err);
 		if (rc) {
-			fprintf(stderr, "locus: %s: %s\n", policy_file,
+			/* the message names the path when the file could not
+			   be read; else it is about its content */
+			size_t pl = strlen(policy_file);
+			bool named = !strncmp(err.message, policy_file, pl) &&
+			             err.message[pl] == ':';
+			fprintf(stderr, "locus%s%s: --policy %s%s%s\n",
+			        *cli_command() ? " " : "", cli_command(),
+			        named ? "" : policy_file, named ? "" : ": ",
 			        err.message);
 			return 2;
 		}

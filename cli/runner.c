@@ -101,6 +101,21 @@ int cli_runner(int argc, char **argv)
 		    "error.\n");
 		return help ? 0 : 2;
 	}
+	/* the environment the runner cannot start without, named before any
+	   folder or log is made (a log under a missing root says nothing) */
+	static const char *const needed[] = {
+	    "LOCUS_ADMIT_URL", "LOCUS_ADMIT_TOKEN", "LOCUS_RUN_ID"};
+	for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) {
+		const char *v = getenv(needed[i]);
+		if (!v || !*v) {
+			fprintf(stderr,
+			        "locus runner: %s is unset (the runner takes "
+			        "its run from the environment: locus runner "
+			        "--help)\n",
+			        needed[i]);
+			return 1;
+		}
+	}
 	char *url = copy_env("LOCUS_ADMIT_URL", NULL);
 	char *token = copy_env("LOCUS_ADMIT_TOKEN", NULL);
 	char *run = copy_env("LOCUS_RUN_ID", NULL);

@@ -32,9 +32,9 @@ static void warn(const char *m, void *p)
 	fprintf(stderr, "locus tool: warning: %s\n", m);
 }
 
-static int usage(void)
+static void usage_to(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 	        "usage: locus tool NAME 'JSON' [--root DIR] [--backend "
 	        "local|memory|bwrap|oci|openshell]\n"
 	        "                  [--policy FILE | --preset NAME] "
@@ -52,6 +52,11 @@ static int usage(void)
 	        "(docs/backends.md)\n"
 	        "  openshell (docs/openshell.md):\n%s",
 	        cli_openshell_usage);
+}
+
+static int usage(void)
+{
+	usage_to(stderr);
 	return 2;
 }
 
@@ -145,9 +150,10 @@ int cli_tool(int argc, char **argv)
 			preset = argv[++i];
 		else if (!strcmp(a, "--no-read-check"))
 			no_read = true;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage();
-		else if (a[0] == '-' && a[1] == '-')
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage_to(stdout);
+			return 0;
+		} else if (a[0] == '-' && a[1] == '-')
 			return usage();
 		else if (!name)
 			name = a;

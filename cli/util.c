@@ -12,6 +12,20 @@
 #include "cli.h"
 #include "../util/buf.h"
 
+/* The subcommand being run, for messages of shared helpers (set once by
+   main before the subcommand starts; the CLI process runs one). */
+static const char *command_name = NULL;
+
+void cli_set_command(const char *name)
+{
+	command_name = name;
+}
+
+const char *cli_command(void)
+{
+	return command_name ? command_name : "";
+}
+
 int cli_print_json(FILE *out, cJSON *o, bool pretty)
 {
 	char *s = !o       ? NULL

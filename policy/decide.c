@@ -451,34 +451,6 @@ static const char *const generic_asset_keys[] = {
 	"username", "email", "order_id", "id", "ip", NULL};
 /* clang-format on */
 
-/* Agents' argument names -> the harness's: file_path/notebook_path ->
- * path, run_in_background -> background, old_string/new_string ->
- * old/new.  Only when the harness name is absent. */
-static int map_args(cJSON *args)
-{
-	/* clang-format off */
-	static const char *const ren[][2] = {
-		{"file_path", "path"},     {"notebook_path", "path"},
-		{"absolute_path", "path"}, {"run_in_background", "background"},
-		{"old_string", "old"},     {"new_string", "new"},
-		{"new_source", "source"},
-	};
-	/* clang-format on */
-	for (size_t i = 0; i < sizeof(ren) / sizeof(ren[0]); i++) {
-		cJSON *v = cJSON_GetObjectItemCaseSensitive(args, ren[i][0]);
-		if (!v || cJSON_GetObjectItemCaseSensitive(args, ren[i][1]))
-			continue;
-		cJSON *dup = cJSON_Duplicate(v, true);
-		if (!dup)
-			return LOCUS_ENOMEM;
-		if (!cJSON_AddItemToObject(args, ren[i][1], dup)) {
-			cJSON_Delete(dup);
-			return LOCUS_ENOMEM;
-		}
-	}
-	return 0;
-}
-
 /* The subject of a tool that is not a harness tool: labelled by its name,
  * fail closed.  The asset is the first string of generic_asset_keys; the
  * strings are borrowed from `tool` and `args`.  0 or LOCUS_ENOMEM. */
@@ -548,7 +520,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	const char *htool = lu_tool_from_agent(tool);
 	if (!htool)
 		htool = tool;
-	rc = map_args(doc.root);
+	rc = lu_tool_agent_args(doc.root) ? LOCUS_ENOMEM : 0;
 	char *args = rc ? NULL : cJSON_PrintUnformatted(doc.root);
 	if (!args) {
 		pl_doc_free(&doc);

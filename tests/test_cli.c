@@ -833,6 +833,98 @@ START_TEST(jobs_same_output)
 }
 END_TEST
 
+/* ---- issue 30: every --help exits 0, errors say what is wrong -------- */
+
+START_TEST(every_help_exits_zero)
+{
+	const char *cases[][4] = {
+	    {"audit", "verify", "--help", NULL},
+	    {"tool", "--help", NULL},
+	    {"hook", "install", "--help", NULL},
+	    {"hook", "doctor", "--help", NULL},
+	    {"classify", "--help", NULL},
+	    {"corpus", "--help", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *av[6] = {"locus"};
+		size_t n = 1;
+		for (size_t k = 0; cases[i][k]; k++)
+			av[n++] = cases[i][k];
+		run_out r = run(av, "", 0);
+		ck_assert_msg(r.status == 0 && strstr(r.out, "usage: locus"),
+		              "%s %s: %d %s", av[1], av[2], r.status, r.err);
+		run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(errors_name_the_problem)
+{
+	/* --root with no value: the value is missing, not "unknown" */
+	const char *av[] = {"locus", "classify", "--root", NULL};
+	run_out r = run(av, "", 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--root needs a value"));
+	run_free(&r);
+
+	/* an unknown corpus option fails before any case runs */
+	make_tmpdir();
+	write_file("a.txt", "$ ls\nkind: workspace.read\n");
+	const char *av2[] = {"locus", "corpus", "--bogus", tmpdir, NULL};
+	r = run(av2, NULL, 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "unknown option '--bogus'"));
+	ck_assert_ptr_null(strstr(r.out, "passed"));
+	run_free(&r);
+	remove_tmpdir();
+
+	/* a policy that cannot be read: the subcommand, the path once */
+	const char *av3[] = {"locus", "gate", "--policy", "/nonexistent/p.json",
+	                     NULL};
+	r = run(av3, "", 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "locus gate: "));
+	const char *p = strstr(r.err, "/nonexistent/p.json");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_null(strstr(p + 1, "/nonexistent/p.json"));
+	run_free(&r);
+
+	/* the runner without its environment names the variable */
+	unsetenv("LOCUS_ADMIT_URL");
+	unsetenv("LOCUS_ADMIT_TOKEN_FD");
+	const char *av4[] = {"locus", "runner", NULL};
+	r = run(av4, "", 0);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "LOCUS_ADMIT_URL is unset"));
+	ck_assert_ptr_null(strstr(r.err, "runner.log"));
+	run_free(&r);
+}
+END_TEST
+
+/* classify --jsonl reads agents' tool calls as `locus gate` does */
+START_TEST(classify_jsonl_agent_names)
+{
+	const char *av[] = {"locus", "classify", "--jsonl", NULL};
+	const char *in = "{\"tool\":\"Bash\",\"arguments\":{\"command\":"
+	                 "\"rm -rf /\"}}\n"
+	                 "{\"tool\":\"Write\",\"arguments\":{\"file_path\":"
+	                 "\"a.txt\",\"content\":\"x\"}}\n";
+	run_out r = run(av, in, strlen(in));
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	char **lines;
+	size_t n = split_lines(r.out, &lines);
+	ck_assert_uint_eq(n, 2);
+	cJSON *a = parse_obj(lines[0]), *b = parse_obj(lines[1]);
+	ck_assert(has_tag(a, "exec:never"));
+	ck_assert_str_eq(str_field(b, "kind"), "workspace.write");
+	ck_assert_str_eq(str_field(b, "asset"), "a.txt");
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(lines);
+	run_free(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -864,6 +956,9 @@ static Suite *cli_suite(void)
 	tcase_add_test(t, corpus_format_errors);
 	tcase_add_test(t, claude_project_everywhere);
 	tcase_add_test(t, jobs_same_output);
+	tcase_add_test(t, every_help_exits_zero);
+	tcase_add_test(t, errors_name_the_problem);
+	tcase_add_test(t, classify_jsonl_agent_names);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 /* clang-format off */
 static const lu_tool tools[] = {
 #define ROW(n, k, f, d, p, title) {#n, k, f, title},
@@ -100,4 +102,32 @@ bool lu_tool_is_web(const char *name)
 		if (!strcmp(norm, web[i]))
 			return true;
 	return false;
+}
+
+/* Agents' argument names -> the harness's: file_path/notebook_path ->
+ * path, run_in_background -> background, old_string/new_string ->
+ * old/new.  Only when the harness name is absent. */
+int lu_tool_agent_args(cJSON *args)
+{
+	/* clang-format off */
+	static const char *const ren[][2] = {
+		{"file_path", "path"},     {"notebook_path", "path"},
+		{"absolute_path", "path"}, {"run_in_background", "background"},
+		{"old_string", "old"},     {"new_string", "new"},
+		{"new_source", "source"},
+	};
+	/* clang-format on */
+	for (size_t i = 0; i < sizeof(ren) / sizeof(ren[0]); i++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(args, ren[i][0]);
+		if (!v || cJSON_GetObjectItemCaseSensitive(args, ren[i][1]))
+			continue;
+		cJSON *dup = cJSON_Duplicate(v, true);
+		if (!dup)
+			return -1;
+		if (!cJSON_AddItemToObject(args, ren[i][1], dup)) {
+			cJSON_Delete(dup);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -95,6 +95,12 @@ void lu_tool_norm(const char *in, char *out, size_t cap);
    NULL when it is none of ours.  mcp__ names are never ours. */
 const char *lu_tool_from_agent(const char *name);
 
+/* An agent's argument names copied to the harness's (file_path ->
+   path, old_string -> old ...) where the harness name is absent; the
+   object is a cJSON object.  0, or -1 when out of memory. */
+struct cJSON;
+int lu_tool_agent_args(struct cJSON *args);
+
 /* Whether an agent's tool fetches from or searches the web (its kind is
    `network` when it is not a harness tool). */
 bool lu_tool_is_web(const char *name);
