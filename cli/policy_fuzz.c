@@ -104,7 +104,28 @@ int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
 	int rc = au_judge(row, p, c->parser, &call, "");
 	free(args);
 	c->tested++;
+	if (!c->quiet && c->tested >= c->next_progress)
+		pf_progress(c, false);
 	return rc;
+}
+
+void pf_progress(pf_ctx *c, bool last)
+{
+	if (c->quiet)
+		return;
+	if (last) {
+		if (c->progress_tty && c->next_progress > 0)
+			fputc('\n', stderr);
+		return;
+	}
+	c->next_progress = c->tested + (c->progress_tty ? 250 : 5000);
+	fprintf(stderr,
+	        "%slocus policy fuzz: %ld of %ld lines tested, rule %zu of "
+	        "%zu, %zu findings so far%s",
+	        c->progress_tty ? "\r" : "", c->tested, c->count,
+	        c->cur + 1 < c->nrules ? c->cur + 1 : c->nrules, c->nrules,
+	        c->nfound, c->progress_tty ? "" : "\n");
+	fflush(stderr);
 }
 
 bool pf_worth(const au_row *r)
@@ -139,6 +160,10 @@ void pf_finding_clear(pf_finding *f)
 	free(f->write_content);
 	free(f->fix);
 	free(f->fix_rule);
+	free(f->core);
+	for (size_t i = 0; i < f->nadmitted_lines; i++)
+		free(f->admitted_lines[i]);
+	f->nadmitted_lines = 0;
 }
 
 static pf_finding *finding_for(pf_ctx *c, size_t rule, const char *intent)
@@ -162,27 +187,38 @@ static pf_finding *finding_for(pf_ctx *c, size_t rule, const char *intent)
    `r` is the admitting decision, `tags` the row whose tags and family
    tell why the line is dangerous. */
 static void record(pf_ctx *c, size_t ri, const au_row *tags_of,
-                   const char *line, const char *intent, const char *wfile,
-                   const char *wcontent)
+                   const char *line, const char *intent, const char *core,
+                   const char *wfile, const char *wcontent)
 {
 	pf_finding *f = finding_for(c, ri, intent);
 	if (!f)
 		return;
 	f->admitted++;
+	if (!wfile && f->nadmitted_lines < PF_KEEP_ADMITTED) {
+		char *keep = strdup(line);
+		if (keep)
+			f->admitted_lines[f->nadmitted_lines++] = keep;
+	}
 	if (f->example && strlen(f->example) <= strlen(line))
 		return;
-	char *ex = strdup(line), *fam = strdup(tags_of->family),
-	     *tags = join_tags(tags_of);
+	const char *family =
+	    c->rules[ri].deny ? "deny-bypass" : tags_of->family;
+	char *ex = strdup(line), *fam = strdup(family),
+	     *tags = join_tags(tags_of), *cr = core ? strdup(core) : NULL;
 	char *wf = wfile ? strdup(wfile) : NULL;
 	char *wc = wcontent ? strdup(wcontent) : NULL;
-	if (!ex || !fam || !tags || (wfile && !wf) || (wcontent && !wc)) {
+	if (!ex || !fam || !tags || (wfile && !wf) || (wcontent && !wc) ||
+	    (core && !cr)) {
 		free(ex);
 		free(fam);
 		free(tags);
 		free(wf);
 		free(wc);
+		free(cr);
 		return;
 	}
+	free(f->core);
+	f->core = cr;
 	free(f->example);
 	free(f->family);
 	free(f->tags);
@@ -195,21 +231,39 @@ static void record(pf_ctx *c, size_t ri, const au_row *tags_of,
 	f->write_content = wc;
 }
 
+const locus_policy *pf_rule_policy(const pf_ctx *c, size_t ri)
+{
+	return c->rules[ri].deny ? c->policy : c->rules[ri].alone;
+}
+
+bool pf_admits(pf_ctx *c, size_t ri, const au_row *r, const char *core,
+               bool loose)
+{
+	if (r->outcome != LOCUS_OUTCOME_ALLOW)
+		return false;
+	/* an allow rule's finding is dangerous; a deny rule's is any
+	   line that does what the rule denies */
+	if (!c->rules[ri].deny && !r->dangerous)
+		return false;
+	return pf_genuine(c, core, r->commands, loose);
+}
+
 static void test_line(pf_ctx *c, size_t ri, const char *line,
-                      const char *intent)
+                      const char *intent, const char *core)
 {
 	au_row r;
-	if (pf_judge(c, c->rules[ri].alone, "Bash", "command", line, NULL, NULL,
-	             &r))
+	if (pf_judge(c, pf_rule_policy(c, ri), "Bash", "command", line, NULL,
+	             NULL, &r))
 		return;
-	if (pf_worth(&r))
-		record(c, ri, &r, line, intent, NULL, NULL);
+	if (pf_admits(c, ri, &r, core, false))
+		record(c, ri, &r, line, intent, core, NULL, NULL);
 	au_row_free(&r);
 }
 
 /* ---- candidates ---- */
 
-static void keep(void *ctx, const char *line, const char *intent)
+static void keep(void *ctx, const char *line, const char *intent,
+                 const char *core)
 {
 	pf_ctx *c = ctx;
 	pf_rule *r = &c->rules[c->cur];
@@ -223,16 +277,51 @@ static void keep(void *ctx, const char *line, const char *intent)
 		if (!in)
 			return;
 		r->intents = in;
+		char **co = realloc(r->cores, cap * sizeof *co);
+		if (!co)
+			return;
+		r->cores = co;
 		r->cap = cap;
 	}
-	char *a = strdup(line), *b = strdup(intent);
-	if (!a || !b) {
+	char *a = strdup(line), *b = strdup(intent), *d = strdup(core);
+	if (!a || !b || !d) {
 		free(a);
 		free(b);
+		free(d);
 		return;
 	}
 	r->lines[r->n] = a;
+	r->cores[r->n] = d;
 	r->intents[r->n++] = b;
+}
+
+/* A deny rule's base lines: other programs reading or writing what it
+   protects, and spellings of the line it denies. */
+typedef struct spell_keep {
+	pf_ctx *c;
+	const char *intent, *core;
+} spell_keep;
+
+static void keep_spelling(void *ctx, const char *line)
+{
+	spell_keep *k = ctx;
+	keep(k->c, line, k->intent, k->core);
+}
+
+static void deny_candidates(pf_ctx *c, pf_rule *r)
+{
+	if (r->deny_file) {
+		pf_file_candidates(r->deny_file, r->deny_writes, keep, c);
+		return;
+	}
+	if (!r->prefix)
+		return;
+	char line[600], intent[600];
+	snprintf(line, sizeof line, "%s x", r->prefix);
+	snprintf(intent, sizeof intent, "run %s", r->prefix);
+	keep(c, line, intent, line);
+	spell_keep k = {c, intent, line};
+	pf_spellings(line, c->seed, keep_spelling, &k);
 }
 
 /* The workspace-file probe: the write is allowed, the run line is allowed
@@ -262,8 +351,8 @@ static void probe_runner(pf_ctx *c, size_t ri)
 				snprintf(intent, sizeof intent, "runs %s",
 				         run.file);
 				code.family = "indirect";
-				record(c, ri, &code, run.run, intent, run.file,
-				       run.content);
+				record(c, ri, &code, run.run, intent, NULL,
+				       run.file, run.content);
 			}
 			au_row_free(&x);
 		}
@@ -289,7 +378,8 @@ static void probe_writes(pf_ctx *c, size_t ri)
 		if (pf_worth(&w)) {
 			char intent[160];
 			snprintf(intent, sizeof intent, "write %s", targets[i]);
-			record(c, ri, &w, targets[i], intent, targets[i], NULL);
+			record(c, ri, &w, targets[i], intent, NULL, targets[i],
+			       NULL);
 		}
 		au_row_free(&w);
 	}
@@ -300,12 +390,19 @@ static void phase_base(pf_ctx *c)
 	for (size_t i = 0; i < c->nrules && pf_budget_left(c); i++) {
 		pf_rule *r = &c->rules[i];
 		c->cur = i;
-		if (r->plain)
-			pf_plain_candidates(keep, c);
-		if (r->prefix)
-			pf_candidates(r->prefix, keep, c);
+		if (r->deny) {
+			deny_candidates(c, r);
+		} else {
+			if (r->plain)
+				pf_plain_candidates(keep, c);
+			if (r->prefix)
+				pf_candidates(r->prefix, keep, c);
+		}
 		for (size_t k = 0; k < r->n && pf_budget_left(c); k++)
-			test_line(c, i, r->lines[k], r->intents[k]);
+			test_line(c, i, r->lines[k], r->intents[k],
+			          r->cores[k]);
+		if (r->deny)
+			continue;
 		if (r->prefix)
 			probe_runner(c, i);
 		if (r->writes)
@@ -334,8 +431,10 @@ static void phase_metamorphic(pf_ctx *c)
 				                              k * 131u + i));
 				char *v = gen_transform(r->lines[k], s, trace,
 				                        sizeof trace);
+				c->cur = i;
 				if (v)
-					test_line(c, i, v, r->intents[k]);
+					test_line(c, i, v, r->intents[k],
+					          r->cores[k]);
 				free(v);
 			}
 }

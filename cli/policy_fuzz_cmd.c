@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "opts.h"
@@ -185,6 +186,63 @@ static void classify_rule(pf_rule *r)
 		r->prefix = strdup(inner);
 }
 
+/* The path a Read/Edit/Write deny pattern protects, as a shell word:
+   `~/.ssh/` + `**` -> `~/.ssh/id_rsa`, `./.env` -> `.env`, `//etc/x` ->
+   `/etc/x`, a leading `**` dropped, a lone `*` -> `x`.  NULL when it
+   names none. */
+static char *protected_file(const char *pat)
+{
+	char buf[512];
+	size_t o = 0;
+	const char *p = pat;
+	if (!strncmp(p, "./", 2))
+		p += 2;
+	else if (!strncmp(p, "//", 2))
+		p += 1;
+	while (!strncmp(p, "**/", 3))
+		p += 3;
+	for (; *p && o + 16 < sizeof buf; p++) {
+		if (p[0] == '*' && p[1] == '*') {
+			bool ssh = o >= 5 && !strncmp(buf + o - 5, ".ssh/", 5);
+			o += (size_t)snprintf(buf + o, sizeof buf - o, "%s",
+			                      ssh ? "id_rsa" : "locus-fuzz");
+			p++;
+		} else if (*p == '*' || *p == '?') {
+			buf[o++] = 'x';
+		} else if (strchr(" '\"\\$`;&|<>()[]{}", *p)) {
+			return NULL; /* not a plain word: not probed */
+		} else {
+			buf[o++] = *p;
+		}
+	}
+	buf[o] = '\0';
+	if (!o || buf[o - 1] == '/')
+		return NULL;
+	return strdup(buf);
+}
+
+static void classify_deny(pf_rule *r)
+{
+	const char *t = r->text, *open = strchr(t, '(');
+	const char *close = open ? strrchr(open, ')') : NULL;
+	if (!open || !close || close < open)
+		return;
+	size_t nl = (size_t)(open - t);
+	char inner[512];
+	snprintf(inner, sizeof inner, "%.*s", (int)(close - open - 1),
+	         open + 1);
+	if (nl == 4 && !strncasecmp(t, "read", 4)) {
+		r->deny_file = protected_file(inner);
+	} else if ((nl == 4 && !strncasecmp(t, "edit", 4)) ||
+	           (nl == 5 && !strncasecmp(t, "write", 5))) {
+		r->deny_file = protected_file(inner);
+		r->deny_writes = true;
+	} else if (nl == 4 && !strncasecmp(t, "bash", 4)) {
+		classify_rule(r); /* its prefix */
+		r->plain = false;
+	}
+}
+
 static int add_rule(pf_ctx *c, const char *text, const char *file, long line)
 {
 	pf_rule *n = realloc(c->rules, (c->nrules + 1) * sizeof *n);
@@ -203,7 +261,7 @@ static int add_rule(pf_ctx *c, const char *text, const char *file, long line)
 }
 
 /* The allow rules of a policy document or Claude settings file. */
-static int rules_of(pf_ctx *c, const char *file)
+static int rules_of(pf_ctx *c, const char *file, bool settings)
 {
 	char *buf;
 	size_t len;
@@ -216,6 +274,7 @@ static int rules_of(pf_ctx *c, const char *file)
 	const cJSON *perm =
 	    cJSON_GetObjectItemCaseSensitive(doc, "permissions");
 	const cJSON *allow = cJSON_GetObjectItemCaseSensitive(perm, "allow");
+	const cJSON *deny = cJSON_GetObjectItemCaseSensitive(perm, "deny");
 	const cJSON *e;
 	int rc = 0;
 	char *text = strndup(buf, len);
@@ -225,6 +284,31 @@ static int rules_of(pf_ctx *c, const char *file)
 		    add_rule(c, e->valuestring, file,
 		             rule_line(text, e->valuestring)))
 			rc = 2;
+		else if (cJSON_IsString(e) && text)
+			c->rules[c->nrules - 1].settings = settings;
+	}
+	/* deny rules are attacked too: lines that do what they deny */
+	cJSON_ArrayForEach(e, deny)
+	{
+		if (!cJSON_IsString(e) || !text)
+			continue;
+		if (add_rule(c, e->valuestring, file,
+		             rule_line(text, e->valuestring))) {
+			rc = 2;
+			continue;
+		}
+		pf_rule *r = &c->rules[c->nrules - 1];
+		r->deny = true;
+		r->settings = settings;
+		free(r->prefix);
+		r->prefix = NULL;
+		r->plain = r->writes = false;
+		classify_deny(r);
+		if (!r->deny_file && !r->prefix) {
+			/* nothing to attack (an MCP or WebFetch rule) */
+			free(r->text);
+			c->nrules--;
+		}
 	}
 	free(text);
 	cJSON_Delete(doc);
@@ -238,13 +322,13 @@ static int build(pf_ctx *c, const pf_opts *o)
 	int rc = cli_policy_build(o->policy, o->preset, NULL, &c->policy);
 	if (rc)
 		return rc;
-	if (o->policy && (rc = rules_of(c, o->policy)))
+	if (o->policy && (rc = rules_of(c, o->policy, false)))
 		return rc;
 	for (size_t i = 0; i < o->nsettings; i++) {
 		/* read as Claude Code reads them (cli/hook_settings.c) */
 		if (cli_add_claude_settings(c->policy, o->settings[i], false))
 			return 2;
-		if ((rc = rules_of(c, o->settings[i])))
+		if ((rc = rules_of(c, o->settings[i], true)))
 			return rc;
 	}
 	char self[300];
@@ -259,6 +343,8 @@ static int build(pf_ctx *c, const pf_opts *o)
 	/* each rule fuzzed alone, so a finding names the rule that admits it
 	   (deny and ask rules, and the rest of the policy, stay) */
 	for (size_t i = 0; i < c->nrules; i++) {
+		if (c->rules[i].deny)
+			continue; /* attacked under the whole policy */
 		c->rules[i].alone = pf_policy_edit(
 		    c->policy, i + 1 < c->nrules ? c->rules[i].text : "", NULL,
 		    NULL);
@@ -277,10 +363,11 @@ static int build(pf_ctx *c, const pf_opts *o)
 static bool still(pf_ctx *c, const pf_finding *f, const char *line)
 {
 	au_row r;
-	if (pf_judge(c, c->rules[f->rule].alone, "Bash", "command", line, NULL,
-	             NULL, &r))
+	if (pf_judge(c, pf_rule_policy(c, f->rule), "Bash", "command", line,
+	             NULL, NULL, &r))
 		return false;
-	bool ok = pf_worth(&r) && !strcmp(r.family, f->family);
+	bool ok = pf_admits(c, f->rule, &r, f->core, false) &&
+	          (c->rules[f->rule].deny || !strcmp(r.family, f->family));
 	au_row_free(&r);
 	return ok;
 }
@@ -383,15 +470,16 @@ static void reduce(pf_ctx *c, pf_finding *f)
 
 /* ---- fixes, checked ---- */
 
-/* Is the finding's example refused under `p`? */
-static bool refused(pf_ctx *c, const locus_policy *p, const pf_finding *f)
+/* Is `line` (or the finding's write) refused under `p`? */
+static bool refused_line(pf_ctx *c, const locus_policy *p, const pf_finding *f,
+                         const char *line)
 {
 	au_row r;
 	int rc =
 	    f->write_file
 	        ? pf_judge(c, p, "Write", "file_path", f->write_file, "content",
 	                   f->write_content ? f->write_content : "x", &r)
-	        : pf_judge(c, p, "Bash", "command", f->example, NULL, NULL, &r);
+	        : pf_judge(c, p, "Bash", "command", line, NULL, NULL, &r);
 	if (rc)
 		return false;
 	bool ok = r.outcome != LOCUS_OUTCOME_ALLOW;
@@ -399,78 +487,239 @@ static bool refused(pf_ctx *c, const locus_policy *p, const pf_finding *f)
 	return ok;
 }
 
-/* A deny rule narrower than removing the grant: the option or subcommand
-   after the prefix that made the line dangerous. */
-static void deny_rule_for(const pf_rule *r, const pf_finding *f, char *out,
-                          size_t cap)
+/* The lines a fix must refuse: every admitted line kept, and every
+   spelling of the example the rule admits too (pf_spellings). */
+typedef struct attack {
+	pf_ctx *c;
+	const pf_finding *f;
+	char **v;
+	size_t n, cap;
+} attack;
+
+static void attack_add(attack *a, const char *line)
 {
-	out[0] = '\0';
-	if (f->write_file) {
-		snprintf(out, cap, "Edit(%s)", f->write_file);
-		return;
-	}
-	size_t pl = r->prefix ? strlen(r->prefix) : 0;
-	if (!pl || strncmp(f->example, r->prefix, pl) || f->example[pl] != ' ')
-		return;
-	const char *t = f->example + pl + 1;
-	/* the first option word after the prefix, else the first word */
-	const char *opt = NULL;
-	for (const char *w = t; *w; w += strcspn(w, " "), w += strspn(w, " "))
-		if (*w == '-') {
-			opt = w;
-			break;
-		}
-	const char *use = opt ? opt : t;
-	size_t n = strcspn(use, opt ? " =" : " ");
-	if (!n || n > 64 || memchr(use, ')', n) || memchr(use, '(', n))
-		return;
-	/* a path or an expansion is no subcommand to deny by name */
-	for (size_t i = 0; !opt && i < n; i++)
-		if (strchr("/~.$`'\"\\*?", use[i]))
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], line))
 			return;
-	if (opt)
-		snprintf(out, cap, "Bash(%s *%.*s*)", r->prefix, (int)n, use);
-	else
-		snprintf(out, cap, "Bash(%s %.*s:*)", r->prefix, (int)n, use);
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		char **v = realloc(a->v, cap * sizeof *v);
+		if (!v)
+			return;
+		a->v = v;
+		a->cap = cap;
+	}
+	if ((a->v[a->n] = strdup(line)))
+		a->n++;
+}
+
+static void attack_spelling(void *ctx, const char *line)
+{
+	attack *a = ctx;
+	au_row r;
+	if (pf_judge(a->c, pf_rule_policy(a->c, a->f->rule), "Bash", "command",
+	             line, NULL, NULL, &r))
+		return;
+	/* the same program doing the same harm in other words */
+	if (pf_admits(a->c, a->f->rule, &r, a->f->core, true) &&
+	    (a->c->rules[a->f->rule].deny || !strcmp(r.family, a->f->family)))
+		attack_add(a, line);
+	au_row_free(&r);
+}
+
+static void attack_free(attack *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+/* Does the rule's policy with `deny` added refuse every attack line? */
+static bool holds(pf_ctx *c, const pf_finding *f, const attack *a,
+                  const char *list, const char *value)
+{
+	locus_policy *p =
+	    pf_policy_edit(pf_rule_policy(c, f->rule), NULL, list, value);
+	bool ok = p != NULL;
+	if (f->write_file)
+		ok = ok && refused_line(c, p, f, NULL);
+	for (size_t i = 0; ok && i < a->n; i++)
+		ok = refused_line(c, p, f, a->v[i]);
+	locus_policy_free(p);
+	return ok;
+}
+
+/* The words of the line's first command, for deny rules of a deny
+   rule's finding (the program that got round it). */
+static void first_word(const char *line, char *out, size_t cap)
+{
+	size_t n = strcspn(line, " ");
+	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), line);
+}
+
+/* Deny rules narrower than dropping the grant: one per option word
+   after the prefix (`Bash(git *-fdx*)`), the options without which the
+   example is no longer admitted first, then the first plain word
+   (`Bash(git clean:*)`), then the other options; Edit(FILE) for a
+   planted file.  At most `cap`. */
+static size_t deny_rules_for(pf_ctx *c, const pf_finding *f, char out[][200],
+                             size_t cap)
+{
+	const pf_rule *r = &c->rules[f->rule];
+	if (f->write_file) {
+		snprintf(out[0], 200, "Edit(%s)", f->write_file);
+		return 1;
+	}
+	char prog[128];
+	const char *prefix = r->prefix;
+	if (r->deny || !prefix) {
+		first_word(f->example, prog, sizeof prog);
+		prefix = prog;
+	}
+	size_t pl = strlen(prefix), k = 0;
+	if (!pl || strncmp(f->example, prefix, pl) || f->example[pl] != ' ')
+		return 0;
+	const char *t = f->example + pl + 1, *word = NULL;
+	char other[8][200];
+	size_t nother = 0;
+	for (const char *w = t; *w && k + nother + 1 < cap;
+	     w += strcspn(w, " "), w += strspn(w, " ")) {
+		if (*w != '-') {
+			if (!word && w == t)
+				word = w;
+			continue;
+		}
+		size_t n = strcspn(w, " =");
+		/* `--` alone ends the options: no rule to deny by */
+		if (n == 2 && w[1] == '-')
+			continue;
+		if (!n || n > 64 || memchr(w, ')', n) || memchr(w, '(', n) ||
+		    memchr(w, '\'', n) || memchr(w, '"', n))
+			continue;
+		/* essential: the example without this word is not admitted */
+		size_t wl = strcspn(w, " ");
+		char *less = malloc(strlen(f->example) + 1);
+		if (!less)
+			continue;
+		size_t at = (size_t)(w - f->example);
+		memcpy(less, f->example, at);
+		strcpy(less + at, w + wl + (w[wl] == ' '));
+		bool essential = !still(c, f, less);
+		free(less);
+		if (essential)
+			snprintf(out[k++], 200, "Bash(%s *%.*s*)", prefix,
+			         (int)n, w);
+		else if (nother < 8)
+			snprintf(other[nother++], 200, "Bash(%s *%.*s*)",
+			         prefix, (int)n, w);
+	}
+	/* a first plain word is a subcommand only for programs that have
+	   them (`git clean`, not `cp x`) */
+	/* clang-format off */
+	static const char *const subcommanders[] = {
+	    "git",  "npm",    "pnpm", "yarn",      "bun",     "docker",
+	    "podman", "kubectl", "cargo", "go",     "gh",      "terraform",
+	    "aws",  "gcloud", "az",   "systemctl", "pip",     "uv",
+	    "helm", "brew",   "apt",  "make",      "pytest",  NULL};
+	/* clang-format on */
+	bool subs = false;
+	for (size_t i = 0; subcommanders[i]; i++)
+		subs |= !strncmp(prefix, subcommanders[i],
+		                 strlen(subcommanders[i])) &&
+		        (prefix[strlen(subcommanders[i])] == ' ' ||
+		         !prefix[strlen(subcommanders[i])]);
+	if (word && subs && k < cap) {
+		size_t n = strcspn(word, " ");
+		bool plain = n && n <= 64;
+		/* a path or an expansion is no subcommand to deny by name */
+		for (size_t i = 0; plain && i < n; i++)
+			if (strchr("/~.$`'\"\\*?()", word[i]))
+				plain = false;
+		if (plain)
+			snprintf(out[k++], 200, "Bash(%s %.*s:*)", prefix,
+			         (int)n, word);
+	}
+	for (size_t i = 0; i < nother && k < cap; i++)
+		snprintf(out[k++], 200, "%s", other[i]);
+	/* a path it reads (or writes): a Read (Edit) deny on its folder,
+	   which locus, as Claude Code, applies to the shell's readers and
+	   writers too */
+	bool reads = !strcmp(f->family, "exec:secrets");
+	for (const char *w = f->example; *w && k < cap && !r->deny;
+	     w += strcspn(w, " "), w += strspn(w, " ")) {
+		size_t n = strcspn(w, " ");
+		const char *slash = memchr(w, '/', n);
+		if (n < 3 || n > 120 || (w[0] != '~' && w[0] != '/') ||
+		    !slash || memchr(w, '\'', n) || memchr(w, '"', n))
+			continue;
+		const char *last = w + n;
+		while (last > w && last[-1] != '/')
+			last--;
+		/* Claude Code's spelling: `//` for an absolute path (one
+		   `/` is relative to the settings file) */
+		const char *abs = w[0] == '/' ? "/" : "";
+		snprintf(out[k++], 200, "%s(%s%.*s**)", reads ? "Read" : "Edit",
+		         abs, (int)(last - w), w);
+		if (k < cap)
+			snprintf(out[k++], 200, "%s(%s%.*s**)",
+			         reads ? "Edit" : "Read", abs, (int)(last - w),
+			         w);
+	}
+	return k;
 }
 
 static void fix(pf_ctx *c, pf_finding *f)
 {
 	const pf_rule *r = &c->rules[f->rule];
 	bool allowance = f->rule == c->nrules - 1;
-	char rule[200], text[400];
-	deny_rule_for(r, f, rule, sizeof rule);
-	locus_policy *p =
-	    rule[0] ? pf_policy_edit(c->policy, NULL, "deny", rule) : NULL;
-	const char *set = allowance ? "require_human_for" : "deny_for";
-	if (p && refused(c, p, f)) {
-		snprintf(text, sizeof text, "add \"%s\" to permissions.deny",
-		         rule);
-		f->verified = true;
-	} else if (strcmp(f->family, "indirect") &&
-	           strcmp(f->family, "other") &&
-	           ((void)locus_policy_free(p),
-	            p = pf_policy_edit(c->policy, NULL, set, f->family)) &&
-	           refused(c, p, f)) {
-		rule[0] = '\0';
-		snprintf(
-		    text, sizeof text,
-		    allowance
-		        ? "add \"%s\" to the policy's require_human_for"
-		        : "add \"%s\" to the policy's deny_for (an allow "
-		          "rule waives holds, never denies), or narrow the "
-		          "rule",
-		    f->family);
-		f->verified = true;
-	} else {
-		rule[0] = '\0';
-		snprintf(text, sizeof text,
-		         "remove \"%s\" and allow the exact commands you need",
-		         r->text);
+	char rules[12][200], text[700];
+	attack a = {.c = c, .f = f};
+	for (size_t i = 0; i < f->nadmitted_lines; i++)
+		attack_add(&a, f->admitted_lines[i]);
+	if (!f->write_file && f->example) {
+		attack_add(&a, f->example);
+		pf_spellings(f->example, c->seed, attack_spelling, &a);
 	}
-	locus_policy_free(p);
+	f->checked_lines = (long)a.n + (f->write_file ? 1 : 0);
+	size_t nr = deny_rules_for(c, f, rules, 12);
+	const char *where = r->file ? r->file : "the settings";
+	text[0] = '\0';
+	for (size_t i = 0; i < nr && !text[0]; i++)
+		if (holds(c, f, &a, "deny", rules[i])) {
+			snprintf(text, sizeof text,
+			         "add \"%s\" to permissions.deny in %s",
+			         rules[i], where);
+			f->fix_rule = strdup(rules[i]);
+			f->verified = true;
+		}
+	/* a locus policy's own language: the tag in deny_for (a grant
+	   waives holds, never denies), or require_human_for for the
+	   preset's allowances; never suggested for a Claude Code file */
+	const char *set = allowance ? "require_human_for" : "deny_for";
+	if (!text[0] && !r->settings && !r->deny &&
+	    strcmp(f->family, "indirect") && strcmp(f->family, "other") &&
+	    holds(c, f, &a, set, f->family)) {
+		snprintf(text, sizeof text, "add \"%s\" to the policy's %s%s",
+		         f->family, set,
+		         allowance ? ""
+		                   : " (an allow rule waives holds, never "
+		                     "denies), or narrow the rule");
+		f->verified = true;
+	}
+	if (!text[0] && r->deny)
+		snprintf(text, sizeof text,
+		         "no single deny rule holds against every spelling: "
+		         "remove the grant that admits %s, or run the agent "
+		         "in a sandbox that cannot read the file",
+		         f->example);
+	else if (!text[0])
+		snprintf(text, sizeof text,
+		         "remove \"%s\" from permissions.allow and allow the "
+		         "exact commands you need (no deny rule held against "
+		         "every spelling)",
+		         r->text);
+	attack_free(&a);
 	f->fix = strdup(text);
-	f->fix_rule = rule[0] ? strdup(rule) : NULL;
 }
 
 /* Findings of one rule reduced to the same example are one finding. */
@@ -539,8 +788,14 @@ static int write_text(const pf_ctx *c, FILE *out)
 				        f->write_file, f->example);
 			else
 				fprintf(out, "    e.g. %s\n", f->example);
-			fprintf(out, "    fix: %s%s\n", f->fix,
-			        f->verified ? " (checked: then refused)" : "");
+			if (f->verified)
+				fprintf(out,
+				        "    fix: %s (checked against %ld "
+				        "spelling%s: all refused)\n",
+				        f->fix, f->checked_lines,
+				        f->checked_lines == 1 ? "" : "s");
+			else
+				fprintf(out, "    fix: %s\n", f->fix);
 		}
 	}
 	fprintf(out,
@@ -588,6 +843,7 @@ static cJSON *finding_json(const pf_ctx *c, const pf_finding *f)
 	if (f->fix_rule)
 		cJSON_AddStringToObject(fx, "deny_rule", f->fix_rule);
 	cJSON_AddBoolToObject(fx, "checked", f->verified);
+	cJSON_AddNumberToObject(fx, "spellings", (double)f->checked_lines);
 	return o;
 }
 
@@ -657,8 +913,12 @@ static void ctx_free(pf_ctx *c)
 			free(r->lines[k]);
 			free(r->intents[k]);
 		}
+		for (size_t k = 0; k < r->n; k++)
+			free(r->cores[k]);
 		free(r->lines);
 		free(r->intents);
+		free(r->cores);
+		free(r->deny_file);
 		free(r->text);
 		free(r->prefix);
 		locus_policy_free(r->alone);
@@ -667,6 +927,7 @@ static void ctx_free(pf_ctx *c)
 	for (size_t i = 0; i < c->nfound; i++)
 		pf_finding_clear(&c->found[i]);
 	free(c->found);
+	pf_cores_free(c->cores);
 	locus_shell_parser_free(c->parser);
 	locus_policy_free(c->policy);
 }
@@ -692,6 +953,7 @@ int cli_policy_fuzz(int argc, char **argv)
 	c.count = o.count;
 	c.seed = o.seed;
 	c.quiet = o.quiet;
+	c.progress_tty = isatty(2);
 	if ((rc = build(&c, &o)) || locus_shell_parser_new(&c.parser, NULL)) {
 		ctx_free(&c);
 		return rc ? rc : 2;
@@ -706,6 +968,7 @@ int cli_policy_fuzz(int argc, char **argv)
 	merge(&c);
 	for (size_t i = 0; i < c.nfound; i++)
 		fix(&c, &c.found[i]);
+	pf_progress(&c, true);
 	c.tested = searched; /* the lines the search tried */
 	rc = cli_reports_write(&o.out, write_report, &c);
 	if (!rc && c.nfound)

@@ -152,4 +152,59 @@ check(rc == 2 and "-o FILE follows the --format it is for" in err, "-o first: %r
 rc, out, err = fuzz("--preset", "standard", "--format", "html")
 check(rc == 2 and "unknown format 'html' (text, jsonl, sarif)" in err, "html: %r" % err)
 
+# issue 30: findings are lines that run their dangerous core, judged by
+# hand (policy-fuzz/judged.json) on a realistic settings file: every
+# finding judged, none judged false, precision >= 90%
+sys.path.insert(0, DIR)
+import precision  # noqa: E402
+rows, true, false = precision.measure(BIN, ["realistic.json"])
+unjudged = [(f["rule"], f["example"]) for _, f, v in rows if v is None]
+wrong = [(f["rule"], f["example"]) for _, f, v in rows if v is False]
+check(not unjudged, "every finding on realistic.json is judged: %s" % unjudged)
+check(not wrong, "no finding judged false is reported: %s" % wrong)
+check(true and true >= 0.9 * (true + false), "precision %d/%d" % (true, true + false))
+fs = [f for _, f, _ in rows]
+# no argument-only noise: the core must run (git log /dev/sda1, npm run ~)
+check(all(not f["example"].startswith(("git log /", "npm run ~", "git diff '"))
+          for f in fs), "no argument-only findings")
+# deny rules are attacked: git diff --no-index reads past Read(~/.ssh/**)
+deny = [f for f in fs if f["rule"] == "Read(~/.ssh/**)"]
+check(deny and deny[0]["family"] == "deny-bypass" and
+      deny[0]["example"] == "git diff --no-index /dev/null ~/.ssh/id_rsa" and
+      deny[0]["fix"]["checked"], "Read(~/.ssh/**) is attacked: %s" % deny)
+# fixes in the settings file's own language: never deny_for
+check(all("deny_for" not in f["fix"]["text"] and "require_human_for" not in f["fix"]["text"]
+          for f in fs), "fixes are Claude Code rules")
+check(all(f["fix"]["deny_rule"].startswith(("Bash(", "Edit(", "Read("))
+          for f in fs if "deny_rule" in f["fix"]), "deny rules are settings rules")
+
+# a fix holds against every spelling the fuzzer knows: Bash(git:*)'s
+# delete-untracked is not fixed by Bash(git *-fdx*), which -xdf, -f -d -x
+# and -ffdx get round
+rc, out, err = fuzz("--claude-settings", "bad-git.json", "--format", "jsonl", "--quiet")
+fs, _ = findings(out)
+du = [f for f in fs if f["intent"] == "delete-untracked"]
+check(du and du[0]["fix"]["checked"] and du[0]["fix"]["deny_rule"] != "Bash(git *-fdx*)" and
+      du[0]["fix"]["spellings"] > 5, "delete-untracked fix: %s" % (du and du[0]["fix"]))
+with tempfile.TemporaryDirectory() as tmp:
+    fixed = os.path.join(tmp, "fixed.json")
+    with open(fixed, "w") as f:
+        json.dump({"permissions": {"allow": ["Bash(git:*)"],
+                                   "deny": [du[0]["fix"]["deny_rule"]]}}, f)
+    for line in ("git clean -xdf", "git clean -f -d -x", "git clean -ffdx", "git clean -fdx"):
+        p = subprocess.run([BIN, "gate", "--claude-settings", fixed],
+                           input=json.dumps({"tool": "Bash", "arguments": {"command": line}}),
+                           capture_output=True, text=True, cwd=DIR)
+        check(json.loads(p.stdout)["outcome"] != "allow",
+              "%s refused under %s" % (line, du[0]["fix"]["deny_rule"]))
+
+# progress on stderr on a long run, none with --quiet
+p = subprocess.run([BIN, "policy", "fuzz", "--claude-settings", "bad-git.json", "--count",
+                    "1500", "--time", "600"], cwd=DIR, capture_output=True, text=True)
+check("lines tested" in p.stderr and "findings so far" in p.stderr,
+      "progress is reported: %r" % p.stderr[:300])
+p = subprocess.run([BIN, "policy", "fuzz", "--claude-settings", "bad-git.json", "--count",
+                    "1500", "--time", "600", "--quiet"], cwd=DIR, capture_output=True, text=True)
+check(p.stderr == "", "--quiet: nothing on stderr: %r" % p.stderr[:300])
+
 finish()
