@@ -302,6 +302,27 @@ static int set_string(char **dst, const char *s)
 	return 0;
 }
 
+int locus_action_new(locus_action **out, const char *tool, locus_kind kind,
+                     const char *asset, locus_error *err)
+{
+	if (!out)
+		return fail(err, LOCUS_EUSAGE, "%s", "out is required");
+	*out = NULL;
+	if (!tool || !tool[0])
+		return fail(err, LOCUS_EUSAGE, "%s", "a tool name is required");
+	if ((unsigned)kind > LOCUS_KIND_NETWORK)
+		return fail(err, LOCUS_EINVALID, "%s", "unknown kind");
+	locus_action *a = action_new(tool, kind);
+	if (a && asset && set_string(&a->asset, asset)) {
+		locus_action_free(a);
+		a = NULL;
+	}
+	if (!a)
+		return fail(err, LOCUS_ENOMEM, "%s", "out of memory");
+	*out = a;
+	return 0;
+}
+
 /* Parse the arguments object; NULL/"" is {}.  Sets *obj (caller frees). */
 static int parse_args(const char *json, size_t len, cJSON **obj,
                       locus_error *err)

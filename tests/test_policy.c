@@ -205,6 +205,53 @@ END_TEST
 
 /* --- defaults and each check ------------------------------------------------ */
 
+/* locus_action_new: an Action from its fields (the Python binding's
+   Action(name, kind=...)), decided like a derived one. */
+START_TEST(action_from_fields)
+{
+	locus_action *a = (locus_action *)&a;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_action_new(&a, "", LOCUS_KIND_READ, NULL, &err),
+	                 LOCUS_EUSAGE);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(locus_action_new(&a, "x", (locus_kind)7, NULL, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_action_new(NULL, "x", LOCUS_KIND_READ, NULL, NULL),
+	    LOCUS_EUSAGE);
+	ck_assert_int_eq(
+	    locus_action_new(&a, "deploy", LOCUS_KIND_EXEC, "prod-db", &err),
+	    0);
+	ck_assert_str_eq(locus_action_tool(a), "deploy");
+	ck_assert_str_eq(locus_action_asset(a), "prod-db");
+	ck_assert_str_eq(locus_action_environment(a), "unknown");
+	ck_assert_int_eq(locus_action_blast_radius(a), 1);
+	ck_assert_uint_eq(locus_action_tag_count(a), 0);
+	ck_assert_ptr_null(locus_action_shell(a));
+	ck_assert_int_eq(locus_action_add_tag(a, "irreversible"), 0);
+	ck_assert_int_eq(locus_action_set_environment(a, "production"), 0);
+	locus_policy *p = NULL;
+	const char *doc = "{\"require_verification_score\":0,"
+	                  "\"deny_for\":[\"irreversible\"]}";
+	ck_assert_int_eq(locus_policy_load(&p, doc, strlen(doc), &err), 0);
+	locus_decision *d = NULL;
+	ck_assert_int_eq(locus_decide(&d, p, a, NULL, &err), 0);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_DENY);
+	ck_assert(locus_decision_has_label(d, "production"));
+	ck_assert(locus_decision_has_label(d, "workspace.exec"));
+	ck_assert(!locus_decision_has_label(d, "deploy"));
+	locus_decision_free(d);
+	locus_action_free(a);
+	ck_assert_int_eq(
+	    locus_action_new(&a, "look", LOCUS_KIND_READ, NULL, &err), 0);
+	ck_assert_int_eq(locus_decide(&d, p, a, NULL, &err), 0);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_ALLOW);
+	locus_decision_free(d);
+	locus_action_free(a);
+	locus_policy_free(p);
+}
+END_TEST
+
 START_TEST(library_defaults)
 {
 	locus_policy *p = NULL;
@@ -1005,6 +1052,7 @@ int main(void)
 	TCase *t = tcase_create("policy");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, library_defaults);
+	tcase_add_test(t, action_from_fields);
 	tcase_add_test(t, api_versions_and_null_getters);
 	tcase_add_test(t, gate_root_outside_workspace);
 	tcase_add_test(t, each_check_reason);

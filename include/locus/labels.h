@@ -146,6 +146,22 @@ LOCUS_API int locus_action_classify_with(locus_action **out,
                                          const locus_action_options *opts,
                                          locus_error *err);
 
+/**
+ * An Action from its fields, for a caller that labels a call itself (the
+ * Python binding's `Action(name, kind=...)`, a tool locus does not know):
+ * environment "unknown", blast radius 1, cost 0, no tags (add them with
+ * locus_action_add_tag; unlike a derived action's, they do not hold the
+ * tool's name unless added), no shell analysis.
+ *
+ * @param tool   NUL-terminated, copied; not empty
+ * @param asset  copied; NULL: ""
+ * @return 0; LOCUS_EUSAGE (NULL out, NULL or empty tool); LOCUS_EINVALID
+ *         (a kind outside locus_kind); LOCUS_ENOMEM
+ */
+LOCUS_API int locus_action_new(locus_action **out, const char *tool,
+                               locus_kind kind, const char *asset,
+                               locus_error *err);
+
 /** Free an action.  NULL is accepted. */
 LOCUS_API void locus_action_free(locus_action *action);
 
