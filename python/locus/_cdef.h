@@ -221,8 +221,8 @@ struct locus_backend {
 	int (*write_cas)(locus_backend *b, const char *path, const char *data,
 	                 size_t len, const char *expect_sha256,
 	                 locus_error *err);
-	int (*write_many)(locus_backend *b, const locus_write_op *ops,
-	                  size_t n, size_t *failed, locus_error *err);
+	int (*write_many)(locus_backend *b, const locus_write_op *ops, size_t n,
+	                  size_t *failed, locus_error *err);
 };
 void locus_backend_free(locus_backend *b);
 int locus_backend_local_new(locus_backend **out, const char *root,
@@ -239,9 +239,8 @@ struct locus_session {
 	                size_t *len, locus_error *err);
 	void (*free)(locus_session *s);
 	int (*exec_ctl)(locus_session *s, const char *command, double timeout_s,
-	                const locus_call_ctl *ctl, int *exit_code,
-	                char **out, size_t *len, bool *cancelled,
-	                locus_error *err);
+	                const locus_call_ctl *ctl, int *exit_code, char **out,
+	                size_t *len, bool *cancelled, locus_error *err);
 };
 int locus_backend_session_new(locus_backend **out, locus_session *session,
                               const char *root, const char *label,
