@@ -411,7 +411,26 @@ static const char *inline_code_outside(cwds *w, const locus_shell_command *c)
 static bool is_cd(const locus_shell_command *c)
 {
 	return c->argc &&
-	       (strcmp(c->name, "cd") == 0 || strcmp(c->name, "pushd") == 0);
+	       (strcmp(c->name, "cd") == 0 || strcmp(c->name, "pushd") == 0 ||
+	        strcmp(c->name, "popd") == 0);
+}
+
+/* pushd with no directory (it swaps the top two of the stack), pushd or
+   popd +N/-N (rotations) and popd: back to a directory the stack holds,
+   one the line already went to (each judged when it was named), or the
+   one the line started in: like `cd -`, any candidate.  Not HOME: bash's
+   pushd alone never goes there (issue 26; it made `pushd` read-only with
+   outside-workspace). */
+static bool stack_move(const locus_shell_command *c, const char *t)
+{
+	if (strcmp(c->name, "popd") == 0)
+		return true;
+	if (strcmp(c->name, "pushd") != 0)
+		return false;
+	if (!t)
+		return true;
+	return (t[0] == '+' || t[0] == '-') && t[1] &&
+	       strspn(t + 1, "0123456789") == strlen(t + 1);
 }
 
 /* The cd target (skipping -L -P -e -@); NULL for `cd` alone (HOME). */
@@ -486,7 +505,10 @@ const char *ll_outside_shell(const locus_shell_result *r, const char *root,
 			             next->depth == c->depth &&
 			             next->parent == c->parent &&
 			             !(c->flags & LOCUS_CMD_PIPED_IN);
-			change_dir(&w, t, dyn, chain);
+			if (stack_move(c, t) && !dyn)
+				change_dir(&w, "-", false, chain);
+			else
+				change_dir(&w, t, dyn, chain);
 			if (w.lost)
 				hit = t ? t : "~";
 			continue;

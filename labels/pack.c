@@ -206,7 +206,31 @@ typedef struct operands {
 	bool truncated; /* more operands than MAX_OPERANDS */
 	bool open;      /* words computed at run time follow w[n-1]: they
 	                   may be any operands and options */
+	size_t from;    /* conditions read argv[from..]: past the global
+	                   options of a program with a grammar (git -C DIR
+	                   is not branch -C) */
 } operands;
+
+/* The index of the first word that is not one of the grammar's global
+   options before the subcommand (1 without a grammar). */
+static size_t past_globals(const locus_shell_command *c, const pk_grammar *g)
+{
+	if (!g)
+		return 1;
+	size_t i = 1;
+	while (i < c->argc) {
+		const char *a = c->argv[i];
+		if (!pk_is_option(a) || strcmp(a, "--") == 0)
+			break;
+		if (pk_word_in(g->value_opts, a))
+			i += 2;
+		else if (strchr(a, '=') || pk_word_in(g->flag_opts, a))
+			i++;
+		else
+			break;
+	}
+	return i < c->argc ? i : c->argc;
+}
 
 static const pk_grammar *grammar_of(const pk_pack *pk, const char *name)
 {
@@ -323,9 +347,9 @@ static bool value_eq(const char *a, const char *v, size_t n)
 }
 
 /* `-x` in a cluster, before `--`. */
-static bool has_short(const locus_shell_command *c, char x)
+static bool has_short(const locus_shell_command *c, size_t from, char x)
 {
-	for (size_t i = 1; i < c->argc; i++) {
+	for (size_t i = from; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "--") == 0)
 			return false;
@@ -336,39 +360,51 @@ static bool has_short(const locus_shell_command *c, char x)
 }
 
 /* The option `opt` (opt_n bytes) as a word, or `opt=...`.  For a
-   single-dash long option (-word) the double-dash form counts too. */
-static bool opt_word(const char *a, const char *opt, size_t opt_n)
+   single-dash long option (-word) the double-dash form counts too.  With
+   `abbrev` a --long option also counts when abbreviated as getopt_long
+   and git parse-options accept it (issue 26: any prefix; one the program
+   finds ambiguous makes it fail, so this over-reports only): for the
+   conditions that make a rule apply, never for `unless`. */
+static bool opt_word(const char *a, const char *opt, size_t opt_n, bool abbrev)
 {
 	if (strncmp(a, opt, opt_n) == 0 &&
 	    (a[opt_n] == '\0' || a[opt_n] == '='))
 		return true;
+	if (abbrev && opt_n > 2 && opt[1] == '-' && a[0] == '-' &&
+	    a[1] == '-') {
+		size_t an = strcspn(a, "=");
+		if (an > 2 && an < opt_n && strncmp(a, opt, an) == 0)
+			return true;
+	}
 	if (opt[1] != '-' && a[0] == '-' && a[1] == '-')
 		return strncmp(a + 1, opt, opt_n) == 0 &&
 		       (a[opt_n + 1] == '\0' || a[opt_n + 1] == '=');
 	return false;
 }
 
-static bool has_opt(const locus_shell_command *c, const char *opt, size_t n)
+static bool has_opt(const locus_shell_command *c, size_t from, const char *opt,
+                    size_t n, bool abbrev)
 {
-	for (size_t i = 1; i < c->argc; i++) {
+	for (size_t i = from; i < c->argc; i++) {
 		if (strcmp(c->argv[i], "--") == 0)
 			return false;
-		if (opt_word(c->argv[i], opt, n))
+		if (opt_word(c->argv[i], opt, n, abbrev))
 			return true;
 	}
 	return false;
 }
 
 /* OPT=V: `OPT=V`, `OPT V`, and for a short OPT also `-XV`. */
-static bool has_opt_value(const locus_shell_command *c, const char *opt,
-                          size_t on, const char *v, size_t vn)
+static bool has_opt_value(const locus_shell_command *c, size_t from,
+                          const char *opt, size_t on, const char *v, size_t vn,
+                          bool abbrev)
 {
 	bool is_short = on == 2 && opt[1] != '-';
-	for (size_t i = 1; i < c->argc; i++) {
+	for (size_t i = from; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "--") == 0)
 			return false;
-		if (!opt_word(a, opt, on) &&
+		if (!opt_word(a, opt, on, abbrev) &&
 		    !(is_short && strncmp(a, opt, 2) == 0 && a[2]))
 			continue;
 		const char *eq = strchr(a, '=');
@@ -421,11 +457,11 @@ static bool condition(const locus_shell_command *c, const char *t, size_t n,
 	}
 	const char *eq = memchr(t, '=', n);
 	if (eq)
-		return has_opt_value(c, t, (size_t)(eq - t), eq + 1,
-		                     n - (size_t)(eq - t) - 1);
+		return has_opt_value(c, o->from, t, (size_t)(eq - t), eq + 1,
+		                     n - (size_t)(eq - t) - 1, !strict);
 	if (n == 2 && t[0] == '-' && !strict)
-		return has_short(c, t[1]);
-	return has_opt(c, t, n);
+		return has_short(c, o->from, t[1]);
+	return has_opt(c, o->from, t, n, !strict);
 }
 
 static bool any_condition(const locus_shell_command *c, const char *list,
@@ -499,6 +535,8 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 	o.n = 0;
 	o.truncated = false;
 	o.open = false;
+	o.from = canon ? past_globals(c, grammar_of(pk, canon)) : 1;
+	dyn.from = o.from;
 	/* A program's own rules also match what its arguments computed at
 	   run time could make it (dynamic.c); the rules for every program
 	   (paths) judge only the words known. */

@@ -528,10 +528,15 @@ void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 /*
  * Options whose value is a command the program runs with a shell (or as a
  * program): the value is parsed as shell with origin "option".  `longs`
- * accept unambiguous abbreviations as getopt_long and git parse-options
- * do (any prefix of three letters or more); `keys` are -o KEY=VALUE
- * settings (ssh -o ProxyCommand=...), compared without case; `prefix` is
- * a value prefix (tar --checkpoint-action=exec=CMD).
+ * accept abbreviations as getopt_long and git parse-options do: any prefix,
+ * one letter or more (issue 26: `git grep --op=CMD`, `sort --co=CMD`).  A
+ * prefix that is ambiguous for the program makes it fail, so reading every
+ * prefix as the option over-reports only; `keys` are -o KEY=VALUE
+ * settings (ssh -o ProxyCommand=...), compared without case after the
+ * blanks ssh skips; `prefix` is a value prefix (tar
+ * --checkpoint-action=exec=CMD).  `oldstyle`: the first word may be a
+ * dashless cluster (`tar cIf PROG x.tar f`) whose letters in `vals` or
+ * `shorts` take the next words in order.
  */
 static const struct optval_rule {
 	const char *prog;
@@ -540,43 +545,46 @@ static const struct optval_rule {
 	const char *longs;  /* "|upload-pack|" */
 	const char *keys;   /* "|proxycommand|": -o KEY=CMD */
 	const char *prefix; /* the value starts with this: the rest runs */
+	const char *vals;   /* old-style cluster letters taking a value */
 	                    /* clang-format off */
 } optval_rules[] = {
-	{ "git", "|grep|", "O", "|open-files-in-pager|", NULL, NULL },
+	{ "git", "|grep|", "O", "|open-files-in-pager|", NULL, NULL, NULL},
                             /* clang-format on */
-    {"git", "|clone|", "u", "|upload-pack|", NULL, NULL},
+    {"git", "|clone|", "u", "|upload-pack|", NULL, NULL, NULL},
     {"git", "|fetch|pull|ls-remote|fetch-pack|", NULL, "|upload-pack|exec|",
-     NULL, NULL},
-    {"git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL},
-    {"git", "|archive|", NULL, "|exec|", NULL, NULL},
-    {"man", NULL, "P", "|pager|", NULL, NULL},
+     NULL, NULL, NULL},
+    {"git", "|push|send-pack|", NULL, "|receive-pack|exec|", NULL, NULL, NULL},
+    {"git", "|archive|", NULL, "|exec|", NULL, NULL, NULL},
+    {"man", NULL, "P", "|pager|", NULL, NULL, NULL},
+    /* GNU tar's letters taking a value (tar.c), read in an old-style
+       cluster too: `tar cIf PROG x.tar f` */
     {"tar", NULL, "IF",
      "|to-command|use-compress-program|info-script|new-volume-script|"
      "rsh-command|",
-     NULL, NULL},
+     NULL, NULL, "bCfFgHIKLNTVX"},
     {"gtar", NULL, "IF",
      "|to-command|use-compress-program|info-script|new-volume-script|"
      "rsh-command|",
-     NULL, NULL},
-    {"tar", NULL, NULL, "|checkpoint-action|", NULL, "exec="},
-    {"gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec="},
-    {"rg", NULL, NULL, "|pre|", NULL, NULL},
-    {"sort", NULL, NULL, "|compress-program|", NULL, NULL},
+     NULL, NULL, "bCfFgHIKLNTVX"},
+    {"tar", NULL, NULL, "|checkpoint-action|", NULL, "exec=", NULL},
+    {"gtar", NULL, NULL, "|checkpoint-action|", NULL, "exec=", NULL},
+    {"rg", NULL, NULL, "|pre|", NULL, NULL, NULL},
+    {"sort", NULL, NULL, "|compress-program|", NULL, NULL, NULL},
     {"ssh", NULL, NULL, NULL, "|proxycommand|localcommand|knownhostscommand|",
-     NULL},
+     NULL, NULL},
     {"scp", NULL, "S", NULL, "|proxycommand|localcommand|knownhostscommand|",
-     NULL},
+     NULL, NULL},
     /* sftp -D runs a local sftp server program */
     {"sftp", NULL, "SD", NULL, "|proxycommand|localcommand|knownhostscommand|",
-     NULL},
-    {"rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL},
-    {"nodemon", NULL, "x", "|exec|", NULL, NULL},
-    {"nix-shell", NULL, NULL, "|run|command|", NULL, NULL},
-    {"vagrant", "|ssh|", "c", "|command|", NULL, NULL},
-    {"zip", NULL, NULL, "|unzip-command|", NULL, NULL},
+     NULL, NULL},
+    {"rsync", NULL, "e", "|rsh|rsync-path|", NULL, NULL, NULL},
+    {"nodemon", NULL, "x", "|exec|", NULL, NULL, NULL},
+    {"nix-shell", NULL, NULL, "|run|command|", NULL, NULL, NULL},
+    {"vagrant", "|ssh|", "c", "|command|", NULL, NULL, NULL},
+    {"zip", NULL, NULL, "|unzip-command|", NULL, NULL, NULL},
     /* start-stop-daemon --start --exec PROG -- ARGS: PROG runs (not
        --startas here: its abbreviation rule would take --start) */
-    {"start-stop-daemon", NULL, "xa", "|exec|", NULL, NULL},
+    {"start-stop-daemon", NULL, "xa", "|exec|", NULL, NULL, NULL},
 };
 
 /* --name (n bytes) is `name` from the list or an abbreviation of one. */
@@ -587,12 +595,14 @@ static bool long_matches(const char *list, const char *name, size_t n)
 	for (const char *p = list; (p = strchr(p, '|')) != NULL && p[1]; p++) {
 		const char *e = strchr(p + 1, '|');
 		size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
-		if (n <= len && (n >= 3 || n == len) &&
-		    !strncmp(p + 1, name, n))
+		if (n <= len && !strncmp(p + 1, name, n))
 			return true;
 	}
 	return false;
 }
+
+/* the blanks OpenSSH's config reader skips (misc.c, WHITESPACE) */
+#define SSH_BLANKS " \t\r\n"
 
 static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
                        const struct optval_rule *rl, const lp_word *w,
@@ -601,19 +611,34 @@ static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
 	if (!value)
 		return;
 	if (rl->keys) {
-		size_t kl = strcspn(value, "= \t");
+		/* ssh reads -o as a config line: blanks before the key and
+		   around '=' are skipped, and the key may be quoted
+		   (`-o ' ProxyCommand=..'`, `-o '"ProxyCommand" ..'`) */
+		value += strspn(value, SSH_BLANKS);
 		char key[64];
-		if (kl == 0 || kl >= sizeof key)
-			return;
-		for (size_t i = 0; i < kl; i++)
-			key[i] = (char)tolower((unsigned char)value[i]);
+		size_t kl = 0;
+		const char *p = value;
+		for (; *p && !strchr("=" SSH_BLANKS, *p); p++) {
+			if (*p == '"' || *p == '\'' || *p == '\\')
+				continue;
+			if (kl + 1 >= sizeof key)
+				return;
+			key[kl++] = (char)tolower((unsigned char)*p);
+		}
 		key[kl] = '\0';
-		if (!lk_bar_has(rl->keys, key, kl))
+		if (kl == 0 || !lk_bar_has(rl->keys, key, kl))
 			return;
-		value += kl;
-		value += strspn(value, " \t");
+		if ((size_t)(p - value) != kl) {
+			lp_unparsed(ctx,
+			            "%s -o %s: a quoted key whose value ssh "
+			            "splits itself",
+			            rl->prog, key);
+			return;
+		}
+		value = p + strspn(p, SSH_BLANKS);
 		if (*value == '=')
 			value++;
+		value += strspn(value, SSH_BLANKS);
 	}
 	if (rl->prefix) {
 		size_t pl = strlen(rl->prefix);
@@ -629,6 +654,31 @@ static void optval_run(lp_ctx *ctx, const lp_raw_command *raw,
 		return;
 	}
 	lp_parse_text(ctx, value, LOCUS_ORIGIN_OPTION, idx, raw->depth + 1);
+}
+
+/* tar's old-style first word (`tar cIf PROG x.tar f`): each letter of
+   `vals` takes the next word not yet taken, in order; those of
+   `shorts` run it.  Returns the index of the last word taken. */
+static size_t oldstyle_cluster(lp_ctx *ctx, const lp_raw_command *raw,
+                               const struct optval_rule *rl, const lp_word *w,
+                               size_t n, size_t i, size_t idx)
+{
+	const char *v = wval(&w[i]);
+	size_t next = i + 1;
+	for (size_t j = 0; v[j]; j++) {
+		if (!strchr(rl->vals, v[j]))
+			continue;
+		if (next >= n)
+			break; /* missing value: tar fails */
+		if (rl->shorts && strchr(rl->shorts, v[j])) {
+			struct optval_rule plain = *rl;
+			plain.keys = NULL;
+			optval_run(ctx, raw, &plain, &w[next], wval(&w[next]),
+			           idx);
+		}
+		next++;
+	}
+	return next - 1;
 }
 
 /* Look for program-valued options of words[pos] (sub: index of its
@@ -675,6 +725,11 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			}
 			if (lp_streq(v, "--"))
 				break;
+			if (i == from && rl->vals && v[0] && v[0] != '-') {
+				i = oldstyle_cluster(ctx, raw, rl, w, n, i,
+				                     idx);
+				continue;
+			}
 			if (v[0] != '-' || !v[1])
 				continue;
 			if (v[1] == '-') {

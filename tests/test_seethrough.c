@@ -508,6 +508,23 @@ static const vec vectors[] = {
 	{ "git push --receive-pack=reboot origin", 1, { "reboot|option|git" } },
 	{ "git fetch -u origin", 1, { "!origin" } },
 	{ "nix-shell -p hello --run reboot", 1, { "reboot|option|nix-shell" } },
+	/* issue 26: abbreviations as getopt_long / parse-options take
+	   them (any prefix), tar's old-style cluster, the blanks ssh skips */
+	{ "git grep --op=reboot x", 1, { "reboot|option|git" } },
+	{ "sort --co=reboot f", 1, { "reboot|option|sort" } },
+	{ "sort --c=reboot f", 1, { "reboot|option|sort" } },
+	{ "git push --ex=reboot origin", 1, { "reboot|option|git" } },
+	{ "git clone --u=reboot x y", 1, { "reboot|option|git" } },
+	{ "git rebase --ex=reboot main", 1, { "reboot|shell -c|git" } },
+	{ "git rebase -ix reboot main", 1, { "reboot|shell -c|git" } },
+	{ "tar cIf reboot x.tar f", 1, { "reboot|option|tar" } },
+	{ "tar cfI x.tar reboot f", 1, { "reboot|option|tar" } },
+	{ "tar xf x.tar reboot", 1, { "!reboot" } },
+	{ "ssh -o ' ProxyCommand=reboot' h", 1, { "reboot|option|ssh" } },
+	{ "ssh -o '\tProxyCommand reboot' h", 1, { "reboot|option|ssh" } },
+	{ "scp -o ' proxycommand = reboot' a h:b", 1, { "reboot|option|scp" } },
+	{ "sftp -o '  ProxyCommand=reboot' h", 1, { "reboot|option|sftp" } },
+	{ "ssh -o ' User=reboot' h", 1, { "!reboot" } },
 	{ "git clone 'ext::sh -c reboot' x", 0, { "git" } },
 	{ "git grep --open=$X x", 0, { "git" } },
 
