@@ -4,6 +4,7 @@
 #include "git.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* clang-format off */
 static const lk_git_runner runners[] = {
@@ -56,4 +57,87 @@ size_t lk_git_config_operands(const char *(*word)(const void *, size_t),
 const char *lk_argv_word(const void *argv, size_t i)
 {
 	return ((const char *const *)argv)[i];
+}
+
+/*
+ * Config keys known to be inert (issue 26): their value is data git never
+ * runs, and they name no program, URL, file of config or hook directory.
+ * "section.var" is one key; "section.*" is any variable of the section
+ * without a subsection (advice.detachedHead), never section.SUB.var
+ * (branch.x.remote may be an ext:: URL); "section.**" any key of the
+ * section (color.diff.meta: colours only).  Any key not
+ * listed (trailer.*.cmd, man.*.path, remote.*.url, url.*.insteadOf,
+ * safe.directory, include.path...) is not known to be inert: `git -c`,
+ * `--config-env` and `git config` setting it are unparsed unless the
+ * parser knows the key runs its value and sees the value through.
+ */
+/* clang-format off */
+static const char *const inert_keys[] = {
+	"user.name", "user.email", "user.signingkey", "user.useconfigonly",
+	"author.name", "author.email", "committer.name", "committer.email",
+	"color.**", "advice.*", "column.*", "status.*", "pretty.*",
+	"core.quotepath", "core.autocrlf", "core.safecrlf", "core.eol",
+	"core.filemode", "core.ignorecase", "core.precomposeunicode",
+	"core.longpaths", "core.abbrev", "core.commentchar",
+	"core.commentstring", "core.whitespace", "core.symlinks",
+	"core.logallrefupdates", "core.compression", "core.bigfilethreshold",
+	"core.untrackedcache", "core.fscache", "core.preloadindex",
+	"core.checkstat", "core.trustctime",
+	"core.multipackindex", "core.commitgraph", "core.splitindex",
+	"init.defaultbranch", "i18n.commitencoding", "i18n.logoutputencoding",
+	"log.date", "log.decorate", "log.abbrevcommit", "log.follow",
+	"log.showroot", "log.showsignature", "log.mailmap", "log.excludedecoration",
+	"format.pretty", "diff.noprefix", "diff.mnemonicprefix",
+	"diff.renames", "diff.renamelimit", "diff.algorithm", "diff.colormoved",
+	"diff.colormovedws", "diff.context", "diff.interhunkcontext",
+	"diff.relative", "diff.statgraphwidth", "diff.submodule",
+	"diff.ignoresubmodules", "diff.indentheuristic",
+	"diff.wserrorhighlight", "diff.suppressblankempty", "diff.dirstat",
+	"diff.statnamewidth", "merge.ff", "merge.conflictstyle", "merge.log",
+	"merge.renames", "merge.stat", "merge.verbosity", "merge.autostash",
+	"merge.renamelimit", "pull.rebase", "pull.ff", "push.default",
+	"push.autosetupremote", "push.followtags", "fetch.prune",
+	"fetch.prunetags", "fetch.parallel", "fetch.writecommitgraph",
+	"fetch.fsckobjects", "transfer.fsckobjects", "receive.fsckobjects",
+	"rebase.autosquash", "rebase.autostash", "rebase.updaterefs",
+	"rebase.abbreviatecommands", "rebase.stat", "rebase.missingcommitscheck",
+	"commit.gpgsign", "commit.verbose", "commit.status", "commit.cleanup",
+	"tag.gpgsign", "tag.sort", "branch.sort", "branch.autosetupmerge",
+	"branch.autosetuprebase", "gc.auto", "gc.autodetach", "gc.autopacklimit",
+	"maintenance.auto", "am.threeway", "feature.manyfiles",
+	"feature.experimental", "index.version", "index.threads",
+	"pack.threads", "grep.linenumber", "grep.patterntype",
+	"grep.extendedregexp", "grep.fullname", "grep.column",
+	"grep.fallbacktonoindex", "blame.date", "blame.coloring",
+	"blame.showemail", "blame.blankboundary", "blame.showroot",
+	"versionsort.suffix", "http.sslverify", "http.postbuffer",
+	"http.version", "http.lowspeedlimit", "http.lowspeedtime",
+	"checkout.defaultremote", "checkout.workers", "clone.defaultremotename",
+	"rerere.enabled", "rerere.autoupdate", "stash.showpatch",
+	"stash.showstat", "submodule.fetchjobs", "notes.displayref", NULL,
+};
+/* clang-format on */
+
+bool lk_git_key_inert(const char *key, size_t n)
+{
+	const char *dot = memchr(key, '.', n);
+	if (!dot || dot == key || dot + 1 == key + n)
+		return false;
+	size_t sl = (size_t)(dot - key);
+	bool sub = memchr(dot + 1, '.', n - sl - 1) != NULL;
+	for (const char *const *k = inert_keys; *k; k++) {
+		const char *kd = strchr(*k, '.');
+		if ((size_t)(kd - *k) != sl || strncasecmp(*k, key, sl))
+			continue;
+		if (!strcmp(kd, ".**"))
+			return true;
+		if (kd[1] == '*' && !kd[2]) {
+			if (!sub)
+				return true;
+			continue;
+		}
+		if (strlen(*k) == n && !strncasecmp(*k, key, n))
+			return true;
+	}
+	return false;
 }

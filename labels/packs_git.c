@@ -4,6 +4,7 @@
  * `git-X` dashed helpers are listed as programs of their own.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "pack.h"
 #include "../knowledge/git.h"
@@ -21,43 +22,6 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
-/* Config keys (lower case, as git compares them) whose value is a
-   program git runs later, or that make git run hooks or templates from
-   elsewhere; a key ending in '.' is a prefix, one starting with '.' a
-   suffix (diff.NAME.textconv). */
-static const char *const program_keys[] = {
-    "core.hookspath",
-    "core.pager",
-    "core.editor",
-    "core.sshcommand",
-    "core.fsmonitor",
-    "core.askpass",
-    "core.gitproxy",
-    "core.worktree",
-    "sequence.editor",
-    "diff.external",
-    "credential.helper",
-    "gpg.program",
-    "gpg.ssh.program",
-    "init.templatedir",
-    "include.path",
-    "includeif.",
-    "pager.",
-    "protocol.",
-    "uploadpack.",
-    "receive.",
-    ".textconv",
-    ".clean",
-    ".smudge",
-    ".process",
-    ".command",
-    ".cmd",
-    ".tool",
-    ".driver",
-    ".helper",
-    ".path",
-    NULL,
-};
 
 static bool ci_has(const char *hay, const char *needle)
 {
@@ -87,13 +51,17 @@ static bool require_force_off(const locus_shell_command *c)
 	return false;
 }
 
+/* A key not on knowledge/git.h's closed list of inert keys may name a
+   program git runs later, or make git read hooks, templates or config from
+   elsewhere (issue 26: the old list of program keys missed
+   trailer.*.cmd, man.*.path, url.*.insteadOf...).  alias.X=!cmd runs a
+   shell command; a plain alias runs git. */
 static bool program_key(const char *key, const char *value)
 {
-	for (const char *const *k = program_keys; *k; k++)
-		if (ci_has(key, *k))
-			return true;
-	/* alias.X=!cmd runs a shell command; a plain alias runs git. */
-	return ci_has(key, "alias.") && (!value || value[0] == '!');
+	size_t n = strlen(key);
+	if (n > 6 && !strncasecmp(key, "alias.", 6))
+		return !value || value[0] == '!';
+	return !lk_git_key_inert(key, n);
 }
 
 /* git config --global|--system|--file F KEY VALUE with a program-valued
@@ -166,6 +134,12 @@ static const pk_rule rules[] = {
      "persistence: a program-valued --global/--system git config runs "
      "later in every repository",
      global_program_key, 0},
+    /* issue 26: start/register install a crontab, systemd timers or a
+       launchd/schtasks job that runs git in this repository later */
+    {"git", "maintenance start|register", NULL, "--help -h", P,
+     "persistence: git maintenance start/register schedules git to run "
+     "later (crontab, systemd timers)",
+     NULL, 0},
     {"git",
      "credential|credential-store|credential-cache "
      "fill|get",

@@ -94,8 +94,17 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
 		            kv);
 		return;
 	}
-	if (!alias && !exec)
+	if (!alias && !exec) {
+		/* a closed list (issue 26): a key not known to be inert may
+		   name a program (trailer.*.cmd, man.*.path, an ext:: URL
+		   in remote.*.url or url.*.insteadOf) */
+		if (!lk_git_key_inert(kv, klen))
+			lp_unparsed(ctx,
+			            "git config key %.*s is not known to be "
+			            "inert: it may name a program",
+			            (int)klen, kv);
 		return;
+	}
 	if (w && wdyn(w)) {
 		lp_unparsed(ctx,
 		            "git -c sets %.*s to a value only known at "
@@ -229,8 +238,13 @@ static bool git_cmd_option_is(const struct git_cmd_option *o, const char *v,
 	if (o->suffix)
 		return nl > 2 + ol && !strncmp(v, "--", 2) &&
 		       !strncmp(v + nl - ol, o->opt, ol);
-	return (nl == ol && !strncmp(v, o->opt, ol)) ||
-	       (o->letter && v[0] == '-' && v[1] == o->letter);
+	/* parse-options takes any unambiguous prefix (`rebase --ex=CMD`;
+	   an ambiguous one fails), and a short letter anywhere in a cluster
+	   of flags (`rebase -ix CMD`) */
+	if (nl > 2 && nl <= ol && !strncmp(v, o->opt, nl))
+		return true;
+	return o->letter && v[0] == '-' && v[1] != '-' &&
+	       memchr(v + 1, o->letter, nl > 1 ? nl - 1 : 0);
 }
 
 /* The value of each of o's options in w[i+1..n) is parsed as a script. */
@@ -247,9 +261,9 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 		if (eq)
 			git_run(ctx, raw, &w[k], eq + 1, LOCUS_ORIGIN_SHELL_C,
 			        idx);
-		else if (v[1] == o->letter && v[2])
-			git_run(ctx, raw, &w[k], v + 2, LOCUS_ORIGIN_SHELL_C,
-			        idx);
+		else if (v[1] != '-' && strchr(v + 1, o->letter)[1])
+			git_run(ctx, raw, &w[k], strchr(v + 1, o->letter) + 1,
+			        LOCUS_ORIGIN_SHELL_C, idx);
 		else if (k + 1 < n) {
 			k++;
 			git_run(ctx, raw, &w[k], wval(&w[k]),
@@ -373,10 +387,9 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 			                 : i + 1 < n  ? wval(&w[++i])
 			                              : "";
 			size_t kl = strcspn(kv, "=");
-			bool risky = kl > 6 && !strncasecmp(kv, "alias.", 6);
-			for (const char *const *k = git_exec_keys; *k && !risky;
-			     k++)
-				risky = git_key_match(*k, kv, kl);
+			/* the value is an environment variable's: only a key
+			   known to be inert is safe (issue 26) */
+			bool risky = !lk_git_key_inert(kv, kl);
 			if (risky)
 				lp_unparsed(ctx,
 				            "git --config-env sets %.*s from "
