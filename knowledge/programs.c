@@ -734,7 +734,8 @@ static const lk_program programs[] = {
               .query = "hV", .script = "c",
               /* the operand is the typescript file, never a command; util-linux
               permutes, so `script FILE -qc CMD` still runs CMD */
-              .nocmd = "", .npos = 1, .flags = LK_OPT_PERMUTE)},
+              .nocmd = "", .npos = 1,
+              .flags = LK_OPT_PERMUTE | LK_OPT_STDIN_SHELL)},
     {.name = "eatmydata", .cls = LK_WRAPPER, .opts = OPTS()},
     {.name = "fakeroot",
      .cls = LK_WRAPPER,
@@ -941,9 +942,16 @@ static const lk_program programs[] = {
                   .query = "h")},
     {.name = "prime-run", .cls = LK_WRAPPER, .opts = OPTS(.npos = 0)},
     {.name = "primusrun", .cls = LK_WRAPPER, .opts = OPTS(.npos = 0)},
+    /* sg [-] GROUP [-c] CMD runs `sh -c CMD` (shadow's newgrp.c) */
     {.name = "sg",
      .cls = LK_WRAPPER,
-     .opts = OPTS(.flags = LK_OPT_DASH | LK_OPT_SU)},
+     .opts = OPTS(.npos = 1, .flags = LK_OPT_DASH | LK_OPT_POS_SCRIPT |
+                                      LK_OPT_CMD_OPERAND)},
+    /* capsh [--OPT[=V]...] -- ARGS runs /bin/bash ARGS (--shell=PROG
+       another program; `==` runs capsh again) */
+    {.name = "capsh",
+     .cls = LK_WRAPPER,
+     .opts = OPTS(.flags = LK_OPT_LONG_EQ | LK_OPT_SHELL_ARGS)},
     {.name = "npx",
      .cls = LK_WRAPPER,
      .opts = OPTS(.short_val = "pc", .short_flag = "yq",

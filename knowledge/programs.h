@@ -84,6 +84,14 @@ enum {
 	                               optional (chroot: no command = shell) */
 	LK_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
 	LK_OPT_REPLACE = 1 << 10, /* xargs: -I/-i VALUE is the replace string */
+	/* issue 26 */
+	LK_OPT_CMD_OPERAND = 1 << 11, /* the operand after the positional
+	                                 ones is a command string run with
+	                                 sh -c (sg GROUP CMD) */
+	LK_OPT_SHELL_ARGS = 1 << 12,  /* the words after `--` are bash's
+	                                 arguments (capsh -- -c CMD) */
+	LK_OPT_STDIN_SHELL = 1 << 13, /* without its script option it runs a
+	                                 shell reading its stdin (script) */
 };
 
 /*

@@ -116,7 +116,10 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 		const char *v = raw->words[i].value;
 		if (!v || (v[0] != '-' && v[0] != '+'))
 			break;
-		if (v[0] == '-' && v[1] != '-' && strchr(v + 1, 'H'))
+		/* -H history expansion; -k (keyword, issue 26): NAME=VALUE
+		   words after a command name are assignments (`set -k; git
+		   diff GIT_EXTERNAL_DIFF=CMD`), also in `-ek`, `bash -kc` */
+		if (v[0] == '-' && v[1] != '-' && strpbrk(v + 1, "Hk"))
 			return true;
 		/* an interactive shell expands history on what it reads and
 		   runs its startup files */
@@ -126,7 +129,8 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 		if (strchr(v + 1, 'o') && i + 1 < raw->nwords) {
 			const char *o = raw->words[i + 1].value;
 			if (v[0] == '-' && o &&
-			    (!strcmp(o, "history") || !strcmp(o, "histexpand")))
+			    (!strcmp(o, "history") ||
+			     !strcmp(o, "histexpand") || !strcmp(o, "keyword")))
 				return true;
 			/* `+o NAME`, `-o NAME`: NAME is the option's value, and
 			   the options go on after it (`set +o history -o
@@ -136,6 +140,35 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 			if (v[1] != '-' && o && o[0] != '-' && o[0] != '+')
 				i++;
 		}
+	}
+	return false;
+}
+
+/*
+ * shopt -s NAME for the options that change how later text is read (issue
+ * 26): cdable_vars (`cd NAME` goes to $NAME), and with -o the set
+ * options history, histexpand and keyword.  A name only known at run time
+ * may be any of them.
+ */
+static bool shopt_reads(const lp_raw_command *raw, const char *name)
+{
+	static const char *const risky[] = {"cdable_vars", "history",
+	                                    "histexpand", "keyword", NULL};
+	if (!lp_streq(name, "shopt"))
+		return false;
+	bool set = false;
+	for (size_t i = 1; i < raw->nwords; i++) {
+		const char *v = raw->words[i].value;
+		if (!v)
+			continue;
+		if (v[0] == '-' && v[1] != '-') {
+			set |= strchr(v + 1, 's') != NULL;
+			continue;
+		}
+		if (raw->words[i].flags & LOCUS_WORD_DYNAMIC)
+			return true;
+		if (set && lp_in_list(risky, v))
+			return true;
 	}
 	return false;
 }
@@ -228,8 +261,16 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 	}
 	if (history_on(raw, name)) {
 		lp_unparsed(ctx,
-		            "'%s' turns on history or re-runs history: "
-		            "later text is expanded or re-executed",
+		            "'%s' turns on history or keyword assignments, "
+		            "or re-runs history: later text is not read as "
+		            "written",
+		            name);
+		return;
+	}
+	if (shopt_reads(raw, name)) {
+		lp_unparsed(ctx,
+		            "'%s' sets an option that changes how later "
+		            "text is read (cdable_vars, keyword, history)",
 		            name);
 		return;
 	}

@@ -214,14 +214,20 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
  * quotes, '...' is literal, "..." and bare text decode \t \n \v \f \r
  * \" \' \\ \$ \# (and \_ is a space inside double quotes), \c ends
  * the string, # starts a comment at a word's start, ${NAME} expands (a
- * value we do not know: NULL, the caller fails closed).
+ * value we do not know: NULL, the caller fails closed).  *env_words is
+ * set when the first word is an option or holds '=': env reads the split
+ * words as its own arguments, so they are options and NAME=VALUE
+ * assignments before the command (issue 26: `env -S 'PATH=/usr/bin' git
+ * reset --hard` runs git, not a program `PATH=/usr/bin`).
  */
-static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
+static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic,
+                       bool *env_words)
 {
 	lp_buf out = {0}, word = {0};
 	bool in_word = false;
 	char q = 0;
 	*dynamic = false;
+	*env_words = false;
 	for (const char *p = s;; p++) {
 		char c = *p;
 		bool sep = !q && (c == ' ' || c == '\t' || c == '\n' ||
@@ -229,6 +235,10 @@ static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic)
 		                  (c == '\\' && p[1] == '_'));
 		if (!c || sep || (!q && c == '\\' && p[1] == 'c')) {
 			if (in_word) {
+				const char *wv = lp_buf_cstr(ctx->arena, &word);
+				if (!out.len)
+					*env_words = wv[0] == '-' ||
+					             strchr(wv, '=') != NULL;
 				if (out.len)
 					lp_buf_putc(ctx->arena, &out, ' ');
 				put_quoted(ctx->arena, &out,
@@ -292,8 +302,8 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 	}
 	const char *text = value;
 	if (!sc->script) {
-		bool dyn;
-		text = env_split(ctx, value, &dyn);
+		bool dyn, env_words;
+		text = env_split(ctx, value, &dyn, &env_words);
 		if (!text) {
 			lp_unparsed(ctx, "%s -S splits a string %s: %s", name,
 			            dyn ? "with ${NAME} expansions"
@@ -301,6 +311,8 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 			            value);
 			return;
 		}
+		if (env_words)
+			text = lp_arena_printf(ctx->arena, "env %s", text);
 	}
 	if (!sc->script && sc->cmd < r->nwords) {
 		/* env -S STRING ARGS: the string's words, then the rest */
@@ -394,6 +406,41 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	return true;
 }
 
+/*
+ * capsh [--OPT...] -- ARGS runs `/bin/bash ARGS` (libcap's capsh.c), or
+ * the program of --shell=PROG; `capsh -- -c CMD` runs CMD (issue 26).
+ * The words after `--` are emitted as that shell's command.
+ */
+static void shell_args(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
+                       const lp_optscan *sc, size_t idx)
+{
+	const lp_word *shell = NULL;
+	for (size_t i = pos + 1; i < sc->cmd && i < r->nwords; i++)
+		if (!strncmp(wval(&r->words[i]), "--shell", 7))
+			shell = &r->words[i];
+	const char *prog = "bash";
+	if (shell) {
+		const char *v = wval(shell);
+		prog = v[7] == '=' ? v + 8 : "";
+		if (wdyn(shell) || !lp_is_shell(lp_base_name(prog))) {
+			lp_unparsed(ctx, "%s runs the program of %s",
+			            wval(&r->words[pos]),
+			            shell->text ? shell->text : v);
+			return;
+		}
+	}
+	size_t from = sc->cmd < r->nwords ? sc->cmd : r->nwords;
+	size_t na = 1 + (r->nwords - from);
+	lp_word *argv = lp_arena_alloc(ctx->arena, na * sizeof *argv);
+	if (!argv)
+		return;
+	argv[0].value = prog;
+	argv[0].text = prog;
+	for (size_t i = from; i < r->nwords; i++)
+		argv[1 + i - from] = r->words[i];
+	lp_emit_nested(ctx, r, argv, na, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, 0);
+}
+
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
 	if (lp_out_of_time(ctx))
@@ -422,9 +469,13 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		lp_optscan sc;
 		lp_optscan_run(spec, r.words, n, at, &sc);
 		bool su_shell = (spec->flags & LK_OPT_SU) && !sc.seen['u'];
+		bool sh_args = (spec->flags & LK_OPT_SHELL_ARGS) &&
+		               sc.cmd > 0 && sc.cmd <= n &&
+		               !wdyn(&r.words[sc.cmd - 1]) &&
+		               lp_streq(wval(&r.words[sc.cmd - 1]), "--");
 		bool peel = !sc.unknown && !sc.query && !sc.nocmd &&
 		            !sc.script && !sc.split_value && !su_shell &&
-		            sc.cmd < n;
+		            !sh_args && sc.cmd < n;
 		lp_raw_command wraw = r;
 		if (sc.query)
 			wraw.flags |= LOCUS_CMD_QUERY_ONLY;
@@ -443,6 +494,19 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			return idx;
 		if (sc.script || sc.split_value) {
 			wrapper_script(ctx, &r, &sc, wp->name, idx);
+			return idx;
+		}
+		if (sh_args) {
+			shell_args(ctx, &r, pos, &sc, idx);
+			return idx;
+		}
+		if ((spec->flags & LK_OPT_STDIN_SHELL) && !sc.script) {
+			/* script without -c: an interactive shell reading
+			   its stdin (`echo CMD | script`; issue 26) */
+			lp_raw_command sraw = r;
+			sraw.parent = idx;
+			lp_shell_scan(ctx, &sraw, n - 1, idx, false,
+			              LOCUS_ORIGIN_WRAPPER_SCRIPT);
 			return idx;
 		}
 		if (su_shell && su_program(ctx, &r, pos, &sc, idx))

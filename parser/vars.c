@@ -104,7 +104,9 @@ static const char *const bash_set_names[] = {
 /* clang-format off */
 static const char *const sensitive_names[] = {
 	"BASH_CMDS", "BASH_ALIASES", "PS0", "PS1", "PS2", "PS3", "PS4",
-	"PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", NULL,
+	"PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
+	/* issue 26: where a relative `cd DIR` goes */
+	"CDPATH", NULL,
 };
 /* clang-format on */
 
@@ -824,7 +826,7 @@ bool lp_mentions_sensitive(const char *s, size_t n)
 		/* every sensitive name starts with one of these (a strchr
 		   call per byte was 1.5% of the batch's instructions) */
 		char c = s[i];
-		if (c != 'B' && c != 'P' && c != 'E' && c != 'S')
+		if (c != 'B' && c != 'P' && c != 'E' && c != 'S' && c != 'C')
 			continue;
 		for (size_t k = 0; sensitive_names[k]; k++) {
 			size_t l = strlen(sensitive_names[k]);

@@ -1614,8 +1614,11 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 static bool plain_leaf(walker *w, TSNode x)
 {
 	TSSymbol k = ts_node_symbol(x);
+	/* a raw_string counts too: inside double quotes ("${x:-'`cmd`'}")
+	   its quotes are literal characters and bash runs the
+	   substitution (issue 26); lp_leaf_substs() skips it elsewhere */
 	if (k != w->sy->word && k != w->sy->regex &&
-	    k != w->sy->extglob_pattern)
+	    k != w->sy->extglob_pattern && k != w->sy->raw_string)
 		return false;
 	uint32_t s = ts_node_start_byte(x), e = ts_node_end_byte(x);
 	if (e > w->t->len || s >= e)

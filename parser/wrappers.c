@@ -291,6 +291,19 @@ void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
 		}
 		return;
 	}
+	/* sg GROUP CMD: the operand is a command string */
+	if ((s->flags & LK_OPT_CMD_OPERAND) && i < n) {
+		o->script = &words[i];
+		o->script_value = words[i].value;
+		return;
+	}
+	/* capsh: only the words after `--` run (as bash's arguments);
+	   another operand (`==`, a typo) is not analysed */
+	if ((s->flags & LK_OPT_SHELL_ARGS) && st != SCAN_END_OPTS) {
+		if (i < n)
+			o->unknown = words[i].text ? words[i].text : "";
+		return;
+	}
 	/* script(1): operands are a file name, never a command */
 	if (s->nocmd && !*s->nocmd)
 		return;
