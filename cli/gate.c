@@ -31,7 +31,7 @@
 
 #include "cli.h"
 #include "opts.h"
-#include "hook.h"
+#include "agents/hook.h"
 #include "policy_cli.h"
 #include "../util/json.h"
 

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "opts.h"
-#include "hook.h"
+#include "agents/hook.h"
 #include "policy_cli.h"
 #include "../util/read.h"
 

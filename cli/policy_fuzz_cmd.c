@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "policy_cli.h"
-#include "policy_fuzz.h"
+#include "policy/policy_fuzz.h"
 #include "reports.h"
 #include "../util/json.h"
 

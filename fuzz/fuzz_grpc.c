@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/grpc.h"
-#include "harness/openshell_msg.h"
+#include "net/grpc.h"
+#include "net/openshell_msg.h"
 
 #include "fuzz_check.h"
 

@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/mcp.h"
+#include "agents/mcp.h"
 #include "util/json.h"
 
 #include "fuzz_check.h"

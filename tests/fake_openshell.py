@@ -6,7 +6,7 @@ protobuf-compiler): another python3 first on PATH may not see them.
 
 It speaks the real wire format (gRPC over HTTP/2, service openshell.v1.OpenShell)
 with messages generated at start-up by protoc from the same .proto the C client
-is generated from (harness/openshell.proto), through generic handlers that get
+is generated from (net/openshell.proto), through generic handlers that get
 raw bytes.  Strict where the client could be wrong:
 
 - every request is parsed and re-serialised deterministically and must match

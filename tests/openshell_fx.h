@@ -34,7 +34,7 @@ static inline int os_fx_open(fake_proc *p, bool mtls, const char *root,
 {
 	const char *src = getenv("LOCUS_SOURCE_ROOT");
 	char proto[4096], pre[1024];
-	snprintf(proto, sizeof proto, "%s/harness/openshell.proto",
+	snprintf(proto, sizeof proto, "%s/net/openshell.proto",
 	         src ? src : ".");
 	snprintf(pre, sizeof pre, "ws:sb-ws:%s", root);
 	const char *args[] = {"--proto",

@@ -4,7 +4,7 @@
  *
  * The message vectors are what protoc-generated Python (python3-protobuf
  * 3.21, SerializeToString(deterministic=True)) writes for the same values
- * from harness/openshell.proto; the fake gateway checks the same property
+ * from net/openshell.proto; the fake gateway checks the same property
  * on every request at run time.
  */
 #include <check.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/grpc.h"
-#include "harness/openshell_msg.h"
+#include "net/grpc.h"
+#include "net/openshell_msg.h"
 
 /* ================= framing ================= */
 

@@ -16,8 +16,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "harness/oci.h"
-#include "harness/oci_client.h"
+#include "net/oci.h"
+#include "net/oci_client.h"
 #include "cancel_fx.h"
 #include "oci_fixture.h"
 #include "run_locus.h"

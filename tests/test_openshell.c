@@ -16,7 +16,7 @@
 
 #include "cancel_fx.h"
 #include "fake_proc.h"
-#include "harness/openshell_client.h"
+#include "net/openshell_client.h"
 #include "locus/harness.h"
 #include "skip.h"
 
@@ -41,7 +41,7 @@ static void gw_start(gw *g, bool tls, const char *const *extra)
 	ck_assert_int_eq(mkdir(g->sbx, 0755), 0);
 	const char *root = getenv("LOCUS_SOURCE_ROOT");
 	static char proto[4096], pre[256];
-	snprintf(proto, sizeof proto, "%s/harness/openshell.proto",
+	snprintf(proto, sizeof proto, "%s/net/openshell.proto",
 	         root ? root : ".");
 	snprintf(pre, sizeof pre, "pre:sb-pre:%s", g->sbx);
 	const char *args[32] = {"--proto", proto, "--sandbox",  pre,

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gen.h"
+#include "policy/fuzz_gen.h"
 #include "locus/labels.h"
 #include "locus/policy.h"
 #include "locus/shell.h"

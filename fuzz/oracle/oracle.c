@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bypass/gen.h"
+#include "policy/fuzz_gen.h"
 #include "locus/labels.h"
 #include "locus/shell.h"
 

@@ -1,0 +1,296 @@
+/*
+ * agents/audit_judge.c - one transcript call through locus_gate(), and the
+ * JSON shapes every report is made from: the row object (one JSONL line)
+ * and the summary (docs/audit.md "The JSONL records").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_report.h"
+
+/* The most telling tags first; a tag not listed (a new one) comes next. */
+/* clang-format off */
+static const char *const family_order[] = {
+	"exec:never",      "exec:remote-code", "exec:destructive",
+	"exec:secrets",    "exec:privilege",   "exec:persistence",
+	"exec:force-push", "exec:shutdown",    "exec:vcs-push",
+	"exec:network",    "outside-workspace", NULL};
+/* clang-format on */
+/* Telling tags outside the exec: namespace (docs/tags.md). */
+static const char *const plain_telling[] = {"outside-workspace", NULL};
+/* Tags that say nothing about harm. */
+/* clang-format off */
+static const char *const quiet_tags[] = {
+	"exec:check", "exec:background", "exec:stdin", "exec:unparsed", NULL};
+/* clang-format on */
+
+static bool listed(const char *t, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(t, *list))
+			return true;
+	return false;
+}
+
+/* An exec:* tag (or another namespaced tag) that is not a quiet one. */
+static bool telling(const char *t)
+{
+	return (strchr(t, ':') && strncmp(t, "permission:", 11) &&
+	        !listed(t, quiet_tags)) ||
+	       listed(t, plain_telling);
+}
+
+const char *au_family(char *const *tags, size_t n)
+{
+	for (size_t k = 0; family_order[k]; k++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(tags[i], family_order[k]))
+				return family_order[k];
+	for (size_t i = 0; i < n; i++)
+		if (telling(tags[i]))
+			return tags[i];
+	for (size_t i = 0; i < n; i++)
+		if (listed(tags[i], quiet_tags))
+			return tags[i];
+	return "other";
+}
+
+bool au_dangerous(char *const *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (telling(tags[i]))
+			return true;
+	return false;
+}
+
+void au_row_free(au_row *r)
+{
+	free(r->reason);
+	free(r->kind);
+	for (size_t i = 0; i < r->ntags; i++)
+		free(r->tags[i]);
+	free(r->tags);
+	free(r->verdict);
+	free(r->rule);
+	locus_free(r->commands);
+	memset(r, 0, sizeof *r);
+}
+
+static char *dup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Tags from the decision's labels: all but the kind, the environment and
+   the permission:* labels the policy added. */
+static int take_tags(au_row *r, const locus_decision *d)
+{
+	size_t n = locus_decision_label_count(d);
+	r->tags = calloc(n ? n : 1, sizeof *r->tags);
+	if (!r->tags)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *l = locus_decision_label(d, i);
+		bool is_kind = false;
+		for (int k = LOCUS_KIND_READ; k <= LOCUS_KIND_NETWORK; k++)
+			if (!strcmp(l, locus_kind_name((locus_kind)k))) {
+				is_kind = true;
+				if (!r->kind)
+					r->kind = strdup(l);
+			}
+		if (is_kind || !strcmp(l, "unknown") ||
+		    !strncmp(l, "permission:", 11))
+			continue;
+		if (!(r->tags[r->ntags] = strdup(l)))
+			return -1;
+		r->ntags++;
+	}
+	return 0;
+}
+
+static int judged(au_row *r, const locus_decision *d,
+                  locus_shell_parser *parser)
+{
+	r->outcome = locus_decision_outcome(d);
+	r->reason = dup0(locus_decision_reason(d));
+	r->verdict = dup0(locus_decision_permission(d));
+	r->rule = dup0(locus_decision_permission_rule(d));
+	r->waived = locus_decision_waived_count(d) > 0;
+	if (!r->reason || take_tags(r, d))
+		return -1;
+	if (!r->kind)
+		r->kind = strdup("");
+	if (!strcmp(locus_decision_action(d), "bash")) {
+		/* the see-through tree: every command the line runs */
+		const char *line = locus_decision_asset(d);
+		locus_action *a = NULL;
+		if (locus_action_classify(&a, parser, line, strlen(line),
+		                          NULL) == 0)
+			locus_action_json(&r->commands, a, LOCUS_JSON_COMMANDS);
+		locus_action_free(a);
+	}
+	return r->kind ? 0 : -1;
+}
+
+int au_judge(au_row *r, const locus_policy *policy, locus_shell_parser *parser,
+             const tr_call *c, const char *file)
+{
+	memset(r, 0, sizeof *r);
+	r->call = c;
+	r->file = file;
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	if (c->cwd && c->cwd[0] == '/')
+		in.workspace_root = c->cwd;
+	locus_decision *d = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof err);
+	int rc = locus_gate(&d, policy, parser, c->gate_tool, c->args,
+	                    strlen(c->args), &in, &err);
+	if (rc == LOCUS_ENOMEM)
+		return -1;
+	if (rc) {
+		/* what the hook would do: refuse the call */
+		char why[400];
+		snprintf(why, sizeof why, "the gate could not decide: %s",
+		         err.message[0] ? err.message
+		                        : locus_error_code_name(rc));
+		r->gate_error = true;
+		r->outcome = LOCUS_OUTCOME_DENY;
+		r->reason = strdup(why);
+		r->kind = strdup("");
+		r->tags = calloc(1, sizeof *r->tags);
+		if (r->tags && (r->tags[0] = strdup(c->gate_tool)))
+			r->ntags = 1;
+		rc = r->reason && r->kind && r->ntags ? 0 : -1;
+	} else {
+		rc = judged(r, d, parser);
+	}
+	locus_decision_free(d);
+	if (rc) {
+		au_row_free(r);
+		return -1;
+	}
+	r->family = r->gate_error ? "gate-error" : au_family(r->tags, r->ntags);
+	r->dangerous = au_dangerous(r->tags, r->ntags);
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+cJSON *au_row_json(const au_row *r)
+{
+	const tr_call *c = r->call;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "type", "call");
+	cJSON_AddStringToObject(o, "file", r->file);
+	cJSON_AddNumberToObject(o, "line", (double)c->line);
+	cJSON_AddStringToObject(o, "agent", tr_agent_name(c->agent));
+	add_str(o, "session", c->session);
+	add_str(o, "time", c->time);
+	add_str(o, "cwd", c->cwd);
+	cJSON_AddStringToObject(o, "tool", c->tool);
+	add_str(o, "call_id", c->call_id);
+	cJSON_AddStringToObject(o, "text", c->text);
+	add_str(o, "status", c->status);
+	cJSON_AddStringToObject(o, "outcome", locus_outcome_name(r->outcome));
+	cJSON_AddStringToObject(o, "reason", r->reason);
+	cJSON_AddStringToObject(o, "kind", r->kind);
+	cJSON *tags = cJSON_AddArrayToObject(o, "tags");
+	for (size_t i = 0; tags && i < r->ntags; i++)
+		cJSON_AddItemToArray(tags, cJSON_CreateString(r->tags[i]));
+	cJSON_AddStringToObject(o, "family", r->family);
+	cJSON_AddBoolToObject(o, "dangerous", r->dangerous);
+	if (r->verdict) {
+		cJSON *p = cJSON_AddObjectToObject(o, "permission");
+		add_str(p, "verdict", r->verdict);
+		add_str(p, "rule", r->rule);
+	} else {
+		cJSON_AddNullToObject(o, "permission");
+	}
+	/* our own output (locus_action_json): lenient is right */
+	cJSON *cmds = r->commands ? cJSON_Parse(r->commands) : NULL;
+	cJSON *list = cJSON_DetachItemFromObjectCaseSensitive(cmds, "commands");
+	if (list)
+		cJSON_AddItemToObject(o, "commands", list);
+	cJSON_Delete(cmds);
+	return o;
+}
+
+static void inc(cJSON *obj, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (v)
+		cJSON_SetNumberValue(v, v->valuedouble + 1);
+	else
+		cJSON_AddNumberToObject(obj, key, 1);
+}
+
+/* The per-session entry of the summary (sessions kept in first-seen
+   order; a transcript without a session id is its own session). */
+static cJSON *session_entry(cJSON *sessions, const au_row *r)
+{
+	const char *id = r->call->session ? r->call->session : r->file;
+	for (cJSON *s = sessions->child; s; s = s->next)
+		if (!strcmp(tr_str(s, "session"), id))
+			return s;
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "session", id);
+	cJSON_AddStringToObject(s, "agent", tr_agent_name(r->call->agent));
+	cJSON_AddStringToObject(s, "file", r->file);
+	cJSON_AddNumberToObject(s, "calls", 0);
+	cJSON_AddNumberToObject(s, "require_human", 0);
+	cJSON_AddNumberToObject(s, "deny", 0);
+	cJSON_AddItemToArray(sessions, s);
+	return s;
+}
+
+cJSON *au_summary(const au_report *rep)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "type", "summary");
+	cJSON_AddStringToObject(o, "policy", rep->policy_name);
+	cJSON_AddNumberToObject(o, "files", (double)rep->files);
+	cJSON_AddNumberToObject(o, "lines", (double)rep->lines);
+	cJSON_AddNumberToObject(o, "unknown_lines", (double)rep->unknown);
+	cJSON_AddNumberToObject(o, "malformed_lines", (double)rep->malformed);
+	cJSON_AddNumberToObject(o, "calls", (double)rep->n);
+	cJSON *out = cJSON_AddObjectToObject(o, "outcomes");
+	cJSON_AddNumberToObject(out, "allow", 0);
+	cJSON_AddNumberToObject(out, "require_human", 0);
+	cJSON_AddNumberToObject(out, "deny", 0);
+	cJSON *kinds = cJSON_AddObjectToObject(o, "kinds");
+	cJSON *tags = cJSON_AddObjectToObject(o, "tags");
+	cJSON *agents = cJSON_AddObjectToObject(o, "agents");
+	cJSON *sessions = cJSON_AddArrayToObject(o, "sessions");
+	long dangerous_allowed = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const au_row *r = &rep->rows[i];
+		const char *on = locus_outcome_name(r->outcome);
+		inc(out, on);
+		inc(kinds, r->kind[0] ? r->kind : "none");
+		for (size_t t = 0; t < r->ntags; t++)
+			inc(tags, r->tags[t]);
+		inc(agents, tr_agent_name(r->call->agent));
+		cJSON *s = session_entry(sessions, r);
+		inc(s, "calls");
+		if (r->outcome != LOCUS_OUTCOME_ALLOW)
+			inc(s, on);
+		dangerous_allowed +=
+		    r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW;
+	}
+	cJSON_AddNumberToObject(o, "dangerous_allowed",
+	                        (double)dangerous_allowed);
+	return o;
+}

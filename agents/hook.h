@@ -1,0 +1,101 @@
+/*
+ * agents/hook.h - the pieces of `locus hook` (cli/hook*.c), not public.
+ *
+ *   hook.c        the command: options, stdin, the agents' answer shapes
+ *   hook_calls.c  what one payload asks for, as calls for the gate
+ *                 (agent tool quirks: `bash -lc` wrappers, read_many_files,
+ *                 web_fetch prompts, MCP tools carrying a command...)
+ *   hook_safe.c   "known safe": the only calls a hook may answer `allow`
+ *   hook_install.c `locus hook install` and `locus hook doctor`
+ */
+#ifndef LOCUS_CLI_HOOK_H
+#define LOCUS_CLI_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "locus/policy.h"
+
+/* One call the gate decides: a tool name and its arguments object. */
+typedef struct hook_call {
+	char *tool;   /* as the gate should see it ("Bash", "Read"...) */
+	cJSON *input; /* owned */
+} hook_call;
+
+/* Everything a payload asks for; the answer is the strongest decision of
+ * all the calls, and `allow` only when every call is known safe. */
+typedef struct hook_plan {
+	hook_call *calls;
+	size_t ncalls;
+	/* a floor the payload itself sets (dangerouslyDisableSandbox):
+	   at least require_human, with this reason; NULL when none */
+	const char *hold_reason;
+} hook_plan;
+
+/*
+ * Build the calls of one payload.  `tool` and `input` are the payload's
+ * tool_name and tool_input, `mcp` Gemini's mcp_context or NULL (all
+ * borrowed, not changed).  0; -1 out of memory; 1 when the payload cannot
+ * be judged (two path fields that disagree, a shell argv that is not
+ * strings): `why` then says so.
+ */
+int hook_plan_build(hook_plan *plan, const char *tool, const cJSON *input,
+                    const cJSON *mcp, char *why, size_t whylen);
+void hook_plan_free(hook_plan *plan);
+
+/*
+ * Does locus positively know that this allowed call is safe?  True only
+ * for a decision whose outcome is allow and that either an explicit
+ * permission allow rule covered, or that is a read-only call (kind
+ * workspace.read, no exec:* tag) whose every path stays inside `root`
+ * (symlinks resolved when the path exists).  `call` is what the decision
+ * was made on; `root` is absolute or NULL (nothing is inside NULL).
+ * `trust_rules` false: an allow rule alone does not make a call known
+ * safe (Claude Code's plan mode, where nothing but reading may run).
+ */
+bool hook_known_safe(const locus_decision *d, const hook_call *call,
+                     const char *root, bool trust_rules);
+
+/* cli/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
+int cli_hook_install(int argc, char **argv);
+int cli_hook_doctor(int argc, char **argv);
+
+/*
+ * cli/hook_settings.c: the effective policy of a hook (or MCP) run:
+ * --policy FILE or --preset NAME, then the permission rules of every
+ * --claude-settings FILE (in order), then, with `project`, the settings
+ * hierarchy Claude Code reads for that project (managed, user
+ * ~/.claude/settings.json, DIR/.claude/settings.json,
+ * DIR/.claude/settings.local.json; files that do not exist are skipped).
+ * Prints a clear error to stderr and returns 2 on failure; 0 on success.
+ */
+int cli_policy_build_ex(const char *policy_file, const char *preset,
+                        const char *const *settings, size_t nsettings,
+                        const char *project, locus_policy **out);
+
+/* The Claude Code settings options every policy-taking command accepts
+   (locus hook, gate, policy show, mcp): --claude-settings FILE, up to
+   CLI_MAX_SETTINGS times, and --claude-project DIR. */
+#define CLI_MAX_SETTINGS 16
+
+typedef struct cli_claude_opts {
+	const char *settings[CLI_MAX_SETTINGS];
+	size_t nsettings;
+	const char *project;
+} cli_claude_opts;
+
+/*
+ * argv[*i] when it is one of those options (its value taken, *i moved
+ * past it): 1; 0 when it is not one of them; 2 when there are too many
+ * --claude-settings (the error printed, naming `cmd`).
+ */
+int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc, char **argv,
+                    int *i);
+
+/* cli_policy_build_ex with those options. */
+int cli_policy_build_claude(const char *policy_file, const char *preset,
+                            const cli_claude_opts *o, locus_policy **out);
+
+#endif

@@ -1,0 +1,520 @@
+/*
+ * agents/transcript.c - reading agent session logs: folders, files, lines,
+ * format detection, and the call list the formats fill (cli/transcript.h).
+ * The formats themselves are in cli/transcript_agents.c.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "transcript.h"
+#include "../util/dir.h"
+#include "../util/json.h"
+#include "../util/array.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+/* One record line may hold a whole file's contents (a Write's content, a
+   Read's result): 64 MiB, past that the line is malformed. */
+#define TR_MAX_LINE ((size_t)64 << 20)
+/* A whole-file JSON document (Gemini's older session-*.json). */
+#define TR_MAX_DOC ((size_t)256 << 20)
+#define TR_MAX_DEPTH 32
+
+const char *tr_agent_name(tr_agent agent)
+{
+	switch (agent) {
+	case TR_CLAUDE: return "claude-code";
+	case TR_CODEX: return "codex";
+	case TR_GEMINI: return "gemini";
+	default: return "unknown";
+	}
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+const char *tr_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+cJSON *tr_object(const char *text)
+{
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	cJSON *v = NULL;
+	if (text)
+		lu_json_read(&v, text, strlen(text), &o, NULL);
+	return v;
+}
+
+static void problem(tr_reader *r, const char *kind, const char *why)
+{
+	tr_file *f = &r->set->files[r->file];
+	if (f->problem_line)
+		return;
+	f->problem_line = r->line;
+	snprintf(f->problem, sizeof f->problem, "%s: %s", kind, why);
+}
+
+void tr_unknown(tr_reader *r, const char *why)
+{
+	r->set->files[r->file].unknown++;
+	problem(r, "unknown", why);
+}
+
+void tr_malformed(tr_reader *r, const char *why)
+{
+	r->set->files[r->file].malformed++;
+	problem(r, "malformed", why);
+}
+
+static void replace(char **slot, const char *v)
+{
+	if (!v)
+		return;
+	char *n = strdup(v);
+	if (!n)
+		return;
+	free(*slot);
+	*slot = n;
+}
+
+void tr_set_session(tr_reader *r, const char *session)
+{
+	replace(&r->session, session);
+}
+
+void tr_set_cwd(tr_reader *r, const char *cwd)
+{
+	replace(&r->cwd, cwd);
+}
+
+static void call_free(tr_call *c)
+{
+	free(c->session);
+	free(c->time);
+	free(c->cwd);
+	free(c->tool);
+	free(c->call_id);
+	free(c->gate_tool);
+	free(c->args);
+	free(c->text);
+	free(c->status);
+}
+
+static size_t hash_id(const char *s)
+{
+	size_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* Calls are found by id in a hash table of the file's calls: transcripts
+   hold 100,000 calls, a scan per result would be quadratic. */
+static tr_call *find_call(tr_reader *r, const char *id)
+{
+	if (!id || !r->capids)
+		return NULL;
+	for (size_t i = hash_id(id) & (r->capids - 1);;
+	     i = (i + 1) & (r->capids - 1)) {
+		size_t v = r->ids[i];
+		if (!v)
+			return NULL;
+		tr_call *c = &r->set->calls[v - 1];
+		if (!strcmp(c->call_id, id))
+			return c;
+	}
+}
+
+static void index_call(tr_reader *r, size_t idx)
+{
+	if ((r->nids + 1) * 2 > r->capids) {
+		size_t cap = r->capids ? r->capids * 2 : 256;
+		size_t *n = calloc(cap, sizeof *n);
+		if (!n) {
+			r->set->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < r->capids; i++) {
+			size_t v = r->ids[i];
+			if (!v)
+				continue;
+			size_t k =
+			    hash_id(r->set->calls[v - 1].call_id) & (cap - 1);
+			while (n[k])
+				k = (k + 1) & (cap - 1);
+			n[k] = v;
+		}
+		free(r->ids);
+		r->ids = n;
+		r->capids = cap;
+	}
+	size_t k = hash_id(r->set->calls[idx].call_id) & (r->capids - 1);
+	while (r->ids[k])
+		k = (k + 1) & (r->capids - 1);
+	r->ids[k] = idx + 1;
+	r->nids++;
+}
+
+int tr_add_call(tr_reader *r, const char *time, const char *tool,
+                const char *id, const char *gate_tool, const char *args,
+                const char *text, const char *status)
+{
+	tr_set *s = r->set;
+	tr_call *old = find_call(r, id);
+	if (old) {
+		replace(&old->time, time);
+		replace(&old->gate_tool, gate_tool);
+		replace(&old->args, args);
+		replace(&old->text, text);
+		replace(&old->status, status);
+		return 0;
+	}
+	if (!lu_reserve(&s->calls, &s->capcalls, s->ncalls + 1)) {
+		s->oom = 1;
+		return -1;
+	}
+	tr_call c = {
+	    .file = r->file,
+	    .line = r->line,
+	    .agent = s->files[r->file].agent,
+	    .session = dup_or_null(r->session),
+	    .time = dup_or_null(time),
+	    .cwd = dup_or_null(r->cwd),
+	    .tool = dup_or_null(tool),
+	    .call_id = dup_or_null(id),
+	    .gate_tool = dup_or_null(gate_tool),
+	    .args = dup_or_null(args),
+	    .text = dup_or_null(text ? text : ""),
+	    .status = dup_or_null(status),
+	};
+	if (!c.tool || !c.gate_tool || !c.args || !c.text) {
+		call_free(&c);
+		s->oom = 1;
+		return -1;
+	}
+	s->calls[s->ncalls++] = c;
+	s->files[r->file].calls++;
+	if (c.call_id)
+		index_call(r, s->ncalls - 1);
+	return 0;
+}
+
+void tr_result(tr_reader *r, const char *id, const char *status)
+{
+	if (!id || !status)
+		return;
+	tr_call *c = find_call(r, id);
+	if (c) {
+		replace(&c->status, status);
+		return;
+	}
+	if (!lu_reserve(&r->pending, &r->cappending, r->npending + 1))
+		return;
+	char *i = strdup(id), *st = strdup(status);
+	if (!i || !st) {
+		free(i);
+		free(st);
+		return;
+	}
+	r->pending[r->npending++] = (struct tr_pending){i, st};
+}
+
+/* ---- detection ---- */
+
+static int in_list(const char *s, const char *const *list)
+{
+	for (; s && *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+tr_agent tr_detect(const cJSON *rec)
+{
+	/* clang-format off */
+	static const char *const codex_types[] = {
+		"session_meta", "response_item", "turn_context", "event_msg",
+		"compacted", NULL};
+	/* clang-format on */
+	/* clang-format off */
+	static const char *const codex_bare[] = {
+		"function_call", "function_call_output", "local_shell_call",
+		"custom_tool_call", "custom_tool_call_output", "message",
+		"reasoning", NULL};
+	/* clang-format on */
+	/* clang-format off */
+	static const char *const claude_types[] = {
+		"user", "assistant", "summary", "system",
+		"file-history-snapshot", "queue-operation", NULL};
+	/* clang-format on */
+	const char *type = tr_str(rec, "type");
+	if (in_list(type, codex_types) &&
+	    cJSON_GetObjectItemCaseSensitive(rec, "payload"))
+		return TR_CODEX;
+	if (tr_str(rec, "sessionId") && tr_str(rec, "projectHash"))
+		return TR_GEMINI;
+	if (in_list(type, claude_types) &&
+	    (tr_str(rec, "sessionId") || tr_str(rec, "uuid") ||
+	     tr_str(rec, "leafUuid") || tr_str(rec, "messageId")))
+		return TR_CLAUDE;
+	if (tr_str(rec, "id") &&
+	    in_list(type, (const char *const[]){"user", "gemini", "info",
+	                                        "error", "warning", NULL}))
+		return TR_GEMINI;
+	/* Codex before September 2025: a bare first line, bare items */
+	if (in_list(type, codex_bare) || tr_str(rec, "record_type") ||
+	    (tr_str(rec, "instructions") && tr_str(rec, "timestamp")))
+		return TR_CODEX;
+	return TR_UNKNOWN;
+}
+
+/* ---- files ---- */
+
+static int add_file(tr_set *s, const char *path)
+{
+	if (!lu_reserve(&s->files, &s->capfiles, s->nfiles + 1))
+		return -1;
+	tr_file f = {.path = strdup(path)};
+	if (!f.path)
+		return -1;
+	s->files[s->nfiles++] = f;
+	return 0;
+}
+
+static void dispatch(tr_reader *r, const cJSON *rec)
+{
+	tr_file *f = &r->set->files[r->file];
+	if (f->agent == TR_UNKNOWN)
+		f->agent = tr_detect(rec);
+	switch (f->agent) {
+	case TR_CLAUDE: tr_claude_record(r, rec); break;
+	case TR_CODEX: tr_codex_record(r, rec); break;
+	case TR_GEMINI: tr_gemini_record(r, rec); break;
+	default: tr_unknown(r, "not a record of a known agent format");
+	}
+}
+
+static void one_line(tr_reader *r, const char *buf, size_t n)
+{
+	while (n &&
+	       (buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return;
+	tr_file *f = &r->set->files[r->file];
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.object = true;
+	cJSON *rec = NULL;
+	switch (lu_json_read(&rec, buf, n, &o, NULL)) {
+	case LU_JSON_OK: break;
+	case LU_JSON_NUL:
+	case LU_JSON_ESCAPED_NUL: tr_malformed(r, "a NUL byte"); return;
+	case LU_JSON_UTF8: tr_malformed(r, "invalid UTF-8"); return;
+	case LU_JSON_DUPLICATE: tr_malformed(r, "a duplicate key"); return;
+	default: tr_malformed(r, "not a JSON object"); return;
+	}
+	f->records++;
+	dispatch(r, rec);
+	cJSON_Delete(rec);
+}
+
+/* Skip an over-long line's rest. */
+static void skip_rest(FILE *fp)
+{
+	int ch;
+	while ((ch = getc(fp)) != EOF && ch != '\n')
+		;
+}
+
+static void read_lines(tr_reader *r, FILE *fp)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int ch;
+	int too_long = 0;
+	for (;;) {
+		ch = getc(fp);
+		if (ch == EOF || ch == '\n') {
+			if (ch == EOF && n == 0 && !too_long)
+				break;
+			r->line++;
+			r->set->files[r->file].lines++;
+			if (too_long)
+				tr_malformed(r, "line longer than 64 MiB");
+			else
+				one_line(r, buf ? buf : "", n);
+			n = 0;
+			too_long = 0;
+			if (ch == EOF)
+				break;
+			continue;
+		}
+		if (n + 1 >= cap) {
+			if (cap >= TR_MAX_LINE) {
+				too_long = 1;
+				skip_rest(fp);
+				r->line++;
+				r->set->files[r->file].lines++;
+				tr_malformed(r, "line longer than 64 MiB");
+				n = 0;
+				too_long = 0;
+				continue;
+			}
+			size_t nc = cap ? cap * 2 : 4096;
+			char *nb = realloc(buf, nc);
+			if (!nb) {
+				r->set->oom = 1;
+				break;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		buf[n++] = (char)ch;
+	}
+	free(buf);
+}
+
+/* A .json file: one document (Gemini's older sessions, logs.json). */
+static int read_document(tr_reader *r, FILE *fp)
+{
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			if (cap > TR_MAX_DOC)
+				break;
+			size_t nc = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, nc);
+			if (!nb)
+				break;
+			buf = nb;
+			cap = nc;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, fp);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (!buf)
+		return -1;
+	buf[n] = '\0';
+	tr_file *f = &r->set->files[r->file];
+	for (size_t i = 0; i < n; i++)
+		f->lines += buf[i] == '\n';
+	if (n && buf[n - 1] != '\n')
+		f->lines++;
+	cJSON *doc = NULL;
+	int rc = -1;
+	if (lu_json_read(&doc, buf, n, NULL, NULL) == LU_JSON_OK) {
+		f->records = 1;
+		rc = tr_gemini_document(r, doc, buf);
+	}
+	cJSON_Delete(doc);
+	free(buf);
+	return rc;
+}
+
+static void apply_pending(tr_reader *r)
+{
+	for (size_t i = 0; i < r->npending; i++) {
+		tr_call *c = find_call(r, r->pending[i].id);
+		if (c)
+			replace(&c->status, r->pending[i].status);
+		free(r->pending[i].id);
+		free(r->pending[i].status);
+	}
+	free(r->pending);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int read_file(tr_set *s, const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return -1;
+	if (add_file(s, path)) {
+		fclose(fp);
+		s->oom = 1;
+		return 0;
+	}
+	tr_reader r = {.set = s, .file = s->nfiles - 1};
+	int done = 0;
+	if (ends_with(path, ".json")) {
+		done = read_document(&r, fp) == 0;
+		if (!done) {
+			/* not one document: maybe JSON lines after all */
+			tr_file *f = &s->files[r.file];
+			f->lines = f->records = 0;
+			rewind(fp);
+		}
+	}
+	if (!done)
+		read_lines(&r, fp);
+	fclose(fp);
+	apply_pending(&r);
+	free(r.ids);
+	free(r.session);
+	free(r.cwd);
+	return 0;
+}
+
+static int read_dir(tr_set *s, const char *path, int depth)
+{
+	char **names;
+	size_t n;
+	if (lu_dir_paths(path, &names, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (lstat(names[i], &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < TR_MAX_DEPTH)
+				read_dir(s, names[i], depth + 1);
+			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+			         (ends_with(names[i], ".jsonl") ||
+			          ends_with(names[i], ".json")))
+				read_file(s, names[i]);
+		}
+	}
+	lu_dir_free(names, n);
+	return 0;
+}
+
+int tr_read_path(tr_set *s, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	if (S_ISDIR(st.st_mode))
+		return read_dir(s, path, 0);
+	return read_file(s, path);
+}
+
+void tr_set_free(tr_set *s)
+{
+	for (size_t i = 0; i < s->ncalls; i++)
+		call_free(&s->calls[i]);
+	free(s->calls);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		free(s->files[i].path);
+		free(s->files[i].project);
+	}
+	free(s->files);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,314 @@
+/*
+ * backends/supervise.c - one supervisor process per host command.
+ *
+ * The LocalBackend does not run a command itself: it forks a supervisor,
+ * which is a child subreaper (PR_SET_CHILD_SUBREAPER), so every process the
+ * command leaves behind (`setsid` children, double forks) is re-parented
+ * to it instead of to init, and can be found and killed.  The supervisor:
+ *
+ *  - forks the command: the child calls setsid() and execs /bin/sh -c;
+ *    the supervisor waits until the exec happened (a CLOEXEC pipe reaches
+ *    EOF), so the command's session exists before anyone may signal it;
+ *  - copies the command's output (stdout and stderr, one pipe) to the
+ *    output file, keeping the first `output_max` bytes and counting the
+ *    rest (a note says how many were dropped);
+ *  - when the command's leader ends, kills what is left of its tree, then
+ *    exits with the leader's status (128+N for a signal N);
+ *  - on SIGTERM, SIGHUP or SIGINT (a kill, a timeout, the harness closing,
+ *    or locus dying: PR_SET_PDEATHSIG), kills the whole tree and exits 137.
+ *
+ * The tree is every descendant of the supervisor: /proc/PID/task/TID/children
+ * walked from the supervisor down, each process SIGKILLed, reaped, and the
+ * walk repeated until no child is left (orphans come back to us).
+ */
+#define _GNU_SOURCE
+#include "harness/internal.h"
+#include "../util/write.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* SIGKILL pid's descendants, depth first (read from /proc, no malloc). */
+static void kill_descendants(pid_t pid, int depth)
+{
+	if (depth > 64)
+		return;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char cp[128];
+		snprintf(cp, sizeof cp, "/proc/%d/task/%s/children", (int)pid,
+		         de->d_name);
+		int fd = open(cp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *p = buf; *p;) {
+			char *e;
+			long c = strtol(p, &e, 10);
+			if (e == p)
+				break;
+			kill((pid_t)c, SIGSTOP); /* no more forks meanwhile */
+			kill_descendants((pid_t)c, depth + 1);
+			kill((pid_t)c, SIGKILL);
+			p = e;
+		}
+	}
+	closedir(d);
+}
+
+/* Kill everything below us until nothing is left (bounded rounds). */
+static void kill_tree(pid_t leader, int *leader_status, bool *leader_done)
+{
+	for (int round = 0; round < 200; round++) {
+		if (leader > 0)
+			kill(-leader, SIGKILL);
+		kill_descendants(getpid(), 0);
+		int st;
+		pid_t r;
+		bool any = false;
+		while ((r = waitpid(-1, &st, WNOHANG)) > 0) {
+			any = true;
+			if (r == leader && !*leader_done) {
+				*leader_done = true;
+				*leader_status = st;
+			}
+		}
+		if (r < 0 && errno == ECHILD)
+			return;
+		if (!any)
+			usleep(1000);
+	}
+}
+
+/* The command child: its own session, then exec (errno to `ex` if not). */
+static void command_child(const lh_spawn_opts *o, int out_w, int ex_w)
+{
+	int e = 0;
+	if (setsid() < 0 || fchdir(o->root_fd) < 0)
+		e = errno;
+	int i0 = o->stdin_path ? open(o->stdin_path, O_RDONLY)
+	                       : open("/dev/null", O_RDONLY);
+	if (!e && (i0 < 0 || dup2(i0, 0) < 0 || dup2(out_w, 1) < 0 ||
+	           dup2(out_w, 2) < 0))
+		e = errno ? errno : EIO;
+	if (!e && o->rlimit_nproc) {
+		struct rlimit rl = {o->rlimit_nproc, o->rlimit_nproc};
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			e = errno;
+	}
+	if (!e && o->rlimit_fsize) {
+		struct rlimit rl = {o->rlimit_fsize, o->rlimit_fsize};
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			e = errno;
+	}
+	if (!e) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
+		e = errno;
+	}
+	(void)lu_write_all(ex_w, &e, sizeof e);
+	_exit(127);
+}
+
+/* Copy the output pipe to the file until EOF, under the cap. */
+static bool pump(int in, int out, size_t max, size_t *kept,
+                 unsigned long long *dropped)
+{
+	char buf[65536];
+	ssize_t n = read(in, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	size_t room = max > *kept ? max - *kept : 0;
+	size_t k = (size_t)n < room ? (size_t)n : room;
+	if (k)
+		(void)lu_write_all(out, buf, k);
+	*kept += k;
+	*dropped += (unsigned long long)((size_t)n - k);
+	return true;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Close every fd from 3 up but the ones kept: the harness's other fds
+ * (other jobs' stdin FIFOs above all) must not live on in us. */
+static void close_others(int *keep, int n)
+{
+	qsort(keep, (size_t)n, sizeof *keep, cmp_int);
+	unsigned from = 3;
+	for (int i = 0; i <= n; i++) {
+		unsigned to = i < n ? (unsigned)keep[i] : ~0U;
+		if (i < n && keep[i] < 3)
+			continue;
+		if (to > from && syscall(SYS_close_range, from, to - 1, 0) < 0)
+			for (unsigned f = from; f < to && f < 65536; f++)
+				close((int)f);
+		from = to + 1;
+		if (i < n && (unsigned)keep[i] == ~0U)
+			break;
+	}
+}
+
+static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
+{
+	int keep[] = {o->out_fd, o->root_fd, ready_w};
+	close_others(keep, 3);
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(125);
+	setpgid(0, 0); /* terminal signals for the harness are not ours */
+	int p[2], ex[2];
+	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
+		_exit(125);
+	pid_t cmd = fork();
+	if (cmd < 0)
+		_exit(125);
+	if (cmd == 0) {
+		close(p[0]);
+		close(ex[0]);
+		command_child(o, p[1], ex[1]);
+	}
+	close(p[1]);
+	close(ex[1]);
+	/* wait for the exec: the command's setsid() is done by then */
+	int e = 0;
+	ssize_t got;
+	while ((got = read(ex[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(ex[0]);
+	char pg[16];
+	int pl = snprintf(pg, sizeof pg, "%d\n", got > 0 ? -1 : (int)cmd);
+	(void)lu_write_all(ready_w, pg, (size_t)pl);
+	close(ready_w);
+	bool leader_done = false, killed = false, eof = false;
+	int leader_status = 0;
+	size_t kept = 0;
+	unsigned long long dropped = 0;
+	while (!eof || !leader_done) {
+		struct pollfd fds[2] = {{sfd, POLLIN, 0},
+		                        {eof ? -1 : p[0], POLLIN, 0}};
+		if (poll(fds, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			eof = !pump(p[0], o->out_fd, o->output_max, &kept,
+			            &dropped);
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+			if (si.ssi_signo != SIGCHLD)
+				killed = true;
+		}
+		if (killed) {
+			kill_tree(cmd, &leader_status, &leader_done);
+			leader_done = true;
+			continue;
+		}
+		int st;
+		pid_t r;
+		while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+			if (r == cmd) {
+				leader_done = true;
+				leader_status = st;
+				/* the leader is done: what it left goes */
+				kill_tree(cmd, &leader_status, &leader_done);
+			}
+	}
+	if (!eof) /* killed: drain what is buffered, without waiting */
+		while (fcntl(p[0], F_SETFL, O_NONBLOCK) == 0 &&
+		       pump(p[0], o->out_fd, o->output_max, &kept, &dropped))
+			if (errno == EAGAIN)
+				break;
+	if (dropped) {
+		char note[160];
+		int n =
+		    snprintf(note, sizeof note,
+		             "\n[... %llu more bytes dropped: the output cap "
+		             "is %zu bytes ...]\n",
+		             dropped, o->output_max);
+		(void)lu_write_all(o->out_fd, note, (size_t)n);
+	}
+	kill_tree(cmd, &leader_status, &leader_done);
+	if (killed)
+		_exit(128 + SIGKILL);
+	if (WIFEXITED(leader_status))
+		_exit(WEXITSTATUS(leader_status));
+	if (WIFSIGNALED(leader_status))
+		_exit(128 + WTERMSIG(leader_status));
+	_exit(125);
+}
+
+pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err)
+{
+	*pgid = -1;
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t sup = fork();
+	if (sup < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (sup == 0) {
+		close(ready[0]);
+		supervisor(o, parent, ready[1]);
+	}
+	close(ready[1]);
+	/* the supervisor says the command's group once it exists */
+	char buf[32];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof buf - 1 &&
+	       ((r = read(ready[0], buf + n, sizeof buf - 1 - n)) > 0 ||
+	        (r < 0 && errno == EINTR)))
+		if (r > 0)
+			n += (size_t)r;
+	close(ready[0]);
+	buf[n] = '\0';
+	*pgid = n ? (pid_t)atoi(buf) : -1;
+	return sup;
+}
