@@ -6,6 +6,8 @@
 
 #include "locus/harness.h"
 #include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/error.h"
 #include "../util/sha256.h"
 
 #include <stdarg.h>
@@ -22,9 +24,10 @@ typedef lu_buf lh_buf;
 #define lh_buf_shquote lu_buf_shquote
 #define lh_sha256_hex(data, len, out) ((void)lu_sha256_hex(data, len, out))
 
-/* Fill err (if any) and return code. */
-int lh_err(locus_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The error setter and the monotonic clock are util's (util/error.h,
+   util/clock.h). */
+#define lh_err lu_err
+#define lh_now lu_now
 
 bool lh_is_skip_dir(const char *name);
 
@@ -35,8 +38,6 @@ bool lh_is_skip_dir(const char *name);
  */
 int lh_path_rel(const char *root, const char *path, char **out,
                 locus_error *err);
-
-double lh_now(void);
 
 /* One wait step of a command under a call's control: progress (the bytes
  * of output so far) about once a second; true once the call is cancelled.

@@ -31,27 +31,6 @@ bool lh_is_skip_dir(const char *name)
 	return !strncmp(name, ".locus-harness", 14);
 }
 
-int lh_err(locus_error *err, int code, const char *fmt, ...)
-{
-	if (err) {
-		memset(err, 0, sizeof *err);
-		err->code = code;
-		err->offset = -1;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
-double lh_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int lh_path_rel(const char *root, const char *path, char **out,
                 locus_error *err)
 {

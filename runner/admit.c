@@ -7,7 +7,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/clock.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -147,7 +147,7 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 {
 	static const char *const settled[] = {
 	    "approved", "denied", "consumed", "expired", "abandoned", NULL};
-	double end = lh_now() + ttl_s;
+	double end = lu_now() + ttl_s;
 	long delay = 200;
 	char path[300];
 	snprintf(path, sizeof path, "/v1/admit/approval/%s", approval_id);
@@ -170,7 +170,7 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 			              : "an unknown state (not approved)");
 			return found ? found : "denied";
 		}
-		double left = end - lh_now();
+		double left = end - lu_now();
 		if (left <= 0 || lr_run_left(r) <= 0)
 			return NULL;
 		/* left is at most the manifest's park_ttl_s (<= 1e9 s): the

@@ -20,7 +20,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/buf.h"
 #include "util/sha256.h"
 
@@ -242,7 +242,7 @@ int lr_events_open(lr_events *e, lr_gw *gw, const char *state_dir, lr_log *log,
 	e->pending = cJSON_CreateArray();
 	if (!e->spool_path || !e->seq_path || !e->pending) {
 		lr_events_close(e);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	e->next_seq = read_seq(e->seq_path);
 	/* a spool newer than the seq file (a crash between the two) */
@@ -298,7 +298,7 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 	if (!body || !arr) {
 		cJSON_Delete(body);
 		cJSON_Delete(arr);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	cJSON_AddNumberToObject(body, "seq_from", (double)from);
 	cJSON_AddItemToObject(body, "events", arr);
@@ -324,11 +324,11 @@ static int send_batch(lr_events *e, cJSON **items, size_t *i, size_t j,
 				(*i)++;
 			rc = 0;
 		} else
-			rc = lh_err(err, LOCUS_EINVALID,
+			rc = lu_err(err, LOCUS_EINVALID,
 			            "the gateway refused events %ld..%ld (409)",
 			            from, last);
 	} else if (rc != LOCUS_EIO && rc != LOCUS_ENOMEM) {
-		rc = lh_err(err, LOCUS_EINVALID,
+		rc = lu_err(err, LOCUS_EINVALID,
 		            "the gateway refused events: %s", err->message);
 	}
 	cJSON_Delete(ans);
@@ -381,7 +381,7 @@ int lr_events_flush(lr_events *e, locus_error *err)
 	size_t n = (size_t)cJSON_GetArraySize(e->pending), i = 0;
 	cJSON **items = n ? malloc(n * sizeof *items) : NULL;
 	if (n && !items)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	size_t k = 0;
 	for (cJSON *c = e->pending->child; c; c = c->next)
 		items[k++] = c;

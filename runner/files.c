@@ -9,7 +9,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/read.h"
 
 #include <errno.h>
@@ -58,19 +58,19 @@ int lr_json_file_read(const char *dir, const char *name, size_t max,
 	*out = NULL;
 	char *path = lr_path(dir, name);
 	if (!path)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	char *text = NULL;
 	size_t len = 0;
 	int got = lu_read_path(path, max, &text, &len);
 	int e = errno;
 	free(path);
 	if (got < 0 && e == ENOMEM)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (got < 0)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s could not be read",
+		return lu_err(err, LOCUS_ENOTFOUND, "%s could not be read",
 		              name);
 	if (got > 0)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "%s is larger than %zu bytes", name, max);
 	int rc = lr_json_parse(text, len, out, err);
 	free(text);

@@ -6,7 +6,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -31,7 +31,7 @@ int lr_gw_open(lr_gw *g, const char *url, const char *token, const char *run_id,
 	if (!g->auth) {
 		lhttp_client_free(g->http);
 		g->http = NULL;
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	g->run_id = run_id;
 	g->log = log;
@@ -55,7 +55,7 @@ int lr_gw_run_request(lr_gw *g, const char *method, const char *tail,
 	*out = NULL;
 	char *path = lr_strf("/internal/v1/runs/%s/%s", g->run_id, tail);
 	if (!path)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	int rc = lr_gw_request(g, method, path, body, retry, out, NULL, err);
 	free(path);
 	return rc;
@@ -69,7 +69,7 @@ static int parse_body(const lhttp_response *resp, cJSON **out, locus_error *err)
 	if (rc == LOCUS_EINVALID) {
 		char why[200];
 		snprintf(why, sizeof why, "%s", err ? err->message : "");
-		lh_err(err, LOCUS_EINVALID, "the gateway answered %ld with %s",
+		lu_err(err, LOCUS_EINVALID, "the gateway answered %ld with %s",
 		       resp->status, why);
 	}
 	return rc;
@@ -84,7 +84,7 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 		*status = 0;
 	char *text = NULL;
 	if (body && !(text = lr_json_canonical(body)))
-		return lh_err(err, LOCUS_ENOMEM,
+		return lu_err(err, LOCUS_ENOMEM,
 		              "a request body could not be "
 		              "written");
 	lhttp_headers h = {0};
@@ -96,7 +96,7 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 	if (rc) {
 		lhttp_headers_clear(&h);
 		free(text);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lhttp_request req = {.method = method,
 	                     .url = path,
@@ -130,7 +130,7 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 	           resp.status == 429 || resp.status < 200) {
 		lr_logf(g->log, "gateway %s %s: %ld (unavailable)", method,
 		        path, resp.status);
-		rc = lh_err(err, LOCUS_EIO, "%s %s: the gateway answered %ld",
+		rc = lu_err(err, LOCUS_EIO, "%s %s: the gateway answered %ld",
 		            method, path, resp.status);
 	} else {
 		lr_logf(g->log, "gateway %s %s: %ld", method, path,
@@ -147,7 +147,7 @@ int lr_gw_request(lr_gw *g, const char *method, const char *path,
 		int code = resp.status == 404   ? LOCUS_ENOTFOUND
 		           : resp.status == 409 ? LOCUS_ECONFLICT
 		                                : LOCUS_EDENIED;
-		rc = lh_err(err, code,
+		rc = lu_err(err, code,
 		            "%s %s: the gateway refused (%ld)%s%.120s", method,
 		            path, resp.status, detail ? ": " : "",
 		            detail ? detail : "");

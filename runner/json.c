@@ -4,7 +4,7 @@
  */
 #include "runner/json.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/sha256.h"
@@ -23,7 +23,7 @@ int lr_json_parse(const char *text, size_t len, cJSON **out, locus_error *err)
 	   Python either */
 	if (text && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
 		*out = NULL;
-		lh_err(err, LOCUS_EINVALID,
+		lu_err(err, LOCUS_EINVALID,
 		       "malformed JSON at byte 0: a byte order mark");
 		if (err)
 			err->offset = 0;
@@ -37,13 +37,13 @@ int lr_json_parse(const char *text, size_t len, cJSON **out, locus_error *err)
 	if (p == LU_JSON_OK)
 		return 0;
 	if (p == LU_JSON_NOMEM)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (p == LU_JSON_DUPLICATE)
-		lh_err(err, LOCUS_EINVALID,
+		lu_err(err, LOCUS_EINVALID,
 		       "malformed JSON at byte %zu: key \"%.60s\" given twice",
 		       why.offset, why.key);
 	else
-		lh_err(err, LOCUS_EINVALID, "malformed JSON at byte %zu: %s",
+		lu_err(err, LOCUS_EINVALID, "malformed JSON at byte %zu: %s",
 		       why.offset, lu_json_problem_text(p));
 	if (err)
 		err->offset = (long)why.offset;
@@ -255,14 +255,14 @@ int lr_json_known(const cJSON *o, const char *const *allowed, const char *what,
                   locus_error *err)
 {
 	if (!cJSON_IsObject(o))
-		return lh_err(err, LOCUS_EINVALID, "%s is not a JSON object",
+		return lu_err(err, LOCUS_EINVALID, "%s is not a JSON object",
 		              what);
 	for (const cJSON *c = o->child; c; c = c->next) {
 		bool ok = false;
 		for (size_t i = 0; allowed[i] && !ok; i++)
 			ok = !strcmp(c->string, allowed[i]);
 		if (!ok)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "%s: unknown field \"%.60s\"", what,
 			              c->string);
 	}

@@ -11,7 +11,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -279,7 +279,7 @@ static int load_counters(lr_run *r, const cJSON *c, locus_error *err)
 		                    cost >= 0
 		              : lr_json_count(c, counter_fields[i], &n[i], &b);
 		if (!ok)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "checkpoint counters: %s missing or bad",
 			              counter_fields[i]);
 	}
@@ -309,7 +309,7 @@ static int load_checkpoint(lr_run *r, cJSON **state, locus_error *err)
 	                     id ? "&checkpoint_id=" : "", id ? id : "");
 	cJSON_Delete(pj);
 	if (!tail)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	cJSON *ans = NULL;
 	int rc = lr_gw_run_request(&r->gw, "GET", tail, NULL,
 	                           LHTTP_RETRY_IDEMPOTENT, &ans, err);
@@ -320,7 +320,7 @@ static int load_checkpoint(lr_run *r, cJSON **state, locus_error *err)
 	if (!ans || lr_json_known(ans, fields, "the checkpoint", err) ||
 	    !lr_json_obj(ans, "state", NULL)) {
 		cJSON_Delete(ans);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "the checkpoint is malformed");
 	}
 	*state = cJSON_DetachItemFromObject(ans, "state");

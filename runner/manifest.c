@@ -6,7 +6,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/array.h"
 #include "util/buf.h"
 
@@ -42,7 +42,7 @@ static const char *const model_fields[] = {"model", "base_url", "api_key_env",
 
 static int bad(locus_error *err, const char *where, const char *what)
 {
-	return lh_err(err, LOCUS_EINVALID, "manifest: %s: %s", where, what);
+	return lu_err(err, LOCUS_EINVALID, "manifest: %s: %s", where, what);
 }
 
 /* A required non-empty string of at most max bytes (0: no cap). */
@@ -216,7 +216,7 @@ static int load_mount(void *item, const cJSON *o, size_t i, locus_error *err)
 	/* sorted, so checking every tool against its mount is n log n */
 	size_t n = m->tools ? (size_t)cJSON_GetArraySize(m->tools) : 0;
 	if (!(m->tool_names = calloc(n + 1, sizeof *m->tool_names)))
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	for (const cJSON *c = m->tools ? m->tools->child : NULL; c; c = c->next)
 		m->tool_names[m->n_tool_names++] = c->valuestring;
 	assert(m->n_tool_names == n);
@@ -329,7 +329,7 @@ static int load_list(const cJSON *arr, void *items, size_t n, size_t size,
 {
 	*ids = calloc(n + 1, sizeof **ids);
 	if (!*ids)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	size_t i = 0;
 	for (const cJSON *c = arr ? arr->child : NULL; c; c = c->next, i++) {
 		assert(i < n);
@@ -347,7 +347,7 @@ static int load_list(const cJSON *arr, void *items, size_t n, size_t size,
 		qsort(*ids, n, sizeof **ids, cmp_str);
 	for (i = 1; i < n; i++)
 		if (!strcmp((*ids)[i - 1].id, (*ids)[i].id))
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "manifest: %s: \"%.60s\" is listed twice",
 			              what, (*ids)[i].id);
 	return 0;
@@ -368,7 +368,7 @@ static int check_refs(lr_manifest *m, const id_at *mcp, const id_at *api,
 		    lu_sorted_find(ids, n, sizeof *ids, offsetof(id_at, id),
 		                   t->target, &found);
 		if (!found)
-			return lh_err(
+			return lu_err(
 			    err, LOCUS_EINVALID,
 			    "manifest: tool \"%.60s\" runs on %s:%.60s, "
 			    "which the manifest does not list",
@@ -394,7 +394,7 @@ static int load_lists(lr_manifest *m, locus_error *err)
 	m->mcp = calloc(m->n_mcp + 1, sizeof *m->mcp);
 	m->api = calloc(m->n_api + 1, sizeof *m->api);
 	if (!m->tools || !m->mcp || !m->api)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	id_at *mcp_ids = NULL, *api_ids = NULL, *tool_ids = NULL;
 	int rc =
 	    load_list(mcp, m->mcp, m->n_mcp, sizeof *m->mcp,

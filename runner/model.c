@@ -10,7 +10,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "net/sse.h"
 #include "util/buf.h"
 
@@ -47,7 +47,7 @@ typedef struct sse {
 static int fail(sse *s, const char *why)
 {
 	if (!s->rc) {
-		s->rc = lh_err(s->err, LOCUS_EINVALID, "the model's answer: %s",
+		s->rc = lu_err(s->err, LOCUS_EINVALID, "the model's answer: %s",
 		               why);
 		/* kept: the transfer's own error replaces err's */
 		snprintf(s->why, sizeof s->why, "%s", why);
@@ -243,7 +243,7 @@ static int finish(sse *s, lr_turn *out)
 {
 	out->tool_calls = cJSON_CreateArray();
 	if (!out->tool_calls)
-		return lh_err(s->err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(s->err, LOCUS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < LR_MAX_TOOL_CALLS; i++) {
 		slot *sl = &s->calls[i];
 		if (!sl->used)
@@ -254,7 +254,7 @@ static int finish(sse *s, lr_turn *out)
 		if (!tc || !fn) {
 			cJSON_Delete(tc);
 			cJSON_Delete(fn);
-			return lh_err(s->err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(s->err, LOCUS_ENOMEM, "out of memory");
 		}
 		cJSON_AddStringToObject(tc, "id", sl->id.d);
 		cJSON_AddStringToObject(tc, "type", "function");
@@ -299,7 +299,7 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 	memset(out, 0, sizeof *out);
 	const char *key = lr_secrets_get(&r->secrets, r->m.model_key_env);
 	if (!key)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "the model's key variable "
 		              "is not set");
 	cJSON *body = request_body(r);
@@ -339,9 +339,9 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 		lhttp_response resp = {0};
 		rc = lhttp_perform(r->model_http, &req, &resp, err);
 		if (rc && s.rc)
-			rc = lh_err(err, s.rc, "the model's answer: %s", s.why);
+			rc = lu_err(err, s.rc, "the model's answer: %s", s.why);
 		else if (!rc && (resp.status < 200 || resp.status >= 300))
-			rc = lh_err(err, LOCUS_EIO, "the model answered %ld",
+			rc = lu_err(err, LOCUS_EIO, "the model answered %ld",
 			            resp.status);
 		else if (!rc && s.mode == 2)
 			rc = take_json(&s, s.whole.d ? s.whole.d : "",
@@ -352,7 +352,7 @@ int lr_model_call(lr_run *r, lr_turn *out, locus_error *err)
 			rc = fail(&s, "an empty answer");
 		lhttp_response_clear(&resp);
 	} else
-		lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_err(err, LOCUS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < h.n; i++)
 		explicit_bzero(h.v[i].value, strlen(h.v[i].value));
 	lhttp_headers_clear(&h);

@@ -10,7 +10,6 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
 #include "net/sse.h"
 #include "util/buf.h"
 

@@ -9,7 +9,8 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
+#include "util/clock.h"
 #include "util/array.h"
 #include "util/buf.h"
 
@@ -24,7 +25,7 @@ double lr_run_left(const lr_run *r)
 {
 	if (!(r->m.budgets.timeout_s > 0))
 		return 1e9;
-	return r->m.budgets.timeout_s - (lh_now() - r->t0);
+	return r->m.budgets.timeout_s - (lu_now() - r->t0);
 }
 
 /* mkdir -p of root/rel (0700 for what it creates); root must exist. */
@@ -222,7 +223,7 @@ static int build_harness(lr_run *r, locus_error *err)
 	r->backend->isolated = true;
 	const char **names = calloc(r->m.n_tools + 1, sizeof *names);
 	if (!names)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	size_t k = 0;
 	for (size_t i = 0; i < r->m.n_tools; i++) {
 		const lr_tool *t = &r->m.tools[i];
@@ -249,11 +250,11 @@ static int build_runtime(lr_run *r, locus_error *err)
 	r->tools_json = cJSON_CreateArray();
 	r->messages = cJSON_CreateArray();
 	if (!r->tools_json || !r->messages)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->m.n_tools; i++) {
 		cJSON *t = tool_json(r, &r->m.tools[i]);
 		if (!t)
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		cJSON_AddItemToArray(r->tools_json, t);
 	}
 	lhttp_options o = LHTTP_OPTIONS_INIT;
@@ -470,7 +471,7 @@ static int finish(lr_run *r, lr_end *end)
 
 int lr_main(const lr_env *env)
 {
-	lr_run r = {.env = env, .t0 = lh_now()};
+	lr_run r = {.env = env, .t0 = lu_now()};
 	if (!env->root || !env->state_dir || !safe_rel(env->state_dir))
 		return LR_EXIT_ERROR;
 	if (!(r.state_dir = lr_path(env->root, env->state_dir)))

@@ -13,7 +13,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
 #include "util/read.h"
 
 #include <errno.h>
@@ -102,9 +102,9 @@ int lr_secrets_wipe(const lr_secrets *s, bool harden, locus_error *err)
 	for (size_t i = 0; i < s->n; i++)
 		wipe_one(s->names[i]);
 	if (harden && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		return lh_err(err, LOCUS_EIO, "prctl(PR_SET_DUMPABLE) failed");
+		return lu_err(err, LOCUS_EIO, "prctl(PR_SET_DUMPABLE) failed");
 	if (proc_shows(s))
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "a secret is still readable in "
 		              "/proc/self/environ");
 	return 0;

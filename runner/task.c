@@ -12,7 +12,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/clock.h"
 #include "util/buf.h"
 
 #include <assert.h>
@@ -130,7 +130,7 @@ static void free_environ(char **v)
 /* Wait for pid up to `left` seconds; its exit code, or -1 (killed). */
 static int wait_child(pid_t pid, double left)
 {
-	double end = lh_now() + left;
+	double end = lu_now() + left;
 	for (;;) {
 		int st;
 		pid_t w = waitpid(pid, &st, WNOHANG);
@@ -138,7 +138,7 @@ static int wait_child(pid_t pid, double left)
 			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 		if (w < 0 && errno != EINTR)
 			return -1;
-		if (lh_now() > end) {
+		if (lu_now() > end) {
 			kill(pid, SIGTERM);
 			waitpid(pid, &st, 0);
 			return -1;

@@ -9,7 +9,7 @@
  */
 #include "runner/runner.h"
 
-#include "harness/internal.h"
+#include "util/clock.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
@@ -220,7 +220,7 @@ lr_outcome lr_tool_call(lr_run *r, const char *call_id, const char *name,
 		return LR_RAN;
 	}
 	lr_tool_events(r, "tool_start", call_id, name, args, NULL, 0);
-	double t0 = lh_now();
+	double t0 = lu_now();
 	lr_outcome out =
 	    t->runs == LR_RUNS_GATEWAY
 	        ? perform(r, t, call_id, args, NULL, res)
@@ -229,7 +229,7 @@ lr_outcome lr_tool_call(lr_run *r, const char *call_id, const char *name,
 		if (!res->text)
 			set_text(res, "", res->is_error);
 		lr_tool_events(r, "tool_complete", call_id, name, NULL, res,
-		               (lh_now() - t0) * 1000);
+		               (lu_now() - t0) * 1000);
 	}
 	cJSON_Delete(args);
 	return out;
