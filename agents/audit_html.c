@@ -1,6 +1,6 @@
 /*
  * agents/audit_html.c - the HTML report of `locus audit transcripts`: one
- * self-contained page (cli/audit_report.html, built in; inline CSS, JS and
+ * self-contained page (agents/audit_report.html, built in; inline CSS, JS and
  * SVG, a Content-Security-Policy that forbids every fetch) with the
  * report's data as one JSON block: {"summary", "rows", "files"}, the same
  * objects as the JSONL records.  The page draws the summary, the

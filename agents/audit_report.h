@@ -67,7 +67,7 @@ cJSON *au_file_json(const tr_file *f);
 /* The JSON object of one row (the JSONL line). */
 cJSON *au_row_json(const au_row *row);
 
-/* ---- SARIF, shared with `locus policy fuzz` (cli/sarif.c) ---- */
+/* ---- SARIF, shared with `locus policy fuzz` (agents/sarif.c) ---- */
 
 typedef struct sarif_doc sarif_doc;
 

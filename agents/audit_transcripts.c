@@ -444,7 +444,7 @@ int cli_audit_transcripts(int argc, char **argv)
 	                  o.policy ? o.policy : "preset ",
 	                  o.policy ? "" : (o.preset ? o.preset : "standard"));
 	for (size_t i = 0; !rc && i < o.nclaude; i++) {
-		/* read as Claude Code reads them (cli/hook_settings.c) */
+		/* read as Claude Code reads them (agents/hook_settings.c) */
 		if (cli_add_claude_settings(policy, o.claude[i], false))
 			rc = 2;
 		else if (pn > 0 && (size_t)pn < sizeof pname)

@@ -1,5 +1,5 @@
 /*
- * agents/hook.h - the pieces of `locus hook` (cli/hook*.c), not public.
+ * agents/hook.h - the pieces of `locus hook` (agents/hook*.c), not public.
  *
  *   hook.c        the command: options, stdin, the agents' answer shapes
  *   hook_calls.c  what one payload asks for, as calls for the gate
@@ -58,12 +58,12 @@ void hook_plan_free(hook_plan *plan);
 bool hook_known_safe(const locus_decision *d, const hook_call *call,
                      const char *root, bool trust_rules);
 
-/* cli/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
+/* agents/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
 int cli_hook_install(int argc, char **argv);
 int cli_hook_doctor(int argc, char **argv);
 
 /*
- * cli/hook_settings.c: the effective policy of a hook (or MCP) run:
+ * agents/hook_settings.c: the effective policy of a hook (or MCP) run:
  * --policy FILE or --preset NAME, then the permission rules of every
  * --claude-settings FILE (in order), then, with `project`, the settings
  * hierarchy Claude Code reads for that project (managed, user

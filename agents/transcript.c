@@ -1,7 +1,7 @@
 /*
  * agents/transcript.c - reading agent session logs: folders, files, lines,
- * format detection, and the call list the formats fill (cli/transcript.h).
- * The formats themselves are in cli/transcript_agents.c.
+ * format detection, and the call list the formats fill (agents/transcript.h).
+ * The formats themselves are in agents/transcript_agents.c.
  */
 #define _GNU_SOURCE /* memmem */
 #include "transcript.h"

@@ -1,6 +1,6 @@
 /*
  * agents/transcript.h - agent session logs read as a list of tool calls
- * (cli/transcript.c: files, detection, lines; cli/transcript_agents.c:
+ * (agents/transcript.c: files, detection, lines; agents/transcript_agents.c:
  * the three formats).  Used by `locus audit transcripts` (docs/audit.md).
  *
  * Formats, as their agents write them (the sources are cited in

@@ -1,6 +1,6 @@
 /*
  * agents/transcript_agents.c - the three agents' session formats
- * (cli/transcript.h, docs/audit.md "Formats").  Each record function reads
+ * (agents/transcript.h, docs/audit.md "Formats").  Each record function reads
  * one parsed line and adds the tool calls in it, or counts it as unknown
  * or malformed.  Each call is turned into what locus_gate() understands:
  * the agent's tool name where the gate maps it (Claude's Bash, Gemini's

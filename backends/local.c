@@ -1,7 +1,7 @@
 /*
  * backends/local.c - LocalBackend: a host folder, commands on the host.
  * This file: the backend itself and path confinement; its files are in
- * local_files.c, its commands in local_exec.c (harness/local.h).
+ * local_files.c, its commands in local_exec.c (backends/local.h).
  *
  * Every path is resolved beneath the root's directory fd: with
  * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) when the kernel has it,

@@ -1,6 +1,6 @@
 /*
  * backends/local_exec.c - the LocalBackend's commands: /bin/sh -c in a new
- * session under a supervisor (harness/supervise.c), output to a file in a
+ * session under a supervisor (backends/supervise.c), output to a file in a
  * private state folder, background commands' stdin on a FIFO; a timeout,
  * a cancel or kill_shell kills the whole tree.
  */
@@ -231,7 +231,7 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	if (rc)
 		return rc;
 	double start = lh_now();
-	/* a supervisor (harness/supervise.c) runs the command in its own
+	/* a supervisor (backends/supervise.c) runs the command in its own
 	 * session, caps its output and kills whatever it leaves behind */
 	lh_spawn_opts so = {
 	    lb->root_fd,    command,          bg ? inp : NULL, ofd,

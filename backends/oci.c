@@ -1,6 +1,6 @@
 /*
  * backends/oci.c - OCISandboxBackend: a locus_session over the OCI client
- * (spec sandboxes.md), wrapped by harness/session.c into a backend.
+ * (spec sandboxes.md), wrapped by backends/session.c into a backend.
  *
  * exec runs the command under `timeout` inside the sandbox, its output
  * going to a file under /workspace/.locus-harness; what comes back is at

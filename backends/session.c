@@ -2,7 +2,7 @@
  * backends/session.c - SessionBackend: a backend over any sandbox with
  * exec, upload and download (locus_session): its paths and files.  Its
  * commands are in session_jobs.c, its batches of changes in
- * session_batch.c, the bubblewrap session in bwrap.c (harness/session.h).
+ * session_batch.c, the bubblewrap session in bwrap.c (backends/session.h).
  *
  * SessionBackend does everything with short POSIX sh scripts through
  * exec, every path single-quoted.  Paths are normalised lexically against

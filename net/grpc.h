@@ -6,7 +6,7 @@
  * (percent-decoded), the status a call ends with when the server did not
  * send one (grpc/grpc doc/PROTOCOL-HTTP2.md: HTTP status mapping, missing
  * status, wrong content-type), and the grpc-timeout header value.  No I/O:
- * the transport (harness/grpc_call.c) feeds bytes and headers in.
+ * the transport (net/grpc_call.c) feeds bytes and headers in.
  */
 #ifndef LOCUS_HARNESS_GRPC_H
 #define LOCUS_HARNESS_GRPC_H

@@ -2,7 +2,7 @@
  * net/openshell_msg.h - the OpenShell gateway's messages in C terms.
  *
  * Owns the translation between locus's view of a request or response and
- * the nanopb structs generated from harness/openshell.proto.  Encoders
+ * the nanopb structs generated from net/openshell.proto.  Encoders
  * write the canonical protobuf a deterministic serializer would (fields in
  * number order by nanopb, proto3 defaults left out, map entries sorted by
  * key) and return it framed for gRPC (5-byte prefix first).  Decoders skip

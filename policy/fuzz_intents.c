@@ -1,6 +1,6 @@
 /*
  * policy/fuzz_intents.c - the built-in library of `locus policy fuzz`
- * (cli/policy_fuzz.h): dangerous intents (the floor, the danger packs'
+ * (policy/policy_fuzz.h): dangerous intents (the floor, the danger packs'
  * domains, secrets, persistence, privilege, outside the workspace), the
  * options and code forms that carry a command into a program (`find
  * -exec`, `git -c alias.x=!...`, `python3 -c 'os.system(...)'`...), the

@@ -8,7 +8,7 @@
  *       [--seed N] [--format text|jsonl|sarif [-o FILE]]... [--quiet]
  *
  * For every allow rule: lines built from its prefix with the library of
- * cli/fuzz_intents.c (carriers x intents, dangerous forms, compound tails)
+ * policy/fuzz_intents.c (carriers x intents, dangerous forms, compound tails)
  * are gated, then rewritten by the metamorphic engine of fuzz/bypass
  * (gen_transform: wrappers, sh -c, quoting, variables, see-through forms)
  * until --count lines or --time seconds.  A line is a finding when the

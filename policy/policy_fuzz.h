@@ -1,6 +1,6 @@
 /*
- * policy/policy_fuzz.h - `locus policy fuzz` (cli/policy_fuzz.c) and its
- * built-in library (cli/fuzz_intents.c): dangerous intents, the options
+ * policy/policy_fuzz.h - `locus policy fuzz` (policy/policy_fuzz.c) and its
+ * built-in library (policy/fuzz_intents.c): dangerous intents, the options
  * that carry a command into a program, and the workspace files that
  * programs run.  docs/audit.md "locus policy fuzz".
  */
@@ -50,10 +50,10 @@ typedef struct pf_finding {
 	long checked_lines; /* lines the fix was checked against */
 } pf_finding;
 
-/* Free a finding's texts (cli/policy_fuzz.c). */
+/* Free a finding's texts (policy/policy_fuzz.c). */
 void pf_finding_clear(pf_finding *f);
 
-/* One fuzz run (cli/policy_fuzz.c searches, cli/policy_fuzz_cmd.c reads
+/* One fuzz run (policy/policy_fuzz.c searches, cli/policy_fuzz_cmd.c reads
    the options, reduces, fixes and reports). */
 typedef struct pf_ctx {
 	locus_policy *policy;
