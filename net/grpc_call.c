@@ -8,7 +8,8 @@
  */
 #include "grpc_call.h"
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "net/http.h"
 
 #include <stdio.h>
@@ -40,15 +41,15 @@ static char *endpoint_url(const lh_grpc_channel_opts *o)
 {
 	const char *e = o->endpoint;
 	bool tls = o->tls || o->ca_file || o->cert_file;
-	lh_buf b = {0};
+	lu_buf b = {0};
 	if (!strncmp(e, "http://", 7) || !strncmp(e, "https://", 8))
-		lh_buf_puts(&b, e);
+		lu_buf_puts(&b, e);
 	else
-		lh_buf_printf(&b, "%s://%s", tls ? "https" : "http", e);
+		lu_buf_printf(&b, "%s://%s", tls ? "https" : "http", e);
 	/* no path: the method is appended */
 	while (b.len && b.d[b.len - 1] == '/')
 		b.d[--b.len] = '\0';
-	return lh_buf_take(&b);
+	return lu_buf_take(&b);
 }
 
 int lh_grpc_channel_new(lh_grpc_channel **out, const lh_grpc_channel_opts *o,
@@ -59,26 +60,26 @@ int lh_grpc_channel_new(lh_grpc_channel **out, const lh_grpc_channel_opts *o,
 	                           !strncmp(o->endpoint, "https://", 8));
 	if (!o->endpoint || !*o->endpoint ||
 	    strpbrk(o->endpoint, url ? " \t\r\n?#" : " \t\r\n/?#@"))
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "bad gRPC endpoint \"%s\" (want HOST:PORT)",
 		              o->endpoint ? o->endpoint : "");
 	if (!o->cert_file != !o->key_file)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "a client certificate needs its key (and the "
 		              "key its certificate)");
 	lh_grpc_channel *ch = calloc(1, sizeof *ch);
 	if (!ch)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	ch->url = endpoint_url(o);
 	ch->max_message = o->max_message ? o->max_message : LH_GRPC_MAX_MESSAGE;
 	if (o->bearer_token) {
-		lh_buf b = {0};
-		lh_buf_printf(&b, "Bearer %s", o->bearer_token);
-		ch->auth = lh_buf_take(&b);
+		lu_buf b = {0};
+		lu_buf_printf(&b, "Bearer %s", o->bearer_token);
+		ch->auth = lu_buf_take(&b);
 	}
 	if (!ch->url || (o->bearer_token && !ch->auth)) {
 		lh_grpc_channel_free(ch);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lhttp_options ho = LHTTP_OPTIONS_INIT;
 	ho.base_url = ch->url;
@@ -182,7 +183,7 @@ int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
 	lhttp_headers h = {0};
 	if (request_headers(ch, timeout_s, &h)) {
 		lhttp_headers_clear(&h);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	call_ctx c = {.on_msg = on_msg, .payload = payload, .ch = ch};
 	c.reader.max = ch->max_message;
@@ -204,11 +205,11 @@ int lh_grpc_call(lh_grpc_channel *ch, const char *method, const uint8_t *frame,
 	int rc = lhttp_perform(ch->http, &req, &resp, err);
 	lhttp_headers_clear(&h);
 	if (c.reader.failed) {
-		rc = lh_err(err, LOCUS_EIO, "%s: %s", method, c.reader.error);
+		rc = lu_err(err, LOCUS_EIO, "%s: %s", method, c.reader.error);
 	} else if (c.stop) {
 		rc = c.stop;
 	} else if (!rc && lh_grpc_reader_finish(&c.reader)) {
-		rc = lh_err(err, LOCUS_EIO, "%s: %s", method, c.reader.error);
+		rc = lu_err(err, LOCUS_EIO, "%s: %s", method, c.reader.error);
 	}
 	if (!rc) {
 		lh_grpc_status st;

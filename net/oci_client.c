@@ -18,7 +18,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/clock.h"
 
 const char *loci_client_region(const loci_client *c)
 {
@@ -44,7 +46,7 @@ int loci_client_new(loci_client **out, const loci_client_options *opt,
 	if (!c) {
 		loci_signer_free(signer);
 		loci_routes_clear(routes);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	c->signer = signer;
 	c->routes = *routes;
@@ -55,23 +57,23 @@ int loci_client_new(loci_client **out, const loci_client_options *opt,
 	c->timeout_ms =
 	    opt->request_timeout_ms ? opt->request_timeout_ms : 60000;
 	const char *region = opt->region ? opt->region : "";
-	lh_buf ep = {0};
+	lu_buf ep = {0};
 	if (opt->endpoint)
-		lh_buf_puts(&ep, opt->endpoint);
+		lu_buf_puts(&ep, opt->endpoint);
 	else if (*region)
-		lh_buf_printf(&ep,
+		lu_buf_printf(&ep,
 		              "https://inference.generativeai.%s.oci."
 		              "oraclecloud.com",
 		              region);
 	c->region = strdup(region);
 	if (ep.oom || !c->region) {
-		lh_buf_free(&ep);
+		lu_buf_free(&ep);
 		loci_client_free(c);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!ep.d) {
 		loci_client_free(c);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI: no region and no endpoint");
 	}
 	lhttp_options o = LHTTP_OPTIONS_INIT;
@@ -83,7 +85,7 @@ int loci_client_new(loci_client **out, const loci_client_options *opt,
 	o.sleep_ms = opt->sleep_ms;
 	o.sleep_payload = opt->sleep_payload;
 	int rc = lhttp_client_new(&c->http, &o, err);
-	lh_buf_free(&ep);
+	lu_buf_free(&ep);
 	if (rc) {
 		loci_client_free(c);
 		return rc;
@@ -143,13 +145,13 @@ int loci_request(loci_client *c, const loci_call *call, lhttp_response *resp,
 	const loci_route *rt = &c->routes.r[call->op];
 	char *path = loci_route_path(&c->routes, call->op, call->vars);
 	if (!path)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	lhttp_headers h = {0};
 	char tok[33], rid[33];
 	int rc = 0;
 	if (lhttp_random_token(rid) ||
 	    (mutating(call->op) && lhttp_random_token(tok)))
-		rc = lh_err(err, LOCUS_EIO, "OCI: the random generator failed");
+		rc = lu_err(err, LOCUS_EIO, "OCI: the random generator failed");
 	bool body = strcmp(rt->method, "GET") && strcmp(rt->method, "DELETE");
 	if (!rc &&
 	    (lhttp_headers_add(&h, "opc-request-id", rid) ||
@@ -160,10 +162,10 @@ int loci_request(loci_client *c, const loci_call *call, lhttp_response *resp,
 	                        call->content_type ? call->content_type
 	                                           : "application/json")) ||
 	     (call->accept && lhttp_headers_add(&h, "accept", call->accept))))
-		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && call->extra && call->extra[i]; i += 2)
 		if (lhttp_headers_add(&h, call->extra[i], call->extra[i + 1]))
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	/* prepare (the signer) and on_body share net/http's one ctx. */
 	tramp tr = {c->signer, call->on_body, call->body_ctx, c};
 	if (!rc) {
@@ -212,7 +214,7 @@ int loci_status_error(const lhttp_response *r, loci_op op, locus_error *err)
 	         : r->status == 413                     ? LOCUS_ETOOBIG
 	         : r->status == 400 || r->status == 409 ? LOCUS_EINVALID
 	                                                : LOCUS_EIO;
-	lh_err(err, lc, "OCI %s: HTTP %ld %s: %.100s (opc-request-id %s)",
+	lu_err(err, lc, "OCI %s: HTTP %ld %s: %.100s (opc-request-id %s)",
 	       loci_op_name(op), r->status, code, msg,
 	       r->request_id[0] ? r->request_id : "none");
 	cJSON_Delete(j);
@@ -236,7 +238,7 @@ static int json_call(loci_client *c, loci_op op, const char *const *vars,
 		*out = NULL;
 	char *text = body ? cJSON_PrintUnformatted(body) : NULL;
 	if (body && !text)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	loci_call call = {.op = op,
 	                  .vars = vars,
 	                  .body = text ? text : "",
@@ -247,7 +249,7 @@ static int json_call(loci_client *c, loci_op op, const char *const *vars,
 	if (!rc && out && r.body_len) {
 		*out = cJSON_ParseWithLength(r.body, r.body_len);
 		if (!*out)
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "OCI %s: the answer is not JSON "
 			            "(opc-request-id %s)",
 			            loci_op_name(op), r.request_id);
@@ -282,7 +284,7 @@ int loci_sandbox_state(loci_client *c, const char *id, char **state,
 		*expires = jstr(j, "timeExpires");
 	cJSON_Delete(j);
 	if (!*state)
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "OCI get: no lifecycleState for %s", id);
 	return 0;
 }
@@ -297,7 +299,7 @@ static void nap(double s)
 static int wait_state(loci_client *c, const char *id, const char *want,
                       double timeout_s, double every_s, locus_error *err)
 {
-	double end = lh_now() + timeout_s;
+	double end = lu_now() + timeout_s;
 	for (;;) {
 		char *st;
 		int rc = loci_sandbox_state(c, id, &st, NULL, err);
@@ -307,15 +309,15 @@ static int wait_state(loci_client *c, const char *id, const char *want,
 		bool dead = !strcmp(st, "FAILED") || !strcmp(st, "DELETED") ||
 		            (!strcmp(st, "STOPPED") && strcmp(want, "STOPPED"));
 		if (!ok && dead)
-			lh_err(err, LOCUS_EIO, "OCI sandbox %s is %s, not %s",
+			lu_err(err, LOCUS_EIO, "OCI sandbox %s is %s, not %s",
 			       id, st, want);
 		free(st);
 		if (ok)
 			return 0;
 		if (dead)
 			return LOCUS_EIO;
-		if (lh_now() + every_s > end)
-			return lh_err(err, LOCUS_ETIMEOUT,
+		if (lu_now() + every_s > end)
+			return lu_err(err, LOCUS_ETIMEOUT,
 			              "OCI sandbox %s not %s after %.0f s", id,
 			              want, timeout_s);
 		nap(every_s);
@@ -368,7 +370,7 @@ int loci_sandbox_create(loci_client *c, const loci_create *in, char **id_out,
 {
 	*id_out = NULL;
 	if (!in->project_id || !*in->project_id)
-		return lh_err(err, LOCUS_EINVALID, "OCI create: no project");
+		return lu_err(err, LOCUS_EINVALID, "OCI create: no project");
 	long minutes;
 	int rc = loci_duration_minutes(in->expiration ? in->expiration : "PT1H",
 	                               &minutes, err);
@@ -383,7 +385,7 @@ int loci_sandbox_create(loci_client *c, const loci_create *in, char **id_out,
 	*id_out = jstr(j, "id");
 	cJSON_Delete(j);
 	if (!*id_out)
-		return lh_err(err, LOCUS_EIO, "OCI create: no sandbox id");
+		return lu_err(err, LOCUS_EIO, "OCI create: no sandbox id");
 	return wait_state(c, *id_out, "RUNNING",
 	                  in->ready_timeout_s > 0 ? in->ready_timeout_s : 300,
 	                  in->poll_interval_s > 0 ? in->poll_interval_s : 2,
@@ -404,7 +406,7 @@ int loci_sandbox_attach(loci_client *c, const char *id, double timeout_s,
 		cJSON_Delete(b);
 	} else if (strcmp(st, "RUNNING") && strcmp(st, "RESUMING") &&
 	           strcmp(st, "CREATING")) {
-		rc = lh_err(err, LOCUS_EINVALID,
+		rc = lu_err(err, LOCUS_EINVALID,
 		            "OCI sandbox %s is %s: cannot attach", id, st);
 	}
 	free(st);
@@ -492,13 +494,13 @@ int loci_duration_minutes(const char *iso, long *minutes, locus_error *err)
 		goto bad;
 	*minutes = (total + 59) / 60;
 	if (*minutes < 1 || *minutes > 48 * 60)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI: duration %.40s is not between 1 minute and "
 		              "48 hours",
 		              iso);
 	return 0;
 bad:
-	return lh_err(err, LOCUS_EINVALID,
+	return lu_err(err, LOCUS_EINVALID,
 	              "OCI: \"%.40s\" is not an ISO 8601 duration (PT1H)", iso);
 }
 
@@ -544,7 +546,7 @@ int loci_file_write(loci_client *c, const char *sandbox, const char *path,
 		const char *b = cJSON_GetStringValue(
 		    cJSON_GetObjectItem(j, "contentSha256"));
 		if ((h && strcmp(h, sha)) || (b && strcmp(b, sha)))
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "OCI write %s: the service stored other "
 			            "bytes (hash %s, sent %s)",
 			            path, h && strcmp(h, sha) ? h : b, sha);
@@ -570,7 +572,7 @@ int loci_file_read(loci_client *c, const char *sandbox, const char *path,
 		char sha[48];
 		loci_sha256_b64(r.body, r.body_len, sha);
 		if (!h || strcmp(h, sha))
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "OCI read %s: content hash %s does not "
 			            "match the bytes (%s)",
 			            path, h ? h : "missing", sha);
@@ -580,7 +582,7 @@ int loci_file_read(loci_client *c, const char *sandbox, const char *path,
 		*len = r.body_len;
 		r.body = NULL;
 		if (!*out)
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lhttp_response_clear(&r);
 	return rc;

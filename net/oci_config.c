@@ -16,7 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 static const char *const keys[] = {
     "user",        "fingerprint",        "tenancy", "region", "key_file",
@@ -44,12 +45,12 @@ void loci_config_clear(loci_config *c)
 
 static char *join3(const char *a, const char *b, const char *c)
 {
-	lh_buf s = {0};
-	lh_buf_puts(&s, a);
-	lh_buf_puts(&s, b);
-	lh_buf_puts(&s, c);
-	char *r = s.oom ? NULL : lh_buf_take(&s);
-	lh_buf_free(&s);
+	lu_buf s = {0};
+	lu_buf_puts(&s, a);
+	lu_buf_puts(&s, b);
+	lu_buf_puts(&s, c);
+	char *r = s.oom ? NULL : lu_buf_take(&s);
+	lu_buf_free(&s);
 	return r;
 }
 
@@ -84,27 +85,27 @@ static int read_file(const char *path, char **out, size_t *len,
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return lh_err(err,
+		return lu_err(err,
 		              errno == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
 		              "%s: %s", path, strerror(errno));
-	lh_buf b = {0};
+	lu_buf b = {0};
 	char chunk[4096];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		lh_buf_add(&b, chunk, n);
+		lu_buf_add(&b, chunk, n);
 		if (b.len > (1u << 20))
 			break;
 	}
 	bool bad = ferror(f);
 	fclose(f);
 	if (bad || b.oom || b.len > (1u << 20)) {
-		lh_buf_free(&b);
-		return lh_err(err, bad ? LOCUS_EIO : LOCUS_ETOOBIG,
+		lu_buf_free(&b);
+		return lu_err(err, bad ? LOCUS_EIO : LOCUS_ETOOBIG,
 		              "%s: cannot read (or over 1 MiB)", path);
 	}
 	*len = b.len;
-	*out = b.d ? lh_buf_take(&b) : strdup("");
-	return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	*out = b.d ? lu_buf_take(&b) : strdup("");
+	return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 }
 
 /* Set key i in c unless already set (the profile's own values win over
@@ -140,7 +141,7 @@ static int parse(char *text, const char *path, const char *profile,
 		if (*l == '[') {
 			char *e = strchr(l, ']');
 			if (!e || e[1]) {
-				int rc = lh_err(err, LOCUS_EINVALID,
+				int rc = lu_err(err, LOCUS_EINVALID,
 				                "%s:%d: bad section line", path,
 				                lineno);
 				if (err)
@@ -160,7 +161,7 @@ static int parse(char *text, const char *path, const char *profile,
 		size_t k = strcspn(l, "=:");
 		if (!l[k] || section == 0) {
 			int rc =
-			    lh_err(err, LOCUS_EINVALID,
+			    lu_err(err, LOCUS_EINVALID,
 			           "%s:%d: expected key=value in a [section]",
 			           path, lineno);
 			if (err)
@@ -174,7 +175,7 @@ static int parse(char *text, const char *path, const char *profile,
 		for (size_t i = 0; i < NKEYS; i++)
 			if (strcasecmp(key, keys[i]) == 0 &&
 			    put(out, i, val, section == 2))
-				return lh_err(err, LOCUS_ENOMEM,
+				return lu_err(err, LOCUS_ENOMEM,
 				              "out of memory");
 	}
 	return 0;
@@ -190,10 +191,10 @@ int loci_config_load(loci_config *out, const char *path, const char *profile,
 	if (!path) {
 		const char *home = getenv("HOME");
 		if (!home)
-			return lh_err(err, LOCUS_ENOTFOUND,
+			return lu_err(err, LOCUS_ENOTFOUND,
 			              "no OCI config: HOME is not set");
 		if (!(def = join3(home, "/.oci/config", "")))
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		path = def;
 	}
 	if (!profile)
@@ -205,11 +206,11 @@ int loci_config_load(loci_config *out, const char *path, const char *profile,
 	int rc = read_file(path, &text, &len, err);
 	bool found = false;
 	if (!rc && memchr(text, '\0', len))
-		rc = lh_err(err, LOCUS_EINVALID, "%s: NUL byte", path);
+		rc = lu_err(err, LOCUS_EINVALID, "%s: NUL byte", path);
 	if (!rc)
 		rc = parse(text, path, profile, out, &found, err);
 	if (!rc && !found)
-		rc = lh_err(err, LOCUS_ENOTFOUND, "%s: no profile [%s]", path,
+		rc = lu_err(err, LOCUS_ENOTFOUND, "%s: no profile [%s]", path,
 		            profile);
 	free(text);
 	free(def);
@@ -230,14 +231,14 @@ static int read_token(const char *path, char **out, locus_error *err)
 	char *s = trim(t);
 	if (nul || !*s || strpbrk(s, "\"\r\n")) {
 		free(t);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "%s: not a session token (empty, or quotes or "
 		              "line breaks inside)",
 		              path);
 	}
 	*out = strdup(s);
 	free(t);
-	return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 }
 
 int loci_signer_from_config(loci_signer **out, const loci_config *c,
@@ -245,7 +246,7 @@ int loci_signer_from_config(loci_signer **out, const loci_config *c,
 {
 	*out = NULL;
 	if (!c->key_file)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI config: key_file is not set");
 	char *key_id = NULL;
 	int rc = 0;
@@ -257,18 +258,18 @@ int loci_signer_from_config(loci_signer **out, const loci_config *c,
 		free(tok);
 	} else {
 		if (!c->tenancy || !c->user || !c->fingerprint)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "OCI config: an API key needs tenancy, "
 			              "user and fingerprint (or set "
 			              "security_token_file)");
-		lh_buf b = {0};
-		lh_buf_printf(&b, "%s/%s/%s", c->tenancy, c->user,
+		lu_buf b = {0};
+		lu_buf_printf(&b, "%s/%s/%s", c->tenancy, c->user,
 		              c->fingerprint);
-		key_id = b.oom ? NULL : lh_buf_take(&b);
-		lh_buf_free(&b);
+		key_id = b.oom ? NULL : lu_buf_take(&b);
+		lu_buf_free(&b);
 	}
 	if (!key_id)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	char *pem = NULL;
 	size_t len;
 	rc = read_file(c->key_file, &pem, &len, err);

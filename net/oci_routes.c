@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #define V "/20231130"
 #define SBX V "/sandboxes/{sandboxId}"
@@ -74,7 +75,7 @@ int loci_routes_default(loci_routes *out, locus_error *err)
 		if (set_route(&out->r[i], defaults[i].method,
 		              defaults[i].path)) {
 			loci_routes_clear(out);
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		}
 	return 0;
 }
@@ -114,7 +115,7 @@ int loci_routes_apply_json(loci_routes *rt, const char *json, size_t len,
 	cJSON *j = cJSON_ParseWithLength(json, len);
 	if (!j || !cJSON_IsObject(j)) {
 		cJSON_Delete(j);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI routes: not a JSON object");
 	}
 	int rc = 0;
@@ -123,7 +124,7 @@ int loci_routes_apply_json(loci_routes *rt, const char *json, size_t len,
 	{
 		int op = op_by_name(it->string);
 		if (op < 0) {
-			rc = lh_err(err, LOCUS_EINVALID,
+			rc = lu_err(err, LOCUS_EINVALID,
 			            "OCI routes: unknown operation \"%.60s\"",
 			            it->string);
 			break;
@@ -132,7 +133,7 @@ int loci_routes_apply_json(loci_routes *rt, const char *json, size_t len,
 		const char *sp = v ? strchr(v, ' ') : NULL;
 		if (!sp || !good_method(v, (size_t)(sp - v)) ||
 		    !good_path(sp + 1)) {
-			rc = lh_err(
+			rc = lu_err(
 			    err, LOCUS_EINVALID,
 			    "OCI routes: \"%s\" must be \"METHOD /path\" "
 			    "(GET, POST, PUT or DELETE)",
@@ -142,7 +143,7 @@ int loci_routes_apply_json(loci_routes *rt, const char *json, size_t len,
 		char m[8];
 		snprintf(m, sizeof m, "%.*s", (int)(sp - v), v);
 		if (set_route(&rt->r[op], m, sp + 1)) {
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 			break;
 		}
 	}
@@ -153,18 +154,18 @@ int loci_routes_apply_json(loci_routes *rt, const char *json, size_t len,
 char *loci_pct_encode(const char *s, bool keep_slash)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	lh_buf b = {0};
+	lu_buf b = {0};
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
 		    *p == '_' || *p == '~' || (keep_slash && *p == '/')) {
-			lh_buf_add(&b, (const char *)p, 1);
+			lu_buf_add(&b, (const char *)p, 1);
 		} else {
 			char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-			lh_buf_add(&b, e, 3);
+			lu_buf_add(&b, e, 3);
 		}
 	}
-	return b.oom ? ((void)lh_buf_free(&b), NULL) : lh_buf_take(&b);
+	return b.oom ? ((void)lu_buf_free(&b), NULL) : lu_buf_take(&b);
 }
 
 /* The value of variable name (len n) in vars, or NULL. */
@@ -180,19 +181,19 @@ char *loci_route_path(const loci_routes *rt, loci_op op,
                       const char *const *vars)
 {
 	const char *t = rt->r[op].path;
-	lh_buf b = {0};
+	lu_buf b = {0};
 	bool used[16] = {false};
 	while (*t) {
 		const char *o = strchr(t, '{'), *c = o ? strchr(o, '}') : NULL;
 		if (!o || !c) {
-			lh_buf_puts(&b, t);
+			lu_buf_puts(&b, t);
 			break;
 		}
-		lh_buf_add(&b, t, (size_t)(o - t));
+		lu_buf_add(&b, t, (size_t)(o - t));
 		const char *v = var(vars, o + 1, (size_t)(c - o - 1));
 		if (v) {
 			char *e = loci_pct_encode(v, true);
-			lh_buf_puts(&b, e ? e : "");
+			lu_buf_puts(&b, e ? e : "");
 			b.oom |= !e;
 			free(e);
 			for (size_t i = 0; vars[i] && i < 32; i += 2)
@@ -206,11 +207,11 @@ char *loci_route_path(const loci_routes *rt, loci_op op,
 		    !strcmp(vars[i], "commandId"))
 			continue;
 		char *e = loci_pct_encode(vars[i + 1], true);
-		lh_buf_printf(&b, "%c%s=%s",
+		lu_buf_printf(&b, "%c%s=%s",
 		              strchr(b.d ? b.d : "", '?') ? '&' : '?', vars[i],
 		              e ? e : "");
 		b.oom |= !e;
 		free(e);
 	}
-	return b.oom ? ((void)lh_buf_free(&b), NULL) : lh_buf_take(&b);
+	return b.oom ? ((void)lu_buf_free(&b), NULL) : lu_buf_take(&b);
 }

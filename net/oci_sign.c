@@ -23,7 +23,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "../util/base64.h"
 #include "../util/sha256.h"
 
@@ -67,28 +68,28 @@ int loci_signer_new(loci_signer **out, const char *key_id, const char *pem,
 {
 	*out = NULL;
 	if (!key_id || !*key_id)
-		return lh_err(err, LOCUS_EINVALID, "OCI signer: empty keyId");
+		return lu_err(err, LOCUS_EINVALID, "OCI signer: empty keyId");
 	BIO *bio = BIO_new_mem_buf(pem, (int)pem_len);
 	if (!bio)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, pass_cb,
 	                                        (void *)(uintptr_t)passphrase);
 	BIO_free(bio);
 	if (!key)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI signer: the private key cannot be read%s",
 		              passphrase ? " (wrong pass_phrase?)"
 		                         : " (encrypted? set pass_phrase)");
 	if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
 		EVP_PKEY_free(key);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI signer: the key is not an RSA key");
 	}
 	loci_signer *s = calloc(1, sizeof *s);
 	if (!s || !(s->key_id = strdup(key_id))) {
 		free(s);
 		EVP_PKEY_free(key);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	s->key = key;
 	*out = s;
@@ -132,7 +133,7 @@ static int rsa_sha256_b64(EVP_PKEY *key, const char *data, size_t len,
 	size_t slen = 0;
 	int rc = LOCUS_EIO;
 	if (!md)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
 	    EVP_DigestSign(md, NULL, &slen, (const unsigned char *)data, len) !=
 	        1)
@@ -150,7 +151,7 @@ done:
 	free(sig);
 	EVP_MD_CTX_free(md);
 	if (rc)
-		lh_err(err, rc, "OCI signer: RSA-SHA256 signing failed");
+		lu_err(err, rc, "OCI signer: RSA-SHA256 signing failed");
 	return rc;
 }
 
@@ -159,22 +160,22 @@ int loci_sign(const loci_signer *s, const loci_sign_input *in,
 {
 	memset(out, 0, sizeof *out);
 	if (!in->method || !in->target || !in->host || !in->date)
-		return lh_err(err, LOCUS_EUSAGE, "OCI signer: missing input");
+		return lu_err(err, LOCUS_EUSAGE, "OCI signer: missing input");
 	char method[16];
 	size_t ml = strlen(in->method);
 	if (ml == 0 || ml >= sizeof method)
-		return lh_err(err, LOCUS_EINVALID, "OCI signer: bad method");
+		return lu_err(err, LOCUS_EINVALID, "OCI signer: bad method");
 	for (size_t i = 0; i <= ml; i++)
 		method[i] = (char)tolower((unsigned char)in->method[i]);
-	lh_buf b = {0};
-	lh_buf_printf(&b, "date: %s\n(request-target): %s %s\nhost: %s",
+	lu_buf b = {0};
+	lu_buf_printf(&b, "date: %s\n(request-target): %s %s\nhost: %s",
 	              in->date, method, in->target, in->host);
 	const char *names = "date (request-target) host";
 	if (in->sign_body) {
 		loci_sha256_b64(in->body, in->body_len, out->body_sha256);
 		snprintf(out->content_length, sizeof out->content_length, "%zu",
 		         in->body_len);
-		lh_buf_printf(&b,
+		lu_buf_printf(&b,
 		              "\ncontent-length: %s\ncontent-type: %s\n"
 		              "x-content-sha256: %s",
 		              out->content_length,
@@ -184,29 +185,29 @@ int loci_sign(const loci_signer *s, const loci_sign_input *in,
 		        "content-type x-content-sha256";
 	}
 	if (b.oom) {
-		lh_buf_free(&b);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_buf_free(&b);
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	char *sig = NULL;
 	int rc = rsa_sha256_b64(s->key, b.d, b.len, &sig, err);
 	if (rc) {
-		lh_buf_free(&b);
+		lu_buf_free(&b);
 		return rc;
 	}
-	out->signing_string = lh_buf_take(&b);
-	lh_buf a = {0};
+	out->signing_string = lu_buf_take(&b);
+	lu_buf a = {0};
 	/* The Go SDK's parameter order. */
-	lh_buf_printf(&a,
+	lu_buf_printf(&a,
 	              "Signature version=\"1\",headers=\"%s\",keyId=\"%s\","
 	              "algorithm=\"rsa-sha256\",signature=\"%s\"",
 	              names, s->key_id, sig);
 	free(sig);
 	if (a.oom || !out->signing_string) {
-		lh_buf_free(&a);
+		lu_buf_free(&a);
 		loci_signature_clear(out);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
-	out->authorization = lh_buf_take(&a);
+	out->authorization = lu_buf_take(&a);
 	return 0;
 }
 
@@ -230,7 +231,7 @@ int loci_prepare(void *ctx, const lhttp_request *req, const char *url,
 	bool sb = body_method(method);
 	if (sb && !lhttp_headers_get(h, "content-type") &&
 	    (rc = lhttp_headers_set(h, "content-type", "application/json")))
-		return lh_err(err, rc, "out of memory");
+		return lu_err(err, rc, "out of memory");
 	loci_sign_input in = {
 	    .method = method,
 	    .target = lhttp_url_target(url),
@@ -250,7 +251,7 @@ int loci_prepare(void *ctx, const lhttp_request *req, const char *url,
 	     (lhttp_headers_set(h, "content-length", sig.content_length) ||
 	      lhttp_headers_set(h, "x-content-sha256", sig.body_sha256))) ||
 	    lhttp_headers_set(h, "authorization", sig.authorization))
-		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	loci_signature_clear(&sig);
 	return rc;
 }

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/clock.h"
 #include "net/sse.h"
 
 #define MAX_LINE ((size_t)8 << 20) /* one event; more is a broken stream */
@@ -30,9 +32,9 @@ typedef struct stream {
 	loci_run_result *res;
 	size_t max_out;
 	int framing; /* resolved for the current response; 0 unknown */
-	lh_buf line; /* NDJSON: the line being read */
+	lu_buf line; /* NDJSON: the line being read */
 	lsse sse;    /* SSE: the decoder (net/sse.h) */
-	lh_buf out;
+	lu_buf out;
 	int fail; /* a LOCUS_E* code once the stream is unusable */
 	char why[160];
 } stream;
@@ -67,7 +69,7 @@ static void keep_output(stream *s, const char *d)
 		bytes = dec;
 	}
 	size_t room = s->out.len < s->max_out ? s->max_out - s->out.len : 0;
-	lh_buf_add(&s->out, bytes, n < room ? n : room);
+	lu_buf_add(&s->out, bytes, n < room ? n : room);
 	free(dec);
 	if (s->out.oom)
 		stream_fail(s, LOCUS_ENOMEM, "out of memory");
@@ -164,7 +166,7 @@ static int on_body(void *ctx, const lhttp_response *resp, const char *d,
 	for (size_t i = 0; i < n && !s->fail; i++) {
 		const char *nl = memchr(d + i, '\n', n - i);
 		size_t k = nl ? (size_t)(nl - d) : n;
-		lh_buf_add(&s->line, d + i, k - i);
+		lu_buf_add(&s->line, d + i, k - i);
 		if (s->line.len > MAX_LINE)
 			return stream_fail(s, LOCUS_ETOOBIG,
 			                   "an event over 8 MiB");
@@ -234,7 +236,7 @@ static int open_stream(stream *s, const char *sandbox, const char *body,
 	if (!rc && (resp.status < 200 || resp.status > 299))
 		rc = loci_status_error(&resp, call.op, err);
 	else if (s->fail)
-		rc = lh_err(err, s->fail, "OCI %s: %s (opc-request-id %s)",
+		rc = lu_err(err, s->fail, "OCI %s: %s (opc-request-id %s)",
 		            loci_op_name(call.op), s->why, resp.request_id);
 	else if (rc == LOCUS_EIO && resp.body_streamed)
 		rc = 1; /* dropped mid-stream: resume */
@@ -255,15 +257,15 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
 	char *body = cJSON_PrintUnformatted(b);
 	cJSON_Delete(b);
 	if (!body)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	stream s = {.c = c, .res = out, .max_out = max_out};
 	lsse_init(&s.sse, MAX_LINE, on_sse_event, &s);
-	double end = lh_now() + (double)secs + 60;
+	double end = lu_now() + (double)secs + 60;
 	int rc;
 	for (;;) {
-		long left = (long)((end - lh_now()) * 1000);
+		long left = (long)((end - lu_now()) * 1000);
 		if (left <= 0) {
-			rc = lh_err(err, LOCUS_ETIMEOUT,
+			rc = lu_err(err, LOCUS_ETIMEOUT,
 			            "OCI: command %s did not finish in time",
 			            out->command_id);
 			break;
@@ -277,14 +279,14 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
 			break;
 		}
 		if (!out->command_id[0]) {
-			rc = lh_err(
+			rc = lu_err(
 			    err, LOCUS_EIO,
 			    "OCI run_and_stream: the stream ended before "
 			    "its first event");
 			break;
 		}
 		if (++out->resumes > MAX_RESUMES) {
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "OCI: command %s: stream dropped %d times",
 			            out->command_id, MAX_RESUMES);
 			break;
@@ -295,13 +297,13 @@ int loci_run(loci_client *c, const char *sandbox, const char *command,
 		nanosleep(&ts, NULL);
 	}
 	free(body);
-	lh_buf_free(&s.line);
+	lu_buf_free(&s.line);
 	lsse_free(&s.sse);
 	if (rc) {
-		lh_buf_free(&s.out);
+		lu_buf_free(&s.out);
 		return rc;
 	}
 	out->len = s.out.len;
-	out->out = lh_buf_take(&s.out);
-	return out->out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	out->out = lu_buf_take(&s.out);
+	return out->out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 }

@@ -5,7 +5,8 @@
 #define _GNU_SOURCE
 #include "net/openshell_client.h"
 
-#include "harness/internal.h"
+#include "util/error.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static int status_error(const char *rpc, const lh_grpc_result *r,
 	case LH_GRPC_INVALID_ARGUMENT: code = LOCUS_EINVALID; break;
 	default: code = LOCUS_EIO;
 	}
-	return lh_err(err, code, "openshell %s: %s: %.180s", rpc,
+	return lu_err(err, code, "openshell %s: %s: %.180s", rpc,
 	              lh_grpc_code_name(r->code),
 	              *r->message ? r->message : "(no message)");
 }
@@ -71,12 +72,12 @@ static int unary_call(lh_os_client *c, const char *rpc, const lh_os_frame *f,
 	                      idempotent, keep_msg, u, &res, err);
 	if (rc == LOCUS_EINVALID && u->count > 1)
 		rc =
-		    lh_err(err, LOCUS_EIO,
+		    lu_err(err, LOCUS_EIO,
 		           "openshell %s: more than one response message", rpc);
 	else if (!rc && res.code != LH_GRPC_OK)
 		rc = status_error(rpc, &res, err);
 	else if (!rc && u->count != 1)
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "openshell %s: OK without a response message", rpc);
 	if (rc) {
 		free(u->msg);
@@ -184,7 +185,7 @@ static void nap(double s)
 int lh_os_wait_ready(lh_os_client *c, const char *name, double timeout_s,
                      double poll_s, lh_os_sandbox *out, locus_error *err)
 {
-	double end = lh_now() + timeout_s;
+	double end = lu_now() + timeout_s;
 	char last[32] = "none";
 	for (;;) {
 		int rc = lh_os_get_sandbox(c, name, out, err);
@@ -198,7 +199,7 @@ int lh_os_wait_ready(lh_os_client *c, const char *name, double timeout_s,
 		if (out->phase == LH_OS_PHASE_READY)
 			return 0;
 		if (out->phase == LH_OS_PHASE_ERROR) {
-			rc = lh_err(
+			rc = lu_err(
 			    err, LOCUS_EIO,
 			    "openshell sandbox %s is in phase ERROR: %.160s",
 			    name,
@@ -208,8 +209,8 @@ int lh_os_wait_ready(lh_os_client *c, const char *name, double timeout_s,
 			return rc;
 		}
 		lh_os_sandbox_clear(out);
-		if (lh_now() + poll_s > end)
-			return lh_err(
+		if (lu_now() + poll_s > end)
+			return lu_err(
 			    err, LOCUS_ETIMEOUT,
 			    "openshell sandbox %s not READY within %.0f "
 			    "s (last phase %s)",
@@ -261,7 +262,7 @@ int lh_os_exec_stream(lh_os_client *c, const lh_os_exec *req,
 	if (f.len > LH_OS_MAX_REQUEST) {
 		size_t n = f.len;
 		lh_os_frame_free(&f);
-		return lh_err(
+		return lu_err(
 		    err, LOCUS_ETOOBIG,
 		    "openshell ExecSandbox: a request of %zu bytes is "
 		    "over the %u-byte limit kept under the gateway's 1 "
@@ -281,7 +282,7 @@ int lh_os_exec_stream(lh_os_client *c, const lh_os_exec *req,
 	if (res.code != LH_GRPC_OK)
 		return status_error("ExecSandbox", &res, err);
 	if (!x.exited)
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "openshell ExecSandbox: the stream ended without "
 		              "an exit event (the command's fate is unknown)");
 	*exit_code = x.exit_code;

@@ -11,7 +11,8 @@
 #include "openshell_msg.h"
 
 #include "grpc.h"
-#include "harness/internal.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "openshell.pb.h"
 
 #include <pb_decode.h>
@@ -39,17 +40,17 @@ static int encode(lh_os_frame *out, const pb_msgdesc_t *fields, const void *msg,
 	out->len = 0;
 	size_t n;
 	if (!pb_get_encoded_size(&n, fields, msg))
-		return lh_err(err, LOCUS_EINVALID, "cannot encode the request");
+		return lu_err(err, LOCUS_EINVALID, "cannot encode the request");
 	if (n > UINT32_MAX - 5)
-		return lh_err(err, LOCUS_ETOOBIG, "request too large");
+		return lu_err(err, LOCUS_ETOOBIG, "request too large");
 	uint8_t *buf = malloc(n + 5);
 	if (!buf)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	lh_grpc_prefix(buf, (uint32_t)n);
 	pb_ostream_t os = pb_ostream_from_buffer(buf + 5, n);
 	if (!pb_encode(&os, fields, msg) || os.bytes_written != n) {
 		free(buf);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "cannot encode the request: %s",
 		              PB_GET_ERROR(&os));
 	}
@@ -111,7 +112,7 @@ int lh_os_encode_create(lh_os_frame *out, const lh_os_create *req,
 		m.spec.template.image = (char *)(uintptr_t)req->image;
 	}
 	if (req->nproviders > (pb_size_t)-1)
-		return lh_err(err, LOCUS_EINVALID, "too many providers");
+		return lu_err(err, LOCUS_EINVALID, "too many providers");
 	m.spec.providers_count = (pb_size_t)req->nproviders;
 	m.spec.providers = (char **)(uintptr_t)req->providers;
 	m.name = opt(req->name);
@@ -119,7 +120,7 @@ int lh_os_encode_create(lh_os_frame *out, const lh_os_create *req,
 	kv_entry *labels =
 	    kv_sorted(req->labels, req->nlabels, &m.labels_count);
 	if (req->nlabels && !labels)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	m.labels = (void *)labels;
 	int rc = encode(out, openshell_v1_CreateSandboxRequest_fields, &m, err);
 	free(labels);
@@ -148,7 +149,7 @@ int lh_os_encode_name(lh_os_frame *out, lh_os_name_rpc rpc, const char *name,
 		return encode(out, openshell_v1_StartSandboxRequest_fields, &t,
 		              err);
 	}
-	return lh_err(err, LOCUS_EUSAGE, "unknown request");
+	return lu_err(err, LOCUS_EUSAGE, "unknown request");
 }
 
 /* A bytes field as a callback (nanopb's heap bytes are 16-bit sized). */
@@ -172,7 +173,7 @@ int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req, locus_error *err)
 	openshell_v1_ExecSandboxRequest m =
 	    openshell_v1_ExecSandboxRequest_init_zero;
 	if (req->argc > (pb_size_t)-1)
-		return lh_err(err, LOCUS_EINVALID, "too many arguments");
+		return lu_err(err, LOCUS_EINVALID, "too many arguments");
 	m.sandbox_id = opt(req->sandbox_id);
 	m.command_count = (pb_size_t)req->argc;
 	m.command = (char **)(uintptr_t)req->argv;
@@ -180,7 +181,7 @@ int lh_os_encode_exec(lh_os_frame *out, const lh_os_exec *req, locus_error *err)
 	m.timeout_seconds = req->timeout_seconds;
 	kv_entry *env = kv_sorted(req->env, req->nenv, &m.environment_count);
 	if (req->nenv && !env)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	m.environment = (void *)env;
 	bytes_arg in = {req->stdin_data, req->stdin_len};
 	m.stdin.funcs.encode = encode_bytes;
@@ -197,7 +198,7 @@ static int decode(const uint8_t *msg, size_t len, const pb_msgdesc_t *fields,
 {
 	pb_istream_t is = pb_istream_from_buffer(msg, len);
 	if (!pb_decode(&is, fields, dest))
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "the gateway sent a malformed %s: %s", what,
 		              PB_GET_ERROR(&is));
 	return 0;
@@ -237,14 +238,14 @@ static char *condition_text(const openshell_v1_SandboxStatus *st)
 		return NULL;
 	const openshell_v1_SandboxCondition *c =
 	    &st->conditions[st->conditions_count - 1];
-	lh_buf b = {0};
-	lh_buf_puts(&b, c->reason ? c->reason : "");
+	lu_buf b = {0};
+	lu_buf_puts(&b, c->reason ? c->reason : "");
 	if (c->message) {
 		if (b.len)
-			lh_buf_puts(&b, ": ");
-		lh_buf_puts(&b, c->message);
+			lu_buf_puts(&b, ": ");
+		lu_buf_puts(&b, c->message);
 	}
-	return lh_buf_take(&b);
+	return lu_buf_take(&b);
 }
 
 int lh_os_decode_sandbox(const uint8_t *msg, size_t len, lh_os_sandbox *out,
@@ -260,7 +261,7 @@ int lh_os_decode_sandbox(const uint8_t *msg, size_t len, lh_os_sandbox *out,
 	if (!m.has_sandbox || !s->has_metadata || !s->metadata.id ||
 	    !*s->metadata.id) {
 		pb_release(openshell_v1_SandboxResponse_fields, &m);
-		return lh_err(
+		return lu_err(
 		    err, LOCUS_EINVALID,
 		    "the gateway's SandboxResponse has no sandbox id");
 	}
@@ -276,7 +277,7 @@ int lh_os_decode_sandbox(const uint8_t *msg, size_t len, lh_os_sandbox *out,
 	pb_release(openshell_v1_SandboxResponse_fields, &m);
 	if (oom) {
 		lh_os_sandbox_clear(out);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return 0;
 }
