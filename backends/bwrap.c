@@ -7,7 +7,7 @@
  * cannot point it elsewhere.  Threat model: docs/harness.md.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "session.h"
 #include "../util/array.h"
 #include "../util/read.h"

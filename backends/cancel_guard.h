@@ -27,7 +27,7 @@
 #ifndef LOCUS_HARNESS_CANCEL_GUARD_H
 #define LOCUS_HARNESS_CANCEL_GUARD_H
 
-#include "harness/internal.h"
+#include "internal.h"
 
 /*
  * Append the guard prefix: the words to put right before a command's argv

@@ -11,7 +11,7 @@
  * so a symlink swapped in later cannot redirect it.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "local.h"
 #include "../util/array.h"
 

@@ -5,7 +5,7 @@
 #ifndef LOCUS_HARNESS_LOCAL_H
 #define LOCUS_HARNESS_LOCAL_H
 
-#include "harness/internal.h"
+#include "internal.h"
 
 #define MAX_FILE_BYTES (256u << 20)
 #define MAX_SYMLINKS 40

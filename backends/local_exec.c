@@ -5,7 +5,7 @@
  * a cancel or kill_shell kills the whole tree.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "local.h"
 #include "../util/array.h"
 

@@ -6,7 +6,7 @@
  * remove, list and walk.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "local.h"
 #include "../util/array.h"
 #include "../util/write.h"

@@ -5,7 +5,7 @@
  * it).  Paths are normalised lexically against "/"; `..` may not climb
  * above it.  mtime is a counter, so newer writes sort first in glob.
  */
-#include "harness/internal.h"
+#include "internal.h"
 #include "../util/array.h"
 
 #include <stdlib.h>

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backends/cancel_guard.h"
-#include "harness/internal.h"
+#include "internal.h"
 
 #define STATE_DIR "/workspace/.locus-harness"
 #define MARK "\n\036locus-rc "

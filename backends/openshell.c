@@ -29,7 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "cancel_guard.h"
-#include "harness/internal.h"
+#include "internal.h"
 #include "net/http.h"
 #include "net/openshell_client.h"
 #include "../util/base64.h"

@@ -13,7 +13,7 @@
  * search rg when present else grep -P.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "session.h"
 #include "../util/array.h"
 

@@ -5,7 +5,7 @@
 #ifndef LOCUS_HARNESS_SESSION_H
 #define LOCUS_HARNESS_SESSION_H
 
-#include "harness/internal.h"
+#include "internal.h"
 
 /* ================= SessionBackend ================= */
 

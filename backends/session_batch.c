@@ -5,7 +5,7 @@
  * them all on a failure part way.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "session.h"
 #include "../util/array.h"
 

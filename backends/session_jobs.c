@@ -6,7 +6,7 @@
  * write_stdin(close=true)), polled, killed and collected.
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "session.h"
 #include "../util/array.h"
 

@@ -22,7 +22,7 @@
  * walk repeated until no child is left (orphans come back to us).
  */
 #define _GNU_SOURCE
-#include "harness/internal.h"
+#include "internal.h"
 #include "../util/write.h"
 
 #include <dirent.h>

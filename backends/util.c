@@ -1,5 +1,6 @@
 /*
- * harness/util.c - buffers, errors, digests and lexical paths.
+ * backends/util.c - what the backends share (backends/internal.h): skipped
+ * folders, lexical paths, listings, nonces, folder removal, call control.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -199,6 +200,11 @@ void lh_rmtree(const char *path)
 	}
 	rmtree_in(fd, 0);
 	rmdir(path);
+}
+
+bool locus_call_cancelled(const locus_call_ctl *ctl)
+{
+	return ctl && __atomic_load_n(&ctl->cancelled, __ATOMIC_SEQ_CST);
 }
 
 bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,

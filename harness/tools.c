@@ -393,11 +393,6 @@ void locus_call_cancel(locus_call_ctl *ctl)
 		__atomic_store_n(&ctl->cancelled, 1, __ATOMIC_SEQ_CST);
 }
 
-bool locus_call_cancelled(const locus_call_ctl *ctl)
-{
-	return ctl && __atomic_load_n(&ctl->cancelled, __ATOMIC_SEQ_CST);
-}
-
 int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
                            const char *tool, const char *args_json,
                            size_t args_len, locus_call_ctl *ctl,

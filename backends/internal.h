@@ -1,0 +1,95 @@
+/*
+ * backends/internal.h - what the backends share: the byte buffer, error
+ * and clock names of the backends' files, paths confined to a root,
+ * listings, the supervisor of host commands, nonces and folder removal
+ * (backends/util.c, backends/supervise.c).  The harness's tools use it
+ * too (harness/internal.h includes it); net/ and runner/ do not.
+ */
+#ifndef LOCUS_BACKENDS_INTERNAL_H
+#define LOCUS_BACKENDS_INTERNAL_H
+
+#include "locus/harness.h"
+#include "../util/buf.h"
+#include "../util/clock.h"
+#include "../util/error.h"
+#include "../util/sha256.h"
+
+#include <stdarg.h>
+#include <sys/types.h>
+
+/* The harness's byte buffer and digest are util's (util/buf.h,
+   util/sha256.h); the lh_ names stay for the harness's many callers. */
+typedef lu_buf lh_buf;
+#define lh_buf_add lu_buf_add
+#define lh_buf_puts lu_buf_puts
+#define lh_buf_printf lu_buf_printf
+#define lh_buf_take lu_buf_take
+#define lh_buf_free lu_buf_free
+#define lh_buf_shquote lu_buf_shquote
+#define lh_sha256_hex(data, len, out) ((void)lu_sha256_hex(data, len, out))
+
+/* The error setter and the monotonic clock are util's (util/error.h,
+   util/clock.h). */
+#define lh_err lu_err
+#define lh_now lu_now
+
+bool lh_is_skip_dir(const char *name);
+
+/*
+ * Lexical normalisation of a path against a root: absolute paths must lie
+ * under root; "." and empty parts dropped; ".." pops (and may not leave the
+ * root).  *out is the relative path ("" for the root itself), malloc'd.
+ */
+int lh_path_rel(const char *root, const char *path, char **out,
+                locus_error *err);
+
+/* One wait step of a command under a call's control: progress (the bytes
+ * of output so far) about once a second; true once the call is cancelled.
+ * ctl NULL: never cancelled. */
+bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,
+                 size_t bytes);
+
+/* 32 random hex characters (getrandom); -1 when there is no randomness. */
+int lh_nonce(char out[33]);
+
+/* A host command under a supervisor (harness/supervise.c). */
+typedef struct lh_spawn_opts {
+	int root_fd;                     /* working folder */
+	const char *command;             /* for /bin/sh -c */
+	const char *stdin_path;          /* a FIFO, or NULL for /dev/null */
+	int out_fd;                      /* the output file */
+	size_t output_max;               /* bytes kept; the rest counted */
+	long rlimit_nproc, rlimit_fsize; /* 0: unchanged */
+} lh_spawn_opts;
+
+/*
+ * Start the supervisor; returns its pid (-1 on failure, err set), *pgid
+ * the command's session/group once it exists (-1 when the exec failed).
+ * Its exit status is the command's (128+N for signal N; 137 when killed).
+ * SIGTERM to it kills the command's whole tree; it also gets SIGTERM when
+ * the thread that started it ends (PR_SET_PDEATHSIG).
+ */
+pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err);
+
+/* A copy of a folder's path without trailing slashes ("/" stays "/");
+ * NULL when out of memory. */
+char *lh_strdup_dir(const char *dir);
+
+/* Append an entry (a copy of name[0..nl)) to *ents (*n used, *cap
+ * allocated).  0, or LOCUS_ENOMEM with nothing appended. */
+int lh_dirent_push(locus_dirent **ents, size_t *n, size_t *cap,
+                   const char *name, size_t nl, bool is_dir, uint64_t size,
+                   int64_t mtime_ns);
+
+/* The end of every list and walk: when rc (an allocation failed) the
+ * entries are freed, *ents NULL, *n 0, and rc returned with err "out of
+ * memory"; else they are sorted by name and 0 is returned. */
+int lh_dirents_finish(locus_dirent **ents, size_t *n, int rc, locus_error *err);
+
+/* Remove a folder and everything under it, never following a link. */
+void lh_rmtree(const char *path);
+
+/* Tests: make a LocalBackend resolve paths without openat2. */
+void lh_local_disable_openat2(locus_backend *b);
+
+#endif
