@@ -9,7 +9,7 @@
 
 #include "internal.h"
 #include "../parser/internal.h"
-#include "../knowledge/linefacts.h"
+#include "../parser/linefacts.h"
 #include "../util/invariant.h"
 #include "../knowledge/programs.h"
 #include "pack.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../knowledge/linefacts.h"
+#include "../parser/linefacts.h"
 #include "../knowledge/programs.h"
 #include "pack.h"
 

@@ -13,7 +13,7 @@
 
 #include "internal.h"
 #include "../knowledge/git.h"
-#include "../knowledge/linefacts.h"
+#include "../parser/linefacts.h"
 #include "../knowledge/programs.h"
 #include "../knowledge/sed.h"
 #include "pack.h"

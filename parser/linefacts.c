@@ -1,5 +1,5 @@
 /*
- * knowledge/linefacts.c - files a line writes and runs (see linefacts.h).
+ * parser/linefacts.c - files a line writes and runs (see linefacts.h).
  *
  * Everything here reads the public commands of a result and the program
  * table; only the writers' index (below) is allocated.  Where the analysis cannot tell (a dynamic
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "linefacts.h"
-#include "programs.h"
+#include "../knowledge/programs.h"
 #include "../util/array.h"
 
 #define NAME_MAX_LEN 512

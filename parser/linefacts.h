@@ -1,5 +1,5 @@
 /*
- * knowledge/linefacts.h - facts about one line, read off its commands.
+ * parser/linefacts.h - facts about one line, read off its commands.
  *
  * The one place that answers "which files does this line write, with
  * what, under which names", "which files does a command run as code" and
@@ -18,7 +18,7 @@
 #define LOCUS_KNOWLEDGE_LINEFACTS_H
 
 #include "locus/shell.h"
-#include "nameindex.h"
+#include "../knowledge/nameindex.h"
 
 typedef enum lk_content {
 	LK_CONTENT_UNKNOWN = 0, /* not known statically (tee of a pipe, sed -i,

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "seethrough.h"
-#include "../knowledge/linefacts.h"
+#include "linefacts.h"
 
 /* The text a write put in the file, or NULL (line marked unparsed). */
 static const char *write_text(lp_ctx *ctx, const lk_write *w, const char *path)

@@ -21,7 +21,7 @@
 #include <pcre2.h>
 
 #include "internal.h"
-#include "../knowledge/linefacts.h"
+#include "../parser/linefacts.h"
 #include "../util/regex.h"
 
 static bool eq(const char *a, const char *b)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "knowledge/git.h"
-#include "knowledge/linefacts.h"
+#include "parser/linefacts.h"
 #include "knowledge/programs.h"
 #include "knowledge/sed.h"
 #include "locus/shell.h"

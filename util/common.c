@@ -1,4 +1,4 @@
-/* labels/common.c - version and error-code names (shared by every module). */
+/* util/common.c - version and error-code names (shared by every module). */
 #include <stdlib.h>
 
 #include "locus/common.h"

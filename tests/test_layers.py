@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The layering test (docs/design.md, "Target layout"): no dependency runs up the layers,
+and no two files need each other.
+
+  test_layers.py BUILD_DIR SOURCE_ROOT
+
+Two views of the same rule, both from the build, none from a hand-kept list of files:
+
+- includes: every `#include "..."` of every C file of ours (compile_commands.json),
+  resolved as the compiler does (the including file's folder first, then the source
+  root); a file may include headers of its own folder, of a folder below it, and the
+  public API (include/locus/);
+- symbols: every object file of ours (nm): file A depends on file B when A uses a symbol
+  B defines.  A dependency may not run up the layers, and the file graph may have no
+  cycle (two or more files that need each other) except the ones listed in CYCLES_OK
+  with the reason; each such cycle must still be there (a fixed one is taken off the list).
+
+Exit 0 when both hold, 1 with every violation listed.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+# Bottom to top; a folder may use its own files and the folders before it.
+LAYERS = ['util', 'knowledge', 'parser', 'labels', 'policy', 'net', 'backends', 'harness',
+          'agents', 'runner', 'gateway', 'cli']
+RANK = {name: i for i, name in enumerate(LAYERS)}
+PUBLIC = 'include/locus'
+# The folders that are not layers of the product: tests, fuzz targets and benchmarks
+# may use anything; nothing of the product may use them.
+OUTSIDE = {'tests', 'fuzz', 'bench', 'python'}
+
+# Cycles between files that are allowed, as sorted tuples of paths, with the reason.
+CYCLES_OK = {
+    # The parser's recursion: a nested line ($(...), bash -c '...') is parsed by
+    # parse.c again from the see-through and the word expansion (docs/design.md,
+    # "The parser").
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def folder(path):
+    """The layer a source-root-relative path belongs to (None: not ours)."""
+    if path.startswith(PUBLIC + '/'):
+        return PUBLIC
+    top = path.split('/', 1)[0]
+    if top in RANK or top in OUTSIDE:
+        return top
+    return None
+
+
+def may_use(src, dst):
+    if src == dst or dst == PUBLIC:
+        return True
+    if src in OUTSIDE:
+        return dst not in OUTSIDE or dst == src
+    if src == PUBLIC:
+        return False
+    if dst in OUTSIDE:
+        return False
+    return RANK[dst] <= RANK[src]
+
+
+def ours(root, path):
+    rel = os.path.relpath(os.path.realpath(path), root)
+    if rel.startswith('..') or rel.startswith('node_modules') or '/build' in '/' + rel:
+        return None
+    return rel
+
+
+def include_violations(root, sources):
+    bad = []
+    seen = set()
+    todo = list(sources)
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        try:
+            text = open(os.path.join(root, rel), encoding='utf-8').read()
+        except OSError:
+            continue
+        for name in INCLUDE.findall(text):
+            here = os.path.join(root, os.path.dirname(rel), name)
+            cands = [here, os.path.join(root, name), os.path.join(root, 'include', name)]
+            target = next((c for c in cands if os.path.isfile(c)), None)
+            if target is None:
+                continue  # generated (openshell.pb.h) or a system header in quotes
+            trel = ours(root, target)
+            if trel is None:
+                continue
+            todo.append(trel)
+            a, b = folder(rel), folder(trel)
+            if a is None or b is None:
+                continue
+            if not may_use(a, b):
+                bad.append('include: %s includes %s (%s -> %s runs up the layers)'
+                           % (rel, trel, a, b))
+    return bad
+
+
+def nm(obj, *flags):
+    out = subprocess.run(['nm', '--format=posix', *flags, obj], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def symbol_graph(root, objects):
+    """objects: {source rel path: object path}.  Returns {a: {b: [symbols]}}."""
+    defined = {}
+    for src, obj in objects.items():
+        for sym in nm(obj, '--defined-only', '--extern-only'):
+            defined.setdefault(sym, set()).add(src)
+    graph = {}
+    for src, obj in objects.items():
+        for sym in nm(obj, '--undefined-only'):
+            for dst in defined.get(sym, ()):
+                if dst != src:
+                    graph.setdefault(src, {}).setdefault(dst, []).append(sym)
+    return graph
+
+
+def cycles(graph):
+    """Strongly connected components of more than one file (Tarjan, iterative)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, {}))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, {})))))
+                elif nxt in on:
+                    low[v] = min(low[v], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(tuple(sorted(comp)))
+    return out
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build, root = os.path.realpath(argv[1]), os.path.realpath(argv[2])
+    with open(os.path.join(build, 'compile_commands.json'), encoding='utf-8') as f:
+        commands = json.load(f)
+    objects, sources = {}, set()
+    for c in commands:
+        path = c['file'] if os.path.isabs(c['file']) else os.path.join(c['directory'], c['file'])
+        rel = ours(root, path)
+        if rel is None or folder(rel) is None:
+            continue
+        sources.add(rel)
+        # the product's own objects (a test or fuzz binary compiles some of them again)
+        obj = os.path.join(c['directory'], c['output'])
+        if folder(rel) in RANK and os.path.isfile(obj) and rel not in objects:
+            objects[rel] = obj
+    if not objects:
+        print('test_layers: no object files in %s (build first)' % build, file=sys.stderr)
+        return 1
+    bad = include_violations(root, sorted(sources))
+    graph = symbol_graph(root, objects)
+    for a in sorted(graph):
+        for b in sorted(graph[a]):
+            fa, fb = folder(a), folder(b)
+            if not may_use(fa, fb):
+                bad.append('symbol: %s uses %s of %s (%s -> %s runs up the layers)'
+                           % (a, ', '.join(sorted(set(graph[a][b]))[:3]), b, fa, fb))
+    found = set(cycles(graph))
+    for comp in sorted(found - set(CYCLES_OK)):
+        bad.append('cycle: ' + ' <-> '.join(comp))
+    for comp in sorted(set(CYCLES_OK) - found):
+        bad.append('fixed cycle still listed in CYCLES_OK: ' + ' <-> '.join(comp))
+    for line in bad:
+        print(line)
+    print('%d files, %d objects, %d violations' % (len(sources), len(objects), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
