@@ -1,6 +1,6 @@
 /*
  * backends/local.h - what the LocalBackend's files share: the backend, its
- * jobs, and path confinement (local.c).
+ * jobs, and path confinement (local_paths.c).
  */
 #ifndef LOCUS_HARNESS_LOCAL_H
 #define LOCUS_HARNESS_LOCAL_H

@@ -1,6 +1,6 @@
 /*
  * backends/session.h - what the SessionBackend's files share: the backend,
- * its jobs, and the script helpers (session.c).
+ * its jobs, and the script helpers (session_script.c).
  */
 #ifndef LOCUS_HARNESS_SESSION_H
 #define LOCUS_HARNESS_SESSION_H
