@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli.h"
 #include "hook.h"
 #include "cli/policy_cli.h"
+#include "../util/read.h"
 
 #define SETTINGS_MAX ((size_t)4 << 20)
 
@@ -114,6 +116,57 @@ static int add_project(locus_policy *p, const char *project)
 		rc = cli_add_claude_settings(p, path, true);
 	}
 	return rc;
+}
+
+int cli_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	int rc = lu_read_path(path, max, out, len);
+	if (rc > 0)
+		errno = EFBIG;
+	return rc ? -1 : 0;
+}
+
+int cli_policy_build(const char *policy_file, const char *preset,
+                     const char *claude_file, locus_policy **out)
+{
+	*out = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	locus_policy *p = NULL;
+	int rc;
+	if (policy_file && preset) {
+		fprintf(stderr,
+		        "locus: --policy and --preset exclude each other\n");
+		return 2;
+	}
+	if (policy_file) {
+		rc = locus_policy_load_file(&p, policy_file, &err);
+		if (rc) {
+			/* the message names the path when the file could not
+			   be read; else it is about its content */
+			size_t pl = strlen(policy_file);
+			bool named = !strncmp(err.message, policy_file, pl) &&
+			             err.message[pl] == ':';
+			fprintf(stderr, "locus%s%s: --policy %s%s%s\n",
+			        *cli_command() ? " " : "", cli_command(),
+			        named ? "" : policy_file, named ? "" : ": ",
+			        err.message);
+			return 2;
+		}
+	} else {
+		rc =
+		    locus_policy_preset(&p, preset ? preset : "standard", &err);
+		if (rc) {
+			fprintf(stderr, "locus: %s\n", err.message);
+			return 2;
+		}
+	}
+	if (claude_file && cli_add_claude_settings(p, claude_file, false)) {
+		locus_policy_free(p);
+		return 2;
+	}
+	*out = p;
+	return 0;
 }
 
 int cli_policy_build_ex(const char *policy_file, const char *preset,
