@@ -9,8 +9,9 @@
  *             [--audit FILE] [--tools a,b,c] [--no-read-check]
  *             [--max-calls N]
  *
- * This file: options, the workspace, the read loop and shutdown.  The
- * protocol is in mcp_rpc.c, tool calls in mcp_calls.c (see mcp.h).
+ * This file: options, the read loop and shutdown.  The workspace is
+ * opened in mcp_workspace.c, the protocol is in mcp_rpc.c, tool calls in
+ * mcp_calls.c (see mcp.h).
  *
  * Robustness: a line that is not JSON gets -32700 (id null) and the server
  * goes on; a line over MCP_MAX_LINE (16 MiB) is skipped without being
@@ -47,109 +48,6 @@ static void on_term(int sig)
 {
 	(void)sig;
 	g_term = 1;
-}
-
-static void warn(const char *m, void *p)
-{
-	(void)p;
-	fprintf(stderr, "locus mcp: warning: %s\n", m);
-}
-
-/* --- the workspace ---------------------------------------------------- */
-
-static int open_backend(mcp_server *s, const char *root, const char *real,
-                        locus_backend **b, locus_error *err)
-{
-	const char *kind = s->opt.backend;
-	if (!strcmp(kind, "oci") || !strcmp(kind, "openshell"))
-		return cli_backend_open(&s->opt.cloud, kind, b, err);
-	if (!strcmp(kind, "local"))
-		return locus_backend_local_new(b, real, NULL, err);
-	if (!strcmp(kind, "memory"))
-		return locus_backend_memory_new(b, err);
-	return cli_bwrap_open(&s->opt.cloud, root, b, err);
-}
-
-
-int mcp_workspace_open(mcp_server *s, const char *root, char **why)
-{
-	*why = NULL;
-	/* memory and a cloud sandbox have no host folder */
-	bool memory = !strcmp(s->opt.backend, "memory") ||
-	              !strcmp(s->opt.backend, "oci") ||
-	              !strcmp(s->opt.backend, "openshell");
-	char *real = memory ? NULL : realpath(root, NULL);
-	if (!memory && !real) {
-		*why = cli_format("the workspace %.400s is not a folder", root);
-		return -1;
-	}
-	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
-		*why =
-		    cli_format("the workspace %.400s is / or the home folder: "
-		               "give a project folder with --root (or "
-		               "--allow-broad-root)",
-		               real);
-		free(real);
-		return -1;
-	}
-	locus_error err;
-	memset(&err, 0, sizeof err);
-	locus_backend *b = NULL;
-	locus_harness *h = NULL;
-	int rc = open_backend(s, root, real, &b, &err);
-	if (!rc) {
-		locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
-		cfg.require_read = !s->opt.no_read_check;
-		cfg.on_warning = warn;
-		/* path rules are resolved against the root the tools see */
-		s->gate.workspace_root =
-		    strcmp(s->opt.backend, "local") || !real ? b->root : real;
-		rc = locus_harness_new(&h, b, s->opt.tools,
-		                       locus_harness_policy_wrap, &s->gate,
-		                       &cfg, &err);
-	}
-	if (rc) {
-		*why = cli_format("%s", err.message[0]
-		                            ? err.message
-		                            : "cannot build the harness");
-		locus_backend_free(b);
-		if (s->root_real && s->backend)
-			s->gate.workspace_root = strcmp(s->opt.backend, "local")
-			                             ? s->backend->root
-			                             : s->root_real;
-		free(real);
-		return -1;
-	}
-	/* the old harness ends its background jobs as it goes */
-	pthread_mutex_lock(&s->ws_lock);
-	locus_harness *oh = s->harness;
-	locus_backend *ob = s->backend;
-	char *oreal = s->root_real;
-	s->harness = h;
-	s->backend = b;
-	s->root_real = real;
-	free(s->no_workspace);
-	s->no_workspace = NULL;
-	pthread_mutex_unlock(&s->ws_lock);
-	locus_harness_free(oh);
-	locus_backend_free(ob);
-	free(oreal);
-	fprintf(stderr, "locus mcp: serving %zu tools on %s (%s), policy %s\n",
-	        locus_harness_tool_count(h), b->label, b->root ? b->root : "",
-	        locus_policy_version(s->policy));
-	return 0;
-}
-
-void mcp_workspace_close(mcp_server *s)
-{
-	locus_harness_free(s->harness);
-	locus_backend_free(s->backend);
-	s->harness = NULL;
-	s->backend = NULL;
-	free(s->root_real);
-	s->root_real = NULL;
-	free(s->no_workspace);
-	s->no_workspace = NULL;
 }
 
 /* --- the read loop ---------------------------------------------------- */

@@ -183,7 +183,7 @@ void mcp_roots_response(mcp_server *s, const cJSON *msg);
 /* A root is too broad (/, the home folder) unless allowed. */
 bool mcp_root_broad(const char *real);
 
-/* --- mcp.c --- */
+/* --- mcp_workspace.c --- */
 
 /* Build the harness over `root` (the worker or the main thread; nothing
    else may use the harness meanwhile).  0, or -1 with *why (malloc'd). */
