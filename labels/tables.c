@@ -992,17 +992,6 @@ static bool reset_hard(const char *a)
 
 static bool query_form(const lk_program *p, const locus_shell_command *c);
 
-void ll_judgement_reason(ll_judgement *j, const char *r)
-{
-	for (size_t i = 0; i < j->nreasons; i++)
-		if (j->reasons[i] == r || streq(j->reasons[i], r))
-			return;
-	if (j->nreasons < LL_JUDGEMENT_REASONS)
-		j->reasons[j->nreasons++] = r;
-	else
-		j->dropped = true;
-}
-
 static void add_reason(ll_judgement *j, const char *r)
 {
 	ll_judgement_reason(j, r);
