@@ -12,8 +12,10 @@ Two views of the same rule, both from the build, none from a hand-kept list of f
   public API (include/locus/);
 - symbols: every object file of ours (nm): file A depends on file B when A uses a symbol
   B defines.  A dependency may not run up the layers, and the file graph may have no
-  cycle (two or more files that need each other) except the ones listed in CYCLES_OK
-  with the reason; each such cycle must still be there (a fixed one is taken off the list).
+  cycle (two or more files that need each other) outside the groups of CYCLES_OK.
+
+The dependencies up the layers not yet removed are in KNOWN_UP, each with what removes
+it; one that no longer occurs must be taken off (the test fails until it is).
 
 Exit 0 when both hold, 1 with every violation listed.
 """
@@ -32,11 +34,38 @@ PUBLIC = 'include/locus'
 # may use anything; nothing of the product may use them.
 OUTSIDE = {'tests', 'fuzz', 'bench', 'python'}
 
-# Cycles between files that are allowed, as sorted tuples of paths, with the reason.
+# Dependencies up the layers not yet removed, each with what removes it.  An
+# entry that no longer occurs fails the test too (take it off the list).
+KNOWN_UP = {
+    # The agent integration's commands (cli_hook, cli_mcp, cli_audit_transcripts,
+    # hook install/doctor) still live beside their engines and use the CLI's
+    # option tables, reports, --jobs threads and output helpers: moving those
+    # command functions into cli/ removes these.
+    ('agents', 'cli'): 'the agents/ command entry points move to cli/',
+    # The policy fuzzer judges each line through the transcripts' judge
+    # (agents/audit_judge.c: au_row, au_judge) and writes its reports with
+    # the audit's writers: the judge moves down into policy/ to remove these.
+    ('policy', 'agents'): 'au_judge and au_row move into policy/',
+    ('policy', 'cli'): "the fuzzer's option and report plumbing moves to cli/",
+}
+
+# Groups of files allowed to need each other (a cycle must lie inside one
+# group), with the reason.
 CYCLES_OK = {
-    # The parser's recursion: a nested line ($(...), bash -c '...') is parsed by
-    # parse.c again from the see-through and the word expansion (docs/design.md,
-    # "The parser").
+    # The parser's recursion: a nested line ($(...), bash -c '...', eval,
+    # a here-document run by a shell, git's aliases) is parsed again from
+    # the walk, the see-through and the word expansion; word expansion reads
+    # variables whose values are words (docs/design.md, "The parser").
+    'parser/': 'the parser\'s recursion',
+    # Known debt: pack.c runs each pack and the packs use pack.c's word
+    # helpers; floor.c, label.c and tables.c call each other's judgements.
+    'labels/': 'the packs and pack.c share helpers (pack helpers to their own file)',
+    # Known debt: run.c starts the loop, the loop asks run.c for the run's
+    # budget; task.c starts a child run.
+    'runner/': "the runner's loop and its child runs (task.c)",
+    # Known debt: transcript.c dispatches to the formats, the formats fill
+    # transcript.c's call list.
+    'agents/transcript': 'the call list to its own file',
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -194,11 +223,17 @@ def main(argv):
             if not may_use(fa, fb):
                 bad.append('symbol: %s uses %s of %s (%s -> %s runs up the layers)'
                            % (a, ', '.join(sorted(set(graph[a][b]))[:3]), b, fa, fb))
-    found = set(cycles(graph))
-    for comp in sorted(found - set(CYCLES_OK)):
-        bad.append('cycle: ' + ' <-> '.join(comp))
-    for comp in sorted(set(CYCLES_OK) - found):
-        bad.append('fixed cycle still listed in CYCLES_OK: ' + ' <-> '.join(comp))
+    for comp in cycles(graph):
+        if not any(all(f.startswith(g) for f in comp) for g in CYCLES_OK):
+            bad.append('cycle: ' + ' <-> '.join(comp))
+    ups = set()
+    for line in list(bad):
+        m = re.search(r'\((\S+) -> (\S+) runs up the layers\)$', line)
+        if m and (m.group(1), m.group(2)) in KNOWN_UP:
+            ups.add((m.group(1), m.group(2)))
+            bad.remove(line)
+    for pair in sorted(set(KNOWN_UP) - ups):
+        bad.append('no longer up the layers, take it off KNOWN_UP: %s -> %s' % pair)
     for line in bad:
         print(line)
     print('%d files, %d objects, %d violations' % (len(sources), len(objects), len(bad)))
