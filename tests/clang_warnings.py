@@ -26,7 +26,11 @@ DROP_PREFIX = ("-fsanitize", "-fdiagnostics-color", "-fno-sanitize")
 
 def clang_args(command, clang):
     out, skip = [clang], False
-    for a in shlex.split(command)[1:]:
+    words = shlex.split(command)
+    # a compiler launcher (ccache, configured machine-wide) before the compiler
+    if os.path.basename(words[0]) in ("ccache", "sccache"):
+        words = words[1:]
+    for a in words[1:]:
         if skip:
             skip = False
         elif a in DROP_WITH_VALUE:
