@@ -132,21 +132,29 @@ def include_violations(root, sources):
     return bad
 
 
-def nm(obj, *flags):
-    out = subprocess.run(['nm', '--format=posix', *flags, obj], capture_output=True,
-                         text=True, check=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.strip()]
+def nm(objects, *flags):
+    """{object path: [symbol]} in one nm run over every object."""
+    out = subprocess.run(['nm', '-A', '--format=posix', *flags, *objects],
+                         capture_output=True, text=True, check=True).stdout
+    syms = {obj: [] for obj in objects}
+    for line in out.splitlines():
+        name, _, rest = line.partition(': ')
+        if rest.strip() and name in syms:
+            syms[name].append(rest.split()[0])
+    return syms
 
 
 def symbol_graph(root, objects):
     """objects: {source rel path: object path}.  Returns {a: {b: [symbols]}}."""
+    by_obj = {obj: src for src, obj in objects.items()}
     defined = {}
-    for src, obj in objects.items():
-        for sym in nm(obj, '--defined-only', '--extern-only'):
-            defined.setdefault(sym, set()).add(src)
+    for obj, syms in nm(list(by_obj), '--defined-only', '--extern-only').items():
+        for sym in syms:
+            defined.setdefault(sym, set()).add(by_obj[obj])
     graph = {}
-    for src, obj in objects.items():
-        for sym in nm(obj, '--undefined-only'):
+    for obj, syms in nm(list(by_obj), '--undefined-only').items():
+        src = by_obj[obj]
+        for sym in syms:
             for dst in defined.get(sym, ()):
                 if dst != src:
                     graph.setdefault(src, {}).setdefault(dst, []).append(sym)
