@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mcp.h"
+#include "../util/clock.h"
 #include "../util/utf8.h"
 
 char *mcp_utf8_clean(const char *s)
@@ -43,13 +44,6 @@ static void drop_client(mcp_server *s, const char *why, size_t unsent)
 		        why, unsent);
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Write n bytes to stdout (caller holds out_lock).  On a non-blocking
  * pipe a full buffer is waited for in 100 ms polls: SIGTERM ends the wait
@@ -59,12 +53,12 @@ static double mono_now(void)
 static void write_all(mcp_server *s, const char *d, size_t n)
 {
 	size_t off = 0;
-	double idle_since = mono_now();
+	double idle_since = lu_now();
 	while (off < n && !atomic_load(&s->out_broken)) {
 		ssize_t w = write(1, d + off, n - off);
 		if (w > 0) {
 			off += (size_t)w;
-			idle_since = mono_now();
+			idle_since = lu_now();
 			continue;
 		}
 		if (w < 0 && errno == EINTR && !(s->term && *s->term))
@@ -78,7 +72,7 @@ static void write_all(mcp_server *s, const char *d, size_t n)
 				            n - off);
 				return;
 			}
-			if (mono_now() - idle_since >= s->write_timeout_s) {
+			if (lu_now() - idle_since >= s->write_timeout_s) {
 				char why[128];
 				snprintf(
 				    why, sizeof why,

@@ -17,6 +17,7 @@
 #include "policy_cli.h"
 #include "policy/policy_fuzz.h"
 #include "reports.h"
+#include "../util/clock.h"
 #include "../util/json.h"
 
 #define PF_MAX_SETTINGS 16
@@ -958,9 +959,7 @@ int cli_policy_fuzz(int argc, char **argv)
 		ctx_free(&c);
 		return rc ? rc : 2;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.deadline = (double)ts.tv_sec + ts.tv_nsec / 1e9 + o.seconds;
+	c.deadline = lu_now() + o.seconds;
 	pf_search(&c);
 	long searched = c.tested;
 	for (size_t i = 0; i < c.nfound; i++)

@@ -8,6 +8,7 @@
  * callback streams 2xx bodies to the caller and buffers everything else.
  */
 #include "net/http.h"
+#include "util/clock.h"
 #include "../util/array.h"
 
 #include <curl/curl.h>
@@ -109,13 +110,6 @@ static void curl_init_once(void)
 		return;
 	}
 	api = t; /* the handle stays open for the life of the process */
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int fail(locus_error *err, int code, const char *fmt, ...)
@@ -436,7 +430,7 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
 {
 	attempt *a = ud;
 	size_t n = size * nitems, len = n;
-	a->last_activity = mono_now();
+	a->last_activity = lu_now();
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		len--;
 	long status;
@@ -489,7 +483,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 {
 	attempt *a = ud;
 	size_t n = size * nmemb;
-	a->last_activity = mono_now();
+	a->last_activity = lu_now();
 	lhttp_response *r = a->resp;
 	if (a->req->on_body && r->status >= 200 && r->status < 300) {
 		if (n == 0)
@@ -532,7 +526,7 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 	(void)ultotal;
 	(void)dlnow; /* downloads refresh last_activity in the callbacks */
 	attempt *a = ud;
-	double now = mono_now();
+	double now = lu_now();
 	if (ulnow != a->last_ul) { /* a slow reader of a big body is busy */
 		a->last_ul = ulnow;
 		a->last_activity = now;
@@ -674,7 +668,7 @@ static long attempt_timeout_ms(const attempt *a, long per_attempt)
 {
 	if (a->deadline <= 0)
 		return per_attempt;
-	long left = (long)((a->deadline - mono_now()) * 1000);
+	long left = (long)((a->deadline - lu_now()) * 1000);
 	if (left < 1)
 		left = 1;
 	return per_attempt > 0 && per_attempt < left ? per_attempt : left;
@@ -719,7 +713,7 @@ static int run_attempt(attempt *a, const char *url, CURLcode *crc, char *cerr,
 	                                               : c->opt.timeout_ms);
 	if (t > 0)
 		api.easy_setopt(cu, CURLOPT_TIMEOUT_MS, t);
-	a->last_activity = mono_now();
+	a->last_activity = lu_now();
 	cerr[0] = '\0';
 	*crc = api.easy_perform(cu);
 	long hv = 0;
@@ -855,7 +849,7 @@ int lhttp_perform(lhttp_client *c, const lhttp_request *req,
 	a.idle_ms = req->idle_timeout_ms ? req->idle_timeout_ms
 	                                 : c->opt.idle_timeout_ms;
 	if (c->opt.deadline_ms > 0)
-		a.deadline = mono_now() + (double)c->opt.deadline_ms / 1000;
+		a.deadline = lu_now() + (double)c->opt.deadline_ms / 1000;
 	char cerr[CURL_ERROR_SIZE];
 	int rc = 0;
 	for (;;) {
@@ -885,7 +879,7 @@ int lhttp_perform(lhttp_client *c, const lhttp_request *req,
 		             ? retry_delay(c, req, resp, crc, resp->attempts)
 		             : -1;
 		if (d >= 0 && a.deadline > 0 &&
-		    mono_now() + (double)d / 1000 >= a.deadline)
+		    lu_now() + (double)d / 1000 >= a.deadline)
 			d = -1; /* the next attempt could not finish in time */
 		if (d < 0) {
 			if (crc != CURLE_OK)

@@ -34,13 +34,7 @@
 #include "cli/policy_cli.h"
 #include "policy_fuzz.h"
 #include "../util/array.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "../util/clock.h"
 
 locus_policy *pf_policy_edit(const locus_policy *p, const char *only_allow,
                              const char *list, const char *value)
@@ -79,7 +73,7 @@ locus_policy *pf_policy_edit(const locus_policy *p, const char *only_allow,
 
 bool pf_budget_left(const pf_ctx *c)
 {
-	return c->tested < c->count && now() < c->deadline;
+	return c->tested < c->count && lu_now() < c->deadline;
 }
 
 /* ---- judging one call ---- */
