@@ -173,15 +173,17 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	locus_harness_config def = LOCUS_HARNESS_CONFIG_INIT;
 	h->cfg = cfg ? *cfg : def;
+	/* unset or out-of-range values take LOCUS_HARNESS_CONFIG_INIT's, the
+	   defaults' one home */
 	if (h->cfg.bash_max_timeout < 1)
-		h->cfg.bash_max_timeout = 600;
+		h->cfg.bash_max_timeout = def.bash_max_timeout;
 	if (h->cfg.bash_timeout < 1 ||
 	    h->cfg.bash_timeout > h->cfg.bash_max_timeout)
-		h->cfg.bash_timeout = h->cfg.bash_max_timeout < 120
+		h->cfg.bash_timeout = h->cfg.bash_max_timeout < def.bash_timeout
 		                          ? h->cfg.bash_max_timeout
-		                          : 120;
+		                          : def.bash_timeout;
 	if (!h->cfg.output_chars)
-		h->cfg.output_chars = 30000;
+		h->cfg.output_chars = def.output_chars;
 	h->b = b;
 	h->wrap = wrap;
 	h->wrap_payload = wrap_payload;
