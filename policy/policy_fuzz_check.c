@@ -1,5 +1,5 @@
 /*
- * cli/policy_fuzz_check.c - what makes an admitted line a finding of
+ * policy/policy_fuzz_check.c - what makes an admitted line a finding of
  * `locus policy fuzz`, and the spellings a fix is checked against
  * (docs/audit.md "locus policy fuzz").
  *
@@ -21,7 +21,7 @@
  * Spellings (pf_spellings): the option clusters of a line reordered,
  * split and doubled (`-fdx`, `-xdf`, `-f -d -x`, `-ffdx`), long forms
  * from a small table, the line behind wrappers and `sh -c`, and
- * metamorphic rewrites (fuzz/bypass gen_transform).
+ * metamorphic rewrites (policy/fuzz_gen.c gen_transform).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "fuzz/bypass/gen.h"
+#include "fuzz_gen.h"
 #include "policy_fuzz.h"
 
 /* One core's commands, parsed once. */
