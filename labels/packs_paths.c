@@ -73,6 +73,21 @@ static const fragment secret_fragments[] = {
     {".boto", COMPONENT},
     {".s3cfg", COMPONENT},
     {".htpasswd", COMPONENT},
+    /* issue 26: what secret scanners and sensitive-file lists name */
+    {".pem", SUFFIX}, /* a key or a certificate (cert_pem() below) */
+    {".ppk", SUFFIX},
+    {".p8", SUFFIX},
+    {".kdbx", SUFFIX},
+    {".tfstate", ANYWHERE}, /* terraform.tfstate(.backup) */
+    {"vault_pass", ANYWHERE},
+    {"master.key", COMPONENT},
+    {"secrets.yml", COMPONENT},
+    {"secrets.yaml", COMPONENT},
+    {"wp-config.php", COMPONENT},
+    {".bash_history", COMPONENT},
+    {".zsh_history", COMPONENT},
+    {".psql_history", COMPONENT},
+    {".mysql_history", COMPONENT},
     {NULL, ANYWHERE},
 };
 
@@ -269,6 +284,21 @@ static bool env_file(const char *w)
 	return false;
 }
 
+/* NAME.pem whose name says it holds certificates only. */
+static bool cert_pem(const char *p, size_t n)
+{
+	static const char *const marks[] = {"cert", "chain",  "bundle", "ca.",
+	                                    "ca-",  "public", NULL};
+	if (n < 4 || strcmp(p + n - 4, ".pem") != 0)
+		return false;
+	const char *base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	for (const char *const *m = marks; *m; m++)
+		if (strstr(base, *m))
+			return true;
+	return false;
+}
+
 /* pk_secret_path() with the fragment search `any`, and the one-strpbrk
    reject with `prefilter`. */
 static bool secret_path(const char *p,
@@ -277,9 +307,10 @@ static bool secret_path(const char *p,
 {
 	if (!p || !*p || (prefilter && !strpbrk(p, path_bytes)))
 		return false;
-	/* A public key is not a secret. */
+	/* A public key is not a secret, nor a certificate by its name
+	   (cert.pem, fullchain.pem, ca-bundle.pem). */
 	size_t n = strlen(p);
-	bool pub = n > 4 && strcmp(p + n - 4, ".pub") == 0;
+	bool pub = (n > 4 && strcmp(p + n - 4, ".pub") == 0) || cert_pem(p, n);
 	if (!pub && any(p, secret_fragments, PP_SECRET))
 		return true;
 	return env_file(p);

@@ -42,6 +42,67 @@ static size_t copy_destination(const locus_shell_command *c)
 	return last;
 }
 
+/* Programs that look at a file's name or metadata, never its content
+   (issue 26): `test -f .env`, `ls -la .env`, `touch .env`, `chmod 600
+   .env` read nothing.  A redirect of theirs into a secret still counts. */
+static const char *const meta_programs =
+    "test [ [[ ls stat touch mkdir realpath readlink du basename dirname";
+
+/* chmod with modes that grant nothing to group or others (600, 0400,
+   go-rwx, u+x, go=): it only narrows who reads the file.  A mode that may
+   open it to others (644, o+r, a=r, +r) is judged as before; chown and
+   chgrp hand the file to someone else. */
+static bool chmod_narrows(const locus_shell_command *c)
+{
+	if (strcmp(c->name, "chmod") != 0)
+		return false;
+	size_t i = 1;
+	while (i < c->argc && c->argv[i][0] == '-' &&
+	       strspn(c->argv[i] + 1, "RvcfH") == strlen(c->argv[i] + 1))
+		i++;
+	if (i >= c->argc)
+		return false;
+	const char *m = c->argv[i];
+	size_t n = strlen(m);
+	if (n && strspn(m, "01234567") == n)
+		return n >= 2 && m[n - 1] == '0' && m[n - 2] == '0';
+	for (const char *cl = m; *cl;) {
+		size_t len = strcspn(cl, ",");
+		size_t who = strspn(cl, "ugoa");
+		bool others = who == 0 || memchr(cl, 'g', who) ||
+		              memchr(cl, 'o', who) || memchr(cl, 'a', who);
+		for (size_t k = who; k < len; k++) {
+			char op = cl[k];
+			if (op != '+' && op != '-' && op != '=')
+				continue;
+			size_t perms = strspn(cl + k + 1, "rwxXst");
+			if (op != '-' && others && perms)
+				return false;
+			k += perms;
+		}
+		cl += len + (cl[len] == ',');
+	}
+	return true;
+}
+
+/* git check-ignore and git ls-files print names only. */
+static bool git_names_only(const locus_shell_command *c)
+{
+	if (strcmp(c->name, "git") != 0)
+		return false;
+	size_t i = 1;
+	while (i < c->argc && c->argv[i][0] == '-') {
+		const char *a = c->argv[i];
+		bool val = !strcmp(a, "-C") || !strcmp(a, "-c") ||
+		           !strcmp(a, "--git-dir") ||
+		           !strcmp(a, "--work-tree") ||
+		           !strcmp(a, "--namespace");
+		i += val ? 2 : 1;
+	}
+	return i < c->argc && (!strcmp(c->argv[i], "check-ignore") ||
+	                       !strcmp(c->argv[i], "ls-files"));
+}
+
 static bool names_secret(const locus_shell_command *c)
 {
 	/* which operands are data or written is worked out only for a
@@ -53,7 +114,9 @@ static bool names_secret(const locus_shell_command *c)
 			continue;
 		if (!known) {
 			known = true;
-			data = pk_data_program(c->name);
+			data = pk_data_program(c->name) ||
+			       pk_word_in(meta_programs, c->name) ||
+			       git_names_only(c) || chmod_narrows(c);
 			pattern = pk_pattern_operand(c);
 			dest = copy_destination(c);
 		}
@@ -104,6 +167,22 @@ static bool ps_environment(const locus_shell_command *c)
 	return false;
 }
 
+/* ${!NAME}: the value of the variable NAME names, any variable of the
+   environment (issue 26); ${!prefix*}, ${!prefix@} and ${!arr[@]} list
+   names and keys only. */
+static bool indirect_value(const char *s)
+{
+	if (s[0] != '!')
+		return false;
+	size_t n = strcspn(s + 1, "}");
+	if (n == 0 || !s[1 + n])
+		return false;
+	char last = s[n];
+	if (last == '*' || last == '@')
+		return false; /* ${!prefix*}: names */
+	return !(n > 2 && last == ']' && (s[n - 1] == '@' || s[n - 1] == '*'));
+}
+
 /* echo/printf of a variable whose name says it holds a secret. */
 static bool prints_secret_variable(const locus_shell_command *c)
 {
@@ -119,6 +198,8 @@ static bool prints_secret_variable(const locus_shell_command *c)
 			const char *s = d + 1;
 			if (*s == '{')
 				s++;
+			if (s[-1] == '{' && indirect_value(s))
+				return true;
 			char name[64];
 			size_t n = 0;
 			while (n + 1 < sizeof name &&
@@ -139,10 +220,86 @@ static bool prints_secret_variable(const locus_shell_command *c)
 	return false;
 }
 
+/* `w` holds the identifier `id` as a token of its own: not a field
+   (`.env`), a variable (`$env`), part of a name, or a string's start. */
+static bool has_token(const char *w, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = strstr(w, id); p; p = strstr(p + 1, id)) {
+		char b = p == w ? ' ' : p[-1], a = p[n];
+		bool word_b = (b >= 'a' && b <= 'z') ||
+		              (b >= 'A' && b <= 'Z') ||
+		              (b >= '0' && b <= '9') || b == '_' || b == '.' ||
+		              b == '$' || b == '"';
+		bool word_a = (a >= 'a' && a <= 'z') ||
+		              (a >= 'A' && a <= 'Z') ||
+		              (a >= '0' && a <= '9') || a == '_';
+		if (!word_b && !word_a)
+			return true;
+	}
+	return false;
+}
+
+/* awk's program assigns ARGV or ARGC: it reads files the line does not
+   name (`BEGIN{ARGV[1]="/etc/shadow"; ARGC=2}`). */
+static bool awk_rewrites_argv(const char *w)
+{
+	static const char *const names[] = {"ARGV", "ARGC", NULL};
+	for (const char *const *nm = names; *nm; nm++)
+		for (const char *p = strstr(w, *nm); p;
+		     p = strstr(p + 1, *nm)) {
+			const char *q = p + 4;
+			if (**nm == 'A' && (*nm)[3] == 'V' && *q == '[') {
+				int depth = 0;
+				for (; *q; q++) {
+					depth += *q == '[';
+					if (*q == ']' && --depth == 0)
+						break;
+				}
+				if (*q)
+					q++;
+			}
+			q += strspn(q, " \t");
+			if (q[0] == '=' && q[1] != '=')
+				return true;
+			if (q[0] && strchr("+-*/%^", q[0]) && q[1] == '=')
+				return true;
+			if ((q[0] == '+' && q[1] == '+') ||
+			    (q[0] == '-' && q[1] == '-'))
+				return true;
+		}
+	return false;
+}
+
+/* Programs whose own language reads the environment (issue 26): jq's
+   `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
+   program that rewrites ARGV. */
+static bool prints_environment(const locus_shell_command *c)
+{
+	bool awk =
+	    pk_word_in("awk gawk mawk nawk original-awk busybox", c->name);
+	bool jq = !awk && pk_word_in("jq gojq jaq yq", c->name);
+	if (!awk && !jq)
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (awk && (strstr(a, "ENVIRON") || awk_rewrites_argv(a)))
+			return true;
+		if (jq && (strstr(a, "$ENV") || has_token(a, "env") ||
+		           strstr(a, "strenv(") || has_token(a, "envsubst")))
+			return true;
+	}
+	return false;
+}
+
 static const pk_rule secret_rules[] = {
     {"*", NULL, NULL, NULL, S,
      "secrets: a credential store or .env file is read or copied", names_secret,
      0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: the program reads the environment (jq env/$ENV, awk "
+     "ENVIRON) or files its program names (awk ARGV)",
+     prints_environment, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
     {"printenv", NULL, NULL, "--help --version", S,
