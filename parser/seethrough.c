@@ -465,6 +465,16 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		const lk_program *wp = lp_wrapper_match(r.words, n, pos, &at);
 		if (!wp)
 			break;
+		if (nwr == LP_MAX_WRAPPER_CHAIN) {
+			/* each peeled wrapper is a command holding every word
+			   after it, so a line of one wrapper repeated (`time
+			   time ... ls`, 10 KB) cost the square of its length
+			   here and in the labeller (issue 26): past the bound
+			   the rest is not analysed */
+			lp_unparsed(ctx, "a chain of more than %d wrappers",
+			            LP_MAX_WRAPPER_CHAIN);
+			return lp_push_raw(ctx, &r, pos, nwr, wr);
+		}
 		const lp_optspec *spec = wp->opts;
 		lp_optscan sc;
 		lp_optscan_run(spec, r.words, n, at, &sc);

@@ -195,4 +195,9 @@ LP_SEE(lp_see_make);
 void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                     size_t sub, size_t idx);
 
+/* Wrappers peeled from one command (`sudo env nice ... CMD`) before the
+   line is unparsed: real lines have a handful, and each costs the words
+   after it (lp_emit). */
+#define LP_MAX_WRAPPER_CHAIN 64
+
 #endif

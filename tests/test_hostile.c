@@ -395,6 +395,52 @@ START_TEST(hostile_linear_rules)
 }
 END_TEST
 
+/*
+ * Issue 26: a 10 KB line of one wrapper repeated (`time time ... ls`,
+ * 2,000 times) cost the square of its length: each peeled wrapper is a
+ * command holding every word after it, and the labeller read each.  Past
+ * LP_MAX_WRAPPER_CHAIN (64) wrappers the line is unparsed, so the work is
+ * at most 64 times the line.  The verdict is asserted, not a time: the
+ * commands listed stop at the bound, whatever the wrapper.
+ */
+START_TEST(hostile_wrapper_chain)
+{
+	static const char *const wrappers[] = {
+	    "time ", "builtin ", "env ",     "exec ",  "setsid ",
+	    "sudo ", "nice ",    "command ", "nohup ", NULL};
+	for (const char *const *w = wrappers; *w; w++) {
+		size_t n;
+		char *s = build("", *w, 2000, "", "ls", 1, &n);
+		locus_shell_options o = LOCUS_SHELL_OPTIONS_INIT;
+		o.budget_ms = 60000;
+		locus_shell_parser *p = NULL;
+		ck_assert_int_eq(locus_shell_parser_new(&p, &o), 0);
+		locus_shell_result *r = locus_shell_parser_parse(p, s, n);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_msg(!locus_shell_result_parsed(r), "%s", *w);
+		ck_assert_msg(strstr(locus_shell_result_reason(r),
+		                     "a chain of more than 64 wrappers"),
+		              "%s: %s", *w, locus_shell_result_reason(r));
+		ck_assert_uint_le(locus_shell_result_count(r), 65);
+		locus_shell_verdict *v = NULL;
+		ck_assert_int_eq(locus_shell_label(&v, r), 0);
+		ck_assert(locus_shell_verdict_tags(v) & LOCUS_TAG_UNPARSED);
+		locus_shell_verdict_free(v);
+		locus_shell_result_free(r);
+		locus_shell_parser_free(p);
+		free(s);
+	}
+	/* the twin: a realistic chain is seen through to its command */
+	const char *line = "time builtin env A=1 exec setsid sudo -u x nice "
+	                   "-n 5 nohup rm -rf x";
+	locus_shell_result *r = locus_shell_parse(line, strlen(line), NULL);
+	ck_assert(locus_shell_result_parsed(r));
+	size_t c = locus_shell_result_count(r);
+	ck_assert_str_eq(locus_shell_result_command(r, c - 1)->name, "rm");
+	locus_shell_result_free(r);
+}
+END_TEST
+
 /* The labeller runs under the line's budget too: past it, the verdict
    fails closed (exec:unparsed) even when the parse itself finished. */
 START_TEST(hostile_label_budget)
@@ -593,6 +639,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_timeout_then_reuse);
 	tcase_add_test(tc, hostile_null_args);
 	tcase_add_test(tc, hostile_linear_rules);
+	tcase_add_test(tc, hostile_wrapper_chain);
 	tcase_add_test(tc, hostile_token_cap);
 	tcase_add_test(tc, hostile_memory_budget);
 	tcase_add_test(tc, hostile_many_writers);

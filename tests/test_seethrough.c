@@ -678,18 +678,30 @@ END_TEST
 
 START_TEST(test_many_wrappers)
 {
-	/* a long chain of wrappers: each listed, no depth cost */
+	/* a long chain of wrappers: each listed, no depth cost, up to
+	   LP_MAX_WRAPPER_CHAIN; past it the line is unparsed (issue 26: a
+	   chain cost the square of its length) */
 	char line[8192] = "";
-	for (int i = 0; i < 500; i++)
+	for (int i = 0; i < 64; i++)
 		strcat(line, "nohup ");
 	strcat(line, "rm x");
 	locus_shell_result *r = parse(line);
 	ck_assert_msg(locus_shell_result_parsed(r), "%s",
 	              locus_shell_result_reason(r));
-	ck_assert_uint_eq(locus_shell_result_count(r), 501);
-	const locus_shell_command *c = locus_shell_result_command(r, 500);
+	ck_assert_uint_eq(locus_shell_result_count(r), 65);
+	const locus_shell_command *c = locus_shell_result_command(r, 64);
 	ck_assert_str_eq(c->name, "rm");
-	ck_assert_uint_eq(c->nwrappers, 500);
+	ck_assert_uint_eq(c->nwrappers, 64);
+	locus_shell_result_free(r);
+	line[0] = '\0';
+	for (int i = 0; i < 500; i++)
+		strcat(line, "nohup ");
+	strcat(line, "rm x");
+	r = parse(line);
+	ck_assert(!locus_shell_result_parsed(r));
+	ck_assert_ptr_nonnull(strstr(locus_shell_result_reason(r),
+	                             "a chain of more than 64 wrappers"));
+	ck_assert_uint_eq(locus_shell_result_count(r), 65);
 	locus_shell_result_free(r);
 }
 END_TEST
