@@ -357,11 +357,86 @@ static int insert_words(line *l, size_t at, const char *text, int first_cmd)
 	return 1;
 }
 
+/* Issue 26: --name[=v] cut to a prefix of the name, as getopt_long and
+   git's parse-options accept (an ambiguous one makes the program fail,
+   so the line runs nothing more dangerous). */
+static const char *abbreviate(line *l, rng *r)
+{
+	size_t i;
+	if (!pick_tok(l, r, T_WORD, 0, 1, &i))
+		return NULL;
+	const char *v = l->t[i].val;
+	if (strncmp(v, "--", 2) != 0)
+		return NULL;
+	size_t name = strcspn(v + 2, "=");
+	if (name < 3)
+		return NULL;
+	size_t keep = 1 + rnd(r, (uint32_t)(name - 1)); /* 1..name-1 */
+	char buf[300];
+	snprintf(buf, sizeof buf, "--%.*s%s", (int)keep, v + 2, v + 2 + name);
+	set_val(&l->t[i], strdup(buf));
+	return "abbreviate";
+}
+
+/* Issue 26: -abc split into -a -bc, for clusters of flag letters only
+   (a letter taking an attached value would change meaning). */
+static const char *split_cluster(line *l, rng *r)
+{
+	size_t i;
+	if (!pick_tok(l, r, T_WORD, 0, 1, &i))
+		return NULL;
+	const char *v = l->t[i].val;
+	size_t n = strlen(v);
+	if (v[0] != '-' || v[1] == '-' || n < 3 || n > 5 ||
+	    strspn(v + 1, "rfRdvxqF") != n - 1)
+		return NULL;
+	size_t at = 2 + rnd(r, (uint32_t)(n - 2)); /* split before v[at] */
+	char a[8], b[8];
+	snprintf(a, sizeof a, "%.*s", (int)at, v);
+	snprintf(b, sizeof b, "-%s", v + at);
+	set_val(&l->t[i], strdup(a));
+	return insert_tok(l, i + 1, b, T_WORD, 0) ? "split-cluster" : NULL;
+}
+
+/* Issue 26: blanks ssh skips before an -o KEY=VALUE. */
+static const char *ssh_blank(line *l, rng *r)
+{
+	for (size_t k = 1; k < l->n; k++) {
+		tok *t = &l->t[k];
+		if (t->kind != T_WORD || t->encoded || strchr(t->val, '\'') ||
+		    strcmp(l->t[k - 1].val, "-o") || !strchr(t->val, '='))
+			continue;
+		char buf[300];
+		snprintf(buf, sizeof buf, "'%s%s'", rnd(r, 2) ? " " : "\t",
+		         t->val);
+		set_val(t, strdup(buf));
+		t->encoded = 1;
+		return "ssh-blank";
+	}
+	return NULL;
+}
+
+/* Issue 26: options and variables that change how the line is read
+   (set -k, CDPATH); the analysis must fail closed on them. */
+static const char *reading_option(line *l, rng *r)
+{
+	/* clang-format off */
+	static const char *const pre[] = {
+	    "set -k; ",          "set -ek; ",   "set -o keyword; ",
+	    "shopt -so keyword; ", "CDPATH=. ; ", "export CDPATH=.:/tmp; ",
+	    "shopt -s cdable_vars; ",
+	};
+	/* clang-format on */
+	const char *p = pre[rnd(r, (uint32_t)(sizeof pre / sizeof *pre))];
+	lu_buf_puts(&l->prefix, p);
+	return strstr(p, "CDPATH") || strstr(p, "cdable") ? "cdpath" : "set-k";
+}
+
 /* One word-level step; returns its name or NULL when it did not apply. */
 static const char *word_step(line *l, rng *r)
 {
 	size_t i;
-	switch (rnd(r, 10)) {
+	switch (rnd(r, 14)) {
 	case 0:
 	case 1: /* quote splitting and friends, on any word */
 		if (!pick_tok(l, r, T_WORD, rnd(r, 2), 1, &i))
@@ -456,6 +531,10 @@ static const char *word_step(line *l, rng *r)
 		return insert_tok(l, at, "\\\n", T_RAW, 0) ? "continuation"
 		                                           : NULL;
 	}
+	case 10: return abbreviate(l, r);
+	case 11: return rnd(r, 2) ? split_cluster(l, r) : ssh_blank(l, r);
+	case 12:
+	case 13: return rnd(r, 3) ? NULL : reading_option(l, r);
 	default: /* comment at the end */ return NULL;
 	}
 }
