@@ -180,7 +180,11 @@ static const char *const fd_valued[] = {
 /* fd -x CMD... [;]  fd -X CMD... [;] (also in a cluster such as -Hx) */
 static bool is_fd_exec(const char *v)
 {
-	if (lp_streq(v, "--exec") || lp_streq(v, "--exec-batch"))
+	/* a prefix of --exec or --exec-batch too: fd (clap) refuses it, a
+	   getopt-style reader would take it; read as the option, the line
+	   only over-reports (issue 26, found by fuzz_bypass) */
+	size_t vl = strlen(v);
+	if (vl > 2 && !strncmp(v, "--exec-batch", vl < 13 ? vl : 13))
 		return true;
 	if (v[0] != '-' || v[1] == '-' || !v[1])
 		return false;
