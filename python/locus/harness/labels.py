@@ -3,7 +3,8 @@
 `classify_command(line)` is liblocus's labeller (locus_action_classify):
 the same verdict as `locus classify`, the gate and the hooks give.
 """
-from dataclasses import dataclass
+import threading
+from typing import NamedTuple
 
 from .._ffi import (ffi, lib, text, cbytes, cstr, new_error, raise_for,
                     parser, str_list)
@@ -27,12 +28,11 @@ CHECKS = "exec:check"
 AUTO_OK = frozenset({CHECKS})
 
 
-@dataclass(frozen=True)
-class CommandClass:
+class CommandClass(NamedTuple):
     """The verdict for one bash line: its kind (workspace.read or
-    workspace.exec), its exec:* tags, the reasons in the order found, and
-    the never-allow floor's reason (None when the floor does not hold
-    it)."""
+    workspace.exec), its exec:* tags (and outside-workspace), the reasons
+    in the order found, and the never-allow floor's reason (None when the
+    floor does not hold it)."""
 
     kind: str
     tags: frozenset = frozenset()
@@ -40,34 +40,63 @@ class CommandClass:
     never: str = None
 
 
-def _action_classify(line):
-    data = cbytes(line)
-    out = ffi.new("locus_action **")
-    err = new_error()
-    rc = lib.locus_action_classify(out, parser(), data, len(data), err)
-    raise_for(rc, err, "classify")
-    return ffi.gc(out[0], lib.locus_action_free)
+# LOCUS_TAG_* bits -> the tag set (a line's tags are few distinct sets)
+_TAG_BITS = tuple((1 << i, text(lib.locus_tag_name(1 << i)))
+                  for i in range(15) if lib.locus_tag_name(1 << i))
+_tag_sets = {}
 
 
-def _tags(a):
-    return frozenset(text(lib.locus_action_tag(a, i))
-                     for i in range(lib.locus_action_tag_count(a)))
+def _tag_set(bits):
+    t = _tag_sets.get(bits)
+    if t is None:
+        t = frozenset(name for bit, name in _TAG_BITS if bits & bit)
+        if len(_tag_sets) < 4096:
+            _tag_sets[bits] = t
+    return t
+
+
+class _Slots(threading.local):
+    out = None
+
+
+_slots = _Slots()
+_classify = lib.locus_action_classify
+_kind = lib.locus_action_kind
+_exec_tags = lib.locus_action_exec_tags
+_reason_count = lib.locus_action_reason_count
+_reason = lib.locus_action_reason
+_never = lib.locus_action_never
+_free = lib.locus_action_free
+_string = ffi.string
+_NULL = ffi.NULL
 
 
 def classify_command(line):
     """Classify one bash line (str or bytes) -> CommandClass.  Never raises
     on input: unparsable text is kind workspace.exec with exec:unparsed."""
-    a = _action_classify(line)
+    data = line.encode("utf-8", "surrogateescape") \
+        if isinstance(line, str) else bytes(line)
+    out = _slots.out
+    if out is None:
+        out = _slots.out = ffi.new("locus_action **")
+    rc = _classify(out, parser(), data, len(data), _NULL)
+    if rc:
+        err = new_error()
+        raise_for(_classify(out, parser(), data, len(data), err), err,
+                  "classify")
+    a = out[0]
     try:
-        tags = frozenset(t for t in _tags(a) if t != "bash")
-        reasons = tuple(text(lib.locus_action_reason(a, i))
-                        for i in range(lib.locus_action_reason_count(a)))
+        n = _reason_count(a)
+        reasons = tuple(_string(_reason(a, i)).decode(
+            "utf-8", "surrogateescape") for i in range(n)) if n else ()
+        nv = _never(a)
         return CommandClass(
-            kind=_KINDS.get(lib.locus_action_kind(a), KIND_EXEC),
-            tags=tags, reasons=reasons,
-            never=text(lib.locus_action_never(a)))
+            _KINDS.get(_kind(a), KIND_EXEC), _tag_set(_exec_tags(a)),
+            reasons,
+            None if nv == _NULL else _string(nv).decode("utf-8",
+                                                        "surrogateescape"))
     finally:
-        ffi.release(a)
+        _free(a)
 
 
 def never(line):
