@@ -63,7 +63,7 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	int rc = open_backend(s, root, real, &b, &err);
 	if (!rc) {
 		locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
-		cfg.require_read = !s->opt.no_read_check;
+		cfg.allow_unread_edits = s->opt.no_read_check;
 		cfg.on_warning = warn;
 		/* path rules are resolved against the root the tools see */
 		s->gate.workspace_root =

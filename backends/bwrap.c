@@ -290,7 +290,7 @@ static int pick_user(const char *real, const locus_bwrap_options *o, uid_t *uid,
 {
 	*drop = geteuid() == 0;
 	if (!*drop) {
-		if (o->uid >= 0 || o->gid >= 0)
+		if (o->uid > 0 || o->gid > 0)
 			return lh_err(err, LOCUS_EUSAGE,
 			              "only root can choose the sandbox's uid");
 		*uid = getuid();
@@ -300,9 +300,9 @@ static int pick_user(const char *real, const locus_bwrap_options *o, uid_t *uid,
 	struct stat st;
 	if (stat(real, &st) < 0)
 		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s", real);
-	bool own = o->uid < 0 && st.st_uid != 0;
-	*uid = o->uid >= 0 ? (uid_t)o->uid : own ? st.st_uid : 65534;
-	*gid = o->gid >= 0             ? (gid_t)o->gid
+	bool own = o->uid <= 0 && st.st_uid != 0;
+	*uid = o->uid > 0 ? (uid_t)o->uid : own ? st.st_uid : 65534;
+	*gid = o->gid > 0              ? (gid_t)o->gid
 	       : own && st.st_gid != 0 ? st.st_gid
 	                               : 65534;
 	if (*uid == 0 || *gid == 0)

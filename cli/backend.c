@@ -52,8 +52,8 @@ void cli_backend_init(cli_backend_opts *o)
 	o->bwrap = bw;
 }
 
-/* --bwrap-uid N / --bwrap-gid N: a decimal id (0 is refused later, by
-   the library, with its reason). */
+/* --bwrap-uid N / --bwrap-gid N: a decimal id (0 is refused by
+   cli_bwrap_check: in the library's options 0 means "the default user"). */
 static int bwrap_flag(cli_backend_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
@@ -79,6 +79,12 @@ static int bwrap_flag(cli_backend_opts *o, int argc, char **argv, int *i)
 int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
                     locus_error *err)
 {
+	if (o->any_bwrap && (o->bwrap.uid == 0 || o->bwrap.gid == 0)) {
+		snprintf(err->message, sizeof err->message,
+		         "the bwrap sandbox never runs as host uid or gid 0: "
+		         "choose an unprivileged one");
+		return err->code = LOCUS_EINVALID;
+	}
 	if (!o->any_bwrap || !strcmp(backend, "bwrap"))
 		return 0;
 	snprintf(err->message, sizeof err->message,

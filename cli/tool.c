@@ -188,7 +188,7 @@ int cli_tool(int argc, char **argv)
 	    strcmp(backend, "oci") && strcmp(backend, "openshell") ? real
 	                                                           : b->root;
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
-	cfg.require_read = !no_read;
+	cfg.allow_unread_edits = no_read;
 	cfg.on_warning = warn;
 	locus_harness *h = NULL;
 	rc = locus_harness_new(

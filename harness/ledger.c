@@ -72,7 +72,7 @@ void lh_ledger_forget(locus_harness *h, const char *path)
 bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
                      size_t len, lh_buf *out)
 {
-	if (!h->cfg.require_read)
+	if (h->cfg.allow_unread_edits)
 		return true;
 	char *key = ledger_key(h, path);
 	ledger_ent *e = key ? ledger_find(h, key) : NULL;

@@ -163,7 +163,8 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 	if (!b || b->version != LOCUS_BACKEND_VERSION || !b->free)
 		return lh_err(err, LOCUS_EUSAGE,
 		              "the backend is missing or of another version");
-	if (cfg && cfg->version != LOCUS_HARNESS_CONFIG_VERSION)
+	if (cfg && cfg->version != LOCUS_HARNESS_CONFIG_VERSION &&
+	    cfg->version != 1)
 		return lh_err(err, LOCUS_EINVALID,
 		              "harness config: unknown version %u (start from "
 		              "LOCUS_HARNESS_CONFIG_INIT)",
@@ -173,8 +174,15 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	locus_harness_config def = LOCUS_HARNESS_CONFIG_INIT;
 	h->cfg = cfg ? *cfg : def;
+	/* version 1's bool at this place was require_read (true: the rule
+	   on); version 2's is its negation, so that zero is the default */
+	if (cfg && cfg->version == 1)
+		h->cfg.allow_unread_edits = !cfg->allow_unread_edits;
+	h->cfg.version = LOCUS_HARNESS_CONFIG_VERSION;
 	/* unset or out-of-range values take LOCUS_HARNESS_CONFIG_INIT's, the
 	   defaults' one home */
+	if (!h->cfg.output_head_chars)
+		h->cfg.output_head_chars = def.output_head_chars;
 	if (h->cfg.bash_max_timeout < 1)
 		h->cfg.bash_max_timeout = def.bash_max_timeout;
 	if (h->cfg.bash_timeout < 1 ||
@@ -470,7 +478,7 @@ int locus_harness_prompt_fragment(char **out, const locus_harness *h)
 	bool edit = built(h, "edit") || built(h, "write") ||
 	            built(h, "multi_edit") || built(h, "apply_patch") ||
 	            built(h, "notebook_edit");
-	if (h->cfg.require_read && edit)
+	if (!h->cfg.allow_unread_edits && edit)
 		lh_buf_puts(&o,
 		            "Read a file before you change it. A change to a "
 		            "file you have not read, or that changed since "

@@ -431,7 +431,7 @@ static int op_tool(const void *arg, char **text, int *rank)
 	w.policy = pol;
 	w.workspace_root = "/ws";
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
-	cfg.require_read = false;
+	cfg.allow_unread_edits = true;
 	if (!rc)
 		rc = locus_harness_new(&h, &fake, locus_all_tools,
 		                       locus_harness_policy_wrap, &w, &cfg,

@@ -94,7 +94,8 @@ START_TEST(bwrap_uid_choice)
 	                 LOCUS_EDENIED);
 	ck_assert_msg(strstr(err.message, "chown -R 65534:65534"), "%s",
 	              err.message);
-	/* uid 0 is never accepted */
+	/* uid 0 picks the default (nobody here, never root): this root-owned
+	   folder is still refused */
 	locus_bwrap_options o = LOCUS_BWRAP_OPTIONS_INIT;
 	o.uid = 0;
 	ck_assert_int_eq(locus_session_bwrap_new_ext(&s, g_root, &o, &err),

@@ -923,7 +923,7 @@ START_TEST(harness_api_contract)
 	locus_harness *h = (locus_harness *)mem;
 	locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
 	ck_assert_uint_eq(cfg.version, LOCUS_HARNESS_CONFIG_VERSION);
-	ck_assert(cfg.require_read);
+	ck_assert(!cfg.allow_unread_edits);
 	ck_assert_int_eq(cfg.bash_timeout, 120);
 	ck_assert_str_eq(cfg.environment, "unknown");
 	cfg.version = 0;

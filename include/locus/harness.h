@@ -115,6 +115,12 @@ typedef struct locus_call_ctl {
 		.version = LOCUS_CALL_CTL_VERSION                              \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_CALL_CTL_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_CALL_CTL_VERSION; opts untouched) */
+LOCUS_API int locus_call_ctl_init(locus_call_ctl *opts, unsigned version);
+
 /** Cancel the call (any thread; async-signal-safe; idempotent). */
 LOCUS_API void locus_call_cancel(locus_call_ctl *ctl);
 /** True once locus_call_cancel() was called; false for NULL. */
@@ -292,6 +298,13 @@ typedef struct locus_local_options {
 		.version = LOCUS_LOCAL_OPTIONS_VERSION                         \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_LOCAL_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_LOCAL_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_local_options_init(locus_local_options *opts,
+                                       unsigned version);
+
 /** locus_backend_local_new with options (NULL: the defaults). */
 LOCUS_API int locus_backend_local_new_ext(locus_backend **out, const char *root,
                                           const char *label,
@@ -359,11 +372,12 @@ LOCUS_API int locus_session_bwrap_new(locus_session **out, const char *dir,
  *
  * Sandboxed code never runs as host uid 0.  When locus runs as root, bwrap
  * is started as `uid`/`gid` (setresuid before exec), so everything the
- * sandbox creates is owned by that unprivileged host user; -1 picks the
- * owner of `dir` when that is not root, else 65534 (nobody).  uid 0 is
- * refused, and so is a uid that cannot write `dir` (LOCUS_EDENIED, the
- * message says what to chown).  When locus does not run as root, the
- * sandbox runs as locus's own uid and uid/gid must be -1.  The workspace
+ * sandbox creates is owned by that unprivileged host user; 0 (the zeroed
+ * struct's default, issue 28) or -1 picks the owner of `dir` when that is
+ * not root, else 65534 (nobody): uid and gid 0 are never used.  A uid that
+ * cannot write `dir` is refused (LOCUS_EDENIED, the message says what to
+ * chown).  When locus does not run as root, the sandbox runs as locus's
+ * own uid and uid/gid must be 0 or -1.  The workspace
  * is bound nosuid,nodev.
  *
  * output_max: bytes of output kept on disk per command (stdout and stderr
@@ -382,6 +396,13 @@ typedef struct locus_bwrap_options {
 	{                                                                      \
 		.version = LOCUS_BWRAP_OPTIONS_VERSION, .uid = -1, .gid = -1   \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_BWRAP_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_BWRAP_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_bwrap_options_init(locus_bwrap_options *opts,
+                                       unsigned version);
 
 /** locus_session_bwrap_new with options (NULL: the defaults). */
 LOCUS_API int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
@@ -421,6 +442,13 @@ typedef struct locus_openshell_options {
 	{                                                                      \
 		.version = LOCUS_OPENSHELL_OPTIONS_VERSION                     \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_OPENSHELL_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_OPENSHELL_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_openshell_options_init(locus_openshell_options *opts,
+                                           unsigned version);
 
 /**
  * A session in an OpenShell sandbox through its gateway (gRPC over HTTP/2:
@@ -493,6 +521,12 @@ typedef struct locus_oci_options {
 		.version = LOCUS_OCI_OPTIONS_VERSION                           \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_OCI_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_OCI_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_oci_options_init(locus_oci_options *opts, unsigned version);
+
 /**
  * A session in an OCI sandbox (root /workspace).  LOCUS_EINVALID for bad
  * options or config, LOCUS_EDENIED when the service refuses the
@@ -552,12 +586,17 @@ typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
 
 /*
  * How a harness behaves.  Versioned: start from LOCUS_HARNESS_CONFIG_INIT
- * (which holds the defaults below) and set what you need; an unknown
- * version is refused by locus_harness_new (LOCUS_EINVALID).
+ * or locus_harness_config_init() and set what you need; an unknown
+ * version is refused by locus_harness_new (LOCUS_EINVALID).  Every field's
+ * zero is its default (version 2, issue 28): a zero-filled config with its
+ * version set is the defaults, read-before-edit included.
  */
 typedef struct locus_harness_config {
 	unsigned version; /* LOCUS_HARNESS_CONFIG_VERSION */
-	bool require_read;
+	/* false (the default): a file must be read before it is changed.
+	   Version 1 held `require_read` here, the opposite; the library
+	   still reads a version-1 config that way. */
+	bool allow_unread_edits;
 	int bash_timeout;
 	int bash_max_timeout;
 	bool on_timeout_kill; /* false: background (the default) */
@@ -578,14 +617,20 @@ typedef struct locus_harness_config {
 	double search_budget_s;
 } locus_harness_config;
 
-#define LOCUS_HARNESS_CONFIG_VERSION 1
+#define LOCUS_HARNESS_CONFIG_VERSION 2
 #define LOCUS_HARNESS_CONFIG_INIT                                              \
 	{                                                                      \
-		.version = LOCUS_HARNESS_CONFIG_VERSION, .require_read = true, \
-		.bash_timeout = 120, .bash_max_timeout = 600,                  \
-		.output_chars = 30000, .output_head_chars = 8000,              \
-		.environment = "unknown",                                      \
+		.version = LOCUS_HARNESS_CONFIG_VERSION, .bash_timeout = 120,  \
+		.bash_max_timeout = 600, .output_chars = 30000,                \
+		.output_head_chars = 8000, .environment = "unknown",           \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_HARNESS_CONFIG_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_HARNESS_CONFIG_VERSION; opts untouched) */
+LOCUS_API int locus_harness_config_init(locus_harness_config *opts,
+                                        unsigned version);
 
 /* Tool sets (NULL-terminated); selected with these or an explicit list. */
 LOCUS_API extern const char
@@ -722,6 +767,12 @@ typedef struct locus_policy_wrap {
 	{                                                                      \
 		.version = LOCUS_POLICY_WRAP_VERSION                           \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_POLICY_WRAP_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_POLICY_WRAP_VERSION; opts untouched) */
+LOCUS_API int locus_policy_wrap_init(locus_policy_wrap *opts, unsigned version);
 
 /** A locus_wrap_fn: pass it with a locus_policy_wrap as wrap_payload.  The
  *  refusal it returns is the gate's refusal JSON (malloc'd). */

@@ -124,6 +124,13 @@ typedef struct locus_action_options {
 		.version = LOCUS_ACTION_OPTIONS_VERSION                        \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_ACTION_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_ACTION_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_action_options_init(locus_action_options *opts,
+                                        unsigned version);
+
 /**
  * locus_action_derive() with options (NULL: the defaults).  The plain
  * locus_action_derive() and locus_action_classify() use the current

@@ -134,6 +134,14 @@ typedef struct locus_claude_settings_options {
 		.version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION               \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int
+locus_claude_settings_options_init(locus_claude_settings_options *opts,
+                                   unsigned version);
+
 /**
  * locus_policy_add_claude_settings() with options (NULL: the defaults).
  * Rules are read as Claude Code reads them (docs/policy.md): a rule that
@@ -216,6 +224,12 @@ typedef struct locus_gate_input {
 	{                                                                      \
 		.version = LOCUS_GATE_INPUT_VERSION                            \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_GATE_INPUT_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_GATE_INPUT_VERSION; opts untouched) */
+LOCUS_API int locus_gate_input_init(locus_gate_input *opts, unsigned version);
 
 typedef struct locus_decision locus_decision;
 
@@ -377,6 +391,13 @@ typedef struct locus_audit_options {
 	{                                                                      \
 		.version = LOCUS_AUDIT_OPTIONS_VERSION                         \
 	}
+
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_AUDIT_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_AUDIT_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_audit_options_init(locus_audit_options *opts,
+                                       unsigned version);
 
 /**
  * Open (create, mode 0600) an audit file with options (NULL: defaults;

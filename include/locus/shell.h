@@ -174,6 +174,13 @@ typedef struct locus_shell_options {
 		.version = LOCUS_SHELL_OPTIONS_VERSION                         \
 	}
 
+/** Fill `opts` with the defaults: zeroed (every field's zero is its
+ *  default) with `version` set; the function form of LOCUS_SHELL_OPTIONS_INIT.
+ *  @return 0, LOCUS_EUSAGE (NULL opts), LOCUS_EINVALID (a version
+ *          other than LOCUS_SHELL_OPTIONS_VERSION; opts untouched) */
+LOCUS_API int locus_shell_options_init(locus_shell_options *opts,
+                                       unsigned version);
+
 /* Flags of locus_shell_options. */
 enum {
 	/* Never use the plain-word fast path: every script goes through

@@ -307,7 +307,7 @@ typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
                                size_t args_len, void *payload);
 typedef struct locus_harness_config {
 	unsigned version;
-	bool require_read;
+	bool allow_unread_edits;
 	int bash_timeout;
 	int bash_max_timeout;
 	bool on_timeout_kill;

@@ -21,7 +21,7 @@ import weakref
 from .._ffi import (ffi, lib, libc, text, take, cbytes, cstr, new_error,
                     raise_for, str_list, set_error, malloc_copy,
                     LOCUS_EIO, LOCUS_ENOTFOUND, LOCUS_EDENIED,
-                    LOCUS_ETIMEOUT, LOCUS_ENOMEM, LOCUS_EINVALID)
+                    LOCUS_ETIMEOUT, LOCUS_ENOMEM, HARNESS_CONFIG_VERSION)
 from .labels import (KIND_READ, KIND_WRITE, KIND_EXEC, KIND_NETWORK,
                      TOOL_KINDS, action_spec, classify_command)
 
@@ -373,8 +373,8 @@ def _c_config(cfg):
         raise ValueError('on_timeout must be "background" or "kill"')
     c = ffi.new("locus_harness_config *")
     keep = [c]
-    c.version = 1
-    c.require_read = bool(cfg.require_read)
+    c.version = HARNESS_CONFIG_VERSION
+    c.allow_unread_edits = not cfg.require_read
     c.bash_timeout = int(cfg.bash_timeout)
     c.bash_max_timeout = int(cfg.bash_max_timeout)
     c.on_timeout_kill = cfg.on_timeout == "kill"
