@@ -28,6 +28,11 @@ typedef lu_buf lh_buf;
 #define lh_buf_shquote lu_buf_shquote
 #define lh_sha256_hex(data, len, out) ((void)lu_sha256_hex(data, len, out))
 
+/* A vtable member version 2 added (backend: exec_ctl, write_cas,
+   write_many; session: exec_ctl), or NULL for a version-1 struct, which
+   ends before it and must not be read past its end (issue 28). */
+#define LH_V2(vt, member) ((vt)->version >= 2 ? (vt)->member : NULL)
+
 /* The error setter and the monotonic clock are util's (util/error.h,
    util/clock.h). */
 #define lh_err lu_err

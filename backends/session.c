@@ -380,7 +380,9 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
                               bool isolated, locus_error *err)
 {
 	*out = NULL;
-	if (!session || session->version != LOCUS_SESSION_VERSION ||
+	if (!session ||
+	    (session->version != 1 &&
+	     session->version != LOCUS_SESSION_VERSION) ||
 	    !session->exec || !session->upload || !session->download) {
 		locus_session_free(session);
 		return lh_err(err, LOCUS_EUSAGE, "an incomplete session");

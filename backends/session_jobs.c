@@ -289,7 +289,7 @@ static int s_exec_direct(session_backend *sb, const char *command,
 	int rc;
 	if (sc.oom)
 		rc = LOCUS_ENOMEM;
-	else if (ctl && sb->s->exec_ctl)
+	else if (ctl && LH_V2(sb->s, exec_ctl))
 		rc = sb->s->exec_ctl(sb->s, sc.d, timeout_s, ctl, &code,
 		                     &res->output, &res->output_len,
 		                     &res->cancelled, err);
@@ -377,7 +377,7 @@ int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	memset(res, 0, sizeof *res);
 	double start = lh_now();
 	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP)) &&
-	    (!ctl || sb->s->exec_ctl) && !lh_session_is_bwrap(sb->s))
+	    (!ctl || LH_V2(sb->s, exec_ctl)) && !lh_session_is_bwrap(sb->s))
 		return s_exec_direct(sb, command, timeout_s, ctl, res, err);
 	unsigned id;
 	int rc = s_start(sb, command, &id, err);

@@ -176,7 +176,7 @@ bool lh_load_for_change(locus_harness *h, const char *path, char **data,
  * made from (the bytes read, or "absent"), when the backend can. */
 static int commit_write(locus_harness *h, const lh_change *c, locus_error *err)
 {
-	if (!h->b->write_cas)
+	if (!LH_V2(h->b, write_cas))
 		return h->b->write(h->b, c->path, c->data, c->len, err);
 	char sha[65];
 	if (c->had)
@@ -208,7 +208,7 @@ bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 {
 	locus_error err = {0};
 	size_t i = 0;
-	bool batch = h->b->write_many && n > 1;
+	bool batch = LH_V2(h->b, write_many) && n > 1;
 	/* one after another: writes in plan order, then removals (stable
 	 * sort by `del`), so a failure can put the removed files back */
 	for (size_t a = 0, w = 0; !batch && a < n; a++)

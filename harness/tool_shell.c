@@ -154,7 +154,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 	locus_exec_flags flags = bg        ? LOCUS_EXEC_BACKGROUND
 	                         : kill_on ? LOCUS_EXEC_DEFAULT
 	                                   : LOCUS_EXEC_KEEP;
-	int erc = h->ctl && h->b->exec_ctl
+	int erc = h->ctl && LH_V2(h->b, exec_ctl)
 	              ? h->b->exec_ctl(h->b, cmd, (double)timeout, flags,
 	                               h->ctl, &r, &err)
 	              : h->b->exec(h->b, cmd, (double)timeout, flags, &r, &err);

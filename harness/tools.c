@@ -160,7 +160,8 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 	if (!out)
 		return lh_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
-	if (!b || b->version != LOCUS_BACKEND_VERSION || !b->free)
+	if (!b || b->version < 1 || b->version > LOCUS_BACKEND_VERSION ||
+	    !b->free)
 		return lh_err(err, LOCUS_EUSAGE,
 		              "the backend is missing or of another version");
 	if (cfg && cfg->version != LOCUS_HARNESS_CONFIG_VERSION &&

@@ -29,8 +29,12 @@ extern "C" {
 /* Backends                                                             */
 /* ------------------------------------------------------------------ */
 
-#define LOCUS_BACKEND_VERSION 1
-#define LOCUS_SESSION_VERSION 1
+/* 2 (issue 28): the backend vtable grew exec_ctl, write_cas and
+   write_many, the session vtable exec_ctl.  A version-1 struct (shorter:
+   it ends before them) is still accepted; the library never reads the
+   members it did not have and treats them as NULL. */
+#define LOCUS_BACKEND_VERSION 2
+#define LOCUS_SESSION_VERSION 2
 
 /* Folders every walk (ls, glob, grep) leaves out.  NULL-terminated. */
 LOCUS_API extern const char *const locus_skip_dirs[];
