@@ -266,3 +266,32 @@ def test_remote_backends_report_errors():
     with pytest.raises(Exception) as e:
         OCISandboxBackend.connect("ocid1.x", config_file="/nonexistent")
     assert str(e.value)
+
+
+def test_admit_and_modules():
+    from locus.control import admit, admit_sync
+    from locus.control.action import resolve_action
+    from locus.security import Evidence, Severity as S2
+    assert S2 is Severity and Evidence().severity == Severity.LOW
+    assert resolve_action(None, "t", {}).kind == KIND_EXEC
+    p = ControlPolicy(require_verification_score=0.0,
+                      require_human_for=frozenset({"workspace.exec"}),
+                      deny_for=frozenset({"irreversible"}))
+    ran = []
+    read = Action("look", kind=KIND_READ)
+    held = Action("deploy", kind=KIND_EXEC)
+    denied = Action("wipe", kind=KIND_READ, tags=frozenset({"irreversible"}))
+    assert admit_sync(read, lambda: ran.append(1) or "done", policy=p) \
+        == "done"
+    with pytest.raises(AdmissionError):
+        admit_sync(held, lambda: ran.append(2), policy=p)
+    admit_sync(held, lambda: ran.append(3), policy=p, approved_by="ana")
+    with pytest.raises(AdmissionError):
+        admit_sync(denied, lambda: ran.append(4), policy=p,
+                   approved_by="ana")
+
+    async def perform():
+        ran.append(5)
+        return "async"
+    assert asyncio.run(admit(read, perform, policy=p)) == "async"
+    assert ran == [1, 3, 5]

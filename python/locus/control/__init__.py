@@ -17,7 +17,7 @@ __all__ = [
     "PermissionRules", "PermissionMatch", "gate_tool", "GatedTool",
     "AuditTrail", "AuditRecord", "VerificationResult", "Evidence",
     "SANDBOXED_TAG", "VERDICT_POLICY", "verdict_tag", "verdict_action",
-    "resolve_action",
+    "resolve_action", "admit", "admit_sync",
 ]
 
 SANDBOXED_TAG = "sandboxed"
@@ -283,6 +283,32 @@ def approve(action, *, policy, finding=None, verdict=None, advisor=None,
         raise NotImplementedError(
             "a model advisor is not provided by the liblocus binding")
     return _approve(action, policy, finding, verdict, spent_usd, None)[0]
+
+
+def admit_sync(action, perform, *, policy, trail=None, context=None,
+               approved_by=None):
+    """Decide on `action`; when allowed, return perform()'s result, else
+    raise AdmissionError.  `approved_by` (a person's name) admits a call
+    held for a person (require_human), never a denied one; the decision
+    goes to `trail` either way."""
+    decision, _ = _approve(action, policy, None, None, 0.0, trail)
+    if decision.allowed or (approved_by and decision.outcome ==
+                            ApprovalOutcome.REQUIRE_HUMAN):
+        return perform()
+    raise AdmissionError(decision)
+
+
+async def admit(action, perform, *, policy, trail=None, context=None,
+                approved_by=None):
+    """admit_sync for coroutines: `perform` is awaited when it returns an
+    awaitable."""
+    import inspect
+    decision, _ = _approve(action, policy, None, None, 0.0, trail)
+    if decision.allowed or (approved_by and decision.outcome ==
+                            ApprovalOutcome.REQUIRE_HUMAN):
+        r = perform()
+        return await r if inspect.isawaitable(r) else r
+    raise AdmissionError(decision)
 
 
 def resolve_action(spec, name, kwargs):
