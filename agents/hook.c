@@ -455,7 +455,7 @@ static int decide(hook_run *r, const hook_opts *o)
 	ao.key_path = o->audit_key;
 	ao.workspace = r->has_root ? r->root : NULL;
 	if (o->audit_file &&
-	    locus_audit_open_ext(&r->audit, o->audit_file, &ao, &err)) {
+	    locus_audit_open_opts(&r->audit, o->audit_file, &ao, &err)) {
 		snprintf(why, sizeof(why), "audit: %s", err.message);
 		return blocked(a, r->event, why);
 	}

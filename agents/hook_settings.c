@@ -79,7 +79,8 @@ int cli_add_claude_settings(locus_policy *p, const char *path, bool optional)
 	opts.warn_ctx = (void *)(uintptr_t)path;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
-	int rc = locus_policy_add_claude_settings_ex(p, buf, len, &opts, &err);
+	int rc =
+	    locus_policy_add_claude_settings_opts(p, buf, len, &opts, &err);
 	free(buf);
 	free(project);
 	if (rc) {

@@ -347,7 +347,7 @@ int cli_mcp(int argc, char **argv)
 		goto done;
 	}
 	if (s.opt.audit_file &&
-	    locus_audit_open_ext(&s.audit, s.opt.audit_file, &ao, &err)) {
+	    locus_audit_open_opts(&s.audit, s.opt.audit_file, &ao, &err)) {
 		fprintf(stderr, "locus mcp: %s\n", err.message);
 		goto done;
 	}

@@ -430,9 +430,9 @@ static const locus_session bwrap_vtable = {
     .free = bw_free,
 };
 
-int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
-                                const locus_bwrap_options *opts,
-                                locus_error *err)
+int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
+                                 const locus_bwrap_options *opts,
+                                 locus_error *err)
 {
 	*out = NULL;
 	locus_bwrap_options def = LOCUS_BWRAP_OPTIONS_INIT;
@@ -504,5 +504,5 @@ bool lh_session_is_bwrap(const locus_session *s)
 int locus_session_bwrap_new(locus_session **out, const char *dir,
                             locus_error *err)
 {
-	return locus_session_bwrap_new_ext(out, dir, NULL, err);
+	return locus_session_bwrap_new_opts(out, dir, NULL, err);
 }

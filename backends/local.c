@@ -89,13 +89,13 @@ static const locus_backend local_vtable = {
 int locus_backend_local_new(locus_backend **out, const char *root,
                             const char *label, locus_error *err)
 {
-	return locus_backend_local_new_ext(out, root, label, NULL, err);
+	return locus_backend_local_new_opts(out, root, label, NULL, err);
 }
 
-int locus_backend_local_new_ext(locus_backend **out, const char *root,
-                                const char *label,
-                                const locus_local_options *opts,
-                                locus_error *err)
+int locus_backend_local_new_opts(locus_backend **out, const char *root,
+                                 const char *label,
+                                 const locus_local_options *opts,
+                                 locus_error *err)
 {
 	*out = NULL;
 	locus_local_options def = LOCUS_LOCAL_OPTIONS_INIT;

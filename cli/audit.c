@@ -46,7 +46,7 @@ int cli_audit(int argc, char **argv)
 		locus_audit_report r;
 		locus_error err;
 		memset(&err, 0, sizeof(err));
-		int rc = locus_audit_verify_ext(&r, argv[i], key, &err);
+		int rc = locus_audit_verify_report(&r, argv[i], key, &err);
 		if (rc == 0) {
 			/* the count and last hash: compare with an anchor */
 			printf("%s: %zu records, chain intact%s, last hash %s",

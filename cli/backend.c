@@ -97,7 +97,7 @@ int cli_bwrap_open(const cli_backend_opts *o, const char *root,
 {
 	*out = NULL;
 	locus_session *s = NULL;
-	int rc = locus_session_bwrap_new_ext(&s, root, &o->bwrap, err);
+	int rc = locus_session_bwrap_new_opts(&s, root, &o->bwrap, err);
 	if (!rc)
 		rc = locus_backend_session_new(out, s, "/workspace",
 		                               "bwrap sandbox", true, err);

@@ -121,7 +121,7 @@ static void classify_line(classify_ctx *c, unsigned long line, const char *s,
 	locus_action *a = NULL;
 	locus_error err = {0};
 	int rc =
-	    locus_action_classify_with(&a, c->parser, s, n, &c->opts, &err);
+	    locus_action_classify_opts(&a, c->parser, s, n, &c->opts, &err);
 	emit_action(c, line, rc, a, &err);
 	locus_action_free(a);
 }
@@ -258,7 +258,7 @@ static void classify_jsonl(classify_ctx *c, unsigned long line, char *s,
 		}
 		locus_action *a = NULL;
 		locus_error err = {0};
-		int rc = locus_action_derive_with(
+		int rc = locus_action_derive_opts(
 		    &a, c->parser, htool ? htool : tool->valuestring,
 		    args_txt ? args_txt : "{}", args_txt ? strlen(args_txt) : 2,
 		    &c->opts, &err);

@@ -541,14 +541,14 @@ static void run_case(corpus_run *run, FILE *out, const char *path,
 			return;
 		}
 		char *args_txt = args ? cJSON_PrintUnformatted(args) : NULL;
-		rc = locus_action_derive_with(
+		rc = locus_action_derive_opts(
 		    &a, run->parser, tool->valuestring,
 		    args_txt ? args_txt : "{}", args_txt ? strlen(args_txt) : 2,
 		    &opts, &err);
 		cJSON_free(args_txt);
 		cJSON_Delete(call);
 	} else {
-		rc = locus_action_classify_with(&a, run->parser,
+		rc = locus_action_classify_opts(&a, run->parser,
 		                                k->input.d ? k->input.d : "",
 		                                k->input.len, &opts, &err);
 	}

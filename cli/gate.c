@@ -258,7 +258,7 @@ static int gate_open(gate_run *g, const char *audit_file, const char *audit_key,
 	aopt.workspace = g->root; /* the key must lie outside it */
 	if ((audit_key && !audit_file) ||
 	    (audit_file &&
-	     locus_audit_open_ext(&g->audit, audit_file, &aopt, &err))) {
+	     locus_audit_open_opts(&g->audit, audit_file, &aopt, &err))) {
 		if (!audit_file)
 			snprintf(err.message, sizeof(err.message),
 			         "--audit-key needs --audit FILE");

@@ -34,7 +34,7 @@ static char *classify(locus_shell_parser *p, const uint8_t *data, size_t size)
 {
 	locus_action *a = NULL;
 	locus_error err = {0};
-	int rc = locus_action_classify_with(&a, p, (const char *)data, size,
+	int rc = locus_action_classify_opts(&a, p, (const char *)data, size,
 	                                    NULL, &err);
 	char *txt = NULL;
 	if (rc == 0 && a)

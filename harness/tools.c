@@ -525,7 +525,7 @@ int locus_harness_spec(struct locus_action **out, const locus_harness *h,
 	if (h->b->root && h->b->root[0] == '/')
 		ao.workspace_root = h->b->root;
 	int rc =
-	    locus_action_derive_with(out, NULL, tool, empty ? "{}" : args_json,
+	    locus_action_derive_opts(out, NULL, tool, empty ? "{}" : args_json,
 	                             empty ? 2 : args_len, &ao, err);
 	if (!rc && h->cfg.environment &&
 	    locus_action_set_environment(*out, h->cfg.environment)) {

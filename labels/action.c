@@ -556,7 +556,7 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	return 0;
 }
 
-int locus_action_derive_with(locus_action **out, locus_shell_parser *parser,
+int locus_action_derive_opts(locus_action **out, locus_shell_parser *parser,
                              const char *tool, const char *args_json,
                              size_t args_len, const locus_action_options *opts,
                              locus_error *err)
@@ -585,17 +585,17 @@ int locus_action_derive(locus_action **out, locus_shell_parser *parser,
                         const char *tool, const char *args_json,
                         size_t args_len, locus_error *err)
 {
-	return locus_action_derive_with(out, parser, tool, args_json, args_len,
+	return locus_action_derive_opts(out, parser, tool, args_json, args_len,
 	                                NULL, err);
 }
 
 int locus_action_classify(locus_action **out, locus_shell_parser *parser,
                           const char *line, size_t len, locus_error *err)
 {
-	return locus_action_classify_with(out, parser, line, len, NULL, err);
+	return locus_action_classify_opts(out, parser, line, len, NULL, err);
 }
 
-int locus_action_classify_with(locus_action **out, locus_shell_parser *parser,
+int locus_action_classify_opts(locus_action **out, locus_shell_parser *parser,
                                const char *line, size_t len,
                                const locus_action_options *opts,
                                locus_error *err)

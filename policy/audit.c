@@ -503,8 +503,8 @@ int locus_audit_check_key(const char *key_path, const char *workspace,
 	return rc;
 }
 
-int locus_audit_open_ext(locus_audit **out, const char *path,
-                         const locus_audit_options *opts, locus_error *err)
+int locus_audit_open_opts(locus_audit **out, const char *path,
+                          const locus_audit_options *opts, locus_error *err)
 {
 	if (!out)
 		return pl_error(err, LOCUS_EUSAGE, "out is required");
@@ -571,7 +571,7 @@ int locus_audit_open(locus_audit **out, const char *path, unsigned flags,
 {
 	locus_audit_options o = LOCUS_AUDIT_OPTIONS_INIT;
 	o.flags = flags;
-	return locus_audit_open_ext(out, path, &o, err);
+	return locus_audit_open_opts(out, path, &o, err);
 }
 
 const char *locus_audit_path(const locus_audit *a)
@@ -644,8 +644,8 @@ static const char *check_checkpoint(const char *line, size_t len,
 	return why;
 }
 
-int locus_audit_verify_ext(locus_audit_report *rep, const char *path,
-                           const char *key_path, locus_error *err)
+int locus_audit_verify_report(locus_audit_report *rep, const char *path,
+                              const char *key_path, locus_error *err)
 {
 	locus_audit_report mine;
 	if (!rep)
@@ -731,7 +731,7 @@ int locus_audit_verify(size_t *records, size_t *bad_line, const char *path,
                        locus_error *err)
 {
 	locus_audit_report r;
-	int rc = locus_audit_verify_ext(&r, path, NULL, err);
+	int rc = locus_audit_verify_report(&r, path, NULL, err);
 	if (records)
 		*records = r.records;
 	if (bad_line)

@@ -533,7 +533,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	   cwd, the harness root, --root), else the current directory */
 	locus_action_options aopts = LOCUS_ACTION_OPTIONS_INIT;
 	aopts.workspace_root = in ? in->workspace_root : NULL;
-	rc = locus_action_derive_with(&action, parser, htool, args,
+	rc = locus_action_derive_opts(&action, parser, htool, args,
 	                              strlen(args), &aopts, &derr);
 	cJSON_free(args);
 	subject s;

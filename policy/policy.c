@@ -362,10 +362,10 @@ int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
 int locus_policy_add_claude_settings(locus_policy *p, const char *json,
                                      size_t len, locus_error *err)
 {
-	return locus_policy_add_claude_settings_ex(p, json, len, NULL, err);
+	return locus_policy_add_claude_settings_opts(p, json, len, NULL, err);
 }
 
-int locus_policy_add_claude_settings_ex(
+int locus_policy_add_claude_settings_opts(
     locus_policy *p, const char *json, size_t len,
     const locus_claude_settings_options *opts, locus_error *err)
 {

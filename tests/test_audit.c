@@ -307,7 +307,7 @@ static locus_audit *open_opts(const char *path, const char *key, unsigned every)
 	o.checkpoint_every = every;
 	locus_audit *a = NULL;
 	locus_error err = {0};
-	ck_assert_msg(locus_audit_open_ext(&a, path, &o, &err) == 0, "%s",
+	ck_assert_msg(locus_audit_open_opts(&a, path, &o, &err) == 0, "%s",
 	              err.message);
 	return a;
 }
@@ -403,9 +403,9 @@ START_TEST(keyed_checkpoints)
 	locus_error err = {0};
 	/* an empty trail: fine without a key (0 records, an anchor of
 	 * zeros), not with one (nothing proves it was never longer) */
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, NULL, &err), 0);
 	ck_assert_uint_eq(r.records, 0);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* 7 records, a checkpoint every 3, one at close */
 	locus_audit *a = open_opts(path, g_key, 3);
@@ -413,8 +413,8 @@ START_TEST(keyed_checkpoints)
 	for (int i = 0; i < 7; i++)
 		add(a, p, i, 0);
 	ck_assert_int_eq(locus_audit_finish(a, &err), 0);
-	ck_assert_msg(locus_audit_verify_ext(&r, path, g_key, &err) == 0, "%s",
-	              err.message);
+	ck_assert_msg(locus_audit_verify_report(&r, path, g_key, &err) == 0,
+	              "%s", err.message);
 	ck_assert_uint_eq(r.records, 10);
 	ck_assert_uint_eq(r.checkpoints, 3);
 	ck_assert(r.closed);
@@ -426,25 +426,25 @@ START_TEST(keyed_checkpoints)
 	 * chain alone still verifies, the key does not */
 	char *cut = line_at(full, 9);
 	spit(path, full, (size_t)(cut - full));
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, NULL, &err), 0);
 	ck_assert_uint_eq(r.records, 8);
 	ck_assert_str_ne(r.last_hash, anchor); /* an anchor tells too */
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_msg(strstr(err.message, "closing checkpoint"), "%s",
 	              err.message);
 	/* a forged append after the close (by a writer without the key) */
 	spit(path, full, n);
 	append_n(path, p, 1, 0);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* ... even with a closing checkpoint of another key */
 	spit(path, full, n);
 	a = open_opts(path, g_key2, 100);
 	add(a, p, 1, 0);
 	locus_audit_close(a);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	ck_assert_msg(strstr(err.message, "HMAC"), "%s", err.message);
 	/* a re-chained rewrite: drop record 2, chain the rest anew */
@@ -453,8 +453,8 @@ START_TEST(keyed_checkpoints)
 	for (int i = 0; i < 6; i++)
 		add(a, p, i, 0);
 	locus_audit_close(a);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, NULL, &err), 0);
-	ck_assert_int_eq(locus_audit_verify_ext(&r, path, g_key, &err),
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, NULL, &err), 0);
+	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* the CLI: audit verify --key, with counts and the last hash */
 	const char *bin = getenv("LOCUS_BIN");
@@ -546,7 +546,7 @@ START_TEST(audit_key_outside_workspace)
 	o.key_path = key_in;
 	o.workspace = ws;
 	locus_audit *a = NULL;
-	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err),
+	ck_assert_int_eq(locus_audit_open_opts(&a, trail, &o, &err),
 	                 LOCUS_EDENIED);
 	ck_assert_ptr_null(a);
 	/* workspace NULL: the working folder */
@@ -554,12 +554,12 @@ START_TEST(audit_key_outside_workspace)
 	ck_assert_ptr_nonnull(getcwd(old, sizeof old));
 	ck_assert_int_eq(chdir(ws), 0);
 	o.workspace = NULL;
-	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err),
+	ck_assert_int_eq(locus_audit_open_opts(&a, trail, &o, &err),
 	                 LOCUS_EDENIED);
 	ck_assert_int_eq(chdir(old), 0);
 	o.key_path = key_out;
 	o.workspace = ws;
-	ck_assert_int_eq(locus_audit_open_ext(&a, trail, &o, &err), 0);
+	ck_assert_int_eq(locus_audit_open_opts(&a, trail, &o, &err), 0);
 	locus_audit_close(a);
 	/* every front end that writes a keyed trail: gate, hook, mcp */
 	const char *bin = getenv("LOCUS_BIN");
@@ -626,7 +626,7 @@ START_TEST(lock_stall_bounded)
 	locus_error err = {0};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ck_assert_int_eq(locus_audit_open_ext(&a, path, &o, &err), LOCUS_EIO);
+	ck_assert_int_eq(locus_audit_open_opts(&a, path, &o, &err), LOCUS_EIO);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double el = (double)(t1.tv_sec - t0.tv_sec) +
 	            (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -40,7 +40,7 @@ static locus_policy *load(const char *settings, const char *project,
 	o.warn_ctx = w;
 	locus_error err;
 	memset(&err, 0, sizeof(err));
-	ck_assert_msg(locus_policy_add_claude_settings_ex(
+	ck_assert_msg(locus_policy_add_claude_settings_opts(
 	                  p, settings, strlen(settings), &o, &err) == 0,
 	              "%s", err.message);
 	return p;

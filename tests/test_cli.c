@@ -81,7 +81,7 @@ START_TEST(version)
 	const char *av[] = {"locus", "--version", NULL};
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_str_eq(r.out, "locus 0.2.0\n");
+	ck_assert_str_eq(r.out, "locus 0.3.0\n");
 	run_free(&r);
 }
 END_TEST

@@ -98,7 +98,7 @@ START_TEST(bwrap_uid_choice)
 	   folder is still refused */
 	locus_bwrap_options o = LOCUS_BWRAP_OPTIONS_INIT;
 	o.uid = 0;
-	ck_assert_int_eq(locus_session_bwrap_new_ext(&s, g_root, &o, &err),
+	ck_assert_int_eq(locus_session_bwrap_new_opts(&s, g_root, &o, &err),
 	                 LOCUS_EDENIED);
 	/* a workspace of another user: the sandbox runs as its owner */
 	sh("chown 4242:4243 '%s'", g_root);
@@ -307,7 +307,7 @@ START_TEST(audit_out_of_the_tools_reach)
 	ao.key_path = kp;
 	ao.checkpoint_every = 4;
 	locus_error err = {0};
-	ck_assert_int_eq(locus_audit_open_ext(&w.audit, ap, &ao, &err), 0);
+	ck_assert_int_eq(locus_audit_open_opts(&w.audit, ap, &ao, &err), 0);
 	call_ok(&f, "bash", "{\"command\":\"echo hi\"}", "exit 0\nhi\n");
 	/* the tools never touch the trail or the key */
 	call_err(&f, "write",
@@ -982,7 +982,8 @@ START_TEST(output_flood_capped)
 		locus_local_options o = LOCUS_LOCAL_OPTIONS_INIT;
 		o.output_max = 1 << 20;
 		ck_assert_int_eq(
-		    locus_backend_local_new_ext(&b, g_root, NULL, &o, &err), 0);
+		    locus_backend_local_new_opts(&b, g_root, NULL, &o, &err),
+		    0);
 	} else {
 		if (!bwrap_works()) {
 			test_skip("no bwrap");
@@ -995,7 +996,7 @@ START_TEST(output_flood_capped)
 		o.output_max = 1 << 20;
 		locus_session *s;
 		ck_assert_int_eq(
-		    locus_session_bwrap_new_ext(&s, g_root, &o, &err), 0);
+		    locus_session_bwrap_new_opts(&s, g_root, &o, &err), 0);
 		ck_assert_int_eq(locus_backend_session_new(&b, s, "/workspace",
 		                                           "bwrap", true, &err),
 		                 0);
@@ -1072,7 +1073,7 @@ START_TEST(write_stdin_non_reader)
 		o.stdin_timeout_s = 1;
 		locus_error err;
 		ck_assert_int_eq(
-		    locus_backend_local_new_ext(&f.b, g_root, NULL, &o, &err),
+		    locus_backend_local_new_opts(&f.b, g_root, NULL, &o, &err),
 		    0);
 		ck_assert_int_eq(
 		    locus_harness_new(&f.h, f.b, NULL, NULL, NULL, NULL, &err),

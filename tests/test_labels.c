@@ -1819,7 +1819,7 @@ static bool outside(const char *tool, const char *args, const char *root)
 	o.workspace_root = root;
 	locus_action *a = NULL;
 	locus_error err;
-	int rc = locus_action_derive_with(&a, NULL, tool, args, strlen(args),
+	int rc = locus_action_derive_opts(&a, NULL, tool, args, strlen(args),
 	                                  &o, &err);
 	ck_assert_msg(rc == 0, "%s %s: %s", tool, args, err.message);
 	bool out = locus_action_has_tag(a, "outside-workspace");
@@ -1853,18 +1853,18 @@ START_TEST(test_outside_root_option)
 	locus_action *a = NULL;
 	locus_error err;
 	ck_assert_int_eq(
-	    locus_action_derive_with(&a, NULL, "read", "{}", 2, &o, &err),
+	    locus_action_derive_opts(&a, NULL, "read", "{}", 2, &o, &err),
 	    LOCUS_EINVALID);
 	ck_assert_ptr_null(a);
 	o.workspace_root = NULL;
 	o.version = 99;
 	ck_assert_int_eq(
-	    locus_action_classify_with(&a, NULL, "ls", 2, &o, &err),
+	    locus_action_classify_opts(&a, NULL, "ls", 2, &o, &err),
 	    LOCUS_EINVALID);
 	ck_assert_ptr_null(a);
 	/* NULL options: the current directory */
 	ck_assert_int_eq(
-	    locus_action_classify_with(&a, NULL, "ls ..", 5, NULL, &err), 0);
+	    locus_action_classify_opts(&a, NULL, "ls ..", 5, NULL, &err), 0);
 	ck_assert(locus_action_has_tag(a, "outside-workspace"));
 	locus_action_free(a);
 }
@@ -1878,7 +1878,7 @@ START_TEST(test_outside_reason_and_verdict)
 	locus_action *a = NULL;
 	const char *line = "mv src /tmp/trash";
 	ck_assert_int_eq(
-	    locus_action_classify_with(&a, NULL, line, strlen(line), &o, NULL),
+	    locus_action_classify_opts(&a, NULL, line, strlen(line), &o, NULL),
 	    0);
 	bool named = false;
 	for (size_t i = 0; i < locus_action_reason_count(a); i++)

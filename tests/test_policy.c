@@ -131,16 +131,17 @@ START_TEST(api_versions_and_null_getters)
 	locus_claude_settings_options co = LOCUS_CLAUDE_SETTINGS_OPTIONS_INIT;
 	co.version = 2;
 	ck_assert_int_eq(
-	    locus_policy_add_claude_settings_ex(p, "{}", 2, &co, NULL),
+	    locus_policy_add_claude_settings_opts(p, "{}", 2, &co, NULL),
 	    LOCUS_EINVALID);
 	co.version = LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION;
 	ck_assert_int_eq(
-	    locus_policy_add_claude_settings_ex(p, "{}", 2, &co, NULL), 0);
+	    locus_policy_add_claude_settings_opts(p, "{}", 2, &co, NULL), 0);
 	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
 	ao.version = 0;
 	locus_audit *au = (locus_audit *)p;
-	ck_assert_int_eq(locus_audit_open_ext(&au, "/nonexistent/a", &ao, NULL),
-	                 LOCUS_EINVALID);
+	ck_assert_int_eq(
+	    locus_audit_open_opts(&au, "/nonexistent/a", &ao, NULL),
+	    LOCUS_EINVALID);
 	ck_assert_ptr_null(au);
 	size_t records = 7;
 	ck_assert_int_eq(locus_audit_verify(&records, NULL, NULL, NULL),

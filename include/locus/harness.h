@@ -310,10 +310,10 @@ LOCUS_API int locus_local_options_init(locus_local_options *opts,
                                        unsigned version);
 
 /** locus_backend_local_new with options (NULL: the defaults). */
-LOCUS_API int locus_backend_local_new_ext(locus_backend **out, const char *root,
-                                          const char *label,
-                                          const locus_local_options *opts,
-                                          locus_error *err);
+LOCUS_API int locus_backend_local_new_opts(locus_backend **out,
+                                           const char *root, const char *label,
+                                           const locus_local_options *opts,
+                                           locus_error *err);
 
 /** An in-memory map of files, no shell.  Starts empty. */
 LOCUS_API int locus_backend_memory_new(locus_backend **out, locus_error *err);
@@ -409,9 +409,9 @@ LOCUS_API int locus_bwrap_options_init(locus_bwrap_options *opts,
                                        unsigned version);
 
 /** locus_session_bwrap_new with options (NULL: the defaults). */
-LOCUS_API int locus_session_bwrap_new_ext(locus_session **out, const char *dir,
-                                          const locus_bwrap_options *opts,
-                                          locus_error *err);
+LOCUS_API int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
+                                           const locus_bwrap_options *opts,
+                                           locus_error *err);
 
 /* ---- NVIDIA OpenShell (docs/sandboxes.md; issue 15) ---- */
 

@@ -51,7 +51,7 @@ typedef enum locus_tag {
 	LOCUS_TAG_PRIVILEGE = 1u << 13,   /* exec:privilege */
 	/* "outside-workspace": not an exec:* tag but a label of any tool (a
 	   path outside the workspace root).  locus_shell_label() never sets
-	   it (it has no root); locus_action_derive_with() does. */
+	   it (it has no root); locus_action_derive_opts() does. */
 	LOCUS_TAG_OUTSIDE = 1u << 14,
 } locus_tag;
 #define LOCUS_TAG_COUNT 15
@@ -139,7 +139,7 @@ LOCUS_API int locus_action_options_init(locus_action_options *opts,
  * @return as locus_action_derive(); LOCUS_EINVALID also for an options
  *         struct of an unknown version or a relative workspace_root
  */
-LOCUS_API int locus_action_derive_with(locus_action **out,
+LOCUS_API int locus_action_derive_opts(locus_action **out,
                                        locus_shell_parser *parser,
                                        const char *tool, const char *args_json,
                                        size_t args_len,
@@ -147,7 +147,7 @@ LOCUS_API int locus_action_derive_with(locus_action **out,
                                        locus_error *err);
 
 /** locus_action_classify() with options (NULL: the defaults). */
-LOCUS_API int locus_action_classify_with(locus_action **out,
+LOCUS_API int locus_action_classify_opts(locus_action **out,
                                          locus_shell_parser *parser,
                                          const char *line, size_t len,
                                          const locus_action_options *opts,

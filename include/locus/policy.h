@@ -100,7 +100,7 @@ LOCUS_API const char *const *locus_policy_preset_names(void);
  * Merge the permission rules of a Claude Code settings.json
  * (`permissions.allow/ask/deny`; every other key is ignored, since the
  * file is not ours) into `policy`, read as Claude Code reads them (see
- * locus_policy_add_claude_settings_ex(); this is it with NULL options).
+ * locus_policy_add_claude_settings_opts(); this is it with NULL options).
  * Rules are a union; precedence stays deny > ask > allow.  On error the
  * policy is unchanged.
  *
@@ -153,7 +153,7 @@ locus_claude_settings_options_init(locus_claude_settings_options *opts,
  *
  * @return 0, LOCUS_EINVALID, LOCUS_ETOOBIG, LOCUS_ENOMEM
  */
-LOCUS_API int locus_policy_add_claude_settings_ex(
+LOCUS_API int locus_policy_add_claude_settings_opts(
     locus_policy *policy, const char *json, size_t len,
     const locus_claude_settings_options *opts, locus_error *err);
 
@@ -369,7 +369,7 @@ LOCUS_API int locus_audit_append(locus_audit *audit, const locus_decision *d,
  * key_path: a file of at least 16 bytes, kept where the agent cannot reach
  * it.  With it, every `checkpoint_every` records (0: 100) and at close the
  * writer appends a checkpoint record whose `hmac` is HMAC-SHA256(key, the
- * chain up to it); locus_audit_verify_ext() with the key then tells a trail
+ * chain up to it); locus_audit_verify_report() with the key then tells a trail
  * cut short, appended to, or re-chained by someone without the key.
  * lock_timeout_s: how long an append waits for the file's lock (0: 5 s);
  * longer is an error (the call is refused), never a hang.
@@ -410,9 +410,9 @@ LOCUS_API int locus_audit_options_init(locus_audit_options *opts,
  * Records other writers appended in between must continue the chain.
  * @return 0, LOCUS_EIO, LOCUS_EINVALID, LOCUS_ENOMEM
  */
-LOCUS_API int locus_audit_open_ext(locus_audit **out, const char *path,
-                                   const locus_audit_options *opts,
-                                   locus_error *err);
+LOCUS_API int locus_audit_open_opts(locus_audit **out, const char *path,
+                                    const locus_audit_options *opts,
+                                    locus_error *err);
 
 /**
  * Is the audit key outside the workspace (both resolved; NULL workspace:
@@ -438,7 +438,7 @@ LOCUS_API int locus_audit_finish(locus_audit *audit, locus_error *err);
 /** Close (locus_audit_finish, errors ignored).  NULL is accepted. */
 LOCUS_API void locus_audit_close(locus_audit *audit);
 
-/* What locus_audit_verify_ext found. */
+/* What locus_audit_verify_report found. */
 typedef struct locus_audit_report {
 	size_t records;     /* intact records (checkpoints included) */
 	size_t checkpoints; /* of them, checkpoints (checked with the key) */
@@ -456,9 +456,9 @@ typedef struct locus_audit_report {
  * @param[out] report  filled in full, also on failure (optional)
  * @return 0, LOCUS_EINVALID (err says why), LOCUS_EIO, LOCUS_ENOMEM
  */
-LOCUS_API int locus_audit_verify_ext(locus_audit_report *report,
-                                     const char *path, const char *key_path,
-                                     locus_error *err);
+LOCUS_API int locus_audit_verify_report(locus_audit_report *report,
+                                        const char *path, const char *key_path,
+                                        locus_error *err);
 
 /**
  * Verify an audit file's chain.

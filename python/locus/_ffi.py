@@ -32,7 +32,7 @@ def _find_library():
         p = os.path.join(repo, d, "liblocus.so")
         if os.path.exists(p):
             return p
-    return "liblocus.so.0.2"
+    return "liblocus.so.0.3"
 
 
 LIBRARY = _find_library()
