@@ -18,6 +18,7 @@
 typedef struct au_row {
 	const tr_call *call;
 	const char *file; /* the transcript's path (borrowed) */
+	const char *root; /* the folder it was found under, or NULL */
 	locus_outcome outcome;
 	bool gate_error; /* the gate refused the arguments: deny */
 	char *reason;
@@ -31,13 +32,21 @@ typedef struct au_row {
 	bool waived;          /* an allow rule waived a hold */
 } au_row;
 
-typedef struct au_report {
-	au_row *rows;
-	size_t n;
-	const tr_set *set;
+/* The running totals of an audit: the summary, built call by call
+   (agents/audit_text.c). */
+typedef struct au_totals {
 	const char *policy_name; /* "preset standard", a file name... */
-	long unknown, malformed, lines, files;
-} au_report;
+	long files, lines, unknown, malformed, unreadable;
+	long calls, dangerous_allowed, dangerous_ran;
+	cJSON *outcomes, *kinds, *tags, *agents, *statuses, *sessions;
+	cJSON *files_json; /* the {"type":"file"} objects */
+	cJSON *last_session;
+} au_totals;
+
+int au_totals_init(au_totals *t, const char *policy_name);
+void au_totals_add(au_totals *t, const au_row *r);
+void au_totals_file(au_totals *t, const tr_file *f);
+void au_totals_free(au_totals *t);
 
 /* Judge one call with locus_gate() (0, or -1 out of memory). */
 int au_judge(au_row *row, const locus_policy *policy,
@@ -52,20 +61,45 @@ int cli_parse_time(const char *s, double *out);
 const char *au_family(char *const *tags, size_t ntags);
 /* True for tags that mean harm is possible (danger tags, new tags). */
 bool au_dangerous(char *const *tags, size_t ntags);
+/* What a call's result says: "ran", "failed", "declined", "no result". */
+const char *au_status_name(const char *status);
 
-/* One object per call, then one per file, then the summary. */
-int au_write_jsonl(const au_report *rep, FILE *out);
-/* One line per held or denied call (all with `all`), then the summary. */
-int au_write_text(const au_report *rep, FILE *out, bool all);
-int au_write_sarif(const au_report *rep, FILE *out);
-int au_write_html(const au_report *rep, FILE *out);
-
-/* The summary object (counts by outcome, kind, tag, agent, session). */
-cJSON *au_summary(const au_report *rep);
+/* The summary object (counts by outcome, kind, tag, agent, result,
+   session). */
+cJSON *au_summary(const au_totals *t);
 /* The {"type":"file"} object of one transcript. */
 cJSON *au_file_json(const tr_file *f);
 /* The JSON object of one row (the JSONL line). */
 cJSON *au_row_json(const au_row *row);
+
+/*
+ * One report, written as the rows come (agents/audit_text.c): JSONL and
+ * text there, SARIF (agents/sarif.c), HTML (agents/audit_html.c).  `path` is
+ * the report's -o FILE or NULL (stdout); the HTML report writes the full
+ * table into files beside it.
+ */
+typedef struct au_writer au_writer;
+struct au_writer {
+	FILE *out;
+	const char *path;
+	bool all, failed;
+	int (*row)(au_writer *w, const au_row *r);
+	int (*end)(au_writer *w, const au_totals *t);
+	int (*file)(au_writer *w, const tr_file *f); /* optional: a file done */
+	void (*release)(au_writer *w);
+	void *state; /* the format's own */
+};
+au_writer *au_writer_new(const char *format, FILE *out, const char *path,
+                         bool all);
+int au_writer_row(au_writer *w, const au_row *r);
+/* A transcript read to its end (after its rows). */
+int au_writer_file(au_writer *w, const tr_file *f);
+/* The trailer (summary, files, rules...); 0 or -1. */
+int au_writer_end(au_writer *w, const au_totals *t);
+void au_writer_free(au_writer *w);
+/* The SARIF and HTML writers' set-up (they fill row/end/release). */
+int au_sarif_begin(au_writer *w);
+int au_html_begin(au_writer *w);
 
 /* ---- SARIF, shared with `locus policy fuzz` (agents/sarif.c) ---- */
 

@@ -1,18 +1,162 @@
 /*
- * agents/audit_text.c - the JSONL and text reports of `locus audit
- * transcripts` (docs/audit.md).
- *
- * JSONL: one {"type":"call"} object per judged call (au_row_json), one
- * {"type":"file"} per transcript read (its counts, the first unknown or
- * malformed line), and a last {"type":"summary"}.
- * Text: the held and denied calls (every call with --all), one line each,
- * the files with unreadable lines, and the summary in a few lines.
+ * agents/audit_text.c - the reports of `locus audit transcripts` written
+ * as the calls are judged, file by file (docs/audit.md): the running
+ * totals (the summary), and the writer of each format behind one
+ * interface (JSONL and text here, SARIF in agents/sarif.c, HTML in
+ * agents/audit_html.c).  Nothing here keeps a row: memory is bounded by the
+ * totals (counts per kind, tag, agent, session) and the writers' caps,
+ * not by the input.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit_report.h"
 #include "cli/cli.h"
+
+/* ---- statuses ---- */
+
+const char *au_status_name(const char *status)
+{
+	if (!status)
+		return "no result";
+	if (!strcmp(status, "ok"))
+		return "ran";
+	if (!strcmp(status, "error"))
+		return "failed";
+	if (!strcmp(status, "cancelled"))
+		return "declined";
+	return status;
+}
+
+/* ---- totals ---- */
+
+static void inc(cJSON *obj, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (v)
+		cJSON_SetNumberValue(v, v->valuedouble + 1);
+	else
+		cJSON_AddNumberToObject(obj, key, 1);
+}
+
+int au_totals_init(au_totals *t, const char *policy_name)
+{
+	memset(t, 0, sizeof *t);
+	t->policy_name = policy_name;
+	t->outcomes = cJSON_CreateObject();
+	t->kinds = cJSON_CreateObject();
+	t->tags = cJSON_CreateObject();
+	t->agents = cJSON_CreateObject();
+	t->statuses = cJSON_CreateObject();
+	t->sessions = cJSON_CreateArray();
+	t->files_json = cJSON_CreateArray();
+	if (!t->outcomes || !t->kinds || !t->tags || !t->agents ||
+	    !t->statuses || !t->sessions || !t->files_json) {
+		au_totals_free(t);
+		return -1;
+	}
+	cJSON_AddNumberToObject(t->outcomes, "allow", 0);
+	cJSON_AddNumberToObject(t->outcomes, "require_human", 0);
+	cJSON_AddNumberToObject(t->outcomes, "deny", 0);
+	return 0;
+}
+
+void au_totals_free(au_totals *t)
+{
+	cJSON_Delete(t->outcomes);
+	cJSON_Delete(t->kinds);
+	cJSON_Delete(t->tags);
+	cJSON_Delete(t->agents);
+	cJSON_Delete(t->statuses);
+	cJSON_Delete(t->sessions);
+	cJSON_Delete(t->files_json);
+	memset(t, 0, sizeof *t);
+}
+
+/* The per-session entry (sessions kept in first-seen order; a transcript
+   without a session id is its own session).  The last one found is
+   remembered: a file's calls are one session, mostly. */
+static cJSON *session_entry(au_totals *t, const au_row *r)
+{
+	const char *id = r->call->session ? r->call->session : r->file;
+	if (t->last_session && !strcmp(tr_str(t->last_session, "session"), id))
+		return t->last_session;
+	for (cJSON *s = t->sessions->child; s; s = s->next)
+		if (!strcmp(tr_str(s, "session"), id))
+			return t->last_session = s;
+	cJSON *s = cJSON_CreateObject();
+	if (!s)
+		return NULL;
+	cJSON_AddStringToObject(s, "session", id);
+	cJSON_AddStringToObject(s, "agent", tr_agent_name(r->call->agent));
+	cJSON_AddStringToObject(s, "file", r->file);
+	cJSON_AddNumberToObject(s, "calls", 0);
+	cJSON_AddNumberToObject(s, "require_human", 0);
+	cJSON_AddNumberToObject(s, "deny", 0);
+	cJSON_AddItemToArray(t->sessions, s);
+	return t->last_session = s;
+}
+
+void au_totals_add(au_totals *t, const au_row *r)
+{
+	const char *on = locus_outcome_name(r->outcome);
+	t->calls++;
+	inc(t->outcomes, on);
+	inc(t->kinds, r->kind[0] ? r->kind : "none");
+	for (size_t i = 0; i < r->ntags; i++)
+		inc(t->tags, r->tags[i]);
+	inc(t->agents, tr_agent_name(r->call->agent));
+	inc(t->statuses, au_status_name(r->call->status));
+	cJSON *s = session_entry(t, r);
+	if (s) {
+		inc(s, "calls");
+		if (r->outcome != LOCUS_OUTCOME_ALLOW)
+			inc(s, on);
+	}
+	t->dangerous_allowed +=
+	    r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW;
+	if (r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW &&
+	    r->call->status && !strcmp(r->call->status, "ok"))
+		t->dangerous_ran++;
+}
+
+void au_totals_file(au_totals *t, const tr_file *f)
+{
+	t->files++;
+	t->lines += f->lines;
+	t->unknown += f->unknown;
+	t->malformed += f->malformed;
+	t->unreadable += f->unreadable != 0;
+	cJSON *o = au_file_json(f);
+	if (o)
+		cJSON_AddItemToArray(t->files_json, o);
+}
+
+cJSON *au_summary(const au_totals *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "type", "summary");
+	cJSON_AddStringToObject(o, "policy", t->policy_name);
+	cJSON_AddNumberToObject(o, "files", (double)t->files);
+	cJSON_AddNumberToObject(o, "lines", (double)t->lines);
+	cJSON_AddNumberToObject(o, "unknown_lines", (double)t->unknown);
+	cJSON_AddNumberToObject(o, "malformed_lines", (double)t->malformed);
+	cJSON_AddNumberToObject(o, "unreadable_files", (double)t->unreadable);
+	cJSON_AddNumberToObject(o, "calls", (double)t->calls);
+	cJSON_AddItemToObject(o, "outcomes", cJSON_Duplicate(t->outcomes, 1));
+	cJSON_AddItemToObject(o, "kinds", cJSON_Duplicate(t->kinds, 1));
+	cJSON_AddItemToObject(o, "tags", cJSON_Duplicate(t->tags, 1));
+	cJSON_AddItemToObject(o, "agents", cJSON_Duplicate(t->agents, 1));
+	cJSON_AddItemToObject(o, "statuses", cJSON_Duplicate(t->statuses, 1));
+	cJSON_AddItemToObject(o, "sessions", cJSON_Duplicate(t->sessions, 1));
+	cJSON_AddNumberToObject(o, "dangerous_allowed",
+	                        (double)t->dangerous_allowed);
+	cJSON_AddNumberToObject(o, "dangerous_allowed_ran",
+	                        (double)t->dangerous_ran);
+	return o;
+}
 
 cJSON *au_file_json(const tr_file *f)
 {
@@ -27,6 +171,8 @@ cJSON *au_file_json(const tr_file *f)
 	cJSON_AddNumberToObject(o, "calls", (double)f->calls);
 	cJSON_AddNumberToObject(o, "unknown_lines", (double)f->unknown);
 	cJSON_AddNumberToObject(o, "malformed_lines", (double)f->malformed);
+	if (f->unreadable)
+		cJSON_AddStringToObject(o, "unreadable", f->problem);
 	if (f->problem_line) {
 		cJSON *p = cJSON_AddObjectToObject(o, "first_problem");
 		cJSON_AddNumberToObject(p, "line", (double)f->problem_line);
@@ -35,17 +181,25 @@ cJSON *au_file_json(const tr_file *f)
 	return o;
 }
 
-int au_write_jsonl(const au_report *rep, FILE *out)
+/* ---- JSONL ---- */
+
+static int jsonl_row(au_writer *w, const au_row *r)
 {
-	for (size_t i = 0; i < rep->n; i++)
-		if (cli_print_json(out, au_row_json(&rep->rows[i]), false))
-			return -1;
-	for (size_t i = 0; i < rep->set->nfiles; i++)
-		if (cli_print_json(out, au_file_json(&rep->set->files[i]),
-		                   false))
-			return -1;
-	return cli_print_json(out, au_summary(rep), false);
+	return cli_print_json(w->out, au_row_json(r), false);
 }
+
+static int jsonl_end(au_writer *w, const au_totals *t)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, t->files_json)
+	{
+		if (cli_print_json(w->out, cJSON_Duplicate(f, 1), false))
+			return -1;
+	}
+	return cli_print_json(w->out, au_summary(t), false);
+}
+
+/* ---- text ---- */
 
 /* A command on one line: control characters shown as spaces, cut at
    `max` bytes (on a UTF-8 boundary). */
@@ -65,6 +219,23 @@ static void one_line(FILE *out, const char *s, size_t max)
 		fputs("...", out);
 }
 
+static int text_row(au_writer *w, const au_row *r)
+{
+	static const char *const shout[] = {"allow", "HOLD", "DENY"};
+	if (!w->all && r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
+		return 0;
+	const char *oc = r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous
+	                     ? "ALLOW!"
+	                     : shout[r->outcome];
+	fprintf(w->out, "%s:%ld: %-6s %-9s %s ", r->file, r->call->line, oc,
+	        au_status_name(r->call->status), r->call->tool);
+	one_line(w->out, r->call->text, 160);
+	fprintf(w->out, "\n    %s [%s]%s%s%s\n", r->reason, r->family,
+	        r->rule ? " (rule " : "", r->rule ? r->rule : "",
+	        r->rule ? ")" : "");
+	return ferror(w->out) ? -1 : 0;
+}
+
 static long num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -80,50 +251,109 @@ static void print_counts(FILE *out, const char *title, const cJSON *obj)
 	fputc('\n', out);
 }
 
-int au_write_text(const au_report *rep, FILE *out, bool all)
+static int text_end(au_writer *w, const au_totals *t)
 {
-	static const char *const shout[] = {"allow", "HOLD", "DENY"};
-	for (size_t i = 0; i < rep->n; i++) {
-		const au_row *r = &rep->rows[i];
-		if (!all && r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
-			continue;
-		const char *oc =
-		    r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous
-		        ? "ALLOW!"
-		        : shout[r->outcome];
-		fprintf(out, "%s:%ld: %-6s %s ", r->file, r->call->line, oc,
-		        r->call->tool);
-		one_line(out, r->call->text, 160);
-		fprintf(out, "\n    %s [%s]%s%s%s\n", r->reason, r->family,
-		        r->rule ? " (rule " : "", r->rule ? r->rule : "",
-		        r->rule ? ")" : "");
-	}
-	for (size_t i = 0; i < rep->set->nfiles; i++) {
-		const tr_file *f = &rep->set->files[i];
-		if (f->problem_line)
+	FILE *out = w->out;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, t->files_json)
+	{
+		const char *un = tr_str(f, "unreadable");
+		const cJSON *p =
+		    cJSON_GetObjectItemCaseSensitive(f, "first_problem");
+		if (un)
+			fprintf(out, "%s: NOT READ: %s\n", tr_str(f, "file"),
+			        un);
+		else if (p)
 			fprintf(out,
 			        "%s: %ld unknown, %ld malformed lines (first, "
 			        "line %ld: %s)\n",
-			        f->path, f->unknown, f->malformed,
-			        f->problem_line, f->problem);
+			        tr_str(f, "file"), num(f, "unknown_lines"),
+			        num(f, "malformed_lines"), num(p, "line"),
+			        tr_str(p, "what"));
 	}
-	cJSON *s = au_summary(rep);
-	if (!s)
-		return -1;
-	const cJSON *oc = cJSON_GetObjectItemCaseSensitive(s, "outcomes");
 	fprintf(out,
 	        "%ld calls in %ld files (%ld lines, %ld unknown, %ld "
 	        "malformed) under %s: %ld allowed, %ld held for a human, %ld "
-	        "denied; %ld dangerous calls allowed\n",
-	        num(s, "calls"), num(s, "files"), num(s, "lines"),
-	        num(s, "unknown_lines"), num(s, "malformed_lines"),
-	        rep->policy_name, num(oc, "allow"), num(oc, "require_human"),
-	        num(oc, "deny"), num(s, "dangerous_allowed"));
-	print_counts(out, "agents",
-	             cJSON_GetObjectItemCaseSensitive(s, "agents"));
-	print_counts(out, "kinds",
-	             cJSON_GetObjectItemCaseSensitive(s, "kinds"));
-	print_counts(out, "tags", cJSON_GetObjectItemCaseSensitive(s, "tags"));
-	cJSON_Delete(s);
+	        "denied; %ld dangerous calls allowed (%ld of them ran)\n",
+	        t->calls, t->files, t->lines, t->unknown, t->malformed,
+	        t->policy_name, num(t->outcomes, "allow"),
+	        num(t->outcomes, "require_human"), num(t->outcomes, "deny"),
+	        t->dangerous_allowed, t->dangerous_ran);
+	if (t->unreadable)
+		fprintf(out, "%ld files NOT READ (listed above)\n",
+		        t->unreadable);
+	print_counts(out, "agents", t->agents);
+	print_counts(out, "results", t->statuses);
+	print_counts(out, "kinds", t->kinds);
+	print_counts(out, "tags", t->tags);
 	return ferror(out) ? -1 : 0;
+}
+
+/* ---- the writers ---- */
+
+au_writer *au_writer_new(const char *format, FILE *out, const char *path,
+                         bool all)
+{
+	au_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->out = out;
+	w->path = path;
+	w->all = all;
+	if (!strcmp(format, "jsonl")) {
+		w->row = jsonl_row;
+		w->end = jsonl_end;
+	} else if (!strcmp(format, "text")) {
+		w->row = text_row;
+		w->end = text_end;
+	} else if (!strcmp(format, "sarif")) {
+		if (au_sarif_begin(w)) {
+			free(w);
+			return NULL;
+		}
+	} else if (!strcmp(format, "html")) {
+		if (au_html_begin(w)) {
+			free(w);
+			return NULL;
+		}
+	} else {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int au_writer_row(au_writer *w, const au_row *r)
+{
+	if (w->failed)
+		return -1;
+	if (w->row(w, r))
+		w->failed = true;
+	return w->failed ? -1 : 0;
+}
+
+int au_writer_file(au_writer *w, const tr_file *f)
+{
+	if (w->failed || !w->file)
+		return w->failed ? -1 : 0;
+	if (w->file(w, f))
+		w->failed = true;
+	return w->failed ? -1 : 0;
+}
+
+int au_writer_end(au_writer *w, const au_totals *t)
+{
+	int rc = w->failed || w->end(w, t) ? -1 : 0;
+	if (fflush(w->out) || ferror(w->out))
+		rc = -1;
+	return rc;
+}
+
+void au_writer_free(au_writer *w)
+{
+	if (!w)
+		return;
+	if (w->release)
+		w->release(w);
+	free(w);
 }

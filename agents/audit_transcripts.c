@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -42,6 +43,7 @@ typedef struct au_opts {
 	const char *claude[16];
 	size_t nclaude;
 	bool has_since, all, quiet;
+	const char *status; /* --status: ran,failed,declined,none */
 	size_t jobs;
 	double since;
 	cli_reports out; /* --format, -o */
@@ -57,7 +59,8 @@ static void usage(FILE *f)
 	    "         [--claude-settings FILE]... [--since TIME] [--project "
 	    "DIR]\n"
 	    "         [--format jsonl|sarif|html|text [-o FILE]]... [--all]\n"
-	    "         [--quiet] [--jobs N] [PATH...]\n"
+	    "         [--status ran,failed,declined,none] [--quiet] [--jobs N] "
+	    "[PATH...]\n"
 	    "judges every tool call in Claude Code, Codex CLI and Gemini CLI\n"
 	    "session logs; TIME is ISO 8601 (2026-11-30 or "
 	    "2026-11-30T12:00:00Z)\n");
@@ -124,7 +127,7 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 	const cli_opt opts[] = {
 	    CLI_OPT_FLAG("--all", &o->all),           CLI_OPT_FLAG("--quiet", &o->quiet),
 	    CLI_OPT_VALUE("--policy", &o->policy),     CLI_OPT_VALUE("--preset", &o->preset),
-	    CLI_OPT_VALUE("--project", &o->project),
+	    CLI_OPT_VALUE("--project", &o->project), CLI_OPT_VALUE("--status", &o->status),
 	};
 	/* clang-format on */
 	for (int i = 2; i < argc; i++) {
@@ -175,6 +178,24 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 			o->paths[o->npaths++] = a;
 		}
 	}
+	for (const char *p = o->status; p && *p;) {
+		size_t k = strcspn(p, ",");
+		static const char *const names[] = {"ran", "failed", "declined",
+		                                    "none", NULL};
+		bool known = false;
+		for (size_t i = 0; names[i]; i++)
+			known |=
+			    strlen(names[i]) == k && !strncmp(names[i], p, k);
+		if (!known) {
+			fprintf(
+			    stderr,
+			    "locus audit: --status takes ran, failed, "
+			    "declined, none (comma-separated), not '%.*s'\n",
+			    (int)k, p);
+			return 2;
+		}
+		p += k + (p[k] == ',');
+	}
 	return cli_reports_finish(&o->out);
 }
 
@@ -197,6 +218,25 @@ static bool in_project(const au_opts *o, const tr_set *s, const tr_call *c,
 	       (c->cwd[n] == '\0' || c->cwd[n] == '/');
 }
 
+/* --status LIST: the calls whose result is one of LIST (comma-separated:
+   ran, failed, declined, none). */
+static bool in_status(const au_opts *o, const tr_call *c)
+{
+	if (!o->status)
+		return true;
+	const char *name = au_status_name(c->status);
+	if (!c->status)
+		name = "none";
+	size_t n = strlen(name);
+	for (const char *p = o->status; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
 static bool in_time(const au_opts *o, const tr_call *c)
 {
 	double t;
@@ -211,6 +251,33 @@ static bool in_time(const au_opts *o, const tr_call *c)
  * the root (exact: the hash decides), used as the calls' working folder so
  * workspace paths are judged inside the workspace.
  */
+/* Gemini's current layout: ~/.gemini/tmp/<slug>/.project_root holds the
+   project root, beside the chats/ folder of the file.  The root, or "". */
+static void gemini_project_root(const char *path, char *root, size_t cap)
+{
+	root[0] = '\0';
+	const char *chats = strstr(path, "/chats/");
+	const char *next = chats;
+	while (next && (next = strstr(next + 1, "/chats/")))
+		chats = next;
+	if (!chats || strchr(chats + 7, '/'))
+		return;
+	char file[4096];
+	snprintf(file, sizeof file, "%.*s/.project_root", (int)(chats - path),
+	         path);
+	FILE *fp = fopen(file, "r");
+	if (!fp)
+		return;
+	size_t n = fread(root, 1, cap - 1, fp);
+	fclose(fp);
+	root[n] = '\0';
+	while (n && (root[n - 1] == '\n' || root[n - 1] == '\r' ||
+	             root[n - 1] == ' '))
+		root[--n] = '\0';
+	if (root[0] != '/' || strchr(root, '\n'))
+		root[0] = '\0'; /* not an absolute path: not used */
+}
+
 static void gemini_roots(tr_set *s, const au_opts *o)
 {
 	static const char *const keys[] = {"file_path", "absolute_path",
@@ -218,9 +285,12 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 	                                   "directory", NULL};
 	for (size_t fi = 0; fi < s->nfiles; fi++) {
 		tr_file *f = &s->files[fi];
-		if (f->agent != TR_GEMINI || !f->project)
+		if (f->agent != TR_GEMINI)
 			continue;
 		char root[4096] = "", hash[65];
+		gemini_project_root(f->path, root, sizeof root);
+		if (!root[0] && !f->project)
+			continue;
 		if (o->project) {
 			lu_sha256_hex(o->project, strlen(o->project), hash);
 			if (!strcmp(hash, f->project))
@@ -263,19 +333,51 @@ static void gemini_roots(tr_set *s, const au_opts *o)
 	}
 }
 
-/* ---- judging ---- */
+/* ---- judging, file by file ---- */
 
-static void progress(const au_opts *o, size_t i, size_t n)
+/* The run: the reports are written as each file's calls are judged. */
+typedef struct au_run {
+	const au_opts *o;
+	const locus_policy *policy;
+	locus_shell_parser *parser;
+	const char *hash;
+	au_totals t;
+	au_writer *w[CLI_MAX_REPORTS];
+	FILE *f[CLI_MAX_REPORTS];
+	size_t nw;
+	long calls_seen, bytes_files;
+	bool oom, tty, printed;
+	double t0, next_note;
+} au_run;
+
+static double now(void)
 {
-	if (o->quiet || n < 200 || !isatty(2))
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Progress on stderr (not with --quiet): on a terminal one line redrawn
+   from the first file on; else a line after 2 s, then every 5 s. */
+static void progress(au_run *r, bool last)
+{
+	if (r->o->quiet || (last && !r->printed))
 		return;
-	if (i % 64 && i != n)
+	double t = now();
+	if (!last && t < r->next_note)
 		return;
-	int w = 40, done = (int)(w * i / n);
-	fprintf(stderr, "\rlocus audit: [%.*s%*s] %zu/%zu calls", done,
-	        "########################################", w - done, "", i, n);
-	if (i == n)
-		fputc('\n', stderr);
+	r->printed = true;
+	r->next_note = t + (r->tty ? 0.2 : 5.0);
+	fprintf(stderr,
+	        "%slocus audit: %ld files, %ld calls judged (%ld held, %ld "
+	        "denied) in %.0f s%s",
+	        r->tty ? "\r" : "", r->t.files, r->t.calls,
+	        (long)cJSON_GetObjectItemCaseSensitive(r->t.outcomes,
+	                                               "require_human")
+	            ->valuedouble,
+	        (long)cJSON_GetObjectItemCaseSensitive(r->t.outcomes, "deny")
+	            ->valuedouble,
+	        t - r->t0, r->tty && !last ? "" : "\n");
 }
 
 /* --jobs: the calls to judge, each into its own row. */
@@ -295,107 +397,175 @@ static void judge_one(void *state, size_t i, void *arg)
 	                    j->set->files[c->file].path) == 0;
 }
 
-/* The selected calls judged on o->jobs threads, the rows that came out
-   moved down in order into rep->rows.  -1 when out of memory. */
-static int judge_parallel(const au_opts *o, locus_policy *policy,
-                          const tr_set *set, const char *hash, au_report *rep)
+/* The selected calls of `set` judged into rows (in order), on o->jobs
+   threads when more than one.  The row count, or -1 when out of memory. */
+static long judge_calls(au_run *r, const tr_set *set, au_row *rows)
 {
+	const au_opts *o = r->o;
 	size_t *sel = malloc((set->ncalls ? set->ncalls : 1) * sizeof *sel);
 	bool *ok = calloc(set->ncalls ? set->ncalls : 1, sizeof *ok);
 	size_t n = 0;
+	long out = 0;
 	for (size_t i = 0; sel && i < set->ncalls; i++)
 		if (in_time(o, &set->calls[i]) &&
-		    in_project(o, set, &set->calls[i], hash))
+		    in_status(o, &set->calls[i]) &&
+		    in_project(o, set, &set->calls[i], r->hash))
 			sel[n++] = i;
-	judge_job j = {policy, set, sel, rep->rows, ok};
-	cli_parallel p = {o->jobs, cli_parallel_parser_new,
-	                  cli_parallel_parser_free, judge_one, &j};
-	int rc = sel && ok ? cli_parallel_run(&p, 0, n) : -1;
+	int rc = sel && ok ? 0 : -1;
+	if (!rc && o->jobs > 1) {
+		judge_job j = {r->policy, set, sel, rows, ok};
+		cli_parallel p = {o->jobs, cli_parallel_parser_new,
+		                  cli_parallel_parser_free, judge_one, &j};
+		rc = cli_parallel_run(&p, 0, n);
+	} else if (!rc) {
+		for (size_t i = 0; i < n; i++) {
+			const tr_call *c = &set->calls[sel[i]];
+			ok[i] = au_judge(&rows[i], r->policy, r->parser, c,
+			                 set->files[c->file].path) == 0;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!ok[i])
 			continue;
 		if (rc)
-			au_row_free(&rep->rows[i]);
+			au_row_free(&rows[i]);
 		else
-			rep->rows[rep->n++] = rep->rows[i];
+			rows[out++] = rows[i];
 	}
 	free(sel);
 	free(ok);
-	return rc;
+	return rc ? -1 : out;
 }
 
-typedef struct au_written {
-	const au_report *rep;
-	bool all; /* --all: the text report lists allowed calls too */
-} au_written;
-
-/* One report (cli_report_fn over the judged calls). */
-static int write_report(size_t format, FILE *f, void *arg)
+/* One file read (tr_set.each): its calls judged and written. */
+static void each_file(tr_set *set, void *arg)
 {
-	const au_written *w = arg;
-	switch (format) {
-	case AU_JSONL: return au_write_jsonl(w->rep, f);
-	case AU_SARIF: return au_write_sarif(w->rep, f);
-	case AU_HTML: return au_write_html(w->rep, f);
-	default: return au_write_text(w->rep, f, w->all);
+	au_run *r = arg;
+	tr_file *f = &set->files[set->nfiles - 1];
+	gemini_roots(set, r->o);
+	au_row *rows = calloc(set->ncalls ? set->ncalls : 1, sizeof *rows);
+	long n = rows ? judge_calls(r, set, rows) : -1;
+	if (n < 0)
+		r->oom = true;
+	for (long i = 0; i < n; i++) {
+		rows[i].root = f->root;
+		au_totals_add(&r->t, &rows[i]);
+		for (size_t k = 0; k < r->nw; k++)
+			au_writer_row(r->w[k], &rows[i]);
+		au_row_free(&rows[i]);
 	}
+	free(rows);
+	au_totals_file(&r->t, f);
+	for (size_t k = 0; k < r->nw; k++)
+		au_writer_file(r->w[k], f);
+	progress(r, false);
+}
+
+/* Open every report's file and writer; 0, or 2 after the message. */
+static int open_reports(au_run *r)
+{
+	const cli_reports *rep = &r->o->out;
+	for (size_t i = 0; i < rep->n; i++) {
+		const char *path = rep->out[i].path;
+		FILE *f = path ? fopen(path, "w") : stdout;
+		if (!f) {
+			fprintf(stderr, "locus audit: %s: %s\n", path,
+			        strerror(errno));
+			return 2;
+		}
+		r->f[r->nw] = f;
+		r->w[r->nw] = au_writer_new(rep->formats[rep->out[i].format], f,
+		                            path, r->o->all);
+		if (!r->w[r->nw]) {
+			fprintf(stderr,
+			        "locus audit: cannot start the %s "
+			        "report\n",
+			        rep->formats[rep->out[i].format]);
+			if (path)
+				fclose(f);
+			return 2;
+		}
+		r->nw++;
+	}
+	return 0;
+}
+
+static int close_reports(au_run *r, bool write)
+{
+	int status = 0;
+	for (size_t i = 0; i < r->nw; i++) {
+		int rc = write ? au_writer_end(r->w[i], &r->t) : 0;
+		if (r->f[i] != stdout && fclose(r->f[i]))
+			rc = -1;
+		if (rc) {
+			fprintf(stderr, "locus audit: cannot write the %s\n",
+			        r->w[i]->path ? r->w[i]->path : "report");
+			status = 2;
+		}
+		au_writer_free(r->w[i]);
+	}
+	r->nw = 0;
+	return status;
 }
 
 static int run(const au_opts *o, locus_policy *policy, const char *pname)
 {
-	tr_set set = {0};
-	int status = 0;
-	for (size_t i = 0; i < o->npaths; i++)
+	char hash[65] = "";
+	if (o->project)
+		lu_sha256_hex(o->project, strlen(o->project), hash);
+	au_run r = {.o = o, .policy = policy, .hash = hash, .tty = isatty(2)};
+	r.t0 = now();
+	/* a terminal sees it at once; a log after 2 s (short runs and the
+	   tests print nothing) */
+	r.next_note = r.tty ? r.t0 : r.t0 + 2.0;
+	if (au_totals_init(&r.t, pname) ||
+	    locus_shell_parser_new(&r.parser, NULL)) {
+		fprintf(stderr, "locus audit: out of memory\n");
+		au_totals_free(&r.t);
+		return 2;
+	}
+	int status = open_reports(&r);
+	bool opened = status == 0;
+	for (size_t i = 0; opened && i < o->npaths; i++) {
+		/* the folder each file is found under: SARIF locations are
+		   relative to it (no home folder in the report) */
+		char root[4096];
+		snprintf(root, sizeof root, "%s", o->paths[i]);
+		struct stat st;
+		size_t rl = strlen(root);
+		if (stat(root, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			char *sl = strrchr(root, '/');
+			rl = sl ? (size_t)(sl - root) : 0;
+		}
+		while (rl > 1 && root[rl - 1] == '/')
+			rl--;
+		root[rl] = '\0';
+		tr_set set = {.each = each_file,
+		              .each_arg = &r,
+		              .root = rl ? root : NULL};
 		if (tr_read_path(&set, o->paths[i])) {
 			fprintf(stderr, "locus audit: %s: %s\n", o->paths[i],
 			        strerror(errno));
 			status = 2;
 		}
-	if (set.oom) {
-		fprintf(stderr, "locus audit: out of memory\n");
+		for (size_t k = 0; k < set.nfiles; k++)
+			if (set.files[k].unreadable)
+				fprintf(
+				    stderr, "locus audit: %s: NOT READ: %s\n",
+				    set.files[k].path, set.files[k].problem);
+		r.oom |= set.oom != 0;
 		tr_set_free(&set);
-		return 2;
 	}
-	char hash[65] = "";
-	if (o->project)
-		lu_sha256_hex(o->project, strlen(o->project), hash);
-	gemini_roots(&set, o);
-	au_report rep = {
-	    .set = &set, .policy_name = pname, .files = (long)set.nfiles};
-	rep.rows = calloc(set.ncalls ? set.ncalls : 1, sizeof *rep.rows);
-	locus_shell_parser *parser = NULL;
-	if (!rep.rows || locus_shell_parser_new(&parser, NULL)) {
-		fprintf(stderr, "locus audit: out of memory\n");
-		free(rep.rows);
-		tr_set_free(&set);
-		return 2;
-	}
-	for (size_t i = 0; i < set.nfiles; i++) {
-		rep.unknown += set.files[i].unknown;
-		rep.malformed += set.files[i].malformed;
-		rep.lines += set.files[i].lines;
-	}
-	if (o->jobs > 1 && judge_parallel(o, policy, &set, hash, &rep)) {
+	if (r.oom) {
 		fprintf(stderr, "locus audit: out of memory\n");
 		status = 2;
 	}
-	for (size_t i = 0; o->jobs <= 1 && i < set.ncalls; i++) {
-		progress(o, i + 1, set.ncalls);
-		const tr_call *c = &set.calls[i];
-		if (!in_time(o, c) || !in_project(o, &set, c, hash))
-			continue;
-		if (au_judge(&rep.rows[rep.n], policy, parser, c,
-		             set.files[c->file].path) == 0)
-			rep.n++;
-	}
-	au_written w = {&rep, o->all};
-	if (cli_reports_write(&o->out, write_report, &w))
+	int wrc = close_reports(&r, opened && !r.oom);
+	if (wrc)
 		status = 2;
-	for (size_t i = 0; i < rep.n; i++)
-		au_row_free(&rep.rows[i]);
-	free(rep.rows);
-	locus_shell_parser_free(parser);
-	tr_set_free(&set);
+	progress(&r, true);
+	locus_shell_parser_free(r.parser);
+	au_totals_free(&r.t);
 	return status;
 }
 

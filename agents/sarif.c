@@ -16,6 +16,7 @@
 #include "audit_report.h"
 #include "cli/cli.h"
 #include "locus/common.h"
+#include "../util/sha256.h"
 
 struct sarif_doc {
 	cJSON *root, *rules, *results, *notes;
@@ -202,13 +203,21 @@ static char *path_uri(const char *path)
 	return u;
 }
 
-static cJSON *location(const char *uri, long line)
+/* A location: `path` relative to `root` (the folder the audit was
+   given) under the base id TRANSCRIPTS when it is under it, so no home
+   folder is written; else the path as a URI reference. */
+static cJSON *location_in(const char *path, const char *root, long line)
 {
 	cJSON *loc = cJSON_CreateObject();
 	cJSON *pl = cJSON_AddObjectToObject(loc, "physicalLocation");
 	cJSON *al = cJSON_AddObjectToObject(pl, "artifactLocation");
-	char *u = path_uri(uri);
+	size_t rl = root ? strlen(root) : 0;
+	bool under =
+	    path[0] == '/' && rl && !strncmp(path, root, rl) && path[rl] == '/';
+	char *u = path_uri(under ? path + rl + 1 : path);
 	cJSON_AddStringToObject(al, "uri", u ? u : "");
+	if (under)
+		cJSON_AddStringToObject(al, "uriBaseId", "TRANSCRIPTS");
 	free(u);
 	if (line > 0) {
 		cJSON *rg = cJSON_AddObjectToObject(pl, "region");
@@ -217,26 +226,34 @@ static cJSON *location(const char *uri, long line)
 	return loc;
 }
 
-int sarif_add(sarif_doc *d, const char *rule_id, const char *level,
-              const char *message, const char *uri, long line, cJSON *props)
+static cJSON *location(const char *uri, long line)
+{
+	return location_in(uri, NULL, line);
+}
+
+/* The rule's index, the rule added on first use; -1 when out of memory. */
+static int rule_index(sarif_doc *d, const char *rule_id)
 {
 	int index = 0;
 	const cJSON *r;
 	cJSON_ArrayForEach(r, d->rules)
 	{
 		if (!strcmp(tr_str(r, "id"), rule_id))
-			break;
+			return index;
 		index++;
 	}
-	if (!r) {
-		cJSON *nr = make_rule(rule_id);
-		if (!nr) {
-			cJSON_Delete(props);
-			return -1;
-		}
-		cJSON_AddItemToArray(d->rules, nr);
-	}
-	cJSON *res = cJSON_CreateObject();
+	cJSON *nr = make_rule(rule_id);
+	if (!nr)
+		return -1;
+	cJSON_AddItemToArray(d->rules, nr);
+	return index;
+}
+
+int sarif_add(sarif_doc *d, const char *rule_id, const char *level,
+              const char *message, const char *uri, long line, cJSON *props)
+{
+	int index = rule_index(d, rule_id);
+	cJSON *res = index < 0 ? NULL : cJSON_CreateObject();
 	if (!res) {
 		cJSON_Delete(props);
 		return -1;
@@ -287,63 +304,185 @@ void sarif_free(sarif_doc *d)
 	free(d);
 }
 
-/* ---- the transcript audit as SARIF ---- */
+/* ---- the transcript audit as SARIF, written as the rows come ---- */
 
-int au_write_sarif(const au_report *rep, FILE *out)
+/* The result of one row (held, denied or allowed-dangerous), or NULL. */
+static cJSON *row_result(sarif_doc *d, const au_row *r)
 {
-	sarif_doc *d = sarif_new();
-	if (!d)
-		return -1;
-	for (size_t i = 0; i < rep->n; i++) {
-		const au_row *r = &rep->rows[i];
-		if (r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
-			continue;
-		char id[160];
-		snprintf(id, sizeof id, "%s/%s", locus_outcome_name(r->outcome),
-		         r->family);
-		const char *t = r->call->text;
-		size_t tl = strlen(t) > 1000 ? 1000 : strlen(t);
-		while (tl && tl < strlen(t) &&
-		       ((unsigned char)t[tl] & 0xc0) == 0x80)
-			tl--;
-		size_t ml = tl + strlen(r->reason) + strlen(r->call->tool) + 64;
-		char *msg = malloc(ml);
-		if (!msg) {
-			sarif_free(d);
-			return -1;
-		}
-		snprintf(msg, ml, "%s %s: %.*s%s (%s).",
-		         locus_outcome_name(r->outcome), r->call->tool, (int)tl,
-		         t, tl < strlen(t) ? "..." : "", r->reason);
-		cJSON *p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "agent",
-		                        tr_agent_name(r->call->agent));
-		if (r->call->session)
-			cJSON_AddStringToObject(p, "session", r->call->session);
-		if (r->call->time)
-			cJSON_AddStringToObject(p, "time", r->call->time);
-		if (r->rule)
-			cJSON_AddStringToObject(p, "permissionRule", r->rule);
-		int rc = sarif_add(d, id, sarif_level(r->outcome), msg, r->file,
-		                   r->call->line, p);
+	char id[160];
+	snprintf(id, sizeof id, "%s/%s", locus_outcome_name(r->outcome),
+	         r->family);
+	int index = rule_index(d, id);
+	if (index < 0)
+		return NULL;
+	const char *t = r->call->text;
+	size_t tl = strlen(t) > 1000 ? 1000 : strlen(t);
+	while (tl && tl < strlen(t) && ((unsigned char)t[tl] & 0xc0) == 0x80)
+		tl--;
+	size_t ml = tl + strlen(r->reason) + strlen(r->call->tool) + 96;
+	char *msg = malloc(ml);
+	cJSON *res = msg ? cJSON_CreateObject() : NULL;
+	if (!res) {
 		free(msg);
-		if (rc) {
-			sarif_free(d);
-			return -1;
-		}
+		return NULL;
 	}
-	for (size_t i = 0; i < rep->set->nfiles; i++) {
-		const tr_file *f = &rep->set->files[i];
-		if (!f->problem_line)
-			continue;
-		char msg[400];
+	snprintf(msg, ml, "%s %s (%s): %.*s%s (%s).",
+	         locus_outcome_name(r->outcome), r->call->tool,
+	         au_status_name(r->call->status), (int)tl, t,
+	         tl < strlen(t) ? "..." : "", r->reason);
+	cJSON_AddStringToObject(res, "ruleId", id);
+	cJSON_AddNumberToObject(res, "ruleIndex", index);
+	cJSON_AddStringToObject(res, "level", sarif_level(r->outcome));
+	cJSON *m = cJSON_AddObjectToObject(res, "message");
+	cJSON_AddStringToObject(m, "text", msg);
+	free(msg);
+	cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+	cJSON_AddItemToArray(locs,
+	                     location_in(r->file, r->root, r->call->line));
+	/* the same call in a later run (another folder, more calls before
+	   it) is the same alert: agent, session, call id (else line), tool
+	   and text, hashed */
+	char key[64], hash[65];
+	snprintf(key, sizeof key, "%ld", r->call->line);
+	const char *parts[] = {tr_agent_name(r->call->agent),
+	                       r->call->session ? r->call->session : "",
+	                       r->call->call_id ? r->call->call_id : key,
+	                       r->call->tool, t};
+	size_t n = 0;
+	for (size_t i = 0; i < 5; i++)
+		n += strlen(parts[i]) + 1;
+	char *buf = malloc(n);
+	if (buf) {
+		size_t o = 0;
+		for (size_t i = 0; i < 5; i++) {
+			size_t k = strlen(parts[i]);
+			memcpy(buf + o, parts[i], k);
+			o += k;
+			buf[o++] = '\0';
+		}
+		lu_sha256_hex(buf, n, hash);
+		free(buf);
+		cJSON *fp = cJSON_AddObjectToObject(res, "partialFingerprints");
+		cJSON_AddStringToObject(fp, "locusCall/v1", hash);
+	}
+	cJSON *p = cJSON_AddObjectToObject(res, "properties");
+	cJSON_AddStringToObject(p, "agent", tr_agent_name(r->call->agent));
+	if (r->call->session)
+		cJSON_AddStringToObject(p, "session", r->call->session);
+	if (r->call->time)
+		cJSON_AddStringToObject(p, "time", r->call->time);
+	cJSON_AddStringToObject(p, "result", au_status_name(r->call->status));
+	if (r->rule)
+		cJSON_AddStringToObject(p, "permissionRule", r->rule);
+	return res;
+}
+
+typedef struct sarif_stream {
+	sarif_doc *d;
+	long results;
+	bool any_under_root;
+} sarif_stream;
+
+static int stream_row(au_writer *w, const au_row *r)
+{
+	sarif_stream *st = w->state;
+	if (r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
+		return 0;
+	cJSON *res = row_result(st->d, r);
+	char *txt = res ? cJSON_PrintUnformatted(res) : NULL;
+	cJSON_Delete(res);
+	if (!txt)
+		return -1;
+	if (r->root && r->file[0] == '/')
+		st->any_under_root = true;
+	int rc = fprintf(w->out, "%s\n%s", st->results++ ? "," : "", txt) < 0
+	             ? -1
+	             : 0;
+	cJSON_free(txt);
+	return rc;
+}
+
+/* A file with unreadable lines, or not read: a notification. */
+static int stream_file(au_writer *w, const tr_file *f)
+{
+	sarif_stream *st = w->state;
+	if (!f->unreadable && !f->problem_line)
+		return 0;
+	char msg[400];
+	if (f->unreadable)
+		snprintf(msg, sizeof msg, "not read: %s.", f->problem);
+	else
 		snprintf(msg, sizeof msg,
 		         "%ld unknown and %ld malformed lines; the first: %s.",
 		         f->unknown, f->malformed, f->problem);
-		if (sarif_note(d, "warning", msg, f->path, f->problem_line)) {
-			sarif_free(d);
-			return -1;
-		}
+	cJSON *n = cJSON_CreateObject();
+	if (!n)
+		return -1;
+	cJSON_AddStringToObject(n, "level",
+	                        f->unreadable ? "error" : "warning");
+	cJSON *m = cJSON_AddObjectToObject(n, "message");
+	cJSON_AddStringToObject(m, "text", msg);
+	cJSON *locs = cJSON_AddArrayToObject(n, "locations");
+	cJSON_AddItemToArray(
+	    locs,
+	    location_in(f->path, f->root, f->unreadable ? 0 : f->problem_line));
+	cJSON_AddItemToArray(st->d->notes, n);
+	if (f->root && f->path[0] == '/')
+		st->any_under_root = true;
+	return 0;
+}
+
+static int stream_end(au_writer *w, const au_totals *t)
+{
+	sarif_stream *st = w->state;
+	(void)t;
+	/* the run's other members after the streamed results */
+	cJSON *run = cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(st->d->root, "runs"), 0);
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "results");
+	if (st->any_under_root) {
+		cJSON *ob = cJSON_AddObjectToObject(run, "originalUriBaseIds");
+		cJSON *b = cJSON_AddObjectToObject(ob, "TRANSCRIPTS");
+		cJSON *desc = cJSON_AddObjectToObject(b, "description");
+		cJSON_AddStringToObject(
+		    desc, "text",
+		    "The folder given to locus audit transcripts (not "
+		    "recorded: it would name a home folder).");
 	}
-	return sarif_write(d, out);
+	char *txt = cJSON_PrintUnformatted(run);
+	if (!txt)
+		return -1;
+	/* "{...}" without its opening brace continues the run object */
+	int rc = fprintf(w->out, "\n],%s]}\n", txt + 1) < 0 ? -1 : 0;
+	cJSON_free(txt);
+	return rc;
+}
+
+static void stream_release(au_writer *w)
+{
+	sarif_stream *st = w->state;
+	if (st)
+		sarif_free(st->d);
+	free(st);
+	w->state = NULL;
+}
+
+int au_sarif_begin(au_writer *w)
+{
+	sarif_stream *st = calloc(1, sizeof *st);
+	if (!st || !(st->d = sarif_new())) {
+		free(st);
+		return -1;
+	}
+	w->state = st;
+	w->row = stream_row;
+	w->end = stream_end;
+	w->file = stream_file;
+	w->release = stream_release;
+	/* the log's head; the run object stays open for its results */
+	return fprintf(w->out, "{\"$schema\":\"https://json.schemastore.org/"
+	                       "sarif-2.1.0.json\",\"version\":\"2.1.0\","
+	                       "\"runs\":[{\"results\":[") < 0
+	           ? -1
+	           : 0;
 }

@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
+#ifdef LOCUS_HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 /* One record line may hold a whole file's contents (a Write's content, a
    Read's result): 64 MiB, past that the line is malformed. */
@@ -286,7 +289,7 @@ static int add_file(tr_set *s, const char *path)
 {
 	if (!lu_reserve(&s->files, &s->capfiles, s->nfiles + 1))
 		return -1;
-	tr_file f = {.path = strdup(path)};
+	tr_file f = {.path = strdup(path), .root = s->root};
 	if (!f.path)
 		return -1;
 	s->files[s->nfiles++] = f;
@@ -444,34 +447,146 @@ static int ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* ---- .jsonl.zst: decompressed as it is read (fopencookie) ---- */
+
+#ifdef LOCUS_HAVE_ZSTD
+typedef struct zst_in {
+	FILE *fp;
+	ZSTD_DCtx *d;
+	ZSTD_inBuffer in;
+	char *ibuf;
+	size_t icap;
+	int error; /* a corrupt frame: the rest is not read */
+	int eof;
+} zst_in;
+
+static ssize_t zst_read(void *cookie, char *buf, size_t size)
+{
+	zst_in *z = cookie;
+	ZSTD_outBuffer out = {buf, size, 0};
+	while (out.pos == 0 && !z->error) {
+		if (z->in.pos == z->in.size) {
+			if (z->eof)
+				break;
+			size_t got = fread(z->ibuf, 1, z->icap, z->fp);
+			if (got == 0) {
+				z->eof = 1;
+				break;
+			}
+			z->in = (ZSTD_inBuffer){z->ibuf, got, 0};
+		}
+		size_t rc = ZSTD_decompressStream(z->d, &out, &z->in);
+		if (ZSTD_isError(rc))
+			z->error = 1;
+	}
+	return (ssize_t)out.pos;
+}
+
+static int zst_close(void *cookie)
+{
+	zst_in *z = cookie;
+	ZSTD_freeDCtx(z->d);
+	free(z->ibuf);
+	fclose(z->fp);
+	free(z);
+	return 0;
+}
+
+static FILE *zst_open(const char *path, zst_in **zp)
+{
+	zst_in *z = calloc(1, sizeof *z);
+	if (!z)
+		return NULL;
+	z->icap = ZSTD_DStreamInSize();
+	z->ibuf = malloc(z->icap);
+	z->d = ZSTD_createDCtx();
+	z->fp = fopen(path, "rb");
+	cookie_io_functions_t io = {.read = zst_read, .close = zst_close};
+	FILE *f = z->ibuf && z->d && z->fp ? fopencookie(z, "r", io) : NULL;
+	if (!f) {
+		ZSTD_freeDCtx(z->d);
+		free(z->ibuf);
+		if (z->fp)
+			fclose(z->fp);
+		free(z);
+		return NULL;
+	}
+	*zp = z;
+	return f;
+}
+#endif
+
+static void unreadable(tr_file *f, const char *why)
+{
+	f->unreadable = 1;
+	snprintf(f->problem, sizeof f->problem, "%s", why);
+}
+
+/* The file's calls handed to the caller, then freed (streaming). */
+static void hand_over(tr_set *s)
+{
+	if (!s->each)
+		return;
+	s->each(s, s->each_arg);
+	for (size_t i = 0; i < s->ncalls; i++)
+		call_free(&s->calls[i]);
+	s->ncalls = 0;
+}
+
 static int read_file(tr_set *s, const char *path)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+	bool zst = ends_with(path, ".jsonl.zst");
+	FILE *fp = zst ? NULL : fopen(path, "rb");
+	if (!fp && !zst)
 		return -1;
 	if (add_file(s, path)) {
-		fclose(fp);
+		if (fp)
+			fclose(fp);
 		s->oom = 1;
 		return 0;
 	}
 	tr_reader r = {.set = s, .file = s->nfiles - 1};
-	int done = 0;
-	if (ends_with(path, ".json")) {
-		done = read_document(&r, fp) == 0;
-		if (!done) {
-			/* not one document: maybe JSON lines after all */
-			tr_file *f = &s->files[r.file];
-			f->lines = f->records = 0;
-			rewind(fp);
+	if (zst) {
+#ifdef LOCUS_HAVE_ZSTD
+		zst_in *z = NULL;
+		fp = zst_open(path, &z);
+		if (!fp) {
+			unreadable(&s->files[r.file],
+			           "compressed (zstd): cannot be opened");
+			hand_over(s);
+			return 0;
 		}
-	}
-	if (!done)
 		read_lines(&r, fp);
-	fclose(fp);
+		if (z->error)
+			unreadable(&s->files[r.file],
+			           "compressed (zstd): corrupt; read up to the "
+			           "damage");
+		fclose(fp);
+#else
+		unreadable(&s->files[r.file],
+		           "compressed (zstd) and this locus was built "
+		           "without libzstd: not read");
+#endif
+	} else {
+		int done = 0;
+		if (ends_with(path, ".json")) {
+			done = read_document(&r, fp) == 0;
+			if (!done) {
+				/* not one document: maybe JSON lines after all */
+				tr_file *f = &s->files[r.file];
+				f->lines = f->records = 0;
+				rewind(fp);
+			}
+		}
+		if (!done)
+			read_lines(&r, fp);
+		fclose(fp);
+	}
 	apply_pending(&r);
 	free(r.ids);
 	free(r.session);
 	free(r.cwd);
+	hand_over(s);
 	return 0;
 }
 
@@ -488,7 +603,8 @@ static int read_dir(tr_set *s, const char *path, int depth)
 				read_dir(s, names[i], depth + 1);
 			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 			         (ends_with(names[i], ".jsonl") ||
-			          ends_with(names[i], ".json")))
+			          ends_with(names[i], ".json") ||
+			          ends_with(names[i], ".jsonl.zst")))
 				read_file(s, names[i]);
 		}
 	}

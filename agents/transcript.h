@@ -56,6 +56,8 @@ typedef struct tr_call {
 
 typedef struct tr_file {
 	char *path;
+	const char *root; /* the PATH it was found under (borrowed) */
+	int unreadable;   /* read in part or not at all: `problem` says why */
 	tr_agent agent;
 	char *project; /* Gemini's projectHash, else NULL */
 	long lines, records, calls, unknown, malformed;
@@ -63,17 +65,30 @@ typedef struct tr_file {
 	char problem[160]; /* what was wrong with it */
 } tr_file;
 
-typedef struct tr_set {
+typedef struct tr_set tr_set;
+/* Called once per file read, with the file's calls in the set (and only
+   them, when `each` is set); the calls are freed after it returns, the
+   file's entry (counts, problem) is kept.  Memory is then bounded by the
+   largest file, not the whole input. */
+typedef void tr_each_fn(tr_set *set, void *arg);
+
+struct tr_set {
 	tr_call *calls;
 	size_t ncalls, capcalls;
 	tr_file *files;
 	size_t nfiles, capfiles;
-	int oom; /* an allocation failed: the set is incomplete */
-} tr_set;
+	int oom;          /* an allocation failed: the set is incomplete */
+	tr_each_fn *each; /* optional: stream file by file */
+	void *each_arg;
+	const char *root; /* the PATH being read (tr_file.root) */
+};
 
 /*
- * Read a file, or every *.jsonl / *.json file under a folder (sorted,
- * symbolic links to folders not followed).  Returns 0, or -1 when the path
+ * Read a file, or every *.jsonl / *.json / *.jsonl.zst file under a folder
+ * (sorted, symbolic links to folders not followed).  A .jsonl.zst file
+ * (Codex's compressed rollouts) is decompressed as it is read (libzstd);
+ * one that cannot be is listed with `unreadable` and its reason, never
+ * skipped silently.  Returns 0, or -1 when the path
  * cannot be opened (errno set); other files of a folder are still read.
  */
 int tr_read_path(tr_set *set, const char *path);

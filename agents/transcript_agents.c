@@ -55,6 +55,17 @@ static const char *call_text(const cJSON *args)
 	return "";
 }
 
+/* Agents' bookkeeping tools, judged as the harness tool that does the
+   same (docs/audit.md): a plan or a subagent's task list changes nothing
+   (todo_write); view_image reads the file at `path` (read: a key or a
+   file outside the workspace is still flagged).  Any other name goes by
+   itself, as the gate takes unknown tools. */
+static const char *const bookkeeping[][2] = {
+    {"update_plan", "todo_write"},
+    {"view_image", "read"},
+    {"Task", "todo_write"},
+};
+
 /* Add a call whose arguments object is `args` (printed here). */
 static void add_object(tr_reader *r, const char *time, const char *tool,
                        const char *id, const char *gate_tool, const cJSON *args,
@@ -65,7 +76,14 @@ static void add_object(tr_reader *r, const char *time, const char *tool,
 		r->set->oom = 1;
 		return;
 	}
-	tr_add_call(r, time, tool, id, gate_tool, txt, call_text(args), status);
+	for (size_t i = 0; i < sizeof bookkeeping / sizeof *bookkeeping; i++)
+		if (!strcmp(gate_tool, bookkeeping[i][0]))
+			gate_tool = bookkeeping[i][1];
+	/* a tool with none of the usual keys (an MCP call): its arguments
+	   are what it shows */
+	const char *text = call_text(args);
+	tr_add_call(r, time, tool, id, gate_tool, txt, *text ? text : txt,
+	            status);
 	cJSON_free(txt);
 }
 
@@ -85,6 +103,19 @@ static void add_one(tr_reader *r, const char *time, const char *tool,
 }
 
 /* ---- Claude Code ---- */
+
+/* A tool_result the user declined: Claude Code answers the model with
+   "The user doesn't want to proceed with this tool use..." (its
+   permission prompt's reject). */
+static int claude_declined(const cJSON *b)
+{
+	static const char lead[] = "The user doesn't want to proceed";
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "content");
+	const char *t = cJSON_IsString(c) ? c->valuestring : NULL;
+	if (cJSON_IsArray(c) && c->child)
+		t = tr_str(c->child, "text");
+	return t && !strncmp(t, lead, sizeof lead - 1);
+}
 
 static void claude_blocks(tr_reader *r, const cJSON *rec, int assistant)
 {
@@ -123,7 +154,9 @@ static void claude_blocks(tr_reader *r, const cJSON *rec, int assistant)
 			const cJSON *err =
 			    cJSON_GetObjectItemCaseSensitive(b, "is_error");
 			tr_result(r, tr_str(b, "tool_use_id"),
-			          cJSON_IsTrue(err) ? "error" : "ok");
+			          !cJSON_IsTrue(err)   ? "ok"
+			          : claude_declined(b) ? "cancelled"
+			                               : "error");
 		}
 	}
 }

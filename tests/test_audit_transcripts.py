@@ -97,7 +97,10 @@ check(c.get("line") == 5 and c.get("session") == "7f3c1e2a-5b4d-4c6e-9a8b-1d2e3f
 names = [k["name"] for k in c.get("commands", [])]
 check(names == ["rm", "sudo", "rm"], "commands of the rm line: %s" % names)
 # results matched to calls
-check(c.get("status") == "error", "claude tool_result is_error -> error")
+# the user declined it: Claude Code's reject answer (is_error with "The
+# user doesn't want to proceed...") is "cancelled" (issue 30), any other
+# is_error is "error"
+check(c.get("status") == "cancelled", "claude declined tool_result -> cancelled: %s" % c.get("status"))
 check(call("pytest -q").get("status") == "error", "codex exit_code 1 -> error")
 check(call("git reset --hard HEAD~3").get("status") == "ok", "codex exit_code 0 -> ok")
 check(call("shutdown -h now").get("status") == "cancelled", "gemini cancelled")
@@ -289,12 +292,103 @@ if shutil.which("script"):
             BIN, os.path.join(tmp, "o.jsonl"), t)
         p = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True,
                            text=True, timeout=120)
-        check(p.returncode == 0 and "locus audit: [" in p.stdout and "300/300 calls" in p.stdout,
-              "progress bar on a terminal: %r" % p.stdout[-200:])
+        check(p.returncode == 0 and "locus audit: 1 files, 300 calls judged" in p.stdout,
+              "progress on a terminal: %r" % p.stdout[-200:])
         p = subprocess.run(["script", "-qec", cmd + " --quiet", "/dev/null"],
                            capture_output=True, text=True, timeout=120)
-        check("locus audit: [" not in p.stdout, "--quiet: no progress bar")
+        check("locus audit:" not in p.stdout, "--quiet: no progress")
         rc, out, err = audit("--format", "jsonl", "-o", os.path.join(tmp, "p.jsonl"), t)
-        check("locus audit: [" not in err, "no progress bar when stderr is not a terminal")
+        check("locus audit:" not in err, "no progress on a short run when stderr is not a terminal")
+
+# ---- issue 30: layouts, bookkeeping tools, results, SARIF locations ----
+with tempfile.TemporaryDirectory() as tmp:
+    # Gemini's current layout: ~/.gemini/tmp/<slug>/.project_root names the
+    # root; a session with no absolute path is judged against it, not the
+    # auditor's folder (`cd /etc && cat shadow` from / would be inside)
+    g = os.path.join(tmp, "gemini", "my-proj", "chats")
+    os.makedirs(g)
+    with open(os.path.join(tmp, "gemini", "my-proj", ".project_root"), "w") as f:
+        f.write("/home/dev/proj\n")
+    with open(os.path.join(g, "session-2026-12-01T10-00-aa.jsonl"), "w") as f:
+        f.write(json.dumps({"sessionId": "g1", "startTime": "2026-12-01T10:00:00.000Z",
+                            "kind": "main"}) + "\n")
+        f.write(json.dumps({"id": "m1", "type": "gemini", "content": "", "toolCalls": [
+            {"id": "c1", "name": "run_shell_command", "status": "success",
+             "args": {"command": "cd /etc && cat shadow"}},
+            {"id": "c2", "name": "run_shell_command", "status": "success",
+             "args": {"command": "cat README.md"}}]}) + "\n")
+    rc, out, err = audit("--format", "jsonl", os.path.join(tmp, "gemini"), cwd="/")
+    cs = records(out)[0]
+    check(len(cs) == 2 and all(c["cwd"] == "/home/dev/proj" for c in cs),
+          "gemini .project_root is the working folder: %s" % [c.get("cwd") for c in cs])
+    check(cs and "outside-workspace" in cs[0]["tags"] and cs[0]["outcome"] != "allow",
+          "cd /etc && cat shadow is outside the project: %s" % (cs and cs[0]["tags"]))
+    check(len(cs) == 2 and cs[1]["outcome"] == "allow", "cat README.md inside the project")
+
+    # Codex .jsonl.zst rollouts are read (libzstd), never skipped silently
+    import shutil
+    src = [os.path.join(dp, n) for dp, _, ns in os.walk(os.path.join(SAMPLES, "codex"))
+           for n in ns if n.endswith(".jsonl")][0]
+    z = os.path.join(tmp, "codex")
+    os.makedirs(z)
+    if shutil.which("zstd"):
+        subprocess.run(["zstd", "-q", "-o", os.path.join(z, "rollout-x.jsonl.zst"), src], check=True)
+        rc, out, err = audit("--format", "jsonl", z)
+        cs, fs, _ = records(out)
+        check(rc == 0 and len(cs) == 7 and fs[0]["agent"] == "codex" and "unreadable" not in fs[0],
+              ".jsonl.zst read: %d calls, %s %s" % (len(cs), fs, err))
+    with open(os.path.join(z, "broken.jsonl.zst"), "wb") as f:
+        f.write(b"\x28\xb5\x2f\xfd not a frame")
+    rc, out, err = audit("--format", "text", z)
+    check("broken.jsonl.zst: NOT READ" in out and "NOT READ" in err,
+          "a .zst that cannot be read is reported loudly: %r %r" % (out[-300:], err))
+
+    # bookkeeping tools are known: Codex update_plan / view_image, Claude Task
+    c = os.path.join(tmp, "claude")
+    os.makedirs(c)
+    with open(os.path.join(c, "s.jsonl"), "w") as f:
+        for i, (name, inp) in enumerate([("Task", {"description": "explore", "prompt": "look"}),
+                                         ("mcp__github__create_issue", {"repo": "a/b", "title": "t"})]):
+            f.write(json.dumps({"type": "assistant", "sessionId": "s", "cwd": "/home/dev/proj",
+                                "message": {"role": "assistant", "content": [
+                                    {"type": "tool_use", "id": "t%d" % i, "name": name,
+                                     "input": inp}]}}) + "\n")
+    with open(os.path.join(c, "r.jsonl"), "w") as f:
+        f.write(json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta",
+                            "payload": {"id": "x", "cwd": "/home/dev/proj"}}) + "\n")
+        for i, (name, args) in enumerate([("update_plan", {"plan": [{"step": "a", "status": "pending"}]}),
+                                          ("view_image", {"path": "/home/dev/proj/a.png"})]):
+            f.write(json.dumps({"timestamp": "2026-12-01T10:00:01Z", "type": "response_item",
+                                "payload": {"type": "function_call", "name": name,
+                                            "arguments": json.dumps(args), "call_id": "v%d" % i}}) + "\n")
+    rc, out, err = audit("--format", "jsonl", c)
+    cs = {x["tool"]: x for x in records(out)[0]}
+    for name in ("Task", "update_plan", "view_image"):
+        check(name in cs and "unknown-tool" not in cs[name]["tags"] and cs[name]["outcome"] == "allow",
+              "%s is known: %s" % (name, cs.get(name, {}).get("tags")))
+    mcp = cs.get("mcp__github__create_issue", {})
+    check(mcp.get("text") and "a/b" in mcp["text"], "an MCP call's text is its arguments: %r" % mcp.get("text"))
+
+# --status: the calls whose result is one of the list; the text report
+# shows each call's result
+rc, out, err = audit("--format", "jsonl", "--all", "--status", "declined", ".")
+cs = records(out)[0]
+check(rc == 0 and cs and all(c["status"] == "cancelled" for c in cs), "--status declined")
+rc, out, err = audit("--status", "exploded", ".")
+check(rc == 2 and "--status takes" in err, "--status with an unknown name")
+rc, out, err = audit(".")
+check(" declined  Bash rm -rf build && sudo rm -rf /" in out, "the text report shows the result")
+
+# SARIF: locations relative to the folder given, never a home folder;
+# partialFingerprints on every result
+rc, out, err = audit("--format", "sarif", SAMPLES, cwd="/")
+doc = json.loads(out)
+res = doc["runs"][0]["results"]
+uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in res]
+check(res and all(u["uriBaseId"] == "TRANSCRIPTS" and not u["uri"].startswith(("file:", "/"))
+                  for u in uris), "SARIF uris relative: %s" % uris[:2])
+check("file://" not in out and ROOT not in out, "no absolute path in the SARIF")
+check(all(len(r["partialFingerprints"]["locusCall/v1"]) == 64 for r in res), "fingerprints")
+check("TRANSCRIPTS" in doc["runs"][0]["originalUriBaseIds"], "the base id is declared")
 
 finish()
