@@ -73,8 +73,8 @@ cJSON *au_file_json(const tr_file *f);
 cJSON *au_row_json(const au_row *row);
 
 /*
- * One report, written as the rows come (agents/audit_text.c): JSONL and
- * text there, SARIF (agents/sarif.c), HTML (agents/audit_html.c).  `path` is
+ * One report, written as the rows come (agents/audit_writer.c): JSONL and
+ * text (agents/audit_text.c), SARIF (agents/sarif.c), HTML (agents/audit_html.c).  `path` is
  * the report's -o FILE or NULL (stdout); the HTML report writes the full
  * table into files beside it.
  */
@@ -97,7 +97,10 @@ int au_writer_file(au_writer *w, const tr_file *f);
 /* The trailer (summary, files, rules...); 0 or -1. */
 int au_writer_end(au_writer *w, const au_totals *t);
 void au_writer_free(au_writer *w);
-/* The SARIF and HTML writers' set-up (they fill row/end/release). */
+/* Each format's set-up (it fills row/end and maybe file/release): 0 or
+   -1.  au_writer_new (agents/audit_writer.c) picks one by name. */
+int au_jsonl_begin(au_writer *w);
+int au_text_begin(au_writer *w);
 int au_sarif_begin(au_writer *w);
 int au_html_begin(au_writer *w);
 

@@ -1,10 +1,10 @@
 /*
  * agents/audit_text.c - the reports of `locus audit transcripts` written
  * as the calls are judged, file by file (docs/audit.md): the running
- * totals (the summary), and the writer of each format behind one
- * interface (JSONL and text here, SARIF in agents/sarif.c, HTML in
- * agents/audit_html.c).  Nothing here keeps a row: memory is bounded by the
- * totals (counts per kind, tag, agent, session) and the writers' caps,
+ * totals (the summary), the JSONL and text writers, and the result names
+ * (agents/audit_writer.c picks a format; SARIF is agents/sarif.c, HTML
+ * agents/audit_html.c).  Nothing here keeps a row: memory is bounded by
+ * the totals (counts per kind, tag, agent, session) and the writers' caps,
  * not by the input.
  */
 #include <stdlib.h>
@@ -289,71 +289,18 @@ static int text_end(au_writer *w, const au_totals *t)
 	return ferror(out) ? -1 : 0;
 }
 
-/* ---- the writers ---- */
+/* ---- set-up (agents/audit_writer.c picks the format) ---- */
 
-au_writer *au_writer_new(const char *format, FILE *out, const char *path,
-                         bool all)
+int au_jsonl_begin(au_writer *w)
 {
-	au_writer *w = calloc(1, sizeof *w);
-	if (!w)
-		return NULL;
-	w->out = out;
-	w->path = path;
-	w->all = all;
-	if (!strcmp(format, "jsonl")) {
-		w->row = jsonl_row;
-		w->end = jsonl_end;
-	} else if (!strcmp(format, "text")) {
-		w->row = text_row;
-		w->end = text_end;
-	} else if (!strcmp(format, "sarif")) {
-		if (au_sarif_begin(w)) {
-			free(w);
-			return NULL;
-		}
-	} else if (!strcmp(format, "html")) {
-		if (au_html_begin(w)) {
-			free(w);
-			return NULL;
-		}
-	} else {
-		free(w);
-		return NULL;
-	}
-	return w;
+	w->row = jsonl_row;
+	w->end = jsonl_end;
+	return 0;
 }
 
-int au_writer_row(au_writer *w, const au_row *r)
+int au_text_begin(au_writer *w)
 {
-	if (w->failed)
-		return -1;
-	if (w->row(w, r))
-		w->failed = true;
-	return w->failed ? -1 : 0;
-}
-
-int au_writer_file(au_writer *w, const tr_file *f)
-{
-	if (w->failed || !w->file)
-		return w->failed ? -1 : 0;
-	if (w->file(w, f))
-		w->failed = true;
-	return w->failed ? -1 : 0;
-}
-
-int au_writer_end(au_writer *w, const au_totals *t)
-{
-	int rc = w->failed || w->end(w, t) ? -1 : 0;
-	if (fflush(w->out) || ferror(w->out))
-		rc = -1;
-	return rc;
-}
-
-void au_writer_free(au_writer *w)
-{
-	if (!w)
-		return;
-	if (w->release)
-		w->release(w);
-	free(w);
+	w->row = text_row;
+	w->end = text_end;
+	return 0;
 }
