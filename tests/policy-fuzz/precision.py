@@ -33,11 +33,11 @@ def run(locus, settings, count=20000):
     return [r for r in map(json.loads, p.stdout.splitlines()) if r["type"] == "finding"]
 
 
-def measure(locus, files):
+def measure(locus, files, count=20000):
     j = judged()
     rows = []
     for s in files:
-        for f in run(locus, s):
+        for f in run(locus, s, count):
             v = j.get((s, f["rule"], f["intent"]))
             rows.append((s, f, None if v is None else v["true"]))
     true = sum(1 for r in rows if r[2] is True)
