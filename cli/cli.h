@@ -28,6 +28,7 @@ int cli_audit_transcripts(int argc, char **argv);
 /* cli/policy_fuzz.c: `locus policy fuzz` (argv[1] == "fuzz") */
 int cli_policy_fuzz(int argc, char **argv);
 int cli_tool(int argc, char **argv);   /* cli/tool.c (harness) */
+int cli_jail(int argc, char **argv);   /* cli/jail.c: locus jail */
 int cli_hook(int argc, char **argv);   /* cli/hook.c: agent hooks */
 int cli_mcp(int argc, char **argv);    /* cli/mcp.c: MCP server */
 int cli_runner(int argc, char **argv); /* cli/runner.c: the box runner */

@@ -33,6 +33,8 @@ static const cli_entry cli_table[] = {
 	{"tool", cli_tool, "run one harness tool call"},
 	{"hook", cli_hook,
 	 "permission hook for claude-code, codex, gemini (JSON on stdin)"},
+	{"jail", cli_jail,
+	 "run one command confined by bubblewrap (workspace writable only)"},
 	{"mcp", cli_mcp, "serve the harness as an MCP server on stdio"},
 	{"runner", cli_runner,
 	 "the box runner: one agent's run in a sandbox under a gateway"},

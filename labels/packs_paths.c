@@ -51,6 +51,11 @@ static const fragment secret_fragments[] = {
     {".pypirc", COMPONENT},
     {".npmrc", COMPONENT},
     {".config/gh/hosts.yml", ANYWHERE},
+    {".config/gh", ANYWHERE},
+    /* the agents' own login tokens (the jail masks them too) */
+    {".claude/.credentials.json", ANYWHERE},
+    {".codex/auth.json", ANYWHERE},
+    {".gemini/oauth_creds.json", ANYWHERE},
     {".azure", COMPONENT},
     {".terraform.d/credentials", ANYWHERE},
     {".vault-token", COMPONENT},

@@ -413,6 +413,50 @@ LOCUS_API int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
                                            const locus_bwrap_options *opts,
                                            locus_error *err);
 
+/* ---- locus jail (docs/jail.md; issue 32) ---- */
+
+#define LOCUS_JAIL_OPTIONS_VERSION 1
+
+/*
+ * One command confined by bubblewrap: `root` read-write, the rest of the
+ * file system read-only, private /tmp /var/tmp /run, the credential
+ * stores masked, no network unless `network`, new namespaces, no
+ * capability, no_new_privs, no setuid/setgid bit can be set, killed with
+ * its parent.  `profile`: a profile file (docs/jail.md); NULL: the user's
+ * ~/.config/locus/jail.profile ($XDG_CONFIG_HOME) when it exists, else
+ * the built-in one.  `home`: NULL for $HOME.
+ */
+typedef struct locus_jail_options {
+	unsigned version; /* LOCUS_JAIL_OPTIONS_VERSION */
+	const char *root; /* NULL: the current folder; never "/" */
+	bool network;
+	const char *profile;
+	const char *home;
+} locus_jail_options;
+
+#define LOCUS_JAIL_OPTIONS_INIT                                                \
+	{                                                                      \
+		.version = LOCUS_JAIL_OPTIONS_VERSION                          \
+	}
+
+/**
+ * Run argv (argv[0] looked up on PATH inside the jail) with the caller's
+ * stdin, stdout, stderr and environment (less the profile's unsetenv
+ * names), and wait for it.
+ *
+ * @param[out] status  the command's exit status as a shell shows it
+ *                     (128 + N for signal N); -1 when it did not run
+ * @return 0 once the command ran; LOCUS_EIO when the jail cannot be made
+ *         (bwrap missing, no user namespaces): the command did NOT run;
+ *         LOCUS_ENOTFOUND (no root folder, a profile that cannot be
+ *         read), LOCUS_EINVALID (a bad profile line), LOCUS_EUSAGE
+ */
+LOCUS_API int locus_jail_run(int *status, const char *const *argv,
+                             const locus_jail_options *opts, locus_error *err);
+
+/** The built-in profile's text (a static string). */
+LOCUS_API const char *locus_jail_default_profile(void);
+
 /* ---- NVIDIA OpenShell (docs/sandboxes.md; issue 15) ---- */
 
 #define LOCUS_OPENSHELL_OPTIONS_VERSION 1
