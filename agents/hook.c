@@ -5,7 +5,7 @@
  *   locus hook claude-code|codex|gemini [--policy FILE | --preset NAME]
  *              [--claude-settings FILE]... [--claude-project DIR]
  *              [--audit FILE] [--root DIR] [--timeout SECONDS]
- *              [--answer-allow]
+ *              [--answer-allow] [--jail] [--no-ask] [--jsonl]
  *   locus hook install AGENT [--project DIR] [--write]   (hook_install.c)
  *   locus hook doctor [AGENT] [--project DIR]            (hook_install.c)
  *
@@ -20,11 +20,14 @@
  *   agent/event              known safe   allowed   held        denied
  *   claude-code PreToolUse   allow        (none)    ask         deny
  *   claude-code PermissionR. allow        (none)    (none)      deny
- *   codex PreToolUse         (none)       (none)    (none)      deny
+ *   codex PreToolUse         (none)       (none)    deny        deny
  *   codex PermissionRequest  allow        (none)    (none)      deny
  *   gemini BeforeTool        allow        {}        ask         deny
  *
- * `--answer-allow` answers allow for every allowed call (locus is the only
+ * --jail (hook_jail.c): an allowed shell call the policy wants confined
+ * is answered allow with its input rewritten to run under `locus jail`.
+ * A Gemini run that cannot ask (hook_ask.c) or --no-ask: a hold is a
+ * deny.  `--answer-allow` answers allow for every allowed call (locus is the only
  * gate; Codex PreToolUse then also denies a held call, since nobody else
  * would stop it).  All with exit status 0.  Anything that stops us from
  * deciding (malformed JSON, wrong types, a payload over the cap, a bad
@@ -88,6 +91,9 @@ typedef enum hook_verdict {
 static const char *alarm_stdout;
 static const char *alarm_stderr;
 
+/* Where answers go: stdout, or one payload's buffer in --jsonl mode. */
+static FILE *hook_out;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -109,7 +115,7 @@ static bool is_permission_request(const char *event)
  */
 static hook_verdict verdict_for(const hook_agent *a, const char *event,
                                 locus_outcome oc, bool known_safe,
-                                bool answer_allow)
+                                bool answer_allow, bool can_ask)
 {
 	bool pr = is_permission_request(event);
 	switch (oc) {
@@ -119,8 +125,13 @@ static hook_verdict verdict_for(const hook_agent *a, const char *event,
 		   and it is shown */
 		if (pr)
 			return V_NONE;
-		if (a->style == HOOK_CODEX)
-			return answer_allow ? V_DENY : V_NONE;
+		/* Codex's PreToolUse cannot ask, and its own approval flow
+		   may run the call without a prompt (its sandbox, its
+		   "never" policy): a hold is a deny with the reason.  A
+		   Gemini run that cannot ask (gemini -p) would wait forever
+		   on an ask. */
+		if (a->style == HOOK_CODEX || !can_ask)
+			return V_DENY;
 		return V_ASK;
 	case LOCUS_OUTCOME_ALLOW:
 		if (a->style == HOOK_CODEX && !pr)
@@ -153,12 +164,18 @@ static char *line_of(cJSON *o)
  * out of memory.
  */
 static char *answer(const hook_agent *a, const char *event, hook_verdict v,
-                    const char *reason, bool *none)
+                    const char *reason, const cJSON *updated, bool *none)
 {
 	*none = false;
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
+	cJSON *upd =
+	    updated && v == V_ALLOW ? cJSON_Duplicate(updated, true) : NULL;
+	if (updated && v == V_ALLOW && !upd) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	if (a->style == HOOK_GEMINI) {
 		/* {} rather than silence: Gemini reads stderr when stdout is
 		   empty, and a warning there would read as an allow */
@@ -169,9 +186,20 @@ static char *answer(const hook_agent *a, const char *event, hook_verdict v,
 			cJSON_AddStringToObject(o, "reason", reason);
 		if (v == V_ASK) /* what Gemini's confirmation shows */
 			cJSON_AddStringToObject(o, "systemMessage", reason);
+		if (upd) { /* merged over the model's arguments */
+			cJSON *h =
+			    cJSON_AddObjectToObject(o, "hookSpecificOutput");
+			if (!h ||
+			    !cJSON_AddItemToObject(h, "tool_input", upd)) {
+				cJSON_Delete(upd);
+				cJSON_Delete(o);
+				return NULL;
+			}
+		}
 		return line_of(o);
 	}
-	if (v == V_NONE || (a->style == HOOK_CODEX && v == V_ALLOW &&
+	/* Codex takes a PreToolUse allow only with updatedInput */
+	if (v == V_NONE || (a->style == HOOK_CODEX && v == V_ALLOW && !upd &&
 	                    !is_permission_request(event))) {
 		cJSON_Delete(o);
 		*none = true;
@@ -179,10 +207,12 @@ static char *answer(const hook_agent *a, const char *event, hook_verdict v,
 	}
 	cJSON *h = cJSON_AddObjectToObject(o, "hookSpecificOutput");
 	if (!h) {
+		cJSON_Delete(upd);
 		cJSON_Delete(o);
 		return NULL;
 	}
 	cJSON_AddStringToObject(h, "hookEventName", event);
+	cJSON *at = h;
 	if (is_permission_request(event)) {
 		/* decision.behavior allow|deny (an ask is silence) */
 		cJSON *d = cJSON_AddObjectToObject(h, "decision");
@@ -192,18 +222,29 @@ static char *answer(const hook_agent *a, const char *event, hook_verdict v,
 			if (v != V_ALLOW)
 				cJSON_AddStringToObject(d, "message", reason);
 		}
+		at = d;
 	} else {
 		static const char *const d[] = {NULL, "allow", "ask", "deny"};
 		cJSON_AddStringToObject(h, "permissionDecision", d[v]);
 		cJSON_AddStringToObject(h, "permissionDecisionReason", reason);
 	}
+	if (upd && (!at || !cJSON_AddItemToObject(at, "updatedInput", upd))) {
+		cJSON_Delete(upd);
+		cJSON_Delete(o);
+		return NULL;
+	}
 	return line_of(o);
 }
 
 /* The reason handed to the agent for a verdict. */
-static char *reason_text(hook_verdict v, locus_outcome oc, const char *why)
+static char *reason_text(hook_verdict v, locus_outcome oc, const char *why,
+                         bool jailed)
 {
 	const char *head = "locus allowed this call: ";
+	if (v == V_ALLOW && jailed)
+		head = "locus allowed this call to run in its jail (the "
+		       "workspace is the only writable place, no network, "
+		       "credentials hidden): ";
 	if (v == V_DENY && oc == LOCUS_OUTCOME_REQUIRE_HUMAN)
 		head = "locus holds this call for a person's approval (this "
 		       "agent's hook cannot ask, so it is blocked; run it "
@@ -223,12 +264,12 @@ static char *reason_text(hook_verdict v, locus_outcome oc, const char *why)
 static int blocked(const hook_agent *a, const char *event, const char *why)
 {
 	alarm(0);
-	char *r = reason_text(V_DENY, LOCUS_OUTCOME_DENY, why);
+	char *r = reason_text(V_DENY, LOCUS_OUTCOME_DENY, why, false);
 	bool none;
-	char *line = answer(a, event, V_DENY, r ? r : why, &none);
+	char *line = answer(a, event, V_DENY, r ? r : why, NULL, &none);
 	if (line)
-		fputs(line, stdout);
-	fflush(stdout);
+		fputs(line, hook_out);
+	fflush(hook_out);
 	fprintf(stderr,
 	        "locus hook %s: %s; the call is blocked (fail "
 	        "closed)\n",
@@ -248,6 +289,7 @@ static void hook_usage(FILE *f)
 	    "[--claude-project DIR]\n"
 	    "                  [--audit FILE [--audit-key KEY]] [--root DIR] "
 	    "[--timeout SECONDS] [--answer-allow]\n"
+	    "                  [--jail] [--no-ask] [--jsonl]\n"
 	    "       locus hook install claude-code|codex|gemini "
 	    "[--project DIR] [--write]\n"
 	    "       locus hook doctor [claude-code|codex|gemini] "
@@ -263,6 +305,9 @@ typedef struct hook_opts {
 	cli_claude_opts claude; /* --claude-settings, --claude-project */
 	long timeout;
 	bool answer_allow;
+	bool jail;   /* --jail: allowed shell calls run under locus jail */
+	bool jsonl;  /* --jsonl: one payload a line (tests, bulk checks) */
+	bool no_ask; /* --no-ask: a hold is a deny (nobody to ask) */
 } hook_opts;
 
 /* Everything one run owns, freed in one place. */
@@ -272,6 +317,7 @@ typedef struct hook_run {
 	locus_policy *policy;
 	locus_audit *audit;
 	char *input;
+	size_t input_len; /* --jsonl: the line given */
 	cJSON *doc;
 	hook_plan plan;
 	char root[PATH_MAX];
@@ -281,6 +327,11 @@ typedef struct hook_run {
 	char *reason;
 	bool known_safe;
 	bool plan_mode; /* permission_mode "plan": only reading may run */
+	/* --jail: the payload is one shell call that can be rewritten */
+	bool jailable;
+	bool wants_sandbox; /* the policy's require_sandbox_for matched */
+	bool network;       /* a network label: the jail keeps the network */
+	const cJSON *tool_input; /* borrowed from doc */
 } hook_run;
 
 static void hook_run_free(hook_run *r)
@@ -299,8 +350,8 @@ static int read_payload(hook_run *r)
 {
 	const hook_agent *a = r->agent;
 	char why[512];
-	size_t len = 0;
-	int rc = lu_read_all(0, HOOK_MAX_INPUT, &r->input, &len);
+	size_t len = r->input_len;
+	int rc = r->input ? 0 : lu_read_all(0, HOOK_MAX_INPUT, &r->input, &len);
 	if (rc > 0) {
 		snprintf(why, sizeof(why), "the hook input is over %zu MiB",
 		         HOOK_MAX_INPUT >> 20);
@@ -370,6 +421,11 @@ static int decide_call(hook_run *r, const hook_call *c)
 	memset(&err, 0, sizeof(err));
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.workspace_root = r->has_root ? r->root : NULL;
+	static const char *const jailed[] = {"sandboxed"};
+	if (r->jailable) { /* the call will run in the jail */
+		in.tags = jailed;
+		in.ntags = 1;
+	}
 	locus_decision *d = NULL;
 	int rc = locus_gate(&d, r->policy, NULL, c->tool, args, strlen(args),
 	                    &in, &err);
@@ -387,6 +443,11 @@ static int decide_call(hook_run *r, const hook_call *c)
 		return blocked(r->agent, r->event, why);
 	}
 	locus_outcome oc = locus_decision_outcome(d);
+	if (locus_policy_wants_sandbox(r->policy, d))
+		r->wants_sandbox = true;
+	if (locus_decision_has_label(d, "exec:network") ||
+	    locus_decision_has_label(d, "network"))
+		r->network = true;
 	if (!hook_known_safe(d, c, r->has_root ? r->root : NULL, !r->plan_mode))
 		r->known_safe = false;
 	if (!r->reason || oc > r->outcome) {
@@ -449,6 +510,11 @@ static int decide(hook_run *r, const hook_opts *o)
 		r->has_root = true;
 	}
 
+	r->tool_input = ti;
+	r->jailable = o->jail && r->has_root &&
+	              hook_tool_is_shell(tn->valuestring) &&
+	              r->plan.ncalls == 1 && !r->plan.hold_reason;
+
 	locus_error err;
 	memset(&err, 0, sizeof(err));
 	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
@@ -484,6 +550,9 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 	*agent_name = NULL;
 	const cli_opt opts[] = {
 	    CLI_OPT_FLAG("--answer-allow", &o->answer_allow),
+	    CLI_OPT_FLAG("--jail", &o->jail),
+	    CLI_OPT_FLAG("--jsonl", &o->jsonl),
+	    CLI_OPT_FLAG("--no-ask", &o->no_ask),
 	    CLI_OPT_VALUE("--policy", &o->policy_file),
 	    CLI_OPT_VALUE("--preset", &o->preset),
 	    CLI_OPT_VALUE("--audit", &o->audit_file),
@@ -527,17 +596,33 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 static int respond(hook_run *r, const hook_opts *o)
 {
 	const hook_agent *a = r->agent;
+	bool can_ask = !o->no_ask && hook_agent_can_ask(a->name);
 	hook_verdict v = verdict_for(a, r->event, r->outcome, r->known_safe,
-	                             o->answer_allow && !r->plan_mode);
-	char *why = reason_text(v, r->outcome, r->reason);
+	                             o->answer_allow && !r->plan_mode, can_ask);
+	/* --jail: an allowed shell call the policy wants confined runs in
+	   the jail, answered allow with the rewritten input (in plan mode
+	   only what is known safe: a jail still lets the workspace
+	   change) */
+	cJSON *updated = NULL;
+	bool jailed = r->jailable && r->wants_sandbox &&
+	              r->outcome == LOCUS_OUTCOME_ALLOW &&
+	              (!r->plan_mode || r->known_safe);
+	if (jailed) {
+		v = V_ALLOW;
+		updated = hook_jail_input(r->tool_input, r->root, r->network);
+	}
+	char *why = reason_text(v, r->outcome, r->reason, jailed);
 	bool none = false;
-	char *out = why ? answer(a, r->event, v, why, &none) : NULL;
+	char *out = why && (!jailed || updated)
+	                ? answer(a, r->event, v, why, updated, &none)
+	                : NULL;
+	cJSON_Delete(updated);
 	int status = 0;
 	if (!out && !none)
 		status = blocked(a, r->event, "out of memory");
 	else if (out)
-		fputs(out, stdout);
-	if (fflush(stdout) && status == 0) {
+		fputs(out, hook_out);
+	if (fflush(hook_out) && status == 0) {
 		fprintf(stderr, "locus hook %s: cannot write the answer\n",
 		        a->name);
 		status = 2;
@@ -547,8 +632,88 @@ static int respond(hook_run *r, const hook_opts *o)
 	return status;
 }
 
+/* One payload: `input` (taken, malloc'd) or, NULL, stdin.  The
+ * status. */
+static int run_one(const hook_agent *a, const hook_opts *o, char *input,
+                   size_t len)
+{
+	hook_run run;
+	memset(&run, 0, sizeof(run));
+	run.agent = a;
+	run.event = a->events[0];
+	run.input = input;
+	run.input_len = len;
+	int status;
+	if (cli_policy_build_claude(o->policy_file, o->preset, &o->claude,
+	                            &run.policy))
+		status =
+		    blocked(a, run.event, "the policy could not be loaded");
+	else
+		status = decide(&run, o);
+	if (status == 0) {
+		alarm(0);
+		status = respond(&run, o);
+	}
+	hook_run_free(&run);
+	return status;
+}
+
+/*
+ * --jsonl: one payload a line; for each, one line
+ * {"exit":STATUS,"answer":ANSWER} (ANSWER null for no output).  The time
+ * limit applies to each payload.  0, or 2 when output fails.
+ */
+static int run_lines(const hook_agent *a, const hook_opts *o)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		char *buf = NULL, *copy = malloc((size_t)n + 1);
+		size_t blen = 0;
+		FILE *mem = copy ? open_memstream(&buf, &blen) : NULL;
+		if (!mem) {
+			free(copy);
+			rc = 2;
+			break;
+		}
+		memcpy(copy, line, (size_t)n + 1);
+		hook_out = mem;
+		alarm((unsigned)o->timeout);
+		int st = run_one(a, o, copy, (size_t)n);
+		alarm(0);
+		fclose(mem);
+		hook_out = stdout;
+		cJSON *ans = NULL;
+		if (buf && blen)
+			ans = cJSON_Parse(buf);
+		cJSON *res = cJSON_CreateObject();
+		cJSON_AddNumberToObject(res, "exit", st);
+		if (!ans)
+			ans = cJSON_CreateNull();
+		cJSON_AddItemToObject(res, "answer", ans);
+		char *text = cJSON_PrintUnformatted(res);
+		cJSON_Delete(res);
+		free(buf);
+		if (!text || printf("%s\n", text) < 0) {
+			cJSON_free(text);
+			rc = 2;
+			break;
+		}
+		cJSON_free(text);
+	}
+	free(line);
+	if (fflush(stdout))
+		rc = 2;
+	return rc;
+}
+
 int cli_hook(int argc, char **argv)
 {
+	hook_out = stdout;
 	if (argc > 1 && !strcmp(argv[1], "install"))
 		return cli_hook_install(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
@@ -573,10 +738,11 @@ int cli_hook(int argc, char **argv)
 	}
 
 	/* bounded time: past the limit, the prepared deny answer goes out */
-	char *r =
-	    reason_text(V_DENY, LOCUS_OUTCOME_DENY, "the hook ran out of time");
+	char *r = reason_text(V_DENY, LOCUS_OUTCOME_DENY,
+	                      "the hook ran out of time", false);
 	bool none;
-	char *line = answer(a, a->events[0], V_DENY, r ? r : "timeout", &none);
+	char *line =
+	    answer(a, a->events[0], V_DENY, r ? r : "timeout", NULL, &none);
 	char msg[160];
 	snprintf(msg, sizeof(msg),
 	         "locus hook %s: no decision within %lds; "
@@ -591,25 +757,10 @@ int cli_hook(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	alarm((unsigned)o.timeout);
 
-	hook_run run;
-	memset(&run, 0, sizeof(run));
-	run.agent = a;
-	run.event = a->events[0];
-	int status;
-	if (cli_policy_build_claude(o.policy_file, o.preset, &o.claude,
-	                            &run.policy))
-		status =
-		    blocked(a, run.event, "the policy could not be loaded");
-	else
-		status = decide(&run, &o);
-	if (status == 0) {
-		alarm(0);
-		status = respond(&run, &o);
-	}
+	int status = o.jsonl ? run_lines(a, &o) : run_one(a, &o, NULL, 0);
 	alarm(0);
 	alarm_stdout = NULL;
 	alarm_stderr = NULL;
-	hook_run_free(&run);
 	free(line);
 	free(r);
 	return status;

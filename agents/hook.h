@@ -58,6 +58,44 @@ void hook_plan_free(hook_plan *plan);
 bool hook_known_safe(const locus_decision *d, const hook_call *call,
                      const char *root, bool trust_rules);
 
+/*
+ * agents/hook_jail.c: an allowed shell call rewritten to run under `locus
+ * jail --root ROOT` (ROOT the call's workspace): the shell line `line` as
+ * a new line (malloc'd), or a copy of the tool input with its `command`
+ * (a string or an argv array) replaced (cJSON, the caller deletes).  NULL
+ * when out of memory.
+ */
+char *hook_jail_line(const char *line, const char *root, bool network);
+cJSON *hook_jail_input(const cJSON *input, const char *root, bool network);
+
+/* agents/hook_ask.c: can the agent running this hook ask a person?  False
+ * for a headless Gemini CLI run (gemini -p), whose ask would wait
+ * forever; true otherwise. */
+bool hook_agent_can_ask(const char *agent);
+
+/* A shell tool's input, in place: an argv `command` becomes the line
+ * that runs exactly it, and `bash -lc 'S'` (also sh, zsh, dash, ksh,
+ * under /bin, /usr/bin, /usr/local/bin; two levels) becomes S, so every
+ * front end judges the script the wrapper runs (locus gate does the same
+ * as the hooks).  0; -1 out of memory; 1 an argv that is not strings. */
+int hook_shell_unwrap(cJSON *input);
+
+/* Is `tool` one of the agents' shell tools (Bash, Monitor, shell,
+ * run_shell_command...)? */
+bool hook_tool_is_shell(const char *tool);
+
+/*
+ * agents/hook_codex.c: the hooks Codex sees for `cwd` (its user config in
+ * `codex_home`, NULL for Codex's default), as `codex app-server` lists
+ * them (`hooks/list`: key, command, sourcePath, currentHash,
+ * trustStatus...): a cJSON array, or NULL with `why` (codex not on PATH,
+ * no answer within 30 s).
+ */
+cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
+                        size_t wl);
+/* Does this listed hook run `locus hook codex`? */
+bool hook_codex_is_ours(const cJSON *hook);
+
 /* agents/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
 int cli_hook_install(int argc, char **argv);
 int cli_hook_doctor(int argc, char **argv);

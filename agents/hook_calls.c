@@ -332,6 +332,16 @@ static int mcp_shell(hook_plan *plan, const cJSON *input)
 static const char *const bash_like[] = {"Bash",  "Monitor",           "bash",
                                         "shell", "run_shell_command", NULL};
 
+int hook_shell_unwrap(cJSON *input)
+{
+	return shell_line(input);
+}
+
+bool hook_tool_is_shell(const char *tool)
+{
+	return tool_is(tool, bash_like);
+}
+
 int hook_plan_build(hook_plan *plan, const char *tool, const cJSON *input,
                     const cJSON *mcp, char *why, size_t whylen)
 {

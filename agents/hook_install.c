@@ -20,6 +20,7 @@
  * a dangerous call (must be denied) and on malformed input (must block).
  * Exit 0 when all is well, 1 when something is wrong, 2 for usage errors.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,6 +38,7 @@
 #include "cli/cli.h"
 #include "hook.h"
 #include "cli/policy_cli.h"
+#include "../util/buf.h"
 #include "../util/json.h"
 
 #define GUARD                                                                  \
@@ -70,6 +72,16 @@ static const char codex_block[] = "[[hooks.PreToolUse]]\n"
                                   "[[hooks.PermissionRequest.hooks]]\n"
                                   "type = \"command\"\n"
                                   "command = \"" GUARD "locus hook codex\"\n";
+
+/* The MCP server block of docs/integrations.md (left out when the file
+ * already has its own [mcp_servers.locus] table: TOML allows one). */
+static const char codex_mcp_block[] = "\n[mcp_servers.locus]\n"
+                                      "command = \"locus\"\n"
+                                      "args = [\"mcp\", \"--root\", \".\"]\n";
+
+/* One block per hook file: "# >>> locus hook trust: PATH" ... */
+static const char toml_trust_begin[] = "# >>> locus hook trust: ";
+static const char toml_trust_end[] = "# <<< locus hook trust: ";
 
 typedef enum agent_id { A_CLAUDE, A_CODEX, A_GEMINI } agent_id;
 
@@ -244,29 +256,58 @@ static char *merge_json(agent_id a, const char *path, const char *text,
 	return line;
 }
 
+/* `text` with the block between `begin` and `end` cut out; `*at` the
+ * offset where it was (or the end).  Malloc'd. */
+static char *cut_block(const char *text, const char *begin, const char *end,
+                       size_t *at)
+{
+	const char *t = text ? text : "";
+	const char *b = strstr(t, begin);
+	const char *e = b ? strstr(b, end) : NULL;
+	*at = b ? (size_t)(b - t) : strlen(t);
+	const char *tail = "";
+	if (b && e) {
+		tail = e + strlen(end);
+		if (*tail == '\n')
+			tail++;
+	} else if (b) {
+		tail = b + strlen(b); /* an unclosed block: to the end */
+	}
+	char *out = NULL;
+	if (asprintf(&out, "%.*s%s", (int)*at, t, tail) < 0)
+		return NULL;
+	return out;
+}
+
+/* `text` with `block` (between begin and end) put back at `at`. */
+static char *put_block(const char *text, size_t at, const char *begin,
+                       const char *block, const char *end)
+{
+	const char *sep = at && text[at - 1] != '\n' ? "\n\n" : at ? "\n" : "";
+	char *out = NULL;
+	if (asprintf(&out, "%.*s%s%s\n%s%s\n%s", (int)at, text, sep, begin,
+	             block, end, text + at) < 0)
+		return NULL;
+	return out;
+}
+
 /* The Codex config with our block replaced or appended.  Malloc'd. */
 static char *merge_toml(const char *text)
 {
-	const char *t = text ? text : "";
-	const char *b = strstr(t, toml_begin);
-	const char *e = b ? strstr(b, toml_end) : NULL;
-	size_t keep_head = b ? (size_t)(b - t) : strlen(t);
-	const char *tail = "";
-	if (b && e) {
-		tail = e + strlen(toml_end);
-		if (*tail == '\n')
-			tail++;
-	}
-	size_t n = keep_head + strlen(codex_block) + strlen(tail) +
-	           strlen(toml_begin) + strlen(toml_end) + 8;
-	char *out = malloc(n);
-	if (!out)
+	size_t at;
+	char *rest = cut_block(text, toml_begin, toml_end, &at);
+	if (!rest)
 		return NULL;
-	const char *sep = keep_head && t[keep_head - 1] != '\n'
-	                      ? "\n\n"
-	                      : (keep_head ? "\n" : "");
-	snprintf(out, n, "%.*s%s%s\n%s%s\n%s", (int)keep_head, t, b ? "" : sep,
-	         toml_begin, codex_block, toml_end, tail);
+	char *block = NULL;
+	bool own_mcp = strstr(rest, "[mcp_servers.locus]") != NULL;
+	if (asprintf(&block, "%s%s", codex_block,
+	             own_mcp ? "" : codex_mcp_block) < 0) {
+		free(rest);
+		return NULL;
+	}
+	char *out = put_block(rest, at, toml_begin, block, toml_end);
+	free(block);
+	free(rest);
 	return out;
 }
 
@@ -311,6 +352,127 @@ static int write_atomic(const char *path, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+/* The folder of Codex's user config (CODEX_HOME, else ~/.codex). */
+static bool codex_home(char *out, size_t cap)
+{
+	const char *ch = getenv("CODEX_HOME");
+	const char *h = getenv("HOME");
+	if (ch && ch[0])
+		return (size_t)snprintf(out, cap, "%s", ch) < cap;
+	return h && h[0] && (size_t)snprintf(out, cap, "%s/.codex", h) < cap;
+}
+
+static void codex_trust_howto(const char *dir)
+{
+	fprintf(stderr,
+	        "locus hook install: Codex runs a hook only after you trust "
+	        "it. Start `codex` in %s and choose \"Trust all and "
+	        "continue\" when it asks to review the hooks (or open "
+	        "/hooks), or run `locus hook install codex --write` again "
+	        "with codex on PATH; `locus hook doctor codex` checks it\n",
+	        dir ? dir : "your project");
+}
+
+/*
+ * After `install codex --write`: ask Codex for the hashes of the locus
+ * hooks in `path` and write them, as Codex's own trust does, into the
+ * user config (a marked block, replaced on every install).  0, or 2 when
+ * the user config cannot be written.
+ */
+static int codex_trust(const char *path_given, const char *project)
+{
+	char home[PATH_MAX], cwd[PATH_MAX], why[256], path[PATH_MAX];
+	if (!realpath(path_given, path))
+		snprintf(path, sizeof path, "%s", path_given);
+	const char *dir = project ? project : getcwd(cwd, sizeof cwd);
+	char real[PATH_MAX];
+	if (dir && realpath(dir, real))
+		dir = real;
+	if (!codex_home(home, sizeof home) || !dir) {
+		codex_trust_howto(dir);
+		return 0;
+	}
+	cJSON *hooks = hook_codex_hooks(home, dir, why, sizeof why);
+	if (!hooks) {
+		fprintf(stderr, "locus hook install: %s\n", why);
+		codex_trust_howto(dir);
+		return 0;
+	}
+	lu_buf block = LU_BUF_INIT;
+	char upath[PATH_MAX + 16];
+	snprintf(upath, sizeof upath, "%s/config.toml", home);
+	char *text = NULL;
+	size_t len = 0;
+	if (read_opt(upath, &text, &len)) {
+		cJSON_Delete(hooks);
+		fprintf(stderr, "locus hook install: %s: %s\n", upath,
+		        strerror(errno));
+		return 2;
+	}
+	size_t at;
+	char begin[PATH_MAX + 64], end[PATH_MAX + 64];
+	snprintf(begin, sizeof begin, "%s%s (hashes from codex app-server)",
+	         toml_trust_begin, path);
+	snprintf(end, sizeof end, "%s%s", toml_trust_end, path);
+	char *rest = cut_block(text, begin, end, &at);
+	int found = 0, added = 0;
+	const cJSON *h;
+	cJSON_ArrayForEach(h, hooks)
+	{
+		const cJSON *src =
+		    cJSON_GetObjectItemCaseSensitive(h, "sourcePath");
+		const cJSON *key = cJSON_GetObjectItemCaseSensitive(h, "key");
+		const cJSON *hash =
+		    cJSON_GetObjectItemCaseSensitive(h, "currentHash");
+		if (!hook_codex_is_ours(h) || !cJSON_IsString(src) ||
+		    strcmp(src->valuestring, path) || !cJSON_IsString(key) ||
+		    !cJSON_IsString(hash))
+			continue;
+		found++;
+		char *k = cJSON_PrintUnformatted(key);
+		char *v = cJSON_PrintUnformatted(hash);
+		char header[PATH_MAX + 64];
+		snprintf(header, sizeof header, "[hooks.state.%s]", k ? k : "");
+		/* a table Codex wrote itself stays (TOML allows one) */
+		if (k && v && rest && !strstr(rest, header)) {
+			lu_buf_printf(&block, "%s\ntrusted_hash = %s\n", header,
+			              v);
+			added++;
+		}
+		cJSON_free(k);
+		cJSON_free(v);
+	}
+	cJSON_Delete(hooks);
+	int rc = 0;
+	if (!found) {
+		fprintf(stderr,
+		        "locus hook install: Codex does not list the hooks of "
+		        "%s: Codex reads a project's .codex/config.toml only "
+		        "once you trust the project; run `codex exec --trust` "
+		        "in %s (or answer \"Trust\" when codex starts there), "
+		        "then this install again\n",
+		        path, dir);
+	} else {
+		char *b = lu_buf_take(&block);
+		char *out =
+		    rest ? put_block(rest, at, begin, b ? b : "", end) : NULL;
+		if (!out || write_atomic(upath, out))
+			rc = 2;
+		else
+			fprintf(stderr,
+			        "locus hook install: Codex trusts the %d locus "
+			        "hook%s of %s (%d hash%s written to %s)\n",
+			        found, found == 1 ? "" : "s", path, added,
+			        added == 1 ? "" : "es", upath);
+		free(out);
+		free(b);
+	}
+	lu_buf_free(&block);
+	free(rest);
+	free(text);
+	return rc;
 }
 
 int cli_hook_install(int argc, char **argv)
@@ -366,6 +528,8 @@ int cli_hook_install(int argc, char **argv)
 		rc = write_atomic(path, out) ? 2 : 0;
 		if (!rc)
 			fprintf(stderr, "locus hook install: wrote %s\n", path);
+		if (!rc && a == A_CODEX)
+			rc = codex_trust(path, project);
 	} else {
 		fputs(out, stdout);
 		fprintf(stderr,
@@ -601,6 +765,20 @@ static bool doctor_json(doctor *d, agent_id a, const char *path,
 	    a == A_CLAUDE ? claude_events : gemini_events;
 	const cJSON *hooks = cJSON_GetObjectItemCaseSensitive(doc, "hooks");
 	bool any = false;
+	int ours = 0;
+	for (size_t i = 0; events[i]; i++) {
+		const cJSON *e;
+		cJSON_ArrayForEach(
+		    e, cJSON_GetObjectItemCaseSensitive(hooks, events[i]))
+		    ours += entry_is_ours(e, a);
+	}
+	/* a file without any locus hook is not a problem by itself (the
+	   user's own settings, when the project has the hook) */
+	if (!ours) {
+		printf("  (no locus hook in %s)\n", path);
+		cJSON_Delete(doc);
+		return false;
+	}
 	for (size_t i = 0; events[i]; i++) {
 		const cJSON *arr =
 		    cJSON_GetObjectItemCaseSensitive(hooks, events[i]);
@@ -660,6 +838,68 @@ static bool toml_value(const char *line, const char *key, char *out, size_t cap)
 	return *p == '"';
 }
 
+/* Does Codex trust (and so run) the locus hooks of `path`?  Asked of
+ * `codex app-server` (agents/hook_codex.c). */
+static void doctor_codex_trust(doctor *d, const char *path_given)
+{
+	char bin[PATH_MAX], home[PATH_MAX], cwd[PATH_MAX], why[256];
+	char path[PATH_MAX];
+	if (!realpath(path_given, path))
+		snprintf(path, sizeof path, "%s", path_given);
+	if (!on_path("codex", bin, sizeof bin)) {
+		printf("  note: codex is not on PATH; cannot check that Codex "
+		       "trusts these hooks\n");
+		return;
+	}
+	const char *dir = d->project ? d->project : getcwd(cwd, sizeof cwd);
+	/* the user config is CODEX_HOME's; a project file is read with the
+	   user's CODEX_HOME too */
+	if (!codex_home(home, sizeof home) || !dir) {
+		problem(d, "cannot tell where Codex keeps its configuration");
+		return;
+	}
+	cJSON *hooks = hook_codex_hooks(home, dir, why, sizeof why);
+	if (!hooks) {
+		problem(d, "cannot check Codex's hook trust: %s", why);
+		return;
+	}
+	int listed = 0;
+	const cJSON *h;
+	cJSON_ArrayForEach(h, hooks)
+	{
+		const cJSON *src =
+		    cJSON_GetObjectItemCaseSensitive(h, "sourcePath");
+		const cJSON *key = cJSON_GetObjectItemCaseSensitive(h, "key");
+		const cJSON *st =
+		    cJSON_GetObjectItemCaseSensitive(h, "trustStatus");
+		if (!hook_codex_is_ours(h) || !cJSON_IsString(src) ||
+		    strcmp(src->valuestring, path))
+			continue;
+		listed++;
+		const char *k = cJSON_IsString(key) ? key->valuestring : "?";
+		if (cJSON_IsString(st) &&
+		    (!strcmp(st->valuestring, "trusted") ||
+		     !strcmp(st->valuestring, "managed")))
+			ok("Codex trusts %s", k);
+		else
+			problem(d,
+			        "Codex does not trust %s (%s): it will not run "
+			        "it; run `locus hook install codex --write%s` "
+			        "again, or trust it in codex's /hooks",
+			        k, cJSON_IsString(st) ? st->valuestring : "?",
+			        d->project ? " --project DIR" : "");
+	}
+	cJSON_Delete(hooks);
+	if (!listed)
+		problem(
+		    d,
+		    "Codex does not load %s: a project's .codex/config.toml "
+		    "counts only in a trusted project (`codex exec --trust` "
+		    "there), then `locus hook install codex --project DIR "
+		    "--write` again",
+		    path);
+}
+
 /* Codex's config.toml, scanned line by line for our hook tables. */
 static bool doctor_toml(doctor *d, const char *path, const char *text)
 {
@@ -693,13 +933,18 @@ static bool doctor_toml(doctor *d, const char *path, const char *text)
 			}
 		}
 	}
+	if (!found[0] && !found[1]) {
+		printf("  (no locus hook in %s)\n", path);
+		return false;
+	}
 	for (int e = 0; e < 2; e++)
 		if (!found[e])
 			problem(d,
 			        "%s: no locus hook on %s (locus hook install "
 			        "codex)",
 			        path, events[e]);
-	return found[0] || found[1];
+	doctor_codex_trust(d, path);
+	return true;
 }
 
 static void doctor_agent(doctor *d, agent_id a)

@@ -283,6 +283,21 @@ static void gate_decide(gate_run *g, gate_call *c, unsigned long lineno)
 	if (!c->has_spent)
 		c->in.spent_usd = g->spent;
 	c->in.workspace_root = g->root;
+	/* a shell wrapper is judged as the script it runs, as the hooks
+	   judge it (one answer per call, whatever the front end) */
+	if (c->args && hook_tool_is_shell(c->tool)) {
+		cJSON *a = cJSON_Parse(c->args);
+		char *na = NULL;
+		if (a && hook_shell_unwrap(a) == 0)
+			na = cJSON_PrintUnformatted(a);
+		cJSON_Delete(a);
+		char *dup = na ? strdup(na) : NULL;
+		cJSON_free(na);
+		if (dup) {
+			free(c->args);
+			c->args = dup;
+		}
+	}
 	locus_decision *d = NULL;
 	int rc = locus_gate(&d, g->policy, g->parser, c->tool, c->args,
 	                    c->args ? strlen(c->args) : 0, &c->in, &err);

@@ -165,6 +165,34 @@ static char *intersect(locus_decision *d, const pl_strset *set,
 	return s;
 }
 
+/* A sandboxed call whose every holding label (require_human_for, and
+ * permission:ask) is in allow_sandboxed_for and none is never_confined. */
+static bool confined_allow(const locus_decision *d, const locus_policy *p)
+{
+	if (!p->allow_sandboxed_for.n ||
+	    !pl_strset_has(&d->labels, "sandboxed"))
+		return false;
+	for (size_t i = 0; i < d->labels.n; i++) {
+		const char *l = d->labels.items[i];
+		bool holds = pl_strset_has(&p->require_human_for, l) ||
+		             !strcmp(l, "permission:ask");
+		if (holds && (pl_never_confined(l) ||
+		              !pl_strset_has(&p->allow_sandboxed_for, l)))
+			return false;
+	}
+	return true;
+}
+
+bool locus_policy_wants_sandbox(const locus_policy *p, const locus_decision *d)
+{
+	if (!p || !d)
+		return false;
+	for (size_t i = 0; i < d->labels.n; i++)
+		if (pl_strset_has(&p->require_sandbox_for, d->labels.items[i]))
+			return true;
+	return false;
+}
+
 static bool bad_number(double v)
 {
 	return !isfinite(v) || v < 0;
@@ -241,8 +269,10 @@ static void deny_checks(locus_decision *d, const locus_policy *p,
 		          "labels %s are denied by policy", l);
 		free(l);
 	}
-	/* 2. require_sandbox_for */
-	if (!pl_strset_has(&d->labels, "sandboxed") &&
+	/* 2. require_sandbox_for (not strict: only what a front end that
+	   can confine confines, so an unconfined call is not denied) */
+	if (p->require_sandbox_strict &&
+	    !pl_strset_has(&d->labels, "sandboxed") &&
 	    (l = intersect(d, &p->require_sandbox_for, NULL))) {
 		add_check(d, LOCUS_OUTCOME_DENY, false,
 		          "labels %s require a sandbox and the action is not "
@@ -300,10 +330,17 @@ static void bound_checks(locus_decision *d, const locus_policy *p,
 		    "spend %.2f USD plus cost %.2f USD exceeds the limit %.2f "
 		    "USD",
 		    spent, s->cost, p->spend_limit_usd);
-	/* 8. require_human_for (permission:ask always enforced) */
+	/* 8. require_human_for (permission:ask always enforced); waived
+	   for a sandboxed call when every label that holds it is one the
+	   policy allows confined */
 	char *l = intersect(d, &p->require_human_for, "permission:ask");
 	if (l) {
-		add_check(d, H, waive, "labels %s require human approval", l);
+		bool confined = confined_allow(d, p);
+		add_check(d, H, waive || confined,
+		          confined ? "labels %s require human approval "
+		                     "(waived: the call runs sandboxed)"
+		                   : "labels %s require human approval",
+		          l);
 		free(l);
 	}
 }

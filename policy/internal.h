@@ -115,6 +115,13 @@ int pl_shell_paths(const locus_shell_result *sh, int kind, pl_path_cb cb,
 struct locus_policy {
 	pl_strset deny_for;
 	pl_strset require_sandbox_for;
+	/* false: require_sandbox_for only names what a front end that can
+	   confine a call confines; an unconfined call is not denied for it
+	   (the presets; docs/jail.md) */
+	bool require_sandbox_strict;
+	/* holds (require_human_for) waived for a call tagged `sandboxed`;
+	   never a label of pl_never_confined (docs/jail.md) */
+	pl_strset allow_sandboxed_for;
 	pl_strset require_human_for;
 	locus_severity min_severity;
 	double require_verification_score;
@@ -133,6 +140,11 @@ struct locus_policy {
 int pl_load_permissions(const pl_doc *doc, const cJSON *perm, const char *field,
                         bool strict, const pl_rule_ctx *ctx, pl_rules lists[3],
                         locus_error *err);
+
+/* A label confinement never makes harmless (network, secrets,
+ * persistence, agent config, pushes, privilege, the floor...): refused
+ * in allow_sandboxed_for, never waived by it. */
+bool pl_never_confined(const char *label);
 
 /* Fill `o` with a decision's fields (decision JSON and audit record). */
 bool pl_decision_fields(const locus_decision *d, cJSON *o);

@@ -76,6 +76,7 @@ int locus_policy_new(locus_policy **out)
 	p->min_severity = LOCUS_SEVERITY_LOW;
 	p->require_verification_score = 0.8;
 	p->max_blast_radius = 1;
+	p->require_sandbox_strict = true;
 	p->version = strdup("");
 	if (!p->version || pl_strset_add(&p->require_human_for, "production")) {
 		locus_policy_free(p);
@@ -91,6 +92,7 @@ void locus_policy_free(locus_policy *p)
 		return;
 	pl_strset_free(&p->deny_for);
 	pl_strset_free(&p->require_sandbox_for);
+	pl_strset_free(&p->allow_sandboxed_for);
 	pl_strset_free(&p->require_human_for);
 	for (int i = 0; i < 3; i++)
 		pl_rules_free(&p->rules[i]);
@@ -175,6 +177,29 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 		return load_labels(doc, v, k, &p->require_sandbox_for, err);
 	if (strcmp(k, "require_human_for") == 0)
 		return load_labels(doc, v, k, &p->require_human_for, err);
+	if (strcmp(k, "require_sandbox_strict") == 0) {
+		if (!cJSON_IsBool(v))
+			return pl_doc_error(doc, v, k, err,
+			                    "expected true or false");
+		p->require_sandbox_strict = cJSON_IsTrue(v);
+		return 0;
+	}
+	if (strcmp(k, "allow_sandboxed_for") == 0) {
+		int rc = load_labels(doc, v, k, &p->allow_sandboxed_for, err);
+		const char *bad = NULL;
+		for (size_t i = 0; !rc && !bad && i < p->allow_sandboxed_for.n;
+		     i++)
+			if (pl_never_confined(p->allow_sandboxed_for.items[i]))
+				bad = p->allow_sandboxed_for.items[i];
+		if (bad)
+			return pl_doc_error(
+			    doc, v, k, err,
+			    "\"%s\" can never be allowed by confinement "
+			    "(network, secrets, persistence, agent config, "
+			    "pushes, privilege and the floor stay held)",
+			    bad);
+		return rc;
+	}
 	if (strcmp(k, "min_severity") == 0) {
 		if (!cJSON_IsString(v) ||
 		    locus_severity_parse(&p->min_severity, v->valuestring))
@@ -299,6 +324,8 @@ static const struct {
 	{"standard",
 	 "{\"version\": \"standard@2\",\n"
 	 " \"require_verification_score\": 0,\n"
+	 " \"require_sandbox_for\": [\"workspace.exec\", \"workspace.read\"],\n"
+	 " \"require_sandbox_strict\": false,\n"
 	 " \"deny_for\": [\"exec:never\"],\n"
 	 " \"require_human_for\": [\"exec:destructive\", \"exec:force-push\",\n"
 	 "   \"exec:vcs-push\", \"exec:remote-code\", \"exec:shutdown\",\n"
@@ -309,6 +336,8 @@ static const struct {
     {"strict",
      "{\"version\": \"strict@2\",\n"
      " \"require_verification_score\": 0,\n"
+     " \"require_sandbox_for\": [\"workspace.exec\", \"workspace.read\"],\n"
+     " \"require_sandbox_strict\": false,\n"
      " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
      " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
      "   \"network\", \"outside-workspace\", \"unknown-tool\",\n"
@@ -449,6 +478,10 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 	ok = ok && lu_json_add(o, "deny_for", set_json(&p->deny_for));
 	ok = ok && lu_json_add(o, "require_sandbox_for",
 	                       set_json(&p->require_sandbox_for));
+	ok = ok && lu_json_add(o, "require_sandbox_strict",
+	                       cJSON_CreateBool(p->require_sandbox_strict));
+	ok = ok && lu_json_add(o, "allow_sandboxed_for",
+	                       set_json(&p->allow_sandboxed_for));
 	ok = ok && lu_json_add(o, "min_severity",
 	                       cJSON_CreateString(
 	                           locus_severity_name(p->min_severity)));

@@ -226,15 +226,17 @@ static const pcase pcases[] = {
     {"claude-code", "claude-write-allow.json", "--preset", "readonly", ANS_DENY,
      "workspace.write"},
 
-    /* Codex PreToolUse takes only a deny: a hold is Codex's own approval */
+    /* Codex PreToolUse cannot ask, and Codex's own flow may run a call
+       without a prompt: a hold is a deny with the reason (issue 32) */
     {"codex", "codex-bash-allow.json", NULL, NULL, ANS_NONE, NULL},
-    {"codex", "codex-bash-hold.json", NULL, NULL, ANS_NONE, NULL},
+    {"codex", "codex-bash-hold.json", NULL, NULL, ANS_DENY, "approval"},
     {"codex", "codex-bash-hold.json", "--answer-allow", NULL, ANS_DENY,
      "approval"},
     {"codex", "codex-bash-deny.json", NULL, NULL, ANS_DENY, "exec:never"},
     {"codex", "codex-bash-argv.json", NULL, NULL, ANS_DENY, "exec:never"},
     {"codex", "codex-apply-patch.json", NULL, NULL, ANS_NONE, NULL},
-    {"codex", "codex-apply-patch.json", "--preset", "strict", ANS_NONE, NULL},
+    {"codex", "codex-apply-patch.json", "--preset", "strict", ANS_DENY,
+     "approval"},
     {"codex", "codex-apply-patch.json", "--preset", "readonly", ANS_DENY,
      "workspace.write"},
 

@@ -306,6 +306,16 @@ LOCUS_API const char *locus_decision_permission_rule(const locus_decision *d);
 LOCUS_API const char *locus_decision_policy_version(const locus_decision *d);
 
 /**
+ * Does the policy want this call confined: does one of the decision's
+ * labels appear in the policy's require_sandbox_for?  A front end that
+ * can confine a call (`locus hook --jail` for a shell line, the harness
+ * on an isolated backend) confines the calls for which this is true
+ * (docs/jail.md).  false for NULL arguments.
+ */
+LOCUS_API bool locus_policy_wants_sandbox(const locus_policy *p,
+                                          const locus_decision *d);
+
+/**
  * The decision record: {"action","asset","kind","outcome","reason",
  * "checks":[{"outcome","reason"}],"waived":[..],"labels":[..],
  * "permission":{"verdict","rule"}|null,"policy_version"}.

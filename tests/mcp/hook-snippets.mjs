@@ -65,7 +65,8 @@ const cases = [
   [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-hold.json', 'silent'],
   [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-deny.json', 'deny'],
   [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-allow.json', 'silent'],
-  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-hold.json', 'silent'],
+  // a hold Codex's PreToolUse cannot ask about is a deny with the reason
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-hold.json', 'deny'],
   [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-deny.json', 'deny'],
   [codexCmd, codexMatcherOf('PreToolUse'), 'codex-apply-patch.json', 'silent'],
   [codexCmd, codexMatcherOf('PermissionRequest'), 'codex-permission-read.json', 'allow'],
