@@ -376,6 +376,15 @@ static bool opt_word(const char *a, const char *opt, size_t opt_n, bool abbrev)
 		if (an > 2 && an < opt_n && strncmp(a, opt, an) == 0)
 			return true;
 	}
+	/* --auto-ap for -auto-approve: Go's flag package refuses it, a
+	   getopt-style reader would take it (found by fuzz_bypass) */
+	if (abbrev && opt_n > 2 && opt[1] != '-' && a[0] == '-' &&
+	    a[1] == '-') {
+		size_t an = strcspn(a, "=");
+		if (an > 3 && an - 1 < opt_n &&
+		    strncmp(a + 1, opt, an - 1) == 0)
+			return true;
+	}
 	if (opt[1] != '-' && a[0] == '-' && a[1] == '-')
 		return strncmp(a + 1, opt, opt_n) == 0 &&
 		       (a[opt_n + 1] == '\0' || a[opt_n + 1] == '=');
