@@ -881,7 +881,7 @@ static bool is_u_flag(const char *a)
 
 static bool read_tree_resets(const char *a)
 {
-	return streq(a, "--reset") || streq(a, "-m");
+	return long_opt(a, "--reset", 3) || streq(a, "-m");
 }
 
 static bool git_read_tree(const view *v)
@@ -920,9 +920,11 @@ static bool git_overwrite_branch(const view *v)
 	return any_arg(v, overwrites_branch);
 }
 
+/* any prefix, as parse-options takes it (`git merge --abo`; found by
+   fuzz_bypass's abbreviate transform, issue 26) */
 static bool is_abort(const char *a)
 {
-	return streq(a, "--abort");
+	return long_opt(a, "--abort", 3);
 }
 
 static bool git_abort(const view *v)
