@@ -48,8 +48,9 @@ static void usage_to(FILE *f)
 	        "[--oci-endpoint URL]\n"
 	        "       [--oci-ca FILE] [--oci-routes FILE] "
 	        "[--oci-stream sse|ndjson]\n"
-	        "       [--oci-expiration PT1H] [--oci-shape SMALL] "
-	        "(docs/backends.md)\n"
+	        "       [--oci-expiration PT1H] [--oci-shape SMALL]\n"
+	        "       [--oci-data text|base64] "
+	        "[--oci-expiry-field duration|minutes] (docs/backends.md)\n"
 	        "  openshell (docs/openshell.md):\n%s",
 	        cli_openshell_usage);
 }
