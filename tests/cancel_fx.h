@@ -105,7 +105,8 @@ static inline void cancel_fx_join(canceller *c)
  * 10 s of the cancel, with progress reported on the way.  host_dir, when
  * not NULL, is where the host sees those two files: the 1.6 s then count
  * from the moment both have content, so a slow start is not a cancel of
- * a command that never ran.
+ * a command that never ran.  Each count is written whole (a temporary file
+ * renamed over it): a kill mid-write never leaves a file empty.
  */
 static inline void cancel_fx_ticker(locus_session *s, const char *prefix,
                                     const char *host_dir)
@@ -113,9 +114,10 @@ static inline void cancel_fx_ticker(locus_session *s, const char *prefix,
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 	         "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > "
-	         "%sesc; sleep 0.05; done' & i=0; while :; do i=$((i+1)); "
-	         "echo $i > %stick; sleep 0.05; done",
-	         prefix, prefix);
+	         "%sesc.n; mv -f %sesc.n %sesc; sleep 0.05; done' & i=0; "
+	         "while :; do i=$((i+1)); echo $i > %stick.n; "
+	         "mv -f %stick.n %stick; sleep 0.05; done",
+	         prefix, prefix, prefix, prefix, prefix, prefix);
 	canceller c;
 	char tick[512] = "", esc[512] = "";
 	if (host_dir) {

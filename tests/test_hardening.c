@@ -805,13 +805,19 @@ START_TEST(setsid_escape_is_killed)
 	        "{\"command\":\"setsid sleep 302 >/dev/null 2>&1 & echo $!; "
 	        "sleep 300\",\"background\":true}",
 	        "sh1");
-	usleep(300000);
-	bool e;
-	o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+	/* poll (10 s at most) until the background command said its pid */
 	int c = 0;
-	const char *nl = strchr(o, '\n');
-	ck_assert_msg(nl && sscanf(nl + 1, "%d", &c) == 1, "%s", o);
-	free(o);
+	for (int i = 0; i < 500 && c <= 0; i++) {
+		bool e;
+		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+		const char *nl = strchr(o, '\n');
+		if (!nl || sscanf(nl + 1, "%d", &c) != 1)
+			c = 0;
+		free(o);
+		if (c <= 0)
+			usleep(20000);
+	}
+	ck_assert_msg(c > 0, "the background command never said its pid");
 	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
 	ck_assert_msg(!pid_alive(c), "escapee %d survived kill_shell", c);
 	o = bash(&f, "x");
@@ -829,11 +835,16 @@ START_TEST(setsid_escape_is_killed)
 	        "{\"command\":\"setsid sleep 304 & echo $! > pid2; sleep 300\","
 	        "\"background\":true}",
 	        "sh");
-	usleep(300000);
-	pf = get(&f, "pid2");
-	ck_assert_ptr_nonnull(pf);
-	int d = atoi(pf);
-	free(pf);
+	/* poll (10 s at most) until the background command wrote its pid */
+	int d = 0;
+	for (int i = 0; i < 500 && d <= 0; i++) {
+		pf = get(&f, "pid2");
+		d = pf ? atoi(pf) : 0;
+		free(pf);
+		if (d <= 0)
+			usleep(20000);
+	}
+	ck_assert_msg(d > 0, "the background command never wrote its pid");
 	fx_close(&f);
 	ck_assert_msg(!pid_alive(d), "escapee %d survived close", d);
 }
@@ -1039,14 +1050,20 @@ START_TEST(many_background_jobs)
 		ck_assert_msg(!e, "job %d: %s", i, o);
 		free(o);
 	}
-	/* one more call reaps the last ones */
-	usleep(200000);
-	free(bash(&f, "true"));
+	/* another call reaps the jobs that ended: poll (10 s at most) until
+	   the last ones have ended and been reaped */
 	char cmd[200];
 	snprintf(cmd, sizeof cmd,
 	         "test $(ps -o stat= --ppid %d | grep -c Z) -le 2",
 	         (int)getpid());
-	ck_assert_msg(system(cmd) == 0, "zombies left");
+	bool reaped = false;
+	for (int i = 0; i < 200 && !reaped; i++) {
+		free(bash(&f, "true"));
+		reaped = system(cmd) == 0;
+		if (!reaped)
+			usleep(50000);
+	}
+	ck_assert_msg(reaped, "zombies left");
 	int fds = 0;
 	DIR *d = opendir("/proc/self/fd");
 	while (d && readdir(d))
