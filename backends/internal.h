@@ -57,7 +57,7 @@ bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,
 /* 32 random hex characters (getrandom); -1 when there is no randomness. */
 int lh_nonce(char out[33]);
 
-/* A host command under a supervisor (harness/supervise.c). */
+/* A host command under a supervisor (backends/supervise.c). */
 typedef struct lh_spawn_opts {
 	int root_fd;                     /* working folder */
 	const char *command;             /* for /bin/sh -c */

@@ -21,7 +21,7 @@ int cli_policy_build(const char *policy_file, const char *preset,
 
 /*
  * Add the permission rules of a Claude Code settings file, read as Claude
- * Code reads them (cli/hook_settings.c): warnings about skipped or
+ * Code reads them (agents/hook_settings.c): warnings about skipped or
  * weakened rules go to stderr; "/x" rules of DIR/.claude/settings*.json
  * are relative to DIR.  `optional`: a file that does not exist is skipped.
  * 0, or 2 with a message on stderr.

@@ -1,6 +1,6 @@
 /*
  * cli/policy_fuzz_cmd.c - the command side of `locus policy fuzz`
- * (cli/policy_fuzz.c searches): options, the policy and the allow rules
+ * (policy/policy_fuzz.c searches): options, the policy and the allow rules
  * with where they are written, reduction of each finding to its shortest
  * admitted form, the checked fix, and the text / JSONL / SARIF reports.
  */
@@ -326,7 +326,7 @@ static int build(pf_ctx *c, const pf_opts *o)
 	if (o->policy && (rc = rules_of(c, o->policy, false)))
 		return rc;
 	for (size_t i = 0; i < o->nsettings; i++) {
-		/* read as Claude Code reads them (cli/hook_settings.c) */
+		/* read as Claude Code reads them (agents/hook_settings.c) */
 		if (cli_add_claude_settings(c->policy, o->settings[i], false))
 			return 2;
 		if ((rc = rules_of(c, o->settings[i], true)))

@@ -2,7 +2,7 @@
  * fuzz_mcp - the text handling of `locus mcp` that is not cJSON's: the raw
  * member scanner behind exact ids and progress tokens, id keys for
  * cancellation, the escaped-NUL check, and the readers of ls/glob/grep
- * text into structuredContent (cli/mcp_io.c, cli/mcp_struct.c).
+ * text into structuredContent (agents/mcp_io.c, agents/mcp_struct.c).
  *
  * Input: any bytes.  When they parse as one JSON object (as the server
  * checks before scanning), the scanner must find a member cJSON has

@@ -159,7 +159,7 @@ static bool net_source(const locus_shell_command *d, const lk_program *p)
 }
 
 /* A file the line downloaded (or read from a socket) is run by command
-   k, under any name it got (knowledge/linefacts.c follows cp, mv, ln,
+   k, under any name it got (parser/linefacts.c follows cp, mv, ln,
    tee, archives).  `wr` is computed on first use. */
 static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
                           bool *have_wr)

@@ -47,7 +47,7 @@ typedef struct lk_write {
 
 /*
  * The commands of a line that write any file, with every name each one
- * writes indexed by name (knowledge/linefacts.c): computed once per line,
+ * writes indexed by name (parser/linefacts.c): computed once per line,
  * extended when a nested parse adds commands, searched per file a command
  * runs.  Heap memory: lk_writers_free() releases it.
  */

@@ -4,7 +4,7 @@
  * `echo 'rm -rf /' > x.sh; sh x.sh`, `cat > Makefile <<E ... E; make`,
  * `printf ... | tee run; chmod +x run; ./run`, `cp a.sh b; . b`: a later
  * command runs text the line itself wrote.  After the walk, every command
- * that runs a file (knowledge/linefacts.c: its argv[0], a shell's or
+ * that runs a file (parser/linefacts.c: its argv[0], a shell's or
  * interpreter's script, source, make's makefile, git's config) is matched
  * against the files the line writes.  When the written text is static it
  * is parsed as that runner's input (origin written-script; every write of

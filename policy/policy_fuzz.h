@@ -69,10 +69,10 @@ typedef struct pf_ctx {
 	bool quiet;
 	bool progress_tty;      /* stderr is a terminal: redraw one line */
 	long next_progress;     /* c->tested at which to report next */
-	struct pf_cores *cores; /* cli/policy_fuzz_check.c's cache */
+	struct pf_cores *cores; /* policy/policy_fuzz_check.c's cache */
 } pf_ctx;
 
-/* ---- cli/policy_fuzz_check.c ---- */
+/* ---- policy/policy_fuzz_check.c ---- */
 
 typedef struct pf_cores pf_cores;
 void pf_cores_free(pf_cores *cs);

@@ -1,6 +1,6 @@
 /*
- * tests/test_grpc.c - the gRPC wire rules (harness/grpc.c) and the
- * OpenShell messages (harness/openshell_msg.c) as pure functions.
+ * tests/test_grpc.c - the gRPC wire rules (net/grpc.c) and the
+ * OpenShell messages (net/openshell_msg.c) as pure functions.
  *
  * The message vectors are what protoc-generated Python (python3-protobuf
  * 3.21, SerializeToString(deterministic=True)) writes for the same values

@@ -1,6 +1,6 @@
 /*
  * tests/test_knowledge.c - the program table (knowledge/programs.c) and
- * the line facts (knowledge/linefacts.c): every other name a program goes
+ * the line facts (parser/linefacts.c): every other name a program goes
  * by resolves to its row, rows are unique and consistent, the regex
  * alternations compile, and writes/runs are found by every name.
  */
