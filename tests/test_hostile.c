@@ -85,19 +85,24 @@ static bool run(const char *s, size_t n, const char **reason)
 	return parsed;
 }
 
+#define DESTROYER (LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER)
+
 /* The line hides a destroyer (rm -rf /, rm x): it is caught (destructive or
    on the never-allow floor) or the line fails closed (unparsed). */
-#define caught()                                                               \
-	ck_assert_msg(last_tags & (LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |   \
-	                           LOCUS_TAG_UNPARSED),                        \
-	              "a destroyer got through: tags %#x", (unsigned)last_tags)
+static void caught(void)
+{
+	ck_assert_msg(last_tags & (DESTROYER | LOCUS_TAG_UNPARSED),
+	              "a destroyer got through: tags %#x", (unsigned)last_tags);
+}
 
 /* The line runs nothing harmful: nothing labels it a destroyer (it may
    still fail closed as unparsed). */
-#define harmless()                                                             \
-	ck_assert_msg(!(last_tags & (LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER)), \
-	              "a harmless line labelled a destroyer: tags %#x",        \
-	              (unsigned)last_tags)
+static void harmless(void)
+{
+	ck_assert_msg(!(last_tags & DESTROYER),
+	              "a harmless line labelled a destroyer: tags %#x",
+	              (unsigned)last_tags);
+}
 
 START_TEST(hostile_nul)
 {
@@ -591,7 +596,7 @@ static char *numbered(const char *a, const char *b, size_t k, const char *c,
 
 /*
  * Issue 18 item 5: the writers of a line are indexed by name
- * (knowledge/linefacts.c), so a line that writes many distinct files and
+ * (parser/linefacts.c), so a line that writes many distinct files and
  * runs some of them stays linear: 16,000 files written, 8,000 of them run
  * (each run parses what was written: 8,000 more commands), 8,000 runs of
  * a file never written.  A line of archives, each extraction asking which
