@@ -9,6 +9,7 @@
  */
 #include "net/http.h"
 #include "util/clock.h"
+#include "util/error.h"
 #include "../util/array.h"
 
 #include <curl/curl.h>
@@ -112,23 +113,6 @@ static void curl_init_once(void)
 	api = t; /* the handle stays open for the life of the process */
 }
 
-static int fail(locus_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(locus_error *err, int code, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		memset(err, 0, sizeof *err);
-		err->code = code;
-		err->offset = -1;
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 /* ---------------------------------------------------------------- */
 /* Header lists                                                       */
 /* ---------------------------------------------------------------- */
@@ -217,8 +201,8 @@ int lhttp_url_authority(const char *url, char *out, size_t cap,
 {
 	const char *p = strstr(url, "://");
 	if (!p || p == url)
-		return fail(err, LOCUS_EINVALID, "URL without scheme: %.80s",
-		            url);
+		return lu_err(err, LOCUS_EINVALID, "URL without scheme: %.80s",
+		              url);
 	p += 3;
 	size_t n = strcspn(p, "/?#");
 	const char *at = memchr(p, '@', n);
@@ -227,7 +211,8 @@ int lhttp_url_authority(const char *url, char *out, size_t cap,
 		p = at + 1;
 	}
 	if (n == 0 || n >= cap)
-		return fail(err, LOCUS_EINVALID, "URL host empty or too long");
+		return lu_err(err, LOCUS_EINVALID,
+		              "URL host empty or too long");
 	memcpy(out, p, n);
 	out[n] = '\0';
 	return 0;
@@ -351,17 +336,17 @@ int lhttp_client_new(lhttp_client **out, const lhttp_options *opt,
 {
 	*out = NULL;
 	if (!opt || opt->version != LHTTP_OPTIONS_VERSION)
-		return fail(err, LOCUS_EUSAGE,
-		            "lhttp_options version mismatch");
+		return lu_err(err, LOCUS_EUSAGE,
+		              "lhttp_options version mismatch");
 	if ((opt->client_cert == NULL) != (opt->client_key == NULL))
-		return fail(err, LOCUS_EINVALID,
-		            "a client certificate needs its key and back");
+		return lu_err(err, LOCUS_EINVALID,
+		              "a client certificate needs its key and back");
 	pthread_once(&curl_once, curl_init_once);
 	if (!api.easy_init)
-		return fail(err, LOCUS_EIO, "%s", curl_load_error);
+		return lu_err(err, LOCUS_EIO, "%s", curl_load_error);
 	lhttp_client *c = calloc(1, sizeof *c);
 	if (!c)
-		return fail(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	c->opt = *opt;
 	char ua[64];
 	snprintf(ua, sizeof ua, "locus/%s", LOCUS_VERSION);
@@ -372,7 +357,7 @@ int lhttp_client_new(lhttp_client **out, const lhttp_options *opt,
 	    dup_opt(&c->rid_header, opt->request_id_header) ||
 	    dup_opt(&c->user_agent, opt->user_agent ? opt->user_agent : ua)) {
 		lhttp_client_free(c);
-		return fail(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!c->opt.connect_timeout_ms)
 		c->opt.connect_timeout_ms = 10000;
@@ -389,7 +374,7 @@ int lhttp_client_new(lhttp_client **out, const lhttp_options *opt,
 	c->curl = api.easy_init();
 	if (!c->curl) {
 		lhttp_client_free(c);
-		return fail(err, LOCUS_ENOMEM, "curl_easy_init failed");
+		return lu_err(err, LOCUS_ENOMEM, "curl_easy_init failed");
 	}
 	*out = c;
 	return 0;
@@ -684,7 +669,7 @@ static int run_attempt(attempt *a, const char *url, CURLcode *crc, char *cerr,
 	lhttp_headers h = {0};
 	int rc = headers_copy(&h, req->headers);
 	if (rc)
-		return fail(err, rc, "out of memory");
+		return lu_err(err, rc, "out of memory");
 	if (req->prepare && (rc = req->prepare(req->ctx, req, url, &h, err))) {
 		lhttp_headers_clear(&h);
 		return rc;
@@ -693,7 +678,7 @@ static int run_attempt(attempt *a, const char *url, CURLcode *crc, char *cerr,
 	struct curl_slist *sl = curl_headers(&h, req->has_body, &oom);
 	lhttp_headers_clear(&h);
 	if (oom)
-		return fail(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 
 	CURL *cu = c->curl;
 	api.easy_reset(cu);
@@ -824,10 +809,10 @@ static int transport_error(const attempt *a, const char *url, CURLcode crc,
 	const char *m = req->method ? req->method : "GET";
 	const char *rid = a->resp->request_id;
 	int code = crc == CURLE_OPERATION_TIMEDOUT ? LOCUS_ETIMEOUT : LOCUS_EIO;
-	return fail(err, code, "%s %.80s: %s (attempt %d%s%s)", m,
-	            lhttp_url_target(url),
-	            cerr[0] ? cerr : api.easy_strerror(crc), a->resp->attempts,
-	            rid[0] ? ", request id " : "", rid);
+	return lu_err(err, code, "%s %.80s: %s (attempt %d%s%s)", m,
+	              lhttp_url_target(url),
+	              cerr[0] ? cerr : api.easy_strerror(crc),
+	              a->resp->attempts, rid[0] ? ", request id " : "", rid);
 }
 
 int lhttp_perform(lhttp_client *c, const lhttp_request *req,
@@ -835,12 +820,12 @@ int lhttp_perform(lhttp_client *c, const lhttp_request *req,
 {
 	memset(resp, 0, sizeof *resp);
 	if (!req || !req->url)
-		return fail(err, LOCUS_EUSAGE, "lhttp_perform: no URL");
+		return lu_err(err, LOCUS_EUSAGE, "lhttp_perform: no URL");
 	char *url = full_url(c, req->url);
 	if (!url)
-		return fail(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (!is_url(url)) {
-		fail(err, LOCUS_EINVALID, "not an http(s) URL: %.80s", url);
+		lu_err(err, LOCUS_EINVALID, "not an http(s) URL: %.80s", url);
 		free(url);
 		return LOCUS_EINVALID;
 	}
@@ -863,16 +848,16 @@ int lhttp_perform(lhttp_client *c, const lhttp_request *req,
 		if ((rc = run_attempt(&a, url, &crc, cerr, err)))
 			break;
 		if (a.abort_code) {
-			rc = fail(err, a.abort_code, "%s %.80s: %s",
-			          req->method ? req->method : "GET",
-			          lhttp_url_target(url), a.abort_msg);
+			rc = lu_err(err, a.abort_code, "%s %.80s: %s",
+			            req->method ? req->method : "GET",
+			            lhttp_url_target(url), a.abort_msg);
 			break;
 		}
 		if (crc == CURLE_OK && c->opt.require_http2 &&
 		    resp->http_major != 2) {
-			rc = fail(err, LOCUS_EIO,
-			          "%.80s: the server did not speak HTTP/2",
-			          lhttp_url_target(url));
+			rc = lu_err(err, LOCUS_EIO,
+			            "%.80s: the server did not speak HTTP/2",
+			            lhttp_url_target(url));
 			break;
 		}
 		long d = resp->attempts < c->opt.max_attempts
@@ -887,8 +872,8 @@ int lhttp_perform(lhttp_client *c, const lhttp_request *req,
 			break;
 		}
 		if (!pause_ms(c, req, d)) {
-			rc = fail(err, LOCUS_EDENIED, "%.80s: cancelled",
-			          lhttp_url_target(url));
+			rc = lu_err(err, LOCUS_EDENIED, "%.80s: cancelled",
+			            lhttp_url_target(url));
 			break;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "locus/policy.h"
+#include "../util/error.h"
 
 #define PL_MAX_DOC ((size_t)4 << 20) /* policy/settings file size limit */
 
@@ -32,9 +33,8 @@ int pl_doc_error(const pl_doc *doc, const cJSON *node, const char *field,
                  locus_error *err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Set err without a position. */
-int pl_error(locus_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Set err without a position: util's one error setter (util/error.h). */
+#define pl_error lu_err
 
 /* --- string sets -------------------------------------------------------- */
 

@@ -15,20 +15,6 @@
 #include "internal.h"
 #include "../util/json.h"
 
-int pl_error(locus_error *err, int code, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		memset(err, 0, sizeof(*err));
-		err->code = code;
-		err->offset = -1;
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 static void line_col(const char *text, size_t off, int *line, int *col)
 {
 	int l = 1;
