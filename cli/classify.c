@@ -373,9 +373,17 @@ static void classify_batch(classify_ctx *c, bool jsonl, size_t jobs)
 		return;
 	}
 	cli_lines in = CLI_LINES_INIT(stdin);
+	in.answers = stdout;
 	char *buf;
 	size_t len, n = 0, bytes = 0;
-	while (!c->fatal && cli_lines_next(&in, &buf, &len)) {
+	for (;;) {
+		/* a client waiting for its answers gets the lines so far */
+		if (n && cli_lines_idle(&in)) {
+			batch_flush(c, &b, n, jobs);
+			n = bytes = 0;
+		}
+		if (c->fatal || !cli_lines_next(&in, &buf, &len))
+			break;
 		batch_line *l = &b.lines[n];
 		l->text = malloc(len + 1);
 		if (!l->text) {
@@ -498,6 +506,7 @@ fail:
 static void classify_stdin(classify_ctx *c, bool jsonl)
 {
 	cli_lines in = CLI_LINES_INIT(stdin);
+	in.answers = stdout;
 	char *line;
 	size_t n;
 	while (!c->fatal && cli_lines_next(&in, &line, &n)) {

@@ -93,17 +93,24 @@ __attribute__((format(printf, 1, 2))) char *cli_format(const char *fmt, ...);
    *line (NUL-terminated, owned by `l`, valid until the next call) with
    its "\n" removed and its length, NUL bytes counted, in *n, and counts
    it in l->lineno (from 1); false at the end of input or on a read error
-   (ferror(f) tells which).  cli_lines_free() frees the buffer. */
+   (ferror(f) tells which).  cli_lines_free() frees the buffer.
+   A front end that answers each line sets `answers` (stdout): before
+   waiting for input that is not there yet, cli_lines_next() flushes it, so
+   a client that waits for one answer per line gets it at once, and a batch
+   from a file or a full pipe is not written a line at a time (issue 31,
+   item 9).  cli_lines_idle(): nothing is waiting on the stream's fd. */
 typedef struct cli_lines {
 	FILE *f;
 	char *buf;
 	size_t cap;
 	unsigned long lineno; /* of the line last returned */
+	FILE *answers;        /* flushed before a wait for input, or NULL */
 } cli_lines;
 #define CLI_LINES_INIT(f)                                                      \
 	{                                                                      \
-		(f), NULL, 0, 0                                                \
+		(f), NULL, 0, 0, NULL                                          \
 	}
+bool cli_lines_idle(const cli_lines *l);
 bool cli_lines_next(cli_lines *l, char **line, size_t *n);
 void cli_lines_free(cli_lines *l);
 

@@ -229,6 +229,8 @@ static void print_error(const char *why, unsigned long line)
 	cJSON_AddNumberToObject(o, "line", (double)line);
 	char *s = cJSON_PrintUnformatted(o);
 	printf("%s\n", s ? s : "{\"error\":\"out of memory\"}");
+	/* one answer per line, at once: a client waits for it */
+	fflush(stdout);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }
@@ -343,12 +345,31 @@ static void gate_line(gate_run *g, const char *line, size_t n,
 	if (k == n)
 		return;
 	char why[300];
+	/* "\u0000" is JSON: cJSON would cut the string there, so the escapes
+	   are marked (\u0001) for the read and put back in the arguments
+	   text, which locus_gate() judges unparsed (issue 31, item 9) */
+	char *copy = NULL;
+	bool nul = lu_json_has_nul_escape(line, n);
+	if (nul) {
+		copy = malloc(n);
+		if (!copy) {
+			print_error("out of memory", lineno);
+			g->bad = true;
+			return;
+		}
+		memcpy(copy, line, n);
+		lu_json_mark_nul_escapes(copy, n);
+		line = copy;
+	}
 	cJSON *o = NULL;
 	lu_json_problem jp = lu_json_read(&o, line, n, NULL, NULL);
+	free(copy);
 	if (!o) {
 		snprintf(why, sizeof(why), "%s",
 		         jp == LU_JSON_DUPLICATE
 		             ? "duplicate key in the tool call"
+		         : jp == LU_JSON_NUL
+		             ? "the line holds a NUL byte (raw, not \\u0000)"
 		             : "line is not JSON");
 		print_error(why, lineno);
 		g->bad = true;
@@ -360,6 +381,8 @@ static void gate_line(gate_run *g, const char *line, size_t n,
 		print_error(why, lineno);
 		g->bad = true;
 	} else {
+		if (nul && c.args)
+			lu_json_unmark_nul_escapes(c.args, strlen(c.args));
 		gate_decide(g, &c, lineno);
 	}
 	cJSON_Delete(o);

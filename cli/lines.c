@@ -5,13 +5,27 @@
  * same way: getline() with the length it reports (so NUL bytes are data),
  * counted from 1, with the "\n" and nothing else removed.
  */
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/types.h>
 
 #include "cli.h"
 
+bool cli_lines_idle(const cli_lines *l)
+{
+	int fd = fileno(l->f);
+	if (fd < 0)
+		return false;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	return poll(&p, 1, 0) == 0;
+}
+
 bool cli_lines_next(cli_lines *l, char **line, size_t *n)
 {
+	/* the stdio buffer may still hold lines when the fd is idle: the
+	   flush is then early, never late */
+	if (l->answers && cli_lines_idle(l))
+		fflush(l->answers);
 	ssize_t got = getline(&l->buf, &l->cap, l->f);
 	if (got < 0)
 		return false;

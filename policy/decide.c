@@ -543,10 +543,23 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	   value the policy never saw */
 	pl_doc doc;
 	int rc;
+	/* A "\u0000" escape would cut the C string the tool is derived from
+	   (issue 31, item 9): the escapes are marked (\u0001, same length)
+	   and the call is judged unparsed, never refused as not JSON. */
+	bool nul = args_json && lu_json_has_nul_escape(args_json, args_len);
+	char *marked = nul ? malloc(args_len) : NULL;
+	if (nul && !marked)
+		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	if (marked) {
+		memcpy(marked, args_json, args_len);
+		lu_json_mark_nul_escapes(marked, args_len);
+		args_json = marked;
+	}
 	if (!args_json || args_len == 0)
 		rc = pl_doc_parse(&doc, "arguments", "{}", 2, err);
 	else
 		rc = pl_doc_parse(&doc, "arguments", args_json, args_len, err);
+	free(marked);
 	if (rc)
 		return rc;
 	if (!cJSON_IsObject(doc.root)) {
@@ -586,6 +599,13 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	} else {
 		if (err)
 			*err = derr;
+	}
+	if (!rc && nul) {
+		/* what runs is unknown: an exec the parser could not read */
+		if (!s.kind || strcmp(s.kind, "network"))
+			s.kind = locus_kind_name(LOCUS_KIND_EXEC);
+		if (pl_strset_add(&s.tags, "exec:unparsed"))
+			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!rc) {
 		s.args = doc.root;

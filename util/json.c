@@ -522,10 +522,11 @@ int lu_json_print(char **out, cJSON *o, bool pretty)
 	return *out ? 0 : -1;
 }
 
-/* The "\u0000" escapes in strings; each is marked ('0' to '1' in place)
-   when `mark` (the same text, writable) is given, else the first ends the
-   scan. */
-static bool nul_escapes(const char *t, size_t len, char *mark)
+/* The "\u000<from>" escapes in strings; each is rewritten to "\u000<to>"
+   in place when `mark` (the same text, writable) is given, else the first
+   ends the scan. */
+static bool nul_escapes(const char *t, size_t len, char *mark, char from,
+                        char to)
 {
 	bool in_str = false, found = false;
 	for (size_t i = 0; i < len; i++) {
@@ -537,10 +538,10 @@ static bool nul_escapes(const char *t, size_t len, char *mark)
 			in_str = false;
 		} else if (t[i] == '\\' && i + 1 < len) {
 			if (t[i + 1] == 'u' && i + 5 < len &&
-			    !memcmp(t + i + 2, "0000", 4)) {
+			    !memcmp(t + i + 2, "000", 3) && t[i + 5] == from) {
 				if (!mark)
 					return true;
-				mark[i + 5] = '1';
+				mark[i + 5] = to;
 				found = true;
 			}
 			i++; /* skip the escaped character */
@@ -551,12 +552,17 @@ static bool nul_escapes(const char *t, size_t len, char *mark)
 
 bool lu_json_has_nul_escape(const char *text, size_t len)
 {
-	return nul_escapes(text, len, NULL);
+	return nul_escapes(text, len, NULL, '0', '0');
 }
 
 bool lu_json_mark_nul_escapes(char *text, size_t len)
 {
-	return nul_escapes(text, len, text);
+	return nul_escapes(text, len, text, '0', '1');
+}
+
+bool lu_json_unmark_nul_escapes(char *text, size_t len)
+{
+	return nul_escapes(text, len, text, '1', '0');
 }
 
 const char *lu_json_problem_text(lu_json_problem p)

@@ -110,9 +110,12 @@ int lu_json_print(char **out, cJSON *o, bool pretty);
    value)?  The text need not be valid JSON: the scan never reads past len.
    lu_json_mark_nul_escapes() also rewrites each one in place to "\u0001"
    (same length), for a caller that decodes the string and turns the marks
-   back into NUL bytes. */
+   back into NUL bytes; lu_json_unmark_nul_escapes() turns every "\u0001"
+   escape back into "\u0000" (a real \u0001 too: the caller marked the
+   text, so it is judged as holding a NUL either way). */
 bool lu_json_has_nul_escape(const char *text, size_t len);
 bool lu_json_mark_nul_escapes(char *text, size_t len);
+bool lu_json_unmark_nul_escapes(char *text, size_t len);
 
 /* A short English phrase for a problem ("duplicate key", "invalid
    UTF-8"...). */
