@@ -36,6 +36,13 @@ typedef lu_buf lh_buf;
 /* The error setter and the monotonic clock are util's (util/error.h,
    util/clock.h). */
 #define lh_err lu_err
+
+/* Text the model reads never holds a raw NUL (a C string would end there,
+ * and the rest would be lost without a word: issue 31, item 4).
+ * lh_buf_add_shown() appends s[0..n) with each NUL byte written as LH_NUL_SHOWN
+ * and returns how many there were. */
+#define LH_NUL_SHOWN "\xe2\x90\x80" /* U+2400 SYMBOL FOR NULL */
+size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n);
 #define lh_now lu_now
 
 bool lh_is_skip_dir(const char *name);

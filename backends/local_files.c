@@ -598,12 +598,15 @@ static int walk_enter(walk_stack *w, const char *name, char *full)
 	walk_frame *top = &w->f[w->depth - 1];
 	int cfd = openat(dirfd(top->d), name,
 	                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int oe = cfd < 0 ? errno : 0;
 	DIR *cd = cfd >= 0 ? fdopendir(cfd) : NULL;
 	if (!cd) {
 		if (cfd >= 0)
 			close(cfd);
 		free(full);
-		return 0;
+		/* out of descriptors (one per level): saying so beats a
+		   result that silently misses the deeper files (issue 31) */
+		return oe == EMFILE || oe == ENFILE ? LOCUS_EIO : 0;
 	}
 	if (!lu_reserve(&w->f, &w->cap, w->depth + 1)) {
 		closedir(cd);

@@ -114,13 +114,35 @@ static int dirent_cmp(const void *a, const void *b)
 	              ((const locus_dirent *)b)->name);
 }
 
+size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n)
+{
+	size_t nuls = 0;
+	while (n) {
+		const char *z = memchr(s, '\0', n);
+		size_t k = z ? (size_t)(z - s) : n;
+		lh_buf_add(b, s, k);
+		if (!z)
+			break;
+		lh_buf_puts(b, LH_NUL_SHOWN);
+		nuls++;
+		s += k + 1;
+		n -= k + 1;
+	}
+	return nuls;
+}
+
 int lh_dirents_finish(locus_dirent **ents, size_t *n, int rc, locus_error *err)
 {
 	if (rc) {
 		locus_dirents_free(*ents, *n);
 		*ents = NULL;
 		*n = 0;
-		return lh_err(err, rc, "out of memory");
+		return lh_err(err, rc, "%s",
+		              rc == LOCUS_ENOMEM
+		                  ? "out of memory"
+		                  : "the walk ran out of file descriptors "
+		                    "(one per folder level): the tree is too "
+		                    "deep to list whole; narrow the path");
 	}
 	if (*n)
 		qsort(*ents, *n, sizeof **ents, dirent_cmp);

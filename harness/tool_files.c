@@ -10,6 +10,7 @@
 #include "../util/regex.h"
 #include "../util/tools.h"
 #include "../util/array.h"
+#include "../util/json.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -56,6 +57,16 @@ static bool is_image(const char *path)
 	return false;
 }
 
+/* Binary, for read: more than one byte in a hundred of the first 8,000
+ * is NUL (one NUL in a text file is shown, as LH_NUL_SHOWN). */
+static bool looks_binary(const char *d, size_t len)
+{
+	size_t n = len < 8000 ? len : 8000, z = 0;
+	for (size_t i = 0; i < n; i++)
+		z += d[i] == '\0';
+	return z > 0 && z * 100 > n;
+}
+
 bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 {
 	const char *path;
@@ -84,6 +95,17 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 		lh_err_text(out, &err, NULL);
 		return false;
 	}
+	if (!is_image(path) && looks_binary(data, len)) {
+		/* never noted in the ledger: what the model did not see it
+		   may not edit (issue 31, item 4) */
+		lh_buf_printf(out,
+		              "%s is binary (%zu bytes, NUL bytes in it): not "
+		              "shown. Look at it with bash (od -c, xxd) if you "
+		              "need to; it cannot be edited without a read.",
+		              path, len);
+		free(data);
+		return true;
+	}
 	lh_ledger_note(h, path, data, len);
 	if (is_image(path)) {
 		if (!h->cfg.vision)
@@ -106,7 +128,7 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 		free(data);
 		return true;
 	}
-	size_t lineno = 0, shown = 0, pos = 0;
+	size_t lineno = 0, shown = 0, pos = 0, nuls = 0;
 	bool stopped = false;
 	while (pos < len) {
 		const char *nl = memchr(data + pos, '\n', len - pos);
@@ -123,7 +145,7 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 			        ? utf8_prefix(data + pos, ll, MAX_LINE_CHARS)
 			        : ll;
 			lh_buf_printf(out, "%6zu\t", lineno);
-			lh_buf_add(out, data + pos, keep);
+			nuls += lh_buf_add_shown(out, data + pos, keep);
 			if (keep < ll)
 				lh_buf_printf(out, "… [line is %zu characters]",
 				              chars);
@@ -147,6 +169,11 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 		              "lines)",
 		              offset, path, lineno);
 	}
+	if (nuls)
+		lh_buf_printf(out,
+		              "[%zu NUL byte%s in the lines shown, each shown "
+		              "as " LH_NUL_SHOWN "]\n",
+		              nuls, nuls == 1 ? "" : "s");
 	free(data);
 	return true;
 }
@@ -396,7 +423,31 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	size_t len;
 	if (!lh_load_for_change(h, path, &data, &len, out))
 		return false;
-	cJSON *nb = cJSON_ParseWithLength(data, len);
+	/* strictly: with a key twice (two "cells") we would edit the first
+	   list and Jupyter read the last (issue 31, item 6) */
+	cJSON *nb = NULL;
+	lu_json_opts jo = LU_JSON_OPTS_INIT;
+	jo.escaped_nul = true; /* a string may hold one; the splice keeps it */
+	lu_json_fail jf;
+	lu_json_problem jp = lu_json_read(&nb, data, len, &jo, &jf);
+	if (jp == LU_JSON_DUPLICATE || jp == LU_JSON_UTF8) {
+		if (jp == LU_JSON_DUPLICATE)
+			lh_buf_printf(out,
+			              "%s has the key '%.100s' twice in one "
+			              "object (byte %zu): readers disagree on "
+			              "which one counts, so it is not edited. "
+			              "Nothing was written.",
+			              path, jf.key, jf.offset);
+		else
+			lh_buf_printf(
+			    out,
+			    "%s is not valid UTF-8 (byte %zu), so it "
+			    "is not a notebook Jupyter reads. Nothing "
+			    "was written.",
+			    path, jf.offset);
+		free(data);
+		return false;
+	}
 	cJSON *cells =
 	    nb ? cJSON_GetObjectItemCaseSensitive(nb, "cells") : NULL;
 	if (!cJSON_IsArray(cells)) {

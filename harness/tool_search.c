@@ -114,29 +114,41 @@ static double search_budget(const locus_harness *h)
 }
 
 
+/* The '/'-separated parts of s (strtok: empty parts dropped; with
+ * skip_dot, "." too), in a malloc'd array over s; NULL when out of memory. */
+static const char **split_parts(char *s, bool skip_dot, size_t *n)
+{
+	size_t cap = 1;
+	for (const char *c = s; *c; c++)
+		cap += *c == '/';
+	const char **v = malloc(cap * sizeof *v);
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (char *t = strtok(s, "/"); t; t = strtok(NULL, "/"))
+		if (!skip_dot || strcmp(t, "."))
+			v[(*n)++] = t;
+	return v;
+}
+
 /* Does rel (a/b/c) match the pattern segments?  DP over segments, so `**`
- * costs no recursion. */
-static bool glob_match(const char *pattern, const char *rel)
+ * costs no recursion; any depth (issue 31, item 7: a fixed 256 once missed
+ * deeper files without a word).  *oom set when memory ran out. */
+static bool glob_match(const char *pattern, const char *rel, bool *oom)
 {
 	char *pc = strdup(pattern), *rc = strdup(rel);
-	const char *P[128], *S[256];
+	const char **P = NULL, **S = NULL;
+	bool *dp = NULL, *nx = NULL;
 	size_t np = 0, ns = 0;
 	bool res = false;
-	if (!pc || !rc)
+	if (!pc || !rc || !(P = split_parts(pc, true, &np)) ||
+	    !(S = split_parts(rc, false, &ns)) ||
+	    !(dp = malloc((ns + 1) * sizeof *dp)) ||
+	    !(nx = malloc((ns + 1) * sizeof *nx))) {
+		*oom = true;
 		goto out;
-	for (char *t = strtok(pc, "/"); t; t = strtok(NULL, "/")) {
-		if (np == 128)
-			goto out;
-		if (strcmp(t, "."))
-			P[np++] = t;
-	}
-	for (char *t = strtok(rc, "/"); t; t = strtok(NULL, "/")) {
-		if (ns == 256)
-			goto out;
-		S[ns++] = t;
 	}
 	/* dp[j]: P[i..] matches S[j..], rolled over i from the end */
-	bool dp[257], nx[257];
 	for (size_t j = 0; j <= ns; j++)
 		nx[j] = j == ns;
 	for (size_t i = np; i-- > 0;) {
@@ -149,10 +161,16 @@ static bool glob_match(const char *pattern, const char *rel)
 				dp[j] = nx[j + 1] &&
 				        fnmatch(P[i], S[j], FNM_PERIOD) == 0;
 		}
-		memcpy(nx, dp, sizeof dp);
+		bool *t = nx;
+		nx = dp;
+		dp = t;
 	}
 	res = nx[0];
 out:
+	free(dp);
+	free(nx);
+	free(P);
+	free(S);
 	free(pc);
 	free(rc);
 	return res;
@@ -189,11 +207,12 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
 	}
 	size_t k = 0;
 	double deadline = lh_now() + search_budget(h);
-	bool out_of_time = false;
+	bool out_of_time = false, oom = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!out_of_time && (i & 255) == 0 && lh_now() > deadline)
 			out_of_time = true;
-		if (!out_of_time && glob_match(pattern, e[i].name))
+		if (!out_of_time && !oom &&
+		    glob_match(pattern, e[i].name, &oom))
 			e[k++] = e[i];
 		else
 			free(e[i].name);
@@ -212,6 +231,15 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
 		    "... (stopped: the search's time budget of %.0f s "
 		    "ran out)\n",
 		    search_budget(h));
+	if (oom)
+		lh_buf_puts(out, "... (stopped: out of memory; the result is "
+		                 "incomplete)\n");
+	if (n >= WALK_MAX)
+		lh_buf_printf(out,
+		              "... (stopped: the walk lists at most %d "
+		              "entries; the result is incomplete: narrow "
+		              "the path)\n",
+		              WALK_MAX);
 	if (!k)
 		lh_buf_printf(out, "No files match %s", pattern);
 	locus_dirents_free(e, k);
@@ -230,7 +258,7 @@ typedef struct grep_run {
 	long ctx, limit;
 	double deadline;
 	size_t lines; /* output lines so far (against limit) */
-	bool stop, limited, out_of_time;
+	bool stop, limited, out_of_time, oom;
 	lh_buf *out;
 } grep_run;
 
@@ -332,8 +360,13 @@ static bool grep_file(grep_run *g, locus_harness *h, const char *path,
 {
 	const char *base =
 	    strrchr(e->name, '/') ? strrchr(e->name, '/') + 1 : e->name;
-	if (*glob && !glob_match(glob, strchr(glob, '/') ? e->name : base))
+	bool oom = false;
+	if (*glob &&
+	    !glob_match(glob, strchr(glob, '/') ? e->name : base, &oom)) {
+		if (oom)
+			g->oom = g->stop = true;
 		return false;
+	}
 	if (e->size > GREP_MAX_FILE)
 		return false;
 	lh_buf fp = {0};
@@ -429,6 +462,9 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 		    "... (stopped: the search's time budget of %.0f s "
 		    "ran out; narrow the path or the pattern)\n",
 		    search_budget(h));
+	if (ok && g->oom)
+		lh_buf_puts(g->out, "... (stopped: out of memory; the result "
+		                    "is incomplete)\n");
 	if (ok && !nfiles)
 		lh_buf_printf(g->out, "No matches for %s", pattern);
 	locus_dirents_free(e, n);

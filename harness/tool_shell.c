@@ -29,7 +29,29 @@ static size_t utf8_back(const char *s, size_t i)
 
 /* Cap output: head + "... N characters truncated from the middle ..." +
  * tail.  Returns true when it cut. */
+static bool cap_window(locus_harness *h, const char *s, size_t n, lh_buf *out);
+
+/* The output window, with NUL bytes shown (never cut there: `printf
+ * 'ok\0'; echo FAILED` shows both words) and counted in a note. */
 static bool cap_output(locus_harness *h, const char *s, size_t n, lh_buf *out)
+{
+	if (!memchr(s, '\0', n))
+		return cap_window(h, s, n, out);
+	lh_buf shown = {0};
+	size_t nuls = lh_buf_add_shown(&shown, s, n);
+	bool cut = cap_window(h, shown.d ? shown.d : "", shown.len, out);
+	if (shown.oom)
+		out->oom = true;
+	lh_buf_free(&shown);
+	lh_buf_printf(
+	    out,
+	    "\n[the output holds %zu NUL byte%s, each shown as " LH_NUL_SHOWN
+	    "]\n",
+	    nuls, nuls == 1 ? "" : "s");
+	return cut;
+}
+
+static bool cap_window(locus_harness *h, const char *s, size_t n, lh_buf *out)
 {
 	size_t max = h->cfg.output_chars, head = h->cfg.output_head_chars;
 	if (head > max)

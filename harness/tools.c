@@ -384,6 +384,13 @@ done:
 	cJSON_Delete(a);
 	if (is_error)
 		*is_error = !ok;
+	if (!o.oom && memchr(o.d ? o.d : "", '\0', o.len)) {
+		/* the last net: whatever a tool put in, nothing is cut */
+		lh_buf shown = {0};
+		lh_buf_add_shown(&shown, o.d, o.len);
+		lh_buf_free(&o);
+		o = shown;
+	}
 	*out = lh_buf_take(&o);
 	if (!*out)
 		return lh_err(err, LOCUS_ENOMEM, "out of memory");

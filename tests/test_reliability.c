@@ -1,0 +1,412 @@
+/*
+ * tests/test_reliability.c - issue 31, reliability round 3: each of the
+ * red team's findings as a check that failed before its fix.
+ *
+ * - front ends answer every line at once, and a "\u0000" is a verdict
+ *   (exec:unparsed), never "line is not JSON" (item 9);
+ * - notebook_edit refuses a notebook with a key twice (item 6);
+ * - glob finds files deeper than 256 folders (item 7).
+ *
+ * The CLI cases drive the built `locus` ($LOCUS_BIN) as a client would:
+ * one line written, its answer awaited with stdin left open (a poll with a
+ * deadline: a front end that holds its answer back fails, it never hangs
+ * the suite).
+ */
+#include "harness_fx.h"
+#include "run_locus.h"
+
+#include <poll.h>
+
+/* ---------------- a line-at-a-time client ---------------- */
+
+typedef struct client {
+	pid_t pid;
+	int in, out;
+	char buf[1 << 16];
+	size_t len;
+} client;
+
+static void client_start(client *c, const char *const *argv)
+{
+	int pin[2], pout[2];
+	ck_assert_int_eq(pipe(pin), 0);
+	ck_assert_int_eq(pipe(pout), 0);
+	memset(c, 0, sizeof *c);
+	c->pid = fork();
+	ck_assert_int_ge(c->pid, 0);
+	if (c->pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		int dn = open("/dev/null", O_WRONLY);
+		dup2(dn, 2);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **av = calloc(n + 1, sizeof *av);
+		av[0] = (char *)(uintptr_t)locus_bin();
+		for (size_t i = 1; i < n; i++)
+			av[i] = (char *)(uintptr_t)argv[i];
+		execv(av[0], av);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	c->in = pin[1];
+	c->out = pout[0];
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Write one line and wait for one answer line (stdin stays open); the
+   answer, malloc'd.  No answer within 60 s is a failure: the front end
+   kept it in a buffer. */
+static char *client_ask(client *c, const char *line)
+{
+	size_t n = strlen(line);
+	ck_assert_int_eq(write(c->in, line, n), (ssize_t)n);
+	ck_assert_int_eq(write(c->in, "\n", 1), 1);
+	for (;;) {
+		char *nl = memchr(c->buf, '\n', c->len);
+		if (nl) {
+			size_t k = (size_t)(nl - c->buf);
+			char *a = strndup(c->buf, k);
+			memmove(c->buf, nl + 1, c->len - k - 1);
+			c->len -= k + 1;
+			return a;
+		}
+		struct pollfd p = {.fd = c->out, .events = POLLIN};
+		int r = poll(&p, 1, 60000);
+		ck_assert_msg(r == 1, "no answer to %.80s while stdin is open",
+		              line);
+		ck_assert_uint_lt(c->len, sizeof c->buf);
+		ssize_t got =
+		    read(c->out, c->buf + c->len, sizeof c->buf - c->len);
+		ck_assert_msg(got > 0,
+		              "the front end ended without answering "
+		              "%.80s",
+		              line);
+		c->len += (size_t)got;
+	}
+}
+
+static void client_end(client *c)
+{
+	close(c->in);
+	close(c->out);
+	int st;
+	ck_assert_int_eq(waitpid(c->pid, &st, 0), c->pid);
+}
+
+static const char nul_call[] =
+    "{\"tool\":\"bash\",\"arguments\":{\"command\":\"ls\\u0000 -la\"}}";
+
+/* `locus gate`: every line answered before the next is sent, a bad line
+   too; the NUL line is judged (exec:unparsed, held), not refused. */
+START_TEST(gate_answers_each_line)
+{
+	client c;
+	const char *argv[] = {"locus", "gate", NULL};
+	client_start(&c, argv);
+	char *a = client_ask(&c, "not json");
+	ck_assert_msg(strstr(a, "\"error\""), "%s", a);
+	free(a);
+	a = client_ask(&c, nul_call);
+	ck_assert_msg(!strstr(a, "not JSON") && strstr(a, "exec:unparsed") &&
+	                  strstr(a, "\"outcome\":\"require_human\""),
+	              "the NUL call: %s", a);
+	free(a);
+	/* under permissive too, the NUL line is never allowed */
+	a = client_ask(&c, "{\"tool\":\"bash\",\"arguments\":{\"command\":"
+	                   "\"ls\"}}");
+	ck_assert_msg(strstr(a, "\"outcome\":\"allow\""), "%s", a);
+	free(a);
+	client_end(&c);
+}
+END_TEST
+
+/* The library: a NUL in any tool's arguments is an exec the parser could
+   not read, under every preset that holds exec:unparsed. */
+START_TEST(gate_nul_is_unparsed)
+{
+	locus_policy *p = NULL;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_policy_preset(&p, "standard", &err), 0);
+	static const struct {
+		const char *tool, *args;
+	} calls[] = {
+	    {"bash", "{\"command\":\"ls\\u0000; rm -rf /\"}"},
+	    {"Bash", "{\"command\":\"echo\\u0000\"}"},
+	    {"read", "{\"path\":\"a\\u0000b\"}"},
+	    {"write", "{\"path\":\"a\",\"content\":\"x\\u0000\"}"},
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		locus_decision *d = NULL;
+		int rc = locus_gate(&d, p, NULL, calls[i].tool, calls[i].args,
+		                    strlen(calls[i].args), NULL, &err);
+		ck_assert_msg(rc == 0, "%s: %s", calls[i].args, err.message);
+		ck_assert_msg(locus_decision_outcome(d) != LOCUS_OUTCOME_ALLOW,
+		              "%s allowed", calls[i].args);
+		char *j = NULL;
+		ck_assert_int_eq(locus_decision_json(&j, d, 0), 0);
+		ck_assert_msg(strstr(j, "exec:unparsed") &&
+		                  strstr(j, "workspace.exec"),
+		              "%s", j);
+		locus_free(j);
+		locus_decision_free(d);
+	}
+	locus_policy_free(p);
+}
+END_TEST
+
+/* `locus classify --jsonl` and plain lines, with one thread and with
+   --jobs (which batches lines): each answered while stdin is open. */
+START_TEST(classify_answers_each_line)
+{
+	const char *modes[][5] = {
+	    {"locus", "classify", "--jsonl", NULL},
+	    {"locus", "classify", "--jsonl", "--jobs", "2"},
+	    {"locus", "classify", NULL},
+	};
+	for (size_t m = 0; m < 3; m++) {
+		const char *argv[6] = {0};
+		for (size_t i = 0; i < 5 && modes[m][i]; i++)
+			argv[i] = modes[m][i];
+		client c;
+		client_start(&c, argv);
+		bool jsonl = m < 2;
+		char *a = client_ask(&c, jsonl ? "{\"command\":\"ls\"}" : "ls");
+		ck_assert_msg(strstr(a, "workspace.read"), "%s", a);
+		free(a);
+		a = client_ask(&c, jsonl ? nul_call : "rm -rf /");
+		ck_assert_msg(strstr(a, jsonl ? "exec:unparsed" : "exec:never"),
+		              "%s", a);
+		free(a);
+		a = client_ask(&c, jsonl ? "{bad" : "echo hi");
+		ck_assert_msg(strstr(a, jsonl ? "error" : "workspace.read"),
+		              "%s", a);
+		free(a);
+		client_end(&c);
+	}
+}
+END_TEST
+
+/* `locus tool -` and `locus mcp` answer at once too. */
+START_TEST(tool_and_mcp_answer_each_line)
+{
+	mk_tmp();
+	const char *tool[] = {"locus", "tool", "-", "--root", g_root, NULL};
+	client c;
+	client_start(&c, tool);
+	char *a = client_ask(
+	    &c, "{\"tool\":\"write\",\"arguments\":{\"path\":\"a.txt\","
+	        "\"content\":\"hi\\n\"}}");
+	ck_assert_msg(strstr(a, "Created a.txt"), "%s", a);
+	free(a);
+	a = client_ask(&c, "not json");
+	ck_assert_msg(strstr(a, "error"), "%s", a);
+	free(a);
+	client_end(&c);
+	const char *mcp[] = {"locus", "mcp", "--root", g_root, NULL};
+	client_start(&c, mcp);
+	a = client_ask(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	                   "\"initialize\",\"params\":{\"protocolVersion\":"
+	                   "\"2025-06-18\",\"capabilities\":{},"
+	                   "\"clientInfo\":{\"name\":\"t\",\"version\":"
+	                   "\"1\"}}}");
+	ck_assert_msg(strstr(a, "\"id\":1"), "%s", a);
+	free(a);
+	a = client_ask(&c, "not json");
+	ck_assert_msg(strstr(a, "Parse error"), "%s", a);
+	free(a);
+	client_end(&c);
+	rm_tmp();
+}
+END_TEST
+
+/* ---------------- notebook_edit (item 6) ---------------- */
+
+START_TEST(notebook_duplicate_keys)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	/* Jupyter (Python's json) reads the last "cells" */
+	static const char dup[] =
+	    "{\"cells\":[{\"cell_type\":\"code\",\"id\":\"a\",\"source\":"
+	    "\"first\",\"metadata\":{},\"outputs\":[]}],"
+	    "\"cells\":[{\"cell_type\":\"code\",\"id\":\"b\",\"source\":"
+	    "\"last\",\"metadata\":{},\"outputs\":[]}],"
+	    "\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}\n";
+	put(&f, "n.ipynb", dup);
+	call_ok(&f, "read", "{\"path\":\"n.ipynb\"}", NULL);
+	call_err(&f, "notebook_edit",
+	         "{\"path\":\"n.ipynb\",\"cell\":0,\"source\":\"x\"}",
+	         "has the key 'cells' twice");
+	expect_file(&f, "n.ipynb", dup);
+	/* a key twice deeper down too (a cell's "source") */
+	static const char dup2[] =
+	    "{\"cells\":[{\"cell_type\":\"code\",\"id\":\"a\",\"source\":"
+	    "\"one\",\"source\":\"two\",\"metadata\":{},\"outputs\":[]}],"
+	    "\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}\n";
+	put(&f, "m.ipynb", dup2);
+	call_ok(&f, "read", "{\"path\":\"m.ipynb\"}", NULL);
+	call_err(&f, "notebook_edit",
+	         "{\"path\":\"m.ipynb\",\"cell\":0,\"source\":\"x\"}",
+	         "has the key 'source' twice");
+	expect_file(&f, "m.ipynb", dup2);
+	fx_close(&f);
+}
+END_TEST
+
+/* ---------------- glob at any depth (item 7) ---------------- */
+
+START_TEST(glob_deep)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	/* 300 folders deep, then x */
+	char path[1024] = "";
+	for (int i = 0; i < 300; i++)
+		strcat(path, "d/");
+	strcat(path, "x");
+	put(&f, path, "deep\n");
+	put(&f, "x", "top\n");
+	bool e;
+	char *o = call(&f, "glob", "{\"pattern\":\"**/x\"}", &e);
+	ck_assert_msg(!e, "%s", o);
+	ck_assert_msg(strstr(o, path) != NULL, "the deep x is missing:\n%.300s",
+	              o);
+	free(o);
+	o = call(&f, "glob", "{\"pattern\":\"d/**/d/x\"}", &e);
+	ck_assert_msg(!e && strstr(o, path) != NULL, "%.300s", o);
+	free(o);
+	/* the native grep's glob filter takes the same matcher (a session
+	   hands the glob to rg/grep --include, whose rules are theirs) */
+	if (_i == BK_BWRAP) {
+		fx_close(&f);
+		return;
+	}
+	o = call(&f, "grep",
+	         "{\"pattern\":\"deep\",\"glob\":\"**/x\","
+	         "\"output_mode\":\"files\"}",
+	         &e);
+	ck_assert_msg(!e && strstr(o, path) != NULL, "%.300s", o);
+	free(o);
+	fx_close(&f);
+}
+END_TEST
+
+/* ---------------- NUL bytes (item 4) ---------------- */
+
+static void put_bytes(fx *f, const char *path, const char *d, size_t n)
+{
+	locus_error err = {0};
+	ck_assert_msg(f->b->write(f->b, path, d, n, &err) == 0, "put %s: %s",
+	              path, err.message);
+}
+
+/* read: a file that is mostly text with one NUL is shown whole, the NUL
+   visible; a binary file is named binary with its length, and a line of
+   it the model never saw cannot be edited. */
+START_TEST(read_nul_shown_or_binary)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	static const char bin[] = "line1\nab\0cd HIDDEN\nline3\n";
+	put_bytes(&f, "b.txt", bin, sizeof bin - 1);
+	bool e;
+	char *o = call(&f, "read", "{\"path\":\"b.txt\"}", &e);
+	ck_assert_msg(strstr(o, "binary") && strstr(o, "25 bytes"), "%s", o);
+	free(o);
+	call_err(&f, "edit",
+	         "{\"path\":\"b.txt\",\"old\":\"line3\",\"new\":\"x\"}",
+	         "has not been read");
+	/* one NUL in 300 bytes of text: every line shown */
+	char text[400];
+	memset(text, 'a', sizeof text);
+	memcpy(text, "first\nab", 8);
+	text[8] = '\0';
+	memcpy(text + 9, "cd HIDDEN\n", 10);
+	memcpy(text + 290, "\nline3\n", 7);
+	put_bytes(&f, "t.txt", text, 297);
+	o = call(&f, "read", "{\"path\":\"t.txt\"}", &e);
+	ck_assert_msg(!e && strstr(o, "ab" LH_NUL_SHOWN "cd HIDDEN") &&
+	                  strstr(o, "line3") && strstr(o, "1 NUL byte"),
+	              "%s", o);
+	free(o);
+	fx_close(&f);
+}
+END_TEST
+
+/* bash and bash_output: the output after a NUL is there, and the NUL is
+   named (Local and bwrap). */
+START_TEST(bash_nul_output_whole)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	bool e;
+	char *o =
+	    call(&f, "bash",
+	         "{\"command\":\"printf 'ok\\\\0'; echo TESTS-FAILED\"}", &e);
+	ck_assert_msg(strstr(o, "ok" LH_NUL_SHOWN "TESTS-FAILED") &&
+	                  strstr(o, "1 NUL byte"),
+	              "%s", o);
+	free(o);
+	o = call(&f, "bash",
+	         "{\"command\":\"printf 'a\\\\0'; echo LATER\","
+	         "\"background\":true}",
+	         &e);
+	ck_assert_msg(!e, "%s", o);
+	const char *h = strstr(o, "as sh");
+	ck_assert_ptr_nonnull(h);
+	char handle[16];
+	ck_assert_int_eq(sscanf(h + 3, "%15[a-z0-9]", handle), 1);
+	free(o);
+	char args[64];
+	snprintf(args, sizeof args, "{\"handle\":\"%s\",\"since\":0}", handle);
+	/* poll until it exited (a deadline, no fixed sleep) */
+	for (int i = 0; i < 600; i++) {
+		o = call(&f, "bash_output", args, &e);
+		if (strstr(o, "exited"))
+			break;
+		free(o);
+		o = NULL;
+		usleep(100000);
+	}
+	ck_assert_msg(o && strstr(o, "a" LH_NUL_SHOWN "LATER") &&
+	                  strstr(o, "1 NUL byte"),
+	              "%s", o ? o : "(never exited)");
+	free(o);
+	fx_close(&f);
+}
+END_TEST
+
+int main(void)
+{
+	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
+	(void)run_free;
+	Suite *s = suite_create("reliability");
+	TCase *t = tcase_create("issue31");
+	tcase_set_timeout(t, 300);
+	tcase_add_test(t, gate_answers_each_line);
+	tcase_add_test(t, gate_nul_is_unparsed);
+	tcase_add_test(t, classify_answers_each_line);
+	tcase_add_test(t, tool_and_mcp_answer_each_line);
+	tcase_add_loop_test(t, notebook_duplicate_keys, BK_LOCAL, BK_COUNT);
+	tcase_add_loop_test(t, glob_deep, BK_LOCAL, BK_COUNT);
+	tcase_add_loop_test(t, read_nul_shown_or_binary, BK_LOCAL, BK_COUNT);
+	tcase_add_loop_test(t, bash_nul_output_whole, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(t, bash_nul_output_whole, BK_BWRAP, BK_BWRAP + 1);
+	suite_add_tcase(s, t);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return test_exit(failed);
+}
