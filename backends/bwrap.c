@@ -95,7 +95,17 @@ static int x_write(bwrap_session *s, const char *name, const char *data,
 }
 
 /* Read a regular file of the transfer folder; -1 when absent. */
+static int x_read_max(bwrap_session *s, const char *name, size_t max,
+                      char **out, size_t *len);
+
 static int x_read(bwrap_session *s, const char *name, char **out, size_t *len)
+{
+	return x_read_max(s, name, SIZE_MAX - 1, out, len);
+}
+
+/* -1 when it cannot be read, 1 when it holds more than max bytes. */
+static int x_read_max(bwrap_session *s, const char *name, size_t max,
+                      char **out, size_t *len)
 {
 	*out = NULL;
 	*len = 0;
@@ -108,9 +118,9 @@ static int x_read(bwrap_session *s, const char *name, char **out, size_t *len)
 		close(fd);
 		return -1;
 	}
-	int rc = lu_read_all(fd, SIZE_MAX - 1, out, len);
+	int rc = lu_read_all(fd, max, out, len);
 	close(fd);
-	return rc ? -1 : 0;
+	return rc > 0 ? 1 : rc ? -1 : 0;
 }
 
 static bool alive(bwrap_session *s)
@@ -244,7 +254,9 @@ static int bw_download(locus_session *ss, const char *path, char **out,
 	char name[64];
 	snprintf(name, sizeof name, "d%u", id);
 	lh_buf cmd = {0};
-	lh_buf_puts(&cmd, "cat -- ");
+	/* never more than the bound and one byte crosses to the host (the
+	   file may grow after the size check) */
+	lh_buf_printf(&cmd, "head -c %u -- ", LH_MAX_FILE_BYTES + 1u);
 	lh_buf_shquote(&cmd, path);
 	lh_buf_printf(&cmd, " > /run/locus/%s", name);
 	int code;
@@ -255,7 +267,11 @@ static int bw_download(locus_session *ss, const char *path, char **out,
 	free(o);
 	if (!rc && code != 0)
 		rc = lh_err(err, LOCUS_ENOTFOUND, "%s cannot be read", path);
-	if (!rc && x_read(s, name, out, len))
+	int xr = rc ? 0 : x_read_max(s, name, LH_MAX_FILE_BYTES, out, len);
+	if (xr > 0)
+		rc = lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		            path, LH_MAX_FILE_BYTES);
+	else if (xr)
 		rc = lh_err(err, LOCUS_EIO, "download of %s failed", path);
 	unlinkat(s->xfd, name, 0);
 	return rc;

@@ -45,6 +45,11 @@ typedef lu_buf lh_buf;
 size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n);
 #define lh_now lu_now
 
+/* The largest file a backend reads (the read tool, a plan's old content):
+ * every backend refuses more with LOCUS_ETOOBIG, and a session's download
+ * never moves more than this and one byte (issue 31, item 1). */
+#define LH_MAX_FILE_BYTES (256u << 20)
+
 bool lh_is_skip_dir(const char *name);
 
 /*

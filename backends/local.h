@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-#define MAX_FILE_BYTES (256u << 20)
+#define MAX_FILE_BYTES LH_MAX_FILE_BYTES
 #define MAX_SYMLINKS 40
 
 typedef struct job {

@@ -67,17 +67,33 @@ static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
 	*out = NULL;
 	*len = 0;
 	int code;
-	int rc = lh_path_check(S(b), path,
-	                       "if [ -d \"$P\" ]; then exit 3; fi; "
-	                       "[ -f \"$P\" ] || exit 4\n",
-	                       &code, err);
+	/* the size first, in the sandbox: a file past the bound is never
+	   moved (a 1.5 GB `truncate -s` file once went whole into the host's
+	   memory and /tmp); the bwrap download bounds the copy itself too */
+	char body[200];
+	snprintf(body, sizeof body,
+	         "if [ -d \"$P\" ]; then exit 3; fi; "
+	         "[ -f \"$P\" ] || exit 4\n"
+	         "[ \"$(wc -c < \"$P\")\" -le %u ] || exit 6\n",
+	         LH_MAX_FILE_BYTES);
+	int rc = lh_path_check(S(b), path, body, &code, err);
 	if (rc)
 		return rc;
+	if (code == 6)
+		return lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		              path, LH_MAX_FILE_BYTES);
 	lh_buf abs = {0};
 	rc = lh_sabs(S(b), path, &abs, err);
 	if (!rc)
 		rc = S(b)->s->download(S(b)->s, abs.d, out, len, err);
 	lh_buf_free(&abs);
+	if (!rc && *len > LH_MAX_FILE_BYTES) {
+		free(*out);
+		*out = NULL;
+		*len = 0;
+		rc = lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		            path, LH_MAX_FILE_BYTES);
+	}
 	return rc;
 }
 

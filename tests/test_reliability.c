@@ -387,6 +387,31 @@ START_TEST(bash_nul_output_whole)
 }
 END_TEST
 
+/* ---------------- bounded reads (item 1) ---------------- */
+
+/* A sparse file past the bound (the agent can make one with truncate):
+   refused on every backend before anything is copied; the bwrap session
+   moves at most the bound and one byte into its host transfer folder. */
+START_TEST(read_bounded)
+{
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL))
+		return;
+	sh("truncate -s 300M '%s/big' && chmod a+r '%s/big'", g_root, g_root);
+	bool e;
+	char *o = call(&f, "read", "{\"path\":\"big\",\"limit\":1}", &e);
+	ck_assert_msg(e && strstr(o, "larger than"), "%.300s", o);
+	free(o);
+	/* through the backend too: what a plan's old content is read with */
+	char *d = NULL;
+	size_t len = 0;
+	locus_error err = {0};
+	ck_assert_int_eq(f.b->read(f.b, "big", &d, &len, &err), LOCUS_ETOOBIG);
+	ck_assert_ptr_null(d);
+	fx_close(&f);
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -401,6 +426,8 @@ int main(void)
 	tcase_add_loop_test(t, notebook_duplicate_keys, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, glob_deep, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, read_nul_shown_or_binary, BK_LOCAL, BK_COUNT);
+	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(t, read_bounded, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_BWRAP, BK_BWRAP + 1);
 	suite_add_tcase(s, t);
