@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -161,10 +162,6 @@ static int policy_decide_z(const char *tool, const char *args, size_t args_len,
 		return 0;
 	}
 	const char *guard = audit_guard(w, args, args_len);
-	if (guard) {
-		*res = refusal(tool, "denied: ", guard);
-		return 0;
-	}
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.environment = w->environment;
 	in.workspace_root = w->workspace_root;
@@ -172,6 +169,19 @@ static int policy_decide_z(const char *tool, const char *args, size_t args_len,
 	locus_error err = {0};
 	int rc =
 	    locus_gate(&d, w->policy, NULL, tool, args, args_len, &in, &err);
+	if (guard && !rc && d) {
+		/* the call as the gate saw it (its asset, its labels), made a
+		   deny: recorded like any other refusal (issue 31, item 3) */
+		char why[200];
+		snprintf(why, sizeof why, "the audit trail guard: %s", guard);
+		if (locus_decision_deny(d, why) == LOCUS_EUSAGE)
+			rc = LOCUS_EUSAGE;
+	} else if (guard) {
+		/* the gate could not decide it: nothing to record, refused */
+		locus_decision_free(d);
+		*res = refusal(tool, "denied: ", guard);
+		return 0;
+	}
 	if (rc || !d) {
 		locus_decision_free(d);
 		*res = refusal(tool,

@@ -29,6 +29,18 @@
  * `prev` commits to every line before it, so the key holder can tell a
  * trail that was cut at a record boundary (it does not end with a final
  * checkpoint), appended to (records after it) or re-chained (HMACs fail).
+ *
+ * Record MACs (issue 31, item 2): chaining needs no secret, so anyone who
+ * can write the file can append a correctly chained record, and a writer
+ * that continued the chain over it would seal it with its next checkpoint.
+ * With a key every record (checkpoints too) carries
+ * "mac" = HMAC-SHA256(key, "locus-audit-record v1
+" BODY), BODY being the
+ * record's text before "mac" was added (its last member, just before
+ * "hash").  A writer with a key adopts another writer's record only when
+ * its MAC checks out (co-writers share the key), and continues a trail
+ * only when its last record does; verification with the key refuses any
+ * record without a valid MAC.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,6 +70,8 @@ static const char zero_hash[65] =
 #define KEY_MIN 16
 #define KEY_MAX 4096
 #define CKPT_TAG "locus-audit-checkpoint v1\n"
+#define REC_TAG "locus-audit-record v1\n"
+#define MAC_TAIL_LEN 73 /* ,"mac":"<64 hex>" before the closing brace */
 
 struct locus_audit {
 	int fd;
@@ -213,6 +227,52 @@ static int hmac_hex(const unsigned char *key, size_t kl, double seq,
 	return 0;
 }
 
+/* HMAC-SHA256(key, REC_TAG body) in hex. */
+static int record_mac(const unsigned char *key, size_t kl, const char *body,
+                      size_t bl, char out[65])
+{
+	size_t tl = sizeof(REC_TAG) - 1;
+	unsigned char *msg = malloc(tl + bl);
+	if (!msg)
+		return LOCUS_ENOMEM;
+	memcpy(msg, REC_TAG, tl);
+	memcpy(msg + tl, body, bl);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int ml = 0;
+	bool ok =
+	    HMAC(EVP_sha256(), key, (int)kl, msg, tl + bl, md, &ml) && ml == 32;
+	free(msg);
+	if (!ok)
+		return LOCUS_ENOMEM;
+	lu_hex(md, 32, out);
+	return 0;
+}
+
+/* Does a whole record line (hash checked, no newline) carry a valid MAC
+   under the key?  The MAC is its last member before "hash". */
+static bool record_mac_ok(const unsigned char *key, size_t kl, const char *line,
+                          size_t len)
+{
+	static const char head[] = ",\"mac\":\"";
+	if (len < HASH_TAIL_LEN + MAC_TAIL_LEN + 2)
+		return false;
+	size_t end = len - HASH_TAIL_LEN; /* where ,"hash": starts */
+	const char *m = line + end - MAC_TAIL_LEN;
+	if (memcmp(m, head, sizeof(head) - 1) || m[MAC_TAIL_LEN - 1] != '"')
+		return false;
+	size_t bl = (size_t)(m - line);
+	char *body = malloc(bl + 2);
+	if (!body)
+		return false;
+	memcpy(body, line, bl);
+	body[bl] = '}';
+	char mac[65];
+	bool ok = record_mac(key, kl, body, bl + 1, mac) == 0 &&
+	          CRYPTO_memcmp(mac, m + sizeof(head) - 1, 64) == 0;
+	free(body);
+	return ok;
+}
+
 /* The lock, waited for until the deadline (never forever). */
 static int lock_bounded(locus_audit *a, locus_error *err)
 {
@@ -328,6 +388,12 @@ static int sync_state(locus_audit *a, locus_error *err)
 			size_t l = (size_t)(nl - buf);
 			const char *why =
 			    check_line(buf, l, a->last, a->seq + 1);
+			if (!why && a->key &&
+			    !record_mac_ok(a->key, a->key_len, buf, l))
+				why = "a record this writer did not write and "
+				      "cannot authenticate under the key was "
+				      "appended (forged, or a writer without "
+				      "the key)";
 			if (why) {
 				free(buf);
 				return tampered(a, err, why);
@@ -348,6 +414,13 @@ static int sync_state(locus_audit *a, locus_error *err)
 		rc = pl_error(err, LOCUS_EINVALID,
 		              "%s: the last line is not an audit record",
 		              a->path);
+	else if (line && a->key && !record_mac_ok(a->key, a->key_len, line, ll))
+		rc = pl_error(err, LOCUS_EINVALID,
+		              "%s: the last record carries no valid MAC under "
+		              "the key: it was not written by a holder of the "
+		              "key (forged, or a trail written without it); "
+		              "start a new trail",
+		              a->path);
 	free(line);
 	if (!rc) {
 		a->dev = fs.st_dev;
@@ -365,6 +438,18 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 	if (!cJSON_AddStringToObject(o, "prev", a->last) ||
 	    !(body = cJSON_PrintUnformatted(o)))
 		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	if (a->key) {
+		/* the MAC over the body so far, then the body again with it
+		   as the last member */
+		char mac[65];
+		bool ok = record_mac(a->key, a->key_len, body, strlen(body),
+		                     mac) == 0 &&
+		          cJSON_AddStringToObject(o, "mac", mac);
+		cJSON_free(body);
+		body = ok ? cJSON_PrintUnformatted(o) : NULL;
+		if (!body)
+			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
 	size_t bl = strlen(body);
 	char h[65];
 	if (lu_sha256_hex(body, bl, h)) {
@@ -688,6 +773,10 @@ int locus_audit_verify_report(locus_audit_report *rep, const char *path,
 			why = "NUL byte in the record";
 		if (!why)
 			why = check_line(line, len, prev, (double)lineno);
+		if (!why && key && !record_mac_ok(key, kl, line, len))
+			why = "the record carries no valid MAC under the key: "
+			      "not written by a holder of the key (forged, or "
+			      "appended by a writer without it)";
 		if (!why)
 			why = check_checkpoint(line, len, key, kl, prev,
 			                       (double)lineno, &ck, &fin);

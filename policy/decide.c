@@ -752,6 +752,18 @@ int locus_decision_json(char **out, const locus_decision *d, unsigned flags)
 	return print(o, flags, out);
 }
 
+int locus_decision_deny(locus_decision *d, const char *reason)
+{
+	if (!d || !reason)
+		return LOCUS_EUSAGE;
+	d->outcome = LOCUS_OUTCOME_DENY;
+	add_check(d, LOCUS_OUTCOME_DENY, false, "%s", reason);
+	free(d->reason);
+	d->reason = NULL;
+	join_reason(d);
+	return d->oom || !d->reason ? LOCUS_ENOMEM : 0;
+}
+
 int locus_decision_refusal_json(char **out, const locus_decision *d)
 {
 	if (!out)

@@ -412,6 +412,148 @@ START_TEST(read_bounded)
 }
 END_TEST
 
+/* ---------------- the audit trail (items 2 and 3) ---------------- */
+
+static locus_decision *a_decision(const locus_policy *p, const char *cmd)
+{
+	char args[200];
+	snprintf(args, sizeof args, "{\"command\":\"%s\"}", cmd);
+	locus_decision *d = NULL;
+	locus_error err = {0};
+	ck_assert_int_eq(
+	    locus_gate(&d, p, NULL, "bash", args, strlen(args), NULL, &err), 0);
+	return d;
+}
+
+static int a_append(locus_audit *a, const locus_policy *p, const char *cmd,
+                    locus_error *err)
+{
+	locus_decision *d = a_decision(p, cmd);
+	int rc = locus_audit_append(a, d, err);
+	locus_decision_free(d);
+	return rc;
+}
+
+/* A correctly chained record the keyed writer did not write (the agent
+   appending with a keyless writer, as a bash call can): never adopted,
+   never sealed, and `audit verify --key` names it. */
+START_TEST(audit_forged_record_refused)
+{
+	mk_tmp();
+	char ap[700], kp[700];
+	snprintf(ap, sizeof ap, "%s/audit.jsonl", g_tmp);
+	snprintf(kp, sizeof kp, "%s/key", g_tmp);
+	sh("printf 'k3y-k3y-k3y-k3y-k3y-k3y' > '%s'", kp);
+	locus_policy *p = NULL;
+	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.key_path = kp;
+	ao.checkpoint_every = 2;
+	locus_audit *w = NULL;
+	locus_error err = {0};
+	ck_assert_int_eq(locus_audit_open_opts(&w, ap, &ao, &err), 0);
+	ck_assert_int_eq(a_append(w, p, "ls", &err), 0);
+	ck_assert_int_eq(a_append(w, p, "echo one", &err), 0);
+	/* the forger: chaining needs no secret */
+	locus_audit *f = NULL;
+	ck_assert_int_eq(locus_audit_open(&f, ap, 0, &err), 0);
+	ck_assert_int_eq(a_append(f, p, "echo FORGED", &err), 0);
+	locus_audit_close(f);
+	/* the writer does not continue over it */
+	int rc = a_append(w, p, "echo two", &err);
+	ck_assert_msg(rc == LOCUS_EINVALID && strstr(err.message, "forged"),
+	              "the writer adopted a forged record: %d %s", rc,
+	              err.message);
+	locus_audit_close(w);
+	/* verification with the key names the forged record (line 4: two
+	   records and a checkpoint before it) */
+	locus_audit_report r;
+	ck_assert_int_eq(locus_audit_verify_report(&r, ap, kp, &err),
+	                 LOCUS_EINVALID);
+	ck_assert_uint_eq(r.bad_line, 4);
+	ck_assert_msg(strstr(err.message, "MAC"), "%s", err.message);
+	char cmd[2000], out[2000];
+	snprintf(cmd, sizeof cmd, "'%s' audit verify --key '%s' '%s' 2>&1",
+	         locus_bin(), kp, ap);
+	FILE *o = popen(cmd, "r");
+	size_t got = fread(out, 1, sizeof out - 1, o);
+	out[got] = '\0';
+	int st = pclose(o);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+	                  strstr(out, "line 4"),
+	              "%s", out);
+	/* a new keyed writer does not take the forged end either */
+	locus_audit *w2 = NULL;
+	ck_assert_int_eq(locus_audit_open_opts(&w2, ap, &ao, &err),
+	                 LOCUS_EINVALID);
+	/* an honest co-writer with the key is adopted */
+	sh("rm -f '%s'", ap);
+	ck_assert_int_eq(locus_audit_open_opts(&w, ap, &ao, &err), 0);
+	ck_assert_int_eq(locus_audit_open_opts(&w2, ap, &ao, &err), 0);
+	ck_assert_int_eq(a_append(w, p, "ls", &err), 0);
+	ck_assert_int_eq(a_append(w2, p, "ls -l", &err), 0);
+	ck_assert_msg(a_append(w, p, "ls -la", &err) == 0, "%s", err.message);
+	ck_assert_int_eq(locus_audit_finish(w2, &err), 0);
+	ck_assert_int_eq(locus_audit_finish(w, &err), 0);
+	ck_assert_msg(locus_audit_verify_report(&r, ap, kp, &err) == 0, "%s",
+	              err.message);
+	locus_policy_free(p);
+	rm_tmp();
+}
+END_TEST
+
+/* Refused attempts on the trail are recorded, with their asset. */
+START_TEST(audit_refusals_recorded)
+{
+	fx f;
+	locus_policy *pol = NULL;
+	locus_policy_preset(&pol, "permissive", NULL);
+	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
+	w.policy = pol;
+	if (!fx_open(&f, BK_LOCAL, NULL, locus_harness_policy_wrap, &w))
+		return;
+	w.workspace_root = g_root;
+	char ap[800];
+	snprintf(ap, sizeof ap, "%s/audit.jsonl", g_root);
+	locus_error err = {0};
+	ck_assert_int_eq(locus_audit_open(&w.audit, ap, 0, &err), 0);
+	call_ok(&f, "bash", "{\"command\":\"echo hi\"}", "hi");
+	bool e;
+	char *o =
+	    call(&f, "bash", "{\"command\":\"truncate -s 0 audit.jsonl\"}", &e);
+	ck_assert_msg(e && strstr(o, "\"asset\":\"truncate -s 0 audit.jsonl\""),
+	              "%s", o);
+	free(o);
+	o = call(&f, "write",
+	         "{\"path\":\"audit.jsonl\",\"content\":\"{}\\n\"}", &e);
+	ck_assert_msg(e && strstr(o, "\"asset\":\"audit.jsonl\""), "%s", o);
+	free(o);
+	locus_audit_close(w.audit);
+	w.audit = NULL;
+	size_t n;
+	char *t = slurp(ap, &n);
+	ck_assert_ptr_nonnull(t);
+	/* three records: the echo, and the two refusals, each a deny with
+	   its asset and the guard's reason */
+	const char *l2 = strstr(t, "truncate -s 0 audit.jsonl");
+	ck_assert_msg(l2 && strstr(t, "\"asset\":\"audit.jsonl\""), "%s", t);
+	size_t denies = 0, lines = 0;
+	for (char *l = t, *nl; (nl = strchr(l, '\n')); l = nl + 1) {
+		*nl = '\0';
+		lines++;
+		denies += strstr(l, "\"outcome\":\"deny\"") != NULL;
+		*nl = '\n';
+	}
+	ck_assert_uint_eq(lines, 3);
+	ck_assert_uint_eq(denies, 2);
+	ck_assert_ptr_nonnull(strstr(t, "audit trail guard"));
+	ck_assert_int_eq(locus_audit_verify(NULL, NULL, ap, &err), 0);
+	free(t);
+	fx_close(&f);
+	locus_policy_free(pol);
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -427,6 +569,8 @@ int main(void)
 	tcase_add_loop_test(t, glob_deep, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, read_nul_shown_or_binary, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_test(t, audit_forged_record_refused);
+	tcase_add_test(t, audit_refusals_recorded);
 	tcase_add_loop_test(t, read_bounded, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_BWRAP, BK_BWRAP + 1);

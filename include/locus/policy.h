@@ -338,6 +338,17 @@ LOCUS_API int locus_decision_json(char **out, const locus_decision *d,
  */
 LOCUS_API int locus_decision_refusal_json(char **out, const locus_decision *d);
 
+/**
+ * Turn a decision into a deny: `reason` is added as one more fired check
+ * (a caller's own rule, such as the harness's audit-trail guard), the
+ * outcome becomes LOCUS_OUTCOME_DENY and the reason is joined again, so
+ * the refusal can be recorded and rendered like any other (issue 31).
+ *
+ * @return 0, LOCUS_EUSAGE (NULL d or reason), LOCUS_ENOMEM (the decision
+ *         is then a deny still, its reason possibly incomplete)
+ */
+LOCUS_API int locus_decision_deny(locus_decision *d, const char *reason);
+
 /*
  * Audit trail: one JSON object per line, hash-chained.  Each record holds
  * seq, time, action, asset, outcome, reason, checks, labels, permission,
