@@ -14,7 +14,14 @@
  * whole run, so `-` can read a file and then edit it.  With NAME, the
  * result text (a refusal JSON for a refused call) goes to stdout.  Exit status: 0 the call(s) succeeded,
  * 1 a tool refused or failed, 2 usage error or a bad policy.
+ *
+ * SIGTERM, SIGINT, SIGHUP: the running call is cancelled (its command's
+ * tree killed), no further line is read, the harness and the backend are
+ * freed (the LocalBackend's locus-harness-* state folder, the bwrap
+ * session's locus-bwrap-* transfer folder and a partial download go with
+ * them), and locus then dies of the same signal (issue 31, item 5).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,28 @@
 #include "locus/harness.h"
 #include "policy_cli.h"
 #include "../util/json.h"
+
+/* The signal that ends the run (0: none yet), and the call it cancels. */
+static volatile sig_atomic_t g_signal;
+static locus_call_ctl g_ctl = LOCUS_CALL_CTL_INIT;
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+	locus_call_cancel(&g_ctl); /* async-signal-safe */
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: a read of stdin returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 static void warn(const char *m, void *p)
 {
@@ -67,7 +96,7 @@ static int run_lines(locus_harness *h)
 	size_t cap = 0;
 	ssize_t n;
 	int status = 0;
-	while ((n = getline(&line, &cap, stdin)) > 0) {
+	while (!g_signal && (n = getline(&line, &cap, stdin)) > 0) {
 		cJSON *in = NULL;
 		lu_json_read(&in, line, (size_t)n, NULL, NULL);
 		cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "tool");
@@ -83,9 +112,9 @@ static int run_lines(locus_harness *h)
 			char *out = NULL;
 			bool is_err = true;
 			locus_error err = {0};
-			int rc = locus_harness_call(
+			int rc = locus_harness_call_ctl(
 			    &out, &is_err, h, t->valuestring, args,
-			    args ? strlen(args) : 0, &err);
+			    args ? strlen(args) : 0, &g_ctl, &err);
 			cJSON_AddStringToObject(res, "tool", t->valuestring);
 			cJSON_AddBoolToObject(res, "is_error", rc || is_err);
 			cJSON_AddStringToObject(res, "output",
@@ -171,6 +200,7 @@ int cli_tool(int argc, char **argv)
 		return 2;
 	locus_backend *b = NULL;
 	locus_error err = {0};
+	catch_signals();
 	int rc = open_backend(&bo, backend, root, &b, &err);
 	if (rc == 1) {
 		locus_policy_free(pol);
@@ -203,8 +233,9 @@ int cli_tool(int argc, char **argv)
 	} else {
 		char *out = NULL;
 		bool is_err = true;
-		rc = locus_harness_call(&out, &is_err, h, name, json,
-		                        json ? strlen(json) : 0, &err);
+		rc = locus_harness_call_ctl(&out, &is_err, h, name, json,
+		                            json ? strlen(json) : 0, &g_ctl,
+		                            &err);
 		if (rc) {
 			fprintf(stderr, "locus tool: %s\n", err.message);
 			status = 2;
@@ -222,5 +253,11 @@ int cli_tool(int argc, char **argv)
 	locus_backend_free(b);
 	locus_policy_free(pol);
 	free(real);
+	if (g_signal) {
+		/* cleaned up: now die of it, as the sender expects */
+		fflush(stdout);
+		signal(g_signal, SIG_DFL);
+		raise(g_signal);
+	}
 	return status;
 }

@@ -554,6 +554,71 @@ START_TEST(audit_refusals_recorded)
 }
 END_TEST
 
+/* ---------------- SIGTERM cleans up (item 5) ---------------- */
+
+/* Entries of dir whose name starts with "locus-". */
+static int locus_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "locus-", 6);
+	closedir(d);
+	return n;
+}
+
+/* `locus tool bash` killed by SIGTERM mid-command: the command's tree,
+   the state folder (local) or the transfer folder (bwrap) go, and locus
+   dies of SIGTERM. */
+START_TEST(tool_sigterm_cleans_up)
+{
+	mk_tmp();
+	if (_i == BK_BWRAP && !bwrap_works()) {
+		test_skip("bwrap cannot create namespaces here");
+		rm_tmp();
+		return;
+	}
+	if (_i == BK_BWRAP && geteuid() == 0)
+		sh("chown 65534:65534 '%s' && chmod 755 '%s'", g_root, g_tmp);
+	char tmpdir[700], started[700];
+	snprintf(tmpdir, sizeof tmpdir, "%s/tmp", g_tmp);
+	snprintf(started, sizeof started, "%s/started", g_root);
+	ck_assert_int_eq(mkdir(tmpdir, 0777), 0);
+	chmod(tmpdir, 0777);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("TMPDIR", tmpdir, 1);
+		int dn = open("/dev/null", O_RDWR);
+		dup2(dn, 0);
+		dup2(dn, 1);
+		execl(locus_bin(), "locus", "tool", "bash",
+		      "{\"command\":\"touch started; sleep 71.25\","
+		      "\"timeout\":300}",
+		      "--root", g_root, "--backend",
+		      _i == BK_BWRAP ? "bwrap" : "local", "--preset",
+		      "permissive", (char *)NULL);
+		_exit(127);
+	}
+	/* wait (with a deadline) until the command runs */
+	for (int i = 0; i < 1200 && access(started, F_OK); i++)
+		usleep(50000);
+	ck_assert_msg(access(started, F_OK) == 0, "the command never ran");
+	ck_assert_int_ge(locus_entries(tmpdir), 1);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d",
+	              st);
+	ck_assert_msg(locus_entries(tmpdir) == 0,
+	              "locus-* folders left in TMPDIR");
+	ck_assert(!host_sleep_alive("71.25"));
+	rm_tmp();
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -570,6 +635,8 @@ int main(void)
 	tcase_add_loop_test(t, read_nul_shown_or_binary, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_test(t, audit_forged_record_refused);
+	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_LOCAL, BK_LOCAL + 1);
+	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(t, audit_refusals_recorded);
 	tcase_add_loop_test(t, read_bounded, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_LOCAL, BK_LOCAL + 1);
