@@ -251,6 +251,20 @@ void mcp_calls_submit(mcp_server *s, const char *id, const char *line, size_t n,
 		return;
 	}
 	pthread_mutex_lock(&s->calls_lock);
+	/* an id names one call while it is in flight: a cancel must know
+	   which (issue 31, item 8); compared by value, as cancels are */
+	bool dup = s->running && !strcmp(s->running->key, c->key);
+	for (const mcp_call *q = s->head; q && !dup; q = q->next)
+		dup = !strcmp(q->key, c->key);
+	if (dup) {
+		pthread_mutex_unlock(&s->calls_lock);
+		mcp_send_error(s, id, RPC_INVALID_REQUEST,
+		               "Invalid Request: a call with this id is "
+		               "already in flight; use a new id for each "
+		               "request");
+		call_free(c);
+		return;
+	}
 	if (s->inflight >= s->opt.max_calls) {
 		pthread_mutex_unlock(&s->calls_lock);
 		char why[160];

@@ -619,6 +619,52 @@ START_TEST(tool_sigterm_cleans_up)
 }
 END_TEST
 
+/* ---------------- MCP: one call per id in flight (item 8) ---------------- */
+
+START_TEST(mcp_duplicate_inflight_id)
+{
+	mk_tmp();
+	const char *mcp[] = {"locus",    "mcp",        "--root", g_root,
+	                     "--preset", "permissive", NULL};
+	client c;
+	client_start(&c, mcp);
+	char *a =
+	    client_ask(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	                   "\"initialize\",\"params\":{\"protocolVersion\":"
+	                   "\"2025-06-18\",\"capabilities\":{},"
+	                   "\"clientInfo\":{\"name\":\"t\",\"version\":"
+	                   "\"1\"}}}");
+	free(a);
+	static const char call7[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"bash\",\"arguments\":{\"command\":"
+	    "\"sleep 63.5\"}}}";
+	ck_assert_int_eq(write(c.in, call7, sizeof call7 - 1),
+	                 sizeof call7 - 1);
+	ck_assert_int_eq(write(c.in, "\n", 1), 1);
+	/* the same id again */
+	a = client_ask(&c, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+	                   "\"tools/call\",\"params\":{\"name\":\"bash\","
+	                   "\"arguments\":{\"command\":\"echo second\"}}}");
+	ck_assert_msg(strstr(a, "already in flight") && strstr(a, "-32600"),
+	              "%s", a);
+	free(a);
+	/* the cancel reaches the one call; then a new id runs */
+	a = client_ask(&c, "{\"jsonrpc\":\"2.0\",\"method\":"
+	                   "\"notifications/cancelled\",\"params\":"
+	                   "{\"requestId\":7}}\n"
+	                   "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
+	                   "\"tools/call\",\"params\":{\"name\":\"bash\","
+	                   "\"arguments\":{\"command\":\"echo third\"}}}");
+	ck_assert_msg(strstr(a, "\"id\":8") && strstr(a, "third"), "%s", a);
+	ck_assert_msg(!strstr(a, "second"), "%s", a);
+	free(a);
+	client_end(&c);
+	ck_assert(!host_sleep_alive("63.5"));
+	rm_tmp();
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -635,6 +681,7 @@ int main(void)
 	tcase_add_loop_test(t, read_nul_shown_or_binary, BK_LOCAL, BK_COUNT);
 	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_test(t, audit_forged_record_refused);
+	tcase_add_test(t, mcp_duplicate_inflight_id);
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(t, audit_refusals_recorded);
