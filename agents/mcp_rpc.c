@@ -209,6 +209,12 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
 	bool id_ok = cJSON_IsString(id) ||
 	             (cJSON_IsNumber(id) && isfinite(id->valuedouble));
+	/* duplicate keys anywhere: no reader can say which value is meant
+	   (issue 31, item 10); a request is answered below, a notification
+	   or a response is never acted on */
+	bool dup = lu_json_duplicate(msg, NULL) != NULL;
+	if (dup && !id)
+		return;
 	if (!id && cJSON_IsString(method)) {
 		/* a notification: never answered, whatever it is */
 		do_notification(s, method->valuestring, line, n);
@@ -219,12 +225,11 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 	if (!method && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
 	                cJSON_GetObjectItemCaseSensitive(msg, "error"))) {
 		/* a response: ours are to roots/list; others are ignored */
-		if (id_ok)
+		if (id_ok && !dup)
 			mcp_roots_response(s, msg);
 		return;
 	}
 	/* duplicate keys are refused; with two ids, which is meant? */
-	bool dup = lu_json_duplicate(msg, NULL) != NULL;
 	size_t ids = 0;
 	for (const cJSON *c = msg->child; c; c = c->next)
 		ids += c->string && !strcmp(c->string, "id");

@@ -4,8 +4,10 @@
  * cancellation, the escaped-NUL check, and the readers of ls/glob/grep
  * text into structuredContent (agents/mcp_io.c, agents/mcp_struct.c).
  *
- * Input: any bytes.  When they parse as one JSON object (as the server
- * checks before scanning), the scanner must find a member cJSON has
+ * Input: any bytes.  When they make a message the server acts on (read as
+ * mcp_rpc.c's parse_line reads a line: strict UTF-8, no raw NUL, one
+ * value; and no key twice anywhere, which the server refuses or ignores),
+ * the scanner must find a member cJSON has
  * (unless its key is spelled with escapes), inside the input, and a
  * number id's raw text must parse to the same number.  Every input is
  * also read as ls, glob and grep output: the structure is an object.
@@ -82,8 +84,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	(void)lu_json_has_nul_escape(s, size);
-	cJSON *obj =
-	    memchr(s, '\0', size) ? NULL : cJSON_ParseWithLength(s, size);
+	/* the server's reading (issue 31: the lenient cJSON read let in
+	   duplicate keys and invalid UTF-8, which the server never scans, and
+	   cJSON_Compare takes the first of two keys: a false break) */
+	lu_json_opts o = LU_JSON_OPTS_INIT;
+	o.duplicates = true;
+	o.escaped_nul = true;
+	cJSON *obj = NULL;
+	lu_json_read(&obj, s, size, &o, NULL);
+	if (obj && lu_json_duplicate(obj, NULL)) {
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
 	if (cJSON_IsObject(obj)) {
 		check_member(s, size, obj, "id");
 		check_member(s, size, obj, "params");
