@@ -45,6 +45,14 @@ typedef lu_buf lh_buf;
 size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n);
 #define lh_now lu_now
 
+/* In a child about to exec (async-signal-safe): close every descriptor
+ * from `low` up but `keep` (-1: none), so a command never inherits one its
+ * caller left open (issue 31, item 8: a pipe at fd 251 reached the bwrap
+ * session's commands; the LocalBackend's supervisor already closed them).
+ * close_range(2) where the kernel has it, else one close() each up to
+ * RLIMIT_NOFILE (at most 1 << 20). */
+void lh_close_fds_from(int low, int keep);
+
 /* The largest file a backend reads (the read tool, a plan's old content):
  * every backend refuses more with LOCUS_ETOOBIG, and a session's download
  * never moves more than this and one byte (issue 31, item 1). */

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +114,32 @@ static int dirent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const locus_dirent *)a)->name,
 	              ((const locus_dirent *)b)->name);
+}
+
+static void close_span(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lo, hi, 0) == 0)
+		return;
+#endif
+	struct rlimit rl;
+	rlim_t top = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 65536;
+	if (top > ((rlim_t)1 << 20))
+		top = (rlim_t)1 << 20;
+	for (unsigned fd = lo; fd <= hi && (rlim_t)fd < top; fd++)
+		close((int)fd);
+}
+
+void lh_close_fds_from(int low, int keep)
+{
+	if (keep >= low) {
+		close_span((unsigned)low, (unsigned)keep - 1);
+		close_span((unsigned)keep + 1, ~0U);
+	} else {
+		close_span((unsigned)low, ~0U);
+	}
 }
 
 size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n)

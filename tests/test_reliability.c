@@ -665,6 +665,33 @@ START_TEST(mcp_duplicate_inflight_id)
 }
 END_TEST
 
+/* ---------------- no stray descriptor (item 8) ---------------- */
+
+/* A pipe the caller left open at fd 251 (as the red team's shell did)
+   never reaches a command (Local, bwrap). */
+START_TEST(commands_inherit_no_stray_fd)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(dup2(p[1], 251), 251); /* no close-on-exec */
+	fx f;
+	if (!fx_open(&f, _i, NULL, NULL, NULL)) {
+		close(251);
+		return;
+	}
+	bool e;
+	char *o =
+	    call(&f, "bash",
+	         "{\"command\":\"ls /proc/self/fd | tr '\\\\n' ' '\"}", &e);
+	ck_assert_msg(!e && strstr(o, "0 1 2 ") && !strstr(o, "251"), "%s", o);
+	free(o);
+	fx_close(&f);
+	close(251);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -682,6 +709,10 @@ int main(void)
 	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_test(t, audit_forged_record_refused);
 	tcase_add_test(t, mcp_duplicate_inflight_id);
+	tcase_add_loop_test(t, commands_inherit_no_stray_fd, BK_LOCAL,
+	                    BK_LOCAL + 1);
+	tcase_add_loop_test(t, commands_inherit_no_stray_fd, BK_BWRAP,
+	                    BK_BWRAP + 1);
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(t, audit_refusals_recorded);
