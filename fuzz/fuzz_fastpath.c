@@ -67,6 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *a = classify(fast, data, size);
 	char *b = classify(tree, data, size);
 	bool same = (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
+	/* a parse or labelling that ran out of its wall-clock budget is
+	   unparsed (fail closed) whatever path it took: on a loaded machine
+	   one of the two runs may hit it (the campaign of issue 31 saw it at
+	   12 runs a second), which is no difference of the fast path */
+	if (!same && ((a && strstr(a, "time budget")) ||
+	              (b && strstr(b, "time budget"))))
+		same = true;
 	if (!same && fuzz_fastpath_keep_going) {
 		fuzz_fastpath_differences++;
 		fprintf(stderr, "DIFF %.*s\n  fast: %s\n  tree: %s\n",

@@ -242,11 +242,14 @@ void lh_grpc_status_line(lh_grpc_status *st, const char *line, size_t len)
 		/* a new response (after a 1xx) starts over */
 		const char *sp = memchr(line, ' ', len);
 		int code = 0;
+		/* at most three digits count: a longer number is no status
+		   (and never overflows: fuzz_grpc, issue 31) */
 		if (sp)
 			for (sp++;
 			     sp < line + len && isdigit((unsigned char)*sp);
 			     sp++)
-				code = code * 10 + (*sp - '0');
+				code =
+				    code > 999 ? 1000 : code * 10 + (*sp - '0');
 		memset(st, 0, sizeof *st);
 		st->http_status = code;
 		return;
