@@ -141,8 +141,8 @@ static void mcp_usage(FILE *f)
 	fprintf(f,
 	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
 	        "                 [--backend local|memory|bwrap|oci|openshell]"
-	        "\n                 [--oci-*, --openshell-*, --bwrap-uid/gid "
-	        "as for locus tool]\n"
+	        "\n                 [--oci-*, --openshell-*, --bwrap-uid/gid, "
+	        "--base-env as for locus tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
 	        "[--claude-settings FILE]...\n"
 	        "                 [--claude-project DIR] "

@@ -28,7 +28,9 @@ static int open_backend(mcp_server *s, const char *root, const char *real,
 	if (!strcmp(kind, "oci") || !strcmp(kind, "openshell"))
 		return cli_backend_open(&s->opt.cloud, kind, b, err);
 	if (!strcmp(kind, "local"))
-		return locus_backend_local_new(b, real, NULL, err);
+		return cli_local_open(&s->opt.cloud, real, b, err);
+	if (s->opt.cloud.base_env)
+		return cli_local_open(&s->opt.cloud, NULL, b, err);
 	if (!strcmp(kind, "memory"))
 		return locus_backend_memory_new(b, err);
 	return cli_bwrap_open(&s->opt.cloud, root, b, err);

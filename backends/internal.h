@@ -85,6 +85,8 @@ typedef struct lh_spawn_opts {
 	int out_fd;                      /* the output file */
 	size_t output_max;               /* bytes kept; the rest counted */
 	long rlimit_nproc, rlimit_fsize; /* 0: unchanged */
+	char *const *envp;               /* the command's environment, or
+	                                    NULL: the process's own */
 } lh_spawn_opts;
 
 /*

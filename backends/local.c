@@ -52,6 +52,9 @@ static void l_free(locus_backend *b)
 	}
 	if (lb->root_fd >= 0)
 		close(lb->root_fd);
+	for (size_t i = 0; lb->envp && lb->envp[i]; i++)
+		free(lb->envp[i]);
+	free(lb->envp);
 	free(lb->root);
 	free(lb->root_real);
 	free((void *)(uintptr_t)lb->base.label);
@@ -92,6 +95,31 @@ int locus_backend_local_new(locus_backend **out, const char *root,
 	return locus_backend_local_new_opts(out, root, label, NULL, err);
 }
 
+/* base_env: the allowed names that are set, as NAME=VALUE (a name with
+   '=' or empty is never one).  0 or -1 (out of memory). */
+static int make_envp(local_backend *lb, const char *const *names)
+{
+	size_t n = 0;
+	while (names[n])
+		n++;
+	lb->envp = calloc(n + 1, sizeof *lb->envp);
+	if (!lb->envp)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = *names[i] && !strchr(names[i], '=')
+		                    ? getenv(names[i])
+		                    : NULL;
+		if (!v)
+			continue;
+		size_t len = strlen(names[i]) + strlen(v) + 2;
+		if (!(lb->envp[k] = malloc(len)))
+			return -1;
+		snprintf(lb->envp[k++], len, "%s=%s", names[i], v);
+	}
+	return 0;
+}
+
 int locus_backend_local_new_opts(locus_backend **out, const char *root,
                                  const char *label,
                                  const locus_local_options *opts,
@@ -100,6 +128,14 @@ int locus_backend_local_new_opts(locus_backend **out, const char *root,
 	*out = NULL;
 	locus_local_options def = LOCUS_LOCAL_OPTIONS_INIT;
 	const locus_local_options *o = opts ? opts : &def;
+	if (o->version == 1) {
+		/* the fields a version 1 struct has; no base_env */
+		def.output_max = o->output_max;
+		def.rlimit_nproc = o->rlimit_nproc;
+		def.rlimit_fsize = o->rlimit_fsize;
+		def.stdin_timeout_s = o->stdin_timeout_s;
+		o = &def;
+	}
 	if (o->version != LOCUS_LOCAL_OPTIONS_VERSION)
 		return lh_err(err, LOCUS_EUSAGE,
 		              "local options of another version");
@@ -120,6 +156,10 @@ int locus_backend_local_new_opts(locus_backend **out, const char *root,
 		return lh_err(err, e == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
 		              "cannot open the workspace %s: %s", root,
 		              strerror(e));
+	}
+	if (o->base_env && make_envp(lb, o->base_env)) {
+		l_free(&lb->base);
+		return lh_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lb->root_real = realpath(root, NULL);
 	lb->root = lh_strdup_dir(root);

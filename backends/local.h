@@ -25,6 +25,7 @@ typedef struct local_backend {
 	size_t output_max; /* bytes of a command's output kept on disk */
 	long rlimit_nproc, rlimit_fsize;
 	double stdin_timeout;
+	char **envp;     /* base_env: NAME=VALUE..., NULL-terminated; or NULL */
 	char *root;      /* as given, for messages and absolute paths */
 	char *root_real; /* realpath */
 	int root_fd;

@@ -233,9 +233,10 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	double start = lh_now();
 	/* a supervisor (backends/supervise.c) runs the command in its own
 	 * session, caps its output and kills whatever it leaves behind */
-	lh_spawn_opts so = {
-	    lb->root_fd,    command,          bg ? inp : NULL, ofd,
-	    lb->output_max, lb->rlimit_nproc, lb->rlimit_fsize};
+	lh_spawn_opts so = {lb->root_fd,      command,
+	                    bg ? inp : NULL,  ofd,
+	                    lb->output_max,   lb->rlimit_nproc,
+	                    lb->rlimit_fsize, (char *const *)lb->envp};
 	pid_t pgid;
 	pid_t pid = lh_spawn(&so, &pgid, err);
 	if (pid < 0) {

@@ -132,7 +132,13 @@ static void command_child(const lh_spawn_opts *o, int out_w, int ex_w)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGXFSZ, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
+		if (o->envp) {
+			char *const av[] = {
+			    "sh", "-c", (char *)(uintptr_t)o->command, NULL};
+			execve("/bin/sh", av, o->envp);
+		} else {
+			execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
+		}
 		e = errno;
 	}
 	(void)lu_write_all(ex_w, &e, sizeof e);

@@ -104,9 +104,51 @@ int cli_bwrap_open(const cli_backend_opts *o, const char *root,
 	return rc;
 }
 
+int cli_local_open(const cli_backend_opts *o, const char *real,
+                   locus_backend **out, locus_error *err)
+{
+	*out = NULL;
+	if (!real) {
+		snprintf(err->message, sizeof err->message,
+		         "--base-env is for the local backend (a sandbox "
+		         "starts from a clean environment)");
+		err->code = LOCUS_EINVALID;
+		return LOCUS_EINVALID;
+	}
+	locus_local_options lo = LOCUS_LOCAL_OPTIONS_INIT;
+	if (!o->base_env)
+		return locus_backend_local_new_opts(out, real, NULL, &lo, err);
+	/* the names, split in a copy; the backend keeps the values */
+	char *copy = strdup(o->base_env);
+	size_t n = 1;
+	for (const char *c = o->base_env; *c; c++)
+		n += *c == ',';
+	const char **list = copy ? calloc(n + 1, sizeof *list) : NULL;
+	int rc = LOCUS_ENOMEM;
+	if (list) {
+		size_t k = 0;
+		for (char *t = strtok(copy, ","); t; t = strtok(NULL, ","))
+			list[k++] = t;
+		lo.base_env = list;
+		rc = locus_backend_local_new_opts(out, real, NULL, &lo, err);
+	} else {
+		snprintf(err->message, sizeof err->message, "out of memory");
+	}
+	free(list);
+	free(copy);
+	return rc;
+}
+
 int cli_backend_flag(cli_backend_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
+	if (!strcmp(a, "--base-env")) {
+		if (*i + 1 >= argc || o->base_env)
+			return -1;
+		*i += 1;
+		o->base_env = argv[*i];
+		return 1;
+	}
 	int os = cli_openshell_arg(&o->os, argc, argv, i);
 	if (os)
 		return os;

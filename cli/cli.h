@@ -53,6 +53,9 @@ typedef struct cli_backend_opts {
 	cli_openshell os;          /* --openshell-* (cli/openshell_cli.c) */
 	locus_bwrap_options bwrap; /* --bwrap-uid, --bwrap-gid */
 	bool any_bwrap;
+	/* --base-env NAME[,NAME...] (local backend): the variables its
+	   commands get (the argument as given); NULL: all of them. */
+	const char *base_env;
 } cli_backend_opts;
 void cli_backend_init(cli_backend_opts *o);
 /* argv[*i] is one of ours: 1 (and *i moved past its value), not ours: 0,
@@ -69,6 +72,10 @@ int cli_bwrap_open(const cli_backend_opts *o, const char *root,
                    locus_backend **out, locus_error *err);
 int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
                     locus_error *err);
+/* The LocalBackend over real (with --base-env); 0 or a LOCUS_E* code.
+   NULL real: another backend was chosen with --base-env, LOCUS_EINVALID. */
+int cli_local_open(const cli_backend_opts *o, const char *real,
+                   locus_backend **out, locus_error *err);
 
 /* cli/util.c: the subcommand's name ("gate") for messages of shared
    helpers ("locus gate: ..."), "" before main sets it. */

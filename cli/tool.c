@@ -69,6 +69,8 @@ static void usage_to(FILE *f)
 	        "                  [--policy FILE | --preset NAME] "
 	        "[--no-read-check]\n"
 	        "       locus tool - [options]   (JSON lines on stdin)\n"
+	        "  local: [--base-env NAME,NAME...] (commands get only these "
+	        "variables)\n"
 	        "  bwrap: [--bwrap-uid UID] [--bwrap-gid GID] (as root: the "
 	        "sandbox's host user)\n"
 	        "  oci: --oci-sandbox ID | --oci-create PROJECT_OCID "
@@ -148,7 +150,9 @@ static int open_backend(cli_backend_opts *bo, const char *backend,
 	    !strcmp(backend, "openshell"))
 		return cli_backend_open(bo, backend, b, err);
 	if (!strcmp(backend, "local"))
-		return locus_backend_local_new(b, root, NULL, err);
+		return cli_local_open(bo, root, b, err);
+	if (bo->base_env)
+		return cli_local_open(bo, NULL, b, err);
 	if (!strcmp(backend, "memory"))
 		return locus_backend_memory_new(b, err);
 	if (!strcmp(backend, "bwrap"))

@@ -692,6 +692,52 @@ START_TEST(commands_inherit_no_stray_fd)
 }
 END_TEST
 
+/* ---------------- the local environment (item 8) ---------------- */
+
+static char *local_run(const locus_local_options *lo, const char *cmd)
+{
+	locus_backend *b = NULL;
+	locus_error err = {0};
+	ck_assert_msg(locus_backend_local_new_opts(&b, g_root, NULL, lo, &err) ==
+	                  0,
+	              "%s", err.message);
+	locus_exec_result r;
+	ck_assert_int_eq(b->exec(b, cmd, 60, LOCUS_EXEC_DEFAULT, &r, &err), 0);
+	char *o = strndup(r.output ? r.output : "", r.output_len);
+	locus_exec_result_clear(&r);
+	locus_backend_free(b);
+	return o;
+}
+
+/* Commands inherit the whole environment (the "host shell" label says
+   so, docs/harness.md) unless base_env names what they get. */
+START_TEST(local_base_env)
+{
+	mk_tmp();
+	setenv("SECRET_TOKEN", "s3cr3t-value", 1);
+	static const char cmd[] = "echo tok=$SECRET_TOKEN; echo path=$PATH";
+	locus_local_options lo = LOCUS_LOCAL_OPTIONS_INIT;
+	char *o = local_run(&lo, cmd);
+	ck_assert_msg(strstr(o, "tok=s3cr3t-value"), "%s", o);
+	free(o);
+	static const char *const names[] = {"PATH", "NOT_SET_ANYWHERE", NULL};
+	lo.base_env = names;
+	o = local_run(&lo, cmd);
+	ck_assert_msg(strstr(o, "tok=\n") && !strstr(o, "s3cr3t") &&
+	                  strstr(o, "path=/"),
+	              "%s", o);
+	free(o);
+	/* a version 1 struct is still taken */
+	locus_local_options v1 = LOCUS_LOCAL_OPTIONS_INIT;
+	v1.version = 1;
+	o = local_run(&v1, "echo ok");
+	ck_assert_str_eq(o, "ok\n");
+	free(o);
+	unsetenv("SECRET_TOKEN");
+	rm_tmp();
+}
+END_TEST
+
 int main(void)
 {
 	(void)run; /* run_locus.h's one-shot runner: not every build uses it */
@@ -709,6 +755,7 @@ int main(void)
 	tcase_add_loop_test(t, read_bounded, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_test(t, audit_forged_record_refused);
 	tcase_add_test(t, mcp_duplicate_inflight_id);
+	tcase_add_test(t, local_base_env);
 	tcase_add_loop_test(t, commands_inherit_no_stray_fd, BK_LOCAL,
 	                    BK_LOCAL + 1);
 	tcase_add_loop_test(t, commands_inherit_no_stray_fd, BK_BWRAP,

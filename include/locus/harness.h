@@ -279,7 +279,7 @@ LOCUS_API void locus_backend_free(locus_backend *b);
 LOCUS_API int locus_backend_local_new(locus_backend **out, const char *root,
                                       const char *label, locus_error *err);
 
-#define LOCUS_LOCAL_OPTIONS_VERSION 1
+#define LOCUS_LOCAL_OPTIONS_VERSION 2
 
 /*
  * Options of the LocalBackend (start from LOCUS_LOCAL_OPTIONS_INIT).
@@ -288,6 +288,12 @@ LOCUS_API int locus_backend_local_new(locus_backend **out, const char *root,
  * RLIMIT_NPROC and RLIMIT_FSIZE (bytes) set for every command; 0: left as
  * they are.  stdin_timeout_s: how long write_stdin waits for a command to
  * read (0: 10 s); then it fails, it never blocks.
+ * base_env (version 2): NULL, commands inherit the whole environment of
+ * the process (tokens and keys included: the backend is a host shell);
+ * else a NULL-terminated list of variable names, and commands get only
+ * those of them that are set when the backend is made (the original's
+ * `base_env` allowlist; docs/harness.md).  A version 1 struct is still
+ * taken (without base_env).
  */
 typedef struct locus_local_options {
 	unsigned version;
@@ -295,6 +301,7 @@ typedef struct locus_local_options {
 	long rlimit_nproc;
 	long rlimit_fsize;
 	double stdin_timeout_s;
+	const char *const *base_env; /* version 2 */
 } locus_local_options;
 
 #define LOCUS_LOCAL_OPTIONS_INIT                                               \
