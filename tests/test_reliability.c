@@ -698,9 +698,9 @@ static char *local_run(const locus_local_options *lo, const char *cmd)
 {
 	locus_backend *b = NULL;
 	locus_error err = {0};
-	ck_assert_msg(locus_backend_local_new_opts(&b, g_root, NULL, lo, &err) ==
-	                  0,
-	              "%s", err.message);
+	ck_assert_msg(
+	    locus_backend_local_new_opts(&b, g_root, NULL, lo, &err) == 0, "%s",
+	    err.message);
 	locus_exec_result r;
 	ck_assert_int_eq(b->exec(b, cmd, 60, LOCUS_EXEC_DEFAULT, &r, &err), 0);
 	char *o = strndup(r.output ? r.output : "", r.output_len);
