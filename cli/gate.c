@@ -287,7 +287,10 @@ static void gate_decide(gate_run *g, gate_call *c, unsigned long lineno)
 	c->in.workspace_root = g->root;
 	/* a shell wrapper is judged as the script it runs, as the hooks
 	   judge it (one answer per call, whatever the front end) */
-	if (c->args && hook_tool_is_shell(c->tool)) {
+	/* (not with a \u0000: cJSON would cut the command there; such a
+	   call is judged unparsed by locus_gate, issue 31 item 9) */
+	if (c->args && hook_tool_is_shell(c->tool) &&
+	    !lu_json_has_nul_escape(c->args, strlen(c->args))) {
 		cJSON *a = cJSON_Parse(c->args);
 		char *na = NULL;
 		if (a && hook_shell_unwrap(a) == 0)
