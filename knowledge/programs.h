@@ -214,8 +214,35 @@ typedef enum lk_pack {
 	LK_PACK_COUNT
 } lk_pack;
 
+/* ---- effect classes (lk_program.fx; issue 25) -------------------------
+ *
+ * What a program may do, whatever its arguments: every row of the table
+ * has one (a row whose class bits say it leaves .fx 0 and
+ * lk_effect_of() derives it from them; see programs.c).  A program that
+ * is in no row is unknown: labels/ tags it exec:unknown (closed world). */
+typedef enum lk_effect {
+	LK_FX_NONE = 0,   /* derived from the class bits (programs.c) */
+	LK_FX_READ,       /* reads and prints: ls, cat, man, pgrep */
+	LK_FX_FILES,      /* local files and shell state: cp, touch, tar */
+	LK_FX_BUILD,      /* local build, test, lint, format: gcc, eslint */
+	LK_FX_WORKSPACE,  /* runs workspace code: make, just, task */
+	LK_FX_PACKAGES,   /* package and language version managers */
+	LK_FX_INTERP,     /* shells and interpreters */
+	LK_FX_VCS,        /* version control: git, hg, svn */
+	LK_FX_NETWORK,    /* network clients: curl, ssh, rsync */
+	LK_FX_SERVICE,    /* service and cloud CLIs: aws, kubectl, stripe */
+	LK_FX_SECRETS,    /* local credential stores: pass, sops, security */
+	LK_FX_DATABASE,   /* database clients: psql, mysql, sqlite3 */
+	LK_FX_CONTAINERS, /* container and VM runtimes: docker, podman */
+	LK_FX_SYSTEM,     /* system administration: systemctl, useradd */
+	LK_FX_WRAPPER,    /* runs the command it is given: sudo, timeout */
+	LK_FX_DESTROYS,   /* deletes files or erases devices: rm, mkfs */
+	LK_FX_COUNT
+} lk_effect;
+
 typedef struct lk_program {
 	const char *name;        /* canonical name */
+	lk_effect fx;            /* effect class; LK_FX_NONE: from .cls */
 	uint32_t cls;            /* LK_* class bits */
 	uint32_t names;          /* LK_VERSIONED, LK_BUILDS */
 	const char *net;         /* LK_NETWORK: "curl reaches the network" */
@@ -249,6 +276,13 @@ static inline bool lk_is(const char *name, uint32_t cls)
 {
 	return (lk_classes(name) & cls) != 0;
 }
+
+/* The row's effect class: .fx, else the one its class bits give;
+   LK_FX_NONE only for NULL (tests check every row has one). */
+lk_effect lk_effect_of(const lk_program *p);
+
+/* "read-only", "service or cloud CLI"...; "" past the end. */
+const char *lk_effect_name(lk_effect fx);
 
 /* Iterate over rows (for tests, docs and regex building): row i, or NULL
    past the end. */
