@@ -91,6 +91,12 @@ def main():
             only_new += 1
     print("held only by the labels issue 10 added (secrets, persistence, "
           "privilege, outside-workspace): %d" % only_new)
+    # issue 25: the closed world (a program in no row of the program
+    # table) and the options that run code locus does not see
+    only_unknown = sum(1 for d in out if d["outcome"] != "allow"
+                       and fired_labels(d) == {"exec:unknown"})
+    print("held only by the closed world (exec:unknown, issue 25): %d"
+          % only_unknown)
     print("why (a line can carry several labels):")
     for (oc, lab), k in why.most_common():
         ex = "; ".join(x.replace("\n", "\\n")[:60] for x in examples[(oc, lab)])

@@ -73,6 +73,8 @@ static const struct {
     {LOCUS_TAG_PERSISTENCE, "exec:persistence"},
     {LOCUS_TAG_PRIVILEGE, "exec:privilege"},
     {LOCUS_TAG_OUTSIDE, "outside-workspace"},
+    {LOCUS_TAG_UNKNOWN, "exec:unknown"},
+    {LOCUS_TAG_AGENT_CONFIG, "agent-config"},
 };
 
 /* Row i holds bit 1 << i: a tag's name is one index away. */
@@ -234,6 +236,34 @@ static int add_args_reasons(locus_action *a, ll_floor *floor)
 	return 0;
 }
 
+/* The verdict says "runs a program locus does not know"; the action
+   names each: "NAME is not in locus's program table (exec:unknown)". */
+static int add_unknown_reasons(locus_action *a)
+{
+	static const char suffix[] =
+	    " is not in locus's program table (exec:unknown)";
+	size_t n = locus_shell_result_count(a->shell);
+	for (size_t i = 0; i < n; i++) {
+		if (!ll_command_unknown(a->shell, i))
+			continue;
+		const locus_shell_command *c =
+		    locus_shell_result_command(a->shell, i);
+		size_t len = strlen(c->name) + sizeof suffix;
+		char *s = malloc(len);
+		if (!s)
+			return LOCUS_ENOMEM;
+		snprintf(s, len, "%s%s", c->name, suffix);
+		bool have = false;
+		for (size_t k = 0; k < a->nreasons; k++)
+			have |= strcmp(a->reasons[k], s) == 0;
+		int rc = have ? 0 : add_reason(a, s);
+		free(s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Parse and label a bash line into `a` (kind, tags, reasons, shell). */
 static int label_bash(locus_action *a, locus_shell_parser *parser,
                       const char *line, size_t len)
@@ -283,6 +313,8 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 			free(s);
 		} else if (strcmp(reason, LL_REASON_ARGS_FLOOR) == 0) {
 			rc = add_args_reasons(a, floor);
+		} else if (strcmp(reason, LL_REASON_UNKNOWN) == 0) {
+			rc = add_unknown_reasons(a);
 		} else {
 			rc = add_reason(a, reason);
 		}

@@ -86,6 +86,8 @@ enum {
 	LL_GITCFG_FORCE_PUSH = 1 << 0,
 	LL_GITCFG_CLEAN_NOFORCE = 1 << 1,
 	LL_GITCFG_PRUNE_NOW = 1 << 2,
+	LL_GITCFG_HOOKS_PATH = 1 << 3, /* core.hooksPath: hooks from a directory
+	                                  locus does not see (issue 25) */
 };
 uint32_t ll_git_line_config(const locus_shell_result *r);
 /* Add what those settings make command c do to j. */
@@ -120,6 +122,24 @@ bool ll_net_redirect(const locus_shell_command *c);
    shell or interpreter program) and is not a wrapper the parser peeled. */
 bool ll_unknown_program(const locus_shell_command *c,
                         const struct lk_program *prog);
+
+/* The closed world (issue 25): the program is in no row of the program
+   table (prog NULL), named by a bare name or a path right under a system
+   directory (a path elsewhere is workspace code), not computed, not a
+   wrapper the parser peeled.  exec:unknown. */
+bool ll_program_unknown(const locus_shell_command *c,
+                        const struct lk_program *prog);
+#define LL_REASON_UNKNOWN "runs a program locus does not know"
+/* service.c: a service or cloud CLI (effect class LK_FX_SERVICE) reaches
+   the network; a destructive verb among its first operands or long
+   options is exec:destructive (also for credential stores). */
+void ll_judge_service(const locus_shell_command *c,
+                      const struct lk_program *prog, ll_judgement *j);
+/* The verb table is sorted and every verb is found (tests). */
+bool ll_service_tables_consistent(char *why, size_t cap);
+/* Command i of r is unknown (ll_program_unknown) and no function of the
+   line is named like it. */
+bool ll_command_unknown(const locus_shell_result *r, size_t i);
 
 /* G2: for an unknown program or a command with inline code, the floor
    reason (static) when the raw-text floor patterns match its arguments

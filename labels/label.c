@@ -588,6 +588,27 @@ static bool args_hidden(const locus_shell_command *c, const lk_program *p)
 	return false;
 }
 
+/* A function defined on the line is named c->name: calling it runs its
+   body, whose commands are judged on their own. */
+static bool line_function(const locus_shell_result *r, const char *name)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *d = locus_shell_result_command(r, i);
+		if (d->function_name && lp_streq(d->function_name, name))
+			return true;
+	}
+	return false;
+}
+
+/* exec:unknown (issue 25): a program in no row of the program table. */
+bool ll_command_unknown(const locus_shell_result *r, size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
+	return ll_program_unknown(c, lp_command_program(r, i)) &&
+	       !line_function(r, c->name);
+}
+
 /* The judgement of command i, folded into `out` and the floor set. */
 static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
                       floor_set *fl)
@@ -625,6 +646,10 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		floor_add(fl, j.never);
 	if (c->flags & LOCUS_CMD_BACKGROUND)
 		lp->background = true;
+	if (ll_command_unknown(lp->r, i)) {
+		out->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(out, LL_REASON_UNKNOWN);
+	}
 	const char *af = ll_args_floor(c, p, lp->floor);
 	if (af) {
 		add_reason(out, LL_REASON_ARGS_FLOOR);

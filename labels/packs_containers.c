@@ -5,6 +5,7 @@
 #include "pack.h"
 
 #define D LOCUS_TAG_DESTRUCTIVE
+#define V LOCUS_TAG_PRIVILEGE
 #define S LOCUS_TAG_SECRETS
 #define DOCKER "docker podman nerdctl"
 #define COMPOSE "docker-compose podman-compose"
@@ -17,6 +18,16 @@
 	"-f --file -p --project-name --profile --env-file "                    \
 	"--project-directory --ansi --parallel --progress -t --timeout --rmi"
 
+#define HOST_ESCAPES                                                           \
+	"--privileged --pid=host --network=host --net=host --ipc=host "        \
+	"--userns=host --uts=host --cgroupns=host --cap-add --device "         \
+	"~seccomp=unconfined ~apparmor=unconfined ~label=disable ~/:/ "        \
+	"~docker.sock ~podman.sock ~containerd.sock"
+#define HOST_REASON                                                            \
+	"containers: the container is given the host (privileged, host "       \
+	"namespaces, devices, capabilities, the host's root or container "     \
+	"socket mounted)"
+
 static const pk_grammar grammars[] = {
     {DOCKER, DOCKER_VALUES " " COMPOSE_VALUES,
      "-D --debug --tls --tlsverify -v --volumes --remove-orphans "
@@ -26,6 +37,7 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
+/* clang-format off */
 static const pk_rule rules[] = {
     {DOCKER, "system|volume|image|network|container|builder|buildx prune", NULL,
      "--help -h", D,
@@ -74,9 +86,19 @@ static const pk_rule rules[] = {
     {COMPOSE, "rm", "-v --volumes -f --force", "--help -h", D,
      "containers: compose rm -f/-v deletes containers or their volumes", NULL,
      0},
+    /* issue 25: a container given the host: privileged, the host's
+       namespaces, devices, capabilities, no confinement, the host's root
+       or the Docker socket mounted (`docker run --privileged -v /:/host`) */
+    {DOCKER, "run|create", HOST_ESCAPES, "--help -h", V, HOST_REASON, NULL, 0},
+    {DOCKER, "container run|create", HOST_ESCAPES, "--help -h", V,
+     HOST_REASON, NULL, 0},
+    {COMPOSE, "run", HOST_ESCAPES, "--help -h", V, HOST_REASON, NULL, 0},
+    {DOCKER, "compose run", HOST_ESCAPES, "--help -h", V, HOST_REASON, NULL,
+     0},
     {"docker podman", "secret inspect", NULL, NULL, S,
      "secrets: docker secret inspect prints a secret", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_containers = {"containers", grammars, rules};

@@ -45,8 +45,9 @@ static bool kill_broad(const locus_shell_command *c)
 
 /* pkill/killall patterns that reach beyond one program: selection by
    user, group, parent or session, every process (killall -u), patterns of
-   at most three characters or with regex metacharacters, and names of the
-   system's own processes. */
+   at most three characters or with regex metacharacters, names of the
+   system's own processes, of interpreters (`pkill -f node` matches every
+   Node program, the agent included) and of coding agents. */
 static bool pkill_broad(const locus_shell_command *c)
 {
 	static const char *const selectors[] = {
@@ -55,12 +56,20 @@ static bool pkill_broad(const locus_shell_command *c)
 	    "--pgroup", "--parent", "--session", "--terminal", "--user",
 	    "-e",       "--exact",  NULL,
 	};
+	/* clang-format off */
 	static const char *const system_names[] = {
 	    "init",       "systemd", "sshd",    "bash",
 	    "sh",         "zsh",     "login",   "dbus-daemon",
 	    "Xorg",       "Finder",  "launchd", "loginwindow",
-	    "containerd", "dockerd", "kubelet", NULL,
+	    "containerd", "dockerd", "kubelet",
+	    /* issue 25: an interpreter's name is every program it runs (the
+	       agent itself runs under node) */
+	    "node", "nodejs", "python", "python3", "java", "ruby", "perl",
+	    "deno", "bun", "php",
+	    /* and the coding agents' own processes */
+	    "claude", "codex", "gemini", NULL,
 	};
+	/* clang-format on */
 	bool pattern_seen = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];

@@ -1,13 +1,14 @@
 /*
  * labels/sql.c - the SQL classifier: does statement text given inline to
- * a database client destroy data?  (Issue 10: DROP, TRUNCATE, DELETE or
- * UPDATE without WHERE, ALTER ... DROP, FLUSHALL/FLUSHDB, dropDatabase(),
- * drop(), deleteMany({}).)
+ * a database client destroy data?  (Issue 10: DROP, TRUNCATE, ALTER ...
+ * DROP, FLUSHALL/FLUSHDB, dropDatabase(), drop(), deleteMany({}); issue
+ * 25: DELETE and UPDATE ... SET with or without WHERE: a WHERE clause
+ * narrows what is deleted or overwritten, it does not make it harmless,
+ * and `DELETE FROM users WHERE id=1` is what a person wants to see.)
  *
  * A small tokenizer, not a SQL parser: string literals, quoted
  * identifiers, dollar quotes and comments are skipped, words are compared
- * ignoring case, statements end at `;`.  It errs towards "destroys": a
- * DELETE whose WHERE it cannot see is destructive.
+ * ignoring case, statements end at `;`.  It errs towards "destroys".
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,7 +134,7 @@ static bool sql_words_destroy(const char *text, size_t len)
 	size_t n;
 	const char *prev = ";";
 	size_t prev_n = 0;
-	/* In the current statement: a DELETE or UPDATE that needs a WHERE. */
+	/* In the current statement: a DELETE, or an UPDATE (with SET). */
 	bool pending = false, update = false, set_seen = false;
 	bool first = true;
 	for (;;) {
@@ -165,8 +166,6 @@ static bool sql_words_destroy(const char *text, size_t len)
 			set_seen = false;
 		} else if (kw(w, n, "SET")) {
 			set_seen = true;
-		} else if (kw(w, n, "WHERE") && pending) {
-			pending = false;
 		} else if (first && (kw(w, n, "DEL") || kw(w, n, "UNLINK"))) {
 			return true; /* redis: DEL key */
 		}

@@ -515,6 +515,23 @@ static const opt_row destructive_opts[] = {
 	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files" },
 	{ NULL, 0, NULL, false, NULL },
 };
+
+/* Options that run code locus does not see (issue 25): a pager command
+   (`less +'!cmd'`: `!` runs a shell), a makefile given on the line (`make
+   --eval`), zip's test command.  exec:unknown, as for a program locus
+   does not know. */
+static const opt_row unseen_opts[] = {
+	{ "less", 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
+	  "locus does not see" },
+	{ "more", 0, "+", true, "more +CMD runs pager commands locus does not "
+	  "see" },
+	{ "most", 0, "+", true, "most +CMD runs pager commands locus does not "
+	  "see" },
+	{ "make", 'E', "--eval", false, "make --eval runs a makefile given on "
+	  "the line" },
+	{ "zip", 'T', "--unzip-command", false, "zip -TT runs a test command" },
+	{ NULL, 0, NULL, false, NULL },
+};
 /* clang-format on */
 
 static bool opt_row_hits(const opt_row *r, const char *a)
@@ -1200,6 +1217,8 @@ static uint32_t cfg_pair(const char *key, size_t klen, const char *value)
 	     cfg_key(key, klen, "gc", false, "reflogExpireUnreachable")) &&
 	    (!strcasecmp(value, "now") || !strcasecmp(value, "all")))
 		f |= LL_GITCFG_PRUNE_NOW;
+	if (cfg_key(key, klen, "core", false, "hooksPath"))
+		f |= LL_GITCFG_HOOKS_PATH;
 	return f;
 }
 
@@ -1219,6 +1238,16 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 				const char *eq = strchr(kv, '=');
 				size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
 				f |= cfg_pair(kv, kl, eq ? eq + 1 : "");
+			} else if (starts_with(a, "--config-env=") ||
+			           (streq(a, "--config-env") &&
+			            k + 1 < c->argc)) {
+				/* --config-env[=]KEY=ENVVAR: the value is the
+				   environment's */
+				const char *kv =
+				    a[12] == '=' ? a + 13 : c->argv[++k];
+				const char *eq = strchr(kv, '=');
+				size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
+				f |= cfg_pair(kv, kl, "");
 			} else if (in_list(git_global_with_value, a)) {
 				k++;
 			}
@@ -1254,6 +1283,11 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, "git clean deletes untracked files "
 		              "(clean.requireForce is off)");
+	}
+	if (cfg & LL_GITCFG_HOOKS_PATH) {
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, "git runs hooks from a core.hooksPath directory "
+		              "set on the line, which locus does not see");
 	}
 	if ((cfg & LL_GITCFG_PRUNE_NOW) &&
 	    (streq(v.sub, "gc") || streq(v.sub, "maintenance"))) {
@@ -1319,6 +1353,19 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
+	for (const opt_row *o = unseen_opts; o->prog; o++) {
+		if (!streq(o->prog, c->name))
+			continue;
+		for (size_t i = 1; i < c->argc; i++) {
+			if (streq(c->argv[i], "--"))
+				break;
+			if (opt_row_hits(o, c->argv[i])) {
+				j->tags |= LOCUS_TAG_UNKNOWN;
+				add_reason(j, o->reason);
+				break;
+			}
+		}
+	}
 	if (streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	if (streq(c->name, "dd")) {
@@ -1353,6 +1400,9 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		set_never(j, LL_NEVER_STOP);
 	}
 	judge_dynamic(c, &v, query, j);
+	/* service and cloud CLIs: network, the generic verb rule (issue 25) */
+	if (!query)
+		ll_judge_service(c, prog, j);
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
 	pk_judge(c, prog, j);
@@ -2185,10 +2235,69 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	       !in_sub_table(check_subs, n);
 }
 
+/* ---- the closed world (issue 25) ------------------------------------- */
+
+/* Workspace code: argv[0] is a path that is not right under a system
+   directory (./build.sh, scripts/x.sh, node_modules/.bin/jest): the
+   project's own code, judged as before ("runs workspace code"). */
+bool ll_program_unknown(const locus_shell_command *c, const lk_program *prog)
+{
+	if (c->argc == 0 || !c->name[0] || prog)
+		return false;
+	/* a computed name is unparsed; a wrapper's inner command is judged
+	   on its own */
+	if (c->flags &
+	    (LOCUS_CMD_DYNAMIC | LOCUS_CMD_WRAPPER | LOCUS_CMD_QUERY_ONLY))
+		return false;
+	/* git-log, git-push: git's helpers, judged as git */
+	if (is_git_name(c->name))
+		return false;
+	return system_program(c->argv[0]);
+}
+
+/* A program one of the labeller's tables names is a row of the program
+   table (so the closed world and the tables agree): the first name that
+   is not, or NULL. */
+static const char *table_name_not_row(void)
+{
+	for (size_t i = 0; i < NREAD_PLAIN; i++)
+		if (!lk_program_find(read_plain[i]))
+			return read_plain[i];
+	for (const read_rule *r = read_rules; r->name; r++)
+		if (!lk_program_find(r->name))
+			return r->name;
+	for (const opt_row *o = destructive_opts; o->prog; o++)
+		if (!lk_program_find(o->prog))
+			return o->prog;
+	for (const opt_row *o = unseen_opts; o->prog; o++)
+		if (!lk_program_find(o->prog))
+			return o->prog;
+	for (size_t i = 0; i < NNETWORK_SUBS; i++)
+		if (!lk_program_find(network_subs[i].prog))
+			return network_subs[i].prog;
+	for (const sub_row *r = shutdown_subs; r->prog; r++)
+		if (!lk_program_find(r->prog))
+			return r->prog;
+	for (const sub_row *r = check_subs; r->prog; r++)
+		if (!lk_program_find(r->prog))
+			return r->prog;
+	return NULL;
+}
+
 /* ---- table order (tests) ---------------------------------------------- */
 
 bool ll_tables_consistent(char *why, size_t cap)
 {
+	if (!ll_service_tables_consistent(why, cap))
+		return false;
+	const char *nr = table_name_not_row();
+	if (nr) {
+		snprintf(why, cap,
+		         "%s is in a labeller table but not a row of the "
+		         "program table (knowledge/programs.c)",
+		         nr);
+		return false;
+	}
 	for (size_t i = 1; i < NNETWORK_SUBS; i++) {
 		if (strcmp(network_subs[i - 1].prog, network_subs[i].prog) >
 		    0) {

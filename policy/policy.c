@@ -322,7 +322,7 @@ static const struct {
 	/* clang-format off */
 } presets[] = {
 	{"standard",
-	 "{\"version\": \"standard@2\",\n"
+	 "{\"version\": \"standard@3\",\n"
 	 " \"require_verification_score\": 0,\n"
 	 " \"require_sandbox_for\": [\"workspace.exec\", \"workspace.read\"],\n"
 	 " \"require_sandbox_strict\": false,\n"
@@ -331,16 +331,18 @@ static const struct {
 	 "   \"exec:vcs-push\", \"exec:remote-code\", \"exec:shutdown\",\n"
 	 "   \"exec:unparsed\", \"exec:network\", \"exec:background\",\n"
 	 "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\",\n"
+	 "   \"exec:unknown\", \"agent-config\",\n"
 	 "   \"outside-workspace\", \"network\", \"unknown-tool\"]}\n"},
     /* clang-format on */
     {"strict",
-     "{\"version\": \"strict@2\",\n"
+     "{\"version\": \"strict@3\",\n"
      " \"require_verification_score\": 0,\n"
      " \"require_sandbox_for\": [\"workspace.exec\", \"workspace.read\"],\n"
      " \"require_sandbox_strict\": false,\n"
-     " \"deny_for\": [\"exec:never\", \"exec:unparsed\"],\n"
+     " \"deny_for\": [\"exec:never\", \"exec:unparsed\", \"agent-config\"],\n"
      " \"require_human_for\": [\"workspace.exec\", \"workspace.write\",\n"
-     "   \"network\", \"outside-workspace\", \"unknown-tool\",\n"
+     "   \"network\", \"outside-workspace\", \"unknown-tool\", "
+     "\"exec:unknown\",\n"
      "   \"exec:secrets\", \"exec:persistence\", \"exec:privilege\"]}\n"},
     {"permissive",
      "{\"version\": \"permissive@2\",\n"

@@ -114,7 +114,7 @@ START_TEST(append_and_verify)
 		              "missing %s", keys[i]);
 	ck_assert_str_eq(
 	    cJSON_GetObjectItemCaseSensitive(o, "policy_version")->valuestring,
-	    "strict@2");
+	    "strict@3");
 	ck_assert_str_eq(
 	    cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring,
 	    "require_human");

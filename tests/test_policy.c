@@ -1040,7 +1040,7 @@ START_TEST(cli_gate_and_show)
 	snprintf(cmd, sizeof(cmd), "%s policy show --preset strict --compact",
 	         bin);
 	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
-	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@2\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@3\""));
 	snprintf(cmd, sizeof(cmd),
 	         "f=$(mktemp) && printf '{\"deny_for\": 1}' >$f && "
 	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st",

@@ -53,8 +53,13 @@ typedef enum locus_tag {
 	   path outside the workspace root).  locus_shell_label() never sets
 	   it (it has no root); locus_action_derive_opts() does. */
 	LOCUS_TAG_OUTSIDE = 1u << 14,
+	LOCUS_TAG_UNKNOWN = 1u << 15, /* exec:unknown: a program locus does
+	                                 not know (closed world) */
+	/* "agent-config": not an exec:* tag but a label of any tool (the
+	   configuration of a coding agent or of locus itself is written) */
+	LOCUS_TAG_AGENT_CONFIG = 1u << 16,
 } locus_tag;
-#define LOCUS_TAG_COUNT 15
+#define LOCUS_TAG_COUNT 17
 
 /** "exec:destructive" for LOCUS_TAG_DESTRUCTIVE...; NULL for a value that is
  *  not exactly one known bit. */

@@ -1,0 +1,352 @@
+/*
+ * labels/service.c - service and cloud CLIs (issue 25): what every program
+ * of the program table's effect class "service or cloud CLI" gets, by one
+ * rule for all of them rather than a list per program.
+ *
+ * - exec:network: a service CLI talks to its service (aws, gcloud, az,
+ *   kubectl, stripe, op, wrangler, velero, restic...).
+ * - exec:destructive, the generic verb rule: a destructive verb (delete,
+ *   destroy, remove, rm, rb, purge, drop, reset, prune, terminate,
+ *   unregister, revoke, forget, wipe, truncate, flush...) as one of the
+ *   first operands (the subcommand chain: `velero backup delete`, `aws ec2
+ *   terminate-instances`, `heroku pg:reset`: words are split at - : _) or
+ *   as a long option (`--delete`, `--prune`, `--delete-after`).  Credential
+ *   stores (pass, sops, gopass...) get the verb rule without the network.
+ *   A dry run (`--dry-run`, `--dryrun`, `--what-if`) or a help form leaves
+ *   it off.  The packs (labels/packs_*.c) keep their specific rules on top.
+ *
+ * Decision (issue 25 asks for exec:network on every service CLI and for
+ * the everyday figure to hold): a read form is known to be harmless and
+ * stays untagged, as before.  A read form is a leading chain of operands
+ * (the operands, an option's value included) holding a read verb (get,
+ * list, ls, describe, show, logs, status, plan, validate...;
+ * `describe-instances`, `get-caller-identity`: the first part counts)
+ * among its first three words, with no word before the verb that runs or changes something
+ * (exec, run, ssh, cp, apply, create, put, set...), no secret noun in the
+ * chain (secret, password, token, credential, key...: those print
+ * credentials), no http(s) URL anywhere and no option naming another server or
+ * endpoint (`--server`, `--endpoint-url`: the credentials would go
+ * there), on a program that is not a secret manager.  Anything else is
+ * exec:network: an unknown verb is never taken for a read.
+ *
+ * `python -m MODULE` is judged as MODULE (`python -m twine upload`).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "../knowledge/programs.h"
+#include "../util/str.h"
+
+/* Sorted: the verbs, each with the reason it gives (static text). */
+/* clang-format off */
+static const struct verb {
+	const char *verb;
+	const char *reason;
+} verbs[] = {
+	{"del", "a service CLI verb deletes (del)"},
+	{"delete", "a service CLI verb deletes (delete)"},
+	{"deregister", "a service CLI verb deletes (deregister)"},
+	{"destroy", "a service CLI verb deletes (destroy)"},
+	{"drop", "a service CLI verb deletes (drop)"},
+	{"erase", "a service CLI verb deletes (erase)"},
+	{"evict", "a service CLI verb deletes (evict)"},
+	{"expunge", "a service CLI verb deletes (expunge)"},
+	{"flush", "a service CLI verb deletes (flush)"},
+	{"flushall", "a service CLI verb deletes (flushall)"},
+	{"forget", "a service CLI verb deletes (forget)"},
+	{"kill", "a service CLI verb deletes (kill)"},
+	{"nuke", "a service CLI verb deletes (nuke)"},
+	{"prune", "a service CLI verb deletes (prune)"},
+	{"purge", "a service CLI verb deletes (purge)"},
+	{"rb", "a service CLI verb deletes (rb)"},
+	{"remove", "a service CLI verb deletes (remove)"},
+	{"reset", "a service CLI verb deletes (reset)"},
+	{"revoke", "a service CLI verb deletes (revoke)"},
+	{"rm", "a service CLI verb deletes (rm)"},
+	{"rmi", "a service CLI verb deletes (rmi)"},
+	{"terminate", "a service CLI verb deletes (terminate)"},
+	{"truncate", "a service CLI verb deletes (truncate)"},
+	{"undeploy", "a service CLI verb deletes (undeploy)"},
+	{"uninstall", "a service CLI verb deletes (uninstall)"},
+	{"unpublish", "a service CLI verb deletes (unpublish)"},
+	{"unregister", "a service CLI verb deletes (unregister)"},
+	{"unset", "a service CLI verb deletes (unset)"},
+	{"wipe", "a service CLI verb deletes (wipe)"},
+	{"yank", "a service CLI verb deletes (yank)"},
+};
+/* clang-format on */
+#define NVERBS (sizeof verbs / sizeof *verbs)
+
+/* A long option whose first part is one of these keeps what the verb
+   would delete (`--no-delete`, `--keep-remove`...). */
+static const char *const negators[] = {"no",   "keep", "skip", "without",
+                                       "dont", "dry",  NULL};
+
+/* Options that make the call a dry run or a help form. */
+static const char *const dry[] = {"--dry-run", "--dryrun", "--what-if",
+                                  "--whatif",  "--help",   "-help",
+                                  "-h",        NULL};
+
+/* Help and version forms: they print and exit. */
+static const char *const help_words[] = {"--help",    "-help",    "-h",
+                                         "--version", "-version", NULL};
+
+/* Read verbs (sorted): a word of the leading chain whose first part is one
+   of these makes the call a read form. */
+/* clang-format off */
+static const char *const read_verbs[] = {
+    "check", "current", "describe", "diff", "explain", "fmt", "get",
+    "graph", "help", "history", "info", "inspect", "lint", "list", "log",
+    "logs", "ls", "output", "plan", "preview", "providers", "read", "scan",
+    "show", "status", "tail", "template", "top", "validate", "version",
+    "view", "whoami", NULL,
+};
+/* clang-format on */
+
+/* Words before the read verb that make the chain do something else
+   (`compute ssh vm list`, `exec pod ls`). */
+/* clang-format off */
+static const char *const action_words[] = {
+    "add", "apply", "approve", "attach", "call", "close", "comment",
+    "copy", "cp", "create", "debug", "deploy", "edit", "exec", "import",
+    "install", "invoke", "login", "logout", "merge", "move", "mv", "open",
+    "patch", "port-forward", "proxy", "publish", "push", "put", "rename",
+    "reopen", "replace", "restart", "restore", "review", "run", "scale",
+    "scp", "send", "set", "ssh", "start", "stop", "sync", "transfer",
+    "update", "upload", NULL,
+};
+/* clang-format on */
+
+/* The read verb is one of the first words of the chain (option values
+   included): `aws --profile p s3 ls`, `kubectl --context c -n ns get`. */
+#define READ_VERB_WORDS 3
+
+/* Parts that name credentials: a chain holding one may print them. */
+/* clang-format off */
+static const char *const secret_parts[] = {
+    "credential", "credentials", "key", "keys", "keyvault",
+    "kms", "password", "passwords", "secret", "secrets", "secretsmanager",
+    "token", "tokens", NULL,
+};
+/* clang-format on */
+
+/* Option parts that send the request (and the credentials) elsewhere. */
+static const char *const elsewhere_parts[] = {
+    "endpoint", "host", "server", "url", NULL,
+};
+
+/* Secret managers: no read form (their reads print secrets). */
+static const char *const secret_services[] = {
+    "bw", "doppler", "infisical", "lpass", "op", "vault", NULL,
+};
+
+/* Operands of the subcommand chain that are read for a verb. */
+#define SERVICE_OPERANDS 5
+
+static const struct verb *verb_of(const char *s, size_t n)
+{
+	size_t lo = 0, hi = NVERBS;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(verbs[mid].verb, s, n);
+		if (c == 0 && verbs[mid].verb[n] != '\0')
+			c = 1; /* the verb is longer than the part */
+		if (c == 0)
+			return &verbs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The first verb among the parts of w (split at - : _), or NULL; with
+   `option`, none when the first part is a negator. */
+static const struct verb *word_verb(const char *w, bool option)
+{
+	bool first = true;
+	for (const char *p = w; *p;) {
+		size_t n = strcspn(p, "-:_");
+		if (n) {
+			if (first && option) {
+				for (const char *const *g = negators; *g; g++)
+					if (strlen(*g) == n &&
+					    strncmp(*g, p, n) == 0)
+						return NULL;
+			}
+			first = false;
+			const struct verb *v = verb_of(p, n);
+			if (v)
+				return v;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return NULL;
+}
+
+/* A word that names a thing, not a verb: a path, URL, reference or
+   assignment. */
+static bool names_a_thing(const char *w)
+{
+	return strpbrk(w, "/.=@$ ") != NULL;
+}
+
+static bool is_dry(const char *a)
+{
+	for (const char *const *d = dry; *d; d++) {
+		size_t n = strlen(*d);
+		if (strncmp(a, *d, n) == 0 &&
+		    (a[n] == '\0' ||
+		     (a[n] == '=' && strcmp(a + n + 1, "none") != 0)))
+			return true;
+	}
+	return false;
+}
+
+/* The program a command runs for this rule: MODULE of `python -m MODULE`
+   (args from argv[3]), else its own row (args from argv[1]). */
+static const lk_program *service_program(const locus_shell_command *c,
+                                         const lk_program *prog, size_t *first)
+{
+	*first = 1;
+	if (prog && (prog->cls & LK_INTERP) && prog->interp &&
+	    (prog->interp->lang & LK_LANG_PY) && c->argc >= 3 &&
+	    strcmp(c->argv[1], "-m") == 0) {
+		*first = 3;
+		return lk_program_find(c->argv[2]);
+	}
+	return prog;
+}
+
+static bool listed(const char *const *list, const char *s, size_t n)
+{
+	for (; *list; list++)
+		if (strlen(*list) == n && strncmp(*list, s, n) == 0)
+			return true;
+	return false;
+}
+
+/* Some part of w (split at - : _ .) is in list. */
+static bool any_part(const char *const *list, const char *w)
+{
+	for (const char *p = w; *p;) {
+		size_t n = strcspn(p, "-:_.");
+		if (n && listed(list, p, n))
+			return true;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* The call is a read form (see the file's header). */
+static bool read_form(const locus_shell_command *c, const lk_program *p,
+                      size_t first)
+{
+	if (listed(secret_services, p->name, strlen(p->name)))
+		return false;
+	bool verb = false;
+	size_t words = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strstr(a, "http://") || strstr(a, "https://"))
+			return false;
+		if (listed(help_words, a, strlen(a)))
+			verb = true;
+		if (a[0] == '-') {
+			/* an option's value is read as a chain word: it
+			   only over-holds */
+			size_t n = strcspn(a, "=");
+			char name[64];
+			if (n >= sizeof name)
+				return false;
+			memcpy(name, a, n);
+			name[n] = '\0';
+			if (any_part(elsewhere_parts, name))
+				return false;
+			continue;
+		}
+		if (verb)
+			continue;
+		if (++words > READ_VERB_WORDS || any_part(secret_parts, a))
+			return false;
+		/* heroku-style topic:command: the command is the verb */
+		const char *colon = strrchr(a, ':');
+		const char *w = colon ? colon + 1 : a;
+		if (listed(read_verbs, w, strcspn(w, "-_")))
+			verb = true;
+		else if (listed(action_words, a, strlen(a)))
+			return false;
+	}
+	return verb;
+}
+
+void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
+                      ll_judgement *j)
+{
+	size_t first;
+	const lk_program *p = service_program(c, prog, &first);
+	lk_effect fx = lk_effect_of(p);
+	if (fx != LK_FX_SERVICE && fx != LK_FX_SECRETS)
+		return;
+	if (fx == LK_FX_SERVICE && !(p->cls & LK_NETWORK) &&
+	    !read_form(c, p, first)) {
+		j->tags |= LOCUS_TAG_NETWORK;
+		ll_judgement_reason(j, "a service or cloud CLI reaches the "
+		                       "network");
+	}
+	const struct verb *hit = NULL;
+	size_t operands = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (is_dry(a))
+			return;
+		if (hit)
+			continue;
+		if (a[0] == '-' && a[1] == '-') {
+			size_t n = strcspn(a + 2, "=");
+			char name[64];
+			if (n == 0 || n >= sizeof name)
+				continue;
+			memcpy(name, a + 2, n);
+			name[n] = '\0';
+			hit = word_verb(name, true);
+		} else if (a[0] != '-' && operands < SERVICE_OPERANDS) {
+			operands++;
+			if (!names_a_thing(a))
+				hit = word_verb(a, false);
+		}
+	}
+	/* `help delete`: the first operand asks */
+	if (hit && first < c->argc && strcmp(c->argv[first], "help") == 0)
+		return;
+	if (hit) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		ll_judgement_reason(j, hit->reason);
+	}
+}
+
+bool ll_service_tables_consistent(char *why, size_t cap)
+{
+	for (size_t i = 1; i < NVERBS; i++)
+		if (strcmp(verbs[i - 1].verb, verbs[i].verb) >= 0) {
+			snprintf(why, cap, "service verbs: %s before %s",
+			         verbs[i - 1].verb, verbs[i].verb);
+			return false;
+		}
+	for (size_t i = 0; i < NVERBS; i++)
+		if (verb_of(verbs[i].verb, strlen(verbs[i].verb)) !=
+		    &verbs[i]) {
+			snprintf(why, cap, "service verbs: %s not found",
+			         verbs[i].verb);
+			return false;
+		}
+	return true;
+}
