@@ -492,6 +492,105 @@ static int add_outside(locus_action *a, const cJSON *args, const char *root)
 	return add_reason(a, text);
 }
 
+/* ---- the path classifier for file tools (issue 25) --------------------- */
+
+/* One path's labels: a write of a persistence or agent file, a read of a
+   credential store. */
+static int label_path(locus_action *a, const char *path, const char *root,
+                      bool writes, bool reads)
+{
+	uint32_t c = ll_path_class(path, root);
+	static const struct {
+		uint32_t bit;
+		bool on_write;
+		const char *tag, *what;
+	} rows[] = {
+	    {LL_PATH_PERSISTENCE, true, "exec:persistence",
+	     " makes programs run later (a hook, startup file, scheduler, "
+	     "unit, editor task or CI workflow)"},
+	    {LL_PATH_AGENT_CONFIG, true, "agent-config",
+	     " is a coding agent's or locus's configuration"},
+	    {LL_PATH_SECRET, false, "exec:secrets", " holds credentials"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		if (!(c & rows[i].bit) || (rows[i].on_write ? !writes : !reads))
+			continue;
+		int rc = locus_action_add_tag(a, rows[i].tag);
+		char text[300];
+		snprintf(text, sizeof text, "%s: %.200s%s", rows[i].tag, path,
+		         rows[i].what);
+		bool have = false;
+		for (size_t k = 0; !rc && k < a->nreasons; k++)
+			have |= strcmp(a->reasons[k], text) == 0;
+		if (!rc && !have)
+			rc = add_reason(a, text);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The read tools whose path arguments read files (ls lists names). */
+static const char *const reading_tools[] = {"read", "grep", "glob", NULL};
+
+/* Every path a file tool names (path, glob's pattern, grep's glob, an
+   apply_patch text's Add/Update/Delete/Move to paths) through the path
+   classifier: writes of persistence and agent files, reads of
+   credential stores. */
+static int add_path_labels(locus_action *a, const lu_tool *t, const cJSON *args,
+                           const char *root)
+{
+	if (a->is_bash || !args)
+		return 0;
+	bool writes = t->kind == LU_TOOL_WRITES;
+	bool reads = false;
+	for (size_t i = 0; reading_tools[i]; i++)
+		reads |= strcmp(a->tool, reading_tools[i]) == 0;
+	if (!writes && !reads)
+		return 0;
+	for (size_t i = 0; path_keys[i]; i++) {
+		if (strcmp(a->tool, "grep") == 0 &&
+		    strcmp(path_keys[i], "pattern") == 0)
+			continue; /* a regex */
+		const cJSON *it = arg(args, path_keys[i]);
+		if (!cJSON_IsString(it))
+			continue;
+		int rc = label_path(a, it->valuestring, root, writes, reads);
+		if (rc)
+			return rc;
+	}
+	const cJSON *patch = arg(args, "patch");
+	if (!writes || !cJSON_IsString(patch))
+		return 0;
+	for (const char *l = patch->valuestring; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		for (const char *const *h = patch_heads; *h; h++) {
+			size_t hn = strlen(*h);
+			if (n < hn || strncmp(l, *h, hn) != 0)
+				continue;
+			char buf[1024];
+			const char *p = l + hn;
+			size_t pn = n - hn;
+			while (pn && (*p == ' ' || *p == '\t')) {
+				p++;
+				pn--;
+			}
+			while (pn && (p[pn - 1] == ' ' || p[pn - 1] == '\r'))
+				pn--;
+			if (pn >= sizeof buf)
+				pn = sizeof buf - 1;
+			memcpy(buf, p, pn);
+			buf[pn] = '\0';
+			int rc = label_path(a, buf, root, true, false);
+			if (rc)
+				return rc;
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
 /* The root to judge against: the caller's, else the current directory,
    else none (buf holds the copy). */
 static int resolve_root(const locus_action_options *opts, char *buf, size_t cap,
@@ -577,6 +676,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		rc = locus_action_add_tag(a, "exec:stdin");
 	if (!rc)
 		rc = add_outside(a, args, root);
+	if (!rc)
+		rc = add_path_labels(a, t, args, root);
 	if (rc) {
 		locus_action_free(a);
 		return rc == LOCUS_ENOMEM ? rc : fail(err, rc, "%s", "");

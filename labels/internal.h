@@ -189,6 +189,16 @@ ll_floor *ll_parser_floor(locus_shell_parser *parser);
    (the answer is then "outside"). */
 const char *ll_outside_shell(const locus_shell_result *r, const char *root,
                              bool *oom);
+/* paths.c: what a file tool's path names (issue 25), with the shell's
+   tables, after normalising it (root joined, // . .. folded, the
+   workspace's symlinks followed): LL_PATH_* bits. */
+enum {
+	LL_PATH_SECRET = 1 << 0,       /* a credential store */
+	LL_PATH_PERSISTENCE = 1 << 1,  /* makes programs run later */
+	LL_PATH_AGENT_CONFIG = 1 << 2, /* a coding agent's or locus's config */
+};
+uint32_t ll_path_class(const char *path, const char *root);
+
 /* A file tool's path (relative to the root, or absolute) is outside. */
 bool ll_outside_path(const char *path, const char *root, bool *oom);
 

@@ -588,6 +588,37 @@ static bool args_hidden(const locus_shell_command *c, const lk_program *p)
 	return false;
 }
 
+/* After `cd DIR`/`pushd DIR` (issue 25): a relative path a command writes
+   is DIR/PATH (`cd .git && echo x > hooks/pre-commit`): the path rules of
+   the persistence and agent-config tags judge the joined path. */
+static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
+{
+	uint32_t tags = 0;
+	char buf[1024];
+	for (size_t i = 0; i < c->nredirects + c->argc; i++) {
+		const char *w;
+		if (i < c->nredirects) {
+			if (!lk_redirect_writes(&c->redirects[i]))
+				continue;
+			w = c->redirects[i].target;
+		} else {
+			if (i == c->nredirects || pk_reader_program(c->name))
+				continue; /* argv[0]; a pure reader */
+			w = c->argv[i - c->nredirects];
+		}
+		if (!w || !*w || w[0] == '/' || w[0] == '-' || w[0] == '~')
+			continue;
+		int n = snprintf(buf, sizeof buf, "%s/%s", cwd, w);
+		if (n < 0 || (size_t)n >= sizeof buf)
+			continue;
+		if (pk_persistence_path(buf))
+			tags |= LOCUS_TAG_PERSISTENCE;
+		if (pk_agent_config_path(buf))
+			tags |= LOCUS_TAG_AGENT_CONFIG;
+	}
+	return tags;
+}
+
 /* A function defined on the line is named c->name: calling it runs its
    body, whose commands are judged on their own. */
 static bool line_function(const locus_shell_result *r, const char *name)
@@ -627,6 +658,23 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (lp->dash_file && lp_streq(c->name, "rm") &&
 	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
 		j.never = LL_NEVER_RM;
+	/* relative paths after cd (issue 25): cd .git; echo > hooks/x */
+	if (lp->cwd) {
+		uint32_t pt = cwd_path_tags(c, lp->cwd);
+		if (pt & LOCUS_TAG_PERSISTENCE) {
+			j.tags |= LOCUS_TAG_PERSISTENCE;
+			ll_judgement_reason(&j, "persistence: a path written "
+			                        "after cd is a hook, startup "
+			                        "file or other persistence "
+			                        "file");
+		}
+		if (pt & LOCUS_TAG_AGENT_CONFIG) {
+			j.tags |= LOCUS_TAG_AGENT_CONFIG;
+			ll_judgement_reason(&j, "agent-config: a path written "
+			                        "after cd is a coding agent's "
+			                        "or locus's configuration");
+		}
+	}
 	/* relative paths after cd (issue 9): cd /dev; dd of=sda */
 	if (lp->cwd && ll_device_after_cd(c, lp->cwd)) {
 		j.tags |= LOCUS_TAG_DESTRUCTIVE;

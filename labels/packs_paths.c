@@ -154,6 +154,23 @@ static const fragment persistence_fragments[] = {
     {".config/git", ANYWHERE},
     {"/etc/gitconfig", ANYWHERE},
     {".git/config", ANYWHERE},
+    /* issue 25: files that make git, editors, direnv or CI run code */
+    {".git/info/attributes", ANYWHERE}, /* filters and diff drivers */
+    {".gitmodules", COMPONENT},         /* submodule URLs and commands */
+    {".envrc", COMPONENT},              /* direnv runs it on cd */
+    {".vscode/tasks.json", ANYWHERE},
+    {".vscode/settings.json", ANYWHERE},
+    {".github/workflows", ANYWHERE},
+    {".gitlab-ci.yml", COMPONENT},
+    {".circleci/config.yml", ANYWHERE},
+    {".travis.yml", COMPONENT},
+    {"Jenkinsfile", COMPONENT},
+    {"azure-pipelines.yml", COMPONENT},
+    {"bitbucket-pipelines.yml", COMPONENT},
+    {".buildkite/", ANYWHERE},
+    {".drone.yml", COMPONENT},
+    {".woodpecker.yml", COMPONENT},
+    {".woodpecker/", ANYWHERE},
     /* ssh */
     {"authorized_keys", ANYWHERE},
     {".ssh/config", ANYWHERE},
@@ -326,10 +343,53 @@ bool pk_secret_path(const char *p)
 	return secret_path(p, any_fragment, true);
 }
 
+/* A path in another spelling (`.git//hooks`, `.git/info/../hooks`,
+   `./.git/./config`) is matched in its lexically normal form too. */
+static bool normal_match(const char *p, bool (*match)(const char *))
+{
+	if (!strstr(p, "//") && !strstr(p, "/.") && strncmp(p, "./", 2) != 0)
+		return false;
+	char buf[1024];
+	const char *n = ll_normal_path(p, buf, sizeof buf);
+	return n && strcmp(n, p) != 0 && match(n);
+}
+
+static bool persistence_raw(const char *p)
+{
+	return any_fragment(p, persistence_fragments, PP_PERSISTENCE);
+}
+
 bool pk_persistence_path(const char *p)
 {
 	return p && *p && strpbrk(p, path_bytes) &&
-	       any_fragment(p, persistence_fragments, PP_PERSISTENCE);
+	       (persistence_raw(p) || normal_match(p, persistence_raw));
+}
+
+/* issue 25: the configuration of coding agents and their tool servers
+   (`.claude/settings.json` grants permissions, `.mcp.json` starts
+   programs).  Instruction files (CLAUDE.md, AGENTS.md, GEMINI.md) are
+   data: not listed. */
+/* clang-format off */
+static const fragment agent_fragments[] = {
+    {".claude", COMPONENT},  {".claude.json", COMPONENT},
+    {".mcp.json", COMPONENT}, {".codex", COMPONENT},
+    {".gemini", COMPONENT},  {".cursor", COMPONENT},
+    {".windsurf", COMPONENT}, {".continue", COMPONENT},
+    {".aider.conf.yml", COMPONENT}, {".locus", COMPONENT},
+    {NULL, ANYWHERE},
+};
+/* clang-format on */
+
+static bool agent_raw(const char *p)
+{
+	return any_fragment_slow(p, agent_fragments);
+}
+
+bool pk_agent_config_path(const char *p)
+{
+	/* every fragment holds a '.': most words are rejected by strchr */
+	return p && strchr(p, '.') &&
+	       (agent_raw(p) || normal_match(p, agent_raw));
 }
 
 static bool any_slow(const char *w, const fragment *table, size_t id)
@@ -369,6 +429,12 @@ static bool table_has_path_bytes(const fragment *table, const char *what,
 
 bool pk_path_tables_consistent(char *why, size_t cap)
 {
+	for (const fragment *f = agent_fragments; f->text; f++)
+		if (!strchr(f->text, '.')) {
+			snprintf(why, cap, "agent fragment '%s' has no '.'",
+			         f->text);
+			return false;
+		}
 	return table_has_path_bytes(secret_fragments, "secret", why, cap) &&
 	       table_has_path_bytes(persistence_fragments, "persistence", why,
 	                            cap);

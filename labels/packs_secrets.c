@@ -347,6 +347,11 @@ static bool writes_persistence(const locus_shell_command *c)
 	return pk_writes_path(c, pk_persistence_path);
 }
 
+static bool writes_agent_config(const locus_shell_command *c)
+{
+	return pk_writes_path(c, pk_agent_config_path);
+}
+
 /* crontab FILE, crontab -, crontab -e install or edit jobs; -l lists and
    -r removes (destructive, tables.c). */
 static bool crontab_installs(const locus_shell_command *c)
@@ -371,6 +376,9 @@ static const pk_rule persistence_rules[] = {
      "persistence: a shell startup file, scheduler, service unit, git "
      "hook, ssh or loader file is changed",
      writes_persistence, 0},
+    {"*", NULL, NULL, NULL, LOCUS_TAG_AGENT_CONFIG,
+     "agent-config: a coding agent's or locus's configuration is changed",
+     writes_agent_config, 0},
     {"crontab", NULL, NULL, "--help -V", P,
      "persistence: crontab installs or edits scheduled jobs", crontab_installs,
      0},
