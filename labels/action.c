@@ -213,12 +213,15 @@ static int add_exec_tags(locus_action *a, uint32_t bits)
    "NAME's arguments hold a dangerous command". */
 static int add_args_reasons(locus_action *a, ll_floor *floor)
 {
-	static const char suffix[] = "'s arguments hold a dangerous command";
+	static const char suffix[] =
+	    "'s arguments hold a dangerous command (held: locus cannot tell "
+	    "code from data there)";
 	size_t n = locus_shell_result_count(a->shell);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(a->shell, i);
-		if (!ll_args_floor(c, lp_command_program(a->shell, i), floor))
+		const struct lk_program *p = lp_command_program(a->shell, i);
+		if (ll_command_read_only(c, p) || !ll_args_floor(c, p, floor))
 			continue;
 		size_t len = strlen(c->name) + sizeof suffix;
 		char *s = malloc(len);
@@ -258,6 +261,37 @@ static int add_unknown_reasons(locus_action *a)
 			have |= strcmp(a->reasons[k], s) == 0;
 		int rc = have ? 0 : add_reason(a, s);
 		free(s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The rm commands a reason is about, named with their flags and targets
+   (issue 25): "rm -rf build: <what>" once per command.  inside: only the
+   rm commands whose operands are all inside the workspace, else all. */
+static int add_rm_reasons(locus_action *a, bool inside, const char *what)
+{
+	size_t n = locus_shell_result_count(a->shell);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c =
+		    locus_shell_result_command(a->shell, i);
+		if (strcmp(c->name, "rm") != 0 || (inside && !ll_rm_inside(c)))
+			continue;
+		char text[400];
+		size_t k = (size_t)snprintf(text, sizeof text, "rm");
+		for (size_t w = 1; w < c->argc && k < 250; w++)
+			k += (size_t)snprintf(text + k, sizeof text - k,
+			                      " %.100s", c->argv[w]);
+		if (k >= 250)
+			k = (size_t)snprintf(text + 250, sizeof text - 250,
+			                     " ...") +
+			    250;
+		snprintf(text + k, sizeof text - k, ": %s", what);
+		bool have = false;
+		for (size_t r = 0; r < a->nreasons; r++)
+			have |= strcmp(a->reasons[r], text) == 0;
+		int rc = have ? 0 : add_reason(a, text);
 		if (rc)
 			return rc;
 	}
@@ -311,10 +345,27 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 			         why ? ": " : "", why ? why : "");
 			rc = add_reason(a, s);
 			free(s);
-		} else if (strcmp(reason, LL_REASON_ARGS_FLOOR) == 0) {
+		} else if (strcmp(reason, LL_REASON_ARGS_HELD) == 0) {
 			rc = add_args_reasons(a, floor);
 		} else if (strcmp(reason, LL_REASON_UNKNOWN) == 0) {
 			rc = add_unknown_reasons(a);
+		} else if (strcmp(reason, LL_REASON_RM_INSIDE) == 0) {
+			rc = add_reason(a, reason);
+			if (!rc)
+				rc = add_rm_reasons(
+				    a, true,
+				    "deletes paths inside the workspace (held, "
+				    "not on the floor)");
+		} else if (strcmp(reason, LL_NEVER_RM
+		                  " is on the never-allow floor") == 0) {
+			rc = add_reason(a, reason);
+			if (!rc)
+				rc = add_rm_reasons(
+				    a, false,
+				    "a target is the workspace root, .git, "
+				    "outside the workspace or known only at "
+				    "run time, or a cd left the workspace (on "
+				    "the floor)");
 		} else {
 			rc = add_reason(a, reason);
 		}

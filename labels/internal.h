@@ -123,6 +123,18 @@ bool ll_net_redirect(const locus_shell_command *c);
 bool ll_unknown_program(const locus_shell_command *c,
                         const struct lk_program *prog);
 
+/* rm (issue 25): every operand is a static relative path inside the
+   workspace (not the root, not .git, no glob or variable): a recursive or
+   forced rm of it is held (exec:destructive), not on the floor. */
+bool ll_rm_inside(const locus_shell_command *c);
+#define LL_REASON_RM_INSIDE                                                    \
+	"a recursive or forced rm of paths inside the workspace (held, not "   \
+	"on the floor)"
+/* G2 on a parsed line: code locus cannot tell from data is held. */
+#define LL_REASON_ARGS_HELD                                                    \
+	"a command's arguments hold a dangerous command (held: locus cannot "  \
+	"tell code from data there)"
+
 /* The closed world (issue 25): the program is in no row of the program
    table (prog NULL), named by a bare name or a path right under a system
    directory (a path elsewhere is workspace code), not computed, not a
@@ -152,6 +164,10 @@ const char *ll_args_floor(const locus_shell_command *c,
    (NULL: an unknown program, neither). */
 bool ll_is_downloader(const struct lk_program *prog);
 bool ll_is_interpreter(const struct lk_program *prog);
+/* `python3 -m json.tool` (options only): formats its input, runs none of
+   it (issue 25). */
+bool ll_data_module(const locus_shell_command *c,
+                    const struct lk_program *prog);
 /* awk whose program runs commands (system(), `| getline`, print | "cmd"):
    fed a download, it runs it. */
 bool ll_awk_runs_input(const locus_shell_command *c,

@@ -277,6 +277,8 @@ static bool runs_input(const locus_shell_command *c, const lk_program *p)
 {
 	if (c->argc == 0)
 		return false;
+	if (ll_data_module(c, p))
+		return false;
 	if (ll_is_interpreter(p) || ll_awk_runs_input(c, p))
 		return true;
 	return p && !strcmp(p->name, "sed") &&
@@ -534,8 +536,34 @@ typedef struct line_pass {
 	uint32_t gitcfg;
 	bool dash_file;
 	bool background;
-	char *cwd; /* the last static `cd DIR` seen, normalised (heap) */
+	char *cwd;       /* the last static `cd DIR` seen, normalised (heap) */
+	bool cwd_inside; /* every cd/pushd/popd of the line stays inside the
+	                    workspace (a static relative path) */
 } line_pass;
+
+/* Every cd, pushd and popd of the line goes to a static relative path
+   that does not climb out: relative paths stay in the workspace. */
+static bool cds_inside(const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		bool cd = lp_streq(c->name, "cd") || lp_streq(c->name, "pushd");
+		if (lp_streq(c->name, "popd"))
+			return false;
+		if (!cd)
+			continue;
+		if (c->argc != 2 || (c->flags & LOCUS_CMD_DYNAMIC_ARGS))
+			return false;
+		const char *d = c->argv[1];
+		char buf[1024];
+		const char *nd = ll_normal_path(d, buf, sizeof buf);
+		if (d[0] == '/' || d[0] == '~' || d[0] == '-' || !nd ||
+		    !strncmp(nd, "..", 2))
+			return false;
+	}
+	return true;
+}
 
 /* cd DIR / pushd DIR: the directory later relative paths are read from.
    Built on the heap at its full length: a cut path (a fixed buffer) let
@@ -649,6 +677,13 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	ll_judgement j;
 	ll_judge_command(c, p, &j);
 	ll_judge_git_config(c, lp->gitcfg, &j);
+	/* rm -rf build: paths inside the workspace are held, not floored
+	   (issue 25); outside, unknown or the root stay on the floor */
+	if (j.never && !strcmp(j.never, LL_NEVER_RM) && lp->cwd_inside &&
+	    ll_rm_inside(c)) {
+		j.never = NULL;
+		ll_judgement_reason(&j, LL_REASON_RM_INSIDE);
+	}
 	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
 	   script's positional parameters (issue 9) */
 	const char *pf = positional_floor(lp->r, c, &lp->memo, lp->floor);
@@ -698,10 +733,15 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_UNKNOWN);
 	}
-	const char *af = ll_args_floor(c, p, lp->floor);
+	/* G2 on a parsed line (issue 25): text that may be data is held with
+	   the tag of what it names, never floored; the arguments of a
+	   read-only command (print-only awk or inline code) are data */
+	const char *af =
+	    ll_command_read_only(c, p) ? NULL : ll_args_floor(c, p, lp->floor);
 	if (af) {
-		add_reason(out, LL_REASON_ARGS_FLOOR);
-		floor_add(fl, af);
+		const floor_row *row = floor_row_of(af);
+		out->tags |= row ? row->tag : LOCUS_TAG_DESTRUCTIVE;
+		add_reason(out, LL_REASON_ARGS_HELD);
 	} else if (args_hidden(c, p)) {
 		out->tags |= LOCUS_TAG_UNPARSED;
 		add_reason(out, LL_REASON_ARGS_HIDDEN);
@@ -714,6 +754,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
                            locus_shell_verdict *out, floor_set *fl)
 {
 	line_pass lp = {.r = r, .floor = floor};
+	lp.cwd_inside = cds_inside(r);
 	lp.memo = (positional_memo){0, NULL, NULL};
 	lp.background = locus_shell_result_has_background(r);
 	lp.gitcfg = ll_git_line_config(r);

@@ -195,7 +195,7 @@ enum { PP_SECRET, PP_PERSISTENCE }; /* gen_paths.c's order of the tables */
    none of them names no path of the tables: most words (`status`, `-la`,
    `main`) are rejected by one strpbrk instead of a scan of ~110
    fragments.  pk_path_tables_consistent() checks it (tests). */
-static const char path_bytes[] = "./_K";
+static const char path_bytes[] = "./_KJ";
 
 static bool before_ok(char c)
 {
@@ -347,7 +347,16 @@ bool pk_secret_path(const char *p)
    `./.git/./config`) is matched in its lexically normal form too. */
 static bool normal_match(const char *p, bool (*match)(const char *))
 {
-	if (!strstr(p, "//") && !strstr(p, "/.") && strncmp(p, "./", 2) != 0)
+	/* only a word with a `//`, `.` or `..` segment has another form */
+	bool other = strstr(p, "//") != NULL || !strncmp(p, "./", 2) ||
+	             !strncmp(p, "../", 3);
+	for (const char *d = strstr(p, "/."); !other && d;
+	     d = strstr(d + 1, "/.")) {
+		size_t dots = d[2] == '.' ? 2 : 1;
+		char after = d[1 + dots];
+		other = after == '/' || after == '\0';
+	}
+	if (!other)
 		return false;
 	char buf[1024];
 	const char *n = ll_normal_path(p, buf, sizeof buf);
@@ -392,6 +401,11 @@ bool pk_agent_config_path(const char *p)
 	       (agent_raw(p) || normal_match(p, agent_raw));
 }
 
+static bool persistence_slow(const char *p)
+{
+	return any_fragment_slow(p, persistence_fragments);
+}
+
 static bool any_slow(const char *w, const fragment *table, size_t id)
 {
 	(void)id;
@@ -402,7 +416,9 @@ bool pk_path_reference(bool secret, const char *p)
 {
 	if (secret)
 		return secret_path(p, any_slow, false);
-	return p && *p && any_fragment_slow(p, persistence_fragments);
+	return p && *p &&
+	       (any_fragment_slow(p, persistence_fragments) ||
+	        normal_match(p, persistence_slow));
 }
 
 const char *pk_path_fragment(bool secret, size_t i)

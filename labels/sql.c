@@ -2,7 +2,8 @@
  * labels/sql.c - the SQL classifier: does statement text given inline to
  * a database client destroy data?  (Issue 10: DROP, TRUNCATE, ALTER ...
  * DROP, FLUSHALL/FLUSHDB, dropDatabase(), drop(), deleteMany({}); issue
- * 25: DELETE and UPDATE ... SET with or without WHERE: a WHERE clause
+ * 25: DELETE and UPDATE ... SET with or without WHERE, MongoDB's
+ * deleteMany, deleteOne, remove, the update and replace calls with any filter: a filter
  * narrows what is deleted or overwritten, it does not make it harmless,
  * and `DELETE FROM users WHERE id=1` is what a person wants to see.)
  *
@@ -214,23 +215,20 @@ static bool call_at(const char *text, size_t len, const char *name,
 
 bool pk_sql_destructive(const char *text, size_t len)
 {
+	/* clang-format off */
 	static const char *const calls[] = {
 	    "dropDatabase", ".drop",     "dropCollection",
 	    "dropIndexes",  "dropIndex", "dropUser",
 	    "dropAllUsers", "dropRole",  "dropAllRoles",
-	    "drop",         NULL,
+	    "drop",
+	    /* issue 25: with a filter or not, as DELETE with WHERE */
+	    "deleteMany", "deleteOne", "remove", "updateMany", "updateOne",
+	    "replaceOne", "findOneAndDelete", "findOneAndReplace",
+	    "findOneAndUpdate", "bulkWrite", NULL,
 	};
-	static const char *const empty_calls[] = {
-	    "deleteMany",
-	    "remove",
-	    "updateMany",
-	    NULL,
-	};
+	/* clang-format on */
 	for (const char *const *c = calls; *c; c++)
 		if (call_at(text, len, *c, false))
-			return true;
-	for (const char *const *c = empty_calls; *c; c++)
-		if (call_at(text, len, *c, true))
 			return true;
 	return sql_words_destroy(text, len);
 }

@@ -111,6 +111,43 @@ bool ll_is_interpreter(const lk_program *p)
 	return has_class(p, LK_SHELL | LK_INTERP | LK_EVAL | LK_SOURCE);
 }
 
+/* Python modules that format or encode their input and run none of it
+   (issue 25: `curl ... | python3 -m json.tool`), with the options they
+   take that name no file. */
+static const struct {
+	const char *module;
+	const char *const *options;
+	/* clang-format off */
+} data_modules[] = {
+    {"json.tool",
+     (const char *const[]){"--sort-keys", "--no-ensure-ascii", "--json-lines",
+                           "--compact", "--tab", "--no-indent", "--indent",
+                           NULL}},
+    /* clang-format on */
+};
+
+bool ll_data_module(const locus_shell_command *c, const lk_program *p)
+{
+	if (!is_python(p) || c->argc < 3 || !streq(c->argv[1], "-m"))
+		return false;
+	for (size_t m = 0; m < sizeof data_modules / sizeof *data_modules;
+	     m++) {
+		if (!streq(c->argv[2], data_modules[m].module))
+			continue;
+		for (size_t i = 3; i < c->argc; i++) {
+			const char *a = c->argv[i];
+			/* --indent N: the number */
+			if (i > 3 && streq(c->argv[i - 1], "--indent") &&
+			    strspn(a, "0123456789") == strlen(a) && *a)
+				continue;
+			if (!in_list(data_modules[m].options, a))
+				return false; /* a file operand, or unknown */
+		}
+		return true;
+	}
+	return false;
+}
+
 bool ll_awk_runs_input(const locus_shell_command *c, const lk_program *p)
 {
 	if (c->argc == 0 || !has_class(p, LK_AWK))
@@ -491,6 +528,61 @@ static bool rm_floor(const locus_shell_command *c)
 			return true;
 	}
 	return false;
+}
+
+/* One rm operand names a path provably inside the workspace (issue 25):
+   static, relative, no glob, not the root itself (`.`, `src/..`), not
+   climbing out (`../x`), not a .git directory or inside one. */
+static bool rm_operand_inside(const char *a, uint32_t flags)
+{
+	if (flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
+	             LOCUS_WORD_BRACE))
+		return false;
+	if (!a[0] || a[0] == '/' || a[0] == '~' || strpbrk(a, "*?[]{}$`\\"))
+		return false;
+	/* the depth below the workspace root, component by component: it
+	   must stay above 0 (`src/..` is the root, `a/../../x` outside) */
+	long depth = 0;
+	for (const char *p = a; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return false;
+		} else if (n == 4 && !strncmp(p, ".git", 4)) {
+			return false;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return depth > 0;
+}
+
+bool ll_rm_inside(const locus_shell_command *c)
+{
+	if (c->argc < 2 || !streq(c->name, "rm"))
+		return false;
+	bool operands = false, opts = true;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (opts && streq(a, "--")) {
+			opts = false;
+			continue;
+		}
+		if (opts && is_option(a)) {
+			if (long_opt(a, "--no-preserve-root", 4) ||
+			    (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+				return false;
+			continue;
+		}
+		if (!rm_operand_inside(a, f))
+			return false;
+		operands = true;
+	}
+	return operands;
 }
 
 /*
@@ -2221,6 +2313,9 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	/* A program of the program table is known when the table says what
 	   it does with its arguments (data, code, a command it runs); a row
 	   that only says "has subcommands" or "extracts" does not. */
+	/* a read-only program's arguments are data (last -x shutdown) */
+	if (lk_effect_of(prog) == LK_FX_READ)
+		return false;
 	if (read_plain_has(n) ||
 	    has_class(prog, ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
 	    is_git_name(n) || streq(n, "dd"))

@@ -211,6 +211,16 @@ static const char *const readers[] = {
 	NULL};
 /* clang-format on */
 
+/* Programs whose operands are text, never a file they open (issue 25:
+   every other program's operands may be files it reads). */
+/* clang-format off */
+static const char *const text_only[] = {
+    "echo",  "printf", "basename", "dirname", "which", "type", "command",
+    "true",  "false",  ":",        "test",    "[",     "[[",   "expr",
+    "sleep", "kill",   "export",   "unset",   "set",   "cd",   "pushd",
+    "mkdir", NULL};
+/* clang-format on */
+
 /* Readers whose first operand is a pattern or program, not a file (unless
  * -e / -f / --regexp gives it). */
 static const char *const pattern_first[] = {
@@ -323,6 +333,20 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 	bool search = eq(name, "grep") || eq(name, "rg") || eq(name, "ag") ||
 	              eq(name, "egrep") || eq(name, "fgrep");
 	if (kind & PL_PATHS_READ) {
+		/* issue 25: a program not known to read only its file operands
+		   (git diff --no-index, an interpreter, an unknown tool) may
+		   read any operand or option value: a Read deny on ~/.ssh/...
+		   holds against every spelling (more candidates only make an
+		   ask or deny rule stricter; allow rules never read these) */
+		if (!in(readers, name) && !in(text_only, name)) {
+			for (size_t k = 0; k < n && !rc; k++)
+				rc = emit(c, idx[k], cb, ctx);
+			for (size_t i = 1; i < c->argc && !rc; i++) {
+				const char *eqv = strchr(c->argv[i], '=');
+				if (is_option(c, i) && eqv && eqv[1])
+					rc = cb(ctx, eqv + 1);
+			}
+		}
 		if (in(readers, name)) {
 			for (size_t k = first; k < n && !rc; k++)
 				rc = emit(c, idx[k], cb, ctx);
