@@ -5,6 +5,7 @@
  * derives the Action of a tool call first.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -479,6 +480,105 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 	return rc;
 }
 
+/* --- files locus was started with (issue 25) ------------------------------ */
+
+/* `path` (relative to root) is one of the policy's protected files: the
+   file resolved, or for a new file its directory resolved. */
+static bool is_protected(const locus_policy *p, const char *path,
+                         const char *root)
+{
+	if (!path || !*path || path[0] == '~')
+		return false;
+	char joined[PATH_MAX], real[PATH_MAX], dir[PATH_MAX];
+	int w = path[0] == '/' || !root
+	            ? snprintf(joined, sizeof joined, "%s", path)
+	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
+	if (w < 0 || (size_t)w >= sizeof joined)
+		return false;
+	const char *cand = joined;
+	if (realpath(joined, real)) {
+		cand = real;
+	} else {
+		memcpy(dir, joined, (size_t)w + 1);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			char rdir[PATH_MAX];
+			if (realpath(dir, rdir) &&
+			    (size_t)snprintf(real, sizeof real, "%s/%s", rdir,
+			                     slash + 1) < sizeof real)
+				cand = real;
+		}
+	}
+	for (size_t i = 0; i < p->nprotected; i++)
+		if (strcmp(cand, p->protected_paths[i]) == 0)
+			return true;
+	return false;
+}
+
+typedef struct protect_ctx {
+	const locus_policy *p;
+	const char *root;
+} protect_ctx;
+
+static int protect_cb(void *vctx, const char *path)
+{
+	const protect_ctx *x = vctx;
+	return path && is_protected(x->p, path, x->root);
+}
+
+/* A write (file tool, apply_patch heads, a shell line's written paths)
+   to a protected file adds `agent-config`.  0 or LOCUS_ENOMEM. */
+static int protected_label(subject *s, const locus_policy *p, const cJSON *args,
+                           const char *root)
+{
+	if (!p->nprotected)
+		return 0;
+	bool hit = false;
+	if (s->shell) {
+		protect_ctx x = {p, root};
+		hit = pl_shell_paths(s->shell, PL_PATHS_WRITE, protect_cb,
+		                     &x) != 0;
+	} else if (s->kind && strcmp(s->kind, "workspace.write") == 0) {
+		const cJSON *path =
+		    cJSON_GetObjectItemCaseSensitive(args, "path");
+		hit = cJSON_IsString(path) &&
+		      is_protected(p, path->valuestring, root);
+		const cJSON *patch =
+		    cJSON_GetObjectItemCaseSensitive(args, "patch");
+		static const char *const heads[] = {
+		    "*** Add File:", "*** Update File:", "*** Delete File:",
+		    "*** Move to:", NULL};
+		for (const char *l = cJSON_IsString(patch) ? patch->valuestring
+		                                           : NULL;
+		     !hit && l && *l;) {
+			const char *e = strchr(l, '\n');
+			size_t n = e ? (size_t)(e - l) : strlen(l);
+			for (size_t h = 0; !hit && heads[h]; h++) {
+				size_t hn = strlen(heads[h]);
+				if (n <= hn || strncmp(l, heads[h], hn) != 0)
+					continue;
+				char buf[PATH_MAX];
+				size_t k = hn;
+				while (k < n && l[k] == ' ')
+					k++;
+				size_t m = n - k;
+				while (m && (l[k + m - 1] == ' ' ||
+				             l[k + m - 1] == '\r'))
+					m--;
+				if (m >= sizeof buf)
+					continue;
+				memcpy(buf, l + k, m);
+				buf[m] = '\0';
+				hit = is_protected(p, buf, root);
+			}
+			l = e ? e + 1 : NULL;
+		}
+	}
+	return hit && pl_strset_add(&s->tags, "agent-config") ? LOCUS_ENOMEM
+	                                                      : 0;
+}
+
 /* --- the gate -------------------------------------------------------------- */
 
 /* clang-format off */
@@ -606,6 +706,12 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 			s.kind = locus_kind_name(LOCUS_KIND_EXEC);
 		if (pl_strset_add(&s.tags, "exec:unparsed"))
 			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
+	if (!rc && action) {
+		rc = protected_label(&s, policy, doc.root,
+		                     in ? in->workspace_root : NULL);
+		if (rc)
+			pl_error(err, rc, "out of memory");
 	}
 	if (!rc) {
 		s.args = doc.root;

@@ -131,7 +131,9 @@ struct locus_policy {
 	bool has_spend_limit;
 	double spend_limit_usd;
 	char *version;
-	pl_rules rules[3]; /* PL_ALLOW, PL_ASK, PL_DENY */
+	pl_rules rules[3];      /* PL_ALLOW, PL_ASK, PL_DENY */
+	char **protected_paths; /* resolved; writes are agent-config */
+	size_t nprotected, protected_cap;
 };
 
 /* Load the "permissions" object into `lists` (strict: only allow, ask,

@@ -3,6 +3,7 @@
  * embedded presets, and the effective policy as JSON (spec policy.md s. 2).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +98,26 @@ void locus_policy_free(locus_policy *p)
 	for (int i = 0; i < 3; i++)
 		pl_rules_free(&p->rules[i]);
 	free(p->version);
+	for (size_t i = 0; i < p->nprotected; i++)
+		free(p->protected_paths[i]);
+	free(p->protected_paths);
 	free(p);
+}
+
+int locus_policy_protect_path(locus_policy *p, const char *path)
+{
+	if (!p || !path || !*path)
+		return LOCUS_EUSAGE;
+	char real[PATH_MAX];
+	const char *keep = realpath(path, real) ? real : path;
+	if (!lu_reserve(&p->protected_paths, &p->protected_cap,
+	                p->nprotected + 1))
+		return LOCUS_ENOMEM;
+	char *copy = strdup(keep);
+	if (!copy)
+		return LOCUS_ENOMEM;
+	p->protected_paths[p->nprotected++] = copy;
+	return 0;
 }
 
 const char *locus_policy_version(const locus_policy *p)
@@ -308,6 +328,11 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 	if (!rc)
 		rc = locus_policy_load(out, buf, n, err);
 	free(buf);
+	if (!rc && locus_policy_protect_path(*out, path)) {
+		locus_policy_free(*out);
+		*out = NULL;
+		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+	}
 	return rc;
 }
 

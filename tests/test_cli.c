@@ -106,16 +106,17 @@ END_TEST
 
 START_TEST(classify_args_are_one_command)
 {
-	/* joined: sudo sh -c 'rm -rf build' (the quotes are the shell's) */
-	const char *av[] = {"locus", "classify",       "sudo", "sh",
-	                    "-c",    "'rm -rf build'", NULL};
+	/* joined: sudo sh -c 'rm -rf /srv' (the quotes are the shell's; a
+	   path outside the workspace, on the floor: issue 25) */
+	const char *av[] = {"locus", "classify",      "sudo", "sh",
+	                    "-c",    "'rm -rf /srv'", NULL};
 	run_out r = run(av, NULL, 0);
 	ck_assert_int_eq(r.status, 0);
 	char **lines;
 	size_t n = split_lines(r.out, &lines);
 	ck_assert_uint_eq(n, 1);
 	cJSON *o = parse_obj(lines[0]);
-	ck_assert_str_eq(str_field(o, "command"), "sudo sh -c 'rm -rf build'");
+	ck_assert_str_eq(str_field(o, "command"), "sudo sh -c 'rm -rf /srv'");
 	ck_assert_str_eq(str_field(o, "kind"), "workspace.exec");
 	ck_assert(has_tag(o, "bash"));
 	ck_assert(has_tag(o, "exec:never"));
@@ -554,7 +555,7 @@ START_TEST(corpus_counts_passes_and_failures)
 	                    "kind: workspace.read\n"
 	                    "tags: bash\n"
 	                    "\n"
-	                    "$ rm -rf build\n"
+	                    "$ rm -rf /srv\n"
 	                    "tags+: exec:destructive exec:never\n"
 	                    "tags-: exec:check\n");
 	write_file("b.txt", "# a deliberately wrong expectation\n"

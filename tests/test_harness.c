@@ -1240,7 +1240,9 @@ START_TEST(policy_gate_wrap)
 	}
 	ck_assert_int_eq(f.rec.warnings, 0);
 	put(&f, "build/keep.txt", "k\n");
-	call_err(&f, "bash", "{\"command\":\"rm -rf build\"}",
+	/* .git keeps it on the floor (issue 25: rm -rf build alone is
+	   held, not denied) */
+	call_err(&f, "bash", "{\"command\":\"rm -rf build .git\"}",
 	         "{\"status\":\"denied\",\"outcome\":\"deny\"");
 	expect_file(&f, "build/keep.txt", "k\n");
 	call_err(&f, "bash",
@@ -1608,7 +1610,7 @@ START_TEST(cli_tool_lines)
 	    "'{\"tool\":\"edit\",\"arguments\":{\"path\":\"a.txt\",\"old\":"
 	    "\"x\",\"new\":\"y\"}}' "
 	    "'{\"tool\":\"bash\",\"arguments\":{\"command\":\"rm -rf "
-	    "a.txt\"}}' "
+	    "a.txt .git\"}}' "
 	    "'{\"tool\":\"read\",\"arguments\":{\"path\":\"a.txt\"}}' "
 	    "| '%s' tool - --root '%s' > '%s/out.txt'; echo $? >> '%s/out.txt'",
 	    bin, g_root, g_tmp, g_tmp);

@@ -215,7 +215,9 @@ static const pcase pcases[] = {
     {"claude-code", "claude-edit-allow.json", NULL, NULL, ANS_NONE, NULL},
     {"claude-code", "claude-write-allow.json", "--answer-allow", NULL,
      ANS_ALLOW, NULL},
-    {"claude-code", "claude-read-env.json", NULL, NULL, ANS_ALLOW, NULL},
+    /* issue 25: Read of a credential file is exec:secrets, as `cat .env` */
+    {"claude-code", "claude-read-env.json", NULL, NULL, ANS_ASK,
+     "exec:secrets"},
     /* the same read under the project's settings.json deny rule */
     {"claude-code", "claude-read-env.json", SETTINGS, "claude-settings.json",
      ANS_DENY, "permission:deny"},

@@ -21,6 +21,15 @@ static locus_policy *load(const char *json)
 	return p;
 }
 
+/* The decision carries label `l`. */
+static bool has_label(const locus_decision *d, const char *l)
+{
+	for (size_t i = 0; i < locus_decision_label_count(d); i++)
+		if (strcmp(locus_decision_label(d, i), l) == 0)
+			return true;
+	return false;
+}
+
 /* Gate one call; returns the decision (caller frees). */
 static locus_decision *gate(const locus_policy *p, const char *tool,
                             const char *args, const locus_gate_input *in)
@@ -686,8 +695,12 @@ START_TEST(presets_shell)
 	locus_policy_preset(&p, "permissive", NULL);
 	expect(p, "bash", "{\"command\":\"git push origin main\"}", NULL,
 	       LOCUS_OUTCOME_ALLOW, NULL);
-	expect(p, "bash", "{\"command\":\"sudo sh -c 'rm -rf build'\"}", NULL,
+	/* issue 25: the floor (rm of the root) is denied by every preset;
+	   rm -rf build inside the workspace is held by standard only */
+	expect(p, "bash", "{\"command\":\"sudo sh -c 'rm -rf /'\"}", NULL,
 	       LOCUS_OUTCOME_DENY, NULL);
+	expect(p, "bash", "{\"command\":\"sudo sh -c 'rm -rf build'\"}", NULL,
+	       LOCUS_OUTCOME_ALLOW, NULL);
 	locus_policy_free(p);
 	locus_policy_preset(&p, "readonly", NULL);
 	expect(p, "bash", "{\"command\":\"cat a.txt | wc -l\"}", NULL,
@@ -1050,6 +1063,69 @@ START_TEST(cli_gate_and_show)
 }
 END_TEST
 
+/* Issue 25: a write to a file locus was started with (the policy file,
+   a settings file) is agent-config: denied by a policy that denies it,
+   however the path is spelled; other files are not. */
+START_TEST(protected_files)
+{
+	char dir[] = "/tmp/locus-protect-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char pol[256], set[256];
+	snprintf(pol, sizeof pol, "%s/policy.json", dir);
+	snprintf(set, sizeof set, "%s/settings.json", dir);
+	FILE *f = fopen(pol, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"version\": \"t\", \"require_verification_score\": 0, "
+	      "\"deny_for\": [\"agent-config\"]}",
+	      f);
+	fclose(f);
+	f = fopen(set, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{}", f);
+	fclose(f);
+	locus_policy *p = NULL;
+	locus_error err;
+	ck_assert_int_eq(locus_policy_load_file(&p, pol, &err), 0);
+	ck_assert_int_eq(locus_policy_protect_path(p, set), 0);
+	ck_assert_int_eq(locus_policy_protect_path(NULL, set), LOCUS_EUSAGE);
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.workspace_root = dir;
+	static const struct {
+		const char *tool, *args;
+		bool denied;
+		/* clang-format off */
+	} calls[] = {
+	    {"write", "{\"path\":\"policy.json\",\"content\":\"{}\"}", true},
+	    /* clang-format on */
+	    {"edit",
+	     "{\"path\":\"./x/../settings.json\",\"old_string\":\"a\","
+	     "\"new_string\":\"b\"}",
+	     true},
+	    {"Write", "{\"file_path\":\"policy.json\",\"content\":\"\"}", true},
+	    {"bash", "{\"command\":\"echo {} > policy.json\"}", true},
+	    {"apply_patch",
+	     "{\"patch\":\"*** Begin Patch\\n*** Add File: settings.json"
+	     "\\n+{}\\n*** End Patch\"}",
+	     true},
+	    {"write", "{\"path\":\"other.json\",\"content\":\"{}\"}", false},
+	    {"read", "{\"path\":\"policy.json\"}", false},
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		locus_decision *d = gate(p, calls[i].tool, calls[i].args, &in);
+		ck_assert_msg(has_label(d, "agent-config") == calls[i].denied,
+		              "%s %s", calls[i].tool, calls[i].args);
+		ck_assert_int_eq(locus_decision_outcome(d) ==
+		                     LOCUS_OUTCOME_DENY,
+		                 calls[i].denied);
+		locus_decision_free(d);
+	}
+	locus_policy_free(p);
+	unlink(pol);
+	unlink(set);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -1077,6 +1153,7 @@ int main(void)
 	tcase_set_timeout(sh, 120);
 	tcase_add_test(sh, presets_shell);
 	tcase_add_test(sh, shell_rules);
+	tcase_add_test(sh, protected_files);
 	suite_add_tcase(s, sh);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_ENV);

@@ -77,9 +77,20 @@ LOCUS_API int locus_policy_new(locus_policy **out);
 LOCUS_API int locus_policy_load(locus_policy **out, const char *json,
                                 size_t len, locus_error *err);
 
-/** Read and load a policy file.  Adds LOCUS_EIO (err->sys = errno). */
+/** Read and load a policy file.  Adds LOCUS_EIO (err->sys = errno).  The
+ *  file is protected (locus_policy_protect_path). */
 LOCUS_API int locus_policy_load_file(locus_policy **out, const char *path,
                                      locus_error *err);
+
+/**
+ * A file locus was started with (a policy or settings file, issue 25): a
+ * write to it by a file tool or a shell redirect gets the label
+ * `agent-config` (standard holds it, strict denies it).  The path is
+ * resolved now (realpath); a path that does not exist is kept as given.
+ *
+ * @return 0, LOCUS_EUSAGE for NULL arguments, LOCUS_ENOMEM
+ */
+LOCUS_API int locus_policy_protect_path(locus_policy *policy, const char *path);
 
 /**
  * A named preset (standard, strict, permissive, readonly), embedded as
