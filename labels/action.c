@@ -246,25 +246,29 @@ static int add_unknown_reasons(locus_action *a)
 	static const char suffix[] =
 	    " is not in locus's program table (exec:unknown)";
 	size_t n = locus_shell_result_count(a->shell);
-	for (size_t i = 0; i < n; i++) {
-		if (!ll_command_unknown(a->shell, i))
+	ll_functions fns;
+	ll_functions_init(&fns, a->shell);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!ll_command_unknown(a->shell, i, &fns))
 			continue;
 		const locus_shell_command *c =
 		    locus_shell_result_command(a->shell, i);
 		size_t len = strlen(c->name) + sizeof suffix;
 		char *s = malloc(len);
-		if (!s)
-			return LOCUS_ENOMEM;
+		if (!s) {
+			rc = LOCUS_ENOMEM;
+			break;
+		}
 		snprintf(s, len, "%s%s", c->name, suffix);
 		bool have = false;
-		for (size_t k = 0; k < a->nreasons; k++)
-			have |= strcmp(a->reasons[k], s) == 0;
-		int rc = have ? 0 : add_reason(a, s);
+		for (size_t k = 0; k < a->nreasons && !have; k++)
+			have = strcmp(a->reasons[k], s) == 0;
+		rc = have ? 0 : add_reason(a, s);
 		free(s);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	ll_functions_free(&fns);
+	return rc;
 }
 
 /* The rm commands a reason is about, named with their flags and targets

@@ -149,9 +149,17 @@ void ll_judge_service(const locus_shell_command *c,
                       const struct lk_program *prog, ll_judgement *j);
 /* The verb table is sorted and every verb is found (tests). */
 bool ll_service_tables_consistent(char *why, size_t cap);
+/* The function names a line defines, sorted (borrowed from the result). */
+typedef struct ll_functions {
+	const char **names;
+	size_t n;
+} ll_functions;
+void ll_functions_init(ll_functions *f, const locus_shell_result *r);
+void ll_functions_free(ll_functions *f);
 /* Command i of r is unknown (ll_program_unknown) and no function of the
-   line is named like it. */
-bool ll_command_unknown(const locus_shell_result *r, size_t i);
+   line (f) is named like it. */
+bool ll_command_unknown(const locus_shell_result *r, size_t i,
+                        const ll_functions *f);
 
 /* G2: for an unknown program or a command with inline code, the floor
    reason (static) when the raw-text floor patterns match its arguments

@@ -539,6 +539,7 @@ typedef struct line_pass {
 	char *cwd;       /* the last static `cd DIR` seen, normalised (heap) */
 	bool cwd_inside; /* every cd/pushd/popd of the line stays inside the
 	                    workspace (a static relative path) */
+	ll_functions functions; /* the names the line defines */
 } line_pass;
 
 /* Every cd, pushd and popd of the line goes to a static relative path
@@ -647,25 +648,50 @@ static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
 	return tags;
 }
 
-/* A function defined on the line is named c->name: calling it runs its
-   body, whose commands are judged on their own. */
-static bool line_function(const locus_shell_result *r, const char *name)
+static int name_cmp(const void *a, const void *b)
 {
-	size_t n = locus_shell_result_count(r);
-	for (size_t i = 0; i < n; i++) {
-		const locus_shell_command *d = locus_shell_result_command(r, i);
-		if (d->function_name && lp_streq(d->function_name, name))
-			return true;
-	}
-	return false;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* exec:unknown (issue 25): a program in no row of the program table. */
-bool ll_command_unknown(const locus_shell_result *r, size_t i)
+/* The names of the functions the line defines, sorted (one pass, so that
+   a line of many unknown commands is not scanned once per command). Out
+   of memory: none (their calls are then unknown: held, fail closed). */
+void ll_functions_init(ll_functions *f, const locus_shell_result *r)
+{
+	f->names = NULL;
+	f->n = 0;
+	size_t n = locus_shell_result_count(r), k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += locus_shell_result_command(r, i)->function_name != NULL;
+	if (!k || !(f->names = malloc(k * sizeof *f->names)))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *fn =
+		    locus_shell_result_command(r, i)->function_name;
+		if (fn)
+			f->names[f->n++] = fn;
+	}
+	qsort(f->names, f->n, sizeof *f->names, name_cmp);
+}
+
+void ll_functions_free(ll_functions *f)
+{
+	free(f->names);
+	f->names = NULL;
+	f->n = 0;
+}
+
+/* exec:unknown (issue 25): a program in no row of the program table, not
+   a function the line defines (calling one runs its body, whose commands
+   are judged on their own). */
+bool ll_command_unknown(const locus_shell_result *r, size_t i,
+                        const ll_functions *f)
 {
 	const locus_shell_command *c = locus_shell_result_command(r, i);
-	return ll_program_unknown(c, lp_command_program(r, i)) &&
-	       !line_function(r, c->name);
+	if (!ll_program_unknown(c, lp_command_program(r, i)))
+		return false;
+	return !(f->n &&
+	         bsearch(&c->name, f->names, f->n, sizeof *f->names, name_cmp));
 }
 
 /* The judgement of command i, folded into `out` and the floor set. */
@@ -729,7 +755,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		floor_add(fl, j.never);
 	if (c->flags & LOCUS_CMD_BACKGROUND)
 		lp->background = true;
-	if (ll_command_unknown(lp->r, i)) {
+	if (ll_command_unknown(lp->r, i, &lp->functions)) {
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_UNKNOWN);
 	}
@@ -755,6 +781,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 {
 	line_pass lp = {.r = r, .floor = floor};
 	lp.cwd_inside = cds_inside(r);
+	ll_functions_init(&lp.functions, r);
 	lp.memo = (positional_memo){0, NULL, NULL};
 	lp.background = locus_shell_result_has_background(r);
 	lp.gitcfg = ll_git_line_config(r);
@@ -774,6 +801,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 		judge_one(&lp, i, out, fl);
 	}
 	free(lp.cwd);
+	ll_functions_free(&lp.functions);
 	if (lp.background) {
 		out->tags |= LOCUS_TAG_BACKGROUND;
 		add_reason(out, LL_REASON_BACKGROUND);

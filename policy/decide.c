@@ -17,6 +17,7 @@
 #include "../util/tools.h"
 #include "../util/array.h"
 #include "../util/invariant.h"
+#include "../util/path.h"
 
 typedef struct check {
 	locus_outcome outcome;
@@ -496,6 +497,13 @@ static bool is_protected(const locus_policy *p, const char *path,
 	if (w < 0 || (size_t)w >= sizeof joined)
 		return false;
 	const char *cand = joined;
+	/* lexically first (./x/../f: x need not exist), then the links */
+	char *col = lu_path_collapse(joined, NULL);
+	if (col && strlen(col) < sizeof joined) {
+		strcpy(joined, col);
+		w = (int)strlen(joined);
+	}
+	free(col);
 	if (realpath(joined, real)) {
 		cand = real;
 	} else {

@@ -121,6 +121,11 @@ static const struct {
     {"rsync",
      {"-e", "--rsh*", "--rsync-path*", "--delete*", "--remove-*", NULL}},
     {"xargs", {"-a", "--arg-file*", NULL}},
+    /* issue 25: options that run code locus does not see (labels'
+       unseen_opts): a makefile given on the line, a pager command */
+    {"make", {"-E*", "--eval*", NULL}},
+    {"less", {"+*", NULL}},
+    {"more", {"+*", NULL}},
 };
 
 static bool opt_matches(const char *pat, const char *w)

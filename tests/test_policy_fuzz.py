@@ -169,11 +169,12 @@ fs = [f for _, f, _ in rows]
 # no argument-only noise: the core must run (git log /dev/sda1, npm run ~)
 check(all(not f["example"].startswith(("git log /", "npm run ~", "git diff '"))
           for f in fs), "no argument-only findings")
-# deny rules are attacked: git diff --no-index reads past Read(~/.ssh/**)
+# deny rules are attacked; since issue 25 a Read deny reaches every
+# program's operands, so git diff --no-index no longer reads past
+# Read(~/.ssh/**) (docs/policy.md, "Precedence, in full")
 deny = [f for f in fs if f["rule"] == "Read(~/.ssh/**)"]
-check(deny and deny[0]["family"] == "deny-bypass" and
-      deny[0]["example"] == "git diff --no-index /dev/null ~/.ssh/id_rsa" and
-      deny[0]["fix"]["checked"], "Read(~/.ssh/**) is attacked: %s" % deny)
+check(not any(f["example"] == "git diff --no-index /dev/null ~/.ssh/id_rsa"
+              for f in deny), "Read(~/.ssh/**) holds against git diff: %s" % deny)
 # fixes in the settings file's own language: never deny_for
 check(all("deny_for" not in f["fix"]["text"] and "require_human_for" not in f["fix"]["text"]
           for f in fs), "fixes are Claude Code rules")
