@@ -462,8 +462,14 @@ void lr_loop(lr_run *r, const char *op, const cJSON *resume, lr_end *end)
 	if (!strcmp(op, "resume"))
 		resume_run(r, resume, end);
 	else {
-		if (r->m.instructions[0])
-			add_message(r, "system", r->m.instructions, NULL);
+		char *sys = lr_system_prompt(&r->m);
+		if (!sys) {
+			end_error(end, "out of memory", "");
+			return;
+		}
+		if (sys[0])
+			add_message(r, "system", sys, NULL);
+		free(sys);
 		add_message(r, "user", r->m.input, NULL);
 	}
 	if (!end->status)

@@ -2,7 +2,8 @@
  * runner/manifest.c - manifest v1, read strictly (docs/runner.md): every
  * object's fields are known ones, every type is checked, defaults are the
  * original's, `definition_digest` (when given) is recomputed over the
- * canonical JSON of `definition` and must match.
+ * canonical JSON of `definition` and must match; `harness` and `playbook`
+ * are objects or null, read only by prompt.c.
  */
 #include "runner/runner.h"
 
@@ -454,18 +455,14 @@ int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err)
 	                  &m->instructions, err)) ||
 	    (rc = opt_str(root, "input", "", "manifest", &m->input, err)))
 		return rc;
-	/* a harness profile or a playbook may narrow what the agent does; this
-	   runner does not implement them, and running without them would be
-	   more permissive than the manifest asks: refused (docs/runner.md) */
-	static const char *const unsupported[] = {"harness", "playbook", NULL};
-	for (size_t i = 0; unsupported[i]; i++) {
-		const cJSON *u =
-		    cJSON_GetObjectItemCaseSensitive(root, unsupported[i]);
-		if (u && !cJSON_IsNull(u))
-			return bad(
-			    err, unsupported[i],
-			    "not null (this runner does not implement it)");
-	}
+	/* harness and playbook are free-form objects, carried as the original
+	   does: only harness.plan_mode and the playbook's outline are read (for
+	   the system prompt, runner/prompt.c); the gateway's own copy decides
+	   through admission (docs/runner.md, decision 17) */
+	m->harness = lr_json_obj(root, "harness", &b);
+	m->playbook = lr_json_obj(root, "playbook", &b);
+	if (b)
+		return bad(err, b, "not an object or null");
 	const cJSON *budgets = lr_json_obj(root, "budgets", &b);
 	const cJSON *model = lr_json_obj(root, "model", &b);
 	if (b)

@@ -147,6 +147,9 @@ typedef struct lr_budgets {
 typedef struct lr_manifest {
 	cJSON *root; /* owned; every string below points into it */
 	const char *run_id, *tenant, *agent, *instructions, *input;
+	/* free-form objects (NULL: absent or null), read only for the system
+	   prompt (prompt.c) */
+	const cJSON *harness, *playbook;
 	lr_tool *tools;
 	size_t n_tools;
 	lr_mount *mcp;
@@ -163,6 +166,12 @@ typedef struct lr_manifest {
 int lr_manifest_load(lr_manifest *m, cJSON *root, locus_error *err);
 void lr_manifest_free(lr_manifest *m);
 const lr_tool *lr_manifest_tool(const lr_manifest *m, const char *name);
+
+/* ---- prompt.c ---- */
+/* The system prompt: instructions, a "Plan mode" section when
+   harness.plan_mode is true, the playbook's outline (malloc'd; "" when
+   there is none of the three; NULL on ENOMEM). */
+char *lr_system_prompt(const lr_manifest *m);
 
 /* ---- events.c ---- */
 #define LR_EVENT_BATCH 64

@@ -244,6 +244,8 @@ class RunnerTest(unittest.TestCase):
             "wrong type": lambda m: m["budgets"].update(max_iterations="10"),
             "tool field": lambda m: m["tools"].append({"name": "t", "runs": "gateway", "extra": 1}),
             "token as model key": lambda m: m["model"].update(api_key_env="LOCUS_ADMIT_TOKEN"),
+            "harness not an object": lambda m: m.update(harness="plan"),
+            "playbook not an object": lambda m: m.update(playbook=["s1"]),
         }
         for name, edit in cases.items():
             with self.subTest(name):
@@ -256,6 +258,56 @@ class RunnerTest(unittest.TestCase):
                     self.assertEqual(b.run.admissions, [], name)
                 finally:
                     b.finish()
+
+    def system_prompt_of(self, **extra):
+        """The system message the model got for a one-turn run with the
+        manifest edited by extra (None when there was none)."""
+        b = Box(self, **extra)
+        try:
+            b.script([{"content": "planned."}])
+            self.assertEqual(b.go(), 0, b.last_stderr)
+            self.assertEqual([r["status"] for r in b.run.results], ["done"])
+            msgs = b.model.requests[0]["messages"]
+            sys_ = [m["content"] for m in msgs if m["role"] == "system"]
+            self.assertLessEqual(len(sys_), 1)
+            return sys_[0] if sys_ else None
+        finally:
+            b.finish()
+
+    def test_harness_and_playbook_shape_the_prompt(self):
+        """decision 17: harness and playbook are accepted, carried as the
+        original does: plan_mode adds a section, the playbook an outline,
+        other keys are read by nobody."""
+        harness = {"plan_mode": True, "profile": "strict", "limits": {"x": [1, 2]}}
+        playbook = {"name": "release", "version": 2, "owner": {"team": "infra"},
+                    "steps": [{"id": "s1", "title": "Build", "instructions": "run make",
+                               "gate": "ci"},
+                              {"id": "s2", "description": "ship it"},
+                              "not a step",
+                              {"id": "s3", "title": "Tell", "instructions": "",
+                               "description": "post a note"}]}
+        text = self.system_prompt_of(harness=harness, playbook=playbook)
+        self.assertEqual(text, "You are a box agent.\n\n## Plan mode\n"
+                         "You are in plan mode: investigate and write a plan, but change "
+                         "nothing. When the plan is ready, present it and wait. Calls that "
+                         "change the workspace are refused until the plan is accepted.\n\n"
+                         "## Playbook: release\n- s1: Build -- run make\n- s2: s2 -- ship it\n"
+                         "- s3: Tell -- post a note\n"
+                         "Work through the steps in order. The gateway checks every step.")
+        for k in ("strict", "infra", "ci", "limits"):
+            self.assertNotIn(k, text)
+
+    def test_plan_mode_off_and_playbook_by_id(self):
+        # plan_mode false (or absent) adds nothing; a playbook without a name
+        # is named by its id; no instructions: the outline alone
+        self.assertEqual(self.system_prompt_of(harness={"plan_mode": False}),
+                         "You are a box agent.")
+        self.assertEqual(self.system_prompt_of(harness={}), "You are a box agent.")
+        self.assertEqual(self.system_prompt_of(instructions="", playbook={"id": "pb-7"}),
+                         "## Playbook: pb-7\nWork through the steps in order. "
+                         "The gateway checks every step.")
+        self.assertIsNone(self.system_prompt_of(instructions="", harness={"plan_mode": 0}))
+        self.assertIn("## Plan mode", self.system_prompt_of(harness={"plan_mode": "yes"}))
 
     def test_gateway_url_with_a_slash(self):
         b = Box(self)
