@@ -71,8 +71,8 @@ static void put_playbook(lu_buf *b, const cJSON *pb)
 {
 	static const char *const name_keys[] = {"name", "id", NULL};
 	static const char *const title_keys[] = {"title", "id", NULL};
-	static const char *const detail_keys[] = {"instructions",
-	                                          "description", NULL};
+	static const char *const detail_keys[] = {"instructions", "description",
+	                                          NULL};
 	const cJSON *name = first_of(pb, name_keys);
 	lu_buf_puts(b, "## Playbook: ");
 	if (name)
@@ -107,9 +107,9 @@ char *lr_system_prompt(const lr_manifest *m)
 		sep = "\n\n";
 	}
 	const cJSON *pm =
-	    m->harness ? cJSON_GetObjectItemCaseSensitive(m->harness,
-	                                                  "plan_mode")
-	               : NULL;
+	    m->harness
+	        ? cJSON_GetObjectItemCaseSensitive(m->harness, "plan_mode")
+	        : NULL;
 	if (truthy(pm)) {
 		lu_buf_puts(&b, sep);
 		lu_buf_puts(&b, plan_mode_text);
