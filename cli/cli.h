@@ -27,11 +27,12 @@ int cli_audit(int argc, char **argv);  /* cli/audit.c: audit verify */
 int cli_audit_transcripts(int argc, char **argv);
 /* policy/policy_fuzz.c: `locus policy fuzz` (argv[1] == "fuzz") */
 int cli_policy_fuzz(int argc, char **argv);
-int cli_tool(int argc, char **argv);   /* cli/tool.c (harness) */
-int cli_jail(int argc, char **argv);   /* cli/jail.c: locus jail */
-int cli_hook(int argc, char **argv);   /* agents/hook.c: agent hooks */
-int cli_mcp(int argc, char **argv);    /* agents/mcp.c: MCP server */
-int cli_runner(int argc, char **argv); /* cli/runner.c: the box runner */
+int cli_tool(int argc, char **argv);    /* cli/tool.c (harness) */
+int cli_jail(int argc, char **argv);    /* cli/jail.c: locus jail */
+int cli_hook(int argc, char **argv);    /* agents/hook.c: agent hooks */
+int cli_mcp(int argc, char **argv);     /* agents/mcp.c: MCP server */
+int cli_runner(int argc, char **argv);  /* cli/runner.c: the box runner */
+int cli_gateway(int argc, char **argv); /* cli/gateway.c: the gateway */
 
 /*
  * Policy golden cases, hooked into `locus corpus` (cli/corpus.c).  A file is

@@ -1,0 +1,384 @@
+/*
+ * cli/gateway.c - `locus gateway`: the gateway (gateway/gw.h,
+ * docs/gateway.md) and a client of its operator API.
+ *
+ *   locus gateway serve [--db URL] [--listen ADDR]
+ *   locus gateway run create --definition FILE [--box local|openshell|none]
+ *   locus gateway runs | approvals | show RUN | stop RUN | verify
+ *   locus gateway answer RUN TEXT
+ *   locus gateway decide ID approve|deny --by WHO --why TEXT
+ *
+ * The client commands take --url/--token or LOCUS_GATEWAY_URL and
+ * LOCUS_GATEWAY_TOKEN.  Exit status: 0 done, 1 the gateway refused or
+ * could not be reached (its answer on stderr), 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gateway/gw.h"
+#include "net/http.h"
+#include "runner/json.h"
+
+static const char usage[] =
+    "usage: locus gateway serve [--db URL] [--listen HOST:PORT]\n"
+    "       locus gateway run create --definition FILE "
+    "[--box local|openshell|none]\n"
+    "       locus gateway runs | approvals | verify\n"
+    "       locus gateway show RUN | stop RUN | answer RUN TEXT\n"
+    "       locus gateway decide ID approve|deny --by WHO --why TEXT\n"
+    "client commands: --url URL --token TOKEN (or LOCUS_GATEWAY_URL, "
+    "LOCUS_GATEWAY_TOKEN)\n";
+
+typedef struct gw_args {
+	const char *db, *listen, *url, *token, *definition, *box, *by, *why;
+	const char *pos[4];
+	int npos;
+} gw_args;
+
+static int parse(int argc, char **argv, gw_args *a)
+{
+	memset(a, 0, sizeof *a);
+	static const char *const names[] = {"--db",    "--listen",     "--url",
+	                                    "--token", "--definition", "--box",
+	                                    "--by",    "--why"};
+	const char **slots[] = {&a->db,         &a->listen, &a->url, &a->token,
+	                        &a->definition, &a->box,    &a->by,  &a->why};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 1;
+		}
+		bool opt = false;
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+			size_t n = strlen(names[k]);
+			if (strncmp(argv[i], names[k], n))
+				continue;
+			if (argv[i][n] == '=')
+				*slots[k] = argv[i] + n + 1;
+			else if (!argv[i][n] && i + 1 < argc)
+				*slots[k] = argv[++i];
+			else
+				continue;
+			opt = true;
+			break;
+		}
+		if (opt)
+			continue;
+		if (argv[i][0] == '-' || a->npos == 4) {
+			fprintf(stderr, "locus gateway: unknown option %s\n%s",
+			        argv[i], usage);
+			return 2;
+		}
+		a->pos[a->npos++] = argv[i];
+	}
+	return 0;
+}
+
+/* ---- serve ---- */
+
+static int serve(gw_args *a)
+{
+	gw_config cfg = {.db_url = a->db ? a->db : "locus-gateway.db",
+	                 .listen = a->listen ? a->listen : "127.0.0.1:7480"};
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	cfg.locus_bin = exe;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* blocked before the server's threads start: they inherit the mask
+	   and only sigwait below takes them */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	gw_server *s = NULL;
+	locus_error err;
+	if (gw_server_start(&s, &cfg, &err)) {
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+		return 1;
+	}
+	char minted[48];
+	bool did_mint = false;
+	if (gw_bootstrap_operator(&s->db, getenv("LOCUS_GATEWAY_TOKEN"), minted,
+	                          &did_mint, &err)) {
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+		gw_server_stop(s);
+		return 1;
+	}
+	if (did_mint) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s.token", s->db.path);
+		int fd =
+		    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		bool ok = fd >= 0 && dprintf(fd, "%s\n", minted) > 0;
+		if (fd >= 0)
+			ok = close(fd) == 0 && ok;
+		explicit_bzero(minted, sizeof minted);
+		if (!ok) {
+			fprintf(stderr,
+			        "locus gateway: the operator token could not "
+			        "be written to %s: %s\n",
+			        path, strerror(errno));
+			gw_server_stop(s);
+			return 1;
+		}
+		fprintf(stderr,
+		        "locus gateway: minted the first operator token; it is "
+		        "in %s (mode 0600), kept hashed in the database\n",
+		        path);
+	}
+	printf("locus gateway: listening on %s (database %s, schema %d)\n",
+	       s->url, s->db.path, gw_db_version(&s->db));
+	fflush(stdout);
+	int sig = 0;
+	sigwait(&set, &sig);
+	fprintf(stderr, "locus gateway: stopping (signal %d)\n", sig);
+	gw_server_stop(s);
+	return 0;
+}
+
+/* ---- the client ---- */
+
+static int call(gw_args *a, const char *method, const char *path,
+                const cJSON *body, cJSON **out)
+{
+	*out = NULL;
+	const char *url = a->url ? a->url : getenv("LOCUS_GATEWAY_URL");
+	const char *tok = a->token ? a->token : getenv("LOCUS_GATEWAY_TOKEN");
+	if (!url || !*url || !tok || !*tok) {
+		fprintf(stderr, "locus gateway: no gateway: give --url and "
+		                "--token (or LOCUS_GATEWAY_URL and "
+		                "LOCUS_GATEWAY_TOKEN)\n");
+		return 2;
+	}
+	lhttp_options o = LHTTP_OPTIONS_INIT;
+	o.base_url = url;
+	o.timeout_ms = 30000;
+	o.max_attempts = 3;
+	o.max_body = 64u << 20;
+	lhttp_client *c = NULL;
+	locus_error err;
+	if (lhttp_client_new(&c, &o, &err)) {
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+		return 1;
+	}
+	char *text = body ? lr_json_canonical(body) : NULL;
+	char auth[256];
+	snprintf(auth, sizeof auth, "Bearer %s", tok);
+	lhttp_headers h = {0};
+	lhttp_headers_add(&h, "Authorization", auth);
+	if (text)
+		lhttp_headers_add(&h, "Content-Type", "application/json");
+	lhttp_request req = {.method = method,
+	                     .url = path,
+	                     .headers = &h,
+	                     .body = text,
+	                     .body_len = text ? strlen(text) : 0,
+	                     .has_body = text != NULL,
+	                     .retry = strcmp(method, "GET")
+	                                  ? LHTTP_RETRY_UNSENT
+	                                  : LHTTP_RETRY_IDEMPOTENT};
+	lhttp_response resp = {0};
+	int rc = lhttp_perform(c, &req, &resp, &err);
+	explicit_bzero(auth, sizeof auth);
+	lhttp_headers_clear(&h);
+	free(text);
+	if (rc)
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+	else if (resp.status < 200 || resp.status >= 300) {
+		fprintf(stderr, "locus gateway: %s %s: %ld %s\n", method, path,
+		        resp.status, resp.body ? resp.body : "");
+		rc = 1;
+	} else if (resp.body &&
+	           lr_json_parse(resp.body, resp.body_len, out, &err)) {
+		fprintf(stderr, "locus gateway: a malformed answer: %s\n",
+		        err.message);
+		rc = 1;
+	}
+	lhttp_response_clear(&resp);
+	lhttp_client_free(c);
+	return rc ? (rc == 2 ? 2 : 1) : 0;
+}
+
+static void print_json(const cJSON *v)
+{
+	char *t = lr_json_canonical(v);
+	if (t)
+		printf("%s\n", t);
+	free(t);
+}
+
+static int print_lines(gw_args *a, const char *path, const char *key,
+                       const char *const *fields)
+{
+	cJSON *out = NULL;
+	int rc = call(a, "GET", path, NULL, &out);
+	const cJSON *list = rc ? NULL : cJSON_GetObjectItem(out, key);
+	for (const cJSON *e = cJSON_IsArray(list) ? list->child : NULL; e;
+	     e = e->next) {
+		if (!fields) {
+			print_json(e);
+			continue;
+		}
+		cJSON *o = cJSON_CreateObject();
+		for (size_t i = 0; fields[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItem(e, fields[i]);
+			if (v)
+				cJSON_AddItemToObject(o, fields[i],
+				                      cJSON_Duplicate(v, true));
+		}
+		print_json(o);
+		cJSON_Delete(o);
+	}
+	cJSON_Delete(out);
+	return rc;
+}
+
+static int run_create(gw_args *a)
+{
+	if (!a->definition) {
+		fprintf(stderr, "locus gateway: run create needs "
+		                "--definition FILE\n");
+		return 2;
+	}
+	FILE *f = fopen(a->definition, "rb");
+	if (!f) {
+		fprintf(stderr, "locus gateway: %s: %s\n", a->definition,
+		        strerror(errno));
+		return 2;
+	}
+	char *buf = malloc(GW_MAX_OPERATOR_BODY + 1);
+	size_t n = buf ? fread(buf, 1, GW_MAX_OPERATOR_BODY + 1, f) : 0;
+	fclose(f);
+	cJSON *def = NULL;
+	locus_error err;
+	int rc = 0;
+	if (!buf || n > GW_MAX_OPERATOR_BODY) {
+		fprintf(stderr, "locus gateway: %s: over 1 MiB\n",
+		        a->definition);
+		rc = 2;
+	} else if (lr_json_parse(buf, n, &def, &err) || !cJSON_IsObject(def)) {
+		fprintf(stderr, "locus gateway: %s: not a JSON object: %s\n",
+		        a->definition, def ? "" : err.message);
+		rc = 2;
+	}
+	free(buf);
+	if (rc) {
+		cJSON_Delete(def);
+		return rc;
+	}
+	cJSON *body = cJSON_CreateObject();
+	cJSON_AddItemToObject(body, "definition", def);
+	cJSON_AddStringToObject(body, "box", a->box ? a->box : "none");
+	cJSON *out = NULL;
+	rc = call(a, "POST", "/v1/runs", body, &out);
+	cJSON_Delete(body);
+	if (!rc)
+		print_json(out);
+	cJSON_Delete(out);
+	return rc;
+}
+
+static int decide(gw_args *a)
+{
+	const char *id = a->pos[1], *d = a->pos[2];
+	if (a->npos != 3 || (strcmp(d, "approve") && strcmp(d, "deny")) ||
+	    !a->by || !a->why) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	char path[300];
+	snprintf(path, sizeof path, "/v1/approvals/%s", id);
+	cJSON *body = cJSON_CreateObject();
+	cJSON_AddStringToObject(body, "decision", d);
+	cJSON_AddStringToObject(body, "by", a->by);
+	cJSON_AddStringToObject(body, "why", a->why);
+	cJSON *out = NULL;
+	int rc = call(a, "POST", path, body, &out);
+	cJSON_Delete(body);
+	if (!rc)
+		print_json(out);
+	cJSON_Delete(out);
+	return rc;
+}
+
+static bool id_ok(const char *s)
+{
+	return s && *s && strlen(s) < 200 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_.") ==
+	           strlen(s);
+}
+
+static int run_verb(gw_args *a, const char *verb)
+{
+	const char *id = a->pos[1];
+	if (!id_ok(id) || (a->npos != (strcmp(verb, "answer") ? 2 : 3))) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	char path[300];
+	cJSON *body = NULL, *out = NULL;
+	if (!strcmp(verb, "show"))
+		snprintf(path, sizeof path, "/v1/runs/%s", id);
+	else {
+		snprintf(path, sizeof path, "/v1/runs/%s/%s", id, verb);
+		body = cJSON_CreateObject();
+		if (!strcmp(verb, "answer"))
+			cJSON_AddStringToObject(body, "answer", a->pos[2]);
+	}
+	int rc = call(a, body ? "POST" : "GET", path, body, &out);
+	cJSON_Delete(body);
+	if (!rc)
+		print_json(out);
+	cJSON_Delete(out);
+	return rc;
+}
+
+int cli_gateway(int argc, char **argv)
+{
+	gw_args a;
+	int rc = parse(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	const char *cmd = a.npos ? a.pos[0] : "";
+	static const char *const run_fields[] = {
+	    "run_id", "agent", "state", "box", "parent_id", "created_at", NULL};
+	static const char *const ap_fields[] = {
+	    "approval_id", "run_id", "call_id",   "tool",
+	    "reason",      "labels", "arguments", "policy_fingerprint",
+	    NULL};
+	if (!strcmp(cmd, "serve") && a.npos == 1)
+		return serve(&a);
+	if (!strcmp(cmd, "run") && a.npos == 2 && !strcmp(a.pos[1], "create"))
+		return run_create(&a);
+	if (!strcmp(cmd, "runs") && a.npos == 1)
+		return print_lines(&a, "/v1/runs", "runs", run_fields);
+	if (!strcmp(cmd, "approvals") && a.npos == 1)
+		return print_lines(&a, "/v1/approvals", "approvals", ap_fields);
+	if (!strcmp(cmd, "decide"))
+		return decide(&a);
+	if (!strcmp(cmd, "show") || !strcmp(cmd, "stop") ||
+	    !strcmp(cmd, "answer"))
+		return run_verb(&a, cmd);
+	if (!strcmp(cmd, "verify") && a.npos == 1) {
+		cJSON *out = NULL;
+		rc = call(&a, "GET", "/v1/audit/verify", NULL, &out);
+		if (!rc)
+			print_json(out);
+		if (!rc && !cJSON_IsTrue(cJSON_GetObjectItem(out, "intact")))
+			rc = 1;
+		cJSON_Delete(out);
+		return rc;
+	}
+	fprintf(stderr, "%s", usage);
+	return 2;
+}

@@ -1,0 +1,180 @@
+/*
+ * gateway/box.c - starting a run's box.  `none`: nothing (a runner is
+ * started by hand with the run id, token and url create printed).
+ * `local`: `locus runner` under bubblewrap (the same mounts as the
+ * harness's bwrap sandbox: /usr, /etc and the libraries read-only, a
+ * private /tmp, /proc and /dev, every namespace unshared but the network,
+ * which the runner needs to reach this gateway and the model) over the
+ * run's workspace folder, bound at /sandbox.  The token and the model's
+ * placeholder go in the exec environment of bwrap (never its argv, which
+ * every process of the uid can read); inside the box's pid namespace no
+ * command sees bwrap's process, and the runner wipes its own copy.
+ *
+ * Each start mints a fresh run token and revokes the run's earlier ones
+ * (tokens are kept only as hashes, so a restarted box cannot be handed
+ * the old one); the runner's spool is signed with its token, and a
+ * parked runner has delivered all its events before it exits.
+ */
+#include "gateway/gw.h"
+
+#include <stdio.h>
+
+#include "harness/internal.h"
+#include "runner/json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BOX_BIN "/run/locus-bin/locus"
+
+/* A fresh token for the run, the old ones revoked; box, workspace and
+   the model's key variable read (inside a transaction). */
+static int fresh_token(gw_db *db, const char *run_id, char *token, char **box,
+                       char **ws, char **key_env, locus_error *err)
+{
+	sqlite3_stmt *st = gw_q(db, err,
+	                        "SELECT box, workspace, manifest, tenant "
+	                        "FROM runs WHERE run_id = ?",
+	                        "s", run_id);
+	char *man = NULL, *tenant = NULL;
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		*box = gw_col_dup(st, 0);
+		*ws = gw_col_dup(st, 1);
+		man = gw_col_dup(st, 2);
+		tenant = gw_col_dup(st, 3);
+	}
+	sqlite3_finalize(st);
+	int rc = *box && man && tenant ? 0 : LOCUS_EIO;
+	cJSON *m = NULL;
+	if (!rc && !lr_json_parse(man, strlen(man), &m, err)) {
+		const char *k = lr_json_str(lr_json_obj(m, "model", NULL),
+		                            "api_key_env", NULL);
+		*key_env = k ? strdup(k) : NULL;
+		cJSON_Delete(m);
+	}
+	if (!rc && strcmp(*box, "local"))
+		rc = 1; /* nothing to start */
+	if (!rc && (!*ws || !*key_env))
+		rc = lh_err(err, LOCUS_EINVALID,
+		            "a local box needs a workspace");
+	if (!rc)
+		rc = gw_new_id("lgr_", token, err);
+	char hash[65];
+	gw_token_hash(token, hash);
+	if (!rc)
+		rc = gw_exec(db, err,
+		             "UPDATE tokens SET revoked = 1 WHERE run_id = ? "
+		             "AND kind = 'run'",
+		             "s", run_id);
+	if (!rc)
+		rc = gw_exec(db, err,
+		             "INSERT INTO tokens VALUES (?, 'run', ?, ?, ?, 0)",
+		             "sssi", hash, run_id, tenant, (int64_t)time(NULL));
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "box", *box ? *box : "?");
+	if (!rc)
+		rc = gw_audit(db, "box.start", run_id, rec, NULL, err);
+	cJSON_Delete(rec);
+	free(man);
+	free(tenant);
+	return rc;
+}
+
+static void put_env(char **env, size_t *n, const char *k, const char *v)
+{
+	size_t len = strlen(k) + strlen(v) + 2;
+	char *e = malloc(len);
+	if (e) {
+		snprintf(e, len, "%s=%s", k, v);
+		env[(*n)++] = e;
+	}
+}
+
+/* The grandchild: bwrap with the runner; the child exits at once so the
+   gateway never has a zombie to reap and the box outlives a restart of
+   the gateway. */
+static void spawn(const char *ws, const char *bin, char **env)
+{
+	/* clang-format off */
+	const char *argv[] = {
+	    "bwrap", "--unshare-all", "--share-net", "--new-session",
+	    "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--ro-bind-try",
+	    "/bin", "/bin", "--ro-bind-try", "/sbin", "/sbin", "--ro-bind-try",
+	    "/lib", "/lib", "--ro-bind-try", "/lib64", "/lib64",
+	    "--ro-bind-try", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+	    "--tmpfs", "/tmp", "--bind", ws, "/sandbox", "--ro-bind", bin,
+	    BOX_BIN, "--chdir", "/sandbox", BOX_BIN, "runner", NULL};
+	/* clang-format on */
+	pid_t pid = fork();
+	if (pid != 0)
+		_exit(pid < 0 ? 1 : 0);
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	execve("/usr/bin/bwrap", (char *const *)(uintptr_t)argv, env);
+	_exit(127);
+}
+
+int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
+{
+	char token[48] = "";
+	char *box = NULL, *ws = NULL, *key_env = NULL;
+	int rc = gw_tx_begin(&s->db, err);
+	if (!rc) {
+		rc = fresh_token(&s->db, run_id, token, &box, &ws, &key_env,
+		                 err);
+		gw_tx_end(&s->db, rc == 0, err);
+	}
+	char *env[16] = {0};
+	size_t n = 0;
+	char bin[PATH_MAX];
+	if (!rc && !realpath(s->cfg.locus_bin ? s->cfg.locus_bin : "", bin))
+		rc = lh_err(err, LOCUS_EIO, "the runner binary: %s",
+		            strerror(errno));
+	if (!rc) {
+		put_env(env, &n, "PATH", "/usr/bin:/bin");
+		put_env(env, &n, "HOME", "/sandbox");
+		put_env(env, &n, "LANG", "C.UTF-8");
+		put_env(env, &n, "LOCUS_ADMIT_URL", s->url);
+		put_env(env, &n, "LOCUS_ADMIT_TOKEN", token);
+		put_env(env, &n, "LOCUS_RUN_ID", run_id);
+		put_env(env, &n, "LOCUS_RUNNER_ROOT", "/sandbox");
+		/* no credential proxy in a local box: the gateway's own
+		   value of the model's key variable */
+		const char *key = getenv(key_env);
+		put_env(env, &n, key_env, key ? key : "");
+		static const char *const pass[] = {
+		    "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", NULL};
+		for (size_t i = 0; pass[i]; i++)
+			if (getenv(pass[i]))
+				put_env(env, &n, pass[i], getenv(pass[i]));
+		pid_t pid = fork();
+		if (pid == 0)
+			spawn(ws, bin, env);
+		int status = 0;
+		if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			rc = lh_err(err, LOCUS_EIO, "the box could not start");
+	}
+	for (size_t i = 0; i < n; i++) {
+		explicit_bzero(env[i], strlen(env[i]));
+		free(env[i]);
+	}
+	explicit_bzero(token, sizeof token);
+	free(box);
+	free(ws);
+	free(key_env);
+	return rc == 1 ? 0 : rc;
+}

@@ -1,0 +1,212 @@
+/*
+ * gateway/gw.h - `locus gateway`: the control plane the box runner talks
+ * to (docs/gateway.md).  Internal to the `locus` executable, like
+ * runner/; it reads and writes JSON with the runner's strict reader and
+ * canonical writer (runner/json.h), so a manifest's digest is computed
+ * the one way both sides agree on.
+ *
+ * Pieces: db.c (SQLite, migrations, transactions, the audit chain),
+ * token.c (ids and tokens, hashed at rest), server.c (libmicrohttpd,
+ * bodies, authentication, dispatch), runner_routes.c (every route of
+ * docs/runner.md), admit.c (admission by the locus policy engine),
+ * operator.c (the operator API), runs.c (a run from a definition: its
+ * manifest and token), box.c (starting a run's box), page.c (the web
+ * page and its event stream).
+ */
+#ifndef LOCUS_GATEWAY_GW_H
+#define LOCUS_GATEWAY_GW_H
+
+#include "locus/common.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- db.c ---- */
+
+typedef struct gw_db {
+	sqlite3 *h;
+	pthread_mutex_t lock; /* one writer at a time, one connection */
+	char *path;
+} gw_db;
+
+/* Open (create) the database at url ("sqlite:PATH", "sqlite://PATH" or a
+   plain path), WAL, synchronous FULL, foreign keys, and apply every
+   migration not yet applied (each in its own transaction). */
+int gw_db_open(gw_db *db, const char *url, locus_error *err);
+void gw_db_close(gw_db *db);
+/* The schema version after migrations. */
+int gw_db_version(gw_db *db);
+
+/* A transaction: locks the connection, BEGIN IMMEDIATE.  Every state
+   change of a request happens between gw_tx_begin and gw_tx_end; end
+   commits when ok, else rolls back; both unlock. */
+int gw_tx_begin(gw_db *db, locus_error *err);
+int gw_tx_end(gw_db *db, bool ok, locus_error *err);
+
+/* A prepared statement with its parameters bound from fmt: 's' a string
+   (NULL binds NULL), 'i' an int64_t, 'd' a double.  NULL on error (err
+   set). */
+sqlite3_stmt *gw_q(gw_db *db, locus_error *err, const char *sql,
+                   const char *fmt, ...);
+/* gw_q, stepped to the end: 0, or LOCUS_EIO (LOCUS_ECONFLICT on a
+   constraint). */
+int gw_exec(gw_db *db, locus_error *err, const char *sql, const char *fmt, ...);
+/* Column i of the current row as a malloc'd string (NULL for SQL NULL or
+   ENOMEM). */
+char *gw_col_dup(sqlite3_stmt *st, int i);
+
+/* Append an audit record (inside a transaction): record gets "seq",
+   "time", "kind", "prev"; its canonical text is stored with its SHA-256
+   as the chain's next link.  *audit_id (optional, 32 bytes) gets
+   "au-<seq>". */
+int gw_audit(gw_db *db, const char *kind, const char *run_id, cJSON *record,
+             char *audit_id, locus_error *err);
+/* Check the whole chain: each record's prev is the hash before it, each
+   hash the SHA-256 of its text, numbers one after the other. */
+typedef struct gw_audit_report {
+	long records;
+	long bad_seq; /* 0: intact */
+	char last_hash[65];
+	char why[160];
+} gw_audit_report;
+int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err);
+
+/* ---- token.c ---- */
+
+/* A fresh id "<prefix><32 hex>" into out (at least 48 bytes). */
+int gw_new_id(const char *prefix, char *out, locus_error *err);
+/* The hash kept at rest for a token: hex SHA-256. */
+void gw_token_hash(const char *token, char out[65]);
+/* With no live operator token in the database: store `given` (hashed),
+   or mint one into `minted` (48 bytes) and set *did_mint. */
+int gw_bootstrap_operator(gw_db *db, const char *given, char *minted,
+                          bool *did_mint, locus_error *err);
+
+/* ---- server.c ---- */
+
+#define GW_MAX_RUNNER_BODY (16u << 20)
+#define GW_MAX_OPERATOR_BODY (1u << 20)
+
+typedef struct gw_server gw_server;
+
+typedef struct gw_config {
+	const char *db_url;
+	const char *listen;     /* "HOST:PORT"; 127.0.0.1:7480 by default */
+	const char *locus_bin;  /* the runner started in boxes */
+	const char *token_file; /* where a minted operator token goes */
+} gw_config;
+
+/* The caller of a request. */
+typedef enum gw_who { GW_NOBODY, GW_RUN, GW_OPERATOR } gw_who;
+
+typedef struct gw_req {
+	gw_server *srv;
+	const char *method, *path; /* path without the query */
+	const char *query;         /* raw, after '?', or "" */
+	const char *body;
+	size_t body_len;
+	const char *content_type;
+	gw_who who;
+	char run_id[208]; /* GW_RUN: the token's run */
+	char tenant[128];
+	char client[64]; /* the peer's address, for refusals */
+	void *conn;      /* the MHD connection (query arguments) */
+} gw_req;
+
+typedef struct gw_resp {
+	int status;
+	char *body; /* malloc'd */
+	const char *content_type;
+	bool sse; /* the page's change stream (server.c sends it) */
+} gw_resp;
+
+struct gw_server {
+	gw_db db;
+	gw_config cfg;
+	char url[96]; /* http://host:port */
+	void *mhd;
+	int listen_fd;
+	/* bumped (under db.lock) at every change the page shows */
+	pthread_mutex_t change_lock;
+	pthread_cond_t change_cond;
+	uint64_t changes;
+	volatile int stopping;
+};
+
+int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err);
+void gw_server_stop(gw_server *s);
+/* Wake the page's event streams (after a commit). */
+void gw_notify(gw_server *s);
+
+/* Answer helpers: a JSON body (takes o), an error {"detail": why}. */
+void gw_reply(gw_resp *r, int status, cJSON *o);
+void gw_fail(gw_resp *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Record a refusal in the audit chain (its own transaction) and answer it
+   with status and why. */
+void gw_refuse(gw_req *q, gw_resp *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The body as a JSON object whose keys are all in `required` or
+   `optional` and which has every `required` key; else the answer is set
+   (400 malformed, 415 wrong type, 422 fields) and NULL is returned. */
+cJSON *gw_body(gw_req *q, gw_resp *r, const char *const *required,
+               const char *const *optional);
+/* A GET must not carry a body: false with 400 set. */
+bool gw_no_body(gw_req *q, gw_resp *r);
+/* A query argument (decoded), or NULL. */
+const char *gw_arg(const gw_req *q, const char *name);
+/* Every query argument's name is in allowed. */
+bool gw_args_known(const gw_req *q, const char *const *allowed);
+
+/* ---- runner_routes.c ---- */
+/* True when the route is one of docs/runner.md's (then r is set). */
+bool gw_runner_route(gw_req *q, gw_resp *r);
+
+/* ---- admit.c ---- */
+void gw_admit(gw_req *q, gw_resp *r);
+void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id);
+/* The run's policy (JSON text) and its fingerprint "sha256:<hex>". */
+int gw_policy_text(const cJSON *policy, char **text, locus_error *err);
+
+/* ---- runs.c ---- */
+typedef struct gw_new_run {
+	char run_id[64];
+	char token[64];
+} gw_new_run;
+/* Make a run from a definition (the file's JSON object): checks it, builds
+   the manifest (checked with the runner's own loader), mints the token,
+   stores run + token + audit record.  Inside a transaction. */
+int gw_run_create(gw_server *s, const cJSON *def, const char *box,
+                  const char *parent, gw_new_run *out, locus_error *err);
+/* A child run of `parent` for the task tool (inside a transaction). */
+int gw_child_create(gw_server *s, const char *parent, const char *call_id,
+                    const char *agent, const char *prompt, gw_new_run *out,
+                    locus_error *err);
+
+/* ---- box.c ---- */
+/* Start (or restart) run_id's box when its kind is one that has a process
+   (local); none: nothing.  Outside any transaction. */
+int gw_box_start(gw_server *s, const char *run_id, locus_error *err);
+
+/* ---- operator.c ---- */
+bool gw_operator_route(gw_req *q, gw_resp *r);
+/* Settle approval_id (approve/deny) inside a transaction; sets the parked
+   run's resume op.  *restart is set when a box should be started. */
+int gw_decide(gw_server *s, const char *tenant, const char *approval_id,
+              bool approve, const char *by, const char *why, char *run_id_out,
+              bool *restart, locus_error *err);
+
+/* ---- page.c ---- */
+bool gw_page_route(gw_req *q, gw_resp *r);
+
+/* A run's resume op once the approval it waits for is settled; called
+   inside a transaction by the result route and by gw_decide. */
+int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
+                         locus_error *err);
+
+#endif

@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""`locus gateway` end to end (issue 27, docs/gateway.md): a gateway on
+SQLite, the real `locus runner` started by the test (`--box none`) with the
+scripted loopback model (tests/fake_model.py), everything on 127.0.0.1.
+
+Run with /usr/bin/python3; LOCUS_BIN names the locus binary.  Each case
+starts its own gateway on 127.0.0.1:0 over a database in a fresh folder,
+and polls (never sleeps a fixed time) for what it waits on.
+"""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_model import FakeModel  # noqa: E402
+
+LOCUS = os.environ.get("LOCUS_BIN", "")
+SAN = {k: os.environ[k] for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")
+       if k in os.environ}
+
+
+class Gateway:
+    """`locus gateway serve` on 127.0.0.1:0 over dir/gw.db."""
+
+    def __init__(self, case, folder, token=None):
+        self.case = case
+        self.folder = folder
+        self.db = os.path.join(folder, "gw.db")
+        self.token = token or "op-" + uuid.uuid4().hex
+        self.start()
+
+    def start(self):
+        env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": self.token, **SAN}
+        self.proc = subprocess.Popen(
+            [LOCUS, "gateway", "serve", "--db", self.db, "--listen", "127.0.0.1:0"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.folder)
+        line = self.proc.stdout.readline().decode()
+        self.case.assertIn("listening on http://127.0.0.1:", line,
+                           self.proc.stderr.read().decode() if not line else line)
+        self.url = line.split("listening on ")[1].split()[0]
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+    def stop(self):
+        if self.proc.stdout.closed:
+            return ""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+        self.proc.stdout.close()
+        err = self.proc.stderr.read().decode()
+        self.proc.stderr.close()
+        self.case.assertEqual(self.proc.returncode, 0, err)
+        return err
+
+    def cli(self, *args, check=True, token=None):
+        p = subprocess.run([LOCUS, "gateway", *args, "--url", self.url,
+                            "--token", token or self.token],
+                           capture_output=True, timeout=60, env={"PATH": "/usr/bin:/bin", **SAN})
+        if check:
+            self.case.assertEqual(p.returncode, 0, p.stderr.decode())
+        return p
+
+    def http(self, method, path, body=None, token=None, raw=None, ctype="application/json"):
+        """(status, parsed answer) of one request."""
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        if token is not False:
+            req.add_header("Authorization", "Bearer " + (token or self.token))
+        if data is not None:
+            req.add_header("Content-Type", ctype)
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def sql(self, query, *args):
+        con = sqlite3.connect(self.db, timeout=30)
+        try:
+            return con.execute(query, args).fetchall()
+        finally:
+            con.close()
+
+
+def definition(model, workspace, **extra):
+    d = {"instructions": "You keep notes.", "input": "write the notes",
+         "tools": [{"name": n, "runs": "box"} for n in ("bash", "read", "write")],
+         "model": {"model": "fake-model", "base_url": model.url,
+                   "api_key_env": "OPENAI_API_KEY"},
+         "budgets": {"max_iterations": 10, "park_ttl_s": 0},
+         "policy": {"preset": "standard"}, "workspace": workspace,
+         "definition": {"name": "note-taker", "revision": 1}}
+    d.update(extra)
+    return d
+
+
+def call(name, args, id_):
+    return {"tool_calls": [{"id": id_, "name": name, "arguments": args}]}
+
+
+class GatewayTest(unittest.TestCase):
+    def setUp(self):
+        if not LOCUS or not os.access(LOCUS, os.X_OK):
+            self.fail("LOCUS_BIN does not name the locus binary")
+        self.folder = tempfile.mkdtemp(prefix="locus-gw-")
+        self.root = os.path.join(self.folder, "box")
+        os.mkdir(self.root)
+        self.key = "ph-model-" + uuid.uuid4().hex
+        self.model = FakeModel(self.key)
+        self.gw = Gateway(self, self.folder)
+
+    def tearDown(self):
+        self.gw.stop()
+        self.model.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def create(self, **extra):
+        path = os.path.join(self.folder, "def-%s.json" % uuid.uuid4().hex[:6])
+        with open(path, "w") as f:
+            json.dump(definition(self.model, self.root, **extra), f)
+        out = json.loads(self.gw.cli("run", "create", "--definition", path,
+                                     "--box", "none").stdout)
+        self.assertEqual(set(out), {"run_id", "token", "url", "box"})
+        self.assertEqual(out["url"], self.gw.url)
+        return out
+
+    def runner(self, run, url=None):
+        env = {"PATH": "/usr/bin:/bin", "HOME": self.root,
+               "LOCUS_ADMIT_URL": url or run["url"], "LOCUS_ADMIT_TOKEN": run["token"],
+               "LOCUS_RUN_ID": run["run_id"], "LOCUS_RUNNER_ROOT": self.root,
+               "OPENAI_API_KEY": self.key, **SAN}
+        p = subprocess.run([LOCUS, "runner"], env=env, capture_output=True, timeout=300)
+        return p.returncode, p.stderr.decode(errors="replace")
+
+    def show(self, run_id):
+        return json.loads(self.gw.cli("show", run_id).stdout)
+
+    def test_run_writes_tests_parks_is_approved_and_finishes(self):
+        self.model.scripts["write the notes"] = [
+            call("write", {"path": "test.sh", "content": "grep -q hello notes.txt && echo PASS\n"}, "w1"),
+            call("write", {"path": "notes.txt", "content": "hello\n"}, "w2"),
+            call("bash", {"command": "sh test.sh"}, "t1"),
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Notes written, tests pass."},
+        ]
+        run = self.create()
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "parked")
+        self.assertEqual(shown["run"]["result"]["waiting"]["kind"], "approval")
+
+        # the held call, as a person sees it
+        lines = [json.loads(l) for l in self.gw.cli("approvals").stdout.splitlines()]
+        self.assertEqual(len(lines), 1, lines)
+        ap = lines[0]
+        for k in ("approval_id", "run_id", "call_id", "tool", "reason"):
+            self.assertIn(k, ap)
+        self.assertEqual((ap["run_id"], ap["call_id"], ap["tool"]), (run["run_id"], "p1", "bash"))
+        self.assertIn("exec:vcs-push", ap["labels"])
+        self.assertIn("require human approval", ap["reason"])
+
+        # the gateway dies hard while the run is parked: nothing is lost
+        self.gw.kill()
+        self.gw.start()
+        self.assertEqual(self.show(run["run_id"])["run"]["state"], "parked")
+
+        out = json.loads(self.gw.cli("decide", ap["approval_id"], "approve", "--by", "alice",
+                                     "--why", "pushing is expected here").stdout)
+        self.assertEqual(out["state"], "approved")
+        self.assertTrue(out["resumed"])
+        self.assertEqual(self.gw.cli("approvals").stdout, b"")
+        # deciding twice is refused
+        p = self.gw.cli("decide", ap["approval_id"], "deny", "--by", "bob", "--why", "late",
+                        check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"409", p.stderr)
+
+        rc, err = self.runner({**run, "url": self.gw.url})
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done", shown["run"]["result"])
+        self.assertEqual(shown["run"]["result"]["final_message"], "Notes written, tests pass.")
+        with open(os.path.join(self.root, "notes.txt")) as f:
+            self.assertEqual(f.read(), "hello\n")
+        seqs = [e["seq"] for e in shown["events"]]
+        self.assertEqual(seqs, list(range(len(seqs))), "events numbered once, in order")
+        done = {e["event"]["call_id"]: e["event"] for e in shown["events"]
+                if e["event"]["type"] == "tool_complete"}
+        self.assertEqual(set(done), {"w1", "w2", "t1", "p1"})
+        self.assertIn("PASS", done["t1"]["result"])
+        self.assertEqual([a["state"] for a in shown["approvals"]], ["consumed"])
+
+        # the decisions and the audit chain are in the database and verify
+        adm = self.gw.sql("SELECT record FROM audit WHERE kind = 'admission' ORDER BY seq")
+        got = [(json.loads(r)["call_id"], json.loads(r)["outcome"]) for (r,) in adm]
+        self.assertEqual(got, [("w1", "allow"), ("w2", "allow"), ("t1", "allow"),
+                               ("p1", "require_human"), ("p1", "allow")])
+        kinds = {k for (k,) in self.gw.sql("SELECT kind FROM audit")}
+        self.assertTrue({"run.create", "run.state", "admission", "approval.decide",
+                         "run.result", "checkpoint", "operator.token"} <= kinds, kinds)
+        v = json.loads(self.gw.cli("verify").stdout)
+        self.assertTrue(v["intact"], v)
+        n = v["records"]
+        self.assertEqual(n, self.gw.sql("SELECT count(*) FROM audit")[0][0])
+        # neither token is kept in the clear
+        with open(self.gw.db, "rb") as f:
+            raw = f.read()
+        if os.path.exists(self.gw.db + "-wal"):
+            with open(self.gw.db + "-wal", "rb") as f:
+                raw += f.read()
+        self.assertNotIn(run["token"].encode(), raw)
+        self.assertNotIn(self.gw.token.encode(), raw)
+
+        # an edited record breaks the chain, and verify says where
+        self.gw.stop()
+        con = sqlite3.connect(self.gw.db)
+        con.execute("UPDATE audit SET record = replace(record, 'alice', 'mallory') "
+                    "WHERE kind = 'approval.decide'")
+        con.commit()
+        con.close()
+        self.gw.start()
+        p = self.gw.cli("verify", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertFalse(json.loads(p.stdout)["intact"])
+
+    def test_denied_by_a_person(self):
+        self.model.scripts["write the notes"] = [
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Could not push."},
+        ]
+        run = self.create()
+        self.assertEqual(self.runner(run)[0], 0)
+        ap = json.loads(self.gw.cli("approvals").stdout.splitlines()[0])
+        self.gw.cli("decide", ap["approval_id"], "deny", "--by", "bob", "--why", "not today")
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done")
+        tool_msgs = [m["content"] for r in self.model.requests for m in r["messages"]
+                     if m["role"] == "tool"]
+        self.assertTrue(any(m.startswith("denied by a person (%s)" % ap["approval_id"])
+                            for m in tool_msgs), tool_msgs)
+        self.assertEqual([a["state"] for a in shown["approvals"]], ["denied"])
+
+    def test_who_may_do_what(self):
+        a, b = self.create(), self.create()
+        refusals = lambda: self.gw.sql("SELECT count(*) FROM audit WHERE kind = 'refusal'")[0][0]
+        before = refusals()
+        cases = [
+            # a run token: not the operator API, not another run, not approvals
+            ("GET", "/v1/runs", None, a["token"], 403),
+            ("POST", "/v1/approvals/ap-x", {"decision": "approve", "by": "a", "why": "b"},
+             a["token"], 403),
+            ("GET", "/internal/v1/runs/%s/checkpoint?thread_id=%s" % (b["run_id"], b["run_id"]),
+             None, a["token"], 403),
+            ("POST", "/v1/admit", {"run_id": b["run_id"], "call_id": "c", "tool": "bash",
+                                   "arguments": {}}, a["token"], 403),
+            # an operator token does not reach the runner's routes
+            ("GET", "/internal/v1/runner/next", None, None, 403),
+            # no token, or one nobody issued
+            ("GET", "/v1/runs", None, False, 401),
+            ("GET", "/v1/runs", None, "lgo_" + "0" * 32, 401),
+            ("GET", "/nowhere", None, None, 404),
+        ]
+        for method, path, body, tok, want in cases:
+            with self.subTest(path=path, want=want):
+                status, ans = self.gw.http(method, path, body, token=tok)
+                self.assertEqual(status, want, ans)
+                self.assertIn("detail", ans)
+        self.assertEqual(refusals(), before + len(cases))
+        # the operator's view is unchanged by all that
+        self.assertEqual(self.show(a["run_id"])["run"]["state"], "created")
+
+    def test_bad_input_changes_nothing(self):
+        run = self.create()
+        tok = run["token"]
+        self.assertEqual(self.gw.http("GET", "/internal/v1/runner/next", token=tok),
+                         (200, {"op": "start"}))
+        ev = "/internal/v1/runs/%s/events" % run["run_id"]
+        count = lambda: self.gw.sql("SELECT count(*) FROM events")[0][0]
+        bad = [
+            (b'{"seq_from": 0, "events": [', "application/json", 400),
+            (b'{"seq_from": 0, "seq_from": 0, "events": []}', "application/json", 400),
+            (b'{"seq_from": 0, "events": [{"type": "token", "text": "x"}], "x": 1}',
+             "application/json", 422),
+            (b'{"seq_from": "0", "events": [{"type": "token", "text": "x"}]}',
+             "application/json", 422),
+            (b'{"seq_from": 0, "events": [{"type": "shell", "text": "x"}]}',
+             "application/json", 422),
+            (b'{"seq_from": 0, "events": [{"type": "token", "text": "x", "more": 1}]}',
+             "application/json", 422),
+            (b'{"seq_from": 0, "events": [{"type": "token", "text": "x"}]}', "text/plain", 415),
+            (b'{"seq_from": 0, "events": [{"type": "token", "text": "\\u0000"}]}',
+             "application/json", 400),
+            (b'\xff{}', "application/json", 400),
+            (b' ' * (16 << 20) + b'{}', "application/json", 413),
+        ]
+        for raw, ctype, want in bad:
+            with self.subTest(raw=raw[:40], want=want):
+                status, ans = self.gw.http("POST", ev, raw=raw, ctype=ctype, token=tok)
+                self.assertEqual(status, want, ans)
+                self.assertEqual(count(), 0)
+        # a batch taken once; sent again (a lost answer) it is not taken twice
+        batch = {"seq_from": 0, "events": [{"type": "token", "text": "a"},
+                                           {"type": "token", "text": "b"}]}
+        self.assertEqual(self.gw.http("POST", ev, batch, token=tok), (200, {"next_seq": 2}))
+        status, ans = self.gw.http("POST", ev, batch, token=tok)
+        self.assertEqual((status, ans["next_seq"]), (409, 2))
+        status, ans = self.gw.http("POST", ev, {**batch, "seq_from": 5}, token=tok)
+        self.assertEqual((status, ans["next_seq"]), (409, 2))
+        self.assertEqual(count(), 2)
+        # a decision token is taken once, for exactly its call
+        adm = {"run_id": run["run_id"], "call_id": "c1", "tool": "read",
+               "arguments": {"path": "notes.txt"}}
+        status, ans = self.gw.http("POST", "/v1/admit", adm, token=tok)
+        self.assertEqual((status, ans["outcome"]), (200, "allow"), ans)
+        dt = ans["decision_token"]
+        take = {"decision_token": dt, "tool": "read", "arguments": {"path": "other.txt"}}
+        self.assertEqual(self.gw.http("POST", "/v1/decisions/take", take)[0], 403)
+        take["arguments"] = {"path": "notes.txt"}
+        self.assertEqual(self.gw.http("POST", "/v1/decisions/take", take)[0], 200)
+        self.assertEqual(self.gw.http("POST", "/v1/decisions/take", take)[0], 403)
+        # a re-admission naming an approval of another call is a deny
+        status, ans = self.gw.http("POST", "/v1/admit", {**adm, "approval_id": "ap-nope"},
+                                   token=tok)
+        self.assertEqual((status, ans["outcome"]), (200, "deny"))
+        # a definition the runner would refuse is never stored
+        path = os.path.join(self.folder, "bad.json")
+        with open(path, "w") as f:
+            json.dump(definition(self.model, self.root, surprise=1), f)
+        p = self.gw.cli("run", "create", "--definition", path, check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"422", p.stderr)
+        with open(path, "w") as f:
+            json.dump(definition(self.model, self.root, policy={"preset": "nope"}), f)
+        self.assertEqual(self.gw.cli("run", "create", "--definition", path,
+                                     check=False).returncode, 1)
+        self.assertEqual(self.gw.sql("SELECT count(*) FROM runs")[0][0], 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
