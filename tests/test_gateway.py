@@ -32,15 +32,16 @@ SAN = {k: os.environ[k] for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS
 class Gateway:
     """`locus gateway serve` on 127.0.0.1:0 over dir/gw.db."""
 
-    def __init__(self, case, folder, token=None):
+    def __init__(self, case, folder, token=None, env=None):
         self.case = case
+        self.env = env or {}
         self.folder = folder
         self.db = os.path.join(folder, "gw.db")
         self.token = token or "op-" + uuid.uuid4().hex
         self.start()
 
     def start(self):
-        env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": self.token, **SAN}
+        env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": self.token, **SAN, **self.env}
         self.proc = subprocess.Popen(
             [LOCUS, "gateway", "serve", "--db", self.db, "--listen", "127.0.0.1:0"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.folder)
@@ -122,19 +123,20 @@ class GatewayTest(unittest.TestCase):
         os.mkdir(self.root)
         self.key = "ph-model-" + uuid.uuid4().hex
         self.model = FakeModel(self.key)
-        self.gw = Gateway(self, self.folder)
+        # a local box gets the gateway's own value of the model's key
+        self.gw = Gateway(self, self.folder, env={"OPENAI_API_KEY": self.key})
 
     def tearDown(self):
         self.gw.stop()
         self.model.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def create(self, **extra):
+    def create(self, box="none", **extra):
         path = os.path.join(self.folder, "def-%s.json" % uuid.uuid4().hex[:6])
         with open(path, "w") as f:
             json.dump(definition(self.model, self.root, **extra), f)
         out = json.loads(self.gw.cli("run", "create", "--definition", path,
-                                     "--box", "none").stdout)
+                                     "--box", box).stdout)
         self.assertEqual(set(out), {"run_id", "token", "url", "box"})
         self.assertEqual(out["url"], self.gw.url)
         return out
@@ -149,6 +151,57 @@ class GatewayTest(unittest.TestCase):
 
     def show(self, run_id):
         return json.loads(self.gw.cli("show", run_id).stdout)
+
+    def wait_state(self, run_id, states, deadline_s=120):
+        """Poll the run until its state is one of states."""
+        end = time.monotonic() + deadline_s
+        while True:
+            shown = self.show(run_id)
+            if shown["run"]["state"] in states:
+                return shown
+            if time.monotonic() > end:
+                try:
+                    with open(os.path.join(self.root, ".locus", "runner.log")) as f:
+                        log = f.read()
+                except OSError as e:
+                    log = str(e)
+                self.fail("run %s is still %s; runner.log:\n%s" % (
+                    run_id, shown["run"]["state"], log))
+            time.sleep(0.05)
+
+    def test_local_box_parks_and_is_started_again_on_the_decision(self):
+        if not os.access("/usr/bin/bwrap", os.X_OK):
+            raise unittest.SkipTest("no bubblewrap")
+        self.model.scripts["write the notes"] = [
+            call("write", {"path": "notes.txt", "content": "from the box\n"}, "w1"),
+            call("bash", {"command": "cat notes.txt"}, "b1"),
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Done in the box."},
+        ]
+        run = self.create(box="local")
+        shown = self.wait_state(run["run_id"], ("parked", "done", "error", "refused"))
+        self.assertEqual(shown["run"]["state"], "parked", shown["run"]["result"])
+        # the printed token was superseded by the box's own
+        self.assertEqual(self.gw.http("GET", "/internal/v1/runner/next", token=run["token"])[0],
+                         401)
+        ap = json.loads(self.gw.cli("approvals").stdout.splitlines()[0])
+        out = json.loads(self.gw.cli("decide", ap["approval_id"], "approve", "--by", "carol",
+                                     "--why", "fine").stdout)
+        self.assertTrue(out["resumed"])
+        shown = self.wait_state(run["run_id"], ("done", "error", "refused"))
+        self.assertEqual(shown["run"]["state"], "done", shown["run"]["result"])
+        self.assertEqual(shown["run"]["result"]["final_message"], "Done in the box.")
+        with open(os.path.join(self.root, "notes.txt")) as f:
+            self.assertEqual(f.read(), "from the box\n")
+        done = {e["event"]["call_id"]: e["event"] for e in shown["events"]
+                if e["event"]["type"] == "tool_complete"}
+        self.assertIn("from the box", done["b1"]["result"])
+        # the runner ran in the box's own pid namespace (bwrap is pid 1 there)
+        with open(os.path.join(self.root, ".locus", "runner.log")) as f:
+            pids = {line.split()[1] for line in f if line.strip()}
+        self.assertEqual(pids, {"[2]"})
+        starts = self.gw.sql("SELECT count(*) FROM audit WHERE kind = 'box.start'")[0][0]
+        self.assertEqual(starts, 2)
 
     def test_run_writes_tests_parks_is_approved_and_finishes(self):
         self.model.scripts["write the notes"] = [
