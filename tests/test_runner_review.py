@@ -269,10 +269,21 @@ class ReviewTest(unittest.TestCase):
         finally:
             b.finish()
 
-    # ---- 7. manifest: harness/playbook not ignored, version required
+    # ---- 7. manifest: harness/playbook objects (carried as the original
+    # does, decision 17; other types refused), version required
 
     def test_manifest_harness_playbook_version(self):
-        cases = [{"harness": {"profile": "strict"}}, {"playbook": {"steps": []}},
+        for extra in ({"harness": {"profile": "strict"}}, {"playbook": {"steps": []}}):
+            with self.subTest(extra=extra):
+                b = Box(self)
+                b.manifest.update(extra)
+                b.script([{"content": "fine"}])
+                try:
+                    self.assertEqual(b.go(), 0, b.last_stderr)
+                    self.assertEqual(b.run.results[-1]["status"], "done")
+                finally:
+                    b.finish()
+        cases = [{"harness": "strict"}, {"playbook": []}, {"harness": True},
                  {"version": None}, {"version": 2}, {"version": 1.0}]
         for extra in cases:
             with self.subTest(extra=extra):
