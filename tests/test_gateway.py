@@ -292,6 +292,39 @@ class GatewayTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertFalse(json.loads(p.stdout)["intact"])
 
+    def test_a_person_approves_on_the_page(self):
+        page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gateway_page.mjs")
+        modules = os.path.join(os.path.dirname(page), "..", "node_modules", "puppeteer-core")
+        for need in ("/usr/bin/node", "/usr/bin/chromium", "/usr/bin/bwrap"):
+            if not os.access(need, os.X_OK):
+                raise unittest.SkipTest("no " + need)
+        if not os.path.isdir(modules):
+            raise unittest.SkipTest("no node_modules/puppeteer-core (npm ci)")
+        self.model.scripts["write the notes"] = [
+            call("write", {"path": "notes.txt", "content": "hello\n"}, "w1"),
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Pushed after a person said yes."},
+        ]
+        run = self.create(box="local")
+        self.wait_state(run["run_id"], ("parked",))
+        ap = json.loads(self.gw.cli("approvals").stdout.splitlines()[0])
+        p = subprocess.run(["/usr/bin/node", page, self.gw.url, self.gw.token, ap["approval_id"],
+                            run["run_id"]], capture_output=True, timeout=300,
+                           env={"PATH": "/usr/bin:/bin", "HOME": self.folder})
+        self.assertEqual(p.returncode, 0, p.stderr.decode(errors="replace"))
+        saw = json.loads(p.stdout.decode().splitlines()[-1])
+        self.assertIn("git push origin main", saw["seen"]["call"])
+        self.assertIn("exec:vcs-push", saw["seen"]["labels"])
+        self.assertIn("require human approval", saw["seen"]["reason"])
+        self.assertIn("Policy sha256:", saw["seen"]["text"])
+        self.assertIn("Pushed after a person said yes.", saw["timeline"])
+        self.assertEqual(saw["external"], [], "the page loads nothing from elsewhere")
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done")
+        self.assertEqual([(a["state"], a["decided_by"], a["justification"])
+                          for a in shown["approvals"]],
+                         [("consumed", "dana", "checked the remote, push is expected")])
+
     def test_denied_by_a_person(self):
         self.model.scripts["write the notes"] = [
             call("bash", {"command": "git push origin main"}, "p1"),
