@@ -325,6 +325,77 @@ class GatewayTest(unittest.TestCase):
                           for a in shown["approvals"]],
                          [("consumed", "dana", "checked the remote, push is expected")])
 
+    def test_child_run_of_the_task_tool(self):
+        # task is a tool locus does not know: held under standard; an allow
+        # rule is a person's approval given in advance
+        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
+                  "require_human_for": ["exec:vcs-push", "unknown-tool"],
+                  "permissions": {"allow": ["task"]}}
+        tools = [{"name": n, "runs": "box"} for n in ("bash", "read", "write", "task")]
+        self.model.scripts["write the notes"] = [
+            call("task", {"agent": "helper", "prompt": "count the notes"}, "k1"),
+            {"content": "The helper counted."},
+        ]
+        self.model.scripts["count the notes"] = [
+            call("bash", {"command": "echo 3 notes"}, "h1"),
+            {"content": "There are 3 notes."},
+        ]
+        run = self.create(policy=policy, tools=tools)
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        runs = [json.loads(l) for l in self.gw.cli("runs").stdout.splitlines()]
+        child = [r for r in runs if r["parent_id"] == run["run_id"]]
+        self.assertEqual(len(child), 1, runs)
+        self.assertEqual((child[0]["agent"], child[0]["box"]), ("helper", "child"))
+        shown = self.show(child[0]["run_id"])
+        self.assertEqual(shown["run"]["state"], "done")
+        self.assertEqual(shown["run"]["result"]["final_message"], "There are 3 notes.")
+        self.assertEqual(shown["run"]["manifest"]["input"], "count the notes")
+        self.assertNotIn("task", [t["name"] for t in shown["run"]["manifest"]["tools"]])
+        parent = self.show(run["run_id"])
+        self.assertEqual(parent["run"]["state"], "done")
+        done = {e["event"]["call_id"]: e["event"] for e in parent["events"]
+                if e["event"]["type"] == "tool_complete"}
+        self.assertIn("There are 3 notes.", done["k1"]["result"])
+        # the child's admissions are its own, on record under its run id
+        adm = self.gw.sql("SELECT run_id, record FROM audit WHERE kind = 'admission'")
+        self.assertEqual([(r, json.loads(t)["call_id"]) for r, t in adm],
+                         [(run["run_id"], "k1"), (child[0]["run_id"], "h1")])
+
+    def test_a_question_is_answered_and_a_run_stopped(self):
+        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
+                  "require_human_for": ["unknown-tool"],
+                  "permissions": {"allow": ["ask_user"]}}
+        tools = [{"name": n, "runs": "box"} for n in ("bash", "ask_user")]
+        self.model.scripts["write the notes"] = [
+            call("ask_user", {"question": "Which colour?"}, "q1"),
+            {"content": "Colour noted."},
+        ]
+        run = self.create(policy=policy, tools=tools)
+        self.assertEqual(self.runner(run)[0], 0)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "parked")
+        self.assertEqual(shown["run"]["result"]["waiting"]["question"], "Which colour?")
+        self.gw.cli("answer", run["run_id"], "blue")
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.show(run["run_id"])["run"]["state"], "done")
+        tool_msgs = {m["tool_call_id"]: m["content"] for r in self.model.requests
+                     for m in r["messages"] if m["role"] == "tool"}
+        self.assertEqual(tool_msgs["q1"], "blue")
+        # answering a run that is not parked on a question is refused
+        p = self.gw.cli("answer", run["run_id"], "red", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"409", p.stderr)
+
+        other = self.create()
+        self.gw.cli("stop", other["run_id"])
+        rc, err = self.runner(other)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(other["run_id"])
+        self.assertEqual((shown["run"]["state"], shown["run"]["result"]), ("stopped", None))
+        self.assertEqual(self.gw.cli("stop", other["run_id"], check=False).returncode, 1)
+
     def test_denied_by_a_person(self):
         self.model.scripts["write the notes"] = [
             call("bash", {"command": "git push origin main"}, "p1"),

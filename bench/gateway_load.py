@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""Load on `locus gateway` (issue 27, item 8; figures in docs/benchmark.md).
+
+Not a test.  Starts a gateway on SQLite (a fresh database in a temporary
+folder, 127.0.0.1 only) from the given locus binary, makes R runs, and has
+R client processes (one per run, each a keep-alive HTTP connection, as
+runners would) each send N admissions of allowed calls (`bash` with
+`echo I`, so the policy engine parses and labels every line) as fast as
+the gateway answers.  Reports admissions per second over the whole
+round and the p50/p99 latency of one admission, for each R given.
+
+  bench/gateway_load.py LOCUS [--runs 1,4,16,64] [--admissions 200]
+  bench/gateway_load.py LOCUS --callgrind [--admissions 200]
+
+--callgrind runs the gateway under valgrind's callgrind for one client's
+N admissions (after the run is made) and prints the instructions the
+gateway executed per admission: a figure the other builds on this shared
+machine do not move.
+"""
+import argparse
+import glob
+import http.client
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+import uuid
+
+OP = "op-" + uuid.uuid4().hex
+
+
+def start(locus, folder, wrap=()):
+    env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": OP}
+    p = subprocess.Popen([*wrap, locus, "gateway", "serve", "--db",
+                          os.path.join(folder, "gw.db"), "--listen", "127.0.0.1:0"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         cwd=folder)
+    line = p.stdout.readline().decode()
+    url = line.split("listening on ")[1].split()[0]
+    return p, url
+
+
+def request(conn, method, path, body, token):
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Authorization": "Bearer " + token}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    r = conn.getresponse()
+    return r.status, json.loads(r.read() or b"{}")
+
+
+def make_runs(url, folder, n):
+    host, port = url[len("http://"):].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=120)
+    definition = {"input": "go", "tools": [{"name": "bash", "runs": "box"}],
+                  "model": {"model": "m", "base_url": "http://127.0.0.1:9/v1",
+                            "api_key_env": "OPENAI_API_KEY"},
+                  "policy": {"preset": "standard"}, "workspace": folder}
+    runs = []
+    for _ in range(n):
+        status, run = request(conn, "POST", "/v1/runs",
+                              {"definition": definition, "box": "none"}, OP)
+        assert status == 201, run
+        status, op = request(conn, "GET", "/internal/v1/runner/next", None, run["token"])
+        assert op == {"op": "start"}, op
+        runs.append((run["run_id"], run["token"]))
+    conn.close()
+    return runs
+
+
+def client(args):
+    url, run_id, token, n, start_at = args
+    host, port = url[len("http://"):].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=120)
+    while time.time() < start_at:
+        time.sleep(0.001)
+    lat = []
+    for i in range(n):
+        body = {"run_id": run_id, "call_id": "c%d" % i, "tool": "bash",
+                "arguments": {"command": "echo %d" % i}}
+        t = time.perf_counter()
+        status, ans = request(conn, "POST", "/v1/admit", body, token)
+        lat.append(time.perf_counter() - t)
+        assert status == 200 and ans["outcome"] == "allow", ans
+    conn.close()
+    return lat
+
+
+def round_(locus, r, n):
+    folder = tempfile.mkdtemp(prefix="locus-gw-bench-")
+    p, url = start(locus, folder)
+    try:
+        runs = make_runs(url, folder, r)
+        start_at = time.time() + 0.5
+        t0 = time.perf_counter()
+        with multiprocessing.Pool(r) as pool:
+            lats = pool.map(client, [(url, rid, tok, n, start_at) for rid, tok in runs])
+        wall = time.perf_counter() - t0 - max(0.0, start_at - time.time())
+        all_ = sorted(x for l in lats for x in l)
+        total = len(all_)
+        span = max(sum(l) for l in lats)  # the slowest client's busy time
+        return {"runs": r, "admissions": total,
+                "per_s": round(total / span, 1),
+                "p50_ms": round(statistics.median(all_) * 1000, 2),
+                "p99_ms": round(all_[int(0.99 * (total - 1))] * 1000, 2),
+                "wall_s": round(wall, 2)}
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def callgrind_per_admission(locus, n):
+    """Ir of the dump taken after the N admissions (the counters are zeroed
+    at each dump, so it holds exactly the admissions), over N."""
+    folder = tempfile.mkdtemp(prefix="locus-gw-cg-")
+    out = os.path.join(folder, "cg.out")
+    p, url = start(locus, folder, ("valgrind", "--tool=callgrind",
+                                   "--callgrind-out-file=" + out))
+    try:
+        runs = make_runs(url, folder, 1)
+        subprocess.run(["callgrind_control", "--zero", str(p.pid)],
+                       capture_output=True, check=True)
+        client((url, runs[0][0], runs[0][1], n, 0))
+        subprocess.run(["callgrind_control", "--dump=admissions", str(p.pid)],
+                       capture_output=True, check=True)
+        ir = None
+        for f in glob.glob(out + "*"):
+            with open(f) as fh:
+                text = fh.read()
+            if "admissions" not in text[:2000]:
+                continue
+            for line in text.splitlines():
+                if line.startswith("summary:"):
+                    ir = int(line.split()[1])
+        return ir
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=300)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("locus")
+    ap.add_argument("--runs", default="1,4,16,64")
+    ap.add_argument("--admissions", type=int, default=200)
+    ap.add_argument("--callgrind", action="store_true")
+    a = ap.parse_args()
+    if a.callgrind:
+        ir = callgrind_per_admission(a.locus, a.admissions)
+        print(json.dumps({"admissions": a.admissions, "instructions": ir,
+                          "per_admission": ir // a.admissions if ir else None}))
+        return
+    for r in (int(x) for x in a.runs.split(",")):
+        print(json.dumps(round_(a.locus, r, a.admissions)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
