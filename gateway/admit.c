@@ -124,17 +124,17 @@ static void admission_free(admission *a)
 
 static int load_run(gw_db *db, admission *a, locus_error *err)
 {
-	sqlite3_stmt *st = gw_q(db, err,
-	                        "SELECT policy, policy_fingerprint, workspace, "
-	                        "state FROM runs WHERE run_id = ?",
-	                        "s", a->run_id);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	gw_stmt *st = gw_q(db, err,
+	                   "SELECT policy, policy_fingerprint, workspace, "
+	                   "state FROM runs WHERE run_id = ?",
+	                   "s", a->run_id);
+	if (st && gw_row(st)) {
 		a->policy = gw_col_dup(st, 0);
 		a->fingerprint = gw_col_dup(st, 1);
 		a->workspace = gw_col_dup(st, 2);
 		a->state = gw_col_dup(st, 3);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	return a->policy && a->fingerprint && a->state ? 0 : LOCUS_EIO;
 }
 
@@ -143,7 +143,7 @@ static int readmit(gw_db *db, admission *a, verdict *v, locus_error *err)
 {
 	v->labels = cJSON_CreateArray();
 	v->checks = cJSON_CreateArray();
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(db, err,
 	         "SELECT run_id, call_id, tool, arguments, state, decided_by, "
 	         "justification FROM approvals WHERE approval_id = ?",
@@ -152,28 +152,26 @@ static int readmit(gw_db *db, admission *a, verdict *v, locus_error *err)
 		return LOCUS_EIO;
 	v->outcome = "deny";
 	bool consume = false;
-	if (sqlite3_step(st) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(st, 0), a->run_id))
+	if (!gw_row(st) || strcmp(gw_text(st, 0), a->run_id))
 		snprintf(v->reason, sizeof v->reason,
 		         "no approval %.60s for this run", a->approval_id);
-	else if (strcmp((const char *)sqlite3_column_text(st, 1), a->call_id) ||
-	         strcmp((const char *)sqlite3_column_text(st, 2), a->tool) ||
-	         strcmp((const char *)sqlite3_column_text(st, 3), a->args))
+	else if (strcmp(gw_text(st, 1), a->call_id) ||
+	         strcmp(gw_text(st, 2), a->tool) ||
+	         strcmp(gw_text(st, 3), a->args))
 		snprintf(v->reason, sizeof v->reason,
 		         "approval %.60s is for another call", a->approval_id);
-	else if (strcmp((const char *)sqlite3_column_text(st, 4), "approved"))
+	else if (strcmp(gw_text(st, 4), "approved"))
 		snprintf(v->reason, sizeof v->reason, "approval %.60s is %s",
-		         a->approval_id,
-		         (const char *)sqlite3_column_text(st, 4));
+		         a->approval_id, gw_text(st, 4));
 	else {
-		const char *by = (const char *)sqlite3_column_text(st, 5);
-		const char *why = (const char *)sqlite3_column_text(st, 6);
+		const char *by = gw_text(st, 5);
+		const char *why = gw_text(st, 6);
 		v->outcome = "allow";
 		snprintf(v->reason, sizeof v->reason, "approved by %s: %s",
 		         by ? by : "?", why ? why : "");
 		consume = true;
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	if (!consume)
 		return 0;
 	return gw_exec(db, err,
@@ -185,19 +183,17 @@ static int readmit(gw_db *db, admission *a, verdict *v, locus_error *err)
 /* require_human: the pending approval of this very call, or a new one. */
 static int hold(gw_db *db, admission *a, verdict *v, char *ap, locus_error *err)
 {
-	sqlite3_stmt *st =
-	    gw_q(db, err,
-	         "SELECT approval_id FROM approvals WHERE "
-	         "run_id = ? AND call_id = ? AND tool = ? AND "
-	         "arguments = ? AND state = 'pending'",
-	         "ssss", a->run_id, a->call_id, a->tool, a->args);
+	gw_stmt *st = gw_q(db, err,
+	                   "SELECT approval_id FROM approvals WHERE "
+	                   "run_id = ? AND call_id = ? AND tool = ? AND "
+	                   "arguments = ? AND state = 'pending'",
+	                   "ssss", a->run_id, a->call_id, a->tool, a->args);
 	if (!st)
 		return LOCUS_EIO;
-	bool found = sqlite3_step(st) == SQLITE_ROW;
+	bool found = gw_row(st);
 	if (found)
-		snprintf(ap, 48, "%s",
-		         (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+		snprintf(ap, 48, "%s", gw_text(st, 0));
+	gw_done(st);
 	if (found)
 		return 0;
 	int rc = gw_new_id("ap-", ap, err);
@@ -343,13 +339,12 @@ void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 		return;
 	locus_error err;
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st = gw_q(&q->srv->db, &err,
-	                        "SELECT state FROM approvals WHERE "
-	                        "approval_id = ? AND run_id = ?",
-	                        "ss", approval_id, q->run_id);
-	char *state =
-	    st && sqlite3_step(st) == SQLITE_ROW ? gw_col_dup(st, 0) : NULL;
-	sqlite3_finalize(st);
+	gw_stmt *st = gw_q(&q->srv->db, &err,
+	                   "SELECT state FROM approvals WHERE "
+	                   "approval_id = ? AND run_id = ?",
+	                   "ss", approval_id, q->run_id);
+	char *state = st && gw_row(st) ? gw_col_dup(st, 0) : NULL;
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	if (!state) {
 		gw_refuse(q, r, 404, "no approval %.60s for this run",

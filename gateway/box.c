@@ -39,18 +39,18 @@
 static int fresh_token(gw_db *db, const char *run_id, char *token, char **box,
                        char **ws, char **key_env, locus_error *err)
 {
-	sqlite3_stmt *st = gw_q(db, err,
-	                        "SELECT box, workspace, manifest, tenant "
-	                        "FROM runs WHERE run_id = ?",
-	                        "s", run_id);
+	gw_stmt *st = gw_q(db, err,
+	                   "SELECT box, workspace, manifest, tenant "
+	                   "FROM runs WHERE run_id = ?",
+	                   "s", run_id);
 	char *man = NULL, *tenant = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		*box = gw_col_dup(st, 0);
 		*ws = gw_col_dup(st, 1);
 		man = gw_col_dup(st, 2);
 		tenant = gw_col_dup(st, 3);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	int rc = *box && man && tenant ? 0 : LOCUS_EIO;
 	cJSON *m = NULL;
 	if (!rc && !lr_json_parse(man, strlen(man), &m, err)) {

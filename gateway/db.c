@@ -1,9 +1,13 @@
 /*
- * gateway/db.c - the gateway's state in SQLite: the connection (WAL,
- * synchronous FULL, so a commit survives a kill -9 of the process), the
- * versioned migrations applied at start, transactions, and the audit
- * chain (every decision, refusal and state change as a hash-linked
- * record in the same transaction as the change it records).
+ * gateway/db.c - the gateway's state in a database: SQLite (WAL,
+ * synchronous FULL, so a commit survives a kill -9 of the process) or
+ * PostgreSQL through libpq (several gateway processes over one database),
+ * behind one small statement interface (gw_q, gw_row, gw_text...); the
+ * versioned migrations applied at start; transactions (on PostgreSQL each
+ * takes one advisory lock, so the writers of every replica are serialized
+ * and the audit chain has one order); and the audit chain (every
+ * decision, refusal and state change as a hash-linked record in the same
+ * transaction as the change it records).
  */
 #include "gateway/gw.h"
 
@@ -13,6 +17,7 @@
 #include "runner/json.h"
 #include "util/sha256.h"
 
+#include <libpq-fe.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +25,10 @@
 
 /* One schema; each entry is one migration, applied in order, each in its
    own transaction with its version recorded (schema_migrations).  Never
-   edit an entry that has shipped: add the next one. */
-static const char *const migrations[] = {
+   edit an entry that has shipped: add the next one.  PostgreSQL's list is
+   the same schema in its dialect (BIGINT for times and counters), entry
+   for entry. */
+static const char *const sqlite_migrations[] = {
     /* 1: the first schema */
     "CREATE TABLE tokens ("
     " hash TEXT PRIMARY KEY,"
@@ -65,10 +72,73 @@ static const char *const migrations[] = {
     " seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, run_id TEXT,"
     " record TEXT NOT NULL, hash TEXT NOT NULL);",
 };
-#define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+static const char *const pg_migrations[] = {
+    /* 1: the first schema */
+    "CREATE TABLE tokens ("
+    " hash TEXT PRIMARY KEY,"
+    " kind TEXT NOT NULL CHECK (kind IN ('operator', 'run')),"
+    " run_id TEXT, tenant TEXT NOT NULL,"
+    " created_at BIGINT NOT NULL,"
+    " revoked BIGINT NOT NULL DEFAULT 0);"
+    "CREATE TABLE runs ("
+    " run_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, parent_id TEXT,"
+    " agent TEXT NOT NULL, box TEXT NOT NULL, workspace TEXT,"
+    " manifest TEXT NOT NULL, policy TEXT NOT NULL,"
+    " policy_fingerprint TEXT NOT NULL,"
+    " state TEXT NOT NULL, last_op TEXT, resume_op TEXT,"
+    " next_seq BIGINT NOT NULL DEFAULT 0, result TEXT,"
+    " waiting_approval TEXT, created_at BIGINT NOT NULL,"
+    " updated_at BIGINT NOT NULL);"
+    "CREATE TABLE events ("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id), seq BIGINT NOT NULL,"
+    " event TEXT NOT NULL, PRIMARY KEY (run_id, seq));"
+    "CREATE TABLE checkpoints ("
+    " checkpoint_id TEXT PRIMARY KEY,"
+    " run_id TEXT NOT NULL REFERENCES runs(run_id),"
+    " n BIGINT NOT NULL, state TEXT NOT NULL, metadata TEXT,"
+    " created_at BIGINT NOT NULL);"
+    "CREATE INDEX checkpoints_run ON checkpoints(run_id, n);"
+    "CREATE TABLE approvals ("
+    " approval_id TEXT PRIMARY KEY,"
+    " run_id TEXT NOT NULL REFERENCES runs(run_id),"
+    " call_id TEXT NOT NULL, tool TEXT NOT NULL, arguments TEXT NOT NULL,"
+    " reason TEXT NOT NULL, decision TEXT NOT NULL,"
+    " policy_fingerprint TEXT NOT NULL,"
+    " state TEXT NOT NULL, decided_by TEXT, justification TEXT,"
+    " created_at BIGINT NOT NULL, decided_at BIGINT);"
+    "CREATE INDEX approvals_state ON approvals(state);"
+    "CREATE TABLE decisions ("
+    " token_hash TEXT PRIMARY KEY,"
+    " run_id TEXT NOT NULL REFERENCES runs(run_id),"
+    " call_id TEXT NOT NULL, tool TEXT NOT NULL, arguments TEXT NOT NULL,"
+    " state TEXT NOT NULL, created_at BIGINT NOT NULL);"
+    "CREATE TABLE audit ("
+    " seq BIGINT PRIMARY KEY, kind TEXT NOT NULL, run_id TEXT,"
+    " record TEXT NOT NULL, hash TEXT NOT NULL);",
+};
+#define N_MIGRATIONS (sizeof sqlite_migrations / sizeof sqlite_migrations[0])
+_Static_assert(sizeof pg_migrations == sizeof sqlite_migrations,
+               "one schema: a migration in each dialect");
+
+/* PostgreSQL advisory lock keys: migrations, and every write transaction */
+#define PG_LOCK_MIGRATE "27026"
+#define PG_LOCK_WRITE "27027"
+
+/* A statement: a prepared SQLite statement stepped row by row, or a
+   PostgreSQL result (the whole answer) walked row by row. */
+struct gw_stmt {
+	gw_db *db;
+	sqlite3_stmt *lite;
+	PGresult *pg;
+	int row;     /* PostgreSQL: the current row, -1 before the first */
+	bool failed; /* a step or the query failed */
+};
 
 static int db_err(gw_db *db, locus_error *err, const char *what)
 {
+	if (db->pg)
+		return lh_err(err, LOCUS_EIO, "database: %s: %s", what,
+		              PQerrorMessage(db->pg));
 	int code = sqlite3_extended_errcode(db->h);
 	return lh_err(err,
 	              (code & 0xff) == SQLITE_CONSTRAINT ? LOCUS_ECONFLICT
@@ -78,6 +148,16 @@ static int db_err(gw_db *db, locus_error *err, const char *what)
 
 static int exec_plain(gw_db *db, const char *sql, locus_error *err)
 {
+	if (db->pg) {
+		PGresult *r = PQexec(db->pg, sql);
+		ExecStatusType st = PQresultStatus(r);
+		int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
+		             ? 0
+		             : lh_err(err, LOCUS_EIO, "database: %s",
+		                      PQresultErrorMessage(r));
+		PQclear(r);
+		return rc;
+	}
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		int rc =
@@ -90,35 +170,50 @@ static int exec_plain(gw_db *db, const char *sql, locus_error *err)
 
 static int migrate(gw_db *db, locus_error *err)
 {
-	int rc = exec_plain(db,
-	                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-	                    " version INTEGER PRIMARY KEY,"
-	                    " applied_at INTEGER NOT NULL)",
-	                    err);
+	const char *const *list = db->pg ? pg_migrations : sqlite_migrations;
+	int rc =
+	    exec_plain(db,
+	               db->pg ? "SELECT pg_advisory_lock(" PG_LOCK_MIGRATE ")"
+	                      : "SELECT 1",
+	               err);
+	if (!rc)
+		rc = exec_plain(db,
+		                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+		                " version BIGINT PRIMARY KEY,"
+		                " applied_at BIGINT NOT NULL)",
+		                err);
 	for (size_t v = 1; !rc && v <= N_MIGRATIONS; v++) {
-		if ((rc = exec_plain(db, "BEGIN IMMEDIATE", err)))
+		if ((rc = exec_plain(db, db->pg ? "BEGIN" : "BEGIN IMMEDIATE",
+		                     err)))
 			break;
-		sqlite3_stmt *st =
+		gw_stmt *st =
 		    gw_q(db, err,
 		         "SELECT 1 FROM schema_migrations WHERE version = ?",
 		         "i", (int64_t)v);
-		int step = st ? sqlite3_step(st) : SQLITE_ERROR;
-		sqlite3_finalize(st);
-		if (step == SQLITE_DONE) {
-			rc = exec_plain(db, migrations[v - 1], err);
+		bool have = st && gw_row(st);
+		bool failed = !st || st->failed;
+		gw_done(st);
+		if (failed)
+			rc = db_err(db, err, "migrations");
+		else if (!have) {
+			rc = exec_plain(db, list[v - 1], err);
 			if (!rc)
 				rc = gw_exec(db, err,
 				             "INSERT INTO schema_migrations "
 				             "VALUES (?, ?)",
 				             "ii", (int64_t)v,
 				             (int64_t)time(NULL));
-		} else if (step != SQLITE_ROW)
-			rc = st ? db_err(db, err, "migrations") : LOCUS_EIO;
+		}
 		locus_error ignored;
 		if (rc)
 			exec_plain(db, "ROLLBACK", &ignored);
 		else
 			rc = exec_plain(db, "COMMIT", err);
+	}
+	if (db->pg) {
+		locus_error ignored;
+		exec_plain(db, "SELECT pg_advisory_unlock(" PG_LOCK_MIGRATE ")",
+		           &ignored);
 	}
 	return rc;
 }
@@ -132,36 +227,59 @@ static const char *sqlite_path(const char *url)
 	return url;
 }
 
+static int open_pg(gw_db *db, const char *url, locus_error *err)
+{
+	db->pg = PQconnectdb(url);
+	if (!db->pg || PQstatus(db->pg) != CONNECTION_OK)
+		return lh_err(err, LOCUS_EIO, "database: %s",
+		              db->pg ? PQerrorMessage(db->pg)
+		                     : "out of memory");
+	return exec_plain(db, "SET client_min_messages = warning", err);
+}
+
+static void ignore_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 int gw_db_open(gw_db *db, const char *url, locus_error *err)
 {
 	memset(db, 0, sizeof *db);
-	if (!strncmp(url, "postgres", 8))
-		return lh_err(err, LOCUS_EINVALID,
-		              "--db %s: this gateway keeps its state in SQLite "
-		              "only (PostgreSQL is not done: docs/gateway.md)",
-		              url);
-	const char *path = sqlite_path(url);
+	bool pg = !strncmp(url, "postgres://", 11) ||
+	          !strncmp(url, "postgresql://", 13);
+	const char *path = pg ? url : sqlite_path(url);
 	if (!*path)
 		return lh_err(err, LOCUS_EINVALID, "--db: an empty path");
 	if (pthread_mutex_init(&db->lock, NULL))
 		return lh_err(err, LOCUS_EIO, "a mutex could not be made");
-	db->path = strdup(path);
-	int rc = sqlite3_open_v2(path, &db->h,
-	                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	                             SQLITE_OPEN_FULLMUTEX,
-	                         NULL);
-	if (rc != SQLITE_OK || !db->path) {
-		rc = lh_err(err, LOCUS_EIO, "database %s: %s", path,
-		            db->h ? sqlite3_errmsg(db->h) : "out of memory");
-		gw_db_close(db);
-		return rc;
+	db->path = strdup(pg ? "postgresql" : path);
+	int rc;
+	if (pg) {
+		rc = db->path ? open_pg(db, url, err)
+		              : lh_err(err, LOCUS_ENOMEM, "out of memory");
+		/* no notices on stderr: library code never prints */
+		if (db->pg)
+			PQsetNoticeProcessor(db->pg, ignore_notice, NULL);
+	} else {
+		rc =
+		    sqlite3_open_v2(path, &db->h,
+		                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		                        SQLITE_OPEN_FULLMUTEX,
+		                    NULL);
+		if (rc != SQLITE_OK || !db->path)
+			rc = lh_err(err, LOCUS_EIO, "database %s: %s", path,
+			            db->h ? sqlite3_errmsg(db->h)
+			                  : "out of memory");
+		else {
+			sqlite3_busy_timeout(db->h, 10000);
+			rc = exec_plain(db,
+			                "PRAGMA journal_mode = WAL;"
+			                "PRAGMA synchronous = FULL;"
+			                "PRAGMA foreign_keys = ON;",
+			                err);
+		}
 	}
-	sqlite3_busy_timeout(db->h, 10000);
-	rc = exec_plain(db,
-	                "PRAGMA journal_mode = WAL;"
-	                "PRAGMA synchronous = FULL;"
-	                "PRAGMA foreign_keys = ON;",
-	                err);
 	if (!rc)
 		rc = migrate(db, err);
 	if (rc)
@@ -173,29 +291,54 @@ void gw_db_close(gw_db *db)
 {
 	if (db->h)
 		sqlite3_close(db->h);
+	if (db->pg)
+		PQfinish(db->pg);
 	if (db->path)
 		pthread_mutex_destroy(&db->lock);
 	free(db->path);
 	memset(db, 0, sizeof *db);
 }
 
+bool gw_db_shared(const gw_db *db)
+{
+	return db->pg != NULL;
+}
+
 int gw_db_version(gw_db *db)
 {
 	locus_error err;
-	sqlite3_stmt *st =
+	pthread_mutex_lock(&db->lock);
+	gw_stmt *st =
 	    gw_q(db, &err, "SELECT max(version) FROM schema_migrations", "");
-	int v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0)
-	                                             : -1;
-	sqlite3_finalize(st);
+	int v = st && gw_row(st) ? (int)gw_int(st, 0) : -1;
+	gw_done(st);
+	pthread_mutex_unlock(&db->lock);
 	return v;
+}
+
+/* A connection that dropped (a restart of the server) is made again
+   before a transaction; what was in flight failed and was not taken. */
+static void pg_alive(gw_db *db)
+{
+	if (db->pg && PQstatus(db->pg) != CONNECTION_OK)
+		PQreset(db->pg);
 }
 
 int gw_tx_begin(gw_db *db, locus_error *err)
 {
 	pthread_mutex_lock(&db->lock);
-	int rc = exec_plain(db, "BEGIN IMMEDIATE", err);
-	if (rc)
+	pg_alive(db);
+	int rc = exec_plain(db, db->pg ? "BEGIN" : "BEGIN IMMEDIATE", err);
+	if (!rc && db->pg)
+		rc = exec_plain(
+		    db, "SELECT pg_advisory_xact_lock(" PG_LOCK_WRITE ")", err);
+	db->in_tx = rc == 0;
+	if (rc) {
+		locus_error ignored;
+		if (db->pg)
+			exec_plain(db, "ROLLBACK", &ignored);
 		pthread_mutex_unlock(&db->lock);
+	}
 	return rc;
 }
 
@@ -209,15 +352,91 @@ int gw_tx_end(gw_db *db, bool ok, locus_error *err)
 			exec_plain(db, "ROLLBACK", &ignored);
 	} else
 		exec_plain(db, "ROLLBACK", &ignored);
+	db->in_tx = false;
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
 
-static sqlite3_stmt *vq(gw_db *db, locus_error *err, const char *sql,
-                        const char *fmt, va_list ap)
+/* sql with each ? turned into $1, $2... (PostgreSQL); our statements have
+   no ? inside a literal. */
+static char *pg_sql(const char *sql)
 {
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+	size_t n = strlen(sql), q = 0;
+	for (size_t i = 0; i < n; i++)
+		q += sql[i] == '?';
+	char *out = malloc(n + q * 6 + 1), *o = out;
+	if (!out)
+		return NULL;
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sql[i] == '?')
+			o += sprintf(o, "$%d", ++k);
+		else
+			*o++ = sql[i];
+	*o = 0;
+	return out;
+}
+
+static gw_stmt *pg_query(gw_db *db, locus_error *err, const char *sql,
+                         const char *fmt, va_list ap)
+{
+	enum { MAXP = 16 };
+	char nums[MAXP][32];
+	const char *vals[MAXP];
+	int np = 0;
+	for (; fmt[np] && np < MAXP; np++) {
+		if (fmt[np] == 's')
+			vals[np] = va_arg(ap, const char *);
+		else if (fmt[np] == 'i') {
+			snprintf(nums[np], sizeof nums[np], "%lld",
+			         (long long)va_arg(ap, int64_t));
+			vals[np] = nums[np];
+		} else {
+			snprintf(nums[np], sizeof nums[np], "%.17g",
+			         va_arg(ap, double));
+			vals[np] = nums[np];
+		}
+	}
+	char *q = pg_sql(sql);
+	gw_stmt *st = calloc(1, sizeof *st);
+	if (!q || !st) {
+		free(q);
+		free(st);
+		lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return NULL;
+	}
+	st->db = db;
+	st->row = -1;
+	st->pg = PQexecParams(db->pg, q, np, NULL, vals, NULL, NULL, 0);
+	free(q);
+	ExecStatusType s = PQresultStatus(st->pg);
+	if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
+		const char *state =
+		    PQresultErrorField(st->pg, PG_DIAG_SQLSTATE);
+		lh_err(err,
+		       state && !strncmp(state, "23", 2) ? LOCUS_ECONFLICT
+		                                         : LOCUS_EIO,
+		       "database: %s", PQresultErrorMessage(st->pg));
+		PQclear(st->pg);
+		free(st);
+		return NULL;
+	}
+	if (s == PGRES_COMMAND_OK) {
+		const char *n = PQcmdTuples(st->pg);
+		db->changes = n && *n ? atol(n) : 0;
+	}
+	return st;
+}
+
+static gw_stmt *vq(gw_db *db, locus_error *err, const char *sql,
+                   const char *fmt, va_list ap)
+{
+	if (db->pg && !db->in_tx)
+		pg_alive(db); /* never inside a transaction: its work is lost */
+	if (db->pg)
+		return pg_query(db, err, sql, fmt, ap);
+	sqlite3_stmt *lite = NULL;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &lite, NULL) != SQLITE_OK) {
 		db_err(db, err, "prepare");
 		return NULL;
 	}
@@ -225,52 +444,129 @@ static sqlite3_stmt *vq(gw_db *db, locus_error *err, const char *sql,
 	for (int i = 0; fmt[i] && rc == SQLITE_OK; i++) {
 		if (fmt[i] == 's') {
 			const char *s = va_arg(ap, const char *);
-			rc = s ? sqlite3_bind_text(st, i + 1, s, -1,
+			rc = s ? sqlite3_bind_text(lite, i + 1, s, -1,
 			                           SQLITE_TRANSIENT)
-			       : sqlite3_bind_null(st, i + 1);
+			       : sqlite3_bind_null(lite, i + 1);
 		} else if (fmt[i] == 'i')
-			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+			rc = sqlite3_bind_int64(lite, i + 1,
+			                        va_arg(ap, int64_t));
 		else
-			rc = sqlite3_bind_double(st, i + 1, va_arg(ap, double));
+			rc = sqlite3_bind_double(lite, i + 1,
+			                         va_arg(ap, double));
 	}
-	if (rc != SQLITE_OK) {
-		db_err(db, err, "bind");
-		sqlite3_finalize(st);
+	gw_stmt *st = rc == SQLITE_OK ? calloc(1, sizeof *st) : NULL;
+	if (!st) {
+		if (rc != SQLITE_OK)
+			db_err(db, err, "bind");
+		else
+			lh_err(err, LOCUS_ENOMEM, "out of memory");
+		sqlite3_finalize(lite);
 		return NULL;
 	}
+	st->db = db;
+	st->lite = lite;
 	return st;
 }
 
-sqlite3_stmt *gw_q(gw_db *db, locus_error *err, const char *sql,
-                   const char *fmt, ...)
+gw_stmt *gw_q(gw_db *db, locus_error *err, const char *sql, const char *fmt,
+              ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	sqlite3_stmt *st = vq(db, err, sql, fmt, ap);
+	gw_stmt *st = vq(db, err, sql, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+bool gw_row(gw_stmt *st)
+{
+	if (!st || st->failed)
+		return false;
+	if (st->pg)
+		return ++st->row < PQntuples(st->pg);
+	int step = sqlite3_step(st->lite);
+	if (step == SQLITE_ROW)
+		return true;
+	if (step != SQLITE_DONE)
+		st->failed = true;
+	else
+		st->db->changes = sqlite3_changes(st->db->h);
+	return false;
+}
+
+bool gw_failed(const gw_stmt *st)
+{
+	return !st || st->failed;
+}
+
+const char *gw_text(gw_stmt *st, int i)
+{
+	if (st->pg)
+		return PQgetisnull(st->pg, st->row, i)
+		           ? NULL
+		           : PQgetvalue(st->pg, st->row, i);
+	return (const char *)sqlite3_column_text(st->lite, i);
+}
+
+int64_t gw_int(gw_stmt *st, int i)
+{
+	if (st->pg) {
+		const char *t = gw_text(st, i);
+		return t ? strtoll(t, NULL, 10) : 0;
+	}
+	return sqlite3_column_int64(st->lite, i);
+}
+
+gw_coltype gw_type(gw_stmt *st, int i)
+{
+	if (st->pg) {
+		if (PQgetisnull(st->pg, st->row, i))
+			return GW_COL_NULL;
+		Oid t = PQftype(st->pg, i);
+		return t == 20 || t == 21 || t == 23 ? GW_COL_INT : GW_COL_TEXT;
+	}
+	switch (sqlite3_column_type(st->lite, i)) {
+	case SQLITE_NULL: return GW_COL_NULL;
+	case SQLITE_INTEGER: return GW_COL_INT;
+	default: return GW_COL_TEXT;
+	}
+}
+
+void gw_done(gw_stmt *st)
+{
+	if (!st)
+		return;
+	if (st->pg)
+		PQclear(st->pg);
+	if (st->lite)
+		sqlite3_finalize(st->lite);
+	free(st);
 }
 
 int gw_exec(gw_db *db, locus_error *err, const char *sql, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	sqlite3_stmt *st = vq(db, err, sql, fmt, ap);
+	gw_stmt *st = vq(db, err, sql, fmt, ap);
 	va_end(ap);
 	if (!st)
 		return LOCUS_EIO;
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+	while (gw_row(st))
 		;
-	int rc = step == SQLITE_DONE ? 0 : db_err(db, err, "write");
-	sqlite3_finalize(st);
+	int rc = st->failed ? db_err(db, err, "write") : 0;
+	gw_done(st);
 	return rc;
 }
 
-char *gw_col_dup(sqlite3_stmt *st, int i)
+long gw_changes(const gw_db *db)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? strdup((const char *)t) : NULL;
+	return db->changes;
+}
+
+char *gw_col_dup(gw_stmt *st, int i)
+{
+	const char *t = gw_text(st, i);
+	return t ? strdup(t) : NULL;
 }
 
 /* ---- the audit chain ---- */
@@ -281,7 +577,7 @@ static const char zero_hash[] =
 int gw_audit(gw_db *db, const char *kind, const char *run_id, cJSON *record,
              char *audit_id, locus_error *err)
 {
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(db, err,
 	         "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", "");
 	if (!st)
@@ -289,14 +585,13 @@ int gw_audit(gw_db *db, const char *kind, const char *run_id, cJSON *record,
 	int64_t seq = 1;
 	char prev[65];
 	snprintf(prev, sizeof prev, "%s", zero_hash);
-	int step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		seq = sqlite3_column_int64(st, 0) + 1;
-		snprintf(prev, sizeof prev, "%s",
-		         (const char *)sqlite3_column_text(st, 1));
+	if (gw_row(st)) {
+		seq = gw_int(st, 0) + 1;
+		snprintf(prev, sizeof prev, "%s", gw_text(st, 1));
 	}
-	sqlite3_finalize(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	bool failed = gw_failed(st);
+	gw_done(st);
+	if (failed)
 		return db_err(db, err, "audit");
 	cJSON_DeleteItemFromObjectCaseSensitive(record, "seq");
 	cJSON_AddNumberToObject(record, "seq", (double)seq);
@@ -353,7 +648,8 @@ int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 {
 	memset(rep, 0, sizeof *rep);
 	pthread_mutex_lock(&db->lock);
-	sqlite3_stmt *st = gw_q(
+	pg_alive(db);
+	gw_stmt *st = gw_q(
 	    db, err, "SELECT seq, record, hash FROM audit ORDER BY seq", "");
 	if (!st) {
 		pthread_mutex_unlock(&db->lock);
@@ -362,11 +658,10 @@ int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 	char prev[65];
 	snprintf(prev, sizeof prev, "%s", zero_hash);
 	int64_t want = 1;
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(st, 0);
-		const char *text = (const char *)sqlite3_column_text(st, 1);
-		const char *hash = (const char *)sqlite3_column_text(st, 2);
+	while (gw_row(st)) {
+		int64_t seq = gw_int(st, 0);
+		const char *text = gw_text(st, 1);
+		const char *hash = gw_text(st, 2);
 		if (seq != want || !text || !hash ||
 		    !verify_row(want, prev, text, hash, rep->why,
 		                sizeof rep->why)) {
@@ -381,10 +676,11 @@ int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 		rep->records++;
 		want++;
 	}
-	sqlite3_finalize(st);
+	bool failed = gw_failed(st) && !rep->bad_seq;
+	gw_done(st);
 	pthread_mutex_unlock(&db->lock);
 	snprintf(rep->last_hash, sizeof rep->last_hash, "%s", prev);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	if (failed)
 		return lh_err(err, LOCUS_EIO, "database: audit read failed");
 	return rep->bad_seq ? lh_err(err, LOCUS_EINVALID, "audit: %s", rep->why)
 	                    : 0;

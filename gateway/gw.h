@@ -28,36 +28,54 @@
 /* ---- db.c ---- */
 
 typedef struct gw_db {
-	sqlite3 *h;
-	pthread_mutex_t lock; /* one writer at a time, one connection */
-	char *path;
+	sqlite3 *h;           /* SQLite, or */
+	struct pg_conn *pg;   /* PostgreSQL (libpq's PGconn) */
+	pthread_mutex_t lock; /* one statement at a time on the connection */
+	char *path;           /* the SQLite file, or "postgresql" */
+	long changes;         /* rows the last write changed */
+	bool in_tx;           /* between gw_tx_begin and gw_tx_end */
 } gw_db;
 
-/* Open (create) the database at url ("sqlite:PATH", "sqlite://PATH" or a
-   plain path), WAL, synchronous FULL, foreign keys, and apply every
-   migration not yet applied (each in its own transaction). */
+/* Open the database at url: "postgres://..." or "postgresql://..." (a
+   libpq URI: several gateways may share it), else SQLite ("sqlite:PATH",
+   "sqlite://PATH" or a plain path; WAL, synchronous FULL, foreign keys);
+   then apply every migration not yet applied (each in its own
+   transaction). */
 int gw_db_open(gw_db *db, const char *url, locus_error *err);
 void gw_db_close(gw_db *db);
+/* Is the database shared with other gateway processes (PostgreSQL)? */
+bool gw_db_shared(const gw_db *db);
 /* The schema version after migrations. */
 int gw_db_version(gw_db *db);
 
-/* A transaction: locks the connection, BEGIN IMMEDIATE.  Every state
+/* A transaction: locks the connection, BEGIN IMMEDIATE (PostgreSQL: BEGIN
+   and the one advisory lock every replica's writers take).  Every state
    change of a request happens between gw_tx_begin and gw_tx_end; end
    commits when ok, else rolls back; both unlock. */
 int gw_tx_begin(gw_db *db, locus_error *err);
 int gw_tx_end(gw_db *db, bool ok, locus_error *err);
 
-/* A prepared statement with its parameters bound from fmt: 's' a string
-   (NULL binds NULL), 'i' an int64_t, 'd' a double.  NULL on error (err
-   set). */
-sqlite3_stmt *gw_q(gw_db *db, locus_error *err, const char *sql,
-                   const char *fmt, ...);
+/* A statement with its parameters bound from fmt: 's' a string (NULL
+   binds NULL), 'i' an int64_t, 'd' a double; `?` marks each.  NULL on
+   error (err set).  Walk its rows with gw_row, free it with gw_done. */
+typedef struct gw_stmt gw_stmt;
+gw_stmt *gw_q(gw_db *db, locus_error *err, const char *sql, const char *fmt,
+              ...);
+bool gw_row(gw_stmt *st);                /* the next row: true, else done */
+bool gw_failed(const gw_stmt *st);       /* a step failed (or st is NULL) */
+const char *gw_text(gw_stmt *st, int i); /* NULL for SQL NULL */
+int64_t gw_int(gw_stmt *st, int i);
+typedef enum gw_coltype { GW_COL_NULL, GW_COL_INT, GW_COL_TEXT } gw_coltype;
+gw_coltype gw_type(gw_stmt *st, int i);
+void gw_done(gw_stmt *st);
 /* gw_q, stepped to the end: 0, or LOCUS_EIO (LOCUS_ECONFLICT on a
    constraint). */
 int gw_exec(gw_db *db, locus_error *err, const char *sql, const char *fmt, ...);
+/* Rows the last gw_exec changed. */
+long gw_changes(const gw_db *db);
 /* Column i of the current row as a malloc'd string (NULL for SQL NULL or
    ENOMEM). */
-char *gw_col_dup(sqlite3_stmt *st, int i);
+char *gw_col_dup(gw_stmt *st, int i);
 
 /* Append an audit record (inside a transaction): record gets "seq",
    "time", "kind", "prev"; its canonical text is stored with its SHA-256

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-static cJSON *col_json(sqlite3_stmt *st, int i)
+static cJSON *col_json(gw_stmt *st, int i)
 {
-	const char *t = (const char *)sqlite3_column_text(st, i);
+	const char *t = gw_text(st, i);
 	cJSON *v = NULL;
 	locus_error err;
 	if (!t || lr_json_parse(t, strlen(t), &v, &err))
@@ -28,17 +28,14 @@ static cJSON *col_json(sqlite3_stmt *st, int i)
 	return v;
 }
 
-static void add_col(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+static void add_col(cJSON *o, const char *k, gw_stmt *st, int i)
 {
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL: cJSON_AddNullToObject(o, k); break;
-	case SQLITE_INTEGER:
-		cJSON_AddNumberToObject(o, k,
-		                        (double)sqlite3_column_int64(st, i));
+	switch (gw_type(st, i)) {
+	case GW_COL_NULL: cJSON_AddNullToObject(o, k); break;
+	case GW_COL_INT:
+		cJSON_AddNumberToObject(o, k, (double)gw_int(st, i));
 		break;
-	default:
-		cJSON_AddStringToObject(
-		    o, k, (const char *)sqlite3_column_text(st, i));
+	default: cJSON_AddStringToObject(o, k, gw_text(st, i));
 	}
 }
 
@@ -120,7 +117,7 @@ static const char *const run_cols[] = {
     "workspace", "next_seq", "waiting_approval", "created_at", "updated_at"};
 /* clang-format on */
 
-static cJSON *run_row(sqlite3_stmt *st)
+static cJSON *run_row(gw_stmt *st)
 {
 	cJSON *o = cJSON_CreateObject();
 	for (int i = 0; i < N_RUN_COLS; i++)
@@ -134,19 +131,18 @@ static void list_runs(gw_req *q, gw_resp *r)
 	cJSON *o = cJSON_CreateObject();
 	cJSON *runs = cJSON_AddArrayToObject(o, "runs");
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st =
-	    gw_q(&q->srv->db, &err,
-	         "SELECT " RUN_COLS " FROM runs WHERE tenant = ? "
-	         "ORDER BY created_at, run_id",
-	         "s", q->tenant);
-	while (st && sqlite3_step(st) == SQLITE_ROW)
+	gw_stmt *st = gw_q(&q->srv->db, &err,
+	                   "SELECT " RUN_COLS " FROM runs WHERE tenant = ? "
+	                   "ORDER BY created_at, run_id",
+	                   "s", q->tenant);
+	while (st && gw_row(st))
 		cJSON_AddItemToArray(runs, run_row(st));
-	sqlite3_finalize(st);
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	gw_reply(r, st ? 200 : 503, o);
 }
 
-static cJSON *approval_row(sqlite3_stmt *st)
+static cJSON *approval_row(gw_stmt *st)
 {
 	/* clang-format off */
 	static const char *const cols[] = {
@@ -179,12 +175,12 @@ static void show_run(gw_req *q, gw_resp *r, const char *id)
 	locus_error err;
 	cJSON *o = cJSON_CreateObject();
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(&q->srv->db, &err,
 	         "SELECT " RUN_COLS ", result, manifest FROM runs WHERE "
 	         "run_id = ? AND tenant = ?",
 	         "ss", id, q->tenant);
-	bool found = st && sqlite3_step(st) == SQLITE_ROW;
+	bool found = st && gw_row(st);
 	if (found) {
 		cJSON *run = run_row(st);
 		cJSON_AddItemToObject(run, "result", col_json(st, N_RUN_COLS));
@@ -192,28 +188,28 @@ static void show_run(gw_req *q, gw_resp *r, const char *id)
 		                      col_json(st, N_RUN_COLS + 1));
 		cJSON_AddItemToObject(o, "run", run);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	if (found) {
 		cJSON *evs = cJSON_AddArrayToObject(o, "events");
 		st = gw_q(&q->srv->db, &err,
 		          "SELECT seq, event FROM events WHERE run_id = ? "
 		          "ORDER BY seq",
 		          "s", id);
-		while (st && sqlite3_step(st) == SQLITE_ROW) {
+		while (st && gw_row(st)) {
 			cJSON *e = cJSON_CreateObject();
 			add_col(e, "seq", st, 0);
 			cJSON_AddItemToObject(e, "event", col_json(st, 1));
 			cJSON_AddItemToArray(evs, e);
 		}
-		sqlite3_finalize(st);
+		gw_done(st);
 		cJSON *aps = cJSON_AddArrayToObject(o, "approvals");
 		st = gw_q(&q->srv->db, &err,
 		          "SELECT " APPROVAL_COLS " FROM approvals a WHERE "
 		          "a.run_id = ? ORDER BY a.created_at",
 		          "s", id);
-		while (st && sqlite3_step(st) == SQLITE_ROW)
+		while (st && gw_row(st))
 			cJSON_AddItemToArray(aps, approval_row(st));
-		sqlite3_finalize(st);
+		gw_done(st);
 	}
 	pthread_mutex_unlock(&q->srv->db.lock);
 	if (!found) {
@@ -236,16 +232,16 @@ static void list_approvals(gw_req *q, gw_resp *r)
 	cJSON *o = cJSON_CreateObject();
 	cJSON *aps = cJSON_AddArrayToObject(o, "approvals");
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st =
-	    gw_q(&q->srv->db, &err,
-	         "SELECT " APPROVAL_COLS " FROM approvals a JOIN runs r ON "
-	         "r.run_id = a.run_id WHERE r.tenant = ? AND (a.state = ? OR "
-	         "? = 'all') ORDER BY a.created_at, a.approval_id",
-	         "sss", q->tenant, state ? state : "pending",
-	         state ? state : "pending");
-	while (st && sqlite3_step(st) == SQLITE_ROW)
+	gw_stmt *st = gw_q(
+	    &q->srv->db, &err,
+	    "SELECT " APPROVAL_COLS " FROM approvals a JOIN runs r ON "
+	    "r.run_id = a.run_id WHERE r.tenant = ? AND (a.state = ? OR "
+	    "CAST(? AS TEXT) = 'all') ORDER BY a.created_at, a.approval_id",
+	    "sss", q->tenant, state ? state : "pending",
+	    state ? state : "pending");
+	while (st && gw_row(st))
 		cJSON_AddItemToArray(aps, approval_row(st));
-	sqlite3_finalize(st);
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	gw_reply(r, 200, o);
 }
@@ -256,18 +252,17 @@ int gw_decide(gw_server *s, const char *tenant, const char *approval_id,
 {
 	*restart = false;
 	gw_db *db = &s->db;
-	sqlite3_stmt *st = gw_q(db, err,
-	                        "SELECT a.state, a.run_id FROM approvals a "
-	                        "JOIN runs r ON r.run_id = a.run_id WHERE "
-	                        "a.approval_id = ? AND r.tenant = ?",
-	                        "ss", approval_id, tenant);
+	gw_stmt *st = gw_q(db, err,
+	                   "SELECT a.state, a.run_id FROM approvals a "
+	                   "JOIN runs r ON r.run_id = a.run_id WHERE "
+	                   "a.approval_id = ? AND r.tenant = ?",
+	                   "ss", approval_id, tenant);
 	char *state = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		state = gw_col_dup(st, 0);
-		snprintf(run_id_out, 208, "%s",
-		         (const char *)sqlite3_column_text(st, 1));
+		snprintf(run_id_out, 208, "%s", gw_text(st, 1));
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	int rc = 0;
 	if (!state)
 		rc = lh_err(err, LOCUS_ENOTFOUND, "no approval %.60s",
@@ -373,16 +368,16 @@ static void run_action(gw_req *q, gw_resp *r, const char *id, bool stop)
 		gw_fail(r, 503, "%s", err.message);
 		return;
 	}
-	sqlite3_stmt *st = gw_q(db, &err,
-	                        "SELECT state, result FROM runs WHERE run_id "
-	                        "= ? AND tenant = ?",
-	                        "ss", id, q->tenant);
+	gw_stmt *st = gw_q(db, &err,
+	                   "SELECT state, result FROM runs WHERE run_id "
+	                   "= ? AND tenant = ?",
+	                   "ss", id, q->tenant);
 	char *state = NULL, *result = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		state = gw_col_dup(st, 0);
 		result = gw_col_dup(st, 1);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	int status = 200;
 	const char *why = NULL;
 	if (!state)
@@ -488,7 +483,7 @@ static void take_decision(gw_req *q, gw_resp *r)
 		             "token_hash = ? AND state = 'issued' AND tool = ? "
 		             "AND arguments = ?",
 		             "sss", hash, tool, canon);
-		ok = !rc && sqlite3_changes(db->h) == 1;
+		ok = !rc && gw_changes(db) == 1;
 		cJSON *rec = cJSON_CreateObject();
 		cJSON_AddStringToObject(rec, "tool", tool);
 		cJSON_AddBoolToObject(rec, "taken", ok);

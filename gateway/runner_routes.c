@@ -101,17 +101,17 @@ static void next_op(gw_req *q, gw_resp *r)
 		gw_fail(r, 503, "%s", err.message);
 		return;
 	}
-	sqlite3_stmt *st = gw_q(db, &err,
-	                        "SELECT state, last_op, resume_op FROM runs "
-	                        "WHERE run_id = ?",
-	                        "s", q->run_id);
+	gw_stmt *st = gw_q(db, &err,
+	                   "SELECT state, last_op, resume_op FROM runs "
+	                   "WHERE run_id = ?",
+	                   "s", q->run_id);
 	char *state = NULL, *last = NULL, *resume = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		state = gw_col_dup(st, 0);
 		last = gw_col_dup(st, 1);
 		resume = gw_col_dup(st, 2);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	char *op = NULL;
 	const char *new_state = NULL;
 	int rc = state ? 0 : LOCUS_EIO;
@@ -177,12 +177,11 @@ static void manifest(gw_req *q, gw_resp *r)
 		return;
 	locus_error err;
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(&q->srv->db, &err,
 	         "SELECT manifest FROM runs WHERE run_id = ?", "s", q->run_id);
-	char *m =
-	    st && sqlite3_step(st) == SQLITE_ROW ? gw_col_dup(st, 0) : NULL;
-	sqlite3_finalize(st);
+	char *m = st && gw_row(st) ? gw_col_dup(st, 0) : NULL;
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	if (!m) {
 		gw_fail(r, 503, "the manifest could not be read");
@@ -228,13 +227,11 @@ static void events(gw_req *q, gw_resp *r)
 		gw_fail(r, 503, "%s", err.message);
 		return;
 	}
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(db, &err, "SELECT next_seq FROM runs WHERE run_id = ?", "s",
 	         q->run_id);
-	int64_t next = st && sqlite3_step(st) == SQLITE_ROW
-	                   ? sqlite3_column_int64(st, 0)
-	                   : -1;
-	sqlite3_finalize(st);
+	int64_t next = st && gw_row(st) ? gw_int(st, 0) : -1;
+	gw_done(st);
 	int rc = next < 0 ? LOCUS_EIO : 0;
 	bool conflict = !rc && seq != next;
 	for (const cJSON *e = evs->child; !rc && !conflict && e;
@@ -296,13 +293,14 @@ static void put_checkpoint(gw_req *q, gw_resp *r)
 	gw_db *db = &q->srv->db;
 	int rc = st_text ? gw_new_id("cp-", id, &err) : LOCUS_ENOMEM;
 	if (!rc && !(rc = gw_tx_begin(db, &err))) {
-		rc =
-		    gw_exec(db, &err,
-		            "INSERT INTO checkpoints SELECT ?, ?, "
-		            "coalesce(max(n), 0) + 1, ?, ?, ? FROM checkpoints "
-		            "WHERE run_id = ?",
-		            "ssssis", id, q->run_id, st_text, meta_text,
-		            (int64_t)time(NULL), q->run_id);
+		rc = gw_exec(
+		    db, &err,
+		    "INSERT INTO checkpoints SELECT CAST(? AS TEXT), "
+		    "CAST(? AS TEXT), coalesce(max(n), 0) + 1, "
+		    "CAST(? AS TEXT), CAST(? AS TEXT), "
+		    "CAST(? AS BIGINT) FROM checkpoints WHERE run_id = ?",
+		    "ssssis", id, q->run_id, st_text, meta_text,
+		    (int64_t)time(NULL), q->run_id);
 		cJSON *rec = cJSON_CreateObject();
 		cJSON_AddStringToObject(rec, "checkpoint_id", id);
 		if (!rc)
@@ -339,7 +337,7 @@ static void get_checkpoint(gw_req *q, gw_resp *r)
 	}
 	locus_error err;
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    cid && *cid
 	        ? gw_q(&q->srv->db, &err,
 	               "SELECT checkpoint_id, state FROM checkpoints WHERE "
@@ -350,11 +348,11 @@ static void get_checkpoint(gw_req *q, gw_resp *r)
 	               "run_id = ? ORDER BY n DESC LIMIT 1",
 	               "s", q->run_id);
 	char *id = NULL, *state = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		id = gw_col_dup(st, 0);
 		state = gw_col_dup(st, 1);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	cJSON *s = NULL;
 	if (!id || !state || lr_json_parse(state, strlen(state), &s, &err))
@@ -591,7 +589,7 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
                          locus_error *err)
 {
 	*resumed = false;
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(db, err,
 	         "SELECT a.approval_id, a.state, a.justification FROM runs r "
 	         "JOIN approvals a ON a.approval_id = r.waiting_approval "
@@ -601,10 +599,10 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
 	if (!st)
 		return LOCUS_EIO;
 	cJSON *o = NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *ap = (const char *)sqlite3_column_text(st, 0);
-		const char *state = (const char *)sqlite3_column_text(st, 1);
-		const char *why = (const char *)sqlite3_column_text(st, 2);
+	if (gw_row(st)) {
+		const char *ap = gw_text(st, 0);
+		const char *state = gw_text(st, 1);
+		const char *why = gw_text(st, 2);
 		if (state && strcmp(state, "pending")) {
 			o = cJSON_CreateObject();
 			cJSON *res = cJSON_AddObjectToObject(o, "resume");
@@ -619,7 +617,7 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
 				                        why);
 		}
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	if (!o)
 		return 0;
 	char *text = lr_json_canonical(o);

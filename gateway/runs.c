@@ -181,21 +181,21 @@ int gw_child_create(gw_server *s, const char *parent, const char *call_id,
                     const char *agent, const char *prompt, gw_new_run *out,
                     locus_error *err)
 {
-	sqlite3_stmt *st =
+	gw_stmt *st =
 	    gw_q(&s->db, err,
 	         "SELECT manifest, policy, tenant, workspace, state FROM runs "
 	         "WHERE run_id = ?",
 	         "s", parent);
 	char *man = NULL, *policy = NULL, *tenant = NULL, *ws = NULL,
 	     *state = NULL;
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && gw_row(st)) {
 		man = gw_col_dup(st, 0);
 		policy = gw_col_dup(st, 1);
 		tenant = gw_col_dup(st, 2);
 		ws = gw_col_dup(st, 3);
 		state = gw_col_dup(st, 4);
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	cJSON *m = NULL;
 	int rc = man && policy && tenant && state
 	             ? lr_json_parse(man, strlen(man), &m, err)

@@ -152,14 +152,14 @@ static void authenticate(gw_req *q, const char *auth)
 	gw_token_hash(auth + 7, hash);
 	locus_error err;
 	pthread_mutex_lock(&q->srv->db.lock);
-	sqlite3_stmt *st = gw_q(&q->srv->db, &err,
-	                        "SELECT kind, run_id, tenant FROM tokens "
-	                        "WHERE hash = ? AND revoked = 0",
-	                        "s", hash);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(st, 0);
-		const char *run = (const char *)sqlite3_column_text(st, 1);
-		const char *tenant = (const char *)sqlite3_column_text(st, 2);
+	gw_stmt *st = gw_q(&q->srv->db, &err,
+	                   "SELECT kind, run_id, tenant FROM tokens "
+	                   "WHERE hash = ? AND revoked = 0",
+	                   "s", hash);
+	if (st && gw_row(st)) {
+		const char *kind = gw_text(st, 0);
+		const char *run = gw_text(st, 1);
+		const char *tenant = gw_text(st, 2);
 		if (kind && !strcmp(kind, "run") && run) {
 			q->who = GW_RUN;
 			snprintf(q->run_id, sizeof q->run_id, "%s", run);
@@ -168,7 +168,7 @@ static void authenticate(gw_req *q, const char *auth)
 		snprintf(q->tenant, sizeof q->tenant, "%s",
 		         tenant ? tenant : "");
 	}
-	sqlite3_finalize(st);
+	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 }
 
@@ -215,16 +215,22 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 	if (s->srv->stopping)
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	pthread_mutex_lock(&s->srv->change_lock);
+	/* over a shared database another replica may have changed
+	   something: the page is told to re-read every 2 s as well */
+	bool shared = gw_db_shared(&s->srv->db), timed_out = false;
 	if (!s->first) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 15;
+		ts.tv_sec += shared ? 2 : 15;
 		while (s->srv->changes == s->seen && !s->srv->stopping)
 			if (pthread_cond_timedwait(&s->srv->change_cond,
-			                           &s->srv->change_lock, &ts))
+			                           &s->srv->change_lock, &ts)) {
+				timed_out = true;
 				break;
+			}
 	}
-	bool changed = s->first || s->srv->changes != s->seen;
+	bool changed =
+	    s->first || s->srv->changes != s->seen || (shared && timed_out);
 	s->seen = s->srv->changes;
 	s->first = false;
 	pthread_mutex_unlock(&s->srv->change_lock);

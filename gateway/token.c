@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int gw_new_id(const char *prefix, char *out, locus_error *err)
 {
@@ -38,14 +39,12 @@ int gw_bootstrap_operator(gw_db *db, const char *given, char *minted,
 	int rc = gw_tx_begin(db, err);
 	if (rc)
 		return rc;
-	sqlite3_stmt *st = gw_q(db, err,
-	                        "SELECT count(*) FROM tokens WHERE kind = "
-	                        "'operator' AND revoked = 0",
-	                        "");
-	long n = st && sqlite3_step(st) == SQLITE_ROW
-	             ? (long)sqlite3_column_int64(st, 0)
-	             : -1;
-	sqlite3_finalize(st);
+	gw_stmt *st = gw_q(db, err,
+	                   "SELECT count(*) FROM tokens WHERE kind = "
+	                   "'operator' AND revoked = 0",
+	                   "");
+	long n = st && gw_row(st) ? (long)gw_int(st, 0) : -1;
+	gw_done(st);
 	if (n < 0)
 		rc = LOCUS_EIO;
 	if (!rc && n == 0) {
@@ -61,11 +60,11 @@ int gw_bootstrap_operator(gw_db *db, const char *given, char *minted,
 		char hash[65];
 		gw_token_hash(tok, hash);
 		if (!rc)
-			rc = gw_exec(
-			    db, err,
-			    "INSERT INTO tokens VALUES (?, 'operator', "
-			    "NULL, 'default', strftime('%s', 'now'), 0)",
-			    "s", hash);
+			rc =
+			    gw_exec(db, err,
+			            "INSERT INTO tokens VALUES (?, 'operator', "
+			            "NULL, 'default', ?, 0)",
+			            "si", hash, (int64_t)time(NULL));
 		cJSON *rec = cJSON_CreateObject();
 		cJSON_AddStringToObject(rec, "source",
 		                        *did_mint ? "minted" : "environment");
