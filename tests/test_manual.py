@@ -49,7 +49,7 @@ def main(argv):
                            capture_output=True, text=True)
         check(r.returncode == 0 and not r.stderr.strip(), 'groff: ' + r.stderr.strip())
     bash = os.path.join(mandir, 'locus')
-    check(complete(bash, ['locus', 'ga'], 1) == {'gate'}, 'locus ga<TAB>')
+    check(complete(bash, ['locus', 'ga'], 1) == {'gate', 'gateway'}, 'locus ga<TAB>')
     check({'--policy', '--preset'} <= complete(bash, ['locus', 'gate', '--p'], 2),
           'locus gate --p<TAB>')
     check('--format' in complete(bash, ['locus', 'audit', 'transcripts', '--fo'], 3),
