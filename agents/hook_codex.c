@@ -108,12 +108,15 @@ cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
                         size_t wl)
 {
 	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC))
-		return snprintf(why, wl, "pipe: %s", strerror(errno)), NULL;
+	if (pipe2(in, O_CLOEXEC)) {
+		snprintf(why, wl, "pipe: %s", strerror(errno));
+		return NULL;
+	}
 	if (pipe2(out, O_CLOEXEC)) {
 		close(in[0]);
 		close(in[1]);
-		return snprintf(why, wl, "pipe: %s", strerror(errno)), NULL;
+		snprintf(why, wl, "pipe: %s", strerror(errno));
+		return NULL;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -110,11 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* clang-format on */
 	for (size_t t = 0; t < 3; t++)
 		for (size_t a = 0; a < 3; a++) {
-			cJSON *o = mcp_struct_of(tools[t], s, args[a]);
-			FUZZ_CHECK(o == NULL || cJSON_IsObject(o),
+			cJSON *st = mcp_struct_of(tools[t], s, args[a]);
+			FUZZ_CHECK(st == NULL || cJSON_IsObject(st),
 			           "structure of %s is not an object",
 			           tools[t]);
-			cJSON_Delete(o);
+			cJSON_Delete(st);
 		}
 	free(s);
 	return 0;

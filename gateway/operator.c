@@ -380,15 +380,17 @@ static void run_action(gw_req *q, gw_resp *r, const char *id, bool stop)
 	gw_done(st);
 	int status = 200;
 	const char *why = NULL;
-	if (!state)
-		status = 404, why = "no such run";
-	else if (stop) {
+	if (!state) {
+		status = 404;
+		why = "no such run";
+	} else if (stop) {
 		bool live = !strcmp(state, "created") ||
 		            !strcmp(state, "running") ||
 		            !strcmp(state, "parked");
-		if (!live)
-			status = 409, why = "the run has ended";
-		else
+		if (!live) {
+			status = 409;
+			why = "the run has ended";
+		} else
 			rc = gw_exec(db, &err,
 			             "UPDATE runs SET state = 'stopping', "
 			             "updated_at = ? WHERE run_id = ?",
@@ -396,10 +398,10 @@ static void run_action(gw_req *q, gw_resp *r, const char *id, bool stop)
 	} else {
 		bool question =
 		    result && strstr(result, "\"kind\":\"question\"");
-		if (strcmp(state, "parked") || !question)
-			status = 409,
+		if (strcmp(state, "parked") || !question) {
+			status = 409;
 			why = "the run is not parked on a question";
-		else {
+		} else {
 			cJSON *op = cJSON_CreateObject();
 			cJSON_AddStringToObject(op, "op", "resume");
 			cJSON *res = cJSON_AddObjectToObject(op, "resume");

@@ -44,6 +44,8 @@ void gw_reply(gw_resp *r, int status, cJSON *o)
 }
 
 static void vfail(gw_resp *r, int status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void vfail(gw_resp *r, int status, const char *fmt, va_list ap)
 {
 	char why[400];
 	vsnprintf(why, sizeof why, fmt, ap);

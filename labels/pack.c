@@ -381,7 +381,7 @@ static bool opt_word(const char *a, const char *opt, size_t opt_n, bool abbrev)
 	if (abbrev && opt_n > 2 && opt[1] != '-' && a[0] == '-' &&
 	    a[1] == '-') {
 		size_t an = strcspn(a, "=");
-		if (an > 3 && an - 1 < opt_n &&
+		if (an > 2 && an - 1 < opt_n &&
 		    strncmp(a + 1, opt, an - 1) == 0)
 			return true;
 	}

@@ -188,6 +188,21 @@ static const struct verb *word_verb(const char *w, bool option)
 	return NULL;
 }
 
+/* A long option's name that is a proper prefix of a verb (`--de`, `--unreg`):
+   getopt_long and most CLI parsers take an unambiguous prefix of a long
+   option, and a service CLI's own option table is not known here, so the
+   prefix counts as the verb it may abbreviate (soundness first). */
+static const struct verb *verb_prefix(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || strpbrk(name, "-:_"))
+		return NULL;
+	for (size_t i = 0; i < NVERBS; i++)
+		if (strncmp(verbs[i].verb, name, n) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
 /* A word that names a thing, not a verb: a path, URL, reference or
    assignment. */
 static bool names_a_thing(const char *w)
@@ -318,6 +333,8 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 			memcpy(name, a + 2, n);
 			name[n] = '\0';
 			hit = word_verb(name, true);
+			if (!hit)
+				hit = verb_prefix(name);
 		} else if (a[0] != '-' && operands < SERVICE_OPERANDS) {
 			operands++;
 			if (!names_a_thing(a))
