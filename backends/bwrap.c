@@ -170,16 +170,16 @@ static int bw_exec(locus_session *ss, const char *command, double timeout_s,
 	*out = NULL;
 	*len = 0;
 	if (!alive(s))
-		return lh_err(err, LOCUS_EIO, "the bwrap sandbox has ended");
+		return lu_err(err, LOCUS_EIO, "the bwrap sandbox has ended");
 	unsigned id = ++s->seq;
 	char name[64];
 	x_clean(s, id); /* nothing of an earlier life answers for this id */
 	snprintf(name, sizeof name, "%u.sh", id);
 	if (x_write(s, name, command, strlen(command)) ||
 	    ctl_send(s, "run", id))
-		return lh_err(err, LOCUS_EIO, "cannot reach the sandbox: %s",
+		return lu_err(err, LOCUS_EIO, "cannot reach the sandbox: %s",
 		              strerror(errno));
-	double start = lh_now();
+	double start = lu_now();
 	useconds_t nap = 500;
 	snprintf(name, sizeof name, "%u.rc", id);
 	char *rc = NULL;
@@ -196,15 +196,15 @@ static int bw_exec(locus_session *ss, const char *command, double timeout_s,
 		}
 		if (!alive(s)) {
 			x_clean(s, id);
-			return lh_err(err, LOCUS_EIO,
+			return lu_err(err, LOCUS_EIO,
 			              "the bwrap sandbox has ended");
 		}
-		if (!killed && lh_now() - start >= timeout_s) {
+		if (!killed && lu_now() - start >= timeout_s) {
 			ctl_send(s, "kill", id);
 			killed = true;
-			start = lh_now();
+			start = lu_now();
 			timeout_s = 5; /* grace for the rc to appear */
-		} else if (killed && lh_now() - start >= timeout_s) {
+		} else if (killed && lu_now() - start >= timeout_s) {
 			break;
 		}
 		usleep(nap);
@@ -227,18 +227,18 @@ static int bw_upload(locus_session *ss, const char *path, const char *data,
 	char name[64];
 	snprintf(name, sizeof name, "u%u", id);
 	if (x_write(s, name, data, len))
-		return lh_err(err, LOCUS_EIO, "upload: %s", strerror(errno));
-	lh_buf cmd = {0};
-	lh_buf_printf(&cmd, "cat /run/locus/%s > ", name);
-	lh_buf_shquote(&cmd, path);
+		return lu_err(err, LOCUS_EIO, "upload: %s", strerror(errno));
+	lu_buf cmd = {0};
+	lu_buf_printf(&cmd, "cat /run/locus/%s > ", name);
+	lu_buf_shquote(&cmd, path);
 	int code;
 	char *o;
 	size_t ol;
 	int rc = bw_exec(ss, cmd.d ? cmd.d : "false", 60, &code, &o, &ol, err);
-	lh_buf_free(&cmd);
+	lu_buf_free(&cmd);
 	unlinkat(s->xfd, name, 0);
 	if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO, "upload to %s failed: %.200s", path,
+		rc = lu_err(err, LOCUS_EIO, "upload to %s failed: %.200s", path,
 		            o ? o : "");
 	free(o);
 	return rc;
@@ -253,26 +253,26 @@ static int bw_download(locus_session *ss, const char *path, char **out,
 	unsigned id = ++s->seq;
 	char name[64];
 	snprintf(name, sizeof name, "d%u", id);
-	lh_buf cmd = {0};
+	lu_buf cmd = {0};
 	/* never more than the bound and one byte crosses to the host (the
 	   file may grow after the size check) */
-	lh_buf_printf(&cmd, "head -c %u -- ", LH_MAX_FILE_BYTES + 1u);
-	lh_buf_shquote(&cmd, path);
-	lh_buf_printf(&cmd, " > /run/locus/%s", name);
+	lu_buf_printf(&cmd, "head -c %u -- ", LH_MAX_FILE_BYTES + 1u);
+	lu_buf_shquote(&cmd, path);
+	lu_buf_printf(&cmd, " > /run/locus/%s", name);
 	int code;
 	char *o;
 	size_t ol;
 	int rc = bw_exec(ss, cmd.d ? cmd.d : "false", 60, &code, &o, &ol, err);
-	lh_buf_free(&cmd);
+	lu_buf_free(&cmd);
 	free(o);
 	if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_ENOTFOUND, "%s cannot be read", path);
+		rc = lu_err(err, LOCUS_ENOTFOUND, "%s cannot be read", path);
 	int xr = rc ? 0 : x_read_max(s, name, LH_MAX_FILE_BYTES, out, len);
 	if (xr > 0)
-		rc = lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		rc = lu_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
 		            path, LH_MAX_FILE_BYTES);
 	else if (xr)
-		rc = lh_err(err, LOCUS_EIO, "download of %s failed", path);
+		rc = lu_err(err, LOCUS_EIO, "download of %s failed", path);
 	unlinkat(s->xfd, name, 0);
 	return rc;
 }
@@ -307,7 +307,7 @@ static int pick_user(const char *real, const locus_bwrap_options *o, uid_t *uid,
 	*drop = geteuid() == 0;
 	if (!*drop) {
 		if (o->uid > 0 || o->gid > 0)
-			return lh_err(err, LOCUS_EUSAGE,
+			return lu_err(err, LOCUS_EUSAGE,
 			              "only root can choose the sandbox's uid");
 		*uid = getuid();
 		*gid = getgid();
@@ -315,21 +315,21 @@ static int pick_user(const char *real, const locus_bwrap_options *o, uid_t *uid,
 	}
 	struct stat st;
 	if (stat(real, &st) < 0)
-		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s", real);
+		return lu_err(err, LOCUS_ENOTFOUND, "no folder %s", real);
 	bool own = o->uid <= 0 && st.st_uid != 0;
 	*uid = o->uid > 0 ? (uid_t)o->uid : own ? st.st_uid : 65534;
 	*gid = o->gid > 0              ? (gid_t)o->gid
 	       : own && st.st_gid != 0 ? st.st_gid
 	                               : 65534;
 	if (*uid == 0 || *gid == 0)
-		return lh_err(err, LOCUS_EDENIED,
+		return lu_err(err, LOCUS_EDENIED,
 		              "the bwrap sandbox never runs as host uid or "
 		              "gid 0: choose an unprivileged one");
 	mode_t need = st.st_uid == *uid   ? S_IWUSR | S_IXUSR
 	              : st.st_gid == *gid ? S_IWGRP | S_IXGRP
 	                                  : S_IWOTH | S_IXOTH;
 	if ((st.st_mode & need) != need)
-		return lh_err(
+		return lu_err(
 		    err, LOCUS_EDENIED,
 		    "the bwrap sandbox runs as host uid %u, not as "
 		    "root, and uid %u cannot write %s (owned by uid "
@@ -379,31 +379,31 @@ static int bw_start(bwrap_session *s, const char *real,
 	if (rc)
 		return rc;
 	if (drop && fchown(s->xfd, uid, gid) < 0)
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "cannot hand the transfer folder "
 		              "to the sandbox user: %s",
 		              strerror(errno));
-	lh_buf server = {0}, mnt = {0}, xd = {0};
-	lh_buf_printf(&server, SERVER_FMT,
+	lu_buf server = {0}, mnt = {0}, xd = {0};
+	lu_buf_printf(&server, SERVER_FMT,
 	              o->output_max ? o->output_max : (size_t)64 << 20);
-	lh_buf_printf(&mnt, "%s/w", s->xdir);
-	lh_buf_printf(&xd, "%s/x", s->xdir);
+	lu_buf_printf(&mnt, "%s/w", s->xdir);
+	lu_buf_printf(&xd, "%s/x", s->xdir);
 	char tmp_s[32];
 	snprintf(tmp_s, sizeof tmp_s, "%zu",
 	         o->tmp_max ? o->tmp_max : (size_t)256 << 20);
 	if (mnt.oom || xd.oom || (drop && mkdir(mnt.d, 0700) < 0)) {
-		lh_buf_free(&server);
-		lh_buf_free(&mnt);
-		lh_buf_free(&xd);
-		return lh_err(err, LOCUS_EIO, "cannot make a mount point: %s",
+		lu_buf_free(&server);
+		lu_buf_free(&mnt);
+		lu_buf_free(&xd);
+		return lu_err(err, LOCUS_EIO, "cannot make a mount point: %s",
 		              strerror(errno));
 	}
 	int p[2];
 	if (server.oom || pipe2(p, O_CLOEXEC) < 0) {
-		lh_buf_free(&server);
-		lh_buf_free(&mnt);
-		lh_buf_free(&xd);
-		return lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		lu_buf_free(&server);
+		lu_buf_free(&mnt);
+		lu_buf_free(&xd);
+		return lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
 	}
 	const char *argv[] = {
 	    "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
@@ -423,18 +423,18 @@ static int bw_start(bwrap_session *s, const char *real,
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		lh_buf_free(&server);
-		lh_buf_free(&mnt);
-		lh_buf_free(&xd);
-		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		lu_buf_free(&server);
+		lu_buf_free(&mnt);
+		lu_buf_free(&xd);
+		return lu_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0)
 		bw_child(p[0], real, mnt.d, drop, uid, gid,
 		         (char *const *)(uintptr_t)argv);
 	close(p[0]);
-	lh_buf_free(&server);
-	lh_buf_free(&mnt);
-	lh_buf_free(&xd);
+	lu_buf_free(&server);
+	lu_buf_free(&mnt);
+	lu_buf_free(&xd);
 	s->pid = pid;
 	s->ctl = p[1];
 	return 0;
@@ -456,16 +456,16 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 	locus_bwrap_options def = LOCUS_BWRAP_OPTIONS_INIT;
 	const locus_bwrap_options *o = opts ? opts : &def;
 	if (o->version != LOCUS_BWRAP_OPTIONS_VERSION)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "bwrap options of another version");
 	char *real = dir ? realpath(dir, NULL) : NULL;
 	if (!real)
-		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s",
+		return lu_err(err, LOCUS_ENOTFOUND, "no folder %s",
 		              dir ? dir : "(null)");
 	bwrap_session *s = calloc(1, sizeof *s);
 	if (!s) {
 		free(real);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	s->ctl = s->xfd = -1;
 	s->base = bwrap_vtable;
@@ -475,20 +475,20 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 	         tmp && *tmp ? tmp : "/tmp");
 	/* templ/x is the transfer folder (the sandbox user's), templ/w the
 	 * mount point of the workspace when root; templ is entered only */
-	lh_buf xd = {0};
+	lu_buf xd = {0};
 	bool made = !lh_nonce(s->nonce) && mkdtemp(templ);
-	lh_buf_printf(&xd, "%s/x", templ);
+	lu_buf_printf(&xd, "%s/x", templ);
 	if (!made || xd.oom || !(s->xdir = strdup(templ)) ||
 	    chmod(templ, 0711) < 0 || mkdir(xd.d, 0700) < 0 ||
 	    (s->xfd = open(xd.d, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		int e = errno;
-		lh_buf_free(&xd);
+		lu_buf_free(&xd);
 		free(real);
 		bw_free(&s->base);
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "cannot make a transfer folder: %s", strerror(e));
 	}
-	lh_buf_free(&xd);
+	lu_buf_free(&xd);
 	int rc = bw_start(s, real, o, err);
 	free(real);
 	if (rc) {
@@ -505,7 +505,7 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 	if (!ok) {
 		bw_free(&s->base);
 		return rc ? rc
-		          : lh_err(
+		          : lu_err(
 		                err, LOCUS_EIO,
 		                "bwrap did not start (is bubblewrap installed "
 		                "and allowed to make namespaces?)");

@@ -5,31 +5,31 @@
 #include "cancel_guard.h"
 
 /* "DIR/.locus-c-TOK", double-quoted so the sandbox expands DIR. */
-static void pid_file(lh_buf *sc, const char *dir, const char *tok,
+static void pid_file(lu_buf *sc, const char *dir, const char *tok,
                      const char *suffix)
 {
-	lh_buf_printf(sc, "\"%s/.locus-c-%s%s\"", dir, tok, suffix);
+	lu_buf_printf(sc, "\"%s/.locus-c-%s%s\"", dir, tok, suffix);
 }
 
-void lh_guard_prefix(lh_buf *sc, const char *dir, const char *tok)
+void lh_guard_prefix(lu_buf *sc, const char *dir, const char *tok)
 {
 	/* $0 is the pid file; the pid is the command's after exec */
-	lh_buf_printf(sc,
+	lu_buf_printf(sc,
 	              "sh -c '{ echo $$ >\"$0\"; } 2>/dev/null; "
 	              "[ -e \"$0.x\" ] && exit 137; LOCUS_CANCEL=%s; "
 	              "export LOCUS_CANCEL; exec \"$@\"' ",
 	              tok);
 	pid_file(sc, dir, tok, "");
-	lh_buf_puts(sc, " ");
+	lu_buf_puts(sc, " ");
 }
 
-void lh_guard_cleanup(lh_buf *sc, const char *dir, const char *tok)
+void lh_guard_cleanup(lu_buf *sc, const char *dir, const char *tok)
 {
-	lh_buf_puts(sc, "rm -f ");
+	lu_buf_puts(sc, "rm -f ");
 	pid_file(sc, dir, tok, "");
-	lh_buf_puts(sc, " ");
+	lu_buf_puts(sc, " ");
 	pid_file(sc, dir, tok, ".x");
-	lh_buf_puts(sc, "\n");
+	lu_buf_puts(sc, "\n");
 }
 
 /* The tree under $p, stopped (SIGSTOP: nothing in it forks any more)
@@ -57,19 +57,19 @@ static const char KILL_TREE[] =
     "  kill -9 $all 2>/dev/null; kill -9 -\"$p\" 2>/dev/null\n"
     "fi\n";
 
-void lh_guard_kill_script(lh_buf *sc, const char *dir, const char *tok)
+void lh_guard_kill_script(lu_buf *sc, const char *dir, const char *tok)
 {
-	lh_buf_puts(sc, "C=");
+	lu_buf_puts(sc, "C=");
 	pid_file(sc, dir, tok, "");
 	/* The flag first: a guard not yet started never starts.  Then the
 	   tree, then every process carrying the mark (what left the tree by
 	   a double fork), again until nothing of either is left alive
 	   (zombies do not count: their environ is empty, their state Z). */
-	lh_buf_puts(sc, "\n: >\"$C.x\" 2>/dev/null\n"
+	lu_buf_puts(sc, "\n: >\"$C.x\" 2>/dev/null\n"
 	                "p=$(cat \"$C\" 2>/dev/null)\n"
 	                "case $p in ''|*[!0-9]*) p= ;; esac\n");
-	lh_buf_puts(sc, KILL_TREE);
-	lh_buf_printf(
+	lu_buf_puts(sc, KILL_TREE);
+	lu_buf_printf(
 	    sc,
 	    "i=0\n"
 	    "while :; do\n"
@@ -98,7 +98,7 @@ void lh_guard_kill_script(lh_buf *sc, const char *dir, const char *tok)
 void lh_watch_init(lh_watch *w, const locus_call_ctl *ctl,
                    size_t (*bytes)(const void *arg), const void *bytes_arg)
 {
-	double now = lh_now();
+	double now = lu_now();
 	*w = (lh_watch){ctl, now, now, bytes, bytes_arg, false};
 }
 
@@ -107,7 +107,7 @@ bool lh_watch_poll(void *p)
 	lh_watch *w = p;
 	if (locus_call_cancelled(w->ctl))
 		return w->cancelled = true;
-	double now = lh_now();
+	double now = lu_now();
 	if (w->ctl->progress && now - w->last >= 1.0) {
 		w->last = now;
 		w->ctl->progress(now - w->start,

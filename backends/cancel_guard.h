@@ -35,17 +35,17 @@
  * `<prefix>timeout 5 sh -c ...` runs the timeout under the guard.  A
  * guard that finds the flag exits 137 without running anything.
  */
-void lh_guard_prefix(lh_buf *sc, const char *dir, const char *tok);
+void lh_guard_prefix(lu_buf *sc, const char *dir, const char *tok);
 
 /* Append the script that clears the guard's files after a normal end. */
-void lh_guard_cleanup(lh_buf *sc, const char *dir, const char *tok);
+void lh_guard_cleanup(lu_buf *sc, const char *dir, const char *tok);
 
 /*
  * Append the kill script (a whole command of its own).  It exits 0 when
  * nothing marked TOK is left running, 1 when something still is after
  * 5 s.
  */
-void lh_guard_kill_script(lh_buf *sc, const char *dir, const char *tok);
+void lh_guard_kill_script(lu_buf *sc, const char *dir, const char *tok);
 
 /*
  * The cancel check of a session's exec (the net/http cancel hook, polled

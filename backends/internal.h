@@ -17,33 +17,17 @@
 #include <stdarg.h>
 #include <sys/types.h>
 
-/* The harness's byte buffer and digest are util's (util/buf.h,
-   util/sha256.h); the lh_ names stay for the harness's many callers. */
-typedef lu_buf lh_buf;
-#define lh_buf_add lu_buf_add
-#define lh_buf_puts lu_buf_puts
-#define lh_buf_printf lu_buf_printf
-#define lh_buf_take lu_buf_take
-#define lh_buf_free lu_buf_free
-#define lh_buf_shquote lu_buf_shquote
-#define lh_sha256_hex(data, len, out) ((void)lu_sha256_hex(data, len, out))
-
 /* A vtable member version 2 added (backend: exec_ctl, write_cas,
    write_many; session: exec_ctl), or NULL for a version-1 struct, which
    ends before it and must not be read past its end (issue 28). */
 #define LH_V2(vt, member) ((vt)->version >= 2 ? (vt)->member : NULL)
-
-/* The error setter and the monotonic clock are util's (util/error.h,
-   util/clock.h). */
-#define lh_err lu_err
 
 /* Text the model reads never holds a raw NUL (a C string would end there,
  * and the rest would be lost without a word: issue 31, item 4).
  * lh_buf_add_shown() appends s[0..n) with each NUL byte written as LH_NUL_SHOWN
  * and returns how many there were. */
 #define LH_NUL_SHOWN "\xe2\x90\x80" /* U+2400 SYMBOL FOR NULL */
-size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n);
-#define lh_now lu_now
+size_t lh_buf_add_shown(lu_buf *b, const char *s, size_t n);
 
 /* In a child about to exec (async-signal-safe): close every descriptor
  * from `low` up but `keep` (-1: none), so a command never inherits one its

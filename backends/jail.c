@@ -235,7 +235,7 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		char line[PATH_MAX + 64];
 		lineno++;
 		if (n >= sizeof line)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "%s:%u: line too long", name, lineno);
 		memcpy(line, p, n);
 		line[n] = '\0';
@@ -254,7 +254,7 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		while (*arg == ' ' || *arg == '\t')
 			arg++;
 		if (!s[kw] || !*arg)
-			return lh_err(
+			return lu_err(
 			    err, LOCUS_EINVALID,
 			    "%s:%u: expected `write PATH`, `mask PATH` "
 			    "or `unsetenv GLOB`",
@@ -268,13 +268,13 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		           : !strcmp(s, "mask") ? &pr->mask
 		                                : NULL;
 		if (!to)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "%s:%u: unknown directive \"%s\" (write, "
 			              "mask, unsetenv)",
 			              name, lineno, s);
 		char *x = expand(arg, home);
 		if (!x)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "%s:%u: %s must be absolute or start "
 			              "with ~/",
 			              name, lineno, arg);
@@ -282,7 +282,7 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		free(x);
 	}
 	return pr->write.oom || pr->mask.oom || pr->unset.oom
-	           ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+	           ? lu_err(err, LOCUS_ENOMEM, "out of memory")
 	           : 0;
 }
 
@@ -309,11 +309,11 @@ static int profile_load(profile *pr, const char *file, const char *home,
 	char *text = NULL;
 	size_t len = 0;
 	if (lu_read_path(file, (size_t)1 << 20, &text, &len))
-		return lh_err(err, LOCUS_ENOTFOUND,
+		return lu_err(err, LOCUS_ENOTFOUND,
 		              "cannot read the jail profile %s: %s", file,
 		              strerror(errno));
 	int rc = strlen(text) != len
-	             ? lh_err(err, LOCUS_EINVALID,
+	             ? lu_err(err, LOCUS_EINVALID,
 	                      "%s: a NUL byte in the profile", file)
 	             : profile_parse(pr, text, file, home, err);
 	free(text);
@@ -524,13 +524,13 @@ static int spawn(const char *bwrap, char *const *argv, char *const *env,
 {
 	int st[2];
 	if (pipe2(st, O_CLOEXEC) < 0)
-		return lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		return lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(st[0]);
 		close(st[1]);
-		return lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		return lu_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		/* killed with us from the first instruction: bwrap's own
@@ -574,20 +574,20 @@ int locus_jail_run(int *status, const char *const *argv,
 	if (!o)
 		o = &def;
 	if (!status || !argv || !argv[0] || !argv[0][0])
-		return lh_err(err, LOCUS_EUSAGE, "locus_jail_run: no command");
+		return lu_err(err, LOCUS_EUSAGE, "locus_jail_run: no command");
 	if (o->version != LOCUS_JAIL_OPTIONS_VERSION)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "jail options of another version");
 	char root[PATH_MAX], home_buf[PATH_MAX];
 	const char *r = o->root ? o->root : ".";
 	if (!realpath(r, root))
-		return lh_err(err, LOCUS_ENOTFOUND, "no folder %s: %s", r,
+		return lu_err(err, LOCUS_ENOTFOUND, "no folder %s: %s", r,
 		              strerror(errno));
 	struct stat st;
 	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-		return lh_err(err, LOCUS_ENOTFOUND, "%s is not a folder", r);
+		return lu_err(err, LOCUS_ENOTFOUND, "%s is not a folder", r);
 	if (!strcmp(root, "/"))
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "the jail's root cannot be / (it would make the "
 		              "whole system writable)");
 	const char *h = o->home ? o->home : getenv("HOME");
@@ -595,7 +595,7 @@ int locus_jail_run(int *status, const char *const *argv,
 	    h && h[0] == '/' && realpath(h, home_buf) ? home_buf : NULL;
 	char bwrap[PATH_MAX];
 	if (!find_bwrap(bwrap))
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "bubblewrap (bwrap) is not installed: the jail "
 		              "cannot be made, and the command was not run");
 	profile pr = {0};
@@ -618,7 +618,7 @@ int locus_jail_run(int *status, const char *const *argv,
 	sv_add(&a, ""); /* make sure the vectors exist when empty */
 	sv_add(&env, "");
 	if (a.oom || env.oom) {
-		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	} else {
 		/* drop the placeholders */
 		free(a.v[--a.n]);
@@ -629,7 +629,7 @@ int locus_jail_run(int *status, const char *const *argv,
 		rc = spawn(bwrap, a.v, env.v, sfd, status, &made, err);
 		if (!rc && !made) {
 			*status = -1;
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "bubblewrap could not make the jail (its "
 			            "message is above: are user namespaces "
 			            "allowed here?); the command was not run");

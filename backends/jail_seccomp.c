@@ -125,7 +125,7 @@ int lh_jail_seccomp_fd(locus_error *err)
 	size_t n = build(prog);
 	int fd = memfd_create("locus-jail-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
-		return lh_err(err, LOCUS_EIO, "memfd_create: %s",
+		return lu_err(err, LOCUS_EIO, "memfd_create: %s",
 		              strerror(errno));
 	size_t len = n * sizeof prog[0], off = 0;
 	const char *p = (const char *)prog;
@@ -135,14 +135,14 @@ int lh_jail_seccomp_fd(locus_error *err)
 			continue;
 		if (w <= 0) {
 			close(fd);
-			return lh_err(err, LOCUS_EIO,
+			return lu_err(err, LOCUS_EIO,
 			              "cannot write the seccomp filter");
 		}
 		off += (size_t)w;
 	}
 	if (lseek(fd, 0, SEEK_SET) < 0) {
 		close(fd);
-		return lh_err(err, LOCUS_EIO, "lseek: %s", strerror(errno));
+		return lu_err(err, LOCUS_EIO, "lseek: %s", strerror(errno));
 	}
 	return fd;
 }
@@ -151,7 +151,7 @@ int lh_jail_seccomp_fd(locus_error *err)
 
 int lh_jail_seccomp_fd(locus_error *err)
 {
-	return lh_err(err, LOCUS_EUSAGE,
+	return lu_err(err, LOCUS_EUSAGE,
 	              "locus jail has no seccomp filter for this "
 	              "architecture");
 }

@@ -137,13 +137,13 @@ int locus_backend_local_new_opts(locus_backend **out, const char *root,
 		o = &def;
 	}
 	if (o->version != LOCUS_LOCAL_OPTIONS_VERSION)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "local options of another version");
 	if (!root || !*root)
-		return lh_err(err, LOCUS_EUSAGE, "no root folder");
+		return lu_err(err, LOCUS_EUSAGE, "no root folder");
 	local_backend *lb = calloc(1, sizeof *lb);
 	if (!lb)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	lb->base = local_vtable;
 	lb->output_max = o->output_max ? o->output_max : (size_t)64 << 20;
 	lb->rlimit_nproc = o->rlimit_nproc;
@@ -153,20 +153,20 @@ int locus_backend_local_new_opts(locus_backend **out, const char *root,
 	if (lb->root_fd < 0) {
 		int e = errno;
 		free(lb);
-		return lh_err(err, e == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
+		return lu_err(err, e == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
 		              "cannot open the workspace %s: %s", root,
 		              strerror(e));
 	}
 	if (o->base_env && make_envp(lb, o->base_env)) {
 		l_free(&lb->base);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lb->root_real = realpath(root, NULL);
 	lb->root = lh_strdup_dir(root);
 	lb->base.label = strdup(label ? label : "UNISOLATED: host shell");
 	if (!lb->root_real || !lb->root || !lb->base.label) {
 		l_free(&lb->base);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	lb->base.root = lb->root;
 	*out = &lb->base;

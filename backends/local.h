@@ -7,7 +7,6 @@
 
 #include "internal.h"
 
-#define MAX_FILE_BYTES LH_MAX_FILE_BYTES
 #define MAX_SYMLINKS 40
 
 typedef struct job {

@@ -37,12 +37,12 @@ static int ensure_state(local_backend *lb, locus_error *err)
 	snprintf(templ, sizeof templ, "%s/locus-harness-XXXXXX",
 	         tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(templ))
-		return lh_err(err, LOCUS_EIO, "cannot make a state folder: %s",
+		return lu_err(err, LOCUS_EIO, "cannot make a state folder: %s",
 		              strerror(errno));
 	lb->state_dir = strdup(templ);
 	if (!lb->state_dir) {
 		rmdir(templ);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -56,7 +56,7 @@ static job *find_job(local_backend *lb, const char *handle, locus_error *err)
 			lh_job_poll(&lb->jobs[i]);
 			return &lb->jobs[i];
 		}
-	lh_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
+	lu_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
 	return NULL;
 }
 
@@ -112,7 +112,7 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	lh_buf buf = {0};
+	lu_buf buf = {0};
 	char tmp[65536];
 	off_t off = (off_t)since;
 	for (;;) {
@@ -121,14 +121,14 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 			continue;
 		if (r <= 0)
 			break;
-		lh_buf_add(&buf, tmp, (size_t)r);
+		lu_buf_add(&buf, tmp, (size_t)r);
 		off += r;
-		if (buf.len > MAX_FILE_BYTES)
+		if (buf.len > LH_MAX_FILE_BYTES)
 			break;
 	}
 	close(fd);
 	*len = buf.len;
-	*out = lh_buf_take(&buf);
+	*out = lu_buf_take(&buf);
 	return *out ? 0 : -1;
 }
 
@@ -164,14 +164,14 @@ static int open_job_files(local_backend *lb, unsigned id, bool bg,
 	*infd = -1;
 	*ofd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (*ofd < 0)
-		return lh_err(err, LOCUS_EIO, "cannot make %s: %s", outp,
+		return lu_err(err, LOCUS_EIO, "cannot make %s: %s", outp,
 		              strerror(errno));
 	if (bg) {
 		if (mkfifo(inp, 0600) == 0)
 			*infd = open(inp, O_RDWR | O_CLOEXEC);
 		if (*infd < 0) {
 			close(*ofd);
-			return lh_err(err, LOCUS_EIO, "cannot make a FIFO: %s",
+			return lu_err(err, LOCUS_EIO, "cannot make a FIFO: %s",
 			              strerror(errno));
 		}
 	}
@@ -197,7 +197,7 @@ static void wait_foreground(job *j, int ofd, double timeout_s, bool keep,
 			res->cancelled = true;
 			break;
 		}
-		if (lh_now() - j->start >= timeout_s) {
+		if (lu_now() - j->start >= timeout_s) {
 			res->timed_out = true;
 			break;
 		}
@@ -222,7 +222,7 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	if (rc)
 		return rc;
 	if (!lu_reserve(&lb->jobs, &lb->cap_jobs, lb->njobs + 1))
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	bool bg = flags & LOCUS_EXEC_BACKGROUND;
 	bool keep = flags & LOCUS_EXEC_KEEP;
 	char outp[4200], inp[4200];
@@ -230,7 +230,7 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	rc = open_job_files(lb, ++lb->seq, bg, outp, inp, &ofd, &infd, err);
 	if (rc)
 		return rc;
-	double start = lh_now();
+	double start = lu_now();
 	/* a supervisor (backends/supervise.c) runs the command in its own
 	 * session, caps its output and kills whatever it leaves behind */
 	lh_spawn_opts so = {lb->root_fd,      command,
@@ -254,14 +254,14 @@ int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	if (!bg)
 		wait_foreground(&j, ofd, timeout_s, keep, ctl, res);
 	close(ofd);
-	res->duration_s = lh_now() - start;
+	res->duration_s = lu_now() - start;
 	read_file_from(outp, 0, &res->output, &res->output_len);
 	if (bg || (res->timed_out && keep)) {
 		snprintf(j.handle, sizeof j.handle, "sh%u", ++lb->next_handle);
 		memcpy(res->handle, j.handle, sizeof j.handle);
 		if (!j.out_path) {
 			lh_kill_group_wait(pid, &j);
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		}
 		lb->jobs[lb->njobs++] = j;
 		res->finished = false;
@@ -298,27 +298,27 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
 	if (!j)
 		return LOCUS_ENOTFOUND;
 	if (j->stdin_fd < 0)
-		return lh_err(err, LOCUS_EINVALID, "%s has no open stdin",
+		return lu_err(err, LOCUS_EINVALID, "%s has no open stdin",
 		              handle);
 	if (j->finished)
-		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+		return lu_err(err, LOCUS_EINVALID, "%s has exited", handle);
 	/* never block on a command that does not read: non-blocking
 	 * writes, and poll for room until the deadline */
 	int fl = fcntl(j->stdin_fd, F_GETFL);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(j->stdin_fd, F_SETFL, fl | O_NONBLOCK);
 	size_t off = 0;
-	double until = lh_now() + lb->stdin_timeout;
+	double until = lu_now() + lb->stdin_timeout;
 	while (off < len) {
 		ssize_t w = write(j->stdin_fd, data + off, len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
-			double left = until - lh_now();
+			double left = until - lu_now();
 			struct pollfd pf = {j->stdin_fd, POLLOUT, 0};
 			if (left <= 0 ||
 			    poll(&pf, 1, (int)(left * 1000) + 1) == 0)
-				return lh_err(
+				return lu_err(
 				    err, LOCUS_ETIMEOUT,
 				    "%s is not reading its stdin: %zu of "
 				    "%zu bytes written in %.0f s",
@@ -326,7 +326,7 @@ int lh_l_bg_write(locus_backend *b, const char *handle, const char *data,
 			continue;
 		}
 		if (w < 0)
-			return lh_err(err, LOCUS_EIO, "%s stdin: %s", handle,
+			return lu_err(err, LOCUS_EIO, "%s stdin: %s", handle,
 			              strerror(errno));
 		off += (size_t)w;
 	}

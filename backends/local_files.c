@@ -60,38 +60,38 @@ static int read_fd_all(int fd, const char *path, char **out, size_t *len,
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return lh_err(err, LOCUS_EIO, "%s: %s", path, strerror(errno));
+		return lu_err(err, LOCUS_EIO, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		return lu_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		              path);
 	if (!S_ISREG(st.st_mode))
-		return lh_err(err, LOCUS_EINVALID, "%s is not a regular file",
+		return lu_err(err, LOCUS_EINVALID, "%s is not a regular file",
 		              path);
-	lh_buf buf = {0};
+	lu_buf buf = {0};
 	char tmp[65536];
 	for (;;) {
 		ssize_t r = read(fd, tmp, sizeof tmp);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			lh_buf_free(&buf);
-			return lh_err(err, LOCUS_EIO, "%s: %s", path,
+			lu_buf_free(&buf);
+			return lu_err(err, LOCUS_EIO, "%s: %s", path,
 			              strerror(errno));
 		}
 		if (r == 0)
 			break;
-		if (buf.len + (size_t)r > MAX_FILE_BYTES) {
-			lh_buf_free(&buf);
-			return lh_err(err, LOCUS_ETOOBIG,
+		if (buf.len + (size_t)r > LH_MAX_FILE_BYTES) {
+			lu_buf_free(&buf);
+			return lu_err(err, LOCUS_ETOOBIG,
 			              "%s is larger than %u bytes", path,
-			              MAX_FILE_BYTES);
+			              LH_MAX_FILE_BYTES);
 		}
-		lh_buf_add(&buf, tmp, (size_t)r);
+		lu_buf_add(&buf, tmp, (size_t)r);
 	}
 	*len = buf.len;
-	*out = lh_buf_take(&buf);
+	*out = lu_buf_take(&buf);
 	if (!*out)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -148,14 +148,14 @@ static int cas_check(int dfd, const char *name, const char *expect,
 		if (errno == ENOENT && !expect)
 			return 0;
 		if (errno == ENOENT)
-			return lh_err(
+			return lu_err(
 			    err, LOCUS_ECONFLICT,
 			    "%s was removed on disk since it was read", path);
 		return lh_map_errno(err, errno, path, "");
 	}
 	if (!expect) {
 		close(fd);
-		return lh_err(err, LOCUS_ECONFLICT,
+		return lu_err(err, LOCUS_ECONFLICT,
 		              "%s was created on disk meanwhile", path);
 	}
 	char *data = NULL;
@@ -165,10 +165,10 @@ static int cas_check(int dfd, const char *name, const char *expect,
 	if (rc)
 		return rc;
 	char sha[65];
-	lh_sha256_hex(data, len, sha);
+	lu_sha256_hex(data, len, sha);
 	free(data);
 	if (strcmp(sha, expect))
-		return lh_err(err, LOCUS_ECONFLICT,
+		return lu_err(err, LOCUS_ECONFLICT,
 		              "%s changed on disk since it was read", path);
 	return 0;
 }
@@ -239,7 +239,7 @@ static int stage_through_link(locus_backend *b, const char *path,
 	int fd;
 	int rc = lh_resolve(lb, path, O_PATH, &fd, err);
 	if (rc == LOCUS_ENOTFOUND)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "%s is a dangling link: refused", path);
 	if (rc)
 		return rc;
@@ -277,12 +277,12 @@ static int l_stage_at(locus_backend *b, const char *path, const char *data,
 		free(t);
 		close(dfd);
 		free(name);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	t->dfd = dfd;
 	t->name = name;
 	if (had && S_ISDIR(st.st_mode))
-		rc = lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		rc = lu_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		            path);
 	else
 		rc = write_temp(lb, dfd, name,
@@ -423,7 +423,7 @@ static int lop_do(local_backend *lb, lop *o, const locus_write_op *op,
 			        : unlinkat(dfd, o->t->tmp, 0);
 		if (r < 0)
 			rc = errno == EEXIST
-			         ? lh_err(err, LOCUS_ECONFLICT,
+			         ? lu_err(err, LOCUS_ECONFLICT,
 			                  "%s was created on disk meanwhile",
 			                  op->path)
 			         : lh_map_errno(err, errno, op->path, lb->root);
@@ -485,7 +485,7 @@ int lh_l_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	*failed = 0;
 	lop *o = calloc(n ? n : 1, sizeof *o);
 	if (!o)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	int rc = 0;
 	size_t i = 0, k;
 	for (k = 0; k < n; k++)
@@ -681,7 +681,7 @@ int lh_l_walk(locus_backend *b, const char *path, size_t max,
 			close(fd);
 		free(prefix);
 		free(w.f);
-		return lh_err(err, LOCUS_ENOMEM, "cannot open %s", path);
+		return lu_err(err, LOCUS_ENOMEM, "cannot open %s", path);
 	}
 	w.f[w.depth++] = (walk_frame){d, prefix};
 	rc = walk_run(&w, max, out, n);

@@ -36,7 +36,7 @@
 
 int lh_escape_err(locus_error *err, const char *path, const char *root)
 {
-	return lh_err(err, LOCUS_EDENIED,
+	return lu_err(err, LOCUS_EDENIED,
 	              "%s resolves outside the workspace %s: refused", path,
 	              root);
 }
@@ -248,13 +248,13 @@ int lh_map_errno(locus_error *err, int e, const char *path, const char *root)
 	case EXDEV:
 	case ELOOP: return lh_escape_err(err, path, root);
 	case ENOENT:
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+		return lu_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	case ENOTDIR:
-		return lh_err(err, LOCUS_ENOTFOUND,
+		return lu_err(err, LOCUS_ENOTFOUND,
 		              "%s: a part of the path is not a folder", path);
-	case ENOMEM: return lh_err(err, LOCUS_ENOMEM, "out of memory");
+	case ENOMEM: return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	default: {
-		int rc = lh_err(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+		int rc = lu_err(err, LOCUS_EIO, "%s: %s", path, strerror(e));
 		if (err)
 			err->sys = e;
 		return rc;
@@ -291,7 +291,7 @@ int lh_resolve_parent(local_backend *lb, const char *path, bool mk, int *dirfd,
 		return rc;
 	if (!*rel) {
 		free(rel);
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "%s is the workspace folder, not a file", path);
 	}
 	char *slash = strrchr(rel, '/');
@@ -351,14 +351,14 @@ int lh_resolve_parent(local_backend *lb, const char *path, bool mk, int *dirfd,
 	if (!strcmp(base, ".") || !strcmp(base, "..")) {
 		close(*dirfd);
 		free(rel);
-		return lh_err(err, LOCUS_EINVALID, "%s is not a file name",
+		return lu_err(err, LOCUS_EINVALID, "%s is not a file name",
 		              path);
 	}
 	*name = strdup(base);
 	free(rel);
 	if (!*name) {
 		close(*dirfd);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return 0;
 }

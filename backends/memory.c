@@ -127,11 +127,11 @@ static int m_want(mem_backend *m, const char *path, bool want_dir, size_t *i,
 	bool dir = m_is_dir(m, r);
 	if (want_dir ? !dir : !f)
 		rc = (want_dir ? f : dir)
-		         ? lh_err(err, LOCUS_EINVALID,
+		         ? lu_err(err, LOCUS_EINVALID,
 		                  want_dir ? "%s is not a folder"
 		                           : "%s is a folder, not a file",
 		                  path)
-		         : lh_err(err, LOCUS_ENOTFOUND, "%s does not exist",
+		         : lu_err(err, LOCUS_ENOTFOUND, "%s does not exist",
 		                  path);
 	if (rc || !rel)
 		free(r);
@@ -152,7 +152,7 @@ static int m_read(locus_backend *b, const char *path, char **out, size_t *len,
 		return rc;
 	*out = malloc(m->files[i].len + 1);
 	if (!*out)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	memcpy(*out, m->files[i].data, m->files[i].len);
 	(*out)[m->files[i].len] = '\0';
 	*len = m->files[i].len;
@@ -165,7 +165,7 @@ static int m_check_write(mem_backend *m, char *rel, const char *path,
                          locus_error *err)
 {
 	if (!*rel || m_is_dir(m, rel))
-		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		return lu_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		              path);
 	for (char *s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
@@ -173,7 +173,7 @@ static int m_check_write(mem_backend *m, char *rel, const char *path,
 		m_find(m, rel, &f);
 		*s = '/';
 		if (f)
-			return lh_err(err, LOCUS_ENOTFOUND,
+			return lu_err(err, LOCUS_ENOTFOUND,
 			              "%s: a part of the path is not a folder",
 			              path);
 	}
@@ -219,7 +219,7 @@ static int m_write(locus_backend *b, const char *path, const char *data,
 	rc = m_check_write(m, rel, path, err);
 	char *copy = rc ? NULL : malloc(len + 1);
 	if (!rc && (!copy || m_reserve(m, 1)))
-		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (rc) {
 		free(copy);
 		free(rel);
@@ -244,14 +244,14 @@ static int m_check_cas(locus_backend *b, const locus_write_op *op,
 	locus_error e2;
 	int rc = m_read(b, op->path, &cur, &cl, &e2);
 	if (rc && rc != LOCUS_ENOTFOUND)
-		return lh_err(err, rc, "%s", e2.message);
+		return lu_err(err, rc, "%s", e2.message);
 	char sha[65] = "";
 	if (!rc)
-		lh_sha256_hex(cur, cl, sha);
+		lu_sha256_hex(cur, cl, sha);
 	free(cur);
 	const char *expect = op->expect_sha256;
 	if ((!expect && !rc) || (expect && (rc || strcmp(sha, expect))))
-		return lh_err(err, LOCUS_ECONFLICT,
+		return lu_err(err, LOCUS_ECONFLICT,
 		              "%s changed since it was read", op->path);
 	return 0;
 }
@@ -275,7 +275,7 @@ static int m_remove(locus_backend *b, const char *path, locus_error *err)
 	if (rc)
 		return rc;
 	if (!f)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+		return lu_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	free(m->files[i].path);
 	free(m->files[i].data);
 	m_drop(m, i);
@@ -304,7 +304,7 @@ static int m_apply(mem_backend *m, const locus_write_op *op, mundo *u,
 	if (op->remove) {
 		size_t i = m_find(m, u->rel, &f);
 		if (!f)
-			return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist",
+			return lu_err(err, LOCUS_ENOTFOUND, "%s does not exist",
 			              op->path);
 		u->old = m->files[i];
 		u->had = true;
@@ -355,18 +355,18 @@ static int m_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 	mundo *u = calloc(n ? n : 1, sizeof *u);
 	int rc = u && !m_reserve(m, n) ? 0 : LOCUS_ENOMEM;
 	if (rc)
-		lh_err(err, rc, "out of memory");
+		lu_err(err, rc, "out of memory");
 	size_t i = 0;
 	for (; !rc && i < n; i++) {
 		rc = lh_path_rel("/", ops[i].path, &u[i].rel, err);
 		if (!rc && !(u[i].key = strdup(u[i].rel)))
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 		if (!rc)
 			rc = m_check_cas(b, &ops[i], err);
 		if (!rc && !ops[i].remove) {
 			u[i].copy = malloc(ops[i].len + 1);
 			if (!u[i].copy) {
-				rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+				rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 			} else {
 				if (ops[i].len)
 					memcpy(u[i].copy, ops[i].data,
@@ -520,7 +520,7 @@ int locus_backend_memory_new(locus_backend **out, locus_error *err)
 	*out = NULL;
 	mem_backend *m = calloc(1, sizeof *m);
 	if (!m)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	m->base = memory_vtable;
 	*out = &m->base;
 	return 0;

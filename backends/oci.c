@@ -57,25 +57,25 @@ int locus_session_oci_extend(char **expires, locus_session *ss,
  * back is base64 (the event stream is JSON text: NUL bytes and invalid
  * UTF-8 would not survive it), then the status line.
  */
-static void wrap_command(lh_buf *sc, const oci_session *s, unsigned id,
+static void wrap_command(lu_buf *sc, const oci_session *s, unsigned id,
                          const char *gtok, const char *command, long secs)
 {
 	size_t head = s->max_out / 2;
 	size_t tail = s->max_out > head + 100 ? s->max_out - head - 100 : 0;
-	lh_buf_printf(sc,
+	lu_buf_printf(sc,
 	              "F=" STATE_DIR "/x%u\n"
 	              "mkdir -p " STATE_DIR " || exit 125\n",
 	              id);
 	/* under the cancel guard (cancel_guard.h) */
 	lh_guard_prefix(sc, STATE_DIR, gtok);
-	lh_buf_printf(sc,
+	lu_buf_printf(sc,
 	              "timeout -k 2 %ld sh -c 'sh -c \"$1\" </dev/null "
 	              ">\"$2.out\" 2>&1; echo $? >\"$2.rc\"' locus-exec ",
 	              secs);
-	lh_buf_shquote(sc, command);
-	lh_buf_puts(sc, " \"$F\"\n");
+	lu_buf_shquote(sc, command);
+	lu_buf_puts(sc, " \"$F\"\n");
 	lh_guard_cleanup(sc, STATE_DIR, gtok);
-	lh_buf_printf(
+	lu_buf_printf(
 	    sc,
 	    "if [ -f \"$F.rc\" ]; then R=$(cat \"$F.rc\"); else R=timeout; fi\n"
 	    "S=$(wc -c <\"$F.out\" 2>/dev/null || echo 0)\n"
@@ -101,7 +101,7 @@ static int take_marker(char *out, size_t *len, int *code, locus_error *err)
 			break;
 		}
 	if (!m)
-		return lh_err(err, LOCUS_EIO,
+		return lu_err(err, LOCUS_EIO,
 		              "OCI exec: the command's status line is missing");
 	const char *v = m + sizeof MARK - 1;
 	if (!strncmp(v, "timeout", 7)) {
@@ -110,7 +110,7 @@ static int take_marker(char *out, size_t *len, int *code, locus_error *err)
 		char *end;
 		long c = strtol(v, &end, 10);
 		if (end == v || *end != '\n' || c < 0 || c > 255)
-			return lh_err(err, LOCUS_EIO,
+			return lu_err(err, LOCUS_EIO,
 			              "OCI exec: a bad status line");
 		*code = (int)c;
 	}
@@ -130,17 +130,17 @@ static int stop_command(oci_session *s, const char *command_id,
 	if (command_id[0])
 		loci_command_cancel(s->c, s->id, command_id, "SIGKILL",
 		                    &ignored);
-	lh_buf sc = {0};
+	lu_buf sc = {0};
 	lh_guard_kill_script(&sc, STATE_DIR, gtok);
 	if (sc.oom) {
-		lh_buf_free(&sc);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_buf_free(&sc);
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	loci_run_result r;
 	int rc = loci_run(s->c, s->id, sc.d, "/workspace", 30, 4096, &r, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (!rc && (!r.has_exit_code || r.exit_code != 0))
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "OCI: the cancelled command %s may still run in "
 		            "sandbox %s (the kill script exited %d)",
 		            command_id, s->id, r.exit_code);
@@ -161,12 +161,12 @@ static int o_exec_ctl(locus_session *ss, const char *command, double timeout_s,
 	long secs = timeout_s < 1 ? 1 : (long)(timeout_s + 0.999);
 	char gtok[33];
 	if (lhttp_random_token(gtok))
-		return lh_err(err, LOCUS_EIO, "OCI: no random bytes");
-	lh_buf sc = {0};
+		return lu_err(err, LOCUS_EIO, "OCI: no random bytes");
+	lu_buf sc = {0};
 	wrap_command(&sc, s, ++s->seq, gtok, command, secs);
 	if (sc.oom) {
-		lh_buf_free(&sc);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_buf_free(&sc);
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	/* progress without a byte count: the output comes back at the end */
 	lh_watch w;
@@ -178,7 +178,7 @@ static int o_exec_ctl(locus_session *ss, const char *command, double timeout_s,
 	int rc = loci_run(s->c, s->id, sc.d, "/workspace", (double)secs,
 	                  s->max_out / 3 * 4 + 8192, &r, err);
 	loci_client_set_cancel(s->c, NULL, NULL);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (w.cancelled) {
 		if (cancelled)
 			*cancelled = true;
@@ -189,7 +189,7 @@ static int o_exec_ctl(locus_session *ss, const char *command, double timeout_s,
 	if (!rc)
 		rc = take_marker(r.out, &r.len, exit_code, err);
 	if (!rc && loci_b64_decode(r.out, r.len, out, len))
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "OCI exec: the output came back garbled");
 	loci_run_result_clear(&r);
 	return rc;
@@ -206,25 +206,25 @@ static int o_exec(locus_session *ss, const char *command, double timeout_s,
 static int upload_parts(oci_session *s, const char *path, const char *data,
                         size_t len, locus_error *err)
 {
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "P=");
-	lh_buf_shquote(&sc, path);
-	lh_buf_puts(&sc, "\nset -e\n: > \"$P.join\"\n");
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "P=");
+	lu_buf_shquote(&sc, path);
+	lu_buf_puts(&sc, "\nset -e\n: > \"$P.join\"\n");
 	size_t k = 0;
 	int rc = 0;
 	for (size_t off = 0; off < len && !rc; off += s->part, k++) {
 		size_t n = len - off < s->part ? len - off : s->part;
-		lh_buf part = {0};
-		lh_buf_printf(&part, "%s.part%zu", path, k);
+		lu_buf part = {0};
+		lu_buf_printf(&part, "%s.part%zu", path, k);
 		rc = part.oom ? LOCUS_ENOMEM
 		              : loci_file_write(s->c, s->id, part.d, data + off,
 		                                n, err);
-		lh_buf_free(&part);
-		lh_buf_printf(&sc, "cat \"$P.part%zu\" >> \"$P.join\"\n", k);
+		lu_buf_free(&part);
+		lu_buf_printf(&sc, "cat \"$P.part%zu\" >> \"$P.join\"\n", k);
 	}
 	char hex[65];
-	lh_sha256_hex(data, len, hex);
-	lh_buf_printf(&sc,
+	lu_sha256_hex(data, len, hex);
+	lu_buf_printf(&sc,
 	              "rm -f \"$P\".part*\n"
 	              "H=$(sha256sum \"$P.join\" | cut -d' ' -f1)\n"
 	              "[ \"$H\" = %s ] || { rm -f \"$P.join\"; exit 7; }\n"
@@ -237,11 +237,11 @@ static int upload_parts(oci_session *s, const char *path, const char *data,
 		rc = sc.oom ? LOCUS_ENOMEM
 		            : o_exec(&s->base, sc.d, 120, &code, &o, &ol, err);
 	if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "OCI write %s: joining %zu parts failed (%s)", path,
 		            k, code == 7 ? "hash mismatch" : "exit status");
 	free(o);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	return rc;
 }
 
@@ -256,17 +256,17 @@ static bool in_workspace(const char *path)
 
 #define EXEC_PIECE ((size_t)96 << 10) /* raw bytes per command */
 
-static int exec_ok(oci_session *s, lh_buf *sc, const char *what,
+static int exec_ok(oci_session *s, lu_buf *sc, const char *what,
                    const char *path, char **out, size_t *len, locus_error *err)
 {
 	int code = -1;
 	char *o = NULL;
 	size_t ol = 0;
-	int rc = sc->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+	int rc = sc->oom ? lu_err(err, LOCUS_ENOMEM, "out of memory")
 	                 : o_exec(&s->base, sc->d, 60, &code, &o, &ol, err);
-	lh_buf_free(sc);
+	lu_buf_free(sc);
 	if (!rc && code != 0)
-		rc = lh_err(err, code == 2 ? LOCUS_ENOTFOUND : LOCUS_EIO,
+		rc = lu_err(err, code == 2 ? LOCUS_ENOTFOUND : LOCUS_EIO,
 		            "OCI %s %s through the shell failed (exit %d)",
 		            what, path, code);
 	if (!rc && out) {
@@ -283,17 +283,17 @@ static int upload_exec(oci_session *s, const char *path, const char *data,
 {
 	char *b64 = malloc(4 * (EXEC_PIECE / 3 + 1) + 1);
 	if (!b64)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	int rc = 0;
 	size_t off = 0;
 	do {
 		size_t n = len - off < EXEC_PIECE ? len - off : EXEC_PIECE;
 		EVP_EncodeBlock((unsigned char *)b64,
 		                (const unsigned char *)data + off, (int)n);
-		lh_buf sc = {0};
-		lh_buf_puts(&sc, "P=");
-		lh_buf_shquote(&sc, path);
-		lh_buf_printf(&sc, "\nprintf '%%s' '%s' | base64 -d %s \"$P\"",
+		lu_buf sc = {0};
+		lu_buf_puts(&sc, "P=");
+		lu_buf_shquote(&sc, path);
+		lu_buf_printf(&sc, "\nprintf '%%s' '%s' | base64 -d %s \"$P\"",
 		              b64, off ? ">>" : ">");
 		rc = exec_ok(s, &sc, "write", path, NULL, NULL, err);
 		off += n;
@@ -302,11 +302,11 @@ static int upload_exec(oci_session *s, const char *path, const char *data,
 	if (rc)
 		return rc;
 	char hex[65];
-	lh_sha256_hex(data, len, hex);
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "P=");
-	lh_buf_shquote(&sc, path);
-	lh_buf_printf(&sc, "\n[ \"$(sha256sum \"$P\" | cut -d' ' -f1)\" = %s ]",
+	lu_sha256_hex(data, len, hex);
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "P=");
+	lu_buf_shquote(&sc, path);
+	lu_buf_printf(&sc, "\n[ \"$(sha256sum \"$P\" | cut -d' ' -f1)\" = %s ]",
 	              hex);
 	return exec_ok(s, &sc, "write (hash check)", path, NULL, NULL, err);
 }
@@ -314,11 +314,11 @@ static int upload_exec(oci_session *s, const char *path, const char *data,
 static int download_exec(oci_session *s, const char *path, char **out,
                          size_t *len, locus_error *err)
 {
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "P=");
-	lh_buf_shquote(&sc, path);
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "P=");
+	lu_buf_shquote(&sc, path);
 	/* exit 2: missing; then size, hash, and the bytes as base64 */
-	lh_buf_puts(&sc, "\n[ -f \"$P\" ] || exit 2\n"
+	lu_buf_puts(&sc, "\n[ -f \"$P\" ] || exit 2\n"
 	                 "wc -c <\"$P\"; sha256sum \"$P\" | cut -d' ' -f1\n"
 	                 "base64 -w0 \"$P\"\n");
 	char *o;
@@ -336,7 +336,7 @@ static int download_exec(oci_session *s, const char *path, char **out,
 	if (nl2 &&
 	    !loci_b64_decode(nl2 + 1, ol - (size_t)(nl2 + 1 - o), &bytes, &n) &&
 	    n == want) {
-		lh_sha256_hex(bytes, n, hex);
+		lu_sha256_hex(bytes, n, hex);
 		if (!strncmp(hex, nl1 + 1, 64)) {
 			*out = bytes;
 			*len = n;
@@ -346,7 +346,7 @@ static int download_exec(oci_session *s, const char *path, char **out,
 	}
 	free(bytes);
 	free(o);
-	return lh_err(err, LOCUS_EIO,
+	return lu_err(err, LOCUS_EIO,
 	              "OCI read %s through the shell: a bad copy", path);
 }
 
@@ -394,20 +394,20 @@ static int read_small(const char *path, char **out, size_t *len,
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s: cannot open", path);
-	lh_buf b = {0};
+		return lu_err(err, LOCUS_ENOTFOUND, "%s: cannot open", path);
+	lu_buf b = {0};
 	char chunk[4096];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < 65536)
-		lh_buf_add(&b, chunk, n);
+		lu_buf_add(&b, chunk, n);
 	fclose(f);
 	if (b.oom || b.len >= 65536) {
-		lh_buf_free(&b);
-		return lh_err(err, LOCUS_ETOOBIG, "%s: over 64 KiB", path);
+		lu_buf_free(&b);
+		return lu_err(err, LOCUS_ETOOBIG, "%s: over 64 KiB", path);
 	}
 	*len = b.len;
-	*out = lh_buf_take(&b);
-	return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	*out = lu_buf_take(&b);
+	return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 }
 
 static int make_routes(loci_routes *rt, const char *file, locus_error *err)
@@ -436,7 +436,7 @@ static int make_client(loci_client **out, const locus_oci_options *opt,
 	else if (opt->stream && !strcmp(opt->stream, "ndjson"))
 		fr = LOCI_STREAM_NDJSON;
 	else if (opt->stream)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI: stream framing must be sse or ndjson");
 	loci_config cfg;
 	int rc = loci_config_load(&cfg, opt->config_file, opt->profile, err);
@@ -454,7 +454,7 @@ static int make_client(loci_client **out, const locus_oci_options *opt,
 		co.data_base64 = opt->data_base64;
 		co.expires_in_minutes = opt->expires_in_minutes;
 		if (!co.region || !*co.region)
-			rc = lh_err(err, LOCUS_EINVALID,
+			rc = lu_err(err, LOCUS_EINVALID,
 			            "OCI: no region (--oci-region or the "
 			            "profile's region)");
 		else
@@ -472,7 +472,7 @@ static int open_sandbox(oci_session *s, const locus_oci_options *opt,
 {
 	if (opt->sandbox_id) {
 		if (!(s->id = strdup(opt->sandbox_id)))
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		return loci_sandbox_attach(s->c, s->id, 300, err);
 	}
 	loci_create in = {.project_id = opt->create_project,
@@ -503,14 +503,14 @@ int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
 {
 	*out = NULL;
 	if (!opt || opt->version != LOCUS_OCI_OPTIONS_VERSION)
-		return lh_err(err, LOCUS_EUSAGE, "locus_oci_options version");
+		return lu_err(err, LOCUS_EUSAGE, "locus_oci_options version");
 	if (!opt->sandbox_id == !opt->create_project)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "OCI: give a sandbox id or a project to create "
 		              "one in (not both)");
 	oci_session *s = calloc(1, sizeof *s);
 	if (!s)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	s->base = oci_vtable;
 	s->max_out = opt->max_output_bytes ? opt->max_output_bytes : 900000;
 	s->part =
@@ -519,12 +519,12 @@ int locus_session_oci_new(locus_session **out, const locus_oci_options *opt,
 	if (!rc)
 		rc = open_sandbox(s, opt, err);
 	if (!rc) {
-		lh_buf l = {0};
-		lh_buf_printf(&l, "oci-sandbox:%s/%s", loci_client_region(s->c),
+		lu_buf l = {0};
+		lu_buf_printf(&l, "oci-sandbox:%s/%s", loci_client_region(s->c),
 		              s->id);
-		s->label = lh_buf_take(&l);
+		s->label = lu_buf_take(&l);
 		if (!s->label)
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (rc) {
 		/* Keep the first error: the clean-up may fail too. */

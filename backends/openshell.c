@@ -64,11 +64,11 @@ static int os_run(os_session *s, const char *script, const struct run_opts *o,
 /* ================= running a script ================= */
 
 typedef struct collect {
-	lh_buf out;  /* stdout (the wrapper's only stream); the head once
+	lu_buf out;  /* stdout (the wrapper's only stream); the head once
 	                the window is passed */
-	lh_buf tail; /* window mode: the bytes after the head, the last
+	lu_buf tail; /* window mode: the bytes after the head, the last
 	                `max - max / 2` kept */
-	lh_buf err;  /* stderr: login noise, or the wrapper failing */
+	lu_buf err;  /* stderr: login noise, or the wrapper failing */
 	size_t max;
 	bool window;    /* past max: keep head and tail (else fail) */
 	size_t dropped; /* window mode: bytes dropped between them */
@@ -80,7 +80,7 @@ typedef struct collect {
 static void tail_add(collect *c, const uint8_t *d, size_t n)
 {
 	size_t keep = c->max - c->max / 2;
-	lh_buf_add(&c->tail, (const char *)d, n);
+	lu_buf_add(&c->tail, (const char *)d, n);
 	if (c->tail.len > 2 * keep + 65536) {
 		size_t drop = c->tail.len - keep;
 		memmove(c->tail.d, c->tail.d + drop, keep);
@@ -95,7 +95,7 @@ static int on_chunk(void *p, int kind, const uint8_t *d, size_t n)
 	collect *c = p;
 	if (kind != LH_OS_EV_STDOUT) {
 		if (c->err.len <= 4096) /* only a tail of it is ever shown */
-			lh_buf_add(&c->err, (const char *)d, n);
+			lu_buf_add(&c->err, (const char *)d, n);
 		return c->err.oom ? LOCUS_ENOMEM : 0;
 	}
 	if (!c->window && c->out.len + n > c->max) {
@@ -105,7 +105,7 @@ static int on_chunk(void *p, int kind, const uint8_t *d, size_t n)
 	size_t head = c->window ? c->max / 2 : c->max;
 	size_t take = c->out.len < head ? head - c->out.len : 0;
 	take = take < n ? take : n;
-	lh_buf_add(&c->out, (const char *)d, take);
+	lu_buf_add(&c->out, (const char *)d, take);
 	if (take < n)
 		tail_add(c, d + take, n - take);
 	return c->out.oom || c->tail.oom ? LOCUS_ENOMEM : 0;
@@ -123,12 +123,12 @@ static void window_join(collect *c)
 		c->dropped += drop;
 	}
 	if (c->dropped)
-		lh_buf_printf(&c->out,
+		lu_buf_printf(&c->out,
 		              "\n[... %zu bytes of output dropped: the output "
 		              "cap is %zu bytes ...]\n",
 		              c->dropped, c->max);
-	lh_buf_add(&c->out, c->tail.d ? c->tail.d : "", c->tail.len);
-	lh_buf_free(&c->tail);
+	lu_buf_add(&c->out, c->tail.d ? c->tail.d : "", c->tail.len);
+	lu_buf_free(&c->tail);
 }
 
 /* Split the collected stdout at the markers. */
@@ -178,32 +178,32 @@ static int unframe(collect *c, const char *tok, int *status, bool *ended,
  * file first.  pass_stdin keeps stdin for the script (uploads).  The
  * script runs under the cancel guard `gtok`.
  */
-static void build_wrapper(lh_buf *w, const char *tok, const char *gtok, long t,
+static void build_wrapper(lu_buf *w, const char *tok, const char *gtok, long t,
                           bool script_stdin, bool pass_stdin)
 {
 	if (script_stdin)
-		lh_buf_puts(w, "f=$(mktemp) || exit 97\n"
+		lu_buf_puts(w, "f=$(mktemp) || exit 97\n"
 		               "cat > \"$f\" || exit 97\n");
-	lh_buf_printf(w, "printf '\\n%%s\\n' 'B%s'\n", tok);
-	lh_buf_printf(w,
+	lu_buf_printf(w, "printf '\\n%%s\\n' 'B%s'\n", tok);
+	lu_buf_printf(w,
 	              "cd " ROOT " || { printf '\\nE%s %%s\\n' 125; exit 125; "
 	              "}\n",
 	              tok);
-	lh_buf_puts(w, "if command -v timeout >/dev/null 2>&1; then "
+	lu_buf_puts(w, "if command -v timeout >/dev/null 2>&1; then "
 	               "set -- ");
 	lh_guard_prefix(w, GUARD_DIR, gtok);
-	lh_buf_printf(w, "timeout -k 2 %ld sh; else set -- ", t);
+	lu_buf_printf(w, "timeout -k 2 %ld sh; else set -- ", t);
 	lh_guard_prefix(w, GUARD_DIR, gtok);
-	lh_buf_puts(w, "sh; fi\n");
+	lu_buf_puts(w, "sh; fi\n");
 	if (script_stdin)
-		lh_buf_puts(w, "\"$@\" \"$f\" </dev/null 2>&1\nrc=$?\nrm -f "
+		lu_buf_puts(w, "\"$@\" \"$f\" </dev/null 2>&1\nrc=$?\nrm -f "
 		               "\"$f\"\n");
 	else if (pass_stdin)
-		lh_buf_puts(w, "\"$@\" -c \"$S\" sh 2>&1\nrc=$?\n");
+		lu_buf_puts(w, "\"$@\" -c \"$S\" sh 2>&1\nrc=$?\n");
 	else
-		lh_buf_puts(w, "\"$@\" -c \"$S\" sh </dev/null 2>&1\nrc=$?\n");
+		lu_buf_puts(w, "\"$@\" -c \"$S\" sh </dev/null 2>&1\nrc=$?\n");
 	lh_guard_cleanup(w, GUARD_DIR, gtok);
-	lh_buf_printf(w, "printf '\\nE%s %%s\\n' \"$rc\"\nexit \"$rc\"\n", tok);
+	lu_buf_printf(w, "printf '\\nE%s %%s\\n' \"$rc\"\nexit \"$rc\"\n", tok);
 }
 
 /* One script run: what goes in, and how. */
@@ -229,37 +229,37 @@ static size_t collected(const void *p)
    the wrapper when it fits the gateway's per-argument limit as valid
    UTF-8 (a proto3 string), else on stdin. */
 static int build_request(const char *script, const run_opts *o, const char *tok,
-                         const char *gtok, lh_buf *full, bool *script_stdin,
+                         const char *gtok, lu_buf *full, bool *script_stdin,
                          locus_error *err)
 {
 	long t = o->timeout_s >= 1 ? (long)ceil(o->timeout_s) : 1;
 	*script_stdin = strlen(script) > ARG_MAX_SCRIPT ||
 	                !lu_utf8_valid(script, strlen(script));
 	if (!*script_stdin) {
-		lh_buf_puts(full, "S=");
-		lh_buf_shquote(full, script);
-		lh_buf_puts(full, "\n");
+		lu_buf_puts(full, "S=");
+		lu_buf_shquote(full, script);
+		lu_buf_puts(full, "\n");
 		if (full->len > ARG_MAX_SCRIPT) {
-			lh_buf_free(full);
+			lu_buf_free(full);
 			*script_stdin = true;
 		}
 	}
 	if (*script_stdin && o->in)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "a large script cannot also take stdin");
 	build_wrapper(full, tok, gtok, t, *script_stdin, o->in != NULL);
-	return full->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory") : 0;
+	return full->oom ? lu_err(err, LOCUS_ENOMEM, "out of memory") : 0;
 }
 
 /* Stop a cancelled command: the guard's kill script, as a command of its
    own (the gateway has no cancel: the first one runs on otherwise). */
 static int kill_guarded(os_session *s, const char *gtok, locus_error *err)
 {
-	lh_buf sc = {0};
+	lu_buf sc = {0};
 	lh_guard_kill_script(&sc, GUARD_DIR, gtok);
 	if (sc.oom) {
-		lh_buf_free(&sc);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_buf_free(&sc);
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	run_opts ko = {.timeout_s = 30, .max_out = 4096};
 	int code = -1;
@@ -267,9 +267,9 @@ static int kill_guarded(os_session *s, const char *gtok, locus_error *err)
 	size_t ol;
 	int rc = os_run(s, sc.d, &ko, &code, &o, &ol, NULL, err);
 	free(o);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "openshell: the cancelled command may still run in "
 		            "sandbox %s (the kill script exited %d)",
 		            s->id, code);
@@ -293,13 +293,13 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 		*cancelled = false;
 	char tok[33], gtok[33];
 	if (lhttp_random_token(tok) || lhttp_random_token(gtok))
-		return lh_err(err, LOCUS_EIO, "no random bytes for a marker");
+		return lu_err(err, LOCUS_EIO, "no random bytes for a marker");
 	long t = o->timeout_s >= 1 ? (long)ceil(o->timeout_s) : 1;
-	lh_buf full = {0};
+	lu_buf full = {0};
 	bool script_stdin;
 	int rc = build_request(script, o, tok, gtok, &full, &script_stdin, err);
 	if (rc) {
-		lh_buf_free(&full);
+		lu_buf_free(&full);
 		return rc;
 	}
 	const char *argv[] = {"sh", "-c", full.d};
@@ -315,33 +315,33 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 	}
 	collect c = {.max = o->max_out, .window = o->window};
 	int gw_code = -1;
-	double t0 = lh_now();
+	double t0 = lu_now();
 	lh_watch w;
 	lh_watch_init(&w, o->ctl, collected, &c);
 	if (o->ctl)
 		lh_grpc_channel_set_cancel(s->cli.ch, lh_watch_poll, &w);
 	rc = lh_os_exec_stream(&s->cli, &req, on_chunk, &c, &gw_code, err);
 	lh_grpc_channel_set_cancel(s->cli.ch, NULL, NULL);
-	double took = lh_now() - t0;
-	lh_buf_free(&full);
+	double took = lu_now() - t0;
+	lu_buf_free(&full);
 	if (w.cancelled) {
-		lh_buf_free(&c.out);
-		lh_buf_free(&c.tail);
-		lh_buf_free(&c.err);
+		lu_buf_free(&c.out);
+		lu_buf_free(&c.tail);
+		lu_buf_free(&c.err);
 		if (cancelled)
 			*cancelled = true;
 		return kill_guarded(s, gtok, err);
 	}
 	if (rc) {
 		if (c.over)
-			rc = lh_err(
+			rc = lu_err(
 			    err, LOCUS_ETOOBIG,
 			    "openshell: the command's output is over %zu "
 			    "bytes",
 			    o->max_out);
-		lh_buf_free(&c.out);
-		lh_buf_free(&c.tail);
-		lh_buf_free(&c.err);
+		lu_buf_free(&c.out);
+		lu_buf_free(&c.tail);
+		lu_buf_free(&c.err);
 		return rc;
 	}
 	if (c.window)
@@ -350,14 +350,14 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 	bool ended;
 	int u = c.out.oom ? -2 : unframe(&c, tok, &status, &ended, out, len);
 	if (u == -2) {
-		rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	} else if (u < 0 && gw_code != 124) {
 		/* the wrapper never ran (no /bin/sh?) or died before its
 		   marker: the tail of stderr says why */
 		const char *e = c.err.d ? c.err.d : "";
 		size_t el = c.err.len > 200 ? 200 : c.err.len;
 		rc =
-		    lh_err(err, LOCUS_EIO,
+		    lu_err(err, LOCUS_EIO,
 		           "openshell: the command ran without locus's framing "
 		           "(exit %d): %.*s",
 		           gw_code, (int)el, e + c.err.len - el);
@@ -366,8 +366,8 @@ static int os_run(os_session *s, const char *script, const run_opts *o,
 	} else {
 		*code = status;
 	}
-	lh_buf_free(&c.out);
-	lh_buf_free(&c.err);
+	lu_buf_free(&c.out);
+	lu_buf_free(&c.err);
 	if (rc) {
 		free(*out);
 		*out = NULL;
@@ -409,23 +409,23 @@ static int os_upload(locus_session *ss, const char *path, const char *data,
 {
 	os_session *s = (os_session *)ss;
 	char hash[65];
-	lh_sha256_hex(data, len, hash);
+	lu_sha256_hex(data, len, hash);
 	size_t off = 0;
 	do {
 		size_t n = len - off > PART ? PART : len - off;
 		bool last = off + n == len;
-		lh_buf sc = {0};
-		lh_buf_puts(&sc, "P=");
-		lh_buf_shquote(&sc, path);
-		lh_buf_printf(&sc, "\ncat %s \"$P\" || exit 3\n",
+		lu_buf sc = {0};
+		lu_buf_puts(&sc, "P=");
+		lu_buf_shquote(&sc, path);
+		lu_buf_printf(&sc, "\ncat %s \"$P\" || exit 3\n",
 		              off == 0 ? ">" : ">>");
 		if (last)
-			lh_buf_printf(&sc,
+			lu_buf_printf(&sc,
 			              "h=$(sha256sum < \"$P\") || exit 4\n"
 			              "[ \"${h%%%% *}\" = %s ] || exit 5\n",
 			              hash);
 		if (sc.oom)
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		int code;
 		char *o;
 		size_t ol;
@@ -434,9 +434,9 @@ static int os_upload(locus_session *ss, const char *path, const char *data,
 		               .timeout_s = 120,
 		               .max_out = 1u << 20};
 		int rc = os_run(s, sc.d, &ro, &code, &o, &ol, NULL, err);
-		lh_buf_free(&sc);
+		lu_buf_free(&sc);
 		if (!rc && code != 0)
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "upload to %s failed (%s): %.160s", path,
 			            code == 5  ? "the SHA-256 of what arrived "
 			                         "differs"
@@ -457,30 +457,30 @@ static int os_download(locus_session *ss, const char *path, char **out,
 	os_session *s = (os_session *)ss;
 	*out = NULL;
 	*len = 0;
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "P=");
-	lh_buf_shquote(&sc, path);
-	lh_buf_puts(&sc, "\n[ -f \"$P\" ] || exit 3\n"
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "P=");
+	lu_buf_shquote(&sc, path);
+	lu_buf_puts(&sc, "\n[ -f \"$P\" ] || exit 3\n"
 	                 "t=$(mktemp) || exit 4\n"
 	                 "cat -- \"$P\" > \"$t\" || { rm -f \"$t\"; exit 3; }\n"
 	                 "base64 < \"$t\" && h=$(sha256sum < \"$t\") || "
 	                 "{ rm -f \"$t\"; exit 4; }\n"
 	                 "rm -f \"$t\"\nprintf '#%s\\n' \"${h%% *}\"\n");
 	if (sc.oom)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	int code;
 	char *o;
 	size_t ol;
 	run_opts ro = {.timeout_s = 300, .max_out = MAX_DOWNLOAD};
 	int rc = os_run(s, sc.d, &ro, &code, &o, &ol, NULL, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (rc)
 		return rc;
 	if (code != 0) {
 		free(o);
-		return code == 3 ? lh_err(err, LOCUS_ENOTFOUND,
+		return code == 3 ? lu_err(err, LOCUS_ENOTFOUND,
 		                          "%s cannot be read", path)
-		                 : lh_err(err, LOCUS_EIO,
+		                 : lu_err(err, LOCUS_EIO,
 		                          "download of %s failed", path);
 	}
 	char *hashline = NULL;
@@ -500,14 +500,14 @@ static int os_download(locus_session *ss, const char *path, char **out,
 	                 : 1;
 	free(o);
 	if (d < 0)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (d == 0)
-		lh_sha256_hex(*out, *len, got);
+		lu_sha256_hex(*out, *len, got);
 	if (d || strcmp(got, want)) {
 		free(*out);
 		*out = NULL;
 		*len = 0;
-		return lh_err(
+		return lu_err(
 		    err, LOCUS_EIO,
 		    "download of %s: the content did not arrive intact "
 		    "(base64 or SHA-256 mismatch)",
@@ -550,7 +550,7 @@ static int os_connect(os_session *s, const locus_openshell_options *o,
 	rc = lh_os_health(&s->cli, &st, &ver, err);
 	free(ver);
 	if (!rc && st != 1 && st != 2)
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "openshell gateway %s is not healthy (status %d)",
 		            co.endpoint, st);
 	return rc;
@@ -575,7 +575,7 @@ static int os_create(os_session *s, const locus_openshell_options *o,
 	s->name = sb.name ? strdup(sb.name) : NULL;
 	lh_os_sandbox_clear(&sb);
 	if (!s->name)
-		return lh_err(
+		return lu_err(
 		    err, LOCUS_EIO,
 		    "openshell CreateSandbox answered without a name");
 	rc = lh_os_wait_ready(
@@ -585,7 +585,7 @@ static int os_create(os_session *s, const locus_openshell_options *o,
 		return rc;
 	s->id = strdup(sb.id);
 	lh_os_sandbox_clear(&sb);
-	return s->id ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	return s->id ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 }
 
 static const locus_session openshell_vtable = {
@@ -605,29 +605,29 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 	if (label_out)
 		*label_out = NULL;
 	if (!o || o->version != LOCUS_OPENSHELL_OPTIONS_VERSION)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "locus_openshell_options: wrong version");
 	if (!(o->sandbox_id && *o->sandbox_id) ==
 	    !(o->create_name && *o->create_name))
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "openshell: give a sandbox id to attach to, or a "
 		              "name to create (exactly one)");
 	os_session *s = calloc(1, sizeof *s);
 	if (!s)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	s->base = openshell_vtable;
 	s->output_max = o->output_max ? o->output_max : OUTPUT_MAX;
 	s->cli.call_timeout_s = 30;
 	if (o->workspace && !(s->workspace = strdup(o->workspace))) {
 		os_free(&s->base);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	s->cli.workspace = s->workspace;
 	int rc = os_connect(s, o, o->bearer_token, err);
 	if (!rc && o->sandbox_id) {
 		s->id = strdup(o->sandbox_id);
 		if (!s->id)
-			rc = lh_err(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	} else if (!rc) {
 		rc = os_create(s, o, err);
 	}
@@ -641,7 +641,7 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 		    os_run(s, "echo ready", &ro, &code, &probe, &pl, NULL, err);
 	if (!rc && (code != 0 || !probe || strcmp(probe, "ready\n")))
 		rc =
-		    lh_err(err, LOCUS_EIO,
+		    lu_err(err, LOCUS_EIO,
 		           "openshell sandbox %s does not run commands in " ROOT
 		           " (exit %d)",
 		           s->id, code);
@@ -651,13 +651,13 @@ int locus_session_openshell_new(locus_session **out, char **label_out,
 		return rc;
 	}
 	if (label_out) {
-		lh_buf b = {0};
-		lh_buf_printf(&b, "openshell:%s/%s",
+		lu_buf b = {0};
+		lu_buf_printf(&b, "openshell:%s/%s",
 		              o->endpoint ? o->endpoint : DEFAULT_ENDPOINT,
 		              s->id);
-		if (!(*label_out = lh_buf_take(&b))) {
+		if (!(*label_out = lu_buf_take(&b))) {
 			os_free(&s->base);
-			return lh_err(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		}
 	}
 	*out = &s->base;

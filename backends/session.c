@@ -80,18 +80,18 @@ static int s_read(locus_backend *b, const char *path, char **out, size_t *len,
 	if (rc)
 		return rc;
 	if (code == 6)
-		return lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		return lu_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
 		              path, LH_MAX_FILE_BYTES);
-	lh_buf abs = {0};
+	lu_buf abs = {0};
 	rc = lh_sabs(S(b), path, &abs, err);
 	if (!rc)
 		rc = S(b)->s->download(S(b)->s, abs.d, out, len, err);
-	lh_buf_free(&abs);
+	lu_buf_free(&abs);
 	if (!rc && *len > LH_MAX_FILE_BYTES) {
 		free(*out);
 		*out = NULL;
 		*len = 0;
-		rc = lh_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
+		rc = lu_err(err, LOCUS_ETOOBIG, "%s is larger than %u bytes",
 		            path, LH_MAX_FILE_BYTES);
 	}
 	return rc;
@@ -119,24 +119,24 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 {
 	session_backend *sb = S(b);
 	int code;
-	lh_buf tmp = {0}, body = {0};
+	lu_buf tmp = {0}, body = {0};
 	int rc = lh_s_stage(sb, path, data, len, &tmp, err);
 	if (!rc) {
 		/* keep the mode of a replaced file; rename is atomic */
-		lh_buf_puts(&body, "T=");
-		lh_buf_shquote(&body, tmp.d);
+		lu_buf_puts(&body, "T=");
+		lu_buf_shquote(&body, tmp.d);
 		/* the mode of a replaced file, without setuid/setgid: the
 		 * sandbox user writes it, so its owner may not be kept */
-		lh_buf_puts(&body,
+		lu_buf_puts(&body,
 		            "\n[ -L \"$P\" ] && P=$(readlink -f -- \"$P\")\n"
 		            "[ -f \"$P\" ] && chmod --reference=\"$P\" "
 		            "\"$T\" 2>/dev/null && chmod ug-s \"$T\"\n");
 		if (cas) {
 			/* compare right before the rename, under flock(1)
 			 * of the folder when the sandbox has it */
-			lh_buf_puts(&body, "E=");
-			lh_buf_shquote(&body, expect ? expect : "");
-			lh_buf_puts(
+			lu_buf_puts(&body, "E=");
+			lu_buf_shquote(&body, expect ? expect : "");
+			lu_buf_puts(
 			    &body,
 			    "\ncas() { if [ -z \"$E\" ]; then [ ! -e "
 			    "\"$P\" ]; else [ \"$(sha256sum < \"$P\" "
@@ -146,18 +146,18 @@ static int s_write_at(locus_backend *b, const char *path, const char *data,
 			    "exec 9<\"$(dirname -- \"$P\")\"; flock 9; fi\n"
 			    "cas || { rm -f -- \"$T\"; exit 6; }\n");
 		}
-		lh_buf_puts(&body, "mv -f -- \"$T\" \"$P\" || { rm -f -- "
+		lu_buf_puts(&body, "mv -f -- \"$T\" \"$P\" || { rm -f -- "
 		                   "\"$T\"; exit 5; }\n");
 		rc = lh_path_script(sb, path, body.d, &code, NULL, NULL, err);
 		if (!rc && code == 6)
-			rc = lh_err(err, LOCUS_ECONFLICT,
+			rc = lu_err(err, LOCUS_ECONFLICT,
 			            "%s changed on disk since it was read",
 			            path);
 		else if (!rc && code != 0)
-			rc = lh_err(err, LOCUS_EIO, "cannot write %s", path);
+			rc = lu_err(err, LOCUS_EIO, "cannot write %s", path);
 	}
-	lh_buf_free(&tmp);
-	lh_buf_free(&body);
+	lu_buf_free(&tmp);
+	lu_buf_free(&body);
 	return rc;
 }
 
@@ -172,7 +172,7 @@ static int s_remove(locus_backend *b, const char *path, locus_error *err)
 	if (rc)
 		return rc;
 	if (code)
-		return lh_err(err, LOCUS_EIO, "cannot remove %s", path);
+		return lu_err(err, LOCUS_EIO, "cannot remove %s", path);
 	return 0;
 }
 
@@ -210,19 +210,19 @@ static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
 {
 	*out = NULL;
 	*n = 0;
-	lh_buf body = {0};
-	lh_buf_puts(&body, "[ -e \"$P\" ] || exit 4; [ -d \"$P\" ] || exit 3\n"
+	lu_buf body = {0};
+	lu_buf_puts(&body, "[ -e \"$P\" ] || exit 4; [ -d \"$P\" ] || exit 3\n"
 	                   "cd -- \"$P\" || exit 4\n");
 	if (walk) {
-		lh_buf_puts(&body, "find . -mindepth 1 \\( -type d \\( -name "
+		lu_buf_puts(&body, "find . -mindepth 1 \\( -type d \\( -name "
 		                   "'.locus-harness*'");
 		for (size_t i = 0; locus_skip_dirs[i]; i++)
-			lh_buf_printf(&body, " -o -name '%s'",
+			lu_buf_printf(&body, " -o -name '%s'",
 			              locus_skip_dirs[i]);
-		lh_buf_puts(&body, " \\) -prune \\) -o -type f -printf '%y %s "
+		lu_buf_puts(&body, " \\) -prune \\) -o -type f -printf '%y %s "
 		                   "%T@ %P\\0'\n");
 	} else {
-		lh_buf_puts(&body, "find . -mindepth 1 -maxdepth 1 -printf '%y "
+		lu_buf_puts(&body, "find . -mindepth 1 -maxdepth 1 -printf '%y "
 		                   "%s %T@ %P\\0'\n");
 	}
 	int code;
@@ -231,14 +231,14 @@ static int s_listwalk(locus_backend *b, const char *path, bool walk, size_t max,
 	int rc = body.oom
 	             ? LOCUS_ENOMEM
 	             : lh_path_script(S(b), path, body.d, &code, &o, &ol, err);
-	lh_buf_free(&body);
+	lu_buf_free(&body);
 	if (rc)
 		return rc;
 	if (code == 4 || code == 3) {
 		free(o);
-		return code == 4 ? lh_err(err, LOCUS_ENOTFOUND,
+		return code == 4 ? lu_err(err, LOCUS_ENOTFOUND,
 		                          "%s does not exist", path)
-		                 : lh_err(err, LOCUS_EINVALID,
+		                 : lu_err(err, LOCUS_EINVALID,
 		                          "%s is not a folder", path);
 	}
 	rc = parse_find(o ? o : "", ol, walk, max, out, n);
@@ -265,40 +265,40 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 {
 	session_backend *sb = S(b);
 	*out = NULL;
-	lh_buf body = {0}, rel = {0};
+	lu_buf body = {0}, rel = {0};
 	char *r = NULL;
 	int rc = lh_path_rel(sb->root, path, &r, err);
 	if (rc)
 		return rc;
-	lh_buf_puts(&rel, *r ? r : ".");
+	lu_buf_puts(&rel, *r ? r : ".");
 	free(r);
-	lh_buf_puts(&body, "cd \"$R\" || exit 4\nQ=");
-	lh_buf_shquote(&body, pattern);
-	lh_buf_puts(&body, "; G=");
-	lh_buf_shquote(&body, glob);
-	lh_buf_puts(&body, "; D=");
-	lh_buf_shquote(&body, rel.d);
-	lh_buf_printf(&body, "\nset -- -e \"$Q\"%s%s", ci ? " -i" : "",
+	lu_buf_puts(&body, "cd \"$R\" || exit 4\nQ=");
+	lu_buf_shquote(&body, pattern);
+	lu_buf_puts(&body, "; G=");
+	lu_buf_shquote(&body, glob);
+	lu_buf_puts(&body, "; D=");
+	lu_buf_shquote(&body, rel.d);
+	lu_buf_printf(&body, "\nset -- -e \"$Q\"%s%s", ci ? " -i" : "",
 	              mode == LOCUS_GREP_FILES   ? " -l"
 	              : mode == LOCUS_GREP_COUNT ? " -c"
 	                                         : "");
 	if (context && mode == LOCUS_GREP_CONTENT)
-		lh_buf_printf(&body, " -C %d", context);
+		lu_buf_printf(&body, " -C %d", context);
 	/* a time budget in the sandbox too: timeout(1) when it is there */
-	lh_buf_puts(&body, "\nT=; command -v timeout >/dev/null 2>&1 && "
+	lu_buf_puts(&body, "\nT=; command -v timeout >/dev/null 2>&1 && "
 	                   "T='timeout 10'\n"
 	                   "if command -v rg >/dev/null 2>&1; then\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" -g \"$G\"\n"
 	                   "  $T rg -n --no-heading --color never --hidden -g "
 	                   "'!.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
-		lh_buf_printf(&body, " -g '!%s'", locus_skip_dirs[i]);
-	lh_buf_puts(&body, " \"$@\" -- \"$D\"\nelse\n"
+		lu_buf_printf(&body, " -g '!%s'", locus_skip_dirs[i]);
+	lu_buf_puts(&body, " \"$@\" -- \"$D\"\nelse\n"
 	                   "  [ -n \"$G\" ] && set -- \"$@\" --include=\"$G\"\n"
 	                   "  $T grep -rnIP --exclude-dir='.locus-harness*'");
 	for (size_t i = 0; locus_skip_dirs[i]; i++)
-		lh_buf_printf(&body, " --exclude-dir='%s'", locus_skip_dirs[i]);
-	lh_buf_printf(&body,
+		lu_buf_printf(&body, " --exclude-dir='%s'", locus_skip_dirs[i]);
+	lu_buf_printf(&body,
 	              " \"$@\" -- \"$D\"%s\nfi > \"/tmp/.locus-grep\" "
 	              "2>&1\ns=$?\n"
 	              "sed 's|^\\./||' /tmp/.locus-grep | head -n %zu\n"
@@ -313,30 +313,30 @@ static int s_search(locus_backend *b, const char *pattern, const char *path,
 	size_t ol;
 	rc = body.oom ? LOCUS_ENOMEM
 	              : lh_path_script(sb, path, body.d, &code, &o, &ol, err);
-	lh_buf_free(&body);
-	lh_buf_free(&rel);
+	lu_buf_free(&body);
+	lu_buf_free(&rel);
 	if (rc)
 		return rc;
 	if (code == 1 && (!o || !*o)) {
 		free(o);
-		lh_buf nb = {0};
-		lh_buf_printf(&nb, "No matches for %s", pattern);
-		*out = lh_buf_take(&nb);
+		lu_buf nb = {0};
+		lu_buf_printf(&nb, "No matches for %s", pattern);
+		*out = lu_buf_take(&nb);
 		return 0;
 	}
 	if (code == 124) {
-		lh_buf nb = {0};
-		lh_buf_printf(&nb,
+		lu_buf nb = {0};
+		lu_buf_printf(&nb,
 		              "%s... (stopped: the search's time budget of "
 		              "10 s ran out; narrow the path or the "
 		              "pattern)\n",
 		              o ? o : "");
 		free(o);
-		*out = lh_buf_take(&nb);
-		return *out ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+		*out = lu_buf_take(&nb);
+		return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (code != 0 && code != 1) {
-		rc = lh_err(err, LOCUS_EINVALID, "grep failed: %.200s",
+		rc = lu_err(err, LOCUS_EINVALID, "grep failed: %.200s",
 		            o ? o : "");
 		free(o);
 		return rc;
@@ -353,13 +353,13 @@ static void s_free(locus_backend *b)
 		if (!sb->jobs[i].finished)
 			lh_s_kill_job(sb, sb->jobs[i].n, &err);
 	if (sb->state) {
-		lh_buf sc = {0};
+		lu_buf sc = {0};
 		int code;
-		lh_buf_puts(&sc, "rm -rf -- ");
-		lh_buf_shquote(&sc, sb->state);
+		lu_buf_puts(&sc, "rm -rf -- ");
+		lu_buf_shquote(&sc, sb->state);
 		if (!sc.oom)
 			lh_srun(sb, sc.d, 30, &code, NULL, NULL, &err);
-		lh_buf_free(&sc);
+		lu_buf_free(&sc);
 		free(sb->state);
 	}
 	locus_session_free(sb->s);
@@ -401,24 +401,24 @@ int locus_backend_session_new(locus_backend **out, locus_session *session,
 	     session->version != LOCUS_SESSION_VERSION) ||
 	    !session->exec || !session->upload || !session->download) {
 		locus_session_free(session);
-		return lh_err(err, LOCUS_EUSAGE, "an incomplete session");
+		return lu_err(err, LOCUS_EUSAGE, "an incomplete session");
 	}
 	session_backend *sb = calloc(1, sizeof *sb);
 	if (!sb) {
 		locus_session_free(session);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	sb->base = session_vtable;
 	sb->s = session;
 	if (lh_nonce(sb->nonce)) {
 		s_free(&sb->base);
-		return lh_err(err, LOCUS_EIO, "no randomness for a nonce");
+		return lu_err(err, LOCUS_EIO, "no randomness for a nonce");
 	}
 	sb->root = lh_strdup_dir(root && *root ? root : "/workspace");
 	sb->label = strdup(label ? label : "sandbox session");
 	if (!sb->root || !sb->label) {
 		s_free(&sb->base);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	sb->base.label = sb->label;
 	sb->base.root = sb->root;

@@ -45,14 +45,14 @@ int lh_srun(session_backend *sb, const char *script, double timeout, int *code,
             char **out, size_t *len, locus_error *err);
 
 /* Absolute sandbox path of a user path (lexically inside the root). */
-int lh_sabs(session_backend *sb, const char *path, lh_buf *abs,
+int lh_sabs(session_backend *sb, const char *path, lu_buf *abs,
             locus_error *err);
 
 /*
  * The prelude every path script starts with: P is the path; the deepest
  * existing ancestor is resolved and must stay under the root (exit 91).
  */
-void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs);
+void lh_prelude(lu_buf *sc, session_backend *sb, const char *abs);
 
 int lh_path_script(session_backend *sb, const char *path, const char *body,
                    int *code, char **out, size_t *len, locus_error *err);
@@ -69,7 +69,7 @@ int lh_path_check(session_backend *sb, const char *path, const char *body,
 /* Stage a write: make the target's folder, upload the bytes beside it
  * under a temporary name; *tmp gets that file's sandbox path. */
 int lh_s_stage(session_backend *sb, const char *path, const char *data,
-               size_t len, lh_buf *tmp, locus_error *err);
+               size_t len, lu_buf *tmp, locus_error *err);
 
 int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
                     size_t *failed, locus_error *err);

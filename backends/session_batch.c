@@ -42,43 +42,43 @@ static const char BATCH_HEAD[] =
 /* The script lines of change i: the path resolved and confined (the
  * prelude, in a subshell), the check, the change with the old file kept
  * aside as B<i>, and u<i>, its undo. */
-static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
+static int batch_op(session_backend *sb, lu_buf *sc, size_t i,
                     const locus_write_op *op, const char *tmp, locus_error *err)
 {
-	lh_buf abs = {0};
+	lu_buf abs = {0};
 	int rc = lh_sabs(sb, op->path, &abs, err);
 	if (rc)
 		return rc;
-	lh_buf_puts(sc, "( ");
+	lu_buf_puts(sc, "( ");
 	lh_prelude(sc, sb, abs.d);
-	lh_buf_printf(sc, ") || fail %zu $?\nP%zu=", i, i);
-	lh_buf_shquote(sc, abs.d);
-	lh_buf_printf(sc,
+	lu_buf_printf(sc, ") || fail %zu $?\nP%zu=", i, i);
+	lu_buf_shquote(sc, abs.d);
+	lu_buf_printf(sc,
 	              "\n[ -L \"$P%zu\" ] && P%zu=$(readlink -f -- "
 	              "\"$P%zu\")\nB%zu=\"$(dirname -- \"$P%zu\")/"
 	              ".locus-b-%s-%u\"\nlk \"$P%zu\"\n",
 	              i, i, i, i, i, sb->nonce, ++sb->seq, i);
-	lh_buf_printf(sc, "[ -d \"$P%zu\" ] && { ul; fail %zu 3; }\n", i, i);
-	lh_buf_printf(sc, "cas \"$P%zu\" ", i);
-	lh_buf_shquote(sc, op->expect_sha256 ? op->expect_sha256 : "");
-	lh_buf_printf(sc, " || { ul; fail %zu 6; }\n", i);
+	lu_buf_printf(sc, "[ -d \"$P%zu\" ] && { ul; fail %zu 3; }\n", i, i);
+	lu_buf_printf(sc, "cas \"$P%zu\" ", i);
+	lu_buf_shquote(sc, op->expect_sha256 ? op->expect_sha256 : "");
+	lu_buf_printf(sc, " || { ul; fail %zu 6; }\n", i);
 	if (op->remove) {
-		lh_buf_printf(
+		lu_buf_printf(
 		    sc,
 		    "mv -f -- \"$P%zu\" \"$B%zu\" || { ul; fail %zu 5; }\n"
 		    "u%zu() { lk \"$P%zu\"; mv -f -- \"$B%zu\" "
 		    "\"$P%zu\"; ul; }\n",
 		    i, i, i, i, i, i, i);
 	} else {
-		lh_buf_printf(sc, "T%zu=", i);
-		lh_buf_shquote(sc, tmp);
+		lu_buf_printf(sc, "T%zu=", i);
+		lu_buf_shquote(sc, tmp);
 		if (op->expect_sha256)
 			/* the replaced file's mode, never setuid/setgid (its
 			 * owner cannot be kept); the old file kept aside as a
 			 * hard link, or moved aside where it cannot be linked
 			 * (protected_hardlinks, another user's file): either
 			 * way the very file comes back on undo */
-			lh_buf_printf(
+			lu_buf_printf(
 			    sc,
 			    "\nchmod --reference=\"$P%zu\" \"$T%zu\" "
 			    "2>/dev/null "
@@ -94,7 +94,7 @@ static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
 			    "ul; }\n",
 			    i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i);
 		else
-			lh_buf_printf(sc,
+			lu_buf_printf(sc,
 			              "\n{ ln -- \"$T%zu\" \"$P%zu\" "
 			              "2>/dev/null && rm -f -- "
 			              "\"$T%zu\"; } || mv -f -- \"$T%zu\" "
@@ -104,8 +104,8 @@ static int batch_op(session_backend *sb, lh_buf *sc, size_t i,
 			              "\"$P%zu\"; ul; }\n",
 			              i, i, i, i, i, i, i, i, i);
 	}
-	lh_buf_puts(sc, "ul\n");
-	lh_buf_free(&abs);
+	lu_buf_puts(sc, "ul\n");
+	lu_buf_free(&abs);
 	return 0;
 }
 
@@ -114,9 +114,9 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 {
 	session_backend *sb = S(b);
 	*failed = 0;
-	lh_buf *tmp = calloc(n ? n : 1, sizeof *tmp);
-	lh_buf sc = {0}, temps = {0};
-	int rc = tmp ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	lu_buf *tmp = calloc(n ? n : 1, sizeof *tmp);
+	lu_buf sc = {0}, temps = {0};
+	int rc = tmp ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 	size_t i = 0;
 	/* every file uploaded (and every path checked) before any change */
 	for (; !rc && i < n; i++) {
@@ -127,33 +127,33 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 			    "[ -e \"$P\" ] || [ -L \"$P\" ] || exit 4\n", &code,
 			    err);
 			if (!rc && code)
-				rc = lh_err(err, LOCUS_ENOTFOUND,
+				rc = lu_err(err, LOCUS_ENOTFOUND,
 				            "%s does not exist", ops[i].path);
 			continue;
 		}
 		rc = lh_s_stage(sb, ops[i].path, ops[i].data, ops[i].len,
 		                &tmp[i], err);
-		lh_buf_puts(&temps, " ");
-		lh_buf_shquote(&temps, tmp[i].d ? tmp[i].d : "");
+		lu_buf_puts(&temps, " ");
+		lu_buf_shquote(&temps, tmp[i].d ? tmp[i].d : "");
 	}
 	if (rc) {
 		*failed = i - 1;
 	} else {
-		lh_buf_puts(&sc, BATCH_HEAD);
-		lh_buf_printf(&sc, "clean() { rm -f --%s; }\n",
+		lu_buf_puts(&sc, BATCH_HEAD);
+		lu_buf_printf(&sc, "clean() { rm -f --%s; }\n",
 		              temps.d ? temps.d : "");
 		for (size_t k = 0; !rc && k < n; k++)
 			rc = batch_op(sb, &sc, k, &ops[k], tmp[k].d, err);
-		lh_buf_puts(&sc, "rm -f --");
+		lu_buf_puts(&sc, "rm -f --");
 		for (size_t k = 0; k < n; k++)
-			lh_buf_printf(&sc, " \"$B%zu\"", k);
-		lh_buf_puts(&sc, "\necho done\n");
+			lu_buf_printf(&sc, " \"$B%zu\"", k);
+		lu_buf_puts(&sc, "\necho done\n");
 	}
 	int code = 0;
 	char *o = NULL;
 	size_t ol = 0;
 	if (!rc)
-		rc = sc.oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+		rc = sc.oom ? lu_err(err, LOCUS_ENOMEM, "out of memory")
 		            : lh_srun(sb, sc.d, 120, &code, &o, &ol, err);
 	if (!rc && code) {
 		unsigned long k = 0;
@@ -163,31 +163,31 @@ int lh_s_write_many(locus_backend *b, const locus_write_op *ops, size_t n,
 		*failed = k < n ? (size_t)k : 0;
 		const char *p = ops[*failed].path;
 		rc = code == 6
-		         ? lh_err(err, LOCUS_ECONFLICT,
+		         ? lu_err(err, LOCUS_ECONFLICT,
 		                  "%s changed on disk since it was read", p)
-		     : code == 91 ? lh_err(err, LOCUS_EDENIED,
+		     : code == 91 ? lu_err(err, LOCUS_EDENIED,
 		                           "%s resolves outside the workspace "
 		                           "%s: refused",
 		                           p, sb->root)
-		     : code == 3  ? lh_err(err, LOCUS_EINVALID,
+		     : code == 3  ? lu_err(err, LOCUS_EINVALID,
 		                           "%s is a folder, not a file", p)
-		                 : lh_err(err, LOCUS_EIO, "cannot write %s", p);
+		                 : lu_err(err, LOCUS_EIO, "cannot write %s", p);
 	}
 	if (rc && temps.d) {
 		/* a failure before the script: remove what was uploaded */
-		lh_buf rm = {0};
-		lh_buf_printf(&rm, "rm -f -- %s\n", temps.d);
+		lu_buf rm = {0};
+		lu_buf_printf(&rm, "rm -f -- %s\n", temps.d);
 		int c2;
 		locus_error e2;
 		if (!rm.oom)
 			lh_srun(sb, rm.d, 30, &c2, NULL, NULL, &e2);
-		lh_buf_free(&rm);
+		lu_buf_free(&rm);
 	}
 	free(o);
 	for (size_t k = 0; tmp && k < n; k++)
-		lh_buf_free(&tmp[k]);
+		lu_buf_free(&tmp[k]);
 	free(tmp);
-	lh_buf_free(&sc);
-	lh_buf_free(&temps);
+	lu_buf_free(&sc);
+	lu_buf_free(&temps);
 	return rc;
 }

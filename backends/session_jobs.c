@@ -33,7 +33,7 @@ static sjob *s_find(session_backend *sb, const char *handle, locus_error *err)
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (!strcmp(sb->jobs[i].handle, handle))
 			return &sb->jobs[i];
-	lh_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
+	lu_err(err, LOCUS_ENOTFOUND, "no background command %s", handle);
 	return NULL;
 }
 
@@ -95,31 +95,31 @@ static int s_state(session_backend *sb, locus_error *err)
 {
 	if (sb->state)
 		return 0;
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "umask 077; d=$(mktemp -d \"${TMPDIR:-/tmp}/"
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "umask 077; d=$(mktemp -d \"${TMPDIR:-/tmp}/"
 	                 ".locus-harness-XXXXXXXX\" 2>/dev/null) || d=$(mktemp "
 	                 "-d ");
-	lh_buf_shquote(&sc, sb->root);
-	lh_buf_puts(&sc, "/.locus-harness-XXXXXXXX) || exit 1\n"
+	lu_buf_shquote(&sc, sb->root);
+	lu_buf_puts(&sc, "/.locus-harness-XXXXXXXX) || exit 1\n"
 	                 "chmod 700 \"$d\" && printf '%s' \"$d\"\n");
 	int code = -1;
 	char *o = NULL;
 	size_t ol = 0;
 	int rc =
 	    sc.oom ? LOCUS_ENOMEM : lh_srun(sb, sc.d, 30, &code, &o, &ol, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (!rc && (code != 0 || !o || o[0] != '/' || memchr(o, '\'', ol) ||
 	            memchr(o, '\n', ol)))
-		rc = lh_err(err, LOCUS_EIO,
+		rc = lu_err(err, LOCUS_EIO,
 		            "cannot make a private folder for commands");
 	if (!rc) {
 		sb->state = o;
-		lh_buf rp = {0};
-		lh_buf_printf(&rp, "%s/run.sh", sb->state);
+		lu_buf rp = {0};
+		lu_buf_printf(&rp, "%s/run.sh", sb->state);
 		rc = rp.oom ? LOCUS_ENOMEM
 		            : sb->s->upload(sb->s, rp.d, RUNNER,
 		                            sizeof RUNNER - 1, err);
-		lh_buf_free(&rp);
+		lu_buf_free(&rp);
 	} else {
 		free(o);
 	}
@@ -127,9 +127,9 @@ static int s_state(session_backend *sb, locus_error *err)
 }
 
 /* "J=<state>/jN\n": the job's files, as a script line. */
-static void job_var(lh_buf *sc, session_backend *sb, unsigned id)
+static void job_var(lu_buf *sc, session_backend *sb, unsigned id)
 {
-	lh_buf_printf(sc, "J=%s/j%u\n", sb->state, id);
+	lu_buf_printf(sc, "J=%s/j%u\n", sb->state, id);
 }
 
 /* Start a background job N: script file, FIFO with a holder, setsid.
@@ -142,16 +142,16 @@ static int s_start(session_backend *sb, const char *command, unsigned *id,
 	int rc = s_state(sb, err);
 	if (rc)
 		return rc;
-	lh_buf sc = {0}, f = {0};
-	lh_buf_printf(&f, "%s/j%u.sh", sb->state, *id);
+	lu_buf sc = {0}, f = {0};
+	lu_buf_printf(&f, "%s/j%u.sh", sb->state, *id);
 	int code;
 	rc = sb->s->upload(sb->s, f.d, command, strlen(command), err);
 	if (!rc) {
-		lh_buf_puts(&sc, "cd ");
-		lh_buf_shquote(&sc, sb->root);
-		lh_buf_puts(&sc, " || exit 1\n");
+		lu_buf_puts(&sc, "cd ");
+		lu_buf_shquote(&sc, sb->root);
+		lu_buf_puts(&sc, " || exit 1\n");
 		job_var(&sc, sb, *id);
-		lh_buf_printf(
+		lu_buf_printf(
 		    &sc,
 		    "rm -f \"$J.in\" \"$J.rc\" \"$J.out\" \"$J.pid\" "
 		    "\"$J.jpid\" && mkfifo -m 600 \"$J.in\" || exit 1\n"
@@ -164,10 +164,10 @@ static int s_start(session_backend *sb, const char *command, unsigned *id,
 		rc = sc.oom ? LOCUS_ENOMEM
 		            : lh_srun(sb, sc.d, 30, &code, NULL, NULL, err);
 		if (!rc && code != 0)
-			rc = lh_err(err, LOCUS_EIO, "cannot start the command");
+			rc = lu_err(err, LOCUS_EIO, "cannot start the command");
 	}
-	lh_buf_free(&sc);
-	lh_buf_free(&f);
+	lu_buf_free(&sc);
+	lu_buf_free(&f);
 	return rc;
 }
 
@@ -177,9 +177,9 @@ static int s_poll(session_backend *sb, unsigned id, size_t since,
                   bool *finished, int *exit_code, char **out, size_t *len,
                   locus_error *err)
 {
-	lh_buf sc = {0};
+	lu_buf sc = {0};
 	job_var(&sc, sb, id);
-	lh_buf_printf(&sc,
+	lu_buf_printf(&sc,
 	              "if [ -f \"$J.rc\" ] && [ ! -L \"$J.rc\" ]; then "
 	              "printf 'rc %%s\\n' \"$(head -c 64 \"$J.rc\")\"; "
 	              "else echo run; fi\n"
@@ -191,13 +191,13 @@ static int s_poll(session_backend *sb, unsigned id, size_t since,
 	size_t ol = 0;
 	int rc =
 	    sc.oom ? LOCUS_ENOMEM : lh_srun(sb, sc.d, 30, &code, &o, &ol, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (rc)
 		return rc;
 	char *nl = o ? memchr(o, '\n', ol) : NULL;
 	if (!nl) {
 		free(o);
-		return lh_err(err, LOCUS_EIO, "lost track of the command");
+		return lu_err(err, LOCUS_EIO, "lost track of the command");
 	}
 	*finished = false;
 	*exit_code = -1;
@@ -221,9 +221,9 @@ static int s_poll(session_backend *sb, unsigned id, size_t since,
 /* Kill the job's group and every process still marked with its id. */
 int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err)
 {
-	lh_buf sc = {0};
+	lu_buf sc = {0};
 	job_var(&sc, sb, id);
-	lh_buf_printf(
+	lu_buf_printf(
 	    &sc,
 	    "q=$(cat \"$J.jpid\" 2>/dev/null)\n"
 	    "[ -n \"$q\" ] && kill -9 -\"$q\" 2>/dev/null\n"
@@ -239,7 +239,7 @@ int lh_s_kill_job(session_backend *sb, unsigned id, locus_error *err)
 	int code;
 	int rc = sc.oom ? LOCUS_ENOMEM
 	                : lh_srun(sb, sc.d, 30, &code, NULL, NULL, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	return rc;
 }
 
@@ -248,9 +248,9 @@ static void s_collect(session_backend *sb, sjob *j)
 {
 	if (!sb->state || (j && j->collected))
 		return;
-	lh_buf sc = {0};
+	lu_buf sc = {0};
 	job_var(&sc, sb, j->n);
-	lh_buf_puts(&sc, "rm -f \"$J.sh\" \"$J.out\" \"$J.in\" \"$J.rc\" "
+	lu_buf_puts(&sc, "rm -f \"$J.sh\" \"$J.out\" \"$J.in\" \"$J.rc\" "
 	                 "\"$J.rc.tmp\" \"$J.st\" \"$J.pid\" \"$J.jpid\" "
 	                 "\"$J.hold\" \"$J\".w*\n");
 	int code;
@@ -258,7 +258,7 @@ static void s_collect(session_backend *sb, sjob *j)
 	if (!sc.oom && lh_srun(sb, sc.d, 30, &code, NULL, NULL, &e) == 0 &&
 	    code == 0)
 		j->collected = true;
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 }
 
 static sjob *s_add_job(session_backend *sb, unsigned id)
@@ -279,12 +279,12 @@ static int s_exec_direct(session_backend *sb, const char *command,
                          double timeout_s, const locus_call_ctl *ctl,
                          locus_exec_result *res, locus_error *err)
 {
-	double start = lh_now();
-	lh_buf sc = {0};
-	lh_buf_puts(&sc, "cd ");
-	lh_buf_shquote(&sc, sb->root);
-	lh_buf_puts(&sc, " || exit 125\n");
-	lh_buf_puts(&sc, command);
+	double start = lu_now();
+	lu_buf sc = {0};
+	lu_buf_puts(&sc, "cd ");
+	lu_buf_shquote(&sc, sb->root);
+	lu_buf_puts(&sc, " || exit 125\n");
+	lu_buf_puts(&sc, command);
 	int code = -1;
 	int rc;
 	if (sc.oom)
@@ -296,13 +296,13 @@ static int s_exec_direct(session_backend *sb, const char *command,
 	else
 		rc = lh_srun(sb, sc.d, timeout_s, &code, &res->output,
 		             &res->output_len, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (rc)
 		return rc;
 	res->finished = code >= 0 && !res->cancelled;
 	res->exit_code = code;
 	res->timed_out = code < 0 && !res->cancelled;
-	res->duration_s = lh_now() - start;
+	res->duration_s = lu_now() - start;
 	return 0;
 }
 
@@ -313,7 +313,7 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
                       locus_exec_flags flags, const locus_call_ctl *ctl,
                       locus_exec_result *res, locus_error *err)
 {
-	double start = lh_now(), last = start;
+	double start = lu_now(), last = start;
 	useconds_t nap = 5000;
 	for (;;) {
 		bool fin;
@@ -331,7 +331,7 @@ static int s_wait_job(session_backend *sb, sjob *j, double timeout_s,
 		}
 		if (lh_ctl_step(ctl, start, &last, res->output_len))
 			res->cancelled = true;
-		else if (lh_now() - start >= timeout_s)
+		else if (lu_now() - start >= timeout_s)
 			res->timed_out = true;
 		if (res->timed_out && (flags & LOCUS_EXEC_KEEP)) {
 			memcpy(res->handle, j->handle, sizeof j->handle);
@@ -375,7 +375,7 @@ int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 {
 	session_backend *sb = S(b);
 	memset(res, 0, sizeof *res);
-	double start = lh_now();
+	double start = lu_now();
 	if (!(flags & (LOCUS_EXEC_BACKGROUND | LOCUS_EXEC_KEEP)) &&
 	    (!ctl || LH_V2(sb->s, exec_ctl)) && !lh_session_is_bwrap(sb->s))
 		return s_exec_direct(sb, command, timeout_s, ctl, res, err);
@@ -386,13 +386,13 @@ int lh_s_exec_ctl(locus_backend *b, const char *command, double timeout_s,
 	sjob *j = s_add_job(sb, id);
 	if (!j) {
 		lh_s_kill_job(sb, id, err);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (flags & LOCUS_EXEC_BACKGROUND)
 		memcpy(res->handle, j->handle, sizeof j->handle);
 	else
 		rc = s_wait_job(sb, j, timeout_s, flags, ctl, res, err);
-	res->duration_s = lh_now() - start;
+	res->duration_s = lu_now() - start;
 	return rc;
 }
 
@@ -439,40 +439,40 @@ int lh_s_bg_write(locus_backend *b, const char *handle, const char *data,
 	if (!j)
 		return LOCUS_ENOTFOUND;
 	if (j->finished)
-		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
-	lh_buf f = {0}, sc = {0};
-	lh_buf_printf(&f, "%s/j%u", sb->state, j->n);
+		return lu_err(err, LOCUS_EINVALID, "%s has exited", handle);
+	lu_buf f = {0}, sc = {0};
+	lu_buf_printf(&f, "%s/j%u", sb->state, j->n);
 	job_var(&sc, sb, j->n);
-	lh_buf_puts(&sc, "[ -f \"$J.rc\" ] && exit 3\n"
+	lu_buf_puts(&sc, "[ -f \"$J.rc\" ] && exit 3\n"
 	                 "[ -e \"$J.hold\" ] || exit 4\n");
 	int rc = 0;
 	if (len) {
-		lh_buf up = {0};
-		lh_buf_printf(&up, "%s.w%u", f.d, ++sb->seq);
+		lu_buf up = {0};
+		lu_buf_printf(&up, "%s.w%u", f.d, ++sb->seq);
 		rc = sb->s->upload(sb->s, up.d, data, len, err);
-		lh_buf_puts(&sc, "W=");
-		lh_buf_shquote(&sc, up.d);
-		lh_buf_puts(&sc, "\ncat \"$W\" > \"$J.in\"; rm -f \"$W\"\n");
-		lh_buf_free(&up);
+		lu_buf_puts(&sc, "W=");
+		lu_buf_shquote(&sc, up.d);
+		lu_buf_puts(&sc, "\ncat \"$W\" > \"$J.in\"; rm -f \"$W\"\n");
+		lu_buf_free(&up);
 	}
 	if (close_stdin)
-		lh_buf_puts(&sc, "kill $(cat \"$J.hold\") 2>/dev/null; "
+		lu_buf_puts(&sc, "kill $(cat \"$J.hold\") 2>/dev/null; "
 		                 "rm -f \"$J.hold\"\n");
 	int code = 0;
 	if (!rc)
 		rc = sc.oom ? LOCUS_ENOMEM
 		            : lh_srun(sb, sc.d, 10, &code, NULL, NULL, err);
-	lh_buf_free(&f);
-	lh_buf_free(&sc);
+	lu_buf_free(&f);
+	lu_buf_free(&sc);
 	if (rc)
 		return rc;
 	if (code == 3)
-		return lh_err(err, LOCUS_EINVALID, "%s has exited", handle);
+		return lu_err(err, LOCUS_EINVALID, "%s has exited", handle);
 	if (code == 4)
-		return lh_err(err, LOCUS_EINVALID, "%s has no open stdin",
+		return lu_err(err, LOCUS_EINVALID, "%s has no open stdin",
 		              handle);
 	if (code)
-		return lh_err(err, LOCUS_EIO, "%s stdin: write failed", handle);
+		return lu_err(err, LOCUS_EIO, "%s stdin: write failed", handle);
 	return 0;
 }
 

@@ -45,33 +45,33 @@ int lh_srun(session_backend *sb, const char *script, double timeout, int *code,
 }
 
 /* Absolute sandbox path of a user path (lexically inside the root). */
-int lh_sabs(session_backend *sb, const char *path, lh_buf *abs,
+int lh_sabs(session_backend *sb, const char *path, lu_buf *abs,
             locus_error *err)
 {
 	char *rel;
 	int rc = lh_path_rel(sb->root, path, &rel, err);
 	if (rc)
 		return rc;
-	lh_buf_puts(abs, sb->root);
+	lu_buf_puts(abs, sb->root);
 	if (*rel) {
-		lh_buf_puts(abs, "/");
-		lh_buf_puts(abs, rel);
+		lu_buf_puts(abs, "/");
+		lu_buf_puts(abs, rel);
 	}
 	free(rel);
-	return abs->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory") : 0;
+	return abs->oom ? lu_err(err, LOCUS_ENOMEM, "out of memory") : 0;
 }
 
 /*
  * The prelude every path script starts with: P is the path; the deepest
  * existing ancestor is resolved and must stay under the root (exit 91).
  */
-void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs)
+void lh_prelude(lu_buf *sc, session_backend *sb, const char *abs)
 {
-	lh_buf_puts(sc, "P=");
-	lh_buf_shquote(sc, abs);
-	lh_buf_puts(sc, "; R=");
-	lh_buf_shquote(sc, sb->root);
-	lh_buf_puts(sc,
+	lu_buf_puts(sc, "P=");
+	lu_buf_shquote(sc, abs);
+	lu_buf_puts(sc, "; R=");
+	lu_buf_shquote(sc, sb->root);
+	lu_buf_puts(sc,
 	            "\nd=\"$P\"; while [ ! -e \"$d\" ] && [ ! -L \"$d\" ]; do "
 	            "d=$(dirname -- \"$d\"); done\n"
 	            "r=$(readlink -f -- \"$d\") || exit 91\n"
@@ -89,30 +89,30 @@ void lh_prelude(lh_buf *sc, session_backend *sb, const char *abs)
 int lh_path_script(session_backend *sb, const char *path, const char *body,
                    int *code, char **out, size_t *len, locus_error *err)
 {
-	lh_buf abs = {0}, sc = {0};
+	lu_buf abs = {0}, sc = {0};
 	int rc = lh_sabs(sb, path, &abs, err);
 	if (rc)
 		return rc;
 	lh_prelude(&sc, sb, abs.d);
-	lh_buf_puts(&sc, body);
-	lh_buf_free(&abs);
+	lu_buf_puts(&sc, body);
+	lu_buf_free(&abs);
 	if (sc.oom) {
-		lh_buf_free(&sc);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_buf_free(&sc);
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	rc = lh_srun(sb, sc.d, 120, code, out, len, err);
-	lh_buf_free(&sc);
+	lu_buf_free(&sc);
 	if (!rc && (*code == 91 || *code == 92)) {
 		if (out) {
 			free(*out);
 			*out = NULL;
 		}
 		return *code == 91
-		           ? lh_err(err, LOCUS_EDENIED,
+		           ? lu_err(err, LOCUS_EDENIED,
 		                    "%s resolves outside the workspace %s: "
 		                    "refused",
 		                    path, sb->root)
-		           : lh_err(err, LOCUS_EINVALID,
+		           : lu_err(err, LOCUS_EINVALID,
 		                    "%s is a dangling link: refused", path);
 	}
 	return rc;
@@ -125,15 +125,15 @@ int lh_path_check(session_backend *sb, const char *path, const char *body,
 	if (rc)
 		return rc;
 	if (*code == 3)
-		return lh_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
+		return lu_err(err, LOCUS_EINVALID, "%s is a folder, not a file",
 		              path);
 	if (*code == 4)
-		return lh_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
+		return lu_err(err, LOCUS_ENOTFOUND, "%s does not exist", path);
 	return 0;
 }
 
 int lh_s_stage(session_backend *sb, const char *path, const char *data,
-               size_t len, lh_buf *tmp, locus_error *err)
+               size_t len, lu_buf *tmp, locus_error *err)
 {
 	int code;
 	int rc =
@@ -142,21 +142,21 @@ int lh_s_stage(session_backend *sb, const char *path, const char *data,
 	                  "mkdir -p -- \"$(dirname -- \"$P\")\" || exit 5\n",
 	                  &code, err);
 	if (!rc && code != 0)
-		rc = lh_err(err, LOCUS_EIO, "cannot make the folder of %s",
+		rc = lu_err(err, LOCUS_EIO, "cannot make the folder of %s",
 		            path);
-	lh_buf ab = {0};
+	lu_buf ab = {0};
 	if (!rc)
 		rc = lh_sabs(sb, path, &ab, err);
 	if (rc) {
-		lh_buf_free(&ab);
+		lu_buf_free(&ab);
 		return rc;
 	}
 	/* the temporary file lies beside the target (rename stays on one
 	 * file system), under a name no repository ships */
 	char *slash = strrchr(ab.d, '/');
-	lh_buf_add(tmp, ab.d, (size_t)(slash - ab.d));
-	lh_buf_printf(tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
-	lh_buf_free(&ab);
-	return tmp->oom ? lh_err(err, LOCUS_ENOMEM, "out of memory")
+	lu_buf_add(tmp, ab.d, (size_t)(slash - ab.d));
+	lu_buf_printf(tmp, "/.locus-w-%s-%u", sb->nonce, ++sb->seq);
+	lu_buf_free(&ab);
+	return tmp->oom ? lu_err(err, LOCUS_ENOMEM, "out of memory")
 	                : sb->s->upload(sb->s, tmp->d, data, len, err);
 }

@@ -288,7 +288,7 @@ pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err)
 	*pgid = -1;
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0) {
-		lh_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	pid_t parent = getpid();
@@ -296,7 +296,7 @@ pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err)
 	if (sup < 0) {
 		close(ready[0]);
 		close(ready[1]);
-		lh_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		lu_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
 		return -1;
 	}
 	if (sup == 0) {

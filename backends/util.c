@@ -41,7 +41,7 @@ int lh_path_rel(const char *root, const char *path, char **out,
 	if (!path)
 		path = ".";
 	if (memchr(path, '\0', strlen(path) + 1) != path + strlen(path))
-		return lh_err(err, LOCUS_EINVALID, "bad path");
+		return lu_err(err, LOCUS_EINVALID, "bad path");
 	const char *rest = path;
 	size_t rl = strlen(root);
 	while (rl > 1 && root[rl - 1] == '/')
@@ -53,7 +53,7 @@ int lh_path_rel(const char *root, const char *path, char **out,
 		         (path[rl] == '/' || path[rl] == '\0'))
 			rest = path + rl;
 		else
-			return lh_err(err, LOCUS_EDENIED,
+			return lu_err(err, LOCUS_EDENIED,
 			              "%s is outside the workspace %s: refused",
 			              path, root);
 	}
@@ -62,10 +62,10 @@ int lh_path_rel(const char *root, const char *path, char **out,
 	bool escapes = false;
 	char *res = lu_path_collapse(rest, &escapes);
 	if (!res)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (escapes) {
 		free(res);
-		return lh_err(err, LOCUS_EDENIED,
+		return lu_err(err, LOCUS_EDENIED,
 		              "%s resolves outside the workspace %s: refused",
 		              path, root);
 	}
@@ -142,16 +142,16 @@ void lh_close_fds_from(int low, int keep)
 	}
 }
 
-size_t lh_buf_add_shown(lh_buf *b, const char *s, size_t n)
+size_t lh_buf_add_shown(lu_buf *b, const char *s, size_t n)
 {
 	size_t nuls = 0;
 	while (n) {
 		const char *z = memchr(s, '\0', n);
 		size_t k = z ? (size_t)(z - s) : n;
-		lh_buf_add(b, s, k);
+		lu_buf_add(b, s, k);
 		if (!z)
 			break;
-		lh_buf_puts(b, LH_NUL_SHOWN);
+		lu_buf_puts(b, LH_NUL_SHOWN);
 		nuls++;
 		s += k + 1;
 		n -= k + 1;
@@ -165,7 +165,7 @@ int lh_dirents_finish(locus_dirent **ents, size_t *n, int rc, locus_error *err)
 		locus_dirents_free(*ents, *n);
 		*ents = NULL;
 		*n = 0;
-		return lh_err(err, rc, "%s",
+		return lu_err(err, rc, "%s",
 		              rc == LOCUS_ENOMEM
 		                  ? "out of memory"
 		                  : "the walk ran out of file descriptors "
@@ -264,7 +264,7 @@ bool lh_ctl_step(const locus_call_ctl *ctl, double start, double *last,
 		return false;
 	if (locus_call_cancelled(ctl))
 		return true;
-	double now = lh_now();
+	double now = lu_now();
 	if (ctl->progress && now - *last >= 1.0) {
 		*last = now;
 		ctl->progress(now - start, bytes, ctl->payload);

@@ -31,14 +31,14 @@ int gw_policy_text(const cJSON *policy, char **text, locus_error *err)
 	if (preset && cJSON_GetArraySize(policy) == 1) {
 		const char *t = locus_policy_preset_json(preset);
 		if (!t)
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "policy: no preset named \"%.60s\"",
 			              preset);
 		*text = strdup(t);
 	} else
 		*text = cJSON_PrintUnformatted(policy);
 	if (!*text)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	locus_policy *p = NULL;
 	int rc = locus_policy_load(&p, *text, strlen(*text), err);
 	locus_policy_free(p);
@@ -238,7 +238,7 @@ static int admit_tx(gw_db *db, admission *a, cJSON *o, locus_error *err)
 	if (rc)
 		return rc;
 	if (strcmp(a->state, "running"))
-		return lh_err(err, LOCUS_ECONFLICT, "the run is %s", a->state);
+		return lu_err(err, LOCUS_ECONFLICT, "the run is %s", a->state);
 	verdict v = {0};
 	char ap[48] = "", token[48] = "", audit_id[32] = "";
 	if (a->approval_id)

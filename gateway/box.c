@@ -62,7 +62,7 @@ static int fresh_token(gw_db *db, const char *run_id, char *token, char **box,
 	if (!rc && strcmp(*box, "local"))
 		rc = 1; /* nothing to start */
 	if (!rc && (!*ws || !*key_env))
-		rc = lh_err(err, LOCUS_EINVALID,
+		rc = lu_err(err, LOCUS_EINVALID,
 		            "a local box needs a workspace");
 	if (!rc)
 		rc = gw_new_id("lgr_", token, err);
@@ -141,7 +141,7 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 	size_t n = 0;
 	char bin[PATH_MAX];
 	if (!rc && !realpath(s->cfg.locus_bin ? s->cfg.locus_bin : "", bin))
-		rc = lh_err(err, LOCUS_EIO, "the runner binary: %s",
+		rc = lu_err(err, LOCUS_EIO, "the runner binary: %s",
 		            strerror(errno));
 	if (!rc) {
 		put_env(env, &n, "PATH", "/usr/bin:/bin");
@@ -166,7 +166,7 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 		int status = 0;
 		if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
-			rc = lh_err(err, LOCUS_EIO, "the box could not start");
+			rc = lu_err(err, LOCUS_EIO, "the box could not start");
 	}
 	for (size_t i = 0; i < n; i++) {
 		explicit_bzero(env[i], strlen(env[i]));

@@ -137,10 +137,10 @@ struct gw_stmt {
 static int db_err(gw_db *db, locus_error *err, const char *what)
 {
 	if (db->pg)
-		return lh_err(err, LOCUS_EIO, "database: %s: %s", what,
+		return lu_err(err, LOCUS_EIO, "database: %s: %s", what,
 		              PQerrorMessage(db->pg));
 	int code = sqlite3_extended_errcode(db->h);
-	return lh_err(err,
+	return lu_err(err,
 	              (code & 0xff) == SQLITE_CONSTRAINT ? LOCUS_ECONFLICT
 	                                                 : LOCUS_EIO,
 	              "database: %s: %s", what, sqlite3_errmsg(db->h));
@@ -153,7 +153,7 @@ static int exec_plain(gw_db *db, const char *sql, locus_error *err)
 		ExecStatusType st = PQresultStatus(r);
 		int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
 		             ? 0
-		             : lh_err(err, LOCUS_EIO, "database: %s",
+		             : lu_err(err, LOCUS_EIO, "database: %s",
 		                      PQresultErrorMessage(r));
 		PQclear(r);
 		return rc;
@@ -161,7 +161,7 @@ static int exec_plain(gw_db *db, const char *sql, locus_error *err)
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		int rc =
-		    lh_err(err, LOCUS_EIO, "database: %s", msg ? msg : "error");
+		    lu_err(err, LOCUS_EIO, "database: %s", msg ? msg : "error");
 		sqlite3_free(msg);
 		return rc;
 	}
@@ -231,7 +231,7 @@ static int open_pg(gw_db *db, const char *url, locus_error *err)
 {
 	db->pg = PQconnectdb(url);
 	if (!db->pg || PQstatus(db->pg) != CONNECTION_OK)
-		return lh_err(err, LOCUS_EIO, "database: %s",
+		return lu_err(err, LOCUS_EIO, "database: %s",
 		              db->pg ? PQerrorMessage(db->pg)
 		                     : "out of memory");
 	return exec_plain(db, "SET client_min_messages = warning", err);
@@ -250,14 +250,14 @@ int gw_db_open(gw_db *db, const char *url, locus_error *err)
 	          !strncmp(url, "postgresql://", 13);
 	const char *path = pg ? url : sqlite_path(url);
 	if (!*path)
-		return lh_err(err, LOCUS_EINVALID, "--db: an empty path");
+		return lu_err(err, LOCUS_EINVALID, "--db: an empty path");
 	if (pthread_mutex_init(&db->lock, NULL))
-		return lh_err(err, LOCUS_EIO, "a mutex could not be made");
+		return lu_err(err, LOCUS_EIO, "a mutex could not be made");
 	db->path = strdup(pg ? "postgresql" : path);
 	int rc;
 	if (pg) {
 		rc = db->path ? open_pg(db, url, err)
-		              : lh_err(err, LOCUS_ENOMEM, "out of memory");
+		              : lu_err(err, LOCUS_ENOMEM, "out of memory");
 		/* no notices on stderr: library code never prints */
 		if (db->pg)
 			PQsetNoticeProcessor(db->pg, ignore_notice, NULL);
@@ -268,7 +268,7 @@ int gw_db_open(gw_db *db, const char *url, locus_error *err)
 		                        SQLITE_OPEN_FULLMUTEX,
 		                    NULL);
 		if (rc != SQLITE_OK || !db->path)
-			rc = lh_err(err, LOCUS_EIO, "database %s: %s", path,
+			rc = lu_err(err, LOCUS_EIO, "database %s: %s", path,
 			            db->h ? sqlite3_errmsg(db->h)
 			                  : "out of memory");
 		else {
@@ -402,7 +402,7 @@ static gw_stmt *pg_query(gw_db *db, locus_error *err, const char *sql,
 	if (!q || !st) {
 		free(q);
 		free(st);
-		lh_err(err, LOCUS_ENOMEM, "out of memory");
+		lu_err(err, LOCUS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	st->db = db;
@@ -413,7 +413,7 @@ static gw_stmt *pg_query(gw_db *db, locus_error *err, const char *sql,
 	if (s != PGRES_TUPLES_OK && s != PGRES_COMMAND_OK) {
 		const char *state =
 		    PQresultErrorField(st->pg, PG_DIAG_SQLSTATE);
-		lh_err(err,
+		lu_err(err,
 		       state && !strncmp(state, "23", 2) ? LOCUS_ECONFLICT
 		                                         : LOCUS_EIO,
 		       "database: %s", PQresultErrorMessage(st->pg));
@@ -459,7 +459,7 @@ static gw_stmt *vq(gw_db *db, locus_error *err, const char *sql,
 		if (rc != SQLITE_OK)
 			db_err(db, err, "bind");
 		else
-			lh_err(err, LOCUS_ENOMEM, "out of memory");
+			lu_err(err, LOCUS_ENOMEM, "out of memory");
 		sqlite3_finalize(lite);
 		return NULL;
 	}
@@ -602,7 +602,7 @@ int gw_audit(gw_db *db, const char *kind, const char *run_id, cJSON *record,
 		cJSON_AddStringToObject(record, "run_id", run_id);
 	char *text = lr_json_canonical(record);
 	if (!text)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	char hash[65];
 	lu_sha256_hex(text, strlen(text), hash);
 	int rc = gw_exec(db, err, "INSERT INTO audit VALUES (?, ?, ?, ?, ?)",
@@ -681,7 +681,7 @@ int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 	pthread_mutex_unlock(&db->lock);
 	snprintf(rep->last_hash, sizeof rep->last_hash, "%s", prev);
 	if (failed)
-		return lh_err(err, LOCUS_EIO, "database: audit read failed");
-	return rep->bad_seq ? lh_err(err, LOCUS_EINVALID, "audit: %s", rep->why)
+		return lu_err(err, LOCUS_EIO, "database: audit read failed");
+	return rep->bad_seq ? lu_err(err, LOCUS_EINVALID, "audit: %s", rep->why)
 	                    : 0;
 }

@@ -265,10 +265,10 @@ int gw_decide(gw_server *s, const char *tenant, const char *approval_id,
 	gw_done(st);
 	int rc = 0;
 	if (!state)
-		rc = lh_err(err, LOCUS_ENOTFOUND, "no approval %.60s",
+		rc = lu_err(err, LOCUS_ENOTFOUND, "no approval %.60s",
 		            approval_id);
 	else if (strcmp(state, "pending"))
-		rc = lh_err(err, LOCUS_ECONFLICT,
+		rc = lu_err(err, LOCUS_ECONFLICT,
 		            "approval %.60s is already %s", approval_id, state);
 	const char *to = approve ? "approved" : "denied";
 	if (!rc)

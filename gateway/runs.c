@@ -39,7 +39,7 @@ static int runner_accepts(cJSON *m, locus_error *err)
 	lr_manifest lm;
 	cJSON *copy = cJSON_Duplicate(m, true);
 	if (!copy)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	int rc = lr_manifest_load(&lm, copy, err);
 	lr_manifest_free(&lm);
 	return rc;
@@ -53,7 +53,7 @@ static int store_run(gw_server *s, cJSON *m, const char *tenant,
 	char *text = lr_json_canonical(m);
 	char fp[72] = "sha256:";
 	lu_sha256_hex(policy, strlen(policy), fp + 7);
-	int rc = text ? 0 : lh_err(err, LOCUS_ENOMEM, "out of memory");
+	int rc = text ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
 	char hash[65];
 	gw_token_hash(out->token, hash);
 	int64_t now = (int64_t)time(NULL);
@@ -106,13 +106,13 @@ static int check_def(const cJSON *def, const char **tenant, const char **ws,
 	lr_json_obj(def, "definition", &bad);
 	*policy = lr_json_obj(def, "policy", &bad);
 	if (bad)
-		return lh_err(err, LOCUS_EINVALID, "definition: %s: wrong type",
+		return lu_err(err, LOCUS_EINVALID, "definition: %s: wrong type",
 		              bad);
 	if (*ws && (*ws)[0] != '/')
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "definition: workspace is not an absolute path");
 	if (*tenant && !**tenant)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "definition: an empty tenant");
 	return 0;
 }
@@ -165,7 +165,7 @@ int gw_run_create(gw_server *s, const cJSON *def, const char *box,
 			                      cJSON_Duplicate(v, true));
 	}
 	if (rc)
-		rc = lh_err(err, LOCUS_EINVALID,
+		rc = lu_err(err, LOCUS_EINVALID,
 		            "definition: has no canonical form");
 	if (!rc)
 		rc = runner_accepts(m, err);
@@ -201,7 +201,7 @@ int gw_child_create(gw_server *s, const char *parent, const char *call_id,
 	             ? lr_json_parse(man, strlen(man), &m, err)
 	             : LOCUS_EIO;
 	if (!rc && strcmp(state, "running"))
-		rc = lh_err(err, LOCUS_EDENIED, "the parent run is %s", state);
+		rc = lu_err(err, LOCUS_EDENIED, "the parent run is %s", state);
 	if (!rc)
 		rc = mint(out, err);
 	if (!rc) {

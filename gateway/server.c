@@ -380,7 +380,7 @@ static int listen_on(const char *addr, int *fd_out, char *url, size_t cap,
 	const char *colon = strrchr(addr, ':');
 	char host[64];
 	if (!colon || (size_t)(colon - addr) >= sizeof host)
-		return lh_err(err, LOCUS_EINVALID, "--listen %s: not HOST:PORT",
+		return lu_err(err, LOCUS_EINVALID, "--listen %s: not HOST:PORT",
 		              addr);
 	snprintf(host, sizeof host, "%.*s", (int)(colon - addr), addr);
 	if (!strcmp(host, "localhost") || !host[0])
@@ -390,7 +390,7 @@ static int listen_on(const char *addr, int *fd_out, char *url, size_t cap,
 	struct sockaddr_in sa = {.sin_family = AF_INET};
 	if (!colon[1] || *end || port < 0 || port > 65535 ||
 	    inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "--listen %s: not an IPv4 HOST:PORT", addr);
 	sa.sin_port = htons((uint16_t)port);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -401,7 +401,7 @@ static int listen_on(const char *addr, int *fd_out, char *url, size_t cap,
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return lh_err(err, LOCUS_EIO, "--listen %s: %s", addr,
+		return lu_err(err, LOCUS_EIO, "--listen %s: %s", addr,
 		              strerror(e));
 	}
 	socklen_t len = sizeof sa;
@@ -416,7 +416,7 @@ int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err)
 	*out = NULL;
 	gw_server *s = calloc(1, sizeof *s);
 	if (!s)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	s->cfg = *cfg;
 	s->listen_fd = -1;
 	pthread_mutex_init(&s->change_lock, NULL);
@@ -434,7 +434,7 @@ int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err)
 		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 		    MHD_OPTION_END);
 		if (!s->mhd)
-			rc = lh_err(err, LOCUS_EIO,
+			rc = lu_err(err, LOCUS_EIO,
 			            "the HTTP server could not start");
 	}
 	if (rc) {

@@ -21,7 +21,7 @@ int gw_new_id(const char *prefix, char *out, locus_error *err)
 {
 	char hex[33];
 	if (lhttp_random_token(hex))
-		return lh_err(err, LOCUS_EIO, "the random generator failed");
+		return lu_err(err, LOCUS_EIO, "the random generator failed");
 	snprintf(out, 48, "%.14s%s", prefix, hex);
 	return 0;
 }
@@ -54,7 +54,7 @@ int gw_bootstrap_operator(gw_db *db, const char *given, char *minted,
 			tok = minted;
 			*did_mint = rc == 0;
 		} else if (strlen(tok) < 16)
-			rc = lh_err(err, LOCUS_EINVALID,
+			rc = lu_err(err, LOCUS_EINVALID,
 			            "LOCUS_GATEWAY_TOKEN: shorter than 16 "
 			            "characters");
 		char hash[65];

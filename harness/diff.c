@@ -137,7 +137,7 @@ static size_t hunk_end(const step *steps, size_t ns, size_t k)
 }
 
 /* One hunk, steps [hs, he). */
-static void emit_hunk(lh_buf *out, const line *A, const line *B,
+static void emit_hunk(lu_buf *out, const line *A, const line *B,
                       const step *steps, size_t hs, size_t he)
 {
 	size_t a0 = steps[hs].a, b0 = steps[hs].b, ac = 0, bc = 0;
@@ -147,16 +147,16 @@ static void emit_hunk(lh_buf *out, const line *A, const line *B,
 		if (steps[t].op != '-')
 			bc++;
 	}
-	lh_buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? a0 + 1 : a0, ac,
+	lu_buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? a0 + 1 : a0, ac,
 	              bc ? b0 + 1 : b0, bc);
 	for (size_t t = hs; t < he; t++) {
 		const line *l =
 		    steps[t].op == '+' ? &B[steps[t].b] : &A[steps[t].a];
-		lh_buf_add(out, &steps[t].op, 1);
-		lh_buf_add(out, l->s, l->n);
-		lh_buf_add(out, "\n", 1);
+		lu_buf_add(out, &steps[t].op, 1);
+		lu_buf_add(out, l->s, l->n);
+		lu_buf_add(out, "\n", 1);
 		if (!l->nl)
-			lh_buf_puts(out, "\\ No newline at end of file\n");
+			lu_buf_puts(out, "\\ No newline at end of file\n");
 	}
 }
 
@@ -167,7 +167,7 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 	line *A = split(old ? old : "", old ? olen : 0, &na);
 	line *B = split(new_ ? new_ : "", new_ ? nlen : 0, &nb);
 	step *steps = malloc((na + nb + 1) * sizeof *steps);
-	lh_buf out = {0};
+	lu_buf out = {0};
 	if (!A || !B || !steps || !align(A, na, B, nb, steps, &ns)) {
 		free(A);
 		free(B);
@@ -175,11 +175,11 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 		return NULL;
 	}
 	if (!old)
-		lh_buf_printf(&out, "--- /dev/null\n+++ b/%s\n", path);
+		lu_buf_printf(&out, "--- /dev/null\n+++ b/%s\n", path);
 	else if (!new_)
-		lh_buf_printf(&out, "--- a/%s\n+++ /dev/null\n", path);
+		lu_buf_printf(&out, "--- a/%s\n+++ /dev/null\n", path);
 	else
-		lh_buf_printf(&out, "--- a/%s\n+++ b/%s\n", path, path);
+		lu_buf_printf(&out, "--- a/%s\n+++ b/%s\n", path, path);
 	/* hunks: changes with 3 lines of context, close ones merged */
 	size_t k = 0;
 	while (k < ns) {
@@ -194,5 +194,5 @@ char *lh_unified_diff(const char *path, const char *old, size_t olen,
 	free(A);
 	free(B);
 	free(steps);
-	return lh_buf_take(&out);
+	return lu_buf_take(&out);
 }

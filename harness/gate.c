@@ -21,9 +21,9 @@
    no decision to render): same keys as locus_decision_refusal_json(). */
 static char *refusal(const char *tool, const char *prefix, const char *reason)
 {
-	lh_buf why = {0};
-	lh_buf_printf(&why, "%s%s", prefix, reason ? reason : "");
-	char *w = lh_buf_take(&why);
+	lu_buf why = {0};
+	lu_buf_printf(&why, "%s%s", prefix, reason ? reason : "");
+	char *w = lu_buf_take(&why);
 	cJSON *o = cJSON_CreateObject();
 	char *text = NULL;
 	if (o && w && cJSON_AddStringToObject(o, "status", "denied") &&
@@ -48,13 +48,13 @@ static bool same_file(const char *root, const char *p, const char *target)
 {
 	if (!p || !target || !*p)
 		return false;
-	lh_buf full = {0};
+	lu_buf full = {0};
 	if (p[0] != '/') {
 		char cwd[4096];
 		const char *base = root ? root : getcwd(cwd, sizeof cwd);
-		lh_buf_printf(&full, "%s/", base ? base : ".");
+		lu_buf_printf(&full, "%s/", base ? base : ".");
 	}
-	lh_buf_puts(&full, p);
+	lu_buf_puts(&full, p);
 	if (full.oom)
 		return true; /* cannot tell: treat as touching it */
 	bool hit = !strcmp(full.d, target);
@@ -64,7 +64,7 @@ static bool same_file(const char *root, const char *p, const char *target)
 	struct stat a, b;
 	if (!hit && stat(full.d, &a) == 0 && stat(target, &b) == 0)
 		hit = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	lh_buf_free(&full);
+	lu_buf_free(&full);
 	return hit;
 }
 

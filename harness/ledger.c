@@ -53,7 +53,7 @@ void lh_ledger_note(locus_harness *h, const char *path, const char *data,
 	} else {
 		free(key);
 	}
-	lh_sha256_hex(data, len, e->sha);
+	lu_sha256_hex(data, len, e->sha);
 }
 
 void lh_ledger_forget(locus_harness *h, const char *path)
@@ -70,7 +70,7 @@ void lh_ledger_forget(locus_harness *h, const char *path)
 /* NULL when a change to an existing file (with these current bytes) may
  * go ahead; else the refusal text (static format filled into out). */
 bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
-                     size_t len, lh_buf *out)
+                     size_t len, lu_buf *out)
 {
 	if (h->cfg.allow_unread_edits)
 		return true;
@@ -78,7 +78,7 @@ bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
 	ledger_ent *e = key ? ledger_find(h, key) : NULL;
 	free(key);
 	if (!e || !e->sha[0]) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%s has not been read in this session — read it "
 		              "first, so the change is made against what is "
 		              "there. Nothing was written.",
@@ -86,9 +86,9 @@ bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
 		return false;
 	}
 	char sha[65];
-	lh_sha256_hex(data, len, sha);
+	lu_sha256_hex(data, len, sha);
 	if (strcmp(sha, e->sha)) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%s has changed since you last read it — read it "
 		              "again before changing it. Nothing was written.",
 		              path);

@@ -126,36 +126,36 @@ static char *source_json(const char *src)
 
 /* Replace the source of cell c: only the source value changes (or a
  * "source" member is added before the cell's '}'). */
-static void splice_replace(lh_buf *b, const char *t, size_t n, span c,
+static void splice_replace(lu_buf *b, const char *t, size_t n, span c,
                            const char *src)
 {
 	span sv;
 	if (member(t, n, c.s, "source", &sv)) {
-		lh_buf_add(b, t, sv.s);
-		lh_buf_puts(b, src);
-		lh_buf_add(b, t + sv.e, n - sv.e);
+		lu_buf_add(b, t, sv.s);
+		lu_buf_puts(b, src);
+		lu_buf_add(b, t + sv.e, n - sv.e);
 		return;
 	}
 	size_t close = c.e - 1; /* the cell's '}' */
 	size_t last = close;
 	while (last > c.s + 1 && strchr(" \t\r\n", t[last - 1]))
 		last--;
-	lh_buf_add(b, t, last);
-	lh_buf_puts(b, t[last - 1] == '{' ? "" : ", ");
-	lh_buf_printf(b, "\"source\": %s", src);
-	lh_buf_add(b, t + last, n - last);
+	lu_buf_add(b, t, last);
+	lu_buf_puts(b, t[last - 1] == '{' ? "" : ", ");
+	lu_buf_printf(b, "\"source\": %s", src);
+	lu_buf_add(b, t + last, n - last);
 }
 
 /* Insert the cell text `cell` before element idx of the k in `cells`
  * (idx == k: append), with the separator the file uses. */
-static void splice_insert(lh_buf *b, const char *t, size_t n, span cells,
+static void splice_insert(lu_buf *b, const char *t, size_t n, span cells,
                           const span *el, size_t k, size_t idx,
                           const char *cell)
 {
 	if (k == 0) {
-		lh_buf_add(b, t, cells.s + 1);
-		lh_buf_puts(b, cell);
-		lh_buf_add(b, t + cells.s + 1, n - cells.s - 1);
+		lu_buf_add(b, t, cells.s + 1);
+		lu_buf_puts(b, cell);
+		lu_buf_add(b, t + cells.s + 1, n - cells.s - 1);
 	} else if (idx < k) {
 		/* the text between the previous element (or '[') and this
 		 * one separates the new cell from it too */
@@ -163,37 +163,37 @@ static void splice_insert(lh_buf *b, const char *t, size_t n, span cells,
 		size_t sep = from;
 		if (idx && t[ws(t, n, sep)] == ',')
 			sep = ws(t, n, sep) + 1;
-		lh_buf_add(b, t, el[idx].s);
-		lh_buf_puts(b, cell);
-		lh_buf_puts(b, ",");
-		lh_buf_add(b, t + sep, el[idx].s - sep);
-		lh_buf_add(b, t + el[idx].s, n - el[idx].s);
+		lu_buf_add(b, t, el[idx].s);
+		lu_buf_puts(b, cell);
+		lu_buf_puts(b, ",");
+		lu_buf_add(b, t + sep, el[idx].s - sep);
+		lu_buf_add(b, t + el[idx].s, n - el[idx].s);
 	} else {
 		size_t sep = k > 1 ? ws(t, n, el[k - 2].e) + 1 : cells.s + 1;
-		lh_buf_add(b, t, el[k - 1].e);
-		lh_buf_puts(b, ",");
-		lh_buf_add(b, t + sep, el[k - 1].s - sep);
-		lh_buf_puts(b, cell);
-		lh_buf_add(b, t + el[k - 1].e, n - el[k - 1].e);
+		lu_buf_add(b, t, el[k - 1].e);
+		lu_buf_puts(b, ",");
+		lu_buf_add(b, t + sep, el[k - 1].s - sep);
+		lu_buf_puts(b, cell);
+		lu_buf_add(b, t + el[k - 1].e, n - el[k - 1].e);
 	}
 }
 
 /* A new cell of type ctype with the source JSON src (malloc'd). */
 static char *new_cell(const char *ctype, const char *src)
 {
-	lh_buf cell = {0};
-	lh_buf_printf(&cell, "{\"cell_type\": \"%s\", ", ctype);
+	lu_buf cell = {0};
+	lu_buf_printf(&cell, "{\"cell_type\": \"%s\", ", ctype);
 	if (!strcmp(ctype, "code"))
-		lh_buf_puts(&cell, "\"execution_count\": null, ");
-	lh_buf_puts(&cell, "\"metadata\": {}, ");
+		lu_buf_puts(&cell, "\"execution_count\": null, ");
+	lu_buf_puts(&cell, "\"metadata\": {}, ");
 	if (!strcmp(ctype, "code"))
-		lh_buf_puts(&cell, "\"outputs\": [], ");
-	lh_buf_printf(&cell, "\"source\": %s}", src);
-	return lh_buf_take(&cell);
+		lu_buf_puts(&cell, "\"outputs\": [], ");
+	lu_buf_printf(&cell, "\"source\": %s}", src);
+	return lu_buf_take(&cell);
 }
 
 /* Delete element idx of k with the separator on one side. */
-static void splice_delete(lh_buf *b, const char *t, size_t n, const span *el,
+static void splice_delete(lu_buf *b, const char *t, size_t n, const span *el,
                           size_t k, size_t idx)
 {
 	size_t s = el[idx].s, e = el[idx].e;
@@ -201,8 +201,8 @@ static void splice_delete(lh_buf *b, const char *t, size_t n, const span *el,
 		e = el[idx + 1].s;
 	else if (idx > 0)
 		s = el[idx - 1].e;
-	lh_buf_add(b, t, s);
-	lh_buf_add(b, t + e, n - e);
+	lu_buf_add(b, t, s);
+	lu_buf_add(b, t + e, n - e);
 }
 
 int lh_notebook_splice(const char *t, size_t n, long idx, lh_notebook_mode mode,
@@ -219,7 +219,7 @@ int lh_notebook_splice(const char *t, size_t n, long idx, lh_notebook_mode mode,
 		return LOCUS_ENOMEM;
 	size_t k = elements(t, n, cells, el, MAX_CELLS);
 	int rc = 0;
-	lh_buf b = {0};
+	lu_buf b = {0};
 	char *src = mode == LH_NOTEBOOK_DELETE ? NULL : source_json(source);
 	char *cell = NULL;
 	/* replace and delete name a cell that exists; insert may append */
@@ -249,9 +249,9 @@ int lh_notebook_splice(const char *t, size_t n, long idx, lh_notebook_mode mode,
 	}
 	if (!rc) {
 		*olen = b.len;
-		*out = lh_buf_take(&b);
+		*out = lu_buf_take(&b);
 	}
-	lh_buf_free(&b);
+	lu_buf_free(&b);
 	cJSON_free(src);
 	free(el);
 	return rc;

@@ -130,17 +130,17 @@ static void split_lines(const char *t, size_t len, svec *out, bool *final_nl)
 
 static int fail(char **msg, const char *fmt, const char *arg, size_t line)
 {
-	lh_buf b = {0};
+	lu_buf b = {0};
 	/* fmt is always one of this file's literals (-Wformat-nonliteral
 	   cannot see that) */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	lh_buf_printf(&b, fmt, arg ? arg : "");
+	lu_buf_printf(&b, fmt, arg ? arg : "");
 #pragma GCC diagnostic pop
 	if (line)
-		lh_buf_printf(&b, " (patch line %zu)", line);
-	lh_buf_puts(&b, ". Nothing was changed.");
-	*msg = lh_buf_take(&b);
+		lu_buf_printf(&b, " (patch line %zu)", line);
+	lu_buf_puts(&b, ". Nothing was changed.");
+	*msg = lu_buf_take(&b);
 	return LOCUS_EINVALID;
 }
 
@@ -246,7 +246,7 @@ typedef struct pplan {
 	svec oldl, newl;        /* a hunk's old lines (context, '-') and new */
 	size_t *nmap, nmap_cap; /* newl[k]: its line in oldl, or SIZE_MAX */
 	char *data;             /* the updated file's bytes */
-	lh_buf nb;              /* a file's new text */
+	lu_buf nb;              /* a file's new text */
 } pplan;
 
 /* *** Add File: PATH, then lines starting with '+'.  Anything already at
@@ -256,7 +256,7 @@ static int plan_add(pplan *p, const char *path)
 {
 	size_t at = p->i + 1;
 	p->i++;
-	lh_buf_free(&p->nb);
+	lu_buf_free(&p->nb);
 	while (p->i < p->L.n && !starts(p->L.v[p->i], "***")) {
 		sv l = p->L.v[p->i];
 		if (!l.n || l.s[0] != '+')
@@ -264,8 +264,8 @@ static int plan_add(pplan *p, const char *path)
 			            "%s: every line of an added file starts "
 			            "with +",
 			            path, p->i + 1);
-		lh_buf_add(&p->nb, l.s + 1, l.n - 1);
-		lh_buf_add(&p->nb, "\n", 1);
+		lu_buf_add(&p->nb, l.s + 1, l.n - 1);
+		lu_buf_add(&p->nb, "\n", 1);
 		p->i++;
 	}
 	bool ex;
@@ -436,11 +436,11 @@ static int plan_update(pplan *p, const char *path)
 	p->F.n = 0;
 	split_lines(p->data, dl, &p->F, &fnl);
 	rc = update_hunks(p, path, at);
-	lh_buf_free(&p->nb);
+	lu_buf_free(&p->nb);
 	for (size_t k = 0; !rc && k < p->F.n; k++) {
-		lh_buf_add(&p->nb, p->F.v[k].s, p->F.v[k].n);
+		lu_buf_add(&p->nb, p->F.v[k].s, p->F.v[k].n);
 		if (k + 1 < p->F.n || fnl)
-			lh_buf_add(&p->nb, "\n", 1);
+			lu_buf_add(&p->nb, "\n", 1);
 	}
 	if (!rc && p->nb.oom)
 		rc = LOCUS_ENOMEM;
@@ -527,7 +527,7 @@ int lh_patch_plan(locus_backend *b, const char *patch, lh_change **out,
 	free(p.oldl.v);
 	free(p.newl.v);
 	free(p.nmap);
-	lh_buf_free(&p.nb);
+	lu_buf_free(&p.nb);
 	if (rc) {
 		lh_changes_free(p.c, p.n);
 		return rc;

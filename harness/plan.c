@@ -22,7 +22,7 @@
 /* ---------------- arguments ---------------- */
 
 lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
-                             lh_buf *why)
+                             lu_buf *why)
 {
 	lu_json_opts o = LU_JSON_OPTS_INIT;
 	o.object = true;
@@ -39,20 +39,20 @@ lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
 	case LU_JSON_NOMEM: break;
 	case LU_JSON_NUL:
 	case LU_JSON_ESCAPED_NUL:
-		lh_buf_puts(why,
+		lu_buf_puts(why,
 		            "the arguments may not contain NUL characters");
 		break;
 	case LU_JSON_SYNTAX:
 	case LU_JSON_NOT_OBJECT:
-		lh_buf_puts(why, "the arguments must be a JSON object");
+		lu_buf_puts(why, "the arguments must be a JSON object");
 		break;
 	case LU_JSON_DUPLICATE:
-		lh_buf_printf(why,
+		lu_buf_printf(why,
 		              "the arguments repeat the key '%s' (byte %zu)",
 		              f.key, f.offset);
 		break;
 	default:
-		lh_buf_printf(
+		lu_buf_printf(
 		    why, "the arguments are not strict JSON: %s (byte %zu)",
 		    lu_json_problem_text(p), f.offset);
 		break;
@@ -63,17 +63,17 @@ lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */
 bool lh_arg_str(const cJSON *a, const char *k, const char *def, const char **v,
-                lh_buf *out)
+                lu_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
 		*v = def;
 		if (!def)
-			lh_buf_printf(out, "missing argument '%s'", k);
+			lu_buf_printf(out, "missing argument '%s'", k);
 		return def != NULL;
 	}
 	if (!cJSON_IsString(x)) {
-		lh_buf_printf(out, "argument '%s' must be a string", k);
+		lu_buf_printf(out, "argument '%s' must be a string", k);
 		return false;
 	}
 	*v = x->valuestring;
@@ -81,7 +81,7 @@ bool lh_arg_str(const cJSON *a, const char *k, const char *def, const char **v,
 }
 
 bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
-                long *v, lh_buf *out)
+                long *v, lu_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
@@ -91,7 +91,7 @@ bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
 	if (!cJSON_IsNumber(x) ||
 	    x->valuedouble != (double)(long)x->valuedouble ||
 	    x->valuedouble < (double)lo || x->valuedouble > (double)hi) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "argument '%s' must be an integer from %ld "
 		              "to %ld",
 		              k, lo, hi);
@@ -101,7 +101,7 @@ bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
 	return true;
 }
 
-bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lh_buf *out)
+bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lu_buf *out)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k);
 	if (!x || cJSON_IsNull(x)) {
@@ -109,7 +109,7 @@ bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lh_buf *out)
 		return true;
 	}
 	if (!cJSON_IsBool(x)) {
-		lh_buf_printf(out, "argument '%s' must be true or false", k);
+		lu_buf_printf(out, "argument '%s' must be true or false", k);
 		return false;
 	}
 	*v = cJSON_IsTrue(x);
@@ -131,12 +131,12 @@ static lh_change *plan_add(lh_change **plan, size_t *n)
 /* Plan replacing path's content; `old` is taken over (may be NULL). */
 bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
                    char *old, size_t olen, const char *data, size_t len,
-                   lh_buf *out)
+                   lu_buf *out)
 {
 	lh_change *c = plan_add(plan, n);
 	if (!c || !(c->path = strdup(path)) || !(c->data = malloc(len + 1))) {
 		free(old);
-		lh_buf_puts(out, "out of memory. Nothing was written.");
+		lu_buf_puts(out, "out of memory. Nothing was written.");
 		return false;
 	}
 	memcpy(c->data, data, len);
@@ -148,15 +148,15 @@ bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
 	return true;
 }
 
-void lh_err_text(lh_buf *out, const locus_error *err, const char *tail)
+void lh_err_text(lu_buf *out, const locus_error *err, const char *tail)
 {
-	lh_buf_printf(out, "%s%s", err->message[0] ? err->message : "failed",
+	lu_buf_printf(out, "%s%s", err->message[0] ? err->message : "failed",
 	              tail ? tail : "");
 }
 
 /* Read a file that must exist, and pass the ledger. */
 bool lh_load_for_change(locus_harness *h, const char *path, char **data,
-                        size_t *len, lh_buf *out)
+                        size_t *len, lu_buf *out)
 {
 	locus_error err = {0};
 	int rc = h->b->read(h->b, path, data, len, &err);
@@ -180,22 +180,22 @@ static int commit_write(locus_harness *h, const lh_change *c, locus_error *err)
 		return h->b->write(h->b, c->path, c->data, c->len, err);
 	char sha[65];
 	if (c->had)
-		lh_sha256_hex(c->old, c->olen, sha);
+		lu_sha256_hex(c->old, c->olen, sha);
 	return h->b->write_cas(h->b, c->path, c->data, c->len,
 	                       c->had ? sha : NULL, err);
 }
 
 /* The text of a commit that failed at path. */
-static void commit_refusal(lh_buf *out, const locus_error *err,
+static void commit_refusal(lu_buf *out, const locus_error *err,
                            const char *path)
 {
 	if (err->code == LOCUS_ECONFLICT)
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%s changed on disk since it was read — read it "
 		              "again before changing it. Nothing was written.",
 		              path);
 	else
-		lh_buf_printf(out, "%s: %s. Nothing was written.", path,
+		lu_buf_printf(out, "%s: %s. Nothing was written.", path,
 		              err->message);
 }
 
@@ -204,7 +204,7 @@ static void commit_refusal(lh_buf *out, const locus_error *err,
  * and on a failure part way what was changed is put back (the backend's
  * write keeps the replaced file's mode and owner; a removed file comes
  * back with default metadata). */
-bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
+bool lh_commit(locus_harness *h, lh_change *c, size_t n, lu_buf *out)
 {
 	locus_error err = {0};
 	size_t i = 0;
@@ -225,14 +225,14 @@ bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 		int rc = ops && sha ? 0 : LOCUS_ENOMEM;
 		for (size_t k = 0; !rc && k < n; k++) {
 			if (c[k].had)
-				lh_sha256_hex(c[k].old, c[k].olen, sha[k]);
+				lu_sha256_hex(c[k].old, c[k].olen, sha[k]);
 			ops[k] = (locus_write_op){c[k].path, c[k].data,
 			                          c[k].len, c[k].del,
 			                          c[k].had ? sha[k] : NULL};
 		}
 		size_t failed = 0;
 		if (rc)
-			lh_err(&err, rc, "out of memory");
+			lu_err(&err, rc, "out of memory");
 		else
 			rc = h->b->write_many(h->b, ops, n, &failed, &err);
 		free(ops);
@@ -265,10 +265,10 @@ bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out)
 	for (i = 0; i < n; i++) {
 		if (c[i].del) {
 			lh_ledger_forget(h, c[i].path);
-			lh_buf_printf(out, "Deleted %s\n", c[i].path);
+			lu_buf_printf(out, "Deleted %s\n", c[i].path);
 		} else {
 			lh_ledger_note(h, c[i].path, c[i].data, c[i].len);
-			lh_buf_printf(out, "%s %s (%zu bytes)\n",
+			lu_buf_printf(out, "%s %s (%zu bytes)\n",
 			              c[i].had ? "Updated" : "Created",
 			              c[i].path, c[i].len);
 		}

@@ -67,7 +67,7 @@ static bool looks_binary(const char *d, size_t len)
 	return z > 0 && z * 100 > n;
 }
 
-bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_read(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *path;
 	long offset, limit;
@@ -82,11 +82,11 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 		return false;
 	}
 	if (!st.exists) {
-		lh_buf_printf(out, "%s does not exist", path);
+		lu_buf_printf(out, "%s does not exist", path);
 		return false;
 	}
 	if (st.is_dir) {
-		lh_buf_printf(out, "%s is a folder: use ls to see it", path);
+		lu_buf_printf(out, "%s is a folder: use ls to see it", path);
 		return false;
 	}
 	char *data;
@@ -98,7 +98,7 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 	if (!is_image(path) && looks_binary(data, len)) {
 		/* never noted in the ledger: what the model did not see it
 		   may not edit (issue 31, item 4) */
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%s is binary (%zu bytes, NUL bytes in it): not "
 		              "shown. Look at it with bash (od -c, xxd) if you "
 		              "need to; it cannot be edited without a read.",
@@ -109,22 +109,22 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 	lh_ledger_note(h, path, data, len);
 	if (is_image(path)) {
 		if (!h->cfg.vision)
-			lh_buf_printf(out,
+			lu_buf_printf(out,
 			              "%s is an image (%zu bytes); images "
 			              "are not shown in this session.",
 			              path, len);
 		else if (len > MAX_IMAGE_BYTES)
-			lh_buf_printf(out,
+			lu_buf_printf(out,
 			              "%s is an image of %zu bytes, over "
 			              "the %d byte limit.",
 			              path, len, MAX_IMAGE_BYTES);
 		else
-			lh_buf_printf(out, "[image %s, %zu bytes]", path, len);
+			lu_buf_printf(out, "[image %s, %zu bytes]", path, len);
 		free(data);
 		return true;
 	}
 	if (len == 0) {
-		lh_buf_printf(out, "(%s is empty)", path);
+		lu_buf_printf(out, "(%s is empty)", path);
 		free(data);
 		return true;
 	}
@@ -144,12 +144,12 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 			    chars > MAX_LINE_CHARS
 			        ? utf8_prefix(data + pos, ll, MAX_LINE_CHARS)
 			        : ll;
-			lh_buf_printf(out, "%6zu\t", lineno);
+			lu_buf_printf(out, "%6zu\t", lineno);
 			nuls += lh_buf_add_shown(out, data + pos, keep);
 			if (keep < ll)
-				lh_buf_printf(out, "… [line is %zu characters]",
+				lu_buf_printf(out, "… [line is %zu characters]",
 				              chars);
-			lh_buf_add(out, "\n", 1);
+			lu_buf_add(out, "\n", 1);
 			shown++;
 		}
 		pos += ll + (nl ? 1 : 0);
@@ -159,18 +159,18 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 		for (size_t p = pos; p < len; p++)
 			if (data[p] == '\n' && p + 1 < len)
 				total++;
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "[%zu of %zu lines shown; continue with "
 		              "offset=%zu]\n",
 		              shown, total, lineno - 1);
 	} else if (shown == 0) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "(offset %ld is past the end: %s has %zu "
 		              "lines)",
 		              offset, path, lineno);
 	}
 	if (nuls)
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "[%zu NUL byte%s in the lines shown, each shown "
 		              "as " LH_NUL_SHOWN "]\n",
 		              nuls, nuls == 1 ? "" : "s");
@@ -180,7 +180,7 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lh_buf *out)
 
 /* ---------------- write / edit / multi_edit ---------------- */
 
-bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+bool lh_t_write(locus_harness *h, const cJSON *a, lu_buf *out, lh_change **plan,
                 size_t *np)
 {
 	const char *path, *content;
@@ -194,7 +194,7 @@ bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
 		return false;
 	}
 	if (st.exists && st.is_dir) {
-		lh_buf_printf(out, "%s is a folder. Nothing was written.",
+		lu_buf_printf(out, "%s is a folder. Nothing was written.",
 		              path);
 		return false;
 	}
@@ -207,20 +207,20 @@ bool lh_t_write(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
 }
 
 /* Apply one edit to buf; false with a message (prefixed) on refusal. */
-static bool apply_edit(lh_buf *buf, const char *path, const char *old,
+static bool apply_edit(lu_buf *buf, const char *path, const char *old,
                        const char *new_, bool all, const char *prefix,
-                       lh_buf *out)
+                       lu_buf *out)
 {
 	size_t ol = strlen(old), nl = strlen(new_);
 	if (!ol) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%sold must not be empty. Nothing was "
 		              "written.",
 		              prefix);
 		return false;
 	}
 	if (!strcmp(old, new_)) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%sold and new are the same. Nothing was "
 		              "written.",
 		              prefix);
@@ -232,49 +232,49 @@ static bool apply_edit(lh_buf *buf, const char *path, const char *old,
 	     (p = memmem(p, buf->len - (size_t)(p - d), old, ol)); p += ol)
 		count++;
 	if (count == 0) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%sold text not found in %s. Nothing was "
 		              "written.",
 		              prefix, path);
 		return false;
 	}
 	if (count > 1 && !all) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%sold text occurs %zu times in %s: add context "
 		              "to make it unique, or set replace_all. Nothing "
 		              "was written.",
 		              prefix, count, path);
 		return false;
 	}
-	lh_buf res = {0};
+	lu_buf res = {0};
 	const char *p = d, *q;
 	while ((q = memmem(p, buf->len - (size_t)(p - d), old, ol))) {
-		lh_buf_add(&res, p, (size_t)(q - p));
-		lh_buf_add(&res, new_, nl);
+		lu_buf_add(&res, p, (size_t)(q - p));
+		lu_buf_add(&res, new_, nl);
 		p = q + ol;
 		if (!all)
 			break;
 	}
-	lh_buf_add(&res, p, buf->len - (size_t)(p - d));
+	lu_buf_add(&res, p, buf->len - (size_t)(p - d));
 	if (res.oom) {
-		lh_buf_free(&res);
-		lh_buf_puts(out, "out of memory. Nothing was written.");
+		lu_buf_free(&res);
+		lu_buf_puts(out, "out of memory. Nothing was written.");
 		return false;
 	}
-	lh_buf_free(buf);
+	lu_buf_free(buf);
 	*buf = res;
 	return true;
 }
 
 static bool edits_common(locus_harness *h, const char *path, const cJSON *edits,
-                         bool single, lh_buf *out, lh_change **plan, size_t *np)
+                         bool single, lu_buf *out, lh_change **plan, size_t *np)
 {
 	char *data;
 	size_t len;
 	if (!lh_load_for_change(h, path, &data, &len, out))
 		return false;
-	lh_buf buf = {0};
-	lh_buf_add(&buf, data, len);
+	lu_buf buf = {0};
+	lu_buf_add(&buf, data, len);
 	int n = cJSON_GetArraySize(edits), k = 0;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, edits)
@@ -292,20 +292,20 @@ static bool edits_common(locus_harness *h, const char *path, const cJSON *edits,
 		    !lh_arg_bool(e, "replace_all", false, &all, out) ||
 		    !apply_edit(&buf, path, old, new_, all, prefix, out)) {
 			if (!cJSON_IsObject(e))
-				lh_buf_printf(
+				lu_buf_printf(
 				    out, "%san edit must be an object", prefix);
-			lh_buf_free(&buf);
+			lu_buf_free(&buf);
 			free(data);
 			return false;
 		}
 	}
 	bool ok = lh_plan_write(plan, np, path, true, data, len,
 	                        buf.d ? buf.d : "", buf.len, out);
-	lh_buf_free(&buf);
+	lu_buf_free(&buf);
 	return ok;
 }
 
-bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
+bool lh_t_edit(locus_harness *h, const cJSON *a, lu_buf *out, lh_change **plan,
                size_t *np)
 {
 	const char *path, *old, *new_;
@@ -325,14 +325,14 @@ bool lh_t_edit(locus_harness *h, const cJSON *a, lh_buf *out, lh_change **plan,
 		one = NULL;
 		ok = edits_common(h, path, arr, true, out, plan, np);
 	} else {
-		lh_buf_puts(out, "out of memory. Nothing was written.");
+		lu_buf_puts(out, "out of memory. Nothing was written.");
 	}
 	cJSON_Delete(one);
 	cJSON_Delete(arr);
 	return ok;
 }
 
-bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
+bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lu_buf *out,
                      lh_change **plan, size_t *np)
 {
 	const char *path;
@@ -340,7 +340,7 @@ bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 		return false;
 	const cJSON *edits = cJSON_GetObjectItemCaseSensitive(a, "edits");
 	if (!cJSON_IsArray(edits) || cJSON_GetArraySize(edits) == 0) {
-		lh_buf_puts(out,
+		lu_buf_puts(out,
 		            "argument 'edits' must be a non-empty list of "
 		            "{old, new, replace_all}. Nothing was written.");
 		return false;
@@ -350,7 +350,7 @@ bool lh_t_multi_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 
 /* ---------------- apply_patch ---------------- */
 
-bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
+bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lu_buf *out,
                       lh_change **plan, size_t *np)
 {
 	const char *patch;
@@ -359,7 +359,7 @@ bool lh_t_apply_patch(locus_harness *h, const cJSON *a, lh_buf *out,
 	char *msg = NULL;
 	int rc = lh_patch_plan(h->b, patch, plan, np, &msg);
 	if (rc) {
-		lh_buf_puts(out, msg ? msg : "the patch does not apply");
+		lu_buf_puts(out, msg ? msg : "the patch does not apply");
 		free(msg);
 		return false;
 	}
@@ -400,7 +400,7 @@ static bool notebook_mode(const char *name, lh_notebook_mode *m)
 	return false;
 }
 
-bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
+bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lu_buf *out,
                         lh_change **plan, size_t *np)
 {
 	const char *path, *source, *mode, *ctype;
@@ -413,7 +413,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	bool known = notebook_mode(mode, &m);
 	if (!known || (strcmp(ctype, "code") && strcmp(ctype, "markdown") &&
 	               strcmp(ctype, "raw"))) {
-		lh_buf_puts(out, !known ? "mode must be replace, insert or "
+		lu_buf_puts(out, !known ? "mode must be replace, insert or "
 		                          "delete. Nothing was written."
 		                        : "cell_type must be code, markdown or "
 		                          "raw. Nothing was written.");
@@ -432,14 +432,14 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	lu_json_problem jp = lu_json_read(&nb, data, len, &jo, &jf);
 	if (jp == LU_JSON_DUPLICATE || jp == LU_JSON_UTF8) {
 		if (jp == LU_JSON_DUPLICATE)
-			lh_buf_printf(out,
+			lu_buf_printf(out,
 			              "%s has the key '%.100s' twice in one "
 			              "object (byte %zu): readers disagree on "
 			              "which one counts, so it is not edited. "
 			              "Nothing was written.",
 			              path, jf.key, jf.offset);
 		else
-			lh_buf_printf(
+			lu_buf_printf(
 			    out,
 			    "%s is not valid UTF-8 (byte %zu), so it "
 			    "is not a notebook Jupyter reads. Nothing "
@@ -451,7 +451,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	cJSON *cells =
 	    nb ? cJSON_GetObjectItemCaseSensitive(nb, "cells") : NULL;
 	if (!cJSON_IsArray(cells)) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "%s is not a Jupyter notebook (no cells "
 		              "list). Nothing was written.",
 		              path);
@@ -476,7 +476,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	}
 	long hi = m == LH_NOTEBOOK_INSERT ? ncells : ncells - 1;
 	if (idx < 0 || idx > hi) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "no cell %s%s in %s (it has %d cells). "
 		              "Nothing was written.",
 		              cJSON_IsString(cell) ? "with id " : "",
@@ -496,7 +496,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lh_buf *out,
 	    lh_notebook_splice(data, len, idx, m, source, ctype, &text, &tl);
 	if (rc) {
 		free(data);
-		lh_buf_puts(out, rc == LOCUS_ENOMEM
+		lu_buf_puts(out, rc == LOCUS_ENOMEM
 		                     ? "out of memory. Nothing was written."
 		                     : "the notebook's cells could not be "
 		                       "edited in place. Nothing was written.");

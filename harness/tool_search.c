@@ -25,7 +25,7 @@ static int ent_visible(const locus_dirent *d)
 	return d->name[0] != '.' && !(d->is_dir && lh_is_skip_dir(d->name));
 }
 
-bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_ls(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *path;
 	long depth;
@@ -46,7 +46,7 @@ bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
 	}
 	st[0].i = st[0].shown = 0;
 	st[0].dir = strdup(path);
-	lh_buf_printf(out, "%s/\n", path);
+	lu_buf_printf(out, "%s/\n", path);
 	sp = 1;
 	bool full = false;
 	while (sp) {
@@ -56,7 +56,7 @@ bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
 			for (size_t k = f->i; k < f->n; k++)
 				hidden += ent_visible(&f->e[k]);
 			if (hidden && !full) {
-				lh_buf_printf(out, "%*s... %zu more\n",
+				lu_buf_printf(out, "%*s... %zu more\n",
 				              (int)(2 * sp), "", hidden);
 			}
 			locus_dirents_free(f->e, f->n);
@@ -72,7 +72,7 @@ bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
 			size_t more = 0;
 			for (size_t k = f->i; k < f->n; k++)
 				more += ent_visible(&f->e[k]);
-			lh_buf_printf(out, "%*s... %zu more\n", (int)(2 * sp),
+			lu_buf_printf(out, "%*s... %zu more\n", (int)(2 * sp),
 			              "", more);
 			f->i = f->n;
 			lines++;
@@ -80,12 +80,12 @@ bool lh_t_ls(locus_harness *h, const cJSON *a, lh_buf *out)
 		}
 		f->shown++;
 		if (++lines > LS_MAX_LINES) {
-			lh_buf_printf(out, "... (stopped at %d lines)\n",
+			lu_buf_printf(out, "... (stopped at %d lines)\n",
 			              LS_MAX_LINES);
 			full = true;
 			continue;
 		}
-		lh_buf_printf(out, "%*s%s%s\n", (int)(2 * sp), "", d->name,
+		lu_buf_printf(out, "%*s%s%s\n", (int)(2 * sp), "", d->name,
 		              d->is_dir ? "/" : "");
 		if (d->is_dir && (long)sp < depth) {
 			size_t dl = strlen(f->dir) + strlen(d->name) + 2;
@@ -184,15 +184,15 @@ static int by_mtime(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static void join(lh_buf *out, const char *dir, const char *rel)
+static void join(lu_buf *out, const char *dir, const char *rel)
 {
 	if (strcmp(dir, ".") && *dir)
-		lh_buf_printf(out, "%s%s", dir,
+		lu_buf_printf(out, "%s%s", dir,
 		              dir[strlen(dir) - 1] == '/' ? "" : "/");
-	lh_buf_puts(out, rel);
+	lu_buf_puts(out, rel);
 }
 
-bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_glob(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *pattern, *path;
 	if (!lh_arg_str(a, "pattern", NULL, &pattern, out) ||
@@ -206,10 +206,10 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
 		return false;
 	}
 	size_t k = 0;
-	double deadline = lh_now() + search_budget(h);
+	double deadline = lu_now() + search_budget(h);
 	bool out_of_time = false, oom = false;
 	for (size_t i = 0; i < n; i++) {
-		if (!out_of_time && (i & 255) == 0 && lh_now() > deadline)
+		if (!out_of_time && (i & 255) == 0 && lu_now() > deadline)
 			out_of_time = true;
 		if (!out_of_time && !oom &&
 		    glob_match(pattern, e[i].name, &oom))
@@ -221,27 +221,27 @@ bool lh_t_glob(locus_harness *h, const cJSON *a, lh_buf *out)
 		qsort(e, k, sizeof *e, by_mtime);
 	for (size_t i = 0; i < k && i < GLOB_MAX; i++) {
 		join(out, path, e[i].name);
-		lh_buf_add(out, "\n", 1);
+		lu_buf_add(out, "\n", 1);
 	}
 	if (k > GLOB_MAX)
-		lh_buf_printf(out, "... %zu more\n", k - GLOB_MAX);
+		lu_buf_printf(out, "... %zu more\n", k - GLOB_MAX);
 	if (out_of_time)
-		lh_buf_printf(
+		lu_buf_printf(
 		    out,
 		    "... (stopped: the search's time budget of %.0f s "
 		    "ran out)\n",
 		    search_budget(h));
 	if (oom)
-		lh_buf_puts(out, "... (stopped: out of memory; the result is "
+		lu_buf_puts(out, "... (stopped: out of memory; the result is "
 		                 "incomplete)\n");
 	if (n >= WALK_MAX)
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "... (stopped: the walk lists at most %d "
 		              "entries; the result is incomplete: narrow "
 		              "the path)\n",
 		              WALK_MAX);
 	if (!k)
-		lh_buf_printf(out, "No files match %s", pattern);
+		lu_buf_printf(out, "No files match %s", pattern);
 	locus_dirents_free(e, k);
 	return true;
 }
@@ -259,7 +259,7 @@ typedef struct grep_run {
 	double deadline;
 	size_t lines; /* output lines so far (against limit) */
 	bool stop, limited, out_of_time, oom;
-	lh_buf *out;
+	lu_buf *out;
 } grep_run;
 
 /* Count one output line against the limit. */
@@ -290,14 +290,14 @@ static void grep_show(grep_run *g, const char *name, const char *data,
 	if (from <= *last_shown)
 		from = *last_shown + 1;
 	else if (*last_shown && ctx)
-		lh_buf_puts(g->out, "--\n");
+		lu_buf_puts(g->out, "--\n");
 	for (size_t l = from; l <= lineno && !g->stop; l++) {
 		size_t s = ring[l % 101];
-		lh_buf_printf(g->out, "%s%c%zu%c", name,
+		lu_buf_printf(g->out, "%s%c%zu%c", name,
 		              l == lineno ? ':' : '-', l,
 		              l == lineno ? ':' : '-');
-		lh_buf_add(g->out, data + s, line_len(data, len, s));
-		lh_buf_add(g->out, "\n", 1);
+		lu_buf_add(g->out, data + s, line_len(data, len, s));
+		lu_buf_add(g->out, "\n", 1);
 		grep_line_done(g);
 	}
 	*last_shown = lineno;
@@ -308,9 +308,9 @@ static void grep_show(grep_run *g, const char *name, const char *data,
 		if (lu_re_match(g->re, data + p2, el, 0, g->md, g->mc, NULL) ==
 		    LU_RE_MATCH)
 			break;
-		lh_buf_printf(g->out, "%s-%zu-", name, *last_shown + 1);
-		lh_buf_add(g->out, data + p2, el);
-		lh_buf_add(g->out, "\n", 1);
+		lu_buf_printf(g->out, "%s-%zu-", name, *last_shown + 1);
+		lu_buf_add(g->out, data + p2, el);
+		lu_buf_add(g->out, "\n", 1);
 		(*last_shown)++;
 		grep_line_done(g);
 		p2 += el + (p2 + el < len ? 1 : 0);
@@ -330,14 +330,14 @@ static size_t grep_text(grep_run *g, const char *name, const char *data,
 		size_t ll = nl ? (size_t)(nl - data - pos) : len - pos;
 		lineno++;
 		ring[lineno % 101] = pos;
-		if ((lineno & 63) == 0 && lh_now() > g->deadline) {
+		if ((lineno & 63) == 0 && lu_now() > g->deadline) {
 			g->out_of_time = g->stop = true;
 			break;
 		}
 		int r;
 		lu_re_match(g->re, data + pos, ll, 0, g->md, g->mc, &r);
 		if (lu_re_is_limit(r)) {
-			lh_buf_printf(
+			lu_buf_printf(
 			    g->out, "%s:%zu: the pattern hit the match limit\n",
 			    name, lineno);
 		} else if (r > 0) {
@@ -369,46 +369,46 @@ static bool grep_file(grep_run *g, locus_harness *h, const char *path,
 	}
 	if (e->size > GREP_MAX_FILE)
 		return false;
-	lh_buf fp = {0};
+	lu_buf fp = {0};
 	if (single)
-		lh_buf_puts(&fp, path);
+		lu_buf_puts(&fp, path);
 	else
 		join(&fp, path, e->name);
 	char *data = NULL;
 	size_t len, count = 0;
 	locus_error err;
 	if (h->b->read(h->b, fp.d, &data, &len, &err)) {
-		lh_buf_free(&fp);
+		lu_buf_free(&fp);
 		return false;
 	}
 	if (memchr(data, '\0', len < 8000 ? len : 8000)) {
 		/* binary */
-	} else if (lh_now() > g->deadline) {
+	} else if (lu_now() > g->deadline) {
 		g->out_of_time = g->stop = true;
 	} else {
 		count = grep_text(g, fp.d, data, len);
 	}
 	if (count && g->mode == LOCUS_GREP_FILES) {
-		lh_buf_printf(g->out, "%s\n", fp.d);
+		lu_buf_printf(g->out, "%s\n", fp.d);
 		grep_line_done(g);
 	} else if (count && g->mode == LOCUS_GREP_COUNT) {
-		lh_buf_printf(g->out, "%s:%zu\n", fp.d, count);
+		lu_buf_printf(g->out, "%s:%zu\n", fp.d, count);
 		grep_line_done(g);
 	}
 	free(data);
-	lh_buf_free(&fp);
+	lu_buf_free(&fp);
 	return count > 0;
 }
 
 /* The files to search: path itself, or every file of its walk. */
 static bool grep_targets(locus_harness *h, const char *path, locus_dirent **e,
-                         size_t *n, bool *single, lh_buf *out)
+                         size_t *n, bool *single, lu_buf *out)
 {
 	locus_stat st;
 	locus_error err = {0};
 	*single = false;
 	if (h->b->stat(h->b, path, &st, &err) || !st.exists) {
-		lh_buf_printf(out, "%s does not exist", path);
+		lu_buf_printf(out, "%s does not exist", path);
 		return false;
 	}
 	if (st.is_dir) {
@@ -422,7 +422,7 @@ static bool grep_targets(locus_harness *h, const char *path, locus_dirent **e,
 	if (!*e || !((*e)->name = strdup(path))) {
 		free(*e);
 		*e = NULL;
-		lh_buf_puts(out, "out of memory");
+		lu_buf_puts(out, "out of memory");
 		return false;
 	}
 	*n = 1;
@@ -440,14 +440,14 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	                          (ci ? PCRE2_CASELESS : 0),
 	                      false, &rerr);
 	if (!g->re) {
-		lh_buf_printf(g->out, "bad pattern at offset %zu: %s",
+		lu_buf_printf(g->out, "bad pattern at offset %zu: %s",
 		              rerr.offset, rerr.message);
 		return false;
 	}
 	g->md = pcre2_match_data_create_from_pattern(g->re, NULL);
 	g->mc = lu_re_context(NULL);
 	/* a total time budget: catastrophic patterns over many lines stop */
-	g->deadline = lh_now() + search_budget(h);
+	g->deadline = lu_now() + search_budget(h);
 	locus_dirent *e = NULL;
 	size_t n = 0, nfiles = 0;
 	bool single;
@@ -455,18 +455,18 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	for (size_t i = 0; ok && i < n && !g->stop; i++)
 		nfiles += grep_file(g, h, path, glob, &e[i], single);
 	if (ok && g->limited)
-		lh_buf_printf(g->out, "... (stopped at limit=%ld)\n", g->limit);
+		lu_buf_printf(g->out, "... (stopped at limit=%ld)\n", g->limit);
 	if (ok && g->out_of_time)
-		lh_buf_printf(
+		lu_buf_printf(
 		    g->out,
 		    "... (stopped: the search's time budget of %.0f s "
 		    "ran out; narrow the path or the pattern)\n",
 		    search_budget(h));
 	if (ok && g->oom)
-		lh_buf_puts(g->out, "... (stopped: out of memory; the result "
+		lu_buf_puts(g->out, "... (stopped: out of memory; the result "
 		                    "is incomplete)\n");
 	if (ok && !nfiles)
-		lh_buf_printf(g->out, "No matches for %s", pattern);
+		lu_buf_printf(g->out, "No matches for %s", pattern);
 	locus_dirents_free(e, n);
 	pcre2_match_context_free(g->mc);
 	pcre2_match_data_free(g->md);
@@ -474,7 +474,7 @@ static bool grep_native(locus_harness *h, grep_run *g, const char *pattern,
 	return ok;
 }
 
-bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_grep(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *pattern, *path, *glob, *mode_s;
 	bool ci;
@@ -492,7 +492,7 @@ bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out)
 	        : !strcmp(mode_s, "count") ? LOCUS_GREP_COUNT
 	                                   : -1;
 	if (m < 0) {
-		lh_buf_puts(out, "output_mode must be content, files or count");
+		lu_buf_puts(out, "output_mode must be content, files or count");
 		return false;
 	}
 	g.mode = (locus_grep_mode)m;
@@ -505,7 +505,7 @@ bool lh_t_grep(locus_harness *h, const cJSON *a, lh_buf *out)
 		lh_err_text(out, &err, NULL);
 		return false;
 	}
-	lh_buf_puts(out, text);
+	lu_buf_puts(out, text);
 	free(text);
 	return true;
 }

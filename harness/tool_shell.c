@@ -29,21 +29,21 @@ static size_t utf8_back(const char *s, size_t i)
 
 /* Cap output: head + "... N characters truncated from the middle ..." +
  * tail.  Returns true when it cut. */
-static bool cap_window(locus_harness *h, const char *s, size_t n, lh_buf *out);
+static bool cap_window(locus_harness *h, const char *s, size_t n, lu_buf *out);
 
 /* The output window, with NUL bytes shown (never cut there: `printf
  * 'ok\0'; echo FAILED` shows both words) and counted in a note. */
-static bool cap_output(locus_harness *h, const char *s, size_t n, lh_buf *out)
+static bool cap_output(locus_harness *h, const char *s, size_t n, lu_buf *out)
 {
 	if (!memchr(s, '\0', n))
 		return cap_window(h, s, n, out);
-	lh_buf shown = {0};
+	lu_buf shown = {0};
 	size_t nuls = lh_buf_add_shown(&shown, s, n);
 	bool cut = cap_window(h, shown.d ? shown.d : "", shown.len, out);
 	if (shown.oom)
 		out->oom = true;
-	lh_buf_free(&shown);
-	lh_buf_printf(
+	lu_buf_free(&shown);
+	lu_buf_printf(
 	    out,
 	    "\n[the output holds %zu NUL byte%s, each shown as " LH_NUL_SHOWN
 	    "]\n",
@@ -51,13 +51,13 @@ static bool cap_output(locus_harness *h, const char *s, size_t n, lh_buf *out)
 	return cut;
 }
 
-static bool cap_window(locus_harness *h, const char *s, size_t n, lh_buf *out)
+static bool cap_window(locus_harness *h, const char *s, size_t n, lu_buf *out)
 {
 	size_t max = h->cfg.output_chars, head = h->cfg.output_head_chars;
 	if (head > max)
 		head = max;
 	if (n <= max) {
-		lh_buf_add(out, s, n);
+		lu_buf_add(out, s, n);
 		return false;
 	}
 	size_t hb = utf8_back(s, head);
@@ -65,16 +65,16 @@ static bool cap_window(locus_harness *h, const char *s, size_t n, lh_buf *out)
 	size_t tb = utf8_back(s, n - tail);
 	if (tb < hb)
 		tb = hb;
-	lh_buf_add(out, s, hb);
-	lh_buf_printf(out,
+	lu_buf_add(out, s, hb);
+	lu_buf_printf(out,
 	              "\n... %zu characters truncated from the middle "
 	              "...\n",
 	              lh_utf8_chars(s + hb, tb - hb));
-	lh_buf_add(out, s + tb, n - tb);
+	lu_buf_add(out, s + tb, n - tb);
 	if (h->cfg.result_store) {
 		char *id = h->cfg.result_store(s, n, h->cfg.payload);
 		if (id)
-			lh_buf_printf(out, "\n[full output stored as %s]", id);
+			lu_buf_printf(out, "\n[full output stored as %s]", id);
 		free(id);
 	}
 	return true;
@@ -89,12 +89,12 @@ static void emit_exec(locus_harness *h, const char *command, bool has_exit,
 		return;
 	locus_exec_record r;
 	memset(&r, 0, sizeof r);
-	lh_sha256_hex(command, strlen(command), r.command_sha256);
+	lu_sha256_hex(command, strlen(command), r.command_sha256);
 	r.has_exit_code = has_exit;
 	r.exit_code = has_exit ? exit_code : 0;
 	r.duration_s = (double)(long long)(dur * 1000.0 + 0.5) / 1000.0;
 	r.timed_out = timed_out;
-	lh_sha256_hex(kept, kept_len, r.output_sha256);
+	lu_sha256_hex(kept, kept_len, r.output_sha256);
 	r.output_bytes = kept_len;
 	r.truncated = truncated;
 	r.backend_label = h->b->label;
@@ -151,7 +151,7 @@ static bool keep_allowed(locus_harness *h, const cJSON *a, char **why)
 	return keep;
 }
 
-bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_bash(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *cmd;
 	long timeout;
@@ -168,7 +168,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 		return false;
 	bool kill_on = !strcmp(ot, "kill");
 	if (!kill_on && strcmp(ot, "background")) {
-		lh_buf_puts(out, "on_timeout must be background or kill");
+		lu_buf_puts(out, "on_timeout must be background or kill");
 		return false;
 	}
 	locus_exec_result r;
@@ -185,7 +185,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 		return false;
 	}
 	if (r.cancelled) {
-		lh_buf_puts(out, "cancelled: the command's process group was "
+		lu_buf_puts(out, "cancelled: the command's process group was "
 		                 "killed\n");
 		emit_exec(h, cmd, false, 0, r.duration_s, false, "", 0, false,
 		          false);
@@ -194,7 +194,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 	}
 	if (bg) {
 		bg_note(h, r.handle, 0);
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "started in the background as %s; read it with "
 		              "bash_output(handle=\"%s\"), stop it with "
 		              "kill_shell(handle=\"%s\")",
@@ -210,7 +210,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 		locus_error kerr = {0};
 		h->b->bg_kill(h->b, r.handle, &st, &kerr);
 		r.handle[0] = '\0';
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "timed out after %lds; the command was killed: "
 		              "the policy does not let it go on in the "
 		              "background (exec:background): %s\n",
@@ -218,18 +218,18 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 		free(refused);
 	} else if (r.timed_out && r.handle[0]) {
 		bg_note(h, r.handle, r.output_len);
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "timed out after %lds; still running as %s: read "
 		              "more with bash_output(handle=\"%s\"), stop it "
 		              "with kill_shell(handle=\"%s\")\n",
 		              timeout, r.handle, r.handle, r.handle);
 	} else if (r.timed_out) {
-		lh_buf_printf(out,
+		lu_buf_printf(out,
 		              "timed out after %lds; the command was "
 		              "killed\n",
 		              timeout);
 	} else {
-		lh_buf_printf(out, "exit %d\n", r.exit_code);
+		lu_buf_printf(out, "exit %d\n", r.exit_code);
 	}
 	size_t at = out->len;
 	bool cut = cap_output(h, r.output ? r.output : "", r.output_len, out);
@@ -239,7 +239,7 @@ bool lh_t_bash(locus_harness *h, const cJSON *a, lh_buf *out)
 	return !r.timed_out || r.handle[0];
 }
 
-bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_bash_output(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *handle;
 	if (!lh_arg_str(a, "handle", NULL, &handle, out))
@@ -259,19 +259,19 @@ bool lh_t_bash_output(locus_harness *h, const cJSON *a, lh_buf *out)
 		return false;
 	}
 	if (st.running)
-		lh_buf_printf(out, "%s: running\n", handle);
+		lu_buf_printf(out, "%s: running\n", handle);
 	else
-		lh_buf_printf(out, "%s: exited %d\n", handle, st.exit_code);
+		lu_buf_printf(out, "%s: exited %d\n", handle, st.exit_code);
 	cap_output(h, data ? data : "", len, out);
 	if (len && data[len - 1] != '\n')
-		lh_buf_add(out, "\n", 1);
-	lh_buf_printf(out, "[next since=%zu]", st.next);
+		lu_buf_add(out, "\n", 1);
+	lu_buf_printf(out, "[next since=%zu]", st.next);
 	bg_note(h, handle, st.next);
 	free(data);
 	return true;
 }
 
-bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *handle, *text;
 	bool cl;
@@ -284,12 +284,12 @@ bool lh_t_write_stdin(locus_harness *h, const cJSON *a, lh_buf *out)
 		lh_err_text(out, &err, NULL);
 		return false;
 	}
-	lh_buf_printf(out, "wrote %zu bytes to %s%s", strlen(text), handle,
+	lu_buf_printf(out, "wrote %zu bytes to %s%s", strlen(text), handle,
 	              cl ? "; stdin closed" : "");
 	return true;
 }
 
-bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const char *handle;
 	if (!lh_arg_str(a, "handle", NULL, &handle, out))
@@ -300,6 +300,6 @@ bool lh_t_kill_shell(locus_harness *h, const cJSON *a, lh_buf *out)
 		lh_err_text(out, &err, NULL);
 		return false;
 	}
-	lh_buf_printf(out, "%s killed (exit %d)", handle, st.exit_code);
+	lu_buf_printf(out, "%s killed (exit %d)", handle, st.exit_code);
 	return true;
 }

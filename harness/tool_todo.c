@@ -18,18 +18,18 @@
 
 /* ---------------- todos ---------------- */
 
-static void render_todos(const cJSON *todos, lh_buf *out)
+static void render_todos(const cJSON *todos, lu_buf *out)
 {
 	const cJSON *t;
 	if (!cJSON_GetArraySize(todos)) {
-		lh_buf_puts(out, "(no todos)");
+		lu_buf_puts(out, "(no todos)");
 		return;
 	}
 	cJSON_ArrayForEach(t, todos)
 	{
 		const char *st = cJSON_GetObjectItem(t, "status")->valuestring;
 		const cJSON *id = cJSON_GetObjectItem(t, "id");
-		lh_buf_printf(out, "[%s] %s%s%s\n",
+		lu_buf_printf(out, "[%s] %s%s%s\n",
 		              !strcmp(st, "completed")     ? "x"
 		              : !strcmp(st, "in_progress") ? "~"
 		                                           : " ",
@@ -39,17 +39,17 @@ static void render_todos(const cJSON *todos, lh_buf *out)
 	}
 }
 
-bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_todo_write(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	const cJSON *todos = cJSON_GetObjectItemCaseSensitive(a, "todos");
 	if (!cJSON_IsArray(todos)) {
-		lh_buf_puts(out, "argument 'todos' must be a list of {content, "
+		lu_buf_puts(out, "argument 'todos' must be a list of {content, "
 		                 "status, id}");
 		return false;
 	}
 	cJSON *copy = cJSON_CreateArray();
 	if (!copy) {
-		lh_buf_puts(out, "out of memory");
+		lu_buf_puts(out, "out of memory");
 		return false;
 	}
 	const cJSON *t;
@@ -65,7 +65,7 @@ bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out)
 		    (strcmp(sv, "pending") && strcmp(sv, "in_progress") &&
 		     strcmp(sv, "completed")) ||
 		    (id && !cJSON_IsString(id) && !cJSON_IsNumber(id))) {
-			lh_buf_printf(out,
+			lu_buf_printf(out,
 			              "todo %d: needs content (text), status "
 			              "(pending, in_progress or completed) and "
 			              "an optional id",
@@ -86,7 +86,7 @@ bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out)
 		        o, "id", cJSON_IsString(id) ? id->valuestring : idb)) {
 			cJSON_Delete(o);
 			cJSON_Delete(copy);
-			lh_buf_puts(out, "out of memory");
+			lu_buf_puts(out, "out of memory");
 			return false;
 		}
 		cJSON_AddItemToArray(copy, o);
@@ -97,7 +97,7 @@ bool lh_t_todo_write(locus_harness *h, const cJSON *a, lh_buf *out)
 	return true;
 }
 
-bool lh_t_todo_read(locus_harness *h, const cJSON *a, lh_buf *out)
+bool lh_t_todo_read(locus_harness *h, const cJSON *a, lu_buf *out)
 {
 	(void)a;
 	render_todos(h->todos, out);

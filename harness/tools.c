@@ -158,21 +158,21 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
                       locus_error *err)
 {
 	if (!out)
-		return lh_err(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!b || b->version < 1 || b->version > LOCUS_BACKEND_VERSION ||
 	    !b->free)
-		return lh_err(err, LOCUS_EUSAGE,
+		return lu_err(err, LOCUS_EUSAGE,
 		              "the backend is missing or of another version");
 	if (cfg && cfg->version != LOCUS_HARNESS_CONFIG_VERSION &&
 	    cfg->version != 1)
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "harness config: unknown version %u (start from "
 		              "LOCUS_HARNESS_CONFIG_INIT)",
 		              cfg->version);
 	locus_harness *h = calloc(1, sizeof *h);
 	if (!h)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	locus_harness_config def = LOCUS_HARNESS_CONFIG_INIT;
 	h->cfg = cfg ? *cfg : def;
 	/* version 1's bool at this place was require_read (true: the rule
@@ -199,7 +199,7 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 	h->todos = cJSON_CreateArray();
 	if (!h->todos) {
 		free(h);
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	bool defaults = tools == NULL;
 	if (defaults)
@@ -209,14 +209,14 @@ int locus_harness_new(locus_harness **out, locus_backend *b,
 		const tooldef *t = tool_by_name(tools[i]);
 		if (!t) {
 			locus_harness_free(h);
-			return lh_err(err, LOCUS_ENOTFOUND,
+			return lu_err(err, LOCUS_ENOTFOUND,
 			              "no harness tool named '%s'", tools[i]);
 		}
 		if (t->shell && !b->can_exec) {
 			if (defaults)
 				continue;
 			locus_harness_free(h);
-			return lh_err(err, LOCUS_EINVALID,
+			return lu_err(err, LOCUS_EINVALID,
 			              "the %s backend has no shell for %s",
 			              b->label, t->name);
 		}
@@ -294,17 +294,17 @@ static int run_call(locus_harness *h, const char *tool, const char *args,
                     locus_error *err)
 {
 	if (!out)
-		return lh_err(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (is_error)
 		*is_error = true;
 	if (!h || !tool)
-		return lh_err(err, LOCUS_EUSAGE, "a harness and a tool name");
+		return lu_err(err, LOCUS_EUSAGE, "a harness and a tool name");
 	if (!args)
 		args_len = 0;
 	char *z = malloc(args_len + 1);
 	if (!z)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (args_len)
 		memcpy(z, args, args_len);
 	z[args_len] = '\0';
@@ -319,17 +319,17 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 {
 	const tooldef *t = built(h, tool);
 	if (!t)
-		return lh_err(err, LOCUS_ENOTFOUND,
+		return lu_err(err, LOCUS_ENOTFOUND,
 		              "no tool named '%s' in this "
 		              "harness",
 		              tool);
-	lh_buf o = {0};
+	lu_buf o = {0};
 	bool ok = false;
 	cJSON *a = NULL;
 	/* strict: the gate and the body must read one value */
 	lu_json_problem jp = lh_args_read(&a, args, args_len, &o);
 	if (jp == LU_JSON_NOMEM)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (jp != LU_JSON_OK)
 		goto done;
 	if (!preview && h->wrap && !locus_call_cancelled(h->ctl)) {
@@ -340,7 +340,7 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		                    &why)) {
 			/* the wrap's text is what the model gets: the
 			   policy wrap gives the refusal JSON */
-			lh_buf_puts(&o, why ? why
+			lu_buf_puts(&o, why ? why
 			                    : "refused: the gate did "
 			                      "not allow this call");
 			free(why);
@@ -348,7 +348,7 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 		}
 	}
 	if (locus_call_cancelled(h->ctl)) {
-		lh_buf_puts(&o, "cancelled before it started: nothing ran");
+		lu_buf_puts(&o, "cancelled before it started: nothing ran");
 		goto done;
 	}
 	lh_change *plan = NULL;
@@ -361,7 +361,7 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 	if (ok && t->plan && locus_call_cancelled(h->ctl)) {
 		/* cancelled while planning: the change is never made */
 		ok = false;
-		lh_buf_puts(&o, "cancelled: no file was changed");
+		lu_buf_puts(&o, "cancelled: no file was changed");
 	} else if (ok && t->plan) {
 		if (preview) {
 			for (size_t i = 0; i < np; i++) {
@@ -372,7 +372,7 @@ static int run_tool(locus_harness *h, const char *tool, const char *args,
 				    plan[i].del ? NULL : plan[i].data,
 				    plan[i].len);
 				if (d)
-					lh_buf_puts(&o, d);
+					lu_buf_puts(&o, d);
 				free(d);
 			}
 		} else {
@@ -386,14 +386,14 @@ done:
 		*is_error = !ok;
 	if (!o.oom && memchr(o.d ? o.d : "", '\0', o.len)) {
 		/* the last net: whatever a tool put in, nothing is cut */
-		lh_buf shown = {0};
+		lu_buf shown = {0};
 		lh_buf_add_shown(&shown, o.d, o.len);
-		lh_buf_free(&o);
+		lu_buf_free(&o);
 		o = shown;
 	}
-	*out = lh_buf_take(&o);
+	*out = lu_buf_take(&o);
 	if (!*out)
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -419,7 +419,7 @@ int locus_harness_call_ctl(char **out, bool *is_error, locus_harness *h,
 	if (ctl && ctl->version != LOCUS_CALL_CTL_VERSION) {
 		if (out)
 			*out = NULL;
-		return lh_err(err, LOCUS_EINVALID,
+		return lu_err(err, LOCUS_EINVALID,
 		              "call control: unknown version %u", ctl->version);
 	}
 	if (!h)
@@ -443,23 +443,23 @@ int locus_harness_preview(char **out, locus_harness *h, const char *tool,
 }
 
 /* What bash does at its timeout: only what the gate really allows. */
-static void bash_fragment(const locus_harness *h, lh_buf *o)
+static void bash_fragment(const locus_harness *h, lu_buf *o)
 {
 	lh_bg_word bg = h->wrap ? lh_wrap_background(h->wrap, h->wrap_payload)
 	                        : LH_BG_ALLOWED;
-	lh_buf_printf(o, "bash waits %ds by default (at most %ds). ",
+	lu_buf_printf(o, "bash waits %ds by default (at most %ds). ",
 	              h->cfg.bash_timeout, h->cfg.bash_max_timeout);
 	if (bg == LH_BG_ALLOWED)
-		lh_buf_puts(o, "Run servers and watchers with background=true "
+		lu_buf_puts(o, "Run servers and watchers with background=true "
 		               "and read them with bash_output.\n");
 	else if (bg == LH_BG_REFUSED)
-		lh_buf_puts(o, "This policy does not allow background "
+		lu_buf_puts(o, "This policy does not allow background "
 		               "commands (exec:background): background=true "
 		               "is refused and a command still running at its "
 		               "timeout is killed, so do not start servers or "
 		               "watchers.\n");
 	else /* held, or a wrap whose word is per call */
-		lh_buf_puts(o, "A background command (background=true, or "
+		lu_buf_puts(o, "A background command (background=true, or "
 		               "one still running at its timeout) needs the "
 		               "policy's approval (exec:background); without "
 		               "it the command is refused or killed at its "
@@ -473,13 +473,13 @@ int locus_harness_prompt_fragment(char **out, const locus_harness *h)
 	*out = NULL;
 	if (!h)
 		return LOCUS_EUSAGE;
-	lh_buf o = {0};
-	lh_buf_printf(&o,
+	lu_buf o = {0};
+	lu_buf_printf(&o,
 	              "## Workspace\nThe workspace is %s, rooted at %s. "
 	              "Paths are relative to that root.\n",
 	              h->b->label, h->b->root);
 	if (h->b->can_exec && !h->b->isolated)
-		lh_buf_puts(&o,
+		lu_buf_puts(&o,
 		            "Commands run directly on the host machine, not "
 		            "in a sandbox: anything a command does is "
 		            "real.\n");
@@ -487,15 +487,15 @@ int locus_harness_prompt_fragment(char **out, const locus_harness *h)
 	            built(h, "multi_edit") || built(h, "apply_patch") ||
 	            built(h, "notebook_edit");
 	if (!h->cfg.allow_unread_edits && edit)
-		lh_buf_puts(&o,
+		lu_buf_puts(&o,
 		            "Read a file before you change it. A change to a "
 		            "file you have not read, or that changed since "
 		            "you read it, is refused.\n");
 	if (built(h, "bash"))
 		bash_fragment(h, &o);
 	if (built(h, "apply_patch"))
-		lh_buf_puts(&o, "Change files with apply_patch.\n");
-	*out = lh_buf_take(&o);
+		lu_buf_puts(&o, "Change files with apply_patch.\n");
+	*out = lu_buf_take(&o);
 	return *out ? 0 : LOCUS_ENOMEM;
 }
 
@@ -520,10 +520,10 @@ int locus_harness_spec(struct locus_action **out, const locus_harness *h,
                        locus_error *err)
 {
 	if (!out)
-		return lh_err(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!h || !tool || !built(h, tool))
-		return lh_err(err, LOCUS_ENOTFOUND,
+		return lu_err(err, LOCUS_ENOTFOUND,
 		              "no tool named '%s' in this harness",
 		              tool ? tool : "(null)");
 	bool empty = !args_json || args_len == 0;
@@ -538,7 +538,7 @@ int locus_harness_spec(struct locus_action **out, const locus_harness *h,
 	    locus_action_set_environment(*out, h->cfg.environment)) {
 		locus_action_free(*out);
 		*out = NULL;
-		return lh_err(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return rc;
 }

@@ -52,12 +52,12 @@ struct locus_harness {
 
 /* A tool that answers with text (read, ls, bash, todo_read...): true on
  * success, false for a refusal or failure; the text is in out either way. */
-typedef bool lh_tool_run(locus_harness *h, const cJSON *args, lh_buf *out);
+typedef bool lh_tool_run(locus_harness *h, const cJSON *args, lu_buf *out);
 
 /* A file tool: it fills a plan, which the harness commits (or renders as a
  * diff for a preview), and leaves out empty; or false with the refusal in
  * out. */
-typedef bool lh_tool_plan(locus_harness *h, const cJSON *args, lh_buf *out,
+typedef bool lh_tool_plan(locus_harness *h, const cJSON *args, lu_buf *out,
                           lh_change **plan, size_t *nplan);
 
 struct tooldef {
@@ -77,17 +77,17 @@ struct tooldef {
  * LU_JSON_NOMEM, the refusal text appended to why (optional).
  */
 lu_json_problem lh_args_read(cJSON **out, const char *args, size_t len,
-                             lh_buf *why);
+                             lu_buf *why);
 
 /* Fetch an optional argument of a type; false (with a message in out) on
  * a wrong type. */
 bool lh_arg_str(const cJSON *a, const char *k, const char *def, const char **v,
-                lh_buf *out);
+                lu_buf *out);
 
 bool lh_arg_int(const cJSON *a, const char *k, long def, long lo, long hi,
-                long *v, lh_buf *out);
+                long *v, lu_buf *out);
 
-bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lh_buf *out);
+bool lh_arg_bool(const cJSON *a, const char *k, bool def, bool *v, lu_buf *out);
 
 void lh_ledger_note(locus_harness *h, const char *path, const char *data,
                     size_t len);
@@ -97,18 +97,18 @@ void lh_ledger_forget(locus_harness *h, const char *path);
 /* NULL when a change to an existing file (with these current bytes) may
  * go ahead; else the refusal text (static format filled into out). */
 bool lh_ledger_check(locus_harness *h, const char *path, const char *data,
-                     size_t len, lh_buf *out);
+                     size_t len, lu_buf *out);
 
 /* Plan replacing path's content; `old` is taken over (may be NULL). */
 bool lh_plan_write(lh_change **plan, size_t *n, const char *path, bool had,
                    char *old, size_t olen, const char *data, size_t len,
-                   lh_buf *out);
+                   lu_buf *out);
 
-void lh_err_text(lh_buf *out, const locus_error *err, const char *tail);
+void lh_err_text(lu_buf *out, const locus_error *err, const char *tail);
 
 /* Read a file that must exist, and pass the ledger. */
 bool lh_load_for_change(locus_harness *h, const char *path, char **data,
-                        size_t *len, lh_buf *out);
+                        size_t *len, lu_buf *out);
 
 size_t lh_utf8_chars(const char *s, size_t n);
 
@@ -125,6 +125,6 @@ lh_tool_plan lh_t_write, lh_t_edit, lh_t_multi_edit, lh_t_apply_patch,
  * and on a failure part way what was changed is put back (the backend's
  * write keeps the replaced file's mode and owner; a removed file comes
  * back with default metadata). */
-bool lh_commit(locus_harness *h, lh_change *c, size_t n, lh_buf *out);
+bool lh_commit(locus_harness *h, lh_change *c, size_t n, lu_buf *out);
 
 #endif

@@ -475,7 +475,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			            LP_MAX_WRAPPER_CHAIN);
 			return lp_push_raw(ctx, &r, pos, nwr, wr);
 		}
-		const lp_optspec *spec = wp->opts;
+		const lk_optspec *spec = wp->opts;
 		lp_optscan sc;
 		lp_optscan_run(spec, r.words, n, at, &sc);
 		bool su_shell = (spec->flags & LK_OPT_SU) && !sc.seen['u'];

@@ -13,8 +13,7 @@
 /* ---- option grammars (wrappers.c) ------------------------------------ */
 
 /* The grammars themselves are rows of the program table
-   (knowledge/programs.h); wrappers.c scans words with them. */
-typedef lk_optspec lp_optspec;
+   (knowledge/programs.h, lk_optspec); wrappers.c scans words with them. */
 
 typedef struct lp_optscan {
 	size_t cmd;          /* first word of the command; == nwords if none */
@@ -33,7 +32,7 @@ typedef struct lp_optscan {
 } lp_optscan;
 
 /* Scan the options of words[at] (the program) per `spec`. */
-void lp_optscan_run(const lp_optspec *spec, const lp_word *words, size_t nwords,
+void lp_optscan_run(const lk_optspec *spec, const lp_word *words, size_t nwords,
                     size_t at, lp_optscan *out);
 
 /* The wrapper row for words[pos] (a subcommand runner such as `npm exec`
@@ -44,7 +43,7 @@ const lk_program *lp_wrapper_match(const lp_word *words, size_t n, size_t pos,
 
 /* The option grammar of a see-through program that is not a wrapper
    (xargs, ssh, watch, parallel...), or NULL. */
-const lp_optspec *lp_program_spec(const char *name);
+const lk_optspec *lp_program_spec(const char *name);
 
 /* True when `s` is NAME=... with a valid shell name. */
 bool lp_is_assignment(const char *s);

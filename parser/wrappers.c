@@ -54,7 +54,7 @@ static bool find_long(const char *list, const char *name, size_t n,
 	return false;
 }
 
-static void apply(const lp_optspec *s, lp_optscan *o, unsigned char c,
+static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
                   const char *value, const lp_word *word)
 {
 	if (c == '-' || c >= 128)
@@ -81,7 +81,7 @@ static void apply(const lp_optspec *s, lp_optscan *o, unsigned char c,
 enum scan_state { SCAN_MORE, SCAN_STOP, SCAN_END_OPTS };
 
 /* One long option at words[*pi] (--name, --name=value, --name value). */
-static enum scan_state scan_long(const lp_optspec *s, const lp_word *words,
+static enum scan_state scan_long(const lk_optspec *s, const lp_word *words,
                                  size_t n, size_t *pi, lp_optscan *o)
 {
 	size_t i = *pi;
@@ -143,7 +143,7 @@ static enum scan_state scan_long(const lp_optspec *s, const lp_word *words,
 }
 
 /* A cluster of short options at words[*pi] (-abc, -ovalue, -o value). */
-static enum scan_state scan_short(const lp_optspec *s, const lp_word *words,
+static enum scan_state scan_short(const lk_optspec *s, const lp_word *words,
                                   size_t n, size_t *pi, lp_optscan *o)
 {
 	size_t i = *pi;
@@ -195,7 +195,7 @@ static enum scan_state scan_short(const lp_optspec *s, const lp_word *words,
 }
 
 /* Scan options from words[*i]; stops at the first operand. */
-static enum scan_state scan_options(const lp_optspec *s, const lp_word *words,
+static enum scan_state scan_options(const lk_optspec *s, const lp_word *words,
                                     size_t n, size_t *pi, lp_optscan *o)
 {
 	size_t i = *pi;
@@ -231,7 +231,7 @@ static enum scan_state scan_options(const lp_optspec *s, const lp_word *words,
 	return st;
 }
 
-void lp_optscan_run(const lp_optspec *s, const lp_word *words, size_t n,
+void lp_optscan_run(const lk_optspec *s, const lp_word *words, size_t n,
                     size_t at, lp_optscan *o)
 {
 	memset(o, 0, sizeof *o);
@@ -331,7 +331,7 @@ const lk_program *lp_wrapper_match(const lp_word *words, size_t n, size_t pos,
 	return NULL;
 }
 
-const lp_optspec *lp_program_spec(const char *name)
+const lk_optspec *lp_program_spec(const char *name)
 {
 	const lk_program *p = lk_program_find(name);
 	return p && (p->cls & LK_SEES) ? p->opts : NULL;

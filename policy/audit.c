@@ -94,7 +94,7 @@ struct locus_audit {
 static int sys_error(locus_error *err, const char *what, const char *path)
 {
 	int e = errno;
-	pl_error(err, LOCUS_EIO, "%s %s: %s", what, path, strerror(e));
+	lu_err(err, LOCUS_EIO, "%s %s: %s", what, path, strerror(e));
 	if (err)
 		err->sys = e;
 	return LOCUS_EIO;
@@ -115,7 +115,7 @@ static int line_before(int fd, off_t size, const char *path, char **line,
 	if (pread(fd, &c, 1, size - 1) != 1)
 		return sys_error(err, "cannot read", path);
 	if (c != '\n')
-		return pl_error(
+		return lu_err(
 		    err, LOCUS_EINVALID,
 		    "%s ends with a partial line: the chain cannot be "
 		    "continued",
@@ -139,13 +139,13 @@ static int line_before(int fd, off_t size, const char *path, char **line,
 		}
 		pos -= (off_t)n;
 		if ((size_t)(end - pos) > MAX_LINE)
-			return pl_error(err, LOCUS_EINVALID,
-			                "%s: last line too long", path);
+			return lu_err(err, LOCUS_EINVALID,
+			              "%s: last line too long", path);
 	}
 	size_t ll = (size_t)(end - start);
 	char *buf = malloc(ll + 1);
 	if (!buf)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (ll && pread(fd, buf, ll, start) != (ssize_t)ll) {
 		free(buf);
 		return sys_error(err, "cannot read", path);
@@ -288,7 +288,7 @@ static int lock_bounded(locus_audit *a, locus_error *err)
 		double el = (double)(now.tv_sec - t0.tv_sec) +
 		            (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
 		if (el >= a->lock_timeout)
-			return pl_error(
+			return lu_err(
 			    err, LOCUS_EIO,
 			    "%s: another process has held the lock for "
 			    "more than %.1f s: nothing recorded",
@@ -302,10 +302,10 @@ static int lock_bounded(locus_audit *a, locus_error *err)
 static int tampered(locus_audit *a, locus_error *err, const char *why)
 {
 	a->broken = true;
-	return pl_error(err, LOCUS_EINVALID,
-	                "%s: %s: the trail is no longer the one this writer "
-	                "kept; nothing more is recorded",
-	                a->path, why);
+	return lu_err(err, LOCUS_EINVALID,
+	              "%s: %s: the trail is no longer the one this writer "
+	              "kept; nothing more is recorded",
+	              a->path, why);
 }
 
 /* Seq and hash of a line (already checked). */
@@ -332,10 +332,10 @@ static int line_state(const char *line, size_t ll, double *seq, char hash[65])
 static int sync_state(locus_audit *a, locus_error *err)
 {
 	if (a->broken)
-		return pl_error(err, LOCUS_EINVALID,
-		                "%s: the trail was tampered with earlier: "
-		                "nothing more is recorded",
-		                a->path);
+		return lu_err(err, LOCUS_EINVALID,
+		              "%s: the trail was tampered with earlier: "
+		              "nothing more is recorded",
+		              a->path);
 	struct stat fs, ps;
 	if (fstat(a->fd, &fs))
 		return sys_error(err, "cannot stat", a->path);
@@ -373,13 +373,13 @@ static int sync_state(locus_audit *a, locus_error *err)
 				n = MAX_LINE;
 			char *buf = malloc(n + 1);
 			if (!buf)
-				return pl_error(err, LOCUS_ENOMEM,
-				                "out of memory");
+				return lu_err(err, LOCUS_ENOMEM,
+				              "out of memory");
 			ssize_t r = pread(a->fd, buf, n, pos);
 			char *nl = r > 0 ? memchr(buf, '\n', (size_t)r) : NULL;
 			if (!nl) {
 				free(buf);
-				return pl_error(
+				return lu_err(
 				    err, LOCUS_EINVALID,
 				    "%s ends with a partial line: the "
 				    "chain cannot be continued",
@@ -411,16 +411,16 @@ static int sync_state(locus_audit *a, locus_error *err)
 	memcpy(a->last, zero_hash, sizeof(a->last));
 	a->seq = 0;
 	if (line && line_state(line, ll, &a->seq, a->last))
-		rc = pl_error(err, LOCUS_EINVALID,
-		              "%s: the last line is not an audit record",
-		              a->path);
+		rc =
+		    lu_err(err, LOCUS_EINVALID,
+		           "%s: the last line is not an audit record", a->path);
 	else if (line && a->key && !record_mac_ok(a->key, a->key_len, line, ll))
-		rc = pl_error(err, LOCUS_EINVALID,
-		              "%s: the last record carries no valid MAC under "
-		              "the key: it was not written by a holder of the "
-		              "key (forged, or a trail written without it); "
-		              "start a new trail",
-		              a->path);
+		rc = lu_err(err, LOCUS_EINVALID,
+		            "%s: the last record carries no valid MAC under "
+		            "the key: it was not written by a holder of the "
+		            "key (forged, or a trail written without it); "
+		            "start a new trail",
+		            a->path);
 	free(line);
 	if (!rc) {
 		a->dev = fs.st_dev;
@@ -437,7 +437,7 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 	int rc = 0;
 	if (!cJSON_AddStringToObject(o, "prev", a->last) ||
 	    !(body = cJSON_PrintUnformatted(o)))
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (a->key) {
 		/* the MAC over the body so far, then the body again with it
 		   as the last member */
@@ -448,19 +448,19 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 		cJSON_free(body);
 		body = ok ? cJSON_PrintUnformatted(o) : NULL;
 		if (!body)
-			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	size_t bl = strlen(body);
 	char h[65];
 	if (lu_sha256_hex(body, bl, h)) {
-		rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
+		rc = lu_err(err, LOCUS_ENOMEM, "hashing failed");
 		goto out;
 	}
 	/* body ends with '}': replace it by ,"hash":"H"}\n */
 	size_t n = bl - 1 + HASH_TAIL_LEN + 1;
 	line = malloc(n + 1);
 	if (!line) {
-		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 		goto out;
 	}
 	memcpy(line, body, bl - 1);
@@ -469,7 +469,7 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 	if (w < 0) {
 		rc = sys_error(err, "cannot write", a->path);
 	} else if ((size_t)w != n) {
-		rc = pl_error(err, LOCUS_EIO, "short write to %s", a->path);
+		rc = lu_err(err, LOCUS_EIO, "short write to %s", a->path);
 	} else if ((a->flags & LOCUS_AUDIT_FSYNC) && fsync(a->fd)) {
 		rc = sys_error(err, "cannot fsync", a->path);
 	}
@@ -477,7 +477,7 @@ static int write_record(locus_audit *a, cJSON *o, locus_error *err)
 		a->size += (off_t)n;
 		a->seq += 1;
 		if (lu_sha256_hex(line, n - 1, a->last))
-			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
+			rc = lu_err(err, LOCUS_ENOMEM, "hashing failed");
 	} else {
 		a->broken = true; /* a torn or missing line: stop */
 	}
@@ -492,7 +492,7 @@ static int write_checkpoint(locus_audit *a, bool final, locus_error *err)
 	char when[96], mac[65];
 	when_now(when);
 	if (hmac_hex(a->key, a->key_len, a->seq + 1, a->last, final, mac))
-		return pl_error(err, LOCUS_ENOMEM, "HMAC failed");
+		return lu_err(err, LOCUS_ENOMEM, "HMAC failed");
 	cJSON *o = cJSON_CreateObject(), *c = NULL;
 	bool ok = o && cJSON_AddNumberToObject(o, "seq", a->seq + 1) &&
 	          cJSON_AddStringToObject(o, "time", when) &&
@@ -500,7 +500,7 @@ static int write_checkpoint(locus_audit *a, bool final, locus_error *err)
 	          cJSON_AddBoolToObject(c, "final", final) &&
 	          cJSON_AddStringToObject(c, "hmac", mac);
 	int rc = ok ? write_record(a, o, err)
-	            : pl_error(err, LOCUS_ENOMEM, "out of memory");
+	            : lu_err(err, LOCUS_ENOMEM, "out of memory");
 	cJSON_Delete(o);
 	if (!rc)
 		a->since_ckpt = 0;
@@ -511,8 +511,8 @@ int locus_audit_append(locus_audit *a, const locus_decision *d,
                        locus_error *err)
 {
 	if (!a || !d)
-		return pl_error(err, LOCUS_EUSAGE,
-		                "audit and decision are required");
+		return lu_err(err, LOCUS_EUSAGE,
+		              "audit and decision are required");
 	int rc = lock_bounded(a, err);
 	if (rc)
 		return rc;
@@ -527,7 +527,7 @@ int locus_audit_append(locus_audit *a, const locus_decision *d,
 	          cJSON_AddStringToObject(o, "time", when) &&
 	          pl_decision_fields(d, o);
 	rc = ok ? write_record(a, o, err)
-	        : pl_error(err, LOCUS_ENOMEM, "out of memory");
+	        : lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (!rc && a->key && ++a->since_ckpt >= a->every)
 		rc = write_checkpoint(a, false, err);
 out:
@@ -551,9 +551,9 @@ static int read_key(const char *path, unsigned char **key, size_t *len,
 		if (k)
 			OPENSSL_cleanse(k, KEY_MAX);
 		free(k);
-		return pl_error(err, LOCUS_EINVALID,
-		                "the audit key %s must hold at least %d bytes",
-		                path, KEY_MIN);
+		return lu_err(err, LOCUS_EINVALID,
+		              "the audit key %s must hold at least %d bytes",
+		              path, KEY_MIN);
 	}
 	*key = k;
 	*len = (size_t)n;
@@ -570,14 +570,13 @@ int locus_audit_check_key(const char *key_path, const char *workspace,
 	char *r = realpath(workspace, NULL);
 	int rc = 0;
 	if (!k || !r) {
-		rc =
-		    pl_error(err, LOCUS_ENOTFOUND, "cannot resolve %s",
-		             !k ? (key_path ? key_path : "(null)") : workspace);
+		rc = lu_err(err, LOCUS_ENOTFOUND, "cannot resolve %s",
+		            !k ? (key_path ? key_path : "(null)") : workspace);
 	} else {
 		size_t rl = strlen(r);
 		if (!strcmp(r, "/") ||
 		    (!strncmp(k, r, rl) && (k[rl] == '/' || k[rl] == '\0')))
-			rc = pl_error(
+			rc = lu_err(
 			    err, LOCUS_EDENIED,
 			    "the audit key %s lies inside the workspace "
 			    "%s: keep it where the agent cannot reach it",
@@ -592,19 +591,18 @@ int locus_audit_open_opts(locus_audit **out, const char *path,
                           const locus_audit_options *opts, locus_error *err)
 {
 	if (!out)
-		return pl_error(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	locus_audit_options def = LOCUS_AUDIT_OPTIONS_INIT;
 	const locus_audit_options *o = opts ? opts : &def;
 	if (!path)
-		return pl_error(err, LOCUS_EUSAGE, "an audit path is required");
+		return lu_err(err, LOCUS_EUSAGE, "an audit path is required");
 	if (o->version != LOCUS_AUDIT_OPTIONS_VERSION)
-		return pl_error(err, LOCUS_EINVALID,
-		                "audit options: unknown version %u",
-		                o->version);
+		return lu_err(err, LOCUS_EINVALID,
+		              "audit options: unknown version %u", o->version);
 	locus_audit *a = calloc(1, sizeof(*a));
 	if (!a)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	a->fd = -1;
 	a->flags = o->flags;
 	a->every = o->checkpoint_every ? o->checkpoint_every : 100;
@@ -616,21 +614,21 @@ int locus_audit_open_opts(locus_audit **out, const char *path,
 	if (a->fd < 0 || fstat(a->fd, &st)) {
 		rc = sys_error(err, "cannot open audit file", path);
 	} else if (!S_ISREG(st.st_mode)) {
-		rc = pl_error(err, LOCUS_EINVALID,
-		              "the audit file %s is not a regular file", path);
+		rc = lu_err(err, LOCUS_EINVALID,
+		            "the audit file %s is not a regular file", path);
 	} else {
 		if (st.st_uid == geteuid() && (st.st_mode & 077))
 			(void)fchmod(a->fd, st.st_mode & 0700); /* ours: 0600 */
 		a->path = realpath(path, NULL);
 		if (!a->path)
-			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!rc && o->key_path)
 		rc = locus_audit_check_key(o->key_path, o->workspace, err);
 	if (!rc && o->key_path) {
 		rc = read_key(o->key_path, &a->key, &a->key_len, err);
 		if (!rc && !(a->key_path = realpath(o->key_path, NULL)))
-			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!rc && !(rc = lock_bounded(a, err))) {
 		rc = sync_state(a, err);
@@ -738,7 +736,7 @@ int locus_audit_verify_report(locus_audit_report *rep, const char *path,
 	memset(rep, 0, sizeof(*rep));
 	memcpy(rep->last_hash, zero_hash, sizeof(rep->last_hash));
 	if (!path)
-		return pl_error(err, LOCUS_EUSAGE, "an audit path is required");
+		return lu_err(err, LOCUS_EUSAGE, "an audit path is required");
 	unsigned char *key = NULL;
 	size_t kl = 0;
 	if (key_path) {
@@ -783,15 +781,15 @@ int locus_audit_verify_report(locus_audit_report *rep, const char *path,
 		if (why) {
 			rc = LOCUS_EINVALID;
 			if (err) {
-				pl_error(err, rc, "%s: line %zu: %s", path,
-				         lineno, why);
+				lu_err(err, rc, "%s: line %zu: %s", path,
+				       lineno, why);
 				err->line = (int)lineno;
 			}
 			rep->bad_line = lineno;
 			break;
 		}
 		if (lu_sha256_hex(line, len, prev)) {
-			rc = pl_error(err, LOCUS_ENOMEM, "hashing failed");
+			rc = lu_err(err, LOCUS_ENOMEM, "hashing failed");
 			break;
 		}
 		rep->records = lineno;
@@ -802,12 +800,12 @@ int locus_audit_verify_report(locus_audit_report *rep, const char *path,
 	if (!rc && ferror(f))
 		rc = sys_error(err, "cannot read", path);
 	if (!rc && key && !rep->closed)
-		rc = pl_error(
-		    err, LOCUS_EINVALID,
-		    "%s: %zu records, but the trail does not end with a "
-		    "closing checkpoint: cut short, appended to without "
-		    "the key, or still being written",
-		    path, rep->records);
+		rc =
+		    lu_err(err, LOCUS_EINVALID,
+		           "%s: %zu records, but the trail does not end with a "
+		           "closing checkpoint: cut short, appended to without "
+		           "the key, or still being written",
+		           path, rep->records);
 	free(line);
 	fclose(f);
 	if (key)

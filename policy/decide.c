@@ -375,7 +375,7 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 {
 	locus_decision *d = decision_new(p, s);
 	if (!d)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	bool perm_allow = permission_verdict(d, p, s, in);
 	collect_labels(d, s);
 	deny_checks(d, p, in);
@@ -383,7 +383,7 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 	join_reason(d);
 	if (d->oom) {
 		locus_decision_free(d);
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	/* the strongest fired check is the outcome; waived ones never count */
 	assert(d->nchecks || d->outcome == LOCUS_OUTCOME_ALLOW);
@@ -396,10 +396,10 @@ static int evaluate(locus_decision **out, const locus_policy *p, subject *s,
 static int check_input_version(const locus_gate_input *in, locus_error *err)
 {
 	if (in && in->version != LOCUS_GATE_INPUT_VERSION)
-		return pl_error(err, LOCUS_EINVALID,
-		                "gate input: unknown version %u (start from "
-		                "LOCUS_GATE_INPUT_INIT)",
-		                in->version);
+		return lu_err(err, LOCUS_EINVALID,
+		              "gate input: unknown version %u (start from "
+		              "LOCUS_GATE_INPUT_INIT)",
+		              in->version);
 	return 0;
 }
 
@@ -411,30 +411,28 @@ static int apply_input(subject *s, const locus_gate_input *in, locus_error *err)
 		s->env = in->environment;
 	if (in->has_blast_radius) {
 		if (in->blast_radius < 0)
-			return pl_error(err, LOCUS_EINVALID,
-			                "blast_radius must not be negative");
+			return lu_err(err, LOCUS_EINVALID,
+			              "blast_radius must not be negative");
 		s->blast = in->blast_radius;
 	}
 	if (in->has_cost) {
 		if (bad_number(in->cost_usd))
-			return pl_error(
-			    err, LOCUS_EINVALID,
-			    "cost_usd must be a non-negative number");
+			return lu_err(err, LOCUS_EINVALID,
+			              "cost_usd must be a non-negative number");
 		s->cost = in->cost_usd;
 	}
 	if (bad_number(in->spent_usd))
-		return pl_error(err, LOCUS_EINVALID,
-		                "spent_usd must be a non-negative number");
+		return lu_err(err, LOCUS_EINVALID,
+		              "spent_usd must be a non-negative number");
 	if (in->has_verification && (!isfinite(in->confidence) ||
 	                             in->confidence < 0 || in->confidence > 1))
-		return pl_error(err, LOCUS_EINVALID,
-		                "verification confidence must be within 0..1");
+		return lu_err(err, LOCUS_EINVALID,
+		              "verification confidence must be within 0..1");
 	if (in->has_finding && (unsigned)in->finding_severity > 3)
-		return pl_error(err, LOCUS_EINVALID,
-		                "unknown finding severity");
+		return lu_err(err, LOCUS_EINVALID, "unknown finding severity");
 	for (size_t i = 0; i < in->ntags; i++)
 		if (in->tags[i] && pl_strset_add(&s->tags, in->tags[i]))
-			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -460,11 +458,11 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
                  locus_error *err)
 {
 	if (!out)
-		return pl_error(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !action)
-		return pl_error(err, LOCUS_EUSAGE,
-		                "policy and action are required");
+		return lu_err(err, LOCUS_EUSAGE,
+		              "policy and action are required");
 	int vrc = check_input_version(in, err);
 	if (vrc)
 		return vrc;
@@ -472,7 +470,7 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 	int rc = subject_from_action(&s, action);
 	if (rc) {
 		pl_strset_free(&s.tags);
-		return pl_error(err, rc, "out of memory");
+		return lu_err(err, rc, "out of memory");
 	}
 	rc = apply_input(&s, in, err);
 	if (!rc)
@@ -630,11 +628,11 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
                const locus_gate_input *in, locus_error *err)
 {
 	if (!out)
-		return pl_error(err, LOCUS_EUSAGE, "out is required");
+		return lu_err(err, LOCUS_EUSAGE, "out is required");
 	*out = NULL;
 	if (!policy || !tool)
-		return pl_error(err, LOCUS_EUSAGE,
-		                "policy and tool are required");
+		return lu_err(err, LOCUS_EUSAGE,
+		              "policy and tool are required");
 	int vrc = check_input_version(in, err);
 	if (vrc)
 		return vrc;
@@ -644,7 +642,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	if (tl == 0 || tl > 256 ||
 	    strspn(tool, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	                 "0123456789_-.:") != tl)
-		return pl_error(
+		return lu_err(
 		    err, LOCUS_EINVALID,
 		    "tool name must be 1 to 256 letters, digits, _ - . :");
 	/* the arguments, strictly: a duplicate key would let the tool run a
@@ -657,7 +655,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	bool nul = args_json && lu_json_has_nul_escape(args_json, args_len);
 	char *marked = nul ? malloc(args_len) : NULL;
 	if (nul && !marked)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (marked) {
 		memcpy(marked, args_json, args_len);
 		lu_json_mark_nul_escapes(marked, args_len);
@@ -672,8 +670,8 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 		return rc;
 	if (!cJSON_IsObject(doc.root)) {
 		pl_doc_free(&doc);
-		return pl_error(err, LOCUS_EINVALID,
-		                "arguments: expected a JSON object");
+		return lu_err(err, LOCUS_EINVALID,
+		              "arguments: expected a JSON object");
 	}
 	const char *htool = lu_tool_from_agent(tool);
 	if (!htool)
@@ -682,7 +680,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	char *args = rc ? NULL : cJSON_PrintUnformatted(doc.root);
 	if (!args) {
 		pl_doc_free(&doc);
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	locus_action *action = NULL;
 	locus_error derr;
@@ -699,11 +697,11 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	if (rc == 0) {
 		rc = subject_from_action(&s, action);
 		if (rc)
-			pl_error(err, rc, "out of memory");
+			lu_err(err, rc, "out of memory");
 	} else if (rc == LOCUS_ENOTFOUND) {
 		rc = unknown_tool_subject(&s, tool, doc.root);
 		if (rc)
-			pl_error(err, rc, "out of memory");
+			lu_err(err, rc, "out of memory");
 	} else {
 		if (err)
 			*err = derr;
@@ -713,13 +711,13 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 		if (!s.kind || strcmp(s.kind, "network"))
 			s.kind = locus_kind_name(LOCUS_KIND_EXEC);
 		if (pl_strset_add(&s.tags, "exec:unparsed"))
-			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	if (!rc && action) {
 		rc = protected_label(&s, policy, doc.root,
 		                     in ? in->workspace_root : NULL);
 		if (rc)
-			pl_error(err, rc, "out of memory");
+			lu_err(err, rc, "out of memory");
 	}
 	if (!rc) {
 		s.args = doc.root;

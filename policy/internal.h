@@ -33,9 +33,6 @@ int pl_doc_error(const pl_doc *doc, const cJSON *node, const char *field,
                  locus_error *err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Set err without a position: util's one error setter (util/error.h). */
-#define pl_error lu_err
-
 /* --- string sets -------------------------------------------------------- */
 
 typedef struct pl_strset {

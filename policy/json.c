@@ -60,14 +60,14 @@ int pl_doc_parse(pl_doc *doc, const char *what, const char *text, size_t len,
 	memset(doc, 0, sizeof(*doc));
 	doc->what = what;
 	if (len > PL_MAX_DOC)
-		return pl_error(err, LOCUS_ETOOBIG,
-		                "%s: file is larger than %zu bytes", what,
-		                PL_MAX_DOC);
+		return lu_err(err, LOCUS_ETOOBIG,
+		              "%s: file is larger than %zu bytes", what,
+		              PL_MAX_DOC);
 	lu_json_fail why;
 	cJSON *root = NULL;
 	lu_json_problem p = lu_json_read(&root, text, len, NULL, &why);
 	if (p == LU_JSON_NOMEM)
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (p) {
 		char msg[300];
 		if (p == LU_JSON_SYNTAX || p == LU_JSON_TRAILING)
@@ -85,7 +85,7 @@ int pl_doc_parse(pl_doc *doc, const char *what, const char *text, size_t len,
 	char *copy = malloc(len + 1);
 	if (!copy) {
 		cJSON_Delete(root);
-		return pl_error(err, LOCUS_ENOMEM, "out of memory");
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';

@@ -153,7 +153,7 @@ static int load_labels(const pl_doc *doc, const cJSON *v, const char *field,
 			return pl_doc_error(doc, c, field, err,
 			                    "a label is never empty");
 		if (pl_strset_add(set, c->valuestring))
-			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -258,7 +258,7 @@ static int load_field(locus_policy *p, const pl_doc *doc, const cJSON *v,
 			                    "expected a string");
 		char *nv = strdup(v->valuestring);
 		if (!nv)
-			return pl_error(err, LOCUS_ENOMEM, "out of memory");
+			return lu_err(err, LOCUS_ENOMEM, "out of memory");
 		free(p->version);
 		p->version = nv;
 		return 0;
@@ -288,7 +288,7 @@ int locus_policy_load(locus_policy **out, const char *json, size_t len,
 	}
 	rc = locus_policy_new(&p);
 	if (rc) {
-		pl_error(err, rc, "out of memory");
+		lu_err(err, rc, "out of memory");
 		goto done;
 	}
 	for (const cJSON *c = doc.root->child; c && !rc; c = c->next)
@@ -314,14 +314,14 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 	int r = lu_read_path(path, PL_MAX_DOC, &buf, &n);
 	int rc = 0;
 	if (r > 0) {
-		rc = pl_error(err, LOCUS_ETOOBIG,
-		              "%s: file is larger than %zu bytes", path,
-		              PL_MAX_DOC);
+		rc = lu_err(err, LOCUS_ETOOBIG,
+		            "%s: file is larger than %zu bytes", path,
+		            PL_MAX_DOC);
 	} else if (r < 0 && errno == ENOMEM) {
-		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	} else if (r < 0) {
 		int e = errno;
-		rc = pl_error(err, LOCUS_EIO, "%s: %s", path, strerror(e));
+		rc = lu_err(err, LOCUS_EIO, "%s: %s", path, strerror(e));
 		if (err)
 			err->sys = e;
 	}
@@ -331,7 +331,7 @@ int locus_policy_load_file(locus_policy **out, const char *path,
 	if (!rc && locus_policy_protect_path(*out, path)) {
 		locus_policy_free(*out);
 		*out = NULL;
-		rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+		rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	return rc;
 }
@@ -405,7 +405,7 @@ int locus_policy_preset(locus_policy **out, const char *name, locus_error *err)
 	*out = NULL;
 	const char *j = locus_policy_preset_json(name);
 	if (!j)
-		return pl_error(
+		return lu_err(
 		    err, LOCUS_ENOTFOUND,
 		    "unknown preset \"%s\" (standard, strict, permissive, "
 		    "readonly)",
@@ -427,9 +427,9 @@ int locus_policy_add_claude_settings_opts(
 {
 	pl_rule_ctx ctx = {true, NULL, NULL, NULL, NULL};
 	if (opts && opts->version != LOCUS_CLAUDE_SETTINGS_OPTIONS_VERSION)
-		return pl_error(err, LOCUS_EINVALID,
-		                "claude settings options: unknown version %u",
-		                opts->version);
+		return lu_err(err, LOCUS_EINVALID,
+		              "claude settings options: unknown version %u",
+		              opts->version);
 	if (opts) {
 		ctx.base = opts->project_root;
 		ctx.home = opts->home;
@@ -459,7 +459,7 @@ int locus_policy_add_claude_settings_opts(
 	for (int l = 0; l < 3 && !rc; l++)
 		if (!lu_reserve(&p->rules[l].items, &p->rules[l].cap,
 		                p->rules[l].n + tmp[l].n))
-			rc = pl_error(err, LOCUS_ENOMEM, "out of memory");
+			rc = lu_err(err, LOCUS_ENOMEM, "out of memory");
 	if (!rc) {
 		for (int l = 0; l < 3; l++) {
 			for (size_t i = 0; i < tmp[l].n; i++)

@@ -656,12 +656,12 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm, const char *field,
 			int rc = pl_rule_parse(&r, it->valuestring, ctx, why,
 			                       sizeof(why));
 			if (rc == LOCUS_ENOMEM)
-				return pl_error(err, rc, "out of memory");
+				return lu_err(err, rc, "out of memory");
 			if (rc && claude) {
 				if (bad_rule(ctx, l, iname, it->valuestring,
 				             why, lists))
-					return pl_error(err, LOCUS_ENOMEM,
-					                "out of memory");
+					return lu_err(err, LOCUS_ENOMEM,
+					              "out of memory");
 				continue;
 			}
 			if (rc)
@@ -688,8 +688,8 @@ int pl_load_permissions(const pl_doc *doc, const cJSON *perm, const char *field,
 				    iname, it->valuestring);
 			if (pl_rules_push(&lists[l], r)) {
 				pl_rule_free(r);
-				return pl_error(err, LOCUS_ENOMEM,
-				                "out of memory");
+				return lu_err(err, LOCUS_ENOMEM,
+				              "out of memory");
 			}
 		}
 	}

@@ -87,15 +87,15 @@ static inline char *slurp(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	lh_buf b = {0};
+	lu_buf b = {0};
 	char tmp[4096];
 	size_t r;
 	while ((r = fread(tmp, 1, sizeof tmp, f)) > 0)
-		lh_buf_add(&b, tmp, r);
+		lu_buf_add(&b, tmp, r);
 	fclose(f);
 	if (len)
 		*len = b.len;
-	return lh_buf_take(&b);
+	return lu_buf_take(&b);
 }
 
 /* Reap whatever the killed groups left to us (we are their subreaper). */

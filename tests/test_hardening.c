@@ -478,9 +478,9 @@ static void edit_loop(int who, int n)
 			_exit(4);
 		cJSON *a = cJSON_CreateObject();
 		cJSON_AddStringToObject(a, "path", "c.txt");
-		lh_buf nb = {0};
-		lh_buf_add(&nb, cur, len);
-		lh_buf_printf(&nb, "p%d-%d\n", who, i);
+		lu_buf nb = {0};
+		lu_buf_add(&nb, cur, len);
+		lu_buf_printf(&nb, "p%d-%d\n", who, i);
 		cJSON_AddStringToObject(a, "content", nb.d);
 		char *args = cJSON_PrintUnformatted(a);
 		if (locus_harness_call(&o, &e, h, "write", args, strlen(args),
@@ -495,7 +495,7 @@ static void edit_loop(int who, int n)
 		free(o);
 		free(args);
 		cJSON_Delete(a);
-		lh_buf_free(&nb);
+		lu_buf_free(&nb);
 		free(cur);
 	}
 	locus_harness_free(h);
@@ -593,8 +593,8 @@ START_TEST(write_many_rolls_back)
 	batch_setup(&f, host);
 	meta mx = meta_of("x"), my = meta_of("y");
 	char sx[65], sy[65];
-	lh_sha256_hex("x1\n", 3, sx);
-	lh_sha256_hex("y1\n", 3, sy);
+	lu_sha256_hex("x1\n", 3, sx);
+	lu_sha256_hex("y1\n", 3, sy);
 	locus_write_op ops[] = {
 	    {"x", "x2\n", 3, false, sx},
 	    {"y", NULL, 0, true, sy},
@@ -1014,7 +1014,7 @@ START_TEST(output_flood_capped)
 	}
 	/* 200 MiB of output: no more than the cap is kept */
 	locus_exec_result r;
-	double t0 = lh_now();
+	double t0 = lu_now();
 	ck_assert_int_eq(b->exec(b,
 	                         "head -c 209715200 /dev/zero | tr '\\0' a; "
 	                         "echo; echo tail-line",
@@ -1026,7 +1026,7 @@ START_TEST(output_flood_capped)
 	                               "1048576 bytes"),
 	              "no note");
 	locus_exec_result_clear(&r);
-	ck_assert(lh_now() - t0 < 60);
+	ck_assert(lu_now() - t0 < 60);
 	locus_backend_free(b);
 	rm_tmp();
 }
@@ -1099,19 +1099,19 @@ START_TEST(write_stdin_non_reader)
 	call_ok(&f, "bash", "{\"command\":\"sleep 60\",\"background\":true}",
 	        "sh1");
 	/* 1 MiB: far more than a pipe holds */
-	lh_buf big = {0};
-	lh_buf_puts(&big, "{\"handle\":\"sh1\",\"text\":\"");
+	lu_buf big = {0};
+	lu_buf_puts(&big, "{\"handle\":\"sh1\",\"text\":\"");
 	for (int i = 0; i < (1 << 20) / 64; i++)
-		lh_buf_puts(&big, "0123456789012345678901234567890123456789"
+		lu_buf_puts(&big, "0123456789012345678901234567890123456789"
 		                  "012345678901234567890123");
-	lh_buf_puts(&big, "\"}");
+	lu_buf_puts(&big, "\"}");
 	bool e;
 	char *o = call(&f, "write_stdin", big.d, &e);
 	/* it returned, as an error (no wall-clock bound: the suite's
 	   timeout catches a hang) */
 	ck_assert_msg(e, "should fail: %s", o);
 	free(o);
-	lh_buf_free(&big);
+	lu_buf_free(&big);
 	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
 	fx_close(&f);
 }
@@ -1132,12 +1132,12 @@ START_TEST(catastrophic_grep_bounded)
 		                                   &f.cfg, &err),
 		                 0);
 	}
-	lh_buf t = {0};
+	lu_buf t = {0};
 	for (int i = 0; i < 3000; i++)
-		lh_buf_puts(&t, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
+		lu_buf_puts(&t, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\n");
 	put(&f, "a.txt", t.d);
 	put(&f, "b.txt", t.d);
-	lh_buf_free(&t);
+	lu_buf_free(&t);
 	/* bounded by its work, not by the wall clock: the budget and the match
 	   limit say so in the output, and in-process (not bwrap) the CPU time
 	   this process spent stays far below what 6,000 unbounded lines take */

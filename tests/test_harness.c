@@ -243,11 +243,11 @@ START_TEST(local_timeout_kills_group)
 	locus_error err;
 	ck_assert_int_eq(locus_backend_local_new(&b, g_root, NULL, &err), 0);
 	locus_exec_result r;
-	double t0 = lh_now();
+	double t0 = lu_now();
 	ck_assert_int_eq(b->exec(b, "echo $$; sleep 30 & sleep 30", 0.5,
 	                         LOCUS_EXEC_DEFAULT, &r, &err),
 	                 0);
-	ck_assert(lh_now() - t0 < 5);
+	ck_assert(lu_now() - t0 < 5);
 	ck_assert(r.timed_out);
 	ck_assert(!r.finished);
 	ck_assert_str_eq(r.handle, "");
@@ -381,12 +381,12 @@ START_TEST(tool_read)
 	call_err(&f, "read", "{\"path\":3}", "must be a string");
 	call_err(&f, "read", "not json", "must be a JSON object");
 	/* a long line is cut with a note */
-	lh_buf big = {0};
+	lu_buf big = {0};
 	for (int i = 0; i < 2500; i++)
-		lh_buf_add(&big, "x", 1);
-	lh_buf_add(&big, "\n", 1);
+		lu_buf_add(&big, "x", 1);
+	lu_buf_add(&big, "\n", 1);
 	put(&f, "long.txt", big.d);
-	lh_buf_free(&big);
+	lu_buf_free(&big);
 	call_ok(&f, "read", "{\"path\":\"long.txt\"}",
 	        "… [line is 2500 characters]");
 	/* invalid UTF-8 and NUL bytes do not break it: mostly NUL, the file
@@ -826,9 +826,9 @@ START_TEST(tool_bash)
 	ck_assert(f.rec.last.has_exit_code);
 	ck_assert_int_eq(f.rec.last.exit_code, 4);
 	char want[65];
-	lh_sha256_hex("echo hi; exit 4", 15, want);
+	lu_sha256_hex("echo hi; exit 4", 15, want);
 	ck_assert_str_eq(f.rec.last.command_sha256, want);
-	lh_sha256_hex("hi\n", 3, want);
+	lu_sha256_hex("hi\n", 3, want);
 	ck_assert_str_eq(f.rec.last.output_sha256, want);
 	ck_assert_uint_eq(f.rec.last.output_bytes, 3);
 	ck_assert(!f.rec.last.truncated && !f.rec.last.timed_out);
@@ -861,12 +861,12 @@ START_TEST(tool_bash_timeout_background)
 	if (!fx_open(&f, _i, NULL, NULL, NULL))
 		return;
 	/* kill on timeout */
-	double t0 = lh_now();
+	double t0 = lu_now();
 	call_err(&f, "bash",
 	         "{\"command\":\"echo start; sleep 30\",\"timeout\":1,"
 	         "\"on_timeout\":\"kill\"}",
 	         "timed out after 1s; the command was killed\nstart\n");
-	ck_assert(lh_now() - t0 < 10);
+	ck_assert(lu_now() - t0 < 10);
 	ck_assert(f.rec.last.timed_out && !f.rec.last.has_exit_code);
 	/* keep on timeout: a handle */
 	call_ok(&f, "bash",
@@ -1090,21 +1090,21 @@ START_TEST(hostile_inputs)
 	if (!fx_open(&f, BK_MEMORY, NULL, NULL, NULL))
 		return;
 	/* deep JSON, a NUL in a string, huge line, invalid UTF-8 pattern */
-	lh_buf deep = {0};
+	lu_buf deep = {0};
 	for (int i = 0; i < 100000; i++)
-		lh_buf_add(&deep, "[", 1);
+		lu_buf_add(&deep, "[", 1);
 	call_err(&f, "read", deep.d, "nested too deeply");
-	lh_buf_free(&deep);
+	lu_buf_free(&deep);
 	put(&f, "a", "a\n");
 	call_err(&f, "read", "{\"path\":\"a\\u0000b\"}", "NUL");
 	call_err(&f, "read", "{\"path\":\"a\\\\u0000b\"}", "does not exist");
 	call_err(&f, "grep", "{\"pattern\":\"\\xff(\"}", NULL);
-	lh_buf big = {0};
+	lu_buf big = {0};
 	for (int i = 0; i < (1 << 20); i++)
-		lh_buf_add(&big, "y", 1);
+		lu_buf_add(&big, "y", 1);
 	locus_error err;
 	ck_assert_int_eq(f.b->write(f.b, "big", big.d, big.len, &err), 0);
-	lh_buf_free(&big);
+	lu_buf_free(&big);
 	call_ok(&f, "read", "{\"path\":\"big\"}",
 	        "[line is 1048576 characters]");
 	call_ok(&f, "grep", "{\"pattern\":\"(y+)+z\"}", NULL);
@@ -1326,13 +1326,13 @@ START_TEST(policy_timeout_no_background)
 	                  !strstr(frag, "with background=true and read"),
 	              "%s", frag);
 	free(frag);
-	double t0 = lh_now();
+	double t0 = lu_now();
 	call_err(&f, "bash",
 	         "{\"command\":\"echo $$ > pid.txt; exec sleep 30\","
 	         "\"timeout\":1}",
 	         "timed out after 1s; the command was killed: the policy does "
 	         "not let it go on in the background (exec:background)");
-	ck_assert(lh_now() - t0 < 10);
+	ck_assert(lu_now() - t0 < 10);
 	ck_assert_int_eq(decisions, 2); /* the call, then the re-ask */
 	ck_assert(f.rec.last.timed_out && !f.rec.last.background);
 	pid_t pid = pid_in(&f, "pid.txt");
@@ -1422,7 +1422,7 @@ START_TEST(call_ctl_cancel_progress)
 	cancel_after c = {&ctl, 300000};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
-	double t0 = lh_now();
+	double t0 = lu_now();
 	ck_assert_int_eq(
 	    locus_harness_call_ctl(&out, &e, f.h, "bash",
 	                           JS("{\"command\":\"sleep 30 & echo $! > "
@@ -1430,7 +1430,7 @@ START_TEST(call_ctl_cancel_progress)
 	                           &ctl, &err),
 	    0);
 	pthread_join(th, NULL);
-	ck_assert(lh_now() - t0 < 5);
+	ck_assert(lu_now() - t0 < 5);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	pid_t pid = pid_in(&f, "pid.txt"), kid = pid_in(&f, "kid.txt");
@@ -1497,12 +1497,12 @@ START_TEST(call_ctl_cancel_tree)
 	cancel_after c = {&ctl, 1500000};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
-	double t0 = lh_now();
+	double t0 = lu_now();
 	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", cmd,
 	                                        strlen(cmd), &ctl, &err),
 	                 0);
 	pthread_join(th, NULL);
-	ck_assert(lh_now() - t0 < 10);
+	ck_assert(lu_now() - t0 < 10);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	for (int k = 0; k < 3; k++)
@@ -1527,9 +1527,9 @@ START_TEST(cli_tool_timeout_no_background)
 	         "30\",\"timeout\":1}' --root '%s' > '%s/out.txt'; echo $? >> "
 	         "'%s/out.txt'",
 	         bin, g_root, g_tmp, g_tmp);
-	double t0 = lh_now();
+	double t0 = lu_now();
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert(lh_now() - t0 < 10);
+	ck_assert(lu_now() - t0 < 10);
 	char p[800];
 	snprintf(p, sizeof p, "%s/out.txt", g_tmp);
 	char *o = slurp(p, NULL);
