@@ -321,6 +321,11 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 		text = rest ? lp_arena_printf(ctx->arena, "%s %s", text, rest)
 		            : NULL;
 	}
+	/* a string with a command word makes env a wrapper of what it runs
+	   (not an environment dump: `env -S 'python3 -u' x.py`); an empty
+	   one leaves env printing the environment (`env -S ''`) */
+	if (!sc->script && text && text[strspn(text, " \t")])
+		ctx->result->commands[idx].flags |= LOCUS_CMD_WRAPPER;
 	lp_parse_text(ctx, text, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx,
 	              r->depth + 1);
 }
