@@ -233,4 +233,22 @@ bool ll_tables_consistent(char *why, size_t cap);
 /* Tag name -> bit (0 when not an exec:* tag). */
 uint32_t ll_tag_bit(const char *name);
 
+/* ---- options that make a command harmless (harmless.c) ---------------- */
+
+/* `a` spells the harmless option `opt` (n bytes: --dry-run, -n, -help)
+   so the program reads nothing else: exactly, or opt=VALUE with a value
+   that keeps it on (--dry-run=client).  Never an abbreviation, never a
+   letter in a cluster. */
+bool ll_harmless_word(const char *a, const char *opt, size_t n);
+/* `a` turns opt off: opt=VALUE with another value (--dry-run=false),
+   --no-NAME or an abbreviation of it. */
+bool ll_harmless_undone(const char *a, const char *opt, size_t n);
+/* Some word of c from `from` up to `--` turns an option of `list`
+   (space-separated) off, or is computed at run time. */
+bool ll_harmless_spoiled(const locus_shell_command *c, size_t from,
+                         const char *list);
+/* An option of `list` is spelled exactly before `--` and nothing spoils
+   it (ll_harmless_spoiled). */
+bool ll_harmless(const locus_shell_command *c, size_t from, const char *list);
+
 #endif

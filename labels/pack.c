@@ -430,6 +430,20 @@ static bool has_opt_value(const locus_shell_command *c, size_t from,
 	return false;
 }
 
+/* A harmless option of an `unless` list (labels/harmless.c): spelled
+   exactly, `=VALUE` only with a value that keeps it on. */
+static bool has_harmless(const locus_shell_command *c, size_t from,
+                         const char *opt, size_t n)
+{
+	for (size_t i = from; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--") == 0)
+			return false;
+		if (ll_harmless_word(c->argv[i], opt, n))
+			return true;
+	}
+	return false;
+}
+
 static bool any_dynamic(const locus_shell_command *c)
 {
 	if (!c->argv_flags)
@@ -470,7 +484,9 @@ static bool condition(const locus_shell_command *c, const char *t, size_t n,
 		                     n - (size_t)(eq - t) - 1, !strict);
 	if (n == 2 && t[0] == '-' && !strict)
 		return has_short(c, o->from, t[1]);
-	return has_opt(c, o->from, t, n, !strict);
+	if (strict)
+		return has_harmless(c, o->from, t, n);
+	return has_opt(c, o->from, t, n, true);
 }
 
 static bool any_condition(const locus_shell_command *c, const char *list,
@@ -504,7 +520,10 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 	if (r->with && !o->open &&
 	    !any_condition(c, r->with, o, end, nocase, false))
 		return false;
-	if (r->unless && any_condition(c, r->unless, o, end, nocase, true))
+	/* the unless list makes the command look safer: a word that turns
+	   one of its options off, or one computed at run time, spoils it */
+	if (r->unless && any_condition(c, r->unless, o, end, nocase, true) &&
+	    !ll_harmless_spoiled(c, o->from, r->unless))
 		return false;
 	return !r->check || r->check(c);
 }

@@ -83,12 +83,13 @@ static const struct verb {
 static const char *const negators[] = {"no",   "keep", "skip", "without",
                                        "dont", "dry",  NULL};
 
-/* Options that make the call a dry run or a help form. */
-static const char *const dry[] = {"--dry-run", "--dryrun", "--what-if",
-                                  "--whatif",  "--help",   "-help",
-                                  "-h",        NULL};
+/* Options that make the call a dry run or a help form (read exactly:
+   labels/harmless.c). */
+#define DRY "--dry-run --dryrun --what-if --whatif --help -help -h"
 
-/* Help and version forms: they print and exit. */
+/* Help and version forms: they print and exit (unless a word turns
+   them off: --help=false). */
+#define HELP "--help -help -h --version -version"
 static const char *const help_words[] = {"--help",    "-help",    "-h",
                                          "--version", "-version", NULL};
 
@@ -210,17 +211,6 @@ static bool names_a_thing(const char *w)
 	return strpbrk(w, "/.=@$ ") != NULL;
 }
 
-static bool is_dry(const char *a)
-{
-	for (const char *const *d = dry; *d; d++) {
-		size_t n = strlen(*d);
-		if (strncmp(a, *d, n) == 0 &&
-		    (a[n] == '\0' ||
-		     (a[n] == '=' && strcmp(a + n + 1, "none") != 0)))
-			return true;
-	}
-	return false;
-}
 
 /* The program a command runs for this rule: MODULE of `python -m MODULE`
    (args from argv[3]), else its own row (args from argv[1]). */
@@ -271,7 +261,8 @@ static bool read_form(const locus_shell_command *c, const lk_program *p,
 		const char *a = c->argv[i];
 		if (strstr(a, "http://") || strstr(a, "https://"))
 			return false;
-		if (listed(help_words, a, strlen(a)))
+		if (listed(help_words, a, strlen(a)) &&
+		    !ll_harmless_spoiled(c, first, HELP))
 			verb = true;
 		if (a[0] == '-') {
 			/* an option's value is read as a chain word: it
@@ -315,14 +306,14 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 		ll_judgement_reason(j, "a service or cloud CLI reaches the "
 		                       "network");
 	}
+	if (ll_harmless(c, first, DRY))
+		return;
 	const struct verb *hit = NULL;
 	size_t operands = 0;
 	for (size_t i = first; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "--") == 0)
 			break;
-		if (is_dry(a))
-			return;
 		if (hit)
 			continue;
 		if (a[0] == '-' && a[1] == '-') {

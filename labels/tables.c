@@ -184,6 +184,7 @@ bool ll_awk_runs_input(const locus_shell_command *c, const lk_program *p)
  * `install`.
  */
 typedef struct view {
+	const locus_shell_command *cmd; /* the command viewed */
 	const char *prog;
 	const char *const *args; /* after prog (and after the git subcommand
 	                            for git) */
@@ -214,6 +215,7 @@ static const char *const git_global_harmless[] = {
 static void git_view(const locus_shell_command *c, view *v)
 {
 	size_t i = 1;
+	v->cmd = c;
 	v->prog = "git";
 	v->sub = NULL;
 	v->git_bad_global = false;
@@ -258,6 +260,7 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
                       view *v)
 {
 	memset(v, 0, sizeof *v);
+	v->cmd = c;
 	if (is_git_name(c->name)) {
 		git_view(c, v);
 		return;
@@ -968,14 +971,18 @@ static bool git_gc(const view *v)
 	return any_arg(v, gc_prunes);
 }
 
-static bool prune_dry_run(const char *a)
+/* A dry run (labels/harmless.c: spelled exactly, not undone). */
+#define GIT_DRY_RUN "-n --dry-run"
+
+static bool dry_run(const view *v)
 {
-	return cluster_has(a, 'n') || long_opt(a, "--dry-run", 3);
+	return ll_harmless(v->cmd, (size_t)(v->args - v->cmd->argv),
+	                   GIT_DRY_RUN);
 }
 
 static bool git_prune(const view *v)
 {
-	return !any_arg(v, prune_dry_run);
+	return !dry_run(v);
 }
 
 /* Plumbing and forms that overwrite or discard work (issue 9): read-tree
@@ -1114,14 +1121,11 @@ static void set_never(ll_judgement *j, const char *never)
 		j->never = never;
 }
 
-static bool git_help(const char *a)
+/* `git push --help`, `git reset -h`: git prints help and exits. */
+static bool git_help(const view *v)
 {
-	return streq(a, "--help") || streq(a, "-h");
-}
-
-static bool git_dry_run(const char *a)
-{
-	return long_opt(a, "--dry-run", 3) || streq(a, "-n");
+	return ll_harmless(v->cmd, (size_t)(v->args - v->cmd->argv),
+	                   "--help -h");
 }
 
 /* Dry runs change nothing: push -n, rm -n (clean -n and prune -n are
@@ -1130,7 +1134,7 @@ static bool git_dry_runs(const view *v)
 {
 	return (streq(v->sub, "push") || streq(v->sub, "rm") ||
 	        streq(v->sub, "send-pack")) &&
-	       any_arg(v, git_dry_run);
+	       dry_run(v);
 }
 
 static void judge_git(const locus_shell_command *c, const view *v,
@@ -1139,7 +1143,7 @@ static void judge_git(const locus_shell_command *c, const view *v,
 	if (!v->sub)
 		return;
 	/* `git push --help`, `git reset -h`: git prints help and exits */
-	if (any_arg(v, git_help))
+	if (git_help(v))
 		return;
 	if (git_dry_runs(v))
 		return;
@@ -1191,7 +1195,7 @@ static void dynamic_git(const locus_shell_command *c, const view *v, size_t dyn,
 		          LL_REASON_DYNAMIC_GIT);
 		return;
 	}
-	if (any_arg(v, git_help))
+	if (git_help(v))
 		return;
 	if (git_dry_runs(v))
 		return;
@@ -1371,7 +1375,7 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 		set_never(j, LL_NEVER_FORCE_PUSH);
 	}
 	if ((cfg & LL_GITCFG_CLEAN_NOFORCE) && streq(v.sub, "clean") &&
-	    !any_arg(&v, prune_dry_run)) {
+	    !dry_run(&v)) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, "git clean deletes untracked files "
 		              "(clean.requireForce is off)");
