@@ -28,7 +28,7 @@
 #include "runner/json.h"
 
 static const char usage[] =
-    "usage: locus gateway serve [--db URL] [--listen HOST:PORT]\n"
+    "usage: locus gateway serve [--db URL] [--listen HOST:PORT|fd:N]\n"
     "       locus gateway run create --definition FILE "
     "[--box local|openshell|none]\n"
     "       locus gateway runs | approvals | verify\n"

@@ -374,9 +374,39 @@ void gw_notify(gw_server *s)
 
 /* "HOST:PORT" (HOST an IPv4 address or localhost) into a bound, listening
    socket; out_url gets http://HOST:PORT with the port bound. */
+/* "fd:N": a listening socket the gateway inherited (a supervisor or
+   systemd's socket activation holds it across restarts, so connections
+   made while the gateway is down wait in its backlog instead of being
+   refused).  Its url is read back from the socket. */
+static int inherited(const char *n, int *fd_out, char *url, size_t cap,
+                     locus_error *err)
+{
+	char *end = NULL;
+	long fd = strtol(n, &end, 10);
+	int acc = 0;
+	socklen_t alen = sizeof acc;
+	struct sockaddr_in sa;
+	socklen_t len = sizeof sa;
+	if (!*n || *end || fd < 3 || fd > 65535 ||
+	    getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &alen) ||
+	    !acc || getsockname((int)fd, (struct sockaddr *)&sa, &len) ||
+	    sa.sin_family != AF_INET)
+		return lu_err(err, LOCUS_EINVALID,
+		              "--listen fd:%s: not an inherited, listening "
+		              "IPv4 socket",
+		              n);
+	char host[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
+	snprintf(url, cap, "http://%s:%u", host, ntohs(sa.sin_port));
+	*fd_out = (int)fd;
+	return 0;
+}
+
 static int listen_on(const char *addr, int *fd_out, char *url, size_t cap,
                      locus_error *err)
 {
+	if (!strncmp(addr, "fd:", 3))
+		return inherited(addr + 3, fd_out, url, cap, err);
 	const char *colon = strrchr(addr, ':');
 	char host[64];
 	if (!colon || (size_t)(colon - addr) >= sizeof host)
