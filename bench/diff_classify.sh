@@ -7,7 +7,8 @@
 #   bash bench/diff_classify.sh OLD_LOCUS NEW_LOCUS [OUTDIR]
 #
 # Inputs (bench/diff_inputs.py): every golden-corpus case, the benchmark
-# batch (bench/make_batch.sh, made once into OUTDIR), every fuzz seed file
+# batch (bench/make_batch.sh, made once into OUTDIR) and the second batch
+# (bench/batch2/lines.txt), every fuzz seed file
 # whole and line by line, the everyday agent lines, pairs of corpus inputs
 # on one line, and 20,000 lines of `fuzz_bypass --emit` (when
 # build-test/tests/fuzz_bypass is built).  Each set runs with the
@@ -30,7 +31,9 @@ for fb in build-test/tests/fuzz_bypass build/tests/fuzz_bypass; do
 		break
 	fi
 done
-/usr/bin/python3 bench/diff_inputs.py "$out" "$out/batch/batch.txt" "$extra"
+# both benchmark batches: the generated one and the lines never tuned on
+cat "$out/batch/batch.txt" bench/batch2/lines.txt >"$out/batch/both.txt"
+/usr/bin/python3 bench/diff_inputs.py "$out" "$out/batch/both.txt" "$extra"
 status=0
 for fp in 1 0; do
 	for set in jsonl raw; do

@@ -26,7 +26,64 @@ typedef struct floor_pattern {
 	   case): a pattern is compiled and run only when the text holds one,
 	   so ordinary unparsed lines skip PCRE2 entirely. */
 	const char *need[8];
+	/* NULL, or a cheap test every text a match is found in passes (a
+	   shape the regex requires besides its literals: `(`, blanks, `)`,
+	   blanks, `{` for a function definition); a text that fails it is
+	   not given to PCRE2 (ll_floor_match_unfiltered() runs every
+	   pattern anyway; tests compare the two) */
+	bool (*shape)(const char *text, size_t len);
 } floor_pattern;
+
+/* PCRE2's \s without UCP: space, \t \n \v \f \r */
+static bool re_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* `(`, blanks, `)`, blanks, `{`: a function definition's head */
+static bool has_fn_head(const char *t, size_t len)
+{
+	for (const char *p = memchr(t, '(', len); p;
+	     p = memchr(p + 1, '(', len - (size_t)(p + 1 - t))) {
+		const char *q = p + 1, *end = t + len;
+		while (q < end && re_space(*q))
+			q++;
+		if (q == end || *q != ')')
+			continue;
+		for (q++; q < end && re_space(*q); q++)
+			;
+		if (q < end && *q == '{')
+			return true;
+	}
+	return false;
+}
+
+static bool has_pipe(const char *t, size_t len)
+{
+	return memchr(t, '|', len) != NULL;
+}
+
+/* `$(` or a backquote, and with `lt` `<(` too */
+static bool has_subst_open(const char *t, size_t len, bool lt)
+{
+	if (memchr(t, '`', len))
+		return true;
+	for (const char *p = memchr(t, '(', len); p;
+	     p = memchr(p + 1, '(', len - (size_t)(p + 1 - t)))
+		if (p > t && (p[-1] == '$' || (lt && p[-1] == '<')))
+			return true;
+	return false;
+}
+
+static bool has_subst(const char *t, size_t len)
+{
+	return has_subst_open(t, len, false);
+}
+
+static bool has_subst_or_procsubst(const char *t, size_t len)
+{
+	return has_subst_open(t, len, true);
+}
 
 /* Program-name alternations are built from the program table when the
    patterns are compiled: DL the downloaders, INTERP the shells and
@@ -39,31 +96,31 @@ typedef struct floor_pattern {
 
 /* clang-format off */
 static const floor_pattern floor_patterns[] = {
-	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" } },
-	{ "\\b" WIPE "\\b", LL_NEVER_FS, { WIPE } },
-	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS, { "of=" } },
+	{ "\\brm\\b[^;&|\\n]*?\\s['\"]?-[a-z-]*[rf]", LL_NEVER_RM, { "rm" }, NULL },
+	{ "\\b" WIPE "\\b", LL_NEVER_FS, { WIPE }, NULL },
+	{ "\\bdd\\b[^\\n]*\\bof=\\s*['\"]?/dev/", LL_NEVER_FS, { "of=" }, NULL },
 	{ "\\bgit\\b[^\\n]*\\bpush\\b[^\\n]*(?:--force(?!-with-lease|-if-"
 	  "includes)|\\s['\"]?-[a-z]*f|\\s['\"]?\\+[^\\s]|--mirror)",
-	  LL_NEVER_FORCE_PUSH, { "push" } },
+	  LL_NEVER_FORCE_PUSH, { "push" }, NULL },
 	{ "\\bgit\\b[^\\n]*\\breset\\b[^\\n]*--hard", LL_NEVER_RESET,
-	  { "--hard" } },
-	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB, { "(" } },
+	  { "--hard" }, NULL },
+	{ ":\\s*\\(\\s*\\)\\s*\\{", LL_NEVER_FORK_BOMB, { "(" }, has_fn_head },
 	/* The body before `f|f` is bounded: an unbounded lazy run made this
 	   quadratic on `x(){` repeated without a `}` (12 s for 64 KiB). */
 	{ "([^\\s(){}|&;<>'\"]+)\\s*\\(\\s*\\)\\s*\\{[^}]{0,64}?\\1\\s*\\|"
 	  "\\s*\\1",
-	  LL_NEVER_FORK_BOMB, { "(" } },
+	  LL_NEVER_FORK_BOMB, { "(" }, has_fn_head },
 	{ "\\b" DL "\\b[^\\n]*\\|[^\\n]*\\b" INTERP "\\b", LL_NEVER_REMOTE_CODE,
-	  { DL_NEED } },
+	  { DL_NEED }, has_pipe },
 	{ "(?:^|[\\s;&|(`])(?:" INTERP "|\\.)\\s[^\\n]*(?:\\$\\(|<\\(|`)\\s*"
 	  "(?:sudo\\s+)?" DL "\\b",
-	  LL_NEVER_REMOTE_CODE, { DL_NEED } },
+	  LL_NEVER_REMOTE_CODE, { DL_NEED }, has_subst_or_procsubst },
 	{ "(?:^|[;&|(\\n])\\s*(?:\\$\\(|`)\\s*" DL "\\b", LL_NEVER_REMOTE_CODE,
-	  { DL_NEED } },
+	  { DL_NEED }, has_subst },
 	{ "\\b(?:shutdown|reboot|halt|poweroff)\\b", LL_NEVER_STOP,
-	  { "shutdown", "reboot", "halt", "poweroff" } },
-	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP, { "init" } },
-	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP, { "kexec" } },
+	  { "shutdown", "reboot", "halt", "poweroff" }, NULL },
+	{ "\\b(?:init|telinit)\\s+[06]\\b", LL_NEVER_STOP, { "init" }, NULL },
+	{ "\\bsystemctl\\b[^\\n]*\\bkexec\\b", LL_NEVER_STOP, { "kexec" }, NULL },
 };
 /* clang-format on */
 
@@ -473,13 +530,21 @@ static size_t floor_match(ll_floor *f, const char *text, size_t len,
 		if (l && !may_match(l, i, l->found) &&
 		    !may_match(l, i, l->found + l->words))
 			continue;
+		bool (*shape)(const char *, size_t) =
+		    l ? floor_patterns[i].shape : NULL;
+		bool raw = !shape || shape(text, len);
+		bool other = norm_len && (!shape || shape(norm, norm_len));
+		if (norm && !raw && !other)
+			continue; /* neither text has the shape a match needs */
 		const pcre2_code *re =
 		    floor_re(f, i, len > norm_len ? len : norm_len);
 		bool hit = true; /* any failure fails closed */
 		if (re && norm) {
 			lu_re_result rc =
-			    lu_re_match(re, text, len, 0, f->md, f->mctx, NULL);
-			if (rc == LU_RE_NOMATCH && norm_len)
+			    raw ? lu_re_match(re, text, len, 0, f->md, f->mctx,
+			                      NULL)
+			        : LU_RE_NOMATCH;
+			if (rc == LU_RE_NOMATCH && other)
 				rc = lu_re_match(re, norm, norm_len, 0, f->md,
 				                 f->mctx, NULL);
 			hit = rc != LU_RE_NOMATCH;

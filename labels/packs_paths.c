@@ -261,12 +261,16 @@ static bool any_fragment(const char *w, const fragment *table, size_t id)
 	return false;
 }
 
-/* The same answer with no prefilter: every fragment at every position. */
+/* The same answer with no prefilter: every fragment at every position
+   where its first byte is (memchr finds those; the compare runs only
+   there). */
 static bool any_fragment_slow(const char *w, const fragment *table)
 {
+	size_t n = strlen(w);
 	for (const fragment *f = table; f->text; f++)
-		for (size_t i = 0; w[i]; i++)
-			if (fragment_at(w, i, f))
+		for (const char *q = memchr(w, f->text[0], n); q;
+		     q = memchr(q + 1, f->text[0], n - (size_t)(q + 1 - w)))
+			if (fragment_at(w, (size_t)(q - w), f))
 				return true;
 	return false;
 }

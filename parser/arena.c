@@ -158,7 +158,8 @@ void *lp_arena_grow(lp_arena *a, void *old, size_t old_bytes, size_t new_bytes)
 	return p;
 }
 
-bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
+/* Room for n more bytes and the NUL after them. */
+static bool buf_room(lp_arena *a, lp_buf *b, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = lu_grow_capacity(b->cap, b->len + n + 1, 16, 1);
@@ -175,6 +176,13 @@ bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
 		b->data = d;
 		b->cap = cap;
 	}
+	return true;
+}
+
+bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
+{
+	if (!buf_room(a, b, n))
+		return false;
 	if (n)
 		memcpy(b->data + b->len, s, n);
 	b->len += n;
@@ -184,7 +192,21 @@ bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n)
 
 bool lp_buf_putc(lp_arena *a, lp_buf *b, char c)
 {
-	return lp_buf_append(a, b, &c, 1);
+	if (!buf_room(a, b, 1))
+		return false;
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+	return true;
+}
+
+bool lp_buf_fill(lp_arena *a, lp_buf *b, char c, size_t n)
+{
+	if (!buf_room(a, b, n))
+		return false;
+	memset(b->data + b->len, c, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return true;
 }
 
 const char *lp_buf_cstr(lp_arena *a, lp_buf *b)

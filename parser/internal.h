@@ -107,6 +107,8 @@ typedef struct lp_buf {
 } lp_buf;
 bool lp_buf_append(lp_arena *a, lp_buf *b, const char *s, size_t n);
 bool lp_buf_putc(lp_arena *a, lp_buf *b, char c);
+/* n copies of c */
+bool lp_buf_fill(lp_arena *a, lp_buf *b, char c, size_t n);
 /* NUL-terminated view (appends a NUL that is not counted in len). */
 const char *lp_buf_cstr(lp_arena *a, lp_buf *b);
 

@@ -828,9 +828,17 @@ bool lp_mentions_sensitive(const char *s, size_t n)
 		char c = s[i];
 		if (c != 'B' && c != 'P' && c != 'E' && c != 'S' && c != 'C')
 			continue;
+		/* every name is at least three bytes: the first two are
+		   compared before the rest (script lines are full of
+		   upper-case words) */
+		if (n - i < 3)
+			break;
 		for (size_t k = 0; sensitive_names[k]; k++) {
-			size_t l = strlen(sensitive_names[k]);
-			if (l <= n - i && !memcmp(s + i, sensitive_names[k], l))
+			const char *name = sensitive_names[k];
+			if (name[0] != c || name[1] != s[i + 1])
+				continue;
+			size_t l = strlen(name);
+			if (l <= n - i && !memcmp(s + i, name, l))
 				return true;
 		}
 	}

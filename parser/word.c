@@ -297,8 +297,7 @@ static void put(wstate *w, const char *s, size_t n, bool quoted)
 	}
 	lp_buf_append(w->a, &w->cur, s, n);
 	if (w->shaped && quoted) {
-		for (size_t i = 0; i < n; i++)
-			lp_buf_putc(w->a, &w->shape, 'q');
+		lp_buf_fill(w->a, &w->shape, 'q', n);
 	} else if (w->shaped) {
 		lp_buf_append(w->a, &w->shape, s, n);
 	}
@@ -432,6 +431,8 @@ static void opaque(wstate *w, TSNode n, uint32_t flags)
 	node_span(w, n, &s, &len);
 	put(w, s, len, true);
 	w->flags |= flags | LOCUS_WORD_DYNAMIC;
+	if (w->flags & LOCUS_WORD_SUBST)
+		return; /* already known: no need to look for one */
 	const TSSymbol substs[] = {sy->command_substitution,
 	                           sy->process_substitution};
 	if (lp_has_descendant(n, substs, 2))

@@ -2251,6 +2251,22 @@ START_TEST(test_floor_prefilter_matches_unfiltered)
 			ghits += floor_cmp(f, line) > 0;
 		}
 	ck_assert_uint_gt(ghits, 100);
+	/* the shapes some patterns need besides their literals (a
+	   function head, a pipe, a substitution), each blank PCRE2's \s
+	   takes, with and without quotes the normalisation removes */
+	static const char *const heads[] = {
+	    ":(){ :|:& };:", ": ( ) { :|: & }", "f(\t)\v{ f|f& }; f",
+	    "bomb()\r\f{ bomb | bomb & }", ":'('')'{ :|:& };:",
+	    "x(){ y; }", "x ( ) y { x|x }", "(){", "( \n) {",
+	    "curl x |sh", "curl x '|' sh", "wget -O- x\\|bash",
+	    "sh -c \"$(curl x)\"", "sh <(curl x)", ". <(wget -qO- x)",
+	    "bash `curl x`", "x; $( curl y)", "x; $\\(curl y)",
+	    "x; `wget y`", "curl x; sh y", "$(", "`", "<(",
+	};
+	size_t hhits = 0;
+	for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
+		hhits += floor_cmp(f, heads[k]) > 0;
+	ck_assert_uint_gt(hhits, 10);
 	ll_floor_free(f);
 }
 END_TEST
