@@ -16,6 +16,21 @@
 #define INTERP(...) (&(const lk_interp){__VA_ARGS__})
 
 /* How downloaders name what they save (lk_fetch). */
+/* GNU tar, bsdtar: -x/--extract/--get, old-style `tar xPf`; -P and
+   --absolute-names keep `/` and `..` (checked in tar inside bubblewrap) */
+static const lk_extract extract_tar = {.x_short = "x",
+                                       .x_long = "|extract|get|",
+                                       .abs_short = "P",
+                                       .abs_long = "|absolute-names|",
+                                       .oldstyle = true};
+/* cpio -i keeps absolute names unless --no-absolute-filenames (cpio(1)) */
+static const lk_extract extract_cpio = {.x_short = "i",
+                                        .x_long = "|extract|",
+                                        .safe_long = "|no-absolute-filenames|",
+                                        .abs_default = true};
+/* unzip -: keeps `../` and absolute names (unzip(1), checked) */
+static const lk_extract extract_unzip = {.abs_short = ":"};
+
 static const lk_fetch fetch_curl = {
     .out_short = "o",
     .out_long = "|output|",
@@ -1027,7 +1042,11 @@ static const lk_program programs[] = {
               .query = "hv")},
 
     /* ---- other programs that run commands found in their arguments ---- */
-    {.name = "find", .fx = LK_FX_READ, .cls = LK_SEES},
+    /* find's write actions (GNU find(1)): -fprintf FILE FORMAT */
+    {.name = "find",
+     .fx = LK_FX_READ,
+     .cls = LK_SEES,
+     .writes = "|-fprint|-fprint0|-fprintf|-fls|"},
     {.name = "fd", .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make},
     {.name = "git", .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
@@ -1050,18 +1069,18 @@ static const lk_program programs[] = {
 
     /* ---- archive extractors: the names of the files they write come from the
        archive ---- */
-    {.name = "tar", .cls = LK_EXTRACTS},
-    {.name = "gtar", .cls = LK_EXTRACTS},
-    {.name = "bsdtar", .cls = LK_EXTRACTS},
-    {.name = "unzip", .cls = LK_EXTRACTS},
+    {.name = "tar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+    {.name = "gtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+    {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+    {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
     {.name = "7z", .cls = LK_EXTRACTS},
     {.name = "7za", .cls = LK_EXTRACTS},
     {.name = "7zr", .cls = LK_EXTRACTS},
-    {.name = "cpio", .cls = LK_EXTRACTS},
+    {.name = "cpio", .cls = LK_EXTRACTS, .extract = &extract_cpio},
     {.name = "unrar", .cls = LK_EXTRACTS},
     {.name = "ar", .cls = LK_EXTRACTS},
     {.name = "pax", .cls = LK_EXTRACTS},
-    {.name = "busybox-tar", .cls = LK_EXTRACTS},
+    {.name = "busybox-tar", .cls = LK_EXTRACTS, .extract = &extract_tar},
 
     /* ---- programs that take data, never code ---- */
     {.name = "touch", .cls = LK_INERT},
@@ -2201,6 +2220,73 @@ bool lk_bar_has(const char *list, const char *s, size_t n)
 bool lk_has_letter(const char *set, char c)
 {
 	return set && c && strchr(set, c) != NULL;
+}
+
+/* --name (n bytes) is a prefix, one letter or more, of a name in list. */
+static bool long_prefix(const char *list, const char *name, size_t n)
+{
+	if (!list || !n)
+		return false;
+	for (const char *p = list; (p = strchr(p, '|')) != NULL && p[1]; p++)
+		if (!strncmp(p + 1, name, n) &&
+		    (size_t)(strchr(p + 1, '|') - (p + 1)) >= n)
+			return true;
+	return false;
+}
+
+/* argv[i] sets a letter of `letters` or a long option of `longs` (any
+   prefix); `oldstyle`: argv[1] without a dash is a cluster too. */
+static bool sets(const lk_extract *x, const char *const *argv, size_t i,
+                 const char *letters, const char *longs)
+{
+	const char *a = argv[i];
+	if (a[0] == '-' && a[1] == '-')
+		return long_prefix(longs, a + 2, strcspn(a + 2, "="));
+	if (a[0] == '-')
+		return letters && a[1] && strpbrk(a + 1, letters);
+	return i == 1 && x->oldstyle && letters && strpbrk(a, letters);
+}
+
+bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc)
+{
+	if (!p || !(p->cls & LK_EXTRACTS))
+		return false;
+	const lk_extract *x = p->extract;
+	if (!x || (!x->x_short && !x->x_long))
+		return true; /* unzip, 7z, unrar, ar, pax: assume they do */
+	for (size_t i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (sets(x, argv, i, x->x_short, x->x_long))
+			return true;
+	}
+	return false;
+}
+
+bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,
+                          size_t argc)
+{
+	if (!lk_extracts(p, argv, argc) || !p->extract)
+		return false;
+	const lk_extract *x = p->extract;
+	bool safe = false;
+	for (size_t i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (sets(x, argv, i, x->abs_short, x->abs_long))
+			return true;
+		const char *a = argv[i];
+		if (a[0] == '-' && a[1] == '-' &&
+		    lk_bar_has(x->safe_long, a + 2, strlen(a + 2)))
+			safe = true;
+	}
+	return x->abs_default && !safe;
+}
+
+bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i)
+{
+	return p && p->writes && i > 1 &&
+	       lk_bar_has(p->writes, argv[i - 1], strlen(argv[i - 1]));
 }
 
 unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value)

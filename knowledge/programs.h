@@ -167,6 +167,26 @@ typedef struct lk_fetch {
 	const char *server_long;
 } lk_fetch;
 
+/* ---- archive extractors: what the member names may reach -------------
+ *
+ * An extraction writes files whose names come from the archive.  GNU tar
+ * strips a leading `/` and refuses `..` unless -P/--absolute-names; cpio
+ * -i keeps absolute names unless --no-absolute-filenames; unzip -: keeps
+ * `../` and absolute names.  Long options are read as getopt_long does: any
+ * prefix counts for the options that make a command write more, only the
+ * full spelling for the one that makes it safer (safe_long). */
+typedef struct lk_extract {
+	const char *x_short;   /* letters that select extraction (tar x,
+	                          cpio i); NULL: every run extracts */
+	const char *x_long;    /* "|extract|get|" */
+	const char *abs_short; /* letters keeping absolute member names */
+	const char *abs_long;  /* "|absolute-names|" */
+	const char *safe_long; /* "|no-absolute-filenames|" (abs_default) */
+	bool abs_default;      /* absolute names are kept by default */
+	bool oldstyle;         /* the first word may be a dashless cluster
+	                          (tar xPf F) */
+} lk_extract;
+
 /* ---- files a program runs by name (lk_program.reads) ----------------- */
 
 /*
@@ -254,7 +274,12 @@ typedef struct lk_program {
 	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
 	const lk_fetch *fetch;   /* LK_DOWNLOADER */
 	const lk_reads *reads;   /* options naming a file it runs */
-	lk_pack pack;            /* per-program pack, LK_PACK_NONE if none */
+	const lk_extract *extract; /* LK_EXTRACTS: how it is told to */
+	const char *writes;        /* "|-fprint|": option words whose next word
+	                            names a file the program writes (find
+	                            -fprint F); any other word of a program
+	                            the labels call a pure reader is read */
+	lk_pack pack;              /* per-program pack, LK_PACK_NONE if none */
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:
@@ -263,6 +288,17 @@ bool lk_bar_has(const char *list, const char *s, size_t n);
 
 /* The option letters `set` (NULL: none) hold c (not NUL). */
 bool lk_has_letter(const char *set, char c);
+
+/* The command (row p, argv[0..argc)) extracts an archive. */
+bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc);
+/* ... and keeps the archive's absolute (or `..`) member names: it may
+   write any path. */
+bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,
+                          size_t argc);
+
+/* argv[i] of a command of row p names a file it writes: the value of
+   one of the row's `writes` options (find -fprint F). */
+bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i);
 
 /* The row of `name` (a basename), through every other name it goes by;
    NULL when the program is not in the table. */

@@ -631,8 +631,9 @@ static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
 				continue;
 			w = c->redirects[i].target;
 		} else {
-			if (i == c->nredirects || pk_reader_program(c->name))
-				continue; /* argv[0]; a pure reader */
+			if (i == c->nredirects ||
+			    !pk_arg_written(c, i - c->nredirects))
+				continue; /* argv[0]; a pure reader's read */
 			w = c->argv[i - c->nredirects];
 		}
 		if (!w || !*w || w[0] == '/' || w[0] == '-' || w[0] == '~')

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../knowledge/programs.h"
 #include "pack.h"
 #include "../util/str.h"
 
@@ -49,6 +50,10 @@ static const char *const local_copy_subcommands = "s3 storage";
 static const char *const writers =
     "rm rmdir unlink mv cp ln chmod chown chgrp touch mkdir tee truncate "
     "install dd rsync scp shred tar unzip cpio patch sed";
+
+/* Archive extractors whose row says how member names may leave the
+   directory (knowledge/programs.c, lk_extract). */
+static const char *const extractors = "tar gtar bsdtar busybox-tar cpio unzip";
 
 /* For most words of a line: an inline loop (util/str.h), no strncmp and
    strlen calls. */
@@ -345,6 +350,10 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	}
 	if (c->argc < 2 || pk_data_program(c->name))
 		return NULL;
+	/* tar -xPf, cpio -i, unzip -: keep the archive's absolute names */
+	if (pk_word_in(extractors, c->name) &&
+	    lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc))
+		return "an absolute member name of the archive";
 	size_t pattern = pk_pattern_operand(c);
 	/* what the program is, read on first need: most words are neither
 	   dynamic nor absolute paths (-1: not looked up yet) */

@@ -144,9 +144,15 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *))
 	/* a pure reader is asked about only when a word names such a file
 	   (the common line names none: the program lookup is skipped) */
 	for (size_t i = 1; i < c->argc; i++)
-		if (is_path(c->argv[i]))
-			return !pk_reader_program(c->name);
+		if (is_path(c->argv[i]) && pk_arg_written(c, i))
+			return true;
 	return false;
+}
+
+bool pk_arg_written(const locus_shell_command *c, size_t i)
+{
+	return !pk_reader_program(c->name) ||
+	       lk_writes_operand(lk_program_find(c->name), c->argv, i);
 }
 
 const char *pk_option_value(const locus_shell_command *c, size_t *i,

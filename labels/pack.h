@@ -125,6 +125,9 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
    reader (pk_reader_program) naming one as an argument. */
 bool pk_writes_path(const locus_shell_command *c,
                     bool (*is_path)(const char *));
+/* argv[i] of c may be written: c is not a pure reader, or the word is
+   the value of one of its write options (find -fprint F). */
+bool pk_arg_written(const locus_shell_command *c, size_t i);
 
 /* The value of the option `shrt`/`lng` ("-m", "--mode") when argv[*i] is
    that option: `-m V` and `--mode V` (*i is advanced past V), `--mode=V`,

@@ -352,6 +352,14 @@ static bool writes_agent_config(const locus_shell_command *c)
 	return pk_writes_path(c, pk_agent_config_path);
 }
 
+/* tar -xPf, cpio -i, unzip -: keep the archive's absolute member names:
+   the archive may write a startup file or a hook anywhere. */
+static bool extracts_anywhere(const locus_shell_command *c)
+{
+	return pk_word_in("tar gtar bsdtar busybox-tar cpio unzip", c->name) &&
+	       lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc);
+}
+
 /* crontab FILE, crontab -, crontab -e install or edit jobs; -l lists and
    -r removes (destructive, tables.c). */
 static bool crontab_installs(const locus_shell_command *c)
@@ -379,6 +387,10 @@ static const pk_rule persistence_rules[] = {
     {"*", NULL, NULL, NULL, LOCUS_TAG_AGENT_CONFIG,
      "agent-config: a coding agent's or locus's configuration is changed",
      writes_agent_config, 0},
+    {"*", NULL, NULL, NULL, P,
+     "persistence: an extraction that keeps the archive's absolute member "
+     "names may write any file (startup files, hooks)",
+     extracts_anywhere, 0},
     {"crontab", NULL, NULL, "--help -V", P,
      "persistence: crontab installs or edits scheduled jobs", crontab_installs,
      0},

@@ -784,6 +784,15 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	}
 	if (!stdin_file && i < n && !lp_is_stdin_word(&w[i]))
 		return true; /* a script file: a known limit */
+	if (raw->stdin_kind == LP_STDIN_NONE &&
+	    lp_stdin_from_program(ctx->result, idx)) {
+		cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;
+		lp_unparsed(ctx,
+		            "%s reads its program from the input the program "
+		            "running it feeds it",
+		            prog->name);
+		return true;
+	}
 	if (raw->stdin_kind != LP_STDIN_HEREDOC &&
 	    raw->stdin_kind != LP_STDIN_HERESTRING &&
 	    raw->stdin_kind != LP_STDIN_PIPE)

@@ -412,36 +412,6 @@ static bool fed_by_download(const locus_shell_result *r, size_t at)
 	return false;
 }
 
-/* tar x / unzip / 7z x / cpio -i: which files come out is in the archive. */
-static bool extracts(const locus_shell_command *c)
-{
-	if (streq(c->name, "tar") || streq(c->name, "gtar") ||
-	    streq(c->name, "bsdtar") || streq(c->name, "busybox-tar")) {
-		for (size_t i = 1; i < c->argc; i++) {
-			const char *a = c->argv[i];
-			if (strncmp(a, "--extract", 9) == 0 ||
-			    streq(a, "--get"))
-				return true;
-			/* `tar xzf F`, `tar -xzf F`, `tar -C d -x` */
-			if (i == 1 && a[0] != '-' && strchr(a, 'x'))
-				return true;
-			if (a[0] == '-' && a[1] && a[1] != '-' &&
-			    strchr(a + 1, 'x'))
-				return true;
-		}
-		return false;
-	}
-	if (streq(c->name, "cpio")) {
-		for (size_t i = 1; i < c->argc; i++)
-			if ((c->argv[i][0] == '-' && c->argv[i][1] != '-' &&
-			     strchr(c->argv[i], 'i')) ||
-			    streq(c->argv[i], "--extract"))
-				return true;
-		return false;
-	}
-	return true; /* unzip, 7z, unrar, ar, pax: assume they extract */
-}
-
 /* Programs that rewrite a file in place (sed -i, perl -i): whatever was
    written there before is no longer known. */
 static bool in_place(const locus_shell_command *c)
@@ -518,7 +488,7 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 		fetch_writes(c, p->fetch, s);
 	if (cls & LK_COPIES)
 		copy_writes(c, s);
-	if ((cls & LK_EXTRACTS) && extracts(c)) {
+	if (lk_extracts(p, c->argv, c->argc)) {
 		add_name(s, NULL, LK_CONTENT_UNKNOWN, false);
 		if (!s->overflow)
 			s->v[s->n - 1].extract = true;
@@ -528,9 +498,14 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 			if (!is_option(c->argv[i]))
 				add_name(s, c->argv[i], LK_CONTENT_UNKNOWN,
 				         false);
-	/* dd of=F, sort -o F */
+	/* dd of=F, sort -o F; a row's write options (find -fprint F) */
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
+		if (lk_writes_operand(p, c->argv, i))
+			add_name(s,
+			         (c->argv_flags[i] & LOCUS_WORD_DYNAMIC) ? NULL
+			                                                 : a,
+			         LK_CONTENT_UNKNOWN, false);
 		if (streq(c->name, "dd") && strncmp(a, "of=", 3) == 0)
 			add_name(s, a + 3, LK_CONTENT_UNKNOWN, false);
 		if (streq(c->name, "sort") &&

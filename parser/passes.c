@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seethrough.h"
 #include "walk.h"
 #include "../knowledge/programs.h"
 
@@ -353,8 +354,10 @@ void lp_checks_env(lp_ctx *ctx)
 /* A shell (`p` is c's row) fed on its stdin (a pipe, a heredoc, a `<`
    redirect) that has neither -c nor a script operand: it runs what it is
    fed. */
-static bool shell_reads_input(const locus_shell_command *c, const lk_program *p)
+static bool shell_reads_input(const locus_shell_result *r, size_t i,
+                              const lk_program *p)
 {
+	const locus_shell_command *c = locus_shell_result_command(r, i);
 	if (c->argc == 0 || !p || !(p->cls & LK_SHELL) ||
 	    (c->flags & LOCUS_CMD_QUERY_ONLY))
 		return false;
@@ -368,7 +371,8 @@ static bool shell_reads_input(const locus_shell_command *c, const lk_program *p)
 			return false; /* a file: written.c */
 	}
 	bool fed =
-	    (c->flags & (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0;
+	    (c->flags & (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0 ||
+	    lp_stdin_from_program(r, i);
 	for (size_t k = 0; k < c->nredirects && !fed; k++) {
 		const char *op = c->redirects[k].op;
 		int fd = c->redirects[k].fd;
@@ -385,7 +389,7 @@ void lp_checks_shell_input(lp_ctx *ctx)
 	unsigned char *kids = NULL;
 	pass_iter it = pass_begin(ctx);
 	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
-		if (!shell_reads_input(c,
+		if (!shell_reads_input(ctx->result, it.i,
 		                       lp_command_program(ctx->result, it.i)))
 			continue;
 		int k = kid_facts(ctx, &kids, it.i);

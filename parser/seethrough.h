@@ -102,6 +102,14 @@ bool lp_is_stdin_word(const lp_word *w);
    the program read there is another command's output. */
 bool lp_stdin_procsub(const lp_raw_command *raw);
 
+/* Command i reads, as its stdin, what the program that runs it feeds it:
+   it was reached through a program-valued option or a variable naming a
+   program (tar --to-command gives the member's content, man -P the page,
+   PAGER=sh git's output), directly or through shells given -c, wrappers
+   and evals, and has no stdin of its own on the way.  A shell or
+   interpreter reading its program there runs text locus never sees. */
+bool lp_stdin_from_program(const locus_shell_result *r, size_t i);
+
 /* Join values of words[from..to) with spaces; dynamic words contribute
    their text as written.  `quote` single-quotes each value. */
 char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,

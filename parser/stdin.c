@@ -267,3 +267,39 @@ bool lp_stdin_procsub(const lp_raw_command *raw)
 	}
 	return false;
 }
+
+/* c reads a stdin of its own: a pipe, a heredoc or herestring, a `<`
+   redirect (not `<&`, a duplicate of another descriptor). */
+static bool own_stdin(const locus_shell_command *c)
+{
+	if (c->flags & (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT))
+		return true;
+	for (size_t k = 0; k < c->nredirects; k++) {
+		const locus_shell_redirect *r = &c->redirects[k];
+		if (r->op && r->op[0] == '<' && strcmp(r->op, "<&") != 0 &&
+		    strcmp(r->op, "<>") != 0 && (r->fd == -1 || r->fd == 0))
+			return true;
+	}
+	return false;
+}
+
+bool lp_stdin_from_program(const locus_shell_result *r, size_t i)
+{
+	/* the chain is at most the see-through depth long */
+	for (unsigned hops = 0; hops < 64; hops++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		if (!c || own_stdin(c))
+			return false;
+		const char *o = c->origin ? c->origin : "";
+		if (!strcmp(o, LOCUS_ORIGIN_OPTION) ||
+		    !strcmp(o, LOCUS_ORIGIN_ENVIRONMENT))
+			return true;
+		if ((strcmp(o, LOCUS_ORIGIN_SHELL_C) &&
+		     strcmp(o, LOCUS_ORIGIN_WRAPPER_SCRIPT) &&
+		     strcmp(o, LOCUS_ORIGIN_EVAL)) ||
+		    c->parent == LOCUS_SHELL_NO_PARENT)
+			return false;
+		i = c->parent;
+	}
+	return true; /* deeper than any parse: fail closed */
+}
