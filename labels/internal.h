@@ -142,6 +142,11 @@ bool ll_rm_inside(const locus_shell_command *c);
 bool ll_program_unknown(const locus_shell_command *c,
                         const struct lk_program *prog);
 #define LL_REASON_UNKNOWN "runs a program locus does not know"
+/* closed world for inline code (parser/inline_safe.c) */
+#define LL_REASON_INLINE_UNPROVEN                                              \
+	"runs inline code locus cannot prove harmless (it uses names "         \
+	"outside the known-harmless vocabulary: the environment, files, "      \
+	"processes, other code)"
 /* service.c: a service or cloud CLI (effect class LK_FX_SERVICE) reaches
    the network; a destructive verb among its first operands or long
    options is exec:destructive (also for credential stores). */

@@ -760,6 +760,12 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_UNKNOWN);
 	}
+	/* a print of literals (perl -e 'print "x"') is read-only already */
+	if ((c->flags & LOCUS_CMD_INLINE_UNPROVEN) &&
+	    !ll_command_read_only(c, p)) {
+		out->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(out, LL_REASON_INLINE_UNPROVEN);
+	}
 	/* G2 on a parsed line (issue 25): text that may be data is held with
 	   the tag of what it names, never floored; the arguments of a
 	   read-only command (print-only awk or inline code) are data */

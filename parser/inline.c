@@ -597,6 +597,10 @@ void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 		return; /* out of memory building it: the result fails */
 	inline_scan s = {ctx, t, lang, idx, NULL, 0, 0, 0};
 	scan_code(&s, code, 0, 0, depth);
+	/* closed world: code is held unless its names are all known (awk's
+	   programs have their own rules in labels/) */
+	if (!(lang & LK_LANG_AWK) && !lp_inline_proven(code, lang))
+		ctx->result->commands[idx].flags |= LOCUS_CMD_INLINE_UNPROVEN;
 }
 
 /* ---- interpreters ---------------------------------------------------- */

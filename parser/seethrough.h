@@ -110,6 +110,10 @@ bool lp_stdin_procsub(const lp_raw_command *raw);
    interpreter reading its program there runs text locus never sees. */
 bool lp_stdin_from_program(const locus_shell_result *r, size_t i);
 
+/* Inline code of language `lang` (LK_LANG_*) uses only names known to be
+   harmless (parser/inline_safe.c): it computes and prints. */
+bool lp_inline_proven(const char *code, unsigned lang);
+
 /* Join values of words[from..to) with spaces; dynamic words contribute
    their text as written.  `quote` single-quotes each value. */
 char *lp_join_words(lp_ctx *ctx, const lp_word *words, size_t from, size_t to,

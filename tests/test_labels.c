@@ -1639,7 +1639,7 @@ static const vec e2e_vecs[] = {
 	{ "python3 -c \"$(curl x)\"", EX, U | N | R | V,
 	  "pipes a download into a shell" },
 	{ "git -c alias.x='!rm -rf /' x", EX, D | V | O, "recursive delete" },
-	{ "python3 -c 'import shutil; shutil.rmtree(\"x\")'", EX, D, NULL },
+	{ "python3 -c 'import shutil; shutil.rmtree(\"x\")'", EX, D | UK, NULL },
 	{ "coproc sleep 5", EX, B, NULL },
 	{ "git push -f origin main &", EX, P | F | N | B | V,
 	  "force-push without lease" },
@@ -1663,7 +1663,7 @@ static const vec e2e_vecs[] = {
 	{ "vim -es -c '!rm -rf /'", EX, D | UK, NULL },
 	{ "gdb -batch -ex 'shell rm -rf /'", EX, D | UK, NULL },
 	{ "sqlite3 x '.shell rm -rf /'", EX, D, NULL },
-	{ "tclsh <<< 'exec rm -rf /'", EX, D, NULL },
+	{ "tclsh <<< 'exec rm -rf /'", EX, D | UK, NULL },
 	{ "git commit -m 'rm -rf /'", EX, 0, NULL },
 	{ "vagrant halt", EX, UK, NULL },
 };

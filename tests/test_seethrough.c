@@ -17,6 +17,7 @@
 #include "locus/labels.h"
 #include "locus/shell.h"
 #include "parser/internal.h"
+#include "parser/seethrough.h"
 
 /* ---- helpers --------------------------------------------------------- */
 
@@ -984,6 +985,69 @@ START_TEST(test_unit_depth_limit)
 }
 END_TEST
 
+/* The closed vocabulary of inline code (parser/inline_safe.c): what it
+   proves harmless, and the spellings that reach the environment, files,
+   processes or other code. */
+static const struct {
+	const char *code;
+	unsigned lang;
+	bool proven;
+	/* clang-format off */
+} inline_cases[] = {
+    {"print(1+1)", LK_LANG_PY, true},
+    /* clang-format on */
+    {"import sys; print(sys.version)", LK_LANG_PY, true},
+    {"import requests; print(requests.__version__)", LK_LANG_PY, true},
+    {"import json,sys; print(json.load(sys.stdin)['v'])", LK_LANG_PY, true},
+    {"import datetime; print(datetime.datetime.now().isoformat())", LK_LANG_PY,
+     true},
+    {"for k, v in {'a': 1}.items(): print(k, v, sep='=')", LK_LANG_PY, true},
+    {"print(f'{1+1:>4}')", LK_LANG_PY, true},
+    {"import sys\nprint(sys.version_info)\n", LK_LANG_PY, true},
+    {"console.log(process.version)", LK_LANG_JS, true},
+    {"console.log(require('./package.json').version)", LK_LANG_JS, true},
+    {"const x = [1,2].map(n => n*2); console.log(x)", LK_LANG_JS, true},
+    {"import os; print(dict(os.environ))", LK_LANG_PY, false},
+    {"import os; print(os.getenv('K'))", LK_LANG_PY, false},
+    {"from os import environ; print(environ)", LK_LANG_PY, false},
+    {"from shutil import copy; copy('a', '.git/config')", LK_LANG_PY, false},
+    {"import os as json; json.replace('a', 'b')", LK_LANG_PY, false},
+    {"import os; x = os; x.replace('a', 'b')", LK_LANG_PY, false},
+    {"import pickle; pickle.loads(b'')", LK_LANG_PY, false},
+    {"print(open('.env').read())", LK_LANG_PY, false},
+    {"print('{0.environ}'.format(__import__('os')))", LK_LANG_PY, false},
+    {"print(f'{vars()}')", LK_LANG_PY, false},
+    {"print(sys.modules)", LK_LANG_PY, false},
+    {"print(().__class__.__mro__)", LK_LANG_PY, false},
+    {"exec('print(1)')", LK_LANG_PY, false},
+    {"lambda: 1", LK_LANG_PY, false},
+    {"\xef\xbd\x8fs", LK_LANG_PY, false},
+    {"print('unclosed", LK_LANG_PY, false},
+    {"console.log(process.env)", LK_LANG_JS, false},
+    {"console.log(process['env'])", LK_LANG_JS, false},
+    {"console.log(process)", LK_LANG_JS, false},
+    {"console.log(require('process'))", LK_LANG_JS, false},
+    {"console.log(require('fs').readFileSync('.env', 'utf8'))", LK_LANG_JS,
+     false},
+    {"console.log(`${process.env.HOME}`)", LK_LANG_JS, false},
+    {"[].constructor.constructor('x')()", LK_LANG_JS, false},
+    {"print %ENV", LK_LANG_PERL, false},
+    {"p ENV", LK_LANG_RUBY, false},
+    {"print_r(getenv());", LK_LANG_PHP, false},
+};
+
+START_TEST(test_inline_proven)
+{
+	for (size_t i = 0; i < sizeof inline_cases / sizeof *inline_cases; i++)
+		ck_assert_msg(lp_inline_proven(inline_cases[i].code,
+		                               inline_cases[i].lang) ==
+		                  inline_cases[i].proven,
+		              "%s: want %s", inline_cases[i].code,
+		              inline_cases[i].proven ? "proven" : "not proven");
+	ck_assert(!lp_inline_proven(NULL, LK_LANG_PY));
+}
+END_TEST
+
 START_TEST(test_unit_no_pattern_table)
 {
 	/* without the compiled table inline code cannot be checked: fail
@@ -1032,6 +1096,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_unit_heredoc_dynamic);
 	tcase_add_test(tc, test_unit_depth_limit);
 	tcase_add_test(tc, test_unit_no_pattern_table);
+	tcase_add_test(tc, test_inline_proven);
 	tcase_add_test(tc, test_unit_table_lifecycle);
 	suite_add_tcase(s, tc);
 	return s;

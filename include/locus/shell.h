@@ -71,6 +71,9 @@ typedef enum locus_cmd_flags {
 	                                     reported as a command with argc 0 */
 	LOCUS_CMD_PIPED_IN = 1 << 14,     /* stdin comes from the previous stage
 	                                     of its pipeline (connector | or |&) */
+	LOCUS_CMD_INLINE_UNPROVEN = 1 << 15, /* inline code locus cannot prove
+	                                        harmless (closed world: its
+	                                        names are not all known) */
 } locus_cmd_flags;
 
 /* Where a nested command came from (`origin`). Strings are stable names. */
