@@ -502,6 +502,24 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 	rc = bw_exec(&s->base, "echo ready", 20, &code, &out_, &ol, err);
 	bool ok = !rc && code == 0 && out_ && !strcmp(out_, "ready\n");
 	free(out_);
+	out_ = NULL;
+	/* the agent's commands run in a nested sandbox without /run/locus
+	   (session_jobs.c): where that cannot be made, nothing runs */
+	if (ok) {
+		rc = bw_exec(&s->base,
+		             LH_BWRAP_NEST " sh -c '[ -e /run/locus ] || "
+		                           "echo nested'",
+		             20, &code, &out_, &ol, err);
+		ok = !rc && code == 0 && out_ && !strcmp(out_, "nested\n");
+		if (!rc && !ok) {
+			rc = lu_err(err, LOCUS_EIO,
+			            "bwrap cannot make the nested sandbox the "
+			            "agent's commands run in (a user namespace "
+			            "inside the sandbox: %.200s)",
+			            out_ ? out_ : "no output");
+		}
+		free(out_);
+	}
 	if (!ok) {
 		bw_free(&s->base);
 		return rc ? rc

@@ -40,6 +40,15 @@ static inline session_backend *S(locus_backend *b)
 /* Is s the bubblewrap session (bwrap.c)? */
 bool lh_session_is_bwrap(const locus_session *s);
 
+/* The prefix that runs an agent's command inside the bwrap session: a
+ * nested bwrap with the session's mounts but a fresh /run (the host-shared
+ * transfer folder /run/locus out of reach), its own pid namespace and
+ * /proc.  session_jobs.c runs every job under it; bwrap.c checks at start
+ * that it works there. */
+#define LH_BWRAP_NEST                                                          \
+	"bwrap --unshare-user --unshare-pid --die-with-parent --bind / / "     \
+	"--tmpfs /run --proc /proc --dev /dev --"
+
 /* Run a script; exit code and output. */
 int lh_srun(session_backend *sb, const char *script, double timeout, int *code,
             char **out, size_t *len, locus_error *err);

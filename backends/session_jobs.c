@@ -59,31 +59,49 @@ static sjob *s_find(session_backend *sb, const char *handle, locus_error *err)
 #define NS_INIT_LINE "NS_INIT='exec 3<&0; sh \"$0.sh\" <&3 3<&- & wait $!'\n"
 
 /*
+ * On the bwrap session the job's namespace is a nested bwrap instead: the
+ * sandbox's own mounts (bind / /: read-only stays read-only, the mounts
+ * are locked), but a fresh tmpfs on /run, so the host-shared transfer
+ * folder /run/locus (backends/bwrap.c) is not in the command's mount
+ * tree; a pid namespace and /proc of its own, so no /proc/PID/root of a
+ * process that still sees /run/locus (the server, its helpers) is
+ * visible.  No probe and no fallback: the session checked at start that
+ * this nesting works (bwrap.c), and a job whose bwrap fails does not run.
+ */
+#define NS_BWRAP "NS='" LH_BWRAP_NEST "'\n"
+
+/*
  * The job runner, uploaded once a session as STATE/run.sh: run.sh J NONCE
  * MARK CAP.  The job runs as its own setsid group marked LOCUS_JOB=MARK,
  * stdin the FIFO J.in (held open by a sleeping writer), output through a
  * cap; when its leader ends, its group and every process still marked are
  * killed; then J.rc gets "NONCE STATUS".  The runner itself is not marked.
  */
-static const char RUNNER[] =
-    "J=$1; N=$2; M=$3; CAP=$4\n"
-    "echo $$ > \"$J.pid\"\n" NS_PROBE NS_INIT_LINE
-    "sleep 2147483647 > \"$J.in\" & echo $! > \"$J.hold\"\n"
-    "{ LOCUS_JOB=$M setsid -w sh -c 'echo $$ > \"$0.jpid\"; "
-    "exec $1 sh -c \"$2\" \"$0\"' \"$J\" \"$NS\" \"$NS_INIT\" "
-    "< \"$J.in\"; "
-    "echo $? > \"$J.st\"\n"
-    "  p=$(cat \"$J.jpid\" 2>/dev/null)\n"
-    "  [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"
-    "  for d in /proc/[0-9]*; do grep -qxz \"LOCUS_JOB=$M\" \"$d/environ\" "
-    "2>/dev/null && kill -9 \"${d#/proc/}\" 2>/dev/null; done\n"
-    "} 2>&1 | { dd bs=65536 count=\"$CAP\" iflag=count_bytes status=none; "
-    "c=$(wc -c); [ \"$c\" -gt 0 ] && printf '\\n[... %s more bytes "
-    "dropped: the output cap is %s bytes ...]\\n' \"$c\" \"$CAP\"; } "
-    "> \"$J.out\"\n"
-    "echo \"$N $(cat \"$J.st\" 2>/dev/null || echo -1)\" > \"$J.rc.tmp\"\n"
-    "mv \"$J.rc.tmp\" \"$J.rc\"\n"
-    "kill $(cat \"$J.hold\") 2>/dev/null\n";
+#define RUNNER(ns)                                                             \
+	"J=$1; N=$2; M=$3; CAP=$4\n"                                           \
+	"echo $$ > \"$J.pid\"\n" ns NS_INIT_LINE RUNNER_REST
+#define RUNNER_REST                                                            \
+	"sleep 2147483647 > \"$J.in\" & echo $! > \"$J.hold\"\n"               \
+	"{ LOCUS_JOB=$M setsid -w sh -c 'echo $$ > \"$0.jpid\"; "              \
+	"exec $1 sh -c \"$2\" \"$0\"' \"$J\" \"$NS\" \"$NS_INIT\" "            \
+	"< \"$J.in\"; "                                                        \
+	"echo $? > \"$J.st\"\n"                                                \
+	"  p=$(cat \"$J.jpid\" 2>/dev/null)\n"                                 \
+	"  [ -n \"$p\" ] && kill -9 -\"$p\" 2>/dev/null\n"                     \
+	"  for d in /proc/[0-9]*; do grep -qxz \"LOCUS_JOB=$M\" "              \
+	"\"$d/environ\" "                                                      \
+	"2>/dev/null && kill -9 \"${d#/proc/}\" 2>/dev/null; done\n"           \
+	"} 2>&1 | { dd bs=65536 count=\"$CAP\" iflag=count_bytes "             \
+	"status=none; "                                                        \
+	"c=$(wc -c); [ \"$c\" -gt 0 ] && printf '\\n[... %s more bytes "       \
+	"dropped: the output cap is %s bytes ...]\\n' \"$c\" \"$CAP\"; } "     \
+	"> \"$J.out\"\n"                                                       \
+	"echo \"$N $(cat \"$J.st\" 2>/dev/null || echo -1)\" > "               \
+	"\"$J.rc.tmp\"\n"                                                      \
+	"mv \"$J.rc.tmp\" \"$J.rc\"\n"                                         \
+	"kill $(cat \"$J.hold\") 2>/dev/null\n"
+static const char RUNNER_NS[] = RUNNER(NS_PROBE);
+static const char RUNNER_BWRAP[] = RUNNER(NS_BWRAP);
 
 /*
  * The private folder for job files: mktemp -d (mkdir, so never an
@@ -116,9 +134,11 @@ static int s_state(session_backend *sb, locus_error *err)
 		sb->state = o;
 		lu_buf rp = {0};
 		lu_buf_printf(&rp, "%s/run.sh", sb->state);
+		bool bw = lh_session_is_bwrap(sb->s);
+		const char *runner = bw ? RUNNER_BWRAP : RUNNER_NS;
+		size_t rl = bw ? sizeof RUNNER_BWRAP - 1 : sizeof RUNNER_NS - 1;
 		rc = rp.oom ? LOCUS_ENOMEM
-		            : sb->s->upload(sb->s, rp.d, RUNNER,
-		                            sizeof RUNNER - 1, err);
+		            : sb->s->upload(sb->s, rp.d, runner, rl, err);
 		lu_buf_free(&rp);
 	} else {
 		free(o);

@@ -692,6 +692,102 @@ START_TEST(commands_inherit_no_stray_fd)
 }
 END_TEST
 
+/* ---------------- the transfer folder out of reach (item 8) -------------- */
+
+/* What a command inside the bwrap session finds of the host-shared
+   transfer folder (/run/locus): the path, a write there, the same folder
+   through another process's /proc/PID/root, an inherited descriptor.  Each
+   finding prints a word; the host side is checked for the planted file. */
+#define PROBE_RUN_LOCUS                                                        \
+	"[ -e /run/locus ] && echo SEEN; "                                     \
+	"echo F > /run/locus/planted-$PLANT 2>/dev/null && echo WROTE; "       \
+	"for p in /proc/[0-9]*; do [ -e $p/root/run/locus ] && "               \
+	"echo PROCROOT && break; done; "                                       \
+	"for f in /proc/self/fd/*; do readlink $f; done | grep -q run/locus "  \
+	"&& echo FD; ls /run | wc -l; echo probed"
+
+/* The probe's file name: this test process's own (a leftover of another
+   run never answers for this one). */
+static char g_plant[32];
+
+static char *probe_args(bool background)
+{
+	char *a = NULL;
+	ck_assert_int_ge(
+	    asprintf(&a, "{\"command\":\"PLANT=%s; " PROBE_RUN_LOCUS "\"%s}",
+	             g_plant, background ? ",\"background\":true" : ""),
+	    0);
+	return a;
+}
+
+static bool host_planted(void)
+{
+	const char *t = getenv("TMPDIR");
+	char cmd[600];
+	snprintf(cmd, sizeof cmd,
+	         "ls -d %s/locus-bwrap-*/x/planted-%s >/dev/null 2>&1",
+	         t && *t ? t : "/tmp", g_plant);
+	return system(cmd) == 0;
+}
+
+static void no_run_locus(const char *o, const char *who)
+{
+	ck_assert_msg(strstr(o, "0\nprobed"), "%s: %s", who, o);
+	ck_assert_msg(!strstr(o, "SEEN") && !strstr(o, "WROTE") &&
+	                  !strstr(o, "PROCROOT") && !strstr(o, "FD\n"),
+	              "%s: the transfer folder is reachable: %s", who, o);
+	ck_assert_msg(!host_planted(), "%s: a file planted on the host", who);
+}
+
+/* The library's session (as root: the sandbox runs as 65534), a
+   background command too, and `locus tool --backend bwrap` run by uid
+   65534 itself (as root, through setpriv). */
+START_TEST(transfer_folder_unreachable)
+{
+	fx f;
+	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
+		return;
+	snprintf(g_plant, sizeof g_plant, "%ld", (long)getpid());
+	bool e;
+	char *a = probe_args(false);
+	char *o = call(&f, "bash", a, &e);
+	no_run_locus(o, "bash");
+	free(o);
+	free(a);
+	a = probe_args(true);
+	call_ok(&f, "bash", a, "sh1");
+	free(a);
+	o = NULL;
+	for (int i = 0; i < 200; i++) {
+		free(o);
+		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+		if (strstr(o, "exited"))
+			break;
+		usleep(50000);
+	}
+	no_run_locus(o, "background");
+	free(o);
+	if (geteuid() == 0) {
+		sh("chmod 755 '%s'", g_tmp);
+		char cmd[2048];
+		a = probe_args(false);
+		snprintf(cmd, sizeof cmd,
+		         "setpriv --reuid=65534 --regid=65534 --clear-groups "
+		         "'%s' tool bash '%s' --backend bwrap --preset "
+		         "permissive --root '%s' 2>&1",
+		         locus_bin(), a, g_root);
+		free(a);
+		FILE *p = popen(cmd, "r");
+		char out[4096];
+		size_t got = fread(out, 1, sizeof out - 1, p);
+		out[got] = '\0';
+		pclose(p);
+		no_run_locus(out, "uid 65534");
+	}
+	fx_close(&f);
+}
+END_TEST
+
 /* ---------------- the local environment (item 8) ---------------- */
 
 static char *local_run(const locus_local_options *lo, const char *cmd)
@@ -763,6 +859,7 @@ int main(void)
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, tool_sigterm_cleans_up, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_test(t, audit_refusals_recorded);
+	tcase_add_test(t, transfer_folder_unreachable);
 	tcase_add_loop_test(t, read_bounded, BK_BWRAP, BK_BWRAP + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_LOCAL, BK_LOCAL + 1);
 	tcase_add_loop_test(t, bash_nul_output_whole, BK_BWRAP, BK_BWRAP + 1);
