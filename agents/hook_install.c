@@ -48,30 +48,39 @@
 static const char claude_matcher[] =
     "Bash|Monitor|PowerShell|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|"
     "Grep|LS|WebFetch|WebSearch|mcp__.*";
-static const char claude_command[] =
-    GUARD "locus hook claude-code --claude-project \"$CLAUDE_PROJECT_DIR\"";
+/* The hook commands, [0] with --jail (the default: an allowed shell call
+ * runs confined in `locus jail`), [1] without (install --no-jail). */
+#define CLAUDE_COMMAND(jail)                                                   \
+	GUARD "locus hook claude-code" jail                                    \
+	      " --claude-project \"$CLAUDE_PROJECT_DIR\""
+static const char *const claude_command[2] = {CLAUDE_COMMAND(" --jail"),
+                                              CLAUDE_COMMAND("")};
 static const char gemini_matcher[] =
     "run_shell_command|read_file|write_file|replace|read_many_files|"
     "list_directory|glob|grep_search|web_fetch|google_web_search|mcp_.*";
-static const char gemini_command[] = GUARD "locus hook gemini";
+static const char *const gemini_command[2] = {GUARD "locus hook gemini --jail",
+                                              GUARD "locus hook gemini"};
 
 static const char toml_begin[] = "# >>> locus hook (locus hook install codex)";
 static const char toml_end[] = "# <<< locus hook";
 
-/* The Codex block, as in docs/integrations.md. */
-static const char codex_block[] = "[[hooks.PreToolUse]]\n"
-                                  "matcher = \"Bash|apply_patch|mcp__.*\"\n"
-                                  "\n"
-                                  "[[hooks.PreToolUse.hooks]]\n"
-                                  "type = \"command\"\n"
-                                  "command = \"" GUARD "locus hook codex\"\n"
-                                  "\n"
-                                  "[[hooks.PermissionRequest]]\n"
-                                  "matcher = \"Bash|NetworkAccess\"\n"
-                                  "\n"
-                                  "[[hooks.PermissionRequest.hooks]]\n"
-                                  "type = \"command\"\n"
-                                  "command = \"" GUARD "locus hook codex\"\n";
+/* The Codex block, as in docs/integrations.md ([0] --jail, [1] not). */
+#define CODEX_BLOCK(jail)                                                      \
+	"[[hooks.PreToolUse]]\n"                                               \
+	"matcher = \"Bash|apply_patch|mcp__.*\"\n"                             \
+	"\n"                                                                   \
+	"[[hooks.PreToolUse.hooks]]\n"                                         \
+	"type = \"command\"\n"                                                 \
+	"command = \"" GUARD "locus hook codex" jail "\"\n"                    \
+	"\n"                                                                   \
+	"[[hooks.PermissionRequest]]\n"                                        \
+	"matcher = \"Bash|NetworkAccess\"\n"                                   \
+	"\n"                                                                   \
+	"[[hooks.PermissionRequest.hooks]]\n"                                  \
+	"type = \"command\"\n"                                                 \
+	"command = \"" GUARD "locus hook codex" jail "\"\n"
+static const char *const codex_block[2] = {CODEX_BLOCK(" --jail"),
+                                           CODEX_BLOCK("")};
 
 /* The MCP server block of docs/integrations.md (left out when the file
  * already has its own [mcp_servers.locus] table: TOML allows one). */
@@ -203,7 +212,7 @@ static int merge_event(cJSON *hooks, const char *event, agent_id a,
 /* The merged JSON settings (Claude Code, Gemini).  Malloc'd, or NULL with
  * a message printed. */
 static char *merge_json(agent_id a, const char *path, const char *text,
-                        size_t len)
+                        size_t len, bool no_jail)
 {
 	lu_json_opts jo = LU_JSON_OPTS_INIT;
 	jo.object = true;
@@ -225,16 +234,16 @@ static char *merge_json(agent_id a, const char *path, const char *text,
 		hooks = cJSON_AddObjectToObject(doc, "hooks");
 	int rc = cJSON_IsObject(hooks) ? 0 : -1;
 	if (!rc && a == A_CLAUDE) {
+		const char *cmd = claude_command[no_jail];
 		rc = merge_event(hooks, "PreToolUse", a,
-		                 our_entry(claude_matcher, claude_command, 30));
+		                 our_entry(claude_matcher, cmd, 30));
 		if (!rc)
-			rc = merge_event(
-			    hooks, "PermissionRequest", a,
-			    our_entry(claude_matcher, claude_command, 30));
+			rc = merge_event(hooks, "PermissionRequest", a,
+			                 our_entry(claude_matcher, cmd, 30));
 	} else if (!rc) {
 		rc = merge_event(
 		    hooks, "BeforeTool", a,
-		    our_entry(gemini_matcher, gemini_command, 30000));
+		    our_entry(gemini_matcher, gemini_command[no_jail], 30000));
 	}
 	char *out = rc ? NULL : cJSON_Print(doc);
 	cJSON_Delete(doc);
@@ -292,7 +301,7 @@ static char *put_block(const char *text, size_t at, const char *begin,
 }
 
 /* The Codex config with our block replaced or appended.  Malloc'd. */
-static char *merge_toml(const char *text)
+static char *merge_toml(const char *text, bool no_jail)
 {
 	size_t at;
 	char *rest = cut_block(text, toml_begin, toml_end, &at);
@@ -300,7 +309,7 @@ static char *merge_toml(const char *text)
 		return NULL;
 	char *block = NULL;
 	bool own_mcp = strstr(rest, "[mcp_servers.locus]") != NULL;
-	if (asprintf(&block, "%s%s", codex_block,
+	if (asprintf(&block, "%s%s", codex_block[no_jail],
 	             own_mcp ? "" : codex_mcp_block) < 0) {
 		free(rest);
 		return NULL;
@@ -478,10 +487,10 @@ static int codex_trust(const char *path_given, const char *project)
 int cli_hook_install(int argc, char **argv)
 {
 	const char *agent = NULL, *project = NULL;
-	bool do_write = false;
+	bool do_write = false, no_jail = false;
 	static const char usage[] = "usage: locus hook install "
 	                            "claude-code|codex|gemini [--project DIR] "
-	                            "[--write]\n";
+	                            "[--no-jail] [--write]\n";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
@@ -489,6 +498,10 @@ int cli_hook_install(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--write"))
 			do_write = true;
+		else if (!strcmp(argv[i], "--no-jail"))
+			no_jail = true;
+		else if (!strcmp(argv[i], "--jail"))
+			no_jail = false;
 		else if (!strcmp(argv[i], "--project") && i + 1 < argc)
 			project = argv[++i];
 		else if (argv[i][0] != '-' && !agent)
@@ -518,8 +531,9 @@ int cli_hook_install(int argc, char **argv)
 		        strerror(errno));
 		return 2;
 	}
-	char *out = a == A_CODEX ? merge_toml(text)
-	                         : merge_json((agent_id)a, path, text, len);
+	char *out = a == A_CODEX
+	                ? merge_toml(text, no_jail)
+	                : merge_json((agent_id)a, path, text, len, no_jail);
 	free(text);
 	if (!out)
 		return 2;
@@ -562,6 +576,15 @@ __attribute__((format(printf, 1, 2))) static void ok(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	say("ok", fmt, ap);
+	va_end(ap);
+}
+
+/* A fact worth saying that is not a problem (an explicit choice). */
+__attribute__((format(printf, 1, 2))) static void say_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("note", fmt, ap);
 	va_end(ap);
 }
 
@@ -744,6 +767,16 @@ static void check_hook(doctor *d, agent_id a, const char *event,
 		        event);
 	else
 		ok("%s: the command fails closed when locus is missing", event);
+	/* which mode: --jail (install's default) or not */
+	if (strstr(cmd, " --jail"))
+		ok("%s: --jail: an allowed shell call runs confined in locus "
+		   "jail",
+		   event);
+	else
+		say_note("%s: no --jail (installed with --no-jail): an allowed "
+		         "shell call runs unconfined; `locus hook install %s` "
+		         "installs --jail",
+		         event, agent_names[a]);
 	live_test(d, a, event, cmd);
 }
 

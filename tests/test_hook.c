@@ -1045,6 +1045,32 @@ START_TEST(doctor_checks_a_setup)
 	ck_assert_msg(r.status == 0, "doctor: %d\n%s", r.status, r.out);
 	ck_assert_ptr_nonnull(strstr(r.out, "rm -rf /) is denied"));
 	ck_assert_ptr_nonnull(strstr(r.out, "0 problems"));
+	/* install's default is --jail, and doctor says which mode runs */
+	ck_assert_msg(strstr(r.out, "--jail: an allowed shell call runs "
+	                            "confined") &&
+	                  !strstr(r.out, "no --jail"),
+	              "%s", r.out);
+	run_free(&r);
+	/* --no-jail is the explicit choice: still no problem, but said */
+	const char *nj[] = {"locus",   "hook",      "install",
+	                    "gemini",  "--project", proj,
+	                    "--write", "--no-jail", NULL};
+	r = run(nj, "", 0);
+	ck_assert_int_eq(r.status, 0);
+	run_free(&r);
+	snprintf(p, sizeof p, "%s/.gemini/settings.json", proj);
+	size_t gl;
+	char *g = slurp(p, &gl);
+	ck_assert_msg(g && strstr(g, "locus hook gemini\"") &&
+	                  !strstr(g, "--jail"),
+	              "%s", g);
+	free(g);
+	const char *avg[] = {"locus",     "hook", "doctor", "gemini",
+	                     "--project", proj,   NULL};
+	r = run(avg, "", 0);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "no --jail (installed "
+	                                             "with --no-jail)"),
+	              "doctor: %d\n%s", r.status, r.out);
 	run_free(&r);
 	/* a hook without the guard */
 	snprintf(p, sizeof p, "%s/.gemini/settings.json", proj);
