@@ -5,12 +5,14 @@ Claude Code (`claude -p`), Codex (`codex exec`) and Gemini CLI (`gemini -p
 --approval-mode yolo`), the binaries of node_modules/.bin, each driven by a
 scripted model on 127.0.0.1 (tests/agents/fake_*.py: Anthropic Messages,
 OpenAI Responses, Gemini API) that asks for one shell command and then
-ends.  The hook is installed as documented (`locus hook install codex
---write` for Codex, which also trusts it), through a `locus` on PATH that
-records each payload and answer.  Checked, per agent:
+ends.  The hooks are installed as documented, by `locus hook install AGENT
+--project DIR --write` with its defaults (--jail; for Codex it also trusts
+them), through a `locus` on PATH that records each payload and answer.
+Checked, per agent:
 
-  allow + --jail   the hook answers allow with the command rewritten, the
-                   agent runs the rewrite: the file it makes is there
+  allow (default)  the installed hook runs with --jail and answers allow
+                   with the command rewritten, the agent runs the rewrite
+                   in locus jail: the file it makes is there
   hold             the call does not run; the agent ends (no hang) with
                    locus's reason in the tool result
   a miss           (Claude, a policy that allows everything) the jailed
@@ -93,18 +95,32 @@ def base_env(d):
             "PATH": f"{d}/bin:{BIN}:/usr/local/bin:/usr/bin:/bin"}
 
 
+def install(agent, d, env):
+    """`locus hook install AGENT --project proj --write`, its defaults;
+    the installed hook commands."""
+    p = subprocess.run(["locus", "hook", "install", agent, "--project",
+                        f"{d}/proj", "--write"], env=env, cwd=f"{d}/proj",
+                       capture_output=True, text=True, timeout=120)
+    f = {"claude-code": ".claude/settings.json",
+         "gemini": ".gemini/settings.json"}[agent]
+    with open(f"{d}/proj/{f}") as fh:
+        hooks = json.load(fh)["hooks"]
+    return p.returncode, [h["command"] for ev in hooks.values()
+                          for e in ev for h in e["hooks"]]
+
+
+INSTALLED = {}
+
+
 def claude(base, command, hookargs, home=None):
     d = tempfile.mkdtemp(dir=base)
-    os.makedirs(f"{d}/proj/.claude")
+    os.makedirs(f"{d}/proj")
     if home:
         os.symlink(home, f"{d}/home")
     else:
         os.makedirs(f"{d}/home")
     recording_locus(d, hookargs)
-    with open(f"{d}/proj/.claude/settings.json", "w") as f:
-        json.dump({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
-            "type": "command", "command": "locus hook claude-code",
-            "timeout": 60}]}]}}, f)
+    INSTALLED["claude-code"] = install("claude-code", d, base_env(d))
     m = Model("fake_anthropic.py", command, f"{d}/model.log")
     env = base_env(d)
     env.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{m.port}",
@@ -159,13 +175,10 @@ env_key = "FAKE_KEY"
 
 def gemini(base, command, hookargs):
     d = tempfile.mkdtemp(dir=base)
-    os.makedirs(f"{d}/proj/.gemini")
+    os.makedirs(f"{d}/proj")
     os.makedirs(f"{d}/home/.gemini")
     recording_locus(d, hookargs)
-    with open(f"{d}/proj/.gemini/settings.json", "w") as f:
-        json.dump({"hooks": {"BeforeTool": [{"matcher": "run_shell_command",
-                   "hooks": [{"type": "command", "command":
-                              "locus hook gemini", "timeout": 60000}]}]}}, f)
+    INSTALLED["gemini"] = install("gemini", d, base_env(d))
     with open(f"{d}/home/.gemini/settings.json", "w") as f:
         json.dump({"security": {"auth": {"selectedType":
                                          "gemini-api-key"}}}, f)
@@ -228,7 +241,11 @@ def main():
     made = "echo hello > made.txt; ls"
     try:
         # Claude Code
-        d, rc, res = claude(base, made, "--jail")
+        d, rc, res = claude(base, made, "")
+        st, cmds = INSTALLED["claude-code"]
+        check(st == 0 and cmds and all(" --jail " in c for c in cmds),
+              f"claude: `hook install` writes its {len(cmds)} hooks with "
+              "--jail by default")
         check("updatedInput" in answers(d) and " jail --root " in answers(d)
               and os.path.exists(f"{d}/proj/made.txt") and "made.txt" in res,
               "claude: an allowed call runs rewritten into the jail")
@@ -250,8 +267,7 @@ def main():
               os.path.exists(f"{outside}/planted"),
               "control: the same line run directly reads, writes, connects")
         os.unlink(f"{outside}/planted")
-        d, rc, res = claude(base, miss, f"--jail --policy {allow_all}",
-                            home=home)
+        d, rc, res = claude(base, miss, f"--policy {allow_all}", home=home)
         time.sleep(0)  # hits are counted by the accept thread
         check(" jail --root " in answers(d) and "end" in res and
               "HOST-SECRET" not in res and not os.listdir(outside) and
@@ -260,9 +276,14 @@ def main():
               "credential, no write outside, no connection)")
         srv.close()
         # Codex
-        d, rc, out, inst, doc = codex(base, made, "--jail")
-        check("Codex trusts the 2 locus hooks" in inst and
-              "0 problems" in doc and "Codex trusts" in doc,
+        d, rc, out, inst, doc = codex(base, made, "")
+        codex_cfg = open(f"{d}/proj/.codex/config.toml").read() \
+            if os.path.exists(f"{d}/proj/.codex/config.toml") else \
+            open(f"{d}/codex/config.toml").read()
+        check("locus hook codex --jail" in codex_cfg and
+              "Codex trusts the 2 locus hooks" in inst and
+              "0 problems" in doc and "Codex trusts" in doc and
+              "--jail: an allowed shell call runs confined" in doc,
               "codex: install trusts the hooks as Codex does; doctor agrees")
         check("updatedInput" in answers(d) and
               os.path.exists(f"{d}/proj/made.txt"),
@@ -276,7 +297,11 @@ def main():
               "codex: a hold is a deny with the reason; the call does not "
               "run")
         # Gemini CLI
-        d, rc, out = gemini(base, made, "--jail")
+        d, rc, out = gemini(base, made, "")
+        st, cmds = INSTALLED["gemini"]
+        check(st == 0 and cmds and all(c.endswith(" --jail") for c in cmds),
+              f"gemini: `hook install` writes its {len(cmds)} hook with "
+              "--jail by default")
         check('"allow"' in answers(d) and " jail --root " in answers(d) and
               os.path.exists(f"{d}/proj/made.txt"),
               "gemini: an allowed call runs rewritten into the jail")

@@ -22,8 +22,8 @@ fs.mkdirSync(path.join(project, '.claude'));
 fs.writeFileSync(path.join(project, '.claude', 'settings.json'), claudeText);
 const claudeHook = claude.hooks.PreToolUse[0];
 const claudeCmd = claudeHook.hooks[0].command;
-check(claudeHook.hooks[0].type === 'command' && /\blocus hook claude-code --claude-project "\$CLAUDE_PROJECT_DIR"/.test(claudeCmd),
-  'claude-code snippet runs locus hook claude-code', claudeCmd);
+check(claudeHook.hooks[0].type === 'command' && /\blocus hook claude-code --jail --claude-project "\$CLAUDE_PROJECT_DIR"/.test(claudeCmd),
+  'claude-code snippet runs locus hook claude-code --jail', claudeCmd);
 
 // Codex: config.toml (the lines we need, read without a TOML library)
 const codexText = snippet('codex-config');
@@ -32,14 +32,14 @@ function codexMatcherOf(event) {
   return (codexText.match(re) || [])[1];
 }
 const codexCmd = (codexText.match(/\[\[hooks\.PreToolUse\.hooks\]\][^[]*?command = "([^"]+)"/) || [])[1];
-check(/\blocus hook codex\b/.test(codexCmd || ''), 'codex snippet runs locus hook codex', codexCmd);
+check(/\blocus hook codex --jail\b/.test(codexCmd || ''), 'codex snippet runs locus hook codex --jail', codexCmd);
 check(/\[mcp_servers\.locus\]\s*\ncommand = "locus"\s*\nargs = \["mcp"/.test(codexText),
   'codex snippet declares the locus MCP server');
 
 // Gemini: settings.json
 const gemini = JSON.parse(snippet('gemini-settings'));
 const geminiCmd = gemini.hooks.BeforeTool[0].hooks[0].command;
-check(/\blocus hook gemini\b/.test(geminiCmd), 'gemini snippet runs locus hook gemini', geminiCmd);
+check(/\blocus hook gemini --jail\b/.test(geminiCmd), 'gemini snippet runs locus hook gemini --jail', geminiCmd);
 check(gemini.mcpServers?.locus?.command === 'locus' && gemini.mcpServers.locus.args[0] === 'mcp',
   'gemini snippet declares the locus MCP server');
 
@@ -64,7 +64,9 @@ const cases = [
   [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-read.json', 'allow'],
   [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-hold.json', 'silent'],
   [claudeCmd, claude.hooks.PermissionRequest[0].matcher, 'claude-permission-deny.json', 'deny'],
-  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-allow.json', 'silent'],
+  // --jail: an allowed shell call is rewritten to run in locus jail (the
+  // one allow Codex's PreToolUse takes: with updatedInput)
+  [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-allow.json', 'allow'],
   // a hold Codex's PreToolUse cannot ask about is a deny with the reason
   [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-hold.json', 'deny'],
   [codexCmd, codexMatcherOf('PreToolUse'), 'codex-bash-deny.json', 'deny'],
@@ -92,6 +94,9 @@ for (const [cmd, matcher, file, want] of cases) {
   else
     got = r.json?.hookSpecificOutput?.permissionDecision ?? r.json?.hookSpecificOutput?.decision?.behavior;
   check(r.status === 0 && got === want, `${file}: ${want}`, `exit ${r.status}, got ${got}: ${r.stdout} ${r.stderr}`);
+  if (file === 'codex-bash-allow.json')
+    check(/ jail --root /.test(r.json?.hookSpecificOutput?.updatedInput?.command ?? ''),
+      `${file}: the allow runs the line in locus jail`, r.stdout);
 }
 
 // malformed input through a snippet: blocked (exit 2, stderr says why)
