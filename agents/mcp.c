@@ -140,7 +140,9 @@ static void mcp_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus mcp [--root DIR] [--allow-broad-root]\n"
-	        "                 [--backend local|memory|bwrap|oci|openshell]"
+	        "                 [--backend bwrap|local|memory|oci|openshell]"
+	        " (default bwrap;\n                  local: a host shell, "
+	        "unconfined)"
 	        "\n                 [--oci-*, --openshell-*, --bwrap-uid/gid, "
 	        "--base-env as for locus tool]\n"
 	        "                 [--policy FILE | --preset NAME] "
@@ -178,7 +180,7 @@ static int split_tools(char *list, const char **names, size_t max)
 /* 0, 1 for --help, 2 for a usage error. */
 static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 {
-	o->backend = "local";
+	o->backend = NULL;
 	o->max_calls = MCP_DEFAULT_CALLS;
 	cli_backend_init(&o->cloud);
 	const cli_opt opts[] = {
@@ -236,6 +238,9 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 			return cli_opt_unknown("mcp", a, mcp_usage);
 		}
 	}
+	o->backend_chosen = o->backend != NULL;
+	if (!o->backend)
+		o->backend = CLI_DEFAULT_BACKEND;
 	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
 	    strcmp(o->backend, "bwrap") && strcmp(o->backend, "oci") &&
 	    strcmp(o->backend, "openshell")) {

@@ -53,6 +53,7 @@ typedef struct mcp_call mcp_call;
 typedef struct mcp_options {
 	const char *root; /* NULL: not given */
 	const char *backend;
+	bool backend_chosen; /* --backend given (else the default, bwrap) */
 	const char *policy_file, *preset, *audit_file;
 	cli_claude_opts claude;   /* --claude-settings, --claude-project */
 	const char *audit_key;    /* --audit-key: keyed checkpoints */

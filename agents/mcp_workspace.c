@@ -63,6 +63,7 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	locus_backend *b = NULL;
 	locus_harness *h = NULL;
 	int rc = open_backend(s, root, real, &b, &err);
+	bool open_failed = rc != 0;
 	if (!rc) {
 		locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
 		cfg.allow_unread_edits = s->opt.no_read_check;
@@ -74,10 +75,13 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 		                       locus_harness_policy_wrap, &s->gate,
 		                       &cfg, &err);
 	}
+	bool hint = open_failed && !s->opt.backend_chosen &&
+	            !s->opt.cloud.base_env && !strcmp(s->opt.backend, "bwrap");
 	if (rc) {
-		*why = cli_format("%s", err.message[0]
-		                            ? err.message
-		                            : "cannot build the harness");
+		*why = cli_format(
+		    "%s%s%s",
+		    err.message[0] ? err.message : "cannot build the harness",
+		    hint ? "\n" : "", hint ? CLI_BWRAP_DEFAULT_FAILED : "");
 		locus_backend_free(b);
 		if (s->root_real && s->backend)
 			s->gate.workspace_root = strcmp(s->opt.backend, "local")

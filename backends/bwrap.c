@@ -33,6 +33,7 @@
 typedef struct bwrap_session {
 	locus_session base;
 	pid_t pid; /* bwrap */
+	int ended; /* its wait status once reaped by alive(), else -1 */
 	int ctl;   /* its stdin */
 	int xfd;   /* host transfer folder */
 	char *xdir;
@@ -126,7 +127,12 @@ static int x_read_max(bwrap_session *s, const char *name, size_t max,
 static bool alive(bwrap_session *s)
 {
 	int st;
-	return s->pid > 0 && waitpid(s->pid, &st, WNOHANG) == 0;
+	if (s->pid <= 0 || s->ended >= 0)
+		return false;
+	pid_t r = waitpid(s->pid, &st, WNOHANG);
+	if (r == s->pid)
+		s->ended = st;
+	return r == 0;
 }
 
 static int ctl_send(bwrap_session *s, const char *verb, unsigned id)
@@ -282,7 +288,7 @@ static void bw_free(locus_session *ss)
 	bwrap_session *s = (bwrap_session *)ss;
 	if (s->ctl >= 0)
 		close(s->ctl);
-	if (s->pid > 0) {
+	if (s->pid > 0 && s->ended < 0) {
 		kill(-s->pid, SIGKILL);
 		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
@@ -468,6 +474,7 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	}
 	s->ctl = s->xfd = -1;
+	s->ended = -1;
 	s->base = bwrap_vtable;
 	const char *tmp = getenv("TMPDIR");
 	char templ[4096];
@@ -519,6 +526,13 @@ int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
 			            out_ ? out_ : "no output");
 		}
 		free(out_);
+	}
+	if (!ok && s->ended >= 0 && WIFEXITED(s->ended) &&
+	    WEXITSTATUS(s->ended) == 127) {
+		bw_free(&s->base);
+		return lu_err(err, LOCUS_EIO,
+		              "bwrap (bubblewrap) is not installed: no bwrap "
+		              "on PATH");
 	}
 	if (!ok) {
 		bw_free(&s->base);

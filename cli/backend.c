@@ -11,7 +11,9 @@
  *
  *   --backend openshell  (the --openshell-* options of cli/openshell_cli.c)
  *
- *   --backend bwrap  [--bwrap-uid UID] [--bwrap-gid GID]: the host user the
+ *   --backend bwrap  (the default of both; where it cannot start they
+ *       refuse, never falling back to local: CLI_BWRAP_DEFAULT_FAILED)
+ *       [--bwrap-uid UID] [--bwrap-gid GID]: the host user the
  *       sandbox runs as when locus runs as root (never 0; default: the
  *       workspace's owner when not root, else 65534)
  *

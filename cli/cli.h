@@ -71,6 +71,15 @@ int cli_backend_open(const cli_backend_opts *o, const char *backend,
    A --bwrap-* option with another backend is LOCUS_EINVALID. */
 int cli_bwrap_open(const cli_backend_opts *o, const char *root,
                    locus_backend **out, locus_error *err);
+/* The backend when --backend is not given: the bwrap sandbox.  Where it
+   cannot start there is no fallback to the unconfined local backend: the
+   caller refuses, printing the reason and then this text (the way to
+   choose the local backend on purpose). */
+#define CLI_DEFAULT_BACKEND "bwrap"
+#define CLI_BWRAP_DEFAULT_FAILED                                               \
+	"the bwrap sandbox is the default backend and locus never falls "      \
+	"back to running commands unconfined: fix the cause above, or give "   \
+	"--backend local to run them on the host (a host shell, no isolation)"
 int cli_bwrap_check(const cli_backend_opts *o, const char *backend,
                     locus_error *err);
 /* The LocalBackend over real (with --base-env); 0 or a LOCUS_E* code.

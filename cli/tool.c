@@ -2,13 +2,16 @@
  * cli/tool.c - `locus tool`: call harness tools through the policy gate.
  *
  *   locus tool NAME 'JSON' [--root DIR]
- *              [--backend local|memory|bwrap|oci|openshell]
+ *              [--backend bwrap|local|memory|oci|openshell]
  *              [--policy FILE | --preset NAME] [--no-read-check]
  *              [--oci-*, --bwrap-uid/--bwrap-gid options: cli/backend.c]
  *   locus tool - [options]      one {"tool":..., "arguments":{...}} per
  *                               stdin line, one result line each:
  *                               {"tool":..., "is_error":..., "output":...}
  *
+ * The backend is the bwrap sandbox unless --backend names another; where
+ * bwrap cannot start, locus tool refuses (exit 2) and says that --backend
+ * local runs commands on the host, unconfined: it never falls back.
  * The gate is the policy (default preset "standard"); a call it holds for a
  * person is refused (there is nobody to ask).  The harness lives for the
  * whole run, so `-` can read a file and then edit it.  With NAME, the
@@ -65,7 +68,9 @@ static void usage_to(FILE *f)
 {
 	fprintf(f,
 	        "usage: locus tool NAME 'JSON' [--root DIR] [--backend "
-	        "local|memory|bwrap|oci|openshell]\n"
+	        "bwrap|local|memory|oci|openshell]\n"
+	        "                  (default bwrap; local: a host shell, "
+	        "unconfined)\n"
 	        "                  [--policy FILE | --preset NAME] "
 	        "[--no-read-check]\n"
 	        "       locus tool - [options]   (JSON lines on stdin)\n"
@@ -162,7 +167,7 @@ static int open_backend(cli_backend_opts *bo, const char *backend,
 
 int cli_tool(int argc, char **argv)
 {
-	const char *name = NULL, *json = NULL, *root = ".", *backend = "local";
+	const char *name = NULL, *json = NULL, *root = ".", *backend = NULL;
 	const char *policy_file = NULL, *preset = NULL;
 	bool no_read = false;
 	cli_backend_opts bo;
@@ -199,6 +204,9 @@ int cli_tool(int argc, char **argv)
 	if (!name || (strcmp(name, "-") && !json) ||
 	    (!strcmp(name, "-") && json))
 		return usage();
+	bool chosen = backend != NULL;
+	if (!chosen)
+		backend = CLI_DEFAULT_BACKEND;
 	locus_policy *pol = NULL;
 	if (cli_policy_build(policy_file, preset, NULL, &pol))
 		return 2;
@@ -212,6 +220,10 @@ int cli_tool(int argc, char **argv)
 	}
 	if (rc) {
 		fprintf(stderr, "locus tool: %s\n", err.message);
+		if (!chosen && !bo.base_env && rc != LOCUS_EINVALID &&
+		    rc != LOCUS_EUSAGE)
+			fprintf(stderr, "locus tool: %s\n",
+			        CLI_BWRAP_DEFAULT_FAILED);
 		locus_policy_free(pol);
 		return 2;
 	}

@@ -588,7 +588,8 @@ START_TEST(audit_key_outside_workspace)
 		              "%d %s", st, out);
 		snprintf(
 		    cmd, sizeof cmd,
-		    "%s mcp --root %s --audit %s --audit-key %s </dev/null "
+		    "%s mcp --backend local --root %s --audit %s --audit-key "
+		    "%s </dev/null "
 		    "2>&1",
 		    bin, ws, trail, key_in);
 		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);

@@ -711,9 +711,10 @@ START_TEST(claude_project_everywhere)
 	ck_assert_msg(strstr(l3 + 1, "\"outcome\":\"allow\""), "%s", l3 + 1);
 	run_free(&r);
 
-	const char *mcp[] = {"locus",  "mcp", "--preset",         "permissive",
-	                     "--root", proj,  "--claude-project", proj,
-	                     NULL};
+	const char *mcp[] = {"locus",  "mcp",      "--backend",
+	                     "local",  "--preset", "permissive",
+	                     "--root", proj,       "--claude-project",
+	                     proj,     NULL};
 	const char *msgs =
 	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 	    "\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n"
@@ -740,8 +741,9 @@ START_TEST(claude_project_everywhere)
 	const char *bad_gate[] = {"locus", "gate", "--claude-project",
 	                          "/nonexistent/p", NULL};
 	const char *bad_mcp[] = {
-	    "locus",          "mcp", "--root", proj, "--claude-project",
-	    "/nonexistent/p", NULL};
+	    "locus",  "mcp", "--backend",        "local",
+	    "--root", proj,  "--claude-project", "/nonexistent/p",
+	    NULL};
 	const char *const *bad[] = {bad_show, bad_gate, bad_mcp};
 	for (size_t i = 0; i < 3; i++) {
 		r = run(bad[i], "", 0);

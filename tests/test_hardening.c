@@ -152,8 +152,8 @@ START_TEST(bwrap_uid_flag)
 	/* clang-format off */
 	const char *bad[] = {
 	    "tool bash '{}' --backend bwrap --bwrap-uid 0",
-	    "tool read '{}' --bwrap-uid 4321",
-	    "mcp --bwrap-gid 777 </dev/null",
+	    "tool read '{}' --backend local --bwrap-uid 4321",
+	    "mcp --backend memory --bwrap-gid 777 </dev/null",
 	    "tool read '{}' --bwrap-uid x"};
 	/* clang-format on */
 	const char *why[] = {"never runs as host uid", "need --backend bwrap",
@@ -169,6 +169,85 @@ START_TEST(bwrap_uid_flag)
 		              "%s: %d %s", cmd, rc, out);
 		ck_assert_msg(strstr(out, why[k]), "%s: %s", cmd, out);
 	}
+	rm_tmp();
+}
+END_TEST
+
+/* `locus tool` and `locus mcp` run in the bwrap sandbox unless --backend
+   names another; where bwrap cannot start they refuse (exit 2, naming
+   --backend local) and run nothing: never a fallback to the host shell.
+   As root, and as uid 65534 itself (through setpriv). */
+static int sh_capture(const char *cmd, char *out, size_t cap)
+{
+	FILE *o = popen(cmd, "r");
+	ck_assert_ptr_nonnull(o);
+	size_t got = fread(out, 1, cap - 1, o);
+	out[got] = '\0';
+	int st = pclose(o);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(default_backend_is_bwrap)
+{
+	const char *bin = getenv("LOCUS_BIN");
+	if (!bin || !bwrap_works()) {
+		test_skip("needs LOCUS_BIN and bwrap");
+		return;
+	}
+	mk_tmp();
+	if (geteuid() == 0)
+		sh("chown 65534:65534 '%s' && chmod 755 '%s'", g_root, g_tmp);
+	static const char *const as[] = {
+	    "", "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "};
+	char cmd[3000], out[4000];
+	for (int k = 0; k < (geteuid() == 0 ? 2 : 1); k++) {
+		/* no --backend: the sandbox (its root is /workspace) */
+		snprintf(cmd, sizeof cmd,
+		         "cd '%s' && %s'%s' tool bash '{\"command\":\"pwd; "
+		         "touch made%d\"}' --preset permissive 2>&1",
+		         g_root, as[k], bin, k);
+		int st = sh_capture(cmd, out, sizeof out);
+		ck_assert_msg(st == 0 && strstr(out, "exit 0\n/workspace\n"),
+		              "%s: %d %s", as[k], st, out);
+		snprintf(cmd, sizeof cmd, "%s/made%d", g_root, k);
+		ck_assert_int_eq(access(cmd, F_OK), 0);
+		/* bwrap cannot start: refused, nothing runs */
+		snprintf(
+		    cmd, sizeof cmd,
+		    "cd '%s' && %s/usr/bin/env PATH=/nonexistent '%s' tool "
+		    "bash '{\"command\":\"touch notrun\"}' --preset "
+		    "permissive 2>&1",
+		    g_root, as[k], bin);
+		st = sh_capture(cmd, out, sizeof out);
+		ck_assert_msg(st == 2 && strstr(out, "no bwrap on PATH") &&
+		                  strstr(out, "--backend local"),
+		              "%s: %d %s", as[k], st, out);
+		snprintf(cmd, sizeof cmd,
+		         "cd '%s' && PATH=/nonexistent '%s' mcp --root . "
+		         "</dev/null 2>&1",
+		         g_root, bin);
+		st = sh_capture(cmd, out, sizeof out);
+		ck_assert_msg(st == 2 && strstr(out, "--backend local"),
+		              "mcp: %d %s", st, out);
+		snprintf(cmd, sizeof cmd, "%s/notrun", g_root);
+		ck_assert_int_ne(access(cmd, F_OK), 0);
+	}
+	/* the local backend is chosen on purpose, and says what it is */
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && '%s' tool bash '{\"command\":\"pwd\"}' --backend "
+	         "local --preset permissive 2>&1",
+	         g_root, bin);
+	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_msg(strstr(out, g_root), "%s", out);
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && '%s' mcp --root . </dev/null 2>&1", g_root, bin);
+	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_msg(strstr(out, "on bwrap sandbox (/workspace)"), "%s", out);
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && '%s' mcp --backend local --root . </dev/null 2>&1",
+	         g_root, bin);
+	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_msg(strstr(out, "on UNISOLATED: host shell"), "%s", out);
 	rm_tmp();
 }
 END_TEST
@@ -1168,6 +1247,7 @@ int main(void)
 	tcase_add_test(tb, bwrap_setuid_attempt_fails);
 	tcase_add_test(tb, bwrap_uid_choice);
 	tcase_add_test(tb, bwrap_uid_flag);
+	tcase_add_test(tb, default_backend_is_bwrap);
 	suite_add_tcase(s, tb);
 	TCase *tj = tcase_create("jobs");
 	tcase_set_timeout(tj, 120);

@@ -1524,7 +1524,8 @@ START_TEST(cli_tool_timeout_no_background)
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd,
 	         "'%s' tool bash '{\"command\":\"echo $$ > p.txt; exec sleep "
-	         "30\",\"timeout\":1}' --root '%s' > '%s/out.txt'; echo $? >> "
+	         "30\",\"timeout\":1}' --backend local --root '%s' > "
+	         "'%s/out.txt'; echo $? >> "
 	         "'%s/out.txt'",
 	         bin, g_root, g_tmp, g_tmp);
 	double t0 = lu_now();
@@ -1557,7 +1558,8 @@ static int cli_tool_args(const char *bin, const char *args, char **out)
 	fputs(args, fp);
 	fclose(fp);
 	snprintf(cmd, sizeof cmd,
-	         "'%s' tool bash \"$(cat '%s')\" --root '%s' > '%s/out.txt'",
+	         "'%s' tool bash \"$(cat '%s')\" --backend local --root '%s' > "
+	         "'%s/out.txt'",
 	         bin, p, g_root, g_tmp);
 	int st = system(cmd);
 	snprintf(p, sizeof p, "%s/out.txt", g_tmp);
@@ -1612,7 +1614,8 @@ START_TEST(cli_tool_lines)
 	    "'{\"tool\":\"bash\",\"arguments\":{\"command\":\"rm -rf "
 	    "a.txt .git\"}}' "
 	    "'{\"tool\":\"read\",\"arguments\":{\"path\":\"a.txt\"}}' "
-	    "| '%s' tool - --root '%s' > '%s/out.txt'; echo $? >> '%s/out.txt'",
+	    "| '%s' tool - --backend local --root '%s' > '%s/out.txt'; echo $? "
+	    ">> '%s/out.txt'",
 	    bin, g_root, g_tmp, g_tmp);
 	ck_assert_int_eq(system(cmd), 0);
 	char p[800];

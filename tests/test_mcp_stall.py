@@ -78,7 +78,8 @@ def read_answer(fd, want_id, secs=20):
 
 def start(root, timeout):
     r, w = os.pipe()
-    p = subprocess.Popen([LOCUS, "mcp", "--root", root, "--preset", "permissive",
+    p = subprocess.Popen([LOCUS, "mcp", "--backend", "local", "--root", root,
+                          "--preset", "permissive",
                           "--write-timeout", str(timeout)],
                          stdin=subprocess.PIPE, stdout=w, stderr=subprocess.PIPE)
     os.close(w)

@@ -197,7 +197,8 @@ END_TEST
 START_TEST(tool_and_mcp_answer_each_line)
 {
 	mk_tmp();
-	const char *tool[] = {"locus", "tool", "-", "--root", g_root, NULL};
+	const char *tool[] = {"locus", "tool",   "-",    "--backend",
+	                      "local", "--root", g_root, NULL};
 	client c;
 	client_start(&c, tool);
 	char *a = client_ask(
@@ -209,7 +210,8 @@ START_TEST(tool_and_mcp_answer_each_line)
 	ck_assert_msg(strstr(a, "error"), "%s", a);
 	free(a);
 	client_end(&c);
-	const char *mcp[] = {"locus", "mcp", "--root", g_root, NULL};
+	const char *mcp[] = {"locus",  "mcp",  "--backend", "local",
+	                     "--root", g_root, NULL};
 	client_start(&c, mcp);
 	a = client_ask(&c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
 	                   "\"initialize\",\"params\":{\"protocolVersion\":"
@@ -624,7 +626,8 @@ END_TEST
 START_TEST(mcp_duplicate_inflight_id)
 {
 	mk_tmp();
-	const char *mcp[] = {"locus",    "mcp",        "--root", g_root,
+	const char *mcp[] = {"locus",    "mcp",        "--backend",
+	                     "local",    "--root",     g_root,
 	                     "--preset", "permissive", NULL};
 	client c;
 	client_start(&c, mcp);

@@ -5,14 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { check, done, requirePackages, tempDir, envWithLocus, snippet, sourceRoot, mcpServerEntry } from './lib.mjs';
+import { check, done, requirePackages, tempDir, sandboxWorkspace, envWithLocus, snippet, sourceRoot, mcpServerEntry } from './lib.mjs';
 
 requirePackages('@modelcontextprotocol/inspector');
 const inspector = path.join(sourceRoot, 'node_modules', '@modelcontextprotocol', 'inspector',
   JSON.parse(fs.readFileSync(path.join(sourceRoot, 'node_modules', '@modelcontextprotocol',
     'inspector', 'package.json'), 'utf8')).bin['mcp-inspector']);
 
-const work = tempDir('insp');
+const work = sandboxWorkspace('insp');
 const home = tempDir('insp-home');
 const cfgDir = tempDir('insp-cfg');
 const config = path.join(cfgDir, 'mcp.json');

@@ -52,6 +52,16 @@ export function tempDir(tag) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `locus-${tag}-`));
 }
 
+// A workspace for the documented `locus mcp` entry, whose backend is the
+// bwrap sandbox by default: run as root, the sandbox runs as uid 65534
+// (never host uid 0), so the folder is theirs.
+export function sandboxWorkspace(tag) {
+  const d = tempDir(tag);
+  if (process.getuid && process.getuid() === 0)
+    fs.chownSync(d, 65534, 65534);
+  return d;
+}
+
 // A folder holding `locus` (a link to LOCUS_BIN), for the snippets that
 // call `locus` from PATH; returns an env with it first on PATH.
 export function envWithLocus() {

@@ -202,7 +202,7 @@ const lines2 = [
   note('notifications/cancelled', { requestId: 'queued', reason: 'test' }),
   req('p1', 'ping'),
 ];
-const child2 = spawn(locusBin, ['mcp', '--root', work, '--preset', 'standard', '--max-calls', '2'],
+const child2 = spawn(locusBin, ['mcp', '--backend', 'local', '--root', work, '--preset', 'standard', '--max-calls', '2'],
   { stdio: ['pipe', 'pipe', 'pipe'] });
 let out2 = '', err2 = '';
 child2.stdout.setEncoding('utf8');

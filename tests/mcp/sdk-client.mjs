@@ -3,14 +3,14 @@
 // with the docs' mcpServers snippet (docs/integrations.md).
 import fs from 'node:fs';
 import path from 'node:path';
-import { check, done, requirePackages, tempDir, envWithLocus, mcpServerEntry } from './lib.mjs';
+import { check, done, requirePackages, tempDir, sandboxWorkspace, envWithLocus, mcpServerEntry } from './lib.mjs';
 
 requirePackages('@modelcontextprotocol/sdk');
 const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
 
 const entry = mcpServerEntry();
-const work = tempDir('sdk');
+const work = sandboxWorkspace('sdk');
 const settings = path.join(tempDir('cfg'), 'settings.json');
 // project rules, as a Claude Code settings.json would hold them
 fs.writeFileSync(settings, JSON.stringify({

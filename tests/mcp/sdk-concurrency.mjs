@@ -37,7 +37,7 @@ const pidIn = (work, f) => { try { return Number(fs.readFileSync(path.join(work,
 
 async function open(preset, work) {
   const transport = new StdioClientTransport({
-    command: locusBin, args: ['mcp', '--root', work, '--preset', preset], cwd: work, stderr: 'pipe',
+    command: locusBin, args: ['mcp', '--backend', 'local', '--root', work, '--preset', preset], cwd: work, stderr: 'pipe',
   });
   const client = new Client({ name: 'locus-concurrency-test', version: '1.0.0' });
   await client.connect(transport);

@@ -31,7 +31,7 @@ async function withRoots() {
   client.setRequestHandler(ListRootsRequestSchema, async () => { asked++; return { roots }; });
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => { changed++; });
   const transport = new StdioClientTransport({
-    command: locusBin, args: ['mcp', '--preset', 'standard'], cwd, env, stderr: 'pipe',
+    command: locusBin, args: ['mcp', '--backend', 'local', '--preset', 'standard'], cwd, env, stderr: 'pipe',
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => { stderr += d; });
@@ -66,7 +66,7 @@ async function withRoots() {
 async function noRootsInHome() {
   const client = new Client({ name: 'locus-roots-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
-    command: locusBin, args: ['mcp'], cwd: home, env, stderr: 'pipe',
+    command: locusBin, args: ['mcp', '--backend', 'local'], cwd: home, env, stderr: 'pipe',
   });
   await client.connect(transport);
   const r = await client.callTool({ name: 'write', arguments: { path: 'x.txt', content: 'x' } });
@@ -76,7 +76,7 @@ async function noRootsInHome() {
 }
 
 function rootFlag() {
-  const run = (args) => spawnSync(locusBin, ['mcp', ...args], { input: '', env, timeout: 20000, encoding: 'utf8' });
+  const run = (args) => spawnSync(locusBin, ['mcp', '--backend', 'local', ...args], { input: '', env, timeout: 20000, encoding: 'utf8' });
   let r = run(['--root', '/']);
   check(r.status === 2 && /--allow-broad-root/.test(r.stderr), '--root / is refused', `${r.status} ${r.stderr}`);
   r = run(['--root', home]);
