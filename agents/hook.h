@@ -84,6 +84,14 @@ int hook_shell_unwrap(cJSON *input);
  * run_shell_command...)? */
 bool hook_tool_is_shell(const char *tool);
 
+/* A locus_wrap_fn for the harness front ends (`locus mcp`, `locus tool`),
+ * its payload a locus_policy_wrap: a shell tool's call is judged as the
+ * script its wrapper runs (hook_shell_unwrap, as `locus gate` and the
+ * hooks judge it), then locus_harness_policy_wrap decides.  The call runs
+ * as given; arguments that do not read strictly are judged as written. */
+char *hook_policy_wrap(const char *tool, const char *args_json, size_t args_len,
+                       void *wrap_payload);
+
 /*
  * agents/hook_codex.c: the hooks Codex sees for `cwd` (its user config in
  * `codex_home`, NULL for Codex's default), as `codex app-server` lists

@@ -28,6 +28,8 @@
 
 #include "hook.h"
 #include "../util/buf.h"
+#include "../util/json.h"
+#include "locus/harness.h"
 #include "locus/shell.h"
 
 void hook_plan_free(hook_plan *plan)
@@ -340,6 +342,26 @@ int hook_shell_unwrap(cJSON *input)
 bool hook_tool_is_shell(const char *tool)
 {
 	return tool_is(tool, bash_like);
+}
+
+char *hook_policy_wrap(const char *tool, const char *args_json, size_t args_len,
+                       void *wrap_payload)
+{
+	char *judged = NULL;
+	if (tool && args_json && hook_tool_is_shell(tool) &&
+	    !lu_json_has_nul_escape(args_json, args_len)) {
+		cJSON *a = NULL;
+		lu_json_read(&a, args_json, args_len, NULL, NULL);
+		if (cJSON_IsObject(a) && hook_shell_unwrap(a) == 0)
+			judged = cJSON_PrintUnformatted(a);
+		cJSON_Delete(a);
+	}
+	char *r = judged ? locus_harness_policy_wrap(
+	                       tool, judged, strlen(judged), wrap_payload)
+	                 : locus_harness_policy_wrap(tool, args_json, args_len,
+	                                             wrap_payload);
+	cJSON_free(judged);
+	return r;
 }
 
 int hook_plan_build(hook_plan *plan, const char *tool, const cJSON *input,

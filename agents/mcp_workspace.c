@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "hook.h"
 #include "mcp.h"
 
 static void warn(const char *m, void *p)
@@ -71,9 +72,10 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 		/* path rules are resolved against the root the tools see */
 		s->gate.workspace_root =
 		    strcmp(s->opt.backend, "local") || !real ? b->root : real;
-		rc = locus_harness_new(&h, b, s->opt.tools,
-		                       locus_harness_policy_wrap, &s->gate,
-		                       &cfg, &err);
+		/* a shell wrapper is judged as the script it runs, as
+		   locus gate and the hooks judge it */
+		rc = locus_harness_new(&h, b, s->opt.tools, hook_policy_wrap,
+		                       &s->gate, &cfg, &err);
 	}
 	bool hint = open_failed && !s->opt.backend_chosen &&
 	            !s->opt.cloud.base_env && !strcmp(s->opt.backend, "bwrap");

@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "agents/hook.h"
 #include "locus/harness.h"
 #include "policy_cli.h"
 #include "../util/json.h"
@@ -240,7 +241,7 @@ int cli_tool(int argc, char **argv)
 	locus_harness *h = NULL;
 	rc = locus_harness_new(
 	    &h, b, locus_all_tools[0] && b->can_exec ? locus_all_tools : NULL,
-	    locus_harness_policy_wrap, &gate, &cfg, &err);
+	    hook_policy_wrap, &gate, &cfg, &err);
 	int status = 2;
 	if (rc) {
 		fprintf(stderr, "locus tool: %s\n", err.message);

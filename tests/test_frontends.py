@@ -11,8 +11,16 @@ outcomes must agree: allow, require_human or deny.  A hook's answer is
 read back as an outcome: Claude deny/ask/allow-or-nothing, Codex deny
 (a hold's reason says it waits for a person)/nothing, Gemini
 deny/ask/allow-or-{}.  Each Codex-wrapped line must also get the answer
-of the line it wraps.  (The MCP server is not in this test: an allowed
-line would run; docs/jail.md says what it judges.)
+of the line it wraps.
+
+The MCP server (`locus mcp --backend local`, so that its workspace is the
+same host folder as gate's and the hooks') gets every call as a `bash`
+tools/call with `"timeout": 0`, an argument the harness refuses only after
+the gate has decided: a held or denied call comes back as the refusal JSON
+with its outcome, an allowed one as the argument error, so nothing runs.
+The server itself runs under `locus jail` with that folder as the root:
+were the order ever to change, an allowed line would run confined, and the
+answers would stop matching (the test fails, it does not pass).
 
 Usage: test_frontends.py LOCUS SOURCE_ROOT
 """
@@ -109,11 +117,58 @@ def hook(agent, cases, root, preset):
     return out
 
 
+def mcp(cases, root, preset):
+    """The MCP server's outcome for each case (see the docstring)."""
+    p = subprocess.Popen([LOCUS, "jail", "--root", root, "--", LOCUS, "mcp",
+                          "--backend", "local", "--root", root, "--preset",
+                          preset],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+
+    def ask(msg):
+        p.stdin.write((json.dumps(msg) + "\n").encode())
+        p.stdin.flush()
+        line = p.stdout.readline()
+        assert line, p.stderr.read()[-600:]
+        return json.loads(line)
+
+    ask({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "frontends", "version": "1"}}})
+    p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    out = []
+    for i, (_, c, _) in enumerate(cases):
+        cmd = c if isinstance(c, str) else " ".join(shq(w) for w in c)
+        r = ask({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                 "params": {"name": "bash", "arguments": {
+                     "command": cmd, "timeout": 0}}})
+        text = (r.get("result", {}).get("content") or [{}])[0].get("text", "")
+        try:
+            ref = json.loads(text) if text.startswith("{") else {}
+        except ValueError:
+            ref = {}
+        if isinstance(ref, dict) and ref.get("outcome"):
+            out.append(ref["outcome"])
+        elif text.startswith("argument 'timeout' must be"):
+            out.append("allow")
+        else:
+            out.append("unknown: " + json.dumps(r)[:200])
+    p.stdin.close()
+    p.wait(timeout=120)
+    return out
+
+
+def bwrap_works():
+    return subprocess.run([LOCUS, "jail", "--", "true"],
+                          capture_output=True).returncode == 0
+
+
 def main():
     base = tempfile.mkdtemp(prefix="locus-frontends-", dir=os.getcwd())
     try:
         root = os.path.join(base, "project")
         os.makedirs(root)
+        skipped = []
         cases = lines()
         for preset in ("standard", "strict"):
             g = gate(cases, root, preset)
@@ -134,10 +189,21 @@ def main():
                       f"{plain.get(t)}: {c!r}")
             check(not wrapped, f"{preset}: a Codex-wrapped everyday line gets "
                   f"the answer of the line itself ({len(wrapped)} differ)")
+            if not bwrap_works():
+                print("SKIP the MCP server: locus jail cannot run here")
+                skipped.append(preset)
+                continue
+            m = mcp(cases, root, preset)
+            diff = [(k, c, a, b) for (k, c, _), a, b in zip(cases, g, m)
+                    if a != b]
+            for k, c, a, b in diff[:8]:
+                print(f"  {preset} mcp {k}: gate {a}, mcp {b}: {c!r}")
+            check(not diff, f"{preset}: gate and `locus mcp` agree on "
+                  f"{len(cases)} calls ({len(diff)} differ)")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print(f"{len(FAILS)} failed")
-    return 1 if FAILS else 0
+    return 1 if FAILS else 77 if skipped else 0
 
 
 if __name__ == "__main__":
