@@ -18,6 +18,10 @@
    Codex's PreToolUse is a deny with the reason; the standard preset
    wants workspace.exec and workspace.read confined and jails `ls`.
 
+Run as root, 2 and 3 are run again as uid 65534 (the hook and the agent's
+shell both through setpriv, in a workspace of that user's), so misses stay
+inside and everyday output is the same for an unprivileged user too.
+
 Usage: test_hook_jail.py LOCUS SOURCE_ROOT
 """
 import glob
@@ -34,6 +38,8 @@ import threading
 LOCUS = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 FAILS = []
+# the user the hook and the agent's shell run as: [] (ours), or setpriv
+AS = []
 
 ALLOW_ALL = {
     "require_verification_score": 0,
@@ -46,6 +52,8 @@ ALLOW_ALL = {
 
 
 def check(ok, what):
+    if AS:
+        what = "uid 65534: " + what
     print(("ok   " if ok else "FAIL ") + what)
     if not ok:
         FAILS.append(what)
@@ -103,7 +111,7 @@ def corpus_lines():
 
 
 def hook(agent, payload, *args):
-    p = subprocess.run([LOCUS, "hook", agent, *args],
+    p = subprocess.run([*AS, LOCUS, "hook", agent, *args],
                        input=json.dumps(payload).encode(),
                        capture_output=True, timeout=60)
     out = json.loads(p.stdout) if p.stdout.strip() else None
@@ -232,8 +240,18 @@ def other_agents(ws, policy):
           "codex: an argv command becomes the argv that runs it jailed")
 
 
+def own(*paths):
+    """When the test runs as another user (AS), what it made is theirs."""
+    if not AS:
+        return
+    for p in paths:
+        for d, _, fs in os.walk(p):
+            for x in [d] + [os.path.join(d, f) for f in fs]:
+                os.chown(x, 65534, 65534)
+
+
 def run_bash(cmd, cwd, env):
-    return subprocess.run(["/bin/bash", "-c", cmd], cwd=cwd, env=env,
+    return subprocess.run([*AS, "/bin/bash", "-c", cmd], cwd=cwd, env=env,
                           capture_output=True, timeout=120)
 
 
@@ -241,11 +259,16 @@ def everyday(ws):
     os.makedirs(os.path.join(ws, "src"))
     with open(os.path.join(ws, "src", "main.c"), "w") as f:
         f.write("int main(void) { return 0; } /* TODO: more */\n")
+    # the build's output in /tmp (the jail's own; outside, the host's),
+    # named after this run's folder so that no earlier run's file is in
+    # the way
+    mout = "/tmp/" + os.path.basename(os.path.dirname(ws)) + "-m"
     with open(os.path.join(ws, "Makefile"), "w") as f:
-        f.write("all:\n\t@echo building\n\t@cc -o /tmp/m src/main.c && "
+        f.write(f"all:\n\t@echo building\n\t@cc -o {mout} src/main.c && "
                 "echo built\ntest:\n\t@echo 'tests pass'\n")
     with open(os.path.join(ws, "README.md"), "w") as f:
         f.write("# demo\nline two\n")
+    own(ws)
     env = dict(os.environ, GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@b",
                GIT_COMMITTER_NAME="a", GIT_COMMITTER_EMAIL="a@b",
                GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
@@ -288,6 +311,8 @@ def everyday(ws):
         if not ok:
             print(f"  differs: {line!r}\n    outside: {a}\n    jailed: {b}")
         same += ok
+    if os.path.exists(mout):
+        os.unlink(mout)
     check(same == len(lines),
           f"everyday lines: same output inside and outside the jail "
           f"({same} of {len(lines)})")
@@ -319,6 +344,7 @@ def misses(base, ws, policy):
     os.makedirs(os.path.join(home, ".ssh"))
     with open(os.path.join(home, ".ssh", "id_rsa"), "w") as f:
         f.write("SSH-SECRET\n")
+    own(outside, home)
     srv = Server()
     srv.start()
     env = dict(os.environ, HOME=home)
@@ -332,15 +358,23 @@ def misses(base, ws, policy):
         f"socket.create_connection(('127.0.0.1',{srv.port}),3)\"",
     ]
     for line in attempts:
+        # the control: run as written, the line does reach outside
+        r = run_bash(line, ws, env)
+        reached = (bool(os.listdir(outside)) or b"SECRET" in r.stdout or
+                   srv.hits > 0)
+        for f in os.listdir(outside):
+            os.unlink(os.path.join(outside, f))
+        srv.hits = 0
         rc, out = hook("claude-code", {
             "hook_event_name": "PreToolUse", "cwd": ws, "tool_name": "Bash",
             "tool_input": {"command": line}}, "--jail", "--policy", policy)
         cmd = updated_command("claude-code", out)
         r = run_bash(cmd, ws, env) if cmd else None
-        check(cmd is not None and r is not None and
+        check(reached and cmd is not None and r is not None and
               not os.listdir(outside) and b"SECRET" not in r.stdout and
               srv.hits == 0,
-              f"an allowed miss stays inside the jail: {line}")
+              f"an allowed miss stays inside the jail (run as written, "
+              f"it reaches outside): {line}")
     srv.s.close()
     # a line labelled network that the policy allows (an allow rule of
     # the user's) keeps the network in its jail: still confined to the
@@ -394,6 +428,27 @@ def held_and_denied(ws):
           "--jail (only shell calls are rewritten)")
 
 
+def unprivileged():
+    """Misses and everyday lines again, as uid 65534 (root only)."""
+    global AS
+    base = tempfile.mkdtemp(prefix="locus-hook-jail-65534-")
+    try:
+        os.chmod(base, 0o755)
+        ws = os.path.join(base, "ws")
+        os.makedirs(ws)
+        policy = os.path.join(base, "allow-all.json")
+        with open(policy, "w") as f:
+            json.dump(ALLOW_ALL, f)
+        AS = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+              "--clear-groups"]
+        own(base)
+        misses(base, ws, policy)
+        everyday(ws)
+    finally:
+        AS = []
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main():
     probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/",
                             "true"], capture_output=True)
@@ -412,6 +467,8 @@ def main():
         held_and_denied(ws)
         misses(base, ws, policy)
         everyday(ws)
+        if os.geteuid() == 0:
+            unprivileged()
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print(f"{len(FAILS)} failed")
