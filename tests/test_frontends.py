@@ -90,7 +90,10 @@ def hook(agent, cases, root, preset):
                                "tool_name": tool,
                                "tool_input": {"command": c}}) + "\n"
                    for _, c, _ in cases)
-    p = subprocess.run([LOCUS, "hook", agent, "--jsonl", "--preset", preset],
+    # --timeout: a decision's own limit (10 s) is for agents; under the
+    # load of a shared machine one of 26,000 ASan calls went past it
+    p = subprocess.run([LOCUS, "hook", agent, "--jsonl", "--preset", preset,
+                        "--timeout", "300"],
                        input=text.encode(), capture_output=True, timeout=1800)
     res = [json.loads(l) for l in p.stdout.decode().split("\n") if l]
     assert len(res) == len(cases), p.stderr[-400:]
