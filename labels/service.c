@@ -44,10 +44,15 @@ static const struct verb {
 	const char *verb;
 	const char *reason;
 } verbs[] = {
+	{"cleanup", "a service CLI verb deletes (cleanup)"},
+	{"clear", "a service CLI verb deletes (clear)"},
+	{"compact", "a service CLI verb deletes (compact)"},
 	{"del", "a service CLI verb deletes (del)"},
 	{"delete", "a service CLI verb deletes (delete)"},
 	{"deregister", "a service CLI verb deletes (deregister)"},
 	{"destroy", "a service CLI verb deletes (destroy)"},
+	{"disable", "a service CLI verb takes something out of service (disable)"},
+	{"down", "a service CLI verb tears something down (down)"},
 	{"drop", "a service CLI verb deletes (drop)"},
 	{"erase", "a service CLI verb deletes (erase)"},
 	{"evict", "a service CLI verb deletes (evict)"},
@@ -64,7 +69,9 @@ static const struct verb {
 	{"reset", "a service CLI verb deletes (reset)"},
 	{"revoke", "a service CLI verb deletes (revoke)"},
 	{"rm", "a service CLI verb deletes (rm)"},
+	{"rmdir", "a service CLI verb deletes (rmdir)"},
 	{"rmi", "a service CLI verb deletes (rmi)"},
+	{"teardown", "a service CLI verb tears something down (teardown)"},
 	{"terminate", "a service CLI verb deletes (terminate)"},
 	{"truncate", "a service CLI verb deletes (truncate)"},
 	{"undeploy", "a service CLI verb deletes (undeploy)"},
@@ -86,6 +93,9 @@ static const char *const negators[] = {"no",   "keep", "skip", "without",
 /* Options that make the call a dry run or a help form (read exactly:
    labels/harmless.c). */
 #define DRY "--dry-run --dryrun --what-if --whatif --help -help -h"
+
+/* First operands that only ask or show what would change. */
+static const char *const preview_words[] = {"help", "plan", "preview", NULL};
 
 /* Help and version forms: they print and exit (unless a word turns
    them off: --help=false). */
@@ -142,10 +152,31 @@ static const char *const secret_services[] = {
     "bw", "doppler", "infisical", "lpass", "op", "vault", NULL,
 };
 
+/* Destruction without a verb (each a class of its own):
+   - a safeguard turned off: an option whose first part is a negator and a
+     later part a safeguard (`--no-backup`, `--skip-final-snapshot`);
+   - retention changed: a word with the part `retention` (`--config
+     retention.ms=1000`, `--retention-period 1d`): older data is deleted
+     (not on a read form: `describe --retention` prints it);
+   - scaled to zero: a `scale` word in the chain and a count of 0 (`fly
+     scale count 0`, `scale --replicas=0`): every instance stops. */
+static const char *const safeguard_off[] = {"no",   "skip",    "without",
+                                            "dont", "disable", NULL};
+static const char *const safeguards[] = {"backup",    "backups", "snapshot",
+                                         "snapshots", "retain",  "preserve",
+                                         "archive",   NULL};
+static const struct verb off_reason = {
+    "--no-backup", "a service CLI option turns a safeguard off (backup, "
+                   "snapshot)"};
+static const struct verb retention_reason = {
+    "retention", "a service CLI changes retention (older data is deleted)"};
+static const struct verb zero_reason = {
+    "scale", "a service CLI scales to zero (every instance stops)"};
+
 /* Operands of the subcommand chain that are read for a verb. */
 #define SERVICE_OPERANDS 5
 
-static const struct verb *verb_of(const char *s, size_t n)
+static const struct verb *verb_exact(const char *s, size_t n)
 {
 	size_t lo = 0, hi = NVERBS;
 	while (lo < hi) {
@@ -161,6 +192,15 @@ static const struct verb *verb_of(const char *s, size_t n)
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* A verb, or its third-person or plural form (`rmdirs`, `removes`). */
+static const struct verb *verb_of(const char *s, size_t n)
+{
+	const struct verb *v = verb_exact(s, n);
+	if (!v && n > 2 && s[n - 1] == 's')
+		v = verb_exact(s, n - 1);
+	return v;
 }
 
 /* The first verb among the parts of w (split at - : _), or NULL; with
@@ -249,6 +289,65 @@ static bool any_part(const char *const *list, const char *w)
 	return false;
 }
 
+/* Some part of w (split at - : _ . =) is `part`. */
+static bool has_part(const char *w, const char *part)
+{
+	for (const char *p = w; *p;) {
+		size_t n = strcspn(p, "-:_.=");
+		if (n == strlen(part) && strncmp(p, part, n) == 0)
+			return true;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* An option that turns a safeguard off (see safeguard_off). */
+static bool drops_safeguard(const char *a)
+{
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	const char *name = a + 2;
+	size_t n = strcspn(name, "-_");
+	if (!listed(safeguard_off, name, n) || !name[n])
+		return false;
+	for (const char *const *g = safeguards; *g; g++)
+		if (has_part(name + n + 1, *g))
+			return true;
+	return false;
+}
+
+/* A count of zero: `0`, or an option's `=0`. */
+static bool zero_count(const char *a)
+{
+	const char *eq = strrchr(a, '=');
+	return strcmp(eq && a[0] == '-' ? eq + 1 : a, "0") == 0;
+}
+
+/* Destruction without a verb (see safeguard_off): the reason, or NULL. */
+static const struct verb *verbless(const locus_shell_command *c, size_t first,
+                                   bool read)
+{
+	bool scale = false, zero = false;
+	size_t operands = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (drops_safeguard(a))
+			return &off_reason;
+		if (!read && has_part(a, "retention"))
+			return &retention_reason;
+		if (a[0] != '-' && operands++ < SERVICE_OPERANDS &&
+		    !names_a_thing(a) && has_part(a, "scale"))
+			scale = true;
+		if (zero_count(a))
+			zero = true;
+	}
+	return scale && zero ? &zero_reason : NULL;
+}
+
 /* The call is a read form (see the file's header). */
 static bool read_form(const locus_shell_command *c, const lk_program *p,
                       size_t first)
@@ -256,7 +355,7 @@ static bool read_form(const locus_shell_command *c, const lk_program *p,
 	if (listed(secret_services, p->name, strlen(p->name)))
 		return false;
 	bool verb = false;
-	size_t words = 0;
+	size_t words = 0, after = 0;
 	for (size_t i = first; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strstr(a, "http://") || strstr(a, "https://"))
@@ -277,8 +376,17 @@ static bool read_form(const locus_shell_command *c, const lk_program *p,
 				return false;
 			continue;
 		}
-		if (verb)
+		if (verb) {
+			/* a read verb that is a noun of the service (`aws
+			   logs put-retention-policy`): a compound operation
+			   name after it may still act (a plain word there is
+			   a resource: `get deploy`) */
+			size_t n = strcspn(a, "-_:");
+			if (++after <= READ_VERB_WORDS - 1 && a[n] &&
+			    (listed(action_words, a, n) || verb_of(a, n)))
+				return false;
 			continue;
+		}
 		if (++words > READ_VERB_WORDS || any_part(secret_parts, a))
 			return false;
 		/* heroku-style topic:command: the command is the verb */
@@ -300,8 +408,8 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 	lk_effect fx = lk_effect_of(p);
 	if (fx != LK_FX_SERVICE && fx != LK_FX_SECRETS)
 		return;
-	if (fx == LK_FX_SERVICE && !(p->cls & LK_NETWORK) &&
-	    !read_form(c, p, first)) {
+	bool read = fx == LK_FX_SERVICE && read_form(c, p, first);
+	if (fx == LK_FX_SERVICE && !(p->cls & LK_NETWORK) && !read) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		ll_judgement_reason(j, "a service or cloud CLI reaches the "
 		                       "network");
@@ -326,15 +434,30 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 			hit = word_verb(name, true);
 			if (!hit)
 				hit = verb_prefix(name);
+		} else if (a[0] == '-' && a[1] && a[2] && a[1] != '-') {
+			/* Go's flag package (nomad, consul, terraform,
+			   vault...) spells long options with one dash:
+			   `-purge`, `-recurse`, `-delete` */
+			size_t n = strcspn(a + 1, "=");
+			char name[64];
+			if (n >= sizeof name)
+				continue;
+			memcpy(name, a + 1, n);
+			name[n] = '\0';
+			hit = word_verb(name, true);
 		} else if (a[0] != '-' && operands < SERVICE_OPERANDS) {
 			operands++;
 			if (!names_a_thing(a))
 				hit = word_verb(a, false);
 		}
 	}
-	/* `help delete`: the first operand asks */
-	if (hit && first < c->argc && strcmp(c->argv[first], "help") == 0)
+	/* `help delete`: the first operand asks; `plan -destroy`, `preview
+	   --delete`: a preview shows what would change */
+	if (hit && first < c->argc &&
+	    listed(preview_words, c->argv[first], strlen(c->argv[first])))
 		return;
+	if (!hit)
+		hit = verbless(c, first, read);
 	if (hit) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		ll_judgement_reason(j, hit->reason);
