@@ -303,19 +303,52 @@ static bool has_part(const char *w, const char *part)
 	return false;
 }
 
-/* An option that turns a safeguard off (see safeguard_off). */
+/* s[0..n) is a proper prefix of a word of list (an abbreviated long
+   option: getopt_long takes any unambiguous prefix). */
+static bool prefix_of(const char *const *list, const char *s, size_t n)
+{
+	for (; n && *list; list++)
+		if (strlen(*list) > n && strncmp(*list, s, n) == 0)
+			return true;
+	return false;
+}
+
+/* An option that turns a safeguard off (see safeguard_off), also
+   abbreviated (`--no-backu`, `--no`, `--sk`: the CLI's own option table
+   is not known, so a prefix counts). */
 static bool drops_safeguard(const char *a)
 {
 	if (a[0] != '-' || a[1] != '-')
 		return false;
 	const char *name = a + 2;
-	size_t n = strcspn(name, "-_");
-	if (!listed(safeguard_off, name, n) || !name[n])
+	size_t len = strcspn(name, "=");
+	size_t n = strcspn(name, "-_=");
+	if (n == len)
+		return listed(safeguard_off, name, n) ||
+		       prefix_of(safeguard_off, name, n);
+	if (!listed(safeguard_off, name, n))
 		return false;
 	for (const char *const *g = safeguards; *g; g++)
 		if (has_part(name + n + 1, *g))
 			return true;
-	return false;
+	/* the last part abbreviated: `--no-backu` */
+	const char *last = name + len;
+	while (last > name && last[-1] != '-' && last[-1] != '_')
+		last--;
+	return prefix_of(safeguards, last, (size_t)(name + len - last));
+}
+
+/* A long option whose last part abbreviates `retention` (`--reten`). */
+static bool abbreviates_retention(const char *a)
+{
+	static const char *const r[] = {"retention", NULL};
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	size_t len = strcspn(a, "=");
+	const char *last = a + len;
+	while (last > a + 2 && last[-1] != '-' && last[-1] != '_')
+		last--;
+	return prefix_of(r, last, (size_t)(a + len - last));
 }
 
 /* A count of zero: `0`, or an option's `=0`. */
@@ -337,7 +370,8 @@ static const struct verb *verbless(const locus_shell_command *c, size_t first,
 			break;
 		if (drops_safeguard(a))
 			return &off_reason;
-		if (!read && has_part(a, "retention"))
+		if (!read &&
+		    (has_part(a, "retention") || abbreviates_retention(a)))
 			return &retention_reason;
 		if (a[0] != '-' && operands++ < SERVICE_OPERANDS &&
 		    !names_a_thing(a) && has_part(a, "scale"))
