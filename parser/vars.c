@@ -156,7 +156,7 @@ static var_entry *find(lp_vars *v, lp_arena *a, const char *name, size_t nlen,
 	if (v->cap == 0 || (create && (v->n + 1) * 2 > v->cap)) {
 		if (!create)
 			return NULL;
-		size_t cap = v->cap ? v->cap * 2 : 64;
+		size_t cap = v->cap ? v->cap * 2 : 8;
 		var_entry *t = lp_arena_alloc(a, cap * sizeof *t);
 		if (!t)
 			return NULL;
