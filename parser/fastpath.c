@@ -248,10 +248,9 @@ static bool first_word_ok(const char *s, const fp_word *w)
 	return true;
 }
 
-bool lp_fastpath_accepts(const char *s, size_t n)
+/* The words and operators of s[0..n) are all the fast path reads. */
+static bool accepts_shape(const char *s, size_t n)
 {
-	if (!s || n == 0 || lp_mentions_sensitive(s, n))
-		return false;
 	size_t i = 0;
 	size_t stages = 1; /* of the current pipeline */
 	for (;;) {
@@ -287,6 +286,15 @@ bool lp_fastpath_accepts(const char *s, size_t n)
 		if (op == FP_SEMI && skip_blanks(s, n, i) >= n)
 			return true; /* `cmd;` */
 	}
+}
+
+bool lp_fastpath_accepts(const char *s, size_t n)
+{
+	/* the lexer first: it stops at the first byte it refuses (most
+	   lines the fast path leaves have one early), the scan for
+	   sensitive names reads the whole line */
+	return s && n > 0 && accepts_shape(s, n) &&
+	       !lp_mentions_sensitive(s, n);
 }
 
 /* ---- building the raw commands ------------------------------------------ */
