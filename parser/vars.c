@@ -384,7 +384,15 @@ static void on_command(lp_tree *t, lp_vars *v, TSNode n)
 	TSNode name = ts_node_child_by_field_id(n, sy->f_name);
 	if (ts_node_is_null(name))
 		return;
-	lp_word nw = lp_word_value(t, name, false);
+	/* the name's value, as the walk reads it: command_name holds the
+	   word, so `\eval`, `"read"` and `'rea'd` are eval and read (the
+	   command_name node itself evaluated as an opaque part left their
+	   quotes and backslashes in, and missed them) */
+	TSNode word = name;
+	if (ts_node_symbol(name) == sy->command_name &&
+	    ts_node_named_child_count(name) == 1)
+		word = ts_node_named_child(name, 0);
+	lp_word nw = lp_word_value(t, word, false);
 	if (!nw.value)
 		return;
 	const char *cmd = nw.value;
