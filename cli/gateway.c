@@ -7,6 +7,8 @@
  *   locus gateway runs | approvals | show RUN | stop RUN | verify
  *   locus gateway answer RUN TEXT
  *   locus gateway decide ID approve|deny --by WHO --why TEXT
+ *   locus gateway token create --tenant T | token list | token revoke ID
+ *                                                        [--db URL]
  *
  * The client commands take --url/--token or LOCUS_GATEWAY_URL and
  * LOCUS_GATEWAY_TOKEN.  Exit status: 0 done, 1 the gateway refused or
@@ -34,11 +36,14 @@ static const char usage[] =
     "       locus gateway runs | approvals | verify\n"
     "       locus gateway show RUN | stop RUN | answer RUN TEXT\n"
     "       locus gateway decide ID approve|deny --by WHO --why TEXT\n"
+    "       locus gateway token create --tenant T | token list | "
+    "token revoke ID  [--db URL]\n"
     "client commands: --url URL --token TOKEN (or LOCUS_GATEWAY_URL, "
     "LOCUS_GATEWAY_TOKEN)\n";
 
 typedef struct gw_args {
-	const char *db, *listen, *url, *token, *definition, *box, *by, *why;
+	const char *db, *listen, *url, *token, *definition, *box, *by, *why,
+	    *tenant;
 	const char *pos[4];
 	int npos;
 } gw_args;
@@ -46,11 +51,12 @@ typedef struct gw_args {
 static int parse(int argc, char **argv, gw_args *a)
 {
 	memset(a, 0, sizeof *a);
-	static const char *const names[] = {"--db",    "--listen",     "--url",
-	                                    "--token", "--definition", "--box",
-	                                    "--by",    "--why"};
-	const char **slots[] = {&a->db,         &a->listen, &a->url, &a->token,
-	                        &a->definition, &a->box,    &a->by,  &a->why};
+	static const char *const names[] = {
+	    "--db",  "--listen", "--url", "--token", "--definition",
+	    "--box", "--by",     "--why", "--tenant"};
+	const char **slots[] = {&a->db,    &a->listen,     &a->url,
+	                        &a->token, &a->definition, &a->box,
+	                        &a->by,    &a->why,        &a->tenant};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
@@ -143,6 +149,72 @@ static int serve(gw_args *a)
 	sigwait(&set, &sig);
 	fprintf(stderr, "locus gateway: stopping (signal %d)\n", sig);
 	gw_server_stop(s);
+	return 0;
+}
+
+/* ---- operator tokens, on the database itself ---- */
+
+static void print_json(const cJSON *v);
+
+/* Minting a token is not an operator API call: whoever can open the
+   database (the one who runs `serve`) makes and revokes them, so no
+   tenant's operator can make one for another tenant. */
+static int token_cmd(gw_args *a)
+{
+	const char *verb = a->npos > 1 ? a->pos[1] : "";
+	bool create = !strcmp(verb, "create") && a->npos == 2 && a->tenant;
+	bool list = !strcmp(verb, "list") && a->npos == 2 && !a->tenant;
+	bool revoke = !strcmp(verb, "revoke") && a->npos == 3 && !a->tenant;
+	if (!create && !list && !revoke) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	gw_db db;
+	locus_error err;
+	if (gw_db_open(&db, a->db ? a->db : "locus-gateway.db", &err)) {
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+		return 1;
+	}
+	int rc = 0;
+	cJSON *out = NULL;
+	if (create) {
+		char token[48], id[24];
+		rc = gw_token_create(&db, a->tenant, token, id, &err);
+		if (!rc) {
+			out = cJSON_CreateObject();
+			cJSON_AddStringToObject(out, "tenant", a->tenant);
+			cJSON_AddStringToObject(out, "token", token);
+			cJSON_AddStringToObject(out, "token_id", id);
+		}
+		explicit_bzero(token, sizeof token);
+	} else if (revoke) {
+		rc = gw_token_revoke(&db, a->pos[2], &err);
+		if (!rc) {
+			out = cJSON_CreateObject();
+			cJSON_AddStringToObject(out, "token_id", a->pos[2]);
+			cJSON_AddBoolToObject(out, "revoked", true);
+		}
+	} else {
+		cJSON *l = gw_token_list(&db, &err);
+		for (const cJSON *e = l ? l->child : NULL; e; e = e->next)
+			print_json(e);
+		rc = l ? 0 : LOCUS_EIO;
+		cJSON_Delete(l);
+	}
+	gw_db_close(&db);
+	if (rc) {
+		fprintf(stderr, "locus gateway: %s\n", err.message);
+		return rc == LOCUS_EINVALID ? 2 : 1;
+	}
+	if (out) {
+		char *t = lr_json_canonical(out);
+		if (t) {
+			printf("%s\n", t);
+			explicit_bzero(t, strlen(t));
+		}
+		free(t);
+		cJSON_Delete(out);
+	}
 	return 0;
 }
 
@@ -366,6 +438,8 @@ int cli_gateway(int argc, char **argv)
 		return print_lines(&a, "/v1/approvals", "approvals", ap_fields);
 	if (!strcmp(cmd, "decide"))
 		return decide(&a);
+	if (!strcmp(cmd, "token"))
+		return token_cmd(&a);
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "stop") ||
 	    !strcmp(cmd, "answer"))
 		return run_verb(&a, cmd);

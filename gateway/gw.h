@@ -104,6 +104,19 @@ void gw_token_hash(const char *token, char out[65]);
 int gw_bootstrap_operator(gw_db *db, const char *given, char *minted,
                           bool *did_mint, locus_error *err);
 
+/* A tenant's name: 1-64 of [A-Za-z0-9._-]. */
+bool gw_tenant_ok(const char *tenant);
+/* A new operator token for tenant (stored hashed, an audit record):
+   token (48 bytes) gets the secret, id (24 bytes) its public id
+   "tok-<16 hex of the hash>". */
+int gw_token_create(gw_db *db, const char *tenant, char *token, char *id,
+                    locus_error *err);
+/* Revoke the live operator token with that id (LOCUS_ENOTFOUND: none). */
+int gw_token_revoke(gw_db *db, const char *id, locus_error *err);
+/* [{token_id, tenant, created_at, revoked}] of every operator token, or
+   NULL on error. */
+cJSON *gw_token_list(gw_db *db, locus_error *err);
+
 /* ---- server.c ---- */
 
 #define GW_MAX_RUNNER_BODY (16u << 20)

@@ -483,8 +483,9 @@ static void take_decision(gw_req *q, gw_resp *r)
 		rc = gw_exec(db, &err,
 		             "UPDATE decisions SET state = 'consumed' WHERE "
 		             "token_hash = ? AND state = 'issued' AND tool = ? "
-		             "AND arguments = ?",
-		             "sss", hash, tool, canon);
+		             "AND arguments = ? AND run_id IN (SELECT run_id "
+		             "FROM runs WHERE tenant = ?)",
+		             "ssss", hash, tool, canon, q->tenant);
 		ok = !rc && gw_changes(db) == 1;
 		cJSON *rec = cJSON_CreateObject();
 		cJSON_AddStringToObject(rec, "tool", tool);

@@ -444,6 +444,104 @@ class GatewayTest(unittest.TestCase):
         # the operator's view is unchanged by all that
         self.assertEqual(self.show(a["run_id"])["run"]["state"], "created")
 
+    def test_tenants_are_isolated(self):
+        # a second operator token, for another tenant, minted on the database
+        p = subprocess.run([LOCUS, "gateway", "token", "create", "--tenant", "beta",
+                            "--db", self.gw.db], capture_output=True, timeout=60,
+                           env={"PATH": "/usr/bin:/bin", **SAN})
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        beta = json.loads(p.stdout)
+        self.assertEqual(set(beta), {"tenant", "token", "token_id"})
+        self.assertEqual(beta["tenant"], "beta")
+        # the operator API cannot mint one
+        self.assertEqual(self.gw.http("POST", "/v1/tokens", {"tenant": "beta"})[0], 404)
+        a = self.create()
+        path = os.path.join(self.folder, "def-beta.json")
+        self.model.scripts["write the notes"] = [
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Pushed."},
+        ]
+        with open(path, "w") as f:
+            json.dump(definition(self.model, self.root), f)
+        b = json.loads(self.gw.cli("run", "create", "--definition", path,
+                                   token=beta["token"]).stdout)
+        self.assertEqual(self.runner(b)[0], 0)
+        ap_b = json.loads(self.gw.cli("approvals", token=beta["token"]).stdout)
+        self.assertEqual(ap_b["run_id"], b["run_id"])
+        # a parked run admits nothing
+        status, adm = self.gw.http("POST", "/v1/admit",
+                                   {"run_id": b["run_id"], "call_id": "r1", "tool": "read",
+                                    "arguments": {"path": "notes.txt"}}, token=b["token"])
+        self.assertEqual(status, 409, adm)  # beta's run is parked: nothing admitted
+        refusals = lambda: self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'refusal' ORDER BY seq")
+        before = len(refusals())
+        bid, apid = b["run_id"], ap_b["approval_id"]
+        decide = {"decision": "approve", "by": "mallory", "why": "mine now"}
+        cases = [
+            # the default tenant's operator: beta's run and approval do not exist
+            ("GET", "/v1/runs/" + bid, None, None, 404),
+            ("POST", "/v1/approvals/" + apid, decide, None, 404),
+            ("POST", "/v1/runs/%s/stop" % bid, {}, None, 404),
+            ("POST", "/v1/runs/%s/answer" % bid, {"answer": "x"}, None, 404),
+            # nor may it make a run in beta's name
+            ("POST", "/v1/runs", {"definition": {**definition(self.model, self.root),
+                                                 "tenant": "beta"}}, None, 403),
+            # beta's operator: the same for the default tenant's run
+            ("GET", "/v1/runs/" + a["run_id"], None, beta["token"], 404),
+            ("POST", "/v1/runs/%s/stop" % a["run_id"], {}, beta["token"], 404),
+            # a run token: never an approval, another run, or the operator API
+            ("POST", "/v1/approvals/" + apid, decide, a["token"], 403),
+            ("GET", "/v1/approvals", None, a["token"], 403),
+            ("GET", "/v1/runs/" + bid, None, a["token"], 403),
+            ("GET", "/v1/admit/approval/" + apid, None, a["token"], 404),
+            ("GET", "/internal/v1/runs/%s/checkpoint?thread_id=%s" % (bid, bid), None,
+             a["token"], 403),
+            ("POST", "/internal/v1/runs/%s/result" % bid, {"status": "done"}, a["token"], 403),
+            ("POST", "/v1/admit", {"run_id": bid, "call_id": "c", "tool": "bash",
+                                   "arguments": {}}, a["token"], 403),
+            # not even its own run's approval
+            ("POST", "/v1/approvals/" + apid, decide, b["token"], 403),
+        ]
+        for method, path, body, tok, want in cases:
+            with self.subTest(method=method, path=path, want=want):
+                status, ans = self.gw.http(method, path, body, token=tok)
+                self.assertEqual(status, want, ans)
+                self.assertTrue(ans.get("detail"), ans)
+        # every refusal is an audit record naming the request and its status
+        recs = [json.loads(r) for (r,) in refusals()][before:]
+        self.assertEqual([(r["method"], r["path"], r["status"]) for r in recs],
+                         [(m, p.split("?")[0], w) for m, p, _, _, w in cases])
+        # lists show only the operator's own tenant
+        ids = lambda tok: {json.loads(l)["run_id"]
+                           for l in self.gw.cli("runs", token=tok).stdout.splitlines()}
+        self.assertEqual(ids(None), {a["run_id"]})
+        self.assertEqual(ids(beta["token"]), {bid})
+        self.assertEqual(self.gw.cli("approvals").stdout, b"")
+        # nothing changed: beta's approval is pending, its run parked
+        shown = json.loads(self.gw.cli("show", bid, token=beta["token"]).stdout)
+        self.assertEqual(shown["run"]["state"], "parked")
+        self.assertEqual([x["state"] for x in shown["approvals"]], ["pending"])
+        # beta's operator decides its own; the run goes on
+        self.gw.cli("decide", apid, "approve", "--by", "bea", "--why", "ours",
+                    token=beta["token"])
+        self.assertEqual(self.runner(b)[0], 0)
+        shown = json.loads(self.gw.cli("show", bid, token=beta["token"]).stdout)
+        self.assertEqual(shown["run"]["state"], "done")
+        # a revoked token is no token at all
+        p = subprocess.run([LOCUS, "gateway", "token", "revoke", beta["token_id"],
+                            "--db", self.gw.db], capture_output=True, timeout=60,
+                           env={"PATH": "/usr/bin:/bin", **SAN})
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        self.assertEqual(self.gw.http("GET", "/v1/runs", token=beta["token"])[0], 401)
+        listed = subprocess.run([LOCUS, "gateway", "token", "list", "--db", self.gw.db],
+                                capture_output=True, timeout=60,
+                                env={"PATH": "/usr/bin:/bin", **SAN}).stdout
+        tokens = [json.loads(l) for l in listed.splitlines()]
+        self.assertEqual(sorted((t["tenant"], t["revoked"]) for t in tokens),
+                         [("beta", True), ("default", False)])
+        self.assertNotIn(beta["token"].encode(), listed)
+
     def test_bad_input_changes_nothing(self):
         run = self.create()
         tok = run["token"]
