@@ -2,7 +2,7 @@
  * cli/gateway.c - `locus gateway`: the gateway (gateway/gw.h,
  * docs/gateway.md) and a client of its operator API.
  *
- *   locus gateway serve [--db URL] [--listen ADDR]
+ *   locus gateway serve [--db URL] [--listen ADDR] [--approval-ttl S]
  *   locus gateway run create --definition FILE [--box local|openshell|none]
  *   locus gateway runs | approvals | show RUN | stop RUN | verify
  *   locus gateway answer RUN TEXT
@@ -30,7 +30,8 @@
 #include "runner/json.h"
 
 static const char usage[] =
-    "usage: locus gateway serve [--db URL] [--listen HOST:PORT|fd:N]\n"
+    "usage: locus gateway serve [--db URL] [--listen HOST:PORT|fd:N] "
+    "[--approval-ttl SECONDS]\n"
     "       locus gateway run create --definition FILE "
     "[--box local|openshell|none]\n"
     "       locus gateway runs | approvals | verify\n"
@@ -43,7 +44,7 @@ static const char usage[] =
 
 typedef struct gw_args {
 	const char *db, *listen, *url, *token, *definition, *box, *by, *why,
-	    *tenant;
+	    *tenant, *ttl;
 	const char *pos[4];
 	int npos;
 } gw_args;
@@ -51,12 +52,14 @@ typedef struct gw_args {
 static int parse(int argc, char **argv, gw_args *a)
 {
 	memset(a, 0, sizeof *a);
+	/* clang-format off */
 	static const char *const names[] = {
 	    "--db",  "--listen", "--url", "--token", "--definition",
-	    "--box", "--by",     "--why", "--tenant"};
-	const char **slots[] = {&a->db,    &a->listen,     &a->url,
-	                        &a->token, &a->definition, &a->box,
-	                        &a->by,    &a->why,        &a->tenant};
+	    "--box", "--by",     "--why", "--tenant", "--approval-ttl"};
+	/* clang-format on */
+	const char **slots[] = {&a->db,         &a->listen, &a->url, &a->token,
+	                        &a->definition, &a->box,    &a->by,  &a->why,
+	                        &a->tenant,     &a->ttl};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
@@ -93,7 +96,19 @@ static int parse(int argc, char **argv, gw_args *a)
 static int serve(gw_args *a)
 {
 	gw_config cfg = {.db_url = a->db ? a->db : "locus-gateway.db",
-	                 .listen = a->listen ? a->listen : "127.0.0.1:7480"};
+	                 .listen = a->listen ? a->listen : "127.0.0.1:7480",
+	                 .approval_ttl_s = 86400};
+	if (a->ttl) {
+		char *end = NULL;
+		errno = 0;
+		long long t = strtoll(a->ttl, &end, 10);
+		if (!*a->ttl || *end || errno || t < 0 || t > 1000000000LL) {
+			fprintf(stderr, "locus gateway: --approval-ttl: whole "
+			                "seconds in [0, 1e9] (0: never)\n");
+			return 2;
+		}
+		cfg.approval_ttl_s = t;
+	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = 0;

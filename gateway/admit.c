@@ -11,6 +11,14 @@
  * only when that approval is for this very call and approved; it is then
  * consumed.  Every decision is one audit record, in the transaction that
  * stores it.
+ *
+ * The runner's own tools (`ask_user` and `task` with `runs: box`: no
+ * harness tool, nothing runs in the box) are labelled here, as what they
+ * are, and decided by the same policy through locus_decide: a question to
+ * a person (agent:question) and a child run whose every call is admitted
+ * under this run's policy (agent:task).  Neither changes anything by
+ * itself, so both are of kind workspace.read; a policy that wants a person
+ * to see them lists the label in require_human_for (docs/gateway.md).
  */
 #include "gateway/gw.h"
 
@@ -55,10 +63,75 @@ typedef struct verdict {
 	cJSON *labels, *checks;
 } verdict;
 
+/* The runner's own tools: what each is, for the policy. */
+static const struct runner_tool {
+	const char *name, *label, *asset; /* asset: the argument shown */
+} runner_tools[] = {
+    {"ask_user", "agent:question", "question"},
+    {"task", "agent:task", "agent"},
+};
+
+/* The runner's own tool of that name, when the manifest runs it in the box
+   (a `task` served by an MCP server is that server's tool, gated as any). */
+static const struct runner_tool *runner_tool(const char *manifest,
+                                             const char *tool)
+{
+	const struct runner_tool *rt = NULL;
+	for (size_t i = 0; i < sizeof runner_tools / sizeof runner_tools[0];
+	     i++)
+		if (!strcmp(tool, runner_tools[i].name))
+			rt = &runner_tools[i];
+	cJSON *m = NULL;
+	locus_error err;
+	if (!rt || !manifest ||
+	    lr_json_parse(manifest, strlen(manifest), &m, &err))
+		return NULL;
+	bool box = false;
+	const cJSON *tools = lr_json_arr(m, "tools", NULL);
+	for (const cJSON *t = tools ? tools->child : NULL; t; t = t->next) {
+		const char *n = lr_json_str(t, "name", NULL);
+		const char *runs = lr_json_str(t, "runs", NULL);
+		if (n && !strcmp(n, tool))
+			box = !runs || !strcmp(runs, "box");
+	}
+	cJSON_Delete(m);
+	return box ? rt : NULL;
+}
+
+/* locus_gate for a call, or locus_decide over the action of one of the
+   runner's own tools. */
+static int gate(locus_decision **d, const locus_policy *p,
+                const struct runner_tool *rt, const char *tool,
+                const char *args, const locus_gate_input *in, locus_error *err)
+{
+	if (!rt)
+		return locus_gate(d, p, NULL, tool, args, strlen(args), in,
+		                  err);
+	cJSON *a = NULL;
+	int rc = lr_json_parse(args, strlen(args), &a, err);
+	const char *asset = rc ? NULL : lr_json_str(a, rt->asset, NULL);
+	locus_action *act = NULL;
+	if (!rc && !asset)
+		rc = lu_err(err, LOCUS_EINVALID,
+		            "%s: the argument \"%s\" is not a string", tool,
+		            rt->asset);
+	if (!rc)
+		rc = locus_action_new(&act, tool, LOCUS_KIND_READ, asset, err);
+	if (!rc)
+		rc = locus_action_add_tag(act, tool);
+	if (!rc)
+		rc = locus_action_add_tag(act, rt->label);
+	if (!rc)
+		rc = locus_decide(d, p, act, in, err);
+	locus_action_free(act);
+	cJSON_Delete(a);
+	return rc;
+}
+
 /* The policy engine's decision on one call (fail closed: an error is a
    deny naming it). */
 static void decide(verdict *v, const char *policy, const char *workspace,
-                   const char *tool, const char *args)
+                   const char *manifest, const char *tool, const char *args)
 {
 	locus_policy *p = NULL;
 	locus_decision *d = NULL;
@@ -69,8 +142,8 @@ static void decide(verdict *v, const char *policy, const char *workspace,
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.workspace_root = workspace && workspace[0] == '/' ? workspace : NULL;
 	if (!rc)
-		rc = locus_gate(&d, p, NULL, tool, args, strlen(args), &in,
-		                &err);
+		rc = gate(&d, p, runner_tool(manifest, tool), tool, args, &in,
+		          &err);
 	if (rc) {
 		v->outcome = "deny";
 		snprintf(v->reason, sizeof v->reason,
@@ -110,7 +183,8 @@ typedef struct admission {
 	const char *run_id, *call_id, *tool, *approval_id;
 	char *args; /* canonical */
 	const cJSON *args_json;
-	char *policy, *fingerprint, *workspace, *state;
+	char *policy, *fingerprint, *workspace, *state, *manifest;
+	bool by_gateway; /* a tool the gateway performs: no hold, no token */
 } admission;
 
 static void admission_free(admission *a)
@@ -120,19 +194,21 @@ static void admission_free(admission *a)
 	free(a->fingerprint);
 	free(a->workspace);
 	free(a->state);
+	free(a->manifest);
 }
 
 static int load_run(gw_db *db, admission *a, locus_error *err)
 {
 	gw_stmt *st = gw_q(db, err,
 	                   "SELECT policy, policy_fingerprint, workspace, "
-	                   "state FROM runs WHERE run_id = ?",
+	                   "state, manifest FROM runs WHERE run_id = ?",
 	                   "s", a->run_id);
 	if (st && gw_row(st)) {
 		a->policy = gw_col_dup(st, 0);
 		a->fingerprint = gw_col_dup(st, 1);
 		a->workspace = gw_col_dup(st, 2);
 		a->state = gw_col_dup(st, 3);
+		a->manifest = gw_col_dup(st, 4);
 	}
 	gw_done(st);
 	return a->policy && a->fingerprint && a->state ? 0 : LOCUS_EIO;
@@ -244,10 +320,11 @@ static int admit_tx(gw_db *db, admission *a, cJSON *o, locus_error *err)
 	if (a->approval_id)
 		rc = readmit(db, a, &v, err);
 	else
-		decide(&v, a->policy, a->workspace, a->tool, a->args);
-	if (!rc && !strcmp(v.outcome, "require_human"))
+		decide(&v, a->policy, a->workspace, a->manifest, a->tool,
+		       a->args);
+	if (!rc && !a->by_gateway && !strcmp(v.outcome, "require_human"))
 		rc = hold(db, a, &v, ap, err);
-	if (!rc && !strcmp(v.outcome, "allow"))
+	if (!rc && !a->by_gateway && !strcmp(v.outcome, "allow"))
 		rc = issue_token(db, a, token, err);
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "call_id", a->call_id);
@@ -259,6 +336,8 @@ static int admit_tx(gw_db *db, admission *a, cJSON *o, locus_error *err)
 	cJSON_AddItemToObject(rec, "labels", cJSON_Duplicate(v.labels, 1));
 	cJSON_AddItemToObject(rec, "checks", cJSON_Duplicate(v.checks, 1));
 	cJSON_AddStringToObject(rec, "policy_fingerprint", a->fingerprint);
+	if (a->by_gateway)
+		cJSON_AddStringToObject(rec, "performed_by", "gateway");
 	if (a->approval_id)
 		cJSON_AddStringToObject(rec, "approval_id", a->approval_id);
 	else if (ap[0])
@@ -333,6 +412,26 @@ void gw_admit(gw_req *q, gw_resp *r)
 	}
 }
 
+int gw_admit_gateway_tool(gw_db *db, const char *run_id, const char *call_id,
+                          const char *tool, const cJSON *args, cJSON *answer,
+                          locus_error *err)
+{
+	admission a = {.run_id = run_id,
+	               .call_id = call_id,
+	               .tool = tool,
+	               .args_json = args,
+	               .by_gateway = true};
+	a.args = lr_json_canonical(args);
+	int rc = a.args ? gw_tx_begin(db, err) : LOCUS_ENOMEM;
+	if (!rc) {
+		rc = admit_tx(db, &a, answer, err);
+		if (gw_tx_end(db, rc == 0, err) && !rc)
+			rc = LOCUS_EIO;
+	}
+	admission_free(&a);
+	return rc;
+}
+
 void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 {
 	if (!gw_no_body(q, r))
@@ -340,10 +439,15 @@ void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 	locus_error err;
 	pthread_mutex_lock(&q->srv->db.lock);
 	gw_stmt *st = gw_q(&q->srv->db, &err,
-	                   "SELECT state FROM approvals WHERE "
-	                   "approval_id = ? AND run_id = ?",
+	                   "SELECT state, decided_by, justification FROM "
+	                   "approvals WHERE approval_id = ? AND run_id = ?",
 	                   "ss", approval_id, q->run_id);
-	char *state = st && gw_row(st) ? gw_col_dup(st, 0) : NULL;
+	char *state = NULL, *by = NULL, *why = NULL;
+	if (st && gw_row(st)) {
+		state = gw_col_dup(st, 0);
+		by = gw_col_dup(st, 1);
+		why = gw_col_dup(st, 2);
+	}
 	gw_done(st);
 	pthread_mutex_unlock(&q->srv->db.lock);
 	if (!state) {
@@ -354,6 +458,13 @@ void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "approval_id", approval_id);
 	cJSON_AddStringToObject(o, "state", state);
+	/* who settled it and why: the runner tells the model */
+	if (by)
+		cJSON_AddStringToObject(o, "decided_by", by);
+	if (why)
+		cJSON_AddStringToObject(o, "justification", why);
 	free(state);
+	free(by);
+	free(why);
 	gw_reply(r, 200, o);
 }

@@ -11,7 +11,8 @@
  * docs/runner.md), admit.c (admission by the locus policy engine),
  * operator.c (the operator API), runs.c (a run from a definition: its
  * manifest and token), box.c (starting a run's box), page.c (the web
- * page and its event stream).
+ * page and its event stream), tools.c (the tools the gateway performs),
+ * expiry.c (approvals nobody decides).
  */
 #ifndef LOCUS_GATEWAY_GW_H
 #define LOCUS_GATEWAY_GW_H
@@ -129,6 +130,7 @@ typedef struct gw_config {
 	const char *listen;     /* "HOST:PORT"; 127.0.0.1:7480 by default */
 	const char *locus_bin;  /* the runner started in boxes */
 	const char *token_file; /* where a minted operator token goes */
+	int64_t approval_ttl_s; /* a pending approval older expires; 0 never */
 } gw_config;
 
 /* The caller of a request. */
@@ -166,6 +168,9 @@ struct gw_server {
 	pthread_cond_t change_cond;
 	uint64_t changes;
 	volatile int stopping;
+	pthread_cond_t stop_cond; /* wakes the sweeper (under change_lock) */
+	pthread_t sweeper;
+	bool has_sweeper;
 };
 
 int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err);
@@ -201,6 +206,12 @@ bool gw_runner_route(gw_req *q, gw_resp *r);
 /* ---- admit.c ---- */
 void gw_admit(gw_req *q, gw_resp *r);
 void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id);
+/* Admit a call the gateway itself performs (tools.c) for run_id: decided
+   and recorded as an admission, in its own transaction, but no hold is
+   made and no decision token issued; the answer's fields into answer. */
+int gw_admit_gateway_tool(gw_db *db, const char *run_id, const char *call_id,
+                          const char *tool, const cJSON *args, cJSON *answer,
+                          locus_error *err);
 /* The run's policy (JSON text) and its fingerprint "sha256:<hex>". */
 int gw_policy_text(const cJSON *policy, char **text, locus_error *err);
 
@@ -223,6 +234,18 @@ int gw_child_create(gw_server *s, const char *parent, const char *call_id,
 /* Start (or restart) run_id's box when its kind is one that has a process
    (local); none: nothing.  Outside any transaction. */
 int gw_box_start(gw_server *s, const char *run_id, locus_error *err);
+
+/* ---- tools.c ---- */
+/* POST /internal/v1/runs/{id}/tools/{name}. */
+void gw_tool_call(gw_req *q, gw_resp *r, const char *name);
+
+/* ---- expiry.c ---- */
+/* Expire the pending approvals older than cfg.approval_ttl_s (each with
+   its audit record and its parked run's resume op; boxes started). */
+int gw_expire_sweep(gw_server *s, locus_error *err);
+/* The sweeper thread (none when the TTL is 0); stop joins it. */
+int gw_expiry_start(gw_server *s, locus_error *err);
+void gw_expiry_stop(gw_server *s);
 
 /* ---- operator.c ---- */
 bool gw_operator_route(gw_req *q, gw_resp *r);

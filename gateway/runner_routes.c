@@ -2,8 +2,8 @@
  * gateway/runner_routes.c - the routes docs/runner.md says a gateway
  * serves, for run tokens only, each for the token's own run: next,
  * manifest, events (numbered, idempotent: a batch already taken answers
- * 409 {"next_seq"}), checkpoints, result, child runs, gateway tools.
- * Admission and approval polling are admit.c's.  Every state change is
+ * 409 {"next_seq"}), checkpoints, result, child runs.  Admission and
+ * approval polling are admit.c's, gateway tools tools.c's.  Every state change is
  * one transaction with its audit record.
  */
 #include "gateway/gw.h"
@@ -506,23 +506,6 @@ static void children(gw_req *q, gw_resp *r)
 	gw_notify(q->srv);
 }
 
-static void gateway_tool(gw_req *q, gw_resp *r, const char *name)
-{
-	static const char *const req[] = {"call_id", "arguments", NULL};
-	cJSON *b = gw_body(q, r, req, NULL);
-	if (!b)
-		return;
-	cJSON_Delete(b);
-	/* this gateway performs no tool of its own yet (docs/gateway.md):
-	   the runner hands the model this error */
-	cJSON *o = cJSON_CreateObject();
-	char msg[200];
-	snprintf(msg, sizeof msg, "this gateway performs no tool named %.60s",
-	         name);
-	cJSON_AddStringToObject(o, "error", msg);
-	gw_reply(r, 200, o);
-}
-
 static bool seg_is(const char *p, const char *seg, const char **rest)
 {
 	size_t n = strlen(seg);
@@ -577,7 +560,7 @@ bool gw_runner_route(gw_req *q, gw_resp *r)
 			children(q, r);
 		else if (!strncmp(rest, "tools/", 6) && rest[6] &&
 		         !strchr(rest + 6, '/') && post)
-			gateway_tool(q, r, rest + 6);
+			gw_tool_call(q, r, rest + 6);
 		else
 			gw_refuse(q, r, 404, "no route %s %s", q->method, p);
 	} else
@@ -591,7 +574,8 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
 	*resumed = false;
 	gw_stmt *st =
 	    gw_q(db, err,
-	         "SELECT a.approval_id, a.state, a.justification FROM runs r "
+	         "SELECT a.approval_id, a.state, a.justification, "
+	         "a.decided_by FROM runs r "
 	         "JOIN approvals a ON a.approval_id = r.waiting_approval "
 	         "WHERE r.run_id = ? AND r.state = 'parked' "
 	         "AND r.resume_op IS NULL",
@@ -603,6 +587,7 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
 		const char *ap = gw_text(st, 0);
 		const char *state = gw_text(st, 1);
 		const char *why = gw_text(st, 2);
+		const char *by = gw_text(st, 3);
 		if (state && strcmp(state, "pending")) {
 			o = cJSON_CreateObject();
 			cJSON *res = cJSON_AddObjectToObject(o, "resume");
@@ -615,6 +600,8 @@ int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,
 			if (why)
 				cJSON_AddStringToObject(res, "justification",
 				                        why);
+			if (by)
+				cJSON_AddStringToObject(res, "decided_by", by);
 		}
 	}
 	gw_done(st);

@@ -451,6 +451,7 @@ int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err)
 	s->listen_fd = -1;
 	pthread_mutex_init(&s->change_lock, NULL);
 	pthread_cond_init(&s->change_cond, NULL);
+	pthread_cond_init(&s->stop_cond, NULL);
 	int rc = gw_db_open(&s->db, cfg->db_url, err);
 	if (!rc)
 		rc = listen_on(cfg->listen ? cfg->listen : "127.0.0.1:7480",
@@ -467,6 +468,8 @@ int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err)
 			rc = lu_err(err, LOCUS_EIO,
 			            "the HTTP server could not start");
 	}
+	if (!rc)
+		rc = gw_expiry_start(s, err);
 	if (rc) {
 		gw_server_stop(s);
 		return rc;
@@ -479,6 +482,7 @@ void gw_server_stop(gw_server *s)
 {
 	if (!s)
 		return;
+	gw_expiry_stop(s);
 	s->stopping = 1;
 	gw_notify(s);
 	if (s->mhd)
@@ -488,5 +492,6 @@ void gw_server_stop(gw_server *s)
 	gw_db_close(&s->db);
 	pthread_mutex_destroy(&s->change_lock);
 	pthread_cond_destroy(&s->change_cond);
+	pthread_cond_destroy(&s->stop_cond);
 	free(s);
 }

@@ -143,8 +143,18 @@ static void sleep_ms(long ms)
 		;
 }
 
-const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
+char *lr_who_why(const char *who, const char *why)
 {
+	/* at most 200 bytes of each: a gateway's text, handed to the model */
+	return lr_strf("%s%.200s%s%.200s", who && *who ? " by " : "",
+	               who && *who ? who : "", why && *why ? ": " : "",
+	               why && *why ? why : "");
+}
+
+const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s,
+                             char **who_why)
+{
+	*who_why = NULL;
 	static const char *const settled[] = {
 	    "approved", "denied", "consumed", "expired", "abandoned", NULL};
 	double end = lu_now() + ttl_s;
@@ -163,6 +173,10 @@ const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s)
 			if (!strcmp(state, settled[i]))
 				found = settled[i];
 		bool unknown = state && !found && strcmp(state, "pending");
+		if (found || unknown)
+			*who_why =
+			    lr_who_why(lr_json_str(ans, "decided_by", NULL),
+			               lr_json_str(ans, "justification", NULL));
 		cJSON_Delete(ans);
 		if (found || unknown) {
 			lr_logf(&r->log, "approval %s: %s", approval_id,

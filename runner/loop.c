@@ -26,8 +26,8 @@ static const char *const counter_fields[] = {
 /* clang-format on */
 static const char *const pending_fields[] = {"kind",        "call_id",  "tool",
                                              "approval_id", "question", NULL};
-static const char *const resume_fields[] = {"approval_id", "decision",
-                                            "justification", "answer", NULL};
+static const char *const resume_fields[] = {
+    "approval_id", "decision", "justification", "decided_by", "answer", NULL};
 
 void lr_end_clear(lr_end *e)
 {
@@ -405,9 +405,17 @@ static void finish_pending(lr_run *r, const cJSON *pending, const cJSON *resume,
 			o = lr_tool_call(r, call_id, name, args, got, &res,
 			                 &err);
 		} else {
-			char msg[300];
-			snprintf(msg, sizeof msg, "denied by a person (%s): %s",
-			         got, decision ? decision : "no decision");
+			/* who decided and why reach the model */
+			char *ww = lr_who_why(
+			    lr_json_str(resume, "decided_by", NULL),
+			    lr_json_str(resume, "justification", NULL));
+			bool denied = decision && !strcmp(decision, "denied");
+			char msg[700];
+			snprintf(msg, sizeof msg, "%s (%s): %s%s",
+			         denied ? "denied by a person" : "not approved",
+			         got, decision ? decision : "no decision",
+			         ww ? ww : "");
+			free(ww);
 			res.text = strdup(msg);
 			res.is_error = true;
 			lr_tool_events(r, "tool_complete", call_id, name, NULL,

@@ -230,8 +230,14 @@ void lr_admission_clear(lr_admission *a);
 void lr_admit(lr_run *r, const char *call_id, const char *tool,
               const cJSON *args, const char *approval_id, lr_admission *out);
 /* Poll a hold until settled or `ttl_s` passes: "approved", "denied", ...,
-   or NULL when still pending at the TTL (or the gateway is away). */
-const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s);
+   or NULL when still pending at the TTL (or the gateway is away).  *who_why
+   (malloc'd, or NULL) gets " by WHO: WHY" from the settled answer's
+   optional decided_by and justification strings. */
+const char *lr_approval_wait(lr_run *r, const char *approval_id, double ttl_s,
+                             char **who_why);
+/* " by WHO: WHY", " by WHO", ": WHY" or "" from optional strings (NULL
+   only when out of memory). */
+char *lr_who_why(const char *who, const char *why);
 
 /* tools.c / remote.c */
 typedef enum lr_outcome { LR_RAN, LR_PARK, LR_FATAL } lr_outcome;

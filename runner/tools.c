@@ -158,8 +158,9 @@ static lr_outcome admit_and_perform(lr_run *r, const lr_tool *t,
 			lr_admission_clear(&a);
 			break;
 		}
-		const char *state =
-		    lr_approval_wait(r, a.approval_id, r->m.budgets.park_ttl_s);
+		char *who_why = NULL;
+		const char *state = lr_approval_wait(
+		    r, a.approval_id, r->m.budgets.park_ttl_s, &who_why);
 		if (!state) {
 			cJSON *w = cJSON_CreateObject();
 			if (w) {
@@ -175,15 +176,17 @@ static lr_outcome admit_and_perform(lr_run *r, const lr_tool *t,
 			break;
 		}
 		if (strcmp(state, "approved")) {
-			char msg[400];
+			char msg[700];
 			snprintf(
 			    msg, sizeof msg,
-			    "denied by the gateway: the approval %s was %s",
-			    a.approval_id, state);
+			    "denied by the gateway: the approval %s was %s%s",
+			    a.approval_id, state, who_why ? who_why : "");
+			free(who_why);
 			set_text(res, msg, true);
 			lr_admission_clear(&a);
 			break;
 		}
+		free(who_why);
 		free(approval);
 		approval = a.approval_id;
 		a.approval_id = NULL;

@@ -32,9 +32,10 @@ SAN = {k: os.environ[k] for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS
 class Gateway:
     """`locus gateway serve` on 127.0.0.1:0 over dir/gw.db."""
 
-    def __init__(self, case, folder, token=None, env=None):
+    def __init__(self, case, folder, token=None, env=None, args=()):
         self.case = case
         self.env = env or {}
+        self.args = list(args)
         self.folder = folder
         self.db = os.path.join(folder, "gw.db")
         self.token = token or "op-" + uuid.uuid4().hex
@@ -43,7 +44,8 @@ class Gateway:
     def start(self):
         env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": self.token, **SAN, **self.env}
         self.proc = subprocess.Popen(
-            [LOCUS, "gateway", "serve", "--db", self.db, "--listen", "127.0.0.1:0"],
+            [LOCUS, "gateway", "serve", "--db", self.db, "--listen", "127.0.0.1:0",
+             *self.args],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.folder)
         line = self.proc.stdout.readline().decode()
         self.case.assertIn("listening on http://127.0.0.1:", line,
@@ -326,11 +328,9 @@ class GatewayTest(unittest.TestCase):
                          [("consumed", "dana", "checked the remote, push is expected")])
 
     def test_child_run_of_the_task_tool(self):
-        # task is a tool locus does not know: held under standard; an allow
-        # rule is a person's approval given in advance
-        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
-                  "require_human_for": ["exec:vcs-push", "unknown-tool"],
-                  "permissions": {"allow": ["task"]}}
+        # task is the runner's own tool: a child run whose every call is
+        # admitted under this policy (agent:task, allowed by standard)
+        policy = {"preset": "standard"}
         tools = [{"name": n, "runs": "box"} for n in ("bash", "read", "write", "task")]
         self.model.scripts["write the notes"] = [
             call("task", {"agent": "helper", "prompt": "count the notes"}, "k1"),
@@ -361,11 +361,32 @@ class GatewayTest(unittest.TestCase):
         adm = self.gw.sql("SELECT run_id, record FROM audit WHERE kind = 'admission'")
         self.assertEqual([(r, json.loads(t)["call_id"]) for r, t in adm],
                          [(run["run_id"], "k1"), (child[0]["run_id"], "h1")])
+        k1 = json.loads(adm[0][1])
+        self.assertEqual(k1["outcome"], "allow", k1)
+        self.assertIn("agent:task", k1["labels"])
+        self.assertNotIn("unknown-tool", k1["labels"])
+        # a policy that wants a person to see child runs holds them by label
+        for tool, args, label in (("task", {"agent": "a", "prompt": "p"}, "agent:task"),
+                                  ("ask_user", {"question": "q?"}, "agent:question")):
+            other = self.create(tools=tools + [{"name": "ask_user", "runs": "box"}], policy={
+                "require_verification_score": 0, "deny_for": ["exec:never"],
+                "require_human_for": [label]})
+            tok = other["token"]
+            self.gw.http("GET", "/internal/v1/runner/next", token=tok)
+            status, ans = self.gw.http("POST", "/v1/admit", {
+                "run_id": other["run_id"], "call_id": "x", "tool": tool, "arguments": args},
+                token=tok)
+            self.assertEqual((status, ans["outcome"]), (200, "require_human"), ans)
+            self.assertIn(label, ans["labels"])
+            # an argument of the wrong type: the engine cannot decide, a deny
+            status, ans = self.gw.http("POST", "/v1/admit", {
+                "run_id": other["run_id"], "call_id": "y", "tool": tool,
+                "arguments": {k: 1 for k in args}}, token=tok)
+            self.assertEqual((status, ans["outcome"]), (200, "deny"), ans)
 
     def test_a_question_is_answered_and_a_run_stopped(self):
-        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
-                  "require_human_for": ["unknown-tool"],
-                  "permissions": {"allow": ["ask_user"]}}
+        # ask_user is a question to a person (agent:question): standard allows it
+        policy = {"preset": "standard"}
         tools = [{"name": n, "runs": "box"} for n in ("bash", "ask_user")]
         self.model.scripts["write the notes"] = [
             call("ask_user", {"question": "Which colour?"}, "q1"),
@@ -411,9 +432,134 @@ class GatewayTest(unittest.TestCase):
         self.assertEqual(shown["run"]["state"], "done")
         tool_msgs = [m["content"] for r in self.model.requests for m in r["messages"]
                      if m["role"] == "tool"]
-        self.assertTrue(any(m.startswith("denied by a person (%s)" % ap["approval_id"])
-                            for m in tool_msgs), tool_msgs)
+        # who denied it and why reach the model
+        self.assertIn("denied by a person (%s): denied by bob: not today" % ap["approval_id"],
+                      tool_msgs)
         self.assertEqual([a["state"] for a in shown["approvals"]], ["denied"])
+
+    def test_gateway_performs_web_fetch(self):
+        import http.server
+        import threading
+        seen = []
+
+        class Page(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen.append(self.path)
+                body = b"three notes\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        port = srv.server_address[1]
+        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
+                  "require_human_for": ["network", "unknown-tool"],
+                  "permissions": {"allow": ["WebFetch(domain:127.0.0.1)"]}}
+        tools = [{"name": "bash", "runs": "box"},
+                 {"name": "web_fetch", "runs": "gateway", "description": "fetch a URL",
+                  "parameters": {"type": "object", "properties": {"url": {"type": "string"}},
+                                 "required": ["url"]}},
+                 {"name": "lookup", "runs": "gateway"}]
+        self.model.scripts["write the notes"] = [
+            call("web_fetch", {"url": "http://127.0.0.1:%d/notes.txt" % port}, "f1"),
+            call("web_fetch", {"url": "http://localhost:%d/secret" % port}, "f2"),
+            call("web_fetch", {"url": "file:///etc/passwd"}, "f3"),
+            call("lookup", {"q": "x"}, "l1"),
+            {"content": "Fetched."},
+        ]
+        run = self.create(policy=policy, tools=tools)
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done", shown["run"]["result"])
+        told = {m["tool_call_id"]: m["content"] for r in self.model.requests
+                for m in r["messages"] if m["role"] == "tool"}
+        self.assertEqual(told["f1"], "HTTP 200\n\nthree notes\n")
+        self.assertTrue(told["f2"].startswith("web_fetch failed: held by the gateway's policy"),
+                        told["f2"])
+        self.assertIn("nothing was fetched", told["f2"])
+        self.assertTrue(told["f3"].startswith("web_fetch failed: web_fetch takes exactly"),
+                        told["f3"])
+        self.assertTrue(told["l1"].startswith("lookup failed: this gateway performs no tool "
+                                              "named lookup"), told["l1"])
+        self.assertEqual(seen, ["/notes.txt"], "only the allowed URL was fetched")
+        # each decision and what was done are on record; a hold makes no approval
+        adm = [json.loads(r) for (r,) in self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'admission' ORDER BY seq")]
+        self.assertEqual([(a["call_id"], a["tool"], a["outcome"], a.get("performed_by"))
+                          for a in adm],
+                         [("f1", "WebFetch", "allow", "gateway"),
+                          ("f2", "WebFetch", "require_human", "gateway")])
+        done = [json.loads(r) for (r,) in self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'tool.gateway'")]
+        self.assertEqual([(d["call_id"], d["status"]) for d in done], [("f1", 200)])
+        self.assertEqual(shown["approvals"], [])
+        # a tool the run's manifest does not list for the gateway is refused
+        status, ans = self.gw.http("POST", "/internal/v1/runs/%s/tools/bash" % run["run_id"],
+                                   {"call_id": "z", "arguments": {}}, token=run["token"])
+        self.assertEqual(status, 404, ans)
+
+    def test_an_approval_nobody_decides_expires(self):
+        self.gw.stop()
+        self.gw = Gateway(self, self.folder, token=self.gw.token,
+                          env={"OPENAI_API_KEY": self.key}, args=["--approval-ttl", "1"])
+        # parked: the expiry is a deny the next runner process is told about
+        self.model.scripts["write the notes"] = [
+            call("bash", {"command": "git push origin main"}, "p1"),
+            {"content": "Not pushed."},
+        ]
+        run = self.create()
+        self.assertEqual(self.runner(run)[0], 0)
+        self.assertEqual(self.show(run["run_id"])["run"]["state"], "parked")
+        end = time.monotonic() + 120
+        while True:
+            status, ans = self.gw.http("GET", "/v1/approvals?state=expired")
+            if ans["approvals"]:
+                break
+            self.assertLess(time.monotonic(), end, "the approval never expired")
+            time.sleep(0.05)
+        ap = ans["approvals"][0]
+        self.assertEqual((ap["decided_by"], ap["justification"]),
+                         ("gateway", "expired: nobody decided within 1 s"))
+        # too late for a person
+        p = self.gw.cli("decide", ap["approval_id"], "approve", "--by", "al", "--why", "late",
+                        check=False)
+        self.assertIn(b"409", p.stderr)
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.show(run["run_id"])["run"]["state"], "done")
+        told = [m["content"] for r in self.model.requests for m in r["messages"]
+                if m["role"] == "tool"]
+        self.assertIn("not approved (%s): expired by gateway: expired: nobody decided within "
+                      "1 s" % ap["approval_id"], told)
+        recs = [json.loads(r) for (r,) in self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'approval.expire'")]
+        self.assertEqual([r["approval_id"] for r in recs], [ap["approval_id"]])
+        # a runner still polling is told when its hold expires, and goes on
+        self.model.scripts["push again"] = [
+            call("bash", {"command": "git push origin main"}, "p2"),
+            {"content": "Gave up."},
+        ]
+        shutil.rmtree(os.path.join(self.root, ".locus"))  # the first run's, done
+        run = self.create(input="push again",
+                          budgets={"max_iterations": 10, "park_ttl_s": 300})
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done", shown["run"]["result"])
+        told = [m["content"] for r in self.model.requests for m in r["messages"]
+                if m["role"] == "tool"]
+        self.assertIn("denied by the gateway: the approval %s was expired by gateway: "
+                      "expired: nobody decided within 1 s" % shown["approvals"][0]["approval_id"],
+                      told)
 
     def test_who_may_do_what(self):
         a, b = self.create(), self.create()
