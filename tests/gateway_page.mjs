@@ -32,11 +32,20 @@ try {
     labels: [...e.querySelectorAll(".label")].map((l) => l.innerText),
     reason: e.querySelector(".reason").innerText,
   }));
+  // Every step waits for the state it needs, never for time: the page
+  // re-reads its lists on every change the gateway reports (the running
+  // box makes many), and keeps a pending approval's card (and what is
+  // typed in it) across those re-reads.
   // approving without a justification is refused by the page itself
   await page.click(card + " .approve");
   await page.waitForFunction(() => document.getElementById("err").textContent.includes("justification"),
                              { timeout: deadline });
-  await page.type(card + " .why", "checked the remote, push is expected");
+  const why = "checked the remote, push is expected";
+  await page.type(card + " .why", why);
+  await page.waitForFunction((sel, text) => {
+    const t = document.querySelector(sel + " .why");
+    return t && t.value === text;
+  }, { timeout: deadline }, card, why);
   await page.click(card + " .approve");
   await page.waitForSelector(card, { hidden: true, timeout: deadline });
   // the run goes on: the timeline (live, over the event stream) shows it done
