@@ -258,6 +258,11 @@ int gw_decide(gw_server *s, const char *tenant, const char *approval_id,
 /* ---- page.c ---- */
 bool gw_page_route(gw_req *q, gw_resp *r);
 
+/* Settle the run's pending approvals as abandoned (by "gateway", why),
+   with one audit record; inside a transaction. */
+int gw_abandon_pending(gw_db *db, const char *run_id, const char *why,
+                       locus_error *err);
+
 /* A run's resume op once the approval it waits for is settled; called
    inside a transaction by the result route and by gw_decide. */
 int gw_resume_if_decided(gw_db *db, const char *run_id, bool *resumed,

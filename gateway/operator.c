@@ -395,6 +395,9 @@ static void run_action(gw_req *q, gw_resp *r, const char *id, bool stop)
 			             "UPDATE runs SET state = 'stopping', "
 			             "updated_at = ? WHERE run_id = ?",
 			             "is", (int64_t)time(NULL), id);
+		if (live && !rc)
+			rc = gw_abandon_pending(db, id, "the run was stopped",
+			                        &err);
 	} else {
 		bool question =
 		    result && strstr(result, "\"kind\":\"question\"");

@@ -397,6 +397,26 @@ static bool waiting_ok(const cJSON *w)
 	return n == want;
 }
 
+int gw_abandon_pending(gw_db *db, const char *run_id, const char *why,
+                       locus_error *err)
+{
+	int rc =
+	    gw_exec(db, err,
+	            "UPDATE approvals SET state = 'abandoned', decided_by = "
+	            "'gateway', justification = ?, decided_at = ? WHERE "
+	            "run_id = ? AND state = 'pending'",
+	            "sis", why, (int64_t)time(NULL), run_id);
+	long n = rc ? 0 : gw_changes(db);
+	if (rc || n == 0)
+		return rc;
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddNumberToObject(rec, "approvals", (double)n);
+	cJSON_AddStringToObject(rec, "why", why);
+	rc = gw_audit(db, "approval.abandon", run_id, rec, NULL, err);
+	cJSON_Delete(rec);
+	return rc;
+}
+
 static void result(gw_req *q, gw_resp *r)
 {
 	static const char *const req[] = {"status", NULL};
@@ -450,6 +470,12 @@ static void result(gw_req *q, gw_resp *r)
 		if (!rc && ap)
 			rc =
 			    gw_resume_if_decided(db, q->run_id, &resumed, &err);
+		/* an ended run waits for nobody: its holds are abandoned */
+		if (!rc && !parked)
+			rc = gw_abandon_pending(db, q->run_id,
+			                        "the run ended before anyone "
+			                        "decided",
+			                        &err);
 		if (gw_tx_end(db, rc == 0, &err))
 			rc = LOCUS_EIO;
 	}

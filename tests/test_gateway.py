@@ -410,7 +410,18 @@ class GatewayTest(unittest.TestCase):
         self.assertIn(b"409", p.stderr)
 
         other = self.create()
+        # a hold of the run, pending when it is stopped, is abandoned
+        tok = other["token"]
+        self.gw.http("GET", "/internal/v1/runner/next", token=tok)
+        status, ans = self.gw.http("POST", "/v1/admit", {
+            "run_id": other["run_id"], "call_id": "p9", "tool": "bash",
+            "arguments": {"command": "git push origin main"}}, token=tok)
+        self.assertEqual(ans["outcome"], "require_human", ans)
         self.gw.cli("stop", other["run_id"])
+        status, ans = self.gw.http("GET", "/v1/approvals?state=abandoned")
+        self.assertEqual([(a["call_id"], a["decided_by"], a["justification"])
+                          for a in ans["approvals"]], [("p9", "gateway", "the run was stopped")])
+        self.assertEqual(self.gw.cli("approvals").stdout, b"")
         rc, err = self.runner(other)
         self.assertEqual(rc, 0, err)
         shown = self.show(other["run_id"])
