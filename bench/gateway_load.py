@@ -12,13 +12,25 @@ round and the p50/p99 latency of one admission, for each R given.
   bench/gateway_load.py LOCUS [--runs 1,4,16,64] [--admissions 200]
   bench/gateway_load.py LOCUS --callgrind [--admissions 200]
 
+  bench/gateway_load.py LOCUS --postgres [--runs 1,4,16,64] [--admissions 200]
+
+--postgres starts a throwaway PostgreSQL cluster under /tmp (Debian's
+initdb and pg_ctl, on 127.0.0.1, as tests/test_gateway_pg.py does) and two
+gateway replicas over it; run i's client talks to replica i mod 2 (makes
+its run there too), so both replicas admit at once and every write takes
+the one advisory lock all replicas share.
+
 --callgrind runs the gateway under valgrind's callgrind for one client's
 N admissions (after the run is made) and prints the instructions the
 gateway executed per admission: a figure the other builds on this shared
-machine do not move.
+machine do not move.  With --postgres the gateway (not the PostgreSQL
+server) is counted, over the cluster.
 """
 import argparse
 import glob
+import pwd
+import socket
+import sys
 import http.client
 import json
 import multiprocessing
@@ -34,10 +46,46 @@ import uuid
 OP = "op-" + uuid.uuid4().hex
 
 
-def start(locus, folder, wrap=()):
+class Cluster:
+    """A throwaway PostgreSQL cluster under /tmp on 127.0.0.1."""
+
+    def __init__(self):
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            sys.exit("no PostgreSQL server (initdb)")
+        self.bin = os.path.dirname(bins[-1])
+        self.dir = tempfile.mkdtemp(prefix="locus-pg-bench-")
+        self.data = os.path.join(self.dir, "data")
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.prefix = []
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+            self.prefix = ["/usr/sbin/runuser", "-u", "postgres", "--"]
+        env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+        subprocess.run(self.prefix + [self.bin + "/initdb", "-D", self.data, "-A", "trust",
+                                      "-U", "locus", "--no-sync"],
+                       capture_output=True, env=env, timeout=300, check=True)
+        opts = "-h 127.0.0.1 -p %d -k %s -c fsync=on" % (self.port, self.dir)
+        subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-o", opts,
+                                      "-l", os.path.join(self.dir, "log"), "-w", "-t", "120",
+                                      "start"],
+                       capture_output=True, env=env, timeout=300, check=True)
+        self.url = "postgresql://locus@127.0.0.1:%d/postgres" % self.port
+
+    def stop(self):
+        subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-m", "immediate",
+                                      "-w", "stop"], capture_output=True, timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def start(locus, folder, wrap=(), db=None):
     env = {"PATH": "/usr/bin:/bin", "LOCUS_GATEWAY_TOKEN": OP}
     p = subprocess.Popen([*wrap, locus, "gateway", "serve", "--db",
-                          os.path.join(folder, "gw.db"), "--listen", "127.0.0.1:0"],
+                          db or os.path.join(folder, "gw.db"), "--listen", "127.0.0.1:0"],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          cwd=folder)
     line = p.stdout.readline().decode()
@@ -92,37 +140,53 @@ def client(args):
     return lat
 
 
-def round_(locus, r, n):
+def round_(locus, r, n, postgres=False):
     folder = tempfile.mkdtemp(prefix="locus-gw-bench-")
-    p, url = start(locus, folder)
+    cluster = Cluster() if postgres else None
+    procs, urls = [], []
     try:
-        runs = make_runs(url, folder, r)
+        for _ in range(2 if postgres else 1):
+            p, url = start(locus, folder, db=cluster.url if cluster else None)
+            procs.append(p)
+            urls.append(url)
+        # run i made on, and admitted through, replica i mod 2
+        work = []
+        for i in range(r):
+            url = urls[i % len(urls)]
+            (rid, tok), = make_runs(url, folder, 1)
+            work.append((url, rid, tok))
         start_at = time.time() + 0.5
         t0 = time.perf_counter()
         with multiprocessing.Pool(r) as pool:
-            lats = pool.map(client, [(url, rid, tok, n, start_at) for rid, tok in runs])
+            lats = pool.map(client, [(url, rid, tok, n, start_at) for url, rid, tok in work])
         wall = time.perf_counter() - t0 - max(0.0, start_at - time.time())
         all_ = sorted(x for l in lats for x in l)
         total = len(all_)
         span = max(sum(l) for l in lats)  # the slowest client's busy time
-        return {"runs": r, "admissions": total,
+        return {"db": "postgresql, 2 replicas" if postgres else "sqlite",
+                "runs": r, "admissions": total,
                 "per_s": round(total / span, 1),
                 "p50_ms": round(statistics.median(all_) * 1000, 2),
                 "p99_ms": round(all_[int(0.99 * (total - 1))] * 1000, 2),
                 "wall_s": round(wall, 2)}
     finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=120)
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=120)
+        if cluster:
+            cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def callgrind_per_admission(locus, n):
+def callgrind_per_admission(locus, n, postgres=False):
     """Ir of the dump taken after the N admissions (the counters are zeroed
     at each dump, so it holds exactly the admissions), over N."""
     folder = tempfile.mkdtemp(prefix="locus-gw-cg-")
     out = os.path.join(folder, "cg.out")
+    cluster = Cluster() if postgres else None
     p, url = start(locus, folder, ("valgrind", "--tool=callgrind",
-                                   "--callgrind-out-file=" + out))
+                                   "--callgrind-out-file=" + out),
+                   db=cluster.url if cluster else None)
     try:
         runs = make_runs(url, folder, 1)
         subprocess.run(["callgrind_control", "--zero", str(p.pid)],
@@ -143,6 +207,8 @@ def callgrind_per_admission(locus, n):
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=300)
+        if cluster:
+            cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -152,14 +218,16 @@ def main():
     ap.add_argument("--runs", default="1,4,16,64")
     ap.add_argument("--admissions", type=int, default=200)
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--postgres", action="store_true")
     a = ap.parse_args()
     if a.callgrind:
-        ir = callgrind_per_admission(a.locus, a.admissions)
-        print(json.dumps({"admissions": a.admissions, "instructions": ir,
+        ir = callgrind_per_admission(a.locus, a.admissions, a.postgres)
+        print(json.dumps({"db": "postgresql" if a.postgres else "sqlite",
+                          "admissions": a.admissions, "instructions": ir,
                           "per_admission": ir // a.admissions if ir else None}))
         return
     for r in (int(x) for x in a.runs.split(",")):
-        print(json.dumps(round_(a.locus, r, a.admissions)), flush=True)
+        print(json.dumps(round_(a.locus, r, a.admissions, a.postgres)), flush=True)
 
 
 if __name__ == "__main__":
