@@ -72,6 +72,10 @@ static const lk_reads reads_crontab = {.val = "u", .query = "lerTV"};
 static const lk_reads reads_make = {
     .file = "f", .file_long = "|file|makefile|", .val = "CIoWE"};
 
+/* find -delete deletes what it finds; dd of=FILE overwrites FILE. */
+static const lk_destroys_by destroys_find = {.words = "|-delete|"};
+static const lk_destroys_by destroys_dd = {.assign = "of="};
+
 /* util-linux setarch ARCH [options] PROG, and its per-architecture names
    (linux32, i386...) without the ARCH operand; options permute. */
 static const lk_optspec opts_setarch = {
@@ -1042,11 +1046,13 @@ static const lk_program programs[] = {
               .query = "hv")},
 
     /* ---- other programs that run commands found in their arguments ---- */
-    /* find's write actions (GNU find(1)): -fprintf FILE FORMAT */
+    /* find's write actions (GNU find(1)): -fprintf FILE FORMAT; -delete */
     {.name = "find",
      .fx = LK_FX_READ,
      .cls = LK_SEES,
-     .writes = "|-fprint|-fprint0|-fprintf|-fls|"},
+     .writes = "|-fprint|-fprint0|-fprintf|-fls|",
+     .destroys = "find -delete deletes files",
+     .destroys_by = &destroys_find},
     {.name = "fd", .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make},
     {.name = "git", .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
@@ -1895,7 +1901,10 @@ static const lk_program programs[] = {
     {.name = "ssh-keygen", .fx = LK_FX_FILES},
     {.name = "atq", .fx = LK_FX_READ},
     {.name = "getcap", .fx = LK_FX_READ},
-    {.name = "dd", .fx = LK_FX_FILES}, /* of= rules: labels/tables.c */
+    {.name = "dd",
+     .fx = LK_FX_FILES,
+     .destroys = "dd overwrites its output",
+     .destroys_by = &destroys_dd},
 };
 /* clang-format on */
 
@@ -2290,6 +2299,21 @@ bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i)
 {
 	return p && p->writes && i > 1 &&
 	       lk_bar_has(p->writes, argv[i - 1], strlen(argv[i - 1]));
+}
+
+const char *lk_destroyed_file(const lk_program *p, const char *a)
+{
+	const char *k = p && p->destroys_by ? p->destroys_by->assign : NULL;
+	size_t n = k ? strlen(k) : 0;
+	return n && !strncmp(a, k, n) ? a + n : NULL;
+}
+
+bool lk_destroys_arg(const lk_program *p, const char *a)
+{
+	if (!p || !p->destroys_by)
+		return false;
+	return lk_bar_has(p->destroys_by->words, a, strlen(a)) ||
+	       lk_destroyed_file(p, a);
 }
 
 unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value)

@@ -217,6 +217,20 @@ enum {
    is the file attached to the word (-fJOB, --file=F), else NULL. */
 unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value);
 
+/* ---- arguments that destroy (lk_program.destroys_by) ------------------ */
+
+/*
+ * A program that deletes or overwrites files only with certain arguments:
+ * an argument equal to a word of `words` (find -delete), or one starting
+ * with `assign` (dd of=FILE), whose rest names the file it overwrites (the
+ * line facts list it as written; a storage device there is on the floor).
+ * The row's .destroys is the reason.
+ */
+typedef struct lk_destroys_by {
+	const char *words;  /* "|-delete|" */
+	const char *assign; /* "of=" */
+} lk_destroys_by;
+
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {
 	LK_PACK_NONE = 0,
@@ -261,19 +275,22 @@ typedef enum lk_effect {
 } lk_effect;
 
 typedef struct lk_program {
-	const char *name;        /* canonical name */
-	lk_effect fx;            /* effect class; LK_FX_NONE: from .cls */
-	uint32_t cls;            /* LK_* class bits */
-	uint32_t names;          /* LK_VERSIONED, LK_BUILDS */
-	const char *net;         /* LK_NETWORK: "curl reaches the network" */
-	const char *destroys;    /* LK_DELETES / LK_WIPES_DEVICE: reason text */
-	const char *query;       /* "|--help|--version|": option words after
+	const char *name;     /* canonical name */
+	lk_effect fx;         /* effect class; LK_FX_NONE: from .cls */
+	uint32_t cls;         /* LK_* class bits */
+	uint32_t names;       /* LK_VERSIONED, LK_BUILDS */
+	const char *net;      /* LK_NETWORK: "curl reaches the network" */
+	const char *destroys; /* LK_DELETES / LK_WIPES_DEVICE / .destroys_by:
+	                            reason text */
+	const lk_destroys_by *destroys_by; /* arguments that delete or
+	                                      overwrite (find -delete) */
+	const char *query;         /* "|--help|--version|": option words after
 	                            which the program only prints (help,
 	                            version, a listing) and exits */
-	const lk_optspec *opts;  /* LK_WRAPPER / LK_SEES: option grammar */
-	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
-	const lk_fetch *fetch;   /* LK_DOWNLOADER */
-	const lk_reads *reads;   /* options naming a file it runs */
+	const lk_optspec *opts;    /* LK_WRAPPER / LK_SEES: option grammar */
+	const lk_interp *interp;   /* LK_INTERP / LK_AWK: how code is given */
+	const lk_fetch *fetch;     /* LK_DOWNLOADER */
+	const lk_reads *reads;     /* options naming a file it runs */
 	const lk_extract *extract; /* LK_EXTRACTS: how it is told to */
 	const char *writes;        /* "|-fprint|": option words whose next word
 	                            names a file the program writes (find
@@ -303,6 +320,13 @@ bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i);
 /* The row of `name` (a basename), through every other name it goes by;
    NULL when the program is not in the table. */
 const lk_program *lk_program_find(const char *name);
+
+/* Argument a makes row p delete or overwrite (find -delete, dd of=F):
+   false for NULL or a row without .destroys_by. */
+bool lk_destroys_arg(const lk_program *p, const char *a);
+
+/* The file argument a overwrites under row p (dd of=F: F), or NULL. */
+const char *lk_destroyed_file(const lk_program *p, const char *a);
 
 /* The row's class bits, 0 for NULL or an unknown name. */
 uint32_t lk_classes(const char *name);

@@ -749,13 +749,12 @@ bool ll_device_after_cd(const locus_shell_command *c, const char *dir)
 		if (storage_device(buf))
 			return true;
 	}
-	if (!streq(c->name, "dd"))
-		return false;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		if (!starts_with(a, "of=") || a[3] == '/')
+	const lk_program *p = lk_program_find(c->name);
+	for (size_t i = 1; p && p->destroys_by && i < c->argc; i++) {
+		const char *f = lk_destroyed_file(p, c->argv[i]);
+		if (!f || f[0] == '/')
 			continue;
-		snprintf(buf, sizeof buf, "%s/%s", dir, a + 3);
+		snprintf(buf, sizeof buf, "%s/%s", dir, f);
 		if (storage_device(buf))
 			return true;
 	}
@@ -1240,10 +1239,33 @@ static const sub_row *sub_row_of(const sub_row *rows, const view *v)
 	return NULL;
 }
 
+/* The arguments that make a program of the table delete or overwrite
+   (lk_program.destroys_by: find -delete, dd of=F).  A file it overwrites
+   that is a storage device, or any device but the harmless ones, or a
+   path that does not resolve, is on the floor. */
+static void judge_destroys_by(const locus_shell_command *c,
+                              const lk_program *prog, ll_judgement *j)
+{
+	for (size_t i = 1; prog && prog->destroys_by && i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!lk_destroys_arg(prog, a))
+			continue;
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, prog->destroys);
+		const char *f = lk_destroyed_file(prog, a);
+		char nb[512];
+		const char *np = f ? ll_normal_path(f, nb, sizeof nb) : NULL;
+		if (f && (!np || storage_device(f) ||
+		          (starts_with(np, "/dev/") &&
+		           !in_list(harmless_devices, np))))
+			set_never(j, LL_NEVER_FS);
+	}
+}
+
 /* The argument rules of this file that some value of the words computed
    at run time would satisfy. */
 static void judge_dynamic(const locus_shell_command *c, const view *v,
-                          bool query, ll_judgement *j)
+                          const lk_program *prog, bool query, ll_judgement *j)
 {
 	size_t dyn = ll_first_dynamic_arg(c);
 	if (!dyn)
@@ -1263,11 +1285,8 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 	for (const opt_row *o = destructive_opts; o->prog; o++)
 		if (streq(o->prog, c->name))
 			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
-	if (streq(c->name, "dd"))
-		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, "dd overwrites its output");
-	if (streq(c->name, "find"))
-		add_maybe(j, LOCUS_TAG_DESTRUCTIVE,
-		          "find -delete deletes files");
+	if (prog && prog->destroys_by)
+		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, prog->destroys);
 }
 
 /* ---- git settings that drop a safety (issue 9) ------------------------ */
@@ -1464,28 +1483,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	}
 	if (streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
-	if (streq(c->name, "dd")) {
-		for (size_t i = 1; i < c->argc; i++) {
-			const char *a = c->argv[i];
-			if (!starts_with(a, "of="))
-				continue;
-			j->tags |= LOCUS_TAG_DESTRUCTIVE;
-			add_reason(j, "dd overwrites its output");
-			char nb[512];
-			const char *np = ll_normal_path(a + 3, nb, sizeof nb);
-			if (!np || storage_device(a + 3) ||
-			    (starts_with(np, "/dev/") &&
-			     !in_list(harmless_devices, np)))
-				set_never(j, LL_NEVER_FS);
-		}
-	}
-	if (streq(c->name, "find")) {
-		for (size_t i = 1; i < c->argc; i++)
-			if (streq(c->argv[i], "-delete")) {
-				j->tags |= LOCUS_TAG_DESTRUCTIVE;
-				add_reason(j, "find -delete deletes files");
-			}
-	}
+	judge_destroys_by(c, prog, j);
 	if (streq(v.prog, "git"))
 		judge_git(c, &v, j);
 
@@ -1495,7 +1493,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		add_reason(j, sr->reason);
 		set_never(j, LL_NEVER_STOP);
 	}
-	judge_dynamic(c, &v, query, j);
+	judge_dynamic(c, &v, prog, query, j);
 	/* service and cloud CLIs: network, the generic verb rule (issue 25) */
 	if (!query)
 		ll_judge_service(c, prog, j);
@@ -2322,7 +2320,7 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 		return false;
 	if (read_plain_has(n) ||
 	    has_class(prog, ~(uint32_t)(LK_SUBCOMMANDS | LK_EXTRACTS)) ||
-	    is_git_name(n) || streq(n, "dd"))
+	    is_git_name(n) || (prog && prog->destroys_by))
 		return false;
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (streq(r->name, n))

@@ -498,16 +498,18 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 			if (!is_option(c->argv[i]))
 				add_name(s, c->argv[i], LK_CONTENT_UNKNOWN,
 				         false);
-	/* dd of=F, sort -o F; a row's write options (find -fprint F) */
+	/* dd of=F (the row's destroys_by), sort -o F; a row's write options
+	   (find -fprint F) */
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
+		const char *f = lk_destroyed_file(p, a);
 		if (lk_writes_operand(p, c->argv, i))
 			add_name(s,
 			         (c->argv_flags[i] & LOCUS_WORD_DYNAMIC) ? NULL
 			                                                 : a,
 			         LK_CONTENT_UNKNOWN, false);
-		if (streq(c->name, "dd") && strncmp(a, "of=", 3) == 0)
-			add_name(s, a + 3, LK_CONTENT_UNKNOWN, false);
+		if (f)
+			add_name(s, f, LK_CONTENT_UNKNOWN, false);
 		if (streq(c->name, "sort") &&
 		    (strncmp(a, "-o", 2) == 0 ||
 		     strncmp(a, "--output", 8) == 0)) {

@@ -113,7 +113,7 @@ START_TEST(test_rows_consistent)
 		if (p->cls & LK_NETWORK)
 			ck_assert_msg(p->net != NULL, "%s: no network reason",
 			              p->name);
-		if (p->cls & (LK_WIPES_DEVICE | LK_DELETES))
+		if ((p->cls & (LK_WIPES_DEVICE | LK_DELETES)) || p->destroys_by)
 			ck_assert_msg(p->destroys != NULL, "%s: no reason",
 			              p->name);
 	}
