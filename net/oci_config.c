@@ -18,6 +18,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/read.h"
 
 static const char *const keys[] = {
     "user",        "fingerprint",        "tenancy", "region", "key_file",
@@ -80,32 +81,20 @@ static char *expand_home(const char *v)
 	return strdup(v);
 }
 
+/* The whole file at path, at most 1 MiB (util/read.c). */
 static int read_file(const char *path, char **out, size_t *len,
                      locus_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int rc = lu_read_path(path, 1u << 20, out, len);
+	if (rc > 0)
+		return lu_err(err, LOCUS_ETOOBIG, "%s: over 1 MiB", path);
+	if (rc < 0 && errno == ENOMEM)
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
+	if (rc < 0)
 		return lu_err(err,
 		              errno == ENOENT ? LOCUS_ENOTFOUND : LOCUS_EIO,
 		              "%s: %s", path, strerror(errno));
-	lu_buf b = {0};
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		lu_buf_add(&b, chunk, n);
-		if (b.len > (1u << 20))
-			break;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad || b.oom || b.len > (1u << 20)) {
-		lu_buf_free(&b);
-		return lu_err(err, bad ? LOCUS_EIO : LOCUS_ETOOBIG,
-		              "%s: cannot read (or over 1 MiB)", path);
-	}
-	*len = b.len;
-	*out = b.d ? lu_buf_take(&b) : strdup("");
-	return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* Set key i in c unless already set (the profile's own values win over
