@@ -140,23 +140,6 @@ static void risky_free(risky *k)
 	memset(k, 0, sizeof *k);
 }
 
-static char *tags_text(const au_row *r)
-{
-	size_t n = 1;
-	for (size_t i = 0; i < r->ntags; i++)
-		n += strlen(r->tags[i]) + 1;
-	char *s = malloc(n);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < r->ntags; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, r->tags[i]);
-	}
-	return s;
-}
-
 /* Keep the riskiest distinct commands: the same text is one entry (its
    count grows, its first place stays); when full, the lowest goes. */
 static void keep_risky(html_state *h, const au_row *r)
@@ -194,7 +177,7 @@ static void keep_risky(html_state *h, const au_row *r)
 	e->family = strdup(r->family);
 	e->where = strdup(where);
 	e->status = strdup(au_status_name(r->call->status));
-	e->tags = tags_text(r);
+	e->tags = au_row_tags(r);
 	if (!e->text || !e->tool || !e->outcome || !e->family || !e->where ||
 	    !e->status || !e->tags) {
 		risky_free(e);

@@ -63,6 +63,23 @@ bool au_dangerous(char *const *tags, size_t n)
 	return false;
 }
 
+char *au_row_tags(const au_row *r)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < r->ntags; i++)
+		n += strlen(r->tags[i]) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < r->ntags; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, r->tags[i]);
+	}
+	return s;
+}
+
 void au_row_free(au_row *r)
 {
 	free(r->reason);

@@ -52,6 +52,9 @@ void au_totals_free(au_totals *t);
 int au_judge(au_row *row, const locus_policy *policy,
              locus_shell_parser *parser, const tr_call *call, const char *file);
 void au_row_free(au_row *row);
+/* The row's tags joined by single spaces, malloc'd ("" for none; NULL out
+   of memory). */
+char *au_row_tags(const au_row *r);
 
 /* ISO 8601 date or time (Z or +HH:MM; no zone is UTC) to seconds since
    the epoch.  0 or -1. */

@@ -127,23 +127,6 @@ bool pf_worth(const au_row *r)
 	return r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous;
 }
 
-static char *join_tags(const au_row *r)
-{
-	size_t n = 1;
-	for (size_t i = 0; i < r->ntags; i++)
-		n += strlen(r->tags[i]) + 1;
-	char *s = malloc(n);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < r->ntags; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, r->tags[i]);
-	}
-	return s;
-}
-
 void pf_finding_clear(pf_finding *f)
 {
 	free(f->intent);
@@ -198,7 +181,7 @@ static void record(pf_ctx *c, size_t ri, const au_row *tags_of,
 	const char *family =
 	    c->rules[ri].deny ? "deny-bypass" : tags_of->family;
 	char *ex = strdup(line), *fam = strdup(family),
-	     *tags = join_tags(tags_of), *cr = core ? strdup(core) : NULL;
+	     *tags = au_row_tags(tags_of), *cr = core ? strdup(core) : NULL;
 	char *wf = wfile ? strdup(wfile) : NULL;
 	char *wc = wcontent ? strdup(wcontent) : NULL;
 	if (!ex || !fam || !tags || (wfile && !wf) || (wcontent && !wc) ||
