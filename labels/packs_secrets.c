@@ -48,6 +48,54 @@ static size_t copy_destination(const locus_shell_command *c)
 static const char *const meta_programs =
     "test [ [[ ls stat touch mkdir realpath readlink du basename dirname";
 
+/* `file NAME` prints the type it finds in the first bytes ("PEM RSA private
+   key", "ASCII text"), not the content: with these options only.  -f and
+   --files-from print each line of the named file (checked: `file -f
+   .env` shows its lines), -m/--magic-file parses it; any other or
+   abbreviated option keeps the read (exact spellings only). */
+static const struct {
+	const char *prog;
+	const char *letters; /* flags allowed alone or in a cluster */
+	const char *longs;   /* "|brief|": exact long options */
+} type_only[] = {
+    {"file", "bchikLlNprsSzZ0E",
+     "|brief|mime|mime-type|mime-encoding|dereference|no-dereference|"
+     "uncompress|uncompress-noreport|keep-going|raw|no-pad|"
+     "preserve-date|special-files|print0|extension|apple|no-sandbox|"},
+};
+
+static bool long_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strchr(list, '|'); p && p[1];
+	     p = strchr(p + 1, '|'))
+		if (!strncmp(p + 1, name, n) && p[1 + n] == '|')
+			return true;
+	return false;
+}
+
+static bool prints_type_only(const locus_shell_command *c)
+{
+	for (size_t r = 0; r < sizeof type_only / sizeof *type_only; r++) {
+		if (strcmp(c->name, type_only[r].prog) != 0)
+			continue;
+		for (size_t i = 1; i < c->argc; i++) {
+			const char *a = c->argv[i];
+			if (!strcmp(a, "--"))
+				break;
+			if (a[0] != '-' || !a[1])
+				continue;
+			if (a[1] == '-'
+			        ? !long_listed(type_only[r].longs, a + 2)
+			        : strspn(a + 1, type_only[r].letters) !=
+			              strlen(a + 1))
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* chmod with modes that grant nothing to group or others (600, 0400,
    go-rwx, u+x, go=): it only narrows who reads the file.  A mode that may
    open it to others (644, o+r, a=r, +r) is judged as before; chown and
@@ -116,7 +164,8 @@ static bool names_secret(const locus_shell_command *c)
 			known = true;
 			data = pk_data_program(c->name) ||
 			       pk_word_in(meta_programs, c->name) ||
-			       git_names_only(c) || chmod_narrows(c);
+			       git_names_only(c) || chmod_narrows(c) ||
+			       prints_type_only(c);
 			pattern = pk_pattern_operand(c);
 			dest = copy_destination(c);
 		}

@@ -270,6 +270,21 @@ static const char *const declaring_cmds[] = {
 };
 /* clang-format on */
 
+/* Option variables of pagers whose `+CMD` runs at start (less reads
+   LESS as options: LESS='+!cmd' and LESS='-R +!cmd' run cmd; checked in
+   less 590 inside bubblewrap).  `-+X` resets an option: not a command. */
+/* clang-format off */
+static const char *const env_pager_options[] = {"LESS", NULL};
+/* clang-format on */
+
+static bool pager_command(const char *v)
+{
+	for (const char *p = strchr(v, '+'); p; p = strchr(p + 1, '+'))
+		if (p == v || p[-1] != '-')
+			return true;
+	return false;
+}
+
 static bool env_name_is(const char *a, size_t n, const char *name)
 {
 	size_t l = strlen(name);
@@ -293,6 +308,16 @@ static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
 			            "%.*s in the environment runs code "
 			            "the line does not show",
 			            (int)n, a);
+			return;
+		}
+	for (size_t k = 0; env_pager_options[k]; k++)
+		if (env_name_is(a, n, env_pager_options[k]) &&
+		    pager_command(eq + 1)) {
+			lp_unparsed(
+			    ctx,
+			    "%.*s holds a command the pager runs at start "
+			    "(+CMD)",
+			    (int)n, a);
 			return;
 		}
 	for (size_t k = 0; env_shell_text[k]; k++)
