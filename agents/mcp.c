@@ -3,7 +3,7 @@
  * (spec integrations.md section 1, docs/mcp.md, docs/integrations.md).
  *
  *   locus mcp [--root DIR] [--allow-broad-root]
- *             [--backend local|memory|bwrap|oci|openshell]
+ *             [--backend bwrap|local|memory|oci|openshell] (default bwrap)
  *             [--oci-* / --openshell-* as locus tool]
  *             [--policy FILE | --preset NAME] [--claude-settings FILE]
  *             [--audit FILE] [--tools a,b,c] [--no-read-check]
