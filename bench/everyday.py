@@ -9,6 +9,12 @@ labels that held them, with examples).
 
     /usr/bin/python3 bench/everyday.py [--locus build/locus] [--preset standard]
                                        [--examples N] [--max-asked N]
+    /usr/bin/python3 bench/everyday.py --confined [--locus build/locus]
+
+--confined prints, for every preset, how many lines are allowed outright,
+allowed only when confined (the same call tagged `sandboxed`, as `locus
+hook --jail` tags a shell call it will run in the jail: the policy's
+allow_sandboxed_for, docs/jail.md) and held or denied.
 
 --max-asked N fails (exit 1) when more than N lines are held or denied:
 the `everyday` test guards the figure of docs/tags.md this way (a bound,
@@ -37,6 +43,49 @@ def fired_labels(decision):
     return fired
 
 
+def gate(locus, preset, lines, tags):
+    """The decisions of `locus gate` for lines, each call given tags."""
+    calls = "".join(json.dumps({"tool": "bash", "arguments": {"command": l},
+                                "tags": tags}) + "\n" for l in lines)
+    with tempfile.TemporaryDirectory() as root:
+        p = subprocess.run([locus, "gate", "--preset", preset,
+                            "--root", root], input=calls.encode(),
+                           stdout=subprocess.PIPE, check=False)
+    if p.returncode != 0:
+        raise SystemExit("locus gate exited %d" % p.returncode)
+    out = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    if len(out) != len(lines):
+        raise SystemExit("got %d decisions for %d lines"
+                         % (len(out), len(lines)))
+    return out
+
+
+def confined(a, lines):
+    """Outright, confined and held per preset."""
+    names = ["standard", "strict", "permissive", "readonly"]
+    n = len(lines)
+    for preset in names:
+        plain = gate(a.locus, preset, lines, [])
+        boxed = gate(a.locus, preset, lines, ["sandboxed"])
+        outright = sum(1 for d in plain if d["outcome"] == "allow")
+        conf = [l for l, d, e in zip(lines, plain, boxed)
+                if d["outcome"] != "allow" and e["outcome"] == "allow"]
+        worse = sum(1 for d, e in zip(plain, boxed)
+                    if d["outcome"] == "allow" and e["outcome"] != "allow")
+        held = n - outright - len(conf)
+        print("%-10s %d lines: %d allowed outright (%.1f%%), %d allowed "
+              "confined (%.1f%%), together %d (%.1f%%); %d held or denied"
+              % (preset, n, outright, 100.0 * outright / n, len(conf),
+                 100.0 * len(conf) / n, outright + len(conf),
+                 100.0 * (outright + len(conf)) / n, held))
+        for l in conf[:a.examples]:
+            print("    confined: %s" % l.replace("\n", "\\n")[:70])
+        if worse:
+            print("    %d lines allowed outright are held when confined"
+                  % worse)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--locus", default=os.path.join(ROOT, "build", "locus"))
@@ -46,10 +95,13 @@ def main():
                                          "agent-lines.jsonl"))
     ap.add_argument("--examples", type=int, default=3)
     ap.add_argument("--max-asked", type=int, default=None)
+    ap.add_argument("--confined", action="store_true")
     a = ap.parse_args()
 
     with open(a.lines, encoding="utf-8") as f:
         lines = [json.loads(l) for l in f if l.strip()]
+    if a.confined:
+        return confined(a, lines)
     calls = "".join(json.dumps({"tool": "bash", "arguments": {"command": l}})
                     + "\n" for l in lines)
     with tempfile.TemporaryDirectory() as root:

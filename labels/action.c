@@ -540,6 +540,14 @@ static int add_outside(locus_action *a, const cJSON *args, const char *root)
 	int rc = locus_action_add_tag(a, "outside-workspace");
 	if (rc)
 		return rc;
+	/* the refinement a policy may allow confined (docs/jail.md): every
+	   outside path of the line is in a scratch folder the jail makes
+	   private to the call */
+	if (a->is_bash && ll_outside_scratch(a->shell, root, &oom) &&
+	    (rc = locus_action_add_tag(a, "outside-workspace:tmp")))
+		return rc;
+	if (oom)
+		return LOCUS_ENOMEM;
 	static const char prefix[] = "outside-workspace: ";
 	static const char suffix[] = " is outside the workspace root";
 	char text[sizeof prefix + 200 + sizeof suffix];

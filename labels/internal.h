@@ -218,6 +218,11 @@ ll_floor *ll_parser_floor(locus_shell_parser *parser);
    (the answer is then "outside"). */
 const char *ll_outside_shell(const locus_shell_result *r, const char *root,
                              bool *oom);
+/* outside.c: every path of the line outside `root` is in a scratch folder
+   (/tmp, /var/tmp: private to each call in the jail).  false without a
+   root or on OOM. */
+bool ll_outside_scratch(const locus_shell_result *r, const char *root,
+                        bool *oom);
 /* paths.c: what a file tool's path names (issue 25), with the shell's
    tables, after normalising it (root joined, // . .. folded, the
    workspace's symlinks followed): LL_PATH_* bits. */

@@ -144,8 +144,28 @@ typedef struct cwds {
 	size_t n;
 	bool lost;
 	bool oom;
+	bool
+	    scratch_ok; /* /tmp and /var/tmp count as inside (ll_outside_scratch) */
 	const char *root; /* folded */
 } cwds;
+
+/* The scratch folders a jail makes private and empty for each call
+   (docs/jail.md): a path there reaches nothing of the host's. */
+static const char *const scratch_dirs[] = {"/tmp", "/var/tmp", NULL};
+
+/* `abs` (folded) is inside: under the root, or in scratch mode under a
+   scratch folder. */
+static bool inside(const cwds *w, const char *abs)
+{
+	if (under(abs, w->root))
+		return true;
+	if (!w->scratch_ok)
+		return false;
+	for (const char *const *d = scratch_dirs; *d; d++)
+		if (under(abs, *d))
+			return true;
+	return false;
+}
 
 /* Path `p` (a static word value) as seen from every candidate: outside? */
 static bool path_outside(cwds *w, const char *p)
@@ -164,7 +184,7 @@ static bool path_outside(cwds *w, const char *p)
 			w->oom = true;
 			return true;
 		}
-		bool out = !under(f, w->root);
+		bool out = !inside(w, f);
 		free(f);
 		return out;
 	}
@@ -181,7 +201,7 @@ static bool path_outside(cwds *w, const char *p)
 			w->oom = true;
 			return true;
 		}
-		bool out = !under(f, w->root);
+		bool out = !inside(w, f);
 		free(f);
 		if (out)
 			return true;
@@ -225,7 +245,7 @@ static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
 			w->oom = w->lost = true;
 			return;
 		}
-		if (!under(f, w->root)) {
+		if (!inside(w, f)) {
 			free(f);
 			w->lost = true;
 			return;
@@ -460,11 +480,12 @@ static const char *cd_target(const locus_shell_command *c, bool *dynamic)
 	return NULL;
 }
 
-const char *ll_outside_shell(const locus_shell_result *r, const char *root,
-                             bool *oom)
+static const char *outside_shell(const locus_shell_result *r, const char *root,
+                                 bool scratch_ok, bool *oom)
 {
 	cwds w;
 	memset(&w, 0, sizeof w);
+	w.scratch_ok = scratch_ok;
 	*oom = false;
 	char *froot = root ? fold(NULL, root) : NULL;
 	if (root && !froot) {
@@ -522,14 +543,33 @@ const char *ll_outside_shell(const locus_shell_result *r, const char *root,
 				hit = t ? t : "~";
 			continue;
 		}
+		/* a link made in the workspace outlives the jail's scratch
+		   folder: it points at the host's */
+		bool link =
+		    w.scratch_ok && c->argc &&
+		    (!strcmp(c->name, "ln") || !strcmp(c->name, "link"));
+		w.scratch_ok = scratch_ok && !link;
 		hit = command_outside(&w, c);
 		if (!hit)
 			hit = inline_code_outside(&w, c);
+		w.scratch_ok = scratch_ok;
 	}
 	*oom = w.oom;
 	cwds_free(&w);
 	free(froot);
 	return hit;
+}
+
+const char *ll_outside_shell(const locus_shell_result *r, const char *root,
+                             bool *oom)
+{
+	return outside_shell(r, root, false, oom);
+}
+
+bool ll_outside_scratch(const locus_shell_result *r, const char *root,
+                        bool *oom)
+{
+	return root && !outside_shell(r, root, true, oom) && !*oom;
 }
 
 /* ---- file tools ------------------------------------------------------- */

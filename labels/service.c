@@ -15,19 +15,14 @@
  *   A dry run (`--dry-run`, `--dryrun`, `--what-if`) or a help form leaves
  *   it off.  The packs (labels/packs_*.c) keep their specific rules on top.
  *
- * Decision (issue 25 asks for exec:network on every service CLI and for
- * the everyday figure to hold): a read form is known to be harmless and
- * stays untagged, as before.  A read form is a leading chain of operands
- * (the operands, an option's value included) holding a read verb (get,
- * list, ls, describe, show, logs, status, plan, validate...;
- * `describe-instances`, `get-caller-identity`: the first part counts)
- * among its first three words, with no word before the verb that runs or changes something
- * (exec, run, ssh, cp, apply, create, put, set...), no secret noun in the
- * chain (secret, password, token, credential, key...: those print
- * credentials), no http(s) URL anywhere and no option naming another server or
- * endpoint (`--server`, `--endpoint-url`: the credentials would go
- * there), on a program that is not a secret manager.  Anything else is
- * exec:network: an unknown verb is never taken for a read.
+ * Decision: every call is exec:network, reads included (a read of a
+ * remote API with the user's credentials is not a workspace-only read),
+ * except the local forms (local_forms below: terraform fmt, helm lint,
+ * the CLI's own configuration, help and completion), which the tools'
+ * documentation describes as working on local files only.  The read form
+ * (a read verb among the first operand words, no action word before it,
+ * no secret noun, no URL, no other server or endpoint) is kept for one
+ * thing: a `retention` word on it does not make the call destructive.
  *
  * `python -m MODULE` is judged as MODULE (`python -m twine upload`).
  */
@@ -172,6 +167,47 @@ static const struct verb retention_reason = {
     "retention", "a service CLI changes retention (older data is deleted)"};
 static const struct verb zero_reason = {
     "scale", "a service CLI scales to zero (every instance stops)"};
+
+/* Local forms: subcommands that the tools' own documentation describes as
+   working on local files only, without a request to the service
+   (terraform fmt/validate, helm lint/create/package, the CLI's own
+   configuration, shell completion).  The chain's leading operands must
+   be these words exactly (an option's value in front of them makes the
+   call a network one: it only over-holds).  Sorted by program. */
+/* clang-format off */
+static const struct local_form {
+	const char *prog;
+	const char *words; /* space-separated leading operands */
+} local_forms[] = {
+	{"aws", "configure list"},
+	{"gcloud", "auth list"},
+	{"gcloud", "config get"},
+	{"gcloud", "config get-value"},
+	{"gcloud", "config list"},
+	{"gcloud", "version"},
+	{"helm", "create"},
+	{"helm", "lint"},
+	{"helm", "package"},
+	{"helm", "repo list"},
+	{"helm", "version"},
+	{"kubectl", "config current-context"},
+	{"kubectl", "config get-contexts"},
+	{"kubectl", "config view"},
+	{"kubectl", "version --client"},
+	{"terraform", "fmt"},
+	{"terraform", "graph"},
+	{"terraform", "providers"},
+	{"terraform", "validate"},
+	{"terraform", "version"},
+	{"tofu", "fmt"},
+	{"tofu", "graph"},
+	{"tofu", "providers"},
+	{"tofu", "validate"},
+	{"tofu", "version"},
+	{"twine", "check"},
+};
+/* clang-format on */
+#define NLOCAL (sizeof local_forms / sizeof *local_forms)
 
 /* Operands of the subcommand chain that are read for a verb. */
 #define SERVICE_OPERANDS 5
@@ -382,6 +418,70 @@ static const struct verb *verbless(const locus_shell_command *c, size_t first,
 	return scale && zero ? &zero_reason : NULL;
 }
 
+/* The call is a local form of p (see local_forms), or only asks for
+   help, version or completion (`X --help`, `X help ...`, `X completion
+   bash`, `X --version` alone). */
+static bool local_form(const locus_shell_command *c, const lk_program *p,
+                       size_t first)
+{
+	size_t ops[4], nops = 0;
+	for (size_t i = first; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strstr(a, "://"))
+			return false;
+		if (a[0] == '-') {
+			size_t n = strcspn(a, "=");
+			char name[64];
+			if (n >= sizeof name)
+				return false;
+			memcpy(name, a, n);
+			name[n] = '\0';
+			if (any_part(elsewhere_parts, name))
+				return false;
+			continue;
+		}
+		if (nops < 4)
+			ops[nops++] = i;
+	}
+	for (size_t i = first; i < c->argc; i++)
+		if (listed(help_words, c->argv[i], strlen(c->argv[i])) &&
+		    !ll_harmless_spoiled(c, first, HELP))
+			return true;
+	if (nops && (!strcmp(c->argv[ops[0]], "help") ||
+	             !strcmp(c->argv[ops[0]], "completion")))
+		return true;
+	for (size_t k = 0; k < NLOCAL; k++) {
+		if (strcmp(local_forms[k].prog, p->name) != 0)
+			continue;
+		const char *w = local_forms[k].words;
+		size_t j = 0;
+		while (*w) {
+			size_t n = strcspn(w, " ");
+			if (w[0] == '-') {
+				/* an option the form needs, anywhere */
+				bool seen = false;
+				for (size_t i = first; i < c->argc; i++)
+					seen |= strlen(c->argv[i]) == n &&
+					        !strncmp(c->argv[i], w, n);
+				if (!seen)
+					break;
+			} else {
+				const char *op =
+				    j < nops ? c->argv[ops[j]] : "";
+				if (strlen(op) != n || strncmp(op, w, n) != 0)
+					break;
+				j++;
+			}
+			w += n;
+			w += *w == ' ';
+		}
+		/* every word matched the leading operands in order */
+		if (!*w && j)
+			return true;
+	}
+	return false;
+}
+
 /* The call is a read form (see the file's header). */
 static bool read_form(const locus_shell_command *c, const lk_program *p,
                       size_t first)
@@ -443,7 +543,8 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 	if (fx != LK_FX_SERVICE && fx != LK_FX_SECRETS)
 		return;
 	bool read = fx == LK_FX_SERVICE && read_form(c, p, first);
-	if (fx == LK_FX_SERVICE && !(p->cls & LK_NETWORK) && !read) {
+	if (fx == LK_FX_SERVICE && !(p->cls & LK_NETWORK) &&
+	    !local_form(c, p, first)) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		ll_judgement_reason(j, "a service or cloud CLI reaches the "
 		                       "network");

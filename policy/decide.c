@@ -38,6 +38,7 @@ struct locus_decision {
 	const char *permission; /* static "allow" "ask" "deny" or NULL */
 	char *permission_rule;
 	char *version;
+	bool confined; /* allowed only because the call runs confined */
 	bool oom;
 };
 
@@ -167,8 +168,29 @@ static char *intersect(locus_decision *d, const pl_strset *set,
 	return s;
 }
 
+/* Holding label `l` may be waived for a confined call: it is in
+ * allow_sandboxed_for, or the call carries a refinement `l:X` of it that
+ * is (`outside-workspace:tmp`: every outside path is a scratch path the
+ * jail makes private). */
+static bool confinable(const locus_decision *d, const locus_policy *p,
+                       const char *l)
+{
+	if (pl_never_confined(l))
+		return false;
+	if (pl_strset_has(&p->allow_sandboxed_for, l))
+		return true;
+	size_t n = strlen(l);
+	for (size_t i = 0; i < d->labels.n; i++) {
+		const char *r = d->labels.items[i];
+		if (!strncmp(r, l, n) && r[n] == ':' && r[n + 1] &&
+		    pl_strset_has(&p->allow_sandboxed_for, r))
+			return true;
+	}
+	return false;
+}
+
 /* A sandboxed call whose every holding label (require_human_for, and
- * permission:ask) is in allow_sandboxed_for and none is never_confined. */
+ * permission:ask) is confinable and none is never_confined. */
 static bool confined_allow(const locus_decision *d, const locus_policy *p)
 {
 	if (!p->allow_sandboxed_for.n ||
@@ -178,8 +200,7 @@ static bool confined_allow(const locus_decision *d, const locus_policy *p)
 		const char *l = d->labels.items[i];
 		bool holds = pl_strset_has(&p->require_human_for, l) ||
 		             !strcmp(l, "permission:ask");
-		if (holds && (pl_never_confined(l) ||
-		              !pl_strset_has(&p->allow_sandboxed_for, l)))
+		if (holds && !confinable(d, p, l))
 			return false;
 	}
 	return true;
@@ -189,6 +210,10 @@ bool locus_policy_wants_sandbox(const locus_policy *p, const locus_decision *d)
 {
 	if (!p || !d)
 		return false;
+	/* an allow that holds only in the jail is confined, whatever
+	   require_sandbox_for says */
+	if (d->confined)
+		return true;
 	for (size_t i = 0; i < d->labels.n; i++)
 		if (pl_strset_has(&p->require_sandbox_for, d->labels.items[i]))
 			return true;
@@ -338,6 +363,8 @@ static void bound_checks(locus_decision *d, const locus_policy *p,
 	char *l = intersect(d, &p->require_human_for, "permission:ask");
 	if (l) {
 		bool confined = confined_allow(d, p);
+		if (confined && !waive)
+			d->confined = true;
 		add_check(d, H, waive || confined,
 		          confined ? "labels %s require human approval "
 		                     "(waived: the call runs sandboxed)"
@@ -430,9 +457,16 @@ static int apply_input(subject *s, const locus_gate_input *in, locus_error *err)
 		              "verification confidence must be within 0..1");
 	if (in->has_finding && (unsigned)in->finding_severity > 3)
 		return lu_err(err, LOCUS_EINVALID, "unknown finding severity");
-	for (size_t i = 0; i < in->ntags; i++)
-		if (in->tags[i] && pl_strset_add(&s->tags, in->tags[i]))
+	for (size_t i = 0; i < in->ntags; i++) {
+		/* outside-workspace:tmp is the labeller's word on the paths
+		   of the call (it may waive a hold when confined): a caller
+		   cannot claim it */
+		if (!in->tags[i] ||
+		    !strncmp(in->tags[i], "outside-workspace:", 18))
+			continue;
+		if (pl_strset_add(&s->tags, in->tags[i]))
 			return lu_err(err, LOCUS_ENOMEM, "out of memory");
+	}
 	return 0;
 }
 

@@ -347,10 +347,11 @@ static const struct {
 	/* clang-format off */
 } presets[] = {
 	{"standard",
-	 "{\"version\": \"standard@3\",\n"
+	 "{\"version\": \"standard@4\",\n"
 	 " \"require_verification_score\": 0,\n"
 	 " \"require_sandbox_for\": [\"workspace.exec\", \"workspace.read\"],\n"
 	 " \"require_sandbox_strict\": false,\n"
+	 " \"allow_sandboxed_for\": [\"outside-workspace:tmp\"],\n"
 	 " \"deny_for\": [\"exec:never\"],\n"
 	 " \"require_human_for\": [\"exec:destructive\", \"exec:force-push\",\n"
 	 "   \"exec:vcs-push\", \"exec:remote-code\", \"exec:shutdown\",\n"

@@ -449,6 +449,46 @@ def unprivileged():
         shutil.rmtree(base, ignore_errors=True)
 
 
+def confined_allows(base, ws):
+    """A confined allow (allow_sandboxed_for: standard's scratch files in
+    /tmp) is an allow only where the hook really jails the call: held
+    without --jail, rewritten with it (also under a policy whose
+    require_sandbox_for is empty), and what it writes to /tmp stays in
+    the jail's private /tmp."""
+    name = "locus-confined-%d" % os.getpid()
+    line = f"echo hi > /tmp/{name} && cat /tmp/{name}"
+    p = {"hook_event_name": "PreToolUse", "cwd": ws, "tool_name": "Bash",
+         "tool_input": {"command": line}}
+    rc, out = hook("claude-code", p)
+    h = (out or {}).get("hookSpecificOutput", {})
+    check(rc == 0 and h.get("permissionDecision") == "ask",
+          "standard, no --jail: a /tmp scratch line is held")
+    only = os.path.join(base, "confined-only.json")
+    with open(only, "w") as f:
+        json.dump({"require_verification_score": 0,
+                   "require_human_for": ["outside-workspace"],
+                   "allow_sandboxed_for": ["outside-workspace:tmp"]}, f)
+    for args in (("--jail",), ("--jail", "--policy", only)):
+        rc, out = hook("claude-code", p, *args)
+        cmd = updated_command("claude-code", out)
+        check(rc == 0 and cmd is not None,
+              f"{args}: a confined allow is answered with the jailed "
+              f"rewrite")
+        if cmd is None:
+            continue
+        r = subprocess.run(["bash", "-c", cmd], cwd=ws, capture_output=True,
+                           timeout=60)
+        check(r.returncode == 0 and r.stdout == b"hi\n" and
+              not os.path.exists(f"/tmp/{name}"),
+              f"{args}: the scratch file lives in the jail's /tmp only "
+              f"({r.returncode}, {r.stdout!r}, {r.stderr[-200:]!r})")
+    p["tool_input"]["command"] = f"cat /tmp/../etc/hostname > /tmp/{name}"
+    rc, out = hook("claude-code", p, "--jail")
+    h = (out or {}).get("hookSpecificOutput", {})
+    check(h.get("permissionDecision") == "ask",
+          "--jail: a path out of /tmp is still held")
+
+
 def main():
     probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/",
                             "true"], capture_output=True)
@@ -465,6 +505,7 @@ def main():
         roundtrip(ws, policy)
         other_agents(ws, policy)
         held_and_denied(ws)
+        confined_allows(base, ws)
         misses(base, ws, policy)
         everyday(ws)
         if os.geteuid() == 0:

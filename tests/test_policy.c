@@ -287,6 +287,70 @@ START_TEST(library_defaults)
 }
 END_TEST
 
+/* allow_sandboxed_for: a hold waived only for a call that runs confined,
+ * through a refinement label of the holding one; such an allow always
+ * wants the sandbox (a front end that cannot confine never sees it, since
+ * it does not tag the call sandboxed); a never-confined label is never
+ * waived, not even through a refinement of it. */
+START_TEST(confined_allow)
+{
+	locus_policy *p =
+	    load("{\"require_verification_score\": 0,"
+	         " \"require_sandbox_strict\": false,"
+	         " \"require_human_for\": [\"outside-workspace\","
+	         "   \"exec:network\", \"exec:destructive\"],"
+	         " \"allow_sandboxed_for\": [\"outside-workspace:tmp\","
+	         "   \"exec:network:x\"]}");
+	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
+	in.workspace_root = "/home/user/project";
+	const char *tmp = "{\"command\":\"cp src/a.c /tmp/a.c.orig\"}";
+	const char *etc = "{\"command\":\"cp src/a.c /etc/a.c\"}";
+	const char *rm = "{\"command\":\"rm /tmp/a.c.orig\"}";
+	locus_decision *d = gate(p, "bash", tmp, &in);
+	ck_assert_int_eq(locus_decision_outcome(d),
+	                 LOCUS_OUTCOME_REQUIRE_HUMAN);
+	ck_assert(locus_decision_has_label(d, "outside-workspace:tmp"));
+	ck_assert(!locus_policy_wants_sandbox(p, d));
+	locus_decision_free(d);
+	const char *sb[] = {"sandboxed", "exec:network:x"};
+	in.tags = sb;
+	in.ntags = 1;
+	d = gate(p, "bash", tmp, &in);
+	ck_assert_int_eq(locus_decision_outcome(d), LOCUS_OUTCOME_ALLOW);
+	/* require_sandbox_for is empty: the allow itself wants the jail */
+	ck_assert(locus_policy_wants_sandbox(p, d));
+	locus_decision_free(d);
+	expect(p, "bash", etc, &in, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['outside-workspace'] require human approval");
+	expect(p, "bash", rm, &in, LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['exec:destructive', 'outside-workspace'] require "
+	       "human approval");
+	/* a refinement of a never-confined label waives nothing */
+	in.ntags = 2;
+	expect(p, "bash", "{\"command\":\"curl -s https://example.com\"}", &in,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN,
+	       "labels ['exec:network'] require human approval");
+	locus_policy_free(p);
+	/* the loader refuses a never-confined label */
+	locus_policy *bad = NULL;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	const char *j = "{\"allow_sandboxed_for\": [\"exec:network\"]}";
+	ck_assert_int_ne(locus_policy_load(&bad, j, strlen(j), &err), 0);
+	ck_assert_ptr_null(bad);
+	/* standard: /tmp scratch only; strict waives nothing */
+	ck_assert_int_eq(locus_policy_preset(&p, "standard", NULL), 0);
+	in.ntags = 1;
+	expect(p, "bash", tmp, &in, LOCUS_OUTCOME_ALLOW, NULL);
+	expect(p, "bash", "{\"command\":\"frobnicate --all\"}", &in,
+	       LOCUS_OUTCOME_REQUIRE_HUMAN, NULL);
+	locus_policy_free(p);
+	ck_assert_int_eq(locus_policy_preset(&p, "strict", NULL), 0);
+	expect(p, "bash", tmp, &in, LOCUS_OUTCOME_REQUIRE_HUMAN, NULL);
+	locus_policy_free(p);
+}
+END_TEST
+
 START_TEST(each_check_reason)
 {
 	locus_policy *p = load("{\"require_verification_score\": 0,"
@@ -1136,6 +1200,7 @@ int main(void)
 	tcase_add_test(t, api_versions_and_null_getters);
 	tcase_add_test(t, gate_root_outside_workspace);
 	tcase_add_test(t, each_check_reason);
+	tcase_add_test(t, confined_allow);
 	tcase_add_test(t, verification_rules);
 	tcase_add_test(t, strongest_wins_and_order);
 	tcase_add_loop_test(t, loader_rejects, 0,

@@ -318,7 +318,9 @@ LOCUS_API const char *locus_decision_policy_version(const locus_decision *d);
 
 /**
  * Does the policy want this call confined: does one of the decision's
- * labels appear in the policy's require_sandbox_for?  A front end that
+ * labels appear in the policy's require_sandbox_for, or was the call
+ * allowed only because it runs confined (a hold waived by
+ * allow_sandboxed_for for a call tagged "sandboxed")?  A front end that
  * can confine a call (`locus hook --jail` for a shell line, the harness
  * on an isolated backend) confines the calls for which this is true
  * (docs/jail.md).  false for NULL arguments.
