@@ -382,7 +382,9 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 			return;
 		}
 	}
-	if (estimate_tokens(text, len) > LP_MAX_TOKENS) {
+	/* at most one token a byte: a shorter text cannot be over the cap
+	   (the count is read only for long texts) */
+	if (len > LP_MAX_TOKENS && estimate_tokens(text, len) > LP_MAX_TOKENS) {
 		lp_unparsed(ctx,
 		            "input too complex to analyze (more than %u "
 		            "tokens)",
