@@ -79,7 +79,17 @@ bool ll_harmless_undone(const char *a, const char *opt, size_t n)
 	const char *value;
 	if (any_spelling(a, opt, n, &value))
 		return value && !on_value(value);
-	if (n < 3 || opt[0] != '-' || strncmp(a, "--no-", 5) != 0)
+	if (n < 3 || opt[0] != '-')
+		return false;
+	const char *eq = strchr(a, '=');
+	if (a[0] == '-' && a[1] == '-' && eq && !on_value(eq + 1)) {
+		/* --dry=none: an abbreviation (getopt_long) set off */
+		const char *nm = opt + (opt[1] == '-' ? 2 : 1);
+		size_t k = (size_t)(eq - (a + 2));
+		if (k && k <= n - (size_t)(nm - opt) && !strncmp(a + 2, nm, k))
+			return true;
+	}
+	if (strncmp(a, "--no-", 5) != 0)
 		return false;
 	/* --no-NAME and its abbreviations (--no-d, even --no-) */
 	const char *name = opt + (opt[1] == '-' ? 2 : 1);

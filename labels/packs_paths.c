@@ -25,6 +25,7 @@ typedef struct fragment {
 	where at;
 } fragment;
 
+/* clang-format off */
 static const fragment secret_fragments[] = {
     {".ssh/id_", ANYWHERE},
     {"id_rsa", COMPONENT},
@@ -84,6 +85,9 @@ static const fragment secret_fragments[] = {
     {".p8", SUFFIX},
     {".kdbx", SUFFIX},
     {".tfstate", ANYWHERE}, /* terraform.tfstate(.backup) */
+    {".tfvars", SUFFIX},      /* terraform variables: provider keys */
+    {".tfvars.json", SUFFIX},
+    {".dockercfg", COMPONENT}, /* the old docker registry auths */
     {"vault_pass", ANYWHERE},
     {"master.key", COMPONENT},
     {"secrets.yml", COMPONENT},
@@ -95,6 +99,7 @@ static const fragment secret_fragments[] = {
     {".mysql_history", COMPONENT},
     {NULL, ANYWHERE},
 };
+/* clang-format on */
 
 static const fragment persistence_fragments[] = {
     /* shell startup files */
