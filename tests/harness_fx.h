@@ -105,9 +105,11 @@ static inline void reap(void)
 		;
 }
 
+/* The group is gone: polled for at most 30 s, a hang guard (a killed
+   tree takes a moment to go on a loaded machine). */
 static inline bool group_gone(pid_t pgid)
 {
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 3000; i++) {
 		reap();
 		if (kill(-pgid, 0) == -1 && errno == ESRCH)
 			return true;
@@ -156,11 +158,12 @@ static inline bool host_sleep_alive_once(const char *arg)
 	return found;
 }
 
-/* Host view: is a `sleep ARG` still alive after up to 2 s?  (A killed
-   tree takes a moment to go.) */
+/* Host view: is a `sleep ARG` still alive after up to 30 s?  (A killed
+   tree takes a moment to go; the wait is a hang guard, it ends as soon as
+   the process is gone.) */
 static inline bool host_sleep_alive(const char *arg)
 {
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 3000; i++) {
 		reap();
 		if (!host_sleep_alive_once(arg))
 			return false;

@@ -243,11 +243,9 @@ START_TEST(local_timeout_kills_group)
 	locus_error err;
 	ck_assert_int_eq(locus_backend_local_new(&b, g_root, NULL, &err), 0);
 	locus_exec_result r;
-	double t0 = lu_now();
-	ck_assert_int_eq(b->exec(b, "echo $$; sleep 30 & sleep 30", 0.5,
+	ck_assert_int_eq(b->exec(b, "echo $$; sleep 3000 & sleep 3000", 0.5,
 	                         LOCUS_EXEC_DEFAULT, &r, &err),
 	                 0);
-	ck_assert(lu_now() - t0 < 5);
 	ck_assert(r.timed_out);
 	ck_assert(!r.finished);
 	ck_assert_str_eq(r.handle, "");
@@ -861,12 +859,10 @@ START_TEST(tool_bash_timeout_background)
 	if (!fx_open(&f, _i, NULL, NULL, NULL))
 		return;
 	/* kill on timeout */
-	double t0 = lu_now();
 	call_err(&f, "bash",
-	         "{\"command\":\"echo start; sleep 30\",\"timeout\":1,"
+	         "{\"command\":\"echo start; sleep 3000\",\"timeout\":1,"
 	         "\"on_timeout\":\"kill\"}",
 	         "timed out after 1s; the command was killed\nstart\n");
-	ck_assert(lu_now() - t0 < 10);
 	ck_assert(f.rec.last.timed_out && !f.rec.last.has_exit_code);
 	/* keep on timeout: a handle */
 	call_ok(&f, "bash",
@@ -1326,13 +1322,11 @@ START_TEST(policy_timeout_no_background)
 	                  !strstr(frag, "with background=true and read"),
 	              "%s", frag);
 	free(frag);
-	double t0 = lu_now();
 	call_err(&f, "bash",
-	         "{\"command\":\"echo $$ > pid.txt; exec sleep 30\","
+	         "{\"command\":\"echo $$ > pid.txt; exec sleep 3000\","
 	         "\"timeout\":1}",
 	         "timed out after 1s; the command was killed: the policy does "
 	         "not let it go on in the background (exec:background)");
-	ck_assert(lu_now() - t0 < 10);
 	ck_assert_int_eq(decisions, 2); /* the call, then the re-ask */
 	ck_assert(f.rec.last.timed_out && !f.rec.last.background);
 	pid_t pid = pid_in(&f, "pid.txt");
@@ -1387,6 +1381,9 @@ static void *cancel_thread(void *p)
 	return NULL;
 }
 
+/* Progress comes about once a second: never before the run's first
+   second (a lower bound only: a loaded machine makes gaps longer, never
+   shorter). */
 static void count_progress(double elapsed, size_t bytes, void *p)
 {
 	int *n = p;
@@ -1409,7 +1406,8 @@ START_TEST(call_ctl_cancel_progress)
 	char *out = NULL;
 	bool e = false;
 	locus_error err = {0};
-	/* progress: a 2.5 s command, about one a second */
+	/* progress: a 2.5 s command reports (how often depends on the load:
+	   count_progress checks none comes early) */
 	ck_assert_int_eq(locus_harness_call_ctl(
 	                     &out, &e, f.h, "bash",
 	                     JS("{\"command\":\"echo a; sleep 2.5; echo b\"}"),
@@ -1417,20 +1415,18 @@ START_TEST(call_ctl_cancel_progress)
 	                 0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
-	ck_assert_msg(progress >= 1 && progress <= 3, "%d", progress);
+	ck_assert_msg(progress >= 1, "%d", progress);
 	/* cancel a running command: it and its background child die */
 	cancel_after c = {&ctl, 300000};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
-	double t0 = lu_now();
 	ck_assert_int_eq(
 	    locus_harness_call_ctl(&out, &e, f.h, "bash",
-	                           JS("{\"command\":\"sleep 30 & echo $! > "
+	                           JS("{\"command\":\"sleep 3000 & echo $! > "
 	                              "kid.txt; echo $$ > pid.txt; wait\"}"),
 	                           &ctl, &err),
 	    0);
 	pthread_join(th, NULL);
-	ck_assert(lu_now() - t0 < 5);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	pid_t pid = pid_in(&f, "pid.txt"), kid = pid_in(&f, "kid.txt");
@@ -1497,12 +1493,10 @@ START_TEST(call_ctl_cancel_tree)
 	cancel_after c = {&ctl, 1500000};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
-	double t0 = lu_now();
 	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", cmd,
 	                                        strlen(cmd), &ctl, &err),
 	                 0);
 	pthread_join(th, NULL);
-	ck_assert(lu_now() - t0 < 10);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	for (int k = 0; k < 3; k++)
@@ -1524,13 +1518,11 @@ START_TEST(cli_tool_timeout_no_background)
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd,
 	         "'%s' tool bash '{\"command\":\"echo $$ > p.txt; exec sleep "
-	         "30\",\"timeout\":1}' --backend local --root '%s' > "
+	         "3000\",\"timeout\":1}' --backend local --root '%s' > "
 	         "'%s/out.txt'; echo $? >> "
 	         "'%s/out.txt'",
 	         bin, g_root, g_tmp, g_tmp);
-	double t0 = lu_now();
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert(lu_now() - t0 < 10);
 	char p[800];
 	snprintf(p, sizeof p, "%s/out.txt", g_tmp);
 	char *o = slurp(p, NULL);

@@ -4,7 +4,8 @@
 // cancelled) killing the command's process group, progress notifications,
 // tool annotations and schemas (Ajv strict), structured results, the
 // timeout->background rule under `standard`, a 1 MiB write_stdin, and no
-// process left alive once the client closes.  Every wait is bounded.
+// process left alive once the client closes.  Every wait is for an event,
+// bounded by a hang guard; no duration is asserted.
 import fs from 'node:fs';
 import path from 'node:path';
 import { check, done, requirePackages, tempDir, locusBin } from './lib.mjs';
@@ -20,8 +21,11 @@ const alive = (pid) => {
   try { process.kill(pid, 0); } catch { return false; }
   try { return !/^\S+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
 };
-const until = async (pred, ms) => {
-  const end = Date.now() + ms;
+// Poll pred until it holds; the deadline is a hang guard only (a loaded
+// machine takes its time), never a measure of speed.
+const HANG_GUARD_MS = 60000;
+const until = async (pred) => {
+  const end = Date.now() + HANG_GUARD_MS;
   while (Date.now() < end && !pred()) await sleep(20);
   return pred();
 };
@@ -121,16 +125,16 @@ async function standard() {
   const cancelled = client.callTool({ name: 'bash',
     arguments: { command: 'echo $$ > pid.txt; sleep 60 | cat; echo never' } },
     undefined, { signal: ac.signal, timeout: 20000 });
-  await until(() => pidIn(work, 'pid.txt') > 0, 3000);
+  await until(() => pidIn(work, 'pid.txt') > 0);
   const pid = pidIn(work, 'pid.txt');
-  await until(() => group(pid).length >= 3, 2000);
+  await until(() => group(pid).length >= 3);
   const members = group(pid);
   check(members.length >= 3, 'the command runs as a group (sh, sleep, cat)', JSON.stringify(members));
   ac.abort('test');
   let threw = false;
   try { await cancelled; } catch { threw = true; }
   check(threw, 'the cancelled call rejects on the client');
-  check(pid > 0 && await until(() => group(pid).length === 0, 3000),
+  check(pid > 0 && await until(() => group(pid).length === 0),
     'cancellation kills the process group (no member left)', JSON.stringify(group(pid)));
   await client.ping();
   check(true, 'the server goes on after a cancellation');
@@ -141,7 +145,7 @@ async function standard() {
   const tpid = pidIn(work, 't.txt');
   check(r.isError && /killed/.test(text(r)) && /exec:background/.test(text(r)),
     'a command outliving its timeout is killed under standard', text(r));
-  check(tpid > 0 && await until(() => !alive(tpid), 2000), 'and no process of it is left alive', `${tpid}`);
+  check(tpid > 0 && await until(() => !alive(tpid)), 'and no process of it is left alive', `${tpid}`);
   check(!/background=true and read/.test(client.getInstructions() || ''),
     'the instructions do not advise background under standard', client.getInstructions());
 
@@ -164,9 +168,9 @@ async function permissive() {
   r = await w;
   check(!r.isError, 'the 1 MiB write_stdin completes', text(r).slice(0, 200));
   let o = '';
-  for (let i = 0; i < 100 && !/exited/.test(o); i++) {
+  for (const end = Date.now() + HANG_GUARD_MS; Date.now() < end && !/exited/.test(o);) {
     o = text(await client.callTool({ name: 'bash_output', arguments: { handle: h, since: 0 } }));
-    await sleep(50);
+    if (!/exited/.test(o)) await sleep(50);
   }
   check(/1048576/.test(o), 'the reader got every byte', o.slice(0, 200));
 
@@ -190,13 +194,12 @@ async function permissive() {
   const esc = client.callTool({ name: 'bash',
     arguments: { command: 'setsid sleep 300 & echo $! > esc.txt; wait' } },
     undefined, { signal: ac.signal, timeout: 20000 }).catch(() => null);
-  await until(() => pidIn(work, 'esc.txt') > 0, 3000);
+  await until(() => pidIn(work, 'esc.txt') > 0);
   const escPid = pidIn(work, 'esc.txt');
-  await sleep(100);
   check(escPid > 0 && alive(escPid), 'the setsid escapee runs');
   ac.abort('test');
   await esc;
-  check(await until(() => !alive(escPid), 3000), 'cancellation kills the setsid escapee too', `${escPid}`);
+  check(await until(() => !alive(escPid)), 'cancellation kills the setsid escapee too', `${escPid}`);
 
   // closing the client ends every job the server started
   r = await client.callTool({ name: 'bash', arguments: { command: 'echo $$ > bg.txt; exec sleep 300', background: true } });
@@ -206,16 +209,26 @@ async function permissive() {
   check(!r.isError, 'a background job with a setsid child starts', text(r));
   const running = client.callTool({ name: 'bash', arguments: { command: 'echo $$ > fg.txt; exec sleep 300' } },
     undefined, { timeout: 20000 }).catch(() => null);
-  await until(() => pidIn(work, 'bg.txt') > 0 && pidIn(work, 'fg.txt') > 0, 3000);
-  await until(() => pidIn(work, 'bgesc.txt') > 0, 3000);
+  await until(() => pidIn(work, 'bg.txt') > 0 && pidIn(work, 'fg.txt') > 0);
+  await until(() => pidIn(work, 'bgesc.txt') > 0);
   const bg = pidIn(work, 'bg.txt'), fg = pidIn(work, 'fg.txt'), bgesc = pidIn(work, 'bgesc.txt');
   check(alive(bg) && alive(fg) && alive(bgesc), 'all run before the close');
-  const t1 = Date.now();
+  // The server ends by itself when its stdin closes (what a client's close
+  // does first): its exit is waited for as an event, before the SDK's
+  // close, whose timer would otherwise send SIGTERM on a slow machine.
+  const server = client.transport._process;
+  const exited = new Promise((resolve) => {
+    if (server.exitCode !== null || server.signalCode !== null) resolve();
+    else server.once('exit', () => resolve());
+  });
+  server.stdin.end();
+  await exited;
+  check(server.exitCode === 0 && server.signalCode === null,
+    'the server ended by itself when its client went away', `${server.exitCode} ${server.signalCode}`);
   await client.close();
   await running;
-  check(await until(() => !alive(bg) && !alive(fg) && !alive(bgesc), 3000),
+  check(await until(() => !alive(bg) && !alive(fg) && !alive(bgesc)),
     'after close no job is left alive (setsid children included)', `${bg} ${fg} ${bgesc}`);
-  check(Date.now() - t1 < 6000, 'the server ended within the client\'s grace time', `${Date.now() - t1} ms`);
   fs.rmSync(work, { recursive: true, force: true });
 }
 
