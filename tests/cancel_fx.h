@@ -149,7 +149,8 @@ static inline void cancel_fx_ticker(locus_session *s, const char *prefix,
 	         "0.05; done' & echo $$ > %stick.pid; i=0; "
 	         "while :; do i=$((i+1)); echo $i > %stick.n; "
 	         "mv -f %stick.n %stick; sleep 0.05; done",
-	         prefix, prefix, prefix, prefix, prefix, prefix, prefix, prefix);
+	         prefix, prefix, prefix, prefix, prefix, prefix, prefix,
+	         prefix);
 	canceller c;
 	char tick[512] = "", esc[512] = "";
 	if (host_dir) {
