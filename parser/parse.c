@@ -342,6 +342,56 @@ static const char *ts_read(void *payload, uint32_t byte, TSPoint pt,
 
 /* ---- parse one script ---------------------------------------------------- */
 
+/* tree-sitter over src, under the deadline; NULL (the line unparsed) when
+   cancelled. */
+static TSTree *ts_parse(lp_ctx *ctx, const char *src, size_t len)
+{
+	TSParser *ts = ctx->parser->ts;
+	ts_text in = {src, len};
+	TSInput input = {
+	    .payload = &in, .read = ts_read, .encoding = TSInputEncodingUTF8};
+	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
+	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
+	if (!tree) {
+		/* Cancelled by the deadline or the memory budget. */
+		ts_parser_reset(ts);
+		if (!lp_out_of_time(ctx)) {
+			ctx->timed_out = true;
+			lp_unparsed(ctx,
+			            "parsing exceeded its time budget of %u ms",
+			            ctx->opts.budget_ms);
+		}
+	}
+	return tree;
+}
+
+/* A tree with an error may be POSIX `for NAME do` (posix_for.c): parse the
+   rewritten copy, and keep it (and its text) when it checks out. */
+enum { POSIX_FOR_MAX = 64 };
+static void posix_for(lp_tree *t, TSTree **tree, TSNode *root)
+{
+	if (!strstr(t->src, "do"))
+		return;
+	char *copy = lp_arena_strndup(t->ctx->arena, t->src, t->len);
+	uint32_t offs[POSIX_FOR_MAX];
+	size_t n =
+	    copy ? lp_posix_for_rewrite(copy, t->len, offs, POSIX_FOR_MAX) : 0;
+	if (!n)
+		return;
+	TSTree *again = ts_parse(t->ctx, copy, t->len);
+	if (!again)
+		return;
+	TSNode r = ts_tree_root_node(again);
+	if (!lp_posix_for_verify(t->sy, r, offs, n)) {
+		ts_tree_delete(again);
+		return;
+	}
+	ts_tree_delete(*tree);
+	*tree = again;
+	*root = r;
+	t->src = copy;
+}
+
 void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
                   const char *origin, size_t parent, unsigned depth)
 {
@@ -409,24 +459,12 @@ void lp_walk_text(lp_ctx *ctx, const char *text, size_t len, bool top,
 		ctx->parser->syms_ready = true;
 	}
 
-	TSParser *ts = ctx->parser->ts;
-	ts_text in = {t.src, t.len};
-	TSInput input = {
-	    .payload = &in, .read = ts_read, .encoding = TSInputEncodingUTF8};
-	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
-	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
-	if (!tree) {
-		/* Cancelled by the deadline or the memory budget. */
-		ts_parser_reset(ts);
-		if (!lp_out_of_time(ctx)) {
-			ctx->timed_out = true;
-			lp_unparsed(ctx,
-			            "parsing exceeded its time budget of %u ms",
-			            ctx->opts.budget_ms);
-		}
+	TSTree *tree = ts_parse(ctx, t.src, t.len);
+	if (!tree)
 		return;
-	}
 	TSNode root = ts_tree_root_node(tree);
+	if (ts_node_has_error(root))
+		posix_for(&t, &tree, &root);
 	lp_vars *saved_vars = ctx->vars;
 	/* Constants only matter to expansions, and every expansion starts
 	   with `$`: most lines have none and skip them, unless they may

@@ -93,6 +93,17 @@ TSFieldId lp_cursor_field(const lp_cursor *cur);
 bool lp_cursor_next(lp_cursor *cur, bool enter);
 void lp_cursor_free(lp_cursor *cur);
 
+/* ---- posix_for.c ------------------------------------------------------ */
+
+/* Replace the blank before `do` of each `for NAME do` outside quotes by `;`
+   (in place, same length); their offsets in offs (at most max: 0 past it).
+   Returns how many. */
+size_t lp_posix_for_rewrite(char *s, size_t len, uint32_t *offs, size_t max);
+/* The rewritten tree is good: no error, and each offset is the `;` of a
+   for/select statement. */
+bool lp_posix_for_verify(const lp_syms *sy, TSNode root, const uint32_t *offs,
+                         size_t n);
+
 /* ---- treepass.c ------------------------------------------------------- */
 
 /* What the tree pass keeps about a node on its stack while its subtree is
