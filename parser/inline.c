@@ -33,6 +33,7 @@ enum {
 
 enum pat_kind {
 	P_SHELL,      /* group 1: a string literal's body, run by a shell */
+	P_SHELL_FED,  /* the same, its stdin written by the code */
 	P_CALL,       /* group 1: a call's argument list */
 	P_CALL_SKIP1, /* the same, its first argument is not a command */
 	P_CODE, /* group 1: a string literal of code in the same language */
@@ -76,8 +77,8 @@ static const struct pattern {
      "!([^!]*)!)"},
     {L_JS, P_CALL,
      "\\b(?:execSync|exec|execFileSync|execFile|spawnSync|spawn)\\s*" ARGS},
-    {L_AWK, P_SHELL, STR "\\s*\\|\\s*getline"},
-    {L_AWK, P_SHELL, "(?<!\\|)\\|&?\\s*" STR},
+    {L_AWK, P_SHELL, STR "\\s*\\|&?\\s*getline"},
+    {L_AWK, P_SHELL_FED, "(?<!\\|)\\|&?\\s*" STR},
     {L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS},
     {L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR},
     /* the same calls on any receiver: __import__("os").system(...),
@@ -497,12 +498,32 @@ static const char *match_text(lp_ctx *ctx, const struct pattern *p,
 			return NULL;
 		*gs = (size_t)(first[1].s - code);
 	}
-	if (p->kind == P_SHELL) {
+	if (p->kind == P_SHELL || p->kind == P_SHELL_FED) {
 		lp_buf b = {0};
 		put_unescaped(ctx->arena, &b, code + *gs, ge - *gs);
 		return lp_buf_cstr(ctx->arena, &b);
 	}
 	return call_text(ctx->arena, code + *gs, ge - *gs);
+}
+
+/* `sh -c 'TEXT'`: what awk's system(), pipes and getline run; when the
+   code writes its stdin (`print | "cmd"`), fed by output the line does not
+   show (a shell there runs it: unparsed, as `printf ... | sh`). */
+static const char *sh_c(lp_arena *a, const char *text, bool fed)
+{
+	static const char feed[] = "printf %s \"" DYN "\" | ";
+	lp_buf b = {0};
+	if (fed)
+		lp_buf_append(a, &b, feed, sizeof feed - 1);
+	lp_buf_append(a, &b, "sh -c '", 7);
+	for (const char *p = text; *p; p++) {
+		if (*p == '\'')
+			lp_buf_append(a, &b, "'\\''", 4);
+		else
+			lp_buf_putc(a, &b, *p);
+	}
+	lp_buf_putc(a, &b, '\'');
+	return lp_buf_cstr(a, &b);
 }
 
 /* One match of pattern p, group 1 at code[gs..ge). */
@@ -518,6 +539,10 @@ static void on_match(inline_scan *s, const struct pattern *p, const char *code,
 	const char *text = match_text(ctx, p, code, &gs, ge);
 	if (!text || !*text)
 		return;
+	if (s->lang == L_AWK) /* awk runs /bin/sh -c TEXT */
+		text = sh_c(ctx->arena, text, p->kind == P_SHELL_FED);
+	if (!text)
+		return; /* out of memory: the result fails */
 	/* past the depth limit the nested parse only marks the line
 	   unparsed: not recorded, so a shallower copy is still parsed */
 	seen_call k = {text, base + gs, base + ge, frame};
@@ -595,6 +620,10 @@ void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 	}
 	if (!code)
 		return; /* out of memory building it: the result fails */
+	/* awk: every command it runs must be a literal seen through */
+	const char *why = lang == L_AWK ? lp_awk_unseen_command(code) : NULL;
+	if (why)
+		lp_unparsed(ctx, "the awk program runs %s", why);
 	inline_scan s = {ctx, t, lang, idx, NULL, 0, 0, 0};
 	scan_code(&s, code, 0, 0, depth);
 	/* closed world: code is held unless its names are all known (awk's

@@ -376,13 +376,10 @@ void lp_checks_env(lp_ctx *ctx)
    no script file reads its program from stdin.  When no command was
    parsed from that input (origin stdin-script), the line is not
    understood.  (A script file the line wrote is parsed in written.c.) */
-/* A shell (`p` is c's row) fed on its stdin (a pipe, a heredoc, a `<`
-   redirect) that has neither -c nor a script operand: it runs what it is
-   fed. */
-static bool shell_reads_input(const locus_shell_result *r, size_t i,
-                              const lk_program *p)
+/* A shell (`p` is c's row) that has neither -c nor a script operand: it
+   runs what its stdin holds. */
+static bool shell_reads_input(const locus_shell_command *c, const lk_program *p)
 {
-	const locus_shell_command *c = locus_shell_result_command(r, i);
 	if (c->argc == 0 || !p || !(p->cls & LK_SHELL) ||
 	    (c->flags & LOCUS_CMD_QUERY_ONLY))
 		return false;
@@ -395,6 +392,14 @@ static bool shell_reads_input(const locus_shell_result *r, size_t i,
 		if (a[0] != '-' && a[0] != '+')
 			return false; /* a file: written.c */
 	}
+	return true;
+}
+
+/* Command i's stdin is fed by the line: a pipe, a heredoc, a `<`
+   redirect, a program that feeds it (tar --to-command=sh). */
+static bool stdin_fed(const locus_shell_result *r, size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
 	bool fed =
 	    (c->flags & (LOCUS_CMD_PIPED_IN | LOCUS_CMD_STDIN_SCRIPT)) != 0 ||
 	    lp_stdin_from_program(r, i);
@@ -407,6 +412,45 @@ static bool shell_reads_input(const locus_shell_result *r, size_t i,
 	return fed;
 }
 
+/* An interpreter with no code option and no operand reads its program from
+   stdin (`python3`, `python3 -`, `perl -w`). */
+static bool interp_reads_input(const locus_shell_command *c,
+                               const lk_program *p)
+{
+	if (c->argc == 0 || !p || !(p->cls & LK_INTERP) || !p->interp ||
+	    !(p->interp->flags & LK_I_STDIN))
+		return false;
+	for (size_t k = 1; k < c->argc; k++) {
+		const char *a = c->argv[k];
+		if (a[0] != '-' || a[1] == '-')
+			return false; /* an operand, a long option */
+		for (const char *l = a + 1; *l; l++)
+			if (strchr(p->interp->code, *l) ||
+			    strchr(p->interp->val, *l) ||
+			    strchr(p->interp->file, *l))
+				return false;
+	}
+	return true;
+}
+
+/* c is in a nested script (`sh -c 'sh'`, awk's system("sh")) and inherits
+   the stdin of a command that runs it, which the line feeds. */
+static bool inherits_fed_stdin(const locus_shell_result *r,
+                               const locus_shell_command *c)
+{
+	unsigned hops = 0;
+	while (c->origin && c->origin[0] &&
+	       c->parent != LOCUS_SHELL_NO_PARENT && hops++ < 64) {
+		size_t up = c->parent;
+		c = locus_shell_result_command(r, up);
+		if (!c)
+			return false;
+		if (stdin_fed(r, up))
+			return true;
+	}
+	return false;
+}
+
 void lp_checks_shell_input(lp_ctx *ctx)
 {
 	if (!locus_shell_result_parsed(ctx->result))
@@ -414,9 +458,21 @@ void lp_checks_shell_input(lp_ctx *ctx)
 	unsigned char *kids = NULL;
 	pass_iter it = pass_begin(ctx);
 	for (const locus_shell_command *c; (c = pass_next(ctx, &it));) {
-		if (!shell_reads_input(ctx->result, it.i,
-		                       lp_command_program(ctx->result, it.i)))
+		const lk_program *p = lp_command_program(ctx->result, it.i);
+		bool shell = shell_reads_input(c, p);
+		if (!shell && !interp_reads_input(c, p))
 			continue;
+		if (!stdin_fed(ctx->result, it.i)) {
+			if (!inherits_fed_stdin(ctx->result, c))
+				continue;
+			lp_unparsed(ctx,
+			            "%s reads a program from the stdin of "
+			            "the command that runs it",
+			            c->name);
+			return;
+		}
+		if (!shell)
+			continue; /* stdin.c reads what is piped to it */
 		int k = kid_facts(ctx, &kids, it.i);
 		if (k < 0)
 			return;

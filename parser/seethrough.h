@@ -125,6 +125,9 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth);
 
 /* inline.c: scan `code` of language `lang` (LK_LANG_*) as interpreter
    idx's inline code at `depth` (shell-outs parsed, deletes flagged). */
+/* awk.c: why an awk program runs a command that is not a lone string
+   literal (a static message), or NULL when every one is. */
+const char *lp_awk_unseen_command(const char *code);
 void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
                     unsigned depth);
 
