@@ -146,6 +146,7 @@ typedef struct cwds {
 	bool oom;
 	bool
 	    scratch_ok; /* /tmp and /var/tmp count as inside (ll_outside_scratch) */
+	bool moved;       /* a cd or pushd DIR ran earlier on the line */
 	const char *root; /* folded */
 } cwds;
 
@@ -535,10 +536,18 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 			             next->depth == c->depth &&
 			             next->parent == c->parent &&
 			             !(c->flags & LOCUS_CMD_PIPED_IN);
-			if (stack_move(c, t) && !dyn)
+			bool stack = stack_move(c, t) && !dyn;
+			if (!stack && !dyn && t && strcmp(t, "-") == 0 &&
+			    !w.moved) {
+				/* OLDPWD of the environment: any directory */
+				hit = "$OLDPWD";
+				break;
+			}
+			if (stack)
 				change_dir(&w, "-", false, chain);
 			else
 				change_dir(&w, t, dyn, chain);
+			w.moved |= !stack && t && strcmp(t, "-") != 0;
 			if (w.lost)
 				hit = t ? t : "~";
 			continue;

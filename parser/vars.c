@@ -105,8 +105,9 @@ static const char *const bash_set_names[] = {
 static const char *const sensitive_names[] = {
 	"BASH_CMDS", "BASH_ALIASES", "PS0", "PS1", "PS2", "PS3", "PS4",
 	"PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
-	/* issue 26: where a relative `cd DIR` goes */
-	"CDPATH", NULL,
+	/* where a relative `cd DIR` goes; `cd -` goes to OLDPWD, `cd ..`
+	   climbs from $PWD, popd and pushd +N to DIRSTACK's entries */
+	"CDPATH", "OLDPWD", "PWD", "DIRSTACK", NULL,
 };
 /* clang-format on */
 
@@ -834,7 +835,8 @@ bool lp_mentions_sensitive(const char *s, size_t n)
 		/* every sensitive name starts with one of these (a strchr
 		   call per byte was 1.5% of the batch's instructions) */
 		char c = s[i];
-		if (c != 'B' && c != 'P' && c != 'E' && c != 'S' && c != 'C')
+		if (c != 'B' && c != 'P' && c != 'E' && c != 'S' && c != 'C' &&
+		    c != 'O' && c != 'D')
 			continue;
 		/* every name is at least three bytes: the first two are
 		   compared before the rest (script lines are full of
