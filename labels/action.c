@@ -271,6 +271,41 @@ static int add_unknown_reasons(locus_action *a)
 	return rc;
 }
 
+/* The verdict says LL_REASON_ENV; the action names each variable:
+   "NAME in a program's environment is not a variable locus knows to be
+   inert (exec:unknown)". */
+static int add_env_reasons(locus_action *a)
+{
+	static const char suffix[] =
+	    " in a program's environment is not a variable locus knows to be "
+	    "inert: it may change which program runs (exec:unknown)";
+	size_t n = locus_shell_result_count(a->shell);
+	bool allexport = ll_line_allexport(a->shell);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const locus_shell_command *c =
+		    locus_shell_result_command(a->shell, i);
+		size_t len;
+		const char *name =
+		    ll_env_not_inert(c, allexport, i + 1 < n, &len);
+		if (!name)
+			continue;
+		size_t sz = len + sizeof suffix;
+		char *s = malloc(sz);
+		if (!s) {
+			rc = LOCUS_ENOMEM;
+			break;
+		}
+		snprintf(s, sz, "%.*s%s", (int)len, name, suffix);
+		bool have = false;
+		for (size_t k = 0; k < a->nreasons && !have; k++)
+			have = strcmp(a->reasons[k], s) == 0;
+		rc = have ? 0 : add_reason(a, s);
+		free(s);
+	}
+	return rc;
+}
+
 /* The rm commands a reason is about, named with their flags and targets
    (issue 25): "rm -rf build: <what>" once per command.  inside: only the
    rm commands whose operands are all inside the workspace, else all. */
@@ -353,6 +388,8 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 			rc = add_args_reasons(a, floor);
 		} else if (strcmp(reason, LL_REASON_UNKNOWN) == 0) {
 			rc = add_unknown_reasons(a);
+		} else if (strcmp(reason, LL_REASON_ENV) == 0) {
+			rc = add_env_reasons(a);
 		} else if (strcmp(reason, LL_REASON_RM_INSIDE) == 0) {
 			rc = add_reason(a, reason);
 			if (!rc)

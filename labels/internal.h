@@ -135,6 +135,13 @@ bool ll_rm_inside(const locus_shell_command *c);
 	"a command's arguments hold a dangerous command (held: locus cannot "  \
 	"tell code from data there)"
 
+/* env.c: the first variable command c gives a program's environment that
+   is not known to be inert (its length in *len), or NULL.  `allexport`:
+   the line runs `set -a` (ll_line_allexport); `later`: a command follows
+   c on the line. */
+const char *ll_env_not_inert(const locus_shell_command *c, bool allexport,
+                             bool later, size_t *len);
+bool ll_line_allexport(const locus_shell_result *r);
 /* The closed world (issue 25): the program is in no row of the program
    table (prog NULL), named by a bare name or a path right under a system
    directory (a path elsewhere is workspace code), not computed, not a
@@ -147,6 +154,8 @@ bool ll_program_unknown(const locus_shell_command *c,
 	"runs inline code locus cannot prove harmless (it uses names "         \
 	"outside the known-harmless vocabulary: the environment, files, "      \
 	"processes, other code)"
+#define LL_REASON_ENV                                                          \
+	"gives a program a variable locus does not know to be inert"
 /* service.c: a service or cloud CLI (effect class LK_FX_SERVICE) reaches
    the network; a destructive verb among its first operands or long
    options is exec:destructive (also for credential stores). */

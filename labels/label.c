@@ -535,6 +535,7 @@ typedef struct line_pass {
 	positional_memo memo;
 	uint32_t gitcfg;
 	bool dash_file;
+	bool allexport; /* set -a: bare assignments are exported */
 	bool background;
 	char *cwd;       /* the last static `cd DIR` seen, normalised (heap) */
 	bool cwd_inside; /* every cd/pushd/popd of the line stays inside the
@@ -766,6 +767,13 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_INLINE_UNPROVEN);
 	}
+	size_t envlen;
+	if (ll_env_not_inert(c, lp->allexport,
+	                     i + 1 < locus_shell_result_count(lp->r),
+	                     &envlen)) {
+		out->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(out, LL_REASON_ENV);
+	}
 	/* G2 on a parsed line (issue 25): text that may be data is held with
 	   the tag of what it names, never floored; the arguments of a
 	   read-only command (print-only awk or inline code) are data */
@@ -793,6 +801,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 	lp.background = locus_shell_result_has_background(r);
 	lp.gitcfg = ll_git_line_config(r);
 	lp.dash_file = creates_dash_file(r);
+	lp.allexport = ll_line_allexport(r);
 	/* out of memory: the verdict is an error, never an answer (a rule
 	   without its facts could be more permissive) */
 	if (!line_facts_init(&lp.lf, r))

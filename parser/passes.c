@@ -11,6 +11,7 @@
 
 #include "seethrough.h"
 #include "walk.h"
+#include "../knowledge/env.h"
 #include "../knowledge/programs.h"
 
 /* The commands of the finished line, one at a time, inside its time
@@ -240,31 +241,6 @@ void lp_checks_source(lp_ctx *ctx)
    unparsed.  Assignments before a command, through env, and given to
    export/declare all count. */
 /* clang-format off */
-static const char *const env_shell_text[] = {
-	"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
-	"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
-	"SSH_ASKPASS", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND", "MANPAGER",
-	"SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND",
-	/* issue 9: programs named by the environment of rsync, cvs, sudo,
-	   fc, kubectl, systemctl edit, xdg-open and friends */
-	"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SUDO_ASKPASS",
-	"SUDO_EDITOR", "FCEDIT", "KUBE_EDITOR", "SYSTEMD_EDITOR", "BROWSER",
-	"GIT_SSH_VARIANT", "SVN_EDITOR", "SVN_SSH", "HGEDITOR", "TAR_RSH",
-	NULL,
-};
-/* clang-format on */
-/* clang-format off */
-static const char *const env_hidden_code[] = {
-	"BASH_FUNC_", /* prefix: an exported function */
-	"BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH",
-	"SHELLOPTS", "BASHOPTS", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-	"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "PYTHONSTARTUP", "PERL5OPT",
-	"NODE_OPTIONS", "RUBYOPT",
-	/* prompts a child shell imports (PS4 is expanded for `-x`) */
-	"PS0", "PS1", "PS2", "PS3", "PS4", NULL,
-};
-/* clang-format on */
-/* clang-format off */
 static const char *const declaring_cmds[] = {
 	"export", "declare", "typeset", "readonly", "local", NULL,
 };
@@ -302,14 +278,14 @@ static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
 	size_t n = (size_t)(eq - a);
 	if (n > 0 && a[n - 1] == '+') /* NAME+=value */
 		n--;
-	for (size_t k = 0; env_hidden_code[k]; k++)
-		if (env_name_is(a, n, env_hidden_code[k])) {
-			lp_unparsed(ctx,
-			            "%.*s in the environment runs code "
-			            "the line does not show",
-			            (int)n, a);
-			return;
-		}
+	lk_env_class cls = lk_env_class_of(a, n);
+	if (cls == LK_ENV_HIDDEN_CODE) {
+		lp_unparsed(ctx,
+		            "%.*s in the environment runs code the line "
+		            "does not show",
+		            (int)n, a);
+		return;
+	}
 	for (size_t k = 0; env_pager_options[k]; k++)
 		if (env_name_is(a, n, env_pager_options[k]) &&
 		    pager_command(eq + 1)) {
@@ -320,12 +296,9 @@ static void env_assignment(lp_ctx *ctx, const char *a, size_t idx,
 			    (int)n, a);
 			return;
 		}
-	for (size_t k = 0; env_shell_text[k]; k++)
-		if (env_name_is(a, n, env_shell_text[k]) && eq[1]) {
-			lp_parse_nested(ctx, eq + 1, strlen(eq + 1),
-			                "environment", idx, depth + 1);
-			return;
-		}
+	if (cls == LK_ENV_SHELL_TEXT && eq[1])
+		lp_parse_nested(ctx, eq + 1, strlen(eq + 1), "environment", idx,
+		                depth + 1);
 }
 
 /* How many of c's assignments it inherited from the wrapper it was peeled
