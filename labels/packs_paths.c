@@ -5,6 +5,7 @@
  * same tables catch `cat ~/.aws/credentials`, `tar czf x ~/.ssh` and
  * `python3 -c "open('/home/u/.netrc')"`.
  */
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -347,8 +348,111 @@ static bool secret_path(const char *p,
 	return env_file(p);
 }
 
+/* ---- glob words ----------------------------------------------------------
+
+   `cat .e*`, `cat ?env`, `cat .[e]nv`: bash hands the program every name
+   the pattern matches, so a glob is matched against the names the tables
+   describe (a fragment spelled as a file name), as if any of them could
+   exist.  Wildcards match a leading dot too (`shopt -s dotglob` or
+   GLOBIGNORE may be on).  A broad glob, whose last component also matches
+   an ordinary file name (`*`, `*.json`, a directory's `*`), is not aimed at a
+   secret and is not counted: like `grep -r x .`, it reads whatever is
+   there. */
+/* clang-format off */
+static const char *const ordinary_names[] = {
+	"README.md", "Makefile", "src", "main.c", "x.h", "x.json", "x.txt",
+	"x.md", "x.yml", "x.toml", "x.lock", "x.log", "x.sh", "x.py", "x.ts",
+	"x.js", "x.go", "x.rs", "x.html", "x.css", "x.xml", "x.csv", NULL,
+};
+/* clang-format on */
+
+/* The component of s that ends before `end` (exclusive): its start. */
+static const char *comp_start(const char *s, const char *end)
+{
+	while (end > s && end[-1] != '/')
+		end--;
+	return end;
+}
+
+/* glob's components match name's, aligned at their ends (the glob may
+   have more, leading ones: any directory; or fewer: it names a tail). */
+static bool glob_tail_match(const char *glob, const char *name)
+{
+	const char *ge = glob + strlen(glob), *ne = name + strlen(name);
+	while (ge > glob && ge[-1] == '/')
+		ge--;
+	while (ne > name && ne[-1] == '/')
+		ne--;
+	while (ge > glob && ne > name) {
+		const char *gs = comp_start(glob, ge), *ns = comp_start(name, ne);
+		char g[256], n[256];
+		size_t gl = (size_t)(ge - gs), nl = (size_t)(ne - ns);
+		if (gl >= sizeof g || nl >= sizeof n)
+			return true; /* too long to tell: it may */
+		memcpy(g, gs, gl);
+		g[gl] = '\0';
+		memcpy(n, ns, nl);
+		n[nl] = '\0';
+		if (fnmatch(g, n, 0) != 0)
+			return false;
+		ge = gs > glob ? gs - 1 : gs;
+		ne = ns > name ? ns - 1 : ns;
+	}
+	return true;
+}
+
+static bool broad_glob(const char *glob)
+{
+	const char *last = strrchr(glob, '/');
+	last = last && last[1] ? last + 1 : glob;
+	for (const char *const *o = ordinary_names; *o; o++)
+		if (fnmatch(last, *o, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The glob may match a name of the table. */
+static bool glob_hits(const char *glob, const fragment *table)
+{
+	for (const fragment *f = table; f->text; f++) {
+		char name[128];
+		size_t n = strlen(f->text);
+		if (n + 3 > sizeof name)
+			continue;
+		if (f->at == SUFFIX && f->text[n - 1] == '/')
+			snprintf(name, sizeof name, "%.*s", (int)(n - 1),
+			         f->text);
+		else if (f->at == SUFFIX)
+			snprintf(name, sizeof name, "x%s", f->text);
+		else
+			snprintf(name, sizeof name, "%s", f->text);
+		if (glob_tail_match(glob, name))
+			return true;
+		if (f->at == ANYWHERE) {
+			snprintf(name, sizeof name, "%sx", f->text);
+			if (glob_tail_match(glob, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool glob_secret(const char *glob)
+{
+	static const char *const env_names[] = {".env", ".env.local", "x.env",
+	                                        NULL};
+	if (broad_glob(glob))
+		return false;
+	for (const char *const *e = env_names; *e; e++)
+		if (glob_tail_match(glob, *e))
+			return true;
+	return glob_hits(glob, secret_fragments);
+}
+
 bool pk_secret_path(const char *p)
 {
+	if (p && strpbrk(p, "*?[") && glob_secret(p))
+		return true;
 	return secret_path(p, any_fragment, true);
 }
 
