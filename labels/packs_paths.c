@@ -384,7 +384,8 @@ static bool glob_tail_match(const char *glob, const char *name)
 	while (ne > name && ne[-1] == '/')
 		ne--;
 	while (ge > glob && ne > name) {
-		const char *gs = comp_start(glob, ge), *ns = comp_start(name, ne);
+		const char *gs = comp_start(glob, ge),
+		           *ns = comp_start(name, ne);
 		char g[256], n[256];
 		size_t gl = (size_t)(ge - gs), nl = (size_t)(ne - ns);
 		if (gl >= sizeof g || nl >= sizeof n)

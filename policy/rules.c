@@ -19,6 +19,7 @@
  * match and deny does.
  */
 #include <ctype.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1138,6 +1139,39 @@ static char *resolved_path(const char *path, const char *root)
 	return strdup(real);
 }
 
+/* An ask or deny rule against a glob word (`cat .e*` under a deny on
+ * .env): bash hands the program the names the pattern matches, so the
+ * pattern is expanded where the line runs (the workspace root), leading
+ * dots matched too (dotglob) and braces expanded, and each name is
+ * matched.  At most GLOB_NAMES names are tried; past them, it may be. */
+enum { GLOB_NAMES = 4096 };
+static int glob_match_rule(const pl_rule *r, const char *path, const char *root)
+{
+	char pat[PATH_MAX];
+	int n;
+	if (path[0] == '/')
+		n = snprintf(pat, sizeof pat, "%s", path);
+	else if (path[0] == '~' && path[1] == '/' && r->home)
+		n = snprintf(pat, sizeof pat, "%s%s", r->home, path + 1);
+	else if (path[0] != '~' && root)
+		n = snprintf(pat, sizeof pat, "%s/%s", root, path);
+	else
+		return 0; /* a home we do not know: the word as written */
+	if (n < 0 || (size_t)n >= sizeof pat)
+		return 1;
+	glob_t g;
+	memset(&g, 0, sizeof g);
+	int rc = glob(pat, GLOB_NOSORT | GLOB_PERIOD | GLOB_BRACE, NULL, &g);
+	if (rc == GLOB_NOSPACE)
+		return -1;
+	int res = 0;
+	for (size_t i = 0; rc == 0 && i < g.gl_pathc && res == 0; i++)
+		res = i < GLOB_NAMES ? path_match(r, g.gl_pathv[i], root, true)
+		                     : 1;
+	globfree(&g);
+	return res;
+}
+
 /* path_match() on the path as written and, when it exists, as it really
  * is (symlinks resolved): ask/deny match either, allow must cover both. */
 static int path_match_real(const pl_rule *r, const char *path, const char *root,
@@ -1146,6 +1180,11 @@ static int path_match_real(const pl_rule *r, const char *path, const char *root,
 	int res = path_match(r, path, root, any);
 	if (res < 0 || (any && res == 1) || (!any && res == 0))
 		return res;
+	if (any && strpbrk(path, "*?[{")) {
+		res = glob_match_rule(r, path, root);
+		if (res != 0)
+			return res;
+	}
 	char *real = resolved_path(path, root);
 	if (!real)
 		return res;

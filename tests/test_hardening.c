@@ -358,6 +358,9 @@ START_TEST(rules_see_resolved_paths)
 	call_err(&f, "read", "{\"path\":\".env\"}", "denied");
 	call_err(&f, "read", "{\"path\":\"l\"}", "denied");
 	call_err(&f, "read", "{\"path\":\"d/inner\"}", "denied");
+	/* a glob is expanded where the line runs: .e* names .env */
+	call_err(&f, "bash", "{\"command\":\"cat .e*\"}", "denied");
+	call_err(&f, "bash", "{\"command\":\"cat ?en[v]\"}", "denied");
 	call_ok(&f, "bash", "{\"command\":\"echo fine\"}", "fine");
 	fx_close(&f);
 	locus_policy_free(pol);
