@@ -258,10 +258,16 @@ static const char *opt_value(const locus_shell_command *c, const char *attached,
 	return *i + 1 < c->argc ? c->argv[++*i] : NULL;
 }
 
-/* A downloader's -o/--output value: "-" is stdout, else a file. */
-static void fetch_output(wset *s, const char *v, bool *to_stdout)
+/* A downloader's -o/--output value (c->argv[i] holds it, or the option it
+   is attached to): "-" is stdout, a value known only at run time any
+   file (`curl -o "$(echo i)".sh URL && sh i.sh`, found by fuzz_bypass),
+   else that file. */
+static void fetch_output(wset *s, const locus_shell_command *c, size_t i,
+                         const char *v, bool *to_stdout)
 {
-	if (v && streq(v, "-"))
+	if (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
+		add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
+	else if (v && streq(v, "-"))
 		*to_stdout = true;
 	else if (v)
 		add_name(s, v, LK_CONTENT_DOWNLOAD, false);
@@ -285,9 +291,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 			const char *nm = a + 2, *eq = strchr(nm, '=');
 			size_t nl = eq ? (size_t)(eq - nm) : strlen(nm);
 			if (lk_bar_has(f->out_long, nm, nl)) {
-				fetch_output(
-				    s, opt_value(c, eq ? eq + 1 : NULL, &i),
-				    &to_stdout);
+				const char *v =
+				    opt_value(c, eq ? eq + 1 : NULL, &i);
+				fetch_output(s, c, i, v, &to_stdout);
 				named = true;
 			} else if (lk_bar_has(f->save_long, nm, nl)) {
 				save_url = true;
@@ -300,9 +306,9 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 			continue;
 		for (const char *p = a + 1; *p; p++) {
 			if (lk_has_letter(f->out_short, *p)) {
-				fetch_output(
-				    s, opt_value(c, p[1] ? p + 1 : NULL, &i),
-				    &to_stdout);
+				const char *v =
+				    opt_value(c, p[1] ? p + 1 : NULL, &i);
+				fetch_output(s, c, i, v, &to_stdout);
 				named = true;
 				break;
 			}
