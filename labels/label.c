@@ -607,13 +607,41 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
    `$VAR` is not counted: `aws s3 cp f "s3://$BUCKET/f"` is everyday work
    (with v set in a subshell, the fuzzer's `gdb --args ${v} -rf /` is
    resolved by the constants pass: docs/design.md, "Subshell scopes"). */
-static bool args_hidden(const locus_shell_command *c, const lk_program *p)
+/* The word is `$NAME` or `${NAME}` for a NAME the line assigns itself
+   (an assignment the constants pass left unresolved: inside a loop body,
+   `for i do v=rm; gdb --args $v -rf /; done`, found by fuzz_bypass). */
+static bool line_assigned_var(const locus_shell_result *r, const char *w)
+{
+	if (w[0] != '$')
+		return false;
+	const char *n = w + 1 + (w[1] == '{');
+	size_t l =
+	    strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	              "0123456789_");
+	if (!l || (w[1] == '{' ? strcmp(n + l, "}") : n[l] != '\0'))
+		return false;
+	size_t nc = locus_shell_result_count(r);
+	for (size_t i = 0; i < nc; i++) {
+		const locus_shell_command *a = locus_shell_result_command(r, i);
+		for (size_t k = 0; k < a->nassignments; k++)
+			if (!strncmp(a->assignments[k], n, l) &&
+			    (a->assignments[k][l] == '=' ||
+			     a->assignments[k][l] == '+'))
+				return true;
+	}
+	return false;
+}
+
+static bool args_hidden(const locus_shell_result *r,
+                        const locus_shell_command *c, const lk_program *p)
 {
 	if ((c->flags & LOCUS_CMD_INLINE_CODE) || !c->argv_flags)
 		return false;
 	/* the program tables last: most commands hold no substitution */
 	for (size_t i = 1; i < c->argc; i++)
-		if (c->argv_flags[i] & LOCUS_WORD_SUBST)
+		if ((c->argv_flags[i] & LOCUS_WORD_SUBST) ||
+		    ((c->argv_flags[i] & LOCUS_WORD_DYNAMIC) &&
+		     line_assigned_var(r, c->argv[i])))
 			return ll_unknown_program(c, p);
 	return false;
 }
@@ -783,7 +811,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		const floor_row *row = floor_row_of(af);
 		out->tags |= row ? row->tag : LOCUS_TAG_DESTRUCTIVE;
 		add_reason(out, LL_REASON_ARGS_HELD);
-	} else if (args_hidden(c, p)) {
+	} else if (args_hidden(lp->r, c, p)) {
 		out->tags |= LOCUS_TAG_UNPARSED;
 		add_reason(out, LL_REASON_ARGS_HIDDEN);
 	}

@@ -3,8 +3,8 @@
  *
  * Every awk (awk, gawk, mawk, nawk, busybox awk) runs `/bin/sh -c TEXT` for
  * system(TEXT), `print | TEXT`, `TEXT | getline` and gawk's `|&`
- * coprocess.  inline.c sees a lone string literal there through as `sh -c`;
- * this scanner says whether every such place holds one.  Anything else (a
+ * coprocess.  This scanner finds each such place and the lone string
+ * literal it holds, which inline.c sees through as `sh -c`.  Anything else (a
  * variable, a concatenation, `-v c=...`, a regex alternation the scanner
  * cannot tell from a pipe, gawk's `@` directives and indirect calls
  * `@f()`, which reach system too) makes the program not fully seen, and
@@ -108,8 +108,18 @@ typedef struct awk_scan {
 	char lit_prev;             /* the significant byte before it */
 } awk_scan;
 
+/* Record the literal s[start..end) (quotes included) as a command. */
+static bool add_cmd(lp_awk_cmds *out, size_t start, size_t end, bool fed)
+{
+	if (out->n == LP_AWK_MAX_CMDS)
+		return false;
+	out->cmd[out->n++] = (lp_awk_cmd){start + 1, end - 1, fed};
+	return true;
+}
+
 /* A pipe at s[i]: false when its command is not a lone literal. */
-static bool pipe_seen(const char *s, size_t len, size_t i, const awk_scan *st)
+static bool pipe_seen(const char *s, size_t len, size_t i, const awk_scan *st,
+                      lp_awk_cmds *out)
 {
 	size_t j = i + 1;
 	if (j < len && s[j] == '&')
@@ -121,16 +131,19 @@ static bool pipe_seen(const char *s, size_t len, size_t i, const awk_scan *st)
 		while (k > 0 && blank(s[k - 1]))
 			k--;
 		return st->lit_end && k == st->lit_end &&
-		       operand_start(st->lit_prev);
+		       operand_start(st->lit_prev) &&
+		       add_cmd(out, st->lit_start, st->lit_end, false);
 	}
 	size_t end;
-	return lone_literal(s, len, j, ";}\n#)", &end);
+	return lone_literal(s, len, j, ";}\n#)", &end) &&
+	       add_cmd(out, j, end, true);
 }
 
-const char *lp_awk_unseen_command(const char *s)
+const char *lp_awk_commands(const char *s, lp_awk_cmds *out)
 {
 	size_t len = strlen(s);
 	awk_scan st = {0, 0, 0, 0};
+	out->n = 0;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		if (blank(c) ||
@@ -166,19 +179,20 @@ const char *lp_awk_unseen_command(const char *s)
 				st.prev = '|';
 				continue;
 			}
-			if (!pipe_seen(s, len, i, &st))
+			if (!pipe_seen(s, len, i, &st, out))
 				return "a pipe to or from a command computed "
-				       "at run time";
+				       "at run time (or more than 64)";
 			st.prev = '|';
 			continue;
 		}
 		if (word_at(s, len, i, "system")) {
 			size_t j = skip_blanks(s, len, i + 6), end;
+			size_t lit = j < len ? skip_blanks(s, len, j + 1) : len;
 			if (j >= len || s[j] != '(' ||
-			    !lone_literal(s, len, skip_blanks(s, len, j + 1),
-			                  ")", &end))
+			    !lone_literal(s, len, lit, ")", &end) ||
+			    !add_cmd(out, lit, end, false))
 				return "system() of a command computed at run "
-				       "time";
+				       "time (or more than 64)";
 			i += 5;
 			st.prev = 'm';
 			continue;

@@ -33,7 +33,6 @@ enum {
 
 enum pat_kind {
 	P_SHELL,      /* group 1: a string literal's body, run by a shell */
-	P_SHELL_FED,  /* the same, its stdin written by the code */
 	P_CALL,       /* group 1: a call's argument list */
 	P_CALL_SKIP1, /* the same, its first argument is not a command */
 	P_CODE, /* group 1: a string literal of code in the same language */
@@ -60,7 +59,7 @@ static const struct pattern {
     {L_PY, P_CALL, "\\bsubprocess\\s*\\.\\s*(?:run|call)\\s*" ARGS},
     {L_PY, P_CALL, "(?<![.\\w])(?:run|call|system|popen)\\s*" ARGS},
     {L_PY, P_CALL, "\\bpty\\s*\\.\\s*spawn\\s*" ARGS},
-    {L_PERL | L_RUBY | L_PHP | L_AWK, P_CALL,
+    {L_PERL | L_RUBY | L_PHP, P_CALL,
      "(?<![.\\w$])(?:system|exec|passthru|shell_exec|popen|proc_open|"
      "pcntl_exec|spawn)\\s*" ARGS},
     {L_PERL | L_RUBY, P_CALL,
@@ -77,8 +76,6 @@ static const struct pattern {
      "!([^!]*)!)"},
     {L_JS, P_CALL,
      "\\b(?:execSync|exec|execFileSync|execFile|spawnSync|spawn)\\s*" ARGS},
-    {L_AWK, P_SHELL, STR "\\s*\\|&?\\s*getline"},
-    {L_AWK, P_SHELL_FED, "(?<!\\|)\\|&?\\s*" STR},
     {L_LUA, P_CALL, "\\b(?:os\\s*\\.\\s*execute|io\\s*\\.\\s*popen)\\s*" ARGS},
     {L_OSA, P_SHELL, "\\bdo\\s+shell\\s+script\\s+" STR},
     /* the same calls on any receiver: __import__("os").system(...),
@@ -498,7 +495,7 @@ static const char *match_text(lp_ctx *ctx, const struct pattern *p,
 			return NULL;
 		*gs = (size_t)(first[1].s - code);
 	}
-	if (p->kind == P_SHELL || p->kind == P_SHELL_FED) {
+	if (p->kind == P_SHELL) {
 		lp_buf b = {0};
 		put_unescaped(ctx->arena, &b, code + *gs, ge - *gs);
 		return lp_buf_cstr(ctx->arena, &b);
@@ -539,10 +536,6 @@ static void on_match(inline_scan *s, const struct pattern *p, const char *code,
 	const char *text = match_text(ctx, p, code, &gs, ge);
 	if (!text || !*text)
 		return;
-	if (s->lang == L_AWK) /* awk runs /bin/sh -c TEXT */
-		text = sh_c(ctx->arena, text, p->kind == P_SHELL_FED);
-	if (!text)
-		return; /* out of memory: the result fails */
 	/* past the depth limit the nested parse only marks the line
 	   unparsed: not recorded, so a shallower copy is still parsed */
 	seen_call k = {text, base + gs, base + ge, frame};
@@ -610,6 +603,31 @@ static void scan_code(inline_scan *s, const char *code, size_t base,
 	pcre2_match_data_free(md);
 }
 
+/* awk: every command it runs is a lone literal seen through as sh -c, or
+   the line is unparsed (awk.c). */
+static void awk_scan(lp_ctx *ctx, const char *code, size_t idx, unsigned depth)
+{
+	lp_awk_cmds *cmds = lp_arena_alloc(ctx->arena, sizeof *cmds);
+	if (!cmds)
+		return; /* out of memory: the result fails */
+	const char *why = lp_awk_commands(code, cmds);
+	if (why)
+		lp_unparsed(ctx, "the awk program runs %s", why);
+	for (size_t k = 0; k < cmds->n; k++) {
+		const lp_awk_cmd *m = &cmds->cmd[k];
+		lp_buf b = {0};
+		put_unescaped(ctx->arena, &b, code + m->start,
+		              m->end - m->start);
+		const char *text = lp_buf_cstr(ctx->arena, &b);
+		if (!text || !*text)
+			continue;
+		text = sh_c(ctx->arena, text, m->fed);
+		if (text)
+			lp_parse_nested(ctx, text, strlen(text),
+			                LOCUS_ORIGIN_INLINE_CODE, idx, depth);
+	}
+}
+
 void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
                     unsigned depth)
 {
@@ -620,10 +638,10 @@ void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
 	}
 	if (!code)
 		return; /* out of memory building it: the result fails */
-	/* awk: every command it runs must be a literal seen through */
-	const char *why = lang == L_AWK ? lp_awk_unseen_command(code) : NULL;
-	if (why)
-		lp_unparsed(ctx, "the awk program runs %s", why);
+	if (lang == L_AWK) {
+		awk_scan(ctx, code, idx, depth);
+		return;
+	}
 	inline_scan s = {ctx, t, lang, idx, NULL, 0, 0, 0};
 	scan_code(&s, code, 0, 0, depth);
 	/* closed world: code is held unless its names are all known (awk's

@@ -125,9 +125,21 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth);
 
 /* inline.c: scan `code` of language `lang` (LK_LANG_*) as interpreter
    idx's inline code at `depth` (shell-outs parsed, deletes flagged). */
-/* awk.c: why an awk program runs a command that is not a lone string
-   literal (a static message), or NULL when every one is. */
-const char *lp_awk_unseen_command(const char *code);
+/* awk.c: the commands an awk program runs, each a lone string literal:
+   its body code[start..end) (awk escapes undone by the caller), and
+   whether the program writes its stdin (`print | "cmd"`). */
+enum { LP_AWK_MAX_CMDS = 64 };
+typedef struct lp_awk_cmd {
+	size_t start, end;
+	bool fed;
+} lp_awk_cmd;
+typedef struct lp_awk_cmds {
+	lp_awk_cmd cmd[LP_AWK_MAX_CMDS];
+	size_t n;
+} lp_awk_cmds;
+/* Why the program runs a command that is not a lone literal (a static
+   message), or NULL when every one is (then `out` lists them). */
+const char *lp_awk_commands(const char *code, lp_awk_cmds *out);
 void lp_inline_scan(lp_ctx *ctx, const char *code, unsigned lang, size_t idx,
                     unsigned depth);
 

@@ -609,7 +609,45 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 		"busybox sh -c",
 	};
 	/* clang-format on */
-	switch (rnd(r, 12)) {
+	switch (rnd(r, 14)) {
+	case 12:
+		/* awk runs sh -c for system(): a literal is seen through */
+		if (strchr(in, '\n')) {
+			lu_buf_free(&b);
+			return NULL;
+		}
+		{
+			lu_buf prog = {0};
+			lu_buf_puts(&prog, "BEGIN{system(\"");
+			for (const char *c = in; *c; c++) {
+				if (*c == '\\' || *c == '"')
+					lu_buf_add(&prog, "\\", 1);
+				lu_buf_add(&prog, c, 1);
+			}
+			lu_buf_puts(&prog, "\")}");
+			if (prog.oom) {
+				lu_buf_free(&prog);
+				lu_buf_free(&b);
+				return NULL;
+			}
+			static const char *const awks[] = {
+			    "awk", "mawk", "gawk", "busybox awk"};
+			lu_buf_printf(&b, "%s ", awks[rnd(r, 4)]);
+			lu_buf_shquote(&b, prog.d);
+			lu_buf_free(&prog);
+		}
+		*name = "awk-system";
+		break;
+	case 13: {
+		/* variables known to be inert change nothing */
+		static const char *const inert[] = {
+		    "export LANG=C; ", "export LC_ALL=C.UTF-8; ",
+		    "export NO_COLOR=1 CI=1; ", "TZ=UTC; export TZ; "};
+		lu_buf_puts(&b, inert[rnd(r, 4)]);
+		lu_buf_puts(&b, in);
+		*name = "inert-env";
+		break;
+	}
 	case 0:
 	case 1:
 		lu_buf_printf(&b, "%s ", shells[rnd(r, 10)]);
