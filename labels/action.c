@@ -283,11 +283,9 @@ static int add_env_reasons(locus_action *a)
 	bool allexport = ll_line_allexport(a->shell);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		const locus_shell_command *c =
-		    locus_shell_result_command(a->shell, i);
 		size_t len;
 		const char *name =
-		    ll_env_not_inert(c, allexport, i + 1 < n, &len);
+		    ll_env_not_inert(a->shell, i, allexport, &len);
 		if (!name)
 			continue;
 		size_t sz = len + sizeof suffix;

@@ -62,6 +62,18 @@ static bool declares_export(const locus_shell_command *c)
 	return false;
 }
 
+bool ll_command_follows(const locus_shell_result *r, size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
+	size_t n = locus_shell_result_count(r);
+	/* the commands of c's own substitutions come after it in the result
+	   but run before it: only one that starts past c's end follows */
+	for (size_t k = i + 1; k < n; k++)
+		if (locus_shell_result_command(r, k)->start >= c->end)
+			return true;
+	return false;
+}
+
 bool ll_line_allexport(const locus_shell_result *r)
 {
 	size_t n = locus_shell_result_count(r);
@@ -79,29 +91,40 @@ bool ll_line_allexport(const locus_shell_result *r)
 	return false;
 }
 
-const char *ll_env_not_inert(const locus_shell_command *c, bool allexport,
-                             bool later, size_t *len)
+const char *ll_env_not_inert(const locus_shell_result *r, size_t i,
+                             bool allexport, size_t *len)
 {
+	const locus_shell_command *c = locus_shell_result_command(r, i);
 	bool bare = !c->name || !c->name[0];
+	/* read only for a command that may export (most have nothing) */
+	int later = -1;
 	size_t n;
 	for (size_t k = 0; k < c->nassignments; k++) {
 		const char *a = assigned_name(c->assignments[k], &n);
 		if (!a || !risky(a, n))
 			continue;
-		if (!bare || (later && (allexport || upper_name(a, n)))) {
+		if (!bare) {
+			*len = n;
+			return a;
+		}
+		if (!allexport && !upper_name(a, n))
+			continue;
+		if (later < 0)
+			later = ll_command_follows(r, i);
+		if (later) {
 			*len = n;
 			return a;
 		}
 	}
-	if (bare || c->argc < 2 || !later)
-		return NULL; /* an export with no command after it: inert */
+	if (bare || c->argc < 2)
+		return NULL;
 	bool exp = !strcmp(c->name, "export");
 	bool decl =
 	    !exp &&
 	    (!strcmp(c->name, "declare") || !strcmp(c->name, "typeset") ||
 	     !strcmp(c->name, "local") || !strcmp(c->name, "readonly"));
-	if (!exp && !decl)
-		return NULL;
+	if ((!exp && !decl) || !ll_command_follows(r, i))
+		return NULL; /* an export with no command after it: inert */
 	exp |= declares_export(c);
 	for (size_t k = 1; k < c->argc; k++) {
 		const char *w = c->argv[k];

@@ -135,13 +135,15 @@ bool ll_rm_inside(const locus_shell_command *c);
 	"a command's arguments hold a dangerous command (held: locus cannot "  \
 	"tell code from data there)"
 
-/* env.c: the first variable command c gives a program's environment that
+/* env.c: the first variable command i gives a program's environment that
    is not known to be inert (its length in *len), or NULL.  `allexport`:
-   the line runs `set -a` (ll_line_allexport); `later`: a command follows
-   c on the line. */
-const char *ll_env_not_inert(const locus_shell_command *c, bool allexport,
-                             bool later, size_t *len);
+   the line runs `set -a` (ll_line_allexport). */
+const char *ll_env_not_inert(const locus_shell_result *r, size_t i,
+                             bool allexport, size_t *len);
 bool ll_line_allexport(const locus_shell_result *r);
+/* A command that runs after command i follows it on the line (not one of
+   its own substitutions). */
+bool ll_command_follows(const locus_shell_result *r, size_t i);
 /* The closed world (issue 25): the program is in no row of the program
    table (prog NULL), named by a bare name or a path right under a system
    directory (a path elsewhere is workspace code), not computed, not a

@@ -796,9 +796,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		add_reason(out, LL_REASON_INLINE_UNPROVEN);
 	}
 	size_t envlen;
-	if (ll_env_not_inert(c, lp->allexport,
-	                     i + 1 < locus_shell_result_count(lp->r),
-	                     &envlen)) {
+	if (ll_env_not_inert(lp->r, i, lp->allexport, &envlen)) {
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_ENV);
 	}
