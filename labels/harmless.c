@@ -14,7 +14,8 @@
  *     `=true`); `--dry-run=false`, `=none`, `-h=false` (Go's pflag) turn it
  *     off;
  *   - no word of the command turns it off again (`--no-dry-run`, any
- *     abbreviation of it, `--dry-run=none`): the last one wins, and the
+ *     abbreviation of it down to `--n`, `--dry-run=none`): the last one
+ *     wins, and the
  *     order is not worth trusting;
  *   - before `--`, and no word before `--` is computed at run time (it
  *     could be `--no-dry-run`).
@@ -89,12 +90,16 @@ bool ll_harmless_undone(const char *a, const char *opt, size_t n)
 		if (k && k <= n - (size_t)(nm - opt) && !strncmp(a + 2, nm, k))
 			return true;
 	}
-	if (strncmp(a, "--no-", 5) != 0)
+	if (strncmp(a, "--n", 3) != 0)
 		return false;
-	/* --no-NAME and its abbreviations (--no-d, even --no-) */
+	/* --no-NAME and its abbreviations (--no-d, --no-, even --no and
+	   --n: getopt_long and parse-options take any unambiguous prefix) */
 	const char *name = opt + (opt[1] == '-' ? 2 : 1);
-	size_t k = strcspn(a + 5, "=");
-	return k <= strlen(name) && strncmp(a + 5, name, k) == 0;
+	size_t k = strcspn(a + 2, "=");
+	if (k <= 3)
+		return strncmp(a + 2, "no-", k) == 0;
+	return k - 3 <= strlen(name) && strncmp(a + 2, "no-", 3) == 0 &&
+	       strncmp(a + 5, name, k - 3) == 0;
 }
 
 /* The next space-separated token of *p, or NULL. */

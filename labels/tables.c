@@ -576,7 +576,7 @@ bool ll_rm_inside(const locus_shell_command *c)
 			continue;
 		}
 		if (opts && is_option(a)) {
-			if (long_opt(a, "--no-preserve-root", 4) ||
+			if (long_opt(a, "--no-preserve-root", 3) ||
 			    (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
 				return false;
 			continue;
