@@ -529,7 +529,8 @@ static bool any_slow(const char *w, const fragment *table, size_t id)
 bool pk_path_reference(bool secret, const char *p)
 {
 	if (secret)
-		return secret_path(p, any_slow, false);
+		return (p && strpbrk(p, "*?[") && glob_secret(p)) ||
+		       secret_path(p, any_slow, false);
 	return p && *p &&
 	       (any_fragment_slow(p, persistence_fragments) ||
 	        normal_match(p, persistence_slow));
