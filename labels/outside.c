@@ -146,7 +146,7 @@ typedef struct cwds {
 	bool oom;
 	bool
 	    scratch_ok; /* /tmp and /var/tmp count as inside (ll_outside_scratch) */
-	bool moved;       /* a cd or pushd DIR ran earlier on the line */
+	bool moved;     /* a cd or pushd DIR ran earlier on the line */
 	const char *root; /* folded */
 } cwds;
 
