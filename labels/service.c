@@ -367,10 +367,13 @@ static bool drops_safeguard(const char *a)
 	for (const char *const *g = safeguards; *g; g++)
 		if (has_part(name + n + 1, *g))
 			return true;
-	/* the last part abbreviated: `--no-backu` */
+	/* the last part abbreviated: `--no-backu`, or not begun at all:
+	   `--no-` is a prefix of every `--no-SAFEGUARD` */
 	const char *last = name + len;
 	while (last > name && last[-1] != '-' && last[-1] != '_')
 		last--;
+	if (last == name + len)
+		return true;
 	return prefix_of(safeguards, last, (size_t)(name + len - last));
 }
 
@@ -384,6 +387,10 @@ static bool abbreviates_retention(const char *a)
 	const char *last = a + len;
 	while (last > a + 2 && last[-1] != '-' && last[-1] != '_')
 		last--;
+	/* a name that ends in a separator (`--data-`) may abbreviate
+	   `--data-retention` */
+	if (last == a + len && len > 2)
+		return true;
 	return prefix_of(r, last, (size_t)(a + len - last));
 }
 
