@@ -428,6 +428,19 @@ static const struct verb *verbless(const locus_shell_command *c, size_t first,
 /* The call is a local form of p (see local_forms), or only asks for
    help, version or completion (`X --help`, `X help ...`, `X completion
    bash`, `X --version` alone). */
+
+/* An option (name up to `=`) that says the call acts elsewhere than its
+   words suggest (any part in elsewhere_parts), or one too long to read. */
+static bool option_elsewhere(const char *a)
+{
+	size_t n = strcspn(a, "=");
+	char name[64];
+	if (n >= sizeof name)
+		return true;
+	memcpy(name, a, n);
+	name[n] = '\0';
+	return any_part(elsewhere_parts, name);
+}
 static bool local_form(const locus_shell_command *c, const lk_program *p,
                        size_t first)
 {
@@ -437,13 +450,7 @@ static bool local_form(const locus_shell_command *c, const lk_program *p,
 		if (strstr(a, "://"))
 			return false;
 		if (a[0] == '-') {
-			size_t n = strcspn(a, "=");
-			char name[64];
-			if (n >= sizeof name)
-				return false;
-			memcpy(name, a, n);
-			name[n] = '\0';
-			if (any_part(elsewhere_parts, name))
+			if (option_elsewhere(a))
 				return false;
 			continue;
 		}
@@ -507,13 +514,7 @@ static bool read_form(const locus_shell_command *c, const lk_program *p,
 		if (a[0] == '-') {
 			/* an option's value is read as a chain word: it
 			   only over-holds */
-			size_t n = strcspn(a, "=");
-			char name[64];
-			if (n >= sizeof name)
-				return false;
-			memcpy(name, a, n);
-			name[n] = '\0';
-			if (any_part(elsewhere_parts, name))
+			if (option_elsewhere(a))
 				return false;
 			continue;
 		}
