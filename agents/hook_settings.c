@@ -82,7 +82,7 @@ int cli_add_claude_settings(locus_policy *p, const char *path, bool optional)
 	int rc =
 	    locus_policy_add_claude_settings_opts(p, buf, len, &opts, &err);
 	/* the settings file is one locus was started with: a write to it is
-	   agent-config (issue 25) */
+	   agent-config */
 	if (!rc && locus_policy_protect_path(p, path))
 		rc = LOCUS_ENOMEM;
 	free(buf);

@@ -252,7 +252,7 @@ void mcp_calls_submit(mcp_server *s, const char *id, const char *line, size_t n,
 	}
 	pthread_mutex_lock(&s->calls_lock);
 	/* an id names one call while it is in flight: a cancel must know
-	   which (issue 31, item 8); compared by value, as cancels are */
+	   which; compared by value, as cancels are */
 	bool dup = s->running && !strcmp(s->running->key, c->key);
 	for (const mcp_call *q = s->head; q && !dup; q = q->next)
 		dup = !strcmp(q->key, c->key);

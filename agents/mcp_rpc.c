@@ -210,7 +210,7 @@ static void handle_message(mcp_server *s, cJSON *msg, const char *line,
 	bool id_ok = cJSON_IsString(id) ||
 	             (cJSON_IsNumber(id) && isfinite(id->valuedouble));
 	/* duplicate keys anywhere: no reader can say which value is meant
-	   (issue 31, item 10); a request is answered below, a notification
+	  ; a request is answered below, a notification
 	   or a response is never acted on */
 	bool dup = lu_json_duplicate(msg, NULL) != NULL;
 	if (dup && !id)

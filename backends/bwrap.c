@@ -360,7 +360,7 @@ static void bw_child(int ctl, const char *ws, const char *mnt, bool drop,
 	int nul = open("/dev/null", O_RDWR);
 	if (dup2(ctl, 0) < 0 || nul < 0 || dup2(nul, 1) < 0)
 		_exit(126);
-	/* nothing the caller left open reaches the sandbox (issue 31) */
+	/* nothing the caller left open reaches the sandbox */
 	lh_close_fds_from(3, -1);
 	if (drop && (unshare(CLONE_NEWNS) < 0 ||
 	             mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||

@@ -19,11 +19,11 @@
 
 /* A vtable member version 2 added (backend: exec_ctl, write_cas,
    write_many; session: exec_ctl), or NULL for a version-1 struct, which
-   ends before it and must not be read past its end (issue 28). */
+   ends before it and must not be read past its end. */
 #define LH_V2(vt, member) ((vt)->version >= 2 ? (vt)->member : NULL)
 
 /* Text the model reads never holds a raw NUL (a C string would end there,
- * and the rest would be lost without a word: issue 31, item 4).
+ * and the rest would be lost without a word).
  * lh_buf_add_shown() appends s[0..n) with each NUL byte written as LH_NUL_SHOWN
  * and returns how many there were. */
 #define LH_NUL_SHOWN "\xe2\x90\x80" /* U+2400 SYMBOL FOR NULL */
@@ -31,7 +31,7 @@ size_t lh_buf_add_shown(lu_buf *b, const char *s, size_t n);
 
 /* In a child about to exec (async-signal-safe): close every descriptor
  * from `low` up but `keep` (-1: none), so a command never inherits one its
- * caller left open (issue 31, item 8: a pipe at fd 251 reached the bwrap
+ * caller left open (a pipe at fd 251 reached the bwrap
  * session's commands; the LocalBackend's supervisor already closed them).
  * close_range(2) where the kernel has it, else one close() each up to
  * RLIMIT_NOFILE (at most 1 << 20). */
@@ -39,7 +39,7 @@ void lh_close_fds_from(int low, int keep);
 
 /* The largest file a backend reads (the read tool, a plan's old content):
  * every backend refuses more with LOCUS_ETOOBIG, and a session's download
- * never moves more than this and one byte (issue 31, item 1). */
+ * never moves more than this and one byte. */
 #define LH_MAX_FILE_BYTES (256u << 20)
 
 bool lh_is_skip_dir(const char *name);

@@ -605,7 +605,7 @@ static int walk_enter(walk_stack *w, const char *name, char *full)
 			close(cfd);
 		free(full);
 		/* out of descriptors (one per level): saying so beats a
-		   result that silently misses the deeper files (issue 31) */
+		   result that silently misses the deeper files */
 		return oe == EMFILE || oe == ENFILE ? LOCUS_EIO : 0;
 	}
 	if (!lu_reserve(&w->f, &w->cap, w->depth + 1)) {

@@ -1,5 +1,5 @@
 /*
- * backends/openshell.c - the OpenShell session and backend (issue 15).
+ * backends/openshell.c - the OpenShell session and backend.
  *
  * A locus_session over the gateway client (openshell_client.h).  The
  * gateway runs every argv as `/bin/bash -lc '<escaped argv>'`, so login

@@ -1,5 +1,5 @@
 /*
- * bench/bigline.c - memory and time of one big line (issue 18 item 5).
+ * bench/bigline.c - memory and time of one big line.
  *
  *   bigline [-b BUDGET_MS] FILE          the file's bytes as one line
  *   bigline [-b BUDGET_MS] -s SHAPE N    N copies of a shape (below)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Precision on everyday agent traffic (issue 10, item 5).
+"""Precision on everyday agent traffic.
 
 Runs every line of corpus/everyday/agent-lines.jsonl (one JSON string per
 line: a bash command as an agent sends it) through `locus gate` under a
@@ -141,13 +141,13 @@ def main():
         fired = fired_labels(d)
         if fired and fired <= new:
             only_new += 1
-    print("held only by the labels issue 10 added (secrets, persistence, "
+    print("held only by the labels the fear-labels round added (secrets, persistence, "
           "privilege, outside-workspace): %d" % only_new)
-    # issue 25: the closed world (a program in no row of the program
+    # The closed world (a program in no row of the program
     # table) and the options that run code locus does not see
     only_unknown = sum(1 for d in out if d["outcome"] != "allow"
                        and fired_labels(d) == {"exec:unknown"})
-    print("held only by the closed world (exec:unknown, issue 25): %d"
+    print("held only by the closed world (exec:unknown): %d"
           % only_unknown)
     print("why (a line can carry several labels):")
     for (oc, lab), k in why.most_common():

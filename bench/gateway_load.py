@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Load on `locus gateway` (issue 27, item 8; figures in docs/benchmark.md).
+"""Load on `locus gateway` (figures in docs/benchmark.md).
 
 Not a test.  Starts a gateway on SQLite (a fresh database in a temporary
 folder, 127.0.0.1 only) from the given locus binary, makes R runs, and has

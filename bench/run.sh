@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark of issue 18, item 7 (docs/benchmark.md).
+# The benchmark (docs/benchmark.md).
 #     bash bench/run.sh [RUNS]
 # Builds its own release build with the helpers (build-bench/, -Dbench=true),
 # makes the batch if missing (bench/make_batch.sh: 10,000 distinct lines),
@@ -25,7 +25,7 @@ command -v valgrind >/dev/null || { echo "valgrind missing (bash .ci/setup)" >&2
 out=bench/out
 mkdir -p $out
 # BATCH=FILE measures another batch (bench/batch2/lines.txt: lines the
-# project never tuned on, issue 26); the default is make_batch.sh's
+# project never tuned on); the default is make_batch.sh's
 if [ -z "${BATCH:-}" ]; then
 	[ -s $out/batch.txt ] || bash bench/make_batch.sh
 fi
@@ -165,7 +165,7 @@ for kib in 1 16 256 1024; do
 	BEGIN { printf "%5d KiB  locus %8.1f ms CPU (%.2f ms/KiB, peak RSS %.1f MB), raw tree-sitter %8.1f ms: %.2fx  %s\n", k, a, a / k, r / 1024, b, a / b, s }'
 done
 
-# Memory per input byte (issue 18 item 5): the realistic 1 MiB script and
+# Memory per input byte: the realistic 1 MiB script and
 # the worst shapes through tree-sitter, one process each, judged whole
 # (bench/bigline: budget 60 s; heap = the parse's growth through the
 # allocator hook, which its 96 MiB budget counts).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Service-CLI lines from the tools' own documentation (issue 25).
+"""Service-CLI lines from the tools' own documentation.
 
 bench/service-cli-docs.jsonl holds command lines of service and cloud
 CLIs (velero, restic, stripe, wrangler, mc, rclone, rabbitmqctl, borg,

@@ -114,8 +114,8 @@ __attribute__((format(printf, 1, 2))) char *cli_format(const char *fmt, ...);
    A front end that answers each line sets `answers` (stdout): before
    waiting for input that is not there yet, cli_lines_next() flushes it, so
    a client that waits for one answer per line gets it at once, and a batch
-   from a file or a full pipe is not written a line at a time (issue 31,
-   item 9).  cli_lines_idle(): nothing is waiting on the stream's fd. */
+   from a file or a full pipe is not written a line at a time.
+   cli_lines_idle(): nothing is waiting on the stream's fd. */
 typedef struct cli_lines {
 	FILE *f;
 	char *buf;

@@ -288,7 +288,7 @@ static void gate_decide(gate_run *g, gate_call *c, unsigned long lineno)
 	/* a shell wrapper is judged as the script it runs, as the hooks
 	   judge it (one answer per call, whatever the front end) */
 	/* (not with a \u0000: cJSON would cut the command there; such a
-	   call is judged unparsed by locus_gate, issue 31 item 9) */
+	   call is judged unparsed by locus_gate) */
 	if (c->args && hook_tool_is_shell(c->tool) &&
 	    !lu_json_has_nul_escape(c->args, strlen(c->args))) {
 		cJSON *a = cJSON_Parse(c->args);
@@ -350,7 +350,7 @@ static void gate_line(gate_run *g, const char *line, size_t n,
 	char why[300];
 	/* "\u0000" is JSON: cJSON would cut the string there, so the escapes
 	   are marked (\u0001) for the read and put back in the arguments
-	   text, which locus_gate() judges unparsed (issue 31, item 9) */
+	   text, which locus_gate() judges unparsed */
 	char *copy = NULL;
 	bool nul = lu_json_has_nul_escape(line, n);
 	if (nul) {

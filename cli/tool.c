@@ -22,7 +22,7 @@
  * tree killed), no further line is read, the harness and the backend are
  * freed (the LocalBackend's locus-harness-* state folder, the bwrap
  * session's locus-bwrap-* transfer folder and a partial download go with
- * them), and locus then dies of the same signal (issue 31, item 5).
+ * them), and locus then dies of the same signal.
  */
 #include <signal.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz/campaign.sh - run every libFuzzer target for a set time, keeping the
-# corpora between runs (issue 31, item 10; docs/fuzzing.md, "Campaigns").
+# corpora between runs (docs/fuzzing.md, "Campaigns").
 #
 #   bash fuzz/campaign.sh [--seconds S] [--jobs J] [--out DIR] [TARGET...]
 #

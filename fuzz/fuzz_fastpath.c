@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool same = (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
 	/* a parse or labelling that ran out of its wall-clock budget is
 	   unparsed (fail closed) whatever path it took: on a loaded machine
-	   one of the two runs may hit it (the campaign of issue 31 saw it at
+	   one of the two runs may hit it (a fuzzing campaign saw it at
 	   12 runs a second), which is no difference of the fast path */
 	if (!same && ((a && strstr(a, "time budget")) ||
 	              (b && strstr(b, "time budget"))))

@@ -2,7 +2,7 @@
  * fuzz_grpc - what a hostile OpenShell gateway controls: the response
  * body (5-byte framed messages, reassembled across any split) decoded as
  * every message the client reads, and the header/trailer lines that carry
- * the status (issue 15).
+ * the status.
  *
  * Input: the first byte picks the split size of the body feed; the rest
  * is the body, and also the header lines (split at '\n').

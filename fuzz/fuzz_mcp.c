@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	(void)lu_json_has_nul_escape(s, size);
-	/* the server's reading (issue 31: the lenient cJSON read let in
+	/* the server's reading (the lenient cJSON read let in
 	   duplicate keys and invalid UTF-8, which the server never scans, and
 	   cJSON_Compare takes the first of two keys: a false break) */
 	lu_json_opts o = LU_JSON_OPTS_INIT;

@@ -1,7 +1,7 @@
 /*
  * fuzz_shell - bytes -> locus_shell_parser_parse -> locus_shell_label.
  *
- * Invariants (issue 4): no crash or leak (ASan/LSan), the result is well
+ * Invariants: no crash or leak (ASan/LSan), the result is well
  * formed, a workspace.read verdict never carries an exec:* tag, every
  * command name is non-empty unless the command is dynamic or has argc 0,
  * an unparsed line is exec with exec:unparsed, and one parse stays within a

@@ -171,7 +171,7 @@ static int policy_decide_z(const char *tool, const char *args, size_t args_len,
 	    locus_gate(&d, w->policy, NULL, tool, args, args_len, &in, &err);
 	if (guard && !rc && d) {
 		/* the call as the gate saw it (its asset, its labels), made a
-		   deny: recorded like any other refusal (issue 31, item 3) */
+		   deny: recorded like any other refusal */
 		char why[200];
 		snprintf(why, sizeof why, "the audit trail guard: %s", guard);
 		if (locus_decision_deny(d, why) == LOCUS_EUSAGE)

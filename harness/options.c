@@ -1,6 +1,6 @@
 /*
  * harness/options.c - the *_init functions of every public options struct
- * (issue 28; libgit2's git_clone_options_init style).
+ * (libgit2's git_clone_options_init style).
  *
  * `locus_X_init(&opts, LOCUS_X_VERSION)` is the function form of
  * LOCUS_X_INIT, for callers that cannot use the macro (other languages

@@ -97,7 +97,7 @@ bool lh_t_read(locus_harness *h, const cJSON *a, lu_buf *out)
 	}
 	if (!is_image(path) && looks_binary(data, len)) {
 		/* never noted in the ledger: what the model did not see it
-		   may not edit (issue 31, item 4) */
+		   may not edit */
 		lu_buf_printf(out,
 		              "%s is binary (%zu bytes, NUL bytes in it): not "
 		              "shown. Look at it with bash (od -c, xxd) if you "
@@ -424,7 +424,7 @@ bool lh_t_notebook_edit(locus_harness *h, const cJSON *a, lu_buf *out,
 	if (!lh_load_for_change(h, path, &data, &len, out))
 		return false;
 	/* strictly: with a key twice (two "cells") we would edit the first
-	   list and Jupyter read the last (issue 31, item 6) */
+	   list and Jupyter read the last */
 	cJSON *nb = NULL;
 	lu_json_opts jo = LU_JSON_OPTS_INIT;
 	jo.escaped_nul = true; /* a string may hold one; the splice keeps it */

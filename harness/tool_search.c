@@ -132,7 +132,7 @@ static const char **split_parts(char *s, bool skip_dot, size_t *n)
 }
 
 /* Does rel (a/b/c) match the pattern segments?  DP over segments, so `**`
- * costs no recursion; any depth (issue 31, item 7: a fixed 256 once missed
+ * costs no recursion; any depth (a fixed 256 once missed
  * deeper files without a word).  *oom set when memory ran out. */
 static bool glob_match(const char *pattern, const char *rel, bool *oom)
 {

@@ -4,7 +4,7 @@
  *
  * lk_program_find() runs for almost every command the parser and the
  * labeller look at; a linear scan of ~500 rows with strcmp was about a
- * tenth of a line's instructions (issue 18).  This program includes the
+ * tenth of a line's instructions.  This program includes the
  * table itself, hashes every row and alias name into a table of its own
  * (the hash function is programs.c's, so both sides agree) and prints
  * them as two constant arrays, so the library looks a name up in about one

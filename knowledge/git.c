@@ -60,7 +60,7 @@ const char *lk_argv_word(const void *argv, size_t i)
 }
 
 /*
- * Config keys known to be inert (issue 26): their value is data git never
+ * Config keys known to be inert: their value is data git never
  * runs, and they name no program, URL, file of config or hook directory.
  * "section.var" is one key; "section.*" is any variable of the section
  * without a subsection (advice.detachedHead), never section.SUB.var

@@ -49,7 +49,7 @@ const char *lk_argv_word(const void *argv, size_t i);
 
 /* KEY (n bytes, "section[.sub].var", compared as git compares: without
    case for the section and the variable) is on the closed list of keys
-   known to be inert (issue 26): data git never runs, no program, URL,
+   known to be inert: data git never runs, no program, URL,
    file or directory it reads code from.  Every other key may run
    something. */
 bool lk_git_key_inert(const char *key, size_t n);

@@ -897,7 +897,7 @@ static const lk_program programs[] = {
                   .longs = "identifier:t1|priority:p1|stderr-priority:-1|"
                            "level-prefix:-1|namespace:-1")},
     /* sg [-] [group [-c] command]: like su, the rest goes to sh */
-    /* issue 9: more programs that run the command after their options
+    /* More programs that run the command after their options
        (util-linux setarch and its aliases, choom; daemontools/s6
        privilege droppers; gosu/su-exec; cpulimit, trickle; perf stat /
        record / trace; proot; AppArmor's aa-exec; GPU offload runners) */
@@ -1365,7 +1365,7 @@ static const lk_program programs[] = {
     {.name = "visudo", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PERSISTENCE},
     {.name = "vultr-cli", .fx = LK_FX_SERVICE, .pack = LK_PACK_CLOUD},
 
-    /* ---- the long tail: programs agents run, with their effect class (issue 25);
+    /* ---- the long tail: programs agents run, with their effect class;
        a program that runs commands named in its arguments (gdb, vim,
        nodemon, concurrently, cross-env) is left out: unknown, held ---- */
     /* read-only: they read and print (the labeller's read-only list and its argument rules, system and file inspection) */
@@ -1950,7 +1950,7 @@ static inline size_t lk_hash_slot(uint32_t h, size_t slots)
 
 /* The n bytes of name (no NUL among them) are exactly the string s.  A
    byte loop: names are short, and a call to strncmp cost more than the
-   compare (issue 18).  It stops at s's NUL, which no byte of name is. */
+   compare.  It stops at s's NUL, which no byte of name is. */
 static inline bool lk_name_is(const char *name, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)

@@ -84,7 +84,6 @@ enum {
 	                               optional (chroot: no command = shell) */
 	LK_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
 	LK_OPT_REPLACE = 1 << 10, /* xargs: -I/-i VALUE is the replace string */
-	/* issue 26 */
 	LK_OPT_CMD_OPERAND = 1 << 11, /* the operand after the positional
 	                                 ones is a command string run with
 	                                 sh -c (sg GROUP CMD) */
@@ -248,7 +247,7 @@ typedef enum lk_pack {
 	LK_PACK_COUNT
 } lk_pack;
 
-/* ---- effect classes (lk_program.fx; issue 25) -------------------------
+/* ---- effect classes (lk_program.fx) -------------------------
  *
  * What a program may do, whatever its arguments: every row of the table
  * has one (a row whose class bits say it leaves .fx 0 and

@@ -305,7 +305,7 @@ static int add_env_reasons(locus_action *a)
 }
 
 /* The rm commands a reason is about, named with their flags and targets
-   (issue 25): "rm -rf build: <what>" once per command.  inside: only the
+  : "rm -rf build: <what>" once per command.  inside: only the
    rm commands whose operands are all inside the workspace, else all. */
 static int add_rm_reasons(locus_action *a, bool inside, const char *what)
 {
@@ -590,7 +590,7 @@ static int add_outside(locus_action *a, const cJSON *args, const char *root)
 	return add_reason(a, text);
 }
 
-/* ---- the path classifier for file tools (issue 25) --------------------- */
+/* ---- the path classifier for file tools --------------------- */
 
 /* One path's labels: a write of a persistence or agent file, a read of a
    credential store. */
@@ -1227,7 +1227,7 @@ static char *pretty(char *compact)
 		return NULL;
 	/* cJSON_Print's memory is cJSON's to free (cJSON_free); what we hand
 	   out is freed with locus_free(): copy it (one allocator contract per
-	   returned buffer, issue 19). */
+	   returned buffer). */
 	char *copy = strdup(text);
 	cJSON_free(text);
 	return copy;

@@ -5,7 +5,7 @@
  * pk_secret_path() and pk_persistence_path() run for almost every word of
  * every command (the packs' rules for every program); trying ~110
  * fragments with strstr() on each was about a twentieth of a line's
- * instructions (issue 18).  This program includes the fragment tables
+ * instructions.  This program includes the fragment tables
  * and prints, for the first three bytes of the fragments, a byte -> class
  * map and per class and position the set of fragments (a bit mask) whose
  * byte there is of that class.  packs_paths.c then reads a word once: at

@@ -87,7 +87,7 @@ enum {
 	LL_GITCFG_CLEAN_NOFORCE = 1 << 1,
 	LL_GITCFG_PRUNE_NOW = 1 << 2,
 	LL_GITCFG_HOOKS_PATH = 1 << 3, /* core.hooksPath: hooks from a directory
-	                                  locus does not see (issue 25) */
+	                                  locus does not see */
 };
 uint32_t ll_git_line_config(const locus_shell_result *r);
 /* Add what those settings make command c do to j. */
@@ -123,7 +123,7 @@ bool ll_net_redirect(const locus_shell_command *c);
 bool ll_unknown_program(const locus_shell_command *c,
                         const struct lk_program *prog);
 
-/* rm (issue 25): every operand is a static relative path inside the
+/* rm: every operand is a static relative path inside the
    workspace (not the root, not .git, no glob or variable): a recursive or
    forced rm of it is held (exec:destructive), not on the floor. */
 bool ll_rm_inside(const locus_shell_command *c);
@@ -144,7 +144,7 @@ bool ll_line_allexport(const locus_shell_result *r);
 /* A command that runs after command i follows it on the line (not one of
    its own substitutions). */
 bool ll_command_follows(const locus_shell_result *r, size_t i);
-/* The closed world (issue 25): the program is in no row of the program
+/* The closed world: the program is in no row of the program
    table (prog NULL), named by a bare name or a path right under a system
    directory (a path elsewhere is workspace code), not computed, not a
    wrapper the parser peeled.  exec:unknown. */
@@ -189,7 +189,7 @@ const char *ll_args_floor(const locus_shell_command *c,
 bool ll_is_downloader(const struct lk_program *prog);
 bool ll_is_interpreter(const struct lk_program *prog);
 /* `python3 -m json.tool` (options only): formats its input, runs none of
-   it (issue 25). */
+   it. */
 bool ll_data_module(const locus_shell_command *c,
                     const struct lk_program *prog);
 /* awk whose program runs commands (system(), `| getline`, print | "cmd"):
@@ -234,7 +234,7 @@ const char *ll_outside_shell(const locus_shell_result *r, const char *root,
    root or on OOM. */
 bool ll_outside_scratch(const locus_shell_result *r, const char *root,
                         bool *oom);
-/* paths.c: what a file tool's path names (issue 25), with the shell's
+/* paths.c: what a file tool's path names, with the shell's
    tables, after normalising it (root joined, // . .. folded, the
    workspace's symlinks followed): LL_PATH_* bits. */
 enum {

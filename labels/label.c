@@ -52,7 +52,7 @@ static const floor_row *floor_row_of(const char *never)
 /* ---- the verdict ------------------------------------------------------ */
 
 /* The opaque verdict (labels.h): reasons grow as needed (it was a
-   caller-allocated struct with a silent cap of 32 reasons; issue 19). */
+   caller-allocated struct with a silent cap of 32 reasons). */
 struct locus_shell_verdict {
 	locus_kind kind;
 	uint32_t tags;
@@ -193,7 +193,7 @@ static bool runs_download(const locus_shell_result *r, size_t k, lk_writers *wr,
 
 /*
  * Per-line facts computed once, so that no rule scans the line once per
- * command (issue 18: every line-level rule is linear, or n log n, in
+ * command (every line-level rule is linear, or n log n, in
  * commands).  Commands are sorted by (pipeline, depth, parent, index):
  * the stages of one pipeline, seen at one depth under one parent, are
  * then adjacent and in source order.
@@ -646,7 +646,7 @@ static bool args_hidden(const locus_shell_result *r,
 	return false;
 }
 
-/* After `cd DIR`/`pushd DIR` (issue 25): a relative path a command writes
+/* After `cd DIR`/`pushd DIR`: a relative path a command writes
    is DIR/PATH (`cd .git && echo x > hooks/pre-commit`): the path rules of
    the persistence and agent-config tags judge the joined path. */
 static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
@@ -711,7 +711,7 @@ void ll_functions_free(ll_functions *f)
 	f->n = 0;
 }
 
-/* exec:unknown (issue 25): a program in no row of the program table, not
+/* exec:unknown: a program in no row of the program table, not
    a function the line defines (calling one runs its body, whose commands
    are judged on their own). */
 bool ll_command_unknown(const locus_shell_result *r, size_t i,
@@ -734,14 +734,14 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	ll_judge_command(c, p, &j);
 	ll_judge_git_config(c, lp->gitcfg, &j);
 	/* rm -rf build: paths inside the workspace are held, not floored
-	   (issue 25); outside, unknown or the root stay on the floor */
+	  ; outside, unknown or the root stay on the floor */
 	if (j.never && !strcmp(j.never, LL_NEVER_RM) && lp->cwd_inside &&
 	    ll_rm_inside(c)) {
 		j.never = NULL;
 		ll_judgement_reason(&j, LL_REASON_RM_INSIDE);
 	}
 	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
-	   script's positional parameters (issue 9) */
+	   script's positional parameters */
 	const char *pf = positional_floor(lp->r, c, &lp->memo, lp->floor);
 	if (pf && !j.never)
 		j.never = pf;
@@ -749,7 +749,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (lp->dash_file && lp_streq(c->name, "rm") &&
 	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
 		j.never = LL_NEVER_RM;
-	/* relative paths after cd (issue 25): cd .git; echo > hooks/x */
+	/* relative paths after cd: cd .git; echo > hooks/x */
 	if (lp->cwd) {
 		uint32_t pt = cwd_path_tags(c, lp->cwd);
 		if (pt & LOCUS_TAG_PERSISTENCE) {
@@ -766,7 +766,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 			                        "or locus's configuration");
 		}
 	}
-	/* relative paths after cd (issue 9): cd /dev; dd of=sda */
+	/* relative paths after cd: cd /dev; dd of=sda */
 	if (lp->cwd && ll_device_after_cd(c, lp->cwd)) {
 		j.tags |= LOCUS_TAG_DESTRUCTIVE;
 		if (!j.never)
@@ -800,7 +800,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 		out->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(out, LL_REASON_ENV);
 	}
-	/* G2 on a parsed line (issue 25): text that may be data is held with
+	/* G2 on a parsed line: text that may be data is held with
 	   the tag of what it names, never floored; the arguments of a
 	   read-only command (print-only awk or inline code) are data */
 	const char *af =

@@ -1,7 +1,7 @@
 /*
  * labels/outside.c - the outside-workspace label: a tool call that reads,
  * writes, deletes, moves or changes modes of a path outside the workspace
- * root (issue 10; docs/tags.md says which words count as paths).
+ * root (docs/tags.md says which words count as paths).
  *
  * Paths are judged lexically: `.` and `..` segments and repeated slashes
  * are folded, symlinks are not followed (the sandbox's job).  `~` and
@@ -449,7 +449,7 @@ static bool is_cd(const locus_shell_command *c)
    popd +N/-N (rotations) and popd: back to a directory the stack holds,
    one the line already went to (each judged when it was named), or the
    one the line started in: like `cd -`, any candidate.  Not HOME: bash's
-   pushd alone never goes there (issue 26; it made `pushd` read-only with
+   pushd alone never goes there (it made `pushd` read-only with
    outside-workspace). */
 static bool stack_move(const locus_shell_command *c, const char *t)
 {

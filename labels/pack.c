@@ -368,7 +368,7 @@ static bool has_short(const locus_shell_command *c, size_t from, char x)
 /* The option `opt` (opt_n bytes) as a word, or `opt=...`.  For a
    single-dash long option (-word) the double-dash form counts too.  With
    `abbrev` a --long option also counts when abbreviated as getopt_long
-   and git parse-options accept it (issue 26: any prefix; one the program
+   and git parse-options accept it (any prefix; one the program
    finds ambiguous makes it fail, so this over-reports only): for the
    conditions that make a rule apply, never for `unless`. */
 static bool opt_word(const char *a, const char *opt, size_t opt_n, bool abbrev)

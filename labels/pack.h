@@ -148,7 +148,7 @@ size_t pk_pattern_operand(const locus_shell_command *c);
 bool pk_secret_path(const char *p);
 bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,
-   .codex/, .gemini/, .cursor/, .locus/...): agent-config (issue 25). */
+   .codex/, .gemini/, .cursor/, .locus/...): agent-config. */
 bool pk_agent_config_path(const char *p);
 bool pk_sudoers_path(const char *p);
 /* pk_secret_path() (secret) or pk_persistence_path() without any

@@ -86,7 +86,7 @@ static const pk_rule rules[] = {
     {COMPOSE, "rm", "-v --volumes -f --force", "--help -h", D,
      "containers: compose rm -f/-v deletes containers or their volumes", NULL,
      0},
-    /* issue 25: a container given the host: privileged, the host's
+    /* A container given the host: privileged, the host's
        namespaces, devices, capabilities, no confinement, the host's root
        or the Docker socket mounted (`docker run --privileged -v /:/host`) */
     {DOCKER, "run|create", HOST_ESCAPES, "--help -h", V, HOST_REASON, NULL, 0},

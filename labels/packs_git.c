@@ -53,7 +53,7 @@ static bool require_force_off(const locus_shell_command *c)
 
 /* A key not on knowledge/git.h's closed list of inert keys may name a
    program git runs later, or make git read hooks, templates or config from
-   elsewhere (issue 26: the old list of program keys missed
+   elsewhere (the old list of program keys missed
    trailer.*.cmd, man.*.path, url.*.insteadOf...).  alias.X=!cmd runs a
    shell command; a plain alias runs git. */
 static bool program_key(const char *key, const char *value)
@@ -134,7 +134,7 @@ static const pk_rule rules[] = {
      "persistence: a program-valued --global/--system git config runs "
      "later in every repository",
      global_program_key, 0},
-    /* issue 26: start/register install a crontab, systemd timers or a
+    /* Start/register install a crontab, systemd timers or a
        launchd/schtasks job that runs git in this repository later */
     {"git", "maintenance start|register", NULL, "--help -h", P,
      "persistence: git maintenance start/register schedules git to run "

@@ -80,7 +80,7 @@ static const fragment secret_fragments[] = {
     {".boto", COMPONENT},
     {".s3cfg", COMPONENT},
     {".htpasswd", COMPONENT},
-    /* issue 26: what secret scanners and sensitive-file lists name */
+    /* What secret scanners and sensitive-file lists name */
     {".pem", SUFFIX}, /* a key or a certificate (cert_pem() below) */
     {".ppk", SUFFIX},
     {".p8", SUFFIX},
@@ -160,7 +160,7 @@ static const fragment persistence_fragments[] = {
     {".config/git", ANYWHERE},
     {"/etc/gitconfig", ANYWHERE},
     {".git/config", ANYWHERE},
-    /* issue 25: files that make git, editors, direnv or CI run code */
+    /* Files that make git, editors, direnv or CI run code */
     {".git/info/attributes", ANYWHERE}, /* filters and diff drivers */
     {".gitmodules", COMPONENT},         /* submodule URLs and commands */
     {".envrc", COMPONENT},              /* direnv runs it on cd */
@@ -488,7 +488,7 @@ bool pk_persistence_path(const char *p)
 	       (persistence_raw(p) || normal_match(p, persistence_raw));
 }
 
-/* issue 25: the configuration of coding agents and their tool servers
+/* The configuration of coding agents and their tool servers
    (`.claude/settings.json` grants permissions, `.mcp.json` starts
    programs).  Instruction files (CLAUDE.md, AGENTS.md, GEMINI.md) are
    data: not listed. */

@@ -43,7 +43,7 @@ static size_t copy_destination(const locus_shell_command *c)
 }
 
 /* Programs that look at a file's name or metadata, never its content
-   (issue 26): `test -f .env`, `ls -la .env`, `touch .env`, `chmod 600
+  : `test -f .env`, `ls -la .env`, `touch .env`, `chmod 600
    .env` read nothing.  A redirect of theirs into a secret still counts. */
 static const char *const meta_programs =
     "test [ [[ ls stat touch mkdir realpath readlink du basename dirname";
@@ -217,7 +217,7 @@ static bool ps_environment(const locus_shell_command *c)
 }
 
 /* ${!NAME}: the value of the variable NAME names, any variable of the
-   environment (issue 26); ${!prefix*}, ${!prefix@} and ${!arr[@]} list
+   environment; ${!prefix*}, ${!prefix@} and ${!arr[@]} list
    names and keys only. */
 static bool indirect_value(const char *s)
 {
@@ -320,7 +320,7 @@ static bool awk_rewrites_argv(const char *w)
 	return false;
 }
 
-/* Programs whose own language reads the environment (issue 26): jq's
+/* Programs whose own language reads the environment: jq's
    `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
    program that rewrites ARGV. */
 static bool prints_environment(const locus_shell_command *c)

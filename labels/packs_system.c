@@ -62,7 +62,7 @@ static bool pkill_broad(const locus_shell_command *c)
 	    "sh",         "zsh",     "login",   "dbus-daemon",
 	    "Xorg",       "Finder",  "launchd", "loginwindow",
 	    "containerd", "dockerd", "kubelet",
-	    /* issue 25: an interpreter's name is every program it runs (the
+	    /* An interpreter's name is every program it runs (the
 	       agent itself runs under node) */
 	    "node", "nodejs", "python", "python3", "java", "ruby", "perl",
 	    "deno", "bun", "php",

@@ -1,5 +1,5 @@
 /*
- * labels/paths.c - the one path classifier for every tool (issue 25):
+ * labels/paths.c - the one path classifier for every tool:
  * what a file tool's path names, with the same tables the shell rules
  * use (labels/packs_paths.c): a credential store (exec:secrets when read),
  * a file that makes programs run later (exec:persistence when written),

@@ -1,5 +1,5 @@
 /*
- * labels/service.c - service and cloud CLIs (issue 25): what every program
+ * labels/service.c - service and cloud CLIs: what every program
  * of the program table's effect class "service or cloud CLI" gets, by one
  * rule for all of them rather than a list per program.
  *

@@ -1,8 +1,8 @@
 /*
  * labels/sql.c - the SQL classifier: does statement text given inline to
- * a database client destroy data?  (Issue 10: DROP, TRUNCATE, ALTER ...
- * DROP, FLUSHALL/FLUSHDB, dropDatabase(), drop(), deleteMany({}); issue
- * 25: DELETE and UPDATE ... SET with or without WHERE, MongoDB's
+ * a database client destroy data?  (DROP, TRUNCATE, ALTER ...
+ * DROP, FLUSHALL/FLUSHDB, dropDatabase(), drop(), deleteMany({});
+ * DELETE and UPDATE ... SET with or without WHERE, MongoDB's
  * deleteMany, deleteOne, remove, the update and replace calls with any filter: a filter
  * narrows what is deleted or overwritten, it does not make it harmless,
  * and `DELETE FROM users WHERE id=1` is what a person wants to see.)
@@ -221,7 +221,7 @@ bool pk_sql_destructive(const char *text, size_t len)
 	    "dropIndexes",  "dropIndex", "dropUser",
 	    "dropAllUsers", "dropRole",  "dropAllRoles",
 	    "drop",
-	    /* issue 25: with a filter or not, as DELETE with WHERE */
+	    /* With a filter or not, as DELETE with WHERE */
 	    "deleteMany", "deleteOne", "remove", "updateMany", "updateOne",
 	    "replaceOne", "findOneAndDelete", "findOneAndReplace",
 	    "findOneAndUpdate", "bulkWrite", NULL,

@@ -23,7 +23,7 @@
 
 /* The tables are scanned linearly and their words are short: inline
    byte loops (util/str.h) reject most rows at the first byte without a
-   call (issue 18: 160k strcmp calls from ll_judge_command alone). */
+   call (160k strcmp calls from ll_judge_command alone). */
 static inline bool streq(const char *a, const char *b)
 {
 	return lu_streq(a, b);
@@ -112,7 +112,7 @@ bool ll_is_interpreter(const lk_program *p)
 }
 
 /* Python modules that format or encode their input and run none of it
-   (issue 25: `curl ... | python3 -m json.tool`), with the options they
+   (`curl ... | python3 -m json.tool`), with the options they
    take that name no file. */
 static const struct {
 	const char *module;
@@ -533,7 +533,7 @@ static bool rm_floor(const locus_shell_command *c)
 	return false;
 }
 
-/* One rm operand names a path provably inside the workspace (issue 25):
+/* One rm operand names a path provably inside the workspace:
    static, relative, no glob, not the root itself (`.`, `src/..`), not
    climbing out (`../x`), not a .git directory or inside one. */
 static bool rm_operand_inside(const char *a, uint32_t flags)
@@ -611,7 +611,7 @@ static const opt_row destructive_opts[] = {
 	{ NULL, 0, NULL, false, NULL },
 };
 
-/* Options that run code locus does not see (issue 25): a pager command
+/* Options that run code locus does not see: a pager command
    (`less +'!cmd'`: `!` runs a shell), a makefile given on the line (`make
    --eval`), zip's test command.  exec:unknown, as for a program locus
    does not know. */
@@ -663,7 +663,7 @@ static const char *const harmless_devices[] = {
 /* clang-format on */
 
 /*
- * A path as the kernel resolves it, lexically (issue 9): repeated
+ * A path as the kernel resolves it, lexically: repeated
  * slashes and `.` segments dropped, `..` applied, and the /proc/PID/root
  * prefix (the root seen through a process: /proc/self/root/dev/sda is
  * /dev/sda) removed, into buf.  NULL when it does not fit.
@@ -984,7 +984,7 @@ static bool git_prune(const view *v)
 	return !dry_run(v);
 }
 
-/* Plumbing and forms that overwrite or discard work (issue 9): read-tree
+/* Plumbing and forms that overwrite or discard work: read-tree
    -u with --reset or -m writes the working tree, checkout-index -f
    overwrites files, filter-branch rewrites history, tag -d deletes tags,
    branch -M/-C and checkout -B / switch -C overwrite an existing branch,
@@ -1036,7 +1036,7 @@ static bool git_overwrite_branch(const view *v)
 }
 
 /* any prefix, as parse-options takes it (`git merge --abo`; found by
-   fuzz_bypass's abbreviate transform, issue 26) */
+   fuzz_bypass's abbreviate transform) */
 static bool is_abort(const char *a)
 {
 	return long_opt(a, "--abort", 3);
@@ -1289,7 +1289,7 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, prog->destroys);
 }
 
-/* ---- git settings that drop a safety (issue 9) ------------------------ */
+/* ---- git settings that drop a safety ------------------------ */
 
 /* "section.sub.var" (or "section.var") names the key `sec`.*.`var`
    (sub NULL: no subsection), compared without case as git does. */
@@ -1494,7 +1494,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		set_never(j, LL_NEVER_STOP);
 	}
 	judge_dynamic(c, &v, prog, query, j);
-	/* service and cloud CLIs: network, the generic verb rule (issue 25) */
+	/* service and cloud CLIs: network, the generic verb rule */
 	if (!query)
 		ll_judge_service(c, prog, j);
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
@@ -1536,7 +1536,7 @@ static bool system_program(const char *argv0)
 /* Read-only programs without argument rules: a glob is fine for them.
    Sorted (strcmp order) for a binary search: looked up twice for every
    command (ll_tables_consistent checks the order).  whatis, apropos,
-   whereis, pgrep, pidof name things as data (issue 9). */
+   whereis, pgrep, pidof name things as data. */
 /* clang-format off */
 static const char *const read_plain[] = {
 	"[", "[[", "apropos", "basename", "cat", "cd", "cmp", "column",
@@ -2062,7 +2062,7 @@ static bool most_ok(const locus_shell_command *c)
 }
 
 /*
- * Inline code that only prints literals (issue 9): `python3 -c
+ * Inline code that only prints literals: `python3 -c
  * 'print(1)'`, `node -e 'console.log("x")'`, `perl -e 'print "x\n"'`.
  * One row per language: the print call, whether its parentheses may be
  * left out (perl), and the characters a double-quoted string may not
@@ -2332,7 +2332,7 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	       !in_sub_table(check_subs, n);
 }
 
-/* ---- the closed world (issue 25) ------------------------------------- */
+/* ---- the closed world ------------------------------------- */
 
 /* Workspace code: argv[0] is a path that is not right under a system
    directory (./build.sh, scripts/x.sh, node_modules/.bin/jest): the

@@ -243,7 +243,7 @@ void lh_grpc_status_line(lh_grpc_status *st, const char *line, size_t len)
 		const char *sp = memchr(line, ' ', len);
 		int code = 0;
 		/* at most three digits count: a longer number is no status
-		   (and never overflows: fuzz_grpc, issue 31) */
+		   (and never overflows: fuzz_grpc) */
 		if (sp)
 			for (sp++;
 			     sp < line + len && isdigit((unsigned char)*sp);

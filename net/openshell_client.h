@@ -1,5 +1,5 @@
 /*
- * net/openshell_client.h - the OpenShell gateway client (issue 15).
+ * net/openshell_client.h - the OpenShell gateway client.
  *
  * Owns the RPCs the backend uses, each as one call: Health,
  * CreateSandbox, GetSandbox, waiting for READY, DeleteSandbox, Stop and

@@ -116,7 +116,7 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 		const char *v = raw->words[i].value;
 		if (!v || (v[0] != '-' && v[0] != '+'))
 			break;
-		/* -H history expansion; -k (keyword, issue 26): NAME=VALUE
+		/* -H history expansion; -k (keyword): NAME=VALUE
 		   words after a command name are assignments (`set -k; git
 		   diff GIT_EXTERNAL_DIFF=CMD`), also in `-ek`, `bash -kc` */
 		if (v[0] == '-' && v[1] != '-' && strpbrk(v + 1, "Hk"))
@@ -145,8 +145,8 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 }
 
 /*
- * shopt -s NAME for the options that change how later text is read (issue
- * 26): cdable_vars (`cd NAME` goes to $NAME), and with -o the set
+ * shopt -s NAME for the options that change how later text is read:
+ * cdable_vars (`cd NAME` goes to $NAME), and with -o the set
  * options history, histexpand and keyword.  A name only known at run time
  * may be any of them.
  */

@@ -27,7 +27,7 @@ static const char *const git_exec_keys[] = {
 	"remote.*.receivepack", "uploadpack.packobjectshook",
 	"sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd",
 	"browser.*.cmd", "man.*.cmd", "core.hookspath",
-	/* issue 9: more program-valued keys */
+	/* More program-valued keys */
 	"core.alternaterefscommand", "gpg.*.defaultkeycommand",
 	"submodule.*.update", "sendemail.smtpserver", "include.path",
 	"includeif.*.path", "sendemail.*.smtpserver", NULL,
@@ -95,7 +95,7 @@ static void git_config(lp_ctx *ctx, const lp_raw_command *raw, const lp_word *w,
 		return;
 	}
 	if (!alias && !exec) {
-		/* a closed list (issue 26): a key not known to be inert may
+		/* a closed list: a key not known to be inert may
 		   name a program (trailer.*.cmd, man.*.path, an ext:: URL
 		   in remote.*.url or url.*.insteadOf) */
 		if (!lk_git_key_inert(kv, klen))
@@ -388,7 +388,7 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 			                              : "";
 			size_t kl = strcspn(kv, "=");
 			/* the value is an environment variable's: only a key
-			   known to be inert is safe (issue 26) */
+			   known to be inert is safe */
 			bool risky = !lk_git_key_inert(kv, kl);
 			if (risky)
 				lp_unparsed(ctx,

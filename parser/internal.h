@@ -147,7 +147,7 @@ void lp_result_free_commands(locus_shell_result *r);
 
 /* The program-table row of command i's name (knowledge/programs.h), found
    once when the command was pushed, so that no stage looks a name up
-   again (issue 18: 13.7 lookups per line before); NULL when the table does
+   again (13.7 lookups per line before); NULL when the table does
    not know the name or i is past the end.  A result built by hand (tests)
    has no rows: the name is looked up. */
 const struct lk_program *lp_command_program(const locus_shell_result *r,

@@ -3,7 +3,7 @@
  * walk (found by the oracle): text bash evaluates again, source fed by the
  * line, environment that carries code, shells fed a script that was not
  * parsed.  Each pass reads the public commands once (per-command child
- * facts instead of a scan per command: issue 18) and stays inside the
+ * facts instead of a scan per command) and stays inside the
  * line's time budget.
  */
 #include <stdlib.h>

@@ -182,7 +182,7 @@ static bool is_fd_exec(const char *v)
 {
 	/* a prefix of --exec or --exec-batch too: fd (clap) refuses it, a
 	   getopt-style reader would take it; read as the option, the line
-	   only over-reports (issue 26, found by fuzz_bypass) */
+	   only over-reports (found by fuzz_bypass) */
 	size_t vl = strlen(v);
 	if (vl > 2 && !strncmp(v, "--exec-batch", vl < 13 ? vl : 13))
 		return true;
@@ -533,7 +533,7 @@ void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
  * Options whose value is a command the program runs with a shell (or as a
  * program): the value is parsed as shell with origin "option".  `longs`
  * accept abbreviations as getopt_long and git parse-options do: any prefix,
- * one letter or more (issue 26: `git grep --op=CMD`, `sort --co=CMD`).  A
+ * one letter or more (`git grep --op=CMD`, `sort --co=CMD`).  A
  * prefix that is ambiguous for the program makes it fail, so reading every
  * prefix as the option over-reports only; `keys` are -o KEY=VALUE
  * settings (ssh -o ProxyCommand=...), compared without case after the
@@ -816,7 +816,7 @@ void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 	}
 }
 
-/* ---- ssh's other ways to name local code (issue 9) ---------------------- */
+/* ---- ssh's other ways to name local code ---------------------- */
 
 /* ssh, scp, sftp: a config read from stdin or a descriptor (-F), a
    PKCS#11 or security-key library (-I, -o PKCS11Provider=,

@@ -217,7 +217,7 @@ static void add_assigns(lp_ctx *ctx, size_t idx, const char *const *extra,
  * value we do not know: NULL, the caller fails closed).  *env_words is
  * set when the first word is an option or holds '=': env reads the split
  * words as its own arguments, so they are options and NAME=VALUE
- * assignments before the command (issue 26: `env -S 'PATH=/usr/bin' git
+ * assignments before the command (`env -S 'PATH=/usr/bin' git
  * reset --hard` runs git, not a program `PATH=/usr/bin`).
  */
 static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic,
@@ -413,7 +413,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 
 /*
  * capsh [--OPT...] -- ARGS runs `/bin/bash ARGS` (libcap's capsh.c), or
- * the program of --shell=PROG; `capsh -- -c CMD` runs CMD (issue 26).
+ * the program of --shell=PROG; `capsh -- -c CMD` runs CMD.
  * The words after `--` are emitted as that shell's command.
  */
 static void shell_args(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
@@ -474,7 +474,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			/* each peeled wrapper is a command holding every word
 			   after it, so a line of one wrapper repeated (`time
 			   time ... ls`, 10 KB) cost the square of its length
-			   here and in the labeller (issue 26): past the bound
+			   here and in the labeller: past the bound
 			   the rest is not analysed */
 			lp_unparsed(ctx, "a chain of more than %d wrappers",
 			            LP_MAX_WRAPPER_CHAIN);
@@ -517,7 +517,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		}
 		if ((spec->flags & LK_OPT_STDIN_SHELL) && !sc.script) {
 			/* script without -c: an interactive shell reading
-			   its stdin (`echo CMD | script`; issue 26) */
+			   its stdin (`echo CMD | script`) */
 			lp_raw_command sraw = r;
 			sraw.parent = idx;
 			lp_shell_scan(ctx, &sraw, n - 1, idx, false,

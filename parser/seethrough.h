@@ -191,7 +191,7 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                    size_t idx, bool fish, const char *origin);
 
 /* see_programs.c: a dynamic first operand of a subcommand runner; ssh's
-   other ways to name local code (issue 9). */
+   other ways to name local code. */
 void lp_check_dynamic_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
                                  size_t pos, const char *name,
                                  const lk_program *prog);

@@ -1616,7 +1616,7 @@ static bool plain_leaf(walker *w, TSNode x)
 	TSSymbol k = ts_node_symbol(x);
 	/* a raw_string counts too: inside double quotes ("${x:-'`cmd`'}")
 	   its quotes are literal characters and bash runs the
-	   substitution (issue 26); lp_leaf_substs() skips it elsewhere */
+	   substitution; lp_leaf_substs() skips it elsewhere */
 	if (k != w->sy->word && k != w->sy->regex &&
 	    k != w->sy->extglob_pattern && k != w->sy->raw_string)
 		return false;

@@ -30,7 +30,7 @@
  * trail that was cut at a record boundary (it does not end with a final
  * checkpoint), appended to (records after it) or re-chained (HMACs fail).
  *
- * Record MACs (issue 31, item 2): chaining needs no secret, so anyone who
+ * Record MACs: chaining needs no secret, so anyone who
  * can write the file can append a correctly chained record, and a writer
  * that continued the chain over it would seal it with its next checkpoint.
  * With a key every record (checkpoints too) carries

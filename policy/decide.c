@@ -513,7 +513,7 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 	return rc;
 }
 
-/* --- files locus was started with (issue 25) ------------------------------ */
+/* --- files locus was started with ------------------------------ */
 
 /* `path` (relative to root) is one of the policy's protected files: the
    file resolved, or for a new file its directory resolved. */
@@ -684,7 +684,7 @@ int locus_gate(locus_decision **out, const locus_policy *policy,
 	pl_doc doc;
 	int rc;
 	/* A "\u0000" escape would cut the C string the tool is derived from
-	   (issue 31, item 9): the escapes are marked (\u0001, same length)
+	  : the escapes are marked (\u0001, same length)
 	   and the call is judged unparsed, never refused as not JSON. */
 	bool nul = args_json && lu_json_has_nul_escape(args_json, args_len);
 	char *marked = nul ? malloc(args_len) : NULL;

@@ -1,5 +1,5 @@
 /*
- * policy/fuzz_gen.c - metamorphic transformations of bash lines (issue 4).
+ * policy/fuzz_gen.c - metamorphic transformations of bash lines.
  *
  * Every transformation keeps what bash runs.  A line whose words are all
  * "plain" (letters, digits and _./:@%+,=-) joined by spaces and the
@@ -357,7 +357,7 @@ static int insert_words(line *l, size_t at, const char *text, int first_cmd)
 	return 1;
 }
 
-/* Issue 26: --name[=v] cut to a prefix of the name, as getopt_long and
+/* --name[=v] cut to a prefix of the name, as getopt_long and
    git's parse-options accept (an ambiguous one makes the program fail,
    so the line runs nothing more dangerous). */
 static const char *abbreviate(line *l, rng *r)
@@ -378,7 +378,7 @@ static const char *abbreviate(line *l, rng *r)
 	return "abbreviate";
 }
 
-/* Issue 26: -abc split into -a -bc, for clusters of flag letters only
+/* -abc split into -a -bc, for clusters of flag letters only
    (a letter taking an attached value would change meaning). */
 static const char *split_cluster(line *l, rng *r)
 {
@@ -398,7 +398,7 @@ static const char *split_cluster(line *l, rng *r)
 	return insert_tok(l, i + 1, b, T_WORD, 0) ? "split-cluster" : NULL;
 }
 
-/* Issue 26: blanks ssh skips before an -o KEY=VALUE. */
+/* Blanks ssh skips before an -o KEY=VALUE. */
 static const char *ssh_blank(line *l, rng *r)
 {
 	for (size_t k = 1; k < l->n; k++) {
@@ -416,7 +416,7 @@ static const char *ssh_blank(line *l, rng *r)
 	return NULL;
 }
 
-/* Issue 26: options and variables that change how the line is read
+/* Options and variables that change how the line is read
    (set -k, CDPATH); the analysis must fail closed on them. */
 static const char *reading_option(line *l, rng *r)
 {

@@ -544,7 +544,7 @@ int locus_policy_json(char **out, const locus_policy *p, unsigned flags)
 		cJSON_Delete(o);
 		return LOCUS_ENOMEM;
 	}
-	/* a copy freed with locus_free(), not cJSON_free (issue 19) */
+	/* a copy freed with locus_free(), not cJSON_free */
 	return lu_json_print(out, o, flags & LOCUS_JSON_PRETTY) ? LOCUS_ENOMEM
 	                                                        : 0;
 }

@@ -121,7 +121,7 @@ static const struct {
     {"rsync",
      {"-e", "--rsh*", "--rsync-path*", "--delete*", "--remove-*", NULL}},
     {"xargs", {"-a", "--arg-file*", NULL}},
-    /* issue 25: options that run code locus does not see (labels'
+    /* Options that run code locus does not see (labels'
        unseen_opts): a makefile given on the line, a pager command */
     {"make", {"-E*", "--eval*", NULL}},
     {"less", {"+*", NULL}},
@@ -216,8 +216,8 @@ static const char *const readers[] = {
 	NULL};
 /* clang-format on */
 
-/* Programs whose operands are text, never a file they open (issue 25:
-   every other program's operands may be files it reads). */
+/* Programs whose operands are text, never a file they open
+   (every other program's operands may be files it reads). */
 /* clang-format off */
 static const char *const text_only[] = {
     "echo",  "printf", "basename", "dirname", "which", "type", "command",
@@ -313,7 +313,7 @@ static int command_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 	if (rc || c->argc == 0 || !c->name)
 		return rc;
 	/* every operand (a fixed 256 let the 257th path of a long command
-	   line past the Read/Edit rules, issue 19); out of memory: a path
+	   line past the Read/Edit rules); out of memory: a path
 	   known only at run time, which the rules treat as a match */
 	size_t *idx = malloc(c->argc * sizeof *idx);
 	if (!idx)
@@ -338,7 +338,7 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 	bool search = eq(name, "grep") || eq(name, "rg") || eq(name, "ag") ||
 	              eq(name, "egrep") || eq(name, "fgrep");
 	if (kind & PL_PATHS_READ) {
-		/* issue 25: a program not known to read only its file operands
+		/* A program not known to read only its file operands
 		   (git diff --no-index, an interpreter, an unknown tool) may
 		   read any operand or option value: a Read deny on ~/.ssh/...
 		   holds against every spelling (more candidates only make an

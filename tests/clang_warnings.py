@@ -4,7 +4,7 @@
 Compiles every C file of ours that the build compiles (library, CLI, tests,
 fuzz targets; not tree-sitter from node_modules, not generated sources) with
 clang -fsyntax-only, the build's own flags (compile_commands.json) and
--Wshadow -Wcast-qual -Wcomma -Wformat=2 -Wmissing-prototypes (issue 19).
+-Wshadow -Wcast-qual -Wcomma -Wformat=2 -Wmissing-prototypes.
 Any warning fails the test.  Exits 77 (meson: skipped) only when clang is
 not installed (.ci/setup installs it).
 """

@@ -1,4 +1,4 @@
-// tests/gateway_page.mjs - a person at the gateway's page (issue 27, item 4),
+// tests/gateway_page.mjs - a person at the gateway's page,
 // driven by tests/test_gateway.py: headless Chromium (Debian's) through
 // puppeteer-core.  Arguments: URL TOKEN APPROVAL_ID RUN_ID.  The person opens
 // the page, types the operator token and a name, sees the held call appear

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The real agents against locus's hooks, offline (issue 32, items 2-3).
+"""The real agents against locus's hooks, offline.
 
 Claude Code (`claude -p`), Codex (`codex exec`) and Gemini CLI (`gemini -p
 --approval-mode yolo`), the binaries of node_modules/.bin, each driven by a

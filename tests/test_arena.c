@@ -1,6 +1,6 @@
 /*
  * tests/test_arena.c - the result arena and the parser's block pool
- * (parser/arena.c, parser/pool.c; issue 18 item 2, the memory half):
+ * (parser/arena.c, parser/pool.c; the memory half):
  * blocks reused across lines, the pool's bound, results freed after their
  * parser or on another thread, the memory budget still counting reused
  * blocks, and the zeroing rule's terminators.

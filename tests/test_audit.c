@@ -1,6 +1,6 @@
 /*
  * tests/test_audit.c - the hash-chained audit trail: append, verify,
- * tampering, torn lines, concurrent appenders (issue 3).
+ * tampering, torn lines, concurrent appenders.
  */
 #include <check.h>
 #include <limits.h>
@@ -298,7 +298,7 @@ START_TEST(cli_verify)
 }
 END_TEST
 
-/* ---- an audit trail the agent cannot end silently (issue 13) ---- */
+/* ---- an audit trail the agent cannot end silently ---- */
 
 static locus_audit *open_opts(const char *path, const char *key, unsigned every)
 {
@@ -440,7 +440,7 @@ START_TEST(keyed_checkpoints)
 	ck_assert_int_eq(locus_audit_verify_report(&r, path, g_key, &err),
 	                 LOCUS_EINVALID);
 	/* ... and a writer with another key does not even continue it: the
-	 * last record's MAC does not check out under its key (issue 31) */
+	 * last record's MAC does not check out under its key */
 	spit(path, full, n);
 	locus_audit_options ko = LOCUS_AUDIT_OPTIONS_INIT;
 	ko.key_path = g_key2;

@@ -98,7 +98,7 @@ names = [k["name"] for k in c.get("commands", [])]
 check(names == ["rm", "sudo", "rm"], "commands of the rm line: %s" % names)
 # results matched to calls
 # the user declined it: Claude Code's reject answer (is_error with "The
-# user doesn't want to proceed...") is "cancelled" (issue 30), any other
+# user doesn't want to proceed...") is "cancelled", any other
 # is_error is "error"
 check(c.get("status") == "cancelled", "claude declined tool_result -> cancelled: %s" % c.get("status"))
 check(call("pytest -q").get("status") == "error", "codex exit_code 1 -> error")
@@ -300,7 +300,7 @@ if shutil.which("script"):
         rc, out, err = audit("--format", "jsonl", "-o", os.path.join(tmp, "p.jsonl"), t)
         check("locus audit:" not in err, "no progress on a short run when stderr is not a terminal")
 
-# ---- issue 30: layouts, bookkeeping tools, results, SARIF locations ----
+# ---- layouts, bookkeeping tools, results, SARIF locations ----
 with tempfile.TemporaryDirectory() as tmp:
     # Gemini's current layout: ~/.gemini/tmp/<slug>/.project_root names the
     # root; a session with no absolute path is judged against it, not the

@@ -1,6 +1,6 @@
 /*
  * tests/test_claude_rules.c - Claude Code settings read as Claude Code
- * reads them (issue 11, item 4 and 5): `~/` is the home directory, "/x"
+ * reads them: `~/` is the home directory, "/x"
  * the settings' project, bad rules skipped or holding their tool, warnings,
  * and symlinks resolved before path rules match.  The rule forms that need
  * no home or file system are in corpus/policy/claude-rules.txt.

@@ -107,7 +107,7 @@ END_TEST
 START_TEST(classify_args_are_one_command)
 {
 	/* joined: sudo sh -c 'rm -rf /srv' (the quotes are the shell's; a
-	   path outside the workspace, on the floor: issue 25) */
+	   path outside the workspace, on the floor) */
 	const char *av[] = {"locus", "classify",      "sudo", "sh",
 	                    "-c",    "'rm -rf /srv'", NULL};
 	run_out r = run(av, NULL, 0);
@@ -127,7 +127,7 @@ START_TEST(classify_args_are_one_command)
 }
 END_TEST
 
-/* --root DIR is the workspace root of outside-workspace (issue 10). */
+/* --root DIR is the workspace root of outside-workspace. */
 START_TEST(classify_and_gate_root)
 {
 	const char *in_root[] = {"locus", "classify", "--root", "/tmp",
@@ -164,7 +164,7 @@ START_TEST(classify_and_gate_root)
 END_TEST
 
 /* Without --root, classify judges against the directory it was started
-   in, read once (issue 18: not a getcwd per line), for every stdin line
+   in, read once (not a getcwd per line), for every stdin line
    and with --jobs; when that directory is gone every path is outside, as
    when the library itself cannot read it. */
 static void classify_in(const char *dir, const char *extra)
@@ -299,7 +299,7 @@ START_TEST(classify_jsonl)
 }
 END_TEST
 
-/* A command holding \u0000 is judged, not refused (issue 9): unparsed,
+/* A command holding \u0000 is judged, not refused: unparsed,
    with the floor on its raw text, and every line judged exits 0. */
 START_TEST(classify_jsonl_nul_command)
 {
@@ -836,7 +836,7 @@ START_TEST(jobs_same_output)
 }
 END_TEST
 
-/* ---- issue 30: every --help exits 0, errors say what is wrong -------- */
+/* ---- every --help exits 0, errors say what is wrong -------- */
 
 START_TEST(every_help_exits_zero)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_exports.sh - liblocus.so exports the public API and nothing
-# else (issue 28; docs/api.md "API and ABI policy").
+# else (docs/api.md "API and ABI policy").
 #
 #   test_exports.sh LIBLOCUS.so INCLUDE_DIR SONAME
 #

@@ -218,7 +218,7 @@ static void gen_line(char *buf, size_t cap)
 }
 
 /* Every byte in four places, against the byte classes the fast path's
-   header states (parser/fastpath.c, a table since issue 18): in a word,
+   header states (parser/fastpath.c, a table): in a word,
    in single quotes, in double quotes, in a first word. */
 static bool plain_spec(int c)
 {

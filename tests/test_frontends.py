@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""One answer per call, whatever the front end (issue 32, item 4).
+"""One answer per call, whatever the front end.
 
 Every line of the golden corpus (corpus/shell), every everyday agent line
 (corpus/everyday/agent-lines.jsonl) and each everyday line as Codex wraps

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`locus gateway` end to end (issue 27, docs/gateway.md): a gateway on
+"""`locus gateway` end to end (docs/gateway.md): a gateway on
 SQLite, the real `locus runner` started by the test (`--box none`) with the
 scripted loopback model (tests/fake_model.py), everything on 127.0.0.1.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""`locus gateway` on PostgreSQL, two replicas over one database (issue
-27, item 2; docs/gateway.md).  The test starts a throwaway cluster under
+"""`locus gateway` on PostgreSQL, two replicas over one database
+(docs/gateway.md).  The test starts a throwaway cluster under
 /tmp (Debian's postgresql: initdb and pg_ctl, as the postgres user when
 run as root), two gateways on it, and the real runner with the scripted
 loopback model: the runner talks to replica A only, a person decides on

@@ -1,5 +1,5 @@
 /*
- * tests/test_hardening.c - the harness's hardening (issue 13): no privilege
+ * tests/test_hardening.c - the harness's hardening: no privilege
  * leak from the bwrap sandbox, job state out of the workspace's reach,
  * writes that lose nothing, bounded processes.  Workspaces are mkdtemp
  * folders; the stress cases are bounded so the suite stays short.
@@ -374,7 +374,7 @@ START_TEST(audit_out_of_the_tools_reach)
 	fx f;
 	locus_policy *pol = NULL;
 	/* permissive: the name-hiding command below must run (standard holds
-	   its dynamic mv target as outside-workspace since issue 10) */
+	   its dynamic mv target as outside-workspace) */
 	locus_policy_preset(&pol, "permissive", NULL);
 	locus_policy_wrap w = LOCUS_POLICY_WRAP_INIT;
 	w.policy = pol;

@@ -388,7 +388,7 @@ START_TEST(tool_read)
 	call_ok(&f, "read", "{\"path\":\"long.txt\"}",
 	        "… [line is 2500 characters]");
 	/* invalid UTF-8 and NUL bytes do not break it: mostly NUL, the file
-	   is named binary with its length (issue 31, item 4) */
+	   is named binary with its length */
 	locus_error err;
 	ck_assert_int_eq(f.b->write(f.b, "bin", "\xff\xfe\0x\n", 5, &err), 0);
 	call_ok(&f, "read", "{\"path\":\"bin\"}", "bin is binary (5 bytes");
@@ -769,7 +769,7 @@ START_TEST(tool_gate_refuses)
 	fx_close(&f);
 }
 END_TEST
-/* Arguments are read strictly (util/json.h, issue 19): trailing bytes, a
+/* Arguments are read strictly (util/json.h): trailing bytes, a
    key twice, invalid UTF-8 or a NUL are refused as a tool error before
    the gate is asked, and nothing runs or changes. */
 static const struct {
@@ -914,7 +914,7 @@ START_TEST(tool_bash_timeout_background)
 }
 END_TEST
 
-/* The API contract (issue 19): versioned config and call control are
+/* The API contract: versioned config and call control are
    checked, arguments are (ptr, len) with raw NUL bytes refused, returned
    texts come out first and are freed with locus_free. */
 START_TEST(harness_api_contract)
@@ -1236,7 +1236,7 @@ START_TEST(policy_gate_wrap)
 	}
 	ck_assert_int_eq(f.rec.warnings, 0);
 	put(&f, "build/keep.txt", "k\n");
-	/* .git keeps it on the floor (issue 25: rm -rf build alone is
+	/* .git keeps it on the floor (rm -rf build alone is
 	   held, not denied) */
 	call_err(&f, "bash", "{\"command\":\"rm -rf build .git\"}",
 	         "{\"status\":\"denied\",\"outcome\":\"deny\"");
@@ -1258,7 +1258,7 @@ START_TEST(policy_gate_wrap)
 	char *r = locus_harness_policy_wrap("read", JS("{}"), &none);
 	ck_assert_ptr_nonnull(r);
 	free(r);
-	/* a wrap payload of an unknown version refuses (issue 19) */
+	/* a wrap payload of an unknown version refuses */
 	locus_policy_wrap old = {0};
 	old.policy = pol;
 	r = locus_harness_policy_wrap("read", JS("{\"path\":\"w.txt\"}"), &old);

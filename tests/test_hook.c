@@ -215,7 +215,7 @@ static const pcase pcases[] = {
     {"claude-code", "claude-edit-allow.json", NULL, NULL, ANS_NONE, NULL},
     {"claude-code", "claude-write-allow.json", "--answer-allow", NULL,
      ANS_ALLOW, NULL},
-    /* issue 25: Read of a credential file is exec:secrets, as `cat .env` */
+    /* Read of a credential file is exec:secrets, as `cat .env` */
     {"claude-code", "claude-read-env.json", NULL, NULL, ANS_ASK,
      "exec:secrets"},
     /* the same read under the project's settings.json deny rule */
@@ -229,7 +229,7 @@ static const pcase pcases[] = {
      "workspace.write"},
 
     /* Codex PreToolUse cannot ask, and Codex's own flow may run a call
-       without a prompt: a hold is a deny with the reason (issue 32) */
+       without a prompt: a hold is a deny with the reason */
     {"codex", "codex-bash-allow.json", NULL, NULL, ANS_NONE, NULL},
     {"codex", "codex-bash-hold.json", NULL, NULL, ANS_DENY, "approval"},
     {"codex", "codex-bash-hold.json", "--answer-allow", NULL, ANS_DENY,
@@ -257,11 +257,11 @@ static const pcase pcases[] = {
     {"gemini", "gemini-mcp-tool.json", "--preset", "readonly", ANS_DENY,
      "denied"},
 
-    /* every tool the agents really send (issue 11, item 3) */
+    /* every tool the agents really send */
     {"claude-code", "claude-monitor.json", NULL, NULL, ANS_ALLOW, NULL},
     {"claude-code", "claude-monitor.json", "--preset", "strict", ANS_ALLOW,
      NULL},
-    /* a tool locus does not know is held under standard (issue 10) */
+    /* a tool locus does not know is held under standard */
     {"claude-code", "claude-powershell.json", NULL, NULL, ANS_ASK,
      "unknown-tool"},
     {"claude-code", "claude-mcp-command.json", NULL, NULL, ANS_DENY,
@@ -271,7 +271,7 @@ static const pcase pcases[] = {
     {"claude-code", "claude-bash-unsandboxed.json", "--answer-allow", NULL,
      ANS_ASK, "dangerouslyDisableSandbox"},
     {"gemini", "gemini-grep-search.json", NULL, NULL, ANS_ALLOW, NULL},
-    /* /etc/passwd is outside the payload's cwd: held (issue 10) */
+    /* /etc/passwd is outside the payload's cwd: held */
     {"gemini", "gemini-read-many-files.json", NULL, NULL, ANS_ASK,
      "outside-workspace"},
     {"gemini", "gemini-read-many-files.json", "--preset", "readonly",
@@ -427,7 +427,7 @@ START_TEST(hold_reason_names_the_hold)
 }
 END_TEST
 
-/* ---- never more permissive than the agent (issue 11, item 1) ---------- */
+/* ---- never more permissive than the agent ---------- */
 
 /* A fresh workspace: notes.txt, sub/, and outlink -> /etc. */
 static char *make_workspace(void)
@@ -868,7 +868,7 @@ START_TEST(usage_errors)
 }
 END_TEST
 
-/* ---- install and doctor (issue 11, item 6) ---------------------------- */
+/* ---- install and doctor ---------------------------- */
 
 /* The code block after `<!-- snippet: NAME -->` in docs/integrations.md. */
 static char *doc_snippet(const char *name)

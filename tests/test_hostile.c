@@ -399,7 +399,7 @@ static void judge_in_budget(const char *s, size_t n, size_t count,
 }
 
 /*
- * Issue 18: every line-level rule is linear in commands.  The remote-code
+ * Every line-level rule is linear in commands.  The remote-code
  * rule paired each downloader with every later command (32,000 `curl a;`
  * took 24 s) and the shell-input check each shell with every later
  * command.  The whole judgement (parse and label) must take less CPU than
@@ -435,7 +435,7 @@ START_TEST(hostile_linear_rules)
 END_TEST
 
 /*
- * Issue 26: a 10 KB line of one wrapper repeated (`time time ... ls`,
+ * A 10 KB line of one wrapper repeated (`time time ... ls`,
  * 2,000 times) cost the square of its length: each peeled wrapper is a
  * command holding every word after it, and the labeller read each.  Past
  * LP_MAX_WRAPPER_CHAIN (64) wrappers the line is unparsed, so the work is
@@ -510,7 +510,7 @@ START_TEST(hostile_label_budget)
 END_TEST
 
 /*
- * Issue 18 item 5: the caps on one line's memory (parser/parse.c,
+ * The caps on one line's memory (parser/parse.c,
  * docs/design.md "Memory per input byte").  Each makes the line unparsed
  * with its reason, never a crash or a NULL result, and the labeller then
  * fails it closed (exec:unparsed).  The budget is 60 s so that the cap,
@@ -596,7 +596,7 @@ static char *numbered(const char *a, const char *b, size_t k, const char *c,
 }
 
 /*
- * Issue 18 item 5: the writers of a line are indexed by name
+ * The writers of a line are indexed by name
  * (parser/linefacts.c), so a line that writes many distinct files and
  * runs some of them stays linear: 16,000 files written, 8,000 of them run
  * (each run parses what was written: 8,000 more commands), 8,000 runs of
@@ -608,7 +608,7 @@ START_TEST(hostile_many_writers)
 	size_t n;
 	char *s = numbered("echo a > f", ".sh; ", 16000, "sh f", ".sh; sh x; ",
 	                   8000, &n);
-	/* the scripts run a program `a` locus does not know (issue 25) */
+	/* the scripts run a program `a` locus does not know */
 	judge_in_budget(s, n, 40000, LOCUS_TAG_UNKNOWN);
 	free(s);
 	/* `sh x` may run what any unzip extracted (more than 16 writes of

@@ -41,7 +41,7 @@
 #define PE LOCUS_TAG_PERSISTENCE
 #define PV LOCUS_TAG_PRIVILEGE
 #define O LOCUS_TAG_OUTSIDE
-#define UK LOCUS_TAG_UNKNOWN /* exec:unknown (issue 25) */
+#define UK LOCUS_TAG_UNKNOWN /* exec:unknown */
 #define RD LOCUS_KIND_READ
 #define EX LOCUS_KIND_EXEC
 
@@ -217,7 +217,7 @@ static char *tag_list(uint32_t tags)
 }
 
 /* The verdict read through its accessors into a value the checks below
-   compare field by field (the public verdict is opaque since issue 19). */
+   compare field by field (the public verdict is opaque). */
 typedef struct tverdict {
 	locus_kind kind;
 	uint32_t tags;
@@ -406,7 +406,7 @@ static const vec unit_vecs[] = {
 	{ "git cat-file --textconv HEAD:f", EX, 0, NULL },
 	{ "git stash list", EX, 0, NULL },
 	{ "git commit -m x", EX, 0, NULL },
-	/* issue 9 item 9: print-only awk and pager operands are data */
+	/* Print-only awk and pager operands are data */
 	{ "awk '{print}' f", RD, 0, NULL },
 	{ "awk '{print | \"sh\"}' f", EX, 0, NULL },
 	{ "awk '{print > \"x\"}' f", EX, 0, NULL },
@@ -616,7 +616,7 @@ static const vec unit_vecs[] = {
 	{ "curl -o data.json x && python3 analyze.py", EX, N, NULL },
 	{ "curl x ; sh y.sh", EX, N, NULL },
 	/* run order is not source order (a loop runs `sh i.sh` again after
-	   the download; issue 9): a download anywhere on the line counts */
+	   the download): a download anywhere on the line counts */
 	{ "sh i.sh ; curl -o i.sh x", EX, N | R | V,
 	  "pipes a download into a shell" },
 	/* checks */
@@ -953,11 +953,11 @@ START_TEST(test_args_floor)
 	ck_assert_uint_eq(v.tags, 0); /* a known interpreter, no code flag */
 	cmd(r, 0)->flags |= LOCUS_CMD_INLINE_CODE;
 	tlabel(r, &v);
-	/* issue 25: print-only code is read-only: its text is data */
+	/* Print-only code is read-only: its text is data */
 	ck_assert_uint_eq(v.tags, 0);
 	locus_shell_result_free(r);
 	/* code locus cannot analyse is held with the tag of what it names,
-	   not floored (issue 25) */
+	   not floored */
 	r = fake("python3 -c 'f(\"rm -rf /\")'");
 	cmd(r, 0)->flags |= LOCUS_CMD_INLINE_CODE;
 	tlabel(r, &v);
@@ -1727,7 +1727,7 @@ END_TEST
 
 START_TEST(test_e2e_spec_example)
 {
-	/* issue 25: the spec's line, rm -rf build, is held, not floored; the
+	/* The spec's line, rm -rf build, is held, not floored; the
 	   floor form of the example deletes the root */
 	const char *line = "sudo sh -c 'rm -rf /'";
 	locus_action *a = NULL;
@@ -1829,7 +1829,7 @@ END_TEST
 
 #define N_OF(a) ((int)(sizeof a / sizeof *a))
 
-/* ---- issue 10: the workspace root and outside-workspace ------------------ */
+/* ---- the workspace root and outside-workspace ------------------ */
 
 static bool outside(const char *tool, const char *args, const char *root)
 {
@@ -1911,7 +1911,7 @@ START_TEST(test_outside_reason_and_verdict)
 }
 END_TEST
 
-/* The verdict keeps every reason: it had a silent cap of 32 (issue 19);
+/* The verdict keeps every reason: it had a silent cap of 32;
    40 network programs give 40 reasons.  NULL verdicts read fail-closed. */
 START_TEST(test_verdict_reasons_uncapped)
 {
@@ -1959,7 +1959,7 @@ START_TEST(test_verdict_reasons_uncapped)
 }
 END_TEST
 
-/* The closed world (issue 25): every row of the program table has an
+/* The closed world: every row of the program table has an
    effect class; a program in no row is exec:unknown with a reason naming
    it; workspace code, wrapped known programs and functions are not. */
 START_TEST(test_closed_world)
@@ -2285,7 +2285,7 @@ static const struct {
     {"psql -c 'DELETE FROM t'", true},
     {"psql -c 'DELETE FROM t WHERE id = 1'", true},
     {"psql -c 'UPDATE t SET a = 1'", true},
-    /* issue 25: WHERE narrows what is deleted or overwritten */
+    /* WHERE narrows what is deleted or overwritten */
     {"psql -c 'UPDATE t SET a = 1 WHERE id = 2'", true},
     {"psql -c 'SELECT 1 FOR UPDATE'", false},
     {"psql -c 'CREATE TABLE t (a int REFERENCES u ON DELETE CASCADE)'", false},

@@ -721,7 +721,7 @@ START_TEST(cancel_kills_the_command)
 END_TEST
 
 /* Output past the cap is cut to its head and tail with a note, not an
-   error (issue 12, as the other backends). */
+   error (as the other backends). */
 START_TEST(output_window)
 {
 	gw g;

@@ -1,7 +1,7 @@
 /*
  * tests/test_options.c - the *_init functions of the options structs,
  * "zero is the default", and older struct versions still read their way
- * (issue 28; harness/options.c, docs/api.md).
+ * (harness/options.c, docs/api.md).
  */
 #include <check.h>
 #include <stdint.h>

@@ -134,7 +134,7 @@ START_TEST(walk_forms)
 	                  ? locus_shell_result_reason(r)
 	                  : "parsed");
 	/* A substitution inside arithmetic is listed, and its output is
-	   evaluated as an expression: such lines are unparsed (issue 9). */
+	   evaluated as an expression: such lines are unparsed. */
 	const char *why = locus_shell_result_reason(r);
 	ck_assert_msg(
 	    locus_shell_result_parsed(r) ||
@@ -479,7 +479,7 @@ START_TEST(walk_constants)
 	if (!cc->parsed) {
 		ck_assert(cmd(r, n - 1)->flags & LOCUS_CMD_DYNAMIC);
 		/* (( X++ )) on X=rm: arithmetic reading a non-number is the
-		   first reason found (issue 9) */
+		   first reason found */
 		ck_assert(strstr(locus_shell_result_reason(r), "dynamic") ||
 		          strstr(locus_shell_result_reason(r), "arithmetic"));
 	}
@@ -586,7 +586,7 @@ static const check_case checks[] = {
 	{"a[$'\\x24(id)']=1", "arithmetic"},
 	{"echo \"$(( '$(id)' ))\"", "arithmetic"},
 	/* a substitution's output in arithmetic is evaluated as an
-	   expression (issue 9: checked in a sandbox) */
+	   expression (checked in a sandbox) */
 	{"echo $(( \"$(date +%s)\" - 1 ))", "arithmetic"},
 	{"echo ${a[$(id)]} $(( 1 + 2 )) ${a[1]}", "arithmetic"},
 	/* subscripts in data that reaches arithmetic */
@@ -700,7 +700,7 @@ START_TEST(walk_parser_reuse_and_options)
 	}
 	locus_shell_parser_free(p);
 	locus_shell_parser_free(NULL);
-	/* an options struct of an unknown version is refused (issue 19) */
+	/* an options struct of an unknown version is refused */
 	locus_shell_options bad = LOCUS_SHELL_OPTIONS_INIT;
 	bad.version = 0;
 	p = (locus_shell_parser *)&bad;
@@ -736,7 +736,7 @@ START_TEST(reserved_words_table)
 END_TEST
 
 /* Each command's program-table row is found once, when it is pushed
-   (issue 18), and is the row lk_program_find gives its name: through
+  , and is the row lk_program_find gives its name: through
    wrappers, nested scripts, xargs, versioned and aliased names, paths,
    unknown programs and commands without a name.  A result without the
    rows (built by hand) looks the name up. */

@@ -1,6 +1,6 @@
 /*
  * tests/test_policy.c - the ControlPolicy, its strict loader, presets,
- * permission rules and the gate (issue 3).
+ * permission rules and the gate.
  */
 #include <check.h>
 #include <stdio.h>
@@ -75,7 +75,7 @@ static const char *perm(const locus_policy *p, const char *tool,
 	return buf;
 }
 
-/* --- the API contract (issue 19) ------------------------------------------ */
+/* --- the API contract ------------------------------------------ */
 
 /* Option structs carry a version the library checks; getters take NULL
    and answer fail-closed; buffers come out through out-parameters first. */
@@ -157,7 +157,7 @@ START_TEST(api_versions_and_null_getters)
 	                 LOCUS_EUSAGE);
 
 	/* a reason is never cut short: 60 denied labels (it was a 512-byte
-	   buffer, issue 19) */
+	   buffer) */
 	char doc[8192] = "{\"deny_for\":[";
 	const char *tags[60];
 	char names[60][32];
@@ -184,7 +184,7 @@ START_TEST(api_versions_and_null_getters)
 	locus_policy_free(many);
 
 	/* every operand of a long command line meets the Read rules (the
-	   first 256 did, issue 19) */
+	   first 256 did) */
 	locus_policy *rd = NULL;
 	static const char rdoc[] =
 	    "{\"permissions\":{\"deny\":[\"Read(secret.txt)\"]}}";
@@ -647,7 +647,7 @@ END_TEST
 
 /* --- presets ------------------------------------------------------------ */
 
-/* outside-workspace follows the gate input's root (issue 10) */
+/* outside-workspace follows the gate input's root */
 START_TEST(gate_root_outside_workspace)
 {
 	locus_policy *p = NULL;
@@ -709,7 +709,7 @@ START_TEST(presets)
 	expect(p, "read", "{\"path\":\"a\"}", NULL, LOCUS_OUTCOME_ALLOW, NULL);
 	expect(p, "write", "{\"path\":\"a\",\"content\":\"\"}", NULL,
 	       LOCUS_OUTCOME_ALLOW, NULL);
-	/* a tool locus does not know is held (fail closed, issue 10) */
+	/* a tool locus does not know is held (fail closed) */
 	expect(p, "mcp__github__create_issue", "{}", NULL,
 	       LOCUS_OUTCOME_REQUIRE_HUMAN,
 	       "labels ['unknown-tool'] require human approval");
@@ -737,7 +737,7 @@ START_TEST(presets)
 }
 END_TEST
 
-/* Shell-dependent: these need the parser (issue 2). */
+/* Shell-dependent: these need the parser. */
 START_TEST(presets_shell)
 {
 	locus_policy *p = NULL;
@@ -759,7 +759,7 @@ START_TEST(presets_shell)
 	locus_policy_preset(&p, "permissive", NULL);
 	expect(p, "bash", "{\"command\":\"git push origin main\"}", NULL,
 	       LOCUS_OUTCOME_ALLOW, NULL);
-	/* issue 25: the floor (rm of the root) is denied by every preset;
+	/* The floor (rm of the root) is denied by every preset;
 	   rm -rf build inside the workspace is held by standard only */
 	expect(p, "bash", "{\"command\":\"sudo sh -c 'rm -rf /'\"}", NULL,
 	       LOCUS_OUTCOME_DENY, NULL);
@@ -1039,7 +1039,7 @@ START_TEST(gate_hostile_arguments)
 	ck_assert_int_eq(
 	    locus_gate(&d, p, NULL, "bash;rm", "{}", 2, NULL, &err),
 	    LOCUS_EINVALID);
-	/* \u0000 is JSON: judged unparsed, never allowed (issue 31) */
+	/* \u0000 is JSON: judged unparsed, never allowed */
 	const char *nul = "{\"command\":\"ls\\u0000; rm -rf /\"}";
 	ck_assert_int_eq(
 	    locus_gate(&d, p, NULL, "bash", nul, strlen(nul), NULL, &err), 0);
@@ -1127,7 +1127,7 @@ START_TEST(cli_gate_and_show)
 }
 END_TEST
 
-/* Issue 25: a write to a file locus was started with (the policy file,
+/* A write to a file locus was started with (the policy file,
    a settings file) is agent-config: denied by a policy that denies it,
    however the path is spelled; other files are not. */
 START_TEST(protected_files)
@@ -1213,7 +1213,7 @@ int main(void)
 	tcase_add_test(t, gate_hostile_arguments);
 	tcase_add_test(t, cli_gate_and_show);
 	suite_add_tcase(s, t);
-	/* these need the shell parser (issue 2) */
+	/* these need the shell parser */
 	TCase *sh = tcase_create("shell");
 	tcase_set_timeout(sh, 120);
 	tcase_add_test(sh, presets_shell);

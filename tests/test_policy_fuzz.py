@@ -152,7 +152,7 @@ check(rc == 2 and "-o FILE follows the --format it is for" in err, "-o first: %r
 rc, out, err = fuzz("--preset", "standard", "--format", "html")
 check(rc == 2 and "unknown format 'html' (text, jsonl, sarif)" in err, "html: %r" % err)
 
-# issue 30: findings are lines that run their dangerous core, judged by
+# Findings are lines that run their dangerous core, judged by
 # hand (policy-fuzz/judged.json) on a realistic settings file: every
 # finding judged, none judged false, precision >= 90%
 sys.path.insert(0, DIR)
@@ -169,7 +169,7 @@ fs = [f for _, f, _ in rows]
 # no argument-only noise: the core must run (git log /dev/sda1, npm run ~)
 check(all(not f["example"].startswith(("git log /", "npm run ~", "git diff '"))
           for f in fs), "no argument-only findings")
-# deny rules are attacked; since issue 25 a Read deny reaches every
+# deny rules are attacked; since the closed world a Read deny reaches every
 # program's operands, so git diff --no-index no longer reads past
 # Read(~/.ssh/**) (docs/policy.md, "Precedence, in full")
 deny = [f for f in fs if f["rule"] == "Read(~/.ssh/**)"]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """README's `Use` block points at sample inputs that exist, and its gate,
-audit verify and hook lines work on them (issue 32, item 6).
+audit verify and hook lines work on them.
 
 Usage: test_readme.py LOCUS SOURCE_ROOT
 """

@@ -1,5 +1,5 @@
 /*
- * tests/test_reliability.c - issue 31, reliability round 3: each of the
+ * tests/test_reliability.c - reliability round 3: each of the
  * red team's findings as a check that failed before its fix.
  *
  * - front ends answer every line at once, and a "\u0000" is a verdict

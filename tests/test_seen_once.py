@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Every command a line runs is listed once (issue 19).
+"""Every command a line runs is listed once.
 
     /usr/bin/python3 tests/test_seen_once.py LOCUS SOURCE_ROOT
 

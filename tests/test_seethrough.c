@@ -427,7 +427,7 @@ static const vec vectors[] = {
 	{ "python3 /dev/stdin <<< 'import os; os.system(\"reboot\")'", 1,
 	  { "reboot|inline-code|python3" } },
 	{ "awk -f prog.awk data", 1, { "!reboot" } },
-	/* a file written then run: its text is parsed (issue 9) */
+	/* a file written then run: its text is parsed */
 	{ "echo reboot > x.sh; sh x.sh", 1, { "reboot|written-script|sh" } },
 	{ "echo reboot | tee x.sh; ./x.sh", 1, { "reboot|written-script|x.sh" } },
 	{ "echo reboot | sed s/r/R/ > x.sh; ./x.sh", 0, { "./x.sh" } },
@@ -512,7 +512,7 @@ static const vec vectors[] = {
 	{ "git push --receive-pack=reboot origin", 1, { "reboot|option|git" } },
 	{ "git fetch -u origin", 1, { "!origin" } },
 	{ "nix-shell -p hello --run reboot", 1, { "reboot|option|nix-shell" } },
-	/* issue 26: abbreviations as getopt_long / parse-options take
+	/* Abbreviations as getopt_long / parse-options take
 	   them (any prefix), tar's old-style cluster, the blanks ssh skips */
 	{ "git grep --op=reboot x", 1, { "reboot|option|git" } },
 	{ "sort --co=reboot f", 1, { "reboot|option|sort" } },
@@ -683,7 +683,7 @@ END_TEST
 START_TEST(test_many_wrappers)
 {
 	/* a long chain of wrappers: each listed, no depth cost, up to
-	   LP_MAX_WRAPPER_CHAIN; past it the line is unparsed (issue 26: a
+	   LP_MAX_WRAPPER_CHAIN; past it the line is unparsed (a
 	   chain cost the square of its length) */
 	char line[8192] = "";
 	for (int i = 0; i < 64; i++)

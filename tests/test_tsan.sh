@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_tsan.sh - `--jobs N` under ThreadSanitizer (issue 18 item 6).
+# tests/test_tsan.sh - `--jobs N` under ThreadSanitizer.
 #
 # The test build is ASan+UBSan, which cannot be mixed with TSan, so this
 # builds its own copy of `locus` with -Db_sanitize=thread in a separate

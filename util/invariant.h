@@ -1,6 +1,6 @@
 /*
- * util/invariant.h - invariant checks for library code (issue 19 item 3;
- * SQLite's ALWAYS/NEVER).
+ * util/invariant.h - invariant checks for library code
+ * (SQLite's ALWAYS/NEVER).
  *
  * assert(X)  an invariant that holds by construction (an index below a
  *            bound the code itself keeps); checked in debug builds only.

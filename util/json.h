@@ -103,7 +103,7 @@ bool lu_json_add(cJSON *o, const char *k, cJSON *v);
 /* Print o (compact, or indented with `pretty`) into *out, malloc'd with
    the library's allocator (the caller frees: locus_free() outside), and
    delete o.  0, or -1 when out of memory (*out NULL).  cJSON's own print
-   buffer never leaves here (issue 19: one allocator per returned buffer). */
+   buffer never leaves here (one allocator per returned buffer). */
 int lu_json_print(char **out, cJSON *o, bool pretty);
 
 /* Does text[0..len) hold a "\u0000" escape inside a string (a key or a

@@ -5,7 +5,7 @@
  * The parser's and the labeller's tables hold short words (program names,
  * options, subcommands) compared for every command: a call to strcmp or
  * strncmp (and the strlen a prefix test needs) costs more cycles than the
- * compare itself, and most compares end at the first byte (issue 18).
+ * compare itself, and most compares end at the first byte.
  * Both strings are NUL-terminated; neither is read past its NUL.
  * util/str.h is header-only: the loops are inlined where they are used.
  */

@@ -1,5 +1,5 @@
 /*
- * fuzz_bypass - the metamorphic bypass fuzzer (issue 4, docs/fuzzing.md).
+ * fuzz_bypass - the metamorphic bypass fuzzer (docs/fuzzing.md).
  *
  *   fuzz_bypass [--seed N] [--count N] [--time SECONDS] [--one SEED]
  *               [--emit] [--quiet] CORPUS_PATH...

@@ -1,5 +1,5 @@
 /*
- * oracle.c - the execution oracle (issue 4, docs/fuzzing.md).
+ * oracle.c - the execution oracle (docs/fuzzing.md).
  *
  *   oracle [--generate N] [--seed S] [--batch N] [--stub P] [--driver P]
  *          [--bwrap P] [--bash P] [--verbose] CORPUS_PATH...

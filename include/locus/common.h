@@ -32,8 +32,8 @@ extern "C" {
 
 /* LOCUS_VERSION, LOCUS_VERSION_MAJOR/MINOR/PATCH and LOCUS_SOVERSION,
    generated from meson.build's project() version (the one place it is
-   written).  0.2.0: the API pass of issue 19 (docs/api.md); 0.3.0 the ABI
-   pass of issue 28 (LOCUS_API, *_init, one options suffix `_opts`). */
+   written).  0.2.0: the API pass (docs/api.md); 0.3.0 the ABI
+   pass (LOCUS_API, *_init, one options suffix `_opts`). */
 #include "locus/version.h"
 
 typedef enum locus_error_code {

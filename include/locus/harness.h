@@ -29,7 +29,7 @@ extern "C" {
 /* Backends                                                             */
 /* ------------------------------------------------------------------ */
 
-/* 2 (issue 28): the backend vtable grew exec_ctl, write_cas and
+/* 2: the backend vtable grew exec_ctl, write_cas and
    write_many, the session vtable exec_ctl.  A version-1 struct (shorter:
    it ends before them) is still accepted; the library never reads the
    members it did not have and treats them as NULL. */
@@ -384,7 +384,7 @@ LOCUS_API int locus_session_bwrap_new(locus_session **out, const char *dir,
  * Sandboxed code never runs as host uid 0.  When locus runs as root, bwrap
  * is started as `uid`/`gid` (setresuid before exec), so everything the
  * sandbox creates is owned by that unprivileged host user; 0 (the zeroed
- * struct's default, issue 28) or -1 picks the owner of `dir` when that is
+ * struct's default) or -1 picks the owner of `dir` when that is
  * not root, else 65534 (nobody): uid and gid 0 are never used.  A uid that
  * cannot write `dir` is refused (LOCUS_EDENIED, the message says what to
  * chown).  When locus does not run as root, the sandbox runs as locus's
@@ -420,7 +420,7 @@ LOCUS_API int locus_session_bwrap_new_opts(locus_session **out, const char *dir,
                                            const locus_bwrap_options *opts,
                                            locus_error *err);
 
-/* ---- locus jail (docs/jail.md; issue 32) ---- */
+/* ---- locus jail (docs/jail.md) ---- */
 
 #define LOCUS_JAIL_OPTIONS_VERSION 1
 
@@ -464,7 +464,7 @@ LOCUS_API int locus_jail_run(int *status, const char *const *argv,
 /** The built-in profile's text (a static string). */
 LOCUS_API const char *locus_jail_default_profile(void);
 
-/* ---- NVIDIA OpenShell (docs/sandboxes.md; issue 15) ---- */
+/* ---- NVIDIA OpenShell (docs/sandboxes.md) ---- */
 
 #define LOCUS_OPENSHELL_OPTIONS_VERSION 1
 
@@ -643,7 +643,7 @@ typedef char *(*locus_wrap_fn)(const char *tool, const char *args_json,
  * How a harness behaves.  Versioned: start from LOCUS_HARNESS_CONFIG_INIT
  * or locus_harness_config_init() and set what you need; an unknown
  * version is refused by locus_harness_new (LOCUS_EINVALID).  Every field's
- * zero is its default (version 2, issue 28): a zero-filled config with its
+ * zero is its default (version 2): a zero-filled config with its
  * version set is the defaults, read-before-edit included.
  */
 typedef struct locus_harness_config {

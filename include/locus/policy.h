@@ -1,6 +1,6 @@
 /*
  * locus/policy.h - the ControlPolicy, permission rules, the gate and the
- * audit trail (spec policy.md, issue 3).
+ * audit trail (spec policy.md).
  *
  * A policy decides on an Action: allow, require_human or deny.  Every rule
  * that fires adds a check (outcome, reason); the strongest outcome wins and
@@ -83,7 +83,7 @@ LOCUS_API int locus_policy_load_file(locus_policy **out, const char *path,
                                      locus_error *err);
 
 /**
- * A file locus was started with (a policy or settings file, issue 25): a
+ * A file locus was started with (a policy or settings file): a
  * write to it by a file tool or a shell redirect gets the label
  * `agent-config` (standard holds it, strict denies it).  The path is
  * resolved now (realpath); a path that does not exist is kept as given.
@@ -355,7 +355,7 @@ LOCUS_API int locus_decision_refusal_json(char **out, const locus_decision *d);
  * Turn a decision into a deny: `reason` is added as one more fired check
  * (a caller's own rule, such as the harness's audit-trail guard), the
  * outcome becomes LOCUS_OUTCOME_DENY and the reason is joined again, so
- * the refusal can be recorded and rendered like any other (issue 31).
+ * the refusal can be recorded and rendered like any other.
  *
  * @return 0, LOCUS_EUSAGE (NULL d or reason), LOCUS_ENOMEM (the decision
  *         is then a deny still, its reason possibly incomplete)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""python/bench/classify_speed.py - the binding's own speed (issue 28):
+"""python/bench/classify_speed.py - the binding's own speed:
 classifying the benchmark batch through
 locus.harness.labels.classify_command against `locus classify --jsonl` on
 the same lines (target: within 1.5x).  A figure, not a test.

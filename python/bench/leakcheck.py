@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """python/bench/leakcheck.py - 100,000 calls through the binding; fails
-when the process's resident memory grows past a bound (issue 28: nothing
+when the process's resident memory grows past a bound (nothing
 the C side owns leaks).
 
   python3 python/bench/leakcheck.py [CALLS]

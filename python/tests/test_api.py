@@ -1,5 +1,5 @@
-"""The original's public names and signatures over liblocus (issue 28
-item 2): shell parsing, labels, the policy, permission rules, the gate,
+"""The original's public names and signatures over liblocus:
+shell parsing, labels, the policy, permission rules, the gate,
 the harness and its backends; errors as Python exceptions."""
 import asyncio
 import inspect

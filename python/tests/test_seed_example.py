@@ -1,4 +1,4 @@
-"""The seed's own example (issue 28 item 3): build_harness over a
+"""The seed's own example: build_harness over a
 LocalBackend with every tool gated by a ControlPolicy that holds
 workspace.exec for a person: `touch made.txt` is held (the file is not
 made), `ls` runs; the same through a SessionBackend over a sandbox written

@@ -18,7 +18,7 @@ _KINDS = {0: KIND_READ, 1: KIND_WRITE, 2: KIND_EXEC, 3: KIND_NETWORK}
 _KIND_NUMBERS = {v: k for k, v in _KINDS.items()}
 
 # every exec:* tag (and outside-workspace), from the library's table: every
-# bit of the 32 (a NULL name past the last; issue 25 added exec:unknown)
+# bit of the 32 (a NULL name past the last; exec:unknown is the newest)
 EXEC_TAGS = frozenset(
     t for t in (text(lib.locus_tag_name(1 << i)) for i in range(32))
     if t and t.startswith("exec:"))
