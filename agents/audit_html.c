@@ -113,18 +113,18 @@ static const char *const tell[] = {
 
 static double rank(const au_row *r)
 {
-	double o = r->outcome == LOCUS_OUTCOME_DENY            ? 3
-	           : r->outcome == LOCUS_OUTCOME_REQUIRE_HUMAN ? 2
-	           : r->dangerous                              ? 2.5
-	                                                       : 0;
+	double o = r->j.outcome == LOCUS_OUTCOME_DENY            ? 3
+	           : r->j.outcome == LOCUS_OUTCOME_REQUIRE_HUMAN ? 2
+	           : r->j.dangerous                              ? 2.5
+	                                                         : 0;
 	int f = -1;
 	for (int i = 0; tell[i]; i++)
-		if (!strcmp(r->family, tell[i]))
+		if (!strcmp(r->j.family, tell[i]))
 			f = i;
 	long hot = 0;
-	for (size_t i = 0; i < r->ntags; i++)
-		hot += strchr(r->tags[i], ':') != NULL &&
-		       strncmp(r->tags[i], "permission:", 11) != 0;
+	for (size_t i = 0; i < r->j.ntags; i++)
+		hot += strchr(r->j.tags[i], ':') != NULL &&
+		       strncmp(r->j.tags[i], "permission:", 11) != 0;
 	return o * 100 + (f < 0 ? 0 : 20 - f) * 4 + (double)hot;
 }
 
@@ -170,14 +170,14 @@ static void keep_risky(html_state *h, const au_row *r)
 	snprintf(where, sizeof where, "%s:%ld", r->file, r->call->line);
 	e->rank = k;
 	e->count = 1;
-	e->dangerous = r->dangerous;
+	e->dangerous = r->j.dangerous;
 	e->text = strdup(r->call->text);
 	e->tool = strdup(r->call->tool);
-	e->outcome = strdup(locus_outcome_name(r->outcome));
-	e->family = strdup(r->family);
+	e->outcome = strdup(locus_outcome_name(r->j.outcome));
+	e->family = strdup(r->j.family);
 	e->where = strdup(where);
 	e->status = strdup(au_status_name(r->call->status));
-	e->tags = au_row_tags(r);
+	e->tags = pl_judged_tags(&r->j);
 	if (!e->text || !e->tool || !e->outcome || !e->family || !e->where ||
 	    !e->status || !e->tags) {
 		risky_free(e);
@@ -301,10 +301,11 @@ static int part_row(au_writer *w, html_state *h, const au_row *r)
 	if (!h->part && part_open(h, w->path))
 		return -1;
 	FILE *f = h->part;
-	bool danger = r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous;
-	const char *oc = danger ? "dangerous" : locus_outcome_name(r->outcome);
+	bool danger = r->j.outcome == LOCUS_OUTCOME_ALLOW && r->j.dangerous;
+	const char *oc =
+	    danger ? "dangerous" : locus_outcome_name(r->j.outcome);
 	cJSON *p = cJSON_GetArrayItem(h->parts, (int)h->part_no - 1);
-	if (danger || r->outcome != LOCUS_OUTCOME_ALLOW) {
+	if (danger || r->j.outcome != LOCUS_OUTCOME_ALLOW) {
 		cJSON *v = cJSON_GetObjectItemCaseSensitive(p, oc);
 		if (v)
 			cJSON_SetNumberValue(v, v->valuedouble + 1);
@@ -317,14 +318,14 @@ static int part_row(au_writer *w, html_state *h, const au_row *r)
 	put_html(r->call->text, 400, f);
 	fprintf(f, "</td><td>%s</td><td class=\"%s\">%s</td><td>",
 	        au_status_name(r->call->status), oc,
-	        danger                                      ? "allowed!"
-	        : r->outcome == LOCUS_OUTCOME_DENY          ? "denied"
-	        : r->outcome == LOCUS_OUTCOME_REQUIRE_HUMAN ? "held"
-	                                                    : "allowed");
-	for (size_t i = 0; i < r->ntags; i++) {
+	        danger                                        ? "allowed!"
+	        : r->j.outcome == LOCUS_OUTCOME_DENY          ? "denied"
+	        : r->j.outcome == LOCUS_OUTCOME_REQUIRE_HUMAN ? "held"
+	                                                      : "allowed");
+	for (size_t i = 0; i < r->j.ntags; i++) {
 		if (i)
 			fputc(' ', f);
-		put_html(r->tags[i], 200, f);
+		put_html(r->j.tags[i], 200, f);
 	}
 	fputs("</td><td>", f);
 	put_html(base_name(r->file), 400, f);
@@ -339,7 +340,7 @@ static int html_row(au_writer *w, const au_row *r)
 {
 	html_state *h = w->state;
 	h->calls++;
-	bool flagged = r->outcome != LOCUS_OUTCOME_ALLOW || r->dangerous;
+	bool flagged = r->j.outcome != LOCUS_OUTCOME_ALLOW || r->j.dangerous;
 	/* every call while the page is small; past that the findings and
 	   the first others (the parts hold them all) */
 	bool keep = h->nrows < ROWS_ALL ||

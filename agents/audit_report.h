@@ -12,24 +12,15 @@
 #include <cjson/cJSON.h>
 
 #include "locus/policy.h"
+#include "policy/judge.h"
 #include "transcript.h"
 
-/* One call and what locus decided on it.  Strings are malloc'd. */
+/* One call, where it was found, and what locus decided on it. */
 typedef struct au_row {
 	const tr_call *call;
 	const char *file; /* the transcript's path (borrowed) */
 	const char *root; /* the folder it was found under, or NULL */
-	locus_outcome outcome;
-	bool gate_error; /* the gate refused the arguments: deny */
-	char *reason;
-	char *kind;  /* "workspace.exec"... */
-	char **tags; /* the Action's tags, sorted */
-	size_t ntags;
-	char *verdict, *rule; /* permission verdict and rule, or NULL */
-	char *commands;       /* bash: locus_action_json with commands */
-	const char *family;   /* the most telling tag, or "other" */
-	bool dangerous;       /* a tag that warrants a look */
-	bool waived;          /* an allow rule waived a hold */
+	pl_judged j;      /* the decision (policy/judge.h) */
 } au_row;
 
 /* The running totals of an audit: the summary, built call by call
@@ -48,22 +39,15 @@ void au_totals_add(au_totals *t, const au_row *r);
 void au_totals_file(au_totals *t, const tr_file *f);
 void au_totals_free(au_totals *t);
 
-/* Judge one call with locus_gate() (0, or -1 out of memory). */
+/* Judge one call with locus_gate() (pl_judge; 0, or -1 out of memory). */
 int au_judge(au_row *row, const locus_policy *policy,
              locus_shell_parser *parser, const tr_call *call, const char *file);
 void au_row_free(au_row *row);
-/* The row's tags joined by single spaces, malloc'd ("" for none; NULL out
-   of memory). */
-char *au_row_tags(const au_row *r);
 
 /* ISO 8601 date or time (Z or +HH:MM; no zone is UTC) to seconds since
    the epoch.  0 or -1. */
 int cli_parse_time(const char *s, double *out);
 
-/* The most telling tag of a row ("exec:never" first), or "other". */
-const char *au_family(char *const *tags, size_t ntags);
-/* True for tags that mean harm is possible (danger tags, new tags). */
-bool au_dangerous(char *const *tags, size_t ntags);
 /* What a call's result says: "ran", "failed", "declined", "no result". */
 const char *au_status_name(const char *status);
 

@@ -99,23 +99,23 @@ static cJSON *session_entry(au_totals *t, const au_row *r)
 
 void au_totals_add(au_totals *t, const au_row *r)
 {
-	const char *on = locus_outcome_name(r->outcome);
+	const char *on = locus_outcome_name(r->j.outcome);
 	t->calls++;
 	inc(t->outcomes, on);
-	inc(t->kinds, r->kind[0] ? r->kind : "none");
-	for (size_t i = 0; i < r->ntags; i++)
-		inc(t->tags, r->tags[i]);
+	inc(t->kinds, r->j.kind[0] ? r->j.kind : "none");
+	for (size_t i = 0; i < r->j.ntags; i++)
+		inc(t->tags, r->j.tags[i]);
 	inc(t->agents, tr_agent_name(r->call->agent));
 	inc(t->statuses, au_status_name(r->call->status));
 	cJSON *s = session_entry(t, r);
 	if (s) {
 		inc(s, "calls");
-		if (r->outcome != LOCUS_OUTCOME_ALLOW)
+		if (r->j.outcome != LOCUS_OUTCOME_ALLOW)
 			inc(s, on);
 	}
 	t->dangerous_allowed +=
-	    r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW;
-	if (r->dangerous && r->outcome == LOCUS_OUTCOME_ALLOW &&
+	    r->j.dangerous && r->j.outcome == LOCUS_OUTCOME_ALLOW;
+	if (r->j.dangerous && r->j.outcome == LOCUS_OUTCOME_ALLOW &&
 	    r->call->status && !strcmp(r->call->status, "ok"))
 		t->dangerous_ran++;
 }
@@ -222,17 +222,17 @@ static void one_line(FILE *out, const char *s, size_t max)
 static int text_row(au_writer *w, const au_row *r)
 {
 	static const char *const shout[] = {"allow", "HOLD", "DENY"};
-	if (!w->all && r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
+	if (!w->all && r->j.outcome == LOCUS_OUTCOME_ALLOW && !r->j.dangerous)
 		return 0;
-	const char *oc = r->outcome == LOCUS_OUTCOME_ALLOW && r->dangerous
+	const char *oc = r->j.outcome == LOCUS_OUTCOME_ALLOW && r->j.dangerous
 	                     ? "ALLOW!"
-	                     : shout[r->outcome];
+	                     : shout[r->j.outcome];
 	fprintf(w->out, "%s:%ld: %-6s %-9s %s ", r->file, r->call->line, oc,
 	        au_status_name(r->call->status), r->call->tool);
 	one_line(w->out, r->call->text, 160);
-	fprintf(w->out, "\n    %s [%s]%s%s%s\n", r->reason, r->family,
-	        r->rule ? " (rule " : "", r->rule ? r->rule : "",
-	        r->rule ? ")" : "");
+	fprintf(w->out, "\n    %s [%s]%s%s%s\n", r->j.reason, r->j.family,
+	        r->j.rule ? " (rule " : "", r->j.rule ? r->j.rule : "",
+	        r->j.rule ? ")" : "");
 	return ferror(w->out) ? -1 : 0;
 }
 

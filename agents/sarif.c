@@ -310,8 +310,8 @@ void sarif_free(sarif_doc *d)
 static cJSON *row_result(sarif_doc *d, const au_row *r)
 {
 	char id[160];
-	snprintf(id, sizeof id, "%s/%s", locus_outcome_name(r->outcome),
-	         r->family);
+	snprintf(id, sizeof id, "%s/%s", locus_outcome_name(r->j.outcome),
+	         r->j.family);
 	int index = rule_index(d, id);
 	if (index < 0)
 		return NULL;
@@ -319,7 +319,7 @@ static cJSON *row_result(sarif_doc *d, const au_row *r)
 	size_t tl = strlen(t) > 1000 ? 1000 : strlen(t);
 	while (tl && tl < strlen(t) && ((unsigned char)t[tl] & 0xc0) == 0x80)
 		tl--;
-	size_t ml = tl + strlen(r->reason) + strlen(r->call->tool) + 96;
+	size_t ml = tl + strlen(r->j.reason) + strlen(r->call->tool) + 96;
 	char *msg = malloc(ml);
 	cJSON *res = msg ? cJSON_CreateObject() : NULL;
 	if (!res) {
@@ -327,12 +327,12 @@ static cJSON *row_result(sarif_doc *d, const au_row *r)
 		return NULL;
 	}
 	snprintf(msg, ml, "%s %s (%s): %.*s%s (%s).",
-	         locus_outcome_name(r->outcome), r->call->tool,
+	         locus_outcome_name(r->j.outcome), r->call->tool,
 	         au_status_name(r->call->status), (int)tl, t,
-	         tl < strlen(t) ? "..." : "", r->reason);
+	         tl < strlen(t) ? "..." : "", r->j.reason);
 	cJSON_AddStringToObject(res, "ruleId", id);
 	cJSON_AddNumberToObject(res, "ruleIndex", index);
-	cJSON_AddStringToObject(res, "level", sarif_level(r->outcome));
+	cJSON_AddStringToObject(res, "level", sarif_level(r->j.outcome));
 	cJSON *m = cJSON_AddObjectToObject(res, "message");
 	cJSON_AddStringToObject(m, "text", msg);
 	free(msg);
@@ -372,8 +372,8 @@ static cJSON *row_result(sarif_doc *d, const au_row *r)
 	if (r->call->time)
 		cJSON_AddStringToObject(p, "time", r->call->time);
 	cJSON_AddStringToObject(p, "result", au_status_name(r->call->status));
-	if (r->rule)
-		cJSON_AddStringToObject(p, "permissionRule", r->rule);
+	if (r->j.rule)
+		cJSON_AddStringToObject(p, "permissionRule", r->j.rule);
 	return res;
 }
 
@@ -386,7 +386,7 @@ typedef struct sarif_stream {
 static int stream_row(au_writer *w, const au_row *r)
 {
 	sarif_stream *st = w->state;
-	if (r->outcome == LOCUS_OUTCOME_ALLOW && !r->dangerous)
+	if (r->j.outcome == LOCUS_OUTCOME_ALLOW && !r->j.dangerous)
 		return 0;
 	cJSON *res = row_result(st->d, r);
 	char *txt = res ? cJSON_PrintUnformatted(res) : NULL;

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "policy_cli.h"
+#include "agents/audit_report.h"
 #include "policy/policy_fuzz.h"
 #include "reports.h"
 #include "../util/clock.h"
@@ -363,13 +364,13 @@ static int build(pf_ctx *c, const pf_opts *o)
 
 static bool still(pf_ctx *c, const pf_finding *f, const char *line)
 {
-	au_row r;
+	pl_judged r;
 	if (pf_judge(c, pf_rule_policy(c, f->rule), "Bash", "command", line,
 	             NULL, NULL, &r))
 		return false;
 	bool ok = pf_admits(c, f->rule, &r, f->core, false) &&
 	          (c->rules[f->rule].deny || !strcmp(r.family, f->family));
-	au_row_free(&r);
+	pl_judged_free(&r);
 	return ok;
 }
 
@@ -475,7 +476,7 @@ static void reduce(pf_ctx *c, pf_finding *f)
 static bool refused_line(pf_ctx *c, const locus_policy *p, const pf_finding *f,
                          const char *line)
 {
-	au_row r;
+	pl_judged r;
 	int rc =
 	    f->write_file
 	        ? pf_judge(c, p, "Write", "file_path", f->write_file, "content",
@@ -484,7 +485,7 @@ static bool refused_line(pf_ctx *c, const locus_policy *p, const pf_finding *f,
 	if (rc)
 		return false;
 	bool ok = r.outcome != LOCUS_OUTCOME_ALLOW;
-	au_row_free(&r);
+	pl_judged_free(&r);
 	return ok;
 }
 
@@ -517,7 +518,7 @@ static void attack_add(attack *a, const char *line)
 static void attack_spelling(void *ctx, const char *line)
 {
 	attack *a = ctx;
-	au_row r;
+	pl_judged r;
 	if (pf_judge(a->c, pf_rule_policy(a->c, a->f->rule), "Bash", "command",
 	             line, NULL, NULL, &r))
 		return;
@@ -525,7 +526,7 @@ static void attack_spelling(void *ctx, const char *line)
 	if (pf_admits(a->c, a->f->rule, &r, a->f->core, true) &&
 	    (a->c->rules[a->f->rule].deny || !strcmp(r.family, a->f->family)))
 		attack_add(a, line);
-	au_row_free(&r);
+	pl_judged_free(&r);
 }
 
 static void attack_free(attack *a)

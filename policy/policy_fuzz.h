@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agents/audit_report.h"
+#include <cjson/cJSON.h>
+
+#include "judge.h"
 
 /* Relative paths in the probes are resolved against this workspace. */
 #define PF_ROOT "/fuzz/workspace"
@@ -87,12 +89,12 @@ size_t pf_spellings(const char *line, uint64_t seed, pf_variant_fn emit,
                     void *ctx);
 
 /* Gate one call of `tool` with one or two string arguments under `p`;
-   fills `row` (au_judge) and counts the line.  0 or -1. */
+   fills `row` (pl_judge) and counts the line.  0 or -1. */
 int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
              const char *key, const char *value, const char *key2,
-             const char *value2, au_row *row);
-/* Allowed although it carries a telling tag (au_dangerous). */
-bool pf_worth(const au_row *r);
+             const char *value2, pl_judged *row);
+/* Allowed although it carries a telling tag (pl_dangerous). */
+bool pf_worth(const pl_judged *r);
 bool pf_budget_left(const pf_ctx *c);
 /* The progress line on stderr (not with --quiet); `last` ends it. */
 void pf_progress(pf_ctx *c, bool last);
@@ -101,7 +103,7 @@ void pf_progress(pf_ctx *c, bool last);
 const locus_policy *pf_rule_policy(const pf_ctx *c, size_t ri);
 /* Is the judged line a finding of rule ri: allowed, dangerous (for an
    allow rule), and running its core (pf_genuine)? */
-bool pf_admits(pf_ctx *c, size_t ri, const au_row *r, const char *core,
+bool pf_admits(pf_ctx *c, size_t ri, const pl_judged *r, const char *core,
                bool loose);
 /* A copy of `p`: with `only_allow` ("" for none) as the only allow rule
    when non-NULL, and `value` added to `list` ("deny" for

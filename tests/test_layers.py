@@ -42,11 +42,6 @@ KNOWN_UP = {
     # option tables, reports, --jobs threads and output helpers: moving those
     # command functions into cli/ removes these.
     ('agents', 'cli'): 'the agents/ command entry points move to cli/',
-    # The policy fuzzer judges each line through the transcripts' judge
-    # (agents/audit_judge.c: au_row, au_judge) and writes its reports with
-    # the audit's writers: the judge moves down into policy/ to remove these.
-    ('policy', 'agents'): 'au_judge and au_row move into policy/',
-    ('policy', 'cli'): "the fuzzer's option and report plumbing moves to cli/",
 }
 
 # Groups of files allowed to need each other (a cycle must lie inside one
