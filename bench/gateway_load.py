@@ -66,14 +66,20 @@ class Cluster:
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
             self.prefix = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
-        subprocess.run(self.prefix + [self.bin + "/initdb", "-D", self.data, "-A", "trust",
-                                      "-U", "locus", "--no-sync"],
-                       capture_output=True, env=env, timeout=300, check=True)
         opts = "-h 127.0.0.1 -p %d -k %s -c fsync=on" % (self.port, self.dir)
-        subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-o", opts,
-                                      "-l", os.path.join(self.dir, "log"), "-w", "-t", "120",
-                                      "start"],
-                       capture_output=True, env=env, timeout=300, check=True)
+        try:
+            subprocess.run(self.prefix + [self.bin + "/initdb", "-D", self.data, "-A",
+                                          "trust", "-U", "locus", "--no-sync"],
+                           capture_output=True, env=env, timeout=300, check=True)
+            subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-o", opts,
+                                          "-l", os.path.join(self.dir, "log"), "-w", "-t",
+                                          "120", "start"],
+                           capture_output=True, env=env, timeout=300, check=True)
+        except BaseException:
+            # a start that failed half-way (pg_ctl timed out with the server
+            # still coming up, say) leaves nothing running and no folder
+            self.stop()
+            raise
         self.url = "postgresql://locus@127.0.0.1:%d/postgres" % self.port
 
     def stop(self):
@@ -89,6 +95,10 @@ def start(locus, folder, wrap=(), db=None):
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          cwd=folder)
     line = p.stdout.readline().decode()
+    if "listening on " not in line:
+        p.kill()
+        p.wait()
+        sys.exit("the gateway did not start (exit %s)" % p.returncode)
     url = line.split("listening on ")[1].split()[0]
     return p, url
 
@@ -142,9 +152,10 @@ def client(args):
 
 def round_(locus, r, n, postgres=False):
     folder = tempfile.mkdtemp(prefix="locus-gw-bench-")
-    cluster = Cluster() if postgres else None
+    cluster = None
     procs, urls = [], []
     try:
+        cluster = Cluster() if postgres else None
         for _ in range(2 if postgres else 1):
             p, url = start(locus, folder, db=cluster.url if cluster else None)
             procs.append(p)
@@ -183,11 +194,14 @@ def callgrind_per_admission(locus, n, postgres=False):
     at each dump, so it holds exactly the admissions), over N."""
     folder = tempfile.mkdtemp(prefix="locus-gw-cg-")
     out = os.path.join(folder, "cg.out")
-    cluster = Cluster() if postgres else None
-    p, url = start(locus, folder, ("valgrind", "--tool=callgrind",
-                                   "--callgrind-out-file=" + out),
-                   db=cluster.url if cluster else None)
+    cluster, p = None, None
     try:
+        # inside the try: a cluster, or a gateway, that fails to start
+        # still has the cluster stopped and the folder removed
+        cluster = Cluster() if postgres else None
+        p, url = start(locus, folder, ("valgrind", "--tool=callgrind",
+                                       "--callgrind-out-file=" + out),
+                       db=cluster.url if cluster else None)
         runs = make_runs(url, folder, 1)
         subprocess.run(["callgrind_control", "--zero", str(p.pid)],
                        capture_output=True, check=True)
@@ -205,8 +219,9 @@ def callgrind_per_admission(locus, n, postgres=False):
                     ir = int(line.split()[1])
         return ir
     finally:
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=300)
+        if p:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=300)
         if cluster:
             cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
