@@ -115,15 +115,27 @@ int lh_os_encode_create(lh_os_frame *out, const lh_os_create *req,
 		return lu_err(err, LOCUS_EINVALID, "too many providers");
 	m.spec.providers_count = (pb_size_t)req->nproviders;
 	m.spec.providers = (char **)(uintptr_t)req->providers;
+	if (req->ncommand > (pb_size_t)-1)
+		return lu_err(err, LOCUS_EINVALID, "too many arguments");
+	m.spec.command_count = (pb_size_t)req->ncommand;
+	m.spec.command = (char **)(uintptr_t)req->command;
+	m.spec.tty = req->tty;
 	m.name = opt(req->name);
 	m.workspace = opt(req->workspace);
 	kv_entry *labels =
 	    kv_sorted(req->labels, req->nlabels, &m.labels_count);
-	if (req->nlabels && !labels)
-		return lu_err(err, LOCUS_ENOMEM, "out of memory");
+	kv_entry *env =
+	    kv_sorted(req->env, req->nenv, &m.spec.environment_count);
+	int rc = (req->nlabels && !labels) || (req->nenv && !env)
+	             ? lu_err(err, LOCUS_ENOMEM, "out of memory")
+	             : 0;
 	m.labels = (void *)labels;
-	int rc = encode(out, openshell_v1_CreateSandboxRequest_fields, &m, err);
+	m.spec.environment = (void *)env;
+	if (!rc)
+		rc = encode(out, openshell_v1_CreateSandboxRequest_fields, &m,
+		            err);
 	free(labels);
+	free(env);
 	return rc;
 }
 

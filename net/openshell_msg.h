@@ -43,6 +43,13 @@ typedef struct lh_os_create {
 	size_t nlabels;
 	const char *const *providers; /* provider records to attach */
 	size_t nproviders;
+	/* spec.command, the sandbox's main process (argv, no shell); none:
+	   the gateway's default login shell */
+	const char *const *command;
+	size_t ncommand;
+	bool tty;            /* spec.tty: a pseudo-terminal for it */
+	const lh_os_kv *env; /* spec.environment */
+	size_t nenv;
 } lh_os_create;
 
 typedef struct lh_os_exec {

@@ -26,6 +26,32 @@ raw bytes.  Strict where the client could be wrong:
   OUT_OF_RANGE and tonic's message (--oversize resource_exhausted: grpcio's
   own limit, RESOURCE_EXHAUSTED, as the gateway's interceptor layer does).
 
+CreateSandbox is validated as the gateway's validate_sandbox_spec does
+(INVALID_ARGUMENT, the gateway's messages): the name a DNS label of at most
+19 characters; spec.environment at most 128 entries, keys
+^[A-Za-z_][A-Za-z0-9_]*$ up to 256 bytes and not OPENSHELL_*, values up to
+8192 bytes without NUL or newline, 256 KiB in all; at most 32 providers, a
+log level of at most 32; spec.command (the sandbox's main process) at most
+256 arguments, 256 KiB in all, each at most 32 KiB without NUL, the first
+not empty.  An empty command is the gateway's default, `/bin/bash -l` with
+tty: nothing runs, the sandbox waits READY for exec (the harness backend's
+case).  A given command is started once, when the sandbox becomes READY:
+the argv itself (no shell), in bubblewrap (its own pid namespace, /sandbox
+the sandbox's folder, cwd /sandbox), environment the spec's and template's
+plus HOME, PATH, LANG; --share-net runs it in the host's network namespace
+(this fake's stand-in for the gateway's proxied sandbox network, so that a
+process in the box reaches loopback services; tests use 127.0.0.1 only),
+else without a network.  --image-file HOST:PATH binds HOST read-only at PATH
+in every sandbox (what the image would hold: the locus binary).  Its output
+is kept as the sandbox's log lines (and copied to stderr).  When it exits,
+whatever the code, the sandbox is ERROR for good, as upstream: exit_code
+set (a signal is 128 + its number), condition Ready False
+MainProcessExited; StartSandbox refuses it (FAILED_PRECONDITION "sandbox
+must be Stopped to start"), exec too ("sandbox is not ready"), DeleteSandbox
+removes it.  DeleteSandbox of a sandbox whose main process runs kills it
+(its whole group) first.  --fault refuse-create answers every CreateSandbox
+with UNAVAILABLE.
+
 Sandboxes go PROVISIONING -> READY after --polls GetSandbox calls.  Exec runs
 the command as the gateway does, `/bin/bash -lc '<K=v ... escaped argv>'`, in a
 bubblewrap sandbox (no network) whose /sandbox is the sandbox's folder, with a
@@ -68,6 +94,7 @@ ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 PROVISIONING, READY, ERROR, STOPPED, STARTING = 1, 2, 3, 7, 8
+DEFAULT_MAIN = ["/bin/bash", "-l"]  # the gateway's default main process
 
 
 def log(msg):
@@ -155,6 +182,11 @@ class Sandbox:
         self.polls = polls
         self.phase = PROVISIONING if polls > 0 else READY
         self.tmp = tempfile.mkdtemp(prefix="fake-openshell-tmp-")
+        self.command = DEFAULT_MAIN
+        self.env = {}
+        self.main = None  # the main process once started
+        self.exit_code = None
+        self.logs = []  # (timestamp_ms, line) of the main process
 
 
 class Gateway:
@@ -228,7 +260,11 @@ class Gateway:
     def message(self, sb):
         pb = self.pb
         st = pb.SandboxStatus(phase=sb.phase)
-        if sb.phase == ERROR:
+        if sb.phase == ERROR and sb.exit_code is not None:
+            st.conditions.add(type="Ready", status="False", reason="MainProcessExited",
+                              message="main process exited with code %d" % sb.exit_code)
+            st.exit_code = sb.exit_code
+        elif sb.phase == ERROR:
             st.conditions.add(type="Ready", status="False", reason="ImagePullFailed",
                               message="the image could not be pulled")
             st.exit_code = 1
@@ -244,15 +280,68 @@ class Gateway:
         self.parse(self.pb.HealthRequest, raw, context)
         return self.pb.HealthResponse(status=1, version="fake-0.0.111").SerializeToString()
 
+    @staticmethod
+    def validate_spec(name, spec, context):
+        """The gateway's validate_sandbox_spec (grpc/validation.rs)."""
+        bad = lambda m: context.abort(grpc.StatusCode.INVALID_ARGUMENT, m)
+        if len(name) > 19:
+            bad("name exceeds maximum length (%d > 19)" % len(name))
+        if name and not re.match(r"^[a-z0-9-]*$", name):
+            bad("name must contain only lowercase alphanumeric characters or hyphens")
+        if name.startswith("-") or name.endswith("-"):
+            bad("name must not start or end with a hyphen")
+        if "--" in name:
+            bad("name must not contain consecutive hyphens")
+        if len(spec.providers) > 32:
+            bad("providers list exceeds maximum (%d > 32)" % len(spec.providers))
+        if len(spec.log_level) > 32:
+            bad("log_level exceeds maximum length (%d > 32)" % len(spec.log_level))
+        for field, env in (("spec.environment", spec.environment),
+                           ("spec.template.environment", spec.template.environment)):
+            if len(env) > 128:
+                bad("%s exceeds maximum entries (%d > 128)" % (field, len(env)))
+            total = 0
+            for k, v in env.items():
+                kb, vb = len(k.encode()), len(v.encode())
+                total += kb + vb
+                if kb > 256:
+                    bad("%s key exceeds maximum length (%d > 256)" % (field, kb))
+                if vb > 8192:
+                    bad("%s value exceeds maximum length (%d > 8192)" % (field, vb))
+            if total > 256 * 1024:
+                bad("%s total size exceeds 262144 byte limit (%d bytes)" % (field, total))
+            for k, v in env.items():
+                if not ENV_KEY.match(k):
+                    bad("%s keys must match ^[A-Za-z_][A-Za-z0-9_]*$; got '%s'" % (field, k))
+                if k.startswith("OPENSHELL_"):
+                    bad("%s keys starting with OPENSHELL_ are reserved; got '%s'" % (field, k))
+                if "\0" in v:
+                    bad("%s value for '%s' contains null bytes" % (field, k))
+                if "\n" in v or "\r" in v:
+                    bad("%s value for '%s' contains newline characters" % (field, k))
+        cmd = list(spec.command)
+        if cmd:
+            if len(cmd) > 256:
+                bad("spec.command exceeds 256 argument limit")
+            if not cmd[0]:
+                bad("spec.command[0] must not be empty")
+            if sum(len(a.encode()) for a in cmd) > 256 * 1024:
+                bad("spec.command total size exceeds 262144 byte limit")
+            for i, a in enumerate(cmd):
+                if len(a.encode()) > 32 * 1024:
+                    bad("spec.command[%d] exceeds 32768 byte limit" % i)
+                if "\0" in a:
+                    bad("spec.command[%d] contains null bytes" % i)
+
     def create(self, raw, context):
         self.auth(context)
         req = self.parse(self.pb.CreateSandboxRequest, raw, context)
         if not req.HasField("spec"):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "spec is required")
+        self.validate_spec(req.name, req.spec, context)
+        if "refuse-create" in self.faults:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "compute driver unavailable")
         name = req.name or "sandbox-" + secrets.token_hex(4)
-        if len(name) > 63 or not re.match(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", name):
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                          "name must be a DNS label (a-z, 0-9, '-')")
         ws = req.workspace or "default"
         with self.lock:
             if any(s.name == name and s.workspace == ws for s in self.sandboxes.values()):
@@ -260,7 +349,80 @@ class Gateway:
             folder = tempfile.mkdtemp(prefix="fake-openshell-sbx-")
             sb = self.add(name, ws, folder, True, max(self.args.polls, 1))
             sb.phase = PROVISIONING
+            if req.spec.command:
+                sb.command = list(req.spec.command)
+            env = dict(req.spec.template.environment)
+            env.update(req.spec.environment)
+            sb.env = env
             return self.message(sb)
+
+    # ---------------- the main process ----------------
+
+    def image_binds(self):
+        out = []
+        for spec in self.args.image_file:
+            host, path = spec.split(":", 1)
+            out += ["--ro-bind", os.path.abspath(host), path]
+        return out
+
+    def start_main(self, sb):
+        """Start the sandbox's main process (under self.lock)."""
+        if sb.command == DEFAULT_MAIN or sb.main is not None:
+            return
+        argv = ["bwrap", "--unshare-user", "--unshare-ipc", "--unshare-pid",
+                "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent"]
+        if not self.args.share_net:
+            argv.append("--unshare-net")
+        argv += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/bin", "/bin",
+                 "--ro-bind-try", "/sbin", "/sbin", "--ro-bind-try", "/lib", "/lib",
+                 "--ro-bind-try", "/lib64", "/lib64", "--ro-bind-try", "/etc", "/etc",
+                 "--proc", "/proc", "--dev", "/dev",
+                 "--bind", sb.tmp, "/tmp", "--bind", sb.dir, "/sandbox",
+                 *self.image_binds(), "--chdir", "/sandbox", "--"] + sb.command
+        # the environment is bwrap's own (never its argv: a token in it
+        # would be readable by every process of the uid)
+        env = {"HOME": "/sandbox", "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+               "LANG": "C.UTF-8"}
+        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+            if k in os.environ:
+                env[k] = os.environ[k]
+        env.update(sb.env)
+        try:
+            sb.main = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+        except OSError as e:
+            sb.exit_code = 127
+            sb.phase = ERROR
+            log("main process of %s did not start: %s" % (sb.name, e))
+            return
+        log("main process of %s started" % sb.name)
+        threading.Thread(target=self.watch_main, args=(sb, sb.main), daemon=True).start()
+
+    def watch_main(self, sb, proc):
+        for line in iter(proc.stdout.readline, b""):
+            text = line.decode("utf-8", "replace").rstrip("\n")
+            sys.stderr.write("fake_openshell: [%s] %s\n" % (sb.name, text))
+            with self.lock:
+                sb.logs.append((int(time.time() * 1000), text))
+                del sb.logs[:-2000]
+        rc = proc.wait()
+        proc.stdout.close()
+        with self.lock:
+            if sb.main is proc:
+                # any exit, 0 too, is terminal (upstream: MainProcessExited)
+                sb.exit_code = rc if rc >= 0 else 128 - rc
+                sb.phase = ERROR
+                log("main process of %s exited with code %d" % (sb.name, sb.exit_code))
+
+    @staticmethod
+    def kill_main(sb):
+        proc = sb.main
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def get(self, raw, context):
         self.auth(context)
@@ -278,6 +440,7 @@ class Gateway:
                     sb.polls -= 1
                     if sb.polls <= 0:
                         sb.phase = READY
+                        self.start_main(sb)
             return self.message(sb)
 
     def delete(self, raw, context):
@@ -286,6 +449,9 @@ class Gateway:
         with self.lock:
             sb = self.by_name(req.name, req.workspace, context)
             del self.sandboxes[sb.id]
+            self.kill_main(sb)
+        if sb.main is not None:
+            sb.main.wait()
         if sb.owned:
             shutil.rmtree(sb.dir, ignore_errors=True)
         shutil.rmtree(sb.tmp, ignore_errors=True)
@@ -304,6 +470,9 @@ class Gateway:
         req = self.parse(self.pb.StartSandboxRequest, raw, context)
         with self.lock:
             sb = self.by_name(req.name, req.workspace, context)
+            if sb.phase == ERROR and sb.exit_code is not None and sb.main is not None:
+                context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                              "sandbox must be Stopped to start (current phase: Error)")
             if sb.phase == STOPPED:
                 sb.phase = STARTING
                 sb.polls = 1
@@ -474,6 +643,8 @@ def main():
     ap.add_argument("--oversize", choices=["out_of_range", "resource_exhausted"],
                     default="out_of_range")
     ap.add_argument("--sandbox", action="append", default=[])
+    ap.add_argument("--share-net", action="store_true")
+    ap.add_argument("--image-file", action="append", default=[])
     ap.add_argument("--lifetime", type=float, default=600)
     args = ap.parse_args()
 
@@ -516,6 +687,7 @@ def main():
 
     def cleanup(*_):
         for sb in list(gw.sandboxes.values()):
+            gw.kill_main(sb)
             if sb.owned:
                 shutil.rmtree(sb.dir, ignore_errors=True)
             shutil.rmtree(sb.tmp, ignore_errors=True)

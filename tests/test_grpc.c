@@ -333,6 +333,29 @@ START_TEST(encode_vectors)
 	free(h);
 	lh_os_frame_free(&f);
 
+	/* the main process (spec.command 12, tty 13) and spec.environment
+	   (5, sorted): the bytes protobuf's deterministic serialiser writes */
+	const char *const cmd[] = {"/opt/locus", "runner"};
+	const lh_os_kv senv[] = {{"B", "2"}, {"A", "1"}};
+	lh_os_create c3 = {.name = "lb-1",
+	                   .command = cmd,
+	                   .ncommand = 2,
+	                   .env = senv,
+	                   .nenv = 2};
+	ck_assert_int_eq(lh_os_encode_create(&f, &c3, NULL), 0);
+	h = body_hex(&f);
+	ck_assert_str_eq(h, "0a242a060a01411201312a060a0142120132620a2f6f7074"
+	                    "2f6c6f637573620672756e6e657212046c622d31");
+	free(h);
+	lh_os_frame_free(&f);
+	const char *const sh[] = {"sh"};
+	lh_os_create c4 = {.command = sh, .ncommand = 1, .tty = true};
+	ck_assert_int_eq(lh_os_encode_create(&f, &c4, NULL), 0);
+	h = body_hex(&f);
+	ck_assert_str_eq(h, "0a06620273686801");
+	free(h);
+	lh_os_frame_free(&f);
+
 	ck_assert_int_eq(lh_os_encode_name(&f, LH_OS_GET, "box", "ws", NULL),
 	                 0);
 	h = body_hex(&f);

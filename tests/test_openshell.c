@@ -333,6 +333,88 @@ START_TEST(lifecycle_and_status_codes)
 }
 END_TEST
 
+/* The sandbox's main process (spec.command): started once at READY with
+   the spec's environment, any exit is a terminal ERROR with its code, the
+   sandbox cannot be started again, delete removes it; the spec rules the
+   gateway enforces are refused before anything is made. */
+START_TEST(main_process_is_terminal)
+{
+	gw g;
+	gw_start(&g, false, NULL);
+	lh_os_client c = client(&g, false, NULL);
+	locus_error err;
+	const char *const cmd[] = {"/bin/sh", "-c",
+	                           "test \"$RUN_ID\" = r-1 || exit 9; "
+	                           "echo started > /sandbox/main.out; exit 3"};
+	const lh_os_kv env[] = {{"RUN_ID", "r-1"}};
+	lh_os_create cr = {.name = "main",
+	                   .command = cmd,
+	                   .ncommand = 3,
+	                   .env = env,
+	                   .nenv = 1};
+	lh_os_sandbox s;
+	ck_assert_msg(lh_os_create_sandbox(&c, &cr, &s, &err) == 0, "%s",
+	              err.message);
+	lh_os_sandbox_clear(&s);
+	/* READY starts it; its exit (3) makes the sandbox ERROR for good:
+	   waiting for READY fails with the condition */
+	int rc = 0;
+	for (int i = 0; i < 2000; i++) {
+		rc = lh_os_get_sandbox(&c, "main", &s, &err);
+		ck_assert_int_eq(rc, 0);
+		bool done = s.phase == LH_OS_PHASE_ERROR;
+		if (done) {
+			ck_assert(s.has_exit_code);
+			ck_assert_int_eq(s.exit_code, 3);
+			ck_assert_ptr_nonnull(
+			    strstr(s.condition, "MainProcessExited"));
+		}
+		lh_os_sandbox_clear(&s);
+		if (done)
+			break;
+		ck_assert_msg(i < 1999, "the main process never ended");
+		usleep(20000); /* a poll, bounded by the loop */
+	}
+	ck_assert_int_eq(lh_os_wait_ready(&c, "main", 5, 0.05, &s, &err),
+	                 LOCUS_EIO);
+	ck_assert_ptr_nonnull(strstr(err.message, "MainProcessExited"));
+	ck_assert_int_eq(lh_os_start_sandbox(&c, "main", &s, &err), LOCUS_EIO);
+	ck_assert_ptr_nonnull(strstr(err.message, "FAILED_PRECONDITION"));
+	bool del;
+	ck_assert_int_eq(lh_os_delete_sandbox(&c, "main", &del, &err), 0);
+	ck_assert(del);
+
+	/* what the gateway refuses (INVALID_ARGUMENT, nothing made) */
+	const char *const empty0[] = {"", "x"};
+	const lh_os_kv reserved[] = {{"OPENSHELL_X", "1"}};
+	const lh_os_kv newline[] = {{"A", "1\n2"}};
+	struct {
+		lh_os_create cr;
+		const char *why;
+	} bad[] = {
+	    {{.name = "e1", .command = empty0, .ncommand = 2},
+	     "spec.command[0] must not be empty"},
+	    {{.name = "e2", .env = reserved, .nenv = 1}, "reserved"},
+	    {{.name = "e3", .env = newline, .nenv = 1}, "newline"},
+	    {{.name = "a-name-of-20-chars-x"}, "maximum length"},
+	    {{.name = "a--b"}, "consecutive hyphens"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_int_eq(lh_os_create_sandbox(&c, &bad[i].cr, &s, &err),
+		                 LOCUS_EINVALID);
+		ck_assert_msg(strstr(err.message, "INVALID_ARGUMENT") &&
+		                  strstr(err.message, bad[i].why),
+		              "%zu: %s", i, err.message);
+		if (bad[i].cr.name && strlen(bad[i].cr.name) <= 19)
+			ck_assert_int_eq(
+			    lh_os_get_sandbox(&c, bad[i].cr.name, &s, &err),
+			    LOCUS_ENOTFOUND);
+	}
+	lh_grpc_channel_free(c.ch);
+	gw_stop(&g);
+}
+END_TEST
+
 START_TEST(oversize_resource_exhausted)
 {
 	gw g;
@@ -769,6 +851,7 @@ static Suite *suite(void)
 	tcase_add_test(t, create_exec_files_h2c);
 	tcase_add_test(t, attach_mtls_token);
 	tcase_add_test(t, lifecycle_and_status_codes);
+	tcase_add_test(t, main_process_is_terminal);
 	tcase_add_test(t, oversize_resource_exhausted);
 	tcase_add_test(t, faults);
 	tcase_add_test(t, placeholder_never_shown);
