@@ -89,8 +89,10 @@ enum {
 	                                 sh -c (sg GROUP CMD) */
 	LK_OPT_SHELL_ARGS = 1 << 12,  /* the words after `--` are bash's
 	                                 arguments (capsh -- -c CMD) */
-	LK_OPT_STDIN_SHELL = 1 << 13, /* without its script option it runs a
-	                                 shell reading its stdin (script) */
+	LK_OPT_STDIN_SHELL = 1 << 13, /* with no command and no script option
+	                                 it runs a shell reading its stdin
+	                                 (script, unshare, chroot DIR, sg
+	                                 GROUP) */
 };
 
 /*
@@ -119,6 +121,9 @@ typedef struct lk_optspec {
 	const char *sub;        /* "|exec|x|": the grammar applies only when the
 	                           next word is one of these subcommands (npm
 	                           exec, uv run); options are scanned after it */
+	const char *shell;      /* letters that, with no command, make it run
+	                           a shell reading its stdin (sudo -s, sudo -i,
+	                           doas -s): LK_OPT_STDIN_SHELL for one form */
 } lk_optspec;
 
 /* ---- interpreters' inline code --------------------------------------- */
@@ -152,6 +157,8 @@ typedef struct lk_interp {
 	const char *stop;      /* letters after which no inline code runs */
 	const char *file;      /* letters naming a program file */
 	unsigned flags;        /* LK_I_* */
+	const char *query;     /* letters that print and exit, reading no
+	                          program (python -V, node -v, perl -v) */
 } lk_interp;
 
 /* ---- downloaders: where the body goes -------------------------------- */

@@ -358,6 +358,8 @@ static bool shell_reads_input(const locus_shell_command *c, const lk_program *p)
 		return false;
 	for (size_t k = 1; k < c->argc; k++) {
 		const char *a = c->argv[k];
+		if (!strcmp(a, "--version") || !strcmp(a, "--help"))
+			return false; /* it prints and runs nothing */
 		if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'c'))
 			return false; /* -c: an inline script */
 		if (a[0] == '-' && strchr(a, 's') && a[1] != '-')
@@ -398,7 +400,9 @@ static bool interp_reads_input(const locus_shell_command *c,
 		if (a[0] != '-' || a[1] == '-')
 			return false; /* an operand, a long option */
 		for (const char *l = a + 1; *l; l++)
-			if (strchr(p->interp->code, *l) ||
+			if ((p->interp->query &&
+			     strchr(p->interp->query, *l)) ||
+			    strchr(p->interp->code, *l) ||
 			    strchr(p->interp->val, *l) ||
 			    strchr(p->interp->file, *l))
 				return false;
@@ -436,12 +440,14 @@ void lp_checks_shell_input(lp_ctx *ctx)
 		if (!shell && !interp_reads_input(c, p))
 			continue;
 		if (!stdin_fed(ctx->result, it.i)) {
-			if (!inherits_fed_stdin(ctx->result, c))
-				continue;
-			lp_unparsed(ctx,
-			            "%s reads a program from the stdin of "
-			            "the command that runs it",
-			            c->name);
+			/* not fed by the line: the stdin of the command
+			   that runs it, or the harness's (a terminal, a
+			   pipe, /dev/null: locus cannot tell which) */
+			lp_unparsed(
+			    ctx, "%s reads a program from %s", c->name,
+			    inherits_fed_stdin(ctx->result, c)
+			        ? "the stdin of the command that runs it"
+			        : "a stdin the line does not show");
 			return;
 		}
 		if (!shell)

@@ -446,6 +446,22 @@ static void shell_args(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	lp_emit_nested(ctx, r, argv, na, LOCUS_ORIGIN_WRAPPER_SCRIPT, idx, 0);
 }
 
+/* The wrapper runs a shell that reads its program from stdin: no command
+   and no script option, and its row says so for every form
+   (LK_OPT_STDIN_SHELL) or for a letter seen (sudo -s, sudo -i). */
+static bool runs_stdin_shell(const lk_optspec *spec, const lp_optscan *sc,
+                             size_t n)
+{
+	if (sc->script || sc->split_value || sc->cmd < n)
+		return false;
+	if (spec->flags & LK_OPT_STDIN_SHELL)
+		return true;
+	for (const char *l = spec->shell; l && *l; l++)
+		if (sc->seen[(unsigned char)*l & 127])
+			return true;
+	return false;
+}
+
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
 	if (lp_out_of_time(ctx))
@@ -515,9 +531,9 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			shell_args(ctx, &r, pos, &sc, idx);
 			return idx;
 		}
-		if ((spec->flags & LK_OPT_STDIN_SHELL) && !sc.script) {
-			/* script without -c: an interactive shell reading
-			   its stdin (`echo CMD | script`) */
+		if (runs_stdin_shell(spec, &sc, n)) {
+			/* no command: a shell reading its stdin (`echo CMD |
+			   script`, `sudo -s`, `unshare`, `sg GROUP`) */
 			lp_raw_command sraw = r;
 			sraw.parent = idx;
 			lp_shell_scan(ctx, &sraw, n - 1, idx, false,

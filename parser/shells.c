@@ -39,6 +39,7 @@ typedef struct shell_opts {
 	size_t i;    /* the first word after the options */
 	bool have_c; /* -c (fish: -c/--command VALUE) */
 	bool have_s; /* -s or `-`: the operands are arguments, stdin runs */
+	bool query;  /* --version, --help: it prints and runs nothing */
 	const char *script; /* fish's -c value, when given with it */
 	const lp_word *script_word;
 	/* a word only known at run time where an option may stand, before
@@ -114,6 +115,8 @@ static void shell_options(shell_opts *o, const lp_word *words, size_t n,
 			}
 			if (lp_in_list(shell_long_val, v) && o->i + 1 < n)
 				o->i++;
+			o->query |=
+			    lp_streq(v, "--version") || lp_streq(v, "--help");
 			continue;
 		}
 		shell_cluster(o, words, n, w, fish);
@@ -166,6 +169,17 @@ static void shell_stdin(lp_ctx *ctx, const lp_raw_command *raw, size_t idx)
 		                 "data written to it");
 		return;
 	}
+	if (raw->stdin_kind == LP_STDIN_NONE ||
+	    raw->stdin_kind == LP_STDIN_FILE) {
+		/* the harness's stdin (a terminal, a pipe, /dev/null: locus
+		   cannot tell), the stdin of the command that runs it, or a
+		   file: a program locus does not see */
+		lp_unparsed(ctx, "a shell reads its program from %s",
+		            raw->stdin_kind == LP_STDIN_FILE
+		                ? "a file on its stdin"
+		                : "a stdin the line does not show");
+		return;
+	}
 	if (raw->stdin_kind == LP_STDIN_HEREDOC ||
 	    raw->stdin_kind == LP_STDIN_HERESTRING ||
 	    raw->stdin_kind == LP_STDIN_PIPE)
@@ -200,6 +214,8 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	    !lp_is_stdin_word(&raw->words[o.i]))
 		return; /* a script file: parsed when the line wrote it
 		           (written.c), else a known limit */
+	if (o.query)
+		return;
 	shell_stdin(ctx, raw, idx);
 }
 
