@@ -599,33 +599,47 @@ typedef struct opt_row {
 	const char *long_opt; /* NULL: none */
 	bool long_prefix;
 	const char *reason;
+	unsigned char min; /* the shortest abbreviation that selects long_opt
+	                      (0: `--` and one letter); `--text` is git's
+	                      exact -a, so --textconv needs `--textc` */
 } opt_row;
 
 /* clang-format off */
 static const opt_row destructive_opts[] = {
-	{ "crontab", 'r', NULL, false, "crontab -r deletes the crontab" },
-	{ "rsync", 0, "--delete", true, "rsync --delete deletes files" },
+	{ "crontab", 'r', NULL, false, "crontab -r deletes the crontab", 0 },
+	{ "rsync", 0, "--delete", true, "rsync --delete deletes files", 0 },
 	{ "rsync", 0, "--remove-source-files", false,
-	  "rsync --remove-source-files deletes files" },
-	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files" },
-	{ NULL, 0, NULL, false, NULL },
+	  "rsync --remove-source-files deletes files", 0 },
+	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files", 0 },
+	{ NULL, 0, NULL, false, NULL, 0 },
 };
 
 /* Options that run code locus does not see: a pager command
    (`less +'!cmd'`: `!` runs a shell), a makefile given on the line (`make
-   --eval`), zip's test command.  exec:unknown, as for a program locus
-   does not know. */
+   --eval`), zip's test command, a shared library loaded into the program
+   (ssh-keygen's PKCS#11 and FIDO providers), the programs a repository's
+   config names for git's diffs (`--ext-diff`: diff.external and
+   diff.DRIVER.command; `--textconv`: diff.DRIVER.textconv).  exec:unknown,
+   as for a program locus does not know. */
 static const opt_row unseen_opts[] = {
 	{ "less", 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
-	  "locus does not see" },
+	  "locus does not see", 0 },
 	{ "more", 0, "+", true, "more +CMD runs pager commands locus does not "
-	  "see" },
+	  "see", 0 },
 	{ "most", 0, "+", true, "most +CMD runs pager commands locus does not "
-	  "see" },
+	  "see", 0 },
 	{ "make", 'E', "--eval", false, "make --eval runs a makefile given on "
-	  "the line" },
-	{ "zip", 'T', "--unzip-command", false, "zip -TT runs a test command" },
-	{ NULL, 0, NULL, false, NULL },
+	  "the line", 0 },
+	{ "zip", 'T', "--unzip-command", false, "zip -TT runs a test command", 0 },
+	{ "ssh-keygen", 'D', NULL, false, "ssh-keygen -D loads a PKCS#11 "
+	  "library (its code runs)", 0 },
+	{ "ssh-keygen", 'w', NULL, false, "ssh-keygen -w loads a FIDO "
+	  "provider library (its code runs)", 0 },
+	{ "git", 0, "--ext-diff", false, "git --ext-diff runs the diff program "
+	  "the repository's config names", 0 },
+	{ "git", 0, "--textconv", false, "git --textconv runs the conversion "
+	  "programs the repository's config names", 7 },
+	{ NULL, 0, NULL, false, NULL, 0 },
 };
 /* clang-format on */
 
@@ -635,7 +649,7 @@ static bool opt_row_hits(const opt_row *r, const char *a)
 		return true;
 	if (!r->long_opt)
 		return false;
-	return long_opt(a, r->long_opt, 3) ||
+	return long_opt(a, r->long_opt, r->min ? r->min : 3) ||
 	       (r->long_prefix && starts_with(a, r->long_opt));
 }
 
