@@ -374,6 +374,53 @@ static const char *comp_start(const char *s, const char *end)
 	return end;
 }
 
+/* A cheap necessary condition of fnmatch(g, n, 0) on one component of
+   each, read from g once: the bytes before g's first special byte
+   (* ? [ \\) start n, and with no [ or \\ in g, the bytes after its last
+   * or ? end n; a g without special bytes is n itself.  Most names of a
+   table fail it (glob_hits tries ~110 of them for each glob word). */
+typedef struct comp_filter {
+	const char *g;
+	size_t gl;
+	size_t p;  /* literal prefix */
+	size_t sl; /* literal suffix, 0 when not checked */
+	bool exact;
+} comp_filter;
+
+static void comp_filter_init(comp_filter *f, const char *g, size_t gl)
+{
+	size_t p = 0;
+	while (p < gl && g[p] != '*' && g[p] != '?' && g[p] != '[' &&
+	       g[p] != '\\')
+		p++;
+	f->g = g;
+	f->gl = gl;
+	f->p = p;
+	f->exact = p == gl;
+	f->sl = 0;
+	if (f->exact || memchr(g, '[', gl) || memchr(g, '\\', gl))
+		return;
+	size_t s = gl;
+	while (s > p && g[s - 1] != '*' && g[s - 1] != '?')
+		s--;
+	f->sl = gl - s;
+}
+
+static bool comp_filter_may(const comp_filter *f, const char *n, size_t nl)
+{
+	if (f->exact)
+		return f->gl == nl && !memcmp(f->g, n, nl);
+	return nl >= f->p + f->sl && !memcmp(f->g, n, f->p) &&
+	       !memcmp(f->g + f->gl - f->sl, n + nl - f->sl, f->sl);
+}
+
+static bool comp_may_match(const char *g, size_t gl, const char *n, size_t nl)
+{
+	comp_filter f;
+	comp_filter_init(&f, g, gl);
+	return comp_filter_may(&f, n, nl);
+}
+
 /* glob's components match name's, aligned at their ends (the glob may
    have more, leading ones: any directory; or fewer: it names a tail). */
 static bool glob_tail_match(const char *glob, const char *name)
@@ -390,6 +437,8 @@ static bool glob_tail_match(const char *glob, const char *name)
 		size_t gl = (size_t)(ge - gs), nl = (size_t)(ne - ns);
 		if (gl >= sizeof g || nl >= sizeof n)
 			return true; /* too long to tell: it may */
+		if (!comp_may_match(gs, gl, ns, nl))
+			return false;
 		memcpy(g, gs, gl);
 		g[gl] = '\0';
 		memcpy(n, ns, nl);
@@ -412,26 +461,63 @@ static bool broad_glob(const char *glob)
 	return false;
 }
 
+/* The last component of s, trailing slashes dropped: false when there is
+   none or it is too long for glob_tail_match to tell. */
+static bool last_comp(const char *s, const char **c, size_t *cl)
+{
+	const char *e = s + strlen(s);
+	while (e > s && e[-1] == '/')
+		e--;
+	if (e == s)
+		return false;
+	*c = comp_start(s, e);
+	*cl = (size_t)(e - *c);
+	return *cl < 256;
+}
+
+/* A name whose last component cannot match the glob's (glob_tail_match
+   would say false); nothing known of either: false. */
+static bool last_fails(const comp_filter *gf, bool on, const char *name)
+{
+	const char *c;
+	size_t cl;
+	return on && last_comp(name, &c, &cl) && !comp_filter_may(gf, c, cl);
+}
+
 /* The glob may match a name of the table. */
 static bool glob_hits(const char *glob, const fragment *table)
 {
+	comp_filter gf;
+	const char *gc;
+	size_t gcl;
+	bool on = last_comp(glob, &gc, &gcl);
+	if (on)
+		comp_filter_init(&gf, gc, gcl);
 	for (const fragment *f = table; f->text; f++) {
+		/* the fragment as a file name: x.pem for a suffix .pem, a
+		   directory without its slash, and x appended to a fragment
+		   found anywhere (memcpy: snprintf was most of the cost) */
 		char name[128];
 		size_t n = strlen(f->text);
 		if (n + 3 > sizeof name)
 			continue;
-		if (f->at == SUFFIX && f->text[n - 1] == '/')
-			snprintf(name, sizeof name, "%.*s", (int)(n - 1),
-			         f->text);
-		else if (f->at == SUFFIX)
-			snprintf(name, sizeof name, "x%s", f->text);
-		else
-			snprintf(name, sizeof name, "%s", f->text);
-		if (glob_tail_match(glob, name))
+		if (f->at == SUFFIX && f->text[n - 1] == '/') {
+			memcpy(name, f->text, n - 1);
+			name[n - 1] = '\0';
+		} else if (f->at == SUFFIX) {
+			name[0] = 'x';
+			memcpy(name + 1, f->text, n + 1);
+		} else {
+			memcpy(name, f->text, n + 1);
+		}
+		if (!last_fails(&gf, on, name) && glob_tail_match(glob, name))
 			return true;
 		if (f->at == ANYWHERE) {
-			snprintf(name, sizeof name, "%sx", f->text);
-			if (glob_tail_match(glob, name))
+			memcpy(name, f->text, n);
+			name[n] = 'x';
+			name[n + 1] = '\0';
+			if (!last_fails(&gf, on, name) &&
+			    glob_tail_match(glob, name))
 				return true;
 		}
 	}
