@@ -14,8 +14,15 @@
  * Accepted, and nothing else:
  *   - words of the bytes [A-Za-z0-9] and - _ . / : , + % @ ^ =, and
  *     strings '...' (any printable byte, tab and newline inside) and
- *     "..." (the same, except $ and backquote; a backslash before a
- *     newline or a blank is refused), glued together in any order;
+ *     "..." (the same, except backquote and a `$` that does not start an
+ *     expansion below; a backslash before a newline or a blank is
+ *     refused), glued together in any order;
+ *   - expansions of a name, $NAME and ${NAME}, bare or inside "...":
+ *     no name of such a line has a value the constants pre-pass knows
+ *     (only an assignment word gives one, and the grammar reads those
+ *     in a first word or after a declaration word, both refused below;
+ *     read, printf -v and the rest make names dynamic), so word.c keeps
+ *     each as written, flagged EXPANSION and DYNAMIC, as is done here;
  *   - blanks (space, tab) between words, and the operators | && || ;
  *     between commands (a `;` may end the line);
  *   - a command's first word must not be or start with a reserved or
@@ -24,11 +31,13 @@
  *     may start with `=` (`==` and `=~` are tokens of the grammar);
  *   - a pipeline of three or more stages must not be followed by && or
  *     || (the grammar reads the next command into the pipeline).
- * Refused to tree-sitter: every other byte ($, backquote, glob and brace
- * characters, ~, #, !, \ outside double quotes, < > ( ) &, control and
- * non-ASCII bytes, a newline outside quotes), an empty command, and any
- * line naming a variable that changes what runs (vars.c sensitive
- * names), since those need the constants pre-pass.
+ * Refused to tree-sitter: every other byte (a `$` of anything else:
+ * special parameters $1 $@ $?, ${..} with operators, $(..); backquote,
+ * glob and brace characters, ~, #, !, \ outside double quotes,
+ * < > ( ) &, control and non-ASCII bytes, a newline outside quotes), a
+ * keyword glued to a quote or a `$` as a first word, an empty command,
+ * and any line naming a variable that changes what runs (vars.c
+ * sensitive names), since those need the constants pre-pass.
  *
  * The claim that both paths give the same result is checked rather than
  * argued: fuzz/fuzz_fastpath.c (libFuzzer) and tests/test_fastpath.c
@@ -96,6 +105,12 @@ static bool plain_byte(unsigned char c)
 	return fp_byte[c] & FP_PLAIN;
 }
 
+/* A byte a word may start with: a plain byte, a quote, `$`. */
+static bool word_start(unsigned char c)
+{
+	return plain_byte(c) || c == '\'' || c == '"' || c == '$';
+}
+
 /* Inside quotes: printable ASCII, tab, newline. */
 static bool quoted_byte(unsigned char c)
 {
@@ -116,8 +131,36 @@ static const char *const first_word_refused[] = {
 
 typedef struct fp_word {
 	size_t start, end;
-	bool quoted; /* some part is quoted */
+	bool quoted;    /* some part is quoted */
+	bool expansion; /* some part is $NAME or ${NAME} */
 } fp_word;
+
+static bool name_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool name_byte(unsigned char c)
+{
+	return name_start(c) || (c >= '0' && c <= '9');
+}
+
+/* The end of the expansion $NAME or ${NAME} at s[k] (a `$`), or 0 for
+   any other `$`: special parameters, ${..} with operators, $(..). */
+static size_t expansion_end(const char *s, size_t n, size_t k)
+{
+	size_t j = k + 1;
+	bool braced = j < n && s[j] == '{';
+	if (braced)
+		j++;
+	if (j >= n || !name_start((unsigned char)s[j]))
+		return 0;
+	while (j < n && name_byte((unsigned char)s[j]))
+		j++;
+	if (!braced)
+		return j;
+	return j < n && s[j] == '}' ? j + 1 : 0;
+}
 
 /* Lex one word at s[*i]; false when it holds anything not accepted. */
 static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
@@ -125,11 +168,18 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 	size_t k = *i;
 	w->start = k;
 	w->quoted = false;
+	w->expansion = false;
 	if (s[k] == '=')
 		return false;
 	while (k < n) {
 		unsigned char c = (unsigned char)s[k];
-		if (c == '\'') {
+		if (c == '$') {
+			size_t e = expansion_end(s, n, k);
+			if (!e)
+				return false;
+			k = e;
+			w->expansion = true;
+		} else if (c == '\'') {
 			for (k++; k < n && s[k] != '\''; k++)
 				if (!quoted_byte((unsigned char)s[k]))
 					return false;
@@ -143,7 +193,15 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 				if (s[k] != ' ' && s[k] != '\t' && s[k] != '\n')
 					blank = false;
 				unsigned char q = (unsigned char)s[k];
-				if (!quoted_byte(q) || q == '$' || q == '`')
+				if (q == '$') {
+					size_t e = expansion_end(s, n, k);
+					if (!e)
+						return false;
+					k = e - 1;
+					w->expansion = true;
+					continue;
+				}
+				if (!quoted_byte(q) || q == '`')
 					return false;
 				if (q == '\\') {
 					/* `"\ "`: the grammar's closing quote
@@ -228,7 +286,7 @@ static bool first_word_ok(const char *s, const fp_word *w)
 {
 	size_t run = 0; /* the leading unquoted bytes */
 	while (w->start + run < w->end && s[w->start + run] != '\'' &&
-	       s[w->start + run] != '"')
+	       s[w->start + run] != '"' && s[w->start + run] != '$')
 		run++;
 	for (size_t k = w->start; k < w->end; k++) {
 		if (s[k] == '\'' || s[k] == '"') {
@@ -259,8 +317,7 @@ static bool accepts_shape(const char *s, size_t n)
 		size_t nw = 0;
 		for (;;) {
 			fp_word w;
-			if (i >= n || (!plain_byte((unsigned char)s[i]) &&
-			               s[i] != '\'' && s[i] != '"'))
+			if (i >= n || !word_start((unsigned char)s[i]))
 				break;
 			if (!lex_word(s, n, &i, &w))
 				return false;
@@ -349,8 +406,7 @@ static int emit_one(fp_state *st, size_t *i)
 	lp_wordvec words = {0};
 	size_t start = 0, end = 0;
 	*i = skip_blanks(s, n, *i);
-	while (*i < n && (plain_byte((unsigned char)s[*i]) || s[*i] == '\'' ||
-	                  s[*i] == '"')) {
+	while (*i < n && word_start((unsigned char)s[*i])) {
 		fp_word w;
 		lex_word(s, n, i, &w);
 		if (words.n == 0)
@@ -359,7 +415,9 @@ static int emit_one(fp_state *st, size_t *i)
 		lp_word lw = {
 		    word_value(ctx->arena, s, &w),
 		    lp_arena_strndup(ctx->arena, s + w.start, w.end - w.start),
-		    w.quoted ? LOCUS_WORD_QUOTED : 0};
+		    (w.quoted ? LOCUS_WORD_QUOTED : 0) |
+		        (w.expansion ? LOCUS_WORD_EXPANSION | LOCUS_WORD_DYNAMIC
+		                     : 0)};
 		if (!lw.value || !lw.text)
 			lw.value = lw.text = "";
 		lp_wordvec_push(ctx->arena, &words, lw);

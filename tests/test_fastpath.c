@@ -40,17 +40,23 @@ static const char *const must_accept[] = {
 	"git commit -m \"line one\nline two\"",
 	"time make",
 	"x'y'\"z\"w",
+	"echo $HOME", "echo \"$x\"", "cp \"${SRC}/a\" $DEST/b_$N.txt",
+	"$CC -o x x.c", "echo \"a $B c\"$D'e'", "grep -q x$_ \"$A1$B2\"",
 	NULL,
 };
 /* clang-format on */
 
 /* clang-format off */
 static const char *const must_refuse[] = {
-	"", " ", "ls &", "ls |& wc", "ls >out", "echo $HOME", "echo `id`",
+	"", " ", "ls &", "ls |& wc", "ls >out", "echo `id`",
 	"ls *.c", "echo {a,b}", "cd ~", "A=1 ls", "ls # c", "echo a\\ b",
+	"echo $1", "echo $@", "echo $?", "echo $$", "echo ${x:-y}",
+	"echo ${#x}", "echo ${x", "echo $", "echo \"$\"", "echo $(id)",
+	"echo ${1}", "echo ${x[0]}", "echo \"$(id)\"", "echo \"\\$x\"",
+	"if$x", "do${x}", "cd $CDPATH", "echo \"$PS4\"", "$X=1 ls",
 	"if true; then ls; fi", "export A", "unset A", "let x", "! ls",
 	"ls\nwc", "echo \" \"", "echo \"\t\"x", "z@x", "x%1", "x+: a",
-	"if\"x\"", "typeset'a'", "- a=b x", "\"\\ \"\"h\"", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)", "echo \"$x\"",
+	"if\"x\"", "typeset'a'", "- a=b x", "\"\\ \"\"h\"", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)",
 	"echo \"a\\\n\"", "echo 'open", "echo \xc3\xa9", "ls\r", "read PS4",
 	"a | b | c && d", "a | b | c | d || e", "echo ==", "== x", "[ -f x ]",
 	NULL,
@@ -125,6 +131,19 @@ static const char *const payloads[] = {
 };
 /* clang-format on */
 
+/* Expansions, the fast path's ($NAME, ${NAME}) and their near misses
+   (special parameters, operators, an unclosed brace, names that change
+   what runs). */
+/* clang-format off */
+static const char *const expansions[] = {
+	"$x", "$HOME", "${x}", "${HOME}", "$_", "$A1", "${_b}", "$x$y",
+	"${x}y", "$x-1", "$x.txt", "$x:y", "$x=y", "$x/", "$x@y", "$x%y",
+	"$x+y", "$x^y", "$x,y", "$1", "$@", "$?", "$#", "$$", "$", "${x",
+	"${x:-y}", "${#x}", "${x[0]}", "$IFS", "$PS4", "$CDPATH", "$PWD",
+	"${!x}", "$x[", "$((1))", "$(ls)", "$'x'", "$\"x\"", "\\$x",
+};
+/* clang-format on */
+
 static const char charset[] =
     " !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t\n";
 
@@ -157,6 +176,18 @@ static void gen_word(char *buf, size_t *n, size_t cap, bool first)
 			add_quoted(buf, n, cap, PICK(payloads));
 		} else if (r < 22) {
 			add_quoted(buf, n, cap, PICK(programs));
+		} else if (r < 26) {
+			/* an expansion, bare or in double quotes */
+			size_t q = pick(3);
+			if (q == 0)
+				add(buf, n, cap, "\"");
+			if (q == 1)
+				add(buf, n, cap, "\"a ");
+			add(buf, n, cap, PICK(expansions));
+			if (q == 0)
+				add(buf, n, cap, "\"");
+			if (q == 1)
+				add(buf, n, cap, pick(2) ? " b\"" : "\"");
 		} else if (r < 30) {
 			/* random bytes: probes which ones are accepted */
 			char w[8];
@@ -241,12 +272,14 @@ static int check_bytes(void)
 			bool want;
 			/* clang-format off */
 		} at[] = {
-		    {"x a", "b", plain_spec(c) || sep},
+		    /* `$b`: an expansion of a name */
+		    {"x a", "b", plain_spec(c) || sep || c == '$'},
 		    /* clang-format on */
 		    {"x 'a", "b'", quoted_spec(c) && c != '\''},
 		    {"x \"a", "b\"",
-		     quoted_spec(c) && !strchr("\"$`", c) && c != '\0'},
-		    {"a", "b x", (plain_spec(c) && !strchr("=%@+", c)) || sep},
+		     quoted_spec(c) && !strchr("\"`", c) && c != '\0'},
+		    {"a", "b x",
+		     (plain_spec(c) && !strchr("=%@+", c)) || sep || c == '$'},
 		};
 		for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
 			char line[16];
