@@ -313,7 +313,9 @@ static int add_rm_reasons(locus_action *a, bool inside, const char *what)
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(a->shell, i);
-		if (strcmp(c->name, "rm") != 0 || (inside && !ll_rm_inside(c)))
+		if (strcmp(c->name, "rm") != 0 ||
+		    (inside && !ll_rm_inside(c) &&
+		     !ll_rm_found_inside(a->shell, i)))
 			continue;
 		char text[400];
 		size_t k = (size_t)snprintf(text, sizeof text, "rm");
@@ -329,6 +331,45 @@ static int add_rm_reasons(locus_action *a, bool inside, const char *what)
 		for (size_t r = 0; r < a->nreasons; r++)
 			have |= strcmp(a->reasons[r], text) == 0;
 		int rc = have ? 0 : add_reason(a, text);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* rm FILE as a workspace write (labels/rm.c) needs the root: an operand
+   whose directory a symlink of the workspace takes out of it (or into
+   .git), or that names a protected file there, makes the line
+   exec:destructive again, with a reason naming the command. */
+static int check_rm_writes(locus_action *a, const char *root)
+{
+	bool any = false;
+	for (size_t r = 0; a->is_bash && r < a->nreasons && !any; r++)
+		any = strcmp(a->reasons[r], LL_REASON_RM_WRITE) == 0;
+	if (!any)
+		return 0;
+	size_t n = locus_shell_result_count(a->shell);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c =
+		    locus_shell_result_command(a->shell, i);
+		if (!ll_rm_as_write(c) || ll_rm_write_resolves(c, root))
+			continue;
+		int rc = locus_action_add_tag(a, "exec:destructive");
+		char text[400];
+		size_t k = (size_t)snprintf(text, sizeof text, "%s", c->name);
+		for (size_t w = 1; w < c->argc && k < 200; w++)
+			k += (size_t)snprintf(text + k, sizeof text - k,
+			                      " %.100s", c->argv[w]);
+		snprintf(text + (k < 300 ? k : 300),
+		         sizeof text - (k < 300 ? k : 300),
+		         ": a symlink of the workspace takes an operand out of "
+		         "it or into .git, or it names a protected file (a "
+		         "delete, not a workspace write)");
+		bool have = false;
+		for (size_t r = 0; r < a->nreasons; r++)
+			have |= strcmp(a->reasons[r], text) == 0;
+		if (!rc && !have)
+			rc = add_reason(a, text);
 		if (rc)
 			return rc;
 	}
@@ -775,6 +816,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	if (!rc)
 		rc = add_outside(a, args, root);
 	if (!rc)
+		rc = check_rm_writes(a, root);
+	if (!rc)
 		rc = add_path_labels(a, t, args, root);
 	if (rc) {
 		locus_action_free(a);
@@ -861,6 +904,8 @@ int locus_action_classify_opts(locus_action **out, locus_shell_parser *parser,
 		rc = label_bash(a, parser, line ? line : "", len);
 	if (!rc)
 		rc = add_outside(a, NULL, root);
+	if (!rc)
+		rc = check_rm_writes(a, root);
 	if (rc) {
 		locus_action_free(a);
 		return fail(err, rc, "out of memory", NULL);

@@ -127,6 +127,32 @@ bool ll_unknown_program(const locus_shell_command *c,
    workspace (not the root, not .git, no glob or variable): a recursive or
    forced rm of it is held (exec:destructive), not on the floor. */
 bool ll_rm_inside(const locus_shell_command *c);
+/* One rm operand a is a static relative path inside the workspace (not
+   the root, not .git, no glob or variable); flags: its LOCUS_WORD_*. */
+bool ll_rm_operand_inside(const char *a, uint32_t flags);
+
+/* rm.c: `rm FILE...` / `unlink FILE` with no option, at the top of the
+   line, every operand a named path inside the workspace that is not a
+   credential, persistence or agent-config path: a workspace write (the
+   write tool can empty the same files), not exec:destructive, as long as
+   the line changes no directory and the root's symlinks keep every
+   operand inside (ll_rm_write_resolves). */
+bool ll_rm_as_write(const locus_shell_command *c);
+#define LL_REASON_RM_WRITE                                                     \
+	"rm of named files inside the workspace: a workspace write (the "      \
+	"write tool can empty the same files)"
+/* rm.c: every operand of the rm-as-write command c, resolved against the
+   root (its symlinks followed), stays inside it, out of .git, and names
+   no credential, persistence or agent-config file.  False without a root. */
+bool ll_rm_write_resolves(const locus_shell_command *c, const char *root);
+/* rm.c: command i is an rm that find -exec runs on what it finds under
+   starting points provably inside the workspace (`find src -name X -exec
+   rm -rf {} +`; `.` only when a -name test cannot match `.` or `.git`):
+   held, not on the floor. */
+bool ll_rm_found_inside(const locus_shell_result *r, size_t i);
+/* rm.c: the line holds a cd, pushd or popd (anywhere): relative operands
+   may be read from another directory. */
+bool ll_line_changes_dir(const locus_shell_result *r);
 #define LL_REASON_RM_INSIDE                                                    \
 	"a recursive or forced rm of paths inside the workspace (held, not "   \
 	"on the floor)"
@@ -243,6 +269,11 @@ enum {
 	LL_PATH_AGENT_CONFIG = 1 << 2, /* a coding agent's or locus's config */
 };
 uint32_t ll_path_class(const char *path, const char *root);
+/* The directory holding `rel` (a relative path), joined to the root and
+   its symlinks resolved (the deepest existing directory, realpath(3)),
+   lies inside the root's real path and not in a .git directory; the last
+   component itself is not followed.  False without a root. */
+bool ll_path_dir_inside(const char *rel, const char *root);
 
 /* A file tool's path (relative to the root, or absolute) is outside. */
 bool ll_outside_path(const char *path, const char *root, bool *oom);

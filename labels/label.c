@@ -540,6 +540,7 @@ typedef struct line_pass {
 	char *cwd;       /* the last static `cd DIR` seen, normalised (heap) */
 	bool cwd_inside; /* every cd/pushd/popd of the line stays inside the
 	                    workspace (a static relative path) */
+	bool moves;      /* the line holds a cd, pushd or popd */
 	ll_functions functions; /* the names the line defines */
 } line_pass;
 
@@ -736,9 +737,19 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	/* rm -rf build: paths inside the workspace are held, not floored
 	  ; outside, unknown or the root stay on the floor */
 	if (j.never && !strcmp(j.never, LL_NEVER_RM) && lp->cwd_inside &&
-	    ll_rm_inside(c)) {
+	    (ll_rm_inside(c) || ll_rm_found_inside(lp->r, i))) {
 		j.never = NULL;
 		ll_judgement_reason(&j, LL_REASON_RM_INSIDE);
+	}
+	/* rm FILE: a workspace write only where the line stays in one
+	   directory (a cd in a loop may run before it) */
+	if (lp->moves && p && p->destroys) {
+		for (size_t k = 0; k < j.nreasons; k++)
+			if (!strcmp(j.reasons[k], LL_REASON_RM_WRITE)) {
+				j.tags |= LOCUS_TAG_DESTRUCTIVE;
+				ll_judgement_reason(&j, p->destroys);
+				break;
+			}
 	}
 	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
 	   script's positional parameters */
@@ -822,6 +833,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 {
 	line_pass lp = {.r = r, .floor = floor};
 	lp.cwd_inside = cds_inside(r);
+	lp.moves = ll_line_changes_dir(r);
 	ll_functions_init(&lp.functions, r);
 	lp.memo = (positional_memo){0, NULL, NULL};
 	lp.background = locus_shell_result_has_background(r);

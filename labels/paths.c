@@ -103,3 +103,47 @@ uint32_t ll_path_class(const char *path, const char *root)
 	}
 	return c;
 }
+
+/* A `.git` component in a path relative to the root. */
+static bool has_git_component(const char *rel)
+{
+	for (const char *p = rel; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 4 && !strncmp(p, ".git", 4))
+			return true;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}
+
+bool ll_path_dir_inside(const char *rel, const char *root)
+{
+	if (!rel || !*rel || rel[0] == '/' || !root || root[0] != '/')
+		return false;
+	char joined[PATH_MAX], norm[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+	int w = snprintf(joined, sizeof joined, "%s/%s", root, rel);
+	if (w < 0 || (size_t)w >= sizeof joined)
+		return false;
+	/* a root that does not exist (yet) holds no link: as written */
+	if (!realpath(root, rroot) &&
+	    snprintf(rroot, sizeof rroot, "%s", root) >= (int)sizeof rroot)
+		return false;
+	const char *n = ll_normal_path(joined, norm, sizeof norm);
+	if (!n || !under_root(n, root))
+		return false;
+	/* the directory holding the last component (rm removes a link, it
+	   does not follow it) */
+	char *slash = strrchr(norm, '/');
+	if (!slash)
+		return false;
+	if (slash == norm)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (!resolve_links(norm, real, sizeof real))
+		return false;
+	const char *in = under_root(real, rroot);
+	return in && !has_git_component(in);
+}

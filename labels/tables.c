@@ -536,7 +536,7 @@ static bool rm_floor(const locus_shell_command *c)
 /* One rm operand names a path provably inside the workspace:
    static, relative, no glob, not the root itself (`.`, `src/..`), not
    climbing out (`../x`), not a .git directory or inside one. */
-static bool rm_operand_inside(const char *a, uint32_t flags)
+bool ll_rm_operand_inside(const char *a, uint32_t flags)
 {
 	if (flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
 	             LOCUS_WORD_BRACE))
@@ -581,7 +581,7 @@ bool ll_rm_inside(const locus_shell_command *c)
 				return false;
 			continue;
 		}
-		if (!rm_operand_inside(a, f))
+		if (!ll_rm_operand_inside(a, f))
 			return false;
 		operands = true;
 	}
@@ -1458,8 +1458,14 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	/* help and version forms print and exit: nothing is deleted */
 	bool query = query_form(prog, c);
 	if (!query && prog && (prog->cls & (LK_DELETES | LK_WIPES_DEVICE))) {
-		j->tags |= LOCUS_TAG_DESTRUCTIVE;
-		add_reason(j, prog->destroys);
+		/* rm FILE...: a workspace write (labels/rm.c); the line's cd
+		   and the root's links are judged later (label.c, action.c) */
+		if (ll_rm_as_write(c)) {
+			add_reason(j, LL_REASON_RM_WRITE);
+		} else {
+			j->tags |= LOCUS_TAG_DESTRUCTIVE;
+			add_reason(j, prog->destroys);
+		}
 		if (prog->cls & LK_WIPES_DEVICE)
 			set_never(j, LL_NEVER_FS);
 	}

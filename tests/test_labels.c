@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -459,9 +461,15 @@ static const vec unit_vecs[] = {
 	{ "/usr/bin/git push", EX, P | N, NULL },
 	/* destructive */
 	{ "rm -rf build", EX, D, NULL },
-	{ "rm x", EX, D, NULL },
+	/* rm of named files inside the workspace is a workspace write
+	   (docs/tags.md, "The rm rule"); any option, a glob, .git, a path
+	   out of the root or a cd on the line keep it a delete */
+	{ "rm x", EX, 0, NULL },
+	{ "rm x ; cd y", EX, D, NULL },
+	{ "rm .git/x", EX, D, NULL },
+	{ "rm *.o", EX, D, NULL },
 	{ "rm -i x", EX, D, NULL },
-	{ "rm -- -rf", EX, D, NULL },
+	{ "rm -- -rf", EX, 0, NULL },
 	{ "rm -fr x", EX, D, NULL },
 	{ "rm -R x", EX, D, NULL },
 	{ "rm -f x", EX, D, NULL },
@@ -472,7 +480,8 @@ static const vec unit_vecs[] = {
 	{ "rm --recur x", EX, D, NULL },
 	{ "/bin/rm -rf /", EX, D | V, "recursive delete" },
 	{ "rmdir x", EX, D, NULL },
-	{ "unlink x", EX, D, NULL },
+	{ "unlink x", EX, 0, NULL },
+	{ "unlink x y", EX, D, NULL },
 	{ "truncate -s0 f", EX, D, NULL },
 	{ "shred f", EX, D | V, "destroys a filesystem" },
 	{ "wipefs -a /dev/sda", EX, D | V, "destroys a filesystem" },
@@ -1962,6 +1971,66 @@ END_TEST
 /* The closed world: every row of the program table has an
    effect class; a program in no row is exec:unknown with a reason naming
    it; workspace code, wrapped known programs and functions are not. */
+/* rm FILE is a workspace write only where the root's symlinks keep every
+   operand inside it and out of .git (labels/rm.c, docs/tags.md "The rm
+   rule"); a recursive, forced or globbed rm stays a delete. */
+static bool rm_destructive(const char *root, const char *line)
+{
+	locus_action_options o = LOCUS_ACTION_OPTIONS_INIT;
+	o.workspace_root = root;
+	locus_action *a = NULL;
+	ck_assert_int_eq(
+	    locus_action_classify_opts(&a, NULL, line, strlen(line), &o, NULL),
+	    0);
+	bool d = locus_action_has_tag(a, "exec:destructive");
+	locus_action_free(a);
+	return d;
+}
+
+START_TEST(test_rm_write_symlinks)
+{
+	char root[] = "/tmp/locus-rm-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char p[256];
+	snprintf(p, sizeof p, "%s/.git", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/src", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/out", root);
+	ck_assert_int_eq(symlink("/etc", p), 0);
+	snprintf(p, sizeof p, "%s/g", root);
+	ck_assert_int_eq(symlink(".git", p), 0);
+	snprintf(p, sizeof p, "%s/s", root);
+	ck_assert_int_eq(symlink("src", p), 0);
+
+	ck_assert(!rm_destructive(root, "rm src/a.py.orig"));
+	ck_assert(!rm_destructive(root, "rm s/a.py.orig b.orig"));
+	ck_assert(!rm_destructive(root, "rm out")); /* the link itself */
+	ck_assert(!rm_destructive(root, "unlink new/x.orig"));
+	ck_assert(rm_destructive(root, "rm out/passwd")); /* through a link */
+	ck_assert(rm_destructive(root, "rm src/a out/passwd"));
+	ck_assert(rm_destructive(root, "rm g/index")); /* into .git */
+	ck_assert(rm_destructive(root, "rm .git/index"));
+	ck_assert(rm_destructive(root, "rm -f src/a"));
+	ck_assert(rm_destructive(root, "rm src/a -r"));
+	ck_assert(rm_destructive(root, "rm src/*.orig"));
+	ck_assert(rm_destructive(root, "cd src && rm a"));
+	ck_assert(rm_destructive(root, "rm a; cd src"));
+	ck_assert(rm_destructive(root, "rm .env"));
+
+	const char *links[] = {"out", "g", "s"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, links[i]);
+		ck_assert_int_eq(unlink(p), 0);
+	}
+	snprintf(p, sizeof p, "%s/.git", root);
+	ck_assert_int_eq(rmdir(p), 0);
+	snprintf(p, sizeof p, "%s/src", root);
+	ck_assert_int_eq(rmdir(p), 0);
+	ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
 START_TEST(test_closed_world)
 {
 	size_t n = 0;
@@ -2362,6 +2431,7 @@ static Suite *e2e_suite(void)
 	tcase_add_loop_test(t, test_sql_classifier, 0, N_OF(sql_vecs));
 	tcase_add_test(t, test_packs_attached_to_program_table);
 	tcase_add_test(t, test_closed_world);
+	tcase_add_test(t, test_rm_write_symlinks);
 	tcase_add_test(t, test_path_matchers_match_reference);
 	tcase_add_test(t, test_pack_operand_cap_fails_closed);
 	tcase_add_test(t, test_floor_prefilter_matches_unfiltered);

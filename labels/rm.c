@@ -1,0 +1,192 @@
+/*
+ * labels/rm.c - the rm commands that are less than a destructive delete
+ * (docs/tags.md, "The rm rule"):
+ *
+ * - `rm FILE...` and `unlink FILE` with no option, every operand a named
+ *   path inside the workspace: a workspace write, as the write tool that
+ *   can empty the same file is (not exec:destructive).  The line must
+ *   change no directory, and at the action (which knows the root) the
+ *   root's symlinks must keep every operand's directory inside it.
+ * - `find DIR ... -exec rm -rf {} +` over starting points provably inside
+ *   the workspace: held (exec:destructive), not on the floor, as `rm -rf
+ *   DIR/x` is.
+ */
+#define _GNU_SOURCE /* FNM_CASEFOLD */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "internal.h"
+
+static bool eq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* The flags that make a command's words known only at run time. */
+#define RUN_TIME                                                               \
+	(LOCUS_CMD_DYNAMIC | LOCUS_CMD_DYNAMIC_ARGS | LOCUS_CMD_SUBST |        \
+	 LOCUS_CMD_GLOB_ARGS)
+
+bool ll_rm_as_write(const locus_shell_command *c)
+{
+	bool rm = eq(c->name, "rm"), un = eq(c->name, "unlink");
+	/* at the top of the line, as written: no wrapper (sudo rm runs as
+	   another user), not run by xargs, find, ssh, a function... */
+	if ((!rm && !un) || c->argc < 2 || c->nwrappers ||
+	    (c->origin && !eq(c->origin, LOCUS_ORIGIN_TOP)) ||
+	    (c->flags & RUN_TIME))
+		return false;
+	bool opts = true;
+	size_t n = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (opts && eq(a, "--")) {
+			opts = false;
+			continue;
+		}
+		/* any option, wherever it stands (GNU rm permutes: `rm x -rf`
+		   is `rm -rf x`): -f, -r, -i, -d, -v, --anything */
+		if (opts && a[0] == '-' && a[1])
+			return false;
+		if (!ll_rm_operand_inside(a, f) || ll_path_class(a, NULL))
+			return false;
+		n++;
+	}
+	return rm ? n > 0 : n == 1;
+}
+
+bool ll_rm_write_resolves(const locus_shell_command *c, const char *root)
+{
+	if (!root)
+		return false;
+	bool opts = true;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (opts && eq(a, "--")) {
+			opts = false;
+			continue;
+		}
+		if (!ll_path_dir_inside(a, root) || ll_path_class(a, root))
+			return false;
+	}
+	return true;
+}
+
+bool ll_line_changes_dir(const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = locus_shell_result_command(r, i)->name;
+		if (eq(name, "cd") || eq(name, "pushd") || eq(name, "popd"))
+			return true;
+	}
+	return false;
+}
+
+/* ---- find -exec rm -rf {} + ------------------------------------------ */
+
+/* find's expression operators: with one, a test no longer bounds what
+   -exec is given. */
+static bool find_operator(const char *w)
+{
+	return eq(w, "-o") || eq(w, "-or") || eq(w, ",") || eq(w, "!") ||
+	       eq(w, "-not") || eq(w, "(") || eq(w, ")");
+}
+
+/* A -name/-iname test of f, before its -exec, whose pattern matches
+   neither `.` (the starting point itself) nor `.git`. */
+static bool name_excludes_root(const locus_shell_command *f, size_t from)
+{
+	bool found = false;
+	for (size_t i = from; i + 1 < f->argc; i++) {
+		const char *w = f->argv[i];
+		if (eq(w, "-exec") || eq(w, "-execdir"))
+			break;
+		if (find_operator(w))
+			return false;
+		int fl = eq(w, "-iname") ? FNM_CASEFOLD : 0;
+		if (!eq(w, "-name") && !fl)
+			continue;
+		const char *p = f->argv[++i];
+		if (fnmatch(p, ".", fl) != 0 && fnmatch(p, "..", fl) != 0 &&
+		    fnmatch(p, ".git", fl) != 0)
+			found = true;
+	}
+	return found;
+}
+
+/* Every starting point of find f is provably inside the workspace, and
+   find follows no symlink and reads no list of starting points. */
+static bool find_starts_inside(const locus_shell_command *f)
+{
+	if (f->flags & RUN_TIME)
+		return false;
+	size_t i = 1;
+	/* -H -L -P -D DEBUG -OLEVEL come before the starting points */
+	for (; i < f->argc && f->argv[i][0] == '-' && f->argv[i][1]; i++) {
+		const char *w = f->argv[i];
+		if (eq(w, "-P") || !strncmp(w, "-O", 2))
+			continue;
+		if (eq(w, "-D") && i + 1 < f->argc) {
+			i++;
+			continue;
+		}
+		if (eq(w, "-H") || eq(w, "-L"))
+			return false;
+		break; /* the expression */
+	}
+	bool named = false, dot = false;
+	for (; i < f->argc; i++) {
+		const char *w = f->argv[i];
+		uint32_t fl = f->argv_flags ? f->argv_flags[i] : 0;
+		if ((w[0] == '-' && w[1]) || find_operator(w))
+			break;
+		if (eq(w, ".") || eq(w, "./"))
+			dot = true;
+		else if (ll_rm_operand_inside(w, fl))
+			named = true;
+		else
+			return false;
+	}
+	/* no starting point: GNU find starts at `.` */
+	dot = dot || !named;
+	size_t expr = i;
+	for (; i < f->argc; i++)
+		if (eq(f->argv[i], "-follow") || eq(f->argv[i], "-files0-from"))
+			return false;
+	return !dot || name_excludes_root(f, expr);
+}
+
+bool ll_rm_found_inside(const locus_shell_result *r, size_t i)
+{
+	const locus_shell_command *c = locus_shell_result_command(r, i);
+	if (!eq(c->name, "rm") || !c->origin ||
+	    !eq(c->origin, LOCUS_ORIGIN_FIND_EXEC) ||
+	    c->parent == LOCUS_SHELL_NO_PARENT ||
+	    (c->flags & (LOCUS_CMD_DYNAMIC | LOCUS_CMD_SUBST)))
+		return false;
+	const locus_shell_command *f = locus_shell_result_command(r, c->parent);
+	if (!f || !eq(f->name, "find"))
+		return false;
+	bool opts = true, found = false;
+	for (size_t k = 1; k < c->argc; k++) {
+		const char *a = c->argv[k];
+		if (opts && eq(a, "--")) {
+			opts = false;
+			continue;
+		}
+		if (opts && a[0] == '-' && a[1]) {
+			size_t n = strlen(a);
+			if (n >= 3 && !strncmp(a, "--no-preserve-root", n))
+				return false; /* --n... abbreviates it */
+			continue;
+		}
+		if (eq(a, "{}"))
+			found = true;
+		else if (!ll_rm_operand_inside(
+		             a, c->argv_flags ? c->argv_flags[k] : 0))
+			return false;
+	}
+	return found && find_starts_inside(f);
+}
