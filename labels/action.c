@@ -337,7 +337,7 @@ static int add_rm_reasons(locus_action *a, bool inside, const char *what)
 	return 0;
 }
 
-/* rm FILE as a workspace write (labels/rm.c) needs the root: an operand
+/* rm FILE and git restore FILE as workspace writes (labels/rm.c) need the root: an operand
    whose directory a symlink of the workspace takes out of it (or into
    .git), or that names a protected file there, makes the line
    exec:destructive again, with a reason naming the command. */
@@ -345,14 +345,18 @@ static int check_rm_writes(locus_action *a, const char *root)
 {
 	bool any = false;
 	for (size_t r = 0; a->is_bash && r < a->nreasons && !any; r++)
-		any = strcmp(a->reasons[r], LL_REASON_RM_WRITE) == 0;
+		any = strcmp(a->reasons[r], LL_REASON_RM_WRITE) == 0 ||
+		      strcmp(a->reasons[r], LL_REASON_RESTORE_WRITE) == 0;
 	if (!any)
 		return 0;
 	size_t n = locus_shell_result_count(a->shell);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(a->shell, i);
-		if (!ll_rm_as_write(c) || ll_rm_write_resolves(c, root))
+		bool rm = ll_rm_as_write(c);
+		if (rm ? ll_rm_write_resolves(c, root)
+		       : (!ll_git_restore_as_write(c) ||
+		          ll_git_restore_resolves(c, root)))
 			continue;
 		int rc = locus_action_add_tag(a, "exec:destructive");
 		char text[400];
@@ -363,8 +367,8 @@ static int check_rm_writes(locus_action *a, const char *root)
 		snprintf(text + (k < 300 ? k : 300),
 		         sizeof text - (k < 300 ? k : 300),
 		         ": a symlink of the workspace takes an operand out of "
-		         "it or into .git, or it names a protected file (a "
-		         "delete, not a workspace write)");
+		         "it or into .git, it names a directory (git) or a "
+		         "protected file (a delete, not a workspace write)");
 		bool have = false;
 		for (size_t r = 0; r < a->nreasons; r++)
 			have |= strcmp(a->reasons[r], text) == 0;

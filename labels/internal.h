@@ -150,6 +150,17 @@ bool ll_rm_write_resolves(const locus_shell_command *c, const char *root);
    rm -rf {} +`; `.` only when a -name test cannot match `.` or `.git`):
    held, not on the floor. */
 bool ll_rm_found_inside(const locus_shell_result *r, size_t i);
+/* rm.c: `git restore [-W|-S|-s REV|-q] PATHS` or `git checkout [REV] --
+   PATHS`, no other option, every path a named file inside the workspace
+   (no glob, no pathspec magic, not .git, no protected file): a workspace
+   write rather than exec:destructive, under the conditions of rm FILE;
+   ll_git_restore_resolves adds the root's (links followed, no path an
+   existing directory). */
+bool ll_git_restore_as_write(const locus_shell_command *c);
+bool ll_git_restore_resolves(const locus_shell_command *c, const char *root);
+#define LL_REASON_RESTORE_WRITE                                                \
+	"git restore/checkout of named files inside the workspace: a "         \
+	"workspace write (the write tool can overwrite the same files)"
 /* rm.c: the line holds a cd, pushd or popd (anywhere): relative operands
    may be read from another directory. */
 bool ll_line_changes_dir(const locus_shell_result *r);
@@ -189,6 +200,10 @@ bool ll_program_unknown(const locus_shell_command *c,
    options is exec:destructive (also for credential stores). */
 void ll_judge_service(const locus_shell_command *c,
                       const struct lk_program *prog, ll_judgement *j);
+/* tables.c: the subcommand table lists network forms of prog (npm
+   install, pip download...): it, not the package-manager rule of
+   service.c, says when prog reaches the network. */
+bool ll_network_subs_known(const char *prog);
 /* The verb table is sorted and every verb is found (tests). */
 bool ll_service_tables_consistent(char *why, size_t cap);
 /* The function names a line defines, sorted (borrowed from the result). */
@@ -274,6 +289,9 @@ uint32_t ll_path_class(const char *path, const char *root);
    lies inside the root's real path and not in a .git directory; the last
    component itself is not followed.  False without a root. */
 bool ll_path_dir_inside(const char *rel, const char *root);
+/* rel (relative to root) is an existing directory (lstat(2): a link is
+   not followed); true when the joined path does not fit. */
+bool ll_path_is_dir(const char *rel, const char *root);
 
 /* A file tool's path (relative to the root, or absolute) is outside. */
 bool ll_outside_path(const char *path, const char *root, bool *oom);

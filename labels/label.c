@@ -725,6 +725,9 @@ bool ll_command_unknown(const locus_shell_result *r, size_t i,
 	         bsearch(&c->name, f->names, f->n, sizeof *f->names, name_cmp));
 }
 
+#define LL_REASON_WRITE_MOVED                                                  \
+	"git restore/checkout discards working changes (a cd on the line)"
+
 /* The judgement of command i, folded into `out` and the floor set. */
 static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
                       floor_set *fl)
@@ -743,13 +746,15 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	}
 	/* rm FILE: a workspace write only where the line stays in one
 	   directory (a cd in a loop may run before it) */
-	if (lp->moves && p && p->destroys) {
-		for (size_t k = 0; k < j.nreasons; k++)
-			if (!strcmp(j.reasons[k], LL_REASON_RM_WRITE)) {
-				j.tags |= LOCUS_TAG_DESTRUCTIVE;
-				ll_judgement_reason(&j, p->destroys);
-				break;
-			}
+	for (size_t k = 0; lp->moves && k < j.nreasons; k++) {
+		bool rm = !strcmp(j.reasons[k], LL_REASON_RM_WRITE);
+		if (rm || !strcmp(j.reasons[k], LL_REASON_RESTORE_WRITE)) {
+			j.tags |= LOCUS_TAG_DESTRUCTIVE;
+			ll_judgement_reason(&j, rm && p && p->destroys
+			                            ? p->destroys
+			                            : LL_REASON_WRITE_MOVED);
+			break;
+		}
 	}
 	/* sh -c 'rm "$@"' _ -rf /: the options reach the command as the
 	   script's positional parameters */

@@ -16,6 +16,7 @@
  * matched: a match on any of them counts (over-labelling is safe).
  */
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,13 @@ bool ll_path_dir_inside(const char *rel, const char *root)
 		return false;
 	const char *in = under_root(real, rroot);
 	return in && !has_git_component(in);
+}
+
+bool ll_path_is_dir(const char *rel, const char *root)
+{
+	char joined[PATH_MAX];
+	struct stat st;
+	int w = snprintf(joined, sizeof joined, "%s/%s", root, rel);
+	return w < 0 || (size_t)w >= sizeof joined ||
+	       (lstat(joined, &st) == 0 && S_ISDIR(st.st_mode));
 }

@@ -10,6 +10,11 @@
  * - `find DIR ... -exec rm -rf {} +` over starting points provably inside
  *   the workspace: held (exec:destructive), not on the floor, as `rm -rf
  *   DIR/x` is.
+ * - `git restore PATHS` and `git checkout [REV] -- PATHS` of named files
+ *   inside the workspace: a workspace write (the file's content is
+ *   replaced by a committed one, as the write tool could), with the same
+ *   line and root conditions as rm, and at the action no path an existing
+ *   directory (that would discard every change under it).
  */
 #define _GNU_SOURCE /* FNM_CASEFOLD */
 #include <fnmatch.h>
@@ -189,4 +194,108 @@ bool ll_rm_found_inside(const locus_shell_result *r, size_t i)
 			return false;
 	}
 	return found && find_starts_inside(f);
+}
+
+/* ---- git restore PATHS, git checkout [REV] -- PATHS ------------------- */
+
+/* A pathspec that names one path inside the workspace: static, relative,
+   no glob (git globs pathspecs itself), no magic (`:(glob)`, `:/`), not
+   the root or .git, no protected file. */
+static bool named_pathspec(const char *a, uint32_t flags)
+{
+	/* `src/`, `src/.`: a directory, every change under it */
+	size_t n = strlen(a);
+	const char *last = strrchr(a, '/');
+	last = last ? last + 1 : a;
+	return a[0] != ':' && n && a[n - 1] != '/' && !eq(last, ".") &&
+	       ll_rm_operand_inside(a, flags) && !ll_path_class(a, NULL);
+}
+
+/* Short options of git restore that keep it a write of the named paths
+   (-W worktree, -S staged, -q quiet); -s takes the source as its value. */
+static bool restore_cluster(const char *a, bool *takes)
+{
+	*takes = false;
+	for (const char *p = a + 1; *p; p++) {
+		if (*p == 's') {
+			*takes = p[1] == '\0';
+			return true;
+		}
+		if (!strchr("WSq", *p))
+			return false;
+	}
+	return true;
+}
+
+static bool restore_option(const locus_shell_command *c, size_t *i)
+{
+	const char *a = c->argv[*i];
+	if (eq(a, "--worktree") || eq(a, "--staged") || eq(a, "--quiet") ||
+	    !strncmp(a, "--source=", 9))
+		return true;
+	if (eq(a, "--source")) {
+		++*i;
+		return *i < c->argc;
+	}
+	bool takes;
+	if (a[1] == '-' || !restore_cluster(a, &takes))
+		return false;
+	if (takes)
+		++*i;
+	return *i < c->argc;
+}
+
+/* Every pathspec of a git restore/checkout that is a workspace write,
+   checked against the root when one is given: the directory holding it
+   stays inside (its links followed), it is not an existing directory
+   (every change under it would go) and names no protected file. */
+static bool restore_paths(const locus_shell_command *c, const char *root)
+{
+	if (!eq(c->name, "git") || c->argc < 3 || c->nwrappers ||
+	    (c->origin && !eq(c->origin, LOCUS_ORIGIN_TOP)) ||
+	    (c->flags & RUN_TIME))
+		return false;
+	bool restore = eq(c->argv[1], "restore");
+	if (!restore && !eq(c->argv[1], "checkout"))
+		return false;
+	bool ended = false;
+	size_t paths = 0, words = 0;
+	for (size_t i = 2; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (!ended && eq(a, "--")) {
+			ended = true;
+			continue;
+		}
+		if (!ended && a[0] == '-' && a[1]) {
+			if (restore ? !restore_option(c, &i)
+			            : !(eq(a, "-q") || eq(a, "--quiet")))
+				return false;
+			continue;
+		}
+		if (!restore && !ended) {
+			/* git checkout REV -- PATHS: one revision word */
+			if (++words > 1)
+				return false;
+			continue;
+		}
+		if (!named_pathspec(a, f))
+			return false;
+		if (root && (!ll_path_dir_inside(a, root) ||
+		             ll_path_class(a, root) || ll_path_is_dir(a, root)))
+			return false;
+		paths++;
+	}
+	/* checkout without `--` names a branch or a path: not this form */
+	return paths > 0 && (restore || ended);
+}
+
+bool ll_git_restore_as_write(const locus_shell_command *c)
+{
+	return restore_paths(c, NULL);
+}
+
+bool ll_git_restore_resolves(const locus_shell_command *c, const char *root)
+{
+	return root && restore_paths(c, root);
 }

@@ -396,6 +396,11 @@ static const sub_row *prog_rows(const char *prog)
 	           : NULL;
 }
 
+bool ll_network_subs_known(const char *prog)
+{
+	return prog_rows(prog) != NULL;
+}
+
 #define PROG_ANY(p, r)                                                         \
 	{                                                                      \
 		p, NULL, NULL, r                                               \
@@ -1160,7 +1165,13 @@ static void judge_git(const locus_shell_command *c, const view *v,
 		return;
 	if (git_dry_runs(v))
 		return;
+	/* git restore f, git checkout -- f: a workspace write (labels/rm.c) */
+	bool write = ll_git_restore_as_write(c);
 	for (const git_rule *r = git_destructive; r->sub; r++) {
+		if (write && streq(r->sub, v->sub)) {
+			add_reason(j, LL_REASON_RESTORE_WRITE);
+			continue;
+		}
 		if (streq(r->sub, v->sub) && r->applies(v)) {
 			j->tags |= LOCUS_TAG_DESTRUCTIVE;
 			add_reason(j, r->reason);
@@ -1180,7 +1191,6 @@ static void judge_git(const locus_shell_command *c, const view *v,
 		if (forced)
 			set_never(j, LL_NEVER_FORCE_PUSH);
 	}
-	(void)c;
 }
 
 /* ---- arguments computed at run time (dynamic.c) ----------------------- */

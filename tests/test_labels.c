@@ -501,15 +501,22 @@ static const vec unit_vecs[] = {
 	{ "git clean --force", EX, D, NULL },
 	{ "git clean -n", EX, 0, NULL },
 	{ "git checkout -f main", EX, D, NULL },
-	{ "git checkout -- f", EX, D, NULL },
-	{ "git checkout HEAD -- f", EX, D, NULL },
+	/* a named file: a workspace write (docs/tags.md, labels/rm.c); a
+	   directory, a glob, another option: a discard */
+	{ "git checkout -- f", EX, 0, NULL },
+	{ "git checkout HEAD -- f", EX, 0, NULL },
+	{ "git checkout -- f/", EX, D, NULL },
+	{ "git checkout HEAD -- *.c", EX, D, NULL },
 	{ "git checkout .", EX, D, NULL },
 	{ "git checkout -b feature", EX, 0, NULL },
-	{ "git restore f", EX, D, NULL },
+	{ "git restore f", EX, 0, NULL },
+	{ "git restore .", EX, D, NULL },
 	{ "git restore --staged f", EX, 0, NULL },
 	{ "git restore -S f", EX, 0, NULL },
-	{ "git restore --staged --worktree f", EX, D, NULL },
-	{ "git restore -SW f", EX, D, NULL },
+	{ "git restore --staged --worktree f", EX, 0, NULL },
+	{ "git restore -SW f", EX, 0, NULL },
+	{ "git restore -SW --ours f", EX, D, NULL },
+	{ "git restore -SW f/", EX, D, NULL },
 	{ "git switch -f x", EX, D, NULL },
 	{ "git switch --discard-changes x", EX, D, NULL },
 	{ "git switch main", EX, 0, NULL },
@@ -1971,7 +1978,7 @@ END_TEST
 /* The closed world: every row of the program table has an
    effect class; a program in no row is exec:unknown with a reason naming
    it; workspace code, wrapped known programs and functions are not. */
-/* rm FILE is a workspace write only where the root's symlinks keep every
+/* rm FILE (and git restore FILE) is a workspace write only where the root's symlinks keep every
    operand inside it and out of .git (labels/rm.c, docs/tags.md "The rm
    rule"); a recursive, forced or globbed rm stays a delete. */
 static bool rm_destructive(const char *root, const char *line)
@@ -2017,6 +2024,15 @@ START_TEST(test_rm_write_symlinks)
 	ck_assert(rm_destructive(root, "cd src && rm a"));
 	ck_assert(rm_destructive(root, "rm a; cd src"));
 	ck_assert(rm_destructive(root, "rm .env"));
+	/* git restore FILE: also no existing directory (every change under
+	   it would go) */
+	ck_assert(!rm_destructive(root, "git restore src/a.py"));
+	ck_assert(!rm_destructive(root, "git checkout -- s/a.py new/b.py"));
+	ck_assert(rm_destructive(root, "git restore src"));
+	ck_assert(rm_destructive(root, "git checkout HEAD -- src"));
+	ck_assert(rm_destructive(root, "git restore out/passwd"));
+	ck_assert(rm_destructive(root, "git restore g/config"));
+	ck_assert(rm_destructive(root, "git restore 'src/*.py'"));
 
 	const char *links[] = {"out", "g", "s"};
 	for (size_t i = 0; i < 3; i++) {
