@@ -27,7 +27,10 @@
 #include "hook.h"
 #include "../util/json.h"
 
-#define CODEX_LIST_TIMEOUT_S 30
+/* Codex is a Node program: its app-server can take tens of seconds to
+ * answer on a loaded machine, and install/doctor are run by a person, not
+ * on every call, so the wait is long. */
+#define CODEX_LIST_TIMEOUT_S 120
 
 static double now_s(void)
 {
@@ -143,9 +146,11 @@ cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
 			;
 	}
 	if (!res) {
-		snprintf(why, wl,
-		         "`codex app-server` did not list the hooks (is codex "
-		         "on PATH?)");
+		snprintf(
+		    why, wl,
+		    "`codex app-server` did not list the hooks within %d s "
+		    "(is codex on PATH?)",
+		    CODEX_LIST_TIMEOUT_S);
 		return NULL;
 	}
 	const cJSON *data = cJSON_GetObjectItemCaseSensitive(res, "data");

@@ -285,6 +285,8 @@ def main():
               "0 problems" in doc and "Codex trusts" in doc and
               "--jail: an allowed shell call runs confined" in doc,
               "codex: install trusts the hooks as Codex does; doctor agrees")
+        if "Codex trusts the 2 locus hooks" not in inst or "0 problems" not in doc:
+            print("install said:\n" + inst + "\ndoctor said:\n" + doc)
         check("updatedInput" in answers(d) and
               os.path.exists(f"{d}/proj/made.txt"),
               "codex: an allowed call runs rewritten into the jail")
