@@ -536,6 +536,117 @@ static bool glob_secret(const char *glob)
 	return glob_hits(glob, secret_fragments);
 }
 
+/*
+ * A glob may name a path that holds one of the table's fragments
+ * (`printf x > .git/hoo?s/pre-commit`, `cp f .cla[u]de/settings.json`, `tee
+ * .git/conf?g`, `cat > ~/.bas?rc`): the fragment's components are matched
+ * against consecutive components of the glob, any directory before them
+ * and any path inside them.  A fragment that may sit anywhere (`/etc/cron`
+ * in `/etc/crontab`) may end a longer first component and start a longer
+ * last one.  A broad wildcard (`*`, `*.py`: one that matches ordinary names)
+ * is not aimed at anything, as for secrets: it never matches a dot-led
+ * component (`.git`: bash's `*` skips dot names unless dotglob is on), and a
+ * match counts only when some component of it is aimed (a literal or a
+ * narrow glob): `.git/STAR/pre-commit` counts, `sed -i ... STAR` and
+ * `src/STAR.py` (sitecustomize.py) do not. */
+enum { GLOB_MAX_COMPS = 32 };
+
+static size_t split_comps(char *buf, char **comps, size_t max)
+{
+	size_t n = 0;
+	for (char *t = buf; *t && n < max;) {
+		char *e = strchr(t, '/');
+		if (e)
+			*e = '\0';
+		if (*t)
+			comps[n++] = t;
+		if (!e)
+			break;
+		t = e + 1;
+	}
+	return n;
+}
+
+static bool broad_comp(const char *g)
+{
+	if (!strpbrk(g, "*?["))
+		return false;
+	for (const char *const *o = ordinary_names; *o; o++)
+		if (fnmatch(g, *o, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Glob component g may match a component holding f (longer_start: more
+   bytes may come before f; longer_end: after it). */
+static bool comp_may(const char *g, const char *f, bool longer_start,
+                     bool longer_end)
+{
+	if (f[0] == '.' && broad_comp(g))
+		return false;
+	char r[160];
+	if (strlen(f) + 4 > sizeof r)
+		return true; /* too long to tell: it may */
+	if (fnmatch(g, f, 0) == 0)
+		return true;
+	static const char *const tails[] = {"x", ".d", "tab", NULL};
+	for (const char *const *t = tails; longer_end && *t; t++) {
+		snprintf(r, sizeof r, "%s%s", f, *t);
+		if (fnmatch(g, r, 0) == 0)
+			return true;
+	}
+	if (longer_start) {
+		snprintf(r, sizeof r, "x%s", f);
+		if (fnmatch(g, r, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The fragment's components (f) at glob components g[j...]. */
+static bool fragment_at_comps(char *const *g, size_t j, char *const *f,
+                              size_t nf, const fragment *fr)
+{
+	size_t len = strlen(fr->text);
+	bool lead = fr->text[0] == '/', trail = fr->text[len - 1] == '/';
+	bool aimed = false;
+	for (size_t t = 0; t < nf; t++) {
+		bool ls = fr->at != COMPONENT && t == 0 && !lead;
+		bool le = fr->at == ANYWHERE && t == nf - 1 && !trail;
+		if (!comp_may(g[j + t], f[t], ls, le))
+			return false;
+		aimed |= !broad_comp(g[j + t]);
+	}
+	return aimed;
+}
+
+static bool glob_path_hits(const char *glob, const fragment *table)
+{
+	char gb[1024];
+	char *g[GLOB_MAX_COMPS];
+	if (strlen(glob) >= sizeof gb)
+		return true; /* too long to tell: it may */
+	memcpy(gb, glob, strlen(glob) + 1);
+	size_t ng = split_comps(gb, g, GLOB_MAX_COMPS);
+	for (const fragment *fr = table; fr->text; fr++) {
+		char fb[128];
+		char *f[GLOB_MAX_COMPS];
+		if (strlen(fr->text) >= sizeof fb)
+			continue;
+		memcpy(fb, fr->text, strlen(fr->text) + 1);
+		size_t nf = split_comps(fb, f, GLOB_MAX_COMPS);
+		for (size_t j = 0; nf && j + nf <= ng; j++)
+			if (fragment_at_comps(g, j, f, nf, fr))
+				return true;
+	}
+	return false;
+}
+
+static bool is_glob(const char *p)
+{
+	return p && strpbrk(p, "*?[") != NULL;
+}
+
 bool pk_secret_path(const char *p)
 {
 	if (p && strpbrk(p, "*?[") && glob_secret(p))
@@ -570,6 +681,8 @@ static bool persistence_raw(const char *p)
 
 bool pk_persistence_path(const char *p)
 {
+	if (is_glob(p) && glob_path_hits(p, persistence_fragments))
+		return true;
 	return p && *p && strpbrk(p, path_bytes) &&
 	       (persistence_raw(p) || normal_match(p, persistence_raw));
 }
@@ -596,6 +709,8 @@ static bool agent_raw(const char *p)
 
 bool pk_agent_config_path(const char *p)
 {
+	if (is_glob(p) && glob_path_hits(p, agent_fragments))
+		return true;
 	/* every fragment holds a '.': most words are rejected by strchr */
 	return p && strchr(p, '.') &&
 	       (agent_raw(p) || normal_match(p, agent_raw));
@@ -618,7 +733,8 @@ bool pk_path_reference(bool secret, const char *p)
 		return (p && strpbrk(p, "*?[") && glob_secret(p)) ||
 		       secret_path(p, any_slow, false);
 	return p && *p &&
-	       (any_fragment_slow(p, persistence_fragments) ||
+	       ((is_glob(p) && glob_path_hits(p, persistence_fragments)) ||
+	        any_fragment_slow(p, persistence_fragments) ||
 	        normal_match(p, persistence_slow));
 }
 
@@ -665,7 +781,7 @@ bool pk_sudoers_path(const char *p)
 static const char *const readers =
     "cat head tail less more bat batcat grep egrep fgrep rg ag ack ls "
     "stat wc diff cmp file md5sum sha1sum sha256sum sha512sum du tree "
-    "readlink realpath source . nl strings od hexdump xxd jq yq test [ "
+    "readlink realpath source . nl strings od hexdump xxd jq yq test [ [[ "
     "type which basename dirname find fd locate";
 
 bool pk_reader_program(const char *name)
