@@ -180,6 +180,145 @@ static bool names_secret(const locus_shell_command *c)
 	return false;
 }
 
+/* ---- file names computed at run time ------------------------------------
+
+   `cat "$(printf .e)nv"`, `cat .e$(echo n)v`, `for f in .env; do cat $f;
+   done`, `cat $F` (a variable an earlier call exported): a word whose value
+   is only known at run time may name any file.  Its computed parts (a
+   substitution, a variable the constants pass left unresolved) may be any
+   text, so the word is matched as a glob with `*` for each of them:
+   `*nv` names `.env` (tagged, as `cat ?env`); `"$D"/x.txt` names
+   none.  A word
+   that is computed whole (`$F`, `$(printf .env)`) may be a credential
+   store whatever it is: a program that prints or copies a file's content
+   (content_readers) reading one is tagged too, unless the substitution
+   only lists the workspace's files (`cat $(git ls-files)`, `wc -l $(find
+   . -name '*.py')`: a broad read, as `cat *` or `grep -r x .`; a
+   `.env` written in it is matched as text by names_secret). */
+static const char *const content_readers =
+    "cat head tail less more most bat batcat grep egrep fgrep zgrep rg ag "
+    "ack nl strings od hexdump xxd base64 base32 basenc jq yq sed awk gawk "
+    "mawk nawk sort uniq cut tac rev paste column fold expand diff cmp comm "
+    "cp scp";
+
+/* The end of the expansion that starts at s[0] == '$' or '`' (one past
+   it). */
+static const char *expansion_end(const char *s)
+{
+	if (s[0] == '`') {
+		const char *e = strchr(s + 1, '`');
+		return e ? e + 1 : s + strlen(s);
+	}
+	if (s[1] == '(' || s[1] == '{') {
+		char open = s[1], close = open == '(' ? ')' : '}';
+		int depth = 0;
+		for (const char *p = s + 1; *p; p++) {
+			if (*p == open)
+				depth++;
+			else if (*p == close && --depth == 0)
+				return p + 1;
+		}
+		return s + strlen(s);
+	}
+	const char *p = s + 1;
+	if (strchr("0123456789@*#?$!-", *p))
+		return *p ? p + 1 : p;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	return p;
+}
+
+/* w with each expansion replaced by `*` and quotes dropped, into buf;
+   *whole when nothing but `*` is left.  NULL when it does not fit. */
+static const char *glob_form(const char *w, char *buf, size_t cap, bool *whole)
+{
+	size_t k = 0;
+	*whole = true;
+	for (const char *p = w; *p;) {
+		if (k + 2 >= cap)
+			return NULL;
+		if ((p[0] == '$' && p[1] && p[1] != '\'') || p[0] == '`') {
+			if (!k || buf[k - 1] != '*')
+				buf[k++] = '*';
+			p = expansion_end(p);
+			continue;
+		}
+		if (*p != '"' && *p != '\'') {
+			buf[k++] = *p;
+			*whole = false;
+		}
+		p++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* The substitution w (computed whole) only lists the workspace's files:
+   find, fd, ls, git ls-files, git diff --name-only, grep/rg -l, with no
+   pipe. */
+static bool lists_files(const char *w)
+{
+	while (*w == '"')
+		w++;
+	if (strncmp(w, "$(", 2) != 0 && w[0] != '`')
+		return false;
+	const char *p = w + (w[0] == '`' ? 1 : 2);
+	while (*p == ' ')
+		p++;
+	if (strchr(p, '|') || strchr(p, ';') || strchr(p, '&') ||
+	    strstr(p, "$(") || strchr(p, '`'))
+		return false;
+	size_t n = strcspn(p, " )`");
+	char prog[16];
+	if (n >= sizeof prog)
+		return false;
+	memcpy(prog, p, n);
+	prog[n] = '\0';
+	if (pk_word_in("find fd fdfind ls", prog))
+		return true;
+	if (!strcmp(prog, "git"))
+		return strstr(p, " ls-files") || strstr(p, " ls-tree") ||
+		       strstr(p, "--name-only");
+	if (!strcmp(prog, "grep") || !strcmp(prog, "rg"))
+		return strstr(p, " -l") || strstr(p, " -rl") ||
+		       strstr(p, "--files");
+	return false;
+}
+
+static bool computed_secret(const locus_shell_command *c)
+{
+	if (!c->argv_flags)
+		return false;
+	bool reader = pk_word_in(content_readers, c->name);
+	size_t pattern = 0, dest = 0;
+	bool known = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		if (!(c->argv_flags[i] &
+		      (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+			continue;
+		if (!known) {
+			known = true;
+			if (pk_data_program(c->name) ||
+			    pk_word_in(meta_programs, c->name))
+				return false;
+			pattern = pk_pattern_operand(c);
+			dest = copy_destination(c);
+		}
+		if (i == pattern || i == dest)
+			continue;
+		char buf[1024];
+		bool whole;
+		const char *g = glob_form(c->argv[i], buf, sizeof buf, &whole);
+		if (!g)
+			return reader; /* too long to tell */
+		if (whole ? reader && !lists_files(c->argv[i])
+		          : pk_secret_path(g))
+			return true;
+	}
+	return false;
+}
+
 /* `env` with no command to run prints the environment (options such as
    -0, -u NAME and assignments included). */
 static bool env_dump(const locus_shell_command *c)
@@ -345,6 +484,10 @@ static const pk_rule secret_rules[] = {
     {"*", NULL, NULL, NULL, S,
      "secrets: a credential store or .env file is read or copied", names_secret,
      0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: a file named only at run time is read or copied (it may be a "
+     "credential store)",
+     computed_secret, 0},
     {"*", NULL, NULL, NULL, S,
      "secrets: the program reads the environment (jq env/$ENV, awk "
      "ENVIRON) or files its program names (awk ARGV)",
