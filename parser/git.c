@@ -254,6 +254,16 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 {
 	for (size_t k = i + 1; k < n; k++) {
 		const char *v = wval(&w[k]);
+		if (wdyn(&w[k]) && lp_dyn_may_be_option(w, n, k)) {
+			/* `git rebase $X main` with X=--exec=CMD */
+			lp_unparsed(ctx,
+			            "git %s may take an option only known at "
+			            "run time, and its %s runs a command: %s",
+			            o->sub, o->opt, w[k].text ? w[k].text : "");
+			return;
+		}
+		if (!wdyn(&w[k]) && lp_streq(v, "--"))
+			return; /* operands follow */
 		const char *eq = strchr(v, '=');
 		size_t nl = eq ? (size_t)(eq - v) : strlen(v);
 		if (!git_cmd_option_is(o, v, nl) || wdyn(&w[k]))
