@@ -135,16 +135,116 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle)
 	return false;
 }
 
-bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *))
+/* The end of the expansion that starts at s[0] == '$' or '`' (one past
+   it). */
+static const char *expansion_end(const char *s)
+{
+	if (s[0] == '`') {
+		const char *e = strchr(s + 1, '`');
+		return e ? e + 1 : s + strlen(s);
+	}
+	if (s[1] == '(' || s[1] == '{') {
+		char open = s[1], close = open == '(' ? ')' : '}';
+		int depth = 0;
+		for (const char *p = s + 1; *p; p++) {
+			if (*p == open)
+				depth++;
+			else if (*p == close && --depth == 0)
+				return p + 1;
+		}
+		return s + strlen(s);
+	}
+	const char *p = s + 1;
+	if (strchr("0123456789@*#?$!-", *p))
+		return *p ? p + 1 : p;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	return p;
+}
+
+/* w with each expansion replaced by `*` and quotes dropped, into buf;
+   *whole when nothing but `*` is left.  NULL when it does not fit. */
+/* `$(echo WORDS)` of plain words (no expansion, quote, escape, glob or
+   operator): its output, else NULL (*n its length). */
+static const char *echo_output(const char *p, const char *end, size_t *n)
+{
+	if (strncmp(p, "$(echo ", 7) != 0 || end[-1] != ')')
+		return NULL;
+	const char *s = p + 7, *e = end - 1;
+	while (s < e && *s == ' ')
+		s++;
+	while (e > s && e[-1] == ' ')
+		e--;
+	for (const char *q = s; q < e; q++)
+		if (strchr("$`\\'\"*?[{;|&<>()-", *q) && !(*q == '-' && q > s))
+			return NULL;
+	*n = (size_t)(e - s);
+	return s;
+}
+
+const char *pk_glob_form(const char *w, char *buf, size_t cap, bool *whole)
+{
+	size_t k = 0;
+	*whole = true;
+	for (const char *p = w; *p;) {
+		if (k + 2 >= cap)
+			return NULL;
+		if ((p[0] == '$' && p[1] && p[1] != '\'') || p[0] == '`') {
+			const char *end = expansion_end(p);
+			size_t n = 0;
+			const char *out = echo_output(p, end, &n);
+			if (out && k + n + 2 < cap) {
+				memcpy(buf + k, out, n);
+				k += n;
+				*whole = *whole && n == 0;
+			} else if (!k || buf[k - 1] != '*') {
+				buf[k++] = '*';
+			}
+			p = end;
+			continue;
+		}
+		if (*p != '"' && *p != '\'') {
+			buf[k++] = *p;
+			*whole = false;
+		}
+		p++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* w, or when it is computed at run time its glob form (pk_glob_form),
+   names a path of is_path. */
+static bool names_path(const char *w, uint32_t flags,
+                       bool (*is_path)(const char *),
+                       bool (*computed)(const char *))
+{
+	if (is_path(w))
+		return true;
+	if (!computed || !(flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+		return false;
+	char buf[1024];
+	bool whole;
+	const char *g = pk_glob_form(w, buf, sizeof buf, &whole);
+	return g && !whole && computed(g);
+}
+
+bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
+                    bool (*computed)(const char *))
 {
 	for (size_t i = 0; i < c->nredirects; i++)
 		if (lk_redirect_writes(&c->redirects[i]) &&
-		    is_path(c->redirects[i].target))
+		    c->redirects[i].target &&
+		    names_path(c->redirects[i].target,
+		               c->redirects[i].target_flags, is_path, computed))
 			return true;
 	/* a pure reader is asked about only when a word names such a file
 	   (the common line names none: the program lookup is skipped) */
 	for (size_t i = 1; i < c->argc; i++)
-		if (is_path(c->argv[i]) && pk_arg_written(c, i))
+		if (names_path(c->argv[i], c->argv_flags ? c->argv_flags[i] : 0,
+		               is_path, computed) &&
+		    pk_arg_written(c, i))
 			return true;
 	return false;
 }

@@ -122,12 +122,20 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
 
 /* `c` writes, or may write, a file `is_path` names: a redirect into one
    (lk_redirect_writes: `>& f` included), or any program but a pure
-   reader (pk_reader_program) naming one as an argument. */
-bool pk_writes_path(const locus_shell_command *c,
-                    bool (*is_path)(const char *));
+   reader (pk_reader_program) naming one as an argument.  A word computed
+   at run time is also matched by its glob form (pk_glob_form) with
+   `computed` (NULL: not). */
+bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
+                    bool (*computed)(const char *));
 /* argv[i] of c may be written: c is not a pure reader, or the word is
    the value of one of its write options (find -fprint F). */
 bool pk_arg_written(const locus_shell_command *c, size_t i);
+
+/* A word computed at run time as a glob: each expansion (`$(..)`, `..`
+   in backticks, `${..}`, `$NAME`) replaced by `*`, quotes dropped, into
+   buf; *whole when nothing but `*` is left.  NULL when it does not fit.
+   `"$(printf .e)nv"` is `*nv`: it may name `.env`. */
+const char *pk_glob_form(const char *w, char *buf, size_t cap, bool *whole);
 
 /* The value of the option `shrt`/`lng` ("-m", "--mode") when argv[*i] is
    that option: `-m V` and `--mode V` (*i is advanced past V), `--mode=V`,
@@ -150,6 +158,10 @@ bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,
    .codex/, .gemini/, .cursor/, .locus/...): agent-config. */
 bool pk_agent_config_path(const char *p);
+/* The same for the glob form of a word computed at run time
+   (pk_glob_form): its `*` may be any text, a leading dot included. */
+bool pk_persistence_computed(const char *form);
+bool pk_agent_config_computed(const char *form);
 bool pk_sudoers_path(const char *p);
 /* pk_secret_path() (secret) or pk_persistence_path() without any
    prefilter: every fragment tried at every position of `p` (tests compare

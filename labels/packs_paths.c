@@ -580,9 +580,9 @@ static bool broad_comp(const char *g)
 /* Glob component g may match a component holding f (longer_start: more
    bytes may come before f; longer_end: after it). */
 static bool comp_may(const char *g, const char *f, bool longer_start,
-                     bool longer_end)
+                     bool longer_end, bool computed)
 {
-	if (f[0] == '.' && broad_comp(g))
+	if (!computed && f[0] == '.' && broad_comp(g))
 		return false;
 	char r[160];
 	if (strlen(f) + 4 > sizeof r)
@@ -605,7 +605,7 @@ static bool comp_may(const char *g, const char *f, bool longer_start,
 
 /* The fragment's components (f) at glob components g[j...]. */
 static bool fragment_at_comps(char *const *g, size_t j, char *const *f,
-                              size_t nf, const fragment *fr)
+                              size_t nf, const fragment *fr, bool computed)
 {
 	size_t len = strlen(fr->text);
 	bool lead = fr->text[0] == '/', trail = fr->text[len - 1] == '/';
@@ -613,14 +613,17 @@ static bool fragment_at_comps(char *const *g, size_t j, char *const *f,
 	for (size_t t = 0; t < nf; t++) {
 		bool ls = fr->at != COMPONENT && t == 0 && !lead;
 		bool le = fr->at == ANYWHERE && t == nf - 1 && !trail;
-		if (!comp_may(g[j + t], f[t], ls, le))
+		if (!comp_may(g[j + t], f[t], ls, le, computed))
 			return false;
 		aimed |= !broad_comp(g[j + t]);
 	}
 	return aimed;
 }
 
-static bool glob_path_hits(const char *glob, const fragment *table)
+/* computed: glob is the glob form of a word computed at run time
+   (pk_glob_form), whose `*` may be any text, a leading dot included. */
+static bool glob_path_hits(const char *glob, const fragment *table,
+                           bool computed)
 {
 	char gb[1024];
 	char *g[GLOB_MAX_COMPS];
@@ -636,7 +639,7 @@ static bool glob_path_hits(const char *glob, const fragment *table)
 		memcpy(fb, fr->text, strlen(fr->text) + 1);
 		size_t nf = split_comps(fb, f, GLOB_MAX_COMPS);
 		for (size_t j = 0; nf && j + nf <= ng; j++)
-			if (fragment_at_comps(g, j, f, nf, fr))
+			if (fragment_at_comps(g, j, f, nf, fr, computed))
 				return true;
 	}
 	return false;
@@ -681,7 +684,7 @@ static bool persistence_raw(const char *p)
 
 bool pk_persistence_path(const char *p)
 {
-	if (is_glob(p) && glob_path_hits(p, persistence_fragments))
+	if (is_glob(p) && glob_path_hits(p, persistence_fragments, false))
 		return true;
 	return p && *p && strpbrk(p, path_bytes) &&
 	       (persistence_raw(p) || normal_match(p, persistence_raw));
@@ -709,11 +712,21 @@ static bool agent_raw(const char *p)
 
 bool pk_agent_config_path(const char *p)
 {
-	if (is_glob(p) && glob_path_hits(p, agent_fragments))
+	if (is_glob(p) && glob_path_hits(p, agent_fragments, false))
 		return true;
 	/* every fragment holds a '.': most words are rejected by strchr */
 	return p && strchr(p, '.') &&
 	       (agent_raw(p) || normal_match(p, agent_raw));
+}
+
+bool pk_persistence_computed(const char *form)
+{
+	return glob_path_hits(form, persistence_fragments, true);
+}
+
+bool pk_agent_config_computed(const char *form)
+{
+	return glob_path_hits(form, agent_fragments, true);
 }
 
 static bool persistence_slow(const char *p)
@@ -733,7 +746,8 @@ bool pk_path_reference(bool secret, const char *p)
 		return (p && strpbrk(p, "*?[") && glob_secret(p)) ||
 		       secret_path(p, any_slow, false);
 	return p && *p &&
-	       ((is_glob(p) && glob_path_hits(p, persistence_fragments)) ||
+	       ((is_glob(p) &&
+	         glob_path_hits(p, persistence_fragments, false)) ||
 	        any_fragment_slow(p, persistence_fragments) ||
 	        normal_match(p, persistence_slow));
 }

@@ -166,7 +166,7 @@ static bool chown_privilege(const locus_shell_command *c)
 
 static bool sudoers_write(const locus_shell_command *c)
 {
-	return pk_writes_path(c, pk_sudoers_path);
+	return pk_writes_path(c, pk_sudoers_path, NULL);
 }
 
 #define ROOT_GROUPS "~sudo ~wheel ~admin ~root ~docker ~adm ~lxd ~libvirt ~disk"

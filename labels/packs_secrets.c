@@ -195,63 +195,65 @@ static bool names_secret(const locus_shell_command *c)
    only lists the workspace's files (`cat $(git ls-files)`, `wc -l $(find
    . -name '*.py')`: a broad read, as `cat *` or `grep -r x .`; a
    `.env` written in it is matched as text by names_secret). */
-static const char *const content_readers =
-    "cat head tail less more most bat batcat grep egrep fgrep zgrep rg ag "
-    "ack nl strings od hexdump xxd base64 base32 basenc jq yq sed awk gawk "
-    "mawk nawk sort uniq cut tac rev paste column fold expand diff cmp comm "
-    "cp scp";
+/* clang-format off */
+static const struct content_reader {
+	const char *names;
+	const char *vals; /* short options taking the next word as value */
+} content_readers[] = {
+	{"cat rev comm", ""},
+	{"head", "nc"},
+	{"tail", "ncs"},
+	{"less more most", "bhjkoOpPtTxyz"},
+	{"bat batcat", "lmHr"},
+	{"grep egrep fgrep zgrep", "efmABCDd"},
+	{"rg", "efgtTmABCMrEj"},
+	{"ag", "GgABCm"},
+	{"ack", "ABCm"},
+	{"sed", "efl"},
+	{"awk gawk mawk nawk", "fvFWeil"},
+	{"jq yq", "L"},
+	{"nl", "bdfhilnsvw"},
+	{"strings", "ntTe"},
+	{"od", "AjNSstw"},
+	{"hexdump", "ensf"},
+	{"xxd", "cglos"},
+	{"base64 base32 basenc", "w"},
+	{"sort", "kotST"},
+	{"uniq", "fsw"},
+	{"cut", "bcdf"},
+	{"tac", "s"},
+	{"paste", "d"},
+	{"column", "cstoNRHWEl"},
+	{"fold", "w"},
+	{"expand", "t"},
+	{"diff", "xXIFLSDCU"},
+	{"cmp", "in"},
+	{"cp", "tS"},
+	{"scp", "cFiJlPoSDX"},
+	{NULL, NULL},
+};
+/* clang-format on */
 
-/* The end of the expansion that starts at s[0] == '$' or '`' (one past
-   it). */
-static const char *expansion_end(const char *s)
+static const struct content_reader *content_reader_of(const char *name)
 {
-	if (s[0] == '`') {
-		const char *e = strchr(s + 1, '`');
-		return e ? e + 1 : s + strlen(s);
-	}
-	if (s[1] == '(' || s[1] == '{') {
-		char open = s[1], close = open == '(' ? ')' : '}';
-		int depth = 0;
-		for (const char *p = s + 1; *p; p++) {
-			if (*p == open)
-				depth++;
-			else if (*p == close && --depth == 0)
-				return p + 1;
-		}
-		return s + strlen(s);
-	}
-	const char *p = s + 1;
-	if (strchr("0123456789@*#?$!-", *p))
-		return *p ? p + 1 : p;
-	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-	       (*p >= '0' && *p <= '9') || *p == '_')
-		p++;
-	return p;
+	for (const struct content_reader *r = content_readers; r->names; r++)
+		if (pk_word_in(r->names, name))
+			return r;
+	return NULL;
 }
 
-/* w with each expansion replaced by `*` and quotes dropped, into buf;
-   *whole when nothing but `*` is left.  NULL when it does not fit. */
-static const char *glob_form(const char *w, char *buf, size_t cap, bool *whole)
+/* argv[i] may be the value of the option before it (`sed -e $p`, `grep
+   --regexp $P`), not a file: a short option of the row's value letters
+   ending its cluster, or a long option without `=`. */
+static bool option_value(const locus_shell_command *c, size_t i,
+                         const struct content_reader *cr)
 {
-	size_t k = 0;
-	*whole = true;
-	for (const char *p = w; *p;) {
-		if (k + 2 >= cap)
-			return NULL;
-		if ((p[0] == '$' && p[1] && p[1] != '\'') || p[0] == '`') {
-			if (!k || buf[k - 1] != '*')
-				buf[k++] = '*';
-			p = expansion_end(p);
-			continue;
-		}
-		if (*p != '"' && *p != '\'') {
-			buf[k++] = *p;
-			*whole = false;
-		}
-		p++;
-	}
-	buf[k] = '\0';
-	return buf;
+	const char *a = i > 1 ? c->argv[i - 1] : "";
+	if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
+		return false;
+	if (a[1] == '-')
+		return !strchr(a, '=');
+	return strchr(cr->vals, a[strlen(a) - 1]) != NULL;
 }
 
 /* The substitution w (computed whole) only lists the workspace's files:
@@ -290,7 +292,8 @@ static bool computed_secret(const locus_shell_command *c)
 {
 	if (!c->argv_flags)
 		return false;
-	bool reader = pk_word_in(content_readers, c->name);
+	const struct content_reader *cr = content_reader_of(c->name);
+	bool reader = cr != NULL;
 	size_t pattern = 0, dest = 0;
 	bool known = false;
 	for (size_t i = 1; i < c->argc; i++) {
@@ -309,10 +312,12 @@ static bool computed_secret(const locus_shell_command *c)
 			continue;
 		char buf[1024];
 		bool whole;
-		const char *g = glob_form(c->argv[i], buf, sizeof buf, &whole);
+		const char *g =
+		    pk_glob_form(c->argv[i], buf, sizeof buf, &whole);
 		if (!g)
 			return reader; /* too long to tell */
-		if (whole ? reader && !lists_files(c->argv[i])
+		if (whole ? reader && !lists_files(c->argv[i]) &&
+		                !option_value(c, i, cr)
 		          : pk_secret_path(g))
 			return true;
 	}
@@ -536,12 +541,13 @@ const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
    redirect into one, or any program but a pure reader naming one. */
 static bool writes_persistence(const locus_shell_command *c)
 {
-	return pk_writes_path(c, pk_persistence_path);
+	return pk_writes_path(c, pk_persistence_path, pk_persistence_computed);
 }
 
 static bool writes_agent_config(const locus_shell_command *c)
 {
-	return pk_writes_path(c, pk_agent_config_path);
+	return pk_writes_path(c, pk_agent_config_path,
+	                      pk_agent_config_computed);
 }
 
 /* tar -xPf, cpio -i, unzip -: keep the archive's absolute member names:

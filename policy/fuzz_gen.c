@@ -432,6 +432,37 @@ static const char *reading_option(line *l, rng *r)
 	return strstr(p, "CDPATH") || strstr(p, "cdable") ? "cdpath" : "set-k";
 }
 
+/* A relative path word (`.env`, `.git/hooks/pre-commit`) whose first
+   bytes are computed at run time: `"$(printf %s .e)"nv`.  The labels
+   match the word as a glob (`*nv`), so its tags stay. */
+static const char *computed_path(line *l, rng *r)
+{
+	size_t cand[MAX_TOKS], nc = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const tok *t = &l->t[i];
+		size_t n = strlen(t->val);
+		if (t->kind != T_WORD || t->cmdpos || t->encoded || n < 3 ||
+		    n > 200 || (t->val[0] != '.' && !strchr(t->val, '/')) ||
+		    t->val[0] == '/' || t->val[0] == '-' ||
+		    strspn(t->val,
+		           "abcdefghijklmnopqrstuvwxyz"
+		           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != n)
+			continue;
+		cand[nc++] = i;
+	}
+	if (!nc)
+		return NULL;
+	tok *t = &l->t[cand[rnd(r, (uint32_t)nc)]];
+	size_t k = 1 + rnd(r, 2);
+	char buf[300];
+	snprintf(buf, sizeof buf, "\"$(printf %%s %.*s)\"%s", (int)k, t->val,
+	         t->val + k);
+	set_val(t, strdup(buf));
+	t->encoded = 1;
+	l->touched = 1;
+	return "computed-path";
+}
+
 /* One word-level step; returns its name or NULL when it did not apply. */
 static const char *word_step(line *l, rng *r)
 {
@@ -531,6 +562,7 @@ static const char *word_step(line *l, rng *r)
 		return insert_tok(l, at, "\\\n", T_RAW, 0) ? "continuation"
 		                                           : NULL;
 	}
+	case 9: return rnd(r, 2) ? NULL : computed_path(l, r);
 	case 10: return abbreviate(l, r);
 	case 11: return rnd(r, 2) ? split_cluster(l, r) : ssh_blank(l, r);
 	case 12:
@@ -670,12 +702,22 @@ static char *line_wrap(const char *in, rng *r, int depth, const char **name)
 		lu_buf_shquote(&b, in);
 		*name = "herestring";
 		break;
-	case 4:
+	case 4: {
+		/* a shell, or a wrapper that runs one when given no command,
+		   reading the line from a pipe */
+		/* clang-format off */
+		static const char *const to[] = {
+		    " | sh",      " | bash -s",    " | sudo -s",
+		    " | script -q /dev/null",      " | fakeroot",
+		    " | unshare -r",               " | sg adm",
+		    " | doas -s"};
+		/* clang-format on */
 		lu_buf_puts(&b, rnd(r, 2) ? "echo " : "printf '%s\\n' ");
 		lu_buf_shquote(&b, in);
-		lu_buf_puts(&b, rnd(r, 2) ? " | sh" : " | bash -s");
+		lu_buf_puts(&b, to[rnd(r, 8)]);
 		*name = "pipe-sh";
 		break;
+	}
 	case 5:
 		lu_buf_puts(&b, "eval ");
 		if (rnd(r, 2))
