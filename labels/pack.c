@@ -239,11 +239,18 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 		    names_path(c->redirects[i].target,
 		               c->redirects[i].target_flags, is_path, computed))
 			return true;
+	/* a computed operand is matched by its glob form only where it is
+	   a path the program writes (cp/mv/install/ln, tee): another
+	   program's computed word is a script, a pattern or a field list
+	   (`sed "s/.$d//"` is `s/.*` as a glob) */
+	bool copies =
+	    computed && c->argc &&
+	    (lk_is(c->name, LK_COPIES) || lk_is(c->name, LK_WRITES_ARGS));
 	/* a pure reader is asked about only when a word names such a file
 	   (the common line names none: the program lookup is skipped) */
 	for (size_t i = 1; i < c->argc; i++)
 		if (names_path(c->argv[i], c->argv_flags ? c->argv_flags[i] : 0,
-		               is_path, computed) &&
+		               is_path, copies ? computed : NULL) &&
 		    pk_arg_written(c, i))
 			return true;
 	return false;

@@ -316,8 +316,9 @@ static bool computed_secret(const locus_shell_command *c)
 		    pk_glob_form(c->argv[i], buf, sizeof buf, &whole);
 		if (!g)
 			return reader; /* too long to tell */
-		if (whole ? reader && !lists_files(c->argv[i]) &&
-		                !option_value(c, i, cr)
+		if (reader && option_value(c, i, cr))
+			continue; /* `cut -f "$i-$N"`, `sed -e $p` */
+		if (whole ? reader && !lists_files(c->argv[i])
 		          : pk_secret_path(g))
 			return true;
 	}
