@@ -311,7 +311,8 @@ static const char *git_sub2(const view *v)
 /* ---- subcommand tables ------------------------------------------------ */
 
 /* A (program, subcommand, second word) row.  sub NULL: any invocation;
-   sub2 NULL: any second word. */
+   sub2 NULL: any second word.  For a program other than git, sub2 is
+   text some argument holds (`go run PKG@VERSION`: "@"). */
 typedef struct sub_row {
 	const char *prog;
 	const char *sub;
@@ -357,6 +358,10 @@ static const sub_row network_subs[] = {
 	{ "git", "remote", "update", "git remote update reaches the network" },
 	{ "git", "remote", "prune", "git remote prune reaches the network" },
 	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
+	{ "go", "run", "@", "go run PKG@VERSION downloads the module and runs "
+	  "it" },
+	NET("nix", "run"), NET("nix", "shell"), NET("nix", "develop"),
+	NET("nix", "build"), NET("nix", "profile"), NET("nix", "flake"),
 	NET("npm", "i"), NET("npm", "install"), NET("npm", "ci"),
 	NET("npm", "add"), NET("npm", "publish"), NET("npm", "update"),
 	NET("npm", "exec"), NET("npm", "x"), NET("npm", "install-test"),
@@ -493,8 +498,13 @@ static bool row_matches(const sub_row *r, const view *v)
 	}
 	const char *cand[2];
 	size_t n = sub_candidates(v, cand);
-	for (size_t i = 0; i < n; i++)
-		if (streq(cand[i], r->sub))
+	bool sub = false;
+	for (size_t i = 0; i < n && !sub; i++)
+		sub = streq(cand[i], r->sub);
+	if (!sub || !r->sub2)
+		return sub;
+	for (size_t i = 0; i < v->nargs; i++)
+		if (strstr(v->args[i], r->sub2))
 			return true;
 	return false;
 }
