@@ -528,6 +528,10 @@ const char *locus_shell_verdict_reason(const locus_shell_verdict *v, size_t i)
 }
 
 /* What the per-command pass carries from one command to the next. */
+/* Directories a line may be in that the persistence paths are judged
+   against (line_pass.dirs); past them the line is unparsed. */
+#define LL_MAX_DIRS 32
+
 typedef struct line_pass {
 	const locus_shell_result *r;
 	ll_floor *floor;
@@ -537,7 +541,14 @@ typedef struct line_pass {
 	bool dash_file;
 	bool allexport; /* set -a: bare assignments are exported */
 	bool background;
-	char *cwd;       /* the last static `cd DIR` seen, normalised (heap) */
+	char *cwd; /* the last static `cd DIR` seen, normalised (heap) */
+	/* every directory the line may be in after a cd or pushd (popd,
+	   pushd +N, a failed cd and `cd -` go back to one of them), each
+	   joined to every one before it, normalised (heap); lost when there
+	   are more than LL_MAX_DIRS */
+	char *dirs[LL_MAX_DIRS];
+	size_t ndirs;
+	bool dirs_lost, dirs_lost_said;
 	bool cwd_inside; /* every cd/pushd/popd of the line stays inside the
 	                    workspace (a static relative path) */
 	bool moves;      /* the line holds a cd, pushd or popd */
@@ -600,6 +611,43 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
 	free(join);
 }
 
+
+/* dir (a static cd/pushd operand) joined to the workspace root and to
+   every directory the line may already be in, added to lp->dirs. */
+static void track_dirs(line_pass *lp, const char *d, locus_shell_verdict *out)
+{
+	size_t base = lp->ndirs;
+	for (size_t k = 0; k <= base && !lp->dirs_lost; k++) {
+		if (d[0] == '/' && k > 0)
+			break; /* absolute: one directory */
+		const char *from =
+		    k == 0 || d[0] == '/' ? NULL : lp->dirs[k - 1];
+		size_t need = strlen(d) + (from ? strlen(from) + 1 : 0) + 3;
+		char *join = malloc(need), *norm = malloc(need);
+		if (!join || !norm) {
+			free(join);
+			free(norm);
+			out->oom = true;
+			return;
+		}
+		snprintf(join, need, "%s%s%s", from ? from : "",
+		         from ? "/" : "", d);
+		bool keep = ll_normal_path(join, norm, need) != NULL;
+		for (size_t m = 0; keep && m < lp->ndirs; m++)
+			keep = strcmp(lp->dirs[m], norm) != 0;
+		free(join);
+		if (!keep) {
+			free(norm);
+			continue;
+		}
+		if (lp->ndirs == LL_MAX_DIRS) {
+			free(norm);
+			lp->dirs_lost = true;
+			return;
+		}
+		lp->dirs[lp->ndirs++] = norm;
+	}
+}
 
 /* The raw-text floor reads an unknown program's arguments for a command
    it may run (gdb --args rm -rf /); a command substitution there hides
@@ -765,9 +813,13 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (lp->dash_file && lp_streq(c->name, "rm") &&
 	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
 		j.never = LL_NEVER_RM;
-	/* relative paths after cd: cd .git; echo > hooks/x */
-	if (lp->cwd) {
-		uint32_t pt = cwd_path_tags(c, lp->cwd);
+	/* relative paths after cd: cd .git; echo > hooks/x; after
+	   `pushd .git && pushd ../src && popd` the line is in .git again:
+	   every directory the line may be in is tried */
+	uint32_t pt = 0;
+	for (size_t k = 0; k < lp->ndirs; k++)
+		pt |= cwd_path_tags(c, lp->dirs[k]);
+	if (pt) {
 		if (pt & LOCUS_TAG_PERSISTENCE) {
 			j.tags |= LOCUS_TAG_PERSISTENCE;
 			ll_judgement_reason(&j, "persistence: a path written "
@@ -789,6 +841,16 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 			j.never = LL_NEVER_FS;
 	}
 	track_cd(lp, c, out);
+	if ((lp_streq(c->name, "cd") || lp_streq(c->name, "pushd")) &&
+	    c->argc >= 2 && c->argv[c->argc - 1][0] != '-' &&
+	    c->argv[c->argc - 1][0] != '+')
+		track_dirs(lp, c->argv[c->argc - 1], out);
+	if (lp->dirs_lost && !lp->dirs_lost_said) {
+		lp->dirs_lost_said = true;
+		out->tags |= LOCUS_TAG_UNPARSED;
+		add_reason(out, "the line changes directory in more ways than "
+		                "locus follows");
+	}
 	const locus_shell_command *prod = piped_producer(lp->r, &lp->lf, i);
 	if (prod)
 		pk_db_piped(c, prod, &j);
@@ -860,6 +922,8 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 		judge_one(&lp, i, out, fl);
 	}
 	free(lp.cwd);
+	for (size_t k = 0; k < lp.ndirs; k++)
+		free(lp.dirs[k]);
 	ll_functions_free(&lp.functions);
 	if (lp.background) {
 		out->tags |= LOCUS_TAG_BACKGROUND;
