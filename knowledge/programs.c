@@ -1910,9 +1910,10 @@ static const lk_program programs[] = {
     /* ---- rows from public tool lists (tldr-pages' command pages, the
        awesome-linters list), not from the everyday corpus; each with its
        effect class.  Left out: tools that run a command or code given
-       on the line (tcc -run, prove --exec, mold -run, TeX engines,
-       scan-build, c8, gdb), start a daemon (flow, dmypy, pyre) or fetch
-       by default (dprint, kubeval, semgrep, typst, xmake) ---- */
+       on the line or on stdin (tcc -run, dmd/ldc2 -run -, makensis -X,
+       prove --exec, mold -run, TeX engines, scan-build, c8, gdb), start a
+       daemon (flow, dmypy, pyre) or fetch by default (dprint, kubeval,
+       semgrep, typst, xmake, scalafmt) ---- */
     /* read-only: print what they read (symbols, build flags, a report of test output) */
     {.name = "addr2line", .fx = LK_FX_READ},
     {.name = "c++filt", .fx = LK_FX_READ},
@@ -1949,7 +1950,6 @@ static const lk_program programs[] = {
     {.name = "cython", .fx = LK_FX_BUILD},
     {.name = "detect-secrets", .fx = LK_FX_BUILD},
     {.name = "djlint", .fx = LK_FX_BUILD},
-    {.name = "dmd", .fx = LK_FX_BUILD},
     {.name = "doc8", .fx = LK_FX_BUILD},
     {.name = "docformatter", .fx = LK_FX_BUILD},
     {.name = "dtc", .fx = LK_FX_BUILD},
@@ -1982,14 +1982,12 @@ static const lk_program programs[] = {
     {.name = "kahlan", .fx = LK_FX_BUILD},
     {.name = "ktfmt", .fx = LK_FX_BUILD},
     {.name = "kube-score", .fx = LK_FX_BUILD},
-    {.name = "ldc2", .fx = LK_FX_BUILD},
     {.name = "lebab", .fx = LK_FX_BUILD},
     {.name = "lex", .fx = LK_FX_BUILD},
     {.name = "llc", .fx = LK_FX_BUILD},
     {.name = "llvm-as", .fx = LK_FX_BUILD},
     {.name = "lockfile-lint", .fx = LK_FX_BUILD},
     {.name = "luac", .fx = LK_FX_BUILD},
-    {.name = "makensis", .fx = LK_FX_BUILD},
     {.name = "mcs", .fx = LK_FX_BUILD},
     {.name = "misspell", .fx = LK_FX_BUILD},
     {.name = "mpic++", .fx = LK_FX_BUILD},
@@ -2029,7 +2027,6 @@ static const lk_program programs[] = {
     {.name = "rstcheck", .fx = LK_FX_BUILD},
     {.name = "rufo", .fx = LK_FX_BUILD},
     {.name = "rustdoc", .fx = LK_FX_BUILD},
-    {.name = "scalafmt", .fx = LK_FX_BUILD},
     {.name = "scalastyle", .fx = LK_FX_BUILD},
     {.name = "shc", .fx = LK_FX_BUILD},
     {.name = "solcjs", .fx = LK_FX_BUILD},
