@@ -12,6 +12,8 @@ const deadline = 120000;
 const browser = await puppeteer.launch({
   executablePath: "/usr/bin/chromium",
   headless: true,
+  // a hang guard, not a measure: Chromium starts slowly on a loaded machine
+  timeout: deadline,
   args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
          "--proxy-server=direct://", "--proxy-bypass-list=*"],
 });
