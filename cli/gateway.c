@@ -3,6 +3,7 @@
  * docs/gateway.md) and a client of its operator API.
  *
  *   locus gateway serve [--db URL] [--listen ADDR] [--approval-ttl S]
+ *                       [--openshell-endpoint HOST:PORT --openshell-* ...]
  *   locus gateway run create --definition FILE [--box local|openshell|none]
  *   locus gateway runs | approvals | show RUN | stop RUN | verify
  *   locus gateway answer RUN TEXT
@@ -32,6 +33,12 @@
 static const char usage[] =
     "usage: locus gateway serve [--db URL] [--listen HOST:PORT|fd:N] "
     "[--approval-ttl SECONDS]\n"
+    "         [--openshell-endpoint HOST:PORT [--openshell-workspace WS]\n"
+    "          [--openshell-image IMAGE] [--openshell-token-env VAR]\n"
+    "          [--openshell-ca FILE --openshell-cert FILE "
+    "--openshell-key FILE]\n"
+    "          [--openshell-providers A,B] [--openshell-runner PATH]\n"
+    "          [--openshell-admit-url URL] [--openshell-poll SECONDS]]\n"
     "       locus gateway run create --definition FILE "
     "[--box local|openshell|none]\n"
     "       locus gateway runs | approvals | verify\n"
@@ -45,6 +52,9 @@ static const char usage[] =
 typedef struct gw_args {
 	const char *db, *listen, *url, *token, *definition, *box, *by, *why,
 	    *tenant, *ttl;
+	const char *os_endpoint, *os_workspace, *os_image, *os_token_env,
+	    *os_ca, *os_cert, *os_key, *os_providers, *os_runner, *os_admit_url,
+	    *os_poll;
 	const char *pos[4];
 	int npos;
 } gw_args;
@@ -55,11 +65,19 @@ static int parse(int argc, char **argv, gw_args *a)
 	/* clang-format off */
 	static const char *const names[] = {
 	    "--db",  "--listen", "--url", "--token", "--definition",
-	    "--box", "--by",     "--why", "--tenant", "--approval-ttl"};
-	/* clang-format on */
+	    "--box", "--by",     "--why", "--tenant", "--approval-ttl",
+	    "--openshell-endpoint", "--openshell-workspace", "--openshell-image",
+	    "--openshell-token-env", "--openshell-ca", "--openshell-cert",
+	    "--openshell-key", "--openshell-providers", "--openshell-runner",
+	    "--openshell-admit-url", "--openshell-poll"};
 	const char **slots[] = {&a->db,         &a->listen, &a->url, &a->token,
 	                        &a->definition, &a->box,    &a->by,  &a->why,
-	                        &a->tenant,     &a->ttl};
+	                        &a->tenant,     &a->ttl,
+	                        &a->os_endpoint, &a->os_workspace, &a->os_image,
+	                        &a->os_token_env, &a->os_ca, &a->os_cert,
+	                        &a->os_key, &a->os_providers, &a->os_runner,
+	                        &a->os_admit_url, &a->os_poll};
+	/* clang-format on */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
@@ -93,6 +111,52 @@ static int parse(int argc, char **argv, gw_args *a)
 
 /* ---- serve ---- */
 
+/* The --openshell-* options into cfg->os: 0, or 2 (usage, said). */
+static int openshell_opts(const gw_args *a, gw_config *cfg)
+{
+	gw_openshell *o = &cfg->os;
+	bool any = a->os_workspace || a->os_image || a->os_token_env ||
+	           a->os_ca || a->os_cert || a->os_key || a->os_providers ||
+	           a->os_runner || a->os_admit_url || a->os_poll;
+	const char *bad = NULL;
+	if (any && !a->os_endpoint)
+		bad = "the --openshell-* options need --openshell-endpoint";
+	else if (!a->os_cert != !a->os_key)
+		bad = "--openshell-cert and --openshell-key go together";
+	o->endpoint = a->os_endpoint;
+	o->workspace = a->os_workspace;
+	o->image = a->os_image;
+	o->ca_file = a->os_ca;
+	o->cert_file = a->os_cert;
+	o->key_file = a->os_key;
+	o->providers = a->os_providers;
+	o->runner = a->os_runner;
+	o->admit_url = a->os_admit_url;
+	if (!bad && a->os_runner && a->os_runner[0] != '/')
+		bad = "--openshell-runner: an absolute path in the image";
+	if (!bad && a->os_admit_url && strncmp(a->os_admit_url, "http://", 7) &&
+	    strncmp(a->os_admit_url, "https://", 8))
+		bad = "--openshell-admit-url: an http:// or https:// URL";
+	if (!bad && a->os_token_env) {
+		o->token = getenv(a->os_token_env);
+		if (!o->token || !*o->token)
+			bad = "--openshell-token-env: the variable is not set";
+	}
+	if (!bad && a->os_poll) {
+		char *end = NULL;
+		errno = 0;
+		o->poll_s = strtod(a->os_poll, &end);
+		if (!*a->os_poll || *end || errno || !(o->poll_s >= 0.05) ||
+		    o->poll_s > 60)
+			bad = "--openshell-poll: seconds in [0.05, 60]";
+	}
+	if (bad) {
+		fprintf(stderr, "locus gateway: %s\n", bad);
+		return 2;
+	}
+	return 0;
+}
+
 static int serve(gw_args *a)
 {
 	gw_config cfg = {.db_url = a->db ? a->db : "locus-gateway.db",
@@ -109,6 +173,8 @@ static int serve(gw_args *a)
 		}
 		cfg.approval_ttl_s = t;
 	}
+	if (openshell_opts(a, &cfg))
+		return 2;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = 0;

@@ -1,6 +1,8 @@
 /*
  * gateway/box.c - starting a run's box.  `none`: nothing (a runner is
  * started by hand with the run id, token and url create printed).
+ * `openshell`: an OpenShell sandbox whose main process is the runner
+ * (box_openshell.c), with the token minted here.
  * `local`: `locus runner` under bubblewrap (the same mounts as the
  * harness's bwrap sandbox: /usr, /etc and the libraries read-only, a
  * private /tmp, /proc and /dev, every namespace unshared but the network,
@@ -34,40 +36,59 @@
 
 #define BOX_BIN "/run/locus-bin/locus"
 
-/* A fresh token for the run, the old ones revoked; box, workspace and
-   the model's key variable read (inside a transaction). */
-static int fresh_token(gw_db *db, const char *run_id, char *token, char **box,
-                       char **ws, char **key_env, locus_error *err)
+/* What a box start reads and makes (inside a transaction). */
+typedef struct box_start {
+	char token[48];
+	char *box, *ws, *manifest, *key_env;
+	int64_t n; /* this start's number (openshell: its sandbox's name) */
+} box_start;
+
+static void box_start_free(box_start *b)
+{
+	explicit_bzero(b->token, sizeof b->token);
+	free(b->box);
+	free(b->ws);
+	free(b->manifest);
+	free(b->key_env);
+}
+
+/* A fresh token for the run, the old ones revoked; box, workspace,
+   manifest and the model's key variable read; the start counted (inside
+   a transaction).  1: a box with no process (none). */
+static int fresh_token(gw_db *db, const char *run_id, box_start *b,
+                       locus_error *err)
 {
 	gw_stmt *st = gw_q(db, err,
-	                   "SELECT box, workspace, manifest, tenant "
+	                   "SELECT box, workspace, manifest, tenant, box_n "
 	                   "FROM runs WHERE run_id = ?",
 	                   "s", run_id);
-	char *man = NULL, *tenant = NULL;
+	char *tenant = NULL;
 	if (st && gw_row(st)) {
-		*box = gw_col_dup(st, 0);
-		*ws = gw_col_dup(st, 1);
-		man = gw_col_dup(st, 2);
+		b->box = gw_col_dup(st, 0);
+		b->ws = gw_col_dup(st, 1);
+		b->manifest = gw_col_dup(st, 2);
 		tenant = gw_col_dup(st, 3);
+		b->n = gw_int(st, 4) + 1;
 	}
 	gw_done(st);
-	int rc = *box && man && tenant ? 0 : LOCUS_EIO;
+	int rc = b->box && b->manifest && tenant ? 0 : LOCUS_EIO;
 	cJSON *m = NULL;
-	if (!rc && !lr_json_parse(man, strlen(man), &m, err)) {
+	if (!rc && !lr_json_parse(b->manifest, strlen(b->manifest), &m, err)) {
 		const char *k = lr_json_str(lr_json_obj(m, "model", NULL),
 		                            "api_key_env", NULL);
-		*key_env = k ? strdup(k) : NULL;
+		b->key_env = k ? strdup(k) : NULL;
 		cJSON_Delete(m);
 	}
-	if (!rc && strcmp(*box, "local"))
+	bool local = !rc && !strcmp(b->box, "local");
+	if (!rc && !local && strcmp(b->box, "openshell"))
 		rc = 1; /* nothing to start */
-	if (!rc && (!*ws || !*key_env))
+	if (!rc && local && (!b->ws || !b->key_env))
 		rc = lu_err(err, LOCUS_EINVALID,
 		            "a local box needs a workspace");
 	if (!rc)
-		rc = gw_new_id("lgr_", token, err);
+		rc = gw_new_id("lgr_", b->token, err);
 	char hash[65];
-	gw_token_hash(token, hash);
+	gw_token_hash(b->token, hash);
 	if (!rc)
 		rc = gw_exec(db, err,
 		             "UPDATE tokens SET revoked = 1 WHERE run_id = ? "
@@ -77,12 +98,23 @@ static int fresh_token(gw_db *db, const char *run_id, char *token, char **box,
 		rc = gw_exec(db, err,
 		             "INSERT INTO tokens VALUES (?, 'run', ?, ?, ?, 0)",
 		             "sssi", hash, run_id, tenant, (int64_t)time(NULL));
+	/* the earlier sandbox is this start's to delete: the monitor no
+	   longer takes its end for this run's */
+	if (!rc)
+		rc = gw_exec(db, err,
+		             "UPDATE runs SET box_n = ?, sandbox = NULL WHERE "
+		             "run_id = ?",
+		             "is", b->n, run_id);
 	cJSON *rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "box", *box ? *box : "?");
+	cJSON_AddStringToObject(rec, "box", b->box ? b->box : "?");
+	char name[24];
+	if (!rc && !local) {
+		gw_os_sandbox_name(run_id, b->n, name);
+		cJSON_AddStringToObject(rec, "sandbox", name);
+	}
 	if (!rc)
 		rc = gw_audit(db, "box.start", run_id, rec, NULL, err);
 	cJSON_Delete(rec);
-	free(man);
 	free(tenant);
 	return rc;
 }
@@ -127,20 +159,15 @@ static void spawn(const char *ws, const char *bin, char **env)
 	_exit(127);
 }
 
-int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
+/* The local box: bwrap with the runner over the workspace. */
+static int local_start(gw_server *s, const char *run_id, const box_start *b,
+                       locus_error *err)
 {
-	char token[48] = "";
-	char *box = NULL, *ws = NULL, *key_env = NULL;
-	int rc = gw_tx_begin(&s->db, err);
-	if (!rc) {
-		rc = fresh_token(&s->db, run_id, token, &box, &ws, &key_env,
-		                 err);
-		gw_tx_end(&s->db, rc == 0, err);
-	}
 	char *env[16] = {0};
 	size_t n = 0;
 	char bin[PATH_MAX];
-	if (!rc && !realpath(s->cfg.locus_bin ? s->cfg.locus_bin : "", bin))
+	int rc = 0;
+	if (!realpath(s->cfg.locus_bin ? s->cfg.locus_bin : "", bin))
 		rc = lu_err(err, LOCUS_EIO, "the runner binary: %s",
 		            strerror(errno));
 	if (!rc) {
@@ -148,13 +175,13 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 		put_env(env, &n, "HOME", "/sandbox");
 		put_env(env, &n, "LANG", "C.UTF-8");
 		put_env(env, &n, "LOCUS_ADMIT_URL", s->url);
-		put_env(env, &n, "LOCUS_ADMIT_TOKEN", token);
+		put_env(env, &n, "LOCUS_ADMIT_TOKEN", b->token);
 		put_env(env, &n, "LOCUS_RUN_ID", run_id);
 		put_env(env, &n, "LOCUS_RUNNER_ROOT", "/sandbox");
 		/* no credential proxy in a local box: the gateway's own
 		   value of the model's key variable */
-		const char *key = getenv(key_env);
-		put_env(env, &n, key_env, key ? key : "");
+		const char *key = getenv(b->key_env);
+		put_env(env, &n, b->key_env, key ? key : "");
 		static const char *const pass[] = {
 		    "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", NULL};
 		for (size_t i = 0; pass[i]; i++)
@@ -162,7 +189,7 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 				put_env(env, &n, pass[i], getenv(pass[i]));
 		pid_t pid = fork();
 		if (pid == 0)
-			spawn(ws, bin, env);
+			spawn(b->ws, bin, env);
 		int status = 0;
 		if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
@@ -172,9 +199,23 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 		explicit_bzero(env[i], strlen(env[i]));
 		free(env[i]);
 	}
-	explicit_bzero(token, sizeof token);
-	free(box);
-	free(ws);
-	free(key_env);
+	return rc;
+}
+
+int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
+{
+	box_start b = {0};
+	int rc = gw_tx_begin(&s->db, err);
+	if (!rc) {
+		rc = fresh_token(&s->db, run_id, &b, err);
+		if (gw_tx_end(&s->db, rc == 0, err) && !rc)
+			rc = LOCUS_EIO;
+	}
+	if (!rc && !strcmp(b.box, "local"))
+		rc = local_start(s, run_id, &b, err);
+	else if (!rc)
+		rc = gw_os_box_start(s, run_id, b.token, b.manifest, b.ws, b.n,
+		                     err);
+	box_start_free(&b);
 	return rc == 1 ? 0 : rc;
 }

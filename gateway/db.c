@@ -71,6 +71,9 @@ static const char *const sqlite_migrations[] = {
     "CREATE TABLE audit ("
     " seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, run_id TEXT,"
     " record TEXT NOT NULL, hash TEXT NOT NULL);",
+    /* 2: a run's box starts counted, and its live openshell sandbox */
+    "ALTER TABLE runs ADD COLUMN box_n INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN sandbox TEXT;",
 };
 static const char *const pg_migrations[] = {
     /* 1: the first schema */
@@ -115,6 +118,9 @@ static const char *const pg_migrations[] = {
     "CREATE TABLE audit ("
     " seq BIGINT PRIMARY KEY, kind TEXT NOT NULL, run_id TEXT,"
     " record TEXT NOT NULL, hash TEXT NOT NULL);",
+    /* 2: a run's box starts counted, and its live openshell sandbox */
+    "ALTER TABLE runs ADD COLUMN box_n BIGINT NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN sandbox TEXT;",
 };
 #define N_MIGRATIONS (sizeof sqlite_migrations / sizeof sqlite_migrations[0])
 _Static_assert(sizeof pg_migrations == sizeof sqlite_migrations,

@@ -12,7 +12,8 @@
  * operator.c (the operator API), runs.c (a run from a definition: its
  * manifest and token), box.c (starting a run's box), page.c (the web
  * page and its event stream), tools.c (the tools the gateway performs),
- * expiry.c (approvals nobody decides).
+ * expiry.c (approvals nobody decides), box_openshell.c (the openshell
+ * box and its monitor).
  */
 #ifndef LOCUS_GATEWAY_GW_H
 #define LOCUS_GATEWAY_GW_H
@@ -125,12 +126,29 @@ cJSON *gw_token_list(gw_db *db, locus_error *err);
 
 typedef struct gw_server gw_server;
 
+/* The OpenShell gateway the `openshell` box uses (serve --openshell-*);
+   endpoint NULL: no openshell box. */
+typedef struct gw_openshell {
+	const char *endpoint;  /* HOST:PORT, or an http(s):// URL */
+	const char *workspace; /* NULL: the gateway's "default" */
+	const char *image;     /* NULL: its default */
+	const char *token;     /* bearer token, NULL: none */
+	const char *ca_file, *cert_file, *key_file;
+	const char *providers; /* comma-separated provider records */
+	const char *runner;    /* the runner in the image; NULL:
+	                          /usr/local/bin/locus */
+	const char *admit_url; /* this gateway as a box reaches it; NULL:
+	                          its listening URL */
+	double poll_s;         /* the monitor's period; 0: 2 s */
+} gw_openshell;
+
 typedef struct gw_config {
 	const char *db_url;
 	const char *listen;     /* "HOST:PORT"; 127.0.0.1:7480 by default */
 	const char *locus_bin;  /* the runner started in boxes */
 	const char *token_file; /* where a minted operator token goes */
 	int64_t approval_ttl_s; /* a pending approval older expires; 0 never */
+	gw_openshell os;
 } gw_config;
 
 /* The caller of a request. */
@@ -171,6 +189,8 @@ struct gw_server {
 	pthread_cond_t stop_cond; /* wakes the sweeper (under change_lock) */
 	pthread_t sweeper;
 	bool has_sweeper;
+	pthread_t os_monitor; /* box_openshell.c */
+	bool has_os_monitor;
 };
 
 int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err);
@@ -232,8 +252,26 @@ int gw_child_create(gw_server *s, const char *parent, const char *call_id,
 
 /* ---- box.c ---- */
 /* Start (or restart) run_id's box when its kind is one that has a process
-   (local); none: nothing.  Outside any transaction. */
+   (local, openshell); none: nothing.  Outside any transaction. */
 int gw_box_start(gw_server *s, const char *run_id, locus_error *err);
+
+/* ---- box_openshell.c ---- */
+/* The sandbox of run_id's n-th box start: "lb-<12 hex>-<n>". */
+void gw_os_sandbox_name(const char *run_id, int64_t n, char out[24]);
+/* Delete the run's earlier sandbox, create the n-th with the runner as
+   its main process (token, run id, root, placeholders in its
+   environment) and let the monitor watch it; a failure makes the run
+   `error` with the reason (its own transaction).  Outside any
+   transaction. */
+int gw_os_box_start(gw_server *s, const char *run_id, const char *token,
+                    const char *manifest, const char *workspace, int64_t n,
+                    locus_error *err);
+/* One look at every live sandbox: an ended one is deleted, and a run it
+   left without a result becomes `error`. */
+int gw_os_sweep(gw_server *s, locus_error *err);
+/* The monitor thread (none without an OpenShell endpoint). */
+int gw_os_monitor_start(gw_server *s, locus_error *err);
+void gw_os_monitor_stop(gw_server *s);
 
 /* ---- tools.c ---- */
 /* POST /internal/v1/runs/{id}/tools/{name}. */

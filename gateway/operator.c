@@ -60,11 +60,11 @@ static void create_run(gw_req *q, gw_resp *r)
 		          "openshell");
 		return;
 	}
-	if (!strcmp(box, "openshell")) {
+	if (!strcmp(box, "openshell") && !q->srv->cfg.os.endpoint) {
 		cJSON_Delete(b);
 		gw_refuse(q, r, 422,
-		          "box openshell: not implemented by this gateway yet "
-		          "(docs/gateway.md)");
+		          "box openshell: this gateway was started without "
+		          "--openshell-endpoint");
 		return;
 	}
 	const char *tenant = lr_json_str(def, "tenant", NULL);
@@ -103,8 +103,21 @@ static void create_run(gw_req *q, gw_resp *r)
 	explicit_bzero(nr.token, sizeof nr.token);
 	gw_reply(r, 201, o);
 	gw_notify(q->srv);
-	if (!strcmp(box, "local") && gw_box_start(q->srv, nr.run_id, &err))
+	if (!strcmp(box, "none"))
+		return;
+	if (gw_box_start(q->srv, nr.run_id, &err)) {
 		gw_notify(q->srv);
+		/* the run is made (and, for an openshell box, now `error`
+		   with the reason): say so, and which run */
+		cJSON *f = cJSON_CreateObject();
+		char why[400];
+		snprintf(why, sizeof why,
+		         "run %s: its %s box could not start: %s", nr.run_id,
+		         box, err.message);
+		cJSON_AddStringToObject(f, "detail", why);
+		cJSON_AddStringToObject(f, "run_id", nr.run_id);
+		gw_reply(r, 502, f);
+	}
 }
 
 #define RUN_COLS                                                               \

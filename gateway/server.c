@@ -470,6 +470,8 @@ int gw_server_start(gw_server **out, const gw_config *cfg, locus_error *err)
 	}
 	if (!rc)
 		rc = gw_expiry_start(s, err);
+	if (!rc)
+		rc = gw_os_monitor_start(s, err);
 	if (rc) {
 		gw_server_stop(s);
 		return rc;
@@ -482,6 +484,7 @@ void gw_server_stop(gw_server *s)
 {
 	if (!s)
 		return;
+	gw_os_monitor_stop(s);
 	gw_expiry_stop(s);
 	s->stopping = 1;
 	gw_notify(s);
