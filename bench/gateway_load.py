@@ -7,7 +7,10 @@ R client processes (one per run, each a keep-alive HTTP connection, as
 runners would) each send N admissions of allowed calls (`bash` with
 `echo I`, so the policy engine parses and labels every line) as fast as
 the gateway answers.  Reports admissions per second over the whole
-round and the p50/p99 latency of one admission, for each R given.
+round, the p50/p99 latency of one admission, and how many other
+admissions were answered while one waited (p50/p99/max: a count the
+machine's load hardly moves, the measure of the gateway's fairness), for
+each R given.
 
   bench/gateway_load.py LOCUS [--runs 1,4,16,64] [--admissions 200]
   bench/gateway_load.py LOCUS --callgrind [--admissions 200]
@@ -27,6 +30,7 @@ machine do not move.  With --postgres the gateway (not the PostgreSQL
 server) is counted, over the cluster.
 """
 import argparse
+import bisect
 import glob
 import pwd
 import socket
@@ -144,10 +148,24 @@ def client(args):
                 "arguments": {"command": "echo %d" % i}}
         t = time.perf_counter()
         status, ans = request(conn, "POST", "/v1/admit", body, token)
-        lat.append(time.perf_counter() - t)
+        t2 = time.perf_counter()
+        lat.append((t, t2))
         assert status == 200 and ans["outcome"] == "allow", ans
     conn.close()
     return lat
+
+
+def served_while_waiting(spans):
+    """For each admission, how many others were answered while it waited
+    (sent before its answer, answered after it was sent): a count, not a
+    time, so the machine's load moves it far less.  With R clients each
+    waiting on one admission and the gateway serving in arrival order it
+    stays under R; a lock that lets later requests go first makes a tail
+    of many more.  perf_counter is the system's monotonic clock, the same
+    in every client process."""
+    ends = sorted(t2 for _, t2 in spans)
+    return sorted(bisect.bisect_left(ends, t2) - bisect.bisect_right(ends, t)
+                  for t, t2 in spans)
 
 
 def round_(locus, r, n, postgres=False):
@@ -171,14 +189,20 @@ def round_(locus, r, n, postgres=False):
         with multiprocessing.Pool(r) as pool:
             lats = pool.map(client, [(url, rid, tok, n, start_at) for url, rid, tok in work])
         wall = time.perf_counter() - t0 - max(0.0, start_at - time.time())
-        all_ = sorted(x for l in lats for x in l)
+        spans = [x for l in lats for x in l]
+        all_ = sorted(t2 - t for t, t2 in spans)
         total = len(all_)
-        span = max(sum(l) for l in lats)  # the slowest client's busy time
+        # the slowest client's busy time
+        span = max(sum(t2 - t for t, t2 in l) for l in lats)
+        served = served_while_waiting(spans)
         return {"db": "postgresql, 2 replicas" if postgres else "sqlite",
                 "runs": r, "admissions": total,
                 "per_s": round(total / span, 1),
                 "p50_ms": round(statistics.median(all_) * 1000, 2),
                 "p99_ms": round(all_[int(0.99 * (total - 1))] * 1000, 2),
+                "served_while_waiting_p50": served[total // 2],
+                "served_while_waiting_p99": served[int(0.99 * (total - 1))],
+                "served_while_waiting_max": served[-1],
                 "wall_s": round(wall, 2)}
     finally:
         for p in procs:

@@ -437,7 +437,7 @@ void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 	if (!gw_no_body(q, r))
 		return;
 	locus_error err;
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st = gw_q(&q->srv->db, &err,
 	                   "SELECT state, decided_by, justification FROM "
 	                   "approvals WHERE approval_id = ? AND run_id = ?",
@@ -449,7 +449,7 @@ void gw_approval_poll(gw_req *q, gw_resp *r, const char *approval_id)
 		why = gw_col_dup(st, 2);
 	}
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	if (!state) {
 		gw_refuse(q, r, 404, "no approval %.60s for this run",
 		          approval_id);

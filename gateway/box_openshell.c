@@ -321,7 +321,7 @@ int gw_os_sweep(gw_server *s, locus_error *err)
 	if (!w)
 		return lu_err(err, LOCUS_ENOMEM, "out of memory");
 	size_t n = 0;
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	gw_stmt *st = gw_q(db, err,
 	                   "SELECT run_id, sandbox FROM runs WHERE sandbox IS "
 	                   "NOT NULL ORDER BY run_id LIMIT 256",
@@ -334,7 +334,7 @@ int gw_os_sweep(gw_server *s, locus_error *err)
 	}
 	bool failed = gw_failed(st);
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	lh_os_client c = {0};
 	int rc = failed ? LOCUS_EIO : n ? os_client(s, &c, err) : 0;
 	for (size_t i = 0; !rc && i < n; i++) {

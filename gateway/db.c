@@ -249,6 +249,57 @@ static void ignore_notice(void *arg, const char *msg)
 	(void)msg;
 }
 
+struct gw_waiter {
+	pthread_cond_t c;
+	bool go;
+	gw_waiter *next;
+};
+
+static int lock_init(gw_lock *l)
+{
+	memset(l, 0, sizeof *l);
+	return pthread_mutex_init(&l->m, NULL);
+}
+
+void gw_db_lock(gw_db *db)
+{
+	gw_lock *l = &db->lock;
+	pthread_mutex_lock(&l->m);
+	if (!l->held && !l->head) {
+		l->held = true;
+		pthread_mutex_unlock(&l->m);
+		return;
+	}
+	gw_waiter w = {.go = false, .next = NULL};
+	pthread_cond_init(&w.c, NULL);
+	if (l->tail)
+		l->tail->next = &w;
+	else
+		l->head = &w;
+	l->tail = &w;
+	while (!w.go) /* handed over by gw_db_unlock */
+		pthread_cond_wait(&w.c, &l->m);
+	pthread_mutex_unlock(&l->m);
+	pthread_cond_destroy(&w.c);
+}
+
+void gw_db_unlock(gw_db *db)
+{
+	gw_lock *l = &db->lock;
+	pthread_mutex_lock(&l->m);
+	gw_waiter *w = l->head;
+	if (w) {
+		/* held stays true: the lock passes to the oldest waiter */
+		l->head = w->next;
+		if (!l->head)
+			l->tail = NULL;
+		w->go = true;
+		pthread_cond_signal(&w->c);
+	} else
+		l->held = false;
+	pthread_mutex_unlock(&l->m);
+}
+
 int gw_db_open(gw_db *db, const char *url, locus_error *err)
 {
 	memset(db, 0, sizeof *db);
@@ -257,7 +308,7 @@ int gw_db_open(gw_db *db, const char *url, locus_error *err)
 	const char *path = pg ? url : sqlite_path(url);
 	if (!*path)
 		return lu_err(err, LOCUS_EINVALID, "--db: an empty path");
-	if (pthread_mutex_init(&db->lock, NULL))
+	if (lock_init(&db->lock))
 		return lu_err(err, LOCUS_EIO, "a mutex could not be made");
 	db->path = strdup(pg ? "postgresql" : path);
 	int rc;
@@ -300,7 +351,7 @@ void gw_db_close(gw_db *db)
 	if (db->pg)
 		PQfinish(db->pg);
 	if (db->path)
-		pthread_mutex_destroy(&db->lock);
+		pthread_mutex_destroy(&db->lock.m);
 	free(db->path);
 	memset(db, 0, sizeof *db);
 }
@@ -313,12 +364,12 @@ bool gw_db_shared(const gw_db *db)
 int gw_db_version(gw_db *db)
 {
 	locus_error err;
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	gw_stmt *st =
 	    gw_q(db, &err, "SELECT max(version) FROM schema_migrations", "");
 	int v = st && gw_row(st) ? (int)gw_int(st, 0) : -1;
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	return v;
 }
 
@@ -332,7 +383,7 @@ static void pg_alive(gw_db *db)
 
 int gw_tx_begin(gw_db *db, locus_error *err)
 {
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	pg_alive(db);
 	int rc = exec_plain(db, db->pg ? "BEGIN" : "BEGIN IMMEDIATE", err);
 	if (!rc && db->pg)
@@ -343,7 +394,7 @@ int gw_tx_begin(gw_db *db, locus_error *err)
 		locus_error ignored;
 		if (db->pg)
 			exec_plain(db, "ROLLBACK", &ignored);
-		pthread_mutex_unlock(&db->lock);
+		gw_db_unlock(db);
 	}
 	return rc;
 }
@@ -359,7 +410,7 @@ int gw_tx_end(gw_db *db, bool ok, locus_error *err)
 	} else
 		exec_plain(db, "ROLLBACK", &ignored);
 	db->in_tx = false;
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	return rc;
 }
 
@@ -653,12 +704,12 @@ static bool verify_row(int64_t want_seq, const char *prev, const char *text,
 int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 {
 	memset(rep, 0, sizeof *rep);
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	pg_alive(db);
 	gw_stmt *st = gw_q(
 	    db, err, "SELECT seq, record, hash FROM audit ORDER BY seq", "");
 	if (!st) {
-		pthread_mutex_unlock(&db->lock);
+		gw_db_unlock(db);
 		return LOCUS_EIO;
 	}
 	char prev[65];
@@ -684,7 +735,7 @@ int gw_audit_verify(gw_db *db, gw_audit_report *rep, locus_error *err)
 	}
 	bool failed = gw_failed(st) && !rep->bad_seq;
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	snprintf(rep->last_hash, sizeof rep->last_hash, "%s", prev);
 	if (failed)
 		return lu_err(err, LOCUS_EIO, "database: audit read failed");

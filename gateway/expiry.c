@@ -25,7 +25,7 @@ static int overdue(gw_db *db, int64_t cutoff, char ids[][48], size_t *n,
                    locus_error *err)
 {
 	*n = 0;
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	gw_stmt *st = gw_q(db, err,
 	                   "SELECT approval_id FROM approvals WHERE state = "
 	                   "'pending' AND created_at <= ? ORDER BY "
@@ -35,7 +35,7 @@ static int overdue(gw_db *db, int64_t cutoff, char ids[][48], size_t *n,
 		snprintf(ids[(*n)++], 48, "%s", gw_text(st, 0));
 	bool failed = gw_failed(st);
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	return failed ? LOCUS_EIO : 0;
 }
 

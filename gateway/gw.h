@@ -29,13 +29,25 @@
 
 /* ---- db.c ---- */
 
+/* The connection's lock, first come first served: each waiter sleeps on
+   its own condition, and an unlock hands the lock to the one that has
+   waited longest (no barging: under many concurrent runs a plain mutex
+   let some requests wait while later ones went ahead, the admission
+   tail of docs/benchmark.md). */
+typedef struct gw_waiter gw_waiter;
+typedef struct gw_lock {
+	pthread_mutex_t m;
+	bool held;
+	gw_waiter *head, *tail; /* the queue, oldest first */
+} gw_lock;
+
 typedef struct gw_db {
-	sqlite3 *h;           /* SQLite, or */
-	struct pg_conn *pg;   /* PostgreSQL (libpq's PGconn) */
-	pthread_mutex_t lock; /* one statement at a time on the connection */
-	char *path;           /* the SQLite file, or "postgresql" */
-	long changes;         /* rows the last write changed */
-	bool in_tx;           /* between gw_tx_begin and gw_tx_end */
+	sqlite3 *h;         /* SQLite, or */
+	struct pg_conn *pg; /* PostgreSQL (libpq's PGconn) */
+	gw_lock lock;       /* one statement at a time on the connection */
+	char *path;         /* the SQLite file, or "postgresql" */
+	long changes;       /* rows the last write changed */
+	bool in_tx;         /* between gw_tx_begin and gw_tx_end */
 } gw_db;
 
 /* Open the database at url: "postgres://..." or "postgresql://..." (a
@@ -45,6 +57,10 @@ typedef struct gw_db {
    transaction). */
 int gw_db_open(gw_db *db, const char *url, locus_error *err);
 void gw_db_close(gw_db *db);
+/* Take and give back the connection (reads outside a transaction;
+   gw_tx_begin and gw_tx_end take and give it themselves). */
+void gw_db_lock(gw_db *db);
+void gw_db_unlock(gw_db *db);
 /* Is the database shared with other gateway processes (PostgreSQL)? */
 bool gw_db_shared(const gw_db *db);
 /* The schema version after migrations. */

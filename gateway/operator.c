@@ -143,7 +143,7 @@ static void list_runs(gw_req *q, gw_resp *r)
 	locus_error err;
 	cJSON *o = cJSON_CreateObject();
 	cJSON *runs = cJSON_AddArrayToObject(o, "runs");
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st = gw_q(&q->srv->db, &err,
 	                   "SELECT " RUN_COLS " FROM runs WHERE tenant = ? "
 	                   "ORDER BY created_at, run_id",
@@ -151,7 +151,7 @@ static void list_runs(gw_req *q, gw_resp *r)
 	while (st && gw_row(st))
 		cJSON_AddItemToArray(runs, run_row(st));
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	gw_reply(r, st ? 200 : 503, o);
 }
 
@@ -187,7 +187,7 @@ static void show_run(gw_req *q, gw_resp *r, const char *id)
 {
 	locus_error err;
 	cJSON *o = cJSON_CreateObject();
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st =
 	    gw_q(&q->srv->db, &err,
 	         "SELECT " RUN_COLS ", result, manifest FROM runs WHERE "
@@ -224,7 +224,7 @@ static void show_run(gw_req *q, gw_resp *r, const char *id)
 			cJSON_AddItemToArray(aps, approval_row(st));
 		gw_done(st);
 	}
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	if (!found) {
 		cJSON_Delete(o);
 		gw_refuse(q, r, 404, "no run %.60s", id);
@@ -244,7 +244,7 @@ static void list_approvals(gw_req *q, gw_resp *r)
 	locus_error err;
 	cJSON *o = cJSON_CreateObject();
 	cJSON *aps = cJSON_AddArrayToObject(o, "approvals");
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st = gw_q(
 	    &q->srv->db, &err,
 	    "SELECT " APPROVAL_COLS " FROM approvals a JOIN runs r ON "
@@ -255,7 +255,7 @@ static void list_approvals(gw_req *q, gw_resp *r)
 	while (st && gw_row(st))
 		cJSON_AddItemToArray(aps, approval_row(st));
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	gw_reply(r, 200, o);
 }
 

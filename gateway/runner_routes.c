@@ -176,13 +176,13 @@ static void manifest(gw_req *q, gw_resp *r)
 	if (!gw_no_body(q, r))
 		return;
 	locus_error err;
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st =
 	    gw_q(&q->srv->db, &err,
 	         "SELECT manifest FROM runs WHERE run_id = ?", "s", q->run_id);
 	char *m = st && gw_row(st) ? gw_col_dup(st, 0) : NULL;
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	if (!m) {
 		gw_fail(r, 503, "the manifest could not be read");
 		return;
@@ -336,7 +336,7 @@ static void get_checkpoint(gw_req *q, gw_resp *r)
 		return;
 	}
 	locus_error err;
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st =
 	    cid && *cid
 	        ? gw_q(&q->srv->db, &err,
@@ -353,7 +353,7 @@ static void get_checkpoint(gw_req *q, gw_resp *r)
 		state = gw_col_dup(st, 1);
 	}
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 	cJSON *s = NULL;
 	if (!id || !state || lr_json_parse(state, strlen(state), &s, &err))
 		gw_fail(r, 404, "no checkpoint");

@@ -153,7 +153,7 @@ static void authenticate(gw_req *q, const char *auth)
 	char hash[65];
 	gw_token_hash(auth + 7, hash);
 	locus_error err;
-	pthread_mutex_lock(&q->srv->db.lock);
+	gw_db_lock(&q->srv->db);
 	gw_stmt *st = gw_q(&q->srv->db, &err,
 	                   "SELECT kind, run_id, tenant FROM tokens "
 	                   "WHERE hash = ? AND revoked = 0",
@@ -171,7 +171,7 @@ static void authenticate(gw_req *q, const char *auth)
 		         tenant ? tenant : "");
 	}
 	gw_done(st);
-	pthread_mutex_unlock(&q->srv->db.lock);
+	gw_db_unlock(&q->srv->db);
 }
 
 static void client_of(struct MHD_Connection *c, char *out, size_t cap)

@@ -152,7 +152,7 @@ int gw_token_revoke(gw_db *db, const char *id, locus_error *err)
 cJSON *gw_token_list(gw_db *db, locus_error *err)
 {
 	cJSON *list = cJSON_CreateArray();
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	gw_stmt *st = gw_q(db, err,
 	                   "SELECT substr(hash, 1, 16), tenant, created_at, "
 	                   "revoked FROM tokens WHERE kind = 'operator' "
@@ -170,7 +170,7 @@ cJSON *gw_token_list(gw_db *db, locus_error *err)
 	}
 	bool failed = !st || gw_failed(st);
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	if (failed) {
 		cJSON_Delete(list);
 		return NULL;

@@ -37,13 +37,13 @@
 static bool listed(gw_db *db, const char *run_id, const char *name)
 {
 	locus_error err;
-	pthread_mutex_lock(&db->lock);
+	gw_db_lock(db);
 	gw_stmt *st =
 	    gw_q(db, &err, "SELECT manifest FROM runs WHERE run_id = ?", "s",
 	         run_id);
 	char *man = st && gw_row(st) ? gw_col_dup(st, 0) : NULL;
 	gw_done(st);
-	pthread_mutex_unlock(&db->lock);
+	gw_db_unlock(db);
 	cJSON *m = NULL;
 	bool found = false;
 	if (man && !lr_json_parse(man, strlen(man), &m, &err)) {
