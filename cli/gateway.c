@@ -39,6 +39,7 @@ static const char usage[] =
     "--openshell-key FILE]\n"
     "          [--openshell-providers A,B] [--openshell-runner PATH]\n"
     "          [--openshell-admit-url URL] [--openshell-poll SECONDS]]\n"
+    "         [--web-search-url URL]\n"
     "       locus gateway run create --definition FILE "
     "[--box local|openshell|none]\n"
     "       locus gateway runs | approvals | verify\n"
@@ -54,7 +55,7 @@ typedef struct gw_args {
 	    *tenant, *ttl;
 	const char *os_endpoint, *os_workspace, *os_image, *os_token_env,
 	    *os_ca, *os_cert, *os_key, *os_providers, *os_runner, *os_admit_url,
-	    *os_poll;
+	    *os_poll, *search_url;
 	const char *pos[4];
 	int npos;
 } gw_args;
@@ -69,14 +70,14 @@ static int parse(int argc, char **argv, gw_args *a)
 	    "--openshell-endpoint", "--openshell-workspace", "--openshell-image",
 	    "--openshell-token-env", "--openshell-ca", "--openshell-cert",
 	    "--openshell-key", "--openshell-providers", "--openshell-runner",
-	    "--openshell-admit-url", "--openshell-poll"};
+	    "--openshell-admit-url", "--openshell-poll", "--web-search-url"};
 	const char **slots[] = {&a->db,         &a->listen, &a->url, &a->token,
 	                        &a->definition, &a->box,    &a->by,  &a->why,
 	                        &a->tenant,     &a->ttl,
 	                        &a->os_endpoint, &a->os_workspace, &a->os_image,
 	                        &a->os_token_env, &a->os_ca, &a->os_cert,
 	                        &a->os_key, &a->os_providers, &a->os_runner,
-	                        &a->os_admit_url, &a->os_poll};
+	                        &a->os_admit_url, &a->os_poll, &a->search_url};
 	/* clang-format on */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -175,6 +176,13 @@ static int serve(gw_args *a)
 	}
 	if (openshell_opts(a, &cfg))
 		return 2;
+	if (a->search_url && strncmp(a->search_url, "http://", 7) &&
+	    strncmp(a->search_url, "https://", 8)) {
+		fprintf(stderr, "locus gateway: --web-search-url: an http:// "
+		                "or https:// URL\n");
+		return 2;
+	}
+	cfg.web_search_url = a->search_url;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = 0;

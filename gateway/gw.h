@@ -165,6 +165,7 @@ typedef struct gw_config {
 	const char *token_file; /* where a minted operator token goes */
 	int64_t approval_ttl_s; /* a pending approval older expires; 0 never */
 	gw_openshell os;
+	const char *web_search_url; /* web_search's service; NULL: none */
 } gw_config;
 
 /* The caller of a request. */

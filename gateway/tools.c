@@ -1,16 +1,23 @@
 /*
  * gateway/tools.c - the tools this gateway performs itself (`runs:
  * gateway` in the manifest, `POST /internal/v1/runs/{id}/tools/{name}`):
- * what a box must not do on its own.  One so far:
+ * what a box must not do on its own.  The tools are a table:
  *
  *   web_fetch {url}: a GET of an http(s) URL, made by the gateway; the
  *   answer is {"content": "HTTP <status>\n\n<body>"} (the body UTF-8, at
  *   most 256 KiB; no redirect followed, no credential or cookie sent,
- *   20 s at most).
+ *   20 s at most).  Decided as Claude's WebFetch {url}.
+ *
+ *   web_search {query}: the gateway asks the search service it was given
+ *   (serve --web-search-url URL: a SearXNG-compatible JSON API, GET
+ *   URL?q=QUERY&format=json answering {"results": [{title, url,
+ *   content}]}); the answer is the first ten results as text.  Decided
+ *   as Claude's WebSearch {query}.  Without a search service it answers
+ *   {"error"} and asks nothing.
  *
  * Each call is admitted first, here, by the run's policy (the same
- * engine as `POST /v1/admit`; web_fetch is decided as Claude's WebFetch
- * {url}, so WebFetch(domain:...) rules apply) and the decision is an
+ * engine as `POST /v1/admit`, as the Claude tool of the table, so its
+ * permission rules apply) and the decision is an
  * `admission` audit record; only an allow is performed, and what it did
  * is a `tool.gateway` record.  A hold is not waited on (a gateway tool
  * has no park): the model is told the call needs a person's approval and
@@ -23,15 +30,20 @@
 #include <stdio.h>
 
 #include "net/http.h"
+#include "net/oci.h"
 #include "runner/json.h"
 #include "runner/runner.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FETCH_MAX_BODY (256u << 10)
+#define SEARCH_MAX_QUERY 1000
+#define SEARCH_RESULTS 10
 
 /* Is name a `runs: gateway` tool of the run's manifest? */
 static bool listed(gw_db *db, const char *run_id, const char *name)
@@ -62,8 +74,10 @@ static bool listed(gw_db *db, const char *run_id, const char *name)
 	return found;
 }
 
-/* The GET, into *content or *error (malloc'd). */
-static void fetch(const char *url, char **content, char **error, long *status)
+/* The GET, into *content or *error (malloc'd); what names the tool in an
+   error. */
+static void get(const char *what, const char *url, char **content, char **error,
+                long *status)
 {
 	*content = *error = NULL;
 	*status = 0;
@@ -75,20 +89,20 @@ static void fetch(const char *url, char **content, char **error, long *status)
 	lhttp_client *c = NULL;
 	locus_error err;
 	if (lhttp_client_new(&c, &o, &err)) {
-		*error = lr_strf("web_fetch: %s", err.message);
+		*error = lr_strf("%s: %s", what, err.message);
 		return;
 	}
 	lhttp_request req = {
 	    .method = "GET", .url = url, .retry = LHTTP_RETRY_NONE};
 	lhttp_response resp = {0};
 	if (lhttp_perform(c, &req, &resp, &err))
-		*error = lr_strf("web_fetch: %s", err.message);
+		*error = lr_strf("%s: %s", what, err.message);
 	else if (resp.body_len > FETCH_MAX_BODY ||
 	         (resp.body && (memchr(resp.body, 0, resp.body_len) ||
 	                        !lu_utf8_valid(resp.body, resp.body_len))))
-		*error = lr_strf("web_fetch: the body is not UTF-8 text of at "
+		*error = lr_strf("%s: the body is not UTF-8 text of at "
 		                 "most %u bytes",
-		                 FETCH_MAX_BODY);
+		                 what, FETCH_MAX_BODY);
 	else {
 		*status = resp.status;
 		*content = lr_strf("HTTP %ld\n\n%s", resp.status,
@@ -97,6 +111,121 @@ static void fetch(const char *url, char **content, char **error, long *status)
 	lhttp_response_clear(&resp);
 	lhttp_client_free(c);
 }
+
+/* ---- the tools ---- */
+
+static bool fetch_args(const cJSON *args)
+{
+	const char *url = lr_json_str(args, "url", NULL);
+	return url && args->child && !args->child->next &&
+	       (!strncmp(url, "http://", 7) || !strncmp(url, "https://", 8));
+}
+
+static void fetch(const gw_server *s, const cJSON *args, char **content,
+                  char **error, long *status)
+{
+	(void)s;
+	get("web_fetch", lr_json_str(args, "url", NULL), content, error,
+	    status);
+}
+
+static bool search_args(const cJSON *args)
+{
+	const char *q = lr_json_str(args, "query", NULL);
+	return q && *q && strlen(q) <= SEARCH_MAX_QUERY && args->child &&
+	       !args->child->next;
+}
+
+/* The search service's answer as text: its first results, numbered. */
+static char *search_text(const char *body, char **error)
+{
+	cJSON *j = NULL;
+	locus_error err;
+	const char *bad = NULL;
+	const cJSON *results = NULL;
+	if (!lr_json_parse(body, strlen(body), &j, &err))
+		results = lr_json_arr(j, "results", &bad);
+	if (!results || bad) {
+		cJSON_Delete(j);
+		*error = lr_strf("web_search: the search service answered "
+		                 "no JSON object with a results array");
+		return NULL;
+	}
+	lu_buf b = {0};
+	int n = 0;
+	for (const cJSON *r = results->child; r && n < SEARCH_RESULTS;
+	     r = r->next) {
+		const char *title = lr_json_str(r, "title", NULL);
+		const char *url = lr_json_str(r, "url", NULL);
+		const char *text = lr_json_str(r, "content", NULL);
+		if (!url)
+			continue; /* a result without a URL is no result */
+		lu_buf_printf(&b, "%s%d. %s\n   %s\n", n ? "\n" : "", n + 1,
+		              title ? title : "", url);
+		if (text && *text)
+			lu_buf_printf(&b, "   %s\n", text);
+		n++;
+	}
+	if (!n)
+		lu_buf_puts(&b, "no results\n");
+	cJSON_Delete(j);
+	char *out = lu_buf_take(&b);
+	if (!out)
+		*error = lr_strf("web_search: out of memory");
+	return out;
+}
+
+static void search(const gw_server *s, const cJSON *args, char **content,
+                   char **error, long *status)
+{
+	*content = *error = NULL;
+	char *q = loci_pct_encode(lr_json_str(args, "query", NULL), false);
+	const char *base = s->cfg.web_search_url;
+	char *url = q ? lr_strf("%s%sq=%s&format=json", base,
+	                        strchr(base, '?') ? "&" : "?", q)
+	              : NULL;
+	char *body = NULL;
+	if (url)
+		get("web_search", url, &body, error, status);
+	else
+		*error = lr_strf("web_search: out of memory");
+	if (body && *status != 200) {
+		*error = lr_strf("web_search: the search service answered "
+		                 "HTTP %ld",
+		                 *status);
+	} else if (body) {
+		/* get() wrote "HTTP <status>\n\n" before the body */
+		const char *json = strstr(body, "\n\n");
+		*content = search_text(json ? json + 2 : "", error);
+	}
+	free(body);
+	free(url);
+	free(q);
+}
+
+typedef struct gw_tool {
+	const char *name;  /* in the manifest, `runs: gateway` */
+	const char *as;    /* the Claude tool it is decided as */
+	const char *usage; /* the answer to arguments of another shape */
+	bool (*args_ok)(const cJSON *args);
+	void (*perform)(const gw_server *s, const cJSON *args, char **content,
+	                char **error, long *status);
+	size_t config; /* offsetof a gw_config string it needs, or 0 */
+	const char *unconfigured;
+} gw_tool;
+
+/* clang-format off */
+static const gw_tool tools[] = {
+    {"web_fetch", "WebFetch",
+     "web_fetch takes exactly {\"url\": \"http(s)://...\"}", fetch_args,
+     fetch, 0, NULL},
+    {"web_search", "WebSearch",
+     "web_search takes exactly {\"query\": \"...\"} (1 to 1000 bytes)",
+     search_args, search, offsetof(gw_config, web_search_url),
+     "web_search: this gateway has no search service (serve "
+     "--web-search-url)"},
+};
+/* clang-format on */
 
 static void answer(gw_resp *r, const char *key, const char *text)
 {
@@ -148,29 +277,37 @@ void gw_tool_call(gw_req *q, gw_resp *r, const char *name)
 		          name);
 		return;
 	}
-	if (strcmp(name, "web_fetch")) {
+	const gw_tool *t = NULL;
+	for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
+		if (!strcmp(name, tools[i].name))
+			t = &tools[i];
+	const char *why =
+	    !t ? NULL
+	    : t->config && !*(const char *const *)((const char *)&q->srv->cfg +
+	                                           t->config)
+	        ? t->unconfigured
+	    : !t->args_ok(args) ? t->usage
+	                        : NULL;
+	if (!t) {
 		cJSON_Delete(b);
 		char msg[200];
 		snprintf(msg, sizeof msg,
 		         "this gateway performs no tool named %.60s (it "
-		         "performs web_fetch)",
+		         "performs web_fetch and web_search)",
 		         name);
 		answer(r, "error", msg);
 		return;
 	}
-	const char *url = lr_json_str(args, "url", NULL);
-	if (!url || !args->child || args->child->next ||
-	    (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
+	if (why) {
 		cJSON_Delete(b);
-		answer(r, "error",
-		       "web_fetch takes exactly {\"url\": \"http(s)://...\"}");
+		answer(r, "error", why);
 		return;
 	}
-	/* admitted as Claude's WebFetch {url}: its rules apply */
+	/* admitted as the Claude tool: its rules apply */
 	cJSON *o = cJSON_CreateObject();
 	locus_error err;
-	int rc = gw_admit_gateway_tool(&q->srv->db, q->run_id, call_id,
-	                               "WebFetch", args, o, &err);
+	int rc = gw_admit_gateway_tool(&q->srv->db, q->run_id, call_id, t->as,
+	                               args, o, &err);
 	const char *outcome = lr_json_str(o, "outcome", NULL);
 	const char *reason = lr_json_str(o, "reason", NULL);
 	gw_notify(q->srv);
@@ -186,14 +323,14 @@ void gw_tool_call(gw_req *q, gw_resp *r, const char *name)
 		    reason ? reason : "",
 		    outcome && !strcmp(outcome, "require_human")
 		        ? " (a gateway tool does not wait for a person's "
-		          "approval: nothing was fetched)"
+		          "approval: nothing was fetched or asked)"
 		        : "");
 		answer(r, "error", msg);
 		free(msg);
 	} else {
 		char *content = NULL, *error = NULL;
 		long status = 0;
-		fetch(url, &content, &error, &status);
+		t->perform(q->srv, args, &content, &error, &status);
 		record(q, call_id, name, status, content ? strlen(content) : 0,
 		       error);
 		answer(r, error ? "error" : "content", error ? error : content);

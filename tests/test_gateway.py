@@ -448,6 +448,80 @@ class GatewayTest(unittest.TestCase):
                       tool_msgs)
         self.assertEqual([a["state"] for a in shown["approvals"]], ["denied"])
 
+    def test_gateway_performs_web_search(self):
+        import http.server
+        import threading
+        import urllib.parse
+        asked = []
+
+        class Search(http.server.BaseHTTPRequestHandler):
+            """A SearXNG-style JSON search API on 127.0.0.1."""
+            def do_GET(self):
+                u = urllib.parse.urlsplit(self.path)
+                asked.append((u.path, urllib.parse.parse_qs(u.query)))
+                body = json.dumps({"query": "x", "results": [
+                    {"title": "Locus gateway", "url": "https://example.org/gw",
+                     "content": "the control plane"},
+                    {"title": "no url here"},
+                    {"title": "Runner", "url": "https://example.org/runner", "content": ""},
+                ] + [{"title": "r%d" % i, "url": "https://example.org/%d" % i}
+                     for i in range(20)]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Search)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        self.gw.stop()
+        self.gw = Gateway(self, tempfile.mkdtemp(dir=self.folder),
+                          env={"OPENAI_API_KEY": self.key},
+                          args=["--web-search-url",
+                                "http://127.0.0.1:%d/search?lang=en" % srv.server_address[1]])
+        policy = {"require_verification_score": 0, "deny_for": ["exec:never"],
+                  "require_human_for": ["network", "unknown-tool"],
+                  "permissions": {"allow": ["WebSearch"]}}
+        tools = [{"name": "web_search", "runs": "gateway"}]
+        self.model.scripts["write the notes"] = [
+            call("web_search", {"query": "locus gateway & co"}, "s1"),
+            call("web_search", {"query": ""}, "s2"),
+            call("web_search", {"query": "x", "limit": 3}, "s3"),
+            {"content": "Searched."},
+        ]
+        run = self.create(policy=policy, tools=tools)
+        rc, err = self.runner(run)
+        self.assertEqual(rc, 0, err)
+        shown = self.show(run["run_id"])
+        self.assertEqual(shown["run"]["state"], "done", shown["run"]["result"])
+        told = {m["tool_call_id"]: m["content"] for r in self.model.requests
+                for m in r["messages"] if m["role"] == "tool"}
+        lines = told["s1"].splitlines()
+        self.assertEqual(lines[:5], ["1. Locus gateway", "   https://example.org/gw",
+                                     "   the control plane", "",
+                                     "2. Runner"])
+        self.assertEqual(sum(1 for l in lines if l[:1].isdigit()), 10, told["s1"])
+        for k in ("s2", "s3"):
+            self.assertTrue(told[k].startswith("web_search failed: web_search takes exactly"),
+                            told[k])
+        # one question asked, with the query encoded, the service's own
+        # query kept
+        self.assertEqual(asked, [("/search", {"lang": ["en"], "q": ["locus gateway & co"],
+                                              "format": ["json"]})])
+        adm = [json.loads(r) for (r,) in self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'admission' ORDER BY seq")]
+        self.assertEqual([(a["call_id"], a["tool"], a["outcome"]) for a in adm],
+                         [("s1", "WebSearch", "allow")])
+        did = [json.loads(r) for (r,) in self.gw.sql(
+            "SELECT record FROM audit WHERE kind = 'tool.gateway' ORDER BY seq")]
+        self.assertEqual([(d["call_id"], d["tool"], d["status"]) for d in did],
+                         [("s1", "web_search", 200)])
+
     def test_gateway_performs_web_fetch(self):
         import http.server
         import threading
@@ -478,12 +552,14 @@ class GatewayTest(unittest.TestCase):
                  {"name": "web_fetch", "runs": "gateway", "description": "fetch a URL",
                   "parameters": {"type": "object", "properties": {"url": {"type": "string"}},
                                  "required": ["url"]}},
-                 {"name": "lookup", "runs": "gateway"}]
+                 {"name": "lookup", "runs": "gateway"},
+                 {"name": "web_search", "runs": "gateway"}]
         self.model.scripts["write the notes"] = [
             call("web_fetch", {"url": "http://127.0.0.1:%d/notes.txt" % port}, "f1"),
             call("web_fetch", {"url": "http://localhost:%d/secret" % port}, "f2"),
             call("web_fetch", {"url": "file:///etc/passwd"}, "f3"),
             call("lookup", {"q": "x"}, "l1"),
+            call("web_search", {"query": "notes"}, "s1"),
             {"content": "Fetched."},
         ]
         run = self.create(policy=policy, tools=tools)
@@ -501,6 +577,9 @@ class GatewayTest(unittest.TestCase):
                         told["f3"])
         self.assertTrue(told["l1"].startswith("lookup failed: this gateway performs no tool "
                                               "named lookup"), told["l1"])
+        # a gateway without a search service asks nothing and says so
+        self.assertEqual(told["s1"], "web_search failed: web_search: this gateway has no "
+                                     "search service (serve --web-search-url)")
         self.assertEqual(seen, ["/notes.txt"], "only the allowed URL was fetched")
         # each decision and what was done are on record; a hold makes no approval
         adm = [json.loads(r) for (r,) in self.gw.sql(
