@@ -19,10 +19,15 @@
  *     refused), glued together in any order;
  *   - expansions of a name, $NAME and ${NAME}, bare or inside "...":
  *     no name of such a line has a value the constants pre-pass knows
- *     (only an assignment word gives one, and the grammar reads those
- *     in a first word or after a declaration word, both refused below;
- *     read, printf -v and the rest make names dynamic), so word.c keeps
- *     each as written, flagged EXPANSION and DYNAMIC, as is done here;
+ *     (only an assignment word gives one: the grammar reads those in a
+ *     first word, below, or after a declaration word, refused; read,
+ *     printf -v and the rest make names dynamic), so word.c keeps each as
+ *     written, flagged EXPANSION and DYNAMIC, as is done here;
+ *   - assignments NAME=value before a command's words, or alone: the
+ *     same words, their argv form "NAME=value" in the command's
+ *     assignments; a line whose expansions name a name it assigns is
+ *     refused (the constants pass resolves `X=rm; $X`), so every name
+ *     stays unresolved as above;
  *   - blanks (space, tab) between words, and the operators | && || ;
  *     between commands (a `;` may end the line);
  *   - a command's first word must not be or start with a reserved or
@@ -174,8 +179,12 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 	while (k < n) {
 		unsigned char c = (unsigned char)s[k];
 		if (c == '$') {
+			/* after a quoted part the grammar reads `b$x,` as a
+			   plain word, the $x literal (word.c then keeps it
+			   static, `"a"b$x,`): such words stay with
+			   tree-sitter (found by the differential test) */
 			size_t e = expansion_end(s, n, k);
-			if (!e)
+			if (!e || w->quoted)
 				return false;
 			k = e;
 			w->expansion = true;
@@ -306,33 +315,127 @@ static bool first_word_ok(const char *s, const fp_word *w)
 	return true;
 }
 
+/* A word that is an assignment to the grammar and to bash, NAME=value
+   with NAME unquoted: the length of NAME=, else 0.  A value that starts
+   with `=` is left to tree-sitter (as a word starting with `=` is). */
+static size_t assignment_len(const char *s, const fp_word *w)
+{
+	size_t k = w->start;
+	if (!name_start((unsigned char)s[k]))
+		return 0;
+	while (k < w->end && name_byte((unsigned char)s[k]))
+		k++;
+	if (k >= w->end || s[k] != '=' || (k + 1 < w->end && s[k + 1] == '='))
+		return 0;
+	/* `_=x` is a command word to the grammar (`_` is special) */
+	if (k == w->start + 1 && s[w->start] == '_')
+		return 0;
+	return k + 1 - w->start;
+}
+
+/* After assignments the grammar reads a command word of name bytes and
+   `:` as a syntax error (`x=1 a:b`; found by the differential test): no
+   unquoted `:` there. */
+static bool after_assignment_ok(const char *s, const fp_word *w)
+{
+	for (size_t k = w->start; k < w->end; k++) {
+		if (s[k] == '\'' || s[k] == '"') {
+			char q = s[k];
+			for (k++; s[k] != q; k++)
+				if (q == '"' && s[k] == '\\')
+					k++;
+		} else if (s[k] == ':') {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The names a line assigns (fp_names), at most FP_MAX_ASSIGNED. */
+enum { FP_MAX_ASSIGNED = 16 };
+typedef struct fp_names {
+	const char *name[FP_MAX_ASSIGNED];
+	size_t len[FP_MAX_ASSIGNED];
+	size_t n;
+} fp_names;
+
+static bool names_has(const fp_names *a, const char *name, size_t len)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->len[i] == len && !memcmp(a->name[i], name, len))
+			return true;
+	return false;
+}
+
+/* No expansion of the accepted line s names a name it assigns: the
+   constants pass would resolve it (`X=rm; $X -rf /`), which is left to
+   tree-sitter.  Every other name has no value the pass knows. */
+static bool expands_no_assigned(const char *s, size_t n, const fp_names *a)
+{
+	bool sq = false, dq = false;
+	for (size_t k = 0; k < n; k++) {
+		char c = s[k];
+		if (sq) {
+			sq = c != '\'';
+		} else if (c == '\'' && !dq) {
+			sq = true;
+		} else if (c == '"') {
+			dq = !dq;
+		} else if (c == '\\' && dq) {
+			k++;
+		} else if (c == '$') {
+			size_t e = expansion_end(s, n, k);
+			size_t b = k + 1 + (s[k + 1] == '{');
+			size_t l = e - b - (s[k + 1] == '{');
+			if (names_has(a, s + b, l))
+				return false;
+			k = e - 1;
+		}
+	}
+	return true;
+}
+
 /* The words and operators of s[0..n) are all the fast path reads. */
 static bool accepts_shape(const char *s, size_t n)
 {
 	size_t i = 0;
 	size_t stages = 1; /* of the current pipeline */
+	fp_names assigned = {0};
 	for (;;) {
-		/* one command: at least one word */
+		/* one command: leading assignments, then words; at least one
+		   of either */
 		i = skip_blanks(s, n, i);
-		size_t nw = 0;
+		size_t nw = 0, na = 0;
 		for (;;) {
 			fp_word w;
 			if (i >= n || !word_start((unsigned char)s[i]))
 				break;
 			if (!lex_word(s, n, &i, &w))
 				return false;
-			if (nw == 0 && !first_word_ok(s, &w))
+			size_t al = nw == 0 ? assignment_len(s, &w) : 0;
+			/* `x=|`: the grammar takes the | into the value */
+			if (al && w.end == w.start + al && i < n && s[i] == '|')
 				return false;
-			nw++;
+			if (al) {
+				if (assigned.n == FP_MAX_ASSIGNED)
+					return false;
+				assigned.name[assigned.n] = s + w.start;
+				assigned.len[assigned.n++] = al - 1;
+				na++;
+			} else if (nw++ == 0 &&
+			           (!first_word_ok(s, &w) ||
+			            (na && !after_assignment_ok(s, &w)))) {
+				return false;
+			}
 			i = skip_blanks(s, n, i);
 		}
-		if (nw == 0)
+		if (nw + na == 0)
 			return false; /* empty command, or a refused byte */
 		int op = lex_op(s, n, &i);
 		if (op < 0)
 			return false;
 		if (op == FP_END)
-			return true;
+			break;
 		/* The grammar reads `a | b | c && d` as a pipeline whose last
 		   stage is `c && d` (found by the differential test; bash
 		   runs d after the pipeline): a different pipeline number,
@@ -341,8 +444,9 @@ static bool accepts_shape(const char *s, size_t n)
 			return false;
 		stages = op == FP_PIPE ? stages + 1 : 1;
 		if (op == FP_SEMI && skip_blanks(s, n, i) >= n)
-			return true; /* `cmd;` */
+			break; /* `cmd;` */
 	}
+	return assigned.n == 0 || expands_no_assigned(s, n, &assigned);
 }
 
 bool lp_fastpath_accepts(const char *s, size_t n)
@@ -403,15 +507,18 @@ static int emit_one(fp_state *st, size_t *i)
 	lp_ctx *ctx = t->ctx;
 	const char *s = t->src;
 	size_t n = t->len;
-	lp_wordvec words = {0};
+	lp_wordvec words = {0}, assigns = {0};
 	size_t start = 0, end = 0;
 	*i = skip_blanks(s, n, *i);
 	while (*i < n && word_start((unsigned char)s[*i])) {
 		fp_word w;
 		lex_word(s, n, i, &w);
-		if (words.n == 0)
+		if (words.n == 0 && assigns.n == 0)
 			start = w.start;
 		end = w.end;
+		/* NAME=value: its argv form is the word's (the value's
+		   quotes removed), its flags the value's */
+		bool assign = words.n == 0 && assignment_len(s, &w) > 0;
 		lp_word lw = {
 		    word_value(ctx->arena, s, &w),
 		    lp_arena_strndup(ctx->arena, s + w.start, w.end - w.start),
@@ -420,7 +527,7 @@ static int emit_one(fp_state *st, size_t *i)
 		                     : 0)};
 		if (!lw.value || !lw.text)
 			lw.value = lw.text = "";
-		lp_wordvec_push(ctx->arena, &words, lw);
+		lp_wordvec_push(ctx->arena, assign ? &assigns : &words, lw);
 		*i = skip_blanks(s, n, *i);
 	}
 	int op = lex_op(s, n, i);
@@ -433,6 +540,10 @@ static int emit_one(fp_state *st, size_t *i)
 	memset(&raw, 0, sizeof raw);
 	raw.nwords = words.n;
 	raw.words = words.v;
+	raw.nassigns = assigns.n;
+	raw.assigns = assigns.v;
+	if (words.n == 0)
+		raw.flags |= LOCUS_CMD_ASSIGN_ONLY;
 	raw.connector = st->connector;
 	raw.pipeline =
 	    st->pipeline == SIZE_MAX ? ctx->next_pipeline++ : st->pipeline;

@@ -40,8 +40,10 @@ static const char *const must_accept[] = {
 	"git commit -m \"line one\nline two\"",
 	"time make",
 	"x'y'\"z\"w",
+	"A=1 ls", "A=1 B='x y' make -j4", "X=$HOME/bin", "CC=gcc; $LD -o x",
+	"X=", "X=\"a $B\" Y=c env",
 	"echo $HOME", "echo \"$x\"", "cp \"${SRC}/a\" $DEST/b_$N.txt",
-	"$CC -o x x.c", "echo \"a $B c\"$D'e'", "grep -q x$_ \"$A1$B2\"",
+	"$CC -o x x.c", "echo \"a $B c\" $D'e'", "grep -q x$_ \"$A1$B2\"",
 	NULL,
 };
 /* clang-format on */
@@ -49,7 +51,10 @@ static const char *const must_accept[] = {
 /* clang-format off */
 static const char *const must_refuse[] = {
 	"", " ", "ls &", "ls |& wc", "ls >out", "echo `id`",
-	"ls *.c", "echo {a,b}", "cd ~", "A=1 ls", "ls # c", "echo a\\ b",
+	"ls *.c", "echo {a,b}", "cd ~", "ls # c", "X=1; echo $X",
+	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
+	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
+	"x=1 a:b", "x==b ls", "echo a\\ b",
 	"echo $1", "echo $@", "echo $?", "echo $$", "echo ${x:-y}",
 	"echo ${#x}", "echo ${x", "echo $", "echo \"$\"", "echo $(id)",
 	"echo ${1}", "echo ${x[0]}", "echo \"$(id)\"", "echo \"\\$x\"",
@@ -141,6 +146,15 @@ static const char *const expansions[] = {
 	"$x+y", "$x^y", "$x,y", "$1", "$@", "$?", "$#", "$$", "$", "${x",
 	"${x:-y}", "${#x}", "${x[0]}", "$IFS", "$PS4", "$CDPATH", "$PWD",
 	"${!x}", "$x[", "$((1))", "$(ls)", "$'x'", "$\"x\"", "\\$x",
+};
+/* clang-format on */
+
+/* clang-format off */
+static const char *const assignments[] = {
+	"x=1", "x=", "HOME=/tmp", "A1=\"$y\"", "y='a b'", "x=$x", "_=z",
+	"IFS=:", "x=$HOME/bin", "CC=gcc", "x=a=b", "x==b", "x+=1", "x[0]=1",
+	"x=%1", "x=a@b", "x=+1", "x=rm", "x='$x'", "x=\"${y}\"z", "PS4=x",
+	"CDPATH=/", "x=-", "x=--", "a-b=1", "1x=2", "x=if", "x=\"\"",
 };
 /* clang-format on */
 
@@ -237,7 +251,12 @@ static void gen_line(char *buf, size_t cap)
 			gen_nested(buf, &n, cap);
 			continue;
 		}
-		size_t words = 1 + pick(5);
+		/* leading assignments, some of names the expansions use */
+		for (size_t a = pick(4) == 0 ? 1 + pick(2) : 0; a > 0; a--) {
+			add(buf, &n, cap, PICK(assignments));
+			add(buf, &n, cap, " ");
+		}
+		size_t words = pick(8) == 0 ? pick(2) : 1 + pick(5);
 		for (size_t w = 0; w < words; w++) {
 			if (w)
 				add(buf, &n, cap, pick(10) ? " " : "  ");
@@ -278,8 +297,9 @@ static int check_bytes(void)
 		    {"x 'a", "b'", quoted_spec(c) && c != '\''},
 		    {"x \"a", "b\"",
 		     quoted_spec(c) && !strchr("\"`", c) && c != '\0'},
+		    /* `a=b x`: an assignment before the command x */
 		    {"a", "b x",
-		     (plain_spec(c) && !strchr("=%@+", c)) || sep || c == '$'},
+		     (plain_spec(c) && !strchr("%@+", c)) || sep || c == '$'},
 		};
 		for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
 			char line[16];
