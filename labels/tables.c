@@ -360,6 +360,7 @@ static const sub_row network_subs[] = {
 	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
 	{ "go", "run", "@", "go run PKG@VERSION downloads the module and runs "
 	  "it" },
+	NET("mkdocs", "gh-deploy"),
 	NET("nix", "run"), NET("nix", "shell"), NET("nix", "develop"),
 	NET("nix", "build"), NET("nix", "profile"), NET("nix", "flake"),
 	NET("npm", "i"), NET("npm", "install"), NET("npm", "ci"),
@@ -376,6 +377,7 @@ static const sub_row network_subs[] = {
 	NET("uv", "pip"), NET("uv", "add"), NET("uv", "sync"),
 	NET("uv", "lock"), NET("uv", "run"), NET("uv", "tool"),
 	NET_ANY("uvx"),
+	NET("vale", "sync"),
 	NET("yarn", "install"), NET("yarn", "i"), NET("yarn", "add"),
 	NET("yarn", "publish"), NET("yarn", "update"), NET("yarn", "upgrade"),
 	NET("yarn", "dlx"),
