@@ -282,7 +282,7 @@ START_TEST(planted_job_files)
 	ck_assert_msg(!strncmp(o, "exit 5\nreal2\n", 13), "%s", o);
 	free(o);
 	bool e;
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 600; i++) {
 		o = call(&f, "bash_output", "{\"handle\":\"sh1\",\"since\":0}",
 		         &e);
 		if (strstr(o, "exited"))
@@ -316,7 +316,7 @@ START_TEST(nothing_left_behind)
 	        "{\"command\":\"echo SECRET2\",\"background\":true}", "sh1");
 	bool e;
 	char *o = NULL;
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 600; i++) {
 		free(o);
 		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
 		if (strstr(o, "exited"))
@@ -858,7 +858,7 @@ END_TEST
 
 static bool pid_alive(pid_t p)
 {
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 3000; i++) {
 		reap();
 		if ((kill(p, 0) < 0 && errno == ESRCH) || !pid_alive_once(p))
 			return false; /* a zombie waiting for us is not alive */
@@ -876,7 +876,8 @@ START_TEST(setsid_escape_is_killed)
 	char *o =
 	    bash(&f, "setsid sleep 300 >/dev/null 2>&1 & echo $!; "
 	             "( ( sleep 301 >/dev/null 2>&1 & echo $! > df ) & ); "
-	             "sleep 0.3; cat df");
+	             "i=0; until [ -s df ] || [ $i -ge 600 ]; do sleep 0.05; "
+	             "i=$((i+1)); done; cat df");
 	int a = 0, b = 0;
 	ck_assert_msg(sscanf(o, "exit 0\n%d\n%d", &a, &b) == 2, "%s", o);
 	free(o);
@@ -955,10 +956,15 @@ START_TEST(bwrap_envclear_escape_is_killed)
 	fx f;
 	if (!fx_open(&f, BK_BWRAP, NULL, NULL, NULL))
 		return;
-	char *o = bash(&f, "env -i /bin/sh -c 'setsid sleep 4711.1 >/dev/null "
-	                   "2>&1 & (setsid sleep 4711.2 >/dev/null 2>&1 &) &'; "
-	                   "sleep 0.2; echo started");
-	ck_assert_msg(strstr(o, "exit 0\nstarted"), "%s", o);
+	/* each escapee says it runs (a file, then exec sleep) and the command
+	   waits for both (30 s at most) before it ends */
+	char *o = bash(&f, "env -i /bin/sh -c 'setsid sh -c \"touch s1; exec "
+	                   "sleep 4711.1\" >/dev/null 2>&1 & (setsid sh -c "
+	                   "\"touch s2; exec sleep 4711.2\" >/dev/null 2>&1 &) "
+	                   "&'; i=0; until [ -e s1 ] && [ -e s2 ] || [ $i -ge "
+	                   "600 ]; do sleep 0.05; i=$((i+1)); done; ls s1 s2; "
+	                   "echo started");
+	ck_assert_msg(strstr(o, "exit 0\ns1\ns2\nstarted"), "%s", o);
 	free(o);
 	ck_assert_msg(!host_sleep_alive("4711.1"), "env -i setsid survived");
 	ck_assert_msg(!host_sleep_alive("4711.2"), "double fork survived");
@@ -966,7 +972,7 @@ START_TEST(bwrap_envclear_escape_is_killed)
 	        "{\"command\":\"env -i setsid sleep 4711.3 >/dev/null 2>&1 & "
 	        "sleep 300\",\"background\":true}",
 	        "sh1");
-	for (int i = 0; i < 100 && !host_sleep_alive_once("4711.3"); i++)
+	for (int i = 0; i < 1500 && !host_sleep_alive_once("4711.3"); i++)
 		usleep(20000);
 	ck_assert_msg(host_sleep_alive_once("4711.3"), "escapee never ran");
 	call_ok(&f, "kill_shell", "{\"handle\":\"sh1\"}", "killed");
@@ -980,8 +986,9 @@ START_TEST(bwrap_envclear_escape_is_killed)
 	        "{\"command\":\"env -i setsid sleep 4711.5 >/dev/null 2>&1 & "
 	        "sleep 300\",\"background\":true}",
 	        "sh");
-	for (int i = 0; i < 100 && !host_sleep_alive_once("4711.5"); i++)
+	for (int i = 0; i < 1500 && !host_sleep_alive_once("4711.5"); i++)
 		usleep(20000);
+	ck_assert_msg(host_sleep_alive_once("4711.5"), "escapee never ran");
 	fx_close(&f);
 	ck_assert_msg(!host_sleep_alive("4711.5"), "survived close");
 }

@@ -285,7 +285,7 @@ START_TEST(local_background_fifo_kill)
 	char *out = NULL;
 	size_t len;
 	locus_bg_status st;
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 3000; i++) {
 		free(out);
 		ck_assert_int_eq(
 		    b->bg_output(b, "sh1", 0, &out, &len, &st, &err), 0);
@@ -298,7 +298,7 @@ START_TEST(local_background_fifo_kill)
 	pid_t pg = first_pid(out);
 	free(out);
 	ck_assert_int_eq(b->bg_write(b, "sh1", "", 0, true, &err), 0);
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 3000; i++) {
 		ck_assert_int_eq(
 		    b->bg_output(b, "sh1", 0, &out, &len, &st, &err), 0);
 		bool done = !st.running;
@@ -319,7 +319,7 @@ START_TEST(local_background_fifo_kill)
 	                 0);
 	ck_assert_str_eq(r.handle, "sh2");
 	locus_exec_result_clear(&r);
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 3000; i++) {
 		ck_assert_int_eq(
 		    b->bg_output(b, "sh2", 0, &out, &len, &st, &err), 0);
 		if (len)
@@ -864,14 +864,24 @@ START_TEST(tool_bash_timeout_background)
 	         "\"on_timeout\":\"kill\"}",
 	         "timed out after 1s; the command was killed\nstart\n");
 	ck_assert(f.rec.last.timed_out && !f.rec.last.has_exit_code);
-	/* keep on timeout: a handle */
-	call_ok(&f, "bash",
-	        "{\"command\":\"echo first; sleep 2; echo second; sleep 30\","
-	        "\"timeout\":1}",
-	        "still running as sh1");
+	/* keep on timeout: a handle.  "second" waits for the file `go`, which
+	   the test writes once "first" was read (an event, not a time) */
 	bool e;
-	char *o = NULL;
-	for (int i = 0; i < 100; i++) {
+	char *o = call(&f, "bash",
+	               "{\"command\":\"echo first; until [ -e go ]; do sleep "
+	               "0.05; done; echo second; sleep 30\",\"timeout\":1}",
+	               &e);
+	ck_assert_msg(!e && strstr(o, "still running as sh1"), "%s", o);
+	for (int i = 0; i < 600 && !strstr(o, "first"); i++) {
+		free(o);
+		usleep(50000);
+		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
+	}
+	ck_assert_msg(strstr(o, "first"), "%s", o);
+	free(o);
+	o = NULL;
+	put(&f, "go", "");
+	for (int i = 0; i < 600; i++) {
 		free(o);
 		o = call(&f, "bash_output", "{\"handle\":\"sh1\"}", &e);
 		if (strstr(o, "second"))
@@ -897,7 +907,7 @@ START_TEST(tool_bash_timeout_background)
 	        "{\"handle\":\"sh2\",\"text\":\"pong\\n\",\"close\":true}",
 	        "stdin closed");
 	o = NULL;
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 600; i++) {
 		free(o);
 		o = call(&f, "bash_output", "{\"handle\":\"sh2\",\"since\":0}",
 		         &e);
@@ -1189,7 +1199,7 @@ START_TEST(bwrap_kill_no_orphan)
 	        "sh1");
 	/* host view (each command has a pid namespace of its own, so a ps
 	 * inside the sandbox sees only itself): the sleeps exist */
-	for (int i = 0; i < 100 && !host_sleep_alive_once("4720.2"); i++)
+	for (int i = 0; i < 1500 && !host_sleep_alive_once("4720.2"); i++)
 		usleep(20000);
 	ck_assert(host_sleep_alive_once("4720.1"));
 	ck_assert(host_sleep_alive_once("4720.2"));
@@ -1368,27 +1378,64 @@ START_TEST(policy_timeout_no_background)
 }
 END_TEST
 
+/* Cancel once the command is under way: every file in `files` (in the
+   workspace) holds a whole line and every `sleep ARG` of `sleeps` runs
+   (host view).  Polled with a 30 s deadline; `seen` says whether all came
+   (the test asserts it), and the cancel comes either way, so nothing
+   hangs. */
 typedef struct cancel_after {
 	locus_call_ctl *ctl;
-	useconds_t us;
+	const char *files[2];
+	const char *sleeps[3];
+	bool seen;
 } cancel_after;
+
+static bool cancel_ready(const cancel_after *c)
+{
+	for (size_t k = 0; k < 2 && c->files[k]; k++) {
+		char p[800];
+		snprintf(p, sizeof p, "%s/%s", g_root, c->files[k]);
+		char *d = slurp(p, NULL);
+		bool whole = d && *d && d[strlen(d) - 1] == '\n';
+		free(d);
+		if (!whole)
+			return false;
+	}
+	for (size_t k = 0; k < 3 && c->sleeps[k]; k++)
+		if (!host_sleep_alive_once(c->sleeps[k]))
+			return false;
+	return true;
+}
 
 static void *cancel_thread(void *p)
 {
 	cancel_after *c = p;
-	usleep(c->us);
+	for (int i = 0; i < 3000 && !c->seen; i++) {
+		c->seen = cancel_ready(c);
+		if (!c->seen)
+			usleep(10000);
+	}
 	locus_call_cancel(c->ctl);
 	return NULL;
 }
 
-/* Progress comes about once a second: never before the run's first
-   second (a lower bound only: a loaded machine makes gaps longer, never
-   shorter). */
+/* Progress comes at most once a second: never before the call's first
+   second and never within a second of the one before (lower bounds only:
+   a loaded machine makes gaps longer, never shorter).  `last` is reset
+   for each call. */
+typedef struct progress_count {
+	int n;
+	double last;
+} progress_count;
+
 static void count_progress(double elapsed, size_t bytes, void *p)
 {
-	int *n = p;
-	(*n)++;
-	ck_assert(elapsed >= 0.9);
+	progress_count *c = p;
+	c->n++;
+	ck_assert_msg(elapsed >= 0.99 && elapsed - c->last >= 0.99,
+	              "progress at %.3f s, the one before at %.3f s", elapsed,
+	              c->last);
+	c->last = elapsed;
 	(void)bytes;
 }
 
@@ -1399,7 +1446,7 @@ START_TEST(call_ctl_cancel_progress)
 	fx f;
 	if (!fx_open(&f, BK_LOCAL, NULL, NULL, NULL))
 		return;
-	int progress = 0;
+	progress_count progress = {0, 0};
 	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
 	ctl.progress = count_progress;
 	ctl.payload = &progress;
@@ -1415,9 +1462,10 @@ START_TEST(call_ctl_cancel_progress)
 	                 0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
-	ck_assert_msg(progress >= 1, "%d", progress);
+	ck_assert_msg(progress.n >= 1, "%d", progress.n);
+	progress.last = 0;
 	/* cancel a running command: it and its background child die */
-	cancel_after c = {&ctl, 300000};
+	cancel_after c = {&ctl, {"pid.txt", "kid.txt"}, {NULL}, false};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	ck_assert_int_eq(
@@ -1427,6 +1475,7 @@ START_TEST(call_ctl_cancel_progress)
 	                           &ctl, &err),
 	    0);
 	pthread_join(th, NULL);
+	ck_assert_msg(c.seen, "the command never got under way");
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	pid_t pid = pid_in(&f, "pid.txt"), kid = pid_in(&f, "kid.txt");
@@ -1465,7 +1514,7 @@ START_TEST(call_ctl_cancel_tree)
 	fx f;
 	if (!fx_open(&f, _i, NULL, NULL, NULL))
 		return;
-	int progress = 0;
+	progress_count progress = {0, 0};
 	locus_call_ctl ctl = LOCUS_CALL_CTL_INIT;
 	ctl.progress = count_progress;
 	ctl.payload = &progress;
@@ -1480,7 +1529,8 @@ START_TEST(call_ctl_cancel_tree)
 	    0);
 	ck_assert_msg(!e && strstr(out, "exit 0\na\nb\n"), "%s", out);
 	free(out);
-	ck_assert_msg(progress >= 1 && progress <= 2, "%d", progress);
+	ck_assert_msg(progress.n >= 1, "%d", progress.n);
+	progress.last = 0;
 	char arg[3][32];
 	for (int k = 0; k < 3; k++)
 		snprintf(arg[k], sizeof arg[k], "47%02d.%d%d",
@@ -1490,13 +1540,15 @@ START_TEST(call_ctl_cancel_tree)
 	         "{\"command\":\"env -i setsid sleep %s >/dev/null 2>&1 & "
 	         "(sleep %s >/dev/null 2>&1 &); sleep %s\"}",
 	         arg[0], arg[1], arg[2]);
-	cancel_after c = {&ctl, 1500000};
+	cancel_after c = {&ctl, {NULL}, {arg[0], arg[1], arg[2]}, false};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, cancel_thread, &c), 0);
 	ck_assert_int_eq(locus_harness_call_ctl(&out, &e, f.h, "bash", cmd,
 	                                        strlen(cmd), &ctl, &err),
 	                 0);
 	pthread_join(th, NULL);
+	ck_assert_msg(c.seen, "the three sleeps never all ran (%s)",
+	              bk_names[_i]);
 	ck_assert_msg(e && strstr(out, "cancelled"), "%s", out);
 	free(out);
 	for (int k = 0; k < 3; k++)

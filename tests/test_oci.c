@@ -801,13 +801,17 @@ START_TEST(cancel_kills_the_command)
 	ck_assert_ptr_nonnull(log);
 	ck_assert_ptr_nonnull(strstr(log, "\"cancel\", 202"));
 	free(log);
-	/* nothing ticks any more */
-	ck_assert_int_eq(s->exec(s,
-	                         "a=$(cat tick esc); sleep 0.6; b=$(cat tick "
-	                         "esc); [ -n \"$a\" ] && [ \"$a\" = \"$b\" ]",
-	                         20, &code, &out, &len, &err),
-	                 0);
-	ck_assert_msg(code == 0, "still running after the cancel");
+	/* nothing ticks any more: both tickers (their pids in tick.pid and
+	   esc.pid) are gone or zombies, polled for 25 s at most each */
+	ck_assert_int_eq(
+	    s->exec(s,
+	            "for f in tick esc; do p=$(cat $f.pid); [ -n \"$p\" ] || "
+	            "exit 2; i=0; while [ -e /proc/$p ] && ! grep -q ') Z' "
+	            "/proc/$p/stat 2>/dev/null; do [ $i -lt 500 ] || exit 1; "
+	            "sleep 0.05; i=$((i+1)); done; done",
+	            60, &code, &out, &len, &err),
+	    0);
+	ck_assert_msg(code == 0, "still running after the cancel (%d)", code);
 	free(out);
 	/* never cancelled: an ordinary result, and no guard file left but
 	   this command's own */

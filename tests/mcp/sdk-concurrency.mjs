@@ -116,7 +116,10 @@ async function standard() {
   r = await client.callTool({ name: 'bash', arguments: { command: 'echo begin; sleep 3; echo end' } }, undefined,
     { onprogress: (p) => seen.push(p), timeout: 20000 });
   check(!r.isError, 'the command with a progress token runs', text(r));
-  check(seen.length >= 2 && seen.length <= 4, `progress notifications arrive (${seen.length})`, JSON.stringify(seen));
+  // lower bounds only (load makes a 3 s command longer, never shorter): two
+  // or more, none before the first second, whole seconds that grow (so at
+  // most one a second)
+  check(seen.length >= 2 && seen[0].progress >= 1, `progress notifications arrive (${seen.length})`, JSON.stringify(seen));
   check(seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress), 'progress grows', JSON.stringify(seen));
   check(seen.some((p) => /bytes of output/.test(p.message || '')), 'progress says the output so far', JSON.stringify(seen));
 
