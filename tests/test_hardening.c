@@ -5,6 +5,7 @@
  * folders; the stress cases are bounded so the suite stays short.
  */
 #include "harness_fx.h"
+#include "run_locus.h"
 
 /* GCC 12 at -O3 reports the text a tool call returns (through the inlined
  * call() helper's out-parameter) as a dangling pointer to that helper's
@@ -138,10 +139,7 @@ START_TEST(bwrap_uid_flag)
 	         "--backend bwrap --bwrap-uid 4321 --bwrap-gid 777 --root '%s' "
 	         "2>&1",
 	         bin, g_root);
-	FILE *o = popen(cmd, "r");
-	size_t got = fread(out, 1, sizeof out - 1, o);
-	out[got] = '\0';
-	ck_assert_int_eq(pclose(o), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof out), 0);
 	ck_assert_msg(strstr(out, "exit 0\n4321\n777\n"), "%s", out);
 	struct stat st;
 	char p[800];
@@ -161,12 +159,8 @@ START_TEST(bwrap_uid_flag)
 	for (int k = 0; k < 4; k++) {
 		snprintf(cmd, sizeof cmd, "%s %s --root '%s' 2>&1", bin, bad[k],
 		         g_root);
-		o = popen(cmd, "r");
-		got = fread(out, 1, sizeof out - 1, o);
-		out[got] = '\0';
-		int rc = pclose(o);
-		ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2,
-		              "%s: %d %s", cmd, rc, out);
+		int rc = run_sh(cmd, out, sizeof out);
+		ck_assert_msg(rc == 2, "%s: %d %s", cmd, rc, out);
 		ck_assert_msg(strstr(out, why[k]), "%s: %s", cmd, out);
 	}
 	rm_tmp();
@@ -177,16 +171,6 @@ END_TEST
    names another; where bwrap cannot start they refuse (exit 2, naming
    --backend local) and run nothing: never a fallback to the host shell.
    As root, and as uid 65534 itself (through setpriv). */
-static int sh_capture(const char *cmd, char *out, size_t cap)
-{
-	FILE *o = popen(cmd, "r");
-	ck_assert_ptr_nonnull(o);
-	size_t got = fread(out, 1, cap - 1, o);
-	out[got] = '\0';
-	int st = pclose(o);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 START_TEST(default_backend_is_bwrap)
 {
 	const char *bin = getenv("LOCUS_BIN");
@@ -206,7 +190,7 @@ START_TEST(default_backend_is_bwrap)
 		         "cd '%s' && %s'%s' tool bash '{\"command\":\"pwd; "
 		         "touch made%d\"}' --preset permissive 2>&1",
 		         g_root, as[k], bin, k);
-		int st = sh_capture(cmd, out, sizeof out);
+		int st = run_sh(cmd, out, sizeof out);
 		ck_assert_msg(st == 0 && strstr(out, "exit 0\n/workspace\n"),
 		              "%s: %d %s", as[k], st, out);
 		snprintf(cmd, sizeof cmd, "%s/made%d", g_root, k);
@@ -218,7 +202,7 @@ START_TEST(default_backend_is_bwrap)
 		    "bash '{\"command\":\"touch notrun\"}' --preset "
 		    "permissive 2>&1",
 		    g_root, as[k], bin);
-		st = sh_capture(cmd, out, sizeof out);
+		st = run_sh(cmd, out, sizeof out);
 		ck_assert_msg(st == 2 && strstr(out, "no bwrap on PATH") &&
 		                  strstr(out, "--backend local"),
 		              "%s: %d %s", as[k], st, out);
@@ -226,7 +210,7 @@ START_TEST(default_backend_is_bwrap)
 		         "cd '%s' && PATH=/nonexistent '%s' mcp --root . "
 		         "</dev/null 2>&1",
 		         g_root, bin);
-		st = sh_capture(cmd, out, sizeof out);
+		st = run_sh(cmd, out, sizeof out);
 		ck_assert_msg(st == 2 && strstr(out, "--backend local"),
 		              "mcp: %d %s", st, out);
 		snprintf(cmd, sizeof cmd, "%s/notrun", g_root);
@@ -237,16 +221,16 @@ START_TEST(default_backend_is_bwrap)
 	         "cd '%s' && '%s' tool bash '{\"command\":\"pwd\"}' --backend "
 	         "local --preset permissive 2>&1",
 	         g_root, bin);
-	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof out), 0);
 	ck_assert_msg(strstr(out, g_root), "%s", out);
 	snprintf(cmd, sizeof cmd,
 	         "cd '%s' && '%s' mcp --root . </dev/null 2>&1", g_root, bin);
-	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof out), 0);
 	ck_assert_msg(strstr(out, "on bwrap sandbox (/workspace)"), "%s", out);
 	snprintf(cmd, sizeof cmd,
 	         "cd '%s' && '%s' mcp --backend local --root . </dev/null 2>&1",
 	         g_root, bin);
-	ck_assert_int_eq(sh_capture(cmd, out, sizeof out), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof out), 0);
 	ck_assert_msg(strstr(out, "on UNISOLATED: host shell"), "%s", out);
 	rm_tmp();
 }

@@ -29,15 +29,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
+
+import jail_common
+from jail_common import NOBODY, Server, as_user, bwrap_usable, chown_tree
 
 LOCUS = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-FAILS = []
 # the user the hook and the agent's shell run as: [] (ours), or setpriv
 AS = []
 
@@ -52,11 +52,7 @@ ALLOW_ALL = {
 
 
 def check(ok, what):
-    if AS:
-        what = "uid 65534: " + what
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILS.append(what)
+    return jail_common.check(ok, ("uid 65534: " if AS else "") + what)
 
 
 ESC = {"0": "\0", "n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f",
@@ -242,12 +238,8 @@ def other_agents(ws, policy):
 
 def own(*paths):
     """When the test runs as another user (AS), what it made is theirs."""
-    if not AS:
-        return
-    for p in paths:
-        for d, _, fs in os.walk(p):
-            for x in [d] + [os.path.join(d, f) for f in fs]:
-                os.chown(x, 65534, 65534)
+    if AS:
+        chown_tree(NOBODY, *paths)
 
 
 def run_bash(cmd, cwd, env):
@@ -316,25 +308,6 @@ def everyday(ws):
     check(same == len(lines),
           f"everyday lines: same output inside and outside the jail "
           f"({same} of {len(lines)})")
-
-
-class Server(threading.Thread):
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.s = socket.socket()
-        self.s.bind(("127.0.0.1", 0))
-        self.s.listen(8)
-        self.port = self.s.getsockname()[1]
-        self.hits = 0
-
-    def run(self):
-        while True:
-            try:
-                c, _ = self.s.accept()
-            except OSError:
-                return
-            self.hits += 1
-            c.close()
 
 
 def misses(base, ws, policy):
@@ -439,8 +412,7 @@ def unprivileged():
         policy = os.path.join(base, "allow-all.json")
         with open(policy, "w") as f:
             json.dump(ALLOW_ALL, f)
-        AS = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-              "--clear-groups"]
+        AS = as_user(NOBODY)
         own(base)
         misses(base, ws, policy)
         everyday(ws)
@@ -490,9 +462,7 @@ def confined_allows(base, ws):
 
 
 def main():
-    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/",
-                            "true"], capture_output=True)
-    if probe.returncode != 0:
+    if not bwrap_usable():
         sys.stderr.write("bwrap cannot make namespaces here: skipped\n")
         return 77
     base = tempfile.mkdtemp(prefix="locus-hook-jail-", dir=os.getcwd())
@@ -512,8 +482,7 @@ def main():
             unprivileged()
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print(f"{len(FAILS)} failed")
-    return 1 if FAILS else 0
+    return jail_common.finish()
 
 
 if __name__ == "__main__":

@@ -16,22 +16,15 @@ namespace here at all (said on stderr).
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
+from jail_common import (NOBODY, Server, as_user, bwrap_usable, check,
+                         chown_tree, finish)
+
 LOCUS = os.path.abspath(sys.argv[1])
-FAILS = []
-NOBODY = 65534
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILS.append(what)
 
 
 class Env:
@@ -66,10 +59,7 @@ class Env:
             f.write("[core]\n")
         os.makedirs(os.path.join(self.ws, ".claude"))
         os.makedirs(os.path.join(self.home, ".cache"))
-        for root, dirs, files in os.walk(base):
-            for n in dirs + files:
-                os.lchown(os.path.join(root, n), uid, uid)
-        os.chown(base, uid, uid)
+        chown_tree(uid, base)
 
     def run(self, argv, jail=True, extra=(), stdin=None, env=None):
         e = dict(os.environ)
@@ -77,11 +67,8 @@ class Env:
         e.pop("XDG_CONFIG_HOME", None)
         if env:
             e.update(env)
-        cmd = ([LOCUS, "jail", "--root", self.ws, *extra, "--"]
-               if jail else []) + list(argv)
-        if self.uid != 0:
-            cmd = ["/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
-                   "--clear-groups"] + cmd
+        cmd = as_user(self.uid) + ([LOCUS, "jail", "--root", self.ws,
+                                    *extra, "--"] if jail else []) + list(argv)
         return subprocess.run(cmd, cwd=self.ws, env=e, input=stdin,
                               capture_output=True, timeout=120)
 
@@ -141,28 +128,8 @@ def masked(env):
     check(b"root:" not in r.stdout, "masked: /etc/shadow")
 
 
-class Server(threading.Thread):
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.s = socket.socket()
-        self.s.bind(("127.0.0.1", 0))
-        self.s.listen(8)
-        self.port = self.s.getsockname()[1]
-        self.hits = 0
-
-    def run(self):
-        while True:
-            try:
-                c, _ = self.s.accept()
-            except OSError:
-                return
-            self.hits += 1
-            c.sendall(b"hello\n")
-            c.close()
-
-
 def network(env):
-    srv = Server()
+    srv = Server(b"hello\n")
     srv.start()
     probe = ("import socket,sys\n"
              f"s=socket.create_connection(('127.0.0.1',{srv.port}),5)\n"
@@ -214,11 +181,8 @@ def outlive(env):
     # killed with its parent: the jail's caller dies mid-command
     marker2 = f"{5000000 + os.getpid()}"
     e = dict(os.environ, HOME=env.home)
-    cmd = [LOCUS, "jail", "--root", env.ws, "--", "sh", "-c",
-           f"sleep {marker2} & sleep {marker2}"]
-    if env.uid:
-        cmd = ["/usr/bin/setpriv", f"--reuid={env.uid}", f"--regid={env.uid}",
-               "--clear-groups"] + cmd
+    cmd = as_user(env.uid) + [LOCUS, "jail", "--root", env.ws, "--", "sh",
+                              "-c", f"sleep {marker2} & sleep {marker2}"]
     p = subprocess.Popen(cmd, cwd=env.ws, env=e)
     deadline = time.monotonic() + 20
     while not alive(marker2) and time.monotonic() < deadline:
@@ -360,9 +324,7 @@ def suite(uid):
 
 
 def main():
-    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/",
-                            "true"], capture_output=True)
-    if probe.returncode != 0:
+    if not bwrap_usable():
         sys.stderr.write("bwrap cannot make namespaces here: skipped\n")
         return 77
     labelled()
@@ -371,8 +333,7 @@ def main():
         suite(NOBODY)
     else:
         print("# not root: the unprivileged-user pass is this one")
-    print(f"{len(FAILS)} failed")
-    return 1 if FAILS else 0
+    return finish()
 
 
 if __name__ == "__main__":
