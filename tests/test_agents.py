@@ -29,8 +29,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 LOCUS, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.join(SRC, "tests", "agents")
@@ -196,21 +194,26 @@ def gemini(base, command, hookargs):
 
 
 def listener():
+    """A loopback server that accepts nothing by itself: a connection a
+    process made waits in the backlog, so accepted() after the process has
+    ended counts every one (no thread to race)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     s.listen(8)
-    hits = []
+    s.setblocking(False)
+    return s
 
-    def loop():
-        while True:
-            try:
-                c, _ = s.accept()
-            except OSError:
-                return
-            hits.append(1)
-            c.close()
-    threading.Thread(target=loop, daemon=True).start()
-    return s, hits
+
+def accepted(s):
+    """Connections made to s since the last call."""
+    n = 0
+    while True:
+        try:
+            c, _ = s.accept()
+        except BlockingIOError:
+            return n
+        c.close()
+        n += 1
 
 
 def main():
@@ -255,7 +258,7 @@ def main():
               "holds this call" in res,
               "claude -p: a hold is asked, not run, the reason reaches the "
               "model")
-        srv, hits = listener()
+        srv = listener()
         port = srv.getsockname()[1]
         miss = (f"cat {home}/.ssh/id_rsa; echo x > {outside}/planted; "
                 f"python3 -c \"import socket; "
@@ -263,15 +266,14 @@ def main():
                 f"echo end")
         ctl = subprocess.run(["/bin/bash", "-c", miss], capture_output=True,
                              text=True, env=dict(os.environ, HOME=home))
-        check("HOST-SECRET" in ctl.stdout and len(hits) == 1 and
+        check("HOST-SECRET" in ctl.stdout and accepted(srv) == 1 and
               os.path.exists(f"{outside}/planted"),
               "control: the same line run directly reads, writes, connects")
         os.unlink(f"{outside}/planted")
         d, rc, res = claude(base, miss, f"--policy {allow_all}", home=home)
-        time.sleep(0)  # hits are counted by the accept thread
         check(" jail --root " in answers(d) and "end" in res and
               "HOST-SECRET" not in res and not os.listdir(outside) and
-              len(hits) == 1,
+              accepted(srv) == 0,
               "claude: a miss allowed by the policy stays in the jail (no "
               "credential, no write outside, no connection)")
         srv.close()
