@@ -484,9 +484,9 @@ class RunnerTest(unittest.TestCase):
         try:
             p = b.start()
             # the approval exists once the first admission answered
-            for _ in range(200):
-                if "ap-1" in b.gw.approvals:
-                    break
+            # (polled, 60 s at most)
+            end = time.monotonic() + 60
+            while "ap-1" not in b.gw.approvals and time.monotonic() < end:
                 time.sleep(0.02)
             b.gw.approvals["ap-1"]["on_poll"] = approve_on_third
             out, err = p.communicate(timeout=60)
