@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "locus/policy.h"
+#include "run_locus.h"
 
 static char tmpl[64];
 
@@ -272,12 +273,9 @@ START_TEST(cli_verify)
 	spit(path, b, n);
 	free(b);
 	snprintf(cmd, sizeof(cmd), "%s audit verify %s", bin, path);
-	FILE *o = popen(cmd, "r");
 	char out[512] = "";
-	size_t got = fread(out, 1, sizeof(out) - 1, o);
-	out[got] = '\0';
-	st = pclose(o);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	st = run_sh(cmd, out, sizeof(out));
+	ck_assert_int_eq(st, 1);
 	ck_assert_msg(strstr(out, "line 3"), "%s", out);
 	/* `locus gate --audit` writes a verifiable chain */
 	spit(path, "", 0);
@@ -287,11 +285,8 @@ START_TEST(cli_verify)
 	         "\"content\":\"\"}}' | %s gate --audit %s >/dev/null && "
 	         "%s audit verify %s",
 	         bin, path, bin, path);
-	o = popen(cmd, "r");
-	got = fread(out, 1, sizeof(out) - 1, o);
-	out[got] = '\0';
-	st = pclose(o);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	st = run_sh(cmd, out, sizeof(out));
+	ck_assert_int_eq(st, 0);
 	ck_assert_msg(strstr(out, "2 records"), "%s", out);
 	unlink(path);
 	locus_policy_free(p);
@@ -465,12 +460,9 @@ START_TEST(keyed_checkpoints)
 		char cmd[600];
 		snprintf(cmd, sizeof(cmd), "%s audit verify --key %s %s", bin,
 		         g_key, path);
-		FILE *o = popen(cmd, "r");
 		char out[600] = "";
-		size_t got = fread(out, 1, sizeof(out) - 1, o);
-		out[got] = '\0';
-		int st = pclose(o);
-		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+		int st = run_sh(cmd, out, sizeof(out));
+		ck_assert_msg(st == 0, "%s", out);
 		ck_assert_msg(strstr(out, "10 records") &&
 		                  strstr(out, anchor) &&
 		                  strstr(out, "3 checkpoints"),
@@ -496,18 +488,6 @@ START_TEST(keyed_checkpoints)
 	locus_policy_free(p);
 }
 END_TEST
-
-/* Run a shell command line; its exit status, and its stdout+stderr in
-   out (NUL-terminated, cut to cap). */
-static int run_capture(const char *cmd, char *out, size_t cap)
-{
-	FILE *o = popen(cmd, "r");
-	ck_assert_ptr_nonnull(o);
-	size_t got = fread(out, 1, cap - 1, o);
-	out[got] = '\0';
-	int st = pclose(o);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* The audit key must lie outside the workspace, checked by the library
    for every front end that opens a keyed trail (gate, hook, mcp). */
@@ -572,7 +552,7 @@ START_TEST(audit_key_outside_workspace)
 		         "{\"path\":\"a\"}}' | %s gate --root %s --audit %s "
 		         "--audit-key %s 2>&1",
 		         bin, ws, trail, key_in);
-		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
+		ck_assert_int_eq(run_sh(cmd, out, sizeof out), 2);
 		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
 		              out);
 		snprintf(
@@ -582,7 +562,7 @@ START_TEST(audit_key_outside_workspace)
 		    "\"a\"},\"cwd\":\"%s\"}' | %s hook claude-code --root %s "
 		    "--audit %s --audit-key %s 2>&1",
 		    ws, bin, ws, trail, key_in);
-		int st = run_capture(cmd, out, sizeof out);
+		int st = run_sh(cmd, out, sizeof out);
 		ck_assert_msg(st != 0 &&
 		                  strstr(out, "lies inside the workspace"),
 		              "%d %s", st, out);
@@ -592,7 +572,7 @@ START_TEST(audit_key_outside_workspace)
 		    "%s </dev/null "
 		    "2>&1",
 		    bin, ws, trail, key_in);
-		ck_assert_int_eq(run_capture(cmd, out, sizeof out), 2);
+		ck_assert_int_eq(run_sh(cmd, out, sizeof out), 2);
 		ck_assert_msg(strstr(out, "lies inside the workspace"), "%s",
 		              out);
 	}

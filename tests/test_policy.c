@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "locus/policy.h"
+#include "run_locus.h"
 
 static locus_policy *load(const char *json)
 {
@@ -1063,16 +1064,6 @@ END_TEST
 
 /* --- the CLI --------------------------------------------------------------- */
 
-static int run(const char *cmd, char *out, size_t cap)
-{
-	FILE *f = popen(cmd, "r");
-	ck_assert_ptr_nonnull(f);
-	size_t n = fread(out, 1, cap - 1, f);
-	out[n] = '\0';
-	int st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 START_TEST(cli_gate_and_show)
 {
 	const char *bin = getenv("LOCUS_BIN");
@@ -1084,7 +1075,7 @@ START_TEST(cli_gate_and_show)
 	    "\"a\"}}' 'not json' '{\"tool\":\"write\",\"arguments\":{\"path\":"
 	    "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
 	    bin);
-	int st = run(cmd, out, sizeof(out));
+	int st = run_sh(cmd, out, sizeof(out));
 	ck_assert_int_eq(st, 2); /* a bad line */
 	char *l2 = strchr(out, '\n');
 	ck_assert_ptr_nonnull(l2);
@@ -1098,31 +1089,31 @@ START_TEST(cli_gate_and_show)
 	    "\"a\"}}' '{\"tool\":\"write\",\"arguments\":{\"path\":"
 	    "\"a\",\"content\":\"\"}}' | %s gate --preset readonly --exit-code",
 	    bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 4);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 4);
 	snprintf(
 	    cmd, sizeof(cmd),
 	    "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
 	    "\"a\",\"content\":\"\"}}' | %s gate --preset strict --exit-code",
 	    bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 3);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 3);
 	snprintf(cmd, sizeof(cmd),
 	         "printf '%%s\\n' '{\"tool\":\"write\",\"arguments\":{\"path\":"
 	         "\"a\",\"content\":\"\"}}' | %s gate --preset strict",
 	         bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 0);
 	snprintf(cmd, sizeof(cmd), "%s gate --preset nope </dev/null 2>&1",
 	         bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 2);
 	ck_assert_ptr_nonnull(strstr(out, "nope"));
 	snprintf(cmd, sizeof(cmd), "%s policy show --preset strict --compact",
 	         bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 0);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "\"version\":\"strict@3\""));
 	snprintf(cmd, sizeof(cmd),
 	         "f=$(mktemp) && printf '{\"deny_for\": 1}' >$f && "
 	         "%s policy show --policy $f 2>&1; st=$?; rm -f $f; exit $st",
 	         bin);
-	ck_assert_int_eq(run(cmd, out, sizeof(out)), 2);
+	ck_assert_int_eq(run_sh(cmd, out, sizeof(out)), 2);
 	ck_assert_ptr_nonnull(strstr(out, "deny_for"));
 }
 END_TEST
