@@ -145,7 +145,7 @@ for kib in 1 16 256 1024; do
 			const want = Math.min(Number(process.argv[2]) * 1024, 1048576 - 1024);
 			let s = "", i = 0;
 			/* `;` before each newline: a multi-stage pipeline followed by a
-			   line with && is a known grammar misparse (research S6) that
+			   line with && is a known grammar misparse (S6 in docs/design.md) that
 			   would make the whole script unparsed */
 			const sep = (l) => /&\s*$/.test(l) ? "\n" : ";\n";
 			for (;;) {

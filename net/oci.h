@@ -12,8 +12,8 @@
  *                 streams, files;
  * and oci.c, the SessionBackend over the client (locus/harness.h).
  *
- * Facts and guesses: shared/research/oci-openshell.md sections 1 and 2 and
- * oci-openshell-update.md; docs/backends.md says which are assumed.
+ * Facts and guesses about the service: docs/backends.md says which are
+ * assumed.
  */
 #ifndef LOCUS_HARNESS_OCI_H
 #define LOCUS_HARNESS_OCI_H
@@ -145,7 +145,7 @@ typedef struct loci_routes {
 /** The operation's name in the route file ("create", "run_and_stream"). */
 const char *loci_op_name(loci_op op);
 
-/** The built-in table (the research's draft: GUESSES). */
+/** The built-in table (a draft: GUESSES, docs/backends.md). */
 int loci_routes_default(loci_routes *out, locus_error *err);
 
 /**

@@ -1,8 +1,8 @@
 /*
  * net/oci_routes.c - the one table of OCI sandbox operations.
  *
- * No method or path of this service has been seen (research update 2.2):
- * the defaults below are the research's draft table (2.3), OCI REST
+ * No method or path of this service has been seen: the defaults below
+ * are a draft table (docs/backends.md, "Confirmed and assumed"), OCI REST
  * conventions with the GenAI version segment 20231130, and every entry
  * can be replaced by `--oci-routes FILE`.  tests/fake_oci.py reads the
  * same JSON form, so both sides move together.

@@ -1,12 +1,12 @@
 /*
  * net/oci_sign.c - OCI request signing, signature version 1.
  *
- * draft-cavage-http-signatures-08 as the OCI SDKs do it (research note
- * 1.2): signed headers "date (request-target) host", plus
+ * draft-cavage-http-signatures-08 as the OCI SDKs do it: signed
+ * headers "date (request-target) host", plus
  * "content-length content-type x-content-sha256" on POST, PUT and PATCH;
  * the signing string is one "name: value" line per header joined by "\n";
- * the signature is base64(RSASSA-PKCS1-v1_5(SHA-256)).  The research's
- * vectors A, B and C are reproduced byte for byte in tests/test_oci.c.
+ * the signature is base64(RSASSA-PKCS1-v1_5(SHA-256)).  The vectors
+ * A, B and C of oci-go-sdk's common/http_signer_test.go are reproduced byte for byte in tests/test_oci.c.
  */
 #include "net/oci.h"
 

@@ -1,7 +1,7 @@
 /*
  * net/oci_stream.c - running a command and reading its event stream.
  *
- * The framing is UNKNOWN (research 2.5): SSE (`data:` lines, events split
+ * The framing is UNKNOWN (docs/backends.md): SSE (`data:` lines, events split
  * by a blank line) or NDJSON (one JSON object per line; an array of them
  * is accepted too), chosen by --oci-stream or else by the response's
  * Content-Type.  Each event is a SandboxCommandEvent {commandId, seq,

@@ -1,6 +1,6 @@
 /*
- * parser/checks.c - fail-closed checks over the tree (research
- * tree-sitter-bash.md 2.4).
+ * parser/checks.c - fail-closed checks over the tree (docs/design.md,
+ * "Fail-closed checks").
  *
  * tree-sitter-bash has valid lines it silently misreads: a command bash
  * runs shows up as an argument, a redirect target or heredoc text, with no
@@ -51,7 +51,7 @@ bool lp_gap_dashes(const char *src, uint32_t s, uint32_t e, uint32_t *pos,
 }
 
 /* Bytes of a gap that are not blanks: text tree-sitter-bash dropped from
-   the tree (research tree-sitter-bash.md 2.4: what the tree leaves out
+   the tree (docs/design.md "Fail-closed checks": what the tree leaves out
    bash still runs).  Lone `-` words between the children of a
    redirected_statement around a simple command are the one drop the walk
    restores (lp_gap_dashes); anything else fails closed.  The `16#` of a
@@ -126,7 +126,7 @@ static void check_gap(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e,
 			return;
 		}
 	}
-	/* Research S1: `r\<newline>m` is one word to bash, two to
+	/* Misparse S1 (docs/design.md): `r\<newline>m` is one word to bash, two to
 	   tree-sitter.  A gap made only of line continuations between two
 	   non-blank, non-operator bytes joins words. */
 	if (!p->has_prev || p->kind == sy->concatenation || n < 2 || n % 2)
@@ -153,7 +153,7 @@ static void check_gap(lp_tree *t, const lp_tnode *p, uint32_t s, uint32_t e,
 
 /* Heredoc delimiter as written: NAME, 'NAME', "NAME" or \NAME, with NAME
    in [A-Za-z0-9_.-]+.  Anything else the scanner may read differently
-   from bash (research S4). */
+   from bash (misparse S4, docs/design.md). */
 static bool delim_shape(const char *s, size_t n, const char **d, size_t *dn)
 {
 	if (n >= 2 && (s[0] == '\'' || s[0] == '"') && s[n - 1] == s[0]) {

@@ -1,6 +1,6 @@
 /*
  * parser/checks_command.c - fail-closed checks on one raw command, run by
- * the walk as each command is built (research tree-sitter-bash.md 2.4):
+ * the walk as each command is built (docs/design.md "Fail-closed checks"):
  * reserved words, braces and globs as command names, a dynamic or empty
  * name, builtins that rebind command names or run command text, history
  * expansion turned on, subscripts that would run code, `time`/`coproc`
@@ -13,7 +13,7 @@
 #include "../knowledge/programs.h"
 
 /* Reserved words (and `{ }`) that bash never runs as a command name when
-   unquoted; tree-sitter lets some through (research S2, S3, `fi;`).
+   unquoted; tree-sitter lets some through (misparses S2, S3, `fi;`).
    `time` and `coproc` are not here: before a simple command they are
    wrappers; before a compound command see lp_checks_command.  Sorted
    (strcmp order) for a binary search: tests/test_parser.c looks every

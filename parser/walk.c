@@ -461,7 +461,7 @@ static void file_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 				dest = d;
 				have = true;
 			} else if (words) {
-				/* research S9: `git >/dev/null push`
+				/* misparse S9: `git >/dev/null push`
 				   -- bash passes push as argv */
 				add_node(w, &b->wn, d);
 			}
@@ -1032,7 +1032,7 @@ static void command_argv(walker *w, cmd_build *b)
 		size_t before = b->words.n;
 		lp_word_fields(w->t, wn, &b->words);
 		add_node(w, &b->subst, wn);
-		/* research S1: `r\<newline>m` is one word to bash; tree-sitter
+		/* misparse S1: `r\<newline>m` is one word to bash; tree-sitter
 		   splits it.  Join the first field onto the previous word. */
 		bool join = i > 0 && before > 0 && b->words.n > before &&
 		            continuation_gap(w, prev_end, wstart);
@@ -1583,7 +1583,7 @@ static void scan_heredoc_backticks(walker *w, TSNode body, const sctx *c)
 		bool nested = false;
 		while (j < lit.len && lit.data[j] != '`') {
 			if (lit.data[j] == '\\') {
-				/* research S8: `\`` inside backticks opens a
+				/* misparse S8: `\`` inside backticks opens a
 				   nested substitution once the outer text is
 				   re-read; the nested parse below sees it as
 				   a plain word */

@@ -256,7 +256,7 @@ bool lp_vars_ifs_assigned(const lp_vars *v);
 
 /* ---- checks.c --------------------------------------------------------- */
 
-/* Tree-wide fail-closed checks (research 2.4): syntax errors, newlines
+/* Tree-wide fail-closed checks (docs/design.md): syntax errors, newlines
    inside commands, commands under test_command, heredoc shapes, backticks,
    control characters, line continuations inside words.  The tree pass's
    first visitor: lp_checks_begin() before the first node (byte scans, the

@@ -26,7 +26,7 @@
 
 #include <stdio.h>
 
-/* Exit codes of `locus runner` (spec/runner.md). */
+/* Exit codes of `locus runner` (docs/spec/runner.md). */
 enum { LR_EXIT_DONE = 0, LR_EXIT_ERROR = 1, LR_EXIT_REFUSED = 2 };
 
 /* What the process was started with (cli/runner.c reads the environment;

@@ -5,7 +5,7 @@ Run with /usr/bin/python3 (Debian's python3-cryptography).  It binds
 127.0.0.1:0, prints "PORT <n>", and serves until its stdin closes or
 --lifetime seconds pass.
 
-Strict as the service is (research oci-openshell.md 4.1):
+Strict as the service is (docs/backends.md):
   * every request is signed: draft-cavage "Signature" in Authorization,
     parameters in any order, version="1", algorithm="rsa-sha256", keyId
     known (--keys), "date (request-target) host" signed, plus

@@ -49,7 +49,7 @@ static char *src_path(const char *rel)
 	return p[i];
 }
 
-/* ---------------- signing: the research note's vectors ---------------- */
+/* ---------------- signing: oci-go-sdk's vectors ---------------- */
 
 #define VEC_KEY_ID                                                             \
 	"ocid1.tenancy.oc1.."                                                  \

@@ -763,7 +763,7 @@ class RunnerTest(unittest.TestCase):
         self._secret_case(True)
 
     def test_digest_vector(self):
-        # the research note's vector, its digest written out (not computed
+        # the canonical-JSON vector (docs/runner.md), its digest written out (not computed
         # by the fake): the runner's canonical JSON must reproduce it
         b = Box(self)
         b.manifest["definition"] = {"environment": "dev", "limits": {"Mid": {"a": "1", "b": "2"},

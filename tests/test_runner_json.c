@@ -137,7 +137,7 @@ END_TEST
 
 START_TEST(test_digest_vector)
 {
-	/* /work/shared/research/locus-mcp-hooks.md: the vector, the digest
+	/* the canonical-JSON vector (docs/runner.md): the digest
 	   written out (not computed by the code under test) */
 	const char *text =
 	    "{\"environment\":\"dev\",\"limits\":{\"Mid\":{\"a\":\"1\","

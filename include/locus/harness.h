@@ -1,7 +1,7 @@
 /*
  * locus/harness.h - the coding harness: workspace backends and tools.
  *
- * Spec: shared/spec/harness.md.  A backend is a struct of function pointers
+ * Spec: docs/spec/harness.md.  A backend is a struct of function pointers
  * (libgit2 sys/odb_backend style: a version field and a required free).  The
  * harness builds tools over one backend; a tool call is JSON in, text out.
  *
@@ -540,7 +540,7 @@ LOCUS_API int locus_backend_session_new(locus_backend **out,
  * `create_project` (owned: stopped and deleted by the session's free, and
  * by any failure before this returns).  Requests are signed with the
  * `~/.oci/config` profile (API key or session token).  Paths and stream
- * framing the research could not confirm come from `routes_file` and
+ * framing no public source confirms come from `routes_file` and
  * `stream`.  Strings are copied.
  */
 #define LOCUS_OCI_OPTIONS_VERSION 1
