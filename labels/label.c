@@ -562,8 +562,8 @@ static bool cds_inside(const locus_shell_result *r)
 	size_t n = locus_shell_result_count(r);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		bool cd = lp_streq(c->name, "cd") || lp_streq(c->name, "pushd");
-		if (lp_streq(c->name, "popd"))
+		bool cd = lu_streq(c->name, "cd") || lu_streq(c->name, "pushd");
+		if (lu_streq(c->name, "popd"))
 			return false;
 		if (!cd)
 			continue;
@@ -586,7 +586,7 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
                      locus_shell_verdict *out)
 {
 	if (c->argc < 2 ||
-	    (!lp_streq(c->name, "cd") && !lp_streq(c->name, "pushd")))
+	    (!lu_streq(c->name, "cd") && !lu_streq(c->name, "pushd")))
 		return;
 	const char *d = c->argv[c->argc - 1];
 	bool rel = d[0] != '/' && lp->cwd;
@@ -810,7 +810,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if (pf && !j.never)
 		j.never = pf;
 	/* touch ./-rf; rm *: the glob hands rm the option */
-	if (lp->dash_file && lp_streq(c->name, "rm") &&
+	if (lp->dash_file && lu_streq(c->name, "rm") &&
 	    (c->flags & LOCUS_CMD_GLOB_ARGS) && !j.never)
 		j.never = LL_NEVER_RM;
 	/* relative paths after cd: cd .git; echo > hooks/x; after
@@ -841,7 +841,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 			j.never = LL_NEVER_FS;
 	}
 	track_cd(lp, c, out);
-	if ((lp_streq(c->name, "cd") || lp_streq(c->name, "pushd")) &&
+	if ((lu_streq(c->name, "cd") || lu_streq(c->name, "pushd")) &&
 	    c->argc >= 2 && c->argv[c->argc - 1][0] != '-' &&
 	    c->argv[c->argc - 1][0] != '+')
 		track_dirs(lp, c->argv[c->argc - 1], out);

@@ -55,13 +55,6 @@ static const char *const writers =
    directory (knowledge/programs.c, lk_extract). */
 static const char *const extractors = "tar gtar bsdtar busybox-tar cpio unzip";
 
-/* For most words of a line: an inline loop (util/str.h), no strncmp and
-   strlen calls. */
-static inline bool starts_with(const char *s, const char *p)
-{
-	return lu_starts_with(s, p);
-}
-
 /* ---- lexical paths ------------------------------------------------------ */
 
 /* Fold `base/rel` (base absolute, may be NULL when rel is absolute) into a
@@ -126,7 +119,7 @@ static bool harmless_path(const char *p)
 		if (strcmp(p, *h) == 0)
 			return true;
 	for (const char *const *h = harmless_prefixes; *h; h++)
-		if (starts_with(p, *h))
+		if (lu_starts_with(p, *h))
 			return true;
 	return false;
 }
@@ -175,7 +168,7 @@ static bool path_outside(cwds *w, const char *p)
 		return false;
 	if (p[0] == '~')
 		return true;
-	if (starts_with(p, "$HOME") || starts_with(p, "${HOME"))
+	if (lu_starts_with(p, "$HOME") || lu_starts_with(p, "${HOME"))
 		return true;
 	if (p[0] == '/') {
 		if (harmless_path(p))
@@ -228,7 +221,7 @@ static void activate_all(cwds *w)
 static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
 {
 	if (!target || dynamic || target[0] == '~' ||
-	    starts_with(target, "$")) {
+	    lu_starts_with(target, "$")) {
 		w->lost = true;
 		return;
 	}
@@ -300,7 +293,7 @@ static bool ancestor_remote(const locus_shell_result *r,
    no path position. */
 static const char *path_part(const char *a)
 {
-	if (starts_with(a, "file://") || starts_with(a, "fileb://"))
+	if (lu_starts_with(a, "file://") || lu_starts_with(a, "fileb://"))
 		return strstr(a, "://") + 3;
 	if (strstr(a, "://"))
 		return NULL;
@@ -332,7 +325,7 @@ static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
 	const char *op = rd->op ? rd->op : "";
 	while (*op >= '0' && *op <= '9')
 		op++;
-	if (starts_with(op, "<<"))
+	if (lu_starts_with(op, "<<"))
 		return false; /* heredoc or herestring: text, not a file */
 	const char *t = rd->target ? rd->target : "";
 	bool dup = strchr(op, '&') && op[0] != '&';
@@ -365,7 +358,7 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	if (strchr(a0, '/') || a0[0] == '~') {
 		bool sys = false;
 		for (const char *const *d = program_dirs; *d; d++)
-			sys |= starts_with(a0, *d);
+			sys |= lu_starts_with(a0, *d);
 		if (!sys && path_outside(w, a0))
 			return a0;
 	}
@@ -397,7 +390,7 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 				return a;
 		}
 		const char *p = path_part(a);
-		if (p && p[0] == '/' && !starts_with(a, "file")) {
+		if (p && p[0] == '/' && !lu_starts_with(a, "file")) {
 			if (remote < 0)
 				remote = remote_names(c);
 			if (remote)
@@ -406,8 +399,8 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		if (p && !(f & LOCUS_WORD_DYNAMIC) && path_outside(w, p))
 			return a;
 		if (p && (f & LOCUS_WORD_DYNAMIC) &&
-		    (p[0] == '~' || starts_with(p, "$HOME") ||
-		     starts_with(p, "${HOME")))
+		    (p[0] == '~' || lu_starts_with(p, "$HOME") ||
+		     lu_starts_with(p, "${HOME")))
 			return a;
 	}
 	return NULL;

@@ -21,23 +21,10 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-/* The tables are scanned linearly and their words are short: inline
-   byte loops (util/str.h) reject most rows at the first byte without a
-   call (160k strcmp calls from ll_judge_command alone). */
-static inline bool streq(const char *a, const char *b)
-{
-	return lu_streq(a, b);
-}
-
-static inline bool starts_with(const char *s, const char *prefix)
-{
-	return lu_starts_with(s, prefix);
-}
-
 static bool in_list(const char *const *list, const char *s)
 {
 	for (; *list; list++)
-		if (streq(*list, s))
+		if (lu_streq(*list, s))
 			return true;
 	return false;
 }
@@ -98,7 +85,7 @@ static bool has_class(const lk_program *p, uint32_t cls)
 /* python, python3, python3.12, pypy3: `-m MODULE` runs a module. */
 static bool is_python(const lk_program *p)
 {
-	return p && (streq(p->name, "python") || streq(p->name, "pypy"));
+	return p && (lu_streq(p->name, "python") || lu_streq(p->name, "pypy"));
 }
 
 bool ll_is_downloader(const lk_program *p)
@@ -128,16 +115,16 @@ static const struct {
 
 bool ll_data_module(const locus_shell_command *c, const lk_program *p)
 {
-	if (!is_python(p) || c->argc < 3 || !streq(c->argv[1], "-m"))
+	if (!is_python(p) || c->argc < 3 || !lu_streq(c->argv[1], "-m"))
 		return false;
 	for (size_t m = 0; m < sizeof data_modules / sizeof *data_modules;
 	     m++) {
-		if (!streq(c->argv[2], data_modules[m].module))
+		if (!lu_streq(c->argv[2], data_modules[m].module))
 			continue;
 		for (size_t i = 3; i < c->argc; i++) {
 			const char *a = c->argv[i];
 			/* --indent N: the number */
-			if (i > 3 && streq(c->argv[i - 1], "--indent") &&
+			if (i > 3 && lu_streq(c->argv[i - 1], "--indent") &&
 			    strspn(a, "0123456789") == strlen(a) && *a)
 				continue;
 			if (!in_list(data_modules[m].options, a))
@@ -219,7 +206,7 @@ static void git_view(const locus_shell_command *c, view *v)
 	v->prog = "git";
 	v->sub = NULL;
 	v->git_bad_global = false;
-	if (!streq(c->name, "git")) {
+	if (!lu_streq(c->name, "git")) {
 		/* git-X dashed helper: counts as `git X`. */
 		v->sub = c->name + 4;
 		v->args = c->argv + 1;
@@ -230,7 +217,7 @@ static void git_view(const locus_shell_command *c, view *v)
 		const char *a = c->argv[i];
 		if (!is_option(a))
 			break;
-		if (streq(a, "--")) {
+		if (lu_streq(a, "--")) {
 			v->git_bad_global = true;
 			i++;
 			break;
@@ -253,7 +240,8 @@ static void git_view(const locus_shell_command *c, view *v)
 
 static bool is_git_name(const char *name)
 {
-	return streq(name, "git") || (starts_with(name, "git-") && name[4]);
+	return lu_streq(name, "git") ||
+	       (lu_starts_with(name, "git-") && name[4]);
 }
 
 static void make_view(const locus_shell_command *c, const lk_program *prog,
@@ -269,7 +257,7 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->args = c->argv + 1;
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
-	if (is_python(prog) && c->argc >= 3 && streq(c->argv[1], "-m")) {
+	if (is_python(prog) && c->argc >= 3 && lu_streq(c->argv[1], "-m")) {
 		v->prog = c->argv[2];
 		v->args = c->argv + 3;
 		v->nargs = c->argc - 3;
@@ -398,7 +386,7 @@ static const sub_row *prog_rows(const char *prog)
 		else
 			hi = mid;
 	}
-	return lo < NNETWORK_SUBS && streq(network_subs[lo].prog, prog)
+	return lo < NNETWORK_SUBS && lu_streq(network_subs[lo].prog, prog)
 	           ? &network_subs[lo]
 	           : NULL;
 }
@@ -486,23 +474,23 @@ static const char *const make_check_targets[] = {
 /* Network and shutdown rows: does `v` match `r`? */
 static bool row_matches(const sub_row *r, const view *v)
 {
-	if (!streq(r->prog, v->prog))
+	if (!lu_streq(r->prog, v->prog))
 		return false;
 	if (!r->sub)
 		return true;
-	if (streq(v->prog, "git")) {
-		if (!v->sub || !streq(v->sub, r->sub))
+	if (lu_streq(v->prog, "git")) {
+		if (!v->sub || !lu_streq(v->sub, r->sub))
 			return false;
 		if (!r->sub2)
 			return true;
 		const char *s2 = git_sub2(v);
-		return s2 && streq(s2, r->sub2);
+		return s2 && lu_streq(s2, r->sub2);
 	}
 	const char *cand[2];
 	size_t n = sub_candidates(v, cand);
 	bool sub = false;
 	for (size_t i = 0; i < n && !sub; i++)
-		sub = streq(cand[i], r->sub);
+		sub = lu_streq(cand[i], r->sub);
 	if (!sub || !r->sub2)
 		return sub;
 	for (size_t i = 0; i < v->nargs; i++)
@@ -519,7 +507,7 @@ static const sub_row *find_row(const sub_row *rows, const view *v)
 {
 	if (rows == network_subs) {
 		for (const sub_row *r = prog_rows(v->prog);
-		     r && r->prog && streq(r->prog, v->prog); r++)
+		     r && r->prog && lu_streq(r->prog, v->prog); r++)
 			if (row_matches(r, v))
 				return r;
 		return NULL;
@@ -539,7 +527,7 @@ static bool rm_floor(const locus_shell_command *c)
 {
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--"))
+		if (lu_streq(a, "--"))
 			return false;
 		if (long_opt(a, "--recursive", 3) || long_opt(a, "--force", 3))
 			return true;
@@ -582,13 +570,13 @@ bool ll_rm_operand_inside(const char *a, uint32_t flags)
 
 bool ll_rm_inside(const locus_shell_command *c)
 {
-	if (c->argc < 2 || !streq(c->name, "rm"))
+	if (c->argc < 2 || !lu_streq(c->name, "rm"))
 		return false;
 	bool operands = false, opts = true;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
-		if (opts && streq(a, "--")) {
+		if (opts && lu_streq(a, "--")) {
 			opts = false;
 			continue;
 		}
@@ -667,15 +655,15 @@ static bool opt_row_hits(const opt_row *r, const char *a)
 	if (!r->long_opt)
 		return false;
 	return long_opt(a, r->long_opt, r->min ? r->min : 3) ||
-	       (r->long_prefix && starts_with(a, r->long_opt));
+	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
 
 /* /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT: bash opens a socket for a
    redirect to or from them. */
 static bool net_device(const char *t)
 {
-	return t &&
-	       (starts_with(t, "/dev/tcp/") || starts_with(t, "/dev/udp/"));
+	return t && (lu_starts_with(t, "/dev/tcp/") ||
+	             lu_starts_with(t, "/dev/udp/"));
 }
 
 bool ll_net_redirect(const locus_shell_command *c)
@@ -807,7 +795,7 @@ bool ll_writes_device(const locus_shell_command *c)
 static bool any_arg(const view *v, bool (*pred)(const char *))
 {
 	for (size_t i = 0; i < v->nargs; i++) {
-		if (streq(v->args[i], "--"))
+		if (lu_streq(v->args[i], "--"))
 			return false;
 		if (pred(v->args[i]))
 			return true;
@@ -846,9 +834,9 @@ static bool git_checkout(const view *v)
 	for (size_t i = 0; i < v->nargs; i++) {
 		const char *a = v->args[i];
 		/* `git checkout [REF] -- PATHS` overwrites the paths. */
-		if (streq(a, "--"))
+		if (lu_streq(a, "--"))
 			return i + 1 < v->nargs;
-		if (is_force_f(a) || streq(a, ".") ||
+		if (is_force_f(a) || lu_streq(a, ".") ||
 		    long_opt(a, "--pathspec-from-file", 3))
 			return true;
 	}
@@ -860,7 +848,7 @@ static bool git_restore(const view *v)
 	bool staged = false, worktree = false;
 	for (size_t i = 0; i < v->nargs; i++) {
 		const char *a = v->args[i];
-		if (streq(a, "--"))
+		if (lu_streq(a, "--"))
 			break;
 		if (long_opt(a, "--staged", 4))
 			staged = true;
@@ -915,13 +903,13 @@ static bool git_branch(const view *v)
 static bool git_stash(const view *v)
 {
 	const char *s = git_sub2(v);
-	return s && (streq(s, "drop") || streq(s, "clear"));
+	return s && (lu_streq(s, "drop") || lu_streq(s, "clear"));
 }
 
 static bool git_worktree(const view *v)
 {
 	const char *s = git_sub2(v);
-	return s && streq(s, "remove") && any_arg(v, is_force_f);
+	return s && lu_streq(s, "remove") && any_arg(v, is_force_f);
 }
 
 /* --delete, -d in a cluster, :ref (force-push and destructive). */
@@ -956,7 +944,7 @@ static bool git_push_forced(const view *v)
 	bool after_dd = false;
 	for (size_t i = 0; i < v->nargs; i++) {
 		const char *a = v->args[i];
-		if (streq(a, "--")) {
+		if (lu_streq(a, "--")) {
 			after_dd = true;
 			continue;
 		}
@@ -985,7 +973,7 @@ static bool git_update_ref(const view *v)
 static bool git_reflog(const view *v)
 {
 	const char *s = git_sub2(v);
-	return s && (streq(s, "expire") || streq(s, "delete"));
+	return s && (lu_streq(s, "expire") || lu_streq(s, "delete"));
 }
 
 /* --prune=DATE (now, all, any date) deletes unreachable objects at once;
@@ -993,7 +981,7 @@ static bool git_reflog(const view *v)
 static bool gc_prunes(const char *a)
 {
 	const char *eq = strchr(a, '=');
-	return long_opt(a, "--prune", 3) && eq && !streq(eq + 1, "never");
+	return long_opt(a, "--prune", 3) && eq && !lu_streq(eq + 1, "never");
 }
 
 static bool git_gc(const view *v)
@@ -1022,12 +1010,12 @@ static bool git_prune(const view *v)
    merge/am/rebase/cherry-pick --abort reset the working tree. */
 static bool is_u_flag(const char *a)
 {
-	return streq(a, "-u");
+	return lu_streq(a, "-u");
 }
 
 static bool read_tree_resets(const char *a)
 {
-	return long_opt(a, "--reset", 3) || streq(a, "-m");
+	return long_opt(a, "--reset", 3) || lu_streq(a, "-m");
 }
 
 static bool git_read_tree(const view *v)
@@ -1162,8 +1150,8 @@ static bool git_help(const view *v)
    the rules' own). */
 static bool git_dry_runs(const view *v)
 {
-	return (streq(v->sub, "push") || streq(v->sub, "rm") ||
-	        streq(v->sub, "send-pack")) &&
+	return (lu_streq(v->sub, "push") || lu_streq(v->sub, "rm") ||
+	        lu_streq(v->sub, "send-pack")) &&
 	       dry_run(v);
 }
 
@@ -1180,19 +1168,19 @@ static void judge_git(const locus_shell_command *c, const view *v,
 	/* git restore f, git checkout -- f: a workspace write (labels/rm.c) */
 	bool write = ll_git_restore_as_write(c);
 	for (const git_rule *r = git_destructive; r->sub; r++) {
-		if (write && streq(r->sub, v->sub)) {
+		if (write && lu_streq(r->sub, v->sub)) {
 			add_reason(j, LL_REASON_RESTORE_WRITE);
 			continue;
 		}
-		if (streq(r->sub, v->sub) && r->applies(v)) {
+		if (lu_streq(r->sub, v->sub) && r->applies(v)) {
 			j->tags |= LOCUS_TAG_DESTRUCTIVE;
 			add_reason(j, r->reason);
 		}
 	}
-	if (streq(v->sub, "reset") && any_arg(v, reset_hard))
+	if (lu_streq(v->sub, "reset") && any_arg(v, reset_hard))
 		set_never(j, LL_NEVER_RESET);
 	/* send-pack is the plumbing under push: same refspecs and --force. */
-	if (streq(v->sub, "push") || streq(v->sub, "send-pack")) {
+	if (lu_streq(v->sub, "push") || lu_streq(v->sub, "send-pack")) {
 		j->tags |= LOCUS_TAG_VCS_PUSH;
 		add_reason(j, LL_REASON_PUSH);
 		bool forced = git_push_forced(v);
@@ -1235,12 +1223,13 @@ static void dynamic_git(const locus_shell_command *c, const view *v, size_t dyn,
 	if (git_dry_runs(v))
 		return;
 	for (const git_rule *r = git_destructive; r->sub; r++)
-		if (streq(r->sub, v->sub))
+		if (lu_streq(r->sub, v->sub))
 			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, r->reason);
-	if (streq(v->sub, "push") || streq(v->sub, "send-pack"))
+	if (lu_streq(v->sub, "push") || lu_streq(v->sub, "send-pack"))
 		add_maybe(j, LOCUS_TAG_FORCE_PUSH, LL_REASON_FORCE_PUSH);
 	for (const sub_row *r = network_subs; r->prog; r++)
-		if (streq(r->prog, "git") && streq(r->sub, v->sub) && r->sub2)
+		if (lu_streq(r->prog, "git") && lu_streq(r->sub, v->sub) &&
+		    r->sub2)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
 }
 
@@ -1270,7 +1259,7 @@ static bool sub_may_be_dynamic(const locus_shell_command *c, const view *v,
 static const sub_row *sub_row_of(const sub_row *rows, const view *v)
 {
 	for (const sub_row *r = rows; r->prog; r++)
-		if (r->sub && streq(r->prog, v->prog))
+		if (r->sub && lu_streq(r->prog, v->prog))
 			return r;
 	return NULL;
 }
@@ -1292,7 +1281,7 @@ static void judge_destroys_by(const locus_shell_command *c,
 		char nb[512];
 		const char *np = f ? ll_normal_path(f, nb, sizeof nb) : NULL;
 		if (f && (!np || storage_device(f) ||
-		          (starts_with(np, "/dev/") &&
+		          (lu_starts_with(np, "/dev/") &&
 		           !in_list(harmless_devices, np))))
 			set_never(j, LL_NEVER_FS);
 	}
@@ -1306,7 +1295,7 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 	size_t dyn = ll_first_dynamic_arg(c);
 	if (!dyn)
 		return;
-	if (streq(v->prog, "git")) {
+	if (lu_streq(v->prog, "git")) {
 		dynamic_git(c, v, dyn, j);
 		return;
 	}
@@ -1319,7 +1308,7 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
 	}
 	for (const opt_row *o = destructive_opts; o->prog; o++)
-		if (streq(o->prog, c->name))
+		if (lu_streq(o->prog, c->name))
 			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
 	if (prog && prog->destroys_by)
 		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, prog->destroys);
@@ -1379,18 +1368,18 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 	size_t n = locus_shell_result_count(r);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
-		if (c->argc < 2 || !streq(c->name, "git"))
+		if (c->argc < 2 || !lu_streq(c->name, "git"))
 			continue;
 		size_t k = 1;
 		for (; k < c->argc && is_option(c->argv[k]); k++) {
 			const char *a = c->argv[k];
-			if (streq(a, "-c") && k + 1 < c->argc) {
+			if (lu_streq(a, "-c") && k + 1 < c->argc) {
 				const char *kv = c->argv[++k];
 				const char *eq = strchr(kv, '=');
 				size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
 				f |= cfg_pair(kv, kl, eq ? eq + 1 : "");
-			} else if (starts_with(a, "--config-env=") ||
-			           (streq(a, "--config-env") &&
+			} else if (lu_starts_with(a, "--config-env=") ||
+			           (lu_streq(a, "--config-env") &&
 			            k + 1 < c->argc)) {
 				/* --config-env[=]KEY=ENVVAR: the value is the
 				   environment's */
@@ -1403,7 +1392,7 @@ uint32_t ll_git_line_config(const locus_shell_result *r)
 				k++;
 			}
 		}
-		if (k >= c->argc || !streq(c->argv[k], "config"))
+		if (k >= c->argc || !lu_streq(c->argv[k], "config"))
 			continue;
 		size_t ops[2];
 		if (lk_git_config_operands(lk_argv_word, c->argv, k + 1,
@@ -1423,13 +1412,13 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 	git_view(c, &v);
 	if (!v.sub)
 		return;
-	if ((cfg & LL_GITCFG_FORCE_PUSH) && streq(v.sub, "push")) {
+	if ((cfg & LL_GITCFG_FORCE_PUSH) && lu_streq(v.sub, "push")) {
 		j->tags |= LOCUS_TAG_VCS_PUSH | LOCUS_TAG_FORCE_PUSH;
 		add_reason(j, "git push is forced by a mirror or + refspec "
 		              "setting on the line");
 		set_never(j, LL_NEVER_FORCE_PUSH);
 	}
-	if ((cfg & LL_GITCFG_CLEAN_NOFORCE) && streq(v.sub, "clean") &&
+	if ((cfg & LL_GITCFG_CLEAN_NOFORCE) && lu_streq(v.sub, "clean") &&
 	    !dry_run(&v)) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, "git clean deletes untracked files "
@@ -1441,7 +1430,7 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 		              "set on the line, which locus does not see");
 	}
 	if ((cfg & LL_GITCFG_PRUNE_NOW) &&
-	    (streq(v.sub, "gc") || streq(v.sub, "maintenance"))) {
+	    (lu_streq(v.sub, "gc") || lu_streq(v.sub, "maintenance"))) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		add_reason(j, "git gc prunes unreachable commits at once");
 	}
@@ -1498,10 +1487,10 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	}
 
 	for (const opt_row *o = destructive_opts; o->prog; o++) {
-		if (!streq(o->prog, c->name))
+		if (!lu_streq(o->prog, c->name))
 			continue;
 		for (size_t i = 1; i < c->argc; i++) {
-			if (streq(c->argv[i], "--"))
+			if (lu_streq(c->argv[i], "--"))
 				break;
 			if (opt_row_hits(o, c->argv[i])) {
 				j->tags |= LOCUS_TAG_DESTRUCTIVE;
@@ -1511,10 +1500,10 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		}
 	}
 	for (const opt_row *o = unseen_opts; o->prog; o++) {
-		if (!streq(o->prog, c->name))
+		if (!lu_streq(o->prog, c->name))
 			continue;
 		for (size_t i = 1; i < c->argc; i++) {
-			if (streq(c->argv[i], "--"))
+			if (lu_streq(c->argv[i], "--"))
 				break;
 			if (opt_row_hits(o, c->argv[i])) {
 				j->tags |= LOCUS_TAG_UNKNOWN;
@@ -1523,10 +1512,10 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
-	if (streq(c->name, "rm") && !query && rm_floor(c))
+	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	judge_destroys_by(c, prog, j);
-	if (streq(v.prog, "git"))
+	if (lu_streq(v.prog, "git"))
 		judge_git(c, &v, j);
 
 	const sub_row *sr = query ? NULL : find_row(shutdown_subs, &v);
@@ -1620,7 +1609,7 @@ static bool query_form(const lk_program *p, const locus_shell_command *c)
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--") ||
+		if (lu_streq(a, "--") ||
 		    (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC)))
 			return false;
 		size_t n = strlen(a);
@@ -1711,7 +1700,7 @@ static bool uniq_ok(const locus_shell_command *c)
 			i++;
 			continue;
 		}
-		if (!is_option(a) || streq(a, "-"))
+		if (!is_option(a) || lu_streq(a, "-"))
 			operands++;
 	}
 	return operands < 2;
@@ -1766,13 +1755,13 @@ static bool sed_ok(const locus_shell_command *c)
 	const char *first_operand = NULL;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--")) {
+		if (lu_streq(a, "--")) {
 			operands += c->argc - i - 1;
 			if (!first_operand && i + 1 < c->argc)
 				first_operand = c->argv[i + 1];
 			break;
 		}
-		if (streq(a, "--quiet") || streq(a, "--silent")) {
+		if (lu_streq(a, "--quiet") || lu_streq(a, "--silent")) {
 			quiet = true;
 		} else if (opt_eq(a, "--expression")) {
 			const char *v = strchr(a, '=');
@@ -1782,11 +1771,12 @@ static bool sed_ok(const locus_shell_command *c)
 				return false;
 			scripts[nscripts++] = v ? v + 1 : c->argv[++i];
 			have_e = true;
-		} else if (streq(a, "--regexp-extended") ||
-		           streq(a, "--posix") || streq(a, "--separate") ||
-		           streq(a, "--unbuffered") ||
-		           streq(a, "--null-data") || streq(a, "--debug") ||
-		           streq(a, "--sandbox")) {
+		} else if (lu_streq(a, "--regexp-extended") ||
+		           lu_streq(a, "--posix") ||
+		           lu_streq(a, "--separate") ||
+		           lu_streq(a, "--unbuffered") ||
+		           lu_streq(a, "--null-data") ||
+		           lu_streq(a, "--debug") || lu_streq(a, "--sandbox")) {
 			continue;
 		} else if (is_cluster(a)) {
 			for (const char *q = a + 1; *q; q++) {
@@ -1832,7 +1822,7 @@ static bool sed_ok(const locus_shell_command *c)
 static bool node_ok(const locus_shell_command *c)
 {
 	if (c->argc < 2 ||
-	    !(streq(c->argv[1], "--check") || streq(c->argv[1], "-c")))
+	    !(lu_streq(c->argv[1], "--check") || lu_streq(c->argv[1], "-c")))
 		return false;
 	for (size_t i = 2; i < c->argc; i++)
 		if (is_option(c->argv[i]))
@@ -1862,7 +1852,7 @@ static bool command_query_ok(const locus_shell_command *c)
    `--textconv`). */
 static bool git_arg_bad(const char *a)
 {
-	if (streq(a, "--text"))
+	if (lu_streq(a, "--text"))
 		return false;
 	return long_opt(a, "--output", 3) || long_opt(a, "--ext-diff", 3) ||
 	       long_opt(a, "--textconv", 3) || long_opt(a, "--exec", 3) ||
@@ -1895,43 +1885,44 @@ static bool git_read_ok(const locus_shell_command *c)
 	for (size_t i = 0; i < v.nargs; i++)
 		if (git_arg_bad(v.args[i]))
 			return false;
-	if (streq(v.sub, "grep")) {
+	if (lu_streq(v.sub, "grep")) {
 		for (size_t i = 0; i < v.nargs; i++)
-			if (streq(v.args[i], "--"))
+			if (lu_streq(v.args[i], "--"))
 				break;
 			else if (cluster_has(v.args[i], 'O'))
 				return false;
 	}
-	if (streq(v.sub, "branch")) {
+	if (lu_streq(v.sub, "branch")) {
 		bool list = false;
 		for (size_t i = 0; i < v.nargs; i++) {
 			const char *a = v.args[i];
-			if (streq(a, "--list") || streq(a, "-l"))
+			if (lu_streq(a, "--list") || lu_streq(a, "-l"))
 				list = true;
 			if (in_list(git_branch_ok, a) ||
-			    starts_with(a, "--format="))
+			    lu_starts_with(a, "--format="))
 				continue;
 			if (list && !is_option(a))
 				continue; /* a pattern after --list */
 			return false;
 		}
 	}
-	if (streq(v.sub, "remote")) {
+	if (lu_streq(v.sub, "remote")) {
 		size_t i = 0;
-		while (i < v.nargs && (streq(v.args[i], "-v") ||
-		                       streq(v.args[i], "--verbose")))
+		while (i < v.nargs && (lu_streq(v.args[i], "-v") ||
+		                       lu_streq(v.args[i], "--verbose")))
 			i++;
 		if (i < v.nargs) {
-			if (!streq(v.args[i], "get-url") || i + 2 != v.nargs ||
-			    is_option(v.args[i + 1]))
+			if (!lu_streq(v.args[i], "get-url") ||
+			    i + 2 != v.nargs || is_option(v.args[i + 1]))
 				return false;
 		}
 	}
-	if (streq(v.sub, "cat-file")) {
+	if (lu_streq(v.sub, "cat-file")) {
 		size_t modes = 0;
 		for (size_t i = 0; i < v.nargs; i++) {
 			const char *a = v.args[i];
-			if (streq(a, "-p") || streq(a, "-t") || streq(a, "-s"))
+			if (lu_streq(a, "-p") || lu_streq(a, "-t") ||
+			    lu_streq(a, "-s"))
 				modes++;
 			else if (is_option(a))
 				return false;
@@ -1970,7 +1961,7 @@ static bool printf_ok(const locus_shell_command *c)
 		if (c->argv_flags &&
 		    (c->argv_flags[i] & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
 			return false;
-		if (streq(a, "--") || !is_option(a))
+		if (lu_streq(a, "--") || !is_option(a))
 			return true;
 		if (a[1] != 'v')
 			return false; /* bash's printf has no other option */
@@ -2033,7 +2024,7 @@ static bool awk_ok(const locus_shell_command *c)
 	size_t i = 1;
 	for (; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--")) {
+		if (lu_streq(a, "--")) {
 			i++;
 			break;
 		}
@@ -2054,8 +2045,8 @@ static bool awk_ok(const locus_shell_command *c)
 	if (i >= c->argc || !awk_program_data(c->argv[i]))
 		return false;
 	for (i++; i < c->argc; i++)
-		if (starts_with(c->argv[i], "/inet") ||
-		    (is_option(c->argv[i]) && !streq(c->argv[i], "-")))
+		if (lu_starts_with(c->argv[i], "/inet") ||
+		    (is_option(c->argv[i]) && !lu_streq(c->argv[i], "-")))
 			return false; /* and no option after the program */
 	return true;
 }
@@ -2076,7 +2067,7 @@ static bool pager_ok(const locus_shell_command *c, const char *flags)
 			return false;
 		if (!opts || !is_option(a))
 			continue;
-		if (streq(a, "--")) {
+		if (lu_streq(a, "--")) {
 			opts = false;
 			continue;
 		}
@@ -2276,7 +2267,7 @@ bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
 	if (prints)
 		return !glob;
 	for (const read_rule *r = read_rules; r->name; r++) {
-		if (!streq(r->name, c->name))
+		if (!lu_streq(r->name, c->name))
 			continue;
 		if (glob && !r->glob_ok)
 			return false;
@@ -2293,15 +2284,15 @@ bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
 
 static bool check_row_matches(const sub_row *r, const view *v)
 {
-	if (!streq(r->prog, v->prog))
+	if (!lu_streq(r->prog, v->prog))
 		return false;
 	if (!r->sub)
 		return true;
-	if (v->nargs < 1 || !streq(v->args[0], r->sub))
+	if (v->nargs < 1 || !lu_streq(v->args[0], r->sub))
 		return false;
-	if (r->sub2 && (v->nargs < 2 || !streq(v->args[1], r->sub2)))
+	if (r->sub2 && (v->nargs < 2 || !lu_streq(v->args[1], r->sub2)))
 		return false;
-	if (streq(v->prog, "make")) {
+	if (lu_streq(v->prog, "make")) {
 		/* every target must be a check target */
 		for (size_t i = 0; i < v->nargs; i++)
 			if (!is_option(v->args[i]) &&
@@ -2341,7 +2332,7 @@ bool ll_command_check(const locus_shell_command *c, const lk_program *prog)
 static bool in_sub_table(const sub_row *rows, const char *name)
 {
 	for (const sub_row *r = rows; r->prog; r++)
-		if (streq(r->prog, name))
+		if (lu_streq(r->prog, name))
 			return true;
 	return false;
 }
@@ -2365,10 +2356,10 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	    is_git_name(n) || (prog && prog->destroys_by))
 		return false;
 	for (const read_rule *r = read_rules; r->name; r++)
-		if (streq(r->name, n))
+		if (lu_streq(r->name, n))
 			return false;
 	for (const opt_row *o = destructive_opts; o->prog; o++)
-		if (streq(o->prog, n))
+		if (lu_streq(o->prog, n))
 			return false;
 	return !prog_rows(n) && !in_sub_table(shutdown_subs, n) &&
 	       !in_sub_table(check_subs, n);

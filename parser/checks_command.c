@@ -67,7 +67,7 @@ static const struct rebinder {
 static bool rebinds(const lp_raw_command *raw, const char *name)
 {
 	for (const struct rebinder *r = rebinders; r->name; r++) {
-		if (!lp_streq(r->name, name))
+		if (!lu_streq(r->name, name))
 			continue;
 		for (size_t i = 1; i < raw->nwords; i++) {
 			const char *v = raw->words[i].value;
@@ -95,7 +95,7 @@ static bool rebinds(const lp_raw_command *raw, const char *name)
 static bool history_on(const lp_raw_command *raw, const char *name)
 {
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-	if (lp_streq(base, "fc")) {
+	if (lu_streq(base, "fc")) {
 		for (size_t i = 1; i < raw->nwords; i++) {
 			const char *v = raw->words[i].value;
 			if (v && v[0] == '-' && strchr(v, 'l') &&
@@ -109,7 +109,7 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 	const char *v1 = raw->nwords > 1 ? raw->words[1].value : NULL;
 	if (!v1 || (v1[0] != '-' && v1[0] != '+'))
 		return false;
-	bool is_set = lp_streq(base, "set") || lk_is(base, LK_SHELL);
+	bool is_set = lu_streq(base, "set") || lk_is(base, LK_SHELL);
 	if (!is_set)
 		return false;
 	for (size_t i = 1; i < raw->nwords; i++) {
@@ -123,7 +123,7 @@ static bool history_on(const lp_raw_command *raw, const char *name)
 			return true;
 		/* an interactive shell expands history on what it reads and
 		   runs its startup files */
-		if (!lp_streq(base, "set") && v[0] == '-' && v[1] != '-' &&
+		if (!lu_streq(base, "set") && v[0] == '-' && v[1] != '-' &&
 		    strchr(v + 1, 'i'))
 			return true;
 		if (strchr(v + 1, 'o') && i + 1 < raw->nwords) {
@@ -154,7 +154,7 @@ static bool shopt_reads(const lp_raw_command *raw, const char *name)
 {
 	static const char *const risky[] = {"cdable_vars", "history",
 	                                    "histexpand", "keyword", NULL};
-	if (!lp_streq(name, "shopt"))
+	if (!lu_streq(name, "shopt"))
 		return false;
 	bool set = false;
 	for (size_t i = 1; i < raw->nwords; i++) {
@@ -300,7 +300,7 @@ void lp_checks_command(lp_tree *t, const lp_raw_command *raw)
 		            name);
 		return;
 	}
-	if (lp_streq(name, "time") || lp_streq(name, "coproc")) {
+	if (lu_streq(name, "time") || lu_streq(name, "coproc")) {
 		/* The grammar has no rule for `time { ..; }`, `coproc NAME
 		   { ..; }`, `time ( .. )`: it reads them as words. */
 		for (size_t i = 1; i < raw->nwords; i++) {

@@ -53,7 +53,7 @@ static bool git_key_match(const char *pat, const char *key, size_t n)
 	bool psub = strchr(pdot + 1, '.') != NULL; /* "a.*.b" */
 	bool ksub = klast != kdot;
 	size_t kvl = (size_t)(key + n - (klast + 1));
-	if (lp_streq(pdot + 1, "*")) /* "pager.*": any var, no subsection */
+	if (lu_streq(pdot + 1, "*")) /* "pager.*": any var, no subsection */
 		return !ksub && kvl > 0;
 	if (psub != ksub)
 		return false;
@@ -262,7 +262,7 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 			            o->sub, o->opt, w[k].text ? w[k].text : "");
 			return;
 		}
-		if (!wdyn(&w[k]) && lp_streq(v, "--"))
+		if (!wdyn(&w[k]) && lu_streq(v, "--"))
 			return; /* operands follow */
 		const char *eq = strchr(v, '=');
 		size_t nl = eq ? (size_t)(eq - v) : strlen(v);
@@ -294,7 +294,7 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 	const char *sub = wval(&w[i]);
 	for (size_t r = 0; r < sizeof git_cmd_options / sizeof *git_cmd_options;
 	     r++)
-		if (lp_streq(sub, git_cmd_options[r].sub)) {
+		if (lu_streq(sub, git_cmd_options[r].sub)) {
 			git_cmd_option_run(ctx, raw, &git_cmd_options[r], w, i,
 			                   n, idx);
 			return;
@@ -316,7 +316,7 @@ static void git_subcommand(lp_ctx *ctx, const lp_raw_command *raw,
 			    LOCUS_ORIGIN_SHELL_C, idx, raw->depth + 1);
 		return;
 	}
-	if (lp_streq(sub, "config")) {
+	if (lu_streq(sub, "config")) {
 		/* git config [opts] [set] KEY VALUE: the value runs later on */
 		size_t ops[2];
 		size_t nops =
@@ -381,7 +381,7 @@ static size_t git_global_options(lp_ctx *ctx, const lp_raw_command *raw,
 			break;
 		if (v[0] != '-')
 			break;
-		if (lp_streq(v, "-c")) {
+		if (lu_streq(v, "-c")) {
 			if (i + 1 < n) {
 				i++;
 				const char *kv = wdyn(&w[i]) && w[i].text

@@ -29,19 +29,11 @@
 #include "locus/shell.h"
 #include "../util/str.h"
 
-/* String equality as an inline byte loop (util/str.h): the see-through
-   and label tables are scanned linearly for every command, and their
-   words are short; most compares end at the first byte, without a call. */
-static inline bool lp_streq(const char *a, const char *b)
-{
-	return lu_streq(a, b);
-}
-
 /* `s` is one of the NULL-terminated `list`. */
 static inline bool lp_in_list(const char *const *list, const char *s)
 {
 	for (; *list; list++)
-		if (lp_streq(*list, s))
+		if (lu_streq(*list, s))
 			return true;
 	return false;
 }

@@ -14,16 +14,12 @@
 #include "linefacts.h"
 #include "../knowledge/programs.h"
 #include "../util/array.h"
+#include "../util/str.h"
 
 #define NAME_MAX_LEN 512
 #define LK_STR(x) #x
 #define LK_XSTR(x) LK_STR(x)
 #define COPY_DEPTH 8 /* copies of copies followed */
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
 
 static bool is_option(const char *a)
 {
@@ -109,7 +105,7 @@ static bool name_matches(const char *written, const lk_run *run)
 	if (!w || !p)
 		return true; /* too long to compare: assume it is */
 	switch (run->match) {
-	case LK_MATCH_EXACT: return streq(w, p);
+	case LK_MATCH_EXACT: return lu_streq_null(w, p);
 	case LK_MATCH_SUFFIX: return ends_with_segments(w, p);
 	case LK_MATCH_DIR: return strstr(w, p) != NULL;
 	case LK_MATCH_MODULE: {
@@ -117,7 +113,7 @@ static bool name_matches(const char *written, const lk_run *run)
 		size_t pl = strlen(p);
 		const char *b = strrchr(w, '/');
 		b = b ? b + 1 : w;
-		if (strncmp(b, p, pl) == 0 && streq(b + pl, ".py"))
+		if (strncmp(b, p, pl) == 0 && lu_streq_null(b + pl, ".py"))
 			return true;
 		for (const char *q = strstr(w, p); q; q = strstr(q + 1, p))
 			if ((q == w || q[-1] == '/') && q[pl] == '/')
@@ -127,7 +123,7 @@ static bool name_matches(const char *written, const lk_run *run)
 	case LK_MATCH_PATH: {
 		/* a bare name: something written into a bin directory */
 		const char *slash = strrchr(w, '/');
-		if (!slash || !streq(slash + 1, p))
+		if (!slash || !lu_streq_null(slash + 1, p))
 			return false;
 		return (slash - w >= 3 && strncmp(slash - 3, "bin", 3) == 0);
 	}
@@ -143,7 +139,7 @@ static bool name_matches(const char *written, const lk_run *run)
 			return true;
 		return fnmatch(b, a, 0) == 0;
 	}
-	return streq(a, b);
+	return lu_streq_null(a, b);
 }
 
 /* ---- what a command writes ------------------------------------------ */
@@ -216,8 +212,9 @@ bool lk_redirect_writes(const locus_shell_redirect *r)
 	if (!strchr(op, '>') || !t)
 		return false;
 	/* a descriptor duplication or close */
-	return !(strstr(op, ">&") && !(r->target_flags & LOCUS_WORD_DYNAMIC) &&
-	         (strspn(t, "0123456789") == strlen(t) || streq(t, "-")));
+	return !(
+	    strstr(op, ">&") && !(r->target_flags & LOCUS_WORD_DYNAMIC) &&
+	    (strspn(t, "0123456789") == strlen(t) || lu_streq_null(t, "-")));
 }
 
 /* Output redirects: `> f`, `>> f`, `&> f`, `>| f`, `2> f`, `>& f`. */
@@ -267,7 +264,7 @@ static void fetch_output(wset *s, const locus_shell_command *c, size_t i,
 {
 	if (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
 		add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
-	else if (v && streq(v, "-"))
+	else if (v && lu_streq_null(v, "-"))
 		*to_stdout = true;
 	else if (v)
 		add_name(s, v, LK_CONTENT_DOWNLOAD, false);
@@ -338,7 +335,7 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 /* Option letters of cp/mv/ln/install that take a value. */
 static const char *copy_values(const char *name)
 {
-	return streq(name, "install") ? "gmoSt" : "St";
+	return lu_streq_null(name, "install") ? "gmoSt" : "St";
 }
 
 /* cp/mv/ln/install SRC... DEST, or -t DIR SRC...: the destination and,
@@ -353,7 +350,7 @@ static void copy_writes(const locus_shell_command *c, wset *s)
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		uint32_t fl = c->argv_flags ? c->argv_flags[i] : 0;
-		if (!dd && streq(a, "--")) {
+		if (!dd && lu_streq_null(a, "--")) {
 			dd = true;
 			continue;
 		}
@@ -361,7 +358,8 @@ static void copy_writes(const locus_shell_command *c, wset *s)
 			dir = a + 19;
 			continue;
 		}
-		if (!dd && streq(a, "--target-directory") && i + 1 < c->argc) {
+		if (!dd && lu_streq_null(a, "--target-directory") &&
+		    i + 1 < c->argc) {
 			dir = c->argv[++i];
 			continue;
 		}
@@ -422,7 +420,7 @@ static bool fed_by_download(const locus_shell_result *r, size_t at)
    written there before is no longer known. */
 static bool in_place(const locus_shell_command *c)
 {
-	if (!streq(c->name, "sed") && !streq(c->name, "perl") &&
+	if (!lu_streq_null(c->name, "sed") && !lu_streq_null(c->name, "perl") &&
 	    !lk_is(c->name, LK_INTERP))
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
@@ -430,7 +428,7 @@ static bool in_place(const locus_shell_command *c)
 		if (strncmp(a, "--in-place", 10) == 0)
 			return true;
 		if (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'i') &&
-		    (streq(c->name, "sed") || a[1] == 'i'))
+		    (lu_streq_null(c->name, "sed") || a[1] == 'i'))
 			return true;
 	}
 	return false;
@@ -516,7 +514,7 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 			         LK_CONTENT_UNKNOWN, false);
 		if (f)
 			add_name(s, f, LK_CONTENT_UNKNOWN, false);
-		if (streq(c->name, "sort") &&
+		if (lu_streq_null(c->name, "sort") &&
 		    (strncmp(a, "-o", 2) == 0 ||
 		     strncmp(a, "--output", 8) == 0)) {
 			const char *v = a[1] == 'o' && a[2] ? a + 2
@@ -916,7 +914,7 @@ static void shell_script(const locus_shell_command *c, lk_run *out, size_t *n,
 {
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		if (streq(a, "--") || streq(a, "-")) {
+		if (lu_streq_null(a, "--") || lu_streq_null(a, "-")) {
 			if (a[1] == '-' && i + 1 < c->argc)
 				add_run(out, n, max, c->argv[i + 1],
 				        c->argv_flags[i + 1], LK_MATCH_BASE,
@@ -924,14 +922,16 @@ static void shell_script(const locus_shell_command *c, lk_run *out, size_t *n,
 			return;
 		}
 		if (a[0] == '-' && a[1] == '-') {
-			if ((streq(a, "--rcfile") || streq(a, "--init-file")) &&
+			if ((lu_streq_null(a, "--rcfile") ||
+			     lu_streq_null(a, "--init-file")) &&
 			    i + 1 < c->argc) {
 				i++;
 				add_run(out, n, max, c->argv[i],
 				        c->argv_flags[i], LK_MATCH_BASE,
 				        LK_RUN_SHELL);
 			}
-			if (streq(a, "--command") || streq(a, "--debugger"))
+			if (lu_streq_null(a, "--command") ||
+			    lu_streq_null(a, "--debugger"))
 				return;
 			continue;
 		}
@@ -957,7 +957,7 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		uint32_t fl = c->argv_flags[i];
-		if (streq(a, "--")) {
+		if (lu_streq_null(a, "--")) {
 			if (!code && !(it->flags & LK_I_OPERAND) &&
 			    i + 1 < c->argc)
 				add_run(out, n, max, c->argv[i + 1],
@@ -1072,7 +1072,7 @@ static void git_files(const locus_shell_command *c, lk_run *out, size_t *n,
 
 static bool is_git(const char *name)
 {
-	return streq(name, "git") || strncmp(name, "git-", 4) == 0;
+	return lu_streq_null(name, "git") || strncmp(name, "git-", 4) == 0;
 }
 
 size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
@@ -1093,29 +1093,32 @@ size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
 	if (cls & LK_SHELL)
 		shell_script(c, out, &n, max);
 	if (cls & LK_SOURCE) {
-		size_t i = c->argc > 2 && streq(c->argv[1], "--") ? 2 : 1;
+		size_t i =
+		    c->argc > 2 && lu_streq_null(c->argv[1], "--") ? 2 : 1;
 		if (i < c->argc)
 			add_run(out, &n, max, c->argv[i], c->argv_flags[i],
 			        LK_MATCH_BASE, LK_RUN_SHELL);
 	}
 	if ((cls & (LK_INTERP | LK_AWK)) && p->interp)
 		interp_script(c, p->interp, out, &n, max);
-	if (p && streq(p->name, "make"))
+	if (p && lu_streq_null(p->name, "make"))
 		make_files(c, p, out, &n, max);
 	if (is_git(c->name))
 		git_files(c, out, &n, max);
-	if (p && (streq(p->name, "npm") || streq(p->name, "pnpm") ||
-	          streq(p->name, "yarn") || streq(p->name, "bun") ||
-	          streq(p->name, "npx"))) {
+	if (p &&
+	    (lu_streq_null(p->name, "npm") || lu_streq_null(p->name, "pnpm") ||
+	     lu_streq_null(p->name, "yarn") || lu_streq_null(p->name, "bun") ||
+	     lu_streq_null(p->name, "npx"))) {
 		add_run(out, &n, max, "package.json", 0, LK_MATCH_BASE,
 		        LK_RUN_CONFIG);
 		add_run(out, &n, max, ".npmrc", 0, LK_MATCH_BASE,
 		        LK_RUN_CONFIG);
 	}
 	/* configs and scripts read by name: ssh -F, sed -f */
-	if (p && (streq(p->name, "ssh") || streq(p->name, "scp") ||
-	          streq(p->name, "sftp") || streq(p->name, "sed"))) {
-		char opt = streq(p->name, "sed") ? 'f' : 'F';
+	if (p &&
+	    (lu_streq_null(p->name, "ssh") || lu_streq_null(p->name, "scp") ||
+	     lu_streq_null(p->name, "sftp") || lu_streq_null(p->name, "sed"))) {
+		char opt = lu_streq_null(p->name, "sed") ? 'f' : 'F';
 		for (size_t i = 1; i < c->argc; i++) {
 			const char *a = c->argv[i];
 			if (a[0] != '-' || a[1] != opt)
@@ -1129,7 +1132,8 @@ size_t lk_command_runs(const locus_shell_command *c, lk_run *out, size_t max)
 				        LK_RUN_CONFIG);
 		}
 	}
-	if (p && (streq(p->name, "at") || streq(p->name, "batch")))
+	if (p &&
+	    (lu_streq_null(p->name, "at") || lu_streq_null(p->name, "batch")))
 		named_files(c, p->reads, out, &n, max, LK_RUN_SHELL);
 	return n;
 }

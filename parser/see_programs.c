@@ -79,8 +79,8 @@ void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 static bool is_parallel_sep(const lp_word *w)
 {
 	const char *v = wval(w);
-	return !wdyn(w) && (lp_streq(v, ":::") || lp_streq(v, "::::") ||
-	                    lp_streq(v, ":::+") || lp_streq(v, "::::+"));
+	return !wdyn(w) && (lu_streq(v, ":::") || lu_streq(v, "::::") ||
+	                    lu_streq(v, ":::+") || lu_streq(v, "::::+"));
 }
 
 /* GNU parallel composes a command line and runs it with a shell, unless
@@ -218,8 +218,8 @@ static const exec_grammar fd_grammar = {"fd", fd_valued, is_fd_exec, false};
 static bool may_terminate(const lp_word *w, size_t n, size_t i)
 {
 	for (size_t j = i + 1; j < n; j++)
-		if (wdyn(&w[j]) || lp_streq(wval(&w[j]), ";") ||
-		    lp_streq(wval(&w[j]), "+"))
+		if (wdyn(&w[j]) || lu_streq(wval(&w[j]), ";") ||
+		    lu_streq(wval(&w[j]), "+"))
 			return true;
 	return false;
 }
@@ -310,10 +310,10 @@ void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 			const char *v = wval(&w[j]);
 			if (wdyn(&w[j]))
 				continue;
-			if (lp_streq(v, ";"))
+			if (lu_streq(v, ";"))
 				break;
-			if (lp_streq(v, "+") && j > start &&
-			    lp_streq(wval(&w[j - 1]), "{}"))
+			if (lu_streq(v, "+") && j > start &&
+			    lu_streq(wval(&w[j - 1]), "{}"))
 				break;
 		}
 		emit_exec(ctx, raw, start, j, "{}", "find -exec",
@@ -336,7 +336,7 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 				return;
 			continue;
 		}
-		if (lp_streq(wval(&w[i]), "--"))
+		if (lu_streq(wval(&w[i]), "--"))
 			options = false;
 		/* a literal -x after `--` is a pattern, but read as -x: the
 		   safe side */
@@ -348,7 +348,7 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 		size_t start = i + 1, j = start;
 		bool placeholder = false;
 		for (; j < n; j++) {
-			if (!wdyn(&w[j]) && lp_streq(wval(&w[j]), ";"))
+			if (!wdyn(&w[j]) && lu_streq(wval(&w[j]), ";"))
 				break;
 			if (strchr(wval(&w[j]), '{'))
 				placeholder = true;
@@ -435,7 +435,7 @@ void lp_see_at(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 	const lk_reads *r = reads_of(raw, pos);
 	for (size_t i = pos + 1; r && i < raw->nwords; i++) {
 		const lp_word *w = &raw->words[i];
-		if (wdyn(w) || lp_streq(wval(w), "--"))
+		if (wdyn(w) || lu_streq(wval(w), "--"))
 			continue;
 		const char *f;
 		unsigned bits = read_option(raw, r, &i, &f);
@@ -696,7 +696,7 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	for (size_t r = 0; r < sizeof optval_rules / sizeof *optval_rules;
 	     r++) {
 		const struct optval_rule *rl = &optval_rules[r];
-		if (!lp_streq(rl->prog, name))
+		if (!lu_streq(rl->prog, name))
 			continue;
 		size_t from = pos + 1;
 		if (rl->sub) {
@@ -727,7 +727,7 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 				    rl->prog, w[i].text ? w[i].text : "");
 				return;
 			}
-			if (lp_streq(v, "--"))
+			if (lu_streq(v, "--"))
 				break;
 			if (i == from && rl->vals && v[0] && v[0] != '-') {
 				i = oldstyle_cluster(ctx, raw, rl, w, n, i,

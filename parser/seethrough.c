@@ -171,14 +171,14 @@ static void see_through(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	lp_check_dynamic_subcommand(ctx, raw, pos, name, prog);
 	lp_ssh_config_sources(ctx, raw, pos, name);
 	if (prog && (prog->cls & LK_SHELL)) {
-		lp_shell_scan(ctx, raw, pos, idx, lp_streq(prog->name, "fish"),
+		lp_shell_scan(ctx, raw, pos, idx, lu_streq(prog->name, "fish"),
 		              LOCUS_ORIGIN_SHELL_C);
 		return;
 	}
 	/* dispatched on the canonical name: gfind is find, gmake is make */
 	const char *canon = prog ? prog->name : name;
 	for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
-		if (lp_streq(programs[i].name, canon)) {
+		if (lu_streq(programs[i].name, canon)) {
 			programs[i].fn(ctx, raw, pos, idx);
 			return;
 		}
@@ -343,9 +343,9 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	   after the user (getopt reads options up to `--`) */
 	for (size_t i = sc->cmd + 1; i < r->nwords; i++) {
 		const char *v = wval(&r->words[i]);
-		if (lp_streq(v, "--"))
+		if (lu_streq(v, "--"))
 			break;
-		if (lp_streq(v, "-s") || !strncmp(v, "--shell", 7) ||
+		if (lu_streq(v, "-s") || !strncmp(v, "--shell", 7) ||
 		    (v[0] == '-' && v[1] != '-' && strchr(v, 's') &&
 		     !strchr(v, 'c'))) {
 			const char *sh =
@@ -367,7 +367,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	size_t end = sc->cmd < r->nwords ? sc->cmd : r->nwords;
 	for (size_t i = pos + 1; i < end; i++) {
 		const char *v = wval(&r->words[i]);
-		if (lp_streq(v, "-s") || lp_streq(v, "--shell")) {
+		if (lu_streq(v, "-s") || lu_streq(v, "--shell")) {
 			if (i + 1 < end)
 				prog = &r->words[++i];
 		} else if (!strncmp(v, "--shell=", 8) ||
@@ -398,7 +398,7 @@ static bool su_program(lp_ctx *ctx, const lp_raw_command *r, size_t pos,
 	}
 	size_t from = sc->cmd < r->nwords ? sc->cmd + 1 : r->nwords;
 	if (from < r->nwords && !wdyn(&r->words[from]) &&
-	    lp_streq(wval(&r->words[from]), "--"))
+	    lu_streq(wval(&r->words[from]), "--"))
 		from++;
 	size_t na = 1 + (r->nwords - from);
 	lp_word *argv = lp_arena_alloc_raw(ctx->arena, na * sizeof *argv);
@@ -503,7 +503,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		bool sh_args = (spec->flags & LK_OPT_SHELL_ARGS) &&
 		               sc.cmd > 0 && sc.cmd <= n &&
 		               !wdyn(&r.words[sc.cmd - 1]) &&
-		               lp_streq(wval(&r.words[sc.cmd - 1]), "--");
+		               lu_streq(wval(&r.words[sc.cmd - 1]), "--");
 		bool peel = !sc.unknown && !sc.query && !sc.nocmd &&
 		            !sc.script && !sc.split_value && !su_shell &&
 		            !sh_args && sc.cmd < n;

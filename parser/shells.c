@@ -20,10 +20,10 @@ bool lp_is_shell(const char *name)
 /* Origins whose commands get {} replaced by their input. */
 static bool placeholder_origin(const char *o)
 {
-	return o && (lp_streq(o, LOCUS_ORIGIN_XARGS) ||
-	             lp_streq(o, LOCUS_ORIGIN_FIND_EXEC) ||
-	             lp_streq(o, LOCUS_ORIGIN_FD_EXEC) ||
-	             lp_streq(o, LOCUS_ORIGIN_PARALLEL));
+	return o && (lu_streq(o, LOCUS_ORIGIN_XARGS) ||
+	             lu_streq(o, LOCUS_ORIGIN_FIND_EXEC) ||
+	             lu_streq(o, LOCUS_ORIGIN_FD_EXEC) ||
+	             lu_streq(o, LOCUS_ORIGIN_PARALLEL));
 }
 
 /* Long options of the shells that take the next word. */
@@ -99,7 +99,7 @@ static void shell_options(shell_opts *o, const lp_word *words, size_t n,
 			o->dyn_option = w;
 		if (wdyn(w))
 			break;
-		if (lp_streq(v, "--") || lp_streq(v, "-")) {
+		if (lu_streq(v, "--") || lu_streq(v, "-")) {
 			o->have_s |= v[1] == '\0'; /* `sh - ARGS` reads stdin */
 			o->i++;
 			break;
@@ -116,7 +116,7 @@ static void shell_options(shell_opts *o, const lp_word *words, size_t n,
 			if (lp_in_list(shell_long_val, v) && o->i + 1 < n)
 				o->i++;
 			o->query |=
-			    lp_streq(v, "--version") || lp_streq(v, "--help");
+			    lu_streq(v, "--version") || lu_streq(v, "--help");
 			continue;
 		}
 		shell_cluster(o, words, n, w, fish);
@@ -162,7 +162,7 @@ static void shell_stdin(lp_ctx *ctx, const lp_raw_command *raw, size_t idx)
 		return;
 	}
 	if (raw->stdin_kind == LP_STDIN_NONE && raw->origin &&
-	    lp_streq(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
+	    lu_streq(raw->origin, LOCUS_ORIGIN_PROCESS_SUBSTITUTION)) {
 		/* tee >(sh): the shell runs what the outer command writes */
 		ctx->result->commands[idx].flags |= LOCUS_CMD_STDIN_SCRIPT;
 		lp_unparsed(ctx, "a shell in a process substitution runs the "
@@ -225,7 +225,7 @@ void lp_see_eval(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	size_t from = pos + 1;
 	if (from < raw->nwords && !wdyn(&raw->words[from]) &&
-	    lp_streq(wval(&raw->words[from]), "--"))
+	    lu_streq(wval(&raw->words[from]), "--"))
 		from++;
 	for (size_t i = from; i < raw->nwords; i++) {
 		if (wdyn(&raw->words[i])) {
@@ -248,7 +248,7 @@ void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	size_t i = pos + 1, n = raw->nwords;
 	if (i < n && !wdyn(&raw->words[i]) &&
-	    lp_streq(wval(&raw->words[i]), "--"))
+	    lu_streq(wval(&raw->words[i]), "--"))
 		i++;
 	if (i < n && !wdyn(&raw->words[i]) && wval(&raw->words[i])[0] == '-' &&
 	    wval(&raw->words[i])[1])
@@ -262,7 +262,7 @@ void lp_see_trap(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 		            w->text ? w->text : "");
 		return;
 	}
-	if (!*wval(w) || lp_streq(wval(w), "-"))
+	if (!*wval(w) || lu_streq(wval(w), "-"))
 		return;
 	lp_parse_text(ctx, wval(w), LOCUS_ORIGIN_TRAP, idx, raw->depth + 1);
 }

@@ -57,7 +57,7 @@ static const char *printf_text(lp_ctx *ctx, const locus_shell_command *c,
                                bool *decoded)
 {
 	size_t i = 1;
-	if (i < c->argc && lp_streq(c->argv[i], "--"))
+	if (i < c->argc && lu_streq(c->argv[i], "--"))
 		i++;
 	if (i >= c->argc || c->argv[i][0] == '-') {
 		*decoded = true; /* printf -v VAR prints nothing we can see */
@@ -208,11 +208,11 @@ static const char *output_depth(lp_ctx *ctx, size_t idx, lp_output *out,
 	}
 	bool decoded = false;
 	const char *text = NULL;
-	if (lp_streq(name, "echo") && !any_dynamic_arg(c))
+	if (lu_streq(name, "echo") && !any_dynamic_arg(c))
 		text = echo_text(ctx, c, &decoded);
-	else if (lp_streq(name, "printf") && !any_dynamic_arg(c))
+	else if (lu_streq(name, "printf") && !any_dynamic_arg(c))
 		text = printf_text(ctx, c, &decoded);
-	else if (lp_streq(name, "cat"))
+	else if (lu_streq(name, "cat"))
 		text = cat_text(c, dyn);
 	else if (cls & LK_WRITES_ARGS) {
 		/* tee copies its input */

@@ -23,11 +23,7 @@
 #include "internal.h"
 #include "../parser/linefacts.h"
 #include "../util/regex.h"
-
-static bool eq(const char *a, const char *b)
-{
-	return strcmp(a, b) == 0;
-}
+#include "../util/str.h"
 
 static bool word_static(const locus_shell_command *c, size_t i)
 {
@@ -52,14 +48,14 @@ static const char *const git_flags[] = {
 static bool in(const char *const *l, const char *s)
 {
 	for (; *l; l++)
-		if (eq(*l, s))
+		if (lu_streq(*l, s))
 			return true;
 	return false;
 }
 
 size_t pl_git_globals(const locus_shell_command *c)
 {
-	if (c->argc < 2 || !c->name || !eq(c->name, "git"))
+	if (c->argc < 2 || !c->name || !lu_streq(c->name, "git"))
 		return 0;
 	size_t i = 1;
 	while (i < c->argc && c->argv[i][0] == '-' && word_static(c, i)) {
@@ -133,7 +129,7 @@ static bool opt_matches(const char *pat, const char *w)
 	size_t pl = strlen(pat);
 	if (pl && pat[pl - 1] == '*')
 		return strncmp(w, pat, pl - 1) == 0;
-	return eq(pat, w);
+	return lu_streq(pat, w);
 }
 
 /* Does a sed script call `w` (write), `W` or `e` (execute), as a command
@@ -158,14 +154,14 @@ static bool sed_script_acts(const char *script)
 const char *pl_action_word(const locus_shell_command *c, size_t *from)
 {
 	const char *name = c->name ? c->name : "";
-	bool sed = eq(name, "sed");
+	bool sed = lu_streq(name, "sed");
 	bool sed_script_seen = false;
 	for (size_t i = *from; i < c->argc; i++) {
 		const char *w = c->argv[i];
 		for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]);
 		     k++) {
-			if (!eq(actions[k].prog, "*") &&
-			    !eq(actions[k].prog, name))
+			if (!lu_streq(actions[k].prog, "*") &&
+			    !lu_streq(actions[k].prog, name))
 				continue;
 			for (size_t o = 0; actions[k].opts[o]; o++)
 				if (opt_matches(actions[k].opts[o], w)) {
@@ -178,15 +174,15 @@ const char *pl_action_word(const locus_shell_command *c, size_t *from)
 		/* sed's script: the value of -e/--expression, else the first
 		   word that is not an option */
 		bool is_script = false;
-		if (i > 1 && (eq(c->argv[i - 1], "-e") ||
-		              eq(c->argv[i - 1], "--expression")))
+		if (i > 1 && (lu_streq(c->argv[i - 1], "-e") ||
+		              lu_streq(c->argv[i - 1], "--expression")))
 			is_script = true;
 		else if (strncmp(w, "--expression=", 13) == 0) {
 			is_script = true;
 			w += 13;
 		} else if (w[0] != '-' && !sed_script_seen &&
-		           !(i > 1 && (eq(c->argv[i - 1], "-f") ||
-		                       eq(c->argv[i - 1], "--file"))))
+		           !(i > 1 && (lu_streq(c->argv[i - 1], "-f") ||
+		                       lu_streq(c->argv[i - 1], "--file"))))
 			is_script = true;
 		if (is_script) {
 			sed_script_seen = true;
@@ -266,8 +262,8 @@ static int redirect_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 			continue;
 		const char *t = r->target;
 		if (!(r->target_flags & LOCUS_WORD_DYNAMIC) &&
-		    (eq(t, "-") || strspn(t, "0123456789") == strlen(t) ||
-		     eq(t, "/dev/null")))
+		    (lu_streq(t, "-") || strspn(t, "0123456789") == strlen(t) ||
+		     lu_streq(t, "/dev/null")))
 			continue; /* a descriptor, or nothing */
 		int rc =
 		    cb(ctx, (r->target_flags & LOCUS_WORD_DYNAMIC) ? NULL : t);
@@ -283,7 +279,7 @@ static size_t operands(const locus_shell_command *c, size_t *idx, size_t cap)
 	size_t n = 0;
 	bool ended = false;
 	for (size_t i = 1; i < c->argc && n < cap; i++) {
-		if (!ended && word_static(c, i) && eq(c->argv[i], "--")) {
+		if (!ended && word_static(c, i) && lu_streq(c->argv[i], "--")) {
 			ended = true;
 			continue;
 		}
@@ -335,8 +331,9 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 	    "-e", "-f", "--regexp", "--file", "--expression", NULL};
 	if (in(pattern_first, name) && !has_option(c, pattern_opts))
 		first = 1;
-	bool search = eq(name, "grep") || eq(name, "rg") || eq(name, "ag") ||
-	              eq(name, "egrep") || eq(name, "fgrep");
+	bool search = lu_streq(name, "grep") || lu_streq(name, "rg") ||
+	              lu_streq(name, "ag") || lu_streq(name, "egrep") ||
+	              lu_streq(name, "fgrep");
 	if (kind & PL_PATHS_READ) {
 		/* A program not known to read only its file operands
 		   (git diff --no-index, an interpreter, an unknown tool) may
@@ -357,7 +354,7 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 				rc = emit(c, idx[k], cb, ctx);
 			/* a recursive search without a root searches "." */
 			if (!rc && search && n <= first &&
-			    (eq(name, "rg") || eq(name, "ag") ||
+			    (lu_streq(name, "rg") || lu_streq(name, "ag") ||
 			     has_option(c, (const char *const[]){"-r", "-R",
 			                                         "--recursive",
 			                                         NULL})))
@@ -365,13 +362,13 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 		}
 		for (size_t i = 1; i < c->argc && !rc; i++)
 			if (strncmp(c->argv[i], "if=", 3) == 0 &&
-			    eq(name, "dd"))
+			    lu_streq(name, "dd"))
 				rc = word_static(c, i) ? cb(ctx, c->argv[i] + 3)
 				                       : cb(ctx, NULL);
 	}
 	if ((kind & PL_PATHS_WRITE) && !rc) {
 		bool sed_i =
-		    eq(name, "sed") &&
+		    lu_streq(name, "sed") &&
 		    has_option(c,
 		               (const char *const[]){"-i", "--in-place", NULL});
 		if (in(writers, name) || sed_i)
@@ -381,7 +378,7 @@ static int operand_paths(const locus_shell_command *c, int kind, pl_path_cb cb,
 			rc = emit(c, idx[n - 1], cb, ctx);
 		for (size_t i = 1; i < c->argc && !rc; i++)
 			if (strncmp(c->argv[i], "of=", 3) == 0 &&
-			    eq(name, "dd"))
+			    lu_streq(name, "dd"))
 				rc = word_static(c, i) ? cb(ctx, c->argv[i] + 3)
 				                       : cb(ctx, NULL);
 	}

@@ -22,6 +22,12 @@ static inline bool lu_streq(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* a and b are both non-NULL and the same string. */
+static inline bool lu_streq_null(const char *a, const char *b)
+{
+	return a && b && lu_streq(a, b);
+}
+
 /* strcmp's order (the sign of strcmp(a, b)), as an inline loop. */
 static inline int lu_strcmp(const char *a, const char *b)
 {
