@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "audit_report.h"
-#include "cli/cli.h"
+#include "../util/json.h"
 
 /* ---- statuses ---- */
 
@@ -185,7 +185,7 @@ cJSON *au_file_json(const tr_file *f)
 
 static int jsonl_row(au_writer *w, const au_row *r)
 {
-	return cli_print_json(w->out, au_row_json(r), false);
+	return lu_json_write(w->out, au_row_json(r), false);
 }
 
 static int jsonl_end(au_writer *w, const au_totals *t)
@@ -193,10 +193,10 @@ static int jsonl_end(au_writer *w, const au_totals *t)
 	const cJSON *f;
 	cJSON_ArrayForEach(f, t->files_json)
 	{
-		if (cli_print_json(w->out, cJSON_Duplicate(f, 1), false))
+		if (lu_json_write(w->out, cJSON_Duplicate(f, 1), false))
 			return -1;
 	}
-	return cli_print_json(w->out, au_summary(t), false);
+	return lu_json_write(w->out, au_summary(t), false);
 }
 
 /* ---- text ---- */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "../util/buf.h"
 #include "../util/tools.h"
 
 /* The refusal JSON of the gate (locus_decision_refusal_json). */
@@ -274,7 +275,7 @@ static char *check_one(const cJSON *p, const cJSON *a)
 		char field[200];
 		snprintf(field, sizeof field, "'%.60s' must be %s", a->string,
 		         want);
-		return cli_format("%s, not %s", field, json_type(a));
+		return lu_format("%s, not %s", field, json_type(a));
 	}
 	const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "enum");
 	if (cJSON_IsArray(en)) {
@@ -285,7 +286,7 @@ static char *check_one(const cJSON *p, const cJSON *a)
 				return NULL;
 		}
 		char *list = cJSON_PrintUnformatted(en);
-		char *m = cli_format("'%.60s' must be one of %.200s", a->string,
+		char *m = lu_format("'%.60s' must be one of %.200s", a->string,
 		                     list ? list : "the schema's values");
 		cJSON_free(list);
 		return m;
@@ -311,7 +312,7 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 	{
 		if (cJSON_IsString(r) &&
 		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
-			why = cli_format("missing required argument '%.60s'",
+			why = lu_format("missing required argument '%.60s'",
 			                 r->valuestring);
 			goto out;
 		}
@@ -324,7 +325,7 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		const cJSON *p =
 		    cJSON_GetObjectItemCaseSensitive(props, a->string);
 		if (!p) {
-			why = cli_format("unknown argument '%.60s' (not in the "
+			why = lu_format("unknown argument '%.60s' (not in the "
 			                 "tool's inputSchema)",
 			                 a->string);
 			goto out;

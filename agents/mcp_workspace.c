@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "hook.h"
 #include "mcp.h"
+#include "../util/buf.h"
 
 static void warn(const char *m, void *p)
 {
@@ -47,12 +48,12 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	              !strcmp(s->opt.backend, "openshell");
 	char *real = memory ? NULL : realpath(root, NULL);
 	if (!memory && !real) {
-		*why = cli_format("the workspace %.400s is not a folder", root);
+		*why = lu_format("the workspace %.400s is not a folder", root);
 		return -1;
 	}
 	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
 		*why =
-		    cli_format("the workspace %.400s is / or the home folder: "
+		    lu_format("the workspace %.400s is / or the home folder: "
 		               "give a project folder with --root (or "
 		               "--allow-broad-root)",
 		               real);
@@ -80,7 +81,7 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	bool hint = open_failed && !s->opt.backend_chosen &&
 	            !s->opt.cloud.base_env && !strcmp(s->opt.backend, "bwrap");
 	if (rc) {
-		*why = cli_format(
+		*why = lu_format(
 		    "%s%s%s",
 		    err.message[0] ? err.message : "cannot build the harness",
 		    hint ? "\n" : "", hint ? CLI_BWRAP_DEFAULT_FAILED : "");

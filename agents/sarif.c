@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "audit_report.h"
-#include "cli/cli.h"
+#include "../util/json.h"
 #include "locus/common.h"
 #include "../util/sha256.h"
 
@@ -293,7 +293,7 @@ int sarif_write(sarif_doc *d, FILE *out)
 	cJSON *root = d->root;
 	d->root = NULL;
 	sarif_free(d);
-	return cli_print_json(out, root, true);
+	return lu_json_write(out, root, true);
 }
 
 void sarif_free(sarif_doc *d)

@@ -96,16 +96,6 @@ const char *cli_command(void);
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);
 
-/* cli/util.c: print `o` to out, compact on one line or indented with
-   `pretty`, then a newline, and free it (NULL: out of memory).  0, or -1
-   when out of memory or the write failed. */
-struct cJSON;
-int cli_print_json(FILE *out, struct cJSON *o, bool pretty);
-
-/* cli/util.c: printf into a new string (malloc'd; NULL when out of
-   memory). */
-__attribute__((format(printf, 1, 2))) char *cli_format(const char *fmt, ...);
-
 /* cli/lines.c: the lines of `f`.  cli_lines_next() gives the next one in
    *line (NUL-terminated, owned by `l`, valid until the next call) with
    its "\n" removed and its length, NUL bytes counted, in *n, and counts

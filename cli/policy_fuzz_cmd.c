@@ -18,6 +18,7 @@
 #include "agents/audit_report.h"
 #include "policy/policy_fuzz.h"
 #include "reports.h"
+#include "../util/buf.h"
 #include "../util/clock.h"
 #include "../util/json.h"
 
@@ -852,7 +853,7 @@ static cJSON *finding_json(const pf_ctx *c, const pf_finding *f)
 static int write_jsonl(const pf_ctx *c, FILE *out)
 {
 	for (size_t i = 0; i < c->nfound; i++)
-		if (cli_print_json(out, finding_json(c, &c->found[i]), false))
+		if (lu_json_write(out, finding_json(c, &c->found[i]), false))
 			return -1;
 	for (size_t ri = 0; ri < c->nrules; ri++) {
 		const pf_rule *r = &c->rules[ri];
@@ -865,7 +866,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 		cJSON_AddNumberToObject(o, "candidates", (double)r->n);
 		cJSON_AddNumberToObject(o, "findings",
 		                        (double)rule_findings(c, ri));
-		if (cli_print_json(out, o, false))
+		if (lu_json_write(out, o, false))
 			return -1;
 	}
 	cJSON *s = cJSON_CreateObject();
@@ -874,7 +875,7 @@ static int write_jsonl(const pf_ctx *c, FILE *out)
 	cJSON_AddNumberToObject(s, "tested", (double)c->tested);
 	cJSON_AddNumberToObject(s, "findings", (double)c->nfound);
 	cJSON_AddNumberToObject(s, "seed", (double)c->seed);
-	return cli_print_json(out, s, false);
+	return lu_json_write(out, s, false);
 }
 
 static int write_sarif(const pf_ctx *c, FILE *out)

@@ -119,3 +119,13 @@ void lu_buf_free(lu_buf *b)
 	b->len = b->cap = 0;
 	b->oom = false;
 }
+
+char *lu_format(const char *fmt, ...)
+{
+	lu_buf b = LU_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	lu_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return lu_buf_take(&b);
+}

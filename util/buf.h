@@ -47,4 +47,7 @@ char *lu_buf_take(lu_buf *b);
 /* Free the storage; the buffer is empty and reusable afterwards. */
 void lu_buf_free(lu_buf *b);
 
+/* printf into a new string (malloc'd; NULL when out of memory). */
+char *lu_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

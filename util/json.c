@@ -522,6 +522,19 @@ int lu_json_print(char **out, cJSON *o, bool pretty)
 	return *out ? 0 : -1;
 }
 
+int lu_json_write(FILE *out, cJSON *o, bool pretty)
+{
+	char *s = !o       ? NULL
+	          : pretty ? cJSON_Print(o)
+	                   : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return -1;
+	int rc = fprintf(out, "%s\n", s) < 0 ? -1 : 0;
+	cJSON_free(s);
+	return rc;
+}
+
 /* The "\u000<from>" escapes in strings; each is rewritten to "\u000<to>"
    in place when `mark` (the same text, writable) is given, else the first
    ends the scan. */

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -105,6 +106,11 @@ bool lu_json_add(cJSON *o, const char *k, cJSON *v);
    delete o.  0, or -1 when out of memory (*out NULL).  cJSON's own print
    buffer never leaves here (one allocator per returned buffer). */
 int lu_json_print(char **out, cJSON *o, bool pretty);
+
+/* Write o to `out` (compact on one line, or indented with `pretty`), then
+   a newline, and delete o (NULL: out of memory).  0, or -1 when out of
+   memory or the write failed. */
+int lu_json_write(FILE *out, cJSON *o, bool pretty);
 
 /* Does text[0..len) hold a "\u0000" escape inside a string (a key or a
    value)?  The text need not be valid JSON: the scan never reads past len.
