@@ -44,9 +44,6 @@ int au_judge(au_row *row, const locus_policy *policy,
              locus_shell_parser *parser, const tr_call *call, const char *file);
 void au_row_free(au_row *row);
 
-/* ISO 8601 date or time (Z or +HH:MM; no zone is UTC) to seconds since
-   the epoch.  0 or -1. */
-int cli_parse_time(const char *s, double *out);
 
 /* What a call's result says: "ran", "failed", "declined", "no result". */
 const char *au_status_name(const char *status);

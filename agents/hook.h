@@ -1,12 +1,16 @@
 /*
- * agents/hook.h - the pieces of `locus hook` (agents/hook*.c), not public.
+ * agents/hook.h - the engine of `locus hook` (agents/hook*.c), not public;
+ * the command itself (options, stdin, the agents' answer shapes) is
+ * cli/hook.c, `locus hook install` and `locus hook doctor` are
+ * cli/hook_install.c.
  *
- *   hook.c        the command: options, stdin, the agents' answer shapes
  *   hook_calls.c  what one payload asks for, as calls for the gate
  *                 (agent tool quirks: `bash -lc` wrappers, read_many_files,
  *                 web_fetch prompts, MCP tools carrying a command...)
  *   hook_safe.c   "known safe": the only calls a hook may answer `allow`
- *   hook_install.c `locus hook install` and `locus hook doctor`
+ *   hook_ask.c    whether the agent can ask a person
+ *   hook_jail.c   an allowed shell call rewritten to run under locus jail
+ *   hook_codex.c  Codex's hook trust, asked of Codex itself
  */
 #ifndef LOCUS_CLI_HOOK_H
 #define LOCUS_CLI_HOOK_H
@@ -103,45 +107,5 @@ cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
                         size_t wl);
 /* Does this listed hook run `locus hook codex`? */
 bool hook_codex_is_ours(const cJSON *hook);
-
-/* agents/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
-int cli_hook_install(int argc, char **argv);
-int cli_hook_doctor(int argc, char **argv);
-
-/*
- * agents/hook_settings.c: the effective policy of a hook (or MCP) run:
- * --policy FILE or --preset NAME, then the permission rules of every
- * --claude-settings FILE (in order), then, with `project`, the settings
- * hierarchy Claude Code reads for that project (managed, user
- * ~/.claude/settings.json, DIR/.claude/settings.json,
- * DIR/.claude/settings.local.json; files that do not exist are skipped).
- * Prints a clear error to stderr and returns 2 on failure; 0 on success.
- */
-int cli_policy_build_ex(const char *policy_file, const char *preset,
-                        const char *const *settings, size_t nsettings,
-                        const char *project, locus_policy **out);
-
-/* The Claude Code settings options every policy-taking command accepts
-   (locus hook, gate, policy show, mcp): --claude-settings FILE, up to
-   CLI_MAX_SETTINGS times, and --claude-project DIR. */
-#define CLI_MAX_SETTINGS 16
-
-typedef struct cli_claude_opts {
-	const char *settings[CLI_MAX_SETTINGS];
-	size_t nsettings;
-	const char *project;
-} cli_claude_opts;
-
-/*
- * argv[*i] when it is one of those options (its value taken, *i moved
- * past it): 1; 0 when it is not one of them; 2 when there are too many
- * --claude-settings (the error printed, naming `cmd`).
- */
-int cli_claude_flag(cli_claude_opts *o, const char *cmd, int argc, char **argv,
-                    int *i);
-
-/* cli_policy_build_ex with those options. */
-int cli_policy_build_claude(const char *policy_file, const char *preset,
-                            const cli_claude_opts *o, locus_policy **out);
 
 #endif

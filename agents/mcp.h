@@ -1,7 +1,7 @@
 /*
- * agents/mcp.h - the pieces of `locus mcp` (docs/mcp.md), one concern a file:
+ * agents/mcp.h - the pieces of `locus mcp` (docs/mcp.md), one concern a file
+ * (the command, cli/mcp.c, holds the options, the read loop and shutdown):
  *
- *   mcp.c        options, the workspace, the read loop and shutdown
  *   mcp_rpc.c    JSON-RPC dispatch of one line (methods, notifications)
  *   mcp_io.c     output: one whole line per message under a lock, ids as
  *                written, UTF-8 cleaning, raw member scanning
@@ -11,6 +11,7 @@
  *                schemas), argument checking, the call's result
  *   mcp_struct.c ls, glob and grep text read back as structuredContent
  *   mcp_roots.c  the client's roots as the workspace
+ *   mcp_workspace.c  the backend and harness over a root
  *
  * Threads: the main thread reads stdin and answers everything but
  * tools/call at once; one worker runs tool calls one after the other (the
@@ -30,8 +31,6 @@
 
 #include "locus/harness.h"
 #include "locus/policy.h"
-#include "cli/cli.h"
-#include "hook.h"
 
 /* JSON-RPC error codes. */
 enum {
@@ -53,16 +52,23 @@ typedef struct mcp_call mcp_call;
 typedef struct mcp_options {
 	const char *root; /* NULL: not given */
 	const char *backend;
-	bool backend_chosen; /* --backend given (else the default, bwrap) */
 	const char *policy_file, *preset, *audit_file;
-	cli_claude_opts claude;   /* --claude-settings, --claude-project */
 	const char *audit_key;    /* --audit-key: keyed checkpoints */
 	const char *const *tools; /* NULL: the default set */
 	bool no_read_check;
 	bool allow_broad_root;
 	size_t max_calls;
 	double write_timeout_s;
-	cli_backend_opts cloud; /* --oci-* (cli/backend.c) */
+	/* The backend over `root` (`real`: its real path; NULL for the
+	   memory and cloud backends), as the command's options say (cli/mcp.c:
+	   --backend, --oci-*, --openshell-*, --bwrap-*, --base-env).  0 or
+	   a LOCUS_E* code with the message in err. */
+	int (*open_backend)(void *ctx, const char *root, const char *real,
+	                    locus_backend **b, locus_error *err);
+	void *backend_ctx;
+	/* Said after the reason when open_backend fails (how to choose
+	   another backend), or NULL. */
+	const char *open_hint;
 } mcp_options;
 
 typedef struct mcp_server {

@@ -287,7 +287,7 @@ static char *check_one(const cJSON *p, const cJSON *a)
 		}
 		char *list = cJSON_PrintUnformatted(en);
 		char *m = lu_format("'%.60s' must be one of %.200s", a->string,
-		                     list ? list : "the schema's values");
+		                    list ? list : "the schema's values");
 		cJSON_free(list);
 		return m;
 	}
@@ -313,7 +313,7 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		if (cJSON_IsString(r) &&
 		    !cJSON_GetObjectItemCaseSensitive(args, r->valuestring)) {
 			why = lu_format("missing required argument '%.60s'",
-			                 r->valuestring);
+			                r->valuestring);
 			goto out;
 		}
 	}
@@ -326,8 +326,8 @@ char *mcp_check_args(const char *schema_text, const cJSON *args)
 		    cJSON_GetObjectItemCaseSensitive(props, a->string);
 		if (!p) {
 			why = lu_format("unknown argument '%.60s' (not in the "
-			                 "tool's inputSchema)",
-			                 a->string);
+			                "tool's inputSchema)",
+			                a->string);
 			goto out;
 		}
 		if ((why = check_one(p, a)))

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "hook.h"
 #include "mcp.h"
 #include "../util/buf.h"
@@ -22,21 +21,6 @@ static void warn(const char *m, void *p)
 }
 
 /* --- the workspace ---------------------------------------------------- */
-
-static int open_backend(mcp_server *s, const char *root, const char *real,
-                        locus_backend **b, locus_error *err)
-{
-	const char *kind = s->opt.backend;
-	if (!strcmp(kind, "oci") || !strcmp(kind, "openshell"))
-		return cli_backend_open(&s->opt.cloud, kind, b, err);
-	if (!strcmp(kind, "local"))
-		return cli_local_open(&s->opt.cloud, real, b, err);
-	if (s->opt.cloud.base_env)
-		return cli_local_open(&s->opt.cloud, NULL, b, err);
-	if (!strcmp(kind, "memory"))
-		return locus_backend_memory_new(b, err);
-	return cli_bwrap_open(&s->opt.cloud, root, b, err);
-}
 
 
 int mcp_workspace_open(mcp_server *s, const char *root, char **why)
@@ -54,9 +38,9 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	if (real && mcp_root_broad(real) && !s->opt.allow_broad_root) {
 		*why =
 		    lu_format("the workspace %.400s is / or the home folder: "
-		               "give a project folder with --root (or "
-		               "--allow-broad-root)",
-		               real);
+		              "give a project folder with --root (or "
+		              "--allow-broad-root)",
+		              real);
 		free(real);
 		return -1;
 	}
@@ -64,7 +48,7 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 	memset(&err, 0, sizeof err);
 	locus_backend *b = NULL;
 	locus_harness *h = NULL;
-	int rc = open_backend(s, root, real, &b, &err);
+	int rc = s->opt.open_backend(s->opt.backend_ctx, root, real, &b, &err);
 	bool open_failed = rc != 0;
 	if (!rc) {
 		locus_harness_config cfg = LOCUS_HARNESS_CONFIG_INIT;
@@ -78,13 +62,12 @@ int mcp_workspace_open(mcp_server *s, const char *root, char **why)
 		rc = locus_harness_new(&h, b, s->opt.tools, hook_policy_wrap,
 		                       &s->gate, &cfg, &err);
 	}
-	bool hint = open_failed && !s->opt.backend_chosen &&
-	            !s->opt.cloud.base_env && !strcmp(s->opt.backend, "bwrap");
+	const char *hint = open_failed ? s->opt.open_hint : NULL;
 	if (rc) {
-		*why = lu_format(
-		    "%s%s%s",
-		    err.message[0] ? err.message : "cannot build the harness",
-		    hint ? "\n" : "", hint ? CLI_BWRAP_DEFAULT_FAILED : "");
+		*why = lu_format("%s%s%s",
+		                 err.message[0] ? err.message
+		                                : "cannot build the harness",
+		                 hint ? "\n" : "", hint ? hint : "");
 		locus_backend_free(b);
 		if (s->root_real && s->backend)
 			s->gate.workspace_root = strcmp(s->opt.backend, "local")

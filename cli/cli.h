@@ -22,15 +22,18 @@ int cli_corpus(int argc, char **argv);   /* cli/corpus.c */
 int cli_gate(int argc, char **argv);   /* cli/gate.c (policy engine) */
 int cli_policy(int argc, char **argv); /* cli/policy.c: policy show */
 int cli_audit(int argc, char **argv);  /* cli/audit.c: audit verify */
-/* agents/audit_transcripts.c: `locus audit transcripts` (argv[1] ==
+/* cli/audit_transcripts.c: `locus audit transcripts` (argv[1] ==
    "transcripts") */
 int cli_audit_transcripts(int argc, char **argv);
-/* policy/policy_fuzz.c: `locus policy fuzz` (argv[1] == "fuzz") */
+/* cli/policy_fuzz_cmd.c: `locus policy fuzz` (argv[1] == "fuzz") */
 int cli_policy_fuzz(int argc, char **argv);
-int cli_tool(int argc, char **argv);    /* cli/tool.c (harness) */
-int cli_jail(int argc, char **argv);    /* cli/jail.c: locus jail */
-int cli_hook(int argc, char **argv);    /* agents/hook.c: agent hooks */
-int cli_mcp(int argc, char **argv);     /* agents/mcp.c: MCP server */
+int cli_tool(int argc, char **argv); /* cli/tool.c (harness) */
+int cli_jail(int argc, char **argv); /* cli/jail.c: locus jail */
+int cli_hook(int argc, char **argv); /* cli/hook.c: agent hooks */
+/* cli/hook_install.c: `locus hook install ...` and `locus hook doctor`. */
+int cli_hook_install(int argc, char **argv);
+int cli_hook_doctor(int argc, char **argv);
+int cli_mcp(int argc, char **argv);     /* cli/mcp.c: MCP server */
 int cli_runner(int argc, char **argv);  /* cli/runner.c: the box runner */
 int cli_gateway(int argc, char **argv); /* cli/gateway.c: the gateway */
 

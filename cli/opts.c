@@ -6,7 +6,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "agents/hook.h"
+#include "policy_cli.h"
 
 int cli_opt_unknown(const char *cmd, const char *arg, void (*usage)(FILE *))
 {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct cli_claude_opts; /* agents/hook.h */
+struct cli_claude_opts; /* cli/policy_cli.h */
 
 /* One row; make it with the macros below. */
 typedef struct cli_opt {

@@ -1,7 +1,7 @@
 /*
  * cli/policy.c - `locus policy show [--preset NAME | --policy FILE]
  * [--claude-settings FILE] [--compact]`: print the effective policy as JSON.
- * (The policy loading shared with `locus gate` is agents/hook_settings.c.)
+ * (The policy loading shared with `locus gate` is cli/policy_build.c.)
  *
  * Exit status: 0, or 2 for a usage error, an unknown preset or a bad
  * policy/settings file (nothing is evaluated on a bad file).

@@ -328,7 +328,7 @@ static int build(pf_ctx *c, const pf_opts *o)
 	if (o->policy && (rc = rules_of(c, o->policy, false)))
 		return rc;
 	for (size_t i = 0; i < o->nsettings; i++) {
-		/* read as Claude Code reads them (agents/hook_settings.c) */
+		/* read as Claude Code reads them (cli/policy_build.c) */
 		if (cli_add_claude_settings(c->policy, o->settings[i], false))
 			return 2;
 		if ((rc = rules_of(c, o->settings[i], true)))

@@ -1,5 +1,5 @@
 /*
- * agents/hook.c - `locus hook AGENT`: a permission hook for coding agents
+ * cli/hook.c - `locus hook AGENT`: a permission hook for coding agents
  * (spec integrations.md section 2, docs/integrations.md).
  *
  *   locus hook claude-code|codex|gemini [--policy FILE | --preset NAME]
@@ -44,10 +44,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "hook.h"
-#include "cli/opts.h"
-#include "cli/policy_cli.h"
+#include "cli.h"
+#include "agents/hook.h"
+#include "opts.h"
+#include "policy_cli.h"
 #include "../util/json.h"
 #include "../util/read.h"
 

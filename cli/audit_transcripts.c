@@ -1,5 +1,5 @@
 /*
- * agents/audit_transcripts.c - `locus audit transcripts`: judge every tool
+ * cli/audit_transcripts.c - `locus audit transcripts`: judge every tool
  * call of agents' session logs under a policy (docs/audit.md).
  *
  *   locus audit transcripts [--policy FILE | --preset NAME]
@@ -30,12 +30,12 @@
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
-#include "audit_report.h"
-#include "cli/cli.h"
-#include "cli/opts.h"
-#include "cli/parallel.h"
-#include "cli/policy_cli.h"
-#include "cli/reports.h"
+#include "agents/audit_report.h"
+#include "cli.h"
+#include "opts.h"
+#include "parallel.h"
+#include "policy_cli.h"
+#include "reports.h"
 #include "../util/sha256.h"
 
 typedef struct au_opts {
@@ -68,7 +68,9 @@ static void usage(FILE *f)
 
 /* ---- time ---- */
 
-int cli_parse_time(const char *s, double *out)
+/* ISO 8601 date or time (Z or +HH:MM; no zone is UTC) to seconds since
+   the epoch.  0 or -1. */
+static int cli_parse_time(const char *s, double *out)
 {
 	struct tm tm;
 	memset(&tm, 0, sizeof tm);
@@ -614,7 +616,7 @@ int cli_audit_transcripts(int argc, char **argv)
 	                  o.policy ? o.policy : "preset ",
 	                  o.policy ? "" : (o.preset ? o.preset : "standard"));
 	for (size_t i = 0; !rc && i < o.nclaude; i++) {
-		/* read as Claude Code reads them (agents/hook_settings.c) */
+		/* read as Claude Code reads them (cli/policy_build.c) */
 		if (cli_add_claude_settings(policy, o.claude[i], false))
 			rc = 2;
 		else if (pn > 0 && (size_t)pn < sizeof pname)

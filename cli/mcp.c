@@ -1,5 +1,5 @@
 /*
- * agents/mcp.c - `locus mcp`: the harness as an MCP server over stdio
+ * cli/mcp.c - `locus mcp`: the harness as an MCP server over stdio
  * (spec integrations.md section 1, docs/mcp.md, docs/integrations.md).
  *
  *   locus mcp [--root DIR] [--allow-broad-root]
@@ -35,10 +35,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "mcp.h"
-#include "cli/opts.h"
-#include "cli/policy_cli.h"
+#include "cli.h"
+#include "agents/mcp.h"
+#include "opts.h"
+#include "policy_cli.h"
 
 #define MCP_MAX_TOOLS 64
 
@@ -177,12 +177,38 @@ static int split_tools(char *list, const char **names, size_t max)
 	return n ? 0 : -1;
 }
 
+/* The options of the command that the server does not read itself. */
+typedef struct mcp_cli {
+	cli_claude_opts claude; /* --claude-settings, --claude-project */
+	cli_backend_opts cloud; /* --oci-*, --openshell-*, --bwrap-*,
+	                           --base-env (cli/backend.c) */
+	const char *backend;
+} mcp_cli;
+
+/* mcp_options.open_backend: `ctx` is the mcp_cli. */
+static int open_backend(void *ctx, const char *root, const char *real,
+                        locus_backend **b, locus_error *err)
+{
+	const mcp_cli *m = ctx;
+	const char *kind = m->backend;
+	if (!strcmp(kind, "oci") || !strcmp(kind, "openshell"))
+		return cli_backend_open(&m->cloud, kind, b, err);
+	if (!strcmp(kind, "local"))
+		return cli_local_open(&m->cloud, real, b, err);
+	if (m->cloud.base_env)
+		return cli_local_open(&m->cloud, NULL, b, err);
+	if (!strcmp(kind, "memory"))
+		return locus_backend_memory_new(b, err);
+	return cli_bwrap_open(&m->cloud, root, b, err);
+}
+
 /* 0, 1 for --help, 2 for a usage error. */
-static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
+static int parse_args(int argc, char **argv, mcp_options *o, mcp_cli *m,
+                      const char **tools)
 {
 	o->backend = NULL;
 	o->max_calls = MCP_DEFAULT_CALLS;
-	cli_backend_init(&o->cloud);
+	cli_backend_init(&m->cloud);
 	const cli_opt opts[] = {
 	    CLI_OPT_FLAG("--no-read-check", &o->no_read_check),
 	    CLI_OPT_FLAG("--allow-broad-root", &o->allow_broad_root),
@@ -190,7 +216,7 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 	    CLI_OPT_VALUE("--backend", &o->backend),
 	    CLI_OPT_VALUE("--policy", &o->policy_file),
 	    CLI_OPT_VALUE("--preset", &o->preset),
-	    CLI_OPT_CLAUDE(&o->claude, "mcp"),
+	    CLI_OPT_CLAUDE(&m->claude, "mcp"),
 	    CLI_OPT_VALUE("--audit", &o->audit_file),
 	    CLI_OPT_VALUE("--audit-key", &o->audit_key),
 	    CLI_OPT_VALUE("--tools", tools),
@@ -198,7 +224,7 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
-		int f = cli_backend_flag(&o->cloud, argc, argv, &i);
+		int f = cli_backend_flag(&m->cloud, argc, argv, &i);
 		if (f > 0)
 			continue;
 		cli_opt_result t = f < 0 ? CLI_OPT_NOT_OURS
@@ -238,7 +264,7 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 			return cli_opt_unknown("mcp", a, mcp_usage);
 		}
 	}
-	o->backend_chosen = o->backend != NULL;
+	bool chosen = o->backend != NULL; /* else the default, bwrap */
 	if (!o->backend)
 		o->backend = CLI_DEFAULT_BACKEND;
 	if (strcmp(o->backend, "local") && strcmp(o->backend, "memory") &&
@@ -249,15 +275,20 @@ static int parse_args(int argc, char **argv, mcp_options *o, const char **tools)
 		return 2;
 	}
 	locus_error be = {0};
-	if (cli_bwrap_check(&o->cloud, o->backend, &be)) {
+	if (cli_bwrap_check(&m->cloud, o->backend, &be)) {
 		fprintf(stderr, "locus mcp: %s\n", be.message);
 		return 2;
 	}
-	if (o->cloud.os.seen && strcmp(o->backend, "openshell")) {
+	if (m->cloud.os.seen && strcmp(o->backend, "openshell")) {
 		fprintf(stderr, "locus mcp: --openshell-* options need "
 		                "--backend openshell\n");
 		return 2;
 	}
+	m->backend = o->backend;
+	o->open_backend = open_backend;
+	o->backend_ctx = m;
+	if (!chosen && !m->cloud.base_env && !strcmp(o->backend, "bwrap"))
+		o->open_hint = CLI_BWRAP_DEFAULT_FAILED;
 	return 0;
 }
 
@@ -316,8 +347,10 @@ int cli_mcp(int argc, char **argv)
 {
 	mcp_server s;
 	memset(&s, 0, sizeof s);
+	mcp_cli m;
+	memset(&m, 0, sizeof m);
 	const char *tools_arg = NULL;
-	int prc = parse_args(argc, argv, &s.opt, &tools_arg);
+	int prc = parse_args(argc, argv, &s.opt, &m, &tools_arg);
 	if (prc)
 		return prc == 1 ? 0 : 2;
 	const char *tool_names[MCP_MAX_TOOLS + 1];
@@ -330,8 +363,8 @@ int cli_mcp(int argc, char **argv)
 		return 2;
 	}
 	s.opt.tools = tools_arg ? tool_names : NULL;
-	if (cli_policy_build_claude(s.opt.policy_file, s.opt.preset,
-	                            &s.opt.claude, &s.policy)) {
+	if (cli_policy_build_claude(s.opt.policy_file, s.opt.preset, &m.claude,
+	                            &s.policy)) {
 		free(tools_copy);
 		return 2;
 	}

@@ -1,5 +1,5 @@
 /*
- * agents/hook_settings.c - the policy a hook decides under: a preset or
+ * cli/policy_build.c - the policy a command decides under: a preset or
  * policy file, plus the permission rules of Claude Code settings files,
  * either named (--claude-settings, several allowed) or found the way
  * Claude Code finds them for a project (--claude-project DIR).
@@ -15,9 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli.h"
-#include "hook.h"
-#include "cli/policy_cli.h"
+#include "cli.h"
+#include "policy_cli.h"
 #include "../util/read.h"
 
 #define SETTINGS_MAX ((size_t)4 << 20)

@@ -1,5 +1,5 @@
 /*
- * agents/hook_install.c - `locus hook install AGENT [--project DIR] [--write]`
+ * cli/hook_install.c - `locus hook install AGENT [--project DIR] [--write]`
  * and `locus hook doctor [AGENT...] [--project DIR]`.
  *
  * install writes (or merges into) the agent's own configuration the hook
@@ -35,9 +35,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/cli.h"
-#include "hook.h"
-#include "cli/policy_cli.h"
+#include "cli.h"
+#include "agents/hook.h"
+#include "policy_cli.h"
 #include "../util/buf.h"
 #include "../util/json.h"
 
