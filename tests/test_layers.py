@@ -14,8 +14,9 @@ Two views of the same rule, both from the build, none from a hand-kept list of f
   B defines.  A dependency may not run up the layers, and the file graph may have no
   cycle (two or more files that need each other) outside the groups of CYCLES_OK.
 
-The dependencies up the layers not yet removed are in KNOWN_UP, each with what removes
-it; one that no longer occurs must be taken off (the test fails until it is).
+KNOWN_UP is empty: every dependency up the layers fails the test.  (Should one ever
+have to be let through for a while, it goes there with what removes it, and comes off
+when it no longer occurs: the test fails on a stale entry too.)
 
 Exit 0 when both hold, 1 with every violation listed.
 """
@@ -34,15 +35,9 @@ PUBLIC = 'include/locus'
 # may use anything; nothing of the product may use them.
 OUTSIDE = {'tests', 'fuzz', 'bench', 'python'}
 
-# Dependencies up the layers not yet removed, each with what removes it.  An
-# entry that no longer occurs fails the test too (take it off the list).
-KNOWN_UP = {
-    # The agent integration's commands (cli_hook, cli_mcp, cli_audit_transcripts,
-    # hook install/doctor) still live beside their engines and use the CLI's
-    # option tables, reports, --jobs threads and output helpers: moving those
-    # command functions into cli/ removes these.
-    ('agents', 'cli'): 'the agents/ command entry points move to cli/',
-}
+# Dependencies up the layers let through for a while, each with what removes
+# it (none now).  An entry that no longer occurs fails the test too.
+KNOWN_UP = {}
 
 # Groups of files allowed to need each other (a cycle must lie inside one
 # group), with the reason.
