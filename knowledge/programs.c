@@ -76,6 +76,70 @@ static const lk_reads reads_make = {
 static const lk_destroys_by destroys_find = {.words = "|-delete|"};
 static const lk_destroys_by destroys_dd = {.assign = "of="};
 
+/* Options that make an otherwise ordinary program delete something
+   (lk_optfx: exec:destructive). */
+/* clang-format off */
+static const lk_optfx delete_opts_crontab[] = {
+	{ 'r', NULL, false, "crontab -r deletes the crontab" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx delete_opts_rsync[] = {
+	{ 0, "--delete", true, "rsync --delete deletes files" },
+	{ 0, "--remove-source-files", false,
+	  "rsync --remove-source-files deletes files" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx delete_opts_tar[] = {
+	{ 0, "--remove-files", false, "tar --remove-files deletes files" },
+	{ 0, NULL, false, NULL },
+};
+
+/* Options that run code locus does not see (lk_optfx: exec:unknown, as for
+   a program locus does not know): a pager command (`less +'!cmd'`: `!`
+   runs a shell), a makefile given on the line (`make --eval`), zip's test
+   command. */
+static const lk_optfx unseen_opts_less[] = {
+	{ 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
+	  "locus does not see" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx unseen_opts_more[] = {
+	{ 0, "+", true, "more +CMD runs pager commands locus does not see" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx unseen_opts_most[] = {
+	{ 0, "+", true, "most +CMD runs pager commands locus does not see" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx unseen_opts_make[] = {
+	{ 'E', "--eval", false, "make --eval runs a makefile given on the line" },
+	{ 0, NULL, false, NULL },
+};
+static const lk_optfx unseen_opts_zip[] = {
+	{ 'T', "--unzip-command", false, "zip -TT runs a test command" },
+	{ 0, NULL, false, NULL },
+};
+/* a shared library loaded into the program: ssh-keygen's PKCS#11 and FIDO
+   providers */
+static const lk_optfx unseen_opts_ssh_keygen[] = {
+	{ 'D', NULL, false, "ssh-keygen -D loads a PKCS#11 library (its code "
+	  "runs)" },
+	{ 'w', NULL, false, "ssh-keygen -w loads a FIDO provider library (its "
+	  "code runs)" },
+	{ 0, NULL, false, NULL },
+};
+/* the programs a repository's config names for git's diffs (--ext-diff:
+   diff.external and diff.DRIVER.command; --textconv:
+   diff.DRIVER.textconv), on any subcommand */
+static const lk_optfx unseen_opts_git[] = {
+	{ 0, "--ext-diff", false, "git --ext-diff runs the diff program the "
+	  "repository's config names" },
+	{ 0, "--textconv", false, "git --textconv runs the conversion programs "
+	  "the repository's config names", 7 },
+	{ 0, NULL, false, NULL },
+};
+/* clang-format on */
+
 /* util-linux setarch ARCH [options] PROG, and its per-architecture names
    (linux32, i386...) without the ARCH operand; options permute. */
 static const lk_optspec opts_setarch = {
@@ -338,7 +402,8 @@ static const lk_program programs[] = {
                   .nocmd = "NsOW", .npos = 1, .flags = LK_OPT_PERMUTE)},
     {.name = "scp", .cls = LK_NETWORK, .net = "scp reaches the network"},
     {.name = "sftp", .cls = LK_NETWORK, .net = "sftp reaches the network"},
-    {.name = "rsync", .cls = LK_NETWORK, .net = "rsync reaches the network"},
+    {.name = "rsync", .cls = LK_NETWORK, .net = "rsync reaches the network",
+     .delete_opts = delete_opts_rsync},
     {.name = "nc", .cls = LK_NETWORK, .net = "nc reaches the network"},
     {.name = "ncat", .cls = LK_NETWORK, .net = "ncat reaches the network"},
     {.name = "netcat", .cls = LK_NETWORK, .net = "netcat reaches the network"},
@@ -1060,14 +1125,15 @@ static const lk_program programs[] = {
      .destroys = "find -delete deletes files",
      .destroys_by = &destroys_find},
     {.name = "fd", .fx = LK_FX_READ, .cls = LK_SEES},
-    {.name = "make", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make},
-    {.name = "git", .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
+    {.name = "make", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
+     .unseen_opts = unseen_opts_make},
+    {.name = "git", .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},
     {.name = "batch", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},
     {.name = "crontab", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
-     .reads = &reads_crontab},
+     .reads = &reads_crontab, .delete_opts = delete_opts_crontab},
     {.name = "trap", .cls = LK_SEES},
 
     /* ---- programs that write files: copies and tee ---- */
@@ -1081,7 +1147,8 @@ static const lk_program programs[] = {
 
     /* ---- archive extractors: the names of the files they write come from the
        archive ---- */
-    {.name = "tar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+    {.name = "tar", .cls = LK_EXTRACTS, .extract = &extract_tar,
+     .delete_opts = delete_opts_tar},
     {.name = "gtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
     {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
     {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
@@ -1156,9 +1223,9 @@ static const lk_program programs[] = {
     {.name = "poweroff", .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
 
     /* ---- pagers: operands are files ---- */
-    {.name = "less", .cls = LK_PAGER},
-    {.name = "more", .cls = LK_PAGER},
-    {.name = "most", .cls = LK_PAGER},
+    {.name = "less", .cls = LK_PAGER, .unseen_opts = unseen_opts_less},
+    {.name = "more", .cls = LK_PAGER, .unseen_opts = unseen_opts_more},
+    {.name = "most", .cls = LK_PAGER, .unseen_opts = unseen_opts_most},
     {.name = "pg", .cls = LK_PAGER},
     {.name = "pager", .cls = LK_PAGER},
     {.name = "sensible-pager", .cls = LK_PAGER},
@@ -1543,7 +1610,7 @@ static const lk_program programs[] = {
     {.name = "ulimit", .fx = LK_FX_FILES},
     {.name = "unalias", .fx = LK_FX_FILES},
     {.name = "unix2dos", .fx = LK_FX_FILES},
-    {.name = "zip", .fx = LK_FX_FILES},
+    {.name = "zip", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_zip},
     {.name = "zipinfo", .fx = LK_FX_FILES},
     /* local build, test, lint, format: compilers, linkers, linters, formatters, test runners */
     {.name = "actionlint", .fx = LK_FX_BUILD},
@@ -1904,7 +1971,7 @@ static const lk_program programs[] = {
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},
     {.name = "husky", .fx = LK_FX_WORKSPACE},
-    {.name = "ssh-keygen", .fx = LK_FX_FILES},
+    {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen},
     {.name = "atq", .fx = LK_FX_READ},
     {.name = "getcap", .fx = LK_FX_READ},
     /* ---- rows from public tool lists (tldr-pages' command pages, the

@@ -237,6 +237,26 @@ typedef struct lk_destroys_by {
 	const char *assign; /* "of=" */
 } lk_destroys_by;
 
+/* ---- options with an effect (lk_program.delete_opts, .unseen_opts) --- */
+
+/*
+ * An option that gives an otherwise ordinary program an effect: it
+ * deletes something (rsync --delete: exec:destructive), or it runs code
+ * locus does not see (less +CMD, make --eval: exec:unknown).  Given as
+ * the short option in any cluster, the long one or an abbreviation of it,
+ * or, with `long_prefix`, any option starting with the long one (rsync
+ * --delete-after).  A row's list ends with a NULL reason.
+ */
+typedef struct lk_optfx {
+	char short_opt;       /* 0: none */
+	const char *long_opt; /* NULL: none */
+	bool long_prefix;
+	const char *reason;
+	unsigned char min; /* the shortest abbreviation that selects long_opt
+	                      (0: `--` and one letter); `--text` is git's
+	                      exact -a, so --textconv needs `--textc` */
+} lk_optfx;
+
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {
 	LK_PACK_NONE = 0,
@@ -290,6 +310,9 @@ typedef struct lk_program {
 	                            reason text */
 	const lk_destroys_by *destroys_by; /* arguments that delete or
 	                                      overwrite (find -delete) */
+	const lk_optfx *delete_opts; /* options that delete (rsync --delete) */
+	const lk_optfx *unseen_opts; /* options that run code locus does not
+	                                see (less +CMD) */
 	const char *query;         /* "|--help|--version|": option words after
 	                            which the program only prints (help,
 	                            version, a listing) and exits */

@@ -593,62 +593,8 @@ bool ll_rm_inside(const locus_shell_command *c)
 	return operands;
 }
 
-/*
- * Options that make an otherwise ordinary program delete something: the
- * short option in any cluster, the long one with its abbreviations (or any
- * option starting with it when long_prefix: rsync --delete-after).
- */
-typedef struct opt_row {
-	const char *prog;
-	char short_opt;       /* 0: none */
-	const char *long_opt; /* NULL: none */
-	bool long_prefix;
-	const char *reason;
-	unsigned char min; /* the shortest abbreviation that selects long_opt
-	                      (0: `--` and one letter); `--text` is git's
-	                      exact -a, so --textconv needs `--textc` */
-} opt_row;
-
-/* clang-format off */
-static const opt_row destructive_opts[] = {
-	{ "crontab", 'r', NULL, false, "crontab -r deletes the crontab", 0 },
-	{ "rsync", 0, "--delete", true, "rsync --delete deletes files", 0 },
-	{ "rsync", 0, "--remove-source-files", false,
-	  "rsync --remove-source-files deletes files", 0 },
-	{ "tar", 0, "--remove-files", false, "tar --remove-files deletes files", 0 },
-	{ NULL, 0, NULL, false, NULL, 0 },
-};
-
-/* Options that run code locus does not see: a pager command
-   (`less +'!cmd'`: `!` runs a shell), a makefile given on the line (`make
-   --eval`), zip's test command, a shared library loaded into the program
-   (ssh-keygen's PKCS#11 and FIDO providers), the programs a repository's
-   config names for git's diffs (`--ext-diff`: diff.external and
-   diff.DRIVER.command; `--textconv`: diff.DRIVER.textconv).  exec:unknown,
-   as for a program locus does not know. */
-static const opt_row unseen_opts[] = {
-	{ "less", 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
-	  "locus does not see", 0 },
-	{ "more", 0, "+", true, "more +CMD runs pager commands locus does not "
-	  "see", 0 },
-	{ "most", 0, "+", true, "most +CMD runs pager commands locus does not "
-	  "see", 0 },
-	{ "make", 'E', "--eval", false, "make --eval runs a makefile given on "
-	  "the line", 0 },
-	{ "zip", 'T', "--unzip-command", false, "zip -TT runs a test command", 0 },
-	{ "ssh-keygen", 'D', NULL, false, "ssh-keygen -D loads a PKCS#11 "
-	  "library (its code runs)", 0 },
-	{ "ssh-keygen", 'w', NULL, false, "ssh-keygen -w loads a FIDO "
-	  "provider library (its code runs)", 0 },
-	{ "git", 0, "--ext-diff", false, "git --ext-diff runs the diff program "
-	  "the repository's config names", 0 },
-	{ "git", 0, "--textconv", false, "git --textconv runs the conversion "
-	  "programs the repository's config names", 7 },
-	{ NULL, 0, NULL, false, NULL, 0 },
-};
-/* clang-format on */
-
-static bool opt_row_hits(const opt_row *r, const char *a)
+/* Argument a is option r of a program's row (lk_optfx). */
+static bool optfx_hits(const lk_optfx *r, const char *a)
 {
 	if (r->short_opt && cluster_has(a, r->short_opt))
 		return true;
@@ -1307,9 +1253,9 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 		if (r)
 			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
 	}
-	for (const opt_row *o = destructive_opts; o->prog; o++)
-		if (lu_streq(o->prog, c->name))
-			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
+	for (const lk_optfx *o = prog ? prog->delete_opts : NULL; o && o->reason;
+	     o++)
+		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
 	if (prog && prog->destroys_by)
 		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, prog->destroys);
 }
@@ -1486,26 +1432,24 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		add_reason(j, nr->reason);
 	}
 
-	for (const opt_row *o = destructive_opts; o->prog; o++) {
-		if (!lu_streq(o->prog, c->name))
-			continue;
+	for (const lk_optfx *o = prog ? prog->delete_opts : NULL; o && o->reason;
+	     o++) {
 		for (size_t i = 1; i < c->argc; i++) {
 			if (lu_streq(c->argv[i], "--"))
 				break;
-			if (opt_row_hits(o, c->argv[i])) {
+			if (optfx_hits(o, c->argv[i])) {
 				j->tags |= LOCUS_TAG_DESTRUCTIVE;
 				add_reason(j, o->reason);
 				break;
 			}
 		}
 	}
-	for (const opt_row *o = unseen_opts; o->prog; o++) {
-		if (!lu_streq(o->prog, c->name))
-			continue;
+	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL; o && o->reason;
+	     o++) {
 		for (size_t i = 1; i < c->argc; i++) {
 			if (lu_streq(c->argv[i], "--"))
 				break;
-			if (opt_row_hits(o, c->argv[i])) {
+			if (optfx_hits(o, c->argv[i])) {
 				j->tags |= LOCUS_TAG_UNKNOWN;
 				add_reason(j, o->reason);
 				break;
@@ -2358,9 +2302,8 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (lu_streq(r->name, n))
 			return false;
-	for (const opt_row *o = destructive_opts; o->prog; o++)
-		if (lu_streq(o->prog, n))
-			return false;
+	if (prog && prog->delete_opts)
+		return false;
 	return !prog_rows(n) && !in_sub_table(shutdown_subs, n) &&
 	       !in_sub_table(check_subs, n);
 }
@@ -2396,12 +2339,6 @@ static const char *table_name_not_row(void)
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (!lk_program_find(r->name))
 			return r->name;
-	for (const opt_row *o = destructive_opts; o->prog; o++)
-		if (!lk_program_find(o->prog))
-			return o->prog;
-	for (const opt_row *o = unseen_opts; o->prog; o++)
-		if (!lk_program_find(o->prog))
-			return o->prog;
 	for (size_t i = 0; i < NNETWORK_SUBS; i++)
 		if (!lk_program_find(network_subs[i].prog))
 			return network_subs[i].prog;
