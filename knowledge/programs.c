@@ -80,18 +80,18 @@ static const lk_destroys_by destroys_dd = {.assign = "of="};
    (lk_optfx: exec:destructive). */
 /* clang-format off */
 static const lk_optfx delete_opts_crontab[] = {
-	{ 'r', NULL, false, "crontab -r deletes the crontab" },
-	{ 0, NULL, false, NULL },
+	{ 'r', NULL, false, "crontab -r deletes the crontab", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx delete_opts_rsync[] = {
-	{ 0, "--delete", true, "rsync --delete deletes files" },
+	{ 0, "--delete", true, "rsync --delete deletes files", 0 },
 	{ 0, "--remove-source-files", false,
-	  "rsync --remove-source-files deletes files" },
-	{ 0, NULL, false, NULL },
+	  "rsync --remove-source-files deletes files", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx delete_opts_tar[] = {
-	{ 0, "--remove-files", false, "tar --remove-files deletes files" },
-	{ 0, NULL, false, NULL },
+	{ 0, "--remove-files", false, "tar --remove-files deletes files", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 
 /* Options that run code locus does not see (lk_optfx: exec:unknown, as for
@@ -100,43 +100,222 @@ static const lk_optfx delete_opts_tar[] = {
    command. */
 static const lk_optfx unseen_opts_less[] = {
 	{ 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
-	  "locus does not see" },
-	{ 0, NULL, false, NULL },
+	  "locus does not see", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx unseen_opts_more[] = {
-	{ 0, "+", true, "more +CMD runs pager commands locus does not see" },
-	{ 0, NULL, false, NULL },
+	{ 0, "+", true, "more +CMD runs pager commands locus does not see", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx unseen_opts_most[] = {
-	{ 0, "+", true, "most +CMD runs pager commands locus does not see" },
-	{ 0, NULL, false, NULL },
+	{ 0, "+", true, "most +CMD runs pager commands locus does not see", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx unseen_opts_make[] = {
-	{ 'E', "--eval", false, "make --eval runs a makefile given on the line" },
-	{ 0, NULL, false, NULL },
+	{ 'E', "--eval", false, "make --eval runs a makefile given on the line", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 static const lk_optfx unseen_opts_zip[] = {
-	{ 'T', "--unzip-command", false, "zip -TT runs a test command" },
-	{ 0, NULL, false, NULL },
+	{ 'T', "--unzip-command", false, "zip -TT runs a test command", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 /* a shared library loaded into the program: ssh-keygen's PKCS#11 and FIDO
    providers */
 static const lk_optfx unseen_opts_ssh_keygen[] = {
 	{ 'D', NULL, false, "ssh-keygen -D loads a PKCS#11 library (its code "
-	  "runs)" },
+	  "runs)", 0 },
 	{ 'w', NULL, false, "ssh-keygen -w loads a FIDO provider library (its "
-	  "code runs)" },
-	{ 0, NULL, false, NULL },
+	  "code runs)", 0 },
+	{ 0, NULL, false, NULL, 0 },
 };
 /* the programs a repository's config names for git's diffs (--ext-diff:
    diff.external and diff.DRIVER.command; --textconv:
    diff.DRIVER.textconv), on any subcommand */
 static const lk_optfx unseen_opts_git[] = {
 	{ 0, "--ext-diff", false, "git --ext-diff runs the diff program the "
-	  "repository's config names" },
+	  "repository's config names", 0 },
 	{ 0, "--textconv", false, "git --textconv runs the conversion programs "
 	  "the repository's config names", 7 },
-	{ 0, NULL, false, NULL },
+	{ 0, NULL, false, NULL, 0 },
+};
+/* clang-format on */
+
+#define LK_NET(p, s)                                                           \
+	{                                                                      \
+		s, NULL, p " " s " reaches the network"                        \
+	}
+#define LK_NET_ANY(p)                                                          \
+	{                                                                      \
+		NULL, NULL, p " reaches the network"                           \
+	}
+
+/* Subcommands that reach the network (lk_subfx: exec:network), one list a
+   program, in the order they are tried. */
+/* clang-format off */
+static const lk_subfx net_subs_apt[] = {
+	LK_NET("apt", "install"), LK_NET("apt", "update"),
+	LK_NET("apt", "upgrade"), LK_NET("apt", "full-upgrade"),
+	LK_NET("apt", "dist-upgrade"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_apt_get[] = {
+	LK_NET("apt-get", "install"), LK_NET("apt-get", "update"),
+	LK_NET("apt-get", "upgrade"), LK_NET("apt-get", "dist-upgrade"),
+	LK_NET("apt-get", "source"), LK_NET("apt-get", "download"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_brew[] = {
+	LK_NET("brew", "install"), LK_NET("brew", "update"),
+	LK_NET("brew", "upgrade"), LK_NET("brew", "fetch"),
+	LK_NET("brew", "tap"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_bun[] = {
+	LK_NET("bun", "install"), LK_NET("bun", "i"), LK_NET("bun", "add"),
+	LK_NET("bun", "publish"), LK_NET("bun", "update"),
+	LK_NET("bun", "upgrade"), LK_NET("bun", "x"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_bunx[] = {
+	LK_NET_ANY("bunx"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_cargo[] = {
+	LK_NET("cargo", "install"), LK_NET("cargo", "fetch"),
+	LK_NET("cargo", "publish"), LK_NET("cargo", "update"),
+	LK_NET("cargo", "add"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_docker[] = {
+	LK_NET("docker", "pull"), LK_NET("docker", "push"),
+	LK_NET("docker", "login"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_gem[] = {
+	LK_NET("gem", "install"), LK_NET("gem", "update"),
+	LK_NET("gem", "push"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_gh[] = {
+	LK_NET_ANY("gh"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_git[] = {
+	LK_NET("git", "push"), LK_NET("git", "pull"), LK_NET("git", "fetch"),
+	LK_NET("git", "clone"), LK_NET("git", "ls-remote"),
+	LK_NET("git", "submodule"), LK_NET("git", "send-email"),
+	LK_NET("git", "request-pull"), LK_NET("git", "send-pack"),
+	LK_NET("git", "fetch-pack"),
+	{ "remote", "show", "git remote show reaches the network" },
+	{ "remote", "update", "git remote update reaches the network" },
+	{ "remote", "prune", "git remote prune reaches the network" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_go[] = {
+	LK_NET("go", "get"), LK_NET("go", "install"), LK_NET("go", "mod"),
+	{ "run", "@", "go run PKG@VERSION downloads the module and runs it" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_mkdocs[] = {
+	LK_NET("mkdocs", "gh-deploy"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_nix[] = {
+	LK_NET("nix", "run"), LK_NET("nix", "shell"), LK_NET("nix", "develop"),
+	LK_NET("nix", "build"), LK_NET("nix", "profile"), LK_NET("nix", "flake"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_vale[] = {
+	LK_NET("vale", "sync"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_npm[] = {
+	LK_NET("npm", "i"), LK_NET("npm", "install"), LK_NET("npm", "ci"),
+	LK_NET("npm", "add"), LK_NET("npm", "publish"),
+	LK_NET("npm", "update"), LK_NET("npm", "exec"), LK_NET("npm", "x"),
+	LK_NET("npm", "install-test"), LK_NET("npm", "it"),
+	LK_NET("npm", "up"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_npx[] = {
+	LK_NET_ANY("npx"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_pip[] = {
+	LK_NET("pip", "install"), LK_NET("pip", "download"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_pip3[] = {
+	LK_NET("pip3", "install"), LK_NET("pip3", "download"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_pipx[] = {
+	LK_NET("pipx", "run"), LK_NET("pipx", "install"),
+	LK_NET("pipx", "upgrade"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_pnpm[] = {
+	LK_NET("pnpm", "install"), LK_NET("pnpm", "i"), LK_NET("pnpm", "add"),
+	LK_NET("pnpm", "publish"), LK_NET("pnpm", "update"),
+	LK_NET("pnpm", "upgrade"), LK_NET("pnpm", "dlx"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_uv[] = {
+	LK_NET("uv", "pip"), LK_NET("uv", "add"), LK_NET("uv", "sync"),
+	LK_NET("uv", "lock"), LK_NET("uv", "run"), LK_NET("uv", "tool"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_uvx[] = {
+	LK_NET_ANY("uvx"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_yarn[] = {
+	LK_NET("yarn", "install"), LK_NET("yarn", "i"), LK_NET("yarn", "add"),
+	LK_NET("yarn", "publish"), LK_NET("yarn", "update"),
+	LK_NET("yarn", "upgrade"), LK_NET("yarn", "dlx"),
+	{ NULL, NULL, NULL },
+};
+
+/* Subcommands that stop the machine (lk_subfx: exec:shutdown, on the
+   floor); `init`/`telinit` runlevels are matched exactly. */
+static const lk_subfx stop_subs_shutdown[] = {
+	{ NULL, NULL, "shutdown stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_reboot[] = {
+	{ NULL, NULL, "reboot stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_halt[] = {
+	{ NULL, NULL, "halt stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_poweroff[] = {
+	{ NULL, NULL, "poweroff stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_systemctl[] = {
+	{ "poweroff", NULL, "systemctl poweroff stops the machine" },
+	{ "reboot", NULL, "systemctl reboot stops the machine" },
+	{ "halt", NULL, "systemctl halt stops the machine" },
+	{ "kexec", NULL, "systemctl kexec stops the machine" },
+	{ "soft-reboot", NULL, "systemctl soft-reboot stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_loginctl[] = {
+	{ "poweroff", NULL, "loginctl poweroff stops the machine" },
+	{ "reboot", NULL, "loginctl reboot stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_init[] = {
+	{ "0", NULL, "init 0 stops the machine" },
+	{ "6", NULL, "init 6 stops the machine" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx stop_subs_telinit[] = {
+	{ "0", NULL, "telinit 0 stops the machine" },
+	{ "6", NULL, "telinit 6 stops the machine" },
+	{ NULL, NULL, NULL },
 };
 /* clang-format on */
 
@@ -221,7 +400,7 @@ static const lk_program programs[] = {
                       "|require|import|loader|experimental-loader|input-type|"
                       "title|conditions|",
                       "", "c", "", LK_I_STDIN, "vh")},
-    {.name = "bun",
+    {.name = "bun", .net_subs = net_subs_bun,
      .cls = LK_INTERP | LK_SUBCOMMANDS | LK_WRAPPER,
      .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|preload|", "",
                       "", "", 0, NULL),
@@ -463,26 +642,26 @@ static const lk_program programs[] = {
     {.name = "sed", .cls = LK_DECODER},
 
     /* ---- programs whose first operand picks what they do ---- */
-    {.name = "systemctl", .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
+    {.name = "systemctl", .stop_subs = stop_subs_systemctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
     /* subcommand runners: the rest of argv after their options */
-    {.name = "npm", .fx = LK_FX_PACKAGES,
+    {.name = "npm", .net_subs = net_subs_npm, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|x|", .short_val = "cw", .short_flag = "y",
                   .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"
                            "include-workspace-root:-0|yes:y0|no:-0",
                   .script = "c"), .pack = LK_PACK_PLATFORMS},
-    {.name = "pnpm", .fx = LK_FX_PACKAGES,
+    {.name = "pnpm", .net_subs = net_subs_pnpm, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "cF",
                   .longs = "recursive:r0|parallel:-0|package:-1|shell-mode:c0|"
                            "filter:F1|silent:s0|no-bail:-0",
                   .short_flag = "rs"), .pack = LK_PACK_PLATFORMS},
-    {.name = "yarn", .fx = LK_FX_PACKAGES,
+    {.name = "yarn", .net_subs = net_subs_yarn, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
                   .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
     /* docker run IMAGE CMD / docker exec CONTAINER CMD */
-    {.name = "docker", .fx = LK_FX_CONTAINERS,
+    {.name = "docker", .net_subs = net_subs_docker, .fx = LK_FX_CONTAINERS,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts =
          OPTS(.sub = "|run|exec|", .short_val = "acehlmpuvwe",
@@ -524,14 +703,14 @@ static const lk_program programs[] = {
                        "quiet:q0|pod-running-timeout:-1|context:-1|"
                        "kubeconfig:-1",
               .npos = 1, .flags = LK_OPT_PERMUTE), .pack = LK_PACK_KUBERNETES},
-    {.name = "apt", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "apt-get", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "pip", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "pip3", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "cargo", .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "go", .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
-    {.name = "gh", .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "brew", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "apt", .net_subs = net_subs_apt, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pip", .net_subs = net_subs_pip, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pip3", .net_subs = net_subs_pip3, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "cargo", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "go", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
+    {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "brew", .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "dnf", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "yum", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "snap", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
@@ -541,14 +720,14 @@ static const lk_program programs[] = {
     {.name = "aws", .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_CLOUD},
     {.name = "gcloud", .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_CLOUD},
     {.name = "az", .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_CLOUD},
-    {.name = "nix", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "nix", .net_subs = net_subs_nix, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "zypper", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "apk", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "pacman", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "rustup", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "dotnet", .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "pipx", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "uv", .fx = LK_FX_PACKAGES,
+    {.name = "pipx", .net_subs = net_subs_pipx, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "uv", .net_subs = net_subs_uv, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|run|", .short_val = "p", .short_flag = "qv",
                   .longs =
@@ -573,7 +752,7 @@ static const lk_program programs[] = {
                  "quiet:q0|verbose:v0|dev:-0")},
     {.name = "flatpak", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "journalctl", .fx = LK_FX_READ, .cls = LK_SUBCOMMANDS},
-    {.name = "loginctl", .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
+    {.name = "loginctl", .stop_subs = stop_subs_loginctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "git-lfs", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
     {.name = "svn", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
     {.name = "hg", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
@@ -1042,15 +1221,15 @@ static const lk_program programs[] = {
     {.name = "capsh",
      .cls = LK_WRAPPER,
      .opts = OPTS(.flags = LK_OPT_LONG_EQ | LK_OPT_SHELL_ARGS)},
-    {.name = "npx", .fx = LK_FX_PACKAGES,
+    {.name = "npx", .net_subs = net_subs_npx, .fx = LK_FX_PACKAGES,
      .cls = LK_WRAPPER,
      .opts = OPTS(.short_val = "pc", .short_flag = "yq",
                   .longs = "package:p1|call:c1|yes:y0|no:-0|quiet:q0",
                   .script = "c")},
-    {.name = "bunx", .fx = LK_FX_PACKAGES,
+    {.name = "bunx", .net_subs = net_subs_bunx, .fx = LK_FX_PACKAGES,
      .cls = LK_WRAPPER,
      .opts = OPTS(.longs = "bun:-0|silent:-0|verbose:-0|package:-1")},
-    {.name = "uvx", .fx = LK_FX_PACKAGES,
+    {.name = "uvx", .net_subs = net_subs_uvx, .fx = LK_FX_PACKAGES,
      .cls = LK_WRAPPER,
      .opts = OPTS(.short_val = "p", .short_flag = "qv",
                   .longs = "python:p1|with:-1|from:-1|quiet:q0|verbose:v0|"
@@ -1127,7 +1306,7 @@ static const lk_program programs[] = {
     {.name = "fd", .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
      .unseen_opts = unseen_opts_make},
-    {.name = "git", .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
+    {.name = "git", .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},
     {.name = "batch", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
@@ -1217,10 +1396,10 @@ static const lk_program programs[] = {
     {.name = "apt-file", .cls = LK_NAMES_DATA},
     /* machine stop: the labeller's shutdown rows; only the query forms
        are here (systemd's shutdown --help prints) */
-    {.name = "shutdown", .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
-    {.name = "reboot", .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
-    {.name = "halt", .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
-    {.name = "poweroff", .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
+    {.name = "shutdown", .stop_subs = stop_subs_shutdown, .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
+    {.name = "reboot", .stop_subs = stop_subs_reboot, .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
+    {.name = "halt", .stop_subs = stop_subs_halt, .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
+    {.name = "poweroff", .stop_subs = stop_subs_poweroff, .fx = LK_FX_SYSTEM, .query = "|--help|--version|"},
 
     /* ---- pagers: operands are files ---- */
     {.name = "less", .cls = LK_PAGER, .unseen_opts = unseen_opts_less},
@@ -1344,7 +1523,7 @@ static const lk_program programs[] = {
     {.name = "flit", .fx = LK_FX_PACKAGES, .pack = LK_PACK_PLATFORMS},
     {.name = "fly", .fx = LK_FX_SERVICE, .pack = LK_PACK_CLOUD},
     {.name = "flyctl", .fx = LK_FX_SERVICE, .pack = LK_PACK_CLOUD},
-    {.name = "gem", .fx = LK_FX_PACKAGES, .pack = LK_PACK_PLATFORMS},
+    {.name = "gem", .net_subs = net_subs_gem, .fx = LK_FX_PACKAGES, .pack = LK_PACK_PLATFORMS},
     {.name = "git-branch", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-checkout-index", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-filter-branch", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
@@ -1688,7 +1867,7 @@ static const lk_program programs[] = {
     {.name = "markdownlint-cli2", .fx = LK_FX_BUILD},
     {.name = "mdbook", .fx = LK_FX_BUILD},
     {.name = "mdformat", .fx = LK_FX_BUILD},
-    {.name = "mkdocs", .fx = LK_FX_BUILD},
+    {.name = "mkdocs", .net_subs = net_subs_mkdocs, .fx = LK_FX_BUILD},
     {.name = "mocha", .fx = LK_FX_BUILD},
     {.name = "mypy", .fx = LK_FX_BUILD},
     {.name = "nasm", .fx = LK_FX_BUILD},
@@ -1744,7 +1923,7 @@ static const lk_program programs[] = {
     {.name = "tsc", .fx = LK_FX_BUILD},
     {.name = "typedoc", .fx = LK_FX_BUILD},
     {.name = "uglifyjs", .fx = LK_FX_BUILD},
-    {.name = "vale", .fx = LK_FX_BUILD},
+    {.name = "vale", .net_subs = net_subs_vale, .fx = LK_FX_BUILD},
     {.name = "vite", .fx = LK_FX_BUILD},
     {.name = "vitest", .fx = LK_FX_BUILD},
     {.name = "webpack", .fx = LK_FX_BUILD},
@@ -1855,7 +2034,7 @@ static const lk_program programs[] = {
     {.name = "hostname", .fx = LK_FX_SYSTEM},
     {.name = "hostnamectl", .fx = LK_FX_SYSTEM},
     {.name = "ifconfig", .fx = LK_FX_SYSTEM},
-    {.name = "init", .fx = LK_FX_SYSTEM},
+    {.name = "init", .stop_subs = stop_subs_init, .fx = LK_FX_SYSTEM},
     {.name = "ip", .fx = LK_FX_SYSTEM},
     {.name = "ldconfig", .fx = LK_FX_SYSTEM},
     {.name = "localectl", .fx = LK_FX_SYSTEM},
@@ -1863,7 +2042,7 @@ static const lk_program programs[] = {
     {.name = "mount", .fx = LK_FX_SYSTEM},
     {.name = "route", .fx = LK_FX_SYSTEM},
     {.name = "sysctl", .fx = LK_FX_SYSTEM},
-    {.name = "telinit", .fx = LK_FX_SYSTEM},
+    {.name = "telinit", .stop_subs = stop_subs_telinit, .fx = LK_FX_SYSTEM},
     {.name = "timedatectl", .fx = LK_FX_SYSTEM},
     {.name = "umount", .fx = LK_FX_SYSTEM},
     /* service and cloud CLIs: exec:network, and the generic destructive-verb rule (labels/service.c) */

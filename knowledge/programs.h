@@ -257,6 +257,25 @@ typedef struct lk_optfx {
 	                      exact -a, so --textconv needs `--textc` */
 } lk_optfx;
 
+/* ---- subcommands with an effect (lk_program.net_subs, .stop_subs) ---- */
+
+/*
+ * A subcommand that reaches the network (npm install: exec:network) or
+ * stops the machine (systemctl reboot: exec:shutdown, on the floor).  For
+ * git, `sub` is git's subcommand (after its global options) and `sub2`
+ * the first operand after it (git remote show); for another program `sub`
+ * is its first operand, or its second when options came before it (`npm
+ * --prefix d install`: an option may have taken the first), and `sub2`
+ * text some argument holds (`go run PKG@VERSION`: "@").  `sub` NULL: any
+ * invocation (npx, reboot); `sub2` NULL: any second word.  A row's
+ * list, tried in order, ends with a NULL reason.
+ */
+typedef struct lk_subfx {
+	const char *sub;
+	const char *sub2;
+	const char *reason;
+} lk_subfx;
+
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {
 	LK_PACK_NONE = 0,
@@ -313,6 +332,8 @@ typedef struct lk_program {
 	const lk_optfx *delete_opts; /* options that delete (rsync --delete) */
 	const lk_optfx *unseen_opts; /* options that run code locus does not
 	                                see (less +CMD) */
+	const lk_subfx *net_subs;  /* subcommands that reach the network */
+	const lk_subfx *stop_subs; /* subcommands that stop the machine */
 	const char *query;         /* "|--help|--version|": option words after
 	                            which the program only prints (help,
 	                            version, a listing) and exits */

@@ -173,6 +173,7 @@ bool ll_awk_runs_input(const locus_shell_command *c, const lk_program *p)
 typedef struct view {
 	const locus_shell_command *cmd; /* the command viewed */
 	const char *prog;
+	const lk_program *row;   /* prog's row of the program table, or NULL */
 	const char *const *args; /* after prog (and after the git subcommand
 	                            for git) */
 	size_t nargs;
@@ -251,14 +252,17 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->cmd = c;
 	if (is_git_name(c->name)) {
 		git_view(c, v);
+		v->row = lu_streq(c->name, "git") ? prog : lk_program_find("git");
 		return;
 	}
 	v->prog = c->name;
+	v->row = prog;
 	v->args = c->argv + 1;
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
 	if (is_python(prog) && c->argc >= 3 && lu_streq(c->argv[1], "-m")) {
 		v->prog = c->argv[2];
+		v->row = lk_program_find(v->prog);
 		v->args = c->argv + 3;
 		v->nargs = c->argc - 3;
 		v->module = true;
@@ -308,121 +312,18 @@ typedef struct sub_row {
 	const char *reason;
 } sub_row;
 
-#define NET(p, s)                                                              \
-	{                                                                      \
-		p, s, NULL, p " " s " reaches the network"                     \
-	}
-#define NET_ANY(p)                                                             \
-	{                                                                      \
-		p, NULL, NULL, p " reaches the network"                        \
-	}
-
-/* Sorted by program (strcmp order), each program's rows in the order they
-   are tried: a program's rows are found by binary search (prog_rows;
-   ll_tables_consistent checks the order). */
-/* clang-format off */
-static const sub_row network_subs[] = {
-	NET("apt", "install"), NET("apt", "update"), NET("apt", "upgrade"),
-	NET("apt", "full-upgrade"), NET("apt", "dist-upgrade"),
-	NET("apt-get", "install"), NET("apt-get", "update"),
-	NET("apt-get", "upgrade"), NET("apt-get", "dist-upgrade"),
-	NET("apt-get", "source"), NET("apt-get", "download"),
-	NET("brew", "install"), NET("brew", "update"), NET("brew", "upgrade"),
-	NET("brew", "fetch"), NET("brew", "tap"),
-	NET("bun", "install"), NET("bun", "i"), NET("bun", "add"),
-	NET("bun", "publish"), NET("bun", "update"), NET("bun", "upgrade"),
-	NET("bun", "x"),
-	NET_ANY("bunx"),
-	NET("cargo", "install"), NET("cargo", "fetch"),
-	NET("cargo", "publish"), NET("cargo", "update"), NET("cargo", "add"),
-	NET("docker", "pull"), NET("docker", "push"), NET("docker", "login"),
-	NET("gem", "install"), NET("gem", "update"), NET("gem", "push"),
-	NET_ANY("gh"),
-	NET("git", "push"), NET("git", "pull"), NET("git", "fetch"),
-	NET("git", "clone"), NET("git", "ls-remote"), NET("git", "submodule"),
-	NET("git", "send-email"), NET("git", "request-pull"),
-	NET("git", "send-pack"), NET("git", "fetch-pack"),
-	{ "git", "remote", "show", "git remote show reaches the network" },
-	{ "git", "remote", "update", "git remote update reaches the network" },
-	{ "git", "remote", "prune", "git remote prune reaches the network" },
-	NET("go", "get"), NET("go", "install"), NET("go", "mod"),
-	{ "go", "run", "@", "go run PKG@VERSION downloads the module and runs "
-	  "it" },
-	NET("mkdocs", "gh-deploy"),
-	NET("nix", "run"), NET("nix", "shell"), NET("nix", "develop"),
-	NET("nix", "build"), NET("nix", "profile"), NET("nix", "flake"),
-	NET("npm", "i"), NET("npm", "install"), NET("npm", "ci"),
-	NET("npm", "add"), NET("npm", "publish"), NET("npm", "update"),
-	NET("npm", "exec"), NET("npm", "x"), NET("npm", "install-test"),
-	NET("npm", "it"), NET("npm", "up"),
-	NET_ANY("npx"),
-	NET("pip", "install"), NET("pip", "download"),
-	NET("pip3", "install"), NET("pip3", "download"),
-	NET("pipx", "run"), NET("pipx", "install"), NET("pipx", "upgrade"),
-	NET("pnpm", "install"), NET("pnpm", "i"), NET("pnpm", "add"),
-	NET("pnpm", "publish"), NET("pnpm", "update"), NET("pnpm", "upgrade"),
-	NET("pnpm", "dlx"),
-	NET("uv", "pip"), NET("uv", "add"), NET("uv", "sync"),
-	NET("uv", "lock"), NET("uv", "run"), NET("uv", "tool"),
-	NET_ANY("uvx"),
-	NET("vale", "sync"),
-	NET("yarn", "install"), NET("yarn", "i"), NET("yarn", "add"),
-	NET("yarn", "publish"), NET("yarn", "update"), NET("yarn", "upgrade"),
-	NET("yarn", "dlx"),
-	{ NULL, NULL, NULL, NULL },
-};
-/* clang-format on */
-
-#define NNETWORK_SUBS (sizeof network_subs / sizeof *network_subs - 1)
-
-/* The first of the rows of `prog` in network_subs, or NULL. */
-static const sub_row *prog_rows(const char *prog)
-{
-	size_t lo = 0, hi = NNETWORK_SUBS;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (lu_strcmp(network_subs[mid].prog, prog) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < NNETWORK_SUBS && lu_streq(network_subs[lo].prog, prog)
-	           ? &network_subs[lo]
-	           : NULL;
-}
-
+/* The program has subcommands that reach the network (its row's
+   net_subs). */
 bool ll_network_subs_known(const char *prog)
 {
-	return prog_rows(prog) != NULL;
+	const lk_program *p = lk_program_find(prog);
+	return p && p->net_subs;
 }
 
 #define PROG_ANY(p, r)                                                         \
 	{                                                                      \
 		p, NULL, NULL, r                                               \
 	}
-
-/* Machine stop.  `init`/`telinit` runlevels are matched exactly. */
-/* clang-format off */
-static const sub_row shutdown_subs[] = {
-	PROG_ANY("shutdown", "shutdown stops the machine"),
-	PROG_ANY("reboot", "reboot stops the machine"),
-	PROG_ANY("halt", "halt stops the machine"),
-	PROG_ANY("poweroff", "poweroff stops the machine"),
-	{ "systemctl", "poweroff", NULL, "systemctl poweroff stops the machine" },
-	{ "systemctl", "reboot", NULL, "systemctl reboot stops the machine" },
-	{ "systemctl", "halt", NULL, "systemctl halt stops the machine" },
-	{ "systemctl", "kexec", NULL, "systemctl kexec stops the machine" },
-	{ "systemctl", "soft-reboot", NULL,
-	  "systemctl soft-reboot stops the machine" },
-	{ "loginctl", "poweroff", NULL, "loginctl poweroff stops the machine" },
-	{ "loginctl", "reboot", NULL, "loginctl reboot stops the machine" },
-	{ "init", "0", NULL, "init 0 stops the machine" },
-	{ "init", "6", NULL, "init 6 stops the machine" },
-	{ "telinit", "0", NULL, "telinit 0 stops the machine" },
-	{ "telinit", "6", NULL, "telinit 6 stops the machine" },
-	{ NULL, NULL, NULL, NULL },
-};
-/* clang-format on */
 
 /*
  * Checks.  Matched strictly: the subcommand must be the first argument
@@ -471,11 +372,10 @@ static const char *const make_check_targets[] = {
 };
 /* clang-format on */
 
-/* Network and shutdown rows: does `v` match `r`? */
-static bool row_matches(const sub_row *r, const view *v)
+/* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
+   match `r`? */
+static bool subfx_matches(const lk_subfx *r, const view *v)
 {
-	if (!lu_streq(r->prog, v->prog))
-		return false;
 	if (!r->sub)
 		return true;
 	if (lu_streq(v->prog, "git")) {
@@ -499,22 +399,12 @@ static bool row_matches(const sub_row *r, const view *v)
 	return false;
 }
 
-/* The first row `v` matches.  Its program's first byte is compared here:
-   it rejects most rows without a call (row_matches compares the whole
-   name again).  network_subs is sorted: only its rows of v's program are
-   read. */
-static const sub_row *find_row(const sub_row *rows, const view *v)
+/* The first row of `rows` (a row's net_subs or stop_subs, or NULL) that
+   `v` matches. */
+static const lk_subfx *find_subfx(const lk_subfx *rows, const view *v)
 {
-	if (rows == network_subs) {
-		for (const sub_row *r = prog_rows(v->prog);
-		     r && r->prog && lu_streq(r->prog, v->prog); r++)
-			if (row_matches(r, v))
-				return r;
-		return NULL;
-	}
-	const char p0 = v->prog[0];
-	for (const sub_row *r = rows; r->prog; r++)
-		if (r->prog[0] == p0 && row_matches(r, v))
+	for (const lk_subfx *r = rows; r && r->reason; r++)
+		if (subfx_matches(r, v))
 			return r;
 	return NULL;
 }
@@ -1173,9 +1063,9 @@ static void dynamic_git(const locus_shell_command *c, const view *v, size_t dyn,
 			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, r->reason);
 	if (lu_streq(v->sub, "push") || lu_streq(v->sub, "send-pack"))
 		add_maybe(j, LOCUS_TAG_FORCE_PUSH, LL_REASON_FORCE_PUSH);
-	for (const sub_row *r = network_subs; r->prog; r++)
-		if (lu_streq(r->prog, "git") && lu_streq(r->sub, v->sub) &&
-		    r->sub2)
+	for (const lk_subfx *r = v->row ? v->row->net_subs : NULL; r && r->reason;
+	     r++)
+		if (r->sub && lu_streq(r->sub, v->sub) && r->sub2)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
 }
 
@@ -1201,11 +1091,12 @@ static bool sub_may_be_dynamic(const locus_shell_command *c, const view *v,
 	return true; /* the words appended at run time may be it */
 }
 
-/* The first row of `rows` for v->prog that needs a subcommand. */
-static const sub_row *sub_row_of(const sub_row *rows, const view *v)
+/* The first row of `rows` (a row's net_subs or stop_subs, or NULL) that
+   needs a subcommand. */
+static const lk_subfx *sub_row_of(const lk_subfx *rows)
 {
-	for (const sub_row *r = rows; r->prog; r++)
-		if (r->sub && lu_streq(r->prog, v->prog))
+	for (const lk_subfx *r = rows; r && r->reason; r++)
+		if (r->sub)
 			return r;
 	return NULL;
 }
@@ -1246,10 +1137,10 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 		return;
 	}
 	if (sub_may_be_dynamic(c, v, dyn)) {
-		const sub_row *r = sub_row_of(network_subs, v);
+		const lk_subfx *r = sub_row_of(v->row ? v->row->net_subs : NULL);
 		if (r)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
-		r = query ? NULL : sub_row_of(shutdown_subs, v);
+		r = query || !v->row ? NULL : sub_row_of(v->row->stop_subs);
 		if (r)
 			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
 	}
@@ -1426,7 +1317,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		if (prog->cls & LK_WIPES_DEVICE)
 			set_never(j, LL_NEVER_FS);
 	}
-	const sub_row *nr = find_row(network_subs, &v);
+	const lk_subfx *nr = find_subfx(v.row ? v.row->net_subs : NULL, &v);
 	if (nr) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		add_reason(j, nr->reason);
@@ -1462,7 +1353,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	if (lu_streq(v.prog, "git"))
 		judge_git(c, &v, j);
 
-	const sub_row *sr = query ? NULL : find_row(shutdown_subs, &v);
+	const lk_subfx *sr =
+	    query || !v.row ? NULL : find_subfx(v.row->stop_subs, &v);
 	if (sr) {
 		j->tags |= LOCUS_TAG_SHUTDOWN;
 		add_reason(j, sr->reason);
@@ -1559,7 +1451,7 @@ static bool query_form(const lk_program *p, const locus_shell_command *c)
 		size_t n = strlen(a);
 		for (const char *q = strstr(p->query, a); n && q;
 		     q = strstr(q + 1, a))
-			if (q > p->query && q[-1] == '|' && q[n] == '|')
+			if (q[-1] == '|' && q[n] == '|')
 				return true;
 	}
 	return false;
@@ -2304,7 +2196,7 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 			return false;
 	if (prog && prog->delete_opts)
 		return false;
-	return !prog_rows(n) && !in_sub_table(shutdown_subs, n) &&
+	return !(prog && (prog->net_subs || prog->stop_subs)) &&
 	       !in_sub_table(check_subs, n);
 }
 
@@ -2339,12 +2231,6 @@ static const char *table_name_not_row(void)
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (!lk_program_find(r->name))
 			return r->name;
-	for (size_t i = 0; i < NNETWORK_SUBS; i++)
-		if (!lk_program_find(network_subs[i].prog))
-			return network_subs[i].prog;
-	for (const sub_row *r = shutdown_subs; r->prog; r++)
-		if (!lk_program_find(r->prog))
-			return r->prog;
 	for (const sub_row *r = check_subs; r->prog; r++)
 		if (!lk_program_find(r->prog))
 			return r->prog;
@@ -2364,23 +2250,6 @@ bool ll_tables_consistent(char *why, size_t cap)
 		         "program table (knowledge/programs.c)",
 		         nr);
 		return false;
-	}
-	for (size_t i = 1; i < NNETWORK_SUBS; i++) {
-		if (strcmp(network_subs[i - 1].prog, network_subs[i].prog) >
-		    0) {
-			snprintf(
-			    why, cap, "network_subs: %s before %s (not sorted)",
-			    network_subs[i - 1].prog, network_subs[i].prog);
-			return false;
-		}
-	}
-	for (size_t i = 0; i < NNETWORK_SUBS; i++) {
-		if (prog_rows(network_subs[i].prog) == NULL ||
-		    prog_rows(network_subs[i].prog) > &network_subs[i]) {
-			snprintf(why, cap, "network_subs: %s not found",
-			         network_subs[i].prog);
-			return false;
-		}
 	}
 	for (size_t i = 0; i < NREAD_PLAIN; i++) {
 		if ((i && strcmp(read_plain[i - 1], read_plain[i]) >= 0) ||
