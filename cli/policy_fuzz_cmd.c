@@ -908,6 +908,25 @@ static int write_sarif(const pf_ctx *c, FILE *out)
 
 /* ---- the command ---- */
 
+/* pf_ctx.progress: the progress line on stderr (not with --quiet);
+   `last` ends it. */
+static void progress(pf_ctx *c, bool last)
+{
+	if (last) {
+		if (c->progress_tty && c->next_progress > 0)
+			fputc('\n', stderr);
+		return;
+	}
+	c->next_progress = c->tested + (c->progress_tty ? 250 : 5000);
+	fprintf(stderr,
+	        "%slocus policy fuzz: %ld of %ld lines tested, rule %zu of "
+	        "%zu, %zu findings so far%s",
+	        c->progress_tty ? "\r" : "", c->tested, c->count,
+	        c->cur + 1 < c->nrules ? c->cur + 1 : c->nrules, c->nrules,
+	        c->nfound, c->progress_tty ? "" : "\n");
+	fflush(stderr);
+}
+
 static void ctx_free(pf_ctx *c)
 {
 	for (size_t i = 0; i < c->nrules; i++) {
@@ -955,7 +974,7 @@ int cli_policy_fuzz(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.count = o.count;
 	c.seed = o.seed;
-	c.quiet = o.quiet;
+	c.progress = o.quiet ? NULL : progress;
 	c.progress_tty = isatty(2);
 	if ((rc = build(&c, &o)) || locus_shell_parser_new(&c.parser, NULL)) {
 		ctx_free(&c);
@@ -969,7 +988,8 @@ int cli_policy_fuzz(int argc, char **argv)
 	merge(&c);
 	for (size_t i = 0; i < c.nfound; i++)
 		fix(&c, &c.found[i]);
-	pf_progress(&c, true);
+	if (c.progress)
+		c.progress(&c, true);
 	c.tested = searched; /* the lines the search tried */
 	rc = cli_reports_write(&o.out, write_report, &c);
 	if (!rc && c.nfound)

@@ -1063,8 +1063,8 @@ static void dynamic_git(const locus_shell_command *c, const view *v, size_t dyn,
 			add_maybe(j, LOCUS_TAG_DESTRUCTIVE, r->reason);
 	if (lu_streq(v->sub, "push") || lu_streq(v->sub, "send-pack"))
 		add_maybe(j, LOCUS_TAG_FORCE_PUSH, LL_REASON_FORCE_PUSH);
-	for (const lk_subfx *r = v->row ? v->row->net_subs : NULL; r && r->reason;
-	     r++)
+	for (const lk_subfx *r = v->row ? v->row->net_subs : NULL;
+	     r && r->reason; r++)
 		if (r->sub && lu_streq(r->sub, v->sub) && r->sub2)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
 }
@@ -1137,15 +1137,16 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 		return;
 	}
 	if (sub_may_be_dynamic(c, v, dyn)) {
-		const lk_subfx *r = sub_row_of(v->row ? v->row->net_subs : NULL);
+		const lk_subfx *r =
+		    sub_row_of(v->row ? v->row->net_subs : NULL);
 		if (r)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
 		r = query || !v->row ? NULL : sub_row_of(v->row->stop_subs);
 		if (r)
 			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
 	}
-	for (const lk_optfx *o = prog ? prog->delete_opts : NULL; o && o->reason;
-	     o++)
+	for (const lk_optfx *o = prog ? prog->delete_opts : NULL;
+	     o && o->reason; o++)
 		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
 	if (prog && prog->destroys_by)
 		add_maybe(j, LOCUS_TAG_DESTRUCTIVE, prog->destroys);
@@ -1323,8 +1324,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		add_reason(j, nr->reason);
 	}
 
-	for (const lk_optfx *o = prog ? prog->delete_opts : NULL; o && o->reason;
-	     o++) {
+	for (const lk_optfx *o = prog ? prog->delete_opts : NULL;
+	     o && o->reason; o++) {
 		for (size_t i = 1; i < c->argc; i++) {
 			if (lu_streq(c->argv[i], "--"))
 				break;
@@ -1335,8 +1336,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
-	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL; o && o->reason;
-	     o++) {
+	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL;
+	     o && o->reason; o++) {
 		for (size_t i = 1; i < c->argc; i++) {
 			if (lu_streq(c->argv[i], "--"))
 				break;

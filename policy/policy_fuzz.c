@@ -90,28 +90,9 @@ int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
 	int rc = pl_judge(row, p, c->parser, tool, args, PF_ROOT);
 	free(args);
 	c->tested++;
-	if (!c->quiet && c->tested >= c->next_progress)
-		pf_progress(c, false);
+	if (c->progress && c->tested >= c->next_progress)
+		c->progress(c, false);
 	return rc;
-}
-
-void pf_progress(pf_ctx *c, bool last)
-{
-	if (c->quiet)
-		return;
-	if (last) {
-		if (c->progress_tty && c->next_progress > 0)
-			fputc('\n', stderr);
-		return;
-	}
-	c->next_progress = c->tested + (c->progress_tty ? 250 : 5000);
-	fprintf(stderr,
-	        "%slocus policy fuzz: %ld of %ld lines tested, rule %zu of "
-	        "%zu, %zu findings so far%s",
-	        c->progress_tty ? "\r" : "", c->tested, c->count,
-	        c->cur + 1 < c->nrules ? c->cur + 1 : c->nrules, c->nrules,
-	        c->nfound, c->progress_tty ? "" : "\n");
-	fflush(stderr);
 }
 
 bool pf_worth(const pl_judged *r)

@@ -68,8 +68,11 @@ typedef struct pf_ctx {
 	double deadline;
 	uint64_t seed;
 	size_t cur; /* the rule whose candidates are being made */
-	bool quiet;
-	bool progress_tty;      /* stderr is a terminal: redraw one line */
+	/* Called when c->tested reaches next_progress (it moves
+	   next_progress on), and with `last` at the end; NULL: none (the
+	   command's progress line: cli/policy_fuzz_cmd.c). */
+	void (*progress)(struct pf_ctx *c, bool last);
+	bool progress_tty;      /* the progress goes to a terminal */
 	long next_progress;     /* c->tested at which to report next */
 	struct pf_cores *cores; /* policy/policy_fuzz_check.c's cache */
 } pf_ctx;
@@ -96,8 +99,6 @@ int pf_judge(pf_ctx *c, const locus_policy *p, const char *tool,
 /* Allowed although it carries a telling tag (pl_dangerous). */
 bool pf_worth(const pl_judged *r);
 bool pf_budget_left(const pf_ctx *c);
-/* The progress line on stderr (not with --quiet); `last` ends it. */
-void pf_progress(pf_ctx *c, bool last);
 /* The policy rule ri is fuzzed under: alone for an allow rule, the whole
    policy for a deny rule. */
 const locus_policy *pf_rule_policy(const pf_ctx *c, size_t ri);
