@@ -145,6 +145,11 @@ void tr_result(tr_reader *r, const char *id, const char *status);
 void tr_set_session(tr_reader *r, const char *session);
 void tr_set_cwd(tr_reader *r, const char *cwd);
 
+/* At a file's end: the results seen before their call, matched now. */
+void tr_apply_pending(tr_reader *r);
+/* Free a call's strings. */
+void tr_call_free(tr_call *c);
+
 /* Which format a record belongs to (TR_UNKNOWN: cannot tell). */
 tr_agent tr_detect(const struct cJSON *record);
 
