@@ -21,13 +21,6 @@
 
 static const char *const next_fields[] = {"op", "resume", "reason", NULL};
 
-double lr_run_left(const lr_run *r)
-{
-	if (!(r->m.budgets.timeout_s > 0))
-		return 1e9;
-	return r->m.budgets.timeout_s - (lu_now() - r->t0);
-}
-
 /* mkdir -p of root/rel (0700 for what it creates); root must exist. */
 static int make_dirs(const char *root, const char *dir)
 {

@@ -301,7 +301,7 @@ struct lr_run {
 	const char *cur_call_id; /* harness.exec events name it */
 };
 
-/* Seconds left of timeout_s (a large number when none). */
+/* Seconds left of timeout_s (a large number when none; runner/budget.c). */
 double lr_run_left(const lr_run *r);
 /* loop.c */
 typedef struct lr_end {
