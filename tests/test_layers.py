@@ -47,9 +47,11 @@ CYCLES_OK = {
     # the walk, the see-through and the word expansion; word expansion reads
     # variables whose values are words (docs/design.md, "The parser").
     'parser/': 'the parser\'s recursion',
-    # Known debt: pack.c runs each pack and the packs use pack.c's word
-    # helpers; floor.c, label.c and tables.c call each other's judgements.
-    'labels/': 'the packs and pack.c share helpers (pack helpers to their own file)',
+    # The labelling recursion: a pack labels a line it finds in an
+    # argument (ansible -a CMD, packs_infra.c -> locus_shell_label ->
+    # tables.c -> pack.c -> the packs).  Known debt beside it: pack.c runs
+    # each pack and the packs use pack.c's word helpers.
+    'labels/': 'the labelling recursion; pack.c and the packs share helpers',
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
