@@ -334,19 +334,23 @@ typedef struct lk_program {
 	                                see (less +CMD) */
 	const lk_subfx *net_subs;    /* subcommands that reach the network */
 	const lk_subfx *stop_subs;   /* subcommands that stop the machine */
-	const char *query;           /* "|--help|--version|": option words after
+	const char *checks;      /* "|test|run lint|": the first operands (and a
+	                       second after a space) that run the project's
+	                       checks (tests, linters: exec:check); "|*|":
+	                       any invocation (pytest) */
+	const char *query;       /* "|--help|--version|": option words after
 	                            which the program only prints (help,
 	                            version, a listing) and exits */
-	const lk_optspec *opts;      /* LK_WRAPPER / LK_SEES: option grammar */
-	const lk_interp *interp;     /* LK_INTERP / LK_AWK: how code is given */
-	const lk_fetch *fetch;       /* LK_DOWNLOADER */
-	const lk_reads *reads;       /* options naming a file it runs */
-	const lk_extract *extract;   /* LK_EXTRACTS: how it is told to */
-	const char *writes; /* "|-fprint|": option words whose next word
+	const lk_optspec *opts;  /* LK_WRAPPER / LK_SEES: option grammar */
+	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
+	const lk_fetch *fetch;   /* LK_DOWNLOADER */
+	const lk_reads *reads;   /* options naming a file it runs */
+	const lk_extract *extract; /* LK_EXTRACTS: how it is told to */
+	const char *writes;        /* "|-fprint|": option words whose next word
 	                            names a file the program writes (find
 	                            -fprint F); any other word of a program
 	                            the labels call a pure reader is read */
-	lk_pack pack;       /* per-program pack, LK_PACK_NONE if none */
+	lk_pack pack;              /* per-program pack, LK_PACK_NONE if none */
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:

@@ -302,16 +302,6 @@ static const char *git_sub2(const view *v)
 
 /* ---- subcommand tables ------------------------------------------------ */
 
-/* A (program, subcommand, second word) row.  sub NULL: any invocation;
-   sub2 NULL: any second word.  For a program other than git, sub2 is
-   text some argument holds (`go run PKG@VERSION`: "@"). */
-typedef struct sub_row {
-	const char *prog;
-	const char *sub;
-	const char *sub2;
-	const char *reason;
-} sub_row;
-
 /* The program has subcommands that reach the network (its row's
    net_subs). */
 bool ll_network_subs_known(const char *prog)
@@ -319,44 +309,6 @@ bool ll_network_subs_known(const char *prog)
 	const lk_program *p = lk_program_find(prog);
 	return p && p->net_subs;
 }
-
-#define PROG_ANY(p, r)                                                         \
-	{                                                                      \
-		p, NULL, NULL, r                                               \
-	}
-
-/*
- * Checks.  Matched strictly: the subcommand must be the first argument
- * (and sub2 the second), so `make -C x install test` is not a check.
- */
-/* clang-format off */
-static const sub_row check_subs[] = {
-	PROG_ANY("pytest", NULL), PROG_ANY("py.test", NULL),
-	PROG_ANY("ruff", NULL), PROG_ANY("mypy", NULL),
-	PROG_ANY("pyright", NULL), PROG_ANY("black", NULL),
-	PROG_ANY("flake8", NULL), PROG_ANY("tox", NULL), PROG_ANY("nox", NULL),
-	PROG_ANY("vitest", NULL), PROG_ANY("jest", NULL), PROG_ANY("tsc", NULL),
-	PROG_ANY("eslint", NULL), PROG_ANY("prettier", NULL),
-	PROG_ANY("ctest", NULL),
-	{ "npm", "test", NULL, NULL }, { "pnpm", "test", NULL, NULL },
-	{ "yarn", "test", NULL, NULL }, { "bun", "test", NULL, NULL },
-	{ "npm", "run", "test", NULL }, { "npm", "run", "lint", NULL },
-	{ "npm", "run", "typecheck", NULL },
-	{ "pnpm", "run", "test", NULL }, { "pnpm", "run", "lint", NULL },
-	{ "pnpm", "run", "typecheck", NULL },
-	{ "yarn", "run", "test", NULL }, { "yarn", "run", "lint", NULL },
-	{ "yarn", "run", "typecheck", NULL },
-	{ "bun", "run", "test", NULL }, { "bun", "run", "lint", NULL },
-	{ "bun", "run", "typecheck", NULL },
-	{ "go", "test", NULL, NULL }, { "go", "vet", NULL, NULL },
-	{ "cargo", "test", NULL, NULL }, { "cargo", "check", NULL, NULL },
-	{ "cargo", "clippy", NULL, NULL },
-	{ "make", "test", NULL, NULL }, { "make", "check", NULL, NULL },
-	{ "make", "lint", NULL, NULL },
-	{ "meson", "test", NULL, NULL },
-	{ NULL, NULL, NULL, NULL },
-};
-/* clang-format on */
 
 /* Python modules that are checks under `python -m`. */
 /* clang-format off */
@@ -2119,15 +2071,24 @@ bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
 
 /* ---- checks ----------------------------------------------------------- */
 
-static bool check_row_matches(const sub_row *r, const view *v)
+/* The n bytes at w are exactly the word a (not NULL). */
+static bool word_is(const char *w, size_t n, const char *a)
 {
-	if (!lu_streq(r->prog, v->prog))
-		return false;
-	if (!r->sub)
+	return a && strlen(a) == n && !memcmp(a, w, n);
+}
+
+/* One entry `e` (n bytes: "*", "test" or "run lint") of the row's checks
+   (lk_program.checks) matches v, strictly: the first argument, and a
+   second word the second. */
+static bool check_matches(const char *e, size_t n, const view *v)
+{
+	if (n == 1 && e[0] == '*')
 		return true;
-	if (v->nargs < 1 || !lu_streq(v->args[0], r->sub))
+	const char *sp = memchr(e, ' ', n);
+	size_t n1 = sp ? (size_t)(sp - e) : n;
+	if (v->nargs < 1 || !word_is(e, n1, v->args[0]))
 		return false;
-	if (r->sub2 && (v->nargs < 2 || !lu_streq(v->args[1], r->sub2)))
+	if (sp && (v->nargs < 2 || !word_is(sp + 1, n - n1 - 1, v->args[1])))
 		return false;
 	if (lu_streq(v->prog, "make")) {
 		/* every target must be a check target */
@@ -2138,6 +2099,21 @@ static bool check_row_matches(const sub_row *r, const view *v)
 				return false;
 	}
 	return true;
+}
+
+/* Does v run one of its row's checks? */
+static bool row_check(const view *v)
+{
+	const char *list = v->row ? v->row->checks : NULL;
+	for (const char *e = list ? list + 1 : NULL; e && *e;) {
+		const char *end = strchr(e, '|');
+		if (!end)
+			break;
+		if (end > e && check_matches(e, (size_t)(end - e), v))
+			return true;
+		e = end + 1;
+	}
+	return false;
 }
 
 bool ll_command_check(const locus_shell_command *c, const lk_program *prog)
@@ -2158,21 +2134,10 @@ bool ll_command_check(const locus_shell_command *c, const lk_program *prog)
 		return in_list(check_modules, v.prog);
 	if (is_git_name(c->name))
 		return false;
-	for (const sub_row *r = check_subs; r->prog; r++)
-		if (check_row_matches(r, &v))
-			return true;
-	return false;
+	return row_check(&v);
 }
 
 /* ---- unknown programs (G2) ------------------------------------------- */
-
-static bool in_sub_table(const sub_row *rows, const char *name)
-{
-	for (const sub_row *r = rows; r->prog; r++)
-		if (lu_streq(r->prog, name))
-			return true;
-	return false;
-}
 
 bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 {
@@ -2197,8 +2162,7 @@ bool ll_unknown_program(const locus_shell_command *c, const lk_program *prog)
 			return false;
 	if (prog && prog->delete_opts)
 		return false;
-	return !(prog && (prog->net_subs || prog->stop_subs)) &&
-	       !in_sub_table(check_subs, n);
+	return !(prog && (prog->net_subs || prog->stop_subs || prog->checks));
 }
 
 /* ---- the closed world ------------------------------------- */
@@ -2232,9 +2196,6 @@ static const char *table_name_not_row(void)
 	for (const read_rule *r = read_rules; r->name; r++)
 		if (!lk_program_find(r->name))
 			return r->name;
-	for (const sub_row *r = check_subs; r->prog; r++)
-		if (!lk_program_find(r->prog))
-			return r->prog;
 	return NULL;
 }
 
