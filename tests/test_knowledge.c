@@ -93,6 +93,45 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* A row's option and subcommand lists (delete_opts, unseen_opts,
+   net_subs, stop_subs) are not empty, each entry names an option or is a
+   subcommand rule, and its reason names the program; its checks are a
+   "|...|" word list. */
+static void row_lists_well_formed(const lk_program *p)
+{
+	const lk_optfx *opts[] = {p->delete_opts, p->unseen_opts};
+	for (size_t k = 0; k < 2; k++) {
+		if (!opts[k])
+			continue;
+		ck_assert_msg(opts[k][0].reason, "%s: an empty option list",
+		              p->name);
+		for (const lk_optfx *o = opts[k]; o->reason; o++)
+			ck_assert_msg(
+			    (o->short_opt || o->long_opt) &&
+			        !strncmp(o->reason, p->name, strlen(p->name)),
+			    "%s: option row '%s'", p->name, o->reason);
+	}
+	const lk_subfx *subs[] = {p->net_subs, p->stop_subs};
+	for (size_t k = 0; k < 2; k++) {
+		if (!subs[k])
+			continue;
+		ck_assert_msg(subs[k][0].reason, "%s: an empty subcommand list",
+		              p->name);
+		for (const lk_subfx *r = subs[k]; r->reason; r++)
+			ck_assert_msg(
+			    !strncmp(r->reason, p->name, strlen(p->name)) &&
+			        (r->sub || !r->sub2),
+			    "%s: subcommand row '%s'", p->name, r->reason);
+	}
+	if (p->checks) {
+		size_t n = strlen(p->checks);
+		ck_assert_msg(n > 2 && p->checks[0] == '|' &&
+		                  p->checks[n - 1] == '|' &&
+		                  !strstr(p->checks, "||"),
+		              "%s: checks '%s'", p->name, p->checks);
+	}
+}
+
 START_TEST(test_rows_consistent)
 {
 	for (size_t i = 0; lk_program_at(i); i++) {
@@ -116,6 +155,7 @@ START_TEST(test_rows_consistent)
 		if ((p->cls & (LK_WIPES_DEVICE | LK_DELETES)) || p->destroys_by)
 			ck_assert_msg(p->destroys != NULL, "%s: no reason",
 			              p->name);
+		row_lists_well_formed(p);
 	}
 }
 END_TEST
