@@ -2079,6 +2079,9 @@ START_TEST(test_closed_world)
 	    {"f() { ls; }; f", false, NULL},
 	    {"timeout 5 gcc-12 -c x.c", false, NULL},
 	    {"less +'!id' README.md", true, "less +CMD"},
+	    /* make's other names read make's row */
+	    {"gmake --eval='x:; rm -rf src' x", true, "make --eval"},
+	    {"bmake -j4 test", false, NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		locus_action *a = NULL;
