@@ -252,7 +252,8 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->cmd = c;
 	if (is_git_name(c->name)) {
 		git_view(c, v);
-		v->row = lu_streq(c->name, "git") ? prog : lk_program_find("git");
+		v->row =
+		    lu_streq(c->name, "git") ? prog : lk_program_find("git");
 		return;
 	}
 	v->prog = c->name;
