@@ -1405,7 +1405,7 @@ static bool query_form(const lk_program *p, const locus_shell_command *c)
 		size_t n = strlen(a);
 		for (const char *q = strstr(p->query, a); n && q;
 		     q = strstr(q + 1, a))
-			if (q[-1] == '|' && q[n] == '|')
+			if (q > p->query && q[-1] == '|' && q[n] == '|')
 				return true;
 	}
 	return false;

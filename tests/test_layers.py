@@ -40,7 +40,7 @@ OUTSIDE = {'tests', 'fuzz', 'bench', 'python'}
 KNOWN_UP = {}
 
 # Groups of files allowed to need each other (a cycle must lie inside one
-# group), with the reason.
+# group: a folder prefix, or a tuple of exact files), with the reason.
 CYCLES_OK = {
     # The parser's recursion: a nested line ($(...), bash -c '...', eval,
     # a here-document run by a shell, git's aliases) is parsed again from
@@ -52,6 +52,11 @@ CYCLES_OK = {
     # tables.c -> pack.c -> the packs).  Known debt beside it: pack.c runs
     # each pack and the packs use pack.c's word helpers.
     'labels/': 'the labelling recursion; pack.c and the packs share helpers',
+    # Known debt, not a design: the OpenShell box (box_openshell.c) calls
+    # back into box.c's run state and runner_routes.c's restart, which
+    # start boxes.  Splitting the run-state calls out of box.c removes it.
+    ('gateway/box.c', 'gateway/box_openshell.c', 'gateway/runner_routes.c'):
+        'known debt: the box starters and the runner routes',
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -218,7 +223,8 @@ def main(argv):
                 bad.append('symbol: %s uses %s of %s (%s -> %s runs up the layers)'
                            % (a, ', '.join(sorted(set(graph[a][b]))[:3]), b, fa, fb))
     for comp in cycles(graph):
-        if not any(all(f.startswith(g) for f in comp) for g in CYCLES_OK):
+        if not any(set(comp) <= set(g) if isinstance(g, tuple) else
+                   all(f.startswith(g) for f in comp) for g in CYCLES_OK):
             bad.append('cycle: ' + ' <-> '.join(comp))
     ups = set()
     for line in list(bad):
