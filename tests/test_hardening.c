@@ -399,8 +399,8 @@ START_TEST(audit_out_of_the_tools_reach)
 	/* a command that hides the name still cannot end the trail
 	 * silently: the next call finds the file replaced and refuses */
 	call_ok(&f, "bash",
-	        "{\"command\":\"f=$(ls | grep '^aud'); head -n1 $f > t && "
-	        "mv t $f; echo done\"}",
+	        "{\"command\":\"f=$(ls | grep '^aud'); mv $f t && "
+	        "head -n1 t > $f; echo done\"}",
 	        "done");
 	call_err(&f, "bash", "{\"command\":\"echo after\"}",
 	         "no audit record, no decision");

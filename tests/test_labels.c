@@ -1561,8 +1561,7 @@ static const vec e2e_vecs[] = {
 	{ "echo 'rm -rf /'", RD, 0, NULL },
 	{ "ls # rm -rf /", RD, 0, NULL },
 	/* hidden programs */
-	{ "find . -name '*.pyc' -exec rm -rf {} \\;", EX, D | V,
-	  "recursive delete" },
+	{ "find . -name '*.pyc' -exec rm -rf {} \\;", EX, D, NULL },
 	{ "find . -execdir shred {} +", EX, D | V, "destroys a filesystem" },
 	{ "env rm -rf build", EX, D, NULL },
 	{ "sudo -u root rm -fr ~", EX, D | V | O, "recursive delete" },

@@ -343,9 +343,9 @@ START_TEST(main_process_is_terminal)
 	gw_start(&g, false, NULL);
 	lh_os_client c = client(&g, false, NULL);
 	locus_error err;
-	const char *const cmd[] = {"/bin/sh", "-c",
-	                           "test \"$RUN_ID\" = r-1 || exit 9; "
-	                           "echo started > /sandbox/main.out; exit 3"};
+	static const char script[] = "test \"$RUN_ID\" = r-1 || exit 9; "
+	                             "echo started > /sandbox/main.out; exit 3";
+	const char *const cmd[] = {"/bin/sh", "-c", script};
 	const lh_os_kv env[] = {{"RUN_ID", "r-1"}};
 	lh_os_create cr = {.name = "main",
 	                   .command = cmd,
