@@ -2,7 +2,9 @@
  * gateway/box.c - starting a run's box.  `none`: nothing (a runner is
  * started by hand with the run id, token and url create printed).
  * `openshell`: an OpenShell sandbox whose main process is the runner
- * (box_openshell.c), with the token minted here.
+ * (box_openshell.c), with the token minted here.  Each kind with a
+ * process is a table of operations (gateway/box.h) this file dispatches
+ * to by the run's `box`.
  * `local`: `locus runner` under bubblewrap (the same mounts as the
  * harness's bwrap sandbox: /usr, /etc and the libraries read-only, a
  * private /tmp, /proc and /dev, every namespace unshared but the network,
@@ -17,7 +19,7 @@
  * the old one); the runner's spool is signed with its token, and a
  * parked runner has delivered all its events before it exits.
  */
-#include "gateway/gw.h"
+#include "gateway/box.h"
 
 #include <stdio.h>
 
@@ -41,7 +43,21 @@ typedef struct box_start {
 	char token[48];
 	char *box, *ws, *manifest, *key_env;
 	int64_t n; /* this start's number (openshell: its sandbox's name) */
+	const gw_box_ops *ops; /* the kind's, NULL: a box with no process */
 } box_start;
+
+static const gw_box_ops *box_kind(const char *box);
+
+/* The start as the kind's operations read it (borrowed from b). */
+static gw_box_run run_of(const char *run_id, const box_start *b)
+{
+	return (gw_box_run){.run_id = run_id,
+	                    .token = b->token,
+	                    .manifest = b->manifest,
+	                    .workspace = b->ws,
+	                    .key_env = b->key_env,
+	                    .n = b->n};
+}
 
 static void box_start_free(box_start *b)
 {
@@ -79,12 +95,13 @@ static int fresh_token(gw_db *db, const char *run_id, box_start *b,
 		b->key_env = k ? strdup(k) : NULL;
 		cJSON_Delete(m);
 	}
-	bool local = !rc && !strcmp(b->box, "local");
-	if (!rc && !local && strcmp(b->box, "openshell"))
+	b->ops = !rc ? box_kind(b->box) : NULL;
+	if (!rc && !b->ops)
 		rc = 1; /* nothing to start */
-	if (!rc && local && (!b->ws || !b->key_env))
-		rc = lu_err(err, LOCUS_EINVALID,
-		            "a local box needs a workspace");
+	if (!rc && b->ops->check) {
+		gw_box_run run = run_of(run_id, b);
+		rc = b->ops->check(&run, err);
+	}
 	if (!rc)
 		rc = gw_new_id("lgr_", b->token, err);
 	char hash[65];
@@ -108,8 +125,8 @@ static int fresh_token(gw_db *db, const char *run_id, box_start *b,
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "box", b->box ? b->box : "?");
 	char name[24];
-	if (!rc && !local) {
-		gw_os_sandbox_name(run_id, b->n, name);
+	if (!rc && b->ops->name) {
+		b->ops->name(run_id, b->n, name);
 		cJSON_AddStringToObject(rec, "sandbox", name);
 	}
 	if (!rc)
@@ -159,9 +176,17 @@ static void spawn(const char *ws, const char *bin, char **env)
 	_exit(127);
 }
 
+/* The local box needs the workspace and the model's key variable. */
+static int local_check(const gw_box_run *b, locus_error *err)
+{
+	if (!b->workspace || !b->key_env)
+		return lu_err(err, LOCUS_EINVALID,
+		              "a local box needs a workspace");
+	return 0;
+}
+
 /* The local box: bwrap with the runner over the workspace. */
-static int local_start(gw_server *s, const char *run_id, const box_start *b,
-                       locus_error *err)
+static int local_start(gw_server *s, const gw_box_run *b, locus_error *err)
 {
 	char *env[16] = {0};
 	size_t n = 0;
@@ -176,7 +201,7 @@ static int local_start(gw_server *s, const char *run_id, const box_start *b,
 		put_env(env, &n, "LANG", "C.UTF-8");
 		put_env(env, &n, "LOCUS_ADMIT_URL", s->url);
 		put_env(env, &n, "LOCUS_ADMIT_TOKEN", b->token);
-		put_env(env, &n, "LOCUS_RUN_ID", run_id);
+		put_env(env, &n, "LOCUS_RUN_ID", b->run_id);
 		put_env(env, &n, "LOCUS_RUNNER_ROOT", "/sandbox");
 		/* no credential proxy in a local box: the gateway's own
 		   value of the model's key variable */
@@ -189,7 +214,7 @@ static int local_start(gw_server *s, const char *run_id, const box_start *b,
 				put_env(env, &n, pass[i], getenv(pass[i]));
 		pid_t pid = fork();
 		if (pid == 0)
-			spawn(b->ws, bin, env);
+			spawn(b->workspace, bin, env);
 		int status = 0;
 		if (pid < 0 || waitpid(pid, &status, 0) < 0 ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
@@ -202,6 +227,20 @@ static int local_start(gw_server *s, const char *run_id, const box_start *b,
 	return rc;
 }
 
+static const gw_box_ops box_local = {
+    .kind = "local", .check = local_check, .start = local_start};
+
+/* The kinds of box that have a process. */
+static const gw_box_ops *const kinds[] = {&box_local, &gw_box_openshell};
+
+static const gw_box_ops *box_kind(const char *box)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (!strcmp(kinds[i]->kind, box))
+			return kinds[i];
+	return NULL;
+}
+
 int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 {
 	box_start b = {0};
@@ -211,11 +250,10 @@ int gw_box_start(gw_server *s, const char *run_id, locus_error *err)
 		if (gw_tx_end(&s->db, rc == 0, err) && !rc)
 			rc = LOCUS_EIO;
 	}
-	if (!rc && !strcmp(b.box, "local"))
-		rc = local_start(s, run_id, &b, err);
-	else if (!rc)
-		rc = gw_os_box_start(s, run_id, b.token, b.manifest, b.ws, b.n,
-		                     err);
+	if (!rc) {
+		gw_box_run run = run_of(run_id, &b);
+		rc = b.ops->start(s, &run, err);
+	}
 	box_start_free(&b);
 	return rc == 1 ? 0 : rc;
 }

@@ -31,7 +31,7 @@
  * update names the sandbox it saw, so a box started meanwhile (here or
  * on another replica) is never taken for the ended one.
  */
-#include "gateway/gw.h"
+#include "gateway/box.h"
 
 #include <stdio.h>
 
@@ -47,7 +47,8 @@
 #define PLACEHOLDER "openshell:resolve:env:"
 #define MAX_CREDS 64
 
-void gw_os_sandbox_name(const char *run_id, int64_t n, char out[24])
+/* The sandbox of run_id's n-th box start: "lb-<12 hex>-<n>". */
+static void gw_os_sandbox_name(const char *run_id, int64_t n, char out[24])
 {
 	char hash[65];
 	gw_token_hash(run_id, hash);
@@ -214,9 +215,14 @@ static int delete_box(lh_os_client *c, const char *name, locus_error *err)
 	return rc == LOCUS_ENOTFOUND ? 0 : rc;
 }
 
-int gw_os_box_start(gw_server *s, const char *run_id, const char *token,
-                    const char *manifest, const char *workspace, int64_t n,
-                    locus_error *err)
+/* Delete the run's earlier sandbox, create the n-th with the runner as
+   its main process (token, run id, root, placeholders in its
+   environment) and let the monitor watch it; a failure makes the run
+   `error` with the reason (its own transaction).  Outside any
+   transaction. */
+static int gw_os_box_start(gw_server *s, const char *run_id, const char *token,
+                           const char *manifest, const char *workspace,
+                           int64_t n, locus_error *err)
 {
 	const gw_openshell *o = &s->cfg.os;
 	if (!o->endpoint) {
@@ -305,6 +311,15 @@ int gw_os_box_start(gw_server *s, const char *run_id, const char *token,
 	}
 	return rc;
 }
+
+static int os_start(gw_server *s, const gw_box_run *b, locus_error *err)
+{
+	return gw_os_box_start(s, b->run_id, b->token, b->manifest,
+	                       b->workspace, b->n, err);
+}
+
+const gw_box_ops gw_box_openshell = {
+    .kind = "openshell", .name = gw_os_sandbox_name, .start = os_start};
 
 /* ---- the monitor ---- */
 

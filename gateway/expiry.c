@@ -9,7 +9,7 @@
  * sweeps, and the update of a still-pending row is what makes it expire
  * once.  Decision and reasons: docs/gateway.md.
  */
-#include "gateway/gw.h"
+#include "gateway/box.h"
 
 #include <stdio.h>
 

@@ -13,7 +13,8 @@
  * manifest and token), box.c (starting a run's box), page.c (the web
  * page and its event stream), tools.c (the tools the gateway performs),
  * expiry.c (approvals nobody decides), box_openshell.c (the openshell
- * box and its monitor).
+ * box and its monitor), approvals.c (what settling a run's approvals does
+ * to the run).
  */
 #ifndef LOCUS_GATEWAY_GW_H
 #define LOCUS_GATEWAY_GW_H
@@ -267,22 +268,9 @@ int gw_child_create(gw_server *s, const char *parent, const char *call_id,
                     const char *agent, const char *prompt, gw_new_run *out,
                     locus_error *err);
 
-/* ---- box.c ---- */
-/* Start (or restart) run_id's box when its kind is one that has a process
-   (local, openshell); none: nothing.  Outside any transaction. */
-int gw_box_start(gw_server *s, const char *run_id, locus_error *err);
+/* ---- box.c: starting a run's box, in gateway/box.h ---- */
 
-/* ---- box_openshell.c ---- */
-/* The sandbox of run_id's n-th box start: "lb-<12 hex>-<n>". */
-void gw_os_sandbox_name(const char *run_id, int64_t n, char out[24]);
-/* Delete the run's earlier sandbox, create the n-th with the runner as
-   its main process (token, run id, root, placeholders in its
-   environment) and let the monitor watch it; a failure makes the run
-   `error` with the reason (its own transaction).  Outside any
-   transaction. */
-int gw_os_box_start(gw_server *s, const char *run_id, const char *token,
-                    const char *manifest, const char *workspace, int64_t n,
-                    locus_error *err);
+/* ---- box_openshell.c (the box itself: gateway/box.h) ---- */
 /* One look at every live sandbox: an ended one is deleted, and a run it
    left without a result becomes `error`. */
 int gw_os_sweep(gw_server *s, locus_error *err);
@@ -313,6 +301,7 @@ int gw_decide(gw_server *s, const char *tenant, const char *approval_id,
 /* ---- page.c ---- */
 bool gw_page_route(gw_req *q, gw_resp *r);
 
+/* ---- approvals.c ---- */
 /* Settle the run's pending approvals as abandoned (by "gateway", why),
    with one audit record; inside a transaction. */
 int gw_abandon_pending(gw_db *db, const char *run_id, const char *why,

@@ -7,7 +7,7 @@
  * or API host), and the page's change stream.  An operator sees only its
  * tenant's runs.  Routes and shapes: docs/gateway.md.
  */
-#include "gateway/gw.h"
+#include "gateway/box.h"
 
 #include <stdio.h>
 

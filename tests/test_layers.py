@@ -52,11 +52,6 @@ CYCLES_OK = {
     # tables.c -> pack.c -> the packs).  Known debt beside it: pack.c runs
     # each pack and the packs use pack.c's word helpers.
     'labels/': 'the labelling recursion; pack.c and the packs share helpers',
-    # Known debt, not a design: the OpenShell box (box_openshell.c) calls
-    # back into box.c's run state and runner_routes.c's restart, which
-    # start boxes.  Splitting the run-state calls out of box.c removes it.
-    ('gateway/box.c', 'gateway/box_openshell.c', 'gateway/runner_routes.c'):
-        'known debt: the box starters and the runner routes',
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
