@@ -17,8 +17,10 @@
  *     "..." (the same, except backquote and a `$` that does not start an
  *     expansion below; a backslash before a newline or a blank is
  *     refused), glued together in any order;
- *   - expansions of a name, $NAME and ${NAME}, bare or inside "...":
- *     no name of such a line has a value the constants pre-pass knows
+ *   - expansions of a name, $NAME and ${NAME}, and of the positional
+ *     and special parameters $0..$9 ${N} $@ $* $? ${@} ${*}, bare or
+ *     inside "...": no name of such a line has a value the constants
+ *     pre-pass knows (nor do parameters: it never gives them one)
  *     (only an assignment word gives one: the grammar reads those in a
  *     first word, below, or after a declaration word, refused; read,
  *     printf -v and the rest make names dynamic), so word.c keeps each as
@@ -37,7 +39,7 @@
  *   - a pipeline of three or more stages must not be followed by && or
  *     || (the grammar reads the next command into the pipeline).
  * Refused to tree-sitter: every other byte (a `$` of anything else:
- * special parameters $1 $@ $?, ${..} with operators, $(..); backquote,
+ * $$ $# $! $-, ${..} with operators, $(..); backquote,
  * glob and brace characters, ~, #, !, \ outside double quotes,
  * < > ( ) &, control and non-ASCII bytes, a newline outside quotes), a
  * keyword glued to a quote or a `$` as a first word, an empty command,
@@ -150,14 +152,36 @@ static bool name_byte(unsigned char c)
 	return name_start(c) || (c >= '0' && c <= '9');
 }
 
-/* The end of the expansion $NAME or ${NAME} at s[k] (a `$`), or 0 for
-   any other `$`: special parameters, ${..} with operators, $(..). */
+/* The special parameters read here: $@ $* $? (one byte each).  `$$`
+   is not: glued after a word (`a$$`) the grammar does not read it as an
+   expansion (found by the differential test). */
+static bool special_param(unsigned char c)
+{
+	return c == '@' || c == '*' || c == '?';
+}
+
+/* The end of the expansion at s[k] (a `$`): $NAME, ${NAME}, a positional
+   parameter ($0..$9, ${N}) or a special one ($@ $* $?, ${@} ${*});
+   0 for any other `$`: ${..} with operators, $(..), $$ $# $! $-. */
 static size_t expansion_end(const char *s, size_t n, size_t k)
 {
 	size_t j = k + 1;
 	bool braced = j < n && s[j] == '{';
 	if (braced)
 		j++;
+	if (j < n && (special_param((unsigned char)s[j]) ||
+	              (s[j] >= '0' && s[j] <= '9'))) {
+		/* `$10` is `$1` then `0` to bash; `${10}` one parameter */
+		bool digit = s[j] >= '0' && s[j] <= '9';
+		if (!braced)
+			return j + 1;
+		if (s[j] == '?')
+			return 0; /* ${?}: rare, left to tree-sitter */
+		j++;
+		while (digit && j < n && s[j] >= '0' && s[j] <= '9')
+			j++;
+		return j < n && s[j] == '}' ? j + 1 : 0;
+	}
 	if (j >= n || !name_start((unsigned char)s[j]))
 		return 0;
 	while (j < n && name_byte((unsigned char)s[j]))

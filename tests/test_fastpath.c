@@ -44,6 +44,9 @@ static const char *const must_accept[] = {
 	"X=", "X=\"a $B\" Y=c env",
 	"echo $HOME", "echo \"$x\"", "cp \"${SRC}/a\" $DEST/b_$N.txt",
 	"$CC -o x x.c", "echo \"a $B c\" $D'e'", "grep -q x$_ \"$A1$B2\"",
+	"echo $1", "echo $@", "echo $?", "echo ${1}", "x=\"$1\"",
+	"f \"$@\" $* ${10} $10 ${@} ${*} $0", "$1 -rf /", "\"$@\"",
+	"set -- rm -rf; $1 $2 /", "eval \"$@\"", "sh -c \"$1\" $2",
 	NULL,
 };
 /* clang-format on */
@@ -55,9 +58,11 @@ static const char *const must_refuse[] = {
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
 	"x=1 a:b", "x==b ls", "echo a\\ b",
-	"echo $1", "echo $@", "echo $?", "echo $$", "echo ${x:-y}",
+	"echo $#", "echo $!", "echo $$", "x$$", "echo $-", "echo ${x:-y}", "echo ${1-}",
+	"echo ${#}", "echo ${?}", "echo ${$}", "echo ${1", "echo ${1x}",
+	"echo ${@:2}", "echo ${*-a}", "echo \"a\"b$1", "echo \"a\"b$@",
 	"echo ${#x}", "echo ${x", "echo $", "echo \"$\"", "echo $(id)",
-	"echo ${1}", "echo ${x[0]}", "echo \"$(id)\"", "echo \"\\$x\"",
+	"echo ${x[0]}", "echo \"$(id)\"", "echo \"\\$x\"",
 	"if$x", "do${x}", "cd $CDPATH", "echo \"$PS4\"", "$X=1 ls",
 	"if true; then ls; fi", "export A", "unset A", "let x", "! ls",
 	"ls\nwc", "echo \" \"", "echo \"\t\"x", "z@x", "x%1", "x+: a",
@@ -146,6 +151,10 @@ static const char *const expansions[] = {
 	"$x+y", "$x^y", "$x,y", "$1", "$@", "$?", "$#", "$$", "$", "${x",
 	"${x:-y}", "${#x}", "${x[0]}", "$IFS", "$PS4", "$CDPATH", "$PWD",
 	"${!x}", "$x[", "$((1))", "$(ls)", "$'x'", "$\"x\"", "\\$x",
+	"$0", "$9", "$10", "${1}", "${10}", "${01}", "$1x", "$1_", "$@x",
+	"$@$@", "$*", "${@}", "${*}", "${1-}", "${1:-x}", "${#}", "$-", "$!",
+	"${?}", "${$}", "$?$?", "$$x", "${@:2}", "${1", "$@/", "$1=x",
+	"$1.$2", "$*.c",
 };
 /* clang-format on */
 
