@@ -105,8 +105,8 @@ bool ll_command_read_only(const locus_shell_command *c,
 bool ll_command_check(const locus_shell_command *c,
                       const struct lk_program *prog);
 
-/* `path` resolved lexically (//, ., .., /proc/PID/root), into buf; NULL
-   when it does not fit. */
+/* words.c: `path` resolved lexically (//, ., .., /proc/PID/root), into
+   buf; NULL when it does not fit. */
 const char *ll_normal_path(const char *path, char *buf, size_t cap);
 /* After `cd dir`, a relative redirect target or dd of= of c names a
    storage device (cd /dev; dd of=sda). */
@@ -127,8 +127,9 @@ bool ll_unknown_program(const locus_shell_command *c,
    workspace (not the root, not .git, no glob or variable): a recursive or
    forced rm of it is held (exec:destructive), not on the floor. */
 bool ll_rm_inside(const locus_shell_command *c);
-/* One rm operand a is a static relative path inside the workspace (not
-   the root, not .git, no glob or variable); flags: its LOCUS_WORD_*. */
+/* rm.c: one rm operand a is a static relative path inside the workspace
+   (not the root, not .git, no glob or variable); flags: its
+   LOCUS_WORD_*. */
 bool ll_rm_operand_inside(const char *a, uint32_t flags);
 
 /* rm.c: `rm FILE...` / `unlink FILE` with no option, at the top of the
@@ -200,7 +201,7 @@ bool ll_program_unknown(const locus_shell_command *c,
    options is exec:destructive (also for credential stores). */
 void ll_judge_service(const locus_shell_command *c,
                       const struct lk_program *prog, ll_judgement *j);
-/* tables.c: the subcommand table lists network forms of prog (npm
+/* service.c: the subcommand table lists network forms of prog (npm
    install, pip download...): it, not the package-manager rule of
    service.c, says when prog reaches the network. */
 bool ll_network_subs_known(const char *prog);

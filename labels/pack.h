@@ -113,7 +113,47 @@ void pk_db_piped(const locus_shell_command *client,
    pack). */
 bool pk_sql_statements_destroy(const locus_shell_command *c);
 
-/* Helpers the packs' predicates share. */
+/* ---- words.c: the word helpers the matcher (pack.c), the packs'
+   predicates and the judgements share (it calls none of them) ---- */
+
+/* The next token of *p (advanced past it), in a space-separated list
+   (the rule language's lists); its length in *n; NULL at the end.  This
+   and the two below are inline: the matcher's inner loop. */
+static inline const char *pk_next_tok(const char **p, size_t *n)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return NULL;
+	const char *e = s;
+	while (*e && *e != ' ')
+		e++;
+	*n = (size_t)(e - s);
+	*p = e;
+	return s;
+}
+
+/* ASCII lower case. */
+static inline char pk_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* tok[0..n) equals w (ignoring case when nocase). */
+static inline bool pk_tok_eq(const char *tok, size_t n, const char *w,
+                             bool nocase)
+{
+	for (size_t i = 0; i < n; i++) {
+		char a = tok[i], b = w[i];
+		if (!b)
+			return false;
+		if (nocase ? pk_lower(a) != pk_lower(b) : a != b)
+			return false;
+	}
+	return w[n] == '\0';
+}
+
 bool pk_word_in(const char *list, const char *w); /* space-separated list */
 bool pk_is_option(const char *a);
 /* `c` runs with an argument (or heredoc/herestring body) whose text
@@ -149,6 +189,11 @@ bool pk_data_program(const char *name);
 /* The argv index of the pattern or program operand of grep, rg, sed, awk,
    jq... (data, not a path); 0 when none (-e/-f given). */
 size_t pk_pattern_operand(const locus_shell_command *c);
+/* The command only reads its path operands (cat, grep, ls...), so a
+   startup file it names is not being changed. */
+bool pk_reader_program(const char *name);
+
+/* ---- packs_paths.c ---- */
 
 /* Path facts (packs_paths.c): a path names a credential store / a file
    that makes programs run later / a sudoers file.  `p` is a word as
@@ -173,9 +218,6 @@ const char *pk_path_fragment(bool secret, size_t i);
 /* Every fragment of the path tables holds a byte of the prefilter's set
    (packs_paths.c); tests call this, `why` says which does not. */
 bool pk_path_tables_consistent(char *why, size_t cap);
-/* The command only reads its path operands (cat, grep, ls...), so a
-   startup file it names is not being changed. */
-bool pk_reader_program(const char *name);
 
 /* The SQL classifier (sql.c): the statement text destroys data (DROP,
    TRUNCATE, DELETE/UPDATE without WHERE, ALTER ... DROP, FLUSHALL,

@@ -791,15 +791,4 @@ bool pk_sudoers_path(const char *p)
 {
 	return p && strstr(p, "/etc/sudoers") != NULL;
 }
-
-static const char *const readers =
-    "cat head tail less more bat batcat grep egrep fgrep rg ag ack ls "
-    "stat wc diff cmp file md5sum sha1sum sha256sum sha512sum du tree "
-    "readlink realpath source . nl strings od hexdump xxd jq yq test [ [[ "
-    "type which basename dirname find fd locate";
-
-bool pk_reader_program(const char *name)
-{
-	return pk_word_in(readers, name);
-}
 #endif /* PK_GEN_PATHS */

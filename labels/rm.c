@@ -32,6 +32,36 @@ static bool eq(const char *a, const char *b)
 	(LOCUS_CMD_DYNAMIC | LOCUS_CMD_DYNAMIC_ARGS | LOCUS_CMD_SUBST |        \
 	 LOCUS_CMD_GLOB_ARGS)
 
+/* One rm operand names a path provably inside the workspace:
+   static, relative, no glob, not the root itself (`.`, `src/..`), not
+   climbing out (`../x`), not a .git directory or inside one. */
+bool ll_rm_operand_inside(const char *a, uint32_t flags)
+{
+	if (flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
+	             LOCUS_WORD_BRACE))
+		return false;
+	if (!a[0] || a[0] == '/' || a[0] == '~' || strpbrk(a, "*?[]{}$`\\"))
+		return false;
+	/* the depth below the workspace root, component by component: it
+	   must stay above 0 (`src/..` is the root, `a/../../x` outside) */
+	long depth = 0;
+	for (const char *p = a; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return false;
+		} else if (n == 4 && !strncmp(p, ".git", 4)) {
+			return false;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return depth > 0;
+}
+
 bool ll_rm_as_write(const locus_shell_command *c)
 {
 	bool rm = eq(c->name, "rm"), un = eq(c->name, "unlink");

@@ -644,6 +644,14 @@ static bool read_form(const locus_shell_command *c, const lk_program *p,
 	return verb;
 }
 
+/* The program has subcommands that reach the network (its row's
+   net_subs). */
+bool ll_network_subs_known(const char *prog)
+{
+	const lk_program *p = lk_program_find(prog);
+	return p && p->net_subs;
+}
+
 void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
                       ll_judgement *j)
 {

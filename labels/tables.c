@@ -303,14 +303,6 @@ static const char *git_sub2(const view *v)
 
 /* ---- subcommand tables ------------------------------------------------ */
 
-/* The program has subcommands that reach the network (its row's
-   net_subs). */
-bool ll_network_subs_known(const char *prog)
-{
-	const lk_program *p = lk_program_find(prog);
-	return p && p->net_subs;
-}
-
 /* Python modules that are checks under `python -m`. */
 /* clang-format off */
 static const char *const check_modules[] = {
@@ -381,36 +373,6 @@ static bool rm_floor(const locus_shell_command *c)
 	return false;
 }
 
-/* One rm operand names a path provably inside the workspace:
-   static, relative, no glob, not the root itself (`.`, `src/..`), not
-   climbing out (`../x`), not a .git directory or inside one. */
-bool ll_rm_operand_inside(const char *a, uint32_t flags)
-{
-	if (flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
-	             LOCUS_WORD_BRACE))
-		return false;
-	if (!a[0] || a[0] == '/' || a[0] == '~' || strpbrk(a, "*?[]{}$`\\"))
-		return false;
-	/* the depth below the workspace root, component by component: it
-	   must stay above 0 (`src/..` is the root, `a/../../x` outside) */
-	long depth = 0;
-	for (const char *p = a; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (--depth < 0)
-				return false;
-		} else if (n == 4 && !strncmp(p, ".git", 4)) {
-			return false;
-		} else if (n && !(n == 1 && p[0] == '.')) {
-			depth++;
-		}
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	return depth > 0;
-}
-
 bool ll_rm_inside(const locus_shell_command *c)
 {
 	if (c->argc < 2 || !lu_streq(c->name, "rm"))
@@ -469,56 +431,6 @@ static const char *const harmless_devices[] = {
 	"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", NULL,
 };
 /* clang-format on */
-
-/*
- * A path as the kernel resolves it, lexically: repeated
- * slashes and `.` segments dropped, `..` applied, and the /proc/PID/root
- * prefix (the root seen through a process: /proc/self/root/dev/sda is
- * /dev/sda) removed, into buf.  NULL when it does not fit.
- */
-const char *ll_normal_path(const char *p, char *buf, size_t cap)
-{
-	size_t k = 0;
-	bool abs = p[0] == '/';
-	if (abs)
-		buf[k++] = '/';
-	while (*p) {
-		while (*p == '/')
-			p++;
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n == 0)
-			break;
-		if (n == 1 && p[0] == '.') {
-			/* nothing */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.' && k > 1) {
-			k--;
-			while (k > 1 && buf[k - 1] != '/')
-				k--;
-		} else if (n == 2 && p[0] == '.' && p[1] == '.' && abs) {
-			/* /.. is / */
-		} else {
-			if (k + n + 2 >= cap)
-				return NULL;
-			if (k > 0 && buf[k - 1] != '/')
-				buf[k++] = '/';
-			memcpy(buf + k, p, n);
-			k += n;
-		}
-		p += n;
-	}
-	buf[k] = '\0';
-	/* /proc/<pid>/root/...: the same path from the root */
-	if (!strncmp(buf, "/proc/", 6)) {
-		const char *r = strchr(buf + 6, '/');
-		if (r && !strncmp(r, "/root", 5) && (r[5] == '/' || !r[5])) {
-			memmove(buf, r + 5, strlen(r + 5) + 1);
-			if (!buf[0])
-				strcpy(buf, "/");
-		}
-	}
-	return buf;
-}
 
 /* Storage devices: writing one (dd of=, a redirect) destroys what is on
    it.  /proc/PID/cwd and /proc/PID/fd/N may lead anywhere. */

@@ -1,0 +1,286 @@
+/*
+ * labels/words.c - the word helpers the labeller's files share: tokens
+ * of a space-separated list, options and their values, a word computed at
+ * run time as a glob, the words a command writes, programs whose operands
+ * are data or that only read, and a path in its lexical normal form.
+ * Below the pack matcher (pack.c), the packs (packs_*.c) and the
+ * judgements (tables.c, paths.c, label.c): it calls none of them.
+ */
+#include <string.h>
+
+#include "../knowledge/programs.h"
+#include "../parser/linefacts.h"
+#include "pack.h"
+
+/* ---- tokens of a space-separated list ---------------------------------- */
+
+bool pk_word_in(const char *list, const char *w)
+{
+	const char *p = list ? list : "";
+	/* tokens are never empty and hold no blank, and a word the list
+	   does not hold as text is none of its tokens: one (vectorised)
+	   strstr rejects most words without a scan token by token */
+	if (!*w || strchr(w, ' ') || !strstr(p, w))
+		return false;
+	const char *t;
+	size_t n;
+	while ((t = pk_next_tok(&p, &n)))
+		if (pk_tok_eq(t, n, w, false))
+			return true;
+	return false;
+}
+
+bool pk_is_option(const char *a)
+{
+	return a[0] == '-' && a[1] != '\0';
+}
+
+bool pk_any_arg_contains(const locus_shell_command *c, const char *needle)
+{
+	for (size_t i = 1; i < c->argc; i++)
+		if (strstr(c->argv[i], needle))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target && strncmp(r->op, "<<", 2) == 0 &&
+		    strstr(r->target, needle))
+			return true;
+	}
+	return false;
+}
+
+/* The end of the expansion that starts at s[0] == '$' or '`' (one past
+   it). */
+static const char *expansion_end(const char *s)
+{
+	if (s[0] == '`') {
+		const char *e = strchr(s + 1, '`');
+		return e ? e + 1 : s + strlen(s);
+	}
+	if (s[1] == '(' || s[1] == '{') {
+		char open = s[1], close = open == '(' ? ')' : '}';
+		int depth = 0;
+		for (const char *p = s + 1; *p; p++) {
+			if (*p == open)
+				depth++;
+			else if (*p == close && --depth == 0)
+				return p + 1;
+		}
+		return s + strlen(s);
+	}
+	const char *p = s + 1;
+	if (strchr("0123456789@*#?$!-", *p))
+		return *p ? p + 1 : p;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	return p;
+}
+
+/* w with each expansion replaced by `*` and quotes dropped, into buf;
+   *whole when nothing but `*` is left.  NULL when it does not fit. */
+/* `$(echo WORDS)` of plain words (no expansion, quote, escape, glob or
+   operator): its output, else NULL (*n its length). */
+static const char *echo_output(const char *p, const char *end, size_t *n)
+{
+	if (strncmp(p, "$(echo ", 7) != 0 || end[-1] != ')')
+		return NULL;
+	const char *s = p + 7, *e = end - 1;
+	while (s < e && *s == ' ')
+		s++;
+	while (e > s && e[-1] == ' ')
+		e--;
+	for (const char *q = s; q < e; q++)
+		if (strchr("$`\\'\"*?[{;|&<>()-", *q) && !(*q == '-' && q > s))
+			return NULL;
+	*n = (size_t)(e - s);
+	return s;
+}
+
+const char *pk_glob_form(const char *w, char *buf, size_t cap, bool *whole)
+{
+	size_t k = 0;
+	*whole = true;
+	for (const char *p = w; *p;) {
+		if (k + 2 >= cap)
+			return NULL;
+		if ((p[0] == '$' && p[1] && p[1] != '\'') || p[0] == '`') {
+			const char *end = expansion_end(p);
+			size_t n = 0;
+			const char *out = echo_output(p, end, &n);
+			if (out && k + n + 2 < cap) {
+				memcpy(buf + k, out, n);
+				k += n;
+				*whole = *whole && n == 0;
+			} else if (!k || buf[k - 1] != '*') {
+				buf[k++] = '*';
+			}
+			p = end;
+			continue;
+		}
+		if (*p != '"' && *p != '\'') {
+			buf[k++] = *p;
+			*whole = false;
+		}
+		p++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* w, or when it is computed at run time its glob form (pk_glob_form),
+   names a path of is_path. */
+static bool names_path(const char *w, uint32_t flags,
+                       bool (*is_path)(const char *),
+                       bool (*computed)(const char *))
+{
+	if (is_path(w))
+		return true;
+	if (!computed || !(flags & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+		return false;
+	char buf[1024];
+	bool whole;
+	const char *g = pk_glob_form(w, buf, sizeof buf, &whole);
+	return g && !whole && computed(g);
+}
+
+bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
+                    bool (*computed)(const char *))
+{
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (lk_redirect_writes(&c->redirects[i]) &&
+		    c->redirects[i].target &&
+		    names_path(c->redirects[i].target,
+		               c->redirects[i].target_flags, is_path, computed))
+			return true;
+	/* a computed operand is matched by its glob form only where it is
+	   a path the program writes (cp/mv/install/ln, tee): another
+	   program's computed word is a script, a pattern or a field list
+	   (`sed "s/.$d//"` is `s/.*` as a glob) */
+	bool copies =
+	    computed && c->argc &&
+	    (lk_is(c->name, LK_COPIES) || lk_is(c->name, LK_WRITES_ARGS));
+	/* a pure reader is asked about only when a word names such a file
+	   (the common line names none: the program lookup is skipped) */
+	for (size_t i = 1; i < c->argc; i++)
+		if (names_path(c->argv[i], c->argv_flags ? c->argv_flags[i] : 0,
+		               is_path, copies ? computed : NULL) &&
+		    pk_arg_written(c, i))
+			return true;
+	return false;
+}
+
+bool pk_arg_written(const locus_shell_command *c, size_t i)
+{
+	return !pk_reader_program(c->name) ||
+	       lk_writes_operand(lk_program_find(c->name), c->argv, i);
+}
+
+const char *pk_option_value(const locus_shell_command *c, size_t *i,
+                            const char *shrt, const char *lng)
+{
+	const char *a = c->argv[*i];
+	size_t ln = strlen(lng);
+	if (strcmp(a, shrt) == 0 || strcmp(a, lng) == 0)
+		return *i + 1 < c->argc ? c->argv[++*i] : NULL;
+	if (strncmp(a, lng, ln) == 0 && a[ln] == '=')
+		return a + ln + 1;
+	if (strncmp(a, shrt, 2) == 0 && a[2])
+		return a + 2;
+	return NULL;
+}
+
+/* ---- data operands ------------------------------------------------------ */
+
+static const char *const data_programs =
+    "echo printf true false : logger basename dirname which type";
+static const char *const pattern_programs =
+    "grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq perl";
+
+bool pk_data_program(const char *name)
+{
+	return pk_word_in(data_programs, name);
+}
+
+size_t pk_pattern_operand(const locus_shell_command *c)
+{
+	if (!pk_word_in(pattern_programs, c->name))
+		return 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--") == 0)
+			return i + 1 < c->argc ? i + 1 : 0;
+		if (!pk_is_option(a))
+			return i;
+		/* -e PATTERN / -f FILE: no operand is the pattern */
+		if (strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0 ||
+		    strncmp(a, "--regexp", 8) == 0 ||
+		    strncmp(a, "--file", 6) == 0 ||
+		    strncmp(a, "--expression", 12) == 0)
+			return 0;
+	}
+	return 0;
+}
+
+static const char *const readers =
+    "cat head tail less more bat batcat grep egrep fgrep rg ag ack ls "
+    "stat wc diff cmp file md5sum sha1sum sha256sum sha512sum du tree "
+    "readlink realpath source . nl strings od hexdump xxd jq yq test [ [[ "
+    "type which basename dirname find fd locate";
+
+bool pk_reader_program(const char *name)
+{
+	return pk_word_in(readers, name);
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+/*
+ * A path as the kernel resolves it, lexically: repeated
+ * slashes and `.` segments dropped, `..` applied, and the /proc/PID/root
+ * prefix (the root seen through a process: /proc/self/root/dev/sda is
+ * /dev/sda) removed, into buf.  NULL when it does not fit.
+ */
+const char *ll_normal_path(const char *p, char *buf, size_t cap)
+{
+	size_t k = 0;
+	bool abs = p[0] == '/';
+	if (abs)
+		buf[k++] = '/';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0)
+			break;
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && k > 1) {
+			k--;
+			while (k > 1 && buf[k - 1] != '/')
+				k--;
+		} else if (n == 2 && p[0] == '.' && p[1] == '.' && abs) {
+			/* /.. is / */
+		} else {
+			if (k + n + 2 >= cap)
+				return NULL;
+			if (k > 0 && buf[k - 1] != '/')
+				buf[k++] = '/';
+			memcpy(buf + k, p, n);
+			k += n;
+		}
+		p += n;
+	}
+	buf[k] = '\0';
+	/* /proc/<pid>/root/...: the same path from the root */
+	if (!strncmp(buf, "/proc/", 6)) {
+		const char *r = strchr(buf + 6, '/');
+		if (r && !strncmp(r, "/root", 5) && (r[5] == '/' || !r[5])) {
+			memmove(buf, r + 5, strlen(r + 5) + 1);
+			if (!buf[0])
+				strcpy(buf, "/");
+		}
+	}
+	return buf;
+}
