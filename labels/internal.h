@@ -63,10 +63,24 @@ typedef struct ll_judgement {
    j->dropped. */
 void ll_judgement_reason(ll_judgement *j, const char *reason);
 
+/* What the per-command judgements are given by the top of the labeller
+   (label.c): the entry that labels a line found in a command's argument
+   (`ansible HOSTS -a CMD` runs CMD on every host: the infrastructure pack
+   judges it as a line of its own).  The labelling recursion goes through
+   this pointer, so no file below label.c calls up into it and the file
+   graph of labels/ has no cycle (tests/test_layers.py). */
+typedef struct ll_context {
+	/* The exec:* tags of the verdict of the parsed line r into *tags (as
+	   locus_shell_label labels it); nonzero when it could not be
+	   labelled (out of memory). */
+	int (*line_tags)(const locus_shell_result *r, uint32_t *tags);
+} ll_context;
+
 /* Tags, reasons and floor reason of one command (not the line-level ones:
    remote code, background, check, unparsed). */
 void ll_judge_command(const locus_shell_command *c,
-                      const struct lk_program *prog, ll_judgement *out);
+                      const struct lk_program *prog, const ll_context *ctx,
+                      ll_judgement *out);
 
 /* Arguments computed at run time (dynamic.c): the first argv index (>= 1)
    holding an unresolved expansion or a substitution, from which on any

@@ -776,6 +776,20 @@ bool ll_command_unknown(const locus_shell_result *r, size_t i,
 #define LL_REASON_WRITE_MOVED                                                  \
 	"git restore/checkout discards working changes (a cd on the line)"
 
+/* The tags of a line nested in a command's argument, labelled as a line
+   of its own (ll_context.line_tags). */
+static int nested_line_tags(const locus_shell_result *r, uint32_t *tags)
+{
+	locus_shell_verdict *v;
+	int rc = locus_shell_label(&v, r);
+	*tags = rc ? 0 : locus_shell_verdict_tags(v);
+	locus_shell_verdict_free(v);
+	return rc;
+}
+
+/* What the judgements below get from the top of the labeller. */
+static const ll_context context = {.line_tags = nested_line_tags};
+
 /* The judgement of command i, folded into `out` and the floor set. */
 static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
                       floor_set *fl)
@@ -783,7 +797,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	const locus_shell_command *c = locus_shell_result_command(lp->r, i);
 	const lk_program *p = lp_command_program(lp->r, i);
 	ll_judgement j;
-	ll_judge_command(c, p, &j);
+	ll_judge_command(c, p, &context, &j);
 	ll_judge_git_config(c, lp->gitcfg, &j);
 	/* rm -rf build: paths inside the workspace are held, not floored
 	  ; outside, unknown or the root stay on the floor */

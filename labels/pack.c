@@ -378,7 +378,7 @@ static bool any_condition(const locus_shell_command *c, const char *list,
    judged on the words known, and `check` on the whole command (the
    predicates judge words computed at run time themselves: kill_broad). */
 static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
-                         const operands *o)
+                         const operands *o, const ll_context *ctx)
 {
 	bool nocase = (r->flags & PK_NOCASE) != 0;
 	size_t end = 0;
@@ -393,7 +393,7 @@ static bool rule_matches(const pk_rule *r, const locus_shell_command *c,
 	if (r->unless && any_condition(c, r->unless, o, end, nocase, true) &&
 	    !ll_harmless_spoiled(c, o->from, r->unless))
 		return false;
-	return !r->check || r->check(c);
+	return !r->check || r->check(c, ctx);
 }
 
 static void add(ll_judgement *j, uint32_t tag, const char *reason)
@@ -420,7 +420,8 @@ static bool reads_operands(const pk_rule *r)
 /* The rules of `pk` for the program `canon`, or with canon NULL its
    rules for every program. */
 static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
-                       const char *canon, ll_judgement *j)
+                       const char *canon, const ll_context *ctx,
+                       ll_judgement *j)
 {
 	bool collected = false;
 	/* no operands until they are collected: a rule that reads none
@@ -459,9 +460,9 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 		   none (reads_operands: the every-program rules, and
 		   predicates on the whole command) is judged as always. */
 		if ((o.truncated && reads_operands(r)) ||
-		    rule_matches(r, c, &o)) {
+		    rule_matches(r, c, &o, ctx)) {
 			add(j, r->tag, r->reason);
-		} else if (first_dyn && rule_matches(r, c, &dyn)) {
+		} else if (first_dyn && rule_matches(r, c, &dyn, ctx)) {
 			add(j, r->tag, r->reason);
 			add(j, 0, LL_REASON_DYNAMIC);
 		}
@@ -469,18 +470,18 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 }
 
 void pk_judge(const locus_shell_command *c, const lk_program *p,
-              ll_judgement *j)
+              const ll_context *ctx, ll_judgement *j)
 {
 	if (c->argc == 0 || !c->name[0])
 		return;
 	/* rules about paths and words any program may hold */
 	for (size_t k = 0; k < NEVERY_PROGRAM_PACKS; k++)
-		judge_pack(by_id[every_program_packs[k]], c, NULL, j);
+		judge_pack(by_id[every_program_packs[k]], c, NULL, ctx, j);
 	/* the program's own pack, found through the program table under
 	   its canonical name (every name it goes by maps there): p is the
 	   row of c's name */
 	if (p && p->pack != LK_PACK_NONE && p->pack < LK_PACK_COUNT)
-		judge_pack(by_id[p->pack], c, p->name, j);
+		judge_pack(by_id[p->pack], c, p->name, ctx, j);
 }
 
 /* Pack k is in every_program_packs (which is in id order). */

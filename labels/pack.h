@@ -37,7 +37,9 @@
  *       #           some operand follows the matched words
  *       $           some argument is dynamic (an expansion or substitution)
  *  5. `check`: when set, a predicate on the whole command (the few rules
- *     that are not patterns: `kill -9 -1`, SQL given to a client).
+ *     that are not patterns: `kill -9 -1`, SQL given to a client, the
+ *     line ansible runs on every host, judged through the labeller's entry
+ *     the context gives: ll_context).
  * PK_NOCASE compares words ignoring ASCII case (redis-cli flushall).
  * Past 64 operands the operands are not all kept: a rule that reads them
  * (a pattern, `#` or `^`) then applies without being judged (fail
@@ -66,8 +68,9 @@ typedef struct pk_rule {
 	const char *unless; /* none-of conditions, or NULL */
 	uint32_t tag;       /* LOCUS_TAG_* */
 	const char *reason; /* "pack: what it does" (static) */
-	bool (*check)(const locus_shell_command *c); /* or NULL */
-	unsigned flags;                              /* LK_* */
+	/* or NULL; ctx: what the top of the labeller gives (ll_context) */
+	bool (*check)(const locus_shell_command *c, const ll_context *ctx);
+	unsigned flags; /* LK_* */
 } pk_rule;
 
 typedef struct pk_pack {
@@ -95,7 +98,7 @@ extern const pk_pack pk_privilege;
    Adds tags and reasons to `j` (never a floor reason: the packs hold,
    the floor stays the spec's). */
 void pk_judge(const locus_shell_command *c, const struct lk_program *prog,
-              ll_judgement *j);
+              const ll_context *ctx, ll_judgement *j);
 
 /* Every program a rule names is a row of the program table, under its
    canonical name, whose `pack` is the rule's pack (tests call this; `why`
@@ -111,7 +114,8 @@ void pk_db_piped(const locus_shell_command *client,
 /* The statements a database client is given inline (options, operands,
    heredoc) destroy data (packs_db.c; bq query reuses it from the cloud
    pack). */
-bool pk_sql_statements_destroy(const locus_shell_command *c);
+bool pk_sql_statements_destroy(const locus_shell_command *c,
+                               const ll_context *ctx);
 
 /* ---- words.c: the word helpers the matcher (pack.c), the packs'
    predicates and the judgements share (it calls none of them) ---- */

@@ -133,16 +133,19 @@ static bool body_destroys(const locus_shell_command *c)
 	return false;
 }
 
-bool pk_sql_statements_destroy(const locus_shell_command *c)
+bool pk_sql_statements_destroy(const locus_shell_command *c,
+                               const ll_context *ctx)
 {
+	(void)ctx;
 	const client *k = client_of(c->name);
 	return k && (inline_statements_destroy(c, k) || body_destroys(c));
 }
 
 /* psql's \! and \o |cmd, mysql's system / \!, sqlite's .shell / .system:
    the client runs a shell command we do not see. */
-static bool shell_escape(const locus_shell_command *c)
+static bool shell_escape(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	return pk_any_arg_contains(c, "\\!") ||
 	       pk_any_arg_contains(c, ".shell") ||
 	       pk_any_arg_contains(c, ".system") ||

@@ -43,8 +43,10 @@ static bool ci_has(const char *hay, const char *needle)
 }
 
 /* `-c clean.requireForce=false`: `git clean` without -f then deletes. */
-static bool require_force_off(const locus_shell_command *c)
+static bool require_force_off(const locus_shell_command *c,
+                              const ll_context *ctx)
 {
+	(void)ctx;
 	for (size_t i = 1; i < c->argc; i++)
 		if (ci_has(c->argv[i], "clean.requireforce"))
 			return true;
@@ -67,8 +69,10 @@ static bool program_key(const char *key, const char *value)
 /* git config --global|--system|--file F KEY VALUE with a program-valued
    KEY: it runs in every repository later.  (The repository's own
    core.hooksPath has a rule of its own.) */
-static bool global_program_key(const locus_shell_command *c)
+static bool global_program_key(const locus_shell_command *c,
+                               const ll_context *ctx)
 {
+	(void)ctx;
 	size_t i = 1;
 	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
 		i++;

@@ -45,7 +45,8 @@ static const char *ansible_payload(const locus_shell_command *c)
 	return shell_module || payload ? payload : NULL;
 }
 
-static bool ansible_destroys(const locus_shell_command *c)
+static bool ansible_destroys(const locus_shell_command *c,
+                             const ll_context *ctx)
 {
 	const char *p = ansible_payload(c);
 	if (!p)
@@ -65,11 +66,11 @@ static bool ansible_destroys(const locus_shell_command *c)
 		    LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_NEVER |
 		    LOCUS_TAG_SHUTDOWN | LOCUS_TAG_FORCE_PUSH |
 		    LOCUS_TAG_REMOTE_CODE;
-		locus_shell_verdict *v;
-		/* out of memory: fail closed (held) */
-		bad = locus_shell_label(&v, r) != 0 ||
-		      (locus_shell_verdict_tags(v) & destroying) != 0;
-		locus_shell_verdict_free(v);
+		uint32_t tags = 0;
+		/* the labeller's entry (ll_context), set by label.c; out of
+		   memory or none: fail closed (held) */
+		bad = !ctx || !ctx->line_tags ||
+		      ctx->line_tags(r, &tags) != 0 || (tags & destroying) != 0;
 	}
 	locus_shell_result_free(r);
 	return bad;

@@ -42,8 +42,10 @@ static const pk_grammar grammars[] = {
 /* `kubectl delete` fed a manifest on stdin by kustomize (or anything):
    the resources it deletes are unknown; it is already tagged by the
    delete rule, this only names the pipe in the reasons. */
-static bool fed_by_kustomize(const locus_shell_command *c)
+static bool fed_by_kustomize(const locus_shell_command *c,
+                             const ll_context *ctx)
 {
+	(void)ctx;
 	return (c->flags & LOCUS_CMD_PIPED_IN) != 0;
 }
 

@@ -94,8 +94,9 @@ static bool recursive(const locus_shell_command *c)
 
 /* chmod: the mode is the first operand (GNU chmod also takes `-w` as a
    mode, so a word of mode letters after '-' counts too). */
-static bool chmod_privilege(const locus_shell_command *c)
+static bool chmod_privilege(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	bool rec = recursive(c);
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -119,8 +120,10 @@ static bool chmod_privilege(const locus_shell_command *c)
 }
 
 /* install -m MODE / --mode=MODE, mkdir -m MODE with setuid or setgid. */
-static bool mode_option_setid(const locus_shell_command *c)
+static bool mode_option_setid(const locus_shell_command *c,
+                              const ll_context *ctx)
 {
+	(void)ctx;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *m = pk_option_value(c, &i, "-m", "--mode");
 		if (m && mode_of(m).setid)
@@ -140,8 +143,9 @@ static bool system_or_home(const locus_shell_command *c, size_t i)
 
 /* chown/chgrp -R OWNER PATH... with a home or system PATH; chown to root
    (or uid 0) of anything. */
-static bool chown_privilege(const locus_shell_command *c)
+static bool chown_privilege(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	bool rec = recursive(c), owner_seen = false;
 	bool chown = strcmp(c->name, "chown") == 0;
 	for (size_t i = 1; i < c->argc; i++) {
@@ -164,8 +168,9 @@ static bool chown_privilege(const locus_shell_command *c)
 	return false;
 }
 
-static bool sudoers_write(const locus_shell_command *c)
+static bool sudoers_write(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	return pk_writes_path(c, pk_sudoers_path, NULL);
 }
 

@@ -151,8 +151,9 @@ static bool git_names_only(const locus_shell_command *c)
 	                       !strcmp(c->argv[i], "ls-files"));
 }
 
-static bool names_secret(const locus_shell_command *c)
+static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	/* which operands are data or written is worked out only for a
 	   command with a word that names a secret (few do) */
 	bool known = false, data = false;
@@ -288,8 +289,9 @@ static bool lists_files(const char *w)
 	return false;
 }
 
-static bool computed_secret(const locus_shell_command *c)
+static bool computed_secret(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	if (!c->argv_flags)
 		return false;
 	const struct content_reader *cr = content_reader_of(c->name);
@@ -327,8 +329,9 @@ static bool computed_secret(const locus_shell_command *c)
 
 /* `env` with no command to run prints the environment (options such as
    -0, -u NAME and assignments included). */
-static bool env_dump(const locus_shell_command *c)
+static bool env_dump(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	if (c->flags & (LOCUS_CMD_WRAPPER | LOCUS_CMD_QUERY_ONLY))
 		return false;
 	for (size_t i = 1; i < c->argc; i++)
@@ -340,8 +343,9 @@ static bool env_dump(const locus_shell_command *c)
 
 /* export/declare/typeset/readonly with no names print variables; `set`
    alone prints them too (set -o prints options). */
-static bool declare_dump(const locus_shell_command *c)
+static bool declare_dump(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	for (size_t i = 1; i < c->argc; i++)
 		if (!pk_is_option(c->argv[i]))
 			return false;
@@ -351,8 +355,9 @@ static bool declare_dump(const locus_shell_command *c)
 }
 
 /* ps with BSD `e` (auxe, eww) prints every process's environment. */
-static bool ps_environment(const locus_shell_command *c)
+static bool ps_environment(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (a[0] != '-' && strchr(a, 'e'))
@@ -378,8 +383,10 @@ static bool indirect_value(const char *s)
 }
 
 /* echo/printf of a variable whose name says it holds a secret. */
-static bool prints_secret_variable(const locus_shell_command *c)
+static bool prints_secret_variable(const locus_shell_command *c,
+                                   const ll_context *ctx)
 {
+	(void)ctx;
 	static const char *const marks[] = {
 	    "TOKEN",      "SECRET", "PASSWORD",    "PASSWD",
 	    "API_KEY",    "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
@@ -468,8 +475,10 @@ static bool awk_rewrites_argv(const char *w)
 /* Programs whose own language reads the environment: jq's
    `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
    program that rewrites ARGV. */
-static bool prints_environment(const locus_shell_command *c)
+static bool prints_environment(const locus_shell_command *c,
+                               const ll_context *ctx)
 {
+	(void)ctx;
 	bool awk =
 	    pk_word_in("awk gawk mawk nawk original-awk busybox", c->name);
 	bool jq = !awk && pk_word_in("jq gojq jaq yq", c->name);
@@ -540,29 +549,37 @@ const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
 
 /* Writes (or may write) a file that makes something run later: a
    redirect into one, or any program but a pure reader naming one. */
-static bool writes_persistence(const locus_shell_command *c)
+static bool writes_persistence(const locus_shell_command *c,
+                               const ll_context *ctx)
 {
+	(void)ctx;
 	return pk_writes_path(c, pk_persistence_path, pk_persistence_computed);
 }
 
-static bool writes_agent_config(const locus_shell_command *c)
+static bool writes_agent_config(const locus_shell_command *c,
+                                const ll_context *ctx)
 {
+	(void)ctx;
 	return pk_writes_path(c, pk_agent_config_path,
 	                      pk_agent_config_computed);
 }
 
 /* tar -xPf, cpio -i, unzip -: keep the archive's absolute member names:
    the archive may write a startup file or a hook anywhere. */
-static bool extracts_anywhere(const locus_shell_command *c)
+static bool extracts_anywhere(const locus_shell_command *c,
+                              const ll_context *ctx)
 {
+	(void)ctx;
 	return pk_word_in("tar gtar bsdtar busybox-tar cpio unzip", c->name) &&
 	       lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc);
 }
 
 /* crontab FILE, crontab -, crontab -e install or edit jobs; -l lists and
    -r removes (destructive, tables.c). */
-static bool crontab_installs(const locus_shell_command *c)
+static bool crontab_installs(const locus_shell_command *c,
+                             const ll_context *ctx)
 {
+	(void)ctx;
 	bool list_or_remove = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];

@@ -14,8 +14,9 @@
    the first one names the signal, every later word is a pid.  PID -1 is
    every process the user may signal, 1 is init, 0 and -PGID are process
    groups (the agent's own included). */
-static bool kill_broad(const locus_shell_command *c)
+static bool kill_broad(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	size_t i = 1;
 	if (i < c->argc &&
 	    (strcmp(c->argv[i], "-s") == 0 || strcmp(c->argv[i], "-n") == 0 ||
@@ -48,8 +49,9 @@ static bool kill_broad(const locus_shell_command *c)
    at most three characters or with regex metacharacters, names of the
    system's own processes, of interpreters (`pkill -f node` matches every
    Node program, the agent included) and of coding agents. */
-static bool pkill_broad(const locus_shell_command *c)
+static bool pkill_broad(const locus_shell_command *c, const ll_context *ctx)
 {
+	(void)ctx;
 	static const char *const selectors[] = {
 	    "-u",       "-U",       "-G",        "-g",         "-P",
 	    "-s",       "-t",       "--euid",    "--uid",      "--group",

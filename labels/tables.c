@@ -1140,7 +1140,7 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 }
 
 void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
-                      ll_judgement *j)
+                      const ll_context *ctx, ll_judgement *j)
 {
 	memset(j, 0, sizeof *j);
 	if (c->flags & LOCUS_CMD_INLINE_DELETES) {
@@ -1232,7 +1232,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		ll_judge_service(c, prog, j);
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
-	pk_judge(c, prog, j);
+	pk_judge(c, prog, ctx, j);
 }
 
 /* clang-format off */
