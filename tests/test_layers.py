@@ -9,7 +9,7 @@ Two views of the same rule, both from the build, none from a hand-kept list of f
 - includes: every `#include "..."` of every C file of ours (compile_commands.json),
   resolved as the compiler does (the including file's folder first, then the source
   root); a file may include headers of its own folder, of a folder below it, and the
-  public API (include/locus/);
+  public API (include/locus/), and no files may include each other;
 - symbols: every object file of ours (nm): file A depends on file B when A uses a symbol
   B defines.  A dependency may not run up the layers, and the file graph may have no
   cycle (two or more files that need each other) outside the groups of CYCLES_OK
@@ -85,7 +85,8 @@ def ours(root, path):
     return rel
 
 
-def include_violations(root, sources):
+def include_violations(root, sources, edges):
+    """Includes up the layers; edges gets {file: {included file}}."""
     bad = []
     seen = set()
     todo = list(sources)
@@ -108,6 +109,7 @@ def include_violations(root, sources):
             if trel is None:
                 continue
             todo.append(trel)
+            edges.setdefault(rel, {})[trel] = []
             a, b = folder(rel), folder(trel)
             if a is None or b is None:
                 continue
@@ -208,7 +210,11 @@ def main(argv):
     if not objects:
         print('test_layers: no object files in %s (build first)' % build, file=sys.stderr)
         return 1
-    bad = include_violations(root, sorted(sources))
+    includes = {}
+    bad = include_violations(root, sorted(sources), includes)
+    # headers that include each other (guards hide it from the compiler)
+    for comp in cycles(includes):
+        bad.append('include cycle: ' + ' <-> '.join(comp))
     graph = symbol_graph(root, objects)
     for a in sorted(graph):
         for b in sorted(graph[a]):
