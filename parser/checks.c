@@ -344,6 +344,31 @@ static void backtick_subst(lp_tree *t, uint32_t s, uint32_t e)
 	}
 }
 
+/*
+ * After a quoted part the grammar ends a concatenation with a lone `$`
+ * and reads the name after it as a node of its own (`"a"b$x,`: bash
+ * expands $x).  In a command's words the walk glues the two and word.c
+ * keeps the expansion; anywhere else (`y="a"b$x, ls` reads as y=ab$ and
+ * a command `x,`; redirect targets, for lists, arrays) the tree is wrong:
+ * unparsed.
+ */
+static void lone_dollar(lp_tree *t, const lp_tnode *f, const lp_tnode *p)
+{
+	const lp_syms *sy = t->sy;
+	if (!p || p->kind != sy->concatenation || f->end != f->start + 1 ||
+	    t->src[f->start] != '$' || f->end != p->end ||
+	    !lp_starts_name(t->src + f->end, t->len - f->end))
+		return;
+	TSNode up = ts_node_parent(p->node);
+	TSSymbol k = ts_node_is_null(up) ? 0 : ts_node_symbol(up);
+	if (k == sy->command || k == sy->command_name)
+		return;
+	lp_unparsed(t->ctx,
+	            "a `$` the grammar splits from the name it expands at "
+	            "byte %u (misparse)",
+	            f->start);
+}
+
 /* The checks on one node, in this order (the first reason is kept). */
 static void visit(lp_tree *t, lp_checks_state *cs, const lp_tnode *f,
                   const lp_tnode *p)
@@ -353,6 +378,7 @@ static void visit(lp_tree *t, lp_checks_state *cs, const lp_tnode *f,
 	TSSymbol k = f->kind;
 	uint32_t s = f->start, e = f->end;
 	if (!f->named) {
+		lone_dollar(t, f, p);
 		/* `-<<` and `-<<-` are one token to tree-sitter-bash: a word
 		   `-` (restored by the walk) and the operator */
 		if (e - s >= 3 && t->src[s] == '-' && t->src[s + 1] == '<')

@@ -279,4 +279,8 @@ void lp_checks_shell_input(lp_ctx *ctx);
 /* Reserved words the grammar lets through as command names. */
 bool lp_is_reserved_word(const char *s);
 
+/* The n bytes at s start what bash expands after a `$`: a name, a
+   digit, a special parameter (@*#?-$!), `{` or `(`. */
+bool lp_starts_name(const char *s, size_t n);
+
 #endif

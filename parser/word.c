@@ -620,6 +620,15 @@ static void dq_string(wstate *w, TSNode n)
 	(void)end;
 }
 
+bool lp_starts_name(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	unsigned char c = (unsigned char)s[0];
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("@*#?-$!{(", c));
+}
+
 /* The parts of a concatenation, in order. */
 static void concatenation(wstate *w, TSNode n, bool quoted)
 {
@@ -652,6 +661,18 @@ static void concatenation(wstate *w, TSNode n, bool quoted)
 					put(w, ps, pl, false);
 				continue;
 			}
+		}
+		/* after a quoted part the grammar ends the concatenation
+		   with a lone `$` and reads the name after it as the next
+		   word (`"a"b$x,`, `"$d"/$f.bak`): bash expands it.  The
+		   walk glues the two; the value stays an expansion
+		   (checks.c fails closed where nothing glues them) */
+		if (!ts_node_is_named(c) && i + 1 == cc && !quoted &&
+		    ce0 == cs0 + 1 && w->t->src[cs0] == '$' &&
+		    lp_starts_name(w->t->src + ce0, w->t->len - ce0)) {
+			put(w, "$", 1, true);
+			w->flags |= LOCUS_WORD_EXPANSION | LOCUS_WORD_DYNAMIC;
+			continue;
 		}
 		part(w, c, quoted);
 	}

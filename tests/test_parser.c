@@ -414,6 +414,43 @@ START_TEST(walk_assign_only_and_decl)
 }
 END_TEST
 
+/* After a quoted part tree-sitter-bash ends the concatenation with a lone
+   `$` and reads the name as the next node (`"a"b$x,`): bash expands $x
+   (checked in bash inside bubblewrap: `x=Q; echo "a"b$x,` prints abQ,).
+   In a command's words the value stays an expansion; where nothing glues
+   the two (an assignment, a redirect target, a for list, an array) the
+   line is unparsed. */
+START_TEST(walk_lone_dollar_after_quote)
+{
+	static const char *const kept[] = {
+	    "echo \"a\"b$x,", "echo 'a'b$1,", "echo \"$d\"/$f.bak",
+	    "git log \"-\"-$x,", "x=Q; echo \"a\"b$x,"};
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		locus_shell_result *r = parse(kept[i]);
+		size_t n = locus_shell_result_count(r);
+		const locus_shell_command *c = cmd(r, n - 1);
+		ck_assert_msg(locus_shell_result_parsed(r), "%s", kept[i]);
+		ck_assert_msg(c->argv_flags[c->argc - 1] & LOCUS_WORD_DYNAMIC,
+		              "%s", kept[i]);
+		locus_shell_result_free(r);
+	}
+	static const char *const unparsed[] = {
+	    "y=\"a\"b$x, ls", "echo > \"a\"b$x,",
+	    "for i in \"a\"b$x,; do echo $i; done", "a=(\"a\"b$x,)",
+	    "\"e\"cho$x,"};
+	for (size_t i = 0; i < sizeof unparsed / sizeof *unparsed; i++) {
+		locus_shell_result *r = parse(unparsed[i]);
+		ck_assert_msg(!locus_shell_result_parsed(r), "%s", unparsed[i]);
+		locus_shell_result_free(r);
+	}
+	/* a `$` before no name stays a `$` */
+	locus_shell_result *r = parse("echo \"a\"b$ x");
+	ck_assert_str_eq(cmd(r, 0)->argv[1], "ab$");
+	ck_assert(!(cmd(r, 0)->argv_flags[1] & LOCUS_WORD_DYNAMIC));
+	locus_shell_result_free(r);
+}
+END_TEST
+
 /* ---- constants -------------------------------------------------------- */
 
 typedef struct const_case {
@@ -793,6 +830,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, syms_looked_up_lazily);
 	tcase_add_test(tc, reserved_words_table);
 	tcase_add_test(tc, walk_background_pipeline);
+	tcase_add_test(tc, walk_lone_dollar_after_quote);
 	tcase_add_test(tc, walk_substitution_parent_depth);
 	tcase_add_test(tc, walk_depth_limit);
 	tcase_add_test(tc, walk_functions_and_fork_bomb);
