@@ -2,6 +2,7 @@
  * knowledge/git.c - git's command grammar (see git.h).
  */
 #include "git.h"
+#include "programs.h"
 
 #include <string.h>
 #include <strings.h>
@@ -140,4 +141,14 @@ bool lk_git_key_inert(const char *key, size_t n)
 			return true;
 	}
 	return false;
+}
+
+bool lk_git_sub_output_opts(const char *sub)
+{
+	static const char list[] =
+	    "|log|show|diff|diff-tree|diff-index|diff-files|whatchanged|"
+	    "format-patch|rev-list|shortlog|reflog|range-diff|blame|annotate|"
+	    "cherry-pick|revert|fast-export|bundle|archive|grep|cat-file|"
+	    "stash|";
+	return sub && *sub && lk_bar_has(list, sub, strlen(sub));
 }

@@ -54,4 +54,12 @@ const char *lk_argv_word(const void *argv, size_t i);
    something. */
 bool lk_git_key_inert(const char *key, size_t n);
 
+/* Subcommand `sub` reads git's revision and diff options (setup_revisions,
+   diff_opt_parse), or its own, such that some option writes any file
+   (`--output=FILE`, archive's `-o`) or runs a program the repository's
+   config names (`--ext-diff`, `--textconv`): checked in git 2.39 inside
+   bubblewrap, where `git SUB --output=F` creates F even when git then
+   stops on a usage error. */
+bool lk_git_sub_output_opts(const char *sub);
+
 #endif

@@ -8,6 +8,11 @@
  * rest of the command as unknown and apply every rule that some value
  * could satisfy.  The never-allow floor is not derived this way: it needs
  * the literal form.
+ *
+ * Where such a word, or a glob, may be an option the program reads (its
+ * first byte is not known, or it may split: LOCUS_WORD_MAY_BE_OPTION),
+ * the options of the program's row that delete or run unseen code apply
+ * (ll_first_option_word), unless a literal `--` came before it.
  */
 #include <string.h>
 
@@ -27,5 +32,23 @@ size_t ll_first_dynamic_arg(const locus_shell_command *c)
 	     strcmp(c->origin, LOCUS_ORIGIN_PARALLEL) == 0 ||
 	     strcmp(c->origin, LOCUS_ORIGIN_FD_EXEC) == 0))
 		return c->argc;
+	return 0;
+}
+
+size_t ll_first_option_word(const locus_shell_command *c, size_t from)
+{
+	if (!c->argv_flags ||
+	    !(c->flags &
+	      (LOCUS_CMD_DYNAMIC_ARGS | LOCUS_CMD_GLOB_ARGS | LOCUS_CMD_SUBST)))
+		return 0;
+	for (size_t i = from ? from : 1; i < c->argc; i++) {
+		if (c->argv_flags[i] & LOCUS_WORD_MAY_BE_OPTION)
+			return i;
+		if (!(c->argv_flags[i] &
+		      (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
+		       LOCUS_WORD_BRACE)) &&
+		    strcmp(c->argv[i], "--") == 0)
+			return 0; /* operands follow */
+	}
 	return 0;
 }

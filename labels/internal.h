@@ -88,6 +88,13 @@ void ll_judge_command(const locus_shell_command *c,
    (xargs, parallel, fd -x without a placeholder); 0 when every argument
    is known before run time. */
 size_t ll_first_dynamic_arg(const locus_shell_command *c);
+/* The first argv index (>= from, >= 1) whose word may be an option locus
+   cannot read (LOCUS_WORD_MAY_BE_OPTION: a run-time value or glob that
+   may start with '-' or '+', or split), before a literal `--`; 0 when
+   there is none. */
+size_t ll_first_option_word(const locus_shell_command *c, size_t from);
+#define LL_REASON_OPTION_WORD                                                  \
+	"an argument known only at run time may be this option"
 /* The reason added beside a tag that a run-time argument may select. */
 #define LL_REASON_DYNAMIC                                                      \
 	"an argument computed at run time may select this form"

@@ -989,11 +989,53 @@ static void judge_destroys_by(const locus_shell_command *c,
 	}
 }
 
+static void add_option_word(ll_judgement *j, uint32_t tags, const char *reason)
+{
+	j->tags |= tags;
+	add_reason(j, reason);
+	add_reason(j, LL_REASON_OPTION_WORD);
+}
+
+#define LL_REASON_GIT_OUTPUT "git --output (and archive -o) writes any file"
+
+/*
+ * A word from argv[opt] on may be any option of the program (a run-time
+ * value or glob whose first byte is unknown, or that may split: `git log
+ * $X` with X=--output=FILE, `make "$T"` with T=--eval=..., `tar czf a.tgz
+ * *` beside a file named --remove-files): every option of the row that
+ * deletes or runs code locus does not see applies.  For git, after a
+ * literal subcommand that reads revision or diff options (knowledge/git.c:
+ * --output writes any file, --ext-diff and --textconv run the programs
+ * the repository's config names); before the subcommand dynamic_git
+ * applies every form.
+ */
+static void judge_option_word(const locus_shell_command *c, const view *v,
+                              const lk_program *prog, size_t opt,
+                              ll_judgement *j)
+{
+	if (!prog)
+		return;
+	if (lu_streq(v->prog, "git")) {
+		if (!v->sub || opt < (size_t)(v->args - c->argv) ||
+		    !lk_git_sub_output_opts(v->sub))
+			return;
+		add_option_word(j, LOCUS_TAG_UNKNOWN, LL_REASON_GIT_OUTPUT);
+	} else {
+		for (const lk_optfx *o = prog->delete_opts; o && o->reason; o++)
+			add_option_word(j, LOCUS_TAG_DESTRUCTIVE, o->reason);
+	}
+	for (const lk_optfx *o = prog->unseen_opts; o && o->reason; o++)
+		add_option_word(j, LOCUS_TAG_UNKNOWN, o->reason);
+}
+
 /* The argument rules of this file that some value of the words computed
    at run time would satisfy. */
 static void judge_dynamic(const locus_shell_command *c, const view *v,
                           const lk_program *prog, bool query, ll_judgement *j)
 {
+	size_t opt = ll_first_option_word(c, 1);
+	if (opt)
+		judge_option_word(c, v, prog, opt, j);
 	size_t dyn = ll_first_dynamic_arg(c);
 	if (!dyn)
 		return;

@@ -254,8 +254,9 @@ static void git_cmd_option_run(lp_ctx *ctx, const lp_raw_command *raw,
 {
 	for (size_t k = i + 1; k < n; k++) {
 		const char *v = wval(&w[k]);
-		if (wdyn(&w[k]) && lp_dyn_may_be_option(w, n, k)) {
-			/* `git rebase $X main` with X=--exec=CMD */
+		if (lp_word_may_be_option(&w[k])) {
+			/* `git rebase $X main` with X=--exec=CMD, and
+			   `git rebase -i "$BASE"` (one word: --exec=CMD) */
 			lp_unparsed(ctx,
 			            "git %s may take an option only known at "
 			            "run time, and its %s runs a command: %s",

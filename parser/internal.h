@@ -153,6 +153,14 @@ typedef struct lp_word {
 	uint32_t flags;    /* LOCUS_WORD_* */
 } lp_word;
 
+/* seethrough.c: the word may be, or split into, an option locus cannot
+   read (LOCUS_WORD_MAY_BE_OPTION): a run-time value, glob or brace whose
+   text does not start with a literal other than '-' or '+', or that may
+   split.  Wherever it stands, not only before another word: getopt_long,
+   git's parse-options and clap take an option's value in the same word
+   (`--exec=CMD`, `-xCMD`). */
+bool lp_word_may_be_option(const lp_word *w);
+
 typedef enum lp_stdin_kind {
 	LP_STDIN_NONE = 0,
 	LP_STDIN_HEREDOC,    /* stdin_text = body; stdin_flags say if the body

@@ -249,6 +249,8 @@ size_t lp_push_raw(lp_ctx *ctx, const lp_raw_command *raw, size_t first_argv,
 		const lp_word *w = &raw->words[first_argv + i];
 		argv[i] = w->value ? w->value : "";
 		aflags[i] = w->flags;
+		if (i > 0 && lp_word_may_be_option(w))
+			aflags[i] |= LOCUS_WORD_MAY_BE_OPTION;
 		if (i > 0 && (w->flags & (LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)))
 			flags |= LOCUS_CMD_GLOB_ARGS;
 		if (w->flags & LOCUS_WORD_DYNAMIC)

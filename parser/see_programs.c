@@ -229,7 +229,9 @@ static bool may_terminate(const lp_word *w, size_t n, size_t i)
  * runs a command (`fd "--$x" rm -rf` is `fd --exec rm -rf` for x=exec,
  * `find . "-$x" rm {} \;` is find -exec; fuzz-bypass found the fd form):
  * the line is then unparsed, and true is returned.  Not when its first
- * byte is known and not '-' (lp_dyn_may_be_option), and for find not
+ * byte is known and not '-' and it cannot split (lp_word_may_be_option;
+ * for find lp_dyn_may_be_option, as -exec takes no value in its own
+ * word: a lone "$x" ending the line is no -exec), and for find not
  * when it cannot split and either no `;` or `+` may follow or the word
  * after it is a literal option (`find "$dir" -name x -exec grep y {} +`:
  * with dir=-exec the command would be the program `-name`, which PATH
@@ -239,7 +241,10 @@ static bool may_terminate(const lp_word *w, size_t n, size_t i)
 static bool dynamic_exec_word(lp_ctx *ctx, const lp_word *w, size_t n, size_t i,
                               const exec_grammar *g)
 {
-	if (!lp_dyn_may_be_option(w, n, i))
+	/* fd (clap) takes `--exec=CMD` and `-xCMD` in one word; find's
+	   -exec never does */
+	if (g->terminated ? !lp_dyn_may_be_option(w, n, i)
+	                  : !lp_word_may_be_option(&w[i]))
 		return false;
 	if (g->terminated && !lp_dyn_may_split(&w[i]) &&
 	    (!may_terminate(w, n, i) ||
@@ -717,8 +722,11 @@ void lp_see_optvals(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		}
 		for (size_t i = from; i < n; i++) {
 			const char *v = wval(&w[i]);
-			if (wdyn(&w[i]) && lp_dyn_may_be_option(w, n, i)) {
-				/* `rg "-"$(echo -pre) rm x .`: --pre rm */
+			if (lp_word_may_be_option(&w[i])) {
+				/* `rg "-"$(echo -pre) rm x .`: --pre rm;
+				   `rg foo "$D"`: --pre=CMD in one word;
+				   `tar czf a.tgz *` with a file named
+				   --checkpoint-action=exec=CMD */
 				lp_unparsed(
 				    ctx,
 				    "%s may take an option only known at "

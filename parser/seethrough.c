@@ -87,6 +87,88 @@ bool lp_dyn_may_be_option(const lp_word *words, size_t n, size_t i)
 	return lp_dyn_may_split(w);
 }
 
+/* The first byte bash takes literally or expands in the word's text,
+   past opening quotes ("", '', $"") and a backslash (`\-` is a
+   literal dash): its index, and *literal whether it is taken as
+   written. */
+static size_t first_byte(const char *t, size_t len, bool *literal)
+{
+	size_t k = 0;
+	while (k < len && (t[k] == '"' || t[k] == '\'' ||
+	                   (t[k] == '$' && t[k + 1] == '"')))
+		k += t[k] == '$' ? 2 : 1;
+	*literal = !(k < len && t[k] == '$' && t[k + 1] == '\''); /* $'\x2d' */
+	if (!*literal)
+		return k;
+	if (k + 1 < len && t[k] == '\\')
+		k++;
+	else if (k < len && (t[k] == '$' || t[k] == '`'))
+		*literal = false;
+	return k;
+}
+
+/* An expansion, substitution or backtick stands outside double quotes in
+   the text t: its value may split into several words. */
+static bool unquoted_expansion(const char *t)
+{
+	char q = 0;
+	for (size_t i = 0; t[i]; i++) {
+		char c = t[i];
+		if (q == '\'') {
+			q = c == '\'' ? 0 : q;
+		} else if (c == '\\' && t[i + 1]) {
+			i++;
+		} else if (c == '"') {
+			q = q ? 0 : '"';
+		} else if (!q && c == '\'') {
+			q = '\'';
+		} else if (!q && (c == '`' || (c == '$' && t[i + 1] &&
+		                               !strchr("'\"", t[i + 1])))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The text (past k) is `--NAME=` with NAME written out: the option is
+   known, only its value is not. */
+static bool literal_long_name(const char *t, size_t k)
+{
+	if (t[k] != '-' || t[k + 1] != '-')
+		return false;
+	size_t e = k + 2 +
+	           strspn(t + k + 2, "abcdefghijklmnopqrstuvwxyz"
+	                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                             "0123456789-");
+	return e > k + 2 && t[e] == '=';
+}
+
+bool lp_word_may_be_option(const lp_word *w)
+{
+	uint32_t f = w->flags;
+	if (!(f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST | LOCUS_WORD_GLOB |
+	           LOCUS_WORD_BRACE)))
+		return false;
+	const char *t = w->text ? w->text : "";
+	size_t len = strlen(t);
+	bool literal;
+	size_t k = first_byte(t, len, &literal);
+	if (k >= len || !literal)
+		return true;
+	if (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)) {
+		/* `--since="$(date)"` is --since; `--$x`, `-$x` and a
+		   value that may split (`src/$f`) may be any option */
+		if (unquoted_expansion(t))
+			return true;
+		return (t[k] == '-' || t[k] == '+') && !literal_long_name(t, k);
+	}
+	if (t[k] == '-' || t[k] == '+')
+		return true;
+	/* a glob or brace: `*`, `?(...)`, `[...]`, `{a,-x}` may give a name
+	   starting with '-'; `src/` then a glob, `a{b,c}` cannot */
+	return strchr("*?[{@!", t[k]) != NULL;
+}
+
 bool lp_dyn_may_split(const lp_word *w)
 {
 	const char *t = w->text ? w->text : "";

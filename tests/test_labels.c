@@ -1639,7 +1639,17 @@ static const vec e2e_vecs[] = {
 	{ "cat <<< hi", RD, 0, NULL },
 	{ "echo $((1+2))", RD, 0, NULL },
 	{ "ls *.txt", RD, 0, NULL },
-	{ "rg x *", EX, 0, NULL },
+	/* a glob where rg reads options may be a file named --pre=CMD
+	   (issue 26); after `--` it is a path */
+	{ "rg x *", EX, U, NULL },
+	{ "rg x -- *", EX, 0, NULL },
+	/* a run-time word where git log reads options may be
+	   --output=FILE or --ext-diff; make's may be --eval */
+	{ "git log \"$X\"", EX, UK, NULL },
+	{ "git log -- \"$X\"", EX, 0, NULL },
+	{ "make \"$T\"", EX, UK, NULL },
+	{ "make -- \"$T\"", EX, 0, NULL },
+	{ "make -j4 test", EX, 0, NULL },
 	{ "ls $HOME", EX, O, NULL },
 	{ "command -v git", RD, 0, NULL },
 	{ "ls > out.txt", EX, 0, NULL },

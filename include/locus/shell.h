@@ -37,6 +37,12 @@ typedef enum locus_word_flags {
 	LOCUS_WORD_ARITH = 1 << 5,  /* holds $((..)); static when its operands
 	                                are, so it does not set DYNAMIC alone */
 	LOCUS_WORD_QUOTED = 1 << 6, /* some part was quoted or escaped */
+	LOCUS_WORD_MAY_BE_OPTION =
+	    1 << 7, /* a value known only at run time (DYNAMIC, SUBST, or an
+	               unquoted glob or brace) that may be, or split into, an
+	               option locus cannot read: its first byte is not a
+	               literal other than '-' or '+' (`"$X"`, `*`, `"-$x"`),
+	               or it may split (`src/$f`) */
 } locus_word_flags;
 
 /* Flags of one simple command, bits of a uint32_t. */
