@@ -681,12 +681,20 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 		return;
 	const struct verb *hit = NULL;
 	size_t operands = 0;
+	bool unknown = false; /* a word known only at run time */
 	for (size_t i = first; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "--") == 0)
 			break;
 		if (hit)
 			continue;
+		if (c->argv_flags &&
+		    (c->argv_flags[i] & LOCUS_WORD_MAY_BE_OPTION)) {
+			/* `rclone sync a b "$(echo --delete-after)"`: it
+			   may be any verb or option (issue 26) */
+			unknown = true;
+			continue;
+		}
 		if (a[0] == '-' && a[1] == '-') {
 			size_t n = strcspn(a + 2, "=");
 			char name[64];
@@ -724,6 +732,11 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 	if (hit) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		ll_judgement_reason(j, hit->reason);
+	} else if (unknown) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		ll_judgement_reason(j, "a service or cloud CLI verb or option "
+		                       "may delete");
+		ll_judgement_reason(j, LL_REASON_DYNAMIC);
 	}
 }
 
