@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../parser/linefacts.h"
 #include "../knowledge/programs.h"
 #include "pack.h"
 
