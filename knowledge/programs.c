@@ -1411,15 +1411,15 @@ static const lk_program programs[] = {
 
     /* ---- programs that delete files or their contents ---- */
     {.name = "rm",
-     .cls = LK_DELETES,
+     .cls = LK_DELETES | LK_UNLINKS,
      .destroys = "rm deletes files",
      .query = "|--help|--version|"},
     {.name = "rmdir",
-     .cls = LK_DELETES,
+     .cls = LK_DELETES | LK_UNLINKS,
      .destroys = "rmdir deletes directories",
      .query = "|--help|--version|"},
     {.name = "unlink",
-     .cls = LK_DELETES,
+     .cls = LK_DELETES | LK_UNLINKS,
      .destroys = "unlink deletes files",
      .query = "|--help|--version|"},
     {.name = "truncate",

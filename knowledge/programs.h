@@ -52,6 +52,10 @@ enum {
 	                               names come from its input */
 	LK_EVAL = 1u << 17,         /* a builtin that runs a string (eval) */
 	LK_DELETES = 1u << 18,      /* deletes files or their contents (rm) */
+	LK_UNLINKS = 1u << 19,      /* rm rmdir unlink: an operand that is a
+	                               symlink goes itself, what it points to
+	                               stays (the last component is not
+	                               followed) */
 };
 
 /* ---- name rules (lk_program.names) ----------------------------------- */

@@ -673,6 +673,59 @@ static int label_path(locus_action *a, const char *path, const char *root,
 	return 0;
 }
 
+/* A bash line's paths through the workspace's symlinks
+   (ll_shell_links_find): `printf x >> gl/config` with gl -> .git writes
+   .git/config, as `write gl/config` does; a link out of the root is
+   outside-workspace; a line past the resolver's bound is held as
+   outside-workspace (unknown is not inside). */
+static int add_link_labels(locus_action *a, const char *root)
+{
+	if (!a->is_bash || !a->shell || !root)
+		return 0;
+	ll_shell_links k;
+	if (!ll_shell_links_find(a->shell, root, &k))
+		return LOCUS_ENOMEM;
+	static const struct {
+		uint32_t bit;
+		const char *tag, *what;
+	} rows[] = {
+	    {LL_PATH_PERSISTENCE, "exec:persistence",
+	     "makes programs run later (a hook, startup file, scheduler, "
+	     "unit, editor task or CI workflow)"},
+	    {LL_PATH_AGENT_CONFIG, "agent-config",
+	     "is a coding agent's or locus's configuration"},
+	    {LL_PATH_SECRET, "exec:secrets", "holds credentials"},
+	};
+	char text[400];
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		unsigned b = 0;
+		while (!(rows[i].bit & (1u << b)))
+			b++;
+		if (!k.word[b])
+			continue;
+		snprintf(text, sizeof text,
+		         "%s: %.200s leads through a symlink of the workspace "
+		         "to a file that %s",
+		         rows[i].tag, k.word[b], rows[i].what);
+		int rc = locus_action_add_tag(a, rows[i].tag);
+		if (!rc)
+			rc = add_reason(a, text);
+		if (rc)
+			return rc;
+	}
+	const char *out = k.outside ? k.outside : k.unknown;
+	if (!out)
+		return 0;
+	snprintf(text, sizeof text,
+	         k.outside ? "outside-workspace: %.200s leads out of the "
+	                     "workspace root through a symlink"
+	                   : "outside-workspace: %.200s: too many paths or "
+	                     "links to resolve (unknown, not inside)",
+	         out);
+	int rc = locus_action_add_tag(a, "outside-workspace");
+	return rc ? rc : add_reason(a, text);
+}
+
 /* The read tools whose path arguments read files (ls lists names). */
 static const char *const reading_tools[] = {"read", "grep", "glob", NULL};
 
@@ -820,6 +873,8 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	if (!rc)
 		rc = add_outside(a, args, root);
 	if (!rc)
+		rc = add_link_labels(a, root);
+	if (!rc)
 		rc = check_rm_writes(a, root);
 	if (!rc)
 		rc = add_path_labels(a, t, args, root);
@@ -908,6 +963,8 @@ int locus_action_classify_opts(locus_action **out, locus_shell_parser *parser,
 		rc = label_bash(a, parser, line ? line : "", len);
 	if (!rc)
 		rc = add_outside(a, NULL, root);
+	if (!rc)
+		rc = add_link_labels(a, root);
 	if (!rc)
 		rc = check_rm_writes(a, root);
 	if (rc) {

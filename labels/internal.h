@@ -292,6 +292,22 @@ ll_floor *ll_parser_floor(locus_shell_parser *parser);
    (the answer is then "outside"). */
 const char *ll_outside_shell(const locus_shell_result *r, const char *root,
                              bool *oom);
+/* outside.c: what the workspace's symlinks add to a bash line's paths
+   (its redirect targets and path arguments, from every directory a
+   cd/pushd may have left it in, through ll_path_links): the LL_PATH_*
+   bits a path has only where it really is, for its role (persistence
+   and agent-config when written, secrets when read), with the first
+   word for each; a word a link leads out of the root; a word left
+   unresolved by the bound.  Words are borrowed from the result.  False
+   on OOM. */
+enum { LL_SHELL_LINK_BITS = 3 };
+typedef struct ll_shell_links {
+	const char *word[LL_SHELL_LINK_BITS]; /* by LL_PATH_* bit */
+	const char *outside;
+	const char *unknown;
+} ll_shell_links;
+bool ll_shell_links_find(const locus_shell_result *r, const char *root,
+                         ll_shell_links *out);
 /* outside.c: every path of the line outside `root` is in a scratch folder
    (/tmp, /var/tmp: private to each call in the jail).  false without a
    root or on OOM. */
@@ -306,6 +322,42 @@ enum {
 	LL_PATH_AGENT_CONFIG = 1 << 2, /* a coding agent's or locus's config */
 };
 uint32_t ll_path_class(const char *path, const char *root);
+
+/* paths.c: the one symlink resolver (docs/tags.md, "Symlinks of the
+   workspace"), for the file tools, the rm rule and the shell's paths.  A
+   path under the root is walked component by component from the root's
+   real path, as the kernel would: links followed (dangling ones too: a
+   write creates their target), `..` after a link taken from where the
+   link led.  Bounded: nothing outside the root is ever looked at (a link
+   out of it ends the walk), at most LL_LINK_HOPS links per path, at most
+   LL_LINK_STEPS lstat(2) calls per ll_links (one per call judged). */
+enum { LL_LINK_HOPS = 40, LL_LINK_STEPS = 4096, LL_LINK_PATH = 4096 };
+typedef struct ll_links {
+	const char *root;        /* as given (absolute), NULL: none */
+	char real[LL_LINK_PATH]; /* its real path, else as given */
+	unsigned steps;          /* lstat(2) calls left */
+} ll_links;
+enum {
+	LL_LINK_NONE,    /* not under the root, or too long: not walked */
+	LL_LINK_INSIDE,  /* walked; the real path is inside the root */
+	LL_LINK_OUTSIDE, /* a link or `..` leads out of the root */
+	LL_LINK_LOOP,    /* more than LL_LINK_HOPS links (ELOOP) */
+	LL_LINK_BUDGET,  /* the steps ran out: unknown */
+};
+void ll_links_init(ll_links *l, const char *root);
+/* abs (absolute, unfolded) walked; out gets where it really is (the part
+   past a missing component folded as written).  `follow_last`: a link in
+   the last component is followed (rm and mv do not).  LL_LINK_*. */
+int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
+                    size_t cap);
+/* The LL_PATH_* bits abs has only where it really is (not as written);
+   *where (may be NULL) gets ll_link_resolve's answer. */
+uint32_t ll_path_links(ll_links *l, const char *abs, bool follow_last,
+                       int *where);
+/* A file tool's path (relative to root, or absolute) that lies under the
+   root as written leads out of it through a symlink (or cannot be
+   resolved within the bound). */
+bool ll_path_leaves(const char *path, const char *root);
 /* The directory holding `rel` (a relative path), joined to the root and
    its symlinks resolved (the deepest existing directory, realpath(3)),
    lies inside the root's real path and not in a .git directory; the last

@@ -9,6 +9,7 @@
  * path after a `cd` that left the root, and a target whose value is only
  * known at run time (a dynamic word given to a program that writes).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 
 #include "internal.h"
 #include "../knowledge/programs.h"
+#include "../parser/linefacts.h"
 #include "pack.h"
 #include "../util/str.h"
 
@@ -474,8 +476,136 @@ static const char *cd_target(const locus_shell_command *c, bool *dynamic)
 	return NULL;
 }
 
+/* ---- symlinks of the workspace ----------------------------------------- */
+
+/* The walk's state when it also follows the workspace's symlinks
+   (ll_shell_links_find): the resolver's bound, the answer. */
+typedef struct links_walk {
+	ll_links l;
+	ll_shell_links *out;
+} links_walk;
+
+static void links_note(links_walk *k, uint32_t bits, const char *word)
+{
+	for (unsigned b = 0; b < LL_SHELL_LINK_BITS; b++)
+		if ((bits & (1u << b)) && !k->out->word[b])
+			k->out->word[b] = word;
+}
+
+/* What `word` (a static path word) has only through the workspace's
+   links, from every directory the command may run in; notes a word a
+   link leads out of the root (not a `pattern`), or that the bound left
+   unresolved. */
+static uint32_t link_bits(links_walk *k, const cwds *w, const char *word,
+                          bool follow, bool pattern)
+{
+	if (!word || !*word || word[0] == '~' || word[0] == '$')
+		return 0;
+	bool abs = word[0] == '/';
+	if (!abs && w->lost)
+		return 0; /* outside-workspace already: a cd went anywhere */
+	uint32_t bits = 0;
+	char buf[LL_LINK_PATH];
+	for (size_t i = 0; i < (abs ? 1 : w->n); i++) {
+		if (!abs && !w->active[i])
+			continue;
+		int n =
+		    abs ? snprintf(buf, sizeof buf, "%s", word)
+		        : snprintf(buf, sizeof buf, "%s/%s", w->dir[i], word);
+		if (n < 0 || (size_t)n >= sizeof buf)
+			continue;
+		int where;
+		bits |= ll_path_links(&k->l, buf, follow, &where);
+		if (where == LL_LINK_OUTSIDE && !k->out->outside && !pattern)
+			k->out->outside = word;
+		if (where == LL_LINK_BUDGET && !k->out->unknown)
+			k->out->unknown = word;
+	}
+	return bits;
+}
+
+/* The redirects and path arguments of c through the links: a written
+   path that is a persistence or agent file where it really is, a read
+   one that is a credential store (the roles as the shell's rules judge
+   them: lk_redirect_writes, pk_arg_written, pk_arg_read). */
+static void links_command(links_walk *k, const cwds *w,
+                          const locus_shell_command *c)
+{
+	const uint32_t on_write = LL_PATH_PERSISTENCE | LL_PATH_AGENT_CONFIG;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *rd = &c->redirects[i];
+		const char *op = rd->op ? rd->op : "";
+		const char *t = rd->target;
+		op += strspn(op, "0123456789");
+		if (lu_starts_with(op, "<<") || !t ||
+		    (rd->target_flags & LOCUS_WORD_DYNAMIC) ||
+		    (strchr(op, '&') && op[0] != '&' &&
+		     (!strcmp(t, "-") || strspn(t, "0123456789") == strlen(t))))
+			continue;
+		uint32_t b = link_bits(k, w, t, true, false);
+		links_note(k, b & (lk_redirect_writes(rd) ? ~0u : ~on_write),
+		           t);
+	}
+	if (c->argc < 2 || pk_data_program(c->name))
+		return;
+	/* rm, rmdir, unlink remove a link, not what it points to */
+	bool follow = !lk_is(c->name, LK_UNLINKS);
+	bool after_dd = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (!after_dd && strcmp(a, "--") == 0) {
+			after_dd = true;
+			continue;
+		}
+		const char *p = path_part(a);
+		if ((f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)) || !p ||
+		    (!after_dd && pk_is_option(a) && p == a))
+			continue;
+		/* a quoted `*`, `?` or `[`: a pattern the program matches
+		   (find -path 'node_modules/x*'), not a file it opens */
+		bool pattern = !(f & LOCUS_WORD_GLOB) && strpbrk(p, "*?[");
+		uint32_t b = link_bits(k, w, p, follow, pattern);
+		if ((b & on_write) && !pk_arg_written(c, i))
+			b &= ~on_write;
+		if ((b & LL_PATH_SECRET) && !pk_arg_read(c, i))
+			b &= ~LL_PATH_SECRET;
+		links_note(k, b, p);
+	}
+}
+
+/* A cd, pushd or popd of the walk (command i of n): the candidates move;
+   the outside path it names (or "$OLDPWD"), or NULL. */
+static const char *walk_cd(cwds *w, const locus_shell_result *r, size_t i,
+                           size_t n, const locus_shell_command *c)
+{
+	bool dyn;
+	const char *t = cd_target(c, &dyn);
+	const locus_shell_command *next =
+	    i + 1 < n ? locus_shell_result_command(r, i + 1) : NULL;
+	bool chain = next && c->depth == 0 && (!c->origin || !c->origin[0]) &&
+	             next->connector && strcmp(next->connector, "&&") == 0 &&
+	             next->depth == c->depth && next->parent == c->parent &&
+	             !(c->flags & LOCUS_CMD_PIPED_IN);
+	bool stack = stack_move(c, t) && !dyn;
+	if (!stack && !dyn && t && strcmp(t, "-") == 0 && !w->moved) {
+		/* OLDPWD of the environment: any directory */
+		w->lost = true;
+		return "$OLDPWD";
+	}
+	if (stack)
+		change_dir(w, "-", false, chain);
+	else
+		change_dir(w, t, dyn, chain);
+	w->moved |= !stack && t && strcmp(t, "-") != 0;
+	return w->lost ? (t ? t : "~") : NULL;
+}
+
+/* The first outside path of the line, or NULL.  With k, the walk goes on
+   to the end and also follows every command's paths through the
+   workspace's symlinks (links_command). */
 static const char *outside_shell(const locus_shell_result *r, const char *root,
-                                 bool scratch_ok, bool *oom)
+                                 bool scratch_ok, bool *oom, links_walk *k)
 {
 	cwds w;
 	memset(&w, 0, sizeof w);
@@ -502,7 +632,7 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 	size_t srclen = 0;
 	const char *src = locus_shell_result_source(r, &srclen);
 	size_t prev_end = 0;
-	for (size_t i = 0; i < n && !hit && !w.oom; i++) {
+	for (size_t i = 0; i < n && (!hit || k) && !w.oom; i++) {
 		const locus_shell_command *c = locus_shell_result_command(r, i);
 		/* only `&&` keeps a cd's result alone in view, and not past
 		   the `)` that ends a subshell the cd ran in */
@@ -516,45 +646,25 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 			prev_end = c->end;
 		if (ancestor_remote(r, c))
 			continue;
+		const char *h = NULL;
 		if (is_cd(c)) {
-			bool dyn;
-			const char *t = cd_target(c, &dyn);
-			const locus_shell_command *next =
-			    i + 1 < n ? locus_shell_result_command(r, i + 1)
-			              : NULL;
-			bool chain = next && c->depth == 0 &&
-			             (!c->origin || !c->origin[0]) &&
-			             next->connector &&
-			             strcmp(next->connector, "&&") == 0 &&
-			             next->depth == c->depth &&
-			             next->parent == c->parent &&
-			             !(c->flags & LOCUS_CMD_PIPED_IN);
-			bool stack = stack_move(c, t) && !dyn;
-			if (!stack && !dyn && t && strcmp(t, "-") == 0 &&
-			    !w.moved) {
-				/* OLDPWD of the environment: any directory */
-				hit = "$OLDPWD";
-				break;
-			}
-			if (stack)
-				change_dir(&w, "-", false, chain);
-			else
-				change_dir(&w, t, dyn, chain);
-			w.moved |= !stack && t && strcmp(t, "-") != 0;
-			if (w.lost)
-				hit = t ? t : "~";
-			continue;
+			h = walk_cd(&w, r, i, n, c);
+		} else {
+			/* a link made in the workspace outlives the jail's
+			   scratch folder: it points at the host's */
+			bool link = w.scratch_ok && c->argc &&
+			            (!strcmp(c->name, "ln") ||
+			             !strcmp(c->name, "link"));
+			w.scratch_ok = scratch_ok && !link;
+			h = command_outside(&w, c);
+			if (!h)
+				h = inline_code_outside(&w, c);
+			w.scratch_ok = scratch_ok;
+			if (k)
+				links_command(k, &w, c);
 		}
-		/* a link made in the workspace outlives the jail's scratch
-		   folder: it points at the host's */
-		bool link =
-		    w.scratch_ok && c->argc &&
-		    (!strcmp(c->name, "ln") || !strcmp(c->name, "link"));
-		w.scratch_ok = scratch_ok && !link;
-		hit = command_outside(&w, c);
 		if (!hit)
-			hit = inline_code_outside(&w, c);
-		w.scratch_ok = scratch_ok;
+			hit = h;
 	}
 	*oom = w.oom;
 	cwds_free(&w);
@@ -565,13 +675,30 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 const char *ll_outside_shell(const locus_shell_result *r, const char *root,
                              bool *oom)
 {
-	return outside_shell(r, root, false, oom);
+	return outside_shell(r, root, false, oom, NULL);
+}
+
+bool ll_shell_links_find(const locus_shell_result *r, const char *root,
+                         ll_shell_links *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!root)
+		return true;
+	links_walk *k = malloc(sizeof *k);
+	if (!k)
+		return false;
+	ll_links_init(&k->l, root);
+	k->out = out;
+	bool oom = false;
+	outside_shell(r, root, false, &oom, k);
+	free(k);
+	return !oom;
 }
 
 bool ll_outside_scratch(const locus_shell_result *r, const char *root,
                         bool *oom)
 {
-	return root && !outside_shell(r, root, true, oom) && !*oom;
+	return root && !outside_shell(r, root, true, oom, NULL) && !*oom;
 }
 
 /* ---- file tools ------------------------------------------------------- */
@@ -594,5 +721,6 @@ bool ll_outside_path(const char *path, const char *root, bool *oom)
 	/* a relative path always starts inside the root */
 	*oom = w.oom || (root && !froot);
 	free(froot);
-	return out || *oom;
+	/* inside as written, out through a symlink of the workspace */
+	return out || *oom || ll_path_leaves(path, root);
 }

@@ -174,6 +174,11 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 /* argv[i] of c may be written: c is not a pure reader, or the word is
    the value of one of its write options (find -fprint F). */
 bool pk_arg_written(const locus_shell_command *c, size_t i);
+/* argv[i] of c (i > 0) may have its content read, as the secrets rule
+   judges it (packs_secrets.c): not an operand of a program that reads
+   no content (echo, ls, test, touch, a narrowing chmod...), not a
+   pattern or script operand, not cp/mv's destination. */
+bool pk_arg_read(const locus_shell_command *c, size_t i);
 
 /* A word computed at run time as a glob: each expansion (`$(..)`, `..`
    in backticks, `${..}`, `$NAME`) replaced by `*`, quotes dropped, into

@@ -151,6 +151,20 @@ static bool git_names_only(const locus_shell_command *c)
 	                       !strcmp(c->argv[i], "ls-files"));
 }
 
+/* c reads no operand's content (a data program, a name or metadata
+   reader, git's name listers, a narrowing chmod, file's type line). */
+static bool reads_no_content(const locus_shell_command *c)
+{
+	return pk_data_program(c->name) || pk_word_in(meta_programs, c->name) ||
+	       git_names_only(c) || chmod_narrows(c) || prints_type_only(c);
+}
+
+bool pk_arg_read(const locus_shell_command *c, size_t i)
+{
+	return i > 0 && !reads_no_content(c) && i != pk_pattern_operand(c) &&
+	       i != copy_destination(c);
+}
+
 static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 {
 	(void)ctx;
@@ -163,10 +177,7 @@ static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 			continue;
 		if (!known) {
 			known = true;
-			data = pk_data_program(c->name) ||
-			       pk_word_in(meta_programs, c->name) ||
-			       git_names_only(c) || chmod_narrows(c) ||
-			       prints_type_only(c);
+			data = reads_no_content(c);
 			pattern = pk_pattern_operand(c);
 			dest = copy_destination(c);
 		}

@@ -17,12 +17,15 @@
  */
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "pack.h"
+
+_Static_assert(LL_LINK_PATH >= PATH_MAX, "realpath(3) writes PATH_MAX bytes");
 
 static uint32_t class_of(const char *p)
 {
@@ -51,29 +54,172 @@ static const char *under_root(const char *abs, const char *root)
 	return NULL;
 }
 
-/* abs with the deepest existing directory resolved by realpath(3), into
-   out; false when nothing resolves or it does not fit. */
-static bool resolve_links(const char *abs, char *out, size_t cap)
+void ll_links_init(ll_links *l, const char *root)
 {
-	char dir[PATH_MAX];
-	size_t n = strlen(abs);
-	if (n >= sizeof dir)
+	l->root = root;
+	l->steps = LL_LINK_STEPS;
+	l->real[0] = '\0';
+	/* a root that does not exist (yet) holds no link: as written */
+	if (root && !realpath(root, l->real))
+		snprintf(l->real, sizeof l->real, "%s", root);
+}
+
+/* todo = head "/" todo; false when it does not fit. */
+static bool push_front(char *todo, size_t cap, const char *head)
+{
+	size_t hn = strlen(head), tn = strlen(todo);
+	if (hn + 1 + tn + 1 > cap)
 		return false;
-	memcpy(dir, abs, n + 1);
+	memmove(todo + hn + 1, todo, tn + 1);
+	memcpy(todo, head, hn);
+	todo[hn] = '/';
+	return true;
+}
+
+/* a "/" b, folded (ll_normal_path) into out; false when it does not fit. */
+static bool join_fold(const char *a, const char *b, char *out, size_t cap)
+{
+	char buf[2 * PATH_MAX];
+	int w = snprintf(buf, sizeof buf, "%s/%s", a, b);
+	return w > 0 && (size_t)w < sizeof buf && ll_normal_path(buf, out, cap);
+}
+
+/* The part of a link's absolute target under the root (its real path or
+   the root as given), or NULL. */
+static const char *target_in_root(const ll_links *l, const char *t)
+{
+	const char *in = under_root(t, l->real);
+	return in ? in : under_root(t, l->root);
+}
+
+/* One component `comp` (n bytes) appended to cur; false when it does not
+   fit. */
+static bool append(char *cur, size_t cap, const char *comp, size_t n)
+{
+	size_t cn = strlen(cur);
+	bool slash = !(cn == 1 && cur[0] == '/');
+	if (cn + slash + n + 1 > cap)
+		return false;
+	if (slash)
+		cur[cn++] = '/';
+	memcpy(cur + cn, comp, n);
+	cur[cn + n] = '\0';
+	return true;
+}
+
+/* The walk of ll_link_resolve: cur holds the real directory reached,
+   todo what is left to walk. */
+static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
+                size_t cap)
+{
+	unsigned hops = 0;
 	for (;;) {
-		char real[PATH_MAX];
-		if (realpath(dir, real)) {
-			const char *rest = abs + strlen(dir);
-			int w =
-			    snprintf(out, cap, "%s%s%s", real,
-			             *rest && *rest != '/' ? "/" : "", rest);
-			return w > 0 && (size_t)w < cap;
+		const char *p = todo + strspn(todo, "/");
+		if (!*p)
+			break;
+		size_t n = strcspn(p, "/");
+		const char *rest = p + n;
+		bool last = !rest[strspn(rest, "/")];
+		if (n == 2 && p[0] == '.' && p[1] == '.' &&
+		    strcmp(cur, l->real) == 0)
+			/* a `..` above the root: out of it */
+			return join_fold(cur, p, out, cap) ? LL_LINK_OUTSIDE
+			                                   : LL_LINK_NONE;
+		size_t cn = strlen(cur);
+		bool dot = n <= 2 && p[0] == '.' && (n == 1 || p[1] == '.');
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *s = strrchr(cur, '/');
+			s[s == cur] = '\0';
+		} else if (!(n == 1 && p[0] == '.') &&
+		           !append(cur, PATH_MAX, p, n)) {
+			return LL_LINK_NONE;
 		}
-		char *slash = strrchr(dir, '/');
-		if (!slash || slash == dir)
-			return false;
-		*slash = '\0';
+		memmove(todo, rest, strlen(rest) + 1);
+		if (dot)
+			continue;
+		if (last && !follow_last && !*rest)
+			break; /* `rm link` (not `rm -r link/`) */
+		struct stat st;
+		if (!l->steps)
+			return LL_LINK_BUDGET;
+		l->steps--;
+		if (lstat(cur, &st) != 0)
+			break; /* missing: the rest as written */
+		if (S_ISDIR(st.st_mode))
+			continue;
+		if (!S_ISLNK(st.st_mode))
+			break; /* a file: the rest as written */
+		char t[PATH_MAX];
+		ssize_t tn = readlink(cur, t, sizeof t - 1);
+		if (++hops > LL_LINK_HOPS)
+			return LL_LINK_LOOP; /* the kernel says ELOOP */
+		if (tn <= 0)
+			break;
+		t[tn] = '\0';
+		cur[cn] = '\0'; /* back to the directory holding the link */
+		if (t[0] == '/') {
+			const char *in = target_in_root(l, t);
+			if (!in)
+				/* out of the root: judged where it points, not
+				   followed further (nothing outside is read) */
+				return join_fold(t, todo, out, cap)
+				           ? LL_LINK_OUTSIDE
+				           : LL_LINK_NONE;
+			snprintf(cur, PATH_MAX, "%s", l->real);
+			memmove(t, in, strlen(in) + 1);
+		}
+		if (!push_front(todo, PATH_MAX, t))
+			return LL_LINK_NONE;
 	}
+	return join_fold(cur, todo, out, cap) ? LL_LINK_INSIDE : LL_LINK_NONE;
+}
+
+int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
+                    size_t cap)
+{
+	if (!l->root || !abs || abs[0] != '/')
+		return LL_LINK_NONE;
+	const char *rel = under_root(abs, l->root);
+	if (!rel)
+		rel = under_root(abs, l->real);
+	char cur[PATH_MAX], todo[PATH_MAX];
+	if (!rel || strlen(rel) >= sizeof todo)
+		return LL_LINK_NONE;
+	memcpy(todo, rel, strlen(rel) + 1);
+	snprintf(cur, sizeof cur, "%s", l->real);
+	return walk(l, cur, todo, follow_last, out, cap);
+}
+
+/* The classes of abs (absolute, unfolded) as written: the word, its
+   folded form and the folded form's part under the root. */
+static uint32_t lexical_class(const char *abs, const char *root)
+{
+	char norm[PATH_MAX];
+	uint32_t c = class_of(abs);
+	const char *n = ll_normal_path(abs, norm, sizeof norm);
+	if (!n)
+		return c;
+	c |= class_of(n);
+	const char *rel = root ? under_root(n, root) : NULL;
+	if (rel && *rel)
+		c |= class_of(rel);
+	return c;
+}
+
+uint32_t ll_path_links(ll_links *l, const char *abs, bool follow_last,
+                       int *where)
+{
+	char real[PATH_MAX];
+	int w = ll_link_resolve(l, abs, follow_last, real, sizeof real);
+	if (where)
+		*where = w;
+	if (w != LL_LINK_INSIDE && w != LL_LINK_OUTSIDE)
+		return 0;
+	uint32_t c = class_of(real);
+	const char *rrel = under_root(real, l->real);
+	if (rrel && *rrel)
+		c |= class_of(rrel);
+	return c ? c & ~lexical_class(abs, l->root) : 0;
 }
 
 uint32_t ll_path_class(const char *path, const char *root)
@@ -81,28 +227,37 @@ uint32_t ll_path_class(const char *path, const char *root)
 	if (!path || !*path)
 		return 0;
 	uint32_t c = class_of(path);
-	char joined[PATH_MAX], norm[PATH_MAX], real[PATH_MAX];
+	char joined[PATH_MAX];
 	int w = path[0] == '/' || !root
 	            ? snprintf(joined, sizeof joined, "%s", path)
 	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
 	if (w < 0 || (size_t)w >= sizeof joined)
 		return c;
-	const char *n = ll_normal_path(joined, norm, sizeof norm);
-	if (!n)
-		return c;
-	c |= class_of(n);
-	const char *rel = root ? under_root(n, root) : NULL;
-	if (rel && *rel)
-		c |= class_of(rel);
-	/* symlinks the workspace holds: only a link inside the root is
+	c |= lexical_class(joined, root);
+	/* symlinks the workspace holds: only a path under the root is
 	   followed (outside it the path is outside-workspace anyway) */
-	if (rel && resolve_links(n, real, sizeof real) && strcmp(real, n)) {
-		c |= class_of(real);
-		const char *rrel = under_root(real, root);
-		if (rrel && *rrel)
-			c |= class_of(rrel);
+	if (root) {
+		ll_links l;
+		ll_links_init(&l, root);
+		c |= ll_path_links(&l, joined, true, NULL);
 	}
 	return c;
+}
+
+bool ll_path_leaves(const char *path, const char *root)
+{
+	if (!path || !*path || !root)
+		return false;
+	char joined[PATH_MAX], real[PATH_MAX];
+	int w = path[0] == '/'
+	            ? snprintf(joined, sizeof joined, "%s", path)
+	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
+	if (w < 0 || (size_t)w >= sizeof joined)
+		return false;
+	ll_links l;
+	ll_links_init(&l, root);
+	int where = ll_link_resolve(&l, joined, true, real, sizeof real);
+	return where == LL_LINK_OUTSIDE || where == LL_LINK_BUDGET;
 }
 
 /* A `.git` component in a path relative to the root. */
@@ -123,29 +278,26 @@ bool ll_path_dir_inside(const char *rel, const char *root)
 {
 	if (!rel || !*rel || rel[0] == '/' || !root || root[0] != '/')
 		return false;
-	char joined[PATH_MAX], norm[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+	char joined[PATH_MAX], norm[PATH_MAX], real[PATH_MAX];
 	int w = snprintf(joined, sizeof joined, "%s/%s", root, rel);
 	if (w < 0 || (size_t)w >= sizeof joined)
-		return false;
-	/* a root that does not exist (yet) holds no link: as written */
-	if (!realpath(root, rroot) &&
-	    snprintf(rroot, sizeof rroot, "%s", root) >= (int)sizeof rroot)
 		return false;
 	const char *n = ll_normal_path(joined, norm, sizeof norm);
 	if (!n || !under_root(n, root))
 		return false;
 	/* the directory holding the last component (rm removes a link, it
-	   does not follow it) */
-	char *slash = strrchr(norm, '/');
+	   does not follow it), walked as the kernel does: `g/../x` with
+	   g -> .git/info is .git/x */
+	ll_links l;
+	ll_links_init(&l, root);
+	if (ll_link_resolve(&l, joined, false, real, sizeof real) !=
+	    LL_LINK_INSIDE)
+		return false;
+	char *slash = strrchr(real, '/');
 	if (!slash)
 		return false;
-	if (slash == norm)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (!resolve_links(norm, real, sizeof real))
-		return false;
-	const char *in = under_root(real, rroot);
+	*slash = '\0';
+	const char *in = under_root(real[0] ? real : "/", l.real);
 	return in && !has_git_component(in);
 }
 

@@ -2056,6 +2056,168 @@ START_TEST(test_rm_write_symlinks)
 }
 END_TEST
 
+/* The shell's paths through the workspace's symlinks get the labels
+   the file tools give (labels/paths.c's one resolver; docs/tags.md,
+   "Symlinks of the workspace"): redirects, a write program's operands,
+   after cd/pushd into a linked directory, a secret read through a link;
+   dangling links (a write creates their target), loops (ELOOP: nothing
+   written), `..` after a link (the kernel climbs from where it led),
+   links out of the root (outside-workspace). */
+static bool line_tag(const char *root, const char *line, const char *tag)
+{
+	locus_action_options o = LOCUS_ACTION_OPTIONS_INIT;
+	o.workspace_root = root;
+	locus_action *a = NULL;
+	ck_assert_int_eq(
+	    locus_action_classify_opts(&a, NULL, line, strlen(line), &o, NULL),
+	    0);
+	bool t = locus_action_has_tag(a, tag);
+	locus_action_free(a);
+	return t;
+}
+
+static bool tool_tag(const char *root, const char *tool, const char *path,
+                     const char *tag)
+{
+	locus_action_options o = LOCUS_ACTION_OPTIONS_INIT;
+	o.workspace_root = root;
+	char args[512];
+	snprintf(args, sizeof args, "{\"path\":\"%s\",\"content\":\"x\"}",
+	         path);
+	locus_action *a = NULL;
+	locus_error err;
+	ck_assert_msg(locus_action_derive_opts(&a, NULL, tool, args,
+	                                       strlen(args), &o, &err) == 0,
+	              "%s %s: %s", tool, path, err.message);
+	bool t = locus_action_has_tag(a, tag);
+	locus_action_free(a);
+	return t;
+}
+
+static void in_root(char *p, size_t cap, const char *root, const char *rel)
+{
+	ck_assert_int_lt(snprintf(p, cap, "%s/%s", root, rel), (int)cap);
+}
+
+START_TEST(test_shell_symlinks)
+{
+	char root[] = "/tmp/locus-links-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char p[512], q[512];
+	const char *dirs[] = {".git", ".git/hooks", ".git/info", "src",
+	                      ".claude"};
+	for (size_t i = 0; i < N_OF(dirs); i++) {
+		in_root(p, sizeof p, root, dirs[i]);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+	}
+	in_root(p, sizeof p, root, ".env");
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	in_root(q, sizeof q, root, ".git");
+	const struct {
+		const char *name, *to; /* to NULL: q, the absolute .git */
+	} links[] = {
+	    {"gl", ".git"},
+	    {"ga", NULL},
+	    {"hk", ".git/hooks/pre-commit"}, /* dangling */
+	    {"gi", ".git/info"},
+	    {"out", "/etc"},
+	    {"up", "../.."},
+	    {"loop1", "loop2"},
+	    {"loop2", "loop1"},
+	    {"e", ".env"},
+	    {"cl", ".claude"},
+	    {"s", "src"},
+	};
+	for (size_t i = 0; i < N_OF(links); i++) {
+		in_root(p, sizeof p, root, links[i].name);
+		ck_assert_int_eq(symlink(links[i].to ? links[i].to : q, p), 0);
+	}
+	static const struct {
+		const char *line, *tag;
+		bool has;
+	} cases[] = {
+	    {"printf x >> gl/config", "exec:persistence", true},
+	    {"printf x >> ga/config", "exec:persistence", true},
+	    {"pushd gl && printf x >> config", "exec:persistence", true},
+	    {"cd gl && printf x >> config", "exec:persistence", true},
+	    {"cd s && printf x >> ../gl/hooks/x", "exec:persistence", true},
+	    {"printf x >> hk", "exec:persistence", true},
+	    {"printf x > gi/../config", "exec:persistence", true},
+	    {"cp a.sh gl/hooks/pre-commit", "exec:persistence", true},
+	    {"tee gl/hooks/post-merge < a", "exec:persistence", true},
+	    {"sed -i s/a/b/ gl/config", "exec:persistence", true},
+	    {"mv a.sh gl/hooks/pre-push", "exec:persistence", true},
+	    {"printf x > cl/settings.json", "agent-config", true},
+	    {"cat e", "exec:secrets", true},
+	    {"cd s && base64 ../e", "exec:secrets", true},
+	    {"grep -r x s/../e", "exec:secrets", true},
+	    {"cat out/passwd", "outside-workspace", true},
+	    {"printf x > out/x", "outside-workspace", true},
+	    {"cd out && cat passwd", "outside-workspace", true},
+	    {"cat up/x", "outside-workspace", true},
+	    {"cat gl/../../x", "outside-workspace", true},
+	    /* reads of a config, names, data, a link removed itself */
+	    {"cat gl/config", "exec:persistence", false},
+	    {"ls gl/hooks", "exec:persistence", false},
+	    {"echo x > gl.txt", "exec:persistence", false},
+	    {"echo gl/config", "exec:persistence", false},
+	    {"printf x > s/a.py", "exec:persistence", false},
+	    {"cp e e.bak", "exec:persistence", false},
+	    {"test -f e", "exec:secrets", false},
+	    {"rm out", "outside-workspace", false},
+	    {"rm -rf out", "outside-workspace", false},
+	    /* a loop fails (ELOOP): nothing written, nothing outside */
+	    {"printf x > loop1", "exec:persistence", false},
+	    {"printf x > loop1/y", "outside-workspace", false},
+	    {"cat loop2", "exec:secrets", false},
+	};
+	for (size_t i = 0; i < N_OF(cases); i++)
+		ck_assert_msg(line_tag(root, cases[i].line, cases[i].tag) ==
+		                  cases[i].has,
+		              "%s: %s %s", cases[i].line, cases[i].tag,
+		              cases[i].has ? "missing" : "set");
+	/* an absolute word under the root is walked too */
+	in_root(p, sizeof p, root, "gl/config");
+	snprintf(q, sizeof q, "printf x >> %s", p);
+	ck_assert(line_tag(root, q, "exec:persistence"));
+	/* the file tools: the same resolver */
+	ck_assert(tool_tag(root, "write", "gl/config", "exec:persistence"));
+	ck_assert(tool_tag(root, "write", "hk", "exec:persistence"));
+	ck_assert(tool_tag(root, "write", "gi/../config", "exec:persistence"));
+	ck_assert(tool_tag(root, "read", "s/../e", "exec:secrets"));
+	ck_assert(tool_tag(root, "write", "out/x", "outside-workspace"));
+	ck_assert(tool_tag(root, "read", "up/x", "outside-workspace"));
+	ck_assert(!tool_tag(root, "write", "s/a.py", "outside-workspace"));
+	ck_assert(!tool_tag(root, "write", "loop1", "exec:persistence"));
+	ck_assert(!tool_tag(root, "write", "loop1", "outside-workspace"));
+	/* past the bound (LL_LINK_STEPS lstat calls a line) the paths are
+	   unknown: outside-workspace, not inside */
+	size_t words = 2100, cap = 8 + words * 6;
+	char *big = malloc(cap);
+	ck_assert_ptr_nonnull(big);
+	size_t k = (size_t)snprintf(big, cap, "cat");
+	for (size_t i = 0; i < words; i++)
+		k += (size_t)snprintf(big + k, cap - k, " s/x%zu", i % 10);
+	ck_assert(line_tag(root, big, "outside-workspace"));
+	ck_assert(!line_tag(root, "cat s/x1 s/x2", "outside-workspace"));
+	free(big);
+
+	for (size_t i = 0; i < N_OF(links); i++) {
+		in_root(p, sizeof p, root, links[i].name);
+		ck_assert_int_eq(unlink(p), 0);
+	}
+	in_root(p, sizeof p, root, ".env");
+	ck_assert_int_eq(unlink(p), 0);
+	for (size_t i = N_OF(dirs); i-- > 0;) {
+		in_root(p, sizeof p, root, dirs[i]);
+		ck_assert_int_eq(rmdir(p), 0);
+	}
+	ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
 START_TEST(test_closed_world)
 {
 	size_t n = 0;
@@ -2460,6 +2622,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_packs_attached_to_program_table);
 	tcase_add_test(t, test_closed_world);
 	tcase_add_test(t, test_rm_write_symlinks);
+	tcase_add_test(t, test_shell_symlinks);
 	tcase_add_test(t, test_path_matchers_match_reference);
 	tcase_add_test(t, test_pack_operand_cap_fails_closed);
 	tcase_add_test(t, test_floor_prefilter_matches_unfiltered);
