@@ -586,13 +586,15 @@ static bool patch_outside(const char *patch, const char *root, char *buf,
    absolute: /etc/ and below). */
 static const char *const path_keys[] = {"path", "pattern", "glob", NULL};
 
-static int add_outside(locus_action *a, const cJSON *args, const char *root)
+static int add_outside(locus_action *a, const cJSON *args, const char *root,
+                       ll_shell_links *links)
 {
 	bool oom = false;
 	const char *hit = NULL;
 	char buf[512];
+	memset(links, 0, sizeof *links);
 	if (a->is_bash) {
-		hit = ll_outside_shell(a->shell, root, &oom);
+		hit = ll_outside_shell(a->shell, root, &oom, links);
 	} else {
 		for (size_t i = 0; !hit && path_keys[i]; i++) {
 			/* grep's pattern is a regex, not a path */
@@ -673,18 +675,14 @@ static int label_path(locus_action *a, const char *path, const char *root,
 	return 0;
 }
 
-/* A bash line's paths through the workspace's symlinks
-   (ll_shell_links_find): `printf x >> gl/config` with gl -> .git writes
-   .git/config, as `write gl/config` does; a link out of the root is
-   outside-workspace; a line past the resolver's bound is held as
+/* A bash line's paths through the workspace's symlinks (what
+   add_outside's walk found): `printf x >> gl/config` with gl -> .git
+   writes .git/config, as `write gl/config` does; a link out of the root
+   is outside-workspace; a line past the resolver's bound is held as
    outside-workspace (unknown is not inside). */
-static int add_link_labels(locus_action *a, const char *root)
+static int add_link_labels(locus_action *a, const ll_shell_links *links)
 {
-	if (!a->is_bash || !a->shell || !root)
-		return 0;
-	ll_shell_links k;
-	if (!ll_shell_links_find(a->shell, root, &k))
-		return LOCUS_ENOMEM;
+	const ll_shell_links k = *links;
 	static const struct {
 		uint32_t bit;
 		const char *tag, *what;
@@ -870,10 +868,11 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 	}
 	if (!rc && (t->flags & LU_TOOL_STDIN))
 		rc = locus_action_add_tag(a, "exec:stdin");
+	ll_shell_links links;
 	if (!rc)
-		rc = add_outside(a, args, root);
+		rc = add_outside(a, args, root, &links);
 	if (!rc)
-		rc = add_link_labels(a, root);
+		rc = add_link_labels(a, &links);
 	if (!rc)
 		rc = check_rm_writes(a, root);
 	if (!rc)
@@ -961,10 +960,11 @@ int locus_action_classify_opts(locus_action **out, locus_shell_parser *parser,
 		rc = locus_action_add_tag(a, "bash");
 	if (!rc)
 		rc = label_bash(a, parser, line ? line : "", len);
+	ll_shell_links links;
 	if (!rc)
-		rc = add_outside(a, NULL, root);
+		rc = add_outside(a, NULL, root, &links);
 	if (!rc)
-		rc = add_link_labels(a, root);
+		rc = add_link_labels(a, &links);
 	if (!rc)
 		rc = check_rm_writes(a, root);
 	if (rc) {

@@ -286,28 +286,26 @@ ll_floor *ll_parser_floor(locus_shell_parser *parser);
 /* At least the number of floor patterns (floor.c checks it). */
 #define LL_FLOOR_PATTERNS_MAX 16
 
-/* outside.c: the first path of a bash line outside `root` (borrowed from
-   the result, or a static string), or NULL; `root` NULL means no root is
-   known (every path counts as outside).  *oom set when memory ran out
-   (the answer is then "outside"). */
-const char *ll_outside_shell(const locus_shell_result *r, const char *root,
-                             bool *oom);
 /* outside.c: what the workspace's symlinks add to a bash line's paths
    (its redirect targets and path arguments, from every directory a
    cd/pushd may have left it in, through ll_path_links): the LL_PATH_*
    bits a path has only where it really is, for its role (persistence
    and agent-config when written, secrets when read), with the first
    word for each; a word a link leads out of the root; a word left
-   unresolved by the bound.  Words are borrowed from the result.  False
-   on OOM. */
+   unresolved by the bound.  Words are borrowed from the result. */
 enum { LL_SHELL_LINK_BITS = 3 };
 typedef struct ll_shell_links {
 	const char *word[LL_SHELL_LINK_BITS]; /* by LL_PATH_* bit */
 	const char *outside;
 	const char *unknown;
 } ll_shell_links;
-bool ll_shell_links_find(const locus_shell_result *r, const char *root,
-                         ll_shell_links *out);
+/* outside.c: the first path of a bash line outside `root` (borrowed from
+   the result, or a static string), or NULL; `root` NULL means no root is
+   known (every path counts as outside).  *oom set when memory ran out
+   (the answer is then "outside").  With `links` (and a root), the same
+   walk fills it (ll_shell_links: zeroed first). */
+const char *ll_outside_shell(const locus_shell_result *r, const char *root,
+                             bool *oom, ll_shell_links *links);
 /* outside.c: every path of the line outside `root` is in a scratch folder
    (/tmp, /var/tmp: private to each call in the jail).  false without a
    root or on OOM. */
@@ -333,9 +331,12 @@ uint32_t ll_path_class(const char *path, const char *root);
    LL_LINK_STEPS lstat(2) calls per ll_links (one per call judged). */
 enum { LL_LINK_HOPS = 40, LL_LINK_STEPS = 4096, LL_LINK_PATH = 4096 };
 typedef struct ll_links {
-	const char *root;        /* as given (absolute), NULL: none */
-	char real[LL_LINK_PATH]; /* its real path, else as given */
-	unsigned steps;          /* lstat(2) calls left */
+	const char *root;        /* base, NULL: none */
+	char base[LL_LINK_PATH]; /* the root as given (absolute), folded */
+	char real[LL_LINK_PATH]; /* its real path, looked up on first need */
+	bool have_real;
+	bool linked;    /* the last walk followed a link */
+	unsigned steps; /* lstat(2) calls left */
 } ll_links;
 enum {
 	LL_LINK_NONE,    /* not under the root, or too long: not walked */

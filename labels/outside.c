@@ -479,7 +479,7 @@ static const char *cd_target(const locus_shell_command *c, bool *dynamic)
 /* ---- symlinks of the workspace ----------------------------------------- */
 
 /* The walk's state when it also follows the workspace's symlinks
-   (ll_shell_links_find): the resolver's bound, the answer. */
+   (ll_outside_shell with links): the resolver's bound, the answer. */
 typedef struct links_walk {
 	ll_links l;
 	ll_shell_links *out;
@@ -673,26 +673,21 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 }
 
 const char *ll_outside_shell(const locus_shell_result *r, const char *root,
-                             bool *oom)
+                             bool *oom, ll_shell_links *links)
 {
-	return outside_shell(r, root, false, oom, NULL);
-}
-
-bool ll_shell_links_find(const locus_shell_result *r, const char *root,
-                         ll_shell_links *out)
-{
-	memset(out, 0, sizeof *out);
-	if (!root)
-		return true;
+	if (!links || !root)
+		return outside_shell(r, root, false, oom, NULL);
+	memset(links, 0, sizeof *links);
 	links_walk *k = malloc(sizeof *k);
-	if (!k)
-		return false;
+	if (!k) {
+		*oom = true;
+		return "?";
+	}
 	ll_links_init(&k->l, root);
-	k->out = out;
-	bool oom = false;
-	outside_shell(r, root, false, &oom, k);
+	k->out = links;
+	const char *hit = outside_shell(r, root, false, oom, k);
 	free(k);
-	return !oom;
+	return hit;
 }
 
 bool ll_outside_scratch(const locus_shell_result *r, const char *root,

@@ -56,12 +56,26 @@ static const char *under_root(const char *abs, const char *root)
 
 void ll_links_init(ll_links *l, const char *root)
 {
-	l->root = root;
 	l->steps = LL_LINK_STEPS;
+	l->have_real = false;
 	l->real[0] = '\0';
-	/* a root that does not exist (yet) holds no link: as written */
-	if (root && !realpath(root, l->real))
-		snprintf(l->real, sizeof l->real, "%s", root);
+	/* the walk starts at the root as given, folded (the kernel follows
+	   the root's own links); its real path is looked up only for a link
+	   whose absolute target names it */
+	l->root = root && root[0] == '/' &&
+	                  ll_normal_path(root, l->base, sizeof l->base)
+	              ? l->base
+	              : NULL;
+}
+
+/* The root's real path, looked up once (a root that does not exist yet
+   holds no link: as given). */
+static const char *real_root(ll_links *l)
+{
+	if (!l->have_real && !realpath(l->root, l->real))
+		snprintf(l->real, sizeof l->real, "%s", l->root);
+	l->have_real = true;
+	return l->real;
 }
 
 /* todo = head "/" todo; false when it does not fit. */
@@ -86,10 +100,10 @@ static bool join_fold(const char *a, const char *b, char *out, size_t cap)
 
 /* The part of a link's absolute target under the root (its real path or
    the root as given), or NULL. */
-static const char *target_in_root(const ll_links *l, const char *t)
+static const char *target_in_root(ll_links *l, const char *t)
 {
-	const char *in = under_root(t, l->real);
-	return in ? in : under_root(t, l->root);
+	const char *in = under_root(t, l->root);
+	return in ? in : under_root(t, real_root(l));
 }
 
 /* One component `comp` (n bytes) appended to cur; false when it does not
@@ -113,6 +127,7 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
                 size_t cap)
 {
 	unsigned hops = 0;
+	l->linked = false;
 	for (;;) {
 		const char *p = todo + strspn(todo, "/");
 		if (!*p)
@@ -121,10 +136,12 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 		const char *rest = p + n;
 		bool last = !rest[strspn(rest, "/")];
 		if (n == 2 && p[0] == '.' && p[1] == '.' &&
-		    strcmp(cur, l->real) == 0)
-			/* a `..` above the root: out of it */
-			return join_fold(cur, p, out, cap) ? LL_LINK_OUTSIDE
-			                                   : LL_LINK_NONE;
+		    strcmp(cur, l->root) == 0)
+			/* a `..` above the root: out of it (without a link
+			   on the way, as written: the lexical rule's) */
+			return l->linked && join_fold(cur, p, out, cap)
+			           ? LL_LINK_OUTSIDE
+			           : LL_LINK_NONE;
 		size_t cn = strlen(cur);
 		bool dot = n <= 2 && p[0] == '.' && (n == 1 || p[1] == '.');
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
@@ -156,6 +173,7 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 		if (tn <= 0)
 			break;
 		t[tn] = '\0';
+		l->linked = true;
 		cur[cn] = '\0'; /* back to the directory holding the link */
 		if (t[0] == '/') {
 			const char *in = target_in_root(l, t);
@@ -165,7 +183,7 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 				return join_fold(t, todo, out, cap)
 				           ? LL_LINK_OUTSIDE
 				           : LL_LINK_NONE;
-			snprintf(cur, PATH_MAX, "%s", l->real);
+			snprintf(cur, PATH_MAX, "%s", l->root);
 			memmove(t, in, strlen(in) + 1);
 		}
 		if (!push_front(todo, PATH_MAX, t))
@@ -179,14 +197,14 @@ int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
 {
 	if (!l->root || !abs || abs[0] != '/')
 		return LL_LINK_NONE;
+	/* a path under the root's real path but not under the root as given
+	   is outside-workspace as written: not walked */
 	const char *rel = under_root(abs, l->root);
-	if (!rel)
-		rel = under_root(abs, l->real);
 	char cur[PATH_MAX], todo[PATH_MAX];
 	if (!rel || strlen(rel) >= sizeof todo)
 		return LL_LINK_NONE;
 	memcpy(todo, rel, strlen(rel) + 1);
-	snprintf(cur, sizeof cur, "%s", l->real);
+	snprintf(cur, sizeof cur, "%s", l->root);
 	return walk(l, cur, todo, follow_last, out, cap);
 }
 
@@ -213,10 +231,11 @@ uint32_t ll_path_links(ll_links *l, const char *abs, bool follow_last,
 	int w = ll_link_resolve(l, abs, follow_last, real, sizeof real);
 	if (where)
 		*where = w;
-	if (w != LL_LINK_INSIDE && w != LL_LINK_OUTSIDE)
+	/* no link on the way: where it is, is where it is written */
+	if ((w != LL_LINK_INSIDE && w != LL_LINK_OUTSIDE) || !l->linked)
 		return 0;
 	uint32_t c = class_of(real);
-	const char *rrel = under_root(real, l->real);
+	const char *rrel = under_root(real, l->root);
 	if (rrel && *rrel)
 		c |= class_of(rrel);
 	return c ? c & ~lexical_class(abs, l->root) : 0;
@@ -297,7 +316,7 @@ bool ll_path_dir_inside(const char *rel, const char *root)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	const char *in = under_root(real[0] ? real : "/", l.real);
+	const char *in = under_root(real[0] ? real : "/", l.root);
 	return in && !has_git_component(in);
 }
 
