@@ -4,7 +4,9 @@
  * root (docs/tags.md says which words count as paths).
  *
  * Paths are judged lexically: `.` and `..` segments and repeated slashes
- * are folded, symlinks are not followed (the sandbox's job).  `~` and
+ * are folded; then, with the same walk, through the workspace's symlinks
+ * (labels/paths.c's resolver: links_command, docs/tags.md "Symlinks of
+ * the workspace"): a link out of the root is outside too.  `~` and
  * `$HOME` are outside; so is a `..` that climbs above the root, a relative
  * path after a `cd` that left the root, and a target whose value is only
  * known at run time (a dynamic word given to a program that writes).

@@ -10,10 +10,10 @@
  * root when relative, `//`, `.` and `..` folded (`.git//hooks`,
  * `.git/info/../hooks`, `./.git/./config`), and the symlinks the
  * workspace holds followed (a link `h -> .git/hooks` makes `h/pre-commit`
- * a hook): the deepest existing directory of the path is resolved with
- * realpath(3), and when it lies inside the root the resolved form is
- * matched too.  Both the path as written and its normal forms are
- * matched: a match on any of them counts (over-labelling is safe).
+ * a hook) by the one resolver below (ll_link_resolve: the file tools, the
+ * rm rule and the shell's paths, labels/outside.c, use it).  Both the
+ * path as written and where it really is are matched: a match on any of
+ * them counts (over-labelling is safe).
  */
 #include <limits.h>
 #include <sys/stat.h>
