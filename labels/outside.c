@@ -526,6 +526,38 @@ static uint32_t link_bits(links_walk *k, const cwds *w, const char *word,
 	return bits;
 }
 
+/* Interpreter code given inline names paths in its string literals
+   (`open("gl/config", "w")`): each literal through the links, in any
+   role (the code may read or write it), as the shell's rules match a
+   literal's text. */
+static void links_inline(links_walk *k, const cwds *w,
+                         const locus_shell_command *c)
+{
+	char buf[512];
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		for (const char *q = strpbrk(a, "'\"`"); q;
+		     q = strpbrk(q + 1, "'\"`")) {
+			size_t n = strcspn(q + 1, "'\"` \t\n)");
+			if (!n || n >= sizeof buf || q[1 + n] != q[0])
+				continue;
+			memcpy(buf, q + 1, n);
+			buf[n] = '\0';
+			uint32_t b = link_bits(k, w, buf, true, false);
+			if (b || k->out->outside == buf ||
+			    k->out->unknown == buf) {
+				/* the note keeps the word: the argument */
+				if (k->out->outside == buf)
+					k->out->outside = a;
+				if (k->out->unknown == buf)
+					k->out->unknown = a;
+				links_note(k, b, a);
+			}
+			q += n + 1;
+		}
+	}
+}
+
 /* The redirects and path arguments of c through the links: a written
    path that is a persistence or agent file where it really is, a read
    one that is a credential store (the roles as the shell's rules judge
@@ -550,6 +582,10 @@ static void links_command(links_walk *k, const cwds *w,
 	}
 	if (c->argc < 2 || pk_data_program(c->name))
 		return;
+	if (c->flags & LOCUS_CMD_INLINE_CODE) {
+		links_inline(k, w, c);
+		return;
+	}
 	/* rm, rmdir, unlink remove a link, not what it points to */
 	bool follow = !lk_is(c->name, LK_UNLINKS);
 	bool after_dd = false;
