@@ -134,7 +134,7 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 			break;
 		size_t n = strcspn(p, "/");
 		const char *rest = p + n;
-		bool last = !rest[strspn(rest, "/")];
+		bool last = !rest[strspn(rest, "/")], slash_end = *rest;
 		if (n == 2 && p[0] == '.' && p[1] == '.' &&
 		    strcmp(cur, l->root) == 0)
 			/* a `..` above the root: out of it (without a link
@@ -154,7 +154,7 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 		memmove(todo, rest, strlen(rest) + 1);
 		if (dot)
 			continue;
-		if (last && !follow_last && !*rest)
+		if (last && !follow_last && !slash_end)
 			break; /* `rm link` (not `rm -r link/`) */
 		struct stat st;
 		if (!l->steps)
