@@ -25,19 +25,13 @@
 #include <unistd.h>
 
 #include "hook.h"
+#include "../util/clock.h"
 #include "../util/json.h"
 
 /* Codex is a Node program: its app-server can take tens of seconds to
  * answer on a loaded machine, and install/doctor are run by a person, not
  * on every call, so the wait is long. */
 #define CODEX_LIST_TIMEOUT_S 120
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* Send the three requests; read lines until the answer to id 2. */
 static cJSON *converse(int in, int out, const char *cwd)
@@ -70,9 +64,9 @@ static cJSON *converse(int in, int out, const char *cwd)
 		return NULL;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	double end = now_s() + CODEX_LIST_TIMEOUT_S;
+	double end = lu_now() + CODEX_LIST_TIMEOUT_S;
 	cJSON *result = NULL;
-	while (!result && now_s() < end) {
+	while (!result && lu_now() < end) {
 		struct pollfd pf = {out, POLLIN, 0};
 		if (poll(&pf, 1, 200) <= 0)
 			continue;

@@ -36,6 +36,7 @@
 #include "parallel.h"
 #include "policy_cli.h"
 #include "reports.h"
+#include "../util/clock.h"
 #include "../util/sha256.h"
 
 typedef struct au_opts {
@@ -352,20 +353,13 @@ typedef struct au_run {
 	double t0, next_note;
 } au_run;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Progress on stderr (not with --quiet): on a terminal one line redrawn
    from the first file on; else a line after 2 s, then every 5 s. */
 static void progress(au_run *r, bool last)
 {
 	if (r->o->quiet || (last && !r->printed))
 		return;
-	double t = now();
+	double t = lu_now();
 	if (!last && t < r->next_note)
 		return;
 	r->printed = true;
@@ -516,7 +510,7 @@ static int run(const au_opts *o, locus_policy *policy, const char *pname)
 	if (o->project)
 		lu_sha256_hex(o->project, strlen(o->project), hash);
 	au_run r = {.o = o, .policy = policy, .hash = hash, .tty = isatty(2)};
-	r.t0 = now();
+	r.t0 = lu_now();
 	/* a terminal sees it at once; a log after 2 s (short runs and the
 	   tests print nothing) */
 	r.next_note = r.tty ? r.t0 : r.t0 + 2.0;

@@ -15,17 +15,11 @@
 #include "locus/shell.h"
 
 #include "fuzz_check.h"
+#include "util/clock.h"
 
 /* The parse budget is 500 ms; sanitizers slow things down a few times, so
  * the bound checked here is generous but still catches a hang. */
 #define FUZZ_TIME_BOUND_MS 5000.0
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void check_word(const char *w)
 {
@@ -129,14 +123,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static locus_shell_parser *parser;
 	if (!parser && locus_shell_parser_new(&parser, NULL) != 0)
 		abort();
-	double t0 = now_ms();
+	double t0 = lu_now() * 1e3;
 	locus_shell_result *r =
 	    locus_shell_parser_parse(parser, (const char *)data, size);
 	FUZZ_CHECK(r != NULL, "parse returned NULL");
 	check_result(r, size);
 	check_verdict(r);
 	locus_shell_result_free(r);
-	double dt = now_ms() - t0;
+	double dt = lu_now() * 1e3 - t0;
 	FUZZ_CHECK(dt < FUZZ_TIME_BOUND_MS, "parse took %.0f ms", dt);
 	return 0;
 }

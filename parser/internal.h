@@ -266,9 +266,6 @@ void lp_spare_free(struct locus_shell_parser *p);
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The monotonic clock is at or past *d. */
-bool lp_deadline_passed(const struct timespec *d);
-
 /* True once the time budget is spent (marks the line unparsed the first
    time).  Cheap: reads the clock every 256 calls. */
 bool lp_out_of_time(lp_ctx *ctx);

@@ -12,6 +12,7 @@
 
 #include "util/alloc.h"
 #include "fastpath.h"
+#include "../util/clock.h"
 #include "../util/utf8.h"
 
 /*
@@ -307,7 +308,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 	   read it when it began: a clock read per line cost 0.2% of CPU) */
 	if ((++ctx->steps & 255u) != 0)
 		return false;
-	if (lp_deadline_passed(&ctx->deadline)) {
+	if (lu_deadline_passed(&ctx->deadline)) {
 		ctx->timed_out = true;
 		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
 		            ctx->opts.budget_ms);
@@ -319,7 +320,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 static bool progress_cb(TSParseState *st)
 {
 	lp_ctx *ctx = st->payload;
-	return locus__mem_over() || lp_deadline_passed(&ctx->deadline);
+	return locus__mem_over() || lu_deadline_passed(&ctx->deadline);
 }
 
 typedef struct ts_text {
@@ -547,13 +548,7 @@ static locus_shell_result *parse_line(locus_shell_parser *p, const char *line,
 	ctx.result = r;
 	ctx.arena = &r->arena;
 	ctx.opts = p->opts;
-	clock_gettime(CLOCK_MONOTONIC, &ctx.deadline);
-	ctx.deadline.tv_sec += ctx.opts.budget_ms / 1000u;
-	ctx.deadline.tv_nsec += (long)(ctx.opts.budget_ms % 1000u) * 1000000L;
-	if (ctx.deadline.tv_nsec >= 1000000000L) {
-		ctx.deadline.tv_sec++;
-		ctx.deadline.tv_nsec -= 1000000000L;
-	}
+	lu_deadline_ms(&ctx.deadline, ctx.opts.budget_ms);
 	r->deadline = ctx.deadline;
 
 	size_t bad;

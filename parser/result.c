@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "../knowledge/programs.h"
 #include "../util/array.h"
+#include "../util/clock.h"
 
 void lp_result_free_commands(locus_shell_result *r)
 {
@@ -75,14 +76,6 @@ bool locus_shell_result_has_fork_bomb(const locus_shell_result *r)
 	return r && r->has_fork_bomb;
 }
 
-bool lp_deadline_passed(const struct timespec *d)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > d->tv_sec ||
-	       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
-}
-
 bool locus_shell_result_expired(const locus_shell_result *r)
 {
 	if (!r)
@@ -90,7 +83,7 @@ bool locus_shell_result_expired(const locus_shell_result *r)
 	/* a result built by hand (tests) has no deadline */
 	if (r->deadline.tv_sec == 0 && r->deadline.tv_nsec == 0)
 		return false;
-	return lp_deadline_passed(&r->deadline);
+	return lu_deadline_passed(&r->deadline);
 }
 
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)

@@ -59,6 +59,7 @@
 #include <openssl/hmac.h>
 
 #include "internal.h"
+#include "../util/clock.h"
 #include "../util/sha256.h"
 
 #define HASH_TAIL_LEN 75 /* ,"hash":"<64 hex>"} */
@@ -276,18 +277,14 @@ static bool record_mac_ok(const unsigned char *key, size_t kl, const char *line,
 /* The lock, waited for until the deadline (never forever). */
 static int lock_bounded(locus_audit *a, locus_error *err)
 {
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = lu_now();
 	useconds_t nap = 1000;
 	for (;;) {
 		if (flock(a->fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return sys_error(err, "cannot lock", a->path);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		double el = (double)(now.tv_sec - t0.tv_sec) +
-		            (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (el >= a->lock_timeout)
+		if (lu_now() - t0 >= a->lock_timeout)
 			return lu_err(
 			    err, LOCUS_EIO,
 			    "%s: another process has held the lock for "

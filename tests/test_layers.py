@@ -55,6 +55,19 @@ CYCLES_OK = {
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
+# One home per helper (docs/design.md, util/): a C file outside tests/ that
+# writes one of these again fails, unless it is the helper's home.  The
+# programs built alone (no library of ours linked) are exempt.
+ONE_HOME = [
+    (re.compile(r'\bCLOCK_MONOTONIC\b'), {'util/clock.c'},
+     'reads CLOCK_MONOTONIC itself: use util/clock.h (lu_now, lu_deadline_ms)'),
+]
+STANDALONE = {
+    'fuzz/oracle/driver.c',  # linked statically alone, run in the sandbox
+    'bench/timeit.c',        # times a child process, links nothing of ours
+}
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
 
 def folder(path):
     """The layer a source-root-relative path belongs to (None: not ours)."""
@@ -116,6 +129,21 @@ def include_violations(root, sources, edges):
             if not may_use(a, b):
                 bad.append('include: %s includes %s (%s -> %s runs up the layers)'
                            % (rel, trel, a, b))
+    return bad
+
+
+def one_home_violations(root, sources):
+    bad = []
+    for rel in sorted(sources):
+        if not rel.endswith('.c') or folder(rel) == 'tests' or rel in STANDALONE:
+            continue
+        try:
+            text = COMMENT.sub(' ', open(os.path.join(root, rel), encoding='utf-8').read())
+        except OSError:
+            continue
+        for pattern, homes, why in ONE_HOME:
+            if rel not in homes and pattern.search(text):
+                bad.append('helper: %s %s' % (rel, why))
     return bad
 
 
@@ -215,6 +243,7 @@ def main(argv):
     # headers that include each other (guards hide it from the compiler)
     for comp in cycles(includes):
         bad.append('include cycle: ' + ' <-> '.join(comp))
+    bad += one_home_violations(root, sources)
     graph = symbol_graph(root, objects)
     for a in sorted(graph):
         for b in sorted(graph[a]):

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "policy/fuzz_gen.h"
+#include "util/clock.h"
 #include "locus/labels.h"
 #include "locus/policy.h"
 #include "locus/shell.h"
@@ -28,13 +29,6 @@ static void print_tags(FILE *f, uint32_t tags)
 	for (uint32_t b = 1; b < (1u << LOCUS_TAG_COUNT); b <<= 1)
 		if (tags & b)
 			fprintf(f, " %s", locus_tag_name(b));
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Print a line on one line: a newline as \n and a backslash as \\ (the
@@ -185,12 +179,12 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
-	double t0 = now_s();
+	double t0 = lu_now();
 	unsigned long long done = 0, bypasses = 0, unparsed = 0, limits = 0;
 	char trace[256];
 	for (unsigned long long it = 0; have_one ? it < 1 : it < count; it++) {
 		if (stop_requested ||
-		    (limit > 0 && (it & 63) == 0 && now_s() - t0 > limit))
+		    (limit > 0 && (it & 63) == 0 && lu_now() - t0 > limit))
 			break;
 		uint64_t cs = have_one ? one : gen_mix(seed ^ gen_mix(it));
 		const gen_line *base = &c.lines[gen_mix(cs ^ 0x5eed) % c.n];
@@ -264,7 +258,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 		        "fuzz_bypass: %llu lines from %zu bases in %.1f s, "
 		        "%llu unparsed, %llu known-limit, %llu bypasses\n",
-		        done, c.n, now_s() - t0, unparsed, limits, bypasses);
+		        done, c.n, lu_now() - t0, unparsed, limits, bypasses);
 	if (!emit)
 		printf("%llu lines, %llu bypasses\n", done, bypasses);
 	gen_corpus_free(&c);

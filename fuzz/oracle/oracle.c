@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "policy/fuzz_gen.h"
+#include "util/clock.h"
 #include "locus/labels.h"
 #include "locus/shell.h"
 
@@ -392,13 +393,6 @@ static int probe(const opts *o, locus_shell_parser *p)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static const char *self_dir_file(const char *argv0, const char *name, char *buf,
                                  size_t cap)
 {
@@ -489,7 +483,7 @@ int main(int argc, char **argv)
 		cleanup(&o);
 		return 2;
 	}
-	double t0 = now_s();
+	double t0 = lu_now();
 	stats s = {0};
 	int fail = 0;
 	unsigned long long total = generate ? generate : c.n;
@@ -529,7 +523,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 	        "oracle: %zu lines (%zu parsed, %zu ran a program, %zu timed "
 	        "out) in %.1f s, %zu bypasses\n",
-	        s.lines, s.parsed, s.ran_lines, s.timeouts, now_s() - t0,
+	        s.lines, s.parsed, s.ran_lines, s.timeouts, lu_now() - t0,
 	        s.bypasses);
 	printf("%zu lines, %zu bypasses\n", s.lines, s.bypasses);
 	gen_corpus_free(&c);
