@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "../util/clock.h"
 #include "../util/sha256.h"
 
 #define ROOTS_ID_PREFIX "locus-roots-"
@@ -46,8 +47,8 @@ void mcp_roots_request(mcp_server *s)
 	}
 	pthread_mutex_lock(&s->calls_lock);
 	s->roots_pending = true;
-	clock_gettime(CLOCK_REALTIME, &s->roots_deadline);
-	s->roots_deadline.tv_sec += (time_t)MCP_ROOTS_WAIT_S;
+	lu_cond_deadline_ms(&s->roots_deadline,
+	                    (int64_t)(MCP_ROOTS_WAIT_S * 1000));
 	pthread_mutex_unlock(&s->calls_lock);
 	mcp_send(s, o);
 }

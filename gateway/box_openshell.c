@@ -401,25 +401,7 @@ static void *monitor(void *arg)
 	gw_server *s = arg;
 	double p = s->cfg.os.poll_s > 0 ? s->cfg.os.poll_s : 2;
 	int64_t every = p < 0.05 ? 50 : p > 60 ? 60000 : (int64_t)(p * 1000);
-	pthread_mutex_lock(&s->change_lock);
-	while (!s->stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += every / 1000;
-		ts.tv_nsec += (long)(every % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&s->stop_cond, &s->change_lock, &ts);
-		if (s->stopping)
-			break;
-		pthread_mutex_unlock(&s->change_lock);
-		locus_error err;
-		gw_os_sweep(s, &err); /* a failed sweep: the next one */
-		pthread_mutex_lock(&s->change_lock);
-	}
-	pthread_mutex_unlock(&s->change_lock);
+	gw_every(s, every, gw_os_sweep);
 	return NULL;
 }
 

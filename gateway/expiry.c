@@ -110,25 +110,7 @@ static void *sweeper(void *arg)
 	int64_t every = ttl_ms / 4 < 50     ? 50
 	                : ttl_ms / 4 > 5000 ? 5000
 	                                    : ttl_ms / 4;
-	pthread_mutex_lock(&s->change_lock);
-	while (!s->stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += every / 1000;
-		ts.tv_nsec += (long)(every % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&s->stop_cond, &s->change_lock, &ts);
-		if (s->stopping)
-			break;
-		pthread_mutex_unlock(&s->change_lock);
-		locus_error err;
-		gw_expire_sweep(s, &err); /* a failed sweep: the next one */
-		pthread_mutex_lock(&s->change_lock);
-	}
-	pthread_mutex_unlock(&s->change_lock);
+	gw_every(s, every, gw_expire_sweep);
 	return NULL;
 }
 

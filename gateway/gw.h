@@ -278,6 +278,14 @@ int gw_os_sweep(gw_server *s, locus_error *err);
 int gw_os_monitor_start(gw_server *s, locus_error *err);
 void gw_os_monitor_stop(gw_server *s);
 
+/* ---- periodic.c ---- */
+/* A background thread's loop (the sweeper, the box monitor): sweep(s)
+   every `every_ms` until the server stops, waiting on stop_cond under
+   change_lock and sweeping outside it; a failed sweep waits for the
+   next. */
+void gw_every(gw_server *s, int64_t every_ms,
+              int (*sweep)(gw_server *s, locus_error *err));
+
 /* ---- tools.c ---- */
 /* POST /internal/v1/runs/{id}/tools/{name}. */
 void gw_tool_call(gw_req *q, gw_resp *r, const char *name);

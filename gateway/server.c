@@ -12,6 +12,7 @@
 #include "harness/internal.h"
 #include "runner/json.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -107,8 +108,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 	bool shared = gw_db_shared(&s->srv->db), timed_out = false;
 	if (!s->first) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += shared ? 2 : 15;
+		lu_cond_deadline_ms(&ts, shared ? 2000 : 15000);
 		while (s->srv->changes == s->seen && !s->srv->stopping)
 			if (pthread_cond_timedwait(&s->srv->change_cond,
 			                           &s->srv->change_lock, &ts)) {
