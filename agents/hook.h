@@ -105,7 +105,8 @@ char *hook_policy_wrap(const char *tool, const char *args_json, size_t args_len,
  */
 cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
                         size_t wl);
-/* Does this listed hook run `locus hook codex`? */
-bool hook_codex_is_ours(const cJSON *hook);
+/* Does this listed hook run `locus hook codex`, from the config file
+   `source` (its sourcePath)? */
+bool hook_codex_is_ours(const cJSON *hook, const char *source);
 
 #endif

@@ -161,8 +161,11 @@ cJSON *hook_codex_hooks(const char *codex_home, const char *cwd, char *why,
 	return hooks;
 }
 
-bool hook_codex_is_ours(const cJSON *h)
+bool hook_codex_is_ours(const cJSON *h, const char *source)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(h, "command");
-	return cJSON_IsString(c) && strstr(c->valuestring, "locus hook codex");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(h, "sourcePath");
+	return cJSON_IsString(c) &&
+	       strstr(c->valuestring, "locus hook codex") &&
+	       cJSON_IsString(src) && !strcmp(src->valuestring, source);
 }

@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "jail.h"
+#include "../util/path.h"
 #include "../util/read.h"
 
 #include <dirent.h>
@@ -491,18 +492,8 @@ static bool find_bwrap(char out[PATH_MAX])
 	const char *path = getenv("PATH");
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		if (n &&
-		    (size_t)snprintf(out, PATH_MAX, "%.*s/bwrap", (int)n,
-		                     path) < PATH_MAX &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
+	/* an empty entry is skipped: never a bwrap in the working folder */
+	return lu_path_find(path, "bwrap", false, out, PATH_MAX);
 }
 
 /* Close every descriptor from `lo` up (in the child, before exec). */

@@ -40,6 +40,7 @@
 #include "policy_cli.h"
 #include "../util/buf.h"
 #include "../util/json.h"
+#include "../util/path.h"
 
 #define GUARD                                                                  \
 	"command -v locus >/dev/null 2>&1 || { echo 'locus is not installed: " \
@@ -430,13 +431,10 @@ static int codex_trust(const char *path_given, const char *project)
 	const cJSON *h;
 	cJSON_ArrayForEach(h, hooks)
 	{
-		const cJSON *src =
-		    cJSON_GetObjectItemCaseSensitive(h, "sourcePath");
 		const cJSON *key = cJSON_GetObjectItemCaseSensitive(h, "key");
 		const cJSON *hash =
 		    cJSON_GetObjectItemCaseSensitive(h, "currentHash");
-		if (!hook_codex_is_ours(h) || !cJSON_IsString(src) ||
-		    strcmp(src->valuestring, path) || !cJSON_IsString(key) ||
+		if (!hook_codex_is_ours(h, path) || !cJSON_IsString(key) ||
 		    !cJSON_IsString(hash))
 			continue;
 		found++;
@@ -601,18 +599,7 @@ __attribute__((format(printf, 2, 3))) static void problem(doctor *d,
 /* The first executable `name` on PATH, into out.  true when found. */
 static bool on_path(const char *name, char *out, size_t cap)
 {
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		if ((size_t)snprintf(out, cap, "%.*s/%s", (int)n,
-		                     n ? path : ".", name) < cap &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
+	return lu_path_find(getenv("PATH"), name, true, out, cap);
 }
 
 /* Run `cmd` with /bin/sh -c as the agent does, `input` on stdin; the
@@ -900,13 +887,10 @@ static void doctor_codex_trust(doctor *d, const char *path_given)
 	const cJSON *h;
 	cJSON_ArrayForEach(h, hooks)
 	{
-		const cJSON *src =
-		    cJSON_GetObjectItemCaseSensitive(h, "sourcePath");
 		const cJSON *key = cJSON_GetObjectItemCaseSensitive(h, "key");
 		const cJSON *st =
 		    cJSON_GetObjectItemCaseSensitive(h, "trustStatus");
-		if (!hook_codex_is_ours(h) || !cJSON_IsString(src) ||
-		    strcmp(src->valuestring, path))
+		if (!hook_codex_is_ours(h, path))
 			continue;
 		listed++;
 		const char *k = cJSON_IsString(key) ? key->valuestring : "?";

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -606,6 +607,47 @@ START_TEST(test_path)
 }
 END_TEST
 
+/* lu_path_find: the first executable FOLDER/name of a PATH-style list; an
+   empty folder is the working folder only when asked (the shell's PATH,
+   not jail's bwrap lookup). */
+START_TEST(test_path_find)
+{
+	char dir[] = "/tmp/locus-util-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char prog[64], plain[64], list[160], out[96];
+	snprintf(prog, sizeof prog, "%s/prog", dir);
+	snprintf(plain, sizeof plain, "%s/plain", dir);
+	FILE *f = fopen(prog, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	f = fopen(plain, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(chmod(prog, 0755), 0);
+	ck_assert(!lu_path_find(NULL, "prog", true, out, sizeof out));
+	snprintf(list, sizeof list, "/nonexistent:%s", dir);
+	ck_assert(lu_path_find(list, "prog", false, out, sizeof out));
+	ck_assert_str_eq(out, prog);
+	/* not executable (unless root, who may run anything marked so) */
+	if (geteuid() != 0)
+		ck_assert(!lu_path_find(list, "plain", true, out, sizeof out));
+	/* too long for out: not found */
+	ck_assert(!lu_path_find(list, "prog", false, out, 8));
+	char cwd[4096];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert(lu_path_find(":/nonexistent", "prog", true, out, sizeof out));
+	ck_assert_str_eq(out, "./prog");
+	ck_assert(
+	    !lu_path_find(":/nonexistent", "prog", false, out, sizeof out));
+	ck_assert(!lu_path_find("", "prog", true, out, sizeof out));
+	ck_assert_int_eq(chdir(cwd), 0);
+	unlink(prog);
+	unlink(plain);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- bounded reads ------------------------------------------------------ */
 
 START_TEST(test_read)
@@ -881,6 +923,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_utf8_encode);
 	tcase_add_test(tt, test_sh_plain);
 	tcase_add_test(tt, test_sha256);
+	tcase_add_test(tt, test_path_find);
 	tcase_add_test(tt, test_read);
 	tcase_add_test(tt, test_base64);
 	tcase_add_test(tt, test_write_all);

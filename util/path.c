@@ -1,10 +1,13 @@
 /*
- * util/path.c - lexical path normalisation (no file system access).
+ * util/path.c - lexical path normalisation (no file system access), and
+ * the PATH lookup (see path.h).
  */
 #include "path.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Lexical normalisation: collapse "//" and ".", resolve "..".  `abs`
  * keeps a leading '/'.  *escapes: a relative path climbing out. */
@@ -59,4 +62,21 @@ char *lu_path_collapse(const char *in, bool *escapes)
 		out[o++] = '.';
 	out[o] = '\0';
 	return out;
+}
+
+bool lu_path_find(const char *path, const char *name, bool empty_is_cwd,
+                  char *out, size_t cap)
+{
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if ((n || empty_is_cwd) &&
+		    (size_t)snprintf(out, cap, "%.*s/%s", n ? (int)n : 1,
+		                     n ? path : ".", name) < cap &&
+		    access(out, X_OK) == 0)
+			return true;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return false;
 }
