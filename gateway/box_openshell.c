@@ -409,21 +409,11 @@ int gw_os_monitor_start(gw_server *s, locus_error *err)
 {
 	if (!s->cfg.os.endpoint)
 		return 0;
-	if (pthread_create(&s->os_monitor, NULL, monitor, s))
-		return lu_err(err, LOCUS_EIO,
-		              "the openshell box monitor could not start");
-	s->has_os_monitor = true;
-	return 0;
+	return gw_thread_start(s, &s->os_monitor, &s->has_os_monitor, monitor,
+	                       "the openshell box monitor", err);
 }
 
 void gw_os_monitor_stop(gw_server *s)
 {
-	if (!s->has_os_monitor)
-		return;
-	pthread_mutex_lock(&s->change_lock);
-	s->stopping = 1;
-	pthread_cond_broadcast(&s->stop_cond);
-	pthread_mutex_unlock(&s->change_lock);
-	pthread_join(s->os_monitor, NULL);
-	s->has_os_monitor = false;
+	gw_thread_stop(s, &s->os_monitor, &s->has_os_monitor);
 }

@@ -118,21 +118,11 @@ int gw_expiry_start(gw_server *s, locus_error *err)
 {
 	if (s->cfg.approval_ttl_s <= 0)
 		return 0;
-	if (pthread_create(&s->sweeper, NULL, sweeper, s))
-		return lu_err(err, LOCUS_EIO,
-		              "the approval sweeper could not start");
-	s->has_sweeper = true;
-	return 0;
+	return gw_thread_start(s, &s->sweeper, &s->has_sweeper, sweeper,
+	                       "the approval sweeper", err);
 }
 
 void gw_expiry_stop(gw_server *s)
 {
-	if (!s->has_sweeper)
-		return;
-	pthread_mutex_lock(&s->change_lock);
-	s->stopping = 1;
-	pthread_cond_broadcast(&s->stop_cond);
-	pthread_mutex_unlock(&s->change_lock);
-	pthread_join(s->sweeper, NULL);
-	s->has_sweeper = false;
+	gw_thread_stop(s, &s->sweeper, &s->has_sweeper);
 }

@@ -285,6 +285,13 @@ void gw_os_monitor_stop(gw_server *s);
    next. */
 void gw_every(gw_server *s, int64_t every_ms,
               int (*sweep)(gw_server *s, locus_error *err));
+/* Start `body` (a loop over gw_every) as *th, *running set; an error
+   names `what` when the thread cannot start. */
+int gw_thread_start(gw_server *s, pthread_t *th, bool *running,
+                    void *(*body)(void *), const char *what, locus_error *err);
+/* Stop the server's loops (stopping set, stop_cond broadcast) and join
+   *th when *running; *running cleared. */
+void gw_thread_stop(gw_server *s, pthread_t *th, bool *running);
 
 /* ---- tools.c ---- */
 /* POST /internal/v1/runs/{id}/tools/{name}. */
