@@ -579,6 +579,28 @@ static bool cds_inside(const locus_shell_result *r)
 	return true;
 }
 
+/* `from`/d (d alone when from is NULL), normalised (ll_normal_path):
+   malloc'd, or NULL when it does not normalise or (then *oom) out of
+   memory. */
+static char *normal_join(const char *from, const char *d, bool *oom)
+{
+	size_t need = strlen(d) + (from ? strlen(from) + 1 : 0) + 3;
+	char *join = malloc(need), *norm = malloc(need);
+	if (!join || !norm) {
+		free(join);
+		free(norm);
+		*oom = true;
+		return NULL;
+	}
+	snprintf(join, need, "%s%s%s", from ? from : "", from ? "/" : "", d);
+	if (!ll_normal_path(join, norm, need)) {
+		free(norm);
+		norm = NULL;
+	}
+	free(join);
+	return norm;
+}
+
 /* cd DIR / pushd DIR: the directory later relative paths are read from.
    Built on the heap at its full length: a cut path (a fixed buffer) let
    `cd /tmp/<600 bytes>/../../dev; dd of=sda` past the device floor. */
@@ -589,26 +611,14 @@ static void track_cd(line_pass *lp, const locus_shell_command *c,
 	    (!lu_streq(c->name, "cd") && !lu_streq(c->name, "pushd")))
 		return;
 	const char *d = c->argv[c->argc - 1];
-	bool rel = d[0] != '/' && lp->cwd;
-	size_t need = strlen(d) + (rel ? strlen(lp->cwd) + 1 : 0) + 3;
-	char *join = malloc(need), *norm = malloc(need);
-	if (!join || !norm) {
-		free(join);
-		free(norm);
+	bool oom = false;
+	char *norm = normal_join(d[0] != '/' ? lp->cwd : NULL, d, &oom);
+	if (oom) {
 		out->oom = true;
 		return;
 	}
-	if (rel)
-		snprintf(join, need, "%s/%s", lp->cwd, d);
-	else
-		snprintf(join, need, "%s", d);
 	free(lp->cwd);
-	lp->cwd = NULL;
-	if (ll_normal_path(join, norm, need))
-		lp->cwd = norm;
-	else
-		free(norm);
-	free(join);
+	lp->cwd = norm;
 }
 
 
@@ -622,20 +632,15 @@ static void track_dirs(line_pass *lp, const char *d, locus_shell_verdict *out)
 			break; /* absolute: one directory */
 		const char *from =
 		    k == 0 || d[0] == '/' ? NULL : lp->dirs[k - 1];
-		size_t need = strlen(d) + (from ? strlen(from) + 1 : 0) + 3;
-		char *join = malloc(need), *norm = malloc(need);
-		if (!join || !norm) {
-			free(join);
-			free(norm);
+		bool oom = false;
+		char *norm = normal_join(from, d, &oom);
+		if (oom) {
 			out->oom = true;
 			return;
 		}
-		snprintf(join, need, "%s%s%s", from ? from : "",
-		         from ? "/" : "", d);
-		bool keep = ll_normal_path(join, norm, need) != NULL;
+		bool keep = norm != NULL;
 		for (size_t m = 0; keep && m < lp->ndirs; m++)
 			keep = strcmp(lp->dirs[m], norm) != 0;
-		free(join);
 		if (!keep) {
 			free(norm);
 			continue;
