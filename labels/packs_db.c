@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pack.h"
+#include "../util/str.h"
 
 #define D LOCUS_TAG_DESTRUCTIVE
 
@@ -68,10 +69,8 @@ static const char *long_value(const locus_shell_command *c, size_t *i,
 	const char *eq = strchr(a, '=');
 	size_t n = eq ? (size_t)(eq - a) : strlen(a);
 	char name[32];
-	if (n == 0 || n >= sizeof name)
+	if (n == 0 || !lu_copy_fits(name, sizeof name, a, n))
 		return NULL;
-	memcpy(name, a, n);
-	name[n] = '\0';
 	if (!pk_word_in(opts, name))
 		return NULL;
 	if (eq)

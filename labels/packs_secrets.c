@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../knowledge/programs.h"
+#include "../util/str.h"
 #include "pack.h"
 
 #define S LOCUS_TAG_SECRETS
@@ -285,10 +286,8 @@ static bool lists_files(const char *w)
 		return false;
 	size_t n = strcspn(p, " )`");
 	char prog[16];
-	if (n >= sizeof prog)
+	if (!lu_copy_fits(prog, sizeof prog, p, n))
 		return false;
-	memcpy(prog, p, n);
-	prog[n] = '\0';
 	if (pk_word_in("find fd fdfind ls", prog))
 		return true;
 	if (!strcmp(prog, "git"))

@@ -537,10 +537,8 @@ static bool option_elsewhere(const char *a)
 {
 	size_t n = strcspn(a, "=");
 	char name[64];
-	if (n >= sizeof name)
+	if (!lu_copy_fits(name, sizeof name, a, n))
 		return true;
-	memcpy(name, a, n);
-	name[n] = '\0';
 	return any_part(elsewhere_parts, name);
 }
 static bool local_form(const locus_shell_command *c, const lk_program *p,

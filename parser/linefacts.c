@@ -81,10 +81,8 @@ static bool url_matches(const char *url, const lk_run *run)
 		return true;
 	char buf[NAME_MAX_LEN];
 	size_t n = strcspn(url, "?#");
-	if (n == strlen(url) || n >= sizeof buf)
+	if (n == strlen(url) || !lu_copy_fits(buf, sizeof buf, url, n))
 		return false;
-	memcpy(buf, url, n);
-	buf[n] = '\0';
 	return name_matches(buf, run);
 }
 

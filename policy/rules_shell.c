@@ -63,10 +63,8 @@ size_t pl_git_globals(const locus_shell_command *c)
 		const char *eqs = strchr(w, '=');
 		size_t kl = eqs ? (size_t)(eqs - w) : strlen(w);
 		char key[32];
-		if (kl >= sizeof(key))
+		if (!lu_copy_fits(key, sizeof key, w, kl))
 			break;
-		memcpy(key, w, kl);
-		key[kl] = '\0';
 		if (in(git_valued, key)) {
 			i += eqs ? 1 : 2;
 		} else if (in(git_flags, key)) {

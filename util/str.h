@@ -1,6 +1,6 @@
 /*
  * util/str.h - short-string equality and prefix tests as inline byte
- * loops.
+ * loops, and a bounded copy of a word into a fixed buffer.
  *
  * The parser's and the labeller's tables hold short words (program names,
  * options, subcommands) compared for every command: a call to strcmp or
@@ -13,6 +13,8 @@
 #define LOCUS_UTIL_STR_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 
 /* a and b are the same string. */
 static inline bool lu_streq(const char *a, const char *b)
@@ -42,6 +44,19 @@ static inline bool lu_starts_with(const char *s, const char *prefix)
 	for (; *prefix && *s == *prefix; prefix++)
 		s++;
 	return *prefix == '\0';
+}
+
+/* The n bytes at src as a string in dst (cap bytes) when they fit with
+   their NUL (n < cap); false, dst untouched, when they do not (a word too
+   long for the caller's buffer). */
+static inline bool lu_copy_fits(char *dst, size_t cap, const char *src,
+                                size_t n)
+{
+	if (n >= cap)
+		return false;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return true;
 }
 
 #endif
