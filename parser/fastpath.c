@@ -309,6 +309,18 @@ static int lex_op(const char *s, size_t n, size_t *i)
 	return op;
 }
 
+/* The closing quote of the quoted part that opens at s[k] (' or "; a
+   backslash in double quotes escapes the next byte): the lexer accepted
+   the word, so the quote closes. */
+static size_t quote_end(const char *s, size_t k)
+{
+	char q = s[k];
+	for (k++; s[k] != q; k++)
+		if (q == '"' && s[k] == '\\')
+			k++;
+	return k;
+}
+
 /* The grammar's rules for a command's first word, narrower than bash's
    (each found by the differential test, tests/test_fastpath.c): an
    unquoted `=` makes an assignment (also `1=x`, which bash runs as a
@@ -323,10 +335,7 @@ static bool first_word_ok(const char *s, const fp_word *w)
 		run++;
 	for (size_t k = w->start; k < w->end; k++) {
 		if (s[k] == '\'' || s[k] == '"') {
-			char q = s[k];
-			for (k++; s[k] != q; k++)
-				if (q == '"' && s[k] == '\\')
-					k++;
+			k = quote_end(s, k);
 			continue;
 		}
 		if (fp_byte[(unsigned char)s[k]] & FP_FIRST)
@@ -363,14 +372,10 @@ static size_t assignment_len(const char *s, const fp_word *w)
 static bool after_assignment_ok(const char *s, const fp_word *w)
 {
 	for (size_t k = w->start; k < w->end; k++) {
-		if (s[k] == '\'' || s[k] == '"') {
-			char q = s[k];
-			for (k++; s[k] != q; k++)
-				if (q == '"' && s[k] == '\\')
-					k++;
-		} else if (s[k] == ':') {
+		if (s[k] == '\'' || s[k] == '"')
+			k = quote_end(s, k);
+		else if (s[k] == ':')
 			return false;
-		}
 	}
 	return true;
 }
