@@ -252,21 +252,10 @@ typedef struct gate_run {
 static int gate_open(gate_run *g, const char *audit_file, const char *audit_key,
                      bool do_fsync)
 {
-	locus_error err;
-	memset(&err, 0, sizeof(err));
-	locus_audit_options aopt = LOCUS_AUDIT_OPTIONS_INIT;
-	aopt.flags = do_fsync ? LOCUS_AUDIT_FSYNC : 0;
-	aopt.key_path = audit_key;
-	aopt.workspace = g->root; /* the key must lie outside it */
-	if ((audit_key && !audit_file) ||
-	    (audit_file &&
-	     locus_audit_open_opts(&g->audit, audit_file, &aopt, &err))) {
-		if (!audit_file)
-			snprintf(err.message, sizeof(err.message),
-			         "--audit-key needs --audit FILE");
-		fprintf(stderr, "locus gate: %s\n", err.message);
+	/* the key must lie outside the workspace */
+	if (cli_audit_open("gate", audit_file, audit_key, g->root,
+	                   do_fsync ? LOCUS_AUDIT_FSYNC : 0, &g->audit))
 		return 2;
-	}
 	if (locus_shell_parser_new(&g->parser, NULL)) {
 		fprintf(stderr, "locus gate: cannot create the shell parser\n");
 		return 2;
@@ -430,11 +419,8 @@ int cli_gate(int argc, char **argv)
 	const cli_opt opts[] = {
 	    CLI_OPT_FLAG("--exit-code", &exit_code),
 	    CLI_OPT_FLAG("--fsync", &do_fsync),
-	    CLI_OPT_VALUE("--policy", &policy_file),
-	    CLI_OPT_VALUE("--preset", &preset),
-	    CLI_OPT_CLAUDE(&claude, "gate"),
-	    CLI_OPT_VALUE("--audit", &audit_file),
-	    CLI_OPT_VALUE("--audit-key", &audit_key),
+	    CLI_OPT_POLICY(&policy_file, &preset, &claude, "gate"),
+	    CLI_OPT_AUDIT(&audit_file, &audit_key),
 	    CLI_OPT_VALUE("--root", &root),
 	};
 	int prc = cli_opt_parse(opts, CLI_OPT_N(opts), "gate", gate_usage, argc,

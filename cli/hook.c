@@ -553,12 +553,9 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 	    CLI_OPT_FLAG("--jail", &o->jail),
 	    CLI_OPT_FLAG("--jsonl", &o->jsonl),
 	    CLI_OPT_FLAG("--no-ask", &o->no_ask),
-	    CLI_OPT_VALUE("--policy", &o->policy_file),
-	    CLI_OPT_VALUE("--preset", &o->preset),
-	    CLI_OPT_VALUE("--audit", &o->audit_file),
-	    CLI_OPT_VALUE("--audit-key", &o->audit_key),
+	    CLI_OPT_POLICY(&o->policy_file, &o->preset, &o->claude, "hook"),
+	    CLI_OPT_AUDIT(&o->audit_file, &o->audit_key),
 	    CLI_OPT_VALUE("--root", &o->root),
-	    CLI_OPT_CLAUDE(&o->claude, "hook"),
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];

@@ -214,11 +214,8 @@ static int parse_args(int argc, char **argv, mcp_options *o, mcp_cli *m,
 	    CLI_OPT_FLAG("--allow-broad-root", &o->allow_broad_root),
 	    CLI_OPT_VALUE("--root", &o->root),
 	    CLI_OPT_VALUE("--backend", &o->backend),
-	    CLI_OPT_VALUE("--policy", &o->policy_file),
-	    CLI_OPT_VALUE("--preset", &o->preset),
-	    CLI_OPT_CLAUDE(&m->claude, "mcp"),
-	    CLI_OPT_VALUE("--audit", &o->audit_file),
-	    CLI_OPT_VALUE("--audit-key", &o->audit_key),
+	    CLI_OPT_POLICY(&o->policy_file, &o->preset, &m->claude, "mcp"),
+	    CLI_OPT_AUDIT(&o->audit_file, &o->audit_key),
 	    CLI_OPT_VALUE("--tools", tools),
 	};
 	for (int i = 1; i < argc; i++) {
@@ -375,20 +372,10 @@ int cli_mcp(int argc, char **argv)
 	s.gate = (locus_policy_wrap)LOCUS_POLICY_WRAP_INIT;
 	s.gate.policy = s.policy;
 	int status = 2;
-	locus_error err;
-	memset(&err, 0, sizeof err);
-	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
-	ao.key_path = s.opt.audit_key;
-	ao.workspace = s.opt.root; /* NULL: the working folder */
-	if (s.opt.audit_key && !s.opt.audit_file) {
-		fprintf(stderr, "locus mcp: --audit-key needs --audit FILE\n");
+	/* workspace NULL: the working folder */
+	if (cli_audit_open("mcp", s.opt.audit_file, s.opt.audit_key, s.opt.root,
+	                   0, &s.audit))
 		goto done;
-	}
-	if (s.opt.audit_file &&
-	    locus_audit_open_opts(&s.audit, s.opt.audit_file, &ao, &err)) {
-		fprintf(stderr, "locus mcp: %s\n", err.message);
-		goto done;
-	}
 	s.gate.audit = s.audit;
 	if (first_workspace(&s))
 		goto done;

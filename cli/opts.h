@@ -41,6 +41,17 @@ typedef struct cli_opt {
 		.claude = (c), .cmd = (command)                                \
 	}
 
+/* The rows of the options that choose the policy a command decides under
+   (--policy FILE, --preset NAME, the Claude settings options) and of its
+   audit trail (--audit FILE, --audit-key KEY): gate, hook, mcp and policy
+   take them alike. */
+#define CLI_OPT_POLICY(file, preset, claude, command)                          \
+	CLI_OPT_VALUE("--policy", (file)),                                     \
+	    CLI_OPT_VALUE("--preset", (preset)),                               \
+	    CLI_OPT_CLAUDE((claude), (command))
+#define CLI_OPT_AUDIT(file, key)                                               \
+	CLI_OPT_VALUE("--audit", (file)), CLI_OPT_VALUE("--audit-key", (key))
+
 typedef enum cli_opt_result {
 	CLI_OPT_FAILED = -2,   /* ours, but refused (too many
 	                          --claude-settings): the error is printed,

@@ -46,9 +46,7 @@ int cli_policy(int argc, char **argv)
 	bool compact = false;
 	const cli_opt opts[] = {
 	    CLI_OPT_FLAG("--compact", &compact),
-	    CLI_OPT_CLAUDE(&claude, "policy"),
-	    CLI_OPT_VALUE("--preset", &preset),
-	    CLI_OPT_VALUE("--policy", &policy_file),
+	    CLI_OPT_POLICY(&policy_file, &preset, &claude, "policy"),
 	};
 	int prc = cli_opt_parse(opts, CLI_OPT_N(opts), "policy", usage, argc,
 	                        argv, 2);

@@ -122,6 +122,29 @@ static int add_project(locus_policy *p, const char *project)
 	return rc;
 }
 
+int cli_audit_open(const char *cmd, const char *file, const char *key,
+                   const char *workspace, unsigned flags, locus_audit **out)
+{
+	if (key && !file) {
+		fprintf(stderr, "locus %s: --audit-key needs --audit FILE\n",
+		        cmd);
+		return 2;
+	}
+	if (!file)
+		return 0;
+	locus_error err;
+	memset(&err, 0, sizeof(err));
+	locus_audit_options ao = LOCUS_AUDIT_OPTIONS_INIT;
+	ao.flags = flags;
+	ao.key_path = key;
+	ao.workspace = workspace;
+	if (locus_audit_open_opts(out, file, &ao, &err)) {
+		fprintf(stderr, "locus %s: %s\n", cmd, err.message);
+		return 2;
+	}
+	return 0;
+}
+
 int cli_read_file(const char *path, size_t max, char **out, size_t *len)
 {
 	int rc = lu_read_path(path, max, out, len);

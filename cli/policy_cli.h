@@ -30,6 +30,16 @@ int cli_policy_build(const char *policy_file, const char *preset,
  */
 int cli_add_claude_settings(locus_policy *p, const char *path, bool optional);
 
+/*
+ * Open the audit trail of --audit FILE (none without it) with --audit-key
+ * KEY, `flags` (LOCUS_AUDIT_*) and the agent's `workspace` (NULL: the
+ * working folder; a key must lie outside it) into *out: gate's and mcp's.
+ * 0, or 2 after printing why as `locus CMD: ...` (a key without a file is
+ * a usage error).
+ */
+int cli_audit_open(const char *cmd, const char *file, const char *key,
+                   const char *workspace, unsigned flags, locus_audit **out);
+
 /* Read a whole file (at most `max` bytes).  0, or -1 with errno set. */
 int cli_read_file(const char *path, size_t max, char **out, size_t *len);
 
