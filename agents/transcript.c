@@ -8,6 +8,7 @@
 #include "transcript.h"
 #include "../util/dir.h"
 #include "../util/json.h"
+#include "../util/read.h"
 #include "../util/array.h"
 
 #include <dirent.h>
@@ -195,30 +196,15 @@ static void read_lines(tr_reader *r, FILE *fp)
 	free(buf);
 }
 
-/* A .json file: one document (Gemini's older sessions, logs.json). */
+/* A .json file: one document (Gemini's older sessions, logs.json), at
+   most TR_MAX_DOC bytes (util/read.c); -1 when it is not one (the caller
+   rewinds fp and reads JSON lines). */
 static int read_document(tr_reader *r, FILE *fp)
 {
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			if (cap > TR_MAX_DOC)
-				break;
-			size_t nc = cap ? cap * 2 : 65536;
-			char *nb = realloc(buf, nc);
-			if (!nb)
-				break;
-			buf = nb;
-			cap = nc;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, fp);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (!buf)
+	char *buf;
+	size_t n;
+	if (lu_read_all(fileno(fp), TR_MAX_DOC, &buf, &n))
 		return -1;
-	buf[n] = '\0';
 	tr_file *f = &r->set->files[r->file];
 	for (size_t i = 0; i < n; i++)
 		f->lines += buf[i] == '\n';

@@ -12,6 +12,7 @@
  */
 #include "net/oci.h"
 
+#include <errno.h>
 #include <openssl/evp.h>
 
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "backends/cancel_guard.h"
 #include "internal.h"
+#include "../util/read.h"
 
 #define STATE_DIR "/workspace/.locus-harness"
 #define MARK "\n\036locus-rc "
@@ -392,22 +394,14 @@ static void o_free(locus_session *ss)
 static int read_small(const char *path, char **out, size_t *len,
                       locus_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return lu_err(err, LOCUS_ENOTFOUND, "%s: cannot open", path);
-	lu_buf b = {0};
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < 65536)
-		lu_buf_add(&b, chunk, n);
-	fclose(f);
-	if (b.oom || b.len >= 65536) {
-		lu_buf_free(&b);
+	int rc = lu_read_path(path, 65535, out, len);
+	if (rc > 0)
 		return lu_err(err, LOCUS_ETOOBIG, "%s: over 64 KiB", path);
-	}
-	*len = b.len;
-	*out = lu_buf_take(&b);
-	return *out ? 0 : lu_err(err, LOCUS_ENOMEM, "out of memory");
+	if (rc < 0 && errno == ENOMEM)
+		return lu_err(err, LOCUS_ENOMEM, "out of memory");
+	if (rc < 0)
+		return lu_err(err, LOCUS_ENOTFOUND, "%s: cannot open", path);
+	return 0;
 }
 
 static int make_routes(loci_routes *rt, const char *file, locus_error *err)

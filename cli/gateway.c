@@ -29,6 +29,7 @@
 #include "gateway/gw.h"
 #include "net/http.h"
 #include "runner/json.h"
+#include "util/read.h"
 
 static const char usage[] =
     "usage: locus gateway serve [--db URL] [--listen HOST:PORT|fd:N] "
@@ -411,19 +412,17 @@ static int run_create(gw_args *a)
 		                "--definition FILE\n");
 		return 2;
 	}
-	FILE *f = fopen(a->definition, "rb");
-	if (!f) {
+	char *buf;
+	size_t n;
+	int rc = lu_read_path(a->definition, GW_MAX_OPERATOR_BODY, &buf, &n);
+	if (rc < 0) {
 		fprintf(stderr, "locus gateway: %s: %s\n", a->definition,
 		        strerror(errno));
 		return 2;
 	}
-	char *buf = malloc(GW_MAX_OPERATOR_BODY + 1);
-	size_t n = buf ? fread(buf, 1, GW_MAX_OPERATOR_BODY + 1, f) : 0;
-	fclose(f);
 	cJSON *def = NULL;
 	locus_error err;
-	int rc = 0;
-	if (!buf || n > GW_MAX_OPERATOR_BODY) {
+	if (rc > 0) {
 		fprintf(stderr, "locus gateway: %s: over 1 MiB\n",
 		        a->definition);
 		rc = 2;

@@ -41,6 +41,7 @@
 #include "../util/buf.h"
 #include "../util/json.h"
 #include "../util/path.h"
+#include "../util/read.h"
 
 #define GUARD                                                                  \
 	"command -v locus >/dev/null 2>&1 || { echo 'locus is not installed: " \
@@ -602,8 +603,13 @@ static bool on_path(const char *name, char *out, size_t cap)
 	return lu_path_find(getenv("PATH"), name, true, out, cap);
 }
 
+/* What run_hook reads of the command's stdout at most (an answer is a
+ * line of JSON). */
+#define HOOK_OUT_MAX ((size_t)4 << 20)
+
 /* Run `cmd` with /bin/sh -c as the agent does, `input` on stdin; the
- * status and stdout (malloc'd).  -1 when it cannot run or outlives 30 s. */
+ * status and stdout (malloc'd; NULL when over HOOK_OUT_MAX).  -1 when it
+ * cannot run or outlives 30 s. */
 static int run_hook(const char *cmd, const char *dir, const char *input,
                     char **out)
 {
@@ -647,28 +653,11 @@ static int run_hook(const char *cmd, const char *dir, const char *input,
 		off += (size_t)w;
 	}
 	close(in[1]);
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			break;
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(o[0], buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
+	char *buf;
+	size_t len;
+	if (lu_read_all(o[0], HOOK_OUT_MAX, &buf, &len))
+		buf = NULL;
 	close(o[0]);
-	if (buf)
-		buf[len] = '\0';
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
