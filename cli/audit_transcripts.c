@@ -136,11 +136,11 @@ static int parse_opts(au_opts *o, int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		int t = CLI_OPT_STEP(opts, "audit", usage, argc, argv, &i);
 		if (t == CLI_OPT_TAKEN)
 			continue;
-		if (t == CLI_OPT_NO_VALUE)
-			return cli_opt_unknown("audit", a, usage);
+		if (t)
+			return t;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 1;

@@ -560,13 +560,11 @@ static int parse_opts(int argc, char **argv, hook_opts *o,
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		bool has = i + 1 < argc;
-		cli_opt_result t = CLI_OPT_TAKE(opts, argc, argv, &i);
+		int t = CLI_OPT_STEP(opts, "hook", hook_usage, argc, argv, &i);
 		if (t == CLI_OPT_TAKEN)
 			continue;
-		if (t == CLI_OPT_FAILED)
-			return 2;
-		if (t == CLI_OPT_NO_VALUE)
-			return cli_opt_unknown("hook", s, hook_usage);
+		if (t)
+			return t;
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			hook_usage(stdout);
 			return -1;

@@ -224,14 +224,13 @@ static int parse_args(int argc, char **argv, mcp_options *o, mcp_cli *m,
 		int f = cli_backend_flag(&m->cloud, argc, argv, &i);
 		if (f > 0)
 			continue;
-		cli_opt_result t = f < 0 ? CLI_OPT_NOT_OURS
-		                         : CLI_OPT_TAKE(opts, argc, argv, &i);
+		int t = f < 0 ? CLI_OPT_NOT_OURS
+		              : CLI_OPT_STEP(opts, "mcp", mcp_usage, argc, argv,
+		                             &i);
 		if (t == CLI_OPT_TAKEN)
 			continue;
-		if (t == CLI_OPT_FAILED)
-			return 2;
-		if (t == CLI_OPT_NO_VALUE)
-			return cli_opt_unknown("mcp", a, mcp_usage);
+		if (t)
+			return t;
 		if (f < 0) {
 			fprintf(stderr, "locus mcp: bad option '%s'\n", a);
 			mcp_usage(stderr);

@@ -50,6 +50,18 @@ cli_opt_result cli_opt_take(const cli_opt *table, size_t n, int argc,
 	return CLI_OPT_NOT_OURS;
 }
 
+int cli_opt_step(const cli_opt *table, size_t n, const char *cmd,
+                 void (*usage)(FILE *), int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	cli_opt_result t = cli_opt_take(table, n, argc, argv, i);
+	if (t == CLI_OPT_FAILED)
+		return 2;
+	if (t == CLI_OPT_NO_VALUE)
+		return cli_opt_unknown(cmd, a, usage);
+	return t;
+}
+
 int cli_opt_parse(const cli_opt *table, size_t n, const char *cmd,
                   void (*usage)(FILE *), int argc, char **argv, int from)
 {

@@ -80,4 +80,14 @@ int cli_opt_parse(const cli_opt *table, size_t n, const char *cmd,
 #define CLI_OPT_TAKE(table, argc, argv, i)                                     \
 	cli_opt_take((table), CLI_OPT_N(table), (argc), (argv), (i))
 
+/* argv[*i] of a command with its own loop (operands, ranges, --help),
+   through the table: CLI_OPT_TAKEN (go on), CLI_OPT_NOT_OURS (the caller
+   reads it), else the usage status 2, printed (a refused value, or a row's
+   option without its value). */
+int cli_opt_step(const cli_opt *table, size_t n, const char *cmd,
+                 void (*usage)(FILE *), int argc, char **argv, int *i);
+#define CLI_OPT_STEP(table, cmd, usage, argc, argv, i)                         \
+	cli_opt_step((table), CLI_OPT_N(table), (cmd), (usage), (argc),        \
+	             (argv), (i))
+
 #endif
