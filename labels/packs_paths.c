@@ -577,34 +577,54 @@ static bool broad_comp(const char *g)
 	return false;
 }
 
+/* One glob component, read once for every fragment tried against it:
+   its text, its fnmatch prefilter and whether it is broad (broad_comp). */
+typedef struct glob_comp {
+	const char *g;
+	comp_filter f;
+	bool broad;
+	bool any; /* only `*`: fnmatch matches every name */
+} glob_comp;
+
+/* fnmatch(g->g, n, 0) == 0, its prefilter first. */
+static bool comp_fnmatch(const glob_comp *g, const char *n, size_t nl)
+{
+	return g->any ||
+	       (comp_filter_may(&g->f, n, nl) && fnmatch(g->g, n, 0) == 0);
+}
+
 /* Glob component g may match a component holding f (longer_start: more
    bytes may come before f; longer_end: after it). */
-static bool comp_may(const char *g, const char *f, bool longer_start,
+static bool comp_may(const glob_comp *g, const char *f, bool longer_start,
                      bool longer_end, bool computed)
 {
-	if (!computed && f[0] == '.' && broad_comp(g))
+	if (!computed && f[0] == '.' && g->broad)
 		return false;
 	char r[160];
-	if (strlen(f) + 4 > sizeof r)
+	size_t fl = strlen(f);
+	if (fl + 4 > sizeof r)
 		return true; /* too long to tell: it may */
-	if (fnmatch(g, f, 0) == 0)
+	if (comp_fnmatch(g, f, fl))
 		return true;
 	static const char *const tails[] = {"x", ".d", "tab", NULL};
 	for (const char *const *t = tails; longer_end && *t; t++) {
-		snprintf(r, sizeof r, "%s%s", f, *t);
-		if (fnmatch(g, r, 0) == 0)
+		size_t tl = strlen(*t);
+		memcpy(r, f, fl);
+		memcpy(r + fl, *t, tl + 1);
+		if (comp_fnmatch(g, r, fl + tl))
 			return true;
 	}
 	if (longer_start) {
-		snprintf(r, sizeof r, "x%s", f);
-		if (fnmatch(g, r, 0) == 0)
+		r[0] = 'x';
+		memcpy(r + 1, f, fl + 1);
+		if (comp_fnmatch(g, r, fl + 1))
 			return true;
 	}
 	return false;
 }
 
 /* The fragment's components (f) at glob components g[j...]. */
-static bool fragment_at_comps(char *const *g, size_t j, char *const *f,
+static bool fragment_at_comps(const glob_comp *g, size_t j, char *const *f,
                               size_t nf, const fragment *fr, bool computed)
 {
 	size_t len = strlen(fr->text);
@@ -613,24 +633,33 @@ static bool fragment_at_comps(char *const *g, size_t j, char *const *f,
 	for (size_t t = 0; t < nf; t++) {
 		bool ls = fr->at != COMPONENT && t == 0 && !lead;
 		bool le = fr->at == ANYWHERE && t == nf - 1 && !trail;
-		if (!comp_may(g[j + t], f[t], ls, le, computed))
+		if (!comp_may(&g[j + t], f[t], ls, le, computed))
 			return false;
-		aimed |= !broad_comp(g[j + t]);
+		aimed |= !g[j + t].broad;
 	}
 	return aimed;
 }
 
 /* computed: glob is the glob form of a word computed at run time
-   (pk_glob_form), whose `*` may be any text, a leading dot included. */
+   (pk_glob_form), whose `*` may be any text, a leading dot included.
+   Each glob component is read once (its prefilter, whether it is broad:
+   22 fnmatch calls), not once per fragment and position. */
 static bool glob_path_hits(const char *glob, const fragment *table,
                            bool computed)
 {
 	char gb[1024];
-	char *g[GLOB_MAX_COMPS];
+	char *gs[GLOB_MAX_COMPS];
+	glob_comp g[GLOB_MAX_COMPS];
 	if (strlen(glob) >= sizeof gb)
 		return true; /* too long to tell: it may */
 	memcpy(gb, glob, strlen(glob) + 1);
-	size_t ng = split_comps(gb, g, GLOB_MAX_COMPS);
+	size_t ng = split_comps(gb, gs, GLOB_MAX_COMPS);
+	for (size_t j = 0; j < ng; j++) {
+		g[j].g = gs[j];
+		comp_filter_init(&g[j].f, gs[j], strlen(gs[j]));
+		g[j].broad = broad_comp(gs[j]);
+		g[j].any = gs[j][strspn(gs[j], "*")] == '\0';
+	}
 	for (const fragment *fr = table; fr->text; fr++) {
 		char fb[128];
 		char *f[GLOB_MAX_COMPS];

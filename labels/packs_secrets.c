@@ -304,8 +304,10 @@ static bool computed_secret(const locus_shell_command *c, const ll_context *ctx)
 	(void)ctx;
 	if (!c->argv_flags)
 		return false;
-	const struct content_reader *cr = content_reader_of(c->name);
-	bool reader = cr != NULL;
+	/* the program's facts are read at its first computed word (most
+	   commands have none) */
+	const struct content_reader *cr = NULL;
+	bool reader = false;
 	size_t pattern = 0, dest = 0;
 	bool known = false;
 	for (size_t i = 1; i < c->argc; i++) {
@@ -314,6 +316,8 @@ static bool computed_secret(const locus_shell_command *c, const ll_context *ctx)
 			continue;
 		if (!known) {
 			known = true;
+			cr = content_reader_of(c->name);
+			reader = cr != NULL;
 			if (pk_data_program(c->name) ||
 			    pk_word_in(meta_programs, c->name))
 				return false;
