@@ -24,7 +24,9 @@
  *     (only an assignment word gives one: the grammar reads those in a
  *     first word, below, or after a declaration word, refused; read,
  *     printf -v and the rest make names dynamic), so word.c keeps each as
- *     written, flagged EXPANSION and DYNAMIC, as is done here;
+ *     written, flagged EXPANSION and DYNAMIC, as is done here; a bare
+ *     parameter after another bare expansion in a word is refused
+ *     (`x=$y.$1`: the grammar ends the word before the digit);
  *   - assignments NAME=value before a command's words, or alone: the
  *     same words, their argv form "NAME=value" in the command's
  *     assignments; a line whose expansions name a name it assigns is
@@ -198,6 +200,7 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 	w->start = k;
 	w->quoted = false;
 	w->expansion = false;
+	bool bare_dyn = false; /* a bare expansion so far */
 	if (s[k] == '=')
 		return false;
 	while (k < n) {
@@ -207,8 +210,21 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 			   plain word, the $x literal (word.c then keeps it
 			   static, `"a"b$x,`): such words stay with
 			   tree-sitter (found by the differential test) */
+			if (w->quoted)
+				return false;
+			/* in an assignment's value the grammar ends the word
+			   before the digit of `$1` that follows an expansion
+			   and text (`x=$y.$1` is `x=$y.$` and a command `1`;
+			   found by the differential test): a bare parameter
+			   after another bare expansion stays with
+			   tree-sitter, in any word */
+			if (bare_dyn && k + 1 < n &&
+			    (special_param((unsigned char)s[k + 1]) ||
+			     (s[k + 1] >= '0' && s[k + 1] <= '9')))
+				return false;
+			bare_dyn = true;
 			size_t e = expansion_end(s, n, k);
-			if (!e || w->quoted)
+			if (!e)
 				return false;
 			k = e;
 			w->expansion = true;

@@ -58,6 +58,7 @@ static const char *const must_refuse[] = {
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
 	"x=1 a:b", "x==b ls", "echo a\\ b",
+	"x=$1.$2", "x=$y.$1", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@",
 	"echo $#", "echo $!", "echo $$", "x$$", "echo $-", "echo ${x:-y}", "echo ${1-}",
 	"echo ${#}", "echo ${?}", "echo ${$}", "echo ${1", "echo ${1x}",
 	"echo ${@:2}", "echo ${*-a}", "echo \"a\"b$1", "echo \"a\"b$@",
