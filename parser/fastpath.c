@@ -27,6 +27,12 @@
  *     written, flagged EXPANSION and DYNAMIC, as is done here; a bare
  *     parameter after another bare expansion in a word is refused
  *     (`x=$y.$1`: the grammar ends the word before the digit);
+ *   - command substitutions $(..), bare or inside "..." (not a command
+ *     name, not after a quoted part), whose script is read by these
+ *     same rules, nested up to FP_MAX_LEVEL deep: the word keeps the
+ *     text as written, flagged SUBST and DYNAMIC (word.c's opaque), and
+ *     the script's commands are emitted after the command holding it,
+ *     as walk.c's F_SUBST frame does (emit_subst);
  *   - assignments NAME=value before a command's words, or alone: the
  *     same words, their argv form "NAME=value" in the command's
  *     assignments; a line whose expansions name a name it assigns is
@@ -41,7 +47,7 @@
  *   - a pipeline of three or more stages must not be followed by && or
  *     || (the grammar reads the next command into the pipeline).
  * Refused to tree-sitter: every other byte (a `$` of anything else:
- * $$ $# $! $-, ${..} with operators, $(..); backquote,
+ * $$ $# $! $-, ${..} with operators, $((..)); backquote,
  * glob and brace characters, ~, #, !, \ outside double quotes,
  * < > ( ) &, control and non-ASCII bytes, a newline outside quotes), a
  * keyword glued to a quote or a `$` as a first word, an empty command,
@@ -61,10 +67,17 @@
 
 #define NONE LOCUS_SHELL_NO_PARENT
 
-typedef enum fp_op { FP_END, FP_SEMI, FP_AND, FP_OR, FP_PIPE } fp_op;
+typedef enum fp_op {
+	FP_END,
+	FP_SEMI,
+	FP_AND,
+	FP_OR,
+	FP_PIPE,
+	FP_CLOSE /* the `)` that ends a substitution */
+} fp_op;
 
 /* Connector strings as walk.c spells them (compared by value only). */
-static const char *const fp_conn[] = {"", ";", "&&", "||", "|"};
+static const char *const fp_conn[] = {"", ";", "&&", "||", "|", ""};
 
 /* What the lexer knows about each byte (one lookup instead of ranges
    and a strchr per byte). */
@@ -138,11 +151,48 @@ static const char *const first_word_refused[] = {
 };
 /* clang-format on */
 
+/* Substitutions `$(..)` a word may hold (more: left to tree-sitter), and
+   how deep they may nest. */
+enum { FP_MAX_SUBST = 8, FP_MAX_LEVEL = 3 };
+
 typedef struct fp_word {
 	size_t start, end;
 	bool quoted;    /* some part is quoted */
 	bool expansion; /* some part is $NAME or ${NAME} */
+	size_t nsub;    /* its substitutions $(..), bare or in "..." */
+	size_t sub_start[FP_MAX_SUBST], sub_end[FP_MAX_SUBST];
 } fp_word;
+
+/* The names a line assigns and expands (fp_names), at most
+   FP_MAX_NAMES of each. */
+enum { FP_MAX_NAMES = 32 };
+typedef struct fp_names {
+	const char *name[FP_MAX_NAMES];
+	size_t len[FP_MAX_NAMES];
+	size_t at[FP_MAX_NAMES]; /* an expansion's `$`, an assignment's end */
+	size_t n;
+	bool full; /* a name was not recorded */
+} fp_names;
+
+static void names_add(fp_names *a, const char *name, size_t len, size_t at)
+{
+	if (a->n == FP_MAX_NAMES) {
+		a->full = true;
+		return;
+	}
+	a->name[a->n] = name;
+	a->len[a->n] = len;
+	a->at[a->n++] = at;
+}
+
+/* What the check of a line gathers (NULL while emitting: the line was
+   accepted). */
+typedef struct fp_scan {
+	fp_names assigned, expanded;
+} fp_scan;
+
+static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
+                        fp_scan *sc);
 
 static bool name_start(unsigned char c)
 {
@@ -193,14 +243,43 @@ static size_t expansion_end(const char *s, size_t n, size_t k)
 	return j < n && s[j] == '}' ? j + 1 : 0;
 }
 
-/* Lex one word at s[*i]; false when it holds anything not accepted. */
-static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
+/* The name of the expansion s[k..e) (a `$`), for the check of names a
+   line both assigns and expands; parameters are no names. */
+static void note_expansion(const char *s, size_t k, size_t e, fp_scan *sc)
+{
+	size_t b = k + 1 + (s[k + 1] == '{');
+	if (sc && name_start((unsigned char)s[b]))
+		names_add(&sc->expanded, s + b, e - b - (s[k + 1] == '{'), k);
+}
+
+/* The substitution `$(..)` at s[k] (`$(`, not `$((`): its end after the
+   `)`, or 0 when its script is not one the fast path reads. */
+static size_t subst_end(const char *s, size_t n, size_t k, unsigned level,
+                        fp_scan *sc, fp_word *w)
+{
+	if (k + 2 >= n || s[k + 2] == '(' || level + 1 > FP_MAX_LEVEL ||
+	    w->nsub == FP_MAX_SUBST)
+		return 0;
+	size_t j = k + 2;
+	if (!accepts_seq(s, n, &j, level + 1, sc))
+		return 0;
+	w->sub_start[w->nsub] = k;
+	w->sub_end[w->nsub++] = j;
+	return j;
+}
+
+/* Lex one word at s[*i]; false when it holds anything not accepted.
+   level: how many substitutions the word is in; sc: NULL once the line
+   is accepted. */
+static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
+                     unsigned level, fp_scan *sc)
 {
 	size_t k = *i;
 	w->start = k;
 	w->quoted = false;
 	w->expansion = false;
-	bool bare_dyn = false; /* a bare expansion so far */
+	w->nsub = 0;
+	bool bare_dyn = false; /* a bare expansion or substitution so far */
 	if (s[k] == '=')
 		return false;
 	while (k < n) {
@@ -209,9 +288,18 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 			/* after a quoted part the grammar reads `b$x,` as a
 			   plain word, the $x literal (word.c then keeps it
 			   static, `"a"b$x,`): such words stay with
-			   tree-sitter (found by the differential test) */
+			   tree-sitter (found by the differential test);
+			   the same for a substitution there */
 			if (w->quoted)
 				return false;
+			if (k + 1 < n && s[k + 1] == '(') {
+				size_t e = subst_end(s, n, k, level, sc, w);
+				if (!e)
+					return false;
+				k = e;
+				bare_dyn = true;
+				continue;
+			}
 			/* in an assignment's value the grammar ends the word
 			   before the digit of `$1` that follows an expansion
 			   and text (`x=$y.$1` is `x=$y.$` and a command `1`;
@@ -226,6 +314,7 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 			size_t e = expansion_end(s, n, k);
 			if (!e)
 				return false;
+			note_expansion(s, k, e, sc);
 			k = e;
 			w->expansion = true;
 		} else if (c == '\'') {
@@ -242,10 +331,20 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w)
 				if (s[k] != ' ' && s[k] != '\t' && s[k] != '\n')
 					blank = false;
 				unsigned char q = (unsigned char)s[k];
+				if (q == '$' && k + 1 < n && s[k + 1] == '(') {
+					size_t e =
+					    subst_end(s, n, k, level, sc, w);
+					if (!e)
+						return false;
+					k = e - 1;
+					blank = false;
+					continue;
+				}
 				if (q == '$') {
 					size_t e = expansion_end(s, n, k);
 					if (!e)
 						return false;
+					note_expansion(s, k, e, sc);
 					k = e - 1;
 					w->expansion = true;
 					continue;
@@ -294,8 +393,8 @@ static size_t skip_blanks(const char *s, size_t n, size_t i)
 	return i;
 }
 
-/* The operator at s[*i] (after blanks), or FP_END at the end; -1 for
-   anything else. */
+/* The operator at s[*i] (after blanks), or FP_END at the end, FP_CLOSE
+   at a `)`; -1 for anything else. */
 static int lex_op(const char *s, size_t n, size_t *i)
 {
 	size_t k = *i;
@@ -318,6 +417,9 @@ static int lex_op(const char *s, size_t n, size_t *i)
 		k++;
 		if (k < n && s[k] == '&')
 			return -1; /* |& */
+	} else if (s[k] == ')') {
+		op = FP_CLOSE;
+		k++;
 	} else {
 		return -1;
 	}
@@ -345,7 +447,9 @@ static size_t quote_end(const char *s, size_t k)
    (`if"x"`, `typeset'a'`) is read as the keyword. */
 static bool first_word_ok(const char *s, const fp_word *w)
 {
-	size_t run = 0; /* the leading unquoted bytes */
+	if (w->nsub)
+		return false; /* a command name computed by a substitution */
+	size_t run = 0;       /* the leading unquoted bytes */
 	while (w->start + run < w->end && s[w->start + run] != '\'' &&
 	       s[w->start + run] != '"' && s[w->start + run] != '$')
 		run++;
@@ -387,6 +491,8 @@ static size_t assignment_len(const char *s, const fp_word *w)
    unquoted `:` there. */
 static bool after_assignment_ok(const char *s, const fp_word *w)
 {
+	if (w->nsub)
+		return false;
 	for (size_t k = w->start; k < w->end; k++) {
 		if (s[k] == '\'' || s[k] == '"')
 			k = quote_end(s, k);
@@ -396,14 +502,6 @@ static bool after_assignment_ok(const char *s, const fp_word *w)
 	return true;
 }
 
-/* The names a line assigns (fp_names), at most FP_MAX_ASSIGNED. */
-enum { FP_MAX_ASSIGNED = 16 };
-typedef struct fp_names {
-	const char *name[FP_MAX_ASSIGNED];
-	size_t len[FP_MAX_ASSIGNED];
-	size_t n;
-} fp_names;
-
 static bool names_has(const fp_names *a, const char *name, size_t len)
 {
 	for (size_t i = 0; i < a->n; i++)
@@ -412,75 +510,67 @@ static bool names_has(const fp_names *a, const char *name, size_t len)
 	return false;
 }
 
-/* No expansion of the accepted line s names a name it assigns: the
-   constants pass would resolve it (`X=rm; $X -rf /`), which is left to
-   tree-sitter.  Every other name has no value the pass knows. */
-static bool expands_no_assigned(const char *s, size_t n, const fp_names *a)
+/* No expansion of the accepted line names a name it assigns: the
+   constants pass would resolve it (`X=rm; $X -rf /`, also inside a
+   substitution), which is left to tree-sitter.  Every other name has no
+   value the pass knows. */
+static bool expands_no_assigned(const fp_scan *sc)
 {
-	bool sq = false, dq = false;
-	for (size_t k = 0; k < n; k++) {
-		char c = s[k];
-		if (sq) {
-			sq = c != '\'';
-		} else if (c == '\'' && !dq) {
-			sq = true;
-		} else if (c == '"') {
-			dq = !dq;
-		} else if (c == '\\' && dq) {
-			k++;
-		} else if (c == '$') {
-			size_t e = expansion_end(s, n, k);
-			size_t b = k + 1 + (s[k + 1] == '{');
-			size_t l = e - b - (s[k + 1] == '{');
-			if (names_has(a, s + b, l))
-				return false;
-			k = e - 1;
-		}
-	}
+	if (sc->assigned.n == 0)
+		return true;
+	if (sc->assigned.full || sc->expanded.full)
+		return false;
+	for (size_t i = 0; i < sc->expanded.n; i++)
+		if (names_has(&sc->assigned, sc->expanded.name[i],
+		              sc->expanded.len[i]))
+			return false;
 	return true;
 }
 
-/* The words and operators of s[0..n) are all the fast path reads. */
-static bool accepts_shape(const char *s, size_t n)
+/* The commands of a script from s[*i]: its words and operators are all
+   the fast path reads.  At level 0 the script is the line and ends with
+   it; inside a substitution (level > 0) it ends with the `)` after a
+   command, which is consumed. */
+static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
+                        fp_scan *sc)
 {
-	size_t i = 0;
 	size_t stages = 1; /* of the current pipeline */
-	fp_names assigned = {0};
 	for (;;) {
 		/* one command: leading assignments, then words; at least one
 		   of either */
-		i = skip_blanks(s, n, i);
+		*i = skip_blanks(s, n, *i);
 		size_t nw = 0, na = 0;
 		for (;;) {
 			fp_word w;
-			if (i >= n || !word_start((unsigned char)s[i]))
+			if (*i >= n || !word_start((unsigned char)s[*i]))
 				break;
-			if (!lex_word(s, n, &i, &w))
+			if (!lex_word(s, n, i, &w, level, sc))
 				return false;
 			size_t al = nw == 0 ? assignment_len(s, &w) : 0;
 			/* `x=|`: the grammar takes the | into the value */
-			if (al && w.end == w.start + al && i < n && s[i] == '|')
+			if (al && w.end == w.start + al && *i < n &&
+			    (s[*i] == '|' || s[*i] == ')'))
 				return false;
 			if (al) {
-				if (assigned.n == FP_MAX_ASSIGNED)
-					return false;
-				assigned.name[assigned.n] = s + w.start;
-				assigned.len[assigned.n++] = al - 1;
+				if (sc)
+					names_add(&sc->assigned, s + w.start,
+					          al - 1, w.end);
 				na++;
 			} else if (nw++ == 0 &&
 			           (!first_word_ok(s, &w) ||
 			            (na && !after_assignment_ok(s, &w)))) {
 				return false;
 			}
-			i = skip_blanks(s, n, i);
+			*i = skip_blanks(s, n, *i);
 		}
 		if (nw + na == 0)
 			return false; /* empty command, or a refused byte */
-		int op = lex_op(s, n, &i);
-		if (op < 0)
+		int op = lex_op(s, n, i);
+		if (op < 0 || (op == FP_END && level > 0) ||
+		    (op == FP_CLOSE && level == 0))
 			return false;
-		if (op == FP_END)
-			break;
+		if (op == FP_END || op == FP_CLOSE)
+			return true;
 		/* The grammar reads `a | b | c && d` as a pipeline whose last
 		   stage is `c && d` (found by the differential test; bash
 		   runs d after the pipeline): a different pipeline number,
@@ -488,10 +578,25 @@ static bool accepts_shape(const char *s, size_t n)
 		if ((op == FP_AND || op == FP_OR) && stages >= 3)
 			return false;
 		stages = op == FP_PIPE ? stages + 1 : 1;
-		if (op == FP_SEMI && skip_blanks(s, n, i) >= n)
-			break; /* `cmd;` */
+		if (op == FP_SEMI) {
+			size_t k = skip_blanks(s, n, *i);
+			if (level == 0 && k >= n)
+				return true; /* `cmd;` */
+			if (level > 0 && k < n && s[k] == ')') {
+				*i = k + 1; /* `$(cmd;)` */
+				return true;
+			}
+		}
 	}
-	return assigned.n == 0 || expands_no_assigned(s, n, &assigned);
+}
+
+static bool accepts_shape(const char *s, size_t n)
+{
+	fp_scan sc;
+	sc.assigned.n = sc.expanded.n = 0;
+	sc.assigned.full = sc.expanded.full = false;
+	size_t i = 0;
+	return accepts_seq(s, n, &i, 0, &sc) && expands_no_assigned(&sc);
 }
 
 bool lp_fastpath_accepts(const char *s, size_t n)
@@ -505,21 +610,41 @@ bool lp_fastpath_accepts(const char *s, size_t n)
 
 /* ---- building the raw commands ------------------------------------------ */
 
+/* The substitution of w at s[*k], if one starts there: copied as written
+   (word.c keeps a substitution's text), *k at its last byte. */
+static bool copy_subst(const char *s, const fp_word *w, size_t *sj, size_t *k,
+                       char *v, size_t *o)
+{
+	if (*sj >= w->nsub || w->sub_start[*sj] != *k)
+		return false;
+	size_t l = w->sub_end[*sj] - *k;
+	memcpy(v + *o, s + *k, l);
+	*o += l;
+	*k += l - 1;
+	++*sj;
+	return true;
+}
+
 /* The argv value of an accepted word: quote removal as word.c does it
-   (inside "...", a backslash escapes only \ and "). */
+   (inside "...", a backslash escapes only \ and "; a substitution is
+   kept as written). */
 static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
 {
 	char *v = lp_arena_alloc_raw(a, w->end - w->start + 1);
 	if (!v)
 		return NULL;
-	size_t o = 0;
+	size_t o = 0, sj = 0;
 	for (size_t k = w->start; k < w->end; k++) {
 		char c = s[k];
-		if (c == '\'') {
+		if (copy_subst(s, w, &sj, &k, v, &o)) {
+			continue;
+		} else if (c == '\'') {
 			for (k++; s[k] != '\''; k++)
 				v[o++] = s[k];
 		} else if (c == '"') {
 			for (k++; s[k] != '"'; k++) {
+				if (copy_subst(s, w, &sj, &k, v, &o))
+					continue;
 				if (s[k] == '\\' &&
 				    (s[k + 1] == '\\' || s[k + 1] == '"'))
 					k++;
@@ -542,8 +667,59 @@ typedef struct fp_state {
 	bool piped;
 	size_t producer;
 	size_t
-	    pipeline; /* SIZE_MAX: a number of its own (finish() in walk.c) */
+	    pipeline;   /* SIZE_MAX: a number of its own (finish() in walk.c) */
+	unsigned level; /* how many substitutions the script is in */
 } fp_state;
+
+static int emit_one(fp_state *st, size_t *i);
+
+/* The commands of the substitution at s[at] (`$(`), as walk.c's F_SUBST
+   frame emits them after the command idx whose word holds it: origin
+   "substitution", idx their parent, one level deeper, a sequence of its
+   own (connector "", pipeline numbers from the context's counter). */
+static void emit_subst(const fp_state *st, size_t at, size_t idx)
+{
+	lp_ctx *ctx = st->t->ctx;
+	if (!lp_depth_ok(ctx, st->depth + 1))
+		return;
+	fp_state in = {st->t,
+	               LOCUS_ORIGIN_SUBSTITUTION,
+	               idx != NONE ? idx : st->parent,
+	               st->depth + 1,
+	               "",
+	               false,
+	               NONE,
+	               SIZE_MAX,
+	               st->level + 1};
+	const char *s = st->t->src;
+	size_t n = st->t->len, i = at + 2;
+	for (;;) {
+		if (lp_out_of_time(ctx))
+			break;
+		int op = emit_one(&in, &i);
+		if (op == FP_CLOSE || op == FP_END)
+			break;
+		size_t k = skip_blanks(s, n, i);
+		if (op == FP_SEMI && k < n && s[k] == ')')
+			break; /* `$(cmd;)` */
+	}
+}
+
+/* The substitutions in the words of the command from s[from], in source
+   order, each after the command idx (walk.c: push_substs); the words are
+   lexed again (only a command that holds one pays for it). */
+static void emit_substs(const fp_state *st, size_t from, size_t idx)
+{
+	const char *s = st->t->src;
+	size_t n = st->t->len, i = skip_blanks(s, n, from);
+	while (i < n && word_start((unsigned char)s[i])) {
+		fp_word w;
+		lex_word(s, n, &i, &w, st->level, NULL);
+		for (size_t k = 0; k < w.nsub; k++)
+			emit_subst(st, w.sub_start[k], idx);
+		i = skip_blanks(s, n, i);
+	}
+}
 
 /* One command from s[*i]; returns the operator after it. */
 static int emit_one(fp_state *st, size_t *i)
@@ -555,9 +731,12 @@ static int emit_one(fp_state *st, size_t *i)
 	lp_wordvec words = {0}, assigns = {0};
 	size_t start = 0, end = 0;
 	*i = skip_blanks(s, n, *i);
+	size_t from = *i;
+	bool substs = false;
 	while (*i < n && word_start((unsigned char)s[*i])) {
 		fp_word w;
-		lex_word(s, n, i, &w);
+		lex_word(s, n, i, &w, st->level, NULL);
+		substs |= w.nsub > 0;
 		if (words.n == 0 && assigns.n == 0)
 			start = w.start;
 		end = w.end;
@@ -569,7 +748,8 @@ static int emit_one(fp_state *st, size_t *i)
 		    lp_arena_strndup(ctx->arena, s + w.start, w.end - w.start),
 		    (w.quoted ? LOCUS_WORD_QUOTED : 0) |
 		        (w.expansion ? LOCUS_WORD_EXPANSION | LOCUS_WORD_DYNAMIC
-		                     : 0)};
+		                     : 0) |
+		        (w.nsub ? LOCUS_WORD_SUBST | LOCUS_WORD_DYNAMIC : 0)};
 		if (!lw.value || !lw.text)
 			lw.value = lw.text = "";
 		lp_wordvec_push(ctx->arena, assign ? &assigns : &words, lw);
@@ -610,6 +790,8 @@ static int emit_one(fp_state *st, size_t *i)
 	}
 	lp_checks_command(t, &raw);
 	size_t idx = lp_emit(ctx, &raw);
+	if (substs)
+		emit_substs(st, from, idx);
 
 	st->piped = op == FP_PIPE;
 	st->producer = st->piped ? idx : NONE;
@@ -627,7 +809,7 @@ bool lp_fastpath_walk(lp_tree *t, const char *origin, size_t parent,
 	/* As the walk does: no constants for this script's words. */
 	lp_vars *saved = ctx->vars;
 	ctx->vars = NULL;
-	fp_state st = {t, origin, parent, depth, "", false, NONE, SIZE_MAX};
+	fp_state st = {t, origin, parent, depth, "", false, NONE, SIZE_MAX, 0};
 	size_t i = 0;
 	for (;;) {
 		if (lp_out_of_time(ctx))

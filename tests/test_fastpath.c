@@ -47,6 +47,14 @@ static const char *const must_accept[] = {
 	"echo $1", "echo $@", "echo $?", "echo ${1}", "x=\"$1\"",
 	"f \"$@\" $* ${10} $10 ${@} ${*} $0", "$1 -rf /", "\"$@\"",
 	"set -- rm -rf; $1 $2 /", "eval \"$@\"", "sh -c \"$1\" $2",
+	"x=$(ls)", "x=\"$(git rev-parse HEAD)\"", "echo $(a | b) \"$(c && d)\"",
+	"a $(b $(c)) d", "echo \"$(echo \"a b\")\"", "echo $(ls;)",
+	"f \"x $(g 'y z') w\"", "echo $(rm -rf /)", "cat $(find . -name x) | wc",
+	"x=$(a) y=\"$(b)\" c $(d) e", "echo $(a)$(b)x$(c)", "v=$(sh -c 'rm x')",
+	"echo $( ls ) \"$( a; b )\"", "a $(b) | c $(d) && e $(f) || g",
+	"echo \"$(echo \")\")\"", "echo $(echo ')') \"$(echo '\"')\"",
+	"echo $(echo \"$(echo \"$(id)\")\")", "sudo $(which ls) -la",
+	"echo $(sudo rm -rf / | tee x)", "x=$(eval \"$1\")",
 	NULL,
 };
 /* clang-format on */
@@ -58,18 +66,29 @@ static const char *const must_refuse[] = {
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
 	"x=1 a:b", "x==b ls", "echo a\\ b",
-	"x=$1.$2", "x=$y.$1", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@",
 	"echo $#", "echo $!", "echo $$", "x$$", "echo $-", "echo ${x:-y}", "echo ${1-}",
 	"echo ${#}", "echo ${?}", "echo ${$}", "echo ${1", "echo ${1x}",
 	"echo ${@:2}", "echo ${*-a}", "echo \"a\"b$1", "echo \"a\"b$@",
-	"echo ${#x}", "echo ${x", "echo $", "echo \"$\"", "echo $(id)",
-	"echo ${x[0]}", "echo \"$(id)\"", "echo \"\\$x\"",
+	"echo ${#x}", "echo ${x", "echo $", "echo \"$\"",
+	"echo ${x[0]}", "echo \"\\$x\"",
 	"if$x", "do${x}", "cd $CDPATH", "echo \"$PS4\"", "$X=1 ls",
 	"if true; then ls; fi", "export A", "unset A", "let x", "! ls",
 	"ls\nwc", "echo \" \"", "echo \"\t\"x", "z@x", "x%1", "x+: a",
 	"if\"x\"", "typeset'a'", "- a=b x", "\"\\ \"\"h\"", "ls |", "| ls", "ls;;", "ls ; ; wc", "(ls)",
 	"echo \"a\\\n\"", "echo 'open", "echo \xc3\xa9", "ls\r", "read PS4",
 	"a | b | c && d", "a | b | c | d || e", "echo ==", "== x", "[ -f x ]",
+	"echo $((1+2))", "echo $(", "echo $(ls", "echo $()", "echo $( )",
+	"echo $(ls) )", "echo $(a\nb)", "echo $(ls #c)", "echo $(`id`)",
+	"echo $(cat <<E\nx\nE\n)", "echo $(a & b)", "$(which rm) -rf /",
+	"x$(a) b", "x=$(ls) $x", "x=$(a); echo $x", "echo $(x=1; echo $x)",
+	"echo \"a\"$(b)", "echo $(a $(b $(c $(d))))", "echo $(ls 2>&1)",
+	"echo $(ls >|x)", "echo $(a;;)", "echo $(case x in a) b;; esac)",
+	"echo $(x=)", "echo $(a || )", "x=$1.$2", "x=$y.$1", "x=$x.a; y=$x", "x=1 y=\"$x\"", "x=1; $(echo $x)",
+	"$(x=1) $x", "x=\"$x\" $x", "x=$(a).$2", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@", "echo $(| a)", "echo \"$(a\")",
+	"echo $(PS4=x a)", "echo $(a |& b)",
+	"echo $(<x)", "echo $(a <<< x)", "echo $(a &> x)", "echo $(exec 3>&1)",
+	"x=$(a) y=$x b", "echo $(if true; then rm x; fi)",
+	"echo $(ls)\\", "echo $(ls)'", "echo ${x:-$(rm x)}", "echo `rm x`",
 	NULL,
 };
 /* clang-format on */
@@ -189,6 +208,9 @@ static void add_quoted(char *buf, size_t *n, size_t cap, const char *s)
 	add(buf, n, cap, q);
 }
 
+static void gen_line(char *buf, size_t cap);
+static int gen_depth; /* substitutions generated inside each other */
+
 static void gen_word(char *buf, size_t *n, size_t cap, bool first)
 {
 	size_t pieces = 1 + (pick(4) == 0) + (pick(8) == 0);
@@ -209,6 +231,28 @@ static void gen_word(char *buf, size_t *n, size_t cap, bool first)
 				add(buf, n, cap, "\"a ");
 			add(buf, n, cap, PICK(expansions));
 			if (q == 0)
+				add(buf, n, cap, "\"");
+			if (q == 1)
+				add(buf, n, cap, pick(2) ? " b\"" : "\"");
+		} else if (r < 29 && gen_depth < 3) {
+			/* a substitution of a generated line, bare or in
+			   double quotes, or an assignment of one */
+			char inner[200];
+			size_t q = pick(4);
+			gen_depth++;
+			gen_line(inner, sizeof inner);
+			gen_depth--;
+			if (q == 0)
+				add(buf, n, cap, "\"");
+			if (q == 1)
+				add(buf, n, cap, "\"a ");
+			bool dq = q == 0 || (q == 2 && pick(2));
+			if (q == 2)
+				add(buf, n, cap, dq ? "x=\"" : "x=");
+			add(buf, n, cap, "$(");
+			add(buf, n, cap, inner);
+			add(buf, n, cap, pick(8) ? ")" : pick(2) ? ";)" : " )");
+			if (dq)
 				add(buf, n, cap, "\"");
 			if (q == 1)
 				add(buf, n, cap, pick(2) ? " b\"" : "\"");
@@ -275,6 +319,78 @@ static void gen_line(char *buf, size_t cap)
 	}
 	if (pick(10) == 0)
 		add(buf, &n, cap, pick(2) ? ";" : " ");
+}
+
+/* A line of the shapes the fast path reads, dense in substitutions (the
+   batch above draws too many refused bytes to reach one often): plain
+   words, arguments, expansions and quoted strings, `$(..)` bare, in
+   double quotes and as an assignment's value, nested up to four deep
+   (three are read), with hostile contents drawn now and then. */
+static void gen_subst_line(char *buf, size_t cap, int depth)
+{
+	static const char *const ops[] = {" | ",  " && ", "; ",
+	                                  " || ", "|",    ";"};
+	/* clang-format off */
+	static const char *const odd[] = {
+		"2>&1", ">|x", "&>x", "<<<x", "3>&1", ">$(a)", "`id`", "$((1))",
+		"'a;b'", "\"a|b\"", "\")\"", "')'", "#", "&", "\"$(\"", "(a)",
+		"${x:-$(a)}", "$@", "\"$@\"", "$1", "${10}", "$?", "$#", "$$",
+		"x=$(a)", "=x", "\"\"", "''", "\"\\\"\"", "$x", "\"$x\"",
+	};
+	static const char *const plain_programs[] = {
+	    "ls",   "cat",  "grep", "git",     "rm",   "echo", "printf",
+	    "sh",   "bash", "sudo", "env",     "find", "curl", "eval",
+	    "tr",   "cut",  "head", "python3", "jq",   "xargs", "sed",
+	    "date", "id",   "tee",  "command", "exec", "nohup", "basename"};
+	/* clang-format on */
+	size_t n = 0;
+	buf[0] = '\0';
+	size_t cmds = 1 + pick(depth ? 2 : 3);
+	for (size_t c = 0; c < cmds; c++) {
+		if (c)
+			add(buf, &n, cap, PICK(ops));
+		if (pick(4) == 0) {
+			add(buf, &n, cap, pick(2) ? "x=" : "PATH_X=");
+			if (pick(2) == 0) {
+				add(buf, &n, cap, PICK(args));
+				add(buf, &n, cap, " ");
+			}
+		}
+		size_t words = 1 + pick(depth ? 2 : 4);
+		for (size_t w = 0; w < words; w++) {
+			if (w)
+				add(buf, &n, cap, " ");
+			size_t r = pick(10);
+			if (w == 0 && !(buf[n ? n - 1 : 0] == '='))
+				add(buf, &n, cap,
+				    pick(4) ? PICK(plain_programs)
+				            : PICK(programs));
+			else if (r < 4 && depth < 4) {
+				char inner[200];
+				gen_subst_line(inner, sizeof inner, depth + 1);
+				size_t q = pick(3);
+				if (q == 0)
+					add(buf, &n, cap, "\"");
+				if (q == 1)
+					add(buf, &n, cap, "\"a ");
+				add(buf, &n, cap, "$(");
+				add(buf, &n, cap, inner);
+				add(buf, &n, cap, pick(10) ? ")" : ";)");
+				if (q == 0)
+					add(buf, &n, cap, "\"");
+				if (q == 1)
+					add(buf, &n, cap, " b\"");
+			} else if (r < 5 && pick(2)) {
+				add(buf, &n, cap, PICK(odd));
+			} else if (r < 6) {
+				add_quoted(buf, &n, cap, PICK(payloads));
+			} else if (r < 7) {
+				add(buf, &n, cap, PICK(expansions));
+			} else {
+				add(buf, &n, cap, PICK(args));
+			}
+		}
+	}
 }
 
 /* Every byte in four places, against the byte classes the fast path's
@@ -355,7 +471,10 @@ int main(int argc, char **argv)
 	char line[512];
 	if (print) {
 		for (size_t i = 0; i < count; i++) {
-			gen_line(line, sizeof line);
+			if (i % 4 == 3)
+				gen_subst_line(line, sizeof line, 0);
+			else
+				gen_line(line, sizeof line);
 			printf("%s\n", line);
 		}
 		return 0;
@@ -381,7 +500,10 @@ int main(int argc, char **argv)
 	}
 	size_t acc0 = fuzz_fastpath_accepted, tot0 = fuzz_fastpath_total;
 	for (size_t i = 0; i < count; i++) {
-		gen_line(line, sizeof line);
+		if (i % 4 == 3)
+			gen_subst_line(line, sizeof line, 0);
+		else
+			gen_line(line, sizeof line);
 		LLVMFuzzerTestOneInput((const uint8_t *)line, strlen(line));
 	}
 	size_t acc = fuzz_fastpath_accepted - acc0;
