@@ -159,7 +159,9 @@ typedef struct fp_word {
 	size_t start, end;
 	bool quoted;    /* some part is quoted */
 	bool expansion; /* some part is $NAME or ${NAME} */
-	size_t nsub;    /* its substitutions $(..), bare or in "..." */
+	/* a bare `$` after a bare expansion or substitution */
+	bool second_bare;
+	size_t nsub; /* its substitutions $(..), bare or in "..." */
 	size_t sub_start[FP_MAX_SUBST], sub_end[FP_MAX_SUBST];
 } fp_word;
 
@@ -279,6 +281,7 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
 	w->quoted = false;
 	w->expansion = false;
 	w->nsub = 0;
+	w->second_bare = false;
 	bool bare_dyn = false; /* a bare expansion or substitution so far */
 	if (s[k] == '=')
 		return false;
@@ -292,6 +295,7 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
 			   the same for a substitution there */
 			if (w->quoted)
 				return false;
+			w->second_bare |= bare_dyn;
 			if (k + 1 < n && s[k + 1] == '(') {
 				size_t e = subst_end(s, n, k, level, sc, w);
 				if (!e)
@@ -550,6 +554,13 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 			/* `x=|`: the grammar takes the | into the value */
 			if (al && w.end == w.start + al && *i < n &&
 			    (s[*i] == '|' || s[*i] == ')'))
+				return false;
+			/* in an assignment's value the grammar may end the
+			   word at a second bare expansion (`S=$T:$L,c` is
+			   `S=$T:$` and a command `L,c`; `S=$T$L$M,c`; found on
+			   batch 2's held-out lines): such values stay with
+			   tree-sitter */
+			if (al && w.second_bare)
 				return false;
 			if (al) {
 				if (sc)

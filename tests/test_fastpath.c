@@ -84,7 +84,9 @@ static const char *const must_refuse[] = {
 	"echo \"a\"$(b)", "echo $(a $(b $(c $(d))))", "echo $(ls 2>&1)",
 	"echo $(ls >|x)", "echo $(a;;)", "echo $(case x in a) b;; esac)",
 	"echo $(x=)", "echo $(a || )", "x=$1.$2", "x=$y.$1", "x=$x.a; y=$x", "x=1 y=\"$x\"", "x=1; $(echo $x)",
-	"$(x=1) $x", "x=\"$x\" $x", "x=$(a).$2", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@", "echo $(| a)", "echo \"$(a\")",
+	"$(x=1) $x", "x=\"$x\" $x", "x=$(a).$2", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@",
+	"S=$T:$L,c", "S=$T$L$M,c", "S=${T}:$L,c", "S=$(a):$L,c", "S=a:$L:$M,c",
+	"S=$S:$Le_HTTPPort,crlf", "x=1 S=$T:$L.c y", "echo $(| a)", "echo \"$(a\")",
 	"echo $(PS4=x a)", "echo $(a |& b)",
 	"echo $(<x)", "echo $(a <<< x)", "echo $(a &> x)", "echo $(exec 3>&1)",
 	"x=$(a) y=$x b", "echo $(if true; then rm x; fi)",
@@ -355,6 +357,17 @@ static void gen_subst_line(char *buf, size_t cap, int depth)
 				add(buf, &n, cap, PICK(args));
 				add(buf, &n, cap, " ");
 			}
+		} else if (pick(4) == 0) {
+			/* a value of expansions and text glued (the grammar
+			   ends some at a second expansion) */
+			static const char *const pieces[] = {
+			    "$a", "${b}", "$1", "$@",   ":",      ",",
+			    ".",  "-c",   "/",  "$(a)", "\"$c\"", "'d'",
+			    "e",  "+",    "^",  "%",    "="};
+			add(buf, &n, cap, "v=");
+			for (size_t p = 1 + pick(4); p > 0; p--)
+				add(buf, &n, cap, PICK(pieces));
+			add(buf, &n, cap, pick(2) ? " " : "; ");
 		}
 		size_t words = 1 + pick(depth ? 2 : 4);
 		for (size_t w = 0; w < words; w++) {
