@@ -506,18 +506,24 @@ static bool after_assignment_ok(const char *s, const fp_word *w)
 	return true;
 }
 
-static bool names_has(const fp_names *a, const char *name, size_t len)
+/* An assignment in a of the name, ending at or before `at`. */
+static bool assigned_before(const fp_names *a, const char *name, size_t len,
+                            size_t at)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->len[i] == len && !memcmp(a->name[i], name, len))
+		if (a->len[i] == len && a->at[i] <= at &&
+		    !memcmp(a->name[i], name, len))
 			return true;
 	return false;
 }
 
-/* No expansion of the accepted line names a name it assigns: the
-   constants pass would resolve it (`X=rm; $X -rf /`, also inside a
-   substitution), which is left to tree-sitter.  Every other name has no
-   value the pass knows. */
+/* No expansion of the accepted line comes after an assignment of its
+   name: the constants pass would resolve it (`X=rm; $X -rf /`, also
+   inside a substitution), which is left to tree-sitter.  An expansion
+   before the end of the name's first assignment (`x="$x a"`, `echo $x;
+   x=1`) has no value to the pass (vars.c: lp_vars_lookup reads a value
+   only from the end of the assignment that set it on), nor has any
+   other name. */
 static bool expands_no_assigned(const fp_scan *sc)
 {
 	if (sc->assigned.n == 0)
@@ -525,8 +531,8 @@ static bool expands_no_assigned(const fp_scan *sc)
 	if (sc->assigned.full || sc->expanded.full)
 		return false;
 	for (size_t i = 0; i < sc->expanded.n; i++)
-		if (names_has(&sc->assigned, sc->expanded.name[i],
-		              sc->expanded.len[i]))
+		if (assigned_before(&sc->assigned, sc->expanded.name[i],
+		                    sc->expanded.len[i], sc->expanded.at[i]))
 			return false;
 	return true;
 }

@@ -54,7 +54,8 @@ static const char *const must_accept[] = {
 	"echo $( ls ) \"$( a; b )\"", "a $(b) | c $(d) && e $(f) || g",
 	"echo \"$(echo \")\")\"", "echo $(echo ')') \"$(echo '\"')\"",
 	"echo $(echo \"$(echo \"$(id)\")\")", "sudo $(which ls) -la",
-	"echo $(sudo rm -rf / | tee x)", "x=$(eval \"$1\")",
+	"echo $(sudo rm -rf / | tee x)", "x=$(eval \"$1\")", "x=\"$x a\"", "x=${x}y z=$z",
+	"echo $x; x=1", "x=\"$(f \"$x\")\"", "a $x | x=2",
 	NULL,
 };
 /* clang-format on */
