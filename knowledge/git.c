@@ -152,3 +152,11 @@ bool lk_git_sub_output_opts(const char *sub)
 	    "stash|";
 	return sub && *sub && lk_bar_has(list, sub, strlen(sub));
 }
+
+bool lk_git_rev_value_opt(const char *opt)
+{
+	static const char list[] =
+	    "|-n|--max-count|--skip|--author|--committer|--grep|--since|"
+	    "--until|--after|--before|-S|-G|-O|--diff-filter|";
+	return opt && *opt && lk_bar_has(list, opt, strlen(opt));
+}

@@ -62,4 +62,10 @@ bool lk_git_key_inert(const char *key, size_t n);
    stops on a usage error. */
 bool lk_git_sub_output_opts(const char *sub);
 
+/* The option word `opt` of those subcommands takes the next word as its
+   value (`git log -n "$N"`, `--author "$A"`): exact spellings only,
+   checked in git 2.39 inside bubblewrap (`git log OPT --output=F` did
+   not create F). */
+bool lk_git_rev_value_opt(const char *opt);
+
 #endif

@@ -91,8 +91,13 @@ size_t ll_first_dynamic_arg(const locus_shell_command *c);
 /* The first argv index (>= from, >= 1) whose word may be an option locus
    cannot read (LOCUS_WORD_MAY_BE_OPTION: a run-time value or glob that
    may start with '-' or '+', or split), before a literal `--`; 0 when
-   there is none. */
-size_t ll_first_option_word(const locus_shell_command *c, size_t from);
+   there is none.  A literal option for which takes_value(word, arg)
+   (NULL: none) holds takes the next word as its value: that word is
+   skipped when it cannot split. */
+size_t ll_first_option_word(const locus_shell_command *c, size_t from,
+                            bool (*takes_value)(const char *opt,
+                                                const void *arg),
+                            const void *arg);
 #define LL_REASON_OPTION_WORD                                                  \
 	"an argument known only at run time may be this option"
 /* The reason added beside a tag that a run-time argument may select. */

@@ -996,6 +996,22 @@ static void add_option_word(ll_judgement *j, uint32_t tags, const char *reason)
 	add_reason(j, LL_REASON_OPTION_WORD);
 }
 
+/* The option word o of row p takes the next word as its value (the
+   row's `reads` grammar: make -C DIR, -f FILE). */
+static bool row_value_opt(const char *o, const void *p)
+{
+	const lk_program *row = p;
+	const char *v;
+	return row && row->reads &&
+	       (lk_reads_word(row->reads, o, &v) & LK_RW_NEXT);
+}
+
+static bool git_value_opt(const char *o, const void *p)
+{
+	(void)p;
+	return lk_git_rev_value_opt(o);
+}
+
 #define LL_REASON_GIT_OUTPUT "git --output (and archive -o) writes any file"
 
 /*
@@ -1033,7 +1049,10 @@ static void judge_option_word(const locus_shell_command *c, const view *v,
 static void judge_dynamic(const locus_shell_command *c, const view *v,
                           const lk_program *prog, bool query, ll_judgement *j)
 {
-	size_t opt = ll_first_option_word(c, 1);
+	bool git = lu_streq(v->prog, "git");
+	size_t opt = ll_first_option_word(
+	    c, git && v->sub ? (size_t)(v->args - c->argv) : 1,
+	    git ? git_value_opt : row_value_opt, prog);
 	if (opt)
 		judge_option_word(c, v, prog, opt, j);
 	size_t dyn = ll_first_dynamic_arg(c);
