@@ -491,6 +491,42 @@ void lp_checks_begin(lp_tree *t, lp_checks_state *cs, TSNode root)
 	check_gap(t, &outer, ts_node_end_byte(root), (uint32_t)t->len, 0, 0);
 }
 
+/* A word of a command line: a name, an assignment or an argument. */
+static bool word_like(const lp_syms *sy, TSSymbol k)
+{
+	return k == sy->command_name || k == sy->variable_assignment ||
+	       (lp_kind_is(sy, k, LP_KIND_TEST_WORD) &&
+	        k != sy->test_operator && k != sy->regex);
+}
+
+/*
+ * Misparse S10 (docs/design.md): two words of one command with no byte
+ * between them are one word to bash (the grammar joins touching pieces
+ * into a concatenation).  The grammar splits `x=z$E$E/b rm -rf /` after
+ * the second `$`: assignment `x=z$E$`, command `E/b`, and the rm becomes
+ * its argument (found by fuzz_fastpath, where the fast path reads the
+ * line as bash does).  A redirect may touch a word (`a>b`), so only
+ * words are compared, and two touching arguments are left to the walk,
+ * which joins them (S1).
+ */
+static void check_split_word(lp_tree *t, const lp_tnode *p, uint32_t s,
+                             TSSymbol k)
+{
+	const lp_syms *sy = t->sy;
+	if (p->kind != sy->command || !p->has_prev || p->prev_end != s ||
+	    !word_like(sy, p->prev_kind) || !word_like(sy, k))
+		return;
+	/* two arguments that touch are joined by the walk (S1's rule) */
+	if (p->prev_kind != sy->command_name &&
+	    p->prev_kind != sy->variable_assignment &&
+	    k != sy->variable_assignment)
+		return;
+	lp_unparsed(t->ctx,
+	            "two words of one command touch at byte %u: the "
+	            "grammar split one word (misparse)",
+	            s);
+}
+
 void lp_checks_node(lp_tree *t, lp_checks_state *cs, lp_tnode *f, lp_tnode *p)
 {
 	const lp_syms *sy = t->sy;
@@ -500,6 +536,8 @@ void lp_checks_node(lp_tree *t, lp_checks_state *cs, lp_tnode *f, lp_tnode *p)
 		/* the gap before this child */
 		uint32_t gs = p->has_prev ? p->prev_end : p->start;
 		check_gap(t, p, gs, s, s < t->len ? t->src[s] : 0, k);
+		if (f->named)
+			check_split_word(t, p, s, k);
 		p->has_prev = true;
 		p->prev_kind = k;
 		p->prev_end = e;

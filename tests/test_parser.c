@@ -563,6 +563,15 @@ static const check_case checks[] = {
 	{"echo 2\\\n>f", "line continuation"},
 	{"echo a \\\n  b", NULL},
 	{"make &&\\\n  make install", NULL},
+	/* touching words split by the grammar (S10): bash runs rm with x
+	   set; the tree shows command `E/b` (found by fuzz_fastpath) */
+	{"x=z$E$E/b rm -rf /tmp/x", "split one word"},
+	{"x=z$E/D$E/b rm -rf /tmp/x <<EOF\nhi\nEOF", "split one word"},
+	{"ze=40z$DEST/b_D$DEST/b_$Nt .tx&& eczf /", "split one word"},
+	{"'r'\\m -rf x", "split one word"},
+	{"echo 'r'\\m", NULL}, /* two arguments: joined by the walk */
+	{"x=$E$E/b y", NULL},
+	{"a=b c=d e f>g", NULL},
 	/* heredoc delimiters (S4) and ends */
 	{"cat <<E\"OF\"\nx\nEOF\nrm -rf /\nE\"OF\"", "delimiter"},
 	{"cat <<\"EOF\"\nx\nEOF", NULL},
