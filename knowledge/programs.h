@@ -56,6 +56,9 @@ enum {
 	                               symlink goes itself, what it points to
 	                               stays (the last component is not
 	                               followed) */
+	LK_ABBREVS = 1u << 20,      /* takes any unique prefix of a long option
+	                               (Java's joptsimple, Python's argparse):
+	                               `--log` may be `--log-retention-ms` */
 };
 
 /* ---- name rules (lk_program.names) ----------------------------------- */

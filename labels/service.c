@@ -479,8 +479,9 @@ static bool drops_safeguard(const char *a)
 	return prefix_of(safeguards, last, (size_t)(name + len - last));
 }
 
-/* A long option whose last part abbreviates `retention` (`--reten`). */
-static bool abbreviates_retention(const char *a)
+/* A long option whose last part abbreviates `retention` (`--reten`), or
+   that may abbreviate a name with such a part. */
+static bool abbreviates_retention(const lk_program *p, const char *a)
 {
 	static const char *const r[] = {"retention", NULL};
 	if (a[0] != '-' || a[1] != '-')
@@ -493,7 +494,56 @@ static bool abbreviates_retention(const char *a)
 	   `--data-retention` */
 	if (last == a + len && len > 2)
 		return true;
-	return prefix_of(r, last, (size_t)(a + len - last));
+	if (prefix_of(r, last, (size_t)(a + len - last)))
+		return true;
+	/* set to a count or a duration (`--log=1000`, `--keep=7d`) on a
+	   program that takes any prefix of a name (LK_ABBREVS): a shorter
+	   spelling of `--log-=1000` (`--log`, `--lo`) is the same option or
+	   an error (found by fuzz_bypass's abbreviate step) */
+	const char *v =
+	    p && (p->cls & LK_ABBREVS) && a[len] == '=' ? a + len + 1 : NULL;
+	if (!v || *v < '0' || *v > '9')
+		return false;
+	while (*v >= '0' && *v <= '9')
+		v++;
+	while ((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z'))
+		v++;
+	return *v == '\0';
+}
+
+/* A word computed at run time among the arguments (before `--`) may be
+   any verb or option (closed world, docs/labels.md), unless the text
+   written before its first expansion rules that out: a byte no verb or
+   option name has (`s3://$BUCKET/x`, `./$f`).  A form that is not a read
+   may then delete (`rclone sync a b $(printf %s --delete-aft)er`). */
+static const struct verb dynamic_reason = {
+    "dynamic", "a word of a service CLI computed at run time may be a "
+               "destructive verb or option (--delete...)"};
+
+static bool may_be_verb_or_option(const char *a)
+{
+	for (; *a && *a != '$' && *a != '`'; a++)
+		if (!((*a >= 'a' && *a <= 'z') || (*a >= 'A' && *a <= 'Z') ||
+		      (*a >= '0' && *a <= '9') || *a == '-' || *a == '_'))
+			return false;
+	return true;
+}
+
+static bool dynamic_word(const locus_shell_command *c)
+{
+	size_t d = ll_first_dynamic_arg(c);
+	if (!d)
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--") == 0)
+			return false;
+		if (i >= d && c->argv_flags &&
+		    (c->argv_flags[i] &
+		     (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)) &&
+		    may_be_verb_or_option(c->argv[i]))
+			return true;
+	}
+	return d == c->argc; /* the words xargs appends: anything */
 }
 
 /* A count of zero: `0`, or an option's `=0`. */
@@ -504,8 +554,8 @@ static bool zero_count(const char *a)
 }
 
 /* Destruction without a verb (see safeguard_off): the reason, or NULL. */
-static const struct verb *verbless(const locus_shell_command *c, size_t first,
-                                   bool read)
+static const struct verb *verbless(const locus_shell_command *c,
+                                   const lk_program *p, size_t first, bool read)
 {
 	bool scale = false, zero = false;
 	size_t operands = 0;
@@ -516,7 +566,7 @@ static const struct verb *verbless(const locus_shell_command *c, size_t first,
 		if (drops_safeguard(a))
 			return &off_reason;
 		if (!read &&
-		    (has_part(a, "retention") || abbreviates_retention(a)))
+		    (has_part(a, "retention") || abbreviates_retention(p, a)))
 			return &retention_reason;
 		if (a[0] != '-' && operands++ < SERVICE_OPERANDS &&
 		    !names_a_thing(a) && has_part(a, "scale"))
@@ -726,7 +776,9 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 	    listed(preview_words, c->argv[first], strlen(c->argv[first])))
 		return;
 	if (!hit)
-		hit = verbless(c, first, read);
+		hit = verbless(c, p, first, read);
+	if (!hit && !read && dynamic_word(c))
+		hit = &dynamic_reason;
 	if (hit) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		ll_judgement_reason(j, hit->reason);

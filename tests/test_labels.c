@@ -2287,6 +2287,44 @@ START_TEST(test_closed_world)
 }
 END_TEST
 
+/* Service CLIs under the closed world (labels/service.c; both found by
+   fuzz_bypass): a word computed at run time may be a destructive verb or
+   option unless the text before its expansion rules that out, and a
+   numeric option of a program that takes any prefix of a long option may
+   abbreviate a retention option. */
+START_TEST(test_service_closed_world)
+{
+	static const struct {
+		const char *line;
+		bool destructive;
+	} cases[] = {
+	    {"rclone sync a remote:b $(printf %s --delete-aft)$\"er\"", true},
+	    {"aws s3 cp \"$F\" s3://b/", true},
+	    {"rclone sync a b \"$X\"", true},
+	    {"rclone sync a b -- \"$X\"", false},
+	    {"aws s3 cp x \"s3://$B/x\"", false},
+	    {"aws s3 ls \"$P\"", false}, /* a read form */
+	    {"rclone sync a b ./$D", false},
+	    {"kafka-configs --alter --log=1000", true},
+	    {"kafka-configs --alter --lo=7d", true},
+	    {"kafka-configs --alter --region=x", false},
+	    {"kubectl scale deployment api --replicas=3", false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		locus_action *a = NULL;
+		ck_assert_int_eq(locus_action_classify(&a, NULL, cases[i].line,
+		                                       strlen(cases[i].line),
+		                                       NULL),
+		                 0);
+		ck_assert_msg(locus_action_has_tag(a, "exec:destructive") ==
+		                  cases[i].destructive,
+		              "%s", cases[i].line);
+		ck_assert(locus_action_has_tag(a, "exec:network"));
+		locus_action_free(a);
+	}
+}
+END_TEST
+
 /* The packs attach to the program table: every program a rule names is a
    row whose `pack` is that rule's pack, under its canonical name. */
 START_TEST(test_packs_attached_to_program_table)
@@ -2633,6 +2671,7 @@ static Suite *e2e_suite(void)
 	tcase_add_loop_test(t, test_sql_classifier, 0, N_OF(sql_vecs));
 	tcase_add_test(t, test_packs_attached_to_program_table);
 	tcase_add_test(t, test_closed_world);
+	tcase_add_test(t, test_service_closed_world);
 	tcase_add_test(t, test_rm_write_symlinks);
 	tcase_add_test(t, test_shell_symlinks);
 	tcase_add_test(t, test_path_matchers_match_reference);
