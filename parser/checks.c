@@ -506,8 +506,8 @@ static bool word_like(const lp_syms *sy, TSSymbol k)
  * the second `$`: assignment `x=z$E$`, command `E/b`, and the rm becomes
  * its argument (found by fuzz_fastpath, where the fast path reads the
  * line as bash does).  A redirect may touch a word (`a>b`), so only
- * words are compared, and two touching arguments are left to the walk,
- * which joins them (S1).
+ * words are compared, and a name or argument touching the next is left to
+ * the walk, which joins them (S1).
  */
 static void check_split_word(lp_tree *t, const lp_tnode *p, uint32_t s,
                              TSSymbol k)
@@ -516,9 +516,9 @@ static void check_split_word(lp_tree *t, const lp_tnode *p, uint32_t s,
 	if (p->kind != sy->command || !p->has_prev || p->prev_end != s ||
 	    !word_like(sy, p->prev_kind) || !word_like(sy, k))
 		return;
-	/* two arguments that touch are joined by the walk (S1's rule) */
-	if (p->prev_kind != sy->command_name &&
-	    p->prev_kind != sy->variable_assignment &&
+	/* the name and arguments that touch are joined by the walk (S1's
+	   rule: `'r'\m -rf x` runs rm); an assignment is not */
+	if (p->prev_kind != sy->variable_assignment &&
 	    k != sy->variable_assignment)
 		return;
 	lp_unparsed(t->ctx,

@@ -568,8 +568,9 @@ static const check_case checks[] = {
 	{"x=z$E$E/b rm -rf /tmp/x", "split one word"},
 	{"x=z$E/D$E/b rm -rf /tmp/x <<EOF\nhi\nEOF", "split one word"},
 	{"ze=40z$DEST/b_D$DEST/b_$Nt .tx&& eczf /", "split one word"},
-	{"'r'\\m -rf x", "split one word"},
-	{"echo 'r'\\m", NULL}, /* two arguments: joined by the walk */
+	{"'r'\\m -rf x", NULL}, /* joined by the walk: rm */
+	{"echo 'r'\\m", NULL},
+	{"pip$1.$2 x", "command name is dynamic"}, /* joined */
 	{"x=$E$E/b y", NULL},
 	{"a=b c=d e f>g", NULL},
 	/* heredoc delimiters (S4) and ends */
