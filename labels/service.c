@@ -511,41 +511,6 @@ static bool abbreviates_retention(const lk_program *p, const char *a)
 	return *v == '\0';
 }
 
-/* A word computed at run time among the arguments (before `--`) may be
-   any verb or option (closed world, docs/labels.md), unless the text
-   written before its first expansion rules that out: a byte no verb or
-   option name has (`s3://$BUCKET/x`, `./$f`).  A form that is not a read
-   may then delete (`rclone sync a b $(printf %s --delete-aft)er`). */
-static const struct verb dynamic_reason = {
-    "dynamic", "a word of a service CLI computed at run time may be a "
-               "destructive verb or option (--delete...)"};
-
-static bool may_be_verb_or_option(const char *a)
-{
-	for (; *a && *a != '$' && *a != '`'; a++)
-		if (!((*a >= 'a' && *a <= 'z') || (*a >= 'A' && *a <= 'Z') ||
-		      (*a >= '0' && *a <= '9') || *a == '-' || *a == '_'))
-			return false;
-	return true;
-}
-
-static bool dynamic_word(const locus_shell_command *c)
-{
-	size_t d = ll_first_dynamic_arg(c);
-	if (!d)
-		return false;
-	for (size_t i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--") == 0)
-			return false;
-		if (i >= d && c->argv_flags &&
-		    (c->argv_flags[i] &
-		     (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)) &&
-		    may_be_verb_or_option(c->argv[i]))
-			return true;
-	}
-	return d == c->argc; /* the words xargs appends: anything */
-}
-
 /* A count of zero: `0`, or an option's `=0`. */
 static bool zero_count(const char *a)
 {
@@ -777,8 +742,6 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 		return;
 	if (!hit)
 		hit = verbless(c, p, first, read);
-	if (!hit && !read && dynamic_word(c))
-		hit = &dynamic_reason;
 	if (hit) {
 		j->tags |= LOCUS_TAG_DESTRUCTIVE;
 		ll_judgement_reason(j, hit->reason);

@@ -2289,9 +2289,9 @@ END_TEST
 
 /* Service CLIs under the closed world (labels/service.c; both found by
    fuzz_bypass): a word computed at run time may be a destructive verb or
-   option unless the text before its expansion rules that out, and a
-   numeric option of a program that takes any prefix of a long option may
-   abbreviate a retention option. */
+   option (LOCUS_WORD_MAY_BE_OPTION) unless the text before its expansion
+   rules that out, and a numeric option of a program that takes any prefix
+   of a long option may abbreviate a retention option. */
 START_TEST(test_service_closed_world)
 {
 	static const struct {
@@ -2303,8 +2303,9 @@ START_TEST(test_service_closed_world)
 	    {"rclone sync a b \"$X\"", true},
 	    {"rclone sync a b -- \"$X\"", false},
 	    {"aws s3 cp x \"s3://$B/x\"", false},
-	    {"aws s3 ls \"$P\"", false}, /* a read form */
-	    {"rclone sync a b ./$D", false},
+	    {"aws s3 ls \"$P\"", true},     /* read forms too */
+	    {"rclone sync a b ./$D", true}, /* D='x --delete' splits */
+	    {"rclone sync a b \"./$D\"", false},
 	    {"kafka-configs --alter --log=1000", true},
 	    {"kafka-configs --alter --lo=7d", true},
 	    {"kafka-configs --alter --region=x", false},

@@ -565,9 +565,9 @@ static const check_case checks[] = {
 	{"make &&\\\n  make install", NULL},
 	/* touching words split by the grammar (S10): bash runs rm with x
 	   set; the tree shows command `E/b` (found by fuzz_fastpath) */
-	{"x=z$E$E/b rm -rf /tmp/x", "split one word"},
-	{"x=z$E/D$E/b rm -rf /tmp/x <<EOF\nhi\nEOF", "split one word"},
-	{"ze=40z$DEST/b_D$DEST/b_$Nt .tx&& eczf /", "split one word"},
+	{"x=z$E$E/b rm -rf /tmp/x", "misparse"},
+	{"x=z$E/D$E/b rm -rf /tmp/x <<EOF\nhi\nEOF", "misparse"},
+	{"ze=40z$DEST/b_D$DEST/b_$Nt .tx&& eczf /", "misparse"},
 	{"'r'\\m -rf x", NULL}, /* joined by the walk: rm */
 	{"echo 'r'\\m", NULL},
 	{"pip$1.$2 x", "command name is dynamic"}, /* joined */
