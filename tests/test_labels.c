@@ -2230,6 +2230,15 @@ START_TEST(test_shell_symlinks)
 }
 END_TEST
 
+/* The action of one bash line, classified with the defaults. */
+static locus_action *classified(const char *line)
+{
+	locus_action *a = NULL;
+	ck_assert_int_eq(
+	    locus_action_classify(&a, NULL, line, strlen(line), NULL), 0);
+	return a;
+}
+
 START_TEST(test_closed_world)
 {
 	size_t n = 0;
@@ -2267,11 +2276,7 @@ START_TEST(test_closed_world)
 	    {"bmake -j4 test", false, NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		locus_action *a = NULL;
-		ck_assert_int_eq(locus_action_classify(&a, NULL, cases[i].line,
-		                                       strlen(cases[i].line),
-		                                       NULL),
-		                 0);
+		locus_action *a = classified(cases[i].line);
 		ck_assert_msg(locus_action_has_tag(a, "exec:unknown") ==
 		                  cases[i].unknown,
 		              "%s", cases[i].line);
@@ -2312,11 +2317,7 @@ START_TEST(test_service_closed_world)
 	    {"kubectl scale deployment api --replicas=3", false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		locus_action *a = NULL;
-		ck_assert_int_eq(locus_action_classify(&a, NULL, cases[i].line,
-		                                       strlen(cases[i].line),
-		                                       NULL),
-		                 0);
+		locus_action *a = classified(cases[i].line);
 		ck_assert_msg(locus_action_has_tag(a, "exec:destructive") ==
 		                  cases[i].destructive,
 		              "%s", cases[i].line);
