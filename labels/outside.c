@@ -511,10 +511,8 @@ static uint32_t link_bits(links_walk *k, const cwds *w, const char *word,
 	for (size_t i = 0; i < (abs ? 1 : w->n); i++) {
 		if (!abs && !w->active[i])
 			continue;
-		int n =
-		    abs ? snprintf(buf, sizeof buf, "%s", word)
-		        : snprintf(buf, sizeof buf, "%s/%s", w->dir[i], word);
-		if (n < 0 || (size_t)n >= sizeof buf)
+		if (!(abs ? lu_copy_fits(buf, sizeof buf, word, strlen(word))
+		          : lu_join_fits(buf, sizeof buf, w->dir[i], word)))
 			continue;
 		int where;
 		bits |= ll_path_links(&k->l, buf, follow, &where);

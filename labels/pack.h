@@ -221,6 +221,9 @@ bool pk_sudoers_path(const char *p);
    prefilter: every fragment tried at every position of `p` (tests compare
    the two on many words). */
 bool pk_path_reference(bool secret, const char *p);
+/* pk_agent_config_path()'s answer with every agent fragment tried at
+   every position (agent_raw's one-pass scan is checked against it). */
+bool pk_agent_reference(const char *p);
 /* The i-th fragment of the secret or persistence table, NULL past the
    last (tests build words from them). */
 const char *pk_path_fragment(bool secret, size_t i);

@@ -734,9 +734,20 @@ static const fragment agent_fragments[] = {
 };
 /* clang-format on */
 
+/* any_fragment_slow(p, agent_fragments), one pass: every agent fragment
+   is a COMPONENT starting with '.' (pk_path_tables_consistent checks
+   it), so only a '.' that starts a component is compared (`x.py` and
+   `1.2` are passed over at their first byte). */
 static bool agent_raw(const char *p)
 {
-	return any_fragment_slow(p, agent_fragments);
+	for (const char *q = strchr(p, '.'); q; q = strchr(q + 1, '.')) {
+		if (!before_ok(q == p ? '/' : q[-1]))
+			continue;
+		for (const fragment *f = agent_fragments; f->text; f++)
+			if (fragment_at(p, (size_t)(q - p), f))
+				return true;
+	}
+	return false;
 }
 
 bool pk_agent_config_path(const char *p)
@@ -781,6 +792,17 @@ bool pk_path_reference(bool secret, const char *p)
 	        normal_match(p, persistence_slow));
 }
 
+static bool agent_slow(const char *p)
+{
+	return any_fragment_slow(p, agent_fragments);
+}
+
+bool pk_agent_reference(const char *p)
+{
+	return p && ((is_glob(p) && glob_path_hits(p, agent_fragments, false)) ||
+	             agent_slow(p) || normal_match(p, agent_slow));
+}
+
 const char *pk_path_fragment(bool secret, size_t i)
 {
 	const fragment *t = secret ? secret_fragments : persistence_fragments;
@@ -806,8 +828,10 @@ static bool table_has_path_bytes(const fragment *table, const char *what,
 bool pk_path_tables_consistent(char *why, size_t cap)
 {
 	for (const fragment *f = agent_fragments; f->text; f++)
-		if (!strchr(f->text, '.')) {
-			snprintf(why, cap, "agent fragment '%s' has no '.'",
+		if (f->text[0] != '.' || f->at != COMPONENT) {
+			snprintf(why, cap,
+			         "agent fragment '%s' is not a component "
+			         "starting with '.' (agent_raw)",
 			         f->text);
 			return false;
 		}

@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "pack.h"
+#include "../util/str.h"
 
 _Static_assert(LL_LINK_PATH >= PATH_MAX, "realpath(3) writes PATH_MAX bytes");
 
@@ -94,8 +95,8 @@ static bool push_front(char *todo, size_t cap, const char *head)
 static bool join_fold(const char *a, const char *b, char *out, size_t cap)
 {
 	char buf[2 * PATH_MAX];
-	int w = snprintf(buf, sizeof buf, "%s/%s", a, b);
-	return w > 0 && (size_t)w < sizeof buf && ll_normal_path(buf, out, cap);
+	return lu_join_fits(buf, sizeof buf, a, b) &&
+	       ll_normal_path(buf, out, cap);
 }
 
 /* The part of a link's absolute target under the root (its real path or
@@ -122,9 +123,11 @@ static bool append(char *cur, size_t cap, const char *comp, size_t n)
 }
 
 /* The walk of ll_link_resolve: cur holds the real directory reached,
-   todo what is left to walk. */
+   todo what is left to walk.  `plain`: out is wanted even when no link
+   was on the way (ll_path_links does not read it then: the fold is
+   skipped). */
 static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
-                size_t cap)
+                size_t cap, bool plain)
 {
 	unsigned hops = 0;
 	l->linked = false;
@@ -183,17 +186,19 @@ static int walk(ll_links *l, char *cur, char *todo, bool follow_last, char *out,
 				return join_fold(t, todo, out, cap)
 				           ? LL_LINK_OUTSIDE
 				           : LL_LINK_NONE;
-			snprintf(cur, PATH_MAX, "%s", l->root);
+			memcpy(cur, l->root, strlen(l->root) + 1);
 			memmove(t, in, strlen(in) + 1);
 		}
 		if (!push_front(todo, PATH_MAX, t))
 			return LL_LINK_NONE;
 	}
+	if (!plain && !l->linked)
+		return LL_LINK_INSIDE; /* as written: out not wanted */
 	return join_fold(cur, todo, out, cap) ? LL_LINK_INSIDE : LL_LINK_NONE;
 }
 
-int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
-                    size_t cap)
+static int resolve(ll_links *l, const char *abs, bool follow_last, char *out,
+                   size_t cap, bool plain)
 {
 	if (!l->root || !abs || abs[0] != '/')
 		return LL_LINK_NONE;
@@ -204,8 +209,14 @@ int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
 	if (!rel || strlen(rel) >= sizeof todo)
 		return LL_LINK_NONE;
 	memcpy(todo, rel, strlen(rel) + 1);
-	snprintf(cur, sizeof cur, "%s", l->root);
-	return walk(l, cur, todo, follow_last, out, cap);
+	memcpy(cur, l->root, strlen(l->root) + 1); /* base: < LL_LINK_PATH */
+	return walk(l, cur, todo, follow_last, out, cap, plain);
+}
+
+int ll_link_resolve(ll_links *l, const char *abs, bool follow_last, char *out,
+                    size_t cap)
+{
+	return resolve(l, abs, follow_last, out, cap, true);
 }
 
 /* The classes of abs (absolute, unfolded) as written: the word, its
@@ -228,7 +239,7 @@ uint32_t ll_path_links(ll_links *l, const char *abs, bool follow_last,
                        int *where)
 {
 	char real[PATH_MAX];
-	int w = ll_link_resolve(l, abs, follow_last, real, sizeof real);
+	int w = resolve(l, abs, follow_last, real, sizeof real, false);
 	if (where)
 		*where = w;
 	/* no link on the way: where it is, is where it is written */
@@ -247,10 +258,9 @@ uint32_t ll_path_class(const char *path, const char *root)
 		return 0;
 	uint32_t c = class_of(path);
 	char joined[PATH_MAX];
-	int w = path[0] == '/' || !root
-	            ? snprintf(joined, sizeof joined, "%s", path)
-	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
-	if (w < 0 || (size_t)w >= sizeof joined)
+	if (!(path[0] == '/' || !root
+	          ? lu_copy_fits(joined, sizeof joined, path, strlen(path))
+	          : lu_join_fits(joined, sizeof joined, root, path)))
 		return c;
 	c |= lexical_class(joined, root);
 	/* symlinks the workspace holds: only a path under the root is
@@ -268,10 +278,9 @@ bool ll_path_leaves(const char *path, const char *root)
 	if (!path || !*path || !root)
 		return false;
 	char joined[PATH_MAX], real[PATH_MAX];
-	int w = path[0] == '/'
-	            ? snprintf(joined, sizeof joined, "%s", path)
-	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
-	if (w < 0 || (size_t)w >= sizeof joined)
+	if (!(path[0] == '/'
+	          ? lu_copy_fits(joined, sizeof joined, path, strlen(path))
+	          : lu_join_fits(joined, sizeof joined, root, path)))
 		return false;
 	ll_links l;
 	ll_links_init(&l, root);
@@ -298,8 +307,7 @@ bool ll_path_dir_inside(const char *rel, const char *root)
 	if (!rel || !*rel || rel[0] == '/' || !root || root[0] != '/')
 		return false;
 	char joined[PATH_MAX], norm[PATH_MAX], real[PATH_MAX];
-	int w = snprintf(joined, sizeof joined, "%s/%s", root, rel);
-	if (w < 0 || (size_t)w >= sizeof joined)
+	if (!lu_join_fits(joined, sizeof joined, root, rel))
 		return false;
 	const char *n = ll_normal_path(joined, norm, sizeof norm);
 	if (!n || !under_root(n, root))
@@ -324,7 +332,6 @@ bool ll_path_is_dir(const char *rel, const char *root)
 {
 	char joined[PATH_MAX];
 	struct stat st;
-	int w = snprintf(joined, sizeof joined, "%s/%s", root, rel);
-	return w < 0 || (size_t)w >= sizeof joined ||
+	return !lu_join_fits(joined, sizeof joined, root, rel) ||
 	       (lstat(joined, &st) == 0 && S_ISDIR(st.st_mode));
 }

@@ -2355,7 +2355,10 @@ static size_t path_cmp_word(const char *w)
 	              "secret: '%s'", w);
 	ck_assert_msg(pk_persistence_path(w) == pk_path_reference(false, w),
 	              "persistence: '%s'", w);
-	return pk_secret_path(w) + pk_persistence_path(w);
+	ck_assert_msg(pk_agent_config_path(w) == pk_agent_reference(w),
+	              "agent-config: '%s'", w);
+	return pk_secret_path(w) + pk_persistence_path(w) +
+	       pk_agent_config_path(w);
 }
 
 static size_t path_cmp_file(const char *file)
@@ -2403,6 +2406,8 @@ START_TEST(test_path_matchers_match_reference)
 	    "/", "~", "'", "\"", "=", "(", ")", " ", ",", ";", ":", "}",
 	    "@", "x", ".", "_", "-", "K", "L", "id_", ".env", ".example",
 	    ".pub", ".local", "rc", ".d", "/etc/", ".config/", "\t",
+	    ".claude", ".claude.json", ".mcp.json", ".cursor", ".locus",
+	    ".aider.conf.yml", "..", "./",
 	};
 	/* clang-format on */
 	const char *pieces[256];
