@@ -12,7 +12,9 @@
  * scripts (`sh -c 'ls | wc -l'`) alike.
  *
  * Accepted, and nothing else:
- *   - words of the bytes [A-Za-z0-9] and - _ . / : , + % @ ^ =, and
+ *   - words of the bytes [A-Za-z0-9] and - _ . / : , + % @ ^ = ~
+ *     (a tilde is kept as written on both paths: word.c does not expand
+ *     `~/x` or `HEAD~1`, the labeller reads the text), and
  *     strings '...' (any printable byte, tab and newline inside) and
  *     "..." (the same, except backquote and a `$` that does not start an
  *     expansion below; a backslash before a newline or a blank is
@@ -48,7 +50,7 @@
  *     || (the grammar reads the next command into the pipeline).
  * Refused to tree-sitter: every other byte (a `$` of anything else:
  * $$ $# $! $-, ${..} with operators, $((..)); backquote,
- * glob and brace characters, ~, #, !, \ outside double quotes,
+ * glob and brace characters, #, !, \ outside double quotes,
  * < > ( ) &, control and non-ASCII bytes, a newline outside quotes), a
  * keyword glued to a quote or a `$` as a first word, an empty command,
  * and any line naming a variable that changes what runs (vars.c
@@ -117,11 +119,11 @@ static const unsigned char fp_byte[256] = {
 	['q'] = FP_PQ, ['r'] = FP_PQ, ['s'] = FP_PQ, ['t'] = FP_PQ,
 	['u'] = FP_PQ, ['v'] = FP_PQ, ['w'] = FP_PQ, ['x'] = FP_PQ,
 	['y'] = FP_PQ, ['z'] = FP_PQ, ['{'] = FP_QUOTED,
-	['|'] = FP_QUOTED, ['}'] = FP_QUOTED, ['~'] = FP_QUOTED,
+	['|'] = FP_QUOTED, ['}'] = FP_QUOTED, ['~'] = FP_PQ,
 };
 /* clang-format on */
 
-/* Unquoted bytes of a plain word: [A-Za-z0-9] and - _ . / : , + % @ ^ =. */
+/* Unquoted bytes of a plain word: [A-Za-z0-9] and - _ . / : , + % @ ^ = ~. */
 static bool plain_byte(unsigned char c)
 {
 	return fp_byte[c] & FP_PLAIN;

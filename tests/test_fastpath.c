@@ -56,6 +56,8 @@ static const char *const must_accept[] = {
 	"echo $(echo \"$(echo \"$(id)\")\")", "sudo $(which ls) -la",
 	"echo $(sudo rm -rf / | tee x)", "x=$(eval \"$1\")", "x=\"$x a\"", "x=${x}y z=$z",
 	"echo $x; x=1", "x=\"$(f \"$x\")\"", "a $x | x=2",
+	"cd ~", "git diff HEAD~1 --stat", "cat ~/.bashrc", "X=~/bin a",
+	"a=~ b", "x=a:~/b", "ls ~+ ~- ~root/x", "~/bin/tool -v", "a~b~",
 	NULL,
 };
 /* clang-format on */
@@ -63,7 +65,7 @@ static const char *const must_accept[] = {
 /* clang-format off */
 static const char *const must_refuse[] = {
 	"", " ", "ls &", "ls |& wc", "ls >out", "echo `id`",
-	"ls *.c", "echo {a,b}", "cd ~", "ls # c", "X=1; echo $X",
+	"ls *.c", "echo {a,b}", "ls # c", "X=1; echo $X",
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
 	"x=1 a:b", "x==b ls", "echo a\\ b",
@@ -413,7 +415,7 @@ static void gen_subst_line(char *buf, size_t cap, int depth)
 static bool plain_spec(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("-_./:,+%@^=", c));
+	       (c >= '0' && c <= '9') || (c && strchr("-_./:,+%@^=~", c));
 }
 
 static bool quoted_spec(int c)
