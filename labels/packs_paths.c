@@ -799,8 +799,9 @@ static bool agent_slow(const char *p)
 
 bool pk_agent_reference(const char *p)
 {
-	return p && ((is_glob(p) && glob_path_hits(p, agent_fragments, false)) ||
-	             agent_slow(p) || normal_match(p, agent_slow));
+	return p &&
+	       ((is_glob(p) && glob_path_hits(p, agent_fragments, false)) ||
+	        agent_slow(p) || normal_match(p, agent_slow));
 }
 
 const char *pk_path_fragment(bool secret, size_t i)
