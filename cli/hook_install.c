@@ -623,8 +623,13 @@ static int run_hook(const char *cmd, const char *dir, const char *input,
 		return -1;
 	}
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(o[0]);
+		close(o[1]);
 		return -1;
+	}
 	if (pid == 0) {
 		dup2(in[0], 0);
 		dup2(o[1], 1);
@@ -658,11 +663,12 @@ static int run_hook(const char *cmd, const char *dir, const char *input,
 	if (lu_read_all(o[0], HOOK_OUT_MAX, &buf, &len))
 		buf = NULL;
 	close(o[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	int st = 0;
+	pid_t r;
+	while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
 	*out = buf;
-	if (WIFSIGNALED(st))
+	if (r < 0 || !WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
 }
