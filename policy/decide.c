@@ -18,6 +18,7 @@
 #include "../util/array.h"
 #include "../util/invariant.h"
 #include "../util/path.h"
+#include "../util/str.h"
 
 typedef struct check {
 	locus_outcome outcome;
@@ -515,38 +516,21 @@ int locus_decide(locus_decision **out, const locus_policy *policy,
 
 /* --- files locus was started with ------------------------------ */
 
-/* `path` (relative to root) is one of the policy's protected files: the
-   file resolved, or for a new file its directory resolved. */
-static bool is_protected(const locus_policy *p, const char *path,
-                         const char *root)
+/* `abs` resolved as the kernel does (realpath: every link, then `..`
+   where the link led), or for a file that does not exist yet its
+   directory resolved, is one of the policy's protected files. */
+static bool resolves_to_protected(const locus_policy *p, const char *abs)
 {
-	if (!path || !*path || path[0] == '~')
-		return false;
-	char joined[PATH_MAX], real[PATH_MAX], dir[PATH_MAX];
-	int w = path[0] == '/' || !root
-	            ? snprintf(joined, sizeof joined, "%s", path)
-	            : snprintf(joined, sizeof joined, "%s/%s", root, path);
-	if (w < 0 || (size_t)w >= sizeof joined)
-		return false;
-	const char *cand = joined;
-	/* lexically first (./x/../f: x need not exist), then the links */
-	char *col = lu_path_collapse(joined, NULL);
-	if (col && strlen(col) < sizeof joined) {
-		strcpy(joined, col);
-		w = (int)strlen(joined);
-	}
-	free(col);
-	if (realpath(joined, real)) {
+	char real[PATH_MAX], dir[PATH_MAX], rdir[PATH_MAX];
+	const char *cand = abs;
+	if (realpath(abs, real)) {
 		cand = real;
-	} else {
-		memcpy(dir, joined, (size_t)w + 1);
+	} else if (lu_copy_fits(dir, sizeof dir, abs, strlen(abs))) {
 		char *slash = strrchr(dir, '/');
 		if (slash && slash != dir) {
 			*slash = '\0';
-			char rdir[PATH_MAX];
 			if (realpath(dir, rdir) &&
-			    (size_t)snprintf(real, sizeof real, "%s/%s", rdir,
-			                     slash + 1) < sizeof real)
+			    lu_join_fits(real, sizeof real, rdir, slash + 1))
 				cand = real;
 		}
 	}
@@ -554,6 +538,29 @@ static bool is_protected(const locus_policy *p, const char *path,
 		if (strcmp(cand, p->protected_paths[i]) == 0)
 			return true;
 	return false;
+}
+
+/* `path` (relative to root) is one of the policy's protected files:
+   resolved as written (the kernel's order: `l/../../f` with l -> a/b is
+   the root's f), and folded first (`./x/../f`, x need not exist: the
+   program may create it); either counts. */
+static bool is_protected(const locus_policy *p, const char *path,
+                         const char *root)
+{
+	if (!path || !*path || path[0] == '~')
+		return false;
+	char joined[PATH_MAX];
+	if (!(path[0] == '/' || !root
+	          ? lu_copy_fits(joined, sizeof joined, path, strlen(path))
+	          : lu_join_fits(joined, sizeof joined, root, path)))
+		return false;
+	if (resolves_to_protected(p, joined))
+		return true;
+	char *col = lu_path_collapse(joined, NULL);
+	bool hit =
+	    col && strlen(col) < sizeof joined && resolves_to_protected(p, col);
+	free(col);
+	return hit;
 }
 
 typedef struct protect_ctx {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "locus/policy.h"
@@ -1143,6 +1144,16 @@ START_TEST(protected_files)
 	ck_assert_int_eq(locus_policy_load_file(&p, pol, &err), 0);
 	ck_assert_int_eq(locus_policy_protect_path(p, set), 0);
 	ck_assert_int_eq(locus_policy_protect_path(NULL, set), LOCUS_EUSAGE);
+	/* l -> a/b: `l/../../policy.json` is the root's policy.json to the
+	   kernel (the link first, then `..`), the root's parent's when
+	   folded as text */
+	char sub[300], lnk[300];
+	snprintf(sub, sizeof sub, "%s/a", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof sub, "%s/a/b", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(lnk, sizeof lnk, "%s/l", dir);
+	ck_assert_int_eq(symlink("a/b", lnk), 0);
 	locus_gate_input in = LOCUS_GATE_INPUT_INIT;
 	in.workspace_root = dir;
 	static const struct {
@@ -1151,6 +1162,12 @@ START_TEST(protected_files)
 		/* clang-format off */
 	} calls[] = {
 	    {"write", "{\"path\":\"policy.json\",\"content\":\"{}\"}", true},
+	    {"write", "{\"path\":\"l/../../policy.json\",\"content\":\"{}\"}",
+	     true},
+	    {"edit",
+	     "{\"path\":\"l/../../settings.json\",\"old_string\":\"a\","
+	     "\"new_string\":\"b\"}",
+	     true},
 	    /* clang-format on */
 	    {"edit",
 	     "{\"path\":\"./x/../settings.json\",\"old_string\":\"a\","
@@ -1177,6 +1194,10 @@ START_TEST(protected_files)
 	locus_policy_free(p);
 	unlink(pol);
 	unlink(set);
+	unlink(lnk);
+	rmdir(sub);
+	snprintf(sub, sizeof sub, "%s/a", dir);
+	rmdir(sub);
 	rmdir(dir);
 }
 END_TEST
