@@ -978,10 +978,10 @@ static void label_line(const locus_shell_result *r, locus_shell_verdict *out,
 	if (!judge_commands(r, floor, out, &fl)) {
 		/* out of time: fail closed, as for a line that does not parse
 		   (the raw-text floor below) */
-		if (parsed) {
-			out->tags |= LOCUS_TAG_UNPARSED;
-			add_reason(out, LL_REASON_UNPARSED_BUDGET);
-		}
+		/* said even after another unparsed reason: the commands
+		   after the cut were not judged */
+		out->tags |= LOCUS_TAG_UNPARSED;
+		add_reason(out, LL_REASON_UNPARSED_BUDGET);
 		parsed = false;
 	}
 	if (!parsed) {

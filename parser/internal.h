@@ -214,6 +214,7 @@ typedef struct lp_ctx {
 	struct timespec deadline;
 	bool timed_out;
 	unsigned steps; /* work counter; the clock is read every 256 steps */
+	size_t written_runs; /* written.c: texts parsed as written scripts */
 	lp_vars *vars;
 	size_t next_pipeline; /* walk side: next free pipeline number */
 } lp_ctx;
@@ -265,6 +266,9 @@ void lp_spare_free(struct locus_shell_parser *p);
    ignored.  Parsing continues so that every findable command is listed. */
 void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The line's time budget ran out: unparsed with that reason, or, when it
+   already was, the reason it had with the budget said after it. */
+void lp_unparsed_budget(lp_ctx *ctx);
 
 /* True once the time budget is spent (marks the line unparsed the first
    time).  Cheap: reads the clock every 256 calls. */

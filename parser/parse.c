@@ -310,8 +310,7 @@ bool lp_out_of_time(lp_ctx *ctx)
 		return false;
 	if (lu_deadline_passed(&ctx->deadline)) {
 		ctx->timed_out = true;
-		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
-		            ctx->opts.budget_ms);
+		lp_unparsed_budget(ctx);
 		return true;
 	}
 	return false;
@@ -358,9 +357,7 @@ static TSTree *ts_parse(lp_ctx *ctx, const char *src, size_t len)
 		ts_parser_reset(ts);
 		if (!lp_out_of_time(ctx)) {
 			ctx->timed_out = true;
-			lp_unparsed(ctx,
-			            "parsing exceeded its time budget of %u ms",
-			            ctx->opts.budget_ms);
+			lp_unparsed_budget(ctx);
 		}
 	}
 	return tree;

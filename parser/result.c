@@ -102,6 +102,26 @@ void lp_unparsed(lp_ctx *ctx, const char *fmt, ...)
 		r->reason = "out of memory";
 }
 
+void lp_unparsed_budget(lp_ctx *ctx)
+{
+	locus_shell_result *r = ctx->result;
+	if (r->parsed) {
+		lp_unparsed(ctx, "parsing exceeded its time budget of %u ms",
+		            ctx->opts.budget_ms);
+		return;
+	}
+	/* an earlier reason is kept, and the budget said after it: what
+	   follows the first reason was cut short (fewer commands), and
+	   whoever reads the verdict must be able to tell */
+	char buf[600];
+	snprintf(buf, sizeof buf,
+	         "%.400s; then parsing exceeded its time budget of %u ms",
+	         r->reason ? r->reason : "", ctx->opts.budget_ms);
+	const char *s = lp_arena_strdup(ctx->arena, buf);
+	if (s)
+		r->reason = s;
+}
+
 /* Room for one more command: the first LP_FIRST_COMMANDS in the arena
    (no malloc for most lines), then heap arrays that grow together
    (util/array.h's policy).  False when memory runs out (the result is

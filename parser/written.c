@@ -74,11 +74,23 @@ static const char *shebang(const char *text, char *buf, size_t cap)
 	return buf;
 }
 
+/* Written scripts parsed on one line at most: each write of a file is
+   parsed on its own, so a script that runs a file written twice runs two
+   scripts that run it again, 2^depth in all (a 96-byte line made 100,000
+   commands); past the bound the line is unparsed. */
+enum { LP_MAX_WRITTEN_RUNS = 64 };
+
 static void run_text(lp_ctx *ctx, size_t idx, const lk_run *run,
                      const char *text)
 {
 	locus_shell_command *c = &ctx->result->commands[idx];
 	unsigned depth = c->depth + 1;
+	if (++ctx->written_runs > LP_MAX_WRITTEN_RUNS) {
+		lp_unparsed(ctx,
+		            "the line runs files it writes more than %d times",
+		            LP_MAX_WRITTEN_RUNS);
+		return;
+	}
 	if (depth > lp_max_depth(ctx)) {
 		lp_unparsed(ctx, "see-through deeper than %u levels",
 		            lp_max_depth(ctx));
@@ -159,7 +171,8 @@ static void check_runs(lp_ctx *ctx, lk_writers *wr, size_t idx)
 		   on its own, appends too. */
 		for (size_t m = 0; m < nw; m++) {
 			const char *text = write_text(ctx, &w[m], runs[k].path);
-			if (!text)
+			if (!text ||
+			    ctx->written_runs >= LP_MAX_WRITTEN_RUNS + 1)
 				return;
 			run_text(ctx, idx, &runs[k], text);
 		}
@@ -172,7 +185,8 @@ void lp_checks_written(lp_ctx *ctx)
 	lk_line_writers(ctx->result, &wr);
 	size_t computed = ctx->result->ncommands; /* commands wr covers */
 	for (size_t i = 0; i < ctx->result->ncommands; i++) {
-		if (lp_out_of_time(ctx))
+		if (lp_out_of_time(ctx) ||
+		    ctx->written_runs > LP_MAX_WRITTEN_RUNS)
 			break;
 		if (computed != ctx->result->ncommands) {
 			/* a parse below added commands: they may write too */
