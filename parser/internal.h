@@ -215,6 +215,7 @@ typedef struct lp_ctx {
 	bool timed_out;
 	unsigned steps; /* work counter; the clock is read every 256 steps */
 	size_t written_runs; /* written.c: texts parsed as written scripts */
+	size_t written_cap;  /* written.c: the most it parses on the line */
 	lp_vars *vars;
 	size_t next_pipeline; /* walk side: next free pipeline number */
 } lp_ctx;

@@ -74,10 +74,12 @@ static const char *shebang(const char *text, char *buf, size_t cap)
 	return buf;
 }
 
-/* Written scripts parsed on one line at most: each write of a file is
-   parsed on its own, so a script that runs a file written twice runs two
-   scripts that run it again, 2^depth in all (a 96-byte line made 100,000
-   commands); past the bound the line is unparsed. */
+/* Written scripts parsed on one line at most: LP_MAX_WRITTEN_RUNS more
+   than the commands the line had before this pass (ctx->written_cap; a
+   line of many writers and runners keeps one parse for each).  Each write
+   of a file is parsed on its own, so a script that runs a file written
+   twice runs two scripts that run it again, 2^depth in all (a 96-byte
+   line made 100,000 commands); past the bound the line is unparsed. */
 enum { LP_MAX_WRITTEN_RUNS = 64 };
 
 static void run_text(lp_ctx *ctx, size_t idx, const lk_run *run,
@@ -85,10 +87,10 @@ static void run_text(lp_ctx *ctx, size_t idx, const lk_run *run,
 {
 	locus_shell_command *c = &ctx->result->commands[idx];
 	unsigned depth = c->depth + 1;
-	if (++ctx->written_runs > LP_MAX_WRITTEN_RUNS) {
+	if (++ctx->written_runs > ctx->written_cap) {
 		lp_unparsed(ctx,
-		            "the line runs files it writes more than %d times",
-		            LP_MAX_WRITTEN_RUNS);
+		            "the line runs files it writes more than %zu times",
+		            ctx->written_cap);
 		return;
 	}
 	if (depth > lp_max_depth(ctx)) {
@@ -171,8 +173,7 @@ static void check_runs(lp_ctx *ctx, lk_writers *wr, size_t idx)
 		   on its own, appends too. */
 		for (size_t m = 0; m < nw; m++) {
 			const char *text = write_text(ctx, &w[m], runs[k].path);
-			if (!text ||
-			    ctx->written_runs >= LP_MAX_WRITTEN_RUNS + 1)
+			if (!text || ctx->written_runs > ctx->written_cap)
 				return;
 			run_text(ctx, idx, &runs[k], text);
 		}
@@ -184,9 +185,10 @@ void lp_checks_written(lp_ctx *ctx)
 	lk_writers wr;
 	lk_line_writers(ctx->result, &wr);
 	size_t computed = ctx->result->ncommands; /* commands wr covers */
+	ctx->written_runs = 0;
+	ctx->written_cap = LP_MAX_WRITTEN_RUNS + ctx->result->ncommands;
 	for (size_t i = 0; i < ctx->result->ncommands; i++) {
-		if (lp_out_of_time(ctx) ||
-		    ctx->written_runs > LP_MAX_WRITTEN_RUNS)
+		if (lp_out_of_time(ctx) || ctx->written_runs > ctx->written_cap)
 			break;
 		if (computed != ctx->result->ncommands) {
 			/* a parse below added commands: they may write too */
