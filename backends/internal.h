@@ -82,6 +82,14 @@ typedef struct lh_spawn_opts {
  */
 pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err);
 
+/*
+ * The supervisor itself, in the child lh_spawn forked (backends/
+ * supervise.c): never returns.  Async-signal-safe throughout (the process
+ * forked from may have threads): tests/test_layers.py checks the symbols
+ * its object file uses against a list.
+ */
+_Noreturn void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w);
+
 /* A copy of a folder's path without trailing slashes ("/" stays "/");
  * NULL when out of memory. */
 char *lh_strdup_dir(const char *dir);

@@ -1,6 +1,6 @@
 /*
  * backends/local_exec.c - the LocalBackend's commands: /bin/sh -c in a new
- * session under a supervisor (backends/supervise.c), output to a file in a
+ * session under a supervisor (lh_spawn forks it; backends/supervise.c), output to a file in a
  * private state folder, background commands' stdin on a FIFO; a timeout,
  * a cancel or kill_shell kills the whole tree.
  */
@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "local.h"
 #include "../util/array.h"
+#include "../util/read.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -130,6 +131,39 @@ static int read_file_from(const char *p, size_t since, char **out, size_t *len)
 	*len = buf.len;
 	*out = lu_buf_take(&buf);
 	return *out ? 0 : -1;
+}
+
+/* The supervisor: forked, it says the command's group on `ready` once the
+   command's exec happened (backends/supervise.c). */
+pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err)
+{
+	*pgid = -1;
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t sup = fork();
+	if (sup < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		lu_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (sup == 0) {
+		close(ready[0]);
+		lh_supervise(o, parent, ready[1]);
+	}
+	close(ready[1]);
+	/* the supervisor says the command's group once it exists */
+	char *said = NULL;
+	size_t n = 0;
+	int rrc = lu_read_all(ready[0], 32, &said, &n);
+	close(ready[0]);
+	*pgid = rrc == 0 && said && n ? (pid_t)atoi(said) : -1;
+	free(said);
+	return sup;
 }
 
 int lh_l_exec_ctl(locus_backend *b, const char *command, double timeout_s,

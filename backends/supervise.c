@@ -20,16 +20,19 @@
  * The tree is every descendant of the supervisor: /proc/PID/task/TID/children
  * walked from the supervisor down, each process SIGKILLed, reaped, and the
  * walk repeated until no child is left (orphans come back to us).
+ *
+ * This file is the forked child's code only (lh_spawn, in local_exec.c,
+ * forks it): async-signal-safe throughout, see below.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "../util/write.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,46 +42,124 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-/* SIGKILL pid's descendants, depth first (read from /proc, no malloc). */
+/*
+ * Everything the supervisor does after the fork is async-signal-safe:
+ * system calls and the formatting below, never malloc, stdio or opendir.
+ * It is forked from a process that may have threads (an MCP server's
+ * workers, a test's watcher); a lock another thread held at the fork (the
+ * allocator's) is never released in the child, and one malloc waits on it
+ * for ever.  That happened: ASan's allocator is not reset at fork, the
+ * supervisor's opendir hung in kill_tree, and the harness waited on it.
+ */
+
+/* Text for the supervisor: append s, or the decimal v, to a buffer of
+   `cap` bytes at *len (cut at the end, always terminated). */
+typedef struct sv_text {
+	char *d;
+	size_t len, cap;
+} sv_text;
+
+static void sv_puts(sv_text *t, const char *s)
+{
+	while (*s && t->len + 1 < t->cap)
+		t->d[t->len++] = *s++;
+	t->d[t->len] = '\0';
+}
+
+static void sv_putu(sv_text *t, unsigned long long v)
+{
+	char dig[24];
+	size_t n = 0;
+	do
+		dig[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof dig);
+	while (n && t->len + 1 < t->cap)
+		t->d[t->len++] = dig[--n];
+	t->d[t->len] = '\0';
+}
+
+/* One entry of getdents64 (the kernel's layout: linux_dirent64). */
+typedef struct sv_dirent {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+} sv_dirent;
+
+/* SIGKILL pid's children listed by one of its threads, and below them. */
+static void kill_descendants(pid_t pid, int depth);
+
+static void kill_children_of_task(pid_t pid, const char *tid, int depth)
+{
+	char cp[96];
+	sv_text t = {cp, 0, sizeof cp};
+	sv_puts(&t, "/proc/");
+	sv_putu(&t, (unsigned long long)pid);
+	sv_puts(&t, "/task/");
+	sv_puts(&t, tid);
+	sv_puts(&t, "/children");
+	int fd = open(cp, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[2048];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	/* a full buffer may end inside a number: only what a space ends is
+	   a pid (the rest is found in the next round of kill_tree) */
+	while (n > 0 && buf[n - 1] != ' ' && buf[n - 1] != '\n')
+		n--;
+	unsigned long long c = 0;
+	bool in = false;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9') {
+			c = c * 10 + (unsigned)(buf[i] - '0');
+			in = true;
+			continue;
+		}
+		if (in && c > 0 && c < (1ull << 31)) {
+			kill((pid_t)c, SIGSTOP); /* no more forks meanwhile */
+			kill_descendants((pid_t)c, depth + 1);
+			kill((pid_t)c, SIGKILL);
+		}
+		c = 0;
+		in = false;
+	}
+}
+
+/* SIGKILL pid's descendants, depth first (read from /proc). */
 static void kill_descendants(pid_t pid, int depth)
 {
 	if (depth > 64)
 		return;
 	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
+	sv_text t = {path, 0, sizeof path};
+	sv_puts(&t, "/proc/");
+	sv_putu(&t, (unsigned long long)pid);
+	sv_puts(&t, "/task");
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char cp[128];
-		snprintf(cp, sizeof cp, "/proc/%d/task/%s/children", (int)pid,
-		         de->d_name);
-		int fd = open(cp, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		char buf[4096];
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		for (char *p = buf; *p;) {
-			char *e;
-			long c = strtol(p, &e, 10);
-			if (e == p)
+	/* the entries are read a buffer at a time: the depth (up to 64)
+	   multiplies what each level keeps on the stack */
+	_Alignas(8) char ents[1024];
+	long got;
+	while ((got = syscall(SYS_getdents64, dfd, ents, sizeof ents)) > 0) {
+		for (long off = 0; off < got;) {
+			const sv_dirent *de = (const sv_dirent *)(ents + off);
+			if (de->reclen == 0)
 				break;
-			kill((pid_t)c, SIGSTOP); /* no more forks meanwhile */
-			kill_descendants((pid_t)c, depth + 1);
-			kill((pid_t)c, SIGKILL);
-			p = e;
+			off += de->reclen;
+			if (de->name[0] != '.')
+				kill_children_of_task(pid, de->name, depth);
 		}
 	}
-	closedir(d);
+	close(dfd);
 }
 
 /* Kill everything below us until nothing is left (bounded rounds). */
@@ -100,8 +181,10 @@ static void kill_tree(pid_t leader, int *leader_status, bool *leader_done)
 		}
 		if (r < 0 && errno == ECHILD)
 			return;
-		if (!any)
-			usleep(1000);
+		if (!any) {
+			struct timespec ms = {0, 1000 * 1000};
+			nanosleep(&ms, NULL);
+		}
 	}
 }
 
@@ -164,16 +247,16 @@ static bool pump(int in, int out, size_t max, size_t *kept,
 	return true;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
 /* Close every fd from 3 up but the ones kept: the harness's other fds
  * (other jobs' stdin FIFOs above all) must not live on in us. */
 static void close_others(int *keep, int n)
 {
-	qsort(keep, (size_t)n, sizeof *keep, cmp_int);
+	for (int i = 1; i < n; i++) /* (a few: no qsort after the fork) */
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int x = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = x;
+		}
 	unsigned from = 3;
 	for (int i = 0; i <= n; i++) {
 		unsigned to = i < n ? (unsigned)keep[i] : ~0U;
@@ -188,7 +271,7 @@ static void close_others(int *keep, int n)
 	}
 }
 
-static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
+void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 {
 	int keep[] = {o->out_fd, o->root_fd, ready_w};
 	close_others(keep, 3);
@@ -223,9 +306,14 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	while ((got = read(ex[0], &e, sizeof e)) < 0 && errno == EINTR)
 		;
 	close(ex[0]);
-	char pg[16];
-	int pl = snprintf(pg, sizeof pg, "%d\n", got > 0 ? -1 : (int)cmd);
-	(void)lu_write_all(ready_w, pg, (size_t)pl);
+	char pg[24];
+	sv_text t = {pg, 0, sizeof pg};
+	if (got > 0)
+		sv_puts(&t, "-1");
+	else
+		sv_putu(&t, (unsigned long long)cmd);
+	sv_puts(&t, "\n");
+	(void)lu_write_all(ready_w, pg, t.len);
 	close(ready_w);
 	bool leader_done = false, killed = false, eof = false;
 	int leader_status = 0;
@@ -266,12 +354,13 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 				break;
 	if (dropped) {
 		char note[160];
-		int n =
-		    snprintf(note, sizeof note,
-		             "\n[... %llu more bytes dropped: the output cap "
-		             "is %zu bytes ...]\n",
-		             dropped, o->output_max);
-		(void)lu_write_all(o->out_fd, note, (size_t)n);
+		sv_text t = {note, 0, sizeof note};
+		sv_puts(&t, "\n[... ");
+		sv_putu(&t, dropped);
+		sv_puts(&t, " more bytes dropped: the output cap is ");
+		sv_putu(&t, (unsigned long long)o->output_max);
+		sv_puts(&t, " bytes ...]\n");
+		(void)lu_write_all(o->out_fd, note, t.len);
 	}
 	kill_tree(cmd, &leader_status, &leader_done);
 	if (killed)
@@ -281,40 +370,4 @@ static void supervisor(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	if (WIFSIGNALED(leader_status))
 		_exit(128 + WTERMSIG(leader_status));
 	_exit(125);
-}
-
-pid_t lh_spawn(const lh_spawn_opts *o, pid_t *pgid, locus_error *err)
-{
-	*pgid = -1;
-	int ready[2];
-	if (pipe2(ready, O_CLOEXEC) < 0) {
-		lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid_t parent = getpid();
-	pid_t sup = fork();
-	if (sup < 0) {
-		close(ready[0]);
-		close(ready[1]);
-		lu_err(err, LOCUS_EIO, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (sup == 0) {
-		close(ready[0]);
-		supervisor(o, parent, ready[1]);
-	}
-	close(ready[1]);
-	/* the supervisor says the command's group once it exists */
-	char buf[32];
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof buf - 1 &&
-	       ((r = read(ready[0], buf + n, sizeof buf - 1 - n)) > 0 ||
-	        (r < 0 && errno == EINTR)))
-		if (r > 0)
-			n += (size_t)r;
-	close(ready[0]);
-	buf[n] = '\0';
-	*pgid = n ? (pid_t)atoi(buf) : -1;
-	return sup;
 }

@@ -10,6 +10,8 @@ Two views of the same rule, both from the build, none from a hand-kept list of f
   resolved as the compiler does (the including file's folder first, then the source
   root); a file may include headers of its own folder, of a folder below it, and the
   public API (include/locus/), and no files may include each other;
+- fork children: the files of FORK_CHILD (code run in a child forked from a process that
+  may have threads) use only the async-signal-safe symbols of AS_SAFE (nm);
 - symbols: every object file of ours (nm): file A depends on file B when A uses a symbol
   B defines.  A dependency may not run up the layers, and the file graph may have no
   cycle (two or more files that need each other) outside the groups of CYCLES_OK
@@ -53,6 +55,44 @@ CYCLES_OK = {
     'parser/': 'the parser\'s recursion',
 }
 
+# Code that runs in a child forked from a process that may have threads (an
+# MCP server's workers, a test's watcher) may call only what is
+# async-signal-safe: a lock another thread held at the fork (the allocator's;
+# ASan's is not reset at fork) is never released in the child, and one
+# malloc, opendir or snprintf there can wait for ever (the harness suite's
+# CI hang, backends/supervise.c).  Each file's object may use the symbols
+# below and nothing else: POSIX's async-signal-safe functions and Linux
+# system calls it uses, our own helpers that are only system calls, and
+# what the sanitizers and coverage add.
+FORK_CHILD = {'backends/supervise.c'}
+AS_SAFE = {
+    '_exit', 'close', 'dup2', 'execl', 'execve', 'fchdir', 'fcntl', 'fcntl64',
+    'fork', 'getpid', 'getppid', 'kill', 'nanosleep', 'open', 'open64', 'pipe2',
+    'poll', 'prctl', 'read', 'setpgid', 'setrlimit', 'setrlimit64', 'setsid',
+    'sigaddset', 'sigemptyset', 'signal', 'signalfd', 'sigprocmask', 'syscall',
+    'waitpid', 'write', '__errno_location',
+    'lu_write_all',  # util/write.c: write() until done, EINTR retried
+}
+AS_SAFE_PREFIXES = ('__asan_', '__ubsan_', '__sanitizer_', '__gcov_', '__tsan_',
+                    '_GLOBAL_OFFSET_TABLE_', '__stack_chk_fail')
+
+
+def fork_child_violations(objects):
+    """Symbols a FORK_CHILD file's object uses that are not async-signal-safe."""
+    files = sorted(f for f in FORK_CHILD if f in objects)
+    bad = ['fork child: %s is not built (FORK_CHILD names it)' % f
+           for f in sorted(FORK_CHILD - set(files))]
+    if not files:
+        return bad
+    for obj, syms in nm([objects[f] for f in files], '--undefined-only').items():
+        src = next(f for f in files if objects[f] == obj)
+        for sym in sorted(set(syms)):
+            if sym not in AS_SAFE and not sym.startswith(AS_SAFE_PREFIXES):
+                bad.append('fork child: %s calls %s, which is not async-signal-safe'
+                           % (src, sym))
+    return bad
+
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 # One home per helper (docs/design.md, util/): a C file of the folders named
@@ -66,7 +106,6 @@ ONE_HOME = [
     (re.compile(r'\bfread\s*\(\s*\w+\s*\+|\bread\s*\(\s*[^,()]+,\s*\w+\s*\+'),
      set(LAYERS), {
          'util/read.c',
-         'backends/supervise.c',  # the supervisor's one short message, a fixed buffer
          'agents/hook_codex.c',   # codex app-server's JSON-RPC lines, under a deadline
          'cli/mcp.c',             # the MCP stream on stdin, a line at a time
      },
@@ -254,6 +293,7 @@ def main(argv):
     for comp in cycles(includes):
         bad.append('include cycle: ' + ' <-> '.join(comp))
     bad += one_home_violations(root, sources)
+    bad += fork_child_violations(objects)
     graph = symbol_graph(root, objects)
     for a in sorted(graph):
         for b in sorted(graph[a]):
