@@ -110,13 +110,15 @@ static void kill_children_of_task(pid_t pid, const char *tid, int depth)
 	close(fd);
 	if (n <= 0)
 		return;
-	/* a full buffer may end inside a number: only what a space ends is
-	   a pid (the rest is found in the next round of kill_tree) */
-	while (n > 0 && buf[n - 1] != ' ' && buf[n - 1] != '\n')
-		n--;
+	/* a full buffer may end inside a number: there only what a space
+	   ends is a pid (the rest is found in the next round of kill_tree) */
+	if ((size_t)n == sizeof buf - 1)
+		while (n > 0 && buf[n - 1] != ' ' && buf[n - 1] != '\n')
+			n--;
+	buf[n] = ' '; /* ends the last number */
 	unsigned long long c = 0;
 	bool in = false;
-	for (ssize_t i = 0; i < n; i++) {
+	for (ssize_t i = 0; i <= n; i++) {
 		if (buf[i] >= '0' && buf[i] <= '9') {
 			c = c * 10 + (unsigned)(buf[i] - '0');
 			in = true;
