@@ -681,14 +681,29 @@ static void live_test(doctor *d, agent_id a, const char *event, const char *cmd)
 	const char *cwd = d->project;
 	if (!cwd && getcwd(dir, sizeof(dir)))
 		cwd = dir;
-	char payload[PATH_MAX + 256];
-	snprintf(payload, sizeof(payload),
-	         "{\"session_id\":\"locus-doctor\",\"cwd\":\"%s\","
-	         "\"hook_event_name\":\"%s\",\"tool_name\":\"%s\","
-	         "\"tool_input\":{\"command\":\"rm -rf /\"}}",
-	         cwd ? cwd : "/", event, tool);
+	/* built, not printed: the folder's name may hold a quote or a
+	   backslash */
+	cJSON *o = cJSON_CreateObject(), *in = cJSON_CreateObject();
+	if (in)
+		cJSON_AddStringToObject(in, "command", "rm -rf /");
+	if (o) {
+		cJSON_AddStringToObject(o, "session_id", "locus-doctor");
+		cJSON_AddStringToObject(o, "cwd", cwd ? cwd : "/");
+		cJSON_AddStringToObject(o, "hook_event_name", event);
+		cJSON_AddStringToObject(o, "tool_name", tool);
+		if (in && cJSON_AddItemToObject(o, "tool_input", in))
+			in = NULL;
+	}
+	cJSON_Delete(in);
+	char *payload = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!payload) {
+		problem(d, "%s: out of memory", event);
+		return;
+	}
 	char *out = NULL;
 	int st = run_hook(cmd, d->project, payload, &out);
+	cJSON_free(payload);
 	if (st == 0 && out && strstr(out, "deny"))
 		ok("%s: a dangerous call (rm -rf /) is denied", event);
 	else

@@ -1017,6 +1017,51 @@ START_TEST(install_merges)
 }
 END_TEST
 
+/* doctor's live test sends the project folder as the payload's cwd: a
+ * name with a quote and a backslash stays valid JSON (it was printed into
+ * the text, and the hook denied the broken payload as bad input). */
+START_TEST(doctor_quoted_project)
+{
+	char *top = make_tmp("quoted"), *home = make_tmp("home"),
+	     *bin = make_tmp("bin");
+	char proj[700], p[800];
+	snprintf(proj, sizeof proj, "%s/a \"q\" \\b", top);
+	ck_assert_int_eq(mkdir(proj, 0755), 0);
+	snprintf(p, sizeof p, "%s/locus", bin);
+	char *abs = realpath(getenv("LOCUS_BIN"), NULL);
+	ck_assert_int_eq(symlink(abs, p), 0);
+	free(abs);
+	char *old_path = strdup(getenv("PATH"));
+	char *old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
+	char np[4096];
+	snprintf(np, sizeof np, "%s:/usr/bin:/bin", bin);
+	setenv("PATH", np, 1);
+	setenv("HOME", home, 1);
+	const char *av[] = {"locus",     "hook", "install", "claude-code",
+	                    "--project", proj,   "--write", NULL};
+	run_out r = run(av, "", 0);
+	ck_assert_int_eq(r.status, 0);
+	run_free(&r);
+	const char *dv[] = {"locus",     "hook", "doctor", "claude-code",
+	                    "--project", proj,   NULL};
+	r = run(dv, "", 0);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "rm -rf /) is denied") &&
+	                  strstr(r.out, "0 problems"),
+	              "doctor: %d\n%s", r.status, r.out);
+	run_free(&r);
+	setenv("PATH", old_path, 1);
+	setenv("HOME", old_home, 1);
+	free(old_path);
+	free(old_home);
+	rm_rf(top);
+	rm_rf(home);
+	rm_rf(bin);
+	free(top);
+	free(home);
+	free(bin);
+}
+END_TEST
+
 /* doctor: a good setup passes (it runs the hook commands themselves); a
  * missing hook, a missing guard and a missing binary are problems. */
 START_TEST(doctor_checks_a_setup)
@@ -1275,6 +1320,7 @@ static Suite *hook_suite(void)
 	tcase_add_test(t, install_writes_the_documented_hooks);
 	tcase_add_test(t, install_merges);
 	tcase_add_test(t, doctor_checks_a_setup);
+	tcase_add_test(t, doctor_quoted_project);
 	tcase_add_test(t, claude_project_hierarchy);
 	suite_add_tcase(s, t);
 	t = tcase_create("audit");
