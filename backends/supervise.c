@@ -105,7 +105,7 @@ static void kill_children_of_task(pid_t pid, const char *tid, int depth)
 	int fd = open(cp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	char buf[2048];
+	char buf[1024];
 	ssize_t n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
@@ -120,7 +120,8 @@ static void kill_children_of_task(pid_t pid, const char *tid, int depth)
 	bool in = false;
 	for (ssize_t i = 0; i <= n; i++) {
 		if (buf[i] >= '0' && buf[i] <= '9') {
-			c = c * 10 + (unsigned)(buf[i] - '0');
+			if (c < (1ull << 31)) /* past it: no pid, never wraps */
+				c = c * 10 + (unsigned)(buf[i] - '0');
 			in = true;
 			continue;
 		}
@@ -149,7 +150,7 @@ static void kill_descendants(pid_t pid, int depth)
 		return;
 	/* the entries are read a buffer at a time: the depth (up to 64)
 	   multiplies what each level keeps on the stack */
-	_Alignas(8) char ents[1024];
+	_Alignas(8) char ents[512];
 	long got;
 	while ((got = syscall(SYS_getdents64, dfd, ents, sizeof ents)) > 0) {
 		for (long off = 0; off < got;) {
@@ -273,6 +274,32 @@ static void close_others(int *keep, int n)
 	}
 }
 
+/* Tell lh_spawn the command's group ("-1": the exec failed). */
+static void say_group(int ready_w, pid_t group)
+{
+	char pg[24];
+	sv_text t = {pg, 0, sizeof pg};
+	if (group < 0)
+		sv_puts(&t, "-1");
+	else
+		sv_putu(&t, (unsigned long long)group);
+	sv_puts(&t, "\n");
+	(void)lu_write_all(ready_w, pg, t.len);
+}
+
+/* The note after a capped output: how many bytes were not kept. */
+static void note_dropped(int out_fd, unsigned long long dropped, size_t max)
+{
+	char note[160];
+	sv_text t = {note, 0, sizeof note};
+	sv_puts(&t, "\n[... ");
+	sv_putu(&t, dropped);
+	sv_puts(&t, " more bytes dropped: the output cap is ");
+	sv_putu(&t, (unsigned long long)max);
+	sv_puts(&t, " bytes ...]\n");
+	(void)lu_write_all(out_fd, note, t.len);
+}
+
 void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 {
 	int keep[] = {o->out_fd, o->root_fd, ready_w};
@@ -284,6 +311,9 @@ void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	/* a parent gone before it read `ready_w` must not kill us before
+	   the tree is killed (the command's child sets it back) */
+	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
@@ -308,14 +338,7 @@ void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	while ((got = read(ex[0], &e, sizeof e)) < 0 && errno == EINTR)
 		;
 	close(ex[0]);
-	char pg[24];
-	sv_text t = {pg, 0, sizeof pg};
-	if (got > 0)
-		sv_puts(&t, "-1");
-	else
-		sv_putu(&t, (unsigned long long)cmd);
-	sv_puts(&t, "\n");
-	(void)lu_write_all(ready_w, pg, t.len);
+	say_group(ready_w, got > 0 ? -1 : cmd);
 	close(ready_w);
 	bool leader_done = false, killed = false, eof = false;
 	int leader_status = 0;
@@ -354,16 +377,8 @@ void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 		       pump(p[0], o->out_fd, o->output_max, &kept, &dropped))
 			if (errno == EAGAIN)
 				break;
-	if (dropped) {
-		char note[160];
-		sv_text t = {note, 0, sizeof note};
-		sv_puts(&t, "\n[... ");
-		sv_putu(&t, dropped);
-		sv_puts(&t, " more bytes dropped: the output cap is ");
-		sv_putu(&t, (unsigned long long)o->output_max);
-		sv_puts(&t, " bytes ...]\n");
-		(void)lu_write_all(o->out_fd, note, t.len);
-	}
+	if (dropped)
+		note_dropped(o->out_fd, dropped, o->output_max);
 	kill_tree(cmd, &leader_status, &leader_done);
 	if (killed)
 		_exit(128 + SIGKILL);
