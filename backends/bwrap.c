@@ -23,6 +23,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,7 +140,9 @@ static int ctl_send(bwrap_session *s, const char *verb, unsigned id)
 {
 	char line[96];
 	int n = snprintf(line, sizeof line, "%s %u %s\n", verb, id, s->nonce);
-	return write(s->ctl, line, (size_t)n) == n ? 0 : -1;
+	/* a sandbox that died has closed its end: EPIPE, never a SIGPIPE
+	   that kills the program locus runs in */
+	return send(s->ctl, line, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -1;
 }
 
 /* An rc file is an answer only when it carries this session's nonce: a
@@ -405,11 +408,15 @@ static int bw_start(bwrap_session *s, const char *real,
 		              strerror(errno));
 	}
 	int p[2];
-	if (server.oom || pipe2(p, O_CLOEXEC) < 0) {
+	/* the control channel is a socket, so that a send to a sandbox
+	   that died is an error (MSG_NOSIGNAL), as no pipe write can be */
+	if (server.oom ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) {
 		lu_buf_free(&server);
 		lu_buf_free(&mnt);
 		lu_buf_free(&xd);
-		return lu_err(err, LOCUS_EIO, "pipe: %s", strerror(errno));
+		return lu_err(err, LOCUS_EIO, "socketpair: %s",
+		              strerror(errno));
 	}
 	const char *argv[] = {
 	    "bwrap", "--unshare-all", "--die-with-parent", "--new-session",

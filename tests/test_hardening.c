@@ -122,6 +122,47 @@ START_TEST(bwrap_uid_choice)
 }
 END_TEST
 
+/* A sandbox that closed its control channel while still running (a bwrap
+   stuck or failing as it starts) is an error, never a SIGPIPE: the library
+   runs inside an agent's host, and a pipe write could kill the CLI
+   silently (exit 141: hardening's default_backend_is_bwrap on the CI of
+   3b77237).  A stand-in `bwrap` first on PATH replaces its stdin and
+   waits: the start-up probe's `run` is buffered, nothing answers, and its
+   `kill` after 20 s meets a closed end (the old pipe: SIGPIPE, always). */
+START_TEST(bwrap_closed_channel_is_an_error)
+{
+	mk_tmp();
+	char bin[900], p[1000];
+	snprintf(bin, sizeof bin, "%s/fakebin", g_tmp);
+	ck_assert_int_eq(mkdir(bin, 0755), 0);
+	snprintf(p, sizeof p, "%s/bwrap", bin);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\nexec </dev/null >/dev/null\nexec sleep 60\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(p, 0755), 0);
+	/* as root the sandbox runs as the workspace's owner, never root */
+	if (geteuid() == 0)
+		sh("chown 65534:65534 '%s' && chmod 755 '%s'", g_root, g_tmp);
+	char *old_path = strdup(getenv("PATH"));
+	char np[2000];
+	snprintf(np, sizeof np, "%s:/usr/bin:/bin", bin);
+	setenv("PATH", np, 1);
+	signal(SIGPIPE, SIG_DFL);
+	locus_session *s = NULL;
+	locus_error err = {0};
+	int rc = locus_session_bwrap_new(&s, g_root, &err);
+	setenv("PATH", old_path, 1);
+	free(old_path);
+	ck_assert_int_ne(rc, 0);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(strstr(err.message, "bwrap did not start") ||
+	                  strstr(err.message, "cannot reach the sandbox"),
+	              "%s", err.message);
+	rm_tmp();
+}
+END_TEST
+
 /* The sandbox's host user from the command line: --bwrap-uid/--bwrap-gid,
    parsed once (cli/backend.c) for locus tool and locus mcp. */
 START_TEST(bwrap_uid_flag)
@@ -1242,6 +1283,7 @@ int main(void)
 	tcase_add_test(tb, bwrap_uid_choice);
 	tcase_add_test(tb, bwrap_uid_flag);
 	tcase_add_test(tb, default_backend_is_bwrap);
+	tcase_add_test(tb, bwrap_closed_channel_is_an_error);
 	suite_add_tcase(s, tb);
 	TCase *tj = tcase_create("jobs");
 	tcase_set_timeout(tj, 120);
