@@ -9,7 +9,10 @@
 # --out DIR     where the corpora, findings and logs live (default
 #               fuzz/out, ignored by git): DIR/corpus/TARGET grows from
 #               run to run, DIR/findings/TARGET/ holds crash-*, leak-*,
-#               timeout-* and oom-* inputs, DIR/logs/TARGET.log the last
+#               timeout-* and oom-* inputs (and libFuzzer's slow-unit-*:
+#               a unit past 10 s, counted and shown apart, no failure:
+#               the parse budgets are part of the targets' contract),
+#               DIR/logs/TARGET.log the last
 #               run's output, DIR/campaign.tsv one line per run:
 #               date target seconds executions findings
 # TARGET...     default: every target of fuzz/meson.build
@@ -58,8 +61,9 @@ out=$(cd "$out" && pwd)
 run_one() {
 	local t=$1 corpus="$out/corpus/$1" found="$out/findings/$1"
 	mkdir -p "$corpus" "$found"
-	local before
-	before=$(find "$found" -type f | wc -l)
+	local before slow_before
+	before=$(find "$found" -type f ! -name 'slow-unit-*' | wc -l)
+	slow_before=$(find "$found" -type f -name 'slow-unit-*' | wc -l)
 	local rc=0
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -72,12 +76,15 @@ run_one() {
 		"$out/logs/$t.log" | tail -n 1)
 	secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' \
 		"$out/logs/$t.log" | tail -n 1)
-	after=$(find "$found" -type f | wc -l)
+	after=$(find "$found" -type f ! -name 'slow-unit-*' | wc -l)
+	local slow
+	slow=$(($(find "$found" -type f -name 'slow-unit-*' | wc -l) - slow_before))
 	printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" \
 		"${secs:-?}" "${execs:-?}" "$((after - before))" \
 		>>"$out/campaign.tsv"
-	printf '%-14s %6ss %12s executions, %d new findings%s\n' "$t" \
+	printf '%-14s %6ss %12s executions, %d new findings%s%s\n' "$t" \
 		"${secs:-?}" "${execs:-?}" "$((after - before))" \
+		"$([ "$slow" = 0 ] || echo ", $slow slow units (no failure)")" \
 		"$([ "$rc" = 0 ] || echo " (exit $rc: see $out/logs/$t.log)")"
 	[ "$rc" = 0 ] && [ "$after" = "$before" ]
 }
