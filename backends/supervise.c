@@ -322,7 +322,11 @@ void lh_supervise(const lh_spawn_opts *o, pid_t parent, int ready_w)
 	int p[2], ex[2];
 	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
 		_exit(125);
-	pid_t cmd = fork();
+	/* _Fork, not fork: no atfork handler runs here (POSIX 2024 lists
+	   only _Fork as async-signal-safe; a handler of a library the
+	   process uses could take a lock another thread held at our own
+	   fork) */
+	pid_t cmd = _Fork();
 	if (cmd < 0)
 		_exit(125);
 	if (cmd == 0) {

@@ -67,7 +67,7 @@ CYCLES_OK = {
 FORK_CHILD = {'backends/supervise.c'}
 AS_SAFE = {
     '_exit', 'close', 'dup2', 'execl', 'execve', 'fchdir', 'fcntl', 'fcntl64',
-    'fork', 'getpid', 'getppid', 'kill', 'nanosleep', 'open', 'open64', 'pipe2',
+    '_Fork', 'getpid', 'getppid', 'kill', 'nanosleep', 'open', 'open64', 'pipe2',
     'poll', 'prctl', 'read', 'setpgid', 'setrlimit', 'setrlimit64', 'setsid',
     'sigaddset', 'sigemptyset', 'signal', 'signalfd', 'sigprocmask', 'syscall',
     'waitpid', 'write', '__errno_location',
