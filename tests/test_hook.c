@@ -1017,6 +1017,35 @@ START_TEST(install_merges)
 }
 END_TEST
 
+/* The doctor tests' environment: `locus` linked into bin, bin first on
+ * PATH, HOME at home; the old PATH and HOME kept for doctor_env_leave. */
+typedef struct doctor_env {
+	char np[4096];
+	char *old_path, *old_home;
+} doctor_env;
+
+static void doctor_env_enter(doctor_env *e, const char *bin, const char *home)
+{
+	char p[800];
+	snprintf(p, sizeof p, "%s/locus", bin);
+	char *abs = realpath(getenv("LOCUS_BIN"), NULL);
+	ck_assert_int_eq(symlink(abs, p), 0);
+	free(abs);
+	e->old_path = strdup(getenv("PATH"));
+	e->old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
+	snprintf(e->np, sizeof e->np, "%s:/usr/bin:/bin", bin);
+	setenv("PATH", e->np, 1);
+	setenv("HOME", home, 1);
+}
+
+static void doctor_env_leave(doctor_env *e)
+{
+	setenv("PATH", e->old_path, 1);
+	setenv("HOME", e->old_home, 1);
+	free(e->old_path);
+	free(e->old_home);
+}
+
 /* doctor's live test sends the project folder as the payload's cwd: a
  * name with a quote and a backslash stays valid JSON (it was printed into
  * the text, and the hook denied the broken payload as bad input). */
@@ -1024,19 +1053,11 @@ START_TEST(doctor_quoted_project)
 {
 	char *top = make_tmp("quoted"), *home = make_tmp("home"),
 	     *bin = make_tmp("bin");
-	char proj[700], p[800];
+	char proj[700];
 	snprintf(proj, sizeof proj, "%s/a \"q\" \\b", top);
 	ck_assert_int_eq(mkdir(proj, 0755), 0);
-	snprintf(p, sizeof p, "%s/locus", bin);
-	char *abs = realpath(getenv("LOCUS_BIN"), NULL);
-	ck_assert_int_eq(symlink(abs, p), 0);
-	free(abs);
-	char *old_path = strdup(getenv("PATH"));
-	char *old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
-	char np[4096];
-	snprintf(np, sizeof np, "%s:/usr/bin:/bin", bin);
-	setenv("PATH", np, 1);
-	setenv("HOME", home, 1);
+	doctor_env env;
+	doctor_env_enter(&env, bin, home);
 	const char *av[] = {"locus",     "hook", "install", "claude-code",
 	                    "--project", proj,   "--write", NULL};
 	run_out r = run(av, "", 0);
@@ -1049,10 +1070,7 @@ START_TEST(doctor_quoted_project)
 	                  strstr(r.out, "0 problems"),
 	              "doctor: %d\n%s", r.status, r.out);
 	run_free(&r);
-	setenv("PATH", old_path, 1);
-	setenv("HOME", old_home, 1);
-	free(old_path);
-	free(old_home);
+	doctor_env_leave(&env);
 	rm_rf(top);
 	rm_rf(home);
 	rm_rf(bin);
@@ -1069,16 +1087,8 @@ START_TEST(doctor_checks_a_setup)
 	char *proj = make_tmp("proj"), *home = make_tmp("home"),
 	     *bin = make_tmp("bin");
 	char p[600];
-	snprintf(p, sizeof p, "%s/locus", bin);
-	char *abs = realpath(getenv("LOCUS_BIN"), NULL);
-	ck_assert_int_eq(symlink(abs, p), 0);
-	free(abs);
-	char *old_path = strdup(getenv("PATH"));
-	char *old_home = strdup(getenv("HOME") ? getenv("HOME") : "/");
-	char np[4096];
-	snprintf(np, sizeof np, "%s:/usr/bin:/bin", bin);
-	setenv("PATH", np, 1);
-	setenv("HOME", home, 1);
+	doctor_env env;
+	doctor_env_enter(&env, bin, home);
 	for (int i = 0; i < 3; i++) {
 		const char *av[] = {"locus",     "hook", "install", agents[i],
 		                    "--project", proj,   "--write", NULL};
@@ -1143,17 +1153,14 @@ START_TEST(doctor_checks_a_setup)
 	ck_assert_ptr_nonnull(strstr(r.out, "locus is not on PATH"));
 	run_free(&r);
 	/* nothing installed */
-	setenv("PATH", np, 1);
+	setenv("PATH", env.np, 1);
 	rm_rf(proj);
 	ck_assert_int_eq(mkdir(proj, 0755), 0);
 	r = run(av3, "", 0);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.out, "no locus hook is installed"));
 	run_free(&r);
-	setenv("PATH", old_path, 1);
-	setenv("HOME", old_home, 1);
-	free(old_path);
-	free(old_home);
+	doctor_env_leave(&env);
 	rm_rf(proj);
 	rm_rf(home);
 	rm_rf(bin);
