@@ -75,6 +75,10 @@ static const char *const inert[] = {
 
 static bool name_is(const char *a, size_t n, const char *name)
 {
+	/* entries are never empty: a first byte that differs (most do)
+	   decides without the length */
+	if (!n || a[0] != name[0])
+		return false;
 	size_t l = strlen(name);
 	if (name[l - 1] == '_') /* prefix entry */
 		return n >= l && !strncmp(a, name, l);

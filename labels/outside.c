@@ -714,16 +714,12 @@ const char *ll_outside_shell(const locus_shell_result *r, const char *root,
 	if (!links || !root)
 		return outside_shell(r, root, false, oom, NULL);
 	memset(links, 0, sizeof *links);
-	links_walk *k = malloc(sizeof *k);
-	if (!k) {
-		*oom = true;
-		return "?";
-	}
-	ll_links_init(&k->l, root);
-	k->out = links;
-	const char *hit = outside_shell(r, root, false, oom, k);
-	free(k);
-	return hit;
+	/* on the stack (~8 KiB, as ll_path_class's): a malloc of this size
+	   is served past the small-object caches, ~800 instructions a line */
+	links_walk k;
+	ll_links_init(&k.l, root);
+	k.out = links;
+	return outside_shell(r, root, false, oom, &k);
 }
 
 bool ll_outside_scratch(const locus_shell_result *r, const char *root,

@@ -407,8 +407,10 @@ static const lk_program *service_program(const locus_shell_command *c,
 
 static bool listed(const char *const *list, const char *s, size_t n)
 {
-	for (; *list; list++)
-		if (strlen(*list) == n && strncmp(*list, s, n) == 0)
+	/* entries are never empty: the first byte is compared first */
+	for (; n && *list; list++)
+		if ((*list)[0] == s[0] && strlen(*list) == n &&
+		    strncmp(*list, s, n) == 0)
 			return true;
 	return false;
 }
@@ -580,7 +582,8 @@ static bool local_form(const locus_shell_command *c, const lk_program *p,
 	             !strcmp(c->argv[ops[0]], "completion")))
 		return true;
 	for (size_t k = 0; k < NLOCAL; k++) {
-		if (strcmp(local_forms[k].prog, p->name) != 0)
+		if (local_forms[k].prog[0] != p->name[0] ||
+		    strcmp(local_forms[k].prog, p->name) != 0)
 			continue;
 		const char *w = local_forms[k].words;
 		size_t j = 0;

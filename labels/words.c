@@ -20,7 +20,7 @@ bool pk_word_in(const char *list, const char *w)
 	/* tokens are never empty and hold no blank, and a word the list
 	   does not hold as text is none of its tokens: one (vectorised)
 	   strstr rejects most words without a scan token by token */
-	if (!*w || strchr(w, ' ') || !strstr(p, w))
+	if (!*w || !strstr(p, w) || strchr(w, ' '))
 		return false;
 	const char *t;
 	size_t n;
@@ -157,16 +157,21 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 	   a path the program writes (cp/mv/install/ln, tee): another
 	   program's computed word is a script, a pattern or a field list
 	   (`sed "s/.$d//"` is `s/.*` as a glob) */
-	bool copies =
-	    computed && c->argc &&
-	    (lk_is(c->name, LK_COPIES) || lk_is(c->name, LK_WRITES_ARGS));
+	/* (the program is looked up at the first computed word only: most
+	   commands have none) */
+	int copies = computed && c->argc ? -1 : 0; /* -1: not looked up */
 	/* a pure reader is asked about only when a word names such a file
 	   (the common line names none: the program lookup is skipped) */
-	for (size_t i = 1; i < c->argc; i++)
-		if (names_path(c->argv[i], c->argv_flags ? c->argv_flags[i] : 0,
-		               is_path, copies ? computed : NULL) &&
+	for (size_t i = 1; i < c->argc; i++) {
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		if (copies < 0 && (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+			copies = (lk_classes(c->name) &
+			          (LK_COPIES | LK_WRITES_ARGS)) != 0;
+		if (names_path(c->argv[i], f, is_path,
+		               copies > 0 ? computed : NULL) &&
 		    pk_arg_written(c, i))
 			return true;
+	}
 	return false;
 }
 
