@@ -95,6 +95,16 @@ int cli_local_open(const cli_backend_opts *o, const char *real,
 void cli_set_command(const char *name);
 const char *cli_command(void);
 
+/* cli/util.c: the path of the executable `name` in the directory of the
+   running one (/proc/self/exe), into out (cap bytes); false when it
+   cannot be read or does not fit.  `locus gateway` runs locus-gateway
+   there, and the gateway runs `locus` from beside itself. */
+bool cli_sibling_exe(const char *name, char *out, size_t cap);
+
+/* cli/gateway_exec.c: `locus gateway ARGS`: replaces this process with
+   locus-gateway ARGS (same pid); returns only when that fails (1). */
+int cli_gateway_exec(int argc, char **argv);
+
 /* cli/util.c: `dir` as an absolute, symlink-free path (realpath), malloc'd;
    NULL when it is not an existing directory. */
 char *cli_absolute_dir(const char *dir);

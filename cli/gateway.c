@@ -184,9 +184,11 @@ static int serve(gw_args *a)
 		return 2;
 	}
 	cfg.web_search_url = a->search_url;
+	/* the local box runs `locus runner`: the locus beside this
+	   executable (locus-gateway, docs/gateway.md) */
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = 0;
+	if (!cli_sibling_exe("locus", exe, sizeof exe))
+		exe[0] = '\0';
 	cfg.locus_bin = exe;
 	sigset_t set;
 	sigemptyset(&set);

@@ -38,7 +38,7 @@ static const cli_entry cli_table[] = {
 	{"mcp", cli_mcp, "serve the harness as an MCP server on stdio"},
 	{"runner", cli_runner,
 	 "the box runner: one agent's run in a sandbox under a gateway"},
-	{"gateway", cli_gateway,
+	{"gateway", cli_gateway_exec,
 	 "the gateway: runs, admission, approvals (serve, run create, ...)"},
 };
 /* clang-format on */

@@ -116,6 +116,33 @@ def call(name, args, id_):
     return {"tool_calls": [{"id": id_, "name": name, "arguments": args}]}
 
 
+class ExecutableTest(unittest.TestCase):
+    """`locus gateway` runs locus-gateway from beside `locus` (cli/gateway_exec.c)."""
+
+    def run_help(self, exe, *pre):
+        return subprocess.run([exe, *pre, "--help"], capture_output=True, text=True,
+                              timeout=60, env={**os.environ, **SAN})
+
+    def test_locus_gateway_is_the_same_command(self):
+        via = self.run_help(LOCUS, "gateway")
+        alone = self.run_help(os.path.join(os.path.dirname(LOCUS), "locus-gateway"))
+        self.assertIn("usage: locus gateway serve", via.stdout + via.stderr)
+        self.assertEqual((via.returncode, via.stdout, via.stderr),
+                         (alone.returncode, alone.stdout, alone.stderr))
+
+    def test_missing_locus_gateway_is_a_clear_error(self):
+        folder = tempfile.mkdtemp(prefix="locus-gw-exe-")
+        try:
+            lone = os.path.join(folder, "locus")
+            shutil.copy(LOCUS, lone)
+            r = subprocess.run([lone, "gateway", "runs"], capture_output=True, text=True,
+                               timeout=60, env={**os.environ, **SAN})
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("locus gateway: cannot run %s/locus-gateway" % folder, r.stderr)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 class GatewayTest(unittest.TestCase):
     def setUp(self):
         if not LOCUS or not os.access(LOCUS, os.X_OK):

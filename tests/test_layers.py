@@ -10,6 +10,8 @@ Two views of the same rule, both from the build, none from a hand-kept list of f
   resolved as the compiler does (the including file's folder first, then the source
   root); a file may include headers of its own folder, of a folder below it, and the
   public API (include/locus/), and no files may include each other;
+- executables: the `locus` executable needs none of GATEWAY_ONLY's libraries
+  (readelf -d): they are locus-gateway's (cli/gateway_exec.c);
 - fork children: the files of FORK_CHILD (code run in a child forked from a process that
   may have threads) use only the async-signal-safe symbols of AS_SAFE (nm);
 - symbols: every object file of ours (nm): file A depends on file B when A uses a symbol
@@ -91,6 +93,26 @@ def fork_child_violations(objects):
                 bad.append('fork child: %s calls %s, which is not async-signal-safe'
                            % (src, sym))
     return bad
+
+
+# The gateway's libraries, linked into locus-gateway only: loaded by `locus` they
+# cost every process (one per tool call under the hooks) ~6 ms of CPU and ~12M
+# instructions before main (docs/benchmark.md).
+GATEWAY_ONLY = ('libmicrohttpd', 'libsqlite3', 'libpq')
+
+
+def executable_violations(build):
+    """Gateway libraries the `locus` executable needs (readelf -d)."""
+    exe = os.path.join(build, 'locus')
+    if not os.path.isfile(exe):
+        return ['executables: %s is not built' % exe]
+    out = subprocess.run(['readelf', '-d', exe], check=True, capture_output=True,
+                         text=True).stdout
+    needed = re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]', out)
+    if not needed:
+        return ['executables: readelf -d %s lists no NEEDED library' % exe]
+    return ['executables: locus needs %s, a library of locus-gateway only' % n
+            for n in needed if n.startswith(GATEWAY_ONLY)]
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -294,6 +316,7 @@ def main(argv):
         bad.append('include cycle: ' + ' <-> '.join(comp))
     bad += one_home_violations(root, sources)
     bad += fork_child_violations(objects)
+    bad += executable_violations(build)
     graph = symbol_graph(root, objects)
     for a in sorted(graph):
         for b in sorted(graph[a]):
