@@ -224,6 +224,10 @@ bool pk_path_reference(bool secret, const char *p);
 /* pk_agent_config_path()'s answer with every agent fragment tried at
    every position (agent_raw's one-pass scan is checked against it). */
 bool pk_agent_reference(const char *p);
+/* Glob component g matches an ordinary file name (a broad glob, not aimed
+   at a secret): with `prefilter`, as the matchers ask it; without, every
+   name tried by fnmatch alone (tests compare the two). */
+bool pk_glob_ordinary(const char *g, bool prefilter);
 /* The i-th fragment of the secret or persistence table, NULL past the
    last (tests build words from them). */
 const char *pk_path_fragment(bool secret, size_t i);
