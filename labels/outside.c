@@ -295,11 +295,21 @@ static bool ancestor_remote(const locus_shell_result *r,
 /* The part of a word that names a path: `--opt=PATH`, `-IPATH`, `@PATH`
    (curl -d @file), `NAME=PATH`; else the word.  NULL when the word holds
    no path position. */
+/* strstr(a, "://"), by its colons (most words have none: one strchr) */
+static const char *scheme_sep(const char *a)
+{
+	for (const char *p = strchr(a, ':'); p; p = strchr(p + 1, ':'))
+		if (p[1] == '/' && p[2] == '/')
+			return p;
+	return NULL;
+}
+
 static const char *path_part(const char *a)
 {
+	const char *sep = scheme_sep(a);
 	if (lu_starts_with(a, "file://") || lu_starts_with(a, "fileb://"))
-		return strstr(a, "://") + 3;
-	if (strstr(a, "://"))
+		return sep + 3;
+	if (sep)
 		return NULL;
 	if (a[0] == '@')
 		return a + 1;
@@ -590,7 +600,7 @@ static void links_command(links_walk *k, const cwds *w,
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
-		if (!after_dd && strcmp(a, "--") == 0) {
+		if (!after_dd && a[0] == '-' && a[1] == '-' && !a[2]) {
 			after_dd = true;
 			continue;
 		}

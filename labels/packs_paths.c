@@ -708,13 +708,18 @@ bool pk_secret_path(const char *p)
 static bool normal_match(const char *p, bool (*match)(const char *))
 {
 	/* only a word with a `//`, `.` or `..` segment has another form */
-	bool other = strstr(p, "//") != NULL || !strncmp(p, "./", 2) ||
-	             !strncmp(p, "../", 3);
-	for (const char *d = strstr(p, "/."); !other && d;
-	     d = strstr(d + 1, "/.")) {
-		size_t dots = d[2] == '.' ? 2 : 1;
-		char after = d[1 + dots];
-		other = after == '/' || after == '\0';
+	/* (one walk over the slashes: a `//`, or a `/.` or `/..` that
+	   ends a segment) */
+	bool other = !strncmp(p, "./", 2) || !strncmp(p, "../", 3);
+	for (const char *d = strchr(p, '/'); !other && d;
+	     d = strchr(d + 1, '/')) {
+		if (d[1] == '/') {
+			other = true;
+		} else if (d[1] == '.') {
+			size_t dots = d[2] == '.' ? 2 : 1;
+			char after = d[1 + dots];
+			other = after == '/' || after == '\0';
+		}
 	}
 	if (!other)
 		return false;

@@ -284,6 +284,28 @@ START_TEST(test_utf8)
 }
 END_TEST
 
+/* The same cases at every alignment of the eight-byte ASCII scan: after
+   0..17 ASCII bytes and before 0..9 more, the first bad byte moves by the
+   prefix (a valid case stays valid). */
+START_TEST(test_utf8_padded)
+{
+	const char *s = utf8_cases[_i].s;
+	size_t n = utf8_cases[_i].n, bad = utf8_cases[_i].bad;
+	char buf[64];
+	for (size_t pre = 0; pre < 18; pre++)
+		for (size_t post = 0; post < 10; post++) {
+			memset(buf, 'a', pre);
+			memcpy(buf + pre, s, n);
+			memset(buf + pre + n, 'z', post);
+			size_t len = pre + n + post;
+			size_t want = bad == n ? len : pre + bad;
+			ck_assert_msg(lu_utf8_invalid_at(buf, len) == want,
+			              "case %d, %zu before, %zu after", _i, pre,
+			              post);
+		}
+}
+END_TEST
+
 START_TEST(test_utf8_clean)
 {
 	char *c = lu_utf8_clean("a\xFF"
@@ -918,6 +940,8 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	TCase *tt = tcase_create("text");
 	tcase_add_loop_test(tt, test_utf8, 0,
+	                    sizeof utf8_cases / sizeof *utf8_cases);
+	tcase_add_loop_test(tt, test_utf8_padded, 0,
 	                    sizeof utf8_cases / sizeof *utf8_cases);
 	tcase_add_test(tt, test_utf8_clean);
 	tcase_add_test(tt, test_utf8_encode);
