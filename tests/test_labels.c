@@ -2377,15 +2377,25 @@ static size_t path_cmp_file(const char *file)
 	return hits;
 }
 
+static uint64_t xorshift(uint64_t s)
+{
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
 /* The broad-glob test's prefilter hides no match: the same answer as
    fnmatch alone for the ordinary names' own spellings and 300,000
    patterns drawn from their bytes and the glob specials. */
 START_TEST(test_glob_ordinary_prefilter_matches_fnmatch)
 {
+	/* clang-format off */
 	static const char *const fixed[] = {
 	    "*", "*.py", "x.*", "*.[jt]s", "?", "src", "S*", "[A-Z]*",
 	    "*\\.md", "x\\*", "README.m?", "*.lo[gc]k", "*/", "x.[!p]y",
 	    "Make*e", "*a*", "[", "[]", "\\", "*[", "x.j[s", ".env", "*.env"};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		ck_assert_msg(pk_glob_ordinary(fixed[i], true) ==
 		                  pk_glob_ordinary(fixed[i], false),
@@ -2395,10 +2405,10 @@ START_TEST(test_glob_ordinary_prefilter_matches_fnmatch)
 	size_t hits = 0;
 	for (int k = 0; k < 300000; k++) {
 		char g[12];
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		s = xorshift(s);
 		size_t n = 1 + (size_t)(s % 10);
 		for (size_t i = 0; i < n; i++) {
-			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+			s = xorshift(s);
 			g[i] = bytes[s % (sizeof bytes - 1)];
 		}
 		g[n] = '\0';

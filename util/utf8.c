@@ -48,11 +48,13 @@ size_t lu_utf8_invalid_at(const char *s, size_t n)
 	while (i < n) {
 		/* ASCII, most of every line: eight bytes at a time, then
 		   a byte at a time without a call per byte */
-		uint64_t x;
-		if (n - i >= 8 &&
-		    (memcpy(&x, s + i, 8), !(x & 0x8080808080808080u))) {
-			i += 8;
-			continue;
+		if (n - i >= 8) {
+			uint64_t x;
+			memcpy(&x, s + i, 8);
+			if (!(x & 0x8080808080808080u)) {
+				i += 8;
+				continue;
+			}
 		}
 		if ((unsigned char)s[i] < 0x80) {
 			i++;
