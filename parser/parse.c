@@ -12,6 +12,7 @@
 
 #include "util/alloc.h"
 #include "fastpath.h"
+#include "ts_patch.h"
 #include "../util/clock.h"
 #include "../util/utf8.h"
 
@@ -319,7 +320,8 @@ bool lp_out_of_time(lp_ctx *ctx)
 static bool progress_cb(TSParseState *st)
 {
 	lp_ctx *ctx = st->payload;
-	return locus__mem_over() || lu_deadline_passed(&ctx->deadline);
+	return locus__mem_over() || lu_deadline_passed(&ctx->deadline) ||
+	       locus_ts_merge_overflowed(false);
 }
 
 typedef struct ts_text {
@@ -351,7 +353,19 @@ static TSTree *ts_parse(lp_ctx *ctx, const char *src, size_t len)
 	TSInput input = {
 	    .payload = &in, .read = ts_read, .encoding = TSInputEncodingUTF8};
 	TSParseOptions po = {.payload = ctx, .progress_callback = progress_cb};
+	(void)locus_ts_merge_overflowed(true);
 	TSTree *tree = ts_parser_parse_with_options(ts, NULL, input, po);
+	if (locus_ts_merge_overflowed(true)) {
+		/* A stack merge stopped at its bound (parser/ts_patch.py):
+		   the parse was cancelled at its next progress check, or
+		   ended on a stack cut short; no tree of it is read. */
+		if (tree)
+			ts_tree_delete(tree);
+		ts_parser_reset(ts);
+		lp_unparsed(ctx, "the parser's stack merges exceeded their "
+		                 "bound (an ambiguous syntax error)");
+		return NULL;
+	}
 	if (!tree) {
 		/* Cancelled by the deadline or the memory budget. */
 		ts_parser_reset(ts);

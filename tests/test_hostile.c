@@ -326,6 +326,37 @@ START_TEST(hostile_unterminated)
 }
 END_TEST
 
+/* Syntax errors that make tree-sitter's stack merges exponential (found
+   by fuzz_shell: the parser's time check is not reached inside a merge,
+   and 329 bytes ran for over an hour): the merge bound of
+   parser/ts_patch.py cuts the parse, and the line fails closed. */
+START_TEST(hostile_stack_merges)
+{
+	static const char fuzz_found[] =
+	    "ssh hosS `ecaqp &&ges-es|!]|s|s|xh aqg `ecaqp &&ges-es|!]|s|s|xh "
+	    "aqgii>s|]|s|sp &&ges-es|!]|s|s|]|s|s|]|s|s|]|s|s|]|svs|] aqg "
+	    "`ecaqp &&ges-es|!]|s|s|xh aqgii>s|]|s|sp &&ges-es|!]|s|s|]|s|s|]|"
+	    "s|s|]|s|s|]|svs|]|->r'r='\\ &&gii>s|]|ss|s|]|svs|]|->r'r='\\ "
+	    "&&gii>&$|->r'r='\\ &&gii>s|]|ss|s|]|svs|]|->r'r='\\ &&gii>&$m "
+	    "-e gcuggcug &r&ldcg";
+	const char *why;
+	ck_assert(!run(fuzz_found, strlen(fuzz_found), &why));
+	ck_assert_msg(strstr(why, "stack merges"), "%s", why);
+	/* the family, one repeated group more each time: 4-8x the time
+	   per group without the bound (10 groups: 4 s, 11: past 20 s) */
+	for (size_t k = 8; k <= 64; k *= 2) {
+		char line[512];
+		int n = snprintf(line, sizeof line, "rm -rf x; `a|!]|s `b|!]");
+		for (size_t i = 0; i < k; i++)
+			n += snprintf(line + n, sizeof line - (size_t)n,
+			              "|s|s|]");
+		n += snprintf(line + n, sizeof line - (size_t)n, "ii");
+		ck_assert(!run(line, (size_t)n, &why));
+		caught();
+	}
+}
+END_TEST
+
 START_TEST(hostile_heredoc_stress)
 {
 	size_t n;
@@ -758,6 +789,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_deep_subshells);
 	tcase_add_test(tc, hostile_pipes);
 	tcase_add_test(tc, hostile_unterminated);
+	tcase_add_test(tc, hostile_stack_merges);
 	tcase_add_test(tc, hostile_heredoc_stress);
 	tcase_add_test(tc, hostile_soup);
 	tcase_add_test(tc, hostile_timeout_then_reuse);
