@@ -8,6 +8,7 @@
  * name a program goes by is resolved in lk_program_find(): the version
  * and build rules of its row, then the alias table.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "programs.h"
@@ -80,18 +81,18 @@ static const lk_destroys_by destroys_dd = {.assign = "of="};
    (lk_optfx: exec:destructive). */
 /* clang-format off */
 static const lk_optfx delete_opts_crontab[] = {
-	{ 'r', NULL, false, "crontab -r deletes the crontab", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 'r', NULL, false, "crontab -r deletes the crontab", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx delete_opts_rsync[] = {
-	{ 0, "--delete", true, "rsync --delete deletes files", 0 },
+	{ 0, "--delete", true, "rsync --delete deletes files", 0, false },
 	{ 0, "--remove-source-files", false,
-	  "rsync --remove-source-files deletes files", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	  "rsync --remove-source-files deletes files", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx delete_opts_tar[] = {
-	{ 0, "--remove-files", false, "tar --remove-files deletes files", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 0, "--remove-files", false, "tar --remove-files deletes files", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 
 /* Options that run code locus does not see (lk_optfx: exec:unknown, as for
@@ -100,43 +101,68 @@ static const lk_optfx delete_opts_tar[] = {
    command. */
 static const lk_optfx unseen_opts_less[] = {
 	{ 0, "+", true, "less +CMD runs pager commands (! runs a shell) "
-	  "locus does not see", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	  "locus does not see", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_more[] = {
-	{ 0, "+", true, "more +CMD runs pager commands locus does not see", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 0, "+", true, "more +CMD runs pager commands locus does not see", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_most[] = {
-	{ 0, "+", true, "most +CMD runs pager commands locus does not see", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 0, "+", true, "most +CMD runs pager commands locus does not see", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_make[] = {
-	{ 'E', "--eval", false, "make --eval runs a makefile given on the line", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 'E', "--eval", false, "make --eval runs a makefile given on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_zip[] = {
-	{ 'T', "--unzip-command", false, "zip -TT runs a test command", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	{ 'T', "--unzip-command", false, "zip -TT runs a test command", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 /* a shared library loaded into the program: ssh-keygen's PKCS#11 and FIDO
    providers */
 static const lk_optfx unseen_opts_ssh_keygen[] = {
 	{ 'D', NULL, false, "ssh-keygen -D loads a PKCS#11 library (its code "
-	  "runs)", 0 },
+	  "runs)", 0, false },
 	{ 'w', NULL, false, "ssh-keygen -w loads a FIDO provider library (its "
-	  "code runs)", 0 },
-	{ 0, NULL, false, NULL, 0 },
+	  "code runs)", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* a program named by an option's value runs in the program's place or
+   beside it: go's -exec (the test binary run by it), -toolexec (every
+   compiler and linker call), -vettool; install's strip program; any
+   cargo configuration given on the line (target.*.runner and .linker,
+   build.rustc-wrapper name programs) */
+static const lk_optfx unseen_opts_go[] = {
+	{ 0, "--exec", false, "go -exec runs the test or program binary through "
+	  "a program named on the line", 0, true },
+	{ 0, "--toolexec", false, "go -toolexec runs every compiler and linker "
+	  "call through a program named on the line", 0, true },
+	{ 0, "--vettool", false, "go vet -vettool runs a program named on the "
+	  "line", 0, true },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_install[] = {
+	{ 0, "--strip-program", false, "install --strip-program runs a program "
+	  "named on the line", 9, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_cargo[] = {
+	{ 0, "--config", false, "cargo --config sets configuration that may "
+	  "name programs to run (target.*.runner, build.rustc-wrapper)", 0,
+	  false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 /* the programs a repository's config names for git's diffs (--ext-diff:
    diff.external and diff.DRIVER.command; --textconv:
    diff.DRIVER.textconv), on any subcommand */
 static const lk_optfx unseen_opts_git[] = {
 	{ 0, "--ext-diff", false, "git --ext-diff runs the diff program the "
-	  "repository's config names", 0 },
+	  "repository's config names", 0, false },
 	{ 0, "--textconv", false, "git --textconv runs the conversion programs "
-	  "the repository's config names", 7 },
-	{ 0, NULL, false, NULL, 0 },
+	  "the repository's config names", 7, false },
+	{ 0, NULL, false, NULL, 0, false },
 };
 /* clang-format on */
 
@@ -339,6 +365,474 @@ static const lk_optspec opts_setarch_alias = {
              "4gb:-0|uname-2.6:-0|verbose:v0",
     .query = "hV",
 };
+
+/* The options of read-only rows without argument rules (lk_program.read_opts,
+   labels/tables.c judge_read_options): from each program's manual, the
+   options that only select, format or print; left out on purpose, so
+   exec:unknown: those that run a program (bat/ack/ag --pager, sdiff and
+   diff3 --diff-program, man -P/-H, nm --plugin), write a file (yq -i,
+   shuf -o, xmllint --output, history -w, journalctl --cursor-file), change
+   the system (dmesg -C/-c/-n, ss -K, journalctl --vacuum-time,
+   --rotate, dpkg
+   -i/-r/-P, apt-cache -o/-c) or that the manual does not name.  A long
+   name is matched whole: an abbreviation is unknown. */
+/* clang-format off */
+static const lk_optspec ro_operands = {
+    .flags = LK_OPT_OPERANDS,
+};
+static const lk_optspec ro_ack = {
+    .short_flag = "ilLwvchHnkrRQfgoxs1",
+    .short_val = "mABC",
+    .longs =
+        "ignore-case:i0|smart-case:-0|no-smart-case:-0|"
+        "files-with-matches:l0|files-without-matches:L0|word-regexp:w0|"
+        "invert-match:v0|count:c0|no-filename:h0|with-filename:H0|"
+        "nocolor:-0|noheading:-0|heading:-0|nopager:-0|color:-0|"
+        "literal:Q0|type:-1|ignore-dir:-1|noignore-dir:-1|"
+        "ignore-file:-1|max-count:m1|column:-0|context:C?|"
+        "before-context:B1|after-context:A1|sort-files:-0|follow:-0|"
+        "nofollow:-0|recurse:r0|no-recurse:n0",
+};
+static const lk_optspec ro_ag = {
+    .short_flag = "aiswvcHlLnzQfuUtSo",
+    .short_val = "GgABCm",
+    .longs =
+        "ignore-case:i0|case-sensitive:s0|smart-case:S0|word-regexp:w0|"
+        "invert-match:v0|count:c0|files-with-matches:l0|"
+        "files-without-matches:L0|literal:Q0|hidden:-0|ignore:-1|"
+        "ignore-dir:-1|skip-vcs-ignores:U0|unrestricted:u0|"
+        "all-types:a0|all-text:t0|search-zip:z0|depth:-1|follow:f0|"
+        "file-search-regex:G1|filename-pattern:g1|after:A1|before:B1|"
+        "context:C1|max-count:m1|nocolor:-0|color:-0|noheading:-0|"
+        "heading:-0|nobreak:-0|nogroup:-0|group:-0|column:-0|"
+        "vimgrep:-0|stats:-0|only-matching:o0|numbers:-0|nonumbers:-0|"
+        "filename:-0|nofilename:-0|print0:00|ackmate:-0|silent:-0",
+};
+static const lk_optspec ro_apt_cache = {
+    .short_flag = "nfiaqg",
+    .longs =
+        "names-only:n0|full:f0|important:i0|all-versions:a0|"
+        "no-all-versions:-0|recurse:-0|no-recommends:-0|no-suggests:-0|"
+        "installed:-0|quiet:q0|generate:g0|no-generate:-0|"
+        "no-pre-depends:-0|no-depends:-0|no-conflicts:-0|no-breaks:-0|"
+        "no-replaces:-0|no-enhances:-0",
+};
+static const lk_optspec ro_arch = {
+    .flags = 0,
+};
+static const lk_optspec ro_b2sum = {
+    .short_flag = "bctwz",
+    .short_val = "l",
+    .longs =
+        "binary:b0|check:c0|length:l1|tag:-0|text:t0|zero:z0|"
+        "ignore-missing:-0|quiet:-0|status:-0|strict:-0|warn:w0",
+    .flags = LK_OPT_COMPLETE,
+};
+static const lk_optspec ro_bat = {
+    .short_flag = "AnpPuLSsfd",
+    .short_val = "lHrm",
+    .longs =
+        "show-all:A0|plain:p0|language:l1|highlight-line:H1|"
+        "file-name:-1|diff:d0|diff-context:-1|tabs:-1|wrap:-1|"
+        "chop-long-lines:S0|terminal-width:-1|number:n0|color:-1|"
+        "italic-text:-1|decorations:-1|force-colorization:f0|paging:-1|"
+        "map-syntax:m1|ignored-suffix:-1|theme:-1|list-themes:-0|"
+        "list-languages:L0|style:-1|line-range:r1|unbuffered:u0|"
+        "squeeze-blank:s0|squeeze-limit:-1|strip-ansi:-1|"
+        "nonprintable-notation:-1|binary:-1",
+};
+static const lk_optspec ro_cksum = {
+    .short_flag = "czw",
+    .short_val = "al",
+    .longs =
+        "algorithm:a1|base64:-0|check:c0|length:l1|raw:-0|tag:-0|"
+        "untagged:-0|zero:z0|debug:-0|ignore-missing:-0|quiet:-0|"
+        "status:-0|strict:-0|warn:w0",
+};
+static const lk_optspec ro_dmesg = {
+    .short_flag = "TtHwWkuxLrSdePpJ",
+    .short_val = "lfsF",
+    .longs =
+        "ctime:T0|notime:t0|human:H0|follow:w0|follow-new:W0|kernel:k0|"
+        "userspace:u0|decode:x0|color:L?|raw:r0|syslog:S0|"
+        "show-delta:d0|reltime:e0|nopager:P0|force-prefix:p0|json:J0|"
+        "level:l1|facility:f1|buffer-size:s1|file:F1|since:-1|until:-1|"
+        "time-format:-1|noescape:-0",
+};
+static const lk_optspec ro_dpkg = {
+    .short_flag = "lLsSpcIC",
+    .longs =
+        "list:l0|listfiles:L0|status:s0|search:S0|print-avail:p0|"
+        "contents:c0|info:I0|audit:C0|print-architecture:-0|"
+        "print-foreign-architectures:-0|get-selections:-0|"
+        "compare-versions:-0|validate-pkgname:-0|validate-version:-0|"
+        "field:f0",
+};
+static const lk_optspec ro_dpkg_query = {
+    .short_flag = "lWsLSpc",
+    .short_val = "f",
+    .longs =
+        "list:l0|show:W0|status:s0|listfiles:L0|search:S0|"
+        "print-avail:p0|control-path:c0|control-list:-0|"
+        "control-show:-0|showformat:f1|load-avail:-0|no-pager:-0",
+};
+static const lk_optspec ro_egrep = {
+    .short_flag = "abcEFGHhiIlLnoqRrsTUvwxyZzP",
+    .short_val = "ABCdDefm",
+    .longs =
+        "extended-regexp:E0|fixed-strings:F0|basic-regexp:G0|"
+        "perl-regexp:P0|regexp:e1|file:f1|ignore-case:i0|"
+        "no-ignore-case:-0|word-regexp:w0|line-regexp:x0|null-data:z0|"
+        "no-messages:s0|invert-match:v0|byte-offset:b0|line-number:n0|"
+        "line-buffered:-0|with-filename:H0|no-filename:h0|label:-1|"
+        "only-matching:o0|quiet:q0|silent:q0|binary-files:-1|text:a0|"
+        "directories:d1|devices:D1|recursive:r0|"
+        "dereference-recursive:R0|include:-1|exclude:-1|"
+        "exclude-from:-1|exclude-dir:-1|files-without-match:L0|"
+        "files-with-matches:l0|count:c0|initial-tab:T0|null:Z0|"
+        "before-context:B1|after-context:A1|context:C1|color:-?|"
+        "colour:-?|max-count:m1|no-ignore-case:-0",
+};
+static const lk_optspec ro_fd = {
+    .short_flag = "HIsiglFaLpuq01h",
+    .short_val = "tedExXcjSoC",
+    .longs =
+        "hidden:H0|no-ignore:I0|no-ignore-vcs:-0|no-ignore-parent:-0|"
+        "unrestricted:u0|case-sensitive:s0|ignore-case:i0|glob:g0|"
+        "regex:-0|fixed-strings:F0|and:-1|absolute-path:a0|"
+        "list-details:l0|follow:L0|full-path:p0|print0:00|max-depth:d1|"
+        "min-depth:-1|exact-depth:-1|prune:-0|type:t1|extension:e1|"
+        "exclude:E1|size:S1|changed-within:-1|changed-before:-1|"
+        "owner:o1|format:-1|exec:x1|exec-batch:X1|batch-size:-1|"
+        "color:c1|threads:j1|max-results:-1|quiet:q0|show-errors:-0|"
+        "base-directory:-1|path-separator:-1|search-path:-1|"
+        "strip-cwd-prefix:-?|one-file-system:-0|ignore-file:-1|"
+        "hyperlink:-?",
+};
+static const lk_optspec ro_findmnt = {
+    .short_flag = "AabcDefiJklmnPprRsuUvxy",
+    .short_val = "dFoOStTwNQMI",
+    .longs =
+        "all:A0|ascii:a0|bytes:b0|canonicalize:c0|df:D0|direction:d1|"
+        "evaluate:e0|first-only:f0|tab-file:F1|fstab:s0|invert:i0|"
+        "json:J0|kernel:k0|list:l0|mtab:m0|noheadings:n0|notruncate:u0|"
+        "options:O1|output:o1|output-all:-0|pairs:P0|poll:p?|raw:r0|"
+        "source:S1|target:T1|types:t1|nofsroot:v0|timeout:w1|uniq:U0|"
+        "verify:x0|verbose:-0|mountpoint:M1|submounts:R0|real:-0|"
+        "pseudo:-0|shadowed:-0|id:I1|uniq-id:-1|filter:Q1",
+};
+static const lk_optspec ro_free = {
+    .short_flag = "bkmgthlvwL",
+    .short_val = "sc",
+    .longs =
+        "bytes:b0|kilo:-0|mega:-0|giga:-0|tera:-0|peta:-0|kibi:k0|"
+        "mebi:m0|gibi:g0|tebi:-0|pebi:-0|human:h0|si:-0|lohi:l0|"
+        "total:t0|committed:v0|wide:w0|line:L0|seconds:s1|count:c1",
+};
+static const lk_optspec ro_getconf = {
+    .short_flag = "a",
+    .short_val = "v",
+};
+static const lk_optspec ro_getent = {
+    .short_flag = "i",
+    .short_val = "s",
+    .longs =
+        "service:s1|no-idn:i0",
+};
+static const lk_optspec ro_hash = {
+    .short_flag = "rlt",
+    .short_val = "d",
+};
+static const lk_optspec ro_iostat = {
+    .short_flag = "cdhHkmNstxyz",
+    .short_val = "gjop",
+    .longs =
+        "dec:-1|human:-0|pretty:-0|compact:-0",
+};
+static const lk_optspec ro_journalctl = {
+    .short_flag = "abefklmqrxNh",
+    .short_val = "unptSUDMgFIc",
+    .longs =
+        "no-pager:-0|pager-end:e0|follow:f0|reverse:r0|lines:n?|"
+        "since:S1|until:U1|unit:u1|user-unit:-1|priority:p1|"
+        "facility:-1|identifier:t1|grep:g1|case-sensitive:-?|boot:b?|"
+        "list-boots:-0|output:o1|output-fields:-1|all:a0|full:-0|"
+        "no-full:-0|catalog:x0|quiet:q0|merge:m0|system:-0|user:-0|"
+        "directory:D1|file:i1|machine:M1|utc:-0|no-hostname:-0|"
+        "disk-usage:-0|fields:N0|field:F1|cursor:c1|after-cursor:-1|"
+        "show-cursor:-0|dmesg:k0|header:-0|list-catalog:-0|"
+        "dump-catalog:-0|truncate-newline:-0|verify:-0|no-tail:-0|"
+        "namespace:-1",
+};
+static const lk_optspec ro_ldd = {
+    .short_flag = "vurd",
+    .longs =
+        "verbose:v0|unused:u0|data-relocs:d0|function-relocs:r0",
+};
+static const lk_optspec ro_locale = {
+    .short_flag = "amkcv",
+    .longs =
+        "all-locales:a0|charmaps:m0|keyword-name:k0|category-name:c0|"
+        "verbose:v0",
+};
+static const lk_optspec ro_locate = {
+    .short_flag = "icbeAwqSHN0",
+    .short_val = "lnrd",
+    .longs =
+        "ignore-case:i0|count:c0|basename:b0|existing:e0|all:A0|"
+        "wholename:w0|null:00|quiet:q0|statistics:S0|limit:l1|regex:-0|"
+        "regexp:r1|database:d1|literal:N0",
+};
+static const lk_optspec ro_lsb_release = {
+    .short_flag = "vidrcas",
+    .longs =
+        "version:v0|id:i0|description:d0|release:r0|codename:c0|all:a0|"
+        "short:s0",
+};
+static const lk_optspec ro_lsblk = {
+    .short_flag = "abdDfimnOpsSJlPrtTzMANv",
+    .short_val = "oxeIQw",
+    .longs =
+        "all:a0|bytes:b0|nodeps:d0|discard:D0|fs:f0|ascii:i0|perms:m0|"
+        "noheadings:n0|output-all:O0|paths:p0|inverse:s0|scsi:S0|"
+        "json:J0|list:l0|pairs:P0|raw:r0|topology:t0|tree:T?|zoned:z0|"
+        "merge:M0|output:o1|sort:x1|exclude:e1|include:I1|filter:Q1|"
+        "width:w1|nvme:N0|virtio:v0",
+};
+static const lk_optspec ro_lscpu = {
+    .short_flag = "abcJxyBCr",
+    .short_val = "s",
+    .short_opt = "ep",
+    .longs =
+        "all:a0|online:b0|offline:c0|json:J0|hex:x0|physical:y0|"
+        "bytes:B0|caches:C?|extended:e?|parse:p?|sysroot:s1|"
+        "output-all:-0|hierarchic:-?|raw:r0",
+};
+static const lk_optspec ro_lsof = {
+    .short_flag = "?abChlKnNOPRtUvVXwxMQ",
+    .short_val = "cdgipsuTEFkLo",
+};
+static const lk_optspec ro_lspci = {
+    .short_flag = "mvntkbDPQxMq",
+    .short_val = "sdiApO",
+};
+static const lk_optspec ro_lsusb = {
+    .short_flag = "vt",
+    .short_val = "sdD",
+    .longs =
+        "verbose:v0|tree:t0",
+};
+static const lk_optspec ro_man = {
+    .short_flag = "kfawWlKtZuDh7",
+    .short_val = "sSMLmCRE",
+    .longs =
+        "apropos:k0|whatis:f0|all:a0|where:w0|path:w0|location:w0|"
+        "where-cat:W0|location-cat:W0|local-file:l0|global-apropos:K0|"
+        "sections:S1|manpath:M1|locale:L1|systems:m1|config-file:C1|"
+        "regex:-0|wildcard:-0|names-only:-0|exact:-0|ascii:70|"
+        "encoding:E1|no-subpages:-0|no-hyphenation:-0|"
+        "no-justification:-0|update:u0|default:D0|nh:-0|nj:-0",
+};
+static const lk_optspec ro_mpstat = {
+    .short_flag = "AnTu",
+    .short_val = "IPo",
+    .longs =
+        "dec:-1",
+};
+static const lk_optspec ro_netstat = {
+    .short_flag = "rIigsMvWnNeplacCFtuwxLo46Z",
+    .short_val = "A",
+    .longs =
+        "route:r0|interfaces:i0|groups:g0|statistics:s0|masquerade:M0|"
+        "verbose:v0|wide:W0|numeric:n0|numeric-hosts:-0|"
+        "numeric-ports:-0|numeric-users:-0|symbolic:N0|extend:e0|"
+        "program:p0|timers:o0|listening:l0|all:a0|continuous:c0|tcp:t0|"
+        "udp:u0|udplite:U0|raw:w0|unix:x0|inet:-0|inet6:-0",
+};
+static const lk_optspec ro_nm = {
+    .short_flag = "AaBCDgjlnoPprSsuvVW",
+    .short_val = "ft",
+    .longs =
+        "debug-syms:a0|demangle:C?|no-demangle:-0|dynamic:D0|"
+        "defined-only:U0|extern-only:g0|line-numbers:l0|"
+        "numeric-sort:n0|no-sort:p0|portability:P0|reverse-sort:r0|"
+        "print-size:S0|print-armap:s0|size-sort:-0|special-syms:-0|"
+        "undefined-only:u0|format:f1|radix:t1|print-file-name:A0|"
+        "synthetic:-0|with-symbol-versions:-0|"
+        "without-symbol-versions:-0|quiet:-0",
+};
+static const lk_optspec ro_nproc = {
+    .longs =
+        "all:-0|ignore:-1",
+};
+static const lk_optspec ro_objdump = {
+    .short_flag = "adDfghlrRsStTwxzCFGeLVZ",
+    .short_val = "jMbmEIP",
+    .short_opt = "W",
+    .longs =
+        "archive-headers:a0|disassemble:d?|disassemble-all:D0|"
+        "file-headers:f0|section-headers:h0|headers:h0|all-headers:x0|"
+        "private-headers:p0|full-contents:s0|source:S0|syms:t0|"
+        "dynamic-syms:T0|reloc:r0|dynamic-reloc:R0|wide:w0|demangle:C?|"
+        "line-numbers:l0|section:j1|disassembler-options:M1|"
+        "architecture:m1|target:b1|start-address:-1|stop-address:-1|"
+        "no-show-raw-insn:-0|show-raw-insn:-0|prefix-addresses:-0|"
+        "visualize-jumps:-?|disassembler-color:-1|debugging:g0|"
+        "dwarf:W?|no-addresses:-0|insn-width:-1|source-comment:-?",
+};
+static const lk_optspec ro_pkg_config = {
+    .longs =
+        "cflags:-0|cflags-only-I:-0|cflags-only-other:-0|libs:-0|"
+        "libs-only-l:-0|libs-only-L:-0|libs-only-other:-0|"
+        "modversion:-0|exists:-0|atleast-version:-1|exact-version:-1|"
+        "max-version:-1|atleast-pkgconfig-version:-1|variable:-1|"
+        "print-variables:-0|print-requires:-0|"
+        "print-requires-private:-0|print-provides:-0|print-errors:-0|"
+        "short-errors:-0|silence-errors:-0|errors-to-stdout:-0|"
+        "list-all:-0|list-package-names:-0|static:-0|uninstalled:-0|"
+        "keep-system-cflags:-0|keep-system-libs:-0|debug:-0|"
+        "validate:-0",
+};
+static const lk_optspec ro_ps = {
+    .short_flag = "AaCcdefFHjlLMNrSTvVwxXyZ",
+    .short_val = "CGgkOopqstUu",
+    .longs =
+        "sort:-1|pid:-1|ppid:-1|user:-1|User:-1|group:-1|Group:-1|"
+        "sid:-1|tty:-1|forest:-0|format:-1|headers:-0|no-headers:-0|"
+        "cols:-1|columns:-1|width:-1|lines:-1|rows:-1|cumulative:-0|"
+        "deselect:-0|context:-0|info:-0|quick-pid:-1",
+};
+static const lk_optspec ro_pstree = {
+    .short_flag = "aAcgGhlnpsStTuUZ",
+    .short_val = "HCN",
+    .longs =
+        "arguments:a0|ascii:A0|compact-not:c0|color:C1|show-pgids:g0|"
+        "vt100:G0|highlight-all:h0|highlight-pid:H1|long:l0|"
+        "numeric-sort:n0|ns-sort:N1|show-pids:p0|show-parents:s0|"
+        "ns-changes:S0|thread-names:t0|hide-threads:T0|uid-changes:u0|"
+        "unicode:U0|security-context:Z0",
+};
+static const lk_optspec ro_readelf = {
+    .short_flag = "ahlSgtesrudVAcDIWCTLnz",
+    .short_val = "xpR",
+    .short_opt = "wP",
+    .longs =
+        "all:a0|file-header:h0|program-headers:l0|segments:l0|"
+        "section-headers:S0|sections:S0|section-groups:g0|"
+        "section-details:t0|headers:e0|symbols:s0|syms:s0|dyn-syms:-0|"
+        "lto-syms:-0|notes:n0|relocs:r0|unwind:u0|dynamic:d0|"
+        "version-info:V0|arch-specific:A0|archive-index:c0|"
+        "use-dynamic:D0|histogram:I0|wide:W0|demangle:C?|"
+        "no-demangle:-0|hex-dump:x1|string-dump:p1|relocated-dump:R1|"
+        "debug-dump:w?|sym-base:-1",
+};
+static const lk_optspec ro_sha224sum = {
+    .short_flag = "bctwz",
+    .longs =
+        "binary:b0|check:c0|tag:-0|text:t0|zero:z0|ignore-missing:-0|"
+        "quiet:-0|status:-0|strict:-0|warn:w0",
+    .flags = LK_OPT_COMPLETE,
+};
+static const lk_optspec ro_shasum = {
+    .short_flag = "bctU0w",
+    .short_val = "a",
+    .longs =
+        "algorithm:a1|binary:b0|check:c0|text:t0|UNIVERSAL:U0|01:00|"
+        "tag:-0|zero:z0|ignore-missing:-0|quiet:-0|status:-0|strict:-0|"
+        "warn:w0",
+    .flags = LK_OPT_COMPLETE,
+};
+static const lk_optspec ro_size = {
+    .short_flag = "ABGdoxt",
+    .longs =
+        "format:-1|radix:-1|totals:t0|common:-0",
+};
+static const lk_optspec ro_ss = {
+    .short_flag = "HhOnrapleoimTsZzb46twuxSdM0E",
+    .short_val = "fA",
+    .longs =
+        "no-header:H0|oneline:O0|numeric:n0|resolve:r0|all:a0|"
+        "listening:l0|options:o0|extended:e0|memory:m0|info:i0|"
+        "processes:p0|threads:T0|summary:s0|context:Z0|contexts:z0|"
+        "bpf:b0|cgroup:-0|tos:-0|tipcinfo:-0|ipv4:40|ipv6:60|tcp:t0|"
+        "udp:u0|raw:w0|unix:x0|packet:00|dccp:d0|sctp:S0|vsock:-0|"
+        "xdp:-0|mptcp:M0|inet-sockopt:-0|family:f1|query:A1|socket:A1|"
+        "events:E0",
+};
+static const lk_optspec ro_sum = {
+    .short_flag = "rs",
+    .longs =
+        "sysv:s0",
+    .flags = LK_OPT_COMPLETE,
+};
+static const lk_optspec ro_top = {
+    .short_flag = "bcHiSs1",
+    .short_val = "dnpuUoOweE",
+    .longs =
+        "batch-mode:b0|iterations:n1|delay:d1|pid:p1|user:u1|"
+        "sort-override:o1|width:w1|accum-time-toggle:S0|"
+        "cmdline-toggle:c0|threads-show:H0|idle-toggle:i0|"
+        "single-cpu-toggle:10|scale-summary-mem:E1|scale-task-mem:e1|"
+        "filter-any-user:U1",
+};
+static const lk_optspec ro_tput = {
+    .short_flag = "Sx",
+    .short_val = "T",
+};
+static const lk_optspec ro_tty = {
+    .short_flag = "s",
+    .longs =
+        "silent:s0|quiet:s0",
+};
+static const lk_optspec ro_uptime = {
+    .short_flag = "ps",
+    .longs =
+        "pretty:p0|since:s0|container:c0|raw:r0",
+};
+static const lk_optspec ro_vmstat = {
+    .short_flag = "afmnsdDtwyT",
+    .short_val = "Sp",
+    .longs =
+        "active:a0|forks:f0|slabs:m0|one-header:n0|stats:s0|disk:d0|"
+        "disk-sum:D0|partition:p1|unit:S1|timestamp:t0|wide:w0|"
+        "no-first:y0",
+};
+static const lk_optspec ro_w = {
+    .short_flag = "hiusfopn",
+    .longs =
+        "no-header:h0|ip-addr:i0|no-current:u0|short:s0|from:f0|"
+        "old-style:o0|pids:p0|no-truncat:n0",
+};
+static const lk_optspec ro_who = {
+    .short_flag = "abdHlmpqrstuTw",
+    .longs =
+        "all:a0|boot:b0|dead:d0|heading:H0|login:l0|lookup:-0|mesg:T0|"
+        "message:T0|writable:T0|process:p0|count:q0|runlevel:r0|"
+        "short:s0|time:t0|users:u0|ips:-0",
+};
+static const lk_optspec ro_yq = {
+    .short_flag = "rePjMCnNv",
+    .short_val = "oIpsf",
+    .longs =
+        "output-format:o1|input-format:p1|indent:I1|null-input:n0|"
+        "exit-status:e0|unwrapScalar:r?|prettyPrint:P0|no-colors:M0|"
+        "colors:C0|no-doc:N0|expression:-1|from-file:-1|split-exp:s1|"
+        "verbose:v0|header-preprocess:-?|front-matter:f1|raw-output:r0|"
+        "compact-output:-0",
+};
+static const lk_optspec ro_last = {
+    .short_flag = "adFiwxRT",
+    .short_val = "nfstp",
+    .longs =
+        "hostlast:a0|dns:d0|fulltimes:F0|ip:i0|fullnames:w0|system:x0|"
+        "nohostname:R0|limit:n1|file:f1|since:s1|until:t1|present:p1|"
+        "time-format:-1|tab-separated:T0",
+};
+static const lk_optspec ro_lastlog = {
+    .short_val = "ubt",
+    .longs = "user:u1|before:b1|time:t1",
+};
+/* clang-format on */
 
 /* clang-format off */
 static const lk_program programs[] = {
@@ -707,8 +1201,8 @@ static const lk_program programs[] = {
     {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip", .net_subs = net_subs_pip, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip3", .net_subs = net_subs_pip3, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "cargo", .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "go", .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
+    {.name = "cargo", .unseen_opts = unseen_opts_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "go", .unseen_opts = unseen_opts_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
     {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "brew", .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "dnf", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
@@ -751,7 +1245,7 @@ static const lk_program programs[] = {
                  "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-stream:-0|"
                  "quiet:q0|verbose:v0|dev:-0")},
     {.name = "flatpak", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
-    {.name = "journalctl", .fx = LK_FX_READ, .cls = LK_SUBCOMMANDS},
+    {.name = "journalctl", .read_opts = &ro_journalctl, .fx = LK_FX_READ, .cls = LK_SUBCOMMANDS},
     {.name = "loginctl", .stop_subs = stop_subs_loginctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "git-lfs", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
     {.name = "svn", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
@@ -1303,7 +1797,7 @@ static const lk_program programs[] = {
      .writes = "|-fprint|-fprint0|-fprintf|-fls|",
      .destroys = "find -delete deletes files",
      .destroys_by = &destroys_find},
-    {.name = "fd", .fx = LK_FX_READ, .cls = LK_SEES},
+    {.name = "fd", .read_opts = &ro_fd, .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
      .unseen_opts = unseen_opts_make},
     {.name = "git", .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
@@ -1318,7 +1812,7 @@ static const lk_program programs[] = {
     /* ---- programs that write files: copies and tee ---- */
     {.name = "cp", .cls = LK_COPIES | LK_INERT},
     {.name = "mv", .cls = LK_COPIES | LK_INERT},
-    {.name = "install", .cls = LK_COPIES | LK_INERT, .pack = LK_PACK_PRIVILEGE},
+    {.name = "install", .unseen_opts = unseen_opts_install, .cls = LK_COPIES | LK_INERT, .pack = LK_PACK_PRIVILEGE},
     {.name = "ln", .cls = LK_COPIES | LK_INERT},
     {.name = "gcp", .cls = LK_COPIES | LK_INERT},
     {.name = "gmv", .cls = LK_COPIES | LK_INERT},
@@ -1370,7 +1864,7 @@ static const lk_program programs[] = {
     {.name = "umask", .cls = LK_INERT},
 
     /* ---- programs whose operands are names of things (data) ---- */
-    {.name = "man", .cls = LK_NAMES_DATA},
+    {.name = "man", .read_opts = &ro_man, .cls = LK_NAMES_DATA},
     {.name = "info", .cls = LK_NAMES_DATA},
     {.name = "whatis", .cls = LK_NAMES_DATA},
     {.name = "apropos", .cls = LK_NAMES_DATA},
@@ -1380,18 +1874,18 @@ static const lk_program programs[] = {
     {.name = "whereis", .cls = LK_NAMES_DATA},
     {.name = "pgrep", .cls = LK_NAMES_DATA},
     {.name = "pidof", .cls = LK_NAMES_DATA},
-    {.name = "dpkg-query", .cls = LK_NAMES_DATA},
-    {.name = "apt-cache", .cls = LK_NAMES_DATA},
+    {.name = "dpkg-query", .read_opts = &ro_dpkg_query, .cls = LK_NAMES_DATA},
+    {.name = "apt-cache", .read_opts = &ro_apt_cache, .cls = LK_NAMES_DATA},
     {.name = "command-not-found", .cls = LK_NAMES_DATA},
-    {.name = "locate", .cls = LK_NAMES_DATA},
-    {.name = "plocate", .cls = LK_NAMES_DATA},
-    {.name = "mlocate", .cls = LK_NAMES_DATA},
-    {.name = "getent", .cls = LK_NAMES_DATA},
+    {.name = "locate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
+    {.name = "plocate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
+    {.name = "mlocate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
+    {.name = "getent", .read_opts = &ro_getent, .cls = LK_NAMES_DATA},
     {.name = "finger", .cls = LK_NAMES_DATA},
     {.name = "look", .cls = LK_NAMES_DATA},
 
     /* package tools: their operands are package and file names */
-    {.name = "dpkg", .cls = LK_NAMES_DATA},
+    {.name = "dpkg", .read_opts = &ro_dpkg, .cls = LK_NAMES_DATA},
     {.name = "rpm", .cls = LK_NAMES_DATA},
     {.name = "apt-file", .cls = LK_NAMES_DATA},
     /* machine stop: the labeller's shutdown rows; only the query forms
@@ -1588,7 +2082,7 @@ static const lk_program programs[] = {
     {.name = "podman-compose", .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
     {.name = "printenv", .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
     {.name = "printf", .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
-    {.name = "ps", .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
+    {.name = "ps", .read_opts = &ro_ps, .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
     {.name = "psql", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "pulumi", .fx = LK_FX_SERVICE, .pack = LK_PACK_INFRASTRUCTURE},
     {.name = "rc-update", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
@@ -1623,19 +2117,19 @@ static const lk_program programs[] = {
     /* read-only: they read and print (the labeller's read-only list and its argument rules, system and file inspection) */
     {.name = "[", .fx = LK_FX_READ},
     {.name = "[[", .fx = LK_FX_READ},
-    {.name = "ack", .fx = LK_FX_READ},
-    {.name = "ag", .fx = LK_FX_READ},
-    {.name = "arch", .fx = LK_FX_READ},
-    {.name = "b2sum", .fx = LK_FX_READ},
+    {.name = "ack", .read_opts = &ro_ack, .fx = LK_FX_READ},
+    {.name = "ag", .read_opts = &ro_ag, .fx = LK_FX_READ},
+    {.name = "arch", .read_opts = &ro_arch, .fx = LK_FX_READ},
+    {.name = "b2sum", .read_opts = &ro_b2sum, .fx = LK_FX_READ},
     {.name = "basename", .fx = LK_FX_READ},
-    {.name = "bat", .fx = LK_FX_READ},
-    {.name = "batcat", .fx = LK_FX_READ},
+    {.name = "bat", .read_opts = &ro_bat, .fx = LK_FX_READ},
+    {.name = "batcat", .read_opts = &ro_bat, .fx = LK_FX_READ},
     {.name = "btop", .fx = LK_FX_READ},
     {.name = "cal", .fx = LK_FX_READ},
-    {.name = "caller", .fx = LK_FX_READ},
+    {.name = "caller", .read_opts = &ro_operands, .fx = LK_FX_READ},
     {.name = "cat", .fx = LK_FX_READ},
     {.name = "cd", .fx = LK_FX_READ},
-    {.name = "cksum", .fx = LK_FX_READ},
+    {.name = "cksum", .read_opts = &ro_cksum, .fx = LK_FX_READ},
     {.name = "clear", .fx = LK_FX_READ},
     {.name = "cloc", .fx = LK_FX_READ},
     {.name = "cmp", .fx = LK_FX_READ},
@@ -1652,69 +2146,69 @@ static const lk_program programs[] = {
     {.name = "dir", .fx = LK_FX_READ},
     {.name = "dirname", .fx = LK_FX_READ},
     {.name = "dirs", .fx = LK_FX_READ},
-    {.name = "dmesg", .fx = LK_FX_READ},
+    {.name = "dmesg", .read_opts = &ro_dmesg, .fx = LK_FX_READ},
     {.name = "du", .fx = LK_FX_READ},
-    {.name = "egrep", .fx = LK_FX_READ},
+    {.name = "egrep", .read_opts = &ro_egrep, .fx = LK_FX_READ},
     {.name = "exa", .fx = LK_FX_READ},
     {.name = "expand", .fx = LK_FX_READ},
-    {.name = "expr", .fx = LK_FX_READ},
+    {.name = "expr", .read_opts = &ro_operands, .fx = LK_FX_READ},
     {.name = "eza", .fx = LK_FX_READ},
-    {.name = "factor", .fx = LK_FX_READ},
-    {.name = "fgrep", .fx = LK_FX_READ},
+    {.name = "factor", .read_opts = &ro_operands, .fx = LK_FX_READ},
+    {.name = "fgrep", .read_opts = &ro_egrep, .fx = LK_FX_READ},
     {.name = "file", .fx = LK_FX_READ},
-    {.name = "findmnt", .fx = LK_FX_READ},
+    {.name = "findmnt", .read_opts = &ro_findmnt, .fx = LK_FX_READ},
     {.name = "fmt", .fx = LK_FX_READ},
     {.name = "fold", .fx = LK_FX_READ},
-    {.name = "free", .fx = LK_FX_READ},
-    {.name = "getconf", .fx = LK_FX_READ},
+    {.name = "free", .read_opts = &ro_free, .fx = LK_FX_READ},
+    {.name = "getconf", .read_opts = &ro_getconf, .fx = LK_FX_READ},
     {.name = "getfacl", .fx = LK_FX_READ},
     {.name = "grep", .fx = LK_FX_READ},
     {.name = "gron", .fx = LK_FX_READ},
-    {.name = "groups", .fx = LK_FX_READ},
-    {.name = "hash", .fx = LK_FX_READ},
+    {.name = "groups", .read_opts = &ro_arch, .fx = LK_FX_READ},
+    {.name = "hash", .read_opts = &ro_hash, .fx = LK_FX_READ},
     {.name = "head", .fx = LK_FX_READ},
     {.name = "hexdump", .fx = LK_FX_READ},
     {.name = "history", .fx = LK_FX_READ},
     {.name = "host", .fx = LK_FX_READ},
     {.name = "htop", .fx = LK_FX_READ},
     {.name = "id", .fx = LK_FX_READ},
-    {.name = "iostat", .fx = LK_FX_READ},
+    {.name = "iostat", .read_opts = &ro_iostat, .fx = LK_FX_READ},
     {.name = "jobs", .fx = LK_FX_READ},
     {.name = "join", .fx = LK_FX_READ},
     {.name = "jq", .fx = LK_FX_READ},
-    {.name = "last", .fx = LK_FX_READ},
-    {.name = "lastlog", .fx = LK_FX_READ},
-    {.name = "ldd", .fx = LK_FX_READ},
-    {.name = "locale", .fx = LK_FX_READ},
-    {.name = "logname", .fx = LK_FX_READ},
+    {.name = "last", .read_opts = &ro_last, .fx = LK_FX_READ},
+    {.name = "lastlog", .read_opts = &ro_lastlog, .fx = LK_FX_READ},
+    {.name = "ldd", .read_opts = &ro_ldd, .fx = LK_FX_READ},
+    {.name = "locale", .read_opts = &ro_locale, .fx = LK_FX_READ},
+    {.name = "logname", .read_opts = &ro_arch, .fx = LK_FX_READ},
     {.name = "ls", .fx = LK_FX_READ},
     {.name = "lsattr", .fx = LK_FX_READ},
-    {.name = "lsb_release", .fx = LK_FX_READ},
-    {.name = "lsblk", .fx = LK_FX_READ},
-    {.name = "lscpu", .fx = LK_FX_READ},
+    {.name = "lsb_release", .read_opts = &ro_lsb_release, .fx = LK_FX_READ},
+    {.name = "lsblk", .read_opts = &ro_lsblk, .fx = LK_FX_READ},
+    {.name = "lscpu", .read_opts = &ro_lscpu, .fx = LK_FX_READ},
     {.name = "lsd", .fx = LK_FX_READ},
-    {.name = "lsmod", .fx = LK_FX_READ},
-    {.name = "lsof", .fx = LK_FX_READ},
-    {.name = "lspci", .fx = LK_FX_READ},
-    {.name = "lsusb", .fx = LK_FX_READ},
+    {.name = "lsmod", .read_opts = &ro_arch, .fx = LK_FX_READ},
+    {.name = "lsof", .read_opts = &ro_lsof, .fx = LK_FX_READ},
+    {.name = "lspci", .read_opts = &ro_lspci, .fx = LK_FX_READ},
+    {.name = "lsusb", .read_opts = &ro_lsusb, .fx = LK_FX_READ},
     {.name = "md5", .fx = LK_FX_READ},
     {.name = "md5sum", .fx = LK_FX_READ},
-    {.name = "mpstat", .fx = LK_FX_READ},
+    {.name = "mpstat", .read_opts = &ro_mpstat, .fx = LK_FX_READ},
     {.name = "namei", .fx = LK_FX_READ},
-    {.name = "netstat", .fx = LK_FX_READ},
+    {.name = "netstat", .read_opts = &ro_netstat, .fx = LK_FX_READ},
     {.name = "nl", .fx = LK_FX_READ},
-    {.name = "nm", .fx = LK_FX_READ},
-    {.name = "nproc", .fx = LK_FX_READ},
+    {.name = "nm", .read_opts = &ro_nm, .fx = LK_FX_READ},
+    {.name = "nproc", .read_opts = &ro_nproc, .fx = LK_FX_READ},
     {.name = "nslookup", .fx = LK_FX_READ},
     {.name = "numfmt", .fx = LK_FX_READ},
-    {.name = "objdump", .fx = LK_FX_READ},
+    {.name = "objdump", .read_opts = &ro_objdump, .fx = LK_FX_READ},
     {.name = "paste", .fx = LK_FX_READ},
     {.name = "popd", .fx = LK_FX_READ},
     {.name = "pr", .fx = LK_FX_READ},
-    {.name = "pstree", .fx = LK_FX_READ},
+    {.name = "pstree", .read_opts = &ro_pstree, .fx = LK_FX_READ},
     {.name = "pushd", .fx = LK_FX_READ},
     {.name = "pwd", .fx = LK_FX_READ},
-    {.name = "readelf", .fx = LK_FX_READ},
+    {.name = "readelf", .read_opts = &ro_readelf, .fx = LK_FX_READ},
     {.name = "readlink", .fx = LK_FX_READ},
     {.name = "realpath", .fx = LK_FX_READ},
     {.name = "reset", .fx = LK_FX_READ},
@@ -1723,47 +2217,47 @@ static const lk_program programs[] = {
     {.name = "sdiff", .fx = LK_FX_READ},
     {.name = "seq", .fx = LK_FX_READ},
     {.name = "sha1sum", .fx = LK_FX_READ},
-    {.name = "sha224sum", .fx = LK_FX_READ},
+    {.name = "sha224sum", .read_opts = &ro_sha224sum, .fx = LK_FX_READ},
     {.name = "sha256sum", .fx = LK_FX_READ},
-    {.name = "sha384sum", .fx = LK_FX_READ},
-    {.name = "sha512sum", .fx = LK_FX_READ},
-    {.name = "shasum", .fx = LK_FX_READ},
+    {.name = "sha384sum", .read_opts = &ro_sha224sum, .fx = LK_FX_READ},
+    {.name = "sha512sum", .read_opts = &ro_sha224sum, .fx = LK_FX_READ},
+    {.name = "shasum", .read_opts = &ro_shasum, .fx = LK_FX_READ},
     {.name = "shuf", .fx = LK_FX_READ},
-    {.name = "size", .fx = LK_FX_READ},
+    {.name = "size", .read_opts = &ro_size, .fx = LK_FX_READ},
     {.name = "sort", .fx = LK_FX_READ},
-    {.name = "ss", .fx = LK_FX_READ},
+    {.name = "ss", .read_opts = &ro_ss, .fx = LK_FX_READ},
     {.name = "stat", .fx = LK_FX_READ},
     {.name = "strings", .fx = LK_FX_READ},
-    {.name = "sum", .fx = LK_FX_READ},
+    {.name = "sum", .read_opts = &ro_sum, .fx = LK_FX_READ},
     {.name = "sw_vers", .fx = LK_FX_READ},
     {.name = "tac", .fx = LK_FX_READ},
     {.name = "tail", .fx = LK_FX_READ},
     {.name = "test", .fx = LK_FX_READ},
-    {.name = "times", .fx = LK_FX_READ},
+    {.name = "times", .read_opts = &ro_operands, .fx = LK_FX_READ},
     {.name = "tokei", .fx = LK_FX_READ},
-    {.name = "top", .fx = LK_FX_READ},
-    {.name = "tput", .fx = LK_FX_READ},
+    {.name = "top", .read_opts = &ro_top, .fx = LK_FX_READ},
+    {.name = "tput", .read_opts = &ro_tput, .fx = LK_FX_READ},
     {.name = "tree", .fx = LK_FX_READ},
     {.name = "tsort", .fx = LK_FX_READ},
-    {.name = "tty", .fx = LK_FX_READ},
+    {.name = "tty", .read_opts = &ro_tty, .fx = LK_FX_READ},
     {.name = "type", .fx = LK_FX_READ},
     {.name = "ugrep", .fx = LK_FX_READ},
     {.name = "uname", .fx = LK_FX_READ},
     {.name = "unexpand", .fx = LK_FX_READ},
     {.name = "uniq", .fx = LK_FX_READ},
-    {.name = "uptime", .fx = LK_FX_READ},
-    {.name = "users", .fx = LK_FX_READ},
+    {.name = "uptime", .read_opts = &ro_uptime, .fx = LK_FX_READ},
+    {.name = "users", .read_opts = &ro_arch, .fx = LK_FX_READ},
     {.name = "vdir", .fx = LK_FX_READ},
-    {.name = "vmstat", .fx = LK_FX_READ},
-    {.name = "w", .fx = LK_FX_READ},
+    {.name = "vmstat", .read_opts = &ro_vmstat, .fx = LK_FX_READ},
+    {.name = "w", .read_opts = &ro_w, .fx = LK_FX_READ},
     {.name = "wc", .fx = LK_FX_READ},
     {.name = "wdiff", .fx = LK_FX_READ},
-    {.name = "who", .fx = LK_FX_READ},
+    {.name = "who", .read_opts = &ro_who, .fx = LK_FX_READ},
     {.name = "whoami", .fx = LK_FX_READ},
     {.name = "whois", .fx = LK_FX_READ},
     {.name = "xmllint", .fx = LK_FX_READ},
-    {.name = "yes", .fx = LK_FX_READ},
-    {.name = "yq", .fx = LK_FX_READ},
+    {.name = "yes", .read_opts = &ro_operands, .fx = LK_FX_READ},
+    {.name = "yq", .read_opts = &ro_yq, .fx = LK_FX_READ},
     /* local files and shell state: write, move, archive, convert files in place; shell builtins */
     {.name = "alias", .fx = LK_FX_FILES},
     {.name = "bg", .fx = LK_FX_FILES},
@@ -2165,7 +2659,7 @@ static const lk_program programs[] = {
     {.name = "c++filt", .fx = LK_FX_READ},
     {.name = "jdeps", .fx = LK_FX_READ},
     {.name = "llvm-config", .fx = LK_FX_READ},
-    {.name = "pkg-config", .fx = LK_FX_READ},
+    {.name = "pkg-config", .read_opts = &ro_pkg_config, .fx = LK_FX_READ},
     {.name = "tparse", .fx = LK_FX_READ},
     /* local files: rewrite a file in place */
     {.name = "patchelf", .fx = LK_FX_FILES},
@@ -2791,4 +3285,53 @@ unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value)
 			q = LK_RW_QUERY;
 	}
 	return q;
+}
+
+/* The entry "name:LA" of a `longs` list whose name is the n bytes at
+   name, whole (no abbreviation): its arity A, or 0 when absent. */
+static char long_arity(const char *longs, const char *name, size_t n)
+{
+	for (const char *e = longs; e && *e;) {
+		size_t len = strcspn(e, "|");
+		if (len == n + 3 && e[n] == ':' && !memcmp(e, name, n))
+			return e[n + 2];
+		e += len + (e[len] == '|');
+	}
+	return 0;
+}
+
+static int long_word(const lk_optspec *s, const char *name)
+{
+	const char *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+	char a = n ? long_arity(s->longs, name, n) : 0;
+	if (!a && n == 4 && !memcmp(name, "help", 4))
+		a = '0';
+	if (!a && n == 7 && !memcmp(name, "version", 7))
+		a = '0';
+	if (!a || (a == '0' && eq))
+		return -1;
+	if (a == '0' || a == '?')
+		return 0;
+	return (a - '0') - (eq != NULL);
+}
+
+int lk_optspec_word(const lk_optspec *s, const char *w)
+{
+	if (!s || !w || w[0] != '-' || !w[1])
+		return -1;
+	if (w[1] == '-')
+		return w[2] ? long_word(s, w + 2) : -1;
+	for (const char *p = w + 1; *p; p++) {
+		if ((s->flags & LK_OPT_NUMERIC) && isdigit((unsigned char)*p))
+			return 0; /* -10: a number, to the end of the word */
+		if (lk_has_letter(s->short_val, *p))
+			return p[1] ? 0 : 1; /* the rest, or the next word */
+		if (lk_has_letter(s->short_opt, *p))
+			return 0; /* an optional value, attached only */
+		if (!lk_has_letter(s->short_flag, *p) &&
+		    !lk_has_letter(s->query, *p))
+			return -1;
+	}
+	return 0;
 }

@@ -100,6 +100,12 @@ enum {
 	                                 it runs a shell reading its stdin
 	                                 (script, unshare, chroot DIR, sg
 	                                 GROUP) */
+	LK_OPT_OPERANDS = 1 << 14,    /* read_opts: no word is an option, every
+	                                 word is an operand ([ -f x ], expr -5) */
+	LK_OPT_COMPLETE = 1 << 15, /* read_opts: every option the program has,
+	                              none of which runs a program or writes:
+	                              a word known only at run time is one of
+	                              them or an error (sha512sum "$f") */
 };
 
 /*
@@ -230,6 +236,13 @@ enum {
    is the file attached to the word (-fJOB, --file=F), else NULL. */
 unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value);
 
+/* How the option word w ("-x...", "--name[=value]") reads in grammar s
+   (NULL: no option known): -1 when some part of it is not in s (an
+   unknown letter or long name, a value given to a flag; a long name is
+   matched whole, never as an abbreviation), else how many of the next
+   words are its value (0, or 1 for `-o VALUE`, `--name VALUE`). */
+int lk_optspec_word(const lk_optspec *s, const char *w);
+
 /* ---- arguments that destroy (lk_program.destroys_by) ------------------ */
 
 /*
@@ -262,6 +275,9 @@ typedef struct lk_optfx {
 	unsigned char min; /* the shortest abbreviation that selects long_opt
 	                      (0: `--` and one letter); `--text` is git's
 	                      exact -a, so --textconv needs `--textc` */
+	bool go_flag;      /* long_opt as Go's flag package reads it: `-name` or
+	                 `--name`, whole, its value after '=' or in the next
+	                 word (go build -toolexec) */
 } lk_optfx;
 
 /* ---- subcommands with an effect (lk_program.net_subs, .stop_subs) ---- */
@@ -341,23 +357,28 @@ typedef struct lk_program {
 	                                see (less +CMD) */
 	const lk_subfx *net_subs;    /* subcommands that reach the network */
 	const lk_subfx *stop_subs;   /* subcommands that stop the machine */
-	const char *checks;      /* "|test|run lint|": the first operands (and a
+	const char *checks;     /* "|test|run lint|": the first operands (and a
 	                       second after a space) that run the project's
 	                       checks (tests, linters: exec:check); "|*|":
 	                       any invocation (pytest) */
-	const char *query;       /* "|--help|--version|": option words after
+	const char *query;      /* "|--help|--version|": option words after
 	                            which the program only prints (help,
 	                            version, a listing) and exits */
-	const lk_optspec *opts;  /* LK_WRAPPER / LK_SEES: option grammar */
-	const lk_interp *interp; /* LK_INTERP / LK_AWK: how code is given */
-	const lk_fetch *fetch;   /* LK_DOWNLOADER */
-	const lk_reads *reads;   /* options naming a file it runs */
-	const lk_extract *extract; /* LK_EXTRACTS: how it is told to */
-	const char *writes;        /* "|-fprint|": option words whose next word
+	const lk_optspec *opts; /* LK_WRAPPER / LK_SEES: option grammar */
+	const lk_optspec *read_opts; /* a read-only row without argument rules
+	                                (labels/): the options known to be
+	                                inert (lk_optspec_word); any other,
+	                                or any at all when NULL, is
+	                                exec:unknown (closed world) */
+	const lk_interp *interp;     /* LK_INTERP / LK_AWK: how code is given */
+	const lk_fetch *fetch;       /* LK_DOWNLOADER */
+	const lk_reads *reads;       /* options naming a file it runs */
+	const lk_extract *extract;   /* LK_EXTRACTS: how it is told to */
+	const char *writes; /* "|-fprint|": option words whose next word
 	                            names a file the program writes (find
 	                            -fprint F); any other word of a program
 	                            the labels call a pure reader is read */
-	lk_pack pack;              /* per-program pack, LK_PACK_NONE if none */
+	lk_pack pack;       /* per-program pack, LK_PACK_NONE if none */
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:

@@ -405,6 +405,9 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 		return true;
 	if (!r->long_opt)
 		return false;
+	if (r->go_flag)
+		return a[0] == '-' &&
+		       opt_eq(a + 1 + (a[1] == '-'), r->long_opt + 2);
 	return long_opt(a, r->long_opt, r->min ? r->min : 3) ||
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
@@ -1200,6 +1203,57 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 	}
 }
 
+/* ---- the closed world of a read-only row's options -------------------- */
+
+#define LL_REASON_READ_OPTION                                                  \
+	"a read-only program was given an option that is not in locus's "      \
+	"option table for it (it may run a program or write a file: "          \
+	"exec:unknown)"
+
+/* name is read by the read_plain list or an argument rule (below). */
+static bool read_listed(const char *name);
+
+/* A read-only row that no argument rule reads (ps, bat, sdiff, dpkg):
+   its options are known only through the row's read_opts, and any other
+   may run a program, write a file or change the system (`sdiff
+   --diff-program=CMD`, `bat --pager=CMD`, `yq -i`, `dmesg -C`, `dpkg
+   -i`): exec:unknown, as for a program locus does not know.  So is a
+   word computed at run time that may be an option. */
+static void judge_read_options(const locus_shell_command *c,
+                               const lk_program *prog, bool query,
+                               ll_judgement *j)
+{
+	if (!prog || query || c->argc < 2 || lk_effect_of(prog) != LK_FX_READ)
+		return;
+	const lk_optspec *s = prog->read_opts;
+	if ((s && (s->flags & LK_OPT_OPERANDS)) || read_listed(c->name) ||
+	    read_listed(prog->name))
+		return;
+	for (size_t i = 1; i < c->argc; i++) {
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		const char *a = c->argv[i];
+		if ((f & LOCUS_WORD_MAY_BE_OPTION) &&
+		    !(s && (s->flags & LK_OPT_COMPLETE))) {
+			add_option_word(j, LOCUS_TAG_UNKNOWN,
+			                LL_REASON_READ_OPTION);
+			return;
+		}
+		if ((f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST |
+		          LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)) ||
+		    a[0] != '-' || !a[1])
+			continue;
+		if (lu_streq(a, "--"))
+			return; /* operands follow */
+		int k = lk_optspec_word(s, a);
+		if (k < 0) {
+			j->tags |= LOCUS_TAG_UNKNOWN;
+			add_reason(j, LL_REASON_READ_OPTION);
+			return;
+		}
+		i += (size_t)k;
+	}
+}
+
 void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
                       const ll_context *ctx, ll_judgement *j)
 {
@@ -1274,6 +1328,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
+	judge_read_options(c, prog, query, j);
 	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	judge_destroys_by(c, prog, j);
@@ -1998,6 +2053,16 @@ static const read_rule read_rules[] = {
 	{ "most", NULL, most_ok, false },
 	{ NULL, NULL, NULL, false },
 };
+
+static bool read_listed(const char *name)
+{
+	if (read_plain_has(name))
+		return true;
+	for (const read_rule *r = read_rules; r->name; r++)
+		if (lu_streq(r->name, name))
+			return true;
+	return false;
+}
 /* clang-format on */
 
 bool ll_command_read_only(const locus_shell_command *c, const lk_program *prog)
@@ -2173,12 +2238,34 @@ static const char *table_name_not_row(void)
 	return NULL;
 }
 
+/* A row whose read_opts judge_read_options never reads (not read-only,
+   or read by the read_plain list or an argument rule): its name, or
+   NULL. */
+static const char *read_opts_dead(void)
+{
+	size_t n;
+	const lk_program *p = lk_programs(&n);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].read_opts && (lk_effect_of(&p[i]) != LK_FX_READ ||
+		                       read_listed(p[i].name)))
+			return p[i].name;
+	return NULL;
+}
+
 /* ---- table order (tests) ---------------------------------------------- */
 
 bool ll_tables_consistent(char *why, size_t cap)
 {
 	if (!ll_service_tables_consistent(why, cap))
 		return false;
+	const char *dg = read_opts_dead();
+	if (dg) {
+		snprintf(why, cap,
+		         "%s has read_opts but is not a read-only row that no "
+		         "argument rule reads: the grammar is never used",
+		         dg);
+		return false;
+	}
 	const char *nr = table_name_not_row();
 	if (nr) {
 		snprintf(why, cap,

@@ -411,6 +411,65 @@ START_TEST(test_reads_word)
 }
 END_TEST
 
+/* lk_optspec_word over read-only rows' grammars (lk_program.read_opts):
+   -1 for what the grammar does not name, else the value words taken. */
+static const struct {
+	const char *prog, *word;
+	int taken;
+} optspec_words[] = {
+    {"ps", "-ef", 0},
+    {"ps", "-p", 1},
+    {"ps", "-p123", 0},
+    {"ps", "-eo", 1}, /* e, then o takes the next word */
+    {"ps", "--pid=1", 0},
+    {"ps", "--pid", 1},
+    {"ps", "--forest", 0},
+    {"ps", "--forest=x", -1}, /* a flag given a value */
+    {"ps", "--for", -1},      /* never an abbreviation */
+    {"ps", "-E", -1},
+    {"bat", "--paging=never", 0},
+    {"bat", "--pager=reboot", -1},
+    {"bat", "--pag=reboot", -1},
+    {"bat", "-n", 0},
+    {"bat", "--help", 0},
+    {"bat", "--version", 0},
+    {"bat", "--", -1},
+    {"bat", "-", -1},
+    {"sdiff", "--diff-program=x", -1},
+    {"sdiff", "-s", -1}, /* no grammar: nothing is known */
+    {"yq", "-i", -1},
+    {"yq", "-r", 0},
+    {"yq", "-ro", 1},
+    {"yq", "-oyaml", 0},
+    {"dmesg", "-T", 0},
+    {"dmesg", "-C", -1},
+    {"dmesg", "-c", -1},
+    {"ss", "-tlnp", 0},
+    {"ss", "-K", -1},
+    {"ss", "-tK", -1},
+    {"journalctl", "--vacuum-time=1s", -1},
+    {"journalctl", "--no-pager", 0},
+    {"journalctl", "-n", 1},
+    {"journalctl", "--lines=5", 0},
+    {"journalctl", "--lines", 0}, /* optional: after '=' only */
+    {"readelf", "-wi", 0},        /* optional value, attached */
+    {"nm", "--plugin", -1},
+    {"man", "-P", -1},
+    {"man", "-k", 0},
+    {"dpkg", "-i", -1},
+    {"dpkg", "-l", 0},
+};
+
+START_TEST(test_optspec_word)
+{
+	const lk_program *p = lk_program_find(optspec_words[_i].prog);
+	ck_assert_ptr_nonnull(p);
+	int k = lk_optspec_word(p->read_opts, optspec_words[_i].word);
+	ck_assert_msg(k == optspec_words[_i].taken, "%s %s: %d",
+	              optspec_words[_i].prog, optspec_words[_i].word, k);
+}
+END_TEST
+
 START_TEST(test_git_rows)
 {
 	const lk_git_runner *r = lk_git_runner_find("submodule");
@@ -448,6 +507,8 @@ static Suite *suite(void)
 	                    sizeof sed_addrs / sizeof *sed_addrs);
 	tcase_add_loop_test(tc, test_reads_word, 0,
 	                    sizeof reads_words / sizeof *reads_words);
+	tcase_add_loop_test(tc, test_optspec_word, 0,
+	                    sizeof optspec_words / sizeof *optspec_words);
 	tcase_add_test(tc, test_git_rows);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
