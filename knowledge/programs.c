@@ -143,6 +143,16 @@ static const lk_optfx unseen_opts_go[] = {
 	  "line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
+static const lk_optfx unseen_opts_split[] = {
+	{ 0, "--filter", false, "split --filter runs a shell command given on "
+	  "the line for every piece", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_cpio[] = {
+	{ 0, "--rsh-command", false, "cpio --rsh-command runs a program named "
+	  "on the line", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx unseen_opts_install[] = {
 	{ 0, "--strip-program", false, "install --strip-program runs a program "
 	  "named on the line", 9, false },
@@ -381,8 +391,9 @@ static const lk_optspec ro_operands = {
     .flags = LK_OPT_OPERANDS,
 };
 static const lk_optspec ro_ack = {
+    .short_opt = "C",
     .short_flag = "ilLwvchHnkrRQfgoxs1",
-    .short_val = "mABC",
+    .short_val = "mAB",
     .longs =
         "ignore-case:i0|smart-case:-0|no-smart-case:-0|"
         "files-with-matches:l0|files-without-matches:L0|word-regexp:w0|"
@@ -394,16 +405,17 @@ static const lk_optspec ro_ack = {
         "nofollow:-0|recurse:r0|no-recurse:n0",
 };
 static const lk_optspec ro_ag = {
+    .short_opt = "ABC",
     .short_flag = "aiswvcHlLnzQfuUtSo",
-    .short_val = "GgABCm",
+    .short_val = "Ggm",
     .longs =
         "ignore-case:i0|case-sensitive:s0|smart-case:S0|word-regexp:w0|"
         "invert-match:v0|count:c0|files-with-matches:l0|"
         "files-without-matches:L0|literal:Q0|hidden:-0|ignore:-1|"
         "ignore-dir:-1|skip-vcs-ignores:U0|unrestricted:u0|"
         "all-types:a0|all-text:t0|search-zip:z0|depth:-1|follow:f0|"
-        "file-search-regex:G1|filename-pattern:g1|after:A1|before:B1|"
-        "context:C1|max-count:m1|nocolor:-0|color:-0|noheading:-0|"
+        "file-search-regex:G1|filename-pattern:g1|after:A?|before:B?|"
+        "context:C?|max-count:m1|nocolor:-0|color:-0|noheading:-0|"
         "heading:-0|nobreak:-0|nogroup:-0|group:-0|column:-0|"
         "vimgrep:-0|stats:-0|only-matching:o0|numbers:-0|nonumbers:-0|"
         "filename:-0|nofilename:-0|print0:00|ackmate:-0|silent:-0",
@@ -494,8 +506,9 @@ static const lk_optspec ro_egrep = {
         "colour:-?|max-count:m1|no-ignore-case:-0",
 };
 static const lk_optspec ro_fd = {
+    .runs = "xX",
     .short_flag = "HIsiglFaLpuq01h",
-    .short_val = "tedExXcjSoC",
+    .short_val = "tedEcjSoC",
     .longs =
         "hidden:H0|no-ignore:I0|no-ignore-vcs:-0|no-ignore-parent:-0|"
         "unrestricted:u0|case-sensitive:s0|ignore-case:i0|glob:g0|"
@@ -503,7 +516,7 @@ static const lk_optspec ro_fd = {
         "list-details:l0|follow:L0|full-path:p0|print0:00|max-depth:d1|"
         "min-depth:-1|exact-depth:-1|prune:-0|type:t1|extension:e1|"
         "exclude:E1|size:S1|changed-within:-1|changed-before:-1|"
-        "owner:o1|format:-1|exec:x1|exec-batch:X1|batch-size:-1|"
+        "owner:o1|format:-1|exec:-c|exec-batch:-c|batch-size:-1|"
         "color:c1|threads:j1|max-results:-1|quiet:q0|show-errors:-0|"
         "base-directory:-1|path-separator:-1|search-path:-1|"
         "strip-cwd-prefix:-?|one-file-system:-0|ignore-file:-1|"
@@ -535,23 +548,23 @@ static const lk_optspec ro_getconf = {
 };
 static const lk_optspec ro_getent = {
     .short_flag = "i",
-    .short_val = "s",
     .longs =
-        "service:s1|no-idn:i0",
+        "no-idn:i0",
 };
 static const lk_optspec ro_hash = {
-    .short_flag = "rlt",
-    .short_val = "d",
+    .short_flag = "rltd",
 };
 static const lk_optspec ro_iostat = {
+    .short_opt = "p",
     .short_flag = "cdhHkmNstxyz",
-    .short_val = "gjop",
+    .short_val = "gjo",
     .longs =
         "dec:-1|human:-0|pretty:-0|compact:-0",
 };
 static const lk_optspec ro_journalctl = {
+    .short_opt = "n",
     .short_flag = "abefklmqrxNh",
-    .short_val = "unptSUDMgFIc",
+    .short_val = "uptSUDMgFcoi",
     .longs =
         "no-pager:-0|pager-end:e0|follow:f0|reverse:r0|lines:n?|"
         "since:S1|until:U1|unit:u1|user-unit:-1|priority:p1|"
@@ -609,12 +622,13 @@ static const lk_optspec ro_lscpu = {
         "output-all:-0|hierarchic:-?|raw:r0",
 };
 static const lk_optspec ro_lsof = {
-    .short_flag = "?abChlKnNOPRtUvVXwxMQ",
-    .short_val = "cdgipsuTEFkLo",
+    .short_opt = "giosTFL",
+    .short_flag = "?abChlKnNOPRtUvVXwxMQE",
+    .short_val = "cdpuk",
 };
 static const lk_optspec ro_lspci = {
-    .short_flag = "mvntkbDPQxMq",
-    .short_val = "sdiApO",
+    .short_flag = "mvntkbDPxM",
+    .short_val = "sdiAp",
 };
 static const lk_optspec ro_lsusb = {
     .short_flag = "vt",
@@ -623,15 +637,15 @@ static const lk_optspec ro_lsusb = {
         "verbose:v0|tree:t0",
 };
 static const lk_optspec ro_man = {
-    .short_flag = "kfawWlKtZuDh7",
-    .short_val = "sSMLmCRE",
+    .short_flag = "kfawWlKtZDh7",
+    .short_val = "sSMLmRE",
     .longs =
         "apropos:k0|whatis:f0|all:a0|where:w0|path:w0|location:w0|"
         "where-cat:W0|location-cat:W0|local-file:l0|global-apropos:K0|"
-        "sections:S1|manpath:M1|locale:L1|systems:m1|config-file:C1|"
+        "sections:S1|manpath:M1|locale:L1|systems:m1|"
         "regex:-0|wildcard:-0|names-only:-0|exact:-0|ascii:70|"
         "encoding:E1|no-subpages:-0|no-hyphenation:-0|"
-        "no-justification:-0|update:u0|default:D0|nh:-0|nj:-0",
+        "no-justification:-0|default:D0|nh:-0|nj:-0",
 };
 static const lk_optspec ro_mpstat = {
     .short_flag = "AnTu",
@@ -640,7 +654,8 @@ static const lk_optspec ro_mpstat = {
         "dec:-1",
 };
 static const lk_optspec ro_netstat = {
-    .short_flag = "rIigsMvWnNeplacCFtuwxLo46Z",
+    .short_opt = "I",
+    .short_flag = "rigsMvWnNeplacCFtuwxLo46Z",
     .short_val = "A",
     .longs =
         "route:r0|interfaces:i0|groups:g0|statistics:s0|masquerade:M0|"
@@ -713,9 +728,9 @@ static const lk_optspec ro_pstree = {
         "unicode:U0|security-context:Z0",
 };
 static const lk_optspec ro_readelf = {
-    .short_flag = "ahlSgtesrudVAcDIWCTLnz",
+    .short_flag = "ahlSgtesrudVAcDIWCTLnzP",
     .short_val = "xpR",
-    .short_opt = "wP",
+    .short_opt = "w",
     .longs =
         "all:a0|file-header:h0|program-headers:l0|segments:l0|"
         "section-headers:S0|sections:S0|section-groups:g0|"
@@ -766,8 +781,9 @@ static const lk_optspec ro_sum = {
     .flags = LK_OPT_COMPLETE,
 };
 static const lk_optspec ro_top = {
-    .short_flag = "bcHiSs1",
-    .short_val = "dnpuUoOweE",
+    .short_opt = "w",
+    .short_flag = "bcHiSs1O",
+    .short_val = "dnpuUoeE",
     .longs =
         "batch-mode:b0|iterations:n1|delay:d1|pid:p1|user:u1|"
         "sort-override:o1|width:w1|accum-time-toggle:S0|"
@@ -812,11 +828,11 @@ static const lk_optspec ro_who = {
 };
 static const lk_optspec ro_yq = {
     .short_flag = "rePjMCnNv",
-    .short_val = "oIpsf",
+    .short_val = "oIpf",
     .longs =
         "output-format:o1|input-format:p1|indent:I1|null-input:n0|"
         "exit-status:e0|unwrapScalar:r?|prettyPrint:P0|no-colors:M0|"
-        "colors:C0|no-doc:N0|expression:-1|from-file:-1|split-exp:s1|"
+        "colors:C0|no-doc:N0|expression:-1|from-file:-1|"
         "verbose:v0|header-preprocess:-?|front-matter:f1|raw-output:r0|"
         "compact-output:-0",
 };
@@ -1828,7 +1844,7 @@ static const lk_program programs[] = {
     {.name = "7z", .cls = LK_EXTRACTS},
     {.name = "7za", .cls = LK_EXTRACTS},
     {.name = "7zr", .cls = LK_EXTRACTS},
-    {.name = "cpio", .cls = LK_EXTRACTS, .extract = &extract_cpio},
+    {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS, .extract = &extract_cpio},
     {.name = "unrar", .cls = LK_EXTRACTS},
     {.name = "ar", .cls = LK_EXTRACTS},
     {.name = "pax", .cls = LK_EXTRACTS},
@@ -2278,7 +2294,7 @@ static const lk_program programs[] = {
     {.name = "pandoc", .fx = LK_FX_FILES},
     {.name = "rar", .fx = LK_FX_FILES},
     {.name = "readarray", .fx = LK_FX_FILES},
-    {.name = "split", .fx = LK_FX_FILES},
+    {.name = "split", .unseen_opts = unseen_opts_split, .fx = LK_FX_FILES},
     {.name = "sqlfluff-fix", .fx = LK_FX_FILES},
     {.name = "ulimit", .fx = LK_FX_FILES},
     {.name = "unalias", .fx = LK_FX_FILES},
@@ -3309,8 +3325,10 @@ static int long_word(const lk_optspec *s, const char *name)
 		a = '0';
 	if (!a && n == 7 && !memcmp(name, "version", 7))
 		a = '0';
-	if (!a || (a == '0' && eq))
+	if (!a || ((a == '0' || a == 'c') && eq))
 		return -1;
+	if (a == 'c')
+		return LK_OPTW_COMMAND;
 	if (a == '0' || a == '?')
 		return 0;
 	return (a - '0') - (eq != NULL);
@@ -3325,6 +3343,8 @@ int lk_optspec_word(const lk_optspec *s, const char *w)
 	for (const char *p = w + 1; *p; p++) {
 		if ((s->flags & LK_OPT_NUMERIC) && isdigit((unsigned char)*p))
 			return 0; /* -10: a number, to the end of the word */
+		if (lk_has_letter(s->runs, *p))
+			return p[1] ? -1 : LK_OPTW_COMMAND;
 		if (lk_has_letter(s->short_val, *p))
 			return p[1] ? 0 : 1; /* the rest, or the next word */
 		if (lk_has_letter(s->short_opt, *p))

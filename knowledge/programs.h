@@ -137,6 +137,9 @@ typedef struct lk_optspec {
 	const char *shell;      /* letters that, with no command, make it run
 	                           a shell reading its stdin (sudo -s, sudo -i,
 	                           doas -s): LK_OPT_STDIN_SHELL for one form */
+	const char *runs; /* read_opts: letters (and long names of arity 'c')
+	                     after which the words are a command the parser
+	                     sees through and judges on its own (fd -x CMD) */
 } lk_optspec;
 
 /* ---- interpreters' inline code --------------------------------------- */
@@ -240,7 +243,10 @@ unsigned lk_reads_word(const lk_reads *r, const char *w, const char **value);
    (NULL: no option known): -1 when some part of it is not in s (an
    unknown letter or long name, a value given to a flag; a long name is
    matched whole, never as an abbreviation), else how many of the next
-   words are its value (0, or 1 for `-o VALUE`, `--name VALUE`). */
+   words are its value (0, or 1 for `-o VALUE`, `--name VALUE`);
+   LK_OPTW_COMMAND when the words after it are a command (s->runs, a long
+   name of arity 'c', given alone: `-x`, `-Hx`, `--exec`). */
+enum { LK_OPTW_COMMAND = -2 };
 int lk_optspec_word(const lk_optspec *s, const char *w);
 
 /* ---- arguments that destroy (lk_program.destroys_by) ------------------ */

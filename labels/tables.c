@@ -1245,6 +1245,8 @@ static void judge_read_options(const locus_shell_command *c,
 		if (lu_streq(a, "--"))
 			return; /* operands follow */
 		int k = lk_optspec_word(s, a);
+		if (k == LK_OPTW_COMMAND)
+			return; /* the command it runs: judged on its own */
 		if (k < 0) {
 			j->tags |= LOCUS_TAG_UNKNOWN;
 			add_reason(j, LL_REASON_READ_OPTION);

@@ -195,6 +195,26 @@ static bool is_fd_exec(const char *v)
 	return v[n - 1] == 'x' || v[n - 1] == 'X';
 }
 
+/* fd's exec option with its command in the same word: `--exec=CMD`,
+   `--exec-batch=CMD` (or a prefix of them before the '='), `-xCMD`,
+   `-HxCMD` (clap takes the rest of a cluster as the value).  The command
+   is not followed there: the line is unparsed (found by a red-team pass:
+   `fd -e log -xrm` ran rm on every file unseen). */
+static bool is_fd_exec_attached(const char *v)
+{
+	const char *eq = strchr(v, '=');
+	if (v[0] == '-' && v[1] == '-' && eq) {
+		size_t n = (size_t)(eq - v);
+		return n > 2 && !strncmp(v, "--exec-batch", n < 13 ? n : 13);
+	}
+	if (v[0] != '-' || v[1] == '-' || !v[1])
+		return false;
+	for (size_t i = 1; v[i] && isalpha((unsigned char)v[i]); i++)
+		if ((v[i] == 'x' || v[i] == 'X') && v[i + 1])
+			return true;
+	return false;
+}
+
 static bool is_find_exec(const char *v)
 {
 	return lp_in_list(find_exec, v);
@@ -343,6 +363,14 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 		}
 		if (lu_streq(wval(&w[i]), "--"))
 			options = false;
+		if (options && is_fd_exec_attached(wval(&w[i]))) {
+			lp_unparsed(
+			    ctx,
+			    "fd runs a command given in the option's own "
+			    "word: %s",
+			    wval(&w[i]));
+			return;
+		}
 		/* a literal -x after `--` is a pattern, but read as -x: the
 		   safe side */
 		if (!is_fd_exec(wval(&w[i]))) {

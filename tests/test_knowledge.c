@@ -449,7 +449,7 @@ static const struct {
     {"ss", "-tK", -1},
     {"journalctl", "--vacuum-time=1s", -1},
     {"journalctl", "--no-pager", 0},
-    {"journalctl", "-n", 1},
+    {"journalctl", "-n", 0}, /* an optional count, attached only */
     {"journalctl", "--lines=5", 0},
     {"journalctl", "--lines", 0}, /* optional: after '=' only */
     {"readelf", "-wi", 0},        /* optional value, attached */
@@ -458,6 +458,20 @@ static const struct {
     {"man", "-k", 0},
     {"dpkg", "-i", -1},
     {"dpkg", "-l", 0},
+    {"fd", "-x", LK_OPTW_COMMAND},
+    {"fd", "-Hx", LK_OPTW_COMMAND},
+    {"fd", "--exec", LK_OPTW_COMMAND},
+    {"fd", "--exec-batch", LK_OPTW_COMMAND},
+    {"fd", "-xrm", -1}, /* the command in the word: the parser unparses */
+    {"fd", "--exec=rm", -1},
+    {"ag", "-A", 0}, /* an optional number, attached only */
+    {"ack", "-C", 0},
+    {"journalctl", "-n5", 0},
+    {"man", "-C", -1},
+    {"man", "-u", -1},
+    {"getent", "-s", -1},
+    {"lspci", "-q", -1},
+    {"yq", "-s", -1},
 };
 
 START_TEST(test_optspec_word)
