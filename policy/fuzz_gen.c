@@ -398,6 +398,73 @@ static const char *split_cluster(line *l, rng *r)
 	return insert_tok(l, i + 1, b, T_WORD, 0) ? "split-cluster" : NULL;
 }
 
+/* An option's value moved into the option's own word, as the program
+   reads it the same: `-x VALUE` to `-xVALUE`, `--opt VALUE` to
+   `--opt=VALUE`, Go's `-opt VALUE` to `-opt=VALUE`.  Only options known
+   to take one value word (a few take a command: fd's -x reads on, the
+   line is then unparsed, which the invariant accepts). */
+static const struct {
+	const char *prog, *opt;
+	char style; /* 's' short, 'l' long, 'g' Go's flag package */
+	            /* clang-format off */
+} attachable[] = {
+    {"fd", "-x", 's'},         {"fd", "-X", 's'},
+                    /* clang-format on */
+    {"fd", "--exec", 'l'},
+    {"fd", "--exec-batch", 'l'},
+    {"rsync", "-e", 's'},
+    {"rsync", "--rsh", 'l'},
+    {"tar", "-I", 's'},
+    {"tar", "--use-compress-program", 'l'},
+    {"tar", "--to-command", 'l'},
+    {"sort", "--compress-program", 'l'},
+    {"ssh", "-o", 's'},
+    {"scp", "-S", 's'},
+    {"man", "-P", 's'},
+    {"man", "--pager", 'l'},
+    {"split", "--filter", 'l'},
+    {"install", "--strip-program", 'l'},
+    {"go", "-exec", 'g'},
+    {"go", "-toolexec", 'g'},
+    {"env", "-S", 's'},
+    {"env", "-u", 's'},
+    {"sudo", "-u", 's'},
+    {"nice", "-n", 's'},
+    {"xargs", "-I", 's'},
+    {"timeout", "-s", 's'},
+};
+
+static const char *attach_value(line *l, rng *r)
+{
+	size_t cand[MAX_TOKS], nc = 0;
+	const char *prog = NULL;
+	for (size_t k = 0; k + 1 < l->n; k++) {
+		tok *t = &l->t[k], *v = &l->t[k + 1];
+		if (t->cmdpos)
+			prog = t->val;
+		if (t->kind != T_WORD || t->encoded || v->kind != T_WORD ||
+		    v->encoded || v->cmdpos || v->val[0] == '-' || !prog)
+			continue;
+		for (size_t a = 0; a < sizeof attachable / sizeof *attachable;
+		     a++)
+			if (!strcmp(prog, attachable[a].prog) &&
+			    !strcmp(t->val, attachable[a].opt))
+				cand[nc++] = k * 64 + a;
+	}
+	if (!nc)
+		return NULL;
+	size_t pick = cand[rnd(r, (uint32_t)nc)], k = pick / 64;
+	char buf[300];
+	snprintf(buf, sizeof buf, "%s%s%s", l->t[k].val,
+	         attachable[pick % 64].style == 's' ? "" : "=",
+	         l->t[k + 1].val);
+	set_val(&l->t[k], strdup(buf));
+	free(l->t[k + 1].val);
+	memmove(&l->t[k + 1], &l->t[k + 2], (l->n - k - 2) * sizeof l->t[0]);
+	l->n--;
+	return "attach-value";
+}
+
 /* Blanks ssh skips before an -o KEY=VALUE. */
 static const char *ssh_blank(line *l, rng *r)
 {
@@ -564,7 +631,12 @@ static const char *word_step(line *l, rng *r)
 	}
 	case 9: return rnd(r, 2) ? NULL : computed_path(l, r);
 	case 10: return abbreviate(l, r);
-	case 11: return rnd(r, 2) ? split_cluster(l, r) : ssh_blank(l, r);
+	case 11: {
+		uint32_t w = rnd(r, 3);
+		return w == 0   ? split_cluster(l, r)
+		       : w == 1 ? ssh_blank(l, r)
+		                : attach_value(l, r);
+	}
 	case 12:
 	case 13: return rnd(r, 3) ? NULL : reading_option(l, r);
 	default: /* comment at the end */ return NULL;
