@@ -14,7 +14,9 @@
 #include "programs.h"
 
 #define OPTS(...) (&(const lk_optspec){__VA_ARGS__})
-#define INTERP(...) (&(const lk_interp){__VA_ARGS__})
+#define INTERP(...) (&(const lk_interp){NULL, __VA_ARGS__})
+/* perl, ruby: cluster letters whose value is only some characters */
+#define INTERP_CLUSTER(c, ...) (&(const lk_interp){c, __VA_ARGS__})
 
 /* How downloaders name what they save (lk_fetch). */
 /* GNU tar, bsdtar: -x/--extract/--get, old-style `tar xPf`; -P and
@@ -896,13 +898,15 @@ static const lk_program programs[] = {
     {.name = "perl",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_PERL, "eE", "", "", "", "0CdDiIlmMxV", "", "",
-                      LK_I_STDIN, "vVh")},
+     .interp = INTERP_CLUSTER("l:#|0:#|C:#IOEioSADLa|d:t=", LK_LANG_PERL,
+                              "eE", "", "", "", "DiImMxV", "", "",
+                              LK_I_STDIN, "vVh")},
     {.name = "ruby",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_RUBY, "e", "", "ICrEF", "", "0KTWx", "", "",
-                      LK_I_STDIN, "vh")},
+     .interp = INTERP_CLUSTER("0:#|T:#|W:#=|K:1esunESUN", LK_LANG_RUBY, "e",
+                              "", "ICrEF", "", "x", "", "", LK_I_STDIN,
+                              "vh")},
     {.name = "node",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
@@ -3354,4 +3358,38 @@ int lk_optspec_word(const lk_optspec *s, const char *w)
 			return -1;
 	}
 	return 0;
+}
+
+const char *lk_cluster_value(const char *spec, char c, const char *p)
+{
+	const char *e = spec;
+	while (e && *e && !(e[0] == c && e[1] == ':')) {
+		e = strchr(e, '|');
+		e = e ? e + 1 : NULL;
+	}
+	if (!e || !*e)
+		return NULL;
+	const char *set = e + 2;
+	size_t sn = strcspn(set, "|");
+	bool number = memchr(set, '#', sn) != NULL,
+	     value = memchr(set, '=', sn) != NULL, one = sn && set[0] == '1';
+	if (number && (*p == 'x' || *p == 'X') &&
+	    isxdigit((unsigned char)p[1])) {
+		for (p++; isxdigit((unsigned char)*p);)
+			p++;
+	} else {
+		while (*p) {
+			bool in = (number && isdigit((unsigned char)*p)) ||
+			          (*p != '#' && *p != '=' && *p != '1' &&
+			           memchr(set, *p, sn));
+			if (!in)
+				break;
+			p++;
+			if (one)
+				break;
+		}
+	}
+	if (value && (*p == ':' || *p == '='))
+		p += strlen(p);
+	return p;
 }

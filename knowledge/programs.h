@@ -164,6 +164,9 @@ enum {
 };
 
 typedef struct lk_interp {
+	const char *cluster;   /* "l:#|d:t=|K:1esun": letters whose optional
+	                          value is only some characters, after which
+	                          the cluster goes on (lk_cluster_value) */
 	unsigned lang;         /* LK_LANG_* */
 	const char *code;      /* letters whose value is code */
 	const char *code_long; /* "|eval|print|" */
@@ -176,6 +179,18 @@ typedef struct lk_interp {
 	const char *query;     /* letters that print and exit, reading no
 	                          program (python -V, node -v, perl -v) */
 } lk_interp;
+
+/*
+ * A cluster letter c of an lk_interp `cluster` spec, its value starting
+ * at p: the end of that value (p itself when it has none), or NULL when
+ * c is not in the spec.  An entry "c:SET" takes characters of SET, where
+ * `#` stands for a number (decimal digits, or `x` and hex digits), a
+ * leading `1` limits it to one character, and `=` makes a `:` or `=`
+ * after them start a value to the end of the word (perl -d:Module).
+ * Perl reads `-le` as -l -e (-l takes octal digits only); getopt's
+ * optional values take the whole rest (`rest`).
+ */
+const char *lk_cluster_value(const char *spec, char c, const char *p);
 
 /* ---- downloaders: where the body goes -------------------------------- */
 typedef struct lk_fetch {

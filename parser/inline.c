@@ -744,6 +744,14 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 					sc->stdin_file = true;
 				break;
 			}
+			const char *after =
+			    lk_cluster_value(it->cluster, c, v + j + 1);
+			if (after) {
+				j = (size_t)(after - v) - 1; /* then j++ */
+				if (!*after)
+					break;
+				continue;
+			}
 			if (lk_has_letter(it->rest, c))
 				break;
 			if (lk_has_letter(it->stop, c)) {

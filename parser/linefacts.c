@@ -1002,6 +1002,13 @@ static void interp_script(const locus_shell_command *c, const lk_interp *it,
 					code = true;
 				break;
 			}
+			const char *after =
+			    lk_cluster_value(it->cluster, *p, p + 1);
+			if (after) {
+				p = after -
+				    1; /* perl -le: -l's digits, then e */
+				continue;
+			}
 			if (lk_has_letter(it->rest, *p))
 				break;
 		}

@@ -484,6 +484,40 @@ START_TEST(test_optspec_word)
 }
 END_TEST
 
+/* lk_cluster_value: perl's and ruby's letters with a value of some
+   characters only (the index past the value, -1 for "not such a letter"). */
+static const struct {
+	const char *spec;
+	char letter;
+	const char *rest;
+	int end;
+	/* clang-format off */
+} cluster_values[] = {
+    {"l:#|0:#|d:t=", 'l', "e", 0},       /* -le: no digits, e follows */
+    /* clang-format on */
+    {"l:#|0:#|d:t=", 'l', "012e", 3},   /* -l012e */
+    {"l:#|0:#|d:t=", '0', "777", 3},    /* -0777 */
+    {"l:#|0:#|d:t=", '0', "x0ae", 4},   /* -0x0ae: hex to the end */
+    {"l:#|0:#|d:t=", 'd', ":Trace", 6}, /* -d:Trace: the rest */
+    {"l:#|0:#|d:t=", 'd', "te", 1},     /* -dte: t, then e */
+    {"l:#|0:#|d:t=", 'e', "x", -1},
+    {"K:1esun|W:#=", 'K', "ue", 1}, /* one letter only */
+    {"K:1esun|W:#=", 'W', "0e", 1},
+    {"K:1esun|W:#=", 'W', ":no-x", 5},
+    {NULL, 'l', "e", -1},
+};
+
+START_TEST(test_cluster_value)
+{
+	const char *r = cluster_values[_i].rest;
+	const char *e = lk_cluster_value(cluster_values[_i].spec,
+	                                 cluster_values[_i].letter, r);
+	int got = e ? (int)(e - r) : -1;
+	ck_assert_msg(got == cluster_values[_i].end, "%c%s: %d",
+	              cluster_values[_i].letter, r, got);
+}
+END_TEST
+
 START_TEST(test_git_rows)
 {
 	const lk_git_runner *r = lk_git_runner_find("submodule");
@@ -523,6 +557,8 @@ static Suite *suite(void)
 	                    sizeof reads_words / sizeof *reads_words);
 	tcase_add_loop_test(tc, test_optspec_word, 0,
 	                    sizeof optspec_words / sizeof *optspec_words);
+	tcase_add_loop_test(tc, test_cluster_value, 0,
+	                    sizeof cluster_values / sizeof *cluster_values);
 	tcase_add_test(tc, test_git_rows);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
