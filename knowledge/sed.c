@@ -1,10 +1,11 @@
 /*
- * knowledge/sed.c - GNU sed script addresses (see sed.h).
+ * knowledge/sed.c - GNU sed script addresses and commands (see sed.h).
  */
 #include "sed.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 const char *lk_sed_delimited(const char *p, char d)
 {
@@ -59,4 +60,88 @@ const char *lk_sed_address(const char *p)
 			break;
 	}
 	return p;
+}
+
+/* Skip to the end of a `;`- or newline-terminated argument. */
+static const char *to_end(const char *p, bool semicolon)
+{
+	while (*p && *p != '\n' && !(semicolon && (*p == ';' || *p == '}')))
+		p++;
+	return p;
+}
+
+/* A file name after r R w W (blanks skipped), to the end of the line. */
+static const char *file_arg(const char *p, char cmd, const lk_sed_visitor *v,
+                            void *arg)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *e = to_end(p, false);
+	if (v->file && e > p)
+		v->file(arg, cmd, p, (size_t)(e - p));
+	return e;
+}
+
+/* The s or y command at p (after its letter): past its flags, or NULL. */
+static const char *subst(const char *p, char cmd, const lk_sed_visitor *v,
+                         void *arg)
+{
+	char d = *p;
+	if (!d || d == '\n' || d == '\\')
+		return NULL;
+	p = lk_sed_delimited(p + 1, d);
+	p = p ? lk_sed_delimited(p, d) : NULL;
+	if (!p || cmd == 'y')
+		return p;
+	/* flags: g p i I m M e NUMBER, w FILE ends the line */
+	for (; *p && strchr("gpiImMe0123456789w", *p); p++) {
+		if (*p == 'e' && v->run_space)
+			v->run_space(arg);
+		if (*p == 'w')
+			return file_arg(p + 1, 'w', v, arg);
+	}
+	return p;
+}
+
+bool lk_sed_walk(const char *p, const lk_sed_visitor *v, void *arg)
+{
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';' ||
+		       *p == '}')
+			p++;
+		if (!*p)
+			return true;
+		if (*p == '#') {
+			p = to_end(p, false);
+			continue;
+		}
+		p = lk_sed_address(p);
+		if (!p)
+			return false;
+		while (*p == ' ' || *p == '\t' || *p == '!')
+			p++;
+		char cmd = *p ? *p++ : 0;
+		if (cmd && strchr("{=dDgGhHxnNpPzF", cmd))
+			continue;
+		if (cmd && strchr("qQlLv:btT", cmd)) {
+			p = to_end(p, cmd != ':');
+		} else if (cmd && strchr("aic", cmd)) {
+			p = to_end(p, false); /* text to the end of the line */
+		} else if (cmd && strchr("rRwW", cmd)) {
+			p = file_arg(p, cmd, v, arg);
+		} else if (cmd == 'e') {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			const char *e = to_end(p, false);
+			if (v->exec)
+				v->exec(arg, p, (size_t)(e - p));
+			p = e;
+		} else if (cmd == 's' || cmd == 'y') {
+			p = subst(p, cmd, v, arg);
+			if (!p)
+				return false;
+		} else {
+			return false;
+		}
+	}
 }

@@ -1,7 +1,9 @@
 /*
- * knowledge/sed.h - the grammar of GNU sed script addresses, read by the
+ * knowledge/sed.h - the grammar of GNU sed scripts: addresses, read by the
  * parser (parser/sed.c: does a script run a program?) and the labeller
- * (labels/tables.c: does it only print?).
+ * (labels/tables.c: does it only print?), and the commands that run,
+ * read or write (lk_sed_walk: the parser's programs, the labeller's
+ * files).
  *
  * One reader for both, so that the two can never disagree about where an
  * address ends and a command starts.  It is the stricter of the two copies
@@ -12,6 +14,9 @@
  */
 #ifndef LOCUS_KNOWLEDGE_SED_H
 #define LOCUS_KNOWLEDGE_SED_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The end of the delimited part that starts at p (a regex, a replacement)
@@ -30,5 +35,22 @@ const char *lk_sed_delimited(const char *p, char d);
  * caller's.
  */
 const char *lk_sed_address(const char *p);
+
+/*
+ * What a script does beyond editing its stream, as a GNU sed reads its
+ * commands: `e COMMAND` runs COMMAND with a shell (`e` alone runs the
+ * pattern space), the `e` flag of `s///e` runs the pattern space, `r` and
+ * `R` read the file named to the end of the line, `w`, `W` and the `w`
+ * flag of `s///w` write it.  Each callback may be NULL.
+ */
+typedef struct lk_sed_visitor {
+	void (*exec)(void *arg, const char *cmd, size_t n); /* n 0: `e` */
+	void (*run_space)(void *arg);                       /* s///e */
+	void (*file)(void *arg, char cmd, const char *name, size_t n);
+} lk_sed_visitor;
+
+/* Walks script, calling v's callbacks in order; false when the script
+   cannot be followed (an unknown command, an unterminated regex). */
+bool lk_sed_walk(const char *script, const lk_sed_visitor *v, void *arg);
 
 #endif

@@ -445,6 +445,39 @@ static const char *inline_code_outside(cwds *w, const locus_shell_command *c)
 	return NULL;
 }
 
+/* The files a sed script reads or writes (r R w W, s///w): `sed -n '1r
+   /etc/hosts' f` prints /etc/hosts, `sed -n 'w /tmp/x' f` writes there. */
+typedef struct sed_out {
+	cwds *w;
+	bool hit;
+} sed_out;
+
+static void sed_file_outside(void *arg, char cmd, const char *name, size_t n)
+{
+	sed_out *o = arg;
+	char buf[512];
+	(void)cmd;
+	if (o->hit || n >= sizeof buf) {
+		o->hit = true;
+		return;
+	}
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	o->hit = path_outside(o->w, buf);
+}
+
+static const char *sed_script_outside(cwds *w, const locus_shell_command *c)
+{
+	sed_out o = {w, false};
+	if (!c->argc || !strstr(c->name, "sed"))
+		return NULL; /* sed, gsed, /bin/sed: pk_sed_files tells */
+	pk_sed_files(c, sed_file_outside, &o);
+	for (size_t i = 1; o.hit && i < c->argc; i++)
+		if (!pk_is_option(c->argv[i]))
+			return c->argv[i]; /* the script names it */
+	return o.hit ? c->name : NULL;
+}
+
 static bool is_cd(const locus_shell_command *c)
 {
 	return c->argc &&
@@ -705,6 +738,8 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 			h = command_outside(&w, c);
 			if (!h)
 				h = inline_code_outside(&w, c);
+			if (!h)
+				h = sed_script_outside(&w, c);
 			w.scratch_ok = scratch_ok;
 			if (k)
 				links_command(k, &w, c);

@@ -198,6 +198,14 @@ bool pk_data_program(const char *name);
 /* The argv index of the pattern or program operand of grep, rg, sed, awk,
    jq... (data, not a path); 0 when none (-e/-f given). */
 size_t pk_pattern_operand(const locus_shell_command *c);
+
+/* The files c's sed scripts (its -e/--expression values, else its first
+   operand) read (r R) or write (w W, s///w), in order: cb gets each with
+   the command letter ('r' 'R' 'w' 'W').  False when c is no sed, or a
+   script cannot be followed (the caller fails closed where it must). */
+bool pk_sed_files(const locus_shell_command *c,
+                  void (*cb)(void *arg, char cmd, const char *name, size_t n),
+                  void *arg);
 /* The command only reads its path operands (cat, grep, ls...), so a
    startup file it names is not being changed. */
 bool pk_reader_program(const char *name);

@@ -166,6 +166,34 @@ bool pk_arg_read(const locus_shell_command *c, size_t i)
 	       i != copy_destination(c);
 }
 
+/* A file sed reads (r, R) is a secret. */
+static void sed_reads_secret(void *arg, char cmd, const char *name, size_t n)
+{
+	bool *hit = arg;
+	char buf[1024];
+	if (*hit || (cmd != 'r' && cmd != 'R'))
+		return;
+	if (n >= sizeof buf) {
+		*hit = true; /* too long to tell */
+		return;
+	}
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	*hit = pk_secret_path(buf);
+}
+
+/* The script or program operand (data for grep) that reads the secret it
+   names: sed's `r FILE`/`R FILE` (`sed '1r .env' README.md` prints .env),
+   awk's `getline < "FILE"`. */
+static bool script_reads_secret(const locus_shell_command *c, size_t i)
+{
+	if (lk_is(c->name, LK_AWK))
+		return strstr(c->argv[i], "getline") != NULL;
+	bool hit = false;
+	pk_sed_files(c, sed_reads_secret, &hit);
+	return hit;
+}
+
 static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 {
 	(void)ctx;
@@ -185,6 +213,8 @@ static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 		if (data)
 			break;
 		if (i != pattern && i != dest)
+			return true;
+		if (i == pattern && script_reads_secret(c, i))
 			return true;
 	}
 	for (size_t i = 0; i < c->nredirects; i++)

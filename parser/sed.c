@@ -24,115 +24,32 @@ typedef struct sed_scan {
 	bool runs; /* something runs: the command carries inline code */
 } sed_scan;
 
-/* Skip to the end of a `;`- or newline-terminated argument. */
-static const char *to_end(const char *p, bool semicolon)
+static void on_exec(void *arg, const char *cmd, size_t n)
 {
-	while (*p && *p != '\n' && !(semicolon && (*p == ';' || *p == '}')))
-		p++;
-	return p;
+	sed_scan *s = arg;
+	s->runs = true;
+	if (!n)
+		lp_unparsed(s->ctx, "sed e runs its pattern space (input) as a "
+		                    "command");
+	else
+		lp_parse_nested(s->ctx, cmd, n, LOCUS_ORIGIN_INLINE_CODE,
+		                s->idx, s->depth);
 }
+
+static void on_run_space(void *arg)
+{
+	sed_scan *s = arg;
+	s->runs = true;
+	lp_unparsed(s->ctx,
+	            "sed s///e runs the pattern space (input) as a command");
+}
+
+static const lk_sed_visitor runs_visitor = {on_exec, on_run_space, NULL};
 
 /* Scan one script; false when it cannot be followed. */
 static bool scan_script(sed_scan *s, const char *p)
 {
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';' ||
-		       *p == '}')
-			p++;
-		if (!*p)
-			return true;
-		if (*p == '#') {
-			p = to_end(p, false);
-			continue;
-		}
-		p = lk_sed_address(p);
-		if (!p)
-			return false;
-		while (*p == ' ' || *p == '\t' || *p == '!')
-			p++;
-		char cmd = *p ? *p++ : 0;
-		switch (cmd) {
-		case '{':
-		case '=':
-		case 'd':
-		case 'D':
-		case 'g':
-		case 'G':
-		case 'h':
-		case 'H':
-		case 'x':
-		case 'n':
-		case 'N':
-		case 'p':
-		case 'P':
-		case 'z':
-		case 'F': break;
-		case 'q':
-		case 'Q':
-		case 'l':
-		case 'L':
-		case 'v':
-		case ':':
-		case 'b':
-		case 't':
-		case 'T': p = to_end(p, cmd != ':'); break;
-		case 'a':
-		case 'i':
-		case 'c':
-		case 'r':
-		case 'R':
-		case 'w':
-		case 'W':
-			/* text or a file name to the end of the line */
-			p = to_end(p, false);
-			break;
-		case 'e': {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			const char *e = to_end(p, false);
-			s->runs = true;
-			if (e == p) {
-				lp_unparsed(s->ctx,
-				            "sed e runs its pattern space "
-				            "(input) as a command");
-			} else {
-				lp_parse_nested(s->ctx, p, (size_t)(e - p),
-				                LOCUS_ORIGIN_INLINE_CODE,
-				                s->idx, s->depth);
-			}
-			p = e;
-			break;
-		}
-		case 's':
-		case 'y': {
-			char d = *p;
-			if (!d || d == '\n' || d == '\\')
-				return false;
-			p = lk_sed_delimited(p + 1, d);
-			p = p ? lk_sed_delimited(p, d) : NULL;
-			if (!p)
-				return false;
-			if (cmd == 'y')
-				break;
-			/* flags: g p i I m M e NUMBER, w FILE ends the line */
-			for (; *p && strchr("gpiImMe0123456789w", *p); p++) {
-				if (*p == 'e') {
-					s->runs = true;
-					lp_unparsed(
-					    s->ctx,
-					    "sed s///e runs the pattern "
-					    "space (input) as a command");
-				}
-				if (*p == 'w') {
-					p = to_end(p, false);
-					break;
-				}
-			}
-			break;
-		}
-		default: return false;
-		}
-	}
+	return lk_sed_walk(p, &runs_visitor, s);
 }
 
 static void scan(sed_scan *s, const lp_word *w, const char *text)

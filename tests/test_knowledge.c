@@ -518,6 +518,41 @@ START_TEST(test_cluster_value)
 }
 END_TEST
 
+/* lk_sed_walk: the files a script reads or writes, as "cmd:name;". */
+static void collect_file(void *arg, char cmd, const char *name, size_t n)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+	snprintf(out + len, 128 - len, "%c:%.*s;", cmd, (int)n, name);
+}
+
+static const struct {
+	const char *script, *files;
+	bool ok;
+} sed_walks[] = {
+    {"1r .env", "r:.env;", true},
+    {"1R   x y", "R:x y;", true},
+    {"/a/w out\np", "w:out;", true},
+    {"s/a/b/gw /tmp/x", "w:/tmp/x;", true},
+    {"s|a|b|;p", "", true},
+    {"y/ab/cd/;r f", "r:f;", true},
+    {"$!{N;D}", "", true},
+    {"1e ls", "", true},
+    {"s/a", "", false}, /* unterminated */
+    {"k", "", false},   /* no such command */
+};
+
+START_TEST(test_sed_walk)
+{
+	char got[128] = "";
+	const lk_sed_visitor v = {NULL, NULL, collect_file};
+	bool ok = lk_sed_walk(sed_walks[_i].script, &v, got);
+	ck_assert_msg(ok == sed_walks[_i].ok, "%s: ok %d", sed_walks[_i].script,
+	              ok);
+	ck_assert_str_eq(got, sed_walks[_i].files);
+}
+END_TEST
+
 START_TEST(test_git_rows)
 {
 	const lk_git_runner *r = lk_git_runner_find("submodule");
@@ -559,6 +594,8 @@ static Suite *suite(void)
 	                    sizeof optspec_words / sizeof *optspec_words);
 	tcase_add_loop_test(tc, test_cluster_value, 0,
 	                    sizeof cluster_values / sizeof *cluster_values);
+	tcase_add_loop_test(tc, test_sed_walk, 0,
+	                    sizeof sed_walks / sizeof *sed_walks);
 	tcase_add_test(tc, test_git_rows);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
