@@ -145,3 +145,54 @@ bool lk_sed_walk(const char *p, const lk_sed_visitor *v, void *arg)
 		}
 	}
 }
+
+void lk_sed_scripts(const char *(*word)(const void *, size_t),
+                    const void *words, size_t from, size_t n,
+                    void (*cb)(void *arg, size_t i, const char *text),
+                    void *arg)
+{
+	bool given = false; /* a script given by -e or -f */
+	size_t first = n;
+	for (size_t i = from; i < n; i++) {
+		const char *v = word(words, i);
+		v = v ? v : "";
+		if (!strcmp(v, "--")) {
+			if (first == n && i + 1 < n)
+				first = i + 1;
+			break;
+		}
+		if (!strncmp(v, "--expression", 12)) {
+			given = true;
+			if (v[12] == '=')
+				cb(arg, i, v + 13);
+			else if (i + 1 < n) {
+				i++;
+				cb(arg, i, word(words, i));
+			}
+			continue;
+		}
+		if (!strncmp(v, "--file", 6)) {
+			given = true;
+			continue;
+		}
+		if (v[0] == '-' && v[1] && v[1] != '-') {
+			for (const char *q = v + 1; *q; q++) {
+				if (*q != 'e' && *q != 'f' && *q != 'l')
+					continue;
+				size_t at = i;
+				const char *val = q + 1;
+				if (!*val && i + 1 < n)
+					val = word(words, at = ++i);
+				given |= *q != 'l'; /* -l N: a line length */
+				if (*q == 'e')
+					cb(arg, at, val);
+				break;
+			}
+			continue;
+		}
+		if (first == n && v[0] != '-')
+			first = i;
+	}
+	if (!given && first < n)
+		cb(arg, first, word(words, first));
+}

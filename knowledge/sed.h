@@ -53,4 +53,17 @@ typedef struct lk_sed_visitor {
    cannot be followed (an unknown command, an unterminated regex). */
 bool lk_sed_walk(const char *script, const lk_sed_visitor *v, void *arg);
 
+/*
+ * The scripts of a sed command's words from..n (word(words, i) is the
+ * text of word i, or NULL): each -e VALUE, -eVALUE, --expression[=]VALUE
+ * and, when no -e or -f gave one, the first operand.  cb gets the index
+ * of the word holding each and its text (inside the word for -eVALUE).
+ * The same reading for the parser (what runs) and the labeller (what is
+ * read and written).
+ */
+void lk_sed_scripts(const char *(*word)(const void *, size_t),
+                    const void *words, size_t from, size_t n,
+                    void (*cb)(void *arg, size_t i, const char *text),
+                    void *arg);
+
 #endif

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "../knowledge/git.h"
 #include "../knowledge/programs.h"
 #include "../knowledge/sed.h"
 #include "../parser/linefacts.h"
@@ -293,6 +294,19 @@ const char *ll_normal_path(const char *p, char *buf, size_t cap)
 
 /* ---- sed scripts ------------------------------------------------------- */
 
+typedef struct sed_files {
+	const lk_sed_visitor *v;
+	void *arg;
+	bool ok;
+} sed_files;
+
+static void sed_files_of(void *arg, size_t i, const char *text)
+{
+	sed_files *f = arg;
+	(void)i;
+	f->ok &= !text || lk_sed_walk(text, f->v, f->arg);
+}
+
 bool pk_sed_files(const locus_shell_command *c,
                   void (*cb)(void *arg, char cmd, const char *name, size_t n),
                   void *arg)
@@ -301,45 +315,7 @@ bool pk_sed_files(const locus_shell_command *c,
 	if (!p || strcmp(p->name, "sed") != 0)
 		return false;
 	const lk_sed_visitor v = {NULL, NULL, cb};
-	bool ok = true, given = false; /* a script given by -e or -f */
-	size_t first = 0;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
-		if (!strcmp(a, "--")) {
-			if (!first && i + 1 < c->argc)
-				first = i + 1;
-			break;
-		}
-		if (!strncmp(a, "--expression", 12)) {
-			given = true;
-			const char *s = a[12] == '='      ? a + 13
-			                : i + 1 < c->argc ? c->argv[++i]
-			                                  : NULL;
-			ok &= !s || lk_sed_walk(s, &v, arg);
-			continue;
-		}
-		if (!strncmp(a, "--file", 6)) {
-			given = true;
-			continue;
-		}
-		if (a[0] == '-' && a[1] && a[1] != '-') {
-			for (const char *q = a + 1; *q; q++) {
-				if (*q != 'e' && *q != 'f' && *q != 'l')
-					continue;
-				const char *s = q[1]              ? q + 1
-				                : i + 1 < c->argc ? c->argv[++i]
-				                                  : NULL;
-				given |= *q != 'l'; /* -l N: a line length */
-				if (*q == 'e' && s)
-					ok &= lk_sed_walk(s, &v, arg);
-				break;
-			}
-			continue;
-		}
-		if (!first)
-			first = i;
-	}
-	if (!given && first)
-		ok &= lk_sed_walk(c->argv[first], &v, arg);
-	return ok;
+	sed_files f = {&v, arg, true};
+	lk_sed_scripts(lk_argv_word, c->argv, 1, c->argc, sed_files_of, &f);
+	return f.ok;
 }

@@ -22,6 +22,7 @@ typedef struct sed_scan {
 	size_t idx;
 	unsigned depth;
 	bool runs; /* something runs: the command carries inline code */
+	const lp_word *words;
 } sed_scan;
 
 static void on_exec(void *arg, const char *cmd, size_t n)
@@ -67,64 +68,29 @@ static void scan(sed_scan *s, const lp_word *w, const char *text)
 		            text);
 }
 
+static const char *word_value(const void *words, size_t i)
+{
+	return ((const lp_word *)words)[i].value;
+}
+
+static void on_script(void *arg, size_t i, const char *text)
+{
+	sed_scan *s = arg;
+	scan(s, &s->words[i], text);
+}
+
 void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                     size_t idx)
 {
 	const lp_word *w = raw->words;
 	size_t n = raw->nwords;
-	sed_scan s = {ctx, idx, raw->depth + 1, false};
-	bool have_e = false, have_f = false;
+	sed_scan s = {ctx, idx, raw->depth + 1, false, w};
 	for (size_t i = pos + 1; i < n; i++) {
 		const char *v = w[i].value ? w[i].value : "";
 		if (!strcmp(v, "--sandbox"))
 			return; /* e, r and w are refused */
 	}
-	size_t first = n;
-	for (size_t i = pos + 1; i < n; i++) {
-		const char *v = w[i].value ? w[i].value : "";
-		if (!strcmp(v, "--")) {
-			if (first == n && i + 1 < n)
-				first = i + 1;
-			break;
-		}
-		if (!strncmp(v, "--expression", 12)) {
-			have_e = true;
-			if (v[12] == '=')
-				scan(&s, &w[i], v + 13);
-			else if (i + 1 < n) {
-				scan(&s, &w[i + 1], w[i + 1].value);
-				i++;
-			}
-			continue;
-		}
-		if (!strncmp(v, "--file", 6)) {
-			have_f = true;
-			continue;
-		}
-		if (v[0] == '-' && v[1] && v[1] != '-') {
-			for (const char *q = v + 1; *q; q++) {
-				if (*q == 'e' || *q == 'f' || *q == 'l') {
-					const lp_word *vw = &w[i];
-					const char *val = q + 1;
-					if (!*val && i + 1 < n) {
-						vw = &w[++i];
-						val = vw->value;
-					}
-					if (*q == 'e') {
-						have_e = true;
-						scan(&s, vw, val);
-					}
-					have_f |= *q == 'f';
-					break;
-				}
-			}
-			continue;
-		}
-		if (first == n && v[0] != '-')
-			first = i;
-	}
-	if (!have_e && !have_f && first < n)
-		scan(&s, &w[first], w[first].value);
+	lk_sed_scripts(word_value, w, pos + 1, n, on_script, &s);
 	if (s.runs)
 		ctx->result->commands[idx].flags |= LOCUS_CMD_INLINE_CODE;
 }
