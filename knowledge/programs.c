@@ -94,6 +94,40 @@ static const lk_optfx delete_opts_rsync[] = {
 };
 static const lk_optfx delete_opts_tar[] = {
 	{ 0, "--remove-files", false, "tar --remove-files deletes files", 0, false },
+	{ 0, "--recursive-unlink", false, "tar --recursive-unlink deletes "
+	  "the directories it extracts over", 10, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* zip -m moves files into the archive (they are deleted); zstd and lz4
+   --rm delete their sources; 7-Zip's -sdel deletes what it added */
+static const lk_optfx delete_opts_zip[] = {
+	{ 'm', "--move", false, "zip -m deletes the files it adds", 5, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+#define LK_RM_SOURCE(p)                                                        \
+	{                                                                      \
+		{0, "--rm", false, p " --rm deletes the source files", 4, false}, \
+		{                                                              \
+			0, NULL, false, NULL, 0, false                         \
+		}                                                              \
+	}
+static const lk_optfx delete_opts_zstd[] = LK_RM_SOURCE("zstd");
+static const lk_optfx delete_opts_lz4[] = LK_RM_SOURCE("lz4");
+#define LK_SDEL(p)                                                             \
+	{                                                                      \
+		{0, "--sdel", false, p " -sdel deletes the files it adds", 0,  \
+		 true},                                                        \
+		{                                                              \
+			0, NULL, false, NULL, 0, false                         \
+		}                                                              \
+	}
+static const lk_optfx delete_opts_7z[] = LK_SDEL("7z");
+static const lk_optfx delete_opts_7za[] = LK_SDEL("7za");
+static const lk_optfx delete_opts_7zr[] = LK_SDEL("7zr");
+static const lk_optfx delete_opts_gtar[] = {
+	{ 0, "--remove-files", false, "gtar --remove-files deletes files", 0, false },
+	{ 0, "--recursive-unlink", false, "gtar --recursive-unlink deletes "
+	  "the directories it extracts over", 10, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 
@@ -153,6 +187,46 @@ static const lk_optfx unseen_opts_split[] = {
 static const lk_optfx unseen_opts_cpio[] = {
 	{ 0, "--rsh-command", false, "cpio --rsh-command runs a program named "
 	  "on the line", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_gotestsum[] = {
+	{ 0, "--raw-command", false, "gotestsum --raw-command runs the command "
+	  "given on the line", 0, false },
+	{ 0, "--post-run-command", false, "gotestsum --post-run-command runs a "
+	  "command given on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_gcovr[] = {
+	{ 0, "--gcov-executable", false, "gcovr --gcov-executable runs a program "
+	  "named on the line", 10, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_cppcheck[] = {
+	{ 0, "--addon-python", false, "cppcheck --addon-python runs a program "
+	  "named on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* pandoc's filters are programs (found in PATH), its Lua filters code */
+static const lk_optfx unseen_opts_pandoc[] = {
+	{ 'F', "--filter", false, "pandoc --filter runs a program named on the "
+	  "line", 6, false },
+	{ 0, "--lua-filter", false, "pandoc --lua-filter runs Lua code from a "
+	  "file", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_rustc[] = {
+	{ 0, "linker=", true, "rustc -C linker= runs a program named on the "
+	  "line", 0, false },
+	{ 0, "-Clinker=", true, "rustc -C linker= runs a program named on the "
+	  "line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* ghc -pgmF CMD (and every -pgm*: the preprocessor, compiler, linker it
+   runs), ghc -e EXPR (code given on the line) */
+static const lk_optfx unseen_opts_ghc[] = {
+	{ 0, "-pgm", true, "ghc -pgm* runs a program named on the line", 0,
+	  false },
+	{ 0, "--e", false, "ghc -e runs code given on the line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_install[] = {
@@ -248,6 +322,33 @@ static const lk_subfx net_subs_git[] = {
 	{ "remote", "update", "git remote update reaches the network" },
 	{ "remote", "prune", "git remote prune reaches the network" },
 	{ NULL, NULL, NULL },
+};
+/* media and document converters open a URL operand themselves (ffmpeg -i
+   https://..., an output to tcp://, pandoc and ImageMagick inputs) */
+#define LK_NET_URL(p)                                                          \
+	{                                                                      \
+		{NULL, "://", p " opens a URL given on the line"}, {           \
+			NULL, NULL, NULL                                       \
+		}                                                              \
+	}
+static const lk_subfx net_subs_ffmpeg[] = LK_NET_URL("ffmpeg");
+static const lk_subfx net_subs_ffprobe[] = LK_NET_URL("ffprobe");
+static const lk_subfx net_subs_convert[] = LK_NET_URL("convert");
+static const lk_subfx net_subs_magick[] = LK_NET_URL("magick");
+static const lk_subfx net_subs_pandoc[] = LK_NET_URL("pandoc");
+static const lk_subfx net_subs_openssl[] = {
+	LK_NET("openssl", "s_client"), LK_NET("openssl", "s_server"),
+	LK_NET("openssl", "s_time"), LK_NET("openssl", "ocsp"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_playwright[] = {
+	LK_NET("playwright", "install"), { NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_zig[] = {
+	LK_NET("zig", "fetch"), { NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_buf[] = {
+	LK_NET("buf", "curl"), LK_NET("buf", "push"), { NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_go[] = {
 	LK_NET("go", "get"), LK_NET("go", "install"), LK_NET("go", "mod"),
@@ -1123,7 +1224,7 @@ static const lk_program programs[] = {
     {.name = "base32", .cls = LK_DECODER},
     {.name = "basenc", .cls = LK_DECODER},
     {.name = "xxd", .cls = LK_DECODER},
-    {.name = "openssl", .cls = LK_DECODER},
+    {.name = "openssl", .cls = LK_DECODER, .net_subs = net_subs_openssl},
     {.name = "tr", .cls = LK_DECODER},
     {.name = "rev", .cls = LK_DECODER},
     {.name = "gunzip", .cls = LK_DECODER},
@@ -1135,13 +1236,13 @@ static const lk_program programs[] = {
     {.name = "xz", .cls = LK_DECODER},
     {.name = "xzcat", .cls = LK_DECODER},
     {.name = "unxz", .cls = LK_DECODER},
-    {.name = "zstd", .cls = LK_DECODER},
+    {.name = "zstd", .cls = LK_DECODER, .delete_opts = delete_opts_zstd},
     {.name = "zstdcat", .cls = LK_DECODER},
     {.name = "unzstd", .cls = LK_DECODER},
     {.name = "uudecode", .cls = LK_DECODER},
     {.name = "iconv", .cls = LK_DECODER},
     {.name = "od", .cls = LK_DECODER},
-    {.name = "lz4", .cls = LK_DECODER},
+    {.name = "lz4", .cls = LK_DECODER, .delete_opts = delete_opts_lz4},
     {.name = "lzcat", .cls = LK_DECODER},
     {.name = "brotli", .cls = LK_DECODER},
     {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .pack = LK_PACK_SECRETS},
@@ -1842,12 +1943,12 @@ static const lk_program programs[] = {
        archive ---- */
     {.name = "tar", .cls = LK_EXTRACTS, .extract = &extract_tar,
      .delete_opts = delete_opts_tar},
-    {.name = "gtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+    {.name = "gtar", .cls = LK_EXTRACTS, .extract = &extract_tar, .delete_opts = delete_opts_gtar},
     {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
     {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
-    {.name = "7z", .cls = LK_EXTRACTS},
-    {.name = "7za", .cls = LK_EXTRACTS},
-    {.name = "7zr", .cls = LK_EXTRACTS},
+    {.name = "7z", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7z},
+    {.name = "7za", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7za},
+    {.name = "7zr", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7zr},
     {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS, .extract = &extract_cpio},
     {.name = "unrar", .cls = LK_EXTRACTS},
     {.name = "ar", .cls = LK_EXTRACTS},
@@ -2283,19 +2384,19 @@ static const lk_program programs[] = {
     {.name = "bg", .fx = LK_FX_FILES},
     {.name = "compgen", .fx = LK_FX_FILES},
     {.name = "complete", .fx = LK_FX_FILES},
-    {.name = "convert", .fx = LK_FX_FILES},
+    {.name = "convert", .fx = LK_FX_FILES, .net_subs = net_subs_convert},
     {.name = "csplit", .fx = LK_FX_FILES},
     {.name = "disown", .fx = LK_FX_FILES},
     {.name = "dos2unix", .fx = LK_FX_FILES},
-    {.name = "ffmpeg", .fx = LK_FX_FILES},
-    {.name = "ffprobe", .fx = LK_FX_FILES},
+    {.name = "ffmpeg", .fx = LK_FX_FILES, .net_subs = net_subs_ffmpeg},
+    {.name = "ffprobe", .fx = LK_FX_FILES, .net_subs = net_subs_ffprobe},
     {.name = "fg", .fx = LK_FX_FILES},
     {.name = "getopts", .fx = LK_FX_FILES},
     {.name = "let", .fx = LK_FX_FILES},
-    {.name = "magick", .fx = LK_FX_FILES},
+    {.name = "magick", .fx = LK_FX_FILES, .net_subs = net_subs_magick},
     {.name = "mapfile", .fx = LK_FX_FILES},
     {.name = "mktemp", .fx = LK_FX_FILES},
-    {.name = "pandoc", .fx = LK_FX_FILES},
+    {.name = "pandoc", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_pandoc, .net_subs = net_subs_pandoc},
     {.name = "rar", .fx = LK_FX_FILES},
     {.name = "readarray", .fx = LK_FX_FILES},
     {.name = "split", .unseen_opts = unseen_opts_split, .fx = LK_FX_FILES},
@@ -2303,7 +2404,7 @@ static const lk_program programs[] = {
     {.name = "ulimit", .fx = LK_FX_FILES},
     {.name = "unalias", .fx = LK_FX_FILES},
     {.name = "unix2dos", .fx = LK_FX_FILES},
-    {.name = "zip", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_zip},
+    {.name = "zip", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_zip, .delete_opts = delete_opts_zip},
     {.name = "zipinfo", .fx = LK_FX_FILES},
     /* local build, test, lint, format: compilers, linkers, linters, formatters, test runners */
     {.name = "actionlint", .fx = LK_FX_BUILD},
@@ -2313,14 +2414,14 @@ static const lk_program programs[] = {
     {.name = "babel", .fx = LK_FX_BUILD},
     {.name = "bandit", .fx = LK_FX_BUILD},
     {.name = "bats", .fx = LK_FX_BUILD},
-    {.name = "bear", .fx = LK_FX_BUILD},
+    {.name = "bear", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.longs = "output:-1|append:-0|config:-1|force-preload:-0|force-wrapper:-0|verbose:-0")},
     {.name = "biome", .fx = LK_FX_BUILD},
     {.name = "black", .checks = "|*|", .fx = LK_FX_BUILD},
-    {.name = "buf", .fx = LK_FX_BUILD},
+    {.name = "buf", .fx = LK_FX_BUILD, .net_subs = net_subs_buf},
     {.name = "c++", .fx = LK_FX_BUILD},
     {.name = "cargo-clippy", .fx = LK_FX_BUILD},
     {.name = "cc", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "ccache", .fx = LK_FX_BUILD},
+    {.name = "ccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "cCpsVxz", .short_val = "dkoMFX", .flags = LK_OPT_ASSIGNS)},
     {.name = "clang", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clang++", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clang-format", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
@@ -2330,14 +2431,14 @@ static const lk_program programs[] = {
     {.name = "codespell", .fx = LK_FX_BUILD},
     {.name = "coverage", .fx = LK_FX_BUILD},
     {.name = "cpp", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "cppcheck", .fx = LK_FX_BUILD},
+    {.name = "cppcheck", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cppcheck},
     {.name = "crystal", .fx = LK_FX_BUILD},
     {.name = "cspell", .fx = LK_FX_BUILD},
     {.name = "ctest", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "cypress", .fx = LK_FX_BUILD},
     {.name = "detekt", .fx = LK_FX_BUILD},
     {.name = "doxygen", .fx = LK_FX_BUILD},
-    {.name = "dune", .fx = LK_FX_BUILD},
+    {.name = "dune", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.sub = "|exec|", .short_flag = "w", .longs = "root:-1|profile:-1|build-dir:-1|watch:w0|display:-1|no-build:-0|context:-1|release:-0|cache:-1")},
     {.name = "esbuild", .fx = LK_FX_BUILD},
     {.name = "eslint", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "flake8", .checks = "|*|", .fx = LK_FX_BUILD},
@@ -2345,15 +2446,15 @@ static const lk_program programs[] = {
     {.name = "g++", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "gcc", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "gcov", .fx = LK_FX_BUILD},
-    {.name = "gcovr", .fx = LK_FX_BUILD},
+    {.name = "gcovr", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gcovr},
     {.name = "gfortran", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "ghc", .fx = LK_FX_BUILD},
+    {.name = "ghc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ghc},
     {.name = "gofmt", .fx = LK_FX_BUILD},
     {.name = "goimports", .fx = LK_FX_BUILD},
     {.name = "golangci-lint", .fx = LK_FX_BUILD},
     {.name = "gold", .fx = LK_FX_BUILD},
     {.name = "golint", .fx = LK_FX_BUILD},
-    {.name = "gotestsum", .fx = LK_FX_BUILD},
+    {.name = "gotestsum", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gotestsum},
     {.name = "hadolint", .fx = LK_FX_BUILD},
     {.name = "hlint", .fx = LK_FX_BUILD},
     {.name = "hugo", .fx = LK_FX_BUILD},
@@ -2396,7 +2497,7 @@ static const lk_program programs[] = {
     {.name = "phpcs", .fx = LK_FX_BUILD},
     {.name = "phpstan", .fx = LK_FX_BUILD},
     {.name = "phpunit", .fx = LK_FX_BUILD},
-    {.name = "playwright", .fx = LK_FX_BUILD},
+    {.name = "playwright", .fx = LK_FX_BUILD, .net_subs = net_subs_playwright},
     {.name = "postcss", .fx = LK_FX_BUILD},
     {.name = "prettier", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "protoc", .fx = LK_FX_BUILD},
@@ -2414,11 +2515,11 @@ static const lk_program programs[] = {
     {.name = "rspec", .fx = LK_FX_BUILD},
     {.name = "rubocop", .fx = LK_FX_BUILD},
     {.name = "ruff", .checks = "|*|", .fx = LK_FX_BUILD},
-    {.name = "rustc", .fx = LK_FX_BUILD},
+    {.name = "rustc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustc},
     {.name = "rustfmt", .fx = LK_FX_BUILD},
     {.name = "sass", .fx = LK_FX_BUILD},
     {.name = "scalac", .fx = LK_FX_BUILD},
-    {.name = "sccache", .fx = LK_FX_BUILD},
+    {.name = "sccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "szC", .longs = "show-stats:s0|show-adv-stats:-0|zero-stats:z0|start-server:-0|stop-server:-0|dist-status:-0|dist-auth:-0|clear-cache:C0")},
     {.name = "shellcheck", .fx = LK_FX_BUILD},
     {.name = "shfmt", .fx = LK_FX_BUILD},
     {.name = "sphinx-build", .fx = LK_FX_BUILD},
@@ -2444,7 +2545,7 @@ static const lk_program programs[] = {
     {.name = "yamllint", .fx = LK_FX_BUILD},
     {.name = "yapf", .fx = LK_FX_BUILD},
     {.name = "yasm", .fx = LK_FX_BUILD},
-    {.name = "zig", .fx = LK_FX_BUILD},
+    {.name = "zig", .fx = LK_FX_BUILD, .net_subs = net_subs_zig},
     /* runs workspace code: build systems and task runners run the project's own files */
     {.name = "alembic", .fx = LK_FX_WORKSPACE},
     {.name = "ant", .fx = LK_FX_WORKSPACE},

@@ -321,6 +321,12 @@ static const char *const make_check_targets[] = {
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
+	if (!r->sub && r->sub2) { /* any form with an argument holding sub2 */
+		for (size_t i = 0; i < v->nargs; i++)
+			if (strstr(v->args[i], r->sub2))
+				return true;
+		return false;
+	}
 	if (!r->sub)
 		return true;
 	if (lu_streq(v->prog, "git")) {
