@@ -999,26 +999,44 @@ static const lk_program programs[] = {
     {.name = "perl",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP_CLUSTER("l:#|0:#|C:#IOEioSADLa|d:t=", LK_LANG_PERL,
-                              "eE", "", "", "", "DiImMxV", "", "",
+     .interp = INTERP_CLUSTER("l:#|0:#|C:#IOEioSADLa|d:t=|i:*|D:*",
+                              LK_LANG_PERL, "eE", "", "I", "", "mMxV", "",
+                              "",
                               LK_I_STDIN, "vVh")},
     {.name = "ruby",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
      .interp = INTERP_CLUSTER("0:#|T:#|W:#=|K:1esunESUN", LK_LANG_RUBY, "e",
-                              "", "ICrEF", "", "x", "", "", LK_I_STDIN,
-                              "vh")},
+                              "", "ICrEX",
+                              "|enable|disable|encoding|external-encoding|"
+                              "internal-encoding|dump|backtrace-limit|",
+                              "xF", "", "", LK_I_STDIN, "vh")},
     {.name = "node",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
      .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rC",
                       "|require|import|loader|experimental-loader|input-type|"
-                      "title|conditions|",
+                      "title|conditions|disable-warning|env-file|"
+                      "env-file-if-exists|unhandled-rejections|"
+                      "dns-result-order|report-filename|report-dir|"
+                      "report-directory|diagnostic-dir|"
+                      "experimental-default-type|secure-heap|"
+                      "secure-heap-min|inspect-port|debug-port|"
+                      "test-reporter|test-reporter-destination|"
+                      "test-name-pattern|test-skip-pattern|openssl-config|"
+                      "heapsnapshot-signal|disable-proto|icu-data-dir|"
+                      "redirect-warnings|trace-event-categories|"
+                      "trace-event-file-pattern|watch-path|"
+                      "stack-trace-limit|max-http-header-size|"
+                      "cpu-prof-dir|heap-prof-dir|cpu-prof-name|"
+                      "heap-prof-name|experimental-config-file|"
+                      "localstorage-file|run|",
                       "", "c", "", LK_I_STDIN, "vh")},
     {.name = "bun", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_bun,
      .cls = LK_INTERP | LK_SUBCOMMANDS | LK_WRAPPER,
-     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|preload|", "",
-                      "", "", 0, NULL),
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rdl",
+                      "|preload|cwd|env-file|define|loader|config|",
+                      "", "", "", 0, NULL),
      .opts =
          OPTS(.sub = "|x|", .longs = "bun:-0|silent:-0|verbose:-0|package:-1")},
     {.name = "deno",
@@ -1027,8 +1045,12 @@ static const lk_program programs[] = {
     {.name = "php",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_PHP, "rBRE", "", "dcztSA", "", "", "", "fF",
-                      LK_I_STDIN, "vhmi")},
+     .interp = INTERP(LK_LANG_PHP, "rBRE",
+                      "|run|process-begin|process-code|process-end|",
+                      "dcztSA",
+                      "|php-ini|define|docroot|server|zend-extension|rf|rc|"
+                      "re|rz|ri|",
+                      "", "", "fF", LK_I_STDIN, "vhmi")},
     {.name = "lua",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
@@ -1037,11 +1059,11 @@ static const lk_program programs[] = {
     {.name = "luajit",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_LUA, "e", "", "l", "", "", "", "", LK_I_STDIN,
+     .interp = INTERP(LK_LANG_LUA, "e", "", "lj", "", "", "", "", LK_I_STDIN,
                       "v")},
     {.name = "osascript",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_OSA, "e", "", "l", "", "", "", "", LK_I_STDIN, NULL)},
+     .interp = INTERP(LK_LANG_OSA, "e", "", "ls", "", "", "", "", LK_I_STDIN, NULL)},
     {.name = "Rscript",
      .cls = LK_INTERP,
      .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "", 0, NULL)},
@@ -1055,19 +1077,22 @@ static const lk_program programs[] = {
      .interp = INTERP(LK_LANG_TCL, "", "", "", "", "", "", "", LK_I_STDIN, NULL)},
     {.name = "expect",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_TCL, "c", "", "", "", "", "", "f", LK_I_STDIN,
+     .interp = INTERP(LK_LANG_TCL, "c", "", "D", "", "", "", "fb", LK_I_STDIN,
                       "v")},
     {.name = "raku",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_OTHER, "e", "", "I", "", "", "", "", LK_I_STDIN, NULL)},
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "IM", "", "", "", "", LK_I_STDIN, NULL)},
     {.name = "perl6",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_OTHER, "e", "", "I", "", "", "", "", LK_I_STDIN, NULL)},
+     .interp = INTERP(LK_LANG_OTHER, "e", "", "IM", "", "", "", "", LK_I_STDIN, NULL)},
     {.name = "julia",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_OTHER, "eE", "|eval|print|", "", "", "", "", "",
-                      LK_I_STDIN, "vh")},
+     .interp = INTERP(LK_LANG_OTHER, "eE", "|eval|print|", "HJCpt",
+                      "|project|color|procs|threads|sysimage|cpu-target|"
+                      "home|optimize|depwarn|startup-file|history-file|"
+                      "compile|banner|",
+                      "", "", "L", LK_I_STDIN, "vh")},
     {.name = "R",
      .cls = LK_INTERP,
      .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "f", LK_I_STDIN, NULL)},
@@ -1079,37 +1104,43 @@ static const lk_program programs[] = {
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
      .interp =
-         INTERP(LK_LANG_OTHER, "ce", "", "lL", "", "", "", "s", LK_I_STDIN, NULL)},
+         INTERP(LK_LANG_OTHER, "ce", "", "lLCx", "", "", "", "s", LK_I_STDIN, NULL)},
     {.name = "gnuplot",
      .cls = LK_INTERP,
      .interp = INTERP(LK_LANG_OTHER, "e", "", "", "", "", "", "", LK_I_STDIN, NULL)},
     {.name = "m4",
      .cls = LK_INTERP,
      .interp =
-         INTERP(LK_LANG_OTHER, "", "", "DUIsdF", "", "", "", "", LK_I_STDIN, NULL)},
+         INTERP(LK_LANG_OTHER, "", "", "DUItLlFRBSTo", "", "d", "", "", LK_I_STDIN, NULL)},
     {.name = "qjs",
      .cls = LK_INTERP,
      .interp =
-         INTERP(LK_LANG_JS, "e", "|eval|", "I", "", "", "", "", LK_I_STDIN, NULL)},
+         INTERP(LK_LANG_JS, "e", "|eval|", "I",
+                "|memory-limit|stack-size|include|", "", "", "", LK_I_STDIN,
+                NULL)},
     {.name = "ts-node",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|require|", "",
-                      "", "", LK_I_STDIN, NULL)},
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rPOCDI",
+                      "|require|project|compiler-options|compiler|"
+                      "ignore-diagnostics|ignore|dir|scope-dir|",
+                      "", "", "", LK_I_STDIN, NULL)},
     {.name = "tsx",
      .cls = LK_INTERP,
-     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r", "|require|import|",
+     .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "r",
+                      "|require|import|tsconfig|disable-warning|env-file|"
+                      "conditions|",
                       "", "", "", LK_I_STDIN, NULL)},
 
     /* ---- awks: the program operand may run its input ---- */
     {.name = "awk",
      .cls = LK_AWK,
      .interp = INTERP(LK_LANG_AWK, "e", "|source|", "FvilW",
-                      "|field-separator|assign|include|load|", "odpDLM", "",
+                      "|field-separator|assign|include|load|", "odpDL", "",
                       "fE", LK_I_OPERAND, NULL)},
     {.name = "gawk",
      .cls = LK_AWK,
      .interp = INTERP(LK_LANG_AWK, "e", "|source|", "FvilW",
-                      "|field-separator|assign|include|load|", "odpDLM", "",
+                      "|field-separator|assign|include|load|", "odpDL", "",
                       "fE", LK_I_OPERAND, NULL)},
     {.name = "mawk",
      .cls = LK_AWK,
@@ -3300,7 +3331,7 @@ bool lk_has_letter(const char *set, char c)
 }
 
 /* --name (n bytes) is a prefix, one letter or more, of a name in list. */
-static bool long_prefix(const char *list, const char *name, size_t n)
+bool lk_bar_prefix(const char *list, const char *name, size_t n)
 {
 	if (!list || !n)
 		return false;
@@ -3318,7 +3349,7 @@ static bool sets(const lk_extract *x, const char *const *argv, size_t i,
 {
 	const char *a = argv[i];
 	if (a[0] == '-' && a[1] == '-')
-		return long_prefix(longs, a + 2, strcspn(a + 2, "="));
+		return lk_bar_prefix(longs, a + 2, strcspn(a + 2, "="));
 	if (a[0] == '-')
 		return letters && a[1] && strpbrk(a + 1, letters);
 	return i == 1 && x->oldstyle && letters && strpbrk(a, letters);
@@ -3479,10 +3510,12 @@ const char *lk_cluster_value(const char *spec, char c, const char *p)
 		for (p++; isxdigit((unsigned char)*p);)
 			p++;
 	} else {
+		bool any = memchr(set, '*', sn) != NULL;
 		while (*p) {
 			bool in = (number && isdigit((unsigned char)*p)) ||
+			          (any && !strchr(" \t\n", *p)) ||
 			          (*p != '#' && *p != '=' && *p != '1' &&
-			           memchr(set, *p, sn));
+			           *p != '*' && memchr(set, *p, sn));
 			if (!in)
 				break;
 			p++;

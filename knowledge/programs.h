@@ -184,7 +184,8 @@ typedef struct lk_interp {
  * A cluster letter c of an lk_interp `cluster` spec, its value starting
  * at p: the end of that value (p itself when it has none), or NULL when
  * c is not in the spec.  An entry "c:SET" takes characters of SET, where
- * `#` stands for a number (decimal digits, or `x` and hex digits), a
+ * `#` stands for a number (decimal digits, or `x` and hex digits), `*`
+ * for any character but a blank (perl -i.bak stops at one), a
  * leading `1` limits it to one character, and `=` makes a `:` or `=`
  * after them start a value to the end of the word (perl -d:Module).
  * Perl reads `-le` as -l -e (-l takes octal digits only); getopt's
@@ -405,6 +406,10 @@ typedef struct lk_program {
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:
    empty) holds exactly the n bytes at s (n > 0). */
 bool lk_bar_has(const char *list, const char *s, size_t n);
+
+/* The n bytes at name (n > 0) begin some word of the "|a|b|" list: an
+   abbreviation getopt_long could read as it (ambiguous ones too). */
+bool lk_bar_prefix(const char *list, const char *name, size_t n);
 
 /* The option letters `set` (NULL: none) hold c (not NUL). */
 bool lk_has_letter(const char *set, char c);

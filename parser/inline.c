@@ -666,7 +666,8 @@ typedef struct interp_scan {
 	bool file, stop, stdin_file;
 	bool file_last; /* a program-file option ends the words, valueless */
 	bool overflow;  /* more code options than MAX_CODES */
-	size_t i;       /* the first word after the options */
+	const char *unsure; /* why the options cannot be followed, or NULL */
+	size_t i;           /* the first word after the options */
 } interp_scan;
 
 static void add_code(interp_scan *sc, const char *code, const lp_word *w)
@@ -698,6 +699,26 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 		if (v[1] == '-') {
 			const char *name = v + 2, *eq = strchr(name, '=');
 			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+			if (eq && !strncmp(eq + 1, "data:", 5)) {
+				/* node --import data:text/javascript,CODE */
+				sc->unsure = "an option's value is a data: URL";
+				break;
+			}
+			if (!lk_bar_has(it->code_long, name, nl) &&
+			    !lk_bar_has(it->val_long, name, nl) &&
+			    lk_bar_prefix(it->code_long, name, nl)) {
+				/* an abbreviation getopt_long takes (gawk
+				   --sour CODE) */
+				sc->unsure =
+				    "an abbreviated option may give code";
+				break;
+			}
+			if (!eq && lk_bar_has(it->val_long, name, nl) &&
+			    i + 1 < n && w[i + 1].value &&
+			    !strncmp(w[i + 1].value, "data:", 5)) {
+				sc->unsure = "an option's value is a data: URL";
+				break;
+			}
 			if (lk_bar_has(it->code_long, name, nl)) {
 				const lp_word *cw = x;
 				const char *cv = eq ? eq + 1 : NULL;
@@ -721,6 +742,12 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 		}
 		for (size_t j = 1; v[j]; j++) {
 			char c = v[j];
+			if (c == ' ' || c == '\t' || c == '\n') {
+				/* perl reads on after a blank in a switch word
+				   (`perl '-i -e' CODE`, `'-Dx -e'`) */
+				sc->unsure = "an option word holds a blank";
+				break;
+			}
 			bool is_code = lk_has_letter(it->code, c),
 			     is_file = lk_has_letter(it->file, c);
 			if (is_code || is_file || lk_has_letter(it->val, c)) {
@@ -787,6 +814,10 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		sc.i = n;
 	}
 	interp_options(it, w, n, &sc);
+	if (sc.unsure) {
+		lp_unparsed(ctx, "%s: %s", prog->name, sc.unsure);
+		return true;
+	}
 	if (sc.overflow) {
 		lp_unparsed(ctx, "%s is given more than %d pieces of code",
 		            prog->name, MAX_CODES);

@@ -504,6 +504,9 @@ static const struct {
     {"K:1esun|W:#=", 'K', "ue", 1}, /* one letter only */
     {"K:1esun|W:#=", 'W', "0e", 1},
     {"K:1esun|W:#=", 'W', ":no-x", 5},
+    {"i:*|D:*", 'i', ".bak", 4}, /* -i.bak */
+    {"i:*|D:*", 'i', " -e", 0},  /* stops at a blank */
+    {"i:*|D:*", 'D', "x -e", 1},
     {NULL, 'l', "e", -1},
 };
 
