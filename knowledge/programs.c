@@ -92,16 +92,20 @@ static const lk_optfx delete_opts_rsync[] = {
 	  "rsync --remove-source-files deletes files", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* Every prefix of --recursive-unlink shorter than --recursiv is ambiguous
+   (--recursion, --record-size, --remove-files...): tar refuses it, so
+   counting it costs nothing and a prefix table can never fall behind */
 static const lk_optfx delete_opts_tar[] = {
 	{ 0, "--remove-files", false, "tar --remove-files deletes files", 0, false },
 	{ 0, "--recursive-unlink", false, "tar --recursive-unlink deletes "
-	  "the directories it extracts over", 10, false },
+	  "the directories it extracts over", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* zip -m moves files into the archive (they are deleted); zstd and lz4
-   --rm delete their sources; 7-Zip's -sdel deletes what it added */
+   --rm delete their sources; 7-Zip's -sdel deletes what it added (zip
+   refuses --m and --mo as ambiguous, so any prefix of --move counts) */
 static const lk_optfx delete_opts_zip[] = {
-	{ 'm', "--move", false, "zip -m deletes the files it adds", 5, false },
+	{ 'm', "--move", false, "zip -m deletes the files it adds", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 #define LK_RM_SOURCE(p)                                                        \
@@ -127,7 +131,7 @@ static const lk_optfx delete_opts_7zr[] = LK_SDEL("7zr");
 static const lk_optfx delete_opts_gtar[] = {
 	{ 0, "--remove-files", false, "gtar --remove-files deletes files", 0, false },
 	{ 0, "--recursive-unlink", false, "gtar --recursive-unlink deletes "
-	  "the directories it extracts over", 10, false },
+	  "the directories it extracts over", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 
@@ -196,9 +200,10 @@ static const lk_optfx unseen_opts_gotestsum[] = {
 	  "command given on the line", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* argparse refuses every prefix shorter than --gcov-exe as ambiguous */
 static const lk_optfx unseen_opts_gcovr[] = {
 	{ 0, "--gcov-executable", false, "gcovr --gcov-executable runs a program "
-	  "named on the line", 10, false },
+	  "named on the line", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_cppcheck[] = {
