@@ -160,3 +160,38 @@ bool lk_git_rev_value_opt(const char *opt)
 	    "--until|--after|--before|-S|-G|-O|--diff-filter|";
 	return opt && *opt && lk_bar_has(list, opt, strlen(opt));
 }
+
+/* Options of a subcommand that reach past the repository, any prefix of
+   them from `--` and one letter (checked in git 2.39 inside bubblewrap:
+   `git apply --uns` wrote ../out/evil, `--un` is refused as ambiguous
+   with --unidiff-zero; `git init --t=DIR` installed DIR's hooks; `git
+   clone --t=` is refused as ambiguous with --no-tags, `--te=` ran the
+   template's post-checkout hook during the clone).  A prefix git refuses
+   runs nothing, so counting it costs nothing. */
+/* clang-format off */
+static const struct {
+	const char *sub;
+	const char *opt;
+	size_t min;
+	unsigned fx;
+} git_opt_rows[] = {
+	{ "apply", "--unsafe-paths", 3, LK_GIT_ANYWHERE },
+	{ "init", "--template", 3, LK_GIT_HOOKS },
+	{ "clone", "--template", 3, LK_GIT_HOOKS },
+};
+/* clang-format on */
+
+unsigned lk_git_opt_effect(const char *sub, const char *arg)
+{
+	if (!sub || !arg || arg[0] != '-' || arg[1] != '-')
+		return 0;
+	size_t n = strcspn(arg, "=");
+	unsigned fx = 0;
+	for (size_t i = 0; i < sizeof git_opt_rows / sizeof *git_opt_rows; i++)
+		if (!strcmp(git_opt_rows[i].sub, sub) &&
+		    n >= git_opt_rows[i].min &&
+		    n <= strlen(git_opt_rows[i].opt) &&
+		    !strncmp(arg, git_opt_rows[i].opt, n))
+			fx |= git_opt_rows[i].fx;
+	return fx;
+}

@@ -68,4 +68,16 @@ bool lk_git_sub_output_opts(const char *sub);
    not create F). */
 bool lk_git_rev_value_opt(const char *opt);
 
+/* What an option word of a subcommand does past the repository
+   (lk_git_opt_effect): */
+enum {
+	LK_GIT_ANYWHERE = 1, /* writes paths outside the repository (apply
+	                        --unsafe-paths) */
+	LK_GIT_HOOKS = 2,    /* installs hooks from a directory, which later
+	                        git commands run (init/clone --template) */
+};
+/* The LK_GIT_* bits option word `arg` of `git SUB` gives (any
+   abbreviation git takes for it; `--template=DIR` or `--template` DIR):
+   0 for every other word. */
+unsigned lk_git_opt_effect(const char *sub, const char *arg);
 #endif

@@ -266,6 +266,27 @@ static const lk_optfx unseen_opts_git[] = {
 		NULL, NULL, p " reaches the network"                           \
 	}
 
+/*
+ * Closed subcommand lists (lk_program.offline_subs): the forms known to
+ * stay offline; with the "*" row that ends the program's net_subs, every
+ * other subcommand, alias or typo reaches the network.  npm 11 (`npm help
+ * CMD` lists the aliases) and pip 24 refuse a command they do not know,
+ * so a word not on the list is a command that may reach the registry or
+ * an error.  npm's `init` (and `innit`) and `pack` are offline only
+ * without a package operand (their net_subs rows for `init NAME` come
+ * first); `config` and
+ * `pkg` only for the verbs that read.
+ */
+#define NPM_OFFLINE                                                            \
+	"|run|run-script|rum|urn|test|t|tst|start|stop|restart|ls|list|ll|"    \
+	"la|explain|why|help|hlep|help-search|prefix|root|config get|"         \
+	"config list|config ls|c get|c list|c ls|get|pkg get|query|version|"   \
+	"verison|init|innit|pack|completion|"
+#define PIP_OFFLINE                                                            \
+	"|list|show|freeze|check|cache|help|hash|debug|inspect|uninstall|"     \
+	"completion|config list|config get|config set|config unset|"           \
+	"config debug|"
+
 /* Subcommands that reach the network (lk_subfx: exec:network), one list a
    program, in the order they are tried. */
 /* clang-format off */
@@ -290,7 +311,11 @@ static const lk_subfx net_subs_brew[] = {
 static const lk_subfx net_subs_bun[] = {
 	LK_NET("bun", "install"), LK_NET("bun", "i"), LK_NET("bun", "add"),
 	LK_NET("bun", "publish"), LK_NET("bun", "update"),
-	LK_NET("bun", "upgrade"), LK_NET("bun", "x"),
+	LK_NET("bun", "upgrade"), LK_NET("bun", "x"), LK_NET("bun", "create"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx run_subs_bun[] = {
+	{ "create", NULL, "bun create downloads a template package and runs it" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_bunx[] = {
@@ -300,7 +325,10 @@ static const lk_subfx net_subs_bunx[] = {
 static const lk_subfx net_subs_cargo[] = {
 	LK_NET("cargo", "install"), LK_NET("cargo", "fetch"),
 	LK_NET("cargo", "publish"), LK_NET("cargo", "update"),
-	LK_NET("cargo", "add"),
+	LK_NET("cargo", "add"), LK_NET("cargo", "search"),
+	LK_NET("cargo", "info"), LK_NET("cargo", "vendor"),
+	LK_NET("cargo", "generate-lockfile"), LK_NET("cargo", "login"),
+	LK_NET("cargo", "owner"), LK_NET("cargo", "yank"),
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_docker[] = {
@@ -322,10 +350,32 @@ static const lk_subfx net_subs_git[] = {
 	LK_NET("git", "clone"), LK_NET("git", "ls-remote"),
 	LK_NET("git", "submodule"), LK_NET("git", "send-email"),
 	LK_NET("git", "request-pull"), LK_NET("git", "send-pack"),
-	LK_NET("git", "fetch-pack"),
+	LK_NET("git", "fetch-pack"), LK_NET("git", "http-fetch"),
+	LK_NET("git", "http-push"), LK_NET("git", "imap-send"),
+	LK_NET("git", "svn"),
 	{ "remote", "show", "git remote show reaches the network" },
 	{ "remote", "update", "git remote update reaches the network" },
 	{ "remote", "prune", "git remote prune reaches the network" },
+	{ "remote", "add -f --fetch",
+	  "git remote add -f fetches the remote it adds" },
+	{ "remote", "set-head -a --auto",
+	  "git remote set-head -a asks the remote for its HEAD" },
+	{ "archive", "--remote",
+	  "git archive --remote reaches the network" },
+	{ "maintenance", "run",
+	  "git maintenance run reaches the network (its prefetch task "
+	  "fetches every remote)" },
+	{ "lfs", "pull", "git lfs pull reaches the network" },
+	{ "lfs", "fetch", "git lfs fetch reaches the network" },
+	{ "lfs", "push", "git lfs push reaches the network" },
+	{ "lfs", "clone", "git lfs clone reaches the network" },
+	{ "lfs", "lock", "git lfs lock reaches the network" },
+	{ "lfs", "unlock", "git lfs unlock reaches the network" },
+	{ "lfs", "locks", "git lfs locks reaches the network" },
+	{ "lfs", "pre-push", "git lfs pre-push reaches the network" },
+	{ "lfs", "smudge", "git lfs smudge reaches the network" },
+	{ "lfs", "filter-process", "git lfs filter-process reaches the "
+	  "network" },
 	{ NULL, NULL, NULL },
 };
 /* media and document converters open a URL operand themselves (ffmpeg -i
@@ -378,19 +428,39 @@ static const lk_subfx net_subs_npm[] = {
 	LK_NET("npm", "add"), LK_NET("npm", "publish"),
 	LK_NET("npm", "update"), LK_NET("npm", "exec"), LK_NET("npm", "x"),
 	LK_NET("npm", "install-test"), LK_NET("npm", "it"),
-	LK_NET("npm", "up"),
+	LK_NET("npm", "up"), LK_NET("npm", "create"),
+	{ "init", "", "npm init NAME downloads create-NAME and runs it" },
+	{ "innit", "", "npm innit NAME downloads create-NAME and runs it" },
+	{ "pack", "", "npm pack NAME fetches NAME from the registry" },
+	{ LK_SUB_OTHERS, NULL,
+	  "npm reaches the network (a subcommand not known to stay offline)" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx run_subs_npm[] = {
+	{ "create", NULL, "npm create downloads a package and runs it" },
+	{ "init", "", "npm init NAME downloads create-NAME and runs it" },
+	{ "innit", "", "npm innit NAME downloads create-NAME and runs it" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_npx[] = {
 	LK_NET_ANY("npx"),
 	{ NULL, NULL, NULL },
 };
+/* pip list --outdated/--uptodate asks the index for the latest versions */
 static const lk_subfx net_subs_pip[] = {
 	LK_NET("pip", "install"), LK_NET("pip", "download"),
+	{ "list", "-o", "pip list --outdated reaches the network" },
+	{ "list", "-u", "pip list --uptodate reaches the network" },
+	{ LK_SUB_OTHERS, NULL,
+	  "pip reaches the network (a subcommand not known to stay offline)" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_pip3[] = {
 	LK_NET("pip3", "install"), LK_NET("pip3", "download"),
+	{ "list", "-o", "pip3 list --outdated reaches the network" },
+	{ "list", "-u", "pip3 list --uptodate reaches the network" },
+	{ LK_SUB_OTHERS, NULL,
+	  "pip3 reaches the network (a subcommand not known to stay offline)" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_pipx[] = {
@@ -402,11 +472,23 @@ static const lk_subfx net_subs_pnpm[] = {
 	LK_NET("pnpm", "install"), LK_NET("pnpm", "i"), LK_NET("pnpm", "add"),
 	LK_NET("pnpm", "publish"), LK_NET("pnpm", "update"),
 	LK_NET("pnpm", "upgrade"), LK_NET("pnpm", "dlx"),
+	LK_NET("pnpm", "create"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx run_subs_pnpm[] = {
+	{ "create", NULL, "pnpm create downloads a package and runs it" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_uv[] = {
 	LK_NET("uv", "pip"), LK_NET("uv", "add"), LK_NET("uv", "sync"),
 	LK_NET("uv", "lock"), LK_NET("uv", "run"), LK_NET("uv", "tool"),
+	LK_NET("uv", "build"), LK_NET("uv", "tree"), LK_NET("uv", "export"),
+	LK_NET("uv", "remove"), LK_NET("uv", "publish"),
+	{ "venv", "-p", "uv venv --python may download that Python" },
+	{ "venv", "--s", "uv venv --seed downloads pip and setuptools" },
+	{ "python", "install", "uv python install downloads a Python" },
+	{ "python", "upgrade", "uv python upgrade downloads a Python" },
+	{ "self", "update", "uv self update reaches the network" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_uvx[] = {
@@ -417,6 +499,11 @@ static const lk_subfx net_subs_yarn[] = {
 	LK_NET("yarn", "install"), LK_NET("yarn", "i"), LK_NET("yarn", "add"),
 	LK_NET("yarn", "publish"), LK_NET("yarn", "update"),
 	LK_NET("yarn", "upgrade"), LK_NET("yarn", "dlx"),
+	LK_NET("yarn", "create"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx run_subs_yarn[] = {
+	{ "create", NULL, "yarn create downloads a package and runs it" },
 	{ NULL, NULL, NULL },
 };
 
@@ -1037,7 +1124,7 @@ static const lk_program programs[] = {
                       "heap-prof-name|experimental-config-file|"
                       "localstorage-file|run|",
                       "", "c", "", LK_I_STDIN, "vh")},
-    {.name = "bun", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_bun,
+    {.name = "bun", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_bun, .run_subs = run_subs_bun,
      .cls = LK_INTERP | LK_SUBCOMMANDS | LK_WRAPPER,
      .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rdl",
                       "|preload|cwd|env-file|define|loader|config|",
@@ -1296,18 +1383,21 @@ static const lk_program programs[] = {
     {.name = "systemctl", .stop_subs = stop_subs_systemctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
     /* subcommand runners: the rest of argv after their options */
     {.name = "npm", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_npm, .fx = LK_FX_PACKAGES,
+     .offline_subs = NPM_OFFLINE, .run_subs = run_subs_npm,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
-     .opts = OPTS(.sub = "|exec|x|", .short_val = "cw", .short_flag = "y",
+     .opts = OPTS(.sub = "|exec|x|", .short_val = "cwC", .short_flag = "ysgd",
                   .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"
-                           "include-workspace-root:-0|yes:y0|no:-0",
+                           "include-workspace-root:-0|yes:y0|no:-0|"
+                           "prefix:C1|silent:s0|global:g0|loglevel:-1|"
+                           "if-present:-0|json:-0",
                   .script = "c"), .pack = LK_PACK_PLATFORMS},
-    {.name = "pnpm", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_pnpm, .fx = LK_FX_PACKAGES,
+    {.name = "pnpm", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_pnpm, .run_subs = run_subs_pnpm, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "cF",
                   .longs = "recursive:r0|parallel:-0|package:-1|shell-mode:c0|"
                            "filter:F1|silent:s0|no-bail:-0",
                   .short_flag = "rs"), .pack = LK_PACK_PLATFORMS},
-    {.name = "yarn", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_yarn, .fx = LK_FX_PACKAGES,
+    {.name = "yarn", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_yarn, .run_subs = run_subs_yarn, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
                   .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
@@ -1356,8 +1446,8 @@ static const lk_program programs[] = {
               .npos = 1, .flags = LK_OPT_PERMUTE), .pack = LK_PACK_KUBERNETES},
     {.name = "apt", .net_subs = net_subs_apt, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "pip", .net_subs = net_subs_pip, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "pip3", .net_subs = net_subs_pip3, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "cargo", .unseen_opts = unseen_opts_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "go", .unseen_opts = unseen_opts_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
     {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},

@@ -321,6 +321,19 @@ typedef struct lk_subfx {
 	const char *reason;
 } lk_subfx;
 
+/*
+ * Three more forms.  `sub` "*" (LK_SUB_OTHERS) ends the list of a program
+ * whose subcommands are a closed set (lk_program.offline_subs): every form
+ * whose subcommand is not on that list of forms known to stay offline
+ * reaches the network.  `sub2` "" (a non-git row): some operand follows
+ * the subcommand (`npm init vite`, not `npm init -y`).  A git row's `sub2`
+ * may hold option words after the operand, or only them ("add -f
+ * --fetch", "--remote"): the form needs one of them, a short one in any
+ * cluster, a long one or any abbreviation of it from three characters
+ * (`--rem=URL`).
+ */
+#define LK_SUB_OTHERS "*"
+
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {
 	LK_PACK_NONE = 0,
@@ -378,6 +391,15 @@ typedef struct lk_program {
 	const lk_optfx *unseen_opts; /* options that run code locus does not
 	                                see (less +CMD) */
 	const lk_subfx *net_subs;    /* subcommands that reach the network */
+	const char *offline_subs;    /* "|run|ls|config get|": with a "*" row
+	                                ending net_subs, the closed list of
+	                                forms that stay offline: the first
+	                                operand, or the first two (see
+	                                labels/tables.c offline_form) */
+	const lk_subfx *run_subs;    /* forms that download a package and run
+	                                it (npm create, yarn create): also
+	                                exec:unknown, as `npx NAME` is for a
+	                                NAME not in the table */
 	const lk_subfx *stop_subs;   /* subcommands that stop the machine */
 	const char *checks;     /* "|test|run lint|": the first operands (and a
 	                       second after a space) that run the project's

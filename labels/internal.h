@@ -184,6 +184,10 @@ bool ll_rm_found_inside(const locus_shell_result *r, size_t i);
    ll_git_restore_resolves adds the root's (links followed, no path an
    existing directory). */
 bool ll_git_restore_as_write(const locus_shell_command *c);
+/* tables.c: the LK_GIT_* bits (knowledge/git.h) the options of a git
+   command give: `git apply --unsafe-paths` writes anywhere, `git init
+   --template=DIR` installs DIR's hooks (0: none, or a help form). */
+unsigned ll_git_opt_effects(const locus_shell_command *c);
 bool ll_git_restore_resolves(const locus_shell_command *c, const char *root);
 #define LL_REASON_RESTORE_WRITE                                                \
 	"git restore/checkout of named files inside the workspace: a "         \

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "../knowledge/git.h"
 #include "../knowledge/programs.h"
 #include "../parser/linefacts.h"
 #include "pack.h"
@@ -382,6 +383,8 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	if (pk_word_in(extractors, c->name) &&
 	    lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc))
 		return "an absolute member name of the archive";
+	if (ll_git_opt_effects(c) & LK_GIT_ANYWHERE)
+		return "a path of the patch (git apply --unsafe-paths)";
 	size_t pattern = pk_pattern_operand(c);
 	/* what the program is, read on first need: most words are neither
 	   dynamic nor absolute paths (-1: not looked up yet) */

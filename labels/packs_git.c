@@ -90,7 +90,52 @@ static bool global_program_key(const locus_shell_command *c,
 	       program_key(c->argv[ops[0]], c->argv[ops[1]]);
 }
 
+/* An option word of `git SUB` (before `--`) gives the LK_GIT_* bits fx
+   (knowledge/git.c: git apply --unsafe-paths, init/clone --template). */
+static bool git_opt_gives(const locus_shell_command *c, const char *sub,
+                          unsigned fx)
+{
+	for (size_t i = 1; i < c->argc && strcmp(c->argv[i], "--"); i++)
+		if (lk_git_opt_effect(sub, c->argv[i]) & fx)
+			return true;
+	return false;
+}
+
+/* git apply --unsafe-paths: the patch's paths may name any file, a
+   startup file or a hook among them (as tar -P does). */
+static bool applies_anywhere(const locus_shell_command *c,
+                             const ll_context *ctx)
+{
+	(void)ctx;
+	return git_opt_gives(c, "apply", LK_GIT_ANYWHERE);
+}
+
+/* git init/clone --template=DIR copies DIR's hooks into .git/hooks. */
+static bool init_template(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	return git_opt_gives(c, "init", LK_GIT_HOOKS);
+}
+
+static bool clone_template(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	return git_opt_gives(c, "clone", LK_GIT_HOOKS);
+}
+
 static const pk_rule rules[] = {
+    {"git", "apply", NULL, "--help -h", P,
+     "persistence: git apply --unsafe-paths writes the patch's paths "
+     "outside the repository (startup files, hooks)",
+     applies_anywhere, 0},
+    {"git", "init", NULL, "--help -h", P,
+     "persistence: git init/clone --template installs the hooks of a "
+     "directory, which later git commands run",
+     init_template, 0},
+    {"git", "clone", NULL, "--help -h", P,
+     "persistence: git init/clone --template installs the hooks of a "
+     "directory, which later git commands run",
+     clone_template, 0},
     {"git", "branch", "-f --force -M -C", "--help -h", D,
      "git: branch -f/-M/-C moves or overwrites a branch, losing its "
      "commits",

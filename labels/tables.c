@@ -317,6 +317,101 @@ static const char *const make_check_targets[] = {
 };
 /* clang-format on */
 
+/* Option word a is one of the option words of `list` (a git row's sub2,
+   space separated): "-f" the letter in any cluster, "--fetch" it or an
+   abbreviation of it from three characters. */
+static bool opt_listed(const char *list, const char *a)
+{
+	for (const char *w = list; *w;) {
+		size_t n = strcspn(w, " ");
+		char name[48];
+		if (n > 1 && w[0] == '-' &&
+		    lu_copy_fits(name, sizeof name, w, n)) {
+			if (name[1] != '-' ? cluster_has(a, name[1])
+			                   : long_opt(a, name, 3))
+				return true;
+		}
+		w += n;
+		w += *w == ' ';
+	}
+	return false;
+}
+
+/* A git row's sub2 (lk_subfx): the operand after the subcommand, then
+   option words the form needs one of ("add -f --fetch", "--remote"). */
+static bool git_sub2_matches(const char *sub2, const view *v)
+{
+	size_t n = sub2[0] == '-' ? 0 : strcspn(sub2, " ");
+	if (n) {
+		const char *s2 = git_sub2(v);
+		if (!s2 || strlen(s2) != n || strncmp(s2, sub2, n))
+			return false;
+	}
+	const char *opts = sub2 + n;
+	opts += *opts == ' ';
+	if (!*opts)
+		return true;
+	for (size_t i = 0; i < v->nargs; i++) {
+		if (lu_streq(v->args[i], "--"))
+			break;
+		if (opt_listed(opts, v->args[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * v's form is on its row's closed list of forms that stay offline
+ * (lk_program.offline_subs): its first operand, after the options the
+ * row's grammar (.opts) reads, or the first two ("config get", the
+ * second the next word that is not an option).  No operand at all: the
+ * program prints its usage, help or version (`pip --version`, `npm -v`).
+ * An option the grammar does not know, before the subcommand, may take
+ * the next word as its value (`npm --foo run install` may be `npm
+ * install`): not known to be offline.
+ */
+static bool offline_form(const view *v)
+{
+	const lk_optspec *g = v->row->opts;
+	bool unknown = false;
+	size_t i = 0;
+	for (; i < v->nargs && is_option(v->args[i]); i++) {
+		int k = lk_optspec_word(g, v->args[i]);
+		if (k < 0)
+			unknown = true;
+		else
+			i += (size_t)k;
+	}
+	if (i >= v->nargs)
+		return true;
+	if (unknown)
+		return false;
+	const char *list = v->row->offline_subs, *s = v->args[i];
+	if (lk_bar_has(list, s, strlen(s)))
+		return true;
+	for (size_t k = i + 1; k < v->nargs; k++) {
+		if (is_option(v->args[k]))
+			continue;
+		char two[128];
+		int n = snprintf(two, sizeof two, "%s %s", s, v->args[k]);
+		return n > 0 && (size_t)n < sizeof two &&
+		       lk_bar_has(list, two, (size_t)n);
+	}
+	return false;
+}
+
+/* Some operand follows the subcommand word `sub` among v's arguments. */
+static bool operand_after(const view *v, const char *sub)
+{
+	size_t i = 0;
+	while (i < v->nargs && v->args[i] != sub)
+		i++;
+	for (i++; i < v->nargs; i++)
+		if (!is_option(v->args[i]))
+			return true;
+	return false;
+}
+
 /* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
@@ -332,18 +427,20 @@ static bool subfx_matches(const lk_subfx *r, const view *v)
 	if (lu_streq(v->prog, "git")) {
 		if (!v->sub || !lu_streq(v->sub, r->sub))
 			return false;
-		if (!r->sub2)
-			return true;
-		const char *s2 = git_sub2(v);
-		return s2 && lu_streq(s2, r->sub2);
+		return !r->sub2 || git_sub2_matches(r->sub2, v);
 	}
+	if (lu_streq(r->sub, LK_SUB_OTHERS))
+		return v->row && v->row->offline_subs && !offline_form(v);
 	const char *cand[2];
 	size_t n = sub_candidates(v, cand);
-	bool sub = false;
+	const char *sub = NULL;
 	for (size_t i = 0; i < n && !sub; i++)
-		sub = lu_streq(cand[i], r->sub);
+		if (lu_streq(cand[i], r->sub))
+			sub = cand[i];
 	if (!sub || !r->sub2)
-		return sub;
+		return sub != NULL;
+	if (!r->sub2[0])
+		return operand_after(v, sub);
 	for (size_t i = 0; i < v->nargs; i++)
 		if (strstr(v->args[i], r->sub2))
 			return true;
@@ -903,6 +1000,20 @@ static void judge_git(const locus_shell_command *c, const view *v,
 	}
 }
 
+unsigned ll_git_opt_effects(const locus_shell_command *c)
+{
+	if (c->argc < 2 || !is_git_name(c->name))
+		return 0;
+	view v;
+	make_view(c, lk_program_find("git"), &v);
+	if (!v.sub || git_help(&v))
+		return 0;
+	unsigned fx = 0;
+	for (size_t i = 0; i < v.nargs && !lu_streq(v.args[i], "--"); i++)
+		fx |= lk_git_opt_effect(v.sub, v.args[i]);
+	return fx;
+}
+
 /* ---- arguments computed at run time (dynamic.c) ----------------------- */
 
 #define LL_REASON_DYNAMIC_GIT                                                  \
@@ -1310,6 +1421,12 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	if (nr) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		add_reason(j, nr->reason);
+	}
+	/* npm create NAME: runs the package it downloads, unseen */
+	const lk_subfx *rr = find_subfx(v.row ? v.row->run_subs : NULL, &v);
+	if (rr) {
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, rr->reason);
 	}
 
 	for (const lk_optfx *o = prog ? prog->delete_opts : NULL;

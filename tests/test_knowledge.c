@@ -94,7 +94,7 @@ START_TEST(test_names)
 END_TEST
 
 /* A row's option and subcommand lists (delete_opts, unseen_opts,
-   net_subs, stop_subs) are not empty, each entry names an option or is a
+   net_subs, stop_subs, run_subs) are not empty, each entry names an option or is a
    subcommand rule (a NULL subcommand with a sub2: any form with an
    argument holding it, `://`), and its reason names the program; its
    checks are a "|...|" word list. */
@@ -112,8 +112,8 @@ static void row_lists_well_formed(const lk_program *p)
 			        !strncmp(o->reason, p->name, strlen(p->name)),
 			    "%s: option row '%s'", p->name, o->reason);
 	}
-	const lk_subfx *subs[] = {p->net_subs, p->stop_subs};
-	for (size_t k = 0; k < 2; k++) {
+	const lk_subfx *subs[] = {p->net_subs, p->stop_subs, p->run_subs};
+	for (size_t k = 0; k < 3; k++) {
 		if (!subs[k])
 			continue;
 		ck_assert_msg(subs[k][0].reason, "%s: an empty subcommand list",
@@ -122,6 +122,26 @@ static void row_lists_well_formed(const lk_program *p)
 			ck_assert_msg(
 			    !strncmp(r->reason, p->name, strlen(p->name)),
 			    "%s: subcommand row '%s'", p->name, r->reason);
+	}
+	/* a closed subcommand list (offline_subs) and the "*" row that
+	   ends net_subs come together */
+	bool others = false;
+	for (const lk_subfx *r = p->net_subs; r && r->reason; r++)
+		if (r->sub && !strcmp(r->sub, LK_SUB_OTHERS)) {
+			ck_assert_msg(!r[1].reason, "%s: a row after \"*\"",
+			              p->name);
+			others = true;
+		}
+	ck_assert_msg(others == (p->offline_subs != NULL),
+	              "%s: offline_subs without a \"*\" row, or the reverse",
+	              p->name);
+	if (p->offline_subs) {
+		size_t n = strlen(p->offline_subs);
+		ck_assert_msg(n > 2 && p->offline_subs[0] == '|' &&
+		                  p->offline_subs[n - 1] == '|' &&
+		                  !strstr(p->offline_subs, "||"),
+		              "%s: offline_subs '%s'", p->name,
+		              p->offline_subs);
 	}
 	if (p->checks) {
 		size_t n = strlen(p->checks);
