@@ -78,6 +78,10 @@ static const lk_reads reads_make = {
 /* find -delete deletes what it finds; dd of=FILE overwrites FILE. */
 static const lk_destroys_by destroys_find = {.words = "|-delete|"};
 static const lk_destroys_by destroys_dd = {.assign = "of="};
+/* cmake -E's built-in file commands (checked with cmake: remove_directory
+   removes the tree) */
+static const lk_destroys_by destroys_cmake = {
+    .words = "|remove|remove_directory|rm|"};
 
 /* Options that make an otherwise ordinary program delete something
    (lk_optfx: exec:destructive). */
@@ -219,11 +223,26 @@ static const lk_optfx unseen_opts_pandoc[] = {
 	  "file", 4, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* openssl -engine / -provider load a shared library named on the line
+   (a constructor runs: checked with OpenSSL 3.0), -provider-path says
+   where from; one dash or two, `=` or the next word, no abbreviation */
+static const lk_optfx unseen_opts_openssl[] = {
+	{ 0, "--engine", false, "openssl -engine loads a shared library named "
+	  "on the line", 0, true },
+	{ 0, "--provider", false, "openssl -provider loads a shared library "
+	  "named on the line", 0, true },
+	{ 0, "--provider-path", false, "openssl -provider-path loads providers "
+	  "from a directory named on the line", 0, true },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx unseen_opts_rustc[] = {
 	{ 0, "linker=", true, "rustc -C linker= runs a program named on the "
 	  "line", 0, false },
 	{ 0, "-Clinker=", true, "rustc -C linker= runs a program named on the "
 	  "line", 0, false },
+	/* min: whole, so that --codegen=opt-level= is no abbreviation */
+	{ 0, "--codegen=linker=", true, "rustc -C linker= runs a program named "
+	  "on the line", 17, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* ghc -pgmF CMD (and every -pgm*: the preprocessor, compiler, linker it
@@ -235,8 +254,9 @@ static const lk_optfx unseen_opts_ghc[] = {
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_install[] = {
+	/* `--strip` is its own option; `--strip-` is already this one */
 	{ 0, "--strip-program", false, "install --strip-program runs a program "
-	  "named on the line", 9, false },
+	  "named on the line", 8, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_cargo[] = {
@@ -394,6 +414,9 @@ static const lk_subfx net_subs_pandoc[] = LK_NET_URL("pandoc");
 static const lk_subfx net_subs_openssl[] = {
 	LK_NET("openssl", "s_client"), LK_NET("openssl", "s_server"),
 	LK_NET("openssl", "s_time"), LK_NET("openssl", "ocsp"),
+	LK_NET("openssl", "cmp"),
+	/* OpenSSL 3 opens an http:// input (-in, -CAfile, -CRL ...) */
+	{ NULL, "://", "openssl opens a URL given on the line" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_playwright[] = {
@@ -1347,7 +1370,8 @@ static const lk_program programs[] = {
     {.name = "base32", .cls = LK_DECODER},
     {.name = "basenc", .cls = LK_DECODER},
     {.name = "xxd", .cls = LK_DECODER},
-    {.name = "openssl", .cls = LK_DECODER, .net_subs = net_subs_openssl},
+    {.name = "openssl", .cls = LK_DECODER, .net_subs = net_subs_openssl,
+     .unseen_opts = unseen_opts_openssl},
     {.name = "tr", .cls = LK_DECODER},
     {.name = "rev", .cls = LK_DECODER},
     {.name = "gunzip", .cls = LK_DECODER},
@@ -1642,7 +1666,7 @@ static const lk_program programs[] = {
      .cls = LK_WRAPPER,
      .opts =
          OPTS(.short_val = "abeIoOpPsSUXEu",
-              .short_flag = "AcCdDfFhiknqrtTvVwxyYzZ",
+              .short_flag = "AcCdDfFhiknqrtTvVwxyYzZ", .pipe = "o",
               .longs = "output:o1|output-separately:-0|trace:-1|trace-path:-1|"
                        "trace-fds:-1|status:-1|signal:-1|abbrev:-1|verbose:-1|"
                        "raw:-1|read:-1|write:-1|fault:-1|inject:-1|kvm:-1|"
@@ -2067,15 +2091,15 @@ static const lk_program programs[] = {
 
     /* ---- archive extractors: the names of the files they write come from the
        archive ---- */
-    {.name = "tar", .cls = LK_EXTRACTS, .extract = &extract_tar,
+    {.name = "tar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar,
      .delete_opts = delete_opts_tar},
-    {.name = "gtar", .cls = LK_EXTRACTS, .extract = &extract_tar, .delete_opts = delete_opts_gtar},
+    {.name = "gtar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar, .delete_opts = delete_opts_gtar},
     {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
     {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
     {.name = "7z", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7z},
     {.name = "7za", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7za},
     {.name = "7zr", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7zr},
-    {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS, .extract = &extract_cpio},
+    {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_cpio},
     {.name = "unrar", .cls = LK_EXTRACTS},
     {.name = "ar", .cls = LK_EXTRACTS},
     {.name = "pax", .cls = LK_EXTRACTS},
@@ -2681,7 +2705,10 @@ static const lk_program programs[] = {
     {.name = "buck2", .fx = LK_FX_WORKSPACE},
     {.name = "cabal", .fx = LK_FX_WORKSPACE},
     {.name = "celery", .fx = LK_FX_WORKSPACE},
-    {.name = "cmake", .fx = LK_FX_WORKSPACE},
+    {.name = "cmake",
+     .fx = LK_FX_WORKSPACE,
+     .destroys = "cmake -E remove, remove_directory and rm delete files",
+     .destroys_by = &destroys_cmake},
     {.name = "dart", .fx = LK_FX_WORKSPACE},
     {.name = "django-admin", .fx = LK_FX_WORKSPACE},
     {.name = "flask", .fx = LK_FX_WORKSPACE},

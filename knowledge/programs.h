@@ -59,6 +59,10 @@ enum {
 	LK_ABBREVS = 1u << 20,      /* takes any unique prefix of a long option
 	                               (Java's joptsimple, Python's argparse):
 	                               `--log` may be `--log-retention-ms` */
+	LK_RMT = 1u << 21,          /* GNU tar, cpio: an archive named
+	                               [USER@]HOST:FILE (a colon before any
+	                               slash) is opened on HOST through rsh or
+	                               ssh, unless --force-local */
 };
 
 /* ---- name rules (lk_program.names) ----------------------------------- */
@@ -137,6 +141,9 @@ typedef struct lk_optspec {
 	const char *shell;      /* letters that, with no command, make it run
 	                           a shell reading its stdin (sudo -s, sudo -i,
 	                           doas -s): LK_OPT_STDIN_SHELL for one form */
+	const char *pipe; /* letters whose value, when it starts with | or !,
+	                     is a shell command run beside the wrapper's own
+	                     command (strace -o '|CMD': popen) */
 	const char *runs; /* read_opts: letters (and long names of arity 'c')
 	                     after which the words are a command the parser
 	                     sees through and judges on its own (fd -x CMD) */

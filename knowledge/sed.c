@@ -146,53 +146,114 @@ bool lk_sed_walk(const char *p, const lk_sed_visitor *v, void *arg)
 	}
 }
 
-void lk_sed_scripts(const char *(*word)(const void *, size_t),
-                    const void *words, size_t from, size_t n,
-                    void (*cb)(void *arg, size_t i, const char *text),
-                    void *arg)
+/* GNU sed 4.9's options (sed.c; each checked with the real sed): the
+   long ones with their short letter (0: none) and whether they take a
+   value (1), an optional attached one (2) or none (0); the short ones
+   taking a value, and -i with an optional attached suffix. */
+/* clang-format off */
+static const struct sed_long {
+	const char *name;
+	char letter;
+	char arg;
+} sed_longs[] = {
+	{"binary", 'b', 0},          {"debug", 0, 0},
+	{"expression", 'e', 1},      {"file", 'f', 1},
+	{"follow-symlinks", 0, 0},   {"help", 0, 0},
+	{"in-place", 'i', 2},        {"line-length", 'l', 1},
+	{"null-data", 'z', 0},       {"posix", 0, 0},
+	{"quiet", 'n', 0},           {"regexp-extended", 'r', 0},
+	{"sandbox", 0, 0},           {"separate", 's', 0},
+	{"silent", 'n', 0},          {"unbuffered", 'u', 0},
+	{"version", 0, 0},           {"zero-terminated", 'z', 0},
+};
+/* clang-format on */
+#define SED_SHORT_VALUE "efl"
+#define SED_SHORT_FLAGS "bnrsuzE"
+
+/* The long option `v` (past its "--") names, as getopt_long resolves an
+   abbreviation: the exact name, else the one option it is a prefix of;
+   NULL when it names none or several (sed refuses it and runs nothing). */
+static const struct sed_long *sed_long_of(const char *v)
+{
+	size_t n = strcspn(v, "=");
+	const struct sed_long *hit = NULL;
+	for (size_t k = 0; k < sizeof sed_longs / sizeof *sed_longs; k++) {
+		const struct sed_long *o = &sed_longs[k];
+		if (strncmp(o->name, v, n) != 0)
+			continue;
+		if (o->name[n] == '\0')
+			return o;
+		if (hit)
+			return NULL;
+		hit = o;
+	}
+	return n ? hit : NULL;
+}
+
+/* The script (e) or script file (f) of an option: its value in word i
+   (from `at` on) or in the next word; *i moves past a value taken from
+   the next word. */
+static void sed_value(const lk_sed_args *a, size_t *i, const char *at,
+                      char kind, bool *given)
+{
+	size_t w = *i;
+	if (!*at) {
+		if (*i + 1 >= a->n)
+			return; /* sed refuses an option without its value */
+		w = ++*i;
+		at = a->word(a->words, w);
+		at = at ? at : "";
+	}
+	if (kind == 'l')
+		return; /* -l N: a line length */
+	*given = true;
+	a->cb(a->arg, w, kind, at);
+}
+
+/* One option word v (i: its index); false when v is not an option. */
+static bool sed_option(const lk_sed_args *a, size_t *i, const char *v,
+                       bool *given)
+{
+	if (v[0] != '-' || !v[1])
+		return false;
+	if (v[1] == '-') {
+		const struct sed_long *o = sed_long_of(v + 2);
+		if (!o || !o->letter || o->arg == 0)
+			return true;
+		const char *eq = strchr(v, '=');
+		if (o->arg == 2)
+			return true; /* --in-place[=SUFFIX] */
+		sed_value(a, i, eq ? eq + 1 : "", o->letter, given);
+		return true;
+	}
+	for (const char *q = v + 1; *q; q++) {
+		if (*q == 'i')
+			return true; /* -iSUFFIX: the rest is the suffix */
+		if (strchr(SED_SHORT_VALUE, *q)) {
+			sed_value(a, i, q + 1, *q, given);
+			return true;
+		}
+		if (!strchr(SED_SHORT_FLAGS, *q))
+			return true; /* sed refuses the letter */
+	}
+	return true;
+}
+
+void lk_sed_scripts(const lk_sed_args *a)
 {
 	bool given = false; /* a script given by -e or -f */
-	size_t first = n;
-	for (size_t i = from; i < n; i++) {
-		const char *v = word(words, i);
+	size_t first = a->n;
+	for (size_t i = a->from; i < a->n; i++) {
+		const char *v = a->word(a->words, i);
 		v = v ? v : "";
 		if (!strcmp(v, "--")) {
-			if (first == n && i + 1 < n)
+			if (first == a->n && i + 1 < a->n)
 				first = i + 1;
 			break;
 		}
-		if (!strncmp(v, "--expression", 12)) {
-			given = true;
-			if (v[12] == '=')
-				cb(arg, i, v + 13);
-			else if (i + 1 < n) {
-				i++;
-				cb(arg, i, word(words, i));
-			}
-			continue;
-		}
-		if (!strncmp(v, "--file", 6)) {
-			given = true;
-			continue;
-		}
-		if (v[0] == '-' && v[1] && v[1] != '-') {
-			for (const char *q = v + 1; *q; q++) {
-				if (*q != 'e' && *q != 'f' && *q != 'l')
-					continue;
-				size_t at = i;
-				const char *val = q + 1;
-				if (!*val && i + 1 < n)
-					val = word(words, at = ++i);
-				given |= *q != 'l'; /* -l N: a line length */
-				if (*q == 'e')
-					cb(arg, at, val);
-				break;
-			}
-			continue;
-		}
-		if (first == n && v[0] != '-')
+		if (!sed_option(a, &i, v, &given) && first == a->n)
 			first = i;
 	}
-	if (!given && first < n)
-		cb(arg, first, word(words, first));
+	if (!given && first < a->n)
+		a->cb(a->arg, first, 'e', a->word(a->words, first));
 }

@@ -55,15 +55,24 @@ bool lk_sed_walk(const char *script, const lk_sed_visitor *v, void *arg);
 
 /*
  * The scripts of a sed command's words from..n (word(words, i) is the
- * text of word i, or NULL): each -e VALUE, -eVALUE, --expression[=]VALUE
- * and, when no -e or -f gave one, the first operand.  cb gets the index
- * of the word holding each and its text (inside the word for -eVALUE).
- * The same reading for the parser (what runs) and the labeller (what is
- * read and written).
+ * text of word i, or NULL), read as GNU sed's getopt_long reads them
+ * (abbreviations, clusters, -i's attached suffix, options after the
+ * operands, `--`): each -e VALUE, -eVALUE, --expression[=]VALUE (kind
+ * 'e', the script's text), each -f FILE, --file[=]FILE (kind 'f', the
+ * file's name: its script is read from it), and, when no -e or -f gave
+ * one, the first operand (kind 'e').  cb gets the index of the word
+ * holding each (the value may start inside it: -eVALUE).  The same
+ * reading for the parser (what runs) and the labeller (what is read and
+ * written).
  */
-void lk_sed_scripts(const char *(*word)(const void *, size_t),
-                    const void *words, size_t from, size_t n,
-                    void (*cb)(void *arg, size_t i, const char *text),
-                    void *arg);
+typedef struct lk_sed_args {
+	const char *(*word)(const void *words, size_t i);
+	const void *words;
+	size_t from, n;
+	void (*cb)(void *arg, size_t i, char kind, const char *text);
+	void *arg;
+} lk_sed_args;
+
+void lk_sed_scripts(const lk_sed_args *a);
 
 #endif

@@ -293,7 +293,7 @@ static bool ancestor_remote(const locus_shell_result *r,
 	return false;
 }
 
-/* The part of a word that names a path: `--opt=PATH`, `-IPATH`, `@PATH`
+/* The part of a word that names a path: `--opt=PATH`, `-IPATH`, `-xyIPATH`, `@PATH`
    (curl -d @file), `NAME=PATH`; else the word.  NULL when the word holds
    no path position. */
 /* strstr(a, "://"), by its colons (most words have none: one strchr) */
@@ -318,9 +318,14 @@ static const char *path_part(const char *a)
 		const char *eq = strchr(a, '=');
 		if (eq)
 			return eq + 1;
-		if (a[1] && a[1] != '-' && (a[2] == '/' || a[2] == '~'))
-			return a + 2;
-		return NULL;
+		/* -IPATH, and a cluster's last letter's value:
+		   `sort -uo/tmp/x`, `cp -at/tmp` */
+		if (!a[1] || a[1] == '-')
+			return NULL;
+		const char *q = a + 1;
+		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+			q++;
+		return q > a + 1 && (*q == '/' || *q == '~') ? q : NULL;
 	}
 	const char *eq = strchr(a, '=');
 	if (eq && eq > a) {

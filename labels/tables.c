@@ -457,6 +457,47 @@ static const lk_subfx *find_subfx(const lk_subfx *rows, const view *v)
 	return NULL;
 }
 
+/* ---- remote archives (LK_RMT) ------------------------------------------ */
+
+/* GNU tar's test (rmt.h, _remdev): a colon after the first byte with no
+   slash before it. */
+static bool rmt_name(const char *p)
+{
+	const char *col = p ? strchr(p, ':') : NULL;
+	return col && col > p && !memchr(p, '/', (size_t)(col - p));
+}
+
+/*
+ * An archive GNU tar or cpio opens on another machine (`tar cf
+ * host:x.tar f`, checked: tar 1.34 resolves the host): any operand, the
+ * value of --file= (an abbreviation too), or of a
+ * short cluster's `f`, `F`, `O` or `I` may be the archive; more than the
+ * archive is looked at (a member named a:b counts too), never less.
+ * --force-local (`--forc` is its shortest prefix) turns it off.
+ */
+static bool rmt_archive(const locus_shell_command *c, const lk_program *p)
+{
+	if (!p || !(p->cls & LK_RMT))
+		return false;
+	for (size_t i = 1; i < c->argc; i++)
+		if (long_opt(c->argv[i], "--force-local", 6))
+			return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		const char *v = a;
+		if (a[0] == '-' && a[1] == '-') {
+			v = long_opt(a, "--file", 5) ? strchr(a, '=') : NULL;
+			v = v ? v + 1 : NULL;
+		} else if (a[0] == '-') {
+			v = a + 1 + strcspn(a + 1, "fFOI");
+			v = *v ? v + 1 : NULL;
+		}
+		if (rmt_name(v))
+			return true;
+	}
+	return false;
+}
+
 /* ---- destructive programs -------------------------------------------- */
 
 /* rm with -r -R -f (any cluster), --recursive, --force (abbreviations
@@ -1132,6 +1173,8 @@ static bool git_value_opt(const char *o, const void *p)
 	return lk_git_rev_value_opt(o);
 }
 
+#define LL_REASON_RMT                                                          \
+	"tar and cpio open an archive named HOST:FILE on HOST (rsh or ssh)"
 #define LL_REASON_GIT_OUTPUT "git --output (and archive -o) writes any file"
 
 /*
@@ -1427,6 +1470,10 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	if (rr) {
 		j->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(j, rr->reason);
+	}
+	if (rmt_archive(c, prog)) {
+		j->tags |= LOCUS_TAG_NETWORK;
+		add_reason(j, LL_REASON_RMT);
 	}
 
 	for (const lk_optfx *o = prog ? prog->delete_opts : NULL;

@@ -300,11 +300,12 @@ typedef struct sed_files {
 	bool ok;
 } sed_files;
 
-static void sed_files_of(void *arg, size_t i, const char *text)
+static void sed_files_of(void *arg, size_t i, char kind, const char *text)
 {
 	sed_files *f = arg;
 	(void)i;
-	f->ok &= !text || lk_sed_walk(text, f->v, f->arg);
+	if (kind == 'e')
+		f->ok &= !text || lk_sed_walk(text, f->v, f->arg);
 }
 
 bool pk_sed_files(const locus_shell_command *c,
@@ -316,6 +317,8 @@ bool pk_sed_files(const locus_shell_command *c,
 		return false;
 	const lk_sed_visitor v = {NULL, NULL, cb};
 	sed_files f = {&v, arg, true};
-	lk_sed_scripts(lk_argv_word, c->argv, 1, c->argc, sed_files_of, &f);
+	const lk_sed_args a = {lk_argv_word, c->argv,      1,
+	                       c->argc,      sed_files_of, &f};
+	lk_sed_scripts(&a);
 	return f.ok;
 }

@@ -73,10 +73,24 @@ static const char *word_value(const void *words, size_t i)
 	return ((const lp_word *)words)[i].value;
 }
 
-static void on_script(void *arg, size_t i, const char *text)
+/* A script file fed by the line (`sed -f - f <<<'1e CMD'`, -f
+   /dev/stdin from a pipe) or by another command (`-f <(...)`) holds
+   commands locus does not read: unparsed.  A file of the workspace is
+   workspace code, as a script run by name is. */
+static void on_script(void *arg, size_t i, char kind, const char *text)
 {
 	sed_scan *s = arg;
-	scan(s, &s->words[i], text);
+	const lp_word *w = &s->words[i];
+	if (kind == 'e') {
+		scan(s, w, text);
+		return;
+	}
+	if (lp_in_list(lp_stdin_paths, text) &&
+	    !(w->flags & LOCUS_WORD_DYNAMIC))
+		lp_unparsed(s->ctx, "sed reads its script from stdin");
+	else if (w->flags & LOCUS_WORD_SUBST)
+		lp_unparsed(s->ctx, "sed reads its script from another "
+		                    "command's output");
 }
 
 void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
@@ -90,7 +104,8 @@ void lp_sed_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		if (!strcmp(v, "--sandbox"))
 			return; /* e, r and w are refused */
 	}
-	lk_sed_scripts(word_value, w, pos + 1, n, on_script, &s);
+	const lk_sed_args a = {word_value, w, pos + 1, n, on_script, &s};
+	lk_sed_scripts(&a);
 	if (s.runs)
 		ctx->result->commands[idx].flags |= LOCUS_CMD_INLINE_CODE;
 }

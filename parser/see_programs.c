@@ -542,13 +542,56 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth)
 	}
 }
 
+/*
+ * A variable defined on make's command line (GNU make 4.3, checked in a
+ * sandbox with no makefile): `X!=CMD` runs CMD with the shell, and `X:=`
+ * expands its value at once, so `$(shell CMD)` in it runs even when make
+ * then finds no makefile; a `=` value runs when a recipe uses it.  CMD is
+ * parsed; a value holding `$` is unparsed (a function locus does not
+ * evaluate).  A word only known at run time that may define one is
+ * unparsed too.  Whatever a makefile does with a plain value (`make
+ * CC=clang`) is the workspace's code.
+ */
+static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
+                          const lp_word *w, size_t idx)
+{
+	const char *v = wval(w);
+	const char *eq = strchr(v, '=');
+	if (wdyn(w)) {
+		if (w->text && strchr(w->text, '='))
+			lp_unparsed(ctx,
+			            "make defines a variable only known at "
+			            "run time: %s",
+			            w->text);
+		return;
+	}
+	if (!eq || eq == v)
+		return; /* a target (blanks around `=` are make's too) */
+	if (eq[-1] == '!') {
+		lp_parse_text(ctx, eq + 1, LOCUS_ORIGIN_OPTION, idx,
+		              raw->depth + 1);
+		return;
+	}
+	if (strchr(eq + 1, '$'))
+		lp_unparsed(ctx,
+		            "make expands a variable given on the line, "
+		            "which may call $(shell): %s",
+		            v);
+}
+
 /* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
-   stdin; a makefile the line wrote is handled in written.c. */
+   stdin; a makefile the line wrote is handled in written.c.  Variables
+   defined on the line: make_variable. */
 void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 {
 	const lk_reads *r = reads_of(raw, pos);
 	for (size_t i = pos + 1; r && i < raw->nwords; i++) {
 		const char *f;
+		const char *v = wval(&raw->words[i]);
+		if (wdyn(&raw->words[i]) || v[0] != '-') {
+			make_variable(ctx, raw, &raw->words[i], idx);
+			continue;
+		}
 		if (!(read_option(raw, r, &i, &f) & LK_RW_FILE) ||
 		    !lp_in_list(lp_stdin_paths, f))
 			continue;

@@ -366,6 +366,22 @@ static char *env_split(lp_ctx *ctx, const char *s, bool *dynamic,
 	return (char *)(uintptr_t)lp_buf_cstr(ctx->arena, &out);
 }
 
+/* A wrapper option whose value pipes into a command (strace -o '|CMD',
+   '!CMD'): the command runs beside the wrapper's own. */
+static void wrapper_pipe(lp_ctx *ctx, const lp_raw_command *r,
+                         const lp_optscan *sc, const char *name, size_t idx)
+{
+	if (wdyn(sc->pipe)) {
+		lp_unparsed(ctx,
+		            "%s writes to a file only known at run time, which "
+		            "may name a command: %s",
+		            name, sc->pipe->text ? sc->pipe->text : "");
+		return;
+	}
+	lp_parse_text(ctx, sc->pipe_value, LOCUS_ORIGIN_OPTION, idx,
+	              r->depth + 1);
+}
+
 /* A wrapper that runs a command string (su -c, flock -c, script -c) or
    splits one (env -S). */
 static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
@@ -598,6 +614,8 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 		if (idx == LOCUS_SHELL_NO_PARENT)
 			return idx;
 		add_assigns(ctx, idx, extra, nextra);
+		if (sc.pipe && !sc.unknown)
+			wrapper_pipe(ctx, &r, &sc, wp->name, idx);
 		if (sc.unknown) {
 			lp_unparsed(ctx, "unknown option %s of wrapper %s",
 			            sc.unknown, wp->name);

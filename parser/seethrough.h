@@ -29,6 +29,8 @@ typedef struct lp_optscan {
 	bool seen[128];      /* short letters (and long equivalents) seen */
 	bool seen_bg;        /* a `background` letter was seen */
 	const char *replace; /* xargs: value of -I / -i (the replace string) */
+	const lp_word *pipe; /* a `pipe` option's word (strace -o '|CMD') */
+	const char *pipe_value; /* its command, past the | or ! */
 } lp_optscan;
 
 /* Scan the options of words[at] (the program) per `spec`. */

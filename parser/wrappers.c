@@ -68,6 +68,13 @@ static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
 		o->script = word;
 		o->script_value = value;
 	}
+	/* a value known only at run time may start with | too */
+	if (has_letter(s->pipe, c) && word &&
+	    ((word->flags & LOCUS_WORD_DYNAMIC) ||
+	     (value && (*value == '|' || *value == '!')))) {
+		o->pipe = word;
+		o->pipe_value = value && *value ? value + 1 : "";
+	}
 	if (has_letter(s->background, c))
 		o->seen_bg = true;
 	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE))

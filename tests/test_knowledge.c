@@ -576,6 +576,59 @@ START_TEST(test_sed_walk)
 }
 END_TEST
 
+/* lk_sed_scripts: the scripts of a sed command line (words split at
+   blanks), as "kind:index:text;". */
+static const char *split_word(const void *words, size_t i)
+{
+	return ((const char *const *)words)[i];
+}
+
+static void collect_script(void *arg, size_t i, char kind, const char *text)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+	snprintf(out + len, 160 - len, "%c:%zu:%s;", kind, i, text);
+}
+
+static const struct {
+	const char *line, *scripts;
+	/* clang-format off */
+} sed_lines[] = {
+    {"sed 1p f", "e:1:1p;"},
+    /* clang-format on */
+    {"sed -ifoo 1e f", "e:2:1e;"},           /* -i's suffix is foo */
+    {"sed -ns -ifoo 1e f", "e:3:1e;"},       /* not -f oo */
+    {"sed -ie s/a/b/ f", "e:2:s/a/b/;"},     /* -i with suffix e */
+    {"sed --line-length 5 1e f", "e:3:1e;"}, /* 5 is its value */
+    {"sed --e=1e f", "e:1:1e;"},
+    {"sed --exp 1e f", "e:2:1e;"},
+    {"sed --fi=- f", "f:1:-;"},
+    {"sed -nf x.sed f", "f:2:x.sed;"},
+    {"sed -fx.sed f", "f:1:x.sed;"},
+    {"sed f -e 1e", "e:3:1e;"},  /* options after operands */
+    {"sed -- -e f", "e:2:-e;"},  /* after --: the first operand */
+    {"sed --s 1e f", "e:2:1e;"}, /* ambiguous: refused, skipped */
+    {"sed -e", ""},              /* no value: sed fails */
+    {"sed -l 9 1p", "e:3:1p;"},
+    {"sed -zEe p -e q f", "e:2:p;e:4:q;"},
+};
+
+START_TEST(test_sed_scripts)
+{
+	char buf[160], got[160] = "";
+	const char *words[16];
+	size_t n = 0;
+	snprintf(buf, sizeof buf, "%s", sed_lines[_i].line);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && n < 16;
+	     w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	const lk_sed_args a = {split_word, words, 1, n, collect_script, got};
+	lk_sed_scripts(&a);
+	ck_assert_msg(!strcmp(got, sed_lines[_i].scripts), "%s: %s",
+	              sed_lines[_i].line, got);
+}
+END_TEST
+
 START_TEST(test_git_rows)
 {
 	const lk_git_runner *r = lk_git_runner_find("submodule");
@@ -617,6 +670,8 @@ static Suite *suite(void)
 	                    sizeof optspec_words / sizeof *optspec_words);
 	tcase_add_loop_test(tc, test_cluster_value, 0,
 	                    sizeof cluster_values / sizeof *cluster_values);
+	tcase_add_loop_test(tc, test_sed_scripts, 0,
+	                    sizeof sed_lines / sizeof *sed_lines);
 	tcase_add_loop_test(tc, test_sed_walk, 0,
 	                    sizeof sed_walks / sizeof *sed_walks);
 	tcase_add_test(tc, test_git_rows);
