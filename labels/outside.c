@@ -318,12 +318,14 @@ static const char *path_part(const char *a)
 		const char *eq = strchr(a, '=');
 		if (eq)
 			return eq + 1;
-		/* -IPATH, and a cluster's last letter's value:
-		   `sort -uo/tmp/x`, `cp -at/tmp` */
+		/* -IPATH, and a cluster's last letter's value: `sort
+		   -uo/tmp/x`, `cp -at/tmp`, up to four letters (`awk
+		   -Fbooks/` is a separator, not the root) */
 		if (!a[1] || a[1] == '-')
 			return NULL;
 		const char *q = a + 1;
-		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+		while (q < a + 5 &&
+		       ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
 			q++;
 		return q > a + 1 && (*q == '/' || *q == '~') ? q : NULL;
 	}
