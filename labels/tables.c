@@ -88,6 +88,45 @@ static bool is_python(const lk_program *p)
 	return p && (lu_streq(p->name, "python") || lu_streq(p->name, "pypy"));
 }
 
+/*
+ * python's -m MODULE read with the row's grammar (`-u -m pip`, `-mpip`,
+ * `-Im pip`, `-X dev -m pip`): the module's name, *rest the index of the
+ * first word after it; NULL when the script, -c, `--` or the end comes
+ * first.
+ */
+static const char *python_module(const locus_shell_command *c,
+                                 const lk_program *p, size_t *rest)
+{
+	const lk_interp *it = is_python(p) ? p->interp : NULL;
+	for (size_t i = 1; it && i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] != '-' || !a[1] || lu_streq(a, "--"))
+			return NULL;
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			if (!strchr(name, '=') &&
+			    lk_bar_has(it->val_long, name, strlen(name)))
+				i++;
+			continue;
+		}
+		for (size_t j = 1; a[j]; j++) {
+			if (lk_has_letter(it->stop, a[j])) { /* -m */
+				*rest = a[j + 1] ? i + 1 : i + 2;
+				return a[j + 1]          ? a + j + 1
+				       : i + 1 < c->argc ? c->argv[i + 1]
+				                         : NULL;
+			}
+			if (lk_has_letter(it->code, a[j]))
+				return NULL;
+			if (lk_has_letter(it->val, a[j])) {
+				i += !a[j + 1];
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
 bool ll_is_downloader(const lk_program *p)
 {
 	return has_class(p, LK_DOWNLOADER);
@@ -261,11 +300,13 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->args = c->argv + 1;
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
-	if (is_python(prog) && c->argc >= 3 && lu_streq(c->argv[1], "-m")) {
-		v->prog = c->argv[2];
+	size_t rest;
+	const char *mod = python_module(c, prog, &rest);
+	if (mod) {
+		v->prog = mod;
 		v->row = lk_program_find(v->prog);
-		v->args = c->argv + 3;
-		v->nargs = c->argc - 3;
+		v->args = c->argv + rest;
+		v->nargs = c->argc - rest;
 		v->module = true;
 	}
 }
@@ -414,6 +455,18 @@ static bool operand_after(const view *v, const char *sub)
 
 /* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
    match `r`? */
+/* The candidate of v (a non-git program) that is r's subcommand, or
+   NULL. */
+static const char *sub_word_matches(const lk_subfx *r, const view *v)
+{
+	const char *cand[2];
+	size_t n = sub_candidates(v, cand);
+	for (size_t i = 0; i < n; i++)
+		if (lu_streq(cand[i], r->sub))
+			return cand[i];
+	return NULL;
+}
+
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
 	if (!r->sub && r->sub2) { /* any form with an argument holding sub2 */
@@ -431,12 +484,7 @@ static bool subfx_matches(const lk_subfx *r, const view *v)
 	}
 	if (lu_streq(r->sub, LK_SUB_OTHERS))
 		return v->row && v->row->offline_subs && !offline_form(v);
-	const char *cand[2];
-	size_t n = sub_candidates(v, cand);
-	const char *sub = NULL;
-	for (size_t i = 0; i < n && !sub; i++)
-		if (lu_streq(cand[i], r->sub))
-			sub = cand[i];
+	const char *sub = sub_word_matches(r, v);
 	if (!sub || !r->sub2)
 		return sub != NULL;
 	if (!r->sub2[0])
@@ -1117,6 +1165,18 @@ static bool sub_may_be_dynamic(const locus_shell_command *c, const view *v,
 	return true; /* the words appended at run time may be it */
 }
 
+/* The first row of `rows` whose subcommand is on the line and whose
+   second word a run-time argument may be or hold (`uv python "insta$(echo
+   l)"`: python install; not git's, see dynamic_git). */
+static const lk_subfx *sub2_row_of(const lk_subfx *rows, const view *v)
+{
+	for (const lk_subfx *r = rows; r && r->reason; r++)
+		if (r->sub && r->sub2 && !lu_streq(r->sub, LK_SUB_OTHERS) &&
+		    sub_word_matches(r, v))
+			return r;
+	return NULL;
+}
+
 /* The first row of `rows` (a row's net_subs or stop_subs, or NULL) that
    needs a subcommand. */
 static const lk_subfx *sub_row_of(const lk_subfx *rows)
@@ -1231,6 +1291,14 @@ static void judge_dynamic(const locus_shell_command *c, const view *v,
 		if (r)
 			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
 		r = query || !v->row ? NULL : sub_row_of(v->row->stop_subs);
+		if (r)
+			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
+	} else {
+		const lk_subfx *r =
+		    sub2_row_of(v->row ? v->row->net_subs : NULL, v);
+		if (r)
+			add_maybe(j, LOCUS_TAG_NETWORK, r->reason);
+		r = query || !v->row ? NULL : sub2_row_of(v->row->stop_subs, v);
 		if (r)
 			add_maybe(j, LOCUS_TAG_SHUTDOWN, r->reason);
 	}

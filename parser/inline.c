@@ -688,8 +688,15 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 	for (; i < n && !sc->stop; i++) {
 		const lp_word *x = &w[i];
 		const char *v = x->value ? x->value : "";
-		if (x->flags & LOCUS_WORD_DYNAMIC)
+		if (x->flags & LOCUS_WORD_DYNAMIC) {
+			/* `python3 "$(echo -m)" poetry install`, `"$o"
+			   CODE`: a run-time word that may be a code or
+			   module option takes the next word */
+			if (i + 1 < n && lp_word_may_be_option(x))
+				sc->unsure = "an option only known at run time "
+				             "may take the next word as code";
 			break;
+		}
 		if (!strcmp(v, "--")) {
 			i++;
 			break;
@@ -783,6 +790,15 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 				break;
 			if (lk_has_letter(it->stop, c)) {
 				sc->stop = true;
+				/* python -m "$MOD": any module, pip too */
+				if ((v[j + 1]    ? x
+				     : i + 1 < n ? &w[i + 1]
+				                 : x)
+				        ->flags &
+				    LOCUS_WORD_DYNAMIC)
+					sc->unsure =
+					    "a module only known at run "
+					    "time";
 				break;
 			}
 		}
