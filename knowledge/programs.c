@@ -302,10 +302,13 @@ static const lk_optfx unseen_opts_git[] = {
 	"la|explain|why|help|hlep|help-search|prefix|root|config get|"         \
 	"config list|config ls|c get|c list|c ls|get|pkg get|query|version|"   \
 	"verison|init|innit|pack|completion|"
+/* not uninstall, cache purge/remove, config set/unset/edit: offline, but
+   they delete or change what is installed or what later installs fetch,
+   outside the workspace (a red team's finding: held, their reason says
+   network) */
 #define PIP_OFFLINE                                                            \
-	"|list|show|freeze|check|cache|help|hash|debug|inspect|uninstall|"     \
-	"completion|config list|config get|config set|config unset|"           \
-	"config debug|"
+	"|list|show|freeze|check|cache dir|cache info|cache list|help|hash|"   \
+	"debug|inspect|completion|config list|config get|config debug|"
 
 /* Subcommands that reach the network (lk_subfx: exec:network), one list a
    program, in the order they are tried. */

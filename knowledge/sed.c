@@ -70,6 +70,26 @@ static const char *to_end(const char *p, bool semicolon)
 	return p;
 }
 
+/* A label after : b t T: GNU sed 4.9 ends it at a blank or `;` (checked:
+   `:a;1e CMD` and `:a 1e CMD` run CMD), `}` and a newline too. */
+static const char *label_end(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (*p && !strchr(" \t\n;}", *p))
+		p++;
+	return p;
+}
+
+/* The text of a i c: to the first newline no backslash escapes (`a\`
+   and a newline, or a line ending in `\`, go on to the next line). */
+static const char *text_end(const char *p)
+{
+	while (*p && *p != '\n')
+		p += p[0] == '\\' && p[1] ? 2 : 1;
+	return p;
+}
+
 /* A file name after r R w W (blanks skipped), to the end of the line. */
 static const char *file_arg(const char *p, char cmd, const lk_sed_visitor *v,
                             void *arg)
@@ -123,10 +143,12 @@ bool lk_sed_walk(const char *p, const lk_sed_visitor *v, void *arg)
 		char cmd = *p ? *p++ : 0;
 		if (cmd && strchr("{=dDgGhHxnNpPzF", cmd))
 			continue;
-		if (cmd && strchr("qQlLv:btT", cmd)) {
-			p = to_end(p, cmd != ':');
+		if (cmd && strchr(":btT", cmd)) {
+			p = label_end(p);
+		} else if (cmd && strchr("qQlLv", cmd)) {
+			p = to_end(p, true);
 		} else if (cmd && strchr("aic", cmd)) {
-			p = to_end(p, false); /* text to the end of the line */
+			p = text_end(p);
 		} else if (cmd && strchr("rRwW", cmd)) {
 			p = file_arg(p, cmd, v, arg);
 		} else if (cmd == 'e') {

@@ -319,14 +319,16 @@ static const char *path_part(const char *a)
 		if (eq)
 			return eq + 1;
 		/* -IPATH, and a cluster's last letter's value: `sort
-		   -uo/tmp/x`, `cp -at/tmp`, up to four letters (`awk
-		   -Fbooks/` is a separator, not the root) */
+		   -uo/tmp/x`, `cp -rfvat/tmp`; after two letters or more
+		   a lone `/` is a separator (`sort -nt/`, `awk -Fbooks/`),
+		   after one it stays the root (`tar -C/`) */
 		if (!a[1] || a[1] == '-')
 			return NULL;
 		const char *q = a + 1;
-		while (q < a + 5 &&
-		       ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
 			q++;
+		if (q > a + 2 && q[0] == '/' && !q[1])
+			return NULL;
 		return q > a + 1 && (*q == '/' || *q == '~') ? q : NULL;
 	}
 	const char *eq = strchr(a, '=');

@@ -542,15 +542,39 @@ void lp_make_recipes(lp_ctx *ctx, const char *text, size_t idx, unsigned depth)
 	}
 }
 
+/* A make value whose `$` are only `$$` and references to a variable by
+   name (`$(PWD)`, `${CC}`, `$X`): no function ($(shell ...), $(file
+   ...), $(eval ...)) is called.  A variable the line defines is judged
+   where it is defined; one of the environment is the environment rule's
+   (labels: a variable not known inert is exec:unknown). */
+static bool make_plain(const char *p)
+{
+	for (; (p = strchr(p, '$')) != NULL;) {
+		char open = p[1], close = open == '(' ? ')' : '}';
+		if (open != '(' && open != '{') {
+			p += p[1] ? 2 : 1; /* `$$`, `$X` */
+			continue;
+		}
+		p += 2;
+		p += strspn(
+		    p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		       "0123456789_.-");
+		if (*p != close)
+			return false;
+		p++;
+	}
+	return true;
+}
+
 /*
  * A variable defined on make's command line (GNU make 4.3, checked in a
  * sandbox with no makefile): `X!=CMD` runs CMD with the shell, and `X:=`
  * expands its value at once, so `$(shell CMD)` in it runs even when make
  * then finds no makefile; a `=` value runs when a recipe uses it.  CMD is
- * parsed; a value holding `$` is unparsed (a function locus does not
- * evaluate).  A word only known at run time that may define one is
- * unparsed too.  Whatever a makefile does with a plain value (`make
- * CC=clang`) is the workspace's code.
+ * parsed; a value calling a make function is unparsed (make_plain), and
+ * so is a word only known at run time that may define one.  Whatever a
+ * makefile does with a plain value (`make CC=clang`) is the workspace's
+ * code.
  */
 static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
                           const lp_word *w, size_t idx)
@@ -572,7 +596,7 @@ static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
 		              raw->depth + 1);
 		return;
 	}
-	if (strchr(eq + 1, '$'))
+	if (!make_plain(eq + 1))
 		lp_unparsed(ctx,
 		            "make expands a variable given on the line, "
 		            "which may call $(shell): %s",
