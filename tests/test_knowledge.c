@@ -552,8 +552,10 @@ static void collect_file(void *arg, char cmd, const char *name, size_t n)
 static const struct {
 	const char *script, *files;
 	bool ok;
+	/* clang-format off */
 } sed_walks[] = {
     {"1r .env", "r:.env;", true},
+    /* clang-format on */
     {"1R   x y", "R:x y;", true},
     {"/a/w out\np", "w:out;", true},
     {"s/a/b/gw /tmp/x", "w:/tmp/x;", true},
@@ -561,8 +563,12 @@ static const struct {
     {"y/ab/cd/;r f", "r:f;", true},
     {"$!{N;D}", "", true},
     {"1e ls", "", true},
-    {"s/a", "", false}, /* unterminated */
-    {"k", "", false},   /* no such command */
+    {":a;1r x", "r:x;", true},         /* a label ends at ; */
+    {":a 1r x", "r:x;", true},         /* or a blank */
+    {"1i\\\ns#x\n1r y", "r:y;", true}, /* the text is one line */
+    {"1a t\\\n1r y", "", true},        /* an escaped newline goes on */
+    {"s/a", "", false},                /* unterminated */
+    {"k", "", false},                  /* no such command */
 };
 
 START_TEST(test_sed_walk)
