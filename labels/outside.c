@@ -293,8 +293,8 @@ static bool ancestor_remote(const locus_shell_result *r,
 	return false;
 }
 
-/* The part of a word that names a path: `--opt=PATH`, `-IPATH`, `-xyIPATH`, `@PATH`
-   (curl -d @file), `NAME=PATH`; else the word.  NULL when the word holds
+/* The part of a word that names a path: `--opt=PATH`, `-IPATH`,
+   `-xyIPATH`, `@PATH` (curl -d @file), `NAME=PATH`; else the word.  NULL when the word holds
    no path position. */
 /* strstr(a, "://"), by its colons (most words have none: one strchr) */
 static const char *scheme_sep(const char *a)

@@ -453,8 +453,6 @@ static bool operand_after(const view *v, const char *sub)
 	return false;
 }
 
-/* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
-   match `r`? */
 /* The candidate of v (a non-git program) that is r's subcommand, or
    NULL. */
 static const char *sub_word_matches(const lk_subfx *r, const view *v)
@@ -467,6 +465,8 @@ static const char *sub_word_matches(const lk_subfx *r, const view *v)
 	return NULL;
 }
 
+/* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
+   match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
 	if (!r->sub && r->sub2) { /* any form with an argument holding sub2 */

@@ -791,14 +791,11 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 			if (lk_has_letter(it->stop, c)) {
 				sc->stop = true;
 				/* python -m "$MOD": any module, pip too */
-				if ((v[j + 1]    ? x
-				     : i + 1 < n ? &w[i + 1]
-				                 : x)
-				        ->flags &
-				    LOCUS_WORD_DYNAMIC)
-					sc->unsure =
-					    "a module only known at run "
-					    "time";
+				const lp_word *mod =
+				    !v[j + 1] && i + 1 < n ? &w[i + 1] : x;
+				if (mod->flags & LOCUS_WORD_DYNAMIC)
+					sc->unsure = "a module only known at "
+					             "run time";
 				break;
 			}
 		}
