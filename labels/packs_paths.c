@@ -686,12 +686,19 @@ static bool glob_path_hits(const char *glob, const fragment *table,
 		return true; /* too long to tell: it may */
 	memcpy(gb, glob, strlen(glob) + 1);
 	size_t ng = split_comps(gb, gs, GLOB_MAX_COMPS);
+	bool aimed = false; /* some component is aimed */
 	for (size_t j = 0; j < ng; j++) {
 		g[j].g = gs[j];
 		comp_filter_init(&g[j].f, gs[j], strlen(gs[j]));
 		g[j].broad = broad_comp(gs[j]);
 		g[j].any = gs[j][strspn(gs[j], "*")] == '\0';
+		aimed |= !g[j].broad;
 	}
+	/* a match counts only when one of its components is aimed
+	   (fragment_at_comps, computed or not): when every component is
+	   broad (`*.py`, `STAR/STAR.ts`), none can */
+	if (!aimed)
+		return false;
 	for (const fragment *fr = table; fr->text; fr++) {
 		char fb[128];
 		char *f[GLOB_MAX_COMPS];
