@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "../knowledge/git.h"
 #include "../knowledge/programs.h"
+#include "../parser/internal.h"
 #include "../parser/linefacts.h"
 #include "pack.h"
 #include "../util/str.h"
@@ -616,7 +617,7 @@ static void links_inline(links_walk *k, const cwds *w,
    one that is a credential store (the roles as the shell's rules judge
    them: lk_redirect_writes, pk_arg_written, pk_arg_read). */
 static void links_command(links_walk *k, const cwds *w,
-                          const locus_shell_command *c)
+                          const locus_shell_command *c, const lk_program *row)
 {
 	const uint32_t on_write = LL_PATH_PERSISTENCE | LL_PATH_AGENT_CONFIG;
 	for (size_t i = 0; i < c->nredirects; i++) {
@@ -640,7 +641,7 @@ static void links_command(links_walk *k, const cwds *w,
 		return;
 	}
 	/* rm, rmdir, unlink remove a link, not what it points to */
-	bool follow = !lk_is(c->name, LK_UNLINKS);
+	bool follow = !(row && (row->cls & LK_UNLINKS));
 	bool after_dd = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -754,7 +755,8 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 				h = sed_script_outside(&w, c);
 			w.scratch_ok = scratch_ok;
 			if (k)
-				links_command(k, &w, c);
+				links_command(k, &w, c,
+				              lp_command_program(r, i));
 		}
 		if (!hit)
 			hit = h;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "linefacts.h"
+#include "internal.h"
 #include "../knowledge/programs.h"
 #include "../util/array.h"
 #include "../util/str.h"
@@ -416,10 +417,10 @@ static bool fed_by_download(const locus_shell_result *r, size_t at)
 
 /* Programs that rewrite a file in place (sed -i, perl -i): whatever was
    written there before is no longer known. */
-static bool in_place(const locus_shell_command *c)
+static bool in_place(const locus_shell_command *c, const lk_program *p)
 {
 	if (!lu_streq_null(c->name, "sed") && !lu_streq_null(c->name, "perl") &&
-	    !lk_is(c->name, LK_INTERP))
+	    !(p && (p->cls & LK_INTERP)))
 		return false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -473,7 +474,7 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 	redirect_writes(c, s);
 	if (c->argc == 0)
 		return;
-	const lk_program *p = lk_program_find(c->name);
+	const lk_program *p = lp_command_program(r, j);
 	uint32_t cls = p ? p->cls : 0;
 	if (cls & LK_WRITES_ARGS) {
 		lk_content ct = fed_by_download(r, j) ? LK_CONTENT_DOWNLOAD
@@ -495,7 +496,7 @@ static void command_writes(const locus_shell_result *r, size_t j, wset *s)
 		if (!s->overflow)
 			s->v[s->n - 1].extract = true;
 	}
-	if (in_place(c))
+	if (in_place(c, p))
 		for (size_t i = 1; i < c->argc; i++)
 			if (!is_option(c->argv[i]))
 				add_name(s, c->argv[i], LK_CONTENT_UNKNOWN,
