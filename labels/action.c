@@ -19,7 +19,20 @@
 #include "../util/tools.h"
 #include "../util/utf8.h"
 
+/* The action's strings (tool, tags, asset, environment, reasons, the
+   line) are copied into blocks the action owns, freed with it: one free
+   a block, not one a string (about eleven strings a line, each with its
+   malloc and free, were a twentieth of a line's instructions).  A string
+   replaced (set_string) stays in its block until the action is freed. */
+typedef struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char data[];
+} str_block;
+enum { STR_BLOCK = 1024 - sizeof(str_block) };
+
 struct locus_action {
+	str_block *strs; /* the newest block first */
 	char *tool;
 	locus_kind kind;
 	char **tags; /* sorted, unique */
@@ -31,7 +44,7 @@ struct locus_action {
 	double cost_usd;
 	const char *never; /* static */
 	char **reasons;
-	size_t nreasons;
+	size_t nreasons, rcap;
 	bool is_bash;
 	char *command; /* bash only */
 	locus_shell_result *shell;
@@ -135,18 +148,52 @@ void locus_action_free(locus_action *a)
 {
 	if (!a)
 		return;
-	free(a->tool);
-	for (size_t i = 0; i < a->ntags; i++)
-		free(a->tags[i]);
+	for (str_block *b = a->strs, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(a->tags);
-	free(a->asset);
-	free(a->environment);
-	for (size_t i = 0; i < a->nreasons; i++)
-		free(a->reasons[i]);
 	free(a->reasons);
-	free(a->command);
 	locus_shell_result_free(a->shell);
 	free(a);
+}
+
+/* s[0..n) and a NUL, copied into the action's blocks; NULL when out of
+   memory.  A string too long for the current block's room gets a block
+   of its own, linked behind the current one (whose room stays for the
+   short strings to come). */
+static char *act_copy(locus_action *a, const char *s, size_t n)
+{
+	str_block *b = a->strs;
+	if (!b || b->cap - b->used <= n) {
+		if (n >= SIZE_MAX / 2)
+			return NULL;
+		size_t cap = n < STR_BLOCK ? STR_BLOCK : n + 1;
+		str_block *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->used = 0;
+		nb->cap = cap;
+		if (b && n >= STR_BLOCK / 2) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			a->strs = nb;
+		}
+		b = nb;
+	}
+	char *o = b->data + b->used;
+	if (n)
+		memcpy(o, s, n);
+	o[n] = '\0';
+	b->used += n + 1;
+	return o;
+}
+
+static char *act_strdup(locus_action *a, const char *s)
+{
+	return act_copy(a, s, strlen(s));
 }
 
 static locus_action *action_new(const char *tool, locus_kind kind)
@@ -156,9 +203,9 @@ static locus_action *action_new(const char *tool, locus_kind kind)
 		return NULL;
 	a->kind = kind;
 	a->blast_radius = 1;
-	a->tool = strdup(tool);
-	a->environment = strdup("unknown");
-	a->asset = strdup("");
+	a->tool = act_strdup(a, tool);
+	a->environment = act_strdup(a, "unknown");
+	a->asset = act_strdup(a, "");
 	if (!a->tool || !a->environment || !a->asset) {
 		locus_action_free(a);
 		return NULL;
@@ -170,8 +217,21 @@ static locus_action *action_new(const char *tool, locus_kind kind)
    it: ll_tag_bit is a scan of the tag table with strcmp. */
 static int add_tag_bit(locus_action *a, const char *tag, uint32_t bit)
 {
-	if (lu_strs_insert(&a->tags, &a->ntags, &a->cap, tag, NULL))
-		return LOCUS_ENOMEM;
+	/* the tags stay sorted and unique (lu_strs_insert, copied into
+	   the action's blocks) */
+	bool found;
+	size_t pos =
+	    lu_sorted_find(a->tags, a->ntags, sizeof *a->tags, 0, tag, &found);
+	if (!found) {
+		char *copy;
+		if (!lu_reserve(&a->tags, &a->cap, a->ntags + 1) ||
+		    !(copy = act_strdup(a, tag)))
+			return LOCUS_ENOMEM;
+		memmove(a->tags + pos + 1, a->tags + pos,
+		        (a->ntags - pos) * sizeof *a->tags);
+		a->tags[pos] = copy;
+		a->ntags++;
+	}
 	a->exec_tags |= bit;
 	return 0;
 }
@@ -185,11 +245,9 @@ int locus_action_add_tag(locus_action *a, const char *tag)
 
 static int add_reason(locus_action *a, const char *text)
 {
-	char **r = realloc(a->reasons, (a->nreasons + 1) * sizeof *r);
-	if (!r)
+	if (!lu_reserve(&a->reasons, &a->rcap, a->nreasons + 1))
 		return LOCUS_ENOMEM;
-	a->reasons = r;
-	a->reasons[a->nreasons] = strdup(text);
+	a->reasons[a->nreasons] = act_strdup(a, text);
 	if (!a->reasons[a->nreasons])
 		return LOCUS_ENOMEM;
 	a->nreasons++;
@@ -385,11 +443,9 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
                       const char *line, size_t len)
 {
 	a->is_bash = true;
-	a->command = malloc(len + 1);
+	a->command = act_copy(a, line, len);
 	if (!a->command)
 		return LOCUS_ENOMEM;
-	memcpy(a->command, line, len);
-	a->command[len] = '\0';
 	a->shell = parser ? locus_shell_parser_parse(parser, line, len)
 	                  : locus_shell_parse(line, len, NULL);
 	if (!a->shell)
@@ -459,12 +515,11 @@ static int label_bash(locus_action *a, locus_shell_parser *parser,
 	return rc;
 }
 
-static int set_string(char **dst, const char *s)
+static int set_string(locus_action *a, char **dst, const char *s)
 {
-	char *copy = strdup(s);
+	char *copy = act_strdup(a, s);
 	if (!copy)
 		return LOCUS_ENOMEM;
-	free(*dst);
 	*dst = copy;
 	return 0;
 }
@@ -480,7 +535,7 @@ int locus_action_new(locus_action **out, const char *tool, locus_kind kind,
 	if ((unsigned)kind > LOCUS_KIND_NETWORK)
 		return fail(err, LOCUS_EINVALID, "%s", "unknown kind");
 	locus_action *a = action_new(tool, kind);
-	if (a && asset && set_string(&a->asset, asset)) {
+	if (a && asset && set_string(a, &a->asset, asset)) {
 		locus_action_free(a);
 		a = NULL;
 	}
@@ -850,9 +905,9 @@ static int derive(locus_action **out, locus_shell_parser *parser,
 		return LOCUS_ENOMEM;
 	int rc = 0;
 	if (asset)
-		rc = set_string(&a->asset, asset);
+		rc = set_string(a, &a->asset, asset);
 	else if (t->flags & LU_TOOL_PATCH)
-		rc = set_string(&a->asset, "patch");
+		rc = set_string(a, &a->asset, "patch");
 	if (!rc)
 		rc = locus_action_add_tag(a, tool);
 	if (!rc && command)
@@ -947,15 +1002,10 @@ int locus_action_classify_opts(locus_action **out, locus_shell_parser *parser,
 		return fail(err, LOCUS_ENOMEM, "out of memory", NULL);
 	/* The asset is the line (up to a NUL byte, which makes it
 	   unparsed anyway). */
-	char *asset = malloc(len + 1);
+	char *asset = act_copy(a, line ? line : "", len);
 	int rc = asset ? 0 : LOCUS_ENOMEM;
-	if (asset) {
-		if (len)
-			memcpy(asset, line, len);
-		asset[len] = '\0';
-		free(a->asset);
+	if (asset)
 		a->asset = asset;
-	}
 	if (!rc)
 		rc = locus_action_add_tag(a, "bash");
 	if (!rc)
@@ -1055,7 +1105,7 @@ int locus_action_set_environment(locus_action *a, const char *env)
 {
 	if (!a || !env)
 		return LOCUS_EINVALID;
-	return set_string(&a->environment, env);
+	return set_string(a, &a->environment, env);
 }
 
 int locus_action_set_blast_radius(locus_action *a, int64_t radius)
