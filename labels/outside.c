@@ -330,7 +330,13 @@ static const char *path_part(const char *a)
 			q++;
 		if (q > a + 2 && q[0] == '/' && !q[1])
 			return NULL;
-		return q > a + 1 && (*q == '/' || *q == '~') ? q : NULL;
+		/* a relative value that climbs: `sort -o../x`, `tar
+		   -C..`, `gcc -o./../x` (`cut -d.`, `awk -F.` are not) */
+		bool climbs =
+		    q[0] == '.' &&
+		    (q[1] == '/' || (q[1] == '.' && (q[2] == '/' || !q[2])));
+		return q > a + 1 && (*q == '/' || *q == '~' || climbs) ? q
+		                                                       : NULL;
 	}
 	const char *eq = strchr(a, '=');
 	if (eq && eq > a) {
