@@ -187,6 +187,13 @@ static const lk_optfx unseen_opts_go[] = {
 	  "line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* -ldflags: -extld and -extar name the external linker and archiver,
+   -extldflags passes flags to it (gcc -B DIR runs DIR's ld) */
+static const lk_optval value_runs_go[] = {
+	{ "-ldflags", "-extld -extar", "go -ldflags -extld/-extar/-extldflags "
+	  "run a linker or archiver named on the line (or computed at run time)" },
+	{ NULL, NULL, NULL },
+};
 static const lk_optfx unseen_opts_split[] = {
 	{ 0, "--filter", false, "split --filter runs a shell command given on "
 	  "the line for every piece", 0, false },
@@ -235,6 +242,9 @@ static const lk_optfx unseen_opts_openssl[] = {
 	  "from a directory named on the line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
+#define LK_RUSTC_LINK_ARG                                                      \
+	"rustc -C link-arg passes flags to the linker that may run programs "  \
+	"(gcc -B, -specs, -wrapper)"
 static const lk_optfx unseen_opts_rustc[] = {
 	{ 0, "linker=", true, "rustc -C linker= runs a program named on the "
 	  "line", 0, false },
@@ -243,6 +253,13 @@ static const lk_optfx unseen_opts_rustc[] = {
 	/* min: whole, so that --codegen=opt-level= is no abbreviation */
 	{ 0, "--codegen=linker=", true, "rustc -C linker= runs a program named "
 	  "on the line", 17, false },
+	/* -C link-arg(s)=, -Z pre-link-arg(s)=: flags for the linker, which
+	   may run programs (gcc -B DIR, -specs=, -wrapper) */
+	{ 0, "link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
+	{ 0, "-Clink-arg", true, LK_RUSTC_LINK_ARG, 0, false },
+	{ 0, "--codegen=link-arg", true, LK_RUSTC_LINK_ARG, 18, false },
+	{ 0, "pre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
+	{ 0, "-Zpre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* ghc -pgmF CMD (and every -pgm*: the preprocessor, compiler, linker it
@@ -460,6 +477,20 @@ static const lk_subfx net_subs_npm[] = {
 	{ "pack", "", "npm pack NAME fetches NAME from the registry" },
 	{ LK_SUB_OTHERS, NULL,
 	  "npm reaches the network (a subcommand not known to stay offline)" },
+	{ NULL, NULL, NULL },
+};
+/* cargo rustc/rustdoc pass the words after `--` to rustc: -C linker= runs
+   a program named there, -C link-arg(s) pass flags to the linker (gcc -B
+   DIR, -specs=, -wrapper run programs) */
+static const lk_subfx run_subs_cargo[] = {
+	{ "rustc", "linker=", "cargo rustc -- -C linker= runs a program named "
+	  "on the line" },
+	{ "rustc", "link-arg", "cargo rustc -- -C link-arg passes flags to the "
+	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
+	{ "rustdoc", "linker=", "cargo rustdoc -- -C linker= runs a program "
+	  "named on the line" },
+	{ "rustdoc", "link-arg", "cargo rustdoc -- -C link-arg passes flags to "
+	  "the linker that may run programs (gcc -B, -specs, -wrapper)" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx run_subs_npm[] = {
@@ -1475,8 +1506,8 @@ static const lk_program programs[] = {
     {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "cargo", .unseen_opts = unseen_opts_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "go", .unseen_opts = unseen_opts_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS},
+    {.name = "cargo", .unseen_opts = unseen_opts_cargo, .run_subs = run_subs_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "go", .unseen_opts = unseen_opts_go, .value_runs = value_runs_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "brew", .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "dnf", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},

@@ -309,6 +309,21 @@ typedef struct lk_optfx {
 	                 word (go build -toolexec) */
 } lk_optfx;
 
+/*
+ * An option whose value is a list of a tool's own flags, some of which name
+ * a program the tool runs (`go build -ldflags=-extld=CC`: the linker runs
+ * CC).  `opt` is read as Go's flag package reads it (`-opt` or `--opt`,
+ * whole; its value after '=' or in the next word).  A value that holds one
+ * of `texts` (space separated), or is computed at run time, runs a program
+ * named on the line: exec:unknown with `reason`.  A row's list ends with a
+ * NULL opt.
+ */
+typedef struct lk_optval {
+	const char *opt;
+	const char *texts;
+	const char *reason;
+} lk_optval;
+
 /* ---- subcommands with an effect (lk_program.net_subs, .stop_subs) ---- */
 
 /*
@@ -397,16 +412,20 @@ typedef struct lk_program {
 	const lk_optfx *delete_opts; /* options that delete (rsync --delete) */
 	const lk_optfx *unseen_opts; /* options that run code locus does not
 	                                see (less +CMD) */
+	const lk_optval *value_runs; /* option values that do (go -ldflags
+	                                -extld=CC) */
 	const lk_subfx *net_subs;    /* subcommands that reach the network */
 	const char *offline_subs;    /* "|run|ls|config get|": with a "*" row
 	                                ending net_subs, the closed list of
 	                                forms that stay offline: the first
 	                                operand, or the first two (see
 	                                labels/tables.c offline_form) */
-	const lk_subfx *run_subs;    /* forms that download a package and run
-	                                it (npm create, yarn create): also
-	                                exec:unknown, as `npx NAME` is for a
-	                                NAME not in the table */
+	const lk_subfx *run_subs;    /* forms that run a program the table
+	                                does not see: a package they download
+	                                (npm create, yarn create) or one named
+	                                on the line (cargo rustc -- -C
+	                                linker=CC): exec:unknown, as `npx
+	                                NAME` is for a NAME not in the table */
 	const lk_subfx *stop_subs;   /* subcommands that stop the machine */
 	const char *checks;     /* "|test|run lint|": the first operands (and a
 	                       second after a space) that run the project's

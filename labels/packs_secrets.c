@@ -658,6 +658,11 @@ static const pk_rule persistence_rules[] = {
      "persistence: at/batch schedules a command to run later", NULL, 0},
     {"systemd-run", NULL, "~--on- --timer-property", NULL, P,
      "persistence: systemd-run --on-calendar schedules a command", NULL, 0},
+    {"go", "env", "-w -u --w --u ~-w= ~-u=", NULL, P,
+     "persistence: go env -w/-u changes the user's Go environment file "
+     "(GOFLAGS=-toolexec, CC, GOTOOLCHAIN run or fetch programs in every "
+     "later go command)",
+     NULL, 0},
     {"loginctl", "enable-linger", NULL, NULL, P,
      "persistence: loginctl enable-linger keeps user services running", NULL,
      0},

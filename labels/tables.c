@@ -465,16 +465,30 @@ static const char *sub_word_matches(const lk_subfx *r, const view *v)
 	return NULL;
 }
 
+/* Some argument of v holds text, or is computed at run time (it may
+   hold it: `cargo rustc -- $FLAGS`, `go run "$PKG"`). */
+static bool arg_may_hold(const view *v, const char *text)
+{
+	const locus_shell_command *c = v->cmd;
+	bool in_argv = c->argv_flags &&
+	               v->args >= (const char *const *)c->argv &&
+	               v->args < (const char *const *)c->argv + c->argc;
+	size_t at =
+	    in_argv ? (size_t)(v->args - (const char *const *)c->argv) : 0;
+	for (size_t i = 0; i < v->nargs; i++)
+		if (strstr(v->args[i], text) ||
+		    (in_argv && at + i < c->argc &&
+		     (c->argv_flags[at + i] & LOCUS_WORD_DYNAMIC)))
+			return true;
+	return false;
+}
+
 /* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
-	if (!r->sub && r->sub2) { /* any form with an argument holding sub2 */
-		for (size_t i = 0; i < v->nargs; i++)
-			if (strstr(v->args[i], r->sub2))
-				return true;
-		return false;
-	}
+	if (!r->sub && r->sub2) /* any form with an argument holding sub2 */
+		return arg_may_hold(v, r->sub2);
 	if (!r->sub)
 		return true;
 	if (lu_streq(v->prog, "git")) {
@@ -489,10 +503,7 @@ static bool subfx_matches(const lk_subfx *r, const view *v)
 		return sub != NULL;
 	if (!r->sub2[0])
 		return operand_after(v, sub);
-	for (size_t i = 0; i < v->nargs; i++)
-		if (strstr(v->args[i], r->sub2))
-			return true;
-	return false;
+	return arg_may_hold(v, r->sub2);
 }
 
 /* The first row of `rows` (a row's net_subs or stop_subs, or NULL) that
@@ -602,6 +613,35 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 		       opt_eq(a + 1 + (a[1] == '-'), r->long_opt + 2);
 	return long_opt(a, r->long_opt, r->min ? r->min : 3) ||
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
+}
+
+/* Some word of c is the option o->opt (as Go's flag package reads it)
+   whose value holds one of o->texts or is computed at run time
+   (lk_optval); the words after `--` are operands. */
+static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (lu_streq(a, "--"))
+			break;
+		if (a[0] != '-' || !opt_eq(a + 1 + (a[1] == '-'), o->opt + 1))
+			continue;
+		const char *eq = strchr(a, '=');
+		size_t vi = eq ? i : i + 1;
+		if (vi >= c->argc)
+			return false; /* no value: go refuses the line */
+		const char *v = eq ? eq + 1 : c->argv[vi];
+		if (c->argv_flags && (c->argv_flags[vi] & LOCUS_WORD_DYNAMIC))
+			return true;
+		const char *t;
+		size_t n;
+		for (const char *p = o->texts; (t = pk_next_tok(&p, &n));)
+			for (const char *h = strchr(v, t[0]); h;
+			     h = strchr(h + 1, t[0]))
+				if (!strncmp(h, t, n))
+					return true;
+	}
+	return false;
 }
 
 /* /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT: bash opens a socket for a
@@ -1265,6 +1305,8 @@ static void judge_option_word(const locus_shell_command *c, const view *v,
 	}
 	for (const lk_optfx *o = prog->unseen_opts; o && o->reason; o++)
 		add_option_word(j, LOCUS_TAG_UNKNOWN, o->reason);
+	for (const lk_optval *o = prog->value_runs; o && o->opt; o++)
+		add_option_word(j, LOCUS_TAG_UNKNOWN, o->reason);
 }
 
 /* The argument rules of this file that some value of the words computed
@@ -1568,6 +1610,12 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
+	for (const lk_optval *o = prog ? prog->value_runs : NULL; o && o->opt;
+	     o++)
+		if (optval_runs(c, o)) {
+			j->tags |= LOCUS_TAG_UNKNOWN;
+			add_reason(j, o->reason);
+		}
 	judge_read_options(c, prog, query, j);
 	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
