@@ -333,7 +333,9 @@ typedef struct lk_optval {
  * the first operand after it (git remote show); for another program `sub`
  * is its first operand, or its second when options came before it (`npm
  * --prefix d install`: an option may have taken the first), and `sub2`
- * text some argument holds (`go run PKG@VERSION`: "@").  `sub` NULL: any
+ * text some argument holds (`go run PKG@VERSION`: "@"; a sub2 of one short
+ * option, "-o", also matches a cluster holding its letter: `pip list -lo`)
+ * or that an argument computed at run time may hold.  `sub` NULL: any
  * invocation (npx, reboot); `sub2` NULL: any second word.  A row's
  * list, tried in order, ends with a NULL reason.
  */

@@ -465,8 +465,18 @@ static const char *sub_word_matches(const lk_subfx *r, const view *v)
 	return NULL;
 }
 
-/* Some argument of v holds text, or is computed at run time (it may
-   hold it: `cargo rustc -- $FLAGS`, `go run "$PKG"`). */
+/* a is a cluster of short options holding the letter of `-X` (`pip list
+   -lo` is -l -o: the parsers these rows cover, optparse and clap,
+   cluster short options). */
+static bool cluster_holds(const char *a, const char *text)
+{
+	return text[0] == '-' && text[1] && text[1] != '-' && !text[2] &&
+	       a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, text[1]);
+}
+
+/* Some argument of v holds text (a `-X` text: in a cluster too), or is
+   computed at run time (it may hold it: `cargo rustc -- $FLAGS`, `go
+   run "$PKG"`). */
 static bool arg_may_hold(const view *v, const char *text)
 {
 	const locus_shell_command *c = v->cmd;
@@ -477,6 +487,7 @@ static bool arg_may_hold(const view *v, const char *text)
 	    in_argv ? (size_t)(v->args - (const char *const *)c->argv) : 0;
 	for (size_t i = 0; i < v->nargs; i++)
 		if (strstr(v->args[i], text) ||
+		    cluster_holds(v->args[i], text) ||
 		    (in_argv && at + i < c->argc &&
 		     (c->argv_flags[at + i] & LOCUS_WORD_DYNAMIC)))
 			return true;
