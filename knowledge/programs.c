@@ -190,8 +190,36 @@ static const lk_optfx unseen_opts_go[] = {
 /* -ldflags: -extld and -extar name the external linker and archiver,
    -extldflags passes flags to it (gcc -B DIR runs DIR's ld) */
 static const lk_optval value_runs_go[] = {
-	{ "-ldflags", "-extld -extar", "go -ldflags -extld/-extar/-extldflags "
-	  "run a linker or archiver named on the line (or computed at run time)" },
+	{ "-ldflags", "-extld -extar -o -tmpdir -capturehostobjs -memprofile "
+	  "-cpuprofile @", "go -ldflags: -extld/-extar/-extldflags run a linker "
+	  "or archiver named on the line; -o and the profile flags write where "
+	  "the line says; @FILE reads more flags (or the value is computed at "
+	  "run time)" },
+	{ "-gcflags", "-o -memprofile -cpuprofile -blockprofile -mutexprofile "
+	  "-traceprofile -json -linkobj -asmhdr -importcfg -embedcfg @",
+	  "go -gcflags: -o, -json and the profile flags write where the line "
+	  "says; @FILE reads more flags (or the value is computed at run time)" },
+	{ "-asmflags", "-o @", "go -asmflags: -o writes where the line says; "
+	  "@FILE reads more flags (or the value is computed at run time)" },
+	{ "-gccgoflags", "-wrapper -B -fplugin -specs --specs -o -Wl @",
+	  "go -gccgoflags passes flags to gccgo, a gcc driver (-wrapper, -B, "
+	  "-fplugin, -specs run programs; or the value is computed at run "
+	  "time)" },
+	{ NULL, NULL, NULL },
+};
+/* A gcc driver's -Wl, and -Xlinker (flags for the linker) and clang's
+   -Xclang (for the compiler): a plugin loads a shared library, -o writes
+   where the line says (`-Wl,-o,/x`, `-Xlinker -o -Xlinker /x`) */
+static const lk_optval value_runs_cc[] = {
+	{ "-Wl,", "-plugin --plugin -o --out @", "the linker's -plugin loads a "
+	  "shared library, its -o writes where the line says (-Wl,/-Xlinker; or "
+	  "the value is computed at run time)" },
+	{ "-Xlinker", "-plugin --plugin -o --out @", "the linker's -plugin loads "
+	  "a shared library, its -o writes where the line says (-Wl,/-Xlinker; "
+	  "or the value is computed at run time)" },
+	{ "-Xclang", "-load -plugin -add-plugin -fplugin -fpass-plugin",
+	  "clang -Xclang -load loads a shared library named on the line (or the "
+	  "value is computed at run time)" },
 	{ NULL, NULL, NULL },
 };
 static const lk_optfx unseen_opts_split[] = {
@@ -242,24 +270,81 @@ static const lk_optfx unseen_opts_openssl[] = {
 	  "from a directory named on the line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
+#define LK_RUSTC_LINKER "rustc -C linker= runs a program named on the line"
 #define LK_RUSTC_LINK_ARG                                                      \
 	"rustc -C link-arg passes flags to the linker that may run programs "  \
 	"(gcc -B, -specs, -wrapper)"
+#define LK_RUSTUP_DIR                                                          \
+	"rustup's +TOOLCHAIN naming a directory runs that directory's "         \
+	"programs"
+/* rustc and rustdoc (-C for its doctests) read `_` as `-` in -C and -Z
+   keys (checked: -C link_arg=-wrapper ran the program); `min` 17: whole,
+   so that --codegen=opt-level= is no abbreviation.  -C link-arg(s)=, -Z
+   pre-link-arg(s)=: flags for the linker, which may run programs (gcc -B
+   DIR, -specs=, -wrapper).  +/DIR: rustup's proxy runs DIR/bin/rustc. */
+#define LK_RUSTC_UNSEEN                                                        \
+	{ 0, "linker=", true, LK_RUSTC_LINKER, 0, false },                     \
+	{ 0, "-Clinker=", true, LK_RUSTC_LINKER, 0, false },                   \
+	{ 0, "--codegen=linker=", true, LK_RUSTC_LINKER, 17, false },          \
+	{ 0, "link-arg", true, LK_RUSTC_LINK_ARG, 0, false },                  \
+	{ 0, "link_arg", true, LK_RUSTC_LINK_ARG, 0, false },                  \
+	{ 0, "-Clink-arg", true, LK_RUSTC_LINK_ARG, 0, false },                \
+	{ 0, "-Clink_arg", true, LK_RUSTC_LINK_ARG, 0, false },                \
+	{ 0, "--codegen=link-arg", true, LK_RUSTC_LINK_ARG, 18, false },       \
+	{ 0, "--codegen=link_arg", true, LK_RUSTC_LINK_ARG, 18, false },       \
+	{ 0, "pre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },              \
+	{ 0, "pre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },              \
+	{ 0, "-Zpre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
+	{ 0, "-Zpre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
+	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false }
 static const lk_optfx unseen_opts_rustc[] = {
-	{ 0, "linker=", true, "rustc -C linker= runs a program named on the "
+	LK_RUSTC_UNSEEN,
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* rustdoc --test runs doctests through --test-runtool (--runtool) */
+static const lk_optfx unseen_opts_rustdoc[] = {
+	LK_RUSTC_UNSEEN,
+	{ 0, "--test-runtool", true, "rustdoc --test-runtool runs the doctests "
+	  "through a program named on the line", 0, false },
+	{ 0, "--runtool", true, "rustdoc --runtool runs the doctests through a "
+	  "program named on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_rustup_proxy[] = {
+	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* A C compiler driver (gcc, clang and their kin) runs programs named by
+   -wrapper, -B DIR (its ld, as, cc1), -fplugin=, -specs= (a specs file
+   can run any command), clang's -fpass-plugin= and --ld-path=, and reads
+   more options from @FILE.  (Checked: gcc -wrapper 'sh,-c,CMD' -E -x c
+   /dev/null ran CMD.) */
+static const lk_optfx unseen_opts_cc[] = {
+	{ 0, "-wrapper", true, "the compiler's -wrapper runs its passes "
+	  "through a program named on the line", 0, false },
+	{ 0, "-B", true, "the compiler's -B DIR runs that directory's linker, "
+	  "assembler and passes", 0, false },
+	{ 0, "-fplugin", true, "the compiler's -fplugin loads a shared library "
+	  "named on the line", 0, false },
+	{ 0, "-fpass-plugin", true, "the compiler's -fpass-plugin loads a "
+	  "shared library named on the line", 0, false },
+	{ 0, "-specs", true, "the compiler's -specs file may run any program",
+	  0, false },
+	{ 0, "--specs", true, "the compiler's -specs file may run any program",
+	  0, false },
+	{ 0, "--ld-path", true, "clang --ld-path runs a linker named on the "
 	  "line", 0, false },
-	{ 0, "-Clinker=", true, "rustc -C linker= runs a program named on the "
+	{ 0, "@", true, "the compiler reads more options from a file (they may "
+	  "name programs to run)", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* ld -plugin / --plugin loads a shared library (LTO plugins) */
+static const lk_optfx unseen_opts_ld[] = {
+	{ 0, "-plugin", true, "ld -plugin loads a shared library named on the "
 	  "line", 0, false },
-	/* min: whole, so that --codegen=opt-level= is no abbreviation */
-	{ 0, "--codegen=linker=", true, "rustc -C linker= runs a program named "
-	  "on the line", 17, false },
-	/* -C link-arg(s)=, -Z pre-link-arg(s)=: flags for the linker, which
-	   may run programs (gcc -B DIR, -specs=, -wrapper) */
-	{ 0, "link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
-	{ 0, "-Clink-arg", true, LK_RUSTC_LINK_ARG, 0, false },
-	{ 0, "--codegen=link-arg", true, LK_RUSTC_LINK_ARG, 18, false },
-	{ 0, "pre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
-	{ 0, "-Zpre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },
+	{ 0, "--plugin", true, "ld --plugin loads a shared library named on the "
+	  "line", 0, false },
+	{ 0, "@", true, "ld reads more options from a file", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* ghc -pgmF CMD (and every -pgm*: the preprocessor, compiler, linker it
@@ -280,6 +365,7 @@ static const lk_optfx unseen_opts_cargo[] = {
 	{ 0, "--config", false, "cargo --config sets configuration that may "
 	  "name programs to run (target.*.runner, build.rustc-wrapper)", 0,
 	  false },
+	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* the programs a repository's config names for git's diffs (--ext-diff:
@@ -451,6 +537,12 @@ static const lk_subfx net_subs_buf[] = {
 static const lk_subfx net_subs_go[] = {
 	LK_NET("go", "get"), LK_NET("go", "install"), LK_NET("go", "mod"),
 	{ "run", "@", "go run PKG@VERSION downloads the module and runs it" },
+	LK_NET("go", "work"),
+	{ "list", "-versions", "go list -m -versions asks the module proxy" },
+	{ "list", "-u", "go list -m -u asks the module proxy for updates" },
+	{ "list", "-retracted", "go list -m -retracted asks the module proxy" },
+	{ "tool", "://", "go tool pprof URL fetches a profile" },
+	{ "doc", "-http", "go doc -http fetches and runs pkgsite" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_mkdocs[] = {
@@ -479,6 +571,17 @@ static const lk_subfx net_subs_npm[] = {
 	  "npm reaches the network (a subcommand not known to stay offline)" },
 	{ NULL, NULL, NULL },
 };
+/* go tool link/compile/asm/cgo: the toolchain's own programs called
+   directly read -extld, -o, @FILE as -ldflags does (value_runs_go) */
+static const lk_subfx run_subs_go[] = {
+	{ "tool", "link", "go tool link runs the linker directly (-extld, "
+	  "-extldflags, @FILE name programs to run)" },
+	{ "tool", "compile", "go tool compile runs the compiler directly (its -o "
+	  "and @FILE: files the line names)" },
+	{ "tool", "asm", "go tool asm runs the assembler directly" },
+	{ "tool", "cgo", "go tool cgo runs the C compiler it is given" },
+	{ NULL, NULL, NULL },
+};
 /* cargo rustc/rustdoc pass the words after `--` to rustc: -C linker= runs
    a program named there, -C link-arg(s) pass flags to the linker (gcc -B
    DIR, -specs=, -wrapper run programs) */
@@ -487,8 +590,14 @@ static const lk_subfx run_subs_cargo[] = {
 	  "on the line" },
 	{ "rustc", "link-arg", "cargo rustc -- -C link-arg passes flags to the "
 	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
+	{ "rustc", "link_arg", "cargo rustc -- -C link_arg passes flags to the "
+	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
 	{ "rustdoc", "linker=", "cargo rustdoc -- -C linker= runs a program "
 	  "named on the line" },
+	{ "rustdoc", "link_arg", "cargo rustdoc -- -C link_arg passes flags to "
+	  "the linker that may run programs (gcc -B, -specs, -wrapper)" },
+	{ "rustdoc", "runtool", "cargo rustdoc -- --test-runtool runs the "
+	  "doctests through a program named on the line" },
 	{ "rustdoc", "link-arg", "cargo rustdoc -- -C link-arg passes flags to "
 	  "the linker that may run programs (gcc -B, -specs, -wrapper)" },
 	{ NULL, NULL, NULL },
@@ -546,6 +655,10 @@ static const lk_subfx net_subs_uv[] = {
 	{ "python", "install", "uv python install downloads a Python" },
 	{ "python", "upgrade", "uv python upgrade downloads a Python" },
 	{ "self", "update", "uv self update reaches the network" },
+	{ "format", NULL, "uv format downloads ruff" },
+	{ "auth", NULL, "uv auth logs in to an index" },
+	{ "version", "--bump", "uv version --bump locks and syncs (it may "
+	  "download)" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_uvx[] = {
@@ -1507,7 +1620,7 @@ static const lk_program programs[] = {
     {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "cargo", .unseen_opts = unseen_opts_cargo, .run_subs = run_subs_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "go", .unseen_opts = unseen_opts_go, .value_runs = value_runs_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
+    {.name = "go", .unseen_opts = unseen_opts_go, .value_runs = value_runs_go, .run_subs = run_subs_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "brew", .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "dnf", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
@@ -2602,19 +2715,19 @@ static const lk_program programs[] = {
     {.name = "biome", .fx = LK_FX_BUILD},
     {.name = "black", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "buf", .fx = LK_FX_BUILD, .net_subs = net_subs_buf},
-    {.name = "c++", .fx = LK_FX_BUILD},
+    {.name = "c++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
     {.name = "cargo-clippy", .fx = LK_FX_BUILD},
-    {.name = "cc", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "cc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "ccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "cCpsVxz", .short_val = "dkoMFX", .flags = LK_OPT_ASSIGNS)},
-    {.name = "clang", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "clang++", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "clang", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "clang++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "clang-format", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clang-tidy", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clangd", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clippy-driver", .fx = LK_FX_BUILD},
     {.name = "codespell", .fx = LK_FX_BUILD},
     {.name = "coverage", .fx = LK_FX_BUILD},
-    {.name = "cpp", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "cpp", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "cppcheck", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cppcheck},
     {.name = "crystal", .fx = LK_FX_BUILD},
     {.name = "cspell", .fx = LK_FX_BUILD},
@@ -2627,11 +2740,11 @@ static const lk_program programs[] = {
     {.name = "eslint", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "flake8", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "flatc", .fx = LK_FX_BUILD},
-    {.name = "g++", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "gcc", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "g++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "gcc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "gcov", .fx = LK_FX_BUILD},
     {.name = "gcovr", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gcovr},
-    {.name = "gfortran", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "gfortran", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "ghc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ghc},
     {.name = "gofmt", .fx = LK_FX_BUILD},
     {.name = "goimports", .fx = LK_FX_BUILD},
@@ -2655,7 +2768,7 @@ static const lk_program programs[] = {
     {.name = "kube-linter", .fx = LK_FX_BUILD},
     {.name = "kubeconform", .fx = LK_FX_BUILD},
     {.name = "lcov", .fx = LK_FX_BUILD},
-    {.name = "ld", .fx = LK_FX_BUILD},
+    {.name = "ld", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ld},
     {.name = "ld.gold", .fx = LK_FX_BUILD},
     {.name = "ld.lld", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "lessc", .fx = LK_FX_BUILD},
@@ -2700,7 +2813,7 @@ static const lk_program programs[] = {
     {.name = "rubocop", .fx = LK_FX_BUILD},
     {.name = "ruff", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "rustc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustc},
-    {.name = "rustfmt", .fx = LK_FX_BUILD},
+    {.name = "rustfmt", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustup_proxy},
     {.name = "sass", .fx = LK_FX_BUILD},
     {.name = "scalac", .fx = LK_FX_BUILD},
     {.name = "sccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "szC", .longs = "show-stats:s0|show-adv-stats:-0|zero-stats:z0|start-server:-0|stop-server:-0|dist-status:-0|dist-auth:-0|clear-cache:C0")},
@@ -2984,8 +3097,8 @@ static const lk_program programs[] = {
     {.name = "bashate", .fx = LK_FX_BUILD},
     {.name = "behave", .fx = LK_FX_BUILD},
     {.name = "bison", .fx = LK_FX_BUILD},
-    {.name = "c89", .fx = LK_FX_BUILD},
-    {.name = "c99", .fx = LK_FX_BUILD},
+    {.name = "c89", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
+    {.name = "c99", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
     {.name = "checkmake", .fx = LK_FX_BUILD},
     {.name = "cmake-format", .fx = LK_FX_BUILD},
     {.name = "cmake-lint", .fx = LK_FX_BUILD},
@@ -3008,7 +3121,7 @@ static const lk_program programs[] = {
     {.name = "flawfinder", .fx = LK_FX_BUILD},
     {.name = "flex", .fx = LK_FX_BUILD},
     {.name = "fourmolu", .fx = LK_FX_BUILD},
-    {.name = "gccgo", .fx = LK_FX_BUILD},
+    {.name = "gccgo", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
     {.name = "gdc", .fx = LK_FX_BUILD},
     {.name = "gitleaks", .fx = LK_FX_BUILD},
     {.name = "gitlint", .fx = LK_FX_BUILD},
@@ -3074,7 +3187,7 @@ static const lk_program programs[] = {
     {.name = "reek", .fx = LK_FX_BUILD},
     {.name = "rstcheck", .fx = LK_FX_BUILD},
     {.name = "rufo", .fx = LK_FX_BUILD},
-    {.name = "rustdoc", .fx = LK_FX_BUILD},
+    {.name = "rustdoc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustdoc},
     {.name = "scalastyle", .fx = LK_FX_BUILD},
     {.name = "shc", .fx = LK_FX_BUILD},
     {.name = "solcjs", .fx = LK_FX_BUILD},

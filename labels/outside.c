@@ -306,6 +306,26 @@ static const char *scheme_sep(const char *a)
 	return NULL;
 }
 
+/* p has a `..` component (`..`, `../x`, `a/../..`). */
+static bool has_dotdot(const char *p)
+{
+	for (const char *d = strstr(p, ".."); d; d = strstr(d + 1, ".."))
+		if ((d == p || d[-1] == '/') && (d[2] == '/' || !d[2]))
+			return true;
+	return false;
+}
+
+/* The value of a KEY=VALUE value (`--emit=link=../x`, `--print
+   sysroot=/x`: rustc writes VALUE), or NULL: KEY is letters, digits, `-`,
+   `_` or `.`. */
+static const char *inner_value(const char *p)
+{
+	size_t k =
+	    strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	              "0123456789-_.");
+	return k && p[k] == '=' ? p + k + 1 : NULL;
+}
+
 static const char *path_part(const char *a)
 {
 	const char *sep = scheme_sep(a);
@@ -330,13 +350,11 @@ static const char *path_part(const char *a)
 			q++;
 		if (q > a + 2 && q[0] == '/' && !q[1])
 			return NULL;
-		/* a relative value that climbs: `sort -o../x`, `tar
-		   -C..`, `gcc -o./../x` (`cut -d.`, `awk -F.` are not) */
-		bool climbs =
-		    q[0] == '.' &&
-		    (q[1] == '/' || (q[1] == '.' && (q[2] == '/' || !q[2])));
-		return q > a + 1 && (*q == '/' || *q == '~' || climbs) ? q
-		                                                       : NULL;
+		/* a relative value led by `./` or holding a `..`
+		   component: `sort -o../x`, `tar -C..`, `gcc -o./../x`,
+		   `sort -o.git/../../x` (`cut -d.`, `awk -F.` are not) */
+		bool rel = (q[0] == '.' && q[1] == '/') || has_dotdot(q);
+		return q > a + 1 && (*q == '/' || *q == '~' || rel) ? q : NULL;
 	}
 	const char *eq = strchr(a, '=');
 	if (eq && eq > a) {
@@ -429,7 +447,9 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 			if (remote)
 				continue; /* a remote name */
 		}
-		if (p && !(f & LOCUS_WORD_DYNAMIC) && path_outside(w, p))
+		if (p && !(f & LOCUS_WORD_DYNAMIC) &&
+		    (path_outside(w, p) || (a[0] == '-' && inner_value(p) &&
+		                            path_outside(w, inner_value(p)))))
 			return a;
 		if (p && (f & LOCUS_WORD_DYNAMIC) &&
 		    (p[0] == '~' || lu_starts_with(p, "$HOME") ||

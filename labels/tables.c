@@ -626,22 +626,42 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
 
-/* Some word of c is the option o->opt (as Go's flag package reads it)
-   whose value holds one of o->texts or is computed at run time
-   (lk_optval); the words after `--` are operands. */
+/* text starts one of the flags of value v at h: at its start, or after a
+   blank, a comma, an `=` (go's `all=-N`) or a quote. */
+static bool flag_at(const char *v, const char *h)
+{
+	return h == v || strchr(" \t,='\"", h[-1]);
+}
+
+/* Some word of c is the option o->opt whose value holds one of o->texts
+   as a flag, or is computed at run time (lk_optval).  The option is read
+   as Go's flag package reads it (-opt or --opt, whole, the value after
+   '=' or in the next word); an opt ending in ',' (`-Wl,`) is a prefix
+   whose value is the rest of the word.  The words after `--` are
+   operands. */
 static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 {
+	size_t on = strlen(o->opt);
+	bool comma = on && o->opt[on - 1] == ',';
 	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i];
+		const char *a = c->argv[i], *v;
+		size_t vi = i;
 		if (lu_streq(a, "--"))
 			break;
-		if (a[0] != '-' || !opt_eq(a + 1 + (a[1] == '-'), o->opt + 1))
-			continue;
-		const char *eq = strchr(a, '=');
-		size_t vi = eq ? i : i + 1;
-		if (vi >= c->argc)
-			return false; /* no value: go refuses the line */
-		const char *v = eq ? eq + 1 : c->argv[vi];
+		if (comma) {
+			if (strncmp(a, o->opt, on) != 0)
+				continue;
+			v = a + on;
+		} else {
+			if (a[0] != '-' ||
+			    !opt_eq(a + 1 + (a[1] == '-'), o->opt + 1))
+				continue;
+			const char *eq = strchr(a, '=');
+			vi = eq ? i : i + 1;
+			if (vi >= c->argc)
+				return false; /* no value: refused */
+			v = eq ? eq + 1 : c->argv[vi];
+		}
 		if (c->argv_flags && (c->argv_flags[vi] & LOCUS_WORD_DYNAMIC))
 			return true;
 		const char *t;
@@ -649,7 +669,7 @@ static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 		for (const char *p = o->texts; (t = pk_next_tok(&p, &n));)
 			for (const char *h = strchr(v, t[0]); h;
 			     h = strchr(h + 1, t[0]))
-				if (!strncmp(h, t, n))
+				if (!strncmp(h, t, n) && flag_at(v, h))
 					return true;
 	}
 	return false;
