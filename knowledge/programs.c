@@ -281,7 +281,9 @@ static const lk_optfx unseen_opts_openssl[] = {
    keys (checked: -C link_arg=-wrapper ran the program); `min` 17: whole,
    so that --codegen=opt-level= is no abbreviation.  -C link-arg(s)=, -Z
    pre-link-arg(s)=: flags for the linker, which may run programs (gcc -B
-   DIR, -specs=, -wrapper).  +/DIR: rustup's proxy runs DIR/bin/rustc. */
+   DIR, -specs=, -wrapper).  +/DIR: rustup's proxy runs DIR/bin/rustc.
+   @FILE: more options from a file (checked: -Clinker= in it ran the
+   program). */
 #define LK_RUSTC_UNSEEN                                                        \
 	{ 0, "linker=", true, LK_RUSTC_LINKER, 0, false },                     \
 	{ 0, "-Clinker=", true, LK_RUSTC_LINKER, 0, false },                   \
@@ -296,7 +298,9 @@ static const lk_optfx unseen_opts_openssl[] = {
 	{ 0, "pre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },              \
 	{ 0, "-Zpre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
 	{ 0, "-Zpre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
-	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false }
+	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },                            \
+	{ 0, "@", true, "rustc reads more options from a file (-C linker= "    \
+	  "there runs a program)", 0, false }
 static const lk_optfx unseen_opts_rustc[] = {
 	LK_RUSTC_UNSEEN,
 	{ 0, NULL, false, NULL, 0, false },
