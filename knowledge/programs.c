@@ -596,6 +596,8 @@ static const lk_subfx run_subs_cargo[] = {
 	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
 	{ "rustc", "link_arg", "cargo rustc -- -C link_arg passes flags to the "
 	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
+	{ "rustc", "@", "cargo rustc -- @FILE: rustc reads more options from a "
+	  "file (-C linker= there runs a program)" },
 	{ "rustdoc", "linker=", "cargo rustdoc -- -C linker= runs a program "
 	  "named on the line" },
 	{ "rustdoc", "link_arg", "cargo rustdoc -- -C link_arg passes flags to "
