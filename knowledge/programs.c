@@ -207,21 +207,6 @@ static const lk_optval value_runs_go[] = {
 	  "time)" },
 	{ NULL, NULL, NULL },
 };
-/* A gcc driver's -Wl, and -Xlinker (flags for the linker) and clang's
-   -Xclang (for the compiler): a plugin loads a shared library, -o writes
-   where the line says (`-Wl,-o,/x`, `-Xlinker -o -Xlinker /x`) */
-static const lk_optval value_runs_cc[] = {
-	{ "-Wl,", "-plugin --plugin -o --out @", "the linker's -plugin loads a "
-	  "shared library, its -o writes where the line says (-Wl,/-Xlinker; or "
-	  "the value is computed at run time)" },
-	{ "-Xlinker", "-plugin --plugin -o --out @", "the linker's -plugin loads "
-	  "a shared library, its -o writes where the line says (-Wl,/-Xlinker; "
-	  "or the value is computed at run time)" },
-	{ "-Xclang", "-load -plugin -add-plugin -fplugin -fpass-plugin",
-	  "clang -Xclang -load loads a shared library named on the line (or the "
-	  "value is computed at run time)" },
-	{ NULL, NULL, NULL },
-};
 static const lk_optfx unseen_opts_split[] = {
 	{ 0, "--filter", false, "split --filter runs a shell command given on "
 	  "the line for every piece", 0, false },
@@ -270,78 +255,107 @@ static const lk_optfx unseen_opts_openssl[] = {
 	  "from a directory named on the line", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
-#define LK_RUSTC_LINKER "rustc -C linker= runs a program named on the line"
-#define LK_RUSTC_LINK_ARG                                                      \
-	"rustc -C link-arg passes flags to the linker that may run programs "  \
-	"(gcc -B, -specs, -wrapper)"
-#define LK_RUSTUP_DIR                                                          \
-	"rustup's +TOOLCHAIN naming a directory runs that directory's "         \
-	"programs"
 /* rustc and rustdoc (-C for its doctests) read `_` as `-` in -C and -Z
    keys (checked: -C link_arg=-wrapper ran the program); `min` 17: whole,
    so that --codegen=opt-level= is no abbreviation.  -C link-arg(s)=, -Z
    pre-link-arg(s)=: flags for the linker, which may run programs (gcc -B
    DIR, -specs=, -wrapper).  +/DIR: rustup's proxy runs DIR/bin/rustc.
    @FILE: more options from a file (checked: -Clinker= in it ran the
-   program). */
-#define LK_RUSTC_UNSEEN                                                        \
-	{ 0, "linker=", true, LK_RUSTC_LINKER, 0, false },                     \
-	{ 0, "-Clinker=", true, LK_RUSTC_LINKER, 0, false },                   \
-	{ 0, "--codegen=linker=", true, LK_RUSTC_LINKER, 17, false },          \
-	{ 0, "link-arg", true, LK_RUSTC_LINK_ARG, 0, false },                  \
-	{ 0, "link_arg", true, LK_RUSTC_LINK_ARG, 0, false },                  \
-	{ 0, "-Clink-arg", true, LK_RUSTC_LINK_ARG, 0, false },                \
-	{ 0, "-Clink_arg", true, LK_RUSTC_LINK_ARG, 0, false },                \
-	{ 0, "--codegen=link-arg", true, LK_RUSTC_LINK_ARG, 18, false },       \
-	{ 0, "--codegen=link_arg", true, LK_RUSTC_LINK_ARG, 18, false },       \
-	{ 0, "pre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },              \
-	{ 0, "pre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },              \
-	{ 0, "-Zpre-link-arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
-	{ 0, "-Zpre_link_arg", true, LK_RUSTC_LINK_ARG, 0, false },            \
-	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },                            \
-	{ 0, "@", true, "rustc reads more options from a file (-C linker= "    \
+   program).  Each row's reason names its program (tests/test_knowledge). */
+#define LK_RUSTUP_DIR(P)                                                       \
+	{ 0, "+/", true, P " +/DIR: rustup runs that directory's " P, 0,       \
+	  false }
+#define LK_RUSTC_UNSEEN(P)                                                     \
+	{ 0, "linker=", true, P " -C linker= runs a program named on the "     \
+	  "line", 0, false },                                                  \
+	{ 0, "-Clinker=", true, P " -C linker= runs a program named on the "   \
+	  "line", 0, false },                                                  \
+	{ 0, "--codegen=linker=", true, P " -C linker= runs a program named "  \
+	  "on the line", 17, false },                                          \
+	LK_RUSTC_LINK_ARG(P, "link-arg", 0),                                   \
+	LK_RUSTC_LINK_ARG(P, "link_arg", 0),                                   \
+	LK_RUSTC_LINK_ARG(P, "-Clink-arg", 0),                                 \
+	LK_RUSTC_LINK_ARG(P, "-Clink_arg", 0),                                 \
+	LK_RUSTC_LINK_ARG(P, "--codegen=link-arg", 18),                        \
+	LK_RUSTC_LINK_ARG(P, "--codegen=link_arg", 18),                        \
+	LK_RUSTC_LINK_ARG(P, "pre-link-arg", 0),                               \
+	LK_RUSTC_LINK_ARG(P, "pre_link_arg", 0),                               \
+	LK_RUSTC_LINK_ARG(P, "-Zpre-link-arg", 0),                             \
+	LK_RUSTC_LINK_ARG(P, "-Zpre_link_arg", 0),                             \
+	LK_RUSTUP_DIR(P),                                                      \
+	{ 0, "@", true, P " @FILE reads more options from a file (-C linker= " \
 	  "there runs a program)", 0, false }
+#define LK_RUSTC_LINK_ARG(P, OPT, MIN)                                         \
+	{ 0, OPT, true, P " -C link-arg passes flags to the linker that may "  \
+	  "run programs (gcc -B, -specs, -wrapper)", MIN, false }
 static const lk_optfx unseen_opts_rustc[] = {
-	LK_RUSTC_UNSEEN,
+	LK_RUSTC_UNSEEN("rustc"),
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* rustdoc --test runs doctests through --test-runtool (--runtool) */
 static const lk_optfx unseen_opts_rustdoc[] = {
-	LK_RUSTC_UNSEEN,
+	LK_RUSTC_UNSEEN("rustdoc"),
 	{ 0, "--test-runtool", true, "rustdoc --test-runtool runs the doctests "
 	  "through a program named on the line", 0, false },
 	{ 0, "--runtool", true, "rustdoc --runtool runs the doctests through a "
 	  "program named on the line", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
-static const lk_optfx unseen_opts_rustup_proxy[] = {
-	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },
+static const lk_optfx unseen_opts_rustfmt[] = {
+	LK_RUSTUP_DIR("rustfmt"),
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* A C compiler driver (gcc, clang and their kin) runs programs named by
    -wrapper, -B DIR (its ld, as, cc1), -fplugin=, -specs= (a specs file
    can run any command), clang's -fpass-plugin= and --ld-path=, and reads
    more options from @FILE.  (Checked: gcc -wrapper 'sh,-c,CMD' -E -x c
-   /dev/null ran CMD.) */
-static const lk_optfx unseen_opts_cc[] = {
-	{ 0, "-wrapper", true, "the compiler's -wrapper runs its passes "
-	  "through a program named on the line", 0, false },
-	{ 0, "-B", true, "the compiler's -B DIR runs that directory's linker, "
-	  "assembler and passes", 0, false },
-	{ 0, "-fplugin", true, "the compiler's -fplugin loads a shared library "
-	  "named on the line", 0, false },
-	{ 0, "-fpass-plugin", true, "the compiler's -fpass-plugin loads a "
-	  "shared library named on the line", 0, false },
-	{ 0, "-specs", true, "the compiler's -specs file may run any program",
-	  0, false },
-	{ 0, "--specs", true, "the compiler's -specs file may run any program",
-	  0, false },
-	{ 0, "--ld-path", true, "clang --ld-path runs a linker named on the "
-	  "line", 0, false },
-	{ 0, "@", true, "the compiler reads more options from a file (they may "
-	  "name programs to run)", 0, false },
-	{ 0, NULL, false, NULL, 0, false },
-};
+   /dev/null ran CMD.)  One table a driver: each reason names it. */
+#define LK_CC_UNSEEN(P)                                                        \
+	{ 0, "-wrapper", true, P " -wrapper runs its passes through a program " \
+	  "named on the line", 0, false },                                     \
+	{ 0, "-B", true, P " -B DIR runs that directory's linker, assembler "  \
+	  "and passes", 0, false },                                            \
+	{ 0, "-fplugin", true, P " -fplugin loads a shared library named on "  \
+	  "the line", 0, false },                                              \
+	{ 0, "-fpass-plugin", true, P " -fpass-plugin loads a shared library " \
+	  "named on the line", 0, false },                                     \
+	{ 0, "-specs", true, P " -specs: a specs file may run any program", 0, \
+	  false },                                                             \
+	{ 0, "--specs", true, P " -specs: a specs file may run any program",   \
+	  0, false },                                                          \
+	{ 0, "--ld-path", true, P " --ld-path runs a linker named on the "     \
+	  "line", 0, false },                                                  \
+	{ 0, "@", true, P " @FILE reads more options from a file (they may "   \
+	  "name programs to run)", 0, false },                                 \
+	{ 0, NULL, false, NULL, 0, false }
+/* -Wl, and -Xlinker (flags for the linker) and clang's -Xclang (for the
+   compiler): a plugin loads a shared library, -o writes where the line
+   says (`-Wl,-o,/x`, `-Xlinker -o -Xlinker /x`) */
+#define LK_CC_VALUES(P)                                                        \
+	{ "-Wl,", "-plugin --plugin -o --out @", P " -Wl,: the linker's "      \
+	  "-plugin loads a shared library, its -o writes where the line says " \
+	  "(or the value is computed at run time)" },                          \
+	{ "-Xlinker", "-plugin --plugin -o --out @", P " -Xlinker: the "       \
+	  "linker's -plugin loads a shared library, its -o writes where the "  \
+	  "line says (or the value is computed at run time)" },                \
+	{ "-Xclang", "-load -plugin -add-plugin -fplugin -fpass-plugin",       \
+	  P " -Xclang -load loads a shared library named on the line (or the " \
+	  "value is computed at run time)" },                                  \
+	{ NULL, NULL, NULL }
+#define LK_CC_TABLES(ID, P)                                                    \
+	static const lk_optfx unseen_opts_##ID[] = {LK_CC_UNSEEN(P)};          \
+	static const lk_optval value_runs_##ID[] = {LK_CC_VALUES(P)};
+LK_CC_TABLES(cc, "cc")
+LK_CC_TABLES(cxx, "c++")
+LK_CC_TABLES(gcc, "gcc")
+LK_CC_TABLES(gxx, "g++")
+LK_CC_TABLES(clang, "clang")
+LK_CC_TABLES(clangxx, "clang++")
+LK_CC_TABLES(cpp, "cpp")
+LK_CC_TABLES(gfortran, "gfortran")
+LK_CC_TABLES(gccgo, "gccgo")
+LK_CC_TABLES(c89, "c89")
+LK_CC_TABLES(c99, "c99")
 /* ld -plugin / --plugin loads a shared library (LTO plugins) */
 static const lk_optfx unseen_opts_ld[] = {
 	{ 0, "-plugin", true, "ld -plugin loads a shared library named on the "
@@ -369,7 +383,7 @@ static const lk_optfx unseen_opts_cargo[] = {
 	{ 0, "--config", false, "cargo --config sets configuration that may "
 	  "name programs to run (target.*.runner, build.rustc-wrapper)", 0,
 	  false },
-	{ 0, "+/", true, LK_RUSTUP_DIR, 0, false },
+	LK_RUSTUP_DIR("cargo"),
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* the programs a repository's config names for git's diffs (--ext-diff:
@@ -2721,19 +2735,19 @@ static const lk_program programs[] = {
     {.name = "biome", .fx = LK_FX_BUILD},
     {.name = "black", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "buf", .fx = LK_FX_BUILD, .net_subs = net_subs_buf},
-    {.name = "c++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
+    {.name = "c++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cxx, .value_runs = value_runs_cxx},
     {.name = "cargo-clippy", .fx = LK_FX_BUILD},
     {.name = "cc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "ccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "cCpsVxz", .short_val = "dkoMFX", .flags = LK_OPT_ASSIGNS)},
-    {.name = "clang", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
-    {.name = "clang++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "clang", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang, .value_runs = value_runs_clang, .names = LK_VERSIONED},
+    {.name = "clang++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clangxx, .value_runs = value_runs_clangxx, .names = LK_VERSIONED},
     {.name = "clang-format", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clang-tidy", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clangd", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clippy-driver", .fx = LK_FX_BUILD},
     {.name = "codespell", .fx = LK_FX_BUILD},
     {.name = "coverage", .fx = LK_FX_BUILD},
-    {.name = "cpp", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "cpp", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cpp, .value_runs = value_runs_cpp, .names = LK_VERSIONED},
     {.name = "cppcheck", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cppcheck},
     {.name = "crystal", .fx = LK_FX_BUILD},
     {.name = "cspell", .fx = LK_FX_BUILD},
@@ -2746,11 +2760,11 @@ static const lk_program programs[] = {
     {.name = "eslint", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "flake8", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "flatc", .fx = LK_FX_BUILD},
-    {.name = "g++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
-    {.name = "gcc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "g++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gxx, .value_runs = value_runs_gxx, .names = LK_VERSIONED},
+    {.name = "gcc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gcc, .value_runs = value_runs_gcc, .names = LK_VERSIONED},
     {.name = "gcov", .fx = LK_FX_BUILD},
     {.name = "gcovr", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gcovr},
-    {.name = "gfortran", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
+    {.name = "gfortran", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gfortran, .value_runs = value_runs_gfortran, .names = LK_VERSIONED},
     {.name = "ghc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ghc},
     {.name = "gofmt", .fx = LK_FX_BUILD},
     {.name = "goimports", .fx = LK_FX_BUILD},
@@ -2819,7 +2833,7 @@ static const lk_program programs[] = {
     {.name = "rubocop", .fx = LK_FX_BUILD},
     {.name = "ruff", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "rustc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustc},
-    {.name = "rustfmt", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustup_proxy},
+    {.name = "rustfmt", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustfmt},
     {.name = "sass", .fx = LK_FX_BUILD},
     {.name = "scalac", .fx = LK_FX_BUILD},
     {.name = "sccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "szC", .longs = "show-stats:s0|show-adv-stats:-0|zero-stats:z0|start-server:-0|stop-server:-0|dist-status:-0|dist-auth:-0|clear-cache:C0")},
@@ -3103,8 +3117,8 @@ static const lk_program programs[] = {
     {.name = "bashate", .fx = LK_FX_BUILD},
     {.name = "behave", .fx = LK_FX_BUILD},
     {.name = "bison", .fx = LK_FX_BUILD},
-    {.name = "c89", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
-    {.name = "c99", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
+    {.name = "c89", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_c89, .value_runs = value_runs_c89},
+    {.name = "c99", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_c99, .value_runs = value_runs_c99},
     {.name = "checkmake", .fx = LK_FX_BUILD},
     {.name = "cmake-format", .fx = LK_FX_BUILD},
     {.name = "cmake-lint", .fx = LK_FX_BUILD},
@@ -3127,7 +3141,7 @@ static const lk_program programs[] = {
     {.name = "flawfinder", .fx = LK_FX_BUILD},
     {.name = "flex", .fx = LK_FX_BUILD},
     {.name = "fourmolu", .fx = LK_FX_BUILD},
-    {.name = "gccgo", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc},
+    {.name = "gccgo", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gccgo, .value_runs = value_runs_gccgo},
     {.name = "gdc", .fx = LK_FX_BUILD},
     {.name = "gitleaks", .fx = LK_FX_BUILD},
     {.name = "gitlint", .fx = LK_FX_BUILD},

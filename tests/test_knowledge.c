@@ -94,7 +94,7 @@ START_TEST(test_names)
 END_TEST
 
 /* A row's option and subcommand lists (delete_opts, unseen_opts,
-   net_subs, stop_subs, run_subs) are not empty, each entry names an option or is a
+   value_runs, net_subs, stop_subs, run_subs) are not empty, each entry names an option or is a
    subcommand rule (a NULL subcommand with a sub2: any form with an
    argument holding it, `://`), and its reason names the program; its
    checks are a "|...|" word list. */
@@ -122,6 +122,25 @@ static void row_lists_well_formed(const lk_program *p)
 			ck_assert_msg(
 			    !strncmp(r->reason, p->name, strlen(p->name)),
 			    "%s: subcommand row '%s'", p->name, r->reason);
+	}
+	/* value_runs: an option of Go's form (`-name`) or a prefix ending
+	   in ',' (`-Wl,`), texts that each start with '-' or '@' (a text
+	   counts where it starts a flag), a reason that names the program */
+	if (p->value_runs) {
+		ck_assert_msg(p->value_runs[0].opt, "%s: an empty value list",
+		              p->name);
+		for (const lk_optval *o = p->value_runs; o->opt; o++) {
+			ck_assert_msg(
+			    o->opt[0] == '-' && o->opt[1] && o->texts &&
+			        o->texts[0] && o->reason &&
+			        !strncmp(o->reason, p->name, strlen(p->name)),
+			    "%s: value row '%s'", p->name, o->opt);
+			for (const char *t = o->texts; *t; t++)
+				ck_assert_msg((t != o->texts && t[-1] != ' ') ||
+				                  *t == '-' || *t == '@',
+				              "%s: value text in '%s'", p->name,
+				              o->texts);
+		}
 	}
 	/* a closed subcommand list (offline_subs) and the "*" row that
 	   ends net_subs come together */
