@@ -230,9 +230,24 @@ static const lk_optfx unseen_opts_gcovr[] = {
 	  "named on the line", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* ctest --build-and-test ... --test-command CMD runs CMD (checked) */
+static const lk_optfx unseen_opts_ctest[] = {
+	{ 0, "--test-command", true, "ctest --test-command runs a command given "
+	  "on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+/* meson test --wrapper (argparse: any unique prefix from --wr) */
+static const lk_optfx unseen_opts_meson[] = {
+	{ 0, "--wrapper", false, "meson test --wrapper runs the tests through "
+	  "a program named on the line", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx unseen_opts_cppcheck[] = {
 	{ 0, "--addon-python", false, "cppcheck --addon-python runs a program "
 	  "named on the line", 0, false },
+	/* the value goes to popen: a shell command (checked) */
+	{ 0, "--clang", true, "cppcheck --clang= runs a shell command given on "
+	  "the line", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* pandoc's filters are programs (found in PATH), its Lua filters code */
@@ -282,9 +297,22 @@ static const lk_optfx unseen_opts_openssl[] = {
 	LK_RUSTC_LINK_ARG(P, "pre_link_arg", 0),                               \
 	LK_RUSTC_LINK_ARG(P, "-Zpre-link-arg", 0),                             \
 	LK_RUSTC_LINK_ARG(P, "-Zpre_link_arg", 0),                             \
+	LK_RUSTC_LOADS(P, "codegen-backend"),                                  \
+	LK_RUSTC_LOADS(P, "codegen_backend"),                                  \
+	LK_RUSTC_LOADS(P, "-Zcodegen-backend"),                                \
+	LK_RUSTC_LOADS(P, "-Zcodegen_backend"),                                \
+	LK_RUSTC_LOADS(P, "llvm-plugins"),                                     \
+	LK_RUSTC_LOADS(P, "llvm_plugins"),                                     \
+	LK_RUSTC_LOADS(P, "-Zllvm-plugins"),                                   \
+	LK_RUSTC_LOADS(P, "-Zllvm_plugins"),                                   \
 	LK_RUSTUP_DIR(P),                                                      \
 	{ 0, "@", true, P " @FILE reads more options from a file (-C linker= " \
 	  "there runs a program)", 0, false }
+/* nightly's -Z codegen-backend= and -Z llvm-plugins= load a shared
+   library (checked) */
+#define LK_RUSTC_LOADS(P, OPT)                                                 \
+	{ 0, OPT, true, P " -Z codegen-backend/llvm-plugins loads a shared "   \
+	  "library named on the line", 0, false }
 #define LK_RUSTC_LINK_ARG(P, OPT, MIN)                                         \
 	{ 0, OPT, true, P " -C link-arg passes flags to the linker that may "  \
 	  "run programs (gcc -B, -specs, -wrapper)", MIN, false }
@@ -299,6 +327,14 @@ static const lk_optfx unseen_opts_rustdoc[] = {
 	  "through a program named on the line", 0, false },
 	{ 0, "--runtool", true, "rustdoc --runtool runs the doctests through a "
 	  "program named on the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_clippy_driver[] = {
+	LK_RUSTC_UNSEEN("clippy-driver"),
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_cargo_clippy[] = {
+	LK_RUSTUP_DIR("cargo-clippy"),
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx unseen_opts_rustfmt[] = {
@@ -327,17 +363,38 @@ static const lk_optfx unseen_opts_rustfmt[] = {
 	  "line", 0, false },                                                  \
 	{ 0, "@", true, P " @FILE reads more options from a file (they may "   \
 	  "name programs to run)", 0, false },                                 \
+	{ 0, "--prefix", true, P " --prefix DIR (-B) runs that directory's "   \
+	  "linker, assembler and passes", 0, false },                          \
+	{ 0, "--plugin", true, P " --plugin (-fplugin) loads a shared library " \
+	  "named on the line", 0, false },                                     \
+	{ 0, "--config", true, P " --config FILE reads more options from a "   \
+	  "file (clang)", 0, false },                                          \
+	{ 0, "-ccc-", true, P " -ccc-install-dir and -ccc-* name the "         \
+	  "programs clang runs", 0, false },                                   \
+	{ 0, "-load", true, P " -load (clang -cc1, -Xanalyzer, -mllvm) loads a " \
+	  "shared library named on the line", 0, false },                      \
+	{ 0, "-ccbin", true, P " -ccbin names the host compiler it runs "      \
+	  "(nvcc)", 0, false },                                                \
+	{ 0, "--compiler-bindir", true, P " --compiler-bindir names the host " \
+	  "compiler it runs (nvcc)", 0, false },                               \
 	{ 0, NULL, false, NULL, 0, false }
 /* -Wl, and -Xlinker (flags for the linker) and clang's -Xclang (for the
    compiler): a plugin loads a shared library, -o writes where the line
    says (`-Wl,-o,/x`, `-Xlinker -o -Xlinker /x`) */
+#define LK_CC_LINKER_TEXTS "-plugin$ --plugin$ --plugin= -o$ --output$ --output= -mllvm @"
+#define LK_CC_LINKER(P, OPT)                                                   \
+	{ OPT, LK_CC_LINKER_TEXTS, P " " OPT ": the linker's -plugin (and "     \
+	  "lld's -mllvm -load) loads a shared library, its -o writes where "    \
+	  "the line says (or the value is computed at run time)" }
+#define LK_CC_PASSES(P, OPT)                                                   \
+	{ OPT, "-wrapper -B -fplugin -fpass-plugin -specs --specs -load @",     \
+	  P " " OPT ": flags for a pass that run programs or load libraries "   \
+	  "(or the value is computed at run time)" }
 #define LK_CC_VALUES(P)                                                        \
-	{ "-Wl,", "-plugin --plugin -o --out @", P " -Wl,: the linker's "      \
-	  "-plugin loads a shared library, its -o writes where the line says " \
-	  "(or the value is computed at run time)" },                          \
-	{ "-Xlinker", "-plugin --plugin -o --out @", P " -Xlinker: the "       \
-	  "linker's -plugin loads a shared library, its -o writes where the "  \
-	  "line says (or the value is computed at run time)" },                \
+	LK_CC_LINKER(P, "-Wl,"), LK_CC_LINKER(P, "-Xlinker"),                  \
+	LK_CC_LINKER(P, "-for-linker"),                                        \
+	LK_CC_PASSES(P, "-Wp,"), LK_CC_PASSES(P, "-Xpreprocessor"),            \
+	LK_CC_PASSES(P, "-Xcompiler"), LK_CC_PASSES(P, "-Xanalyzer"),          \
 	{ "-Xclang", "-load -plugin -add-plugin -fplugin -fpass-plugin",       \
 	  P " -Xclang -load loads a shared library named on the line (or the " \
 	  "value is computed at run time)" },                                  \
@@ -356,15 +413,42 @@ LK_CC_TABLES(gfortran, "gfortran")
 LK_CC_TABLES(gccgo, "gccgo")
 LK_CC_TABLES(c89, "c89")
 LK_CC_TABLES(c99, "c99")
-/* ld -plugin / --plugin loads a shared library (LTO plugins) */
-static const lk_optfx unseen_opts_ld[] = {
-	{ 0, "-plugin", true, "ld -plugin loads a shared library named on the "
-	  "line", 0, false },
-	{ 0, "--plugin", true, "ld --plugin loads a shared library named on the "
-	  "line", 0, false },
-	{ 0, "@", true, "ld reads more options from a file", 0, false },
-	{ 0, NULL, false, NULL, 0, false },
-};
+LK_CC_TABLES(gdc, "gdc")
+LK_CC_TABLES(mpicc, "mpicc")
+LK_CC_TABLES(mpicxx, "mpicxx")
+LK_CC_TABLES(mpicpp, "mpic++")
+LK_CC_TABLES(hipcc, "hipcc")
+LK_CC_TABLES(nvcc, "nvcc")
+/* binutils and the linkers load LTO plugins (--plugin) and read more
+   options from @FILE; lld and llc load LLVM plugins (-mllvm -load,
+   -load); mold -run runs a command (checked: ar/ranlib --plugin, gold
+   -plugin, ar/gold/lld @FILE, lld -mllvm -load= and llc -load loaded a
+   stand-in library) */
+#define LK_BINUTILS_UNSEEN(P)                                                  \
+	{ 0, "-plugin", true, P " --plugin loads a shared library named on "    \
+	  "the line", 0, false },                                              \
+	{ 0, "--plugin", true, P " --plugin loads a shared library named on "   \
+	  "the line", 0, false },                                              \
+	{ 0, "-load", true, P " -load (-mllvm -load) loads a shared library "   \
+	  "named on the line", 0, false },                                     \
+	{ 0, "--load", true, P " --load loads a shared library named on the "   \
+	  "line", 0, false },                                                  \
+	{ 0, "-run", true, P " -run runs a command (mold)", 0, false },        \
+	{ 0, "@", true, P " @FILE reads more options from a file", 0, false }, \
+	{ 0, NULL, false, NULL, 0, false }
+#define LK_BINUTILS(ID, P)                                                     \
+	static const lk_optfx unseen_opts_##ID[] = {LK_BINUTILS_UNSEEN(P)};
+LK_BINUTILS(ar, "ar")
+LK_BINUTILS(ranlib, "ranlib")
+LK_BINUTILS(objcopy, "objcopy")
+LK_BINUTILS(strip, "strip")
+LK_BINUTILS(as, "as")
+LK_BINUTILS(gold, "gold")
+LK_BINUTILS(ld_gold, "ld.gold")
+LK_BINUTILS(ld_lld, "ld.lld")
+LK_BINUTILS(llc, "llc")
+LK_BINUTILS(clang_tidy, "clang-tidy")
+LK_BINUTILS(ld, "ld")
 /* ghc -pgmF CMD (and every -pgm*: the preprocessor, compiler, linker it
    runs), ghc -e EXPR (code given on the line) */
 static const lk_optfx unseen_opts_ghc[] = {
@@ -600,9 +684,24 @@ static const lk_subfx run_subs_go[] = {
 	{ "tool", "cgo", "go tool cgo runs the C compiler it is given" },
 	{ NULL, NULL, NULL },
 };
+/* cmake -E env/time/chdir run the command after them (checked); meson
+   devenv runs one in the build's environment (checked) */
+static const lk_subfx run_subs_cmake[] = {
+	{ "env", "-E", "cmake -E env runs the command after it, unseen" },
+	{ "time", "-E", "cmake -E time runs the command after it, unseen" },
+	{ "chdir", "-E", "cmake -E chdir runs the command after it, unseen" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx run_subs_meson[] = {
+	{ "devenv", NULL, "meson devenv runs a command given on the line" },
+	{ NULL, NULL, NULL },
+};
 /* cargo rustc/rustdoc pass the words after `--` to rustc: -C linker= runs
    a program named there, -C link-arg(s) pass flags to the linker (gcc -B
    DIR, -specs=, -wrapper run programs) */
+#define LK_CARGO_LOADS(SUB, TEXT)                                              \
+	{ SUB, TEXT, "cargo " SUB " -- -Z " TEXT " loads a shared library "     \
+	  "named on the line" }
 static const lk_subfx run_subs_cargo[] = {
 	{ "rustc", "linker=", "cargo rustc -- -C linker= runs a program named "
 	  "on the line" },
@@ -612,6 +711,23 @@ static const lk_subfx run_subs_cargo[] = {
 	  "linker that may run programs (gcc -B, -specs, -wrapper)" },
 	{ "rustc", "@", "cargo rustc -- @FILE: rustc reads more options from a "
 	  "file (-C linker= there runs a program)" },
+	LK_CARGO_LOADS("rustc", "codegen-backend"),
+	LK_CARGO_LOADS("rustc", "codegen_backend"),
+	LK_CARGO_LOADS("rustc", "llvm-plugins"),
+	LK_CARGO_LOADS("rustc", "llvm_plugins"),
+	/* cargo clippy passes the words after `--` to clippy-driver, a
+	   rustc (checked: -Clinker= ran the linker for build.rs) */
+	{ "clippy", "linker=", "cargo clippy -- -C linker= runs a program named "
+	  "on the line" },
+	{ "clippy", "link-arg", "cargo clippy -- -C link-arg passes flags to the "
+	  "linker that may run programs" },
+	{ "clippy", "link_arg", "cargo clippy -- -C link_arg passes flags to the "
+	  "linker that may run programs" },
+	{ "clippy", "@", "cargo clippy -- @FILE: more rustc options from a file" },
+	LK_CARGO_LOADS("clippy", "codegen-backend"),
+	LK_CARGO_LOADS("clippy", "codegen_backend"),
+	LK_CARGO_LOADS("clippy", "llvm-plugins"),
+	LK_CARGO_LOADS("clippy", "llvm_plugins"),
 	{ "rustdoc", "linker=", "cargo rustdoc -- -C linker= runs a program "
 	  "named on the line" },
 	{ "rustdoc", "link_arg", "cargo rustdoc -- -C link_arg passes flags to "
@@ -2268,7 +2384,7 @@ static const lk_program programs[] = {
     {.name = "7zr", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7zr},
     {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_cpio},
     {.name = "unrar", .cls = LK_EXTRACTS},
-    {.name = "ar", .cls = LK_EXTRACTS},
+    {.name = "ar", .unseen_opts = unseen_opts_ar, .cls = LK_EXTRACTS},
     {.name = "pax", .cls = LK_EXTRACTS},
     {.name = "busybox-tar", .cls = LK_EXTRACTS, .extract = &extract_tar},
 
@@ -2725,7 +2841,7 @@ static const lk_program programs[] = {
     {.name = "zipinfo", .fx = LK_FX_FILES},
     /* local build, test, lint, format: compilers, linkers, linters, formatters, test runners */
     {.name = "actionlint", .fx = LK_FX_BUILD},
-    {.name = "as", .fx = LK_FX_BUILD},
+    {.name = "as", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_as},
     {.name = "autopep8", .fx = LK_FX_BUILD},
     {.name = "ava", .fx = LK_FX_BUILD},
     {.name = "babel", .fx = LK_FX_BUILD},
@@ -2736,22 +2852,22 @@ static const lk_program programs[] = {
     {.name = "black", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "buf", .fx = LK_FX_BUILD, .net_subs = net_subs_buf},
     {.name = "c++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cxx, .value_runs = value_runs_cxx},
-    {.name = "cargo-clippy", .fx = LK_FX_BUILD},
+    {.name = "cargo-clippy", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cargo_clippy},
     {.name = "cc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cc, .value_runs = value_runs_cc, .names = LK_VERSIONED},
     {.name = "ccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "cCpsVxz", .short_val = "dkoMFX", .flags = LK_OPT_ASSIGNS)},
     {.name = "clang", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang, .value_runs = value_runs_clang, .names = LK_VERSIONED},
     {.name = "clang++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clangxx, .value_runs = value_runs_clangxx, .names = LK_VERSIONED},
     {.name = "clang-format", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "clang-tidy", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "clang-tidy", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang_tidy, .names = LK_VERSIONED},
     {.name = "clangd", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "clippy-driver", .fx = LK_FX_BUILD},
+    {.name = "clippy-driver", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clippy_driver},
     {.name = "codespell", .fx = LK_FX_BUILD},
     {.name = "coverage", .fx = LK_FX_BUILD},
     {.name = "cpp", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cpp, .value_runs = value_runs_cpp, .names = LK_VERSIONED},
     {.name = "cppcheck", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_cppcheck},
     {.name = "crystal", .fx = LK_FX_BUILD},
     {.name = "cspell", .fx = LK_FX_BUILD},
-    {.name = "ctest", .checks = "|*|", .fx = LK_FX_BUILD},
+    {.name = "ctest", .unseen_opts = unseen_opts_ctest, .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "cypress", .fx = LK_FX_BUILD},
     {.name = "detekt", .fx = LK_FX_BUILD},
     {.name = "doxygen", .fx = LK_FX_BUILD},
@@ -2769,7 +2885,7 @@ static const lk_program programs[] = {
     {.name = "gofmt", .fx = LK_FX_BUILD},
     {.name = "goimports", .fx = LK_FX_BUILD},
     {.name = "golangci-lint", .fx = LK_FX_BUILD},
-    {.name = "gold", .fx = LK_FX_BUILD},
+    {.name = "gold", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gold},
     {.name = "golint", .fx = LK_FX_BUILD},
     {.name = "gotestsum", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gotestsum},
     {.name = "hadolint", .fx = LK_FX_BUILD},
@@ -2789,8 +2905,8 @@ static const lk_program programs[] = {
     {.name = "kubeconform", .fx = LK_FX_BUILD},
     {.name = "lcov", .fx = LK_FX_BUILD},
     {.name = "ld", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ld},
-    {.name = "ld.gold", .fx = LK_FX_BUILD},
-    {.name = "ld.lld", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
+    {.name = "ld.gold", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ld_gold},
+    {.name = "ld.lld", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ld_lld, .names = LK_VERSIONED},
     {.name = "lessc", .fx = LK_FX_BUILD},
     {.name = "lld", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "llvm-cov", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
@@ -2805,7 +2921,7 @@ static const lk_program programs[] = {
     {.name = "nasm", .fx = LK_FX_BUILD},
     {.name = "nim", .fx = LK_FX_BUILD},
     {.name = "ninja", .fx = LK_FX_BUILD},
-    {.name = "objcopy", .fx = LK_FX_BUILD},
+    {.name = "objcopy", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_objcopy},
     {.name = "ocamlfind", .fx = LK_FX_BUILD},
     {.name = "ormolu", .fx = LK_FX_BUILD},
     {.name = "oxlint", .fx = LK_FX_BUILD},
@@ -2826,7 +2942,7 @@ static const lk_program programs[] = {
     {.name = "pylint", .fx = LK_FX_BUILD},
     {.name = "pyright", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "pytest", .checks = "|*|", .fx = LK_FX_BUILD},
-    {.name = "ranlib", .fx = LK_FX_BUILD},
+    {.name = "ranlib", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ranlib},
     {.name = "revive", .fx = LK_FX_BUILD},
     {.name = "rollup", .fx = LK_FX_BUILD},
     {.name = "rspec", .fx = LK_FX_BUILD},
@@ -2842,7 +2958,7 @@ static const lk_program programs[] = {
     {.name = "sphinx-build", .fx = LK_FX_BUILD},
     {.name = "standardrb", .fx = LK_FX_BUILD},
     {.name = "staticcheck", .fx = LK_FX_BUILD},
-    {.name = "strip", .fx = LK_FX_BUILD},
+    {.name = "strip", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_strip},
     {.name = "stylelint", .fx = LK_FX_BUILD},
     {.name = "swc", .fx = LK_FX_BUILD},
     {.name = "swiftc", .fx = LK_FX_BUILD},
@@ -2874,6 +2990,7 @@ static const lk_program programs[] = {
     {.name = "celery", .fx = LK_FX_WORKSPACE},
     {.name = "cmake",
      .fx = LK_FX_WORKSPACE,
+     .run_subs = run_subs_cmake,
      .destroys = "cmake -E remove, remove_directory and rm delete files",
      .destroys_by = &destroys_cmake},
     {.name = "dart", .fx = LK_FX_WORKSPACE},
@@ -2889,7 +3006,7 @@ static const lk_program programs[] = {
     {.name = "lerna", .fx = LK_FX_WORKSPACE},
     {.name = "mage", .fx = LK_FX_WORKSPACE},
     {.name = "manage", .fx = LK_FX_WORKSPACE},
-    {.name = "meson", .checks = "|test|", .fx = LK_FX_WORKSPACE},
+    {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE},
     {.name = "mix", .fx = LK_FX_WORKSPACE},
     {.name = "next", .fx = LK_FX_WORKSPACE},
     {.name = "ng", .fx = LK_FX_WORKSPACE},
@@ -3142,7 +3259,7 @@ static const lk_program programs[] = {
     {.name = "flex", .fx = LK_FX_BUILD},
     {.name = "fourmolu", .fx = LK_FX_BUILD},
     {.name = "gccgo", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gccgo, .value_runs = value_runs_gccgo},
-    {.name = "gdc", .fx = LK_FX_BUILD},
+    {.name = "gdc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_gdc, .value_runs = value_runs_gdc},
     {.name = "gitleaks", .fx = LK_FX_BUILD},
     {.name = "gitlint", .fx = LK_FX_BUILD},
     {.name = "glib-compile-resources", .fx = LK_FX_BUILD},
@@ -3151,7 +3268,7 @@ static const lk_program programs[] = {
     {.name = "golines", .fx = LK_FX_BUILD},
     {.name = "google-java-format", .fx = LK_FX_BUILD},
     {.name = "gosec", .fx = LK_FX_BUILD},
-    {.name = "hipcc", .fx = LK_FX_BUILD},
+    {.name = "hipcc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_hipcc, .value_runs = value_runs_hipcc},
     {.name = "htmlhint", .fx = LK_FX_BUILD},
     {.name = "ineffassign", .fx = LK_FX_BUILD},
     {.name = "infection", .fx = LK_FX_BUILD},
@@ -3165,22 +3282,22 @@ static const lk_program programs[] = {
     {.name = "kube-score", .fx = LK_FX_BUILD},
     {.name = "lebab", .fx = LK_FX_BUILD},
     {.name = "lex", .fx = LK_FX_BUILD},
-    {.name = "llc", .fx = LK_FX_BUILD},
+    {.name = "llc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_llc},
     {.name = "llvm-as", .fx = LK_FX_BUILD},
     {.name = "lockfile-lint", .fx = LK_FX_BUILD},
     {.name = "luac", .fx = LK_FX_BUILD},
     {.name = "mcs", .fx = LK_FX_BUILD},
     {.name = "misspell", .fx = LK_FX_BUILD},
-    {.name = "mpic++", .fx = LK_FX_BUILD},
-    {.name = "mpicc", .fx = LK_FX_BUILD},
-    {.name = "mpicxx", .fx = LK_FX_BUILD},
+    {.name = "mpic++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_mpicpp, .value_runs = value_runs_mpicpp},
+    {.name = "mpicc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_mpicc, .value_runs = value_runs_mpicc},
+    {.name = "mpicxx", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_mpicxx, .value_runs = value_runs_mpicxx},
     {.name = "msgfmt", .fx = LK_FX_BUILD},
     {.name = "nixfmt", .fx = LK_FX_BUILD},
     {.name = "nixpkgs-fmt", .fx = LK_FX_BUILD},
     {.name = "nose2", .fx = LK_FX_BUILD},
     {.name = "nosetests", .fx = LK_FX_BUILD},
     {.name = "npm-package-json-lint", .fx = LK_FX_BUILD},
-    {.name = "nvcc", .fx = LK_FX_BUILD},
+    {.name = "nvcc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_nvcc, .value_runs = value_runs_nvcc},
     {.name = "ocamlc", .fx = LK_FX_BUILD},
     {.name = "ocamlformat", .fx = LK_FX_BUILD},
     {.name = "ocamlopt", .fx = LK_FX_BUILD},

@@ -313,10 +313,13 @@ typedef struct lk_optfx {
  * An option whose value is a list of a tool's own flags, some of which name
  * a program the tool runs (`go build -ldflags=-extld=CC`: the linker runs
  * CC).  `opt` is read as Go's flag package reads it (`-opt` or `--opt`,
- * whole; its value after '=' or in the next word).  A value that holds one
- * of `texts` (space separated), or is computed at run time, runs a program
- * named on the line: exec:unknown with `reason`.  A row's list ends with a
- * NULL opt.
+ * whole; its value after '=' or in the next word); an `opt` ending in ','
+ * (`-Wl,`) is a prefix whose value is the rest of the word.  A value that
+ * holds one of `texts` (space separated) where a flag starts (after a
+ * blank, a comma, `=` or a quote; a text ending in `$` only as a whole
+ * flag: `-plugin$` is not `-plugin-opt`), or is computed at run time,
+ * runs a program named on the line: exec:unknown with `reason`.  A row's
+ * list ends with a NULL opt.
  */
 typedef struct lk_optval {
 	const char *opt;

@@ -315,14 +315,14 @@ static bool has_dotdot(const char *p)
 	return false;
 }
 
-/* The value of a KEY=VALUE value (`--emit=link=../x`, `--print
-   sysroot=/x`: rustc writes VALUE), or NULL: KEY is letters, digits, `-`,
-   `_` or `.`. */
+/* The value of a KEY=VALUE value (`--emit=link=../x`,
+   `--emit=link,obj=/x`, `--print sysroot=/x`: rustc writes VALUE), or
+   NULL: KEY is letters, digits, `-`, `_`, `.` or `,`. */
 static const char *inner_value(const char *p)
 {
 	size_t k =
 	    strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	              "0123456789-_.");
+	              "0123456789-_.,");
 	return k && p[k] == '=' ? p + k + 1 : NULL;
 }
 
@@ -362,7 +362,8 @@ static const char *path_part(const char *a)
 		for (const char *p = a; p < eq; p++)
 			ident &= (*p >= 'A' && *p <= 'Z') ||
 			         (*p >= 'a' && *p <= 'z') ||
-			         (*p >= '0' && *p <= '9') || *p == '_';
+			         (*p >= '0' && *p <= '9') || *p == '_' ||
+			         *p == '-' || *p == '.' || *p == ',';
 		if (ident)
 			return eq + 1;
 	}

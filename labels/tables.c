@@ -634,7 +634,8 @@ static bool flag_at(const char *v, const char *h)
 }
 
 /* Some word of c is the option o->opt whose value holds one of o->texts
-   as a flag, or is computed at run time (lk_optval).  The option is read
+   as a flag (a text ending in `$`: as a whole flag), or is computed at
+   run time (lk_optval).  The option is read
    as Go's flag package reads it (-opt or --opt, whole, the value after
    '=' or in the next word); an opt ending in ',' (`-Wl,`) is a prefix
    whose value is the rest of the word.  The words after `--` are
@@ -666,11 +667,17 @@ static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 			return true;
 		const char *t;
 		size_t n;
-		for (const char *p = o->texts; (t = pk_next_tok(&p, &n));)
+		for (const char *p = o->texts; (t = pk_next_tok(&p, &n));) {
+			/* "-plugin$": the whole flag (not -plugin-opt) */
+			bool whole = t[n - 1] == '$';
+			n -= whole;
 			for (const char *h = strchr(v, t[0]); h;
 			     h = strchr(h + 1, t[0]))
-				if (!strncmp(h, t, n) && flag_at(v, h))
+				if (!strncmp(h, t, n) && flag_at(v, h) &&
+				    (!whole || !h[n] ||
+				     strchr(" \t,='\"", h[n])))
 					return true;
+		}
 	}
 	return false;
 }
