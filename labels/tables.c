@@ -476,19 +476,15 @@ static bool cluster_holds(const char *a, const char *text)
 
 /* Some argument of v holds text (a `-X` text: in a cluster too), or is
    computed at run time (it may hold it: `cargo rustc -- $FLAGS`, `go
-   run "$PKG"`). */
+   run "$PKG"`).  v->args is always a tail of c->argv (make_view). */
 static bool arg_may_hold(const view *v, const char *text)
 {
 	const locus_shell_command *c = v->cmd;
-	bool in_argv = c->argv_flags &&
-	               v->args >= (const char *const *)c->argv &&
-	               v->args < (const char *const *)c->argv + c->argc;
-	size_t at =
-	    in_argv ? (size_t)(v->args - (const char *const *)c->argv) : 0;
+	size_t at = (size_t)(v->args - (const char *const *)c->argv);
 	for (size_t i = 0; i < v->nargs; i++)
 		if (strstr(v->args[i], text) ||
 		    cluster_holds(v->args[i], text) ||
-		    (in_argv && at + i < c->argc &&
+		    (c->argv_flags &&
 		     (c->argv_flags[at + i] & LOCUS_WORD_DYNAMIC)))
 			return true;
 	return false;
@@ -626,17 +622,17 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
 
-/* text starts one of the flags of value v at h: at its start, or after a
-   blank, a comma, an `=` (go's `all=-N`) or a quote. */
-static bool flag_at(const char *v, const char *h)
+/* What separates the flags of an option's value: a blank, a comma, an
+   `=` (go's `all=-N`) or a quote. */
+static bool flag_sep(char ch)
 {
-	return h == v || strchr(" \t,='\"", h[-1]);
+	return ch && strchr(" \t,='\"", ch);
 }
 
 /* Some word of c is the option o->opt whose value holds one of o->texts
-   as a flag (a text ending in `$`: as a whole flag), or is computed at
-   run time (lk_optval).  The option is read
-   as Go's flag package reads it (-opt or --opt, whole, the value after
+   as a flag (where a flag starts; a text ending in `$`: as a whole
+   flag), or is computed at run time (lk_optval).  The option is read as
+   Go's flag package reads it (-opt or --opt, whole, the value after
    '=' or in the next word); an opt ending in ',' (`-Wl,`) is a prefix
    whose value is the rest of the word.  The words after `--` are
    operands. */
@@ -673,9 +669,9 @@ static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 			n -= whole;
 			for (const char *h = strchr(v, t[0]); h;
 			     h = strchr(h + 1, t[0]))
-				if (!strncmp(h, t, n) && flag_at(v, h) &&
-				    (!whole || !h[n] ||
-				     strchr(" \t,='\"", h[n])))
+				if (!strncmp(h, t, n) &&
+				    (h == v || flag_sep(h[-1])) &&
+				    (!whole || !h[n] || flag_sep(h[n])))
 					return true;
 		}
 	}
