@@ -419,6 +419,10 @@ LK_CC_TABLES(mpicxx, "mpicxx")
 LK_CC_TABLES(mpicpp, "mpic++")
 LK_CC_TABLES(hipcc, "hipcc")
 LK_CC_TABLES(nvcc, "nvcc")
+/* include-what-you-use reads clang's arguments (its own come after
+   -Xiwyu): -Xclang -load, -fplugin, -B load or run what they name */
+LK_CC_TABLES(iwyu_long, "include-what-you-use")
+LK_CC_TABLES(iwyu, "iwyu")
 /* binutils and the linkers load LTO plugins (--plugin) and read more
    options from @FILE; lld and llc load LLVM plugins (-mllvm -load,
    -load); mold -run runs a command (checked: ar/ranlib --plugin, gold
@@ -490,6 +494,91 @@ static const lk_optfx unseen_opts_git[] = {
 	{                                                                      \
 		NULL, NULL, p " reaches the network"                           \
 	}
+
+/*
+ * The subcommands a program has itself (lk_program.own_subs).  cargo
+ * runs `cargo-NAME` from PATH for any other NAME, or an alias of a
+ * .cargo/config.toml (cargo 1.95 `--list`, aliases b c d r t rm; the
+ * rustup components clippy, fmt, miri; test runners and readers of the
+ * project known by name); git runs an alias of any config it reads, then
+ * `git-NAME` from its exec-path or PATH (git 2.39-2.47 builtins and the
+ * scripts Debian ships, lfs).  Checked: `cargo watch -s CMD` (cargo-watch)
+ * runs CMD with a shell.
+ */
+#define LK_CARGO_SUBS                                                          \
+	"|add|b|bench|build|c|check|clean|clippy|config|d|doc|fetch|fix|fmt|"  \
+	"generate-lockfile|git-checkout|help|info|init|install|"               \
+	"locate-project|login|logout|metadata|miri|new|owner|package|pkgid|"   \
+	"publish|r|read-manifest|remove|report|rm|run|rustc|rustdoc|search|t|" \
+	"test|tree|uninstall|update|vendor|verify-project|version|yank|"       \
+	"nextest|llvm-cov|tarpaulin|expand|machete|"
+#define LK_GIT_SUBS                                                            \
+	"|add|am|annotate|apply|archimport|archive|bisect|blame|branch|"       \
+	"bugreport|bundle|cat-file|check-attr|check-ignore|check-mailmap|"     \
+	"check-ref-format|checkout|checkout--worker|checkout-index|cherry|"    \
+	"cherry-pick|citool|clean|clone|column|commit|commit-graph|"           \
+	"commit-tree|config|count-objects|credential|credential-cache|"        \
+	"credential-cache--daemon|credential-store|cvsexportcommit|"           \
+	"cvsimport|cvsserver|daemon|describe|diagnose|diff|diff-files|"        \
+	"diff-index|diff-tree|difftool|difftool--helper|fast-export|"          \
+	"fast-import|fetch|fetch-pack|filter-branch|fmt-merge-msg|"            \
+	"for-each-ref|for-each-repo|format-patch|fsck|fsck-objects|"           \
+	"fsmonitor--daemon|gc|get-tar-commit-id|grep|gui|gui--askpass|"        \
+	"hash-object|help|hook|http-backend|http-fetch|http-push|imap-send|"   \
+	"index-pack|init|init-db|instaweb|interpret-trailers|log|ls-files|"    \
+	"ls-remote|ls-tree|mailinfo|mailsplit|maintenance|merge|merge-base|"   \
+	"merge-file|merge-index|merge-octopus|merge-one-file|merge-ours|"      \
+	"merge-recursive|merge-recursive-ours|merge-recursive-theirs|"         \
+	"merge-resolve|merge-subtree|merge-tree|mergetool|mergetool--lib|"     \
+	"mktag|mktree|multi-pack-index|mv|name-rev|notes|p4|pack-objects|"     \
+	"pack-redundant|pack-refs|patch-id|prune|prune-packed|pull|push|"      \
+	"quiltimport|range-diff|read-tree|rebase|receive-pack|reflog|refs|"    \
+	"remote|remote-ext|remote-fd|remote-ftp|remote-ftps|remote-http|"      \
+	"remote-https|repack|replace|replay|request-pull|rerere|reset|"        \
+	"restore|rev-list|rev-parse|revert|rm|send-email|send-pack|"           \
+	"sh-i18n|sh-i18n--envsubst|sh-setup|shell|shortlog|show|show-branch|"  \
+	"show-index|show-ref|sparse-checkout|stage|stash|status|stripspace|"   \
+	"submodule|submodule--helper|subtree|svn|switch|symbolic-ref|tag|"     \
+	"unpack-file|unpack-objects|update-index|update-ref|"                  \
+	"update-server-info|upload-archive|upload-archive--writer|"            \
+	"upload-pack|var|verify-commit|verify-pack|verify-tag|version|"        \
+	"web--browse|whatchanged|worktree|write-tree|lfs|"
+/* docker 28 runs a CLI plugin (docker-NAME in ~/.docker/cli-plugins or
+   /usr/libexec/docker/cli-plugins) for any other NAME; buildx and
+   compose are the ones known */
+#define LK_DOCKER_SUBS                                                         \
+	"|attach|bake|build|builder|buildx|checkpoint|commit|compose|config|"  \
+	"container|context|cp|create|diff|events|exec|export|help|history|"    \
+	"image|images|import|info|inspect|kill|load|login|logout|logs|"        \
+	"manifest|network|node|pause|plugin|port|ps|pull|push|rename|restart|" \
+	"rm|rmi|run|save|search|secret|service|stack|start|stats|stop|swarm|"  \
+	"system|tag|top|trust|unpause|update|version|volume|wait|"
+/* dotnet runs a .NET tool (dotnet-NAME, a global or the repository's
+   local tool) for any other NAME (dotnet ef, dotnet-script) */
+#define LK_DOTNET_SUBS                                                         \
+	"|add|build|build-server|clean|dev-certs|format|fsi|help|list|"        \
+	"msbuild|new|nuget|pack|package|project|publish|reference|remove|"     \
+	"restore|run|sdk|sln|solution|store|test|tool|vstest|watch|workload|"
+/* brew runs an external command (brew-NAME on PATH, a tap's cmd/) for any
+   other NAME */
+#define LK_BREW_SUBS                                                           \
+	"|analytics|autoremove|bundle|casks|cleanup|command|commands|"         \
+	"completions|config|deps|desc|developer|docs|doctor|dr|fetch|"         \
+	"formulae|home|homepage|info|abv|install|leaves|link|ln|list|ls|log|"  \
+	"migrate|missing|options|outdated|pin|postinstall|reinstall|remove|"   \
+	"rm|search|services|shellenv|tap|tap-info|uninstall|unlink|unpin|"     \
+	"untap|up|update|upgrade|uses|--cache|--caskroom|--cellar|--env|"      \
+	"--prefix|--repository|--version|"
+/* cabal 3.12 runs an external command (cabal-NAME on PATH) for any other
+   NAME */
+#define LK_CABAL_V(s) s "|v1-" s "|v2-" s "|new-" s
+#define LK_CABAL_SUBS                                                                                                                                                                                                                                                    \
+	"|" LK_CABAL_V("bench") "|" LK_CABAL_V("build") "|check|" LK_CABAL_V("clean") "|" LK_CABAL_V("configure") "|" LK_CABAL_V("exec") "|fetch|" LK_CABAL_V("freeze") "|gen-bounds|get|" LK_CABAL_V("haddock") "|haddock-project|help|hscolour|info|init|" LK_CABAL_V( \
+	    "install") "|list|list-bin|outdated|path|report|" LK_CABAL_V("rep"                                                                                                                                                                                           \
+	                                                                 "l") "|" LK_CABAL_V("run") "|" LK_CABAL_V("sdist") "|"                                                                                                                                          \
+	                                                                                                                    "target|" LK_CABAL_V("test") "|unpack|" LK_CABAL_V(                                                                                          \
+	                                                                                                                        "update") "|"                                                                                                                            \
+	                                                                                                                                  "upload|user-config|"
 
 /*
  * Closed subcommand lists (lk_program.offline_subs): the forms known to
@@ -645,6 +734,8 @@ static const lk_subfx net_subs_go[] = {
 	{ "list", "-retracted", "go list -m -retracted asks the module proxy" },
 	{ "tool", "://", "go tool pprof URL fetches a profile" },
 	{ "doc", "-http", "go doc -http fetches and runs pkgsite" },
+	{ "tool", "-http", "go tool pprof -http serves a web UI on a port" },
+	{ "tool", "trace", "go tool trace serves its viewer over HTTP" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_mkdocs[] = {
@@ -682,6 +773,10 @@ static const lk_subfx run_subs_go[] = {
 	  "and @FILE: files the line names)" },
 	{ "tool", "asm", "go tool asm runs the assembler directly" },
 	{ "tool", "cgo", "go tool cgo runs the C compiler it is given" },
+	{ "tool", "-html", "go tool cover -html opens a browser (a program "
+	  "the environment names)" },
+	{ "tool", "-web", "go tool pprof -web opens a browser (a program the "
+	  "environment names)" },
 	{ NULL, NULL, NULL },
 };
 /* cmake -E env/time/chdir run the command after them (checked); meson
@@ -690,6 +785,19 @@ static const lk_subfx run_subs_cmake[] = {
 	{ "env", "-E", "cmake -E env runs the command after it, unseen" },
 	{ "time", "-E", "cmake -E time runs the command after it, unseen" },
 	{ "chdir", "-E", "cmake -E chdir runs the command after it, unseen" },
+	{ NULL, NULL, NULL },
+};
+/* meson wrap asks WrapDB; meson subprojects download/update fetch what
+   the wraps name */
+static const lk_subfx net_subs_meson[] = {
+	{ "wrap", NULL, "meson wrap reaches WrapDB (install, update, search, "
+	  "status)" },
+	{ "subprojects", "download", "meson subprojects download fetches the "
+	  "wraps' sources" },
+	{ "subprojects", "update", "meson subprojects update fetches the "
+	  "wraps' sources" },
+	{ "subprojects", "checkout", "meson subprojects checkout may fetch the "
+	  "wraps' repositories" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx run_subs_meson[] = {
@@ -703,6 +811,9 @@ static const lk_subfx run_subs_meson[] = {
 	{ SUB, TEXT, "cargo " SUB " -- -Z " TEXT " loads a shared library "     \
 	  "named on the line" }
 static const lk_subfx run_subs_cargo[] = {
+	{ "doc", "--open", "cargo doc --open runs a browser ($BROWSER, "
+	  "xdg-open)" },
+	{ "d", "--open", "cargo d --open runs a browser ($BROWSER, xdg-open)" },
 	{ "rustc", "linker=", "cargo rustc -- -C linker= runs a program named "
 	  "on the line" },
 	{ "rustc", "link-arg", "cargo rustc -- -C link-arg passes flags to the "
@@ -786,8 +897,8 @@ static const lk_subfx net_subs_uv[] = {
 	LK_NET("uv", "lock"), LK_NET("uv", "run"), LK_NET("uv", "tool"),
 	LK_NET("uv", "build"), LK_NET("uv", "tree"), LK_NET("uv", "export"),
 	LK_NET("uv", "remove"), LK_NET("uv", "publish"),
-	{ "venv", "-p", "uv venv --python may download that Python" },
-	{ "venv", "--s", "uv venv --seed downloads pip and setuptools" },
+	{ "venv", NULL, "uv venv may download a Python (python-downloads is "
+	  "automatic) and, with --seed, pip and setuptools" },
 	{ "python", "install", "uv python install downloads a Python" },
 	{ "python", "upgrade", "uv python upgrade downloads a Python" },
 	{ "self", "update", "uv self update reaches the network" },
@@ -1709,7 +1820,12 @@ static const lk_program programs[] = {
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
                   .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
     /* docker run IMAGE CMD / docker exec CONTAINER CMD */
-    {.name = "docker", .net_subs = net_subs_docker, .fx = LK_FX_CONTAINERS,
+    {.name = "docker", .own_subs = LK_DOCKER_SUBS,
+     .global_opts = OPTS(.short_val = "Hcl", .short_flag = "Dv",
+                  .longs = "host:H1|context:c1|config:-1|log-level:l1|"
+                           "tlscacert:-1|tlscert:-1|tlskey:-1|tls:-0|"
+                           "tlsverify:-0|debug:D0"),
+     .net_subs = net_subs_docker, .fx = LK_FX_CONTAINERS,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts =
          OPTS(.sub = "|run|exec|", .short_val = "acehlmpuvwe",
@@ -1755,10 +1871,15 @@ static const lk_program programs[] = {
     {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "cargo", .unseen_opts = unseen_opts_cargo, .run_subs = run_subs_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "cargo", .own_subs = LK_CARGO_SUBS,
+     .global_opts = OPTS(.short_val = "CZ", .short_flag = "vqV",
+                  .longs = "color:-1|config:-1|verbose:v0|quiet:q0|"
+                           "frozen:-0|locked:-0|offline:-0|list:-0|"
+                           "explain:-1|version:V0"),
+     .unseen_opts = unseen_opts_cargo, .run_subs = run_subs_cargo, .checks = "|test|check|clippy|", .net_subs = net_subs_cargo, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "go", .unseen_opts = unseen_opts_go, .value_runs = value_runs_go, .run_subs = run_subs_go, .checks = "|test|vet|", .net_subs = net_subs_go, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "gh", .net_subs = net_subs_gh, .fx = LK_FX_SERVICE, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "brew", .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
+    {.name = "brew", .own_subs = LK_BREW_SUBS, .net_subs = net_subs_brew, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "dnf", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "yum", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "snap", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
@@ -1773,7 +1894,7 @@ static const lk_program programs[] = {
     {.name = "apk", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "pacman", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "rustup", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "dotnet", .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "dotnet", .own_subs = LK_DOTNET_SUBS, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "pipx", .net_subs = net_subs_pipx, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "uv", .net_subs = net_subs_uv, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
@@ -2354,7 +2475,7 @@ static const lk_program programs[] = {
     {.name = "fd", .read_opts = &ro_fd, .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
      .unseen_opts = unseen_opts_make},
-    {.name = "git", .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
+    {.name = "git", .own_subs = LK_GIT_SUBS, .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},
     {.name = "batch", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
@@ -2858,7 +2979,7 @@ static const lk_program programs[] = {
     {.name = "clang", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang, .value_runs = value_runs_clang, .names = LK_VERSIONED},
     {.name = "clang++", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clangxx, .value_runs = value_runs_clangxx, .names = LK_VERSIONED},
     {.name = "clang-format", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
-    {.name = "clang-tidy", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang_tidy, .names = LK_VERSIONED},
+    {.name = "clang-tidy", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clang_tidy, .compiler_args = "clang", .arg_opts = "|-extra-arg|-extra-arg-before|", .names = LK_VERSIONED},
     {.name = "clangd", .fx = LK_FX_BUILD, .names = LK_VERSIONED},
     {.name = "clippy-driver", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_clippy_driver},
     {.name = "codespell", .fx = LK_FX_BUILD},
@@ -2891,9 +3012,9 @@ static const lk_program programs[] = {
     {.name = "hadolint", .fx = LK_FX_BUILD},
     {.name = "hlint", .fx = LK_FX_BUILD},
     {.name = "hugo", .fx = LK_FX_BUILD},
-    {.name = "include-what-you-use", .fx = LK_FX_BUILD},
+    {.name = "include-what-you-use", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu_long, .value_runs = value_runs_iwyu_long},
     {.name = "isort", .fx = LK_FX_BUILD},
-    {.name = "iwyu", .fx = LK_FX_BUILD},
+    {.name = "iwyu", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu, .value_runs = value_runs_iwyu},
     {.name = "jar", .fx = LK_FX_BUILD},
     {.name = "javac", .fx = LK_FX_BUILD},
     {.name = "jest", .checks = "|*|", .fx = LK_FX_BUILD},
@@ -2986,7 +3107,7 @@ static const lk_program programs[] = {
     {.name = "bazel", .fx = LK_FX_WORKSPACE},
     {.name = "bazelisk", .fx = LK_FX_WORKSPACE},
     {.name = "buck2", .fx = LK_FX_WORKSPACE},
-    {.name = "cabal", .fx = LK_FX_WORKSPACE},
+    {.name = "cabal", .own_subs = LK_CABAL_SUBS, .fx = LK_FX_WORKSPACE},
     {.name = "celery", .fx = LK_FX_WORKSPACE},
     {.name = "cmake",
      .fx = LK_FX_WORKSPACE,
@@ -3006,7 +3127,7 @@ static const lk_program programs[] = {
     {.name = "lerna", .fx = LK_FX_WORKSPACE},
     {.name = "mage", .fx = LK_FX_WORKSPACE},
     {.name = "manage", .fx = LK_FX_WORKSPACE},
-    {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE},
+    {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .net_subs = net_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE},
     {.name = "mix", .fx = LK_FX_WORKSPACE},
     {.name = "next", .fx = LK_FX_WORKSPACE},
     {.name = "ng", .fx = LK_FX_WORKSPACE},

@@ -419,19 +419,38 @@ typedef struct lk_program {
 	                                see (less +CMD) */
 	const lk_optval *value_runs; /* option values that do (go -ldflags
 	                                -extld=CC) */
-	const lk_subfx *net_subs;    /* subcommands that reach the network */
-	const char *offline_subs;    /* "|run|ls|config get|": with a "*" row
+	const char *compiler_args;   /* the compiler whose arguments the
+	                                words after `--` are, and the values
+	                                of arg_opts (clang-tidy x.c --
+	                                -fplugin=P, --extra-arg=-B.): its
+	                                unseen_opts and value_runs judge
+	                                them (labels/tables.c) */
+	const char *arg_opts;        /* "|-extra-arg|": Go-form options whose
+	                                value is one compiler argument */
+	const lk_optspec *global_opts; /* the options before the subcommand
+	                                  (docker -H HOST ps) where .opts is
+	                                  a subcommand's (docker run); NULL:
+	                                  .opts */
+	const char *own_subs;      /* "|build|check|": the closed list of the
+	                                subcommands the program has itself
+	                                (and known plugins); any other runs a
+	                                program named after it (cargo-NAME,
+	                                git-NAME on PATH) or an alias from a
+	                                config the line does not show:
+	                                exec:unknown (labels/tables.c) */
+	const lk_subfx *net_subs;  /* subcommands that reach the network */
+	const char *offline_subs;  /* "|run|ls|config get|": with a "*" row
 	                                ending net_subs, the closed list of
 	                                forms that stay offline: the first
 	                                operand, or the first two (see
 	                                labels/tables.c offline_form) */
-	const lk_subfx *run_subs;    /* forms that run a program the table
+	const lk_subfx *run_subs;  /* forms that run a program the table
 	                                does not see: a package they download
 	                                (npm create, yarn create) or one named
 	                                on the line (cargo rustc -- -C
 	                                linker=CC): exec:unknown, as `npx
 	                                NAME` is for a NAME not in the table */
-	const lk_subfx *stop_subs;   /* subcommands that stop the machine */
+	const lk_subfx *stop_subs; /* subcommands that stop the machine */
 	const char *checks;     /* "|test|run lint|": the first operands (and a
 	                       second after a space) that run the project's
 	                       checks (tests, linters: exec:check); "|*|":

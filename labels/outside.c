@@ -370,6 +370,43 @@ static const char *path_part(const char *a)
 	return a;
 }
 
+/* The elements after the first of an option's comma list, the ones
+   another tool reads as its own words (`-Wl,-Map,/x`, `-Wa,--MD,/x`,
+   `-Wl,@/x`: gcc passes each to the linker or assembler): each in turn
+   in buf (NUL-ended), *at the cursor; false when none is left.  An
+   element that does not fit in buf is cut there: its start, which is
+   what path_part reads, is kept. */
+static bool next_comma_element(const char **at, char *buf, size_t cap)
+{
+	const char *c = strchr(*at, ',');
+	if (!c)
+		return false;
+	size_t n = strcspn(c + 1, ",");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, c + 1, n);
+	buf[n] = '\0';
+	*at = c + 1;
+	return true;
+}
+
+/* An option word (not a URL, no `=` before its list) whose comma list
+   names an outside path as one of its elements. */
+static bool comma_outside(cwds *w, const char *a)
+{
+	if (a[0] != '-' || !strchr(a, ',') || scheme_sep(a))
+		return false;
+	char buf[LL_LINK_PATH];
+	for (const char *at = a; next_comma_element(&at, buf, sizeof buf);) {
+		const char *p = path_part(buf);
+		if (p &&
+		    (path_outside(w, p) || (buf[0] == '-' && inner_value(p) &&
+		                            path_outside(w, inner_value(p)))))
+			return true;
+	}
+	return false;
+}
+
 static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
 {
 	const char *op = rd->op ? rd->op : "";
@@ -451,6 +488,8 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		if (p && !(f & LOCUS_WORD_DYNAMIC) &&
 		    (path_outside(w, p) || (a[0] == '-' && inner_value(p) &&
 		                            path_outside(w, inner_value(p)))))
+			return a;
+		if (opt && !(f & LOCUS_WORD_DYNAMIC) && comma_outside(w, a))
 			return a;
 		if (p && (f & LOCUS_WORD_DYNAMIC) &&
 		    (p[0] == '~' || lu_starts_with(p, "$HOME") ||
@@ -639,6 +678,28 @@ static void links_inline(links_walk *k, const cwds *w,
 	}
 }
 
+/* The elements of option a's comma list (comma_outside) through the
+   links; a note names a, not the element. */
+static uint32_t links_comma(links_walk *k, const cwds *w, const char *a,
+                            bool follow)
+{
+	if (!strchr(a, ',') || scheme_sep(a))
+		return 0;
+	uint32_t bits = 0;
+	char buf[LL_LINK_PATH];
+	for (const char *at = a; next_comma_element(&at, buf, sizeof buf);) {
+		const char *p = path_part(buf);
+		if (!p || (pk_is_option(buf) && p == buf))
+			continue;
+		bits |= link_bits(k, w, p, follow, strpbrk(p, "*?[") != NULL);
+		if (k->out->outside == p)
+			k->out->outside = a;
+		if (k->out->unknown == p)
+			k->out->unknown = a;
+	}
+	return bits;
+}
+
 /* The redirects and path arguments of c through the links: a written
    path that is a persistence or agent file where it really is, a read
    one that is a credential store (the roles as the shell's rules judge
@@ -677,19 +738,24 @@ static void links_command(links_walk *k, const cwds *w,
 			after_dd = true;
 			continue;
 		}
+		if (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST))
+			continue;
+		uint32_t cb =
+		    !after_dd && a[0] == '-' ? links_comma(k, w, a, follow) : 0;
 		const char *p = path_part(a);
-		if ((f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)) || !p ||
-		    (!after_dd && pk_is_option(a) && p == a))
+		if (!p || (!after_dd && pk_is_option(a) && p == a))
+			p = NULL;
+		if (!p && !cb)
 			continue;
 		/* a quoted `*`, `?` or `[`: a pattern the program matches
 		   (find -path 'node_modules/x*'), not a file it opens */
-		bool pattern = !(f & LOCUS_WORD_GLOB) && strpbrk(p, "*?[");
-		uint32_t b = link_bits(k, w, p, follow, pattern);
+		bool pattern = p && !(f & LOCUS_WORD_GLOB) && strpbrk(p, "*?[");
+		uint32_t b = p ? link_bits(k, w, p, follow, pattern) | cb : cb;
 		if ((b & on_write) && !pk_arg_written(c, i))
 			b &= ~on_write;
 		if ((b & LL_PATH_SECRET) && !pk_arg_read(c, i))
 			b &= ~LL_PATH_SECRET;
-		links_note(k, b, p);
+		links_note(k, b, p ? p : a);
 	}
 }
 

@@ -639,6 +639,7 @@ static bool crontab_installs(const locus_shell_command *c,
 	return !list_or_remove;
 }
 
+/* clang-format off */
 static const pk_rule persistence_rules[] = {
     {"*", NULL, NULL, NULL, P,
      "persistence: a shell startup file, scheduler, service unit, git "
@@ -663,6 +664,23 @@ static const pk_rule persistence_rules[] = {
      "(GOFLAGS=-toolexec, CC, GOTOOLCHAIN run or fetch programs in every "
      "later go command)",
      NULL, 0},
+    {"go", "telemetry on|off|local", NULL, NULL, P,
+     "persistence: go telemetry on/off/local changes Go's telemetry mode "
+     "for every later go command (on: it uploads reports)",
+     NULL, 0},
+    {"go", "telemetry *", "$", NULL, P,
+     "persistence: go telemetry with a mode computed at run time may change "
+     "Go's telemetry mode",
+     NULL, 0},
+    {"go", "clean", "-modcache", NULL,
+     LOCUS_TAG_DESTRUCTIVE | LOCUS_TAG_OUTSIDE,
+     "go clean -modcache deletes the module cache, outside the workspace "
+     "(its modules are downloaded again)",
+     NULL, 0},
+    {"go", "clean", "-cache -testcache -fuzzcache -i", NULL, LOCUS_TAG_OUTSIDE,
+     "go clean -cache/-testcache/-fuzzcache/-i deletes Go's caches or installed binaries, outside "
+     "the workspace",
+     NULL, 0},
     {"loginctl", "enable-linger", NULL, NULL, P,
      "persistence: loginctl enable-linger keeps user services running", NULL,
      0},
@@ -672,5 +690,6 @@ static const pk_rule persistence_rules[] = {
      "privilege: sudoers is edited", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_persistence = {"persistence", NULL, persistence_rules};

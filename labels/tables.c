@@ -513,6 +513,75 @@ static bool subfx_matches(const lk_subfx *r, const view *v)
 	return arg_may_hold(v, r->sub2);
 }
 
+/* Word i of c (an index into argv) is computed at run time. */
+static bool arg_dynamic(const locus_shell_command *c, size_t i)
+{
+	return c->argv_flags && i < c->argc &&
+	       (c->argv_flags[i] & LOCUS_WORD_DYNAMIC);
+}
+
+/* Operand word w of a non-git program is not a subcommand it has itself
+   (own_subs), or is computed at run time. */
+static bool foreign_word(const view *v, size_t i)
+{
+	const char *w = v->cmd->argv[i];
+	return arg_dynamic(v->cmd, i) ||
+	       !lk_bar_has(v->row->own_subs, w, strlen(w));
+}
+
+/* v's subcommand is not one its program has itself (lk_program.own_subs):
+   the program runs another named after it (cargo-NAME, git-NAME on PATH)
+   or an alias of a config the line does not show.  The options before it
+   are read with the row's grammar (.global_opts, else .opts: `docker -H
+   tcp://h ps`); after
+   an option the grammar does not know, the next operand may be its value,
+   so the one after it must be on the list too. */
+static bool foreign_sub(const view *v)
+{
+	if (!v->row || !v->row->own_subs)
+		return false;
+	const locus_shell_command *c = v->cmd;
+	if (lu_streq(v->prog, "git")) {
+		if (!v->sub)
+			return false;
+		for (size_t k = 1; k < c->argc; k++)
+			if (c->argv[k] == v->sub && arg_dynamic(c, k))
+				return true;
+		return !lk_bar_has(v->row->own_subs, v->sub, strlen(v->sub));
+	}
+	size_t at = (size_t)(v->args - (const char *const *)c->argv);
+	bool unknown = false;
+	for (size_t i = at; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] == '+' && !arg_dynamic(c, i))
+			continue; /* rustup's +toolchain */
+		if (is_option(a)) {
+			if (lu_streq(a, "--"))
+				return i + 1 < c->argc &&
+				       foreign_word(v, i + 1);
+			int k = lk_optspec_word(v->row->global_opts
+			                            ? v->row->global_opts
+			                            : v->row->opts,
+			                        a);
+			if (k < 0)
+				unknown = true;
+			else
+				i += (size_t)k;
+			continue;
+		}
+		if (foreign_word(v, i))
+			return true;
+		if (!unknown)
+			return false;
+		unknown = false; /* a may be the value: the next one too */
+	}
+	return false;
+}
+
+#define LL_REASON_FOREIGN_SUB                                                  \
+	"a subcommand the program does not have itself runs a program named "  \
+	"after it (PROGRAM-NAME on PATH) or an alias locus does not see"
+
 /* The first row of `rows` (a row's net_subs or stop_subs, or NULL) that
    `v` matches. */
 static const lk_subfx *find_subfx(const lk_subfx *rows, const view *v)
@@ -1343,6 +1412,104 @@ static void judge_option_word(const locus_shell_command *c, const view *v,
 		add_option_word(j, LOCUS_TAG_UNKNOWN, o->reason);
 }
 
+/* The options of prog's row that run code locus does not see, and the
+   option values that name such code (lk_optval), up to a `--`. */
+static void judge_unseen(const locus_shell_command *c, const lk_program *prog,
+                         ll_judgement *j)
+{
+	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL;
+	     o && o->reason; o++) {
+		for (size_t i = 1; i < c->argc; i++) {
+			if (lu_streq(c->argv[i], "--"))
+				break;
+			if (optfx_hits(o, c->argv[i])) {
+				j->tags |= LOCUS_TAG_UNKNOWN;
+				add_reason(j, o->reason);
+				break;
+			}
+		}
+	}
+	for (const lk_optval *o = prog ? prog->value_runs : NULL; o && o->opt;
+	     o++)
+		if (optval_runs(c, o)) {
+			j->tags |= LOCUS_TAG_UNKNOWN;
+			add_reason(j, o->reason);
+		}
+}
+
+/* The value of arg option a (lk_program.arg_opts, read as Go's flag
+   package reads an option: -opt or --opt, `=VALUE` or the next word),
+   or NULL when a is not one; *next: the value is the next word. */
+static const char *arg_opt_value(const char *opts, const char *a, bool *next)
+{
+	*next = false;
+	if (a[0] != '-')
+		return NULL;
+	const char *name = a + 1 + (a[1] == '-');
+	size_t n = strcspn(name, "=");
+	for (const char *p = opts; p && (p = strchr(p, '|')) && p[1]; p++) {
+		const char *o = p + 2; /* past "|-" */
+		if (p[1] != '-' || strncmp(o, name, n) || o[n] != '|')
+			continue;
+		*next = !name[n];
+		return name[n] ? name + n + 1 : "";
+	}
+	return NULL;
+}
+
+/* A tool that hands its arguments on to a compiler (clang-tidy x.c --
+   -fplugin=P, --extra-arg=-Xclang --extra-arg=-load): those arguments in
+   order, judged as the compiler's row judges its own (its unseen options
+   and option values; one computed at run time may be any of them).  More
+   than fit here: every rule of that row applies. */
+static void judge_compiler_args(const locus_shell_command *c, const view *v,
+                                const lk_program *prog, ll_judgement *j)
+{
+	const lk_program *cc = prog && prog->compiler_args
+	                           ? lk_program_find(prog->compiler_args)
+	                           : NULL;
+	if (!cc)
+		return;
+	enum { CC_ARGS = 64 };
+	const char *argv[CC_ARGS];
+	uint32_t flags[CC_ARGS];
+	size_t n = 1;
+	bool dd = false, more = false;
+	argv[0] = cc->name;
+	flags[0] = 0;
+	for (size_t i = 1; i < c->argc && !more; i++) {
+		const char *a = c->argv[i], *val = a;
+		size_t vi = i;
+		bool next = false;
+		if (!dd && lu_streq(a, "--")) {
+			dd = true;
+			continue;
+		}
+		if (!dd) {
+			val = arg_opt_value(prog->arg_opts, a, &next);
+			if (next && i + 1 < c->argc)
+				val = c->argv[vi = ++i];
+		}
+		if (!val)
+			continue;
+		more = n == CC_ARGS;
+		if (!more) {
+			argv[n] = val;
+			flags[n++] = c->argv_flags ? c->argv_flags[vi] : 0;
+		}
+	}
+	locus_shell_command cmd = {
+	    .argc = n, .argv = argv, .argv_flags = flags, .name = cc->name};
+	size_t may_opt = 0;
+	for (size_t i = 1; i < n && !may_opt; i++)
+		if (flags[i] & LOCUS_WORD_MAY_BE_OPTION)
+			may_opt = i;
+	if (more || may_opt)
+		judge_option_word(&cmd, v, cc, more ? 1 : may_opt, j);
+	else
+		judge_unseen(&cmd, cc, j);
+}
+
 /* The argument rules of this file that some value of the words computed
    at run time would satisfy. */
 static void judge_dynamic(const locus_shell_command *c, const view *v,
@@ -1615,6 +1782,10 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		j->tags |= LOCUS_TAG_UNKNOWN;
 		add_reason(j, rr->reason);
 	}
+	if (!query && foreign_sub(&v)) {
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, LL_REASON_FOREIGN_SUB);
+	}
 	if (rmt_archive(c, prog)) {
 		j->tags |= LOCUS_TAG_NETWORK;
 		add_reason(j, LL_REASON_RMT);
@@ -1632,24 +1803,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 			}
 		}
 	}
-	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL;
-	     o && o->reason; o++) {
-		for (size_t i = 1; i < c->argc; i++) {
-			if (lu_streq(c->argv[i], "--"))
-				break;
-			if (optfx_hits(o, c->argv[i])) {
-				j->tags |= LOCUS_TAG_UNKNOWN;
-				add_reason(j, o->reason);
-				break;
-			}
-		}
-	}
-	for (const lk_optval *o = prog ? prog->value_runs : NULL; o && o->opt;
-	     o++)
-		if (optval_runs(c, o)) {
-			j->tags |= LOCUS_TAG_UNKNOWN;
-			add_reason(j, o->reason);
-		}
+	judge_unseen(c, prog, j);
+	judge_compiler_args(c, &v, prog, j);
 	judge_read_options(c, prog, query, j);
 	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);

@@ -162,6 +162,35 @@ static void row_lists_well_formed(const lk_program *p)
 		              "%s: offline_subs '%s'", p->name,
 		              p->offline_subs);
 	}
+	/* own_subs: a "|...|" list holding every subcommand the row's
+	   other lists name (a form on none of them would be exec:unknown
+	   before its own rule is read); compiler_args names a row with
+	   rules, arg_opts come with it */
+	if (p->own_subs) {
+		size_t n = strlen(p->own_subs);
+		ck_assert_msg(n > 2 && p->own_subs[0] == '|' &&
+		                  p->own_subs[n - 1] == '|' &&
+		                  !strstr(p->own_subs, "||"),
+		              "%s: own_subs", p->name);
+		for (size_t k = 0; k < 3; k++)
+			for (const lk_subfx *r = subs[k]; r && r->reason; r++)
+				ck_assert_msg(
+				    !r->sub || !strcmp(r->sub, LK_SUB_OTHERS) ||
+				        lk_bar_has(p->own_subs, r->sub,
+				                   strlen(r->sub)),
+				    "%s: '%s' not in own_subs", p->name,
+				    r->sub);
+	}
+	if (p->compiler_args) {
+		const lk_program *cc = lk_program_find(p->compiler_args);
+		ck_assert_msg(cc && cc->unseen_opts && cc->value_runs,
+		              "%s: compiler_args '%s'", p->name,
+		              p->compiler_args);
+	}
+	ck_assert_msg(!p->arg_opts ||
+	                  (p->compiler_args && p->arg_opts[0] == '|' &&
+	                   p->arg_opts[1] == '-'),
+	              "%s: arg_opts", p->name);
 	if (p->checks) {
 		size_t n = strlen(p->checks);
 		ck_assert_msg(n > 2 && p->checks[0] == '|' &&

@@ -2167,6 +2167,13 @@ START_TEST(test_shell_symlinks)
 	    {"cd out && cat passwd", "outside-workspace", true},
 	    {"cat up/x", "outside-workspace", true},
 	    {"cat gl/../../x", "outside-workspace", true},
+	    /* an element of an option's comma list another tool reads as
+	       its own word (gcc passes -Wl, elements to the linker) */
+	    {"gcc -Wl,-Map,gl/hooks/pre-commit a.c", "exec:persistence", true},
+	    {"gcc -Wl,-Map,out/x a.c", "outside-workspace", true},
+	    {"gcc -Wa,--MD,up/x a.c", "outside-workspace", true},
+	    {"gcc -Wl,-Map,s/x.map a.c", "outside-workspace", false},
+	    {"gcc -Wl,-Map,s/x.map a.c", "exec:persistence", false},
 	    /* reads of a config, names, data, a link removed itself */
 	    {"cat gl/config", "exec:persistence", false},
 	    {"ls gl/hooks", "exec:persistence", false},
