@@ -2427,6 +2427,53 @@ START_TEST(test_glob_ordinary_prefilter_matches_fnmatch)
 }
 END_TEST
 
+/* pk_word_in (a scan from each occurrence of the word's first byte)
+   agrees with the token-by-token reference on drawn lists and words:
+   prefixes and suffixes of tokens, words with a blank, repeated first
+   bytes, the first and the last token. */
+static bool word_in_reference(const char *list, const char *w)
+{
+	const char *p = list, *t;
+	size_t n;
+	if (!*w || strchr(w, ' '))
+		return false;
+	while ((t = pk_next_tok(&p, &n)))
+		if (pk_tok_eq(t, n, w, false))
+			return true;
+	return false;
+}
+
+START_TEST(test_word_in_matches_reference)
+{
+	static const char bytes[] = "aab- .";
+	uint64_t s = 0x2545f4914f6cdd1du;
+	size_t hits = 0;
+	for (int k = 0; k < 200000; k++) {
+		char list[24], w[8];
+		s = xorshift(s);
+		size_t ln = (size_t)(s % 20), wn = 1 + (size_t)(s >> 8) % 6;
+		for (size_t i = 0; i < ln; i++) {
+			s = xorshift(s);
+			list[i] = bytes[s % (sizeof bytes - 1)];
+		}
+		list[ln] = '\0';
+		for (size_t i = 0; i < wn; i++) {
+			s = xorshift(s);
+			w[i] = bytes[s % (sizeof bytes - 1)];
+		}
+		w[wn] = '\0';
+		bool want = word_in_reference(list, w);
+		ck_assert_msg(pk_word_in(list, w) == want, "'%s' in '%s'", w,
+		              list);
+		hits += want;
+	}
+	ck_assert_uint_gt(hits, 1000);
+	ck_assert(!pk_word_in(NULL, "a") && !pk_word_in("a", ""));
+	ck_assert(pk_word_in("cp mv", "mv") && !pk_word_in("cp mv", "m"));
+	ck_assert(!pk_word_in("cp mv", "cp mv"));
+}
+END_TEST
+
 START_TEST(test_path_matchers_match_reference)
 {
 	const char *root = getenv("LOCUS_SOURCE_ROOT");
@@ -2731,6 +2778,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_service_closed_world);
 	tcase_add_test(t, test_rm_write_symlinks);
 	tcase_add_test(t, test_shell_symlinks);
+	tcase_add_test(t, test_word_in_matches_reference);
 	tcase_add_test(t, test_path_matchers_match_reference);
 	tcase_add_test(t, test_glob_ordinary_prefilter_matches_fnmatch);
 	tcase_add_test(t, test_pack_operand_cap_fails_closed);
