@@ -700,6 +700,27 @@ static uint32_t links_comma(links_walk *k, const cwds *w, const char *a,
 	return bits;
 }
 
+/* The tails of option word a (pk_next_attached: `sort -ohk/pre-commit`,
+   `-uohk/x`) that hold a `/` through the links: a relative value that
+   path_part does not take (no `./`, no `..`) may still reach a link's
+   target.  A note names a. */
+static uint32_t links_attached(links_walk *k, const cwds *w, const char *a,
+                               bool follow)
+{
+	uint32_t bits = 0;
+	for (const char *q = pk_next_attached(a, NULL); q;
+	     q = pk_next_attached(a, q)) {
+		if (q[0] == '/' || !strchr(q, '/'))
+			continue; /* absolute: path_part's; no directory */
+		bits |= link_bits(k, w, q, follow, strpbrk(q, "*?[") != NULL);
+		if (k->out->outside == q)
+			k->out->outside = a;
+		if (k->out->unknown == q)
+			k->out->unknown = a;
+	}
+	return bits;
+}
+
 /* The redirects and path arguments of c through the links: a written
    path that is a persistence or agent file where it really is, a read
    one that is a credential store (the roles as the shell's rules judge
@@ -740,8 +761,10 @@ static void links_command(links_walk *k, const cwds *w,
 		}
 		if (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST))
 			continue;
-		uint32_t cb =
-		    !after_dd && a[0] == '-' ? links_comma(k, w, a, follow) : 0;
+		uint32_t cb = !after_dd && a[0] == '-'
+		                  ? links_comma(k, w, a, follow) |
+		                        links_attached(k, w, a, follow)
+		                  : 0;
 		const char *p = path_part(a);
 		if (!p || (!after_dd && pk_is_option(a) && p == a))
 			p = NULL;

@@ -138,6 +138,22 @@ static inline const char *pk_next_tok(const char **p, size_t *n)
 	return s;
 }
 
+/* The next tail of option word a after a letter of its leading run
+   (`-uo.claude/x`: `o.claude/x`, `.claude/x`), from *q (NULL at the
+   start); NULL when none is left.  Which letters are flags and which
+   takes the rest as its value is the program's grammar: every tail may
+   be the value.  Single-dash words only. */
+static inline const char *pk_next_attached(const char *a, const char *q)
+{
+	if (!q) {
+		if (a[0] != '-' || a[1] == '-' || !a[1])
+			return NULL;
+		q = a + 1;
+	}
+	bool letter = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+	return letter && q[1] ? q + 1 : NULL;
+}
+
 /* ASCII lower case. */
 static inline char pk_lower(char c)
 {

@@ -153,6 +153,17 @@ static bool names_path(const char *w, uint32_t flags,
 	return g && !whole && computed(g);
 }
 
+/* A tail of option word a (pk_next_attached) names a path of is_path:
+   `sort -uo.claude/settings.json` writes .claude/settings.json. */
+static bool attached_names_path(const char *a, bool (*is_path)(const char *))
+{
+	for (const char *q = pk_next_attached(a, NULL); q;
+	     q = pk_next_attached(a, q))
+		if (is_path(q))
+			return true;
+	return false;
+}
+
 bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
                     bool (*computed)(const char *))
 {
@@ -176,8 +187,9 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 		if (copies < 0 && (f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
 			copies = (lk_classes(c->name) &
 			          (LK_COPIES | LK_WRITES_ARGS)) != 0;
-		if (names_path(c->argv[i], f, is_path,
-		               copies > 0 ? computed : NULL) &&
+		if ((names_path(c->argv[i], f, is_path,
+		                copies > 0 ? computed : NULL) ||
+		     attached_names_path(c->argv[i], is_path)) &&
 		    pk_arg_written(c, i))
 			return true;
 	}

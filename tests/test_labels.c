@@ -2174,6 +2174,15 @@ START_TEST(test_shell_symlinks)
 	    {"gcc -Wa,--MD,up/x a.c", "outside-workspace", true},
 	    {"gcc -Wl,-Map,s/x.map a.c", "outside-workspace", false},
 	    {"gcc -Wl,-Map,s/x.map a.c", "exec:persistence", false},
+	    /* a relative value attached to an option, through a link
+	       (every tail after a letter of the cluster may be the value) */
+	    {"sort -ogl/hooks/pre-commit a", "exec:persistence", true},
+	    {"sort -uogl/config a", "exec:persistence", true},
+	    {"gcc -ogl/hooks/post-merge a.c", "exec:persistence", true},
+	    {"sort -oout/x a", "outside-workspace", true},
+	    {"sort -os/x a", "exec:persistence", false},
+	    {"sort -os/x a", "outside-workspace", false},
+	    {"sort -k2gl/config a", "exec:persistence", false},
 	    /* reads of a config, names, data, a link removed itself */
 	    {"cat gl/config", "exec:persistence", false},
 	    {"ls gl/hooks", "exec:persistence", false},
