@@ -377,11 +377,21 @@ static const lk_optfx unseen_opts_rustfmt[] = {
 	  "(nvcc)", 0, false },                                                \
 	{ 0, "--compiler-bindir", true, P " --compiler-bindir names the host " \
 	  "compiler it runs (nvcc)", 0, false },                               \
+	{ 0, "-fuse-ld=", true, P " -fuse-ld= runs the linker it names (a "    \
+	  "path, or ld.NAME from PATH)", 0, false },                           \
+	{ 0, "--driver-mode", true, P " --driver-mode reads the line with "    \
+	  "another driver's options (cl: -clang: passes them on)", 0, false }, \
+	{ 0, "-clang:", true, P " -clang: passes an option to clang (cl "      \
+	  "mode)", 0, false },                                                 \
+	{ 0, "/clang:", true, P " /clang: passes an option to clang (cl "      \
+	  "mode)", 0, false },                                                 \
 	{ 0, NULL, false, NULL, 0, false }
 /* -Wl, and -Xlinker (flags for the linker) and clang's -Xclang (for the
    compiler): a plugin loads a shared library, -o writes where the line
    says (`-Wl,-o,/x`, `-Xlinker -o -Xlinker /x`) */
-#define LK_CC_LINKER_TEXTS "-plugin$ --plugin$ --plugin= -o$ --output$ --output= -mllvm @"
+#define LK_CC_LINKER_TEXTS                                                     \
+	"-plugin$ --plugin$ --plugin= -o$ --output$ --output= -mllvm @ "        \
+	"--error-handling-script"
 #define LK_CC_LINKER(P, OPT)                                                   \
 	{ OPT, LK_CC_LINKER_TEXTS, P " " OPT ": the linker's -plugin (and "     \
 	  "lld's -mllvm -load) loads a shared library, its -o writes where "    \
@@ -394,6 +404,7 @@ static const lk_optfx unseen_opts_rustfmt[] = {
 	LK_CC_LINKER(P, "-Wl,"), LK_CC_LINKER(P, "-Xlinker"),                  \
 	LK_CC_LINKER(P, "-for-linker"),                                        \
 	LK_CC_PASSES(P, "-Wp,"), LK_CC_PASSES(P, "-Xpreprocessor"),            \
+	LK_CC_PASSES(P, "-Wa,"), LK_CC_PASSES(P, "-Xassembler"),               \
 	LK_CC_PASSES(P, "-Xcompiler"), LK_CC_PASSES(P, "-Xanalyzer"),          \
 	{ "-Xclang", "-load -plugin -add-plugin -fplugin -fpass-plugin",       \
 	  P " -Xclang -load loads a shared library named on the line (or the " \
@@ -438,6 +449,8 @@ LK_CC_TABLES(iwyu, "iwyu")
 	{ 0, "--load", true, P " --load loads a shared library named on the "   \
 	  "line", 0, false },                                                  \
 	{ 0, "-run", true, P " -run runs a command (mold)", 0, false },        \
+	{ 0, "--error-handling-script", true, P " --error-handling-script "    \
+	  "runs a script named on the line (ld 2.40)", 0, false },              \
 	{ 0, "@", true, P " @FILE reads more options from a file", 0, false }, \
 	{ 0, NULL, false, NULL, 0, false }
 #define LK_BINUTILS(ID, P)                                                     \
@@ -478,6 +491,8 @@ static const lk_optfx unseen_opts_cargo[] = {
    diff.external and diff.DRIVER.command; --textconv:
    diff.DRIVER.textconv), on any subcommand */
 static const lk_optfx unseen_opts_git[] = {
+	{ 0, "--exec-path", false, "git --exec-path=DIR runs the helpers (and "
+	  "git itself) from DIR", 11, false },
 	{ 0, "--ext-diff", false, "git --ext-diff runs the diff program the "
 	  "repository's config names", 0, false },
 	{ 0, "--textconv", false, "git --textconv runs the conversion programs "
@@ -498,54 +513,59 @@ static const lk_optfx unseen_opts_git[] = {
 /*
  * The subcommands a program has itself (lk_program.own_subs).  cargo
  * runs `cargo-NAME` from PATH for any other NAME, or an alias of a
- * .cargo/config.toml (cargo 1.95 `--list`, aliases b c d r t rm; the
- * rustup components clippy, fmt, miri; test runners and readers of the
- * project known by name); git runs an alias of any config it reads, then
- * `git-NAME` from its exec-path or PATH (git 2.39-2.47 builtins and the
- * scripts Debian ships, lfs).  Checked: `cargo watch -s CMD` (cargo-watch)
- * runs CMD with a shell.
+ * .cargo/config.toml (cargo 1.95 `--list`; not its aliases b c d r t rm,
+ * which a config's [alias] overrides: `cargo b` with b = "foo" runs
+ * cargo-foo; the rustup components clippy, fmt, miri; test runners and
+ * readers of the project known by name); git runs an alias of any config
+ * it reads, then `git-NAME` from its exec-path or PATH (the builtins of
+ * git 2.39-2.51 and the scripts Debian's git package ships; not the
+ * helpers of other packages, gui, citool, p4, svn, cvs*, archimport,
+ * send-email, for which a config's alias runs when they are missing;
+ * lfs stays: its rows judge it; for-each-repo, remote-ext, remote-fd and
+ * web--browse run what they are given: not on the list).  Checked:
+ * `cargo foo` runs cargo-foo from PATH, `git xyz` git-xyz.
  */
 #define LK_CARGO_SUBS                                                          \
-	"|add|b|bench|build|c|check|clean|clippy|config|d|doc|fetch|fix|fmt|"  \
+	"|add|bench|build|check|clean|clippy|config|doc|fetch|fix|fmt|"        \
 	"generate-lockfile|git-checkout|help|info|init|install|"               \
 	"locate-project|login|logout|metadata|miri|new|owner|package|pkgid|"   \
-	"publish|r|read-manifest|remove|report|rm|run|rustc|rustdoc|search|t|" \
-	"test|tree|uninstall|update|vendor|verify-project|version|yank|"       \
-	"nextest|llvm-cov|tarpaulin|expand|machete|"
+	"publish|read-manifest|remove|report|run|rustc|rustdoc|search|test|"   \
+	"tree|uninstall|update|vendor|verify-project|version|yank|nextest|"    \
+	"llvm-cov|tarpaulin|expand|machete|"
 #define LK_GIT_SUBS                                                            \
-	"|add|am|annotate|apply|archimport|archive|bisect|blame|branch|"       \
+	"|add|am|annotate|apply|archive|backfill|bisect|blame|branch|"         \
 	"bugreport|bundle|cat-file|check-attr|check-ignore|check-mailmap|"     \
 	"check-ref-format|checkout|checkout--worker|checkout-index|cherry|"    \
-	"cherry-pick|citool|clean|clone|column|commit|commit-graph|"           \
-	"commit-tree|config|count-objects|credential|credential-cache|"        \
-	"credential-cache--daemon|credential-store|cvsexportcommit|"           \
-	"cvsimport|cvsserver|daemon|describe|diagnose|diff|diff-files|"        \
-	"diff-index|diff-tree|difftool|difftool--helper|fast-export|"          \
-	"fast-import|fetch|fetch-pack|filter-branch|fmt-merge-msg|"            \
-	"for-each-ref|for-each-repo|format-patch|fsck|fsck-objects|"           \
-	"fsmonitor--daemon|gc|get-tar-commit-id|grep|gui|gui--askpass|"        \
-	"hash-object|help|hook|http-backend|http-fetch|http-push|imap-send|"   \
-	"index-pack|init|init-db|instaweb|interpret-trailers|log|ls-files|"    \
+	"cherry-pick|clean|clone|column|commit|commit-graph|commit-tree|"      \
+	"config|count-objects|credential|credential-cache|"                    \
+	"credential-cache--daemon|credential-store|daemon|describe|diagnose|"  \
+	"diff|diff-files|diff-index|diff-tree|difftool|difftool--helper|"      \
+	"fast-export|fast-import|fetch|fetch-pack|filter-branch|"              \
+	"fmt-merge-msg|for-each-ref|format-patch|fsck|fsck-objects|"           \
+	"fsmonitor--daemon|gc|get-tar-commit-id|grep|hash-object|help|hook|"   \
+	"http-backend|http-fetch|http-push|imap-send|index-pack|init|init-db|" \
+	"instaweb|interpret-trailers|last-modified|lfs|log|ls-files|"          \
 	"ls-remote|ls-tree|mailinfo|mailsplit|maintenance|merge|merge-base|"   \
 	"merge-file|merge-index|merge-octopus|merge-one-file|merge-ours|"      \
 	"merge-recursive|merge-recursive-ours|merge-recursive-theirs|"         \
 	"merge-resolve|merge-subtree|merge-tree|mergetool|mergetool--lib|"     \
-	"mktag|mktree|multi-pack-index|mv|name-rev|notes|p4|pack-objects|"     \
+	"mktag|mktree|multi-pack-index|mv|name-rev|notes|pack-objects|"        \
 	"pack-redundant|pack-refs|patch-id|prune|prune-packed|pull|push|"      \
 	"quiltimport|range-diff|read-tree|rebase|receive-pack|reflog|refs|"    \
-	"remote|remote-ext|remote-fd|remote-ftp|remote-ftps|remote-http|"      \
-	"remote-https|repack|replace|replay|request-pull|rerere|reset|"        \
-	"restore|rev-list|rev-parse|revert|rm|send-email|send-pack|"           \
-	"sh-i18n|sh-i18n--envsubst|sh-setup|shell|shortlog|show|show-branch|"  \
-	"show-index|show-ref|sparse-checkout|stage|stash|status|stripspace|"   \
-	"submodule|submodule--helper|subtree|svn|switch|symbolic-ref|tag|"     \
-	"unpack-file|unpack-objects|update-index|update-ref|"                  \
+	"remote|remote-ftp|remote-ftps|remote-http|remote-https|repack|"       \
+	"replace|replay|request-pull|rerere|reset|restore|rev-list|rev-parse|" \
+	"revert|rm|send-pack|sh-i18n|sh-i18n--envsubst|sh-setup|shell|"        \
+	"shortlog|show|show-branch|show-index|show-ref|sparse-checkout|stage|" \
+	"stash|status|stripspace|submodule|submodule--helper|subtree|switch|"  \
+	"symbolic-ref|tag|unpack-file|unpack-objects|update-index|update-ref|" \
 	"update-server-info|upload-archive|upload-archive--writer|"            \
 	"upload-pack|var|verify-commit|verify-pack|verify-tag|version|"        \
-	"web--browse|whatchanged|worktree|write-tree|lfs|"
+	"whatchanged|worktree|write-tree|"
 /* docker 28 runs a CLI plugin (docker-NAME in ~/.docker/cli-plugins or
    /usr/libexec/docker/cli-plugins) for any other NAME; buildx and
-   compose are the ones known */
+   compose are the ones known; `docker --config DIR` runs those of
+   DIR/cli-plugins (checked, docker 28.2: `docker --config ./cfg build .`
+   ran its docker-buildx): plugin_opts */
 #define LK_DOCKER_SUBS                                                         \
 	"|attach|bake|build|builder|buildx|checkpoint|commit|compose|config|"  \
 	"container|context|cp|create|diff|events|exec|export|help|history|"    \
@@ -562,7 +582,7 @@ static const lk_optfx unseen_opts_git[] = {
 /* brew runs an external command (brew-NAME on PATH, a tap's cmd/) for any
    other NAME */
 #define LK_BREW_SUBS                                                           \
-	"|analytics|autoremove|bundle|casks|cleanup|command|commands|"         \
+	"|analytics|autoremove|bundle|casks|cleanup|command|commands|help|"    \
 	"completions|config|deps|desc|developer|docs|doctor|dr|fetch|"         \
 	"formulae|home|homepage|info|abv|install|leaves|link|ln|list|ls|log|"  \
 	"migrate|missing|options|outdated|pin|postinstall|reinstall|remove|"   \
@@ -662,7 +682,14 @@ static const lk_subfx net_subs_gh[] = {
 	LK_NET_ANY("gh"),
 	{ NULL, NULL, NULL },
 };
+static const lk_subfx run_subs_git[] = {
+	{ "help", "-w --web", "git help --web runs a browser" },
+	{ NULL, NULL, NULL },
+};
 static const lk_subfx net_subs_git[] = {
+	{ "daemon", NULL, "git daemon serves repositories on the network" },
+	{ "instaweb", NULL, "git instaweb serves the repository over HTTP and "
+	  "runs a browser" },
 	LK_NET("git", "push"), LK_NET("git", "pull"), LK_NET("git", "fetch"),
 	LK_NET("git", "clone"), LK_NET("git", "ls-remote"),
 	LK_NET("git", "submodule"), LK_NET("git", "send-email"),
@@ -735,7 +762,7 @@ static const lk_subfx net_subs_go[] = {
 	{ "tool", "://", "go tool pprof URL fetches a profile" },
 	{ "doc", "-http", "go doc -http fetches and runs pkgsite" },
 	{ "tool", "-http", "go tool pprof -http serves a web UI on a port" },
-	{ "tool", "trace", "go tool trace serves its viewer over HTTP" },
+	{ "tool", "=trace", "go tool trace serves its viewer over HTTP" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_mkdocs[] = {
@@ -801,6 +828,8 @@ static const lk_subfx net_subs_meson[] = {
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx run_subs_meson[] = {
+	{ "subprojects", "=foreach", "meson subprojects foreach runs a command "
+	  "given on the line in each subproject" },
 	{ "devenv", NULL, "meson devenv runs a command given on the line" },
 	{ NULL, NULL, NULL },
 };
@@ -813,7 +842,9 @@ static const lk_subfx run_subs_meson[] = {
 static const lk_subfx run_subs_cargo[] = {
 	{ "doc", "--open", "cargo doc --open runs a browser ($BROWSER, "
 	  "xdg-open)" },
-	{ "d", "--open", "cargo d --open runs a browser ($BROWSER, xdg-open)" },
+	{ "rustdoc", "--open", "cargo rustdoc --open runs a browser ($BROWSER, "
+	  "xdg-open)" },
+	{ "llvm-cov", "--open", "cargo llvm-cov --open runs a browser" },
 	{ "rustc", "linker=", "cargo rustc -- -C linker= runs a program named "
 	  "on the line" },
 	{ "rustc", "link-arg", "cargo rustc -- -C link-arg passes flags to the "
@@ -1820,7 +1851,7 @@ static const lk_program programs[] = {
      .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
                   .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
     /* docker run IMAGE CMD / docker exec CONTAINER CMD */
-    {.name = "docker", .own_subs = LK_DOCKER_SUBS,
+    {.name = "docker", .own_subs = LK_DOCKER_SUBS, .plugin_opts = "|--config|",
      .global_opts = OPTS(.short_val = "Hcl", .short_flag = "Dv",
                   .longs = "host:H1|context:c1|config:-1|log-level:l1|"
                            "tlscacert:-1|tlscert:-1|tlskey:-1|tls:-0|"
@@ -2475,7 +2506,7 @@ static const lk_program programs[] = {
     {.name = "fd", .read_opts = &ro_fd, .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
      .unseen_opts = unseen_opts_make},
-    {.name = "git", .own_subs = LK_GIT_SUBS, .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
+    {.name = "git", .own_subs = LK_GIT_SUBS, .run_subs = run_subs_git, .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},
     {.name = "batch", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,

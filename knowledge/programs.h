@@ -431,6 +431,10 @@ typedef struct lk_program {
 	                                  (docker -H HOST ps) where .opts is
 	                                  a subcommand's (docker run); NULL:
 	                                  .opts */
+	const char *plugin_opts;       /* "|--config|": options before the
+	                                subcommand that move where its
+	                                plugins are found (docker --config
+	                                DIR): exec:unknown */
 	const char *own_subs;      /* "|build|check|": the closed list of the
 	                                subcommands the program has itself
 	                                (and known plugins); any other runs a

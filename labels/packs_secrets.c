@@ -664,9 +664,9 @@ static const pk_rule persistence_rules[] = {
      "(GOFLAGS=-toolexec, CC, GOTOOLCHAIN run or fetch programs in every "
      "later go command)",
      NULL, 0},
-    {"go", "telemetry on|off|local", NULL, NULL, P,
-     "persistence: go telemetry on/off/local changes Go's telemetry mode "
-     "for every later go command (on: it uploads reports)",
+    {"go", "telemetry on|local", NULL, NULL, P,
+     "persistence: go telemetry on/local changes Go's telemetry mode for "
+     "every later go command (on: it uploads reports)",
      NULL, 0},
     {"go", "telemetry *", "$", NULL, P,
      "persistence: go telemetry with a mode computed at run time may change "
@@ -677,8 +677,8 @@ static const pk_rule persistence_rules[] = {
      "go clean -modcache deletes the module cache, outside the workspace "
      "(its modules are downloaded again)",
      NULL, 0},
-    {"go", "clean", "-cache -testcache -fuzzcache -i", NULL, LOCUS_TAG_OUTSIDE,
-     "go clean -cache/-testcache/-fuzzcache/-i deletes Go's caches or installed binaries, outside "
+    {"go", "clean", "-cache -fuzzcache -i", NULL, LOCUS_TAG_OUTSIDE,
+     "go clean -cache/-fuzzcache/-i deletes Go's caches or installed binaries, outside "
      "the workspace",
      NULL, 0},
     {"loginctl", "enable-linger", NULL, NULL, P,

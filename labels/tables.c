@@ -474,16 +474,31 @@ static bool cluster_holds(const char *a, const char *text)
 	       a[0] == '-' && a[1] && a[1] != '-' && strchr(a + 1, text[1]);
 }
 
-/* Some argument of v holds text (a `-X` text: in a cluster too), or is
-   computed at run time (it may hold it: `cargo rustc -- $FLAGS`, `go
-   run "$PKG"`).  v->args is always a tail of c->argv (make_view). */
+/* Argument a holds a sub2 text (lk_subfx): an option text (`-http`,
+   `--open`) where the argument starts (after one more dash too: Go's
+   `--http`, optparse's `--outdated` for `-o`) or in a cluster (`-lo`); a
+   text after `=` is the whole argument (`=trace`: go tool trace, not
+   trace.out); any other text anywhere in it (`://`, `linker=`). */
+static bool arg_holds(const char *a, const char *text)
+{
+	if (text[0] == '=')
+		return lu_streq(a, text + 1);
+	if (text[0] != '-')
+		return strstr(a, text) != NULL;
+	return lu_starts_with(a, text) ||
+	       (a[0] == '-' && lu_starts_with(a + 1, text)) ||
+	       cluster_holds(a, text);
+}
+
+/* Some argument of v holds text (arg_holds), or is computed at run time
+   (it may hold it: `cargo rustc -- $FLAGS`, `go run "$PKG"`).  v->args is
+   always a tail of c->argv (make_view). */
 static bool arg_may_hold(const view *v, const char *text)
 {
 	const locus_shell_command *c = v->cmd;
 	size_t at = (size_t)(v->args - (const char *const *)c->argv);
 	for (size_t i = 0; i < v->nargs; i++)
-		if (strstr(v->args[i], text) ||
-		    cluster_holds(v->args[i], text) ||
+		if (arg_holds(v->args[i], text) ||
 		    (c->argv_flags &&
 		     (c->argv_flags[at + i] & LOCUS_WORD_DYNAMIC)))
 			return true;
@@ -529,6 +544,20 @@ static bool foreign_word(const view *v, size_t i)
 	       !lk_bar_has(v->row->own_subs, w, strlen(w));
 }
 
+/* `git -c alias.NAME=...` before the subcommand NAME: the parser sees
+   the alias through (parser/git.c), so NAME is no helper found on PATH. */
+static bool git_alias_on_line(const locus_shell_command *c, const char *sub)
+{
+	size_t n = strlen(sub);
+	for (size_t i = 1; i + 1 < c->argc && c->argv[i + 1] != sub; i++)
+		if (lu_streq(c->argv[i], "-c") &&
+		    !strncasecmp(c->argv[i + 1], "alias.", 6) &&
+		    !strncasecmp(c->argv[i + 1] + 6, sub, n) &&
+		    c->argv[i + 1][6 + n] == '=')
+			return true;
+	return false;
+}
+
 /* v's subcommand is not one its program has itself (lk_program.own_subs):
    the program runs another named after it (cargo-NAME, git-NAME on PATH)
    or an alias of a config the line does not show.  The options before it
@@ -547,7 +576,8 @@ static bool foreign_sub(const view *v)
 		for (size_t k = 1; k < c->argc; k++)
 			if (c->argv[k] == v->sub && arg_dynamic(c, k))
 				return true;
-		return !lk_bar_has(v->row->own_subs, v->sub, strlen(v->sub));
+		return !lk_bar_has(v->row->own_subs, v->sub, strlen(v->sub)) &&
+		       !git_alias_on_line(c, v->sub);
 	}
 	size_t at = (size_t)(v->args - (const char *const *)c->argv);
 	bool unknown = false;
@@ -559,6 +589,9 @@ static bool foreign_sub(const view *v)
 			if (lu_streq(a, "--"))
 				return i + 1 < c->argc &&
 				       foreign_word(v, i + 1);
+			if (v->row->plugin_opts &&
+			    lk_bar_has(v->row->plugin_opts, a, strcspn(a, "=")))
+				return true; /* docker --config DIR */
 			int k = lk_optspec_word(v->row->global_opts
 			                            ? v->row->global_opts
 			                            : v->row->opts,
@@ -571,6 +604,11 @@ static bool foreign_sub(const view *v)
 		}
 		if (foreign_word(v, i))
 			return true;
+		/* `cargo help NAME`, `docker help NAME` run PROG-NAME --help */
+		if (lu_streq(c->argv[i], "help")) {
+			unknown = true;
+			continue;
+		}
 		if (!unknown)
 			return false;
 		unknown = false; /* a may be the value: the next one too */
@@ -1490,7 +1528,10 @@ static void judge_compiler_args(const locus_shell_command *c, const view *v,
 			if (next && i + 1 < c->argc)
 				val = c->argv[vi = ++i];
 		}
-		if (!val)
+		/* a `--` among them (`--extra-arg=--`) ends no reading here:
+		   clang-tidy puts the extra arguments last, and every word
+		   judged as an option over-labels at worst */
+		if (!val || lu_streq(val, "--"))
 			continue;
 		more = n == CC_ARGS;
 		if (!more) {

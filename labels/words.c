@@ -25,7 +25,7 @@ bool pk_word_in(const char *list, const char *w)
 	   finds the occurrences: most words have none, or one or two, in a
 	   list; glibc's strstr for a short needle is its generic two-way
 	   search on CPUs without fast unaligned loads (this machine's). */
-	if (!list || !*w)
+	if (!list || !*w || *w == ' ')
 		return false;
 	for (const char *h = strchr(list, w[0]); h; h = strchr(h + 1, w[0])) {
 		if (h != list && h[-1] != ' ')

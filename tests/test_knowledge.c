@@ -162,24 +162,27 @@ static void row_lists_well_formed(const lk_program *p)
 		              "%s: offline_subs '%s'", p->name,
 		              p->offline_subs);
 	}
-	/* own_subs: a "|...|" list holding every subcommand the row's
-	   other lists name (a form on none of them would be exec:unknown
-	   before its own rule is read); compiler_args names a row with
-	   rules, arg_opts come with it */
+	/* own_subs: a "|...|" list, each name once, "help" on it (its
+	   operand is read as a subcommand too: `cargo help NAME` runs
+	   cargo-NAME); a subcommand the row's other lists name need not be
+	   on it (a foreign one is held, and its row's tag added); compiler_args
+	   names a row with rules, arg_opts come with it */
 	if (p->own_subs) {
-		size_t n = strlen(p->own_subs);
-		ck_assert_msg(n > 2 && p->own_subs[0] == '|' &&
-		                  p->own_subs[n - 1] == '|' &&
-		                  !strstr(p->own_subs, "||"),
+		const char *l = p->own_subs;
+		size_t n = strlen(l);
+		ck_assert_msg(n > 2 && l[0] == '|' && l[n - 1] == '|' &&
+		                  !strstr(l, "||") && strstr(l, "|help|"),
 		              "%s: own_subs", p->name);
-		for (size_t k = 0; k < 3; k++)
-			for (const lk_subfx *r = subs[k]; r && r->reason; r++)
-				ck_assert_msg(
-				    !r->sub || !strcmp(r->sub, LK_SUB_OTHERS) ||
-				        lk_bar_has(p->own_subs, r->sub,
-				                   strlen(r->sub)),
-				    "%s: '%s' not in own_subs", p->name,
-				    r->sub);
+		for (const char *a = l + 1; *a;) {
+			size_t w = strcspn(a, "|");
+			char pat[64];
+			ck_assert_uint_lt(w + 3, sizeof pat);
+			snprintf(pat, sizeof pat, "|%.*s|", (int)w, a);
+			const char *first = strstr(l, pat);
+			ck_assert_msg(!strstr(first + 1, pat), "%s: '%s' twice",
+			              p->name, pat);
+			a += w + 1;
+		}
 	}
 	if (p->compiler_args) {
 		const lk_program *cc = lk_program_find(p->compiler_args);
