@@ -678,6 +678,20 @@ static void links_inline(links_walk *k, const cwds *w,
 	}
 }
 
+/* link_bits of `part`, a piece of argument `word` (a comma element, a
+   cluster's tail) that may not outlive the call: a note names word. */
+static uint32_t link_bits_of(links_walk *k, const cwds *w, const char *part,
+                             const char *word, bool follow)
+{
+	uint32_t b =
+	    link_bits(k, w, part, follow, strpbrk(part, "*?[") != NULL);
+	if (k->out->outside == part)
+		k->out->outside = word;
+	if (k->out->unknown == part)
+		k->out->unknown = word;
+	return b;
+}
+
 /* The elements of option a's comma list (comma_outside) through the
    links; a note names a, not the element. */
 static uint32_t links_comma(links_walk *k, const cwds *w, const char *a,
@@ -691,11 +705,7 @@ static uint32_t links_comma(links_walk *k, const cwds *w, const char *a,
 		const char *p = path_part(buf);
 		if (!p || (pk_is_option(buf) && p == buf))
 			continue;
-		bits |= link_bits(k, w, p, follow, strpbrk(p, "*?[") != NULL);
-		if (k->out->outside == p)
-			k->out->outside = a;
-		if (k->out->unknown == p)
-			k->out->unknown = a;
+		bits |= link_bits_of(k, w, p, a, follow);
 	}
 	return bits;
 }
@@ -712,11 +722,7 @@ static uint32_t links_attached(links_walk *k, const cwds *w, const char *a,
 	     q = pk_next_attached(a, q)) {
 		if (q[0] == '/' || !strchr(q, '/'))
 			continue; /* absolute: path_part's; no directory */
-		bits |= link_bits(k, w, q, follow, strpbrk(q, "*?[") != NULL);
-		if (k->out->outside == q)
-			k->out->outside = a;
-		if (k->out->unknown == q)
-			k->out->unknown = a;
+		bits |= link_bits_of(k, w, q, a, follow);
 	}
 	return bits;
 }

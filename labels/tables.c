@@ -1450,23 +1450,30 @@ static void judge_option_word(const locus_shell_command *c, const view *v,
 		add_option_word(j, LOCUS_TAG_UNKNOWN, o->reason);
 }
 
-/* The options of prog's row that run code locus does not see, and the
-   option values that name such code (lk_optval), up to a `--`. */
-static void judge_unseen(const locus_shell_command *c, const lk_program *prog,
-                         ll_judgement *j)
+/* Each option of `rows` (a row's delete_opts or unseen_opts) that some
+   argument before a `--` is: `tag`, and the row's reason. */
+static void judge_optfx(const locus_shell_command *c, const lk_optfx *rows,
+                        uint32_t tag, ll_judgement *j)
 {
-	for (const lk_optfx *o = prog ? prog->unseen_opts : NULL;
-	     o && o->reason; o++) {
+	for (const lk_optfx *o = rows; o && o->reason; o++) {
 		for (size_t i = 1; i < c->argc; i++) {
 			if (lu_streq(c->argv[i], "--"))
 				break;
 			if (optfx_hits(o, c->argv[i])) {
-				j->tags |= LOCUS_TAG_UNKNOWN;
+				j->tags |= tag;
 				add_reason(j, o->reason);
 				break;
 			}
 		}
 	}
+}
+
+/* The options of prog's row that run code locus does not see, and the
+   option values that name such code (lk_optval), up to a `--`. */
+static void judge_unseen(const locus_shell_command *c, const lk_program *prog,
+                         ll_judgement *j)
+{
+	judge_optfx(c, prog ? prog->unseen_opts : NULL, LOCUS_TAG_UNKNOWN, j);
 	for (const lk_optval *o = prog ? prog->value_runs : NULL; o && o->opt;
 	     o++)
 		if (optval_runs(c, o)) {
@@ -1832,18 +1839,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		add_reason(j, LL_REASON_RMT);
 	}
 
-	for (const lk_optfx *o = prog ? prog->delete_opts : NULL;
-	     o && o->reason; o++) {
-		for (size_t i = 1; i < c->argc; i++) {
-			if (lu_streq(c->argv[i], "--"))
-				break;
-			if (optfx_hits(o, c->argv[i])) {
-				j->tags |= LOCUS_TAG_DESTRUCTIVE;
-				add_reason(j, o->reason);
-				break;
-			}
-		}
-	}
+	judge_optfx(c, prog ? prog->delete_opts : NULL, LOCUS_TAG_DESTRUCTIVE,
+	            j);
 	judge_unseen(c, prog, j);
 	judge_compiler_args(c, &v, prog, j);
 	judge_read_options(c, prog, query, j);
