@@ -490,6 +490,54 @@ static const lk_optfx unseen_opts_cargo[] = {
 /* the programs a repository's config names for git's diffs (--ext-diff:
    diff.external and diff.DRIVER.command; --textconv:
    diff.DRIVER.textconv), on any subcommand */
+/* code given on the line to programs whose rows have no interpreter
+   rules (a second red team, checked in bubblewrap: dc -e "!CMD", rake
+   -e, pylint --init-hook ran CMD; java -agentpath: loaded a library,
+   -XX:OnOutOfMemoryError ran a command, javac -J passes JVM options) */
+static const lk_optfx unseen_opts_dc[] = {
+	{ 'e', "--expression", false, "dc -e runs dc code given on the line "
+	  "(! runs a shell command)", 0, false },
+	{ 'f', "--file", false, "dc -f runs a dc program file (! runs a shell "
+	  "command)", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_rake[] = {
+	{ 'e', "--execute", false, "rake -e runs Ruby code given on the line",
+	  0, false },
+	{ 'p', "--execute-print", false, "rake -p runs Ruby code given on the "
+	  "line", 0, false },
+	{ 'E', "--execute-continue", false, "rake -E runs Ruby code given on "
+	  "the line", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optfx unseen_opts_pylint[] = {
+	{ 0, "--init-hook", false, "pylint --init-hook runs Python code given "
+	  "on the line", 6, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+#define LK_JVM_UNSEEN(P, PRE)                                                  \
+	{ 0, PRE "-agentpath:", true, P " -agentpath: loads a native library "  \
+	  "named on the line", 0, false },                                     \
+	{ 0, PRE "-agentlib:", true, P " -agentlib: loads a native agent (jdwp " \
+	  "opens a debugger port)", 0, false },                                \
+	{ 0, PRE "-javaagent:", true, P " -javaagent: loads a Java agent", 0,   \
+	  false },                                                             \
+	{ 0, PRE "-XX:OnOutOfMemoryError", true, P " -XX:OnOutOfMemoryError "  \
+	  "runs a command given on the line", 0, false },                      \
+	{ 0, PRE "-XX:OnError", true, P " -XX:OnError runs a command given on " \
+	  "the line", 0, false },                                              \
+	{ 0, PRE "@", true, P " @FILE reads more options from a file", 0,      \
+	  false },                                                             \
+	{ 0, NULL, false, NULL, 0, false }
+static const lk_optfx unseen_opts_java[] = {LK_JVM_UNSEEN("java", "")};
+static const lk_optfx unseen_opts_javac[] = {LK_JVM_UNSEEN("javac", "-J")};
+/* pytest --basetemp DIR empties DIR first (checked: --basetemp=.git
+   wiped the repository) */
+static const lk_optfx delete_opts_pytest[] = {
+	{ 0, "--basetemp", false, "pytest --basetemp deletes the directory it "
+	  "names before the run", 0, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx unseen_opts_git[] = {
 	{ 0, "--exec-path", false, "git --exec-path=DIR runs the helpers (and "
 	  "git itself) from DIR", 11, false },
@@ -684,6 +732,8 @@ static const lk_subfx net_subs_gh[] = {
 };
 static const lk_subfx run_subs_git[] = {
 	{ "help", "-w --web", "git help --web runs a browser" },
+	{ "merge-index", NULL, "git merge-index runs the program it is given "
+	  "for each unmerged file" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_git[] = {
@@ -751,6 +801,13 @@ static const lk_subfx net_subs_zig[] = {
 };
 static const lk_subfx net_subs_buf[] = {
 	LK_NET("buf", "curl"), LK_NET("buf", "push"), { NULL, NULL, NULL },
+};
+/* deno run/install URL fetches the code it runs (checked: deno run -A
+   http://127.0.0.1:8000/x.ts) */
+static const lk_subfx net_subs_deno[] = {
+	{ NULL, "://", "deno fetches code from a URL given on the line" },
+	{ "upgrade", NULL, "deno upgrade downloads a new deno" },
+	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_go[] = {
 	LK_NET("go", "get"), LK_NET("go", "install"), LK_NET("go", "mod"),
@@ -1580,7 +1637,7 @@ static const lk_program programs[] = {
      .opts =
          OPTS(.sub = "|x|", .longs = "bun:-0|silent:-0|verbose:-0|package:-1")},
     {.name = "deno",
-     .cls = LK_INTERP,
+     .cls = LK_INTERP, .net_subs = net_subs_deno,
      .interp = INTERP(LK_LANG_JS, "", "", "", "", "", "", "", LK_I_EVAL_SUB, NULL)},
     {.name = "php",
      .cls = LK_INTERP,
@@ -2848,7 +2905,7 @@ static const lk_program programs[] = {
     {.name = "df", .fx = LK_FX_READ},
     {.name = "diff", .fx = LK_FX_READ},
     {.name = "diff3", .fx = LK_FX_READ},
-    {.name = "dig", .fx = LK_FX_READ},
+    {.name = "dig", .fx = LK_FX_READ, .cls = LK_NETWORK, .net = "dig asks a server on the network (a DNS name can carry data out)"},
     {.name = "dir", .fx = LK_FX_READ},
     {.name = "dirname", .fx = LK_FX_READ},
     {.name = "dirs", .fx = LK_FX_READ},
@@ -2875,7 +2932,7 @@ static const lk_program programs[] = {
     {.name = "head", .fx = LK_FX_READ},
     {.name = "hexdump", .fx = LK_FX_READ},
     {.name = "history", .fx = LK_FX_READ},
-    {.name = "host", .fx = LK_FX_READ},
+    {.name = "host", .fx = LK_FX_READ, .cls = LK_NETWORK, .net = "host asks a server on the network (a DNS name can carry data out)"},
     {.name = "htop", .fx = LK_FX_READ},
     {.name = "id", .fx = LK_FX_READ},
     {.name = "iostat", .read_opts = &ro_iostat, .fx = LK_FX_READ},
@@ -2905,7 +2962,7 @@ static const lk_program programs[] = {
     {.name = "nl", .fx = LK_FX_READ},
     {.name = "nm", .read_opts = &ro_nm, .fx = LK_FX_READ},
     {.name = "nproc", .read_opts = &ro_nproc, .fx = LK_FX_READ},
-    {.name = "nslookup", .fx = LK_FX_READ},
+    {.name = "nslookup", .fx = LK_FX_READ, .cls = LK_NETWORK, .net = "nslookup asks a server on the network (a DNS name can carry data out)"},
     {.name = "numfmt", .fx = LK_FX_READ},
     {.name = "objdump", .read_opts = &ro_objdump, .fx = LK_FX_READ},
     {.name = "paste", .fx = LK_FX_READ},
@@ -2960,7 +3017,7 @@ static const lk_program programs[] = {
     {.name = "wdiff", .fx = LK_FX_READ},
     {.name = "who", .read_opts = &ro_who, .fx = LK_FX_READ},
     {.name = "whoami", .fx = LK_FX_READ},
-    {.name = "whois", .fx = LK_FX_READ},
+    {.name = "whois", .fx = LK_FX_READ, .cls = LK_NETWORK, .net = "whois asks a server on the network (a DNS name can carry data out)"},
     {.name = "xmllint", .fx = LK_FX_READ},
     {.name = "yes", .read_opts = &ro_operands, .fx = LK_FX_READ},
     {.name = "yq", .read_opts = &ro_yq, .fx = LK_FX_READ},
@@ -3047,7 +3104,7 @@ static const lk_program programs[] = {
     {.name = "isort", .fx = LK_FX_BUILD},
     {.name = "iwyu", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu, .value_runs = value_runs_iwyu},
     {.name = "jar", .fx = LK_FX_BUILD},
-    {.name = "javac", .fx = LK_FX_BUILD},
+    {.name = "javac", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_javac},
     {.name = "jest", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "jsdoc", .fx = LK_FX_BUILD},
     {.name = "karma", .fx = LK_FX_BUILD},
@@ -3091,9 +3148,9 @@ static const lk_program programs[] = {
     {.name = "pycodestyle", .fx = LK_FX_BUILD},
     {.name = "pydocstyle", .fx = LK_FX_BUILD},
     {.name = "pyflakes", .fx = LK_FX_BUILD},
-    {.name = "pylint", .fx = LK_FX_BUILD},
+    {.name = "pylint", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_pylint},
     {.name = "pyright", .checks = "|*|", .fx = LK_FX_BUILD},
-    {.name = "pytest", .checks = "|*|", .fx = LK_FX_BUILD},
+    {.name = "pytest", .checks = "|*|", .fx = LK_FX_BUILD, .delete_opts = delete_opts_pytest},
     {.name = "ranlib", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_ranlib},
     {.name = "revive", .fx = LK_FX_BUILD},
     {.name = "rollup", .fx = LK_FX_BUILD},
@@ -3167,7 +3224,7 @@ static const lk_program programs[] = {
     {.name = "nx", .fx = LK_FX_WORKSPACE},
     {.name = "pants", .fx = LK_FX_WORKSPACE},
     {.name = "rails", .fx = LK_FX_WORKSPACE},
-    {.name = "rake", .fx = LK_FX_WORKSPACE},
+    {.name = "rake", .fx = LK_FX_WORKSPACE, .unseen_opts = unseen_opts_rake},
     {.name = "react-scripts", .fx = LK_FX_WORKSPACE},
     {.name = "rebar3", .fx = LK_FX_WORKSPACE},
     {.name = "sbt", .fx = LK_FX_WORKSPACE},
@@ -3221,7 +3278,7 @@ static const lk_program programs[] = {
     {.name = "volta", .fx = LK_FX_PACKAGES, .cls = LK_WRAPPER, .opts = OPTS(.sub = "|run|")},
     /* shells and interpreters */
     {.name = "bc", .fx = LK_FX_INTERP},
-    {.name = "dc", .fx = LK_FX_INTERP},
+    {.name = "dc", .fx = LK_FX_INTERP, .unseen_opts = unseen_opts_dc},
     {.name = "elixir", .fx = LK_FX_INTERP},
     {.name = "erl", .fx = LK_FX_INTERP},
     {.name = "escript", .fx = LK_FX_INTERP},
@@ -3229,26 +3286,26 @@ static const lk_program programs[] = {
     {.name = "groovy", .fx = LK_FX_INTERP},
     {.name = "iex", .fx = LK_FX_INTERP},
     {.name = "irb", .fx = LK_FX_INTERP},
-    {.name = "java", .fx = LK_FX_INTERP},
+    {.name = "java", .fx = LK_FX_INTERP, .unseen_opts = unseen_opts_java},
     {.name = "kotlin", .fx = LK_FX_INTERP},
     {.name = "ocaml", .fx = LK_FX_INTERP},
     {.name = "scala", .fx = LK_FX_INTERP},
     /* system administration */
     {.name = "fuser", .fx = LK_FX_SYSTEM},
-    {.name = "hostname", .fx = LK_FX_SYSTEM},
-    {.name = "hostnamectl", .fx = LK_FX_SYSTEM},
-    {.name = "ifconfig", .fx = LK_FX_SYSTEM},
+    {.name = "hostname", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "hostnamectl", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "ifconfig", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
     {.name = "init", .stop_subs = stop_subs_init, .fx = LK_FX_SYSTEM},
-    {.name = "ip", .fx = LK_FX_SYSTEM},
-    {.name = "ldconfig", .fx = LK_FX_SYSTEM},
-    {.name = "localectl", .fx = LK_FX_SYSTEM},
-    {.name = "modprobe", .fx = LK_FX_SYSTEM},
-    {.name = "mount", .fx = LK_FX_SYSTEM},
-    {.name = "route", .fx = LK_FX_SYSTEM},
-    {.name = "sysctl", .fx = LK_FX_SYSTEM},
+    {.name = "ip", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "ldconfig", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "localectl", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "modprobe", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "mount", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "route", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "sysctl", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
     {.name = "telinit", .stop_subs = stop_subs_telinit, .fx = LK_FX_SYSTEM},
-    {.name = "timedatectl", .fx = LK_FX_SYSTEM},
-    {.name = "umount", .fx = LK_FX_SYSTEM},
+    {.name = "timedatectl", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
+    {.name = "umount", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
     /* service and cloud CLIs: exec:network, and the generic destructive-verb rule (labels/service.c) */
     {.name = "aliyun", .fx = LK_FX_SERVICE},
     {.name = "amplify", .fx = LK_FX_SERVICE},

@@ -178,6 +178,7 @@ static bool sudoers_write(const locus_shell_command *c, const ll_context *ctx)
 
 /* The rule for every program first (pack.c reads those up to the first
    program's rule). */
+/* clang-format off */
 static const pk_rule rules[] = {
     {"*", NULL, NULL, NULL, V | LOCUS_TAG_PERSISTENCE,
      "privilege: sudoers is edited", sudoers_write, 0},
@@ -194,9 +195,15 @@ static const pk_rule rules[] = {
     {"usermod gpasswd adduser addgroup useradd groupmod", NULL,
      ROOT_GROUPS " -o --non-unique -u=0 --uid=0", "--help -h", V,
      "privilege: a user joins a privileged group", NULL, 0},
+    {"useradd usermod adduser addgroup groupmod", NULL, NULL,
+     "--help -h", V,
+     "privilege: an account or group is created or changed (checked: "
+     "useradd wrote /etc/passwd)",
+     NULL, 0},
     {"passwd chpasswd chsh chage", NULL, NULL, "--help -h -S --status", V,
      "privilege: passwd changes an account's credentials", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_privilege = {"privilege", NULL, rules};

@@ -95,6 +95,45 @@ static bool pkill_broad(const locus_shell_command *c, const ll_context *ctx)
 	return !pattern_seen;
 }
 
+/* ip OBJECT VERB...: only a verb that no more than reads (a prefix of
+   show, list or get that is no prefix of a verb that changes: `ip l s`
+   is `ip link set`) keeps the network as it is; `-batch FILE` runs the
+   commands of a file. */
+static bool ip_changes(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	static const char *const reads[] = {"show", "list", "lst", "get", NULL};
+	/* clang-format off */
+	static const char *const changes[] = {
+	    "set",   "add",    "del",    "delete", "change", "replace",
+	    "flush", "append", "exec",   "save",   "restore", "attach",
+	    "detach", "prepend", "test", "update", "modify",  NULL};
+	/* clang-format on */
+	size_t ops = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC))
+			return true;
+		if (pk_is_option(a)) {
+			const char *o = a + 1 + (a[1] == '-');
+			if (!strcmp(o, "b") || !strncmp(o, "ba", 2))
+				return true; /* -batch FILE (not -brief) */
+			continue;
+		}
+		if (++ops != 2)
+			continue;
+		size_t n = strlen(a);
+		bool read = false;
+		for (const char *const *r = reads; *r; r++)
+			read |= n <= strlen(*r) && !strncmp(a, *r, n);
+		for (const char *const *w = changes; *w; w++)
+			if (n <= strlen(*w) && !strncmp(a, *w, n))
+				return true;
+		return !read;
+	}
+	return false;
+}
+
 static const pk_grammar grammars[] = {
     {"systemctl",
      "-H --host -M --machine -t --type --state -p "
@@ -108,7 +147,44 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
+/* clang-format off */
 static const pk_rule rules[] = {
+    /* system administration: programs whose every other form changes
+       the machine (checked: `ldconfig -f x.conf` made every program
+       load a workspace library) */
+    {"sysctl", NULL, "-w --write -p --load --system ~=", NULL,
+     LOCUS_TAG_PRIVILEGE,
+     "system: sysctl changes kernel settings (kernel.core_pattern, "
+     "kernel.modprobe run programs as root)",
+     NULL, 0},
+    {"modprobe", NULL, NULL,
+     "--help -h -V --version -c --showconfig -n --dry-run -D "
+     "--show-depends",
+     LOCUS_TAG_PRIVILEGE, "system: modprobe loads or removes a kernel module",
+     NULL, 0},
+    {"ldconfig", NULL, NULL, "-p --print-cache --help -V --version",
+     LOCUS_TAG_PRIVILEGE,
+     "system: ldconfig changes where every program finds its libraries",
+     NULL, 0},
+    {"hostname", NULL, "# -F --file -b --boot", NULL, LOCUS_TAG_PRIVILEGE,
+     "system: hostname NAME renames the machine", NULL, 0},
+    {"hostnamectl timedatectl localectl", "set-*", NULL, NULL,
+     LOCUS_TAG_PRIVILEGE,
+     "system: a set-* subcommand changes the machine's name, clock or "
+     "locale",
+     NULL, 0},
+    {"mount umount", NULL, "# -a --all", "--help -h -V --version",
+     LOCUS_TAG_PRIVILEGE, "system: mount/umount changes the filesystems",
+     NULL, 0},
+    {"ifconfig", "* *", NULL, NULL, LOCUS_TAG_PRIVILEGE,
+     "system: ifconfig IFACE SETTINGS changes a network interface", NULL, 0},
+    {"route", "add|del|delete|flush|change|replace|append", NULL, NULL,
+     LOCUS_TAG_PRIVILEGE, "system: route changes the routing table", NULL,
+     0},
+    {"ip", NULL, NULL, NULL, LOCUS_TAG_PRIVILEGE,
+     "system: ip changes the network configuration (a verb that is not "
+     "show, list or get)",
+     ip_changes, 0},
     {"kill", NULL, NULL, NULL, D,
      "processes: kill -1, kill 1, or a computed pid list signals every "
      "process",
@@ -163,5 +239,6 @@ static const pk_rule rules[] = {
      NULL, D, "services: firewall-cmd changes the firewall", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_system = {"system", grammars, rules};

@@ -228,16 +228,46 @@ bool pk_data_program(const char *name)
 	return pk_word_in(data_programs, name);
 }
 
+/* An awk's option word a (its row's interpreter grammar): 1 when the next
+   word is its value (-i FILE, -l LIB, --include FILE), -1 when the
+   program comes from a file (-f, -E: no operand is the program), 0
+   otherwise. */
+static int awk_option(const lk_interp *g, const char *a)
+{
+	if (!g)
+		return 0;
+	if (a[1] == '-') {
+		size_t n = strcspn(a + 2, "=");
+		return !a[2 + n] && lk_bar_has(g->val_long, a + 2, n) ? 1 : 0;
+	}
+	for (const char *p = a + 1; *p; p++) {
+		if (g->file && strchr(g->file, *p))
+			return -1;
+		if (g->val && strchr(g->val, *p))
+			return p[1] ? 0 : 1;
+	}
+	return 0;
+}
+
 size_t pk_pattern_operand(const locus_shell_command *c)
 {
 	if (!pk_word_in(pattern_programs, c->name))
 		return 0;
+	const lk_program *row =
+	    lk_is(c->name, LK_AWK) ? lk_program_find(c->name) : NULL;
+	const lk_interp *g = row ? row->interp : NULL;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "--") == 0)
 			return i + 1 < c->argc ? i + 1 : 0;
 		if (!pk_is_option(a))
 			return i;
+		/* an awk's -i FILE, -l LIB: the value is no program (a path
+		   judged as one); -f, -E FILE: no operand is */
+		int k = awk_option(g, a);
+		if (k < 0)
+			return 0;
+		i += (size_t)k;
 		/* -e PATTERN / -f FILE: no operand is the pattern */
 		if (strcmp(a, "-e") == 0 || strcmp(a, "-f") == 0 ||
 		    strncmp(a, "--regexp", 8) == 0 ||

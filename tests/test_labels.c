@@ -666,7 +666,8 @@ static const vec unit_vecs[] = {
 	{ "pytest &", EX, B, NULL },
 	{ "pytest | tee log", EX, 0, NULL },
 	{ "./node_modules/.bin/jest", EX, 0, NULL },
-	{ "pytest $ARGS", EX, 0, NULL },
+	/* a run-time word may be --basetemp=DIR (pytest empties DIR) */
+	{ "pytest $ARGS", EX, D, NULL },
 	{ "python3 -m http.server", EX, 0, NULL },
 	{ "npm run build", EX, 0, NULL },
 	{ "pytest <in", EX, 0, NULL },
