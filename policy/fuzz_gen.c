@@ -357,13 +357,29 @@ static int insert_words(line *l, size_t at, const char *text, int first_cmd)
 	return 1;
 }
 
+/* A word of the line names a program whose options are Go's flag
+   package's or spf13/pflag's: they take no abbreviation (`go tool pprof
+   --h=:8080` is no -http: pprof prints its usage), so cutting a name
+   there is no spelling of the same line. */
+static int exact_flags(const line *l)
+{
+	static const char *const progs[] = {"go",     "gofmt", "kubectl",
+	                                    "docker", "helm",  "terraform",
+	                                    "gh",     NULL};
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t k = 0; progs[k]; k++)
+			if (l->t[i].val && !strcmp(l->t[i].val, progs[k]))
+				return 1;
+	return 0;
+}
+
 /* --name[=v] cut to a prefix of the name, as getopt_long and
    git's parse-options accept (an ambiguous one makes the program fail,
    so the line runs nothing more dangerous). */
 static const char *abbreviate(line *l, rng *r)
 {
 	size_t i;
-	if (!pick_tok(l, r, T_WORD, 0, 1, &i))
+	if (exact_flags(l) || !pick_tok(l, r, T_WORD, 0, 1, &i))
 		return NULL;
 	const char *v = l->t[i].val;
 	if (strncmp(v, "--", 2) != 0)
