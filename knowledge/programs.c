@@ -574,53 +574,54 @@ static const lk_optfx unseen_opts_git[] = {
  * `cargo foo` runs cargo-foo from PATH, `git xyz` git-xyz.
  */
 #define LK_CARGO_SUBS                                                          \
-	"|add|bench|build|check|clean|clippy|config|doc|fetch|fix|fmt|"        \
-	"generate-lockfile|git-checkout|help|info|init|install|"               \
-	"locate-project|login|logout|metadata|miri|new|owner|package|pkgid|"   \
-	"publish|read-manifest|remove|report|run|rustc|rustdoc|search|test|"   \
-	"tree|uninstall|update|vendor|verify-project|version|yank|nextest|"    \
-	"llvm-cov|tarpaulin|expand|machete|"
+	"|build|test|run|check|clippy|fmt|add|doc|clean|update|tree|bench|"    \
+	"install|metadata|config|fetch|fix|generate-lockfile|git-checkout|"    \
+	"help|info|init|locate-project|login|logout|miri|new|owner|package|"   \
+	"pkgid|publish|read-manifest|remove|report|rustc|rustdoc|search|"      \
+	"uninstall|vendor|verify-project|version|yank|nextest|llvm-cov|"       \
+	"tarpaulin|expand|machete|"
 #define LK_GIT_SUBS                                                            \
-	"|add|am|annotate|apply|archive|backfill|bisect|blame|branch|"         \
-	"bugreport|bundle|cat-file|check-attr|check-ignore|check-mailmap|"     \
-	"check-ref-format|checkout|checkout--worker|checkout-index|cherry|"    \
-	"cherry-pick|clean|clone|column|commit|commit-graph|commit-tree|"      \
-	"config|count-objects|credential|credential-cache|"                    \
-	"credential-cache--daemon|credential-store|daemon|describe|diagnose|"  \
-	"diff|diff-files|diff-index|diff-tree|difftool|difftool--helper|"      \
-	"fast-export|fast-import|fetch|fetch-pack|filter-branch|"              \
+	"|status|diff|log|add|commit|push|show|checkout|branch|pull|fetch|"    \
+	"rev-parse|reset|rebase|stash|remote|merge|restore|switch|config|"     \
+	"clone|tag|ls-files|grep|blame|cherry-pick|init|am|annotate|apply|"    \
+	"archive|backfill|bisect|bugreport|bundle|cat-file|check-attr|"        \
+	"check-ignore|check-mailmap|check-ref-format|checkout--worker|"        \
+	"checkout-index|cherry|clean|column|commit-graph|commit-tree|"         \
+	"count-objects|credential|credential-cache|"                           \
+	"credential-cache--daemon|credential-store|daemon|describe|"           \
+	"diagnose|diff-files|diff-index|diff-tree|difftool|"                   \
+	"difftool--helper|fast-export|fast-import|fetch-pack|filter-branch|"   \
 	"fmt-merge-msg|for-each-ref|format-patch|fsck|fsck-objects|"           \
-	"fsmonitor--daemon|gc|get-tar-commit-id|grep|hash-object|help|hook|"   \
-	"http-backend|http-fetch|http-push|imap-send|index-pack|init|init-db|" \
-	"instaweb|interpret-trailers|last-modified|lfs|log|ls-files|"          \
-	"ls-remote|ls-tree|mailinfo|mailsplit|maintenance|merge|merge-base|"   \
-	"merge-file|merge-index|merge-octopus|merge-one-file|merge-ours|"      \
-	"merge-recursive|merge-recursive-ours|merge-recursive-theirs|"         \
-	"merge-resolve|merge-subtree|merge-tree|mergetool|mergetool--lib|"     \
-	"mktag|mktree|multi-pack-index|mv|name-rev|notes|pack-objects|"        \
-	"pack-redundant|pack-refs|patch-id|prune|prune-packed|pull|push|"      \
-	"quiltimport|range-diff|read-tree|rebase|receive-pack|reflog|refs|"    \
-	"remote|remote-ftp|remote-ftps|remote-http|remote-https|repack|"       \
-	"replace|replay|request-pull|rerere|reset|restore|rev-list|rev-parse|" \
-	"revert|rm|send-pack|sh-i18n|sh-i18n--envsubst|sh-setup|shell|"        \
-	"shortlog|show|show-branch|show-index|show-ref|sparse-checkout|stage|" \
-	"stash|status|stripspace|submodule|submodule--helper|subtree|switch|"  \
-	"symbolic-ref|tag|unpack-file|unpack-objects|update-index|update-ref|" \
-	"update-server-info|upload-archive|upload-archive--writer|"            \
-	"upload-pack|var|verify-commit|verify-pack|verify-tag|version|"        \
-	"whatchanged|worktree|write-tree|"
+	"fsmonitor--daemon|gc|get-tar-commit-id|hash-object|help|hook|"        \
+	"http-backend|http-fetch|http-push|imap-send|index-pack|init-db|"      \
+	"instaweb|interpret-trailers|last-modified|lfs|ls-remote|ls-tree|"     \
+	"mailinfo|mailsplit|maintenance|merge-base|merge-file|merge-index|"    \
+	"merge-octopus|merge-one-file|merge-ours|merge-recursive|"             \
+	"merge-recursive-ours|merge-recursive-theirs|merge-resolve|"           \
+	"merge-subtree|merge-tree|mergetool|mergetool--lib|mktag|mktree|"      \
+	"multi-pack-index|mv|name-rev|notes|pack-objects|pack-redundant|"      \
+	"pack-refs|patch-id|prune|prune-packed|quiltimport|range-diff|"        \
+	"read-tree|receive-pack|reflog|refs|remote-ftp|remote-ftps|"           \
+	"remote-http|remote-https|repack|replace|replay|request-pull|"         \
+	"rerere|rev-list|revert|rm|send-pack|sh-i18n|sh-i18n--envsubst|"       \
+	"sh-setup|shell|shortlog|show-branch|show-index|show-ref|"             \
+	"sparse-checkout|stage|stripspace|submodule|submodule--helper|"        \
+	"subtree|symbolic-ref|unpack-file|unpack-objects|update-index|"        \
+	"update-ref|update-server-info|upload-archive|"                        \
+	"upload-archive--writer|upload-pack|var|verify-commit|verify-pack|"    \
+	"verify-tag|version|whatchanged|worktree|write-tree|"
 /* docker 28 runs a CLI plugin (docker-NAME in ~/.docker/cli-plugins or
    /usr/libexec/docker/cli-plugins) for any other NAME; buildx and
    compose are the ones known; `docker --config DIR` runs those of
    DIR/cli-plugins (checked, docker 28.2: `docker --config ./cfg build .`
    ran its docker-buildx): plugin_opts */
 #define LK_DOCKER_SUBS                                                         \
-	"|attach|bake|build|builder|buildx|checkpoint|commit|compose|config|"  \
-	"container|context|cp|create|diff|events|exec|export|help|history|"    \
-	"image|images|import|info|inspect|kill|load|login|logout|logs|"        \
-	"manifest|network|node|pause|plugin|port|ps|pull|push|rename|restart|" \
-	"rm|rmi|run|save|search|secret|service|stack|start|stats|stop|swarm|"  \
-	"system|tag|top|trust|unpause|update|version|volume|wait|"
+	"|run|ps|build|exec|compose|images|logs|pull|push|stop|rm|rmi|"        \
+	"inspect|image|container|network|volume|system|attach|bake|builder|"   \
+	"buildx|checkpoint|commit|config|context|cp|create|diff|events|"       \
+	"export|help|history|import|info|kill|load|login|logout|manifest|"     \
+	"node|pause|plugin|port|rename|restart|save|search|secret|service|"    \
+	"stack|start|stats|swarm|tag|top|trust|unpause|update|version|wait|"
 /* dotnet runs a .NET tool (dotnet-NAME, a global or the repository's
    local tool) for any other NAME (dotnet ef, dotnet-script) */
 #define LK_DOTNET_SUBS                                                         \

@@ -18,24 +18,21 @@
 
 bool pk_word_in(const char *list, const char *w)
 {
-	/* tokens are never empty and hold no blank: a token equal to w
-	   starts at an occurrence of w's first byte that a blank or the
-	   list's start comes before, and w runs to a blank or the end
-	   there (a w holding a blank is no token).  strchr (vectorised)
-	   finds the occurrences: most words have none, or one or two, in a
-	   list; glibc's strstr for a short needle is its generic two-way
-	   search on CPUs without fast unaligned loads (this machine's). */
-	if (!list || !*w || *w == ' ')
+	const char *p = list ? list : "";
+	/* tokens are never empty and hold no blank, and a word the list
+	   does not hold as text is none of its tokens: one (vectorised)
+	   strstr rejects most words without a scan token by token.  (A
+	   scan from each occurrence of the first byte with strchr ran 2 %
+	   faster natively on a CPU whose glibc strstr is the generic one,
+	   for 2.5M more instructions on the project's batch: stop 43 kept
+	   the instruction target.) */
+	if (!*w || !strstr(p, w) || strchr(w, ' '))
 		return false;
-	for (const char *h = strchr(list, w[0]); h; h = strchr(h + 1, w[0])) {
-		if (h != list && h[-1] != ' ')
-			continue;
-		size_t i = 1;
-		while (w[i] && w[i] != ' ' && h[i] == w[i])
-			i++;
-		if (!w[i] && (h[i] == ' ' || !h[i]))
+	const char *t;
+	size_t n;
+	while ((t = pk_next_tok(&p, &n)))
+		if (pk_tok_eq(t, n, w, false))
 			return true;
-	}
 	return false;
 }
 
