@@ -487,9 +487,6 @@ static const lk_optfx unseen_opts_cargo[] = {
 	LK_RUSTUP_DIR("cargo"),
 	{ 0, NULL, false, NULL, 0, false },
 };
-/* the programs a repository's config names for git's diffs (--ext-diff:
-   diff.external and diff.DRIVER.command; --textconv:
-   diff.DRIVER.textconv), on any subcommand */
 /* code given on the line to programs whose rows have no interpreter
    rules (a second red team, checked in bubblewrap: dc -e "!CMD", rake
    -e, pylint --init-hook ran CMD; java -agentpath: loaded a library,
@@ -538,6 +535,9 @@ static const lk_optfx delete_opts_pytest[] = {
 	  "names before the run", 0, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+/* the programs a repository's config names for git's diffs (--ext-diff:
+   diff.external and diff.DRIVER.command; --textconv:
+   diff.DRIVER.textconv), on any subcommand */
 static const lk_optfx unseen_opts_git[] = {
 	{ 0, "--exec-path", false, "git --exec-path=DIR runs the helpers (and "
 	  "git itself) from DIR", 11, false },
