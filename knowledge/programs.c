@@ -14,9 +14,46 @@
 #include "programs.h"
 
 #define OPTS(...) (&(const lk_optspec){__VA_ARGS__})
-#define INTERP(...) (&(const lk_interp){NULL, __VA_ARGS__})
+/* tar's options whose value is a member-name pattern (or a file of them,
+   read): never a file it writes (lk_program.patterns) */
+#define TAR_PATTERNS "|--exclude|--exclude-from|-X|--include|"
+
+#define INTERP(...) (&(const lk_interp){NULL, __VA_ARGS__, NULL})
+/* an interpreter whose -m modules take code (lk_module) */
+#define INTERP_M(...) (&(const lk_interp){NULL, __VA_ARGS__})
 /* perl, ruby: cluster letters whose value is only some characters */
-#define INTERP_CLUSTER(c, ...) (&(const lk_interp){c, __VA_ARGS__})
+#define INTERP_CLUSTER(c, ...) (&(const lk_interp){c, __VA_ARGS__, NULL})
+
+/* python -m NAME for the standard modules that take code (checked in
+   python3.11: `-m timeit -s SETUP STMT...` runs SETUP and every STMT,
+   `-m pdb -c CMD` runs CMD as a debugger command, which may be any
+   statement, `-m code` reads statements on stdin), and the runners that
+   run another module (`-m cProfile -m timeit STMT`); options as the
+   modules' getopt reads them. */
+static const lk_module python_modules[6];
+/* clang-format off */
+static const lk_module python_modules[6] = {
+    {"timeit",
+     INTERP_M(LK_LANG_PY, "s", "|setup|", "nru", "|number|repeat|unit|", "",
+              "", "", 0, "h", NULL),
+     LK_M_OPERANDS},
+    {"pdb",
+     INTERP_M(LK_LANG_PY, "c", "|command|", "", "", "", "m", "", 0, "h",
+              python_modules),
+     0},
+    {"code", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "qh", NULL),
+     LK_M_STDIN},
+    {"cProfile",
+     INTERP_M(LK_LANG_PY, "", "", "os", "|outfile|sort|", "", "m", "", 0, "h",
+              python_modules),
+     0},
+    {"profile",
+     INTERP_M(LK_LANG_PY, "", "", "os", "|outfile|sort|", "", "m", "", 0, "h",
+              python_modules),
+     0},
+    {NULL, NULL, 0},
+};
+/* clang-format on */
 
 /* How downloaders name what they save (lk_fetch). */
 /* GNU tar, bsdtar: -x/--extract/--get, old-style `tar xPf`; -P and
@@ -803,6 +840,20 @@ static const lk_subfx net_subs_zig[] = {
 static const lk_subfx net_subs_buf[] = {
 	LK_NET("buf", "curl"), LK_NET("buf", "push"), { NULL, NULL, NULL },
 };
+/* Servers an interpreter starts that others reach: the workspace served
+   or code run by whoever connects (checked: `node --inspect=0.0.0.0`
+   listened on every interface; `php -S HOST:PORT` is PHP's built-in web
+   server, serving the folder and running its PHP). */
+static const lk_subfx net_subs_node[] = {
+	{ NULL, "--inspect", "node --inspect opens a debugger port: whoever "
+	  "reaches it runs code" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_php[] = {
+	{ NULL, "-S", "php -S serves the folder (and runs its PHP) on a "
+	  "network port" },
+	{ NULL, NULL, NULL },
+};
 /* deno run/install URL fetches the code it runs (checked: deno run -A
    http://127.0.0.1:8000/x.ts) */
 static const lk_subfx net_subs_deno[] = {
@@ -1587,13 +1638,14 @@ static const lk_program programs[] = {
     {.name = "python",
      .cls = LK_INTERP,
      .names = LK_VERSIONED | LK_BUILDS,
-     .interp = INTERP(LK_LANG_PY, "c", "", "WXQ", "|check-hash-based-pycs|", "",
-                      "m", "", LK_I_STDIN | LK_I_CODE_ENDS, "Vh")},
+     .interp = INTERP_M(LK_LANG_PY, "c", "", "WXQ", "|check-hash-based-pycs|",
+                        "", "m", "", LK_I_STDIN | LK_I_CODE_ENDS, "Vh",
+                        python_modules)},
     {.name = "pypy",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
-     .interp = INTERP(LK_LANG_PY, "c", "", "WXQ", "", "", "m", "",
-                      LK_I_STDIN | LK_I_CODE_ENDS, "Vh")},
+     .interp = INTERP_M(LK_LANG_PY, "c", "", "WXQ", "", "", "m", "",
+                        LK_I_STDIN | LK_I_CODE_ENDS, "Vh", python_modules)},
     {.name = "perl",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
@@ -1610,7 +1662,7 @@ static const lk_program programs[] = {
                               "internal-encoding|dump|backtrace-limit|",
                               "xF", "", "", LK_I_STDIN, "vh")},
     {.name = "node",
-     .cls = LK_INTERP,
+     .cls = LK_INTERP, .net_subs = net_subs_node,
      .names = LK_VERSIONED,
      .interp = INTERP(LK_LANG_JS, "ep", "|eval|print|", "rC",
                       "|require|import|loader|experimental-loader|input-type|"
@@ -1641,7 +1693,7 @@ static const lk_program programs[] = {
      .cls = LK_INTERP, .net_subs = net_subs_deno,
      .interp = INTERP(LK_LANG_JS, "", "", "", "", "", "", "", LK_I_EVAL_SUB, NULL)},
     {.name = "php",
-     .cls = LK_INTERP,
+     .cls = LK_INTERP, .net_subs = net_subs_php,
      .names = LK_VERSIONED,
      .interp = INTERP(LK_LANG_PHP, "rBRE",
                       "|run|process-begin|process-code|process-end|",
@@ -1826,7 +1878,8 @@ static const lk_program programs[] = {
     {.name = "scp", .cls = LK_NETWORK, .net = "scp reaches the network"},
     {.name = "sftp", .cls = LK_NETWORK, .net = "sftp reaches the network"},
     {.name = "rsync", .cls = LK_NETWORK, .net = "rsync reaches the network",
-     .delete_opts = delete_opts_rsync},
+     .delete_opts = delete_opts_rsync,
+     .patterns = "|--exclude|--include|--exclude-from|--include-from|--filter|-f|"},
     {.name = "nc", .cls = LK_NETWORK, .net = "nc reaches the network"},
     {.name = "ncat", .cls = LK_NETWORK, .net = "ncat reaches the network"},
     {.name = "netcat", .cls = LK_NETWORK, .net = "netcat reaches the network"},
@@ -1852,7 +1905,7 @@ static const lk_program programs[] = {
     {.name = "base64", .cls = LK_DECODER},
     {.name = "base32", .cls = LK_DECODER},
     {.name = "basenc", .cls = LK_DECODER},
-    {.name = "xxd", .cls = LK_DECODER},
+    {.name = "xxd", .cls = LK_DECODER, .writes_tail = true},
     {.name = "openssl", .cls = LK_DECODER, .net_subs = net_subs_openssl,
      .unseen_opts = unseen_opts_openssl},
     {.name = "tr", .cls = LK_DECODER},
@@ -2501,7 +2554,7 @@ static const lk_program programs[] = {
                   .longs = "name:n1|prefix:p1|cwd:-1|no-capture-output:-0|live-"
                            "stream:-0")},
     {.name = "asdf", .fx = LK_FX_PACKAGES, .cls = LK_WRAPPER, .opts = OPTS(.sub = "|exec|")},
-    {.name = "direnv", .fx = LK_FX_FILES,
+    {.name = "direnv", .fx = LK_FX_FILES, .pack = LK_PACK_PERSISTENCE,
      .cls = LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|", .npos = 1)},
     {.name = "devcontainer", .fx = LK_FX_CONTAINERS,
@@ -2585,9 +2638,10 @@ static const lk_program programs[] = {
     /* ---- archive extractors: the names of the files they write come from the
        archive ---- */
     {.name = "tar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar,
-     .delete_opts = delete_opts_tar},
-    {.name = "gtar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar, .delete_opts = delete_opts_gtar},
-    {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar},
+     .delete_opts = delete_opts_tar, .patterns = TAR_PATTERNS},
+    {.name = "gtar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar, .delete_opts = delete_opts_gtar,
+     .patterns = TAR_PATTERNS},
+    {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar, .patterns = TAR_PATTERNS},
     {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
     {.name = "7z", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7z},
     {.name = "7za", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7za},
@@ -3001,7 +3055,7 @@ static const lk_program programs[] = {
     {.name = "tokei", .fx = LK_FX_READ},
     {.name = "top", .read_opts = &ro_top, .fx = LK_FX_READ},
     {.name = "tput", .read_opts = &ro_tput, .fx = LK_FX_READ},
-    {.name = "tree", .fx = LK_FX_READ},
+    {.name = "tree", .fx = LK_FX_READ, .writes = "|-o|"},
     {.name = "tsort", .fx = LK_FX_READ},
     {.name = "tty", .read_opts = &ro_tty, .fx = LK_FX_READ},
     {.name = "type", .fx = LK_FX_READ},
@@ -3047,7 +3101,8 @@ static const lk_program programs[] = {
     {.name = "ulimit", .fx = LK_FX_FILES},
     {.name = "unalias", .fx = LK_FX_FILES},
     {.name = "unix2dos", .fx = LK_FX_FILES},
-    {.name = "zip", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_zip, .delete_opts = delete_opts_zip},
+    {.name = "zip", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_zip, .delete_opts = delete_opts_zip,
+     .patterns = "|-x|-i|--exclude|--include|", .pattern_lists = true},
     {.name = "zipinfo", .fx = LK_FX_FILES},
     /* local build, test, lint, format: compilers, linkers, linters, formatters, test runners */
     {.name = "actionlint", .fx = LK_FX_BUILD},
@@ -3206,6 +3261,14 @@ static const lk_program programs[] = {
     {.name = "dart", .fx = LK_FX_WORKSPACE},
     {.name = "django-admin", .fx = LK_FX_WORKSPACE},
     {.name = "flask", .fx = LK_FX_WORKSPACE},
+    /* python -m NAME: the standard library's web servers listen on every
+       interface by default and serve the folder */
+    {.name = "http.server", .cls = LK_NETWORK,
+     .net = "python -m http.server serves the folder on a network port"},
+    {.name = "SimpleHTTPServer", .cls = LK_NETWORK,
+     .net = "python -m SimpleHTTPServer serves the folder on a network port"},
+    {.name = "CGIHTTPServer", .cls = LK_NETWORK,
+     .net = "python -m CGIHTTPServer serves the folder on a network port"},
     {.name = "flutter", .fx = LK_FX_WORKSPACE},
     {.name = "gunicorn", .fx = LK_FX_WORKSPACE},
     {.name = "hypercorn", .fx = LK_FX_WORKSPACE},
@@ -3402,7 +3465,7 @@ static const lk_program programs[] = {
     {.name = "wrangler", .fx = LK_FX_SERVICE},
     {.name = "zerotier-cli", .fx = LK_FX_SERVICE},
     /* runs workspace code */
-    {.name = "pre-commit", .fx = LK_FX_WORKSPACE},
+    {.name = "pre-commit", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
     /* more of the tail: database tools, infra linters, key tools */
     {.name = "createdb", .fx = LK_FX_DATABASE},
     {.name = "pg_isready", .fx = LK_FX_DATABASE},
@@ -3411,7 +3474,7 @@ static const lk_program programs[] = {
     {.name = "ansible-lint", .fx = LK_FX_BUILD},
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},
-    {.name = "husky", .fx = LK_FX_WORKSPACE},
+    {.name = "husky", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
     {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen},
     {.name = "atq", .fx = LK_FX_READ},
     {.name = "getcap", .fx = LK_FX_READ},
@@ -4009,8 +4072,35 @@ bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,
 
 bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i)
 {
-	return p && p->writes && i > 1 &&
-	       lk_bar_has(p->writes, argv[i - 1], strlen(argv[i - 1]));
+	if (!p || i < 2)
+		return false;
+	if (p->writes &&
+	    lk_bar_has(p->writes, argv[i - 1], strlen(argv[i - 1])))
+		return true;
+	if (!p->writes_tail || argv[i][0] == '-')
+		return false;
+	for (size_t j = 1; j < i; j++)
+		if (argv[j][0] != '-' || !argv[j][1])
+			return true; /* an operand before it (`-` is stdin) */
+	return false;
+}
+
+bool lk_pattern_operand(const lk_program *p, const char *const *argv, size_t i)
+{
+	if (!p || !p->patterns || i < 1)
+		return false;
+	const char *a = argv[i];
+	const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+	if (eq)
+		return lk_bar_has(p->patterns, a, (size_t)(eq - a));
+	for (size_t j = i - 1; j >= 1; j--) {
+		const char *w = argv[j];
+		if (lk_bar_has(p->patterns, w, strlen(w)))
+			return true;
+		if (!p->pattern_lists || w[0] == '-' || j == 1)
+			return false;
+	}
+	return false;
 }
 
 const char *lk_destroyed_file(const lk_program *p, const char *a)

@@ -170,6 +170,8 @@ enum {
 	LK_I_EVAL_SUB = 1 << 4,  /* `deno eval CODE` */
 };
 
+struct lk_module;
+
 typedef struct lk_interp {
 	const char *cluster;   /* "l:#|d:t=|K:1esun": letters whose optional
 	                          value is only some characters, after which
@@ -185,7 +187,24 @@ typedef struct lk_interp {
 	unsigned flags;        /* LK_I_* */
 	const char *query;     /* letters that print and exit, reading no
 	                          program (python -V, node -v, perl -v) */
+	const struct lk_module *modules; /* a `stop` letter's modules whose
+	                                    arguments are code (NULL-named
+	                                    end), or NULL */
 } lk_interp;
+
+enum {
+	LK_M_OPERANDS = 1 << 0, /* every operand is code (python -m timeit) */
+	LK_M_STDIN = 1 << 1,    /* reads code on stdin (python -m code) */
+};
+
+/* A module an interpreter runs (python -m NAME) that takes code: in its
+   own options (-m pdb -c CMD, -m timeit -s SETUP), its operands, or
+   stdin.  Any other module runs as a program file does. */
+typedef struct lk_module {
+	const char *name;
+	const lk_interp *grammar; /* its options after the name */
+	unsigned how;             /* LK_M_* */
+} lk_module;
 
 /*
  * A cluster letter c of an lk_interp `cluster` spec, its value starting
@@ -472,11 +491,19 @@ typedef struct lk_program {
 	const lk_fetch *fetch;       /* LK_DOWNLOADER */
 	const lk_reads *reads;       /* options naming a file it runs */
 	const lk_extract *extract;   /* LK_EXTRACTS: how it is told to */
-	const char *writes; /* "|-fprint|": option words whose next word
+	const char *writes;   /* "|-fprint|": option words whose next word
 	                            names a file the program writes (find
 	                            -fprint F); any other word of a program
 	                            the labels call a pure reader is read */
-	lk_pack pack;       /* per-program pack, LK_PACK_NONE if none */
+	bool writes_tail;     /* a pure reader's operands after its first
+	                         are files it writes (xxd IN OUT) */
+	const char *patterns; /* "|--exclude|-x|": options whose value (the
+	                         next word, or after `=` on a long one) is a
+	                         name pattern the program matches, never a
+	                         file it writes (tar --exclude=.git) */
+	bool pattern_lists;   /* a pattern option's values run on to the
+	                         next option word (zip -x A B C) */
+	lk_pack pack;         /* per-program pack, LK_PACK_NONE if none */
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:
@@ -500,6 +527,10 @@ bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,
 /* argv[i] of a command of row p names a file it writes: the value of
    one of the row's `writes` options (find -fprint F). */
 bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i);
+
+/* argv[i] is the value of one of p's pattern options (p->patterns): a
+   name the program matches, not a file it writes. */
+bool lk_pattern_operand(const lk_program *p, const char *const *argv, size_t i);
 
 /* The row of `name` (a basename), through every other name it goes by;
    NULL when the program is not in the table. */

@@ -185,6 +185,11 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
    reader (pk_reader_program) naming one as an argument.  A word computed
    at run time is also matched by its glob form (pk_glob_form) with
    `computed` (NULL: not). */
+/* c fills a repository's .git folder: a copy into a folder that makes
+   FOLDER/.git (`cp -r x/.git .`), an archive extracted into .git
+   (`tar -C .git -x`). */
+bool pk_fills_git_folder(const locus_shell_command *c);
+
 bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
                     bool (*computed)(const char *));
 /* argv[i] of c may be written: c is not a pure reader, or the word is

@@ -160,6 +160,8 @@ static const fragment persistence_fragments[] = {
     {".config/git", ANYWHERE},
     {"/etc/gitconfig", ANYWHERE},
     {".git/config", ANYWHERE},
+    /* a submodule's own config and hooks (.git/modules/NAME/config) */
+    {".git/modules/", ANYWHERE},
     /* Files that make git, editors, direnv or CI run code */
     {".git/info/attributes", ANYWHERE}, /* filters and diff drivers */
     {".gitmodules", COMPONENT},         /* submodule URLs and commands */

@@ -597,7 +597,9 @@ static bool writes_persistence(const locus_shell_command *c,
                                const ll_context *ctx)
 {
 	(void)ctx;
-	return pk_writes_path(c, pk_persistence_path, pk_persistence_computed);
+	return pk_writes_path(c, pk_persistence_path,
+	                      pk_persistence_computed) ||
+	       pk_fills_git_folder(c);
 }
 
 static bool writes_agent_config(const locus_shell_command *c,
@@ -680,6 +682,22 @@ static const pk_rule persistence_rules[] = {
     {"go", "clean", "-cache -fuzzcache -i", NULL, LOCUS_TAG_OUTSIDE,
      "go clean -cache/-fuzzcache/-i deletes Go's caches or installed binaries, outside "
      "the workspace",
+     NULL, 0},
+    /* tools that install what runs later outside any jail, as their
+       manuals say: `direnv allow` makes the next `cd` into the folder
+       run .envrc, `pre-commit install` writes .git/hooks/pre-commit,
+       `husky` (and `husky init`/`install`) sets core.hooksPath */
+    {"direnv", "allow|permit|grant|edit", NULL, "--help -h", P,
+     "persistence: direnv allow makes every later shell that enters the "
+     "folder run its .envrc",
+     NULL, 0},
+    {"pre-commit", "install|init-templatedir", NULL, "--help -h", P,
+     "persistence: pre-commit install writes git hooks that run on later "
+     "commits",
+     NULL, 0},
+    {"husky", NULL, NULL, "--help -h -v --version", P,
+     "persistence: husky installs git hooks (core.hooksPath) that run on "
+     "later commits",
      NULL, 0},
     {"loginctl", "enable-linger", NULL, NULL, P,
      "persistence: loginctl enable-linger keeps user services running", NULL,

@@ -1799,10 +1799,12 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	view v;
 	make_view(c, prog, &v);
 
-	if (prog && (prog->cls & LK_NETWORK)) {
+	/* the program, or the module `python -m NAME` runs */
+	const lk_program *netrow = v.module ? v.row : prog;
+	if (netrow && (netrow->cls & LK_NETWORK)) {
 		j->tags |= LOCUS_TAG_NETWORK;
-		add_reason(j, prog->net
-		                  ? prog->net
+		add_reason(j, netrow->net
+		                  ? netrow->net
 		                  : "a network program reaches the network");
 	}
 	/* help and version forms print and exit: nothing is deleted */

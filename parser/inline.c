@@ -668,6 +668,8 @@ typedef struct interp_scan {
 	bool overflow;  /* more code options than MAX_CODES */
 	const char *unsure; /* why the options cannot be followed, or NULL */
 	size_t i;           /* the first word after the options */
+	const char *module; /* the module a stop letter names (-m NAME) */
+	size_t module_next; /* the word after it */
 } interp_scan;
 
 static void add_code(interp_scan *sc, const char *code, const lp_word *w)
@@ -796,11 +798,58 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 				if (mod->flags & LOCUS_WORD_DYNAMIC)
 					sc->unsure = "a module only known at "
 					             "run time";
+				sc->module = mod == x ? v + j + 1 : mod->value;
+				sc->module_next = mod == x ? i + 1 : i + 2;
 				break;
 			}
 		}
 	}
 	sc->i = i;
+}
+
+/* The module sc's stop letter named, when the grammar lists it. */
+static const lk_module *module_of(const lk_interp *it, const interp_scan *sc)
+{
+	if (!sc->module || !it->modules)
+		return NULL;
+	for (const lk_module *m = it->modules; m->name; m++)
+		if (!strcmp(m->name, sc->module))
+			return m;
+	return NULL;
+}
+
+/* A module that takes code (lk_module): its options, operands or stdin
+   as the code sc holds, through runners that run another module
+   (`-m cProfile -m timeit STMT`), `depth` of them at most. */
+static void module_options(const lk_interp *it, const lp_word *w, size_t n,
+                           interp_scan *sc, unsigned depth)
+{
+	const lk_module *m = module_of(it, sc);
+	if (!m || sc->unsure)
+		return;
+	if (!depth) {
+		sc->unsure = "modules run modules too deep";
+		return;
+	}
+	interp_scan ms;
+	memset(&ms, 0, sizeof ms);
+	ms.i = sc->module_next;
+	interp_options(m->grammar, w, n, &ms);
+	module_options(m->grammar, w, n, &ms, depth - 1);
+	if (ms.unsure) {
+		sc->unsure = ms.unsure;
+		return;
+	}
+	for (size_t k = 0; k < ms.ncodes; k++)
+		add_code(sc, ms.codes[k], ms.code_words[k]);
+	sc->overflow |= ms.overflow;
+	if (!ms.stop && (m->how & LK_M_OPERANDS))
+		for (size_t k = ms.i; k < n; k++)
+			add_code(sc, w[k].value, &w[k]);
+	if (!ms.stop && (m->how & LK_M_STDIN)) {
+		sc->stop = false; /* its code is stdin's, as python's own */
+		sc->i = ms.i;
+	}
 }
 
 bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
@@ -827,6 +876,7 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		sc.i = n;
 	}
 	interp_options(it, w, n, &sc);
+	module_options(it, w, n, &sc, 4);
 	if (sc.unsure) {
 		lp_unparsed(ctx, "%s: %s", prog->name, sc.unsure);
 		return true;

@@ -712,6 +712,41 @@ START_TEST(test_git_rows)
 }
 END_TEST
 
+/* Pattern options (tar --exclude, zip -x lists) and a reader's written
+   tail (xxd IN OUT), read off the rows. */
+START_TEST(test_operand_roles)
+{
+	const lk_program *tar = lk_program_find("tar");
+	const lk_program *zip = lk_program_find("zip");
+	const lk_program *xxd = lk_program_find("xxd");
+	ck_assert(tar && zip && xxd);
+	const char *const t[] = {"tar", "--exclude=.git", "--exclude", ".git",
+	                         "-czf", "x.tgz", "."};
+	ck_assert(lk_pattern_operand(tar, t, 1));
+	ck_assert(lk_pattern_operand(tar, t, 3));
+	ck_assert(!lk_pattern_operand(tar, t, 5));
+	ck_assert(!lk_pattern_operand(tar, t, 6));
+	const char *const z[] = {"zip", "-r", "x.zip", ".", "-x", "a/*", "b/*",
+	                         "-q", "c"};
+	ck_assert(lk_pattern_operand(zip, z, 5));
+	ck_assert(lk_pattern_operand(zip, z, 6));
+	ck_assert(!lk_pattern_operand(zip, z, 2));
+	ck_assert(!lk_pattern_operand(zip, z, 8)); /* after -q: a file */
+	const char *const z1[] = {"zip", "x.zip"};
+	ck_assert(!lk_pattern_operand(zip, z1, 1));
+	ck_assert(!lk_pattern_operand(NULL, z1, 1));
+	const char *const x[] = {"xxd", "-r", "-p", "in.hex", "out"};
+	ck_assert(!lk_writes_operand(xxd, x, 3));
+	ck_assert(lk_writes_operand(xxd, x, 4));
+	const char *const xs[] = {"xxd", "-r", "-", ".git/config"};
+	ck_assert(lk_writes_operand(xxd, xs, 3));
+	const lk_program *tree = lk_program_find("tree");
+	const char *const tr[] = {"tree", "-o", "out.txt", "src"};
+	ck_assert(tree && lk_writes_operand(tree, tr, 2));
+	ck_assert(!lk_writes_operand(tree, tr, 3));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("knowledge");
@@ -732,6 +767,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_sed_walk, 0,
 	                    sizeof sed_walks / sizeof *sed_walks);
 	tcase_add_test(tc, test_git_rows);
+	tcase_add_test(tc, test_operand_roles);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
 	tcase_add_loop_test(tf, test_facts, 0, sizeof facts / sizeof *facts);
