@@ -720,14 +720,14 @@ START_TEST(test_operand_roles)
 	const lk_program *zip = lk_program_find("zip");
 	const lk_program *xxd = lk_program_find("xxd");
 	ck_assert(tar && zip && xxd);
-	const char *const t[] = {"tar", "--exclude=.git", "--exclude", ".git",
-	                         "-czf", "x.tgz", "."};
+	const char *const t[] = {"tar",  "--exclude=.git", "--exclude", ".git",
+	                         "-czf", "x.tgz",          "."};
 	ck_assert(lk_pattern_operand(tar, t, 1));
 	ck_assert(lk_pattern_operand(tar, t, 3));
 	ck_assert(!lk_pattern_operand(tar, t, 5));
 	ck_assert(!lk_pattern_operand(tar, t, 6));
-	const char *const z[] = {"zip", "-r", "x.zip", ".", "-x", "a/*", "b/*",
-	                         "-q", "c"};
+	const char *const z[] = {"zip", "-r",  "x.zip", ".", "-x",
+	                         "a/*", "b/*", "-q",    "c"};
 	ck_assert(lk_pattern_operand(zip, z, 5));
 	ck_assert(lk_pattern_operand(zip, z, 6));
 	ck_assert(!lk_pattern_operand(zip, z, 2));

@@ -668,7 +668,8 @@ static const vec unit_vecs[] = {
 	{ "./node_modules/.bin/jest", EX, 0, NULL },
 	/* a run-time word may be --basetemp=DIR (pytest empties DIR) */
 	{ "pytest $ARGS", EX, D, NULL },
-	{ "python3 -m http.server", EX, 0, NULL },
+	/* serves the folder on every interface (docs/tags.md, stop 44) */
+	{ "python3 -m http.server", EX, N, NULL },
 	{ "npm run build", EX, 0, NULL },
 	{ "pytest <in", EX, 0, NULL },
 	/* printf -v assigns: only a plain lower-case name stays read-only */
