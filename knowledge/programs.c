@@ -30,18 +30,21 @@
    statement, `-m code` reads statements on stdin), and the runners that
    run another module (`-m cProfile -m timeit STMT`); options as the
    modules' getopt reads them. */
-static const lk_module python_modules[6];
+static const lk_module python_modules[9];
 /* clang-format off */
-static const lk_module python_modules[6] = {
+static const lk_module python_modules[9] = {
     {"timeit",
      INTERP_M(LK_LANG_PY, "s", "|setup|", "nru", "|number|repeat|unit|", "",
               "", "", 0, "h", NULL),
      LK_M_OPERANDS},
+    /* pdb reads its commands (statements among them) on stdin too */
     {"pdb",
      INTERP_M(LK_LANG_PY, "c", "|command|", "", "", "", "m", "", 0, "h",
               python_modules),
-     0},
+     LK_M_STDIN},
     {"code", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "qh", NULL),
+     LK_M_STDIN},
+    {"asyncio", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "h", NULL),
      LK_M_STDIN},
     {"cProfile",
      INTERP_M(LK_LANG_PY, "", "", "os", "|outfile|sort|", "", "m", "", 0, "h",
@@ -51,6 +54,14 @@ static const lk_module python_modules[6] = {
      INTERP_M(LK_LANG_PY, "", "", "os", "|outfile|sort|", "", "m", "", 0, "h",
               python_modules),
      0},
+    {"runpy", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", python_modules),
+     LK_M_RUNS_FIRST},
+    /* trace's -m is --missing; --module makes the program a module */
+    {"trace",
+     INTERP_M(LK_LANG_PY, "", "", "fC",
+              "|file|coverdir|ignore-module|ignore-dir|", "", "", "", 0, "h",
+              python_modules),
+     LK_M_RUNS_FLAG},
     {NULL, NULL, 0},
 };
 /* clang-format on */
@@ -68,6 +79,9 @@ static const lk_extract extract_cpio = {.x_short = "i",
                                         .x_long = "|extract|",
                                         .safe_long = "|no-absolute-filenames|",
                                         .abs_default = true};
+/* 7-Zip and unrar: the command comes first, and only `x` and `e` write
+   the members (`7z a backup.7z .git` reads .git) */
+static const lk_extract extract_7z = {.x_short = "xe", .oldstyle = true};
 /* unzip -: keeps `../` and absolute names (unzip(1), checked) */
 static const lk_extract extract_unzip = {.abs_short = ":"};
 
@@ -735,6 +749,8 @@ static const lk_subfx net_subs_bun[] = {
 	LK_NET("bun", "install"), LK_NET("bun", "i"), LK_NET("bun", "add"),
 	LK_NET("bun", "publish"), LK_NET("bun", "update"),
 	LK_NET("bun", "upgrade"), LK_NET("bun", "x"), LK_NET("bun", "create"),
+	{ NULL, "--inspect", "bun --inspect opens a debugger port: whoever "
+	  "reaches it runs code" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx run_subs_bun[] = {
@@ -847,17 +863,29 @@ static const lk_subfx net_subs_buf[] = {
 static const lk_subfx net_subs_node[] = {
 	{ NULL, "--inspect", "node --inspect opens a debugger port: whoever "
 	  "reaches it runs code" },
+	{ "inspect", NULL, "node inspect runs the script under a debugger "
+	  "port" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_pydoc[] = {
+	{ NULL, "-p", "pydoc -p serves documentation on a network port" },
+	{ NULL, "-b", "pydoc -b serves documentation and opens a browser" },
+	{ NULL, "-n", "pydoc -n serves documentation on a host name" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_php[] = {
 	{ NULL, "-S", "php -S serves the folder (and runs its PHP) on a "
 	  "network port" },
+	{ NULL, "--server", "php --server serves the folder (and runs its "
+	  "PHP) on a network port" },
 	{ NULL, NULL, NULL },
 };
 /* deno run/install URL fetches the code it runs (checked: deno run -A
    http://127.0.0.1:8000/x.ts) */
 static const lk_subfx net_subs_deno[] = {
 	{ NULL, "://", "deno fetches code from a URL given on the line" },
+	{ NULL, "--inspect", "deno --inspect opens a debugger port: whoever "
+	  "reaches it runs code" },
 	{ "upgrade", NULL, "deno upgrade downloads a new deno" },
 	{ NULL, NULL, NULL },
 };
@@ -2642,12 +2670,13 @@ static const lk_program programs[] = {
     {.name = "gtar", .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_tar, .delete_opts = delete_opts_gtar,
      .patterns = TAR_PATTERNS},
     {.name = "bsdtar", .cls = LK_EXTRACTS, .extract = &extract_tar, .patterns = TAR_PATTERNS},
-    {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip},
-    {.name = "7z", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7z},
-    {.name = "7za", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7za},
-    {.name = "7zr", .cls = LK_EXTRACTS, .delete_opts = delete_opts_7zr},
+    {.name = "unzip", .cls = LK_EXTRACTS, .extract = &extract_unzip,
+     .patterns = "|-x|", .pattern_lists = true},
+    {.name = "7z", .cls = LK_EXTRACTS, .extract = &extract_7z, .delete_opts = delete_opts_7z},
+    {.name = "7za", .cls = LK_EXTRACTS, .extract = &extract_7z, .delete_opts = delete_opts_7za},
+    {.name = "7zr", .cls = LK_EXTRACTS, .extract = &extract_7z, .delete_opts = delete_opts_7zr},
     {.name = "cpio", .unseen_opts = unseen_opts_cpio, .cls = LK_EXTRACTS | LK_RMT, .extract = &extract_cpio},
-    {.name = "unrar", .cls = LK_EXTRACTS},
+    {.name = "unrar", .cls = LK_EXTRACTS, .extract = &extract_7z},
     {.name = "ar", .unseen_opts = unseen_opts_ar, .cls = LK_EXTRACTS},
     {.name = "pax", .cls = LK_EXTRACTS},
     {.name = "busybox-tar", .cls = LK_EXTRACTS, .extract = &extract_tar},
@@ -3269,6 +3298,22 @@ static const lk_program programs[] = {
      .net = "python -m SimpleHTTPServer serves the folder on a network port"},
     {.name = "CGIHTTPServer", .cls = LK_NETWORK,
      .net = "python -m CGIHTTPServer serves the folder on a network port"},
+    {.name = "wsgiref.simple_server", .cls = LK_NETWORK,
+     .net = "python -m wsgiref.simple_server serves on a network port"},
+    {.name = "xmlrpc.server", .cls = LK_NETWORK,
+     .net = "python -m xmlrpc.server serves on a network port"},
+    {.name = "smtpd", .cls = LK_NETWORK,
+     .net = "python -m smtpd serves on a network port"},
+    /* the standard library's clients with a command line of their own */
+    {.name = "ftplib", .cls = LK_NETWORK, .net = "python -m ftplib reaches the network"},
+    {.name = "telnetlib", .cls = LK_NETWORK, .net = "python -m telnetlib reaches the network"},
+    {.name = "smtplib", .cls = LK_NETWORK, .net = "python -m smtplib sends mail"},
+    {.name = "poplib", .cls = LK_NETWORK, .net = "python -m poplib reaches the network"},
+    {.name = "imaplib", .cls = LK_NETWORK, .net = "python -m imaplib reaches the network"},
+    {.name = "nntplib", .cls = LK_NETWORK, .net = "python -m nntplib reaches the network"},
+    {.name = "webbrowser", .cls = LK_NETWORK, .net = "python -m webbrowser opens a URL in a browser"},
+    /* pydoc -p/-b/-n serves documentation, importing modules on request */
+    {.name = "pydoc", .fx = LK_FX_WORKSPACE, .names = LK_VERSIONED, .net_subs = net_subs_pydoc},
     {.name = "flutter", .fx = LK_FX_WORKSPACE},
     {.name = "gunicorn", .fx = LK_FX_WORKSPACE},
     {.name = "hypercorn", .fx = LK_FX_WORKSPACE},
@@ -4074,9 +4119,16 @@ bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i)
 {
 	if (!p || i < 2)
 		return false;
-	if (p->writes &&
-	    lk_bar_has(p->writes, argv[i - 1], strlen(argv[i - 1])))
+	const char *o = argv[i - 1];
+	if (p->writes && lk_bar_has(p->writes, o, strlen(o)))
 		return true;
+	/* an entry of one letter ("|-o|") in any cluster: tree's parser
+	   gives the next word to each such letter (`tree -ao FILE`) */
+	if (p->writes && o[0] == '-' && o[1] && o[1] != '-')
+		for (const char *e = strstr(p->writes, "|-"); e;
+		     e = strstr(e + 1, "|-"))
+			if (e[2] && e[3] == '|' && strchr(o + 1, e[2]))
+				return true;
 	if (!p->writes_tail || argv[i][0] == '-')
 		return false;
 	for (size_t j = 1; j < i; j++)
@@ -4095,12 +4147,91 @@ bool lk_pattern_operand(const lk_program *p, const char *const *argv, size_t i)
 		return lk_bar_has(p->patterns, a, (size_t)(eq - a));
 	for (size_t j = i - 1; j >= 1; j--) {
 		const char *w = argv[j];
-		if (lk_bar_has(p->patterns, w, strlen(w)))
-			return true;
+		if (lk_bar_has(p->patterns, w, strlen(w))) {
+			/* not when an option before it may take it as its
+			   value (`tar -xf --exclude .git`: the archive is
+			   --exclude, .git a member it writes) */
+			const char *b = argv[j - 1];
+			return j == 1 || b[0] != '-' || !b[1] || strchr(b, '=');
+		}
 		if (!p->pattern_lists || w[0] == '-' || j == 1)
 			return false;
 	}
 	return false;
+}
+
+bool lk_long_abbrev(const char *a, const char *name, size_t min)
+{
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	size_t n = strcspn(a + 2, "=");
+	return n >= min && n <= strlen(name) && !strncmp(a + 2, name, n);
+}
+
+/* The module runner m's arguments from argv[i]: the module it runs, or
+   NULL (a script, or none); *next its first argument. */
+static const char *runner_inner(const lk_module *m, const char *const *argv,
+                                size_t argc, size_t i, size_t *next)
+{
+	const lk_interp *g = m->grammar;
+	bool flag = false;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1])
+			break;
+		if (a[1] == '-') {
+			size_t n = strcspn(a + 2, "=");
+			if ((m->how & LK_M_RUNS_FLAG) &&
+			    lk_long_abbrev(a, "module", 2))
+				flag = true;
+			else if (!a[2 + n] && g &&
+			         lk_bar_has(g->val_long, a + 2, n))
+				i++;
+			continue;
+		}
+		for (size_t j = 1; a[j]; j++) {
+			if (g && lk_has_letter(g->stop, a[j])) {
+				*next = a[j + 1] ? i + 1 : i + 2;
+				return a[j + 1]       ? a + j + 1
+				       : i + 1 < argc ? argv[i + 1]
+				                      : NULL;
+			}
+			if (g && (lk_has_letter(g->val, a[j]) ||
+			          lk_has_letter(g->code, a[j]))) {
+				i += !a[j + 1];
+				break;
+			}
+		}
+	}
+	if (i < argc && ((m->how & LK_M_RUNS_FIRST) ||
+	                 ((m->how & LK_M_RUNS_FLAG) && flag))) {
+		*next = i + 1;
+		return argv[i];
+	}
+	return NULL;
+}
+
+const char *lk_module_runs(const lk_interp *it, const char *mod,
+                           const char *const *argv, size_t argc, size_t *at)
+{
+	for (unsigned depth = 0; it && it->modules && mod && depth < 4;
+	     depth++) {
+		const lk_module *m = it->modules;
+		while (m->name && strcmp(m->name, mod) != 0)
+			m++;
+		size_t next = 0;
+		const char *inner =
+		    m->name ? runner_inner(m, argv, argc, *at, &next) : NULL;
+		if (!inner)
+			break;
+		mod = inner;
+		*at = next;
+	}
+	return mod;
 }
 
 const char *lk_destroyed_file(const lk_program *p, const char *a)

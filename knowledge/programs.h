@@ -193,13 +193,20 @@ typedef struct lk_interp {
 } lk_interp;
 
 enum {
-	LK_M_OPERANDS = 1 << 0, /* every operand is code (python -m timeit) */
-	LK_M_STDIN = 1 << 1,    /* reads code on stdin (python -m code) */
+	LK_M_OPERANDS = 1 << 0,   /* every operand is code (python -m timeit) */
+	LK_M_STDIN = 1 << 1,      /* reads code on stdin (python -m code) */
+	LK_M_RUNS_FIRST = 1 << 2, /* its first operand is a module it runs
+	                             (python -m runpy MOD) */
+	LK_M_RUNS_FLAG = 1 << 3,  /* with --module (any abbreviation), its
+	                             first operand is a module it runs
+	                             (python -m trace --module MOD) */
 };
 
 /* A module an interpreter runs (python -m NAME) that takes code: in its
    own options (-m pdb -c CMD, -m timeit -s SETUP), its operands, or
-   stdin.  Any other module runs as a program file does. */
+   stdin; or that runs another module (its grammar's `stop` letter,
+   `-m cProfile -m MOD`, or LK_M_RUNS_*).  Any other module runs as a
+   program file does. */
 typedef struct lk_module {
 	const char *name;
 	const lk_interp *grammar; /* its options after the name */
@@ -527,6 +534,18 @@ bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,
 /* argv[i] of a command of row p names a file it writes: the value of
    one of the row's `writes` options (find -fprint F). */
 bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i);
+
+/* The module python -m `mod` (its arguments from argv[*at]) runs in
+   the end, through the runners of interpreter grammar it (`-m cProfile
+   -m timeit`, `-m runpy http.server`, `-m trace --module X`), four deep
+   at most; *at moves to the first argument of the module returned. */
+const char *lk_module_runs(const lk_interp *it, const char *mod,
+                           const char *const *argv, size_t argc, size_t *at);
+
+/* a, a long option word (`--name` or `--name=value`), is `name` or an
+   abbreviation of it at least min letters long, as getopt_long,
+   argparse and optparse take it. */
+bool lk_long_abbrev(const char *a, const char *name, size_t min);
 
 /* argv[i] is the value of one of p's pattern options (p->patterns): a
    name the program matches, not a file it writes. */

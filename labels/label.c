@@ -729,6 +729,9 @@ static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
 		if (pk_agent_config_path(buf))
 			tags |= LOCUS_TAG_AGENT_CONFIG;
 	}
+	/* cd .git && tar xf ../x.tar, cd .git && cp -r ../hooks . */
+	if (pk_fills_persistence_folder(c, cwd))
+		tags |= LOCUS_TAG_PERSISTENCE;
 	return tags;
 }
 

@@ -185,10 +185,28 @@ bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
    reader (pk_reader_program) naming one as an argument.  A word computed
    at run time is also matched by its glob form (pk_glob_form) with
    `computed` (NULL: not). */
-/* c fills a repository's .git folder: a copy into a folder that makes
-   FOLDER/.git (`cp -r x/.git .`), an archive extracted into .git
-   (`tar -C .git -x`). */
-bool pk_fills_git_folder(const locus_shell_command *c);
+/* labels/folders.c: copy c (cp, mv, install, ln) writes FOLDER/NAME, for
+   a folder it copies into and a source's last component, where is_path
+   says so (`cp -r hooks .git/` writes .git/hooks; with
+   pk_persistence_path also a `.git` made where the line surely copies
+   into a folder: `cp -r x/.git .`). */
+bool pk_copy_names_path(const locus_shell_command *c,
+                        bool (*is_path)(const char *));
+
+/* Any new name in folder p (joined to cwd when relative and cwd is not
+   NULL), folded, may be a persistence file: p is one, or the leading
+   components of one (`.git`, `.git/modules`, `.github`). */
+bool pk_persistence_folder(const char *p, const char *cwd);
+
+/* labels/packs_paths.c: folded path p ends with a persistence path's
+   leading components (`.git` of `.git/hooks`). */
+bool pk_persistence_folder_name(const char *p);
+
+/* c copies into, or extracts into, a folder where any new name may be a
+   persistence file (pk_persistence_folder; cwd: the line's directory
+   after a cd, or NULL): `cp -r payload/. .git`, `tar -C .git -x`,
+   `tar -x --transform=...` (any name). */
+bool pk_fills_persistence_folder(const locus_shell_command *c, const char *cwd);
 
 bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
                     bool (*computed)(const char *));

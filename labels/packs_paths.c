@@ -765,6 +765,29 @@ bool pk_persistence_path(const char *p)
 	       (persistence_raw(p) || normal_match(p, persistence_raw));
 }
 
+bool pk_persistence_folder_name(const char *p)
+{
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	/* a fragment's leading components (".git" of ".git/hooks",
+	   ".git/modules" of ".git/modules/"): p ends with them, as whole
+	   components; an absolute one ("/etc" of "/etc/cron") is p whole */
+	for (const fragment *f = persistence_fragments; f->text; f++) {
+		const char *t = f->text;
+		for (const char *s = strchr(t + 1, '/'); s;
+		     s = strchr(s + 1, '/')) {
+			size_t k = (size_t)(s - t);
+			if (k > len || strncmp(p + len - k, t, k) != 0)
+				continue;
+			if (t[0] == '/' ? len == k
+			                : len == k || p[len - k - 1] == '/')
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The configuration of coding agents and their tool servers
    (`.claude/settings.json` grants permissions, `.mcp.json` starts
    programs).  Instruction files (CLAUDE.md, AGENTS.md, GEMINI.md) are

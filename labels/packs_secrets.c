@@ -599,7 +599,7 @@ static bool writes_persistence(const locus_shell_command *c,
 	(void)ctx;
 	return pk_writes_path(c, pk_persistence_path,
 	                      pk_persistence_computed) ||
-	       pk_fills_git_folder(c);
+	       pk_fills_persistence_folder(c, NULL);
 }
 
 static bool writes_agent_config(const locus_shell_command *c,

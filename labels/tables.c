@@ -302,6 +302,10 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
 	size_t rest;
 	const char *mod = python_module(c, prog, &rest);
+	if (mod) /* through runners: -m cProfile -m http.server */
+		mod = lk_module_runs(prog->interp, mod,
+		                     (const char *const *)c->argv, c->argc,
+		                     &rest);
 	if (mod) {
 		v->prog = mod;
 		v->row = lk_program_find(v->prog);

@@ -6,7 +6,6 @@
  * Below the pack matcher (pack.c), the packs (packs_*.c) and the
  * judgements (tables.c, paths.c, label.c): it calls none of them.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "../knowledge/git.h"
@@ -14,7 +13,6 @@
 #include "../knowledge/sed.h"
 #include "../parser/linefacts.h"
 #include "pack.h"
-#include "../util/str.h"
 
 /* ---- tokens of a space-separated list ---------------------------------- */
 
@@ -163,72 +161,6 @@ static bool attached_names_path(const char *a, bool (*is_path)(const char *))
 	return false;
 }
 
-/* The folder operand i of copy c may name (the last operand, -t's value
-   attached or next, --target-directory's): NULL when it is none.  A word
-   after any short cluster ending in t counts (`-rt DIR`). */
-static const char *copy_folder(const locus_shell_command *c, size_t i,
-                               size_t last)
-{
-	const char *d = c->argv[i];
-	if (lu_starts_with(d, "--target-directory="))
-		return d + 19;
-	if (d[0] == '-' && d[1] == 't' && d[2])
-		return d + 2;
-	if (pk_is_option(d))
-		return NULL;
-	if (i == last)
-		return d;
-	const char *o = c->argv[i - 1];
-	size_t n = strlen(o);
-	bool after_t =
-	    o[0] == '-' && n > 1 &&
-	    (o[1] == '-' ? !strcmp(o, "--target-directory") : o[n - 1] == 't');
-	return after_t ? d : NULL;
-}
-
-/* cp/mv/install/ln into a folder write FOLDER/NAME for each source
-   (`cp -r hooks .git/` writes .git/hooks, `mv workflows .github`): the
-   folder is the last operand or -t's value; every other operand is
-   tried as a source (over-labelling is safe).  A source's NAME is its
-   last component (`hooks/` is hooks). */
-static bool copy_into_names_path(const locus_shell_command *c,
-                                 bool (*is_path)(const char *))
-{
-	enum { MAX_OPERANDS = 32 };
-	if (c->argc < 3 || c->argc > MAX_OPERANDS ||
-	    !(lk_classes(c->name) & LK_COPIES))
-		return false;
-	size_t last = 0;
-	for (size_t i = 1; i < c->argc; i++)
-		if (!pk_is_option(c->argv[i]))
-			last = i;
-	char buf[1024];
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *d = copy_folder(c, i, last);
-		if (!d || !*d)
-			continue;
-		for (size_t j = 1; j < c->argc; j++) {
-			const char *src = c->argv[j];
-			if (j == i || pk_is_option(src))
-				continue;
-			size_t n = strlen(src);
-			while (n > 1 && src[n - 1] == '/')
-				n--;
-			size_t b = n;
-			while (b && src[b - 1] != '/')
-				b--;
-			if (b == n || (n - b == 1 && src[b] == '.') ||
-			    (n - b == 2 && src[b] == '.' && src[b + 1] == '.'))
-				continue;
-			int k = snprintf(buf, sizeof buf, "%s/%.*s", d,
-			                 (int)(n - b), src + b);
-			if (k > 0 && (size_t)k < sizeof buf && is_path(buf))
-				return true;
-		}
-	}
-	return false;
-}
-
 bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
                     bool (*computed)(const char *))
 {
@@ -258,50 +190,15 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 		    pk_arg_written(c, i))
 			return true;
 	}
-	return copy_into_names_path(c, is_path);
-}
-
-/* p's last component (trailing slashes aside) is `.git`: a repository's
-   whole folder, its hooks and config among what lands there. */
-static bool git_folder(const char *p)
-{
-	size_t n = strlen(p);
-	while (n > 1 && p[n - 1] == '/')
-		n--;
-	return n >= 4 && !strncmp(p + n - 4, ".git", 4) &&
-	       (n == 4 || p[n - 5] == '/');
-}
-
-bool pk_fills_git_folder(const locus_shell_command *c)
-{
-	if (copy_into_names_path(c, git_folder))
-		return true; /* cp -r x/.git . */
-	if (!(lk_classes(c->name) & LK_EXTRACTS))
-		return false;
-	/* an archive extracted into .git (tar -C .git, unzip -d .git,
-	   --directory=.git, -C.git): any member may be a hook */
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i], *eq = strchr(a, '=');
-		const char *v = a[0] != '-'           ? a
-		                : a[1] == '-' && eq   ? eq + 1
-		                : a[1] != '-' && a[1] ? a + 2
-		                                      : NULL;
-		if (v && git_folder(v) &&
-		    !lk_pattern_operand(lk_program_find(c->name),
-		                        (const char *const *)c->argv, i))
-			return true;
-	}
-	return false;
+	return pk_copy_names_path(c, is_path);
 }
 
 bool pk_arg_written(const locus_shell_command *c, size_t i)
 {
-	const lk_program *p = NULL;
-	if (pk_reader_program(c->name)) {
-		p = lk_program_find(c->name);
+	const lk_program *p = lk_program_find(c->name);
+	if (pk_reader_program(c->name))
 		return lk_writes_operand(p, c->argv, i);
-	}
-	p = lk_program_find(c->name);
+	/* tar --exclude=.git: a pattern, not a file written */
 	return !lk_pattern_operand(p, (const char *const *)c->argv, i);
 }
 

@@ -820,7 +820,8 @@ static const lk_module *module_of(const lk_interp *it, const interp_scan *sc)
 
 /* A module that takes code (lk_module): its options, operands or stdin
    as the code sc holds, through runners that run another module
-   (`-m cProfile -m timeit STMT`), `depth` of them at most. */
+   (`-m cProfile -m timeit STMT`, `-m runpy MOD`, `-m trace --module
+   MOD`), `depth` of them at most. */
 static void module_options(const lk_interp *it, const lp_word *w, size_t n,
                            interp_scan *sc, unsigned depth)
 {
@@ -835,6 +836,22 @@ static void module_options(const lk_interp *it, const lp_word *w, size_t n,
 	memset(&ms, 0, sizeof ms);
 	ms.i = sc->module_next;
 	interp_options(m->grammar, w, n, &ms);
+	if (!ms.module && !ms.unsure && ms.i < n &&
+	    (m->how & (LK_M_RUNS_FIRST | LK_M_RUNS_FLAG))) {
+		bool runs = m->how & LK_M_RUNS_FIRST;
+		for (size_t k = sc->module_next; k < ms.i && !runs; k++)
+			runs = w[k].value &&
+			       lk_long_abbrev(w[k].value, "module", 2);
+		if (runs && (w[ms.i].flags & LOCUS_WORD_DYNAMIC))
+			ms.unsure = "a module only known at run time";
+		if (runs) {
+			ms.stop = true;
+			ms.module = w[ms.i].value;
+			ms.module_next = ms.i + 1;
+		}
+	}
+	if (!ms.stop && (m->how & LK_M_STDIN))
+		ms.stdin_file = true; /* its code is stdin's (python -m code) */
 	module_options(m->grammar, w, n, &ms, depth - 1);
 	if (ms.unsure) {
 		sc->unsure = ms.unsure;
@@ -846,8 +863,9 @@ static void module_options(const lk_interp *it, const lp_word *w, size_t n,
 	if (!ms.stop && (m->how & LK_M_OPERANDS))
 		for (size_t k = ms.i; k < n; k++)
 			add_code(sc, w[k].value, &w[k]);
-	if (!ms.stop && (m->how & LK_M_STDIN)) {
-		sc->stop = false; /* its code is stdin's, as python's own */
+	if (ms.stdin_file) {
+		sc->stop = false;
+		sc->stdin_file = true;
 		sc->i = ms.i;
 	}
 }

@@ -747,6 +747,40 @@ START_TEST(test_operand_roles)
 }
 END_TEST
 
+/* python -m runners: the module run in the end, and where its
+   arguments start. */
+START_TEST(test_module_runs)
+{
+	const lk_program *py = lk_program_find("python3");
+	ck_assert(py && py->interp && py->interp->modules);
+	const char *const a[] = {"python3", "-m",          "cProfile",
+	                         "-o",      "out",         "-m",
+	                         "runpy",   "http.server", "8000"};
+	size_t at = 3;
+	ck_assert_str_eq(lk_module_runs(py->interp, "cProfile", a, 9, &at),
+	                 "http.server");
+	ck_assert_uint_eq(at, 8);
+	const char *const t[] = {"python3", "-m",    "trace",  "-m",
+	                         "--count", "--mod", "timeit", "x=1"};
+	at = 3;
+	ck_assert_str_eq(lk_module_runs(py->interp, "trace", t, 8, &at),
+	                 "timeit");
+	ck_assert_uint_eq(at, 7);
+	const char *const s[] = {"python3", "-m", "trace", "--count", "x.py"};
+	at = 3; /* no --module: x.py is a script */
+	ck_assert_str_eq(lk_module_runs(py->interp, "trace", s, 5, &at),
+	                 "trace");
+	ck_assert_uint_eq(at, 3);
+	ck_assert_str_eq(lk_module_runs(py->interp, "pytest", s, 5, &at),
+	                 "pytest");
+	ck_assert(lk_long_abbrev("--mod", "module", 2));
+	ck_assert(lk_long_abbrev("--module=x", "module", 2));
+	ck_assert(!lk_long_abbrev("--m", "module", 2));
+	ck_assert(!lk_long_abbrev("--modules", "module", 2));
+	ck_assert(!lk_long_abbrev("-mod", "module", 2));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("knowledge");
@@ -768,6 +802,7 @@ static Suite *suite(void)
 	                    sizeof sed_walks / sizeof *sed_walks);
 	tcase_add_test(tc, test_git_rows);
 	tcase_add_test(tc, test_operand_roles);
+	tcase_add_test(tc, test_module_runs);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("linefacts");
 	tcase_add_loop_test(tf, test_facts, 0, sizeof facts / sizeof *facts);
