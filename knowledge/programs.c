@@ -74,9 +74,10 @@ static const lk_extract extract_tar = {.x_short = "x",
                                        .abs_short = "P",
                                        .abs_long = "|absolute-names|",
                                        .oldstyle = true};
-/* cpio -i keeps absolute names unless --no-absolute-filenames (cpio(1)) */
-static const lk_extract extract_cpio = {.x_short = "i",
-                                        .x_long = "|extract|",
+/* cpio -i keeps absolute names unless --no-absolute-filenames (cpio(1));
+   -p (pass-through) writes the listed files into its folder */
+static const lk_extract extract_cpio = {.x_short = "ip",
+                                        .x_long = "|extract|pass-through|",
                                         .safe_long = "|no-absolute-filenames|",
                                         .abs_default = true};
 /* 7-Zip and unrar: the command comes first, and only `x` and `e` write
@@ -865,6 +866,13 @@ static const lk_subfx net_subs_node[] = {
 	  "reaches it runs code" },
 	{ "inspect", NULL, "node inspect runs the script under a debugger "
 	  "port" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_venv[] = {
+	/* argparse takes any unambiguous prefix: `--upgrade-` is the
+	   shortest that is not --upgrade */
+	{ NULL, "--upgrade-", "venv --upgrade-deps (python -m venv) "
+	  "installs pip from the package index" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_pydoc[] = {
@@ -2656,11 +2664,12 @@ static const lk_program programs[] = {
 
     /* ---- programs that write files: copies and tee ---- */
     {.name = "cp", .cls = LK_COPIES | LK_INERT},
-    {.name = "mv", .cls = LK_COPIES | LK_INERT},
-    {.name = "install", .unseen_opts = unseen_opts_install, .cls = LK_COPIES | LK_INERT, .pack = LK_PACK_PRIVILEGE},
-    {.name = "ln", .cls = LK_COPIES | LK_INERT},
+    {.name = "mv", .cls = LK_COPIES | LK_INERT, .sources_written = true},
+    {.name = "install", .unseen_opts = unseen_opts_install, .cls = LK_COPIES | LK_INERT, .pack = LK_PACK_PRIVILEGE,
+     .dirs_opt = true},
+    {.name = "ln", .cls = LK_COPIES | LK_INERT, .sources_written = true},
     {.name = "gcp", .cls = LK_COPIES | LK_INERT},
-    {.name = "gmv", .cls = LK_COPIES | LK_INERT},
+    {.name = "gmv", .cls = LK_COPIES | LK_INERT, .sources_written = true},
     {.name = "tee", .cls = LK_WRITES_ARGS | LK_INERT},
 
     /* ---- archive extractors: the names of the files they write come from the
@@ -3084,7 +3093,7 @@ static const lk_program programs[] = {
     {.name = "tokei", .fx = LK_FX_READ},
     {.name = "top", .read_opts = &ro_top, .fx = LK_FX_READ},
     {.name = "tput", .read_opts = &ro_tput, .fx = LK_FX_READ},
-    {.name = "tree", .fx = LK_FX_READ, .writes = "|-o|"},
+    {.name = "tree", .fx = LK_FX_READ, .writes_letters = "o"},
     {.name = "tsort", .fx = LK_FX_READ},
     {.name = "tty", .read_opts = &ro_tty, .fx = LK_FX_READ},
     {.name = "type", .fx = LK_FX_READ},
@@ -3719,6 +3728,9 @@ static const lk_program programs[] = {
     {.name = "shards", .fx = LK_FX_PACKAGES},
     {.name = "spago", .fx = LK_FX_PACKAGES},
     {.name = "virtualenv", .fx = LK_FX_PACKAGES},
+    /* python -m venv: offline, but --upgrade-deps installs pip from the
+       index */
+    {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv},
     {.name = "wapm", .fx = LK_FX_PACKAGES},
     {.name = "winget", .fx = LK_FX_PACKAGES},
     {.name = "dd",
@@ -4122,13 +4134,11 @@ bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i)
 	const char *o = argv[i - 1];
 	if (p->writes && lk_bar_has(p->writes, o, strlen(o)))
 		return true;
-	/* an entry of one letter ("|-o|") in any cluster: tree's parser
-	   gives the next word to each such letter (`tree -ao FILE`) */
-	if (p->writes && o[0] == '-' && o[1] && o[1] != '-')
-		for (const char *e = strstr(p->writes, "|-"); e;
-		     e = strstr(e + 1, "|-"))
-			if (e[2] && e[3] == '|' && strchr(o + 1, e[2]))
-				return true;
+	/* a letter in any cluster: tree's parser gives the next word to
+	   each such letter (`tree -ao FILE`) */
+	if (p->writes_letters && o[0] == '-' && o[1] && o[1] != '-' &&
+	    strpbrk(o + 1, p->writes_letters))
+		return true;
 	if (!p->writes_tail || argv[i][0] == '-')
 		return false;
 	for (size_t j = 1; j < i; j++)
@@ -4158,6 +4168,54 @@ bool lk_pattern_operand(const lk_program *p, const char *const *argv, size_t i)
 			return false;
 	}
 	return false;
+}
+
+bool lk_copy_writes(const lk_program *p, const char *const *argv, size_t argc,
+                    size_t i)
+{
+	if (!p || !(p->cls & LK_COPIES) || p->sources_written)
+		return true;
+	size_t last = 0;
+	bool dd = false, target = false; /* -t: the last operand is a source */
+	for (size_t k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (!dd && !strcmp(a, "--")) {
+			dd = true;
+			continue;
+		}
+		if (dd || a[0] != '-' || !a[1]) {
+			last = k;
+			continue;
+		}
+		if (a[1] == '-') {
+			target |= lk_long_abbrev(a, "target-directory", 1);
+			if (lk_long_abbrev(a, "link", 1) ||
+			    lk_long_abbrev(a, "symbolic-link", 2) ||
+			    (p->dirs_opt && lk_long_abbrev(a, "directory", 2)))
+				return true; /* links: sources get a name */
+			if (lk_long_abbrev(a, "target-directory", 1) &&
+			    (k == i || (!strchr(a, '=') && k + 1 == i)))
+				return true;
+			continue;
+		}
+		if (strpbrk(a + 1, "ls") || (p->dirs_opt && strchr(a + 1, 'd')))
+			return true; /* -l, -s (install -s strips: over-read) */
+		/* a `t` after a letter that takes a value is that value
+		   (`-St`: the suffix t): not a folder option */
+		const char *v = a + 1 + strcspn(a + 1, LK_COPY_VALUE_LETTERS);
+		target |= *v == 't';
+		const char *t = strchr(a + 1, 't');
+		if (t && (k == i || (!t[1] && k + 1 == i)))
+			return true;
+	}
+	return i == last && !target;
+}
+
+size_t lk_module_name_len(const char *mod)
+{
+	static const char main_mod[] = ".__main__";
+	size_t n = strlen(mod), k = sizeof main_mod - 1;
+	return n > k && !strcmp(mod + n - k, main_mod) ? n - k : n;
 }
 
 bool lk_long_abbrev(const char *a, const char *name, size_t min)
@@ -4221,7 +4279,9 @@ const char *lk_module_runs(const lk_interp *it, const char *mod,
 	for (unsigned depth = 0; it && it->modules && mod && depth < 4;
 	     depth++) {
 		const lk_module *m = it->modules;
-		while (m->name && strcmp(m->name, mod) != 0)
+		size_t mn = lk_module_name_len(mod);
+		while (m->name && (strlen(m->name) != mn ||
+		                   strncmp(m->name, mod, mn) != 0))
 			m++;
 		size_t next = 0;
 		const char *inner =

@@ -498,12 +498,19 @@ typedef struct lk_program {
 	const lk_fetch *fetch;       /* LK_DOWNLOADER */
 	const lk_reads *reads;       /* options naming a file it runs */
 	const lk_extract *extract;   /* LK_EXTRACTS: how it is told to */
-	const char *writes;   /* "|-fprint|": option words whose next word
+	const char *writes;         /* "|-fprint|": option words whose next word
 	                            names a file the program writes (find
 	                            -fprint F); any other word of a program
 	                            the labels call a pure reader is read */
-	bool writes_tail;     /* a pure reader's operands after its first
-	                         are files it writes (xxd IN OUT) */
+	const char *writes_letters; /* short options, alone or in any
+	                               cluster, whose next word names a
+	                               file a pure reader writes (tree -o) */
+	bool writes_tail;     /* a pure reader's operands after its first are
+	                     files it writes (xxd IN OUT) */
+	bool sources_written; /* LK_COPIES: the sources change too (mv
+	                         removes them, ln gives them a new name) */
+	bool dirs_opt;        /* LK_COPIES: -d/--directory makes every
+	                         operand a folder it creates (install -d) */
 	const char *patterns; /* "|--exclude|-x|": options whose value (the
 	                         next word, or after `=` on a long one) is a
 	                         name pattern the program matches, never a
@@ -541,6 +548,23 @@ bool lk_writes_operand(const lk_program *p, const char *const *argv, size_t i);
    at most; *at moves to the first argument of the module returned. */
 const char *lk_module_runs(const lk_interp *it, const char *mod,
                            const char *const *argv, size_t argc, size_t *at);
+
+/* argv[i] of copy p (LK_COPIES) may be written: its destination (the
+   last operand; -t's value, attached, next or after any cluster holding
+   t; --target-directory's in any abbreviation), or any word of a move or
+   a link (sources_written, cp -l/-s/--link/--symbolic-link: a source
+   gets another name).  A plain copy only reads its sources. */
+bool lk_copy_writes(const lk_program *p, const char *const *argv, size_t argc,
+                    size_t i);
+
+/* The short options of cp, mv, install and ln that take a value (-S
+   SUFFIX, -t DIR; install's -g, -m, -o): in a cluster, the first of them
+   takes the rest. */
+#define LK_COPY_VALUE_LETTERS "Sgmot"
+
+/* The length of module name mod without a trailing `.__main__` (`-m
+   pip.__main__` runs what `-m pip` runs). */
+size_t lk_module_name_len(const char *mod);
 
 /* a, a long option word (`--name` or `--name=value`), is `name` or an
    abbreviation of it at least min letters long, as getopt_long,

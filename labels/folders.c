@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../knowledge/programs.h"
+#include "../parser/linefacts.h"
 #include "internal.h"
 #include "pack.h"
 
@@ -80,7 +81,7 @@ static void copy_folders(const locus_shell_command *c, folders *f,
 {
 	memset(f, 0, sizeof *f);
 	size_t last = 0, operands = 0;
-	bool dd = false;
+	bool dd = false, target = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i], *v = NULL;
 		if (!dd && !strcmp(a, "--")) {
@@ -93,12 +94,18 @@ static void copy_folders(const locus_shell_command *c, folders *f,
 			continue;
 		}
 		if (target_option(a, &v)) {
+			target = true;
 			add_folder(f,
 			           v                 ? v
 			           : i + 1 < c->argc ? c->argv[i + 1]
 			                             : NULL,
 			           true);
 		} else if (a[1] != '-') {
+			/* any `t` may be -t (over-read); a sure one (the first
+			   letter taking a value) makes the last operand a
+			   source */
+			target |=
+			    a[1 + strcspn(a + 1, LK_COPY_VALUE_LETTERS)] == 't';
 			const char *t = strchr(a + 1, 't');
 			if (t)
 				add_folder(f,
@@ -109,11 +116,30 @@ static void copy_folders(const locus_shell_command *c, folders *f,
 		}
 	}
 	*sources = operands;
-	if (last) {
+	if (last && !target) { /* with -t, the last operand is a source */
 		const char *d = c->argv[last];
 		add_folder(f, d, ends_as_folder(d) || operands > 2);
 		*sources = operands - 1;
 	}
+}
+
+/* A copy that makes links, not copies (cp -l/-s, --link,
+   --symbolic-link, in any cluster or abbreviation): over-read, an `s` or
+   `l` in any short cluster counts. */
+static bool copy_links(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (a[1] == '-' ? lk_long_abbrev(a, "link", 1) ||
+		                      lk_long_abbrev(a, "symbolic-link", 2)
+		                : strpbrk(a + 1, "ls") != NULL)
+			return true;
+	}
+	return false;
 }
 
 /* The last component of source s (`hooks/` is hooks), into name; false
@@ -146,10 +172,10 @@ static bool git_folder(const char *p)
 	       (n == 4 || p[n - 5] == '/');
 }
 
-bool pk_copy_names_path(const locus_shell_command *c,
+bool pk_copy_names_path(const locus_shell_command *c, const lk_program *row,
                         bool (*is_path)(const char *))
 {
-	if (c->argc < 3 || !(lk_classes(c->name) & LK_COPIES))
+	if (c->argc < 3 || !row || !(row->cls & LK_COPIES))
 		return false;
 	folders f;
 	size_t sources;
@@ -170,10 +196,12 @@ bool pk_copy_names_path(const locus_shell_command *c,
 		for (size_t k = 0; k < f.n; k++) {
 			if (f.dir[k] == s)
 				continue;
-			int w =
-			    snprintf(buf, sizeof buf, "%s/%s", f.dir[k], name);
-			if (w < 0 || (size_t)w >= sizeof buf)
+			size_t dn = strlen(f.dir[k]), nn = strlen(name);
+			if (dn + 1 + nn >= sizeof buf)
 				return true; /* does not fit: fail closed */
+			memcpy(buf, f.dir[k], dn);
+			buf[dn] = '/';
+			memcpy(buf + dn + 1, name, nn + 1);
 			if (is_path(buf))
 				return true;
 			/* cp -r ../other/.git .: a repository folder where
@@ -236,9 +264,77 @@ static bool extract_word_fills(const lk_program *p,
 	return false;
 }
 
-bool pk_fills_persistence_folder(const locus_shell_command *c, const char *cwd)
+/* Python's standard modules that extract an archive into a folder
+   (`python3 -m tarfile -e x.tar DIR`, `-m zipfile -e x.zip DIR`; checked
+   by a red team: both planted a hook in .git). */
+static const char *const extracting_modules = "tarfile zipfile";
+
+/* python -m tarfile/zipfile -e ARCHIVE [DIR]: the folder it extracts
+   into may hold persistence files (no DIR: the current one). */
+static bool module_extracts(const locus_shell_command *c, const char *cwd)
 {
-	uint32_t cls = lk_classes(c->name);
+	size_t i = 1;
+	const char *mod = NULL;
+	for (; i < c->argc && !mod; i++) {
+		const char *a = c->argv[i], *m = strchr(a, 'm');
+		if (a[0] != '-' || a[1] == '-' || !m)
+			continue;
+		mod = m[1] ? m + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
+	}
+	char name[16];
+	size_t n = mod ? lk_module_name_len(mod) : 0;
+	if (!n || n >= sizeof name)
+		return false;
+	memcpy(name, mod, n);
+	name[n] = '\0';
+	if (!pk_word_in(extracting_modules, name))
+		return false;
+	bool extract = false;
+	size_t operands = 0;
+	for (; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "-e") || lk_long_abbrev(a, "extract", 1)) {
+			extract = true;
+			operands = 0;
+		} else if (a[0] != '-' && extract && ++operands > 1 &&
+		           pk_persistence_folder(a, cwd)) {
+			return true;
+		}
+	}
+	return extract && operands < 2 && cwd &&
+	       pk_persistence_folder(".", cwd);
+}
+
+bool pk_writes_git_entry(const locus_shell_command *c)
+{
+	char buf[FOLDER_PATH];
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const char *t = c->redirects[i].target;
+		if (lk_redirect_writes(&c->redirects[i]) && t &&
+		    !(c->redirects[i].target_flags & LOCUS_WORD_DYNAMIC)) {
+			const char *n = ll_normal_path(t, buf, sizeof buf);
+			if (!n || git_folder(n))
+				return true;
+		}
+	}
+	if (strcmp(c->name, "tee") != 0)
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *n = ll_normal_path(c->argv[i], buf, sizeof buf);
+		if (c->argv[i][0] != '-' && (!n || git_folder(n)))
+			return true;
+	}
+	return false;
+}
+
+bool pk_fills_persistence_folder(const locus_shell_command *c,
+                                 const lk_program *row, const char *cwd)
+{
+	if (c->argc < 2 || !row)
+		return false;
+	uint32_t cls = row->cls;
+	if (row->interp && row->interp->modules)
+		return module_extracts(c, cwd);
 	if (cls & LK_COPIES) {
 		folders f;
 		size_t sources;
@@ -248,9 +344,10 @@ bool pk_fills_persistence_folder(const locus_shell_command *c, const char *cwd)
 		for (size_t k = 0; k < f.n; k++)
 			if (pk_persistence_folder(f.dir[k], cwd))
 				return true;
-		/* ln -s .git g: a name by which later writes reach the
-		   folder (the link's target is its source) */
-		if (!strcmp(c->name, "ln"))
+		/* ln -s .git g, cp -al .git g: a name by which later writes
+		   reach the folder (checked by a red team: `cp -al .git g2`
+		   then a write to g2/config changed .git/config) */
+		if (!strcmp(c->name, "ln") || copy_links(c))
 			for (size_t i = 1; i < c->argc; i++)
 				if (c->argv[i][0] != '-' &&
 				    pk_persistence_folder(c->argv[i], cwd))
@@ -259,7 +356,7 @@ bool pk_fills_persistence_folder(const locus_shell_command *c, const char *cwd)
 	}
 	if (!(cls & LK_EXTRACTS))
 		return false;
-	const lk_program *p = lk_program_find(c->name);
+	const lk_program *p = row;
 	if (!lk_extracts(p, (const char *const *)c->argv, c->argc))
 		return false;
 	/* an extraction in a persistence folder (`cd .git && tar xf

@@ -74,6 +74,9 @@ typedef struct ll_context {
 	   locus_shell_label labels it); nonzero when it could not be
 	   labelled (out of memory). */
 	int (*line_tags)(const locus_shell_result *r, uint32_t *tags);
+	/* The command's row of the program table (NULL: none), set by
+	   pk_judge for its rules. */
+	const struct lk_program *row;
 } ll_context;
 
 /* Tags, reasons and floor reason of one command (not the line-level ones:

@@ -703,7 +703,8 @@ static bool args_hidden(const locus_shell_result *r,
 /* After `cd DIR`/`pushd DIR`: a relative path a command writes
    is DIR/PATH (`cd .git && echo x > hooks/pre-commit`): the path rules of
    the persistence and agent-config tags judge the joined path. */
-static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
+static uint32_t cwd_path_tags(const locus_shell_command *c,
+                              const lk_program *row, const char *cwd)
 {
 	uint32_t tags = 0;
 	char buf[1024];
@@ -714,9 +715,8 @@ static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
 				continue;
 			w = c->redirects[i].target;
 		} else {
-			if (i == c->nredirects ||
-			    !pk_arg_written(c, i - c->nredirects))
-				continue; /* argv[0]; a pure reader's read */
+			if (i == c->nredirects)
+				continue; /* argv[0] */
 			w = c->argv[i - c->nredirects];
 		}
 		if (!w || !*w || w[0] == '/' || w[0] == '-' || w[0] == '~')
@@ -724,13 +724,17 @@ static uint32_t cwd_path_tags(const locus_shell_command *c, const char *cwd)
 		int n = snprintf(buf, sizeof buf, "%s/%s", cwd, w);
 		if (n < 0 || (size_t)n >= sizeof buf)
 			continue;
-		if (pk_persistence_path(buf))
-			tags |= LOCUS_TAG_PERSISTENCE;
-		if (pk_agent_config_path(buf))
-			tags |= LOCUS_TAG_AGENT_CONFIG;
+		uint32_t t =
+		    (pk_persistence_path(buf) ? LOCUS_TAG_PERSISTENCE : 0) |
+		    (pk_agent_config_path(buf) ? LOCUS_TAG_AGENT_CONFIG : 0);
+		/* a pure reader's read (asked only of a match: the program
+		   lookup is skipped for most words) */
+		if (t &&
+		    (i < c->nredirects || pk_arg_written(c, i - c->nredirects)))
+			tags |= t;
 	}
 	/* cd .git && tar xf ../x.tar, cd .git && cp -r ../hooks . */
-	if (pk_fills_persistence_folder(c, cwd))
+	if (pk_fills_persistence_folder(c, row, cwd))
 		tags |= LOCUS_TAG_PERSISTENCE;
 	return tags;
 }
@@ -840,7 +844,7 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	   every directory the line may be in is tried */
 	uint32_t pt = 0;
 	for (size_t k = 0; k < lp->ndirs; k++)
-		pt |= cwd_path_tags(c, lp->dirs[k]);
+		pt |= cwd_path_tags(c, p, lp->dirs[k]);
 	if (pt) {
 		if (pt & LOCUS_TAG_PERSISTENCE) {
 			j.tags |= LOCUS_TAG_PERSISTENCE;

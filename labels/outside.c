@@ -727,6 +727,33 @@ static uint32_t links_attached(links_walk *k, const cwds *w, const char *a,
 	return bits;
 }
 
+/* A copy's or an extraction's operand a (a static path word) that the
+   workspace's links take to a persistence folder (`cp -r hooks g/` with
+   g -> .git): any new name there may be a hook (pk_persistence_folder). */
+static bool links_into_folder(links_walk *k, const cwds *w, const char *a)
+{
+	if (!a[0] || a[0] == '-' || a[0] == '~' || a[0] == '$' ||
+	    (a[0] != '/' && w->lost))
+		return false;
+	char buf[LL_LINK_PATH], real[LL_LINK_PATH];
+	for (size_t i = 0; i < (a[0] == '/' ? 1 : w->n); i++) {
+		if (a[0] != '/' && !w->active[i])
+			continue;
+		if (!(a[0] == '/'
+		          ? lu_copy_fits(buf, sizeof buf, a, strlen(a))
+		          : lu_join_fits(buf, sizeof buf, w->dir[i], a)))
+			continue;
+		int where =
+		    ll_link_resolve(&k->l, buf, true, real, sizeof real);
+		if (where == LL_LINK_BUDGET)
+			return true; /* unresolved: fail closed */
+		if (where == LL_LINK_INSIDE && k->l.linked &&
+		    pk_persistence_folder_name(real))
+			return true;
+	}
+	return false;
+}
+
 /* The redirects and path arguments of c through the links: a written
    path that is a persistence or agent file where it really is, a read
    one that is a credential store (the roles as the shell's rules judge
@@ -757,6 +784,11 @@ static void links_command(links_walk *k, const cwds *w,
 	}
 	/* rm, rmdir, unlink remove a link, not what it points to */
 	bool follow = !(row && (row->cls & LK_UNLINKS));
+	/* a copy or an extraction fills the folders it names */
+	bool fills =
+	    row && ((row->cls & LK_COPIES) ||
+	            ((row->cls & LK_EXTRACTS) &&
+	             lk_extracts(row, (const char *const *)c->argv, c->argc)));
 	bool after_dd = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
@@ -780,6 +812,8 @@ static void links_command(links_walk *k, const cwds *w,
 		   (find -path 'node_modules/x*'), not a file it opens */
 		bool pattern = p && !(f & LOCUS_WORD_GLOB) && strpbrk(p, "*?[");
 		uint32_t b = p ? link_bits(k, w, p, follow, pattern) | cb : cb;
+		if (fills && p && !pattern && links_into_folder(k, w, p))
+			b |= LL_PATH_PERSISTENCE;
 		if ((b & on_write) && !pk_arg_written(c, i))
 			b &= ~on_write;
 		if ((b & LL_PATH_SECRET) && !pk_arg_read(c, i))

@@ -473,6 +473,9 @@ void pk_judge(const locus_shell_command *c, const lk_program *p,
 {
 	if (c->argc == 0 || !c->name[0])
 		return;
+	ll_context with_row = *ctx;
+	with_row.row = p;
+	ctx = &with_row;
 	/* rules about paths and words any program may hold */
 	for (size_t k = 0; k < NEVERY_PROGRAM_PACKS; k++)
 		judge_pack(by_id[every_program_packs[k]], c, NULL, ctx, j);

@@ -180,17 +180,13 @@ bool pk_is_option(const char *a);
    contains `needle`. */
 bool pk_any_arg_contains(const locus_shell_command *c, const char *needle);
 
-/* `c` writes, or may write, a file `is_path` names: a redirect into one
-   (lk_redirect_writes: `>& f` included), or any program but a pure
-   reader (pk_reader_program) naming one as an argument.  A word computed
-   at run time is also matched by its glob form (pk_glob_form) with
-   `computed` (NULL: not). */
 /* labels/folders.c: copy c (cp, mv, install, ln) writes FOLDER/NAME, for
    a folder it copies into and a source's last component, where is_path
    says so (`cp -r hooks .git/` writes .git/hooks; with
    pk_persistence_path also a `.git` made where the line surely copies
    into a folder: `cp -r x/.git .`). */
 bool pk_copy_names_path(const locus_shell_command *c,
+                        const struct lk_program *row,
                         bool (*is_path)(const char *));
 
 /* Any new name in folder p (joined to cwd when relative and cwd is not
@@ -202,12 +198,23 @@ bool pk_persistence_folder(const char *p, const char *cwd);
    leading components (`.git` of `.git/hooks`). */
 bool pk_persistence_folder_name(const char *p);
 
+/* c writes a file named `.git` (a redirect, tee): a gitdir file names the
+   folder git takes as the repository (`echo "gitdir: g2" > .git`), whose
+   hooks and config then run. */
+bool pk_writes_git_entry(const locus_shell_command *c);
+
 /* c copies into, or extracts into, a folder where any new name may be a
    persistence file (pk_persistence_folder; cwd: the line's directory
    after a cd, or NULL): `cp -r payload/. .git`, `tar -C .git -x`,
    `tar -x --transform=...` (any name). */
-bool pk_fills_persistence_folder(const locus_shell_command *c, const char *cwd);
+bool pk_fills_persistence_folder(const locus_shell_command *c,
+                                 const struct lk_program *row, const char *cwd);
 
+/* `c` writes, or may write, a file `is_path` names: a redirect into one
+   (lk_redirect_writes: `>& f` included), or any program but a pure
+   reader (pk_reader_program) naming one as an argument.  A word computed
+   at run time is also matched by its glob form (pk_glob_form) with
+   `computed` (NULL: not).  A copy's FOLDER/NAME is pk_copy_names_path's. */
 bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
                     bool (*computed)(const char *));
 /* argv[i] of c may be written: c is not a pure reader, or the word is

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../knowledge/programs.h"
 #include "pack.h"
 #include "../knowledge/git.h"
 
@@ -69,10 +70,8 @@ static bool program_key(const char *key, const char *value)
 /* git config --global|--system|--file F KEY VALUE with a program-valued
    KEY: it runs in every repository later.  (The repository's own
    core.hooksPath has a rule of its own.) */
-static bool global_program_key(const locus_shell_command *c,
-                               const ll_context *ctx)
+static bool program_key_set(const locus_shell_command *c, bool global)
 {
-	(void)ctx;
 	size_t i = 1;
 	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
 		i++;
@@ -84,10 +83,27 @@ static bool global_program_key(const locus_shell_command *c,
 		         strncmp(a, "--file", 6) == 0 || strcmp(a, "-f") == 0;
 	}
 	size_t ops[2]; /* KEY VALUE, as every reader finds them (git.h) */
-	return scope &&
+	return scope == global &&
 	       lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
 	                              ops, 2) == 2 &&
 	       program_key(c->argv[ops[0]], c->argv[ops[1]]);
+}
+
+static bool global_program_key(const locus_shell_command *c,
+                               const ll_context *ctx)
+{
+	(void)ctx;
+	return program_key_set(c, true);
+}
+
+/* The same in the repository's own config (.git/config): it runs on the
+   next git command there, outside any jail (checked: filter.x.clean ran
+   on `git add`, diff.external on `git diff`). */
+static bool local_program_key(const locus_shell_command *c,
+                              const ll_context *ctx)
+{
+	(void)ctx;
+	return program_key_set(c, false);
 }
 
 /* An option word of `git SUB` (before `--`) gives the LK_GIT_* bits fx
@@ -98,6 +114,27 @@ static bool git_opt_gives(const locus_shell_command *c, const char *sub,
 	for (size_t i = 1; i < c->argc && strcmp(c->argv[i], "--"); i++)
 		if (lk_git_opt_effect(sub, c->argv[i]) & fx)
 			return true;
+	return false;
+}
+
+/* git apply/am --directory=DIR: the patch's files land under DIR, a
+   folder that may hold persistence files (checked by a red team: `git
+   apply --directory=.github` made .github/workflows/x.yml). */
+static bool applies_into_folder(const locus_shell_command *c,
+                                const ll_context *ctx)
+{
+	(void)ctx;
+	for (size_t i = 1; i < c->argc && strcmp(c->argv[i], "--"); i++) {
+		const char *a = c->argv[i];
+		if (!lk_long_abbrev(a, "directory", 2))
+			continue;
+		const char *eq = strchr(a, '=');
+		const char *v = eq                ? eq + 1
+		                : i + 1 < c->argc ? c->argv[i + 1]
+		                                  : NULL;
+		if (v && pk_persistence_folder(v, NULL))
+			return true;
+	}
 	return false;
 }
 
@@ -183,6 +220,25 @@ static const pk_rule rules[] = {
      "persistence: a program-valued --global/--system git config runs "
      "later in every repository",
      global_program_key, 0},
+    {"git", "config", NULL,
+     "--help -h --get --get-all --list -l "
+     "--get-regexp --unset --unset-all",
+     P,
+     "persistence: a program-valued git config key (a filter, pager, "
+     "editor, alias, driver) runs on later git commands in this repository",
+     local_program_key, 0},
+    {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
+     "persistence: git apply/am --directory puts the patch's files in a "
+     "folder of hooks, workflows or editor tasks",
+     applies_into_folder, 0},
+    /* the repository (its hooks and config) moves to another folder,
+       .git becomes a file naming it: later writes there are hooks
+       (checked by a red team: a hook written in the new folder ran);
+       `--se` is the shortest spelling parse-options takes for init */
+    {"git", "init|clone", "~--se", "--help -h", P,
+     "persistence: git init/clone --separate-git-dir moves the repository "
+     "(its hooks and config) to another folder",
+     NULL, 0},
     /* Start/register install a crontab, systemd timers or a
        launchd/schtasks job that runs git in this repository later */
     {"git", "maintenance start|register", NULL, "--help -h", P,

@@ -765,27 +765,97 @@ bool pk_persistence_path(const char *p)
 	       (persistence_raw(p) || normal_match(p, persistence_raw));
 }
 
+/* The last components of the persistence fragments' leading components
+   (".git" of ".git/hooks", "etc" of "/etc/cron"): a folder whose last
+   component is none of them holds no persistence path
+   (pk_persistence_folder_name's quick answer, most paths' only one).
+   pk_path_tables_consistent() checks the list against the table. */
+enum { FOLDER_NAME_MAX = 16 }; /* a folder_names name is shorter */
+static const char *const folder_names =
+    ".buildkite .circleci .config .git .github .husky .ssh .vscode "
+    ".woodpecker Library apt etc info init lib modules spool ssh udev var "
+    "xdg";
+
+/* What a walk over the folder prefixes looks at: path p (len bytes), or
+   the message buffer of the table check. */
+typedef struct prefix_probe {
+	const char *p;
+	size_t len;
+	char *why;
+	size_t cap;
+} prefix_probe;
+
+/* Every leading part of fragment text t that ends at a '/' (the folder
+   prefixes t[0..k)), passed to fn with the bytes of its last component;
+   true as soon as fn says so. */
+static bool folder_prefixes(const char *t,
+                            bool (*fn)(const char *t, size_t k,
+                                       const char *last, size_t n,
+                                       prefix_probe *pr),
+                            prefix_probe *pr)
+{
+	size_t from = 0;
+	for (const char *s = strchr(t + 1, '/'); s; s = strchr(s + 1, '/')) {
+		size_t k = (size_t)(s - t);
+		if (fn(t, k, t + from, k - from, pr))
+			return true;
+		from = k + 1;
+	}
+	return false;
+}
+
+/* p (its length in arg) ends with the prefix t[0..k) as whole
+   components; an absolute prefix ("/etc" of "/etc/cron") is p whole. */
+static bool ends_with_prefix(const char *t, size_t k, const char *last,
+                             size_t n, prefix_probe *pr)
+{
+	(void)last;
+	(void)n;
+	const char *p = pr->p;
+	size_t len = pr->len;
+	if (k > len || strncmp(p + len - k, t, k) != 0)
+		return false;
+	return t[0] == '/' ? len == k : len == k || p[len - k - 1] == '/';
+}
+
 bool pk_persistence_folder_name(const char *p)
 {
 	size_t len = strlen(p);
 	while (len > 1 && p[len - 1] == '/')
 		len--;
-	/* a fragment's leading components (".git" of ".git/hooks",
-	   ".git/modules" of ".git/modules/"): p ends with them, as whole
-	   components; an absolute one ("/etc" of "/etc/cron") is p whole */
-	for (const fragment *f = persistence_fragments; f->text; f++) {
-		const char *t = f->text;
-		for (const char *s = strchr(t + 1, '/'); s;
-		     s = strchr(s + 1, '/')) {
-			size_t k = (size_t)(s - t);
-			if (k > len || strncmp(p + len - k, t, k) != 0)
-				continue;
-			if (t[0] == '/' ? len == k
-			                : len == k || p[len - k - 1] == '/')
-				return true;
-		}
-	}
+	size_t b = len;
+	while (b && p[b - 1] != '/')
+		b--;
+	char last[FOLDER_NAME_MAX];
+	if (len - b >= sizeof last)
+		return false; /* longer than any name of folder_names */
+	memcpy(last, p + b, len - b);
+	last[len - b] = '\0';
+	if (!pk_word_in(folder_names, last))
+		return false;
+	prefix_probe pr = {.p = p, .len = len};
+	for (const fragment *f = persistence_fragments; f->text; f++)
+		if (folder_prefixes(f->text, ends_with_prefix, &pr))
+			return true;
 	return false;
+}
+
+/* folder_names holds the last component of every folder prefix. */
+static bool prefix_listed(const char *t, size_t k, const char *last, size_t n,
+                          prefix_probe *pr)
+{
+	char name[FOLDER_NAME_MAX];
+	if (n && n < sizeof name) {
+		memcpy(name, last, n);
+		name[n] = '\0';
+		if (pk_word_in(folder_names, name))
+			return false;
+	}
+	snprintf(pr->why, pr->cap,
+	         "persistence folder '%.*s' has a last component folder_names "
+	         "does not list",
+	         (int)k, t);
+	return true;
 }
 
 /* The configuration of coding agents and their tool servers
@@ -905,6 +975,10 @@ bool pk_path_tables_consistent(char *why, size_t cap)
 			         f->text);
 			return false;
 		}
+	prefix_probe pr = {.why = why, .cap = cap};
+	for (const fragment *f = persistence_fragments; f->text; f++)
+		if (folder_prefixes(f->text, prefix_listed, &pr))
+			return false;
 	return table_has_path_bytes(secret_fragments, "secret", why, cap) &&
 	       table_has_path_bytes(persistence_fragments, "persistence", why,
 	                            cap);

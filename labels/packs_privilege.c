@@ -170,8 +170,8 @@ static bool chown_privilege(const locus_shell_command *c, const ll_context *ctx)
 
 static bool sudoers_write(const locus_shell_command *c, const ll_context *ctx)
 {
-	(void)ctx;
-	return pk_writes_path(c, pk_sudoers_path, NULL);
+	return pk_writes_path(c, pk_sudoers_path, NULL) ||
+	       pk_copy_names_path(c, ctx->row, pk_sudoers_path);
 }
 
 #define ROOT_GROUPS "~sudo ~wheel ~admin ~root ~docker ~adm ~lxd ~libvirt ~disk"

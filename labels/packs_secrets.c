@@ -596,17 +596,18 @@ const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
 static bool writes_persistence(const locus_shell_command *c,
                                const ll_context *ctx)
 {
-	(void)ctx;
-	return pk_writes_path(c, pk_persistence_path,
+	return pk_copy_names_path(c, ctx->row, pk_persistence_path) ||
+	       pk_writes_path(c, pk_persistence_path,
 	                      pk_persistence_computed) ||
-	       pk_fills_persistence_folder(c, NULL);
+	       pk_fills_persistence_folder(c, ctx->row, NULL) ||
+	       pk_writes_git_entry(c);
 }
 
 static bool writes_agent_config(const locus_shell_command *c,
                                 const ll_context *ctx)
 {
-	(void)ctx;
-	return pk_writes_path(c, pk_agent_config_path,
+	return pk_copy_names_path(c, ctx->row, pk_agent_config_path) ||
+	       pk_writes_path(c, pk_agent_config_path,
 	                      pk_agent_config_computed);
 }
 

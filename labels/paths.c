@@ -33,9 +33,7 @@ static uint32_t class_of(const char *p)
 	uint32_t c = 0;
 	if (pk_secret_path(p))
 		c |= LL_PATH_SECRET;
-	/* a persistence folder itself (`.git`, `.github`): what is written
-	   into it through a link (`cp -r hooks g/` with g -> .git) */
-	if (pk_persistence_path(p) || pk_persistence_folder_name(p))
+	if (pk_persistence_path(p))
 		c |= LL_PATH_PERSISTENCE;
 	if (pk_agent_config_path(p))
 		c |= LL_PATH_AGENT_CONFIG;

@@ -220,6 +220,7 @@ typedef struct view {
 	bool git_bad_global; /* git: a global option other than the
 	                            harmless ones (read-only rule) */
 	bool module;         /* reached through `python -m` */
+	char modname[64];    /* the module's name without `.__main__` */
 } view;
 
 /* Git global options that take a separate value (`-C dir`).  --exec-path
@@ -307,6 +308,13 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 		                     (const char *const *)c->argv, c->argc,
 		                     &rest);
 	if (mod) {
+		/* -m pip.__main__ runs pip's __main__: pip */
+		size_t mn = lk_module_name_len(mod);
+		if (mn < sizeof v->modname && mn < strlen(mod)) {
+			memcpy(v->modname, mod, mn);
+			v->modname[mn] = '\0';
+			mod = v->modname;
+		}
 		v->prog = mod;
 		v->row = lk_program_find(v->prog);
 		v->args = c->argv + rest;

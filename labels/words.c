@@ -190,7 +190,7 @@ bool pk_writes_path(const locus_shell_command *c, bool (*is_path)(const char *),
 		    pk_arg_written(c, i))
 			return true;
 	}
-	return pk_copy_names_path(c, is_path);
+	return false;
 }
 
 bool pk_arg_written(const locus_shell_command *c, size_t i)
@@ -198,8 +198,10 @@ bool pk_arg_written(const locus_shell_command *c, size_t i)
 	const lk_program *p = lk_program_find(c->name);
 	if (pk_reader_program(c->name))
 		return lk_writes_operand(p, c->argv, i);
-	/* tar --exclude=.git: a pattern, not a file written */
-	return !lk_pattern_operand(p, (const char *const *)c->argv, i);
+	/* tar --exclude=.git: a pattern, not a file written; cp's sources
+	   are read (`cp .git/config git-config.bak`) */
+	return !lk_pattern_operand(p, (const char *const *)c->argv, i) &&
+	       lk_copy_writes(p, (const char *const *)c->argv, c->argc, i);
 }
 
 const char *pk_option_value(const locus_shell_command *c, size_t *i,

@@ -812,8 +812,9 @@ static const lk_module *module_of(const lk_interp *it, const interp_scan *sc)
 {
 	if (!sc->module || !it->modules)
 		return NULL;
+	size_t n = lk_module_name_len(sc->module); /* -m code.__main__ */
 	for (const lk_module *m = it->modules; m->name; m++)
-		if (!strcmp(m->name, sc->module))
+		if (strlen(m->name) == n && !strncmp(m->name, sc->module, n))
 			return m;
 	return NULL;
 }

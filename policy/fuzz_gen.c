@@ -74,6 +74,9 @@ typedef struct line {
 	lu_buf prefix; /* variable assignments put before the line */
 	int nvars;
 	int touched; /* some token was encoded (env -S cannot take it) */
+	int exact;   /* the base line names a program whose long options take
+	                no abbreviation (exact_flags, read before any step
+	                encodes the name) */
 } line;
 
 /* clang-format off */
@@ -357,15 +360,19 @@ static int insert_words(line *l, size_t at, const char *text, int first_cmd)
 	return 1;
 }
 
-/* A word of the line names a program whose options are Go's flag
-   package's or spf13/pflag's: they take no abbreviation (`go tool pprof
-   --h=:8080` is no -http: pprof prints its usage), so cutting a name
-   there is no spelling of the same line. */
+/* A word of the line names a program whose options take no
+   abbreviation, so cutting a name there is no spelling of the same line:
+   Go's flag package and spf13/pflag (`go tool pprof --h=:8080` is no
+   -http: pprof prints its usage), node (checked: `node --insp=...` is
+   refused), php (php-src's getopt compares whole names), bun and deno
+   (their parsers match long names whole). */
 static int exact_flags(const line *l)
 {
-	static const char *const progs[] = {"go",     "gofmt", "kubectl",
-	                                    "docker", "helm",  "terraform",
-	                                    "gh",     NULL};
+	/* clang-format off */
+	static const char *const progs[] = {
+	    "go",   "gofmt", "kubectl", "docker", "helm", "terraform",
+	    "gh",   "node",  "php",     "bun",    "deno", NULL};
+	/* clang-format on */
 	for (size_t i = 0; i < l->n; i++)
 		for (size_t k = 0; progs[k]; k++)
 			if (l->t[i].val && !strcmp(l->t[i].val, progs[k]))
@@ -379,7 +386,7 @@ static int exact_flags(const line *l)
 static const char *abbreviate(line *l, rng *r)
 {
 	size_t i;
-	if (exact_flags(l) || !pick_tok(l, r, T_WORD, 0, 1, &i))
+	if (l->exact || !pick_tok(l, r, T_WORD, 0, 1, &i))
 		return NULL;
 	const char *v = l->t[i].val;
 	if (strncmp(v, "--", 2) != 0)
@@ -886,6 +893,7 @@ char *gen_transform(const char *base, uint64_t seed, char *trace,
 	char *cur = NULL;
 	line l;
 	int simple = tokenize(base, &l);
+	l.exact = simple && exact_flags(&l);
 	/* a tokenized line owns its tokens even when the dice skip the word
 	   steps: free them on both paths */
 	if (simple && !rnd(&r, 5)) {

@@ -740,8 +740,29 @@ START_TEST(test_operand_roles)
 	ck_assert(lk_writes_operand(xxd, x, 4));
 	const char *const xs[] = {"xxd", "-r", "-", ".git/config"};
 	ck_assert(lk_writes_operand(xxd, xs, 3));
+	const lk_program *cp = lk_program_find("cp");
+	const lk_program *mv = lk_program_find("mv");
+	const lk_program *inst = lk_program_find("install");
+	const char *const c1[] = {"cp", "-r", "a", "b", "dst"};
+	ck_assert(!lk_copy_writes(cp, c1, 5, 2));
+	ck_assert(!lk_copy_writes(cp, c1, 5, 3));
+	ck_assert(lk_copy_writes(cp, c1, 5, 4));
+	ck_assert(
+	    lk_copy_writes(mv, c1, 5, 2)); /* a move changes its sources */
+	const char *const c2[] = {"cp", "-rt", "dst", "a"};
+	ck_assert(lk_copy_writes(cp, c2, 4, 2));
+	ck_assert(!lk_copy_writes(cp, c2, 4, 3));
+	const char *const c3[] = {"cp", "--target=dst", "a", "b"};
+	ck_assert(lk_copy_writes(cp, c3, 4, 1));
+	const char *const c4[] = {"cp", "-al", "src", "dst"};
+	ck_assert(lk_copy_writes(cp, c4, 4, 2)); /* links name the source */
+	const char *const c5[] = {"install", "-d", "a", "b"};
+	ck_assert(lk_copy_writes(inst, c5, 4, 2));
+	const char *const c6[] = {"install", "-m", "644", "a", "b"};
+	ck_assert(!lk_copy_writes(inst, c6, 5, 3));
+	ck_assert(lk_copy_writes(inst, c6, 5, 4));
 	const lk_program *tree = lk_program_find("tree");
-	const char *const tr[] = {"tree", "-o", "out.txt", "src"};
+	const char *const tr[] = {"tree", "-ao", "out.txt", "src"};
 	ck_assert(tree && lk_writes_operand(tree, tr, 2));
 	ck_assert(!lk_writes_operand(tree, tr, 3));
 }
