@@ -305,12 +305,20 @@ static bool module_extracts(const locus_shell_command *c, const char *cwd)
 	       pk_persistence_folder(".", cwd);
 }
 
+bool pk_fills_folders(const lk_program *p)
+{
+	return p && ((p->cls & (LK_COPIES | LK_EXTRACTS)) ||
+	             (p->interp && p->interp->modules));
+}
+
 bool pk_writes_git_entry(const locus_shell_command *c)
 {
 	char buf[FOLDER_PATH];
 	for (size_t i = 0; i < c->nredirects; i++) {
 		const char *t = c->redirects[i].target;
-		if (lk_redirect_writes(&c->redirects[i]) && t &&
+		/* the folded target ends in .git only if it holds .git */
+		if (t && strstr(t, ".git") &&
+		    lk_redirect_writes(&c->redirects[i]) &&
 		    !(c->redirects[i].target_flags & LOCUS_WORD_DYNAMIC)) {
 			const char *n = ll_normal_path(t, buf, sizeof buf);
 			if (!n || git_folder(n))

@@ -734,7 +734,7 @@ static uint32_t cwd_path_tags(const locus_shell_command *c,
 			tags |= t;
 	}
 	/* cd .git && tar xf ../x.tar, cd .git && cp -r ../hooks . */
-	if (pk_fills_persistence_folder(c, row, cwd))
+	if (pk_fills_folders(row) && pk_fills_persistence_folder(c, row, cwd))
 		tags |= LOCUS_TAG_PERSISTENCE;
 	return tags;
 }

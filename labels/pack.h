@@ -198,6 +198,11 @@ bool pk_persistence_folder(const char *p, const char *cwd);
    leading components (`.git` of `.git/hooks`). */
 bool pk_persistence_folder_name(const char *p);
 
+/* A program of row p may fill folders (pk_copy_names_path,
+   pk_fills_persistence_folder): a copy, an extraction, an interpreter
+   whose modules extract (python -m tarfile). */
+bool pk_fills_folders(const struct lk_program *p);
+
 /* c writes a file named `.git` (a redirect, tee): a gitdir file names the
    folder git takes as the repository (`echo "gitdir: g2" > .git`), whose
    hooks and config then run. */

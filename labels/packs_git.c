@@ -67,43 +67,23 @@ static bool program_key(const char *key, const char *value)
 	return !lk_git_key_inert(key, n);
 }
 
-/* git config --global|--system|--file F KEY VALUE with a program-valued
-   KEY: it runs in every repository later.  (The repository's own
-   core.hooksPath has a rule of its own.) */
-static bool program_key_set(const locus_shell_command *c, bool global)
+/* git config [--global|--system|--file F] KEY VALUE with a
+   program-valued KEY: it runs on later git commands, in every repository
+   with a global scope, and in the repository's own config (.git/config)
+   on the next git command there, outside any jail (checked by a red
+   team: filter.x.clean ran on `git add`, diff.external on `git diff`).
+   (The repository's core.hooksPath has a rule of its own.) */
+static bool program_key_written(const locus_shell_command *c,
+                                const ll_context *ctx)
 {
+	(void)ctx;
 	size_t i = 1;
 	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
 		i++;
-	bool scope = false;
-	for (size_t k = i + 1; k < c->argc; k++) {
-		const char *a = c->argv[k];
-		scope |= strcmp(a, "--global") == 0 ||
-		         strcmp(a, "--system") == 0 ||
-		         strncmp(a, "--file", 6) == 0 || strcmp(a, "-f") == 0;
-	}
 	size_t ops[2]; /* KEY VALUE, as every reader finds them (git.h) */
-	return scope == global &&
-	       lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
+	return lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
 	                              ops, 2) == 2 &&
 	       program_key(c->argv[ops[0]], c->argv[ops[1]]);
-}
-
-static bool global_program_key(const locus_shell_command *c,
-                               const ll_context *ctx)
-{
-	(void)ctx;
-	return program_key_set(c, true);
-}
-
-/* The same in the repository's own config (.git/config): it runs on the
-   next git command there, outside any jail (checked: filter.x.clean ran
-   on `git add`, diff.external on `git diff`). */
-static bool local_program_key(const locus_shell_command *c,
-                              const ll_context *ctx)
-{
-	(void)ctx;
-	return program_key_set(c, false);
 }
 
 /* An option word of `git SUB` (before `--`) gives the LK_GIT_* bits fx
@@ -217,16 +197,10 @@ static const pk_rule rules[] = {
      "--help -h --get --get-all --list -l "
      "--get-regexp --unset --unset-all",
      P,
-     "persistence: a program-valued --global/--system git config runs "
-     "later in every repository",
-     global_program_key, 0},
-    {"git", "config", NULL,
-     "--help -h --get --get-all --list -l "
-     "--get-regexp --unset --unset-all",
-     P,
      "persistence: a program-valued git config key (a filter, pager, "
-     "editor, alias, driver) runs on later git commands in this repository",
-     local_program_key, 0},
+     "editor, alias, driver) runs on later git commands (with "
+     "--global/--system in every repository)",
+     program_key_written, 0},
     {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
      "persistence: git apply/am --directory puts the patch's files in a "
      "folder of hooks, workflows or editor tasks",

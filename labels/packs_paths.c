@@ -794,7 +794,7 @@ static bool folder_prefixes(const char *t,
                                        prefix_probe *pr),
                             prefix_probe *pr)
 {
-	size_t from = 0;
+	size_t from = t[0] == '/'; /* "/etc/cron": the first is "etc" */
 	for (const char *s = strchr(t + 1, '/'); s; s = strchr(s + 1, '/')) {
 		size_t k = (size_t)(s - t);
 		if (fn(t, k, t + from, k - from, pr))

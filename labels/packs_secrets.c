@@ -596,19 +596,25 @@ const pk_pack pk_secrets = {"secrets", NULL, secret_rules};
 static bool writes_persistence(const locus_shell_command *c,
                                const ll_context *ctx)
 {
-	return pk_copy_names_path(c, ctx->row, pk_persistence_path) ||
-	       pk_writes_path(c, pk_persistence_path,
-	                      pk_persistence_computed) ||
-	       pk_fills_persistence_folder(c, ctx->row, NULL) ||
+	const lk_program *row = ctx->row;
+	if (pk_writes_path(c, pk_persistence_path, pk_persistence_computed))
+		return true;
+	/* copies and extractions only (a test of the row for the rest) */
+	if (pk_fills_folders(row) &&
+	    (pk_copy_names_path(c, row, pk_persistence_path) ||
+	     pk_fills_persistence_folder(c, row, NULL)))
+		return true;
+	return (c->nredirects || !strcmp(c->name, "tee")) &&
 	       pk_writes_git_entry(c);
 }
 
 static bool writes_agent_config(const locus_shell_command *c,
                                 const ll_context *ctx)
 {
-	return pk_copy_names_path(c, ctx->row, pk_agent_config_path) ||
-	       pk_writes_path(c, pk_agent_config_path,
-	                      pk_agent_config_computed);
+	return pk_writes_path(c, pk_agent_config_path,
+	                      pk_agent_config_computed) ||
+	       (pk_fills_folders(ctx->row) &&
+	        pk_copy_names_path(c, ctx->row, pk_agent_config_path));
 }
 
 /* tar -xPf, cpio -i, unzip -: keep the archive's absolute member names:

@@ -220,7 +220,6 @@ typedef struct view {
 	bool git_bad_global; /* git: a global option other than the
 	                            harmless ones (read-only rule) */
 	bool module;         /* reached through `python -m` */
-	char modname[64];    /* the module's name without `.__main__` */
 } view;
 
 /* Git global options that take a separate value (`-C dir`).  --exec-path
@@ -308,15 +307,16 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 		                     (const char *const *)c->argv, c->argc,
 		                     &rest);
 	if (mod) {
-		/* -m pip.__main__ runs pip's __main__: pip */
-		size_t mn = lk_module_name_len(mod);
-		if (mn < sizeof v->modname && mn < strlen(mod)) {
-			memcpy(v->modname, mod, mn);
-			v->modname[mn] = '\0';
-			mod = v->modname;
-		}
 		v->prog = mod;
 		v->row = lk_program_find(v->prog);
+		/* -m pip.__main__ runs pip's __main__: pip's row */
+		size_t mn = lk_module_name_len(mod);
+		char name[64];
+		if (mn < strlen(mod) && mn < sizeof name) {
+			memcpy(name, mod, mn);
+			name[mn] = '\0';
+			v->row = lk_program_find(name);
+		}
 		v->args = c->argv + rest;
 		v->nargs = c->argc - rest;
 		v->module = true;
