@@ -869,9 +869,11 @@ static const lk_subfx net_subs_node[] = {
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_venv[] = {
-	/* argparse takes any unambiguous prefix: `--upgrade-` is the
-	   shortest that is not --upgrade */
-	{ NULL, "--upgrade-", "venv --upgrade-deps (python -m venv) "
+	/* argparse takes any unambiguous prefix (`--upgrade-`); a shorter
+	   one is ambiguous with --upgrade and fails, and --upgrade itself
+	   stays offline: every `--u...` is read as --upgrade-deps (the
+	   over-reading holds `venv --upgrade`, which is rare) */
+	{ NULL, "--u", "venv --upgrade-deps (python -m venv) "
 	  "installs pip from the package index" },
 	{ NULL, NULL, NULL },
 };
@@ -4244,7 +4246,7 @@ static const char *runner_inner(const lk_module *m, const char *const *argv,
 		if (a[1] == '-') {
 			size_t n = strcspn(a + 2, "=");
 			if ((m->how & LK_M_RUNS_FLAG) &&
-			    lk_long_abbrev(a, "module", 2))
+			    lk_long_abbrev(a, "module", 1))
 				flag = true;
 			else if (!a[2 + n] && g &&
 			         lk_bar_has(g->val_long, a + 2, n))

@@ -842,7 +842,7 @@ static void module_options(const lk_interp *it, const lp_word *w, size_t n,
 		bool runs = m->how & LK_M_RUNS_FIRST;
 		for (size_t k = sc->module_next; k < ms.i && !runs; k++)
 			runs = w[k].value &&
-			       lk_long_abbrev(w[k].value, "module", 2);
+			       lk_long_abbrev(w[k].value, "module", 1);
 		if (runs && (w[ms.i].flags & LOCUS_WORD_DYNAMIC))
 			ms.unsure = "a module only known at run time";
 		if (runs) {

