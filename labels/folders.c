@@ -70,7 +70,7 @@ static void add_folder(folders *f, const char *d, bool sure)
 static bool ends_as_folder(const char *d)
 {
 	size_t n = strlen(d);
-	return d[n - 1] == '/' || !strcmp(d, ".") || !strcmp(d, "..") ||
+	return !n || d[n - 1] == '/' || !strcmp(d, ".") || !strcmp(d, "..") ||
 	       (n >= 2 && !strcmp(d + n - 2, "/.")) ||
 	       (n >= 3 && !strcmp(d + n - 3, "/.."));
 }
