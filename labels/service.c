@@ -382,6 +382,21 @@ static const struct verb *verb_prefix(const char *name)
 	return NULL;
 }
 
+/* A word computed at run time whose literal start is the start of a
+   verb (`rclone "rmd$(echo irs)"` is rmdirs: found by fuzz_bypass): it
+   may be that verb.  A word with no literal start (`"$SRC"`) is an
+   operand as before. */
+static bool dynamic_verb(const char *a)
+{
+	char lit[64];
+	size_t n = strcspn(a, "$`");
+	if (!n || n >= sizeof lit || !a[n])
+		return false;
+	memcpy(lit, a, n);
+	lit[n] = '\0';
+	return !strpbrk(lit, "/.=@ ") && verb_prefix(lit) != NULL;
+}
+
 /* A word that names a thing, not a verb: a path, URL, reference or
    assignment. */
 static bool names_a_thing(const char *w)
@@ -736,6 +751,10 @@ void ll_judge_service(const locus_shell_command *c, const lk_program *prog,
 			operands++;
 			if (!names_a_thing(a))
 				hit = word_verb(a, false);
+			else if (c->argv_flags &&
+			         (c->argv_flags[i] &
+			          (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+				unknown |= dynamic_verb(a);
 		}
 	}
 	/* `help delete`: the first operand asks; `plan -destroy`, `preview
