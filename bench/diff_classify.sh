@@ -13,7 +13,8 @@
 # on one line, and 20,000 lines of `fuzz_bypass --emit` (when
 # build-test/tests/fuzz_bypass is built).  Each set runs with the
 # fast path on and with LOCUS_FASTPATH=0.  Exit 0 when every output is
-# identical, 1 with the differing lines shown otherwise.
+# identical, 1 otherwise: the count of differing lines, the first 40 of
+# them, and the whole diff in OUTDIR/diff.SET.FASTPATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$(realpath "$1") new=$(realpath "$2")
@@ -52,8 +53,14 @@ for fp in 1 0; do
 		if cmp -s "$out/old.$set.$fp" "$out/new.$set.$fp"; then
 			echo "identical: $set LOCUS_FASTPATH=$fp ($n output lines)"
 		else
-			echo "DIFFERENT: $set LOCUS_FASTPATH=$fp"
-			diff "$out/old.$set.$fp" "$out/new.$set.$fp" | head -40 || true
+			# the whole diff is kept: the first 40 lines shown are
+			# not all there is
+			diff "$out/old.$set.$fp" "$out/new.$set.$fp" \
+			    >"$out/diff.$set.$fp" || true
+			echo "DIFFERENT: $set LOCUS_FASTPATH=$fp ($(grep -c '^>' \
+			    "$out/diff.$set.$fp") output lines differ; all of" \
+			    "them in $out/diff.$set.$fp)"
+			head -40 "$out/diff.$set.$fp"
 			status=1
 		fi
 	done
