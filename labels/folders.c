@@ -311,7 +311,7 @@ bool pk_fills_folders(const lk_program *p)
 	             (p->interp && p->interp->modules));
 }
 
-bool pk_writes_git_entry(const locus_shell_command *c)
+bool pk_writes_git_entry(const locus_shell_command *c, const lk_program *row)
 {
 	char buf[FOLDER_PATH];
 	for (size_t i = 0; i < c->nredirects; i++) {
@@ -325,8 +325,8 @@ bool pk_writes_git_entry(const locus_shell_command *c)
 				return true;
 		}
 	}
-	if (strcmp(c->name, "tee") != 0)
-		return false;
+	if (!row || !(row->cls & LK_WRITES_ARGS))
+		return false; /* tee: every operand is written */
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *n = ll_normal_path(c->argv[i], buf, sizeof buf);
 		if (c->argv[i][0] != '-' && (!n || git_folder(n)))

@@ -203,10 +203,12 @@ bool pk_persistence_folder_name(const char *p);
    whose modules extract (python -m tarfile). */
 bool pk_fills_folders(const struct lk_program *p);
 
-/* c writes a file named `.git` (a redirect, tee): a gitdir file names the
+/* c writes a file named `.git` (a redirect, or an operand of a row that
+   writes every operand, LK_WRITES_ARGS: tee): a gitdir file names the
    folder git takes as the repository (`echo "gitdir: g2" > .git`), whose
    hooks and config then run. */
-bool pk_writes_git_entry(const locus_shell_command *c);
+bool pk_writes_git_entry(const locus_shell_command *c,
+                         const struct lk_program *row);
 
 /* c copies into, or extracts into, a folder where any new name may be a
    persistence file (pk_persistence_folder; cwd: the line's directory

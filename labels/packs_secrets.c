@@ -604,8 +604,8 @@ static bool writes_persistence(const locus_shell_command *c,
 	    (pk_copy_names_path(c, row, pk_persistence_path) ||
 	     pk_fills_persistence_folder(c, row, NULL)))
 		return true;
-	return (c->nredirects || !strcmp(c->name, "tee")) &&
-	       pk_writes_git_entry(c);
+	return (c->nredirects || (row && (row->cls & LK_WRITES_ARGS))) &&
+	       pk_writes_git_entry(c, row);
 }
 
 static bool writes_agent_config(const locus_shell_command *c,
