@@ -3745,7 +3745,9 @@ static const lk_program programs[] = {
 #define NPROGRAMS (sizeof programs / sizeof *programs)
 
 /* Names a program goes by that no version or build rule derives: the
-   distribution's renames and the alternatives it installs. */
+   distribution's renames and the alternatives it installs, and a Python
+   module's name for its program (`python -m pre_commit`). */
+/* clang-format off */
 static const struct {
 	const char *alias, *name;
 } aliases[] = {
@@ -3756,8 +3758,9 @@ static const struct {
     {"ksh2020", "ksh"},       {"jimsh", "tclsh"},       {"gsed", "sed"},
     {"ncat.openbsd", "ncat"}, {"gfind", "find"},        {"fdfind", "fd"},
     {"gmake", "make"},        {"bmake", "make"},        {"pmake", "make"},
-    {"remake", "make"},
+    {"remake", "make"},       {"pre_commit", "pre-commit"},
 };
+/* clang-format on */
 
 /*
  * The name index is a hash table (knowledge/gen_index.c builds it at build

@@ -1734,6 +1734,24 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 	}
 }
 
+/* `python -m MODULE ARGS` judged by MODULE's pack as `MODULE ARGS`
+   (`python3 -m pre_commit install` is `pre-commit install`): the view's
+   argv starts at the word before ARGS, whatever it holds (`-mNAME`), as
+   the pack rules read argv from 1 and the row for the name. */
+static void judge_module_pack(const locus_shell_command *c, const view *v,
+                              const ll_context *ctx, ll_judgement *j)
+{
+	size_t rest = (size_t)(v->args - c->argv);
+	if (rest == 0 || rest > c->argc)
+		return;
+	locus_shell_command m = *c;
+	m.argv = c->argv + rest - 1;
+	m.argc = c->argc - rest + 1;
+	m.argv_flags = c->argv_flags ? c->argv_flags + rest - 1 : NULL;
+	m.name = v->row->name;
+	pk_judge(&m, v->row, ctx, j);
+}
+
 /* ---- the closed world of a read-only row's options -------------------- */
 
 #define LL_REASON_READ_OPTION                                                  \
@@ -1878,6 +1896,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
 	pk_judge(c, prog, ctx, j);
+	if (v.module && v.row && v.row != prog && v.row->pack != LK_PACK_NONE)
+		judge_module_pack(c, &v, ctx, j);
 }
 
 /* clang-format off */
