@@ -576,6 +576,41 @@ static bool make_plain(const char *p)
  * makefile does with a plain value (`make CC=clang`) is the workspace's
  * code.
  */
+/* The variables that name a program make's rules run (GNU make's manual,
+   "Variables Used by Implicit Rules", the recursive $(MAKE) and the
+   common build helpers): a value given on the line is a command a recipe
+   runs with the shell.  Left as before (docs/tags.md): another variable
+   a makefile may run (`$(DOCKER) build`), the interpreters the recipes
+   run under (SHELL, PYTHON: they run the makefile's own text).  `CC+=X`
+   on the line is X alone when no other word set CC (checked: make ran
+   `X -v`), so it is read as `CC=X`. */
+/* clang-format off */
+static const char *const make_program_vars[] = {
+	"AR", "AS", "CC", "CXX", "CPP", "FC", "M2C", "PC", "CO", "GET", "LEX",
+	"YACC", "LINT", "MAKEINFO", "TEX", "TEXI2DVI", "WEAVE", "CWEAVE",
+	"TANGLE", "CTANGLE", "RM", "MAKE", "LD", "INSTALL", "STRIP",
+	"OBJCOPY", "OBJDUMP", "RANLIB", "NM", "PKG_CONFIG", "HOSTCC",
+	"CC_FOR_BUILD", "CXX_FOR_BUILD", "LINK", NULL,
+};
+/* clang-format on */
+
+/* The n bytes at v (what is before `=`) name a program variable, with
+   the assignment's own operator (`CC:=`, `CC::=`, `CC+=`, `CC?=`) and
+   blanks make strips. */
+static bool make_program_variable(const char *v, size_t n)
+{
+	while (n && strchr(":+? \t", v[n - 1]))
+		n--;
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	char name[32];
+	if (!n || n >= sizeof name)
+		return false;
+	memcpy(name, v, n);
+	name[n] = '\0';
+	return lp_in_list(make_program_vars, name);
+}
+
 static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
                           const lp_word *w, size_t idx)
 {
@@ -601,6 +636,10 @@ static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
 		            "make expands a variable given on the line, "
 		            "which may call $(shell): %s",
 		            v);
+	else if (make_program_variable(v, (size_t)(eq - v)))
+		/* `make CC='rm -rf src'`: the recipes run the value */
+		lp_parse_text(ctx, eq + 1, LOCUS_ORIGIN_OPTION, idx,
+		              raw->depth + 1);
 }
 
 /* make -f - / -f /dev/stdin reads its makefile (recipes are shell) from
