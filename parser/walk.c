@@ -439,6 +439,20 @@ static void build_redirect(walker *w, cmd_build *b, TSNode r, bool words,
                            lp_stdin_kind *sk, const char **stext,
                            uint32_t *sflags);
 
+/* A redirect's target is brace-expanded and split as an argument is, and
+   must give one word (bash: "ambiguous redirect" otherwise): `> {,/tmp/x}`
+   writes /tmp/x (the empty word goes).  More words or none: the target
+   is not known (a run-time value, judged as one). */
+static lp_word redirect_fields(walker *w, TSNode dest, lp_word v)
+{
+	lp_wordvec f = {0};
+	lp_word_fields(w->t, dest, &f);
+	if (f.n == 1)
+		return f.v[0];
+	v.flags |= LOCUS_WORD_DYNAMIC;
+	return v;
+}
+
 /* build_redirect of `>`, `<`, `>&`...: the target, whether the command
    writes or reads a file, stdin. */
 static void file_redirect(walker *w, cmd_build *b, TSNode r, bool words,
@@ -471,6 +485,8 @@ static void file_redirect(walker *w, cmd_build *b, TSNode r, bool words,
 	(void)cc;
 	if (have) {
 		lp_word v = lp_word_value(w->t, dest, true);
+		if (v.flags & LOCUS_WORD_BRACE)
+			v = redirect_fields(w, dest, v);
 		rdp->target = v.value ? v.value : "";
 		rdp->target_flags = v.flags;
 		proc = ts_node_symbol(dest) == sy->process_substitution;
@@ -1691,7 +1707,15 @@ static void do_subst(walker *w, frame *f)
 		sctx nc = nested_ctx(w, &f->c,
 		                     ps ? LOCUS_ORIGIN_PROCESS_SUBSTITUTION
 		                        : LOCUS_ORIGIN_SUBSTITUTION);
-		if (cs || ps)
+		/* `$(<FILE)` reads FILE, `$(>FILE)` truncates it: the
+		   grammar hangs the redirect on the substitution (field
+		   redirect), a command of no words with that redirect */
+		TSNode lone = cs ? ts_node_child_by_field_id(n, sy->f_redirect)
+		                 : (TSNode){0};
+		if (!ts_node_is_null(lone)) {
+			TSNode null = {0};
+			emit_command(w, null, n, &nc);
+		} else if (cs || ps)
 			push_children(w, F_SEQ, n, &nc);
 		else
 			push_node(w, F_STMT, n, &nc);
