@@ -146,6 +146,7 @@ typedef struct cwds {
 	bool
 	    scratch_ok; /* /tmp and /var/tmp count as inside (ll_outside_scratch) */
 	bool moved;     /* a cd or pushd DIR ran earlier on the line */
+	bool may_link;    /* some command of the line may make a symlink */
 	const char *root; /* folded */
 } cwds;
 
@@ -168,6 +169,28 @@ static bool inside(const cwds *w, const char *abs)
 }
 
 /* Path `p` (a static word value) as seen from every candidate: outside? */
+/* A `..` after a named component (`x/..`, `/ws/a/../f`): the kernel
+   takes it from where the name really is, which a symlink the line makes
+   (`ln -s . x; echo > x/../f` writes the root's parent) moves; folding it
+   away as text is only right for a real directory. */
+static bool climbs_after_name(const char *p)
+{
+	bool named = false;
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (named)
+				return true;
+		} else if (n && !(n == 1 && c[0] == '.')) {
+			named = true;
+		}
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	return false;
+}
+
 static bool path_outside(cwds *w, const char *p)
 {
 	if (!p || !*p)
@@ -175,6 +198,8 @@ static bool path_outside(cwds *w, const char *p)
 	if (p[0] == '~')
 		return true;
 	if (lu_starts_with(p, "$HOME") || lu_starts_with(p, "${HOME"))
+		return true;
+	if (w->may_link && climbs_after_name(p))
 		return true;
 	if (p[0] == '/') {
 		if (harmless_path(p))
@@ -227,7 +252,8 @@ static void activate_all(cwds *w)
 static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
 {
 	if (!target || dynamic || target[0] == '~' ||
-	    lu_starts_with(target, "$")) {
+	    lu_starts_with(target, "$") ||
+	    (w->may_link && climbs_after_name(target))) {
 		w->lost = true;
 		return;
 	}
@@ -849,6 +875,36 @@ static const char *walk_cd(cwds *w, const locus_shell_result *r, size_t i,
 	return w->lost ? (t ? t : "~") : NULL;
 }
 
+/* Programs that write files and never make a symlink (the line's
+   other writers, and any program locus does not know, may). */
+/* clang-format off */
+static const char *const no_link_writers[] = {
+	"echo", "printf", "cat", "tee", "touch", "mkdir", "rm", "rmdir",
+	"chmod", "chown", "chgrp", "truncate", "sort", "uniq", "sed", "cut",
+	"tr", "head", "tail", "true", "false", ":", "cd", "pushd", "popd",
+	"export", "set", "unset", "test", "[", "[[", "sleep", "wc", "grep",
+	"diff", "read", NULL,
+};
+/* clang-format on */
+
+/* Some command of r may make a symlink (ln, cp -s or -a, mv, an
+   extraction, git, an interpreter, a program locus does not know...):
+   then a `..` after a name is not folded as text (climbs_after_name). */
+static bool line_may_link(const locus_shell_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		bool plain = false;
+		for (const char *const *l = no_link_writers; *l; l++)
+			plain |= lu_streq(c->name, *l);
+		if (!c->argc || !c->name[0] || plain)
+			continue;
+		if (!ll_command_read_only(c, lp_command_program(r, i)))
+			return true;
+	}
+	return false;
+}
+
 /* The first outside path of the line, or NULL.  With k, the walk goes on
    to the end and also follows every command's paths through the
    workspace's symlinks (links_command). */
@@ -877,6 +933,7 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 		w.lost = true; /* no root known: every path is outside */
 	}
 	size_t n = locus_shell_result_count(r);
+	w.may_link = line_may_link(r, n);
 	size_t srclen = 0;
 	const char *src = locus_shell_result_source(r, &srclen);
 	size_t prev_end = 0;
