@@ -13,6 +13,7 @@
 #define D LOCUS_TAG_DESTRUCTIVE
 #define S LOCUS_TAG_SECRETS
 #define P LOCUS_TAG_PERSISTENCE
+#define O LOCUS_TAG_OUTSIDE
 
 static const pk_grammar grammars[] = {
     {"git",
@@ -84,6 +85,46 @@ static bool program_key_written(const locus_shell_command *c,
 	return lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
 	                              ops, 2) == 2 &&
 	       program_key(c->argv[ops[0]], c->argv[ops[1]]);
+}
+
+/* git config --global/--system (any abbreviation parse-options takes,
+   `--gl`, `--sy`) that writes: KEY VALUE, or an option or (git 2.46)
+   subcommand that sets, unsets, renames or edits.  ~/.gitconfig and
+   /etc/gitconfig are outside the workspace, and every repository of the
+   person reads them (http.sslVerify false, a user, a filter: checked by
+   a red team).  A lone KEY, --get, --list are reads. */
+static bool user_scope_written(const locus_shell_command *c,
+                               const ll_context *ctx)
+{
+	(void)ctx;
+	size_t i = 1;
+	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
+		i++;
+	bool user = false, writes = false;
+	for (size_t k = i + 1; k < c->argc && strcmp(c->argv[k], "--"); k++) {
+		const char *a = c->argv[k];
+		user |= lk_long_abbrev(a, "global", 2) ||
+		        lk_long_abbrev(a, "system", 2);
+		writes |= lk_long_abbrev(a, "unset", 3) ||
+		          lk_long_abbrev(a, "unset-all", 7) ||
+		          lk_long_abbrev(a, "add", 2) ||
+		          lk_long_abbrev(a, "replace-all", 2) ||
+		          lk_long_abbrev(a, "rename-section", 3) ||
+		          lk_long_abbrev(a, "remove-section", 3) ||
+		          lk_long_abbrev(a, "edit", 1) || !strcmp(a, "-e");
+	}
+	if (!user)
+		return false;
+	if (i + 1 < c->argc) {
+		const char *sub = c->argv[i + 1];
+		writes |= !strcmp(sub, "set") || !strcmp(sub, "unset") ||
+		          !strcmp(sub, "rename-section") ||
+		          !strcmp(sub, "remove-section") ||
+		          !strcmp(sub, "edit");
+	}
+	size_t ops[2];
+	return writes || lk_git_config_operands(lk_argv_word, c->argv, i + 1,
+	                                        c->argc, ops, 2) == 2;
 }
 
 /* An option word of `git SUB` (before `--`) gives the LK_GIT_* bits fx
@@ -201,6 +242,18 @@ static const pk_rule rules[] = {
      "editor, alias, driver) runs on later git commands (with "
      "--global/--system in every repository)",
      program_key_written, 0},
+    {"git", "config", NULL, "--help -h", O,
+     "outside-workspace: git config --global/--system writes the person's "
+     "own git config (~/.gitconfig, /etc/gitconfig), read by every "
+     "repository",
+     user_scope_written, 0},
+    /* installs pre-push, post-checkout, post-commit and post-merge
+       hooks, and (without --local) filters in ~/.gitconfig (checked by a
+       red team) */
+    {"git", "lfs install", NULL, "--help -h", P,
+     "persistence: git lfs install installs hooks and filters that run on "
+     "later git commands",
+     NULL, 0},
     {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
      "persistence: git apply/am --directory puts the patch's files in a "
      "folder of hooks, workflows or editor tasks",

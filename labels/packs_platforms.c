@@ -9,6 +9,7 @@
 #define D LOCUS_TAG_DESTRUCTIVE
 #define N LOCUS_TAG_NETWORK
 #define S LOCUS_TAG_SECRETS
+#define O LOCUS_TAG_OUTSIDE
 
 static const pk_grammar grammars[] = {
     {"gh glab",
@@ -58,6 +59,18 @@ static const pk_rule rules[] = {
      0},
     {"npm pnpm yarn", "dist-tag|dist-tags rm|remove", NULL, "--help -h", D,
      "platforms: npm dist-tag rm withdraws a published tag", NULL, 0},
+    /* the person's own registry config (~/.npmrc, ~/.yarnrc): every
+       later install reads it (checked by a red team: pnpm wrote
+       registry=... to ~/.npmrc); `--location=project` (./.npmrc) is
+       held the same, over-read */
+    {"npm pnpm", "config|c set|delete|edit|fix", NULL, "--help -h", O,
+     "outside-workspace: config set writes the person's package manager "
+     "config (~/.npmrc), read by every later install",
+     NULL, 0},
+    {"yarn", "config set|delete|unset", NULL, "--help -h", O,
+     "outside-workspace: config set writes the person's package manager "
+     "config (~/.yarnrc), read by every later install",
+     NULL, 0},
     {"npm", "token list|ls|create", NULL, "--help -h", S,
      "platforms: npm token prints registry tokens", NULL, 0},
     {"cargo", "yank|owner", NULL, "--help -h", D | N,
