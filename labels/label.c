@@ -532,6 +532,8 @@ const char *locus_shell_verdict_reason(const locus_shell_verdict *v, size_t i)
    against (line_pass.dirs); past them the line is unparsed. */
 #define LL_MAX_DIRS 32
 
+enum { LL_MAX_COPIES = 16 };
+
 typedef struct line_pass {
 	const locus_shell_result *r;
 	ll_floor *floor;
@@ -553,7 +555,45 @@ typedef struct line_pass {
 	                    workspace (a static relative path) */
 	bool moves;      /* the line holds a cd, pushd or popd */
 	ll_functions functions; /* the names the line defines */
+	/* variables the line assigns a secret variable's value to
+	   (pk_copies_secret); past LL_MAX_COPIES every print counts */
+	const char *copies[LL_MAX_COPIES];
+	size_t copy_len[LL_MAX_COPIES], ncopies;
+	bool copies_lost;
 } line_pass;
+
+/* The variables of r's assignment-only statements that copy a secret
+   variable (`x=$GITHUB_TOKEN`). */
+static void secret_copies(line_pass *lp)
+{
+	size_t n = locus_shell_result_count(lp->r);
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c =
+		    locus_shell_result_command(lp->r, i);
+		if (!pk_copies_secret(c))
+			continue;
+		for (size_t k = 0; k < c->nassignments; k++) {
+			const char *a = c->assignments[k];
+			if (lp->ncopies == LL_MAX_COPIES) {
+				lp->copies_lost = true;
+				return;
+			}
+			lp->copies[lp->ncopies] = a;
+			lp->copy_len[lp->ncopies++] = strcspn(a, "+=[");
+		}
+	}
+}
+
+/* Command c prints a copy secret_copies found. */
+static bool prints_copy(const line_pass *lp, const locus_shell_command *c)
+{
+	if (lp->copies_lost)
+		return pk_prints_name(c, "", 0);
+	for (size_t k = 0; k < lp->ncopies; k++)
+		if (pk_prints_name(c, lp->copies[k], lp->copy_len[k]))
+			return true;
+	return false;
+}
 
 /* Every cd, pushd and popd of the line goes to a static relative path
    that does not climb out: relative paths stay in the workspace. */
@@ -785,6 +825,9 @@ bool ll_command_unknown(const locus_shell_result *r, size_t i,
 	         bsearch(&c->name, f->names, f->n, sizeof *f->names, name_cmp));
 }
 
+#define LL_REASON_SECRET_COPY                                                  \
+	"secrets: a copy of a token or password variable is printed"
+
 #define LL_REASON_WRITE_MOVED                                                  \
 	"git restore/checkout discards working changes (a cd on the line)"
 
@@ -811,6 +854,10 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	ll_judgement j;
 	ll_judge_command(c, p, &context, &j);
 	ll_judge_git_config(c, lp->gitcfg, &j);
+	if ((lp->ncopies || lp->copies_lost) && prints_copy(lp, c)) {
+		j.tags |= LOCUS_TAG_SECRETS;
+		ll_judgement_reason(&j, LL_REASON_SECRET_COPY);
+	}
 	/* rm -rf build: paths inside the workspace are held, not floored
 	  ; outside, unknown or the root stay on the floor */
 	if (j.never && !strcmp(j.never, LL_NEVER_RM) && lp->cwd_inside &&
@@ -933,6 +980,7 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 	lp.gitcfg = ll_git_line_config(r);
 	lp.dash_file = creates_dash_file(r);
 	lp.allexport = ll_line_allexport(r);
+	secret_copies(&lp);
 	/* out of memory: the verdict is an error, never an answer (a rule
 	   without its facts could be more permissive) */
 	if (!line_facts_init(&lp.lf, r))

@@ -269,6 +269,14 @@ bool pk_reader_program(const char *name);
    that makes programs run later / a sudoers file.  `p` is a word as
    written or its value (`~/.ssh/id_rsa`, `/home/u/.aws/credentials`). */
 bool pk_secret_path(const char *p);
+
+/* An assignment-only statement copies a variable whose name says it
+   holds a secret, or one another names, into the variables it assigns
+   (`x=$GITHUB_TOKEN; echo $x`: labels/label.c holds the print of the
+   copy as the print of the original). */
+bool pk_copies_secret(const locus_shell_command *c);
+/* c is echo/printf and expands the variable `name` (n bytes). */
+bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n);
 bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,
    .codex/, .gemini/, .cursor/, .locus/...): agent-config. */

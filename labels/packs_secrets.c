@@ -385,14 +385,35 @@ static bool env_dump(const locus_shell_command *c, const ll_context *ctx)
 	return true;
 }
 
+static bool secret_name(const char *s, size_t *len);
+
 /* export/declare/typeset/readonly with no names print variables; `set`
-   alone prints them too (set -o prints options). */
+   alone prints them too (set -o prints options).  With -p and names they
+   print those variables' values (`declare -p GITHUB_TOKEN`): a name
+   that says it holds a secret, or one known only at run time
+   (`declare -p $(compgen -e)`, `${!G*}`), counts. */
 static bool declare_dump(const locus_shell_command *c, const ll_context *ctx)
 {
 	(void)ctx;
-	for (size_t i = 1; i < c->argc; i++)
-		if (!pk_is_option(c->argv[i]))
-			return false;
+	bool names = false, p = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (pk_is_option(a)) {
+			p |= a[1] != '-' && strchr(a + 1, 'p');
+			continue;
+		}
+		names = true;
+		if (!p || !strcmp(c->name, "set"))
+			continue;
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		size_t n;
+		if ((f & (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST |
+		          LOCUS_WORD_GLOB | LOCUS_WORD_BRACE)) ||
+		    (secret_name(a, &n) && n == strcspn(a, "=")))
+			return true;
+	}
+	if (names)
+		return false;
 	if (strcmp(c->name, "set") == 0)
 		return c->argc == 1;
 	return true;
@@ -426,17 +447,37 @@ static bool indirect_value(const char *s)
 	return !(n > 2 && last == ']' && (s[n - 1] == '@' || s[n - 1] == '*'));
 }
 
-/* echo/printf of a variable whose name says it holds a secret. */
-static bool prints_secret_variable(const locus_shell_command *c,
-                                   const ll_context *ctx)
+/* The variable name at s (*len bytes of it) says it holds a secret: it
+   holds one of the marks. */
+static bool secret_name(const char *s, size_t *len)
 {
-	(void)ctx;
 	static const char *const marks[] = {
 	    "TOKEN",      "SECRET", "PASSWORD",    "PASSWD",
 	    "API_KEY",    "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
 	    "CREDENTIAL", "_PAT",   "_KEY",        NULL,
 	};
-	for (size_t i = 1; i < c->nwords; i++) {
+	char name[64];
+	size_t n = 0;
+	while (n + 1 < sizeof name &&
+	       ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+	        (*s >= '0' && *s <= '9') || *s == '_')) {
+		char ch = *s++;
+		name[n++] =
+		    ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+	}
+	name[n] = '\0';
+	*len = n;
+	for (const char *const *m = marks; *m; m++)
+		if (n && strstr(name, *m))
+			return true;
+	return false;
+}
+
+/* Words [from, nwords) of c expand a variable whose name says it holds
+   a secret, or the value of a variable another names (${!x}). */
+static bool words_expand(const locus_shell_command *c, size_t from)
+{
+	for (size_t i = from; i < c->nwords; i++) {
 		const char *w = c->words[i];
 		for (const char *d = strchr(w, '$'); d;
 		     d = strchr(d + 1, '$')) {
@@ -445,23 +486,43 @@ static bool prints_secret_variable(const locus_shell_command *c,
 				s++;
 			if (s[-1] == '{' && indirect_value(s))
 				return true;
-			char name[64];
-			size_t n = 0;
-			while (n + 1 < sizeof name &&
-			       ((*s >= 'A' && *s <= 'Z') ||
-			        (*s >= 'a' && *s <= 'z') ||
-			        (*s >= '0' && *s <= '9') || *s == '_')) {
-				char ch = *s++;
-				name[n++] = ch >= 'a' && ch <= 'z'
-				                ? (char)(ch - 'a' + 'A')
-				                : ch;
-			}
-			name[n] = '\0';
-			for (const char *const *m = marks; *m; m++)
-				if (n && strstr(name, *m))
-					return true;
+			size_t n;
+			if (secret_name(s, &n))
+				return true;
 		}
 	}
+	return false;
+}
+
+/* echo/printf of a variable whose name says it holds a secret. */
+static bool prints_secret_variable(const locus_shell_command *c,
+                                   const ll_context *ctx)
+{
+	(void)ctx;
+	return words_expand(c, 1);
+}
+
+bool pk_copies_secret(const locus_shell_command *c)
+{
+	return c->argc == 0 && c->nassignments && words_expand(c, 0);
+}
+
+bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
+{
+	if (!c->argc || (strcmp(c->name, "echo") && strcmp(c->name, "printf")))
+		return false;
+	for (size_t i = 1; i < c->nwords; i++)
+		for (const char *d = strchr(c->words[i], '$'); d;
+		     d = strchr(d + 1, '$')) {
+			if (!n)
+				return true; /* any variable (lost count) */
+			const char *v = d + 1 + (d[1] == '{');
+			char after = strncmp(v, name, n) ? 'x' : v[n];
+			if (!(after == '_' || (after >= 'a' && after <= 'z') ||
+			      (after >= 'A' && after <= 'Z') ||
+			      (after >= '0' && after <= '9')))
+				return true;
+		}
 	return false;
 }
 
@@ -555,7 +616,7 @@ static const pk_rule secret_rules[] = {
      "secrets: env without a command prints the environment", env_dump, 0},
     {"printenv", NULL, NULL, "--help --version", S,
      "secrets: printenv prints the environment", NULL, 0},
-    {"export declare typeset readonly set", NULL, NULL, NULL, S,
+    {"export declare typeset readonly set local", NULL, NULL, NULL, S,
      "secrets: export -p/declare -p/set print every variable", declare_dump, 0},
     {"ps", NULL, NULL, NULL, S,
      "secrets: ps e prints the environment of processes", ps_environment, 0},
