@@ -30,9 +30,9 @@
    statement, `-m code` reads statements on stdin), and the runners that
    run another module (`-m cProfile -m timeit STMT`); options as the
    modules' getopt reads them. */
-static const lk_module python_modules[9];
+static const lk_module python_modules[10];
 /* clang-format off */
-static const lk_module python_modules[9] = {
+static const lk_module python_modules[10] = {
     {"timeit",
      INTERP_M(LK_LANG_PY, "s", "|setup|", "nru", "|number|repeat|unit|", "",
               "", "", 0, "h", NULL),
@@ -62,6 +62,10 @@ static const lk_module python_modules[9] = {
               "|file|coverdir|ignore-module|ignore-dir|", "", "", "", 0, "h",
               python_modules),
      LK_M_RUNS_FLAG},
+    /* python-dotenv: `run CMD` runs CMD with the .env file's values,
+       `list`/`get` print them (checked by a red team) */
+    {"dotenv", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_RUNS_COMMAND},
     {NULL, NULL, 0},
 };
 /* clang-format on */
@@ -171,6 +175,14 @@ static const lk_optfx delete_opts_zip[] = {
 			0, NULL, false, NULL, 0, false                         \
 		}                                                              \
 	}
+/* python -m venv --clear DIR deletes DIR's contents first (argparse:
+   `--cl` is the shortest spelling, `--c` is also --copies); checked by
+   a red team: src/main.c and .git were gone */
+static const lk_optfx delete_opts_venv[] = {
+	{ 0, "--clear", false, "venv --clear deletes the contents of the "
+	  "folder it makes the environment in", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx delete_opts_zstd[] = LK_RM_SOURCE("zstd");
 static const lk_optfx delete_opts_lz4[] = LK_RM_SOURCE("lz4");
 #define LK_SDEL(p)                                                             \
@@ -2705,7 +2717,7 @@ static const lk_program programs[] = {
     {.name = "export", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
     {.name = "declare", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
     {.name = "typeset", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
-    {.name = "local", .cls = LK_INERT},
+    {.name = "local", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
     {.name = "readonly", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
     {.name = "unset", .cls = LK_INERT},
     {.name = "set", .cls = LK_INERT, .pack = LK_PACK_SECRETS},
@@ -3729,10 +3741,12 @@ static const lk_program programs[] = {
     {.name = "scoop", .fx = LK_FX_PACKAGES},
     {.name = "shards", .fx = LK_FX_PACKAGES},
     {.name = "spago", .fx = LK_FX_PACKAGES},
-    {.name = "virtualenv", .fx = LK_FX_PACKAGES},
+    {.name = "virtualenv", .fx = LK_FX_PACKAGES,
+     .delete_opts = delete_opts_venv},
     /* python -m venv: offline, but --upgrade-deps installs pip from the
        index */
-    {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv},
+    {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv,
+     .delete_opts = delete_opts_venv},
     {.name = "wapm", .fx = LK_FX_PACKAGES},
     {.name = "winget", .fx = LK_FX_PACKAGES},
     {.name = "dd",

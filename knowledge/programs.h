@@ -200,6 +200,9 @@ enum {
 	LK_M_RUNS_FLAG = 1 << 3,  /* with --module (any abbreviation), its
 	                             first operand is a module it runs
 	                             (python -m trace --module MOD) */
+	LK_M_RUNS_COMMAND = 1 << 4, /* runs a command its line gives, which
+	                               locus does not read (python -m
+	                               dotenv run CMD): unparsed */
 };
 
 /* A module an interpreter runs (python -m NAME) that takes code: in its

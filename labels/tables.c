@@ -918,6 +918,27 @@ static bool git_clean(const view *v)
 	return any_arg(v, is_force_f);
 }
 
+/* An operand of git checkout that no ref or revision can be, so git
+   reads it as a pathspec and overwrites what it matches (checked by a
+   red team: `git checkout :/` and `git checkout '*'` reverted every
+   edit of the tree): pathspec magic (`:/`, `:!x`, `:(top)`), a
+   wildcard, a trailing `/`, a component starting with `.` (git
+   check-ref-format refuses all of these in a ref name). */
+static bool pathspec_only(const char *a)
+{
+	if (a[0] == ':' || strpbrk(a, "*?[") ||
+	    (a[0] && a[strlen(a) - 1] == '/'))
+		return true;
+	for (const char *c = a; *c;) {
+		if (*c == '.')
+			return true;
+		c += strcspn(c, "/");
+		while (*c == '/')
+			c++;
+	}
+	return false;
+}
+
 static bool git_checkout(const view *v)
 {
 	for (size_t i = 0; i < v->nargs; i++) {
@@ -927,6 +948,8 @@ static bool git_checkout(const view *v)
 			return i + 1 < v->nargs;
 		if (is_force_f(a) || lu_streq(a, ".") ||
 		    long_opt(a, "--pathspec-from-file", 3))
+			return true;
+		if (a[0] != '-' && pathspec_only(a))
 			return true;
 	}
 	return false;
@@ -1734,12 +1757,13 @@ void ll_judge_git_config(const locus_shell_command *c, uint32_t cfg,
 	}
 }
 
-/* `python -m MODULE ARGS` judged by MODULE's pack as `MODULE ARGS`
-   (`python3 -m pre_commit install` is `pre-commit install`): the view's
-   argv starts at the word before ARGS, whatever it holds (`-mNAME`), as
-   the pack rules read argv from 1 and the row for the name. */
-static void judge_module_pack(const locus_shell_command *c, const view *v,
-                              const ll_context *ctx, ll_judgement *j)
+/* `python -m MODULE ARGS` judged by MODULE's row as `MODULE ARGS`: its
+   deleting options (`-m venv --clear`) and its pack (`python3 -m
+   pre_commit install` is `pre-commit install`).  The view's argv starts
+   at the word before ARGS, whatever it holds (`-mNAME`), as the rules
+   read argv from 1 and the row for the name. */
+static void judge_module_row(const locus_shell_command *c, const view *v,
+                             const ll_context *ctx, ll_judgement *j)
 {
 	size_t rest = (size_t)(v->args - c->argv);
 	if (rest == 0 || rest > c->argc)
@@ -1749,7 +1773,9 @@ static void judge_module_pack(const locus_shell_command *c, const view *v,
 	m.argc = c->argc - rest + 1;
 	m.argv_flags = c->argv_flags ? c->argv_flags + rest - 1 : NULL;
 	m.name = v->row->name;
-	pk_judge(&m, v->row, ctx, j);
+	judge_optfx(&m, v->row->delete_opts, LOCUS_TAG_DESTRUCTIVE, j);
+	if (v->row->pack != LK_PACK_NONE)
+		pk_judge(&m, v->row, ctx, j);
 }
 
 /* ---- the closed world of a read-only row's options -------------------- */
@@ -1805,6 +1831,24 @@ static void judge_read_options(const locus_shell_command *c,
 	}
 }
 
+#define LL_REASON_BARE_SECRET                                                  \
+	"secrets: $(< FILE) prints a credential store or .env file"
+
+/* A command of no words reading a credential store (`echo "$(<.env)"`:
+   bash's `$(< FILE)` prints FILE; a bare `< .env` reads nothing and is
+   held the same, over-read). */
+static bool bare_reads_secret(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target &&
+		    (lu_streq(r->op, "<") || lu_streq(r->op, "<>")) &&
+		    pk_secret_path(r->target))
+			return true;
+	}
+	return false;
+}
+
 void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
                       const ll_context *ctx, ll_judgement *j)
 {
@@ -1824,6 +1868,11 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 		j->tags |= LOCUS_TAG_NETWORK;
 		add_reason(j, LL_REASON_NET_REDIRECT);
 	}
+	if (c->argc == 0 && bare_reads_secret(c)) {
+		j->tags |= LOCUS_TAG_SECRETS;
+		add_reason(j, LL_REASON_BARE_SECRET);
+	}
+
 	if (c->argc == 0 || !c->name[0])
 		return;
 	view v;
@@ -1896,8 +1945,8 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	/* The knowledge packs (pack.h): destroyers, secrets, persistence,
 	   privilege. */
 	pk_judge(c, prog, ctx, j);
-	if (v.module && v.row && v.row != prog && v.row->pack != LK_PACK_NONE)
-		judge_module_pack(c, &v, ctx, j);
+	if (v.module && v.row && v.row != prog)
+		judge_module_row(c, &v, ctx, j);
 }
 
 /* clang-format off */

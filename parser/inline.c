@@ -829,6 +829,11 @@ static void module_options(const lk_interp *it, const lp_word *w, size_t n,
 	const lk_module *m = module_of(it, sc);
 	if (!m || sc->unsure)
 		return;
+	if (m->how & LK_M_RUNS_COMMAND) {
+		sc->unsure = "the module runs a command its line gives "
+		             "(python -m dotenv run CMD), not read";
+		return;
+	}
 	if (!depth) {
 		sc->unsure = "modules run modules too deep";
 		return;
