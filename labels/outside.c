@@ -12,6 +12,7 @@
  * known at run time (a dynamic word given to a program that writes).
  */
 #include <stdio.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,40 @@ static bool climbs_after_name(const char *p)
 			c++;
 	}
 	return false;
+}
+
+/* p with every component that is a glob that may match `..` written as
+   `..` (dash, bash before 5.2 or without globskipdots: `.?` and `.*`
+   match `..`; checked by a red team: `sh -c "cp dc .?/victim"` wrote the
+   workspace's parent); false when there is none or it does not fit. */
+static bool dotdot_globs(const char *p, char *buf, size_t cap)
+{
+	size_t o = 0;
+	bool any = false;
+	for (const char *c = p;;) {
+		size_t n = strcspn(c, "/");
+		char comp[256];
+		bool dd = false;
+		if (n && n < sizeof comp && c[0] == '.' && strpbrk(c, "*?[") &&
+		    strpbrk(c, "*?[") < c + n) {
+			memcpy(comp, c, n);
+			comp[n] = '\0';
+			dd = fnmatch(comp, "..", FNM_PERIOD) == 0;
+		}
+		const char *part = dd ? ".." : c;
+		size_t pn = dd ? 2 : n;
+		any |= dd;
+		if (o + pn + 2 > cap)
+			return false;
+		memcpy(buf + o, part, pn);
+		o += pn;
+		c += n;
+		if (!*c)
+			break;
+		buf[o++] = *c++; /* the slash */
+	}
+	buf[o] = '\0';
+	return any;
 }
 
 static bool path_outside(cwds *w, const char *p)
@@ -433,6 +468,15 @@ static bool comma_outside(cwds *w, const char *a)
 	return false;
 }
 
+/* A glob word (the shell expands it: not a quoted regex) whose `..`
+   reading (dotdot_globs) is outside. */
+static bool glob_climbs_out(cwds *w, const char *p, uint32_t flags)
+{
+	char dd[1024];
+	return (flags & LOCUS_WORD_GLOB) && dotdot_globs(p, dd, sizeof dd) &&
+	       path_outside(w, dd);
+}
+
 static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
 {
 	const char *op = rd->op ? rd->op : "";
@@ -447,7 +491,7 @@ static bool redirect_outside(cwds *w, const locus_shell_redirect *rd)
 		return false; /* 2>&1, >&- */
 	if (rd->target_flags & LOCUS_WORD_DYNAMIC)
 		return true;
-	return path_outside(w, t);
+	return path_outside(w, t) || glob_climbs_out(w, t, rd->target_flags);
 }
 
 /* c's operands name remote things (a cloud CLI, not its storage
@@ -515,6 +559,9 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		    (path_outside(w, p) || (a[0] == '-' && inner_value(p) &&
 		                            path_outside(w, inner_value(p)))))
 			return a;
+		if (!opt && !(f & LOCUS_WORD_DYNAMIC) &&
+		    glob_climbs_out(w, a, f))
+			return a;
 		if (opt && !(f & LOCUS_WORD_DYNAMIC) && comma_outside(w, a))
 			return a;
 		if (p && (f & LOCUS_WORD_DYNAMIC) &&
@@ -525,8 +572,20 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	return NULL;
 }
 
+/* The n bytes at p hold a `..` component. */
+static bool climbs(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (p[i] == '.' && p[i + 1] == '.' &&
+		    (i == 0 || p[i - 1] == '/') &&
+		    (i + 2 == n || p[i + 2] == '/'))
+			return true;
+	return false;
+}
+
 /* Interpreter code given inline names paths inside string literals:
-   open('/etc/x'), "~/.bashrc".  A quote followed by `/` or `~` counts. */
+   open('/etc/x'), "~/.bashrc", `print > "../x"`.  A quote followed by
+   `/` or `~`, or a literal with a `..` component, counts. */
 static const char *inline_code_outside(cwds *w, const locus_shell_command *c)
 {
 	if (!(c->flags & LOCUS_CMD_INLINE_CODE))
@@ -535,9 +594,11 @@ static const char *inline_code_outside(cwds *w, const locus_shell_command *c)
 		const char *a = c->argv[i];
 		for (const char *q = strpbrk(a, "'\"`"); q;
 		     q = strpbrk(q + 1, "'\"`")) {
-			if (q[1] != '/' && q[1] != '~')
-				continue;
 			size_t n = strcspn(q + 1, "'\"` \t\n)");
+			/* an absolute or home path, or one that climbs
+			   (`print > "../x"`, `open("a/../../x")`) */
+			if (q[1] != '/' && q[1] != '~' && !climbs(q + 1, n))
+				continue;
 			char buf[512];
 			if (n >= sizeof buf)
 				return a;
