@@ -172,6 +172,14 @@ static bool git_folder(const char *p)
 	       (n == 4 || p[n - 5] == '/');
 }
 
+/* d names the current folder (`.`, `./`, `.//.`). */
+static bool here_folder(const char *d)
+{
+	char buf[FOLDER_PATH];
+	const char *n = ll_normal_path(d, buf, sizeof buf);
+	return n && (!strcmp(n, ".") || !strcmp(n, "./") || !*n);
+}
+
 bool pk_copy_names_path(const locus_shell_command *c, const lk_program *row,
                         bool (*is_path)(const char *))
 {
@@ -209,6 +217,14 @@ bool pk_copy_names_path(const locus_shell_command *c, const lk_program *row,
 			   .git .git.bak`, a new name) */
 			if (is_path == pk_persistence_path && f.sure[k] &&
 			    git_folder(buf))
+				return true;
+			/* mv tpl/.github ., cp -a tpl/.vscode .: a whole
+			   persistence folder (its workflows, tasks) into the
+			   current folder (checked by a red team; `cp -r
+			   .github backup/` is a copy elsewhere) */
+			if (is_path == pk_persistence_path &&
+			    here_folder(f.dir[k]) &&
+			    pk_persistence_folder_name(buf))
 				return true;
 		}
 	}
