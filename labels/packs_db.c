@@ -10,11 +10,13 @@
  * visible: the command stays plain workspace.exec.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "pack.h"
 #include "../util/str.h"
 
 #define D LOCUS_TAG_DESTRUCTIVE
+#define U LOCUS_TAG_UNKNOWN
 
 /* How one client takes statements inline. */
 typedef struct client {
@@ -153,6 +155,50 @@ static bool shell_escape(const locus_shell_command *c, const ll_context *ctx)
 	       pk_any_arg_contains(c, "system ");
 }
 
+/* What sqlite3's SQL functions and dot-commands, and DuckDB's
+   statements, do with files the statements name (sqlite.org/cli.html,
+   DuckDB's COPY and EXPORT): write, read, attach or load them (checked
+   by a red team: writefile, VACUUM INTO, .output, .backup wrote outside
+   the workspace; readfile printed .env).  Lower case. */
+/* clang-format off */
+static const char *const file_io[] = {
+    "writefile(",  "readfile(", "edit(",   "load_extension", "vacuum into",
+    "attach",      ".output",   ".once",   ".backup",        ".save",
+    ".load",       ".open",     ".log",    ".trace",         ".excel",
+    ".restore",    ".clone",    ".import", ".read",          ".cd",
+    "copy ",       "export database",      "install ",       "load ",
+    NULL,
+};
+/* clang-format on */
+
+/* Text t holds one of file_io's words, in any case. */
+static bool text_file_io(const char *t)
+{
+	for (const char *const *w = file_io; *w; w++) {
+		size_t n = strlen(*w);
+		for (const char *p = t; *p; p++)
+			if (!strncasecmp(p, *w, n))
+				return true;
+	}
+	return false;
+}
+
+static bool statements_touch_files(const locus_shell_command *c,
+                                   const ll_context *ctx)
+{
+	(void)ctx;
+	for (size_t i = 1; i < c->argc; i++)
+		if (text_file_io(c->argv[i]))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target && !strncmp(r->op, "<<", 2) &&
+		    text_file_io(r->target))
+			return true;
+	}
+	return false;
+}
+
 void pk_db_piped(const locus_shell_command *client_cmd,
                  const locus_shell_command *producer, ll_judgement *j)
 {
@@ -161,6 +207,14 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 	bool literal = strcmp(producer->name, "echo") == 0 ||
 	               strcmp(producer->name, "printf") == 0;
 	bool bad = false;
+	if (pk_word_in("sqlite3 sqlite duckdb", client_cmd->name) &&
+	    (literal || !strcmp(producer->name, "cat")) &&
+	    statements_touch_files(producer, NULL)) {
+		j->tags |= U;
+		ll_judgement_reason(j, "databases: the statements piped into "
+		                       "the client write, read, attach or "
+		                       "load files they name: not judged");
+	}
 	for (size_t i = 1; literal && !bad && i < producer->argc; i++)
 		bad = text_destroys(producer->argv[i]);
 	if (!bad && strcmp(producer->name, "cat") == 0)
@@ -186,6 +240,7 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
+/* clang-format off */
 static const pk_rule rules[] = {
     {CLIENTS, NULL, NULL, NULL, D,
      "databases: the statements given to the client destroy data (DROP, "
@@ -195,6 +250,11 @@ static const pk_rule rules[] = {
      "databases: a client's shell escape (\\!, .shell, system) runs a "
      "command locus does not see",
      shell_escape, 0},
+    {"sqlite3 sqlite duckdb", NULL, NULL, "--help -help --version -version",
+     U,
+     "databases: the statements write, read, attach or load files they "
+     "name (writefile, VACUUM INTO, .output, ATTACH, COPY...): not judged",
+     statements_touch_files, 0},
     {"redis-cli valkey-cli keydb-cli",
      "flushall|flushdb|shutdown|del|unlink|swapdb", NULL, NULL, D,
      "databases: redis-cli FLUSHALL/FLUSHDB/DEL deletes keys", NULL, PK_NOCASE},
@@ -219,5 +279,6 @@ static const pk_rule rules[] = {
      "databases: influx delete removes data", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_databases = {"databases", grammars, rules};
