@@ -168,6 +168,10 @@ enum {
 	LK_I_CODE_ENDS = 1 << 2, /* -c ends the options (python) */
 	LK_I_OPERAND = 1 << 3,   /* the first operand is the program (awk) */
 	LK_I_EVAL_SUB = 1 << 4,  /* `deno eval CODE` */
+	LK_I_USE_TEXT = 1 << 5,  /* -m/-M (rest letters) are pasted into the
+	                            program as `use VALUE;` (perl): a value
+	                            holding more than a module name and an
+	                            import list is code */
 };
 
 struct lk_module;
@@ -456,6 +460,12 @@ typedef struct lk_program {
 	                                them (labels/tables.c) */
 	const char *arg_opts;        /* "|-extra-arg|": Go-form options whose
 	                                value is one compiler argument */
+	const char *defines; /* how a build tool takes variable definitions:
+	                        "-D" (cmake, meson: -DNAME=VALUE, -D
+	                        NAME=VALUE), "=" (make: NAME=VALUE operands);
+	                        a value that names a program or holds
+	                        compiler flags is judged (labels/tables.c
+	                        judge_defines) */
 	const lk_optspec *global_opts; /* the options before the subcommand
 	                                  (docker -H HOST ps) where .opts is
 	                                  a subcommand's (docker run); NULL:

@@ -774,7 +774,12 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 					if (it->flags & LK_I_CODE_ENDS)
 						sc->stop = true;
 				}
-				if (is_file && !lp_is_stdin_word(vw))
+				if (is_file && lp_program_file_unseen(vw))
+					sc->unsure =
+					    "its program file is "
+					    "another command's output "
+					    "or only known at run time";
+				else if (is_file && !lp_is_stdin_word(vw))
 					sc->file = true;
 				else if (is_file)
 					sc->stdin_file = true;
@@ -788,8 +793,21 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 					break;
 				continue;
 			}
-			if (lk_has_letter(it->rest, c))
+			if (lk_has_letter(it->rest, c)) {
+				/* perl -M'strict;system q(CMD)': `use strict;
+				   system q(CMD);` (checked by a red team) */
+				const char *u = v + j + 1;
+				if ((it->flags & LK_I_USE_TEXT) &&
+				    (c == 'm' || c == 'M') &&
+				    (u[strspn(u, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				                 "abcdefghijklmnopqrstuvwxyz"
+				                 "0123456789_:=,-")] ||
+				     (x->flags & LOCUS_WORD_DYNAMIC)))
+					sc->unsure = "perl -M/-m text is "
+					             "pasted into the program "
+					             "as code";
 				break;
+			}
 			if (lk_has_letter(it->stop, c)) {
 				sc->stop = true;
 				/* python -m "$MOD": any module, pip too */
@@ -959,8 +977,13 @@ bool lp_inline_command(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		            prog->name);
 		return true;
 	}
-	if (!stdin_file && i < n && !lp_is_stdin_word(&w[i]))
+	if (!stdin_file && i < n && !lp_is_stdin_word(&w[i])) {
+		const char *why = file ? NULL : lp_program_file_unseen(&w[i]);
+		if (why)
+			lp_unparsed(ctx, "%s runs a program file from %s",
+			            prog->name, why);
 		return true; /* a script file: a known limit */
+	}
 	if (raw->stdin_kind == LP_STDIN_NONE &&
 	    lp_stdin_from_program(ctx->result, idx)) {
 		cmd->flags |= LOCUS_CMD_INLINE_CODE | LOCUS_CMD_STDIN_SCRIPT;

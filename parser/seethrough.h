@@ -99,6 +99,11 @@ const char *lp_output_or_unparsed(lp_ctx *ctx, size_t idx, const char *what);
 /* True when w names the process's own stdin as a script operand: "-",
    /dev/stdin, /dev/fd/0, /proc/self/fd/0. */
 bool lp_is_stdin_word(const lp_word *w);
+/* w, a program or script file a program runs as code, is not a file
+   locus can name: a process substitution (`bash <(echo CMD)`), a
+   run-time path (`bash "$(printf /tmp/x)"`), /dev/fd or /proc: what it
+   is, for the unparsed reason, or NULL. */
+const char *lp_program_file_unseen(const lp_word *w);
 
 /* True when stdin is redirected from a process substitution (`< <(...)`):
    the program read there is another command's output. */

@@ -211,9 +211,13 @@ void lp_shell_scan(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 		return;
 	}
 	if (o.i < raw->nwords && !o.have_s &&
-	    !lp_is_stdin_word(&raw->words[o.i]))
+	    !lp_is_stdin_word(&raw->words[o.i])) {
+		const char *why = lp_program_file_unseen(&raw->words[o.i]);
+		if (why)
+			lp_unparsed(ctx, "a shell runs a script from %s", why);
 		return; /* a script file: parsed when the line wrote it
 		           (written.c), else a known limit */
+	}
 	if (o.query)
 		return;
 	shell_stdin(ctx, raw, idx);

@@ -252,6 +252,20 @@ bool lp_is_stdin_word(const lp_word *w)
 	return w && !wdyn(w) && lp_in_list(lp_stdin_paths, wval(w));
 }
 
+const char *lp_program_file_unseen(const lp_word *w)
+{
+	if (!w)
+		return NULL;
+	const char *v = wval(w), *t = w->text ? w->text : v;
+	if (!strncmp(t, "<(", 2) || !strncmp(t, ">(", 2))
+		return "a process substitution (another command's output)";
+	if (wdyn(w) || (w->flags & LOCUS_WORD_SUBST))
+		return "a path only known at run time";
+	if (!strncmp(v, "/dev/fd/", 8) || !strncmp(v, "/proc/", 6))
+		return "a descriptor the line feeds";
+	return NULL;
+}
+
 /* A `< <(...)` redirect of stdin: the script is another command's
    output. */
 bool lp_stdin_procsub(const lp_raw_command *raw)
