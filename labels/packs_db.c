@@ -142,17 +142,46 @@ bool pk_sql_statements_destroy(const locus_shell_command *c,
 	return k && (inline_statements_destroy(c, k) || body_destroys(c));
 }
 
+/* t holds w (lower case ASCII) in any case. */
+static bool strcasestr_ascii(const char *t, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *t; t++)
+		if (!strncasecmp(t, w, n))
+			return true;
+	return false;
+}
 /* psql's \! and \o |cmd, mysql's system / \!, sqlite's .shell / .system:
    the client runs a shell command we do not see. */
 static bool shell_escape(const locus_shell_command *c, const ll_context *ctx)
 {
 	(void)ctx;
-	return pk_any_arg_contains(c, "\\!") ||
-	       pk_any_arg_contains(c, ".shell") ||
-	       pk_any_arg_contains(c, ".system") ||
-	       pk_any_arg_contains(c, "\\o |") ||
-	       pk_any_arg_contains(c, "\\o|") ||
-	       pk_any_arg_contains(c, "system ");
+	/* psql: \\! CMD, \\o |CMD, \\g |CMD, \\w |CMD, \\copy ... program
+	   'CMD' and COPY ... PROGRAM 'CMD' (checked by a red team on psql
+	   15); mysql: system CMD */
+	/* clang-format off */
+	static const char *const escapes[] = {
+	    "\\!", ".shell", ".system", "\\o |", "\\o|", "\\g |", "\\g|",
+	    "\\w |", "\\w|", "system ", NULL,
+	};
+	/* clang-format on */
+	for (const char *const *e = escapes; *e; e++)
+		if (pk_any_arg_contains(c, *e))
+			return true;
+	for (size_t i = 1; i < c->argc; i++)
+		if (strcasestr_ascii(c->argv[i], "program"))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (!r->op || !r->target || strncmp(r->op, "<<", 2))
+			continue;
+		if (strcasestr_ascii(r->target, "program"))
+			return true;
+		for (const char *const *e = escapes; *e; e++)
+			if (strstr(r->target, *e))
+				return true;
+	}
+	return false;
 }
 
 /* What sqlite3's SQL functions and dot-commands, and DuckDB's
@@ -162,16 +191,40 @@ static bool shell_escape(const locus_shell_command *c, const ll_context *ctx)
    the workspace; readfile printed .env).  Lower case. */
 /* clang-format off */
 static const char *const file_io[] = {
-    "writefile(",  "readfile(", "edit(",   "load_extension", "vacuum into",
-    "attach",      ".output",   ".once",   ".backup",        ".save",
-    ".load",       ".open",     ".log",    ".trace",         ".excel",
-    ".restore",    ".clone",    ".import", ".read",          ".cd",
-    "copy ",       "export database",      "install ",       "load ",
-    NULL,
+    "writefile(", "readfile(", "edit(",   "load_extension", "vacuum into",
+    "attach",     "copy ",     "export database", "install ", "load ",
+    "program",    NULL,
 };
-/* clang-format on */
 
-/* Text t holds one of file_io's words, in any case. */
+/* The shell's dot-commands that run a program or touch a file (sqlite's
+   shell.c, DuckDB's CLI); the shell takes any prefix of a command (`.sy
+   CMD` is .system, `.sh` .shell: strncmp(azArg[0], "shell", n)), so a
+   dot-command that begins one of these counts. */
+static const char *const dot_commands[] = {
+    "archive", "ar",       "backup",   "cd",     "clone",   "connection",
+    "edit",    "excel",    "filectrl", "import", "iotrace", "load",
+    "log",     "nonce",    "once",     "open",   "output",  "read",
+    "recover", "restore",  "save",     "selftest", "shell", "system",
+    "testcase", "testctrl", "trace",   "www",    NULL,
+};
+
+/* The dot-command at d (after its `.`) begins one of dot_commands. */
+static bool dot_command_io(const char *d)
+{
+	size_t n = 0;
+	while ((d[n] >= 'a' && d[n] <= 'z') || (d[n] >= 'A' && d[n] <= 'Z') ||
+	       (d[n] >= '0' && d[n] <= '9') || d[n] == '_')
+		n++;
+	if (!n)
+		return false;
+	for (const char *const *c = dot_commands; *c; c++)
+		if (n <= strlen(*c) && !strncasecmp(d, *c, n))
+			return true;
+	return false;
+}
+
+/* Text t holds one of file_io's words, in any case, or a line of it
+   starts with a dot-command of dot_commands. */
 static bool text_file_io(const char *t)
 {
 	for (const char *const *w = file_io; *w; w++) {
@@ -179,6 +232,12 @@ static bool text_file_io(const char *t)
 		for (const char *p = t; *p; p++)
 			if (!strncasecmp(p, *w, n))
 				return true;
+	}
+	for (const char *l = t; l; l = strchr(l, '\n')) {
+		l += *l == '\n';
+		l += strspn(l, " \t;");
+		if (*l == '.' && dot_command_io(l + 1))
+			return true;
 	}
 	return false;
 }
@@ -207,6 +266,16 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 	bool literal = strcmp(producer->name, "echo") == 0 ||
 	               strcmp(producer->name, "printf") == 0;
 	bool bad = false;
+	if ((literal || !strcmp(producer->name, "cat")) &&
+	    pk_word_in("psql mysql mariadb sqlite3 sqlite duckdb",
+	               client_cmd->name) &&
+	    shell_escape(producer, NULL)) {
+		j->tags |= D;
+		ll_judgement_reason(j, "databases: the statements piped into "
+		                       "the client hold a shell escape (\\!, "
+		                       "\\g |CMD, .shell) that runs a command "
+		                       "locus does not see");
+	}
 	if (pk_word_in("sqlite3 sqlite duckdb", client_cmd->name) &&
 	    (literal || !strcmp(producer->name, "cat")) &&
 	    statements_touch_files(producer, NULL)) {
