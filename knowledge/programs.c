@@ -183,6 +183,11 @@ static const lk_optfx delete_opts_venv[] = {
 	  "folder it makes the environment in", 4, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
+static const lk_optfx delete_opts_virtualenv[] = {
+	{ 0, "--clear", false, "virtualenv --clear deletes the folder it "
+	  "makes the environment in first", 4, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
 static const lk_optfx delete_opts_zstd[] = LK_RM_SOURCE("zstd");
 static const lk_optfx delete_opts_lz4[] = LK_RM_SOURCE("lz4");
 #define LK_SDEL(p)                                                             \
@@ -860,6 +865,16 @@ static const lk_subfx net_subs_openssl[] = {
 	{ NULL, "://", "openssl opens a URL given on the line" },
 	{ NULL, NULL, NULL },
 };
+/* they fetch an http:// operand (checked by a red team: xmllint did a
+   GET against a local server) */
+static const lk_subfx net_subs_xmllint[] = {
+	{ NULL, "://", "xmllint fetches a URL given on the line" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_gron[] = {
+	{ NULL, "://", "gron fetches a URL given on the line" },
+	{ NULL, NULL, NULL },
+};
 static const lk_subfx net_subs_playwright[] = {
 	LK_NET("playwright", "install"), { NULL, NULL, NULL },
 };
@@ -971,6 +986,10 @@ static const lk_subfx run_subs_cmake[] = {
 	{ "env", "-E", "cmake -E env runs the command after it, unseen" },
 	{ "time", "-E", "cmake -E time runs the command after it, unseen" },
 	{ "chdir", "-E", "cmake -E chdir runs the command after it, unseen" },
+	/* --tidy, --lwyu, --cpplint, --iwyu, --cppcheck name programs it
+	   runs (checked by a red team: --tidy='sh;-c;CMD' ran CMD) */
+	{ "__run_co_compile", "-E", "cmake -E __run_co_compile runs the "
+	  "tools its options name, unseen" },
 	{ NULL, NULL, NULL },
 };
 /* meson wrap asks WrapDB; meson subprojects download/update fetch what
@@ -1702,7 +1721,7 @@ static const lk_program programs[] = {
      .interp = INTERP_CLUSTER("l:#|0:#|C:#IOEioSADLa|d:t=|i:*|D:*",
                               LK_LANG_PERL, "eE", "", "I", "", "mMxV", "",
                               "",
-                              LK_I_STDIN, "vVh")},
+                              LK_I_STDIN | LK_I_USE_TEXT, "vVh")},
     {.name = "ruby",
      .cls = LK_INTERP,
      .names = LK_VERSIONED,
@@ -2059,8 +2078,8 @@ static const lk_program programs[] = {
                        "quiet:q0|pod-running-timeout:-1|context:-1|"
                        "kubeconfig:-1",
               .npos = 1, .flags = LK_OPT_PERMUTE), .pack = LK_PACK_KUBERNETES},
-    {.name = "apt", .net_subs = net_subs_apt, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "apt", .net_subs = net_subs_apt, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
+    {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
     {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "cargo", .own_subs = LK_CARGO_SUBS,
@@ -2665,7 +2684,7 @@ static const lk_program programs[] = {
      .destroys = "find -delete deletes files",
      .destroys_by = &destroys_find},
     {.name = "fd", .read_opts = &ro_fd, .fx = LK_FX_READ, .cls = LK_SEES},
-    {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make,
+    {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make, .defines = "=",
      .unseen_opts = unseen_opts_make},
     {.name = "git", .own_subs = LK_GIT_SUBS, .run_subs = run_subs_git, .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
@@ -3033,7 +3052,7 @@ static const lk_program programs[] = {
     {.name = "getconf", .read_opts = &ro_getconf, .fx = LK_FX_READ},
     {.name = "getfacl", .fx = LK_FX_READ},
     {.name = "grep", .fx = LK_FX_READ},
-    {.name = "gron", .fx = LK_FX_READ},
+    {.name = "gron", .fx = LK_FX_READ, .net_subs = net_subs_gron},
     {.name = "groups", .read_opts = &ro_arch, .fx = LK_FX_READ},
     {.name = "hash", .read_opts = &ro_hash, .fx = LK_FX_READ},
     {.name = "head", .fx = LK_FX_READ},
@@ -3125,7 +3144,7 @@ static const lk_program programs[] = {
     {.name = "who", .read_opts = &ro_who, .fx = LK_FX_READ},
     {.name = "whoami", .fx = LK_FX_READ},
     {.name = "whois", .fx = LK_FX_READ, .cls = LK_NETWORK, .net = "whois asks a server on the network (a DNS name can carry data out)"},
-    {.name = "xmllint", .fx = LK_FX_READ},
+    {.name = "xmllint", .fx = LK_FX_READ, .net_subs = net_subs_xmllint},
     {.name = "yes", .read_opts = &ro_operands, .fx = LK_FX_READ},
     {.name = "yq", .read_opts = &ro_yq, .fx = LK_FX_READ},
     /* local files and shell state: write, move, archive, convert files in place; shell builtins */
@@ -3308,6 +3327,7 @@ static const lk_program programs[] = {
     {.name = "cmake",
      .fx = LK_FX_WORKSPACE,
      .run_subs = run_subs_cmake,
+     .defines = "-D",
      .destroys = "cmake -E remove, remove_directory and rm delete files",
      .destroys_by = &destroys_cmake},
     {.name = "dart", .fx = LK_FX_WORKSPACE},
@@ -3347,7 +3367,7 @@ static const lk_program programs[] = {
     {.name = "lerna", .fx = LK_FX_WORKSPACE},
     {.name = "mage", .fx = LK_FX_WORKSPACE},
     {.name = "manage", .fx = LK_FX_WORKSPACE},
-    {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .net_subs = net_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE},
+    {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .net_subs = net_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE, .defines = "-D"},
     {.name = "mix", .fx = LK_FX_WORKSPACE},
     {.name = "next", .fx = LK_FX_WORKSPACE},
     {.name = "ng", .fx = LK_FX_WORKSPACE},
@@ -3742,7 +3762,7 @@ static const lk_program programs[] = {
     {.name = "shards", .fx = LK_FX_PACKAGES},
     {.name = "spago", .fx = LK_FX_PACKAGES},
     {.name = "virtualenv", .fx = LK_FX_PACKAGES,
-     .delete_opts = delete_opts_venv},
+     .delete_opts = delete_opts_virtualenv},
     /* python -m venv: offline, but --upgrade-deps installs pip from the
        index */
     {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv,

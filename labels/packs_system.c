@@ -9,6 +9,7 @@
 
 #define D LOCUS_TAG_DESTRUCTIVE
 #define P LOCUS_TAG_PERSISTENCE
+#define U LOCUS_TAG_UNKNOWN
 
 /* kill's signal forms: -9, -KILL, -SIGKILL, -s SIG, -n N, --signal SIG;
    the first one names the signal, every later word is a pid.  PID -1 is
@@ -149,6 +150,17 @@ static const pk_grammar grammars[] = {
 
 /* clang-format off */
 static const pk_rule rules[] = {
+    /* apt's options set any configuration item, among them programs it
+       runs (DPkg::Pre-Invoke, Dir::Bin::dpkg, run even by `apt list`:
+       checked by a red team), and a configuration file may hold them */
+    {"apt apt-get", NULL, "-o --option -c --config-file", "--help -h", U,
+     "system: apt -o/-c sets configuration that may name programs apt "
+     "runs (DPkg::Pre-Invoke, Dir::Bin::dpkg)",
+     NULL, 0},
+    {"apt apt-get", "remove|purge|autoremove|autopurge", NULL,
+     "--help -h -s --simulate --dry-run --just-print --no-act --recon", D,
+     "system: apt remove/purge uninstalls packages from the machine", NULL,
+     0},
     /* system administration: programs whose every other form changes
        the machine (checked: `ldconfig -f x.conf` made every program
        load a workspace library) */

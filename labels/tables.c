@@ -1593,6 +1593,106 @@ static void judge_compiler_args(const locus_shell_command *c, const view *v,
 		judge_unseen(&cmd, cc, j);
 }
 
+/* Build definitions whose NAME makes the value a program the build runs
+   (CMAKE_C_COMPILER_LAUNCHER, *_COMPILER, *_CLANG_TIDY...), and those
+   whose value is compiler flags (CMAKE_C_FLAGS, meson's c_args, make's
+   CFLAGS): checked by a red team, `-DCMAKE_C_COMPILER_LAUNCHER='sh;-c;
+   CMD;'` and `'-DCMAKE_C_FLAGS=-wrapper /bin/sh,-c,CMD'` ran CMD. */
+/* clang-format off */
+static const char *const program_defines[] = {
+	"LAUNCHER", "COMPILER", "LINKER", "CLANG_TIDY", "CPPLINT", "CPPCHECK",
+	"INCLUDE_WHAT_YOU_USE", "LINK_WHAT_YOU_USE", "MAKE_PROGRAM", "_AR",
+	"RANLIB", "EXECUTABLE", NULL,
+};
+/* clang-format on */
+
+#define LL_REASON_DEFINE_PROGRAM                                               \
+	"a build definition names a program locus does not know, or gives "    \
+	"it arguments (a launcher, compiler or linter the build runs)"
+
+/* NAME (n bytes, before `=` and any `:TYPE`) holds mark, in any case,
+   as whole `_`-separated parts (`_AR` is in CMAKE_AR, not in c_args). */
+static bool define_has(const char *name, size_t n, const char *mark)
+{
+	size_t k = strlen(mark);
+	for (size_t i = 0; i + k <= n; i++)
+		if (!strncasecmp(name + i, mark, k) &&
+		    (i == 0 || mark[0] == '_' || name[i - 1] == '_') &&
+		    (i + k == n || name[i + k] == '_'))
+			return true;
+	return false;
+}
+
+/* One definition NAME=VALUE (def) of a build tool; `programs`: NAME may
+   name a program (cmake, meson; make's are parsed as commands). */
+static void judge_define(const char *def, bool programs, ll_judgement *j)
+{
+	const char *eq = strchr(def, '=');
+	if (!eq)
+		return;
+	size_t n = strcspn(def, ":=");
+	const char *v = eq + 1;
+	for (const char *const *m = program_defines; programs && *m; m++) {
+		if (!define_has(def, n, *m))
+			continue;
+		/* one word naming a program of the table (a path to it
+		   is the outside rule's) */
+		const char *base = strrchr(v, '/');
+		base = base ? base + 1 : v;
+		if (*v && !strpbrk(v, " \t;,") && lk_program_find(base))
+			return;
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, LL_REASON_DEFINE_PROGRAM);
+		return;
+	}
+	bool flags = false;
+	for (size_t i = 0; i + 5 <= n && !flags; i++)
+		flags = !strncasecmp(def + i, "FLAGS", 5); /* CFLAGS, LDFLAGS */
+	if (!flags && !define_has(def, n, "_ARGS"))
+		return;
+	/* the flags, judged as the compiler's own arguments */
+	enum { FLAGS = 32 };
+	char buf[1024];
+	const char *argv[FLAGS];
+	if (strlen(v) >= sizeof buf) {
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, LL_REASON_DEFINE_PROGRAM);
+		return;
+	}
+	memcpy(buf, v, strlen(v) + 1);
+	size_t argc = 1;
+	argv[0] = "gcc";
+	for (char *t = strtok(buf, " \t;"); t && argc < FLAGS;
+	     t = strtok(NULL, " \t;"))
+		argv[argc++] = t;
+	locus_shell_command cmd = {.argc = argc, .argv = argv, .name = "gcc"};
+	judge_unseen(&cmd, lk_program_find("gcc"), j);
+}
+
+/* The variable definitions of a build tool (lk_program.defines). */
+static void judge_defines(const locus_shell_command *c, const lk_program *prog,
+                          ll_judgement *j)
+{
+	if (!prog || !prog->defines)
+		return;
+	bool opt = !strcmp(prog->defines, "-D");
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (lu_streq(a, "--"))
+			break;
+		if (!opt) {
+			if (a[0] != '-')
+				judge_define(a, false, j);
+			continue;
+		}
+		if (!strncmp(a, "-D", 2))
+			judge_define(a[2]              ? a + 2
+			             : i + 1 < c->argc ? c->argv[++i]
+			                               : "",
+			             true, j);
+	}
+}
+
 /* The argument rules of this file that some value of the words computed
    at run time would satisfy. */
 static void judge_dynamic(const locus_shell_command *c, const view *v,
@@ -1924,6 +2024,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	            j);
 	judge_unseen(c, prog, j);
 	judge_compiler_args(c, &v, prog, j);
+	judge_defines(c, prog, j);
 	judge_read_options(c, prog, query, j);
 	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);

@@ -597,18 +597,49 @@ static const char *const make_program_vars[] = {
 /* The n bytes at v (what is before `=`) name a program variable, with
    the assignment's own operator (`CC:=`, `CC::=`, `CC+=`, `CC?=`) and
    blanks make strips. */
-static bool make_program_variable(const char *v, size_t n)
+static bool make_name(const char *v, size_t n, char *name, size_t cap)
 {
 	while (n && strchr(":+? \t", v[n - 1]))
 		n--;
-	while (n && (*v == ' ' || *v == '\t'))
-		v++, n--;
-	char name[32];
-	if (!n || n >= sizeof name)
+	while (n && (*v == ' ' || *v == '\t')) {
+		v++;
+		n--;
+	}
+	if (!n || n >= cap)
 		return false;
 	memcpy(name, v, n);
 	name[n] = '\0';
-	return lp_in_list(make_program_vars, name);
+	return true;
+}
+
+static bool make_program_variable(const char *v, size_t n)
+{
+	char name[32];
+	return make_name(v, n, name, sizeof name) &&
+	       lp_in_list(make_program_vars, name);
+}
+
+/* The definition v (n bytes before `=`) is of variable `var`. */
+static bool make_named(const char *v, size_t n, const char *var)
+{
+	char name[32];
+	return make_name(v, n, name, sizeof name) && !strcmp(name, var);
+}
+
+/* Every blank-separated word of t is an option (`-ec`, `-o pipefail`
+   aside: its value is a plain word). */
+static bool only_options(const char *t)
+{
+	for (const char *p = t;;) {
+		p += strspn(p, " \t");
+		if (!*p)
+			return true;
+		size_t n = strcspn(p, " \t");
+		if (p[0] != '-' || memchr(p, '"', n) || memchr(p, '\'', n) ||
+		    memchr(p, ';', n))
+			return false;
+		p += n;
+	}
 }
 
 static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
@@ -635,6 +666,15 @@ static void make_variable(lp_ctx *ctx, const lp_raw_command *raw,
 		lp_unparsed(ctx,
 		            "make expands a variable given on the line, "
 		            "which may call $(shell): %s",
+		            v);
+	else if (make_named(v, (size_t)(eq - v), ".SHELLFLAGS") &&
+	         !only_options(eq + 1))
+		/* the flags the recipe shell gets before the recipe:
+		   `.SHELLFLAGS='-c "CMD"; echo '` runs CMD (checked by a red
+		   team) */
+		lp_unparsed(ctx,
+		            "make's .SHELLFLAGS given on the line hold "
+		            "more than options: %s",
 		            v);
 	else if (make_program_variable(v, (size_t)(eq - v)))
 		/* `make CC='rm -rf src'`: the recipes run the value */
