@@ -175,17 +175,18 @@ static const lk_optfx delete_opts_zip[] = {
 			0, NULL, false, NULL, 0, false                         \
 		}                                                              \
 	}
-/* python -m venv --clear DIR deletes DIR's contents first (argparse:
-   `--cl` is the shortest spelling, `--c` is also --copies); checked by
-   a red team: src/main.c and .git were gone */
+/* python -m venv --clear DIR deletes DIR's contents first (checked by a
+   red team: src/main.c and .git were gone).  argparse refuses `--c` as
+   ambiguous with --copies: read as --clear all the same (fuzz_bypass
+   abbreviates; the over-reading holds a line that fails) */
 static const lk_optfx delete_opts_venv[] = {
 	{ 0, "--clear", false, "venv --clear deletes the contents of the "
-	  "folder it makes the environment in", 4, false },
+	  "folder it makes the environment in", 3, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx delete_opts_virtualenv[] = {
 	{ 0, "--clear", false, "virtualenv --clear deletes the folder it "
-	  "makes the environment in first", 4, false },
+	  "makes the environment in first", 3, false },
 	{ 0, NULL, false, NULL, 0, false },
 };
 static const lk_optfx delete_opts_zstd[] = LK_RM_SOURCE("zstd");

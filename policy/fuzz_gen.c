@@ -553,6 +553,34 @@ static const char *computed_path(line *l, rng *r)
 	return "computed-path";
 }
 
+/* A path-like operand written as `{,WORD}`: bash's brace expansion drops
+   the empty word, so the command gets WORD (stop 45: a redirect's
+   target was not expanded). */
+static const char *brace_empty(line *l, rng *r)
+{
+	size_t cand[MAX_TOKS], nc = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const tok *t = &l->t[i];
+		size_t n = strlen(t->val);
+		if (t->kind != T_WORD || t->cmdpos || t->encoded || !n ||
+		    n > 200 || t->val[0] == '-' ||
+		    strspn(t->val,
+		           "abcdefghijklmnopqrstuvwxyz"
+		           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~-") != n)
+			continue;
+		cand[nc++] = i;
+	}
+	if (!nc)
+		return NULL;
+	tok *t = &l->t[cand[rnd(r, (uint32_t)nc)]];
+	char buf[300];
+	snprintf(buf, sizeof buf, "{,%s}", t->val);
+	set_val(t, strdup(buf));
+	t->encoded = 1;
+	l->touched = 1;
+	return "brace-empty";
+}
+
 /* One word-level step; returns its name or NULL when it did not apply. */
 static const char *word_step(line *l, rng *r)
 {
@@ -652,7 +680,10 @@ static const char *word_step(line *l, rng *r)
 		return insert_tok(l, at, "\\\n", T_RAW, 0) ? "continuation"
 		                                           : NULL;
 	}
-	case 9: return rnd(r, 2) ? NULL : computed_path(l, r);
+	case 9:
+		return rnd(r, 2)   ? NULL
+		       : rnd(r, 2) ? computed_path(l, r)
+		                   : brace_empty(l, r);
 	case 10: return abbreviate(l, r);
 	case 11: {
 		uint32_t w = rnd(r, 3);
