@@ -1874,6 +1874,14 @@ static void judge_module_row(const locus_shell_command *c, const view *v,
 	m.argv_flags = c->argv_flags ? c->argv_flags + rest - 1 : NULL;
 	m.name = v->row->name;
 	judge_optfx(&m, v->row->delete_opts, LOCUS_TAG_DESTRUCTIVE, j);
+	/* a word computed at run time may be one of them (`-m venv
+	   "$(echo --clear)"`: fuzz_bypass) */
+	if (v->row->delete_opts && v->row->delete_opts[0].reason &&
+	    ll_first_dynamic_arg(&m)) {
+		j->tags |= LOCUS_TAG_DESTRUCTIVE;
+		add_reason(j, v->row->delete_opts[0].reason);
+		add_reason(j, LL_REASON_DYNAMIC);
+	}
 	if (v->row->pack != LK_PACK_NONE)
 		pk_judge(&m, v->row, ctx, j);
 }
