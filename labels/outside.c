@@ -147,8 +147,10 @@ typedef struct cwds {
 	bool
 	    scratch_ok; /* /tmp and /var/tmp count as inside (ll_outside_scratch) */
 	bool moved;     /* a cd or pushd DIR ran earlier on the line */
-	bool may_link;    /* some command of the line may make a symlink */
-	const char *root; /* folded */
+	int may_link; /* some command of the line may make a symlink: 1, 0,
+	                 -1 not looked at yet (line_links) */
+	const locus_shell_result *r; /* the line, for line_links */
+	const char *root;            /* folded */
 } cwds;
 
 /* The scratch folders a jail makes private and empty for each call
@@ -170,12 +172,54 @@ static bool inside(const cwds *w, const char *abs)
 }
 
 /* Path `p` (a static word value) as seen from every candidate: outside? */
+/* Programs that write files and never make a symlink (the line's
+   other writers, and any program locus does not know, may). */
+/* clang-format off */
+static const char *const no_link_writers[] = {
+	"echo", "printf", "cat", "tee", "touch", "mkdir", "rm", "rmdir",
+	"chmod", "chown", "chgrp", "truncate", "sort", "uniq", "sed", "cut",
+	"tr", "head", "tail", "true", "false", ":", "cd", "pushd", "popd",
+	"export", "set", "unset", "test", "[", "[[", "sleep", "wc", "grep",
+	"diff", "read", NULL,
+};
+/* clang-format on */
+
+/* Some command of r may make a symlink (ln, cp -s or -a, mv, an
+   extraction, git, an interpreter, a program locus does not know...):
+   then a `..` after a name is not folded as text (climbs_after_name). */
+static bool line_may_link(const locus_shell_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const locus_shell_command *c = locus_shell_result_command(r, i);
+		bool plain = false;
+		for (const char *const *l = no_link_writers; *l; l++)
+			plain |= lu_streq(c->name, *l);
+		if (!c->argc || !c->name[0] || plain)
+			continue;
+		if (!ll_command_read_only(c, lp_command_program(r, i)))
+			return true;
+	}
+	return false;
+}
+
+/* line_may_link of w's line, looked at on first need (a path with a `..`
+   after a name is rare) */
+static bool line_links(cwds *w)
+{
+	if (w->may_link < 0)
+		w->may_link =
+		    w->r && line_may_link(w->r, locus_shell_result_count(w->r));
+	return w->may_link > 0;
+}
+
 /* A `..` after a named component (`x/..`, `/ws/a/../f`): the kernel
    takes it from where the name really is, which a symlink the line makes
    (`ln -s . x; echo > x/../f` writes the root's parent) moves; folding it
    away as text is only right for a real directory. */
 static bool climbs_after_name(const char *p)
 {
+	if (!strstr(p, "/.."))
+		return false; /* a name, then `/..` */
 	bool named = false;
 	for (const char *c = p; *c;) {
 		size_t n = strcspn(c, "/");
@@ -234,8 +278,6 @@ static bool path_outside(cwds *w, const char *p)
 		return true;
 	if (lu_starts_with(p, "$HOME") || lu_starts_with(p, "${HOME"))
 		return true;
-	if (w->may_link && climbs_after_name(p))
-		return true;
 	if (p[0] == '/') {
 		if (harmless_path(p))
 			return false;
@@ -246,13 +288,15 @@ static bool path_outside(cwds *w, const char *p)
 		}
 		bool out = !inside(w, f);
 		free(f);
-		return out;
+		return out || (climbs_after_name(p) && line_links(w));
 	}
 	if (w->lost)
 		return true;
 	/* relative: only `..` can climb out */
 	if (!strstr(p, ".."))
 		return false;
+	if (climbs_after_name(p) && line_links(w))
+		return true;
 	for (size_t i = 0; i < w->n; i++) {
 		if (!w->active[i])
 			continue;
@@ -288,7 +332,7 @@ static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
 {
 	if (!target || dynamic || target[0] == '~' ||
 	    lu_starts_with(target, "$") ||
-	    (w->may_link && climbs_after_name(target))) {
+	    (climbs_after_name(target) && line_links(w))) {
 		w->lost = true;
 		return;
 	}
@@ -936,35 +980,6 @@ static const char *walk_cd(cwds *w, const locus_shell_result *r, size_t i,
 	return w->lost ? (t ? t : "~") : NULL;
 }
 
-/* Programs that write files and never make a symlink (the line's
-   other writers, and any program locus does not know, may). */
-/* clang-format off */
-static const char *const no_link_writers[] = {
-	"echo", "printf", "cat", "tee", "touch", "mkdir", "rm", "rmdir",
-	"chmod", "chown", "chgrp", "truncate", "sort", "uniq", "sed", "cut",
-	"tr", "head", "tail", "true", "false", ":", "cd", "pushd", "popd",
-	"export", "set", "unset", "test", "[", "[[", "sleep", "wc", "grep",
-	"diff", "read", NULL,
-};
-/* clang-format on */
-
-/* Some command of r may make a symlink (ln, cp -s or -a, mv, an
-   extraction, git, an interpreter, a program locus does not know...):
-   then a `..` after a name is not folded as text (climbs_after_name). */
-static bool line_may_link(const locus_shell_result *r, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const locus_shell_command *c = locus_shell_result_command(r, i);
-		bool plain = false;
-		for (const char *const *l = no_link_writers; *l; l++)
-			plain |= lu_streq(c->name, *l);
-		if (!c->argc || !c->name[0] || plain)
-			continue;
-		if (!ll_command_read_only(c, lp_command_program(r, i)))
-			return true;
-	}
-	return false;
-}
 
 /* The first outside path of the line, or NULL.  With k, the walk goes on
    to the end and also follows every command's paths through the
@@ -994,7 +1009,8 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 		w.lost = true; /* no root known: every path is outside */
 	}
 	size_t n = locus_shell_result_count(r);
-	w.may_link = line_may_link(r, n);
+	w.may_link = -1;
+	w.r = r;
 	size_t srclen = 0;
 	const char *src = locus_shell_result_source(r, &srclen);
 	size_t prev_end = 0;
