@@ -332,6 +332,81 @@ static uint32_t shape_flags(const char *s, size_t n)
 /* One level of brace expansion, {a,b,c} with no nested braces, on an
    argv word: x{a,b}y -> xay xby.  `{rm,-rf,/}` is `rm -rf /` to bash.
    Sequences {1..3} and nested groups are left as written (BRACE flag). */
+/* The fields of one brace expansion (bash: left to right, each group's
+   alternatives in turn, nested groups too: `{,{,/tmp/x}}` is /tmp/x, the
+   empty words dropped).  sh is the word's shape (`{` `,` `}` where they
+   are unquoted), val its value, both n bytes.  false when there is no
+   group to expand; past BRACE_FIELDS fields the rest is not known. */
+enum { BRACE_FIELDS = 256, BRACE_DEPTH = 16 };
+
+static bool brace_rec(wstate *w, const lp_word *base, const char *sh,
+                      const char *val, size_t n, unsigned depth, size_t *count)
+{
+	size_t i, j = 0;
+	for (i = 0; i < n; i++) {
+		if (sh[i] != '{')
+			continue;
+		/* the matching `}`, and whether a comma is at this level */
+		int level = 0;
+		bool comma = false;
+		for (j = i + 1; j < n; j++) {
+			if (sh[j] == '{')
+				level++;
+			else if (sh[j] == '}' && level-- == 0)
+				break;
+			else if (sh[j] == ',' && level == 0)
+				comma = true;
+		}
+		if (j < n && comma)
+			break;
+	}
+	if (i >= n)
+		return false;
+	if (!depth) {
+		lp_word f = *base;
+		f.flags |= LOCUS_WORD_DYNAMIC; /* too deep to tell */
+		lp_wordvec_push(w->a, w->out, f);
+		return true;
+	}
+	for (size_t k = i + 1; k <= j;) {
+		size_t e = k;
+		for (int level = 0; e < j; e++) {
+			if (sh[e] == '{')
+				level++;
+			else if (sh[e] == '}')
+				level--;
+			else if (sh[e] == ',' && level == 0)
+				break;
+		}
+		lp_buf v = {0}, h = {0};
+		lp_buf_append(w->a, &v, val, i);
+		lp_buf_append(w->a, &v, val + k, e - k);
+		lp_buf_append(w->a, &v, val + j + 1, n - j - 1);
+		lp_buf_append(w->a, &h, sh, i);
+		lp_buf_append(w->a, &h, sh + k, e - k);
+		lp_buf_append(w->a, &h, sh + j + 1, n - j - 1);
+		const char *fv = lp_buf_cstr(w->a, &v),
+		           *fh = lp_buf_cstr(w->a, &h);
+		if (!fv || !fh)
+			return false;
+		size_t fn = n - (j - i + 1) + (e - k);
+		if (!brace_rec(w, base, fh, fv, fn, depth - 1, count)) {
+			lp_word f = *base;
+			f.value = fv;
+			if (++*count > BRACE_FIELDS) {
+				f.flags |= LOCUS_WORD_DYNAMIC;
+				lp_wordvec_push(w->a, w->out, f);
+				return true;
+			}
+			/* bash drops an empty unquoted result */
+			if (f.value[0] || (base->flags & LOCUS_WORD_QUOTED))
+				lp_wordvec_push(w->a, w->out, f);
+		}
+		k = e + 1;
+	}
+	return true;
+}
+
 static bool brace_expand(wstate *w, const lp_word *base)
 {
 	const lp_buf *shape = w->shaped ? &w->shape : &w->cur;
@@ -339,43 +414,8 @@ static bool brace_expand(wstate *w, const lp_word *base)
 	size_t n = shape->len;
 	if (!sh || !val || n != w->cur.len)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (sh[i] != '{')
-			continue;
-		size_t j = i + 1;
-		bool comma = false, nested = false;
-		while (j < n && sh[j] != '}') {
-			if (sh[j] == '{')
-				nested = true;
-			if (sh[j] == ',')
-				comma = true;
-			j++;
-		}
-		if (nested)
-			return false; /* nested groups: left as written */
-		if (j >= n || !comma)
-			continue;
-		size_t k = i + 1;
-		while (k <= j) {
-			size_t e = k;
-			while (e < j && sh[e] != ',')
-				e++;
-			lp_buf v = {0};
-			lp_buf_append(w->a, &v, val, i);
-			lp_buf_append(w->a, &v, val + k, e - k);
-			lp_buf_append(w->a, &v, val + j + 1, n - j - 1);
-			lp_word f = *base;
-			f.value = lp_buf_cstr(w->a, &v);
-			if (!f.value)
-				return false;
-			/* bash drops an empty unquoted result */
-			if (f.value[0] || (base->flags & LOCUS_WORD_QUOTED))
-				lp_wordvec_push(w->a, w->out, f);
-			k = e + 1;
-		}
-		return true;
-	}
-	return false;
+	size_t count = 0;
+	return brace_rec(w, base, sh, val, n, BRACE_DEPTH, &count);
 }
 
 static void end_field(wstate *w, bool force)
