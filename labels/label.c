@@ -570,10 +570,12 @@ static void secret_copies(line_pass *lp)
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(lp->r, i);
-		if (!pk_copies_secret(c))
-			continue;
-		for (size_t k = 0; k < c->nassignments; k++) {
-			const char *a = c->assignments[k];
+		bool copies = pk_copies_secret(c);
+		size_t na = copies ? c->nassignments : c->argc;
+		for (size_t k = copies ? 0 : 1; k < na; k++) {
+			const char *a = copies ? c->assignments[k] : c->argv[k];
+			if (!copies && !pk_declares_secret(c, k))
+				continue;
 			if (lp->ncopies == LL_MAX_COPIES) {
 				lp->copies_lost = true;
 				return;

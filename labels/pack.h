@@ -275,6 +275,9 @@ bool pk_secret_path(const char *p);
    (`x=$GITHUB_TOKEN; echo $x`: labels/label.c holds the print of the
    copy as the print of the original). */
 bool pk_copies_secret(const locus_shell_command *c);
+/* argv[i] of a declaration command (declare, typeset, local, readonly,
+   export) is NAME=VALUE copying such a variable (`declare x=$TOKEN`). */
+bool pk_declares_secret(const locus_shell_command *c, size_t i);
 /* c is echo/printf and expands the variable `name` (n bytes). */
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n);
 bool pk_persistence_path(const char *p);

@@ -475,21 +475,41 @@ static bool secret_name(const char *s, size_t *len)
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
    a secret, or the value of a variable another names (${!x}). */
+static bool text_expands(const char *w)
+{
+	for (const char *d = strchr(w, '$'); d; d = strchr(d + 1, '$')) {
+		const char *s = d + 1;
+		if (*s == '{')
+			s++;
+		if (s[-1] == '{' && indirect_value(s))
+			return true;
+		size_t n;
+		if (secret_name(s, &n))
+			return true;
+	}
+	return false;
+}
+
 static bool words_expand(const locus_shell_command *c, size_t from)
 {
-	for (size_t i = from; i < c->nwords; i++) {
-		const char *w = c->words[i];
-		for (const char *d = strchr(w, '$'); d;
-		     d = strchr(d + 1, '$')) {
-			const char *s = d + 1;
-			if (*s == '{')
-				s++;
-			if (s[-1] == '{' && indirect_value(s))
-				return true;
-			size_t n;
-			if (secret_name(s, &n))
-				return true;
-		}
+	for (size_t i = from; i < c->nwords; i++)
+		if (text_expands(c->words[i]))
+			return true;
+	return false;
+}
+
+/* A heredoc or herestring expands a secret variable into the command's
+   input (`cat <<< "$GITHUB_TOKEN"`; a quoted heredoc, which does not
+   expand, is held the same: over-read). */
+static bool body_expands_secret(const locus_shell_command *c,
+                                const ll_context *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		if (r->op && r->target && !strncmp(r->op, "<<", 2) &&
+		    strchr(r->target, '$') && text_expands(r->target))
+			return true;
 	}
 	return false;
 }
@@ -505,6 +525,14 @@ static bool prints_secret_variable(const locus_shell_command *c,
 bool pk_copies_secret(const locus_shell_command *c)
 {
 	return c->argc == 0 && c->nassignments && words_expand(c, 0);
+}
+
+bool pk_declares_secret(const locus_shell_command *c, size_t i)
+{
+	return c->argc && i < c->argc &&
+	       pk_word_in("declare typeset local readonly export", c->name) &&
+	       strchr(c->argv[i], '=') && i + c->nwords >= c->argc &&
+	       text_expands(c->words[c->nwords - c->argc + i]);
 }
 
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
@@ -608,6 +636,10 @@ static const pk_rule secret_rules[] = {
      "secrets: a file named only at run time is read or copied (it may be a "
      "credential store)",
      computed_secret, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: a heredoc or herestring expands a token or password "
+     "variable into the command's input",
+     body_expands_secret, 0},
     {"*", NULL, NULL, NULL, S,
      "secrets: the program reads the environment (jq env/$ENV, awk "
      "ENVIRON) or files its program names (awk ARGV)",
