@@ -749,13 +749,17 @@ static const lk_optfx unseen_opts_git[] = {
 static const lk_subfx net_subs_apt[] = {
 	LK_NET("apt", "install"), LK_NET("apt", "update"),
 	LK_NET("apt", "upgrade"), LK_NET("apt", "full-upgrade"),
-	LK_NET("apt", "dist-upgrade"),
+	LK_NET("apt", "dist-upgrade"), LK_NET("apt", "build-dep"),
+	LK_NET("apt", "satisfy"), LK_NET("apt", "source"),
+	LK_NET("apt", "download"), LK_NET("apt", "reinstall"),
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_apt_get[] = {
 	LK_NET("apt-get", "install"), LK_NET("apt-get", "update"),
 	LK_NET("apt-get", "upgrade"), LK_NET("apt-get", "dist-upgrade"),
 	LK_NET("apt-get", "source"), LK_NET("apt-get", "download"),
+	LK_NET("apt-get", "build-dep"), LK_NET("apt-get", "satisfy"),
+	LK_NET("apt-get", "reinstall"),
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_brew[] = {
@@ -991,6 +995,10 @@ static const lk_subfx run_subs_cmake[] = {
 	   runs (checked by a red team: --tidy='sh;-c;CMD' ran CMD) */
 	{ "__run_co_compile", "-E", "cmake -E __run_co_compile runs the "
 	  "tools its options name, unseen" },
+	{ "tar", "-E", "cmake -E tar may extract an archive's members "
+	  "anywhere, unseen" },
+	{ "environment", "-E", "cmake -E environment prints the "
+	  "environment (tokens among it)" },
 	{ NULL, NULL, NULL },
 };
 /* meson wrap asks WrapDB; meson subprojects download/update fetch what
@@ -2134,7 +2142,7 @@ static const lk_program programs[] = {
     {.name = "flatpak", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "journalctl", .read_opts = &ro_journalctl, .fx = LK_FX_READ, .cls = LK_SUBCOMMANDS},
     {.name = "loginctl", .stop_subs = stop_subs_loginctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
-    {.name = "git-lfs", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
+    {.name = "git-lfs", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_GIT},
     {.name = "svn", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
     {.name = "hg", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
 

@@ -328,11 +328,12 @@ static void activate_all(cwds *w)
 
 /* cd/pushd TARGET from every active candidate.  `chain`: the next command
    runs only if the cd succeeded (`cd X && ...`), so it runs in X. */
-static void change_dir(cwds *w, const char *target, bool dynamic, bool chain)
+static void change_dir(cwds *w, const char *target, bool dynamic, bool chain,
+                       bool physical)
 {
 	if (!target || dynamic || target[0] == '~' ||
 	    lu_starts_with(target, "$") ||
-	    (climbs_after_name(target) && line_links(w))) {
+	    (physical && climbs_after_name(target) && line_links(w))) {
 		w->lost = true;
 		return;
 	}
@@ -972,10 +973,16 @@ static const char *walk_cd(cwds *w, const locus_shell_result *r, size_t i,
 		w->lost = true;
 		return "$OLDPWD";
 	}
+	/* `cd -P x/..` climbs from where a link x points; bash's cd is
+	   logical by default and folds `x/..` as text (`set -P` on the
+	   line is not read: a known limit) */
+	bool physical = false;
+	for (size_t k = 1; k < c->argc && c->argv[k][0] == '-'; k++)
+		physical |= c->argv[k][1] != '-' && strchr(c->argv[k], 'P');
 	if (stack)
-		change_dir(w, "-", false, chain);
+		change_dir(w, "-", false, chain, false);
 	else
-		change_dir(w, t, dyn, chain);
+		change_dir(w, t, dyn, chain, physical);
 	w->moved |= !stack && t && strcmp(t, "-") != 0;
 	return w->lost ? (t ? t : "~") : NULL;
 }

@@ -250,9 +250,19 @@ static const pk_rule rules[] = {
     /* installs pre-push, post-checkout, post-commit and post-merge
        hooks, and (without --local) filters in ~/.gitconfig (checked by a
        red team) */
-    {"git", "lfs install", NULL, "--help -h", P,
-     "persistence: git lfs install installs hooks and filters that run on "
-     "later git commands",
+    {"git", "lfs install|update|uninstall", NULL, "--help -h", P,
+     "persistence: git lfs install/update installs (uninstall removes) "
+     "hooks and filters that run on later git commands",
+     NULL, 0},
+    {"git-lfs", "install|update|uninstall", NULL, "--help -h", P,
+     "persistence: git lfs install/update installs (uninstall removes) "
+     "hooks and filters that run on later git commands",
+     NULL, 0},
+    /* git credential-store store / git credential approve: the
+       person's ~/.git-credentials */
+    {"git", "credential-store|credential store|approve", NULL, "--help -h", O,
+     "outside-workspace: git credential store/approve writes the person's "
+     "stored credentials",
      NULL, 0},
     {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
      "persistence: git apply/am --directory puts the patch's files in a "

@@ -161,6 +161,10 @@ static const pk_rule rules[] = {
      "--help -h -s --simulate --dry-run --just-print --no-act --recon", D,
      "system: apt remove/purge uninstalls packages from the machine", NULL,
      0},
+    {"apt apt-get", "clean|autoclean", NULL,
+     "--help -h -s --simulate --dry-run --just-print --no-act --recon", D,
+     "system: apt clean deletes the package cache (/var/cache/apt)", NULL,
+     0},
     /* system administration: programs whose every other form changes
        the machine (checked: `ldconfig -f x.conf` made every program
        load a workspace library) */

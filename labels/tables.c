@@ -1602,7 +1602,21 @@ static void judge_compiler_args(const locus_shell_command *c, const view *v,
 static const char *const program_defines[] = {
 	"LAUNCHER", "COMPILER", "LINKER", "CLANG_TIDY", "CPPLINT", "CPPCHECK",
 	"INCLUDE_WHAT_YOU_USE", "LINK_WHAT_YOU_USE", "MAKE_PROGRAM", "_AR",
-	"RANLIB", "EXECUTABLE", NULL,
+	"RANLIB", "EXECUTABLE", "OBJCOPY", "EMULATOR",
+	/* cmake's rule variables are command templates
+	   (CMAKE_C_COMPILE_OBJECT, CMAKE_C_CREATE_SHARED_LIBRARY,
+	   CMAKE_C_ARCHIVE_CREATE, CMAKE_C_LINK_EXECUTABLE) */
+	"COMPILE_OBJECT", "CREATE_SHARED_LIBRARY", "CREATE_SHARED_MODULE",
+	"CREATE_STATIC_LIBRARY", "ARCHIVE_CREATE", "ARCHIVE_APPEND",
+	"ARCHIVE_FINISH", "LINK_EXECUTABLE", NULL,
+};
+
+/* make's built-in rules pass these to the compiler and linker too (GNU
+   make's manual: OUTPUT_OPTION is `-o $@`, TARGET_ARCH, LDLIBS,
+   LOADLIBES; checked by a red team: TARGET_ARCH='-wrapper ...' ran). */
+static const char *const make_flag_vars[] = {
+	"OUTPUT_OPTION", "TARGET_ARCH", "TARGET_MACH", "LDLIBS", "LOADLIBES",
+	NULL,
 };
 /* clang-format on */
 
@@ -1648,6 +1662,14 @@ static void judge_define(const char *def, bool programs, ll_judgement *j)
 	bool flags = false;
 	for (size_t i = 0; i + 5 <= n && !flags; i++)
 		flags = !strncasecmp(def + i, "FLAGS", 5); /* CFLAGS, LDFLAGS */
+	for (const char *const *m = make_flag_vars; *m && !flags; m++)
+		flags = strlen(*m) == n && !strncmp(def, *m, n);
+	if (n == 13 && !strncmp(def, "OUTPUT_OPTION", n)) {
+		/* `-o FILE`: the file every built-in rule writes */
+		j->tags |= LOCUS_TAG_UNKNOWN;
+		add_reason(j, LL_REASON_DEFINE_PROGRAM);
+		return;
+	}
 	if (!flags && !define_has(def, n, "_ARGS"))
 		return;
 	/* the flags, judged as the compiler's own arguments */

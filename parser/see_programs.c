@@ -695,8 +695,19 @@ void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 			make_variable(ctx, raw, &raw->words[i], idx);
 			continue;
 		}
-		if (!(read_option(raw, r, &i, &f) & LK_RW_FILE) ||
-		    !lp_in_list(lp_stdin_paths, f))
+		if (!(read_option(raw, r, &i, &f) & LK_RW_FILE))
+			continue;
+		if (!strncmp(f, "<(", 2) || !strncmp(f, "/dev/fd/", 8) ||
+		    !strncmp(f, "/proc/", 6)) {
+			/* make -f <(echo 'all:;CMD'): another command's
+			   output (checked by a red team) */
+			lp_unparsed(ctx,
+			            "make reads a makefile another "
+			            "command writes: %s",
+			            f);
+			return;
+		}
+		if (!lp_in_list(lp_stdin_paths, f))
 			continue;
 		lp_unparsed(ctx, "make reads a makefile fed by the line: "
 		                 "its recipes are not fully analysed");
