@@ -336,8 +336,10 @@ static uint32_t shape_flags(const char *s, size_t n)
    alternatives in turn, nested groups too: `{,{,/tmp/x}}` is /tmp/x, the
    empty words dropped).  sh is the word's shape (`{` `,` `}` where they
    are unquoted), val its value, both n bytes.  false when there is no
-   group to expand; past BRACE_FIELDS fields the rest is not known. */
-enum { BRACE_FIELDS = 256, BRACE_DEPTH = 16 };
+   group to expand; past BRACE_FIELDS fields, BRACE_DEPTH groups or a
+   word of BRACE_BYTES the rest is not known (a run-time word: the copies
+   stay bounded on a 1 MiB line). */
+enum { BRACE_FIELDS = 256, BRACE_DEPTH = 16, BRACE_BYTES = 4096 };
 
 static bool brace_rec(wstate *w, const lp_word *base, const char *sh,
                       const char *val, size_t n, unsigned depth, size_t *count)
@@ -362,13 +364,15 @@ static bool brace_rec(wstate *w, const lp_word *base, const char *sh,
 	}
 	if (i >= n)
 		return false;
-	if (!depth) {
+	if (!depth || n > BRACE_BYTES) {
 		lp_word f = *base;
 		f.flags |= LOCUS_WORD_DYNAMIC; /* too deep to tell */
 		lp_wordvec_push(w->a, w->out, f);
 		return true;
 	}
 	for (size_t k = i + 1; k <= j;) {
+		if (*count > BRACE_FIELDS)
+			return true; /* the rest is not known: said once */
 		size_t e = k;
 		for (int level = 0; e < j; e++) {
 			if (sh[e] == '{')
