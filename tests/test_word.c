@@ -67,7 +67,7 @@ static const word_case cases[] = {
 	{"echo '*'", "echo|*", 1, QUOT, GLOB},
 	{"echo {a,b}", "echo|a|b", 1, BRACE, DYN},
 	{"echo {a,'b c'}", "echo|a|b c", 2, BRACE, DYN},
-	{"echo {a,{b,c}}", "echo|{a,{b,c}}", 1, BRACE, DYN},
+	{"echo {a,{b,c}}", "echo|a|b|c", 1, BRACE, DYN},
 	{"echo {1..3}", "echo|{1..3}", 1, BRACE, DYN},
 	{"echo x{a,b}y", "echo|xay|xby", 2, BRACE, DYN},
 	{"echo r\\\nm", "echo|rm", 1, 0, DYN},
