@@ -68,6 +68,15 @@ static bool program_key(const char *key, const char *value)
 	return !lk_git_key_inert(key, n);
 }
 
+/* The index of c's `config` subcommand word (c->argc: none). */
+static size_t config_at(const locus_shell_command *c)
+{
+	size_t i = 1;
+	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
+		i++;
+	return i;
+}
+
 /* git config [--global|--system|--file F] KEY VALUE with a
    program-valued KEY: it runs on later git commands, in every repository
    with a global scope, and in the repository's own config (.git/config)
@@ -78,9 +87,7 @@ static bool program_key_written(const locus_shell_command *c,
                                 const ll_context *ctx)
 {
 	(void)ctx;
-	size_t i = 1;
-	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
-		i++;
+	size_t i = config_at(c);
 	size_t ops[2]; /* KEY VALUE, as every reader finds them (git.h) */
 	return lk_git_config_operands(lk_argv_word, c->argv, i + 1, c->argc,
 	                              ops, 2) == 2 &&
@@ -97,9 +104,7 @@ static bool user_scope_written(const locus_shell_command *c,
                                const ll_context *ctx)
 {
 	(void)ctx;
-	size_t i = 1;
-	while (i < c->argc && strcmp(c->argv[i], "config") != 0)
-		i++;
+	size_t i = config_at(c);
 	bool user = false, writes = false;
 	for (size_t k = i + 1; k < c->argc && strcmp(c->argv[k], "--"); k++) {
 		const char *a = c->argv[k];
