@@ -2674,7 +2674,8 @@ static const lk_program programs[] = {
                   "keep-order:k0|plus:-0|resume:-0|resume-failed:-0|"
                   "compress:-0|eof:E1|replace:I1|max-replace-args:N1|"
                   "max-procs:P1|transfer:-0|cleanup:-0|fg:-0|bg:-0|"
-                  "tty:-0|id:-1|semaphore:-0|shebang:-0|citation:-0")},
+                  "tty:-0|id:-1|semaphore:-0|shebang:-0|citation:-0",
+              .flags = LK_OPT_REPLACE)},
     {.name = "watch",
      .cls = LK_SEES,
      .opts =

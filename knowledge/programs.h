@@ -89,12 +89,13 @@ enum {
 	LK_OPT_H_HOST = 1 << 5, /* sudo: -h HOST when a non-option follows,
 	                           else -h is --help */
 	LK_OPT_SU = 1 << 6,     /* su/runuser: [user [shell args...]] */
-	LK_OPT_POS_SCRIPT = 1 << 7, /* flock FILE -c CMD: a script option may
+	LK_OPT_POS_SCRIPT = 1 << 7,   /* flock FILE -c CMD: a script option may
 	                               follow the operand */
-	LK_OPT_OPT_POS = 1 << 8,    /* the operands before the command are
+	LK_OPT_OPT_POS = 1 << 8,      /* the operands before the command are
 	                               optional (chroot: no command = shell) */
-	LK_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
-	LK_OPT_REPLACE = 1 << 10, /* xargs: -I/-i VALUE is the replace string */
+	LK_OPT_PERMUTE = 1 << 9,      /* options may follow operands (ssh) */
+	LK_OPT_REPLACE = 1 << 10,     /* xargs, parallel: -I/-i VALUE is the
+	                             replace string */
 	LK_OPT_CMD_OPERAND = 1 << 11, /* the operand after the positional
 	                                 ones is a command string run with
 	                                 sh -c (sg GROUP CMD) */

@@ -87,9 +87,9 @@ void ll_judge_command(const locus_shell_command *c,
 
 /* Arguments computed at run time (dynamic.c): the first argv index (>= 1)
    holding an unresolved expansion or a substitution, from which on any
-   words may follow; c->argc when only words appended at run time follow
-   (xargs, parallel, fd -x without a placeholder); 0 when every argument
-   is known before run time. */
+   words may follow (the input xargs, parallel and fd -x put in is such a
+   word: parser/input.c); 0 when every argument is known before run
+   time. */
 size_t ll_first_dynamic_arg(const locus_shell_command *c);
 /* The first argv index (>= from, >= 1) whose word may be an option locus
    cannot read (LOCUS_WORD_MAY_BE_OPTION: a run-time value or glob that

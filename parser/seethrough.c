@@ -565,6 +565,9 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 	if (lp_out_of_time(ctx))
 		return lp_push_raw(ctx, raw, 0, 0, NULL);
 	lp_raw_command r = *raw;
+	/* a command of parallel's text: the words its input fills in */
+	if (!lp_input_mark(ctx, &r))
+		return LOCUS_SHELL_NO_PARENT;
 	size_t n = r.nwords, pos = 0, nwr = 0, nextra = 0;
 	/* scratch for the peeled wrappers' names and assignments (both
 	   copied when a command is pushed): on the stack for the usual

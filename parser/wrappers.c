@@ -77,8 +77,11 @@ static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
 	}
 	if (has_letter(s->background, c))
 		o->seen_bg = true;
-	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE))
+	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE)) {
 		o->replace = value ? value : "{}";
+		o->replace_dynamic =
+		    value && word && (word->flags & LOCUS_WORD_DYNAMIC);
+	}
 	if (has_letter(s->split, c)) {
 		o->split_word = word;
 		o->split_value = value;
