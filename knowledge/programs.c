@@ -72,12 +72,21 @@ static const lk_module python_modules[10] = {
 
 /* How downloaders name what they save (lk_fetch). */
 /* GNU tar, bsdtar: -x/--extract/--get, old-style `tar xPf`; -P and
-   --absolute-names keep `/` and `..` (checked in tar inside bubblewrap) */
+   --absolute-names keep `/` and `..` (checked in tar inside bubblewrap).
+   -T/--files-from LIST: GNU tar reads a line `-C DIR` of LIST as the
+   option (checked: `printf -- '-C ..\nm\n' | tar -xf a.tar -T -`
+   extracted m into the parent), bsdtar a line `-C` then DIR; --file is
+   not --files-from, and --f, --fi, --fil are ambiguous */
 static const lk_extract extract_tar = {.x_short = "x",
                                        .x_long = "|extract|get|",
                                        .abs_short = "P",
                                        .abs_long = "|absolute-names|",
-                                       .oldstyle = true};
+                                       .oldstyle = true,
+                                       .in_short = "cru",
+                                       .in_long = "|create|append|update|",
+                                       .list_short = "T",
+                                       .list_long = "files-from",
+                                       .list_min = 5};
 /* cpio -i keeps absolute names unless --no-absolute-filenames (cpio(1));
    -p (pass-through) writes the listed files into its folder */
 static const lk_extract extract_cpio = {.x_short = "ip",
@@ -4154,6 +4163,25 @@ bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc)
 			return true;
 	}
 	return false;
+}
+
+bool lk_names_from_list(const lk_program *p, const char *const *argv,
+                        size_t argc)
+{
+	const lk_extract *x = p && (p->cls & LK_EXTRACTS) ? p->extract : NULL;
+	if (!x || !x->list_long)
+		return false;
+	bool list = false, fills = false;
+	for (size_t i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		const char *a = argv[i];
+		list |= a[0] == '-' && a[1] == '-'
+		            ? lk_long_abbrev(a, x->list_long, x->list_min)
+		            : sets(x, argv, i, x->list_short, NULL);
+		fills |= sets(x, argv, i, x->in_short, x->in_long);
+	}
+	return list && (fills || lk_extracts(p, argv, argc));
 }
 
 bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,

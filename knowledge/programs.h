@@ -255,15 +255,24 @@ typedef struct lk_fetch {
  * prefix counts for the options that make a command write more, only the
  * full spelling for the one that makes it safer (safe_long). */
 typedef struct lk_extract {
-	const char *x_short;   /* letters that select extraction (tar x,
+	const char *x_short;    /* letters that select extraction (tar x,
 	                          cpio i); NULL: every run extracts */
-	const char *x_long;    /* "|extract|get|" */
-	const char *abs_short; /* letters keeping absolute member names */
-	const char *abs_long;  /* "|absolute-names|" */
-	const char *safe_long; /* "|no-absolute-filenames|" (abs_default) */
-	bool abs_default;      /* absolute names are kept by default */
-	bool oldstyle;         /* the first word may be a dashless cluster
+	const char *x_long;     /* "|extract|get|" */
+	const char *abs_short;  /* letters keeping absolute member names */
+	const char *abs_long;   /* "|absolute-names|" */
+	const char *safe_long;  /* "|no-absolute-filenames|" (abs_default) */
+	bool abs_default;       /* absolute names are kept by default */
+	bool oldstyle;          /* the first word may be a dashless cluster
 	                          (tar xPf F) */
+	const char *in_short;   /* letters that put files into the archive
+	                          (tar c r u) */
+	const char *in_long;    /* "|create|append|update|" */
+	const char *list_short; /* letters naming a file list whose lines
+	                           may be options (tar -T: `-C DIR`) */
+	const char *list_long;  /* its long name ("files-from") */
+	unsigned list_min;      /* the shortest abbreviation of it read as
+	                           the option (shorter ones are ambiguous or
+	                           another option: tar --file) */
 } lk_extract;
 
 /* ---- files a program runs by name (lk_program.reads) ----------------- */
@@ -545,6 +554,12 @@ bool lk_bar_prefix(const char *list, const char *name, size_t n);
 /* The option letters `set` (NULL: none) hold c (not NUL). */
 bool lk_has_letter(const char *set, char c);
 
+/* The command (row p, argv[0..argc)) extracts or fills an archive with
+   the names of a file list that may change its folder (tar -T LIST with
+   a `-C DIR` line): where it writes or reads is in data locus does not
+   read. */
+bool lk_names_from_list(const lk_program *p, const char *const *argv,
+                        size_t argc);
 /* The command (row p, argv[0..argc)) extracts an archive. */
 bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc);
 /* ... and keeps the archive's absolute (or `..`) member names: it may

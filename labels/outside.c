@@ -570,6 +570,9 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	if (pk_word_in(extractors, c->name) &&
 	    lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc))
 		return "an absolute member name of the archive";
+	if (pk_word_in(extractors, c->name) &&
+	    lk_names_from_list(lk_program_find(c->name), c->argv, c->argc))
+		return "a `-C DIR` line of the archive's file list (-T)";
 	if (ll_git_opt_effects(c) & LK_GIT_ANYWHERE)
 		return "a path of the patch (git apply --unsafe-paths)";
 	size_t pattern = pk_pattern_operand(c);
