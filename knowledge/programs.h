@@ -148,6 +148,11 @@ typedef struct lk_optspec {
 	const char *runs; /* read_opts: letters (and long names of arity 'c')
 	                     after which the words are a command the parser
 	                     sees through and judges on its own (fd -x CMD) */
+	const char *env;  /* letters whose value NAME=VALUE (or, for a long
+	                     name of arity 2, NAME then VALUE) is set in the
+	                     command's environment: an assignment before it
+	                     (strace -E, systemd-run -E, firejail --env=,
+	                     bwrap --setenv) */
 } lk_optspec;
 
 /* ---- interpreters' inline code --------------------------------------- */

@@ -818,6 +818,42 @@ void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 	}
 }
 
+/*
+ * cmake --build DIR [OPTIONS] -- ARGS: cmake runs the generator's build
+ * tool (make, ninja) with ARGS (checked by a red team with the Unix
+ * Makefiles generator: `cmake --build build -- 'X!=CMD'` ran CMD).  The
+ * tool is not on the line: ARGS are emitted as the arguments of each,
+ * `make ARGS` and `ninja ARGS`, judged as those commands.  A run-time
+ * word after --build that may be `--` starts them too.
+ */
+void lp_see_cmake(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                  size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords, i = pos + 1, from = n;
+	while (i < n && (wdyn(&w[i]) || !lu_streq(wval(&w[i]), "--build")))
+		i++;
+	for (i++; i < n && from == n; i++) {
+		if (!wdyn(&w[i]) && lu_streq(wval(&w[i]), "--"))
+			from = i + 1;
+		else if (wdyn(&w[i]) && lp_word_may_be_option(&w[i]))
+			from = i + 1;
+	}
+	if (from >= n)
+		return;
+	static const char *const tools[] = {"make", "ninja"};
+	for (size_t t = 0; t < sizeof tools / sizeof *tools; t++) {
+		lp_word *argv =
+		    lp_arena_alloc(ctx->arena, (n - from + 1) * sizeof *argv);
+		if (!argv)
+			return;
+		argv[0].value = argv[0].text = tools[t];
+		memcpy(argv + 1, w + from, (n - from) * sizeof *argv);
+		lp_emit_nested(ctx, raw, argv, n - from + 1,
+		               LOCUS_ORIGIN_OPTION, idx, 0);
+	}
+}
+
 /* ---- program-valued options -------------------------------------------- */
 
 /*

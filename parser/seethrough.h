@@ -15,6 +15,8 @@
 /* The grammars themselves are rows of the program table
    (knowledge/programs.h, lk_optspec); wrappers.c scans words with them. */
 
+enum { LP_MAX_ENV = 8 };
+
 typedef struct lp_optscan {
 	size_t cmd;          /* first word of the command; == nwords if none */
 	bool query;          /* a query-only option was seen */
@@ -32,6 +34,12 @@ typedef struct lp_optscan {
 	bool replace_dynamic; /* that value is only known at run time */
 	const lp_word *pipe;  /* a `pipe` option's word (strace -o '|CMD') */
 	const char *pipe_value; /* its command, past the | or ! */
+	/* the values of `env` options (strace -E NAME=VALUE), in order:
+	   NAME=VALUE, or NAME with env_value VALUE (bwrap --setenv NAME
+	   VALUE); past LP_MAX_ENV the scan says unknown (fails closed) */
+	const char *env[LP_MAX_ENV];
+	const char *env_value[LP_MAX_ENV];
+	size_t nenv;
 } lp_optscan;
 
 /* Scan the options of words[at] (the program) per `spec`. */
@@ -269,6 +277,7 @@ LP_SEE(lp_see_watch);
 LP_SEE(lp_see_at);
 LP_SEE(lp_see_crontab);
 LP_SEE(lp_see_make);
+LP_SEE(lp_see_cmake);
 #undef LP_SEE
 /* Program-valued options of words[pos] (sub: the subcommand's index, for
    git's per-subcommand options). */
