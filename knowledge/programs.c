@@ -72,12 +72,21 @@ static const lk_module python_modules[10] = {
 
 /* How downloaders name what they save (lk_fetch). */
 /* GNU tar, bsdtar: -x/--extract/--get, old-style `tar xPf`; -P and
-   --absolute-names keep `/` and `..` (checked in tar inside bubblewrap) */
+   --absolute-names keep `/` and `..` (checked in tar inside bubblewrap).
+   -T/--files-from LIST: GNU tar reads a line `-C DIR` of LIST as the
+   option (checked: `printf -- '-C ..\nm\n' | tar -xf a.tar -T -`
+   extracted m into the parent), bsdtar a line `-C` then DIR; --file is
+   not --files-from, and --f, --fi, --fil are ambiguous */
 static const lk_extract extract_tar = {.x_short = "x",
                                        .x_long = "|extract|get|",
                                        .abs_short = "P",
                                        .abs_long = "|absolute-names|",
-                                       .oldstyle = true};
+                                       .oldstyle = true,
+                                       .in_short = "cru",
+                                       .in_long = "|create|append|update|",
+                                       .list_short = "T",
+                                       .list_long = "files-from",
+                                       .list_min = 5};
 /* cpio -i keeps absolute names unless --no-absolute-filenames (cpio(1));
    -p (pass-through) writes the listed files into its folder */
 static const lk_extract extract_cpio = {.x_short = "ip",
@@ -2188,10 +2197,10 @@ static const lk_program programs[] = {
          OPTS(.short_val = "ugD",
               .longs = "no-ask-password:-0|unit:-1|property:-1|description:-1|"
                        "slice:-1|slice-inherit:-0|user:u1|group:g1|nice:-1|"
-                       "chdir:D1|setenv:-1|background:-1|pty:-0|pipe:-0|"
+                       "chdir:D1|setenv:E1|background:-1|pty:-0|pipe:-0|"
                        "shell-prompt-prefix:-1|lightweight:-1|machine:-1|"
                        "area:-1|via-shell:-0|empower:-0",
-              .flags = LK_OPT_STDIN_SHELL)},
+              .env = "E", .flags = LK_OPT_STDIN_SHELL)},
     {.name = "pkexec",
      .cls = LK_WRAPPER,
      .opts = OPTS(.longs = "user:u1|keep-cwd:-0|disable-internal-agent:-0",
@@ -2306,7 +2315,7 @@ static const lk_program programs[] = {
                        "instruction-pointer:i0|no-abbrev:v0|interruptible:I1|"
                        "argv0:-1|successful-only:z0|failed-only:Z0|"
                        "syscall-limit:-1|always-show-pid:-0",
-              .query = "hV")},
+              .query = "hV", .env = "E")},
     {.name = "ltrace",
      .cls = LK_WRAPPER,
      .opts =
@@ -2330,11 +2339,14 @@ static const lk_program programs[] = {
                       "no-block:-0|wait:-0|shell:S0|no-ask-password:-0|"
                       "job-mode:-1|expand-environment:-1|json:-1|"
                       "ignore-failure:-0|background:-1",
-                  .query = "h", .shell = "S"), .pack = LK_PACK_PERSISTENCE},
-    /* firejail takes every option as one word, values after '='. */
+                  .query = "h", .shell = "S", .env = "E"),
+     .pack = LK_PACK_PERSISTENCE},
+    /* firejail takes every option as one word, values after '=';
+       --env=NAME=VALUE sets a variable of the command */
     {.name = "firejail",
      .cls = LK_WRAPPER,
-     .opts = OPTS(.flags = LK_OPT_LONG_EQ | LK_OPT_STDIN_SHELL)},
+     .opts = OPTS(.longs = "env:E1", .env = "E",
+                  .flags = LK_OPT_LONG_EQ | LK_OPT_STDIN_SHELL)},
     {.name = "bwrap",
      .cls = LK_WRAPPER,
      .opts = OPTS(.longs =
@@ -2344,7 +2356,7 @@ static const lk_program programs[] = {
                       "unshare-uts:-0|unshare-cgroup:-0|unshare-cgroup-try:-0|"
                       "userns:-1|userns2:-1|disable-userns:-0|"
                       "assert-userns-disabled:-0|pidns:-1|uid:-1|gid:-1|"
-                      "hostname:-1|chdir:-1|clearenv:-0|setenv:-2|unsetenv:-1|"
+                      "hostname:-1|chdir:-1|clearenv:-0|setenv:E2|unsetenv:-1|"
                       "lock-file:-1|sync-fd:-1|bind:-2|bind-try:-2|dev-bind:-2|"
                       "dev-bind-try:-2|ro-bind:-2|ro-bind-try:-2|remount-ro:-1|"
                       "overlay-src:-1|overlay:-3|tmp-overlay:-1|ro-overlay:-1|"
@@ -2354,7 +2366,8 @@ static const lk_program programs[] = {
                       "userns-block-fd:-1|info-fd:-1|json-status-fd:-1|"
                       "new-session:-0|die-with-parent:-0|as-pid-1:-0|"
                       "cap-add:-1|cap-drop:-1|perms:-1|size:-1|chmod:-2|"
-                      "bind-fd:-2|ro-bind-fd:-2")},
+                      "bind-fd:-2|ro-bind-fd:-2",
+                  .env = "E")},
     {.name = "xvfb-run",
      .cls = LK_WRAPPER,
      .opts = OPTS(.short_val = "efnpsw", .short_flag = "adlh",
@@ -2674,7 +2687,8 @@ static const lk_program programs[] = {
                   "keep-order:k0|plus:-0|resume:-0|resume-failed:-0|"
                   "compress:-0|eof:E1|replace:I1|max-replace-args:N1|"
                   "max-procs:P1|transfer:-0|cleanup:-0|fg:-0|bg:-0|"
-                  "tty:-0|id:-1|semaphore:-0|shebang:-0|citation:-0")},
+                  "tty:-0|id:-1|semaphore:-0|shebang:-0|citation:-0",
+              .flags = LK_OPT_REPLACE)},
     {.name = "watch",
      .cls = LK_SEES,
      .opts =
@@ -4153,6 +4167,25 @@ bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc)
 			return true;
 	}
 	return false;
+}
+
+bool lk_names_from_list(const lk_program *p, const char *const *argv,
+                        size_t argc)
+{
+	const lk_extract *x = p && (p->cls & LK_EXTRACTS) ? p->extract : NULL;
+	if (!x || !x->list_long)
+		return false;
+	bool list = false, fills = false;
+	for (size_t i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		const char *a = argv[i];
+		list |= a[0] == '-' && a[1] == '-'
+		            ? lk_long_abbrev(a, x->list_long, x->list_min)
+		            : sets(x, argv, i, x->list_short, NULL);
+		fills |= sets(x, argv, i, x->in_short, x->in_long);
+	}
+	return list && (fills || lk_extracts(p, argv, argc));
 }
 
 bool lk_extracts_anywhere(const lk_program *p, const char *const *argv,

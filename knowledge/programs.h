@@ -89,12 +89,13 @@ enum {
 	LK_OPT_H_HOST = 1 << 5, /* sudo: -h HOST when a non-option follows,
 	                           else -h is --help */
 	LK_OPT_SU = 1 << 6,     /* su/runuser: [user [shell args...]] */
-	LK_OPT_POS_SCRIPT = 1 << 7, /* flock FILE -c CMD: a script option may
+	LK_OPT_POS_SCRIPT = 1 << 7,   /* flock FILE -c CMD: a script option may
 	                               follow the operand */
-	LK_OPT_OPT_POS = 1 << 8,    /* the operands before the command are
+	LK_OPT_OPT_POS = 1 << 8,      /* the operands before the command are
 	                               optional (chroot: no command = shell) */
-	LK_OPT_PERMUTE = 1 << 9,    /* options may follow operands (ssh) */
-	LK_OPT_REPLACE = 1 << 10, /* xargs: -I/-i VALUE is the replace string */
+	LK_OPT_PERMUTE = 1 << 9,      /* options may follow operands (ssh) */
+	LK_OPT_REPLACE = 1 << 10,     /* xargs, parallel: -I/-i VALUE is the
+	                             replace string */
 	LK_OPT_CMD_OPERAND = 1 << 11, /* the operand after the positional
 	                                 ones is a command string run with
 	                                 sh -c (sg GROUP CMD) */
@@ -147,6 +148,11 @@ typedef struct lk_optspec {
 	const char *runs; /* read_opts: letters (and long names of arity 'c')
 	                     after which the words are a command the parser
 	                     sees through and judges on its own (fd -x CMD) */
+	const char *env;  /* letters whose value NAME=VALUE (or, for a long
+	                     name of arity 2, NAME then VALUE) is set in the
+	                     command's environment: an assignment before it
+	                     (strace -E, systemd-run -E, firejail --env=,
+	                     bwrap --setenv) */
 } lk_optspec;
 
 /* ---- interpreters' inline code --------------------------------------- */
@@ -254,15 +260,24 @@ typedef struct lk_fetch {
  * prefix counts for the options that make a command write more, only the
  * full spelling for the one that makes it safer (safe_long). */
 typedef struct lk_extract {
-	const char *x_short;   /* letters that select extraction (tar x,
+	const char *x_short;    /* letters that select extraction (tar x,
 	                          cpio i); NULL: every run extracts */
-	const char *x_long;    /* "|extract|get|" */
-	const char *abs_short; /* letters keeping absolute member names */
-	const char *abs_long;  /* "|absolute-names|" */
-	const char *safe_long; /* "|no-absolute-filenames|" (abs_default) */
-	bool abs_default;      /* absolute names are kept by default */
-	bool oldstyle;         /* the first word may be a dashless cluster
+	const char *x_long;     /* "|extract|get|" */
+	const char *abs_short;  /* letters keeping absolute member names */
+	const char *abs_long;   /* "|absolute-names|" */
+	const char *safe_long;  /* "|no-absolute-filenames|" (abs_default) */
+	bool abs_default;       /* absolute names are kept by default */
+	bool oldstyle;          /* the first word may be a dashless cluster
 	                          (tar xPf F) */
+	const char *in_short;   /* letters that put files into the archive
+	                          (tar c r u) */
+	const char *in_long;    /* "|create|append|update|" */
+	const char *list_short; /* letters naming a file list whose lines
+	                           may be options (tar -T: `-C DIR`) */
+	const char *list_long;  /* its long name ("files-from") */
+	unsigned list_min;      /* the shortest abbreviation of it read as
+	                           the option (shorter ones are ambiguous or
+	                           another option: tar --file) */
 } lk_extract;
 
 /* ---- files a program runs by name (lk_program.reads) ----------------- */
@@ -544,6 +559,12 @@ bool lk_bar_prefix(const char *list, const char *name, size_t n);
 /* The option letters `set` (NULL: none) hold c (not NUL). */
 bool lk_has_letter(const char *set, char c);
 
+/* The command (row p, argv[0..argc)) extracts or fills an archive with
+   the names of a file list that may change its folder (tar -T LIST with
+   a `-C DIR` line): where it writes or reads is in data locus does not
+   read. */
+bool lk_names_from_list(const lk_program *p, const char *const *argv,
+                        size_t argc);
 /* The command (row p, argv[0..argc)) extracts an archive. */
 bool lk_extracts(const lk_program *p, const char *const *argv, size_t argc);
 /* ... and keeps the archive's absolute (or `..`) member names: it may

@@ -25,13 +25,8 @@ size_t ll_first_dynamic_arg(const locus_shell_command *c)
 			if (c->argv_flags[i] &
 			    (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST))
 				return i;
-	/* xargs and fd -x without a placeholder append their input after
-	   the last word (the parser marks the command, not a word) */
-	if ((c->flags & LOCUS_CMD_DYNAMIC_ARGS) && c->origin &&
-	    (strcmp(c->origin, LOCUS_ORIGIN_XARGS) == 0 ||
-	     strcmp(c->origin, LOCUS_ORIGIN_PARALLEL) == 0 ||
-	     strcmp(c->origin, LOCUS_ORIGIN_FD_EXEC) == 0))
-		return c->argc;
+	/* the input xargs, parallel and fd -x put in is such a word of
+	   its own (parser/input.c) */
 	return 0;
 }
 

@@ -85,11 +85,32 @@ void ll_judge_command(const locus_shell_command *c,
                       const struct lk_program *prog, const ll_context *ctx,
                       ll_judgement *out);
 
+/* symlink.c: `ln -s` (not -r) with its links in another folder than
+   the current directory: each relative target ops[0..ntargets) is
+   resolved by the kernel from the folder its link lands in, dirname(link)
+   (when link is set) or dir (when set; both for `ln -s T LINK`, where
+   LINK may be a folder). */
+enum { LL_LN_MAX = 64 };
+typedef struct ll_ln {
+	size_t ops[LL_LN_MAX]; /* argv indexes of the operands */
+	size_t nops;
+	size_t ntargets;
+	const char *link; /* the link's name (`ln -s T LINK`) */
+	const char *dir;  /* the folder the links land in */
+	const char *tdir; /* -t/--target-directory's value */
+	bool sym, rel, no_tdir;
+} ll_ln;
+/* Fills *f and returns true for such an ln; false for any other command,
+   a hard link, -r, a link in the current directory, or words locus
+   cannot place (an unknown option, a run-time word, more than LL_LN_MAX
+   operands): those are judged from the current directory. */
+bool ll_ln_targets(const locus_shell_command *c, ll_ln *f);
+
 /* Arguments computed at run time (dynamic.c): the first argv index (>= 1)
    holding an unresolved expansion or a substitution, from which on any
-   words may follow; c->argc when only words appended at run time follow
-   (xargs, parallel, fd -x without a placeholder); 0 when every argument
-   is known before run time. */
+   words may follow (the input xargs, parallel and fd -x put in is such a
+   word: parser/input.c); 0 when every argument is known before run
+   time. */
 size_t ll_first_dynamic_arg(const locus_shell_command *c);
 /* The first argv index (>= from, >= 1) whose word may be an option locus
    cannot read (LOCUS_WORD_MAY_BE_OPTION: a run-time value or glob that

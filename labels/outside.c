@@ -547,6 +547,98 @@ static bool remote_names(const locus_shell_command *c)
 	       !(c->argc > 1 && pk_word_in(local_copy_subcommands, c->argv[1]));
 }
 
+/* dir/t, relative, with `.` and a `..` after a name folded away as text
+   (leading `..` kept), into buf; NULL when it does not fit. */
+static const char *join_lexical(const char *dir, const char *t, char *buf,
+                                size_t cap)
+{
+	size_t k = 0, keep = 0; /* keep: bytes of leading `../` */
+	const char *parts[2] = {dir, t};
+	for (int j = 0; j < 2; j++)
+		for (const char *p = parts[j]; *p;) {
+			size_t n = strcspn(p, "/");
+			if (n == 2 && p[0] == '.' && p[1] == '.' && k > keep) {
+				while (k > keep && buf[k - 1] != '/')
+					k--;
+				k -= k > keep; /* the slash before it */
+			} else if (n && !(n == 1 && p[0] == '.')) {
+				if (k + n + 2 >= cap)
+					return NULL;
+				if (k)
+					buf[k++] = '/';
+				memcpy(buf + k, p, n);
+				k += n;
+				if (n == 2 && p[0] == '.' && p[1] == '.')
+					keep = k;
+			}
+			p += n + (p[n] == '/');
+		}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* Target t of an `ln -s` whose link lands in folder `dir` (relative to
+   the current directory, or absolute) is outside: t as the kernel
+   resolves it, dir/t.  `lexical`: dir/.. is dir's parent as text (dir is
+   the link name, a folder only when it exists); else a `..` after a name
+   of dir counts as a link the line may make (path_outside). */
+static bool ln_target_outside(cwds *w, const char *dir, const char *t,
+                              bool lexical)
+{
+	if (t[0] == '/' || t[0] == '~' || t[0] == '$')
+		return path_outside(w, t);
+	char buf[4096];
+	if (lexical && dir[0] != '/') {
+		const char *j = join_lexical(dir, t, buf, sizeof buf);
+		return !j || path_outside(w, j);
+	}
+	int n = snprintf(buf, sizeof buf, "%s/%s", dir, t);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		return true; /* too long to tell */
+	return path_outside(w, buf);
+}
+
+/* The folder of link name `link` (dirname) into buf. */
+static const char *link_folder(const char *link, char *buf, size_t cap)
+{
+	const char *slash = strrchr(link, '/');
+	if (!slash)
+		return ".";
+	size_t n = (size_t)(slash - link);
+	if (n == 0)
+		return "/";
+	if (n >= cap)
+		return NULL;
+	memcpy(buf, link, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The first target of `ln -s` (ll_ln_targets) that climbs out of the
+   root from the folder its link lands in, or NULL. */
+static const char *ln_outside(cwds *w, const locus_shell_command *c,
+                              const ll_ln *f)
+{
+	char buf[4096];
+	const char *ld = f->link ? link_folder(f->link, buf, sizeof buf) : NULL;
+	for (size_t k = 0; k < f->ntargets; k++) {
+		const char *t = c->argv[f->ops[k]];
+		if ((f->link && (!ld || ln_target_outside(w, ld, t, false))) ||
+		    (f->dir &&
+		     ln_target_outside(w, f->dir, t, f->dir == f->link)))
+			return t;
+	}
+	return NULL;
+}
+
+static bool ln_target(const ll_ln *f, size_t i)
+{
+	for (size_t k = 0; k < f->ntargets; k++)
+		if (f->ops[k] == i)
+			return true;
+	return false;
+}
+
 /* The first outside path of command c, or NULL. */
 static const char *command_outside(cwds *w, const locus_shell_command *c)
 {
@@ -570,8 +662,17 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	if (pk_word_in(extractors, c->name) &&
 	    lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc))
 		return "an absolute member name of the archive";
+	if (pk_word_in(extractors, c->name) &&
+	    lk_names_from_list(lk_program_find(c->name), c->argv, c->argc))
+		return "a `-C DIR` line of the archive's file list (-T)";
 	if (ll_git_opt_effects(c) & LK_GIT_ANYWHERE)
 		return "a path of the patch (git apply --unsafe-paths)";
+	/* ln -s: its relative targets from the folder the link lands in */
+	ll_ln ln;
+	bool lns = ll_ln_targets(c, &ln);
+	const char *lh = lns ? ln_outside(w, c, &ln) : NULL;
+	if (lh)
+		return lh;
 	size_t pattern = pk_pattern_operand(c);
 	/* what the program is, read on first need: most words are neither
 	   dynamic nor absolute paths (-1: not looked up yet) */
@@ -585,8 +686,9 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 			continue;
 		}
 		bool opt = !after_dd && pk_is_option(a);
-		if (i == pattern)
-			continue; /* grep's pattern, sed's script: data */
+		if (i == pattern || (lns && ln_target(&ln, i)))
+			continue; /* grep's pattern, sed's script: data; an
+			             ln -s target: judged above */
 		if ((f & LOCUS_WORD_DYNAMIC) && !opt) {
 			if (writer < 0)
 				writer = pk_word_in(writers, c->name);

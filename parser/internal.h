@@ -218,6 +218,9 @@ typedef struct lp_ctx {
 	size_t written_cap;  /* written.c: the most it parses on the line */
 	lp_vars *vars;
 	size_t next_pipeline; /* walk side: next free pipeline number */
+	/* input.c: while text a program fills in from its input is parsed
+	   (parallel's command), its replacement strings; else NULL */
+	const struct lp_input *input;
 } lp_ctx;
 
 /* Heap scratch a parser keeps across lines (spare.c). */

@@ -31,18 +31,40 @@ static bool scan_program(lp_ctx *ctx, const char *name,
 	return !sc->query && !sc->nocmd;
 }
 
+/* Emit words[0..n) of `raw` as the command a program runs with its
+   input put in per `in` (input.c). */
+static void emit_with_input(lp_ctx *ctx, const lp_raw_command *raw,
+                            const lp_word *words, size_t n, const lp_input *in,
+                            const char *origin, size_t idx)
+{
+	size_t m;
+	if (n == 0)
+		return; /* no command (`fd -x`): the program refuses it */
+	lp_word *w = lp_input_words(ctx, in, words, n, &m);
+	if (w)
+		lp_emit_nested(ctx, raw, w, m, origin, idx,
+		               LOCUS_CMD_DYNAMIC_ARGS);
+}
+
 void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                   size_t idx)
 {
 	lp_optscan sc;
 	if (!scan_program(ctx, "xargs", raw, raw->nwords, pos, &sc))
 		return;
-	/* Without -I, xargs appends its input to the command: the
-	   arguments are only known at run time. */
-	uint32_t f =
-	    (sc.seen['I'] || sc.seen['i']) ? 0 : LOCUS_CMD_DYNAMIC_ARGS;
-	/* -I R with R other than {}: a shell script holding R runs input */
+	/* Without -I, xargs appends its input to the command; with -I R
+	   it puts it where R stands: run-time words either way. */
+	bool replace = sc.seen['I'] || sc.seen['i'];
 	const char *rs = sc.replace;
+	lp_input in = {replace ? LP_INPUT_REPLACE : LP_INPUT_APPEND,
+	               replace ? (rs && *rs ? rs : "{}") : NULL, false,
+	               sc.seen['a'] ? NULL : lp_input_piped(ctx, raw)};
+	if (replace && sc.replace_dynamic) {
+		lp_unparsed(ctx, "xargs -I has a replace string only known "
+		                 "at run time");
+		return;
+	}
+	/* -I R with R other than {}: a shell script holding R runs input */
 	if (rs && *rs && strcmp(rs, "{}")) {
 		bool shell = false, holds = false;
 		for (size_t i = sc.cmd; i < raw->nwords; i++) {
@@ -57,23 +79,23 @@ void lp_see_xargs(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 			            rs);
 	}
 	/* xargs -I X X ARGS: the program is the input */
-	const char *ph =
-	    (sc.seen['I'] || sc.seen['i']) ? (rs && *rs ? rs : "{}") : NULL;
-	if (ph && sc.cmd < raw->nwords && strstr(wval(&raw->words[sc.cmd]), ph))
+	if (replace && sc.cmd < raw->nwords &&
+	    strstr(wval(&raw->words[sc.cmd]), in.replace))
 		lp_unparsed(ctx,
 		            "xargs fills the program name in from its input "
 		            "(-I %s)",
-		            ph);
+		            in.replace);
 	if (sc.cmd >= raw->nwords) {
 		lp_word *echo = lp_arena_alloc(ctx->arena, sizeof *echo);
 		if (!echo)
 			return;
 		echo->value = echo->text = "echo";
-		lp_emit_nested(ctx, raw, echo, 1, LOCUS_ORIGIN_XARGS, idx, f);
+		emit_with_input(ctx, raw, echo, 1, &in, LOCUS_ORIGIN_XARGS,
+		                idx);
 		return;
 	}
-	lp_emit_nested(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
-	               LOCUS_ORIGIN_XARGS, idx, f);
+	emit_with_input(ctx, raw, raw->words + sc.cmd, raw->nwords - sc.cmd,
+	                &in, LOCUS_ORIGIN_XARGS, idx);
 }
 
 static bool is_parallel_sep(const lp_word *w)
@@ -83,8 +105,63 @@ static bool is_parallel_sep(const lp_word *w)
 	                    lu_streq(v, ":::+") || lu_streq(v, "::::+"));
 }
 
+/* The literal option `opt` is among words (from..to) of raw. */
+static bool has_long(const lp_raw_command *raw, size_t from, size_t to,
+                     const char *opt)
+{
+	for (size_t i = from + 1; i < to && i < raw->nwords; i++)
+		if (!wdyn(&raw->words[i]) &&
+		    lu_streq(wval(&raw->words[i]), opt))
+			return true;
+	return false;
+}
+
+/* What parallel's input is (lp_input.value): the arguments after :::
+   (`$(echo ARGS)`), or its stdin's producer; NULL when it reads a file
+   (-a, ::::). */
+static const char *parallel_source(lp_ctx *ctx, const lp_raw_command *raw,
+                                   const lp_optscan *sc, size_t sep)
+{
+	size_t n = raw->nwords;
+	if (sc->seen['a'])
+		return NULL;
+	if (sep >= n)
+		return lp_input_piped(ctx, raw);
+	for (size_t i = sep; i < n; i++)
+		if (is_parallel_sep(&raw->words[i]) &&
+		    strcmp(wval(&raw->words[i]), ":::"))
+			return NULL;
+	lp_word *args = lp_arena_alloc(ctx->arena, n * sizeof *args);
+	size_t m = 0;
+	if (!args)
+		return NULL;
+	for (size_t i = sep; i < n; i++)
+		if (!is_parallel_sep(&raw->words[i]))
+			args[m++] = raw->words[i];
+	return lp_input_subst(ctx, "echo", args, 0, m);
+}
+
+/* parallel's command text words[from..to), its input put in: parsed
+   with the words holding a replacement string flagged (ctx->input),
+   `{}` appended when none holds one (parallel appends the input). */
+static void parallel_text(lp_ctx *ctx, const lp_raw_command *raw, size_t from,
+                          size_t to, const lp_input *in, size_t idx)
+{
+	const char *text = lp_join_words(ctx, raw->words, from, to, false);
+	if (!text)
+		return;
+	if (!lp_input_flags(in, text))
+		text = lp_arena_printf(ctx->arena, "%s {}", text);
+	const lp_input *outer = ctx->input;
+	ctx->input = in;
+	lp_parse_text(ctx, text, LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
+	ctx->input = outer;
+}
+
 /* GNU parallel composes a command line and runs it with a shell, unless
-   -q quotes it: without -q the command words are shell text. */
+   -q quotes it: without -q the command words are shell text.  Its input
+   (or the arguments after :::) fills the replacement strings in, or is
+   appended: run-time words (input.c). */
 void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
                      size_t idx)
 {
@@ -96,15 +173,20 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
 	while (sep < n && !is_parallel_sep(&raw->words[sep]))
 		sep++;
 	if (sep > sc.cmd) {
+		lp_input in = {LP_INPUT_PARALLEL, sc.replace,
+		               has_long(raw, pos, sc.cmd, "--plus"),
+		               parallel_source(ctx, raw, &sc, sep)};
+		if (sc.replace && sc.replace_dynamic) {
+			lp_unparsed(ctx, "parallel -I has a replace string "
+			                 "only known at run time");
+			return;
+		}
 		if (sc.seen['q'])
-			lp_emit_nested(ctx, raw, raw->words + sc.cmd,
-			               sep - sc.cmd, LOCUS_ORIGIN_PARALLEL, idx,
-			               0);
+			emit_with_input(ctx, raw, raw->words + sc.cmd,
+			                sep - sc.cmd, &in,
+			                LOCUS_ORIGIN_PARALLEL, idx);
 		else
-			lp_parse_text(
-			    ctx,
-			    lp_join_words(ctx, raw->words, sc.cmd, sep, false),
-			    LOCUS_ORIGIN_PARALLEL, idx, raw->depth + 1);
+			parallel_text(ctx, raw, sc.cmd, sep, &in, idx);
 		return;
 	}
 	/* No command: the arguments are the commands. */
@@ -144,13 +226,18 @@ void lp_see_parallel(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
    found becomes the program). */
 static void emit_exec(lp_ctx *ctx, const lp_raw_command *raw, size_t start,
                       size_t end, const char *placeholder, const char *what,
-                      const char *origin, size_t idx, uint32_t flags)
+                      const char *origin, size_t idx, const lp_input *in)
 {
 	const lp_word *w = raw->words;
 	if (start < end && strstr(wval(&w[start]), placeholder))
 		lp_unparsed(ctx, "%s runs the file it found as the program: %s",
 		            what, wval(&w[start]));
-	lp_emit_nested(ctx, raw, w + start, end - start, origin, idx, flags);
+	if (in)
+		emit_with_input(ctx, raw, w + start, end - start, in, origin,
+		                idx);
+	else
+		lp_emit_nested(ctx, raw, w + start, end - start, origin, idx,
+		               0);
 }
 
 /* clang-format off */
@@ -342,11 +429,26 @@ void lp_see_find(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 				break;
 		}
 		emit_exec(ctx, raw, start, j, "{}", "find -exec",
-		          LOCUS_ORIGIN_FIND_EXEC, idx, 0);
+		          LOCUS_ORIGIN_FIND_EXEC, idx, NULL);
 		if (exec_may_end_early(ctx, w, n, start, j, &find_grammar))
 			return;
 		i = j;
 	}
+}
+
+/* `$(fd ...)`: fd's words w[pos..n) without its exec option at x and
+   the command after it up to end (its `;`), as lp_input.value. */
+static const char *fd_source(lp_ctx *ctx, const lp_word *w, size_t n,
+                             size_t pos, size_t x, size_t end)
+{
+	lp_word *v = lp_arena_alloc(ctx->arena, n * sizeof *v);
+	size_t m = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = pos; i < n; i++)
+		if (i < x || i > end)
+			v[m++] = w[i];
+	return lp_input_subst(ctx, NULL, v, 0, m);
 }
 
 void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
@@ -379,16 +481,15 @@ void lp_see_fd(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 			continue;
 		}
 		size_t start = i + 1, j = start;
-		bool placeholder = false;
-		for (; j < n; j++) {
+		for (; j < n; j++)
 			if (!wdyn(&w[j]) && lu_streq(wval(&w[j]), ";"))
 				break;
-			if (strchr(wval(&w[j]), '{'))
-				placeholder = true;
-		}
+		/* fd -x/-X puts the file found where its placeholders
+		   stand, or appends it: the output of fd without -x */
+		lp_input in = {LP_INPUT_FD, NULL, false,
+		               fd_source(ctx, w, n, pos, i, j)};
 		emit_exec(ctx, raw, start, j, "{", "fd -x",
-		          LOCUS_ORIGIN_FD_EXEC, idx,
-		          placeholder ? 0 : LOCUS_CMD_DYNAMIC_ARGS);
+		          LOCUS_ORIGIN_FD_EXEC, idx, &in);
 		if (exec_may_end_early(ctx, w, n, start, j, &fd_grammar))
 			return;
 		i = j;
@@ -714,6 +815,42 @@ void lp_see_make(lp_ctx *ctx, const lp_raw_command *raw, size_t pos, size_t idx)
 		lp_make_recipes(ctx, lp_stdin_text(ctx, raw, "make"), idx,
 		                raw->depth + 1);
 		return;
+	}
+}
+
+/*
+ * cmake --build DIR [OPTIONS] -- ARGS: cmake runs the generator's build
+ * tool (make, ninja) with ARGS (checked by a red team with the Unix
+ * Makefiles generator: `cmake --build build -- 'X!=CMD'` ran CMD).  The
+ * tool is not on the line: ARGS are emitted as the arguments of each,
+ * `make ARGS` and `ninja ARGS`, judged as those commands.  A run-time
+ * word after --build that may be `--` starts them too.
+ */
+void lp_see_cmake(lp_ctx *ctx, const lp_raw_command *raw, size_t pos,
+                  size_t idx)
+{
+	const lp_word *w = raw->words;
+	size_t n = raw->nwords, i = pos + 1, from = n;
+	while (i < n && (wdyn(&w[i]) || !lu_streq(wval(&w[i]), "--build")))
+		i++;
+	for (i++; i < n && from == n; i++) {
+		if (!wdyn(&w[i]) && lu_streq(wval(&w[i]), "--"))
+			from = i + 1;
+		else if (wdyn(&w[i]) && lp_word_may_be_option(&w[i]))
+			from = i + 1;
+	}
+	if (from >= n)
+		return;
+	static const char *const tools[] = {"make", "ninja"};
+	for (size_t t = 0; t < sizeof tools / sizeof *tools; t++) {
+		lp_word *argv =
+		    lp_arena_alloc(ctx->arena, (n - from + 1) * sizeof *argv);
+		if (!argv)
+			return;
+		argv[0].value = argv[0].text = tools[t];
+		memcpy(argv + 1, w + from, (n - from) * sizeof *argv);
+		lp_emit_nested(ctx, raw, argv, n - from + 1,
+		               LOCUS_ORIGIN_OPTION, idx, 0);
 	}
 }
 

@@ -240,6 +240,7 @@ static const struct {
     {"batch", lp_see_at},
     {"crontab", lp_see_crontab},
     {"make", lp_see_make},
+    {"cmake", lp_see_cmake},
     {"sed", lp_sed_command},
 };
 
@@ -560,11 +561,31 @@ static bool runs_stdin_shell(const lk_optspec *spec, const lp_optscan *sc,
 	return false;
 }
 
+/* The assignments a wrapper's env options make (strace -E NAME=VALUE,
+   bwrap --setenv NAME VALUE) into out (one per option at most: each
+   took a word of the line); their count.  `-E NAME` alone unsets. */
+static size_t env_assigns(lp_ctx *ctx, const lp_optscan *sc, const char **out)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < sc->nenv; k++) {
+		const char *v = sc->env[k];
+		if (sc->env_value[k])
+			v = lp_arena_printf(ctx->arena, "%s=%s", v,
+			                    sc->env_value[k]);
+		if (v && strchr(v, '=') && v[0] != '=')
+			out[n++] = v;
+	}
+	return n;
+}
+
 size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 {
 	if (lp_out_of_time(ctx))
 		return lp_push_raw(ctx, raw, 0, 0, NULL);
 	lp_raw_command r = *raw;
+	/* a command of parallel's text: the words its input fills in */
+	if (!lp_input_mark(ctx, &r))
+		return LOCUS_SHELL_NO_PARENT;
 	size_t n = r.nwords, pos = 0, nwr = 0, nextra = 0;
 	/* scratch for the peeled wrappers' names and assignments (both
 	   copied when a command is pushed): on the stack for the usual
@@ -662,6 +683,7 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			extra[nextra++] =
 			    wdyn(aw) && aw->text ? aw->text : wval(aw);
 		}
+		nextra += env_assigns(ctx, &sc, extra + nextra);
 		wr[nwr++] = wp->name;
 		r.parent = idx;
 		pos = sc.cmd;

@@ -15,6 +15,8 @@
 /* The grammars themselves are rows of the program table
    (knowledge/programs.h, lk_optspec); wrappers.c scans words with them. */
 
+enum { LP_MAX_ENV = 8 };
+
 typedef struct lp_optscan {
 	size_t cmd;          /* first word of the command; == nwords if none */
 	bool query;          /* a query-only option was seen */
@@ -25,12 +27,19 @@ typedef struct lp_optscan {
 	const char *split_value;  /* env -S value */
 	const lp_word *split_word;
 	size_t assign_first, assign_end; /* NAME=value words */
-	size_t pos_first;    /* first operand (timeout's DURATION, ssh HOST) */
-	bool seen[128];      /* short letters (and long equivalents) seen */
-	bool seen_bg;        /* a `background` letter was seen */
-	const char *replace; /* xargs: value of -I / -i (the replace string) */
-	const lp_word *pipe; /* a `pipe` option's word (strace -o '|CMD') */
+	size_t pos_first;     /* first operand (timeout's DURATION, ssh HOST) */
+	bool seen[128];       /* short letters (and long equivalents) seen */
+	bool seen_bg;         /* a `background` letter was seen */
+	const char *replace;  /* xargs: value of -I / -i (the replace string) */
+	bool replace_dynamic; /* that value is only known at run time */
+	const lp_word *pipe;  /* a `pipe` option's word (strace -o '|CMD') */
 	const char *pipe_value; /* its command, past the | or ! */
+	/* the values of `env` options (strace -E NAME=VALUE), in order:
+	   NAME=VALUE, or NAME with env_value VALUE (bwrap --setenv NAME
+	   VALUE); past LP_MAX_ENV the scan says unknown (fails closed) */
+	const char *env[LP_MAX_ENV];
+	const char *env_value[LP_MAX_ENV];
+	size_t nenv;
 } lp_optscan;
 
 /* Scan the options of words[at] (the program) per `spec`. */
@@ -58,6 +67,52 @@ static inline const lk_program *lp_program(const char *word)
 {
 	return word ? lk_program_find(lp_base_name(word)) : NULL;
 }
+
+/* ---- input words (input.c) ------------------------------------------ */
+
+/* How a program puts its input into the command it runs. */
+typedef enum lp_input_kind {
+	LP_INPUT_APPEND,   /* xargs: appended after the last word */
+	LP_INPUT_REPLACE,  /* xargs -I R: where R stands, nothing appended */
+	LP_INPUT_FD,       /* fd -x/-X: {} {/} {//} {.} {/.}, else appended */
+	LP_INPUT_PARALLEL, /* parallel: its replacement strings, else
+	                      appended */
+} lp_input_kind;
+
+typedef struct lp_input {
+	lp_input_kind kind;
+	const char *replace; /* -I R (parallel: besides {} ...), or NULL */
+	bool plus;           /* parallel --plus: any {...} */
+	const char *value;   /* what the input is, as a run-time value: the
+	                        substitution of its source (`$(git ls-files)`,
+	                        `$(echo ARGS)`), or NULL: unknown (${input}) */
+} lp_input;
+
+/* The LOCUS_WORD_* flags a word of value v gets from the input: DYNAMIC
+   when it holds a replacement string of `in`, MAY_BE_OPTION too when the
+   input may start an option; 0 when it holds none. */
+uint32_t lp_input_flags(const lp_input *in, const char *v);
+/* The program appends its input to words[0..n) (no word holds a
+   replacement string). */
+bool lp_input_appends(const lp_input *in, const lp_word *w, size_t n);
+/* words[0..n) as the program runs them: an arena copy with the words
+   holding a replacement string flagged (each replacement string's value
+   written ${input}), and `{input}` (value ${input}, DYNAMIC and
+   MAY_BE_OPTION) appended when the program appends; *nout words.  NULL
+   when out of memory. */
+lp_word *lp_input_words(lp_ctx *ctx, const lp_input *in, const lp_word *w,
+                        size_t n, size_t *nout);
+/* `$(PREFIX WORDS)` of the texts of w[from..to) (NULL when out of
+   memory): the input's value when it is that command's output. */
+const char *lp_input_subst(lp_ctx *ctx, const char *prefix, const lp_word *w,
+                           size_t from, size_t to);
+/* The input's value when raw reads it from a pipe whose previous stage is
+   one command: `$(` its words `)`; else NULL. */
+const char *lp_input_piped(lp_ctx *ctx, const lp_raw_command *raw);
+/* Under ctx->input: flag r's words, assignments, redirect targets and
+   herestring holding a replacement string (copies in the arena).  False
+   when out of memory. */
+bool lp_input_mark(lp_ctx *ctx, lp_raw_command *r);
 
 /* ---- interpreters (inline.c) ---------------------------------------- */
 
@@ -222,6 +277,7 @@ LP_SEE(lp_see_watch);
 LP_SEE(lp_see_at);
 LP_SEE(lp_see_crontab);
 LP_SEE(lp_see_make);
+LP_SEE(lp_see_cmake);
 #undef LP_SEE
 /* Program-valued options of words[pos] (sub: the subcommand's index, for
    git's per-subcommand options). */

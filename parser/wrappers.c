@@ -77,8 +77,17 @@ static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
 	}
 	if (has_letter(s->background, c))
 		o->seen_bg = true;
-	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE))
+	if (has_letter(s->env, c) && value) {
+		if (o->nenv == LP_MAX_ENV)
+			o->unknown = word && word->text ? word->text : value;
+		else
+			o->env[o->nenv++] = value;
+	}
+	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE)) {
 		o->replace = value ? value : "{}";
+		o->replace_dynamic =
+		    value && word && (word->flags & LOCUS_WORD_DYNAMIC);
+	}
 	if (has_letter(s->split, c)) {
 		o->split_word = word;
 		o->split_value = value;
@@ -144,7 +153,11 @@ static enum scan_state scan_long(const lk_optspec *s, const lp_word *words,
 		}
 		i += nv;
 	}
+	size_t nenv = o->nenv;
 	apply(s, o, (unsigned char)letter, val, valw);
+	/* bwrap --setenv NAME VALUE: the word after NAME is its value */
+	if (arity == '2' && o->nenv > nenv)
+		o->env_value[nenv] = words[i].value ? words[i].value : "";
 	*pi = i + 1;
 	return SCAN_MORE;
 }

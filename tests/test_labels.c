@@ -1575,7 +1575,7 @@ static const vec e2e_vecs[] = {
 	{ "echo \"$(rm -rf /)\"", EX, D | V | O, "recursive delete" },
 	{ "echo `reboot`", EX, S | V, "stops the machine" },
 	{ "diff <(reboot) b", EX, S | V, "stops the machine" },
-	{ "ls | xargs -n1 -I {} rm -rf {}", EX, D | V, "recursive delete" },
+	{ "ls | xargs -n1 -I {} rm -rf {}", EX, D | V | O, "recursive delete" },
 	{ "sh -lc 'cd /; rm -rf x'", EX, D | V | O, "recursive delete" },
 	{ "eval rm -rf /", EX, D | V | O, "recursive delete" },
 	{ "echo a#b; rm -rf /", EX, D | V | O, "recursive delete" },

@@ -293,7 +293,7 @@ static const vec vectors[] = {
 	{ "trap 'rm -rf x' EXIT", 1, { "rm -rf x|trap|trap" } },
 	{ "trap - INT", 1, { "trap - INT" } },
 	/* xargs, parallel, find, fd */
-	{ "ls | xargs -n1 -I {} rm -rf {}", 1, { "rm -rf {}|xargs|xargs" } },
+	{ "ls | xargs -n1 -I {} rm -rf {}", 1, { "rm -rf $(ls)|xargs|xargs" } },
 	{ "ls | xargs sh -c 'reboot'", 1, { "reboot|shell -c|sh" } },
 	{ "ls | xargs rm", 1, { "rm|xargs|xargs||A" } },
 	{ "ls | xargs -0 -P 4 --max-args=2 rm", 1, { "rm|xargs|xargs" } },
@@ -302,7 +302,7 @@ static const vec vectors[] = {
 	{ "ls | xargs --bogus rm", 0, { "!rm" } },
 	{ "parallel rm ::: a b", 1, { "rm|parallel|parallel" } },
 	{ "parallel -j4 'rm {}; reboot' ::: a", 1,
-	  { "rm {}|parallel|parallel", "reboot|parallel|parallel" } },
+	  { "rm $(echo a)|parallel|parallel", "reboot|parallel|parallel" } },
 	{ "parallel ::: 'rm x' ls", 1,
 	  { "rm x|parallel|parallel", "ls|parallel|parallel" } },
 	{ "find . -name '*.pyc' -exec rm -rf {} \\;", 1,
@@ -313,7 +313,7 @@ static const vec vectors[] = {
 	{ "find . -exec sh -c 'rm -rf x' \\;", 1, { "rm -rf x|shell -c|sh" } },
 	{ "find . -exec", 1, { "find . -exec" } },
 	{ "fd -e pyc -x rm", 1, { "rm|fd -x|fd" } },
-	{ "fd x -X rm {} \\;", 1, { "rm {}|fd -x|fd" } },
+	{ "fd x -X rm {} \\;", 1, { "rm $(fd x)|fd -x|fd" } },
 	/* git */
 	{ "git -c alias.x='!rm -rf /' x", 1, { "rm -rf /|git alias|git" } },
 	{ "git -c alias.co=checkout co -- .", 1,
@@ -386,7 +386,8 @@ static const vec vectors[] = {
 	{ "deno eval 'Deno.removeSync(\"x\")'", 1, { "deno||||I" } },
 	/* input that becomes code */
 	{ "ls | xargs -I{} sh -c '{}'", 0, { "sh|xargs|xargs" } },
-	{ "ls | xargs -I % bash -c 'rm %'", 0, { "rm %|shell -c|bash" } },
+	{ "ls | xargs -I % bash -c 'rm %'", 0,
+	  { "bash -c rm $(ls)|xargs|xargs" } },
 	{ "find . -exec sh -c 'rm \"$1\"' _ {} \\;", 1,
 	  { "rm $1|shell -c|sh" } },
 	{ "echo x | xargs sh -c", 0, { "sh|xargs|xargs" } },
