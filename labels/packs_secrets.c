@@ -447,15 +447,60 @@ static bool indirect_value(const char *s)
 	return !(n > 2 && last == ']' && (s[n - 1] == '@' || s[n - 1] == '*'));
 }
 
+/* Marks of a variable name that says it holds a secret, matched on the
+   upper-cased name: anywhere in it, as its ending, or the whole name.
+   Credential-bearing URLs and DSNs (`postgres://user:pw@host`) and
+   webhook URLs (the URL is the credential) count; PWD and OLDPWD (the
+   shell's folders) are not `_PWD`. */
+static const struct {
+	const char *mark;
+	char where; /* 'a' anywhere, 'e' at the end, 'w' the whole name */
+	            /* clang-format off */
+} secret_marks[] = {
+    {"TOKEN", 'a'},          {"SECRET", 'a'},
+                    /* clang-format on */
+    {"PASSWORD", 'a'},
+    {"PASSWD", 'a'},
+    {"PASSPHRASE", 'a'},
+    {"API_KEY", 'a'},
+    {"APIKEY", 'a'},
+    {"PRIVATE_KEY", 'a'},
+    {"ACCESS_KEY", 'a'},
+    {"CREDENTIAL", 'a'},
+    {"_PAT_", 'a'},
+    {"_KEY_", 'a'},
+    {"WEBHOOK", 'a'},
+    {"CONNECTION_STRING", 'a'},
+    {"CONN_STR", 'a'},
+    {"AUTH_CONFIG", 'a'},
+    {"DATABASE_URL", 'a'},
+    {"DATABASE_URI", 'a'},
+    {"REDIS_URL", 'a'},
+    {"AMQP_URL", 'a'},
+    {"BROKER_URL", 'a'},
+    {"RABBITMQ_URL", 'a'},
+    {"PASS", 'e'},
+    {"_PWD", 'e'},
+    {"_DSN", 'e'},
+    {"DSN", 'w'},
+    {"_AUTH", 'e'},
+    {"AUTH", 'w'},
+    {"_PAT", 'e'},
+    {"_KEY", 'e'},
+    {"_KEYS", 'e'},
+};
+
+/* A MongoDB connection URL: MONGO...(_URI|_URL). */
+static bool mongo_url(const char *name, size_t n)
+{
+	return strstr(name, "MONGO") && n > 4 &&
+	       (!strcmp(name + n - 4, "_URI") || !strcmp(name + n - 4, "_URL"));
+}
+
 /* The variable name at s (*len bytes of it) says it holds a secret: it
    holds one of the marks. */
 static bool secret_name(const char *s, size_t *len)
 {
-	static const char *const marks[] = {
-	    "TOKEN",      "SECRET", "PASSWORD",    "PASSWD",
-	    "API_KEY",    "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
-	    "CREDENTIAL", "_PAT",   "_KEY",        NULL,
-	};
 	char name[64];
 	size_t n = 0;
 	while (n + 1 < sizeof name &&
@@ -467,10 +512,21 @@ static bool secret_name(const char *s, size_t *len)
 	}
 	name[n] = '\0';
 	*len = n;
-	for (const char *const *m = marks; *m; m++)
-		if (n && strstr(name, *m))
+	if (!n)
+		return false;
+	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
+	     k++) {
+		const char *m = secret_marks[k].mark;
+		size_t mn = strlen(m);
+		bool hit = secret_marks[k].where == 'a'
+		               ? strstr(name, m) != NULL
+		           : secret_marks[k].where == 'w'
+		               ? !strcmp(name, m)
+		               : n >= mn && !strcmp(name + n - mn, m);
+		if (hit)
 			return true;
-	return false;
+	}
+	return mongo_url(name, n);
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
@@ -514,12 +570,92 @@ static bool body_expands_secret(const locus_shell_command *c,
 	return false;
 }
 
-/* echo/printf of a variable whose name says it holds a secret. */
+/* Programs known not to print their arguments (a test, a no-op): a
+   secret variable given to them stays in the process.  Any other
+   program may copy an argument to its output (basename, expr, realpath,
+   date +FORMAT, yes, sed's script, awk -v, git log --format, `bash -c
+   'echo $1' _ "$TOKEN"`, an error message naming it). */
+static const char *const non_printers = "test [ [[ true : false";
+
+/* The declaration builtins: NAME=VALUE arguments of theirs assign, they
+   print nothing (`export GH_TOKEN="$GITHUB_TOKEN"`). */
+static const char *const declarers = "declare typeset local readonly export";
+
+/* w is an assignment word: NAME=, NAME+= or NAME[...]=. */
+static bool assignment_word(const char *w)
+{
+	size_t n = 0;
+	while ((w[n] >= 'A' && w[n] <= 'Z') || (w[n] >= 'a' && w[n] <= 'z') ||
+	       w[n] == '_' || (n && w[n] >= '0' && w[n] <= '9'))
+		n++;
+	if (!n)
+		return false;
+	if (w[n] == '[')
+		n += strcspn(w + n, "]") + (w[n + strcspn(w + n, "]")] == ']');
+	return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=');
+}
+
+/* The source word w expands a secret variable (or ${!x}) where the shell
+   expands: outside single quotes and $'...', not after a backslash
+   (`grep '$API_KEY' src`, awk's '{print $TOKEN}' are literal text). */
+static bool word_expands_live(const char *w)
+{
+	bool dq = false;
+	for (const char *p = w; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '"') {
+			dq = !dq;
+		} else if (*p == '\'' && !dq) {
+			const char *e = strchr(p + 1, '\'');
+			if (!e)
+				return false;
+			p = e;
+		} else if (*p == '$' && p[1] == '\'' && !dq) {
+			for (p += 2; *p && *p != '\''; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return false;
+		} else if (*p == '$') {
+			const char *v = p + 1 + (p[1] == '{');
+			size_t n;
+			if ((p[1] == '{' && indirect_value(v)) ||
+			    secret_name(v, &n))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Word i of c hands a value on rather than printing it: a leading
+   assignment (`GH_TOKEN=$GITHUB_TOKEN gh ...`) or a declaration's
+   NAME=VALUE argument (`export PATH="$X_PATH:$PATH"`). */
+static bool hands_on(const locus_shell_command *c, size_t i)
+{
+	size_t first = c->nwords >= c->argc ? c->nwords - c->argc : 0;
+	return (i < first || (i > first && pk_word_in(declarers, c->name))) &&
+	       assignment_word(c->words[i]);
+}
+
+/* A variable whose name says it holds a secret is expanded in the
+   arguments of a program that may print them (echo and printf: any
+   spelling, quoted or not; the others: where the shell expands it).
+   Leading assignments (`GH_TOKEN=$GITHUB_TOKEN gh ...`) and a
+   declaration's NAME=VALUE arguments hand the value on, not print it. */
 static bool prints_secret_variable(const locus_shell_command *c,
                                    const ll_context *ctx)
 {
 	(void)ctx;
-	return words_expand(c, 1);
+	if (!c->argc || pk_word_in(non_printers, c->name))
+		return false;
+	if (!strcmp(c->name, "echo") || !strcmp(c->name, "printf"))
+		return words_expand(c, 1);
+	for (size_t i = 1; i < c->nwords; i++)
+		if (strchr(c->words[i], '$') && !hands_on(c, i) &&
+		    word_expands_live(c->words[i]))
+			return true;
+	return false;
 }
 
 bool pk_copies_secret(const locus_shell_command *c)
@@ -537,11 +673,12 @@ bool pk_declares_secret(const locus_shell_command *c, size_t i)
 
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
 {
-	if (!c->argc || (strcmp(c->name, "echo") && strcmp(c->name, "printf")))
+	if (!c->argc || pk_word_in(non_printers, c->name))
 		return false;
 	for (size_t i = 1; i < c->nwords; i++)
-		for (const char *d = strchr(c->words[i], '$'); d;
-		     d = strchr(d + 1, '$')) {
+		for (const char *d = hands_on(c, i) ? NULL
+		                                    : strchr(c->words[i], '$');
+		     d; d = strchr(d + 1, '$')) {
 			if (!n)
 				return true; /* any variable (lost count) */
 			const char *v = d + 1 + (d[1] == '{');
@@ -605,6 +742,31 @@ static bool awk_rewrites_argv(const char *w)
 	return false;
 }
 
+/* jq's `$ENV`: `$` and the name are two tokens of jq's grammar, so
+   blanks, newlines and `#` comments may stand between them (`$ ENV`,
+   `$ # x<newline>ENV`); a comment ending in a backslash goes on to the
+   next line (jq 1.7). */
+static bool jq_env_variable(const char *a)
+{
+	for (const char *d = strchr(a, '$'); d; d = strchr(d + 1, '$')) {
+		const char *p = d + 1;
+		for (;;) {
+			p += strspn(p, " \t\r\n\f\v");
+			if (*p != '#')
+				break;
+			while (*p && (*p != '\n' || p[-1] == '\\'))
+				p++;
+		}
+		char after = p[0] && p[1] && p[2] ? p[3] : 'x';
+		if (!strncmp(p, "ENV", 3) &&
+		    !((after >= 'a' && after <= 'z') ||
+		      (after >= 'A' && after <= 'Z') ||
+		      (after >= '0' && after <= '9') || after == '_'))
+			return true;
+	}
+	return false;
+}
+
 /* Programs whose own language reads the environment: jq's
    `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
    program that rewrites ARGV. */
@@ -621,7 +783,7 @@ static bool prints_environment(const locus_shell_command *c,
 		const char *a = c->argv[i];
 		if (awk && (strstr(a, "ENVIRON") || awk_rewrites_argv(a)))
 			return true;
-		if (jq && (strstr(a, "$ENV") || has_token(a, "env") ||
+		if (jq && (jq_env_variable(a) || has_token(a, "env") ||
 		           strstr(a, "strenv(") || has_token(a, "envsubst")))
 			return true;
 	}
@@ -644,6 +806,10 @@ static const pk_rule secret_rules[] = {
      "secrets: the program reads the environment (jq env/$ENV, awk "
      "ENVIRON) or files its program names (awk ARGV)",
      prints_environment, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: a token or password variable is given to a program that may "
+     "print it",
+     prints_secret_variable, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
     {"printenv", NULL, NULL, "--help --version", S,
@@ -652,9 +818,6 @@ static const pk_rule secret_rules[] = {
      "secrets: export -p/declare -p/set print every variable", declare_dump, 0},
     {"ps", NULL, NULL, NULL, S,
      "secrets: ps e prints the environment of processes", ps_environment, 0},
-    {"echo printf", NULL, NULL, NULL, S,
-     "secrets: a token or password variable is printed", prints_secret_variable,
-     0},
     {"security",
      "find-generic-password|find-internet-password|"
      "find-certificate|dump-keychain|export",
