@@ -790,6 +790,65 @@ static bool prints_environment(const locus_shell_command *c,
 	return false;
 }
 
+/* gpg's commands that print no secret material: listings, verifies,
+   digests, help.  With no command option gpg decrypts (or verifies)
+   its file or stdin with the user's secret key, so every other form is
+   held (closed world: a command gpg may add later too). */
+static const char *const gpg_listings =
+    "|--list-keys|--list-public-keys|--list-secret-keys|--list-sigs|"
+    "--list-signatures|--check-sigs|--check-signatures|--fingerprint|"
+    "--verify|--verify-files|--show-keys|--version|--help|-h|"
+    "--list-config|--dump-options|--gpgconf-list|--warranty|--print-md|"
+    "--print-mds|";
+/* Options that take no value: a listing right after one of them is a
+   command, not the option's value (`gpg --batch --list-keys`; in `gpg
+   --output --list-keys x.gpg` it is the output file, and x.gpg is
+   decrypted). */
+static const char *const gpg_flags =
+    "|--batch|--yes|--no|--quiet|--verbose|--armor|--with-colons|"
+    "--with-fingerprint|--with-subkey-fingerprint|--with-subkey-"
+    "fingerprints|--with-keygrip|--with-secret|--fixed-list-mode|--no-tty|"
+    "--no-default-keyring|--utf8-strings|--no-greeting|"
+    "--no-permission-warning|--with-sig-check|--with-sig-list|"
+    "--no-auto-check-trustdb|--with-wkd-hash|--no-verbose|--no-options|"
+    "-v|-vv|-q|-a|-n|";
+
+/* gpg's argument a (the word before it is prev) is a listing command. */
+static bool gpg_listing_at(const char *a, const char *prev)
+{
+	size_t n = strcspn(a, "=");
+	char name[32];
+	bool listed;
+	if (a[0] == '-' && a[1] != '-' && a[1])
+		listed = strspn(a + 1, "kKvqa") == strlen(a + 1) &&
+		         strpbrk(a + 1, "kK");
+	else
+		listed = lu_copy_fits(name, sizeof name, a, n) &&
+		         long_listed(gpg_listings, name);
+	bool value_before = prev[0] == '-' && !strchr(prev, '=') &&
+	                    !long_listed(gpg_flags, prev) &&
+	                    !long_listed(gpg_listings, prev);
+	return listed && !value_before;
+}
+
+/* gpg decrypts or exports secret material: no listing command among its
+   options (before `--`), or a decrypt or secret export at all. */
+static bool gpg_not_listing(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	bool listing = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "-d") || !strncmp(a, "--decrypt", 9) ||
+		    !strncmp(a, "--export-secret", 15))
+			return true;
+		listing |= gpg_listing_at(a, i > 1 ? c->argv[i - 1] : "");
+	}
+	return !listing;
+}
+
 static const pk_rule secret_rules[] = {
     {"*", NULL, NULL, NULL, S,
      "secrets: a credential store or .env file is read or copied", names_secret,
@@ -828,12 +887,11 @@ static const pk_rule secret_rules[] = {
      "secrets: op read/item get prints 1Password items", NULL, 0},
     {"bw lpass keepassxc-cli", "get|list|export|show|ls|export", NULL,
      "--help -h", S, "secrets: a password manager CLI prints secrets", NULL, 0},
-    {"gpg gpg2", NULL,
-     "--export-secret-keys --export-secret-subkeys "
-     "-d --decrypt",
-     NULL, S,
-     "secrets: gpg --export-secret-keys/--decrypt prints secret material", NULL,
-     0},
+    {"gpg gpg2", NULL, NULL, NULL, S,
+     "secrets: gpg decrypts (its default action on a file or stdin, -d) or "
+     "exports secret keys; only its listings and verifies read nothing "
+     "secret",
+     gpg_not_listing, 0},
     {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
      "secrets: sops -d prints decrypted secrets", NULL, 0},
     {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,
