@@ -2089,8 +2089,8 @@ static const lk_program programs[] = {
               .npos = 1, .flags = LK_OPT_PERMUTE), .pack = LK_PACK_KUBERNETES},
     {.name = "apt", .net_subs = net_subs_apt, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
     {.name = "apt-get", .net_subs = net_subs_apt_get, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SYSTEM},
-    {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pip", .net_subs = net_subs_pip, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SECRETS},
+    {.name = "pip3", .net_subs = net_subs_pip3, .offline_subs = PIP_OFFLINE, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_SECRETS},
     {.name = "cargo", .own_subs = LK_CARGO_SUBS,
      .global_opts = OPTS(.short_val = "CZ", .short_flag = "vqV",
                   .longs = "color:-1|config:-1|verbose:v0|quiet:q0|"

@@ -892,6 +892,12 @@ static const pk_rule secret_rules[] = {
      "exports secret keys; only its listings and verifies read nothing "
      "secret",
      gpg_not_listing, 0},
+    /* pip.conf's index-url and extra-index-url often hold a user and
+       password (https://user:token@host/simple) */
+    {"pip pip3", "config list|get|debug", NULL, "--help -h", S,
+     "secrets: pip config list/get/debug prints pip.conf values (index URLs "
+     "with credentials)",
+     NULL, 0},
     {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
      "secrets: sops -d prints decrypted secrets", NULL, 0},
     {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,
