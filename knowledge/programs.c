@@ -2694,7 +2694,7 @@ static const lk_program programs[] = {
      .destroys_by = &destroys_find},
     {.name = "fd", .read_opts = &ro_fd, .fx = LK_FX_READ, .cls = LK_SEES},
     {.name = "make", .checks = "|test|check|lint|", .fx = LK_FX_WORKSPACE, .cls = LK_SEES, .reads = &reads_make, .defines = "=",
-     .unseen_opts = unseen_opts_make},
+     .unseen_opts = unseen_opts_make, .pack = LK_PACK_SECRETS},
     {.name = "git", .own_subs = LK_GIT_SUBS, .run_subs = run_subs_git, .net_subs = net_subs_git, .unseen_opts = unseen_opts_git, .fx = LK_FX_VCS, .cls = LK_SEES, .pack = LK_PACK_GIT},
     {.name = "at", .fx = LK_FX_SYSTEM, .cls = LK_SEES, .pack = LK_PACK_PERSISTENCE,
      .reads = &reads_at},

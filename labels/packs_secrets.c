@@ -849,6 +849,81 @@ static bool gpg_not_listing(const locus_shell_command *c, const ll_context *ctx)
 	return !listing;
 }
 
+/* make -p/--print-data-base prints every variable, and make imports the
+   whole environment as variables (checked by a red team: `make -p -f
+   /dev/null` printed GITHUB_TOKEN = ...).  GNU make's short options that
+   take a value (the rest of the cluster or the next word) and those with
+   an optional one (the rest of the cluster): a `p` after them is their
+   value.  --print-data-base is taken from `--print-da` on (`--print-d`
+   is also --print-directory). */
+static const char make_values[] = "CfIoWE";
+static const char make_optional[] = "jlO";
+
+/* The word a (a make option, or a MAKEFLAGS word, whose single letters
+   need no dash) asks for the database; *value: the next word is the
+   value of its last letter. */
+static bool make_p_word(const char *a, bool dashless, bool *value)
+{
+	*value = false;
+	if (a[0] == '-' && a[1] == '-')
+		return lk_long_abbrev(a, "print-data-base", 8);
+	if (a[0] != '-' && !dashless)
+		return false;
+	for (const char *q = a + (a[0] == '-'); *q; q++) {
+		if (*q == 'p')
+			return true;
+		if (*q == '=' || strchr(make_optional, *q))
+			return false;
+		if (strchr(make_values, *q)) {
+			*value = !q[1];
+			return false;
+		}
+	}
+	return false;
+}
+
+/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line, holds
+   p (`MAKEFLAGS=p make`, `MAKEFLAGS="-rp"`). */
+static bool makeflags_p(const char *assign)
+{
+	const char *v = NULL;
+	if (!strncmp(assign, "MAKEFLAGS=", 10))
+		v = assign + 10;
+	else if (!strncmp(assign, "GNUMAKEFLAGS=", 13))
+		v = assign + 13;
+	if (!v)
+		return false;
+	char word[64];
+	for (size_t n; *v; v += n) {
+		v += strspn(v, " \t");
+		n = strcspn(v, " \t");
+		bool value;
+		if (n && (!lu_copy_fits(word, sizeof word, v, n) ||
+		          make_p_word(word, true, &value)))
+			return true;
+	}
+	return false;
+}
+
+static bool make_prints_database(const locus_shell_command *c,
+                                 const ll_context *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < c->nassignments; i++)
+		if (makeflags_p(c->assignments[i]))
+			return true;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		bool value;
+		if (!strcmp(a, "--"))
+			break;
+		if (makeflags_p(a) || make_p_word(a, false, &value))
+			return true;
+		i += value;
+	}
+	return false;
+}
+
 static const pk_rule secret_rules[] = {
     {"*", NULL, NULL, NULL, S,
      "secrets: a credential store or .env file is read or copied", names_secret,
@@ -871,6 +946,10 @@ static const pk_rule secret_rules[] = {
      prints_secret_variable, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
+    {"make", NULL, NULL, NULL, S,
+     "secrets: make -p prints its database: every variable, the whole "
+     "environment among them",
+     make_prints_database, 0},
     {"printenv", NULL, NULL, "--help --version", S,
      "secrets: printenv prints the environment", NULL, 0},
     {"export declare typeset readonly set local", NULL, NULL, NULL, S,
