@@ -490,6 +490,24 @@ static const struct {
     {"_KEYS", 'e'},
 };
 
+/* Endings that say the variable names where or how big a secret is,
+   not the secret (CERT_KEY_PATH, GITHUB_TOKEN_FILE, _KEY_LENGTH): its
+   value is not a credential.  (A program that reads the file it names
+   is the "file named only at run time" rule's.) */
+static const char *const about_secret[] = {
+    "_PATH", "_FILE", "_DIR", "_LENGTH", "_LEN", "_SIZE", NULL,
+};
+
+static bool names_about_secret(const char *name, size_t n)
+{
+	for (const char *const *e = about_secret; *e; e++) {
+		size_t m = strlen(*e);
+		if (n > m && !strcmp(name + n - m, *e))
+			return true;
+	}
+	return false;
+}
+
 /* A MongoDB connection URL: MONGO...(_URI|_URL). */
 static bool mongo_url(const char *name, size_t n)
 {
@@ -512,7 +530,7 @@ static bool secret_name(const char *s, size_t *len)
 	}
 	name[n] = '\0';
 	*len = n;
-	if (!n)
+	if (!n || names_about_secret(name, n))
 		return false;
 	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
 	     k++) {
