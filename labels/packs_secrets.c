@@ -485,6 +485,7 @@ static const struct {
     {"DSN", 'w'},
     {"_AUTH", 'e'},
     {"AUTH", 'w'},
+    {"__AUTH", 'a'}, /* NPM_CONFIG__AUTH_IDENT: npm's _auth keys */
     {"_PAT", 'e'},
     {"_KEY", 'e'},
     {"_KEYS", 'e'},
