@@ -589,12 +589,60 @@ static bool body_expands_secret(const locus_shell_command *c,
 	return false;
 }
 
-/* Programs known not to print their arguments (a test, a no-op): a
-   secret variable given to them stays in the process.  Any other
-   program may copy an argument to its output (basename, expr, realpath,
-   date +FORMAT, yes, sed's script, awk -v, git log --format, `bash -c
-   'echo $1' _ "$TOKEN"`, an error message naming it). */
-static const char *const non_printers = "test [ [[ true : false";
+/* Programs known not to print their arguments (no-ops): a secret
+   variable given to them stays in the process.  Any other program may
+   copy an argument to its output (basename, expr, realpath, date
+   +FORMAT, yes, sed's script, awk -v, git log --format, `bash -c 'echo
+   $1' _ "$TOKEN"`, an error message naming it).  test, [ and [[ print an
+   operand only in an error message (test_quiet). */
+static const char *const non_printers = "true : false";
+static const char *const testers = "test [ [[";
+
+/* test's words: what separates its clauses, its unary tests that take
+   any string (file and string tests; -t, -v and the arithmetic ones
+   read the operand as a number or a name) and its string comparisons. */
+static const char *const test_bounds = "! ( ) -a -o && ||";
+static const char *const test_unary =
+    "-n -z -e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N";
+static const char *const test_binary = "= == != < > =~";
+
+static bool test_bound(const char *const *a, size_t lo, size_t hi, size_t i)
+{
+	return i < lo || i >= hi || pk_word_in(test_bounds, a[i]);
+}
+
+/* Argument i (in [lo, hi)) of a test is a whole clause, the operand of a
+   unary string or file test, or a side of a string comparison: a test
+   that prints no error naming it (`[: ghp_x: binary operator expected`,
+   `integer expression expected` do). */
+static bool test_quiet_at(const char *const *a, size_t lo, size_t hi, size_t i)
+{
+	bool pb = test_bound(a, lo, hi, i - 1),
+	     nb = test_bound(a, lo, hi, i + 1);
+	if (pb && nb)
+		return true;
+	if (nb && !pb && pk_word_in(test_unary, a[i - 1]) &&
+	    test_bound(a, lo, hi, i - 2))
+		return true;
+	if (pb && !nb && pk_word_in(test_binary, a[i + 1]) &&
+	    !test_bound(a, lo, hi, i + 2) && test_bound(a, lo, hi, i + 3))
+		return true;
+	return nb && !pb && i >= lo + 2 && pk_word_in(test_binary, a[i - 1]) &&
+	       !test_bound(a, lo, hi, i - 2) && test_bound(a, lo, hi, i - 3);
+}
+
+/* Word k of the test c is quiet (test_quiet_at), its words and argv
+   lining up (no brace expansion). */
+static bool test_quiet(const locus_shell_command *c, size_t k)
+{
+	if (c->nwords < c->argc || k < c->nwords - c->argc)
+		return false;
+	size_t i = k - (c->nwords - c->argc), hi = c->argc;
+	if (hi > 1 &&
+	    (!strcmp(c->argv[hi - 1], "]") || !strcmp(c->argv[hi - 1], "]]")))
+		hi--;
+	return i >= 1 && i < hi && test_quiet_at(c->argv, 1, hi, i);
+}
 
 /* The declaration builtins: NAME=VALUE arguments of theirs assign, they
    print nothing (`export GH_TOKEN="$GITHUB_TOKEN"`). */
@@ -657,24 +705,39 @@ static bool hands_on(const locus_shell_command *c, size_t i)
 	       assignment_word(c->words[i]);
 }
 
+/* Some word of c that the program may print (not a leading
+   assignment, a declaration's NAME=VALUE, an argument of a no-op, a
+   quiet operand of a test) is one `hit` says expands the secret. */
+static bool prints_word(const locus_shell_command *c,
+                        bool (*hit)(const char *w, const void *arg),
+                        const void *arg)
+{
+	if (!c->argc || pk_word_in(non_printers, c->name))
+		return false;
+	bool test = pk_word_in(testers, c->name);
+	for (size_t i = 1; i < c->nwords; i++)
+		if (strchr(c->words[i], '$') && !hands_on(c, i) &&
+		    hit(c->words[i], arg) && !(test && test_quiet(c, i)))
+			return true;
+	return false;
+}
+
+static bool expands_live(const char *w, const void *arg)
+{
+	(void)arg;
+	return word_expands_live(w);
+}
+
 /* A variable whose name says it holds a secret is expanded in the
    arguments of a program that may print them (echo and printf: any
-   spelling, quoted or not; the others: where the shell expands it).
-   Leading assignments (`GH_TOKEN=$GITHUB_TOKEN gh ...`) and a
-   declaration's NAME=VALUE arguments hand the value on, not print it. */
+   spelling, quoted or not; the others: where the shell expands it). */
 static bool prints_secret_variable(const locus_shell_command *c,
                                    const ll_context *ctx)
 {
 	(void)ctx;
-	if (!c->argc || pk_word_in(non_printers, c->name))
-		return false;
-	if (!strcmp(c->name, "echo") || !strcmp(c->name, "printf"))
+	if (c->argc && (!strcmp(c->name, "echo") || !strcmp(c->name, "printf")))
 		return words_expand(c, 1);
-	for (size_t i = 1; i < c->nwords; i++)
-		if (strchr(c->words[i], '$') && !hands_on(c, i) &&
-		    word_expands_live(c->words[i]))
-			return true;
-	return false;
+	return prints_word(c, expands_live, NULL);
 }
 
 bool pk_copies_secret(const locus_shell_command *c)
@@ -690,24 +753,32 @@ bool pk_declares_secret(const locus_shell_command *c, size_t i)
 	       text_expands(c->words[c->nwords - c->argc + i]);
 }
 
+/* The variable a copy names (secret_copies in label.c). */
+typedef struct copy_name {
+	const char *name;
+	size_t n; /* 0: any variable (the count was lost) */
+} copy_name;
+
+static bool expands_copy(const char *w, const void *arg)
+{
+	const copy_name *cn = arg;
+	for (const char *d = strchr(w, '$'); d; d = strchr(d + 1, '$')) {
+		if (!cn->n)
+			return true;
+		const char *v = d + 1 + (d[1] == '{');
+		char after = strncmp(v, cn->name, cn->n) ? 'x' : v[cn->n];
+		if (!(after == '_' || (after >= 'a' && after <= 'z') ||
+		      (after >= 'A' && after <= 'Z') ||
+		      (after >= '0' && after <= '9')))
+			return true;
+	}
+	return false;
+}
+
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
 {
-	if (!c->argc || pk_word_in(non_printers, c->name))
-		return false;
-	for (size_t i = 1; i < c->nwords; i++)
-		for (const char *d = hands_on(c, i) ? NULL
-		                                    : strchr(c->words[i], '$');
-		     d; d = strchr(d + 1, '$')) {
-			if (!n)
-				return true; /* any variable (lost count) */
-			const char *v = d + 1 + (d[1] == '{');
-			char after = strncmp(v, name, n) ? 'x' : v[n];
-			if (!(after == '_' || (after >= 'a' && after <= 'z') ||
-			      (after >= 'A' && after <= 'Z') ||
-			      (after >= '0' && after <= '9')))
-				return true;
-		}
-	return false;
+	copy_name cn = {name, n};
+	return prints_word(c, expands_copy, &cn);
 }
 
 /* `w` holds the identifier `id` as a token of its own: not a field
