@@ -479,6 +479,7 @@ static const struct {
     {"AMQP_URL", 'a'},
     {"BROKER_URL", 'a'},
     {"RABBITMQ_URL", 'a'},
+    {"INDEX_URL", 'a'}, /* PIP_INDEX_URL, UV_EXTRA_INDEX_URL: user:token@ */
     {"PASS", 'e'},
     {"_PWD", 'e'},
     {"_DSN", 'e'},
