@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/str.h"
 #include "pack.h"
 
 /* A fragment and where it must sit in the word. */
@@ -363,6 +364,17 @@ static const struct {
     {"kubeconfig", ""},
 };
 
+/* The component c (n bytes) is a public key or a copy of one
+   (id_rsa.pub, id_rsa.pub.bak). */
+static bool public_copy(const char *c, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++)
+		if (!strncmp(c + i, ".pub", 4) &&
+		    (i + 4 == n || c[i + 4] == '.' || c[i + 4] == '~'))
+			return true;
+	return false;
+}
+
 /* A component of w (it starts after before_ok, ends at after_ok) starts
    and ends as a stem says. */
 static bool stem_file(const char *w)
@@ -378,7 +390,8 @@ static bool stem_file(const char *w)
 			size_t en = strlen(stems[k].end);
 			if (w[i] == stems[k].start[0] && len >= sn + en &&
 			    !strncmp(w + i, stems[k].start, sn) &&
-			    !strncmp(w + i + len - en, stems[k].end, en))
+			    !strncmp(w + i + len - en, stems[k].end, en) &&
+			    !public_copy(w + i, len))
 				return true;
 		}
 	}
@@ -400,6 +413,51 @@ static bool cert_pem(const char *p, size_t n)
 	return false;
 }
 
+/* An editor's or a person's copy of a file: the name with a suffix
+   (id_rsa~, .netrc.bak, credentials.json.orig) and, for vim's swap
+   files, a leading dot (..netrc.swp, .id_rsa.swp). */
+static const struct {
+	const char *suffix;
+	bool dot; /* a leading dot of the last component is the copy's */
+	          /* clang-format off */
+} backups[] = {
+    {"~", false},     {".bak", false},  {".backup", false},
+                  /* clang-format on */
+    {".old", false},
+    {".orig", false},
+    {".save", false},
+    {".swp", true},
+    {".swo", true},
+    {"#", false},
+};
+
+/* The name p is a copy of a secret file (backups), the original judged
+   by `is` (the fragments and stems, not the .env names: env_file takes
+   their copies itself); the copy of a public key is public. */
+static bool backup_of_secret(const char *p, size_t n, bool (*is)(const char *))
+{
+	char buf[1024];
+	for (size_t k = 0; k < sizeof backups / sizeof *backups; k++) {
+		size_t sl = strlen(backups[k].suffix);
+		if (n <= sl || strcmp(p + n - sl, backups[k].suffix) ||
+		    !lu_copy_fits(buf, sizeof buf, p, n - sl))
+			continue;
+		char *comp = strrchr(buf, '/');
+		comp = comp ? comp + 1 : buf;
+		if (comp[0] == '#' || (backups[k].dot && comp[0] == '.'))
+			memmove(comp, comp + 1, strlen(comp));
+		size_t bn = strlen(buf);
+		if (!(bn > 4 && !strcmp(buf + bn - 4, ".pub")) && is(buf))
+			return true;
+	}
+	return false;
+}
+
+static bool secret_fragment_or_stem(const char *p)
+{
+	return any_fragment(p, secret_fragments, PP_SECRET) || stem_file(p);
+}
+
 /* pk_secret_path() with the fragment search `any`, and the one-strpbrk
    reject with `prefilter`. */
 static bool secret_path(const char *p,
@@ -416,7 +474,8 @@ static bool secret_path(const char *p,
 	bool pub = (n > 4 && strcmp(p + n - 4, ".pub") == 0) || cert_pem(p, n);
 	if (!pub && (any(p, secret_fragments, PP_SECRET) || stem_file(p)))
 		return true;
-	return env_file(p);
+	return env_file(p) ||
+	       (!pub && backup_of_secret(p, n, secret_fragment_or_stem));
 }
 
 /* ---- glob words ----------------------------------------------------------
