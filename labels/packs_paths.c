@@ -432,9 +432,11 @@ static const struct {
 };
 
 /* The name p is a copy of a secret file (backups), the original judged
-   by `is` (the fragments and stems, not the .env names: env_file takes
-   their copies itself); the copy of a public key is public. */
-static bool backup_of_secret(const char *p, size_t n, bool (*is)(const char *))
+   by the fragment search `any` and the stems (not the .env names:
+   env_file takes their copies itself); a public key's copy is public. */
+static bool backup_of_secret(const char *p, size_t n,
+                             bool (*any)(const char *, const fragment *,
+                                         size_t))
 {
 	char buf[1024];
 	for (size_t k = 0; k < sizeof backups / sizeof *backups; k++) {
@@ -447,15 +449,11 @@ static bool backup_of_secret(const char *p, size_t n, bool (*is)(const char *))
 		if (comp[0] == '#' || (backups[k].dot && comp[0] == '.'))
 			memmove(comp, comp + 1, strlen(comp));
 		size_t bn = strlen(buf);
-		if (!(bn > 4 && !strcmp(buf + bn - 4, ".pub")) && is(buf))
+		if (!(bn > 4 && !strcmp(buf + bn - 4, ".pub")) &&
+		    (any(buf, secret_fragments, PP_SECRET) || stem_file(buf)))
 			return true;
 	}
 	return false;
-}
-
-static bool secret_fragment_or_stem(const char *p)
-{
-	return any_fragment(p, secret_fragments, PP_SECRET) || stem_file(p);
 }
 
 /* pk_secret_path() with the fragment search `any`, and the one-strpbrk
@@ -474,8 +472,7 @@ static bool secret_path(const char *p,
 	bool pub = (n > 4 && strcmp(p + n - 4, ".pub") == 0) || cert_pem(p, n);
 	if (!pub && (any(p, secret_fragments, PP_SECRET) || stem_file(p)))
 		return true;
-	return env_file(p) ||
-	       (!pub && backup_of_secret(p, n, secret_fragment_or_stem));
+	return env_file(p) || (!pub && backup_of_secret(p, n, any));
 }
 
 /* ---- glob words ----------------------------------------------------------
