@@ -278,7 +278,8 @@ bool pk_copies_secret(const locus_shell_command *c);
 /* argv[i] of a declaration command (declare, typeset, local, readonly,
    export) is NAME=VALUE copying such a variable (`declare x=$TOKEN`). */
 bool pk_declares_secret(const locus_shell_command *c, size_t i);
-/* c is echo/printf and expands the variable `name` (n bytes). */
+/* c expands the variable `name` (n bytes) in its words and is not a
+   program known never to print its arguments (test, true...). */
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n);
 bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,

@@ -132,6 +132,53 @@ static bool user_scope_written(const locus_shell_command *c,
 	                                        c->argc, ops, 2) == 2;
 }
 
+/* The word a ends with `name` ignoring ASCII case. */
+static bool ends_nocase(const char *a, const char *name)
+{
+	size_t n = strlen(a), m = strlen(name);
+	return n >= m && !strcasecmp(a + n - m, name);
+}
+
+/* git config reads that print the person's own config (~/.gitconfig,
+   /etc/gitconfig, where url.*.insteadOf may hold a token and
+   http.*.extraheader an Authorization header, as actions/checkout
+   writes it): --list/-l, --get-regexp, --get-urlmatch (any
+   abbreviation parse-options takes), git 2.46's `list` and `get
+   --regexp/--url`, and any read of an extraheader key.  Scoped to the
+   repository's own config (--local, --worktree, --file, --blob) they
+   print what `cat .git/config` prints, and stay reads. */
+static bool config_prints_user_scope(const locus_shell_command *c,
+                                     const ll_context *ctx)
+{
+	(void)ctx;
+	size_t i = config_at(c);
+	if (i + 1 >= c->argc)
+		return false;
+	bool list = !strcmp(c->argv[i + 1], "list");
+	bool get_sub = !strcmp(c->argv[i + 1], "get");
+	bool own = false, header = false;
+	for (size_t k = i + 1; k < c->argc && strcmp(c->argv[k], "--"); k++) {
+		const char *a = c->argv[k];
+		header |= ends_nocase(a, "extraheader");
+		if (a[0] == '-' && a[1] && a[1] != '-') {
+			own |= a[1] == 'f'; /* -f FILE */
+			list |= strchr(a, 'l') &&
+			        strspn(a + 1, "lz") == strlen(a + 1);
+			continue;
+		}
+		list |= lk_long_abbrev(a, "list", 2) ||
+		        lk_long_abbrev(a, "get-regexp", 5) ||
+		        lk_long_abbrev(a, "get-urlmatch", 5) ||
+		        (get_sub && (lk_long_abbrev(a, "regexp", 1) ||
+		                     lk_long_abbrev(a, "url", 1)));
+		own |= lk_long_abbrev(a, "local", 2) ||
+		       lk_long_abbrev(a, "worktree", 1) ||
+		       lk_long_abbrev(a, "file", 3) ||
+		       lk_long_abbrev(a, "blob", 2);
+	}
+	return !own && (list || header);
+}
+
 /* An option word of `git SUB` (before `--`) gives the LK_GIT_* bits fx
    (knowledge/git.c: git apply --unsafe-paths, init/clone --template). */
 static bool git_opt_gives(const locus_shell_command *c, const char *sub,
@@ -252,6 +299,14 @@ static const pk_rule rules[] = {
      "own git config (~/.gitconfig, /etc/gitconfig), read by every "
      "repository",
      user_scope_written, 0},
+    {"git", "config", NULL, "--help -h", S,
+     "secrets: git config --list/--get-regexp prints the person's own git "
+     "config (url.*.insteadOf tokens, http extraheaders)",
+     config_prints_user_scope, 0},
+    {"git", "var", "-l", "--help -h", S,
+     "secrets: git var -l prints every git config value (tokens in "
+     "url.*.insteadOf, http extraheaders)",
+     NULL, 0},
     /* installs pre-push, post-checkout, post-commit and post-merge
        hooks, and (without --local) filters in ~/.gitconfig (checked by a
        red team) */

@@ -111,8 +111,13 @@ static const pk_rule rules[] = {
      "~jsonpath ~go-template ~custom-columns",
      "--help -h", S, "secrets: kubectl get secret -o yaml prints secret data",
      NULL, 0},
-    {"kubectl oc", "config view", "--raw --flatten", "--help -h", S,
-     "secrets: kubectl config view --raw prints cluster credentials", NULL, 0},
+    /* without --raw it redacts only `token`, `password` and the key
+       data: an auth-provider's client-secret and refresh-token and an
+       exec plugin's args and env are printed as they are */
+    {"kubectl oc", "config view", NULL, "--help -h", S,
+     "secrets: kubectl config view prints cluster credentials (--raw all of "
+     "them; without it auth-provider secrets and exec plugin env)",
+     NULL, 0},
     {"kubectl oc", "create token", NULL, "--help -h", S,
      "secrets: kubectl create token prints a service account token", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},

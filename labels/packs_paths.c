@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/str.h"
 #include "pack.h"
 
 /* A fragment and where it must sit in the word. */
@@ -93,6 +94,13 @@ static const fragment secret_fragments[] = {
     {"master.key", COMPONENT},
     {"secrets.yml", COMPONENT},
     {"secrets.yaml", COMPONENT},
+    {"secrets.toml", COMPONENT},  /* streamlit's .streamlit/secrets.toml */
+    {"secrets.json", COMPONENT},
+    {"serviceAccountKey.json", COMPONENT}, /* firebase admin key */
+    {"local.settings.json", COMPONENT},    /* Azure Functions */
+    {"auth.json", COMPONENT},              /* composer's registry auths */
+    {".yarnrc.yml", COMPONENT},            /* yarn's npmAuthToken */
+    {".dev.vars", COMPONENT},              /* wrangler's secrets */
     {"wp-config.php", COMPONENT},
     {".bash_history", COMPONENT},
     {".zsh_history", COMPONENT},
@@ -283,37 +291,109 @@ static bool any_fragment_slow(const char *w, const fragment *table)
 	return false;
 }
 
-/* .env, .env.local, prod.env ... but not .env.example and its kin. */
-static bool env_file(const char *w)
+/* The files named like .env: .env, wrangler's .dev.vars. */
+static const char *const env_bases[] = {".env", ".dev.vars", NULL};
+
+/* After an env file's name: a variant (.env.prod, .env-prod, .env_prod)
+   or an editor's backup or swap (.env~, .env.swp, #.env#). */
+static bool env_variant(char c)
+{
+	return c == '.' || c == '-' || c == '_' || c == '~' || c == '#';
+}
+
+/* The variant after an env file's name at sfx is a template
+   (.env.example, .env-sample): it holds no secret. */
+static bool env_template(const char *sfx)
 {
 	static const char *const templates[] = {
 	    "example", "sample", "template",     "dist", "defaults",
 	    "tmpl",    "schema", "test.example", NULL,
 	};
-	for (const char *p = strstr(w, ".env"); p; p = strstr(p + 1, ".env")) {
-		char after = p[4];
-		if (!(after_ok(after) || after == '.'))
-			continue; /* .envrc, .environment */
-		char before = p == w ? '/' : p[-1];
-		bool component_start = before_ok(before);
-		/* NAME.env: a whole word ending in .env */
-		if (!component_start && !after_ok(after))
-			continue;
-		if (after == '.') {
-			const char *sfx = p + 5;
-			bool tmpl = false;
-			for (const char *const *t = templates; *t; t++) {
-				size_t n = strlen(*t);
-				if (strncmp(sfx, *t, n) == 0 &&
-				    after_ok(sfx[n]))
-					tmpl = true;
-			}
-			if (tmpl)
-				continue;
-			if (!component_start)
+	for (const char *const *t = templates; *t; t++) {
+		size_t n = strlen(*t);
+		if (strncmp(sfx, *t, n) == 0 && after_ok(sfx[n]))
+			return true;
+	}
+	return false;
+}
+
+/* .env, .env.local, .env-prod, prod.env, .env~, ..env.swp (vim's swap
+   of .env), .dev.vars ... but not .env.example and its kin. */
+static bool env_file(const char *w)
+{
+	for (const char *const *b = env_bases; *b; b++) {
+		size_t bn = strlen(*b);
+		for (const char *p = strstr(w, *b); p; p = strstr(p + 1, *b)) {
+			char after = p[bn];
+			bool variant = env_variant(after);
+			if (!(after_ok(after) || variant))
+				continue; /* .envrc, .environment */
+			const char *start = p;
+			if (start > w && (start[-1] == '.' || start[-1] == '#'))
+				start--; /* a swap or autosave file's prefix */
+			char before = start == w ? '/' : start[-1];
+			/* NAME.env: a whole word ending in .env */
+			if (!before_ok(before)) {
+				if (after_ok(after))
+					return true;
 				continue; /* x.env.y: not an env file name */
+			}
+			if (variant && env_template(p + bn + 1))
+				continue;
+			return true;
 		}
-		return true;
+	}
+	return false;
+}
+
+/* Credential files known by how their name starts (and ends): a key
+   with a suffix (id_rsa_deploy, id_ed25519_sk, id_rsa.bak; a `.pub` is
+   public), Google's client_secret_*.json, service account keys, a kube
+   config kept under another name (kubeconfig, kubeconfig-prod.yaml). */
+static const struct {
+	const char *start, *end;
+} stems[] = {
+    {"id_rsa", ""},
+    {"id_ed25519", ""},
+    {"id_ecdsa", ""},
+    {"id_dsa", ""},
+    {"client_secret", ".json"},
+    {"service-account", ".json"},
+    {"service_account", ".json"},
+    {"serviceAccount", ".json"},
+    {"kubeconfig", ""},
+};
+
+/* The component c (n bytes) is a public key or a copy of one
+   (id_rsa.pub, id_rsa.pub.bak). */
+static bool public_copy(const char *c, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++)
+		if (!strncmp(c + i, ".pub", 4) &&
+		    (i + 4 == n || c[i + 4] == '.' || c[i + 4] == '~'))
+			return true;
+	return false;
+}
+
+/* A component of w (it starts after before_ok, ends at after_ok) starts
+   and ends as a stem says. */
+static bool stem_file(const char *w)
+{
+	for (size_t i = 0; w[i]; i++) {
+		if (i && !before_ok(w[i - 1]))
+			continue;
+		size_t len = 0;
+		while (w[i + len] && !after_ok(w[i + len]))
+			len++;
+		for (size_t k = 0; k < sizeof stems / sizeof *stems; k++) {
+			size_t sn = strlen(stems[k].start);
+			size_t en = strlen(stems[k].end);
+			if (w[i] == stems[k].start[0] && len >= sn + en &&
+			    !strncmp(w + i, stems[k].start, sn) &&
+			    !strncmp(w + i + len - en, stems[k].end, en) &&
+			    !public_copy(w + i, len))
+				return true;
+		}
 	}
 	return false;
 }
@@ -333,21 +413,66 @@ static bool cert_pem(const char *p, size_t n)
 	return false;
 }
 
+/* An editor's or a person's copy of a file: the name with a suffix
+   (id_rsa~, .netrc.bak, credentials.json.orig) and, for vim's swap
+   files, a leading dot (..netrc.swp, .id_rsa.swp). */
+static const struct {
+	const char *suffix;
+	bool dot; /* a leading dot of the last component is the copy's */
+	          /* clang-format off */
+} backups[] = {
+    {"~", false},     {".bak", false},  {".backup", false},
+                  /* clang-format on */
+    {".old", false},
+    {".orig", false},
+    {".save", false},
+    {".swp", true},
+    {".swo", true},
+    {"#", false},
+};
+
+/* The name p is a copy of a secret file (backups), the original judged
+   by the fragment search `any` and the stems (not the .env names:
+   env_file takes their copies itself); a public key's copy is public. */
+static bool backup_of_secret(const char *p, size_t n,
+                             bool (*any)(const char *, const fragment *,
+                                         size_t))
+{
+	char buf[1024];
+	for (size_t k = 0; k < sizeof backups / sizeof *backups; k++) {
+		size_t sl = strlen(backups[k].suffix);
+		if (n <= sl || strcmp(p + n - sl, backups[k].suffix) ||
+		    !lu_copy_fits(buf, sizeof buf, p, n - sl))
+			continue;
+		char *comp = strrchr(buf, '/');
+		comp = comp ? comp + 1 : buf;
+		if (comp[0] == '#' || (backups[k].dot && comp[0] == '.'))
+			memmove(comp, comp + 1, strlen(comp));
+		size_t bn = strlen(buf);
+		if (!(bn > 4 && !strcmp(buf + bn - 4, ".pub")) &&
+		    (any(buf, secret_fragments, PP_SECRET) || stem_file(buf)))
+			return true;
+	}
+	return false;
+}
+
 /* pk_secret_path() with the fragment search `any`, and the one-strpbrk
    reject with `prefilter`. */
 static bool secret_path(const char *p,
                         bool (*any)(const char *, const fragment *, size_t),
                         bool prefilter)
 {
-	if (!p || !*p || (prefilter && !strpbrk(p, path_bytes)))
+	if (!p || !*p)
 		return false;
+	if (prefilter && !strpbrk(p, path_bytes))
+		return strstr(p, "kubeconfig") && stem_file(p); /* no byte */
 	/* A public key is not a secret, nor a certificate by its name
 	   (cert.pem, fullchain.pem, ca-bundle.pem). */
 	size_t n = strlen(p);
 	bool pub = (n > 4 && strcmp(p + n - 4, ".pub") == 0) || cert_pem(p, n);
-	if (!pub && any(p, secret_fragments, PP_SECRET))
+	if (!pub && (any(p, secret_fragments, PP_SECRET) || stem_file(p)))
 		return true;
-	return env_file(p);
+	return env_file(p) || (!pub && backup_of_secret(p, n, any));
 }
 
 /* ---- glob words ----------------------------------------------------------

@@ -73,6 +73,21 @@ static const pk_rule rules[] = {
      NULL, 0},
     {"npm", "token list|ls|create", NULL, "--help -h", S,
      "platforms: npm token prints registry tokens", NULL, 0},
+    /* npm's built-in `env` script (and yarn v1's): with no "env" in
+       package.json it prints the whole environment (checked by a red
+       team: GITHUB_TOKEN=... printed); with one it runs that */
+    {"npm", "run|run-script|rum|urn env", NULL, "--help -h", S,
+     "platforms: npm run env prints the environment (npm's built-in env "
+     "script)",
+     NULL, 0},
+    {"yarn", "run env", NULL, "--help -h", S,
+     "platforms: yarn run env prints the environment (yarn's built-in env "
+     "script)",
+     NULL, 0},
+    {"yarn", "env", NULL, "--help -h", S,
+     "platforms: yarn env runs the env script (yarn v1: the built-in one "
+     "prints the environment)",
+     NULL, 0},
     {"cargo", "yank|owner", NULL, "--help -h", D | N,
      "platforms: cargo yank withdraws a published crate", NULL, 0},
     {"gem", "yank|owner", NULL, "--help -h", D | N,

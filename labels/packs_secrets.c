@@ -447,15 +447,80 @@ static bool indirect_value(const char *s)
 	return !(n > 2 && last == ']' && (s[n - 1] == '@' || s[n - 1] == '*'));
 }
 
+/* Marks of a variable name that says it holds a secret, matched on the
+   upper-cased name: anywhere in it, as its ending, or the whole name.
+   Credential-bearing URLs and DSNs (`postgres://user:pw@host`) and
+   webhook URLs (the URL is the credential) count; PWD and OLDPWD (the
+   shell's folders) are not `_PWD`. */
+static const struct {
+	const char *mark;
+	char where; /* 'a' anywhere, 'e' at the end, 'w' the whole name */
+	            /* clang-format off */
+} secret_marks[] = {
+    {"TOKEN", 'a'},          {"SECRET", 'a'},
+                    /* clang-format on */
+    {"PASSWORD", 'a'},
+    {"PASSWD", 'a'},
+    {"PASSPHRASE", 'a'},
+    {"API_KEY", 'a'},
+    {"APIKEY", 'a'},
+    {"PRIVATE_KEY", 'a'},
+    {"ACCESS_KEY", 'a'},
+    {"CREDENTIAL", 'a'},
+    {"_PAT_", 'a'},
+    {"_KEY_", 'a'},
+    {"WEBHOOK", 'a'},
+    {"CONNECTION_STRING", 'a'},
+    {"CONN_STR", 'a'},
+    {"AUTH_CONFIG", 'a'},
+    {"DATABASE_URL", 'a'},
+    {"DATABASE_URI", 'a'},
+    {"REDIS_URL", 'a'},
+    {"AMQP_URL", 'a'},
+    {"BROKER_URL", 'a'},
+    {"RABBITMQ_URL", 'a'},
+    {"INDEX_URL", 'a'}, /* PIP_INDEX_URL, UV_EXTRA_INDEX_URL: user:token@ */
+    {"PASS", 'e'},
+    {"_PWD", 'e'},
+    {"_DSN", 'e'},
+    {"DSN", 'w'},
+    {"_AUTH", 'e'},
+    {"AUTH", 'w'},
+    {"__AUTH", 'a'}, /* NPM_CONFIG__AUTH_IDENT: npm's _auth keys */
+    {"_PAT", 'e'},
+    {"_KEY", 'e'},
+    {"_KEYS", 'e'},
+};
+
+/* Endings that say the variable names where or how big a secret is,
+   not the secret (CERT_KEY_PATH, GITHUB_TOKEN_FILE, _KEY_LENGTH): its
+   value is not a credential.  (A program that reads the file it names
+   is the "file named only at run time" rule's.) */
+static const char *const about_secret[] = {
+    "_PATH", "_FILE", "_DIR", "_LENGTH", "_LEN", "_SIZE", NULL,
+};
+
+static bool names_about_secret(const char *name, size_t n)
+{
+	for (const char *const *e = about_secret; *e; e++) {
+		size_t m = strlen(*e);
+		if (n > m && !strcmp(name + n - m, *e))
+			return true;
+	}
+	return false;
+}
+
+/* A MongoDB connection URL: MONGO...(_URI|_URL). */
+static bool mongo_url(const char *name, size_t n)
+{
+	return strstr(name, "MONGO") && n > 4 &&
+	       (!strcmp(name + n - 4, "_URI") || !strcmp(name + n - 4, "_URL"));
+}
+
 /* The variable name at s (*len bytes of it) says it holds a secret: it
    holds one of the marks. */
 static bool secret_name(const char *s, size_t *len)
 {
-	static const char *const marks[] = {
-	    "TOKEN",      "SECRET", "PASSWORD",    "PASSWD",
-	    "API_KEY",    "APIKEY", "PRIVATE_KEY", "ACCESS_KEY",
-	    "CREDENTIAL", "_PAT",   "_KEY",        NULL,
-	};
 	char name[64];
 	size_t n = 0;
 	while (n + 1 < sizeof name &&
@@ -467,10 +532,21 @@ static bool secret_name(const char *s, size_t *len)
 	}
 	name[n] = '\0';
 	*len = n;
-	for (const char *const *m = marks; *m; m++)
-		if (n && strstr(name, *m))
+	if (!n || names_about_secret(name, n))
+		return false;
+	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
+	     k++) {
+		const char *m = secret_marks[k].mark;
+		size_t mn = strlen(m);
+		bool hit = secret_marks[k].where == 'a'
+		               ? strstr(name, m) != NULL
+		           : secret_marks[k].where == 'w'
+		               ? !strcmp(name, m)
+		               : n >= mn && !strcmp(name + n - mn, m);
+		if (hit)
 			return true;
-	return false;
+	}
+	return mongo_url(name, n);
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
@@ -514,12 +590,155 @@ static bool body_expands_secret(const locus_shell_command *c,
 	return false;
 }
 
-/* echo/printf of a variable whose name says it holds a secret. */
+/* Programs known not to print their arguments (no-ops): a secret
+   variable given to them stays in the process.  Any other program may
+   copy an argument to its output (basename, expr, realpath, date
+   +FORMAT, yes, sed's script, awk -v, git log --format, `bash -c 'echo
+   $1' _ "$TOKEN"`, an error message naming it).  test, [ and [[ print an
+   operand only in an error message (test_quiet). */
+static const char *const non_printers = "true : false";
+static const char *const testers = "test [ [[";
+
+/* test's words: what separates its clauses, its unary tests that take
+   any string (file and string tests; -t, -v and the arithmetic ones
+   read the operand as a number or a name) and its string comparisons. */
+static const char *const test_bounds = "! ( ) -a -o && ||";
+static const char *const test_unary =
+    "-n -z -e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N";
+static const char *const test_binary = "= == != < > =~";
+
+static bool test_bound(const char *const *a, size_t lo, size_t hi, size_t i)
+{
+	return i < lo || i >= hi || pk_word_in(test_bounds, a[i]);
+}
+
+/* Argument i (in [lo, hi)) of a test is a whole clause, the operand of a
+   unary string or file test, or a side of a string comparison: a test
+   that prints no error naming it (`[: ghp_x: binary operator expected`,
+   `integer expression expected` do). */
+static bool test_quiet_at(const char *const *a, size_t lo, size_t hi, size_t i)
+{
+	bool pb = test_bound(a, lo, hi, i - 1),
+	     nb = test_bound(a, lo, hi, i + 1);
+	if (pb && nb)
+		return true;
+	if (nb && !pb && pk_word_in(test_unary, a[i - 1]) &&
+	    test_bound(a, lo, hi, i - 2))
+		return true;
+	if (pb && !nb && pk_word_in(test_binary, a[i + 1]) &&
+	    !test_bound(a, lo, hi, i + 2) && test_bound(a, lo, hi, i + 3))
+		return true;
+	return nb && !pb && i >= lo + 2 && pk_word_in(test_binary, a[i - 1]) &&
+	       !test_bound(a, lo, hi, i - 2) && test_bound(a, lo, hi, i - 3);
+}
+
+/* Word k of the test c is quiet (test_quiet_at), its words and argv
+   lining up (no brace expansion). */
+static bool test_quiet(const locus_shell_command *c, size_t k)
+{
+	if (c->nwords < c->argc || k < c->nwords - c->argc)
+		return false;
+	size_t i = k - (c->nwords - c->argc), hi = c->argc;
+	if (hi > 1 &&
+	    (!strcmp(c->argv[hi - 1], "]") || !strcmp(c->argv[hi - 1], "]]")))
+		hi--;
+	return i >= 1 && i < hi && test_quiet_at(c->argv, 1, hi, i);
+}
+
+/* The declaration builtins: NAME=VALUE arguments of theirs assign, they
+   print nothing (`export GH_TOKEN="$GITHUB_TOKEN"`). */
+static const char *const declarers = "declare typeset local readonly export";
+
+/* w is an assignment word: NAME=, NAME+= or NAME[...]=. */
+static bool assignment_word(const char *w)
+{
+	size_t n = 0;
+	while ((w[n] >= 'A' && w[n] <= 'Z') || (w[n] >= 'a' && w[n] <= 'z') ||
+	       w[n] == '_' || (n && w[n] >= '0' && w[n] <= '9'))
+		n++;
+	if (!n)
+		return false;
+	if (w[n] == '[')
+		n += strcspn(w + n, "]") + (w[n + strcspn(w + n, "]")] == ']');
+	return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=');
+}
+
+/* The source word w expands a secret variable (or ${!x}) where the shell
+   expands: outside single quotes and $'...', not after a backslash
+   (`grep '$API_KEY' src`, awk's '{print $TOKEN}' are literal text). */
+static bool word_expands_live(const char *w)
+{
+	bool dq = false;
+	for (const char *p = w; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '"') {
+			dq = !dq;
+		} else if (*p == '\'' && !dq) {
+			const char *e = strchr(p + 1, '\'');
+			if (!e)
+				return false;
+			p = e;
+		} else if (*p == '$' && p[1] == '\'' && !dq) {
+			for (p += 2; *p && *p != '\''; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return false;
+		} else if (*p == '$') {
+			const char *v = p + 1 + (p[1] == '{');
+			size_t n;
+			if ((p[1] == '{' && indirect_value(v)) ||
+			    secret_name(v, &n))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Word i of c hands a value on rather than printing it: a leading
+   assignment (`GH_TOKEN=$GITHUB_TOKEN gh ...`) or a declaration's
+   NAME=VALUE argument (`export PATH="$X_PATH:$PATH"`). */
+static bool hands_on(const locus_shell_command *c, size_t i)
+{
+	size_t first = c->nwords >= c->argc ? c->nwords - c->argc : 0;
+	return (i < first || (i > first && pk_word_in(declarers, c->name))) &&
+	       assignment_word(c->words[i]);
+}
+
+/* Some word of c that the program may print (not a leading
+   assignment, a declaration's NAME=VALUE, an argument of a no-op, a
+   quiet operand of a test) is one `hit` says expands the secret. */
+static bool prints_word(const locus_shell_command *c,
+                        bool (*hit)(const char *w, const void *arg),
+                        const void *arg)
+{
+	if (!c->argc || pk_word_in(non_printers, c->name))
+		return false;
+	bool test = pk_word_in(testers, c->name);
+	for (size_t i = 1; i < c->nwords; i++)
+		if (strchr(c->words[i], '$') && !hands_on(c, i) &&
+		    hit(c->words[i], arg) && !(test && test_quiet(c, i)))
+			return true;
+	return false;
+}
+
+static bool expands_live(const char *w, const void *arg)
+{
+	(void)arg;
+	return word_expands_live(w);
+}
+
+/* A variable whose name says it holds a secret is expanded in the
+   arguments of a program that may print them (echo and printf: any
+   spelling, quoted or not; the others: where the shell expands it). */
 static bool prints_secret_variable(const locus_shell_command *c,
                                    const ll_context *ctx)
 {
 	(void)ctx;
-	return words_expand(c, 1);
+	if (c->argc && (!strcmp(c->name, "echo") || !strcmp(c->name, "printf")))
+		return words_expand(c, 1);
+	return prints_word(c, expands_live, NULL);
 }
 
 bool pk_copies_secret(const locus_shell_command *c)
@@ -535,23 +754,32 @@ bool pk_declares_secret(const locus_shell_command *c, size_t i)
 	       text_expands(c->words[c->nwords - c->argc + i]);
 }
 
+/* The variable a copy names (secret_copies in label.c). */
+typedef struct copy_name {
+	const char *name;
+	size_t n; /* 0: any variable (the count was lost) */
+} copy_name;
+
+static bool expands_copy(const char *w, const void *arg)
+{
+	const copy_name *cn = arg;
+	for (const char *d = strchr(w, '$'); d; d = strchr(d + 1, '$')) {
+		if (!cn->n)
+			return true;
+		const char *v = d + 1 + (d[1] == '{');
+		char after = strncmp(v, cn->name, cn->n) ? 'x' : v[cn->n];
+		if (!(after == '_' || (after >= 'a' && after <= 'z') ||
+		      (after >= 'A' && after <= 'Z') ||
+		      (after >= '0' && after <= '9')))
+			return true;
+	}
+	return false;
+}
+
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
 {
-	if (!c->argc || (strcmp(c->name, "echo") && strcmp(c->name, "printf")))
-		return false;
-	for (size_t i = 1; i < c->nwords; i++)
-		for (const char *d = strchr(c->words[i], '$'); d;
-		     d = strchr(d + 1, '$')) {
-			if (!n)
-				return true; /* any variable (lost count) */
-			const char *v = d + 1 + (d[1] == '{');
-			char after = strncmp(v, name, n) ? 'x' : v[n];
-			if (!(after == '_' || (after >= 'a' && after <= 'z') ||
-			      (after >= 'A' && after <= 'Z') ||
-			      (after >= '0' && after <= '9')))
-				return true;
-		}
-	return false;
+	copy_name cn = {name, n};
+	return prints_word(c, expands_copy, &cn);
 }
 
 /* `w` holds the identifier `id` as a token of its own: not a field
@@ -605,6 +833,31 @@ static bool awk_rewrites_argv(const char *w)
 	return false;
 }
 
+/* jq's `$ENV`: `$` and the name are two tokens of jq's grammar, so
+   blanks, newlines and `#` comments may stand between them (`$ ENV`,
+   `$ # x<newline>ENV`); a comment ending in a backslash goes on to the
+   next line (jq 1.7). */
+static bool jq_env_variable(const char *a)
+{
+	for (const char *d = strchr(a, '$'); d; d = strchr(d + 1, '$')) {
+		const char *p = d + 1;
+		for (;;) {
+			p += strspn(p, " \t\r\n\f\v");
+			if (*p != '#')
+				break;
+			while (*p && (*p != '\n' || p[-1] == '\\'))
+				p++;
+		}
+		char after = p[0] && p[1] && p[2] ? p[3] : 'x';
+		if (!strncmp(p, "ENV", 3) &&
+		    !((after >= 'a' && after <= 'z') ||
+		      (after >= 'A' && after <= 'Z') ||
+		      (after >= '0' && after <= '9') || after == '_'))
+			return true;
+	}
+	return false;
+}
+
 /* Programs whose own language reads the environment: jq's
    `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
    program that rewrites ARGV. */
@@ -621,9 +874,143 @@ static bool prints_environment(const locus_shell_command *c,
 		const char *a = c->argv[i];
 		if (awk && (strstr(a, "ENVIRON") || awk_rewrites_argv(a)))
 			return true;
-		if (jq && (strstr(a, "$ENV") || has_token(a, "env") ||
+		if (jq && (jq_env_variable(a) || has_token(a, "env") ||
 		           strstr(a, "strenv(") || has_token(a, "envsubst")))
 			return true;
+	}
+	return false;
+}
+
+/* gpg's commands that print no secret material: listings, verifies,
+   digests, help.  With no command option gpg decrypts (or verifies)
+   its file or stdin with the user's secret key, so every other form is
+   held (closed world: a command gpg may add later too). */
+static const char *const gpg_listings =
+    "|--list-keys|--list-public-keys|--list-secret-keys|--list-sigs|"
+    "--list-signatures|--check-sigs|--check-signatures|--fingerprint|"
+    "--verify|--verify-files|--show-keys|--version|--help|-h|"
+    "--list-config|--dump-options|--gpgconf-list|--warranty|--print-md|"
+    "--print-mds|";
+/* Options that take no value: a listing right after one of them is a
+   command, not the option's value (`gpg --batch --list-keys`; in `gpg
+   --output --list-keys x.gpg` it is the output file, and x.gpg is
+   decrypted). */
+static const char *const gpg_flags =
+    "|--batch|--yes|--no|--quiet|--verbose|--armor|--with-colons|"
+    "--with-fingerprint|--with-subkey-fingerprint|--with-subkey-"
+    "fingerprints|--with-keygrip|--with-secret|--fixed-list-mode|--no-tty|"
+    "--no-default-keyring|--utf8-strings|--no-greeting|"
+    "--no-permission-warning|--with-sig-check|--with-sig-list|"
+    "--no-auto-check-trustdb|--with-wkd-hash|--no-verbose|--no-options|"
+    "-v|-vv|-q|-a|-n|";
+
+/* gpg's argument a (the word before it is prev) is a listing command. */
+static bool gpg_listing_at(const char *a, const char *prev)
+{
+	size_t n = strcspn(a, "=");
+	char name[32];
+	bool listed;
+	if (a[0] == '-' && a[1] != '-' && a[1])
+		listed = strspn(a + 1, "kKvqa") == strlen(a + 1) &&
+		         strpbrk(a + 1, "kK");
+	else
+		listed = lu_copy_fits(name, sizeof name, a, n) &&
+		         long_listed(gpg_listings, name);
+	bool value_before = prev[0] == '-' && !strchr(prev, '=') &&
+	                    !long_listed(gpg_flags, prev) &&
+	                    !long_listed(gpg_listings, prev);
+	return listed && !value_before;
+}
+
+/* gpg decrypts or exports secret material: no listing command among its
+   options (before `--`), or a decrypt or secret export at all. */
+static bool gpg_not_listing(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	bool listing = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "-d") || !strncmp(a, "--decrypt", 9) ||
+		    !strncmp(a, "--export-secret", 15))
+			return true;
+		listing |= gpg_listing_at(a, i > 1 ? c->argv[i - 1] : "");
+	}
+	return !listing;
+}
+
+/* make -p/--print-data-base prints every variable, and make imports the
+   whole environment as variables (checked by a red team: `make -p -f
+   /dev/null` printed GITHUB_TOKEN = ...).  GNU make's short options that
+   take a value (the rest of the cluster or the next word) and those with
+   an optional one (the rest of the cluster): a `p` after them is their
+   value.  --print-data-base is taken from `--print-da` on (`--print-d`
+   is also --print-directory). */
+static const char make_values[] = "CfIoWE";
+static const char make_optional[] = "jlO";
+
+/* The word a (a make option, or a MAKEFLAGS word, whose single letters
+   need no dash) asks for the database; *value: the next word is the
+   value of its last letter. */
+static bool make_p_word(const char *a, bool dashless, bool *value)
+{
+	*value = false;
+	if (a[0] == '-' && a[1] == '-')
+		return lk_long_abbrev(a, "print-data-base", 8);
+	if (a[0] != '-' && !dashless)
+		return false;
+	for (const char *q = a + (a[0] == '-'); *q; q++) {
+		if (*q == 'p')
+			return true;
+		if (*q == '=' || strchr(make_optional, *q))
+			return false;
+		if (strchr(make_values, *q)) {
+			*value = !q[1];
+			return false;
+		}
+	}
+	return false;
+}
+
+/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line, holds
+   p (`MAKEFLAGS=p make`, `MAKEFLAGS="-rp"`). */
+static bool makeflags_p(const char *assign)
+{
+	const char *v = NULL;
+	if (!strncmp(assign, "MAKEFLAGS=", 10))
+		v = assign + 10;
+	else if (!strncmp(assign, "GNUMAKEFLAGS=", 13))
+		v = assign + 13;
+	if (!v)
+		return false;
+	char word[64];
+	for (size_t n; *v; v += n) {
+		v += strspn(v, " \t");
+		n = strcspn(v, " \t");
+		bool value;
+		if (n && (!lu_copy_fits(word, sizeof word, v, n) ||
+		          make_p_word(word, true, &value)))
+			return true;
+	}
+	return false;
+}
+
+static bool make_prints_database(const locus_shell_command *c,
+                                 const ll_context *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; i < c->nassignments; i++)
+		if (makeflags_p(c->assignments[i]))
+			return true;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		bool value;
+		if (!strcmp(a, "--"))
+			break;
+		if (makeflags_p(a) || make_p_word(a, false, &value))
+			return true;
+		i += value;
 	}
 	return false;
 }
@@ -644,17 +1031,22 @@ static const pk_rule secret_rules[] = {
      "secrets: the program reads the environment (jq env/$ENV, awk "
      "ENVIRON) or files its program names (awk ARGV)",
      prints_environment, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: a token or password variable is given to a program that may "
+     "print it",
+     prints_secret_variable, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
+    {"make", NULL, NULL, NULL, S,
+     "secrets: make -p prints its database: every variable, the whole "
+     "environment among them",
+     make_prints_database, 0},
     {"printenv", NULL, NULL, "--help --version", S,
      "secrets: printenv prints the environment", NULL, 0},
     {"export declare typeset readonly set local", NULL, NULL, NULL, S,
      "secrets: export -p/declare -p/set print every variable", declare_dump, 0},
     {"ps", NULL, NULL, NULL, S,
      "secrets: ps e prints the environment of processes", ps_environment, 0},
-    {"echo printf", NULL, NULL, NULL, S,
-     "secrets: a token or password variable is printed", prints_secret_variable,
-     0},
     {"security",
      "find-generic-password|find-internet-password|"
      "find-certificate|dump-keychain|export",
@@ -665,12 +1057,17 @@ static const pk_rule secret_rules[] = {
      "secrets: op read/item get prints 1Password items", NULL, 0},
     {"bw lpass keepassxc-cli", "get|list|export|show|ls|export", NULL,
      "--help -h", S, "secrets: a password manager CLI prints secrets", NULL, 0},
-    {"gpg gpg2", NULL,
-     "--export-secret-keys --export-secret-subkeys "
-     "-d --decrypt",
-     NULL, S,
-     "secrets: gpg --export-secret-keys/--decrypt prints secret material", NULL,
-     0},
+    {"gpg gpg2", NULL, NULL, NULL, S,
+     "secrets: gpg decrypts (its default action on a file or stdin, -d) or "
+     "exports secret keys; only its listings and verifies read nothing "
+     "secret",
+     gpg_not_listing, 0},
+    /* pip.conf's index-url and extra-index-url often hold a user and
+       password (https://user:token@host/simple) */
+    {"pip pip3", "config list|get|debug", NULL, "--help -h", S,
+     "secrets: pip config list/get/debug prints pip.conf values (index URLs "
+     "with credentials)",
+     NULL, 0},
     {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
      "secrets: sops -d prints decrypted secrets", NULL, 0},
     {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,
