@@ -338,6 +338,15 @@ static const lk_optfx unseen_opts_openssl[] = {
 	  "named on the line", 0, true },
 	{ 0, "--provider-path", false, "openssl -provider-path loads providers "
 	  "from a directory named on the line", 0, true },
+	/* openssl engine -pre/-post CMD:ARG: control commands of an engine,
+	   `dynamic -pre SO_PATH:/x.so -pre LOAD` loads any library (checked
+	   by a red team: the library's constructor ran) */
+	{ 0, "--pre", false, "openssl engine -pre/-post runs an engine's "
+	  "control commands (SO_PATH: and LOAD load a library named on the "
+	  "line)", 0, true },
+	{ 0, "--post", false, "openssl engine -pre/-post runs an engine's "
+	  "control commands (SO_PATH: and LOAD load a library named on the "
+	  "line)", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* rustc and rustdoc (-C for its doctests) read `_` as `-` in -C and -Z
@@ -597,7 +606,41 @@ static const lk_optfx unseen_opts_pylint[] = {
 	  false },                                                             \
 	{ 0, NULL, false, NULL, 0, false }
 static const lk_optfx unseen_opts_java[] = {LK_JVM_UNSEEN("java", "")};
-static const lk_optfx unseen_opts_javac[] = {LK_JVM_UNSEEN("javac", "-J")};
+/* every JDK tool (and kotlinc, scalac) hands -J<flag> to its own JVM
+   (checked by a red team: jar and javadoc -J-agentpath: loaded the
+   library); besides java's, the flags that put other classes in the
+   tool's place */
+#define LK_JDK_UNSEEN(P)                                                       \
+	{ 0, "-J-Xbootclasspath", true, P " -J-Xbootclasspath loads classes "   \
+	  "from a path named on the line", 0, false },                         \
+	{ 0, "-J--patch-module", true, P " -J--patch-module replaces the "      \
+	  "tool's classes with ones named on the line", 0, false },             \
+	{ 0, "-J-Djava.system.class.loader", true, P " -J-Djava.system.class"  \
+	  ".loader loads a class named on the line", 0, false },               \
+	LK_JVM_UNSEEN(P, "-J")
+static const lk_optfx unseen_opts_javac[] = {LK_JDK_UNSEEN("javac")};
+static const lk_optfx unseen_opts_jar[] = {LK_JDK_UNSEEN("jar")};
+static const lk_optfx unseen_opts_javadoc[] = {LK_JDK_UNSEEN("javadoc")};
+static const lk_optfx unseen_opts_jdeps[] = {LK_JDK_UNSEEN("jdeps")};
+static const lk_optfx unseen_opts_kotlinc[] = {LK_JDK_UNSEEN("kotlinc")};
+static const lk_optfx unseen_opts_scalac[] = {LK_JDK_UNSEEN("scalac")};
+/* gpg runs the photo viewer (a shell command; default xdg-open) for
+   photo IDs shown by --list-options/--verify-options show-photos or the
+   old --show-photos (checked by a red team: --photo-viewer CMD ran) */
+static const lk_optfx unseen_opts_gpg[] = {
+	{ 0, "--photo-viewer", false, "gpg --photo-viewer names a command "
+	  "run for photo IDs", 2, false },
+	{ 0, "--show-photos", false, "gpg --show-photos runs the photo viewer "
+	  "(a command, xdg-open by default)", 6, false },
+	{ 0, NULL, false, NULL, 0, false },
+};
+static const lk_optval value_runs_gpg[] = {
+	{ "-list-options", "show-photos", "gpg --list-options show-photos runs "
+	  "the photo viewer (a command, xdg-open by default)" },
+	{ "-verify-options", "show-photos", "gpg --verify-options show-photos "
+	  "runs the photo viewer (a command, xdg-open by default)" },
+	{ NULL, NULL, NULL },
+};
 /* pytest --basetemp DIR empties DIR first (checked: --basetemp=.git
    wiped the repository) */
 static const lk_optfx delete_opts_pytest[] = {
@@ -2006,7 +2049,7 @@ static const lk_program programs[] = {
     {.name = "lz4", .cls = LK_DECODER, .delete_opts = delete_opts_lz4},
     {.name = "lzcat", .cls = LK_DECODER},
     {.name = "brotli", .cls = LK_DECODER},
-    {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .pack = LK_PACK_SECRETS},
+    {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
     {.name = "age", .cls = LK_DECODER},
     {.name = "lzma", .cls = LK_DECODER},
     {.name = "unlzma", .cls = LK_DECODER},
@@ -2924,7 +2967,7 @@ static const lk_program programs[] = {
     {.name = "glab", .fx = LK_FX_SERVICE, .pack = LK_PACK_PLATFORMS},
     {.name = "gopass", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gpasswd", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
-    {.name = "gpg2", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
+    {.name = "gpg2", .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
     {.name = "gradle", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "gradlew", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "groupmod", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
@@ -3239,12 +3282,12 @@ static const lk_program programs[] = {
     {.name = "include-what-you-use", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu_long, .value_runs = value_runs_iwyu_long},
     {.name = "isort", .fx = LK_FX_BUILD},
     {.name = "iwyu", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu, .value_runs = value_runs_iwyu},
-    {.name = "jar", .fx = LK_FX_BUILD},
+    {.name = "jar", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_jar},
     {.name = "javac", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_javac},
     {.name = "jest", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "jsdoc", .fx = LK_FX_BUILD},
     {.name = "karma", .fx = LK_FX_BUILD},
-    {.name = "kotlinc", .fx = LK_FX_BUILD},
+    {.name = "kotlinc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_kotlinc},
     {.name = "ktlint", .fx = LK_FX_BUILD},
     {.name = "kube-linter", .fx = LK_FX_BUILD},
     {.name = "kubeconform", .fx = LK_FX_BUILD},
@@ -3296,7 +3339,7 @@ static const lk_program programs[] = {
     {.name = "rustc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustc},
     {.name = "rustfmt", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustfmt},
     {.name = "sass", .fx = LK_FX_BUILD},
-    {.name = "scalac", .fx = LK_FX_BUILD},
+    {.name = "scalac", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_scalac},
     {.name = "sccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "szC", .longs = "show-stats:s0|show-adv-stats:-0|zero-stats:z0|start-server:-0|stop-server:-0|dist-status:-0|dist-auth:-0|clear-cache:C0")},
     {.name = "shellcheck", .fx = LK_FX_BUILD},
     {.name = "shfmt", .fx = LK_FX_BUILD},
@@ -3572,7 +3615,7 @@ static const lk_program programs[] = {
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},
     {.name = "husky", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
-    {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen},
+    {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen, .pack = LK_PACK_SECRETS},
     {.name = "atq", .fx = LK_FX_READ},
     {.name = "getcap", .fx = LK_FX_READ},
     /* ---- rows from public tool lists (tldr-pages' command pages, the
@@ -3585,7 +3628,7 @@ static const lk_program programs[] = {
     /* read-only: print what they read (symbols, build flags, a report of test output) */
     {.name = "addr2line", .fx = LK_FX_READ},
     {.name = "c++filt", .fx = LK_FX_READ},
-    {.name = "jdeps", .fx = LK_FX_READ},
+    {.name = "jdeps", .fx = LK_FX_READ, .unseen_opts = unseen_opts_jdeps},
     {.name = "llvm-config", .fx = LK_FX_READ},
     {.name = "pkg-config", .read_opts = &ro_pkg_config, .fx = LK_FX_READ},
     {.name = "tparse", .fx = LK_FX_READ},
@@ -3644,7 +3687,7 @@ static const lk_program programs[] = {
     {.name = "infection", .fx = LK_FX_BUILD},
     {.name = "iverilog", .fx = LK_FX_BUILD},
     {.name = "jasmine", .fx = LK_FX_BUILD},
-    {.name = "javadoc", .fx = LK_FX_BUILD},
+    {.name = "javadoc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_javadoc},
     {.name = "jshint", .fx = LK_FX_BUILD},
     {.name = "jsonlint", .fx = LK_FX_BUILD},
     {.name = "kahlan", .fx = LK_FX_BUILD},

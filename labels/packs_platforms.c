@@ -71,6 +71,17 @@ static const pk_rule rules[] = {
      "outside-workspace: config set writes the person's package manager "
      "config (~/.yarnrc), read by every later install",
      NULL, 0},
+    /* the person's stored registry login, with no path on the line
+       (checked by a red team: cargo logout removed the token from
+       ~/.cargo/credentials.toml) */
+    {"cargo", "logout", NULL, "--help -h", O,
+     "outside-workspace: cargo logout removes the person's registry token "
+     "(~/.cargo/credentials.toml)",
+     NULL, 0},
+    {"gem", "signout", NULL, "--help -h", O,
+     "outside-workspace: gem signout removes the person's RubyGems "
+     "credentials (~/.gem/credentials)",
+     NULL, 0},
     {"npm", "token list|ls|create", NULL, "--help -h", S,
      "platforms: npm token prints registry tokens", NULL, 0},
     {"cargo", "yank|owner", NULL, "--help -h", D | N,
