@@ -30,9 +30,9 @@
    statement, `-m code` reads statements on stdin), and the runners that
    run another module (`-m cProfile -m timeit STMT`); options as the
    modules' getopt reads them. */
-static const lk_module python_modules[10];
+static const lk_module python_modules[13];
 /* clang-format off */
-static const lk_module python_modules[10] = {
+static const lk_module python_modules[13] = {
     {"timeit",
      INTERP_M(LK_LANG_PY, "s", "|setup|", "nru", "|number|repeat|unit|", "",
               "", "", 0, "h", NULL),
@@ -66,6 +66,17 @@ static const lk_module python_modules[10] = {
        `list`/`get` print them (checked by a red team) */
     {"dotenv", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
      LK_M_RUNS_COMMAND},
+    /* REPLs that run code given with -c or on stdin, in a language of
+       their own (IPython's `!CMD` runs a shell command; checked by a
+       red team: `-m IPython -c CODE` and `echo CODE | -m IPython` ran
+       it), and pickle's command line, which loads (runs) a pickle
+       written on stdin (`-m pickle -`; checked the same) */
+    {"IPython", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_OPAQUE},
+    {"isympy", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_OPAQUE},
+    {"pickle", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_LOADS_STDIN},
     {NULL, NULL, 0},
 };
 /* clang-format on */
@@ -3819,6 +3830,10 @@ static const lk_program programs[] = {
        index */
     {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv,
      .delete_opts = delete_opts_venv},
+    /* python -m compileall: with no folder or file operand it compiles
+       every folder of sys.path (site-packages, the standard library),
+       writing __pycache__ there (platforms pack) */
+    {.name = "compileall", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "wapm", .fx = LK_FX_PACKAGES},
     {.name = "winget", .fx = LK_FX_PACKAGES},
     {.name = "dd",
@@ -3845,6 +3860,7 @@ static const struct {
     {"ncat.openbsd", "ncat"}, {"gfind", "find"},        {"fdfind", "fd"},
     {"gmake", "make"},        {"bmake", "make"},        {"pmake", "make"},
     {"remake", "make"},       {"pre_commit", "pre-commit"},
+    {"awscli", "aws"},
 };
 /* clang-format on */
 

@@ -207,6 +207,12 @@ enum {
 	LK_M_RUNS_COMMAND = 1 << 4, /* runs a command its line gives, which
 	                               locus does not read (python -m
 	                               dotenv run CMD): unparsed */
+	LK_M_OPAQUE = 1 << 5,       /* runs code in a language of its own
+	                               from its line or stdin (IPython's
+	                               `!CMD`, isympy): unparsed */
+	LK_M_LOADS_STDIN = 1 << 6,  /* an operand `-` or /dev/..., /proc/...
+	                               is stdin's data, which it loads as
+	                               code (python -m pickle -): unparsed */
 };
 
 /* A module an interpreter runs (python -m NAME) that takes code: in its

@@ -20,6 +20,8 @@ static const pk_grammar grammars[] = {
      "--registry --otp --tag --access --workspace -w "
      "--prefix -C --dir",
      NULL},
+    {"compileall", "-d -x -i -r -j -e -p -s -o --invalidation-mode",
+     "-l -f -q -b -h --help --hardlink-dupes"},
     {NULL, NULL, NULL},
 };
 
@@ -81,6 +83,12 @@ static const pk_rule rules[] = {
     {"gem", "signout", NULL, "--help -h", O,
      "outside-workspace: gem signout removes the person's RubyGems "
      "credentials (~/.gem/credentials)",
+     NULL, 0},
+    /* checked by a red team: `python3 -m compileall` wrote
+       __pycache__ (.pyc files) into ~/.local/lib/python3.11/site-packages */
+    {"compileall", NULL, NULL, "# --help -h", O,
+     "outside-workspace: python -m compileall with no folder compiles "
+     "every folder of sys.path, writing __pycache__ outside the workspace",
      NULL, 0},
     {"npm", "token list|ls|create", NULL, "--help -h", S,
      "platforms: npm token prints registry tokens", NULL, 0},
