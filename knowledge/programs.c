@@ -784,6 +784,36 @@ static const lk_optfx unseen_opts_git[] = {
  * first); `config` and
  * `pkg` only for the verbs that read.
  */
+/* npm reads every option word (anywhere before `--`, one dash or two,
+   any unique abbreviation) as a key of its config (nopt), and keys name
+   programs it runs: node-options (NODE_OPTIONS of every node process a
+   script starts), script-shell, shell, editor, browser, viewer, git;
+   userconfig and globalconfig load more config, prefix (-C) picks
+   another package's scripts (checked by a red team: `npm test
+   --node-options=--import=data:...` and `--node-opt=` ran the code, on
+   test, start, run-script, t, restart and stop; `npm help json
+   --viewer=browser` ran xdg-open).  The options below are known inert
+   (output, saving, auditing, which workspace; a boolean also as
+   `--key=false`); the wrapper grammar judges exec's -c/--call. */
+static const lk_optspec npm_config_opts = {
+    .short_val = "wc",
+    .short_flag = "sqdgDSEOPBafyvhlp",
+    .longs = "silent:s?|quiet:q?|json:-?|long:l?|parseable:p?|global:g?|"
+             "all:a?|save:S?|save-dev:D?|save-exact:E?|save-optional:O?|"
+             "save-peer:-?|save-prod:P?|save-bundle:B?|no-save:-0|"
+             "dry-run:-?|yes:y?|no:-0|audit:-?|no-audit:-0|fund:-?|"
+             "no-fund:-0|force:f?|legacy-peer-deps:-?|strict-peer-deps:-?|"
+             "prefer-offline:-?|prefer-online:-?|offline:-?|"
+             "ignore-scripts:-?|package-lock:-?|no-package-lock:-0|"
+             "package-lock-only:-?|workspaces:-?|workspace:w1|"
+             "include-workspace-root:-?|if-present:-?|"
+             "foreground-scripts:-?|progress:-?|no-progress:-0|color:-?|"
+             "no-color:-0|unicode:-?|update-notifier:-?|"
+             "no-update-notifier:-0|production:-?|omit:-1|include:-1|"
+             "depth:-1|loglevel:-1|tag:-1|access:-1|otp:-1|registry:-1|"
+             "before:-1|call:c1|package:-1|install-links:-?|"
+             "bin-links:-?|no-bin-links:-0|usage:h?",
+};
 #define NPM_OFFLINE                                                            \
 	"|run|run-script|rum|urn|test|t|tst|start|stop|restart|ls|list|ll|"    \
 	"la|explain|why|help|hlep|help-search|prefix|root|config get|"         \
@@ -2076,6 +2106,7 @@ static const lk_program programs[] = {
     /* subcommand runners: the rest of argv after their options */
     {.name = "npm", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_npm, .fx = LK_FX_PACKAGES,
      .offline_subs = NPM_OFFLINE, .run_subs = run_subs_npm,
+     .config_opts = &npm_config_opts,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|x|", .short_val = "cwC", .short_flag = "ysgd",
                   .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"

@@ -537,6 +537,13 @@ typedef struct lk_program {
 	bool pattern_lists;   /* a pattern option's values run on to the
 	                         next option word (zip -x A B C) */
 	lk_pack pack;         /* per-program pack, LK_PACK_NONE if none */
+
+	/* A program that reads any option word as a key of its config, in
+	   any abbreviation (npm: --node-options, --script-shell, --editor,
+	   --viewer name programs it runs): the options known to be inert;
+	   any other before `--`, or a word computed at run time that may be
+	   one, is exec:unknown (closed world, labels/tables.c). */
+	const lk_optspec *config_opts;
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:
