@@ -638,20 +638,22 @@ static const lk_optfx unseen_opts_scalac[] = {LK_JDK_UNSEEN("scalac")};
 /* gpg runs the photo viewer (a shell command; default xdg-open) for
    photo IDs shown by --list-options/--verify-options show-photos or the
    old --show-photos (checked by a red team: --photo-viewer CMD ran) */
-static const lk_optfx unseen_opts_gpg[] = {
-	{ 0, "--photo-viewer", false, "gpg --photo-viewer names a command "
-	  "run for photo IDs", 2, false },
-	{ 0, "--show-photos", false, "gpg --show-photos runs the photo viewer "
-	  "(a command, xdg-open by default)", 6, false },
-	{ 0, NULL, false, NULL, 0, false },
-};
-static const lk_optval value_runs_gpg[] = {
-	{ "-list-options", "show-photos", "gpg --list-options show-photos runs "
-	  "the photo viewer (a command, xdg-open by default)" },
-	{ "-verify-options", "show-photos", "gpg --verify-options show-photos "
-	  "runs the photo viewer (a command, xdg-open by default)" },
-	{ NULL, NULL, NULL },
-};
+#define LK_GPG_UNSEEN(P)                                                       \
+	{ 0, "--photo-viewer", false, P " --photo-viewer names a command run "  \
+	  "for photo IDs", 2, false },                                         \
+	{ 0, "--show-photos", false, P " --show-photos runs the photo viewer "  \
+	  "(a command, xdg-open by default)", 6, false },                      \
+	{ 0, NULL, false, NULL, 0, false }
+#define LK_GPG_VALUES(P)                                                       \
+	{ "-list-options", "show-photos", P " --list-options show-photos "      \
+	  "runs the photo viewer (a command, xdg-open by default)" },           \
+	{ "-verify-options", "show-photos", P " --verify-options show-photos "  \
+	  "runs the photo viewer (a command, xdg-open by default)" },           \
+	{ NULL, NULL, NULL }
+static const lk_optfx unseen_opts_gpg[] = {LK_GPG_UNSEEN("gpg")};
+static const lk_optfx unseen_opts_gpg2[] = {LK_GPG_UNSEEN("gpg2")};
+static const lk_optval value_runs_gpg[] = {LK_GPG_VALUES("gpg")};
+static const lk_optval value_runs_gpg2[] = {LK_GPG_VALUES("gpg2")};
 /* pytest --basetemp DIR empties DIR first (checked: --basetemp=.git
    wiped the repository) */
 static const lk_optfx delete_opts_pytest[] = {
@@ -3009,7 +3011,7 @@ static const lk_program programs[] = {
     {.name = "glab", .fx = LK_FX_SERVICE, .pack = LK_PACK_PLATFORMS},
     {.name = "gopass", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gpasswd", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
-    {.name = "gpg2", .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
+    {.name = "gpg2", .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg2, .value_runs = value_runs_gpg2, .pack = LK_PACK_SECRETS},
     {.name = "gradle", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "gradlew", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "groupmod", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
