@@ -21,7 +21,7 @@ static const pk_grammar grammars[] = {
      "--prefix -C --dir",
      NULL},
     {"compileall", "-d -x -i -r -j -e -p -s -o --invalidation-mode",
-     "-l -f -q -b -h --help --hardlink-dupes"},
+     "-l -f -q -b --hardlink-dupes"},
     {NULL, NULL, NULL},
 };
 
