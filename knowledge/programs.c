@@ -644,11 +644,19 @@ static const lk_optfx unseen_opts_scalac[] = {LK_JDK_UNSEEN("scalac")};
 	{ 0, "--show-photos", false, P " --show-photos runs the photo viewer "  \
 	  "(a command, xdg-open by default)", 6, false },                      \
 	{ 0, NULL, false, NULL, 0, false }
+/* gpg takes any unique prefix of a long option: --list-op and
+   --verify-o on (--list-o is also --list-only) */
+#define LK_GPG_SHOW(P, O)                                                      \
+	{ O, "show-photos", P " --list-options/--verify-options show-photos "   \
+	  "runs the photo viewer (a command, xdg-open by default)" }
 #define LK_GPG_VALUES(P)                                                       \
-	{ "-list-options", "show-photos", P " --list-options show-photos "      \
-	  "runs the photo viewer (a command, xdg-open by default)" },           \
-	{ "-verify-options", "show-photos", P " --verify-options show-photos "  \
-	  "runs the photo viewer (a command, xdg-open by default)" },           \
+	LK_GPG_SHOW(P, "-list-options"), LK_GPG_SHOW(P, "-list-option"),       \
+	LK_GPG_SHOW(P, "-list-optio"), LK_GPG_SHOW(P, "-list-opti"),           \
+	LK_GPG_SHOW(P, "-list-opt"), LK_GPG_SHOW(P, "-list-op"),               \
+	LK_GPG_SHOW(P, "-verify-options"), LK_GPG_SHOW(P, "-verify-option"),   \
+	LK_GPG_SHOW(P, "-verify-optio"), LK_GPG_SHOW(P, "-verify-opti"),       \
+	LK_GPG_SHOW(P, "-verify-opt"), LK_GPG_SHOW(P, "-verify-op"),           \
+	LK_GPG_SHOW(P, "-verify-o"),                                           \
 	{ NULL, NULL, NULL }
 static const lk_optfx unseen_opts_gpg[] = {LK_GPG_UNSEEN("gpg")};
 static const lk_optfx unseen_opts_gpg2[] = {LK_GPG_UNSEEN("gpg2")};
