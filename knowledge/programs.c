@@ -822,7 +822,8 @@ static const lk_optspec npm_config_opts = {
              "no-update-notifier:-0|production:-?|omit:-1|include:-1|"
              "depth:-1|loglevel:-1|tag:-1|access:-1|otp:-1|registry:-1|"
              "before:-1|call:c1|package:-1|install-links:-?|"
-             "bin-links:-?|no-bin-links:-0|usage:h?",
+             "bin-links:-?|no-bin-links:-0|usage:h?|verbose:-?|"
+             "git-tag-version:-?|no-git-tag-version:-0",
 };
 #define NPM_OFFLINE                                                            \
 	"|run|run-script|rum|urn|test|t|tst|start|stop|restart|ls|list|ll|"    \
