@@ -30,9 +30,9 @@
    statement, `-m code` reads statements on stdin), and the runners that
    run another module (`-m cProfile -m timeit STMT`); options as the
    modules' getopt reads them. */
-static const lk_module python_modules[10];
+static const lk_module python_modules[13];
 /* clang-format off */
-static const lk_module python_modules[10] = {
+static const lk_module python_modules[13] = {
     {"timeit",
      INTERP_M(LK_LANG_PY, "s", "|setup|", "nru", "|number|repeat|unit|", "",
               "", "", 0, "h", NULL),
@@ -66,6 +66,17 @@ static const lk_module python_modules[10] = {
        `list`/`get` print them (checked by a red team) */
     {"dotenv", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
      LK_M_RUNS_COMMAND},
+    /* REPLs that run code given with -c or on stdin, in a language of
+       their own (IPython's `!CMD` runs a shell command; checked by a
+       red team: `-m IPython -c CODE` and `echo CODE | -m IPython` ran
+       it), and pickle's command line, which loads (runs) a pickle
+       written on stdin (`-m pickle -`; checked the same) */
+    {"IPython", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_OPAQUE},
+    {"isympy", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_OPAQUE},
+    {"pickle", INTERP_M(LK_LANG_PY, "", "", "", "", "", "", "", 0, "", NULL),
+     LK_M_LOADS_STDIN},
     {NULL, NULL, 0},
 };
 /* clang-format on */
@@ -347,6 +358,15 @@ static const lk_optfx unseen_opts_openssl[] = {
 	  "named on the line", 0, true },
 	{ 0, "--provider-path", false, "openssl -provider-path loads providers "
 	  "from a directory named on the line", 0, true },
+	/* openssl engine -pre/-post CMD:ARG: control commands of an engine,
+	   `dynamic -pre SO_PATH:/x.so -pre LOAD` loads any library (checked
+	   by a red team: the library's constructor ran) */
+	{ 0, "--pre", false, "openssl engine -pre/-post runs an engine's "
+	  "control commands (SO_PATH: and LOAD load a library named on the "
+	  "line)", 0, true },
+	{ 0, "--post", false, "openssl engine -pre/-post runs an engine's "
+	  "control commands (SO_PATH: and LOAD load a library named on the "
+	  "line)", 0, true },
 	{ 0, NULL, false, NULL, 0, false },
 };
 /* rustc and rustdoc (-C for its doctests) read `_` as `-` in -C and -Z
@@ -606,7 +626,51 @@ static const lk_optfx unseen_opts_pylint[] = {
 	  false },                                                             \
 	{ 0, NULL, false, NULL, 0, false }
 static const lk_optfx unseen_opts_java[] = {LK_JVM_UNSEEN("java", "")};
-static const lk_optfx unseen_opts_javac[] = {LK_JVM_UNSEEN("javac", "-J")};
+/* every JDK tool (and kotlinc, scalac) hands -J<flag> to its own JVM
+   (checked by a red team: jar and javadoc -J-agentpath: loaded the
+   library); besides java's, the flags that put other classes in the
+   tool's place */
+#define LK_JDK_UNSEEN(P)                                                       \
+	{ 0, "-J-Xbootclasspath", true, P " -J-Xbootclasspath loads classes "   \
+	  "from a path named on the line", 0, false },                         \
+	{ 0, "-J--patch-module", true, P " -J--patch-module replaces the "      \
+	  "tool's classes with ones named on the line", 0, false },             \
+	{ 0, "-J-Djava.system.class.loader", true, P " -J-Djava.system.class"  \
+	  ".loader loads a class named on the line", 0, false },               \
+	LK_JVM_UNSEEN(P, "-J")
+static const lk_optfx unseen_opts_javac[] = {LK_JDK_UNSEEN("javac")};
+static const lk_optfx unseen_opts_jar[] = {LK_JDK_UNSEEN("jar")};
+static const lk_optfx unseen_opts_javadoc[] = {LK_JDK_UNSEEN("javadoc")};
+static const lk_optfx unseen_opts_jdeps[] = {LK_JDK_UNSEEN("jdeps")};
+static const lk_optfx unseen_opts_kotlinc[] = {LK_JDK_UNSEEN("kotlinc")};
+static const lk_optfx unseen_opts_scalac[] = {LK_JDK_UNSEEN("scalac")};
+/* gpg runs the photo viewer (a shell command; default xdg-open) for
+   photo IDs shown by --list-options/--verify-options show-photos or the
+   old --show-photos (checked by a red team: --photo-viewer CMD ran) */
+#define LK_GPG_UNSEEN(P)                                                       \
+	{ 0, "--photo-viewer", false, P " --photo-viewer names a command run "  \
+	  "for photo IDs", 2, false },                                         \
+	{ 0, "--show-photos", false, P " --show-photos runs the photo viewer "  \
+	  "(a command, xdg-open by default)", 6, false },                      \
+	{ 0, NULL, false, NULL, 0, false }
+/* gpg takes any unique prefix of a long option: --list-op and
+   --verify-o on (--list-o is also --list-only) */
+#define LK_GPG_SHOW(P, O)                                                      \
+	{ O, "show-photos", P " --list-options/--verify-options show-photos "   \
+	  "runs the photo viewer (a command, xdg-open by default)" }
+#define LK_GPG_VALUES(P)                                                       \
+	LK_GPG_SHOW(P, "-list-options"), LK_GPG_SHOW(P, "-list-option"),       \
+	LK_GPG_SHOW(P, "-list-optio"), LK_GPG_SHOW(P, "-list-opti"),           \
+	LK_GPG_SHOW(P, "-list-opt"), LK_GPG_SHOW(P, "-list-op"),               \
+	LK_GPG_SHOW(P, "-verify-options"), LK_GPG_SHOW(P, "-verify-option"),   \
+	LK_GPG_SHOW(P, "-verify-optio"), LK_GPG_SHOW(P, "-verify-opti"),       \
+	LK_GPG_SHOW(P, "-verify-opt"), LK_GPG_SHOW(P, "-verify-op"),           \
+	LK_GPG_SHOW(P, "-verify-o"),                                           \
+	{ NULL, NULL, NULL }
+static const lk_optfx unseen_opts_gpg[] = {LK_GPG_UNSEEN("gpg")};
+static const lk_optfx unseen_opts_gpg2[] = {LK_GPG_UNSEEN("gpg2")};
+static const lk_optval value_runs_gpg[] = {LK_GPG_VALUES("gpg")};
+static const lk_optval value_runs_gpg2[] = {LK_GPG_VALUES("gpg2")};
 /* pytest --basetemp DIR empties DIR first (checked: --basetemp=.git
    wiped the repository) */
 static const lk_optfx delete_opts_pytest[] = {
@@ -739,6 +803,37 @@ static const lk_optfx unseen_opts_git[] = {
  * first); `config` and
  * `pkg` only for the verbs that read.
  */
+/* npm reads every option word (anywhere before `--`, one dash or two,
+   any unique abbreviation) as a key of its config (nopt), and keys name
+   programs it runs: node-options (NODE_OPTIONS of every node process a
+   script starts), script-shell, shell, editor, browser, viewer, git;
+   userconfig and globalconfig load more config, prefix (-C) picks
+   another package's scripts (checked by a red team: `npm test
+   --node-options=--import=data:...` and `--node-opt=` ran the code, on
+   test, start, run-script, t, restart and stop; `npm help json
+   --viewer=browser` ran xdg-open).  The options below are known inert
+   (output, saving, auditing, which workspace; a boolean also as
+   `--key=false`); the wrapper grammar judges exec's -c/--call. */
+static const lk_optspec npm_config_opts = {
+    .short_val = "wc",
+    .short_flag = "sqdgDSEOPBafyvhlp",
+    .longs = "silent:s?|quiet:q?|json:-?|long:l?|parseable:p?|global:g?|"
+             "all:a?|save:S?|save-dev:D?|save-exact:E?|save-optional:O?|"
+             "save-peer:-?|save-prod:P?|save-bundle:B?|no-save:-0|"
+             "dry-run:-?|yes:y?|no:-0|audit:-?|no-audit:-0|fund:-?|"
+             "no-fund:-0|force:f?|legacy-peer-deps:-?|strict-peer-deps:-?|"
+             "prefer-offline:-?|prefer-online:-?|offline:-?|"
+             "ignore-scripts:-?|package-lock:-?|no-package-lock:-0|"
+             "package-lock-only:-?|workspaces:-?|workspace:w1|"
+             "include-workspace-root:-?|if-present:-?|"
+             "foreground-scripts:-?|progress:-?|no-progress:-0|color:-?|"
+             "no-color:-0|unicode:-?|update-notifier:-?|"
+             "no-update-notifier:-0|production:-?|omit:-1|include:-1|"
+             "depth:-1|loglevel:-1|tag:-1|access:-1|otp:-1|registry:-1|"
+             "before:-1|call:c1|package:-1|install-links:-?|"
+             "bin-links:-?|no-bin-links:-0|usage:h?|verbose:-?|"
+             "git-tag-version:-?|no-git-tag-version:-0",
+};
 #define NPM_OFFLINE                                                            \
 	"|run|run-script|rum|urn|test|t|tst|start|stop|restart|ls|list|ll|"    \
 	"la|explain|why|help|hlep|help-search|prefix|root|config get|"         \
@@ -2015,7 +2110,7 @@ static const lk_program programs[] = {
     {.name = "lz4", .cls = LK_DECODER, .delete_opts = delete_opts_lz4},
     {.name = "lzcat", .cls = LK_DECODER},
     {.name = "brotli", .cls = LK_DECODER},
-    {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .pack = LK_PACK_SECRETS},
+    {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
     {.name = "age", .cls = LK_DECODER},
     {.name = "lzma", .cls = LK_DECODER},
     {.name = "unlzma", .cls = LK_DECODER},
@@ -2031,6 +2126,7 @@ static const lk_program programs[] = {
     /* subcommand runners: the rest of argv after their options */
     {.name = "npm", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_npm, .fx = LK_FX_PACKAGES,
      .offline_subs = NPM_OFFLINE, .run_subs = run_subs_npm,
+     .config_opts = &npm_config_opts,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|exec|x|", .short_val = "cwC", .short_flag = "ysgd",
                   .longs = "package:-1|call:c1|workspace:w1|workspaces:-0|"
@@ -2938,7 +3034,7 @@ static const lk_program programs[] = {
     {.name = "glab", .fx = LK_FX_SERVICE, .pack = LK_PACK_PLATFORMS},
     {.name = "gopass", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gpasswd", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
-    {.name = "gpg2", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
+    {.name = "gpg2", .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg2, .value_runs = value_runs_gpg2, .pack = LK_PACK_SECRETS},
     {.name = "gradle", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "gradlew", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "groupmod", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
@@ -3253,12 +3349,12 @@ static const lk_program programs[] = {
     {.name = "include-what-you-use", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu_long, .value_runs = value_runs_iwyu_long},
     {.name = "isort", .fx = LK_FX_BUILD},
     {.name = "iwyu", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_iwyu, .value_runs = value_runs_iwyu},
-    {.name = "jar", .fx = LK_FX_BUILD},
+    {.name = "jar", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_jar},
     {.name = "javac", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_javac},
     {.name = "jest", .checks = "|*|", .fx = LK_FX_BUILD},
     {.name = "jsdoc", .fx = LK_FX_BUILD},
     {.name = "karma", .fx = LK_FX_BUILD},
-    {.name = "kotlinc", .fx = LK_FX_BUILD},
+    {.name = "kotlinc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_kotlinc},
     {.name = "ktlint", .fx = LK_FX_BUILD},
     {.name = "kube-linter", .fx = LK_FX_BUILD},
     {.name = "kubeconform", .fx = LK_FX_BUILD},
@@ -3310,7 +3406,7 @@ static const lk_program programs[] = {
     {.name = "rustc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustc},
     {.name = "rustfmt", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_rustfmt},
     {.name = "sass", .fx = LK_FX_BUILD},
-    {.name = "scalac", .fx = LK_FX_BUILD},
+    {.name = "scalac", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_scalac},
     {.name = "sccache", .fx = LK_FX_BUILD, .cls = LK_WRAPPER, .opts = OPTS(.short_flag = "szC", .longs = "show-stats:s0|show-adv-stats:-0|zero-stats:z0|start-server:-0|stop-server:-0|dist-status:-0|dist-auth:-0|clear-cache:C0")},
     {.name = "shellcheck", .fx = LK_FX_BUILD},
     {.name = "shfmt", .fx = LK_FX_BUILD},
@@ -3586,7 +3682,7 @@ static const lk_program programs[] = {
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},
     {.name = "husky", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
-    {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen},
+    {.name = "ssh-keygen", .fx = LK_FX_FILES, .unseen_opts = unseen_opts_ssh_keygen, .pack = LK_PACK_SECRETS},
     {.name = "atq", .fx = LK_FX_READ},
     {.name = "getcap", .fx = LK_FX_READ},
     /* ---- rows from public tool lists (tldr-pages' command pages, the
@@ -3599,7 +3695,7 @@ static const lk_program programs[] = {
     /* read-only: print what they read (symbols, build flags, a report of test output) */
     {.name = "addr2line", .fx = LK_FX_READ},
     {.name = "c++filt", .fx = LK_FX_READ},
-    {.name = "jdeps", .fx = LK_FX_READ},
+    {.name = "jdeps", .fx = LK_FX_READ, .unseen_opts = unseen_opts_jdeps},
     {.name = "llvm-config", .fx = LK_FX_READ},
     {.name = "pkg-config", .read_opts = &ro_pkg_config, .fx = LK_FX_READ},
     {.name = "tparse", .fx = LK_FX_READ},
@@ -3658,7 +3754,7 @@ static const lk_program programs[] = {
     {.name = "infection", .fx = LK_FX_BUILD},
     {.name = "iverilog", .fx = LK_FX_BUILD},
     {.name = "jasmine", .fx = LK_FX_BUILD},
-    {.name = "javadoc", .fx = LK_FX_BUILD},
+    {.name = "javadoc", .fx = LK_FX_BUILD, .unseen_opts = unseen_opts_javadoc},
     {.name = "jshint", .fx = LK_FX_BUILD},
     {.name = "jsonlint", .fx = LK_FX_BUILD},
     {.name = "kahlan", .fx = LK_FX_BUILD},
@@ -3790,6 +3886,10 @@ static const lk_program programs[] = {
        index */
     {.name = "venv", .fx = LK_FX_PACKAGES, .net_subs = net_subs_venv,
      .delete_opts = delete_opts_venv},
+    /* python -m compileall: with no folder or file operand it compiles
+       every folder of sys.path (site-packages, the standard library),
+       writing __pycache__ there (platforms pack) */
+    {.name = "compileall", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "wapm", .fx = LK_FX_PACKAGES},
     {.name = "winget", .fx = LK_FX_PACKAGES},
     {.name = "dd",
@@ -3816,6 +3916,7 @@ static const struct {
     {"ncat.openbsd", "ncat"}, {"gfind", "find"},        {"fdfind", "fd"},
     {"gmake", "make"},        {"bmake", "make"},        {"pmake", "make"},
     {"remake", "make"},       {"pre_commit", "pre-commit"},
+    {"awscli", "aws"},
 };
 /* clang-format on */
 

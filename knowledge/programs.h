@@ -213,6 +213,12 @@ enum {
 	LK_M_RUNS_COMMAND = 1 << 4, /* runs a command its line gives, which
 	                               locus does not read (python -m
 	                               dotenv run CMD): unparsed */
+	LK_M_OPAQUE = 1 << 5,       /* runs code in a language of its own
+	                               from its line or stdin (IPython's
+	                               `!CMD`, isympy): unparsed */
+	LK_M_LOADS_STDIN = 1 << 6,  /* an operand `-` or /dev/..., /proc/...
+	                               is stdin's data, which it loads as
+	                               code (python -m pickle -): unparsed */
 };
 
 /* A module an interpreter runs (python -m NAME) that takes code: in its
@@ -546,6 +552,13 @@ typedef struct lk_program {
 	bool pattern_lists;   /* a pattern option's values run on to the
 	                         next option word (zip -x A B C) */
 	lk_pack pack;         /* per-program pack, LK_PACK_NONE if none */
+
+	/* A program that reads any option word as a key of its config, in
+	   any abbreviation (npm: --node-options, --script-shell, --editor,
+	   --viewer name programs it runs): the options known to be inert;
+	   any other before `--`, or a word computed at run time that may be
+	   one, is exec:unknown (closed world, labels/tables.c). */
+	const lk_optspec *config_opts;
 } lk_program;
 
 /* The table's word lists are written "|a|b|c|": true when `list` (NULL:

@@ -194,6 +194,13 @@ bool pk_copy_names_path(const locus_shell_command *c,
    components of one (`.git`, `.git/modules`, `.github`). */
 bool pk_persistence_folder(const char *p, const char *cwd);
 
+/* labels/home_writes.c: the command writes the person's own files with
+   no path on the line: ssh-keygen's ~/.ssh (or /etc/ssh), gpg's key
+   ring (the secrets pack's predicates). */
+bool pk_ssh_keygen_writes_home(const locus_shell_command *c,
+                               const ll_context *ctx);
+bool pk_gpg_writes_keyring(const locus_shell_command *c, const ll_context *ctx);
+
 /* labels/packs_paths.c: folded path p ends with a persistence path's
    leading components (`.git` of `.git/hooks`). */
 bool pk_persistence_folder_name(const char *p);

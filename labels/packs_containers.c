@@ -7,6 +7,7 @@
 #define D LOCUS_TAG_DESTRUCTIVE
 #define V LOCUS_TAG_PRIVILEGE
 #define S LOCUS_TAG_SECRETS
+#define O LOCUS_TAG_OUTSIDE
 #define DOCKER "docker podman nerdctl"
 #define COMPOSE "docker-compose podman-compose"
 
@@ -97,6 +98,29 @@ static const pk_rule rules[] = {
      0},
     {"docker podman", "secret inspect", NULL, NULL, S,
      "secrets: docker secret inspect prints a secret", NULL, 0},
+    /* the person's own client config, with no path on the line
+       (checked by a red team: docker logout removed the auth entry of
+       ~/.docker/config.json; docker context create/use wrote
+       ~/.docker/contexts and "currentContext", which every later docker
+       command the person runs follows) */
+    {DOCKER, "logout", NULL, "--help -h", O,
+     "outside-workspace: docker logout removes the person's stored "
+     "registry login (~/.docker/config.json)",
+     NULL, 0},
+    {DOCKER, "context create|use|rm|remove|update|import", NULL, "--help -h",
+     O,
+     "outside-workspace: docker context create/use/rm changes the "
+     "person's contexts (~/.docker), which every later docker command "
+     "follows",
+     NULL, 0},
+    {DOCKER, "buildx create", "--use", "--help -h", O,
+     "outside-workspace: docker buildx create --use changes the person's "
+     "current builder (~/.docker/buildx)",
+     NULL, 0},
+    {DOCKER, "buildx use|rm|remove", NULL, "--help -h", O,
+     "outside-workspace: docker buildx use/rm changes the person's "
+     "builders (~/.docker/buildx)",
+     NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
 /* clang-format on */

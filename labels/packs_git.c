@@ -233,6 +233,7 @@ static bool clone_template(const locus_shell_command *c, const ll_context *ctx)
 	return git_opt_gives(c, "clone", LK_GIT_HOOKS);
 }
 
+/* clang-format off */
 static const pk_rule rules[] = {
     {"git", "apply", NULL, "--help -h", P,
      "persistence: git apply --unsafe-paths writes the patch's paths "
@@ -318,11 +319,15 @@ static const pk_rule rules[] = {
      "persistence: git lfs install/update installs (uninstall removes) "
      "hooks and filters that run on later git commands",
      NULL, 0},
-    /* git credential-store store / git credential approve: the
-       person's ~/.git-credentials */
-    {"git", "credential-store|credential store|approve", NULL, "--help -h", O,
-     "outside-workspace: git credential store/approve writes the person's "
-     "stored credentials",
+    /* git credential-store store|erase / git credential approve|reject
+       / git credential-cache: the person's ~/.git-credentials or
+       credential cache (checked by a red team: `git credential reject`
+       and `git credential-store erase` erased a stored token) */
+    {"git", "credential-store|credential|credential-cache "
+     "store|approve|reject|erase|exit",
+     NULL, "--help -h", O,
+     "outside-workspace: git credential store/approve/reject/erase "
+     "changes the person's stored credentials",
      NULL, 0},
     {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
      "persistence: git apply/am --directory puts the patch's files in a "
@@ -349,5 +354,6 @@ static const pk_rule rules[] = {
      NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_git = {"git", grammars, rules};

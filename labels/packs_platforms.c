@@ -20,6 +20,8 @@ static const pk_grammar grammars[] = {
      "--registry --otp --tag --access --workspace -w "
      "--prefix -C --dir",
      NULL},
+    {"compileall", "-d -x -i -r -j -e -p -s -o --invalidation-mode",
+     "-l -f -q -b --hardlink-dupes"},
     {NULL, NULL, NULL},
 };
 
@@ -70,6 +72,23 @@ static const pk_rule rules[] = {
     {"yarn", "config set|delete|unset", NULL, "--help -h", O,
      "outside-workspace: config set writes the person's package manager "
      "config (~/.yarnrc), read by every later install",
+     NULL, 0},
+    /* the person's stored registry login, with no path on the line
+       (checked by a red team: cargo logout removed the token from
+       ~/.cargo/credentials.toml) */
+    {"cargo", "logout", NULL, "--help -h", O,
+     "outside-workspace: cargo logout removes the person's registry token "
+     "(~/.cargo/credentials.toml)",
+     NULL, 0},
+    {"gem", "signout", NULL, "--help -h", O,
+     "outside-workspace: gem signout removes the person's RubyGems "
+     "credentials (~/.gem/credentials)",
+     NULL, 0},
+    /* checked by a red team: `python3 -m compileall` wrote
+       __pycache__ (.pyc files) into ~/.local/lib/python3.11/site-packages */
+    {"compileall", NULL, NULL, "# --help -h", O,
+     "outside-workspace: python -m compileall with no folder compiles "
+     "every folder of sys.path, writing __pycache__ outside the workspace",
      NULL, 0},
     {"npm", "token list|ls|create", NULL, "--help -h", S,
      "platforms: npm token prints registry tokens", NULL, 0},

@@ -13,6 +13,7 @@
 #define S LOCUS_TAG_SECRETS
 #define P LOCUS_TAG_PERSISTENCE
 #define V LOCUS_TAG_PRIVILEGE
+#define O LOCUS_TAG_OUTSIDE
 
 /* ---- secrets ----------------------------------------------------------- */
 
@@ -1068,6 +1069,15 @@ static const pk_rule secret_rules[] = {
      "secrets: pip config list/get/debug prints pip.conf values (index URLs "
      "with credentials)",
      NULL, 0},
+    /* the person's own keys, with no path on the line */
+    {"gpg gpg2", NULL, NULL, "--help -h --version", O,
+     "outside-workspace: gpg changes the person's key ring or trust "
+     "database (~/.gnupg)",
+     pk_gpg_writes_keyring, 0},
+    {"ssh-keygen", NULL, NULL, NULL, O,
+     "outside-workspace: ssh-keygen without -f writes the person's keys "
+     "or known_hosts (~/.ssh), -A the host keys (/etc/ssh)",
+     pk_ssh_keygen_writes_home, 0},
     {"sops", NULL, "-d --decrypt -e --exec-env --exec-file", NULL, S,
      "secrets: sops -d prints decrypted secrets", NULL, 0},
     {"doppler infisical", "secrets|export|run", NULL, "--help -h", S,

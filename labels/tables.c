@@ -1961,6 +1961,41 @@ static void judge_read_options(const locus_shell_command *c,
 	}
 }
 
+#define LL_REASON_CONFIG_OPTION                                                \
+	"an option that is not in locus's table of inert options of a "        \
+	"program that takes any key of its config as an option (npm: "         \
+	"node-options, script-shell, editor, viewer... name programs it "      \
+	"runs): exec:unknown"
+
+/* A program whose option words are keys of its config (lk_program
+   .config_opts): every option word before `--` is one of the inert ones,
+   and no word computed at run time may be an option. */
+static void judge_config_options(const locus_shell_command *c,
+                                 const lk_program *prog, ll_judgement *j)
+{
+	const lk_optspec *s = prog ? prog->config_opts : NULL;
+	for (size_t i = 1; s && i < c->argc; i++) {
+		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+		const char *a = c->argv[i];
+		if (f & LOCUS_WORD_MAY_BE_OPTION) {
+			add_option_word(j, LOCUS_TAG_UNKNOWN,
+			                LL_REASON_CONFIG_OPTION);
+			return;
+		}
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (lu_streq(a, "--"))
+			return; /* the script's arguments follow */
+		/* a value word is not skipped: one that looks like an
+		   option is judged as one (over-read) */
+		if (lk_optspec_word(s, a) < 0) {
+			j->tags |= LOCUS_TAG_UNKNOWN;
+			add_reason(j, LL_REASON_CONFIG_OPTION);
+			return;
+		}
+	}
+}
+
 #define LL_REASON_BARE_SECRET                                                  \
 	"secrets: $(< FILE) prints a credential store or .env file"
 
@@ -2056,6 +2091,7 @@ void ll_judge_command(const locus_shell_command *c, const lk_program *prog,
 	judge_compiler_args(c, &v, prog, j);
 	judge_defines(c, prog, j);
 	judge_read_options(c, prog, query, j);
+	judge_config_options(c, prog, j);
 	if (lu_streq(c->name, "rm") && !query && rm_floor(c))
 		set_never(j, LL_NEVER_RM);
 	judge_destroys_by(c, prog, j);

@@ -837,6 +837,19 @@ static const lk_module *module_of(const lk_interp *it, const interp_scan *sc)
 	return NULL;
 }
 
+/* Some operand from w[i] on is stdin (`-`, /dev/stdin, /dev/fd/0,
+   /proc/self/fd/0), or computed at run time. */
+static bool loads_stdin(const lp_word *w, size_t n, size_t i)
+{
+	for (; i < n; i++) {
+		const char *a = w[i].value ? w[i].value : "";
+		if ((w[i].flags & LOCUS_WORD_DYNAMIC) || !strcmp(a, "-") ||
+		    !strncmp(a, "/dev/", 5) || !strncmp(a, "/proc/", 6))
+			return true;
+	}
+	return false;
+}
+
 /* A module that takes code (lk_module): its options, operands or stdin
    as the code sc holds, through runners that run another module
    (`-m cProfile -m timeit STMT`, `-m runpy MOD`, `-m trace --module
@@ -850,6 +863,16 @@ static void module_options(const lk_interp *it, const lp_word *w, size_t n,
 	if (m->how & LK_M_RUNS_COMMAND) {
 		sc->unsure = "the module runs a command its line gives "
 		             "(python -m dotenv run CMD), not read";
+		return;
+	}
+	if (m->how & LK_M_OPAQUE) {
+		sc->unsure = "the module runs code of its own language from "
+		             "its line or stdin (IPython, isympy), not read";
+		return;
+	}
+	if ((m->how & LK_M_LOADS_STDIN) && loads_stdin(w, n, sc->module_next)) {
+		sc->unsure = "the module loads stdin's data as code (python "
+		             "-m pickle -), not read";
 		return;
 	}
 	if (!depth) {

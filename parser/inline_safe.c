@@ -11,7 +11,9 @@
  *     module or an attribute of the language's list below, or a name the
  *     code binds itself (`x = ...`, `for k, v in`, `as e`, `end=`);
  *   - `import M` of a module in no list runs that module (the class "runs
- *     workspace or installed code", as `python -m M`): M may then only be
+ *     workspace or installed code", as `python -m M`), but never
+ *     `import M.__main__`, which runs M's command line on the line's
+ *     arguments (`-c 'import IPython.__main__' -c CODE`): M may then only be
  *     read as `M.__version__`, `M.__name__` or `M.__file__`; `from M import
  *     a` needs M listed; node's `require("M")` is followed by a listed
  *     attribute (`require("./package.json").version`);
@@ -314,6 +316,12 @@ static size_t import_stmt(vocab *v, size_t i)
 		size_t first = i;
 		while (is(&t[i + 1], ".") && t[i + 2].kind == T_IDENT)
 			i += 2;
+		/* `import PKG.__main__` runs PKG's command line on the
+		   line's extra words (sys.argv): IPython -c CODE, flask run
+		   (checked by a red team) */
+		for (size_t k = first; k <= i; k += 2)
+			if (is(&t[k], "__main__"))
+				return 0;
 		const tok *name = &t[first];
 		bool safe = i == first && listed(py_modules, name->s, name->n);
 		if (is(&t[i + 1], "as")) {

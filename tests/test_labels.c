@@ -579,7 +579,10 @@ static const vec unit_vecs[] = {
 	{ "npm i", EX, N, NULL },
 	{ "npm ci", EX, N, NULL },
 	{ "npm publish", EX, N, NULL },
-	{ "npm --prefix dir install", EX, N, NULL },
+	/* the subcommand after an option's value; --prefix (another
+	   package's scripts) is no inert option of npm's config */
+	{ "npm --prefix dir install", EX, N | UK, NULL },
+	{ "npm --loglevel warn install", EX, N, NULL },
 	{ "npm ls", EX, 0, NULL },
 	{ "pnpm add x", EX, N, NULL },
 	{ "pnpm dlx x", EX, N, NULL },
