@@ -3859,10 +3859,10 @@ static const lk_program programs[] = {
     /* runs workspace code */
     {.name = "pre-commit", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
     /* more of the tail: database tools, infra linters, key tools */
-    {.name = "createdb", .fx = LK_FX_DATABASE},
-    {.name = "pg_isready", .fx = LK_FX_DATABASE},
-    {.name = "mysqldump", .fx = LK_FX_DATABASE},
-    {.name = "mongodump", .fx = LK_FX_DATABASE},
+    {.name = "createdb", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "pg_isready", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "mysqldump", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "mongodump", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "ansible-lint", .fx = LK_FX_BUILD},
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},
