@@ -1224,6 +1224,10 @@ static const lk_subfx net_subs_podman[] = {
 	LK_REGISTRY_SUBS("podman"),
 	{ NULL, NULL, NULL },
 };
+static const lk_subfx net_subs_nerdctl[] = {
+	LK_REGISTRY_SUBS("nerdctl"),
+	{ NULL, NULL, NULL },
+};
 static const lk_subfx net_subs_docker_compose[] = {
 	LK_NET("docker-compose", "pull"), LK_NET("docker-compose", "push"),
 	{ NULL, NULL, NULL },
@@ -2332,8 +2336,18 @@ static const lk_program programs[] = {
     {.name = "yarn", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_yarn, .run_subs = run_subs_yarn, .fx = LK_FX_PACKAGES,
      .query = "|--help|-h|--version|-v|",
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
-     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
-                  .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
+     /* yarn 1's global options too: read before a subcommand, they
+        tell `yarn --cwd web` (installs) from `yarn -s build` */
+     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "qs",
+                  .longs = "package:p1|quiet:q0|cwd:-1|silent:s0|verbose:-0|"
+                           "offline:-0|prefer-offline:-0|frozen-lockfile:-0|"
+                           "pure-lockfile:-0|immutable:-0|production:-0|"
+                           "no-lockfile:-0|ignore-scripts:-0|"
+                           "ignore-engines:-0|non-interactive:-0|json:-0|"
+                           "no-progress:-0|network-timeout:-1|mutex:-1|"
+                           "cache-folder:-1|modules-folder:-1|registry:-1|"
+                           "check-files:-0|force:-0|use-yarnrc:-1"),
+     .pack = LK_PACK_PLATFORMS},
     /* docker run IMAGE CMD / docker exec CONTAINER CMD */
     {.name = "docker", .own_subs = LK_DOCKER_SUBS, .plugin_opts = "|--config|",
      .global_opts = OPTS(.short_val = "Hcl", .short_flag = "Dv",
@@ -3258,7 +3272,7 @@ static const lk_program programs[] = {
     {.name = "mvnw", .net_subs = net_subs_mvnw, .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "mysql", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "mysqladmin", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
-    {.name = "nerdctl", .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
+    {.name = "nerdctl", .net_subs = net_subs_nerdctl, .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
     {.name = "netlify", .fx = LK_FX_SERVICE, .pack = LK_PACK_SECRETS},
     {.name = "nft", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
     {.name = "oc", .fx = LK_FX_SERVICE, .pack = LK_PACK_KUBERNETES},
