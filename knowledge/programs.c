@@ -1181,6 +1181,12 @@ static const lk_subfx net_subs_gpg[] = {
 	  "network through dirmngr" },
 	{ NULL, NULL, NULL },
 };
+static const lk_subfx net_subs_gpg2[] = {
+	{ NULL, GPG_NET_OPTS, "gpg2's keyserver and key-fetch commands "
+	  "(--recv-keys, --fetch-keys, --send-keys, --keyserver...) reach the "
+	  "network through dirmngr" },
+	{ NULL, NULL, NULL },
+};
 /* valgrind --log-socket=HOST:PORT sends its log over TCP (checked by a
    red team: a loopback listener got the log); --xml-socket the same */
 static const lk_subfx net_subs_valgrind[] = {
@@ -3233,7 +3239,7 @@ static const lk_program programs[] = {
     {.name = "glab", .fx = LK_FX_SERVICE, .pack = LK_PACK_PLATFORMS},
     {.name = "gopass", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gpasswd", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
-    {.name = "gpg2", .net_subs = net_subs_gpg, .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
+    {.name = "gpg2", .net_subs = net_subs_gpg2, .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gradle", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "gradlew", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "groupmod", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
