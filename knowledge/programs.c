@@ -1208,6 +1208,8 @@ static const lk_subfx net_subs_valgrind[] = {
 	    { "image", "=push", p " image push reaches the network" },         \
 	    { "compose", "=pull", p " compose pull reaches the network" },     \
 	    { "compose", "=push", p " compose push reaches the network" },     \
+	    { "compose", "--push", p " compose build --push reaches the "      \
+	      "network" },                                                     \
 	    { "plugin", "=install", p " plugin install reaches the network" }, \
 	    { "plugin", "=push", p " plugin push reaches the network" },       \
 	    { "plugin", "=upgrade", p " plugin upgrade reaches the network" }

@@ -368,12 +368,15 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 typedef struct server_opts {
 	const char *names;     /* space separated */
 	char host_short;       /* -h HOST, -hHOST; 0: none */
-	const char *host_long; /* "--host" (any abbreviation from `--ho`) */
+	const char *host_long; /* "--host" (any abbreviation: `--h` is refused as
+	                          ambiguous, counting it costs nothing) */
 	const char *schemes;   /* URL schemes, space separated */
-	bool conninfo;   /* libpq: `host=H` or `hostaddr=H` in a word */
+	bool conninfo;   /* libpq: `host=H`, `hostaddr=H`, `service=S` */
 	bool address;    /* mongosh HOST/DB, HOST:PORT/DB as an operand */
 	const char *skip; /* options whose value is no server (-U USER,
 	                     -f FILE): a run-time value there is not judged */
+	const char *config; /* options naming an option file, which may name
+	                       the host (mysql --defaults-file=F): held */
 } server_opts;
 
 /* clang-format off */
@@ -383,18 +386,20 @@ static const server_opts servers[] = {
      "-c --command -f --file -U --username -p --port -o --output -L "
      "--log-file -P --pset -v --set --variable -F --field-separator -R "
      "--record-separator -T --table-attr -t --table -n --schema -j --jobs "
-     "-Z --compress -E --encoding -S --superuser -I --index -L --use-list"},
+     "-Z --compress -E --encoding -S --superuser -I --index -L --use-list",
+     NULL},
     {"mysql mariadb mysqldump mysqladmin mariadb-admin", 'h', "--host",
-     "mysql:// mariadb://", false, false, ""},
+     "mysql:// mariadb://", false, false, "",
+     "--defaults-file --defaults-extra-file --login-path"},
     {"redis-cli valkey-cli keydb-cli", 'h', NULL,
-     "redis:// rediss:// valkey:// valkeys://", false, false, ""},
+     "redis:// rediss:// valkey:// valkeys://", false, false, "", NULL},
     {"mongosh mongo", 0, "--host", "mongodb:// mongodb+srv://", false, true,
-     "--eval -f --file -u --username -p --password"},
+     "--eval -f --file -u --username -p --password", NULL},
     {"mongodump mongorestore", 'h', "--host", "mongodb:// mongodb+srv://",
-     false, false, ""},
+     false, false, "", "--config"},
     {"clickhouse-client clickhouse", 'h', "--host", "clickhouse://", false,
-     false, ""},
-    {NULL, 0, NULL, NULL, false, false, NULL},
+     false, "", "-C --config-file --config"},
+    {NULL, 0, NULL, NULL, false, false, NULL, NULL},
 };
 /* clang-format on */
 
@@ -456,10 +461,12 @@ static bool url_remote(const char *w, const char *schemes)
 }
 
 /* Word w is or holds a libpq conninfo (or URL query) key `host=` or
-   `hostaddr=` naming another machine. */
+   `hostaddr=` naming another machine, or `service=` (the host is in a
+   service file, not on the line). */
 static bool conninfo_remote(const char *w)
 {
-	static const char *const keys[] = {"host=", "hostaddr=", NULL};
+	static const char *const keys[] = {
+	    "host=", "hostaddr=", "service=", NULL};
 	for (const char *const *k = keys; *k; k++) {
 		size_t n = strlen(*k);
 		for (const char *p = w; (p = strstr(p, *k)) != NULL; p += n) {
@@ -467,7 +474,7 @@ static bool conninfo_remote(const char *w)
 				continue;
 			const char *v = p + n;
 			v += strspn(v, " \t'");
-			if (hosts_remote(v))
+			if (**k == 's' || hosts_remote(v))
 				return true;
 		}
 	}
@@ -483,7 +490,7 @@ static const char *host_option(const server_opts *s, const char *a)
 	if (!s->host_long || a[0] != '-' || a[1] != '-')
 		return NULL;
 	size_t n = strcspn(a, "=");
-	if (n < 4 || n > strlen(s->host_long) || strncmp(a, s->host_long, n))
+	if (n < 3 || n > strlen(s->host_long) || strncmp(a, s->host_long, n))
 		return NULL;
 	return a[n] ? a + n + 1 : a + n;
 }
@@ -498,6 +505,24 @@ static bool address_remote(const char *w)
 	    (n > 3 && !strcmp(w + n - 3, ".js")) || w[0] == '.' || w[0] == '/')
 		return false;
 	return hosts_remote(w);
+}
+
+/* Option word a is one of `config` (space separated), a long one in
+   any abbreviation from `--` and a letter (MySQL's option parser takes
+   every unambiguous prefix; an ambiguous one is an error: `--d` costs
+   nothing to count). */
+static bool names_config(const char *config, const char *a)
+{
+	size_t n = strcspn(a, "="), k;
+	if (!config || a[0] != '-' || n < 2)
+		return false;
+	for (const char *t = pk_next_tok(&config, &k); t;
+	     t = pk_next_tok(&config, &k))
+		if (t[1] == '-'
+		        ? a[1] == '-' && n >= 3 && n <= k && !strncmp(a, t, n)
+		        : n == k && !strncmp(a, t, n))
+			return true;
+	return false;
 }
 
 static bool word_dynamic(const locus_shell_command *c, size_t i)
@@ -530,6 +555,8 @@ static bool names_remote_server(const locus_shell_command *c,
 		}
 		if (url_remote(a, s->schemes) ||
 		    (s->conninfo && conninfo_remote(a)))
+			return true;
+		if (names_config(s->config, a))
 			return true;
 		if (a[0] == '-') {
 			if (pk_word_in(s->skip, a) && i + 1 < c->argc)
