@@ -847,6 +847,29 @@ static const lk_optspec npm_config_opts = {
 	"|list|show|freeze|check|cache dir|cache info|cache list|help|hash|"   \
 	"debug|inspect|completion|config list|config get|config debug|"
 
+/* hg 6 (its aliases from `hg help`; it also takes any unambiguous prefix
+   of a command, which is not listed: `hg stat` is held): the local
+   commands.  update/checkout, commit and merge work on the local
+   repository (subrepositories of .hgsub may be pulled: left). */
+#define HG_OFFLINE                                                             \
+	"|status|st|diff|log|history|add|addremove|annotate|blame|branch|"     \
+	"branches|bookmarks|bookmark|cat|commit|ci|config|showconfig|copy|cp|" \
+	"files|forget|grep|heads|help|identify|id|init|locate|manifest|"       \
+	"merge|move|mv|rename|paths|phase|remove|rm|resolve|revert|root|"      \
+	"summary|sum|tag|tags|tip|update|up|checkout|co|verify|version|"       \
+	"shelve|unshelve|export|import|graft|backout|archive|rebase|"          \
+	"histedit|strip|"
+/* svn 1.14: the commands that work on the working copy alone (status
+   without -u, diff without -r/-c, info without -r; mkdir, move, copy and
+   delete of working-copy paths: a URL operand is a commit, held by the
+   "://" and "^/" rows); log, blame, list, cat, update, checkout, commit,
+   switch, merge, lock, the prop* commands and every other reach the
+   repository. */
+#define SVN_OFFLINE                                                            \
+	"|status|st|stat|add|revert|diff|di|info|cleanup|help|h|?|resolve|"    \
+	"resolved|changelist|cl|patch|upgrade|mkdir|move|mv|rename|ren|"       \
+	"copy|cp|delete|del|remove|rm|"
+
 /* Subcommands that reach the network (lk_subfx: exec:network), one list a
    program, in the order they are tried. */
 /* clang-format off */
@@ -897,16 +920,6 @@ static const lk_subfx net_subs_cargo[] = {
 	LK_NET("cargo", "owner"), LK_NET("cargo", "yank"),
 	{ NULL, NULL, NULL },
 };
-static const lk_subfx net_subs_docker[] = {
-	LK_NET("docker", "pull"), LK_NET("docker", "push"),
-	LK_NET("docker", "login"),
-	{ NULL, NULL, NULL },
-};
-static const lk_subfx net_subs_gem[] = {
-	LK_NET("gem", "install"), LK_NET("gem", "update"),
-	LK_NET("gem", "push"),
-	{ NULL, NULL, NULL },
-};
 static const lk_subfx net_subs_gh[] = {
 	LK_NET_ANY("gh"),
 	{ NULL, NULL, NULL },
@@ -928,6 +941,11 @@ static const lk_subfx net_subs_git[] = {
 	LK_NET("git", "fetch-pack"), LK_NET("git", "http-fetch"),
 	LK_NET("git", "http-push"), LK_NET("git", "imap-send"),
 	LK_NET("git", "svn"),
+	/* the curl transports run directly (checked by a red team: `git
+	   remote-https x URL` asked for URL); git-remote-https counts as
+	   git remote-https */
+	LK_NET("git", "remote-http"), LK_NET("git", "remote-https"),
+	LK_NET("git", "remote-ftp"), LK_NET("git", "remote-ftps"),
 	{ "remote", "show", "git remote show reaches the network" },
 	{ "remote", "update", "git remote update reaches the network" },
 	{ "remote", "prune", "git remote prune reaches the network" },
@@ -1234,15 +1252,303 @@ static const lk_subfx net_subs_uvx[] = {
 	LK_NET_ANY("uvx"),
 	{ NULL, NULL, NULL },
 };
+static const lk_subfx run_subs_yarn[] = {
+	{ "create", NULL, "yarn create downloads a package and runs it" },
+	{ NULL, NULL, NULL },
+};
+
+/* getent's hosts databases resolve a key through DNS when nsswitch says
+   so (checked by a red team: `getent hosts NAME` sent a query to port
+   53): the name carries data out.  With no key they list /etc/hosts. */
+static const lk_subfx net_subs_getent[] = {
+	{ "hosts", "", "getent hosts NAME resolves the name through DNS" },
+	{ "ahosts", "", "getent ahosts NAME resolves the name through DNS" },
+	{ "ahostsv4", "", "getent ahostsv4 NAME resolves the name through "
+	  "DNS" },
+	{ "ahostsv6", "", "getent ahostsv6 NAME resolves the name through "
+	  "DNS" },
+	{ "networks", "", "getent networks NAME may resolve the name through "
+	  "DNS" },
+	{ NULL, NULL, NULL },
+};
+/* gpg's keyserver and key-fetch commands are served by dirmngr over HTTP
+   and HKP (checked by a red team: --fetch-keys did a GET on a loopback
+   server, --recv-keys asked the keyserver); --auto-key-retrieve and
+   --auto-key-locate fetch keys a --verify or an --encrypt needs */
+#define GPG_NET_OPTS                                                           \
+	"|--fetch-keys|--recv-keys|--receive-keys|--send-keys|"                \
+	"--refresh-keys|--search-keys|--locate-keys|--locate-external-keys|"  \
+	"--keyserver|--auto-key-retrieve|--auto-key-locate|"
+static const lk_subfx net_subs_gpg[] = {
+	{ NULL, GPG_NET_OPTS, "gpg's keyserver and key-fetch commands "
+	  "(--recv-keys, --fetch-keys, --send-keys, --keyserver...) reach the "
+	  "network through dirmngr" },
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_gpg2[] = {
+	{ NULL, GPG_NET_OPTS, "gpg2's keyserver and key-fetch commands "
+	  "(--recv-keys, --fetch-keys, --send-keys, --keyserver...) reach the "
+	  "network through dirmngr" },
+	{ NULL, NULL, NULL },
+};
+/* valgrind --log-socket=HOST:PORT sends its log over TCP (checked by a
+   red team: a loopback listener got the log); --xml-socket the same */
+static const lk_subfx net_subs_valgrind[] = {
+	{ NULL, "--log-socket", "valgrind --log-socket sends its log to a "
+	  "network address" },
+	{ NULL, "--xml-socket", "valgrind --xml-socket sends its output to a "
+	  "network address" },
+	{ NULL, NULL, NULL },
+};
+/* registry operations the docker CLI (or its buildx and compose plugins)
+   does besides pull/push/login: docker manifest (checked by a red team:
+   `docker manifest inspect` asked registry-1.docker.io), search, trust,
+   buildx imagetools, a build that pushes its image, compose pull/push,
+   the image and plugin forms of pull/push/install */
+#define LK_REGISTRY_SUBS(p)                                                    \
+	LK_NET(p, "pull"), LK_NET(p, "push"), LK_NET(p, "login"),              \
+	    LK_NET(p, "search"), LK_NET(p, "manifest"), LK_NET(p, "trust"),    \
+	    { "image", "=pull", p " image pull reaches the network" },         \
+	    { "image", "=push", p " image push reaches the network" },         \
+	    { "compose", "=pull", p " compose pull reaches the network" },     \
+	    { "compose", "=push", p " compose push reaches the network" },     \
+	    { "compose", "--push", p " compose build --push reaches the "      \
+	      "network" },                                                     \
+	    { "plugin", "=install", p " plugin install reaches the network" }, \
+	    { "plugin", "=push", p " plugin push reaches the network" },       \
+	    { "plugin", "=upgrade", p " plugin upgrade reaches the network" }
+#define LK_PUSHING_BUILD(p, s)                                                 \
+	{ s, "--push", p " " s " --push pushes the image to a registry" },     \
+	    { s, "type=registry", p " " s " --output type=registry pushes "    \
+	      "the image to a registry" },                                     \
+	    { s, "push=true", p " " s " --output push=true pushes the image "  \
+	      "to a registry" }
+static const lk_subfx net_subs_docker[] = {
+	LK_REGISTRY_SUBS("docker"),
+	{ "buildx", "=imagetools", "docker buildx imagetools reaches a "
+	  "registry" },
+	LK_PUSHING_BUILD("docker", "buildx"),
+	LK_PUSHING_BUILD("docker", "build"),
+	LK_PUSHING_BUILD("docker", "bake"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_podman[] = {
+	LK_REGISTRY_SUBS("podman"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_nerdctl[] = {
+	LK_REGISTRY_SUBS("nerdctl"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_docker_compose[] = {
+	LK_NET("docker-compose", "pull"), LK_NET("docker-compose", "push"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_podman_compose[] = {
+	LK_NET("podman-compose", "pull"), LK_NET("podman-compose", "push"),
+	{ NULL, NULL, NULL },
+};
+/* yarn runs a package script for a word it does not have (`yarn
+   build`): its list stays open.  With no subcommand it installs (yarn
+   1 and berry); info, outdated, audit, the npm group (berry: npm
+   publish/info/login/audit), login, the upgrade forms and remove (it
+   installs again) reach the registry; set version and plugin import
+   download yarn or a plugin; workspaces focus installs. */
 static const lk_subfx net_subs_yarn[] = {
+	{ LK_SUB_NONE, NULL, "yarn with no subcommand installs the "
+	  "dependencies" },
 	LK_NET("yarn", "install"), LK_NET("yarn", "i"), LK_NET("yarn", "add"),
 	LK_NET("yarn", "publish"), LK_NET("yarn", "update"),
 	LK_NET("yarn", "upgrade"), LK_NET("yarn", "dlx"),
-	LK_NET("yarn", "create"),
+	LK_NET("yarn", "create"), LK_NET("yarn", "info"),
+	LK_NET("yarn", "outdated"), LK_NET("yarn", "audit"),
+	LK_NET("yarn", "login"), LK_NET("yarn", "logout"),
+	LK_NET("yarn", "npm"), LK_NET("yarn", "up"),
+	LK_NET("yarn", "upgrade-interactive"), LK_NET("yarn", "remove"),
+	LK_NET("yarn", "global"), LK_NET("yarn", "owner"),
+	LK_NET("yarn", "tag"), LK_NET("yarn", "team"),
+	LK_NET("yarn", "import"), LK_NET("yarn", "dedupe"),
+	LK_NET("yarn", "unplug"), LK_NET("yarn", "policies"),
+	{ "set", "=version", "yarn set version downloads a yarn release" },
+	{ "plugin", "=import", "yarn plugin import downloads a plugin" },
+	{ "workspaces", "=focus", "yarn workspaces focus installs the "
+	  "dependencies" },
 	{ NULL, NULL, NULL },
 };
-static const lk_subfx run_subs_yarn[] = {
-	{ "create", NULL, "yarn create downloads a package and runs it" },
+/* mvn downloads what a build needs, as cargo build does (judged as the
+   build); these goals download what the line names or everything at
+   once, or ask the remote repositories again (deploy and release:perform:
+   the platforms pack) */
+#define LK_MVN_NET(p)                                                          \
+	{ NULL, "dependency:get", p " dependency:get downloads the artifact "  \
+	  "the line names" },                                                  \
+	    { NULL, "dependency:resolve", p " dependency:resolve downloads "   \
+	      "the dependencies" },                                            \
+	    { NULL, "dependency:go-offline", p " dependency:go-offline "       \
+	      "downloads every dependency and plugin" },                       \
+	    { NULL, "dependency:copy", p " dependency:copy downloads the "     \
+	      "artifact the line names" },                                     \
+	    { NULL, "dependency:unpack", p " dependency:unpack downloads the " \
+	      "artifact the line names" },                                     \
+	    { NULL, "-Dartifact=", p " -Dartifact= downloads the artifact the "\
+	      "line names" },                                                  \
+	    { NULL, "=-U", p " -U asks the remote repositories again" },       \
+	    { NULL, "=--update-snapshots", p " --update-snapshots asks the "   \
+	      "remote repositories again" },                                   \
+	    { NULL, "versions:display", p " versions:display-*-updates asks "  \
+	      "the remote repositories" },                                     \
+	    { NULL, "versions:use-", p " versions:use-* asks the remote "      \
+	      "repositories" },                                                \
+	{                                                                      \
+		NULL, "release:prepare",                                       \
+		    p " release:prepare pushes to the source repository"       \
+	}
+static const lk_subfx net_subs_mvn[] = {
+	LK_MVN_NET("mvn"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_mvnw[] = {
+	LK_MVN_NET("mvnw"),
+	{ NULL, NULL, NULL },
+};
+/* dotnet build/run/test restore as a build does; these forms download
+   what they name (nuget push/delete: the platforms pack) */
+static const lk_subfx net_subs_dotnet[] = {
+	LK_NET("dotnet", "restore"),
+	{ "add", "=package", "dotnet add package downloads the package" },
+	{ "package", "=add", "dotnet package add downloads the package" },
+	{ "package", "=update", "dotnet package update downloads packages" },
+	{ "package", "=search", "dotnet package search asks the feed" },
+	{ "tool", "=install", "dotnet tool install downloads a tool" },
+	{ "tool", "=update", "dotnet tool update downloads a tool" },
+	{ "tool", "=restore", "dotnet tool restore downloads the tools" },
+	{ "tool", "=search", "dotnet tool search asks the feed" },
+	{ "new", "=install", "dotnet new install downloads templates" },
+	{ "new", "=update", "dotnet new update downloads templates" },
+	{ "new", "=search", "dotnet new search asks the feed" },
+	{ "workload", "=install", "dotnet workload install downloads "
+	  "workloads" },
+	{ "workload", "=update", "dotnet workload update downloads workloads" },
+	{ "workload", "=restore", "dotnet workload restore downloads "
+	  "workloads" },
+	{ "workload", "=repair", "dotnet workload repair downloads workloads" },
+	{ "workload", "=search", "dotnet workload search asks the feed" },
+	{ NULL, NULL, NULL },
+};
+/* mix: deps.get/update fetch from hex.pm or git; every hex.* task talks
+   to hex.pm (hex.publish uploads); local.hex/rebar, archive.install and
+   escript.install download code */
+static const lk_subfx net_subs_mix[] = {
+	LK_NET("mix", "deps.get"), LK_NET("mix", "deps.update"),
+	LK_NET("mix", "local.hex"), LK_NET("mix", "local.rebar"),
+	LK_NET("mix", "archive.install"), LK_NET("mix", "escript.install"),
+	{ NULL, "hex.", "mix hex.* reaches hex.pm" },
+	{ NULL, NULL, NULL },
+};
+#define LK_PUB_NET(p)                                                          \
+	{ "pub", "=get", p " pub get downloads the dependencies" },            \
+	    { "pub", "=upgrade", p " pub upgrade downloads the dependencies" },\
+	    { "pub", "=downgrade", p " pub downgrade downloads the "           \
+	      "dependencies" },                                                \
+	    { "pub", "=add", p " pub add downloads the dependency" },          \
+	    { "pub", "=outdated", p " pub outdated asks pub.dev" },            \
+	    { "pub", "=publish", p " pub publish uploads the package" },       \
+	    { "pub", "=global", p " pub global activate downloads a package" },\
+	{                                                                      \
+		"pub", "=cache", p " pub cache add/repair downloads packages"  \
+	}
+static const lk_subfx net_subs_flutter[] = {
+	LK_PUB_NET("flutter"),
+	{ "packages", NULL, "flutter packages (pub) reaches pub.dev" },
+	LK_NET("flutter", "upgrade"), LK_NET("flutter", "precache"),
+	{ NULL, NULL, NULL },
+};
+static const lk_subfx net_subs_dart[] = {
+	LK_PUB_NET("dart"),
+	{ NULL, NULL, NULL },
+};
+/* cabal build fetches what it needs, as a build does; these forms
+   download the index or packages, or upload */
+#define LK_CABAL_NET(s)                                                        \
+	LK_NET("cabal", s), LK_NET("cabal", "v1-" s), LK_NET("cabal", "v2-" s),\
+	    LK_NET("cabal", "new-" s)
+static const lk_subfx net_subs_cabal[] = {
+	LK_CABAL_NET("update"), LK_CABAL_NET("install"),
+	LK_NET("cabal", "fetch"), LK_NET("cabal", "get"),
+	LK_NET("cabal", "unpack"), LK_NET("cabal", "upload"),
+	LK_NET("cabal", "report"),
+	{ NULL, NULL, NULL },
+};
+/* gem search asks rubygems.org (remote by default since RubyGems 2);
+   list/info/specification/dependency ask it with -r/--remote, -b/--both */
+static const lk_subfx net_subs_gem[] = {
+	LK_NET("gem", "install"), LK_NET("gem", "update"),
+	LK_NET("gem", "push"), LK_NET("gem", "fetch"),
+	LK_NET("gem", "search"), LK_NET("gem", "query"),
+	LK_NET("gem", "outdated"), LK_NET("gem", "signin"),
+	LK_NET("gem", "sources"),
+	{ "list", "-r", "gem list --remote asks rubygems.org" },
+	{ "list", "-b", "gem list --both asks rubygems.org" },
+	{ "info", "-r", "gem info --remote asks rubygems.org" },
+	{ "info", "-b", "gem info --both asks rubygems.org" },
+	{ "specification", "-r", "gem specification --remote asks "
+	  "rubygems.org" },
+	{ "dependency", "-r", "gem dependency --remote asks rubygems.org" },
+	{ NULL, NULL, NULL },
+};
+/* swift build fetches as a build does; these resolve or update the
+   package graph, or talk to a registry */
+static const lk_subfx net_subs_swift[] = {
+	{ "package", "=resolve", "swift package resolve fetches the "
+	  "dependencies" },
+	{ "package", "=update", "swift package update fetches the "
+	  "dependencies" },
+	{ "package", "=fetch", "swift package fetch fetches the dependencies" },
+	{ "package", "=edit", "swift package edit may fetch a dependency" },
+	{ "package-registry", NULL, "swift package-registry reaches a "
+	  "registry" },
+	{ NULL, NULL, NULL },
+};
+/* sbt's commands are any words (`sbt clean publish`, `sbt +publish`):
+   a word holding publish (publishLocal too: over-read), update or
+   sonatype */
+static const lk_subfx net_subs_sbt[] = {
+	{ NULL, "publish", "sbt publish uploads artifacts" },
+	{ NULL, "sonatype", "sbt sonatype* reaches Sonatype" },
+	{ NULL, "update", "sbt update downloads the dependencies" },
+	{ NULL, NULL, NULL },
+};
+/* hg and svn are closed lists (offline_subs, their defines above): every
+   other command, alias or abbreviation may reach a repository (hg
+   pull/push/clone/incoming/outgoing/serve/bundle; svn
+   checkout/update/commit/log/blame/list/cat/switch/merge/lock...).  A
+   URL (svn's ^/ too) on the line reaches it whatever the command. */
+static const lk_subfx net_subs_hg[] = {
+	{ NULL, "://", "hg opens a URL given on the line" },
+	{ "identify", "", "hg identify SOURCE asks the repository it names" },
+	{ "id", "", "hg id SOURCE asks the repository it names" },
+	{ "summary", "|--remote|", "hg summary --remote asks the default "
+	  "remote" },
+	{ "sum", "|--remote|", "hg sum --remote asks the default remote" },
+	{ LK_SUB_OTHERS, NULL,
+	  "hg reaches the network (a command not known to stay offline)" },
+	{ NULL, NULL, NULL },
+};
+#define LK_SVN_ASKS(s, o)                                                      \
+	{ s, o, "svn " s " " o " asks the repository" }
+static const lk_subfx net_subs_svn[] = {
+	{ NULL, "://", "svn opens a URL given on the line" },
+	{ NULL, "^/", "svn opens the repository (a ^/ URL)" },
+	LK_SVN_ASKS("status", "-u"), LK_SVN_ASKS("st", "-u"),
+	LK_SVN_ASKS("stat", "-u"), LK_SVN_ASKS("status", "--show-updates"),
+	LK_SVN_ASKS("st", "--show-updates"),
+	LK_SVN_ASKS("stat", "--show-updates"),
+	LK_SVN_ASKS("diff", "-r"), LK_SVN_ASKS("diff", "-c"),
+	LK_SVN_ASKS("di", "-r"), LK_SVN_ASKS("di", "-c"),
+	LK_SVN_ASKS("info", "-r"),
+	{ LK_SUB_OTHERS, NULL,
+	  "svn reaches the repository (a command not known to stay "
+	  "offline)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -2110,7 +2416,7 @@ static const lk_program programs[] = {
     {.name = "lz4", .cls = LK_DECODER, .delete_opts = delete_opts_lz4},
     {.name = "lzcat", .cls = LK_DECODER},
     {.name = "brotli", .cls = LK_DECODER},
-    {.name = "gpg", .fx = LK_FX_SECRETS, .cls = LK_DECODER, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
+    {.name = "gpg", .net_subs = net_subs_gpg, .fx = LK_FX_SECRETS, .cls = LK_DECODER, .unseen_opts = unseen_opts_gpg, .value_runs = value_runs_gpg, .pack = LK_PACK_SECRETS},
     {.name = "age", .cls = LK_DECODER},
     {.name = "lzma", .cls = LK_DECODER},
     {.name = "unlzma", .cls = LK_DECODER},
@@ -2141,9 +2447,20 @@ static const lk_program programs[] = {
                            "filter:F1|silent:s0|no-bail:-0",
                   .short_flag = "rs"), .pack = LK_PACK_PLATFORMS},
     {.name = "yarn", .checks = "|test|run test|run lint|run typecheck|", .net_subs = net_subs_yarn, .run_subs = run_subs_yarn, .fx = LK_FX_PACKAGES,
+     .query = "|--help|-h|--version|-v|",
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
-     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "q",
-                  .longs = "package:p1|quiet:q0"), .pack = LK_PACK_PLATFORMS},
+     /* yarn 1's global options too: read before a subcommand, they
+        tell `yarn --cwd web` (installs) from `yarn -s build` */
+     .opts = OPTS(.sub = "|exec|dlx|", .short_val = "p", .short_flag = "qs",
+                  .longs = "package:p1|quiet:q0|cwd:-1|silent:s0|verbose:-0|"
+                           "offline:-0|prefer-offline:-0|frozen-lockfile:-0|"
+                           "pure-lockfile:-0|immutable:-0|production:-0|"
+                           "no-lockfile:-0|ignore-scripts:-0|"
+                           "ignore-engines:-0|non-interactive:-0|json:-0|"
+                           "no-progress:-0|network-timeout:-1|mutex:-1|"
+                           "cache-folder:-1|modules-folder:-1|registry:-1|"
+                           "check-files:-0|force:-0|use-yarnrc:-1"),
+     .pack = LK_PACK_PLATFORMS},
     /* docker run IMAGE CMD / docker exec CONTAINER CMD */
     {.name = "docker", .own_subs = LK_DOCKER_SUBS, .plugin_opts = "|--config|",
      .global_opts = OPTS(.short_val = "Hcl", .short_flag = "Dv",
@@ -2170,7 +2487,7 @@ static const lk_program programs[] = {
                        "group-add:-1|memory-swap:-1|detach-keys:-1|"
                        "privileged:-0|network-alias:-1|label-file:-1",
               .npos = 1), .pack = LK_PACK_CONTAINERS},
-    {.name = "podman", .fx = LK_FX_CONTAINERS,
+    {.name = "podman", .net_subs = net_subs_podman, .fx = LK_FX_CONTAINERS,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts =
          OPTS(.sub = "|run|exec|", .short_val = "acehlmpuvwe",
@@ -2219,7 +2536,7 @@ static const lk_program programs[] = {
     {.name = "apk", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "pacman", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "rustup", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
-    {.name = "dotnet", .own_subs = LK_DOTNET_SUBS, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
+    {.name = "dotnet", .net_subs = net_subs_dotnet, .own_subs = LK_DOTNET_SUBS, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "pipx", .net_subs = net_subs_pipx, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "uv", .net_subs = net_subs_uv, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
@@ -2248,8 +2565,8 @@ static const lk_program programs[] = {
     {.name = "journalctl", .read_opts = &ro_journalctl, .fx = LK_FX_READ, .cls = LK_SUBCOMMANDS},
     {.name = "loginctl", .stop_subs = stop_subs_loginctl, .fx = LK_FX_SYSTEM, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PERSISTENCE},
     {.name = "git-lfs", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_GIT},
-    {.name = "svn", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
-    {.name = "hg", .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
+    {.name = "svn", .net_subs = net_subs_svn, .offline_subs = SVN_OFFLINE, .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
+    {.name = "hg", .net_subs = net_subs_hg, .offline_subs = HG_OFFLINE, .fx = LK_FX_VCS, .cls = LK_SUBCOMMANDS},
 
     /* ---- wrappers and see-through programs (option grammars from their
        manuals) ---- */
@@ -2575,7 +2892,7 @@ static const lk_program programs[] = {
      .opts = OPTS(.short_val = "g", .short_flag = "h", .longs = "sticky:-0",
                   .query = "h")},
     /* valgrind takes every option as --name=value */
-    {.name = "valgrind",
+    {.name = "valgrind", .net_subs = net_subs_valgrind,
      .cls = LK_WRAPPER,
      .opts = OPTS(.short_flag = "hvqd", .query = "h", .flags = LK_OPT_LONG_EQ)},
     {.name = "dbus-launch",
@@ -2888,7 +3205,7 @@ static const lk_program programs[] = {
     {.name = "locate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
     {.name = "plocate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
     {.name = "mlocate", .read_opts = &ro_locate, .cls = LK_NAMES_DATA},
-    {.name = "getent", .read_opts = &ro_getent, .cls = LK_NAMES_DATA},
+    {.name = "getent", .net_subs = net_subs_getent, .read_opts = &ro_getent, .cls = LK_NAMES_DATA},
     {.name = "finger", .cls = LK_NAMES_DATA},
     {.name = "look", .cls = LK_NAMES_DATA},
 
@@ -3014,7 +3331,7 @@ static const lk_program programs[] = {
     {.name = "clickhouse-client", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "cockroach", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "cqlsh", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
-    {.name = "docker-compose", .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
+    {.name = "docker-compose", .net_subs = net_subs_docker_compose, .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
     {.name = "doctl", .fx = LK_FX_SERVICE, .pack = LK_PACK_CLOUD},
     {.name = "doppler", .fx = LK_FX_SERVICE, .pack = LK_PACK_SECRETS},
     {.name = "dropdb", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
@@ -3034,7 +3351,7 @@ static const lk_program programs[] = {
     {.name = "glab", .fx = LK_FX_SERVICE, .pack = LK_PACK_PLATFORMS},
     {.name = "gopass", .fx = LK_FX_SECRETS, .pack = LK_PACK_SECRETS},
     {.name = "gpasswd", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
-    {.name = "gpg2", .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg2, .value_runs = value_runs_gpg2, .pack = LK_PACK_SECRETS},
+    {.name = "gpg2", .net_subs = net_subs_gpg2, .fx = LK_FX_SECRETS, .unseen_opts = unseen_opts_gpg2, .value_runs = value_runs_gpg2, .pack = LK_PACK_SECRETS},
     {.name = "gradle", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "gradlew", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "groupmod", .fx = LK_FX_SYSTEM, .pack = LK_PACK_PRIVILEGE},
@@ -3069,11 +3386,11 @@ static const lk_program programs[] = {
     {.name = "mongo", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "mongorestore", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "mongosh", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
-    {.name = "mvn", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
-    {.name = "mvnw", .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
+    {.name = "mvn", .net_subs = net_subs_mvn, .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
+    {.name = "mvnw", .net_subs = net_subs_mvnw, .fx = LK_FX_BUILD, .pack = LK_PACK_PLATFORMS},
     {.name = "mysql", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "mysqladmin", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
-    {.name = "nerdctl", .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
+    {.name = "nerdctl", .net_subs = net_subs_nerdctl, .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
     {.name = "netlify", .fx = LK_FX_SERVICE, .pack = LK_PACK_SECRETS},
     {.name = "nft", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
     {.name = "oc", .fx = LK_FX_SERVICE, .pack = LK_PACK_KUBERNETES},
@@ -3087,7 +3404,7 @@ static const lk_program programs[] = {
     {.name = "pg_restore", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "pg_dump", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "pkill", .fx = LK_FX_SYSTEM, .pack = LK_PACK_SYSTEM},
-    {.name = "podman-compose", .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
+    {.name = "podman-compose", .net_subs = net_subs_podman_compose, .fx = LK_FX_CONTAINERS, .pack = LK_PACK_CONTAINERS},
     {.name = "printenv", .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
     {.name = "printf", .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
     {.name = "ps", .read_opts = &ro_ps, .fx = LK_FX_READ, .pack = LK_PACK_SECRETS},
@@ -3441,7 +3758,7 @@ static const lk_program programs[] = {
     {.name = "bazel", .fx = LK_FX_WORKSPACE},
     {.name = "bazelisk", .fx = LK_FX_WORKSPACE},
     {.name = "buck2", .fx = LK_FX_WORKSPACE},
-    {.name = "cabal", .own_subs = LK_CABAL_SUBS, .fx = LK_FX_WORKSPACE},
+    {.name = "cabal", .net_subs = net_subs_cabal, .own_subs = LK_CABAL_SUBS, .fx = LK_FX_WORKSPACE},
     {.name = "celery", .fx = LK_FX_WORKSPACE},
     {.name = "cmake",
      .fx = LK_FX_WORKSPACE,
@@ -3449,7 +3766,7 @@ static const lk_program programs[] = {
      .defines = "-D",
      .destroys = "cmake -E remove, remove_directory and rm delete files",
      .destroys_by = &destroys_cmake},
-    {.name = "dart", .fx = LK_FX_WORKSPACE},
+    {.name = "dart", .net_subs = net_subs_dart, .fx = LK_FX_WORKSPACE},
     {.name = "django-admin", .fx = LK_FX_WORKSPACE},
     {.name = "flask", .fx = LK_FX_WORKSPACE},
     /* python -m NAME: the standard library's web servers listen on every
@@ -3476,7 +3793,7 @@ static const lk_program programs[] = {
     {.name = "webbrowser", .cls = LK_NETWORK, .net = "python -m webbrowser opens a URL in a browser"},
     /* pydoc -p/-b/-n serves documentation, importing modules on request */
     {.name = "pydoc", .fx = LK_FX_WORKSPACE, .names = LK_VERSIONED, .net_subs = net_subs_pydoc},
-    {.name = "flutter", .fx = LK_FX_WORKSPACE},
+    {.name = "flutter", .net_subs = net_subs_flutter, .fx = LK_FX_WORKSPACE},
     {.name = "gunicorn", .fx = LK_FX_WORKSPACE},
     {.name = "hypercorn", .fx = LK_FX_WORKSPACE},
     {.name = "invoke", .fx = LK_FX_WORKSPACE},
@@ -3487,7 +3804,7 @@ static const lk_program programs[] = {
     {.name = "mage", .fx = LK_FX_WORKSPACE},
     {.name = "manage", .fx = LK_FX_WORKSPACE},
     {.name = "meson", .unseen_opts = unseen_opts_meson, .run_subs = run_subs_meson, .net_subs = net_subs_meson, .checks = "|test|", .fx = LK_FX_WORKSPACE, .defines = "-D"},
-    {.name = "mix", .fx = LK_FX_WORKSPACE},
+    {.name = "mix", .net_subs = net_subs_mix, .fx = LK_FX_WORKSPACE},
     {.name = "next", .fx = LK_FX_WORKSPACE},
     {.name = "ng", .fx = LK_FX_WORKSPACE},
     {.name = "nox", .checks = "|*|", .fx = LK_FX_WORKSPACE},
@@ -3498,12 +3815,12 @@ static const lk_program programs[] = {
     {.name = "rake", .fx = LK_FX_WORKSPACE, .unseen_opts = unseen_opts_rake},
     {.name = "react-scripts", .fx = LK_FX_WORKSPACE},
     {.name = "rebar3", .fx = LK_FX_WORKSPACE},
-    {.name = "sbt", .fx = LK_FX_WORKSPACE},
+    {.name = "sbt", .net_subs = net_subs_sbt, .fx = LK_FX_WORKSPACE},
     {.name = "scons", .fx = LK_FX_WORKSPACE},
     {.name = "stack", .fx = LK_FX_WORKSPACE},
     {.name = "storybook", .fx = LK_FX_WORKSPACE},
     {.name = "streamlit", .fx = LK_FX_WORKSPACE},
-    {.name = "swift", .fx = LK_FX_WORKSPACE},
+    {.name = "swift", .net_subs = net_subs_swift, .fx = LK_FX_WORKSPACE},
     {.name = "task", .fx = LK_FX_WORKSPACE},
     {.name = "tox", .checks = "|*|", .fx = LK_FX_WORKSPACE},
     {.name = "turbo", .fx = LK_FX_WORKSPACE},
@@ -3674,10 +3991,10 @@ static const lk_program programs[] = {
     /* runs workspace code */
     {.name = "pre-commit", .fx = LK_FX_WORKSPACE, .pack = LK_PACK_PERSISTENCE},
     /* more of the tail: database tools, infra linters, key tools */
-    {.name = "createdb", .fx = LK_FX_DATABASE},
-    {.name = "pg_isready", .fx = LK_FX_DATABASE},
-    {.name = "mysqldump", .fx = LK_FX_DATABASE},
-    {.name = "mongodump", .fx = LK_FX_DATABASE},
+    {.name = "createdb", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "pg_isready", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "mysqldump", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
+    {.name = "mongodump", .fx = LK_FX_DATABASE, .pack = LK_PACK_DATABASES},
     {.name = "ansible-lint", .fx = LK_FX_BUILD},
     {.name = "ansible-inventory", .fx = LK_FX_WORKSPACE},
     {.name = "kustomize", .fx = LK_FX_BUILD},

@@ -414,6 +414,17 @@ typedef struct lk_subfx {
  * (`--rem=URL`).
  */
 #define LK_SUB_OTHERS "*"
+/*
+ * Two more.  `sub` "" (LK_SUB_NONE): the program run with no subcommand,
+ * which has a default action (`yarn`, `yarn --frozen-lockfile` install);
+ * not with an option of the row's `query` list (`yarn --version`).  A
+ * `sub2` written "|--a|--b|" (sub NULL or not): some argument (after
+ * `--` too: over-read) is one of these long options or any abbreviation
+ * of it, `--` and one letter on (GnuPG's parser takes every unambiguous
+ * prefix, and a prefix it finds ambiguous is an error: `--rec` costs
+ * nothing to count).
+ */
+#define LK_SUB_NONE ""
 
 /* ---- danger packs (labels/): extend here, keep NONE first ------------ */
 typedef enum lk_pack {

@@ -358,6 +358,228 @@ void pk_db_piped(const locus_shell_command *client_cmd,
 	ll_judgement_reason(j, reason);
 }
 
+/* ---- the server a client reaches ---------------------------------------
+ *
+ * A client given a host, a URL or a libpq conninfo naming one connects to
+ * it (checked by a red team: `psql -h NAME` resolved NAME, `psql
+ * postgres://IP/db` dialled IP).  The machine's own server stays as it
+ * was: no host, `localhost`, a 127.* or ::1 address, or a socket folder
+ * (a host starting with `/`, `%2F` in a URL). */
+typedef struct server_opts {
+	const char *names;     /* space separated */
+	char host_short;       /* -h HOST, -hHOST; 0: none */
+	const char *host_long; /* "--host" (any abbreviation: `--h` is refused as
+	                          ambiguous, counting it costs nothing) */
+	const char *schemes;   /* URL schemes, space separated */
+	bool conninfo;   /* libpq: `host=H`, `hostaddr=H`, `service=S` */
+	bool address;    /* mongosh HOST/DB, HOST:PORT/DB as an operand */
+	const char *skip; /* options whose value is no server (-U USER,
+	                     -f FILE): a run-time value there is not judged */
+	const char *config; /* options naming an option file, which may name
+	                       the host (mysql --defaults-file=F): held */
+} server_opts;
+
+/* clang-format off */
+static const server_opts servers[] = {
+    {"psql pg_dump pg_restore pg_isready createdb dropdb", 'h', "--host",
+     "postgres:// postgresql://", true, false,
+     "-c --command -f --file -U --username -p --port -o --output -L "
+     "--log-file -P --pset -v --set --variable -F --field-separator -R "
+     "--record-separator -T --table-attr -t --table -n --schema -j --jobs "
+     "-Z --compress -E --encoding -S --superuser -I --index -L --use-list",
+     NULL},
+    {"mysql mariadb mysqldump mysqladmin mariadb-admin", 'h', "--host",
+     "mysql:// mariadb://", false, false, "",
+     "--defaults-file --defaults-extra-file --login-path"},
+    {"redis-cli valkey-cli keydb-cli", 'h', NULL,
+     "redis:// rediss:// valkey:// valkeys://", false, false, "", NULL},
+    {"mongosh mongo", 0, "--host", "mongodb:// mongodb+srv://", false, true,
+     "--eval -f --file -u --username -p --password", NULL},
+    {"mongodump mongorestore", 'h', "--host", "mongodb:// mongodb+srv://",
+     false, false, "", "--config"},
+    {"clickhouse-client clickhouse", 'h', "--host", "clickhouse://", false,
+     false, "", "-C --config-file --config"},
+    {NULL, 0, NULL, NULL, false, false, NULL, NULL},
+};
+/* clang-format on */
+
+/* The n bytes at h name this machine (or a socket folder). */
+static bool local_host(const char *h, size_t n)
+{
+	static const char *const names[] = {"localhost", "::1", "[::1]", NULL};
+	if (n == 0 || h[0] == '/' || (n >= 3 && !strncasecmp(h, "%2f", 3)))
+		return true;
+	for (const char *const *w = names; *w; w++)
+		if (strlen(*w) == n && !strncasecmp(h, *w, n))
+			return true;
+	if (n < 4 || strncmp(h, "127.", 4))
+		return false;
+	for (size_t i = 4; i < n; i++)
+		if (!((h[i] >= '0' && h[i] <= '9') || h[i] == '.'))
+			return false;
+	return true;
+}
+
+/* A host list `h1:p1,h2` (up to a blank, `/`, `?`, `&` or a quote): some
+   host is not this machine's. */
+static bool hosts_remote(const char *h)
+{
+	for (;;) {
+		size_t n = h[0] == '[' ? strcspn(h, "]") + 1
+		                       : strcspn(h, ":,/?& \t'\"");
+		if (!local_host(h, n))
+			return true;
+		h += n;
+		h += strcspn(h, ",/?& \t'\"");
+		if (*h != ',')
+			return false;
+		h++;
+	}
+}
+
+/* Word w holds a URL of one of `schemes` whose host is not this
+   machine's. */
+static bool url_remote(const char *w, const char *schemes)
+{
+	size_t n;
+	for (const char *t = pk_next_tok(&schemes, &n); t;
+	     t = pk_next_tok(&schemes, &n)) {
+		for (const char *at = w; (at = strstr(at, "://")) != NULL;
+		     at += 3) {
+			size_t k = n - 3; /* the scheme without :// */
+			if ((size_t)(at - w) < k || strncasecmp(at - k, t, k))
+				continue;
+			const char *h = at + 3, *end = h + strcspn(h, "/?");
+			for (const char *u = h; u < end; u++)
+				if (*u == '@') /* user:password@ */
+					h = u + 1;
+			if (hosts_remote(h))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Word w is or holds a libpq conninfo (or URL query) key `host=` or
+   `hostaddr=` naming another machine, or `service=` (the host is in a
+   service file, not on the line). */
+static bool conninfo_remote(const char *w)
+{
+	static const char *const keys[] = {
+	    "host=", "hostaddr=", "service=", NULL};
+	for (const char *const *k = keys; *k; k++) {
+		size_t n = strlen(*k);
+		for (const char *p = w; (p = strstr(p, *k)) != NULL; p += n) {
+			if (p > w && !strchr(" \t?&", p[-1]))
+				continue;
+			const char *v = p + n;
+			v += strspn(v, " \t'");
+			if (**k == 's' || hosts_remote(v))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Option word a is the client's host option: its value attached (after
+   `=` or the letter), or "" when it is the next word. */
+static const char *host_option(const server_opts *s, const char *a)
+{
+	if (s->host_short && a[0] == '-' && a[1] == s->host_short)
+		return a + 2;
+	if (!s->host_long || a[0] != '-' || a[1] != '-')
+		return NULL;
+	size_t n = strcspn(a, "=");
+	if (n < 3 || n > strlen(s->host_long) || strncmp(a, s->host_long, n))
+		return NULL;
+	return a[n] ? a + n + 1 : a + n;
+}
+
+/* The operand w of mongosh is an address HOST/DB or HOST:PORT[/DB] of
+   another machine (not a URL, judged by its scheme, nor a script file:
+   .js, ./x, /x). */
+static bool address_remote(const char *w)
+{
+	size_t n = strlen(w);
+	if (!strpbrk(w, "/:") || strstr(w, "://") ||
+	    (n > 3 && !strcmp(w + n - 3, ".js")) || w[0] == '.' || w[0] == '/')
+		return false;
+	return hosts_remote(w);
+}
+
+/* Option word a is one of `config` (space separated), a long one in
+   any abbreviation from `--` and a letter (MySQL's option parser takes
+   every unambiguous prefix; an ambiguous one is an error: `--d` costs
+   nothing to count). */
+static bool names_config(const char *config, const char *a)
+{
+	size_t n = strcspn(a, "="), k;
+	if (!config || a[0] != '-' || n < 2)
+		return false;
+	for (const char *t = pk_next_tok(&config, &k); t;
+	     t = pk_next_tok(&config, &k))
+		if (t[1] == '-'
+		        ? a[1] == '-' && n >= 3 && n <= k && !strncmp(a, t, n)
+		        : n == k && !strncmp(a, t, n))
+			return true;
+	return false;
+}
+
+static bool word_dynamic(const locus_shell_command *c, size_t i)
+{
+	return c->argv_flags && (c->argv_flags[i] & LOCUS_WORD_DYNAMIC);
+}
+
+/* c's words name another machine (s: how the client takes a server; k:
+   how it takes statements, whose values are skipped). */
+static bool names_remote_server(const locus_shell_command *c,
+                                const server_opts *s, const client *k)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (k && k->long_opts && a[0] == '-') {
+			size_t j = i; /* the statements: not a server */
+			if (long_value(c, &j, k->long_opts)) {
+				i = j;
+				continue;
+			}
+		}
+		const char *h = a[0] == '-' ? host_option(s, a) : NULL;
+		if (h) {
+			size_t at = i;
+			if (!*h && i + 1 < c->argc)
+				h = c->argv[at = ++i];
+			if (hosts_remote(h) || word_dynamic(c, at))
+				return true;
+			continue;
+		}
+		if (url_remote(a, s->schemes) ||
+		    (s->conninfo && conninfo_remote(a)))
+			return true;
+		if (names_config(s->config, a))
+			return true;
+		if (a[0] == '-') {
+			if (pk_word_in(s->skip, a) && i + 1 < c->argc)
+				i++;
+			continue;
+		}
+		if ((s->conninfo || s->address) && word_dynamic(c, i))
+			return true; /* a run-time operand may be a URL */
+		if (s->address && address_remote(a))
+			return true;
+	}
+	return false;
+}
+
+static bool connects_remote(const locus_shell_command *c, const ll_context *ctx)
+{
+	(void)ctx;
+	for (const server_opts *s = servers; s->names; s++)
+		if (pk_word_in(s->names, c->name))
+			return names_remote_server(c, s, client_of(c->name));
+	return false;
+}
+
 #define CLIENTS                                                                \
 	"psql mysql mariadb sqlite3 sqlite duckdb mongosh mongo redis-cli "    \
 	"valkey-cli keydb-cli clickhouse-client clickhouse cqlsh sqlcmd "      \
@@ -371,8 +593,17 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
+#define SERVER_CLIENTS                                                         \
+	"psql pg_dump pg_restore pg_isready createdb dropdb mysql mariadb "    \
+	"mysqldump mysqladmin mariadb-admin redis-cli valkey-cli keydb-cli "   \
+	"mongosh mongo mongodump mongorestore clickhouse-client clickhouse"
+
 /* clang-format off */
 static const pk_rule rules[] = {
+    {SERVER_CLIENTS, NULL, NULL, "--help --version -?", LOCUS_TAG_NETWORK,
+     "databases: the client connects to another machine (a host, URL or "
+     "conninfo the line names, or one computed at run time)",
+     connects_remote, 0},
     {CLIENTS, NULL, NULL, NULL, D,
      "databases: the statements given to the client destroy data (DROP, "
      "TRUNCATE, DELETE/UPDATE without WHERE, FLUSHALL...)",

@@ -495,6 +495,9 @@ static bool arg_holds(const char *a, const char *text)
 {
 	if (text[0] == '=')
 		return lu_streq(a, text + 1);
+	if (text[0] == '|') /* "|--recv-keys|...|": any abbreviation */
+		return a[0] == '-' && a[1] == '-' && a[2] &&
+		       lk_bar_prefix(text, a, strcspn(a, "="));
 	if (text[0] != '-')
 		return strstr(a, text) != NULL;
 	return lu_starts_with(a, text) ||
@@ -517,6 +520,32 @@ static bool arg_may_hold(const view *v, const char *text)
 	return false;
 }
 
+/* v has no subcommand (LK_SUB_NONE): no operand after the options the
+   row's grammar (.opts) reads, where a word after an option it does not
+   know may be that option's value (`yarn --cwd web`), and no option of
+   the row's `query` list (`yarn --version`). */
+static bool bare_form(const view *v)
+{
+	const lk_optspec *g = v->row ? v->row->opts : NULL;
+	bool value = false;
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i];
+		if (!is_option(a)) {
+			if (!value)
+				return false;
+			value = false;
+			continue;
+		}
+		if (v->row && lk_bar_has(v->row->query, a, strlen(a)))
+			return false;
+		int k = lk_optspec_word(g, a);
+		value = k < 0 && !strchr(a, '=');
+		if (k > 0)
+			i += (size_t)k;
+	}
+	return true;
+}
+
 /* A network or machine-stop subcommand of v's row (lk_subfx): does `v`
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
@@ -532,6 +561,8 @@ static bool subfx_matches(const lk_subfx *r, const view *v)
 	}
 	if (lu_streq(r->sub, LK_SUB_OTHERS))
 		return v->row && v->row->offline_subs && !offline_form(v);
+	if (!r->sub[0]) /* LK_SUB_NONE */
+		return bare_form(v);
 	const char *sub = sub_word_matches(r, v);
 	if (!sub || !r->sub2)
 		return sub != NULL;

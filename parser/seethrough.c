@@ -413,10 +413,14 @@ static void wrapper_script(lp_ctx *ctx, const lp_raw_command *r,
 		if (env_words)
 			text = lp_arena_printf(ctx->arena, "env %s", text);
 	}
-	if (!sc->script && sc->cmd < r->nwords) {
-		/* env -S STRING ARGS: the string's words, then the rest */
+	/* env -S STRING ARGS: the string's words, then every word after the
+	   string's (GNU env puts them in place of -S and reads the whole
+	   again: `env -S 'bash -c' 'x=1; CMD'` runs bash -c 'x=1; CMD', the
+	   word is no assignment of env's; checked in coreutils 9.1) */
+	size_t after = sc->script ? r->nwords : (size_t)(w - r->words) + 1;
+	if (!sc->script && after < r->nwords) {
 		const char *rest =
-		    lp_join_words(ctx, r->words, sc->cmd, r->nwords, true);
+		    lp_join_words(ctx, r->words, after, r->nwords, true);
 		text = rest ? lp_arena_printf(ctx->arena, "%s %s", text, rest)
 		            : NULL;
 	}
