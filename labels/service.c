@@ -406,16 +406,19 @@ static bool names_a_thing(const char *w)
 
 
 /* The program a command runs for this rule: MODULE of `python -m MODULE`
-   (args from argv[3]), else its own row (args from argv[1]). */
+   in any spelling (`-mawscli`, `-m awscli.__main__`; args from the word
+   after it), else its own row (args from argv[1]). */
 static const lk_program *service_program(const locus_shell_command *c,
                                          const lk_program *prog, size_t *first)
 {
 	*first = 1;
+	const lk_program *row = NULL;
+	size_t rest = 1;
 	if (prog && (prog->cls & LK_INTERP) && prog->interp &&
-	    (prog->interp->lang & LK_LANG_PY) && c->argc >= 3 &&
-	    strcmp(c->argv[1], "-m") == 0) {
-		*first = 3;
-		return lk_program_find(c->argv[2]);
+	    (prog->interp->lang & LK_LANG_PY) &&
+	    ll_python_module(c, prog, &row, &rest)) {
+		*first = rest;
+		return row;
 	}
 	return prog;
 }

@@ -7,6 +7,7 @@
  * take a value, an abbreviated long option) it answers the way that adds a
  * tag or removes "read-only": over-labelling is safe, under-labelling is not.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -301,26 +302,36 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
 	size_t rest;
-	const char *mod = python_module(c, prog, &rest);
-	if (mod) /* through runners: -m cProfile -m http.server */
-		mod = lk_module_runs(prog->interp, mod,
-		                     (const char *const *)c->argv, c->argc,
-		                     &rest);
+	const char *mod = ll_python_module(c, prog, &v->row, &rest);
 	if (mod) {
 		v->prog = mod;
-		v->row = lk_program_find(v->prog);
-		/* -m pip.__main__ runs pip's __main__: pip's row */
-		size_t mn = lk_module_name_len(mod);
-		char name[64];
-		if (mn < strlen(mod) && mn < sizeof name) {
-			memcpy(name, mod, mn);
-			name[mn] = '\0';
-			v->row = lk_program_find(name);
-		}
 		v->args = c->argv + rest;
 		v->nargs = c->argc - rest;
 		v->module = true;
+	} else {
+		v->row = prog;
 	}
+}
+
+const char *ll_python_module(const locus_shell_command *c,
+                             const lk_program *prog, const lk_program **row,
+                             size_t *rest)
+{
+	const char *mod = python_module(c, prog, rest);
+	if (mod) /* through runners: -m cProfile -m http.server */
+		mod =
+		    lk_module_runs(prog->interp, mod,
+		                   (const char *const *)c->argv, c->argc, rest);
+	*row = mod ? lk_program_find(mod) : NULL;
+	/* -m pip.__main__ runs pip's __main__: pip's row */
+	size_t mn = mod ? lk_module_name_len(mod) : 0;
+	char name[64];
+	if (mod && mn < strlen(mod) && mn < sizeof name) {
+		memcpy(name, mod, mn);
+		name[mn] = '\0';
+		*row = lk_program_find(name);
+	}
+	return mod;
 }
 
 /*
@@ -465,6 +476,30 @@ static bool operand_after(const view *v, const char *sub)
 	return false;
 }
 
+/* What separates the flags of an option's value: a blank, a comma, an
+   `=` (go's `all=-N`) or a quote. */
+static bool flag_sep(char ch)
+{
+	return ch && strchr(" \t,='\"", ch);
+}
+
+/* The flag at h is text t (n bytes) of the form "HEAD~TAIL": HEAD then
+   any prefix of TAIL, up to a flag separator or the end, ignoring ASCII
+   case (gpg reads a list option's value by unique prefix: HEAD is the
+   shortest prefix no other value shares). */
+static bool prefix_flag(const char *h, const char *t, size_t n)
+{
+	const char *tilde = memchr(t, '~', n);
+	size_t head = (size_t)(tilde - t), k = 0;
+	if (strncasecmp(h, t, head) != 0)
+		return false;
+	h += head;
+	while (h[k] && !flag_sep(h[k]) && k < n - head - 1 &&
+	       tolower((unsigned char)h[k]) == tilde[1 + k])
+		k++;
+	return !h[k] || flag_sep(h[k]);
+}
+
 /* The candidate of v (a non-git program) that is r's subcommand, or
    NULL. */
 static const char *sub_word_matches(const lk_subfx *r, const view *v)
@@ -520,6 +555,40 @@ static bool arg_may_hold(const view *v, const char *text)
 	return false;
 }
 
+/* sub2 "|--OPT|...| HEAD~TAIL" (lk_subfx): some argument is a listed
+   option in any abbreviation whose value (after '=' or the next word)
+   holds a flag prefix_flag matches (gpg --keyserver-options
+   auto-key-ret), or is computed at run time. */
+static bool opt_value_holds(const view *v, const char *text)
+{
+	const char *sp = strchr(text, ' ');
+	char opts[160];
+	size_t on = (size_t)(sp - text), vn = strlen(sp + 1);
+	if (on >= sizeof opts)
+		return true; /* a table row too long: fail closed */
+	memcpy(opts, text, on);
+	opts[on] = '\0';
+	const locus_shell_command *c = v->cmd;
+	size_t at = (size_t)(v->args - (const char *const *)c->argv);
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i], *eq = strchr(a, '=');
+		if (lu_streq(a, "--"))
+			break;
+		size_t vi = eq ? i : i + 1;
+		if (!arg_holds(a, opts) || vi >= v->nargs)
+			continue;
+		if (c->argv_flags &&
+		    (c->argv_flags[at + vi] & LOCUS_WORD_DYNAMIC))
+			return true;
+		const char *w = eq ? eq + 1 : v->args[vi];
+		for (const char *h = w; *h; h++)
+			if ((h == w || flag_sep(h[-1])) &&
+			    prefix_flag(h, sp + 1, vn))
+				return true;
+	}
+	return false;
+}
+
 /* v has no subcommand (LK_SUB_NONE): no operand after the options the
    row's grammar (.opts) reads, where a word after an option it does not
    know may be that option's value (`yarn --cwd web`), and no option of
@@ -550,6 +619,8 @@ static bool bare_form(const view *v)
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
+	if (!r->sub && r->sub2 && r->sub2[0] == '|' && strchr(r->sub2, ' '))
+		return opt_value_holds(v, r->sub2);
 	if (!r->sub && r->sub2) /* any form with an argument holding sub2 */
 		return arg_may_hold(v, r->sub2);
 	if (!r->sub)
@@ -772,12 +843,6 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
 
-/* What separates the flags of an option's value: a blank, a comma, an
-   `=` (go's `all=-N`) or a quote. */
-static bool flag_sep(char ch)
-{
-	return ch && strchr(" \t,='\"", ch);
-}
 
 /* Some word of c is the option o->opt whose value holds one of o->texts
    as a flag (where a flag starts; a text ending in `$`: as a whole
@@ -817,6 +882,10 @@ static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 			/* "-plugin$": the whole flag (not -plugin-opt) */
 			bool whole = t[n - 1] == '$';
 			n -= whole;
+			for (const char *h = v; memchr(t, '~', n) && *h; h++)
+				if ((h == v || flag_sep(h[-1])) &&
+				    prefix_flag(h, t, n))
+					return true;
 			for (const char *h = strchr(v, t[0]); h;
 			     h = strchr(h + 1, t[0]))
 				if (!strncmp(h, t, n) &&
