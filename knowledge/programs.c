@@ -655,8 +655,12 @@ static const lk_optfx unseen_opts_scalac[] = {LK_JDK_UNSEEN("scalac")};
 	{ 0, NULL, false, NULL, 0, false }
 /* gpg takes any unique prefix of a long option: --list-op and
    --verify-o on (--list-o is also --list-only) */
+/* gpg reads a list option's value by unique prefix, ignoring case
+   (parse_options; checked by a red team: show-photo and show-phot ran
+   the viewer, show-p is also show-policy-urls): "show-ph~otos" is
+   show-ph followed by any prefix of "otos" */
 #define LK_GPG_SHOW(P, O)                                                      \
-	{ O, "show-photos", P " --list-options/--verify-options show-photos "   \
+	{ O, "show-ph~otos", P " --list-options/--verify-options show-photos "   \
 	  "runs the photo viewer (a command, xdg-open by default)" }
 #define LK_GPG_VALUES(P)                                                       \
 	LK_GPG_SHOW(P, "-list-options"), LK_GPG_SHOW(P, "-list-option"),       \
@@ -1274,21 +1278,32 @@ static const lk_subfx net_subs_getent[] = {
 /* gpg's keyserver and key-fetch commands are served by dirmngr over HTTP
    and HKP (checked by a red team: --fetch-keys did a GET on a loopback
    server, --recv-keys asked the keyserver); --auto-key-retrieve and
-   --auto-key-locate fetch keys a --verify or an --encrypt needs */
+   --auto-key-locate fetch keys a --verify or an --encrypt needs, and
+   so does --keyserver-options auto-key-retrieve (any unique prefix of
+   the value, checked by a red team: `--verify --keyserver-options
+   auto-key-retrieve` imported the signer's key); every option is read
+   anywhere on the line, in any abbreviation */
 #define GPG_NET_OPTS                                                           \
 	"|--fetch-keys|--recv-keys|--receive-keys|--send-keys|"                \
 	"--refresh-keys|--search-keys|--locate-keys|--locate-external-keys|"  \
 	"--keyserver|--auto-key-retrieve|--auto-key-locate|"
+/* --keyserver-options' value read by unique prefix, ignoring case (a
+   is auto-key-retrieve among the keyserver options gpg tries first) */
+#define GPG_KSO_NET "|--keyserver-options| a~uto-key-retrieve"
 static const lk_subfx net_subs_gpg[] = {
 	{ NULL, GPG_NET_OPTS, "gpg's keyserver and key-fetch commands "
 	  "(--recv-keys, --fetch-keys, --send-keys, --keyserver...) reach the "
 	  "network through dirmngr" },
+	{ NULL, GPG_KSO_NET, "gpg --keyserver-options auto-key-retrieve "
+	  "fetches the signer's key from a keyserver" },
 	{ NULL, NULL, NULL },
 };
 static const lk_subfx net_subs_gpg2[] = {
 	{ NULL, GPG_NET_OPTS, "gpg2's keyserver and key-fetch commands "
 	  "(--recv-keys, --fetch-keys, --send-keys, --keyserver...) reach the "
 	  "network through dirmngr" },
+	{ NULL, GPG_KSO_NET, "gpg2 --keyserver-options auto-key-retrieve "
+	  "fetches the signer's key from a keyserver" },
 	{ NULL, NULL, NULL },
 };
 /* valgrind --log-socket=HOST:PORT sends its log over TCP (checked by a
@@ -2537,7 +2552,7 @@ static const lk_program programs[] = {
     {.name = "pacman", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS | LK_NAMES_DATA},
     {.name = "rustup", .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
     {.name = "dotnet", .net_subs = net_subs_dotnet, .own_subs = LK_DOTNET_SUBS, .fx = LK_FX_BUILD, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
-    {.name = "pipx", .net_subs = net_subs_pipx, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS},
+    {.name = "pipx", .net_subs = net_subs_pipx, .fx = LK_FX_PACKAGES, .cls = LK_SUBCOMMANDS, .pack = LK_PACK_PLATFORMS},
     {.name = "uv", .net_subs = net_subs_uv, .fx = LK_FX_PACKAGES,
      .cls = LK_SUBCOMMANDS | LK_WRAPPER,
      .opts = OPTS(.sub = "|run|", .short_val = "p", .short_flag = "qv",
@@ -3345,6 +3360,8 @@ static const lk_program programs[] = {
     {.name = "gem", .net_subs = net_subs_gem, .fx = LK_FX_PACKAGES, .pack = LK_PACK_PLATFORMS},
     {.name = "git-branch", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-checkout-index", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
+    {.name = "git-credential-cache", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
+    {.name = "git-credential-store", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-filter-branch", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-filter-repo", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},
     {.name = "git-read-tree", .fx = LK_FX_VCS, .pack = LK_PACK_GIT},

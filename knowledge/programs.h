@@ -371,7 +371,9 @@ typedef struct lk_optfx {
  * (`-Wl,`) is a prefix whose value is the rest of the word.  A value that
  * holds one of `texts` (space separated) where a flag starts (after a
  * blank, a comma, `=` or a quote; a text ending in `$` only as a whole
- * flag: `-plugin$` is not `-plugin-opt`), or is computed at run time,
+ * flag: `-plugin$` is not `-plugin-opt`; a text "HEAD~TAIL" as a whole
+ * flag that is HEAD then any prefix of TAIL, ignoring case: gpg's
+ * `show-ph~otos` takes show-phot), or is computed at run time,
  * runs a program named on the line: exec:unknown with `reason`.  A row's
  * list ends with a NULL opt.
  */

@@ -173,6 +173,14 @@ bool ll_net_redirect(const locus_shell_command *c);
 bool ll_unknown_program(const locus_shell_command *c,
                         const struct lk_program *prog);
 
+/* `python -m MODULE ARGS` (any spelling: `-mMODULE`, `-Im MODULE`,
+   through runners such as `-m cProfile -m MODULE`): the module's name,
+   *row its row in the program table (`-m pip.__main__` is pip's) or NULL,
+   *rest the index of ARGS; NULL when c runs no module. */
+const char *ll_python_module(const locus_shell_command *c,
+                             const struct lk_program *prog,
+                             const struct lk_program **row, size_t *rest);
+
 /* rm: every operand is a static relative path inside the
    workspace (not the root, not .git, no glob or variable): a recursive or
    forced rm of it is held (exec:destructive), not on the floor. */

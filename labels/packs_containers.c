@@ -113,11 +113,12 @@ static const pk_rule rules[] = {
      "person's contexts (~/.docker), which every later docker command "
      "follows",
      NULL, 0},
-    {DOCKER, "buildx create", "--use", "--help -h", O,
+    /* docker 23+ runs `docker builder` as buildx (docs) */
+    {DOCKER, "buildx|builder create", "--use", "--help -h", O,
      "outside-workspace: docker buildx create --use changes the person's "
      "current builder (~/.docker/buildx)",
      NULL, 0},
-    {DOCKER, "buildx use|rm|remove", NULL, "--help -h", O,
+    {DOCKER, "buildx|builder use|rm|remove", NULL, "--help -h", O,
      "outside-workspace: docker buildx use/rm changes the person's "
      "builders (~/.docker/buildx)",
      NULL, 0},

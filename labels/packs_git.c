@@ -21,6 +21,8 @@ static const pk_grammar grammars[] = {
      "--super-prefix --exec-path",
      "--no-pager -P -p --paginate --bare --no-replace-objects "
      "--literal-pathspecs --no-optional-locks"},
+    {"git-credential-store", "--file", NULL},
+    {"git-credential-cache", "--timeout --socket", NULL},
     {NULL, NULL, NULL},
 };
 
@@ -329,6 +331,17 @@ static const pk_rule rules[] = {
      "outside-workspace: git credential store/approve/reject/erase "
      "changes the person's stored credentials",
      NULL, 0},
+    /* the same helpers run by their own name, on PATH or by path
+       (checked by a red team: /usr/lib/git-core/git-credential-store
+       erase removed the stored token) */
+    {"git-credential-store git-credential-cache", "store|erase|exit", NULL,
+     "--help -h", O,
+     "outside-workspace: git-credential-store/-cache store/erase/exit "
+     "changes the person's stored credentials",
+     NULL, 0},
+    {"git-credential-store git-credential-cache", "get", NULL, NULL, S,
+     "secrets: git-credential-store get prints stored credentials", NULL,
+     0},
     {"git", "apply|am", NULL, "--help -h --check --stat --numstat", P,
      "persistence: git apply/am --directory puts the patch's files in a "
      "folder of hooks, workflows or editor tasks",

@@ -25,6 +25,7 @@ static const pk_grammar grammars[] = {
     {NULL, NULL, NULL},
 };
 
+/* clang-format off */
 static const pk_rule rules[] = {
     {"glab hub", NULL, NULL, "--help -h --version", N,
      "platforms: glab/hub reach the hosted platform", NULL, 0},
@@ -80,6 +81,40 @@ static const pk_rule rules[] = {
      "outside-workspace: cargo logout removes the person's registry token "
      "(~/.cargo/credentials.toml)",
      NULL, 0},
+    /* rustup's proxy takes `+TOOLCHAIN` first (checked by a red team:
+       `cargo +nightly logout` removed the token) */
+    {"cargo", "+* logout", NULL, "--help -h", O,
+     "outside-workspace: cargo logout removes the person's registry token "
+     "(~/.cargo/credentials.toml)",
+     NULL, 0},
+    /* checked by a red team: cargo uninstall deleted the binary from
+       ~/.cargo/bin (a --root outside the workspace is held as a path
+       too; one inside is held the same, over-read) */
+    {"cargo", "uninstall", NULL, "--help -h", O,
+     "outside-workspace: cargo uninstall deletes installed programs "
+     "(~/.cargo/bin)",
+     NULL, 0},
+    {"cargo", "+* uninstall", NULL, "--help -h", O,
+     "outside-workspace: cargo uninstall deletes installed programs "
+     "(~/.cargo/bin)",
+     NULL, 0},
+    /* pipx keeps its programs in ~/.local/share/pipx and ~/.local/bin */
+    {"pipx", "uninstall|uninstall-all|reinstall-all|reinstall", NULL,
+     "--help -h", O,
+     "outside-workspace: pipx uninstall/reinstall deletes or replaces the "
+     "person's installed programs (~/.local/bin, ~/.local/share/pipx)",
+     NULL, 0},
+    /* RubyGems' own credentials and sources (~/.gem/credentials,
+       ~/.gemrc); these forms also reach the network (net_subs) */
+    {"gem", "signin", NULL, "--help -h", O,
+     "outside-workspace: gem signin writes the person's RubyGems "
+     "credentials (~/.gem/credentials)",
+     NULL, 0},
+    {"gem", "sources", "--add -a --remove -r --clear-all -c $", "--help -h",
+     O,
+     "outside-workspace: gem sources --add/--remove changes the person's "
+     "gem sources (~/.gemrc), read by every later install",
+     NULL, 0},
     {"gem", "signout", NULL, "--help -h", O,
      "outside-workspace: gem signout removes the person's RubyGems "
      "credentials (~/.gem/credentials)",
@@ -125,5 +160,6 @@ static const pk_rule rules[] = {
      "platforms: dotnet nuget delete withdraws a package", NULL, 0},
     {NULL, NULL, NULL, NULL, 0, NULL, NULL, 0},
 };
+/* clang-format on */
 
 const pk_pack pk_platforms = {"platforms", grammars, rules};

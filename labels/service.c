@@ -405,17 +405,86 @@ static bool names_a_thing(const char *w)
 }
 
 
+/* python, python3, python3.12, pypy3: `-m MODULE` runs a module. */
+static bool is_python(const lk_program *p)
+{
+	return p && (lu_streq(p->name, "python") || lu_streq(p->name, "pypy"));
+}
+
+/*
+ * python's -m MODULE read with the row's grammar (`-u -m pip`, `-mpip`,
+ * `-Im pip`, `-X dev -m pip`): the module's name, *rest the index of the
+ * first word after it; NULL when the script, -c, `--` or the end comes
+ * first.
+ */
+static const char *python_module(const locus_shell_command *c,
+                                 const lk_program *p, size_t *rest)
+{
+	const lk_interp *it = is_python(p) ? p->interp : NULL;
+	for (size_t i = 1; it && i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] != '-' || !a[1] || lu_streq(a, "--"))
+			return NULL;
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			if (!strchr(name, '=') &&
+			    lk_bar_has(it->val_long, name, strlen(name)))
+				i++;
+			continue;
+		}
+		for (size_t j = 1; a[j]; j++) {
+			if (lk_has_letter(it->stop, a[j])) { /* -m */
+				*rest = a[j + 1] ? i + 1 : i + 2;
+				return a[j + 1]          ? a + j + 1
+				       : i + 1 < c->argc ? c->argv[i + 1]
+				                         : NULL;
+			}
+			if (lk_has_letter(it->code, a[j]))
+				return NULL;
+			if (lk_has_letter(it->val, a[j])) {
+				i += !a[j + 1];
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+const char *ll_python_module(const locus_shell_command *c,
+                             const lk_program *prog, const lk_program **row,
+                             size_t *rest)
+{
+	const char *mod = python_module(c, prog, rest);
+	if (mod) /* through runners: -m cProfile -m http.server */
+		mod =
+		    lk_module_runs(prog->interp, mod,
+		                   (const char *const *)c->argv, c->argc, rest);
+	*row = mod ? lk_program_find(mod) : NULL;
+	/* -m pip.__main__ runs pip's __main__: pip's row */
+	size_t mn = mod ? lk_module_name_len(mod) : 0;
+	char name[64];
+	if (mod && mn < strlen(mod) && mn < sizeof name) {
+		memcpy(name, mod, mn);
+		name[mn] = '\0';
+		*row = lk_program_find(name);
+	}
+	return mod;
+}
+
 /* The program a command runs for this rule: MODULE of `python -m MODULE`
-   (args from argv[3]), else its own row (args from argv[1]). */
+   in any spelling (`-mawscli`, `-m awscli.__main__`; args from the word
+   after it), else its own row (args from argv[1]). */
 static const lk_program *service_program(const locus_shell_command *c,
                                          const lk_program *prog, size_t *first)
 {
 	*first = 1;
+	const lk_program *row = NULL;
+	size_t rest = 1;
 	if (prog && (prog->cls & LK_INTERP) && prog->interp &&
-	    (prog->interp->lang & LK_LANG_PY) && c->argc >= 3 &&
-	    strcmp(c->argv[1], "-m") == 0) {
-		*first = 3;
-		return lk_program_find(c->argv[2]);
+	    (prog->interp->lang & LK_LANG_PY) &&
+	    ll_python_module(c, prog, &row, &rest)) {
+		*first = rest;
+		return row;
 	}
 	return prog;
 }

@@ -7,6 +7,7 @@
  * take a value, an abbreviated long option) it answers the way that adds a
  * tag or removes "read-only": over-labelling is safe, under-labelling is not.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -88,44 +89,6 @@ static bool is_python(const lk_program *p)
 	return p && (lu_streq(p->name, "python") || lu_streq(p->name, "pypy"));
 }
 
-/*
- * python's -m MODULE read with the row's grammar (`-u -m pip`, `-mpip`,
- * `-Im pip`, `-X dev -m pip`): the module's name, *rest the index of the
- * first word after it; NULL when the script, -c, `--` or the end comes
- * first.
- */
-static const char *python_module(const locus_shell_command *c,
-                                 const lk_program *p, size_t *rest)
-{
-	const lk_interp *it = is_python(p) ? p->interp : NULL;
-	for (size_t i = 1; it && i < c->argc; i++) {
-		const char *a = c->argv[i];
-		if (a[0] != '-' || !a[1] || lu_streq(a, "--"))
-			return NULL;
-		if (a[1] == '-') {
-			const char *name = a + 2;
-			if (!strchr(name, '=') &&
-			    lk_bar_has(it->val_long, name, strlen(name)))
-				i++;
-			continue;
-		}
-		for (size_t j = 1; a[j]; j++) {
-			if (lk_has_letter(it->stop, a[j])) { /* -m */
-				*rest = a[j + 1] ? i + 1 : i + 2;
-				return a[j + 1]          ? a + j + 1
-				       : i + 1 < c->argc ? c->argv[i + 1]
-				                         : NULL;
-			}
-			if (lk_has_letter(it->code, a[j]))
-				return NULL;
-			if (lk_has_letter(it->val, a[j])) {
-				i += !a[j + 1];
-				break;
-			}
-		}
-	}
-	return NULL;
-}
 
 bool ll_is_downloader(const lk_program *p)
 {
@@ -301,27 +264,17 @@ static void make_view(const locus_shell_command *c, const lk_program *prog,
 	v->nargs = c->argc - 1;
 	/* python -m MODULE ARGS: judge MODULE ARGS. */
 	size_t rest;
-	const char *mod = python_module(c, prog, &rest);
-	if (mod) /* through runners: -m cProfile -m http.server */
-		mod = lk_module_runs(prog->interp, mod,
-		                     (const char *const *)c->argv, c->argc,
-		                     &rest);
+	const char *mod = ll_python_module(c, prog, &v->row, &rest);
 	if (mod) {
 		v->prog = mod;
-		v->row = lk_program_find(v->prog);
-		/* -m pip.__main__ runs pip's __main__: pip's row */
-		size_t mn = lk_module_name_len(mod);
-		char name[64];
-		if (mn < strlen(mod) && mn < sizeof name) {
-			memcpy(name, mod, mn);
-			name[mn] = '\0';
-			v->row = lk_program_find(name);
-		}
 		v->args = c->argv + rest;
 		v->nargs = c->argc - rest;
 		v->module = true;
+	} else {
+		v->row = prog;
 	}
 }
+
 
 /*
  * Subcommand candidates of a non-git program: the first non-option
@@ -465,6 +418,30 @@ static bool operand_after(const view *v, const char *sub)
 	return false;
 }
 
+/* What separates the flags of an option's value: a blank, a comma, an
+   `=` (go's `all=-N`) or a quote. */
+static bool flag_sep(char ch)
+{
+	return ch && strchr(" \t,='\"", ch);
+}
+
+/* The flag at h is text t (n bytes) of the form "HEAD~TAIL": HEAD then
+   any prefix of TAIL, up to a flag separator or the end, ignoring ASCII
+   case (gpg reads a list option's value by unique prefix: HEAD is the
+   shortest prefix no other value shares). */
+static bool prefix_flag(const char *h, const char *t, size_t n)
+{
+	const char *tilde = memchr(t, '~', n);
+	size_t head = (size_t)(tilde - t), k = 0;
+	if (strncasecmp(h, t, head) != 0)
+		return false;
+	h += head;
+	while (h[k] && !flag_sep(h[k]) && k < n - head - 1 &&
+	       tolower((unsigned char)h[k]) == tilde[1 + k])
+		k++;
+	return !h[k] || flag_sep(h[k]);
+}
+
 /* The candidate of v (a non-git program) that is r's subcommand, or
    NULL. */
 static const char *sub_word_matches(const lk_subfx *r, const view *v)
@@ -520,6 +497,40 @@ static bool arg_may_hold(const view *v, const char *text)
 	return false;
 }
 
+/* sub2 "|--OPT|...| HEAD~TAIL" (lk_subfx): some argument is a listed
+   option in any abbreviation whose value (after '=' or the next word)
+   holds a flag prefix_flag matches (gpg --keyserver-options
+   auto-key-ret), or is computed at run time. */
+static bool opt_value_holds(const view *v, const char *text)
+{
+	const char *sp = strchr(text, ' ');
+	char opts[160];
+	size_t on = (size_t)(sp - text), vn = strlen(sp + 1);
+	if (on >= sizeof opts)
+		return true; /* a table row too long: fail closed */
+	memcpy(opts, text, on);
+	opts[on] = '\0';
+	const locus_shell_command *c = v->cmd;
+	size_t at = (size_t)(v->args - (const char *const *)c->argv);
+	for (size_t i = 0; i < v->nargs; i++) {
+		const char *a = v->args[i], *eq = strchr(a, '=');
+		if (lu_streq(a, "--"))
+			break;
+		size_t vi = eq ? i : i + 1;
+		if (!arg_holds(a, opts) || vi >= v->nargs)
+			continue;
+		if (c->argv_flags &&
+		    (c->argv_flags[at + vi] & LOCUS_WORD_DYNAMIC))
+			return true;
+		const char *w = eq ? eq + 1 : v->args[vi];
+		for (const char *h = w; *h; h++)
+			if ((h == w || flag_sep(h[-1])) &&
+			    prefix_flag(h, sp + 1, vn))
+				return true;
+	}
+	return false;
+}
+
 /* v has no subcommand (LK_SUB_NONE): no operand after the options the
    row's grammar (.opts) reads, where a word after an option it does not
    know may be that option's value (`yarn --cwd web`), and no option of
@@ -550,6 +561,8 @@ static bool bare_form(const view *v)
    match `r`? */
 static bool subfx_matches(const lk_subfx *r, const view *v)
 {
+	if (!r->sub && r->sub2 && r->sub2[0] == '|' && strchr(r->sub2, ' '))
+		return opt_value_holds(v, r->sub2);
 	if (!r->sub && r->sub2) /* any form with an argument holding sub2 */
 		return arg_may_hold(v, r->sub2);
 	if (!r->sub)
@@ -772,12 +785,6 @@ static bool optfx_hits(const lk_optfx *r, const char *a)
 	       (r->long_prefix && lu_starts_with(a, r->long_opt));
 }
 
-/* What separates the flags of an option's value: a blank, a comma, an
-   `=` (go's `all=-N`) or a quote. */
-static bool flag_sep(char ch)
-{
-	return ch && strchr(" \t,='\"", ch);
-}
 
 /* Some word of c is the option o->opt whose value holds one of o->texts
    as a flag (where a flag starts; a text ending in `$`: as a whole
@@ -817,6 +824,10 @@ static bool optval_runs(const locus_shell_command *c, const lk_optval *o)
 			/* "-plugin$": the whole flag (not -plugin-opt) */
 			bool whole = t[n - 1] == '$';
 			n -= whole;
+			for (const char *h = v; memchr(t, '~', n) && *h; h++)
+				if ((h == v || flag_sep(h[-1])) &&
+				    prefix_flag(h, t, n))
+					return true;
 			for (const char *h = strchr(v, t[0]); h;
 			     h = strchr(h + 1, t[0]))
 				if (!strncmp(h, t, n) &&

@@ -825,15 +825,23 @@ static void interp_options(const lk_interp *it, const lp_word *w, size_t n,
 	sc->i = i;
 }
 
-/* The module sc's stop letter named, when the grammar lists it. */
+/* The module sc's stop letter named, when the grammar lists it; a
+   submodule of a package whose code locus does not read (LK_M_OPAQUE,
+   LK_M_RUNS_COMMAND) is the package (checked by a red team: `-m
+   IPython.terminal.ipapp -c CODE` ran CODE as `-m IPython` does). */
 static const lk_module *module_of(const lk_interp *it, const interp_scan *sc)
 {
 	if (!sc->module || !it->modules)
 		return NULL;
 	size_t n = lk_module_name_len(sc->module); /* -m code.__main__ */
-	for (const lk_module *m = it->modules; m->name; m++)
-		if (strlen(m->name) == n && !strncmp(m->name, sc->module, n))
+	for (const lk_module *m = it->modules; m->name; m++) {
+		size_t k = strlen(m->name);
+		if (strncmp(m->name, sc->module, k) != 0)
+			continue;
+		if (k == n || (k < n && sc->module[k] == '.' &&
+		               (m->how & (LK_M_OPAQUE | LK_M_RUNS_COMMAND))))
 			return m;
+	}
 	return NULL;
 }
 
