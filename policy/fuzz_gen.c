@@ -366,13 +366,16 @@ static int insert_words(line *l, size_t at, const char *text, int first_cmd)
    -http: pprof prints its usage), node (checked: `node --insp=...` is
    refused), php (php-src's getopt compares whole names), bun and deno
    (their parsers match long names whole), valgrind (checked: `valgrind
-   --log-s=...` is an unknown option). */
+   --log-s=...` is an unknown option), svn (APR's apr_getopt_long
+   matches a long name whole: `strncmp(p, name, strlen(name))` followed by
+   the end or `=`). */
 static int exact_flags(const line *l)
 {
 	/* clang-format off */
 	static const char *const progs[] = {
 	    "go",   "gofmt", "kubectl", "docker", "helm", "terraform",
-	    "gh",   "node",  "php",     "bun",    "deno", "valgrind", NULL};
+	    "gh",   "node",  "php",     "bun",    "deno", "valgrind",
+	    "svn",  NULL};
 	/* clang-format on */
 	for (size_t i = 0; i < l->n; i++)
 		for (size_t k = 0; progs[k]; k++)
