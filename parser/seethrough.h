@@ -39,6 +39,8 @@ typedef struct lp_optscan {
 	   VALUE); past LP_MAX_ENV the scan says unknown (fails closed) */
 	const char *env[LP_MAX_ENV];
 	const char *env_value[LP_MAX_ENV];
+	const lp_word *env_word[LP_MAX_ENV];  /* the word env[k] is from */
+	const lp_word *env_vword[LP_MAX_ENV]; /* the word env_value[k] is */
 	size_t nenv;
 } lp_optscan;
 

@@ -80,8 +80,10 @@ static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
 	if (has_letter(s->env, c) && value) {
 		if (o->nenv == LP_MAX_ENV)
 			o->unknown = word && word->text ? word->text : value;
-		else
+		else {
+			o->env_word[o->nenv] = word;
 			o->env[o->nenv++] = value;
+		}
 	}
 	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE)) {
 		o->replace = value ? value : "{}";
@@ -156,8 +158,10 @@ static enum scan_state scan_long(const lk_optspec *s, const lp_word *words,
 	size_t nenv = o->nenv;
 	apply(s, o, (unsigned char)letter, val, valw);
 	/* bwrap --setenv NAME VALUE: the word after NAME is its value */
-	if (arity == '2' && o->nenv > nenv)
+	if (arity == '2' && o->nenv > nenv) {
 		o->env_value[nenv] = words[i].value ? words[i].value : "";
+		o->env_vword[nenv] = &words[i];
+	}
 	*pi = i + 1;
 	return SCAN_MORE;
 }
