@@ -2767,7 +2767,8 @@ static const lk_program programs[] = {
                       "no-block:-0|wait:-0|shell:S0|no-ask-password:-0|"
                       "job-mode:-1|expand-environment:-1|json:-1|"
                       "ignore-failure:-0|background:-1",
-                  .query = "h", .shell = "S", .env = "E"),
+                  .query = "h", .shell = "S", .env = "E",
+                  .property = "p"),
      .pack = LK_PACK_PERSISTENCE},
     /* firejail takes every option as one word, values after '=';
        --env=NAME=VALUE sets a variable of the command */

@@ -153,6 +153,9 @@ typedef struct lk_optspec {
 	                     command's environment: an assignment before it
 	                     (strace -E, systemd-run -E, firejail --env=,
 	                     bwrap --setenv) */
+	const char *property; /* letters whose value is a unit property
+	                         (systemd-run -p): Environment=NAME=VALUE is
+	                         an env value, Exec...= a command line */
 } lk_optspec;
 
 /* ---- interpreters' inline code --------------------------------------- */

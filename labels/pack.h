@@ -276,6 +276,15 @@ bool pk_reader_program(const char *name);
    that makes programs run later / a sudoers file.  `p` is a word as
    written or its value (`~/.ssh/id_rsa`, `/home/u/.aws/credentials`). */
 bool pk_secret_path(const char *p);
+/* A name test (find -iname/-regex, fd's pattern) aimed at credential
+   stores: hit(name, arg) holds for a path the secrets table names
+   (`./.env`, `./.ssh/id_x`, `./x.pem`...) and for no ordinary one
+   (`./x.py`: a test that matches those is a broad read, as `cat *`).
+   A test of the base name only (`base`) is aimed by a name whose last
+   component is the secret (.env, id_rsa, x.pem), not by the last
+   component of a secret path (`-name config` is not `.kube/config`). */
+bool pk_secret_name_hit(bool (*hit)(const char *path, const void *arg),
+                        const void *arg, bool base);
 
 /* An assignment-only statement copies a variable whose name says it
    holds a secret, or one another names, into the variables it assigns

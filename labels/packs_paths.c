@@ -852,6 +852,48 @@ bool pk_secret_path(const char *p)
 	return secret_path(p, any_fragment, true);
 }
 
+/* pk_secret_name_hit's probe of one table name (as glob_hits builds it:
+   x.pem for a suffix, a directory without its slash, x after a fragment
+   found anywhere), written ./NAME as find and fd give it. */
+static bool name_probe(const fragment *f, bool tail,
+                       bool (*hit)(const char *, const void *), const void *arg)
+{
+	char name[160];
+	size_t n = strlen(f->text);
+	const char *pre =
+	    f->at == SUFFIX && f->text[n - 1] != '/' ? "./x" : "./";
+	if (f->text[0] == '/')
+		pre = ".";
+	int k = snprintf(
+	    name, sizeof name, "%s%.*s%s", pre,
+	    (int)(f->at == SUFFIX && f->text[n - 1] == '/' ? n - 1 : n),
+	    f->text, tail ? "x" : "");
+	return k > 0 && (size_t)k < sizeof name && hit(name, arg);
+}
+
+bool pk_secret_name_hit(bool (*hit)(const char *path, const void *arg),
+                        const void *arg, bool base)
+{
+	static const char *const env_names[] = {"./.env", "./.env.local",
+	                                        "./x.env", NULL};
+	bool found = false;
+	for (const char *const *e = env_names; *e && !found; e++)
+		found = hit(*e, arg);
+	for (const fragment *f = secret_fragments; f->text && !found; f++)
+		found = !(base && strchr(f->text, '/')) &&
+		        (name_probe(f, false, hit, arg) ||
+		         (f->at == ANYWHERE && name_probe(f, true, hit, arg)));
+	if (!found)
+		return false;
+	for (const char *const *o = ordinary_names; *o; o++) {
+		char name[64];
+		snprintf(name, sizeof name, "./%s", *o);
+		if (hit(name, arg))
+			return false;
+	}
+	return true;
+}
+
 /* A path in another spelling (`.git//hooks`, `.git/info/../hooks`,
    `./.git/./config`) is matched in its lexically normal form too. */
 static bool normal_match(const char *p, bool (*match)(const char *))

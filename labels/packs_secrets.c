@@ -4,6 +4,10 @@
  * environment dumps, token printers), exec:persistence and
  * exec:privilege (rules language: pack.h; path facts: packs_paths.c).
  */
+#define _GNU_SOURCE /* FNM_CASEFOLD */
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../knowledge/programs.h"
@@ -195,9 +199,175 @@ static bool script_reads_secret(const locus_shell_command *c, size_t i)
 	return hit;
 }
 
+/* ---- find's and fd's name tests ----------------------------------------
+
+   `find . -iname .ENV -exec cat {} +`, `fd -u '^\.env$' -X cat`: a name
+   test in any of the programs' spellings that may pick a credential store
+   counts as naming it (as `find . -name .env` does): find's -name/-path
+   are globs (-iname/-ipath/-iwholename ignore case), -regex/-iregex a
+   regex over the whole path (find's default emacs syntax read as GNU BRE);
+   fd's pattern is a regex searched anywhere in the base name (the path
+   with -p), a glob with -g, a fixed string with -F, and ignores case
+   unless it has an upper-case letter (-i ignores, -s keeps case).  A test
+   that also matches ordinary names (`*`, `.`, `py`) is a broad read
+   (pk_secret_name_hit). */
+enum name_mode { NM_GLOB, NM_REGEX, NM_FIXED };
+
+typedef struct name_test {
+	const char *pat;
+	enum name_mode mode;
+	bool icase, whole;
+	regex_t re;
+} name_test;
+
+static bool fixed_in(const char *s, const char *pat, bool icase)
+{
+	size_t n = strlen(pat);
+	for (; *s; s++) {
+		size_t k = 0;
+		while (k < n && s[k] &&
+		       (icase ? pk_lower(s[k]) == pk_lower(pat[k])
+		              : s[k] == pat[k]))
+			k++;
+		if (k == n)
+			return true;
+	}
+	return n == 0;
+}
+
+static bool name_test_hit(const char *path, const void *arg)
+{
+	const name_test *t = arg;
+	const char *b = strrchr(path, '/');
+	const char *s = t->whole || !b ? path : b + 1;
+	if (t->mode == NM_GLOB)
+		return fnmatch(t->pat, s, t->icase ? FNM_CASEFOLD : 0) == 0;
+	if (t->mode == NM_FIXED)
+		return fixed_in(s, t->pat, t->icase);
+	return regexec(&t->re, s, 0, NULL, 0) == 0;
+}
+
+/* The test t may pick a credential store; a regex that does not compile
+   may pick anything (true). */
+static bool name_test_secret(name_test *t, bool anchored)
+{
+	if (t->mode != NM_REGEX)
+		return pk_secret_name_hit(name_test_hit, t, !t->whole);
+	char buf[1024];
+	int k =
+	    snprintf(buf, sizeof buf, anchored ? "^\\(%s\\)$" : "%s", t->pat);
+	int fl = (anchored ? 0 : REG_EXTENDED) | REG_NOSUB |
+	         (t->icase ? REG_ICASE : 0);
+	if (k < 0 || (size_t)k >= sizeof buf || regcomp(&t->re, buf, fl))
+		return true;
+	bool hit = pk_secret_name_hit(name_test_hit, t, !t->whole);
+	regfree(&t->re);
+	return hit;
+}
+
+/* clang-format off */
+static const struct find_test {
+	const char *name;
+	enum name_mode mode;
+	bool icase, whole;
+} find_tests[] = {
+	{"-name", NM_GLOB, false, false},   {"-iname", NM_GLOB, true, false},
+	{"-path", NM_GLOB, false, true},    {"-ipath", NM_GLOB, true, true},
+	{"-wholename", NM_GLOB, false, true},
+	{"-iwholename", NM_GLOB, true, true},
+	{"-regex", NM_REGEX, false, true},  {"-iregex", NM_REGEX, true, true},
+	{NULL, NM_GLOB, false, false},
+};
+/* fd's options whose value is the next word (fd --help) */
+static const char *const fd_valued_opts =
+    "-e --extension -t --type -d --max-depth --min-depth --exact-depth "
+    "-E --exclude -S --size -c --color -j --threads --changed-within "
+    "--changed-before -o --owner --base-directory --path-separator "
+    "--search-path --max-results --max-buffer-time --ignore-file "
+    "--batch-size --format --and";
+/* clang-format on */
+
+static bool find_aims_secret(const locus_shell_command *c)
+{
+	for (size_t i = 1; i + 1 < c->argc; i++)
+		for (const struct find_test *f = find_tests; f->name; f++) {
+			if (strcmp(c->argv[i], f->name))
+				continue;
+			name_test t = {
+			    c->argv[i + 1], f->mode, f->icase, f->whole, {0}};
+			if (name_test_secret(&t, true))
+				return true;
+		}
+	return false;
+}
+
+/* One fd option word a: its letters set t's mode and case; true when
+   it takes the next word as its value. */
+static bool fd_option(const char *a, name_test *t, bool *icase, bool *scase)
+{
+	if (a[1] == '-') {
+		t->mode = !strcmp(a, "--glob")            ? NM_GLOB
+		          : !strcmp(a, "--fixed-strings") ? NM_FIXED
+		                                          : t->mode;
+		*icase |= !strcmp(a, "--ignore-case");
+		*scase |= !strcmp(a, "--case-sensitive");
+		t->whole |= !strcmp(a, "--full-path");
+		return !strchr(a, '=') && pk_word_in(fd_valued_opts, a);
+	}
+	for (const char *l = a + 1; *l; l++) {
+		t->mode = *l == 'g' ? NM_GLOB : *l == 'F' ? NM_FIXED : t->mode;
+		*icase |= *l == 'i';
+		*scase |= *l == 's';
+		t->whole |= *l == 'p';
+		if (strchr("etdESjco", *l))
+			return !l[1]; /* the value: the rest or the next word */
+	}
+	return false;
+}
+
+static bool fd_aims_secret(const locus_shell_command *c)
+{
+	name_test t = {NULL, NM_REGEX, false, false, {0}};
+	bool icase = false, scase = false, opts = true;
+	for (size_t i = 1; i < c->argc && !t.pat; i++) {
+		const char *a = c->argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = false;
+		} else if (opts && a[0] == '-' && a[1]) {
+			if (!strcmp(a, "-x") || !strcmp(a, "-X") ||
+			    !strncmp(a, "--exec", 6))
+				return false; /* no pattern before the command */
+			if (fd_option(a, &t, &icase, &scase))
+				i++;
+		} else {
+			t.pat = a;
+		}
+	}
+	if (!t.pat)
+		return false;
+	bool upper = false;
+	for (const char *p = t.pat; *p; p++)
+		upper |= *p >= 'A' && *p <= 'Z';
+	t.icase = icase || (!scase && !upper);
+	return name_test_secret(&t, false);
+}
+
+static bool finder_aims_secret(const locus_shell_command *c)
+{
+	if (!c->name || (c->name[0] != 'f' && c->name[0] != 'g'))
+		return false;
+	if (!strcmp(c->name, "find") || !strcmp(c->name, "gfind"))
+		return find_aims_secret(c);
+	if (!strcmp(c->name, "fd") || !strcmp(c->name, "fdfind"))
+		return fd_aims_secret(c);
+	return false;
+}
+
 static bool names_secret(const locus_shell_command *c, const ll_context *ctx)
 {
 	(void)ctx;
+	if (finder_aims_secret(c))
+		return true;
 	/* which operands are data or written is worked out only for a
 	   command with a word that names a secret (few do) */
 	bool known = false, data = false;

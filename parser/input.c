@@ -132,6 +132,31 @@ static bool input_word(lp_ctx *ctx, const lp_input *in, lp_word *w)
 	return w->value != NULL;
 }
 
+/* A word of find -exec holding {} that stays a path under the start
+   point: {} alone, or {} with a suffix that has no '/' ({}.bak names a
+   sibling of the found file). */
+static bool find_word_literal(const char *v)
+{
+	return !strncmp(v, "{}", 2) && !strchr(v + 2, '/') &&
+	       !strstr(v + 2, "{}");
+}
+
+lp_word *lp_input_find_words(lp_ctx *ctx, const lp_word *w, size_t n)
+{
+	static const lp_input in = {LP_INPUT_REPLACE, "{}", false, NULL};
+	lp_word *out = lp_arena_alloc(ctx->arena, (n ? n : 1) * sizeof *out);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = w[i];
+		if (!(w[i].flags & LOCUS_WORD_DYNAMIC) &&
+		    !find_word_literal(wval(&w[i])) &&
+		    !input_word(ctx, &in, &out[i]))
+			return NULL;
+	}
+	return out;
+}
+
 bool lp_input_appends(const lp_input *in, const lp_word *w, size_t n)
 {
 	if (in->kind == LP_INPUT_APPEND)

@@ -232,12 +232,14 @@ static void emit_exec(lp_ctx *ctx, const lp_raw_command *raw, size_t start,
 	if (start < end && strstr(wval(&w[start]), placeholder))
 		lp_unparsed(ctx, "%s runs the file it found as the program: %s",
 		            what, wval(&w[start]));
-	if (in)
+	if (in) {
 		emit_with_input(ctx, raw, w + start, end - start, in, origin,
 		                idx);
-	else
-		lp_emit_nested(ctx, raw, w + start, end - start, origin, idx,
-		               0);
+		return;
+	}
+	const lp_word *fw = lp_input_find_words(ctx, w + start, end - start);
+	if (fw)
+		lp_emit_nested(ctx, raw, fw, end - start, origin, idx, 0);
 }
 
 /* clang-format off */

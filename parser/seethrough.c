@@ -565,18 +565,53 @@ static bool runs_stdin_shell(const lk_optspec *spec, const lp_optscan *sc,
 	return false;
 }
 
+/* A wrapper's assignment word known only at run time (w, v its value)
+   makes an assignment we cannot name when its name is computed (`env
+   "$N=V"`, `strace -E "$V"`, a word xargs fills in: the value's part
+   before `=` holds an expansion's text, or there is no `=`) or when it
+   may split; the line is then not understood (the unquoted `$N=V git`
+   is not either).  True when v can be judged as NAME=VALUE: a quoted
+   whole word (`env "GIT_EDITOR=$E"`) is an assignment as `N="$E"` is. */
+static bool dyn_assign_known(lp_ctx *ctx, const lp_word *w, const char *v,
+                             const char *wrapper)
+{
+	if (!w || !(w->flags & LOCUS_WORD_DYNAMIC))
+		return true;
+	const char *eq = v ? strchr(v, '=') : NULL;
+	if (!eq || eq == v || strcspn(v, "$`<>") < (size_t)(eq - v)) {
+		lp_unparsed(ctx,
+		            "%s sets a variable whose name is known only "
+		            "at run time: %s",
+		            wrapper, w->text ? w->text : wval(w));
+		return false;
+	}
+	if (w->text && unquoted_expansion(w->text)) {
+		lp_unparsed(ctx, "%s's assignment %s may split into more words",
+		            wrapper, w->text ? w->text : wval(w));
+		return false;
+	}
+	return true;
+}
+
 /* The assignments a wrapper's env options make (strace -E NAME=VALUE,
    bwrap --setenv NAME VALUE) into out (one per option at most: each
-   took a word of the line); their count.  `-E NAME` alone unsets. */
-static size_t env_assigns(lp_ctx *ctx, const lp_optscan *sc, const char **out)
+   took a word of the line); their count.  `-E NAME` alone unsets; a
+   run-time word is judged by dyn_assign_known. */
+static size_t env_assigns(lp_ctx *ctx, const lp_optscan *sc, const char **out,
+                          const char *wrapper)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < sc->nenv; k++) {
 		const char *v = sc->env[k];
-		if (sc->env_value[k])
+		bool two = sc->env_value[k] != NULL;
+		if (two)
 			v = lp_arena_printf(ctx->arena, "%s=%s", v,
 			                    sc->env_value[k]);
-		if (v && strchr(v, '=') && v[0] != '=')
+		if (!v || !dyn_assign_known(ctx, sc->env_word[k], v, wrapper) ||
+		    (two &&
+		     !dyn_assign_known(ctx, sc->env_vword[k], "V=", wrapper)))
+			continue;
+		if (strchr(v, '=') && v[0] != '=')
 			out[n++] = v;
 	}
 	return n;
@@ -684,10 +719,10 @@ size_t lp_emit(lp_ctx *ctx, lp_raw_command *raw)
 			r.flags |= LOCUS_CMD_BACKGROUND;
 		for (size_t i = sc.assign_first; i < sc.assign_end; i++) {
 			const lp_word *aw = &r.words[i];
-			extra[nextra++] =
-			    wdyn(aw) && aw->text ? aw->text : wval(aw);
+			if (dyn_assign_known(ctx, aw, wval(aw), wp->name))
+				extra[nextra++] = wval(aw);
 		}
-		nextra += env_assigns(ctx, &sc, extra + nextra);
+		nextra += env_assigns(ctx, &sc, extra + nextra, wp->name);
 		wr[nwr++] = wp->name;
 		r.parent = idx;
 		pos = sc.cmd;

@@ -39,6 +39,8 @@ typedef struct lp_optscan {
 	   VALUE); past LP_MAX_ENV the scan says unknown (fails closed) */
 	const char *env[LP_MAX_ENV];
 	const char *env_value[LP_MAX_ENV];
+	const lp_word *env_word[LP_MAX_ENV];  /* the word env[k] is from */
+	const lp_word *env_vword[LP_MAX_ENV]; /* the word env_value[k] is */
 	size_t nenv;
 } lp_optscan;
 
@@ -92,6 +94,12 @@ typedef struct lp_input {
    when it holds a replacement string of `in`, MAY_BE_OPTION too when the
    input may start an option; 0 when it holds none. */
 uint32_t lp_input_flags(const lp_input *in, const char *v);
+/* find -exec's command words w[0..n) as find runs them: a word holding
+   {} with a prefix (`.{}` is `../x` for the path `./x`) or with a '/'
+   after it (`{}/../M`) is a run-time word, as xargs -I's; {} alone or
+   with a suffix that has no '/' ({}.bak) stays a literal path under the
+   start point.  NULL when out of memory. */
+lp_word *lp_input_find_words(lp_ctx *ctx, const lp_word *w, size_t n);
 /* The program appends its input to words[0..n) (no word holds a
    replacement string). */
 bool lp_input_appends(const lp_input *in, const lp_word *w, size_t n);

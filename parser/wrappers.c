@@ -54,6 +54,31 @@ static bool find_long(const char *list, const char *name, size_t n,
 	return false;
 }
 
+/* A unit property (systemd-run -p NAME=VALUE; systemd.exec(5),
+   systemd.service(5)): Environment=NAME=VALUE sets a variable of the
+   command, as -E does; a value of several assignments or with quotes,
+   EnvironmentFile=, a run-time word, and the Exec...= command lines the
+   unit runs beside the command are not read (unknown: fails closed). */
+static void property(lp_optscan *o, const char *value, const lp_word *word)
+{
+	static const char env_key[] = "Environment=";
+	const char *why = word && word->text ? word->text : value;
+	if (word && (word->flags & LOCUS_WORD_DYNAMIC))
+		o->unknown = why;
+	else if (!strncmp(value, "Exec", 4) ||
+	         !strncmp(value, "EnvironmentFile", 15))
+		o->unknown = why;
+	else if (!strncmp(value, env_key, sizeof env_key - 1)) {
+		const char *a = value + sizeof env_key - 1;
+		if (strpbrk(a, " \t\n\"'\\") || o->nenv == LP_MAX_ENV)
+			o->unknown = why;
+		else {
+			o->env_word[o->nenv] = word;
+			o->env[o->nenv++] = a;
+		}
+	}
+}
+
 static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
                   const char *value, const lp_word *word)
 {
@@ -80,9 +105,13 @@ static void apply(const lk_optspec *s, lp_optscan *o, unsigned char c,
 	if (has_letter(s->env, c) && value) {
 		if (o->nenv == LP_MAX_ENV)
 			o->unknown = word && word->text ? word->text : value;
-		else
+		else {
+			o->env_word[o->nenv] = word;
 			o->env[o->nenv++] = value;
+		}
 	}
+	if (has_letter(s->property, c) && value)
+		property(o, value, word);
 	if ((c == 'I' || c == 'i') && (s->flags & LK_OPT_REPLACE)) {
 		o->replace = value ? value : "{}";
 		o->replace_dynamic =
@@ -156,8 +185,10 @@ static enum scan_state scan_long(const lk_optspec *s, const lp_word *words,
 	size_t nenv = o->nenv;
 	apply(s, o, (unsigned char)letter, val, valw);
 	/* bwrap --setenv NAME VALUE: the word after NAME is its value */
-	if (arity == '2' && o->nenv > nenv)
+	if (arity == '2' && o->nenv > nenv) {
 		o->env_value[nenv] = words[i].value ? words[i].value : "";
+		o->env_vword[nenv] = &words[i];
+	}
 	*pi = i + 1;
 	return SCAN_MORE;
 }
