@@ -974,17 +974,53 @@ static bool make_p_word(const char *a, bool dashless, bool *value)
 	return false;
 }
 
-/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line, holds
-   p (`MAKEFLAGS=p make`, `MAKEFLAGS="-rp"`). */
+/* make's assignment operators, longest first: a command-line word NAME
+   OP VALUE (blanks allowed around NAME and OP) assigns a variable. */
+static const char *const make_ops[] = {
+    ":::=", "::=", ":=", "+=", "?=", "!=", "=", NULL};
+
+/* The word w assigns MAKEFLAGS or GNUMAKEFLAGS (after blanks and an
+   `override`/`export` keyword); *op and the value after it are set. */
+static const char *makeflags_value(const char *w, const char **op)
+{
+	static const char *const names[] = {"MAKEFLAGS", "GNUMAKEFLAGS", NULL};
+	static const char *const keywords[] = {"override", "export", NULL};
+	for (bool again = true; again;) {
+		w += strspn(w, " \t");
+		again = false;
+		for (const char *const *k = keywords; *k && !again; k++) {
+			size_t kn = strlen(*k);
+			again = !strncmp(w, *k, kn) &&
+			        (w[kn] == ' ' || w[kn] == '\t');
+			w += again ? kn : 0;
+		}
+	}
+	for (const char *const *nm = names; *nm; nm++) {
+		size_t n = strlen(*nm);
+		if (strncmp(w, *nm, n))
+			continue;
+		const char *q = w + n + strspn(w + n, " \t");
+		for (const char *const *o = make_ops; *o; o++)
+			if (!strncmp(q, *o, strlen(*o))) {
+				*op = *o;
+				return q + strlen(*o);
+			}
+	}
+	return NULL;
+}
+
+/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line with any
+   of make's operators, holds p (`MAKEFLAGS=p make`, `make MAKEFLAGS+=p`,
+   `make 'MAKEFLAGS := -rp'`), or a value make computes: `!=` runs a
+   shell command, and make expands a `$` reference when it reads the
+   flags (`make X=p 'MAKEFLAGS=$(X)'`). */
 static bool makeflags_p(const char *assign)
 {
-	const char *v = NULL;
-	if (!strncmp(assign, "MAKEFLAGS=", 10))
-		v = assign + 10;
-	else if (!strncmp(assign, "GNUMAKEFLAGS=", 13))
-		v = assign + 13;
+	const char *op = NULL, *v = makeflags_value(assign, &op);
 	if (!v)
 		return false;
+	if (!strcmp(op, "!=") || strchr(v, '$'))
+		return true;
 	char word[64];
 	for (size_t n; *v; v += n) {
 		v += strspn(v, " \t");
