@@ -474,13 +474,6 @@ static const struct {
     {"CONNECTION_STRING", 'a'},
     {"CONN_STR", 'a'},
     {"AUTH_CONFIG", 'a'},
-    {"DATABASE_URL", 'a'},
-    {"DATABASE_URI", 'a'},
-    {"REDIS_URL", 'a'},
-    {"AMQP_URL", 'a'},
-    {"BROKER_URL", 'a'},
-    {"RABBITMQ_URL", 'a'},
-    {"INDEX_URL", 'a'}, /* PIP_INDEX_URL, UV_EXTRA_INDEX_URL: user:token@ */
     {"PASS", 'e'},
     {"_PWD", 'e'},
     {"_DSN", 'e'},
@@ -491,7 +484,75 @@ static const struct {
     {"_PAT", 'e'},
     {"_KEY", 'e'},
     {"_KEYS", 'e'},
+    {"AUTHORIZATION", 'a'},
+    {"AUTH*HEADER", 'a'}, /* AUTH_HEADER, AUTHORIZATION_HEADER */
+    {"CREDS", 'e'},
+    {"JWT", 'a'},
+    {"BEARER", 'a'},
+    {"COOKIE", 'a'},
+    {"KUBE_CONFIG", 'a'},
+    {"KUBECONFIG", 'a'}, /* KUBECONFIG_DATA; KUBECONFIG alone: plain */
+    {"_SK", 'e'},        /* STRIPE_SK: a secret key */
+    {"PRIVKEY", 'a'},
+    {"MNEMONIC", 'a'},
+    {"SEED_PHRASE", 'a'},
+    {"SEEDPHRASE", 'a'},
+    {"TOTP", 'a'},
+    {"PAT", 'w'},
 };
+
+/* Whole names that hold a mark but not a secret: KUBECONFIG is the
+   path of the kube config file (its content is the path rules'). */
+static const char *const plain_names[] = {"KUBECONFIG", NULL};
+
+/* Name parts that say a URL, URI or DSN is a database's or a broker's,
+   which carries user:password (`postgres://u:pw@db/x`): a part that is
+   one of these, holds one of four letters or more (POSTGRESQL, MONGODB,
+   RABBITMQ, MYMONGO), or ends in DB (INFLUXDB, USERDB). */
+/* clang-format off */
+static const char *const db_parts[] = {
+    "DB",        "PG",        "SQL",       "POSTGRES", "MYSQL",
+    "MARIADB",   "MONGO",     "REDIS",     "AMQP",     "RABBIT",
+    "KAFKA",     "DATABASE",  "MSSQL",     "ORACLE",   "BROKER",
+    "CELERY",    "ELASTIC",   "NEO4J",     "CLICKHOUSE", "CASSANDRA",
+    "MEMCACHE",  "NATS",      "COUCH",     "VALKEY",   "SUPABASE",
+    "TIMESCALE", "COCKROACH", "INDEX",     NULL,
+};
+/* clang-format on */
+
+/* The part p (n bytes) of a name is a database's (db_parts). */
+static bool db_part(const char *p, size_t n)
+{
+	if (n >= 2 && p[n - 2] == 'D' && p[n - 1] == 'B')
+		return true;
+	for (const char *const *d = db_parts; *d; d++) {
+		size_t m = strlen(*d);
+		if (n == m && !memcmp(p, *d, m))
+			return true;
+		for (size_t i = 0; m >= 4 && i + m <= n; i++)
+			if (!memcmp(p + i, *d, m))
+				return true;
+	}
+	return false;
+}
+
+/* A database or broker connection URL: a part URL, URI or DSN after a
+   database part (POSTGRES_URL, PG_URI, DB_URL, MONGODB_URI,
+   KAFKA_BROKER_URL, PIP_INDEX_URL, POSTGRES_URL_NON_POOLING). */
+static bool db_url(const char *name)
+{
+	bool db = false;
+	for (const char *p = name; *p;) {
+		size_t m = strcspn(p, "_");
+		if (db && m == 3 &&
+		    (!memcmp(p, "URL", 3) || !memcmp(p, "URI", 3) ||
+		     !memcmp(p, "DSN", 3)))
+			return true;
+		db |= m && db_part(p, m);
+		p += m + (p[m] == '_');
+	}
+	return false;
+}
 
 /* Endings that say the variable names where or how big a secret is,
    not the secret (CERT_KEY_PATH, GITHUB_TOKEN_FILE, _KEY_LENGTH): its
@@ -511,11 +572,17 @@ static bool names_about_secret(const char *name, size_t n)
 	return false;
 }
 
-/* A MongoDB connection URL: MONGO...(_URI|_URL). */
-static bool mongo_url(const char *name, size_t n)
+/* The mark m is in name (one `*` in m stands for any text). */
+static bool mark_in(const char *name, const char *m)
 {
-	return strstr(name, "MONGO") && n > 4 &&
-	       (!strcmp(name + n - 4, "_URI") || !strcmp(name + n - 4, "_URL"));
+	const char *star = strchr(m, '*');
+	if (!star)
+		return strstr(name, m) != NULL;
+	char head[32];
+	if (!lu_copy_fits(head, sizeof head, m, (size_t)(star - m)))
+		return false;
+	const char *h = strstr(name, head);
+	return h && strstr(h + strlen(head), star + 1);
 }
 
 /* The variable name at s (*len bytes of it) says it holds a secret: it
@@ -535,19 +602,21 @@ static bool secret_name(const char *s, size_t *len)
 	*len = n;
 	if (!n || names_about_secret(name, n))
 		return false;
+	for (const char *const *pn = plain_names; *pn; pn++)
+		if (!strcmp(name, *pn))
+			return false;
 	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
 	     k++) {
 		const char *m = secret_marks[k].mark;
 		size_t mn = strlen(m);
-		bool hit = secret_marks[k].where == 'a'
-		               ? strstr(name, m) != NULL
+		bool hit = secret_marks[k].where == 'a' ? mark_in(name, m)
 		           : secret_marks[k].where == 'w'
 		               ? !strcmp(name, m)
 		               : n >= mn && !strcmp(name + n - mn, m);
 		if (hit)
 			return true;
 	}
-	return mongo_url(name, n);
+	return db_url(name);
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
