@@ -590,9 +590,10 @@ static void secret_copies(line_pass *lp)
 static bool prints_copy(const line_pass *lp, const locus_shell_command *c)
 {
 	if (lp->copies_lost)
-		return pk_prints_name(c, "", 0);
+		return pk_prints_name(c, "", 0) || pk_git_takes_name(c, "", 0);
 	for (size_t k = 0; k < lp->ncopies; k++)
-		if (pk_prints_name(c, lp->copies[k], lp->copy_len[k]))
+		if (pk_prints_name(c, lp->copies[k], lp->copy_len[k]) ||
+		    pk_git_takes_name(c, lp->copies[k], lp->copy_len[k]))
 			return true;
 	return false;
 }

@@ -288,6 +288,11 @@ bool pk_declares_secret(const locus_shell_command *c, size_t i);
 /* c expands the variable `name` (n bytes) in its words and is not a
    program known never to print its arguments (test, true...). */
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n);
+/* git c takes the variable `name` (n bytes; 0: any) as config
+   (--config-env KEY=name) or its value as its identity (GIT_AUTHOR_NAME=$name):
+   git may print it. */
+bool pk_git_takes_name(const locus_shell_command *c, const char *name,
+                       size_t n);
 bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,
    .codex/, .gemini/, .cursor/, .locus/...): agent-config. */

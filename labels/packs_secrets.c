@@ -852,6 +852,86 @@ bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
 	return prints_word(c, expands_copy, &cn);
 }
 
+/* git's variables that carry a value git prints: the identity (`git
+   var GIT_AUTHOR_IDENT`, git commit's Author line; EMAIL is the
+   fallback address) and config given through the environment. */
+/* clang-format off */
+static const char *const git_shown_vars[] = {
+    "GIT_AUTHOR_NAME=",      "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=",
+    "GIT_COMMITTER_EMAIL=",  "EMAIL=",            "GIT_CONFIG_PARAMETERS=",
+    "GIT_CONFIG_VALUE_",     NULL,
+};
+/* clang-format on */
+
+/* A test on a variable name (n bytes at name) or on a word's text. */
+typedef struct git_hit {
+	bool (*name)(const char *name, size_t n, const void *arg);
+	bool (*text)(const char *w, const void *arg);
+	const void *arg;
+} git_hit;
+
+/* git c takes a value it may print from a variable h names: a
+   --config-env[=]KEY=ENVVAR (git reads ENVVAR, and git var, git config
+   KEY, an Author line or an error message print it: any git command
+   counts), or a leading assignment of one of git_shown_vars. */
+static bool git_takes_value(const locus_shell_command *c, const git_hit *h)
+{
+	if (!c->argc || !lu_streq(c->name, "git"))
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i], *kv = NULL;
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--config-env=", 13))
+			kv = a + 13;
+		else if (!strcmp(a, "--config-env") && i + 1 < c->argc)
+			kv = c->argv[++i];
+		const char *env = kv ? strrchr(kv, '=') : NULL;
+		if (env && h->name(env + 1, strlen(env + 1), h->arg))
+			return true;
+	}
+	for (size_t i = 0; i < c->nassignments; i++)
+		for (const char *const *v = git_shown_vars; *v; v++)
+			if (!strncmp(c->assignments[i], *v, strlen(*v)) &&
+			    h->text(c->assignments[i], h->arg))
+				return true;
+	return false;
+}
+
+static bool is_secret_name(const char *name, size_t n, const void *arg)
+{
+	(void)arg;
+	size_t len;
+	return secret_name(name, &len) && len == n;
+}
+
+static bool git_expands_secret(const char *w, const void *arg)
+{
+	(void)arg;
+	return text_expands(w);
+}
+
+static bool git_prints_secret(const locus_shell_command *c,
+                              const ll_context *ctx)
+{
+	(void)ctx;
+	git_hit h = {is_secret_name, git_expands_secret, NULL};
+	return git_takes_value(c, &h);
+}
+
+static bool is_copy_name(const char *name, size_t n, const void *arg)
+{
+	const copy_name *cn = arg;
+	return !cn->n || (n == cn->n && !memcmp(name, cn->name, n));
+}
+
+bool pk_git_takes_name(const locus_shell_command *c, const char *name, size_t n)
+{
+	copy_name cn = {name, n};
+	git_hit h = {is_copy_name, expands_copy, &cn};
+	return git_takes_value(c, &h);
+}
+
 /* `w` holds the identifier `id` as a token of its own: not a field
    (`.env`), a variable (`$env`), part of a name, or a string's start. */
 static bool has_token(const char *w, const char *id)
@@ -1141,6 +1221,10 @@ static const pk_rule secret_rules[] = {
      "secrets: a token or password variable is given to a program that may "
      "print it",
      prints_secret_variable, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: git takes a token or password variable as config or as its "
+     "identity (--config-env, GIT_AUTHOR_NAME) and may print it",
+     git_prints_secret, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
     {"make", NULL, NULL, NULL, S,
