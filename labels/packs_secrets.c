@@ -932,6 +932,95 @@ bool pk_git_takes_name(const locus_shell_command *c, const char *name, size_t n)
 	return git_takes_value(c, &h);
 }
 
+/* ---- the shell prints the value itself (R2-3) ------------------------ */
+
+/* w holds ${NAME?WORD} or ${NAME:?WORD} whose WORD expands a secret
+   variable: an unset or empty NAME makes the shell print WORD in its
+   error (`bash: NOPE: ghp_...`), a no-op's argument or an assignment
+   alike. */
+static bool unset_error_expands(const char *w)
+{
+	for (const char *d = strstr(w, "${"); d; d = strstr(d + 1, "${")) {
+		const char *p = d + 2;
+		size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                     "abcdefghijklmnopqrstuvwxyz0123456789_");
+		p += n ? n : (size_t)(*p && strchr("@*#?$!-", *p) != NULL);
+		p += *p == ':';
+		if (*p == '?' && p[1] != '}' && text_expands(p + 1))
+			return true;
+	}
+	return false;
+}
+
+/* Some word, assignment or redirect target of c expands a secret
+   variable where the shell expands it (`: "$GITHUB_TOKEN"`, x=$TOKEN):
+   what xtrace prints.  A heredoc's or herestring's text counts too. */
+static bool expands_anywhere(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strchr(c->words[i], '$') && word_expands_live(c->words[i]))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (c->redirects[i].target &&
+		    text_expands(c->redirects[i].target))
+			return true;
+	return false;
+}
+
+bool pk_shell_prints_secret(const locus_shell_command *c, bool xtrace)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strchr(c->words[i], '?') &&
+		    unset_error_expands(c->words[i]))
+			return true;
+	return xtrace && expands_anywhere(c);
+}
+
+/* Shells whose -x / -o xtrace options trace what they run. */
+static const char *const xtrace_shells = "bash sh dash zsh ksh mksh ash";
+
+/* The option words of c turn xtrace on: a cluster with x (`-x`, `-ex`,
+   `-xc`) or `-o xtrace`. */
+static bool xtrace_option(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "--"))
+			return false;
+		if (a[0] == '-' && a[1] != '-' && strchr(a, 'x'))
+			return true;
+		if (!strcmp(a, "xtrace") && !strcmp(c->argv[i - 1], "-o"))
+			return true;
+	}
+	return false;
+}
+
+bool pk_turns_on_xtrace(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strstr(c->words[i], "SHELLOPTS") &&
+		    strstr(c->words[i], "xtrace"))
+			return true;
+	if (!c->argc)
+		return false;
+	if (!strcmp(c->name, "set") || pk_word_in(xtrace_shells, c->name))
+		return xtrace_option(c);
+	if (!strcmp(c->name, "shopt"))
+		for (size_t i = 1; i < c->argc; i++)
+			if (!strcmp(c->argv[i], "xtrace"))
+				return true;
+	return false;
+}
+
+bool pk_expands_name(const locus_shell_command *c, const char *name, size_t n)
+{
+	copy_name cn = {name, n};
+	for (size_t i = 0; i < c->nwords; i++)
+		if (expands_copy(c->words[i], &cn))
+			return true;
+	return false;
+}
+
 /* `w` holds the identifier `id` as a token of its own: not a field
    (`.env`), a variable (`$env`), part of a name, or a string's start. */
 static bool has_token(const char *w, const char *id)
@@ -949,6 +1038,48 @@ static bool has_token(const char *w, const char *id)
 		if (!word_b && !word_a)
 			return true;
 	}
+	return false;
+}
+
+/* The line names the shell's last argument (`$_`, `${_}`). */
+static bool last_argument(const char *src)
+{
+	static const char *const forms[] = {"$_", "${_", NULL};
+	for (const char *const *f = forms; *f; f++)
+		for (const char *p = strstr(src, *f); p;
+		     p = strstr(p + 1, *f)) {
+			char a = p[strlen(*f)];
+			if (!((a >= 'a' && a <= 'z') ||
+			      (a >= 'A' && a <= 'Z') ||
+			      (a >= '0' && a <= '9') || a == '_'))
+				return true;
+		}
+	return false;
+}
+
+/* Programs and keywords that hand a value on under another name the
+   copy tracking does not follow: a for/select loop variable, read,
+   mapfile (`while read x ...; done <<< "$TOKEN"`). */
+static const char *const reuse_words[] = {"for",     "select",    "read",
+                                          "mapfile", "readarray", NULL};
+
+bool pk_line_reuses_secret(const locus_shell_result *r)
+{
+	size_t len;
+	const char *src = locus_shell_result_source(r, &len);
+	if (!src || !strchr(src, '$'))
+		return false;
+	bool reuse = last_argument(src) || strstr(src, "BASH_REMATCH");
+	for (const char *const *w = reuse_words; *w && !reuse; w++)
+		reuse = has_token(src, *w);
+	if (!reuse)
+		return false;
+	if (word_expands_live(src))
+		return true;
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++)
+		if (expands_anywhere(locus_shell_result_command(r, i)))
+			return true;
 	return false;
 }
 
