@@ -1139,6 +1139,99 @@ static bool jq_env_variable(const char *a)
 	return false;
 }
 
+/* ---- jq's program text from elsewhere (R2-2) -------------------------- */
+
+/* jq's options that take the next word(s) as values: a positional word
+   after them is no program. */
+static const char *const jq_two_values =
+    "--arg --argjson --slurpfile --rawfile";
+static const char *const jq_one_value = "--indent -L --library-path";
+/* Files that are jq's own stdin. */
+static const char *const stdin_files = "/dev/stdin /dev/fd/0 /proc/self/fd/0 -";
+
+/* jq's literal program text t reads the environment or another file of
+   code (a module: `include "x"`, `import "x" as x`, found without -L in
+   the working folder). */
+static bool jq_text_reads_env(const char *t)
+{
+	return jq_env_variable(t) || has_token(t, "env") ||
+	       strstr(t, "strenv(") || has_token(t, "envsubst") ||
+	       has_token(t, "include") || has_token(t, "import");
+}
+
+/* Index of jq's program word (its file with -f), 0 when there is none:
+   the first positional word (jq reads options anywhere, so `jq p -f x`
+   reads the program from the file p); *from_file: -f/--from-file was
+   given; *unknown: a word computed at run time stands at or before it
+   (it may be the program or an option). */
+static size_t jq_program_at(const locus_shell_command *c, bool *from_file,
+                            bool *unknown)
+{
+	*from_file = *unknown = false;
+	bool after_dd = false;
+	size_t at = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!at && c->argv_flags &&
+		    (c->argv_flags[i] &
+		     (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+			*unknown = true;
+		if (after_dd || a[0] != '-' || !a[1]) {
+			at = at ? at : i; /* jq reads options after it too */
+		} else if (!strcmp(a, "--")) {
+			after_dd = true;
+		} else if (pk_word_in(jq_two_values, a)) {
+			i += 2;
+		} else if (pk_word_in(jq_one_value, a)) {
+			i += 1;
+		} else if (!strcmp(a, "--from-file")) {
+			*from_file = true;
+		} else if (a[1] != '-' && a[1] != 'L') {
+			*from_file |= strchr(a, 'f') != NULL;
+		}
+	}
+	return at;
+}
+
+/* The text c's stdin gets from a heredoc or herestring (NULL: none). */
+static const char *stdin_text(const locus_shell_command *c)
+{
+	const char *t = NULL;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		bool in = r->fd == -1 || r->fd == 0;
+		if (r->op && in && r->op[0] == '<')
+			t = !strncmp(r->op, "<<", 2) && r->target ? r->target
+			                                          : NULL;
+	}
+	return t;
+}
+
+/* jq's program is not a literal word of the line: a word computed at
+   run time (`jq -n "${a[0]}"`, `"$(cat p)"`), a file (`-f p.jq`: any
+   file may hold env), or stdin that is no heredoc or herestring; a
+   heredoc or herestring program is judged as the program text. */
+static bool jq_program_unseen(const locus_shell_command *c,
+                              const ll_context *ctx)
+{
+	(void)ctx;
+	if (!c->argc || !pk_word_in("jq gojq jaq", c->name))
+		return false;
+	bool from_file, unknown;
+	size_t at = jq_program_at(c, &from_file, &unknown);
+	if (unknown)
+		return true;
+	if (!at)
+		return false;
+	if (!from_file)
+		return jq_text_reads_env(c->argv[at]);
+	if (!pk_word_in(stdin_files, c->argv[at]) &&
+	    strncmp(c->argv[at], "/proc/", 6))
+		return true;
+	const char *t = stdin_text(c);
+	return !t || jq_text_reads_env(t);
+}
+
 /* Programs whose own language reads the environment: jq's
    `env` and `$ENV`, yq's env()/strenv(), awk's ENVIRON; and an awk
    program that rewrites ARGV. */
@@ -1356,6 +1449,10 @@ static const pk_rule secret_rules[] = {
      "secrets: git takes a token or password variable as config or as its "
      "identity (--config-env, GIT_AUTHOR_NAME) and may print it",
      git_prints_secret, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: jq's program is a file, stdin, a module or a word computed "
+     "at run time (it may read the environment)",
+     jq_program_unseen, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
     {"make", NULL, NULL, NULL, S,
