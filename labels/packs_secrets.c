@@ -1413,12 +1413,16 @@ static bool make_prints_database(const locus_shell_command *c,
 	for (size_t i = 0; i < c->nassignments; i++)
 		if (makeflags_p(c->assignments[i]))
 			return true;
+	/* after `--` no option is read, but NAME=VALUE still assigns (make
+	   4.3: `make -- MAKEFLAGS+=p` printed the database) */
+	bool options = true;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		bool value;
+		bool value = false;
 		if (!strcmp(a, "--"))
-			break;
-		if (makeflags_p(a) || make_p_word(a, false, &value))
+			options = false;
+		if (makeflags_p(a) ||
+		    (options && make_p_word(a, false, &value)))
 			return true;
 		i += value;
 	}
