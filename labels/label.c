@@ -560,17 +560,32 @@ typedef struct line_pass {
 	const char *copies[LL_MAX_COPIES];
 	size_t copy_len[LL_MAX_COPIES], ncopies;
 	bool copies_lost;
+	size_t xtrace_from; /* the first command turning xtrace on, or
+	                       SIZE_MAX */
+	bool reuses_secret; /* pk_line_reuses_secret */
 } line_pass;
 
+/* The assignment-only statement c copies a copy found before it (`y=$x`
+   after `x=$GITHUB_TOKEN`). */
+static bool copies_copy(const line_pass *lp, const locus_shell_command *c)
+{
+	if (c->argc || !c->nassignments)
+		return false;
+	for (size_t k = 0; k < lp->ncopies; k++)
+		if (pk_expands_name(c, lp->copies[k], lp->copy_len[k]))
+			return true;
+	return false;
+}
+
 /* The variables of r's assignment-only statements that copy a secret
-   variable (`x=$GITHUB_TOKEN`). */
+   variable (`x=$GITHUB_TOKEN`), or a copy of one (`y=$x`). */
 static void secret_copies(line_pass *lp)
 {
 	size_t n = locus_shell_result_count(lp->r);
 	for (size_t i = 0; i < n; i++) {
 		const locus_shell_command *c =
 		    locus_shell_result_command(lp->r, i);
-		bool copies = pk_copies_secret(c);
+		bool copies = pk_copies_secret(c) || copies_copy(lp, c);
 		size_t na = copies ? c->nassignments : c->argc;
 		for (size_t k = copies ? 0 : 1; k < na; k++) {
 			const char *a = copies ? c->assignments[k] : c->argv[k];
@@ -586,13 +601,42 @@ static void secret_copies(line_pass *lp)
 	}
 }
 
+/* The first command of r that turns xtrace on (SIZE_MAX: none). */
+static size_t xtrace_start(const locus_shell_result *r)
+{
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++)
+		if (pk_turns_on_xtrace(locus_shell_result_command(r, i)))
+			return i;
+	return SIZE_MAX;
+}
+
+/* The shell itself prints a secret (or a copy) for command i: an
+   expansion error's word, or xtrace turned on by an earlier command. */
+static bool shell_prints(const line_pass *lp, size_t i,
+                         const locus_shell_command *c)
+{
+	bool xtrace = lp->xtrace_from != SIZE_MAX && i > lp->xtrace_from;
+	if (lp->reuses_secret || pk_shell_prints_secret(c, xtrace))
+		return true;
+	if (!xtrace || !(lp->ncopies || lp->copies_lost))
+		return false;
+	if (lp->copies_lost)
+		return pk_expands_name(c, "", 0);
+	for (size_t k = 0; k < lp->ncopies; k++)
+		if (pk_expands_name(c, lp->copies[k], lp->copy_len[k]))
+			return true;
+	return false;
+}
+
 /* Command c prints a copy secret_copies found. */
 static bool prints_copy(const line_pass *lp, const locus_shell_command *c)
 {
 	if (lp->copies_lost)
-		return pk_prints_name(c, "", 0);
+		return pk_prints_name(c, "", 0) || pk_git_takes_name(c, "", 0);
 	for (size_t k = 0; k < lp->ncopies; k++)
-		if (pk_prints_name(c, lp->copies[k], lp->copy_len[k]))
+		if (pk_prints_name(c, lp->copies[k], lp->copy_len[k]) ||
+		    pk_git_takes_name(c, lp->copies[k], lp->copy_len[k]))
 			return true;
 	return false;
 }
@@ -830,6 +874,11 @@ bool ll_command_unknown(const locus_shell_result *r, size_t i,
 #define LL_REASON_SECRET_COPY                                                  \
 	"secrets: a copy of a token or password variable is printed"
 
+#define LL_REASON_SECRET_SHELL                                                 \
+	"secrets: the shell prints a token or password variable itself "       \
+	"(xtrace, a ${X?WORD} error) or hands it on by $_, BASH_REMATCH, a "   \
+	"loop variable or read"
+
 #define LL_REASON_WRITE_MOVED                                                  \
 	"git restore/checkout discards working changes (a cd on the line)"
 
@@ -859,6 +908,10 @@ static void judge_one(line_pass *lp, size_t i, locus_shell_verdict *out,
 	if ((lp->ncopies || lp->copies_lost) && prints_copy(lp, c)) {
 		j.tags |= LOCUS_TAG_SECRETS;
 		ll_judgement_reason(&j, LL_REASON_SECRET_COPY);
+	}
+	if (shell_prints(lp, i, c)) {
+		j.tags |= LOCUS_TAG_SECRETS;
+		ll_judgement_reason(&j, LL_REASON_SECRET_SHELL);
 	}
 	/* rm -rf build: paths inside the workspace are held, not floored
 	  ; outside, unknown or the root stay on the floor */
@@ -983,6 +1036,8 @@ static bool judge_commands(const locus_shell_result *r, ll_floor *floor,
 	lp.dash_file = creates_dash_file(r);
 	lp.allexport = ll_line_allexport(r);
 	secret_copies(&lp);
+	lp.xtrace_from = xtrace_start(r);
+	lp.reuses_secret = pk_line_reuses_secret(r);
 	/* out of memory: the verdict is an error, never an answer (a rule
 	   without its facts could be more permissive) */
 	if (!line_facts_init(&lp.lf, r))

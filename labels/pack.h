@@ -297,6 +297,24 @@ bool pk_declares_secret(const locus_shell_command *c, size_t i);
 /* c expands the variable `name` (n bytes) in its words and is not a
    program known never to print its arguments (test, true...). */
 bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n);
+/* git c takes the variable `name` (n bytes; 0: any) as config
+   (--config-env KEY=name) or its value as its identity (GIT_AUTHOR_NAME=$name):
+   git may print it. */
+/* The shell itself prints a secret variable's value for c: a
+   ${NAME?WORD} whose WORD expands one (its error message), or with
+   xtrace on any expansion of one (`set -x; : "$TOKEN"`). */
+bool pk_shell_prints_secret(const locus_shell_command *c, bool xtrace);
+/* c turns the shell's xtrace on: set -x / -o xtrace, shopt -o xtrace,
+   bash -x / -xc, SHELLOPTS holding xtrace. */
+bool pk_turns_on_xtrace(const locus_shell_command *c);
+/* Some word of c expands the variable `name` (n bytes; 0: any). */
+bool pk_expands_name(const locus_shell_command *c, const char *name, size_t n);
+/* The line expands a secret variable and passes values on by a route
+   the copy tracking does not follow: `$_`, BASH_REMATCH, a for/select
+   loop variable, read/mapfile/readarray. */
+bool pk_line_reuses_secret(const locus_shell_result *r);
+bool pk_git_takes_name(const locus_shell_command *c, const char *name,
+                       size_t n);
 bool pk_persistence_path(const char *p);
 /* The configuration of a coding agent or of locus (.claude/, .mcp.json,
    .codex/, .gemini/, .cursor/, .locus/...): agent-config. */

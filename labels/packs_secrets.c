@@ -644,13 +644,6 @@ static const struct {
     {"CONNECTION_STRING", 'a'},
     {"CONN_STR", 'a'},
     {"AUTH_CONFIG", 'a'},
-    {"DATABASE_URL", 'a'},
-    {"DATABASE_URI", 'a'},
-    {"REDIS_URL", 'a'},
-    {"AMQP_URL", 'a'},
-    {"BROKER_URL", 'a'},
-    {"RABBITMQ_URL", 'a'},
-    {"INDEX_URL", 'a'}, /* PIP_INDEX_URL, UV_EXTRA_INDEX_URL: user:token@ */
     {"PASS", 'e'},
     {"_PWD", 'e'},
     {"_DSN", 'e'},
@@ -661,7 +654,75 @@ static const struct {
     {"_PAT", 'e'},
     {"_KEY", 'e'},
     {"_KEYS", 'e'},
+    {"AUTHORIZATION", 'a'},
+    {"AUTH*HEADER", 'a'}, /* AUTH_HEADER, AUTHORIZATION_HEADER */
+    {"CREDS", 'e'},
+    {"JWT", 'a'},
+    {"BEARER", 'a'},
+    {"COOKIE", 'a'},
+    {"KUBE_CONFIG", 'a'},
+    {"KUBECONFIG", 'a'}, /* KUBECONFIG_DATA; KUBECONFIG alone: plain */
+    {"_SK", 'e'},        /* STRIPE_SK: a secret key */
+    {"PRIVKEY", 'a'},
+    {"MNEMONIC", 'a'},
+    {"SEED_PHRASE", 'a'},
+    {"SEEDPHRASE", 'a'},
+    {"TOTP", 'a'},
+    {"PAT", 'w'},
 };
+
+/* Whole names that hold a mark but not a secret: KUBECONFIG is the
+   path of the kube config file (its content is the path rules'). */
+static const char *const plain_names[] = {"KUBECONFIG", NULL};
+
+/* Name parts that say a URL, URI or DSN is a database's or a broker's,
+   which carries user:password (`postgres://u:pw@db/x`): a part that is
+   one of these, holds one of four letters or more (POSTGRESQL, MONGODB,
+   RABBITMQ, MYMONGO), or ends in DB (INFLUXDB, USERDB). */
+/* clang-format off */
+static const char *const db_parts[] = {
+    "DB",        "PG",        "SQL",       "POSTGRES", "MYSQL",
+    "MARIADB",   "MONGO",     "REDIS",     "AMQP",     "RABBIT",
+    "KAFKA",     "DATABASE",  "MSSQL",     "ORACLE",   "BROKER",
+    "CELERY",    "ELASTIC",   "NEO4J",     "CLICKHOUSE", "CASSANDRA",
+    "MEMCACHE",  "NATS",      "COUCH",     "VALKEY",   "SUPABASE",
+    "TIMESCALE", "COCKROACH", "INDEX",     NULL,
+};
+/* clang-format on */
+
+/* The part p (n bytes) of a name is a database's (db_parts). */
+static bool db_part(const char *p, size_t n)
+{
+	if (n >= 2 && p[n - 2] == 'D' && p[n - 1] == 'B')
+		return true;
+	for (const char *const *d = db_parts; *d; d++) {
+		size_t m = strlen(*d);
+		if (n == m && !memcmp(p, *d, m))
+			return true;
+		for (size_t i = 0; m >= 4 && i + m <= n; i++)
+			if (!memcmp(p + i, *d, m))
+				return true;
+	}
+	return false;
+}
+
+/* A database or broker connection URL: a part URL, URI or DSN after a
+   database part (POSTGRES_URL, PG_URI, DB_URL, MONGODB_URI,
+   KAFKA_BROKER_URL, PIP_INDEX_URL, POSTGRES_URL_NON_POOLING). */
+static bool db_url(const char *name)
+{
+	bool db = false;
+	for (const char *p = name; *p;) {
+		size_t m = strcspn(p, "_");
+		if (db && m == 3 &&
+		    (!memcmp(p, "URL", 3) || !memcmp(p, "URI", 3) ||
+		     !memcmp(p, "DSN", 3)))
+			return true;
+		db |= m && db_part(p, m);
+		p += m + (p[m] == '_');
+	}
+	return false;
+}
 
 /* Endings that say the variable names where or how big a secret is,
    not the secret (CERT_KEY_PATH, GITHUB_TOKEN_FILE, _KEY_LENGTH): its
@@ -681,11 +742,17 @@ static bool names_about_secret(const char *name, size_t n)
 	return false;
 }
 
-/* A MongoDB connection URL: MONGO...(_URI|_URL). */
-static bool mongo_url(const char *name, size_t n)
+/* The mark m is in name (one `*` in m stands for any text). */
+static bool mark_in(const char *name, const char *m)
 {
-	return strstr(name, "MONGO") && n > 4 &&
-	       (!strcmp(name + n - 4, "_URI") || !strcmp(name + n - 4, "_URL"));
+	const char *star = strchr(m, '*');
+	if (!star)
+		return strstr(name, m) != NULL;
+	char head[32];
+	if (!lu_copy_fits(head, sizeof head, m, (size_t)(star - m)))
+		return false;
+	const char *h = strstr(name, head);
+	return h && strstr(h + strlen(head), star + 1);
 }
 
 /* The variable name at s (*len bytes of it) says it holds a secret: it
@@ -705,19 +772,21 @@ static bool secret_name(const char *s, size_t *len)
 	*len = n;
 	if (!n || names_about_secret(name, n))
 		return false;
+	for (const char *const *pn = plain_names; *pn; pn++)
+		if (!strcmp(name, *pn))
+			return false;
 	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
 	     k++) {
 		const char *m = secret_marks[k].mark;
 		size_t mn = strlen(m);
-		bool hit = secret_marks[k].where == 'a'
-		               ? strstr(name, m) != NULL
+		bool hit = secret_marks[k].where == 'a' ? mark_in(name, m)
 		           : secret_marks[k].where == 'w'
 		               ? !strcmp(name, m)
 		               : n >= mn && !strcmp(name + n - mn, m);
 		if (hit)
 			return true;
 	}
-	return mongo_url(name, n);
+	return db_url(name);
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
@@ -953,6 +1022,175 @@ bool pk_prints_name(const locus_shell_command *c, const char *name, size_t n)
 	return prints_word(c, expands_copy, &cn);
 }
 
+/* git's variables that carry a value git prints: the identity (`git
+   var GIT_AUTHOR_IDENT`, git commit's Author line; EMAIL is the
+   fallback address) and config given through the environment. */
+/* clang-format off */
+static const char *const git_shown_vars[] = {
+    "GIT_AUTHOR_NAME=",      "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=",
+    "GIT_COMMITTER_EMAIL=",  "EMAIL=",            "GIT_CONFIG_PARAMETERS=",
+    "GIT_CONFIG_VALUE_",     NULL,
+};
+/* clang-format on */
+
+/* A test on a variable name (n bytes at name) or on a word's text. */
+typedef struct git_hit {
+	bool (*name)(const char *name, size_t n, const void *arg);
+	bool (*text)(const char *w, const void *arg);
+	const void *arg;
+} git_hit;
+
+/* git c takes a value it may print from a variable h names: a
+   --config-env[=]KEY=ENVVAR (git reads ENVVAR, and git var, git config
+   KEY, an Author line or an error message print it: any git command
+   counts), or a leading assignment of one of git_shown_vars. */
+static bool git_takes_value(const locus_shell_command *c, const git_hit *h)
+{
+	if (!c->argc || !lu_streq(c->name, "git"))
+		return false;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i], *kv = NULL;
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--config-env=", 13))
+			kv = a + 13;
+		else if (!strcmp(a, "--config-env") && i + 1 < c->argc)
+			kv = c->argv[++i];
+		const char *env = kv ? strrchr(kv, '=') : NULL;
+		if (env && h->name(env + 1, strlen(env + 1), h->arg))
+			return true;
+	}
+	for (size_t i = 0; i < c->nassignments; i++)
+		for (const char *const *v = git_shown_vars; *v; v++)
+			if (!strncmp(c->assignments[i], *v, strlen(*v)) &&
+			    h->text(c->assignments[i], h->arg))
+				return true;
+	return false;
+}
+
+static bool is_secret_name(const char *name, size_t n, const void *arg)
+{
+	(void)arg;
+	size_t len;
+	return secret_name(name, &len) && len == n;
+}
+
+static bool git_expands_secret(const char *w, const void *arg)
+{
+	(void)arg;
+	return text_expands(w);
+}
+
+static bool git_prints_secret(const locus_shell_command *c,
+                              const ll_context *ctx)
+{
+	(void)ctx;
+	git_hit h = {is_secret_name, git_expands_secret, NULL};
+	return git_takes_value(c, &h);
+}
+
+static bool is_copy_name(const char *name, size_t n, const void *arg)
+{
+	const copy_name *cn = arg;
+	return !cn->n || (n == cn->n && !memcmp(name, cn->name, n));
+}
+
+bool pk_git_takes_name(const locus_shell_command *c, const char *name, size_t n)
+{
+	copy_name cn = {name, n};
+	git_hit h = {is_copy_name, expands_copy, &cn};
+	return git_takes_value(c, &h);
+}
+
+/* ---- the shell prints the value itself (R2-3) ------------------------ */
+
+/* w holds ${NAME?WORD} or ${NAME:?WORD} whose WORD expands a secret
+   variable: an unset or empty NAME makes the shell print WORD in its
+   error (`bash: NOPE: ghp_...`), a no-op's argument or an assignment
+   alike. */
+static bool unset_error_expands(const char *w)
+{
+	for (const char *d = strstr(w, "${"); d; d = strstr(d + 1, "${")) {
+		const char *p = d + 2;
+		size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                     "abcdefghijklmnopqrstuvwxyz0123456789_");
+		p += n ? n : (size_t)(*p && strchr("@*#?$!-", *p) != NULL);
+		p += *p == ':';
+		if (*p == '?' && p[1] != '}' && text_expands(p + 1))
+			return true;
+	}
+	return false;
+}
+
+/* Some word, assignment or redirect target of c expands a secret
+   variable where the shell expands it (`: "$GITHUB_TOKEN"`, x=$TOKEN):
+   what xtrace prints.  A heredoc's or herestring's text counts too. */
+static bool expands_anywhere(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strchr(c->words[i], '$') && word_expands_live(c->words[i]))
+			return true;
+	for (size_t i = 0; i < c->nredirects; i++)
+		if (c->redirects[i].target &&
+		    text_expands(c->redirects[i].target))
+			return true;
+	return false;
+}
+
+bool pk_shell_prints_secret(const locus_shell_command *c, bool xtrace)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strchr(c->words[i], '?') &&
+		    unset_error_expands(c->words[i]))
+			return true;
+	return xtrace && expands_anywhere(c);
+}
+
+/* Shells whose -x / -o xtrace options trace what they run. */
+static const char *const xtrace_shells = "bash sh dash zsh ksh mksh ash";
+
+/* The option words of c turn xtrace on: a cluster with x (`-x`, `-ex`,
+   `-xc`) or `-o xtrace`. */
+static bool xtrace_option(const locus_shell_command *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!strcmp(a, "--"))
+			return false;
+		if (a[0] == '-' && a[1] != '-' && strchr(a, 'x'))
+			return true;
+		if (!strcmp(a, "xtrace") && !strcmp(c->argv[i - 1], "-o"))
+			return true;
+	}
+	return false;
+}
+
+bool pk_turns_on_xtrace(const locus_shell_command *c)
+{
+	for (size_t i = 0; i < c->nwords; i++)
+		if (strstr(c->words[i], "SHELLOPTS") &&
+		    strstr(c->words[i], "xtrace"))
+			return true;
+	if (!c->argc)
+		return false;
+	if (!strcmp(c->name, "set") || pk_word_in(xtrace_shells, c->name))
+		return xtrace_option(c);
+	if (!strcmp(c->name, "shopt"))
+		for (size_t i = 1; i < c->argc; i++)
+			if (!strcmp(c->argv[i], "xtrace"))
+				return true;
+	return false;
+}
+
+bool pk_expands_name(const locus_shell_command *c, const char *name, size_t n)
+{
+	copy_name cn = {name, n};
+	for (size_t i = 0; i < c->nwords; i++)
+		if (expands_copy(c->words[i], &cn))
+			return true;
+	return false;
+}
+
 /* `w` holds the identifier `id` as a token of its own: not a field
    (`.env`), a variable (`$env`), part of a name, or a string's start. */
 static bool has_token(const char *w, const char *id)
@@ -970,6 +1208,48 @@ static bool has_token(const char *w, const char *id)
 		if (!word_b && !word_a)
 			return true;
 	}
+	return false;
+}
+
+/* The line names the shell's last argument (`$_`, `${_}`). */
+static bool last_argument(const char *src)
+{
+	static const char *const forms[] = {"$_", "${_", NULL};
+	for (const char *const *f = forms; *f; f++)
+		for (const char *p = strstr(src, *f); p;
+		     p = strstr(p + 1, *f)) {
+			char a = p[strlen(*f)];
+			if (!((a >= 'a' && a <= 'z') ||
+			      (a >= 'A' && a <= 'Z') ||
+			      (a >= '0' && a <= '9') || a == '_'))
+				return true;
+		}
+	return false;
+}
+
+/* Programs and keywords that hand a value on under another name the
+   copy tracking does not follow: a for/select loop variable, read,
+   mapfile (`while read x ...; done <<< "$TOKEN"`). */
+static const char *const reuse_words[] = {"for",     "select",    "read",
+                                          "mapfile", "readarray", NULL};
+
+bool pk_line_reuses_secret(const locus_shell_result *r)
+{
+	size_t len;
+	const char *src = locus_shell_result_source(r, &len);
+	if (!src || !strchr(src, '$'))
+		return false;
+	bool reuse = last_argument(src) || strstr(src, "BASH_REMATCH");
+	for (const char *const *w = reuse_words; *w && !reuse; w++)
+		reuse = has_token(src, *w);
+	if (!reuse)
+		return false;
+	if (word_expands_live(src))
+		return true;
+	size_t n = locus_shell_result_count(r);
+	for (size_t i = 0; i < n; i++)
+		if (expands_anywhere(locus_shell_result_command(r, i)))
+			return true;
 	return false;
 }
 
@@ -1027,6 +1307,99 @@ static bool jq_env_variable(const char *a)
 			return true;
 	}
 	return false;
+}
+
+/* ---- jq's program text from elsewhere (R2-2) -------------------------- */
+
+/* jq's options that take the next word(s) as values: a positional word
+   after them is no program. */
+static const char *const jq_two_values =
+    "--arg --argjson --slurpfile --rawfile";
+static const char *const jq_one_value = "--indent -L --library-path";
+/* Files that are jq's own stdin. */
+static const char *const stdin_files = "/dev/stdin /dev/fd/0 /proc/self/fd/0 -";
+
+/* jq's literal program text t reads the environment or another file of
+   code (a module: `include "x"`, `import "x" as x`, found without -L in
+   the working folder). */
+static bool jq_text_reads_env(const char *t)
+{
+	return jq_env_variable(t) || has_token(t, "env") ||
+	       strstr(t, "strenv(") || has_token(t, "envsubst") ||
+	       has_token(t, "include") || has_token(t, "import");
+}
+
+/* Index of jq's program word (its file with -f), 0 when there is none:
+   the first positional word (jq reads options anywhere, so `jq p -f x`
+   reads the program from the file p); *from_file: -f/--from-file was
+   given; *unknown: a word computed at run time stands at or before it
+   (it may be the program or an option). */
+static size_t jq_program_at(const locus_shell_command *c, bool *from_file,
+                            bool *unknown)
+{
+	*from_file = *unknown = false;
+	bool after_dd = false;
+	size_t at = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (!at && c->argv_flags &&
+		    (c->argv_flags[i] &
+		     (LOCUS_WORD_DYNAMIC | LOCUS_WORD_SUBST)))
+			*unknown = true;
+		if (after_dd || a[0] != '-' || !a[1]) {
+			at = at ? at : i; /* jq reads options after it too */
+		} else if (!strcmp(a, "--")) {
+			after_dd = true;
+		} else if (pk_word_in(jq_two_values, a)) {
+			i += 2;
+		} else if (pk_word_in(jq_one_value, a)) {
+			i += 1;
+		} else if (!strcmp(a, "--from-file")) {
+			*from_file = true;
+		} else if (a[1] != '-' && a[1] != 'L') {
+			*from_file |= strchr(a, 'f') != NULL;
+		}
+	}
+	return at;
+}
+
+/* The text c's stdin gets from a heredoc or herestring (NULL: none). */
+static const char *stdin_text(const locus_shell_command *c)
+{
+	const char *t = NULL;
+	for (size_t i = 0; i < c->nredirects; i++) {
+		const locus_shell_redirect *r = &c->redirects[i];
+		bool in = r->fd == -1 || r->fd == 0;
+		if (r->op && in && r->op[0] == '<')
+			t = !strncmp(r->op, "<<", 2) && r->target ? r->target
+			                                          : NULL;
+	}
+	return t;
+}
+
+/* jq's program is not a literal word of the line: a word computed at
+   run time (`jq -n "${a[0]}"`, `"$(cat p)"`), a file (`-f p.jq`: any
+   file may hold env), or stdin that is no heredoc or herestring; a
+   heredoc or herestring program is judged as the program text. */
+static bool jq_program_unseen(const locus_shell_command *c,
+                              const ll_context *ctx)
+{
+	(void)ctx;
+	if (!c->argc || !pk_word_in("jq gojq jaq", c->name))
+		return false;
+	bool from_file, unknown;
+	size_t at = jq_program_at(c, &from_file, &unknown);
+	if (unknown)
+		return true;
+	if (!at)
+		return false;
+	if (!from_file)
+		return jq_text_reads_env(c->argv[at]);
+	if (!pk_word_in(stdin_files, c->argv[at]) &&
+	    strncmp(c->argv[at], "/proc/", 6))
+		return true;
+	const char *t = stdin_text(c);
+	return !t || jq_text_reads_env(t);
 }
 
 /* Programs whose own language reads the environment: jq's
@@ -1144,17 +1517,53 @@ static bool make_p_word(const char *a, bool dashless, bool *value)
 	return false;
 }
 
-/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line, holds
-   p (`MAKEFLAGS=p make`, `MAKEFLAGS="-rp"`). */
+/* make's assignment operators, longest first: a command-line word NAME
+   OP VALUE (blanks allowed around NAME and OP) assigns a variable. */
+static const char *const make_ops[] = {
+    ":::=", "::=", ":=", "+=", "?=", "!=", "=", NULL};
+
+/* The word w assigns MAKEFLAGS or GNUMAKEFLAGS (after blanks and an
+   `override`/`export` keyword); *op and the value after it are set. */
+static const char *makeflags_value(const char *w, const char **op)
+{
+	static const char *const names[] = {"MAKEFLAGS", "GNUMAKEFLAGS", NULL};
+	static const char *const keywords[] = {"override", "export", NULL};
+	for (bool again = true; again;) {
+		w += strspn(w, " \t");
+		again = false;
+		for (const char *const *k = keywords; *k && !again; k++) {
+			size_t kn = strlen(*k);
+			again = !strncmp(w, *k, kn) &&
+			        (w[kn] == ' ' || w[kn] == '\t');
+			w += again ? kn : 0;
+		}
+	}
+	for (const char *const *nm = names; *nm; nm++) {
+		size_t n = strlen(*nm);
+		if (strncmp(w, *nm, n))
+			continue;
+		const char *q = w + n + strspn(w + n, " \t");
+		for (const char *const *o = make_ops; *o; o++)
+			if (!strncmp(q, *o, strlen(*o))) {
+				*op = *o;
+				return q + strlen(*o);
+			}
+	}
+	return NULL;
+}
+
+/* MAKEFLAGS or GNUMAKEFLAGS, assigned before make or on its line with any
+   of make's operators, holds p (`MAKEFLAGS=p make`, `make MAKEFLAGS+=p`,
+   `make 'MAKEFLAGS := -rp'`), or a value make computes: `!=` runs a
+   shell command, and make expands a `$` reference when it reads the
+   flags (`make X=p 'MAKEFLAGS=$(X)'`). */
 static bool makeflags_p(const char *assign)
 {
-	const char *v = NULL;
-	if (!strncmp(assign, "MAKEFLAGS=", 10))
-		v = assign + 10;
-	else if (!strncmp(assign, "GNUMAKEFLAGS=", 13))
-		v = assign + 13;
+	const char *op = NULL, *v = makeflags_value(assign, &op);
 	if (!v)
 		return false;
+	if (!strcmp(op, "!=") || strchr(v, '$'))
+		return true;
 	char word[64];
 	for (size_t n; *v; v += n) {
 		v += strspn(v, " \t");
@@ -1174,12 +1583,16 @@ static bool make_prints_database(const locus_shell_command *c,
 	for (size_t i = 0; i < c->nassignments; i++)
 		if (makeflags_p(c->assignments[i]))
 			return true;
+	/* after `--` no option is read, but NAME=VALUE still assigns (make
+	   4.3: `make -- MAKEFLAGS+=p` printed the database) */
+	bool options = true;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		bool value;
+		bool value = false;
 		if (!strcmp(a, "--"))
-			break;
-		if (makeflags_p(a) || make_p_word(a, false, &value))
+			options = false;
+		if (makeflags_p(a) ||
+		    (options && make_p_word(a, false, &value)))
 			return true;
 		i += value;
 	}
@@ -1206,6 +1619,14 @@ static const pk_rule secret_rules[] = {
      "secrets: a token or password variable is given to a program that may "
      "print it",
      prints_secret_variable, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: git takes a token or password variable as config or as its "
+     "identity (--config-env, GIT_AUTHOR_NAME) and may print it",
+     git_prints_secret, 0},
+    {"*", NULL, NULL, NULL, S,
+     "secrets: jq's program is a file, stdin, a module or a word computed "
+     "at run time (it may read the environment)",
+     jq_program_unseen, 0},
     {"env", NULL, NULL, NULL, S,
      "secrets: env without a command prints the environment", env_dump, 0},
     {"make", NULL, NULL, NULL, S,
