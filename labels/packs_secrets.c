@@ -623,53 +623,60 @@ static bool indirect_value(const char *s)
    Credential-bearing URLs and DSNs (`postgres://user:pw@host`) and
    webhook URLs (the URL is the credential) count; PWD and OLDPWD (the
    shell's folders) are not `_PWD`. */
+#define MARK(m, w)                                                             \
+	{                                                                      \
+		m, sizeof m - 1, w                                             \
+	}
 static const struct {
 	const char *mark;
+	size_t len;
 	char where; /* 'a' anywhere, 'e' at the end, 'w' the whole name */
 	            /* clang-format off */
 } secret_marks[] = {
-    {"TOKEN", 'a'},          {"SECRET", 'a'},
+    MARK("TOKEN", 'a'),
                     /* clang-format on */
-    {"PASSWORD", 'a'},
-    {"PASSWD", 'a'},
-    {"PASSPHRASE", 'a'},
-    {"API_KEY", 'a'},
-    {"APIKEY", 'a'},
-    {"PRIVATE_KEY", 'a'},
-    {"ACCESS_KEY", 'a'},
-    {"CREDENTIAL", 'a'},
-    {"_PAT_", 'a'},
-    {"_KEY_", 'a'},
-    {"WEBHOOK", 'a'},
-    {"CONNECTION_STRING", 'a'},
-    {"CONN_STR", 'a'},
-    {"AUTH_CONFIG", 'a'},
-    {"PASS", 'e'},
-    {"_PWD", 'e'},
-    {"_DSN", 'e'},
-    {"DSN", 'w'},
-    {"_AUTH", 'e'},
-    {"AUTH", 'w'},
-    {"__AUTH", 'a'}, /* NPM_CONFIG__AUTH_IDENT: npm's _auth keys */
-    {"_PAT", 'e'},
-    {"_KEY", 'e'},
-    {"_KEYS", 'e'},
-    {"AUTHORIZATION", 'a'},
-    {"AUTH*HEADER", 'a'}, /* AUTH_HEADER, AUTHORIZATION_HEADER */
-    {"CREDS", 'e'},
-    {"JWT", 'a'},
-    {"BEARER", 'a'},
-    {"COOKIE", 'a'},
-    {"KUBE_CONFIG", 'a'},
-    {"KUBECONFIG", 'a'}, /* KUBECONFIG_DATA; KUBECONFIG alone: plain */
-    {"_SK", 'e'},        /* STRIPE_SK: a secret key */
-    {"PRIVKEY", 'a'},
-    {"MNEMONIC", 'a'},
-    {"SEED_PHRASE", 'a'},
-    {"SEEDPHRASE", 'a'},
-    {"TOTP", 'a'},
-    {"PAT", 'w'},
+    MARK("SECRET", 'a'),
+    MARK("PASSWORD", 'a'),
+    MARK("PASSWD", 'a'),
+    MARK("PASSPHRASE", 'a'),
+    MARK("API_KEY", 'a'),
+    MARK("APIKEY", 'a'),
+    MARK("PRIVATE_KEY", 'a'),
+    MARK("ACCESS_KEY", 'a'),
+    MARK("CREDENTIAL", 'a'),
+    MARK("_PAT_", 'a'),
+    MARK("_KEY_", 'a'),
+    MARK("WEBHOOK", 'a'),
+    MARK("CONNECTION_STRING", 'a'),
+    MARK("CONN_STR", 'a'),
+    MARK("AUTH_CONFIG", 'a'),
+    MARK("PASS", 'e'),
+    MARK("_PWD", 'e'),
+    MARK("_DSN", 'e'),
+    MARK("DSN", 'w'),
+    MARK("_AUTH", 'e'),
+    MARK("AUTH", 'w'),
+    MARK("__AUTH", 'a'), /* NPM_CONFIG__AUTH_IDENT: npm's _auth keys */
+    MARK("_PAT", 'e'),
+    MARK("_KEY", 'e'),
+    MARK("_KEYS", 'e'),
+    MARK("AUTHORIZATION", 'a'),
+    MARK("AUTH*HEADER", 'a'), /* AUTH_HEADER, AUTHORIZATION_HEADER */
+    MARK("CREDS", 'e'),
+    MARK("JWT", 'a'),
+    MARK("BEARER", 'a'),
+    MARK("COOKIE", 'a'),
+    MARK("KUBE_CONFIG", 'a'),
+    MARK("KUBECONFIG", 'a'), /* KUBECONFIG_DATA; KUBECONFIG alone: plain */
+    MARK("_SK", 'e'),        /* STRIPE_SK: a secret key */
+    MARK("PRIVKEY", 'a'),
+    MARK("MNEMONIC", 'a'),
+    MARK("SEED_PHRASE", 'a'),
+    MARK("SEEDPHRASE", 'a'),
+    MARK("TOTP", 'a'),
+    MARK("PAT", 'w'),
 };
+#undef MARK
 
 /* Whole names that hold a mark but not a secret: KUBECONFIG is the
    path of the kube config file (its content is the path rules'). */
@@ -755,8 +762,46 @@ static bool mark_in(const char *name, const char *m)
 	return h && strstr(h + strlen(head), star + 1);
 }
 
+/* The letters (A-Z) and `_` of an upper-cased name, one bit each. */
+static uint32_t name_letters(const char *name, size_t n)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] >= 'A' && name[i] <= 'Z')
+			m |= 1u << (name[i] - 'A');
+		else if (name[i] == '_')
+			m |= 1u << 26;
+	return m;
+}
+
+/* The upper-cased name holds one of the marks (or is a database URL).
+   A mark is compared only when the name holds its first two bytes: most
+   names (`$file`, `$i`, `$HOME`) hold no mark's, and the comparisons
+   cost ~5,000 instructions a line when every mark was tried. */
+static bool marked_name(const char *name, size_t n)
+{
+	uint32_t have = name_letters(name, n);
+	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
+	     k++) {
+		const char *m = secret_marks[k].mark;
+		size_t mn = secret_marks[k].len;
+		uint32_t need = name_letters(m, 2);
+		if ((need & have) != need)
+			continue;
+		bool hit = secret_marks[k].where == 'a' ? mark_in(name, m)
+		           : secret_marks[k].where == 'w'
+		               ? n == mn && !memcmp(name, m, mn)
+		               : n >= mn && !memcmp(name + n - mn, m, mn);
+		if (hit)
+			return true;
+	}
+	/* a URL, URI or DSN part follows another part */
+	return (strstr(name, "_UR") || strstr(name, "_DSN")) && db_url(name);
+}
+
 /* The variable name at s (*len bytes of it) says it holds a secret: it
-   holds one of the marks. */
+   holds one of the marks, and does not name where or how big a secret
+   is, nor is a plain name. */
 static bool secret_name(const char *s, size_t *len)
 {
 	char name[64];
@@ -770,23 +815,12 @@ static bool secret_name(const char *s, size_t *len)
 	}
 	name[n] = '\0';
 	*len = n;
-	if (!n || names_about_secret(name, n))
+	if (n < 3 || !marked_name(name, n) || names_about_secret(name, n))
 		return false;
 	for (const char *const *pn = plain_names; *pn; pn++)
 		if (!strcmp(name, *pn))
 			return false;
-	for (size_t k = 0; k < sizeof secret_marks / sizeof *secret_marks;
-	     k++) {
-		const char *m = secret_marks[k].mark;
-		size_t mn = strlen(m);
-		bool hit = secret_marks[k].where == 'a' ? mark_in(name, m)
-		           : secret_marks[k].where == 'w'
-		               ? !strcmp(name, m)
-		               : n >= mn && !strcmp(name + n - mn, m);
-		if (hit)
-			return true;
-	}
-	return db_url(name);
+	return true;
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds
