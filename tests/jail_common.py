@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import threading
+import time
 
 NOBODY = 65534
 FAILS = []
@@ -66,6 +67,15 @@ class Server(threading.Thread):
         self.s.listen(8)
         self.port = self.s.getsockname()[1]
         self.hits = 0
+
+    def seen(self, timeout):
+        """A connection was counted within `timeout` seconds: the count is
+        the accept thread's, which may run after the client has returned
+        (a loaded machine: the control of test_hook_jail failed so)."""
+        end = time.monotonic() + timeout
+        while self.hits == 0 and time.monotonic() < end:
+            time.sleep(0.02)
+        return self.hits > 0
 
     def run(self):
         while True:

@@ -333,8 +333,9 @@ def misses(base, ws, policy):
     for line in attempts:
         # the control: run as written, the line does reach outside
         r = run_bash(line, ws, env)
+        connects = "create_connection" in line
         reached = (bool(os.listdir(outside)) or b"SECRET" in r.stdout or
-                   srv.hits > 0)
+                   (srv.seen(10) if connects else srv.hits > 0))
         for f in os.listdir(outside):
             os.unlink(os.path.join(outside, f))
         srv.hits = 0
@@ -343,6 +344,8 @@ def misses(base, ws, policy):
             "tool_input": {"command": line}}, "--jail", "--policy", policy)
         cmd = updated_command("claude-code", out)
         r = run_bash(cmd, ws, env) if cmd else None
+        if connects:
+            srv.seen(1)  # a connection that got through is counted late
         check(reached and cmd is not None and r is not None and
               not os.listdir(outside) and b"SECRET" not in r.stdout and
               srv.hits == 0,
