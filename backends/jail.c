@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "jail.h"
+#include "locus/labels.h"
 #include "../util/path.h"
 #include "../util/read.h"
 
@@ -196,7 +197,7 @@ static bool sv_has(const strv *s, const char *x)
 /* --- the profile ---------------------------------------------------------- */
 
 typedef struct profile {
-	strv write, mask, unset;
+	strv write, mask, unset, keep;
 } profile;
 
 static void profile_free(profile *p)
@@ -204,6 +205,7 @@ static void profile_free(profile *p)
 	sv_free(&p->write);
 	sv_free(&p->mask);
 	sv_free(&p->unset);
+	sv_free(&p->keep);
 }
 
 /* ~ and ~/x against home; else the path must be absolute.  Malloc'd, or
@@ -261,8 +263,8 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 			    "or `unsetenv GLOB`",
 			    name, lineno);
 		s[kw] = '\0';
-		if (!strcmp(s, "unsetenv")) {
-			sv_add(&pr->unset, arg);
+		if (!strcmp(s, "unsetenv") || !strcmp(s, "keepenv")) {
+			sv_add(s[0] == 'u' ? &pr->unset : &pr->keep, arg);
 			continue;
 		}
 		strv *to = !strcmp(s, "write")  ? &pr->write
@@ -271,7 +273,7 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		if (!to)
 			return lu_err(err, LOCUS_EINVALID,
 			              "%s:%u: unknown directive \"%s\" (write, "
-			              "mask, unsetenv)",
+			              "mask, unsetenv, keepenv)",
 			              name, lineno, s);
 		char *x = expand(arg, home);
 		if (!x)
@@ -282,7 +284,7 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		sv_add(to, x);
 		free(x);
 	}
-	return pr->write.oom || pr->mask.oom || pr->unset.oom
+	return pr->write.oom || pr->mask.oom || pr->unset.oom || pr->keep.oom
 	           ? lu_err(err, LOCUS_ENOMEM, "out of memory")
 	           : 0;
 }
@@ -459,8 +461,26 @@ static void build_argv(strv *a, const char *root, const char *home,
 	}
 }
 
+/* Never passed on, whatever a profile says (but `keepenv NAME`): the
+ * agents' sockets, which sign and decrypt with the person's keys.  Names
+ * that say they hold a secret (locus_secret_variable) are dropped too. */
+/* clang-format off */
+static const char *const agent_sockets[] = {
+    "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "SSH_AGENT_PID", NULL,
+};
+/* clang-format on */
+
+static bool secret_env(const char *name)
+{
+	for (size_t i = 0; agent_sockets[i]; i++)
+		if (!strcmp(name, agent_sockets[i]))
+			return true;
+	return locus_secret_variable(name);
+}
+
 /* The command's environment: the caller's, less the profile's unsetenv
- * patterns; a TMPDIR the jail cannot write becomes /tmp. */
+ * patterns and every secret (secret_env) the profile does not keep
+ * (keepenv: exact names); a TMPDIR the jail cannot write becomes /tmp. */
 static void build_env(strv *env, const profile *pr, const char *root)
 {
 	for (char **e = environ; e && *e; e++) {
@@ -470,9 +490,11 @@ static void build_env(strv *env, const profile *pr, const char *root)
 			continue;
 		memcpy(name, *e, n);
 		name[n] = '\0';
-		bool drop = false;
+		bool drop = secret_env(name);
 		for (size_t i = 0; i < pr->unset.n && !drop; i++)
 			drop = fnmatch(pr->unset.v[i], name, 0) == 0;
+		if (drop && sv_has(&pr->keep, name))
+			drop = false;
 		if (!strcmp(name, "TMPDIR")) {
 			const char *v = *e + n + 1;
 			size_t rl = strlen(root);

@@ -799,6 +799,19 @@ static bool marked_name(const char *name, size_t n)
 	return (strstr(name, "_UR") || strstr(name, "_DSN")) && db_url(name);
 }
 
+/* The upper-cased name up (n bytes) says it holds a secret: it holds
+   one of the marks, does not name where or how big a secret is, and is
+   not a plain name. */
+static bool secret_upper(const char *up, size_t n)
+{
+	if (n < 3 || !marked_name(up, n) || names_about_secret(up, n))
+		return false;
+	for (const char *const *pn = plain_names; *pn; pn++)
+		if (!strcmp(up, *pn))
+			return false;
+	return true;
+}
+
 /* The variable name at s (*len bytes of it) says it holds a secret: it
    holds one of the marks, and does not name where or how big a secret
    is, nor is a plain name. */
@@ -815,12 +828,27 @@ static bool secret_name(const char *s, size_t *len)
 	}
 	name[n] = '\0';
 	*len = n;
-	if (n < 3 || !marked_name(name, n) || names_about_secret(name, n))
+	return secret_upper(name, n);
+}
+
+bool locus_secret_variable(const char *name)
+{
+	if (!name || !*name)
 		return false;
-	for (const char *const *pn = plain_names; *pn; pn++)
-		if (!strcmp(name, *pn))
-			return false;
-	return true;
+	/* the whole name, upper-cased (secret_name stops at 63 bytes and
+	   at the first byte a shell name cannot hold: an environment's
+	   names are any bytes but `=`) */
+	char up[256];
+	size_t n = 0;
+	for (; name[n]; n++) {
+		if (n + 1 >= sizeof up)
+			return true; /* a name this long: dropped (fail closed) */
+		up[n] = name[n] >= 'a' && name[n] <= 'z'
+		            ? (char)(name[n] - 'a' + 'A')
+		            : name[n];
+	}
+	up[n] = '\0';
+	return secret_upper(up, n);
 }
 
 /* Words [from, nwords) of c expand a variable whose name says it holds

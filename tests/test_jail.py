@@ -260,6 +260,24 @@ def profile(env):
           "built-in caches)")
     r = sh(env, "cat ~/.ssh/id_rsa", extra=["--profile", prof])
     check(b"SECRET" not in r.stdout, "a profile cannot unmask a credential")
+    # secrets in the environment: dropped by name whatever the profile
+    # says (this one has no unsetenv for them), but for keepenv
+    secrets = {"GITHUB_TOKEN": "tok-gh1", "STRIPE_API_KEY": "tok-sk2",
+               "DATABASE_URL": "tok-db3", "SSH_AUTH_SOCK": "tok-sock4",
+               "Npm_Config__Auth": "tok-npm5", "PLAIN_SETTING": "plain6"}
+    show = "echo " + " ".join("$" + k for k in secrets)
+    r = sh(env, show, jail=False, env=secrets)
+    check(all(v.encode() in r.stdout for v in secrets.values()),
+          "control: without the jail the environment is seen")
+    for extra in ([], ["--profile", prof]):
+        r = sh(env, show, extra=extra, env=secrets)
+        check(b"plain6" in r.stdout and b"tok-" not in r.stdout,
+              f"secret variables never reach the command ({extra or 'built-in profile'})")
+    with open(prof, "a") as f:
+        f.write("keepenv GITHUB_TOKEN\n")
+    r = sh(env, show, extra=["--profile", prof], env=secrets)
+    check(b"tok-gh1" in r.stdout and b"tok-sk2" not in r.stdout,
+          "keepenv passes the one variable it names")
     with open(prof, "w") as f:
         f.write("allow everything\n")
     r = sh(env, "touch ran", extra=["--profile", prof])

@@ -2458,6 +2458,39 @@ static bool word_in_reference(const char *list, const char *w)
 	return false;
 }
 
+/* The names the jail drops (locus_secret_variable) are the secrets
+   rule's: the same marks, the same plain names, fail closed on length. */
+START_TEST(test_secret_variable_names)
+{
+	/* clang-format off */
+	static const char *const secret[] = {
+	    "GITHUB_TOKEN", "github_token", "AWS_SECRET_ACCESS_KEY",
+	    "DATABASE_URL", "NPM_CONFIG__AUTH", "GH_PAT", "STRIPE_SK",
+	    "MY_APP_PASSWORD", "SESSION_COOKIE", "DSN", NULL,
+	};
+	/* clang-format on */
+	/* clang-format off */
+	static const char *const plain[] = {
+	    "PATH", "HOME", "PWD", "OLDPWD", "KUBECONFIG", "TOKEN_FILE",
+	    "GITHUB_TOKEN_PATH", "LANG", "", "TERM", NULL,
+	};
+	/* clang-format on */
+	for (size_t i = 0; secret[i]; i++)
+		ck_assert_msg(locus_secret_variable(secret[i]), "%s",
+		              secret[i]);
+	for (size_t i = 0; plain[i]; i++)
+		ck_assert_msg(!locus_secret_variable(plain[i]), "%s", plain[i]);
+	ck_assert(!locus_secret_variable(NULL));
+	char lng[300];
+	memset(lng, 'A', sizeof lng - 1);
+	lng[sizeof lng - 1] = '\0';
+	ck_assert(locus_secret_variable(lng));
+	/* the shell's own rule agrees: printing each is exec:secrets */
+	ck_assert(line_tag("/w", "echo $GH_PAT", "exec:secrets"));
+	ck_assert(!line_tag("/w", "echo $TOKEN_FILE", "exec:secrets"));
+}
+END_TEST
+
 START_TEST(test_word_in_matches_reference)
 {
 	static const char bytes[] = "aab- .";
@@ -2794,6 +2827,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(t, test_rm_write_symlinks);
 	tcase_add_test(t, test_shell_symlinks);
 	tcase_add_test(t, test_word_in_matches_reference);
+	tcase_add_test(t, test_secret_variable_names);
 	tcase_add_test(t, test_path_matchers_match_reference);
 	tcase_add_test(t, test_glob_ordinary_prefilter_matches_fnmatch);
 	tcase_add_test(t, test_pack_operand_cap_fails_closed);

@@ -65,6 +65,12 @@ typedef enum locus_tag {
  *  not exactly one known bit. */
 LOCUS_API const char *locus_tag_name(uint32_t tag_bit);
 
+/** The environment variable `name` says it holds a secret (GITHUB_TOKEN,
+ *  AWS_SECRET_ACCESS_KEY, DATABASE_URL...): the names the exec:secrets
+ *  label reads, the ones the jail never passes on (docs/jail.md).  A name
+ *  of 256 bytes or more counts; NULL and "" do not. */
+LOCUS_API bool locus_secret_variable(const char *name);
+
 /**
  * The shell verdict for one line: what the labeller concluded from a parse
  * result.  Opaque, made by locus_shell_label() and freed with
