@@ -806,6 +806,67 @@ START_TEST(hostile_writers_caps)
 }
 END_TEST
 
+/*
+ * The parsers stop 46 added, fed hostile words: the words xargs, parallel
+ * and fd read from their input, ln's link targets, systemd-run's
+ * properties, strace -E and firejail --env, env -S, quoted assignments
+ * given to sudo, find's `{}` inside longer words, tar -T lists and jq's
+ * program sources, each repeated 20,000 times, with invalid UTF-8 and a
+ * NUL in them.  Each line hides a destroyer (or, for jq, a read of the
+ * environment): it is caught or the line fails closed, within the
+ * parser's bounds (run() checks both budgets).
+ */
+START_TEST(hostile_new_parsers)
+{
+	static const struct {
+		const char *pre, *unit, *post;
+		uint32_t want; /* some of these tags */
+		bool parses;   /* the plain line parses (else: unparsed, for a
+		                  bound, or caught) */
+	} cases[] = {
+	    {"printf '%s\n' ", "a ", "| xargs rm -rf", DESTROYER, true},
+	    {"ls | xargs -I{} sh -c '", "{}", " rm -rf {}'", DESTROYER, false},
+	    {"parallel rm -rf ::: ", "x ", "", DESTROYER, true},
+	    {"printf 'a\\0b' | xargs -0 ", "-n 1 ", "rm -rf", DESTROYER, true},
+	    {"fd ", "-e x ", "-x rm -rf", DESTROYER, true},
+	    {"systemd-run ", "-p X=1 ", "rm -rf x", DESTROYER, true},
+	    {"systemd-run ", "-E A=1 ", "rm -rf x", DESTROYER, false},
+	    {"strace ", "-E X=1 ", "rm -rf x", DESTROYER, false},
+	    {"firejail ", "--env=X=1 ", "rm -rf x", DESTROYER, false},
+	    {"env -S '", "A=1 ", "rm -rf x'", DESTROYER, true},
+	    {"sudo ", "'A=1' ", "rm -rf x", DESTROYER, true},
+	    {"find . -name '", "{}", "' -exec rm -rf {} \\;", DESTROYER, true},
+	    {"jq -n ", "--rawfile a /etc/x ", "env", LOCUS_TAG_SECRETS, true},
+	    {"ln -s ", "/etc/a ", "x && rm -rf x/", DESTROYER, false},
+	    {"tar -c ", "-T x ", "-f o.tar; rm -rf o", DESTROYER, true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		/* 0: as written; 1: invalid UTF-8 in every repeated word; 2:
+		   a NUL byte among them */
+		for (int bad = 0; bad < 3; bad++) {
+			char unit[64];
+			snprintf(unit, sizeof unit, "%s%s", cases[i].unit,
+			         bad == 1 ? "\xff\xc3" : "");
+			size_t n;
+			char *s = build(cases[i].pre, unit, 20000, "",
+			                cases[i].post, 1, &n);
+			if (bad == 2)
+				s[strlen(cases[i].pre) + 100] = '\0';
+			bool parsed = run(s, n, NULL);
+			uint32_t need = cases[i].want;
+			if (bad || !cases[i].parses)
+				need |= LOCUS_TAG_UNPARSED;
+			else
+				ck_assert_msg(parsed, "case %zu: unparsed", i);
+			ck_assert_msg(last_tags & need,
+			              "case %zu (variant %d): tags %#x", i, bad,
+			              (unsigned)last_tags);
+			free(s);
+		}
+	}
+}
+END_TEST
+
 START_TEST(hostile_null_args)
 {
 	locus_shell_result *r = locus_shell_parse(NULL, 0, NULL);
@@ -845,6 +906,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hostile_many_writers);
 	tcase_add_test(tc, hostile_writers_caps);
 	tcase_add_test(tc, hostile_label_budget);
+	tcase_add_test(tc, hostile_new_parsers);
 	suite_add_tcase(s, tc);
 	return s;
 }
