@@ -3,22 +3,26 @@
  * path (parser/fastpath.c) reads at the top level.
  *
  *   fastpath_share FILE     prints "N of M lines"
+ *   fastpath_share -r FILE  prints the lines it does not read, then that
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "parser/fastpath.h"
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: fastpath_share FILE\n");
+	int rejected = argc == 3 && !strcmp(argv[1], "-r");
+	if (argc != 2 + rejected) {
+		fprintf(stderr, "usage: fastpath_share [-r] FILE\n");
 		return 2;
 	}
-	FILE *f = fopen(argv[1], "r");
+	const char *file = argv[1 + rejected];
+	FILE *f = fopen(file, "r");
 	if (!f) {
-		perror(argv[1]);
+		perror(file);
 		return 2;
 	}
 	char *line = NULL;
@@ -28,7 +32,10 @@ int main(int argc, char **argv)
 		if (line[n - 1] == '\n')
 			n--;
 		all++;
-		yes += lp_fastpath_accepts(line, (size_t)n);
+		bool ok = lp_fastpath_accepts(line, (size_t)n);
+		yes += ok;
+		if (rejected && !ok)
+			printf("%.*s\n", (int)n, line);
 	}
 	free(line);
 	fclose(f);

@@ -40,6 +40,19 @@
  *     assignments; a line whose expansions name a name it assigns is
  *     refused (the constants pass resolves `X=rm; $X`), so every name
  *     stays unresolved as above;
+ *   - in an argument (not a command name, not an assignment) that holds
+ *     no quote, expansion or substitution: the globs `*` and `?` (the
+ *     word is flagged GLOB, as word.c's shape does), the empty pair `{}`
+ *     (find's and xargs' placeholder: no brace expansion) and a
+ *     backslash escaping one of ;()*?.|+-{}[]!&<>,:=@%^~/_ (the byte
+ *     is its value, flagged QUOTED: `\;`, `\(`);
+ *   - redirects after a command's words, preceded by a blank: `>`,
+ *     `>>`, `&>`, `<` and `1>`, `2>`, `1>>`, `2>>` with a target of plain
+ *     bytes, and `>&1`, `>&2`, `1>&2`, `2>&1`; at most FP_MAX_REDIRS, no
+ *     word after them, and only on the first command after the line's
+ *     start or a `;` (the grammar hangs a later command's redirect on
+ *     every command of the list or pipeline before it: walk.c
+ *     chain_redirects; left to tree-sitter);
  *   - blanks (space, tab) between words, and the operators | && || ;
  *     between commands (a `;` may end the line);
  *   - a command's first word must not be or start with a reserved or
@@ -50,8 +63,9 @@
  *     || (the grammar reads the next command into the pipeline).
  * Refused to tree-sitter: every other byte (a `$` of anything else:
  * $$ $# $! $-, ${..} with operators, $((..)); backquote,
- * glob and brace characters, #, !, \ outside double quotes,
- * < > ( ) &, control and non-ASCII bytes, a newline outside quotes), a
+ * `[`, braces but `{}`, #, !, other backslashes outside double quotes,
+ * other redirects, ( ) &, control and non-ASCII bytes, a newline outside
+ * quotes), a
  * keyword glued to a quote or a `$` as a first word, an empty command,
  * and any line naming a variable that changes what runs (vars.c
  * sensitive names), since those need the constants pre-pass.
@@ -132,7 +146,17 @@ static bool plain_byte(unsigned char c)
 /* A byte a word may start with: a plain byte, a quote, `$`. */
 static bool word_start(unsigned char c)
 {
-	return plain_byte(c) || c == '\'' || c == '"' || c == '$';
+	return plain_byte(c) || c == '\'' || c == '"' || c == '$' || c == '*' ||
+	       c == '?' || c == '{' || c == '\\';
+}
+
+/* Bytes a backslash may escape in an unquoted word on the fast path
+   (`find . -exec rm {} \;`, `\( -name a \)`): the byte is its value,
+   quoted (word.c: put_unquoted).  Not quotes, `$`, backquote, blanks,
+   newline, `#` or a backslash: left to tree-sitter. */
+static bool escapable(unsigned char c)
+{
+	return c && strchr(";()*?.|+-{}[]!&<>,:=@%^~/_", c) != NULL;
 }
 
 /* Inside quotes: printable ASCII, tab, newline. */
@@ -157,13 +181,22 @@ static const char *const first_word_refused[] = {
    how deep they may nest. */
 enum { FP_MAX_SUBST = 8, FP_MAX_LEVEL = 3 };
 
+/* Redirects one command may have on the fast path (more: tree-sitter). */
+enum { FP_MAX_REDIRS = 4 };
+
 typedef struct fp_word {
 	size_t start, end;
 	bool quoted;    /* some part is quoted */
 	bool expansion; /* some part is $NAME or ${NAME} */
 	/* a bare `$` after a bare expansion or substitution */
 	bool second_bare;
-	size_t nsub; /* its substitutions $(..), bare or in "..." */
+	/* some byte is a glob (`*`, `?`), an empty pair of braces `{}` or
+	   an escape `\;`: such a word holds no quote, expansion or
+	   substitution, and is no command name and no assignment */
+	bool special;
+	bool glob;    /* an unquoted `*` or `?` */
+	bool escaped; /* a backslash escape */
+	size_t nsub;  /* its substitutions $(..), bare or in "..." */
 	size_t sub_start[FP_MAX_SUBST], sub_end[FP_MAX_SUBST];
 } fp_word;
 
@@ -284,6 +317,7 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
 	w->expansion = false;
 	w->nsub = 0;
 	w->second_bare = false;
+	w->special = w->glob = w->escaped = false;
 	bool bare_dyn = false; /* a bare expansion or substitution so far */
 	if (s[k] == '=')
 		return false;
@@ -383,10 +417,22 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
 			w->quoted = true;
 		} else if (plain_byte(c)) {
 			k++;
+		} else if (c == '*' || c == '?') {
+			w->special = w->glob = true;
+			k++;
+		} else if (c == '{' && k + 1 < n && s[k + 1] == '}') {
+			w->special = true;
+			k += 2;
+		} else if (c == '\\' && k + 1 < n &&
+		           escapable((unsigned char)s[k + 1])) {
+			w->special = w->escaped = true;
+			k += 2;
 		} else {
 			break;
 		}
 	}
+	if (w->special && (w->quoted || w->expansion || w->nsub))
+		return false;
 	w->end = k;
 	*i = k;
 	return k > w->start;
@@ -397,6 +443,79 @@ static size_t skip_blanks(const char *s, size_t n, size_t i)
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
 		i++;
 	return i;
+}
+
+/* A redirect may start at s[k]: `>`, `<`, `&>`, or a descriptor 1 or 2
+   glued to `>`, after a blank (a redirect glued to a word, `ls>x`, is
+   left to tree-sitter). */
+static bool redirect_start(const char *s, size_t n, size_t k)
+{
+	if (k == 0 || k >= n || (s[k - 1] != ' ' && s[k - 1] != '\t'))
+		return false;
+	char c = s[k], d = k + 1 < n ? s[k + 1] : '\0';
+	return c == '>' || c == '<' || (c == '&' && d == '>') ||
+	       ((c == '1' || c == '2') && d == '>');
+}
+
+/* One redirect the fast path reads, from s[k] (redirect_start): `>`,
+   `>>`, `&>`, `<`, with a descriptor 1 or 2 before `>` and `>>`, then
+   a target of plain bytes (no quote, no expansion: its value is its
+   text); or `>&1`, `>&2` with such a descriptor.  Its end, 0 for any
+   other shape (`<<`, `<<<`, `<&`, `<>`, `>|`, `&>>`, `>(..)`, `0<`,
+   other descriptors: left to tree-sitter).  The target must end the
+   word: a blank, `;`, `|`, `&`, `)` or the end follows. */
+typedef struct fp_redir {
+	const char *op;
+	int fd;             /* -1: none written */
+	size_t target, end; /* the target s[target..end) */
+} fp_redir;
+
+static size_t redirect_end(const char *s, size_t n, size_t k, fp_redir *rd)
+{
+	size_t j = k;
+	int fd = -1;
+	const char *op;
+	if (s[j] == '1' || s[j] == '2')
+		fd = s[j++] - '0';
+	if (s[j] == '&') {
+		if (fd >= 0 || j + 2 >= n || s[j + 2] == '>')
+			return 0;
+		op = "&>";
+		j += 2;
+	} else if (s[j] == '<') {
+		j++;
+		if (fd >= 0 || j >= n || s[j] == '<' || s[j] == '&' ||
+		    s[j] == '>')
+			return 0;
+		op = "<";
+	} else {
+		j++; /* `>` */
+		op = ">";
+		if (j < n && s[j] == '>') {
+			op = ">>";
+			j++;
+		} else if (j < n && s[j] == '&') {
+			j++;
+			if (j >= n || (s[j] != '1' && s[j] != '2'))
+				return 0;
+			op = ">&";
+		} else if (j < n && s[j] == '|') {
+			return 0;
+		}
+	}
+	size_t t0 = op[1] == '&' ? j : skip_blanks(s, n, j), e = t0;
+	while (e < n && plain_byte((unsigned char)s[e]))
+		e++;
+	if (e == t0 || s[t0] == '=' || (op[1] == '&' && e != t0 + 1))
+		return 0;
+	if (e < n && s[e] != ' ' && s[e] != '\t' && s[e] != ';' &&
+	    s[e] != '|' && s[e] != '&' && s[e] != ')')
+		return 0;
+	rd->op = op;
+	rd->fd = fd;
+	rd->target = t0;
+	rd->end = e;
+	return e;
 }
 
 /* The operator at s[*i] (after blanks), or FP_END at the end, FP_CLOSE
@@ -453,8 +572,9 @@ static size_t quote_end(const char *s, size_t k)
    (`if"x"`, `typeset'a'`) is read as the keyword. */
 static bool first_word_ok(const char *s, const fp_word *w)
 {
-	if (w->nsub)
-		return false; /* a command name computed by a substitution */
+	if (w->nsub || w->special)
+		return false; /* a command name computed by a substitution,
+		                 or a glob, braces, an escape */
 	size_t run = 0;       /* the leading unquoted bytes */
 	while (w->start + run < w->end && s[w->start + run] != '\'' &&
 	       s[w->start + run] != '"' && s[w->start + run] != '$')
@@ -539,6 +659,28 @@ static bool expands_no_assigned(const fp_scan *sc)
 	return true;
 }
 
+/* The redirects after a command's words, from s[*i] (none is fine): at
+ * most FP_MAX_REDIRS of the shapes redirect_end reads, and no word after
+ * them (`git >/dev/null push`: the grammar misreads the word, misparse S9).
+ * Only the first command after the line's start or a `;` may have them:
+ * the grammar hangs a redirect of a later command of a list or pipeline
+ * on everything before it since then (`a | b > y` and `a && b > y` give
+ * `a` the redirect too; walk.c chain_redirects reads it so), which is
+ * left to tree-sitter. */
+static bool accepts_redirects(const char *s, size_t n, size_t *i,
+                              bool seg_first)
+{
+	size_t count = 0;
+	while (*i < n && redirect_start(s, n, *i)) {
+		fp_redir rd;
+		size_t e = redirect_end(s, n, *i, &rd);
+		if (!e || !seg_first || ++count > FP_MAX_REDIRS)
+			return false;
+		*i = skip_blanks(s, n, e);
+	}
+	return count == 0 || *i >= n || !word_start((unsigned char)s[*i]);
+}
+
 /* The commands of a script from s[*i]: its words and operators are all
    the fast path reads.  At level 0 the script is the line and ends with
    it; inside a substitution (level > 0) it ends with the `)` after a
@@ -546,7 +688,8 @@ static bool expands_no_assigned(const fp_scan *sc)
 static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
                         fp_scan *sc)
 {
-	size_t stages = 1; /* of the current pipeline */
+	size_t stages = 1;     /* of the current pipeline */
+	bool seg_first = true; /* the command is the first after `;` */
 	for (;;) {
 		/* one command: leading assignments, then words; at least one
 		   of either */
@@ -554,7 +697,8 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 		size_t nw = 0, na = 0;
 		for (;;) {
 			fp_word w;
-			if (*i >= n || !word_start((unsigned char)s[*i]))
+			if (*i >= n || !word_start((unsigned char)s[*i]) ||
+			    (nw > 0 && redirect_start(s, n, *i)))
 				break;
 			if (!lex_word(s, n, i, &w, level, sc))
 				return false;
@@ -568,7 +712,7 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 			   `S=$T:$` and a command `L,c`; `S=$T$L$M,c`; found on
 			   batch 2's held-out lines): such values stay with
 			   tree-sitter */
-			if (al && w.second_bare)
+			if (al && (w.second_bare || w.special))
 				return false;
 			if (al) {
 				if (sc)
@@ -584,6 +728,8 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 		}
 		if (nw + na == 0)
 			return false; /* empty command, or a refused byte */
+		if (nw > 0 && !accepts_redirects(s, n, i, seg_first))
+			return false;
 		int op = lex_op(s, n, i);
 		if (op < 0 || (op == FP_END && level > 0) ||
 		    (op == FP_CLOSE && level == 0))
@@ -597,6 +743,7 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 		if ((op == FP_AND || op == FP_OR) && stages >= 3)
 			return false;
 		stages = op == FP_PIPE ? stages + 1 : 1;
+		seg_first = op == FP_SEMI;
 		if (op == FP_SEMI) {
 			size_t k = skip_blanks(s, n, *i);
 			if (level == 0 && k >= n)
@@ -682,6 +829,8 @@ static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
 					k++;
 				v[o++] = s[k];
 			}
+		} else if (c == '\\') {
+			v[o++] = s[++k]; /* an escape (lex_word) */
 		} else {
 			v[o++] = c;
 		}
@@ -744,13 +893,59 @@ static void emit_substs(const fp_state *st, size_t from, size_t idx)
 {
 	const char *s = st->t->src;
 	size_t n = st->t->len, i = skip_blanks(s, n, from);
-	while (i < n && word_start((unsigned char)s[i])) {
+	while (i < n && word_start((unsigned char)s[i]) &&
+	       !(i > from && redirect_start(s, n, i))) {
 		fp_word w;
 		lex_word(s, n, &i, &w, st->level, NULL);
 		for (size_t k = 0; k < w.nsub; k++)
 			emit_subst(st, w.sub_start[k], idx);
 		i = skip_blanks(s, n, i);
 	}
+}
+
+/* The redirects accepts_redirects() read, from s[*i], into raw as
+   walk.c's file_redirect builds them: op, descriptor, the target as
+   written (plain bytes), a file written (`>`, `>>`, `&>` to anything but
+   /dev/null) or read (`<`: stdin, the last one winning); *end past the
+   last. */
+static void emit_redirects(lp_arena *a, const char *s, size_t n, size_t *i,
+                           lp_raw_command *raw, size_t *end)
+{
+	locus_shell_redirect *v = NULL;
+	size_t k = 0;
+	while (*i < n && redirect_start(s, n, *i)) {
+		fp_redir fr;
+		size_t e = redirect_end(s, n, *i, &fr);
+		if (!e)
+			break; /* not reached: the line was accepted */
+		if (!v) {
+			v = lp_arena_alloc_raw(a, FP_MAX_REDIRS * sizeof *v);
+			if (!v)
+				return;
+		}
+		locus_shell_redirect *rd = &v[k++];
+		rd->op = fr.op;
+		rd->fd = fr.fd;
+		rd->target =
+		    lp_arena_strndup(a, s + fr.target, fr.end - fr.target);
+		if (!rd->target)
+			rd->target = "";
+		rd->target_flags = 0;
+		if (fr.op[0] == '<') {
+			raw->flags |= LOCUS_CMD_READS_FILE;
+			raw->stdin_kind = LP_STDIN_FILE;
+			raw->stdin_text = rd->target;
+			raw->stdin_flags = 0;
+		} else if (fr.op[1] != '&' && strcmp(rd->target, "/dev/null")) {
+			raw->flags |= LOCUS_CMD_WRITES_FILES;
+		}
+		*end = e;
+		*i = skip_blanks(s, n, e);
+		if (k == FP_MAX_REDIRS)
+			break;
+	}
+	raw->nredirects = k;
+	raw->redirects = v;
 }
 
 /* One command from s[*i]; returns the operator after it. */
@@ -765,7 +960,8 @@ static int emit_one(fp_state *st, size_t *i)
 	*i = skip_blanks(s, n, *i);
 	size_t from = *i;
 	bool substs = false;
-	while (*i < n && word_start((unsigned char)s[*i])) {
+	while (*i < n && word_start((unsigned char)s[*i]) &&
+	       !(words.n > 0 && redirect_start(s, n, *i))) {
 		fp_word w;
 		lex_word(s, n, i, &w, st->level, NULL);
 		substs |= w.nsub > 0;
@@ -778,7 +974,8 @@ static int emit_one(fp_state *st, size_t *i)
 		lp_word lw = {
 		    word_value(ctx->arena, s, &w),
 		    lp_arena_strndup(ctx->arena, s + w.start, w.end - w.start),
-		    (w.quoted ? LOCUS_WORD_QUOTED : 0) |
+		    (w.quoted || w.escaped ? LOCUS_WORD_QUOTED : 0) |
+		        (w.glob ? LOCUS_WORD_GLOB : 0) |
 		        (w.expansion ? LOCUS_WORD_EXPANSION | LOCUS_WORD_DYNAMIC
 		                     : 0) |
 		        (w.nsub ? LOCUS_WORD_SUBST | LOCUS_WORD_DYNAMIC : 0)};
@@ -787,14 +984,16 @@ static int emit_one(fp_state *st, size_t *i)
 		lp_wordvec_push(ctx->arena, assign ? &assigns : &words, lw);
 		*i = skip_blanks(s, n, *i);
 	}
+	lp_raw_command raw;
+	memset(&raw, 0, sizeof raw);
+	if (words.n > 0)
+		emit_redirects(ctx->arena, s, n, i, &raw, &end);
 	int op = lex_op(s, n, i);
 
 	/* A pipeline's number is taken when it starts, a lone command's in
 	   finish(): both before the first command is emitted. */
 	if (!st->piped)
 		st->pipeline = op == FP_PIPE ? ctx->next_pipeline++ : SIZE_MAX;
-	lp_raw_command raw;
-	memset(&raw, 0, sizeof raw);
 	raw.nwords = words.n;
 	raw.words = words.v;
 	raw.nassigns = assigns.n;
@@ -816,9 +1015,12 @@ static int emit_one(fp_state *st, size_t *i)
 	}
 	raw.stdin_producer = NONE;
 	if (st->piped) {
+		/* as walk.c's finish(): an own `<` beats the pipe */
 		raw.flags |= LOCUS_CMD_PIPED_IN;
-		raw.stdin_kind = LP_STDIN_PIPE;
-		raw.stdin_producer = st->producer;
+		if (raw.stdin_kind == LP_STDIN_NONE) {
+			raw.stdin_kind = LP_STDIN_PIPE;
+			raw.stdin_producer = st->producer;
+		}
 	}
 	lp_checks_command(t, &raw);
 	size_t idx = lp_emit(ctx, &raw);

@@ -58,14 +58,30 @@ static const char *const must_accept[] = {
 	"echo $x; x=1", "x=\"$(f \"$x\")\"", "a $x | x=2",
 	"cd ~", "git diff HEAD~1 --stat", "cat ~/.bashrc", "X=~/bin a",
 	"a=~ b", "x=a:~/b", "ls ~+ ~- ~root/x", "~/bin/tool -v", "a~b~",
+	"ls >out", "ls > out", "ls 2>/dev/null", "ls 2>&1 | tail -5",
+	"ls >> log; wc -l < log", "cat < in | wc", "make &> build.log && echo ok",
+	"ls 1>&2", "ls >&2", "ls 2> err 1> out", "git push 2>&1", "a > x || b",
+	"echo $(ls 2>&1)", "echo $(a &> x)", "x=$(git rev-parse HEAD 2>/dev/null)",
+	"echo \"$(cat < f)\"", "cat a - 2>/dev/null", "A=1 ls > x",
+	"ls > ~/.bashrc", "sh -c 'rm -rf x > /dev/null'",
+	"ls *.c", "rm -f *.o ?", "find . -name x -exec rm {} \\;",
+	"find . \\( -name a -o -name b \\) -print", "cp {} {}.bak",
+	"git add src/*.c && git commit -m x", "grep -r a --include=*.py .",
+	"echo \\*", "ls a\\;b", "find . -exec sh -c 'rm {}' \\;",
 	NULL,
 };
 /* clang-format on */
 
 /* clang-format off */
 static const char *const must_refuse[] = {
-	"", " ", "ls &", "ls |& wc", "ls >out", "echo `id`",
-	"ls *.c", "echo {a,b}", "ls # c", "X=1; echo $X",
+	"", " ", "ls &", "ls |& wc", "ls>out", "echo `id`",
+	"ls*.c *", "echo {a,b}", "ls # c", "X=1; echo $X",
+	/* globs, `{}` and escapes outside the plain words the fast path reads */
+	"*.sh", "./*.sh x", "\\rm x", "{} x", "X=*.c ls", "X={} ls", "echo \"a\"*",
+	"echo '*'?", "echo $x*", "echo *$x", "echo $(ls)*", "echo [ab]", "echo ?(a)",
+	"echo {x}", "echo {", "echo }", "echo a\\", "echo \\$x", "echo \\'x",
+	"echo \\\"x", "echo \\ x", "echo \\#", "echo \\\\", "echo \\`id`",
+	"echo x{,y}", "echo {a..b}", "ls > *.txt", "ls > {}",
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
 	"x=1 a:b", "x==b ls", "echo a\\ b",
@@ -84,14 +100,21 @@ static const char *const must_refuse[] = {
 	"echo $(ls) )", "echo $(a\nb)", "echo $(ls #c)", "echo $(`id`)",
 	"echo $(cat <<E\nx\nE\n)", "echo $(a & b)", "$(which rm) -rf /",
 	"x$(a) b", "x=$(ls) $x", "x=$(a); echo $x", "echo $(x=1; echo $x)",
-	"echo \"a\"$(b)", "echo $(a $(b $(c $(d))))", "echo $(ls 2>&1)",
+	"echo \"a\"$(b)", "echo $(a $(b $(c $(d))))",
 	"echo $(ls >|x)", "echo $(a;;)", "echo $(case x in a) b;; esac)",
 	"echo $(x=)", "echo $(a || )", "x=$1.$2", "x=$y.$1", "x=$x.a; y=$x", "x=1 y=\"$x\"", "x=1; $(echo $x)",
 	"$(x=1) $x", "x=\"$x\" $x", "x=$(a).$2", "x=$y-$@", "x=$?.$1", "echo $x.$2", "echo $x.$@",
 	"S=$T:$L,c", "S=$T$L$M,c", "S=${T}:$L,c", "S=$(a):$L,c", "S=a:$L:$M,c",
 	"S=$S:$Le_HTTPPort,crlf", "x=1 S=$T:$L.c y", "echo $(| a)", "echo \"$(a\")",
 	"echo $(PS4=x a)", "echo $(a |& b)",
-	"echo $(<x)", "echo $(a <<< x)", "echo $(a &> x)", "echo $(exec 3>&1)",
+	"echo $(<x)", "echo $(a <<< x)", "echo $(exec 3>&1)",
+	/* redirects the fast path leaves to tree-sitter */
+	"a | b > y", "a && b > y", "a || b 2>&1", "a | b 2>&1 | c", "ls > x y",
+	"git >/dev/null push", "cat 0<x", "ls 3>x", "ls >| x", "ls &>> x",
+	"ls > 'x'", "ls > \"x\"", "ls > $x", "ls > $(a)", "ls <<< x", "ls <& 3",
+	"ls <> x", "ls > >(x)", "cat < <(x)", "ls 2>&3", "ls >&-", "ls >&x",
+	"X=1 > f", "> f ls", "ls 2>", "ls >", "ls > =x", "ls 2>&1x", "echo a\"b\">x",
+	"ls > x\\y", "ls > x#y", "a > 1 > 2 > 3 > 4 > 5", "ls 2 > x >", "ls >x<y",
 	"x=$(a) y=$x b", "echo $(if true; then rm x; fi)",
 	"echo $(ls)\\", "echo $(ls)'", "echo ${x:-$(rm x)}", "echo `rm x`",
 	NULL,
@@ -152,6 +175,9 @@ static const char *const args[] = {
 	"--hard", "reset", "clean", "-fdx", "status", "-9", "1", "x=", "=x",
 	"==", "=~", "-rf/", "HEAD~1", "1000", "-u", "root", "alias.x=!rm",
 	"-m", "msg", "-S", "-t", "-E", "-exec", "{}", ";", "+", "-P", "4",
+	"*.c", "*", "?", "a*b", "**/x", "--include=*.py", "{}.bak", "x{}",
+	"{}/y", "\\;", "\\+", "\\(", "\\)", "\\*", "a\\;b", "{}\\;",
+	"\\;x", "\\|", "\\!", "\\{", "*\\?", "{}*", "\\.", "-name", "-o",
 };
 /* clang-format on */
 
@@ -189,6 +215,21 @@ static const char *const assignments[] = {
 	"IFS=:", "x=$HOME/bin", "CC=gcc", "x=a=b", "x==b", "x+=1", "x[0]=1",
 	"x=%1", "x=a@b", "x=+1", "x=rm", "x='$x'", "x=\"${y}\"z", "PS4=x",
 	"CDPATH=/", "x=-", "x=--", "a-b=1", "1x=2", "x=if", "x=\"\"",
+};
+/* clang-format on */
+
+/* Redirects after a command's words: the shapes the fast path reads
+   and their near misses (other operators, descriptors, quoted or
+   computed targets, a redirect glued to a word). */
+/* clang-format off */
+static const char *const redirects[] = {
+	" > x", " >x", " 2>&1", " 2>/dev/null", " >> log", " < in", " &> out",
+	" 1>&2", " >&2", ">x", " 2> x", " 1>x", " 2>>err", " > /dev/null",
+	" < /etc/passwd", " > ~/.bashrc", " > .git/hooks/pre-commit", " > -",
+	" 0<x", " 3>x", " >| x", " &>> x", " <<< x", " <& 3", " <> x",
+	" > 'q'", " > \"q\"", " > $x", " > $(a)", " 2>&3", " >&-", " > >(a)",
+	" <(a)", " > x y", " >&x", " 2>", " > =x", " > a,b", " > 1", " >&12",
+	" 2>&1|", " >x;", " > x&&", " > x)", " \t>\tx", " <x", " 1>>x", " 2>&1x",
 };
 /* clang-format on */
 
@@ -321,6 +362,11 @@ static void gen_line(char *buf, size_t cap)
 				add(buf, &n, cap, pick(10) ? " " : "  ");
 			gen_word(buf, &n, cap, w == 0);
 		}
+		/* redirects the fast path reads, and near misses */
+		for (size_t r = pick(4) == 0 ? 1 + pick(2) : 0; r > 0; r--)
+			add(buf, &n, cap, PICK(redirects));
+		if (pick(40) == 0)
+			gen_word(buf, &n, cap, false); /* a word after them */
 	}
 	if (pick(10) == 0)
 		add(buf, &n, cap, pick(2) ? ";" : " ");
@@ -433,8 +479,9 @@ static int check_bytes(void)
 			bool want;
 			/* clang-format off */
 		} at[] = {
-		    /* `$b`: an expansion of a name */
-		    {"x a", "b", plain_spec(c) || sep || c == '$'},
+		    /* `$b`: an expansion of a name; a glob in an argument */
+		    {"x a", "b", plain_spec(c) || sep || c == '$' || c == '*' ||
+		                     c == '?'},
 		    /* clang-format on */
 		    {"x 'a", "b'", quoted_spec(c) && c != '\''},
 		    {"x \"a", "b\"",
