@@ -594,6 +594,50 @@ static bool first_word_ok(const char *s, const fp_word *w)
 	return true;
 }
 
+/* The value of accepted word w (quotes removed, escapes taken) is one
+   of `list`; a value computed at run time, or longer than 15 bytes, is
+   none. */
+static bool word_in_list(const char *s, const fp_word *w,
+                         const char *const *list)
+{
+	if (w->expansion || w->nsub)
+		return false;
+	char v[16];
+	size_t o = 0;
+	for (size_t k = w->start; k < w->end && o < sizeof v; k++) {
+		char c = s[k];
+		if (c == '\'') {
+			for (k++; s[k] != '\'' && o < sizeof v; k++)
+				v[o++] = s[k];
+		} else if (c == '"') {
+			for (k++; s[k] != '"' && o < sizeof v; k++) {
+				if (s[k] == '\\' &&
+				    (s[k + 1] == '\\' || s[k + 1] == '"'))
+					k++;
+				v[o++] = s[k];
+			}
+		} else {
+			if (c == '\\')
+				k++; /* an escape (lex_word) */
+			v[o++] = s[k];
+		}
+	}
+	if (o >= sizeof v)
+		return false;
+	v[o] = '\0';
+	for (; *list; list++)
+		if (!strcmp(v, *list))
+			return true;
+	return false;
+}
+
+/* `command` and `builtin` run the word after them as the command: the
+   constants pass reads a declaration there (`builtin declare -i x=a`:
+   vars.c on_command), which the fast path does not, so a line where one
+   of them is followed by a word of first_word_refused is left to
+   tree-sitter (found by test_fastpath). */
+static const char *const runs_next_word[] = {"command", "builtin", NULL};
+
 /* A word that is an assignment to the grammar and to bash, NAME=value
    with NAME unquoted: the length of NAME=, else 0.  A value that starts
    with `=` is left to tree-sitter (as a word starting with `=` is). */
@@ -695,6 +739,7 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 		   of either */
 		*i = skip_blanks(s, n, *i);
 		size_t nw = 0, na = 0;
+		bool runs_next = false; /* the name is command or builtin */
 		for (;;) {
 			fp_word w;
 			if (*i >= n || !word_start((unsigned char)s[*i]) ||
@@ -719,9 +764,13 @@ static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
 					names_add(&sc->assigned, s + w.start,
 					          al - 1, w.end);
 				na++;
-			} else if (nw++ == 0 &&
-			           (!first_word_ok(s, &w) ||
-			            (na && !after_assignment_ok(s, &w)))) {
+			} else if (nw++ == 0) {
+				if (!first_word_ok(s, &w) ||
+				    (na && !after_assignment_ok(s, &w)))
+					return false;
+				runs_next = word_in_list(s, &w, runs_next_word);
+			} else if (runs_next &&
+			           word_in_list(s, &w, first_word_refused)) {
 				return false;
 			}
 			*i = skip_blanks(s, n, *i);

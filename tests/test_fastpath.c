@@ -68,6 +68,7 @@ static const char *const must_accept[] = {
 	"find . \\( -name a -o -name b \\) -print", "cp {} {}.bak",
 	"git add src/*.c && git commit -m x", "grep -r a --include=*.py .",
 	"echo \\*", "ls a\\;b", "find . -exec sh -c 'rm {}' \\;",
+	"command -v node", "builtin cd x",
 	NULL,
 };
 /* clang-format on */
@@ -114,6 +115,8 @@ static const char *const must_refuse[] = {
 	"ls > 'x'", "ls > \"x\"", "ls > $x", "ls > $(a)", "ls <<< x", "ls <& 3",
 	"ls <> x", "ls > >(x)", "cat < <(x)", "ls 2>&3", "ls >&-", "ls >&x",
 	"X=1 > f", "> f ls", "ls 2>", "ls >", "ls > =x", "ls 2>&1x", "echo a\"b\">x",
+	"builtin typeset msg -d-i.c", "builtin 'declare' -i x", "command -p declare -i x=a",
+	"\"command\" typeset -i x", "builtin \"typ\"'eset' -i x", "builtin let x=1",
 	"ls > x\\y", "ls > x#y", "a > 1 > 2 > 3 > 4 > 5", "ls 2 > x >", "ls >x<y",
 	"x=$(a) y=$x b", "echo $(if true; then rm x; fi)",
 	"echo $(ls)\\", "echo $(ls)'", "echo ${x:-$(rm x)}", "echo `rm x`",
