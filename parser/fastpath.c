@@ -43,9 +43,10 @@
  *   - in an argument (not a command name, not an assignment) that holds
  *     no quote, expansion or substitution: the globs `*` and `?` (the
  *     word is flagged GLOB, as word.c's shape does), the empty pair `{}`
- *     (find's and xargs' placeholder: no brace expansion) and a
- *     backslash escaping one of ;()*?.|+-{}[]!&<>,:=@%^~/_ (the byte
- *     is its value, flagged QUOTED: `\;`, `\(`);
+ *     (find's and xargs' placeholder: no brace expansion); a backslash
+ *     escaping one of ;()*?.|+-{}[]!&<>,:=@%^~/_'" (the byte is its
+ *     value, flagged QUOTED: `\;`, `\(`), also in a word with quoted
+ *     parts (`'it'\''s'`) but not with an expansion or substitution;
  *   - redirects after a command's words, preceded by a blank: `>`,
  *     `>>`, `&>`, `<` and `1>`, `2>`, `1>>`, `2>>` with a target of plain
  *     bytes, and `>&1`, `>&2`, `1>&2`, `2>&1`; at most FP_MAX_REDIRS, no
@@ -151,12 +152,12 @@ static bool word_start(unsigned char c)
 }
 
 /* Bytes a backslash may escape in an unquoted word on the fast path
-   (`find . -exec rm {} \;`, `\( -name a \)`): the byte is its value,
-   quoted (word.c: put_unquoted).  Not quotes, `$`, backquote, blanks,
-   newline, `#` or a backslash: left to tree-sitter. */
+   (`find . -exec rm {} \;`, `\( -name a \)`, `'it'\''s'`): the byte
+   is its value, quoted (word.c: put_unquoted).  Not `$`, backquote,
+   blanks, newline, `#` or a backslash: left to tree-sitter. */
 static bool escapable(unsigned char c)
 {
-	return c && strchr(";()*?.|+-{}[]!&<>,:=@%^~/_", c) != NULL;
+	return c && strchr(";()*?.|+-{}[]!&<>,:=@%^~/_'\"", c) != NULL;
 }
 
 /* Inside quotes: printable ASCII, tab, newline. */
@@ -195,7 +196,7 @@ typedef struct fp_word {
 	   substitution, and is no command name and no assignment */
 	bool special;
 	bool glob;    /* an unquoted `*` or `?` */
-	bool escaped; /* a backslash escape */
+	bool escaped; /* a backslash escape (quotes allowed around it) */
 	size_t nsub;  /* its substitutions $(..), bare or in "..." */
 	size_t sub_start[FP_MAX_SUBST], sub_end[FP_MAX_SUBST];
 } fp_word;
@@ -425,14 +426,19 @@ static bool lex_word(const char *s, size_t n, size_t *i, fp_word *w,
 			k += 2;
 		} else if (c == '\\' && k + 1 < n &&
 		           escapable((unsigned char)s[k + 1])) {
-			w->special = w->escaped = true;
+			w->escaped = true;
 			k += 2;
 		} else {
 			break;
 		}
 	}
-	if (w->special && (w->quoted || w->expansion || w->nsub))
+	/* globs and `{}` in plain words only; escapes also next to quoted
+	   parts (`'a'\''b'`), never next to an expansion or a
+	   substitution (`\;$x`: left to tree-sitter) */
+	if ((w->special && (w->quoted || w->expansion || w->nsub)) ||
+	    (w->escaped && (w->expansion || w->nsub)))
 		return false;
+	w->special |= w->escaped;
 	w->end = k;
 	*i = k;
 	return k > w->start;

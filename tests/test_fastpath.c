@@ -69,6 +69,8 @@ static const char *const must_accept[] = {
 	"git add src/*.c && git commit -m x", "grep -r a --include=*.py .",
 	"echo \\*", "ls a\\;b", "find . -exec sh -c 'rm {}' \\;",
 	"command -v node", "builtin cd x",
+	"sh -c 'echo '\\''it'\\''s'\\'' > x'", "echo \\'a\\' \\\"b\\\"",
+	"ssh h 'sed -i '\\''s/a/b/'\\'' ~/.bashrc'", "echo 'a'\\''b'\"c\"\\;",
 	NULL,
 };
 /* clang-format on */
@@ -80,8 +82,8 @@ static const char *const must_refuse[] = {
 	/* globs, `{}` and escapes outside the plain words the fast path reads */
 	"*.sh", "./*.sh x", "\\rm x", "{} x", "X=*.c ls", "X={} ls", "echo \"a\"*",
 	"echo '*'?", "echo $x*", "echo *$x", "echo $(ls)*", "echo [ab]", "echo ?(a)",
-	"echo {x}", "echo {", "echo }", "echo a\\", "echo \\$x", "echo \\'x",
-	"echo \\\"x", "echo \\ x", "echo \\#", "echo \\\\", "echo \\`id`",
+	"echo {x}", "echo {", "echo }", "echo a\\", "echo \\$x", "echo \\'x$y",
+	"echo $x\\\"", "echo \\ x", "echo 'a'*", "echo \\;$(ls)", "\\'x y", "echo \\#", "echo \\\\", "echo \\`id`",
 	"echo x{,y}", "echo {a..b}", "ls > *.txt", "ls > {}",
 	"X=a echo \"${X}\"", "X+=1", "X==1", "a[0]=1", "PS4=x ls", "X=1 if",
 	"X=1 export Y", "X=1 Y=$X", "echo \"a\"b$x,", "x=| y", "_=z ls",
@@ -181,6 +183,7 @@ static const char *const args[] = {
 	"*.c", "*", "?", "a*b", "**/x", "--include=*.py", "{}.bak", "x{}",
 	"{}/y", "\\;", "\\+", "\\(", "\\)", "\\*", "a\\;b", "{}\\;",
 	"\\;x", "\\|", "\\!", "\\{", "*\\?", "{}*", "\\.", "-name", "-o",
+	"\\'", "'a'\\''b'", "\\\"x\\\"", "\"a\"\\'", "x\\'y", "\\'$x",
 };
 /* clang-format on */
 
