@@ -1015,10 +1015,15 @@ static bool prints_word(const locus_shell_command *c,
                         bool (*hit)(const char *w, const void *arg),
                         const void *arg)
 {
-	if (!c->argc || pk_word_in(non_printers, c->name))
+	/* the program's lists are read only for a command with a `$` in
+	   some word (most have none) */
+	size_t i = 1;
+	while (i < c->nwords && !strchr(c->words[i], '$'))
+		i++;
+	if (!c->argc || i >= c->nwords || pk_word_in(non_printers, c->name))
 		return false;
 	bool test = pk_word_in(testers, c->name);
-	for (size_t i = 1; i < c->nwords; i++)
+	for (; i < c->nwords; i++)
 		if (strchr(c->words[i], '$') && !hands_on(c, i) &&
 		    hit(c->words[i], arg) && !(test && test_quiet(c, i)))
 			return true;
@@ -1050,9 +1055,10 @@ bool pk_copies_secret(const locus_shell_command *c)
 
 bool pk_declares_secret(const locus_shell_command *c, size_t i)
 {
-	return c->argc && i < c->argc &&
+	/* the cheap tests first: most words hold no `=` */
+	return c->argc && i < c->argc && strchr(c->argv[i], '=') &&
+	       i + c->nwords >= c->argc &&
 	       pk_word_in("declare typeset local readonly export", c->name) &&
-	       strchr(c->argv[i], '=') && i + c->nwords >= c->argc &&
 	       text_expands(c->words[c->nwords - c->argc + i]);
 }
 
