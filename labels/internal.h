@@ -100,7 +100,8 @@ typedef struct ll_ln {
 	const char *tdir; /* -t/--target-directory's value */
 	bool sym, rel, no_tdir;
 } ll_ln;
-/* Fills *f and returns true for such an ln; false for any other command,
+/* Fills *f and returns true for such an ln (*f is only read then); false
+   for any other command,
    a hard link, -r, a link in the current directory, or words locus
    cannot place (an unknown option, a run-time word, more than LL_LN_MAX
    operands): those are judged from the current directory. */

@@ -639,8 +639,44 @@ static bool ln_target(const ll_ln *f, size_t i)
 	return false;
 }
 
-/* The first outside path of command c, or NULL. */
-static const char *command_outside(cwds *w, const locus_shell_command *c)
+/* Argument i of c (an option when opt) names a path outside the
+   workspace; *remote and *writer memoise what the program is (-1: not
+   read yet). */
+static bool arg_outside(cwds *w, const locus_shell_command *c, size_t i,
+                        bool opt, int *remote, int *writer)
+{
+	const char *a = c->argv[i];
+	uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
+	if ((f & LOCUS_WORD_DYNAMIC) && !opt) {
+		if (*writer < 0)
+			*writer = pk_word_in(writers, c->name);
+		if (*writer)
+			return true;
+	}
+	const char *p = path_part(a);
+	if (p && p[0] == '/' && !lu_starts_with(a, "file")) {
+		if (*remote < 0)
+			*remote = remote_names(c);
+		if (*remote)
+			return false; /* a remote name */
+	}
+	if (p && !(f & LOCUS_WORD_DYNAMIC) &&
+	    (path_outside(w, p) || (a[0] == '-' && inner_value(p) &&
+	                            path_outside(w, inner_value(p)))))
+		return true;
+	if (!opt && !(f & LOCUS_WORD_DYNAMIC) && glob_climbs_out(w, a, f))
+		return true;
+	if (opt && !(f & LOCUS_WORD_DYNAMIC) && comma_outside(w, a))
+		return true;
+	return p && (f & LOCUS_WORD_DYNAMIC) &&
+	       (p[0] == '~' || lu_starts_with(p, "$HOME") ||
+	        lu_starts_with(p, "${HOME"));
+}
+
+/* The first outside path of command c, or NULL; data: c has an
+   argument and its operands are data (pk_data_program). */
+static const char *command_outside(cwds *w, const locus_shell_command *c,
+                                   bool data)
 {
 	for (size_t i = 0; i < c->nredirects; i++)
 		if (redirect_outside(w, &c->redirects[i]))
@@ -656,15 +692,17 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 		if (!sys && path_outside(w, a0))
 			return a0;
 	}
-	if (c->argc < 2 || pk_data_program(c->name))
+	if (c->argc < 2 || data)
 		return NULL;
 	/* tar -xPf, cpio -i, unzip -: keep the archive's absolute names */
-	if (pk_word_in(extractors, c->name) &&
-	    lk_extracts_anywhere(lk_program_find(c->name), c->argv, c->argc))
-		return "an absolute member name of the archive";
-	if (pk_word_in(extractors, c->name) &&
-	    lk_names_from_list(lk_program_find(c->name), c->argv, c->argc))
-		return "a `-C DIR` line of the archive's file list (-T)";
+	if (pk_word_in(extractors, c->name)) {
+		const lk_program *x = lk_program_find(c->name);
+		if (lk_extracts_anywhere(x, c->argv, c->argc))
+			return "an absolute member name of the archive";
+		if (lk_names_from_list(x, c->argv, c->argc))
+			return "a `-C DIR` line of the archive's file list "
+			       "(-T)";
+	}
 	if (ll_git_opt_effects(c) & LK_GIT_ANYWHERE)
 		return "a path of the patch (git apply --unsafe-paths)";
 	/* ln -s: its relative targets from the folder the link lands in */
@@ -673,47 +711,27 @@ static const char *command_outside(cwds *w, const locus_shell_command *c)
 	const char *lh = lns ? ln_outside(w, c, &ln) : NULL;
 	if (lh)
 		return lh;
-	size_t pattern = pk_pattern_operand(c);
+	/* grep's pattern, sed's script are data: which operand that is
+	   is read at the first word that would count (few do) */
+	size_t pattern = SIZE_MAX;
 	/* what the program is, read on first need: most words are neither
 	   dynamic nor absolute paths (-1: not looked up yet) */
 	int remote = -1, writer = -1;
 	bool after_dd = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
-		uint32_t f = c->argv_flags ? c->argv_flags[i] : 0;
 		if (strcmp(a, "--") == 0) {
 			after_dd = true;
 			continue;
 		}
-		bool opt = !after_dd && pk_is_option(a);
-		if (i == pattern || (lns && ln_target(&ln, i)))
-			continue; /* grep's pattern, sed's script: data; an
-			             ln -s target: judged above */
-		if ((f & LOCUS_WORD_DYNAMIC) && !opt) {
-			if (writer < 0)
-				writer = pk_word_in(writers, c->name);
-			if (writer)
-				return a;
-		}
-		const char *p = path_part(a);
-		if (p && p[0] == '/' && !lu_starts_with(a, "file")) {
-			if (remote < 0)
-				remote = remote_names(c);
-			if (remote)
-				continue; /* a remote name */
-		}
-		if (p && !(f & LOCUS_WORD_DYNAMIC) &&
-		    (path_outside(w, p) || (a[0] == '-' && inner_value(p) &&
-		                            path_outside(w, inner_value(p)))))
-			return a;
-		if (!opt && !(f & LOCUS_WORD_DYNAMIC) &&
-		    glob_climbs_out(w, a, f))
-			return a;
-		if (opt && !(f & LOCUS_WORD_DYNAMIC) && comma_outside(w, a))
-			return a;
-		if (p && (f & LOCUS_WORD_DYNAMIC) &&
-		    (p[0] == '~' || lu_starts_with(p, "$HOME") ||
-		     lu_starts_with(p, "${HOME")))
+		if (lns && ln_target(&ln, i))
+			continue; /* an ln -s target: judged above */
+		if (!arg_outside(w, c, i, !after_dd && pk_is_option(a), &remote,
+		                 &writer))
+			continue;
+		if (pattern == SIZE_MAX)
+			pattern = pk_pattern_operand(c);
+		if (i != pattern)
 			return a;
 	}
 	return NULL;
@@ -991,9 +1009,11 @@ static bool links_into_folder(links_walk *k, const cwds *w, const char *a)
 /* The redirects and path arguments of c through the links: a written
    path that is a persistence or agent file where it really is, a read
    one that is a credential store (the roles as the shell's rules judge
-   them: lk_redirect_writes, pk_arg_written, pk_arg_read). */
+   them: lk_redirect_writes, pk_arg_written, pk_arg_read); data as for
+   command_outside. */
 static void links_command(links_walk *k, const cwds *w,
-                          const locus_shell_command *c, const lk_program *row)
+                          const locus_shell_command *c, const lk_program *row,
+                          bool data)
 {
 	const uint32_t on_write = LL_PATH_PERSISTENCE | LL_PATH_AGENT_CONFIG;
 	for (size_t i = 0; i < c->nredirects; i++) {
@@ -1010,7 +1030,7 @@ static void links_command(links_walk *k, const cwds *w,
 		links_note(k, b & (lk_redirect_writes(rd) ? ~0u : ~on_write),
 		           t);
 	}
-	if (c->argc < 2 || pk_data_program(c->name))
+	if (c->argc < 2 || data)
 		return;
 	if (c->flags & LOCUS_CMD_INLINE_CODE) {
 		links_inline(k, w, c);
@@ -1147,7 +1167,8 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 			            (!strcmp(c->name, "ln") ||
 			             !strcmp(c->name, "link"));
 			w.scratch_ok = scratch_ok && !link;
-			h = command_outside(&w, c);
+			bool data = c->argc >= 2 && pk_data_program(c->name);
+			h = command_outside(&w, c, data);
 			if (!h)
 				h = inline_code_outside(&w, c);
 			if (!h)
@@ -1155,7 +1176,7 @@ static const char *outside_shell(const locus_shell_result *r, const char *root,
 			w.scratch_ok = scratch_ok;
 			if (k)
 				links_command(k, &w, c,
-				              lp_command_program(r, i));
+				              lp_command_program(r, i), data);
 		}
 		if (!hit)
 			hit = h;

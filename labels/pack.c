@@ -437,13 +437,21 @@ static void judge_pack(const pk_pack *pk, const locus_shell_command *c,
 	   run time could make it (dynamic.c); the rules for every program
 	   (paths) judge only the words known. */
 	size_t first_dyn = canon ? ll_first_dynamic_arg(c) : 0;
+	/* consecutive rules of one program share its list (one literal):
+	   the answer for the last list read is kept */
+	const char *last_progs = NULL;
+	bool last_has = false;
 	for (const pk_rule *r = pk->rules; r->progs; r++) {
 		/* a pack's rules for every program come first
 		   (pk_tables_consistent): the rest are not theirs */
 		if (!canon && !every_program(r))
 			break;
-		if (canon &&
-		    (every_program(r) || !short_list_has(r->progs, canon)))
+		if (canon && r->progs != last_progs) {
+			last_progs = r->progs;
+			last_has = !every_program(r) &&
+			           short_list_has(r->progs, canon);
+		}
+		if (canon && !last_has)
 			continue;
 		if (!collected && (first_dyn || c->argc > MAX_OPERANDS ||
 		                   reads_operands(r))) {

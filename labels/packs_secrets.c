@@ -1239,15 +1239,17 @@ bool pk_turns_on_xtrace(const locus_shell_command *c)
 		if (strstr(c->words[i], "SHELLOPTS") &&
 		    strstr(c->words[i], "xtrace"))
 			return true;
-	if (!c->argc)
+	if (c->argc < 2)
 		return false;
-	if (!strcmp(c->name, "set") || pk_word_in(xtrace_shells, c->name))
-		return xtrace_option(c);
-	if (!strcmp(c->name, "shopt"))
+	if (!strcmp(c->name, "shopt")) {
 		for (size_t i = 1; i < c->argc; i++)
 			if (!strcmp(c->argv[i], "xtrace"))
 				return true;
-	return false;
+		return false;
+	}
+	/* the options first: most commands have none with an x */
+	return xtrace_option(c) &&
+	       (!strcmp(c->name, "set") || pk_word_in(xtrace_shells, c->name));
 }
 
 bool pk_expands_name(const locus_shell_command *c, const char *name, size_t n)
@@ -1477,6 +1479,8 @@ static bool prints_environment(const locus_shell_command *c,
                                const ll_context *ctx)
 {
 	(void)ctx;
+	if (c->argc < 2)
+		return false; /* no program text */
 	bool awk =
 	    pk_word_in("awk gawk mawk nawk original-awk busybox", c->name);
 	bool jq = !awk && pk_word_in("jq gojq jaq yq", c->name);

@@ -106,9 +106,10 @@ static bool ln_option(const locus_shell_command *c, size_t *i, ll_ln *f)
 
 bool ll_ln_targets(const locus_shell_command *c, ll_ln *f)
 {
-	memset(f, 0, sizeof *f);
 	if (!lu_streq(c->name, "ln") || c->argc < 2)
-		return false;
+		return false; /* *f is not read (and not cleared: most
+		                 commands are no ln) */
+	memset(f, 0, sizeof *f);
 	bool dd = false;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
