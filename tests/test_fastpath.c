@@ -119,6 +119,7 @@ static const char *const must_refuse[] = {
 	"X=1 > f", "> f ls", "ls 2>", "ls >", "ls > =x", "ls 2>&1x", "echo a\"b\">x",
 	"builtin typeset msg -d-i.c", "builtin 'declare' -i x", "command -p declare -i x=a",
 	"\"command\" typeset -i x", "builtin \"typ\"'eset' -i x", "builtin let x=1",
+	"echo ''\\- 2>x", "echo 'a'\\- 1>x", "find {}\\- 2>&1", "echo a\\- x",
 	"ls > x\\y", "ls > x#y", "a > 1 > 2 > 3 > 4 > 5", "ls 2 > x >", "ls >x<y",
 	"x=$(a) y=$x b", "echo $(if true; then rm x; fi)",
 	"echo $(ls)\\", "echo $(ls)'", "echo ${x:-$(rm x)}", "echo `rm x`",
@@ -183,7 +184,7 @@ static const char *const args[] = {
 	"*.c", "*", "?", "a*b", "**/x", "--include=*.py", "{}.bak", "x{}",
 	"{}/y", "\\;", "\\+", "\\(", "\\)", "\\*", "a\\;b", "{}\\;",
 	"\\;x", "\\|", "\\!", "\\{", "*\\?", "{}*", "\\.", "-name", "-o",
-	"\\'", "'a'\\''b'", "\\\"x\\\"", "\"a\"\\'", "x\\'y", "\\'$x",
+	"\\'", "'a'\\''b'", "''\\-", "{}\\-", "\\-", "\\\"x\\\"", "\"a\"\\'", "x\\'y", "\\'$x",
 };
 /* clang-format on */
 
