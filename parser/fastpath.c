@@ -195,8 +195,9 @@ typedef struct fp_word {
 	/* a bare `$` after a bare expansion or substitution */
 	bool second_bare;
 	/* some byte is a glob (`*`, `?`), an empty pair of braces `{}` or
-	   an escape `\;`: such a word holds no quote, expansion or
-	   substitution, and is no command name and no assignment */
+	   an escape `\;`: such a word is no command name and no
+	   assignment, holds no expansion or substitution, and holds a
+	   quoted part only with escapes alone (lex_word) */
 	bool special;
 	bool glob;    /* an unquoted `*` or `?` */
 	bool escaped; /* a backslash escape (quotes allowed around it) */
@@ -234,6 +235,7 @@ typedef struct fp_scan {
 
 static bool accepts_seq(const char *s, size_t n, size_t *i, unsigned level,
                         fp_scan *sc);
+static inline void word_decode(const char *s, const fp_word *w, char *v);
 
 static bool name_start(unsigned char c)
 {
@@ -603,37 +605,25 @@ static bool first_word_ok(const char *s, const fp_word *w)
 	return true;
 }
 
-/* The value of accepted word w (quotes removed, escapes taken) is one
-   of `list`; a value computed at run time, or longer than 15 bytes, is
-   none. */
+/* The value of accepted word w (word_decode) is one of `list`; a value
+   computed at run time is none.  A text of 256 bytes or more counts as
+   one (the callers then leave the line to tree-sitter: safe). */
 static bool word_in_list(const char *s, const fp_word *w,
                          const char *const *list)
 {
 	if (w->expansion || w->nsub)
 		return false;
-	char v[16];
-	size_t o = 0;
-	for (size_t k = w->start; k < w->end && o < sizeof v; k++) {
-		char c = s[k];
-		if (c == '\'') {
-			for (k++; s[k] != '\'' && o < sizeof v; k++)
-				v[o++] = s[k];
-		} else if (c == '"') {
-			for (k++; s[k] != '"' && o < sizeof v; k++) {
-				if (s[k] == '\\' &&
-				    (s[k + 1] == '\\' || s[k + 1] == '"'))
-					k++;
-				v[o++] = s[k];
-			}
-		} else {
-			if (c == '\\')
-				k++; /* an escape (lex_word) */
-			v[o++] = s[k];
-		}
-	}
-	if (o >= sizeof v)
+	size_t n = w->end - w->start;
+	if (!w->quoted && !w->escaped) { /* the value is the text */
+		for (; *list; list++)
+			if (!strncmp(s + w->start, *list, n) && !(*list)[n])
+				return true;
 		return false;
-	v[o] = '\0';
+	}
+	char v[256];
+	if (n >= sizeof v)
+		return true;
+	word_decode(s, w, v);
 	for (; *list; list++)
 		if (!strcmp(v, *list))
 			return true;
@@ -862,14 +852,13 @@ static bool copy_subst(const char *s, const fp_word *w, size_t *sj, size_t *k,
 	return true;
 }
 
-/* The argv value of an accepted word: quote removal as word.c does it
-   (inside "...", a backslash escapes only \ and "; a substitution is
-   kept as written). */
-static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
+/* The value of accepted word w into v, which holds its text's length
+   and a NUL (a value is never longer): quote removal as word.c does it
+   (inside "...", a backslash escapes only \ and "; outside, an escape is
+   its byte; a substitution is kept as written). */
+static inline __attribute__((always_inline)) void
+word_decode(const char *s, const fp_word *w, char *v)
 {
-	char *v = lp_arena_alloc_raw(a, w->end - w->start + 1);
-	if (!v)
-		return NULL;
 	size_t o = 0, sj = 0;
 	for (size_t k = w->start; k < w->end; k++) {
 		char c = s[k];
@@ -894,6 +883,14 @@ static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
 		}
 	}
 	v[o] = '\0';
+}
+
+/* The argv value of an accepted word (word_decode), in the arena. */
+static const char *word_value(lp_arena *a, const char *s, const fp_word *w)
+{
+	char *v = lp_arena_alloc_raw(a, w->end - w->start + 1);
+	if (v)
+		word_decode(s, w, v);
 	return v;
 }
 
