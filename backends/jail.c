@@ -110,10 +110,13 @@ static const char default_profile[] =
     "#   write PATH     bound read-write when it exists (~ is your home)\n"
     "#   mask PATH      hidden (an empty folder, or an empty file)\n"
     "#   unsetenv GLOB  environment variables dropped (fnmatch pattern)\n"
+    "#   keepenv NAME   passed on although its name says it is a secret\n"
     "#\n"
     "# The workspace, a private /tmp and these caches are the only\n"
     "# writable places; the credential stores (~/.ssh, ~/.aws, ...) are\n"
-    "# always masked, whatever a profile says.\n"
+    "# always masked, whatever a profile says, and variables whose name\n"
+    "# says they hold a secret (GITHUB_TOKEN, DATABASE_URL...) are always\n"
+    "# dropped but for keepenv.\n"
     "write ~/.cache\n"
     "write ~/.npm\n"
     "write ~/.yarn/berry/cache\n"
@@ -259,8 +262,8 @@ static int profile_parse(profile *pr, const char *text, const char *name,
 		if (!s[kw] || !*arg)
 			return lu_err(
 			    err, LOCUS_EINVALID,
-			    "%s:%u: expected `write PATH`, `mask PATH` "
-			    "or `unsetenv GLOB`",
+			    "%s:%u: expected `write PATH`, `mask PATH`, "
+			    "`unsetenv GLOB` or `keepenv NAME`",
 			    name, lineno);
 		s[kw] = '\0';
 		if (!strcmp(s, "unsetenv") || !strcmp(s, "keepenv")) {
